@@ -1,0 +1,17 @@
+"""The two error types srcgrad raises for problems in user code.
+
+`SrcGradError` is a `SyntaxError`, so Python prints the user's file, line and a
+caret under the offending construct. `NotDifferentiableError` names a function
+that has no derivative rule and where it was called.
+"""
+
+
+class SrcGradError(SyntaxError):
+    """A construct srcgrad cannot differentiate, located in the user's source."""
+
+    def __init__(self, message, filename=None, lineno=None, col=None, text=None):
+        super().__init__(message, (filename, lineno, (col or 0) + 1, text))
+
+
+class NotDifferentiableError(SrcGradError, TypeError):
+    """A call on the differentiated path to a function with no derivative rule."""

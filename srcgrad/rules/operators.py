@@ -1,0 +1,178 @@
+"""Python's arithmetic operators (`+ - * / ** @`, unary `-`/`+`), keyed on `operator.*`.
+
+NumPy's ufunc spellings (`np.add`, `np.multiply`, ...) share these rules. Every binary
+reverse rule unbroadcasts to its parameter.
+"""
+
+import operator
+
+import numpy as np
+
+from ..runtime import unbroadcast
+from .registry import defjvp, defvjp, elementwise
+
+
+@defvjp(operator.add, "x", name="Add")
+@defvjp(np.add, "x", name="Add")
+def add_vjp_x(g, ans, x, y):
+    return unbroadcast(g, x)
+
+
+@defvjp(operator.add, "y")
+@defvjp(np.add, "y")
+def add_vjp_y(g, ans, x, y):
+    return unbroadcast(g, y)
+
+
+@defjvp(operator.add, ("x", "y"))
+@defjvp(np.add, ("x", "y"))
+def add_jvp(t, ans, x, y):
+    return t
+
+
+@defvjp(operator.sub, "x", name="Sub")
+@defvjp(np.subtract, "x", name="Sub")
+def sub_vjp_x(g, ans, x, y):
+    return unbroadcast(g, x)
+
+
+@defvjp(operator.sub, "y")
+@defvjp(np.subtract, "y")
+def sub_vjp_y(g, ans, x, y):
+    return unbroadcast(-g, y)
+
+
+@defjvp(operator.sub, "x")
+@defjvp(np.subtract, "x")
+def sub_jvp_x(t, ans, x, y):
+    return t
+
+
+@defjvp(operator.sub, "y")
+@defjvp(np.subtract, "y")
+def sub_jvp_y(t, ans, x, y):
+    return -t
+
+
+@elementwise(operator.mul, "x", name="Mul")
+@elementwise(np.multiply, "x", name="Mul")
+def mul_dx(ans, x, y):
+    return y
+
+
+@elementwise(operator.mul, "y")
+@elementwise(np.multiply, "y")
+def mul_dy(ans, x, y):
+    return x
+
+
+@defvjp(operator.truediv, "x", name="Div")
+@defvjp(np.divide, "x", name="Div")
+def div_vjp_x(g, ans, x, y):
+    return unbroadcast(g / y, x)
+
+
+@defvjp(operator.truediv, "y")
+@defvjp(np.divide, "y")
+def div_vjp_y(g, ans, x, y):
+    return unbroadcast(-g * ans / y, y)
+
+
+@defjvp(operator.truediv, "x")
+@defjvp(np.divide, "x")
+def div_jvp_x(t, ans, x, y):
+    return t / y
+
+
+@defjvp(operator.truediv, "y")
+@defjvp(np.divide, "y")
+def div_jvp_y(t, ans, x, y):
+    return -t * ans / y
+
+
+@elementwise(operator.pow, "x", name="Pow")
+@elementwise(np.power, "x", name="Pow")
+def pow_dx(ans, x, y):
+    return y * x ** (y - 1)
+
+
+@elementwise(operator.pow, "y")
+@elementwise(np.power, "y")
+def pow_dy(ans, x, y):
+    return ans * np.log(np.where(x == 0, 1.0, x))
+
+
+@defvjp(operator.neg, "x", name="Neg")
+@defvjp(np.negative, "x", name="Neg")
+def neg_vjp(g, ans, x):
+    return -g
+
+
+@defjvp(operator.neg, "x")
+@defjvp(np.negative, "x")
+def neg_jvp(t, ans, x):
+    return -t
+
+
+@defvjp(operator.pos, "x", name="Pos")
+@defvjp(np.positive, "x", name="Pos")
+def pos_vjp(g, ans, x):
+    return g
+
+
+@defjvp(operator.pos, "x")
+@defjvp(np.positive, "x")
+def pos_jvp(t, ans, x):
+    return t
+
+
+def _matmul_vjp_x(g, ans, x, y):
+    x_nd, y_nd = np.ndim(x), np.ndim(y)
+    if x_nd == 2 and y_nd == 2:
+        return unbroadcast(g @ y.T, x)
+    if y_nd == 1:
+        g_x = np.expand_dims(g, -1) * y
+    elif x_nd == 1:
+        g_x = (y @ g[..., None])[..., 0]
+    else:
+        g_x = g @ np.swapaxes(y, -1, -2)
+    return unbroadcast(g_x, x)
+
+
+def _matmul_vjp_y(g, ans, x, y):
+    x_nd, y_nd = np.ndim(x), np.ndim(y)
+    if x_nd == 2 and y_nd == 2:
+        return unbroadcast(x.T @ g, y)
+    if x_nd == 1 and y_nd == 1:
+        g_y = g * x
+    elif x_nd == 1:
+        g_y = np.expand_dims(x, -1) * np.expand_dims(g, -2)
+    elif y_nd == 1:
+        g_y = np.expand_dims(g, -1) * x
+    else:
+        g_y = np.swapaxes(x, -1, -2) @ g
+    return unbroadcast(g_y, y)
+
+
+@defvjp(operator.matmul, "x", name="Mm")
+@defvjp(np.matmul, "x", name="Mm")
+def matmul_vjp_x(g, ans, x, y):
+    return _matmul_vjp_x(g, ans, x, y)
+
+
+@defvjp(operator.matmul, "y")
+@defvjp(np.matmul, "y")
+def matmul_vjp_y(g, ans, x, y):
+    return _matmul_vjp_y(g, ans, x, y)
+
+
+@defjvp(operator.matmul, "x")
+@defjvp(np.matmul, "x")
+def matmul_jvp_x(t, ans, x, y):
+    return t @ y
+
+
+@defjvp(operator.matmul, "y")
+@defjvp(np.matmul, "y")
+def matmul_jvp_y(t, ans, x, y):
+    return x @ t

@@ -1,0 +1,216 @@
+"""The one registry of derivative rules, shared by the compiler and the Tensor shim.
+
+A `Rule` belongs to one primal function (`np.sin`, `operator.mul`, `math.exp`) and
+holds, per differentiable parameter, a reverse rule and a forward rule. Each rule is
+a small real Python function, ideally a single `return` expression, that the shim
+calls directly and the compiler inlines. The parameters after the leading two
+(`g, ans` for reverse rules, `t, ans` for forward rules) spell the primal's
+signature, including keyword defaults; every rule of one primal uses the same one.
+
+Rule kinds (`Derivative.kind`):
+- ``"vjp"``:  ``fn(g, ans, *params) -> contribution to the parameter's gradient``
+  (already shaped like the parameter: binary rules call `unbroadcast`).
+- ``"jvp"``:  ``fn(t, ans, *params) -> contribution to the output's tangent``.
+- ``"scale"``: ``fn(ans, *params) -> local derivative d``; the reverse rule is
+  ``unbroadcast(g * d, x)`` (plain ``g * d`` for one-parameter primals) and the
+  forward rule ``t * d``. Written once by `elementwise`.
+
+Registration: `defvjp`, `defjvp`, `elementwise`, `nondifferentiable`.
+Lookup: `lookup(fn)` returns the `Rule` or None; `is_nondifferentiable(fn)`.
+"""
+
+import inspect
+from dataclasses import dataclass, field
+
+from ..runtime import unbroadcast
+
+__all__ = [
+    "Derivative",
+    "Rule",
+    "defvjp",
+    "defjvp",
+    "elementwise",
+    "nondifferentiable",
+    "lookup",
+    "is_nondifferentiable",
+    "all_rules",
+    "all_nondifferentiable",
+]
+
+
+@dataclass(frozen=True)
+class Derivative:
+    """One parameter's reverse or forward rule: a function and how to apply it."""
+
+    fn: object
+    kind: str  # "vjp", "jvp" or "scale"
+
+
+@dataclass
+class Rule:
+    """The derivative rules of one primal function.
+
+    `params` are the primal's parameter names as the rules spell them, `vjps` and
+    `jvps` map a parameter name to its `Derivative`. `name` is the short name the
+    Tensor shim prints (`MulBackward0`).
+    """
+
+    primal: object
+    name: str
+    signature: inspect.Signature
+    vjps: dict = field(default_factory=dict)
+    jvps: dict = field(default_factory=dict)
+
+    @property
+    def params(self):
+        return tuple(self.signature.parameters)
+
+    def bind(self, *args, **kwargs):
+        """Map call arguments to rule parameter names, defaults applied."""
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return bound.arguments
+
+    def vjp(self, param, g, ans, *args, **kwargs):
+        """Apply the reverse rule of `param` (a name or position): the gradient contribution."""
+        name = self._name(param)
+        d = self.vjps[name]
+        if d.kind == "vjp":
+            return d.fn(g, ans, *args, **kwargs)
+        local = d.fn(ans, *args, **kwargs)
+        if len(self.vjps) == 1 and len(self.params) == 1:
+            return g * local
+        return unbroadcast(g * local, self.bind(*args, **kwargs)[name])
+
+    def jvp(self, param, t, ans, *args, **kwargs):
+        """Apply the forward rule of `param`: its contribution to the output tangent."""
+        name = self._name(param)
+        d = self.jvps[name]
+        if d.kind == "jvp":
+            return d.fn(t, ans, *args, **kwargs)
+        return t * d.fn(ans, *args, **kwargs)
+
+    def _name(self, param):
+        return self.params[param] if isinstance(param, int) else param
+
+
+_RULES = {}
+_NONDIFF = {}
+
+
+def _key(fn):
+    # Bound builtin methods are fresh objects on each access; functions are keys as-is.
+    return fn
+
+
+def _signature_after(fn, skip):
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())[skip:]
+    return sig.replace(parameters=params)
+
+
+def _rule_for(primal, fn, skip, name):
+    rule = _RULES.get(_key(primal))
+    sig = _signature_after(fn, skip)
+    if rule is None:
+        short = name or _short_name(primal)
+        rule = Rule(primal, short, sig)
+        _RULES[_key(primal)] = rule
+    elif tuple(sig.parameters) != rule.params:
+        raise TypeError(
+            f"rule {fn.__qualname__} for {_display(primal)} has parameters "
+            f"{tuple(sig.parameters)}, but earlier rules use {rule.params}"
+        )
+    if name:
+        rule.name = name
+    return rule
+
+
+def _param_names(rule, params, fn):
+    names = (params,) if isinstance(params, str) else tuple(params)
+    for p in names:
+        if p not in rule.params:
+            raise TypeError(f"rule {fn.__qualname__}: {p!r} is not one of its parameters {rule.params}")
+    return names
+
+
+def defvjp(primal, params, name=None):
+    """Register `fn(g, ans, *params)` as the reverse rule of `primal` for `params`."""
+
+    def register(fn):
+        rule = _rule_for(primal, fn, 2, name)
+        for p in _param_names(rule, params, fn):
+            rule.vjps[p] = Derivative(fn, "vjp")
+        return fn
+
+    return register
+
+
+def defjvp(primal, params, name=None):
+    """Register `fn(t, ans, *params)` as the forward rule of `primal` for `params`."""
+
+    def register(fn):
+        rule = _rule_for(primal, fn, 2, name)
+        for p in _param_names(rule, params, fn):
+            rule.jvps[p] = Derivative(fn, "jvp")
+        return fn
+
+    return register
+
+
+def elementwise(primal, params=None, name=None):
+    """Register `fn(ans, *params) -> d`, the local derivative, for both modes.
+
+    The reverse rule is `g * d` (unbroadcast for primals of several parameters) and the
+    forward rule `t * d`. `params` defaults to the first parameter.
+    """
+
+    def register(fn):
+        rule = _rule_for(primal, fn, 1, name)
+        names = _param_names(rule, params if params is not None else rule.params[0], fn)
+        for p in names:
+            rule.vjps[p] = Derivative(fn, "scale")
+            rule.jvps[p] = Derivative(fn, "scale")
+        return fn
+
+    return register
+
+
+def nondifferentiable(*primals):
+    """Declare functions whose results carry no gradient (shape, comparisons, argmax, ...)."""
+    for primal in primals:
+        _NONDIFF[_key(primal)] = primal
+
+
+def lookup(fn):
+    """The `Rule` registered for `fn`, or None."""
+    try:
+        return _RULES.get(_key(fn))
+    except TypeError:  # unhashable callables have no rules
+        return None
+
+
+def is_nondifferentiable(fn):
+    try:
+        return _key(fn) in _NONDIFF
+    except TypeError:
+        return False
+
+
+def all_rules():
+    """Every registered rule, in registration order."""
+    return list(_RULES.values())
+
+
+def all_nondifferentiable():
+    return list(_NONDIFF.values())
+
+
+def _short_name(primal):
+    n = getattr(primal, "__name__", type(primal).__name__).strip("_")
+    return "".join(part.capitalize() for part in n.split("_"))
+
+
+def _display(primal):
+    mod = getattr(primal, "__module__", None) or ("numpy" if hasattr(primal, "nin") else "")
+    return f"{mod}.{getattr(primal, '__name__', primal)}" if mod else str(primal)

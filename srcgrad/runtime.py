@@ -1,0 +1,112 @@
+"""The helpers that generated derivative code calls. Imports NumPy only.
+
+Every name here can appear in printed derivatives, so the set stays small:
+
+- `unbroadcast(g, x)`: make `g` a gradient for `x` (x's shape, dtype and type).
+- `unreduce(g, x, axis, keepdims)`: spread the gradient of a reduction back over `x`.
+- `grad_seed(out, name)`: the seed 1 of a scalar output; `TypeError` otherwise.
+- `zeros_like_grad(x)`: a zero gradient for `x`.
+- `add_grad(a, b)`: add two gradient contributions, either of which may be None.
+
+Invariant: a gradient for a Python float is a Python float; for an array it is an
+array of the same shape and dtype; for a NumPy scalar a NumPy scalar of its dtype.
+"""
+
+import numbers
+
+import numpy as np
+
+_ndarray = np.ndarray
+_float = float
+
+
+def _is_integral(x):
+    return isinstance(x, (bool, np.bool_, numbers.Integral)) or (
+        isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "biu"
+    )
+
+
+def unbroadcast(g, x):
+    """Sum `g` over the axes that broadcasting added to `x`, and cast to x's type.
+
+    >>> unbroadcast(np.ones((2, 3)), np.zeros(3))
+    array([2., 2., 2.])
+    >>> unbroadcast(np.float64(2.0), 1.0)
+    2.0
+    """
+    tx = type(x)
+    tg = type(g)
+    if tx is _ndarray:
+        if tg is _ndarray and g.shape == x.shape and g.dtype == x.dtype:
+            return g
+        return _reduce_to(g, x.shape, x.dtype if x.dtype.kind in "fc" else np.float64)
+    if tx is _float:
+        if tg is _float:
+            return g
+        return _float(np.sum(g)) if np.ndim(g) else _float(g)
+    if isinstance(x, np.generic) and x.dtype.kind in "fc":
+        return x.dtype.type(np.sum(g)) if np.ndim(g) else x.dtype.type(g)
+    if isinstance(x, (list, tuple)):
+        return _reduce_to(g, np.shape(x), np.result_type(*x, 1.0) if x else np.float64)
+    if _is_integral(x) and np.ndim(x) == 0:
+        return _float(np.sum(g))
+    if np.ndim(x) == 0:
+        return _float(np.sum(g)) if isinstance(x, numbers.Real) else g
+    return _reduce_to(g, np.shape(x), np.float64)
+
+
+def _reduce_to(g, shape, dtype):
+    g = np.asarray(g)
+    if g.shape != shape:
+        extra = g.ndim - len(shape)
+        if extra > 0:
+            g = g.sum(axis=tuple(range(extra)))
+        axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+        if axes:
+            g = g.sum(axis=axes, keepdims=True)
+        if g.shape != shape:
+            g = np.broadcast_to(g, shape)
+    return g.astype(dtype, copy=False) if g.dtype != dtype else np.array(g)
+
+
+def unreduce(g, x, axis=None, keepdims=False):
+    """Broadcast the gradient `g` of a reduction of `x` over `axis` back to x's shape.
+
+    >>> unreduce(np.array([1.0, 2.0]), np.zeros((2, 3)), axis=1).tolist()
+    [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
+    """
+    shape = np.shape(x)
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, _normalize_axes(axis, len(shape)))
+    return np.broadcast_to(g, shape)
+
+
+def _normalize_axes(axis, ndim):
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return tuple(sorted(a % ndim for a in axes)) if ndim else ()
+
+
+def grad_seed(out, name):
+    """The seed `1` for the output of `grad(name)`; `TypeError` unless `out` is a scalar."""
+    if type(out) is _float:
+        return 1.0
+    if np.ndim(out) != 0 or _is_integral(out) or isinstance(out, (list, tuple, dict)):
+        shape = np.shape(out) if not isinstance(out, dict) else type(out).__name__
+        raise TypeError(
+            f"grad({name}) needs a scalar output, but `{name}` returned a value of "
+            f"shape {shape}{'' if np.ndim(out) == 0 else ''}; use srcgrad.vjp for "
+            "non-scalar outputs"
+        )
+    if isinstance(out, (np.ndarray, np.generic)):
+        return np.ones((), dtype=out.dtype)[()] if isinstance(out, np.generic) else np.ones((), dtype=out.dtype)
+    return 1.0
+
+
+def zeros_like_grad(x):
+    """A zero gradient for `x`: 0.0 for a float, zeros of x's shape and float dtype otherwise."""
+    if type(x) is _float or (np.ndim(x) == 0 and not isinstance(x, (np.ndarray, np.generic))):
+        return 0.0
+    dtype = np.result_type(x)
+    return np.zeros(np.shape(x), dtype=dtype if dtype.kind in "fc" else np.float64)[()] if isinstance(
+        x, np.generic
+    ) else np.zeros(np.shape(x), dtype=dtype if dtype.kind in "fc" else np.float64)
