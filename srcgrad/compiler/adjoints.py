@@ -1,0 +1,85 @@
+"""Decide, in execution order, how each adjoint contribution is written.
+
+Before (collected by reverse.py):      After:
+    x_bar += out_bar * sin_x               x_bar = out_bar * sin_x
+    x_bar += sin_x_bar * np.cos(x)         x_bar = x_bar + sin_x_bar * np.cos(x)
+
+The first contribution assigns and later ones add (never in place: an adjoint may be
+the same array as another). The backward group of an assignment is dropped when its
+target's adjoint has no value there (a zero contribution), and ends that adjoint's
+life (the assignment overwrote the value it belongs to). Where `if` branches or loop
+iterations disagree on which adjoints exist, the missing ones start at zero.
+"""
+
+import gast
+
+from . import syntax
+
+
+class _Adjoints:
+    def __init__(self, namer, zeros):
+        self.namer = namer
+        self.zeros = zeros  # name of the runtime zeros_like_grad helper
+
+    def zero(self, adjoint):
+        primal = self.namer.primal_of(adjoint)
+        return syntax.assign(adjoint, syntax.call(syntax.name(self.zeros), [syntax.name(primal)]))
+
+    def block(self, stmts, defined):
+        out = []
+        for s in stmts:
+            kind = type(s).__name__
+            if kind == "_Group":
+                if s.adjoint not in defined:
+                    continue  # its adjoint is zero: so are all its contributions
+                inner, defined = self.block(s.stmts, defined)
+                if s.note:
+                    out.append(syntax.comment(s.note))
+                out += inner
+                defined = defined - {s.adjoint}
+            elif kind == "_Accumulate":
+                if s.adjoint in defined:
+                    value = syntax.add(syntax.name(s.adjoint), s.value)
+                else:
+                    value = s.value
+                    defined = defined | {s.adjoint}
+                out.append(syntax.assign(s.adjoint, value))
+            elif isinstance(s, gast.If):
+                out.append(s)
+                defined = self.branch(s, defined)
+            elif isinstance(s, gast.For):
+                out += self.loop(s, defined)
+                defined = self.defined_after_loop
+            else:
+                out.append(s)
+        return out, defined
+
+    def branch(self, s, defined):
+        body, then_defined = self.block(s.body, defined)
+        orelse, else_defined = self.block(s.orelse, defined)
+        body += [self.zero(a) for a in sorted(else_defined - then_defined)]
+        orelse += [self.zero(a) for a in sorted(then_defined - else_defined)]
+        s.body = body or [syntax.pass_()]
+        s.orelse = orelse
+        return then_defined | else_defined
+
+    def loop(self, s, defined):
+        original = s.body
+        before = []
+        for _ in range(len(original) + 2):  # grows monotonically; a few rounds suffice
+            body, end = self.block(syntax.copy_pseudo(original), defined)
+            new = end - defined
+            if not new:
+                break
+            before += [self.zero(a) for a in sorted(new)]
+            defined = defined | new
+        body += [self.zero(a) for a in sorted(defined - end)]
+        s.body = body or [syntax.pass_()]
+        self.defined_after_loop = defined
+        return before + [s]
+
+
+def run(stmts, defined, namer, zeros):
+    """Lower the backward statements `stmts`; `defined` are the adjoints existing at their start."""
+    """Returns (statements, adjoints defined at the end)."""
+    return _Adjoints(namer, zeros).block(stmts, set(defined))

@@ -1,0 +1,421 @@
+"""A-normal form: every statement does one operation on atoms.
+
+Before:  y = np.tanh(h @ W + x[t] @ U) * 2.0
+After:   h_at_W = h @ W
+         x_t = x[t]
+         x_t_at_U = x_t @ U
+         _t1 = h_at_W + x_t_at_U
+         tanh_t1 = np.tanh(_t1)
+         y = tanh_t1 * 2.0
+
+Post-condition. An atom is a name, a constant (or its negation), a global
+attribute chain (`np.pi`) or a tuple/list of atoms. Statements are only:
+- `name = simple` where simple is an atom, `a op b`, `op a`, `a cmp b`, a call with
+  atom arguments (function: a global name or chain, or `atom.method`),
+  `atom.attr`, `atom[index of atoms]`, or a tuple/list/dict of atoms;
+- `name[index of atoms] = atom`; `expression-call` statements; `return atom`;
+- `if atom:`, `for name in simple:` (the iterable a call with atom arguments or an
+  atom), `while simple:` (re-evaluated test of atoms, or a variable recomputed at the
+  end of the body), `break`, `pass`, `raise`, `assert`.
+Inside a compound statement an assignment's target does not appear on its right-hand
+side (`s = s + x` becomes `s_plus_x = s + x; s = s_plus_x`), so reverse mode can read
+both the old and the new value. Augmented and annotated assignments, `and`/`or`,
+`a if c else b`, chained comparisons and tuple unpacking are spelled out.
+"""
+
+import gast
+
+from . import syntax
+
+_OP_WORDS = {
+    gast.Add: "plus", gast.Sub: "minus", gast.Mult: "times", gast.Div: "over", gast.Pow: "pow",
+    gast.MatMult: "at", gast.FloorDiv: "floordiv", gast.Mod: "mod",
+}
+_CMP_WORDS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq", gast.NotEq: "ne"}
+_MAX_NAME = 16
+
+
+class _ANF:
+    def __init__(self, namer, local_names):
+        self.namer = namer
+        self.locals = local_names
+        self.depth = 0
+
+    # --- statements ------------------------------------------------------------
+
+    def block(self, stmts):
+        out = []
+        for stmt in stmts:
+            for new in self.stmt(stmt):
+                out.append(syntax.located(new, stmt))
+        return out
+
+    def nested(self, stmts):
+        self.depth += 1
+        try:
+            return self.block(stmts)
+        finally:
+            self.depth -= 1
+
+    def stmt(self, s):
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is None:
+            return [s]
+        return method(s)
+
+    def stmt_Expr(self, s):
+        if isinstance(s.value, gast.Constant):
+            return []  # docstrings and bare constants do nothing
+        pre, value = self.simple(s.value)
+        return pre + [syntax.expr(value)]
+
+    def stmt_Assign(self, s):
+        if len(s.targets) > 1:
+            pre, value = self.atom(s.value)
+            return pre + [st for t in s.targets for st in self.assign_to(t, value)]
+        return self.assign_to(s.targets[0], s.value)
+
+    def stmt_AnnAssign(self, s):
+        return [] if s.value is None else self.assign_to(s.target, s.value)
+
+    def stmt_AugAssign(self, s):
+        if isinstance(s.target, gast.Name):
+            read = syntax.name(s.target.id)
+            return self.assign_to(s.target, syntax.binop(read, s.op, s.value))
+        if isinstance(s.target, gast.Subscript):
+            pre, container = self.atom(s.target.value)
+            pre2, index = self.index(s.target.slice)
+            current = syntax.subscript(container, index)
+            pre3, value = self.atom(syntax.binop(current, s.op, s.value))
+            return pre + pre2 + pre3 + [syntax.assign(syntax.subscript(container, syntax.copy(index)), value)]
+        raise _unsupported(s, "augmented assignment to an attribute")
+
+    def assign_to(self, target, value):
+        if isinstance(target, gast.Name) and isinstance(value, gast.IfExp):
+            pre, test = self.atom(value.test, hint=_cond_hint(value.test))
+            body = self.nested([syntax.located(syntax.assign(target.id, value.body), value)])
+            orelse = self.nested([syntax.located(syntax.assign(target.id, value.orelse), value)])
+            return pre + [syntax.if_(test, body, orelse)]
+        if isinstance(target, gast.Name):
+            pre, simple = self.simple(value, hint=target.id)
+            if self.depth and target.id in syntax.names_read(simple) and not syntax.is_name(simple):
+                temp = self.namer.fresh(_content_name(simple)) if _content_name(simple) else self.namer.temp()
+                return pre + [syntax.assign(temp, simple), syntax.assign(target.id, syntax.name(temp))]
+            return pre + [syntax.assign(target.id, simple)]
+        if isinstance(target, (gast.Tuple, gast.List)):
+            return self.unpack(target, value)
+        if isinstance(target, gast.Subscript):
+            pre, container = self.atom(target.value)
+            pre2, index = self.index(target.slice)
+            pre3, rhs = self.atom(value)
+            return pre + pre2 + pre3 + [syntax.assign(syntax.subscript(container, index), rhs)]
+        raise _unsupported(target, "assignment to an attribute")
+
+    def unpack(self, target, value):
+        if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts):
+            pre, temps = [], []
+            for elt in value.elts:  # evaluate every element before assigning any target
+                p, a = self.atom(elt)
+                pre += p
+                if syntax.is_name(a) and a.id in syntax.names_stored(target):
+                    temp = self.namer.fresh(a.id + "_old")
+                    pre.append(syntax.assign(temp, a))
+                    a = syntax.name(temp)
+                temps.append(a)
+            out = pre
+            for t, a in zip(target.elts, temps):
+                out += self.assign_to(t, a)
+            return out
+        pre, whole = self.atom(value)
+        out = pre
+        for k, t in enumerate(target.elts):
+            out += self.assign_to(t, syntax.subscript(whole, syntax.const(k)))
+        return out
+
+    def stmt_Return(self, s):
+        if s.value is None:
+            return [syntax.return_(syntax.const(None))]
+        pre, value = self.atom(s.value, hint="out")
+        return pre + [syntax.return_(value)]
+
+    def stmt_If(self, s):
+        pre, test = self.atom(s.test, hint=_cond_hint(s.test))
+        return pre + [syntax.if_(test, self.nested(s.body), self.nested(s.orelse))]
+
+    def stmt_For(self, s):
+        if s.orelse:
+            raise _unsupported(s, "`for ... else`")
+        pre, iterable = self.simple(s.iter)
+        if not _is_atom(iterable) and not self._atom_call(iterable):
+            pre2, iterable = self.atom(iterable)
+            pre += pre2
+        body = self.nested(s.body)
+        if isinstance(s.target, gast.Name):
+            return pre + [syntax.for_(s.target.id, iterable, body)]
+        item = self.namer.fresh("item")
+        self.depth += 1
+        unpack = self.unpack(s.target, syntax.name(item))
+        self.depth -= 1
+        return pre + [syntax.for_(item, iterable, unpack + body)]
+
+    def stmt_While(self, s):
+        if s.orelse:
+            raise _unsupported(s, "`while ... else`")
+        pre, test = self.simple(s.test)
+        body = self.nested(s.body)
+        if not pre:
+            return [syntax.while_(test, body)]
+        cond = self.namer.fresh(_cond_hint(s.test))
+        # the test needs statements of its own: compute it before the loop and again
+        # at the end of each iteration (jumps.py has removed every `continue`)
+        self.depth += 1
+        again = self.block([syntax.assign(cond, syntax.copy(s.test))])
+        self.depth -= 1
+        first = pre + [syntax.assign(cond, test)]
+        return first + [syntax.while_(syntax.name(cond), body + again)]
+
+    # --- expressions -----------------------------------------------------------
+
+    def atom(self, e, hint=None):
+        """(statements, atom) computing `e`."""
+        pre, simple = self.simple(e, hint=hint)
+        if _is_atom(simple):
+            return pre, simple
+        base = hint or _content_name(simple)
+        temp = self.namer.fresh(base) if base else self.namer.temp()
+        return pre + [syntax.located(syntax.assign(temp, simple), e)], syntax.name(temp)
+
+    def atoms(self, exprs):
+        pre, out = [], []
+        for e in exprs:
+            p, a = self.atom(e)
+            pre += p
+            out.append(a)
+        return pre, out
+
+    def simple(self, e, hint=None):
+        """(statements, simple expression) computing `e`."""
+        method = getattr(self, "expr_" + type(e).__name__, None)
+        if method is None:
+            raise _unsupported(e, f"the expression `{syntax.unparse(e)}`")
+        return method(e, hint) if method.__code__.co_argcount == 3 else method(e)
+
+    def expr_Name(self, e):
+        return [], e
+
+    def expr_Constant(self, e):
+        return [], e
+
+    def expr_JoinedStr(self, e):
+        return [], e
+
+    def expr_Attribute(self, e):
+        if self._is_global_chain(e):
+            return [], e
+        pre, value = self.atom(e.value)
+        return pre, syntax.attr(value, e.attr)
+
+    def expr_BinOp(self, e):
+        pre, left = self.atom(e.left)
+        pre2, right = self.atom(e.right)
+        return pre + pre2, syntax.binop(left, e.op, right)
+
+    def expr_UnaryOp(self, e):
+        if syntax.is_const(e):
+            return [], e
+        pre, operand = self.atom(e.operand)
+        return pre, gast.UnaryOp(op=e.op, operand=operand)
+
+    def expr_Compare(self, e):
+        if len(e.ops) == 1:
+            pre, left = self.atom(e.left)
+            pre2, right = self.atom(e.comparators[0])
+            return pre + pre2, syntax.compare(left, e.ops[0], right)
+        # a < b < c  ->  a < b and b < c, with b evaluated once
+        pre, left = self.atom(e.left)
+        pre2, middle = self.atom(e.comparators[0])
+        first = syntax.compare(left, e.ops[0], middle)
+        rest = gast.Compare(left=middle, ops=e.ops[1:], comparators=e.comparators[1:])
+        out, value = self.expr_BoolOp(gast.BoolOp(op=gast.And(), values=[first, rest]))
+        return pre + pre2 + out, value
+
+    def expr_BoolOp(self, e, hint=None):
+        # `a and b` -> t = a; if t: t = b   (short-circuit evaluation kept)
+        temp = self.namer.fresh(hint or "cond")
+        pre, first = self.simple(e.values[0])
+        out = pre + [syntax.assign(temp, first)]
+        if len(e.values) > 1:
+            rest = e.values[1] if len(e.values) == 2 else gast.BoolOp(op=e.op, values=e.values[1:])
+            self.depth += 1
+            inner_pre, inner = self.simple(rest)
+            self.depth -= 1
+            inner_block = inner_pre + [syntax.assign(temp, inner)]
+            test = syntax.name(temp) if isinstance(e.op, gast.And) else syntax.not_(syntax.name(temp))
+            cond = self.namer.fresh("cond") if not isinstance(e.op, gast.And) else None
+            if cond:
+                out.append(syntax.assign(cond, test))
+                test = syntax.name(cond)
+            out.append(syntax.if_(test, inner_block))
+        return out, syntax.name(temp)
+
+    def expr_IfExp(self, e, hint=None):
+        temp = self.namer.fresh(hint or "choice")
+        pre, test = self.atom(e.test, hint=_cond_hint(e.test))
+        self.depth += 1
+        body_pre, body = self.simple(e.body)
+        else_pre, orelse = self.simple(e.orelse)
+        self.depth -= 1
+        branch = syntax.if_(test, body_pre + [syntax.assign(temp, body)], else_pre + [syntax.assign(temp, orelse)])
+        return pre + [branch], syntax.name(temp)
+
+    def expr_Call(self, e):
+        pre = []
+        func = e.func
+        if isinstance(func, gast.Attribute) and not self._is_global_chain(func):
+            p, obj = self.atom(func.value)
+            pre += p
+            func = syntax.attr(obj, func.attr)
+        elif not isinstance(func, (gast.Name, gast.Attribute)):
+            p, func = self.atom(func)
+            pre += p
+        p, args = self.atoms(e.args)
+        pre += p
+        keywords = []
+        for kw in e.keywords:
+            p, value = self.atom(kw.value)
+            pre += p
+            keywords.append((kw.arg, value))
+        return pre, syntax.call(func, args, keywords)
+
+    def expr_Subscript(self, e):
+        pre, value = self.atom(e.value)
+        pre2, index = self.index(e.slice)
+        return pre + pre2, syntax.subscript(value, index)
+
+    def index(self, s):
+        if isinstance(s, gast.Slice):
+            pre, parts = [], []
+            for part in (s.lower, s.upper, s.step):
+                if part is None:
+                    parts.append(None)
+                else:
+                    p, a = self.atom(part)
+                    pre += p
+                    parts.append(a)
+            return pre, syntax.slice_(*parts)
+        if isinstance(s, gast.Tuple):
+            pre, parts = [], []
+            for elt in s.elts:
+                p, a = self.index(elt)
+                pre += p
+                parts.append(a)
+            return pre, syntax.tuple_(parts)
+        return self.atom(s)
+
+    def expr_Tuple(self, e):
+        pre, elts = self.atoms(e.elts)
+        return pre, syntax.tuple_(elts)
+
+    def expr_List(self, e):
+        pre, elts = self.atoms(e.elts)
+        return pre, syntax.list_(elts)
+
+    def expr_Dict(self, e):
+        pre, keys = self.atoms(e.keys)
+        pre2, values = self.atoms(e.values)
+        return pre + pre2, gast.Dict(keys=keys, values=values)
+
+    def _is_global_chain(self, e):
+        while isinstance(e, gast.Attribute):
+            e = e.value
+        return isinstance(e, gast.Name) and e.id not in self.locals
+
+    def _atom_call(self, e):
+        return isinstance(e, gast.Call) and all(_is_atom(a) for a in e.args)
+
+
+def _is_atom(e):
+    if isinstance(e, (gast.Name, gast.Constant)) or syntax.is_const(e):
+        return True
+    if isinstance(e, gast.Attribute):
+        while isinstance(e, gast.Attribute):
+            e = e.value
+        return isinstance(e, gast.Name)
+    if isinstance(e, (gast.Tuple, gast.List)):
+        return all(_is_atom(x) for x in e.elts)
+    return False
+
+
+def _word(e):
+    if isinstance(e, gast.Name):
+        return e.id.lstrip("_")
+    if isinstance(e, gast.Constant) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
+        return str(e.value).replace(".", "_").replace("-", "neg")
+    if isinstance(e, gast.Attribute):
+        return e.attr
+    return None
+
+
+def _content_name(e):
+    """A name that says what `e` computes (`sin_x`, `h_at_W`), or None when too long."""
+    name = None
+    if isinstance(e, gast.Call):
+        func = e.func.attr if isinstance(e.func, gast.Attribute) else getattr(e.func, "id", "call")
+        if isinstance(e.func, gast.Attribute) and not _is_module_chain(e.func):
+            first = _word(e.func.value)
+            name = f"{first}_{func}" if first else func
+        else:
+            first = _word(e.args[0]) if e.args else None
+            name = f"{func}_{first}" if first else func
+    elif isinstance(e, gast.BinOp):
+        left, right = _word(e.left), _word(e.right)
+        if left and right:
+            name = f"{left}_{_OP_WORDS.get(type(e.op), 'op')}_{right}"
+    elif isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
+        operand = _word(e.operand)
+        name = f"neg_{operand}" if operand else None
+    elif isinstance(e, gast.Subscript):
+        value = _word(e.value)
+        index = _word(e.slice)
+        name = f"{value}_{index}" if value and index else (f"{value}_part" if value else None)
+    elif isinstance(e, gast.Attribute):
+        value = _word(e.value)
+        name = f"{value}_{e.attr}" if value else None
+    elif isinstance(e, gast.Compare):
+        name = _cond_hint(e)
+    if name is None or len(name) > _MAX_NAME:
+        return None
+    return name
+
+
+def _is_module_chain(e):
+    while isinstance(e, gast.Attribute):
+        e = e.value
+    return isinstance(e, gast.Name) and e.id in ("np", "numpy", "math", "jnp", "onp")
+
+
+def _cond_hint(test):
+    if isinstance(test, gast.Compare) and len(test.ops) == 1:
+        left, right = _word(test.left), _word(test.comparators[0])
+        word = _CMP_WORDS.get(type(test.ops[0]))
+        if left and right and word:
+            name = f"{left}_{word}_{right}"
+            if len(name) <= _MAX_NAME:
+                return name
+    return "cond"
+
+
+def _unsupported(node, what):
+    err = NotImplementedError(what)
+    err.node = node
+    return err
+
+
+def run(tree, namer, local_names):
+    """Put the FunctionDef `tree` in A-normal form (in place) and return it.
+
+    `local_names` are the function's parameters and assigned names: attribute chains
+    rooted elsewhere (`np.pi`) count as atoms.
+    """
+    tree.body = _ANF(namer, set(local_names)).block(tree.body)
+    return tree

@@ -1,0 +1,69 @@
+"""Print a derivative FunctionDef as formatted Python source. Pure text: no side effects.
+
+Comment statements (see `syntax.comment`) print as `# ...` lines; a comment that
+repeats the one just above it in the same block is printed once. `elif` chains are
+restored. The output is deterministic: the same tree always gives the same text.
+"""
+
+import ast
+
+import gast
+
+from . import syntax
+
+_INDENT = "    "
+
+
+def source(tree):
+    """The source text of the gast FunctionDef `tree`, ending in a newline."""
+    lines = []
+    args = ast.unparse(syntax.to_python_ast(tree.args))
+    lines.append(f"def {tree.name}({args}):")
+    body = tree.body
+    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) and isinstance(body[0].value.value, str) and syntax.comment_text(body[0]) is None:
+        lines.append(f'{_INDENT}"""{body[0].value.value}"""')
+        body = body[1:]
+    _block(body, 1, lines)
+    return "\n".join(lines) + "\n"
+
+
+def _block(stmts, depth, lines):
+    pad = _INDENT * depth
+    last_comment = None
+    if not stmts:
+        lines.append(pad + "pass")
+        return
+    for stmt in stmts:
+        text = syntax.comment_text(stmt)
+        if text is not None:
+            if text != last_comment:
+                lines.append(f"{pad}# {text}")
+            last_comment = text
+            continue
+        if isinstance(stmt, gast.If):
+            _if(stmt, depth, lines, "if")
+        elif isinstance(stmt, gast.For):
+            target = _expr(stmt.target)
+            lines.append(f"{pad}for {target} in {_expr(stmt.iter)}:")
+            _block(stmt.body, depth + 1, lines)
+        elif isinstance(stmt, gast.While):
+            lines.append(f"{pad}while {_expr(stmt.test)}:")
+            _block(stmt.body, depth + 1, lines)
+        else:
+            lines.append(pad + syntax.unparse(stmt))
+
+
+def _if(stmt, depth, lines, keyword):
+    pad = _INDENT * depth
+    lines.append(f"{pad}{keyword} {_expr(stmt.test)}:")
+    _block(stmt.body, depth + 1, lines)
+    orelse = [s for s in stmt.orelse if not isinstance(s, gast.Pass)] if len(stmt.orelse) == 1 else stmt.orelse
+    if len(orelse) == 1 and isinstance(orelse[0], gast.If):
+        _if(orelse[0], depth, lines, "elif")
+    elif orelse:
+        lines.append(f"{pad}else:")
+        _block(orelse, depth + 1, lines)
+
+
+def _expr(node):
+    return syntax.unparse(node)

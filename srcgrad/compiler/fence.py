@@ -1,0 +1,71 @@
+"""Reject what srcgrad cannot differentiate, before any transformation.
+
+Every error is a `SrcGradError` at the construct's real file and line, naming the
+construct and what to do instead. Passing the fence means later passes may assume
+the tree holds only: assignments (plain, augmented, annotated), expressions,
+`return`, `if`, `for`, `while`, `break`, `continue`, `pass`, `raise`, `assert`.
+"""
+
+import gast
+
+_ADVICE = {
+    gast.Try: ("`try`", "move it outside the differentiated function"),
+    gast.With: ("`with`", "move it outside the differentiated function"),
+    gast.AsyncWith: ("`async with`", "differentiate a synchronous function"),
+    gast.AsyncFor: ("`async for`", "differentiate a synchronous function"),
+    gast.AsyncFunctionDef: ("`async def`", "differentiate a synchronous function"),
+    gast.Await: ("`await`", "differentiate a synchronous function"),
+    gast.Yield: ("`yield`", "return a value instead of yielding it"),
+    gast.YieldFrom: ("`yield from`", "return a value instead of yielding it"),
+    gast.Global: ("`global`", "pass the value in as an argument and return the new value"),
+    gast.Nonlocal: ("`nonlocal`", "pass the value in as an argument and return the new value"),
+    gast.ClassDef: ("a class definition", "define the class outside the differentiated function"),
+    gast.Lambda: ("`lambda`", "define the function with `def` outside the differentiated function"),
+    gast.FunctionDef: ("a nested `def`", "define the helper function at module level"),
+    gast.Delete: ("`del`", "let the variable go out of use instead of deleting it"),
+    gast.Import: ("`import`", "import at module level"),
+    gast.ImportFrom: ("`import`", "import at module level"),
+    gast.NamedExpr: ("the walrus operator `:=`", "assign in a separate statement"),
+    gast.ListComp: ("a list comprehension", "write it as a `for` loop"),
+    gast.SetComp: ("a set comprehension", "write it as a `for` loop"),
+    gast.DictComp: ("a dict comprehension", "write it as a `for` loop"),
+    gast.GeneratorExp: ("a generator expression", "write it as a `for` loop"),
+    gast.Starred: ("`*` unpacking", "pass the arguments one by one"),
+}
+if hasattr(gast, "Match"):
+    _ADVICE[gast.Match] = ("`match`", "use `if`/`elif`")
+if hasattr(gast, "TryStar"):
+    _ADVICE[gast.TryStar] = ("`try`", "move it outside the differentiated function")
+
+_OPEN_ENDED_CALLS = {"exec": "`exec`", "eval": "`eval`", "globals": "`globals()`", "locals": "`locals()`"}
+
+
+def check(program, transform="srcgrad.grad"):
+    """Raise `SrcGradError` at the first unsupported construct of `program`."""
+    tree = program.tree
+    args = tree.args
+    if args.vararg is not None or args.kwarg is not None:
+        star = args.vararg or args.kwarg
+        raise program.error(
+            star if hasattr(star, "lineno") else tree,
+            f"`*args`/`**kwargs` parameters are not supported by {transform} (in `{tree.name}`); "
+            "list the parameters explicitly",
+        )
+    for stmt in tree.body:
+        for node in gast.walk(stmt):
+            cls = type(node)
+            if cls in _ADVICE:
+                construct, advice = _ADVICE[cls]
+                raise program.error(
+                    node, f"{construct} is not supported by {transform} (in `{tree.name}`); {advice}"
+                )
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in _OPEN_ENDED_CALLS:
+                raise program.error(
+                    node,
+                    f"{_OPEN_ENDED_CALLS[node.func.id]} is not supported by {transform} (in `{tree.name}`); "
+                    "write the code out in the function",
+                )
+            if isinstance(node, gast.keyword) and node.arg is None:
+                raise program.error(
+                    node.value, f"`**` unpacking is not supported by {transform} (in `{tree.name}`); pass keywords one by one"
+                )

@@ -1,0 +1,128 @@
+"""Source recovery: a Python function -> `Program` (its gast tree and where it came from).
+
+The tree is the function's own `def`, dedented and without decorators. Line numbers in
+the tree count from the first line of the recovered source; `Program.line(node)` turns
+them into the user's real line numbers. Globals are the function's live module dict;
+closure cells are kept as cells, so later rebinding is seen.
+"""
+
+import inspect
+import linecache
+import textwrap
+from dataclasses import dataclass, field
+
+import gast
+
+from ..errors import SrcGradError
+
+
+@dataclass
+class Program:
+    """A parsed user function and its provenance."""
+
+    fn: object
+    tree: gast.FunctionDef
+    filename: str
+    first_line: int  # real line number of the tree's line 1
+    indent: int  # columns removed by dedenting
+    source_lines: list
+    globals: dict
+    cells: dict = field(default_factory=dict)  # free variable name -> cell
+
+    @property
+    def name(self):
+        return self.tree.name
+
+    def line(self, node):
+        """The user's real line number of `node` (None when it has no location)."""
+        lineno = getattr(node, "lineno", None)
+        return None if lineno is None else self.first_line + lineno - 1
+
+    def text(self, node):
+        """The user's source line holding `node`, stripped."""
+        lineno = getattr(node, "lineno", None)
+        if lineno is None or not 0 < lineno <= len(self.source_lines):
+            return ""
+        return self.source_lines[lineno - 1].strip()
+
+    def where(self, node=None):
+        line = self.line(node) if node is not None else self.first_line
+        return f"{self.filename}:{line}"
+
+    def error(self, node, message, cls=SrcGradError):
+        """An error located at `node` in the user's file (not raised)."""
+        col = getattr(node, "col_offset", 0) or 0
+        lineno = getattr(node, "lineno", None)
+        text = self.source_lines[lineno - 1] if lineno and lineno <= len(self.source_lines) else None
+        if text is not None and self.indent:
+            text = " " * self.indent + text
+        return cls(message, self.filename, self.line(node), col + self.indent, text)
+
+
+def load(fn, source=None):
+    """Recover `fn`'s source and parse it. `source` overrides recovery (for `exec`)."""
+    fn = inspect.unwrap(fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        raise TypeError(f"srcgrad can differentiate Python functions, not {type(fn).__name__} objects")
+    filename = code.co_filename
+    if source is None:
+        try:
+            lines, first_line = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as exc:
+            raise SrcGradError(
+                f"cannot read the source of `{fn.__name__}` ({filename}): {exc}. srcgrad reads a "
+                "function's source to differentiate it; define it in a file or notebook cell, "
+                "or pass the text with source=",
+                filename,
+                code.co_firstlineno,
+            ) from None
+        text = "".join(lines)
+    else:
+        text, first_line = source, 1
+        linecache.cache.setdefault(filename, (len(text), None, text.splitlines(True), filename))
+    dedented = textwrap.dedent(text)
+    indent = _indent_of(text)
+    try:
+        module = gast.parse(dedented)
+    except SyntaxError as exc:
+        raise SrcGradError(
+            f"cannot parse the source of `{fn.__name__}`: {exc.msg}", filename, first_line + (exc.lineno or 1) - 1
+        ) from None
+    tree = _find_def(module, fn.__name__)
+    if tree is None:
+        raise SrcGradError(
+            f"`{fn.__name__}` is not defined by a `def` statement (lambdas and generated functions "
+            "have no source srcgrad can transform); write it with `def`",
+            filename,
+            first_line,
+        )
+    tree.decorator_list = []
+    cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    return Program(
+        fn=fn,
+        tree=tree,
+        filename=filename,
+        first_line=first_line,
+        indent=indent,
+        source_lines=dedented.splitlines(),
+        globals=fn.__globals__,
+        cells=cells,
+    )
+
+
+def _indent_of(text):
+    for line in text.splitlines():
+        if line.strip():
+            return len(line) - len(line.lstrip())
+    return 0
+
+
+def _find_def(module, fn_name):
+    for node in module.body:
+        if isinstance(node, gast.FunctionDef) and node.name == fn_name:
+            return node
+    for node in gast.walk(module):
+        if isinstance(node, gast.FunctionDef) and node.name == fn_name:
+            return node
+    return None

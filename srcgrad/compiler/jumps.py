@@ -1,0 +1,199 @@
+"""Structure jumps so every block runs straight to its end.
+
+Before:                          After:
+    for i in range(n):               for i in range(n):
+        if x[i] < 0:                     cond = x[i] < 0      (unchanged test)
+            continue                     if x[i] < 0:
+        s = s + x[i]                         pass
+                                         else:
+                                             s = s + x[i]
+
+Post-conditions: there is no `continue`; a `break` is only ever the last statement
+of a block; the function has exactly one `return`, its last top-level statement.
+Statements after an `if` that may jump move into the branches that fall through
+(duplicated when several do). A `return` inside a loop sets a flag, stores the
+value and breaks; the code after the loop runs only when the flag is not set.
+"""
+
+import gast
+
+from . import syntax
+
+
+class _Jumps:
+    def __init__(self, namer):
+        self.namer = namer
+        self.result = None  # name of the result variable, made on first need
+        self.returned = None  # name of the "returned from inside a loop" flag
+
+    def function(self, tree):
+        body = self.block(tree.body, in_loop=False)
+        returns = [n for n in gast.walk(gast.Module(body=body, type_ignores=[])) if isinstance(n, gast.Return)]
+        if len(returns) == 1 and body and body[-1] is returns[0] and self.result is None:
+            tree.body = body
+            return tree
+        result = self._result_name()
+        _return_none_at_open_ends(body)
+        body = self._returns_to_assignments(body, result)
+        body.append(syntax.return_(syntax.name(result)))
+        prelude = []
+        if self.returned is not None:
+            prelude = [syntax.assign(self.returned, syntax.const(False))]
+        tree.body = prelude + body
+        return tree
+
+    def _result_name(self):
+        if self.result is None:
+            self.result = self.namer.fresh("result")
+        return self.result
+
+    def block(self, stmts, in_loop):
+        out = []
+        for k, stmt in enumerate(stmts):
+            rest = stmts[k + 1 :]
+            if isinstance(stmt, (gast.Break, gast.Continue, gast.Return)):
+                out.append(stmt)
+                return out  # code after a jump never runs
+            if isinstance(stmt, gast.If):
+                stmt.body = self.block(stmt.body, in_loop)
+                stmt.orelse = self.block(stmt.orelse, in_loop)
+                out.append(stmt)
+                if _may_jump(stmt):
+                    tail = self.block(rest, in_loop)
+                    _push_into_leaves(stmt, tail)
+                    return out
+                continue
+            if isinstance(stmt, (gast.For, gast.While)):
+                returned = self._loop(stmt)
+                out.append(stmt)
+                if returned:
+                    # the loop may have returned: run the rest only when it did not
+                    jump = syntax.break_() if in_loop else syntax.return_(syntax.name(self._result_name()))
+                    guard = syntax.if_(syntax.name(self.returned), [jump])
+                    gast.copy_location(guard, stmt)
+                    out.append(guard)
+                    _push_into_leaves(guard, self.block(rest, in_loop))
+                    return out
+                continue
+            out.append(stmt)
+        return out
+
+    def _loop(self, loop):
+        """Normalize a loop body; True when the body contained a `return`."""
+        has_return = any(isinstance(n, gast.Return) for n in _walk_same_function(loop.body))
+        if has_return:
+            loop.body = self._loop_returns(loop.body)
+        body = self.block(loop.body, in_loop=True)
+        loop.body = _drop_continues(body) or [syntax.pass_()]
+        return has_return
+
+    def _loop_returns(self, stmts):
+        """`return e` -> `result = e; returned = True; break` (nested loops: through their bodies)."""
+        if self.returned is None:
+            self.returned = self.namer.fresh("returned")
+        result = self._result_name()
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, gast.Return):
+                value = stmt.value if stmt.value is not None else syntax.const(None)
+                new = [
+                    syntax.assign(result, value),
+                    syntax.assign(self.returned, syntax.const(True)),
+                    syntax.break_(),
+                ]
+                out.extend(gast.copy_location(s, stmt) for s in new)
+                return out
+            if isinstance(stmt, gast.If):
+                stmt.body = self._loop_returns(stmt.body)
+                stmt.orelse = self._loop_returns(stmt.orelse)
+            out.append(stmt)
+        return out
+
+    def _returns_to_assignments(self, stmts, result):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, gast.Return):
+                value = stmt.value if stmt.value is not None else syntax.const(None)
+                if not syntax.is_name(value, result):
+                    out.append(gast.copy_location(syntax.assign(result, value), stmt))
+                return out or [syntax.pass_()]
+            if isinstance(stmt, gast.If):
+                stmt.body = self._returns_to_assignments(stmt.body, result) or [syntax.pass_()]
+                stmt.orelse = self._returns_to_assignments(stmt.orelse, result)
+            out.append(stmt)
+        return out
+
+
+def _walk_same_function(stmts):
+    for stmt in stmts:
+        yield from gast.walk(stmt)
+
+
+def _return_none_at_open_ends(stmts):
+    """Give every leaf of a function body that falls off its end an explicit `return None`."""
+    last = stmts[-1] if stmts else None
+    if isinstance(last, gast.Return):
+        return
+    if isinstance(last, gast.If) and _may_jump(last):
+        _return_none_at_open_ends(last.body)
+        _return_none_at_open_ends(last.orelse)
+        return
+    stmts.append(syntax.return_(syntax.const(None)))
+
+
+def _may_jump(stmt):
+    """Whether an (already normalized) `if` has a branch leaf ending in a jump."""
+    for branch in (stmt.body, stmt.orelse):
+        if branch:
+            last = branch[-1]
+            if isinstance(last, (gast.Break, gast.Continue, gast.Return)):
+                return True
+            if isinstance(last, gast.If) and _may_jump(last):
+                return True
+    return False
+
+
+def _push_into_leaves(stmt, tail):
+    """Append `tail` to every branch of `stmt` that falls through (copies after the first)."""
+    used = [False]
+
+    def give():
+        if not used[0]:
+            used[0] = True
+            return tail
+        return syntax.copy(tail)
+
+    def into(branch):
+        if not branch:
+            branch.extend(give())
+            return
+        last = branch[-1]
+        if isinstance(last, (gast.Break, gast.Continue, gast.Return)):
+            return
+        if isinstance(last, gast.If) and _may_jump(last):
+            into(last.body)
+            into(last.orelse)
+            return
+        branch.extend(give())
+
+    if not tail:
+        return
+    into(stmt.body)
+    into(stmt.orelse)
+
+
+def _drop_continues(stmts):
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, gast.Continue):
+            break
+        if isinstance(stmt, gast.If):
+            stmt.body = _drop_continues(stmt.body) or [syntax.pass_()]
+            stmt.orelse = _drop_continues(stmt.orelse)
+        out.append(stmt)
+    return out
+
+
+def run(tree, namer):
+    """Normalize jumps in the FunctionDef `tree` (in place) and return it."""
+    return _Jumps(namer).function(tree)

@@ -1,0 +1,99 @@
+"""Call resolution: which Python object each call and attribute read of an ANF tree means.
+
+Returns a side table `{node: Callee}` for every `gast.Call` and every attribute read on
+a local value (`x.T`, `x.shape`); nodes are not modified. A call's function is looked up
+in the function's closure cells, then its globals, then builtins, following attribute
+chains (`np.linalg.norm`). A method on a local value (`x.sum(0)`) resolves through
+`rules.methods` to the NumPy function whose rule it uses.
+"""
+
+import builtins
+from dataclasses import dataclass
+
+import gast
+
+from ..rules import methods
+
+
+@dataclass(frozen=True)
+class Callee:
+    """What a call or attribute means. `kind` is one of:
+
+    - "function": `obj` is the called object (np.sin, a user function, a builtin);
+    - "method": a method on the local value `receiver` (a name); `obj` is the NumPy
+      primal it differentiates like (None when unknown), `packs_varargs` as in rules.methods;
+    - "attribute": an attribute read on a local value; `obj` is its primal (`.T`), or
+      None for constant attributes (`.shape`) and unknown ones (`known` False);
+    - "unresolved": a global name that does not exist (yet); `path` is its spelling.
+    """
+
+    kind: str
+    obj: object = None
+    path: str = ""
+    receiver: str = ""
+    packs_varargs: bool = False
+    known: bool = True
+
+
+_MISSING = object()
+
+
+def _chain(node):
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, gast.Name):
+        parts.append(node.id)
+        return list(reversed(parts))
+    return None
+
+
+def lookup_path(parts, program):
+    """The object that the dotted name `parts` means in `program`'s scope, or _MISSING."""
+    first = parts[0]
+    if first in program.cells:
+        try:
+            value = program.cells[first].cell_contents
+        except ValueError:
+            return _MISSING
+    elif first in program.globals:
+        value = program.globals[first]
+    elif hasattr(builtins, first):
+        value = getattr(builtins, first)
+    else:
+        return _MISSING
+    for part in parts[1:]:
+        value = getattr(value, part, _MISSING)
+        if value is _MISSING:
+            return _MISSING
+    return value
+
+
+def run(tree, program, local_names):
+    """Resolve every call and local attribute read in `tree`."""
+    table = {}
+    local_names = set(local_names)
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Call):
+            table[node] = _resolve_call(node, program, local_names)
+        elif isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
+            if node.value.id in local_names:
+                primal = methods.ATTRIBUTES.get(node.attr)
+                known = primal is not None or node.attr in methods.CONSTANT_ATTRIBUTES
+                table[node] = Callee("attribute", primal, node.attr, node.value.id, known=known)
+    return table
+
+
+def _resolve_call(node, program, local_names):
+    func = node.func
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id in local_names:
+        primal, packs = methods.METHODS.get(func.attr, (None, False))
+        return Callee("method", primal, func.attr, func.value.id, packs)
+    parts = _chain(func)
+    if parts is None or parts[0] in local_names:
+        return Callee("unresolved", None, ".".join(parts or ["<expression>"]))
+    value = lookup_path(parts, program)
+    if value is _MISSING:
+        return Callee("unresolved", None, ".".join(parts))
+    return Callee("function", value, ".".join(parts))

@@ -1,0 +1,533 @@
+"""Reverse mode: an ANF function -> a function that also computes its adjoint.
+
+Each statement visitor returns a `(forward, backward)` pair of statement lists. A
+block appends forwards and *prepends* backwards, so the backward pass comes out
+reversed by construction. Example, for `y = np.sin(x) * x` at top level:
+
+    forward:  sin_x = np.sin(x)              backward:  sin_x_bar = y_bar * x
+              y = sin_x * x                             x_bar = y_bar * sin_x
+                                                        x_bar = x_bar + sin_x_bar * np.cos(x)
+
+Control flow. Backward `if`s test the same condition variable as the forward ones.
+Loops run backwards a recorded number of times. Values that the backward pass reads
+but the forward pass overwrites inside loops and branches are saved on `tape` (a
+list): a variable assigned once per iteration and not read before is pushed after
+its assignment and popped at the start of its backward iteration; any other is
+pushed before each overwrite and popped after that statement's adjoint. Only values
+the backward pass actually reads are saved.
+
+Adjoints. Contributions are first collected as `x_bar += e`; a final pass in
+execution order turns the first into `x_bar = e` and later ones into
+`x_bar = x_bar + e`, drops the adjoint of a value that receives none, and initializes
+with zeros where control flow merges paths that disagree.
+"""
+
+from dataclasses import dataclass, field
+
+import gast
+
+from .. import rules
+from ..errors import NotDifferentiableError
+from ..rules import methods
+from . import inline, syntax
+from .activity import diff_reads
+
+_BINOPS = {
+    gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "truediv",
+    gast.Pow: "pow", gast.MatMult: "matmul",
+}
+_UNARY = {gast.USub: "neg", gast.UAdd: "pos"}
+
+
+# --- pseudo statements, lowered at the end -----------------------------------------
+
+
+@dataclass
+class _Accumulate:
+    adjoint: str
+    value: object
+
+
+@dataclass
+class _Group:
+    """The backward statements of one active assignment to `primal`."""
+
+    primal: str
+    adjoint: str
+    stmts: list
+    note: str = ""
+
+
+@dataclass
+class _Save:
+    name: str
+    record: bool  # record: push after assignment; restore: push before overwrite
+    key: int = 0
+
+
+@dataclass
+class _Restore:
+    name: str
+    key: int = 0
+
+
+@dataclass
+class _Context:
+    depth: int = 0  # loop nesting
+    record: frozenset = frozenset()  # iteration-local names of the innermost loop
+    must_defined: set = field(default_factory=set)
+
+
+class ReverseError(Exception):
+    pass
+
+
+class _Reverse:
+    def __init__(self, program, activity, calls, namer, bind):
+        self.program = program
+        self.activity = activity
+        self.calls = calls
+        self.namer = namer
+        self.bind = bind
+        self.assign_count = {}
+        self.none_init = set()
+        self.keys = 0
+
+    # --- blocks and statements -----------------------------------------------------
+
+    def block(self, stmts, ctx):
+        fwd, bwd = [], []
+        for stmt in stmts:
+            f, b = self.stmt(stmt, ctx)
+            fwd += f
+            bwd = b + bwd
+        return fwd, bwd
+
+    def stmt(self, s, ctx):
+        if syntax.comment_text(s) is not None:
+            return [s], []
+        method = getattr(self, "visit_" + type(s).__name__, None)
+        if method is None:
+            return [s], []  # pass, raise, assert: forward only
+        return method(s, ctx)
+
+    def visit_Expr(self, s, ctx):
+        if isinstance(s.value, gast.Call):
+            callee = self.calls.get(s.value)
+            if callee is not None and callee.kind == "method" and self.activity.is_active(callee.receiver):
+                raise self.program.error(
+                    s, f"`{syntax.unparse(s.value)}` changes `{callee.receiver}` in place, which srcgrad "
+                    f"cannot differentiate yet (in `{self.program.name}`); build a new value instead",
+                    NotDifferentiableError,
+                )
+        return [s], []
+
+    def visit_Assign(self, s, ctx):
+        target = s.targets[0]
+        if isinstance(target, gast.Subscript):
+            return self.subscript_store(s, ctx)
+        name = target.id
+        save = self.save_for(name, ctx)
+        fwd = ([save] if save and not save.record else []) + [s] + ([save] if save and save.record else [])
+        bwd = []
+        if self.activity.is_active(name):
+            stmts = self.contributions(s, name, s.value)
+            if stmts:
+                bwd.append(_Group(name, self.namer.adjoint(name), stmts, self.program.text(s)))
+        if save and not save.record:
+            bwd.append(_Restore(name, save.key))
+        ctx.must_defined.add(name)
+        return fwd, bwd
+
+    def save_for(self, name, ctx):
+        """The save marker for an assignment to `name` in context `ctx`, or None."""
+        if ctx.depth == 0 and self.assign_count.get(name, 0) <= 1 and name not in self.params:
+            return None  # assigned once, outside loops: never overwritten
+        self.keys += 1
+        if ctx.depth and name in ctx.record:
+            return _Save(name, True, self.keys)
+        if name not in ctx.must_defined:
+            self.none_init.add(name)
+        return _Save(name, False, self.keys)
+
+    def visit_If(self, s, ctx):
+        before = set(ctx.must_defined)
+        then_ctx = _Context(ctx.depth, ctx.record, set(before))
+        else_ctx = _Context(ctx.depth, ctx.record, set(before))
+        then_fwd, then_bwd = self.block(s.body, then_ctx)
+        else_fwd, else_bwd = self.block(s.orelse, else_ctx)
+        ctx.must_defined |= then_ctx.must_defined & else_ctx.must_defined
+        fwd = syntax.located(syntax.if_(s.test, then_fwd, else_fwd), s)
+        if not _has_effect(then_bwd) and not _has_effect(else_bwd):
+            return [fwd], []
+        bwd = syntax.located(syntax.if_(syntax.copy(s.test), then_bwd, else_bwd), s)
+        return [fwd], [bwd]
+
+    def visit_For(self, s, ctx):
+        return self.loop(s, ctx, target=s.target.id)
+
+    def visit_While(self, s, ctx):
+        return self.loop(s, ctx, target=None)
+
+    def loop(self, s, ctx, target):
+        record = _iteration_locals(s.body, self.assign_count) | ({target} if target else set())
+        inner = _Context(ctx.depth + 1, frozenset(record), set(ctx.must_defined) | ({target} if target else set()))
+        body_fwd, body_bwd = self.block(s.body, inner)
+        trips = self.namer.fresh(f"{target}_trips" if target else "trips")
+        counted = isinstance(s, gast.While) or _has_break(s.body) or not _has_len(s.iter)
+        prelude, body_start = [], []
+        if counted:
+            prelude.append(syntax.assign(trips, syntax.const(0)))
+            body_start.append(syntax.assign(trips, syntax.add(syntax.name(trips), syntax.const(1))))
+        else:
+            prelude.append(syntax.assign(trips, syntax.call("len", [syntax.copy(s.iter)])))
+        target_save = None
+        if target:
+            self.keys += 1
+            target_save = _Save(target, True, self.keys)
+            body_start.append(target_save)
+        body_fwd = body_start + body_fwd
+        if isinstance(s, gast.For):
+            fwd_loop = syntax.for_(target, s.iter, body_fwd)
+        else:
+            fwd_loop = syntax.while_(s.test, body_fwd)
+        fwd_loop = syntax.located(fwd_loop, s)
+        if not _has_effect(body_bwd):
+            return [fwd_loop], []
+        # backward iteration: pop the iteration's recorded values first (reverse push order)
+        pops = [_Restore(m.name, m.key) for m in _records(body_fwd)]
+        bwd_body = list(reversed(pops)) + body_bwd
+        counter_save = []
+        counter_restore = []
+        if ctx.depth:  # an enclosing loop reruns this one: keep each run's trip count
+            self.keys += 1
+            counter_save = [_Save(trips, True, self.keys)]
+            counter_restore = [_Restore(trips, self.keys)]
+        outer_target = []
+        if target and target in ctx.must_defined:
+            # the loop overwrites a variable that exists before it: bring it back afterwards
+            self.keys += 1
+            outer_target = [_Save(target, False, self.keys)], [_Restore(target, self.keys)]
+        fwd = (outer_target[0] if outer_target else []) + prelude + [fwd_loop] + counter_save
+        under = "_" if "_" not in self.namer.taken else self.namer.fresh("iteration")
+        bwd_loop = syntax.located(syntax.for_(under, syntax.call("range", [syntax.name(trips)]), bwd_body), s)
+        bwd = counter_restore + [bwd_loop] + (outer_target[1] if outer_target else [])
+        if target:
+            ctx.must_defined.add(target)
+        return [syntax.located(f, s) if isinstance(f, gast.AST) else f for f in fwd], bwd
+
+    # --- derivative contributions ------------------------------------------------
+
+    def contributions(self, stmt, target, value):
+        g = syntax.name(self.namer.adjoint(target))
+        ans = syntax.name(target)
+        if isinstance(value, gast.Name):
+            return self.accumulate(value.id, g)
+        if isinstance(value, gast.BinOp):
+            op = _BINOPS.get(type(value.op))
+            if op is None:
+                return []
+            rule = rules.lookup(getattr(__import__("operator"), op))
+            return self.apply_rule(stmt, rule, g, ans, {"x": value.left, "y": value.right}, f"`{op}`")
+        if isinstance(value, gast.UnaryOp):
+            op = _UNARY.get(type(value.op))
+            if op is None:
+                return []
+            rule = rules.lookup(getattr(__import__("operator"), op))
+            return self.apply_rule(stmt, rule, g, ans, {"x": value.operand}, f"`{op}`")
+        if isinstance(value, gast.Subscript):
+            rule = rules.lookup(__import__("operator").getitem)
+            index = _index_value(value.slice)
+            return self.apply_rule(stmt, rule, g, ans, {"x": value.value, "index": index}, "indexing")
+        if isinstance(value, gast.Attribute):
+            callee = self.calls.get(value)
+            if callee is not None and callee.obj is not None:
+                rule = rules.lookup(callee.obj)
+                args = rule.bind(value.value)
+                return self.apply_rule(stmt, rule, g, ans, _nodes(args), f"`.{value.attr}`")
+            raise self.program.error(
+                stmt, f"no derivative rule for the attribute `.{value.attr}` of `{syntax.unparse(value.value)}` "
+                f"(in `{self.program.name}`)", NotDifferentiableError,
+            )
+        if isinstance(value, gast.Call):
+            return self.call(stmt, value, g, ans)
+        if isinstance(value, (gast.Tuple, gast.List, gast.Dict)):
+            raise self.program.error(
+                stmt, f"containers holding differentiated values (`{syntax.unparse(value)}`) are not "
+                f"supported yet (in `{self.program.name}`); keep the values in separate variables",
+                NotDifferentiableError,
+            )
+        return []
+
+    def call(self, stmt, value, g, ans):
+        callee = self.calls.get(value)
+        what = syntax.unparse(value.func)
+        if callee is None or callee.kind == "unresolved":
+            raise self.program.error(
+                stmt, f"cannot find the function `{what}` called in `{self.program.name}`; "
+                "define it before differentiating", NotDifferentiableError,
+            )
+        args, keywords = list(value.args), {k.arg: k.value for k in value.keywords}
+        if callee.kind == "method":
+            if callee.obj is None:
+                raise self.program.error(
+                    stmt, f"no derivative rule for the method `.{callee.path}()` called at "
+                    f"{self.program.where(stmt)} (in `{self.program.name}`); register one with srcgrad.defvjp",
+                    NotDifferentiableError,
+                )
+            primal = callee.obj
+            receiver = syntax.name(callee.receiver)
+            if callee.packs_varargs and len(args) > 1:
+                args = [syntax.tuple_(args)]
+            if callee.packs_varargs and not args and not keywords and primal is methods.ATTRIBUTES.get("T"):
+                args = []
+            args = [receiver] + args
+            label = f"`.{callee.path}()`"
+        else:
+            primal = callee.obj
+            label = f"`{callee.path}`"
+        rule = rules.lookup(primal)
+        if rule is None:
+            if rules.is_nondifferentiable(primal):
+                return []
+            raise self.program.error(
+                stmt, f"no derivative rule for {_display(primal, callee)} called at {self.program.where(stmt)} "
+                f"(in `{self.program.name}`); register one with srcgrad.defvjp", NotDifferentiableError,
+            )
+        try:
+            bound = rule.bind(*args, **keywords)
+        except TypeError as exc:
+            raise self.program.error(
+                stmt, f"cannot differentiate this call of {label}: {exc} (in `{self.program.name}`)",
+                NotDifferentiableError,
+            ) from None
+        return self.apply_rule(stmt, rule, g, ans, _nodes(bound), label)
+
+    def apply_rule(self, stmt, rule, g, ans, args, label):
+        out = []
+        for param, node in args.items():
+            for name in _active_names(node, self.activity):
+                if param not in rule.vjps:
+                    raise self.program.error(
+                        stmt, f"no derivative rule for {label} with respect to its argument `{param}` "
+                        f"(`{name}` there depends on the differentiated input; at {self.program.where(stmt)}, "
+                        f"in `{self.program.name}`); register one with srcgrad.defvjp", NotDifferentiableError,
+                    )
+                if not syntax.is_name(node, name):
+                    raise self.program.error(
+                        stmt, f"differentiating {label} through a container argument is not supported yet "
+                        f"(in `{self.program.name}`)", NotDifferentiableError,
+                    )
+                out += self.accumulate(name, self.vjp_expression(rule, param, g, ans, args))
+        return out
+
+    def vjp_expression(self, rule, param, g, ans, args):
+        derivative = rule.vjps[param]
+        if derivative.kind == "vjp":
+            return inline.apply(derivative.fn, [g, ans], args, self.bind)
+        local = inline.apply(derivative.fn, [ans], args, self.bind)
+        product = syntax.mul(syntax.copy(g), local)
+        if len(rule.params) == 1:
+            return product
+        return syntax.call(syntax.name(self.bind("unbroadcast", _runtime().unbroadcast)), [product, syntax.copy(args[param])])
+
+    def accumulate(self, name, value):
+        if not self.activity.is_active(name):
+            return []
+        return [_Accumulate(self.namer.adjoint(name), value)]
+
+    def subscript_store(self, s, ctx):
+        target = s.targets[0]
+        if self.activity.is_active(target.value.id) if isinstance(target.value, gast.Name) else False:
+            raise self.program.error(
+                s, f"assigning into part of `{syntax.unparse(target.value)}`, which depends on the "
+                f"differentiated input, is not supported yet (in `{self.program.name}`); build the array "
+                "with np.concatenate/np.stack or np.where instead", NotDifferentiableError,
+            )
+        return [s], []
+
+
+# --- helpers ---------------------------------------------------------------------
+
+
+def _runtime():
+    from .. import runtime
+
+    return runtime
+
+
+def _display(primal, callee):
+    mod = getattr(primal, "__module__", None)
+    name = getattr(primal, "__name__", callee.path)
+    if mod in (None, "numpy") and hasattr(primal, "nin"):
+        mod = "numpy"
+    return f"{mod}.{name}" if mod and mod != "builtins" else f"`{name}`"
+
+
+def _nodes(bound):
+    return {k: (v if isinstance(v, gast.AST) else syntax.const(v) if _is_literal(v) else v) for k, v in bound.items()}
+
+
+def _is_literal(v):
+    return v is None or isinstance(v, (bool, int, float, str)) or (
+        isinstance(v, tuple) and all(_is_literal(x) for x in v)
+    )
+
+
+def _active_names(node, activity):
+    if not isinstance(node, gast.AST):
+        return []
+    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and activity.is_active(n.id)]
+
+
+def _index_value(index):
+    """The run-time value of a subscript's index expression (`1:3` -> `slice(1, 3, None)`)."""
+    if isinstance(index, gast.Slice):
+        parts = [p if p is not None else syntax.const(None) for p in (index.lower, index.upper, index.step)]
+        return syntax.call("slice", parts)
+    if isinstance(index, gast.Tuple):
+        return syntax.tuple_([_index_value(e) for e in index.elts])
+    return index
+
+
+def _has_effect(stmts):
+    return bool(stmts)
+
+
+def _has_break(stmts):
+    """Whether a `break` of this loop (not of a nested one) occurs in `stmts`."""
+    return any(isinstance(n, gast.Break) for s in stmts for n in _walk_no_loops(s))
+
+
+def _walk_no_loops(stmt):
+    if isinstance(stmt, (gast.For, gast.While)):
+        return
+    yield stmt
+    for child in gast.iter_child_nodes(stmt):
+        if isinstance(child, gast.stmt):
+            yield from _walk_no_loops(child)
+        else:
+            yield child
+
+
+def _has_len(iterable):
+    return isinstance(iterable, gast.Name) or (
+        isinstance(iterable, gast.Call) and syntax.is_name(iterable.func, "range")
+    )
+
+
+def _iteration_locals(body, assign_count):
+    """Names assigned exactly once, at the top level of `body`, and not read before that."""
+    seen_read = set()
+    result = set()
+    for stmt in body:
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            seen_read.update(syntax.names_read(stmt.value))
+            name = stmt.targets[0].id
+            if name not in seen_read and assign_count.get(name, 0) == 1:
+                result.add(name)
+            seen_read.add(name)
+        else:
+            seen_read.update(syntax.names_read(stmt))
+            seen_read.update(syntax.names_stored(stmt))
+    return result
+
+
+def _records(stmts):
+    """The record-save markers at the top level of a loop body, in push order."""
+    return [s for s in stmts if isinstance(s, _Save) and s.record]
+
+
+def count_assignments(tree):
+    counts = {}
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
+            counts[node.targets[0].id] = counts.get(node.targets[0].id, 0) + 1
+        elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):
+            counts[node.target.id] = counts.get(node.target.id, 0) + 2  # every iteration
+    return counts
+
+
+# --- the whole function -------------------------------------------------------------
+
+_TITLES = {
+    "grad": "Gradient",
+    "value_and_grad": "Value and gradient",
+    "vjp": "Vector-Jacobian product",
+}
+
+
+def run(tree, program, activity, calls, namer, wrt, mode):
+    """Build the derivative FunctionDef of the ANF `tree` (whose last statement is its return).
+
+    `mode` is "grad" (returns the gradients of `wrt`), "value_and_grad" (returns the output
+    and those gradients) or "vjp" (takes the output's adjoint first and returns the output
+    and the gradients of every parameter).
+    """
+    from . import adjoints, tape  # passes over the backward code this one produces
+
+    runtime = _runtime()
+    bind = namer.helper
+    params = [a.id for a in tree.args.args]
+    *body, ret = tree.body
+    out = ret.value
+    out_name = out.id if isinstance(out, gast.Name) else None
+    rev = _Reverse(program, activity, calls, namer, bind)
+    rev.params = set(params)
+    rev.assign_count = count_assignments(tree)
+    forward, backward = rev.block(body, _Context(0, frozenset(), set(params)))
+
+    seed = namer.adjoint(out_name) if out_name else namer.fresh("out_bar")
+    seed_stmts, defined = [], set()
+    if mode == "vjp":
+        defined = {seed} if out_name and activity.is_active(out_name) else set()
+    else:
+        check = syntax.call(syntax.name(bind("grad_seed", runtime.grad_seed)), [out, syntax.const(program.name)])
+        if out_name and activity.is_active(out_name):
+            seed_stmts = [syntax.assign(seed, check)]
+            defined = {seed}
+        else:
+            seed_stmts = [syntax.expr(check)]
+    zeros = bind("zeros_like_grad", runtime.zeros_like_grad)
+    backward, defined = adjoints.run(backward, defined, namer, zeros)
+    forward, backward, prelude, restored = tape.run(forward, backward, rev.none_init, namer)
+
+    value = out
+    capture = []
+    if mode != "grad" and out_name in restored:
+        value = syntax.name(namer.fresh(f"{out_name}_value"))
+        capture = [syntax.assign(value.id, syntax.name(out_name))]
+
+    positions = wrt if isinstance(wrt, tuple) else (wrt,)
+    targets = params if mode == "vjp" else [params[i] for i in positions]
+    grads = []
+    for p in targets:
+        adjoint = namer.adjoint(p)
+        if adjoint in defined:
+            grads.append(syntax.call(syntax.name(bind("unbroadcast", runtime.unbroadcast)), [syntax.name(adjoint), syntax.name(p)]))
+        else:
+            grads.append(syntax.call(syntax.name(zeros), [syntax.name(p)]))
+    if mode == "vjp":
+        result = syntax.tuple_([value, syntax.tuple_(grads)])
+    else:
+        gradient = grads[0] if len(grads) == 1 and not isinstance(wrt, tuple) else syntax.tuple_(grads)
+        result = syntax.tuple_([value, gradient]) if mode == "value_and_grad" else gradient
+
+    body_out = [syntax.comment("Forward pass")] + prelude + forward + capture + seed_stmts
+    if backward:
+        body_out += [syntax.comment("Backward pass")] + backward
+    body_out.append(syntax.return_(result))
+    suffix = {"grad": "grad", "value_and_grad": "value_and_grad", "vjp": "vjp"}[mode]
+    fn_name = namer.fresh(f"{program.name}_{suffix}")
+    with_respect = ", ".join(targets)
+    doc = f"{_TITLES[mode]} of {program.name} ({_short(program.filename)}:{program.first_line}) with respect to {with_respect}. Generated by srcgrad."
+    signature = ([seed] if mode == "vjp" else []) + params
+    defaults = tree.args.defaults
+    new = syntax.function_def(fn_name, signature, body_out, docstring=doc, defaults=defaults)
+    return new
+
+
+def _short(filename):
+    import os
+
+    return os.path.basename(filename) if filename and not filename.startswith("<") else filename

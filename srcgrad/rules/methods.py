@@ -1,0 +1,76 @@
+"""Array methods and attributes, spelled as the NumPy functions whose rules they use.
+
+`x.sum(axis=0)` differentiates like `np.sum(x, axis=0)`; `x.T` like `np.transpose(x)`.
+`METHODS` maps a method name to `(primal, packs_varargs)`: when `packs_varargs` is
+true, `x.reshape(2, 3)` passes its positional arguments as one tuple, like
+`np.reshape(x, (2, 3))`. `ATTRIBUTES` maps differentiable attributes to primals;
+`CONSTANT_ATTRIBUTES` carry no gradient.
+"""
+
+import numpy as np
+
+from .registry import defjvp, defvjp
+
+METHODS = {
+    "sum": (np.sum, False),
+    "mean": (np.mean, False),
+    "prod": (np.prod, False),
+    "max": (np.max, False),
+    "min": (np.min, False),
+    "std": (np.std, False),
+    "var": (np.var, False),
+    "cumsum": (np.cumsum, False),
+    "cumprod": (np.cumprod, False),
+    "dot": (np.dot, False),
+    "reshape": (np.reshape, True),
+    "transpose": (np.transpose, True),
+    "ravel": (np.ravel, False),
+    "flatten": (np.ndarray.flatten, False),
+    "squeeze": (np.squeeze, False),
+    "swapaxes": (np.swapaxes, False),
+    "clip": (np.clip, False),
+    "trace": (np.trace, False),
+    "diagonal": (np.diagonal, False),
+    "repeat": (np.repeat, False),
+    "take": (np.take, False),
+    "copy": (np.ndarray.copy, False),
+    "astype": (np.ndarray.astype, False),
+    "item": (np.ndarray.item, False),
+    "conj": (np.conj, False),
+}
+
+ATTRIBUTES = {"T": np.transpose}
+
+CONSTANT_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
+
+# transpose's `axes` may arrive packed from varargs (`x.transpose(1, 0)`) or be empty.
+
+
+@defvjp(np.ndarray.copy, "x", name="Clone")
+def copy_vjp(g, ans, x, order="C"):
+    return g
+
+
+@defjvp(np.ndarray.copy, "x")
+def copy_jvp(t, ans, x, order="C"):
+    return t
+
+
+@defvjp(np.ndarray.astype, "x", name="ToCopy")
+def astype_vjp(g, ans, x, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    return np.asarray(g).astype(np.result_type(x, 1.0))
+
+
+@defjvp(np.ndarray.astype, "x")
+def astype_jvp(t, ans, x, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    return np.asarray(t).astype(dtype)
+
+
+@defvjp(np.ndarray.item, "x", name="Item")
+def item_vjp(g, ans, x):
+    return np.broadcast_to(g, np.shape(x)) if np.size(x) == 1 else g
+
+
+@defjvp(np.ndarray.item, "x")
+def item_jvp(t, ans, x):
+    return np.asarray(t).item()
