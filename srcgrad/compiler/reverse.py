@@ -76,6 +76,7 @@ class _Context:
     depth: int = 0  # loop nesting
     record: frozenset = frozenset()  # iteration-local names of the innermost loop
     must_defined: set = field(default_factory=set)
+    recorded: list = field(default_factory=list)  # iteration-local names assigned so far
 
 
 class ReverseError(Exception):
@@ -128,7 +129,10 @@ class _Reverse:
             return self.subscript_store(s, ctx)
         name = target.id
         save = self.save_for(name, ctx)
-        fwd = ([save] if save and not save.record else []) + [s] + ([save] if save and save.record else [])
+        if save and save.record:
+            ctx.recorded.append(name)  # pushed at the end of the iteration (see loop)
+            save = None
+        fwd = ([save] if save else []) + [s]
         bwd = []
         if self.activity.is_active(name):
             stmts = self.contributions(s, name, s.value)
@@ -141,8 +145,10 @@ class _Reverse:
 
     def save_for(self, name, ctx):
         """The save marker for an assignment to `name` in context `ctx`, or None."""
-        if ctx.depth == 0 and self.assign_count.get(name, 0) <= 1 and name not in self.params:
-            return None  # assigned once, outside loops: never overwritten
+        if ctx.depth == 0 and name not in self.assigned and name not in self.params:
+            self.assigned.add(name)
+            return None  # first assignment outside loops: overwrites nothing
+        self.assigned.add(name)
         self.keys += 1
         if ctx.depth and name in ctx.record:
             return _Save(name, True, self.keys)
@@ -152,16 +158,40 @@ class _Reverse:
 
     def visit_If(self, s, ctx):
         before = set(ctx.must_defined)
-        then_ctx = _Context(ctx.depth, ctx.record, set(before))
-        else_ctx = _Context(ctx.depth, ctx.record, set(before))
-        then_fwd, then_bwd = self.block(s.body, then_ctx)
-        else_fwd, else_bwd = self.block(s.orelse, else_ctx)
+        then_ctx = _Context(ctx.depth, ctx.record | self.branch_locals(s.body), set(before))
+        else_ctx = _Context(ctx.depth, ctx.record | self.branch_locals(s.orelse), set(before))
+        then_fwd, then_bwd = self.recorded_block(s.body, then_ctx, ctx)
+        else_fwd, else_bwd = self.recorded_block(s.orelse, else_ctx, ctx)
         ctx.must_defined |= then_ctx.must_defined & else_ctx.must_defined
         fwd = syntax.located(syntax.if_(s.test, then_fwd, else_fwd), s)
         if not _has_effect(then_bwd) and not _has_effect(else_bwd):
             return [fwd], []
         bwd = syntax.located(syntax.if_(syntax.copy(s.test), then_bwd, else_bwd), s)
         return [fwd], [bwd]
+
+    def branch_locals(self, body):
+        """Names a branch assigns once, at its top level, and nobody reads outside it."""
+        inside = {}
+        for n in (n for stmt in body for n in gast.walk(stmt)):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                inside[n.id] = inside.get(n.id, 0) + 1
+        local = _iteration_locals(body, self.assign_count)
+        return frozenset(v for v in local if inside.get(v, 0) == self.read_counts.get(v, 0))
+
+    def recorded_block(self, body, inner, outer):
+        """A branch whose branch-local values are pushed at its end and popped at its backward start."""
+        fwd, bwd = self.block(body, inner)
+        mine = [n for n in dict.fromkeys(inner.recorded) if n not in outer.record]
+        outer.recorded += [n for n in inner.recorded if n in outer.record]
+        if not mine or inner.depth == 0:
+            return fwd, bwd
+        records = []
+        for name in mine:
+            self.keys += 1
+            records.append(_Save(name, True, self.keys))
+        fwd = _before_breaks(fwd, records) + ([] if fwd and isinstance(fwd[-1], gast.Break) else records)
+        bwd = [_Restore(m.name, m.key) for m in reversed(records)] + bwd
+        return fwd, bwd
 
     def visit_For(self, s, ctx):
         return self.loop(s, ctx, target=s.target.id)
@@ -172,6 +202,7 @@ class _Reverse:
     def loop(self, s, ctx, target):
         record = _iteration_locals(s.body, self.assign_count) | ({target} if target else set())
         inner = _Context(ctx.depth + 1, frozenset(record), set(ctx.must_defined) | ({target} if target else set()))
+        inner.recorded = [target] if target else []
         body_fwd, body_bwd = self.block(s.body, inner)
         trips = self.namer.fresh(f"{target}_trips" if target else "trips")
         counted = isinstance(s, gast.While) or _has_break(s.body) or not _has_len(s.iter)
@@ -181,12 +212,14 @@ class _Reverse:
             body_start.append(syntax.assign(trips, syntax.add(syntax.name(trips), syntax.const(1))))
         else:
             prelude.append(syntax.assign(trips, syntax.call("len", [syntax.copy(s.iter)])))
-        target_save = None
-        if target:
+        # Iteration-local values are pushed when the iteration ends (at the end of the body
+        # and before each break) and popped when its backward iteration starts.
+        records = []
+        for name in dict.fromkeys(inner.recorded):
             self.keys += 1
-            target_save = _Save(target, True, self.keys)
-            body_start.append(target_save)
-        body_fwd = body_start + body_fwd
+            records.append(_Save(name, True, self.keys))
+        ends_in_break = bool(body_fwd) and isinstance(body_fwd[-1], gast.Break)
+        body_fwd = body_start + _before_breaks(body_fwd, records) + ([] if ends_in_break else list(records))
         if isinstance(s, gast.For):
             fwd_loop = syntax.for_(target, s.iter, body_fwd)
         else:
@@ -194,24 +227,22 @@ class _Reverse:
         fwd_loop = syntax.located(fwd_loop, s)
         if not _has_effect(body_bwd):
             return [fwd_loop], []
-        # backward iteration: pop the iteration's recorded values first (reverse push order)
-        pops = [_Restore(m.name, m.key) for m in _records(body_fwd)]
-        bwd_body = list(reversed(pops)) + body_bwd
-        counter_save = []
-        counter_restore = []
+        pops = [_Restore(m.name, m.key) for m in reversed(records)]
+        bwd_body = pops + body_bwd
+        counter_save, counter_restore = [], []
         if ctx.depth:  # an enclosing loop reruns this one: keep each run's trip count
             self.keys += 1
             counter_save = [_Save(trips, True, self.keys)]
             counter_restore = [_Restore(trips, self.keys)]
-        outer_target = []
+        outer_save, outer_restore = [], []
         if target and target in ctx.must_defined:
             # the loop overwrites a variable that exists before it: bring it back afterwards
             self.keys += 1
-            outer_target = [_Save(target, False, self.keys)], [_Restore(target, self.keys)]
-        fwd = (outer_target[0] if outer_target else []) + prelude + [fwd_loop] + counter_save
+            outer_save, outer_restore = [_Save(target, False, self.keys)], [_Restore(target, self.keys)]
+        fwd = outer_save + prelude + [fwd_loop] + counter_save
         under = "_" if "_" not in self.namer.taken else self.namer.fresh("iteration")
         bwd_loop = syntax.located(syntax.for_(under, syntax.call("range", [syntax.name(trips)]), bwd_body), s)
-        bwd = counter_restore + [bwd_loop] + (outer_target[1] if outer_target else [])
+        bwd = counter_restore + [bwd_loop] + outer_restore
         if target:
             ctx.must_defined.add(target)
         return [syntax.located(f, s) if isinstance(f, gast.AST) else f for f in fwd], bwd
@@ -433,9 +464,17 @@ def _iteration_locals(body, assign_count):
     return result
 
 
-def _records(stmts):
-    """The record-save markers at the top level of a loop body, in push order."""
-    return [s for s in stmts if isinstance(s, _Save) and s.record]
+def _before_breaks(stmts, records):
+    """Insert copies of the push markers `records` before every break of this loop."""
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.Break):
+            out += [_Save(r.name, True, r.key) for r in records]
+        elif isinstance(s, gast.If):
+            s.body = _before_breaks(s.body, records)
+            s.orelse = _before_breaks(s.orelse, records)
+        out.append(s)
+    return out
 
 
 def count_assignments(tree):
@@ -475,6 +514,11 @@ def run(tree, program, activity, calls, namer, wrt, mode):
     rev = _Reverse(program, activity, calls, namer, bind)
     rev.params = set(params)
     rev.assign_count = count_assignments(tree)
+    rev.assigned = set()
+    rev.read_counts = {}
+    for n in gast.walk(tree):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            rev.read_counts[n.id] = rev.read_counts.get(n.id, 0) + 1
     forward, backward = rev.block(body, _Context(0, frozenset(), set(params)))
 
     seed = namer.adjoint(out_name) if out_name else namer.fresh("out_bar")

@@ -35,7 +35,7 @@ METHODS = {
     "take": (np.take, False),
     "copy": (np.ndarray.copy, False),
     "astype": (np.ndarray.astype, False),
-    "item": (np.ndarray.item, False),
+    "item": (np.ndarray.item, True),
     "conj": (np.conj, False),
 }
 
@@ -64,13 +64,3 @@ def astype_vjp(g, ans, x, dtype, order="K", casting="unsafe", subok=True, copy=T
 @defjvp(np.ndarray.astype, "x")
 def astype_jvp(t, ans, x, dtype, order="K", casting="unsafe", subok=True, copy=True):
     return np.asarray(t).astype(dtype)
-
-
-@defvjp(np.ndarray.item, "x", name="Item")
-def item_vjp(g, ans, x):
-    return np.broadcast_to(g, np.shape(x)) if np.size(x) == 1 else g
-
-
-@defjvp(np.ndarray.item, "x")
-def item_jvp(t, ans, x):
-    return np.asarray(t).item()
