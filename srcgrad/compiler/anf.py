@@ -179,7 +179,7 @@ class _ANF:
     def atom(self, e, hint=None):
         """(statements, atom) computing `e`."""
         pre, simple = self.simple(e, hint=hint)
-        if _is_atom(simple):
+        if _is_atom(simple) and not self._local_attribute(simple):
             return pre, simple
         base = hint or _content_name(simple)
         temp = self.namer.fresh(base) if base else self.namer.temp()
@@ -250,11 +250,11 @@ class _ANF:
             inner_pre, inner = self.simple(rest)
             self.depth -= 1
             inner_block = inner_pre + [syntax.assign(temp, inner)]
+            # the branch reassigns `temp`, so it tests a copy (reverse mode re-tests it)
             test = syntax.name(temp) if isinstance(e.op, gast.And) else syntax.not_(syntax.name(temp))
-            cond = self.namer.fresh("cond") if not isinstance(e.op, gast.And) else None
-            if cond:
-                out.append(syntax.assign(cond, test))
-                test = syntax.name(cond)
+            cond = self.namer.fresh("cond")
+            out.append(syntax.assign(cond, test))
+            test = syntax.name(cond)
             out.append(syntax.if_(test, inner_block))
         return out, syntax.name(temp)
 
@@ -329,6 +329,10 @@ class _ANF:
         while isinstance(e, gast.Attribute):
             e = e.value
         return isinstance(e, gast.Name) and e.id not in self.locals
+
+    def _local_attribute(self, e):
+        """An attribute read on a local value (`M.T`): an operation, not an atom."""
+        return any(isinstance(n, gast.Attribute) and not self._is_global_chain(n) for n in gast.walk(e))
 
     def _atom_call(self, e):
         return isinstance(e, gast.Call) and all(_is_atom(a) for a in e.args)

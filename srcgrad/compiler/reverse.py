@@ -157,6 +157,9 @@ class _Reverse:
         return _Save(name, False, self.keys)
 
     def visit_If(self, s, ctx):
+        assert not (isinstance(s.test, gast.Name) and s.test.id in syntax.names_stored(s.body + s.orelse)), (
+            "ANF post-condition: a branch never reassigns its own test"
+        )
         before = set(ctx.must_defined)
         then_ctx = _Context(ctx.depth, ctx.record | self.branch_locals(s.body), set(before))
         else_ctx = _Context(ctx.depth, ctx.record | self.branch_locals(s.orelse), set(before))
