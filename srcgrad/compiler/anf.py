@@ -369,7 +369,7 @@ def _content_name(e):
             first = _word(e.func.value)
             name = f"{first}_{func}" if first else func
         else:
-            first = _word(e.args[0]) if e.args else None
+            first = next((_word(a) for a in e.args if isinstance(a, gast.Name)), None)
             name = f"{func}_{first}" if first else func
     elif isinstance(e, gast.BinOp):
         left, right = _word(e.left), _word(e.right)
