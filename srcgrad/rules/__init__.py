@@ -1,7 +1,7 @@
 """The derivative rule registry. Importing this package registers every rule module,
 in a fixed order; `lookup(fn)` finds a primal's `Rule`."""
 
-from . import activations, elementwise, methods, nondiff, operators, reductions, shapes  # noqa: F401  (registration)
+from . import activations, elementwise, linalg, methods, nondiff, operators, reductions, scalars, series, shapes, structure  # noqa: F401,E501  (registration)
 from .registry import (  # noqa: F401
     Derivative,
     Rule,

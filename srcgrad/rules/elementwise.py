@@ -1,19 +1,24 @@
-"""Elementwise functions: NumPy ufuncs, the `math` module and the `abs` builtin.
+"""Elementwise NumPy functions: unary and binary ufuncs, `where`, `clip`, `nan_to_num`.
 
-Each rule is the local derivative `d(ans, x)`; `elementwise` builds the reverse rule
-`g * d` and the forward rule `t * d` from it. `math` rules use `math` so that a Python
-float in gives a Python float out.
+Most rules are the local derivative `d(ans, *params)`; `elementwise` builds the reverse
+rule `g * d` (unbroadcast for binary primals) and the forward rule `t * d` from it.
+Derivatives keep the argument's dtype: constants are Python floats (`math.log(2.0)`,
+not `np.log(2.0)`), which NumPy treats as weakly typed, so float32 stays float32.
+
+At a kink the rules pick one subgradient and say which: `maximum`/`minimum`/`fmax`/
+`fmin` split a tie evenly, `abs` has derivative 0 at 0, `clip` passes the gradient to
+`x` when `x` lies inside the bounds, ends included. Python's operators and the `math`
+module live in `operators.py` and `scalars.py`.
 """
 
-import builtins
 import math
 
 import numpy as np
 
-from ..runtime import unbroadcast
+from ..runtime import unbroadcast, zeros_like_grad
 from .registry import defjvp, defvjp, elementwise
 
-# --- unary NumPy ufuncs -------------------------------------------------------------
+# --- unary ufuncs -------------------------------------------------------------------
 
 
 @elementwise(np.sin)
@@ -83,7 +88,7 @@ def exp_d(ans, x):
 
 @elementwise(np.exp2)
 def exp2_d(ans, x):
-    return ans * np.log(2.0)
+    return ans * math.log(2.0)
 
 
 @elementwise(np.expm1)
@@ -98,12 +103,12 @@ def log_d(ans, x):
 
 @elementwise(np.log2)
 def log2_d(ans, x):
-    return 1.0 / (x * np.log(2.0))
+    return 1.0 / (x * math.log(2.0))
 
 
 @elementwise(np.log10)
 def log10_d(ans, x):
-    return 1.0 / (x * np.log(10.0))
+    return 1.0 / (x * math.log(10.0))
 
 
 @elementwise(np.log1p)
@@ -140,36 +145,103 @@ def reciprocal_d(ans, x):
 @elementwise(np.deg2rad)
 @elementwise(np.radians)
 def deg2rad_d(ans, x):
-    return np.pi / 180.0
+    return math.pi / 180.0
 
 
 @elementwise(np.rad2deg)
 @elementwise(np.degrees)
 def rad2deg_d(ans, x):
-    return 180.0 / np.pi
+    return 180.0 / math.pi
 
 
-# --- binary NumPy ufuncs ------------------------------------------------------------
+def _sinc_d(ans, x):
+    """d/dx sin(pi x)/(pi x) = (cos(pi x) - sinc(x)) / x, and 0 at x = 0."""
+    safe = np.where(x == 0, 1.0, x)
+    return np.where(x == 0, 0.0, (np.cos(math.pi * x) - ans) / safe)
+
+
+@elementwise(np.sinc)
+def sinc_d(ans, x):
+    return _sinc_d(ans, x)
+
+
+@defvjp(np.conjugate, "x", name="Conj")
+def conjugate_vjp(g, ans, x):
+    return np.conjugate(g)
+
+
+@defjvp(np.conjugate, "x")
+def conjugate_jvp(t, ans, x):
+    return np.conjugate(t)
+
+
+@defvjp(np.real, "val")
+def real_vjp(g, ans, val):
+    return unbroadcast(np.real(g), val)
+
+
+@defjvp(np.real, "val")
+def real_jvp(t, ans, val):
+    return np.real(t)
+
+
+@defvjp(np.nan_to_num, "x")
+def nan_to_num_vjp(g, ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    return unbroadcast(g * np.isfinite(x), x)
+
+
+@defjvp(np.nan_to_num, "x")
+def nan_to_num_jvp(t, ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    return t * np.isfinite(x)
+
+
+# --- binary ufuncs ------------------------------------------------------------------
 
 
 @elementwise(np.maximum, "x")
 def maximum_dx(ans, x, y):
-    return (x > y) + 0.5 * (x == y)
+    return 0.5 + 0.5 * np.sign(x - y)
 
 
 @elementwise(np.maximum, "y")
 def maximum_dy(ans, x, y):
-    return (y > x) + 0.5 * (x == y)
+    return 0.5 - 0.5 * np.sign(x - y)
 
 
 @elementwise(np.minimum, "x")
 def minimum_dx(ans, x, y):
-    return (x < y) + 0.5 * (x == y)
+    return 0.5 - 0.5 * np.sign(x - y)
 
 
 @elementwise(np.minimum, "y")
 def minimum_dy(ans, x, y):
-    return (y < x) + 0.5 * (x == y)
+    return 0.5 + 0.5 * np.sign(x - y)
+
+
+def _nan_ignoring_share(x, y, sign):
+    """Share of `x` in fmax (sign=1) or fmin (sign=-1): a NaN operand loses."""
+    share = 0.5 + 0.5 * sign * np.sign(x - y)
+    return np.where(np.isnan(y), 1.0, np.where(np.isnan(x), 0.0, share))
+
+
+@elementwise(np.fmax, "x")
+def fmax_dx(ans, x, y):
+    return _nan_ignoring_share(x, y, 1.0)
+
+
+@elementwise(np.fmax, "y")
+def fmax_dy(ans, x, y):
+    return _nan_ignoring_share(y, x, 1.0)
+
+
+@elementwise(np.fmin, "x")
+def fmin_dx(ans, x, y):
+    return _nan_ignoring_share(x, y, -1.0)
+
+
+@elementwise(np.fmin, "y")
+def fmin_dy(ans, x, y):
+    return _nan_ignoring_share(y, x, -1.0)
 
 
 @elementwise(np.arctan2, "x", name="Atan2")
@@ -202,174 +274,155 @@ def logaddexp_dy(ans, x, y):
     return np.exp(y - ans)
 
 
+@elementwise(np.logaddexp2, "x")
+def logaddexp2_dx(ans, x, y):
+    return np.exp2(x - ans)
+
+
+@elementwise(np.logaddexp2, "y")
+def logaddexp2_dy(ans, x, y):
+    return np.exp2(y - ans)
+
+
+@elementwise(np.float_power, "x")
+def float_power_dx(ans, x, y):
+    return y * np.float_power(x, y - 1)
+
+
+@elementwise(np.float_power, "y")
+def float_power_dy(ans, x, y):
+    return ans * np.log(np.where(x == 0, 1.0, x))
+
+
+@defvjp(np.fmod, "x")
+def fmod_vjp_x(g, ans, x, y):
+    return unbroadcast(g, x)
+
+
+@defvjp(np.fmod, "y")
+def fmod_vjp_y(g, ans, x, y):
+    return unbroadcast(-g * np.trunc(x / y), y)
+
+
+@defjvp(np.fmod, "x")
+def fmod_jvp_x(t, ans, x, y):
+    return t
+
+
+@defjvp(np.fmod, "y")
+def fmod_jvp_y(t, ans, x, y):
+    return -t * np.trunc(x / y)
+
+
+@elementwise(np.copysign, "x")
+def copysign_dx(ans, x, y):
+    return np.sign(x) * np.sign(ans)
+
+
+@defvjp(np.copysign, "y")
+def copysign_vjp_y(g, ans, x, y):
+    """`y` only chooses the sign: a zero gradient."""
+    return zeros_like_grad(y)
+
+
+@defjvp(np.copysign, "y")
+def copysign_jvp_y(t, ans, x, y):
+    return 0.0 * t
+
+
+@defvjp(np.ldexp, "x")
+def ldexp_vjp_x(g, ans, x, y):
+    return unbroadcast(np.ldexp(g, y), x)
+
+
+@defjvp(np.ldexp, "x")
+def ldexp_jvp_x(t, ans, x, y):
+    return np.ldexp(t, y)
+
+
+# --- selection: where, clip ---------------------------------------------------------
+
+
 @defvjp(np.where, "x")
-def where_vjp_x(g, ans, condition, x, y):
+def where_vjp_x(g, ans, condition, x=None, y=None):
     return unbroadcast(np.where(condition, g, 0.0), x)
 
 
 @defvjp(np.where, "y")
-def where_vjp_y(g, ans, condition, x, y):
+def where_vjp_y(g, ans, condition, x=None, y=None):
     return unbroadcast(np.where(condition, 0.0, g), y)
 
 
 @defjvp(np.where, "x")
-def where_jvp_x(t, ans, condition, x, y):
+def where_jvp_x(t, ans, condition, x=None, y=None):
     return np.where(condition, t, 0.0)
 
 
 @defjvp(np.where, "y")
-def where_jvp_y(t, ans, condition, x, y):
+def where_jvp_y(t, ans, condition, x=None, y=None):
     return np.where(condition, 0.0, t)
 
 
-# --- the math module and builtins: floats in, floats out ---------------------------
+def _clip_lower_share(ans, x, lower):
+    """1 where the lower bound is the result (x is below it), else 0; in ans's dtype."""
+    return ((ans != x) & (ans == lower)).astype(np.result_type(ans))
 
 
-@elementwise(math.sin)
-def math_sin_d(ans, x):
-    return math.cos(x)
+def _clip_upper_share(ans, x, lower):
+    """1 where the upper bound is the result (neither x nor the lower bound is)."""
+    upper = (ans != x) & ((ans != lower) if lower is not None else True)
+    return np.asarray(upper).astype(np.result_type(ans))
 
 
-@elementwise(math.cos)
-def math_cos_d(ans, x):
-    return -math.sin(x)
+def _bound(a_bound, bound):
+    return a_bound if a_bound is not None else bound
 
 
-@elementwise(math.tan)
-def math_tan_d(ans, x):
-    return 1.0 + ans * ans
+@defvjp(np.clip, "x")
+def clip_vjp_x(g, ans, x, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    return unbroadcast(g * (ans == x), x)
 
 
-@elementwise(math.asin)
-def math_asin_d(ans, x):
-    return 1.0 / math.sqrt(1.0 - x * x)
+@defvjp(np.clip, "a_min")
+def clip_vjp_a_min(g, ans, x, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    return unbroadcast(g * _clip_lower_share(ans, x, a_min), a_min)
 
 
-@elementwise(math.acos)
-def math_acos_d(ans, x):
-    return -1.0 / math.sqrt(1.0 - x * x)
+@defvjp(np.clip, "min")
+def clip_vjp_min(g, ans, x, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    return unbroadcast(g * _clip_lower_share(ans, x, min), min)
 
 
-@elementwise(math.atan)
-def math_atan_d(ans, x):
-    return 1.0 / (1.0 + x * x)
+@defvjp(np.clip, "a_max")
+def clip_vjp_a_max(g, ans, x, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    return unbroadcast(g * _clip_upper_share(ans, x, _bound(a_min, min)), a_max)
 
 
-@elementwise(math.sinh)
-def math_sinh_d(ans, x):
-    return math.cosh(x)
+@defvjp(np.clip, "max")
+def clip_vjp_max(g, ans, x, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    return unbroadcast(g * _clip_upper_share(ans, x, _bound(a_min, min)), max)
 
 
-@elementwise(math.cosh)
-def math_cosh_d(ans, x):
-    return math.sinh(x)
+@defjvp(np.clip, "x")
+def clip_jvp_x(t, ans, x, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    return t * (ans == x)
 
 
-@elementwise(math.tanh)
-def math_tanh_d(ans, x):
-    return 1.0 - ans * ans
+@defjvp(np.clip, "a_min")
+def clip_jvp_a_min(t, ans, x, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    return t * _clip_lower_share(ans, x, a_min)
 
 
-@elementwise(math.exp)
-def math_exp_d(ans, x):
-    return ans
+@defjvp(np.clip, "min")
+def clip_jvp_min(t, ans, x, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    return t * _clip_lower_share(ans, x, min)
 
 
-@elementwise(math.expm1)
-def math_expm1_d(ans, x):
-    return ans + 1.0
+@defjvp(np.clip, "a_max")
+def clip_jvp_a_max(t, ans, x, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    return t * _clip_upper_share(ans, x, _bound(a_min, min))
 
 
-@elementwise(math.log, "x")
-def math_log_d(ans, x, base=math.e):
-    return 1.0 / (x * math.log(base))
-
-
-@elementwise(math.log, "base")
-def math_log_dbase(ans, x, base=math.e):
-    return -ans / (base * math.log(base))
-
-
-@elementwise(math.log1p)
-def math_log1p_d(ans, x):
-    return 1.0 / (1.0 + x)
-
-
-@elementwise(math.log2)
-def math_log2_d(ans, x):
-    return 1.0 / (x * math.log(2.0))
-
-
-@elementwise(math.log10)
-def math_log10_d(ans, x):
-    return 1.0 / (x * math.log(10.0))
-
-
-@elementwise(math.sqrt)
-def math_sqrt_d(ans, x):
-    return 0.5 / ans
-
-
-@elementwise(math.pow, "x")
-def math_pow_dx(ans, x, y):
-    return y * math.pow(x, y - 1.0)
-
-
-@elementwise(math.pow, "y")
-def math_pow_dy(ans, x, y):
-    return ans * math.log(x) if x > 0 else 0.0
-
-
-@elementwise(math.atan2, "y")
-def math_atan2_dy(ans, y, x):
-    return x / (x * x + y * y)
-
-
-@elementwise(math.atan2, "x")
-def math_atan2_dx(ans, y, x):
-    return -y / (x * x + y * y)
-
-
-@elementwise(math.hypot, "x")
-def math_hypot_dx(ans, x, y):
-    return x / ans
-
-
-@elementwise(math.hypot, "y")
-def math_hypot_dy(ans, x, y):
-    return y / ans
-
-
-@elementwise(math.fabs)
-def math_fabs_d(ans, x):
-    return math.copysign(1.0, x) if x else 0.0
-
-
-@elementwise(math.erf)
-def math_erf_d(ans, x):
-    return 2.0 / math.sqrt(math.pi) * math.exp(-x * x)
-
-
-@elementwise(math.degrees)
-def math_degrees_d(ans, x):
-    return 180.0 / math.pi
-
-
-@elementwise(math.radians)
-def math_radians_d(ans, x):
-    return math.pi / 180.0
-
-
-@elementwise(builtins.abs)
-def builtin_abs_d(ans, x):
-    return np.sign(x)
-
-
-@defvjp(builtins.float, "x")
-def float_vjp(g, ans, x):
-    return g
-
-
-@defjvp(builtins.float, "x")
-def float_jvp(t, ans, x):
-    return float(t)
+@defjvp(np.clip, "max")
+def clip_jvp_max(t, ans, x, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    return t * _clip_upper_share(ans, x, _bound(a_min, min))

@@ -1,6 +1,10 @@
 """Functions that may sit on the differentiated path but carry no gradient: shapes,
 sizes, comparisons, index searches, rounding, constructors. Their results are
 constants to the derivative; calling them raises no error.
+
+Piecewise-constant functions (sign, floor, round, floor_divide, heaviside) have a zero
+derivative wherever they have one, so they are listed here rather than given zero rules.
+`x.astype(int)` is handled by the `astype` rule (see `methods.py`).
 """
 
 import builtins
@@ -12,24 +16,34 @@ import numpy as np
 from .registry import nondifferentiable
 
 nondifferentiable(
-    # shapes and sizes
-    np.shape, np.ndim, np.size, builtins.len, builtins.range, builtins.isinstance,
-    builtins.int, builtins.bool, builtins.round, builtins.type,
+    # shapes, sizes, types
+    np.shape, np.ndim, np.size, np.result_type, np.broadcast_shapes, np.isscalar,
+    np.iscomplexobj, np.isrealobj,
+    builtins.len, builtins.range, builtins.isinstance, builtins.int, builtins.bool,
+    builtins.round, builtins.type, builtins.enumerate, builtins.print,
     # comparisons and logic
     operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
     operator.not_, operator.truth, operator.contains, operator.is_, operator.is_not,
-    operator.floordiv, operator.mod, operator.and_, operator.or_, operator.xor, operator.invert,
+    operator.floordiv, operator.and_, operator.or_, operator.xor, operator.invert,
+    operator.lshift, operator.rshift,
     np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
     np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
-    np.isnan, np.isinf, np.isfinite, np.all, np.any, np.allclose, np.isclose, np.array_equal,
+    np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert, np.left_shift, np.right_shift,
+    np.isnan, np.isinf, np.isfinite, np.isneginf, np.isposinf, np.signbit, np.isreal,
+    np.iscomplex, np.all, np.any, np.allclose, np.isclose, np.array_equal, np.array_equiv,
+    np.isin,
     # index searches and integer results
-    np.argmax, np.argmin, np.argsort, np.argwhere, np.nonzero, np.flatnonzero, np.searchsorted,
-    np.count_nonzero, np.floor_divide,
+    np.argmax, np.argmin, np.nanargmax, np.nanargmin, np.argsort, np.argpartition,
+    np.argwhere, np.nonzero, np.flatnonzero, np.searchsorted, np.digitize, np.count_nonzero,
+    np.bincount, np.unique, np.histogram, np.histogram_bin_edges, np.floor_divide,
+    np.ravel_multi_index, np.unravel_index, np.indices, np.tril_indices, np.triu_indices,
+    np.diag_indices, np.tril_indices_from, np.triu_indices_from, np.lexsort, np.linalg.matrix_rank,
     # piecewise-constant functions: zero gradient
-    np.sign, np.floor, np.ceil, np.round, np.rint, np.trunc, np.fix,
-    math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.copysign,
+    np.sign, np.heaviside, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc,
+    np.fix, np.spacing, np.nextafter, np.imag,
+    math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
     # constructors whose values do not depend on their arguments' values
-    np.zeros_like, np.ones_like, np.empty_like, np.zeros, np.ones, np.empty, np.full,
-    np.eye, np.identity, np.arange, np.linspace,
-    np.random.rand, np.random.randn, np.random.normal, np.random.uniform,
+    np.zeros_like, np.ones_like, np.empty_like, np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri, np.arange, np.linspace, np.logspace, np.geomspace,
+    np.random.rand, np.random.randn, np.random.normal, np.random.uniform, np.random.random,
+    np.random.randint, np.random.choice, np.random.permutation, np.random.default_rng,
 )

@@ -1,7 +1,9 @@
-"""Python's arithmetic operators (`+ - * / ** @`, unary `-`/`+`), keyed on `operator.*`.
+"""Python's arithmetic operators (`+ - * / % ** @`, unary `-`/`+`), keyed on `operator.*`.
 
-NumPy's ufunc spellings (`np.add`, `np.multiply`, ...) share these rules. Every binary
-reverse rule unbroadcasts to its parameter.
+NumPy's spellings (`np.add`, `np.multiply`, `np.remainder`, `np.matmul`, ...) share
+these rules. Every binary reverse rule unbroadcasts to its parameter. `matmul` handles
+1-D operands and broadcast batch dimensions. Floor division has a zero derivative and
+is declared in `nondiff.py`.
 """
 
 import operator
@@ -102,6 +104,30 @@ def pow_dy(ans, x, y):
     return ans * np.log(np.where(x == 0, 1.0, x))
 
 
+@defvjp(operator.mod, "x", name="Remainder")
+@defvjp(np.remainder, "x", name="Remainder")
+def mod_vjp_x(g, ans, x, y):
+    return unbroadcast(g, x)
+
+
+@defvjp(operator.mod, "y")
+@defvjp(np.remainder, "y")
+def mod_vjp_y(g, ans, x, y):
+    return unbroadcast(-g * np.floor(x / y), y)
+
+
+@defjvp(operator.mod, "x")
+@defjvp(np.remainder, "x")
+def mod_jvp_x(t, ans, x, y):
+    return t
+
+
+@defjvp(operator.mod, "y")
+@defjvp(np.remainder, "y")
+def mod_jvp_y(t, ans, x, y):
+    return -t * np.floor(x / y)
+
+
 @defvjp(operator.neg, "x", name="Neg")
 @defvjp(np.negative, "x", name="Neg")
 def neg_vjp(g, ans, x):
@@ -156,23 +182,27 @@ def _matmul_vjp_y(g, ans, x, y):
 
 @defvjp(operator.matmul, "x", name="Mm")
 @defvjp(np.matmul, "x", name="Mm")
+@defvjp(np.linalg.matmul, "x", name="Mm")
 def matmul_vjp_x(g, ans, x, y):
     return _matmul_vjp_x(g, ans, x, y)
 
 
 @defvjp(operator.matmul, "y")
 @defvjp(np.matmul, "y")
+@defvjp(np.linalg.matmul, "y")
 def matmul_vjp_y(g, ans, x, y):
     return _matmul_vjp_y(g, ans, x, y)
 
 
 @defjvp(operator.matmul, "x")
 @defjvp(np.matmul, "x")
+@defjvp(np.linalg.matmul, "x")
 def matmul_jvp_x(t, ans, x, y):
     return t @ y
 
 
 @defjvp(operator.matmul, "y")
 @defjvp(np.matmul, "y")
+@defjvp(np.linalg.matmul, "y")
 def matmul_jvp_y(t, ans, x, y):
     return x @ t

@@ -1,12 +1,73 @@
-"""Reductions with `axis` (None, int, negative, tuple) and `keepdims`: sum, mean, prod,
-max/min (amax/amin). Gradients spread back through `runtime.unreduce`; max and min
-share the gradient equally between tied maxima.
+"""Reductions and scans along axes: sum mean prod max min ptp std var average median,
+their nan* forms, cumsum and cumprod (differences and integrals are in `series.py`).
+
+`axis` may be None, an int (negative too) or a tuple, with `keepdims` either way.
+Gradients spread back through `runtime.unreduce`; forward rules reduce the tangent the
+same way the primal reduces its input. Chosen subgradients: max/min (and nanmax/nanmin,
+ptp) share the gradient equally between tied extrema; median splits it between the
+middle elements. prod and cumprod are exact when the input holds zeros. NaN entries
+get a zero gradient in the nan* reductions.
 """
 
 import numpy as np
 
-from ..runtime import unreduce
+from ..runtime import unbroadcast, unreduce, zeros_like_grad
 from .registry import defjvp, defvjp
+
+# --- helpers ------------------------------------------------------------------------
+
+
+def _float_dtype(x):
+    dtype = np.result_type(x)
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)
+
+
+def _axes(axis, ndim):
+    """`axis` (None, int or tuple) as a sorted tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return tuple(sorted(a % ndim for a in axes))
+
+
+def _along_last(x, axis):
+    """Move the reduced axes of `x` to the end and flatten them into one.
+
+    Returns the moved array and the function that puts an array of that shape back.
+    """
+    x = np.asarray(x)
+    axes = _axes(axis, x.ndim)
+    kept = [a for a in range(x.ndim) if a not in axes]
+    order = kept + list(axes)
+    moved = np.transpose(x, order)
+    flat = moved.reshape(moved.shape[: len(kept)] + (-1,))
+
+    def restore(a):
+        return np.transpose(np.reshape(a, moved.shape), np.argsort(order))
+
+    return flat, restore
+
+
+def _reverse_cumsum(a, axis):
+    """Sums from each position to the end: the transpose of cumsum."""
+    axis = 0 if axis is None else axis
+    return np.flip(np.cumsum(np.flip(a, axis), axis), axis)
+
+
+def _not_nan(x):
+    return ~np.isnan(x)
+
+
+def _nan_as(x, value):
+    return np.where(np.isnan(x), value, x)
+
+
+def _valid_count(x, axis):
+    """How many non-NaN entries each reduction sees (keepdims), in x's float dtype."""
+    return np.sum(_not_nan(x), axis=axis, keepdims=True, dtype=_float_dtype(x))
+
+
+# --- sum, mean ----------------------------------------------------------------------
 
 
 @defvjp(np.sum, "x")
@@ -16,6 +77,16 @@ def sum_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
 
 @defjvp(np.sum, "x")
 def sum_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
+    return np.sum(t, axis=axis, keepdims=keepdims)
+
+
+@defvjp(np.add.reduce, "x", name="Sum")
+def add_reduce_vjp(g, ans, x, axis=0, dtype=None, out=None, keepdims=False):
+    return unreduce(g, x, axis, keepdims)
+
+
+@defjvp(np.add.reduce, "x")
+def add_reduce_jvp(t, ans, x, axis=0, dtype=None, out=None, keepdims=False):
     return np.sum(t, axis=axis, keepdims=keepdims)
 
 
@@ -29,27 +100,42 @@ def mean_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
     return np.mean(t, axis=axis, keepdims=keepdims)
 
 
-def _prod_of_others(x, axis):
-    """Product of all other elements along `axis` (None: all), exact when x has zeros."""
-    x = np.asarray(x)
-    if axis is None:
-        flat = x.reshape(-1)
-        return _exclusive_product(flat, 0).reshape(x.shape)
-    axes = tuple(a % x.ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
-    kept = [a for a in range(x.ndim) if a not in axes]
-    moved = np.transpose(x, kept + list(axes))
-    lead = moved.shape[: len(kept)]
-    flat = moved.reshape(lead + (-1,))
-    others = _exclusive_product(flat, -1).reshape(moved.shape)
-    return np.transpose(others, np.argsort(kept + list(axes)))
+@defvjp(np.nansum, "x")
+def nansum_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
+    return unreduce(g, x, axis, keepdims) * _not_nan(x)
+
+
+@defjvp(np.nansum, "x")
+def nansum_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
+    return np.sum(t * _not_nan(x), axis=axis, keepdims=keepdims)
+
+
+@defvjp(np.nanmean, "x")
+def nanmean_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
+    return unreduce(g, x, axis, keepdims) * _not_nan(x) / _valid_count(x, axis)
+
+
+@defjvp(np.nanmean, "x")
+def nanmean_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
+    return np.sum(t * _not_nan(x) / _valid_count(x, axis), axis=axis, keepdims=keepdims)
+
+
+# --- prod ---------------------------------------------------------------------------
 
 
 def _exclusive_product(a, axis):
+    """Product of all other entries along `axis`, with no division (exact with zeros)."""
     ones = np.ones_like(np.take(a, [0], axis=axis))
     left = np.cumprod(np.concatenate([ones, np.take(a, range(a.shape[axis] - 1), axis=axis)], axis), axis)
     rev = np.flip(a, axis)
     right = np.cumprod(np.concatenate([ones, np.take(rev, range(a.shape[axis] - 1), axis=axis)], axis), axis)
     return left * np.flip(right, axis)
+
+
+def _prod_of_others(x, axis):
+    """For each entry, the product of the other entries it is reduced with."""
+    flat, restore = _along_last(x, axis)
+    return restore(_exclusive_product(flat, -1))
 
 
 @defvjp(np.prod, "x")
@@ -62,22 +148,321 @@ def prod_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
     return np.sum(t * _prod_of_others(x, axis), axis=axis, keepdims=keepdims)
 
 
+@defvjp(np.nanprod, "x")
+def nanprod_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
+    return unreduce(g, x, axis, keepdims) * _prod_of_others(_nan_as(x, 1.0), axis) * _not_nan(x)
+
+
+@defjvp(np.nanprod, "x")
+def nanprod_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
+    return np.sum(t * _prod_of_others(_nan_as(x, 1.0), axis) * _not_nan(x), axis=axis, keepdims=keepdims)
+
+
+# --- max, min, ptp, median ----------------------------------------------------------
+
+
 def _extremum_share(ans, x, axis, keepdims):
+    """1/k on each of the k entries equal to the extremum `ans`, 0 elsewhere."""
     hit = x == unreduce(ans, x, axis, keepdims)
-    return hit / np.sum(hit, axis=axis, keepdims=True)
+    return (hit / np.sum(hit, axis=axis, keepdims=True)).astype(_float_dtype(x), copy=False)
 
 
 @defvjp(np.max, "x", name="Max")
 @defvjp(np.amax, "x", name="Max")
+@defvjp(np.nanmax, "x", name="Max")
 @defvjp(np.min, "x", name="Min")
 @defvjp(np.amin, "x", name="Min")
+@defvjp(np.nanmin, "x", name="Min")
 def extremum_vjp(g, ans, x, axis=None, out=None, keepdims=False):
     return unreduce(g, x, axis, keepdims) * _extremum_share(ans, x, axis, keepdims)
 
 
 @defjvp(np.max, "x")
 @defjvp(np.amax, "x")
+@defjvp(np.nanmax, "x")
 @defjvp(np.min, "x")
 @defjvp(np.amin, "x")
+@defjvp(np.nanmin, "x")
 def extremum_jvp(t, ans, x, axis=None, out=None, keepdims=False):
     return np.sum(t * _extremum_share(ans, x, axis, keepdims), axis=axis, keepdims=keepdims)
+
+
+def _ptp_share(x, axis):
+    """d ptp / dx: the max's share minus the min's share."""
+    top = np.max(x, axis=axis, keepdims=True)
+    bottom = np.min(x, axis=axis, keepdims=True)
+    return _extremum_share(top, x, axis, True) - _extremum_share(bottom, x, axis, True)
+
+
+@defvjp(np.ptp, "x")
+def ptp_vjp(g, ans, x, axis=None, out=None, keepdims=False):
+    return unreduce(g, x, axis, keepdims) * _ptp_share(x, axis)
+
+
+@defjvp(np.ptp, "x")
+def ptp_jvp(t, ans, x, axis=None, out=None, keepdims=False):
+    return np.sum(t * _ptp_share(x, axis), axis=axis, keepdims=keepdims)
+
+
+def _median_share(x, axis):
+    """Weight 1 on the middle entry of each reduced slice, or 1/2 on the two middle ones."""
+    flat, restore = _along_last(x, axis)
+    order = np.argsort(flat, axis=-1, kind="stable")
+    n = flat.shape[-1]
+    share = np.zeros(flat.shape, dtype=_float_dtype(x))
+    for middle in {(n - 1) // 2, n // 2}:
+        np.put_along_axis(share, order[..., middle : middle + 1], 1.0 if n % 2 else 0.5, axis=-1)
+    return restore(share)
+
+
+@defvjp(np.median, "x")
+def median_vjp(g, ans, x, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return unreduce(g, x, axis, keepdims) * _median_share(x, axis)
+
+
+@defjvp(np.median, "x")
+def median_jvp(t, ans, x, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return np.sum(t * _median_share(x, axis), axis=axis, keepdims=keepdims)
+
+
+# --- var, std -----------------------------------------------------------------------
+
+
+def _centered(x, axis):
+    return x - np.mean(x, axis=axis, keepdims=True)
+
+
+def _over(g, ans):
+    """g / ans, and 0 where ans is 0: std is 0 only when all entries are equal, a kink
+    (or, for one entry, a constant) where 0 is the subgradient taken."""
+    return np.where(ans == 0, 0.0, g / np.where(ans == 0, 1.0, ans))
+
+
+def _dof(ans, x, ddof):
+    """Entries per reduction minus ddof: the divisor of var."""
+    return np.size(x) / np.size(ans) - ddof
+
+
+@defvjp(np.var, "x")
+def var_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return unreduce(g, x, axis, keepdims) * _centered(x, axis) * (2.0 / _dof(ans, x, ddof))
+
+
+@defjvp(np.var, "x")
+def var_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return np.sum(t * _centered(x, axis), axis=axis, keepdims=keepdims) * (2.0 / _dof(ans, x, ddof))
+
+
+@defvjp(np.std, "x")
+def std_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return unreduce(_over(g, ans), x, axis, keepdims) * _centered(x, axis) / _dof(ans, x, ddof)
+
+
+@defjvp(np.std, "x")
+def std_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _over(np.sum(t * _centered(x, axis), axis=axis, keepdims=keepdims), ans) / _dof(ans, x, ddof)
+
+
+def _nan_centered(x, axis):
+    return np.where(np.isnan(x), 0.0, x - np.nanmean(x, axis=axis, keepdims=True))
+
+
+@defvjp(np.nanvar, "x")
+def nanvar_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return unreduce(g, x, axis, keepdims) * _nan_centered(x, axis) * (2.0 / (_valid_count(x, axis) - ddof))
+
+
+@defjvp(np.nanvar, "x")
+def nanvar_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return np.sum(t * _nan_centered(x, axis) * (2.0 / (_valid_count(x, axis) - ddof)), axis=axis, keepdims=keepdims)
+
+
+@defvjp(np.nanstd, "x")
+def nanstd_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return unreduce(_over(g, ans), x, axis, keepdims) * _nan_centered(x, axis) / (_valid_count(x, axis) - ddof)
+
+
+@defjvp(np.nanstd, "x")
+def nanstd_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _over(np.sum(t * _nan_centered(x, axis) / (_valid_count(x, axis) - ddof), axis=axis, keepdims=keepdims), ans)
+
+
+# --- average ------------------------------------------------------------------------
+
+
+def _full_weights(x, weights, axis):
+    """`weights` aligned with x the way np.average aligns them, broadcast to x's shape."""
+    x = np.asarray(x)
+    w = np.asarray(weights)
+    if w.shape != x.shape:
+        given = axis if isinstance(axis, tuple) else (axis,)
+        given = [a % x.ndim for a in given]
+        w = np.transpose(w, np.argsort(given))
+        w = w.reshape([x.shape[a] if a in given else 1 for a in range(x.ndim)])
+    return np.broadcast_to(w, x.shape)
+
+
+def _fold_weights(gw, x, weights, axis):
+    """The transpose of `_full_weights`: a gradient shaped like x back onto `weights`."""
+    if np.shape(weights) != np.shape(x):
+        given = [a % np.ndim(x) for a in (axis if isinstance(axis, tuple) else (axis,))]
+        gw = np.sum(gw, axis=tuple(a for a in range(np.ndim(x)) if a not in given))
+        gw = np.transpose(gw, np.argsort(np.argsort(given)))
+    return unbroadcast(gw, weights)
+
+
+def _average_parts(g, ans, returned):
+    """(cotangent of the average, of the weight sum, the average) for either output form."""
+    return (g[0], g[1], ans[0]) if returned else (g, None, ans)
+
+
+def _average_vjp_x(g, ans, x, axis, weights, returned, keepdims):
+    g_avg, _, avg = _average_parts(g, ans, returned)
+    if g_avg is None:
+        return zeros_like_grad(x)
+    spread = unreduce(g_avg, x, axis, keepdims)
+    if weights is None:
+        return unbroadcast(spread * (np.size(avg) / np.size(x)), x)
+    w = _full_weights(x, weights, axis)
+    return unbroadcast(spread * (w / np.sum(w, axis=axis, keepdims=True)), x)
+
+
+def _average_vjp_weights(g, ans, x, axis, weights, returned, keepdims):
+    g_avg, g_total, avg = _average_parts(g, ans, returned)
+    w = _full_weights(x, weights, axis)
+    gw = np.zeros(np.shape(x), dtype=_float_dtype(w))
+    if g_avg is not None:
+        offset = x - unreduce(avg, x, axis, keepdims)
+        gw = gw + unreduce(g_avg, x, axis, keepdims) * offset / np.sum(w, axis=axis, keepdims=True)
+    if g_total is not None:
+        gw = gw + unreduce(g_total, x, axis, keepdims)
+    return _fold_weights(gw, x, weights, axis)
+
+
+def _average_jvp_x(t, ans, x, axis, weights, returned, keepdims):
+    avg_dot = np.average(t, axis=axis, weights=weights, keepdims=keepdims)
+    return (avg_dot, np.zeros_like(ans[1])) if returned else avg_dot
+
+
+def _average_jvp_weights(t, ans, x, axis, weights, returned, keepdims):
+    _, _, avg = _average_parts((None, None), ans, returned)
+    w = _full_weights(x, weights, axis)
+    tw = _full_weights(x, t, axis)
+    offset = x - unreduce(avg, x, axis, keepdims)
+    avg_dot = np.sum(tw * offset, axis=axis, keepdims=keepdims) / np.sum(w, axis=axis, keepdims=keepdims)
+    if not returned:
+        return avg_dot
+    return avg_dot, np.broadcast_to(np.sum(tw, axis=axis, keepdims=keepdims), np.shape(avg))
+
+
+@defvjp(np.average, "x")
+def average_vjp_x(g, ans, x, axis=None, weights=None, returned=False, *, keepdims=False):
+    return _average_vjp_x(g, ans, x, axis, weights, returned, keepdims)
+
+
+@defvjp(np.average, "weights")
+def average_vjp_weights(g, ans, x, axis=None, weights=None, returned=False, *, keepdims=False):
+    return _average_vjp_weights(g, ans, x, axis, weights, returned, keepdims)
+
+
+@defjvp(np.average, "x")
+def average_jvp_x(t, ans, x, axis=None, weights=None, returned=False, *, keepdims=False):
+    return _average_jvp_x(t, ans, x, axis, weights, returned, keepdims)
+
+
+@defjvp(np.average, "weights")
+def average_jvp_weights(t, ans, x, axis=None, weights=None, returned=False, *, keepdims=False):
+    return _average_jvp_weights(t, ans, x, axis, weights, returned, keepdims)
+
+
+# --- scans: cumsum, cumprod ---------------------------------------------------------
+
+
+@defvjp(np.cumsum, "x")
+def cumsum_vjp(g, ans, x, axis=None, dtype=None, out=None):
+    return np.reshape(_reverse_cumsum(g, axis), np.shape(x))
+
+
+@defjvp(np.cumsum, "x")
+def cumsum_jvp(t, ans, x, axis=None, dtype=None, out=None):
+    return np.cumsum(t, axis=axis)
+
+
+@defvjp(np.add.accumulate, "x", name="Cumsum")
+def add_accumulate_vjp(g, ans, x, axis=0, dtype=None, out=None):
+    return _reverse_cumsum(g, axis)
+
+
+@defjvp(np.add.accumulate, "x")
+def add_accumulate_jvp(t, ans, x, axis=0, dtype=None, out=None):
+    return np.add.accumulate(t, axis)
+
+
+@defvjp(np.nancumsum, "x")
+def nancumsum_vjp(g, ans, x, axis=None, dtype=None, out=None):
+    return np.reshape(_reverse_cumsum(g, axis), np.shape(x)) * _not_nan(x)
+
+
+@defjvp(np.nancumsum, "x")
+def nancumsum_jvp(t, ans, x, axis=None, dtype=None, out=None):
+    return np.cumsum(t * _not_nan(x), axis=axis)
+
+
+def _scan_layout(axis, *arrays):
+    """Each array with the scanned axis last (flattened first when axis is None)."""
+    if axis is None:
+        return [np.reshape(a, -1) for a in arrays]
+    return [np.moveaxis(np.asarray(a), axis, -1) for a in arrays]
+
+
+def _unscan_layout(a, x, axis):
+    return np.reshape(a, np.shape(x)) if axis is None else np.moveaxis(a, -1, axis)
+
+
+def _cumprod_pieces(x):
+    """Masks before / at the first zero of each scan, and the products skipping that zero."""
+    zeros_seen = np.cumsum(x == 0, axis=-1)
+    before = zeros_seen == 0
+    first = (x == 0) & (zeros_seen == 1)
+    skipped = np.cumprod(np.where(first, 1.0, x), axis=-1)
+    return before, first, skipped
+
+
+def _cumprod_vjp(g, ans, x, axis):
+    """Exact with zeros: entries before the first zero divide out; the first zero uses
+    the products that skip it; entries after it get nothing."""
+    gm, am, xm = _scan_layout(axis, g, ans, x)
+    before, first, skipped = _cumprod_pieces(xm)
+    part = _reverse_cumsum(gm * am, -1) / np.where(before, xm, 1.0)
+    at_zero = _reverse_cumsum(gm * skipped, -1)
+    grad = np.where(before, part, 0.0) + np.where(first, at_zero, 0.0)
+    return _unscan_layout(grad, x, axis)
+
+
+def _cumprod_jvp(t, ans, x, axis):
+    tm, am, xm = _scan_layout(axis, t, ans, x)
+    before, first, skipped = _cumprod_pieces(xm)
+    part = am * np.cumsum(np.where(before, tm / np.where(before, xm, 1.0), 0.0), axis=-1)
+    t_at_zero = np.sum(np.where(first, tm, 0.0), axis=-1, keepdims=True)
+    out = np.where(before, part, t_at_zero * skipped)
+    return out if axis is None else np.moveaxis(out, -1, axis)
+
+
+@defvjp(np.cumprod, "x")
+def cumprod_vjp(g, ans, x, axis=None, dtype=None, out=None):
+    return _cumprod_vjp(g, ans, x, axis)
+
+
+@defjvp(np.cumprod, "x")
+def cumprod_jvp(t, ans, x, axis=None, dtype=None, out=None):
+    return _cumprod_jvp(t, ans, x, axis)
+
+
+@defvjp(np.nancumprod, "x")
+def nancumprod_vjp(g, ans, x, axis=None, dtype=None, out=None):
+    return _cumprod_vjp(g, ans, _nan_as(x, 1.0), axis) * _not_nan(x)
+
+
+@defjvp(np.nancumprod, "x")
+def nancumprod_jvp(t, ans, x, axis=None, dtype=None, out=None):
+    return _cumprod_jvp(t * _not_nan(x), ans, _nan_as(x, 1.0), axis)

@@ -1,0 +1,106 @@
+"""Activation functions that are not NumPy functions: sigmoid, relu, softplus,
+logsigmoid, softmax, log_softmax, and the logistic loss `sigmoid_cross_entropy`.
+Each primitive is a plain function of arrays (float32 stays float32) that cannot
+overflow. The elementwise ones have their local derivative as rule, for both
+modes; softmax and log_softmax, which couple the elements along `axis`, have
+full vector-Jacobian and Jacobian-vector products.
+"""
+
+import numpy as np
+
+from .registry import defjvp, defvjp, elementwise
+
+__all__ = ["sigmoid", "relu", "softplus", "logsigmoid", "softmax", "log_softmax", "sigmoid_cross_entropy"]
+
+
+def sigmoid(x):
+    """1 / (1 + exp(-x)); exp overflow for very negative x gives exactly 0."""
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-x))
+
+
+def relu(x):
+    """max(x, 0), with zero gradient at 0."""
+    return np.maximum(x, 0)
+
+
+def softplus(x):
+    """log(1 + exp(x)), computed without overflow."""
+    return np.logaddexp(0, x)
+
+
+def logsigmoid(x):
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), without overflow."""
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+def softmax(x, axis=-1):
+    """exp(x) / sum(exp(x)) along `axis`, shifted by the maximum so nothing overflows."""
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def log_softmax(x, axis=-1):
+    """x - log(sum(exp(x))) along `axis`, shifted by the maximum so nothing overflows."""
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+def sigmoid_cross_entropy(z, y):
+    """Binary cross entropy of logits `z` against targets `y`, elementwise:
+    (1 - y) * z - logsigmoid(z), PyTorch's formula."""
+    return (1 - y) * z - logsigmoid(z)
+
+
+@elementwise(sigmoid, name="Sigmoid")
+def sigmoid_d(ans, x):
+    return ans * (1.0 - ans)
+
+
+@elementwise(relu, name="Relu")
+def relu_d(ans, x):
+    return x > 0
+
+
+@elementwise(softplus, name="Softplus")
+def softplus_d(ans, x):
+    return np.exp(x - ans)
+
+
+@elementwise(logsigmoid, name="LogSigmoid")
+def logsigmoid_d(ans, x):
+    return np.exp(ans - x)
+
+
+@elementwise(sigmoid_cross_entropy, "z", name="SigmoidCrossEntropy")
+def sigmoid_cross_entropy_dz(ans, z, y):
+    return np.exp(-np.logaddexp(0.0, -z)) - y
+
+
+@elementwise(sigmoid_cross_entropy, "y")
+def sigmoid_cross_entropy_dy(ans, z, y):
+    return -z
+
+
+# softmax and log_softmax couple the elements along `axis`: the rules are full
+# vector-Jacobian / Jacobian-vector products (the Jacobian of softmax is symmetric).
+
+
+@defvjp(softmax, "x", name="Softmax")
+def softmax_vjp(g, ans, x, axis=-1):
+    return ans * (g - np.sum(g * ans, axis=axis, keepdims=True))
+
+
+@defjvp(softmax, "x")
+def softmax_jvp(t, ans, x, axis=-1):
+    return ans * (t - np.sum(t * ans, axis=axis, keepdims=True))
+
+
+@defvjp(log_softmax, "x", name="LogSoftmax")
+def log_softmax_vjp(g, ans, x, axis=-1):
+    return g - np.exp(ans) * np.sum(g, axis=axis, keepdims=True)
+
+
+@defjvp(log_softmax, "x")
+def log_softmax_jvp(t, ans, x, axis=-1):
+    return t - np.sum(np.exp(ans) * t, axis=axis, keepdims=True)

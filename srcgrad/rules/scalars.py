@@ -1,0 +1,258 @@
+"""The `math` module and scalar builtins (`abs`, `float`, `sum`): Python floats in,
+Python floats out.
+
+Rules use `math`, not NumPy, so that a gradient for a float stays a float. `sum` and
+`math.fsum` take one parameter holding a sequence; their reverse rule returns a list
+with one gradient per element, and their forward rule takes a list of tangents (an
+entry may be None: that element is a constant).
+"""
+
+import builtins
+import math
+
+import numpy as np
+
+from ..runtime import unbroadcast
+from .registry import defjvp, defvjp, elementwise
+
+
+@elementwise(math.sin)
+def math_sin_d(ans, x):
+    return math.cos(x)
+
+
+@elementwise(math.cos)
+def math_cos_d(ans, x):
+    return -math.sin(x)
+
+
+@elementwise(math.tan)
+def math_tan_d(ans, x):
+    return 1.0 + ans * ans
+
+
+@elementwise(math.asin)
+def math_asin_d(ans, x):
+    return 1.0 / math.sqrt(1.0 - x * x)
+
+
+@elementwise(math.acos)
+def math_acos_d(ans, x):
+    return -1.0 / math.sqrt(1.0 - x * x)
+
+
+@elementwise(math.atan)
+def math_atan_d(ans, x):
+    return 1.0 / (1.0 + x * x)
+
+
+@elementwise(math.sinh)
+def math_sinh_d(ans, x):
+    return math.cosh(x)
+
+
+@elementwise(math.cosh)
+def math_cosh_d(ans, x):
+    return math.sinh(x)
+
+
+@elementwise(math.tanh)
+def math_tanh_d(ans, x):
+    return 1.0 - ans * ans
+
+
+@elementwise(math.asinh)
+def math_asinh_d(ans, x):
+    return 1.0 / math.sqrt(x * x + 1.0)
+
+
+@elementwise(math.acosh)
+def math_acosh_d(ans, x):
+    return 1.0 / math.sqrt(x * x - 1.0)
+
+
+@elementwise(math.atanh)
+def math_atanh_d(ans, x):
+    return 1.0 / (1.0 - x * x)
+
+
+@elementwise(math.exp)
+def math_exp_d(ans, x):
+    return ans
+
+
+@elementwise(math.expm1)
+def math_expm1_d(ans, x):
+    return ans + 1.0
+
+
+@elementwise(math.log, "x")
+def math_log_d(ans, x, base=math.e):
+    return 1.0 / (x * math.log(base))
+
+
+@elementwise(math.log, "base")
+def math_log_dbase(ans, x, base=math.e):
+    return -ans / (base * math.log(base))
+
+
+@elementwise(math.log1p)
+def math_log1p_d(ans, x):
+    return 1.0 / (1.0 + x)
+
+
+@elementwise(math.log2)
+def math_log2_d(ans, x):
+    return 1.0 / (x * math.log(2.0))
+
+
+@elementwise(math.log10)
+def math_log10_d(ans, x):
+    return 1.0 / (x * math.log(10.0))
+
+
+@elementwise(math.sqrt)
+def math_sqrt_d(ans, x):
+    return 0.5 / ans
+
+
+@elementwise(math.pow, "x")
+def math_pow_dx(ans, x, y):
+    return y * math.pow(x, y - 1.0)
+
+
+@elementwise(math.pow, "y")
+def math_pow_dy(ans, x, y):
+    return ans * math.log(x) if x > 0 else 0.0
+
+
+@elementwise(math.atan2, "y")
+def math_atan2_dy(ans, y, x):
+    return x / (x * x + y * y)
+
+
+@elementwise(math.atan2, "x")
+def math_atan2_dx(ans, y, x):
+    return -y / (x * x + y * y)
+
+
+@elementwise(math.hypot, "x")
+def math_hypot_dx(ans, x, y):
+    return x / ans
+
+
+@elementwise(math.hypot, "y")
+def math_hypot_dy(ans, x, y):
+    return y / ans
+
+
+@elementwise(math.fabs)
+def math_fabs_d(ans, x):
+    return math.copysign(1.0, x) if x else 0.0
+
+
+@elementwise(math.copysign, "x")
+def math_copysign_dx(ans, x, y):
+    return math.copysign(1.0, x) * math.copysign(1.0, ans) if x else 0.0
+
+
+@elementwise(math.copysign, "y")
+def math_copysign_dy(ans, x, y):
+    return 0.0
+
+
+@elementwise(math.fmod, "x")
+def math_fmod_dx(ans, x, y):
+    return 1.0
+
+
+@elementwise(math.fmod, "y")
+def math_fmod_dy(ans, x, y):
+    return -math.trunc(x / y)
+
+
+@elementwise(math.remainder, "x")
+def math_remainder_dx(ans, x, y):
+    return 1.0
+
+
+@elementwise(math.remainder, "y")
+def math_remainder_dy(ans, x, y):
+    return (ans - x) / y
+
+
+@elementwise(math.erf)
+def math_erf_d(ans, x):
+    return 2.0 / math.sqrt(math.pi) * math.exp(-x * x)
+
+
+@elementwise(math.erfc)
+def math_erfc_d(ans, x):
+    return -2.0 / math.sqrt(math.pi) * math.exp(-x * x)
+
+
+@elementwise(math.degrees)
+def math_degrees_d(ans, x):
+    return 180.0 / math.pi
+
+
+@elementwise(math.radians)
+def math_radians_d(ans, x):
+    return math.pi / 180.0
+
+
+@elementwise(builtins.abs)
+def builtin_abs_d(ans, x):
+    return np.sign(x)
+
+
+@defvjp(builtins.float, "x")
+def float_vjp(g, ans, x):
+    return g
+
+
+@defjvp(builtins.float, "x")
+def float_jvp(t, ans, x):
+    return float(t)
+
+
+def _spread(g, iterable):
+    """The gradient of a sum over `iterable`: `g` for every element (rows of an array)."""
+    if isinstance(iterable, np.ndarray):
+        return unbroadcast(g, iterable)
+    return [unbroadcast(g, item) for item in iterable]
+
+
+def _sum_tangents(t):
+    """Sum a sequence of tangents (rows of an array), skipping constants (None)."""
+    return builtins.sum(item for item in t if item is not None)
+
+
+@defvjp(builtins.sum, "iterable")
+def sum_vjp_iterable(g, ans, iterable, start=0):
+    return _spread(g, iterable)
+
+
+@defvjp(builtins.sum, "start")
+def sum_vjp_start(g, ans, iterable, start=0):
+    return unbroadcast(g, start)
+
+
+@defjvp(builtins.sum, "iterable")
+def sum_jvp_iterable(t, ans, iterable, start=0):
+    return _sum_tangents(t)
+
+
+@defjvp(builtins.sum, "start")
+def sum_jvp_start(t, ans, iterable, start=0):
+    return t
+
+
+@defvjp(math.fsum, "seq")
+def fsum_vjp(g, ans, seq):
+    return _spread(g, seq)
+
+
+@defjvp(math.fsum, "seq")
+def fsum_jvp(t, ans, seq):
+    return _sum_tangents(t)

@@ -1,0 +1,321 @@
+"""Functions of 1-D sequences and sampled data: diff, ediff1d, trapezoid, convolve,
+correlate, polyval, interp.
+
+All are linear in their data (and, for polyval, trapezoid and interp, smooth in their
+sample points), so reverse rules are transposes: the transpose of a difference is a
+negated difference of the zero-padded cotangent, of a convolution a correlation
+against the full-length cotangent. `interp` differentiates in `x` (the slope of the
+piece each point falls on, 0 beyond the ends) and in `fp`; `period=` is not supported.
+"""
+
+import numpy as np
+
+from ..runtime import unbroadcast
+from .registry import defjvp, defvjp
+
+
+def _like_sequence(items, sequence):
+    """`items` in the container kind of `sequence`: a list for a list, else a tuple."""
+    return list(items) if isinstance(sequence, list) else tuple(items)
+
+
+# --- differences and integrals ------------------------------------------------------
+
+
+def _pad_axis(a, axis, before, after):
+    widths = [(0, 0)] * np.ndim(a)
+    widths[axis] = (before, after)
+    return np.pad(a, widths)
+
+
+def _diff_transpose(g, axis):
+    """The transpose of one `np.diff` along `axis`."""
+    return -np.diff(_pad_axis(g, axis, 1, 1), axis=axis)
+
+
+def _edge_length(edge, axis):
+    return 0 if edge is None else (1 if np.ndim(edge) == 0 else np.shape(edge)[axis])
+
+
+def _diff_vjp(g, x, n, axis, prepend, append):
+    for _ in range(n):
+        g = _diff_transpose(g, axis)
+    start = _edge_length(prepend, axis)
+    return unbroadcast(np.take(g, range(start, start + np.shape(x)[axis]), axis=axis), x)
+
+
+def _diff_jvp(t, n, axis, prepend, append):
+    """np.diff of the tangent; constant edges get zero tangents of the edges' own dtype,
+    so the result promotes the way the primal does."""
+    edges = {}
+    if prepend is not None:
+        edges["prepend"] = np.zeros_like(np.asarray(prepend))
+    if append is not None:
+        edges["append"] = np.zeros_like(np.asarray(append))
+    return np.diff(t, n=n, axis=axis, **edges)
+
+
+@defvjp(np.diff, "x")
+def diff_vjp(g, ans, x, n=1, axis=-1, prepend=None, append=None):
+    return _diff_vjp(g, x, n, axis, prepend, append)
+
+
+@defjvp(np.diff, "x")
+def diff_jvp(t, ans, x, n=1, axis=-1, prepend=None, append=None):
+    return _diff_jvp(t, n, axis, prepend, append)
+
+
+def _ediff1d_vjp(g, ary, to_end, to_begin):
+    start = np.size(to_begin) if to_begin is not None else 0
+    middle = g[start : start + np.size(ary) - 1]
+    return unbroadcast(np.reshape(_diff_transpose(middle, 0), np.shape(ary)), ary)
+
+
+def _ediff1d_jvp(t, to_end, to_begin):
+    zeros_or_none = [None if e is None else np.zeros(np.size(e), dtype=np.result_type(t)) for e in (to_end, to_begin)]
+    return np.ediff1d(t, to_end=zeros_or_none[0], to_begin=zeros_or_none[1])
+
+
+@defvjp(np.ediff1d, "ary")
+def ediff1d_vjp(g, ans, ary, to_end=None, to_begin=None):
+    return _ediff1d_vjp(g, ary, to_end, to_begin)
+
+
+@defjvp(np.ediff1d, "ary")
+def ediff1d_jvp(t, ans, ary, to_end=None, to_begin=None):
+    return _ediff1d_jvp(t, to_end, to_begin)
+
+
+def _along(v, axis, ndim):
+    """A 1-D array shaped to broadcast along `axis` of an ndim-dimensional array."""
+    shape = [1] * ndim
+    shape[axis] = -1
+    return np.reshape(v, shape)
+
+
+def _trapezoid_weights(y, x, dx, axis):
+    """d trapezoid / dy: half of each neighbouring spacing, broadcastable against y."""
+    ndim = np.ndim(y)
+    if x is None:
+        spacing = _along(np.full(np.shape(y)[axis] - 1, dx), axis, ndim)
+    elif np.ndim(x) == 1:
+        spacing = _along(np.diff(x), axis, ndim)
+    else:
+        spacing = np.diff(x, axis=axis)
+    return 0.5 * (_pad_axis(spacing, axis, 1, 0) + _pad_axis(spacing, axis, 0, 1))
+
+
+def _trapezoid_x_derivative(y, axis):
+    """d trapezoid / dx at each sample: mean of the interval before minus the one after."""
+    n = np.shape(y)[axis]
+    mids = 0.5 * (np.take(y, range(1, n), axis=axis) + np.take(y, range(n - 1), axis=axis))
+    return _diff_transpose(mids, axis)
+
+
+def _trapezoid_vjp_x(g, y, x, axis):
+    grad = np.expand_dims(g, axis) * _trapezoid_x_derivative(y, axis)
+    if np.ndim(x) == 1 and np.ndim(y) != 1:
+        grad = np.sum(grad, axis=tuple(a for a in range(np.ndim(y)) if a != axis % np.ndim(y)))
+    return unbroadcast(grad, x)
+
+
+def _trapezoid_jvp_x(t, y, x, axis):
+    t = _along(t, axis, np.ndim(y)) if np.ndim(x) == 1 else t
+    return np.sum(t * _trapezoid_x_derivative(y, axis), axis=axis)
+
+
+def _trapezoid_unit(y, x, axis):
+    """d trapezoid / d dx: the integral with unit spacing, or 0 when x is given."""
+    return np.trapezoid(y, axis=axis) if x is None else np.zeros_like(np.trapezoid(y, axis=axis))
+
+
+@defvjp(np.trapezoid, "y")
+def trapezoid_vjp_y(g, ans, y, x=None, dx=1.0, axis=-1):
+    return unbroadcast(np.expand_dims(g, axis) * _trapezoid_weights(y, x, dx, axis), y)
+
+
+@defvjp(np.trapezoid, "x")
+def trapezoid_vjp_x(g, ans, y, x=None, dx=1.0, axis=-1):
+    return _trapezoid_vjp_x(g, y, x, axis)
+
+
+@defvjp(np.trapezoid, "dx")
+def trapezoid_vjp_dx(g, ans, y, x=None, dx=1.0, axis=-1):
+    return unbroadcast(g * _trapezoid_unit(y, x, axis), dx)
+
+
+@defjvp(np.trapezoid, "y")
+def trapezoid_jvp_y(t, ans, y, x=None, dx=1.0, axis=-1):
+    return np.trapezoid(t, x=x, dx=dx, axis=axis)
+
+
+@defjvp(np.trapezoid, "x")
+def trapezoid_jvp_x(t, ans, y, x=None, dx=1.0, axis=-1):
+    return _trapezoid_jvp_x(t, y, x, axis)
+
+
+@defjvp(np.trapezoid, "dx")
+def trapezoid_jvp_dx(t, ans, y, x=None, dx=1.0, axis=-1):
+    return t * _trapezoid_unit(y, x, axis)
+
+
+# --- 1-D convolutions, polynomials, interpolation -----------------------------------
+
+
+def _full_offset(correlate, mode, n, m):
+    """Where the `mode` output of np.convolve/np.correlate starts inside the full one."""
+    if mode == "full":
+        return 0
+    if mode == "valid":
+        return min(n, m) - 1
+    if correlate:
+        return (m - 1) // 2 if n >= m else n // 2
+    return (min(n, m) - 1) // 2
+
+
+def _full_cotangent(g, correlate, mode, x, v):
+    """g placed in a zero array as long as the full convolution."""
+    n, m = np.size(x), np.size(v)
+    full = np.zeros(n + m - 1, dtype=np.result_type(g))
+    start = _full_offset(correlate, mode, n, m)
+    full[start : start + np.size(g)] = g
+    return full
+
+
+@defvjp(np.convolve, "x")
+def convolve_vjp_x(g, ans, x, v, mode="full"):
+    return unbroadcast(np.correlate(_full_cotangent(g, False, mode, x, v), v, "valid"), x)
+
+
+@defvjp(np.convolve, "v")
+def convolve_vjp_v(g, ans, x, v, mode="full"):
+    return unbroadcast(np.correlate(_full_cotangent(g, False, mode, x, v), x, "valid"), v)
+
+
+@defjvp(np.convolve, "x")
+def convolve_jvp_x(t, ans, x, v, mode="full"):
+    return np.convolve(t, v, mode)
+
+
+@defjvp(np.convolve, "v")
+def convolve_jvp_v(t, ans, x, v, mode="full"):
+    return np.convolve(x, t, mode)
+
+
+@defvjp(np.correlate, "x")
+def correlate_vjp_x(g, ans, x, v, mode="valid"):
+    return unbroadcast(np.correlate(_full_cotangent(g, True, mode, x, v), np.flip(v), "valid"), x)
+
+
+@defvjp(np.correlate, "v")
+def correlate_vjp_v(g, ans, x, v, mode="valid"):
+    return unbroadcast(np.flip(np.correlate(_full_cotangent(g, True, mode, x, v), x, "valid")), v)
+
+
+@defjvp(np.correlate, "x")
+def correlate_jvp_x(t, ans, x, v, mode="valid"):
+    return np.correlate(t, v, mode)
+
+
+@defjvp(np.correlate, "v")
+def correlate_jvp_v(t, ans, x, v, mode="valid"):
+    return np.correlate(x, t, mode)
+
+
+def _polyder(p):
+    """Coefficients of the derivative polynomial, in p's dtype."""
+    p = np.asarray(p)
+    return (p[:-1] * np.arange(len(p) - 1, 0, -1)).astype(p.dtype, copy=False)
+
+
+def _polyval_vjp_p(g, p, x):
+    """d polyval / d p[i] = x ** (degree - i); a list of floats for a list of floats."""
+    degree = np.size(p) - 1
+    grads = [np.sum(g * x ** (degree - i)) for i in range(degree + 1)]
+    if isinstance(p, (list, tuple)):
+        return _like_sequence([unbroadcast(d, item) for d, item in zip(grads, p)], p)
+    return unbroadcast(np.array(grads), p)
+
+
+def _polyval_jvp_p(t, p, x):
+    if isinstance(p, (list, tuple)):
+        t = [0.0 if item is None else item for item in t]
+    return np.polyval(t, x)
+
+
+@defvjp(np.polyval, "p")
+def polyval_vjp_p(g, ans, p, x):
+    return _polyval_vjp_p(g, p, x)
+
+
+@defvjp(np.polyval, "x")
+def polyval_vjp_x(g, ans, p, x):
+    return unbroadcast(g * np.polyval(_polyder(p), x), x)
+
+
+@defjvp(np.polyval, "p")
+def polyval_jvp_p(t, ans, p, x):
+    return _polyval_jvp_p(t, p, x)
+
+
+@defjvp(np.polyval, "x")
+def polyval_jvp_x(t, ans, p, x):
+    return t * np.polyval(_polyder(p), x)
+
+
+def _check_period(period):
+    if period is not None:
+        raise NotImplementedError("numpy.interp derivatives do not support period=")
+
+
+def _interp_slope(x, xp, fp, period):
+    """The slope of the piece each x falls on, 0 outside [xp[0], xp[-1]]; in float64
+    like np.interp's result."""
+    _check_period(period)
+    slopes = np.diff(fp) / np.diff(xp)
+    piece = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, len(xp) - 2)
+    inside = (x >= xp[0]) & (x <= xp[-1])
+    return np.where(inside, slopes[piece], 0.0).astype(np.float64)
+
+
+def _interp_vjp_fp(g, x, xp, fp, left, right, period):
+    """Each x reads two neighbouring fp values with weights 1 - s and s; beyond the ends
+    it reads the end value, unless `left` / `right` replace it with a constant."""
+    _check_period(period)
+    x = np.asarray(x)
+    n = len(xp)
+    piece = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
+    s = np.clip((x - xp[piece]) / (xp[piece + 1] - xp[piece]), 0.0, 1.0)
+    weight = np.broadcast_to(g, x.shape)
+    weight = np.where((x < xp[0]) & (left is not None), 0.0, weight)
+    weight = np.where((x > xp[-1]) & (right is not None), 0.0, weight)
+    grad = np.zeros(n, dtype=np.result_type(weight))
+    np.add.at(grad, piece, weight * (1.0 - s))
+    np.add.at(grad, piece + 1, weight * s)
+    return unbroadcast(grad, fp)
+
+
+def _interp_jvp_fp(t, x, xp, left, right, period):
+    """np.interp is linear in fp; constant `left` / `right` values get zero tangents."""
+    _check_period(period)
+    return np.interp(x, xp, t, left=None if left is None else 0.0, right=None if right is None else 0.0)
+
+
+@defvjp(np.interp, "x")
+def interp_vjp_x(g, ans, x, xp, fp, left=None, right=None, period=None):
+    return unbroadcast(g * _interp_slope(x, xp, fp, period), x)
+
+
+@defvjp(np.interp, "fp")
+def interp_vjp_fp(g, ans, x, xp, fp, left=None, right=None, period=None):
+    return _interp_vjp_fp(g, x, xp, fp, left, right, period)
+
+
+@defjvp(np.interp, "x")
+def interp_jvp_x(t, ans, x, xp, fp, left=None, right=None, period=None):
+    return t * _interp_slope(x, xp, fp, period)
+
+
+@defjvp(np.interp, "fp")
+def interp_jvp_fp(t, ans, x, xp, fp, left=None, right=None, period=None):
+    return _interp_jvp_fp(t, x, xp, left, right, period)

@@ -1,0 +1,327 @@
+"""Joining and splitting several arrays: concatenate, stack, hstack, vstack, dstack,
+column_stack, append, split and its variants, atleast_1d/2d/3d, broadcast_arrays,
+meshgrid, and `np.array` / `np.asarray` of a (nested) list of differentiable values.
+
+Conventions for sequences, shared with `linalg.py` (`einsum`, `multi_dot`):
+
+- A parameter holding a sequence of arrays (`arrays` of concatenate, `*arys` of
+  atleast_1d, the list given to np.array) has ONE reverse rule that returns a list
+  or tuple of gradients, one per element, each shaped and typed like its element
+  (a list for a list argument, a tuple otherwise; nested lists for np.array). Its
+  forward rule takes such a sequence of tangents, in which None marks an element
+  that is a constant.
+- A primal returning several arrays (split, broadcast_arrays, meshgrid, and
+  slogdet/eigh/qr/svd in `linalg.py`) receives its cotangent as a sequence with one
+  entry per output, None for an output that receives no gradient; its forward rule
+  returns a tuple (a list where NumPy returns a list) of output tangents.
+"""
+
+import numpy as np
+
+from ..runtime import unbroadcast, zeros_like_grad
+from .registry import defjvp, defvjp
+
+# --- helpers ------------------------------------------------------------------------
+
+
+def _like(items, sequence):
+    """`items` in the container kind of `sequence`: a list for a list, else a tuple."""
+    return list(items) if isinstance(sequence, list) else tuple(items)
+
+
+def _fill(tangents, values):
+    """Tangents for each element, with zeros where an element is a constant (None)."""
+    return [zeros_like_grad(np.asarray(v)) if t is None else t for t, v in zip(tangents, values)]
+
+
+def _cotangents(g, outputs):
+    """The cotangent of each output, with zeros where an output received none."""
+    return [np.zeros_like(out) if item is None else item for item, out in zip(g, outputs)]
+
+
+def _split_joined(g, arrays, promote, axis):
+    """The transpose of joining `promote(a)` for a in arrays along `axis`: cut g into
+    pieces, one per element, and give each the element's own shape and type."""
+    sizes = [np.shape(promote(a))[axis] for a in arrays]
+    pieces = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    return _like((unbroadcast(np.reshape(p, np.shape(a)), a) for p, a in zip(pieces, arrays)), arrays)
+
+
+def _as_column(a):
+    a = np.asarray(a)
+    return a.reshape(-1, 1) if a.ndim < 2 else a
+
+
+def _hstack_axis(tup):
+    return 0 if np.ndim(np.atleast_1d(tup[0])) == 1 else 1
+
+
+# --- joining ------------------------------------------------------------------------
+
+
+@defvjp(np.concatenate, "arrays", name="Cat")
+def concatenate_vjp(g, ans, arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    return _split_joined(g, arrays, np.ravel if axis is None else np.asarray, 0 if axis is None else axis)
+
+
+@defjvp(np.concatenate, "arrays")
+def concatenate_jvp(t, ans, arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    return np.concatenate(_fill(t, arrays), axis=axis)
+
+
+@defvjp(np.hstack, "tup")
+def hstack_vjp(g, ans, tup, *, dtype=None, casting="same_kind"):
+    return _split_joined(g, tup, np.atleast_1d, _hstack_axis(tup))
+
+
+@defjvp(np.hstack, "tup")
+def hstack_jvp(t, ans, tup, *, dtype=None, casting="same_kind"):
+    return np.hstack(_fill(t, tup))
+
+
+@defvjp(np.vstack, "tup")
+def vstack_vjp(g, ans, tup, *, dtype=None, casting="same_kind"):
+    return _split_joined(g, tup, np.atleast_2d, 0)
+
+
+@defjvp(np.vstack, "tup")
+def vstack_jvp(t, ans, tup, *, dtype=None, casting="same_kind"):
+    return np.vstack(_fill(t, tup))
+
+
+@defvjp(np.dstack, "tup")
+def dstack_vjp(g, ans, tup):
+    return _split_joined(g, tup, np.atleast_3d, 2)
+
+
+@defjvp(np.dstack, "tup")
+def dstack_jvp(t, ans, tup):
+    return np.dstack(_fill(t, tup))
+
+
+@defvjp(np.column_stack, "tup")
+def column_stack_vjp(g, ans, tup):
+    return _split_joined(g, tup, _as_column, 1)
+
+
+@defjvp(np.column_stack, "tup")
+def column_stack_jvp(t, ans, tup):
+    return np.column_stack(_fill(t, tup))
+
+
+def _unstack(g, arrays, axis):
+    """The transpose of np.stack: slice i of g along `axis` is element i's gradient."""
+    return _like((unbroadcast(np.take(g, i, axis=axis), a) for i, a in enumerate(arrays)), arrays)
+
+
+@defvjp(np.stack, "arrays")
+def stack_vjp(g, ans, arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    return _unstack(g, arrays, axis)
+
+
+@defjvp(np.stack, "arrays")
+def stack_jvp(t, ans, arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    return np.stack(_fill(t, arrays), axis=axis)
+
+
+def _append_parts(g, arr, values, axis):
+    """The gradients of `arr` and `values` in np.append(arr, values, axis)."""
+    promote = np.ravel if axis is None else np.asarray
+    return _split_joined(g, (arr, values), promote, 0 if axis is None else axis)
+
+
+@defvjp(np.append, "arr")
+def append_vjp_arr(g, ans, arr, values, axis=None):
+    return _append_parts(g, arr, values, axis)[0]
+
+
+@defvjp(np.append, "values")
+def append_vjp_values(g, ans, arr, values, axis=None):
+    return _append_parts(g, arr, values, axis)[1]
+
+
+@defjvp(np.append, "arr")
+def append_jvp_arr(t, ans, arr, values, axis=None):
+    return np.append(t, zeros_like_grad(np.asarray(values)), axis)
+
+
+@defjvp(np.append, "values")
+def append_jvp_values(t, ans, arr, values, axis=None):
+    return np.append(zeros_like_grad(np.asarray(arr)), t, axis)
+
+
+# --- splitting ----------------------------------------------------------------------
+
+
+def _join_pieces(g, pieces, x, axis):
+    """The transpose of a split: put the pieces' cotangents back together along `axis`."""
+    return unbroadcast(np.concatenate(_cotangents(g, pieces), axis=axis), x)
+
+
+def _hsplit_axis(x):
+    return 1 if np.ndim(x) > 1 else 0
+
+
+@defvjp(np.split, "x")
+@defvjp(np.array_split, "x")
+def split_vjp(g, ans, x, indices_or_sections, axis=0):
+    return _join_pieces(g, ans, x, axis)
+
+
+@defjvp(np.split, "x")
+def split_jvp(t, ans, x, indices_or_sections, axis=0):
+    return np.split(t, indices_or_sections, axis)
+
+
+@defjvp(np.array_split, "x")
+def array_split_jvp(t, ans, x, indices_or_sections, axis=0):
+    return np.array_split(t, indices_or_sections, axis)
+
+
+@defvjp(np.hsplit, "x")
+def hsplit_vjp(g, ans, x, indices_or_sections):
+    return _join_pieces(g, ans, x, _hsplit_axis(x))
+
+
+@defjvp(np.hsplit, "x")
+def hsplit_jvp(t, ans, x, indices_or_sections):
+    return np.hsplit(t, indices_or_sections)
+
+
+@defvjp(np.vsplit, "x")
+def vsplit_vjp(g, ans, x, indices_or_sections):
+    return _join_pieces(g, ans, x, 0)
+
+
+@defjvp(np.vsplit, "x")
+def vsplit_jvp(t, ans, x, indices_or_sections):
+    return np.vsplit(t, indices_or_sections)
+
+
+@defvjp(np.dsplit, "x")
+def dsplit_vjp(g, ans, x, indices_or_sections):
+    return _join_pieces(g, ans, x, 2)
+
+
+@defjvp(np.dsplit, "x")
+def dsplit_jvp(t, ans, x, indices_or_sections):
+    return np.dsplit(t, indices_or_sections)
+
+
+# --- promotion and broadcasting of several arrays -----------------------------------
+
+
+def _reshape_each(g, arrays):
+    """Gradients for `*arrays` of a function that only reshapes each one; with a single
+    array NumPy returns it bare, so its cotangent comes bare too."""
+    g = (g,) if len(arrays) == 1 else g
+    return tuple(
+        zeros_like_grad(a) if item is None else unbroadcast(np.reshape(item, np.shape(a)), a)
+        for item, a in zip(g, arrays)
+    )
+
+
+@defvjp(np.atleast_1d, "arys")
+@defvjp(np.atleast_2d, "arys")
+@defvjp(np.atleast_3d, "arys")
+def atleast_vjp(g, ans, *arys):
+    return _reshape_each(g, arys)
+
+
+@defjvp(np.atleast_1d, "arys")
+def atleast_1d_jvp(t, ans, *arys):
+    return np.atleast_1d(*_fill(t, arys))
+
+
+@defjvp(np.atleast_2d, "arys")
+def atleast_2d_jvp(t, ans, *arys):
+    return np.atleast_2d(*_fill(t, arys))
+
+
+@defjvp(np.atleast_3d, "arys")
+def atleast_3d_jvp(t, ans, *arys):
+    return np.atleast_3d(*_fill(t, arys))
+
+
+def _unbroadcast_each(g, arrays):
+    return tuple(zeros_like_grad(a) if item is None else unbroadcast(item, a) for item, a in zip(g, arrays))
+
+
+@defvjp(np.broadcast_arrays, "args")
+def broadcast_arrays_vjp(g, ans, *args, subok=False):
+    return _unbroadcast_each(g, args)
+
+
+@defjvp(np.broadcast_arrays, "args")
+def broadcast_arrays_jvp(t, ans, *args, subok=False):
+    return np.broadcast_arrays(*_fill(t, args))
+
+
+def _meshgrid_vjp(g, xi, sparse, indexing):
+    """Each grid repeats one (flattened) input along the other axes: sum them out."""
+    grads = []
+    for k, (item, x) in enumerate(zip(g, xi)):
+        if item is None:
+            grads.append(zeros_like_grad(x))
+            continue
+        own = {0: 1, 1: 0}.get(k, k) if indexing == "xy" and len(xi) > 1 else k
+        summed = np.sum(item, axis=tuple(a for a in range(np.ndim(item)) if a != own))
+        grads.append(unbroadcast(np.reshape(summed, np.shape(x)), x))
+    return tuple(grads)
+
+
+@defvjp(np.meshgrid, "xi")
+def meshgrid_vjp(g, ans, *xi, copy=True, sparse=False, indexing="xy"):
+    return _meshgrid_vjp(g, xi, sparse, indexing)
+
+
+@defjvp(np.meshgrid, "xi")
+def meshgrid_jvp(t, ans, *xi, copy=True, sparse=False, indexing="xy"):
+    return np.meshgrid(*_fill(t, xi), copy=copy, sparse=sparse, indexing=indexing)
+
+
+# --- np.array / np.asarray of nested lists ------------------------------------------
+
+
+def _unpack(g, value):
+    """The transpose of np.array(value): a gradient with value's nesting, each leaf
+    shaped and typed like the leaf it belongs to."""
+    g = np.reshape(g, np.shape(value))
+    if isinstance(value, (list, tuple)):
+        return _like((_unpack(g[i], item) for i, item in enumerate(value)), value)
+    return unbroadcast(g, value)
+
+
+def _pack(t, value):
+    """Tangents with value's nesting, zeros for constant (None) leaves or sub-lists."""
+    if t is None:
+        return np.zeros(np.shape(value))
+    if isinstance(value, (list, tuple)):
+        return [_pack(item_t, item) for item_t, item in zip(t, value)]
+    return t
+
+
+@defvjp(np.array, "object")
+def array_vjp(
+    g, ans, object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndmax=0, like=None
+):
+    return _unpack(g, object)
+
+
+@defjvp(np.array, "object")
+def array_jvp(
+    t, ans, object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndmax=0, like=None
+):
+    return np.array(_pack(t, object), dtype=np.result_type(ans), ndmin=ndmin)
+
+
+@defvjp(np.asarray, "a")
+@defvjp(np.asanyarray, "a")
+def asarray_vjp(g, ans, a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    return _unpack(g, a)
+
+
+@defjvp(np.asarray, "a")
+@defjvp(np.asanyarray, "a")
+def asarray_jvp(t, ans, a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    return np.asarray(_pack(t, a), dtype=np.result_type(ans))

@@ -1,0 +1,817 @@
+"""One line per primitive: every derivative rule checked in both modes against central
+finite differences, the dot-product test linking them, and float32/0-d preservation.
+
+Rules are called directly through `srcgrad.rules.lookup(fn)`; the compiler is not
+involved. Inputs are random (seeded per test) and kept away from kinks and poles.
+"""
+
+import builtins
+import math
+import operator
+import zlib
+
+import numpy as np
+import pytest
+from rule_checks import Call, Uniform as U, check_dtypes, check_rule, materialize
+
+import srcgrad.rules as rules
+
+
+def run(fn, *args, rtol=1e-6, atol=1e-7, dtypes=True, **kwargs):
+    """Check `fn` at `args`: both modes in float64, then the float32 dtype contract."""
+    rng = np.random.default_rng(zlib.crc32(repr((getattr(fn, "__name__", ""), args, kwargs)).encode()))
+    args, kwargs = materialize(list(args), rng), materialize(kwargs, rng)
+    check_rule(fn, *args, rtol=rtol, atol=atol, **kwargs)
+    if dtypes:
+        check_dtypes(fn, *args, **kwargs)
+
+
+def _show(value):
+    if isinstance(value, np.ndarray):
+        return f"A{value.shape}"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(map(_show, value))
+        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+    return getattr(value, "__name__", None) or repr(value)
+
+
+def case(fn, *args, **kwargs):
+    """A test-table entry; pytest shows it as `name(args, kwargs)`."""
+    name = getattr(fn, "__qualname__", getattr(fn, "__name__", str(fn)))
+    shown = ", ".join([*map(_show, args), *(f"{k}={_show(v)}" for k, v in kwargs.items())])
+    return pytest.param(fn, args, kwargs, id=f"{name}({shown})")
+
+
+# --- elementwise: unary ---------------------------------------------------------------
+
+UNARY = [  # (function, low, high): the domain to sample
+    (np.sin, -2, 2), (np.cos, -2, 2), (np.tan, -1.2, 1.2), (np.arcsin, -0.9, 0.9),
+    (np.arccos, -0.9, 0.9), (np.arctan, -2, 2), (np.sinh, -2, 2), (np.cosh, -2, 2),
+    (np.tanh, -2, 2), (np.arcsinh, -2, 2), (np.arccosh, 1.2, 3), (np.arctanh, -0.9, 0.9),
+    (np.exp, -2, 2), (np.exp2, -2, 2), (np.expm1, -2, 2), (np.log, 0.2, 3), (np.log2, 0.2, 3),
+    (np.log10, 0.2, 3), (np.log1p, -0.5, 3), (np.sqrt, 0.2, 3), (np.cbrt, 0.2, 3),
+    (np.square, -2, 2), (np.absolute, -2, 2), (np.fabs, -2, 2), (np.negative, -2, 2),
+    (np.positive, -2, 2), (np.reciprocal, 0.3, 3), (np.deg2rad, -90, 90), (np.radians, -90, 90),
+    (np.rad2deg, -2, 2), (np.degrees, -2, 2), (np.sinc, -2, 2), (np.conjugate, -2, 2),
+    (np.real, -2, 2), (np.nan_to_num, -2, 2), (operator.neg, -2, 2), (operator.pos, -2, 2),
+]
+SHAPES = [(), (3,), (2, 3)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("fn,lo,hi", UNARY, ids=[f[0].__name__ for f in UNARY])
+def test_unary(fn, lo, hi, shape):
+    run(fn, U(shape, lo, hi))
+
+
+@pytest.mark.parametrize("fn,lo,hi", UNARY, ids=[f[0].__name__ for f in UNARY])
+def test_unary_python_float(fn, lo, hi):
+    check_rule(fn, float(np.random.default_rng(1).uniform(lo, hi)))
+
+
+def test_cbrt_negative():
+    run(np.cbrt, U((3,), -3, -0.2))
+
+
+def test_sinc_at_zero():
+    check_rule(np.sinc, np.array([0.0, 0.5, -1.5]))
+
+
+def test_nan_to_num_zero_gradient_at_nonfinite():
+    x = np.array([1.0, np.nan, np.inf, -np.inf])
+    grad = rules.lookup(np.nan_to_num).vjp("x", np.ones(4), np.nan_to_num(x), x)
+    assert grad.tolist() == [1.0, 0.0, 0.0, 0.0]
+
+
+def test_abs_has_zero_subgradient_at_zero():
+    assert rules.lookup(np.absolute).vjp("x", np.ones(3), None, np.array([-1.0, 0.0, 2.0])).tolist() == [-1, 0, 1]
+
+
+# --- elementwise: binary --------------------------------------------------------------
+
+BINARY = [  # (function, x domain, y domain)
+    (np.add, (-2, 2), (-2, 2)), (np.subtract, (-2, 2), (-2, 2)), (np.multiply, (-2, 2), (-2, 2)),
+    (np.divide, (-2, 2), (0.5, 2)), (np.power, (0.5, 2), (-2, 2)), (np.float_power, (0.5, 2), (-2, 2)),
+    (np.maximum, (-2, 2), (-2, 2)), (np.minimum, (-2, 2), (-2, 2)), (np.fmax, (-2, 2), (-2, 2)),
+    (np.fmin, (-2, 2), (-2, 2)), (np.arctan2, (-2, 2), (0.5, 2)), (np.hypot, (-2, 2), (-2, 2)),
+    (np.logaddexp, (-2, 2), (-2, 2)), (np.logaddexp2, (-2, 2), (-2, 2)),
+    (np.remainder, (0.2, 3), (1.3, 1.7)), (np.fmod, (-3, 3), (1.3, 1.7)), (np.copysign, (-2, 2), (-2, 2)),
+    (operator.add, (-2, 2), (-2, 2)), (operator.sub, (-2, 2), (-2, 2)), (operator.mul, (-2, 2), (-2, 2)),
+    (operator.truediv, (-2, 2), (0.5, 2)), (operator.pow, (0.5, 2), (-2, 2)), (operator.mod, (0.2, 3), (1.3, 1.7)),
+]
+PAIRS = [((), ()), ((3,), ()), ((), (3,)), ((2, 3), (3,)), ((3,), (2, 3)), ((2, 1), (3,))]
+
+
+@pytest.mark.parametrize("xs,ys", PAIRS, ids=[f"{a}-{b}" for a, b in PAIRS])
+@pytest.mark.parametrize("fn,xd,yd", BINARY, ids=[f[0].__name__ for f in BINARY])
+def test_binary(fn, xd, yd, xs, ys):
+    run(fn, U(xs, *xd), U(ys, *yd))
+
+
+@pytest.mark.parametrize("fn,xd,yd", BINARY, ids=[f[0].__name__ for f in BINARY])
+def test_binary_python_floats(fn, xd, yd):
+    rng = np.random.default_rng(2)
+    check_rule(fn, float(rng.uniform(*xd)), float(rng.uniform(*yd)))
+
+
+def test_negative_base_integer_power():
+    run(np.power, U((2, 3), -2, -0.5), 3, rtol=1e-5)
+    run(operator.pow, U((3,), -2, 2), 2)
+
+
+def test_ldexp():
+    run(np.ldexp, U((2, 3)), np.array([1, -2, 3]))
+
+
+@pytest.mark.parametrize("fn", [np.maximum, np.minimum, np.fmax, np.fmin])
+def test_extremum_ties_split_evenly(fn):
+    rule = rules.lookup(fn)
+    x, y = np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0, 4.0])
+    gx = rule.vjp("x", np.ones(3), fn(x, y), x, y)
+    gy = rule.vjp("y", np.ones(3), fn(x, y), x, y)
+    assert gx[0] == gy[0] == 0.5
+    assert (gx + gy).tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("fn", [np.fmax, np.fmin])
+def test_fmax_fmin_ignore_nan(fn):
+    rule = rules.lookup(fn)
+    x, y = np.array([np.nan, 2.0]), np.array([1.0, np.nan])
+    assert rule.vjp("x", np.ones(2), fn(x, y), x, y).tolist() == [0.0, 1.0]
+    assert rule.vjp("y", np.ones(2), fn(x, y), x, y).tolist() == [1.0, 0.0]
+
+
+WHERE_SHAPES = [((), (), ()), ((3,), (3,), ()), ((2, 3), (3,), (2, 1)), ((3,), (2, 3), (3,))]
+
+
+@pytest.mark.parametrize("cs,xs,ys", WHERE_SHAPES, ids=str)
+def test_where(cs, xs, ys):
+    condition = np.random.default_rng(3).uniform(size=cs) > 0.5
+    run(np.where, condition, U(xs), U(ys))
+
+
+CLIP = [
+    case(np.clip, U((2, 3), -2, 2), -1.0, 1.0),
+    case(np.clip, U((2, 3), -2, 2), U((3,), -1.5, -0.5), U((2, 1), 0.5, 1.5)),
+    case(np.clip, U((4,), -2, 2), None, U((), -0.5, 0.5)),
+    case(np.clip, U((4,), -2, 2), U((), -0.5, 0.5), None),
+    case(np.clip, U((2, 3), -2, 2), min=U((3,), -1, 0), max=U((), 0.2, 1)),
+    case(np.clip, U((), -2, 2), U((), -1, -0.5), U((), 0.5, 1)),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", CLIP)
+def test_clip(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_clip_passes_gradient_on_the_bound_to_x():
+    x = np.array([-1.0, 0.0, 1.0, 2.0])
+    grad = rules.lookup(np.clip).vjp("x", np.ones(4), np.clip(x, -1.0, 1.0), x, -1.0, 1.0)
+    assert grad.tolist() == [1.0, 1.0, 1.0, 0.0]
+
+
+# --- the math module and builtins -----------------------------------------------------
+
+SCALARS = [  # (function, *arguments)
+    (math.sin, 0.7), (math.cos, 0.7), (math.tan, 0.7), (math.asin, 0.4), (math.acos, 0.4),
+    (math.atan, 0.7), (math.sinh, 0.7), (math.cosh, 0.7), (math.tanh, 0.7), (math.asinh, 0.7),
+    (math.acosh, 1.7), (math.atanh, 0.4), (math.exp, 0.7), (math.expm1, 0.7), (math.log, 1.7),
+    (math.log, 1.7, 3.0), (math.log1p, 0.7), (math.log2, 1.7), (math.log10, 1.7), (math.sqrt, 1.7),
+    (math.pow, 1.7, 0.6), (math.atan2, 0.7, -1.3), (math.hypot, 0.7, -1.3), (math.fabs, -0.7),
+    (math.copysign, 0.7, -2.0), (math.fmod, -3.7, 1.5), (math.remainder, 3.7, 1.5), (math.erf, 0.7),
+    (math.erfc, 0.7), (math.degrees, 0.7), (math.radians, 70.0), (builtins.abs, -0.7), (builtins.float, 0.7),
+    (builtins.abs, np.array([-0.7, 0.5])),
+]
+
+
+@pytest.mark.parametrize("args", SCALARS, ids=[f"{a[0].__name__}{a[1:]}" for a in SCALARS])
+def test_scalar(args):
+    check_rule(*args)
+
+
+def test_builtin_sum_and_fsum():
+    check_rule(builtins.sum, [0.5, np.array([1.0, 2.0]), -1.5])
+    check_rule(builtins.sum, [0.5, 1.5], 2.0)
+    check_rule(builtins.sum, np.array([[1.0, 2.0], [3.0, 4.0]]))
+    check_rule(math.fsum, [0.5, 1.5, -0.25])
+
+
+# --- reductions -----------------------------------------------------------------------
+
+REDUCTIONS = [
+    np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.ptp, np.std, np.var, np.median,
+    np.nansum, np.nanmean, np.nanprod, np.nanmax, np.nanmin, np.nanstd, np.nanvar,
+]
+AXES = [  # (shape, axis, keepdims)
+    ((), None, False), ((4,), None, False), ((4,), 0, True), ((3, 4), None, False), ((3, 4), None, True),
+    ((3, 4), 0, False), ((3, 4), -1, True), ((2, 3, 4), (0, 2), False), ((2, 3, 4), (-1, 0), True),
+]
+
+
+@pytest.mark.parametrize("shape,axis,keepdims", AXES, ids=str)
+@pytest.mark.parametrize("fn", REDUCTIONS, ids=lambda f: f.__name__)
+def test_reduction(fn, shape, axis, keepdims):
+    run(fn, U(shape, 0.5, 2.0), axis=axis, keepdims=keepdims)
+
+
+NAN_REDUCTIONS = [np.nansum, np.nanmean, np.nanprod, np.nanmax, np.nanmin, np.nanstd, np.nanvar]
+
+
+@pytest.mark.parametrize("axis", [None, 0, -1], ids=str)
+@pytest.mark.parametrize("fn", NAN_REDUCTIONS, ids=lambda f: f.__name__)
+def test_nan_reduction_ignores_nan(fn, axis):
+    x = np.random.default_rng(4).uniform(0.5, 2.0, size=(3, 4))
+    x[0, 1] = x[2, 3] = np.nan
+    check_rule(fn, x, axis=axis)
+    check_dtypes(fn, x, axis=axis)
+    grad = rules.lookup(fn).vjp("x", np.ones_like(fn(x, axis=axis)), fn(x, axis=axis), x, axis=axis)
+    assert grad[0, 1] == grad[2, 3] == 0.0
+
+
+@pytest.mark.parametrize("fn", [np.std, np.var, np.nanstd, np.nanvar])
+@pytest.mark.parametrize("axis", [None, 1], ids=str)
+def test_ddof(fn, axis):
+    run(fn, U((3, 4)), axis=axis, ddof=1)
+
+
+def test_add_reduce():
+    run(np.add.reduce, U((3, 4)))
+    run(np.add.reduce, U((2, 3, 4)), axis=(0, 2), keepdims=True)
+
+
+@pytest.mark.parametrize("fn", [np.prod, np.nanprod])
+def test_prod_exact_with_zeros(fn):
+    x = np.array([[2.0, 0.0, 3.0], [0.0, 0.0, 5.0], [1.5, -2.0, 0.5]])
+    for axis in (None, 0, 1):
+        check_rule(fn, x, axis=axis)
+    grad = rules.lookup(fn).vjp("x", 1.0, fn(x), x)
+    assert grad[0, 1] == 0.0 and rules.lookup(fn).vjp("x", np.ones(3), fn(x, 1), x, 1)[0].tolist() == [0, 6, 0]
+
+
+def test_max_ties_share_gradient():
+    x = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])
+    grad = rules.lookup(np.max).vjp("x", np.ones(2), np.max(x, axis=1), x, axis=1)
+    assert grad.tolist() == [[0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]]
+
+
+def test_median_even_count_splits_gradient():
+    x = np.array([4.0, 1.0, 3.0, 2.0])
+    assert rules.lookup(np.median).vjp("x", 1.0, np.median(x), x).tolist() == [0, 0, 0.5, 0.5]
+
+
+SCANS = [np.cumsum, np.cumprod, np.nancumsum, np.nancumprod]
+SCAN_AXES = [((), None), ((4,), None), ((4,), 0), ((3, 4), None), ((3, 4), 0), ((3, 4), -1), ((2, 3, 4), 1)]
+
+
+@pytest.mark.parametrize("shape,axis", SCAN_AXES, ids=str)
+@pytest.mark.parametrize("fn", SCANS, ids=lambda f: f.__name__)
+def test_scan(fn, shape, axis):
+    run(fn, U(shape, 0.5, 1.5), axis=axis)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1], ids=str)
+def test_cumprod_exact_with_zeros(axis):
+    x = np.array([[2.0, 0.0, 3.0, 0.0], [0.0, 1.5, 0.5, 2.0], [1.5, -2.0, 0.5, 0.0]])
+    check_rule(np.cumprod, x, axis=axis)
+    check_rule(np.nancumprod, np.where(x == 3.0, np.nan, x), axis=axis)
+
+
+def test_add_accumulate():
+    run(np.add.accumulate, U((3, 4)))
+    run(np.add.accumulate, U((3, 4)), axis=1)
+
+
+AVERAGE = [
+    case(np.average, U((3, 4))),
+    case(np.average, U((3, 4)), axis=1, keepdims=True),
+    case(np.average, U((3, 4)), axis=None, weights=U((3, 4), 0.5, 2)),
+    case(np.average, U((3, 4)), axis=0, weights=U((3,), 0.5, 2)),
+    case(np.average, U((3, 4)), axis=-1, weights=U((4,), 0.5, 2), keepdims=True),
+    case(np.average, U((2, 3, 4)), axis=(2, 0), weights=U((4, 2), 0.5, 2)),
+    case(np.average, U((3, 4)), axis=1, weights=U((3, 4), 0.5, 2), returned=True),
+    case(np.average, U((3, 4)), axis=0, returned=True),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", AVERAGE)
+def test_average(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+DIFFERENCES = [
+    case(np.diff, U((5,))),
+    case(np.diff, U((3, 5)), n=2),
+    case(np.diff, U((3, 5)), axis=0),
+    case(np.diff, U((3, 5)), prepend=1.0, append=U((3, 2))),
+    case(np.diff, U((4, 3)), n=2, axis=0, prepend=U((1, 3))),
+    case(np.ediff1d, U((2, 3))),
+    case(np.ediff1d, U((4,)), to_begin=np.array([1.0, 2.0]), to_end=3.0),
+    case(np.trapezoid, U((5,))),
+    case(np.trapezoid, U((3, 5)), dx=U((), 0.5, 1.5)),
+    case(np.trapezoid, U((3, 5)), axis=0, dx=0.3),
+    case(np.trapezoid, U((3, 5)), np.array([0.0, 0.5, 1.5, 2.0, 3.5])),
+    case(np.trapezoid, U((3, 5)), U((5,))),
+    case(np.trapezoid, U((4, 3)), U((4, 3)), axis=0),
+    case(np.trapezoid, U((4, 3)), U((4, 1)), axis=0),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", DIFFERENCES)
+def test_differences(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+# --- products and linear algebra ------------------------------------------------------
+
+
+def spd(n, batch=()):
+    """A symmetric positive definite matrix (stack), well conditioned."""
+    a = np.random.default_rng(n).normal(size=batch + (n, n))
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+def well_conditioned(*shape):
+    a = np.random.default_rng(sum(shape)).normal(size=shape)
+    return a + 3.0 * np.eye(shape[-2], shape[-1])
+
+
+PRODUCTS = [
+    case(np.matmul, U((3,)), U((3,))),
+    case(np.matmul, U((2, 3)), U((3,))),
+    case(np.matmul, U((3,)), U((3, 2))),
+    case(np.matmul, U((2, 3)), U((3, 4))),
+    case(np.matmul, U((5, 2, 3)), U((3, 4))),
+    case(np.matmul, U((2, 3)), U((5, 3, 4))),
+    case(np.matmul, U((1, 2, 3)), U((5, 3, 4))),
+    case(np.matmul, U((3,)), U((5, 3, 4))),
+    case(np.matmul, U((5, 2, 3)), U((3,))),
+    case(operator.matmul, U((2, 3)), U((3, 4))),
+    case(np.linalg.matmul, U((2, 2, 3)), U((3, 4))),
+    case(np.dot, U(()), U((3,))),
+    case(np.dot, U((2, 3)), U(())),
+    case(np.dot, U((3,)), U((3,))),
+    case(np.dot, U((2, 3)), U((3,))),
+    case(np.dot, U((3,)), U((3, 2))),
+    case(np.dot, U((2, 3)), U((3, 4))),
+    case(np.dot, U((3,)), U((2, 3, 4))),
+    case(np.dot, U((2, 2, 3)), U((4, 3, 2))),
+    case(np.vdot, U((2, 3)), U((6,))),
+    case(np.inner, U((3,)), U((3,))),
+    case(np.inner, U(()), U((2, 3))),
+    case(np.inner, U((2, 3)), U((4, 3))),
+    case(np.inner, U((2, 2, 3)), U((3,))),
+    case(np.outer, U((3,)), U((2, 2))),
+    case(np.linalg.outer, U((3,)), U((4,))),
+    case(np.multiply.outer, U((2, 3)), U((4,))),
+    case(np.vecdot, U((2, 3)), U((3,))),
+    case(np.vecdot, U((3, 2)), U((3, 2)), axis=0),
+    case(np.linalg.vecdot, U((4, 3)), U((2, 1, 3))),
+    case(np.tensordot, U((2, 3, 4)), U((3, 4, 5))),
+    case(np.tensordot, U((2, 3)), U((4, 5)), axes=0),
+    case(np.tensordot, U((2, 3, 4)), U((4, 2, 5)), axes=([0, 2], [1, 0])),
+    case(np.tensordot, U((3, 4)), U((4, 3)), axes=(1, 0)),
+    case(np.linalg.tensordot, U((2, 3)), U((3, 4)), axes=1),
+    case(np.einsum, "ij,jk->ik", U((2, 3)), U((3, 4))),
+    case(np.einsum, "ij,jk", U((2, 3)), U((3, 4))),
+    case(np.einsum, "i,i->", U((3,)), U((3,))),
+    case(np.einsum, "ii->i", U((3, 3))),
+    case(np.einsum, "ii", U((3, 3))),
+    case(np.einsum, "iij->ji", U((2, 2, 3))),
+    case(np.einsum, "ij->", U((2, 3))),
+    case(np.einsum, "ij,k->ikj", U((2, 3)), U((4,))),
+    case(np.einsum, "ijk,jl->", U((2, 3, 4)), U((3, 5))),
+    case(np.einsum, "...ij,...jk->...ik", U((5, 2, 3)), U((3, 4))),
+    case(np.einsum, "...i,...i", U((1, 3)), U((4, 3))),
+    case(np.einsum, "bi,bi->b", U((1, 3)), U((4, 3))),
+    case(np.einsum, "i,jk,k", U((2,)), U((3, 4)), U((4,))),
+    case(np.kron, U((2,)), U((3,))),
+    case(np.kron, U((2, 3)), U((2, 2))),
+    case(np.kron, U((3,)), U((2, 2))),
+    case(np.trace, U((3, 3))),
+    case(np.trace, U((3, 4)), offset=1),
+    case(np.trace, U((2, 3, 4)), offset=-1, axis1=1, axis2=2),
+    case(np.linalg.trace, U((2, 3, 3)), offset=1),
+    case(np.cross, U((3,)), U((3,))),
+    case(np.cross, U((2, 3)), U((3,))),
+    case(np.cross, U((3, 2)), U((2, 3)), axisa=0),
+    case(np.cross, U((3, 2)), U((3, 2)), axis=0),
+    case(np.linalg.cross, U((4, 3)), U((3,))),
+    case(np.polyval, U((4,)), U((2, 3))),
+    case(np.polyval, U((1,)), U((3,))),
+    case(np.polyval, [1.5, -0.5, 2.0], U(())),
+    case(np.interp, U((6,), 0.1, 3.9), np.array([0.0, 1.0, 2.5, 3.0, 4.0]), U((5,))),
+    case(np.interp, np.array([-1.0, 0.5, 2.2, 5.0]), np.array([0.0, 1.0, 2.5, 4.0]), U((4,)), left=-3.0),
+    case(np.interp, np.array([-1.0, 0.5, 2.2, 5.0]), np.array([0.0, 1.0, 2.5, 4.0]), U((4,)), right=7.0),
+]
+CONVOLUTIONS = [(n, m, mode) for n, m in [(5, 3), (3, 5), (4, 4), (6, 2), (2, 7), (1, 3)] for mode in ("full", "same", "valid")]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", PRODUCTS)
+def test_product(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+@pytest.mark.parametrize("n,m,mode", CONVOLUTIONS, ids=str)
+@pytest.mark.parametrize("fn", [np.convolve, np.correlate], ids=lambda f: f.__name__)
+def test_convolution(fn, n, m, mode):
+    run(fn, U((n,)), U((m,)), mode=mode)
+
+
+def test_interp_rejects_period():
+    with pytest.raises(NotImplementedError, match="period"):
+        x = np.array([0.5])
+        rules.lookup(np.interp).vjp("x", np.ones(1), x, x, [0.0, 1.0], [1.0, 2.0], period=2.0)
+
+
+LINALG = [
+    case(np.linalg.inv, well_conditioned(3, 3)),
+    case(np.linalg.inv, well_conditioned(2, 3, 3)),
+    case(np.linalg.det, well_conditioned(3, 3)),
+    case(np.linalg.det, well_conditioned(2, 2, 2)),
+    case(np.linalg.det, np.array([[1.0, 2.0], [2.0, 4.0]])),
+    case(np.linalg.det, np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, -1.0, 2.0]])),
+    case(np.linalg.slogdet, well_conditioned(3, 3)),
+    case(np.linalg.slogdet, well_conditioned(2, 3, 3) * np.array([1.0, -1.0])[:, None, None]),
+    case(np.linalg.solve, well_conditioned(3, 3), U((3,))),
+    case(np.linalg.solve, well_conditioned(3, 3), U((3, 2))),
+    case(np.linalg.solve, well_conditioned(2, 3, 3), U((3,))),
+    case(np.linalg.solve, well_conditioned(2, 3, 3), U((2, 3, 4))),
+    case(np.linalg.cholesky, spd(3)),
+    case(np.linalg.cholesky, spd(3, (2,))),
+    case(np.linalg.cholesky, spd(3), upper=True),
+    case(np.linalg.eigh, spd(3)),
+    case(np.linalg.eigh, spd(3, (2,)), "U"),
+    case(np.linalg.eigh, spd(4) - 2.0 * np.eye(4)),
+    case(np.linalg.eigvalsh, spd(3)),
+    case(np.linalg.eigvalsh, spd(3, (2,)), UPLO="U"),
+    case(np.linalg.qr, well_conditioned(4, 3)),
+    case(np.linalg.qr, well_conditioned(3, 3)),
+    case(np.linalg.qr, well_conditioned(2, 4, 3)),
+    case(np.linalg.qr, well_conditioned(3, 5)),
+    case(np.linalg.qr, well_conditioned(4, 3), mode="r"),
+    case(np.linalg.qr, well_conditioned(3, 3), mode="complete"),
+    case(np.linalg.svd, well_conditioned(3, 3)),
+    case(np.linalg.svd, well_conditioned(4, 3), full_matrices=False),
+    case(np.linalg.svd, well_conditioned(3, 5), full_matrices=False),
+    case(np.linalg.svd, well_conditioned(2, 4, 3), full_matrices=False),
+    case(np.linalg.svd, well_conditioned(4, 3), compute_uv=False),
+    case(np.linalg.svd, well_conditioned(2, 3, 5), compute_uv=False),
+    case(np.linalg.svdvals, well_conditioned(4, 3)),
+    case(np.linalg.pinv, well_conditioned(3, 3)),
+    case(np.linalg.pinv, well_conditioned(4, 3)),
+    case(np.linalg.pinv, well_conditioned(2, 3, 5)),
+    case(np.linalg.matrix_power, well_conditioned(3, 3) / 3.0, 3),
+    case(np.linalg.matrix_power, well_conditioned(3, 3), 1),
+    case(np.linalg.matrix_power, well_conditioned(3, 3), 0),
+    case(np.linalg.matrix_power, well_conditioned(2, 3, 3), -2),
+    case(np.linalg.multi_dot, [U((2, 3)), U((3, 4)), U((4, 2))]),
+    case(np.linalg.multi_dot, [U((3,)), U((3, 4)), U((4,))]),
+    case(np.linalg.multi_dot, [U((3,)), U((3, 4)), U((4, 2)), U((2, 3))]),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", LINALG)
+def test_linalg(fn, args, kwargs):
+    run(fn, *args, rtol=1e-5, atol=1e-6, **kwargs)
+
+
+def test_factorizations_read_one_triangle():
+    """Perturbing the unread triangle changes nothing, so its gradient is zero."""
+    a = spd(3)
+    for fn, kwargs, unread in [
+        (np.linalg.cholesky, {}, np.triu_indices(3, 1)),
+        (np.linalg.cholesky, {"upper": True}, np.tril_indices(3, -1)),
+        (np.linalg.eigvalsh, {}, np.triu_indices(3, 1)),
+        (np.linalg.eigvalsh, {"UPLO": "U"}, np.tril_indices(3, -1)),
+    ]:
+        ans = fn(a, **kwargs)
+        grad = rules.lookup(fn).vjp("x", np.ones_like(ans), ans, a, **kwargs)
+        assert np.all(grad[unread] == 0.0)
+
+
+def test_svd_full_matrices_of_non_square_is_rejected():
+    a = well_conditioned(4, 3)
+    ans = np.linalg.svd(a)
+    with pytest.raises(NotImplementedError, match="full_matrices"):
+        rules.lookup(np.linalg.svd).vjp("x", tuple(np.ones_like(v) for v in ans), ans, a)
+
+
+def test_unused_outputs_take_none():
+    a = spd(3)
+    w, v = np.linalg.eigh(a)
+    only_w = rules.lookup(np.linalg.eigh).vjp("x", (np.ones(3), None), (w, v), a)
+    np.testing.assert_allclose(only_w, rules.lookup(np.linalg.eigvalsh).vjp("x", np.ones(3), w, a))
+    sign, logdet = np.linalg.slogdet(a)
+    np.testing.assert_allclose(rules.lookup(np.linalg.slogdet).vjp("x", (1.0, None), (sign, logdet), a), 0.0)
+
+
+NORMS = [
+    case(np.linalg.norm, U(())),
+    case(np.linalg.norm, U((4,))),
+    case(np.linalg.norm, U((3, 4))),
+    case(np.linalg.norm, U((3, 4)), keepdims=True),
+    case(np.linalg.norm, U((2, 3, 4))),
+    *[case(np.linalg.norm, U((5,)), ord=o) for o in (1, 2, np.inf, -np.inf, 3, 0.5, 0)],
+    *[case(np.linalg.norm, U((3, 4)), ord=o, axis=a) for o in (None, 1, 2, np.inf) for a in (0, -1)],
+    case(np.linalg.norm, U((3, 4)), ord=3, axis=1, keepdims=True),
+    *[case(np.linalg.norm, U((3, 4)), ord=o) for o in ("fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf)],
+    *[case(np.linalg.norm, U((2, 3, 4)), ord=o, axis=(2, 0)) for o in ("fro", "nuc", 1, 2, -np.inf)],
+    case(np.linalg.norm, U((2, 3, 4)), ord="nuc", axis=(1, 2), keepdims=True),
+    case(np.linalg.vector_norm, U((2, 3))),
+    case(np.linalg.vector_norm, U((2, 3)), ord=1, axis=(0, 1), keepdims=True),
+    case(np.linalg.vector_norm, U((2, 3)), ord=np.inf),
+    case(np.linalg.vector_norm, U((2, 3)), ord=3, axis=0),
+    case(np.linalg.matrix_norm, U((2, 3, 4))),
+    case(np.linalg.matrix_norm, U((2, 3, 4)), ord="nuc"),
+    case(np.linalg.matrix_norm, U((3, 4)), ord=-2, keepdims=True),
+    case(np.linalg.matrix_norm, U((2, 3, 4)), ord=np.inf),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", NORMS)
+def test_norm(fn, args, kwargs):
+    run(fn, *args, rtol=1e-5, atol=1e-6, **kwargs)
+
+
+def test_norm_of_zero_vector_has_zero_gradient():
+    assert rules.lookup(np.linalg.norm).vjp("x", 1.0, 0.0, np.zeros(3)).tolist() == [0, 0, 0]
+
+
+# --- shapes, indexing, structure ------------------------------------------------------
+
+SHAPE_CASES = [
+    case(np.reshape, U((2, 3)), (3, 2)),
+    case(np.reshape, U((2, 3)), -1, order="F"),
+    case(np.reshape, U(()), (1, 1)),
+    case(np.reshape, U((2, 3)), shape=(6, 1)),
+    case(np.ravel, U((2, 3))),
+    case(np.ravel, U((2, 3)), order="F"),
+    case(np.ravel, np.asfortranarray(np.arange(6.0).reshape(2, 3)), order="K"),
+    case(np.ravel, np.arange(24.0).reshape(2, 3, 4).transpose(2, 0, 1), order="K"),
+    case(np.ravel, np.asfortranarray(np.arange(6.0).reshape(2, 3)), order="A"),
+    case(np.ndarray.flatten, U((2, 3))),
+    case(np.ndarray.flatten, U((2, 3)), "F"),
+    case(np.transpose, U((2, 3))),
+    case(np.transpose, U((2, 3, 4)), (1, -1, 0)),
+    case(np.matrix_transpose, U((2, 3, 4))),
+    case(np.linalg.matrix_transpose, U((3, 4))),
+    case(np.swapaxes, U((2, 3, 4)), 0, -1),
+    case(np.moveaxis, U((2, 3, 4)), 0, -1),
+    case(np.moveaxis, U((2, 3, 4)), (0, 1), (2, 0)),
+    case(np.rollaxis, U((2, 3, 4)), 2),
+    case(np.rollaxis, U((2, 3, 4)), 0, 3),
+    case(np.rollaxis, U((2, 3, 4)), 1, -1),
+    case(np.expand_dims, U((2, 3)), (0, -1)),
+    case(np.expand_dims, U(()), 0),
+    case(np.squeeze, U((1, 3, 1))),
+    case(np.squeeze, U((1, 3, 1)), axis=-1),
+    case(np.broadcast_to, U((3,)), (2, 3)),
+    case(np.broadcast_to, U((2, 1)), (4, 2, 3)),
+    case(np.broadcast_to, U(()), (2,)),
+    case(np.flip, U((2, 3))),
+    case(np.flip, U((2, 3, 4)), axis=(0, 2)),
+    case(np.fliplr, U((2, 3))),
+    case(np.flipud, U((2, 3))),
+    case(np.roll, U((5,)), 2),
+    case(np.roll, U((2, 3)), 1),
+    case(np.roll, U((2, 3, 4)), (1, -2), axis=(0, 2)),
+    case(np.rot90, U((2, 3))),
+    case(np.rot90, U((2, 3, 4)), 3, axes=(1, 2)),
+    case(np.diag, U((3,))),
+    case(np.diag, U((3,)), k=-1),
+    case(np.diag, U((3, 4))),
+    case(np.diag, U((3, 4)), 2),
+    case(np.diagflat, U((2, 2)), 1),
+    case(np.diagonal, U((3, 4))),
+    case(np.diagonal, U((2, 3, 4)), 1, 2, 0),
+    case(np.diagonal, U((3, 4)), -1),
+    case(np.linalg.diagonal, U((2, 3, 4)), offset=1),
+    case(np.triu, U((3, 4))),
+    case(np.triu, U((2, 3, 3)), -1),
+    case(np.tril, U((3, 4)), 1),
+    case(np.tile, U((2,)), 3),
+    case(np.tile, U((2, 3)), (2, 1, 2)),
+    case(np.tile, U((2, 3)), 2),
+    case(np.tile, U(()), (2, 2)),
+    case(np.repeat, U((3,)), 2),
+    case(np.repeat, U((2, 3)), [1, 0, 3], axis=1),
+    case(np.repeat, U((2, 3)), 2),
+    case(np.repeat, U((2, 3)), 3, axis=-2),
+    case(np.pad, U((3,)), 2),
+    case(np.pad, U((2, 3)), ((1, 0), (2, 1)), constant_values=5.0),
+    *[case(np.pad, U((2, 3)), ((1, 2), (2, 1)), m) for m in ("edge", "reflect", "symmetric", "wrap")],
+    case(np.pad, U((4,)), 3, "reflect", reflect_type="even"),
+    case(np.take, U((2, 3)), [0, 4, 4, -1]),
+    case(np.take, U((2, 3)), [[2, 0], [2, 2]], axis=1),
+    case(np.take, U((2, 3)), [3, -4], axis=1, mode="wrap"),
+    case(np.take, U((2, 3)), [5, -1], mode="clip"),
+    case(np.take_along_axis, U((2, 3)), np.array([[0, 0], [2, 1]]), axis=1),
+    case(np.take_along_axis, U((3, 2)), np.array([[0, 2, 2, 1]]).T, axis=0),
+    case(np.take_along_axis, U((4,)), np.array([3, 3, 0]), axis=None),
+    case(np.take_along_axis, U((3, 4)), np.array([[1], [3], [0]]), axis=-1),
+    case(np.sort, U((5,))),
+    case(np.sort, U((3, 4)), axis=0),
+    case(np.sort, U((3, 4)), axis=None),
+    case(np.ndarray.item, U((2, 3)), 4),
+    case(np.ndarray.item, U((2, 3)), 1, 2),
+    case(np.ndarray.item, U((2, 3)), (1, 0)),
+    case(np.ndarray.item, U((1,))),
+    case(np.copy, U((2, 3))),
+    case(np.ascontiguousarray, U((3, 2))),
+    case(np.asfortranarray, U((2, 3))),
+    case(np.full, (2, 3), U(())),
+    case(np.full, (2, 3), U((3,))),
+    case(np.full_like, U((2, 3)), U((2, 1))),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", SHAPE_CASES)
+def test_shape(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_ravel_order_k_follows_memory_layout():
+    x = np.asfortranarray(np.arange(6.0).reshape(2, 3))
+    grad = rules.lookup(np.ravel).vjp("x", np.arange(6.0), np.ravel(x, "K"), x, "K")
+    assert grad.tolist() == [[0, 2, 4], [1, 3, 5]]
+
+
+def test_transpose_accepts_axes_packed_by_method_calls():
+    """`x.transpose()` and `x.transpose((2, 0, 1))` reach the rule as () and ((2, 0, 1),)."""
+    x = np.arange(24.0).reshape(2, 3, 4)
+    rule = rules.lookup(np.transpose)
+    for packed, axes in [((), None), (((2, 0, 1),), (2, 0, 1)), ((2, 0, 1), (2, 0, 1))]:
+        ans = np.transpose(x, axes)
+        np.testing.assert_array_equal(rule.vjp("x", ans, ans, x, packed), x)
+        np.testing.assert_array_equal(rule.jvp("x", x, ans, x, packed), ans)
+
+
+def test_pad_modes_without_reverse_rule_raise():
+    with pytest.raises(NotImplementedError, match="mode='mean'"):
+        x = np.ones(3)
+        rules.lookup(np.pad).vjp("x", np.ones(5), np.pad(x, 1, "mean"), x, 1, "mean")
+
+
+INDICES = [
+    2, -1, slice(1, None), slice(None, None, -2), (slice(None), 1), (Ellipsis, 0), (None, 1),
+    (0, None, slice(None)), (Ellipsis, None), np.array([0, 2, 0, 0]), [1, 1], (np.array([1, 0, 1]), np.array([2, 2, 2])),
+    np.array([[True, False, True, False], [False, True, True, True], [True, True, False, False]]),
+    np.array([True, False, True]), (slice(None, None, 2), np.array([3, 0, 3])), (),
+]
+
+
+@pytest.mark.parametrize("index", INDICES, ids=_show)
+def test_getitem(index):
+    run(operator.getitem, U((3, 4)), index)
+
+
+def test_getitem_on_scalar_and_sequences():
+    run(operator.getitem, U(()), ())
+    run(operator.getitem, U(()), Ellipsis)
+    check_rule(operator.getitem, [np.ones(2), 2.0, np.zeros(3)], 1)
+    check_rule(operator.getitem, (np.ones(2), 2.0, np.zeros(3)), slice(0, 2))
+    grad = rules.lookup(operator.getitem).vjp("x", 5.0, 2.0, [np.ones(2), 2.0], 1)
+    assert grad == [None, 5.0]
+
+
+def test_repeated_indices_accumulate():
+    grad = rules.lookup(operator.getitem).vjp("x", np.ones(4), None, np.zeros(3), np.array([0, 2, 0, 0]))
+    assert grad.tolist() == [3.0, 0.0, 1.0]
+
+
+STRUCTURE = [
+    case(np.concatenate, [U((2, 3)), U((1, 3))]),
+    case(np.concatenate, (U((2, 3)), U((2, 1)), U((2, 2))), axis=-1),
+    case(np.concatenate, [U((2, 2)), U((3,))], axis=None),
+    case(np.concatenate, [U((2,)), np.array([1, 2])]),
+    case(np.stack, [U((2, 3)), U((2, 3))]),
+    case(np.stack, (U((3,)), U((3,)), U((3,))), axis=-1),
+    case(np.stack, [U(()), 2.5]),
+    case(np.hstack, [U((2,)), U((3,)), 1.5]),
+    case(np.hstack, (U((2, 1)), U((2, 3)))),
+    case(np.vstack, [U((3,)), U((2, 3))]),
+    case(np.vstack, [U(()), U((1,))]),
+    case(np.dstack, [U((2,)), U((1, 2)), U((1, 2, 2))]),
+    case(np.column_stack, [U((3,)), U((3, 2))]),
+    case(np.append, U((2, 3)), U((4,))),
+    case(np.append, U((2, 3)), U((1, 3)), axis=0),
+    case(np.split, U((6,)), 3),
+    case(np.split, U((2, 6)), [1, 4], axis=1),
+    case(np.array_split, U((7, 2)), 3),
+    case(np.hsplit, U((2, 4)), 2),
+    case(np.hsplit, U((4,)), [1]),
+    case(np.vsplit, U((4, 2)), [1, 3]),
+    case(np.dsplit, U((2, 2, 4)), 2),
+    case(np.atleast_1d, U(())),
+    case(np.atleast_1d, U(()), U((2, 3)), 1.5),
+    case(np.atleast_2d, U((3,))),
+    case(np.atleast_2d, U(()), U((3,))),
+    case(np.atleast_3d, U((3,))),
+    case(np.atleast_3d, U((2, 3)), U(())),
+    case(np.broadcast_arrays, U((3,)), U((2, 1)), 0.5),
+    case(np.meshgrid, U((3,)), U((2,))),
+    case(np.meshgrid, U((3,)), U((2,)), U((4,)), indexing="ij"),
+    case(np.meshgrid, U((3,)), U((2,)), U((4,)), sparse=True),
+    case(np.array, [U(()), 1.5, U(())]),
+    case(np.array, [[U(()), 2.0], [U(()), U(())]]),
+    case(np.array, [U((2,)), U((2,))], ndmin=3),
+    case(np.array, U((2, 3))),
+    case(np.array, U((2, 3)), dtype=np.float64),
+    case(np.asarray, (U(()), U(()))),
+    case(np.asarray, U((2, 3))),
+    case(np.asanyarray, [U((2,)), U((2,))]),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", STRUCTURE)
+def test_structure(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_split_with_unused_pieces():
+    x = np.arange(6.0)
+    pieces = np.split(x, 3)
+    grad = rules.lookup(np.split).vjp("x", [None, np.ones(2), None], pieces, x, 3)
+    assert grad.tolist() == [0, 0, 1, 1, 0, 0]
+
+
+def test_sequence_tangents_may_be_none():
+    a, b = np.ones((2, 2)), np.full((1, 2), 2.0)
+    ans = np.concatenate([a, b])
+    tangent = rules.lookup(np.concatenate).jvp("arrays", [None, np.ones((1, 2))], ans, [a, b])
+    assert tangent.tolist() == [[0, 0], [0, 0], [1, 1]]
+
+
+# --- rules from other modules (activations, methods) ----------------------------------
+
+OTHERS = [case(np.ndarray.copy, U((2, 3))), case(np.ndarray.astype, U((2, 3)), np.float64)]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", OTHERS)
+def test_method_rules(fn, args, kwargs):
+    run(fn, *args, dtypes=False, **kwargs)
+
+
+# --- the registry as a whole ----------------------------------------------------------
+
+TABLES = [
+    [case(f, U(s, lo, hi)) for f, lo, hi in UNARY for s in SHAPES],
+    [case(f, U(xs, *xd), U(ys, *yd)) for f, xd, yd in BINARY for xs, ys in PAIRS],
+    [case(np.where, np.array(True), U(()), U(())), case(np.ldexp, U((2,)), 1)],
+    CLIP, [case(*a) for a in SCALARS],
+    [case(f, U((3, 4), 0.5, 2)) for f in REDUCTIONS + SCANS],
+    [case(builtins.sum, [0.5, 1.5], 2.0), case(math.fsum, [0.5]), case(np.add.reduce, U((3,))), case(np.add.accumulate, U((3,)))],
+    AVERAGE, DIFFERENCES, PRODUCTS, [case(np.convolve, U((3,)), U((2,))), case(np.correlate, U((3,)), U((2,)))],
+    LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0)], STRUCTURE, OTHERS,
+]
+MY_MODULES = {f"srcgrad.rules.{m}" for m in ("elementwise", "linalg", "nondiff", "operators", "reductions", "scalars", "shapes", "structure")}
+
+
+def _covered():
+    covered = set()
+    rng = np.random.default_rng(0)
+    for table in TABLES:
+        for param in table:
+            fn, args, kwargs = param.values
+            call = Call(fn, materialize(list(args), rng), materialize(kwargs, rng))
+            covered.update((call.rule.primal, p) for p in call.differentiable())
+    return covered
+
+
+def test_every_rule_is_tested_in_both_modes():
+    covered = _covered()
+    missing = [
+        f"{rule.name}[{p}]"
+        for rule in rules.all_rules()
+        for p, d in rule.vjps.items()
+        if d.fn.__module__ in MY_MODULES and (rule.primal, p) not in covered
+    ]
+    assert not missing, f"rules without a test case: {missing}"
+
+
+def test_every_rule_has_both_modes():
+    one_sided = [r.name for r in rules.all_rules() if set(r.vjps) != set(r.jvps)]
+    assert not one_sided
+
+
+def test_coverage_is_wide():
+    mine = [r for r in rules.all_rules() if any(d.fn.__module__ in MY_MODULES for d in r.vjps.values())]
+    assert len(mine) >= 200
+
+
+def test_no_primal_is_both_differentiable_and_not():
+    both = [r.name for r in rules.all_rules() if rules.is_nondifferentiable(r.primal)]
+    assert not both
+
+
+NO_GRADIENT = [
+    np.shape, np.ndim, np.size, np.argmax, np.argsort, np.less, operator.lt, operator.eq, np.zeros_like,
+    np.ones_like, np.empty_like, np.floor_divide, operator.floordiv, np.isnan, np.sign, np.floor, np.round,
+    builtins.len, math.floor,
+]
+
+
+@pytest.mark.parametrize("fn", NO_GRADIENT, ids=lambda f: f.__name__)
+def test_allowed_without_gradient(fn):
+    assert rules.is_nondifferentiable(fn) and rules.lookup(fn) is None
