@@ -1,0 +1,178 @@
+"""`srcgrad.autograd`: custom differentiable functions and functional gradients for the
+Tensor shim, as in `torch.autograd`.
+
+`Function.apply` runs the user's static `forward(ctx, ...)` untracked and records one
+node (named `<Class>Backward`) whose backward calls the user's `backward(ctx, ...)`.
+Invariant: saved tensors are released after a backward pass without `retain_graph`;
+reading `ctx.saved_tensors` after that raises the same error as PyTorch.
+"""
+
+import numpy as np
+
+from .tensor import ops
+from .tensor.graph import FREED_MESSAGE, Node, _mode, no_grad, node_class, run_backward
+from .tensor.tensor import Tensor
+
+__all__ = ["Function", "FunctionCtx", "grad", "backward", "Variable"]
+
+
+class FunctionCtx:
+    """The `ctx` of a custom Function: what forward leaves for backward."""
+
+    def __init__(self):
+        self._saved = ()
+        self._freed = False
+        self.needs_input_grad = ()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        self._saved = tensors
+
+    @property
+    def saved_tensors(self):
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        return self._saved
+
+    def mark_non_differentiable(self, *tensors):
+        pass
+
+    def mark_dirty(self, *tensors):
+        pass
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+
+class FunctionNode(Node):
+    """The node of one `Function.apply` call."""
+
+    __slots__ = ("ctx", "function", "dtypes")
+
+    def __init__(self, next_functions, ctx, function, in_dtypes):
+        super().__init__(next_functions)
+        self.ctx = ctx
+        self.function = function
+        self.dtypes = in_dtypes
+
+    def __repr__(self):
+        return "<srcgrad.autograd.function.%s object at %#x>" % (type(self).__name__, id(self))
+
+    __str__ = __repr__
+
+    @property
+    def freed(self):
+        return self.ctx._freed and bool(self.ctx._saved)
+
+    def apply(self, g):
+        with no_grad():
+            grads = self.function.backward(self.ctx, Tensor._make(g))
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        if len(grads) != len(self.next_functions):
+            raise RuntimeError(
+                f"function {type(self).__name__} returned an incorrect number of gradients "
+                f"(expected {len(self.next_functions)}, got {len(grads)})"
+            )
+        out = []
+        for (nxt, _), gi, dt in zip(self.next_functions, grads, self.dtypes):
+            if nxt is None or gi is None:
+                out.append(None)
+            else:
+                out.append(np.asarray(gi._data if isinstance(gi, Tensor) else gi, dtype=dt))
+        return out
+
+    def release(self):
+        if self.ctx._saved:
+            self.ctx._freed = True
+            self.ctx._saved = ()
+
+
+class Function:
+    """Subclass with static `forward(ctx, *args)` and `backward(ctx, *grad_outputs)`;
+    call `YourFunction.apply(*args)`. One Tensor output is supported."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = FunctionCtx()
+        tracked = _mode.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in args)
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        with no_grad():
+            result = cls.forward(ctx, *args, **kwargs)
+        if not tracked:
+            return result
+        if not isinstance(result, Tensor):
+            raise NotImplementedError("srcgrad's autograd.Function supports forward returning one Tensor")
+        edges = tuple((ops._edge(a), 0) if isinstance(a, Tensor) and a._requires_grad else (None, 0) for a in args)
+        in_dtypes = [a._data.dtype if isinstance(a, Tensor) else None for a in args]
+        out = Tensor._make(result._data)
+        if out._data.dtype.kind in "fc":
+            out._grad_fn = node_class(cls.__name__ + "Backward", FunctionNode)(edges, ctx, cls, in_dtypes)
+            out._requires_grad = True
+        return out
+
+
+def _seed(outputs, grad_outputs):
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    elif isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs]
+    roots, seeds = [], []
+    for out, g in zip(outputs, grad_outputs):
+        if not out._requires_grad:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = np.ones(out._data.shape, dtype=out._data.dtype)
+        else:
+            g = g._data.astype(out._data.dtype, copy=False)
+        roots.append(ops._edge(out))
+        seeds.append(g)
+    return roots, seeds
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None):
+    """Gradients of `outputs` with respect to `inputs`, returned (not accumulated)."""
+    if create_graph:
+        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by the Tensor shim")
+    single = isinstance(inputs, Tensor)
+    inputs = [inputs] if single else list(inputs)
+    roots, seeds = _seed(outputs, grad_outputs)
+    if not all(t._requires_grad for t in inputs):
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
+    with np.errstate(all="ignore"):
+        got = run_backward(roots, seeds, bool(retain_graph), capture=[ops._edge(t) for t in inputs])
+    result = []
+    for i, g in enumerate(got):
+        if g is None and not allow_unused:
+            raise RuntimeError(
+                f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
+                "Set allow_unused=True if this is the desired behavior."
+            )
+        result.append(None if g is None else Tensor._make(np.array(g)))
+    return tuple(result)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
+    """Accumulate the gradients of `tensors` into the leaves' `.grad`."""
+    if create_graph:
+        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by the Tensor shim")
+    roots, seeds = _seed(tensors, grad_tensors)
+    with np.errstate(all="ignore"):
+        run_backward(roots, seeds, bool(retain_graph))
+
+
+def Variable(data, requires_grad=False):
+    """The pre-0.4 wrapper: now simply the tensor, with `requires_grad` set."""
+    return data.requires_grad_(requires_grad) if requires_grad else data
+

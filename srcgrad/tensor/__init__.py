@@ -1,0 +1,35 @@
+"""The PyTorch-compatible Tensor shim: eager autograd over NumPy arrays.
+
+`import srcgrad as torch` runs PyTorch autograd tutorial code; see
+docs in `tensor-spec.md`. Layout: `tensor.py` (the class, no calculus), `ops.py`
+(the one doorway to the rule registry), `graph.py` (nodes, grad mode, backward),
+`creation.py` (constructors), `functions.py` (module-level ops), `printing.py`
+(PyTorch's repr), `dtypes.py` (dtypes, Size, promotion).
+"""
+
+from . import dtypes
+from .creation import (
+    arange, as_tensor, empty, eye, from_numpy, full, full_like, initial_seed, linspace,
+    manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like, seed, tensor,
+    zeros, zeros_like,
+)
+from .dtypes import Size, dtype
+from .functions import (
+    abs, add, argmax, argmin, clone, cos, div, dot, exp, flatten, is_tensor, log, log_softmax,
+    matmul, max, mean, min, mm, mul, neg, norm, numel, pow, relu, reshape, sigmoid, sin,
+    softmax, sqrt, squeeze, sub, sum, t, tanh, transpose, unsqueeze, where,
+)
+from .graph import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .tensor import Tensor
+
+float16 = half = dtypes.float16
+float32 = dtypes.float32
+float64 = double = dtypes.float64
+complex64 = dtypes.complex64
+complex128 = dtypes.complex128
+uint8 = dtypes.uint8
+int8 = dtypes.int8
+int16 = short = dtypes.int16
+int32 = dtypes.int32
+int64 = long = dtypes.int64
+bool_ = dtypes.bool_

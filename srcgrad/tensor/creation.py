@@ -1,0 +1,199 @@
+"""Tensor constructors: `tensor`, `ones`, `zeros`, `randn`, `from_numpy`, ... and the
+random generator behind `randn` (`manual_seed` makes it reproducible).
+
+Invariants: every constructor returns a leaf; `tensor()` always copies and
+`from_numpy()` never does; float data without a dtype becomes float32, Python
+ints int64, Python bools bool; NumPy arrays keep their dtype.
+"""
+
+import builtins
+
+import numpy as np
+
+from . import dtypes
+from .tensor import Tensor
+
+__all__ = [
+    "tensor", "as_tensor", "from_numpy", "ones", "zeros", "empty", "full", "randn", "rand",
+    "randint", "arange", "linspace", "eye", "zeros_like", "ones_like", "full_like",
+    "randn_like", "rand_like", "manual_seed", "seed", "initial_seed",
+]
+
+E6 = "Only Tensors of floating point and complex dtype can require gradients"
+
+
+class _Random:
+    generator = np.random.default_rng()
+    seed = None
+
+
+def _rng():
+    return _Random.generator
+
+
+def manual_seed(seed):
+    """Seed the generator behind randn/rand/randint (srcgrad's own stream, not PyTorch's)."""
+    _Random.seed = builtins.int(seed)
+    _Random.generator = np.random.default_rng(_Random.seed)
+    return _Random.generator
+
+
+def seed():
+    _Random.seed = builtins.int(np.random.SeedSequence().entropy % (2**63))
+    _Random.generator = np.random.default_rng(_Random.seed)
+    return _Random.seed
+
+
+def initial_seed():
+    return _Random.seed
+
+
+def _leaf(data, requires_grad):
+    if requires_grad and data.dtype.kind not in "fc":
+        raise RuntimeError(E6)
+    return Tensor._make(data, builtins.bool(requires_grad))
+
+
+def _unwrap(data):
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_unwrap(d) for d in data]
+    return data
+
+
+def _infer(data):
+    """A NumPy copy of `data` with PyTorch's dtype inference."""
+    if isinstance(data, Tensor):
+        return data._data.copy()
+    if isinstance(data, (np.ndarray, np.generic)):
+        return np.array(data)
+    arr = np.array(_unwrap(data))
+    kind = arr.dtype.kind
+    if kind == "f":
+        return arr.astype(dtypes.DEFAULT_FLOAT.numpy)
+    if kind == "c":
+        return arr.astype(np.complex64)
+    if kind in "iu":
+        return arr.astype(np.int64)
+    if kind == "b":
+        return arr
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False):
+    """A new leaf holding a copy of `data` (a number, nested list or NumPy array)."""
+    arr = _infer(data)
+    if dtype is not None:
+        arr = arr.astype(dtypes.as_dtype(dtype).numpy)
+    return _leaf(arr, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like `tensor`, but shares memory with a NumPy array of the requested dtype."""
+    if isinstance(data, Tensor) and dtype is None:
+        return data
+    if isinstance(data, np.ndarray) and (dtype is None or dtypes.as_dtype(dtype).numpy == data.dtype):
+        return Tensor._make(data)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(ndarray):
+    """A tensor sharing memory with `ndarray` and keeping its dtype."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    dtypes.of(ndarray.dtype)
+    return Tensor._make(ndarray)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return tuple(builtins.int(n) for n in size)
+
+
+def _dtype(dtype, default=dtypes.DEFAULT_FLOAT):
+    return (default if dtype is None else dtypes.as_dtype(dtype)).numpy
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    return _leaf(np.ones(_size(size), dtype=_dtype(dtype)), requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    return _leaf(np.zeros(_size(size), dtype=_dtype(dtype)), requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    return _leaf(np.zeros(_size(size), dtype=_dtype(dtype)), requires_grad)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        dtype = _infer(fill_value).dtype
+    return _leaf(np.full(_size((size,)), fill_value, dtype=_dtype(dtype)), requires_grad)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    """Independent standard normal samples (float32 unless `dtype` says otherwise)."""
+    dt = _dtype(dtype)
+    data = _rng().standard_normal(_size(size), dtype=dt if dt in (np.float32, np.float64) else np.float64)
+    return _leaf(data.astype(dt, copy=False), requires_grad)
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    """Independent samples from [0, 1)."""
+    dt = _dtype(dtype)
+    data = _rng().random(_size(size), dtype=dt if dt in (np.float32, np.float64) else np.float64)
+    return _leaf(data.astype(dt, copy=False), requires_grad)
+
+
+def randint(low, high=None, size=(), dtype=None, device=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    return _leaf(_rng().integers(low, high, _size((size,))).astype(_dtype(dtype, dtypes.int64)), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    floats = any(isinstance(v, builtins.float) for v in (start, end, step))
+    default = dtypes.DEFAULT_FLOAT if floats else dtypes.int64
+    return _leaf(np.arange(start, end, step).astype(_dtype(dtype, default)), requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    return _leaf(np.linspace(start, end, steps).astype(_dtype(dtype)), requires_grad)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    return _leaf(np.eye(n, m, dtype=_dtype(dtype)), requires_grad)
+
+
+def _like(t, dtype):
+    return t._data.shape, (t._data.dtype if dtype is None else dtypes.as_dtype(dtype).numpy)
+
+
+def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    shape, dt = _like(t, dtype)
+    return _leaf(np.zeros(shape, dtype=dt), requires_grad)
+
+
+def ones_like(t, dtype=None, device=None, requires_grad=False):
+    shape, dt = _like(t, dtype)
+    return _leaf(np.ones(shape, dtype=dt), requires_grad)
+
+
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    shape, dt = _like(t, dtype)
+    return _leaf(np.full(shape, fill_value, dtype=dt), requires_grad)
+
+
+def randn_like(t, dtype=None, device=None, requires_grad=False):
+    shape, dt = _like(t, dtype)
+    return randn(shape, dtype=dtypes.of(dt), requires_grad=requires_grad)
+
+
+def rand_like(t, dtype=None, device=None, requires_grad=False):
+    shape, dt = _like(t, dtype)
+    return rand(shape, dtype=dtypes.of(dt), requires_grad=requires_grad)

@@ -1,0 +1,165 @@
+"""dtype objects, `Size`, and PyTorch's type promotion, over NumPy dtypes.
+
+Invariants: there is exactly one `dtype` object per NumPy dtype, so aliases are
+identical objects (`float is float32`); the default floating dtype is float32.
+"""
+
+import builtins
+
+import numpy as np
+
+__all__ = ["dtype", "Size", "as_dtype", "of", "result_type", "DEFAULT_FLOAT"]
+
+
+class dtype:
+    """A tensor element type; prints as `srcgrad.float32`."""
+
+    __slots__ = ("name", "numpy", "kind_name")
+
+    def __init__(self, name, numpy_dtype, kind_name):
+        self.name = name
+        self.numpy = np.dtype(numpy_dtype)
+        self.kind_name = kind_name  # the name PyTorch uses in messages: Float, Long, ...
+
+    @property
+    def is_floating_point(self):
+        return self.numpy.kind == "f"
+
+    @property
+    def is_complex(self):
+        return self.numpy.kind == "c"
+
+    @property
+    def itemsize(self):
+        return self.numpy.itemsize
+
+    def __repr__(self):
+        return "srcgrad." + self.name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+
+float16 = dtype("float16", np.float16, "Half")
+float32 = dtype("float32", np.float32, "Float")
+float64 = dtype("float64", np.float64, "Double")
+complex64 = dtype("complex64", np.complex64, "ComplexFloat")
+complex128 = dtype("complex128", np.complex128, "ComplexDouble")
+uint8 = dtype("uint8", np.uint8, "Byte")
+int8 = dtype("int8", np.int8, "Char")
+int16 = dtype("int16", np.int16, "Short")
+int32 = dtype("int32", np.int32, "Int")
+int64 = dtype("int64", np.int64, "Long")
+bool_ = dtype("bool", np.bool_, "Bool")
+
+DEFAULT_FLOAT = float32
+_ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool_)
+_BY_NUMPY = {d.numpy: d for d in _ALL}
+_BY_NAME = {d.name: d for d in _ALL}
+_BY_NAME.update(half=float16, float=float32, double=float64, short=int16, int=int32, long=int64)
+_PYTHON = {builtins.float: float64, builtins.int: int64, builtins.bool: bool_, builtins.complex: complex128}
+
+
+def of(np_dtype):
+    """The `dtype` object of a NumPy dtype."""
+    try:
+        return _BY_NUMPY[np_dtype]
+    except KeyError:
+        raise TypeError(f"srcgrad tensors do not support the NumPy dtype {np_dtype}") from None
+
+
+def as_dtype(d):
+    """Accept a `dtype`, a NumPy dtype or type, a Python type or a name; return a `dtype`."""
+    if isinstance(d, dtype):
+        return d
+    if isinstance(d, str):
+        return _BY_NAME[d]
+    if d in _PYTHON:
+        return _PYTHON[d]
+    return of(np.dtype(d))
+
+
+class Size(tuple):
+    """A tensor shape: a tuple that prints as `srcgrad.Size([2, 2])`."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "srcgrad.Size([%s])" % ", ".join(str(n) for n in self)
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for k in self:
+            n *= k
+        return n
+
+    def __getitem__(self, index):
+        out = tuple.__getitem__(self, index)
+        return Size(out) if isinstance(index, slice) else out
+
+
+# --- promotion ------------------------------------------------------------------------
+# PyTorch promotes over three tiers: tensors with dimensions, 0-d tensors, then Python
+# numbers. A lower tier only matters when it is of a higher category (bool < int <
+# float < complex); a Python float counts as the default float dtype.
+
+
+def _category(np_dtype):
+    return "biufc".index(np_dtype.kind) if np_dtype.kind != "u" else 1
+
+
+def _promote(a, b):
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if min(ca, cb) < 3 <= max(ca, cb):  # a float or complex beats any integer or bool
+        return a if ca > cb else b
+    return np.promote_types(a, b)
+
+
+def _combine(higher, lower):
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    ch, cl = _category(higher), _category(lower)
+    if ch >= cl:
+        return higher
+    if ch >= 3:  # a float tier meets a complex one: keep the float's precision
+        return np.promote_types(higher, np.complex64)
+    return _promote(higher, lower)
+
+
+def _python_dtype(x):
+    if isinstance(x, (builtins.bool, np.bool_)):
+        return np.dtype(np.bool_)
+    if isinstance(x, (builtins.int, np.integer)):
+        return np.dtype(np.int64)
+    if isinstance(x, (builtins.float, np.floating)):
+        return DEFAULT_FLOAT.numpy
+    if isinstance(x, (builtins.complex, np.complexfloating)):
+        return complex64.numpy
+    raise TypeError(f"unsupported operand type: {type(x).__name__}")
+
+
+def result_type(*operands):
+    """The NumPy dtype PyTorch gives a binary op over `operands`.
+
+    Operands are NumPy arrays (the data of tensors) or Python numbers.
+    """
+    dims = zeros = numbers = None
+    for x in operands:
+        if isinstance(x, np.ndarray):
+            if x.ndim:
+                dims = _promote(dims, x.dtype)
+            else:
+                zeros = _promote(zeros, x.dtype)
+        else:
+            numbers = _promote(numbers, _python_dtype(x))
+    return _combine(dims, _combine(zeros, numbers))

@@ -1,0 +1,83 @@
+"""Module-level tensor functions (`srcgrad.exp(t)`, `srcgrad.matmul(a, b)`, ...).
+
+Each one forwards to a `Tensor` method or to `ops`; none holds calculus.
+"""
+
+import numpy as np
+
+from ..rules import lookup
+from . import ops
+from .tensor import Tensor
+
+__all__ = [
+    "matmul", "mm", "dot", "exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid",
+    "relu", "sum", "mean", "max", "min", "norm", "vector_norm", "pow", "add", "sub", "mul",
+    "div", "neg", "softmax", "log_softmax", "argmax", "argmin", "clone", "reshape",
+    "transpose", "t", "squeeze", "unsqueeze", "flatten", "is_tensor", "numel", "where",
+]
+
+
+def _tensor(x):
+    x = ops.operand(x)
+    return x if isinstance(x, Tensor) else Tensor._make(np.asarray(x))
+
+
+def matmul(input, other):
+    """Matrix product with NumPy's broadcasting; node names as PyTorch's (§5)."""
+    return ops.matmul(input, other)
+
+
+mm = dot = matmul
+
+
+def _method(name):
+    def call(input, *args, **kwargs):
+        return getattr(_tensor(input), name)(*args, **kwargs)
+
+    call.__name__ = name
+    call.__doc__ = f"`input.{name}(...)` as a function."
+    return call
+
+
+exp, log, sqrt, abs, sin, cos, tanh = map(_method, ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh"))
+sigmoid, relu, softmax, log_softmax = map(_method, ("sigmoid", "relu", "softmax", "log_softmax"))
+sum, mean, max, min, norm = map(_method, ("sum", "mean", "max", "min", "norm"))
+pow, add, sub, mul, div, neg = map(_method, ("pow", "add", "sub", "mul", "div", "neg"))
+argmax, argmin, clone, reshape, transpose = map(_method, ("argmax", "argmin", "clone", "reshape", "transpose"))
+t, squeeze, unsqueeze, flatten, numel = map(_method, ("t", "squeeze", "unsqueeze", "flatten", "numel"))
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def where(condition, input, other):
+    """Elements of `input` where `condition` holds, else of `other` (np.where's rule)."""
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    a, b = ops.operand(input), ops.operand(other)
+    from .dtypes import result_type
+
+    dt = result_type(ops._data(a), ops._data(b))
+    return ops.apply(np.where, cond, a, b, name="WhereBackward0", dtype=dt, out_dtype=dt)
+
+
+def _two_norm(x, dim, keepdim):
+    squares = x * x
+    total = squares.sum() if dim is None else squares.sum(dim, keepdim)
+    return total.sqrt()
+
+
+def vector_norm(x, dim=None, keepdim=False):
+    """The 2-norm of all elements (or along `dim`): one LinalgVectorNormBackward0 node.
+
+    Uses the registry's rule for `np.linalg.norm` when there is one; otherwise the
+    node runs sqrt(sum(x * x)) through the elementwise rules.
+    """
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+            f"Got {x.dtype.kind_name}"
+        )
+    if dim is None and lookup(np.linalg.norm) is not None:
+        return ops.apply(np.linalg.norm, x, name="LinalgVectorNormBackward0")
+    return ops.composite("LinalgVectorNormBackward0", _two_norm, x, dim, keepdim)

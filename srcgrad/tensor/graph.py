@@ -1,0 +1,281 @@
+"""The eager autograd graph: grad mode, graph nodes and the backward engine.
+
+A node is the `grad_fn` of the tensor it produced. Its `next_functions` are fixed
+when it is made: one `(node or None, 0)` pair per input, pointing at the input's
+`grad_fn`, or at the `AccumulateGrad` of a leaf that requires grad. Rebinding a
+tensor's `grad_fn` later (in-place ops) therefore never changes an existing graph.
+
+The engine holds no calculus: a node's `apply(g)` returns one gradient (a NumPy
+array or None) per input. A backward pass checks every node it will run for
+released saved values before it changes anything (error E7), so a failed pass
+leaves every `.grad` as it was.
+"""
+
+import functools
+import threading
+import warnings
+
+import numpy as np
+
+__all__ = [
+    "Node",
+    "AccumulateGrad",
+    "node_class",
+    "run_backward",
+    "is_grad_enabled",
+    "set_grad_enabled",
+    "no_grad",
+    "enable_grad",
+    "FREED_MESSAGE",
+]
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+# --- grad mode -------------------------------------------------------------------------
+
+
+class _GradMode(threading.local):
+    enabled = True
+
+
+_mode = _GradMode()
+
+
+def is_grad_enabled():
+    """True unless inside `no_grad()` (or `set_grad_enabled(False)`)."""
+    return _mode.enabled
+
+
+class _ModeContext:
+    """A context manager that sets grad mode and restores the previous one on exit;
+    an instance also works as a decorator."""
+
+    _target = True
+
+    def __enter__(self):
+        self.__dict__.setdefault("_previous", []).append(_mode.enabled)
+        _mode.enabled = self._target
+        return self
+
+    def __exit__(self, *exc):
+        _mode.enabled = self._previous.pop()
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            with type(self)():
+                return fn(*args, **kwargs)
+
+        return run
+
+
+class no_grad(_ModeContext):
+    """Inside the block no operation is recorded; leaves keep their flags."""
+
+    _target = False
+
+
+class enable_grad(_ModeContext):
+    """Turn recording back on inside a `no_grad` block."""
+
+    _target = True
+
+
+class set_grad_enabled(_ModeContext):
+    """Set grad mode now (as a call) or for a block (as a context manager)."""
+
+    def __init__(self, mode):
+        self._target = bool(mode)
+        self._previous = [_mode.enabled]
+        _mode.enabled = self._target
+
+    def __enter__(self):
+        return self
+
+    def __call__(self, fn):
+        _mode.enabled = self._previous[0]
+        mode = self._target
+
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+
+        return run
+
+
+# --- nodes -----------------------------------------------------------------------------
+
+
+class Node:
+    """Base of every graph node. Subclasses are named like PyTorch's (`MulBackward0`)."""
+
+    __slots__ = ("next_functions", "_retained", "__weakref__")
+    freed = False
+
+    def __init__(self, next_functions):
+        self.next_functions = next_functions
+        self._retained = None
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return "<%s object at %#x>" % (type(self).__name__, id(self))
+
+    __str__ = __repr__
+
+    def apply(self, g):
+        """One gradient per input (an array, or None for inputs that need none)."""
+        raise NotImplementedError
+
+    def release(self):
+        """Drop saved values after a pass run without `retain_graph`."""
+
+    def retain(self, tensor):
+        """Also store this node's incoming gradient into `tensor.grad` (retain_grad)."""
+        if self._retained is None:
+            self._retained = []
+        if not any(t is tensor for t in self._retained):
+            self._retained.append(tensor)
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf that requires grad: adds gradients into `variable.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__(())
+        self.variable = variable
+
+    def apply(self, g):
+        accumulate(self.variable, g)
+        return ()
+
+
+def accumulate(tensor, g):
+    """Create `tensor.grad` from `g`, or add `g` into it in place (identity is kept)."""
+    current = tensor._grad
+    if current is None:
+        tensor._grad = type(tensor)._make(np.array(g, dtype=tensor._data.dtype, copy=True))
+    else:
+        data = current._data
+        if data.shape == np.shape(g):
+            np.add(data, g, out=data, casting="unsafe")
+        else:
+            current._data = data + g
+
+
+_CLASSES = {}
+
+
+def node_class(name, base):
+    """The node class called `name` (one per name and base, so `type(a) is type(b)`)."""
+    key = (name, base)
+    cls = _CLASSES.get(key)
+    if cls is None:
+        cls = _CLASSES[key] = type(name, (base,), {"__slots__": ()})
+    return cls
+
+
+# --- the engine ------------------------------------------------------------------------
+
+
+def _topological(roots):
+    """Nodes reachable from `roots`, every node before the nodes it feeds into."""
+    seen = set()
+    order = []
+    for root in roots:
+        if id(root) in seen:
+            continue
+        seen.add(id(root))
+        stack = [(root, iter(root.next_functions))]
+        while stack:
+            node, edges = stack[-1]
+            for nxt, _ in edges:
+                if nxt is not None and id(nxt) not in seen:
+                    seen.add(id(nxt))
+                    stack.append((nxt, iter(nxt.next_functions)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    order.reverse()
+    return order
+
+
+def _needed(order, targets):
+    """The nodes of `order` from which some node in `targets` can be reached."""
+    need = set(targets)
+    for node in reversed(order):
+        if id(node) in need or any(n is not None and id(n) in need for n, _ in node.next_functions):
+            need.add(id(node))
+    return need
+
+
+def run_backward(roots, grads, retain_graph=False, capture=None):
+    """Propagate `grads` (arrays) from the nodes `roots` back through the graph.
+
+    Without `capture`, gradients accumulate into the `.grad` of leaves. With
+    `capture` (a list of nodes), only the nodes leading to them run, nothing is
+    accumulated, and the gradient reaching each captured node is returned (None
+    for a node not reached).
+    """
+    order = _topological(roots)
+    if capture is not None:
+        wanted = {id(n) for n in capture}
+        need = _needed(order, wanted)
+        order = [n for n in order if id(n) in need]
+    for node in order:
+        if node.freed:
+            raise RuntimeError(FREED_MESSAGE)
+    pending = {}
+    for root, g in zip(roots, grads):
+        key = id(root)
+        pending[key] = g if key not in pending else pending[key] + g
+    captured = {}
+    for node in order:
+        g = pending.pop(id(node), None)
+        if g is None:
+            continue
+        if node._retained:
+            for t in node._retained:
+                accumulate(t, g)
+        if capture is not None and id(node) in wanted:
+            captured[id(node)] = g
+            if not any(n is not None and id(n) in need for n, _ in node.next_functions):
+                continue
+        grads_in = node.apply(g)
+        for (nxt, _), gi in zip(node.next_functions, grads_in):
+            if nxt is None or gi is None:
+                continue
+            key = id(nxt)
+            if capture is not None and key not in need:
+                continue
+            pending[key] = gi if key not in pending else pending[key] + gi
+        if not retain_graph:
+            node.release()
+    if capture is not None:
+        return [captured.get(id(n)) for n in capture]
+    return None
+
+
+def warn_non_leaf_grad():
+    warnings.warn(
+        "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+        ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+        "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+        "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
+        "the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
+        "informations.",
+        UserWarning,
+        stacklevel=3,
+    )

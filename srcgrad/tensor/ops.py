@@ -1,0 +1,244 @@
+"""The Tensor shim's one doorway to the derivative rules.
+
+`apply(primitive, *args)` runs a NumPy-level primitive on the tensors' arrays and,
+when the op is tracked, records a `RuleNode` whose backward calls the primitive's
+registered `rule.vjp`. `composite(name, fn, *args)` runs Tensor code built from such
+primitives and records it as ONE node named `name` (how `binary_cross_entropy_with_logits`
+prints as a single PyTorch node); its backward runs the inner graph.
+
+Invariants: an op is tracked iff grad mode is on and some Tensor argument requires
+grad; a tracked result has `requires_grad` True and a `grad_fn`; an untracked result
+is a leaf. Gradients returned by nodes have their input's shape and dtype.
+
+`Tensor` is bound by `tensor.py` when it is imported (the class needs this module).
+"""
+
+import numbers
+import operator
+
+import numpy as np
+
+from ..rules import lookup
+from ..runtime import unbroadcast
+from . import dtypes
+from .graph import Node, _mode, node_class, run_backward
+
+Tensor = None  # bound by srcgrad.tensor.tensor
+
+_NO_EDGE = (None, 0)
+_RULES = {}
+
+
+def rule_of(primitive):
+    """The registered rule of `primitive` (cached); a clear error when there is none."""
+    try:
+        return _RULES[primitive]
+    except KeyError:
+        rule = lookup(primitive)
+        if rule is None:
+            name = getattr(primitive, "__name__", repr(primitive))
+            raise NotImplementedError(f"no derivative rule is registered for {name}") from None
+        _RULES[primitive] = rule
+        return rule
+
+
+class RuleNode(Node):
+    """A node backed by a registry rule: keeps the primitive's arguments and result.
+
+    With `saves` False (nodes PyTorch keeps only shapes for: Add, Sub, Neg, Sum,
+    Mean, ...) the node keeps what it has and can run again; otherwise `release`
+    drops it and the node is `freed`.
+    """
+
+    __slots__ = ("rule", "args", "kwargs", "ans", "dtypes", "saves", "freed")
+
+    def __init__(self, next_functions, rule, args, kwargs, ans, in_dtypes, saves):
+        super().__init__(next_functions)
+        self.rule = rule
+        self.args = args
+        self.kwargs = kwargs
+        self.ans = ans
+        self.dtypes = in_dtypes
+        self.saves = saves
+        self.freed = False
+
+    def apply(self, g):
+        rule, args, kwargs, ans = self.rule, self.args, self.kwargs, self.ans
+        out = []
+        for i, (nxt, _) in enumerate(self.next_functions):
+            if nxt is None:
+                out.append(None)
+                continue
+            d = rule.vjps[rule.params[i]]
+            if d.kind == "scale":  # what Rule.vjp does, without binding arguments by name
+                gi = unbroadcast(g * d.fn(ans, *args, **kwargs), args[i])
+            else:
+                gi = rule.vjp(i, g, ans, *args, **kwargs)
+            if type(gi) is not np.ndarray:
+                gi = np.asarray(gi)
+            if gi.dtype != self.dtypes[i]:
+                gi = gi.astype(self.dtypes[i])
+            out.append(gi)
+        return out
+
+    def release(self):
+        if self.saves:
+            self.args = self.kwargs = self.ans = None
+            self.freed = True
+
+
+class CompositeNode(Node):
+    """One node for a piece of Tensor code: backward runs the recorded inner graph."""
+
+    __slots__ = ("root", "sinks", "dtypes", "freed")
+
+    def __init__(self, next_functions, root, sinks, in_dtypes):
+        super().__init__(next_functions)
+        self.root = root
+        self.sinks = sinks
+        self.dtypes = in_dtypes
+        self.freed = False
+
+    def apply(self, g):
+        wanted = [s for s in self.sinks if s is not None]
+        got = iter(run_backward([self.root], [g], retain_graph=True, capture=wanted))
+        out = []
+        for sink, dt in zip(self.sinks, self.dtypes):
+            gi = next(got) if sink is not None else None
+            out.append(None if gi is None else np.asarray(gi, dtype=dt))
+        return out
+
+    def release(self):
+        self.root = None
+        self.freed = True
+
+
+def _edge(t):
+    """Where gradient for tensor `t` goes: its grad_fn, or its leaf accumulator."""
+    fn = t._grad_fn
+    return fn if fn is not None else t._accumulate_grad()
+
+
+def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, **kwargs):
+    """Run `primitive` on the arrays of `args`, recording a node when tracked.
+
+    `dtype` casts tensor arguments before the call (the compute dtype); `out_dtype`
+    casts the result. The node is called `name`, by default `f"{rule.name}Backward0"`.
+    """
+    track = _mode.enabled
+    needs = False
+    arrays = []
+    edges = []
+    in_dtypes = []
+    for a in args:
+        if isinstance(a, Tensor):
+            data = a._data
+            in_dtypes.append(data.dtype)
+            if dtype is not None and data.dtype != dtype:
+                data = data.astype(dtype)
+            arrays.append(data)
+            if track and a._requires_grad:
+                needs = True
+                edges.append((_edge(a), 0))
+            else:
+                edges.append(_NO_EDGE)
+        else:
+            arrays.append(a)
+            in_dtypes.append(None)
+            edges.append(_NO_EDGE)
+    with np.errstate(all="ignore"):
+        ans = primitive(*arrays, **kwargs)
+    if type(ans) is not np.ndarray:
+        ans = np.asarray(ans)
+    if out_dtype is not None and ans.dtype != out_dtype:
+        ans = ans.astype(out_dtype)
+    out = Tensor._make(ans)
+    if needs:
+        rule = rule_of(primitive)
+        cls = node_class(name or rule.name + "Backward0", RuleNode)
+        out._grad_fn = cls(tuple(edges), rule, tuple(arrays), kwargs, ans, in_dtypes, saves)
+        out._requires_grad = True
+    return out
+
+
+def composite(name, fn, *args, **kwargs):
+    """Run Tensor code `fn(*args)`; when tracked, record it as one node called `name`."""
+    if not _mode.enabled or not any(isinstance(a, Tensor) and a._requires_grad for a in args):
+        return fn(*args, **kwargs)
+    inner = [Tensor._make(a._data, a._requires_grad) if isinstance(a, Tensor) else a for a in args]
+    result = fn(*inner, **kwargs)
+    if result._grad_fn is None:  # the output does not depend on any input needing grad
+        return Tensor._make(result._data)
+    edges = tuple((_edge(a), 0) if isinstance(a, Tensor) and a._requires_grad else _NO_EDGE for a in args)
+    sinks = [_edge(t) if isinstance(t, Tensor) and t._requires_grad else None for t in inner]
+    in_dtypes = [a._data.dtype if isinstance(a, Tensor) else None for a in args]
+    out = Tensor._make(result._data)
+    out._grad_fn = node_class(name, CompositeNode)(edges, result._grad_fn, sinks, in_dtypes)
+    out._requires_grad = True
+    return out
+
+
+# --- operands and promotion ------------------------------------------------------------
+
+
+def operand(x):
+    """A Tensor or Python number for a binary op: NumPy scalars become Python numbers,
+    arrays and lists become constant tensors."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, numbers.Number):
+        return x
+    if isinstance(x, (np.ndarray, list, tuple)):
+        from .creation import tensor
+
+        return tensor(x)
+    return NotImplemented
+
+
+def _data(x):
+    return x._data if isinstance(x, Tensor) else x
+
+
+def binary(primitive, a, b, name=None, saves=True, floating=False):
+    """A tracked binary op with PyTorch's promotion; `floating` maps integral results to
+    the default float dtype (true division)."""
+    a, b = operand(a), operand(b)
+    if a is NotImplemented or b is NotImplemented:
+        return NotImplemented
+    dt = dtypes.result_type(_data(a), _data(b))
+    if floating and dt.kind not in "fc":
+        dt = dtypes.DEFAULT_FLOAT.numpy
+    return apply(primitive, a, b, name=name, saves=saves, dtype=dt, out_dtype=dt)
+
+
+def compare(primitive, a, b):
+    """An elementwise comparison: a bool tensor, never tracked."""
+    a, b = operand(a), operand(b)
+    if a is NotImplemented or b is NotImplemented:
+        return NotImplemented
+    return Tensor._make(np.asarray(primitive(_data(a), _data(b))))
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "float16": "c10::Half"}
+
+
+def matmul(a, b):
+    """`a @ b` with PyTorch's node names: Dot (1-D·1-D), Mv, Mm, Squeeze (1-D @ 2-D)."""
+    a, b = operand(a), operand(b)
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        raise TypeError("matmul(): argument 'other' (position 1) must be Tensor")
+    na, nb = a._data.ndim, b._data.ndim
+    if na == 0 or nb == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D"
+        )
+    name = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0", (1, 2): "SqueezeBackward4"}
+    dt = dtypes.result_type(a._data, b._data)
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{_C_NAMES.get(a.dtype.name, a.dtype.name)} != {_C_NAMES.get(b.dtype.name, b.dtype.name)}"
+        )
+    return apply(operator.matmul, a, b, name=name.get((na, nb), "UnsafeViewBackward0"), out_dtype=dt)

@@ -1,0 +1,575 @@
+"""`Tensor`: a NumPy array with PyTorch's eager autograd interface.
+
+This class holds no calculus. Every differentiable operation goes through
+`ops.apply` (one registered rule, one node) or `ops.composite`; the node names
+are PyTorch's. Invariants: `_data` is always an `np.ndarray` (0-d for scalars);
+`is_leaf` is `grad_fn is None`; only floating tensors require grad; `.grad` exists
+only on leaves (and on non-leaves that called `retain_grad`).
+"""
+
+import operator
+
+import numpy as np
+
+from . import dtypes, ops, printing
+from .dtypes import Size
+from .graph import AccumulateGrad, _mode, accumulate, run_backward, warn_non_leaf_grad
+from .inplace import E11, InPlaceOps
+
+__all__ = ["Tensor"]
+
+E4 = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a "
+    "computed variable in a subgraph that doesn't require differentiation use "
+    "var_no_grad = var.detach()."
+)
+E5 = "only Tensors of floating point dtype can require gradients"
+
+
+def _axes(dim):
+    return tuple(dim) if isinstance(dim, (list, tuple)) else dim
+
+
+def _shape_args(shape):
+    return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else tuple(shape)
+
+
+def _index(index):
+    """A NumPy index from a PyTorch one (tensors become arrays)."""
+    if isinstance(index, Tensor):
+        return index._data
+    if isinstance(index, tuple):
+        return tuple(i._data if isinstance(i, Tensor) else i for i in index)
+    return index
+
+
+def _index_name(index):
+    """PyTorch's node for `x[index]`: decided by the last component that does work."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(p, (np.ndarray, list)) for p in parts):
+        return "IndexBackward0", True
+    for p in reversed(parts):
+        if p is None:
+            return "UnsqueezeBackward0", False
+        if isinstance(p, slice) and p != slice(None):
+            return "SliceBackward0", False
+        if isinstance(p, (int, np.integer)):
+            return "SelectBackward0", False
+    return "AliasBackward0", False
+
+
+def _binary(primitive, name, saves=True, floating=False, reflected=False):
+    """A Tensor method for a binary operator: one rule, one node called `name`."""
+    if reflected:
+        return lambda self, other: ops.binary(primitive, other, self, name, saves, floating)
+    return lambda self, other: ops.binary(primitive, self, other, name, saves, floating)
+
+
+def _comparison(primitive):
+    """A Tensor method for an elementwise comparison: a bool tensor, never tracked."""
+    return lambda self, other: ops.compare(primitive, self, other)
+
+
+class Tensor(InPlaceOps):
+    """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
+
+    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_retains_grad", "__weakref__")
+    __array_priority__ = 1000
+
+    def __init__(self, *args, dtype=None, requires_grad=False):
+        if args and all(isinstance(a, (int, np.integer)) for a in args):
+            data = np.zeros(args, dtype=np.float32)
+        elif len(args) == 1:
+            data = np.array(args[0]._data if isinstance(args[0], Tensor) else args[0], dtype=np.float32)
+        else:
+            data = np.zeros((0,), dtype=np.float32)
+        self._data = data
+        self._requires_grad = False
+        self._grad = self._grad_fn = self._accumulator = None
+        self._retains_grad = False
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @classmethod
+    def _make(cls, data, requires_grad=False):
+        t = object.__new__(cls)
+        t._data = data
+        t._requires_grad = requires_grad
+        t._grad = t._grad_fn = t._accumulator = None
+        t._retains_grad = False
+        return t
+
+    def _accumulate_grad(self):
+        acc = self._accumulator
+        if acc is None:
+            acc = self._accumulator = AccumulateGrad(self)
+        return acc
+
+    # --- autograd attributes ----------------------------------------------------------
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self._set_requires_grad(flag, "only Tensors of floating point and complex dtype can require gradients")
+
+    def requires_grad_(self, requires_grad=True):
+        """Set the flag in place and return self (leaves only, floating dtypes only)."""
+        self._set_requires_grad(requires_grad, E5)
+        return self
+
+    def _set_requires_grad(self, flag, dtype_message):
+        flag = bool(flag)
+        if self._grad_fn is not None:
+            if not flag:
+                raise RuntimeError(E4)
+            return
+        if flag and self._data.dtype.kind not in "fc":
+            raise RuntimeError(dtype_message)
+        self._requires_grad = flag
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains_grad:
+            warn_non_leaf_grad()
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        self._grad = value
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    def retain_grad(self):
+        """Make `backward` fill `.grad` on this non-leaf tensor too."""
+        if self._grad_fn is not None:
+            self._retains_grad = True
+            self._grad_fn.retain(self)
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf), weighted by `gradient`, into every leaf's `.grad`."""
+        if gradient is not None:
+            if not isinstance(gradient, Tensor):
+                gradient = ops.operand(gradient)
+                gradient = gradient if isinstance(gradient, Tensor) else Tensor._make(np.asarray(gradient))
+            if gradient._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[0] has a shape of {gradient.shape} and "
+                    f"output[0] has a shape of {self.shape}."
+                )
+        if not self._requires_grad:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+        if gradient is None:
+            if self._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = np.ones(self._data.shape, dtype=self._data.dtype)
+        else:
+            g = gradient._data.astype(self._data.dtype, copy=False)
+        if create_graph:
+            raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by the Tensor shim")
+        retain = bool(retain_graph)
+        with np.errstate(all="ignore"):
+            if inputs is None:
+                run_backward([ops._edge(self)], [g], retain_graph=retain)
+                return
+            inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+            if not inputs:
+                raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+            got = run_backward([ops._edge(self)], [g], retain, capture=[ops._edge(t) for t in inputs])
+        for t, gi in zip(inputs, got):
+            if gi is not None:
+                accumulate(t, gi)
+
+    # --- data access ----------------------------------------------------------------
+
+    @property
+    def data(self):
+        """A leaf that shares storage with self and is never tracked."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, other):
+        self._data = other._data if isinstance(other, Tensor) else np.asarray(other)
+
+    def detach(self):
+        return Tensor._make(self._data)
+
+    def detach_(self):
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def numpy(self, force=False):
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        data = self.numpy()
+        return data if dtype is None else data.astype(dtype, copy=False)
+
+    def item(self):
+        n = self._data.size
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        return self._data.reshape(-1)[0].item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        return Size(self._data.shape) if dim is None else self._data.shape[dim]
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    @property
+    def dtype(self):
+        return dtypes.of(self._data.dtype)
+
+    def element_size(self):
+        return self._data.itemsize
+
+    @property
+    def device(self):
+        return "cpu"
+
+    @property
+    def is_cuda(self):
+        return False
+
+    def __repr__(self):
+        return printing.tensor_repr(self, repr(self.dtype))
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __bool__(self):
+        n = self._data.size
+        if n == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        if n > 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(-1)[0])
+
+    def _python_scalar(self, kind):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return kind(self._data.reshape(-1)[0])
+
+    def __float__(self):
+        return self._python_scalar(float)
+
+    def __int__(self):
+        return self._python_scalar(int)
+
+    def __index__(self):
+        if self._data.size != 1 or self._data.dtype.kind not in "iub":
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(-1)[0])
+
+    __hash__ = object.__hash__
+
+    # --- arithmetic (each one registry rule) and comparisons (never tracked) ----------
+
+    __add__ = _binary(operator.add, "AddBackward0", saves=False)
+    __radd__ = _binary(operator.add, "AddBackward0", saves=False, reflected=True)
+    __sub__ = _binary(operator.sub, "SubBackward0", saves=False)
+    __rsub__ = _binary(operator.sub, "RsubBackward1", saves=False, reflected=True)
+    __mul__ = _binary(operator.mul, "MulBackward0")
+    __rmul__ = _binary(operator.mul, "MulBackward0", reflected=True)
+    __truediv__ = _binary(operator.truediv, "DivBackward0", floating=True)
+    __rtruediv__ = _binary(operator.truediv, "MulBackward0", floating=True, reflected=True)  # c * reciprocal
+    __rpow__ = _binary(operator.pow, "PowBackward2", reflected=True)
+
+    def __pow__(self, other):
+        name = "PowBackward1" if isinstance(other, Tensor) else "PowBackward0"
+        return ops.binary(operator.pow, self, other, name)
+
+    def __matmul__(self, other):
+        return ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return ops.matmul(other, self)
+
+    def __neg__(self):
+        return ops.apply(operator.neg, self, name="NegBackward0", saves=False)
+
+    def __pos__(self):
+        return self
+
+    add, sub, mul, div, pow, matmul = __add__, __sub__, __mul__, __truediv__, __pow__, __matmul__
+    multiply, subtract, divide, true_divide, neg = mul, sub, div, div, __neg__
+    mm = mv = dot = matmul
+
+    __lt__ = lt = _comparison(np.less)
+    __le__ = le = _comparison(np.less_equal)
+    __gt__ = gt = _comparison(np.greater)
+    __ge__ = ge = _comparison(np.greater_equal)
+    __eq__ = eq = _comparison(np.equal)
+    __ne__ = ne = _comparison(np.not_equal)
+    __and__ = _comparison(np.bitwise_and)
+    __or__ = _comparison(np.bitwise_or)
+
+    def __invert__(self):
+        return Tensor._make(np.invert(self._data))
+
+    def all(self):
+        return Tensor._make(np.asarray(np.all(self._data)))
+
+    def any(self):
+        return Tensor._make(np.asarray(np.any(self._data)))
+
+    def equal(self, other):
+        return self._data.shape == other._data.shape and bool(np.all(self._data == other._data))
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08):
+        return bool(np.allclose(self._data, other._data, rtol=rtol, atol=atol))
+
+    def argmax(self, dim=None, keepdim=False):
+        return Tensor._make(np.asarray(np.argmax(self._data, axis=dim, keepdims=keepdim), dtype=np.int64))
+
+    def argmin(self, dim=None, keepdim=False):
+        return Tensor._make(np.asarray(np.argmin(self._data, axis=dim, keepdims=keepdim), dtype=np.int64))
+
+    # --- reductions ------------------------------------------------------------------
+
+    def sum(self, dim=None, keepdim=False):
+        if dim is None:
+            return ops.apply(np.sum, self, name="SumBackward0", saves=False)
+        return ops.apply(np.sum, self, name="SumBackward1", saves=False, axis=_axes(dim), keepdims=keepdim)
+
+    def mean(self, dim=None, keepdim=False):
+        if self._data.dtype.kind not in "fc":
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating "
+                f"point or complex dtype. Got: {self.dtype.kind_name}"
+            )
+        if dim is None:
+            return ops.apply(np.mean, self, name="MeanBackward0", saves=False)
+        return ops.apply(np.mean, self, name="MeanBackward1", saves=False, axis=_axes(dim), keepdims=keepdim)
+
+    def _extremum(self, fn, arg, name, dim, keepdim):
+        if dim is None:
+            return ops.apply(fn, self, name=name + "Backward1")
+        values = ops.apply(fn, self, name=name + "Backward0", axis=dim, keepdims=keepdim)
+        return _MinMax(values, Tensor._make(np.asarray(arg(self._data, axis=dim, keepdims=keepdim))))
+
+    def max(self, dim=None, keepdim=False):
+        return self._extremum(np.max, np.argmax, "Max", dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        return self._extremum(np.min, np.argmin, "Min", dim, keepdim)
+
+    def norm(self, p="fro", dim=None, keepdim=False):
+        """The 2-norm of all elements (Frobenius for matrices), or along `dim`."""
+        from .functions import vector_norm
+
+        if p not in ("fro", 2, 2.0, None):
+            raise NotImplementedError("Tensor.norm supports only the 2-norm")
+        return vector_norm(self, dim=dim, keepdim=keepdim)
+
+    # --- elementwise functions --------------------------------------------------------
+
+    def exp(self):
+        return ops.apply(np.exp, self)
+
+    def log(self):
+        return ops.apply(np.log, self)
+
+    def sqrt(self):
+        return ops.apply(np.sqrt, self)
+
+    def abs(self):
+        return ops.apply(np.absolute, self)
+
+    def sin(self):
+        return ops.apply(np.sin, self)
+
+    def cos(self):
+        return ops.apply(np.cos, self)
+
+    def tanh(self):
+        return ops.apply(np.tanh, self)
+
+    def sigmoid(self):
+        from ..nn import functional
+
+        return functional.sigmoid(self)
+
+    def relu(self):
+        from ..nn import functional
+
+        return functional.relu(self)
+
+    def softmax(self, dim):
+        from ..nn import functional
+
+        return functional.softmax(self, dim)
+
+    def log_softmax(self, dim):
+        from ..nn import functional
+
+        return functional.log_softmax(self, dim)
+
+    # --- shapes ----------------------------------------------------------------------
+
+    def reshape(self, *shape):
+        return ops.apply(np.reshape, self, _shape_args(shape), name="ViewBackward0", saves=False)
+
+    view = reshape
+
+    def flatten(self):
+        return self.reshape(-1)
+
+    def squeeze(self, dim=None):
+        shape = self._data.shape
+        if dim is None:
+            new = tuple(n for n in shape if n != 1)
+        else:
+            dim %= max(len(shape), 1)
+            new = shape[:dim] + shape[dim + 1 :] if shape and shape[dim] == 1 else shape
+        name = "SqueezeBackward0" if dim is None else "SqueezeBackward1"
+        return ops.apply(np.reshape, self, new, name=name, saves=False)
+
+    def unsqueeze(self, dim):
+        shape = self._data.shape
+        dim = dim if dim >= 0 else dim + len(shape) + 1
+        return ops.apply(np.reshape, self, shape[:dim] + (1,) + shape[dim:], name="UnsqueezeBackward0", saves=False)
+
+    def permute(self, *dims):
+        return ops.apply(np.transpose, self, _shape_args(dims), name="PermuteBackward0", saves=False)
+
+    def transpose(self, dim0, dim1):
+        axes = list(range(self._data.ndim))
+        axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
+        return ops.apply(np.transpose, self, tuple(axes), name="TransposeBackward0", saves=False)
+
+    def t(self):
+        if self._data.ndim < 2:
+            return self
+        return ops.apply(np.transpose, self, (1, 0), name="TBackward0", saves=False)
+
+    @property
+    def T(self):
+        return ops.apply(np.transpose, self, None, name="PermuteBackward0", saves=False)
+
+    def __getitem__(self, index):
+        index = _index(index)
+        name, advanced = _index_name(index)
+        return ops.apply(operator.getitem, self, index, name=name, saves=advanced)
+
+    def __setitem__(self, index, value):
+        value = ops.operand(value)
+        tracked = self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
+        if _mode.enabled and tracked:
+            if self._requires_grad and self._grad_fn is None:
+                raise RuntimeError(E11)
+            raise NotImplementedError("item assignment into a tensor that is part of a graph is not supported")
+        self._data[_index(index)] = value._data if isinstance(value, Tensor) else value
+
+    # --- dtype conversion and copies -------------------------------------------------
+
+    def to(self, *args, dtype=None, **kwargs):
+        """`to(dtype)`, `to(other_tensor)`; device arguments ('cpu') are accepted and ignored."""
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif not isinstance(a, str):
+                dtype = a
+        return self if dtype is None else self._convert(dtypes.as_dtype(dtype))
+
+    def _convert(self, target):
+        if target.numpy == self._data.dtype:
+            return self
+        if target.is_floating_point:
+            return ops.apply(np.positive, self, dtype=target.numpy, name="ToCopyBackward0", saves=False)
+        return Tensor._make(self._data.astype(target.numpy))
+
+    def float(self):
+        return self._convert(dtypes.float32)
+
+    def double(self):
+        return self._convert(dtypes.float64)
+
+    def half(self):
+        return self._convert(dtypes.float16)
+
+    def long(self):
+        return self._convert(dtypes.int64)
+
+    def int(self):
+        return self._convert(dtypes.int32)
+
+    def bool(self):
+        return self._convert(dtypes.bool_)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return "srcgrad." + self.dtype.kind_name + "Tensor"
+        return self._convert(dtypes.as_dtype(dtype))
+
+    def cpu(self):
+        return self
+
+    def contiguous(self):
+        return self
+
+    def clone(self):
+        if _mode.enabled and self._requires_grad:
+            return ops.apply(np.positive, self, name="CloneBackward0", saves=False)
+        return Tensor._make(self._data.copy())
+
+
+class _MinMax(tuple):
+    """`(values, indices)` from `max(dim)` / `min(dim)`."""
+
+    def __new__(cls, values, indices):
+        return tuple.__new__(cls, (values, indices))
+
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+
+ops.Tensor = Tensor

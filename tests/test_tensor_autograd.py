@@ -1,0 +1,213 @@
+"""srcgrad.autograd (custom Functions, grad, backward), nn.functional and @srcgrad.compile."""
+
+import re
+
+import numpy as np
+import pytest
+
+import srcgrad as torch
+
+F = torch.nn.functional
+
+
+def raises(exc, message):
+    return pytest.raises(exc, match="^" + re.escape(message) + "$")
+
+
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, i):
+        result = i.exp()
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (result,) = ctx.saved_tensors
+        return grad_output * result
+
+
+class ScaleBy(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.k = k
+        return x * k
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.k, None
+
+
+def test_custom_function_forward_backward_and_repr():
+    x = torch.tensor([0.0, 1.0], requires_grad=True)
+    y = Exp.apply(x)
+    assert repr(y) == "tensor([1.0000, 2.7183], grad_fn=<ExpBackward>)"
+    assert re.fullmatch(r"<srcgrad\.autograd\.function\.ExpBackward object at 0x[0-9a-f]+>", repr(y.grad_fn))
+    assert y.grad_fn.name() == "ExpBackward"
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([0.0, 1.0]).astype(np.float32))
+    with raises(RuntimeError, "Trying to backward through the graph a second time "
+                "(or directly access saved tensors after they have already been freed). Saved intermediate "
+                "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+                "retain_graph=True if you need to backward through the graph a second time or if you need to "
+                "access saved tensors after calling backward."):
+        y.sum().backward()
+
+
+def test_custom_function_without_saved_tensors_runs_twice_and_skips_constants():
+    x = torch.ones(2, requires_grad=True)
+    y = ScaleBy.apply(x, 3.0).sum()
+    y.backward()
+    y.backward()
+    assert x.grad.tolist() == [6.0, 6.0]
+    with torch.no_grad():
+        assert ScaleBy.apply(x, 2.0).grad_fn is None
+    assert ScaleBy.apply(torch.ones(2), 2.0).grad_fn is None
+
+
+def test_custom_function_wrong_gradient_count():
+    class Bad(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x * y
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    with raises(RuntimeError, "function BadBackward returned an incorrect number of gradients (expected 2, got 1)"):
+        Bad.apply(torch.ones(1, requires_grad=True), torch.ones(1)).backward()
+
+
+def test_autograd_grad_returns_without_accumulating():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    (g,) = torch.autograd.grad((x * x).sum(), x)
+    assert g.tolist() == [2.0, 4.0] and x.grad is None
+    z = torch.ones(3, requires_grad=True)
+    with raises(RuntimeError, "The differentiated Tensor at index 1 appears to not have been used in the graph. "
+                              "Set allow_unused=True if this is the desired behavior."):
+        torch.autograd.grad((x * x).sum(), [x, z])
+    gx, gz = torch.autograd.grad((x * x).sum(), [x, z], allow_unused=True)
+    assert gz is None and gx.tolist() == [2.0, 4.0]
+
+
+def test_autograd_grad_of_intermediate_and_backward_function():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 3
+    (gh,) = torch.autograd.grad((h * h).sum(), h)
+    assert gh.tolist() == [6.0, 12.0]
+    torch.autograd.backward([(x * 2).sum()])
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_create_graph_is_reported_as_unsupported():
+    x = torch.ones(1, requires_grad=True)
+    with pytest.raises(NotImplementedError):
+        (x * x).backward(create_graph=True)
+
+
+# --- nn.functional -----------------------------------------------------------------
+
+
+def test_functional_values():
+    z = torch.tensor([-2.0, 0.0, 3.0])
+    y = torch.tensor([0.0, 1.0, 1.0])
+    zd = np.array([-2.0, 0.0, 3.0])
+    bce = np.maximum(zd, 0) - zd * np.array([0, 1, 1]) + np.log1p(np.exp(-np.abs(zd)))
+    np.testing.assert_allclose(F.binary_cross_entropy_with_logits(z, y).item(), bce.mean(), rtol=1e-6)
+    np.testing.assert_allclose(F.binary_cross_entropy_with_logits(z, y, reduction="sum").item(), bce.sum(), rtol=1e-6)
+    np.testing.assert_allclose(F.binary_cross_entropy_with_logits(z, y, reduction="none").numpy(), bce, rtol=1e-6)
+    np.testing.assert_allclose(F.sigmoid(z).numpy(), 1 / (1 + np.exp(-zd)), rtol=1e-6)
+    assert F.relu(z).tolist() == [0.0, 0.0, 3.0]
+    np.testing.assert_allclose(F.softmax(z, 0).numpy(), np.exp(zd) / np.exp(zd).sum(), rtol=1e-6)
+    np.testing.assert_allclose(F.log_softmax(z, 0).numpy(), zd - np.log(np.exp(zd).sum()), rtol=1e-6)
+    assert F.mse_loss(z, y).item() == pytest.approx(((zd - [0, 1, 1]) ** 2).mean())
+    logits = torch.tensor([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]])
+    ce = F.cross_entropy(logits, torch.tensor([2, 0]))
+    expected = np.mean([-np.log(np.exp(3) / np.exp([1, 2, 3]).sum()), np.log(3)])
+    assert ce.item() == pytest.approx(expected, rel=1e-6)
+
+
+def test_functional_errors():
+    with raises(ValueError, "Target size (srcgrad.Size([2])) must be the same as input size (srcgrad.Size([3]))"):
+        F.binary_cross_entropy_with_logits(torch.ones(3), torch.zeros(2))
+    with raises(ValueError, "Using a target size (srcgrad.Size([2])) that is different to the input size "
+                            "(srcgrad.Size([3])) is deprecated. Please ensure they have the same size."):
+        F.binary_cross_entropy(torch.ones(3), torch.zeros(2))
+    with raises(RuntimeError, "all elements of input should be between 0 and 1"):
+        F.binary_cross_entropy(torch.ones(2) * 2, torch.zeros(2))
+    with raises(ValueError, "avg is not a valid value for reduction"):
+        F.mse_loss(torch.ones(2), torch.ones(2), reduction="avg")
+
+
+def test_functional_node_names():
+    a = torch.ones(2, 2, requires_grad=True)
+    names = {
+        "ReluBackward0": F.relu(a), "SigmoidBackward0": F.sigmoid(a), "TanhBackward0": F.tanh(a),
+        "SoftmaxBackward0": F.softmax(a, 1), "LogSoftmaxBackward0": F.log_softmax(a, 1),
+        "MseLossBackward0": F.mse_loss(a, torch.zeros(2, 2)),
+        "BinaryCrossEntropyBackward0": F.binary_cross_entropy(F.sigmoid(a), torch.zeros(2, 2)),
+        "NllLossBackward0": F.cross_entropy(a, torch.tensor([0, 1])),
+        "DivBackward1": F.cross_entropy(a, torch.ones(2, 2) / 2),
+    }
+    for name, t in names.items():
+        assert type(t.grad_fn).__name__ == name
+
+
+# --- @srcgrad.compile -------------------------------------------------------------
+
+
+@torch.compile
+def compiled_loss(w, b, x, y):
+    z = np.matmul(x, w) + b
+    return np.mean(np.logaddexp(0.0, z) - y * z)
+
+
+@torch.compile
+def compiled_features(w, x):
+    return np.tanh(np.matmul(x, w))
+
+
+def _layer(seed=0):
+    rng = np.random.default_rng(seed)
+    w = torch.tensor(rng.standard_normal((5, 3)).astype(np.float32), requires_grad=True)
+    b = torch.tensor(rng.standard_normal(3).astype(np.float32), requires_grad=True)
+    return w, b
+
+
+def test_compiled_function_matches_eager_bce():
+    x, y = torch.ones(5), torch.zeros(3)
+    w, b = _layer()
+    loss = compiled_loss(w, b, x, y)
+    assert type(loss.grad_fn).__name__ == "compiled_lossBackward" and loss.dtype == torch.float32
+    loss.backward()
+    w2, b2 = _layer()
+    eager = F.binary_cross_entropy_with_logits(torch.matmul(x, w2) + b2, y)
+    eager.backward()
+    assert loss.item() == pytest.approx(eager.item(), rel=1e-6)
+    np.testing.assert_allclose(w.grad.numpy(), w2.grad.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(b.grad.numpy(), b2.grad.numpy(), rtol=1e-5)
+    assert w.grad.dtype == torch.float32
+
+
+def test_compiled_function_only_differentiates_what_requires_grad():
+    x = torch.ones(2, 5, requires_grad=True)
+    w = torch.tensor(np.linspace(-1, 1, 15).reshape(5, 3).astype(np.float32))
+    out = compiled_features(w, x)
+    assert out.shape == (2, 3)
+    out.backward(torch.ones(2, 3))
+    expected = (1 - np.tanh(np.ones((2, 5)) @ w.numpy()) ** 2) @ w.numpy().T
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-5, atol=1e-6)
+    assert w.grad is None
+
+
+def test_compiled_function_under_no_grad_and_second_backward():
+    w, b = _layer()
+    with torch.no_grad():
+        out = compiled_loss(w, b, torch.ones(5), torch.zeros(3))
+    assert out.grad_fn is None and not out.requires_grad
+    loss = compiled_loss(w, b, torch.ones(5), torch.zeros(3))
+    loss.backward(retain_graph=True)
+    loss.backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        loss.backward()

@@ -1,0 +1,259 @@
+"""Every Tensor-shim operation: reverse-mode gradients against central finite
+differences in float64, and float32 in, float32 out (values and gradients)."""
+
+import numpy as np
+import pytest
+
+import srcgrad as torch
+import srcgrad.nn.functional as F
+
+EPS = 1e-6
+
+
+def _inputs(shapes, positive, seed):
+    rng = np.random.default_rng(seed)
+    if positive:
+        return [rng.uniform(0.5, 1.5, s) for s in shapes]
+    return [rng.standard_normal(s) for s in shapes]
+
+
+def check(fn, *shapes, positive=False, seed=0, rtol=1e-5, atol=1e-7):
+    """Compare x.grad of sum(fn(*xs) * r) with central differences, for every input."""
+    arrays = _inputs(shapes, positive, seed)
+    tensors = [torch.tensor(a, requires_grad=True) for a in arrays]
+    assert all(t.dtype == torch.float64 for t in tensors)
+    out = fn(*tensors)
+    assert out.requires_grad and out.grad_fn is not None
+    r = np.random.default_rng(seed + 1).standard_normal(out.shape)
+    (out * torch.tensor(r)).sum().backward()
+
+    def value(xs):
+        with torch.no_grad():
+            return float((fn(*[torch.tensor(x) for x in xs]).numpy() * r).sum())
+
+    for i, (a, t) in enumerate(zip(arrays, tensors)):
+        numeric = np.zeros_like(a)
+        for idx in np.ndindex(a.shape):
+            up = [x.copy() for x in arrays]
+            down = [x.copy() for x in arrays]
+            up[i][idx] += EPS
+            down[i][idx] -= EPS
+            numeric[idx] = (value(up) - value(down)) / (2 * EPS)
+        assert t.grad is not None, f"input {i} got no gradient"
+        assert t.grad.shape == t.shape and t.grad.dtype == torch.float64
+        np.testing.assert_allclose(t.grad.numpy(), numeric, rtol=rtol, atol=atol, err_msg=f"input {i}")
+
+
+# --- arithmetic, with broadcasting -------------------------------------------------------
+
+BINARY = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "pow": lambda a, b: a ** b,
+}
+SHAPES = [((3,), (3,)), ((3,), ()), ((), (3,)), ((2, 3), (3,)), ((2, 3), (2, 1)), ((2, 1), (1, 3))]
+
+
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+@pytest.mark.parametrize("op", sorted(BINARY))
+def test_binary(op, shapes):
+    check(BINARY[op], *shapes, positive=op in ("div", "pow"))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [lambda a: a + 2, lambda a: 2 + a, lambda a: a - 1, lambda a: 2 - a, lambda a: a * 3,
+     lambda a: 2 * a, lambda a: a / 2, lambda a: 2 / a, lambda a: a ** 2, lambda a: a ** 0.5,
+     lambda a: a ** -1.5, lambda a: 2 ** a, lambda a: -a, lambda a: +a * 1, lambda a: a * a * 3],
+    ids=["add", "radd", "sub", "rsub", "mul", "rmul", "div", "rdiv", "square", "sqrt-pow",
+         "neg-pow", "rpow", "neg", "pos", "chain"],
+)
+def test_with_python_scalars(fn):
+    check(fn, (2, 3), positive=True)
+
+
+# --- reductions -----------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "fn",
+    [lambda a: a.sum(), lambda a: a.sum(0), lambda a: a.sum(1, keepdim=True), lambda a: a.sum((0, 1)),
+     lambda a: a.mean(), lambda a: a.mean(1), lambda a: a.mean(0, keepdim=True), lambda a: a.norm(),
+     lambda a: a.norm(dim=1), lambda a: a.max(), lambda a: a.min(), lambda a: a.max(1)[0],
+     lambda a: torch.sum(a), lambda a: torch.mean(a)],
+    ids=["sum", "sum0", "sum1k", "sum01", "mean", "mean1", "mean0k", "norm", "norm1", "max", "min",
+         "max1", "torch.sum", "torch.mean"],
+)
+def test_reductions(fn):
+    check(fn, (3, 4))
+
+
+def test_norm_of_a_vector():
+    check(lambda a: a.norm(), (5,))
+
+
+# --- matmul ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)), ((2, 3), (3, 4)),
+                                    ((2, 2, 3), (3, 4)), ((2, 2, 3), (2, 3, 4))], ids=str)
+def test_matmul(shapes):
+    check(torch.matmul, *shapes)
+    check(lambda a, b: a @ b, *shapes, seed=3)
+
+
+# --- elementwise functions ------------------------------------------------------------
+
+UNARY = {
+    "exp": lambda a: a.exp(), "log": lambda a: a.log(), "sqrt": lambda a: a.sqrt(),
+    "abs": lambda a: (a - 1).abs(), "sin": lambda a: a.sin(), "cos": lambda a: a.cos(),
+    "tanh": lambda a: a.tanh(), "sigmoid": lambda a: a.sigmoid(), "relu": lambda a: (a - 1).relu(),
+    "F.relu": lambda a: F.relu(a - 1), "F.sigmoid": F.sigmoid, "F.tanh": F.tanh,
+    "softplus": F.softplus, "softplus-beta": lambda a: F.softplus(a, beta=2.0), "logsigmoid": F.logsigmoid,
+    "torch.exp": torch.exp, "torch.sigmoid": torch.sigmoid, "torch.tanh": torch.tanh,
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary(name):
+    check(UNARY[name], (2, 3), positive=True)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_softmax_and_log_softmax(dim):
+    check(lambda a: F.softmax(a, dim), (3, 4))
+    check(lambda a: F.log_softmax(a, dim=dim), (3, 4))
+    check(lambda a: a.softmax(dim), (3, 4))
+
+
+# --- shapes and indexing ----------------------------------------------------------------
+
+SHAPE_OPS = {
+    "reshape": lambda a: a.reshape(4, 3), "view": lambda a: a.view(-1), "flatten": lambda a: a.flatten(),
+    "t": lambda a: a.t(), "T": lambda a: a.T, "transpose": lambda a: a.transpose(0, 1),
+    "permute": lambda a: a.permute(1, 0), "unsqueeze": lambda a: a.unsqueeze(1),
+    "squeeze": lambda a: a.unsqueeze(0).squeeze(), "squeeze0": lambda a: a.unsqueeze(0).squeeze(0),
+    "select": lambda a: a[1], "slice": lambda a: a[1:, ::2], "column": lambda a: a[:, 2],
+    "fancy": lambda a: a[[0, 2, 0]], "mask": lambda a: a[a.detach() > 0],
+    "tensor-index": lambda a: a[torch.tensor([2, 1])], "clone": lambda a: a.clone(),
+}
+
+
+def test_dtype_conversion_passes_gradients_through():
+    a = torch.tensor([1.5, 2.5], requires_grad=True)
+    b = a.double()
+    assert type(b.grad_fn).__name__ == "ToCopyBackward0" and b.dtype == torch.float64
+    assert a.double() is not a and a.float() is a
+    (b * torch.tensor([2.0, 3.0], dtype=torch.float64)).sum().backward()
+    assert a.grad.dtype == torch.float32 and a.grad.tolist() == [2.0, 3.0]
+    assert not a.long().requires_grad
+
+
+@pytest.mark.parametrize("name", sorted(SHAPE_OPS))
+def test_shape_ops(name):
+    check(SHAPE_OPS[name], (3, 4))
+
+
+def test_where():
+    check(lambda a, b: torch.where(a > 0, a, b * 2), (3, 4), (3, 4))
+
+
+def test_in_place_on_non_leaf():
+    def fn(a, b):
+        y = a * 1
+        y *= b
+        y += a
+        y -= 2
+        y /= b
+        return y
+
+    check(fn, (2, 3), (2, 3), positive=True)
+
+
+def test_function_of_shared_subexpressions():
+    check(lambda a: (a * a) * (a + 1) / (a.sum() + 10), (4,), positive=True)
+
+
+# --- losses ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_bce_with_logits(reduction):
+    y = torch.tensor(np.array([0.0, 1.0, 0.3, 1.0]))
+    check(lambda z: F.binary_cross_entropy_with_logits(z, y, reduction=reduction), (4,))
+    check(lambda z, t: F.binary_cross_entropy_with_logits(z, t, reduction=reduction), (4,), (4,))
+
+
+def test_bce_with_logits_weights():
+    y = torch.tensor(np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 0.5]]))
+    w = torch.tensor(np.array([0.5, 2.0, 1.0]))
+    check(lambda z: F.binary_cross_entropy_with_logits(z, y, weight=w), (2, 3))
+    check(lambda z: F.binary_cross_entropy_with_logits(z, y, pos_weight=w), (2, 3))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_bce_mse_l1(reduction):
+    y = torch.tensor(np.array([0.0, 1.0, 0.3, 1.0]))
+    check(lambda p: F.binary_cross_entropy(p.sigmoid(), y, reduction=reduction), (4,))
+    check(lambda a, b: F.mse_loss(a, b, reduction=reduction), (4,), (4,))
+    check(lambda a, b: F.l1_loss(a, b, reduction=reduction), (4,), (4,))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy(reduction):
+    target = torch.tensor([0, 2, 1])
+    check(lambda a: F.cross_entropy(a, target, reduction=reduction), (3, 4))
+    weight = torch.tensor(np.array([1.0, 2.0, 0.5, 1.0]))
+    check(lambda a: F.cross_entropy(a, target, weight=weight, reduction=reduction), (3, 4))
+    check(lambda a: F.cross_entropy(a, torch.tensor([0, -100, 1]), reduction=reduction), (3, 4))
+    probs = torch.tensor(np.array([[0.2, 0.8, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.25, 0.25, 0.25, 0.25]]))
+    check(lambda a: F.cross_entropy(a, probs, reduction=reduction), (3, 4))
+    check(lambda a: F.nll_loss(F.log_softmax(a, 1), target, reduction=reduction), (3, 4))
+
+
+def test_cross_entropy_single_sample():
+    check(lambda a: F.cross_entropy(a, torch.tensor(2)), (4,))
+
+
+# --- float32 by default -----------------------------------------------------------------
+
+FLOAT32_OPS = [
+    lambda a: a + 2, lambda a: a * 0.5, lambda a: a / 3, lambda a: 2 - a, lambda a: a ** 2,
+    lambda a: a.mean(), lambda a: a.sum(), lambda a: a.norm(), lambda a: a.exp(), lambda a: a.sigmoid(),
+    lambda a: torch.matmul(a, torch.ones(3, 2)), lambda a: F.softmax(a, 1),
+    lambda a: F.binary_cross_entropy_with_logits(a, torch.zeros(2, 3)), lambda a: F.mse_loss(a, torch.zeros(2, 3)),
+    lambda a: F.cross_entropy(a, torch.tensor([0, 1])), lambda a: a[0], lambda a: a.T,
+]
+
+
+@pytest.mark.parametrize("fn", FLOAT32_OPS)
+def test_float32_values_and_gradients(fn):
+    a = torch.randn(2, 3, requires_grad=True)
+    out = fn(a)
+    assert out.dtype == torch.float32
+    out.sum().backward()
+    assert a.grad.dtype == torch.float32 and a.grad.shape == a.shape
+
+
+def test_float32_gradients_match_float64_closely():
+    data = np.random.default_rng(5).standard_normal((4, 3))
+    grads = []
+    for dt in (torch.float32, torch.float64):
+        w = torch.tensor(data, dtype=dt, requires_grad=True)
+        F.binary_cross_entropy_with_logits(torch.matmul(torch.ones(4, dtype=dt), w), torch.zeros(3, dtype=dt)).backward()
+        grads.append(w.grad.numpy().astype(np.float64))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=2e-6)
+
+
+def test_spec_worked_values():
+    x = torch.ones(2, 2, requires_grad=True)
+    (3 * (x + 2) ** 2).mean().backward()
+    assert repr(x.grad) == "tensor([[4.5000, 4.5000],\n        [4.5000, 4.5000]])"
+    x1, w1, w2 = (torch.tensor(v, requires_grad=True) for v in (2.0, 5.0, 6.0))
+    (10 - x1 * w1 * w2).backward()
+    assert (x1.grad.item(), w1.grad.item(), w2.grad.item()) == (-30.0, -12.0, -10.0)
+
+
+def test_pow_edge_values():
+    x = torch.tensor([0.0, 4.0], requires_grad=True)
+    (x ** 0.5).sum().backward()
+    assert x.grad.tolist() == [float("inf"), 0.25]

@@ -1,0 +1,70 @@
+"""The activation rules the shim added to the registry (srcgrad/rules/activations.py):
+reverse and forward rules against central differences, in float64."""
+
+import numpy as np
+import pytest
+
+from srcgrad.rules import activations, lookup
+
+EPS = 1e-6
+X = np.array([[-30.0, -2.0, -0.3, 0.4], [1.5, 3.0, 25.0, 0.7]])
+Y = np.array([[0.0, 1.0, 0.2, 1.0], [0.0, 0.5, 1.0, 1.0]])
+
+CASES = {
+    "sigmoid": (activations.sigmoid, (X,), {}),
+    "relu": (activations.relu, (X,), {}),
+    "softplus": (activations.softplus, (X,), {}),
+    "logsigmoid": (activations.logsigmoid, (X,), {}),
+    "softmax": (activations.softmax, (X,), {"axis": 1}),
+    "softmax0": (activations.softmax, (X,), {"axis": 0}),
+    "log_softmax": (activations.log_softmax, (X,), {"axis": -1}),
+    "sigmoid_cross_entropy": (activations.sigmoid_cross_entropy, (X, Y), {}),
+}
+
+
+def _numeric_jacobian_product(fn, args, kwargs, i, direction):
+    up = list(args)
+    down = list(args)
+    up[i] = args[i] + EPS * direction
+    down[i] = args[i] - EPS * direction
+    return (fn(*up, **kwargs) - fn(*down, **kwargs)) / (2 * EPS)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_reverse_and_forward_rules(name):
+    fn, args, kwargs = CASES[name]
+    rule = lookup(fn)
+    assert rule is not None and set(rule.vjps) == set(rule.jvps)
+    ans = fn(*args, **kwargs)
+    rng = np.random.default_rng(0)
+    for i, param in enumerate(rule.params[: len(args)]):
+        t = rng.standard_normal(args[i].shape)
+        g = rng.standard_normal(ans.shape)
+        numeric = _numeric_jacobian_product(fn, args, kwargs, i, t)
+        forward = rule.jvp(param, t, ans, *args, **kwargs)
+        np.testing.assert_allclose(forward, numeric, rtol=1e-6, atol=1e-8)
+        reverse = rule.vjp(param, g, ans, *args, **kwargs)
+        assert reverse.shape == args[i].shape
+        # <g, J t> == <J^T g, t>
+        np.testing.assert_allclose(np.sum(g * numeric), np.sum(reverse * t), rtol=1e-6, atol=1e-8)
+
+
+def test_float32_stays_float32_and_nothing_overflows():
+    x = np.array([-200.0, -20.0, 0.0, 20.0, 200.0], dtype=np.float32)
+    for fn in (activations.sigmoid, activations.softplus, activations.logsigmoid, activations.softmax):
+        out = fn(x)
+        assert out.dtype == np.float32 and np.all(np.isfinite(out))
+    assert activations.sigmoid(x)[0] == 0.0 and activations.sigmoid(x)[-1] == 1.0
+    assert activations.sigmoid_cross_entropy(x, np.zeros(5, np.float32)).dtype == np.float32
+
+
+def test_relu_gradient_at_zero_is_zero():
+    rule = lookup(activations.relu)
+    x = np.array([-1.0, 0.0, 2.0])
+    assert rule.vjp("x", np.ones(3), activations.relu(x), x).tolist() == [0.0, 0.0, 1.0]
+
+
+def test_node_names():
+    names = {f: lookup(f).name for f in (activations.sigmoid, activations.relu, activations.softplus,
+                                          activations.logsigmoid, activations.softmax, activations.log_softmax)}
+    assert sorted(names.values()) == ["LogSigmoid", "LogSoftmax", "Relu", "Sigmoid", "Softmax", "Softplus"]

@@ -1,0 +1,243 @@
+"""PyTorch as the oracle: each snippet runs once with `torch` bound to PyTorch and once
+to srcgrad, and both must print the same text (addresses normalized, `torch.` read as
+`srcgrad.`). Skipped when PyTorch is not installed."""
+
+import contextlib
+import io
+import re
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+real_torch = pytest.importorskip("torch")
+
+import srcgrad  # noqa: E402
+
+SNIPPETS = {
+    "reference-transcript": """
+        x = torch.ones(2, 2, requires_grad=True); print(x)
+        y = x + 2; print(y); print(y.grad_fn)
+        z = y * y * 3; out = z.mean(); print(z, out)
+        print(x.grad); out.backward(); print(x.grad)
+        print((x**2).grad_fn, (x*x).sum().grad_fn, (x - 1).grad_fn, (x / 2).grad_fn)
+        x = torch.ones(1, requires_grad=True); print(x.data, x.data.requires_grad)
+        y = 2 * x; x.data *= 100; y.backward(); print(x, x.grad)
+    """,
+    "printing-floats": """
+        rng = np.random.default_rng(0)
+        for scale in [1e-6, 1e-4, 1e-3, 0.1, 1, 10, 999, 1000, 1e4, 1e8, 1e9]:
+            for shape in [(), (1,), (5,), (3, 4), (2, 2, 3), (25,), (4, 30)]:
+                print(torch.tensor((rng.standard_normal(shape) * scale).astype(np.float32)))
+        for data in [[204.8, 2048, 0.2048], [204.8, 2048, 2.048], [1001., 1.], [1e9, 1.], [1000., 1.],
+                     [float('nan'), 1.5], [float('inf'), -2.], [0., 0.], [-0.], [1e-5], [0.1, 1.0, 0.0001],
+                     [-914.8675, 456.0132, 679.7536], [3., -50., 27.], [1e8, 1.], [123456789.]]:
+            print(torch.tensor(data))
+        print(torch.tensor(-0.), torch.tensor(1e-5), torch.tensor(27.), torch.tensor(0.8962))
+        print(torch.tensor([]), torch.zeros(0, 3), torch.tensor([], dtype=torch.int64))
+        print(torch.arange(2000.).reshape(40, 50))
+        print(torch.arange(3000.))
+        print(torch.ones(3, 3, 500))
+    """,
+    "printing-other-dtypes": """
+        print(torch.tensor([1, 2, -3]), torch.tensor([True, False]), torch.tensor(5), torch.tensor(True))
+        print(torch.tensor([1, 2], dtype=torch.int32), torch.ones(2, dtype=torch.float64))
+        print(torch.from_numpy(np.ones(2)), torch.from_numpy(np.ones((2, 2), dtype=np.float32)))
+        print(torch.tensor(np.arange(40, dtype=np.int64) * 1000))
+        print(torch.ones(2, dtype=torch.float64, requires_grad=True) * 2)
+        print(repr(torch.float32), torch.float64, torch.int64, torch.bool, torch.ones(2, 3).shape, torch.tensor(1.).shape)
+    """,
+    "printing-suffix-wrap": """
+        z = torch.tensor([0.4741, 0.3133, 1.1269], requires_grad=True)
+        print(torch.nn.functional.binary_cross_entropy_with_logits(z, torch.zeros(3), reduction='none'))
+        print(torch.nn.functional.binary_cross_entropy_with_logits(z, torch.zeros(3)))
+        w = torch.tensor(np.linspace(-3, 3, 15).reshape(5, 3).astype(np.float32), requires_grad=True)
+        print(w, w * 2, (w * 1e-5).double(), torch.matmul(torch.ones(5), w))
+        print(torch.tensor([1.,2.,3.,4.,5.,6.,7.], dtype=torch.float64, requires_grad=True) * 1.5)
+    """,
+    "logistic-layer": """
+        x = torch.ones(5); y = torch.zeros(3)
+        w = torch.tensor(np.random.default_rng(1).standard_normal((5, 3)).astype(np.float32), requires_grad=True)
+        b = torch.tensor(np.random.default_rng(2).standard_normal(3).astype(np.float32), requires_grad=True)
+        z = torch.matmul(x, w) + b
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y)
+        print(z, loss, z.grad_fn, loss.grad_fn)
+        loss.backward(); print(w.grad, b.grad)
+        with torch.no_grad():
+            print((torch.matmul(x, w) + b).requires_grad)
+        print(z.detach().requires_grad)
+    """,
+    "node-names": """
+        a = torch.ones(2, 2, requires_grad=True); v = torch.ones(2, requires_grad=True)
+        for t in [a + 1, a - 1, 1 - a, a * 2, 2 / a, a / 2, a ** 2, a ** a, 2 ** a, -a, a.sum(), a.mean(),
+                  a.norm(), v @ a, a @ a, a @ v, v @ v, a.sum(0), a.mean(1), a.max(), a[0], a[:, 1:],
+                  a[[0, 1]], a.reshape(4), a.view(4), a.t(), a.T, a.transpose(0, 1), a.permute(1, 0),
+                  a.unsqueeze(0), a.unsqueeze(0).squeeze(), a.unsqueeze(0).squeeze(0), a.clone(),
+                  a.double(), a.exp(), a.log(), a.sqrt(), a.abs(), a.tanh(), torch.sigmoid(a), a.relu(),
+                  torch.nn.functional.softmax(a, 1), torch.nn.functional.log_softmax(a, 1),
+                  torch.nn.functional.mse_loss(a, torch.zeros(2, 2)),
+                  torch.nn.functional.binary_cross_entropy(torch.sigmoid(a), torch.zeros(2, 2)),
+                  torch.nn.functional.cross_entropy(a, torch.tensor([0, 1])),
+                  torch.nn.functional.cross_entropy(a, torch.ones(2, 2) / 2)]:
+            print(type(t.grad_fn).__name__, t.requires_grad, t.is_leaf)
+        y = a * 1; y *= 2; print(y.grad_fn.name()); y.zero_(); print(y)
+        print((a * 2).grad_fn.next_functions[1])
+    """,
+    "values": """
+        a = torch.tensor([[0.5, -1.25, 2.0], [3.5, 0.1, -0.7]], requires_grad=True)
+        b = torch.tensor([0.3, 0.6, -0.9])
+        outs = [a + b, a - b, a * b, a / b, a ** 2, a.abs() ** b, 2 ** a, a.exp(), torch.sigmoid(a),
+                a.tanh(), a.relu(), a.sum(), a.mean(), a.norm(), a.sum(1), a.mean(0), a @ b, a.max(),
+                torch.nn.functional.softmax(a, 1), torch.nn.functional.log_softmax(a, 0),
+                torch.nn.functional.binary_cross_entropy_with_logits(a, torch.ones(2, 3) * 0.25),
+                torch.nn.functional.mse_loss(a, torch.zeros(2, 3), reduction='sum'),
+                torch.nn.functional.cross_entropy(a, torch.tensor([2, 0]))]
+        for o in outs:
+            print(o)
+            if a.grad is not None:
+                a.grad.zero_()
+            o.sum().backward()
+            print(a.grad)
+    """,
+    "backward-semantics": """
+        x = torch.ones(2, 2, requires_grad=True)
+        out = (3 * (x ** 2) ** 2).mean(); out.backward(); print(x.grad)
+        g = x.grad; x.sum().backward(); print(x.grad, g is x.grad)
+        x.grad.data.zero_(); x.sum().backward(); print(x.grad)
+        o = (x + 2).sum(); o.backward(); o.backward(); print(x.grad)
+        for build in [lambda: (x * x).sum(), lambda: (x * 2 * 2).sum(), lambda: (x * 2).sum(), lambda: x.norm()]:
+            o = build(); o.backward()
+            try:
+                o.backward()
+            except RuntimeError as e:
+                print('RuntimeError:', e)
+            print(x.grad)
+        o = (x * x).sum(); o.backward(retain_graph=True); o.backward(); print(x.grad)
+        y = torch.ones(1, requires_grad=True); (y * 3).backward(); print(y.grad)
+        w = torch.ones(3, requires_grad=True); w.backward(torch.tensor([1., 2., 3.])); print(w.grad)
+        u = torch.ones(2, requires_grad=True); print(u.grad); (u * 2).sum().backward(); print(u.grad)
+        x = torch.tensor([0.5, -0.25, 1.0], requires_grad=True); y = x * 2
+        while y.data.norm() < 1000:
+            y = y * 2
+        print(y)
+        y.backward(torch.tensor([0.1, 1.0, 0.0001], dtype=torch.float)); print(x.grad)
+        print(x.eq(x.detach()).all(), x < 0.6)
+    """,
+    "errors": """
+        def attempt(f):
+            try:
+                f()
+                print('no error')
+            except Exception as e:
+                print(type(e).__name__ + ':', e)
+        y = torch.ones(3, requires_grad=True) * 2
+        leaf = torch.ones(2, requires_grad=True)
+        nonleaf = leaf * 2
+        attempt(lambda: y.backward())
+        attempt(lambda: y.backward(torch.ones(2)))
+        attempt(lambda: torch.ones(3).backward(torch.ones(2)))
+        attempt(lambda: leaf.sum().backward(torch.ones(1)))
+        attempt(lambda: torch.ones(3).backward())
+        attempt(lambda: setattr(nonleaf, 'requires_grad', False))
+        attempt(lambda: nonleaf.requires_grad_(False))
+        attempt(lambda: torch.tensor([1, 2]).requires_grad_(True))
+        attempt(lambda: torch.tensor([1, 2], requires_grad=True))
+        attempt(lambda: bool(torch.ones(2)))
+        attempt(lambda: bool(torch.ones(0)))
+        attempt(lambda: leaf.numpy())
+        attempt(lambda: leaf.item())
+        attempt(lambda: torch.ones(3, 2).item())
+        attempt(lambda: leaf.zero_())
+        attempt(lambda: leaf.__imul__(2))
+        attempt(lambda: torch.tensor([1, 2]).mean())
+        attempt(lambda: torch.tensor([1, 2], dtype=torch.int32).mean())
+        attempt(lambda: torch.nn.functional.binary_cross_entropy_with_logits(torch.ones(3), torch.zeros(2)))
+        attempt(lambda: torch.nn.functional.binary_cross_entropy(torch.ones(3), torch.zeros(2)))
+        attempt(lambda: torch.nn.functional.binary_cross_entropy(torch.ones(2) * 2, torch.zeros(2)))
+        attempt(lambda: torch.nn.functional.mse_loss(torch.ones(2), torch.ones(2), reduction='avg'))
+        attempt(lambda: torch.ones(2, dtype=torch.int64).__itruediv__(2))
+        attempt(lambda: torch.matmul(torch.ones(2, 2), torch.ones(2, 2, dtype=torch.float64)))
+        attempt(lambda: len(torch.tensor(1.)))
+        attempt(lambda: float(torch.ones(2)))
+        attempt(lambda: torch.ones(2).__index__())
+        attempt(lambda: torch.autograd.grad((leaf * leaf).sum(), [leaf, torch.ones(2, requires_grad=True)]))
+        o = (leaf * leaf).sum(); o.backward()
+        attempt(lambda: o.backward())
+        print(leaf.grad)
+    """,
+    "custom-function": """
+        class Exp(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, i):
+                result = i.exp()
+                ctx.save_for_backward(result)
+                return result
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                result, = ctx.saved_tensors
+                return grad_output * result
+
+        x = torch.tensor([0.0, 1.0], requires_grad=True)
+        y = Exp.apply(x)
+        print(y, y.grad_fn, y.grad_fn.name())
+        y.sum().backward(); print(x.grad)
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            print(e)
+        print(Exp.apply(torch.tensor([1.0])))
+        print(torch.autograd.grad((x * x).sum(), x))
+    """,
+    "promotion": """
+        f32, f64, i64 = torch.ones(2), torch.ones(2, dtype=torch.float64), torch.tensor([1, 2])
+        for t in [f32 * 2, f32 + 0.5, i64 * 0.5, i64 + 1, f32 * f64, i64 / 2, i64 / i64, f32 < 2, i64 * True,
+                  torch.tensor([True]) + 1, torch.ones(3, dtype=torch.float64) * torch.tensor(2.0),
+                  torch.tensor(2) * 1.5, torch.tensor([1, 2], dtype=torch.int32) + 1, i64 ** 2, 2 ** i64,
+                  torch.tensor([0.1, 0.2]) * 3, torch.tensor([1., 3.]) / 3, torch.tensor(0.1) + torch.tensor(0.2)]:
+            print(t, t.dtype)
+        print(torch.tensor([1, 2.5]), torch.tensor([True, False]), torch.tensor(3), torch.tensor(np.ones(2)))
+    """,
+    "no-grad-and-data": """
+        x = torch.ones(2, requires_grad=True)
+        with torch.no_grad():
+            print((x ** 2).requires_grad, x, torch.is_grad_enabled())
+            with torch.enable_grad():
+                print((x ** 2).requires_grad)
+        print((x ** 2).requires_grad, torch.is_grad_enabled())
+        @torch.no_grad()
+        def f(t):
+            return t * 2
+        print(f(x))
+        a = torch.ones(2, 2)
+        a = (a * 3) / (a - 2)
+        print(a.requires_grad, a.requires_grad_(True).requires_grad, (a * a).sum().grad_fn.name())
+        w = torch.tensor([1.0, 2.0], requires_grad=True)
+        with torch.no_grad():
+            w -= 0.1 * torch.ones(2)
+        print(w, w.is_leaf)
+        print(f"{torch.tensor(0.123456):.3f}", float(torch.tensor([2.5])), int(torch.tensor(3.7)))
+    """,
+}
+
+
+def _run(library, source):
+    out = io.StringIO()
+    namespace = {"torch": library, "np": np}
+    with contextlib.redirect_stdout(out), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(textwrap.dedent(source), namespace)
+    return out.getvalue()
+
+
+def _normalize(text):
+    text = re.sub(r"0x[0-9a-fA-F]+", "0x?", text)
+    return text.replace("torch.", "srcgrad.")
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_prints_like_pytorch(name):
+    expected = _normalize(_run(real_torch, SNIPPETS[name]))
+    actual = _normalize(_run(srcgrad, SNIPPETS[name]))
+    assert actual.splitlines() == expected.splitlines()
