@@ -409,6 +409,10 @@ def _is_literal(v):
 
 
 def _active_names(node, activity):
+    if isinstance(node, (tuple, list)):  # a *args parameter binds a tuple of nodes
+        return [n for part in node for n in _active_names(part, activity)]
+    if isinstance(node, dict):  # a **kwargs parameter
+        return [n for part in node.values() for n in _active_names(part, activity)]
     if not isinstance(node, gast.AST):
         return []
     return [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and activity.is_active(n.id)]
