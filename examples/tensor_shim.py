@@ -79,3 +79,19 @@ shared = torch.from_numpy(arr)
 arr[0, 0] = 10
 print(shared)
 print(a.detach().numpy())
+
+
+# @srcgrad.compile: a NumPy function becomes ONE graph node whose backward is the
+# derivative srcgrad generates from its source (not a PyTorch feature).
+@torch.compile
+def logistic_loss(w, b, x, y):
+    z = np.matmul(x, w) + b
+    return np.mean(np.logaddexp(0.0, z) - y * z)
+
+
+w = torch.ones(5, 3, requires_grad=True)
+b = torch.zeros(3, requires_grad=True)
+loss = logistic_loss(w, b, torch.ones(5), torch.zeros(3))
+print(loss)
+loss.backward()
+print(b.grad)

@@ -16,7 +16,7 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
-# Tensor shim: PyTorch-style eager autograd (`import srcgrad as torch`; see tensor-spec.md).
+# Tensor shim: PyTorch-style eager autograd (`import srcgrad as torch`), in srcgrad/tensor/
 # `float`, `int`, `bool`, `sum`, `max`, `min`, `abs`, `pow` and `compile` below shadow the builtins
 # in this module: code placed after this block must use `builtins.float` and so on.
 from . import autograd, nn  # noqa: E402

@@ -36,7 +36,8 @@ class Uniform:
         return rng.uniform(self.lo, self.hi, size=self.shape)
 
     def __repr__(self):
-        return f"U{self.shape}" if (self.lo, self.hi) == (-2.0, 2.0) else f"U{self.shape}[{self.lo},{self.hi}]"
+        bounds = "" if (self.lo, self.hi) == (-2.0, 2.0) else f"[{self.lo},{self.hi}]"
+        return f"U{self.shape}{bounds}"
 
 
 def materialize(value, rng):
@@ -205,7 +206,8 @@ def check_rule(fn, *args, rtol=1e-6, atol=1e-7, seed=0, wrt=None, **kwargs):
         _check_structure(grad, value, label)
         for got, want, leaf in zip(leaves(grad), _fd_gradient(call, name, g), leaves(value)):
             if want is not None:
-                _assert_close(_zero_if_none(got, leaf), want, f"{label}: reverse rule vs finite differences", rtol, atol)
+                got = _zero_if_none(got, leaf)
+                _assert_close(got, want, f"{label}: reverse rule vs finite differences", rtol, atol)
 
         t = random_like(value, rng)
         tangent = call.jvp(name, t, ans)
@@ -217,7 +219,9 @@ def check_rule(fn, *args, rtol=1e-6, atol=1e-7, seed=0, wrt=None, **kwargs):
                 _assert_close(got, want, f"{label}: forward rule vs finite differences", rtol, atol)
 
         lhs, rhs = inner(grad, t), inner(g, _broadcast_like(tangent, ans))
-        assert np.isclose(lhs, rhs, rtol=1e-9, atol=1e-9), f"{label}: <vjp(g), t> = {lhs} but <g, jvp(t)> = {rhs}"
+        assert np.isclose(lhs, rhs, rtol=1e-9, atol=1e-9), (
+            f"{label}: <vjp(g), t> = {lhs} but <g, jvp(t)> = {rhs}"
+        )
     return params
 
 
@@ -227,7 +231,8 @@ def _zero_if_none(got, leaf):
 
 def _broadcast_like(tangent, ans):
     if isinstance(ans, (list, tuple)):
-        return [None if t is None else np.broadcast_to(t, np.shape(a)) for t, a in zip(tangent, ans, strict=True)]
+        pairs = zip(tangent, ans, strict=True)
+        return [None if t is None else np.broadcast_to(t, np.shape(a)) for t, a in pairs]
     return np.broadcast_to(tangent, np.shape(ans))
 
 
@@ -246,8 +251,12 @@ def _check_structure(grad, value, label):
         assert isinstance(grad, float), f"{label}: gradient of a Python float is {type(grad).__name__}"
 
 
+def _single(leaf):
+    return leaf.astype(np.float32) if isinstance(leaf, np.ndarray) and leaf.dtype == np.float64 else leaf
+
+
 def _to_float32(v):
-    return map_leaves(lambda leaf: leaf.astype(np.float32) if isinstance(leaf, np.ndarray) and leaf.dtype == np.float64 else leaf, v)
+    return map_leaves(_single, v)
 
 
 def check_dtypes(fn, *args, seed=0, wrt=None, **kwargs):
@@ -265,7 +274,9 @@ def check_dtypes(fn, *args, seed=0, wrt=None, **kwargs):
         _check_structure(grad, value, label)
         for got, leaf in zip(leaves(grad), leaves(value)):
             if got is not None and isinstance(leaf, (np.ndarray, np.generic)) and leaf.dtype.kind == "f":
-                assert np.result_type(got) == leaf.dtype, f"{label}: {leaf.dtype} argument, {np.result_type(got)} gradient"
+                assert np.result_type(got) == leaf.dtype, (
+                    f"{label}: {leaf.dtype} argument, {np.result_type(got)} gradient"
+                )
         tangent = call.jvp(name, random_like(value, rng), ans)
         got_leaves = leaves(tangent) if isinstance(ans, (list, tuple)) else [tangent]
         for got, out in zip(got_leaves, leaves(ans)):

@@ -190,6 +190,16 @@ def test_bool_and_comparisons():
     assert repr(y.eq(y.detach()).all()) == "tensor(True)"
 
 
+def test_norm_gradient_is_zero_at_zero():
+    for shape in [(3,), (2, 2)]:
+        x = torch.zeros(*shape, requires_grad=True)
+        x.norm().backward()
+        assert x.grad.numpy().tolist() == np.zeros(shape).tolist()
+    x = torch.tensor([3.0, 4.0], requires_grad=True)
+    x.norm().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.6, 0.8], rtol=1e-6)
+
+
 def test_norm_sum_mean_dim_numel():
     assert repr(torch.tensor([3.0, 4.0]).norm()) == "tensor(5.)"
     assert torch.ones(2, 2).norm().item() == 2.0

@@ -1,7 +1,8 @@
 """Losses and activations as in `torch.nn.functional`, written as plain Tensor code.
 
 Each function that PyTorch runs as one kernel is recorded as one node with
-PyTorch's name (`ops.composite`); its gradient comes from the rules of the
+PyTorch's name: a registry primitive (`srcgrad.rules.activations`) where there is
+one, otherwise `ops.composite`, whose gradient comes from the rules of the
 primitives it is made of. `reduction` is 'mean' (default), 'sum' or 'none'.
 """
 
@@ -79,9 +80,9 @@ def log_softmax(input, dim=None, dtype=None):
 # --- losses --------------------------------------------------------------------------
 
 
-def _bce_with_logits(z, y, weight, pos_weight, reduction):
+def _weighted_bce_with_logits(z, y, weight, pos_weight, reduction):
     if pos_weight is None:
-        loss = ops.apply(activations.sigmoid_cross_entropy, z, y)
+        loss = ops.apply(activations.binary_cross_entropy_with_logits, z, y, reduction="none")
     else:  # PyTorch's formula: (1 - y) * z - (1 + (pos_weight - 1) * y) * logsigmoid(z)
         loss = (1 - y) * z - ops.apply(activations.logsigmoid, z) * ((pos_weight - 1) * y + 1)
     if weight is not None:
@@ -97,9 +98,10 @@ def binary_cross_entropy_with_logits(
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     _check_reduction(reduction)
-    return ops.composite(
-        "BinaryCrossEntropyWithLogitsBackward0", _bce_with_logits, input, target, weight, pos_weight, reduction
-    )
+    name = "BinaryCrossEntropyWithLogitsBackward0"
+    if weight is None and pos_weight is None:
+        return ops.apply(activations.binary_cross_entropy_with_logits, input, target, name=name, reduction=reduction)
+    return ops.composite(name, _weighted_bce_with_logits, input, target, weight, pos_weight, reduction)
 
 
 def _bce(p, y, weight, reduction):

@@ -1,16 +1,18 @@
 """Activation functions that are not NumPy functions: sigmoid, relu, softplus,
-logsigmoid, softmax, log_softmax, and the logistic loss `sigmoid_cross_entropy`.
+logsigmoid, softmax, log_softmax, and the logistic loss
+`binary_cross_entropy_with_logits`.
 Each primitive is a plain function of arrays (float32 stays float32) that cannot
 overflow. The elementwise ones have their local derivative as rule, for both
-modes; softmax and log_softmax, which couple the elements along `axis`, have
-full vector-Jacobian and Jacobian-vector products.
+modes; softmax, log_softmax and the loss (which couple elements) have full
+vector-Jacobian and Jacobian-vector products.
 """
 
 import numpy as np
 
+from ..runtime import unbroadcast
 from .registry import defjvp, defvjp, elementwise
 
-__all__ = ["sigmoid", "relu", "softplus", "logsigmoid", "softmax", "log_softmax", "sigmoid_cross_entropy"]
+__all__ = ["sigmoid", "relu", "softplus", "logsigmoid", "softmax", "log_softmax", "binary_cross_entropy_with_logits"]
 
 
 def sigmoid(x):
@@ -46,10 +48,20 @@ def log_softmax(x, axis=-1):
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
-def sigmoid_cross_entropy(z, y):
-    """Binary cross entropy of logits `z` against targets `y`, elementwise:
-    (1 - y) * z - logsigmoid(z), PyTorch's formula."""
-    return (1 - y) * z - logsigmoid(z)
+def binary_cross_entropy_with_logits(z, y, reduction="mean"):
+    """PyTorch's loss of logits `z` against targets `y`, elementwise
+    (1 - y) * z - logsigmoid(z), then averaged, summed or kept ('mean', 'sum', 'none')."""
+    return _reduce((1 - y) * z - logsigmoid(z), reduction)
+
+
+def _reduce(v, reduction):
+    if reduction == "mean":
+        return np.mean(v)
+    return np.sum(v) if reduction == "sum" else v
+
+
+def _count(z, reduction):
+    return np.size(z) if reduction == "mean" else 1
 
 
 @elementwise(sigmoid, name="Sigmoid")
@@ -70,16 +82,6 @@ def softplus_d(ans, x):
 @elementwise(logsigmoid, name="LogSigmoid")
 def logsigmoid_d(ans, x):
     return np.exp(ans - x)
-
-
-@elementwise(sigmoid_cross_entropy, "z", name="SigmoidCrossEntropy")
-def sigmoid_cross_entropy_dz(ans, z, y):
-    return np.exp(-np.logaddexp(0.0, -z)) - y
-
-
-@elementwise(sigmoid_cross_entropy, "y")
-def sigmoid_cross_entropy_dy(ans, z, y):
-    return -z
 
 
 # softmax and log_softmax couple the elements along `axis`: the rules are full
@@ -104,3 +106,26 @@ def log_softmax_vjp(g, ans, x, axis=-1):
 @defjvp(log_softmax, "x")
 def log_softmax_jvp(t, ans, x, axis=-1):
     return t - np.sum(np.exp(ans) * t, axis=axis, keepdims=True)
+
+
+# The loss: PyTorch's backward formula, (sigmoid(z) - y) * g / n.
+
+
+@defvjp(binary_cross_entropy_with_logits, "z", name="BinaryCrossEntropyWithLogits")
+def bce_with_logits_vjp_z(g, ans, z, y, reduction="mean"):
+    return unbroadcast((sigmoid(z) - y) * g / _count(z, reduction), z)
+
+
+@defvjp(binary_cross_entropy_with_logits, "y")
+def bce_with_logits_vjp_y(g, ans, z, y, reduction="mean"):
+    return unbroadcast(-z * g / _count(z, reduction), y)
+
+
+@defjvp(binary_cross_entropy_with_logits, "z")
+def bce_with_logits_jvp_z(t, ans, z, y, reduction="mean"):
+    return _reduce(t * (sigmoid(z) - y), reduction)
+
+
+@defjvp(binary_cross_entropy_with_logits, "y")
+def bce_with_logits_jvp_y(t, ans, z, y, reduction="mean"):
+    return _reduce(-t * z, reduction)

@@ -26,13 +26,9 @@ from ..runtime import unbroadcast, unreduce, zeros_like_grad
 from .reductions import _exclusive_product, _extremum_share, _float_dtype
 from .registry import defjvp, defvjp
 from .shapes import _diagonal_scatter
+from .structure import _cotangents, _like
 
 _T = np.matrix_transpose
-
-
-def _like_sequence(items, sequence):
-    """`items` in the container kind of `sequence`: a list for a list, else a tuple."""
-    return list(items) if isinstance(sequence, list) else tuple(items)
 
 # --- dot, vdot, inner, outer --------------------------------------------------------
 
@@ -310,7 +306,8 @@ def _einsum_labels(subscripts, operands):
         output = output.replace("...", ellipsis)
     else:
         counts = "".join(inputs)
-        output = ellipsis + "".join(sorted(c for c in set(counts) if counts.count(c) == 1 and c not in ellipsis))
+        once = sorted(c for c in set(counts) if counts.count(c) == 1 and c not in ellipsis)
+        output = ellipsis + "".join(once)
     return inputs, output
 
 
@@ -676,6 +673,11 @@ def _qr_square_jvp(t, q, r):
     return t_r_inv - q @ (c - omega), (c - omega) @ r
 
 
+_QR_COMPLETE = (
+    "qr(mode='complete') of a tall matrix: Q's extra columns have no derivative; use mode='reduced'"
+)
+
+
 def _qr_parts(g, ans, x, mode):
     """(g_Q, g_R, Q, R) for the reduced factorization, zeros for missing cotangents."""
     m, n = np.shape(x)[-2:]
@@ -686,7 +688,7 @@ def _qr_parts(g, ans, x, mode):
         (q, r), (g_q, g_r) = ans, g
     if mode == "complete" and m > n:
         if g_q is not None:
-            raise NotImplementedError("qr(mode='complete') of a tall matrix: Q's extra columns have no derivative")
+            raise NotImplementedError(_QR_COMPLETE)
         q, r, g_r = q[..., :n], r[..., :n, :], g_r[..., :n, :]
     g_q = np.zeros_like(q) if g_q is None else g_q
     g_r = np.zeros_like(r) if g_r is None else g_r
@@ -709,7 +711,7 @@ def _qr_jvp(t, ans, x, mode):
     m, n = np.shape(x)[-2:]
     q, r = np.linalg.qr(x) if mode == "r" else ans
     if mode == "complete" and m > n:
-        raise NotImplementedError("qr(mode='complete') of a tall matrix: Q's extra columns have no derivative")
+        raise NotImplementedError(_QR_COMPLETE)
     if m >= n:
         d_q, d_r = _qr_square_jvp(t, q, r)
     else:
@@ -729,6 +731,9 @@ def qr_jvp(t, ans, x, mode="reduced"):
     return _qr_jvp(t, ans, x, mode)
 
 
+_HERMITIAN = "{}(hermitian=True) reads one triangle through eigh; its derivative is not implemented"
+
+
 def _singular_values_vjp(g, x, hermitian=False):
     _svd_check(x, False, hermitian)
     u, _, vh = np.linalg.svd(x, full_matrices=False)
@@ -743,7 +748,7 @@ def _singular_values_jvp(t, x, hermitian=False):
 
 def _svd_check(x, full_matrices, hermitian):
     if hermitian:
-        raise NotImplementedError("svd(hermitian=True) reads one triangle through eigh; its derivative is not implemented")
+        raise NotImplementedError(_HERMITIAN.format("svd"))
     m, n = np.shape(x)[-2:]
     if full_matrices and m != n:
         raise NotImplementedError(
@@ -752,10 +757,12 @@ def _svd_check(x, full_matrices, hermitian):
         )
 
 
-def _svd_vjp(g, ans, x, full_matrices, hermitian):
+def _svd_vjp(g, ans, x, full_matrices, compute_uv, hermitian):
+    if not compute_uv:
+        return _singular_values_vjp(g, x, hermitian)
     _svd_check(x, full_matrices, hermitian)
     u, s, vh = ans
-    g_u, g_s, g_vh = _filled(g, ans)
+    g_u, g_s, g_vh = _cotangents(g, ans)
     m, n = np.shape(x)[-2:]
     v, g_v = _T(vh), _T(g_vh)
     f = _gap_inverse(s * s)
@@ -772,7 +779,9 @@ def _svd_vjp(g, ans, x, full_matrices, hermitian):
     return grad
 
 
-def _svd_jvp(t, ans, x, full_matrices, hermitian):
+def _svd_jvp(t, ans, x, full_matrices, compute_uv, hermitian):
+    if not compute_uv:
+        return _singular_values_jvp(t, x, hermitian)
     _svd_check(x, full_matrices, hermitian)
     u, s, vh = ans
     v = _T(vh)
@@ -793,18 +802,14 @@ def _svd_jvp(t, ans, x, full_matrices, hermitian):
     return d_u, d_s, _T(d_v)
 
 
-def _filled(g, ans):
-    return [np.zeros_like(out) if item is None else item for item, out in zip(g, ans)]
-
-
 @defvjp(np.linalg.svd, "x")
 def svd_vjp(g, ans, x, full_matrices=True, compute_uv=True, hermitian=False):
-    return _svd_vjp(g, ans, x, full_matrices, hermitian) if compute_uv else _singular_values_vjp(g, x, hermitian)
+    return _svd_vjp(g, ans, x, full_matrices, compute_uv, hermitian)
 
 
 @defjvp(np.linalg.svd, "x")
 def svd_jvp(t, ans, x, full_matrices=True, compute_uv=True, hermitian=False):
-    return _svd_jvp(t, ans, x, full_matrices, hermitian) if compute_uv else _singular_values_jvp(t, x, hermitian)
+    return _svd_jvp(t, ans, x, full_matrices, compute_uv, hermitian)
 
 
 @defvjp(np.linalg.svdvals, "x")
@@ -820,7 +825,7 @@ def svdvals_jvp(t, ans, x):
 def _pinv_projectors(p, a, hermitian):
     """I - A P and I - P A: projections onto the complements of A's range and row space."""
     if hermitian:
-        raise NotImplementedError("pinv(hermitian=True) reads one triangle through eigh; its derivative is not implemented")
+        raise NotImplementedError(_HERMITIAN.format("pinv"))
     dtype = np.result_type(p)
     return np.eye(np.shape(a)[-2], dtype=dtype) - a @ p, np.eye(np.shape(a)[-1], dtype=dtype) - p @ a
 
@@ -906,7 +911,7 @@ def _multi_dot_vjp(g, arrays):
     for i in reversed(range(len(mats))):
         grads[i] = unbroadcast(np.reshape(_T(prefix[i]) @ g @ _T(suffix), np.shape(arrays[i])), arrays[i])
         suffix = mats[i] @ suffix
-    return _like_sequence(grads, arrays)
+    return _like(grads, arrays)
 
 
 def _multi_dot_jvp(t, arrays):
@@ -930,7 +935,7 @@ def multi_dot_jvp(t, ans, arrays, *, out=None):
 # --- norms --------------------------------------------------------------------------
 
 
-def _vector_norm_derivative(ans, x, ord, axis, keepdims):
+def _vector_norm_d(ans, x, ord, axis, keepdims):
     """d ||x||_ord / dx over `axis` (None: all entries), shaped like x."""
     norm = unreduce(ans, x, axis, keepdims)
     if ord == 0:
@@ -944,7 +949,7 @@ def _vector_norm_derivative(ans, x, ord, axis, keepdims):
     return np.sign(x) * (np.abs(x) / norm) ** (ord - 1)
 
 
-def _matrix_norm_derivative(ans, x, ord, axes, keepdims):
+def _matrix_norm_d(ans, x, ord, axes, keepdims):
     """d ||x||_ord / dx for the matrices spanning `axes` (a pair), shaped like x."""
     norm = unreduce(ans, x, axes, keepdims)
     if ord in (None, "fro"):
@@ -971,42 +976,42 @@ def _matrix_norm_derivative(ans, x, ord, axes, keepdims):
     return np.moveaxis(d, (-2, -1), axes).astype(_float_dtype(x), copy=False)
 
 
-def _norm_derivative(ans, x, ord, axis, keepdims):
+def _norm_d(ans, x, ord, axis, keepdims):
     """np.linalg.norm's choice of vector or matrix norm, then its derivative."""
     if axis is None:
         if ord is None or np.ndim(x) == 1:
-            return _vector_norm_derivative(ans, x, ord, axis, keepdims)
-        return _matrix_norm_derivative(ans, x, ord, (0, 1), keepdims)
+            return _vector_norm_d(ans, x, ord, axis, keepdims)
+        return _matrix_norm_d(ans, x, ord, (0, 1), keepdims)
     if np.ndim(axis) == 0 or len(axis) == 1:
-        return _vector_norm_derivative(ans, x, ord, axis, keepdims)
-    return _matrix_norm_derivative(ans, x, ord, tuple(axis), keepdims)
+        return _vector_norm_d(ans, x, ord, axis, keepdims)
+    return _matrix_norm_d(ans, x, ord, tuple(axis), keepdims)
 
 
 @defvjp(np.linalg.norm, "x")
 def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * _norm_derivative(ans, x, ord, axis, keepdims)
+    return unreduce(g, x, axis, keepdims) * _norm_d(ans, x, ord, axis, keepdims)
 
 
 @defjvp(np.linalg.norm, "x")
 def norm_jvp(t, ans, x, ord=None, axis=None, keepdims=False):
-    return np.sum(t * _norm_derivative(ans, x, ord, axis, keepdims), axis=axis, keepdims=keepdims)
+    return np.sum(t * _norm_d(ans, x, ord, axis, keepdims), axis=axis, keepdims=keepdims)
 
 
 @defvjp(np.linalg.vector_norm, "x")
 def vector_norm_vjp(g, ans, x, *, axis=None, keepdims=False, ord=2):
-    return unreduce(g, x, axis, keepdims) * _vector_norm_derivative(ans, x, ord, axis, keepdims)
+    return unreduce(g, x, axis, keepdims) * _vector_norm_d(ans, x, ord, axis, keepdims)
 
 
 @defjvp(np.linalg.vector_norm, "x")
 def vector_norm_jvp(t, ans, x, *, axis=None, keepdims=False, ord=2):
-    return np.sum(t * _vector_norm_derivative(ans, x, ord, axis, keepdims), axis=axis, keepdims=keepdims)
+    return np.sum(t * _vector_norm_d(ans, x, ord, axis, keepdims), axis=axis, keepdims=keepdims)
 
 
 @defvjp(np.linalg.matrix_norm, "x")
 def matrix_norm_vjp(g, ans, x, *, keepdims=False, ord="fro"):
-    return unreduce(g, x, (-2, -1), keepdims) * _matrix_norm_derivative(ans, x, ord, (-2, -1), keepdims)
+    return unreduce(g, x, (-2, -1), keepdims) * _matrix_norm_d(ans, x, ord, (-2, -1), keepdims)
 
 
 @defjvp(np.linalg.matrix_norm, "x")
 def matrix_norm_jvp(t, ans, x, *, keepdims=False, ord="fro"):
-    return np.sum(t * _matrix_norm_derivative(ans, x, ord, (-2, -1), keepdims), axis=(-2, -1), keepdims=keepdims)
+    return np.sum(t * _matrix_norm_d(ans, x, ord, (-2, -1), keepdims), axis=(-2, -1), keepdims=keepdims)

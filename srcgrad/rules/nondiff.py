@@ -37,13 +37,15 @@ nondifferentiable(
     np.argwhere, np.nonzero, np.flatnonzero, np.searchsorted, np.digitize, np.count_nonzero,
     np.bincount, np.unique, np.histogram, np.histogram_bin_edges, np.floor_divide,
     np.ravel_multi_index, np.unravel_index, np.indices, np.tril_indices, np.triu_indices,
-    np.diag_indices, np.tril_indices_from, np.triu_indices_from, np.lexsort, np.linalg.matrix_rank,
+    np.diag_indices, np.tril_indices_from, np.triu_indices_from, np.lexsort,
+    np.linalg.matrix_rank,
     # piecewise-constant functions: zero gradient
     np.sign, np.heaviside, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc,
     np.fix, np.spacing, np.nextafter, np.imag,
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
     # constructors whose values do not depend on their arguments' values
-    np.zeros_like, np.ones_like, np.empty_like, np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri, np.arange, np.linspace, np.logspace, np.geomspace,
+    np.zeros_like, np.ones_like, np.empty_like, np.zeros, np.ones, np.empty, np.eye, np.identity,
+    np.tri, np.arange, np.linspace, np.logspace, np.geomspace,
     np.random.rand, np.random.randn, np.random.normal, np.random.uniform, np.random.random,
     np.random.randint, np.random.choice, np.random.permutation, np.random.default_rng,
 )

@@ -1,11 +1,12 @@
-"""Reductions and scans along axes: sum mean prod max min ptp std var average median,
-their nan* forms, cumsum and cumprod (differences and integrals are in `series.py`).
+"""Reductions and scans along axes: sum mean prod max min ptp std var average median
+quantile percentile, their nan* forms, cumsum and cumprod (differences and integrals are in `series.py`).
 
 `axis` may be None, an int (negative too) or a tuple, with `keepdims` either way.
 Gradients spread back through `runtime.unreduce`; forward rules reduce the tangent the
 same way the primal reduces its input. Chosen subgradients: max/min (and nanmax/nanmin,
 ptp) share the gradient equally between tied extrema; median splits it between the
-middle elements. prod and cumprod are exact when the input holds zeros. NaN entries
+middle elements, and quantile/percentile (method 'linear') between the two entries they
+interpolate. prod and cumprod are exact when the input holds zeros. NaN entries
 get a zero gradient in the nan* reductions.
 """
 
@@ -225,6 +226,116 @@ def median_jvp(t, ans, x, axis=None, out=None, overwrite_input=False, keepdims=F
     return np.sum(t * _median_share(x, axis), axis=axis, keepdims=keepdims)
 
 
+def _quantile_parts(x, q, axis, method, weights, scale):
+    """For np.quantile(x, q / scale, axis) with the 'linear' method: the weights each
+    output puts on the entries of x (q's axes, then x's kept axes, then the reduced
+    entries flattened last), d output / d q (q's axes, then kept axes), and the
+    function putting a flattened-slice array back in x's shape."""
+    if method != "linear" or weights is not None:
+        raise NotImplementedError("quantile derivatives support method='linear' without weights")
+    flat, restore = _along_last(x, axis)
+    n = flat.shape[-1]
+    order = np.argsort(flat, axis=-1, kind="stable")
+    ranked = np.take_along_axis(flat, order, axis=-1)
+    q = np.asarray(q, dtype=np.float64) / scale
+    position = q * (n - 1)
+    low = np.clip(np.floor(position).astype(np.intp), 0, n - 1)
+    high = np.minimum(low + 1, n - 1)
+    frac = position - low
+    spread = q.shape + (1,) * (flat.ndim - 1)
+    onehot = np.arange(n) == np.reshape(low, spread + (1,))
+    onehot_high = np.arange(n) == np.reshape(high, spread + (1,))
+    in_rank_order = onehot * np.reshape(1.0 - frac, spread + (1,))
+    in_rank_order = in_rank_order + onehot_high * np.reshape(frac, spread + (1,))
+    full = np.broadcast_to(in_rank_order, q.shape + flat.shape)
+    ranks = np.broadcast_to(np.argsort(order, axis=-1), full.shape)
+    weights_on_x = np.take_along_axis(full, ranks, axis=-1).astype(_float_dtype(x), copy=False)
+    kept = flat.ndim - 1
+    gap = np.take(ranked, high, axis=-1) - np.take(ranked, low, axis=-1)
+    slope = np.moveaxis(gap, tuple(range(kept)), tuple(range(q.ndim, q.ndim + kept))) * ((n - 1) / scale)
+    return weights_on_x, slope, restore
+
+
+def _quantile_vjp_x(g, ans, x, q, axis, method, keepdims, weights, scale):
+    weights_on_x, _, restore = _quantile_parts(x, q, axis, method, weights, scale)
+    g = np.reshape(g, weights_on_x.shape[:-1])
+    return restore(np.sum(np.expand_dims(g, -1) * weights_on_x, axis=tuple(range(np.ndim(q)))))
+
+
+def _quantile_jvp_x(t, ans, x, q, axis, method, keepdims, weights, scale):
+    weights_on_x, _, _ = _quantile_parts(x, q, axis, method, weights, scale)
+    flat, _ = _along_last(t, axis)
+    return np.reshape(np.sum(weights_on_x * flat, axis=-1), np.shape(ans))
+
+
+def _quantile_vjp_q(g, ans, x, q, axis, method, keepdims, weights, scale):
+    _, slope, _ = _quantile_parts(x, q, axis, method, weights, scale)
+    g = np.reshape(g, slope.shape)
+    return unbroadcast(np.sum(g * slope, axis=tuple(range(np.ndim(q), slope.ndim))), q)
+
+
+def _quantile_jvp_q(t, ans, x, q, axis, method, keepdims, weights, scale):
+    _, slope, _ = _quantile_parts(x, q, axis, method, weights, scale)
+    t = np.reshape(t, np.shape(t) + (1,) * (slope.ndim - np.ndim(q)))
+    return np.reshape(t * slope, np.shape(ans)).astype(np.result_type(ans), copy=False)
+
+
+@defvjp(np.quantile, "x")
+def quantile_vjp_x(
+    g, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_vjp_x(g, ans, x, q, axis, method, keepdims, weights, 1.0)
+
+
+@defvjp(np.quantile, "q")
+def quantile_vjp_q(
+    g, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_vjp_q(g, ans, x, q, axis, method, keepdims, weights, 1.0)
+
+
+@defjvp(np.quantile, "x")
+def quantile_jvp_x(
+    t, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_jvp_x(t, ans, x, q, axis, method, keepdims, weights, 1.0)
+
+
+@defjvp(np.quantile, "q")
+def quantile_jvp_q(
+    t, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_jvp_q(t, ans, x, q, axis, method, keepdims, weights, 1.0)
+
+
+@defvjp(np.percentile, "x")
+def percentile_vjp_x(
+    g, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_vjp_x(g, ans, x, q, axis, method, keepdims, weights, 100.0)
+
+
+@defvjp(np.percentile, "q")
+def percentile_vjp_q(
+    g, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_vjp_q(g, ans, x, q, axis, method, keepdims, weights, 100.0)
+
+
+@defjvp(np.percentile, "x")
+def percentile_jvp_x(
+    t, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_jvp_x(t, ans, x, q, axis, method, keepdims, weights, 100.0)
+
+
+@defjvp(np.percentile, "q")
+def percentile_jvp_q(
+    t, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_jvp_q(t, ans, x, q, axis, method, keepdims, weights, 100.0)
+
+
 # --- var, std -----------------------------------------------------------------------
 
 
@@ -263,28 +374,38 @@ def std_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     return _over(np.sum(t * _centered(x, axis), axis=axis, keepdims=keepdims), ans) / _dof(ans, x, ddof)
 
 
+def _nan_dof(x, axis, ddof):
+    """Non-NaN entries per reduction minus ddof (keepdims)."""
+    return _valid_count(x, axis) - ddof
+
+
 def _nan_centered(x, axis):
     return np.where(np.isnan(x), 0.0, x - np.nanmean(x, axis=axis, keepdims=True))
 
 
+def _nan_spread(x, axis, ddof):
+    """d nanstd / dx times nanstd: the centered entries over the divisor."""
+    return _nan_centered(x, axis) / _nan_dof(x, axis, ddof)
+
+
 @defvjp(np.nanvar, "x")
 def nanvar_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * _nan_centered(x, axis) * (2.0 / (_valid_count(x, axis) - ddof))
+    return unreduce(g, x, axis, keepdims) * _nan_centered(x, axis) * (2.0 / _nan_dof(x, axis, ddof))
 
 
 @defjvp(np.nanvar, "x")
 def nanvar_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return np.sum(t * _nan_centered(x, axis) * (2.0 / (_valid_count(x, axis) - ddof)), axis=axis, keepdims=keepdims)
+    return np.sum(t * _nan_centered(x, axis) * (2.0 / _nan_dof(x, axis, ddof)), axis=axis, keepdims=keepdims)
 
 
 @defvjp(np.nanstd, "x")
 def nanstd_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return unreduce(_over(g, ans), x, axis, keepdims) * _nan_centered(x, axis) / (_valid_count(x, axis) - ddof)
+    return unreduce(_over(g, ans), x, axis, keepdims) * _nan_spread(x, axis, ddof)
 
 
 @defjvp(np.nanstd, "x")
 def nanstd_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return _over(np.sum(t * _nan_centered(x, axis) / (_valid_count(x, axis) - ddof), axis=axis, keepdims=keepdims), ans)
+    return _over(np.sum(t * _nan_spread(x, axis, ddof), axis=axis, keepdims=keepdims), ans)
 
 
 # --- average ------------------------------------------------------------------------

@@ -12,11 +12,8 @@ import numpy as np
 
 from ..runtime import unbroadcast
 from .registry import defjvp, defvjp
-
-
-def _like_sequence(items, sequence):
-    """`items` in the container kind of `sequence`: a list for a list, else a tuple."""
-    return list(items) if isinstance(sequence, list) else tuple(items)
+from .shapes import _along
+from .structure import _like
 
 
 # --- differences and integrals ------------------------------------------------------
@@ -72,8 +69,8 @@ def _ediff1d_vjp(g, ary, to_end, to_begin):
 
 
 def _ediff1d_jvp(t, to_end, to_begin):
-    zeros_or_none = [None if e is None else np.zeros(np.size(e), dtype=np.result_type(t)) for e in (to_end, to_begin)]
-    return np.ediff1d(t, to_end=zeros_or_none[0], to_begin=zeros_or_none[1])
+    end, begin = (None if e is None else np.zeros(np.size(e), np.result_type(t)) for e in (to_end, to_begin))
+    return np.ediff1d(t, to_end=end, to_begin=begin)
 
 
 @defvjp(np.ediff1d, "ary")
@@ -84,13 +81,6 @@ def ediff1d_vjp(g, ans, ary, to_end=None, to_begin=None):
 @defjvp(np.ediff1d, "ary")
 def ediff1d_jvp(t, ans, ary, to_end=None, to_begin=None):
     return _ediff1d_jvp(t, to_end, to_begin)
-
-
-def _along(v, axis, ndim):
-    """A 1-D array shaped to broadcast along `axis` of an ndim-dimensional array."""
-    shape = [1] * ndim
-    shape[axis] = -1
-    return np.reshape(v, shape)
 
 
 def _trapezoid_weights(y, x, dx, axis):
@@ -233,7 +223,7 @@ def _polyval_vjp_p(g, p, x):
     degree = np.size(p) - 1
     grads = [np.sum(g * x ** (degree - i)) for i in range(degree + 1)]
     if isinstance(p, (list, tuple)):
-        return _like_sequence([unbroadcast(d, item) for d, item in zip(grads, p)], p)
+        return _like([unbroadcast(d, item) for d, item in zip(grads, p)], p)
     return unbroadcast(np.array(grads), p)
 
 

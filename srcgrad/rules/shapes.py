@@ -427,6 +427,13 @@ def take_jvp(t, ans, x, indices, axis=None, out=None, mode="raise"):
     return np.take(t, indices, axis=axis, mode=mode)
 
 
+def _along(v, axis, ndim):
+    """A 1-D array shaped to broadcast along `axis` of an ndim-dimensional array."""
+    shape = [1] * ndim
+    shape[axis] = -1
+    return np.reshape(v, shape)
+
+
 def _take_along_axis_vjp(g, x, indices, axis):
     if axis is None:
         out = _zeros(np.ravel(x))
@@ -434,9 +441,9 @@ def _take_along_axis_vjp(g, x, indices, axis):
         return np.reshape(out, np.shape(x))
     ndim = np.ndim(x)
     axis = axis % ndim
+    # the index of each output entry along every other axis, broadcast against indices
     position = tuple(
-        indices if d == axis else np.arange(np.shape(g)[d]).reshape([-1 if e == d else 1 for e in range(ndim)])
-        for d in range(ndim)
+        indices if d == axis else _along(np.arange(np.shape(g)[d]), d, ndim) for d in range(ndim)
     )
     out = _zeros(x)
     np.add.at(out, position, g)

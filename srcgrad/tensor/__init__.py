@@ -1,10 +1,13 @@
 """The PyTorch-compatible Tensor shim: eager autograd over NumPy arrays.
 
-`import srcgrad as torch` runs PyTorch autograd tutorial code; see
-docs in `tensor-spec.md`. Layout: `tensor.py` (the class, no calculus), `ops.py`
-(the one doorway to the rule registry), `graph.py` (nodes, grad mode, backward),
-`creation.py` (constructors), `functions.py` (module-level ops), `printing.py`
-(PyTorch's repr), `dtypes.py` (dtypes, Size, promotion).
+`import srcgrad as torch` runs PyTorch autograd tutorial code and prints what
+PyTorch 2.13 prints (object addresses and random draws aside).
+
+Layout: `tensor.py` (the class, no calculus), `ops.py` (the one doorway to the
+rule registry), `graph.py` (nodes, grad mode, backward),
+`inplace.py` (in-place methods), `creation.py` (constructors), `functions.py`
+(module-level ops), `printing.py` (PyTorch's repr), `dtypes.py` (dtypes, Size,
+promotion), `compiled.py` (`@srcgrad.compile`).
 """
 
 from . import dtypes

@@ -78,6 +78,7 @@ def vector_norm(x, dim=None, keepdim=False):
             "linalg.vector_norm: Expected a floating point or complex tensor as input. "
             f"Got {x.dtype.kind_name}"
         )
-    if dim is None and lookup(np.linalg.norm) is not None:
-        return ops.apply(np.linalg.norm, x, name="LinalgVectorNormBackward0")
+    if lookup(np.linalg.norm) is not None and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+        kwargs = {} if dim is None else {"axis": dim if isinstance(dim, int) else tuple(dim), "keepdims": keepdim}
+        return ops.apply(np.linalg.norm, x, name="LinalgVectorNormBackward0", **kwargs)
     return ops.composite("LinalgVectorNormBackward0", _two_norm, x, dim, keepdim)

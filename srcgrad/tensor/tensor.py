@@ -77,12 +77,13 @@ class Tensor(InPlaceOps):
     __array_priority__ = 1000
 
     def __init__(self, *args, dtype=None, requires_grad=False):
+        np_dtype = dtypes.DEFAULT_FLOAT.numpy if dtype is None else dtypes.as_dtype(dtype).numpy
         if args and all(isinstance(a, (int, np.integer)) for a in args):
-            data = np.zeros(args, dtype=np.float32)
+            data = np.zeros(args, dtype=np_dtype)
         elif len(args) == 1:
-            data = np.array(args[0]._data if isinstance(args[0], Tensor) else args[0], dtype=np.float32)
+            data = np.array(args[0]._data if isinstance(args[0], Tensor) else args[0], dtype=np_dtype)
         else:
-            data = np.zeros((0,), dtype=np.float32)
+            data = np.zeros((0,), dtype=np_dtype)
         self._data = data
         self._requires_grad = False
         self._grad = self._grad_fn = self._accumulator = None
