@@ -6,13 +6,12 @@ Before:  y_bar = out_bar                 After:  x_bar = out_bar * 2.0
 - Copy propagation: in a straight-line block, `a = b` between names, where neither is
   assigned again in the block, replaces later reads of `a` by `b` and drops the copy.
 - Dead code: an assignment whose target is never read anywhere is dropped when its
-  right-hand side has no side effects (arithmetic, attribute reads, indexing, and
-  calls of functions that have derivative rules).
+  right-hand side contains no call (calls may have effects, such as drawing random
+  numbers, and are kept).
 """
 
 import gast
 
-from .. import rules
 from . import syntax
 
 
@@ -93,11 +92,4 @@ def _drop_dead(tree):
 
 
 def _pure(value):
-    for n in gast.walk(value):
-        if isinstance(n, gast.Call):
-            return False if not _pure_call(n) else True
-    return True
-
-
-def _pure_call(call):
-    return False
+    return not any(isinstance(n, gast.Call) for n in gast.walk(value))

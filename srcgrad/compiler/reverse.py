@@ -22,21 +22,21 @@ execution order turns the first into `x_bar = e` and later ones into
 with zeros where control flow merges paths that disagree.
 """
 
+import operator
+import os
 from dataclasses import dataclass, field
 
 import gast
 
-from .. import rules
+from .. import rules, runtime
 from ..errors import NotDifferentiableError
-from ..rules import methods
 from . import inline, syntax
-from .activity import diff_reads
 
 _BINOPS = {
-    gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "truediv",
-    gast.Pow: "pow", gast.MatMult: "matmul",
+    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
+    gast.Pow: operator.pow, gast.MatMult: operator.matmul,
 }
-_UNARY = {gast.USub: "neg", gast.UAdd: "pos"}
+_UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 
 
 # --- pseudo statements, lowered at the end -----------------------------------------
@@ -77,10 +77,6 @@ class _Context:
     record: frozenset = frozenset()  # iteration-local names of the innermost loop
     must_defined: set = field(default_factory=set)
     recorded: list = field(default_factory=list)  # iteration-local names assigned so far
-
-
-class ReverseError(Exception):
-    pass
 
 
 class _Reverse:
@@ -167,7 +163,7 @@ class _Reverse:
         else_fwd, else_bwd = self.recorded_block(s.orelse, else_ctx, ctx)
         ctx.must_defined |= then_ctx.must_defined & else_ctx.must_defined
         fwd = syntax.located(syntax.if_(s.test, then_fwd, else_fwd), s)
-        if not _has_effect(then_bwd) and not _has_effect(else_bwd):
+        if not then_bwd and not else_bwd:
             return [fwd], []
         bwd = syntax.located(syntax.if_(syntax.copy(s.test), then_bwd, else_bwd), s)
         return [fwd], [bwd]
@@ -228,7 +224,7 @@ class _Reverse:
         else:
             fwd_loop = syntax.while_(s.test, body_fwd)
         fwd_loop = syntax.located(fwd_loop, s)
-        if not _has_effect(body_bwd):
+        if not body_bwd:
             return [fwd_loop], []
         pops = [_Restore(m.name, m.key) for m in reversed(records)]
         bwd_body = pops + body_bwd
@@ -261,16 +257,16 @@ class _Reverse:
             op = _BINOPS.get(type(value.op))
             if op is None:
                 return []
-            rule = rules.lookup(getattr(__import__("operator"), op))
-            return self.apply_rule(stmt, rule, g, ans, {"x": value.left, "y": value.right}, f"`{op}`")
+            rule = rules.lookup(op)
+            return self.apply_rule(stmt, rule, g, ans, {"x": value.left, "y": value.right}, f"`{op.__name__}`")
         if isinstance(value, gast.UnaryOp):
             op = _UNARY.get(type(value.op))
             if op is None:
                 return []
-            rule = rules.lookup(getattr(__import__("operator"), op))
-            return self.apply_rule(stmt, rule, g, ans, {"x": value.operand}, f"`{op}`")
+            rule = rules.lookup(op)
+            return self.apply_rule(stmt, rule, g, ans, {"x": value.operand}, f"`{op.__name__}`")
         if isinstance(value, gast.Subscript):
-            rule = rules.lookup(__import__("operator").getitem)
+            rule = rules.lookup(operator.getitem)
             index = _index_value(value.slice)
             return self.apply_rule(stmt, rule, g, ans, {"x": value.value, "index": index}, "indexing")
         if isinstance(value, gast.Attribute):
@@ -313,8 +309,6 @@ class _Reverse:
             receiver = syntax.name(callee.receiver)
             if callee.packs_varargs and len(args) > 1:
                 args = [syntax.tuple_(args)]
-            if callee.packs_varargs and not args and not keywords and primal is methods.ATTRIBUTES.get("T"):
-                args = []
             args = [receiver] + args
             label = f"`.{callee.path}()`"
         else:
@@ -363,7 +357,7 @@ class _Reverse:
         product = syntax.mul(syntax.copy(g), local)
         if len(rule.params) == 1:
             return product
-        return syntax.call(syntax.name(self.bind("unbroadcast", _runtime().unbroadcast)), [product, syntax.copy(args[param])])
+        return syntax.call(syntax.name(self.bind("unbroadcast", runtime.unbroadcast)), [product, syntax.copy(args[param])])
 
     def accumulate(self, name, value):
         if not self.activity.is_active(name):
@@ -382,12 +376,6 @@ class _Reverse:
 
 
 # --- helpers ---------------------------------------------------------------------
-
-
-def _runtime():
-    from .. import runtime
-
-    return runtime
 
 
 def _display(primal, callee):
@@ -426,10 +414,6 @@ def _index_value(index):
     if isinstance(index, gast.Tuple):
         return syntax.tuple_([_index_value(e) for e in index.elts])
     return index
-
-
-def _has_effect(stmts):
-    return bool(stmts)
 
 
 def _has_break(stmts):
@@ -512,7 +496,6 @@ def run(tree, program, activity, calls, namer, wrt, mode):
     """
     from . import adjoints, tape  # passes over the backward code this one produces
 
-    runtime = _runtime()
     bind = namer.helper
     params = [a.id for a in tree.args.args]
     *body, ret = tree.body
@@ -579,6 +562,4 @@ def run(tree, program, activity, calls, namer, wrt, mode):
 
 
 def _short(filename):
-    import os
-
     return os.path.basename(filename) if filename and not filename.startswith("<") else filename
