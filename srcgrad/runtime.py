@@ -6,7 +6,12 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `unreduce(g, x, axis, keepdims)`: spread the gradient of a reduction back over `x`.
 - `grad_seed(out, name)`: the seed 1 of a scalar output; `TypeError` otherwise.
 - `zeros_like_grad(x)`: a zero gradient for `x`.
-- `add_grad(a, b)`: add two gradient contributions, either of which may be None.
+- `add_grad(a, b)`: add two gradient contributions, either of which may be None; lists,
+  tuples and dicts add entry by entry (never concatenate).
+- `item_grad(g, key, x)`: the gradient of the entry `key` of a container whose gradient
+  is `g`, or a zero gradient for `x` (the entry) when there is none.
+- `drop_last(g)`: the gradient of a list before its last `append`.
+- `snapshot(x)`: a copy of an array or list that later in-place changes cannot reach.
 
 Invariant: a gradient for a Python float is a Python float; for an array it is an
 array of the same shape and dtype; for a NumPy scalar a NumPy scalar of its dtype.
@@ -46,6 +51,8 @@ def unbroadcast(g, x):
         return _float(np.sum(g)) if np.ndim(g) else _float(g)
     if isinstance(x, np.generic) and x.dtype.kind in "fc":
         return x.dtype.type(np.sum(g)) if np.ndim(g) else x.dtype.type(g)
+    if isinstance(x, (list, tuple, dict)) and (g is None or isinstance(g, (list, tuple, dict))):
+        return structure_like(g, x)  # a container's own gradient: entry by entry
     if isinstance(x, (list, tuple)):
         return _reduce_to(g, np.shape(x), np.result_type(*x, 1.0) if x else np.float64)
     if _is_integral(x) and np.ndim(x) == 0:
@@ -104,9 +111,91 @@ def grad_seed(out, name):
 
 def zeros_like_grad(x):
     """A zero gradient for `x`: 0.0 for a float, zeros of x's shape and float dtype otherwise."""
-    if type(x) is _float or (np.ndim(x) == 0 and not isinstance(x, (np.ndarray, np.generic))):
+    if type(x) is _float:
+        return 0.0
+    if isinstance(x, (list, tuple, dict)):
+        return structure_like(None, x)
+    if np.ndim(x) == 0 and not isinstance(x, (np.ndarray, np.generic)):
         return 0.0
     dtype = np.result_type(x)
     return np.zeros(np.shape(x), dtype=dtype if dtype.kind in "fc" else np.float64)[()] if isinstance(
         x, np.generic
     ) else np.zeros(np.shape(x), dtype=dtype if dtype.kind in "fc" else np.float64)
+
+
+_CONTAINERS = (list, tuple)
+
+
+def add_grad(a, b):
+    """`a + b` for gradients, where None means zero and containers add entry by entry.
+
+    >>> add_grad([1.0, None], [2.0, 3.0])
+    [3.0, 3.0]
+    >>> add_grad(None, np.ones(2)).tolist()
+    [1.0, 1.0]
+    """
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if type(a) in _CONTAINERS or type(b) in _CONTAINERS:
+        kind = type(a) if type(a) in _CONTAINERS else type(b)
+        return kind(add_grad(x, y) for x, y in zip(a, b))
+    if type(a) is dict or type(b) is dict:
+        if type(a) is not dict or type(b) is not dict:
+            raise TypeError("cannot add the gradient of a dict to the gradient of a non-dict")
+        out = dict(a)
+        for key, value in b.items():
+            out[key] = add_grad(out.get(key), value)
+        return out
+    return a + b
+
+
+def item_grad(g, key, x):
+    """The part of the container gradient `g` that belongs to its entry `key` (value `x`)."""
+    if g is None:
+        return zeros_like_grad(x)
+    if type(g) is dict:
+        item = g.get(key)
+    else:
+        item = g[key]
+    return zeros_like_grad(x) if item is None else item
+
+
+def drop_last(g):
+    """The gradient `g` of a list without the entry of its last element."""
+    if g is None:
+        return None
+    return g[:-1]
+
+
+def snapshot(x):
+    """A copy of `x` that in-place changes to `x` do not reach (arrays and lists)."""
+    if type(x) is _ndarray:
+        return x.copy()
+    if type(x) is list:
+        return list(x)
+    return x
+
+
+def structure_like(g, x):
+    """The gradient `g` in the container structure of `x` (lists, tuples, dicts; leaves by
+    `unbroadcast`). Entries without a gradient get zeros.
+
+    >>> structure_like(np.array([1.0, 2.0]), [3.0, 4.0])
+    [1.0, 2.0]
+    """
+    kind = type(x)
+    if kind in _CONTAINERS:
+        if g is None:
+            return kind(structure_like(None, item) for item in x)
+        if type(g) is dict:
+            raise TypeError("the gradient of a list or tuple cannot be a dict")
+        return kind(structure_like(gi, xi) for gi, xi in zip(g, x))
+    if kind is dict:
+        if g is None:
+            return {k: structure_like(None, v) for k, v in x.items()}
+        return {k: structure_like(g.get(k) if type(g) is dict else g[k], v) for k, v in x.items()}
+    if g is None:
+        return zeros_like_grad(x)
+    return unbroadcast(g, x)

@@ -5,7 +5,7 @@ Before (collected by reverse.py):      After:
     x_bar += sin_x_bar * np.cos(x)         x_bar = x_bar + sin_x_bar * np.cos(x)
 
 The first contribution assigns and later ones add (never in place: an adjoint may be
-the same array as another). The backward group of an assignment is dropped when its
+the same array as another); adjoints that may be containers add with `add_grad`. The backward group of an assignment is dropped when its
 target's adjoint has no value there (a zero contribution), and ends that adjoint's
 life (the assignment overwrote the value it belongs to). Where `if` branches or loop
 iterations disagree on which adjoints exist, the missing ones start at zero.
@@ -17,9 +17,11 @@ from . import syntax
 
 
 class _Adjoints:
-    def __init__(self, namer, zeros):
+    def __init__(self, namer, zeros, structured=(), add=None):
         self.namer = namer
         self.zeros = zeros  # name of the runtime zeros_like_grad helper
+        self.structured = structured  # adjoints that may be containers: added by `add`
+        self.add = add  # name of the runtime add_grad helper
 
     def zero(self, adjoint):
         primal = self.namer.primal_of(adjoint)
@@ -38,7 +40,9 @@ class _Adjoints:
                 out += inner
                 defined = defined - {s.adjoint}
             elif kind == "_Accumulate":
-                if s.adjoint in defined:
+                if s.adjoint in defined and s.adjoint in self.structured:
+                    value = syntax.call(syntax.name(self.add), [syntax.name(s.adjoint), s.value])
+                elif s.adjoint in defined:
                     value = syntax.add(syntax.name(s.adjoint), s.value)
                 else:
                     value = s.value
@@ -79,7 +83,11 @@ class _Adjoints:
         return before + [s]
 
 
-def run(stmts, defined, namer, zeros):
-    """Lower the backward statements `stmts`; `defined` are the adjoints existing at their start."""
-    """Returns (statements, adjoints defined at the end)."""
-    return _Adjoints(namer, zeros).block(stmts, set(defined))
+def run(stmts, defined, namer, zeros, structured=(), add=None):
+    """Lower the backward statements `stmts`; `defined` are the adjoints existing at their start.
+
+    Contributions to the adjoints in `structured` (which may hold list, tuple or dict
+    gradients) are added with the runtime helper named `add`, never with `+`.
+    Returns (statements, adjoints defined at the end).
+    """
+    return _Adjoints(namer, zeros, structured, add).block(stmts, set(defined))

@@ -136,6 +136,10 @@ class _ANF:
         if s.value is None:
             return [syntax.return_(syntax.const(None))]
         pre, value = self.atom(s.value, hint="out")
+        if not isinstance(value, gast.Name):  # the output is always a name (`return a, b` too)
+            out = self.namer.fresh("out")
+            pre.append(syntax.located(syntax.assign(out, value), s))
+            value = syntax.name(out)
         return pre + [syntax.return_(value)]
 
     def stmt_If(self, s):

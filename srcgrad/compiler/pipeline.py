@@ -12,7 +12,8 @@ import gast
 from . import activity, anf, cache, emit, fence, frontend, jumps, load, optimize, resolve, reverse, syntax, versions
 from .naming import Namer
 
-MODES = ("grad", "value_and_grad", "vjp")
+MODES = ("grad", "value_and_grad", "vjp", "pullback")
+_BUILDING = set()  # (function, key) pairs being derived right now (recursive calls)
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,36 @@ def derive(fn, mode="grad", wrt=(0,), verbose=False, source=None):
     found = cache.get(fn, key)
     if found is not None:
         return found
+    _BUILDING.add((fn, key))
+    try:
+        return _derive(fn, mode, wrt, verbose, source, key)
+    finally:
+        _BUILDING.discard((fn, key))
+
+
+def pullback_of(fn, positions):
+    """The pullback of the user function `fn` for its parameters `positions`.
+
+    A function that is being derived right now (recursion) gets a stand-in that finds
+    the finished pullback at its first call.
+    """
+    if (fn, ("pullback", positions)) in _BUILDING:
+        return _Pending(fn, positions)
+    return derive(fn, "pullback", positions).function
+
+
+class _Pending:
+    """Calls the pullback of a function whose derivation had not finished when it was bound."""
+
+    def __init__(self, fn, positions):
+        self.fn, self.positions = fn, positions
+        self.__name__ = f"{fn.__name__}_pullback"
+
+    def __call__(self, *args, **kwargs):
+        return derive(self.fn, "pullback", self.positions).function(*args, **kwargs)
+
+
+def _derive(fn, mode, wrt, verbose, source, key):
     program = frontend.load(fn, source=source)
     fence.check(program, _transform_name(mode))
     tree = syntax.copy(program.tree)
@@ -48,11 +79,11 @@ def derive(fn, mode="grad", wrt=(0,), verbose=False, source=None):
         local_names |= set(syntax.names_stored(tree))
         calls = resolve.run(tree, program, local_names)
         positions = wrt if isinstance(wrt, tuple) else (wrt,)
-        names = params if mode == "vjp" else [params[i] for i in positions]
+        names = params if mode == "vjp" else [params[i] for i in positions]  # pullback: wrt only
         ret = tree.body[-1].value
         output = ret.id if isinstance(ret, gast.Name) else None
         active = activity.run(tree, names, output, calls)
-        tree = reverse.run(tree, program, active, calls, namer, wrt, mode)
+        tree = reverse.run(tree, program, active, calls, namer, wrt, mode, pullback_of)
         tree = optimize.run(tree, namer)
     except NotImplementedError as exc:
         node = getattr(exc, "node", None)

@@ -22,8 +22,10 @@ execution order turns the first into `x_bar = e` and later ones into
 with zeros where control flow merges paths that disagree.
 """
 
+import inspect
 import operator
 import os
+import types
 from dataclasses import dataclass, field
 
 import gast
@@ -88,6 +90,7 @@ class _Reverse:
         self.bind = bind
         self.assign_count = {}
         self.none_init = set()
+        self.structured = set()  # adjoints that may hold list/tuple/dict gradients: added by add_grad
         self.keys = 0
 
     # --- blocks and statements -----------------------------------------------------
@@ -266,6 +269,8 @@ class _Reverse:
             rule = rules.lookup(op)
             return self.apply_rule(stmt, rule, g, ans, {"x": value.operand}, f"`{op.__name__}`")
         if isinstance(value, gast.Subscript):
+            if isinstance(value.value, gast.Name):
+                self.structured.add(self.namer.adjoint(value.value.id))  # it may be a list, tuple or dict
             rule = rules.lookup(operator.getitem)
             index = _index_value(value.slice)
             return self.apply_rule(stmt, rule, g, ans, {"x": value.value, "index": index}, "indexing")
@@ -282,12 +287,24 @@ class _Reverse:
         if isinstance(value, gast.Call):
             return self.call(stmt, value, g, ans)
         if isinstance(value, (gast.Tuple, gast.List, gast.Dict)):
-            raise self.program.error(
-                stmt, f"containers holding differentiated values (`{syntax.unparse(value)}`) are not "
-                f"supported yet (in `{self.program.name}`); keep the values in separate variables",
-                NotDifferentiableError,
-            )
+            return self.container(stmt, value, g)
         return []
+
+    def container(self, stmt, value, g):
+        """`t = (a, b)` / `[a, b]` / `{"k": a}`: each entry's adjoint is its part of t's."""
+        if isinstance(value, gast.Dict):
+            if any(k is None for k in value.keys):
+                raise self.program.error(stmt, f"`**` in a dict display is not supported (in `{self.program.name}`)")
+            entries = list(zip(value.keys, value.values))
+        else:
+            entries = [(syntax.const(k), e) for k, e in enumerate(value.elts)]
+        item = syntax.name(self.bind("item_grad", runtime.item_grad))
+        out = []
+        for key, element in entries:
+            if isinstance(element, gast.Name) and self.activity.is_active(element.id):
+                part = syntax.call(syntax.copy(item), [syntax.copy(g), syntax.copy(key), syntax.copy(element)])
+                out += self.accumulate(element.id, part)
+        return out
 
     def call(self, stmt, value, g, ans):
         callee = self.calls.get(value)
@@ -318,6 +335,8 @@ class _Reverse:
         if rule is None:
             if rules.is_nondifferentiable(primal):
                 return []
+            if callee.kind == "function" and _is_user_function(primal):
+                return self.user_call(stmt, primal, args, keywords, g, label)
             raise self.program.error(
                 stmt, f"no derivative rule for {_display(primal, callee)} called at {self.program.where(stmt)} "
                 f"(in `{self.program.name}`); register one with srcgrad.defvjp", NotDifferentiableError,
@@ -330,6 +349,55 @@ class _Reverse:
                 NotDifferentiableError,
             ) from None
         return self.apply_rule(stmt, rule, g, ans, _nodes(bound), label)
+
+    def user_call(self, stmt, fn, args, keywords, g, label):
+        """Differentiate a call of another user function through its own generated pullback.
+
+        The pullback reruns that function's forward pass and returns the gradients of the
+        parameters that receive active arguments, in parameter order.
+        """
+        try:
+            bound = inspect.signature(fn).bind(*args, **keywords)
+        except TypeError as exc:
+            raise self.program.error(
+                stmt, f"cannot differentiate this call of {label}: {exc} (in `{self.program.name}`)",
+                NotDifferentiableError,
+            ) from None
+        params = list(inspect.signature(fn).parameters.values())
+        positions, receivers = [], []
+        for k, param in enumerate(params):
+            if param.name not in bound.arguments:
+                continue
+            node = bound.arguments[param.name]
+            if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+                if _active_names(node, self.activity):
+                    raise self.program.error(
+                        stmt, f"{label} receives a differentiated value through its parameter "
+                        f"`{param.name}`, which is not a plain positional parameter (in `{self.program.name}`)",
+                        NotDifferentiableError,
+                    )
+                continue
+            names = _active_names(node, self.activity)
+            if not names:
+                continue
+            if not syntax.is_name(node, names[0]):
+                raise self.program.error(
+                    stmt, f"differentiating {label} through a container argument is not supported yet "
+                    f"(in `{self.program.name}`)", NotDifferentiableError,
+                )
+            positions.append(k)
+            receivers.append(names[0])
+        if not positions:
+            return []
+        pullback = self.bind(f"{fn.__name__}_pullback", self.pullback_of(fn, tuple(positions)))
+        grads = [self.namer.fresh(f"{fn.__name__}_{params[k].name}_bar") for k in positions]
+        call = syntax.call(syntax.name(pullback), [syntax.copy(g)] + [syntax.copy(a) for a in args],
+                           [(k, syntax.copy(v)) for k, v in keywords.items()])
+        out = [syntax.assign(syntax.tuple_([syntax.name(n, store=True) for n in grads], store=True), call)]
+        for receiver, grad_name in zip(receivers, grads):
+            self.structured.add(self.namer.adjoint(receiver))  # the pullback mirrors containers
+            out += self.accumulate(receiver, syntax.name(grad_name))
+        return out
 
     def apply_rule(self, stmt, rule, g, ans, args, label):
         out = []
@@ -376,6 +444,11 @@ class _Reverse:
 
 
 # --- helpers ---------------------------------------------------------------------
+
+
+def _is_user_function(obj):
+    """A plain Python function (not NumPy's, not a builtin) that srcgrad can transform."""
+    return isinstance(obj, types.FunctionType) and not (getattr(obj, "__module__", "") or "").startswith("numpy")
 
 
 def _display(primal, callee):
@@ -484,15 +557,18 @@ _TITLES = {
     "grad": "Gradient",
     "value_and_grad": "Value and gradient",
     "vjp": "Vector-Jacobian product",
+    "pullback": "Pullback",
 }
 
 
-def run(tree, program, activity, calls, namer, wrt, mode):
+def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
     """Build the derivative FunctionDef of the ANF `tree` (whose last statement is its return).
 
     `mode` is "grad" (returns the gradients of `wrt`), "value_and_grad" (returns the output
-    and those gradients) or "vjp" (takes the output's adjoint first and returns the output
-    and the gradients of every parameter).
+    and those gradients), "vjp" (takes the output's adjoint first and returns the output
+    and the gradients of every parameter) or "pullback" (takes the output's adjoint first
+    and returns the tuple of the gradients of `wrt` only; used for calls between user
+    functions). `pullback_of(fn, positions)` gives the pullback of a called user function.
     """
     from . import adjoints, tape  # passes over the backward code this one produces
 
@@ -502,6 +578,7 @@ def run(tree, program, activity, calls, namer, wrt, mode):
     out = ret.value
     out_name = out.id if isinstance(out, gast.Name) else None
     rev = _Reverse(program, activity, calls, namer, bind)
+    rev.pullback_of = pullback_of
     rev.params = set(params)
     rev.assign_count = count_assignments(tree)
     rev.assigned = set()
@@ -513,7 +590,8 @@ def run(tree, program, activity, calls, namer, wrt, mode):
 
     seed = namer.adjoint(out_name) if out_name else namer.fresh("out_bar")
     seed_stmts, defined = [], set()
-    if mode == "vjp":
+    takes_seed = mode in ("vjp", "pullback")
+    if takes_seed:
         defined = {seed} if out_name and activity.is_active(out_name) else set()
     else:
         check = syntax.call(syntax.name(bind("grad_seed", runtime.grad_seed)), [out, syntax.const(program.name)])
@@ -523,7 +601,8 @@ def run(tree, program, activity, calls, namer, wrt, mode):
         else:
             seed_stmts = [syntax.expr(check)]
     zeros = bind("zeros_like_grad", runtime.zeros_like_grad)
-    backward, defined = adjoints.run(backward, defined, namer, zeros)
+    add = bind("add_grad", runtime.add_grad) if rev.structured else None
+    backward, defined = adjoints.run(backward, defined, namer, zeros, rev.structured, add)
     forward, backward, prelude, restored = tape.run(forward, backward, rev.none_init, namer)
 
     value = out
@@ -543,6 +622,8 @@ def run(tree, program, activity, calls, namer, wrt, mode):
             grads.append(syntax.call(syntax.name(zeros), [syntax.name(p)]))
     if mode == "vjp":
         result = syntax.tuple_([value, syntax.tuple_(grads)])
+    elif mode == "pullback":
+        result = syntax.tuple_(grads)
     else:
         gradient = grads[0] if len(grads) == 1 and not isinstance(wrt, tuple) else syntax.tuple_(grads)
         result = syntax.tuple_([value, gradient]) if mode == "value_and_grad" else gradient
@@ -551,11 +632,11 @@ def run(tree, program, activity, calls, namer, wrt, mode):
     if backward:
         body_out += [syntax.comment("Backward pass")] + backward
     body_out.append(syntax.return_(result))
-    suffix = {"grad": "grad", "value_and_grad": "value_and_grad", "vjp": "vjp"}[mode]
+    suffix = mode
     fn_name = namer.fresh(f"{program.name}_{suffix}")
     with_respect = ", ".join(targets)
     doc = f"{_TITLES[mode]} of {program.name} ({_short(program.filename)}:{program.first_line}) with respect to {with_respect}. Generated by srcgrad."
-    signature = ([seed] if mode == "vjp" else []) + params
+    signature = ([seed] if takes_seed else []) + params
     defaults = tree.args.defaults
     new = syntax.function_def(fn_name, signature, body_out, docstring=doc, defaults=defaults)
     return new

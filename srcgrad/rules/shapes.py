@@ -461,7 +461,13 @@ def take_along_axis_jvp(t, ans, x, indices, axis=-1):
 
 
 def _getitem_vjp(g, x, index):
-    """Scatter-add `g` into zeros shaped like `x` (repeated indices accumulate)."""
+    """Scatter-add `g` into zeros shaped like `x` (repeated indices accumulate).
+
+    For a list or tuple `x` the gradient is a list or tuple with None for the entries
+    not read; for a dict, a dict holding only the entry read.
+    """
+    if isinstance(x, dict):
+        return {index: g}
     if isinstance(x, (list, tuple)):
         grads = [None] * len(x)
         if isinstance(index, slice):

@@ -44,5 +44,5 @@ def break_continue_grad(x):
             s_bar = unbroadcast(s_plus_sin_x_i_1_bar, s)
             sin_x_i_1_bar = unbroadcast(s_plus_sin_x_i_1_bar, sin_x_i_1)
             x_i_1_bar = sin_x_i_1_bar * np.cos(x_i_1)
-            x_bar = x_bar + getitem_vjp(x_i_1_bar, x, i)
+            x_bar = add_grad(x_bar, getitem_vjp(x_i_1_bar, x, i))
     return unbroadcast(x_bar, x)
