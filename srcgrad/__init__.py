@@ -3,14 +3,23 @@
 Public names only (see API.md); the logic lives in the submodules.
 """
 
-from .api import grad, source, value_and_grad, vjp
+from .api import grad, hessian, jacobian, jvp, source, value_and_grad, vjp
+from .custom import custom_jvp, custom_vjp, defjvp, defvjp, stop_gradient
 from .errors import NotDifferentiableError, SrcGradError
 
 __all__ = [
     "grad",
     "value_and_grad",
     "vjp",
+    "jvp",
+    "jacobian",
+    "hessian",
     "source",
+    "stop_gradient",
+    "custom_vjp",
+    "custom_jvp",
+    "defvjp",
+    "defjvp",
     "SrcGradError",
     "NotDifferentiableError",
 ]

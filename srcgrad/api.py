@@ -1,4 +1,4 @@
-"""The functional transforms: grad, value_and_grad, vjp, source.
+"""The functional transforms: grad, value_and_grad, vjp, jvp, jacobian, hessian, source.
 
 Each validates its arguments, asks `compiler.derive` for generated code (built once
 per function and (mode, wrt), at decoration time when the function's names resolve)
@@ -8,6 +8,7 @@ and returns a thin function that checks argument types and calls it.
 import functools
 import inspect
 import numbers
+import weakref
 
 import numpy as np
 
@@ -46,6 +47,8 @@ def _positions(fn, wrt):
             raise TypeError(
                 f"wrt={w} is out of range for `{fn.__name__}` at {_where(fn)}, which has {len(params)} "
                 f"positional parameter{'s' if len(params) != 1 else ''} {tuple(params)}"
+                + ("; `*args` parameters cannot be differentiated: list the parameters explicitly"
+                   if inspect.getfullargspec(fn).varargs else "")
             )
         return index
 
@@ -78,18 +81,18 @@ def _check_differentiable(fn, names, positions, args, kwargs):
 class _Lazy:
     """Builds the derivative now, or at the first call when a name it uses is not defined yet."""
 
-    def __init__(self, fn, mode, wrt, verbose):
-        self.fn, self.mode, self.wrt, self.verbose = fn, mode, wrt, verbose
+    def __init__(self, fn, mode, wrt, verbose, source=None):
+        self.fn, self.mode, self.wrt, self.verbose, self.source = fn, mode, wrt, verbose, source
         self.derivative = None
         try:
-            self.derivative = derive(fn, mode, wrt, verbose=verbose)
+            self.derivative = derive(fn, mode, wrt, verbose=verbose, source=source)
         except SrcGradError as exc:
             if not _is_missing_name(exc):
                 raise
 
     def get(self):
         if self.derivative is None:
-            self.derivative = derive(self.fn, self.mode, self.wrt, verbose=self.verbose)
+            self.derivative = derive(self.fn, self.mode, self.wrt, verbose=self.verbose, source=self.source)
         return self.derivative
 
 
@@ -97,10 +100,12 @@ def _is_missing_name(exc):
     return "cannot find the function" in str(exc.msg if hasattr(exc, "msg") else exc)
 
 
-def _transform(fn, mode, wrt, verbose):
+def _transform(fn, mode, wrt, verbose, source=None):
+    if mode in ("grad", "value_and_grad") and getattr(fn, "__srcgrad_lazy__", None) is not None:
+        return _nested_grad(fn, mode, wrt, verbose)  # grad(grad(f)): forward over the generated code
     positions = _positions(fn, wrt)
     names = _params(fn)
-    lazy = _Lazy(fn, mode, positions, verbose)
+    lazy = _Lazy(fn, mode, positions, verbose, source)
     checked = positions if isinstance(positions, tuple) else (positions,)
     if mode == "vjp":
         checked = ()
@@ -117,37 +122,42 @@ def _transform(fn, mode, wrt, verbose):
     return derivative
 
 
-def grad(fn=None, wrt=0, verbose=False):
+def grad(fn=None, wrt=0, verbose=False, source=None):
     """The gradient of the scalar-valued `fn` with respect to `wrt`.
 
     `wrt` is a parameter index or name (one gradient) or a tuple of them (a tuple of
     gradients). Works as `@grad`, `@grad(wrt=...)` and `grad(f, wrt=...)`. Each gradient
-    has its parameter's type, shape and dtype.
+    has its parameter's type, shape and dtype. `source` is the text of `fn`'s `def`, for
+    functions whose source cannot be read back (made by `exec`).
     """
     if fn is None:
-        return lambda f: grad(f, wrt=wrt, verbose=verbose)
-    return _transform(fn, "grad", wrt, verbose)
+        return lambda f: grad(f, wrt=wrt, verbose=verbose, source=source)
+    return _transform(fn, "grad", wrt, verbose, source)
 
 
-def value_and_grad(fn=None, wrt=0, verbose=False):
+def value_and_grad(fn=None, wrt=0, verbose=False, source=None):
     """Like `grad`, but the function returns `(value, gradient)`."""
     if fn is None:
-        return lambda f: value_and_grad(f, wrt=wrt, verbose=verbose)
-    return _transform(fn, "value_and_grad", wrt, verbose)
+        return lambda f: value_and_grad(f, wrt=wrt, verbose=verbose, source=source)
+    return _transform(fn, "value_and_grad", wrt, verbose, source)
 
 
-def vjp(fn, *args, verbose=False):
+def vjp(fn, *args, verbose=False, source=None):
     """`out, pullback = vjp(fn, *args)`: `pullback(seed)` returns one gradient per argument.
 
     The seed has the output's shape; integer and boolean arguments get None.
     """
-    params = _params(fn)
-    positions = tuple(range(len(params)))
-    lazy = _Lazy(fn, "vjp", positions, verbose)
-    out = fn(*args)
+    code = getattr(fn, "__code__", None)  # cheaper than inspect.signature, on every call
+    positions = tuple(range(code.co_argcount if code is not None else len(_params(fn))))
+    lazy = _Lazy(fn, "split_vjp", positions, verbose, source)
+    out, backward = lazy.get().function(*args)  # the forward pass runs once, here
+    shape = np.shape(out)
 
     def pullback(seed):
-        _, grads = lazy.get().function(seed, *args)
+        if np.shape(seed) == shape:
+            grads = backward(seed)
+        else:  # a seed that broadcasts against the output: the general code unbroadcasts it
+            _, grads = derive(fn, "vjp", positions).function(seed, *args)
         return tuple(None if _is_integral(a) else g for a, g in zip(args, grads))
 
     pullback.__srcgrad_lazy__ = lazy
@@ -169,3 +179,276 @@ def source(derivative):
     if text is None:
         raise TypeError(f"{derivative!r} was not made by srcgrad; pass the result of srcgrad.grad, value_and_grad or vjp")
     return text
+
+
+# --- forward mode and the transforms built on it -------------------------------------
+
+
+class _Built:
+    """A derivative built on first use, for `source()` of the composed transforms."""
+
+    def __init__(self, build):
+        self.build = build
+        self.derivative = None
+
+    def get(self):
+        if self.derivative is None:
+            self.derivative = self.build()
+        return self.derivative
+
+
+def _jvp_derivative(fn, positions, verbose=False):
+    """The generated jvp of `fn`; for a derivative made by srcgrad, of its generated code."""
+    lazy = getattr(fn, "__srcgrad_lazy__", None)
+    if lazy is not None:
+        inner = lazy.get().function
+        return derive(inner, "jvp", positions, verbose=verbose, source=inner.__srcgrad_source__)
+    return derive(fn, "jvp", positions, verbose=verbose)
+
+
+def _push(derivative, primals, tangents):
+    """Call a generated jvp function: the tangents are its last parameters."""
+    function = derivative.function
+    names = _TANGENT_NAMES.get(function)
+    if names is None:
+        names = _TANGENT_NAMES[function] = list(inspect.signature(function).parameters)
+    return function(*primals, **dict(zip(names[-len(tangents):], tangents)))
+
+
+_TANGENT_NAMES = weakref.WeakKeyDictionary()  # generated jvp function -> its parameter names
+
+
+def _path(name, keys):
+    return name + "".join(f"[{k!r}]" for k in keys)
+
+
+def _check_tangent(fn, name, primal, tangent, keys=()):
+    """Raise a TypeError/ValueError when `tangent` cannot be a tangent of `primal`."""
+    where = f"`{fn.__name__}` ({_where(fn)})"
+    label = _path(name, keys)
+    if isinstance(primal, (list, tuple, dict)):
+        if type(tangent) is not type(primal) or len(tangent) != len(primal) or (
+            isinstance(primal, dict) and set(tangent) != set(primal)
+        ):
+            raise TypeError(
+                f"the tangent of `{label}` for {where} must have the structure of `{label}`: "
+                f"{type(primal).__name__} of {len(primal)}, not {type(tangent).__name__}"
+                f"{f' of {len(tangent)}' if isinstance(tangent, (list, tuple, dict)) else ''}"
+            )
+        items = primal.items() if isinstance(primal, dict) else enumerate(primal)
+        for k, value in items:
+            _check_tangent(fn, name, value, tangent[k], keys + (k,))
+        return
+    if _is_integral(primal):
+        kind = type(primal).__name__ if not isinstance(primal, np.ndarray) else f"an array of {primal.dtype}"
+        raise TypeError(
+            f"`{label}` of {where} is {kind}, which has no tangent; pass None as its tangent"
+        )
+    if _is_integral(tangent) or not isinstance(tangent, (numbers.Number, np.ndarray, np.generic)):
+        kind = f"an array of {tangent.dtype}" if isinstance(tangent, np.ndarray) else type(tangent).__name__
+        raise TypeError(f"the tangent of `{label}` for {where} must hold floats, not {kind}")
+    if np.shape(tangent) != np.shape(primal):
+        raise ValueError(
+            f"the tangent of `{label}` for {where} has shape {np.shape(tangent)}, but `{label}` has shape "
+            f"{np.shape(primal)}"
+        )
+
+
+def jvp(fn, primals, tangents, verbose=False):
+    """`out, out_dot = jvp(fn, primals, tangents)`: forward mode, the Jacobian of `fn` at
+    `primals` applied to `tangents`.
+
+    `primals` and `tangents` are tuples of the same length; each tangent has its primal's
+    structure and shape. None is the tangent of an argument that is not differentiated
+    (integer and boolean arguments take only None). `out_dot` has the structure and shape
+    of `out`.
+    """
+    names = _params(fn)
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(f"jvp({fn.__name__}, primals, tangents) takes the primals and the tangents as tuples")
+    if len(primals) != len(tangents):
+        raise TypeError(
+            f"jvp of `{fn.__name__}` ({_where(fn)}) got {len(primals)} primals but {len(tangents)} tangents"
+        )
+    if len(primals) > len(names):
+        raise TypeError(f"`{fn.__name__}` ({_where(fn)}) takes {len(names)} positional arguments, not {len(primals)}")
+    positions = []
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        if t is None:
+            continue
+        _check_tangent(fn, names[i], p, t)
+        positions.append(i)
+    if not positions:
+        out = fn(*primals)
+        return out, _zero_tangent(out)
+    derivative = _jvp_derivative(fn, tuple(positions), verbose)
+    return _push(derivative, tuple(primals), [tangents[i] for i in positions])
+
+
+def _zero_tangent(out):
+    from .runtime import zeros_like_grad
+
+    return zeros_like_grad(out)
+
+
+def _basis(x):
+    """The unit tangents of `x`, one per element, with the element's index."""
+    if isinstance(x, float):
+        yield (), 1.0
+        return
+    dtype = x.dtype if x.dtype.kind in "fc" else np.float64
+    for k in np.ndindex(np.shape(x)):
+        e = np.zeros(np.shape(x), dtype=dtype)
+        e[k] = 1.0
+        yield k, e
+
+
+def _assemble(out, x, columns):
+    """J[out indices..., x indices...] from the (index into x, tangent of out) pairs."""
+    dtype = np.result_type(np.asarray(out).dtype, np.asarray(x).dtype, np.float32)
+    jac = np.zeros(np.shape(out) + np.shape(x), dtype=dtype if dtype.kind in "fc" else np.float64)
+    for k, column in columns:
+        jac[(Ellipsis,) + k] = column
+    if isinstance(out, float) and isinstance(x, float):
+        return float(jac)
+    return jac
+
+
+def _check_leaf_output(fn, out):
+    if isinstance(out, (list, dict)) or not isinstance(out, (tuple, numbers.Number, np.ndarray, np.generic)):
+        raise TypeError(
+            f"jacobian of `{fn.__name__}` ({_where(fn)}) needs an array, float or tuple of them as output, "
+            f"not {type(out).__name__}"
+        )
+
+
+def _forward_jacobian(fn, args, positions):
+    """(out, {position: Jacobian}) by one push per input element (tuple outputs: tuples)."""
+    out, result = None, {}
+    for p in positions:
+        derivative = _jvp_derivative(fn, (p,))
+        x = args[p]
+        columns = []
+        for k, e in _basis(x):
+            out, out_dot = _push(derivative, args, [e])
+            columns.append((k, out_dot))
+        if out is None:
+            out = fn(*args)
+        _check_leaf_output(fn, out)
+        if isinstance(out, tuple):
+            result[p] = tuple(_assemble(o, x, [(k, c[i]) for k, c in columns]) for i, o in enumerate(out))
+        else:
+            result[p] = _assemble(out, x, columns)
+    return out, result
+
+
+def _reverse_jacobian(fn, args, positions):
+    """(out, {position: Jacobian}) by one pullback per output element."""
+    derivative = derive(fn, "vjp", tuple(range(len(_params(fn)))))
+    out = fn(*args)
+    _check_leaf_output(fn, out)
+    if isinstance(out, tuple):
+        raise TypeError(f"reverse-mode jacobian of `{fn.__name__}` ({_where(fn)}) needs one output; use mode='forward'")
+    rows = {p: [] for p in positions}
+    if isinstance(out, float):
+        seeds = [((), 1.0)]
+    else:
+        seeds = _basis(np.asarray(out, dtype=np.result_type(out, np.float32)))
+    for j, seed in seeds:
+        _, grads = derivative.function(seed, *args)
+        for p in positions:
+            rows[p].append((j, grads[p]))
+    result = {}
+    for p in positions:
+        x = args[p]
+        dtype = np.result_type(np.asarray(out).dtype, np.asarray(x).dtype, np.float32)
+        jac = np.zeros(np.shape(out) + np.shape(x), dtype=dtype if dtype.kind in "fc" else np.float64)
+        for j, row in rows[p]:
+            jac[j] = row
+        result[p] = float(jac) if isinstance(out, float) and isinstance(x, float) else jac
+    return out, result
+
+
+def _size(value):
+    return 1 if isinstance(value, float) else int(np.size(value))
+
+
+def jacobian(fn, wrt=0, mode=None):
+    """The function computing the full Jacobian of `fn` with respect to `wrt`.
+
+    Its shape is `out.shape + x.shape` (a float when both are Python floats); a tuple
+    `wrt` gives a tuple of Jacobians, and a tuple output a tuple over the outputs. `mode`
+    "forward" pushes one tangent per input element, "reverse" pulls back one cotangent
+    per output element; None picks the one with fewer passes (forward for a derivative
+    made by srcgrad, which is differentiated through its generated code).
+    """
+    if mode not in (None, "forward", "reverse"):
+        raise ValueError(f"jacobian mode must be 'forward', 'reverse' or None, not {mode!r}")
+    positions = _positions(fn, wrt)
+    names = _params(fn)
+    wanted = positions if isinstance(positions, tuple) else (positions,)
+    nested = getattr(fn, "__srcgrad_lazy__", None) is not None
+
+    def jac(*args):
+        _check_differentiable(fn, names, wanted, args, {})
+        chosen = mode
+        if chosen is None:
+            inputs = sum(_size(args[p]) for p in wanted)
+            chosen = "forward" if nested or inputs <= _size(fn(*args)) else "reverse"
+        run = _forward_jacobian if chosen == "forward" else _reverse_jacobian
+        out, result = run(fn, args, wanted)
+        if not isinstance(positions, tuple):
+            return result[positions]
+        if isinstance(out, tuple):  # output-major, like JAX: J[i][j] = d out_i / d wrt_j
+            return tuple(tuple(result[p][i] for p in wanted) for i in range(len(out)))
+        return tuple(result[p] for p in wanted)
+
+    if mode == "forward" or (mode is None and nested):
+        jac.__srcgrad_lazy__ = _Built(lambda: _jvp_derivative(fn, wanted))
+    else:
+        jac.__srcgrad_lazy__ = _Built(lambda: derive(fn, "vjp", tuple(range(len(names)))))
+    jac.__wrapped__ = fn
+    jac.__name__ = jac.__qualname__ = f"{fn.__name__}_jacobian"
+    return jac
+
+
+def hessian(fn, wrt=0):
+    """The function computing the Hessian of the scalar-valued `fn` with respect to `wrt`.
+
+    Forward over reverse: forward mode runs over the generated gradient code, one push
+    per input element. The shape is `x.shape + x.shape`; a tuple `wrt` gives the
+    blocks as a tuple of tuples, `H[i][j]` the derivative of the gradient of `wrt[i]`
+    with respect to `wrt[j]`.
+    """
+    positions = _positions(fn, wrt)
+    gradient = grad(fn, wrt=positions)
+    hess = jacobian(gradient, wrt=positions, mode="forward")
+    hess.__name__ = hess.__qualname__ = f"{fn.__name__}_hessian"
+    hess.__wrapped__ = fn
+    return hess
+
+
+def _nested_grad(fn, mode, wrt, verbose):
+    """`grad` of a derivative made by srcgrad: forward mode over its generated code."""
+    positions = _positions(fn, wrt)
+    names = _params(fn)
+    wanted = positions if isinstance(positions, tuple) else (positions,)
+
+    @functools.wraps(fn)
+    def derivative(*args, **kwargs):
+        if kwargs:
+            raise TypeError(f"{fn.__name__}: pass the arguments of a nested derivative by position")
+        _check_differentiable(fn, names, wanted, args, kwargs)
+        out, result = _forward_jacobian(fn, args, wanted)
+        if isinstance(out, tuple) or np.ndim(out) != 0:
+            raise TypeError(
+                f"grad({fn.__name__}) needs a scalar output, but `{fn.__name__}` returned a value of shape "
+                f"{np.shape(out) if not isinstance(out, tuple) else 'tuple'}; use srcgrad.jacobian"
+            )
+        grads = tuple(result[p] if not isinstance(args[p], float) else float(result[p]) for p in wanted)
+        gradient = grads if isinstance(positions, tuple) else grads[0]
+        return (out, gradient) if mode == "value_and_grad" else gradient
+
+    derivative.__srcgrad_lazy__ = _Built(lambda: _jvp_derivative(fn, wanted, verbose))
+    derivative.__name__ = derivative.__qualname__ = f"{fn.__name__}_{mode}"
+    return derivative

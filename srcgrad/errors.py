@@ -9,9 +9,13 @@ that has no derivative rule and where it was called.
 class SrcGradError(SyntaxError):
     """A construct srcgrad cannot differentiate, located in the user's source."""
 
+    __module__ = "srcgrad"  # tracebacks print `srcgrad.SrcGradError`, the public name
+
     def __init__(self, message, filename=None, lineno=None, col=None, text=None):
         super().__init__(message, (filename, lineno, (col or 0) + 1, text))
 
 
 class NotDifferentiableError(SrcGradError, TypeError):
     """A call on the differentiated path to a function with no derivative rule."""
+
+    __module__ = "srcgrad"

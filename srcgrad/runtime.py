@@ -10,8 +10,14 @@ Every name here can appear in printed derivatives, so the set stays small:
   tuples and dicts add entry by entry (never concatenate).
 - `item_grad(g, key, x)`: the gradient of the entry `key` of a container whose gradient
   is `g`, or a zero gradient for `x` (the entry) when there is none.
+- `assigned_grad(g, index, v)`: the gradient of `v` in `y[index] = v`, where `g` is y's
+  (with repeated indices only the entry written last counts, as NumPy writes it).
 - `drop_last(g)`: the gradient of a list before its last `append`.
+- `without_part(g, index)`: a copy of the gradient `g` with the part `index` zero (the
+  part an assignment `y[index] = v` overwrote).
 - `snapshot(x)`: a copy of an array or list that later in-place changes cannot reach.
+- `broadcast_tangent(t, x)`: make the tangent `t` a tangent for `x` (x's shape and type).
+- `tangent_for_update(t, x)`: a writable tangent of its own for an `x[i] = v` update.
 
 Invariant: a gradient for a Python float is a Python float; for an array it is an
 array of the same shape and dtype; for a NumPy scalar a NumPy scalar of its dtype.
@@ -23,6 +29,8 @@ import numpy as np
 
 _ndarray = np.ndarray
 _float = float
+_float64 = np.float64
+_ONE64 = np.float64(1.0)
 
 
 def _is_integral(x):
@@ -82,7 +90,7 @@ def unreduce(g, x, axis=None, keepdims=False):
     >>> unreduce(np.array([1.0, 2.0]), np.zeros((2, 3)), axis=1).tolist()
     [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
     """
-    shape = np.shape(x)
+    shape = x.shape if type(x) is _ndarray else np.shape(x)
     if axis is not None and not keepdims:
         g = np.expand_dims(g, _normalize_axes(axis, len(shape)))
     return np.broadcast_to(g, shape)
@@ -97,6 +105,8 @@ def grad_seed(out, name):
     """The seed `1` for the output of `grad(name)`; `TypeError` unless `out` is a scalar."""
     if type(out) is _float:
         return 1.0
+    if type(out) is _float64:  # what NumPy reductions return
+        return _ONE64
     if np.ndim(out) != 0 or _is_integral(out) or isinstance(out, (list, tuple, dict)):
         shape = np.shape(out) if not isinstance(out, dict) else type(out).__name__
         raise TypeError(
@@ -140,6 +150,8 @@ def add_grad(a, b):
         return a
     if type(a) in _CONTAINERS or type(b) in _CONTAINERS:
         kind = type(a) if type(a) in _CONTAINERS else type(b)
+        if len(a) != len(b):
+            raise ValueError(f"gradients of containers of different lengths ({len(a)} and {len(b)})")
         return kind(add_grad(x, y) for x, y in zip(a, b))
     if type(a) is dict or type(b) is dict:
         if type(a) is not dict or type(b) is not dict:
@@ -162,11 +174,42 @@ def item_grad(g, key, x):
     return zeros_like_grad(x) if item is None else item
 
 
+def _is_basic_index(index):
+    parts = index if type(index) is tuple else (index,)
+    return all(p is None or p is Ellipsis or type(p) in (int, slice) or isinstance(p, np.integer) for p in parts)
+
+
+def assigned_grad(g, index, v):
+    """The gradient of `v` in `y[index] = v` given y's gradient `g`.
+
+    An integer-array index may name an entry several times; NumPy keeps the value
+    written last, so only that write receives the entry's gradient.
+    """
+    if type(g) is not _ndarray or _is_basic_index(index):
+        return unbroadcast(item_grad(g, index, v), v)
+    part = g[index]
+    ids = np.arange(part.size).reshape(part.shape)
+    owner = np.full(g.shape, -1)
+    owner[index] = ids
+    return unbroadcast(np.where(owner[index] == ids, part, 0.0), v)
+
+
 def drop_last(g):
     """The gradient `g` of a list without the entry of its last element."""
     if g is None:
         return None
     return g[:-1]
+
+
+def without_part(g, index):
+    """A copy of the gradient `g` whose part `index` is zero (None in a container)."""
+    if type(g) in _CONTAINERS or type(g) is dict:
+        out = dict(g) if type(g) is dict else list(g)
+        out[index] = None
+        return out if type(g) is not tuple else tuple(out)
+    out = np.array(g)
+    out[index] = 0
+    return out
 
 
 def snapshot(x):
@@ -199,3 +242,37 @@ def structure_like(g, x):
     if g is None:
         return zeros_like_grad(x)
     return unbroadcast(g, x)
+
+
+def broadcast_tangent(t, x):
+    """The tangent `t` spread to the shape of `x` and given its type (forward mode).
+
+    A rule's tangent is smaller than its output when a constant operand broadcast it.
+
+    >>> broadcast_tangent(np.ones(3), np.zeros((2, 3))).shape
+    (2, 3)
+    >>> broadcast_tangent(np.float64(2.0), 1.0)
+    2.0
+    """
+    if type(x) is _float:
+        return t if type(t) is _float else _float(t)
+    if type(t) is _ndarray and type(x) is _ndarray and t.shape == x.shape:
+        return t
+    if isinstance(x, (list, tuple, dict)) or t is None:
+        return structure_like(t, x)
+    shape = np.shape(x)
+    if np.shape(t) != shape:
+        t = np.broadcast_to(t, shape)
+    if isinstance(x, np.generic):
+        return x.dtype.type(t) if x.dtype.kind in "fc" else np.float64(t)
+    return t
+
+
+def tangent_for_update(t, x):
+    """A copy of the tangent `t` that an in-place update `x[i] = v` may write into."""
+    if type(x) is list:
+        return list(t) if isinstance(t, (list, tuple)) else [zeros_like_grad(v) for v in x]
+    if type(x) is dict:
+        return dict(t) if type(t) is dict else {k: zeros_like_grad(v) for k, v in x.items()}
+    dtype = np.result_type(t)
+    return np.array(np.broadcast_to(t, np.shape(x)), dtype=dtype if dtype.kind in "fc" else np.float64)

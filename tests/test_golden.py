@@ -9,6 +9,7 @@ import pathlib
 import pytest
 
 import corpus
+import corpus_python
 import srcgrad
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
@@ -18,6 +19,9 @@ CASES = {
     "rnn": (corpus.rnn, (0, 1)),
     "break_continue": (corpus.break_continue, 0),
     "while_loop": (corpus.while_loop, 0),
+    "call_returning_tuple": (corpus_python.call_returning_tuple, (0, 1)),
+    "list_append_then_stack": (corpus_python.list_append_then_stack, 0),
+    "loop_over_rows_direct": (corpus_python.loop_over_rows_direct, 0),
 }
 
 

@@ -199,6 +199,14 @@ def test_builtin_sum_and_fsum():
     check_rule(math.fsum, [0.5, 1.5, -0.25])
 
 
+@pytest.mark.parametrize("extreme", [builtins.max, builtins.min])
+def test_builtin_max_and_min(extreme):
+    check_rule(extreme, 0.5, -1.5)
+    check_rule(extreme, -1.5, 0.5)
+    check_rule(extreme, [0.5, 2.5, -1.5])
+    check_rule(extreme, np.array([0.5, 2.5, -1.5]))
+
+
 # --- reductions -----------------------------------------------------------------------
 
 REDUCTIONS = [
@@ -781,6 +789,7 @@ TABLES = [
     CLIP, [case(*a) for a in SCALARS],
     [case(f, U((3, 4), 0.5, 2)) for f in REDUCTIONS + SCANS],
     [case(builtins.sum, [0.5, 1.5], 2.0), case(math.fsum, [0.5])],
+    [case(builtins.max, 0.5, -1.5), case(builtins.min, 0.5, -1.5)],
     [case(np.add.reduce, U((3,))), case(np.add.accumulate, U((3,)))],
     QUANTILES, AVERAGE, DIFFERENCES, PRODUCTS,
     [case(np.convolve, U((3,)), U((2,))), case(np.correlate, U((3,)), U((2,)))],
@@ -837,3 +846,13 @@ NO_GRADIENT = [
 @pytest.mark.parametrize("fn", NO_GRADIENT, ids=lambda f: f.__name__)
 def test_allowed_without_gradient(fn):
     assert rules.is_nondifferentiable(fn) and rules.lookup(fn) is None
+
+
+@pytest.mark.parametrize("fn", [operator.pow, np.power, np.float_power, math.pow], ids=lambda f: f.__name__)
+def test_power_derivative_at_zero_has_no_nan(fn):
+    # d/dx x**0 is 0 everywhere (also at x = 0, where y * x**(y-1) would be 0 * inf);
+    # d/dx x**1 is 1 and d/dx x**2 is 0 at x = 0
+    rule = rules.lookup(fn)
+    for y, expected in ((0, 0.0), (1, 1.0), (2, 0.0), (0.0, 0.0)):
+        assert rule.vjp("x", 1.0, fn(0.0, y), 0.0, y) == expected
+        assert rule.jvp("x", 1.0, fn(0.0, y), 0.0, y) == expected

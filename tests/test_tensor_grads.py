@@ -259,7 +259,6 @@ def test_pow_edge_values():
     assert x.grad.tolist() == [float("inf"), 0.25]
 
 
-@pytest.mark.xfail(strict=True, reason="operators.pow_dx computes 0 * x**-1, which is nan at x = 0 (spec: zeros)")
 def test_pow_zero_exponent_has_zero_gradient():
     x = torch.tensor([0.0, 2.0], requires_grad=True)
     (x ** 0).sum().backward()

@@ -38,7 +38,8 @@ class _Adjoints:
                 if s.note:
                     out.append(syntax.comment(s.note))
                 out += inner
-                defined = defined - {s.adjoint}
+                if s.ends:
+                    defined = defined - {s.adjoint}
             elif kind == "_Accumulate":
                 if s.adjoint in defined and s.adjoint in self.structured:
                     value = syntax.call(syntax.name(self.add), [syntax.name(s.adjoint), s.value])

@@ -66,8 +66,27 @@ class _ANF:
     def stmt_Expr(self, s):
         if isinstance(s.value, gast.Constant):
             return []  # docstrings and bare constants do nothing
+        call = s.value
+        if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "extend"
+                and isinstance(call.func.value, gast.Name) and call.func.value.id in self.locals
+                and len(call.args) == 1 and not call.keywords):
+            return self.extend(s, call.func.value, call.args[0])
         pre, value = self.simple(s.value)
         return pre + [syntax.expr(value)]
+
+    def extend(self, s, receiver, items):
+        """`xs.extend(items)` -> one `xs.append(item)` per item (a loop unless `items` is a display)."""
+        def append(item):
+            return syntax.located(syntax.expr(syntax.call(syntax.attr(syntax.copy(receiver), "append"), [item])), s)
+
+        if isinstance(items, (gast.List, gast.Tuple)):
+            return [new for elt in items.elts for new in self.stmt(append(elt))]
+        item = self.namer.fresh("item")
+        self.locals.add(item)
+        loop = syntax.located(gast.For(target=syntax.name(item, store=True), iter=items,
+                                       body=[append(syntax.name(item))], orelse=[], type_comment=None), s)
+        return self.stmt(loop)
+
 
     def stmt_Assign(self, s):
         if len(s.targets) > 1:
@@ -96,6 +115,9 @@ class _ANF:
             body = self.nested([syntax.located(syntax.assign(target.id, value.body), value)])
             orelse = self.nested([syntax.located(syntax.assign(target.id, value.orelse), value)])
             return pre + [syntax.if_(test, body, orelse)]
+        if (isinstance(target, gast.Name) and isinstance(value, (gast.ListComp, gast.GeneratorExp))
+                and target.id not in syntax.names_read(value)):
+            return self.expr_ListComp(value, result=target.id)[0]  # build the list in place
         if isinstance(target, gast.Name):
             pre, simple = self.simple(value, hint=target.id)
             if self.depth and target.id in syntax.names_read(simple) and not syntax.is_name(simple):
@@ -315,6 +337,43 @@ class _ANF:
                 parts.append(a)
             return pre, syntax.tuple_(parts)
         return self.atom(s)
+
+    def expr_ListComp(self, e, hint=None, result=None):
+        """`[f(x) for x in xs if c]` -> `result = []; for x in xs: if c: result.append(f(x))`.
+
+        Comprehension variables get fresh names (they are local to the comprehension).
+        A generator expression becomes a list the same way.
+        """
+        result = result or self.namer.fresh(hint or "items")
+        self.locals.add(result)
+        renames = {}
+        for gen in e.generators:
+            for n in gast.walk(gen.target):
+                if isinstance(n, gast.Name):
+                    renames[n.id] = self.namer.fresh(n.id)
+        self.locals |= set(renames.values())
+
+        def renamed(node):
+            node = syntax.copy(node)
+            for n in gast.walk(node):
+                if isinstance(n, gast.Name) and n.id in renames:
+                    n.id = renames[n.id]
+            return node
+
+        append = syntax.call(syntax.attr(syntax.name(result), "append"), [renamed(e.elt)])
+        body = [syntax.located(syntax.expr(append), e)]
+        for k, gen in reversed(list(enumerate(e.generators))):
+            for cond in reversed(gen.ifs):
+                body = [syntax.located(syntax.if_(renamed(cond), body), e)]
+            iterable = gen.iter if k == 0 else renamed(gen.iter)
+            loop = gast.For(target=renamed(gen.target), iter=iterable, body=body, orelse=[], type_comment=None)
+            body = [syntax.located(loop, e)]
+        pre = [syntax.located(syntax.assign(result, syntax.list_([])), e)]
+        for stmt in body:
+            pre += [syntax.located(new, stmt) for new in self.stmt(stmt)]
+        return pre, syntax.name(result)
+
+    expr_GeneratorExp = expr_ListComp
 
     def expr_Tuple(self, e):
         pre, elts = self.atoms(e.elts)

@@ -33,6 +33,8 @@ def _block(stmts, depth, lines):
     if not stmts:
         lines.append(pad + "pass")
         return
+    if all(syntax.comment_text(s) is not None for s in stmts):
+        stmts = list(stmts) + [syntax.pass_()]  # a block of comments alone still needs a statement
     for stmt in stmts:
         text = syntax.comment_text(stmt)
         if text is not None:
@@ -48,6 +50,10 @@ def _block(stmts, depth, lines):
             _block(stmt.body, depth + 1, lines)
         elif isinstance(stmt, gast.While):
             lines.append(f"{pad}while {_expr(stmt.test)}:")
+            _block(stmt.body, depth + 1, lines)
+        elif isinstance(stmt, gast.FunctionDef):  # a pullback closure (split.py)
+            args = ast.unparse(syntax.to_python_ast(stmt.args))
+            lines.append(f"{pad}def {stmt.name}({args}):")
             _block(stmt.body, depth + 1, lines)
         else:
             lines.append(pad + syntax.unparse(stmt))

@@ -20,16 +20,14 @@ _ADVICE = {
     gast.Global: ("`global`", "pass the value in as an argument and return the new value"),
     gast.Nonlocal: ("`nonlocal`", "pass the value in as an argument and return the new value"),
     gast.ClassDef: ("a class definition", "define the class outside the differentiated function"),
-    gast.Lambda: ("`lambda`", "define the function with `def` outside the differentiated function"),
-    gast.FunctionDef: ("a nested `def`", "define the helper function at module level"),
+    gast.Lambda: ("a `lambda` that is not assigned to a name", "write `name = lambda ...` or a `def` at the top of the function"),
+    gast.FunctionDef: ("a `def` inside a nested function or a block", "define the helper function at the top of the function or at module level"),
     gast.Delete: ("`del`", "let the variable go out of use instead of deleting it"),
     gast.Import: ("`import`", "import at module level"),
     gast.ImportFrom: ("`import`", "import at module level"),
     gast.NamedExpr: ("the walrus operator `:=`", "assign in a separate statement"),
-    gast.ListComp: ("a list comprehension", "write it as a `for` loop"),
     gast.SetComp: ("a set comprehension", "write it as a `for` loop"),
     gast.DictComp: ("a dict comprehension", "write it as a `for` loop"),
-    gast.GeneratorExp: ("a generator expression", "write it as a `for` loop"),
     gast.Starred: ("`*` unpacking", "pass the arguments one by one"),
 }
 if hasattr(gast, "Match"):
@@ -52,7 +50,7 @@ def check(program, transform="srcgrad.grad"):
             "list the parameters explicitly",
         )
     for stmt in tree.body:
-        for node in gast.walk(stmt):
+        for node in _checked_nodes(stmt):
             cls = type(node)
             if cls in _ADVICE:
                 construct, advice = _ADVICE[cls]
@@ -69,3 +67,13 @@ def check(program, transform="srcgrad.grad"):
                 raise program.error(
                     node.value, f"`**` unpacking is not supported by {transform} (in `{tree.name}`); pass keywords one by one"
                 )
+
+
+def _checked_nodes(stmt):
+    """The nodes of a top-level statement to check. A nested `def` or `name = lambda` at the
+    top level is allowed (closures.py inlines it): its own body is checked, not itself."""
+    if isinstance(stmt, gast.FunctionDef):
+        return [n for s in stmt.body for n in gast.walk(s)]
+    if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda):
+        return list(gast.walk(stmt.value.body))
+    return list(gast.walk(stmt))

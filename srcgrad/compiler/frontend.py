@@ -60,20 +60,47 @@ class Program:
 
 
 def load(fn, source=None):
-    """Recover `fn`'s source and parse it. `source` overrides recovery (for `exec`)."""
+    """Recover `fn`'s source and parse it. `source` overrides recovery (for `exec`).
+
+    Recovery goes through `inspect.getsourcelines`, which reads files and `linecache`:
+    IPython registers every cell there, so notebook functions work without `source`.
+    A given `source` is the text the function was made from; its line 1 is line 1 of
+    the function's code object's file (so pass the whole text given to `exec`, or the
+    `def` alone when line numbers do not matter). It is registered in `linecache` under
+    the function's file name unless that name is already there, so tracebacks of the
+    function itself show its lines.
+    """
     fn = inspect.unwrap(fn)
     code = getattr(fn, "__code__", None)
     if code is None:
         raise TypeError(f"srcgrad can differentiate Python functions, not {type(fn).__name__} objects")
     filename = code.co_filename
+    if fn.__name__ == "<lambda>":
+        raise SrcGradError(
+            "a `lambda` cannot be differentiated: srcgrad transforms functions defined with "
+            "`def`; write `def f(x): return ...` and pass `f`",
+            filename,
+            code.co_firstlineno,
+            None,
+            linecache.getline(filename, code.co_firstlineno) or None,
+        )
+    if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
+        raise SrcGradError(
+            f"`async def` is not supported by srcgrad (in `{fn.__name__}`); differentiate a synchronous function",
+            filename,
+            code.co_firstlineno,
+            None,
+            linecache.getline(filename, code.co_firstlineno) or None,
+        )
     if source is None:
         try:
             lines, first_line = inspect.getsourcelines(fn)
         except (OSError, TypeError) as exc:
             raise SrcGradError(
                 f"cannot read the source of `{fn.__name__}` ({filename}): {exc}. srcgrad reads a "
-                "function's source to differentiate it; define it in a file or notebook cell, "
-                "or pass the text with source=",
+                "function's source to differentiate it, and functions typed at the plain Python "
+                "REPL or made by `exec` keep none; define it in a file or notebook cell, or pass "
+                f"its text: srcgrad.grad({fn.__name__}, source=text)",
                 filename,
                 code.co_firstlineno,
             ) from None
@@ -91,9 +118,11 @@ def load(fn, source=None):
         ) from None
     tree = _find_def(module, fn.__name__)
     if tree is None:
+        where = "given with source=" if source is not None else "read back"
         raise SrcGradError(
-            f"`{fn.__name__}` is not defined by a `def` statement (lambdas and generated functions "
-            "have no source srcgrad can transform); write it with `def`",
+            f"the source {where} for `{fn.__name__}` has no `def {fn.__name__}` statement (was the "
+            "function renamed?); srcgrad transforms the `def` that made the function: pass its "
+            f"text with srcgrad.grad({fn.__name__}, source=text)",
             filename,
             first_line,
         )

@@ -3,8 +3,11 @@
 A rule whose body is a single `return <expr>` is inlined: its parameters are replaced
 by the call's argument expressions, `g`/`t` by the incoming adjoint or tangent and
 `ans` by the primal's result. Any other rule becomes a call of the rule function.
-The names the expression needs from the rule's module (`np`, `unbroadcast`, private
-helpers) are reported to `bind(name, obj) -> name used`, which keeps them hygienic.
+The names the expression needs from the rule's module or closure (`np`, `unbroadcast`,
+private helpers) are reported to `bind(name, obj) -> name used`, which keeps them hygienic.
+A user's rule wrapped in a runtime check (`srcgrad.custom_vjp`) carries
+`srcgrad_checked = (rule, check, against)` and becomes `check(<rule inlined>, <against>)`,
+`against` being a parameter name or "ans".
 """
 
 import builtins
@@ -21,10 +24,12 @@ from . import syntax
 def _return_expression(fn):
     """The gast expression of `fn`'s single `return`, or None."""
     try:
-        source = textwrap.dedent(inspect.getsource(fn))
-    except (OSError, TypeError):
+        tree = gast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    except (OSError, TypeError, SyntaxError):
         return None
-    body = [s for s in gast.parse(source).body[0].body if not _is_docstring(s)]
+    if not isinstance(tree, gast.FunctionDef):  # a lambda: called, not inlined
+        return None
+    body = [s for s in tree.body if not _is_docstring(s)]
     if len(body) == 1 and isinstance(body[0], gast.Return) and body[0].value is not None:
         return body[0].value
     return None
@@ -44,6 +49,12 @@ def apply(fn, leading, args, bind):
     `leading` are the nodes for the rule's leading parameters (g/t and ans, or only ans
     for local derivatives); `args` maps the primal's parameter names to nodes.
     """
+    checked = getattr(fn, "srcgrad_checked", None)
+    if checked is not None:  # a user's rule: inline it inside its runtime check
+        rule, check, against = checked  # the user's parameter names may differ: match by position
+        inner = apply(rule, [], dict(zip(_params(rule), [*leading, *args.values()])), bind)
+        like = leading[-1] if against == "ans" else args[against]
+        return syntax.call(syntax.name(bind(check.__name__, check)), [inner, syntax.copy(like)])
     names = _params(fn)
     values = dict(zip(names, leading))
     values.update(args)
@@ -55,14 +66,46 @@ def apply(fn, leading, args, bind):
 
 
 def _substitute(expr, values, fn, bind):
+    cells = {n: c.cell_contents for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()) if _filled(c)}
+
     class Substitute(gast.NodeTransformer):
         def visit_Name(self, node):
             if node.id in values:
                 return syntax.copy(values[node.id])
-            obj = fn.__globals__.get(node.id, getattr(builtins, node.id, None))
+            obj = cells.get(node.id, fn.__globals__.get(node.id, getattr(builtins, node.id, None)))
             if obj is None:
                 raise NameError(f"rule {fn.__qualname__} uses unknown name {node.id!r}")
             node.id = bind(node.id.lstrip("_") or node.id, obj)
             return node
 
-    return Substitute().visit(expr)
+    return _fold(Substitute().visit(expr))
+
+
+def _fold(expr):
+    """Settle what the substituted constants decide: `0 is None` -> False, and
+    `a if False else b` -> b (so generated code has no dead tests on literals)."""
+
+    class Fold(gast.NodeTransformer):
+        def visit_Compare(self, node):
+            self.generic_visit(node)
+            if (len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot))
+                    and isinstance(node.left, gast.Constant) and isinstance(node.comparators[0], gast.Constant)):
+                same = node.left.value is node.comparators[0].value
+                return syntax.const(same if isinstance(node.ops[0], gast.Is) else not same)
+            return node
+
+        def visit_IfExp(self, node):
+            self.generic_visit(node)
+            if isinstance(node.test, gast.Constant) and isinstance(node.test.value, bool):
+                return node.body if node.test.value else node.orelse
+            return node
+
+    return Fold().visit(expr)
+
+
+def _filled(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True

@@ -3,12 +3,18 @@
 Before:  y_bar = out_bar                 After:  x_bar = out_bar * 2.0
          x_bar = y_bar * 2.0
 
-- Copy propagation: in a straight-line block, `a = b` between names, where neither is
-  assigned again in the block, replaces later reads of `a` by `b` and drops the copy.
+- Copy propagation: in a straight-line block, `a = b` between names replaces the later
+  reads of `a` by `b` and is dropped, when those are all the reads of `a` and `b` keeps
+  its value until the last of them (`b = a` keeps it). `x = x` is dropped.
+- Constant folding: arithmetic and comparisons of number constants are computed
+  (`2 - (2 != 0)` -> `1`, left by inlined rules), and `e ** 1` is `e`.
 - Dead code: an assignment whose target is never read anywhere is dropped when its
   right-hand side contains no call (calls may have effects, such as drawing random
   numbers, and are kept).
 """
+
+import math
+import operator
 
 import gast
 
@@ -16,57 +22,94 @@ from . import syntax
 
 
 def run(tree, namer):
+    _Fold().visit(tree)
     changed = True
     while changed:
-        changed = _propagate_copies(tree.body, tree) | _drop_dead(tree)
+        reads = _read_counts(tree)
+        changed = _propagate_copies(tree.body, reads)
+        changed |= _drop_dead(tree, {name for name, count in reads.items() if count > 0})
     return tree
 
 
-def _propagate_copies(stmts, tree):
+def _propagate_copies(stmts, reads):
+    """Forward-substitute `a = b` into the reads of `a` that it reaches, when those are all."""
     changed = False
     for stmt in stmts:
-        for field in ("body", "orelse"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and isinstance(stmt, (gast.If, gast.For, gast.While)):
-                changed |= _propagate_copies(inner, tree)
-    stored_counts = _store_counts(tree)
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            changed |= _propagate_copies(stmt.body, reads)
+            changed |= _propagate_copies(stmt.orelse, reads)
     for k, stmt in enumerate(stmts):
-        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Name)):
+        if not _is_copy(stmt):
             continue
         a, b = stmt.targets[0].id, stmt.value.id
-        if stored_counts.get(a, 0) != 1 or stored_counts.get(b, 0) > 1:
-            continue
-        if _read_outside(tree, stmts, a):
-            continue
-        for later in stmts[k + 1 :]:
-            for n in gast.walk(later):
-                if isinstance(n, gast.Name) and n.id == a and isinstance(n.ctx, gast.Load):
-                    n.id = b
+        uses = _reached_reads(stmts, k, a, b, reads.get(a, 0))
+        if uses is None or len(uses) != reads.get(a, 0):
+            continue  # `a` is read where this copy does not reach, or `b` changes first
+        for n in uses:
+            n.id = b
+        reads[a] = 0
+        reads[b] = reads.get(b, 0) + len(uses) - 1
         stmts[k] = syntax.pass_()
         changed = True
-    stmts[:] = [s for s in stmts if not isinstance(s, gast.Pass)] or stmts[:1]
+    kept = []
+    for s in stmts:
+        if isinstance(s, gast.Pass) or _is_copy(s, same=True):
+            continue
+        if kept and _is_copy(s) and _is_single_store(kept[-1], s.value.id) and reads.get(s.value.id) == 1:
+            kept[-1].targets[0].id = s.targets[0].id  # t = e; s = t  ->  s = e
+            reads[s.value.id] = 0
+            changed = True
+            continue
+        kept.append(s)
+    stmts[:] = kept or stmts[:1]
     return changed
 
 
-def _read_outside(tree, block, name):
-    """Whether `name` is read anywhere except inside the statements of `block`."""
-    inside = {id(n) for s in block for n in gast.walk(s)}
-    return any(
-        isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load) and id(n) not in inside
-        for n in gast.walk(tree)
+def _is_single_store(stmt, name):
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and syntax.is_name(stmt.targets[0], name)
+
+
+def _is_copy(stmt, same=False):
+    return (
+        isinstance(stmt, gast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], gast.Name)
+        and isinstance(stmt.value, gast.Name)
+        and (stmt.targets[0].id == stmt.value.id) == same
     )
 
 
-def _store_counts(tree):
+def _reached_reads(stmts, k, a, b, total):
+    """The reads of `a` after `stmts[k]` (`a = b`) that still see `b`'s value there, or None.
+
+    None when `a` is read in a nested block that also assigns `a` or `b`. Reassigning
+    `b = a` keeps `b`'s value, so it does not stop the copy.
+    """
+    uses = []
+    for later in stmts[k + 1 :]:
+        if len(uses) == total:
+            return uses  # every read is found: what follows cannot matter
+        loads = [n for n in gast.walk(later) if isinstance(n, gast.Name) and n.id == a and isinstance(n.ctx, gast.Load)]
+        stores = {n.id for n in gast.walk(later) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+        if isinstance(later, (gast.If, gast.For, gast.While)) and stores & {a, b}:
+            return None if loads else uses
+        uses += loads  # a simple statement reads before it stores
+        if a in stores:
+            return uses
+        if b in stores and not (_is_copy(later) and later.value.id == a):
+            return uses
+    return uses
+
+
+def _read_counts(tree):
     counts = {}
     for n in gast.walk(tree):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             counts[n.id] = counts.get(n.id, 0) + 1
     return counts
 
 
-def _drop_dead(tree):
-    reads = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+def _drop_dead(tree, reads):
     changed = False
 
     def visit(stmts):
@@ -93,3 +136,49 @@ def _drop_dead(tree):
 
 def _pure(value):
     return not any(isinstance(n, gast.Call) for n in gast.walk(value))
+
+
+_FOLD = {
+    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
+    gast.Pow: operator.pow, gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
+    gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Lt: operator.lt, gast.LtE: operator.le,
+    gast.Gt: operator.gt, gast.GtE: operator.ge, gast.USub: operator.neg, gast.UAdd: operator.pos,
+}
+
+
+class _Fold(gast.NodeTransformer):
+    """Compute operations on number constants; drop `** 1`."""
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.Pow) and _number(node.right) and node.right.value == 1 and type(node.right.value) is not bool:
+            return node.left
+        return self._fold(node, [node.left, node.right], type(node.op))
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        return self._fold(node, [node.operand], type(node.op))
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) != 1:
+            return node
+        return self._fold(node, [node.left, node.comparators[0]], type(node.ops[0]))
+
+    def _fold(self, node, operands, op):
+        fn = _FOLD.get(op)
+        if fn is None or not all(_number(o) for o in operands):
+            return node
+        try:
+            value = fn(*(o.value for o in operands))
+        except (ArithmeticError, ValueError):
+            return node
+        if type(value) not in (int, float, bool) or (type(value) is not bool and abs(value) > 1e15):
+            return node
+        if type(value) is float and not math.isfinite(value):
+            return node
+        return gast.copy_location(syntax.const(value), node)
+
+
+def _number(node):
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float, bool)

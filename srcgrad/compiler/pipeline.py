@@ -1,7 +1,7 @@
 """The only module that knows the order of the stages.
 
 source -> parse (frontend) -> check (fence) -> jumps -> ANF -> versions -> resolve ->
-activity -> reverse -> optimize -> emit -> load -> cache. With `verbose`, the code after
+activity -> iteration -> reverse (or forward, mode "jvp") -> optimize -> emit -> load -> cache. With `verbose`, the code after
 each stage is printed.
 """
 
@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import gast
 
-from . import activity, anf, cache, emit, fence, frontend, jumps, load, optimize, resolve, reverse, syntax, versions
+from . import activity, anf, cache, closures, emit, fence, forward, frontend, iteration, jumps, load, optimize, resolve, reverse, split, syntax, versions
 from .naming import Namer
 
-MODES = ("grad", "value_and_grad", "vjp", "pullback")
+MODES = ("grad", "value_and_grad", "vjp", "pullback", "jvp", "split_vjp")
 _BUILDING = set()  # (function, key) pairs being derived right now (recursive calls)
 
 
@@ -52,6 +52,13 @@ def pullback_of(fn, positions):
     return derive(fn, "pullback", positions).function
 
 
+def jvp_of(fn, positions):
+    """The generated jvp function of the user function `fn` for its parameters `positions`."""
+    if (fn, ("jvp", positions)) in _BUILDING:
+        raise RecursionError(f"`{fn.__name__}` calls itself, which forward mode does not support yet")
+    return derive(fn, "jvp", positions).function
+
+
 class _Pending:
     """Calls the pullback of a function whose derivation had not finished when it was bound."""
 
@@ -64,18 +71,39 @@ class _Pending:
 
 
 def _derive(fn, mode, wrt, verbose, source, key):
+    function, text, name = _build(fn, mode, wrt, verbose, source)
+    if mode in _SPECIALIZED:
+        build = lambda signature: _build(fn, mode, wrt, False, source, signature)[0]  # noqa: E731
+        function = cache.specializing(function, build)
+    return cache.put(fn, key, Derivative(function, text, name))
+
+
+_SPECIALIZED = ("grad", "value_and_grad", "vjp", "split_vjp")  # called by users, once per kind of call
+
+
+def _build(fn, mode, wrt, verbose, source, signature=None):
+    """(function, source text, name) of the derivative; specialized to `signature` if given.
+
+    "split_vjp" is "vjp" with the backward pass moved into a pullback closure (split.py).
+    """
+    split_vjp, mode = mode == "split_vjp", "vjp" if mode == "split_vjp" else mode
     program = frontend.load(fn, source=source)
     fence.check(program, _transform_name(mode))
     tree = syntax.copy(program.tree)
+    _show(verbose, "parse and check", tree)
     scope = lambda name: resolve.lookup_path([name], program)  # noqa: E731
     namer = Namer.for_tree(tree, scope)
     try:
+        local_functions = closures.extract(tree, program)
         tree = jumps.run(tree, namer)
+        _show(verbose, "jumps", tree)
         params = [a.id for a in tree.args.args]
         local_names = set(params) | set(syntax.names_stored(tree))
         tree = anf.run(tree, namer, local_names)
+        tree = closures.inline(tree, local_functions, namer, local_names)
         _show(verbose, "ANF", tree)
         tree = versions.run(tree, namer)
+        _show(verbose, "versions", tree)
         local_names |= set(syntax.names_stored(tree))
         calls = resolve.run(tree, program, local_names)
         positions = wrt if isinstance(wrt, tuple) else (wrt,)
@@ -83,18 +111,43 @@ def _derive(fn, mode, wrt, verbose, source, key):
         ret = tree.body[-1].value
         output = ret.id if isinstance(ret, gast.Name) else None
         active = activity.run(tree, names, output, calls)
-        tree = reverse.run(tree, program, active, calls, namer, wrt, mode, pullback_of)
+        if mode != "jvp" and iteration.run(tree, program, active, calls, namer):  # forward zips loops itself
+            active = activity.run(tree, names, output, calls)
+            _show(verbose, "iteration", tree)
+        if verbose == "stages":
+            print(f"--- after activity ---\nvaried: {', '.join(sorted(active.varied))}\n"
+                  f"useful: {', '.join(sorted(active.useful))}\nactive: {', '.join(sorted(active.active))}")
+        if mode == "jvp":
+            tree = forward.run(tree, program, calls, namer, wrt, jvp_of)
+        else:
+            shapes = _shapes(signature, params, namer, output, mode, split_vjp)
+            tree = reverse.run(tree, program, active, calls, namer, wrt, mode, pullback_of, shapes)
+        _show(verbose, "forward" if mode == "jvp" else "reverse", tree)
         tree = optimize.run(tree, namer)
+        if split_vjp:
+            tree = split.run(tree, namer)
+        _show(verbose, "optimize", tree)
     except NotImplementedError as exc:
         node = getattr(exc, "node", None)
         raise program.error(node, f"{exc} is not supported by {_transform_name(mode)} (in `{program.name}`)") from None
     text = emit.source(tree)
     if verbose:
-        print(text)
+        print("--- emitted source ---" if verbose == "stages" else "", text, sep="\n" if verbose == "stages" else "")
     function = load.function(text, tree.name, program, namer.helpers, mode)
     function.__defaults__ = getattr(program.fn, "__defaults__", None)
     function.__srcgrad_source__ = text
-    return cache.put(fn, key, Derivative(function, text, tree.name))
+    return function, text, tree.name
+
+
+def _shapes(signature, params, namer, output, mode, split_vjp=False):
+    """Parameter (and seed) name -> shape for a call signature (see cache.specializing)."""
+    if signature is None:
+        return None
+    shapes = cache.signature_shapes(signature)
+    names = list(params)
+    if mode in ("vjp", "pullback") and not split_vjp:  # split: the seed comes later
+        names = [namer.adjoint(output) if output else None] + names
+    return {n: s for n, s in zip(names, shapes) if n is not None and s is not None}
 
 
 def _transform_name(mode):

@@ -22,6 +22,7 @@ execution order turns the first into `x_bar = e` and later ones into
 with zeros where control flow merges paths that disagree.
 """
 
+import builtins
 import inspect
 import operator
 import os
@@ -32,7 +33,7 @@ import gast
 
 from .. import rules, runtime
 from ..errors import NotDifferentiableError
-from . import inline, syntax
+from . import inline, mutation, syntax
 
 _BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
@@ -58,6 +59,26 @@ class _Group:
     adjoint: str
     stmts: list
     note: str = ""
+    ends: bool = True  # whether the assignment ends the adjoint's life (not for `y[i] = v`)
+
+
+@dataclass
+class _UndoSave:
+    """Before an in-place change of `group`'s memory: push `value` (None: nothing to push)."""
+
+    key: int
+    group: frozenset
+    value: object = None
+
+
+@dataclass
+class _UndoRestore:
+    """After the change's adjoint: undo it with `stmts`, where the name `__popped__`
+    stands for the pushed value. Kept only when the backward pass reads `group`."""
+
+    key: int
+    group: frozenset
+    stmts: list
 
 
 @dataclass
@@ -114,6 +135,8 @@ class _Reverse:
     def visit_Expr(self, s, ctx):
         if isinstance(s.value, gast.Call):
             callee = self.calls.get(s.value)
+            if callee is not None and callee.kind == "method" and callee.path in mutation.CHANGING_METHODS:
+                return self.append(s, callee.receiver, s.value.args)
             if callee is not None and callee.kind == "method" and self.activity.is_active(callee.receiver):
                 raise self.program.error(
                     s, f"`{syntax.unparse(s.value)}` changes `{callee.receiver}` in place, which srcgrad "
@@ -134,9 +157,9 @@ class _Reverse:
         fwd = ([save] if save else []) + [s]
         bwd = []
         if self.activity.is_active(name):
+            # even with no contributions (`u = 0.5`), the group ends the old value's adjoint
             stmts = self.contributions(s, name, s.value)
-            if stmts:
-                bwd.append(_Group(name, self.namer.adjoint(name), stmts, self.program.text(s)))
+            bwd.append(_Group(name, self.namer.adjoint(name), stmts, self.program.text(s) if stmts else ""))
         if save and not save.record:
             bwd.append(_Restore(name, save.key))
         ctx.must_defined.add(name)
@@ -331,6 +354,8 @@ class _Reverse:
         else:
             primal = callee.obj
             label = f"`{callee.path}`"
+        if primal in (builtins.max, builtins.min) and len(args) > 2 and not keywords:
+            args = [syntax.list_(args)]  # max(a, b, c) is max([a, b, c])
         rule = rules.lookup(primal)
         if rule is None:
             if rules.is_nondifferentiable(primal):
@@ -402,19 +427,31 @@ class _Reverse:
     def apply_rule(self, stmt, rule, g, ans, args, label):
         out = []
         for param, node in args.items():
-            for name in _active_names(node, self.activity):
-                if param not in rule.vjps:
-                    raise self.program.error(
-                        stmt, f"no derivative rule for {label} with respect to its argument `{param}` "
-                        f"(`{name}` there depends on the differentiated input; at {self.program.where(stmt)}, "
-                        f"in `{self.program.name}`); register one with srcgrad.defvjp", NotDifferentiableError,
-                    )
-                if not syntax.is_name(node, name):
-                    raise self.program.error(
-                        stmt, f"differentiating {label} through a container argument is not supported yet "
-                        f"(in `{self.program.name}`)", NotDifferentiableError,
-                    )
-                out += self.accumulate(name, self.vjp_expression(rule, param, g, ans, args))
+            names = _active_names(node, self.activity)
+            if not names:
+                continue
+            if param not in rule.vjps:
+                raise self.program.error(
+                    stmt, f"no derivative rule for {label} with respect to its argument `{param}` "
+                    f"(`{names[0]}` there depends on the differentiated input; at {self.program.where(stmt)}, "
+                    f"in `{self.program.name}`); register one with srcgrad.defvjp", NotDifferentiableError,
+                )
+            if isinstance(node, gast.Name):
+                out += self.accumulate(node.id, self.vjp_expression(rule, param, g, ans, args))
+            elif isinstance(node, (gast.Tuple, gast.List)) and all(_is_simple_atom(e) for e in node.elts):
+                # `np.stack([a, b])`: the rule returns one gradient per entry
+                parts = self.namer.fresh(f"{param}_bar")
+                out.append(syntax.assign(parts, self.vjp_expression(rule, param, g, ans, args)))
+                item = syntax.name(self.bind("item_grad", runtime.item_grad))
+                for k, element in enumerate(node.elts):
+                    if isinstance(element, gast.Name) and self.activity.is_active(element.id):
+                        part = syntax.call(syntax.copy(item), [syntax.name(parts), syntax.const(k), syntax.copy(element)])
+                        out += self.accumulate(element.id, part)
+            else:
+                raise self.program.error(
+                    stmt, f"differentiating {label} through the argument `{syntax.unparse(node).strip()}` "
+                    f"is not supported (in `{self.program.name}`); give it a name first", NotDifferentiableError,
+                )
         return out
 
     def vjp_expression(self, rule, param, g, ans, args):
@@ -433,17 +470,67 @@ class _Reverse:
         return [_Accumulate(self.namer.adjoint(name), value)]
 
     def subscript_store(self, s, ctx):
+        """`y[index] = v`: v's adjoint is y's adjoint at index, which then becomes zero.
+
+        The overwritten part is pushed first and put back after the adjoint, so earlier
+        backward statements read y as the forward pass saw it (kept only if they read it).
+        """
         target = s.targets[0]
-        if self.activity.is_active(target.value.id) if isinstance(target.value, gast.Name) else False:
-            raise self.program.error(
-                s, f"assigning into part of `{syntax.unparse(target.value)}`, which depends on the "
-                f"differentiated input, is not supported yet (in `{self.program.name}`); build the array "
-                "with np.concatenate/np.stack or np.where instead", NotDifferentiableError,
-            )
-        return [s], []
+        if not isinstance(target.value, gast.Name):
+            return [s], []
+        base = target.value.id
+        self.keys += 1
+        group = self.mutations.get(base, frozenset({base}))
+        part = syntax.subscript(syntax.name(base), syntax.copy(target.slice))
+        snapshot = syntax.name(self.bind("snapshot", runtime.snapshot))
+        save = _UndoSave(self.keys, group, syntax.call(snapshot, [part]))
+        undo = syntax.assign(syntax.subscript(syntax.name(base), syntax.copy(target.slice)), syntax.name("__popped__"))
+        bwd = []
+        if self.activity.is_active(base):
+            adjoint = self.namer.adjoint(base)
+            index = _index_value(target.slice)
+            self.structured.add(adjoint)
+            stmts = []
+            value = s.value
+            if isinstance(value, gast.Name) and self.activity.is_active(value.id):
+                part = syntax.call(syntax.name(self.bind("assigned_grad", runtime.assigned_grad)),
+                                   [syntax.name(adjoint), syntax.copy(index), syntax.copy(value)])
+                stmts += self.accumulate(value.id, part)
+            clear = syntax.name(self.bind("without_part", runtime.without_part))
+            stmts.append(syntax.assign(adjoint, syntax.call(clear, [syntax.name(adjoint), syntax.copy(index)])))
+            bwd.append(_Group(base, adjoint, stmts, self.program.text(s), ends=False))
+        bwd.append(_UndoRestore(self.keys, group, [undo]))
+        return [save, s], bwd
+
+    def append(self, s, base, args):
+        """`ys.append(v)`: v's adjoint is the last entry of ys's adjoint; undone by `ys.pop()`."""
+        if len(args) != 1:
+            return [s], []
+        self.keys += 1
+        group = self.mutations.get(base, frozenset({base}))
+        undo = syntax.expr(syntax.call(syntax.attr(syntax.name(base), "pop")))
+        bwd = []
+        if self.activity.is_active(base):
+            adjoint = self.namer.adjoint(base)
+            self.structured.add(adjoint)
+            stmts = []
+            value = args[0]
+            if isinstance(value, gast.Name) and self.activity.is_active(value.id):
+                item = syntax.call(syntax.name(self.bind("item_grad", runtime.item_grad)),
+                                   [syntax.name(adjoint), syntax.const(-1), syntax.copy(value)])
+                stmts += self.accumulate(value.id, item)
+            drop = syntax.name(self.bind("drop_last", runtime.drop_last))
+            stmts.append(syntax.assign(adjoint, syntax.call(drop, [syntax.name(adjoint)])))
+            bwd.append(_Group(base, adjoint, stmts, self.program.text(s), ends=False))
+        bwd.append(_UndoRestore(self.keys, group, [undo]))
+        return [_UndoSave(self.keys, group), s], bwd
 
 
 # --- helpers ---------------------------------------------------------------------
+
+
+def _is_simple_atom(node):
+    return isinstance(node, (gast.Name, gast.Constant)) or syntax.is_const(node)
 
 
 def _is_user_function(obj):
@@ -561,7 +648,7 @@ _TITLES = {
 }
 
 
-def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
+def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shapes=None):
     """Build the derivative FunctionDef of the ANF `tree` (whose last statement is its return).
 
     `mode` is "grad" (returns the gradients of `wrt`), "value_and_grad" (returns the output
@@ -569,6 +656,7 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
     and the gradients of every parameter) or "pullback" (takes the output's adjoint first
     and returns the tuple of the gradients of `wrt` only; used for calls between user
     functions). `pullback_of(fn, positions)` gives the pullback of a called user function.
+    `shapes` (parameter name -> shape, for one call signature) specializes the code.
     """
     from . import adjoints, tape  # passes over the backward code this one produces
 
@@ -579,6 +667,7 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
     out_name = out.id if isinstance(out, gast.Name) else None
     rev = _Reverse(program, activity, calls, namer, bind)
     rev.pullback_of = pullback_of
+    rev.mutations = mutation.run(tree, program, set(params), activity, calls)
     rev.params = set(params)
     rev.assign_count = count_assignments(tree)
     rev.assigned = set()
@@ -603,7 +692,7 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
     zeros = bind("zeros_like_grad", runtime.zeros_like_grad)
     add = bind("add_grad", runtime.add_grad) if rev.structured else None
     backward, defined = adjoints.run(backward, defined, namer, zeros, rev.structured, add)
-    forward, backward, prelude, restored = tape.run(forward, backward, rev.none_init, namer)
+    forward, backward, prelude, restored = tape.run(forward, backward, rev.none_init, namer, shapes)
 
     value = out
     capture = []

@@ -2,7 +2,9 @@
 
 Before:  _Save(h) / _Restore(h) markers around every overwrite in loops and branches.
 After:   tape.append(h)  ...  h = tape.pop()   for each `h` the backward pass reads;
-         the other markers vanish. Variables pushed before their first assignment
+         the other markers vanish. An in-place change (`y[i] = v`, `ys.append(v)`) is
+         undone in the backward pass (`y[i] = tape.pop()`, `ys.pop()`) when the backward
+         pass reads any name that may share the changed memory. Variables pushed before their first assignment
          start as None; `tape = []` opens the forward pass when anything is pushed.
 """
 
@@ -11,39 +13,53 @@ import dataclasses
 import gast
 
 from . import syntax
+from .shapes import drop_unbroadcasts
 
 
-def _walk(stmts):
+def _walk(stmts, skip=None):
     for s in stmts:
         if dataclasses.is_dataclass(s):
             yield s
+            if type(s).__name__ == skip:
+                continue
             for f in dataclasses.fields(s):
                 v = getattr(s, f.name)
                 if isinstance(v, list):
-                    yield from _walk(v)
+                    yield from _walk(v, skip)
                 elif isinstance(v, gast.AST):
                     yield from gast.walk(v)
+        elif isinstance(s, (gast.If, gast.For, gast.While)):
+            yield s  # the header here; the blocks below, once (they may hold markers)
+            for head in (s.target, s.iter) if isinstance(s, gast.For) else (s.test,):
+                yield from gast.walk(head)
+            yield from _walk(s.body, skip)
+            yield from _walk(s.orelse, skip)
         else:
             yield from gast.walk(s)
-            if isinstance(s, (gast.If, gast.For, gast.While)):
-                yield from _walk(s.body)
-                yield from _walk(s.orelse)
 
 
-def run(forward, backward, none_init, namer):
+def run(forward, backward, none_init, namer, shapes=None):
     """Lower the markers. Returns (forward, backward, prelude, restored names).
 
-    `none_init` are the names that may be pushed before they have a value.
+    `none_init` are the names that may be pushed before they have a value. With
+    `shapes` (the parameters' shapes of one call signature), the `unbroadcast` calls
+    that they prove redundant go first, and with them the saves only they needed.
     """
-    read = {n.id for n in _walk(backward) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    if shapes is not None:
+        drop_unbroadcasts(forward, backward, shapes, none_init, namer)
+    read = {n.id for n in _walk(backward, skip="_UndoRestore") if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    undos = [s for s in _walk(backward) if type(s).__name__ == "_UndoRestore" and s.group & read]
+    kept = {u.key for u in undos}
+    read |= {n.id for u in undos for n in _walk(u.stmts) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
     restores = [s for s in _walk(backward) if type(s).__name__ == "_Restore"]
-    kept = {r.key for r in restores if r.name in read}
+    kept |= {r.key for r in restores if r.name in read}
     saves = [s for s in _walk(forward) if type(s).__name__ == "_Save" and s.key in kept]
-    tape = namer.fresh("tape") if kept else None
+    pushes = kept - {s.key for s in _walk(forward) if type(s).__name__ == "_UndoSave" and s.value is None}
+    tape = namer.fresh("tape") if pushes else None
     prelude = [syntax.assign(tape, syntax.list_([]))] if tape else []
     for name in sorted({s.name for s in saves if not s.record} & set(none_init)):
         prelude.append(syntax.assign(name, syntax.const(None)))
-    restored = {r.name for r in restores if r.key in kept}
+    restored = {r.name for r in restores if r.key in kept} | {n for u in undos for n in u.group}
     return _lower(forward, kept, tape), _lower(backward, kept, tape), prelude, restored
 
 
@@ -58,6 +74,12 @@ def _lower(stmts, kept, tape):
         elif kind == "_Restore":
             if s.key in kept:
                 out.append(syntax.assign(s.name, syntax.call(syntax.attr(syntax.name(tape), "pop"))))
+        elif kind == "_UndoSave":
+            if s.key in kept and s.value is not None:
+                out.append(syntax.expr(syntax.call(syntax.attr(syntax.name(tape), "append"), [s.value])))
+        elif kind == "_UndoRestore":
+            if s.key in kept:
+                out += [_popped(stmt, tape) for stmt in s.stmts]
         elif isinstance(s, (gast.If, gast.For, gast.While)):
             s.body = _lower(s.body, kept, tape) or [syntax.pass_()]
             s.orelse = _lower(s.orelse, kept, tape)
@@ -65,3 +87,12 @@ def _lower(stmts, kept, tape):
         else:
             out.append(s)
     return out
+
+
+def _popped(stmt, tape):
+    """`stmt` with the placeholder name `__popped__` replaced by `tape.pop()`."""
+    for node in gast.walk(stmt):
+        for field, value in gast.iter_fields(node):
+            if isinstance(value, gast.Name) and value.id == "__popped__":
+                setattr(node, field, syntax.call(syntax.attr(syntax.name(tape), "pop")))
+    return stmt

@@ -2,11 +2,13 @@
 in a fixed order; `lookup(fn)` finds a primal's `Rule`."""
 
 from . import activations, elementwise, linalg, methods, nondiff, operators, reductions, scalars, series, shapes, structure  # noqa: F401,E501  (registration)
+from . import runtime_rules  # noqa: F401,E402  (rules for generated code's helpers: after operators, shapes)
 from .registry import (  # noqa: F401
     Derivative,
     Rule,
     all_nondifferentiable,
     all_rules,
+    custom_rule,
     defjvp,
     defvjp,
     elementwise as elementwise_rule,

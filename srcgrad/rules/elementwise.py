@@ -286,7 +286,8 @@ def logaddexp2_dy(ans, x, y):
 
 @elementwise(np.float_power, "x")
 def float_power_dx(ans, x, y):
-    return y * np.float_power(x, y - 1)
+    """As `operators.pow_dx`: 0 where y == 0, also at x == 0."""
+    return y * np.float_power(x, y - (y != 0))
 
 
 @elementwise(np.float_power, "y")

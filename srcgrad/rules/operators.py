@@ -13,6 +13,8 @@ import numpy as np
 from ..runtime import unbroadcast
 from .registry import defjvp, defvjp, elementwise
 
+_ndarray = np.ndarray
+
 
 @defvjp(operator.add, "x", name="Add")
 @defvjp(np.add, "x", name="Add")
@@ -95,7 +97,8 @@ def div_jvp_y(t, ans, x, y):
 @elementwise(operator.pow, "x", name="Pow")
 @elementwise(np.power, "x", name="Pow")
 def pow_dx(ans, x, y):
-    return y * x ** (y - 1)
+    """y * x**(y - 1), and 0 where y == 0 (not 0 * inf at x == 0): the exponent drops to 0 there."""
+    return y * x ** (y - (y != 0))
 
 
 @elementwise(operator.pow, "y")
@@ -153,9 +156,10 @@ def pos_jvp(t, ans, x):
 
 
 def _matmul_vjp_x(g, ans, x, y):
-    x_nd, y_nd = np.ndim(x), np.ndim(y)
-    if x_nd == 2 and y_nd == 2:
+    # `ans` only lends its shape, which g has: the rules pass None, so it is not saved
+    if type(x) is _ndarray and type(y) is _ndarray and x.ndim == 2 and y.ndim == 2:
         return unbroadcast(g @ y.T, x)
+    x_nd, y_nd = np.ndim(x), np.ndim(y)
     if y_nd == 1:
         g_x = np.expand_dims(g, -1) * y
     elif x_nd == 1:
@@ -166,9 +170,9 @@ def _matmul_vjp_x(g, ans, x, y):
 
 
 def _matmul_vjp_y(g, ans, x, y):
-    x_nd, y_nd = np.ndim(x), np.ndim(y)
-    if x_nd == 2 and y_nd == 2:
+    if type(x) is _ndarray and type(y) is _ndarray and x.ndim == 2 and y.ndim == 2:
         return unbroadcast(x.T @ g, y)
+    x_nd, y_nd = np.ndim(x), np.ndim(y)
     if x_nd == 1 and y_nd == 1:
         g_y = g * x
     elif x_nd == 1:
@@ -184,14 +188,14 @@ def _matmul_vjp_y(g, ans, x, y):
 @defvjp(np.matmul, "x", name="Mm")
 @defvjp(np.linalg.matmul, "x", name="Mm")
 def matmul_vjp_x(g, ans, x, y):
-    return _matmul_vjp_x(g, ans, x, y)
+    return _matmul_vjp_x(g, None, x, y)
 
 
 @defvjp(operator.matmul, "y")
 @defvjp(np.matmul, "y")
 @defvjp(np.linalg.matmul, "y")
 def matmul_vjp_y(g, ans, x, y):
-    return _matmul_vjp_y(g, ans, x, y)
+    return _matmul_vjp_y(g, None, x, y)
 
 
 @defjvp(operator.matmul, "x")

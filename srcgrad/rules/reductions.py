@@ -93,7 +93,7 @@ def add_reduce_jvp(t, ans, x, axis=0, dtype=None, out=None, keepdims=False):
 
 @defvjp(np.mean, "x")
 def mean_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * (np.size(ans) / np.size(x))
+    return unreduce(g * (np.size(ans) / np.size(x)), x, axis, keepdims)
 
 
 @defjvp(np.mean, "x")

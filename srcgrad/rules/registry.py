@@ -15,7 +15,11 @@ Rule kinds (`Derivative.kind`):
   ``unbroadcast(g * d, x)`` (plain ``g * d`` for one-parameter primals) and the
   forward rule ``t * d``. Written once by `elementwise`.
 
-Registration: `defvjp`, `defjvp`, `elementwise`, `nondifferentiable`.
+Registration: `defvjp`, `defjvp`, `elementwise`, `nondifferentiable` for the built-in
+rules; `custom_rule(primal, signature)` for rules users supply at run time
+(`srcgrad.custom_vjp`, `srcgrad.defvjp`, see `srcgrad/custom.py`). User rules live in a
+table of their own: they are found by `lookup` like built-in ones, but `all_rules()`
+lists only the built-in rules, and a built-in rule cannot be replaced.
 Lookup: `lookup(fn)` returns the `Rule` or None; `is_nondifferentiable(fn)`.
 """
 
@@ -31,6 +35,7 @@ __all__ = [
     "defjvp",
     "elementwise",
     "nondifferentiable",
+    "custom_rule",
     "lookup",
     "is_nondifferentiable",
     "all_rules",
@@ -96,6 +101,7 @@ class Rule:
 
 _RULES = {}
 _NONDIFF = {}
+_CUSTOM = {}  # user rules, registered at run time
 
 
 def _key(fn):
@@ -182,10 +188,35 @@ def nondifferentiable(*primals):
         _NONDIFF[_key(primal)] = primal
 
 
+def custom_rule(primal, signature, name=None, aliases=()):
+    """The user `Rule` of `primal` (created empty, or reused when its signature is unchanged).
+
+    `aliases` are further objects that mean the same function (a decorated wrapper and
+    the function it wraps); `lookup` finds the one rule under each. Registering a
+    primal again with another signature starts a new rule. Raises ValueError for a
+    primal that has a built-in rule or is declared non-differentiable.
+    """
+    keys = [_key(p) for p in (primal, *aliases)]
+    for p in (primal, *aliases):
+        if _key(p) in _RULES or _key(p) in _NONDIFF:
+            raise ValueError(
+                f"{_display(p)} already has a built-in derivative rule, which cannot be replaced; "
+                "wrap it in a function of your own and decorate that with srcgrad.custom_vjp"
+            )
+    rule = _CUSTOM.get(keys[0])
+    if rule is None or rule.signature != signature:
+        rule = Rule(primal, name or _short_name(primal), signature)
+    for key in keys:
+        _CUSTOM[key] = rule
+    return rule
+
+
 def lookup(fn):
-    """The `Rule` registered for `fn`, or None."""
+    """The `Rule` registered for `fn` (built-in or user), or None."""
     try:
-        return _RULES.get(_key(fn))
+        key = _key(fn)
+        rule = _RULES.get(key)
+        return rule if rule is not None else _CUSTOM.get(key)
     except TypeError:  # unhashable callables have no rules
         return None
 
@@ -198,7 +229,7 @@ def is_nondifferentiable(fn):
 
 
 def all_rules():
-    """Every registered rule, in registration order."""
+    """Every built-in rule, in registration order (user rules are not listed)."""
     return list(_RULES.values())
 
 

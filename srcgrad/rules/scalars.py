@@ -118,7 +118,8 @@ def math_sqrt_d(ans, x):
 
 @elementwise(math.pow, "x")
 def math_pow_dx(ans, x, y):
-    return y * math.pow(x, y - 1.0)
+    """As `operators.pow_dx`: 0 where y == 0, also at x == 0."""
+    return y * math.pow(x, y - (y != 0))
 
 
 @elementwise(math.pow, "y")
@@ -256,3 +257,71 @@ def fsum_vjp(g, ans, seq):
 @defjvp(math.fsum, "seq")
 def fsum_jvp(t, ans, seq):
     return _sum_tangents(t)
+
+
+# builtins max/min: `max(a, b)` of two values, or `max(sequence)`. The gradient goes to
+# the value Python returns: the first of equal largest (smallest) values.
+
+
+def _pick(ans, a, b):
+    """Whether `a` is the value `max(a, b)`/`min(a, b)` (= ans) returned."""
+    return not (b == ans and a != ans)
+
+
+def _select_grad(g, sequence, ans):
+    """The gradient of max/min over `sequence`: `g` at the first entry equal to `ans`."""
+    if isinstance(sequence, np.ndarray):
+        out = np.zeros(np.shape(sequence), dtype=np.result_type(sequence, np.float64))
+        out[np.flatnonzero(np.ravel(sequence) == ans)[0]] = g
+        return out
+    grads = [None] * len(sequence)
+    position = next(k for k, item in enumerate(sequence) if item == ans)
+    grads[position] = unbroadcast(g, sequence[position])
+    return list(grads) if isinstance(sequence, list) else tuple(grads)
+
+
+def _builtin_extreme_vjp_a(g, ans, a, b):
+    if b is None:
+        return _select_grad(g, a, ans)
+    return unbroadcast(g, a) if _pick(ans, a, b) else unbroadcast(0.0 * g, a)
+
+
+def _builtin_extreme_vjp_b(g, ans, a, b):
+    return unbroadcast(0.0 * g, b) if _pick(ans, a, b) else unbroadcast(g, b)
+
+
+def _builtin_extreme_jvp_a(t, ans, a, b):
+    if b is None:
+        if isinstance(a, np.ndarray):
+            return np.ravel(t)[np.flatnonzero(np.ravel(a) == ans)[0]]
+        position = next(k for k, item in enumerate(a) if item == ans)
+        return 0.0 if t[position] is None else t[position]
+    return t if _pick(ans, a, b) else 0.0 * t
+
+
+def _builtin_extreme_jvp_b(t, ans, a, b):
+    return 0.0 * t if _pick(ans, a, b) else t
+
+
+@defvjp(builtins.max, "a")
+@defvjp(builtins.min, "a")
+def builtin_extreme_vjp_a(g, ans, a, b=None):
+    return _builtin_extreme_vjp_a(g, ans, a, b)
+
+
+@defvjp(builtins.max, "b")
+@defvjp(builtins.min, "b")
+def builtin_extreme_vjp_b(g, ans, a, b=None):
+    return _builtin_extreme_vjp_b(g, ans, a, b)
+
+
+@defjvp(builtins.max, "a")
+@defjvp(builtins.min, "a")
+def builtin_extreme_jvp_a(t, ans, a, b=None):
+    return _builtin_extreme_jvp_a(t, ans, a, b)
+
+
+@defjvp(builtins.max, "b")
+@defjvp(builtins.min, "b")
+def builtin_extreme_jvp_b(t, ans, a, b=None):
+    return _builtin_extreme_jvp_b(t, ans, a, b)

@@ -117,10 +117,12 @@ def _dtype(dtype, default=dtypes.DEFAULT_FLOAT):
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
+    """A leaf tensor of ones: `ones(2, 3)` or `ones((2, 3))`; float32 unless `dtype` says otherwise."""
     return _leaf(np.ones(_size(size), dtype=_dtype(dtype)), requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
+    """A leaf tensor of zeros: `zeros(2, 3)` or `zeros((2, 3))`; float32 unless `dtype` says otherwise."""
     return _leaf(np.zeros(_size(size), dtype=_dtype(dtype)), requires_grad)
 
 

@@ -33,6 +33,6 @@ def rnn_grad(W, x):
         W_at_h_bar = unbroadcast(t1_bar, W_at_h)
         x_times_t_bar = unbroadcast(t1_bar, x_times_t)
         x_bar = x_bar + unbroadcast(x_times_t_bar * t, x)
-        W_bar = W_bar + matmul_vjp_x(W_at_h_bar, W_at_h, W, h)
-        h_bar = matmul_vjp_y(W_at_h_bar, W_at_h, W, h)
+        W_bar = W_bar + matmul_vjp_x(W_at_h_bar, None, W, h)
+        h_bar = matmul_vjp_y(W_at_h_bar, None, W, h)
     return (unbroadcast(W_bar, W), unbroadcast(x_bar, x))

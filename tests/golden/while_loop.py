@@ -27,11 +27,9 @@ def while_loop_grad(a):
         if cond_4:
             pass
         # y = y * 1.7
-        y_times_1_7_bar = y_bar
         y = tape.pop()
-        y_bar = unbroadcast(y_times_1_7_bar * 1.7, y)
+        y_bar = unbroadcast(y_bar * 1.7, y)
     if cond_1:
         pass
     # y = a
-    a_bar = y_bar
-    return unbroadcast(a_bar, a)
+    return unbroadcast(y_bar, a)

@@ -1,0 +1,118 @@
+"""Nested functions: a `def` (or `name = lambda ...`) inside the differentiated function
+is inlined at each of its calls.
+
+Before (ANF):  def scale(v, k=2.0):          After:  v_1 = x
+                   return v * k                      k_1 = 2.0
+               y = scale(x)                          v_1_times_k_1 = v_1 * k_1
+                                                     y = v_1_times_k_1
+
+The inlined body reads the enclosing function's variables at the call, as Python's
+closures do. A nested function must be defined at the top level of the function body,
+only ever be called (not stored, passed or returned), not call itself, and have plain
+parameters with constant defaults; anything else is a `SrcGradError` at its line.
+"""
+
+import gast
+
+from . import anf, jumps, syntax
+
+
+def extract(tree, program):
+    """Remove the nested functions from `tree.body`; returns {name: FunctionDef}."""
+    functions, body = {}, []
+    for s in tree.body:
+        fn = _as_function(s)
+        if fn is None:
+            body.append(s)
+            continue
+        args = fn.args
+        if args.vararg or args.kwarg or args.kwonlyargs or getattr(args, "posonlyargs", None) or fn.decorator_list:
+            raise program.error(s, f"the nested function `{fn.name}` needs plain parameters and no decorators "
+                                f"to be differentiated (in `{program.name}`); define it at module level")
+        if any(not syntax.is_const(d) for d in args.defaults):
+            raise program.error(s, f"the nested function `{fn.name}` has a default value that is not a constant "
+                                f"(in `{program.name}`); pass the value at the call")
+        functions[fn.name] = fn
+    tree.body = body
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name) and node.id in functions:
+            parent_is_call = any(
+                isinstance(c, gast.Call) and c.func is node for c in gast.walk(tree)
+            )
+            if not parent_is_call or isinstance(node.ctx, gast.Store):
+                raise program.error(
+                    node, f"the nested function `{node.id}` is used as a value (in `{program.name}`); srcgrad "
+                    "inlines nested functions at their calls, so they can only be called",
+                )
+    for name, fn in functions.items():
+        for node in gast.walk(fn):
+            if isinstance(node, gast.Call) and syntax.is_name(node.func, name):
+                raise program.error(node, f"the nested function `{name}` calls itself (in `{program.name}`); "
+                                    "define a recursive function at module level")
+    return functions
+
+
+def _as_function(s):
+    if isinstance(s, gast.FunctionDef):
+        return s
+    if (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+            and isinstance(s.value, gast.Lambda)):
+        lam = s.value
+        fn = gast.FunctionDef(name=s.targets[0].id, args=lam.args, body=[syntax.return_(lam.body)],
+                              decorator_list=[], returns=None, type_comment=None, type_params=[])
+        return syntax.located(fn, s)
+    return None
+
+
+def inline(tree, functions, namer, local_names):
+    """Replace each call of a nested function in the ANF `tree` by its normalized body."""
+    if not functions:
+        return tree
+    bodies = {}
+    for name, fn in functions.items():
+        fn = jumps.run(syntax.copy(fn), namer)
+        inner = set(local_names) | {a.id for a in fn.args.args} | set(syntax.names_stored(fn))
+        bodies[name] = anf.run(fn, namer, inner)
+    tree.body = _block(tree.body, bodies, namer)
+    return tree
+
+
+def _block(stmts, bodies, namer):
+    out = []
+    for s in stmts:
+        for field in ("body", "orelse"):
+            inner = getattr(s, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                setattr(s, field, _block(inner, bodies, namer))
+        call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+        if isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and call.func.id in bodies:
+            target = s.targets[0] if isinstance(s, gast.Assign) else None
+            out += [syntax.located(new, s) for new in _expand(bodies[call.func.id], call, target, namer)]
+        else:
+            out.append(s)
+    return out
+
+
+def _expand(fn, call, target, namer):
+    params = [a.id for a in fn.args.args]
+    mine = set(params) | set(syntax.names_stored(fn))
+    renames = {n: namer.fresh(n) for n in sorted(mine)}
+    values = dict(zip(params, call.args))
+    values.update({k.arg: k.value for k in call.keywords})
+    defaults = dict(zip(params[len(params) - len(fn.args.defaults):], fn.args.defaults))
+    out = []
+    for p in params:
+        value = values.get(p, defaults.get(p))
+        if value is None:
+            raise TypeError(f"{fn.name}() missing the argument {p!r}")
+        out.append(syntax.assign(renames[p], syntax.copy(value)))
+    body = [syntax.copy(s) for s in fn.body]
+    for s in body:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Name) and n.id in renames:
+                n.id = renames[n.id]
+    *rest, ret = body
+    out += rest
+    if target is not None:
+        out.append(syntax.assign(syntax.copy(target), ret.value))
+    return out

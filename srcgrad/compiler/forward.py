@@ -1,0 +1,508 @@
+"""Forward mode: an ANF function -> a function that also pushes tangents through it.
+
+Each statement becomes itself followed by the statements computing the tangent of its
+target, so primal and tangent code interleave and read top to bottom. For
+`y = np.sin(x) * x`, after ANF:
+
+    sin_x = np.sin(x)                      sin_x = np.sin(x)
+    y = sin_x * x               ->         sin_x_dot = x_dot * np.cos(x)
+                                           y = sin_x * x
+                                           y_dot = sin_x_dot * x + x_dot * sin_x
+
+Invariants of the output:
+- Every assignment to an active name (varied by the `wrt` parameters and useful to the
+  output) is followed by an assignment to its tangent (`x_dot`, from `Namer.tangent`),
+  a zero (`zeros_like_grad`) when nothing active flows into it. So wherever an active
+  name has a value, its tangent has one of the same shape: control flow (`if`, `for`,
+  `while`, `break`, already structured by jumps.py) needs no special treatment.
+- A rule's tangent is the sum of its active parameters' contributions (`jvp` rules
+  inlined by inline.py, `scale` rules as `t * d`). When a broadcasting parameter is
+  neither active nor a literal, the sum may be smaller than the output: it is then
+  broadcast to it by `broadcast_tangent`.
+- A call of another user function calls that function's own generated jvp function
+  (bound as a helper), `y, y_dot = g_jvp(a, b, a_dot=a_dot)`.
+- In-place updates `x[i] = v` of an active `x` first give `x_dot` an array of its own.
+- In code that srcgrad generated (a gradient being differentiated again), a value
+  tape (`tape = []`, `tape.append(v)`, `v = tape.pop()`) gets a tangent tape beside it
+  holding the tangents of the active values it saves; activity sees through it.
+The generated function takes the primal parameters, then one tangent per `wrt`
+parameter (keyword-only when the function has defaults), and returns `(out, out_dot)`.
+"""
+
+import inspect
+import operator
+import os
+import types
+
+import gast
+
+from .. import rules, runtime
+from ..errors import NotDifferentiableError, SrcGradError
+from . import activity as activity_pass
+from . import inline, syntax
+
+_BINOPS = {
+    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
+    gast.Pow: operator.pow, gast.MatMult: operator.matmul,
+}
+_UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
+
+
+class _Forward:
+    def __init__(self, program, activity, calls, namer, jvp_of, tapes):
+        self.program = program
+        self.activity = activity
+        self.calls = calls
+        self.namer = namer
+        self.bind = namer.helper
+        self.jvp_of = jvp_of
+        self.tapes = tapes  # tape name -> its tangent tape's name (None: saves nothing active)
+
+    def active(self, name):
+        return self.activity.is_active(name)
+
+    def tangent(self, name):
+        return syntax.name(self.namer.tangent(name))
+
+    def helper(self, name, obj):
+        return syntax.name(self.bind(name, obj))
+
+    def zero(self, like):
+        return syntax.call(self.helper("zeros_like_grad", runtime.zeros_like_grad), [syntax.copy(like)])
+
+    # --- blocks and statements -------------------------------------------------------
+
+    def block(self, stmts):
+        out = []
+        for s in stmts:
+            text = self.program.text(s) if getattr(s, "lineno", None) else ""
+            if text and not isinstance(s, (gast.If, gast.For, gast.While)) and text != syntax.unparse(s):
+                out.append(syntax.comment(text))
+            method = getattr(self, "visit_" + type(s).__name__, None)
+            out += method(s) if method else [s]
+        return out
+
+    def visit_If(self, s):
+        return [syntax.located(syntax.if_(s.test, self.block(s.body), self.block(s.orelse)), s)]
+
+    def visit_While(self, s):
+        return [syntax.located(syntax.while_(s.test, self.block(s.body)), s)]
+
+    def visit_For(self, s):
+        target = s.target.id
+        body = self.block(s.body)
+        if not self.active(target):
+            return [syntax.located(syntax.for_(target, s.iter, body), s)]
+        pre, iterable = [], s.iter
+        if not isinstance(iterable, gast.Name) and _active_names(iterable, self.activity):
+            temp = self.namer.fresh("items")  # a call of active values: compute it and its tangent first
+            pre = self.visit_Assign(syntax.located(syntax.assign(temp, iterable), s), force=True)
+            iterable = syntax.name(temp)
+        if pre or (isinstance(iterable, gast.Name) and self.active(iterable.id)):
+            pair = syntax.tuple_([syntax.name(target), self.tangent(target)], store=True)
+            zipped = syntax.call("zip", [syntax.copy(iterable), self.tangent(iterable.id)])
+            return pre + [syntax.located(syntax.for_(pair, zipped, body), s)]
+        start = syntax.assign(self.namer.tangent(target), self.zero(syntax.name(target)))
+        return [syntax.located(syntax.for_(target, iterable, [start] + body), s)]
+
+    def visit_Expr(self, s):
+        value = s.value
+        if not isinstance(value, gast.Call):
+            return [s]
+        callee = self.calls.get(value)
+        if callee is None or callee.kind != "method":
+            return [s]
+        if callee.receiver in self.tapes and callee.path == "append":
+            saved = value.args[0]
+            if self.tapes[callee.receiver] and isinstance(saved, gast.Name) and self.active(saved.id):
+                push = syntax.attr(syntax.name(self.tapes[callee.receiver]), "append")
+                return [s, syntax.expr(syntax.call(push, [self.tangent(saved.id)]))]
+            return [s]
+        if self.active(callee.receiver):
+            raise self.program.error(
+                s, f"`{syntax.unparse(value)}` changes `{callee.receiver}` in place, which srcgrad "
+                f"cannot differentiate yet (in `{self.program.name}`); build a new value instead",
+                NotDifferentiableError,
+            )
+        return [s]
+
+    def visit_Assign(self, s, force=False):
+        target = s.targets[0]
+        if isinstance(target, gast.Subscript):
+            return self.subscript_store(s)
+        name = target.id
+        if not (force or self.active(name)):
+            return [s]
+        value = s.value
+        callee = self.calls.get(value) if isinstance(value, gast.Call) else None
+        if callee is not None and callee.kind == "method" and callee.receiver in self.tapes and callee.path == "pop":
+            if not self.tapes[callee.receiver]:
+                return [s]
+            pop = syntax.call(syntax.attr(syntax.name(self.tapes[callee.receiver]), "pop"))
+            return [s, syntax.assign(self.namer.tangent(name), pop)]
+        if callee is not None and callee.kind == "function" and self.is_user_call(callee):
+            return self.user_call(s, name, value, callee)
+        expr = self.tangent_expression(s, name, value)
+        if expr is None:
+            literal = isinstance(value, gast.Constant) and type(value.value) is float
+            expr = syntax.const(0.0) if literal else self.zero(syntax.name(name))
+        return [s, syntax.located(syntax.assign(self.namer.tangent(name), expr), s)]
+
+    def subscript_store(self, s):
+        """`x[i] = v`: the tangent gets the same update, in an array of its own."""
+        target = s.targets[0]
+        if not (isinstance(target.value, gast.Name) and self.active(target.value.id)):
+            return [s]
+        x = target.value.id
+        own = syntax.call(self.helper("tangent_for_update", runtime.tangent_for_update), [self.tangent(x), syntax.name(x)])
+        value = s.value
+        if isinstance(value, gast.Name) and self.active(value.id):
+            part = self.tangent(value.id)
+        else:
+            part = syntax.const(0.0)
+        store = syntax.assign(syntax.subscript(self.tangent(x), syntax.copy(target.slice)), part)
+        return [s, syntax.assign(self.namer.tangent(x), own), store]
+
+    # --- tangent expressions ------------------------------------------------------------
+
+    def tangent_expression(self, stmt, target, value):
+        """The tangent of `target = value` as an expression, or None for a zero tangent."""
+        ans = syntax.name(target)
+        if isinstance(value, gast.Name):
+            return self.tangent(value.id) if self.active(value.id) else None
+        if isinstance(value, gast.BinOp):
+            op = _BINOPS.get(type(value.op))
+            if op is None:
+                return None
+            return self.apply_rule(stmt, rules.lookup(op), ans, {"x": value.left, "y": value.right}, f"`{op.__name__}`")
+        if isinstance(value, gast.UnaryOp):
+            op = _UNARY.get(type(value.op))
+            if op is None:
+                return None
+            return self.apply_rule(stmt, rules.lookup(op), ans, {"x": value.operand}, f"`{op.__name__}`")
+        if isinstance(value, gast.Subscript):
+            base = value.value
+            if isinstance(base, gast.Name) and self.active(base.id):
+                return syntax.subscript(self.tangent(base.id), syntax.copy(value.slice))
+            return None
+        if isinstance(value, gast.Attribute):
+            callee = self.calls.get(value)
+            if callee is not None and callee.obj is not None:
+                rule = rules.lookup(callee.obj)
+                return self.apply_rule(stmt, rule, ans, _nodes(rule.bind(value.value)), f"`.{value.attr}`")
+            if callee is not None and callee.known:
+                return None  # .shape, .ndim, ...
+            raise self.program.error(
+                stmt, f"no derivative rule for the attribute `.{value.attr}` of `{syntax.unparse(value.value)}` "
+                f"(in `{self.program.name}`)", NotDifferentiableError,
+            )
+        if isinstance(value, gast.Call):
+            return self.call(stmt, value, ans)
+        if isinstance(value, (gast.Tuple, gast.List)):
+            parts = [self.tangent(e.id) if isinstance(e, gast.Name) and self.active(e.id) else self.zero(e) for e in value.elts]
+            return syntax.tuple_(parts) if isinstance(value, gast.Tuple) else syntax.list_(parts)
+        if isinstance(value, gast.Dict):
+            parts = [self.tangent(v.id) if isinstance(v, gast.Name) and self.active(v.id) else self.zero(v) for v in value.values]
+            return gast.Dict(keys=[syntax.copy(k) for k in value.keys], values=parts)
+        return None
+
+    def call(self, stmt, value, ans):
+        callee = self.calls.get(value)
+        if callee is None or callee.kind == "unresolved":
+            raise self.program.error(
+                stmt, f"cannot find the function `{syntax.unparse(value.func)}` called in `{self.program.name}`; "
+                "define it before differentiating", NotDifferentiableError,
+            )
+        args, keywords = list(value.args), {k.arg: k.value for k in value.keywords}
+        if callee.kind == "method":
+            if callee.obj is None:
+                if not self.active(callee.receiver) and not _active_names(args, self.activity):
+                    return None
+                raise self.program.error(
+                    stmt, f"no derivative rule for the method `.{callee.path}()` called at "
+                    f"{self.program.where(stmt)} (in `{self.program.name}`); register one with srcgrad.defjvp",
+                    NotDifferentiableError,
+                )
+            if callee.packs_varargs and len(args) > 1:
+                args = [syntax.tuple_(args)]
+            args = [syntax.name(callee.receiver)] + args
+            label = f"`.{callee.path}()`"
+        else:
+            label = f"`{callee.path}`"
+        rule = rules.lookup(callee.obj)
+        if rule is None:
+            if rules.is_nondifferentiable(callee.obj):
+                return None
+            raise self.program.error(
+                stmt, f"no derivative rule for `{callee.path}` called at {self.program.where(stmt)} "
+                f"(in `{self.program.name}`); register one with srcgrad.defjvp", NotDifferentiableError,
+            )
+        try:
+            bound = rule.bind(*args, **keywords)
+        except TypeError as exc:
+            raise self.program.error(
+                stmt, f"cannot differentiate this call of {label}: {exc} (in `{self.program.name}`)",
+                NotDifferentiableError,
+            ) from None
+        return self.apply_rule(stmt, rule, ans, _nodes(bound), label)
+
+    def apply_rule(self, stmt, rule, ans, args, label):
+        """The sum of the active parameters' contributions to the output tangent, or None."""
+        terms, kinds, inactive = [], set(), []
+        for param, node in args.items():
+            names = _active_names(node, self.activity)
+            if not names:
+                if param in rule.jvps and isinstance(node, gast.Name):
+                    inactive.append(node.id)  # an inactive array may broadcast the output wider
+                continue
+            derivative = rule.jvps.get(param)
+            if derivative is None:
+                raise self.program.error(
+                    stmt, f"no forward derivative rule for {label} with respect to its argument `{param}` "
+                    f"(`{names[0]}` there depends on the differentiated input; at {self.program.where(stmt)}, "
+                    f"in `{self.program.name}`); register one with srcgrad.defjvp", NotDifferentiableError,
+                )
+            if getattr(derivative.fn, "zero_tangent", False):
+                continue  # a parameter that only lends its shape
+            t = self.argument_tangent(stmt, node, label)
+            if derivative.kind == "jvp":
+                terms.append(inline.apply(derivative.fn, [t, syntax.copy(ans)], args, self.bind))
+            else:
+                terms.append(syntax.mul(t, inline.apply(derivative.fn, [syntax.copy(ans)], args, self.bind)))
+            kinds.add(derivative.kind)
+        if not terms:
+            return None
+        total = terms[0]
+        for term in terms[1:]:
+            if isinstance(term, gast.UnaryOp) and isinstance(term.op, gast.USub):
+                total = syntax.binop(total, gast.Sub(), term.operand)  # `a - b` reads better than `a + -b`
+            else:
+                total = syntax.add(total, term)
+        used = {n.id for n in gast.walk(total) if isinstance(n, gast.Name)}
+        if "jvp" in kinds and len(rule.params) > 1 and any(name not in used for name in inactive):
+            # a term that does not involve the wider operand (`t` for `x + y`) keeps x's shape
+            helper = self.helper("broadcast_tangent", runtime.broadcast_tangent)
+            total = syntax.call(helper, [total, syntax.copy(ans)])
+        return total
+
+    def argument_tangent(self, stmt, node, label):
+        """The tangent of one argument: a name's tangent, or a sequence of them (None: constant)."""
+        if isinstance(node, gast.Name):
+            return self.tangent(node.id)
+        if isinstance(node, (gast.Tuple, gast.List)):
+            parts = [self.argument_tangent(stmt, e, label) if _active_names(e, self.activity) else syntax.const(None)
+                     for e in node.elts]
+            return syntax.tuple_(parts) if isinstance(node, gast.Tuple) else syntax.list_(parts)
+        raise self.program.error(
+            stmt, f"differentiating {label} through the argument `{syntax.unparse(node) if isinstance(node, gast.AST) else node}` "
+            f"is not supported yet (in `{self.program.name}`); pass a variable", NotDifferentiableError,
+        )
+
+    # --- calls of other user functions --------------------------------------------------
+
+    def is_user_call(self, callee):
+        obj = callee.obj
+        return (
+            isinstance(obj, types.FunctionType)
+            and rules.lookup(obj) is None
+            and not rules.is_nondifferentiable(obj)
+            and not (getattr(obj, "__module__", "") or "").startswith("numpy")
+        )
+
+    def user_call(self, s, name, value, callee):
+        """`y = g(a, b)` -> `y, y_dot = g_jvp(a, b, a_dot=a_dot)` through g's own jvp function."""
+        fn = callee.obj
+        label = f"`{callee.path}`"
+        args, keywords = list(value.args), {k.arg: k.value for k in value.keywords}
+        try:
+            signature = inspect.signature(fn)
+            bound = signature.bind(*args, **keywords)
+        except (TypeError, ValueError) as exc:
+            raise self.program.error(
+                s, f"cannot differentiate this call of {label}: {exc} (in `{self.program.name}`)", NotDifferentiableError,
+            ) from None
+        params = list(signature.parameters.values())
+        positions, tangents = [], []
+        for k, param in enumerate(params):
+            node = bound.arguments.get(param.name)
+            if node is None or not _active_names(node, self.activity):
+                continue
+            if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+                raise self.program.error(
+                    s, f"{label} receives a differentiated value through its parameter `{param.name}`, which is "
+                    f"not a plain positional parameter (in `{self.program.name}`)", NotDifferentiableError,
+                )
+            positions.append(k)
+            tangents.append(self.argument_tangent(s, node, label))
+        if not positions:
+            return [s, syntax.assign(self.namer.tangent(name), self.zero(syntax.name(name)))]
+        try:
+            jvp_fn = self.jvp_of(fn, tuple(positions))
+        except (SrcGradError, NotDifferentiableError, RecursionError) as exc:
+            reason = getattr(exc, "msg", None) or str(exc)
+            raise self.program.error(
+                s, f"cannot differentiate the call of {label} at {self.program.where(s)} (in `{self.program.name}`): "
+                f"{reason}", NotDifferentiableError,
+            ) from exc
+        tangent_names = list(inspect.signature(jvp_fn).parameters)[-len(positions):]
+        helper = self.helper(f"{fn.__name__}_jvp", jvp_fn)
+        call = syntax.call(
+            helper, [syntax.copy(a) for a in args],
+            [(k, syntax.copy(v)) for k, v in keywords.items()] + list(zip(tangent_names, tangents)),
+        )
+        pair = syntax.tuple_([syntax.name(name, store=True), syntax.name(self.namer.tangent(name), store=True)], store=True)
+        return [syntax.located(syntax.assign(pair, call), s)]
+
+
+# --- helpers -------------------------------------------------------------------------
+
+
+def _nodes(bound):
+    return {k: (v if isinstance(v, gast.AST) else syntax.const(v) if _is_literal(v) else v) for k, v in bound.items()}
+
+
+def _is_literal(v):
+    return v is None or isinstance(v, (bool, int, float, str)) or (
+        isinstance(v, tuple) and all(_is_literal(x) for x in v)
+    )
+
+
+def _active_names(node, activity):
+    if isinstance(node, (tuple, list)):
+        return [n for part in node for n in _active_names(part, activity)]
+    if isinstance(node, dict):
+        return [n for part in node.values() for n in _active_names(part, activity)]
+    if not isinstance(node, gast.AST):
+        return []
+    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and activity.is_active(n.id)]
+
+
+def _find_tapes(tree, calls):
+    """Lists used only as value tapes: `L = []` at top level, `L.append(v)`, `v = L.pop()`."""
+    candidates = {
+        s.targets[0].id for s in tree.body
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+        and isinstance(s.value, gast.List) and not s.value.elts
+    }
+    uses = {}
+    allowed = set()
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name) and node.id in candidates:
+            uses[node.id] = uses.get(node.id, 0) + 1
+        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
+            if node.targets[0].id in candidates:
+                allowed.add(id(node.targets[0]))
+            callee = calls.get(node.value) if isinstance(node.value, gast.Call) else None
+            if callee is not None and callee.kind == "method" and callee.path == "pop" and not node.value.args:
+                allowed.add(id(node.value.func.value))
+        elif isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
+            callee = calls.get(node.value)
+            if callee is not None and callee.kind == "method" and callee.path == "append" and len(node.value.args) == 1:
+                if isinstance(node.value.args[0], gast.Name):
+                    allowed.add(id(node.value.func.value))
+    counted = {}
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name) and node.id in candidates and id(node) in allowed:
+            counted[node.id] = counted.get(node.id, 0) + 1
+    return {name for name in candidates if counted.get(name) == uses.get(name)}
+
+
+def _without_tapes(stmts, tapes, calls):
+    """The statements as activity should see them: tape pushes and pops restore values by name."""
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+            callee = calls.get(s.value)
+            if callee is not None and callee.kind == "method" and callee.receiver in tapes:
+                continue
+        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call):
+            callee = calls.get(s.value)
+            if callee is not None and callee.kind == "method" and callee.receiver in tapes:
+                continue
+        if isinstance(s, gast.If):
+            s = syntax.if_(s.test, _without_tapes(s.body, tapes, calls), _without_tapes(s.orelse, tapes, calls))
+        elif isinstance(s, gast.For):
+            s = syntax.for_(s.target.id, s.iter, _without_tapes(s.body, tapes, calls))
+        elif isinstance(s, gast.While):
+            s = syntax.while_(s.test, _without_tapes(s.body, tapes, calls))
+        out.append(s)
+    return out
+
+
+def _pushed(tree, tape, calls):
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
+            callee = calls.get(node.value)
+            if callee is not None and callee.kind == "method" and callee.receiver == tape and callee.path == "append":
+                yield node.value.args[0].id
+
+
+def _output_tangent(fw, out):
+    if isinstance(out, gast.Name) and fw.active(out.id):
+        return fw.tangent(out.id)
+    if isinstance(out, (gast.Tuple, gast.List)):
+        parts = [_output_tangent(fw, e) for e in out.elts]
+        return syntax.tuple_(parts) if isinstance(out, gast.Tuple) else syntax.list_(parts)
+    return fw.zero(out)
+
+
+def run(tree, program, calls, namer, wrt, jvp_of):
+    """Build the jvp FunctionDef of the ANF `tree` (whose last statement is its return).
+
+    `wrt` (an int or a tuple of ints) are the parameters that get tangents; `jvp_of(fn,
+    positions)` returns the generated jvp function of another user function.
+    """
+    params = [a.id for a in tree.args.args]
+    positions = wrt if isinstance(wrt, tuple) else (wrt,)
+    varied = [params[i] for i in positions]
+    *body, ret = tree.body
+    out = ret.value
+    generated = getattr(program.fn, "__srcgrad_source__", None) is not None
+    tapes = _find_tapes(tree, calls) if generated else set()
+    # Activity sees tapes as what they are: each pop restores the value its name had.
+    view_body = _without_tapes(body, tapes, calls)
+    output = namer.fresh("output")
+    view = syntax.function_def(tree.name, params, view_body + [syntax.assign(output, syntax.copy(out))])
+    active = activity_pass.run(view, varied, output, calls)
+
+    tape_tangents = {}
+    for tape in sorted(tapes):
+        saves_active = any(active.is_active(v) for v in _pushed(tree, tape, calls))
+        tape_tangents[tape] = namer.tangent(tape) if saves_active else None
+    for p in varied:
+        namer.tangent(p)  # the seeds get the plain names
+    fw = _Forward(program, active, calls, namer, jvp_of, tape_tangents)
+    prelude = [syntax.assign(namer.tangent(p), fw.zero(syntax.name(p))) for p in params
+               if p not in varied and active.is_active(p)]
+    stmts = fw.block(body)
+    for tape, tangent_tape in tape_tangents.items():
+        if tangent_tape:
+            stmts = _after_tape_creation(stmts, tape, tangent_tape)
+    out_dot = _output_tangent(fw, out)
+    result = syntax.tuple_([syntax.copy(out), out_dot])
+
+    fn_name = namer.fresh(f"{program.name}_jvp")
+    tangents = [namer.tangent(p) for p in varied]
+    filename = program.filename
+    short = os.path.basename(filename) if filename and not filename.startswith("<") else filename
+    doc = (
+        f"Jacobian-vector product of {program.name} ({short}:{program.first_line}) with respect to "
+        f"{', '.join(varied)}: returns the output and its tangent given {', '.join(tangents)}. Generated by srcgrad."
+    )
+    new = syntax.function_def(fn_name, params + tangents, prelude + stmts + [syntax.return_(result)], docstring=doc,
+                              defaults=tree.args.defaults)
+    if tree.args.defaults:
+        # the tangents follow parameters with defaults: they are keyword-only
+        new.args.kwonlyargs = new.args.args[len(params):]
+        new.args.args = new.args.args[: len(params)]
+        new.args.kw_defaults = [None] * len(tangents)
+    return new
+
+
+def _after_tape_creation(stmts, tape, tangent_tape):
+    out = []
+    for s in stmts:
+        out.append(s)
+        if isinstance(s, gast.Assign) and syntax.is_name(s.targets[0], tape) and isinstance(s.value, gast.List):
+            out.append(syntax.assign(tangent_tape, syntax.list_([])))
+    return out

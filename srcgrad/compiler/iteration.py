@@ -1,0 +1,186 @@
+"""Loops over differentiated sequences become loops over indices.
+
+Before:  for row in X:                 After:  for i in range(len(X)):
+             s = s + np.sum(row)                   row = X[i]
+                                                   s = s + np.sum(row)
+
+A loop target that carries a derivative receives it from its sequence through an
+ordinary subscript, whose adjoint scatters into the sequence's adjoint. Handled
+iterables: a sequence (array, list, tuple), `zip(a, b, ...)`, `enumerate(a[, start])`
+and `reversed(a)` of sequences (`r = reversed(a)` becomes `r = a[::-1]`), and
+`d.items()`/`d.values()` (a loop over `list(d)`, each value read as `d[key]`). Any other iterable that carries a derivative (a
+generator, `d.items()`, ...) is rejected: its loop target would otherwise silently
+get no gradient. Loops over constants are left alone (a dict or a set stays iterable).
+"""
+
+import builtins
+
+import gast
+
+from . import syntax
+from .resolve import Callee
+
+_LEN = Callee("function", builtins.len, "len")
+_RANGE = Callee("function", builtins.range, "range")
+_MIN = Callee("function", builtins.min, "min")
+_LIST = Callee("function", builtins.list, "list")
+
+
+class _Iteration:
+    def __init__(self, program, activity, calls, namer, program_tree):
+        self.program = program
+        self.activity = activity
+        self.calls = calls
+        self.namer = namer
+        self.changed = False
+        self.mapping = None  # the dict of an `.items()`/`.values()` loop being rewritten
+        self.reversed_defs = {
+            n.targets[0].id: n for n in gast.walk(program_tree) if isinstance(n, gast.Assign)
+            and isinstance(n.targets[0], gast.Name) and isinstance(n.value, gast.Call)
+            and getattr(calls.get(n.value), "obj", None) is builtins.reversed and len(n.value.args) == 1
+        }
+
+    def block(self, stmts):
+        out = []
+        for s in stmts:
+            if isinstance(s, (gast.If, gast.While)):
+                s.body = self.block(s.body)
+                s.orelse = self.block(s.orelse)
+            elif isinstance(s, gast.For):
+                s.body = self.block(s.body)
+                s = self.loop(s)
+                if isinstance(s, list):
+                    out += s
+                    continue
+            out.append(s)
+        return out
+
+    def loop(self, s):
+        target = s.target.id
+        if not self.activity.is_active(target):
+            return s
+        pre = []
+        if isinstance(s.iter, (gast.Tuple, gast.List)):  # `for v in (a, b)`: name the sequence
+            seq = self.namer.fresh("sequence")
+            pre.append(syntax.located(syntax.assign(seq, s.iter), s))
+            s.iter = syntax.name(seq)
+        sequences, kind, start = self.sequences(s, pre)
+        for seq in sequences:
+            definition = self.reversed_defs.get(seq.id)
+            if definition is not None:  # `r = reversed(a)` -> `r = a[::-1]`, which has a length
+                definition.value = syntax.subscript(definition.value.args[0], syntax.slice_(None, None, syntax.const(-1)))
+        stored = set(syntax.names_stored(s.body))
+        for k, seq in enumerate(sequences):
+            if seq.id in stored:  # the loop iterates the object the name had when it started
+                bound = self.namer.fresh(f"{seq.id}_sequence")
+                pre.append(syntax.located(syntax.assign(bound, syntax.name(seq.id)), s))
+                sequences[k] = syntax.name(bound)
+        self.changed = True
+        index = self.namer.fresh("i" if target != "i" else "index")
+        lengths = [self.call(len, _LEN, [syntax.copy(a)]) for a in sequences]
+        count = lengths[0] if len(lengths) == 1 else self.call(min, _MIN, lengths)
+        if kind == "reversed":
+            n = self.namer.fresh("n")
+            last = self.namer.fresh("last")
+            pre += [syntax.assign(n, count), syntax.assign(last, syntax.binop(syntax.name(n), gast.Sub(), syntax.const(1)))]
+            args = [syntax.name(last), syntax.const(-1), syntax.const(-1)]
+        else:
+            args = [count]
+        items = [syntax.subscript(syntax.copy(seq), syntax.name(index)) for seq in sequences]
+        head = []
+        if kind in ("items", "values"):  # iterate the keys; each value is an entry of the dict
+            keys, key = sequences[0], self.namer.fresh("key")
+            head = [syntax.located(syntax.assign(key, items[0]), s)]
+            value = syntax.subscript(syntax.copy(self.mapping), syntax.name(key))
+            items = [syntax.name(key), value] if kind == "items" else [value]
+        if kind == "enumerate":
+            position = syntax.name(index)
+            if start is not None:
+                position = syntax.binop(syntax.name(index), gast.Add(), start)
+            items = [position] + items
+        if kind in ("zip", "enumerate", "items"):
+            body = head + self.unpacked(s, target, items)
+        else:
+            body = head + [syntax.located(syntax.assign(target, items[0]), s)] + s.body
+        loop = syntax.located(syntax.for_(index, self.call(range, _RANGE, args), body), s)
+        return [syntax.located(p, s) for p in pre] + [loop]
+
+    def unpacked(self, s, target, items):
+        """The body of a zip/enumerate loop, each part assigned where the body unpacks it.
+
+        ANF spells `for a, b in zip(A, B)` as `for item in ...: a = item[0]; b = item[1]`;
+        those reads become `a = A[i]; b = B[i]`. A target used any other way is assigned
+        the tuple of parts.
+        """
+        body = list(s.body)
+        unpacks = {}
+        for stmt in body:
+            value = stmt.value if isinstance(stmt, gast.Assign) else None
+            if not (isinstance(value, gast.Subscript) and syntax.is_name(value.value, target)
+                    and isinstance(value.slice, gast.Constant) and isinstance(value.slice.value, int)
+                    and 0 <= value.slice.value < len(items) and isinstance(stmt.targets[0], gast.Name)):
+                break
+            unpacks[id(stmt)] = value.slice.value
+        rest = body[len(unpacks):]
+        if any(syntax.is_name(n, target) for stmt in rest for n in gast.walk(stmt)):
+            return [syntax.located(syntax.assign(target, syntax.tuple_(items)), s)] + body
+        return [
+            syntax.located(syntax.assign(stmt.targets[0].id, syntax.copy(items[unpacks[id(stmt)]])), stmt)
+            for stmt in body[: len(unpacks)]
+        ] + rest
+
+    def sequences(self, s, pre):
+        """(sequence names, kind, enumerate's start) of the loop `s`; statements that name
+        sequences written in place (`zip(a, [b, c])`) go to `pre`."""
+        it = s.iter
+        if isinstance(it, gast.Name):
+            return [it], "sequence", None
+        callee = self.calls.get(it) if isinstance(it, gast.Call) else None
+        fn = callee.obj if callee is not None and callee.kind == "function" else None
+        if fn is builtins.zip and it.args and not it.keywords:
+            return self.atoms(s, it.args, pre), "zip", None
+        if fn is builtins.enumerate and it.args:
+            start = it.args[1] if len(it.args) > 1 else next((k.value for k in it.keywords if k.arg == "start"), None)
+            return self.atoms(s, it.args[:1], pre), "enumerate", start
+        if fn is builtins.reversed and len(it.args) == 1:
+            return self.atoms(s, it.args, pre), "reversed", None
+        if callee is not None and callee.kind == "method" and callee.path in ("items", "values") and not it.args:
+            keys = self.namer.fresh("keys")
+            pre.append(syntax.located(syntax.assign(keys, self.call(list, _LIST, [syntax.name(callee.receiver)])), s))
+            self.mapping = syntax.name(callee.receiver)
+            return [syntax.name(keys)], callee.path, None
+        raise self.program.error(
+            s, f"iterating over `{syntax.unparse(it)}`, which carries the derivative into the loop "
+            f"variable `{s.target.id}`, is not supported (in `{self.program.name}`); iterate over a "
+            "list, tuple or array, over zip/enumerate/reversed of them, or over range(len(...))",
+        )
+
+    def atoms(self, s, args, pre):
+        names = []
+        for a in args:
+            if isinstance(a, (gast.Tuple, gast.List)):
+                seq = self.namer.fresh("sequence")
+                pre.append(syntax.located(syntax.assign(seq, a), s))
+                a = syntax.name(seq)
+            if not isinstance(a, gast.Name):
+                raise self.program.error(
+                    s, f"iterating over `{syntax.unparse(s.iter)}` is not supported here "
+                    f"(in `{self.program.name}`); give the sequence a name first",
+                )
+            names.append(a)
+        return names
+
+    def call(self, fn, callee, args):
+        node = syntax.call(fn.__name__, args)
+        self.calls[node] = callee
+        return node
+
+
+def run(tree, program, activity, calls, namer):
+    """Rewrite the loops of the ANF `tree` whose target is active; returns whether any changed.
+
+    New calls (`len`, `range`, `min`) are entered in the resolution table `calls`.
+    """
+    walker = _Iteration(program, activity, calls, namer, tree)
+    tree.body = walker.block(tree.body)
+    return walker.changed

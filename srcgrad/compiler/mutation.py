@@ -1,0 +1,243 @@
+"""In-place changes: which arrays and lists the function changes, and whether srcgrad can
+differentiate through them.
+
+A *change* is `y[index] = v` or `y.append(v)` on a local name `y` (its *base*). Reverse
+mode undoes each change in the backward pass (so every value the backward pass reads is
+the value the forward pass saw), and moves the adjoint of the changed part to `v`. That
+is exact when the changed object is nobody else's:
+
+- a differentiated base is made inside the function by an operation that returns a new
+  object (`np.zeros`, `x.copy()`, `a * b`, `[]`, ...), not a parameter, a plain copy of
+  another name or a view (`x[1:]`, `x.T`, `x.reshape(...)`);
+- every differentiated alias of it (a view, a plain copy, a container holding it) is
+  used only in the statements right after it is made, before the next change.
+
+Anything else is a `NotDifferentiableError` at the change's line, saying what to write
+instead. The pass returns `{base: names that may share its memory}`; it never changes the tree.
+"""
+
+import numpy as np
+
+import gast
+
+from ..errors import NotDifferentiableError
+from . import syntax
+
+CHANGING_METHODS = {"append"}  # the in-place methods reverse mode can undo
+
+_VIEW_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view", "diagonal", "__getitem__"}
+_VIEW_FUNCTIONS = {
+    np.reshape, np.ravel, np.transpose, np.asarray, np.asanyarray, np.broadcast_to, np.squeeze,
+    np.expand_dims, np.moveaxis, np.swapaxes, np.diagonal, np.atleast_1d, np.atleast_2d, np.atleast_3d,
+    np.flip, np.fliplr, np.flipud, np.rot90, np.real, np.imag, np.ascontiguousarray, np.asfortranarray,
+    np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,
+}
+
+
+def changes(tree, calls):
+    """The change statements of `tree`: [(statement, base name)]."""
+    out = []
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Subscript):
+            value = node.targets[0].value
+            if isinstance(value, gast.Name):
+                out.append((node, value.id))
+        elif isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
+            callee = calls.get(node.value)
+            if callee is not None and callee.kind == "method" and callee.path in CHANGING_METHODS:
+                out.append((node, callee.receiver))
+    return out
+
+
+def _is_list(name, assigns):
+    """Whether every assignment to `name` makes a list (its entries are not views of it)."""
+    defs = [a.value for a in assigns if a.targets[0].id == name]
+    return bool(defs) and all(isinstance(v, gast.List) for v in defs)
+
+
+def _reads_base(value, base, calls, base_is_list=False):
+    """Whether the simple expression `value` may share memory with the name `base`."""
+    if isinstance(value, gast.Name):
+        return value.id == base
+    if isinstance(value, gast.Subscript) and base_is_list:
+        return False  # an entry of a list, not a view: changing the list leaves it alone
+    if isinstance(value, (gast.Subscript, gast.Attribute)):
+        return syntax.is_name(value.value, base)
+    if isinstance(value, (gast.Tuple, gast.List)):
+        return any(syntax.is_name(e, base) for e in value.elts)
+    if isinstance(value, gast.Dict):
+        return any(syntax.is_name(e, base) for e in value.values)
+    if isinstance(value, gast.Call):
+        callee = calls.get(value)
+        if callee is None:
+            return False
+        if callee.kind == "method":
+            return callee.receiver == base and callee.path in _VIEW_METHODS
+        if callee.kind == "function" and _is_view_function(callee.obj):
+            return any(syntax.is_name(a, base) for a in value.args)
+    return False
+
+
+def _is_view_function(obj):
+    try:
+        return obj in _VIEW_FUNCTIONS
+    except TypeError:
+        return False
+
+
+def _is_fresh(value, calls):
+    """Whether the simple expression `value` always makes a new object."""
+    if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.List, gast.Dict)):
+        return True
+    if isinstance(value, gast.Call):
+        callee = calls.get(value)
+        if callee is None or callee.kind == "unresolved":
+            return False
+        if callee.kind == "method":
+            return callee.path not in _VIEW_METHODS and callee.path in {"copy", "astype", "tolist", "flatten"}
+        if callee.kind == "function":
+            obj = callee.obj
+            if _is_view_function(obj):
+                return False
+            module = getattr(obj, "__module__", None) or ""
+            return module.startswith("numpy") or obj in (list, dict) or hasattr(obj, "nin")
+    return False
+
+
+class _Blocks:
+    """Where each statement sits: (block, position, parent statement) at any depth."""
+
+    def __init__(self, tree):
+        self.where = {}
+        self.parent = {}
+        self._index(tree.body, None)
+
+    def _index(self, block, parent):
+        for k, s in enumerate(block):
+            self.where[id(s)] = (block, k)
+            self.parent[id(s)] = parent
+            for field in ("body", "orelse"):
+                inner = getattr(s, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                    self._index(inner, s)
+
+    def fresh_before(self, stmt, base, calls):
+        """The statement that last made `base` a new object before `stmt` runs (in `stmt`'s
+        block or an enclosing one), or None. A change after it cannot reach older aliases."""
+        while stmt is not None:
+            block, k = self.where[id(stmt)]
+            for earlier in reversed(block[:k]):
+                if base in syntax.names_stored(earlier):
+                    fresh = (isinstance(earlier, gast.Assign) and syntax.is_name(earlier.targets[0], base)
+                             and _is_fresh(earlier.value, calls))
+                    return earlier if fresh else None
+            stmt = self.parent[id(stmt)]
+        return None
+
+
+def _top(node_id, block):
+    """The statement of `block` that contains the node, or None."""
+    for s in block:
+        if any(id(n) == node_id for n in gast.walk(s)):
+            return s
+    return None
+
+
+def run(tree, program, params, activity, calls):
+    """Check the changes of the ANF `tree`; returns {base: frozenset of possible aliases}."""
+    found = changes(tree, calls)
+    if not found:
+        return {}
+    assigns = [n for n in gast.walk(tree) if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+    bases = {}
+    for stmt, base in found:
+        group = {base}
+        grew = True
+        while grew:
+            grew = False
+            for a in assigns:
+                name = a.targets[0].id
+                if name not in group and any(_reads_base(a.value, b, calls, _is_list(b, assigns)) for b in group):
+                    group.add(name)
+                    grew = True
+        bases[base] = frozenset(group)
+    for stmt, base in found:
+        if base in activity.varied:
+            _check_base(stmt, base, bases[base], tree, program, params, assigns, calls, activity)
+    return bases
+
+
+def _check_base(stmt, base, group, tree, program, params, assigns, calls, activity):
+    what = program.text(stmt).strip()
+    if base in params:
+        raise program.error(
+            stmt, f"`{what}` changes the argument `{base}` in place (in `{program.name}`); srcgrad "
+            f"differentiates in-place changes of arrays and lists made inside the function: copy it "
+            f"first (`{base} = {base}.copy()`) or build a new value", NotDifferentiableError,
+        )
+    for a in assigns:
+        if a.targets[0].id == base and not _is_fresh(a.value, calls):
+            raise program.error(
+                stmt, f"`{what}` changes an array in place that may share memory with another value "
+                f"(it is made at line {program.line(a)}: `{program.text(a).strip()}`; in `{program.name}`); "
+                f"write into the original array directly (`Z[i, j] = ...` rather than `Z[i][j] = ...`), "
+                f"or, if a separate array is meant, copy it first with `.copy()`",
+                NotDifferentiableError,
+            )
+    blocks = _Blocks(tree)
+    changed = [(s, blocks.fresh_before(s, b, calls)) for s, b in changes(tree, calls) if b in group]
+    for alias in sorted(group - {base}):
+        if not activity.is_active(alias):
+            continue
+        defs = [a for a in assigns if a.targets[0].id == alias and any(_reads_base(a.value, b, calls) for b in group)]
+        # a change of an object made (fresh) after the alias was taken cannot reach the alias
+        changed_stmts = [s for s, fresh in changed
+                         if fresh is None or len(defs) != 1 or _between(defs[0], fresh, s, blocks)]
+        reads = [n for n in gast.walk(tree) if isinstance(n, gast.Name) and n.id == alias and isinstance(n.ctx, gast.Load)]
+        if not changed_stmts or (len(defs) == 1 and _used_before_change(defs[0], reads, changed_stmts, blocks)):
+            continue
+        made = defs[0] if defs else stmt
+        raise program.error(
+            stmt, f"line {program.line(made)} (`{program.text(made).strip()}`) makes another name or a view of "
+            f"an array that line {program.line(stmt)} (`{program.text(stmt).strip()}`) changes in place while "
+            f"the first is still in use (in `{program.name}`); srcgrad cannot tell which of them the gradient "
+            "belongs to: copy it (`.copy()`), or index the original array directly "
+            "(`Z[i, j] = ...` rather than `Z[i][j] = ...`)", NotDifferentiableError,
+        )
+
+
+def _between(definition, fresh, change, blocks):
+    """Whether `definition` may run after `fresh` and before `change`: only then can it
+    alias the object that `change` changes. Positions count in `fresh`'s block."""
+    block, start = blocks.where[id(fresh)]
+    end = _position_in(block, change, blocks)
+    at = _position_in(block, definition, blocks)
+    return end is None or at is None or start <= at <= end
+
+
+def _position_in(block, stmt, blocks):
+    """The position in `block` of the statement that is or contains `stmt`, or None."""
+    while stmt is not None:
+        where = blocks.where[id(stmt)]
+        if where[0] is block:
+            return where[1]
+        stmt = blocks.parent[id(stmt)]
+    return None
+
+
+def _used_before_change(definition, reads, changed, blocks):
+    """Whether every read of the alias made by `definition` comes after it in the same block,
+    with no change of the group in between (the last reading statement may itself change it)."""
+    block, start = blocks.where[id(definition)]
+    last = start
+    for read in reads:
+        top = _top(id(read), block[start + 1:])
+        if top is None:
+            return False
+        last = max(last, blocks.where[id(top)][1])
+    changed_ids = {id(s) for s in changed}
+    for s in block[start + 1: last + 1]:
+        inside = {id(n) for n in gast.walk(s)} & changed_ids
+        if inside and not (s is block[last] and id(s) in changed_ids):
+            return False
+    return True

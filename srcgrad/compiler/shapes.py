@@ -1,0 +1,354 @@
+"""Shapes known for one call signature, and the `unbroadcast` calls they make redundant.
+
+Given the shape of each parameter for one kind of call (`()` for Python and NumPy
+scalars, `x.shape` for arrays), infer the shape of every local that a known operation
+produces (arithmetic, ufuncs, 2-D matmul, full reductions, `x[t]` with an integer `t`,
+`np.zeros((8, 32))`, `math.*`), then replace `unbroadcast(g, x)` in the backward pass
+by `g` wherever both shapes are known and equal (and `np.size(x)` by its value). An
+adjoint has its primal's shape.
+
+Before (a and b are floats):        After:
+    s_bar = unbroadcast(t2_bar, s)      s_bar = t2_bar
+
+Dropping such a call changes no value: `unbroadcast` of a same-shaped gradient only
+normalizes its type (a float32 cast, a NumPy scalar made a float), and the gradients
+returned to the caller are still normalized. What the backward pass no longer reads,
+the tape no longer saves.
+
+The analysis is flow-insensitive: a name's shape is the join of the shapes of all its
+assignments (unknown where they differ), computed optimistically to a fixed point, so
+loop-carried values are covered. Anything not recognized has an unknown shape.
+"""
+
+import dataclasses
+import math
+
+import gast
+import numpy as np
+
+from .. import runtime
+from ..rules import operators
+from . import resolve
+
+_BOTTOM = "bottom"  # no assignment seen yet (optimistic start of the fixed point)
+_TOP = None  # unknown
+
+_FULL_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.linalg.norm, np.vdot, np.average}
+_CREATORS = {np.zeros, np.ones, np.empty, np.full}
+_LIKE = {np.zeros_like, np.ones_like, np.empty_like, np.copy, np.array, np.asarray, np.conj, abs}
+_SCALARS = {np.size, np.ndim, len, float, int, runtime.grad_seed}
+# helper(args) -> the shape of which argument it returns
+_SHAPE_OF_ARG = {
+    runtime.unbroadcast: 1,
+    runtime.unreduce: 1,
+    runtime.zeros_like_grad: 0,
+    operators._matmul_vjp_x: -2,
+    operators._matmul_vjp_y: -1,
+}
+
+
+def signature_shape(value):
+    """The shape the analysis assumes for an argument: None when it is not a number or array."""
+    if type(value) is np.ndarray:
+        return value.shape
+    if isinstance(value, (float, int, complex, np.number, np.bool_)):
+        return ()
+    return None
+
+
+def drop_unbroadcasts(forward, backward, shapes, none_init, namer):
+    """Rewrite `backward` in place; `shapes` maps parameter (and seed) names to shapes."""
+    unbroadcast = _helper_name(namer, runtime.unbroadcast)
+    if unbroadcast is None:
+        return
+    env = _Shapes(shapes, none_init, namer).solve(forward, backward)
+    calls = _Resolver(namer)
+    drop = _Drop(unbroadcast, env, calls)
+    for stmt in _statements(backward):
+        if isinstance(stmt, gast.For):
+            stmt.iter = drop.visit(stmt.iter)
+        else:
+            drop.visit(stmt)
+
+
+def _helper_name(namer, obj):
+    for name, bound in namer.helpers.items():
+        if bound is obj:
+            return name
+    return None
+
+
+def _statements(stmts):
+    """The simple statements of `stmts`, nested blocks included, and the `for` headers.
+
+    Pseudo statements (tape markers) are skipped: a restore brings back a value the
+    name already had.
+    """
+    for s in stmts:
+        if dataclasses.is_dataclass(s) or not isinstance(s, gast.AST):
+            continue
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            if isinstance(s, gast.For):
+                yield s
+            yield from _statements(s.body)
+            yield from _statements(s.orelse)
+        else:
+            yield s
+
+
+def _pseudo_stores(stmts):
+    """Names assigned inside pseudo statements that hold statements (undo blocks, say)."""
+    names = set()
+    for s in stmts:
+        if dataclasses.is_dataclass(s):
+            for f in dataclasses.fields(s):
+                v = getattr(s, f.name)
+                for node in v if isinstance(v, list) else [v]:
+                    if isinstance(node, gast.AST):
+                        names.update(n.id for n in gast.walk(node) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load))
+                if isinstance(v, list):
+                    names |= _pseudo_stores(v)
+        elif isinstance(s, (gast.If, gast.For, gast.While)):
+            names |= _pseudo_stores(s.body) | _pseudo_stores(s.orelse)
+    return names
+
+
+class _Resolver:
+    """What the callee of a generated call is: a helper, or what the user's name means."""
+
+    def __init__(self, namer):
+        self.namer = namer
+
+    def __call__(self, func):
+        parts = []
+        while isinstance(func, gast.Attribute):
+            parts.append(func.attr)
+            func = func.value
+        if not isinstance(func, gast.Name):
+            return None
+        root = func.id
+        if root in self.namer.helpers:
+            obj = self.namer.helpers[root]
+        elif root in self.namer.locals:
+            return None
+        else:
+            obj = self.namer.scope(root)
+            if obj is resolve._MISSING:
+                return None
+        for part in reversed(parts):
+            obj = getattr(obj, part, None)
+        return obj
+
+
+class _Shapes:
+    def __init__(self, shapes, none_init, namer):
+        self.namer = namer
+        self.given = dict(shapes)
+        self.none_init = set(none_init)
+        self.resolve = _Resolver(namer)
+
+    def solve(self, forward, backward):
+        defs, opaque, ints = [], set(), set()
+        for block in (forward, backward):
+            for stmt in _statements(block):
+                if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
+                    defs.append((stmt.targets[0].id, stmt.value))
+                    stored = [n for n in gast.walk(stmt.value) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)]
+                    opaque.update(n.id for n in stored)  # walrus and the like
+                elif isinstance(stmt, gast.For):
+                    target = stmt.target
+                    if isinstance(target, gast.Name) and self._is_range(stmt.iter):
+                        ints.add(target.id)
+                    else:
+                        opaque.update(n.id for n in gast.walk(target) if isinstance(n, gast.Name))
+                else:
+                    opaque.update(
+                        n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+                    )
+        opaque |= _pseudo_stores(forward) | _pseudo_stores(backward)
+        self.ints = {n for n in ints if n not in {d for d, _ in defs}}
+        env = {name: _BOTTOM for name, _ in defs}
+        env.update(self.given)
+        for name in self.ints:
+            env[name] = ()
+        for name in opaque | self.none_init:
+            env[name] = _TOP
+        adjoint_names = {name for name, _ in defs if self.namer.is_adjoint(name)} | {
+            n for n in self.given if self.namer.is_adjoint(n)
+        }
+        for adj in adjoint_names:
+            primal = self.namer.primal_of(adj)
+            env[adj] = _join(env.get(adj, _BOTTOM), env.get(primal, _TOP) if primal else _TOP)
+        self.env = env
+        changed = True
+        while changed:
+            changed = False
+            for name, value in defs:
+                if env.get(name) is _TOP:
+                    continue
+                new = _join(env[name], self.shape(value))
+                if new != env[name]:
+                    env[name] = new
+                    changed = True
+            for adj in adjoint_names:  # an adjoint has its primal's shape
+                primal = self.namer.primal_of(adj)
+                new = _join(env[adj], env.get(primal, _TOP) if primal else _TOP)
+                if new != env[adj]:
+                    env[adj] = new
+                    changed = True
+        return self
+
+    def _is_range(self, node):
+        return isinstance(node, gast.Call) and self.resolve(node.func) is range
+
+    # -- the shape of an expression ------------------------------------------------
+
+    def shape(self, node):
+        method = getattr(self, "_" + type(node).__name__, None)
+        return _TOP if method is None else method(node)
+
+    def _Constant(self, node):
+        v = node.value
+        return () if isinstance(v, (int, float, complex)) else _TOP
+
+    def _Name(self, node):
+        return self.env.get(node.id, _TOP)
+
+    def _BinOp(self, node):
+        left, right = self.shape(node.left), self.shape(node.right)
+        if isinstance(node.op, gast.MatMult):
+            return _strict(_matmul, left, right)
+        return _strict(_broadcast, left, right)
+
+    def _UnaryOp(self, node):
+        return _TOP if isinstance(node.op, gast.Not) else self.shape(node.operand)
+
+    def _Compare(self, node):
+        if len(node.ops) != 1 or isinstance(node.ops[0], (gast.Is, gast.IsNot, gast.In, gast.NotIn)):
+            return _TOP
+        return _strict(_broadcast, self.shape(node.left), self.shape(node.comparators[0]))
+
+    def _Subscript(self, node):
+        value, index = self.shape(node.value), node.slice
+        integral = (isinstance(index, gast.Constant) and type(index.value) is int) or (
+            isinstance(index, gast.Name) and index.id in self.ints
+        )
+        if not integral:
+            return _TOP
+        return _strict(lambda v: v[1:] if v else _TOP, value)
+
+    def _Attribute(self, node):
+        if node.attr == "T":
+            return _strict(lambda v: tuple(reversed(v)), self.shape(node.value))
+        return _TOP
+
+    def _Call(self, node):
+        obj = self.resolve(node.func)
+        args = node.args
+        if obj is None or any(isinstance(a, gast.Starred) for a in args):
+            return _TOP
+        keywords = {k.arg: k.value for k in node.keywords}
+        try:
+            hash(obj)
+        except TypeError:
+            return _TOP
+        if obj in _SHAPE_OF_ARG:
+            index = _SHAPE_OF_ARG[obj]
+            return self.shape(args[index]) if len(args) > max(index, -index - 1) else _TOP
+        if isinstance(obj, np.ufunc):
+            if obj.nout != 1 or len(args) != obj.nin or set(keywords) - {"dtype"}:
+                return _TOP
+            return _strict(_broadcast, *[self.shape(a) for a in args])
+        if obj in _FULL_REDUCTIONS:
+            if len(args) != 1 + (obj is np.vdot) or keywords:
+                return _TOP
+            return _strict(lambda *_: (), *[self.shape(a) for a in args])
+        if obj in _SCALARS:
+            return ()
+        if obj in _LIKE:
+            return self.shape(args[0]) if len(args) == 1 and not keywords else _TOP
+        if obj in _CREATORS:
+            if not args or set(keywords) - {"dtype"} or len(args) > 1 + (obj is np.full):
+                return _TOP
+            return _literal_shape(args[0])
+        if obj in (np.dot, np.matmul):
+            return _strict(_matmul, *[self.shape(a) for a in args]) if len(args) == 2 and not keywords else _TOP
+        if obj is np.where and len(args) == 3 and not keywords:
+            return _strict(_broadcast, *[self.shape(a) for a in args])
+        if _is_math(obj):
+            if keywords:
+                return _TOP
+            return _strict(lambda *_: (), *[self.shape(a) for a in args])
+        return _TOP
+
+
+def _is_math(obj):
+    name = getattr(obj, "__name__", None)
+    return name is not None and getattr(math, name, None) is obj
+
+
+def _literal_shape(node):
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return (node.value,)
+    if isinstance(node, gast.Tuple) and all(isinstance(e, gast.Constant) and type(e.value) is int for e in node.elts):
+        return tuple(e.value for e in node.elts)
+    return _TOP
+
+
+def _strict(fn, *shapes):
+    if any(s is _BOTTOM for s in shapes):
+        return _BOTTOM
+    if any(s is _TOP for s in shapes):
+        return _TOP
+    return fn(*shapes)
+
+
+def _join(a, b):
+    if a is _BOTTOM:
+        return b
+    if b is _BOTTOM:
+        return a
+    return a if a == b else _TOP
+
+
+def _broadcast(*shapes):
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        return _TOP
+
+
+def _matmul(a, b):
+    if len(a) == 2 and len(b) == 2 and a[1] == b[0]:
+        return (a[0], b[1])
+    if len(a) == 1 and len(b) == 2 and a[0] == b[0]:
+        return (b[1],)
+    if len(a) == 2 and len(b) == 1 and a[1] == b[0]:
+        return (a[0],)
+    if len(a) == 1 and len(b) == 1 and a[0] == b[0]:
+        return ()
+    return _TOP
+
+
+class _Drop(gast.NodeTransformer):
+    def __init__(self, unbroadcast, shapes, resolve):
+        self.unbroadcast = unbroadcast
+        self.shapes = shapes
+        self.resolve = resolve
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if (
+            isinstance(node.func, gast.Name)
+            and node.func.id == self.unbroadcast
+            and len(node.args) == 2
+            and not node.keywords
+        ):
+            g, x = (self.shapes.shape(a) for a in node.args)
+            if isinstance(g, tuple) and g == x:
+                return node.args[0]
+        elif len(node.args) == 1 and not node.keywords and self.resolve(node.func) is np.size:
+            shape = self.shapes.shape(node.args[0])
+            if isinstance(shape, tuple):  # a known shape has a known size
+                return gast.copy_location(gast.Constant(value=math.prod(shape), kind=None), node)
+        return node

@@ -1,0 +1,99 @@
+"""Split a vector-Jacobian product into its forward pass and a pullback closure.
+
+`srcgrad.vjp` runs the forward pass once, when it is called, and the backward pass
+at each call of the pullback, reusing what the forward pass computed.
+
+Before:                                   After:
+    def f_vjp(y_bar, x):                      def f_vjp(x):
+        # Forward pass                            # Forward pass
+        tape = []                                 tape = []
+        ...                                       ...
+        # Backward pass                           def pullback(y_bar):
+        h = tape.pop()                                # Backward pass
+        ...                                           tape_1 = list(tape)
+        return (y, (x_bar,))                          h_1 = h
+                                                      ... (h -> h_1, tape -> tape_1)
+                                                      return (x_bar,)
+                                                  return (y, pullback)
+
+A pullback may be called any number of times, so it works on a copy of each tape and
+on its own variables wherever it would change one of the forward pass.
+"""
+
+import gast
+
+from . import syntax
+
+
+def run(tree, namer):
+    """The split form of the vjp FunctionDef `tree` made by reverse mode (seed first)."""
+    seed, *params = [a.id for a in tree.args.args]
+    body = list(tree.body)
+    doc = body.pop(0) if body and _is_docstring(body[0]) else None
+    ret = body.pop()
+    value, grads = ret.value.elts
+    cut = next((k for k, s in enumerate(body) if syntax.comment_text(s) == "Backward pass"), len(body))
+    forward, backward = body[:cut], body[cut:]
+    outer = set(params) | set(syntax.names_stored(forward))
+    changed = set(syntax.names_stored(backward)) & outer
+    popped = {
+        n.func.value.id
+        for n in gast.walk(syntax.function_def("_", [], backward + [syntax.return_(grads)]))
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
+        and isinstance(n.func.value, gast.Name) and n.func.value.id in outer
+    }
+    renames = {name: namer.fresh(name) for name in sorted(changed | popped)}
+    inner = backward + [syntax.return_(grads)]
+    exposed = set()
+    _exposed(inner, set(), exposed)
+    _rename(inner, renames)
+    copies = [
+        syntax.assign(new, syntax.call("list", [syntax.name(old)]) if old in popped else syntax.name(old))
+        for old, new in renames.items()
+        if old in popped or old in exposed
+    ]
+    if backward and syntax.comment_text(backward[0]) == "Backward pass":
+        inner = [backward[0]] + copies + inner[1:]
+    else:
+        inner = copies + inner
+    pullback = syntax.function_def(namer.fresh("pullback"), [seed], inner)
+    result = syntax.return_(syntax.tuple_([value, syntax.name(pullback.name)]))
+    new = syntax.function_def(tree.name, params, forward + [pullback, result], defaults=tree.args.defaults)
+    if doc is not None:
+        new.body.insert(0, doc)
+    return new
+
+
+def _is_docstring(stmt):
+    return (
+        isinstance(stmt, gast.Expr)
+        and isinstance(stmt.value, gast.Constant)
+        and isinstance(stmt.value.value, str)
+        and syntax.comment_text(stmt) is None
+    )
+
+
+def _rename(stmts, renames):
+    for stmt in stmts:
+        for n in gast.walk(stmt):
+            if isinstance(n, gast.Name) and n.id in renames:
+                n.id = renames[n.id]
+
+
+def _exposed(stmts, assigned, out):
+    """Add to `out` the names `stmts` may read before assigning them (`assigned`: surely set)."""
+    for s in stmts:
+        if isinstance(s, gast.If):
+            out.update(n for n in syntax.names_read(s.test) if n not in assigned)
+            then, orelse = set(assigned), set(assigned)
+            _exposed(s.body, then, out)
+            _exposed(s.orelse, orelse, out)
+            assigned |= then & orelse
+        elif isinstance(s, (gast.For, gast.While)):
+            head = s.iter if isinstance(s, gast.For) else s.test
+            out.update(n for n in syntax.names_read(head) if n not in assigned)
+            inner = set(assigned) | (set(syntax.names_stored(s.target)) if isinstance(s, gast.For) else set())
+            _exposed(s.body, inner, out)  # may run no iteration: nothing is surely set after it
+        else:
+            out.update(n for n in syntax.names_read(s) if n not in assigned)
+            assigned.update(syntax.names_stored(s))

@@ -1,0 +1,488 @@
+"""Custom derivatives (custom_vjp, custom_jvp, defvjp, defjvp) and stop_gradient, checked
+against closed forms and central finite differences."""
+
+import types
+
+import numpy as np
+import pytest
+from conftest import numerical_grad
+
+import srcgrad
+from srcgrad.rules import lookup
+
+X = np.array([0.3, -1.2, 2.0])
+
+
+@srcgrad.custom_vjp
+def softplus(x):
+    """log(1 + exp(x)), with its gradient given by hand."""
+    return np.log1p(np.exp(x))
+
+
+@softplus.defvjp
+def softplus_vjp(g, ans, x):
+    return g / (1.0 + np.exp(-x))
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def uses_softplus(w):
+    h = softplus(w * 2.0)
+    return np.sum(h * h)
+
+
+def uses_softplus_grad(w):
+    return 4.0 * softplus(2.0 * w) * sigmoid(2.0 * w)
+
+
+@srcgrad.custom_vjp
+def scaled_product(x, y):
+    return x * y
+
+
+@scaled_product.defvjp
+def scaled_product_vjp(g, ans, x, y):
+    return g * y, g * x
+
+
+# --- custom_vjp ----------------------------------------------------------------------
+
+
+def test_custom_function_keeps_name_docstring_signature_and_value():
+    assert softplus.__name__ == "softplus"
+    assert softplus.__doc__ == "log(1 + exp(x)), with its gradient given by hand."
+    assert str(__import__("inspect").signature(softplus)) == "(x)"
+    assert np.allclose(softplus(X), np.log1p(np.exp(X)))
+    assert softplus_vjp(1.0, None, 0.0) == 0.5  # the rule stays a plain function
+
+
+def test_grad_of_custom_function_uses_the_rule():
+    @srcgrad.custom_vjp
+    def identity(x):
+        return x
+
+    @identity.defvjp
+    def identity_vjp(g, ans, x):
+        return 3.0 * g  # not the true derivative: shows the rule is what runs
+
+    assert srcgrad.grad(identity)(1.5) == 3.0
+    assert np.allclose(srcgrad.grad(softplus)(0.3), sigmoid(0.3))
+
+
+def test_custom_function_called_from_another_function():
+    g = srcgrad.grad(uses_softplus)(X)
+    assert np.allclose(g, uses_softplus_grad(X))
+    assert np.allclose(g, numerical_grad(uses_softplus, [X], 0))
+    value, g2 = srcgrad.value_and_grad(uses_softplus)(X)
+    assert np.isclose(value, uses_softplus(X)) and np.allclose(g2, g)
+    out, pullback = srcgrad.vjp(uses_softplus, X)
+    assert np.isclose(out, uses_softplus(X))
+    assert np.allclose(pullback(1.0)[0], g)
+
+
+def test_vjp_of_custom_function_directly():
+    out, pullback = srcgrad.vjp(softplus, X)
+    seed = np.array([1.0, 2.0, -1.0])
+    assert np.allclose(out, np.log1p(np.exp(X)))
+    assert np.allclose(pullback(seed)[0], seed * sigmoid(X))
+
+
+def test_custom_rule_is_inlined_inside_its_check():
+    text = srcgrad.source(srcgrad.grad(uses_softplus))
+    assert "check_softplus_x(h_bar / (1.0 + np.exp(-w_times_2_0)), w_times_2_0)" in text
+    assert "softplus(w_times_2_0)" in text
+
+
+def test_several_parameters_return_a_tuple():
+    def f(a, b):
+        return np.sum(scaled_product(a, b) * a)
+
+    a, b = X, np.array([1.0, 0.5, -2.0])
+    ga, gb = srcgrad.grad(f, wrt=(0, 1))(a, b)
+    assert np.allclose(ga, 2 * a * b) and np.allclose(gb, a * a)
+    assert np.allclose(ga, numerical_grad(f, [a, b], 0))
+    assert np.allclose(gb, numerical_grad(f, [a, b], 1))
+
+
+def test_nondiff_argnums_and_none_gradients():
+    @srcgrad.custom_vjp(nondiff_argnums=(1,))
+    def power(x, n):
+        return x ** n
+
+    @power.defvjp
+    def power_vjp(g, ans, x, n):
+        return g * n * x ** (n - 1)
+
+    @srcgrad.custom_vjp
+    def first(x, y):
+        return x + 0.0 * np.sum(y)
+
+    @first.defvjp
+    def first_vjp(g, ans, x, y):
+        return g, None  # None: zero gradient
+
+    assert np.isclose(srcgrad.grad(_call(power, 3))(2.0), 12.0)
+    assert np.allclose(srcgrad.grad(first, wrt=1)(1.0, X), np.zeros(3))
+    with pytest.raises(srcgrad.NotDifferentiableError, match="power"):
+        srcgrad.grad(power, wrt=1)(2.0, 3.0)
+
+
+def _call(fn, n):
+    def uses(x):
+        return fn(x, n)
+
+    return uses
+
+
+def test_rule_parameter_names_need_not_match():
+    @srcgrad.custom_vjp
+    def cube(value):
+        return value ** 3
+
+    @cube.defvjp
+    def cube_vjp(cotangent, output, v):
+        return cotangent * 3.0 * v ** 2
+
+    assert np.allclose(srcgrad.grad(lambda_free(cube))(X), 3 * X ** 2)
+
+
+def lambda_free(fn):
+    def total(x):
+        return np.sum(fn(x))
+
+    return total
+
+
+def test_rules_with_several_statements_closures_and_lambdas():
+    scale = 2.0
+
+    @srcgrad.custom_vjp
+    def double(x):
+        return scale * x
+
+    @double.defvjp
+    def double_vjp(g, ans, x):
+        out = g * scale  # reads the enclosing function's `scale`
+        return out
+
+    @srcgrad.custom_vjp
+    def triple(x):
+        return 3.0 * x
+
+    triple.defvjp(lambda g, ans, x: 3.0 * g)
+
+    @srcgrad.custom_vjp
+    def halve(x):
+        return 0.5 * x
+
+    @halve.defvjp
+    def halve_vjp(g, ans, x):
+        return g * half  # a closure cell, inlined
+
+    half = 0.5
+    assert np.allclose(srcgrad.grad(lambda_free(double))(X), 2.0)
+    assert np.allclose(srcgrad.grad(lambda_free(triple))(X), 3.0)
+    assert np.allclose(srcgrad.grad(lambda_free(halve))(X), 0.5)
+    assert "half" in srcgrad.source(srcgrad.grad(lambda_free(halve)))
+
+
+def test_custom_function_in_the_tensor_shim():
+    import srcgrad as torch
+
+    t = torch.tensor([0.3, -1.2, 2.0], requires_grad=True)
+    y = softplus(t)
+    assert type(y.grad_fn).__name__ == "SoftplusBackward0"
+    y.sum().backward()
+    assert np.allclose(t.grad.numpy(), sigmoid(X))
+
+
+# --- third-party functions ------------------------------------------------------------
+
+thirdparty = types.ModuleType("thirdparty")
+exec(
+    "import numpy as np\n"
+    "def smooth_abs(x, eps):\n    return np.sqrt(x * x + eps)\n"
+    "def shifted(x, shift=1.0):\n    return x + shift\n",
+    thirdparty.__dict__,
+)
+srcgrad.defvjp(thirdparty.smooth_abs, lambda g, ans, x, eps: g * x / ans, None)
+
+
+def smooth_abs_grad_x(g, ans, x, shift):
+    return g
+
+
+def uses_thirdparty(x):
+    return np.sum(thirdparty.smooth_abs(x, 0.1))
+
+
+def test_defvjp_on_a_third_party_function():
+    g = srcgrad.grad(uses_thirdparty)(X)
+    assert np.allclose(g, X / np.sqrt(X * X + 0.1))
+    assert np.allclose(g, numerical_grad(uses_thirdparty, [X], 0))
+    assert thirdparty.smooth_abs(3.0, 16.0) == 5.0  # the function itself is untouched
+
+
+def test_none_marks_a_position_with_no_derivative():
+    def uses_eps(eps):
+        return np.sum(thirdparty.smooth_abs(X, eps))
+
+    with pytest.raises(srcgrad.NotDifferentiableError, match="smooth_abs.*`eps`"):
+        srcgrad.grad(uses_eps)(0.1)
+
+
+def test_defvjp_with_a_default_argument_and_a_module_level_rule():
+    srcgrad.defvjp(thirdparty.shifted, smooth_abs_grad_x)
+
+    def f(x):
+        return np.sum(thirdparty.shifted(x) * x)
+
+    assert np.allclose(srcgrad.grad(f)(X), 2 * X + 1.0)
+
+
+def test_defjvp_on_a_third_party_function_serves_reverse_mode():
+    module = types.ModuleType("thirdparty_jvp")
+    exec("import numpy as np\ndef cube(x):\n    return x ** 3\n", module.__dict__)
+    srcgrad.defjvp(module.cube, lambda t, ans, x: 3.0 * x ** 2 * t)
+
+    def f(x):
+        return np.sum(module.cube(x))
+
+    assert np.allclose(srcgrad.grad(f)(X), 3 * X ** 2)
+
+
+def test_builtin_rules_cannot_be_replaced():
+    with pytest.raises(ValueError, match="numpy.sin already has a built-in derivative rule"):
+        srcgrad.defvjp(np.sin, lambda g, ans, x: g)
+
+
+# --- custom_jvp -----------------------------------------------------------------------
+
+
+@srcgrad.custom_jvp
+def safe_log(x):
+    return np.log(x)
+
+
+@safe_log.defjvp
+def safe_log_jvp(t, ans, x):
+    return t / x
+
+
+@srcgrad.custom_jvp
+def mixed(x, y):
+    return x * np.sin(y)
+
+
+@mixed.defjvp
+def mixed_jvp(t_x, t_y, ans, x, y):
+    return t_x * np.sin(y) + t_y * x * np.cos(y)
+
+
+def test_custom_jvp_rule_is_registered_per_parameter():
+    rule = lookup(mixed)
+    assert np.isclose(rule.jvp("x", 1.0, None, 2.0, 0.5), np.sin(0.5))
+    assert np.isclose(rule.jvp("y", 1.0, None, 2.0, 0.5), 2.0 * np.cos(0.5))
+    assert np.isclose(lookup(safe_log).jvp("x", 2.0, None, 4.0), 0.5)
+
+
+def test_reverse_mode_transposes_a_custom_jvp_rule():
+    def f(x):
+        return np.sum(safe_log(x) * x)
+
+    x = np.abs(X) + 0.5
+    assert np.allclose(srcgrad.grad(f)(x), np.log(x) + 1.0)
+
+    def g(a, b):
+        return np.sum(mixed(a, b))
+
+    ga, gb = srcgrad.grad(g, wrt=(0, 1))(X, 0.5)
+    assert np.allclose(ga, np.sin(0.5)) and np.isclose(gb, np.sum(X) * np.cos(0.5))
+    assert np.isclose(gb, numerical_grad(g, [X, 0.5], 1))
+
+
+def test_a_vjp_rule_takes_precedence_over_the_transposed_jvp():
+    @srcgrad.custom_jvp
+    def twice(x):
+        return 2.0 * x
+
+    twice.defjvp(lambda t, ans, x: 2.0 * t)
+
+    @twice.defvjp
+    def twice_vjp(g, ans, x):
+        return 5.0 * g  # deliberately different, to see which rule runs
+
+    assert np.allclose(srcgrad.grad(lambda_free(twice))(X), 5.0)
+
+
+needs_jvp = pytest.mark.skipif(not hasattr(srcgrad, "jvp"), reason="forward mode is not public yet")
+
+
+@needs_jvp
+def test_forward_mode_uses_custom_jvp_rules():
+    x = np.abs(X) + 0.5
+    t = np.array([1.0, -2.0, 0.5])
+    out, out_dot = srcgrad.jvp(safe_log, (x,), (t,))
+    assert np.allclose(out, np.log(x)) and np.allclose(out_dot, t / x)
+
+    def f(a, b):
+        return mixed(a, b) * 2.0
+
+    out, out_dot = srcgrad.jvp(f, (X, 0.5), (t, 1.0))
+    assert np.allclose(out_dot, 2.0 * (t * np.sin(0.5) + X * np.cos(0.5)))
+
+
+@needs_jvp
+def test_forward_mode_of_a_custom_vjp_function_needs_a_jvp_rule():
+    with pytest.raises(srcgrad.NotDifferentiableError, match="softplus"):
+        srcgrad.jvp(uses_softplus, (X,), (X,))
+
+
+# --- bad rules --------------------------------------------------------------------------
+
+
+def _custom(rule, nargs=1):
+    if nargs == 1:
+        @srcgrad.custom_vjp
+        def bad(x):
+            return np.sum(x)
+    else:
+        @srcgrad.custom_vjp
+        def bad(x, y):
+            return np.sum(x * y)
+    bad.defvjp(rule)
+    return bad
+
+
+def test_wrong_gradient_shape_names_the_function_and_shapes():
+    def bad_vjp(g, ans, x):
+        return g  # a scalar for a vector parameter
+
+    bad = _custom(bad_vjp)
+    with pytest.raises(ValueError, match=r"rule `bad_vjp` of `bad` returned a gradient of shape \(\) for `x`, "
+                                         r"which has shape \(3,\)"):
+        srcgrad.grad(bad)(X)
+
+    def outer(x):
+        return bad(x) * 2.0
+
+    with pytest.raises(ValueError, match="of `bad`"):
+        srcgrad.grad(outer)(X)
+
+
+def test_wrong_gradient_count_names_the_function():
+    def too_many(g, ans, x):
+        return g * np.ones_like(x), g * np.ones_like(x)
+
+    with pytest.raises(ValueError, match=r"`too_many` of `bad` returned 2 values, but `bad` has 1 differentiable"):
+        srcgrad.grad(_custom(too_many))(X)
+
+    def too_few(g, ans, x, y):
+        return g * y
+
+    with pytest.raises(ValueError, match=r"`too_few` of `bad` returned one ndarray, but `bad` has 2 differentiable "
+                                         r"parameters \(x, y\); return a tuple \(x_bar, y_bar\)"):
+        srcgrad.grad(_custom(too_few, 2))(X, X)
+
+    def three(g, ans, x, y):
+        return g * y, g * x, g
+
+    with pytest.raises(ValueError, match="returned 3 values"):
+        srcgrad.grad(_custom(three, 2), wrt=1)(X, X)
+
+
+def test_wrong_tangent_shape_names_the_function():
+    @srcgrad.custom_jvp
+    def total(x):
+        return np.sum(x)
+
+    total.defjvp(lambda t, ans, x: t)  # a vector tangent for a scalar output
+    with pytest.raises(ValueError, match=r"`total` returns shape \(\)"):
+        lookup(total).jvp("x", X, 1.0, X)
+
+
+def test_a_rule_with_the_wrong_parameters_is_rejected_when_registered():
+    @srcgrad.custom_vjp
+    def f(x, y):
+        return x * y
+
+    with pytest.raises(TypeError, match=r"rule `f_vjp` of `f` must take \(g, ans, x, y\)"):
+        @f.defvjp
+        def f_vjp(g, x, y):
+            return g * y, g * x
+
+
+def test_differentiating_before_a_rule_exists_is_not_differentiable():
+    @srcgrad.custom_vjp
+    def later(x):
+        return x * 2.0
+
+    with pytest.raises(srcgrad.NotDifferentiableError, match="no derivative rule for `later`"):
+        srcgrad.grad(later)(X)
+
+
+# --- stop_gradient ------------------------------------------------------------------
+
+
+def test_stop_gradient_is_the_identity_with_zero_derivative():
+    def f(x):
+        y = srcgrad.stop_gradient(x * x)
+        return np.sum(y * x)
+
+    value, g = srcgrad.value_and_grad(f)(X)
+    assert np.isclose(value, np.sum(X ** 3))
+    assert np.allclose(g, X * X)  # d/dx of c * x with c = x*x held constant
+    assert srcgrad.stop_gradient(X) is X
+
+
+def test_stop_gradient_alone_gives_a_zero_gradient():
+    def f(x):
+        return np.sum(srcgrad.stop_gradient(x)) + 0.0 * np.sum(x)
+
+    assert np.allclose(srcgrad.grad(f)(X), np.zeros(3))
+
+
+def test_stop_gradient_in_a_loop():
+    def f(x):
+        s = x
+        for _ in range(3):
+            s = s * srcgrad.stop_gradient(s)
+        return np.sum(s)
+
+    value, g = srcgrad.value_and_grad(f)(X)
+    assert np.isclose(value, np.sum(X ** 8))
+    assert np.allclose(g, X ** 7)  # only the last factor's own x carries a derivative at each step
+
+
+def test_stop_gradient_on_tensors():
+    import srcgrad as torch
+
+    t = torch.tensor([1.0, 2.0], requires_grad=True)
+    (srcgrad.stop_gradient(t) * t).sum().backward()
+    assert t.grad.tolist() == [1.0, 2.0]
+
+
+@pytest.mark.skipif(not hasattr(srcgrad, "hessian"), reason="hessian is not public yet")
+def test_hessian_sees_through_the_rule_check():
+    @srcgrad.custom_vjp
+    def soft(x):
+        return np.log1p(np.exp(x))
+
+    @soft.defvjp
+    def soft_vjp(g, ans, x):
+        return g / (1.0 + np.exp(-x))
+
+    def f(x):
+        return np.sum(soft(x))
+
+    with pytest.raises(srcgrad.NotDifferentiableError, match="soft"):  # forward-over-reverse needs a jvp rule
+        srcgrad.hessian(f)(X)
+
+    @soft.defjvp
+    def soft_jvp(t, ans, x):
+        return t / (1.0 + np.exp(-x))
+
+    s = sigmoid(X)
+    assert np.allclose(srcgrad.hessian(f)(X), np.diag(s * (1 - s)))

@@ -1,0 +1,77 @@
+"""NaN, infinity, empty and 0-d arrays flow through derivatives like through NumPy."""
+
+import numpy as np
+import pytest
+
+import srcgrad
+
+
+def sum_sin_sq(x):
+    return np.sum(np.sin(x) * x)
+
+
+def loop_product(x):
+    p = 1.0
+    for i in range(x.shape[0]):
+        p = p * x[i]
+    return p
+
+
+def branchy(x):
+    if np.sum(x) > 0.0:
+        return np.sum(x * x)
+    return np.sum(np.exp(x))
+
+
+def test_nan_input_gives_nan_gradient_without_crashing():
+    g = srcgrad.grad(sum_sin_sq)(np.array([np.nan, 1.0]))
+    assert np.isnan(g[0]) and g[1] == pytest.approx(np.cos(1.0) + np.sin(1.0))
+
+
+def test_nan_through_loops_and_branches():
+    with np.errstate(invalid="ignore"):
+        g = srcgrad.grad(loop_product)(np.array([2.0, np.nan, 3.0]))
+        assert np.isnan(g[0]) and g[1] == 6.0 and np.isnan(g[2])
+        g = srcgrad.grad(branchy)(np.array([np.nan, 1.0]))
+    assert np.isnan(g[0])
+
+
+def test_nan_float_argument():
+    assert np.isnan(srcgrad.grad(sum_sin_sq)(float("nan")))
+
+
+def test_infinity_propagates():
+    with np.errstate(invalid="ignore"):
+        g = srcgrad.grad(sum_sin_sq)(np.array([np.inf, 0.5]))
+    assert np.isnan(g[0]) and np.isfinite(g[1])
+
+
+def test_empty_array_gives_empty_gradient():
+    for shape in [(0,), (0, 3), (2, 0)]:
+        g = srcgrad.grad(sum_sin_sq)(np.zeros(shape))
+        assert g.shape == shape and g.dtype == np.float64
+
+
+def test_empty_array_in_a_loop():
+    g = srcgrad.grad(loop_product)(np.zeros(0))
+    assert g.shape == (0,)
+
+
+def test_zero_d_array_gives_zero_d_gradient():
+    g = srcgrad.grad(sum_sin_sq)(np.array(0.5))
+    assert isinstance(g, np.ndarray) and g.shape == ()
+    assert float(g) == pytest.approx(np.cos(0.5) * 0.5 + np.sin(0.5))
+
+
+def test_zero_d_float32_keeps_its_dtype():
+    g = srcgrad.grad(sum_sin_sq)(np.array(0.5, dtype=np.float32))
+    assert g.shape == () and g.dtype == np.float32
+
+
+def test_vjp_of_empty_output():
+    def double(x):
+        return 2.0 * x
+
+    out, pullback = srcgrad.vjp(double, np.zeros((0, 2)))
+    (g,) = pullback(np.zeros((0, 2)))
+    assert out.shape == (0, 2) and g.shape == (0, 2)

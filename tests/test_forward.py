@@ -1,0 +1,422 @@
+"""Forward mode and the transforms built on it: jvp, jacobian, hessian, grad(grad(f)).
+
+Every result is checked against central finite differences in float64, and forward mode
+against reverse mode with the dot-product test <v, J u> = <J^T v, u>.
+"""
+
+import inspect
+import math
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import corpus
+import srcgrad
+
+EPS = 1e-6
+rng = np.random.default_rng(7)
+INPUTS = {
+    "a": [0.7, -0.4, 1.6],
+    "b": [0.3, 1.2, -0.8],
+    "x": [rng.normal(size=3) for _ in range(3)],
+    "y": [rng.normal(size=3) for _ in range(3)],
+    "M": [rng.normal(size=(3, 3)) for _ in range(3)],
+    "W": [rng.normal(size=(3, 3)) * 0.5 for _ in range(3)],
+}
+
+
+def _random_like(value):
+    return float(rng.normal()) if isinstance(value, float) else rng.normal(size=np.shape(value))
+
+
+def _finite_difference(f, args, tangents):
+    """(f(args + eps t) - f(args - eps t)) / 2 eps, for every argument at once."""
+    plus = [a + EPS * t if t is not None else a for a, t in zip(args, tangents)]
+    minus = [a - EPS * t if t is not None else a for a, t in zip(args, tangents)]
+    return (np.asarray(f(*plus), dtype=np.float64) - np.asarray(f(*minus), dtype=np.float64)) / (2 * EPS)
+
+
+def _cases():
+    for fn in corpus.ALL:
+        names = list(inspect.signature(fn).parameters)
+        for k in range(3):
+            yield pytest.param(fn, [INPUTS[n][k] for n in names], id=f"{fn.__name__}-{k}")
+
+
+# --- jvp on the corpus -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fn, args", _cases())
+def test_jvp_matches_finite_differences_and_reverse_mode(fn, args):
+    tangents = [_random_like(a) for a in args]
+    out, out_dot = srcgrad.jvp(fn, tuple(args), tuple(tangents))
+    np.testing.assert_allclose(out, fn(*args), rtol=1e-12)
+    np.testing.assert_allclose(out_dot, _finite_difference(fn, args, tangents), rtol=1e-5, atol=1e-6)
+    grads = srcgrad.grad(fn, wrt=tuple(range(len(args))))(*args)
+    backward = sum(float(np.sum(g * t)) for g, t in zip(grads, tangents))
+    assert out_dot == pytest.approx(backward, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("fn", corpus.ALL, ids=lambda f: f.__name__)
+def test_jvp_tangent_has_the_output_type(fn):
+    args = [INPUTS[n][0] for n in inspect.signature(fn).parameters]
+    out, out_dot = srcgrad.jvp(fn, tuple(args), tuple(_random_like(a) for a in args))
+    assert np.shape(out_dot) == np.shape(out)
+    if isinstance(out, float):
+        assert isinstance(out_dot, float)
+
+
+# --- constructs beyond the corpus ---------------------------------------------------------
+
+
+def square_sum(v, scale=2.0):
+    return np.sum(v * v) * scale
+
+
+def calls_user_function(x, W):
+    h = np.tanh(W @ x)
+    return square_sum(h) + square_sum(x, scale=0.5) * h
+
+
+def nested_user_calls(a, b):
+    return helper_pair(a, b) * a
+
+
+def helper_pair(p, q):
+    if p > 0:
+        return math.sin(p) * q
+    return q * q
+
+
+def subscript_store(x):
+    y = np.zeros(4)
+    y[1:] = x
+    y[0] = x[0] * x[1]
+    return np.cumsum(y * y)
+
+
+def broadcast_inactive(x, M):
+    return np.sum(x + M, axis=0) * (M - x)
+
+
+def tuple_output(x, a):
+    return np.sin(x) * a, np.sum(x) ** 2
+
+
+def while_break_return(x):
+    s = 0.0
+    k = 0
+    while k < 10:
+        s = s + np.sum(np.cos(x * k))
+        if s > 3.0:
+            return s * s
+        if s < -3.0:
+            break
+        k = k + 1
+    return s
+
+
+def loop_over_rows(M, x):
+    s = np.zeros(3)
+    for row in M:
+        s = s + row * x
+    return s
+
+
+def concatenated(x, a):
+    return np.concatenate([x * a, np.ones(2), x[:2]])
+
+
+EXTRA = [
+    (calls_user_function, ["x", "W"]),
+    (nested_user_calls, ["a", "b"]),
+    (subscript_store, ["x"]),
+    (broadcast_inactive, ["x", "M"]),
+    (while_break_return, ["x"]),
+    (loop_over_rows, ["M", "x"]),
+    (concatenated, ["x", "a"]),
+]
+
+
+@pytest.mark.parametrize("fn, names", EXTRA, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("k", range(3))
+def test_jvp_of_constructs(fn, names, k):
+    args = [INPUTS[n][k] for n in names]
+    tangents = [_random_like(a) for a in args]
+    out, out_dot = srcgrad.jvp(fn, tuple(args), tuple(tangents))
+    np.testing.assert_allclose(out, fn(*args), rtol=1e-12)
+    assert np.shape(out_dot) == np.shape(out)
+    np.testing.assert_allclose(out_dot, _finite_difference(fn, args, tangents), rtol=1e-5, atol=1e-6)
+    # dot-product test against reverse mode
+    v = _random_like(out)
+    try:
+        _, pullback = srcgrad.vjp(fn, *args)
+        grads = pullback(v)
+    except srcgrad.NotDifferentiableError:
+        pytest.skip("reverse mode does not support this construct yet")
+    backward = sum(float(np.sum(g * t)) for g, t in zip(grads, tangents))
+    assert float(np.sum(out_dot * v)) == pytest.approx(backward, rel=1e-9, abs=1e-12)
+
+
+def test_jvp_with_tuple_output():
+    x, a = INPUTS["x"][0], 0.8
+    tx, ta = _random_like(x), 0.3
+    (o1, o2), (d1, d2) = srcgrad.jvp(tuple_output, (x, a), (tx, ta))
+    np.testing.assert_allclose(d1, np.cos(x) * tx * a + np.sin(x) * ta, rtol=1e-12)
+    assert d2 == pytest.approx(2 * np.sum(x) * np.sum(tx), rel=1e-12)
+
+
+def test_jvp_only_of_arguments_with_tangents():
+    x, W = INPUTS["x"][1], INPUTS["W"][1]
+    tx = _random_like(x)
+    _, with_none = srcgrad.jvp(calls_user_function, (x, W), (tx, None))
+    _, with_zero = srcgrad.jvp(calls_user_function, (x, W), (tx, np.zeros_like(W)))
+    np.testing.assert_allclose(with_none, with_zero, rtol=1e-12)
+    np.testing.assert_allclose(with_none, _finite_difference(calls_user_function, [x, W], [tx, None]), rtol=1e-5)
+
+
+def test_jvp_float32_stays_float32():
+    x = np.array([0.1, 0.2, 0.3], dtype=np.float32)
+    out, out_dot = srcgrad.jvp(corpus.straight_line, (x,), (np.ones(3, dtype=np.float32),))
+    assert out_dot.dtype == np.float32
+    assert float(out_dot) == pytest.approx(float(np.sum(np.cos(x) * x + np.sin(x))), rel=1e-5)
+
+
+# --- generated source ------------------------------------------------------------------
+
+
+def test_source_of_forward_code_reads_like_the_math():
+    text = srcgrad.source(srcgrad.jacobian(corpus.straight_line, mode="forward"))
+    assert text.startswith("def straight_line_jvp(x, x_dot):")
+    assert "Jacobian-vector product of straight_line (corpus.py:" in text
+    assert "sin_x_dot = x_dot * np.cos(x)" in text
+    assert "# return np.sum(np.sin(x) * x)" in text
+    assert text == srcgrad.source(srcgrad.jacobian(corpus.straight_line, mode="forward"))
+
+
+def test_user_function_call_uses_its_own_jvp():
+    text = srcgrad.source(srcgrad.jacobian(calls_user_function, mode="forward"))
+    assert "square_sum_jvp(h, v_dot=h_dot)" in text
+
+
+def test_tangents_of_functions_with_defaults_are_keyword_only():
+    text = srcgrad.source(srcgrad.jacobian(square_sum, mode="forward"))
+    assert text.startswith("def square_sum_jvp(v, scale=2.0, *, v_dot):")
+    out, out_dot = srcgrad.jvp(square_sum, (np.ones(2),), (np.ones(2),))
+    assert (out, out_dot) == (4.0, 8.0)
+
+
+# --- jacobian ------------------------------------------------------------------------------
+
+
+def vector_function(x, W):
+    return np.tanh(W @ x) * x[0]
+
+
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_jacobian_modes_agree_with_finite_differences(wrt):
+    x, W = INPUTS["x"][0], INPUTS["W"][0]
+    forward = srcgrad.jacobian(vector_function, wrt=wrt, mode="forward")(x, W)
+    reverse = srcgrad.jacobian(vector_function, wrt=wrt, mode="reverse")(x, W)
+    chosen = srcgrad.jacobian(vector_function, wrt=wrt)(x, W)
+    args = [x, W]
+    assert forward.shape == (3,) + np.shape(args[wrt])
+    expected = np.zeros(forward.shape)
+    for k in np.ndindex(np.shape(args[wrt])):
+        e = np.zeros(np.shape(args[wrt]))
+        e[k] = 1.0
+        tangents = [e if i == wrt else None for i in range(2)]
+        expected[(Ellipsis,) + k] = _finite_difference(vector_function, args, tangents)
+    np.testing.assert_allclose(forward, expected, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(reverse, forward, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(chosen, forward, rtol=1e-12, atol=1e-14)
+
+
+def test_jacobian_tuple_wrt_and_scalar_shapes():
+    x, W = INPUTS["x"][1], INPUTS["W"][1]
+    jx, jw = srcgrad.jacobian(vector_function, wrt=(0, 1))(x, W)
+    assert jx.shape == (3, 3) and jw.shape == (3, 3, 3)
+    jx_r, jw_r = srcgrad.jacobian(vector_function, wrt=("x", "W"), mode="reverse")(x, W)
+    np.testing.assert_allclose(jx, jx_r, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(jw, jw_r, rtol=1e-12, atol=1e-14)
+    d = srcgrad.jacobian(corpus.scalar_math, wrt=1, mode="forward")(0.7, 0.3)
+    assert isinstance(d, float)
+    assert d == pytest.approx(srcgrad.grad(corpus.scalar_math, wrt=1)(0.7, 0.3), rel=1e-12)
+    g = srcgrad.jacobian(corpus.straight_line, mode="forward")(x)
+    assert g.shape == (3,)
+    np.testing.assert_allclose(g, srcgrad.grad(corpus.straight_line)(x), rtol=1e-12)
+
+
+def test_jacobian_rejects_unknown_mode():
+    with pytest.raises(ValueError, match="mode"):
+        srcgrad.jacobian(vector_function, mode="sideways")
+
+
+# --- hessian and nested grad ------------------------------------------------------------------
+
+
+def logsumexp(x):
+    m = np.max(x)
+    return m + np.log(np.sum(np.exp(x - m)))
+
+
+def loop_energy(x):
+    s = 0.0
+    for i in range(3):
+        s = s + np.sin(x[i]) * x[i] ** 2 * x[(i + 1) % 3]
+    return s
+
+
+def scalar_function(a):
+    return math.exp(a) * math.sin(a) + a ** 4
+
+
+def _hessian_by_differences(f, x):
+    gradient = srcgrad.grad(f)
+    if isinstance(x, float):
+        return (gradient(x + EPS) - gradient(x - EPS)) / (2 * EPS)
+    columns = []
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = 1.0
+        columns.append((gradient(x + EPS * e) - gradient(x - EPS * e)) / (2 * EPS))
+    return np.stack(columns, axis=-1)
+
+
+def test_hessian_of_logsumexp():
+    x = np.random.default_rng(3).normal(size=10)
+    H = srcgrad.hessian(logsumexp)(x)
+    assert H.shape == (10, 10)
+    np.testing.assert_allclose(H, H.T, rtol=1e-12, atol=1e-14)
+    p = np.exp(x - np.max(x))
+    p /= p.sum()
+    np.testing.assert_allclose(H, np.diag(p) - np.outer(p, p), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(H, _hessian_by_differences(logsumexp, x), rtol=1e-5, atol=1e-7)
+
+
+def test_hessian_through_a_loop():
+    x = INPUTS["x"][2]
+    H = srcgrad.hessian(loop_energy)(x)
+    assert H.shape == (3, 3)
+    np.testing.assert_allclose(H, H.T, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(H, _hessian_by_differences(loop_energy, x), rtol=1e-5, atol=1e-7)
+
+
+def test_hessian_of_a_scalar_function():
+    for a in (0.3, -1.1):
+        h = srcgrad.hessian(scalar_function)(a)
+        assert isinstance(h, float)
+        expected = 2 * math.exp(a) * math.cos(a) + 12 * a ** 2
+        assert h == pytest.approx(expected, rel=1e-12)
+        assert h == pytest.approx(_hessian_by_differences(scalar_function, a), rel=1e-6)
+
+
+def test_hessian_source_is_forward_over_the_gradient():
+    text = srcgrad.source(srcgrad.hessian(logsumexp))
+    assert text.startswith("def logsumexp_grad_jvp(x, x_dot):")
+    assert "Jacobian-vector product of logsumexp_grad" in text
+
+
+def test_hessian_with_respect_to_two_arguments_is_blockwise():
+    x, W = INPUTS["x"][0], INPUTS["W"][0]
+    f = corpus.matmul_chain
+    (hxx, hxw), (hwx, hww) = srcgrad.hessian(f, wrt=(0, 1))(x, W)
+    assert hxx.shape == (3, 3) and hxw.shape == (3, 3, 3) and hwx.shape == (3, 3, 3) and hww.shape == (3, 3, 3, 3)
+    np.testing.assert_allclose(hxw, np.moveaxis(hwx, 2, 0), rtol=1e-10, atol=1e-12)
+    gx = srcgrad.grad(f, wrt=0)
+    e = np.zeros((3, 3))
+    e[1, 2] = 1.0
+    np.testing.assert_allclose(hxw[:, 1, 2], (gx(x, W + EPS * e) - gx(x, W - EPS * e)) / (2 * EPS), rtol=1e-5, atol=1e-7)
+
+
+def sin_cubed(x):
+    return math.sin(x) * x ** 3
+
+
+def test_grad_of_grad():
+    d2 = srcgrad.grad(srcgrad.grad(sin_cubed))
+    for x in (0.5, -1.3, 2.0):
+        expected = -math.sin(x) * x ** 3 + 6 * x ** 2 * math.cos(x) + 6 * x * math.sin(x)
+        assert d2(x) == pytest.approx(expected, rel=1e-12)
+        assert isinstance(d2(x), float)
+    value, slope = srcgrad.value_and_grad(srcgrad.grad(sin_cubed))(0.5)
+    assert value == pytest.approx(math.cos(0.5) * 0.125 + 3 * 0.25 * math.sin(0.5), rel=1e-12)
+    assert slope == pytest.approx(d2(0.5), rel=1e-12)
+    assert "sin_cubed_grad_jvp" in srcgrad.source(d2)
+
+
+def test_grad_of_grad_needs_a_scalar_output():
+    with pytest.raises(TypeError, match="scalar output"):
+        srcgrad.grad(srcgrad.grad(corpus.straight_line))(np.ones(3))
+
+
+# --- errors --------------------------------------------------------------------------------
+
+
+def test_tangent_shape_mismatch_names_function_and_argument():
+    with pytest.raises(ValueError, match=r"tangent of `x` for `straight_line`.*shape \(2,\).*shape \(3,\)"):
+        srcgrad.jvp(corpus.straight_line, (np.ones(3),), (np.ones(2),))
+
+
+def test_tangent_for_an_integer_argument_is_rejected():
+    def power(x, n):
+        return x ** n
+
+    with pytest.raises(TypeError, match="`n` of `power`.*int.*no tangent"):
+        srcgrad.jvp(power, (2.0, 3), (1.0, 1.0))
+    assert srcgrad.jvp(power, (2.0, 3), (1.0, None)) == (8.0, 12.0)
+
+
+def test_integer_tangent_and_count_mismatch_are_rejected():
+    with pytest.raises(TypeError, match="must hold floats"):
+        srcgrad.jvp(corpus.straight_line, (np.ones(3),), (np.ones(3, dtype=int),))
+    with pytest.raises(TypeError, match="1 primals but 2 tangents"):
+        srcgrad.jvp(corpus.straight_line, (np.ones(3),), (np.ones(3), np.ones(3)))
+    with pytest.raises(TypeError, match="structure"):
+        srcgrad.jvp(corpus.straight_line, ([1.0, 2.0],), ((1.0, 2.0),))
+
+
+# --- the Hessian of every corpus function ----------------------------------------------------
+
+NO_SECOND_DERIVATIVE = {"reductions"}  # np.prod's reverse rule helper has no forward rule yet
+
+
+@pytest.mark.parametrize("fn", [f for f in corpus.ALL if f.__name__ not in NO_SECOND_DERIVATIVE], ids=lambda f: f.__name__)
+def test_hessian_of_corpus_matches_differences_of_the_gradient(fn):
+    names = list(inspect.signature(fn).parameters)
+    args = [INPUTS[n][1] for n in names]
+    x, rest = args[0], args[1:]
+    H = srcgrad.hessian(fn)(*args)
+    gradient = srcgrad.grad(fn)
+    columns = []
+    for k in np.ndindex(np.shape(x)):
+        e = np.zeros(np.shape(x))
+        e[k] = 1.0
+        step = float(e) * EPS if isinstance(x, float) else EPS * e
+        columns.append((gradient(x + step, *rest) - gradient(x - step, *rest)) / (2 * EPS))
+    expected = np.reshape(np.stack(columns, axis=-1), np.shape(x) * 2)
+    assert np.shape(H) == np.shape(x) * 2
+    np.testing.assert_allclose(H, expected, rtol=1e-5, atol=1e-6)
+    flat = np.reshape(H, (np.size(x), np.size(x)))
+    np.testing.assert_allclose(flat, flat.T, rtol=1e-9, atol=1e-11)
+
+
+# --- golden sources ------------------------------------------------------------------------------
+
+GOLDEN = pathlib.Path(__file__).parent / "golden"
+GOLDEN_CASES = {
+    "forward_rnn": lambda: srcgrad.jacobian(corpus.rnn, wrt=(0, 1), mode="forward"),
+    "hessian_break_continue": lambda: srcgrad.hessian(corpus.break_continue),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_CASES))
+def test_forward_source_matches_golden(name):
+    """Regenerate after an intended change with SRCGRAD_UPDATE_GOLDEN=1 pytest tests/test_forward.py."""
+    text = srcgrad.source(GOLDEN_CASES[name]())
+    path = GOLDEN / f"{name}.py"
+    if os.environ.get("SRCGRAD_UPDATE_GOLDEN"):
+        path.write_text(text)
+    assert text == path.read_text()
