@@ -430,6 +430,11 @@ def hessian(fn, wrt=0):
 
 def _nested_grad(fn, mode, wrt, verbose):
     """`grad` of a derivative made by srcgrad: forward mode over its generated code."""
+    if getattr(fn, "__srcgrad_nested__", False):
+        raise TypeError(
+            f"srcgrad differentiates a derivative once more (grad(grad(f))), not yet a third time "
+            f"(`{fn.__name__}`); use srcgrad.jvp on the second derivative's inputs instead"
+        )
     positions = _positions(fn, wrt)
     names = _params(fn)
     wanted = positions if isinstance(positions, tuple) else (positions,)
@@ -450,5 +455,6 @@ def _nested_grad(fn, mode, wrt, verbose):
         return (out, gradient) if mode == "value_and_grad" else gradient
 
     derivative.__srcgrad_lazy__ = _Built(lambda: _jvp_derivative(fn, wanted, verbose))
+    derivative.__srcgrad_nested__ = True
     derivative.__name__ = derivative.__qualname__ = f"{fn.__name__}_{mode}"
     return derivative

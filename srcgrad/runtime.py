@@ -15,6 +15,7 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `drop_last(g)`: the gradient of a list before its last `append`.
 - `without_part(g, index)`: a copy of the gradient `g` with the part `index` zero (the
   part an assignment `y[index] = v` overwrote).
+- `refuse_shared(a, b, message)`: stop with `message` when arrays a and b share memory.
 - `snapshot(x)`: a copy of an array or list that later in-place changes cannot reach.
 - `broadcast_tangent(t, x)`: make the tangent `t` a tangent for `x` (x's shape and type).
 - `tangent_for_update(t, x)`: a writable tangent of its own for an `x[i] = v` update.
@@ -276,3 +277,12 @@ def tangent_for_update(t, x):
         return dict(t) if type(t) is dict else {k: zeros_like_grad(v) for k, v in x.items()}
     dtype = np.result_type(t)
     return np.array(np.broadcast_to(t, np.shape(x)), dtype=dtype if dtype.kind in "fc" else np.float64)
+
+
+def refuse_shared(a, b, message):
+    """Raise `NotDifferentiableError(message)` if `a` and `b` are arrays sharing memory
+    (an augmented assignment to one would change the other)."""
+    if type(a) is _ndarray and type(b) is _ndarray and np.shares_memory(a, b):
+        from .errors import NotDifferentiableError
+
+        raise NotDifferentiableError(message)

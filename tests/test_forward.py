@@ -347,6 +347,11 @@ def test_grad_of_grad():
     assert "sin_cubed_grad_jvp" in srcgrad.source(d2)
 
 
+def test_third_derivative_is_a_clear_error():
+    with pytest.raises(TypeError, match="not yet a third time"):
+        srcgrad.grad(srcgrad.grad(srcgrad.grad(sin_cubed)))
+
+
 def test_grad_of_grad_needs_a_scalar_output():
     with pytest.raises(TypeError, match="scalar output"):
         srcgrad.grad(srcgrad.grad(corpus.straight_line))(np.ones(3))

@@ -25,6 +25,7 @@ both the old and the new value. Augmented and annotated assignments, `and`/`or`,
 
 import gast
 
+from .. import runtime
 from . import syntax
 
 _OP_WORDS = {
@@ -36,9 +37,10 @@ _MAX_NAME = 16
 
 
 class _ANF:
-    def __init__(self, namer, local_names):
+    def __init__(self, namer, local_names, shared=None):
         self.namer = namer
         self.locals = local_names
+        self.shared = shared or {}  # augmented assignments to check (fence.shared_augmented)
         self.depth = 0
 
     # --- statements ------------------------------------------------------------
@@ -100,7 +102,12 @@ class _ANF:
     def stmt_AugAssign(self, s):
         if isinstance(s.target, gast.Name):
             read = syntax.name(s.target.id)
-            return self.assign_to(s.target, syntax.binop(read, s.op, s.value))
+            checks = []
+            for other, message in self.shared.get((s.lineno, s.col_offset), ()):
+                refuse = self.namer.helper("refuse_shared", runtime.refuse_shared)
+                call = syntax.call(refuse, [syntax.name(s.target.id), syntax.name(other), syntax.const(message)])
+                checks.append(syntax.expr(call))
+            return checks + self.assign_to(s.target, syntax.binop(read, s.op, s.value))
         if isinstance(s.target, gast.Subscript):
             pre, container = self.atom(s.target.value)
             pre2, index = self.index(s.target.slice)
@@ -478,11 +485,11 @@ def _unsupported(node, what):
     return err
 
 
-def run(tree, namer, local_names):
+def run(tree, namer, local_names, shared=None):
     """Put the FunctionDef `tree` in A-normal form (in place) and return it.
 
     `local_names` are the function's parameters and assigned names: attribute chains
     rooted elsewhere (`np.pi`) count as atoms.
     """
-    tree.body = _ANF(namer, set(local_names)).block(tree.body)
+    tree.body = _ANF(namer, set(local_names), shared).block(tree.body)
     return tree

@@ -69,6 +69,68 @@ def check(program, transform="srcgrad.grad"):
                 )
 
 
+_VIEW_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view", "T"}
+
+
+def _shares_memory(value):
+    """The local name whose memory the expression `value` may share (`a`, `a[1:]`, `a.T`,
+    `a.reshape(...)`), or None."""
+    if isinstance(value, gast.Name):
+        return value.id
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+        parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+        return value.value.id if any(isinstance(p, gast.Slice) for p in parts) else None
+    if isinstance(value, gast.Attribute) and value.attr == "T" and isinstance(value.value, gast.Name):
+        return value.value.id
+    if (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+            and value.func.attr in _VIEW_METHODS and isinstance(value.func.value, gast.Name)):
+        return value.func.value.id
+    return None
+
+
+def shared_augmented(program):
+    """`b = a; b += 1` changes `a` too when they are arrays (not when they are floats);
+    srcgrad computes `b = b + 1`. Returns {(line, column) of such an augmented assignment:
+    [(other name, message)]} for each name that may share memory with its target and is
+    read afterwards; the generated code checks at run time that they do not."""
+    tree = program.tree
+    found = {}
+    pairs = []
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+            other = _shares_memory(node.value)
+            if other is not None and other != node.targets[0].id:
+                pairs.append((node.targets[0].id, other, node))
+    if not pairs:
+        return found
+    loops = [n for n in gast.walk(tree) if isinstance(n, (gast.For, gast.While))]
+    for node in gast.walk(tree):
+        if not (isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name)):
+            continue
+        name = node.target.id
+        for a, b, made in pairs:
+            if name not in (a, b):
+                continue
+            other = b if name == a else a
+            later = [n for n in gast.walk(tree) if isinstance(n, gast.Name) and n.id == other
+                     and isinstance(n.ctx, gast.Load) and n.lineno > node.lineno]
+            around = [n for loop in loops if node in list(gast.walk(loop)) for n in gast.walk(loop)
+                      if isinstance(n, gast.Name) and n.id == other and isinstance(n.ctx, gast.Load)]
+            if later or around:
+                message = (
+                    f"`{program.text(node)}` ({program.filename}, line {program.line(node)}) changes the array "
+                    f"`{name}` in place, and `{name}` shares memory with `{other}` (line {program.line(made)}: "
+                    f"`{program.text(made)}`), which is read afterwards (in `{tree.name}`): NumPy changes both, "
+                    f"which srcgrad cannot differentiate. Write `{name} = {name} "
+                    f"{_OPERATORS.get(type(node.op), '+')} ...` for a new array, or copy first (`.copy()`)"
+                )
+                found.setdefault((node.lineno, node.col_offset), []).append((other, message))
+    return found
+
+
+_OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**", gast.MatMult: "@"}
+
+
 def _checked_nodes(stmt):
     """The nodes of a top-level statement to check. A nested `def` or `name = lambda` at the
     top level is allowed (closures.py inlines it): its own body is checked, not itself."""

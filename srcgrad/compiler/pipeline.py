@@ -89,6 +89,7 @@ def _build(fn, mode, wrt, verbose, source, signature=None):
     split_vjp, mode = mode == "split_vjp", "vjp" if mode == "split_vjp" else mode
     program = frontend.load(fn, source=source)
     fence.check(program, _transform_name(mode))
+    shared = fence.shared_augmented(program)
     tree = syntax.copy(program.tree)
     _show(verbose, "parse and check", tree)
     scope = lambda name: resolve.lookup_path([name], program)  # noqa: E731
@@ -98,8 +99,8 @@ def _build(fn, mode, wrt, verbose, source, signature=None):
         tree = jumps.run(tree, namer)
         _show(verbose, "jumps", tree)
         params = [a.id for a in tree.args.args]
-        local_names = set(params) | set(syntax.names_stored(tree))
-        tree = anf.run(tree, namer, local_names)
+        local_names = set(params) | {a.id for a in tree.args.kwonlyargs} | set(syntax.names_stored(tree))
+        tree = anf.run(tree, namer, local_names, shared)
         tree = closures.inline(tree, local_functions, namer, local_names)
         _show(verbose, "ANF", tree)
         tree = versions.run(tree, namer)
@@ -135,6 +136,7 @@ def _build(fn, mode, wrt, verbose, source, signature=None):
         print("--- emitted source ---" if verbose == "stages" else "", text, sep="\n" if verbose == "stages" else "")
     function = load.function(text, tree.name, program, namer.helpers, mode)
     function.__defaults__ = getattr(program.fn, "__defaults__", None)
+    function.__kwdefaults__ = getattr(program.fn, "__kwdefaults__", None)
     function.__srcgrad_source__ = text
     return function, text, tree.name
 

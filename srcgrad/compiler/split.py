@@ -28,13 +28,14 @@ from . import syntax
 def run(tree, namer):
     """The split form of the vjp FunctionDef `tree` made by reverse mode (seed first)."""
     seed, *params = [a.id for a in tree.args.args]
+    kwonly = [a.id for a in tree.args.kwonlyargs]
     body = list(tree.body)
     doc = body.pop(0) if body and _is_docstring(body[0]) else None
     ret = body.pop()
     value, grads = ret.value.elts
     cut = next((k for k, s in enumerate(body) if syntax.comment_text(s) == "Backward pass"), len(body))
     forward, backward = body[:cut], body[cut:]
-    outer = set(params) | set(syntax.names_stored(forward))
+    outer = set(params) | set(kwonly) | set(syntax.names_stored(forward))
     changed = set(syntax.names_stored(backward)) & outer
     popped = {
         n.func.value.id
@@ -58,7 +59,10 @@ def run(tree, namer):
         inner = copies + inner
     pullback = syntax.function_def(namer.fresh("pullback"), [seed], inner)
     result = syntax.return_(syntax.tuple_([value, syntax.name(pullback.name)]))
-    new = syntax.function_def(tree.name, params, forward + [pullback, result], defaults=tree.args.defaults)
+    new = syntax.function_def(
+        tree.name, params, forward + [pullback, result], defaults=tree.args.defaults,
+        kwonly=kwonly, kw_defaults=tree.args.kw_defaults,
+    )
     if doc is not None:
         new.body.insert(0, doc)
     return new

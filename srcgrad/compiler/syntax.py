@@ -129,14 +129,14 @@ def nonlocal_(names):
     return _make(gast.Nonlocal, names=list(names))
 
 
-def function_def(fn_name, params, body, docstring=None, defaults=()):
+def function_def(fn_name, params, body, docstring=None, defaults=(), kwonly=(), kw_defaults=()):
     args = _make(
         gast.arguments,
         args=[_make(gast.Name, id=p, ctx=gast.Param()) for p in params],
         posonlyargs=[],
         vararg=None,
-        kwonlyargs=[],
-        kw_defaults=[],
+        kwonlyargs=[_make(gast.Name, id=p, ctx=gast.Param()) for p in kwonly],
+        kw_defaults=list(kw_defaults),
         kwarg=None,
         defaults=list(defaults),
     )
