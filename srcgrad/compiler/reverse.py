@@ -402,16 +402,11 @@ class _Reverse:
                         NotDifferentiableError,
                     )
                 continue
-            names = _active_names(node, self.activity)
-            if not names:
+            if not _active_names(node, self.activity):
                 continue
-            if not syntax.is_name(node, names[0]):
-                raise self.program.error(
-                    stmt, f"differentiating {label} through a container argument is not supported yet "
-                    f"(in `{self.program.name}`)", NotDifferentiableError,
-                )
+            self.check_receiver(stmt, node, label)
             positions.append(k)
-            receivers.append(names[0])
+            receivers.append(node)
         if not positions:
             return []
         pullback = self.bind(f"{fn.__name__}_pullback", self.pullback_of(fn, tuple(positions)))
@@ -420,8 +415,33 @@ class _Reverse:
                            [(k, syntax.copy(v)) for k, v in keywords.items()])
         out = [syntax.assign(syntax.tuple_([syntax.name(n, store=True) for n in grads], store=True), call)]
         for receiver, grad_name in zip(receivers, grads):
-            self.structured.add(self.namer.adjoint(receiver))  # the pullback mirrors containers
-            out += self.accumulate(receiver, syntax.name(grad_name))
+            if isinstance(receiver, gast.Name):
+                self.structured.add(self.namer.adjoint(receiver.id))  # the pullback mirrors containers
+            out += self.distribute(receiver, syntax.name(grad_name))
+        return out
+
+    def check_receiver(self, stmt, node, label):
+        """An argument that receives a gradient must be a name or a display of atoms."""
+        if isinstance(node, gast.Name) or (
+            isinstance(node, (gast.Tuple, gast.List)) and all(_is_simple_atom(e) for e in node.elts)
+        ):
+            return
+        raise self.program.error(
+            stmt, f"differentiating {label} through the argument `{syntax.unparse(node).strip()}` "
+            f"is not supported (in `{self.program.name}`); give it a name first", NotDifferentiableError,
+        )
+
+    def distribute(self, node, value):
+        """Accumulate the gradient `value` into the argument `node`: a name, or each entry of
+        a display `[a, b]` (then `value`, a name, holds one gradient per entry)."""
+        if isinstance(node, gast.Name):
+            return self.accumulate(node.id, value)
+        item = syntax.name(self.bind("item_grad", runtime.item_grad))
+        out = []
+        for k, element in enumerate(node.elts):
+            if isinstance(element, gast.Name) and self.activity.is_active(element.id):
+                part = syntax.call(syntax.copy(item), [syntax.copy(value), syntax.const(k), syntax.copy(element)])
+                out += self.accumulate(element.id, part)
         return out
 
     def apply_rule(self, stmt, rule, g, ans, args, label):
@@ -436,22 +456,13 @@ class _Reverse:
                     f"(`{names[0]}` there depends on the differentiated input; at {self.program.where(stmt)}, "
                     f"in `{self.program.name}`); register one with srcgrad.defvjp", NotDifferentiableError,
                 )
-            if isinstance(node, gast.Name):
-                out += self.accumulate(node.id, self.vjp_expression(rule, param, g, ans, args))
-            elif isinstance(node, (gast.Tuple, gast.List)) and all(_is_simple_atom(e) for e in node.elts):
-                # `np.stack([a, b])`: the rule returns one gradient per entry
+            self.check_receiver(stmt, node, label)
+            value = self.vjp_expression(rule, param, g, ans, args)
+            if not isinstance(node, gast.Name):  # `np.stack([a, b])`: one gradient per entry
                 parts = self.namer.fresh(f"{param}_bar")
-                out.append(syntax.assign(parts, self.vjp_expression(rule, param, g, ans, args)))
-                item = syntax.name(self.bind("item_grad", runtime.item_grad))
-                for k, element in enumerate(node.elts):
-                    if isinstance(element, gast.Name) and self.activity.is_active(element.id):
-                        part = syntax.call(syntax.copy(item), [syntax.name(parts), syntax.const(k), syntax.copy(element)])
-                        out += self.accumulate(element.id, part)
-            else:
-                raise self.program.error(
-                    stmt, f"differentiating {label} through the argument `{syntax.unparse(node).strip()}` "
-                    f"is not supported (in `{self.program.name}`); give it a name first", NotDifferentiableError,
-                )
+                out.append(syntax.assign(parts, value))
+                value = syntax.name(parts)
+            out += self.distribute(node, value)
         return out
 
     def vjp_expression(self, rule, param, g, ans, args):

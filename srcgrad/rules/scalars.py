@@ -280,17 +280,23 @@ def _select_grad(g, sequence, ans):
     return list(grads) if isinstance(sequence, list) else tuple(grads)
 
 
-def _builtin_extreme_vjp_a(g, ans, a, b):
+@defvjp(builtins.max, "a")
+@defvjp(builtins.min, "a")
+def builtin_extreme_vjp_a(g, ans, a, b=None):
     if b is None:
         return _select_grad(g, a, ans)
     return unbroadcast(g, a) if _pick(ans, a, b) else unbroadcast(0.0 * g, a)
 
 
-def _builtin_extreme_vjp_b(g, ans, a, b):
+@defvjp(builtins.max, "b")
+@defvjp(builtins.min, "b")
+def builtin_extreme_vjp_b(g, ans, a, b=None):
     return unbroadcast(0.0 * g, b) if _pick(ans, a, b) else unbroadcast(g, b)
 
 
-def _builtin_extreme_jvp_a(t, ans, a, b):
+@defjvp(builtins.max, "a")
+@defjvp(builtins.min, "a")
+def builtin_extreme_jvp_a(t, ans, a, b=None):
     if b is None:
         if isinstance(a, np.ndarray):
             return np.ravel(t)[np.flatnonzero(np.ravel(a) == ans)[0]]
@@ -299,29 +305,7 @@ def _builtin_extreme_jvp_a(t, ans, a, b):
     return t if _pick(ans, a, b) else 0.0 * t
 
 
-def _builtin_extreme_jvp_b(t, ans, a, b):
-    return 0.0 * t if _pick(ans, a, b) else t
-
-
-@defvjp(builtins.max, "a")
-@defvjp(builtins.min, "a")
-def builtin_extreme_vjp_a(g, ans, a, b=None):
-    return _builtin_extreme_vjp_a(g, ans, a, b)
-
-
-@defvjp(builtins.max, "b")
-@defvjp(builtins.min, "b")
-def builtin_extreme_vjp_b(g, ans, a, b=None):
-    return _builtin_extreme_vjp_b(g, ans, a, b)
-
-
-@defjvp(builtins.max, "a")
-@defjvp(builtins.min, "a")
-def builtin_extreme_jvp_a(t, ans, a, b=None):
-    return _builtin_extreme_jvp_a(t, ans, a, b)
-
-
 @defjvp(builtins.max, "b")
 @defjvp(builtins.min, "b")
 def builtin_extreme_jvp_b(t, ans, a, b=None):
-    return _builtin_extreme_jvp_b(t, ans, a, b)
+    return 0.0 * t if _pick(ans, a, b) else t
