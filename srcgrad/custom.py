@@ -45,7 +45,6 @@ import re
 
 import numpy as np
 
-from .errors import NotDifferentiableError
 from .rules import registry
 from .runtime import zeros_like_grad
 

@@ -57,8 +57,10 @@ class _Iteration:
 
     def loop(self, s):
         target = s.target.id
-        if not self.activity.is_active(target):
-            return s
+        callee = self.calls.get(s.iter) if isinstance(s.iter, gast.Call) else None
+        counts = callee is not None and callee.kind == "function" and callee.obj is builtins.range
+        if counts or not self.activity.is_active(target):
+            return s  # a `range` carries no derivative whatever the (flow-insensitive) activity says
         pre = []
         if isinstance(s.iter, (gast.Tuple, gast.List)):  # `for v in (a, b)`: name the sequence
             seq = self.namer.fresh("sequence")
@@ -89,7 +91,7 @@ class _Iteration:
         items = [syntax.subscript(syntax.copy(seq), syntax.name(index)) for seq in sequences]
         head = []
         if kind in ("items", "values"):  # iterate the keys; each value is an entry of the dict
-            keys, key = sequences[0], self.namer.fresh("key")
+            key = self.namer.fresh("key")
             head = [syntax.located(syntax.assign(key, items[0]), s)]
             value = syntax.subscript(syntax.copy(self.mapping), syntax.name(key))
             items = [syntax.name(key), value] if kind == "items" else [value]

@@ -112,7 +112,7 @@ def _build(fn, mode, wrt, verbose, source, signature=None):
         ret = tree.body[-1].value
         output = ret.id if isinstance(ret, gast.Name) else None
         active = activity.run(tree, names, output, calls)
-        if mode != "jvp" and iteration.run(tree, program, active, calls, namer):  # forward zips loops itself
+        if iteration.run(tree, program, active, calls, namer):
             active = activity.run(tree, names, output, calls)
             _show(verbose, "iteration", tree)
         if verbose == "stages":

@@ -22,33 +22,18 @@ execution order turns the first into `x_bar = e` and later ones into
 with zeros where control flow merges paths that disagree.
 """
 
-import builtins
-import inspect
-import operator
 import os
-import types
 from dataclasses import dataclass, field
 
 import gast
 
-from .. import rules, runtime
+from .. import runtime
 from ..errors import NotDifferentiableError
-from . import inline, mutation, syntax
-
-_BINOPS = {
-    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
-    gast.Pow: operator.pow, gast.MatMult: operator.matmul,
-}
-_UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
+from . import mutation, syntax
+from .contributions import Contributions, _index_value
 
 
-# --- pseudo statements, lowered at the end -----------------------------------------
-
-
-@dataclass
-class _Accumulate:
-    adjoint: str
-    value: object
+# --- pseudo statements, lowered at the end (and `_Accumulate` in contributions.py) ------
 
 
 @dataclass
@@ -102,7 +87,7 @@ class _Context:
     recorded: list = field(default_factory=list)  # iteration-local names assigned so far
 
 
-class _Reverse:
+class _Reverse(Contributions):
     def __init__(self, program, activity, calls, namer, bind):
         self.program = program
         self.activity = activity
@@ -274,212 +259,6 @@ class _Reverse:
 
     # --- derivative contributions ------------------------------------------------
 
-    def contributions(self, stmt, target, value):
-        g = syntax.name(self.namer.adjoint(target))
-        ans = syntax.name(target)
-        if isinstance(value, gast.Name):
-            return self.accumulate(value.id, g)
-        if isinstance(value, gast.BinOp):
-            op = _BINOPS.get(type(value.op))
-            if op is None:
-                return []
-            rule = rules.lookup(op)
-            return self.apply_rule(stmt, rule, g, ans, {"x": value.left, "y": value.right}, f"`{op.__name__}`")
-        if isinstance(value, gast.UnaryOp):
-            op = _UNARY.get(type(value.op))
-            if op is None:
-                return []
-            rule = rules.lookup(op)
-            return self.apply_rule(stmt, rule, g, ans, {"x": value.operand}, f"`{op.__name__}`")
-        if isinstance(value, gast.Subscript):
-            if isinstance(value.value, gast.Name):
-                self.structured.add(self.namer.adjoint(value.value.id))  # it may be a list, tuple or dict
-            rule = rules.lookup(operator.getitem)
-            index = _index_value(value.slice)
-            return self.apply_rule(stmt, rule, g, ans, {"x": value.value, "index": index}, "indexing")
-        if isinstance(value, gast.Attribute):
-            callee = self.calls.get(value)
-            if callee is not None and callee.obj is not None:
-                rule = rules.lookup(callee.obj)
-                args = rule.bind(value.value)
-                return self.apply_rule(stmt, rule, g, ans, _nodes(args), f"`.{value.attr}`")
-            raise self.program.error(
-                stmt, f"no derivative rule for the attribute `.{value.attr}` of `{syntax.unparse(value.value)}` "
-                f"(in `{self.program.name}`)", NotDifferentiableError,
-            )
-        if isinstance(value, gast.Call):
-            return self.call(stmt, value, g, ans)
-        if isinstance(value, (gast.Tuple, gast.List, gast.Dict)):
-            return self.container(stmt, value, g)
-        return []
-
-    def container(self, stmt, value, g):
-        """`t = (a, b)` / `[a, b]` / `{"k": a}`: each entry's adjoint is its part of t's."""
-        if isinstance(value, gast.Dict):
-            if any(k is None for k in value.keys):
-                raise self.program.error(stmt, f"`**` in a dict display is not supported (in `{self.program.name}`)")
-            entries = list(zip(value.keys, value.values))
-        else:
-            entries = [(syntax.const(k), e) for k, e in enumerate(value.elts)]
-        item = syntax.name(self.bind("item_grad", runtime.item_grad))
-        out = []
-        for key, element in entries:
-            if isinstance(element, gast.Name) and self.activity.is_active(element.id):
-                part = syntax.call(syntax.copy(item), [syntax.copy(g), syntax.copy(key), syntax.copy(element)])
-                out += self.accumulate(element.id, part)
-        return out
-
-    def call(self, stmt, value, g, ans):
-        callee = self.calls.get(value)
-        what = syntax.unparse(value.func)
-        if callee is None or callee.kind == "unresolved":
-            raise self.program.error(
-                stmt, f"cannot find the function `{what}` called in `{self.program.name}`; "
-                "define it before differentiating", NotDifferentiableError,
-            )
-        args, keywords = list(value.args), {k.arg: k.value for k in value.keywords}
-        if callee.kind == "method":
-            if callee.obj is None:
-                raise self.program.error(
-                    stmt, f"no derivative rule for the method `.{callee.path}()` called at "
-                    f"{self.program.where(stmt)} (in `{self.program.name}`); register one with srcgrad.defvjp",
-                    NotDifferentiableError,
-                )
-            primal = callee.obj
-            receiver = syntax.name(callee.receiver)
-            if callee.packs_varargs and len(args) > 1:
-                args = [syntax.tuple_(args)]
-            args = [receiver] + args
-            label = f"`.{callee.path}()`"
-        else:
-            primal = callee.obj
-            label = f"`{callee.path}`"
-        if primal in (builtins.max, builtins.min) and len(args) > 2 and not keywords:
-            args = [syntax.list_(args)]  # max(a, b, c) is max([a, b, c])
-        rule = rules.lookup(primal)
-        if rule is None:
-            if rules.is_nondifferentiable(primal):
-                return []
-            if callee.kind == "function" and _is_user_function(primal):
-                return self.user_call(stmt, primal, args, keywords, g, label)
-            raise self.program.error(
-                stmt, f"no derivative rule for {_display(primal, callee)} called at {self.program.where(stmt)} "
-                f"(in `{self.program.name}`); register one with srcgrad.defvjp", NotDifferentiableError,
-            )
-        try:
-            bound = rule.bind(*args, **keywords)
-        except TypeError as exc:
-            raise self.program.error(
-                stmt, f"cannot differentiate this call of {label}: {exc} (in `{self.program.name}`)",
-                NotDifferentiableError,
-            ) from None
-        return self.apply_rule(stmt, rule, g, ans, _nodes(bound), label)
-
-    def user_call(self, stmt, fn, args, keywords, g, label):
-        """Differentiate a call of another user function through its own generated pullback.
-
-        The pullback reruns that function's forward pass and returns the gradients of the
-        parameters that receive active arguments, in parameter order.
-        """
-        try:
-            bound = inspect.signature(fn).bind(*args, **keywords)
-        except TypeError as exc:
-            raise self.program.error(
-                stmt, f"cannot differentiate this call of {label}: {exc} (in `{self.program.name}`)",
-                NotDifferentiableError,
-            ) from None
-        params = list(inspect.signature(fn).parameters.values())
-        positions, receivers = [], []
-        for k, param in enumerate(params):
-            if param.name not in bound.arguments:
-                continue
-            node = bound.arguments[param.name]
-            if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
-                if _active_names(node, self.activity):
-                    raise self.program.error(
-                        stmt, f"{label} receives a differentiated value through its parameter "
-                        f"`{param.name}`, which is not a plain positional parameter (in `{self.program.name}`)",
-                        NotDifferentiableError,
-                    )
-                continue
-            if not _active_names(node, self.activity):
-                continue
-            self.check_receiver(stmt, node, label)
-            positions.append(k)
-            receivers.append(node)
-        if not positions:
-            return []
-        pullback = self.bind(f"{fn.__name__}_pullback", self.pullback_of(fn, tuple(positions)))
-        grads = [self.namer.fresh(f"{fn.__name__}_{params[k].name}_bar") for k in positions]
-        call = syntax.call(syntax.name(pullback), [syntax.copy(g)] + [syntax.copy(a) for a in args],
-                           [(k, syntax.copy(v)) for k, v in keywords.items()])
-        out = [syntax.assign(syntax.tuple_([syntax.name(n, store=True) for n in grads], store=True), call)]
-        for receiver, grad_name in zip(receivers, grads):
-            if isinstance(receiver, gast.Name):
-                self.structured.add(self.namer.adjoint(receiver.id))  # the pullback mirrors containers
-            out += self.distribute(receiver, syntax.name(grad_name))
-        return out
-
-    def check_receiver(self, stmt, node, label):
-        """An argument that receives a gradient must be a name or a display of atoms."""
-        if isinstance(node, gast.Name) or (
-            isinstance(node, (gast.Tuple, gast.List)) and all(_is_simple_atom(e) for e in node.elts)
-        ):
-            return
-        raise self.program.error(
-            stmt, f"differentiating {label} through the argument `{syntax.unparse(node).strip()}` "
-            f"is not supported (in `{self.program.name}`); give it a name first", NotDifferentiableError,
-        )
-
-    def distribute(self, node, value):
-        """Accumulate the gradient `value` into the argument `node`: a name, or each entry of
-        a display `[a, b]` (then `value`, a name, holds one gradient per entry)."""
-        if isinstance(node, gast.Name):
-            return self.accumulate(node.id, value)
-        item = syntax.name(self.bind("item_grad", runtime.item_grad))
-        out = []
-        for k, element in enumerate(node.elts):
-            if isinstance(element, gast.Name) and self.activity.is_active(element.id):
-                part = syntax.call(syntax.copy(item), [syntax.copy(value), syntax.const(k), syntax.copy(element)])
-                out += self.accumulate(element.id, part)
-        return out
-
-    def apply_rule(self, stmt, rule, g, ans, args, label):
-        out = []
-        for param, node in args.items():
-            names = _active_names(node, self.activity)
-            if not names:
-                continue
-            if param not in rule.vjps:
-                raise self.program.error(
-                    stmt, f"no derivative rule for {label} with respect to its argument `{param}` "
-                    f"(`{names[0]}` there depends on the differentiated input; at {self.program.where(stmt)}, "
-                    f"in `{self.program.name}`); register one with srcgrad.defvjp", NotDifferentiableError,
-                )
-            self.check_receiver(stmt, node, label)
-            value = self.vjp_expression(rule, param, g, ans, args)
-            if not isinstance(node, gast.Name):  # `np.stack([a, b])`: one gradient per entry
-                parts = self.namer.fresh(f"{param}_bar")
-                out.append(syntax.assign(parts, value))
-                value = syntax.name(parts)
-            out += self.distribute(node, value)
-        return out
-
-    def vjp_expression(self, rule, param, g, ans, args):
-        derivative = rule.vjps[param]
-        if derivative.kind == "vjp":
-            return inline.apply(derivative.fn, [g, ans], args, self.bind)
-        local = inline.apply(derivative.fn, [ans], args, self.bind)
-        product = syntax.mul(syntax.copy(g), local)
-        if len(rule.params) == 1:
-            return product
-        return syntax.call(syntax.name(self.bind("unbroadcast", runtime.unbroadcast)), [product, syntax.copy(args[param])])
-
-    def accumulate(self, name, value):
-        if not self.activity.is_active(name):
-            return []
-        return [_Accumulate(self.namer.adjoint(name), value)]
-
     def subscript_store(self, s, ctx):
         """`y[index] = v`: v's adjoint is y's adjoint at index, which then becomes zero.
 
@@ -538,53 +317,6 @@ class _Reverse:
 
 
 # --- helpers ---------------------------------------------------------------------
-
-
-def _is_simple_atom(node):
-    return isinstance(node, (gast.Name, gast.Constant)) or syntax.is_const(node)
-
-
-def _is_user_function(obj):
-    """A plain Python function (not NumPy's, not a builtin) that srcgrad can transform."""
-    return isinstance(obj, types.FunctionType) and not (getattr(obj, "__module__", "") or "").startswith("numpy")
-
-
-def _display(primal, callee):
-    mod = getattr(primal, "__module__", None)
-    name = getattr(primal, "__name__", callee.path)
-    if mod in (None, "numpy") and hasattr(primal, "nin"):
-        mod = "numpy"
-    return f"{mod}.{name}" if mod and mod != "builtins" else f"`{name}`"
-
-
-def _nodes(bound):
-    return {k: (v if isinstance(v, gast.AST) else syntax.const(v) if _is_literal(v) else v) for k, v in bound.items()}
-
-
-def _is_literal(v):
-    return v is None or isinstance(v, (bool, int, float, str)) or (
-        isinstance(v, tuple) and all(_is_literal(x) for x in v)
-    )
-
-
-def _active_names(node, activity):
-    if isinstance(node, (tuple, list)):  # a *args parameter binds a tuple of nodes
-        return [n for part in node for n in _active_names(part, activity)]
-    if isinstance(node, dict):  # a **kwargs parameter
-        return [n for part in node.values() for n in _active_names(part, activity)]
-    if not isinstance(node, gast.AST):
-        return []
-    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and activity.is_active(n.id)]
-
-
-def _index_value(index):
-    """The run-time value of a subscript's index expression (`1:3` -> `slice(1, 3, None)`)."""
-    if isinstance(index, gast.Slice):
-        parts = [p if p is not None else syntax.const(None) for p in (index.lower, index.upper, index.step)]
-        return syntax.call("slice", parts)
-    if isinstance(index, gast.Tuple):
-        return syntax.tuple_([_index_value(e) for e in index.elts])
-    return index
 
 
 def _has_break(stmts):
