@@ -221,7 +221,10 @@ class _Reverse(Contributions):
             prelude.append(syntax.assign(trips, syntax.const(0)))
             body_start.append(syntax.assign(trips, syntax.add(syntax.name(trips), syntax.const(1))))
         else:
-            prelude.append(syntax.assign(trips, syntax.call("len", [syntax.copy(s.iter)])))
+            count = syntax.call("len", [syntax.copy(s.iter)])
+            if _is_range_of_one(s.iter):  # `range(n)` runs n times (none when n <= 0, as `range(trips)`)
+                count = syntax.copy(s.iter.args[0])
+            prelude.append(syntax.assign(trips, count))
         # Iteration-local values are pushed when the iteration ends (at the end of the body
         # and before each break) and popped when its backward iteration starts.
         records = []
@@ -333,6 +336,11 @@ def _walk_no_loops(stmt):
             yield from _walk_no_loops(child)
         else:
             yield child
+
+
+def _is_range_of_one(iterable):
+    return (isinstance(iterable, gast.Call) and syntax.is_name(iterable.func, "range")
+            and len(iterable.args) == 1 and not iterable.keywords)
 
 
 def _has_len(iterable):

@@ -4,7 +4,7 @@ def list_append_then_stack_grad(x):
     tape = []
     hs = []
     h = x
-    i_trips = len(range(3))
+    i_trips = 3
     for i in range(3):
         h_times_1_5 = h * 1.5
         _t1 = h_times_1_5 + i

@@ -3,7 +3,7 @@ def loop_over_rows_direct_grad(M):
     # Forward pass
     tape = []
     s = 0.0
-    i_trips = len(range(len(M)))
+    i_trips = len(M)
     for i in range(len(M)):
         row = M[i]
         sin_row = np.sin(row)
