@@ -141,16 +141,7 @@ def test_analytic_tuple_unpack_swap_in_loop():
     np.testing.assert_allclose([ga, gb], expected, rtol=1e-12)
 
 
-# Forward mode does not yet follow list.append or recursion (it raises; it is never wrong).
-XFAIL_FORWARD = {
-    **dict.fromkeys(["recursion_power", "recursion_over_indices", "recursion_with_branch"], "recursion in forward mode"),
-    **dict.fromkeys(
-        ["list_append_then_stack", "list_append_then_builtin_sum", "list_append_floats", "list_extend",
-         "list_comprehension", "generator_sum", "list_append_in_while", "comprehension_in_while"],
-        "list.append in forward mode",
-    ),
-    "builtin_max_of_list": "max(a, b, c) in forward mode",
-}
+XFAIL_FORWARD = {}
 
 
 def _forward_cases():

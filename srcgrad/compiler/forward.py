@@ -29,6 +29,7 @@ The generated function takes the primal parameters, then one tangent per `wrt`
 parameter (keyword-only when the function has defaults), and returns `(out, out_dot)`.
 """
 
+import builtins
 import inspect
 import operator
 import os
@@ -118,6 +119,11 @@ class _Forward:
                 push = syntax.attr(syntax.name(self.tapes[callee.receiver]), "append")
                 return [s, syntax.expr(syntax.call(push, [self.tangent(saved.id)]))]
             return [s]
+        if callee.path == "append" and self.active(callee.receiver) and len(value.args) == 1:
+            item = value.args[0]  # the list's tangent is the list of its entries' tangents
+            part = self.tangent(item.id) if isinstance(item, gast.Name) and self.active(item.id) else self.zero(item)
+            push = syntax.attr(self.tangent(callee.receiver), "append")
+            return [s, syntax.located(syntax.expr(syntax.call(push, [part])), s)]
         if self.active(callee.receiver):
             raise self.program.error(
                 s, f"`{syntax.unparse(value)}` changes `{callee.receiver}` in place, which srcgrad "
@@ -229,6 +235,8 @@ class _Forward:
             label = f"`.{callee.path}()`"
         else:
             label = f"`{callee.path}`"
+            if callee.obj in (builtins.max, builtins.min) and len(args) > 2 and not keywords:
+                args = [syntax.list_(args)]  # max(a, b, c) is max([a, b, c])
         rule = rules.lookup(callee.obj)
         if rule is None:
             if rules.is_nondifferentiable(callee.obj):
@@ -344,7 +352,10 @@ class _Forward:
                 s, f"cannot differentiate the call of {label} at {self.program.where(s)} (in `{self.program.name}`): "
                 f"{reason}", NotDifferentiableError,
             ) from exc
-        tangent_names = list(inspect.signature(jvp_fn).parameters)[-len(positions):]
+        if fn is self.program.fn and not inspect.isfunction(jvp_fn):  # calls itself: the jvp being made
+            tangent_names = [self.namer.tangent(params[k].name) for k in positions]
+        else:
+            tangent_names = list(inspect.signature(jvp_fn).parameters)[-len(positions):]
         helper = self.helper(f"{fn.__name__}_jvp", jvp_fn)
         call = syntax.call(
             helper, [syntax.copy(a) for a in args],

@@ -89,8 +89,8 @@ def _reached_reads(stmts, k, a, b, total):
     for later in stmts[k + 1 :]:
         if len(uses) == total:
             return uses  # every read is found: what follows cannot matter
-        loads = [n for n in gast.walk(later) if isinstance(n, gast.Name) and n.id == a and isinstance(n.ctx, gast.Load)]
-        stores = {n.id for n in gast.walk(later) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+        loads = [n for n in _nodes(later) if isinstance(n, gast.Name) and n.id == a and isinstance(n.ctx, gast.Load)]
+        stores = {n.id for n in _nodes(later) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
         if isinstance(later, (gast.If, gast.For, gast.While)) and stores & {a, b}:
             return None if loads else uses
         uses += loads  # a simple statement reads before it stores
@@ -103,7 +103,7 @@ def _reached_reads(stmts, k, a, b, total):
 
 def _read_counts(tree):
     counts = {}
-    for n in gast.walk(tree):
+    for n in _nodes(tree):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             counts[n.id] = counts.get(n.id, 0) + 1
     return counts
@@ -135,7 +135,7 @@ def _drop_dead(tree, reads):
 
 
 def _pure(value):
-    return not any(isinstance(n, gast.Call) for n in gast.walk(value))
+    return not any(isinstance(n, gast.Call) for n in _nodes(value))
 
 
 _FOLD = {
@@ -182,3 +182,17 @@ class _Fold(gast.NodeTransformer):
 
 def _number(node):
     return isinstance(node, gast.Constant) and type(node.value) in (int, float, bool)
+
+
+def _nodes(node):
+    """Every node under `node`, itself included, in no particular order (gast.walk, faster)."""
+    stack, ast_node = [node], gast.AST
+    while stack:
+        n = stack.pop()
+        yield n
+        for name in n._fields:
+            value = getattr(n, name, None)
+            if type(value) is list:
+                stack.extend(v for v in value if isinstance(v, ast_node))
+            elif isinstance(value, ast_node):
+                stack.append(value)

@@ -48,26 +48,27 @@ def pullback_of(fn, positions):
     the finished pullback at its first call.
     """
     if (fn, ("pullback", positions)) in _BUILDING:
-        return _Pending(fn, positions)
+        return _Pending(fn, positions, "pullback")
     return derive(fn, "pullback", positions).function
 
 
 def jvp_of(fn, positions):
-    """The generated jvp function of the user function `fn` for its parameters `positions`."""
+    """The generated jvp function of the user function `fn` for its parameters `positions`
+    (a stand-in while `fn` itself is being derived: recursion)."""
     if (fn, ("jvp", positions)) in _BUILDING:
-        raise RecursionError(f"`{fn.__name__}` calls itself, which forward mode does not support yet")
+        return _Pending(fn, positions, "jvp")
     return derive(fn, "jvp", positions).function
 
 
 class _Pending:
-    """Calls the pullback of a function whose derivation had not finished when it was bound."""
+    """Calls the derivative of a function whose derivation had not finished when it was bound."""
 
-    def __init__(self, fn, positions):
-        self.fn, self.positions = fn, positions
-        self.__name__ = f"{fn.__name__}_pullback"
+    def __init__(self, fn, positions, mode="pullback"):
+        self.fn, self.positions, self.mode = fn, positions, mode
+        self.__name__ = f"{fn.__name__}_{mode}"
 
     def __call__(self, *args, **kwargs):
-        return derive(self.fn, "pullback", self.positions).function(*args, **kwargs)
+        return derive(self.fn, self.mode, self.positions).function(*args, **kwargs)
 
 
 def _derive(fn, mode, wrt, verbose, source, key):

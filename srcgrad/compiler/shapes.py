@@ -47,20 +47,9 @@ _SHAPE_OF_ARG = {
 }
 
 
-def signature_shape(value):
-    """The shape the analysis assumes for an argument: None when it is not a number or array."""
-    if type(value) is np.ndarray:
-        return value.shape
-    if isinstance(value, (float, int, complex, np.number, np.bool_)):
-        return ()
-    return None
-
-
 def drop_unbroadcasts(forward, backward, shapes, none_init, namer):
     """Rewrite `backward` in place; `shapes` maps parameter (and seed) names to shapes."""
-    unbroadcast = _helper_name(namer, runtime.unbroadcast)
-    if unbroadcast is None:
-        return
+    unbroadcast = _helper_name(namer, runtime.unbroadcast)  # None: only np.size to fold
     env = _Shapes(shapes, none_init, namer).solve(forward, backward)
     calls = _Resolver(namer)
     drop = _Drop(unbroadcast, env, calls)
