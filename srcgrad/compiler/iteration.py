@@ -34,11 +34,22 @@ class _Iteration:
         self.namer = namer
         self.changed = False
         self.mapping = None  # the dict of an `.items()`/`.values()` loop being rewritten
-        self.reversed_defs = {
-            n.targets[0].id: n for n in gast.walk(program_tree) if isinstance(n, gast.Assign)
-            and isinstance(n.targets[0], gast.Name) and isinstance(n.value, gast.Call)
-            and getattr(calls.get(n.value), "obj", None) is builtins.reversed and len(n.value.args) == 1
+        self.reversed_defs = self._made_by(program_tree, builtins.reversed)
+        self.zip_defs = {
+            name: d for name, d in self._made_by(program_tree, builtins.zip).items()
+            if d.value.args and all(isinstance(a, gast.Name) for a in d.value.args)
         }
+
+    def _made_by(self, tree, fn):
+        """{name: its assignment} for names assigned once, from a call of `fn` (one argument
+        for `reversed`)."""
+        made = {}
+        for n in gast.walk(tree):
+            if (isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name) and isinstance(n.value, gast.Call)
+                    and getattr(self.calls.get(n.value), "obj", None) is fn and not n.value.keywords
+                    and (fn is not builtins.reversed or len(n.value.args) == 1)):
+                made[n.targets[0].id] = n
+        return made
 
     def block(self, stmts):
         out = []
@@ -79,7 +90,10 @@ class _Iteration:
                 sequences[k] = syntax.name(bound)
         self.changed = True
         index = self.namer.fresh("i" if target != "i" else "index")
-        lengths = [self.call(len, _LEN, [syntax.copy(a)]) for a in sequences]
+        # a sequence made by `z = zip(a, b)` (`enumerate(zip(a, b))`) is read as `(a[i], b[i])`
+        zipped = {k: self.zip_defs[seq.id].value.args for k, seq in enumerate(sequences) if seq.id in self.zip_defs}
+        measured = [a for k, seq in enumerate(sequences) for a in zipped.get(k, [seq])]
+        lengths = [self.call(len, _LEN, [syntax.copy(a)]) for a in measured]
         count = lengths[0] if len(lengths) == 1 else self.call(min, _MIN, lengths)
         if kind == "reversed":
             n = self.namer.fresh("n")
@@ -88,11 +102,20 @@ class _Iteration:
             args = [syntax.name(last), syntax.const(-1), syntax.const(-1)]
         else:
             args = [count]
-        items = [syntax.subscript(syntax.copy(seq), syntax.name(index)) for seq in sequences]
-        head = []
+        items, head = [], []
+        for k, seq in enumerate(sequences):
+            if k not in zipped:
+                items.append(syntax.subscript(syntax.copy(seq), syntax.name(index)))
+                continue
+            parts = []
+            for a in zipped[k]:
+                part = self.namer.fresh(f"{a.id}_i")
+                head.append(syntax.located(syntax.assign(part, syntax.subscript(syntax.copy(a), syntax.name(index))), s))
+                parts.append(syntax.name(part))
+            items.append(syntax.tuple_(parts))
         if kind in ("items", "values"):  # iterate the keys; each value is an entry of the dict
             key = self.namer.fresh("key")
-            head = [syntax.located(syntax.assign(key, items[0]), s)]
+            head.append(syntax.located(syntax.assign(key, items[0]), s))
             value = syntax.subscript(syntax.copy(self.mapping), syntax.name(key))
             items = [syntax.name(key), value] if kind == "items" else [value]
         if kind == "enumerate":

@@ -1,0 +1,146 @@
+"""Passes one by one: the code after a stage (as `verbose="stages"` prints it), source in,
+source out, for the passes that rewrite real Python (ANF, iteration, closures, mutation)."""
+
+import re
+import textwrap
+
+import numpy as np
+import pytest
+
+import srcgrad
+
+
+def _stages(fn, capsys, **kwargs):
+    """{stage name: code after it} for the derivative of `fn`."""
+    srcgrad.grad(fn, verbose="stages", **kwargs)
+    text = capsys.readouterr().out
+    parts = re.split(r"^--- after (.*) ---$", text, flags=re.M)
+    return {name: body.strip("\n") for name, body in zip(parts[1::2], parts[2::2])}
+
+
+def _body(text):
+    """The statements of the printed function, dedented."""
+    return textwrap.dedent("\n".join(text.splitlines()[1:]))
+
+
+def rows(X):
+    s = 0.0
+    for row in X:
+        s = s + np.sum(row)
+    return s
+
+
+def test_iteration_reads_each_row_by_index(capsys):
+    assert _body(_stages(rows, capsys)["iteration"]) == textwrap.dedent("""\
+        s = 0.0
+        for i in range(len(X)):
+            row = X[i]
+            sum_row = np.sum(row)
+            s_plus_sum_row = s + sum_row
+            s = s_plus_sum_row
+        return s""")
+
+
+def pairs(x, y):
+    s = 0.0
+    for k, (a, b) in enumerate(zip(x, y)):
+        s = s + k * a * b
+    return s
+
+
+def test_iteration_reads_enumerate_of_zip_by_index(capsys):
+    body = _body(_stages(pairs, capsys)["iteration"])
+    assert textwrap.dedent("""\
+        for i in range(min(len(x), len(y))):
+            x_i = x[i]
+            y_i = y[i]
+            k = i
+            item_1 = (x_i, y_i)
+            a = item_1[0]
+            b = item_1[1]""") in body
+    x, y = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0])
+    gx, gy = srcgrad.grad(pairs, wrt=(0, 1))(x, y)
+    np.testing.assert_allclose(gx, np.arange(3) * y)
+    np.testing.assert_allclose(gy, np.arange(3) * x)
+
+
+def comprehension(xs):
+    return sum([x * x for x in xs if x > 0])
+
+
+def test_anf_builds_a_comprehension_with_append(capsys):
+    body = _body(_stages(comprehension, capsys)["ANF"])
+    assert body == textwrap.dedent("""\
+        items = []
+        for x_1 in xs:
+            x_1_gt_0 = x_1 > 0
+            if x_1_gt_0:
+                x_1_times_x_1 = x_1 * x_1
+                items.append(x_1_times_x_1)
+        out = sum(items)
+        return out""")
+
+
+def nested(x):
+    def twice(v):
+        return v * 2.0
+
+    return twice(x) + twice(x * x)
+
+
+def test_closures_inline_a_nested_function_at_each_call(capsys):
+    body = _body(_stages(nested, capsys)["ANF"])
+    assert "def twice" not in body and "twice(" not in body
+    assert body.count("* 2.0") == 2
+
+
+def buffer(x):
+    y = np.zeros(3)
+    y[0] = x[0] * x[1]
+    y[1] = np.sin(x[2])
+    return np.sum(y * y)
+
+
+def test_mutation_is_undone_in_the_backward_pass():
+    text = srcgrad.source(srcgrad.grad(buffer))
+    assert "tape.append(snapshot(y[1]))" in text and "y[1] = tape.pop()" in text
+    assert "without_part(y_bar, 1)" in text
+    x = np.array([0.3, -0.7, 1.1])
+    y = np.array([x[0] * x[1], np.sin(x[2]), 0.0])
+    expected = np.array([2 * y[0] * x[1], 2 * y[0] * x[0], 2 * y[1] * np.cos(x[2])])
+    np.testing.assert_allclose(srcgrad.grad(buffer)(x), expected, rtol=1e-12)
+
+
+def view_written(x):
+    y = x * 2.0
+    head = y[0:2]
+    y[0] = 5.0
+    return np.sum(head * x[0:2])
+
+
+def test_a_view_used_after_a_write_into_its_base_is_refused():
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"line \d+ \(`head = y\[0:2\]`\).*changes in place"):
+        srcgrad.grad(view_written)
+
+
+def argument_written(x):
+    x[0] = 0.0
+    return np.sum(x)
+
+
+def test_writing_into_an_argument_is_refused_with_the_fix():
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"copy it first \(`x = x.copy\(\)`\)"):
+        srcgrad.grad(argument_written)
+
+
+def aliased_update(x):
+    y = x * 1.0
+    z = y
+    z += 1.0
+    return np.sum(y * z)
+
+
+def test_augmented_assignment_through_an_alias_is_refused_for_arrays_only():
+    with pytest.raises(srcgrad.NotDifferentiableError, match="shares memory with `y`"):
+        srcgrad.grad(aliased_update)(np.ones(2))
+    assert srcgrad.grad(aliased_update)(1.5) == pytest.approx(2 * 1.5 + 1.0)  # floats: `z = z + 1.0`
