@@ -214,11 +214,15 @@ def without_part(g, index):
 
 
 def snapshot(x):
-    """A copy of `x` that in-place changes to `x` do not reach (arrays and lists)."""
-    if type(x) is _ndarray:
+    """A copy of `x` that in-place changes to `x` do not reach: arrays are copied, and
+    lists, tuples and dicts are rebuilt around copies of their entries."""
+    kind = type(x)
+    if kind is _ndarray:
         return x.copy()
-    if type(x) is list:
-        return list(x)
+    if kind in _CONTAINERS:
+        return kind(snapshot(item) for item in x)
+    if kind is dict:
+        return {key: snapshot(value) for key, value in x.items()}
     return x
 
 

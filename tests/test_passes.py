@@ -144,3 +144,32 @@ def test_augmented_assignment_through_an_alias_is_refused_for_arrays_only():
     with pytest.raises(srcgrad.NotDifferentiableError, match="shares memory with `y`"):
         srcgrad.grad(aliased_update)(np.ones(2))
     assert srcgrad.grad(aliased_update)(1.5) == pytest.approx(2 * 1.5 + 1.0)  # floats: `z = z + 1.0`
+
+
+def nested_lists(a, b):
+    m = [[a, b], [b * a, 1.0]]
+    s = 0.0
+    for row in m:
+        for v in row:
+            s = s + v * v
+    return s
+
+
+def test_anf_names_inner_displays_so_each_entry_gets_its_gradient(capsys):
+    assert "part = [a, b]" in _body(_stages(nested_lists, capsys, wrt=(0, 1))["ANF"])
+    assert srcgrad.grad(nested_lists, wrt=(0, 1))(2.0, 3.0) == pytest.approx((2 * 2 + 2 * 6 * 3, 2 * 3 + 2 * 6 * 2))
+
+
+def built(x):
+    y = np.zeros(3)
+    y[0] = x[0] * 2.0
+    y[1] = y[0] * x[1]
+    return y
+
+
+def test_the_output_of_vjp_survives_its_pullback():
+    x = np.array([0.5, 1.5, 2.0])
+    out, pullback = srcgrad.vjp(built, x)
+    (g,) = pullback(np.ones(3))
+    np.testing.assert_allclose(out, [1.0, 1.5, 0.0])  # the backward pass undid the writes on its own copy
+    np.testing.assert_allclose(g, [2.0 + 2.0 * x[1], 2.0 * x[0], 0.0])

@@ -383,12 +383,22 @@ class _ANF:
     expr_GeneratorExp = expr_ListComp
 
     def expr_Tuple(self, e):
-        pre, elts = self.atoms(e.elts)
+        pre, elts = self.entries(e.elts)
         return pre, syntax.tuple_(elts)
 
     def expr_List(self, e):
-        pre, elts = self.atoms(e.elts)
+        pre, elts = self.entries(e.elts)
         return pre, syntax.list_(elts)
+
+    def entries(self, exprs):
+        """Atoms for the entries of a display; an inner display gets a name of its own."""
+        pre, out = self.atoms(exprs)
+        for k, a in enumerate(out):
+            if isinstance(a, (gast.Tuple, gast.List)):
+                temp = self.namer.fresh("part")
+                pre.append(syntax.assign(temp, a))
+                out[k] = syntax.name(temp)
+        return pre, out
 
     def expr_Dict(self, e):
         pre, keys = self.atoms(e.keys)
@@ -415,8 +425,8 @@ def _is_atom(e):
         while isinstance(e, gast.Attribute):
             e = e.value
         return isinstance(e, gast.Name)
-    if isinstance(e, (gast.Tuple, gast.List)):
-        return all(_is_atom(x) for x in e.elts)
+    if isinstance(e, (gast.Tuple, gast.List)):  # one level: `[[a, b], c]` names its inner list
+        return all(_is_atom(x) and not isinstance(x, (gast.Tuple, gast.List)) for x in e.elts)
     return False
 
 

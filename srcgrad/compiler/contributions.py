@@ -86,6 +86,7 @@ class Contributions:
         item = syntax.name(self.bind("item_grad", runtime.item_grad))
         out = []
         for key, element in entries:
+            assert not isinstance(element, (gast.Tuple, gast.List, gast.Dict)), "ANF names inner displays"
             if isinstance(element, gast.Name) and self.activity.is_active(element.id):
                 part = syntax.call(syntax.copy(item), [syntax.copy(g), syntax.copy(key), syntax.copy(element)])
                 out += self.accumulate(element.id, part)

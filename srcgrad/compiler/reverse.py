@@ -449,7 +449,10 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shap
     capture = []
     if mode != "grad" and out_name in restored:
         value = syntax.name(namer.fresh(f"{out_name}_value"))
-        capture = [syntax.assign(value.id, syntax.name(out_name))]
+        kept = syntax.name(out_name)
+        if any(out_name in group for group in rev.mutations.values()):  # undone in place: copy it
+            kept = syntax.call(syntax.name(bind("snapshot", runtime.snapshot)), [kept])
+        capture = [syntax.assign(value.id, kept)]
 
     positions = wrt if isinstance(wrt, tuple) else (wrt,)
     targets = params if mode == "vjp" else [params[i] for i in positions]
