@@ -173,3 +173,33 @@ def test_the_output_of_vjp_survives_its_pullback():
     (g,) = pullback(np.ones(3))
     np.testing.assert_allclose(out, [1.0, 1.5, 0.0])  # the backward pass undid the writes on its own copy
     np.testing.assert_allclose(g, [2.0 + 2.0 * x[1], 2.0 * x[0], 0.0])
+
+
+def scatter_in_place(x):
+    y = np.zeros(3)
+    np.add.at(y, [0, 0, 1], x)
+    return np.sum(y * y)
+
+
+def out_argument(x):
+    y = np.zeros(3)
+    np.multiply(x, 2.0, out=y)
+    return np.sum(y)
+
+
+GLOBAL_BUFFER = np.zeros(3)
+
+
+def global_written(x):
+    GLOBAL_BUFFER[0] = x[0]
+    return np.sum(GLOBAL_BUFFER * GLOBAL_BUFFER)
+
+
+@pytest.mark.parametrize("fn, says", [
+    (scatter_in_place, "may change a differentiated value in place"),
+    (out_argument, "may change a differentiated value in place"),
+    (global_written, "which `global_written` does not make, in place"),
+])
+def test_in_place_effects_srcgrad_cannot_follow_are_refused(fn, says):
+    with pytest.raises(srcgrad.NotDifferentiableError, match=re.escape(says)):
+        srcgrad.grad(fn)

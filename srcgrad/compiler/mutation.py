@@ -175,6 +175,12 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
             f"differentiates in-place changes of arrays and lists made inside the function: copy it "
             f"first (`{base} = {base}.copy()`) or build a new value", NotDifferentiableError,
         )
+    if not any(a.targets[0].id == base for a in assigns):
+        raise program.error(
+            stmt, f"`{what}` changes `{base}`, which `{program.name}` does not make, in place; srcgrad "
+            f"differentiates in-place changes of arrays and lists made inside the function: make a new "
+            f"one (`{base}_local = {base}.copy()`) and change that", NotDifferentiableError,
+        )
     for a in assigns:
         if a.targets[0].id == base and not _is_fresh(a.value, calls):
             raise program.error(
