@@ -1,10 +1,19 @@
-"""Eager Tensor-shim speed: one SGD step of the seed logistic regression.
+"""Tensor-shim speed: one SGD step of the seed logistic regression, and single ops.
 
-Model: z = x @ w + b, mean binary cross entropy with logits, backward, update.
-Two sizes: the tutorial's x (5,), w (5, 3), and a batch of 256 rows. srcgrad is
-timed against PyTorch's eager autograd when PyTorch is installed. Not a test.
+Model: z = x @ w + b, mean binary cross entropy with logits, backward, SGD update
+(`w -= lr * w.grad` under `no_grad()`, then `w.grad.zero_()`). Two sizes: the
+tutorial's x (5,), w (5, 3), and a batch of 256 rows. Three implementations:
 
-    python benchmarks/bench_tensor.py [--repeat 7] [--number 2000]
+- `eager`:   srcgrad's Tensor shim, op by op (one graph node per op);
+- `pytorch`: PyTorch's eager autograd, when PyTorch is installed (one thread);
+- `compile`: the loss written in NumPy under `@srcgrad.compile` (one graph node
+  whose backward is the generated adjoint); the update is the same Tensor code.
+
+The implementations are timed interleaved in one process (round r times each of
+them once), and the best round counts. Then a per-op table times single tiny-tensor
+operations in both libraries. Not a test.
+
+    python benchmarks/bench_tensor.py [--repeat 7] [--number 2000] [--no-ops]
 """
 
 import argparse
@@ -26,34 +35,159 @@ def _problem(lib, batch, seed=0):
     return x, y, w, b
 
 
-def _step(lib):
+def _update(lib, w, b, lr):
+    with lib.no_grad():
+        w -= lr * w.grad
+        b -= lr * b.grad
+        w.grad.zero_()
+        b.grad.zero_()
+
+
+def _eager_step(lib):
     bce = lib.nn.functional.binary_cross_entropy_with_logits
 
     def step(x, y, w, b, lr=0.1):
         loss = bce(lib.matmul(x, w) + b, y)
         loss.backward()
-        with lib.no_grad():
-            w -= lr * w.grad
-            b -= lr * b.grad
-            w.grad.zero_()
-            b.grad.zero_()
+        _update(lib, w, b, lr)
         return loss
 
     return step
 
 
-def time_step(lib, batch, repeat, number):
-    """Best per-step time in seconds over `repeat` runs of `number` steps."""
-    args = _problem(lib, batch)
-    step = _step(lib)
-    step(*args)  # warm up (first .grad allocation)
-    return min(timeit.repeat(lambda: step(*args), repeat=repeat, number=number)) / number
+@srcgrad.compile
+def bce_loss(w, b, x, y):
+    """The same loss as NumPy code: mean of log(1 + exp(z)) - y * z."""
+    z = np.matmul(x, w) + b
+    return np.mean(np.logaddexp(0.0, z) - y * z)
+
+
+def _compiled_step():
+    def step(x, y, w, b, lr=0.1):
+        loss = bce_loss(w, b, x, y)
+        loss.backward()
+        _update(srcgrad, w, b, lr)
+        return loss
+
+    return step
+
+
+def _implementations(torch):
+    impls = [("eager", srcgrad, _eager_step(srcgrad))]
+    if torch is not None:
+        impls.append(("pytorch", torch, _eager_step(torch)))
+    impls.append(("compile", srcgrad, _compiled_step()))
+    return impls
+
+
+def time_steps(impls, batch, repeat, number):
+    """Best per-step time in seconds of each implementation, timed interleaved."""
+    runs = []
+    for name, lib, step in impls:
+        args = _problem(lib, batch)
+        step(*args)  # warm up: first .grad allocation, derivation of the compiled loss
+        runs.append((name, lambda step=step, args=args: step(*args)))
+    best = {name: float("inf") for name, _ in runs}
+    for _ in range(repeat):
+        for name, call in runs:
+            best[name] = min(best[name], timeit.timeit(call, number=number) / number)
+    return best
+
+
+def check_losses(impls, batch, steps=20):
+    """The loss after `steps` SGD steps per implementation (they must agree)."""
+    out = {}
+    for name, lib, step in impls:
+        args = _problem(lib, batch)
+        for _ in range(steps):
+            loss = step(*args)
+        out[name] = float(loss.item())
+    return out
+
+
+# --- single ops ------------------------------------------------------------------------
+
+
+def _op_cases(lib):
+    """(label, setup() -> zero-argument callable) per operation on tiny tensors."""
+
+    def leaves():
+        a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        b = lib.tensor([4.0, 5.0, 6.0], requires_grad=True)
+        return a, b
+
+    def binary(op):
+        def setup():
+            a, b = leaves()
+            return lambda: op(a, b)
+
+        return setup
+
+    def total():
+        a, _ = leaves()
+        return a.sum
+
+    def backward():
+        a, b = leaves()
+
+        def run():
+            (a * b).sum().backward()
+
+        return run
+
+    def untracked_mul():
+        a, _ = leaves()
+        g = a.detach()
+        return lambda: 0.1 * g
+
+    def sgd_update():
+        a, _ = leaves()
+        (a * a).sum().backward()
+
+        def run():
+            with lib.no_grad():
+                a.sub_(0.1 * a.grad)
+                a.grad.zero_()
+
+        return run
+
+    return [
+        ("a * b (tracked)", binary(lambda a, b: a * b)),
+        ("a + b (tracked)", binary(lambda a, b: a + b)),
+        ("a.sum() (tracked)", total),
+        ("(a * b).sum().backward()", backward),
+        ("0.1 * g (untracked)", untracked_mul),
+        ("no_grad: a -= lr*g; zero_", sgd_update),
+    ]
+
+
+def time_ops(libs, repeat, number):
+    """Best time per call of each op in each library (label -> {lib name: seconds})."""
+    table = {}
+    for cases in zip(*(_op_cases(lib) for _, lib in libs)):
+        label = cases[0][0]
+        calls = [(name, setup()) for (name, _), (_, setup) in zip(libs, cases)]
+        best = {name: float("inf") for name, _ in calls}
+        for _ in range(repeat):
+            for name, call in calls:
+                best[name] = min(best[name], timeit.timeit(call, number=number) / number)
+        table[label] = best
+    return table
+
+
+def _us(t):
+    return f"{t * 1e6:>10.1f}us" if t is not None else f"{'n/a':>12}"
+
+
+def _ratio(a, b):
+    return f"{a / b:>13.2f}x" if a is not None and b else f"{'-':>14}"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--number", type=int, default=2000)
+    parser.add_argument("--no-ops", action="store_true", help="skip the per-op table")
     opts = parser.parse_args()
     try:
         import torch
@@ -61,14 +195,23 @@ def main():
         torch.set_num_threads(1)
     except ImportError:
         torch = None
-    print(f"one SGD step of logistic regression (best of {opts.repeat} x {opts.number} steps)")
-    print(f"{'case':<22}{'srcgrad':>12}{'pytorch':>12}{'srcgrad/pytorch':>18}")
+    impls = _implementations(torch)
+    print(f"one SGD step of logistic regression (best of {opts.repeat} x {opts.number} steps, interleaved)")
+    print(f"{'case':<22}{'eager':>12}{'pytorch':>12}{'compile':>12}{'eager/pytorch':>14}{'eager/compile':>14}")
     for label, batch in (("x (5,), w (5, 3)", None), ("x (256, 5), w (5, 3)", 256)):
-        ours = time_step(srcgrad, batch, opts.repeat, opts.number)
-        theirs = time_step(torch, batch, opts.repeat, opts.number) if torch else None
-        ratio = f"{ours / theirs:>17.2f}x" if theirs else f"{'-':>18}"
-        pt = f"{theirs * 1e6:>10.1f}us" if theirs else f"{'n/a':>12}"
-        print(f"{label:<22}{ours * 1e6:>10.1f}us{pt}{ratio}")
+        best = time_steps(impls, batch, opts.repeat, opts.number)
+        eager, pt, comp = best["eager"], best.get("pytorch"), best["compile"]
+        print(f"{label:<22}{_us(eager)}{_us(pt)}{_us(comp)}{_ratio(eager, pt)}{_ratio(eager, comp)}")
+    losses = check_losses(impls, 256)
+    print("loss after 20 steps (batch 256): " + ", ".join(f"{k} {v:.6f}" for k, v in losses.items()))
+    if opts.no_ops:
+        return
+    libs = [("srcgrad", srcgrad)] + ([("pytorch", torch)] if torch else [])
+    print(f"\nsingle ops on tensors of 3 elements (best of {opts.repeat} x {opts.number} calls)")
+    print(f"{'op':<28}{'srcgrad':>12}{'pytorch':>12}{'srcgrad/pytorch':>16}")
+    for label, best in time_ops(libs, opts.repeat, opts.number).items():
+        ours, theirs = best["srcgrad"], best.get("pytorch")
+        print(f"{label:<28}{_us(ours)}{_us(theirs)}{_ratio(ours, theirs):>16}")
 
 
 if __name__ == "__main__":

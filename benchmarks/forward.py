@@ -6,7 +6,8 @@
 - JVP of the MLP and RNN workloads (tangents for every differentiated argument),
   relative to the forward pass alone (the function itself). The goal is <= 2x.
 - Hessian of a 100-dimensional logsumexp: srcgrad.hessian (forward over the
-  generated gradient, one push per input element) against a hand-written closed form
+  generated gradient: its primal statements once, its tangent statements once per
+  input element) against a hand-written closed form
   (diag(p) - p p^T) and against jax.hessian without jit when JAX is installed.
 
 Times are medians of repeated blocks, each block long enough to time reliably; one

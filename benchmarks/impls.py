@@ -122,6 +122,32 @@ class Srcgrad(Impl):
         return lambda: df(*args)
 
 
+class SrcgradNumba(Srcgrad):
+    """``srcgrad.grad(f, backend="numba")``: the generated code compiled by numba."""
+
+    name = "srcgrad-numba"
+    required = False
+
+    def version(self):
+        import numba
+
+        return f"{super().version()} + numba {numba.__version__}"
+
+    def build(self, w, args, seed):
+        import srcgrad
+
+        if w.is_vjp:
+            raise NotApplicable("the numba backend covers grad and value_and_grad")
+        _clear_srcgrad_cache(srcgrad)
+        df = srcgrad.grad(_fresh_copy(w.fn), wrt=w.wrt, backend="numba")
+        df(*args)  # builds and compiles this signature
+        backend = df.__srcgrad_backend__
+        if not any(sig.runs == "numba" for sig in backend.signatures.values()):
+            reasons = {sig.reason for sig in backend.signatures.values()}
+            raise NotApplicable("runs the Python derivative: " + "; ".join(sorted(reasons)))
+        return lambda: df(*args)
+
+
 class Autograd(Impl):
     name = "autograd"
     numpy_backed = True
@@ -245,7 +271,7 @@ class Tangent(Impl):
         return lambda: df(*args)
 
 
-ALL = [Hand(), Srcgrad(), Autograd(), Torch(), Jax(), JaxJit(), Tangent()]
+ALL = [Hand(), Srcgrad(), SrcgradNumba(), Autograd(), Torch(), Jax(), JaxJit(), Tangent()]
 
 
 def to_numpy(grads, n):

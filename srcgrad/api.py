@@ -12,6 +12,7 @@ import weakref
 
 import numpy as np
 
+from .backends import with_backend
 from .compiler import derive
 from .errors import SrcGradError
 
@@ -110,10 +111,18 @@ def _transform(fn, mode, wrt, verbose, source=None):
     if mode == "vjp":
         checked = ()
 
-    @functools.wraps(fn)
-    def derivative(*args, **kwargs):
+    def check(args, kwargs):
         _check_differentiable(fn, names, checked, args, kwargs)
-        return lazy.get().function(*args, **kwargs)
+
+    guarded = getattr(lazy.derivative and lazy.derivative.function, "__srcgrad_guarded__", None)
+    if guarded is not None:  # built now: the dispatcher itself, checking once per kind of call
+        derivative = functools.wraps(fn)(guarded(check if checked else None))
+    else:
+
+        @functools.wraps(fn)
+        def derivative(*args, **kwargs):
+            check(args, kwargs)
+            return lazy.get().function(*args, **kwargs)
 
     derivative.__srcgrad_lazy__ = lazy
     derivative.__wrapped__ = fn
@@ -122,24 +131,26 @@ def _transform(fn, mode, wrt, verbose, source=None):
     return derivative
 
 
-def grad(fn=None, wrt=0, verbose=False, source=None):
+def grad(fn=None, wrt=0, verbose=False, source=None, backend=None):
     """The gradient of the scalar-valued `fn` with respect to `wrt`.
 
     `wrt` is a parameter index or name (one gradient) or a tuple of them (a tuple of
     gradients). Works as `@grad`, `@grad(wrt=...)` and `grad(f, wrt=...)`. Each gradient
     has its parameter's type, shape and dtype. `source` is the text of `fn`'s `def`, for
-    functions whose source cannot be read back (made by `exec`).
+    functions whose source cannot be read back (made by `exec`). `backend="numba"`
+    compiles the generated code with numba (`pip install "srcgrad[numba]"`), see
+    `srcgrad/backends/numba_backend.py`.
     """
     if fn is None:
-        return lambda f: grad(f, wrt=wrt, verbose=verbose, source=source)
-    return _transform(fn, "grad", wrt, verbose, source)
+        return lambda f: grad(f, wrt=wrt, verbose=verbose, source=source, backend=backend)
+    return with_backend(_transform(fn, "grad", wrt, verbose, source), backend)
 
 
-def value_and_grad(fn=None, wrt=0, verbose=False, source=None):
+def value_and_grad(fn=None, wrt=0, verbose=False, source=None, backend=None):
     """Like `grad`, but the function returns `(value, gradient)`."""
     if fn is None:
-        return lambda f: value_and_grad(f, wrt=wrt, verbose=verbose, source=source)
-    return _transform(fn, "value_and_grad", wrt, verbose, source)
+        return lambda f: value_and_grad(f, wrt=wrt, verbose=verbose, source=source, backend=backend)
+    return with_backend(_transform(fn, "value_and_grad", wrt, verbose, source), backend)
 
 
 def vjp(fn, *args, verbose=False, source=None):
@@ -198,7 +209,12 @@ class _Built:
 
 
 def _jvp_derivative(fn, positions, verbose=False):
-    """The generated jvp of `fn`; for a derivative made by srcgrad, of its generated code."""
+    """The generated jvp of `fn`; for a derivative made by srcgrad, of its generated code
+    (for a nested derivative, of the generated program that computes it: `_nested_program`)."""
+    program = getattr(fn, "__srcgrad_program__", None)
+    if program is not None:
+        inner = program()
+        return derive(inner, "jvp", positions, verbose=verbose, source=inner.__srcgrad_source__)
     lazy = getattr(fn, "__srcgrad_lazy__", None)
     if lazy is not None:
         inner = lazy.get().function
@@ -216,6 +232,22 @@ def _push(derivative, primals, tangents):
 
 
 _TANGENT_NAMES = weakref.WeakKeyDictionary()  # generated jvp function -> its parameter names
+_LINEARIZED = weakref.WeakKeyDictionary()  # generated jvp function of one tangent -> its split, or False
+
+
+def _linearized(derivative):
+    """The jvp `derivative` split into `(out, push) = f(*primals)` (compiler/linearize.py), or None."""
+    from .compiler import linearize
+
+    function = derivative.function
+    found = _LINEARIZED.get(function)
+    if found is None:
+        names = _TANGENT_NAMES.get(function)
+        if names is None:
+            names = _TANGENT_NAMES[function] = list(inspect.signature(function).parameters)
+        made = linearize.split(derivative.source, names[-1:])
+        found = _LINEARIZED[function] = linearize.function(function, *made) if made else False
+    return found or None
 
 
 def _path(name, keys):
@@ -224,6 +256,11 @@ def _path(name, keys):
 
 def _check_tangent(fn, name, primal, tangent, keys=()):
     """Raise a TypeError/ValueError when `tangent` cannot be a tangent of `primal`."""
+    if type(primal) is np.ndarray and type(tangent) is np.ndarray:  # the common case, checked first
+        if primal.shape == tangent.shape and primal.dtype.kind in "fc" and tangent.dtype.kind in "fc":
+            return
+    elif type(primal) is float and type(tangent) is float:
+        return
     where = f"`{fn.__name__}` ({_where(fn)})"
     label = _path(name, keys)
     if isinstance(primal, (list, tuple, dict)):
@@ -263,7 +300,7 @@ def jvp(fn, primals, tangents, verbose=False):
     (integer and boolean arguments take only None). `out_dot` has the structure and shape
     of `out`.
     """
-    names = _params(fn)
+    names = _jvp_params(fn)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError(f"jvp({fn.__name__}, primals, tangents) takes the primals and the tangents as tuples")
     if len(primals) != len(tangents):
@@ -283,6 +320,23 @@ def jvp(fn, primals, tangents, verbose=False):
         return out, _zero_tangent(out)
     derivative = _jvp_derivative(fn, tuple(positions), verbose)
     return _push(derivative, tuple(primals), [tangents[i] for i in positions])
+
+
+_PARAMS = weakref.WeakKeyDictionary()  # function -> (its code, its positional parameter names)
+
+
+def _jvp_params(fn):
+    """`_params(fn)`, remembered per function (jvp is called once per product)."""
+    code = getattr(fn, "__code__", None)
+    try:
+        found = _PARAMS.get(fn)
+    except TypeError:  # no weak reference
+        return _params(fn)
+    if found is not None and found[0] is code:
+        return found[1]
+    names = _params(fn)
+    _PARAMS[fn] = (code, names)
+    return names
 
 
 def _zero_tangent(out):
@@ -324,14 +378,27 @@ def _check_leaf_output(fn, out):
 
 def _forward_jacobian(fn, args, positions):
     """(out, {position: Jacobian}) by one push per input element (tuple outputs: tuples)."""
+    floats = getattr(fn, "__srcgrad_floats__", ())
+    for p in floats:
+        if p < len(args) and not isinstance(args[p], float):
+            raise TypeError(
+                f"differentiating `{fn.__name__}` ({_where(fn)}) once more needs a Python float for its "
+                f"parameter `{_params(fn)[p]}`, not {type(args[p]).__name__}: nested derivatives of order "
+                "three and up are of scalar functions"
+            )
     out, result = None, {}
     for p in positions:
         derivative = _jvp_derivative(fn, (p,))
         x = args[p]
         columns = []
-        for k, e in _basis(x):
-            out, out_dot = _push(derivative, args, [e])
-            columns.append((k, out_dot))
+        linear = _linearized(derivative) if _size(x) > 1 else None
+        if linear is not None and len(args) == len(_TANGENT_NAMES[derivative.function]) - 1:
+            out, push = linear(*args)  # the primal statements once, the tangent ones per column
+            columns = [(k, push(e)) for k, e in _basis(x)]
+        else:
+            for k, e in _basis(x):
+                out, out_dot = _push(derivative, args, [e])
+                columns.append((k, out_dot))
         if out is None:
             out = fn(*args)
         _check_leaf_output(fn, out)
@@ -416,7 +483,8 @@ def hessian(fn, wrt=0):
     """The function computing the Hessian of the scalar-valued `fn` with respect to `wrt`.
 
     Forward over reverse: forward mode runs over the generated gradient code, one push
-    per input element. The shape is `x.shape + x.shape`; a tuple `wrt` gives the
+    per input element. For straight-line gradient code the primal statements run once
+    and only the tangent statements run per element (compiler/linearize.py). The shape is `x.shape + x.shape`; a tuple `wrt` gives the
     blocks as a tuple of tuples, `H[i][j]` the derivative of the gradient of `wrt[i]`
     with respect to `wrt[j]`.
     """
@@ -429,21 +497,30 @@ def hessian(fn, wrt=0):
 
 
 def _nested_grad(fn, mode, wrt, verbose):
-    """`grad` of a derivative made by srcgrad: forward mode over its generated code."""
-    if getattr(fn, "__srcgrad_nested__", False):
-        raise TypeError(
-            f"srcgrad differentiates a derivative once more (grad(grad(f))), not yet a third time "
-            f"(`{fn.__name__}`); use srcgrad.jvp on the second derivative's inputs instead"
-        )
+    """`grad` of a derivative made by srcgrad: forward mode over its generated code.
+
+    The result can be differentiated again, to any depth: its `__srcgrad_program__` is
+    generated code computing it (`_nested_program`), which forward mode transforms like
+    any other. That program pushes the scalar tangent 1.0, so deeper derivatives take
+    Python floats for the differentiated parameters.
+    """
     positions = _positions(fn, wrt)
     names = _params(fn)
     wanted = positions if isinstance(positions, tuple) else (positions,)
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        signature = None
 
     @functools.wraps(fn)
     def derivative(*args, **kwargs):
         if kwargs:
             raise TypeError(f"{fn.__name__}: pass the arguments of a nested derivative by position")
         _check_differentiable(fn, names, wanted, args, kwargs)
+        if signature is not None and len(args) < len(names):
+            bound = signature.bind(*args)
+            bound.apply_defaults()
+            args = tuple(bound.arguments[n] for n in names)
         out, result = _forward_jacobian(fn, args, wanted)
         if isinstance(out, tuple) or np.ndim(out) != 0:
             raise TypeError(
@@ -455,6 +532,42 @@ def _nested_grad(fn, mode, wrt, verbose):
         return (out, gradient) if mode == "value_and_grad" else gradient
 
     derivative.__srcgrad_lazy__ = _Built(lambda: _jvp_derivative(fn, wanted, verbose))
+    derivative.__srcgrad_program__ = _Built(lambda: _nested_program(fn, names, wanted, mode, positions)).get
+    derivative.__srcgrad_floats__ = wanted  # deeper derivatives push 1.0 through these parameters
     derivative.__srcgrad_nested__ = True
     derivative.__name__ = derivative.__qualname__ = f"{fn.__name__}_{mode}"
     return derivative
+
+
+def _nested_program(fn, names, wanted, mode, positions):
+    """Generated code computing `grad(fn)` for float parameters `wanted`: one jvp call each.
+
+        def f_grad_grad(x, y):
+            pushed_x = f_grad_jvp(x, y, x_dot=1.0)
+            return pushed_x[1]
+    """
+    from .compiler import frontend, load
+
+    helpers, lines = {}, []
+    for p in wanted:
+        jvp_fn = _jvp_derivative(fn, (p,)).function
+        helper = f"{fn.__name__}_jvp_{names[p]}" if len(wanted) > 1 else f"{fn.__name__}_jvp"
+        helpers[helper] = jvp_fn
+        tangent = list(inspect.signature(jvp_fn).parameters)[-1]
+        lines.append(f"    pushed_{names[p]} = {helper}({', '.join(names)}, {tangent}=1.0)")
+    grads = [f"pushed_{names[p]}[1]" for p in wanted]
+    gradient = f"({', '.join(grads)},)" if isinstance(positions, tuple) else grads[0]
+    result = f"(pushed_{names[wanted[0]]}[0], {gradient})" if mode == "value_and_grad" else gradient
+    name = f"{fn.__name__}_{mode}"
+    doc = (
+        f'    """The {"gradient" if mode == "grad" else "value and gradient"} of {fn.__name__} with respect to '
+        f'{", ".join(names[p] for p in wanted)} (floats): one forward push of the tangent 1.0 each. '
+        f'Generated by srcgrad."""\n'
+    )
+    text = f"def {name}({', '.join(names)}):\n{doc}" + "\n".join(lines) + f"\n    return {result}\n"
+    tree = frontend.gast.parse(text).body[0]
+    program = frontend.Program(fn=None, tree=tree, filename=f"<srcgrad {name}>", first_line=1, indent=0,
+                               source_lines=text.splitlines(), globals={"__name__": __name__})
+    function = load.function(text, name, program, helpers, mode)
+    function.__srcgrad_source__ = text
+    return function

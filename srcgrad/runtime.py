@@ -5,6 +5,8 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `unbroadcast(g, x)`: make `g` a gradient for `x` (x's shape, dtype and type).
 - `unreduce(g, x, axis, keepdims)`: spread the gradient of a reduction back over `x`.
 - `grad_seed(out, name)`: the seed 1 of a scalar output; `TypeError` otherwise.
+- `SEED64`: the seed `grad_seed` gives a NumPy float64 output, for code that knows
+  the output's type.
 - `zeros_like_grad(x)`: a zero gradient for `x`.
 - `add_grad(a, b)`: add two gradient contributions, either of which may be None; lists,
   tuples and dicts add entry by entry (never concatenate).
@@ -16,6 +18,8 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `without_part(g, index)`: a copy of the gradient `g` with the part `index` zero (the
   part an assignment `y[index] = v` overwrote).
 - `refuse_shared(a, b, message)`: stop with `message` when arrays a and b share memory.
+- `dict_entry(d, key)` / `restore_entry(d, key, entry)`: save a dict entry (or its
+  absence) before a write, and put it back (or remove the key) when undoing it.
 - `snapshot(x)`: a copy of an array or list that later in-place changes cannot reach.
 - `broadcast_tangent(t, x)`: make the tangent `t` a tangent for `x` (x's shape and type).
 - `tangent_for_update(t, x)`: a writable tangent of its own for an `x[i] = v` update.
@@ -31,7 +35,8 @@ import numpy as np
 _ndarray = np.ndarray
 _float = float
 _float64 = np.float64
-_ONE64 = np.float64(1.0)
+SEED64 = np.float64(1.0)  # the seed of a NumPy float64 output (see grad_seed)
+_ONE64 = SEED64
 
 
 def _is_integral(x):
@@ -290,3 +295,19 @@ def refuse_shared(a, b, message):
         from .errors import NotDifferentiableError
 
         raise NotDifferentiableError(message)
+
+
+_ABSENT = object()  # a dict key that did not exist before a write
+
+
+def dict_entry(d, key):
+    """The entry `d[key]` as a write would overwrite it (a marker when the key is absent)."""
+    return snapshot(d[key]) if key in d else _ABSENT
+
+
+def restore_entry(d, key, entry):
+    """Undo a write `d[key] = ...` given what `dict_entry` saved before it."""
+    if entry is _ABSENT:
+        del d[key]
+    else:
+        d[key] = entry

@@ -1119,7 +1119,45 @@ def reset_state_array_in_loop(x):
     return np.sum(h * x)
 
 
+
+def loop_rebuilds_then_writes(x):
+    y = np.ones(3)
+    for k in range(3):
+        y = y * x
+        y[k] = y[k] + 1.0
+    return np.sum(y)
+
+
+def sum_over_columns(M):
+    return sum(np.dot(r, r) for r in M.T)
+
+
+def enumerate_zip_pairs(x, y):
+    s = 0.0
+    for k, (u, v) in enumerate(zip(x, y)):
+        s = s + (k + 1.0) * u * v
+    return s
+
+
+def dict_filled_in_place(a, b):
+    d = {}
+    d["u"] = a * b
+    d["v"] = a + b
+    d["u"] = d["u"] * 2.0
+    return d["u"] * d["v"]
+
+
+def list_of_lists(a, b):
+    m = [[a, b], [b * a, 1.0]]
+    s = 0.0
+    for row in m:
+        for v in row:
+            s = s + v * v
+    return s
+
+
 ALL = [
+    loop_rebuilds_then_writes, sum_over_columns, enumerate_zip_pairs, dict_filled_in_place, list_of_lists,
     if_elif_else_on_sum, branch_on_element_compare, nested_if, ternary_in_loop, ternary_nested, and_or_not,
     or_short_circuit, branch_defines_variable, relu_by_branch, norm_clip,
     range_start_stop_step, range_negative_step_differences, range_of_len, loop_over_rows_direct,

@@ -347,9 +347,99 @@ def test_grad_of_grad():
     assert "sin_cubed_grad_jvp" in srcgrad.source(d2)
 
 
-def test_third_derivative_is_a_clear_error():
-    with pytest.raises(TypeError, match="not yet a third time"):
-        srcgrad.grad(srcgrad.grad(srcgrad.grad(sin_cubed)))
+def _sin_cubed_derivative(n, x):
+    """The n-th derivative of sin(x) x**3 by Leibniz's rule."""
+    sin = [math.sin(x), math.cos(x), -math.sin(x), -math.cos(x)]
+    cube = [x ** 3, 3 * x ** 2, 6 * x, 6.0] + [0.0] * n
+    return sum(math.comb(n, k) * sin[k % 4] * cube[n - k] for k in range(n + 1))
+
+
+def power_loop(x):
+    y = 1.0
+    for _ in range(5):
+        y = y * x
+    return y * math.exp(x)
+
+
+def _power_loop_derivative(n, x):
+    """The n-th derivative of x**5 exp(x)."""
+    return sum(math.comb(n, k) * math.perm(5, k) * x ** (5 - k) * math.exp(x) for k in range(min(n, 5) + 1))
+
+
+def while_loop(x):
+    y = x
+    n = 0
+    while n < 3:
+        y = np.sin(y) + x * y
+        n += 1
+    return y
+
+
+@pytest.mark.parametrize("fn, closed_form", [(sin_cubed, _sin_cubed_derivative), (power_loop, _power_loop_derivative)],
+                         ids=["sin_cubed", "power_loop"])
+def test_derivatives_up_to_the_fourth_match_closed_forms(fn, closed_form):
+    derivative = fn
+    for n in range(1, 5):
+        derivative = srcgrad.grad(derivative)
+        for x in (0.7, -1.3):
+            value = derivative(x)
+            assert isinstance(value, float)
+            assert value == pytest.approx(closed_form(n, x), rel=1e-10)
+
+
+def test_fourth_derivative_of_a_while_loop_matches_differences_of_the_third():
+    derivatives = [while_loop]
+    for _ in range(4):
+        derivatives.append(srcgrad.grad(derivatives[-1]))
+    x, h = 0.7, 1e-5
+    for n in range(1, 5):
+        expected = (derivatives[n - 1](x + h) - derivatives[n - 1](x - h)) / (2 * h)
+        assert derivatives[n](x) == pytest.approx(expected, rel=1e-6)
+    assert "while_loop_grad_grad_jvp" in srcgrad.source(derivatives[3])
+
+
+def test_third_derivative_wants_floats():
+    d3 = srcgrad.grad(srcgrad.grad(srcgrad.grad(sin_cubed)))
+    assert d3(0.5) == pytest.approx(_sin_cubed_derivative(3, 0.5), rel=1e-12)
+    with pytest.raises(TypeError, match="needs a Python float.*`x`"):
+        d3(np.array(0.5))
+
+
+def test_value_and_grad_of_a_second_derivative():
+    value, slope = srcgrad.value_and_grad(srcgrad.grad(srcgrad.grad(sin_cubed)))(0.5)
+    assert value == pytest.approx(_sin_cubed_derivative(2, 0.5), rel=1e-12)
+    assert slope == pytest.approx(_sin_cubed_derivative(3, 0.5), rel=1e-12)
+
+
+def list_of_products(x):
+    pieces = [x, x * x]
+    a = pieces[0] * pieces[1]
+    b = pieces[1] + pieces[0]
+    return a + b * x
+
+
+def test_second_derivative_through_list_gradients():
+    """The gradient code adds list gradients with add_grad: their tangents add entry by entry."""
+    d2 = srcgrad.grad(srcgrad.grad(list_of_products))
+    assert d2(0.7) == pytest.approx(12 * 0.7 + 2, rel=1e-12)
+    assert "add_grad(" in srcgrad.source(d2)
+
+
+def products(M):
+    return np.sum(np.prod(M ** 2, axis=1)) + np.prod(M)
+
+
+def test_hessian_through_np_prod_with_a_zero_entry():
+    M = rng.normal(size=(2, 4))
+    M[0, 1] = 0.0
+    H = srcgrad.hessian(products)(M)
+    gradient = srcgrad.grad(products)
+    columns = []
+    for k in np.ndindex(M.shape):
+        e = np.zeros(M.shape)
+        e[k] = 1.0
+        columns.append((gradient(M + EPS * e) - gradient(M - EPS * e)) / (2 * EPS))
+    np.testing.assert_allclose(H, np.reshape(np.stack(columns, axis=-1), H.shape), rtol=1e-6, atol=1e-8)
 
 
 def test_grad_of_grad_needs_a_scalar_output():
@@ -385,10 +475,7 @@ def test_integer_tangent_and_count_mismatch_are_rejected():
 
 # --- the Hessian of every corpus function ----------------------------------------------------
 
-NO_SECOND_DERIVATIVE = {"reductions"}  # np.prod's reverse rule helper has no forward rule yet
-
-
-@pytest.mark.parametrize("fn", [f for f in corpus.ALL if f.__name__ not in NO_SECOND_DERIVATIVE], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", corpus.ALL, ids=lambda f: f.__name__)
 def test_hessian_of_corpus_matches_differences_of_the_gradient(fn):
     names = list(inspect.signature(fn).parameters)
     args = [INPUTS[n][1] for n in names]
@@ -425,3 +512,37 @@ def test_forward_source_matches_golden(name):
     if os.environ.get("SRCGRAD_UPDATE_GOLDEN"):
         path.write_text(text)
     assert text == path.read_text()
+
+
+# --- the linearized jvp (primal statements once, tangent statements per column) ----------------
+
+
+def logsumexp(x):
+    m = np.max(x)
+    return m + np.log(np.sum(np.exp(x - m)))
+
+
+def test_hessian_of_straight_line_code_runs_the_primal_once():
+    from srcgrad import api
+    from srcgrad.compiler import linearize
+
+    x = rng.normal(size=6)
+    H = srcgrad.hessian(logsumexp)(x)
+    p = np.exp(x - np.max(x))
+    p /= p.sum()
+    np.testing.assert_allclose(H, np.diag(p) - np.outer(p, p), rtol=1e-12, atol=1e-14)
+    derivative = api._jvp_derivative(srcgrad.grad(logsumexp), (0,))
+    text, name = linearize.split(derivative.source, ["x_dot"])
+    primal, push = text.split("def push(x_dot):")
+    assert "np.exp(x_minus_m)" in primal and "np.exp" not in push
+    assert "extremum_share(" not in push  # a tangent expression's primal part is hoisted
+    assert api._linearized(derivative) is not None
+
+
+def test_code_with_loops_is_not_linearized():
+    from srcgrad import api
+    from srcgrad.compiler import linearize
+
+    derivative = api._jvp_derivative(srcgrad.grad(corpus.break_continue), (0,))
+    assert linearize.split(derivative.source, ["x_dot"]) is None
+    assert api._linearized(derivative) is None

@@ -7,6 +7,7 @@ import textwrap
 import numpy as np
 import pytest
 
+import corpus_python
 import srcgrad
 
 
@@ -146,16 +147,8 @@ def test_augmented_assignment_through_an_alias_is_refused_for_arrays_only():
     assert srcgrad.grad(aliased_update)(1.5) == pytest.approx(2 * 1.5 + 1.0)  # floats: `z = z + 1.0`
 
 
-def nested_lists(a, b):
-    m = [[a, b], [b * a, 1.0]]
-    s = 0.0
-    for row in m:
-        for v in row:
-            s = s + v * v
-    return s
-
-
 def test_anf_names_inner_displays_so_each_entry_gets_its_gradient(capsys):
+    nested_lists = corpus_python.list_of_lists
     assert "part = [a, b]" in _body(_stages(nested_lists, capsys, wrt=(0, 1))["ANF"])
     assert srcgrad.grad(nested_lists, wrt=(0, 1))(2.0, 3.0) == pytest.approx((2 * 2 + 2 * 6 * 3, 2 * 3 + 2 * 6 * 2))
 
@@ -203,3 +196,10 @@ def global_written(x):
 def test_in_place_effects_srcgrad_cannot_follow_are_refused(fn, says):
     with pytest.raises(srcgrad.NotDifferentiableError, match=re.escape(says)):
         srcgrad.grad(fn)
+
+
+def test_writes_into_a_dict_add_keys_and_the_undo_removes_them():
+    dict_filled = corpus_python.dict_filled_in_place
+    # f = 2ab(a + b)
+    assert srcgrad.grad(dict_filled, wrt=(0, 1))(2.0, 3.0) == pytest.approx((42.0, 32.0))
+    assert "restore_entry(d, 'u', tape.pop())" in srcgrad.source(srcgrad.grad(dict_filled))

@@ -179,7 +179,9 @@ class _ANF:
         if s.orelse:
             raise _unsupported(s, "`for ... else`")
         pre, iterable = self.simple(s.iter)
-        if not _is_atom(iterable) and not self._atom_call(iterable):
+        if (not _is_atom(iterable) and not self._atom_call(iterable)) or (
+            isinstance(iterable, gast.Attribute) and self._local_attribute(iterable)  # `for r in X.T`
+        ):
             pre2, iterable = self.atom(iterable)
             pre += pre2
         body = self.nested(s.body)
@@ -355,14 +357,14 @@ class _ANF:
         self.locals.add(result)
         renames = {}
         for gen in e.generators:
-            for n in gast.walk(gen.target):
+            for n in syntax.walk(gen.target):
                 if isinstance(n, gast.Name):
                     renames[n.id] = self.namer.fresh(n.id)
         self.locals |= set(renames.values())
 
         def renamed(node):
             node = syntax.copy(node)
-            for n in gast.walk(node):
+            for n in syntax.walk(node):
                 if isinstance(n, gast.Name) and n.id in renames:
                     n.id = renames[n.id]
             return node
@@ -412,7 +414,7 @@ class _ANF:
 
     def _local_attribute(self, e):
         """An attribute read on a local value (`M.T`): an operation, not an atom."""
-        return any(isinstance(n, gast.Attribute) and not self._is_global_chain(n) for n in gast.walk(e))
+        return any(isinstance(n, gast.Attribute) and not self._is_global_chain(n) for n in syntax.walk(e))
 
     def _atom_call(self, e):
         return isinstance(e, gast.Call) and all(_is_atom(a) for a in e.args)

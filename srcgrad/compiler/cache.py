@@ -38,36 +38,79 @@ def clear():
 SPECIALIZATIONS = 8  # per derivative; further kinds of call run the general code
 
 
+class ArrayKind(tuple):
+    """The dispatch key of an array whose dtype is not float64: (shape, dtype)."""
+
+    __slots__ = ()
+
+    def __new__(cls, shape, dtype):
+        return tuple.__new__(cls, (shape, dtype))
+
+
 def signature_shapes(signature):
     """The shape of each argument that a dispatch key describes: None where unknown."""
     return tuple(
-        s if type(s) is tuple else () if issubclass(s, (float, int, complex, np.number, np.bool_)) else None
+        s if type(s) is tuple else s[0] if type(s) is ArrayKind
+        else () if issubclass(s, (float, int, complex, np.number, np.bool_)) else None
         for s in signature
     )
+
+
+def signature_types(signature):
+    """What each argument of a dispatch key is: a dtype for an array, else its type."""
+    return tuple(_FLOAT64 if type(s) is tuple else s[1] if type(s) is ArrayKind else s for s in signature)
+
+
+_FLOAT64 = np.dtype(np.float64)
 
 
 def specializing(general, build):
     """`general`, dispatching each call to `build(signature)`, built once per signature.
 
-    The signature of a call is, per positional argument, its shape for a NumPy array and
-    its type otherwise. Calls with keyword arguments run `general`; so do calls whose
-    specialization failed to build, which is then never retried.
+    The signature of a call is, per positional argument, its shape for a float64 NumPy
+    array, `ArrayKind(shape, dtype)` for another array, and its type otherwise. Calls
+    with keyword arguments run `general`; so do calls whose specialization failed to
+    build, which is then never retried.
+
+    `dispatch.__srcgrad_guarded__(check)` is another dispatcher over the same
+    specializations that calls `check(args, kwargs)` before the first call of each
+    signature it sees and before every call with keyword arguments: checks that depend
+    only on the signature (argument types) thus run once per signature.
     """
     table = {}
-    ndarray = np.ndarray
 
-    @functools.wraps(general)
-    def dispatch(*args, **kwargs):
-        if kwargs:
-            return general(*args, **kwargs)
-        key = tuple([a.shape if type(a) is ndarray else type(a) for a in args])
+    def specialization(key):
         fn = table.get(key)
         if fn is None:
             fn = table[key] = _specialize(general, build, key, len(table))
-        return fn(*args)
+        return fn
 
-    dispatch.__srcgrad_specializations__ = table
-    return dispatch
+    def guarded(check):
+        seen = {}
+        ndarray, float64, kind = np.ndarray, _FLOAT64, ArrayKind
+
+        @functools.wraps(general)
+        def dispatch(*args, **kwargs):
+            if kwargs:
+                if check is not None:
+                    check(args, kwargs)
+                return general(*args, **kwargs)
+            key = tuple([
+                (a.shape if a.dtype is float64 else kind(a.shape, a.dtype)) if type(a) is ndarray else type(a)
+                for a in args
+            ])
+            fn = seen.get(key)
+            if fn is None:
+                if check is not None:
+                    check(args, kwargs)
+                fn = seen[key] = specialization(key)
+            return fn(*args)
+
+        dispatch.__srcgrad_specializations__ = table
+        dispatch.__srcgrad_guarded__ = guarded
+        return dispatch
+
+    return guarded(None)
 
 
 def _specialize(general, build, key, count):

@@ -34,10 +34,10 @@ def extract(tree, program):
                                 f"(in `{program.name}`); pass the value at the call")
         functions[fn.name] = fn
     tree.body = body
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, gast.Name) and node.id in functions:
             parent_is_call = any(
-                isinstance(c, gast.Call) and c.func is node for c in gast.walk(tree)
+                isinstance(c, gast.Call) and c.func is node for c in syntax.walk(tree)
             )
             if not parent_is_call or isinstance(node.ctx, gast.Store):
                 raise program.error(
@@ -45,7 +45,7 @@ def extract(tree, program):
                     "inlines nested functions at their calls, so they can only be called",
                 )
     for name, fn in functions.items():
-        for node in gast.walk(fn):
+        for node in syntax.walk(fn):
             if isinstance(node, gast.Call) and syntax.is_name(node.func, name):
                 raise program.error(node, f"the nested function `{name}` calls itself (in `{program.name}`); "
                                     "define a recursive function at module level")
@@ -108,7 +108,7 @@ def _expand(fn, call, target, namer):
         out.append(syntax.assign(renames[p], syntax.copy(value)))
     body = [syntax.copy(s) for s in fn.body]
     for s in body:
-        for n in gast.walk(s):
+        for n in syntax.walk(s):
             if isinstance(n, gast.Name) and n.id in renames:
                 n.id = renames[n.id]
     *rest, ret = body

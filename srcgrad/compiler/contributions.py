@@ -278,7 +278,7 @@ def _active_names(node, activity):
         return [n for part in node.values() for n in _active_names(part, activity)]
     if not isinstance(node, gast.AST):
         return []
-    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and activity.is_active(n.id)]
+    return [n.id for n in syntax.walk(node) if isinstance(n, gast.Name) and activity.is_active(n.id)]
 
 
 def _index_value(index):

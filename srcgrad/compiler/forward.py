@@ -47,6 +47,7 @@ _BINOPS = {
     gast.Pow: operator.pow, gast.MatMult: operator.matmul,
 }
 _UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
+_ADD_GRAD = rules.lookup(runtime.add_grad)
 
 
 class _Forward:
@@ -282,7 +283,9 @@ class _Forward:
             return None
         total = terms[0]
         for term in terms[1:]:
-            if isinstance(term, gast.UnaryOp) and isinstance(term.op, gast.USub):
+            if rule is _ADD_GRAD:  # gradients being added may be lists: so may their tangents
+                total = syntax.call(self.helper("add_grad", runtime.add_grad), [total, term])
+            elif isinstance(term, gast.UnaryOp) and isinstance(term.op, gast.USub):
                 total = syntax.binop(total, gast.Sub(), term.operand)  # `a - b` reads better than `a + -b`
             else:
                 total = syntax.add(total, term)

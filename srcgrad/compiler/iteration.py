@@ -44,7 +44,7 @@ class _Iteration:
         """{name: its assignment} for names assigned once, from a call of `fn` (one argument
         for `reversed`)."""
         made = {}
-        for n in gast.walk(tree):
+        for n in syntax.walk(tree):
             if (isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name) and isinstance(n.value, gast.Call)
                     and getattr(self.calls.get(n.value), "obj", None) is fn and not n.value.keywords
                     and (fn is not builtins.reversed or len(n.value.args) == 1)):
@@ -147,7 +147,7 @@ class _Iteration:
                 break
             unpacks[id(stmt)] = value.slice.value
         rest = body[len(unpacks):]
-        if any(syntax.is_name(n, target) for stmt in rest for n in gast.walk(stmt)):
+        if any(syntax.is_name(n, target) for stmt in rest for n in syntax.walk(stmt)):
             return [syntax.located(syntax.assign(target, syntax.tuple_(items)), s)] + body
         return [
             syntax.located(syntax.assign(stmt.targets[0].id, syntax.copy(items[unpacks[id(stmt)]])), stmt)

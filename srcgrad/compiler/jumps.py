@@ -28,7 +28,7 @@ class _Jumps:
 
     def function(self, tree):
         body = self.block(tree.body, in_loop=False)
-        returns = [n for n in gast.walk(gast.Module(body=body, type_ignores=[])) if isinstance(n, gast.Return)]
+        returns = [n for n in syntax.walk(gast.Module(body=body, type_ignores=[])) if isinstance(n, gast.Return)]
         if len(returns) == 1 and body and body[-1] is returns[0] and self.result is None:
             tree.body = body
             return tree
@@ -126,7 +126,7 @@ class _Jumps:
 
 def _walk_same_function(stmts):
     for stmt in stmts:
-        yield from gast.walk(stmt)
+        yield from syntax.walk(stmt)
 
 
 def _return_none_at_open_ends(stmts):

@@ -37,7 +37,7 @@ _VIEW_FUNCTIONS = {
 def changes(tree, calls):
     """The change statements of `tree`: [(statement, base name)]."""
     out = []
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Subscript):
             value = node.targets[0].value
             if isinstance(value, gast.Name):
@@ -53,6 +53,19 @@ def _is_list(name, assigns):
     """Whether every assignment to `name` makes a list (its entries are not views of it)."""
     defs = [a.value for a in assigns if a.targets[0].id == name]
     return bool(defs) and all(isinstance(v, gast.List) for v in defs)
+
+
+def dict_bases(tree, calls):
+    """Changed bases that are dicts (every assignment makes one): a write may add a key,
+    so its undo may have to remove it again."""
+    assigns = [n for n in syntax.walk(tree) if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+    out = set()
+    for _, base in changes(tree, calls):
+        defs = [a.value for a in assigns if a.targets[0].id == base]
+        if defs and all(isinstance(v, gast.Dict) or (isinstance(v, gast.Call) and getattr(calls.get(v), "obj", None) is dict)
+                        for v in defs):
+            out.add(base)
+    return out
 
 
 def _reads_base(value, base, calls, base_is_list=False):
@@ -104,6 +117,17 @@ def _is_fresh(value, calls):
     return False
 
 
+def _makes_new(value, assigns, reads, calls):
+    """Whether an assignment of `value` gives its target an object nobody else holds: a new
+    one, or a temporary made new just for it (ANF's `t = y * x; y = t`)."""
+    if _is_fresh(value, calls):
+        return True
+    if isinstance(value, gast.Name) and reads.get(value.id) == 1:
+        defs = [a.value for a in assigns if a.targets[0].id == value.id]
+        return len(defs) == 1 and _is_fresh(defs[0], calls)
+    return False
+
+
 class _Blocks:
     """Where each statement sits: (block, position, parent statement) at any depth."""
 
@@ -138,7 +162,7 @@ class _Blocks:
 def _top(node_id, block):
     """The statement of `block` that contains the node, or None."""
     for s in block:
-        if any(id(n) == node_id for n in gast.walk(s)):
+        if any(id(n) == node_id for n in syntax.walk(s)):
             return s
     return None
 
@@ -148,7 +172,7 @@ def run(tree, program, params, activity, calls):
     found = changes(tree, calls)
     if not found:
         return {}
-    assigns = [n for n in gast.walk(tree) if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+    assigns = [n for n in syntax.walk(tree) if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
     bases = {}
     for stmt, base in found:
         group = {base}
@@ -181,8 +205,12 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
             f"differentiates in-place changes of arrays and lists made inside the function: make a new "
             f"one (`{base}_local = {base}.copy()`) and change that", NotDifferentiableError,
         )
+    reads = {}
+    for n in syntax.walk(tree):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            reads[n.id] = reads.get(n.id, 0) + 1
     for a in assigns:
-        if a.targets[0].id == base and not _is_fresh(a.value, calls):
+        if a.targets[0].id == base and not _makes_new(a.value, assigns, reads, calls):
             raise program.error(
                 stmt, f"`{what}` changes an array in place that may share memory with another value "
                 f"(it is made at line {program.line(a)}: `{program.text(a).strip()}`; in `{program.name}`); "
@@ -199,7 +227,7 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
         # a change of an object made (fresh) after the alias was taken cannot reach the alias
         changed_stmts = [s for s, fresh in changed
                          if fresh is None or len(defs) != 1 or _between(defs[0], fresh, s, blocks)]
-        reads = [n for n in gast.walk(tree) if isinstance(n, gast.Name) and n.id == alias and isinstance(n.ctx, gast.Load)]
+        reads = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == alias and isinstance(n.ctx, gast.Load)]
         if not changed_stmts or (len(defs) == 1 and _used_before_change(defs[0], reads, changed_stmts, blocks)):
             continue
         made = defs[0] if defs else stmt
@@ -243,7 +271,7 @@ def _used_before_change(definition, reads, changed, blocks):
         last = max(last, blocks.where[id(top)][1])
     changed_ids = {id(s) for s in changed}
     for s in block[start + 1: last + 1]:
-        inside = {id(n) for n in gast.walk(s)} & changed_ids
+        inside = {id(n) for n in syntax.walk(s)} & changed_ids
         if inside and not (s is block[last] and id(s) in changed_ids):
             return False
     return True

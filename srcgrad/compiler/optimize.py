@@ -7,10 +7,12 @@ Before:  y_bar = out_bar                 After:  x_bar = out_bar * 2.0
   reads of `a` by `b` and is dropped, when those are all the reads of `a` and `b` keeps
   its value until the last of them (`b = a` keeps it). `x = x` is dropped.
 - Constant folding: arithmetic and comparisons of number constants are computed
-  (`2 - (2 != 0)` -> `1`, left by inlined rules), and `e ** 1` is `e`.
+  (`2 - (2 != 0)` -> `1`, left by inlined rules), `e ** 1` is `e`, and
+  `0.5 * (e - 0.0)` is `0.5 * e` (a float factor makes the result a float either way).
 - Dead code: an assignment whose target is never read anywhere is dropped when its
-  right-hand side contains no call (calls may have effects, such as drawing random
-  numbers, and are kept).
+  right-hand side calls nothing but pure functions (`rules.purity`: ufuncs, most NumPy
+  functions, `math`, the computing helpers); other calls may have effects, such as
+  drawing random numbers, and are kept.
 """
 
 import math
@@ -18,7 +20,9 @@ import operator
 
 import gast
 
+from ..rules.purity import is_pure_call
 from . import syntax
+from .shapes import _Resolver
 
 
 def run(tree, namer):
@@ -27,7 +31,7 @@ def run(tree, namer):
     while changed:
         reads = _read_counts(tree)
         changed = _propagate_copies(tree.body, reads)
-        changed |= _drop_dead(tree, {name for name, count in reads.items() if count > 0})
+        changed |= _drop_dead(tree, {name for name, count in reads.items() if count > 0}, _Resolver(namer))
     return tree
 
 
@@ -109,7 +113,7 @@ def _read_counts(tree):
     return counts
 
 
-def _drop_dead(tree, reads):
+def _drop_dead(tree, reads, resolve):
     changed = False
 
     def visit(stmts):
@@ -123,7 +127,7 @@ def _drop_dead(tree, reads):
                 isinstance(s, gast.Assign)
                 and isinstance(s.targets[0], gast.Name)
                 and s.targets[0].id not in reads
-                and _pure(s.value)
+                and _pure(s.value, resolve)
             ):
                 changed = True
                 continue
@@ -134,8 +138,16 @@ def _drop_dead(tree, reads):
     return changed
 
 
-def _pure(value):
-    return not any(isinstance(n, gast.Call) for n in _nodes(value))
+def _pure(value, resolve):
+    for n in _nodes(value):
+        if isinstance(n, gast.Call):
+            if any(isinstance(a, gast.Starred) for a in n.args) or not is_pure_call(
+                resolve(n.func), len(n.args), {k.arg for k in n.keywords}
+            ):
+                return False
+        elif isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await, gast.Lambda)):
+            return False
+    return True
 
 
 _FOLD = {
@@ -153,6 +165,11 @@ class _Fold(gast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.op, gast.Pow) and _number(node.right) and node.right.value == 1 and type(node.right.value) is not bool:
             return node.left
+        if isinstance(node.op, gast.Mult):  # c * (e - 0) -> c * e: the product makes it a float anyway
+            for side in ("left", "right"):
+                inner, other = getattr(node, side), node.right if side == "left" else node.left
+                if _plus_zero(inner) and _number(other) and type(other.value) is float:
+                    setattr(node, side, inner.left)
         return self._fold(node, [node.left, node.right], type(node.op))
 
     def visit_UnaryOp(self, node):
@@ -178,6 +195,16 @@ class _Fold(gast.NodeTransformer):
         if type(value) is float and not math.isfinite(value):
             return node
         return gast.copy_location(syntax.const(value), node)
+
+
+def _plus_zero(node):
+    return (
+        isinstance(node, gast.BinOp)
+        and isinstance(node.op, (gast.Add, gast.Sub))
+        and _number(node.right)
+        and type(node.right.value) is not bool
+        and node.right.value == 0
+    )
 
 
 def _number(node):

@@ -11,6 +11,7 @@ import gast
 
 from . import activity, anf, cache, closures, emit, fence, forward, frontend, iteration, jumps, load, optimize, resolve, reverse, split, syntax, versions
 from .naming import Namer
+from .shapes import Signature
 
 MODES = ("grad", "value_and_grad", "vjp", "pullback", "jvp", "split_vjp")
 _BUILDING = set()  # (function, key) pairs being derived right now (recursive calls)
@@ -57,7 +58,7 @@ def jvp_of(fn, positions):
     (a stand-in while `fn` itself is being derived: recursion)."""
     if (fn, ("jvp", positions)) in _BUILDING:
         return _Pending(fn, positions, "jvp")
-    return derive(fn, "jvp", positions).function
+    return derive(fn, "jvp", positions, source=getattr(fn, "__srcgrad_source__", None)).function
 
 
 class _Pending:
@@ -143,14 +144,18 @@ def _build(fn, mode, wrt, verbose, source, signature=None):
 
 
 def _shapes(signature, params, namer, output, mode, split_vjp=False):
-    """Parameter (and seed) name -> shape for a call signature (see cache.specializing)."""
+    """What a call signature (see cache.specializing) tells of the parameters (and seed)."""
     if signature is None:
         return None
-    shapes = cache.signature_shapes(signature)
+    shapes, types = cache.signature_shapes(signature), cache.signature_types(signature)
     names = list(params)
     if mode in ("vjp", "pullback") and not split_vjp:  # split: the seed comes later
         names = [namer.adjoint(output) if output else None] + names
-    return {n: s for n, s in zip(names, shapes) if n is not None and s is not None}
+    return Signature(
+        tuple(params),
+        {n: s for n, s in zip(names, shapes) if n is not None and s is not None},
+        {n: t for n, t in zip(names, types) if n is not None},
+    )
 
 
 def _transform_name(mode):

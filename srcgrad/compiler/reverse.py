@@ -135,7 +135,7 @@ class _Reverse(Contributions):
         on the input: unless it is a pure function with a rule (or has no gradient, like
         `print`), it is there for an in-place effect (`np.add.at(y, i, x)`, `y.sort()`)."""
         varied = self.activity.varied
-        reads = [n.id for n in gast.walk(call) if isinstance(n, gast.Name)]
+        reads = [n.id for n in syntax.walk(call) if isinstance(n, gast.Name)]
         if not any(name in varied for name in reads):
             return False
         if any(k.arg == "out" for k in call.keywords):
@@ -198,7 +198,7 @@ class _Reverse(Contributions):
     def branch_locals(self, body):
         """Names a branch assigns once, at its top level, and nobody reads outside it."""
         inside = {}
-        for n in (n for stmt in body for n in gast.walk(stmt)):
+        for n in (n for stmt in body for n in syntax.walk(stmt)):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 inside[n.id] = inside.get(n.id, 0) + 1
         local = _iteration_locals(body, self.assign_count)
@@ -290,10 +290,16 @@ class _Reverse(Contributions):
         base = target.value.id
         self.keys += 1
         group = self.mutations.get(base, frozenset({base}))
-        part = syntax.subscript(syntax.name(base), syntax.copy(target.slice))
-        snapshot = syntax.name(self.bind("snapshot", runtime.snapshot))
-        save = _UndoSave(self.keys, group, syntax.call(snapshot, [part]))
-        undo = syntax.assign(syntax.subscript(syntax.name(base), syntax.copy(target.slice)), syntax.name("__popped__"))
+        if base in self.dicts:  # the key may be new: the undo removes it again
+            entry = syntax.name(self.bind("dict_entry", runtime.dict_entry))
+            save = _UndoSave(self.keys, group, syntax.call(entry, [syntax.name(base), syntax.copy(target.slice)]))
+            put_back = syntax.name(self.bind("restore_entry", runtime.restore_entry))
+            undo = syntax.expr(syntax.call(put_back, [syntax.name(base), syntax.copy(target.slice), syntax.name("__popped__")]))
+        else:
+            part = syntax.subscript(syntax.name(base), syntax.copy(target.slice))
+            snapshot = syntax.name(self.bind("snapshot", runtime.snapshot))
+            save = _UndoSave(self.keys, group, syntax.call(snapshot, [part]))
+            undo = syntax.assign(syntax.subscript(syntax.name(base), syntax.copy(target.slice)), syntax.name("__popped__"))
         bwd = []
         if self.activity.is_active(base):
             adjoint = self.namer.adjoint(base)
@@ -397,7 +403,7 @@ def _before_breaks(stmts, records):
 
 def count_assignments(tree):
     counts = {}
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
             counts[node.targets[0].id] = counts.get(node.targets[0].id, 0) + 1
         elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):
@@ -423,7 +429,7 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shap
     and the gradients of every parameter) or "pullback" (takes the output's adjoint first
     and returns the tuple of the gradients of `wrt` only; used for calls between user
     functions). `pullback_of(fn, positions)` gives the pullback of a called user function.
-    `shapes` (parameter name -> shape, for one call signature) specializes the code.
+    `shapes` (a `shapes.Signature`: one kind of call) specializes the code.
     """
     from . import adjoints, tape  # passes over the backward code this one produces
 
@@ -435,11 +441,12 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shap
     rev = _Reverse(program, activity, calls, namer, bind)
     rev.pullback_of = pullback_of
     rev.mutations = mutation.run(tree, program, set(params), activity, calls)
+    rev.dicts = mutation.dict_bases(tree, calls)
     rev.params = set(params)
     rev.assign_count = count_assignments(tree)
     rev.assigned = set()
     rev.read_counts = {}
-    for n in gast.walk(tree):
+    for n in syntax.walk(tree):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             rev.read_counts[n.id] = rev.read_counts.get(n.id, 0) + 1
     forward, backward = rev.block(body, _Context(0, frozenset(), set(params)))
@@ -459,7 +466,7 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shap
     zeros = bind("zeros_like_grad", runtime.zeros_like_grad)
     add = bind("add_grad", runtime.add_grad) if rev.structured else None
     backward, defined = adjoints.run(backward, defined, namer, zeros, rev.structured, add)
-    forward, backward, prelude, restored = tape.run(forward, backward, rev.none_init, namer, shapes)
+    forward, backward, prelude, restored = tape.run(forward + seed_stmts, backward, rev.none_init, namer, shapes)
 
     value = out
     capture = []
@@ -487,7 +494,7 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shap
         gradient = grads[0] if len(grads) == 1 and not isinstance(wrt, tuple) else syntax.tuple_(grads)
         result = syntax.tuple_([value, gradient]) if mode == "value_and_grad" else gradient
 
-    body_out = [syntax.comment("Forward pass")] + prelude + forward + capture + seed_stmts
+    body_out = [syntax.comment("Forward pass")] + prelude + forward + capture  # the seed ends `forward`
     if backward:
         body_out += [syntax.comment("Backward pass")] + backward
     body_out.append(syntax.return_(result))

@@ -28,11 +28,12 @@ import numpy as np
 
 from .. import runtime
 from ..rules import operators
-from . import resolve
+from . import kinds, resolve, syntax
 
 _BOTTOM = "bottom"  # no assignment seen yet (optimistic start of the fixed point)
 _TOP = None  # unknown
 
+_MATMUL_ADJOINTS = (operators._matmul_vjp_x, operators._matmul_vjp_y)
 _FULL_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.linalg.norm, np.vdot, np.average}
 _CREATORS = {np.zeros, np.ones, np.empty, np.full}
 _LIKE = {np.zeros_like, np.ones_like, np.empty_like, np.copy, np.array, np.asarray, np.conj, abs}
@@ -47,17 +48,39 @@ _SHAPE_OF_ARG = {
 }
 
 
-def drop_unbroadcasts(forward, backward, shapes, none_init, namer):
-    """Rewrite `backward` in place; `shapes` maps parameter (and seed) names to shapes."""
+@dataclasses.dataclass(frozen=True)
+class Signature:
+    """One kind of call: every parameter, and what is known of each.
+
+    `shapes`: name -> shape (parameters and a vjp's seed), where known; `types`:
+    parameter name -> dtype for an array, type otherwise, where known.
+    """
+
+    params: tuple
+    shapes: dict
+    types: dict
+
+
+def drop_unbroadcasts(forward, backward, signature, none_init, namer):
+    """Rewrite `forward` and `backward` in place for one call `signature`."""
     unbroadcast = _helper_name(namer, runtime.unbroadcast)  # None: only np.size to fold
-    env = _Shapes(shapes, none_init, namer).solve(forward, backward)
+    env = _Shapes(signature.shapes, none_init, namer).solve(forward, backward)
     calls = _Resolver(namer)
-    drop = _Drop(unbroadcast, env, calls)
-    for stmt in _statements(backward):
+    _visit(backward, _Drop(unbroadcast, env, calls, namer))
+    unreduce = _helper_name(namer, runtime.unreduce)
+    if unreduce is not None:
+        returned = {namer.adjoint(p) for p in signature.params}
+        _narrow_unreduces(backward, env, unreduce, calls, returned)
+        _visit(backward, _Reassociate(env))
+    kinds.fold_seeds(forward, env, signature, namer)
+
+
+def _visit(stmts, transformer):
+    for stmt in _statements(stmts):
         if isinstance(stmt, gast.For):
-            stmt.iter = drop.visit(stmt.iter)
+            stmt.iter = transformer.visit(stmt.iter)
         else:
-            drop.visit(stmt)
+            transformer.visit(stmt)
 
 
 def _helper_name(namer, obj):
@@ -94,7 +117,7 @@ def _pseudo_stores(stmts):
                 v = getattr(s, f.name)
                 for node in v if isinstance(v, list) else [v]:
                     if isinstance(node, gast.AST):
-                        names.update(n.id for n in gast.walk(node) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load))
+                        names.update(n.id for n in syntax.walk(node) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load))
                 if isinstance(v, list):
                     names |= _pseudo_stores(v)
         elif isinstance(s, (gast.If, gast.For, gast.While)):
@@ -142,20 +165,21 @@ class _Shapes:
             for stmt in _statements(block):
                 if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
                     defs.append((stmt.targets[0].id, stmt.value))
-                    stored = [n for n in gast.walk(stmt.value) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)]
+                    stored = [n for n in syntax.walk(stmt.value) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)]
                     opaque.update(n.id for n in stored)  # walrus and the like
                 elif isinstance(stmt, gast.For):
                     target = stmt.target
                     if isinstance(target, gast.Name) and self._is_range(stmt.iter):
                         ints.add(target.id)
                     else:
-                        opaque.update(n.id for n in gast.walk(target) if isinstance(n, gast.Name))
+                        opaque.update(n.id for n in syntax.walk(target) if isinstance(n, gast.Name))
                 else:
                     opaque.update(
-                        n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+                        n.id for n in syntax.walk(stmt) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
                     )
         opaque |= _pseudo_stores(forward) | _pseudo_stores(backward)
         self.ints = {n for n in ints if n not in {d for d, _ in defs}}
+        self.defs, self.opaque = defs, opaque
         env = {name: _BOTTOM for name, _ in defs}
         env.update(self.given)
         for name in self.ints:
@@ -319,11 +343,19 @@ def _matmul(a, b):
     return _TOP
 
 
+_ADD_REDUCE = np.add.reduce
+
+
 class _Drop(gast.NodeTransformer):
-    def __init__(self, unbroadcast, shapes, resolve):
+    """`unbroadcast(g, x)` -> `g` (same shapes) or `add_reduce(g, axes)` (the axes that
+    broadcasting added in front); 2-D matrix-product adjoints -> `g @ y.T`, `x.T @ g`;
+    `np.size(x)` -> its value."""
+
+    def __init__(self, unbroadcast, shapes, resolve, namer):
         self.unbroadcast = unbroadcast
         self.shapes = shapes
         self.resolve = resolve
+        self.namer = namer
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -336,8 +368,170 @@ class _Drop(gast.NodeTransformer):
             g, x = (self.shapes.shape(a) for a in node.args)
             if isinstance(g, tuple) and g == x:
                 return node.args[0]
+            if isinstance(g, tuple) and isinstance(x, tuple) and len(g) > len(x) and g[len(g) - len(x):] == x:
+                extra = len(g) - len(x)  # sum the leading axes (the type is normalized on return)
+                axes = gast.Constant(value=0, kind=None) if extra == 1 else gast.Tuple(
+                    [gast.Constant(value=i, kind=None) for i in range(extra)], gast.Load())
+                reduce = gast.Name(self.namer.helper("add_reduce", _ADD_REDUCE), gast.Load(), None, None)
+                return gast.copy_location(gast.Call(reduce, [node.args[0], axes], []), node)
+        elif len(node.args) == 4 and not node.keywords and self.resolve(node.func) in _MATMUL_ADJOINTS:
+            g, _, a, b = node.args
+            ga, sa, sb = self.shapes.shape(g), self.shapes.shape(a), self.shapes.shape(b)
+            if not all(isinstance(s, tuple) and len(s) == 2 for s in (ga, sa, sb)):
+                return node
+            transposed = lambda n: gast.Attribute(n, "T", gast.Load())  # noqa: E731
+            if self.resolve(node.func) is operators._matmul_vjp_x and _matmul(ga, tuple(reversed(sb))) == sa:
+                return gast.copy_location(gast.BinOp(g, gast.MatMult(), transposed(b)), node)
+            if self.resolve(node.func) is operators._matmul_vjp_y and _matmul(tuple(reversed(sa)), ga) == sb:
+                return gast.copy_location(gast.BinOp(transposed(a), gast.MatMult(), g), node)
         elif len(node.args) == 1 and not node.keywords and self.resolve(node.func) is np.size:
             shape = self.shapes.shape(node.args[0])
             if isinstance(shape, tuple):  # a known shape has a known size
                 return gast.copy_location(gast.Constant(value=math.prod(shape), kind=None), node)
         return node
+
+
+class _Reassociate(gast.NodeTransformer):
+    """`s * (c * a)` -> `(s * c) * a` for a scalar `s` and a number `c`: one pass over
+    the array `a` instead of two (the dtype is the same either way)."""
+
+    def __init__(self, shapes):
+        self.shapes = shapes
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        inner = node.right
+        if (
+            isinstance(node.op, gast.Mult)
+            and isinstance(inner, gast.BinOp)
+            and isinstance(inner.op, gast.Mult)
+            and isinstance(inner.left, gast.Constant)
+            and type(inner.left.value) in (int, float)
+            and self.shapes.shape(node.left) == ()
+            and self.shapes.shape(inner.right) not in (_TOP, _BOTTOM, ())
+        ):
+            scale = gast.BinOp(node.left, gast.Mult(), inner.left)
+            return gast.copy_location(gast.BinOp(scale, gast.Mult(), inner.right), node)
+        return node
+
+
+# --- a spread seed that stays a scalar ------------------------------------------------
+
+
+def _narrow_unreduces(backward, env, unreduce, resolve, returned):
+    """`g_bar = unreduce(s, x, None, False)` with a scalar `s` becomes `g_bar = s` when
+    only element-wise operations read `g_bar` and what follows from it.
+
+    Before:  t_bar = unreduce(out_bar * 0.25, t, None, False)    After:  t_bar = out_bar * 0.25
+             u_bar = -t_bar                                                u_bar = -t_bar
+             z_bar = u_bar * y                                             z_bar = u_bar * y
+
+    Sound because broadcasting commutes with element-wise operations: every name then
+    holds either its old value or a scalar that broadcasts to it, and the check below
+    ensures that only element-wise operations (whose result shapes it recomputes) read
+    the scalars, and that no gradient returned to the caller is one of them.
+    """
+    for k, stmt in enumerate(backward):
+        call = stmt.value if isinstance(stmt, gast.Assign) else None
+        if not (
+            isinstance(call, gast.Call)
+            and isinstance(call.func, gast.Name)
+            and call.func.id == unreduce
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name)
+            and not call.keywords
+            and len(call.args) == 4
+            and all(isinstance(a, gast.Constant) for a in call.args[2:])
+            and call.args[2].value is None
+            and call.args[3].value is False
+            and env.shape(call.args[0]) == ()
+            and isinstance(env.shape(call.args[1]), tuple)
+        ):
+            continue
+        narrowed = _stays_elementwise(backward[k + 1 :], {stmt.targets[0].id}, env, resolve, returned)
+        if narrowed is not None:
+            stmt.value = call.args[0]
+            env.env.update(narrowed)  # scalars from here on (unknown where also arrays)
+
+
+def _stays_elementwise(stmts, scalars, env, resolve, returned):
+    """The new shapes (name -> () or unknown) if the narrowing is sound, else None."""
+    saved = dict(env.env)
+    ever, arrays = set(scalars), set()
+    try:
+        for stmt in stmts:
+            for n in scalars:
+                env.env[n] = ()
+            if not isinstance(stmt, gast.AST):  # a tape marker
+                if _marker_names(stmt) & scalars:
+                    return None
+                continue
+            reads = {n.id for n in syntax.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+            if isinstance(stmt, (gast.If, gast.For, gast.While)) or not isinstance(stmt, gast.Assign):
+                if reads & scalars or _stores(stmt) & scalars or _pseudo_stores([stmt]) & scalars:
+                    return None  # a block or another statement touches a scalar
+                continue
+            target = stmt.targets[0]
+            if len(stmt.targets) != 1 or not isinstance(target, gast.Name):
+                if reads & scalars:
+                    return None
+                continue
+            if not reads & scalars:
+                scalars.discard(target.id)
+                arrays.add(target.id)
+                continue
+            if not _elementwise(stmt.value, scalars, resolve):
+                return None
+            old, new = saved.get(target.id), env.shape(stmt.value)
+            if not isinstance(old, tuple):
+                return None
+            if new == old:
+                scalars.discard(target.id)
+                arrays.add(target.id)
+            elif new == ():
+                scalars.add(target.id)
+                ever.add(target.id)
+            else:
+                return None
+        if scalars & returned:
+            return None
+        return {n: _TOP if n in arrays else () for n in ever}
+    finally:
+        env.env.clear()
+        env.env.update(saved)
+
+
+def _marker_names(marker):
+    names = set()
+    for f in dataclasses.fields(marker):
+        v = getattr(marker, f.name)
+        for node in v if isinstance(v, list) else [v]:
+            if isinstance(node, str):
+                names.add(node)
+            elif isinstance(node, (set, frozenset)):
+                names |= {n for n in node if isinstance(n, str)}
+            elif dataclasses.is_dataclass(node):
+                names |= _marker_names(node)
+            elif isinstance(node, gast.AST):
+                names.update(n.id for n in syntax.walk(node) if isinstance(n, gast.Name))
+    return names
+
+
+def _stores(stmt):
+    return {n.id for n in syntax.walk(stmt) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+
+
+def _elementwise(node, scalars, resolve):
+    """Whether every read of a name in `scalars` under `node` is an operand of
+    element-wise operations only (arithmetic but `@`, unary minus, one-output ufuncs)."""
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
+        return _elementwise(node.left, scalars, resolve) and _elementwise(node.right, scalars, resolve)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return _elementwise(node.operand, scalars, resolve)
+    if isinstance(node, gast.Call) and not node.keywords:
+        fn = resolve(node.func)
+        if isinstance(fn, np.ufunc) and fn.nout == 1 and len(node.args) == fn.nin:
+            return all(_elementwise(a, scalars, resolve) for a in node.args)
+    return not any(isinstance(n, gast.Name) and n.id in scalars for n in syntax.walk(node))

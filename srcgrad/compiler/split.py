@@ -39,7 +39,7 @@ def run(tree, namer):
     changed = set(syntax.names_stored(backward)) & outer
     popped = {
         n.func.value.id
-        for n in gast.walk(syntax.function_def("_", [], backward + [syntax.return_(grads)]))
+        for n in syntax.walk(syntax.function_def("_", [], backward + [syntax.return_(grads)]))
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
         and isinstance(n.func.value, gast.Name) and n.func.value.id in outer
     }
@@ -79,7 +79,7 @@ def _is_docstring(stmt):
 
 def _rename(stmts, renames):
     for stmt in stmts:
-        for n in gast.walk(stmt):
+        for n in syntax.walk(stmt):
             if isinstance(n, gast.Name) and n.id in renames:
                 n.id = renames[n.id]
 

@@ -6,6 +6,7 @@ a gast version has and the caller did not give with empty defaults.
 """
 
 import ast
+import collections
 
 import gast
 
@@ -15,6 +16,22 @@ def _make(cls, **fields):
         if f not in fields:
             fields[f] = [] if f in ("type_params", "decorator_list", "keywords", "type_ignores") else None
     return cls(**{k: v for k, v in fields.items() if k in cls._fields})
+
+
+def walk(node):
+    """Every node under `node`, itself first, in `gast.walk`'s (breadth-first) order,
+    without its per-node generator overhead."""
+    todo, ast_node = collections.deque([node]), gast.AST
+    pop, append, extend = todo.popleft, todo.append, todo.extend
+    while todo:
+        node = pop()
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, ast_node):
+                append(value)
+            elif type(value) is list:
+                extend([v for v in value if isinstance(v, ast_node)])
+        yield node
 
 
 def name(id, store=False):
@@ -163,7 +180,7 @@ def comment_text(stmt):
 
 def as_store(node):
     node = copy(node)
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, (gast.Name, gast.Attribute, gast.Subscript, gast.Tuple, gast.List)):
             n.ctx = gast.Load()
     node.ctx = gast.Store()
@@ -202,7 +219,7 @@ def located(new, old):
     """Give `new` (and its children without a location) the location of `old`."""
     if old is None or not hasattr(old, "lineno"):
         return new
-    for n in gast.walk(new) if isinstance(new, gast.AST) else []:
+    for n in walk(new) if isinstance(new, gast.AST) else []:
         if getattr(n, "lineno", None) is None and "lineno" in getattr(n, "_attributes", ()):
             gast.copy_location(n, old)
     return new
@@ -241,7 +258,7 @@ def names_read(node):
     """Names loaded anywhere in `node` (a node or a list of nodes), in order, without duplicates."""
     seen = {}
     for root in node if isinstance(node, list) else [node]:
-        for n in gast.walk(root):
+        for n in walk(root):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 seen.setdefault(n.id, None)
     return list(seen)
@@ -251,7 +268,7 @@ def names_stored(node):
     """Names assigned anywhere in `node` (targets, for targets, augmented targets)."""
     seen = {}
     for root in node if isinstance(node, list) else [node]:
-        for n in gast.walk(root):
+        for n in walk(root):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 seen.setdefault(n.id, None)
     return list(seen)

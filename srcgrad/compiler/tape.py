@@ -27,23 +27,24 @@ def _walk(stmts, skip=None):
                 if isinstance(v, list):
                     yield from _walk(v, skip)
                 elif isinstance(v, gast.AST):
-                    yield from gast.walk(v)
+                    yield from syntax.walk(v)
         elif isinstance(s, (gast.If, gast.For, gast.While)):
             yield s  # the header here; the blocks below, once (they may hold markers)
             for head in (s.target, s.iter) if isinstance(s, gast.For) else (s.test,):
-                yield from gast.walk(head)
+                yield from syntax.walk(head)
             yield from _walk(s.body, skip)
             yield from _walk(s.orelse, skip)
         else:
-            yield from gast.walk(s)
+            yield from syntax.walk(s)
 
 
 def run(forward, backward, none_init, namer, shapes=None):
     """Lower the markers. Returns (forward, backward, prelude, restored names).
 
     `none_init` are the names that may be pushed before they have a value. With
-    `shapes` (the parameters' shapes of one call signature), the `unbroadcast` calls
-    that they prove redundant go first, and with them the saves only they needed.
+    `shapes` (a `shapes.Signature`: what one kind of call tells of the parameters), the
+    `unbroadcast` calls that it proves redundant go first, and with them the saves only
+    they needed.
     """
     if shapes is not None:
         drop_unbroadcasts(forward, backward, shapes, none_init, namer)
@@ -91,8 +92,15 @@ def _lower(stmts, kept, tape):
 
 def _popped(stmt, tape):
     """`stmt` with the placeholder name `__popped__` replaced by `tape.pop()`."""
-    for node in gast.walk(stmt):
+    def popped(value):
+        if isinstance(value, gast.Name) and value.id == "__popped__":
+            return syntax.call(syntax.attr(syntax.name(tape), "pop"))
+        return value
+
+    for node in syntax.walk(stmt):
         for field, value in gast.iter_fields(node):
-            if isinstance(value, gast.Name) and value.id == "__popped__":
-                setattr(node, field, syntax.call(syntax.attr(syntax.name(tape), "pop")))
+            if isinstance(value, list):
+                setattr(node, field, [popped(v) for v in value])
+            else:
+                setattr(node, field, popped(value))
     return stmt

@@ -95,12 +95,20 @@ def binary_cross_entropy_with_logits(
 ):
     """Mean (or sum, or elementwise) of `max(z,0) - z*y + log1p(exp(-|z|))`: one node,
     BinaryCrossEntropyWithLogitsBackward0."""
-    if target.shape != input.shape:
+    same = (
+        input._data.shape == target._data.shape
+        if isinstance(input, Tensor) and isinstance(target, Tensor)
+        else target.shape == input.shape
+    )
+    if not same:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    _check_reduction(reduction)
     name = "BinaryCrossEntropyWithLogitsBackward0"
     if weight is None and pos_weight is None:
+        if reduction == "mean":  # the common call: no keyword dict to build per call
+            return ops.apply(activations.binary_cross_entropy_with_logits, input, target, name=name)
+        _check_reduction(reduction)
         return ops.apply(activations.binary_cross_entropy_with_logits, input, target, name=name, reduction=reduction)
+    _check_reduction(reduction)
     return ops.composite(name, _weighted_bce_with_logits, input, target, weight, pos_weight, reduction)
 
 

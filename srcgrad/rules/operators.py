@@ -176,7 +176,10 @@ def _matmul_vjp_y(g, ans, x, y):
     if x_nd == 1 and y_nd == 1:
         g_y = g * x
     elif x_nd == 1:
-        g_y = np.expand_dims(x, -1) * np.expand_dims(g, -2)
+        if type(x) is _ndarray and type(g) is _ndarray:  # np.expand_dims, without its overhead
+            g_y = x[..., None] * g[..., None, :]
+        else:
+            g_y = np.expand_dims(x, -1) * np.expand_dims(g, -2)
     elif y_nd == 1:
         g_y = np.expand_dims(g, -1) * x
     else:

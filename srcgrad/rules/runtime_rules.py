@@ -16,7 +16,10 @@ Python functions: forward mode differentiates them through their own source.
 import numpy as np
 
 from .. import runtime
-from ..runtime import add_grad, broadcast_tangent, snapshot, unbroadcast, unreduce, zeros_like_grad
+from ..runtime import (
+    add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, snapshot, structure_like, unbroadcast, unreduce,
+    without_part, zeros_like_grad,
+)
 from . import activations, elementwise, reductions, shapes, structure
 from .operators import _matmul_vjp_x, _matmul_vjp_y
 from .registry import defjvp, defvjp, nondifferentiable
@@ -111,6 +114,118 @@ def snapshot_jvp(t, ans, x):
     return snapshot(t)
 
 
+# --- container gradients: item_grad, assigned_grad, drop_last, without_part, structure_like -----
+# Each is linear in the gradient `g` it takes apart or rebuilds (None meaning zero); the
+# other parameters are indices or lend a structure. Forward mode adds the tangents of
+# `add_grad` with `add_grad`, since they may be lists. The reverse rules transpose the
+# forward ones (for an index that names each entry once).
+
+
+def _leaf_transpose(cotangent, g):
+    """The transpose of `structure_like(., x)` at the gradient `g`: broadcast back to `g`."""
+    if g is None:
+        return None
+    if type(g) in (list, tuple):
+        return type(g)(_leaf_transpose(c, gi) for c, gi in zip(cotangent, g))
+    if type(g) is dict:
+        return {k: _leaf_transpose(cotangent[k], v) for k, v in g.items()}
+    return broadcast_tangent(cotangent, g)
+
+
+def _item_transpose(cotangent, g, key):
+    return None if g is None else _getitem_vjp(cotangent, g, key)
+
+
+def _drop_last_transpose(cotangent, g):
+    return None if g is None else type(g)(list(cotangent) + [None])
+
+
+@defvjp(item_grad, "g", name="ItemGrad")
+def item_grad_vjp(cotangent, ans, g, key, x):
+    return _item_transpose(cotangent, g, key)
+
+
+@defjvp(item_grad, "g")
+def item_grad_jvp(t, ans, g, key, x):
+    return item_grad(t, key, x)
+
+
+@defvjp(item_grad, "x")
+@_zero
+def item_grad_vjp_x(cotangent, ans, g, key, x):
+    return zeros_like_grad(x)
+
+
+@defjvp(item_grad, "x")
+@_zero
+def item_grad_jvp_x(t, ans, g, key, x):
+    return zeros_like_grad(ans)
+
+
+@defvjp(assigned_grad, "g", name="AssignedGrad")
+def assigned_grad_vjp(cotangent, ans, g, index, v):
+    return _item_transpose(_leaf_transpose(cotangent, item_grad(g, index, v)), g, index)
+
+
+@defjvp(assigned_grad, "g")
+def assigned_grad_jvp(t, ans, g, index, v):
+    return assigned_grad(t, index, v)
+
+
+@defvjp(assigned_grad, "v")
+@_zero
+def assigned_grad_vjp_v(cotangent, ans, g, index, v):
+    return zeros_like_grad(v)
+
+
+@defjvp(assigned_grad, "v")
+@_zero
+def assigned_grad_jvp_v(t, ans, g, index, v):
+    return zeros_like_grad(ans)
+
+
+@defvjp(drop_last, "g", name="DropLast")
+def drop_last_vjp(cotangent, ans, g):
+    return _drop_last_transpose(cotangent, g)
+
+
+@defjvp(drop_last, "g")
+def drop_last_jvp(t, ans, g):
+    return drop_last(t)
+
+
+@defvjp(without_part, "g", name="WithoutPart")
+def without_part_vjp(cotangent, ans, g, index):
+    return without_part(cotangent, index)
+
+
+@defjvp(without_part, "g")
+def without_part_jvp(t, ans, g, index):
+    return without_part(t, index)
+
+
+@defvjp(structure_like, "g", name="StructureLike")
+def structure_like_vjp(cotangent, ans, g, x):
+    return _leaf_transpose(cotangent, g)
+
+
+@defjvp(structure_like, "g")
+def structure_like_jvp(t, ans, g, x):
+    return structure_like(t, x)
+
+
+@defvjp(structure_like, "x")
+@_zero
+def structure_like_vjp_x(cotangent, ans, g, x):
+    return zeros_like_grad(x)
+
+
+@defjvp(structure_like, "x")
+@_zero
+def structure_like_jvp_x(t, ans, g, x):
+    return zeros_like_grad(ans)
+
+
 # --- the adjoints of x @ y: bilinear in the cotangent and the other factor ----------------
 
 
@@ -201,3 +316,40 @@ def getitem_vjp_vjp_x(g, ans, cotangent, x, index):
 @_zero
 def getitem_vjp_jvp_x(t, ans, cotangent, x, index):
     return zeros_like_grad(ans)
+
+
+# --- the product of the other entries (np.prod's adjoint helper) ---------------------------
+
+
+def _prod_of_others_tangent(t, x, axis):
+    """The tangent of `_prod_of_others(x, axis)` along `t`, without division (exact at zeros).
+
+    With exclusive prefix products L_k = x_0 ... x_{k-1} and suffix products R_k, entry k
+    is L_k R_k; their tangents follow the recurrences L'_{k+1} = L'_k x_k + L_k t_k (and
+    the mirror one for R). The map t -> tangent is symmetric, so it is also the adjoint.
+    """
+    flat, restore = reductions._along_last(x, axis)
+    tflat, _ = reductions._along_last(np.broadcast_to(t, np.shape(x)), axis)
+    n = flat.shape[-1]
+    dtype = np.result_type(flat, tflat, np.float32)
+    lefts, left_dots, rights, right_dots = [None] * n, [None] * n, [None] * n, [None] * n
+    one, zero = np.ones(flat.shape[:-1], dtype), np.zeros(flat.shape[:-1], dtype)
+    left, left_dot, right, right_dot = one, zero, one, zero
+    for k in range(n):
+        lefts[k], left_dots[k] = left, left_dot
+        left, left_dot = left * flat[..., k], left_dot * flat[..., k] + left * tflat[..., k]
+        j = n - 1 - k
+        rights[j], right_dots[j] = right, right_dot
+        right, right_dot = right * flat[..., j], right_dot * flat[..., j] + right * tflat[..., j]
+    out = [left_dots[k] * rights[k] + lefts[k] * right_dots[k] for k in range(n)]
+    return restore(np.stack(out, axis=-1) if n else np.zeros(flat.shape, dtype))
+
+
+@defvjp(reductions._prod_of_others, "x", name="ProdOfOthers")
+def prod_of_others_vjp(g, ans, x, axis):
+    return _prod_of_others_tangent(g, x, axis)
+
+
+@defjvp(reductions._prod_of_others, "x")
+def prod_of_others_jvp(t, ans, x, axis):
+    return _prod_of_others_tangent(t, x, axis)

@@ -58,12 +58,16 @@ class _ModeContext:
 
     _target = True
 
+    def __init__(self):
+        self._previous = []  # a stack: one instance may be entered again while active
+
     def __enter__(self):
-        self.__dict__.setdefault("_previous", []).append(_mode.enabled)
-        _mode.enabled = self._target
+        mode = _mode
+        self._previous.append(mode.enabled)
+        mode.enabled = self._target
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):
         _mode.enabled = self._previous.pop()
         return False
 
@@ -190,24 +194,29 @@ def node_class(name, base):
 
 
 def _topological(roots):
-    """Nodes reachable from `roots`, every node before the nodes it feeds into."""
+    """Nodes reachable from `roots`, every node before the nodes it feeds into.
+
+    (Nodes hash by identity.) The order is the reverse of a depth-first postorder that
+    follows `next_functions` from each root in turn.
+    """
     seen = set()
     order = []
+    add, push = seen.add, order.append
     for root in roots:
-        if id(root) in seen:
+        if root in seen:
             continue
-        seen.add(id(root))
+        add(root)
         stack = [(root, iter(root.next_functions))]
         while stack:
             node, edges = stack[-1]
             for nxt, _ in edges:
-                if nxt is not None and id(nxt) not in seen:
-                    seen.add(id(nxt))
+                if nxt is not None and nxt not in seen:
+                    add(nxt)
                     stack.append((nxt, iter(nxt.next_functions)))
                     break
             else:
                 stack.pop()
-                order.append(node)
+                push(node)
     order.reverse()
     return order
 
@@ -216,8 +225,8 @@ def _needed(order, targets):
     """The nodes of `order` from which some node in `targets` can be reached."""
     need = set(targets)
     for node in reversed(order):
-        if id(node) in need or any(n is not None and id(n) in need for n, _ in node.next_functions):
-            need.add(id(node))
+        if node in need or any(n is not None and n in need for n, _ in node.next_functions):
+            need.add(node)
     return need
 
 
@@ -231,41 +240,64 @@ def run_backward(roots, grads, retain_graph=False, capture=None):
     """
     order = _topological(roots)
     if capture is not None:
-        wanted = {id(n) for n in capture}
+        wanted = set(capture)
         need = _needed(order, wanted)
-        order = [n for n in order if id(n) in need]
+        order = [n for n in order if n in need]
     for node in order:
         if node.freed:
             raise RuntimeError(FREED_MESSAGE)
     pending = {}
     for root, g in zip(roots, grads):
-        key = id(root)
-        pending[key] = g if key not in pending else pending[key] + g
+        pending[root] = g if root not in pending else pending[root] + g
+    if capture is None:
+        _run(order, pending, retain_graph)
+        return None
     captured = {}
     for node in order:
-        g = pending.pop(id(node), None)
+        g = pending.pop(node, None)
         if g is None:
             continue
         if node._retained:
             for t in node._retained:
                 accumulate(t, g)
-        if capture is not None and id(node) in wanted:
-            captured[id(node)] = g
-            if not any(n is not None and id(n) in need for n, _ in node.next_functions):
+        if node in wanted:
+            captured[node] = g
+            if not any(n is not None and n in need for n, _ in node.next_functions):
                 continue
+        grads_in = node.apply(g)
+        for (nxt, _), gi in zip(node.next_functions, grads_in):
+            if nxt is None or gi is None or nxt not in need:
+                continue
+            pending[nxt] = gi if nxt not in pending else pending[nxt] + gi
+        if not retain_graph:
+            node.release()
+    return [captured.get(n) for n in capture]
+
+
+def _run(order, pending, retain_graph):
+    """The pass of `run_backward` without capture: every node of `order` that gradient
+    reaches runs, in order, and leaves accumulate."""
+    pop = pending.pop
+    for node in order:
+        g = pop(node, None)
+        if g is None:
+            continue
+        if node._retained:
+            for t in node._retained:
+                accumulate(t, g)
+        if type(node) is AccumulateGrad:
+            accumulate(node.variable, g)
+            continue
         grads_in = node.apply(g)
         for (nxt, _), gi in zip(node.next_functions, grads_in):
             if nxt is None or gi is None:
                 continue
-            key = id(nxt)
-            if capture is not None and key not in need:
-                continue
-            pending[key] = gi if key not in pending else pending[key] + gi
+            if nxt in pending:
+                pending[nxt] = pending[nxt] + gi
+            else:
+                pending[nxt] = gi
         if not retain_graph:
             node.release()
-    if capture is not None:
-        return [captured.get(id(n)) for n in capture]
-    return None
 
 
 def warn_non_leaf_grad():

@@ -16,6 +16,9 @@ from .graph import _mode
 
 __all__ = ["InPlaceOps", "E11"]
 
+_UFUNCS = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply, operator.truediv: np.true_divide}
+_NUMBERS = (float, int)
+
 E11 = "a leaf Variable that requires grad is being used in an in-place operation."
 
 
@@ -27,6 +30,28 @@ class InPlaceOps:
     def _inplace(self, primitive, other, name, floating=False):
         """`self op= other` in place. Tracked when grad mode is on and either side
         requires grad; then self becomes the output of a node named `name`."""
+        data = self._data
+        if data.dtype.kind == "f" and not (_mode.enabled and self._requires_grad):
+            # Untracked, into a float tensor, from a Python number or a tensor of the same
+            # dtype and shape: no cast to check, and the ufunc writes straight into place.
+            ufunc = _UFUNCS.get(primitive)
+            if ufunc is not None:
+                if type(other) in _NUMBERS:
+                    token = ops.quiet()
+                    try:
+                        ufunc(data, other, out=data)
+                    finally:
+                        ops.loud(token)
+                    return self
+                if isinstance(other, ops.Tensor) and not (_mode.enabled and other._requires_grad):
+                    od = other._data
+                    if od.dtype is data.dtype and od.shape == data.shape:
+                        token = ops.quiet()
+                        try:
+                            ufunc(data, od, out=data)
+                        finally:
+                            ops.loud(token)
+                        return self
         other = ops.operand(other)
         if other is NotImplemented:
             return NotImplemented
@@ -43,8 +68,11 @@ class InPlaceOps:
             return self
         self._check_cast(other, floating)
         data = other._data if isinstance(other, ops.Tensor) else other
-        with np.errstate(all="ignore"):
+        token = ops.quiet()
+        try:
             self._data[...] = primitive(self._data, data)
+        finally:
+            ops.loud(token)
         return self
 
     def _check_cast(self, other, floating):

@@ -27,6 +27,30 @@ Tensor = None  # bound by srcgrad.tensor.tensor
 
 _NO_EDGE = (None, 0)
 _RULES = {}
+_NODES = {}  # (primitive, name) -> (rule, node class): resolved once per op kind
+_PARAMS = {}  # id(rule) -> (rule, its parameter names); a Rule's signature never changes
+_ndarray = np.ndarray
+
+
+def _ignoring_errors():
+    """(enter, leave): silence NumPy's floating-point warnings around a call, as
+    `np.errstate(all="ignore")` does; `leave(enter())` restores the previous state."""
+    try:
+        from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+
+        state = _make_extobj(all="ignore")
+        return (lambda: _extobj_contextvar.set(state)), _extobj_contextvar.reset
+    except (ImportError, AttributeError, TypeError):  # another NumPy: the public spelling
+
+        def enter():
+            ctx = np.errstate(all="ignore")
+            ctx.__enter__()
+            return ctx
+
+        return enter, lambda ctx: ctx.__exit__(None, None, None)
+
+
+quiet, loud = _ignoring_errors()
 
 
 def rule_of(primitive):
@@ -40,6 +64,23 @@ def rule_of(primitive):
             raise NotImplementedError(f"no derivative rule is registered for {name}") from None
         _RULES[primitive] = rule
         return rule
+
+
+def _node_kind(primitive, name):
+    """(rule, node class) of the op `primitive` recorded under `name` (cached)."""
+    key = (primitive, name)
+    found = _NODES.get(key)
+    if found is None:
+        rule = rule_of(primitive)
+        found = _NODES[key] = (rule, node_class(name or rule.name + "Backward0", RuleNode))
+    return found
+
+
+def _params(rule):
+    found = _PARAMS.get(id(rule))
+    if found is None or found[0] is not rule:
+        found = _PARAMS[id(rule)] = (rule, rule.params)
+    return found[1]
 
 
 class RuleNode(Node):
@@ -64,20 +105,24 @@ class RuleNode(Node):
 
     def apply(self, g):
         rule, args, kwargs, ans = self.rule, self.args, self.kwargs, self.ans
+        vjps, params, in_dtypes = rule.vjps, _params(rule), self.dtypes
         out = []
         for i, (nxt, _) in enumerate(self.next_functions):
             if nxt is None:
                 out.append(None)
                 continue
-            d = rule.vjps[rule.params[i]]
+            d = vjps[params[i]]
             if d.kind == "scale":  # what Rule.vjp does, without binding arguments by name
-                gi = unbroadcast(g * d.fn(ans, *args, **kwargs), args[i])
+                local = d.fn(ans, *args, **kwargs) if kwargs else d.fn(ans, *args)
+                gi = unbroadcast(g * local, args[i])
+            elif d.kind == "vjp":
+                gi = d.fn(g, ans, *args, **kwargs) if kwargs else d.fn(g, ans, *args)
             else:
                 gi = rule.vjp(i, g, ans, *args, **kwargs)
-            if type(gi) is not np.ndarray:
+            if type(gi) is not _ndarray:
                 gi = np.asarray(gi)
-            if gi.dtype != self.dtypes[i]:
-                gi = gi.astype(self.dtypes[i])
+            if gi.dtype != in_dtypes[i]:
+                gi = gi.astype(in_dtypes[i])
             out.append(gi)
         return out
 
@@ -128,37 +173,48 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, *
     track = _mode.enabled
     needs = False
     arrays = []
-    edges = []
-    in_dtypes = []
     for a in args:
         if isinstance(a, Tensor):
             data = a._data
-            in_dtypes.append(data.dtype)
             if dtype is not None and data.dtype != dtype:
                 data = data.astype(dtype)
             arrays.append(data)
             if track and a._requires_grad:
                 needs = True
-                edges.append((_edge(a), 0))
-            else:
-                edges.append(_NO_EDGE)
         else:
             arrays.append(a)
-            in_dtypes.append(None)
-            edges.append(_NO_EDGE)
-    with np.errstate(all="ignore"):
-        ans = primitive(*arrays, **kwargs)
-    if type(ans) is not np.ndarray:
+    token = quiet()
+    try:
+        ans = primitive(*arrays, **kwargs) if kwargs else primitive(*arrays)
+    finally:
+        loud(token)
+    if type(ans) is not _ndarray:
         ans = np.asarray(ans)
     if out_dtype is not None and ans.dtype != out_dtype:
         ans = ans.astype(out_dtype)
     out = Tensor._make(ans)
     if needs:
-        rule = rule_of(primitive)
-        cls = node_class(name or rule.name + "Backward0", RuleNode)
-        out._grad_fn = cls(tuple(edges), rule, tuple(arrays), kwargs, ans, in_dtypes, saves)
-        out._requires_grad = True
+        _record(out, primitive, name, saves, args, tuple(arrays), kwargs, ans)
     return out
+
+
+def _record(out, primitive, name, saves, args, arrays, kwargs, ans):
+    """Make `out` the result of a new node of `primitive` over `args` (computed as `arrays`)."""
+    edges = []
+    in_dtypes = []
+    for a in args:
+        if isinstance(a, Tensor):
+            in_dtypes.append(a._data.dtype)
+            if a._requires_grad:
+                fn = a._grad_fn
+                edges.append((fn if fn is not None else a._accumulate_grad(), 0))
+                continue
+        else:
+            in_dtypes.append(None)
+        edges.append(_NO_EDGE)
+    rule, cls = _node_kind(primitive, name)
+    out._grad_fn = cls(tuple(edges), rule, arrays, kwargs, ans, in_dtypes, saves)
+    out._requires_grad = True
 
 
 def composite(name, fn, *args, **kwargs):
@@ -204,6 +260,20 @@ def _data(x):
 def binary(primitive, a, b, name=None, saves=True, floating=False):
     """A tracked binary op with PyTorch's promotion; `floating` maps integral results to
     the default float dtype (true division)."""
+    # The common cases first: a float tensor with a tensor of its own dtype, or with a
+    # Python number (neither widens it); NumPy then computes in that dtype already.
+    if isinstance(a, Tensor):
+        da = a._data
+        if isinstance(b, Tensor):
+            db = b._data
+            if da.dtype is db.dtype and da.dtype.kind == "f":
+                return _binary_same(primitive, a, b, da, db, name, saves)
+        elif type(b) in _NUMBERS and da.dtype.kind == "f":
+            return _binary_same(primitive, a, b, da, b, name, saves)
+    elif isinstance(b, Tensor) and type(a) in _NUMBERS:
+        db = b._data
+        if db.dtype.kind == "f":
+            return _binary_same(primitive, a, b, a, db, name, saves)
     a, b = operand(a), operand(b)
     if a is NotImplemented or b is NotImplemented:
         return NotImplemented
@@ -211,6 +281,27 @@ def binary(primitive, a, b, name=None, saves=True, floating=False):
     if floating and dt.kind not in "fc":
         dt = dtypes.DEFAULT_FLOAT.numpy
     return apply(primitive, a, b, name=name, saves=saves, dtype=dt, out_dtype=dt)
+
+
+_NUMBERS = (float, int)
+
+
+def _binary_same(primitive, a, b, x, y, name, saves):
+    """`primitive(x, y)` for the arrays (or Python numbers) `x`, `y` of `a`, `b`, whose
+    result dtype is the float dtype of the tensor operand(s): what `apply` does then."""
+    token = quiet()
+    try:
+        ans = primitive(x, y)
+    finally:
+        loud(token)
+    if type(ans) is not _ndarray:
+        ans = np.asarray(ans)
+    out = Tensor._make(ans)
+    if _mode.enabled and (
+        (isinstance(a, Tensor) and a._requires_grad) or (isinstance(b, Tensor) and b._requires_grad)
+    ):
+        _record(out, primitive, name, saves, (a, b), (x, y), {}, ans)
+    return out
 
 
 def compare(primitive, a, b):
@@ -234,11 +325,12 @@ def matmul(a, b):
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D"
         )
-    name = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0", (1, 2): "SqueezeBackward4"}
-    dt = dtypes.result_type(a._data, b._data)
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
             "expected m1 and m2 to have the same dtype, but got: "
             f"{_C_NAMES.get(a.dtype.name, a.dtype.name)} != {_C_NAMES.get(b.dtype.name, b.dtype.name)}"
         )
-    return apply(operator.matmul, a, b, name=name.get((na, nb), "UnsafeViewBackward0"), out_dtype=dt)
+    return apply(operator.matmul, a, b, name=_MATMUL_NAMES.get((na, nb), "UnsafeViewBackward0"), out_dtype=a._data.dtype)
+
+
+_MATMUL_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0", (1, 2): "SqueezeBackward4"}

@@ -181,14 +181,19 @@ class Tensor(InPlaceOps):
         if create_graph:
             raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by the Tensor shim")
         retain = bool(retain_graph)
-        with np.errstate(all="ignore"):
+        fn = self._grad_fn
+        root = fn if fn is not None else self._accumulate_grad()
+        token = ops.quiet()
+        try:
             if inputs is None:
-                run_backward([ops._edge(self)], [g], retain_graph=retain)
+                run_backward([root], [g], retain_graph=retain)
                 return
             inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
             if not inputs:
                 raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-            got = run_backward([ops._edge(self)], [g], retain, capture=[ops._edge(t) for t in inputs])
+            got = run_backward([root], [g], retain, capture=[ops._edge(t) for t in inputs])
+        finally:
+            ops.loud(token)
         for t, gi in zip(inputs, got):
             if gi is not None:
                 accumulate(t, gi)

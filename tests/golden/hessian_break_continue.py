@@ -72,7 +72,7 @@ def break_continue_grad_jvp(x, x_dot):
             _t1 = getitem_vjp(x_i_1_bar, x, i)
             t1_dot = getitem_vjp(x_i_1_bar_dot, x, i)
             add_grad_x_bar = add_grad(x_bar, _t1)
-            add_grad_x_bar_dot = x_bar_dot + t1_dot
+            add_grad_x_bar_dot = add_grad(x_bar_dot, t1_dot)
             x_bar = add_grad_x_bar
             x_bar_dot = add_grad_x_bar_dot
     # return unbroadcast(x_bar, x)
