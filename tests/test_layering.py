@@ -15,7 +15,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "srcgrad"
 
 # compiler modules in the order data flows through them (helpers first)
 STAGES = [
-    "syntax", "naming", "inline", "frontend", "fence", "jumps", "anf", "closures", "versions", "resolve",
+    "syntax", "naming", "inline", "frontend", "fence", "jumps", "anf", "closures", "versions", "resolve", "calls",
     "activity", "iteration", "mutation", "contributions", "kinds", "shapes", "adjoints", "tape", "reverse", "forward",
     "optimize", "split", "emit", "load", "linearize", "cache", "pipeline",
 ]

@@ -7,17 +7,15 @@ inline.py), tuples/lists/dicts entry by entry, and calls of other user functions
 their own generated pullbacks. adjoints.py later writes each marker as `=` or `+`.
 """
 
-import builtins
 import inspect
 import operator
-import types
 from dataclasses import dataclass
 
 import gast
 
 from .. import rules, runtime
 from ..errors import NotDifferentiableError
-from . import inline, syntax
+from . import calls, inline, syntax
 
 _BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
@@ -63,8 +61,8 @@ class Contributions:
             callee = self.calls.get(value)
             if callee is not None and callee.obj is not None:
                 rule = rules.lookup(callee.obj)
-                args = rule.bind(value.value)
-                return self.apply_rule(stmt, rule, g, ans, _nodes(args), f"`.{value.attr}`")
+                read = calls.Site(callee, callee.obj, [value.value], {}, f"`.{value.attr}`")
+                return self.apply_rule(stmt, rule, g, ans, calls.bind(self.program, stmt, rule, read), read.label)
             raise self.program.error(
                 stmt, f"no derivative rule for the attribute `.{value.attr}` of `{syntax.unparse(value.value)}` "
                 f"(in `{self.program.name}`)", NotDifferentiableError,
@@ -93,50 +91,15 @@ class Contributions:
         return out
 
     def call(self, stmt, value, g, ans):
-        callee = self.calls.get(value)
-        what = syntax.unparse(value.func)
-        if callee is None or callee.kind == "unresolved":
-            raise self.program.error(
-                stmt, f"cannot find the function `{what}` called in `{self.program.name}`; "
-                "define it before differentiating", NotDifferentiableError,
-            )
-        args, keywords = list(value.args), {k.arg: k.value for k in value.keywords}
-        if callee.kind == "method":
-            if callee.obj is None:
-                raise self.program.error(
-                    stmt, f"no derivative rule for the method `.{callee.path}()` called at "
-                    f"{self.program.where(stmt)} (in `{self.program.name}`); register one with srcgrad.defvjp",
-                    NotDifferentiableError,
-                )
-            primal = callee.obj
-            receiver = syntax.name(callee.receiver)
-            if callee.packs_varargs and len(args) > 1:
-                args = [syntax.tuple_(args)]
-            args = [receiver] + args
-            label = f"`.{callee.path}()`"
-        else:
-            primal = callee.obj
-            label = f"`{callee.path}`"
-        if primal in (builtins.max, builtins.min) and len(args) > 2 and not keywords:
-            args = [syntax.list_(args)]  # max(a, b, c) is max([a, b, c])
-        rule = rules.lookup(primal)
+        call = calls.site(self.program, stmt, value, self.calls.get(value), "srcgrad.defvjp")
+        rule = rules.lookup(call.primal)
         if rule is None:
-            if rules.is_nondifferentiable(primal):
+            if rules.is_nondifferentiable(call.primal):
                 return []
-            if callee.kind == "function" and _is_user_function(primal):
-                return self.user_call(stmt, primal, args, keywords, g, label)
-            raise self.program.error(
-                stmt, f"no derivative rule for {_display(primal, callee)} called at {self.program.where(stmt)} "
-                f"(in `{self.program.name}`); register one with srcgrad.defvjp", NotDifferentiableError,
-            )
-        try:
-            bound = rule.bind(*args, **keywords)
-        except TypeError as exc:
-            raise self.program.error(
-                stmt, f"cannot differentiate this call of {label}: {exc} (in `{self.program.name}`)",
-                NotDifferentiableError,
-            ) from None
-        return self.apply_rule(stmt, rule, g, ans, _nodes(bound), label)
+            if call.callee.kind == "function" and calls.is_user_function(call.primal):
+                return self.user_call(stmt, call.primal, call.args, call.keywords, g, call.label)
+            raise calls.missing_rule(self.program, stmt, call, "srcgrad.defvjp")
+        return self.apply_rule(stmt, rule, g, ans, calls.bind(self.program, stmt, rule, call), call.label)
 
     def user_call(self, stmt, fn, args, keywords, g, label):
         """Differentiate a call of another user function through its own generated pullback.
@@ -158,14 +121,14 @@ class Contributions:
                 continue
             node = bound.arguments[param.name]
             if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
-                if _active_names(node, self.activity):
+                if calls.active_names(node, self.activity):
                     raise self.program.error(
                         stmt, f"{label} receives a differentiated value through its parameter "
                         f"`{param.name}`, which is not a plain positional parameter (in `{self.program.name}`)",
                         NotDifferentiableError,
                     )
                 continue
-            if not _active_names(node, self.activity):
+            if not calls.active_names(node, self.activity):
                 continue
             self.check_receiver(stmt, node, label)
             positions.append(k)
@@ -210,7 +173,7 @@ class Contributions:
     def apply_rule(self, stmt, rule, g, ans, args, label):
         out = []
         for param, node in args.items():
-            names = _active_names(node, self.activity)
+            names = calls.active_names(node, self.activity)
             if not names:
                 continue
             if param not in rule.vjps:
@@ -248,37 +211,14 @@ def _is_simple_atom(node):
     return isinstance(node, (gast.Name, gast.Constant)) or syntax.is_const(node)
 
 
-def _is_user_function(obj):
-    """A plain Python function (not NumPy's, not a builtin) that srcgrad can transform."""
-    return isinstance(obj, types.FunctionType) and not (getattr(obj, "__module__", "") or "").startswith("numpy")
 
 
-def _display(primal, callee):
-    mod = getattr(primal, "__module__", None)
-    name = getattr(primal, "__name__", callee.path)
-    if mod in (None, "numpy") and hasattr(primal, "nin"):
-        mod = "numpy"
-    return f"{mod}.{name}" if mod and mod != "builtins" else f"`{name}`"
 
 
-def _nodes(bound):
-    return {k: (v if isinstance(v, gast.AST) else syntax.const(v) if _is_literal(v) else v) for k, v in bound.items()}
 
 
-def _is_literal(v):
-    return v is None or isinstance(v, (bool, int, float, str)) or (
-        isinstance(v, tuple) and all(_is_literal(x) for x in v)
-    )
 
 
-def _active_names(node, activity):
-    if isinstance(node, (tuple, list)):  # a *args parameter binds a tuple of nodes
-        return [n for part in node for n in _active_names(part, activity)]
-    if isinstance(node, dict):  # a **kwargs parameter
-        return [n for part in node.values() for n in _active_names(part, activity)]
-    if not isinstance(node, gast.AST):
-        return []
-    return [n.id for n in syntax.walk(node) if isinstance(n, gast.Name) and activity.is_active(n.id)]
 
 
 def _index_value(index):

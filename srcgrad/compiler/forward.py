@@ -29,18 +29,16 @@ The generated function takes the primal parameters, then one tangent per `wrt`
 parameter (keyword-only when the function has defaults), and returns `(out, out_dot)`.
 """
 
-import builtins
 import inspect
 import operator
 import os
-import types
 
 import gast
 
 from .. import rules, runtime
 from ..errors import NotDifferentiableError, SrcGradError
 from . import activity as activity_pass
-from . import inline, syntax
+from . import calls, inline, syntax
 
 _BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
@@ -96,7 +94,7 @@ class _Forward:
         if not self.active(target):
             return [syntax.located(syntax.for_(target, s.iter, body), s)]
         pre, iterable = [], s.iter
-        if not isinstance(iterable, gast.Name) and _active_names(iterable, self.activity):
+        if not isinstance(iterable, gast.Name) and calls.active_names(iterable, self.activity):
             temp = self.namer.fresh("items")  # a call of active values: compute it and its tangent first
             pre = self.visit_Assign(syntax.located(syntax.assign(temp, iterable), s), force=True)
             iterable = syntax.name(temp)
@@ -196,7 +194,8 @@ class _Forward:
             callee = self.calls.get(value)
             if callee is not None and callee.obj is not None:
                 rule = rules.lookup(callee.obj)
-                return self.apply_rule(stmt, rule, ans, _nodes(rule.bind(value.value)), f"`.{value.attr}`")
+                read = calls.Site(callee, callee.obj, [value.value], {}, f"`.{value.attr}`")
+                return self.apply_rule(stmt, rule, ans, calls.bind(self.program, stmt, rule, read), read.label)
             if callee is not None and callee.known:
                 return None  # .shape, .ndim, ...
             raise self.program.error(
@@ -215,51 +214,22 @@ class _Forward:
 
     def call(self, stmt, value, ans):
         callee = self.calls.get(value)
-        if callee is None or callee.kind == "unresolved":
-            raise self.program.error(
-                stmt, f"cannot find the function `{syntax.unparse(value.func)}` called in `{self.program.name}`; "
-                "define it before differentiating", NotDifferentiableError,
-            )
-        args, keywords = list(value.args), {k.arg: k.value for k in value.keywords}
-        if callee.kind == "method":
-            if callee.obj is None:
-                if not self.active(callee.receiver) and not _active_names(args, self.activity):
-                    return None
-                raise self.program.error(
-                    stmt, f"no derivative rule for the method `.{callee.path}()` called at "
-                    f"{self.program.where(stmt)} (in `{self.program.name}`); register one with srcgrad.defjvp",
-                    NotDifferentiableError,
-                )
-            if callee.packs_varargs and len(args) > 1:
-                args = [syntax.tuple_(args)]
-            args = [syntax.name(callee.receiver)] + args
-            label = f"`.{callee.path}()`"
-        else:
-            label = f"`{callee.path}`"
-            if callee.obj in (builtins.max, builtins.min) and len(args) > 2 and not keywords:
-                args = [syntax.list_(args)]  # max(a, b, c) is max([a, b, c])
-        rule = rules.lookup(callee.obj)
+        if callee is not None and callee.kind == "method" and callee.obj is None:
+            if not self.active(callee.receiver) and not calls.active_names(list(value.args), self.activity):
+                return None  # a method with no rule on values without tangents: nothing to push
+        call = calls.site(self.program, stmt, value, callee, "srcgrad.defjvp")
+        rule = rules.lookup(call.primal)
         if rule is None:
-            if rules.is_nondifferentiable(callee.obj):
+            if rules.is_nondifferentiable(call.primal):
                 return None
-            raise self.program.error(
-                stmt, f"no derivative rule for `{callee.path}` called at {self.program.where(stmt)} "
-                f"(in `{self.program.name}`); register one with srcgrad.defjvp", NotDifferentiableError,
-            )
-        try:
-            bound = rule.bind(*args, **keywords)
-        except TypeError as exc:
-            raise self.program.error(
-                stmt, f"cannot differentiate this call of {label}: {exc} (in `{self.program.name}`)",
-                NotDifferentiableError,
-            ) from None
-        return self.apply_rule(stmt, rule, ans, _nodes(bound), label)
+            raise calls.missing_rule(self.program, stmt, call, "srcgrad.defjvp")
+        return self.apply_rule(stmt, rule, ans, calls.bind(self.program, stmt, rule, call), call.label)
 
     def apply_rule(self, stmt, rule, ans, args, label):
         """The sum of the active parameters' contributions to the output tangent, or None."""
         terms, kinds, inactive = [], set(), []
         for param, node in args.items():
-            names = _active_names(node, self.activity)
+            names = calls.active_names(node, self.activity)
             if not names:
                 if param in rule.jvps and isinstance(node, gast.Name):
                     inactive.append(node.id)  # an inactive array may broadcast the output wider
@@ -301,7 +271,7 @@ class _Forward:
         if isinstance(node, gast.Name):
             return self.tangent(node.id)
         if isinstance(node, (gast.Tuple, gast.List)):
-            parts = [self.argument_tangent(stmt, e, label) if _active_names(e, self.activity) else syntax.const(None)
+            parts = [self.argument_tangent(stmt, e, label) if calls.active_names(e, self.activity) else syntax.const(None)
                      for e in node.elts]
             return syntax.tuple_(parts) if isinstance(node, gast.Tuple) else syntax.list_(parts)
         raise self.program.error(
@@ -313,12 +283,7 @@ class _Forward:
 
     def is_user_call(self, callee):
         obj = callee.obj
-        return (
-            isinstance(obj, types.FunctionType)
-            and rules.lookup(obj) is None
-            and not rules.is_nondifferentiable(obj)
-            and not (getattr(obj, "__module__", "") or "").startswith("numpy")
-        )
+        return calls.is_user_function(obj) and rules.lookup(obj) is None and not rules.is_nondifferentiable(obj)
 
     def user_call(self, s, name, value, callee):
         """`y = g(a, b)` -> `y, y_dot = g_jvp(a, b, a_dot=a_dot)` through g's own jvp function."""
@@ -336,7 +301,7 @@ class _Forward:
         positions, tangents = [], []
         for k, param in enumerate(params):
             node = bound.arguments.get(param.name)
-            if node is None or not _active_names(node, self.activity):
+            if node is None or not calls.active_names(node, self.activity):
                 continue
             if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
                 raise self.program.error(
@@ -371,24 +336,10 @@ class _Forward:
 # --- helpers -------------------------------------------------------------------------
 
 
-def _nodes(bound):
-    return {k: (v if isinstance(v, gast.AST) else syntax.const(v) if _is_literal(v) else v) for k, v in bound.items()}
 
 
-def _is_literal(v):
-    return v is None or isinstance(v, (bool, int, float, str)) or (
-        isinstance(v, tuple) and all(_is_literal(x) for x in v)
-    )
 
 
-def _active_names(node, activity):
-    if isinstance(node, (tuple, list)):
-        return [n for part in node for n in _active_names(part, activity)]
-    if isinstance(node, dict):
-        return [n for part in node.values() for n in _active_names(part, activity)]
-    if not isinstance(node, gast.AST):
-        return []
-    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and activity.is_active(n.id)]
 
 
 def _find_tapes(tree, calls):

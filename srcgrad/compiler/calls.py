@@ -1,0 +1,102 @@
+"""Call sites as both transforms read them: which primal a call differentiates like, its
+argument nodes bound to the rule's parameters, and the errors when that is not possible.
+
+`site(...)` turns `y = np.sum(x, axis=0)` or `y = x.sum(0)` into a `Site` whose `primal`
+is `np.sum` and whose `args` are `[x, 0]`; `bind(...)` maps them onto the rule's
+parameters (`{"a": x, "axis": 0, ...}`, defaults as literal nodes). Reverse mode
+(contributions.py) and forward mode (forward.py) share it, so a call means the same in
+both. Nothing here builds derivative code.
+"""
+
+import builtins
+import types
+from dataclasses import dataclass
+
+import gast
+
+from ..errors import NotDifferentiableError
+from . import syntax
+
+
+@dataclass
+class Site:
+    """A resolved call: the primal it differentiates like, its arguments, a display label."""
+
+    callee: object  # resolve.Callee
+    primal: object
+    args: list
+    keywords: dict
+    label: str
+
+
+def site(program, stmt, value, callee, register):
+    """The `Site` of the call `value` in `stmt`. `register` names the function a user
+    would call to add a missing rule (`srcgrad.defvjp` or `srcgrad.defjvp`)."""
+    if callee is None or callee.kind == "unresolved":
+        raise program.error(
+            stmt, f"cannot find the function `{syntax.unparse(value.func)}` called in `{program.name}`; "
+            "define it before differentiating", NotDifferentiableError,
+        )
+    args, keywords = list(value.args), {k.arg: k.value for k in value.keywords}
+    if callee.kind == "method":
+        if callee.obj is None:
+            raise program.error(
+                stmt, f"no derivative rule for the method `.{callee.path}()` called at {program.where(stmt)} "
+                f"(in `{program.name}`); register one with {register}", NotDifferentiableError,
+            )
+        if callee.packs_varargs and len(args) > 1:
+            args = [syntax.tuple_(args)]
+        return Site(callee, callee.obj, [syntax.name(callee.receiver)] + args, keywords, f"`.{callee.path}()`")
+    if callee.obj in (builtins.max, builtins.min) and len(args) > 2 and not keywords:
+        args = [syntax.list_(args)]  # max(a, b, c) is max([a, b, c])
+    return Site(callee, callee.obj, args, keywords, f"`{callee.path}`")
+
+
+def missing_rule(program, stmt, call, register):
+    """The error for a call on the differentiated path whose primal has no rule."""
+    return program.error(
+        stmt, f"no derivative rule for {_display(call.primal, call.callee)} called at {program.where(stmt)} "
+        f"(in `{program.name}`); register one with {register}", NotDifferentiableError,
+    )
+
+
+def bind(program, stmt, rule, call):
+    """{rule parameter: argument node} for the call (defaults and literals as constants)."""
+    try:
+        bound = rule.bind(*call.args, **call.keywords)
+    except TypeError as exc:
+        raise program.error(
+            stmt, f"cannot differentiate this call of {call.label}: {exc} (in `{program.name}`)", NotDifferentiableError,
+        ) from None
+    return {k: (v if isinstance(v, gast.AST) else syntax.const(v) if _is_literal(v) else v) for k, v in bound.items()}
+
+
+def is_user_function(obj):
+    """A plain Python function (not NumPy's, not a builtin) that srcgrad can transform."""
+    return isinstance(obj, types.FunctionType) and not (getattr(obj, "__module__", "") or "").startswith("numpy")
+
+
+def active_names(node, activity):
+    """The active names an argument node reads (a `*args` parameter binds a tuple of nodes,
+    a `**kwargs` one a dict)."""
+    if isinstance(node, (tuple, list)):
+        return [n for part in node for n in active_names(part, activity)]
+    if isinstance(node, dict):
+        return [n for part in node.values() for n in active_names(part, activity)]
+    if not isinstance(node, gast.AST):
+        return []
+    return [n.id for n in syntax.walk(node) if isinstance(n, gast.Name) and activity.is_active(n.id)]
+
+
+def _display(primal, callee):
+    mod = getattr(primal, "__module__", None)
+    name = getattr(primal, "__name__", callee.path)
+    if mod in (None, "numpy") and hasattr(primal, "nin"):
+        mod = "numpy"
+    return f"{mod}.{name}" if mod and mod != "builtins" else f"`{name}`"
+
+
+def _is_literal(v):
+    return v is None or isinstance(v, (bool, int, float, str)) or (
+        isinstance(v, tuple) and all(_is_literal(x) for x in v)
+    )
