@@ -203,3 +203,9 @@ def test_writes_into_a_dict_add_keys_and_the_undo_removes_them():
     # f = 2ab(a + b)
     assert srcgrad.grad(dict_filled, wrt=(0, 1))(2.0, 3.0) == pytest.approx((42.0, 32.0))
     assert "restore_entry(d, 'u', tape.pop())" in srcgrad.source(srcgrad.grad(dict_filled))
+
+
+@pytest.mark.parametrize("fn", [scatter_in_place, out_argument])
+def test_forward_mode_refuses_the_same_in_place_effects(fn):
+    with pytest.raises(srcgrad.NotDifferentiableError, match="may change a differentiated value in place"):
+        srcgrad.jvp(fn, (np.ones(3),), (np.ones(3),))

@@ -71,6 +71,19 @@ def bind(program, stmt, rule, call):
     return {k: (v if isinstance(v, gast.AST) else syntax.const(v) if _is_literal(v) else v) for k, v in bound.items()}
 
 
+def changes_in_place(call, callee, varied, rules):
+    """Whether the call statement `call` (its result dropped) may change a value that depends
+    on the input: its arguments or receiver are `varied`, and it is not a pure function with
+    a rule or one with no gradient (`print`). `np.add.at(y, i, x)`, `out=`, `y.sort()`."""
+    if callee is None or not any(isinstance(n, gast.Name) and n.id in varied for n in gast.walk(call)):
+        return False
+    if any(k.arg == "out" for k in call.keywords) or callee.kind == "method":
+        return True
+    if callee.kind != "function":
+        return False
+    return rules.lookup(callee.obj) is None and not rules.is_nondifferentiable(callee.obj)
+
+
 def is_user_function(obj):
     """A plain Python function (not NumPy's, not a builtin) that srcgrad can transform."""
     return isinstance(obj, types.FunctionType) and not (getattr(obj, "__module__", "") or "").startswith("numpy")

@@ -111,7 +111,7 @@ class _Forward:
             return [s]
         callee = self.calls.get(value)
         if callee is None or callee.kind != "method":
-            return [s]
+            return self.refuse_in_place(s, value, callee)
         if callee.receiver in self.tapes and callee.path == "append":
             saved = value.args[0]
             if self.tapes[callee.receiver] and isinstance(saved, gast.Name) and self.active(saved.id):
@@ -123,11 +123,15 @@ class _Forward:
             part = self.tangent(item.id) if isinstance(item, gast.Name) and self.active(item.id) else self.zero(item)
             push = syntax.attr(self.tangent(callee.receiver), "append")
             return [s, syntax.located(syntax.expr(syntax.call(push, [part])), s)]
-        if self.active(callee.receiver):
+        return self.refuse_in_place(s, value, callee)
+
+    def refuse_in_place(self, s, value, callee):
+        """A dropped-result call that may change a value with a tangent: refused (see calls.py)."""
+        if calls.changes_in_place(value, callee, self.activity.varied, rules):
             raise self.program.error(
-                s, f"`{syntax.unparse(value)}` changes `{callee.receiver}` in place, which srcgrad "
-                f"cannot differentiate yet (in `{self.program.name}`); build a new value instead",
-                NotDifferentiableError,
+                s, f"`{self.program.text(s) or syntax.unparse(value).strip()}` may change a differentiated value "
+                f"in place, which srcgrad cannot differentiate (in `{self.program.name}`); build a new value "
+                "instead (`y = y + ...`, `y[i] = ...`, a function's result)", NotDifferentiableError,
             )
         return [s]
 

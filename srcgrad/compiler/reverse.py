@@ -29,7 +29,7 @@ import gast
 
 from .. import rules, runtime
 from ..errors import NotDifferentiableError
-from . import mutation, syntax
+from . import calls, mutation, syntax
 from .contributions import Contributions, _index_value
 
 
@@ -122,29 +122,13 @@ class _Reverse(Contributions):
             callee = self.calls.get(s.value)
             if callee is not None and callee.kind == "method" and callee.path in mutation.CHANGING_METHODS:
                 return self.append(s, callee.receiver, s.value.args)
-            if callee is not None and self.may_change_in_place(s.value, callee):
+            if calls.changes_in_place(s.value, callee, self.activity.varied, rules):
                 raise self.program.error(
                     s, f"`{self.program.text(s)}` may change a differentiated value in place, which srcgrad "
                     f"cannot differentiate (in `{self.program.name}`); build a new value instead "
                     "(`y = y + ...`, `y[i] = ...`, a function's result)", NotDifferentiableError,
                 )
         return [s], []
-
-    def may_change_in_place(self, call, callee):
-        """A call statement whose result is dropped and whose arguments (or receiver) depend
-        on the input: unless it is a pure function with a rule (or has no gradient, like
-        `print`), it is there for an in-place effect (`np.add.at(y, i, x)`, `y.sort()`)."""
-        varied = self.activity.varied
-        reads = [n.id for n in syntax.walk(call) if isinstance(n, gast.Name)]
-        if not any(name in varied for name in reads):
-            return False
-        if any(k.arg == "out" for k in call.keywords):
-            return True
-        if callee.kind == "method":
-            return True
-        if callee.kind != "function":
-            return False
-        return rules.lookup(callee.obj) is None and not rules.is_nondifferentiable(callee.obj)
 
     def visit_Assign(self, s, ctx):
         target = s.targets[0]
