@@ -1,5 +1,7 @@
-"""Random programs: straight-line code, `if`/`else` on data and fixed-trip loops over two
-floats and a vector, differentiated by srcgrad and checked against central differences.
+"""Random programs: straight-line code, `if`/`else` on data, loops (`for` over ranges,
+bounded `while` on data, `break`/`continue`), early returns, list appends, writes into an
+array, calls of a helper, `+=` and swaps, over two floats and a vector, differentiated by
+srcgrad and checked against central differences.
 
 Programs come from a small grammar (hypothesis builds the tree, `_Gen` prints it). Values
 stay bounded: every assignment squashes its right-hand side (sin, cos, tanh or a 0.5
@@ -49,9 +51,11 @@ VARIABLES = re.compile(r"\b[abuvxz]\b")
 
 
 @st.composite
-def _block(draw, depth, loop_vars, constants=False):
+def _block(draw, depth, loop_vars, constants=False, rich=False, in_loop=False):
     """A list of statements, each a (kind, ...) tuple. Without `constants`, no right-hand
-    side is a constant (a known bug: see test_random_programs_with_constant_overwrites)."""
+    side is a constant. With `rich`, also `while` loops, `break`/`continue`, early
+    `return`s, list `append`, writes into an array, calls of a helper function,
+    augmented assignment and swaps."""
     stmts = []
     fexpr = FLOAT_EXPR if constants else FLOAT_EXPR.filter(VARIABLES.search)
     aexpr = ARRAY_EXPR if constants else ARRAY_EXPR.filter(VARIABLES.search)
@@ -61,7 +65,14 @@ def _block(draw, depth, loop_vars, constants=False):
             choices += ["if", "for"]
         if loop_vars:
             choices += ["index"]
+        if rich:
+            choices += ["append", "setitem", "call", "augmented", "swap"]
+            choices += ["while"] if depth < 2 else []
+            choices += ["jump"] if in_loop else ["return"]
         kind = draw(st.sampled_from(choices))
+        if kind in ("append", "setitem", "call", "augmented", "swap", "while", "jump", "return"):
+            stmts.append(draw(_rich_statement(kind, depth, loop_vars, constants, fexpr)))
+            continue
         if kind == "float":
             stmts.append(("assign", draw(st.sampled_from("uv")), draw(st.sampled_from(SQUASH)), draw(fexpr)))
         elif kind == "array":
@@ -72,16 +83,42 @@ def _block(draw, depth, loop_vars, constants=False):
         elif kind == "if":
             cond = draw(st.one_of(FLOAT_EXPR, ARRAY_EXPR.map(lambda e: f"np.sum({e})")))
             threshold = draw(st.sampled_from(["0.0", "0.3", "-0.5"]))
-            body = draw(_block(depth + 1, loop_vars, constants))
-            orelse = draw(st.one_of(st.just([]), _block(depth + 1, loop_vars, constants)))
+            body = draw(_block(depth + 1, loop_vars, constants, rich, in_loop))
+            orelse = draw(st.one_of(st.just([]), _block(depth + 1, loop_vars, constants, rich, in_loop)))
             stmts.append(("if", cond, threshold, body, orelse))
         else:
             var = "ijk"[len(loop_vars)]
             start = draw(st.integers(0, 1))
             stop = draw(st.integers(start + 1, 3))
-            body = draw(_block(depth + 1, loop_vars + [var], constants))
+            body = draw(_block(depth + 1, loop_vars + [var], constants, rich, True))
             stmts.append(("for", var, start, stop, draw(st.booleans()), body))
     return stmts
+
+
+@st.composite
+def _rich_statement(draw, kind, depth, loop_vars, constants, fexpr):
+    squash = draw(st.sampled_from(SQUASH))
+    if kind == "append":
+        return ("line", f"L.append({squash.format(draw(fexpr))})")
+    if kind == "setitem":
+        where = draw(st.sampled_from(loop_vars + ["0", "2", "1:3"]))
+        return ("line", f"w[{where}] = {squash.format(draw(fexpr))}")
+    if kind == "call":
+        return ("line", f"{draw(st.sampled_from('uv'))} = helper(u, {draw(fexpr)})")
+    if kind == "augmented":
+        target, op = draw(st.sampled_from("uvz")), draw(st.sampled_from(["+=", "*=", "-="]))
+        value = squash.format(draw(fexpr if target != "z" else ARRAY_EXPR.filter(VARIABLES.search)))
+        return ("line", f"{target} {op} {value}" if op != "*=" else f"{target} *= np.tanh({value})")
+    if kind == "swap":
+        return ("line", "u, v = v, u")
+    cond = draw(FLOAT_EXPR)
+    threshold = draw(st.sampled_from(["0.0", "0.3", "-0.5"]))
+    if kind == "jump":
+        return ("jump", cond, threshold, draw(st.sampled_from(["break", "continue"])))
+    if kind == "return":
+        return ("return", cond, threshold)
+    body = draw(_block(depth + 1, loop_vars, constants, True, True))
+    return ("while", cond, threshold, draw(st.integers(1, 3)), body)
 
 
 class _Gen:
@@ -104,6 +141,21 @@ class _Gen:
                 if orelse:
                     self.lines.append(f"{pad}else:")
                     self.block(orelse, indent + 1)
+            elif s[0] == "line":
+                self.lines.append(f"{pad}{s[1]}")
+            elif s[0] in ("jump", "return"):
+                test = f"_cmp({s[1]}, {s[2]})" if self.twin else f"{s[1]} > {s[2]}"
+                self.lines.append(f"{pad}if {test}:")
+                self.lines.append(f"{pad}    {s[3] if s[0] == 'jump' else 'return ' + RESULT}")
+            elif s[0] == "while":
+                _, cond, threshold, limit, body = s
+                self.count += 1
+                counter = f"n{self.count}"
+                test = f"_cmp({cond}, {threshold})" if self.twin else f"{cond} > {threshold}"
+                self.lines.append(f"{pad}{counter} = 0")
+                self.lines.append(f"{pad}while {counter} < {limit} and {test}:")
+                self.lines.append(f"{pad}    {counter} = {counter} + 1")
+                self.block(body, indent + 1)
             else:
                 _, var, start, stop, backwards, body = s
                 rng = f"range({stop - 1}, {start - 1}, -1)" if backwards else f"range({start}, {stop})"
@@ -111,15 +163,25 @@ class _Gen:
                 self.block(body, indent + 1)
 
     def program(self, name, stmts):
+        self.count = 0
         self.lines = [
+            "def helper(p, q):",
+            "    return np.sin(p) * q + 0.5 * p",
+            "",
+            "",
             f"def {name}(a, b, x):",
             "    u = a * 0.5",
             "    v = np.sin(b)",
             "    z = x * 1.0",
+            "    L = []",
+            "    w = np.zeros(3)",
         ]
         self.block(stmts, 1)
-        self.lines.append("    return u * v + u + np.sum(z * x) + np.sum(np.sin(z))")
+        self.lines.append(f"    return {RESULT}")
         return "\n".join(self.lines) + "\n"
+
+
+RESULT = "u * v + u + np.sum(z * x) + np.sum(np.sin(z)) + sum(L) + np.sum(w * x)"
 
 
 _counter = [0]
@@ -168,6 +230,13 @@ def test_random_program_gradient_matches_finite_differences(stmts, args):
 @settings(SETTINGS, max_examples=25)
 @given(stmts=_block(0, [], constants=True), args=ARGS)
 def test_random_programs_with_constant_overwrites(stmts, args):
+    _check(stmts, args)
+
+
+@settings(SETTINGS, max_examples=80)
+@given(stmts=_block(0, [], constants=True, rich=True), args=ARGS)
+def test_random_programs_with_every_construct(stmts, args):
+    """while, break/continue, early returns, append, writes into an array, calls, `+=`, swaps."""
     _check(stmts, args)
 
 
