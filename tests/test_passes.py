@@ -209,3 +209,21 @@ def test_writes_into_a_dict_add_keys_and_the_undo_removes_them():
 def test_forward_mode_refuses_the_same_in_place_effects(fn):
     with pytest.raises(srcgrad.NotDifferentiableError, match="may change a differentiated value in place"):
         srcgrad.jvp(fn, (np.ones(3),), (np.ones(3),))
+
+
+def while_breaks_before_retesting(a, b):
+    u = a * 0.5
+    v = np.sin(b)
+    n = 0
+    while n < 3 and (np.sin(u) + np.cos(b)) > 0.0:
+        n = n + 1
+        if u > -0.5:
+            break
+        v = u * 1.3
+    return u * v
+
+
+def test_a_while_test_with_statements_is_recomputed_only_on_paths_that_do_not_break():
+    a, b = 0.5, 0.3
+    ga, gb = srcgrad.grad(while_breaks_before_retesting, wrt=(0, 1))(a, b)
+    assert (ga, gb) == pytest.approx((0.5 * np.sin(b), 0.25 * np.cos(b)))

@@ -207,7 +207,7 @@ class _ANF:
         again = self.block([syntax.assign(cond, syntax.copy(s.test))])
         self.depth -= 1
         first = pre + [syntax.assign(cond, test)]
-        return first + [syntax.while_(syntax.name(cond), body + again)]
+        return first + [syntax.while_(syntax.name(cond), _on_fallthrough(body, again))]
 
     # --- expressions -----------------------------------------------------------
 
@@ -418,6 +418,31 @@ class _ANF:
 
     def _atom_call(self, e):
         return isinstance(e, gast.Call) and all(_is_atom(a) for a in e.args)
+
+
+def _on_fallthrough(body, stmts):
+    """`body` followed by `stmts` on every path that does not `break` (a `break` is only
+    ever the last statement of a block, after jumps.py); copies where several paths do."""
+    if body and isinstance(body[-1], gast.Break):
+        return body
+    if body and isinstance(body[-1], gast.If) and _may_break(body[-1]):
+        last = body[-1]
+        last.body = _on_fallthrough(last.body, [syntax.copy(s) for s in stmts])
+        last.orelse = _on_fallthrough(last.orelse, [syntax.copy(s) for s in stmts])
+        return body
+    return body + stmts
+
+
+def _may_break(stmt):
+    return any(isinstance(n, gast.Break) for n in _walk_out_of_loops(stmt))
+
+
+def _walk_out_of_loops(stmt):
+    """The nodes of `stmt`, not entering nested loops (their `break`s are their own)."""
+    yield stmt
+    for child in gast.iter_child_nodes(stmt):
+        if not isinstance(child, (gast.For, gast.While)):
+            yield from _walk_out_of_loops(child)
 
 
 def _is_atom(e):
