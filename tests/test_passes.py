@@ -227,3 +227,23 @@ def test_a_while_test_with_statements_is_recomputed_only_on_paths_that_do_not_br
     a, b = 0.5, 0.3
     ga, gb = srcgrad.grad(while_breaks_before_retesting, wrt=(0, 1))(a, b)
     assert (ga, gb) == pytest.approx((0.5 * np.sin(b), 0.25 * np.cos(b)))
+
+
+def loop_with_nothing_to_differentiate(a, b):
+    u = a * 0.5
+    v = np.sin(b)
+    if a > 0.0:
+        u = np.tanh(v - b)
+        for i in range(1, 3):
+            if v > -0.5:
+                break
+    return u * v
+
+
+def test_a_loop_with_a_break_and_nothing_to_differentiate_keeps_no_trip_count():
+    b = 0.3
+    u = np.tanh(np.sin(b) - b)
+    du = (1 - u * u) * (np.cos(b) - 1)
+    assert srcgrad.grad(loop_with_nothing_to_differentiate, wrt=(0, 1))(0.5, b) == pytest.approx(
+        (0.0, du * np.sin(b) + u * np.cos(b)))
+    assert "trips" not in srcgrad.source(srcgrad.grad(loop_with_nothing_to_differentiate))

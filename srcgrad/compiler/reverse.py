@@ -214,6 +214,9 @@ class _Reverse(Contributions):
         inner = _Context(ctx.depth + 1, frozenset(record), set(ctx.must_defined) | ({target} if target else set()))
         inner.recorded = [target] if target else []
         body_fwd, body_bwd = self.block(s.body, inner)
+        if not body_bwd:  # nothing to differentiate inside: no trip count, nothing recorded
+            plain = syntax.for_(target, s.iter, body_fwd) if isinstance(s, gast.For) else syntax.while_(s.test, body_fwd)
+            return [syntax.located(plain, s)], []
         trips = self.namer.fresh(f"{target}_trips" if target else "trips")
         counted = isinstance(s, gast.While) or _has_break(s.body) or not _has_len(s.iter)
         prelude, body_start = [], []
@@ -238,8 +241,6 @@ class _Reverse(Contributions):
         else:
             fwd_loop = syntax.while_(s.test, body_fwd)
         fwd_loop = syntax.located(fwd_loop, s)
-        if not body_bwd:
-            return [fwd_loop], []
         pops = [_Restore(m.name, m.key) for m in reversed(records)]
         bwd_body = pops + body_bwd
         counter_save, counter_restore = [], []
