@@ -1,8 +1,11 @@
 """The only module that knows the order of the stages.
 
-source -> parse (frontend) -> check (fence) -> jumps -> ANF -> versions -> resolve ->
-activity -> iteration -> reverse (or forward, mode "jvp") -> optimize -> emit -> load -> cache. With `verbose`, the code after
-each stage is printed.
+source -> parse (frontend) -> check (fence) -> nested functions out (closures) -> jumps ->
+ANF -> nested functions inlined (closures) -> versions -> resolve -> activity -> loops over
+sequences by index (iteration) -> reverse (contributions, mutation, adjoints, tape; or
+forward for mode "jvp") -> optimize -> split (vjp's pullback) -> emit -> load -> cache,
+which dispatches each kind of call to code specialized for it (kinds, shapes). With
+`verbose`, the code after each stage is printed.
 """
 
 from dataclasses import dataclass
