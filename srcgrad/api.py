@@ -159,20 +159,35 @@ def vjp(fn, *args, verbose=False, source=None):
     The seed has the output's shape; integer and boolean arguments get None.
     """
     code = getattr(fn, "__code__", None)  # cheaper than inspect.signature, on every call
-    positions = tuple(range(code.co_argcount if code is not None else len(_params(fn))))
+    count = code.co_argcount if code is not None else len(_params(fn))
+    positions = _RANGES.get(count) or _RANGES.setdefault(count, tuple(range(count)))
     lazy = _Lazy(fn, "split_vjp", positions, verbose, source)
     out, backward = lazy.get().function(*args)  # the forward pass runs once, here
-    shape = np.shape(out)
+    shape = out.shape if type(out) is _ndarray else np.shape(out)
 
     def pullback(seed):
-        if np.shape(seed) == shape:
+        if (seed.shape if type(seed) is _ndarray else np.shape(seed)) == shape:
             grads = backward(seed)
         else:  # a seed that broadcasts against the output: the general code unbroadcasts it
             _, grads = derive(fn, "vjp", positions).function(seed, *args)
+        if len(grads) == len(args) and type(grads) is tuple and not any(map(_no_gradient, args)):
+            return grads
         return tuple(None if _is_integral(a) else g for a, g in zip(args, grads))
 
     pullback.__srcgrad_lazy__ = lazy
     return out, pullback
+
+
+_RANGES = {}  # n -> tuple(range(n))
+_ndarray = np.ndarray
+
+
+def _no_gradient(value):
+    """`_is_integral(value)`, faster for float arrays and floats."""
+    kind = type(value)
+    if kind is _ndarray:
+        return value.dtype.kind in "biu"
+    return kind is not float and _is_integral(value)
 
 
 def _is_integral(value):

@@ -8,6 +8,8 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `SEED64`: the seed `grad_seed` gives a NumPy float64 output, for code that knows
   the output's type.
 - `zeros_like_grad(x)`: a zero gradient for `x`.
+- `scaled(g, factor, count)`: `g` multiplied `count` times by the power of two `factor`
+  (specialized code, in place of a backward loop that does only that).
 - `add_grad(a, b)`: add two gradient contributions, either of which may be None; lists,
   tuples and dicts add entry by entry (never concatenate).
 - `item_grad(g, key, x)`: the gradient of the entry `key` of a container whose gradient
@@ -37,6 +39,8 @@ _float = float
 _float64 = np.float64
 SEED64 = np.float64(1.0)  # the seed of a NumPy float64 output (see grad_seed)
 _ONE64 = SEED64
+_float32 = np.float32
+_ONE32 = np.float32(1.0)
 
 
 def _is_integral(x):
@@ -113,6 +117,8 @@ def grad_seed(out, name):
         return 1.0
     if type(out) is _float64:  # what NumPy reductions return
         return _ONE64
+    if type(out) is _float32:
+        return _ONE32
     if np.ndim(out) != 0 or _is_integral(out) or isinstance(out, (list, tuple, dict)):
         shape = np.shape(out) if not isinstance(out, dict) else type(out).__name__
         raise TypeError(
@@ -123,6 +129,28 @@ def grad_seed(out, name):
     if isinstance(out, (np.ndarray, np.generic)):
         return np.ones((), dtype=out.dtype)[()] if isinstance(out, np.generic) else np.ones((), dtype=out.dtype)
     return 1.0
+
+
+_F64 = np.dtype(np.float64)
+
+
+def scaled(g, factor, count):
+    """`g * factor * ... * factor` (`count` factors) for a power of two `factor` >= 2.
+
+    One multiplication by `factor ** count` where that gives the same result (a float64
+    `g`, a Python int `count`, and a product exponent below 1024: no step rounds, and an
+    overflow is the same infinity); the loop otherwise.
+
+    >>> scaled(np.array([1.5, -3.0]), 2, 3).tolist()
+    [12.0, -24.0]
+    """
+    if type(count) is int and 0 < count and (type(g) is _float or (type(g) in (_ndarray, _float64) and g.dtype is _F64)):
+        exponent = count * (int(factor).bit_length() - 1)
+        if exponent < 1024:
+            return g * (2.0 ** exponent)
+    for _ in range(count):
+        g = g * factor
+    return g
 
 
 def zeros_like_grad(x):
@@ -185,12 +213,15 @@ def _is_basic_index(index):
     return all(p is None or p is Ellipsis or type(p) in (int, slice) or isinstance(p, np.integer) for p in parts)
 
 
-def assigned_grad(g, index, v):
+def assigned_grad(g, index, v, y=None):
     """The gradient of `v` in `y[index] = v` given y's gradient `g`.
 
     An integer-array index may name an entry several times; NumPy keeps the value
-    written last, so only that write receives the entry's gradient.
+    written last, so only that write receives the entry's gradient. Written into an
+    integer or boolean array, `v` is rounded away: no gradient.
     """
+    if type(y) is _ndarray and y.dtype.kind in "biu":
+        return zeros_like_grad(v)
     if type(g) is not _ndarray or _is_basic_index(index):
         return unbroadcast(item_grad(g, index, v), v)
     part = g[index]

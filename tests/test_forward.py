@@ -14,6 +14,7 @@ import pytest
 
 import corpus
 import srcgrad
+from srcgrad.compiler.hoist import matmul_each
 
 EPS = 1e-6
 rng = np.random.default_rng(7)
@@ -546,3 +547,104 @@ def test_code_with_loops_is_not_linearized():
     derivative = api._jvp_derivative(srcgrad.grad(corpus.break_continue), (0,))
     assert linearize.split(derivative.source, ["x_dot"]) is None
     assert api._linearized(derivative) is None
+
+
+# --- loop-invariant code motion in jvp code (compiler/hoist.py) ---------------------------------
+
+
+def rnn_steps(W, U, b, x):
+    h = np.zeros((x.shape[1], W.shape[0]))
+    for t in range(x.shape[0]):
+        h = np.tanh(h @ W + x[t] @ U + b)
+    return np.sum(h * h)
+
+
+def invariant_in_loop(a, x, n):
+    s = 0.0 * a
+    for i in range(n):
+        s = s + np.sum(a[0] * 2.0) * x[i]
+    return np.sum(s)
+
+
+def _unhoisted(fn, monkeypatch):
+    """A copy of `fn` whose jvp is built without compiler/hoist.py (the code before it)."""
+    import types
+
+    from srcgrad.compiler import hoist
+
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__)
+    with monkeypatch.context() as m:
+        m.setattr(hoist, "run", lambda tree, namer: tree)
+        srcgrad.jvp(copy, *_rnn_point(copy))  # built and cached now, without the pass
+    return copy
+
+
+def _rnn_point(fn):
+    r = np.random.default_rng(3)
+    if fn.__name__ == "rnn_steps":
+        primals = (r.normal(size=(5, 5)) * 0.4, r.normal(size=(4, 5)), r.normal(size=5), r.normal(size=(6, 2, 4)))
+        return primals, tuple(r.normal(size=p.shape) for p in primals[:3]) + (None,)
+    primals = (r.normal(size=3), r.normal(size=(4, 3)), 4)
+    return primals, (r.normal(size=3), r.normal(size=(4, 3)), None)
+
+
+def test_hoist_batches_row_products_and_moves_invariant_statements():
+    text = srcgrad.source(srcgrad.jacobian(rnn_steps, wrt=(0, 1, 2), mode="forward"))
+    before, loop = text.split("    for t in range(")
+    assert "x_at_U = matmul_each(x, U, x_shape_2_0)" in before
+    assert "x_at_U_dot = matmul_each(x, U_dot, x_shape_2_0)" in before
+    assert "x_t_at_U = x_at_U[t]" in loop and "x_t_at_U_dot = x_at_U_dot[t]" in loop
+    assert "x_t @ U" not in loop  # (the comment still quotes the source line)
+    text = srcgrad.source(srcgrad.jacobian(invariant_in_loop, wrt=(0, 1), mode="forward"))
+    before, loop = text.split("    for i in range(")
+    assert "    if n > 0:\n        a_0 = a[0]\n" in before  # a loop that may run zero times computes nothing new
+    code = "\n".join(line for line in loop.split("# return")[0].splitlines() if not line.strip().startswith("#"))
+    assert "a_0 =" not in code and "a[0]" not in code and "np.sum(" not in code and "_t1 * x_i" in code
+
+
+@pytest.mark.parametrize("fn", [rnn_steps, invariant_in_loop])
+def test_hoisted_jvp_equals_the_unhoisted_one_exactly(fn, monkeypatch):
+    plain = _unhoisted(fn, monkeypatch)
+    primals, tangents = _rnn_point(fn)
+    out, out_dot = srcgrad.jvp(fn, primals, tangents)
+    ref, ref_dot = srcgrad.jvp(plain, primals, tangents)
+    assert out == ref and out_dot == ref_dot
+    assert out == fn(*primals)
+    from srcgrad.compiler import pipeline
+
+    positions = tuple(k for k, t in enumerate(tangents) if t is not None)
+    text = pipeline.derive(plain, "jvp", positions).source  # the one built without the pass
+    assert "matmul_each" not in text and "if n > 0" not in text
+
+
+def test_hoisted_loop_that_runs_zero_times():
+    empty = np.zeros((0, 3))
+    out, out_dot = srcgrad.jvp(invariant_in_loop, (np.zeros(0), empty, 0), (np.zeros(0), empty, None))
+    assert out == 0.0 and out_dot == 0.0
+
+
+@pytest.mark.parametrize("a_shape, b_shape, n", [((6, 2, 4), (4, 3), 6), ((6, 4), (4, 3), 6), ((6, 4), (4,), 4),
+                                                 ((5, 2, 4), (4, 3), 9), ((5, 2, 4), (4, 3), 0), ((5, 2, 4), (4, 3), -2)])
+def test_matmul_each_is_each_row_product_bit_for_bit(a_shape, b_shape, n):
+    a, b = rng.normal(size=a_shape), rng.normal(size=b_shape)
+    rows = matmul_each(a, b, n)
+    assert len(rows) == min(max(n, 0), len(a))
+    for t in range(len(rows)):
+        assert np.array_equal(rows[t], a[t] @ b)
+    assert [np.array_equal(r, a_t @ b) for r, a_t in zip(matmul_each(list(a), b, n), a)] == [True] * len(rows)
+
+
+def uses_matmul_each(a, b):
+    return np.sum(np.sin(matmul_each(a, b, 3)))
+
+
+def test_matmul_each_can_be_differentiated_again():
+    """Generated jvp code calls matmul_each; forward and reverse mode know its rules."""
+    a, b = rng.normal(size=(4, 2, 3)), rng.normal(size=(3, 2))
+    da, db = rng.normal(size=a.shape), rng.normal(size=b.shape)
+    _, out_dot = srcgrad.jvp(uses_matmul_each, (a, b), (da, db))
+    fd = (uses_matmul_each(a + EPS * da, b + EPS * db) - uses_matmul_each(a - EPS * da, b - EPS * db)) / (2 * EPS)
+    np.testing.assert_allclose(out_dot, fd, rtol=1e-6)
+    ga, gb = srcgrad.grad(uses_matmul_each, wrt=(0, 1))(a, b)
+    np.testing.assert_allclose(np.sum(ga * da) + np.sum(gb * db), out_dot, rtol=1e-10)
+    assert np.all(ga[3] == 0.0)

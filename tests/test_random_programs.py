@@ -66,11 +66,12 @@ def _block(draw, depth, loop_vars, constants=False, rich=False, in_loop=False):
         if loop_vars:
             choices += ["index"]
         if rich:
-            choices += ["append", "setitem", "call", "augmented", "swap"]
+            choices += ["append", "setitem", "call", "augmented", "swap", "pair", "inner", "dict", "sequence"]
             choices += ["while"] if depth < 2 else []
             choices += ["jump"] if in_loop else ["return"]
         kind = draw(st.sampled_from(choices))
-        if kind in ("append", "setitem", "call", "augmented", "swap", "while", "jump", "return"):
+        if kind in ("append", "setitem", "call", "augmented", "swap", "while", "jump", "return", "pair", "inner",
+                    "dict", "sequence"):
             stmts.append(draw(_rich_statement(kind, depth, loop_vars, constants, fexpr)))
             continue
         if kind == "float":
@@ -111,6 +112,19 @@ def _rich_statement(draw, kind, depth, loop_vars, constants, fexpr):
         return ("line", f"{target} {op} {value}" if op != "*=" else f"{target} *= np.tanh({value})")
     if kind == "swap":
         return ("line", "u, v = v, u")
+    if kind == "pair":
+        return ("line", f"u, v = pair(u, {draw(fexpr)})")
+    if kind == "inner":
+        return ("line", f"{draw(st.sampled_from('uv'))} = inner({draw(fexpr)})")
+    if kind == "dict":
+        return ("line", f"D['k'] = {squash.format(draw(fexpr))}")
+    if kind == "sequence":
+        return ("line", draw(st.sampled_from([
+            "u = np.tanh(sum([np.sin(t * v) for t in x]))",
+            "v = np.tanh(sum(np.sin(p * q) for p, q in zip(x, z)))",
+            "u = np.tanh(sum(k * np.cos(p + u) for k, p in enumerate(x)))",
+            "v = np.tanh(max(u, v, D['k']) + min([p * v for p in reversed(x)]))",
+        ])))
     cond = draw(FLOAT_EXPR)
     threshold = draw(st.sampled_from(["0.0", "0.3", "-0.5"]))
     if kind == "jump":
@@ -169,19 +183,28 @@ class _Gen:
             "    return np.sin(p) * q + 0.5 * p",
             "",
             "",
+            "def pair(p, q):",
+            "    return np.sin(q), np.cos(p) * q",
+            "",
+            "",
             f"def {name}(a, b, x):",
             "    u = a * 0.5",
             "    v = np.sin(b)",
             "    z = x * 1.0",
             "    L = []",
             "    w = np.zeros(3)",
+            "    D = {'k': 0.0}",
+            "",
+            "    def inner(t):",
+            "        return np.tanh(t * u) + v",
+            "",
         ]
         self.block(stmts, 1)
         self.lines.append(f"    return {RESULT}")
         return "\n".join(self.lines) + "\n"
 
 
-RESULT = "u * v + u + np.sum(z * x) + np.sum(np.sin(z)) + sum(L) + np.sum(w * x)"
+RESULT = "u * v + u + np.sum(z * x) + np.sum(np.sin(z)) + sum(L) + np.sum(w * x) + D['k']"
 
 
 _counter = [0]
@@ -236,7 +259,8 @@ def test_random_programs_with_constant_overwrites(stmts, args):
 @settings(SETTINGS, max_examples=80)
 @given(stmts=_block(0, [], constants=True, rich=True), args=ARGS)
 def test_random_programs_with_every_construct(stmts, args):
-    """while, break/continue, early returns, append, writes into an array, calls, `+=`, swaps."""
+    """while, break/continue, early returns, append, writes into an array and a dict, calls
+    (tuple results, a nested function), comprehensions over zip/enumerate/reversed, `+=`, swaps."""
     _check(stmts, args)
 
 

@@ -13,7 +13,7 @@ import gast
 
 from .. import rules
 
-_NONDIFF_BINOPS = (gast.FloorDiv, gast.Mod, gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift)
+_NONDIFF_BINOPS = (gast.FloorDiv, gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift)
 
 
 @dataclass(frozen=True)

@@ -137,6 +137,10 @@ class _ANF:
             pre, container = self.atom(target.value)
             pre2, index = self.index(target.slice)
             pre3, rhs = self.atom(value)
+            if isinstance(rhs, (gast.List, gast.Tuple)):  # `y[i] = [a, b]`: the value gets a name
+                temp = self.namer.fresh("values")
+                pre3.append(syntax.assign(temp, rhs))
+                rhs = syntax.name(temp)
             return pre + pre2 + pre3 + [syntax.assign(syntax.subscript(container, index), rhs)]
         raise _unsupported(target, "assignment to an attribute")
 

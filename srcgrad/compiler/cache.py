@@ -89,8 +89,7 @@ def specializing(general, build):
         seen = {}
         ndarray, float64, kind = np.ndarray, _FLOAT64, ArrayKind
 
-        @functools.wraps(general)
-        def dispatch(*args, **kwargs):
+        def slow(args, kwargs):
             if kwargs:
                 if check is not None:
                     check(args, kwargs)
@@ -99,18 +98,59 @@ def specializing(general, build):
                 (a.shape if a.dtype is float64 else kind(a.shape, a.dtype)) if type(a) is ndarray else type(a)
                 for a in args
             ])
+            return first(key, args)(*args)
+
+        def first(key, args):
             fn = seen.get(key)
             if fn is None:
                 if check is not None:
-                    check(args, kwargs)
+                    check(args, {})
                 fn = seen[key] = specialization(key)
-            return fn(*args)
+            return fn
 
+        dispatch = _dispatcher(_arity(general), seen, slow, first)
+        functools.update_wrapper(dispatch, general)
         dispatch.__srcgrad_specializations__ = table
         dispatch.__srcgrad_guarded__ = guarded
         return dispatch
 
     return guarded(None)
+
+
+def _arity(fn):
+    """The number of positional parameters of `fn` when it takes exactly those, else None."""
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_flags & 0x0C:  # *args or **kwargs
+        return None
+    return code.co_argcount
+
+
+_MAX_UNROLLED = 16
+
+
+def _dispatcher(arity, seen, slow, first):
+    """The dispatch function: for `arity` positional arguments, its key is computed
+    without a loop (the same key as `slow`'s); other calls go to `slow(args, kwargs)`."""
+    if not arity or arity > _MAX_UNROLLED:
+        return lambda *args, **kwargs: slow(args, kwargs)
+    names = [f"a{i}" for i in range(arity)]
+    keys = "".join(
+        f"({a}.shape if {a}.dtype is float64 else kind({a}.shape, {a}.dtype)) if type({a}) is ndarray else type({a}), "
+        for a in names
+    )
+    text = (
+        "def dispatch(*args, **kwargs):\n"
+        f"    if kwargs or len(args) != {arity}:\n"
+        "        return slow(args, kwargs)\n"
+        f"    {', '.join(names)}, = args\n"
+        f"    fn = seen.get(({keys}))\n"
+        "    if fn is None:\n"
+        f"        fn = first(({keys}), args)\n"
+        "    return fn(*args)\n"
+    )
+    scope = {"ndarray": np.ndarray, "float64": _FLOAT64, "kind": ArrayKind, "seen": seen, "slow": slow, "first": first}
+    exec(compile(text, "<srcgrad dispatch>", "exec"), scope)  # noqa: S102 - fixed text, no user input
+    return scope["dispatch"]
 
 
 def _specialize(general, build, key, count):

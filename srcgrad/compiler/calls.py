@@ -68,7 +68,37 @@ def bind(program, stmt, rule, call):
         raise program.error(
             stmt, f"cannot differentiate this call of {call.label}: {exc} (in `{program.name}`)", NotDifferentiableError,
         ) from None
-    return {k: (v if isinstance(v, gast.AST) else syntax.const(v) if _is_literal(v) else v) for k, v in bound.items()}
+    return {k: _node(v) for k, v in bound.items()}
+
+
+def _node(value):
+    """A bound argument as a node: literals become constants and a `**kwargs` dict a dict
+    display; a `*args` tuple stays a tuple of nodes (see `check_varargs`)."""
+    if isinstance(value, gast.AST):
+        return value
+    if _is_literal(value):
+        return syntax.const(value)
+    if isinstance(value, dict):
+        return gast.Dict(keys=[syntax.const(k) for k in value], values=[_node(v) for v in value.values()])
+    if isinstance(value, tuple):  # a `*args` parameter: the tuple of its arguments
+        return syntax.tuple_([_node(v) for v in value])
+    return value
+
+
+def check_varargs(program, stmt, rule, call, bound, activity, derivatives, inlinable):
+    """A differentiated value passed through a rule's `*args` parameter (np.einsum's
+    operands) reaches its rule only when the rule is inlined (a called rule would get the
+    tuple as one argument): otherwise a clear error."""
+    for param, p in rule.signature.parameters.items():
+        if p.kind is not p.VAR_POSITIONAL or not active_names(bound.get(param), activity):
+            continue
+        derivative = derivatives.get(param)
+        if derivative is not None and not inlinable(derivative.fn):
+            raise program.error(
+                stmt, f"differentiating {call.label} through its `*{param}` arguments is not supported "
+                f"(in `{program.name}`); write the operation with np.dot/np.matmul/np.sum instead",
+                NotDifferentiableError,
+            )
 
 
 def changes_in_place(call, callee, varied, rules):
@@ -82,6 +112,39 @@ def changes_in_place(call, callee, varied, rules):
     if callee.kind != "function":
         return False
     return rules.lookup(callee.obj) is None and not rules.is_nondifferentiable(callee.obj)
+
+
+_SEQUENCE_PARAMS = {"iterable", "seq", "arrays", "tup", "arys", "operands", "object", "xs"}
+
+
+def takes_sequence(rule, param):
+    """Whether the rule's parameter `param` may hold a list or tuple whose gradient is one
+    entry per element (`sum(xs)`, `max(xs)`, `np.stack(arrays)`): its adjoint then adds
+    entry by entry."""
+    return param in _SEQUENCE_PARAMS or (rule.primal in (builtins.max, builtins.min) and param == "a")
+
+
+def containers(tree):
+    """Names some assignment makes a list, tuple or dict (a display or `list(...)` and the
+    like): their adjoints add entry by entry, and `+`/`*` on them join or repeat."""
+    out = set()
+    for n in syntax.walk(tree):
+        if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name):
+            value = n.value
+            if isinstance(value, (gast.List, gast.Tuple, gast.Dict)) or (
+                isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
+                and value.func.id in ("list", "tuple", "dict", "sorted")
+            ):
+                out.add(n.targets[0].id)
+    return out
+
+
+def joins_sequences(value, container_names):
+    """Whether `a + b` / `a * n` may join or repeat lists or tuples (not arithmetic)."""
+    if not (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult))):
+        return False
+    return any(isinstance(x, (gast.List, gast.Tuple)) or (isinstance(x, gast.Name) and x.id in container_names)
+               for x in (value.left, value.right))
 
 
 def is_user_function(obj):

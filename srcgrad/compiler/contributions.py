@@ -19,7 +19,7 @@ from . import calls, inline, syntax
 
 _BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
-    gast.Pow: operator.pow, gast.MatMult: operator.matmul,
+    gast.Pow: operator.pow, gast.MatMult: operator.matmul, gast.Mod: operator.mod,
 }
 _UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 
@@ -40,6 +40,12 @@ class Contributions:
         if isinstance(value, gast.Name):
             return self.accumulate(value.id, g)
         if isinstance(value, gast.BinOp):
+            if calls.joins_sequences(value, self.containers):
+                raise self.program.error(
+                    stmt, f"`{self.program.text(stmt)}` joins or repeats lists or tuples with `+` or `*`, which "
+                    f"srcgrad cannot differentiate (in `{self.program.name}`); build the list with `append`/"
+                    "`extend`, or the array with np.concatenate/np.tile", NotDifferentiableError,
+                )
             op = _BINOPS.get(type(value.op))
             if op is None:
                 return []
@@ -99,7 +105,9 @@ class Contributions:
             if call.callee.kind == "function" and calls.is_user_function(call.primal):
                 return self.user_call(stmt, call.primal, call.args, call.keywords, g, call.label)
             raise calls.missing_rule(self.program, stmt, call, "srcgrad.defvjp")
-        return self.apply_rule(stmt, rule, g, ans, calls.bind(self.program, stmt, rule, call), call.label)
+        bound = calls.bind(self.program, stmt, rule, call)
+        calls.check_varargs(self.program, stmt, rule, call, bound, self.activity, rule.vjps, inline.inlinable)
+        return self.apply_rule(stmt, rule, g, ans, bound, call.label)
 
     def user_call(self, stmt, fn, args, keywords, g, label):
         """Differentiate a call of another user function through its own generated pullback.
@@ -183,6 +191,8 @@ class Contributions:
                     f"in `{self.program.name}`); register one with srcgrad.defvjp", NotDifferentiableError,
                 )
             self.check_receiver(stmt, node, label)
+            if isinstance(node, gast.Name) and (node.id in self.containers or calls.takes_sequence(rule, param)):
+                self.structured.add(self.namer.adjoint(node.id))  # one gradient per entry: never `+`
             value = self.vjp_expression(rule, param, g, ans, args)
             if not isinstance(node, gast.Name):  # `np.stack([a, b])`: one gradient per entry
                 parts = self.namer.fresh(f"{param}_bar")

@@ -42,7 +42,7 @@ from . import calls, inline, syntax
 
 _BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
-    gast.Pow: operator.pow, gast.MatMult: operator.matmul,
+    gast.Pow: operator.pow, gast.MatMult: operator.matmul, gast.Mod: operator.mod,
 }
 _UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 _ADD_GRAD = rules.lookup(runtime.add_grad)
@@ -227,7 +227,9 @@ class _Forward:
             if rules.is_nondifferentiable(call.primal):
                 return None
             raise calls.missing_rule(self.program, stmt, call, "srcgrad.defjvp")
-        return self.apply_rule(stmt, rule, ans, calls.bind(self.program, stmt, rule, call), call.label)
+        bound = calls.bind(self.program, stmt, rule, call)
+        calls.check_varargs(self.program, stmt, rule, call, bound, self.activity, rule.jvps, inline.inlinable)
+        return self.apply_rule(stmt, rule, ans, bound, call.label)
 
     def apply_rule(self, stmt, rule, ans, args, label):
         """The sum of the active parameters' contributions to the output tangent, or None."""

@@ -35,6 +35,11 @@ def _return_expression(fn):
     return None
 
 
+def inlinable(fn):
+    """Whether `apply` inlines the rule `fn` (its body is one `return`)."""
+    return _return_expression(fn) is not None
+
+
 def _is_docstring(stmt):
     return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant) and isinstance(stmt.value.value, str)
 

@@ -37,6 +37,7 @@ _MATH_FLOATS = {
     ).split()
 }
 _F64 = np.dtype(np.float64)
+_LIKE_ARG = {runtime.unbroadcast: 1, runtime.zeros_like_grad: 0}  # the argument whose kind the result has
 
 
 def fold_seeds(forward, solved, signature, namer):
@@ -70,6 +71,29 @@ def fold_seeds(forward, solved, signature, namer):
             stmt.value = gast.copy_location(gast.Constant(value=1.0, kind=None), value)
         elif kind == F64:
             stmt.value = gast.copy_location(gast.Name(namer.helper("SEED64", runtime.SEED64), gast.Load(), None, None), value)
+
+
+def returned_as_is(solve, signature):
+    """A predicate `same(adjoint, param)`: whether `unbroadcast(adjoint, param)` at the
+    return provably gives back the adjoint's value unchanged (same type, shape and dtype
+    as the parameter's gradient), so the call can go. `solve()` gives the shape analysis
+    of the final code (`shapes._Shapes`), run at the first question."""
+    found = []
+
+    def same(adjoint, param):
+        if not found:
+            solved = solve()
+            found.append((solved, _Kinds(solved, signature).solve()))
+        solved, kinds = found[0]
+        kind, shape = kinds.get(adjoint), solved.env.get(adjoint)
+        t, wanted = signature.types.get(param), signature.shapes.get(param)
+        if t is float:
+            return kind == FLOAT
+        if t is np.float64 or (t == _F64 and wanted):
+            return kind == F64 and shape == wanted and isinstance(shape, tuple)
+        return False
+
+    return same
 
 
 def _helper_name(namer, obj):
@@ -126,6 +150,8 @@ class _Kinds:
         return FLOAT if t is float else INT if t is int else _TOP
 
     def _Name(self, node):
+        if node.id not in self.env and type(self.solved.namer.helpers.get(node.id)) is np.float64:
+            return F64  # a bound constant: the seed, or arithmetic of it
         return self.env.get(node.id, _TOP)
 
     def _BinOp(self, node):
@@ -140,7 +166,9 @@ class _Kinds:
                 return F64
             if FLOAT in (a, b) and not isinstance(node.op, gast.Pow):  # (-1.0) ** 0.5 is complex
                 return FLOAT
-            return _TOP  # int op int: an int, or a float for `/`
+            if isinstance(node.op, gast.Div):
+                return FLOAT  # int / int
+            return _TOP  # int op int: an int
 
         return _strict(combine, *kinds)
 
@@ -169,6 +197,12 @@ class _Kinds:
         except TypeError:
             return _TOP
         kinds = [self.kind(a) for a in args]
+        if obj in _LIKE_ARG and len(args) > _LIKE_ARG[obj]:  # a gradient shaped like an argument
+            return _strict(lambda k: k if k in (F64, FLOAT) else _TOP, kinds[_LIKE_ARG[obj]])
+        if getattr(obj, "__self__", None) is np.add and getattr(obj, "__name__", None) == "reduce" and len(args) == 2:
+            return _strict(lambda k: F64 if k == F64 else _TOP, kinds[0])
+        if obj is runtime.unreduce and self.solved.shape(node) not in (_TOP, _BOTTOM, ()):
+            return _strict(lambda k: F64 if k in (F64, FLOAT) else _TOP, kinds[0])  # np.broadcast_to(g, x.shape)
         if isinstance(obj, np.ufunc):
             if obj.nout != 1 or len(args) != obj.nin or _ufunc_out(obj) != _F64:
                 return _TOP

@@ -174,6 +174,8 @@ def run(tree, program, params, activity, calls):
         return {}
     assigns = [n for n in syntax.walk(tree) if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
     bases = {}
+    appends = [(s.value.args[0], calls[s.value].receiver) for s, _ in found
+               if isinstance(s, gast.Expr) and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name)]
     for stmt, base in found:
         group = {base}
         grew = True
@@ -183,6 +185,10 @@ def run(tree, program, params, activity, calls):
                 name = a.targets[0].id
                 if name not in group and any(_reads_base(a.value, b, calls, _is_list(b, assigns)) for b in group):
                     group.add(name)
+                    grew = True
+            for item, holder in appends:  # `h.append(y)`: the list holds y itself
+                if item.id in group and holder not in group:
+                    group.add(holder)
                     grew = True
         bases[base] = frozenset(group)
     for stmt, base in found:
@@ -230,10 +236,13 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
         reads = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == alias and isinstance(n.ctx, gast.Load)]
         if not changed_stmts or (len(defs) == 1 and _used_before_change(defs[0], reads, changed_stmts, blocks)):
             continue
-        made = defs[0] if defs else stmt
+        if defs:
+            shared = (f"line {program.line(defs[0])} (`{program.text(defs[0]).strip()}`) makes another name or a "
+                      "view of an array that")
+        else:
+            shared = f"`{alias}` holds an array (appended to it or built from it) that"
         raise program.error(
-            stmt, f"line {program.line(made)} (`{program.text(made).strip()}`) makes another name or a view of "
-            f"an array that line {program.line(stmt)} (`{program.text(stmt).strip()}`) changes in place while "
+            stmt, f"{shared} line {program.line(stmt)} (`{program.text(stmt).strip()}`) changes in place while "
             f"the first is still in use (in `{program.name}`); srcgrad cannot tell which of them the gradient "
             "belongs to: copy it (`.copy()`), or index the original array directly "
             "(`Z[i, j] = ...` rather than `Z[i][j] = ...`)", NotDifferentiableError,

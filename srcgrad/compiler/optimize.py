@@ -13,12 +13,17 @@ Before:  y_bar = out_bar                 After:  x_bar = out_bar * 2.0
   right-hand side calls nothing but pure functions (`rules.purity`: ufuncs, most NumPy
   functions, `math`, the computing helpers); other calls may have effects, such as
   drawing random numbers, and are kept.
+- Bound scalars: where specialized code binds a NumPy float64 constant (the seed
+  `SEED64`), arithmetic of it with number constants is computed once, here, into
+  another bound float64 constant (`SEED64 * 0.25` -> `SEED64_1`, bound to 0.25):
+  the same value and type the call would compute, minus the work.
 """
 
 import math
 import operator
 
 import gast
+import numpy as np
 
 from ..rules.purity import is_pure_call
 from . import syntax
@@ -32,7 +37,49 @@ def run(tree, namer):
         reads = _read_counts(tree)
         changed = _propagate_copies(tree.body, reads)
         changed |= _drop_dead(tree, {name for name, count in reads.items() if count > 0}, _Resolver(namer))
+        if any(type(v) is np.float64 for v in namer.helpers.values()):
+            changed |= _fold_bound_scalars(tree, namer)
     return tree
+
+
+def _fold_bound_scalars(tree, namer):
+    """Replace operations on bound float64 constants and number constants by their value,
+    bound under a new name (innermost first over the rounds). True if anything changed."""
+    bound = {name for name, value in namer.helpers.items() if type(value) is np.float64}
+    changed = False
+    for node in _nodes(tree):
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+                new = _fold_bound(value, bound, namer)
+                if new is not None:
+                    setattr(node, field, new)
+                    changed = True
+    return changed
+
+
+def _fold_bound(node, bound, namer):
+    """A Name bound to the value of `node`, or None when it is not such an operation."""
+    operands, op = ([node.left, node.right], type(node.op)) if isinstance(node, gast.BinOp) else ([node.operand], type(node.op))
+    values = []
+    for o in operands:
+        if _number(o) and type(o.value) is not bool:
+            values.append(o.value)
+        elif isinstance(o, gast.Name) and o.id in bound:
+            values.append(namer.helpers[o.id])
+        else:
+            return None
+    fn = _FOLD.get(op)
+    if fn is None or not any(type(v) is np.float64 for v in values):
+        return None
+    try:
+        with np.errstate(all="raise"):
+            value = fn(*values)
+    except (ArithmeticError, ValueError, FloatingPointError):
+        return None
+    if type(value) is not np.float64:
+        return None
+    return gast.copy_location(gast.Name(namer.helper("SEED64", value), gast.Load(), None, None), node)
 
 
 def _propagate_copies(stmts, reads):

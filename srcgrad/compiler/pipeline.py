@@ -3,7 +3,7 @@
 source -> parse (frontend) -> check (fence) -> nested functions out (closures) -> jumps ->
 ANF -> nested functions inlined (closures) -> versions -> resolve -> activity -> loops over
 sequences by index (iteration) -> reverse (contributions, mutation, adjoints, tape; or
-forward for mode "jvp") -> optimize -> split (vjp's pullback) -> emit -> load -> cache,
+forward for mode "jvp") -> optimize -> scaling (specialized reverse mode) -> split (vjp's pullback) -> emit -> load -> cache,
 which dispatches each kind of call to code specialized for it (kinds, shapes). With
 `verbose`, the code after each stage is printed.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import gast
 
-from . import activity, anf, cache, closures, emit, fence, forward, frontend, iteration, jumps, load, optimize, resolve, reverse, split, syntax, versions
+from . import activity, anf, cache, closures, emit, fence, forward, frontend, hoist, iteration, jumps, load, optimize, resolve, reverse, scaling, split, standalone, syntax, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -25,8 +25,14 @@ class Derivative:
     """A generated derivative: the live function and its source text."""
 
     function: object
-    source: str
+    source: str  # the text compiled (its helpers bound by load.py); what forward mode over it reads
     name: str
+    unit: object = None  # standalone.Unit: what `srcgrad.source` shows (standalone.text)
+
+    def display(self):
+        """The text `srcgrad.source` shows: this source with its imports and the
+        derivatives it calls, runnable on its own (standalone.py)."""
+        return standalone.text(self.unit) if self.unit is not None else self.source
 
 
 def derive(fn, mode="grad", wrt=(0,), verbose=False, source=None):
@@ -77,10 +83,11 @@ class _Pending:
 
 def _derive(fn, mode, wrt, verbose, source, key):
     function, text, name = _build(fn, mode, wrt, verbose, source)
+    unit = getattr(function, "__srcgrad_unit__", None)
     if mode in _SPECIALIZED:
         build = lambda signature: _build(fn, mode, wrt, False, source, signature)[0]  # noqa: E731
         function = cache.specializing(function, build)
-    return cache.put(fn, key, Derivative(function, text, name))
+    return cache.put(fn, key, Derivative(function, text, name, unit))
 
 
 _SPECIALIZED = ("grad", "value_and_grad", "vjp", "split_vjp")  # called by users, once per kind of call
@@ -125,11 +132,14 @@ def _build(fn, mode, wrt, verbose, source, signature=None):
                   f"useful: {', '.join(sorted(active.useful))}\nactive: {', '.join(sorted(active.active))}")
         if mode == "jvp":
             tree = forward.run(tree, program, calls, namer, wrt, jvp_of)
+            tree = hoist.run(tree, namer)
         else:
             shapes = _shapes(signature, params, namer, output, mode, split_vjp)
             tree = reverse.run(tree, program, active, calls, namer, wrt, mode, pullback_of, shapes)
         _show(verbose, "forward" if mode == "jvp" else "reverse", tree)
         tree = optimize.run(tree, namer)
+        if signature is not None and mode != "jvp":
+            tree = scaling.run(tree, namer)
         if split_vjp:
             tree = split.run(tree, namer)
         _show(verbose, "optimize", tree)
@@ -137,9 +147,16 @@ def _build(fn, mode, wrt, verbose, source, signature=None):
         node = getattr(exc, "node", None)
         raise program.error(node, f"{exc} is not supported by {_transform_name(mode)} (in `{program.name}`)") from None
     text = emit.source(tree)
-    if verbose:
-        print("--- emitted source ---" if verbose == "stages" else "", text, sep="\n" if verbose == "stages" else "")
+    unit = standalone.Unit(
+        (fn, "split_vjp" if split_vjp else mode, wrt), text, tree.name, dict(namer.helpers),
+        program.globals, dict(program.cells), program.name,
+    )
+    if verbose == "stages":
+        print("--- emitted source ---", text, sep="\n")
+    elif verbose:
+        print(standalone.text(unit), end="")
     function = load.function(text, tree.name, program, namer.helpers, mode)
+    function.__srcgrad_unit__ = unit
     function.__defaults__ = getattr(program.fn, "__defaults__", None)
     function.__kwdefaults__ = getattr(program.fn, "__kwdefaults__", None)
     function.__srcgrad_source__ = text

@@ -29,7 +29,8 @@ import gast
 
 from .. import rules, runtime
 from ..errors import NotDifferentiableError
-from . import calls, mutation, syntax
+from . import calls as call_sites
+from . import mutation, syntax
 from .contributions import Contributions, _index_value
 
 
@@ -122,7 +123,7 @@ class _Reverse(Contributions):
             callee = self.calls.get(s.value)
             if callee is not None and callee.kind == "method" and callee.path in mutation.CHANGING_METHODS:
                 return self.append(s, callee.receiver, s.value.args)
-            if calls.changes_in_place(s.value, callee, self.activity.varied, rules):
+            if call_sites.changes_in_place(s.value, callee, self.activity.varied, rules):
                 raise self.program.error(
                     s, f"`{self.program.text(s)}` may change a differentiated value in place, which srcgrad "
                     f"cannot differentiate (in `{self.program.name}`); build a new value instead "
@@ -294,7 +295,7 @@ class _Reverse(Contributions):
             value = s.value
             if isinstance(value, gast.Name) and self.activity.is_active(value.id):
                 part = syntax.call(syntax.name(self.bind("assigned_grad", runtime.assigned_grad)),
-                                   [syntax.name(adjoint), syntax.copy(index), syntax.copy(value)])
+                                   [syntax.name(adjoint), syntax.copy(index), syntax.copy(value), syntax.name(base)])
                 stmts += self.accumulate(value.id, part)
             clear = syntax.name(self.bind("without_part", runtime.without_part))
             stmts.append(syntax.assign(adjoint, syntax.call(clear, [syntax.name(adjoint), syntax.copy(index)])))
@@ -427,6 +428,7 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shap
     rev.pullback_of = pullback_of
     rev.mutations = mutation.run(tree, program, set(params), activity, calls)
     rev.dicts = mutation.dict_bases(tree, calls)
+    rev.containers = call_sites.containers(tree)
     rev.params = set(params)
     rev.assign_count = count_assignments(tree)
     rev.assigned = set()
@@ -451,7 +453,7 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shap
     zeros = bind("zeros_like_grad", runtime.zeros_like_grad)
     add = bind("add_grad", runtime.add_grad) if rev.structured else None
     backward, defined = adjoints.run(backward, defined, namer, zeros, rev.structured, add)
-    forward, backward, prelude, restored = tape.run(forward + seed_stmts, backward, rev.none_init, namer, shapes)
+    forward, backward, prelude, restored, as_is = tape.run(forward + seed_stmts, backward, rev.none_init, namer, shapes)
 
     value = out
     capture = []
@@ -467,7 +469,9 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shap
     grads = []
     for p in targets:
         adjoint = namer.adjoint(p)
-        if adjoint in defined:
+        if adjoint in defined and as_is is not None and as_is(adjoint, p):
+            grads.append(syntax.name(adjoint))  # provably the gradient unbroadcast would return
+        elif adjoint in defined:
             grads.append(syntax.call(syntax.name(bind("unbroadcast", runtime.unbroadcast)), [syntax.name(adjoint), syntax.name(p)]))
         else:
             grads.append(syntax.call(syntax.name(zeros), [syntax.name(p)]))

@@ -62,7 +62,11 @@ class Signature:
 
 
 def drop_unbroadcasts(forward, backward, signature, none_init, namer):
-    """Rewrite `forward` and `backward` in place for one call `signature`."""
+    """Rewrite `forward` and `backward` in place for one call `signature`.
+
+    Returns `kinds.returned_as_is` for the rewritten code: which returned gradients need
+    no `unbroadcast`.
+    """
     unbroadcast = _helper_name(namer, runtime.unbroadcast)  # None: only np.size to fold
     env = _Shapes(signature.shapes, none_init, namer).solve(forward, backward)
     calls = _Resolver(namer)
@@ -73,6 +77,7 @@ def drop_unbroadcasts(forward, backward, signature, none_init, namer):
         _narrow_unreduces(backward, env, unreduce, calls, returned)
         _visit(backward, _Reassociate(env))
     kinds.fold_seeds(forward, env, signature, namer)
+    return kinds.returned_as_is(lambda: env.refresh(forward, backward), signature)
 
 
 def _visit(stmts, transformer):
@@ -160,6 +165,20 @@ class _Shapes:
         self.resolve = _Resolver(namer)
 
     def solve(self, forward, backward):
+        env = self._collect(forward, backward)
+        self.env = env
+        self._fixed_point()
+        return self
+
+    def refresh(self, forward, backward):
+        """Collect the definitions of the rewritten code again, keeping the shapes
+        found (the rewrites keep every name's shape)."""
+        env = self.env
+        self._collect(forward, backward)
+        self.env = env
+        return self
+
+    def _collect(self, forward, backward):
         defs, opaque, ints = [], set(), set()
         for block in (forward, backward):
             for stmt in _statements(block):
@@ -192,7 +211,11 @@ class _Shapes:
         for adj in adjoint_names:
             primal = self.namer.primal_of(adj)
             env[adj] = _join(env.get(adj, _BOTTOM), env.get(primal, _TOP) if primal else _TOP)
-        self.env = env
+        self.adjoint_names = adjoint_names
+        return env
+
+    def _fixed_point(self):
+        env, defs, adjoint_names = self.env, self.defs, self.adjoint_names
         changed = True
         while changed:
             changed = False
@@ -209,7 +232,6 @@ class _Shapes:
                 if new != env[adj]:
                     env[adj] = new
                     changed = True
-        return self
 
     def _is_range(self, node):
         return isinstance(node, gast.Call) and self.resolve(node.func) is range
@@ -225,6 +247,8 @@ class _Shapes:
         return () if isinstance(v, (int, float, complex)) else _TOP
 
     def _Name(self, node):
+        if node.id not in self.env and type(self.namer.helpers.get(node.id)) is np.float64:
+            return ()  # a bound constant (the seed)
         return self.env.get(node.id, _TOP)
 
     def _BinOp(self, node):
@@ -268,6 +292,10 @@ class _Shapes:
         if obj in _SHAPE_OF_ARG:
             index = _SHAPE_OF_ARG[obj]
             return self.shape(args[index]) if len(args) > max(index, -index - 1) else _TOP
+        if obj in (np.dot, np.matmul):  # before the ufuncs: np.matmul is one
+            return _strict(_matmul, *[self.shape(a) for a in args]) if len(args) == 2 and not keywords else _TOP
+        if _is_outer(obj) and len(args) == 2 and not keywords:
+            return _strict(lambda a, b: a + b, *[self.shape(a) for a in args])
         if isinstance(obj, np.ufunc):
             if obj.nout != 1 or len(args) != obj.nin or set(keywords) - {"dtype"}:
                 return _TOP
@@ -284,8 +312,6 @@ class _Shapes:
             if not args or set(keywords) - {"dtype"} or len(args) > 1 + (obj is np.full):
                 return _TOP
             return _literal_shape(args[0])
-        if obj in (np.dot, np.matmul):
-            return _strict(_matmul, *[self.shape(a) for a in args]) if len(args) == 2 and not keywords else _TOP
         if obj is np.where and len(args) == 3 and not keywords:
             return _strict(_broadcast, *[self.shape(a) for a in args])
         if _is_math(obj):
@@ -293,6 +319,11 @@ class _Shapes:
                 return _TOP
             return _strict(lambda *_: (), *[self.shape(a) for a in args])
         return _TOP
+
+
+def _is_outer(obj):
+    """Whether `obj` is `np.multiply.outer` (each access makes a new bound method)."""
+    return getattr(obj, "__self__", None) is np.multiply and getattr(obj, "__name__", None) == "outer"
 
 
 def _is_math(obj):
@@ -377,6 +408,13 @@ class _Drop(gast.NodeTransformer):
         elif len(node.args) == 4 and not node.keywords and self.resolve(node.func) in _MATMUL_ADJOINTS:
             g, _, a, b = node.args
             ga, sa, sb = self.shapes.shape(g), self.shapes.shape(a), self.shapes.shape(b)
+            if (
+                self.resolve(node.func) is operators._matmul_vjp_y
+                and all(isinstance(s, tuple) for s in (ga, sa, sb))
+                and len(sa) == 1 and len(sb) == 2 and ga == sb[1:] and sa == sb[:1]
+            ):  # vector @ matrix: the rule's `x[..., None] * g[..., None, :]`, as one call
+                outer = syntax.attr(syntax.name(self.namer.helper("np", np)), "multiply")
+                return gast.copy_location(syntax.call(syntax.attr(outer, "outer"), [a, g]), node)
             if not all(isinstance(s, tuple) and len(s) == 2 for s in (ga, sa, sb)):
                 return node
             transposed = lambda n: gast.Attribute(n, "T", gast.Load())  # noqa: E731

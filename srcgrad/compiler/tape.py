@@ -39,15 +39,17 @@ def _walk(stmts, skip=None):
 
 
 def run(forward, backward, none_init, namer, shapes=None):
-    """Lower the markers. Returns (forward, backward, prelude, restored names).
+    """Lower the markers. Returns (forward, backward, prelude, restored names, as_is).
 
     `none_init` are the names that may be pushed before they have a value. With
     `shapes` (a `shapes.Signature`: what one kind of call tells of the parameters), the
     `unbroadcast` calls that it proves redundant go first, and with them the saves only
-    they needed.
+    they needed; `as_is(adjoint, param)` then tells whether a returned gradient needs
+    no `unbroadcast` either (None without `shapes`).
     """
+    as_is = None
     if shapes is not None:
-        drop_unbroadcasts(forward, backward, shapes, none_init, namer)
+        as_is = drop_unbroadcasts(forward, backward, shapes, none_init, namer)
     read = {n.id for n in _walk(backward, skip="_UndoRestore") if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
     undos = [s for s in _walk(backward) if type(s).__name__ == "_UndoRestore" and s.group & read]
     kept = {u.key for u in undos}
@@ -61,7 +63,7 @@ def run(forward, backward, none_init, namer, shapes=None):
     for name in sorted({s.name for s in saves if not s.record} & set(none_init)):
         prelude.append(syntax.assign(name, syntax.const(None)))
     restored = {r.name for r in restores if r.key in kept} | {n for u in undos for n in u.group}
-    return _lower(forward, kept, tape), _lower(backward, kept, tape), prelude, restored
+    return _lower(forward, kept, tape), _lower(backward, kept, tape), prelude, restored, as_is
 
 
 def _lower(stmts, kept, tape):

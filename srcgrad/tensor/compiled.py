@@ -26,13 +26,14 @@ import functools
 
 import numpy as np
 
-from . import ops
 from .graph import Node, _mode, node_class
+from .ops import loud, quiet
 from .tensor import Tensor
 
 __all__ = ["compile"]
 
 _ndarray = np.ndarray
+_NO_EDGE = (None, 0)
 
 
 class CompiledNode(Node):
@@ -93,11 +94,6 @@ def _lazy_grads(fn, arrays, positions, g):
     return {i: grads[i] for i in positions}
 
 
-def _kind(arrays):
-    """What decides whether the output is scalar: each argument's shape and dtype, or type."""
-    return tuple((a.shape, a.dtype) if type(a) is _ndarray else type(a) for a in arrays)
-
-
 def compile(fn):
     """Make the NumPy function `fn` a Tensor operation with a generated derivative."""
     derivatives = {}  # (mode, positions) -> the generated function, or None if it failed
@@ -116,52 +112,53 @@ def compile(fn):
         derivatives[key] = found
         return found
 
+    cls = node_class(fn.__name__ + "Backward", CompiledNode)
+
     @functools.wraps(fn)
     def run(*args):
-        arrays = []
-        positions = []
-        for i, a in enumerate(args):
+        arrays, positions, edges, in_dtypes = [], [], [], []
+        i = 0
+        for a in args:  # one pass: the arrays, what requires grad, and the graph edges
             if isinstance(a, Tensor):
-                arrays.append(a._data)
+                data = a._data
+                arrays.append(data)
+                in_dtypes.append(data.dtype)
                 if a._requires_grad:
                     positions.append(i)
+                    edge = a._grad_fn
+                    edges.append((edge if edge is not None else a._accumulate_grad(), 0))
+                else:
+                    edges.append(_NO_EDGE)
             else:
                 arrays.append(a)
+                in_dtypes.append(None)
+                edges.append(_NO_EDGE)
+            i += 1
         if not (positions and _mode.enabled):
             return Tensor._make(np.asarray(fn(*arrays)))
         positions = tuple(positions)
-        kind = _kind(arrays)
+        kind = tuple([(a.shape, a.dtype) if type(a) is _ndarray else type(a) for a in arrays])
         scalar = scalar_output.get(kind)
-        how, saved, value = "lazy", arrays, None
-        arrays = tuple(arrays)
+        how, saved = "lazy", arrays
         if scalar is None:  # first call of this kind: run the function itself
             value = np.asarray(fn(*arrays))
             scalar_output[kind] = value.ndim == 0 and value.dtype.kind in "fc"
         else:
-            generated = derivative("value_and_grad" if scalar else "split_vjp", positions)
+            generated = derivatives.get(("value_and_grad" if scalar else "split_vjp", positions))
+            if generated is None:
+                generated = derivative("value_and_grad" if scalar else "split_vjp", positions)
             if generated is not None:
-                token = ops.quiet()
+                token = quiet()
                 try:
                     value, saved = generated(*arrays)
                 finally:
-                    ops.loud(token)
+                    loud(token)
                 how = "grads" if scalar else "pullback"
                 value = np.asarray(value)
             else:
                 value = np.asarray(fn(*arrays))
-        out = Tensor._make(value)
-        edges = []
-        in_dtypes = []
-        for a in args:
-            if isinstance(a, Tensor):
-                in_dtypes.append(a._data.dtype)
-                edges.append((ops._edge(a), 0) if a._requires_grad else (None, 0))
-            else:
-                in_dtypes.append(None)
-                edges.append((None, 0))
-        cls = node_class(fn.__name__ + "Backward", CompiledNode)
+        out = Tensor._make(value, True)
         out._grad_fn = cls(tuple(edges), fn, how, saved, positions, in_dtypes)
-        out._requires_grad = True
         return out
 
     run.__wrapped__ = fn

@@ -1,0 +1,287 @@
+"""Loop-invariant code motion for generated jvp code: work that every iteration repeats
+is done once, before the loop, with the same values.
+
+Runs on the jvp FunctionDef that forward.py builds, before optimize. In the RNN step
+`h = np.tanh(h @ W + x[t] @ U + b)` with tangents for W, U, b:
+
+    for t in range(50):                    x_at_U = matmul_each(x, U, 50)
+        x_t = x[t]                         x_at_U_dot = matmul_each(x, U_dot, 50)
+        x_t_at_U = x_t @ U          ->     for t in range(50):
+        x_t_at_U_dot = x_t @ U_dot             x_t_at_U = x_at_U[t]
+        ...                                    x_t_at_U_dot = x_at_U_dot[t]
+
+A loop qualifies when it is `for t in range(...)` with the builtin `range`, no `else`,
+no `break`, `continue` or `return` of its own, and only pure calls in its body
+(`rules.purity`, plus `range`, `len` and the helper below): then every top-level
+statement of its body runs once in every iteration, and the names the body does not
+store keep their values throughout. Loops are processed innermost first, each body in
+order. Two rewrites, each exact (the same values, bit for bit):
+
+1. Row products. After a top-level `a_t = a[t]` (`a` invariant, `t` the loop variable,
+   which the body does not rebind), a top-level `y = a_t @ B` with `B` invariant becomes
+   `y = a_at_B[t]`, with `a_at_B = matmul_each(a, B, n)` before the loop. The loop must
+   be `range(n)` or `range(c, n)` for a constant c >= 0, so `a_at_B[t]` is `a[:n][t]`'s
+   product. `matmul_each` multiplies a stack of matrices in one call only where NumPy
+   computes each matrix's product exactly as alone (a is an ndarray of 3 or more
+   dimensions, B a matrix); otherwise it makes the products one by one.
+2. Invariant statements. A top-level `y = e` moves before the loop when `e` is pure and
+   reads only invariant names (or names moved before it), `y` is stored nowhere else in
+   the loop and read nowhere in the loop before it, and `y` appears nowhere outside the
+   loop. When the trip count is not a constant, the moved statements run under
+   `if n > 0:` (`if n > c:`), so a loop that runs zero times computes nothing new.
+
+Post-condition: in a qualifying loop no statement of rule 2 remains and no product of
+rule 1 remains; the function returns what it returned before.
+"""
+
+import builtins
+
+import gast
+import numpy as np
+
+from ..rules import registry
+from ..rules.operators import _matmul_vjp_x, _matmul_vjp_y
+from ..rules.purity import is_pure_call
+from . import syntax
+from .shapes import _Resolver
+
+
+def matmul_each(a, b, n):
+    """`a[t] @ b` for t in range(n), as one array indexed by t (generated code's helper).
+
+    One stacked matmul where that is exact: NumPy multiplies the matrices of a stack one
+    by one with the same kernel it uses for a single pair. A stack of vectors (`a` 2-D)
+    would use another kernel than one vector does, so it is multiplied row by row.
+    """
+    rows = a[: max(n, 0)]
+    if (type(rows) is np.ndarray and type(b) is np.ndarray and rows.ndim >= 3 and b.ndim == 2
+            and rows.shape[-1] == b.shape[0]):
+        return rows @ b
+    products = [r @ b for r in rows]
+    return np.stack(products) if products else np.empty((0,))
+
+
+def _each_vjp_a(g, a, b, n):
+    out = np.zeros(np.shape(a), dtype=np.result_type(g, a, np.float32))
+    for t in range(len(g)):
+        out[t] = _matmul_vjp_x(g[t], None, a[t], b)
+    return out
+
+
+def _each_vjp_b(g, a, b, n):
+    total = np.zeros(np.shape(b), dtype=np.result_type(g, b, np.float32))
+    for t in range(len(g)):
+        total = total + _matmul_vjp_y(g[t], None, a[t], b)
+    return total
+
+
+def matmul_each_jvp_a(t, ans, a, b, n):
+    return matmul_each(t, b, n)
+
+
+def matmul_each_jvp_b(t, ans, a, b, n):
+    return matmul_each(a, t, n)
+
+
+def matmul_each_vjp_a(g, ans, a, b, n):
+    return _each_vjp_a(g, a, b, n)
+
+
+def matmul_each_vjp_b(g, ans, a, b, n):
+    return _each_vjp_b(g, a, b, n)
+
+
+def _register():
+    """Rules for `matmul_each`, so that generated code using it can be differentiated again."""
+    import inspect
+
+    rule = registry.custom_rule(matmul_each, inspect.signature(matmul_each), name="MatmulEach")
+    rule.jvps.update(a=registry.Derivative(matmul_each_jvp_a, "jvp"), b=registry.Derivative(matmul_each_jvp_b, "jvp"))
+    rule.vjps.update(a=registry.Derivative(matmul_each_vjp_a, "vjp"), b=registry.Derivative(matmul_each_vjp_b, "vjp"))
+
+
+_register()
+_ALSO_PURE = {builtins.range, builtins.len, matmul_each}
+
+
+def run(tree, namer):
+    """Hoist loop-invariant work out of the qualifying `for` loops of the FunctionDef `tree`."""
+    _Hoist(tree, namer).block(tree.body)
+    return tree
+
+
+class _Hoist:
+    def __init__(self, tree, namer):
+        self.tree, self.namer, self.resolve = tree, namer, _Resolver(namer)
+
+    def block(self, stmts):
+        k = 0
+        while k < len(stmts):
+            s = stmts[k]
+            for field in ("body", "orelse"):
+                inner = getattr(s, field, None)
+                if isinstance(s, (gast.If, gast.For, gast.While)) and inner:
+                    self.block(inner)
+            before = self.loop(s) if isinstance(s, gast.For) else []
+            stmts[k:k] = before
+            k += len(before) + 1
+
+    # --- which loops ------------------------------------------------------------------
+
+    def loop(self, loop):
+        """The statements to put before `loop` (its body rewritten in place)."""
+        bounds = self.bounds(loop)
+        if bounds is None or not self.pure(loop.body):
+            return []
+        target = loop.target.id
+        stores = _store_counts(loop.body)
+        if stores.get(target):
+            return []
+        varying = set(stores) | {target}
+        outside = _name_counts(self.tree)
+        inside = _name_counts(loop)
+        local = lambda name: outside.get(name, 0) == inside.get(name, 0)  # noqa: E731
+        before, moved = self.row_products(loop, bounds, varying, stores), []
+        read_before = {n.id for n in gast.walk(loop.iter) if isinstance(n, gast.Name)}  # read once, first
+        for s in list(loop.body):
+            if self.invariant(s, varying, stores, read_before, local):
+                loop.body.remove(s)
+                moved.append(s)
+                varying.discard(s.targets[0].id)
+            else:
+                read_before |= {n.id for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        if not loop.body:
+            loop.body = [syntax.pass_()]
+        if moved and bounds[2] is not None:
+            moved = [syntax.if_(syntax.compare(syntax.copy(bounds[1]), gast.Gt(), syntax.copy(bounds[2])), moved)]
+        if before or moved:
+            return [syntax.comment("loop-invariant: computed once, before the loop")] + before + moved
+        return []
+
+    def bounds(self, loop):
+        """(start, stop, guard) of `for t in range(...)`: guard is the start to compare the
+        stop against (None: runs at least once); start is None unless a constant >= 0."""
+        it = loop.iter
+        if loop.orelse or not isinstance(loop.target, gast.Name) or not isinstance(it, gast.Call):
+            return None
+        if self.resolve(it.func) is not builtins.range or it.keywords or not 1 <= len(it.args) <= 3:
+            return None
+        if not all(isinstance(a, gast.Name) or _int(a) for a in it.args) or _jumps(loop.body):
+            return None
+        args = list(it.args)
+        start = args[0] if len(args) > 1 else syntax.const(0)
+        stop = args[1] if len(args) > 1 else args[0]
+        if all(_int(a) for a in args):
+            if not range(*(a.value for a in args)):
+                return None
+            guard = None
+        elif len(args) == 3:
+            return None  # a step: no simple test of a non-empty range
+        else:
+            guard = start
+        return (start if _int(start) and start.value >= 0 else None), stop, guard
+
+    def pure(self, stmts):
+        for s in stmts:
+            for n in gast.walk(s):
+                if isinstance(n, gast.Call):
+                    fn = self.resolve(n.func)
+                    if any(isinstance(a, gast.Starred) for a in n.args):
+                        return False
+                    if fn in _ALSO_PURE or is_pure_call(fn, len(n.args), {k.arg for k in n.keywords}):
+                        continue
+                    return False
+                if isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await, gast.Lambda,
+                                  gast.Global, gast.Nonlocal, gast.Try, gast.With, gast.FunctionDef)):
+                    return False
+        return True
+
+    # --- the rewrites -----------------------------------------------------------------
+
+    def row_products(self, loop, bounds, varying, stores):
+        """Rule 1: the `matmul_each` statements to put before the loop."""
+        start, stop, _ = bounds
+        if start is None:
+            return []
+        t = loop.target.id
+        rows = {}  # a_t -> a, for `a_t = a[t]` seen so far at top level
+        before = []
+        for s in loop.body:
+            if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)):
+                continue
+            name, value = s.targets[0].id, s.value
+            if stores.get(name) != 1:
+                continue
+            if (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
+                    and value.value.id not in varying and syntax.is_name(value.slice, t)):
+                rows[name] = value.value.id
+            elif (isinstance(value, gast.BinOp) and isinstance(value.op, gast.MatMult)
+                  and isinstance(value.left, gast.Name) and value.left.id in rows
+                  and isinstance(value.right, gast.Name) and value.right.id not in varying):
+                a, b = rows[value.left.id], value.right.id
+                made = self.namer.fresh(f"{a}_at_{b}")
+                helper = self.namer.helper("matmul_each", matmul_each)
+                args = [syntax.name(a), syntax.name(b), syntax.copy(stop)]
+                before.append(syntax.assign(made, syntax.call(syntax.name(helper), args)))
+                s.value = syntax.subscript(syntax.name(made), syntax.name(t))
+        return before
+
+    def invariant(self, s, varying, stores, read_before, local):
+        """Rule 2: whether the top-level statement `s` may move before the loop."""
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)):
+            return False
+        name = s.targets[0].id
+        if stores.get(name) != 1 or name in read_before or not local(name):
+            return False
+        return not ({n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)} & varying)
+
+
+# --- helpers -------------------------------------------------------------------------
+
+
+def _int(node):
+    return isinstance(node, gast.Constant) and type(node.value) is int
+
+
+def _jumps(stmts):
+    """Whether `stmts` hold a `break`/`continue` of this loop or any `return`."""
+    stack = list(stmts)
+    while stack:
+        s = stack.pop()
+        if isinstance(s, (gast.Return, gast.Yield, gast.YieldFrom)):
+            return True
+        if isinstance(s, (gast.Break, gast.Continue)):
+            return True
+        if isinstance(s, (gast.For, gast.While)):
+            stack += [n for n in gast.walk(s) if isinstance(n, (gast.Return, gast.Yield, gast.YieldFrom))]
+            continue
+        if isinstance(s, gast.If):
+            stack += s.body + s.orelse
+    return False
+
+
+def _store_counts(node_or_stmts):
+    """How often each name is stored (bound, deleted, or written into) in the statements."""
+    counts = {}
+    nodes = node_or_stmts if isinstance(node_or_stmts, list) else [node_or_stmts]
+    for root in nodes:
+        for n in gast.walk(root):
+            name = None
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+                name = n.id
+            elif isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load):
+                base = n.value
+                while isinstance(base, (gast.Subscript, gast.Attribute)):
+                    base = base.value
+                name = base.id if isinstance(base, gast.Name) else None
+            if name is not None:
+                counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def _name_counts(node):
+    counts = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts

@@ -1,0 +1,83 @@
+"""Backward loops that only scale an adjoint by a power of two: one call instead.
+
+Before (specialized code):              After:
+    for _ in range(trips):                  y_bar = scaled(y_bar, 2, trips)
+        # y = y * 2
+        y_bar = y_bar * 2
+
+`runtime.scaled(g, factor, count)` multiplies once by `factor ** count` where that is
+exactly what the loop computes (a float64 gradient, float or array, and an exponent
+below the float range: multiplying by a power of two rounds nothing, and overflows
+to the same infinity either way) and runs the loop otherwise. Only factors 2, 4,
+8, ... qualify: halving can round in the subnormal range, step by step.
+
+Post-condition: every rewritten loop had a `range(n)` header with a plain name or
+integer constant `n`, no `else`, and a body of comments and the one assignment
+`a = a * c` (or `a = c * a`) whose loop variable it never reads.
+"""
+
+import gast
+
+from .. import runtime
+from . import syntax
+from .shapes import _Resolver
+
+
+def run(tree, namer):
+    """Rewrite the qualifying loops of the FunctionDef `tree` in place."""
+    resolve = _Resolver(namer)
+    _block(tree.body, namer, resolve)
+    return tree
+
+
+def _block(stmts, namer, resolve):
+    for k, stmt in enumerate(stmts):
+        if isinstance(stmt, (gast.If, gast.While, gast.For)):
+            _block(stmt.body, namer, resolve)
+            _block(stmt.orelse, namer, resolve)
+        if isinstance(stmt, gast.For):
+            found = _scaling(stmt, resolve)
+            if found is not None:
+                target, factor, count = found
+                helper = syntax.name(namer.helper("scaled", runtime.scaled))
+                call = syntax.call(helper, [syntax.name(target), syntax.const(factor), count])
+                stmts[k] = gast.copy_location(syntax.assign(target, call), stmt)
+
+
+def _scaling(loop, resolve):
+    """(adjoint name, factor, count node) if `loop` only scales one name, else None."""
+    head = loop.iter
+    if (
+        loop.orelse
+        or not isinstance(loop.target, gast.Name)
+        or not isinstance(head, gast.Call)
+        or len(head.args) != 1
+        or head.keywords
+        or resolve(head.func) is not range
+    ):
+        return None
+    count = head.args[0]
+    if not (isinstance(count, gast.Name) or (isinstance(count, gast.Constant) and type(count.value) is int)):
+        return None
+    body = [s for s in loop.body if syntax.comment_text(s) is None]
+    if len(body) != 1 or not isinstance(body[0], gast.Assign) or len(body[0].targets) != 1:
+        return None
+    stmt = body[0]
+    target, value = stmt.targets[0], stmt.value
+    if not isinstance(target, gast.Name) or not isinstance(value, gast.BinOp) or not isinstance(value.op, gast.Mult):
+        return None
+    a = target.id
+    if a in (loop.target.id, getattr(count, "id", None)):
+        return None
+    for scaled, factor in ((value.left, value.right), (value.right, value.left)):
+        if syntax.is_name(scaled, a) and isinstance(factor, gast.Constant) and _power_of_two(factor.value):
+            return a, factor.value, count
+    return None
+
+
+def _power_of_two(c):
+    if type(c) is float and c.is_integer():
+        c = int(c) if c < 2.0**64 else 0
+    elif type(c) is not int:
+        return False
+    return c >= 2 and c & (c - 1) == 0

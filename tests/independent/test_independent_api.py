@@ -1,0 +1,347 @@
+"""Independent suite: API contract (types, wrt, errors), unsupported constructs (error type,
+file and line), srcgrad.source round trip, and forward mode / jacobian / hessian vs JAX."""
+
+import re
+
+import numpy as np
+import pytest
+
+import srcgrad
+import indep_programs as P
+import indep_unsupported as U
+
+try:
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+except Exception:  # pragma: no cover
+    jax = None
+
+x3 = np.array([0.5, -1.2, 2.0])
+x4 = np.array([0.5, -1.2, 2.0, 0.7])
+
+
+# ----------------------------------------------------------------- types and wrt
+
+
+def _f(x, y):
+    return np.sum(np.tanh(x) * y)
+
+
+def _s(a, b):
+    return a * a * b
+
+
+def _vec(x):
+    return x * 2.0
+
+
+def _tree(p):
+    return p["a"] * np.sum(p["b"]) + sum(p["c"]) + p["t"][0] * p["t"][1]
+
+
+def test_float32_grad_is_float32():
+    x = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    g = srcgrad.grad(_f)(x, x)
+    assert g.dtype == np.float32 and g.shape == (3,)
+
+
+def test_zero_d_stays_zero_d():
+    g = srcgrad.grad(_f)(np.array(0.5), np.array(2.0))
+    assert isinstance(g, np.ndarray) and g.shape == ()
+    np.testing.assert_allclose(g, 2.0 * (1 - np.tanh(0.5) ** 2))
+
+
+def test_float_gives_float_and_wrt_forms():
+    assert type(srcgrad.grad(_s)(2.0, 3.0)) is float
+    assert srcgrad.grad(_s, wrt="b")(2.0, 3.0) == 4.0
+    assert srcgrad.grad(_s, wrt=("b", "a"))(2.0, 3.0) == (4.0, 12.0)
+    assert srcgrad.grad(_s, wrt=(1, 0))(2.0, 3.0) == (4.0, 12.0)
+    assert srcgrad.grad(_s, wrt=-1)(2.0, 3.0) == 4.0
+
+
+def test_pytree_grad_structure():
+    g = srcgrad.grad(_tree)({"a": 2.0, "b": np.ones(2), "c": [1.0, 2.0], "t": (3.0, 4.0)})
+    assert isinstance(g, dict) and type(g["a"]) is float and isinstance(g["c"], list) and isinstance(g["t"], tuple)
+    assert g["a"] == 2.0 and g["c"] == [1.0, 1.0] and g["t"] == (4.0, 3.0)
+    np.testing.assert_allclose(g["b"], [2.0, 2.0])
+
+
+@pytest.mark.parametrize("bad", [3, np.array([1, 2, 3]), np.array([True, False, True])])
+def test_int_bool_wrt_type_error(bad):
+    with pytest.raises(TypeError, match="int|bool"):
+        srcgrad.grad(_f)(bad, np.ones(3))
+
+
+def test_nonscalar_output_names_shape():
+    with pytest.raises(TypeError, match=re.escape("(2, 3)")):
+        srcgrad.grad(_vec)(np.ones((2, 3)))
+
+
+def test_bad_wrt_name():
+    with pytest.raises(TypeError, match="names no parameter"):
+        srcgrad.grad(_s, wrt="zz")
+
+
+def test_vjp_pullback_returns_tuple():
+    out, pb = srcgrad.vjp(_vec, np.ones(3))
+    r = pb(np.arange(3.0))
+    assert isinstance(r, tuple) and len(r) == 1
+    np.testing.assert_allclose(r[0], 2 * np.arange(3.0))
+    out, pb = srcgrad.vjp(_s, 2.0, 3.0)
+    assert pb(1.0) == (12.0, 4.0)
+
+
+def test_value_and_grad():
+    assert srcgrad.value_and_grad(_s, wrt=0)(2.0, 3.0) == (12.0, 12.0)
+
+
+# ----------------------------------------------------------------- unsupported constructs
+
+# name -> expected error class; the error must name indep_unsupported.py and a line inside the function
+REFUSED = {
+    "u_try": srcgrad.SrcGradError, "u_with": srcgrad.SrcGradError, "u_yield": srcgrad.SrcGradError,
+    "u_global": srcgrad.SrcGradError, "u_class": srcgrad.SrcGradError, "u_exec": srcgrad.SrcGradError,
+    "u_eval": srcgrad.SrcGradError, "u_del": srcgrad.SrcGradError, "u_attr": srcgrad.SrcGradError,
+    "u_nonlocal": srcgrad.SrcGradError, "u_map": srcgrad.SrcGradError, "u_filter": srcgrad.SrcGradError,
+    "u_reduce": srcgrad.SrcGradError, "u_sorted": srcgrad.SrcGradError, "u_vectorize": srcgrad.SrcGradError,
+    "u_lambda_call_immediately": srcgrad.SrcGradError, "u_walrus": srcgrad.SrcGradError,
+    "u_match": srcgrad.SrcGradError, "u_starcall": srcgrad.SrcGradError, "u_kwcall": srcgrad.SrcGradError,
+    "u_while_else": srcgrad.SrcGradError, "u_for_else": srcgrad.SrcGradError, "u_set": srcgrad.SrcGradError,
+    "u_local_import": srcgrad.SrcGradError, "u_kwargs_func": srcgrad.SrcGradError,
+    "u_min_key": srcgrad.SrcGradError,
+    "u_list_sort": srcgrad.NotDifferentiableError, "u_dict_get": srcgrad.NotDifferentiableError,
+    "u_list_pop": srcgrad.NotDifferentiableError, "u_list_insert": srcgrad.NotDifferentiableError,
+    "u_divmod": srcgrad.NotDifferentiableError, "u_complex_abs": srcgrad.NotDifferentiableError,
+    "u_npsum_where": srcgrad.NotDifferentiableError, "u_npsum_initial": srcgrad.NotDifferentiableError,
+    "u_out_kw": srcgrad.NotDifferentiableError, "u_max_default": srcgrad.NotDifferentiableError,
+    "u_inplace_arg": srcgrad.NotDifferentiableError, "u_default_mutable": srcgrad.NotDifferentiableError,
+    "u_matrix_row_alias": srcgrad.NotDifferentiableError, "u_ravel_alias": srcgrad.NotDifferentiableError,
+    "u_reshape_alias": srcgrad.NotDifferentiableError, "u_T_alias": srcgrad.NotDifferentiableError,
+    "u_chained_index_write": srcgrad.NotDifferentiableError,
+    "u_nested_list_write": srcgrad.NotDifferentiableError,
+    "u_array_in_list_mutated": srcgrad.NotDifferentiableError,
+}
+
+
+def _args(fn):
+    import inspect
+
+    out = []
+    for p in inspect.signature(fn).parameters:
+        if p == "x":
+            out.append(x4.copy())
+        elif p == "M":
+            out.append(np.arange(16.0).reshape(4, 4) / 10 + 0.1)
+        elif p == "a":
+            out.append(0.7)
+        elif p == "b":
+            out.append(1.3)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_unsupported_is_refused_with_file_and_line(name):
+    fn = getattr(U, name)
+    first = fn.__code__.co_firstlineno
+    import inspect
+
+    last = first + len(inspect.getsource(fn).splitlines()) - 1
+    with pytest.raises(REFUSED[name]) as info:
+        srcgrad.grad(fn)(*_args(fn))
+    msg = str(info.value)
+    assert "indep_unsupported.py" in msg, msg
+    lines = [int(n) for n in re.findall(r"line (\d+)", msg)]
+    assert lines and all(first <= n <= last for n in lines), (msg, first, last)
+
+
+@pytest.mark.parametrize("name", ["aliasing_view", "slice_view_alias"])
+def test_numpy_aliasing_clear_error(name):
+    with pytest.raises(srcgrad.NotDifferentiableError, match="indep_programs.py"):
+        srcgrad.grad(getattr(P, name))(x4.copy())
+
+
+# ----------------------------------------------------------------- source round trip (API.md section 2)
+
+
+def _roundtrip(fn, args, wrt=0):
+    df = srcgrad.grad(fn, wrt=wrt)
+    want = df(*args)
+    src = srcgrad.source(df)
+    compile(src, "<generated>", "exec")  # valid Python
+    # helpers and globals of the user's module are allowed; nothing from the compiler
+    ns = dict(vars(P))
+    exec("import numpy as np\nimport math\nfrom srcgrad.runtime import *\n" + src, ns)
+    name = src.split("def ", 1)[1].split("(", 1)[0]
+    got = ns[name](*args)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_source_roundtrip_straight_line():
+    _roundtrip(P.np_funcs_zoo, (x4,))
+
+
+def test_source_roundtrip_while_loop():
+    _roundtrip(P.tutorial_while, (x4,))
+
+
+@pytest.mark.xfail(strict=True, reason="generated source calls getitem_vjp, which is not in srcgrad.runtime "
+                   "(API.md section 2: runs with only srcgrad.runtime helpers and NumPy)")
+def test_source_roundtrip_indexing():
+    _roundtrip(P.inplace_index_write, (x4,))
+
+
+@pytest.mark.xfail(strict=True, reason="generated source calls matmul_vjp_x, not in srcgrad.runtime")
+def test_source_roundtrip_matmul():
+    _roundtrip(P.mlp_relu, (np.eye(4), np.ones((5, 4))))
+
+
+@pytest.mark.xfail(strict=True, reason="source() of a function calling a user helper references "
+                   "`<helper>_pullback`, which the printed source does not define")
+def test_source_roundtrip_user_helper():
+    _roundtrip(P.kw_defaults_call, (0.7, 1.3), wrt=(0, 1))
+
+
+def test_source_docstring_and_comments():
+    src = srcgrad.source(srcgrad.grad(P.rnn_loop))
+    assert "indep_programs.py" in src and "_bar" in src and "# h = np.tanh(W @ h + X[t])" in src
+
+
+# ----------------------------------------------------------------- forward mode, jacobian, hessian vs JAX
+
+JW = np.array([[0.3, -0.2, 0.1, 0.4], [0.0, 0.5, -0.3, 0.2], [0.2, 0.1, 0.6, -0.4], [-0.1, 0.3, 0.2, 0.1]])
+JX = np.linspace(-1, 1, 20).reshape(5, 4)
+
+
+def _jx(name):
+    import test_independent_grad as T
+
+    return T.JAX_NS[name]
+
+
+JVP_CASES = [
+    ("lstm", (JW, JX)), ("layer_norm_loss", (x4, JW)), ("where_select", (x4,)),
+    ("huber", (x4,)), ("pytree_tuple", ((JW, x4), x4)),
+    ("newton_sqrt", (2.5,)), ("piecewise", (0.4,)),
+]
+
+
+def _tangent(a, seed):
+    r = np.random.default_rng(seed)
+    if isinstance(a, tuple):
+        return tuple(_tangent(v, seed + i) for i, v in enumerate(a))
+    return float(r.normal()) if isinstance(a, float) else r.normal(size=np.shape(a))
+
+
+def _to_j(a):
+    if isinstance(a, tuple):
+        return tuple(_to_j(v) for v in a)
+    return jnp.asarray(a) if isinstance(a, np.ndarray) else a
+
+
+@pytest.mark.skipif(jax is None, reason="jax missing")
+@pytest.mark.parametrize("name,args", JVP_CASES, ids=[c[0] for c in JVP_CASES])
+def test_jvp_vs_jax(name, args):
+    tang = tuple(_tangent(a, i) for i, a in enumerate(args))
+    out, od = srcgrad.jvp(getattr(P, name), args, tang)
+    jo, jod = jax.jvp(_jx(name), tuple(_to_j(a) for a in args), tuple(_to_j(t) for t in tang))
+    np.testing.assert_allclose(out, np.asarray(jo), rtol=1e-10)
+    np.testing.assert_allclose(od, np.asarray(jod), rtol=1e-8, atol=1e-10)
+
+
+def _vecfn(x, W):
+    h = np.tanh(W @ x)
+    return np.concatenate([h * h, np.cumsum(x)])
+
+
+def _jvecfn(x, W):
+    h = jnp.tanh(W @ x)
+    return jnp.concatenate([h * h, jnp.cumsum(x)])
+
+
+@pytest.mark.skipif(jax is None, reason="jax missing")
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_jacobian_vs_jax(mode):
+    kw = {} if mode is None else {"mode": mode}
+    J = srcgrad.jacobian(_vecfn, wrt=0, **kw)(x4, JW)
+    JJ = np.asarray(jax.jacobian(_jvecfn)(jnp.asarray(x4), jnp.asarray(JW)))
+    np.testing.assert_allclose(J, JJ, rtol=1e-10, atol=1e-12)
+    J1 = srcgrad.jacobian(_vecfn, wrt=1, **kw)(x4, JW)
+    JJ1 = np.asarray(jax.jacobian(_jvecfn, argnums=1)(jnp.asarray(x4), jnp.asarray(JW)))
+    np.testing.assert_allclose(np.asarray(J1).reshape(JJ1.shape), JJ1, rtol=1e-10, atol=1e-12)
+
+
+HESS_CASES = {
+    "logsumexp_fn": None, "np_logistic_helpers": None, "where_select": None, "huber": None,
+    "norm_ops": None, "batchnorm": None, "sumsq_axis_keepdims": None, "polyfit_residual": None,
+    "zip_arrays": "hessian: NotDifferentiableError inside generated gradient (`builtin_extreme_vjp_a` -> _select_grad); "
+                  "forward-over-reverse cannot see through builtin max/min",
+    "max_builtin_array_elems": "hessian: NotDifferentiableError on builtin max/min pullback (builtin_extreme_vjp_a)",
+    "diff_of_series": None,
+    "stack_concat": "hessian: NotDifferentiableError on split_joined/_like (np.concatenate/np.stack)",
+    "dict_of_arrays": "hessian: NotDifferentiableError: `restore_entry(...)` in the generated gradient (dict writes)",
+    "generator_expr_vec": "hessian: NotDifferentiableError: `items.pop()` in the generated gradient (generator/sum)",
+    "recursive_entry": "hessian: NotDifferentiableError: no rule for `recursion_on_array_pullback` (user recursion)",
+    "sort_topk": "hessian: NotDifferentiableError: sort_vjp uses np.put_along_axis",
+    "cumsum_cumprod": "hessian: NotDifferentiableError inside cumprod_vjp",
+    "interp_fn": "hessian: NotDifferentiableError: interp_vjp_fp uses np.add.at",
+    "expand_squeeze": "hessian: NotDifferentiableError: repeat_vjp uses np.add.at",
+}
+
+
+JAX_HESS = {"logsumexp_fn", "huber", "where_select"}
+
+
+@pytest.mark.skipif(jax is None, reason="jax missing")
+@pytest.mark.parametrize("name", [pytest.param(n, marks=[pytest.mark.xfail(strict=True, reason=r)] if r else [])
+                                  for n, r in HESS_CASES.items()])
+def test_hessian_vs_jax(name):
+    import test_independent_grad as T
+
+    args, wrt = T.CASES[name]
+    w0 = wrt[0] if isinstance(wrt, tuple) else wrt
+    H = np.asarray(srcgrad.hessian(getattr(P, name), wrt=w0)(*args))
+    if name in JAX_HESS:
+        HJ = np.asarray((jax.hessian(_jx(name), argnums=w0))(*[_to_j(a) for a in args]))
+    else:  # central differences of jax.grad would be slow eagerly: use jitted jax.grad
+        jg = jax.jit(jax.grad(_jx(name), argnums=w0))
+        base = np.asarray(args[w0], dtype=float)
+        cols = []
+        for k in np.ndindex(base.shape):
+            e = np.zeros_like(base)
+            e[k] = 1e-5
+            a1, a2 = list(args), list(args)
+            a1[w0], a2[w0] = base + e, base - e
+            cols.append((np.asarray(jg(*[_to_j(a) for a in a1])) - np.asarray(jg(*[_to_j(a) for a in a2]))) / 2e-5)
+        HJ = np.stack([c.ravel() for c in cols], axis=-1).reshape(base.shape + base.shape)
+        HJ = 0.5 * (HJ + HJ.reshape(base.size, base.size).T.reshape(HJ.shape))
+    tol = dict(rtol=1e-7, atol=1e-9) if name in JAX_HESS else dict(rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(H.reshape(HJ.shape), HJ, **tol)
+    Hm = H.reshape(np.size(args[w0]), -1)
+    np.testing.assert_allclose(Hm, Hm.T, atol=1e-9)
+
+
+def test_hessian_recursion_scalar():
+    # no jax version (math.*): FD of the gradient
+    g = srcgrad.grad(P.recursive_power)
+    H = srcgrad.hessian(P.recursive_power)(1.1)
+    np.testing.assert_allclose(H, (g(1.1 + 1e-5) - g(1.1 - 1e-5)) / 2e-5, rtol=1e-6)
+
+
+test_hessian_recursion_scalar = pytest.mark.xfail(
+    strict=True, reason="hessian of a function calling a recursive user helper: no rule for fact_pow_pullback"
+)(test_hessian_recursion_scalar)
+
+
+@pytest.mark.xfail(strict=True, reason="jvp through a helper with a keyword-only argument: bare TypeError "
+                   "`scaled_jvp() got an unexpected keyword argument 'factor'`")
+def test_jvp_keyword_only_helper():
+    out, od = srcgrad.jvp(P.keyword_only_call, (0.7,), (1.0,))
+    assert od == pytest.approx(5.0)
+
+
+def test_jvp_minmax_list_matches_fd():
+    f = P.max_plus_min_list
+    out, od = srcgrad.jvp(f, (3.0, 1.0), (1.0, 0.0))
+    assert od == pytest.approx(6.0)
