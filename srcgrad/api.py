@@ -197,13 +197,23 @@ def _is_integral(value):
 
 
 def source(derivative):
-    """The generated Python source of a derivative made by srcgrad, as a string."""
+    """The generated Python source of a derivative made by srcgrad, as a string.
+
+    The text runs on its own when saved to a file: it starts with the imports its helpers
+    and the user's globals need (compiler/standalone.py) and ends with the generated
+    derivatives of the user functions it calls.
+    """
     lazy = getattr(derivative, "__srcgrad_lazy__", None)
     if lazy is not None:
-        return lazy.get().source
+        return lazy.get().display()
     text = getattr(derivative, "__srcgrad_source__", None)
     if text is None:
         raise TypeError(f"{derivative!r} was not made by srcgrad; pass the result of srcgrad.grad, value_and_grad or vjp")
+    unit = getattr(derivative, "__srcgrad_unit__", None)
+    if unit is not None:
+        from .compiler import standalone
+
+        return standalone.text(unit)
     return text
 
 

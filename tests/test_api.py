@@ -81,7 +81,7 @@ def test_source_is_deterministic_and_readable():
         return np.sin(x) * x
 
     text = srcgrad.source(srcgrad.grad(f))
-    assert text.startswith("def f_grad(x):")
+    assert text.startswith("import numpy as np\n") and "\n\n\ndef f_grad(x):" in text  # imports, then the def
     assert "x_bar" in text and "zeros_like" not in text
     assert "test_api.py" in text
     assert text == srcgrad.source(srcgrad.grad(f, verbose=False))

@@ -56,7 +56,7 @@ def model(tmp_path):
 def test_show_prints_the_generated_gradient(model):
     result = show(f"{model}:loss", "--wrt", "w,b")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("def loss_grad(w, b, x):")
+    assert result.stdout.startswith("import numpy as np\n") and "\n\n\ndef loss_grad(w, b, x):" in result.stdout
     assert "with respect to w, b" in result.stdout
     assert "# Backward pass" in result.stdout
     assert "module-level output" not in result.stdout and "module-level output" in result.stderr

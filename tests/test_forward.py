@@ -190,7 +190,7 @@ def test_jvp_float32_stays_float32():
 
 def test_source_of_forward_code_reads_like_the_math():
     text = srcgrad.source(srcgrad.jacobian(corpus.straight_line, mode="forward"))
-    assert text.startswith("def straight_line_jvp(x, x_dot):")
+    assert "\n\n\ndef straight_line_jvp(x, x_dot):" in text  # after the imports
     assert "Jacobian-vector product of straight_line (corpus.py:" in text
     assert "sin_x_dot = x_dot * np.cos(x)" in text
     assert "# return np.sum(np.sin(x) * x)" in text
@@ -204,7 +204,7 @@ def test_user_function_call_uses_its_own_jvp():
 
 def test_tangents_of_functions_with_defaults_are_keyword_only():
     text = srcgrad.source(srcgrad.jacobian(square_sum, mode="forward"))
-    assert text.startswith("def square_sum_jvp(v, scale=2.0, *, v_dot):")
+    assert "\n\n\ndef square_sum_jvp(v, scale=2.0, *, v_dot):" in text
     out, out_dot = srcgrad.jvp(square_sum, (np.ones(2),), (np.ones(2),))
     assert (out, out_dot) == (4.0, 8.0)
 
@@ -316,7 +316,7 @@ def test_hessian_of_a_scalar_function():
 
 def test_hessian_source_is_forward_over_the_gradient():
     text = srcgrad.source(srcgrad.hessian(logsumexp))
-    assert text.startswith("def logsumexp_grad_jvp(x, x_dot):")
+    assert "\n\n\ndef logsumexp_grad_jvp(x, x_dot):" in text
     assert "Jacobian-vector product of logsumexp_grad" in text
 
 

@@ -80,6 +80,23 @@ class _Pending:
     def __call__(self, *args, **kwargs):
         return derive(self.fn, self.mode, self.positions).function(*args, **kwargs)
 
+    @property
+    def __srcgrad_key__(self):
+        """What it stands for, as a standalone.Unit's key: (fn, mode, positions)."""
+        return (self.fn, self.mode, self.positions)
+
+    @property
+    def __srcgrad_unit__(self):
+        """The standalone.Unit of the derivative it stands for; None while that is being made."""
+        found = cache.get(self.fn, (self.mode, self.positions))
+        if found is None and (self.fn, (self.mode, self.positions)) in _BUILDING:
+            return None
+        try:
+            found = found or derive(self.fn, self.mode, self.positions, source=getattr(self.fn, "__srcgrad_source__", None))
+        except Exception:  # noqa: BLE001 - source() then names it in a comment
+            return None
+        return found.unit
+
 
 def _derive(fn, mode, wrt, verbose, source, key):
     function, text, name = _build(fn, mode, wrt, verbose, source)
@@ -154,7 +171,7 @@ def _build(fn, mode, wrt, verbose, source, signature=None):
     if verbose == "stages":
         print("--- emitted source ---", text, sep="\n")
     elif verbose:
-        print(standalone.text(unit), end="")
+        print(standalone.text(unit))
     function = load.function(text, tree.name, program, namer.helpers, mode)
     function.__srcgrad_unit__ = unit
     function.__defaults__ = getattr(program.fn, "__defaults__", None)

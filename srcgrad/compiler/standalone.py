@@ -139,9 +139,11 @@ class _File:
                 value = unit.cells[name].cell_contents
             except ValueError:
                 return ("cell", unit.owner, name), None
-            desc, callee = self._object(value, name, user=False)
-            if desc[0] in ("unknown", "user"):
+            desc, callee = self._object(value, name)
+            if desc is None or desc[0] in ("unknown", "user"):
                 return ("cell", unit.owner, name), None
+            if desc[0] == "const":  # its value now, for the file: the live code sees rebinding
+                return desc + (unit.owner,), None
             return desc, callee
         if name in unit.globals:
             return self._user_global(unit, name, unit.globals[name]), None
@@ -149,7 +151,10 @@ class _File:
             return None, None
         return ("missing", name), None
 
-    def _object(self, obj, name, user=False):
+    def _object(self, obj, name):
+        pending = _pending_key(obj)
+        if pending is not None and pending in self.placed:  # recursion into a function shown here
+            return ("unit", pending), self.placed[pending][0]
         found = _unit_of(obj)
         if found is not None:
             if isinstance(found, str):
@@ -287,25 +292,27 @@ def _comment(group, items):
 
 
 def _unit_of(obj):
-    """The Unit of a generated derivative (or of the stand-in of one being made), or a
-    string saying why it has none; None for other objects."""
-    unit = getattr(obj, "__srcgrad_unit__", None) if isinstance(obj, types.FunctionType) else None
+    """The Unit of a generated derivative (or of the stand-in of one being made, which
+    pipeline.py binds for recursive calls), or a string saying why it has none; None for
+    other objects."""
+    key = _pending_key(obj)
+    unit = getattr(obj, "__srcgrad_unit__", None) if key is not None or isinstance(obj, types.FunctionType) else None
     if isinstance(unit, Unit):
         return unit
-    from . import pipeline
-
-    if isinstance(obj, pipeline._Pending):
-        key = (obj.fn, (obj.mode, obj.positions))
-        found = pipeline.cache.get(obj.fn, key[1])
-        if found is None and (obj.fn, key[1]) in pipeline._BUILDING:
-            return f"the {obj.mode} of `{obj.fn.__name__}`, being derived"
-        try:
-            found = found or pipeline.derive(obj.fn, obj.mode, obj.positions,
-                                             source=getattr(obj.fn, "__srcgrad_source__", None))
-        except Exception as exc:  # noqa: BLE001 - shown as a comment, never raised from source()
-            return f"the {obj.mode} of `{obj.fn.__name__}` ({type(exc).__name__})"
-        return getattr(found, "unit", None) or f"the {obj.mode} of `{obj.fn.__name__}`"
+    if key is not None:
+        return f"the {key[1]} of `{getattr(obj, '__name__', '?')}`, being derived"
     return None
+
+
+def _pending_key(obj):
+    """The key (as `_key_id`) of what a stand-in for a derivative being made stands for."""
+    if isinstance(obj, (types.FunctionType, types.ModuleType, type)):
+        return None
+    try:
+        key = getattr(obj, "__srcgrad_key__", None)
+    except Exception:  # noqa: BLE001 - an object with an unusual __getattr__
+        return None
+    return _key_id(key) if isinstance(key, tuple) and len(key) == 3 else None
 
 
 def _key_id(key):
@@ -351,18 +358,23 @@ def _literal(obj):
 
 
 def _render_literal(desc, numpy_name):
-    _, kind, value = desc
+    kind, value = desc[1], desc[2]
+    note = f"  # closed over by `{desc[3]}`: its value when the derivative was made" if len(desc) > 3 else ""
     if kind == "float64":
         inner = repr(value) if math.isfinite(value) else f"'{value}'"
-        return f"{numpy_name}.float64({inner})"
+        return f"{numpy_name}.float64({inner}){note}"
     if kind == "float" and not math.isfinite(value):
-        return f"float('{value}')"
-    return repr(value)
+        return f"float('{value}'){note}"
+    return repr(value) + note
 
 
 def _short_repr(obj):
+    """A deterministic description of `obj` (no memory addresses)."""
+    kind = type(obj)
     text = repr(obj)
-    return text if len(text) <= 60 else text[:57] + "..."
+    if " at 0x" in text or len(text) > 60:
+        text = f"a `{kind.__module__}.{kind.__qualname__}`"
+    return text
 
 
 # --- text -------------------------------------------------------------------------------

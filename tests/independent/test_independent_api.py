@@ -186,19 +186,14 @@ def test_source_roundtrip_while_loop():
     _roundtrip(P.tutorial_while, (x4,))
 
 
-@pytest.mark.xfail(strict=True, reason="generated source calls getitem_vjp, which is not in srcgrad.runtime "
-                   "(API.md section 2: runs with only srcgrad.runtime helpers and NumPy)")
 def test_source_roundtrip_indexing():
     _roundtrip(P.inplace_index_write, (x4,))
 
 
-@pytest.mark.xfail(strict=True, reason="generated source calls matmul_vjp_x, not in srcgrad.runtime")
 def test_source_roundtrip_matmul():
     _roundtrip(P.mlp_relu, (np.eye(4), np.ones((5, 4))))
 
 
-@pytest.mark.xfail(strict=True, reason="source() of a function calling a user helper references "
-                   "`<helper>_pullback`, which the printed source does not define")
 def test_source_roundtrip_user_helper():
     _roundtrip(P.kw_defaults_call, (0.7, 1.3), wrt=(0, 1))
 
