@@ -122,7 +122,7 @@ class _ANF:
             body = self.nested([syntax.located(syntax.assign(target.id, value.body), value)])
             orelse = self.nested([syntax.located(syntax.assign(target.id, value.orelse), value)])
             return pre + [syntax.if_(test, body, orelse)]
-        if (isinstance(target, gast.Name) and isinstance(value, (gast.ListComp, gast.GeneratorExp))
+        if (isinstance(target, gast.Name) and isinstance(value, (gast.ListComp, gast.GeneratorExp, gast.DictComp))
                 and target.id not in syntax.names_read(value)):
             return self.expr_ListComp(value, result=target.id)[0]  # build the list in place
         if isinstance(target, gast.Name):
@@ -161,8 +161,15 @@ class _ANF:
             return out
         pre, whole = self.atom(value)
         out = pre
+        stars = [k for k, t in enumerate(target.elts) if isinstance(t, gast.Starred)]
+        after = len(target.elts) - stars[0] - 1 if stars else 0
         for k, t in enumerate(target.elts):
-            out += self.assign_to(t, syntax.subscript(whole, syntax.const(k)))
+            if isinstance(t, gast.Starred):  # `first, *rest = xs`: rest = list(xs[1:])
+                part = syntax.subscript(whole, syntax.slice_(syntax.const(k), syntax.const(-after) if after else None, None))
+                out += self.assign_to(t.value, syntax.call("list", [part]))
+            else:
+                index = k if not stars or k < stars[0] else k - len(target.elts)
+                out += self.assign_to(t, syntax.subscript(whole, syntax.const(index)))
         return out
 
     def stmt_Return(self, s):
@@ -373,20 +380,25 @@ class _ANF:
                     n.id = renames[n.id]
             return node
 
-        append = syntax.call(syntax.attr(syntax.name(result), "append"), [renamed(e.elt)])
-        body = [syntax.located(syntax.expr(append), e)]
+        if isinstance(e, gast.DictComp):  # `{k: v for ...}`: `result[k] = v` on a new dict
+            put = syntax.assign(syntax.subscript(syntax.name(result), renamed(e.key)), renamed(e.value))
+            body, empty = [syntax.located(put, e)], gast.Dict(keys=[], values=[])
+        else:
+            append = syntax.call(syntax.attr(syntax.name(result), "append"), [renamed(e.elt)])
+            body, empty = [syntax.located(syntax.expr(append), e)], syntax.list_([])
         for k, gen in reversed(list(enumerate(e.generators))):
             for cond in reversed(gen.ifs):
                 body = [syntax.located(syntax.if_(renamed(cond), body), e)]
             iterable = gen.iter if k == 0 else renamed(gen.iter)
             loop = gast.For(target=renamed(gen.target), iter=iterable, body=body, orelse=[], type_comment=None)
             body = [syntax.located(loop, e)]
-        pre = [syntax.located(syntax.assign(result, syntax.list_([])), e)]
+        pre = [syntax.located(syntax.assign(result, empty), e)]
         for stmt in body:
             pre += [syntax.located(new, stmt) for new in self.stmt(stmt)]
         return pre, syntax.name(result)
 
     expr_GeneratorExp = expr_ListComp
+    expr_DictComp = expr_ListComp
 
     def expr_Tuple(self, e):
         pre, elts = self.entries(e.elts)

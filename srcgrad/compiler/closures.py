@@ -9,7 +9,8 @@ Before (ANF):  def scale(v, k=2.0):          After:  v_1 = x
 The inlined body reads the enclosing function's variables at the call, as Python's
 closures do. A nested function must be defined at the top level of the function body,
 only ever be called (not stored, passed or returned), not call itself, and have plain
-parameters with constant defaults; anything else is a `SrcGradError` at its line.
+parameters whose defaults read no variable of the enclosing function; a nested function
+may call another one. Anything else is a `SrcGradError` at its line.
 """
 
 import gast
@@ -20,6 +21,7 @@ from . import anf, jumps, syntax
 def extract(tree, program):
     """Remove the nested functions from `tree.body`; returns {name: FunctionDef}."""
     functions, body = {}, []
+    outer = {a.id for a in tree.args.args} | set(syntax.names_stored(tree))
     for s in tree.body:
         fn = _as_function(s)
         if fn is None:
@@ -29,9 +31,9 @@ def extract(tree, program):
         if args.vararg or args.kwarg or args.kwonlyargs or getattr(args, "posonlyargs", None) or fn.decorator_list:
             raise program.error(s, f"the nested function `{fn.name}` needs plain parameters and no decorators "
                                 f"to be differentiated (in `{program.name}`); define it at module level")
-        if any(not syntax.is_const(d) for d in args.defaults):
-            raise program.error(s, f"the nested function `{fn.name}` has a default value that is not a constant "
-                                f"(in `{program.name}`); pass the value at the call")
+        if any(not _is_outer_constant(d, outer) for d in args.defaults):
+            raise program.error(s, f"the nested function `{fn.name}` has a default value that reads a variable "
+                                f"of `{program.name}`; pass the value at the call")
         functions[fn.name] = fn
     tree.body = body
     for node in syntax.walk(tree):
@@ -50,6 +52,12 @@ def extract(tree, program):
                 raise program.error(node, f"the nested function `{name}` calls itself (in `{program.name}`); "
                                     "define a recursive function at module level")
     return functions
+
+
+def _is_outer_constant(node, outer):
+    """A default that means the same at every call: a constant, or an expression of
+    globals (`math.pi`, `np.tanh`) that reads no variable of the enclosing function."""
+    return syntax.is_const(node) or not any(isinstance(n, gast.Name) and n.id in outer for n in gast.walk(node))
 
 
 def _as_function(s):
@@ -77,17 +85,25 @@ def inline(tree, functions, namer, local_names):
     return tree
 
 
-def _block(stmts, bodies, namer):
+def _block(stmts, bodies, namer, expanding=()):
+    """`stmts` with every call of a nested function replaced by its body; a body that calls
+    another nested function is expanded in turn (`expanding`: the calls being expanded)."""
     out = []
     for s in stmts:
         for field in ("body", "orelse"):
             inner = getattr(s, field, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
-                setattr(s, field, _block(inner, bodies, namer))
+                setattr(s, field, _block(inner, bodies, namer, expanding))
         call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
         if isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and call.func.id in bodies:
+            name = call.func.id
+            if name in expanding:
+                err = NotImplementedError(f"the nested functions {' -> '.join(expanding + (name,))} call each other")
+                err.node = s
+                raise err
             target = s.targets[0] if isinstance(s, gast.Assign) else None
-            out += [syntax.located(new, s) for new in _expand(bodies[call.func.id], call, target, namer)]
+            expanded = [syntax.located(new, s) for new in _expand(bodies[name], call, target, namer)]
+            out += _block(expanded, bodies, namer, expanding + (name,))
         else:
             out.append(s)
     return out

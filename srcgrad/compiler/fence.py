@@ -27,8 +27,7 @@ _ADVICE = {
     gast.ImportFrom: ("`import`", "import at module level"),
     gast.NamedExpr: ("the walrus operator `:=`", "assign in a separate statement"),
     gast.SetComp: ("a set comprehension", "write it as a `for` loop"),
-    gast.DictComp: ("a dict comprehension", "write it as a `for` loop"),
-    gast.Starred: ("`*` unpacking", "pass the arguments one by one"),
+    gast.Starred: ("`*` unpacking in a call or display", "pass the arguments one by one"),
 }
 if hasattr(gast, "Match"):
     _ADVICE[gast.Match] = ("`match`", "use `if`/`elif`")
@@ -52,6 +51,8 @@ def check(program, transform="srcgrad.grad"):
     for stmt in tree.body:
         for node in _checked_nodes(stmt):
             cls = type(node)
+            if cls is gast.Starred and isinstance(node.ctx, gast.Store):
+                continue  # `first, *rest = xs` (ANF spells it out); `f(*args)` stays refused
             if cls in _ADVICE:
                 construct, advice = _ADVICE[cls]
                 raise program.error(

@@ -325,3 +325,47 @@ def asarray_vjp(g, ans, a, dtype=None, order=None, *, device=None, copy=None, li
 @defjvp(np.asanyarray, "a")
 def asarray_jvp(t, ans, a, dtype=None, order=None, *, device=None, copy=None, like=None):
     return np.asarray(_pack(t, a), dtype=np.result_type(ans))
+
+
+# `list(xs)` / `tuple(xs)`: the same entries in another container. The gradient of an
+# array argument is the array of its rows' gradients; of a sequence, the same kind of
+# sequence (None where an entry received no gradient).
+
+
+def _sequence_grad(g, iterable):
+    if isinstance(iterable, np.ndarray):
+        rows = [zeros_like_grad(row) if item is None else item for item, row in zip(g, iterable)]
+        return unbroadcast(np.array(rows).reshape(np.shape(iterable)), iterable)
+    return _like(g, iterable)
+
+
+@defvjp(list, "iterable")
+@defvjp(tuple, "iterable")
+def sequence_vjp(g, ans, iterable=()):
+    return _sequence_grad(g, iterable)
+
+
+@defjvp(list, "iterable")
+def list_jvp(t, ans, iterable=()):
+    return list(t)
+
+
+@defjvp(tuple, "iterable")
+def tuple_jvp(t, ans, iterable=()):
+    return tuple(t)
+
+
+@defvjp(np.float64, "x")
+@defvjp(np.float32, "x")
+def numpy_scalar_vjp(g, ans, x=0.0):
+    return unbroadcast(g, x)
+
+
+@defjvp(np.float64, "x")
+def float64_jvp(t, ans, x=0.0):
+    return np.float64(t)
+
+
+@defjvp(np.float32, "x")
+def float32_jvp(t, ans, x=0.0):
+    return np.float32(t)

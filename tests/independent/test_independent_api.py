@@ -274,7 +274,7 @@ HESS_CASES = {
                   "forward-over-reverse cannot see through builtin max/min",
     "max_builtin_array_elems": "hessian: NotDifferentiableError on builtin max/min pullback (builtin_extreme_vjp_a)",
     "diff_of_series": None,
-    "stack_concat": "hessian: NotDifferentiableError on split_joined/_like (np.concatenate/np.stack)",
+    "stack_concat": None,
     "dict_of_arrays": "hessian: NotDifferentiableError: `restore_entry(...)` in the generated gradient (dict writes)",
     "generator_expr_vec": "hessian: NotDifferentiableError: `items.pop()` in the generated gradient (generator/sum)",
     "recursive_entry": "hessian: NotDifferentiableError: no rule for `recursion_on_array_pullback` (user recursion)",
