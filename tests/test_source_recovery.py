@@ -73,9 +73,17 @@ def test_linecache_cells_work_without_source():
         del linecache.cache[filename]
 
 
-def test_lambda_is_rejected_with_the_fix():
-    with pytest.raises(srcgrad.SrcGradError, match=r"write `def f\(x\): return \.\.\.`"):
-        srcgrad.grad(lambda x: x * x)
+def test_a_lambda_differentiates_like_a_def():
+    g = srcgrad.grad(lambda x, k=2.0: np.sin(x) * x ** k)
+    assert g(0.5) == pytest.approx(np.cos(0.5) * 0.25 + np.sin(0.5) * 2 * 0.5)
+    assert "# lambda x, k=2.0: np.sin(x) * x ** k\n" in srcgrad.source(g)
+    out, out_dot = srcgrad.jvp(lambda a, b: a * b, (2.0, 3.0), (1.0, 0.0))
+    assert (out, out_dot) == (6.0, 3.0)
+
+
+def test_two_lambdas_with_the_same_parameters_on_one_line_are_refused_with_the_fix():
+    with pytest.raises(srcgrad.SrcGradError, match="several lambdas .* define the function with `def`"):
+        pair = srcgrad.grad(lambda x: x * 2.0), srcgrad.grad(lambda x: x * 3.0)  # noqa: F841
 
 
 def test_a_ufunc_is_not_a_python_function():

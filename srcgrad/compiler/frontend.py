@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..errors import SrcGradError
+from . import syntax
 
 
 @dataclass
@@ -75,15 +76,8 @@ def load(fn, source=None):
     if code is None:
         raise TypeError(f"srcgrad can differentiate Python functions, not {type(fn).__name__} objects")
     filename = code.co_filename
-    if fn.__name__ == "<lambda>":
-        raise SrcGradError(
-            "a `lambda` cannot be differentiated: srcgrad transforms functions defined with "
-            "`def`; write `def f(x): return ...` and pass `f`",
-            filename,
-            code.co_firstlineno,
-            None,
-            linecache.getline(filename, code.co_firstlineno) or None,
-        )
+    if fn.__name__ == "<lambda>" and source is None:
+        return _load_lambda(fn, code, filename)
     if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
         raise SrcGradError(
             f"`async def` is not supported by srcgrad (in `{fn.__name__}`); differentiate a synchronous function",
@@ -138,6 +132,67 @@ def load(fn, source=None):
         globals=fn.__globals__,
         cells=cells,
     )
+
+
+LAMBDA_NAME = "lambda_fn"  # the name a lambda's derivative is built under (`lambda_fn_grad`)
+
+
+def _load_lambda(fn, code, filename):
+    """A lambda's Program: its expression, found in its line(s) of source, as a `def`.
+
+    The source of a lambda is the statement around it (`g = srcgrad.grad(lambda x: ...)`),
+    so the lambda is cut out of it: the longest text from a `lambda` keyword that parses
+    as a lambda with the same parameters. More than one such lambda on the line, or none,
+    is a `SrcGradError` saying to use `def`.
+    """
+    line = linecache.getline(filename, code.co_firstlineno)
+
+    def refuse(why):
+        return SrcGradError(
+            f"cannot differentiate this `lambda` ({why}); define the function with `def` and pass it",
+            filename, code.co_firstlineno, None, line or None,
+        )
+
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        raise refuse("its source cannot be read") from None
+    text = "".join(lines)[:2000]
+    params = list(code.co_varnames[: code.co_argcount])
+    found = []
+    start = text.find("lambda")
+    while start != -1:
+        node, end = _longest_lambda(text[start:])
+        if node is not None and [a.id for a in node.args.args] == params:
+            found.append((start, node, end))
+        start = text.find("lambda", start + 1)
+    if len(found) != 1:
+        raise refuse("several lambdas with these parameters on its line" if found else "its text was not found")
+    start, node, end = found[0]
+    row = text.count("\n", 0, start)
+    column = start - (text.rfind("\n", 0, start) + 1)
+    body = syntax.located(syntax.return_(node.body), node.body)
+    tree = syntax.located(syntax.function_def(LAMBDA_NAME, [], [body], defaults=node.args.defaults), node)
+    tree.args = node.args
+    cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    source_lines = [" " * column + t if k == 0 else t for k, t in enumerate(text[start:start + end].splitlines())]
+    return Program(
+        fn=fn, tree=tree, filename=filename, first_line=first_line + row, indent=0,
+        source_lines=source_lines, globals=fn.__globals__, cells=cells,
+    )
+
+
+def _longest_lambda(text):
+    """(the `gast.Lambda`, its length) of the longest prefix of `text` that parses as one,
+    or (None, 0)."""
+    for end in range(len(text), 6, -1):
+        try:
+            node = gast.parse("(" + text[:end] + "\n)", mode="eval").body
+        except SyntaxError:
+            continue
+        if isinstance(node, gast.Lambda):
+            return node, end
+    return None, 0
 
 
 def _indent_of(text):
