@@ -6,6 +6,7 @@ import operator
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import srcgrad.rules as rules
 from srcgrad.rules import catalog
@@ -13,6 +14,10 @@ from srcgrad.rules import catalog
 DOC = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
 
 
+# docs/rules.md is generated with NumPy 2, which has every function the rules cover; NumPy
+# 1.26 lacks the ones marked (NumPy 2), so its catalog is shorter by design and only the
+# NumPy 2 text is compared.
+@pytest.mark.skipif(np.lib.NumpyVersion(np.__version__) < "2.0.0", reason="docs/rules.md is generated with NumPy 2")
 def test_docs_rules_md_is_up_to_date():
     assert DOC.read_text() == catalog.markdown(), (
         "docs/rules.md is out of date: run `python -m srcgrad.rules.catalog > docs/rules.md`"

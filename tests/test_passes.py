@@ -247,3 +247,18 @@ def test_a_loop_with_a_break_and_nothing_to_differentiate_keeps_no_trip_count():
     assert srcgrad.grad(loop_with_nothing_to_differentiate, wrt=(0, 1))(0.5, b) == pytest.approx(
         (0.0, du * np.sin(b) + u * np.cos(b)))
     assert "trips" not in srcgrad.source(srcgrad.grad(loop_with_nothing_to_differentiate))
+
+
+def nested_recursion(x, n):
+    def power(v, k):
+        if k == 0:
+            return 1.0
+        return v * power(v, k - 1)
+
+    return power(x, n) + np.sin(x)
+
+
+def test_a_nested_function_that_calls_itself_is_differentiated_through_its_own_pullback():
+    assert srcgrad.grad(nested_recursion)(1.5, 3) == pytest.approx(3 * 1.5 ** 2 + np.cos(1.5))
+    out, out_dot = srcgrad.jvp(nested_recursion, (1.5, 3), (1.0, None))
+    assert out_dot == pytest.approx(3 * 1.5 ** 2 + np.cos(1.5))

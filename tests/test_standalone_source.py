@@ -151,3 +151,29 @@ def test_main_module_globals_are_named_in_a_comment():
     text = srcgrad.source(srcgrad.grad(namespace["g"], source=src))
     assert "import numpy as np" in text
     assert "# From the user's module `__main__`" in text and "`SCALE`" in text
+
+
+@pytest.mark.xfail(strict=True, raises=NameError, reason="a custom_vjp rule that is not inlined runs inside "
+                   "srcgrad.custom's shape check (`check_<fn>_<param>`), an object made per rule that no import "
+                   "reaches: the header names it in a comment")
+def test_custom_rule_called_through_its_check(tmp_path):
+    import sys
+
+    (tmp_path / "user_custom_for_standalone.py").write_text(
+        "import numpy as np\nimport srcgrad\n\n"
+        "@srcgrad.custom_vjp\ndef softplus(x):\n    return np.log1p(np.exp(x))\n\n"
+        "@softplus.defvjp\ndef softplus_vjp(g, ans, x):\n    t = np.exp(-x)\n    return g / (1.0 + t)\n\n"
+        "def f(x):\n    return np.sum(softplus(x))\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import user_custom_for_standalone as user
+
+        df = srcgrad.grad(user.f)
+        text = srcgrad.source(df)
+        assert "# Bound by srcgrad to objects that cannot be imported: `check_softplus_x`" in text
+        x = INPUTS["x"][0]
+        _same(_load(text, tmp_path)[_defined(text)](x), df(x))
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("user_custom_for_standalone", None)

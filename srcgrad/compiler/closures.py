@@ -8,10 +8,14 @@ Before (ANF):  def scale(v, k=2.0):          After:  v_1 = x
 
 The inlined body reads the enclosing function's variables at the call, as Python's
 closures do. A nested function must be defined at the top level of the function body,
-only ever be called (not stored, passed or returned), not call itself, and have plain
+only ever be called (not stored, passed or returned), and have plain
 parameters whose defaults read no variable of the enclosing function; a nested function
-may call another one. Anything else is a `SrcGradError` at its line.
+may call another one. A nested function that calls itself and reads nothing of the
+enclosing function becomes a real function (`program.nested`), differentiated through its
+own pullback like a module-level one. Anything else is a `SrcGradError` at its line.
 """
+
+import textwrap
 
 import gast
 
@@ -46,12 +50,36 @@ def extract(tree, program):
                     node, f"the nested function `{node.id}` is used as a value (in `{program.name}`); srcgrad "
                     "inlines nested functions at their calls, so they can only be called",
                 )
-    for name, fn in functions.items():
+    for name, fn in list(functions.items()):
         for node in syntax.walk(fn):
             if isinstance(node, gast.Call) and syntax.is_name(node.func, name):
-                raise program.error(node, f"the nested function `{name}` calls itself (in `{program.name}`); "
-                                    "define a recursive function at module level")
+                if _reads(fn, outer - {name}):
+                    raise program.error(node, f"the nested function `{name}` calls itself and reads variables of "
+                                        f"`{program.name}` (in `{program.name}`); define it at module level")
+                program.nested[name] = _made(program, fn)  # a real function: differentiated like a global one
+                del functions[name]
+                break
     return functions
+
+
+def _reads(fn, names):
+    """Whether the nested function reads any of `names` (besides its own parameters and locals)."""
+    own = {a.id for a in fn.args.args} | set(syntax.names_stored(fn))
+    return any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in names - own for n in syntax.walk(fn))
+
+
+def _made(program, fn):
+    """The function object of a nested `def` that reads nothing of its enclosing function:
+    its own source run in the user's module globals, at its real line numbers (so srcgrad
+    recovers its source like any function's), with its name bound to itself."""
+    first, last = fn.lineno, getattr(fn, "end_lineno", None) or len(program.source_lines)
+    text = "\n".join(program.source_lines[first - 1:last])
+    body = "".join("    " + line + "\n" for line in textwrap.dedent(text).splitlines())
+    offset = program.first_line + first - 2  # the factory's `def` line sits just above
+    factory = "\n" * offset + f"def __srcgrad_nested__():\n{body}    return {fn.name}\n"
+    namespace = {}
+    exec(compile(factory, program.filename, "exec"), program.globals, namespace)
+    return namespace["__srcgrad_nested__"]()
 
 
 def _is_outer_constant(node, outer):

@@ -29,6 +29,7 @@ The generated function takes the primal parameters, then one tangent per `wrt`
 parameter (keyword-only when the function has defaults), and returns `(out, out_dot)`.
 """
 
+import dataclasses
 import inspect
 import operator
 import os
@@ -110,8 +111,14 @@ class _Forward:
         if not isinstance(value, gast.Call):
             return [s]
         callee = self.calls.get(value)
+        if callee is not None and callee.kind == "function" and callee.obj is runtime.restore_entry:
+            return self.restore_entry(s, value)
         if callee is None or callee.kind != "method":
             return self.refuse_in_place(s, value, callee)
+        if callee.path == "pop" and self.active(callee.receiver) and not value.args and not value.keywords:
+            # the undo of `items.append(v)` in generated code: the tangent list drops its entry too
+            pop = syntax.call(syntax.attr(self.tangent(callee.receiver), "pop"))
+            return [s, syntax.located(syntax.expr(pop), s)]
         if callee.receiver in self.tapes and callee.path == "append":
             saved = value.args[0]
             if self.tapes[callee.receiver] and isinstance(saved, gast.Name) and self.active(saved.id):
@@ -124,6 +131,17 @@ class _Forward:
             push = syntax.attr(self.tangent(callee.receiver), "append")
             return [s, syntax.located(syntax.expr(syntax.call(push, [part])), s)]
         return self.refuse_in_place(s, value, callee)
+
+    def restore_entry(self, s, value):
+        """`restore_entry(d, key, entry)` (the undo of a dict write in generated code): the
+        tangent dict gets back the tangent of the entry."""
+        d, key, entry = value.args
+        if not (isinstance(d, gast.Name) and self.active(d.id)):
+            return [s]
+        entry_dot = self.tangent(entry.id) if isinstance(entry, gast.Name) and self.active(entry.id) else syntax.const(None)
+        helper = self.helper("restore_tangent_entry", restore_tangent_entry)
+        undo = syntax.call(helper, [self.tangent(d.id), syntax.copy(key), syntax.copy(entry), entry_dot])
+        return [s, syntax.located(syntax.expr(undo), s)]
 
     def refuse_in_place(self, s, value, callee):
         """A dropped-result call that may change a value with a tangent: refused (see calls.py)."""
@@ -149,6 +167,8 @@ class _Forward:
                 return [s]
             pop = syntax.call(syntax.attr(syntax.name(self.tapes[callee.receiver]), "pop"))
             return [s, syntax.assign(self.namer.tangent(name), pop)]
+        if callee is not None and callee.kind == "function" and getattr(callee.obj, "__srcgrad_key__", None):
+            callee = dataclasses.replace(callee, obj=_stand_in_target(callee.obj))
         if callee is not None and callee.kind == "function" and self.is_user_call(callee):
             return self.user_call(s, name, value, callee)
         expr = self.tangent_expression(s, name, value)
@@ -340,6 +360,22 @@ class _Forward:
 
 
 # --- helpers -------------------------------------------------------------------------
+
+
+def _stand_in_target(stand_in):
+    """The generated derivative a stand-in (pipeline._Pending: a recursive call bound while
+    its derivative was being made) calls, now finished: a function with source, which
+    forward mode differentiates like a user function (forward over a recursive pullback)."""
+    return getattr(stand_in, "srcgrad_target", None) or stand_in
+
+
+def restore_tangent_entry(d_dot, key, entry, entry_dot):
+    """The tangent side of `restore_entry(d, key, entry)`: `entry_dot` (None: a zero) back
+    into the tangent dict, or the key removed where the write had added it."""
+    if entry is runtime._ABSENT:
+        d_dot.pop(key, None)
+    else:
+        d_dot[key] = runtime.zeros_like_grad(entry) if entry_dot is None else entry_dot
 
 
 

@@ -29,6 +29,7 @@ class Program:
     source_lines: list
     globals: dict
     cells: dict = field(default_factory=dict)  # free variable name -> cell
+    nested: dict = field(default_factory=dict)  # recursive nested functions made real (closures.py)
 
     @property
     def name(self):

@@ -70,6 +70,11 @@ def jvp_of(fn, positions):
     return derive(fn, "jvp", positions, source=getattr(fn, "__srcgrad_source__", None)).function
 
 
+from ..rules import runtime_rules as _runtime_rules  # noqa: E402
+
+_runtime_rules._JVP_OF[:] = [jvp_of]  # forward rules of rule helpers differentiate their source
+
+
 class _Pending:
     """Calls the derivative of a function whose derivation had not finished when it was bound."""
 
@@ -79,6 +84,13 @@ class _Pending:
 
     def __call__(self, *args, **kwargs):
         return derive(self.fn, self.mode, self.positions).function(*args, **kwargs)
+
+    @property
+    def srcgrad_target(self):
+        """The finished derivative it stands for (None while that is being made): forward
+        mode differentiates it like a user function (a gradient calling a recursive pullback)."""
+        found = cache.get(self.fn, (self.mode, self.positions))
+        return found.function if found is not None else None
 
     @property
     def __srcgrad_key__(self):
@@ -125,6 +137,7 @@ def _build(fn, mode, wrt, verbose, source, signature=None):
     namer = Namer.for_tree(tree, scope)
     try:
         local_functions = closures.extract(tree, program)
+        namer.helpers.update(program.nested)  # generated code calls them by their own names
         tree = jumps.run(tree, namer)
         _show(verbose, "jumps", tree)
         params = [a.id for a in tree.args.args]

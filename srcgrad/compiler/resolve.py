@@ -52,7 +52,9 @@ def _chain(node):
 def lookup_path(parts, program):
     """The object that the dotted name `parts` means in `program`'s scope, or _MISSING."""
     first = parts[0]
-    if first in program.cells:
+    if first in program.nested:
+        value = program.nested[first]
+    elif first in program.cells:
         try:
             value = program.cells[first].cell_contents
         except ValueError:

@@ -7,6 +7,7 @@ a gast version has and the caller did not give with empty defaults.
 
 import ast
 import collections
+import sys
 
 import gast
 
@@ -235,11 +236,33 @@ def to_python_ast(node):
     return gast.gast_to_ast(node)
 
 
+if sys.version_info >= (3, 11):
+    _unparse = ast.unparse
+else:  # 3.10 prints `(a, b) = ...` and `for (i, x) in ...`; print as 3.11+ does, for one text on every Python
+
+    class _Unparser(ast._Unparser):
+        def visit_Tuple(self, node):  # parenthesized unless a target (3.11's rule)
+            with self.delimit_if("(", ")", not node.elts or self.get_precedence(node) > ast._Precedence.TUPLE):
+                self.items_view(self.traverse, node.elts)
+
+        def visit_Assign(self, node):
+            for target in node.targets:
+                self.set_precedence(ast._Precedence.TUPLE, target)
+            super().visit_Assign(node)
+
+        def visit_For(self, node):
+            self.set_precedence(ast._Precedence.TUPLE, node.target)
+            super().visit_For(node)
+
+    def _unparse(tree):
+        return _Unparser().visit(tree)
+
+
 def unparse(node):
-    """Source text of one gast expression or statement."""
+    """Source text of one gast expression or statement, the same on every Python."""
     tree = gast.gast_to_ast(node)
     ast.fix_missing_locations(tree)
-    return ast.unparse(tree)
+    return _unparse(tree)
 
 
 def is_name(node, id=None):

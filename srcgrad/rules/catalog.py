@@ -16,6 +16,7 @@ import textwrap
 import numpy as np
 
 from . import all_nondifferentiable, all_rules
+from .registry import numpy2_names
 
 _INTRO = """\
 # Derivative rules
@@ -30,6 +31,9 @@ parameter's gradient, shaped and typed like the parameter (`unbroadcast` sums th
 that broadcasting added); a forward rule returns the parameter's contribution to the
 output tangent. Rules written as a local derivative `d` are applied as `g * d` and
 `t * d`. A name starting with `_` is a helper of the rule's module.
+
+A function marked (NumPy 2) exists only in NumPy 2: with NumPy 1.26 it has no rule and
+is missing from this list, which is generated with NumPy 2.
 
 Functions taking a sequence of arrays (`concatenate`, `stack`, `einsum`, `np.array` of
 a list, ...) have one parameter for the whole sequence: its reverse rule returns a
@@ -93,7 +97,7 @@ def _cell(text):
 
 
 def _module_of(rule):
-    return next(iter(rule.vjps.values())).fn.__module__.rsplit(".", 1)[-1]
+    return next(iter({**rule.jvps, **rule.vjps}.values())).fn.__module__.rsplit(".", 1)[-1]  # forward-only rules too
 
 
 def _signature(rule):
@@ -121,11 +125,13 @@ def markdown():
         for rule in rules:
             if _module_of(rule) != module:
                 continue
-            for i, param in enumerate(rule.vjps):
+            for i, param in enumerate(dict.fromkeys([*rule.vjps, *rule.jvps])):  # forward-only rules too
                 name = f"`{display_name(rule.primal)}`" if i == 0 else ""
+                if i == 0 and display_name(rule.primal) in numpy2_names():
+                    name += " (NumPy 2)"
                 signature = f"`{_signature(rule)}`" if i == 0 else ""
-                reverse = _cell(_shown(rule, param, rule.vjps[param], "g"))
-                forward = _cell(_shown(rule, param, rule.jvps[param], "t"))
+                reverse = _cell(_shown(rule, param, rule.vjps[param], "g")) if param in rule.vjps else "—"
+                forward = _cell(_shown(rule, param, rule.jvps[param], "t")) if param in rule.jvps else "—"
                 out.append(f"| {name} | {signature} | **{param}**: {reverse} | {forward} |")
     out.append("\n## No gradient\n")
     out.append(

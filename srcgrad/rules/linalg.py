@@ -24,11 +24,17 @@ import numpy as np
 
 from ..runtime import unbroadcast, unreduce, zeros_like_grad
 from .reductions import _exclusive_product, _extremum_share, _float_dtype
-from .registry import defjvp, defvjp
+from .registry import defjvp, defvjp, numpy2
 from .shapes import _diagonal_scatter
 from .structure import _cotangents, _like
 
-_T = np.matrix_transpose
+def _swap_last_axes(x):
+    """`np.matrix_transpose` where NumPy 1.26 lacks it."""
+    return np.swapaxes(x, -1, -2)
+
+
+_T = getattr(np, "matrix_transpose", _swap_last_axes)
+
 
 # --- dot, vdot, inner, outer --------------------------------------------------------
 
@@ -145,22 +151,22 @@ def outer_jvp_y(t, ans, x, y, out=None):
     return np.outer(x, t)
 
 
-@defvjp(np.linalg.outer, "x", name="Outer")
+@defvjp(numpy2("linalg.outer"), "x", name="Outer")
 def linalg_outer_vjp_x(g, ans, x, y):
     return unbroadcast(g @ y, x)
 
 
-@defvjp(np.linalg.outer, "y")
+@defvjp(numpy2("linalg.outer"), "y")
 def linalg_outer_vjp_y(g, ans, x, y):
     return unbroadcast(x @ g, y)
 
 
-@defjvp(np.linalg.outer, "x")
+@defjvp(numpy2("linalg.outer"), "x")
 def linalg_outer_jvp_x(t, ans, x, y):
     return np.linalg.outer(t, y)
 
 
-@defjvp(np.linalg.outer, "y")
+@defjvp(numpy2("linalg.outer"), "y")
 def linalg_outer_jvp_y(t, ans, x, y):
     return np.linalg.outer(x, t)
 
@@ -194,26 +200,26 @@ def multiply_outer_jvp_y(t, ans, x, y):
     return np.multiply.outer(x, t)
 
 
-@defvjp(np.vecdot, "x")
-@defvjp(np.linalg.vecdot, "x")
+@defvjp(numpy2("vecdot"), "x")
+@defvjp(numpy2("linalg.vecdot"), "x")
 def vecdot_vjp_x(g, ans, x, y, *, axis=-1):
     return unbroadcast(np.expand_dims(g, axis) * y, x)
 
 
-@defvjp(np.vecdot, "y")
-@defvjp(np.linalg.vecdot, "y")
+@defvjp(numpy2("vecdot"), "y")
+@defvjp(numpy2("linalg.vecdot"), "y")
 def vecdot_vjp_y(g, ans, x, y, *, axis=-1):
     return unbroadcast(np.expand_dims(g, axis) * x, y)
 
 
-@defjvp(np.vecdot, "x")
-@defjvp(np.linalg.vecdot, "x")
+@defjvp(numpy2("vecdot"), "x")
+@defjvp(numpy2("linalg.vecdot"), "x")
 def vecdot_jvp_x(t, ans, x, y, *, axis=-1):
     return np.vecdot(t, y, axis=axis)
 
 
-@defjvp(np.vecdot, "y")
-@defjvp(np.linalg.vecdot, "y")
+@defjvp(numpy2("vecdot"), "y")
+@defjvp(numpy2("linalg.vecdot"), "y")
 def vecdot_jvp_y(t, ans, x, y, *, axis=-1):
     return np.vecdot(x, t, axis=axis)
 
@@ -268,22 +274,22 @@ def tensordot_jvp_y(t, ans, x, y, axes=2):
     return np.tensordot(x, t, axes)
 
 
-@defvjp(np.linalg.tensordot, "x", name="Tensordot")
+@defvjp(numpy2("linalg.tensordot"), "x", name="Tensordot")
 def linalg_tensordot_vjp_x(g, ans, x, y, *, axes=2):
     return _tensordot_vjp_x(g, x, y, axes)
 
 
-@defvjp(np.linalg.tensordot, "y")
+@defvjp(numpy2("linalg.tensordot"), "y")
 def linalg_tensordot_vjp_y(g, ans, x, y, *, axes=2):
     return _tensordot_vjp_y(g, x, y, axes)
 
 
-@defjvp(np.linalg.tensordot, "x")
+@defjvp(numpy2("linalg.tensordot"), "x")
 def linalg_tensordot_jvp_x(t, ans, x, y, *, axes=2):
     return np.tensordot(t, y, axes)
 
 
-@defjvp(np.linalg.tensordot, "y")
+@defjvp(numpy2("linalg.tensordot"), "y")
 def linalg_tensordot_jvp_y(t, ans, x, y, *, axes=2):
     return np.tensordot(x, t, axes)
 
@@ -415,12 +421,12 @@ def trace_jvp(t, ans, x, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return np.trace(t, offset, axis1, axis2)
 
 
-@defvjp(np.linalg.trace, "x", name="Trace")
+@defvjp(numpy2("linalg.trace"), "x", name="Trace")
 def linalg_trace_vjp(g, ans, x, *, offset=0, dtype=None):
     return _diagonal_scatter(g, x, offset, -2, -1)
 
 
-@defjvp(np.linalg.trace, "x")
+@defjvp(numpy2("linalg.trace"), "x")
 def linalg_trace_jvp(t, ans, x, *, offset=0, dtype=None):
     return np.linalg.trace(t, offset=offset)
 
@@ -454,22 +460,22 @@ def cross_jvp_y(t, ans, x, y, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return np.cross(x, t, axisa, axisb, axisc, axis)
 
 
-@defvjp(np.linalg.cross, "x", name="Cross")
+@defvjp(numpy2("linalg.cross"), "x", name="Cross")
 def linalg_cross_vjp_x(g, ans, x, y, *, axis=-1):
     return _cross_vjp(g, x, y, axis, axis, axis, None)
 
 
-@defvjp(np.linalg.cross, "y")
+@defvjp(numpy2("linalg.cross"), "y")
 def linalg_cross_vjp_y(g, ans, x, y, *, axis=-1):
     return _cross_vjp(-g, y, x, axis, axis, axis, None)
 
 
-@defjvp(np.linalg.cross, "x")
+@defjvp(numpy2("linalg.cross"), "x")
 def linalg_cross_jvp_x(t, ans, x, y, *, axis=-1):
     return np.linalg.cross(t, y, axis=axis)
 
 
-@defjvp(np.linalg.cross, "y")
+@defjvp(numpy2("linalg.cross"), "y")
 def linalg_cross_jvp_y(t, ans, x, y, *, axis=-1):
     return np.linalg.cross(x, t, axis=axis)
 
@@ -479,7 +485,7 @@ def linalg_cross_jvp_y(t, ans, x, y, *, axis=-1):
 
 @defvjp(np.linalg.inv, "x")
 def inv_vjp(g, ans, x):
-    return -np.matrix_transpose(ans) @ g @ np.matrix_transpose(ans)
+    return -_T(ans) @ g @ _T(ans)
 
 
 @defjvp(np.linalg.inv, "x")
@@ -812,12 +818,12 @@ def svd_jvp(t, ans, x, full_matrices=True, compute_uv=True, hermitian=False):
     return _svd_jvp(t, ans, x, full_matrices, compute_uv, hermitian)
 
 
-@defvjp(np.linalg.svdvals, "x")
+@defvjp(numpy2("linalg.svdvals"), "x")
 def svdvals_vjp(g, ans, x):
     return _singular_values_vjp(g, x)
 
 
-@defjvp(np.linalg.svdvals, "x")
+@defjvp(numpy2("linalg.svdvals"), "x")
 def svdvals_jvp(t, ans, x):
     return _singular_values_jvp(t, x)
 
@@ -997,21 +1003,21 @@ def norm_jvp(t, ans, x, ord=None, axis=None, keepdims=False):
     return np.sum(t * _norm_d(ans, x, ord, axis, keepdims), axis=axis, keepdims=keepdims)
 
 
-@defvjp(np.linalg.vector_norm, "x")
+@defvjp(numpy2("linalg.vector_norm"), "x")
 def vector_norm_vjp(g, ans, x, *, axis=None, keepdims=False, ord=2):
     return unreduce(g, x, axis, keepdims) * _vector_norm_d(ans, x, ord, axis, keepdims)
 
 
-@defjvp(np.linalg.vector_norm, "x")
+@defjvp(numpy2("linalg.vector_norm"), "x")
 def vector_norm_jvp(t, ans, x, *, axis=None, keepdims=False, ord=2):
     return np.sum(t * _vector_norm_d(ans, x, ord, axis, keepdims), axis=axis, keepdims=keepdims)
 
 
-@defvjp(np.linalg.matrix_norm, "x")
+@defvjp(numpy2("linalg.matrix_norm"), "x")
 def matrix_norm_vjp(g, ans, x, *, keepdims=False, ord="fro"):
     return unreduce(g, x, (-2, -1), keepdims) * _matrix_norm_d(ans, x, ord, (-2, -1), keepdims)
 
 
-@defjvp(np.linalg.matrix_norm, "x")
+@defjvp(numpy2("linalg.matrix_norm"), "x")
 def matrix_norm_jvp(t, ans, x, *, keepdims=False, ord="fro"):
     return np.sum(t * _matrix_norm_d(ans, x, ord, (-2, -1), keepdims), axis=(-2, -1), keepdims=keepdims)

@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from ..runtime import unbroadcast
-from .registry import defjvp, defvjp, elementwise
+from .registry import defjvp, defvjp, numpy2, elementwise
 
 _ndarray = np.ndarray
 
@@ -189,27 +189,27 @@ def _matmul_vjp_y(g, ans, x, y):
 
 @defvjp(operator.matmul, "x", name="Mm")
 @defvjp(np.matmul, "x", name="Mm")
-@defvjp(np.linalg.matmul, "x", name="Mm")
+@defvjp(numpy2("linalg.matmul"), "x", name="Mm")
 def matmul_vjp_x(g, ans, x, y):
     return _matmul_vjp_x(g, None, x, y)
 
 
 @defvjp(operator.matmul, "y")
 @defvjp(np.matmul, "y")
-@defvjp(np.linalg.matmul, "y")
+@defvjp(numpy2("linalg.matmul"), "y")
 def matmul_vjp_y(g, ans, x, y):
     return _matmul_vjp_y(g, None, x, y)
 
 
 @defjvp(operator.matmul, "x")
 @defjvp(np.matmul, "x")
-@defjvp(np.linalg.matmul, "x")
+@defjvp(numpy2("linalg.matmul"), "x")
 def matmul_jvp_x(t, ans, x, y):
     return t @ y
 
 
 @defjvp(operator.matmul, "y")
 @defjvp(np.matmul, "y")
-@defjvp(np.linalg.matmul, "y")
+@defjvp(numpy2("linalg.matmul"), "y")
 def matmul_jvp_y(t, ans, x, y):
     return x @ t

@@ -26,11 +26,15 @@ Lookup: `lookup(fn)` returns the `Rule` or None; `is_nondifferentiable(fn)`.
 import inspect
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..runtime import unbroadcast
 
 __all__ = [
     "Derivative",
     "Rule",
+    "numpy2",
+    "numpy2_names",
     "defvjp",
     "defjvp",
     "elementwise",
@@ -102,6 +106,24 @@ class Rule:
 _RULES = {}
 _NONDIFF = {}
 _CUSTOM = {}  # user rules, registered at run time
+_NUMPY2 = set()  # display names of the functions `numpy2` was asked for
+
+
+def numpy2(name):
+    """`numpy.<name>` (dotted: `"linalg.vecdot"`), a function NumPy 2 added; None where the
+    installed NumPy (1.26) lacks it. `defvjp`/`defjvp` of None register nothing, so such a
+    function has rules exactly where it exists. `numpy2_names()` lists them for the catalog.
+    """
+    _NUMPY2.add(f"numpy.{name}")
+    obj = np
+    for part in name.split("."):
+        obj = getattr(obj, part, None)
+    return obj
+
+
+def numpy2_names():
+    """The display names (`numpy.linalg.vecdot`) of the functions whose rules need NumPy 2."""
+    return frozenset(_NUMPY2)
 
 
 def _key(fn):
@@ -144,6 +166,8 @@ def defvjp(primal, params, name=None):
     """Register `fn(g, ans, *params)` as the reverse rule of `primal` for `params`."""
 
     def register(fn):
+        if primal is None:  # a NumPy 2 function this NumPy lacks: see `numpy2`
+            return fn
         rule = _rule_for(primal, fn, 2, name)
         for p in _param_names(rule, params, fn):
             rule.vjps[p] = Derivative(fn, "vjp")
@@ -156,6 +180,8 @@ def defjvp(primal, params, name=None):
     """Register `fn(t, ans, *params)` as the forward rule of `primal` for `params`."""
 
     def register(fn):
+        if primal is None:  # a NumPy 2 function this NumPy lacks: see `numpy2`
+            return fn
         rule = _rule_for(primal, fn, 2, name)
         for p in _param_names(rule, params, fn):
             rule.jvps[p] = Derivative(fn, "jvp")

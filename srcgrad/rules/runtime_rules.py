@@ -13,6 +13,8 @@ Helpers without a rule here (most private helpers of the rule modules) are plain
 Python functions: forward mode differentiates them through their own source.
 """
 
+import inspect
+
 import numpy as np
 
 from .. import runtime
@@ -20,9 +22,9 @@ from ..runtime import (
     add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, snapshot, structure_like, unbroadcast, unreduce,
     without_part, zeros_like_grad,
 )
-from . import activations, elementwise, reductions, shapes, structure
+from . import activations, elementwise, reductions, scalars, series, shapes, structure
 from .operators import _matmul_vjp_x, _matmul_vjp_y
-from .registry import defjvp, defvjp, nondifferentiable
+from .registry import defjvp, defvjp, is_nondifferentiable, lookup, nondifferentiable
 from .shapes import _getitem_vjp
 
 nondifferentiable(runtime.grad_seed, runtime.zeros_like_grad)
@@ -163,24 +165,24 @@ def item_grad_jvp_x(t, ans, g, key, x):
 
 
 @defvjp(assigned_grad, "g", name="AssignedGrad")
-def assigned_grad_vjp(cotangent, ans, g, index, v):
+def assigned_grad_vjp(cotangent, ans, g, index, v, y=None):
     return _item_transpose(_leaf_transpose(cotangent, item_grad(g, index, v)), g, index)
 
 
 @defjvp(assigned_grad, "g")
-def assigned_grad_jvp(t, ans, g, index, v):
-    return assigned_grad(t, index, v)
+def assigned_grad_jvp(t, ans, g, index, v, y=None):
+    return assigned_grad(t, index, v, y)
 
 
-@defvjp(assigned_grad, "v")
+@defvjp(assigned_grad, ("v", "y"))
 @_zero
-def assigned_grad_vjp_v(cotangent, ans, g, index, v):
+def assigned_grad_vjp_v(cotangent, ans, g, index, v, y=None):
     return zeros_like_grad(v)
 
 
-@defjvp(assigned_grad, "v")
+@defjvp(assigned_grad, ("v", "y"))
 @_zero
-def assigned_grad_jvp_v(t, ans, g, index, v):
+def assigned_grad_jvp_v(t, ans, g, index, v, y=None):
     return zeros_like_grad(ans)
 
 
@@ -353,3 +355,204 @@ def prod_of_others_vjp(g, ans, x, axis):
 @defjvp(reductions._prod_of_others, "x")
 def prod_of_others_jvp(t, ans, x, axis):
     return _prod_of_others_tangent(t, x, axis)
+
+
+# --- dict_entry(d, key): what a dict write overwrites (restored by restore_entry) -----------
+
+
+@defjvp(runtime.dict_entry, "d")
+def dict_entry_jvp(t, ans, d, key):
+    return runtime.dict_entry(t, key)
+
+
+# --- the helpers that inlined rules call, and the rules that are called, not inlined ---------
+# Generated gradient code calls them (`sort_vjp(x_bar, x, axis)`, `split_joined(...)`,
+# `builtin_extreme_vjp_a(...)`); forward mode over that code needs their forward rules.
+# A helper whose first parameter is the adjoint or tangent it carries (`g`, `t`,
+# `cotangent`, `tangents`) is linear in it: its forward rule there is the helper itself
+# applied to the tangent of that adjoint. With respect to its other parameters the
+# forward rule differentiates the helper's own source (forward mode, once per helper and
+# parameter, cached), with the adjoint held constant: there the helper is usually piecewise
+# constant (an index, a sort order) or the other factor of a product. Helpers whose source
+# cannot be differentiated that way get explicit rules below. Helpers of other first
+# parameters are left to forward mode, which differentiates them through their source.
+
+_LINEAR_FIRST = ("g", "t", "cotangent", "tangents")
+_LEADING = ("tangent__", "result__")  # the rules' leading parameters: no helper uses these names
+
+
+def rule_helpers():
+    """{helper: names of the rules using it}: every srcgrad function a rule binds into
+    generated code (the names its code reads, or itself when it is called, not inlined)."""
+    import types
+
+    from .registry import all_rules
+
+    found = {}
+
+    def note(obj, user):
+        if isinstance(obj, types.FunctionType) and (getattr(obj, "__module__", "") or "").startswith("srcgrad."):
+            found.setdefault(obj, set()).add(user.__qualname__)
+
+    for rule in all_rules():
+        for d in list(rule.vjps.values()) + list(rule.jvps.values()):
+            fn = d.fn
+            if getattr(fn, "srcgrad_helper_rule", False):
+                continue
+            note(fn, fn)
+            cells = dict(zip(fn.__code__.co_freevars, [c.cell_contents for c in fn.__closure__ or ()]))
+            for name in fn.__code__.co_names + fn.__code__.co_freevars:
+                note(cells.get(name, fn.__globals__.get(name)), fn)
+    return found
+
+
+_JVP_OF = []  # the compiler's jvp_of, set by compiler/pipeline.py (rules do not import the compiler)
+
+
+def _rule_signature(helper):
+    params = list(inspect.signature(helper).parameters.values())
+    leading = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in _LEADING]
+    return inspect.Signature(leading + params)
+
+
+def _linear_rule(helper):
+    """The forward rule of `helper` with respect to its first parameter, which it is linear in."""
+
+    def rule(*args, **kwargs):
+        bound = rule.__signature__.bind(*args, **kwargs)
+        values = list(bound.arguments.values())
+        return helper(values[0], *values[3:])
+
+    rule.__signature__ = _rule_signature(helper)
+    rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_{next(iter(inspect.signature(helper).parameters))}"
+    rule.__module__ = __name__
+    rule.srcgrad_helper_rule = True
+    return rule
+
+
+def _source_rule(helper, position):
+    """The forward rule of `helper` with respect to the parameter at `position`: forward
+    mode over the helper's own source."""
+
+    def rule(*args, **kwargs):
+        bound = rule.__signature__.bind(*args, **kwargs)
+        values = list(bound.arguments.values())
+        return _source_tangent(helper, position, values[0], values[2:])
+
+    rule.__signature__ = _rule_signature(helper)
+    name = list(inspect.signature(helper).parameters)[position]
+    rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_{name}"
+    rule.__module__ = __name__
+    rule.srcgrad_helper_rule = True
+    return rule
+
+
+def _source_tangent(helper, position, t, values):
+    if not _JVP_OF:
+        from importlib import import_module
+
+        import_module("srcgrad.compiler")  # registers its jvp_of here
+    jvp_fn = _JVP_OF[0](helper, (position,))
+    tangent = list(inspect.signature(jvp_fn).parameters)[-1]
+    return jvp_fn(*values, **{tangent: t})[1]
+
+
+def _zero_rule(helper):
+    def rule(*args, **kwargs):
+        bound = rule.__signature__.bind(*args, **kwargs)
+        return zeros_like_grad(bound.arguments[_LEADING[1]])
+
+    rule.__signature__ = _rule_signature(helper)
+    rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_constant"
+    rule.__module__ = __name__
+    rule.srcgrad_helper_rule = True
+    return _zero(rule)
+
+
+def _register_helper_rules(piecewise_constant):
+    """Forward rules for every rule helper linear in its first parameter (see above);
+    `piecewise_constant` maps a helper to its parameters of zero derivative."""
+    for helper in sorted(rule_helpers(), key=lambda f: (f.__module__, f.__qualname__)):
+        if is_nondifferentiable(helper) or getattr(helper, "srcgrad_helper_rule", False):
+            continue
+        params = list(inspect.signature(helper).parameters)
+        if not params or params[0] not in _LINEAR_FIRST or any(p in _LEADING for p in params):
+            continue
+        rule = lookup(helper)
+        if rule is not None and (rule.params != tuple(params) or rule.vjps):
+            continue  # rules written by hand above
+        done = set(rule.jvps) if rule is not None else set()
+        if params[0] not in done:
+            defjvp(helper, params[0])(_linear_rule(helper))
+        constant = piecewise_constant.get(helper, ())
+        for k, name in enumerate(params[1:], start=1):
+            if name not in done:
+                defjvp(helper, name)(_zero_rule(helper) if name in constant else _source_rule(helper, k))
+
+
+def _cumprod_vjp_jvp_ans(tangent__, result__, g, ans, x, axis):
+    # linear in ans, less the part that does not involve it (at a zero of x)
+    return reductions._cumprod_vjp(g, tangent__, x, axis) - reductions._cumprod_vjp(g, zeros_like_grad(ans), x, axis)
+
+
+def _cumprod_vjp_jvp_x(tangent__, result__, g, ans, x, axis):
+    gm, am, xm, tm = reductions._scan_layout(axis, g, ans, x, np.broadcast_to(tangent__, np.shape(x)))
+    before, first, skipped = reductions._cumprod_pieces(xm)
+    divisor = np.where(before, xm, 1.0)
+    d_part = -reductions._reverse_cumsum(gm * am, -1) / divisor**2 * np.where(before, tm, 0.0)
+    base, t_base = np.where(first, 1.0, xm), np.where(first, 0.0, tm)
+    d_skipped = reductions._cumprod_jvp(t_base, skipped, base, -1)
+    d_at_zero = reductions._reverse_cumsum(gm * d_skipped, -1)
+    out = np.where(before, d_part, 0.0) + np.where(first, d_at_zero, 0.0)
+    return reductions._unscan_layout(out, x, axis)
+
+
+defjvp(reductions._cumprod_vjp, "ans")(_cumprod_vjp_jvp_ans)
+defjvp(reductions._cumprod_vjp, "x")(_cumprod_vjp_jvp_x)
+
+def _interp_vjp_fp_tangent(g, x, xp, fp, left, right, x_dot, xp_dot):
+    """The tangent of `_interp_vjp_fp` along x_dot and xp_dot: the weights 1 - s and s move."""
+    x, xp = np.asarray(x), np.asarray(xp)
+    n = len(xp)
+    piece = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
+    width = xp[piece + 1] - xp[piece]
+    raw = (x - xp[piece]) / width
+    x_dot = np.broadcast_to(x_dot, x.shape)
+    xp_dot = np.broadcast_to(xp_dot, xp.shape)
+    raw_dot = (x_dot - xp_dot[piece]) / width - raw * (xp_dot[piece + 1] - xp_dot[piece]) / width
+    s_dot = np.where((raw > 0.0) & (raw < 1.0), raw_dot, 0.0)
+    weight = np.broadcast_to(g, x.shape)
+    weight = np.where((x < xp[0]) & (left is not None), 0.0, weight)
+    weight = np.where((x > xp[-1]) & (right is not None), 0.0, weight)
+    out = np.zeros(n, dtype=np.result_type(weight, s_dot))
+    np.add.at(out, piece, -weight * s_dot)
+    np.add.at(out, piece + 1, weight * s_dot)
+    return unbroadcast(out, fp)
+
+
+def _interp_vjp_fp_jvp_x(tangent__, result__, g, x, xp, fp, left, right, period):
+    return _interp_vjp_fp_tangent(g, x, xp, fp, left, right, tangent__, 0.0)
+
+
+def _interp_vjp_fp_jvp_xp(tangent__, result__, g, x, xp, fp, left, right, period):
+    return _interp_vjp_fp_tangent(g, x, xp, fp, left, right, 0.0, tangent__)
+
+
+defjvp(series._interp_vjp_fp, "x")(_interp_vjp_fp_jvp_x)
+defjvp(series._interp_vjp_fp, "xp")(_interp_vjp_fp_jvp_xp)
+
+# Parameters that only lend a shape, a structure or an order (where the adjoint goes):
+# piecewise constant, a zero derivative.
+_PIECEWISE_CONSTANT = {
+    scalars.builtin_extreme_vjp_a: ("ans", "a", "b"),
+    shapes._sort_vjp: ("x",), shapes._sort_jvp: ("x",), shapes._repeat_vjp: ("x",), shapes._take_vjp: ("x",),
+    shapes._take_along_axis_vjp: ("x",), shapes._tile_vjp: ("x",), shapes._diag_vjp: ("v",),
+    shapes._diagonal_scatter: ("x",), shapes._unravel: ("x",), shapes._pad_vjp: ("x",), shapes._item_vjp: ("x",),
+    shapes._ravel_tangent: ("x",), series._interp_vjp_fp: ("fp",),
+    structure._split_joined: ("arrays",), structure._unstack: ("arrays",), structure._unpack: ("value",),
+    structure._reshape_each: ("arrays",), structure._unbroadcast_each: ("arrays",),
+    structure._join_pieces: ("pieces", "x"), structure._append_parts: ("arr", "values"),
+    scalars._spread: ("iterable",), scalars._select_grad: ("sequence", "ans"), shapes.pad_vjp: ("ans", "x"),
+    _leaf_transpose: ("g",), _item_transpose: ("g",), _drop_last_transpose: ("g",),
+}
+_register_helper_rules(_PIECEWISE_CONSTANT)

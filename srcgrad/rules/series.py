@@ -11,7 +11,7 @@ piece each point falls on, 0 beyond the ends) and in `fp`; `period=` is not supp
 import numpy as np
 
 from ..runtime import unbroadcast
-from .registry import defjvp, defvjp
+from .registry import defjvp, defvjp, numpy2
 from .shapes import _along
 from .structure import _like
 
@@ -119,32 +119,32 @@ def _trapezoid_unit(y, x, axis):
     return np.trapezoid(y, axis=axis) if x is None else np.zeros_like(np.trapezoid(y, axis=axis))
 
 
-@defvjp(np.trapezoid, "y")
+@defvjp(numpy2("trapezoid"), "y")
 def trapezoid_vjp_y(g, ans, y, x=None, dx=1.0, axis=-1):
     return unbroadcast(np.expand_dims(g, axis) * _trapezoid_weights(y, x, dx, axis), y)
 
 
-@defvjp(np.trapezoid, "x")
+@defvjp(numpy2("trapezoid"), "x")
 def trapezoid_vjp_x(g, ans, y, x=None, dx=1.0, axis=-1):
     return _trapezoid_vjp_x(g, y, x, axis)
 
 
-@defvjp(np.trapezoid, "dx")
+@defvjp(numpy2("trapezoid"), "dx")
 def trapezoid_vjp_dx(g, ans, y, x=None, dx=1.0, axis=-1):
     return unbroadcast(g * _trapezoid_unit(y, x, axis), dx)
 
 
-@defjvp(np.trapezoid, "y")
+@defjvp(numpy2("trapezoid"), "y")
 def trapezoid_jvp_y(t, ans, y, x=None, dx=1.0, axis=-1):
     return np.trapezoid(t, x=x, dx=dx, axis=axis)
 
 
-@defjvp(np.trapezoid, "x")
+@defjvp(numpy2("trapezoid"), "x")
 def trapezoid_jvp_x(t, ans, y, x=None, dx=1.0, axis=-1):
     return _trapezoid_jvp_x(t, y, x, axis)
 
 
-@defjvp(np.trapezoid, "dx")
+@defjvp(numpy2("trapezoid"), "dx")
 def trapezoid_jvp_dx(t, ans, y, x=None, dx=1.0, axis=-1):
     return t * _trapezoid_unit(y, x, axis)
 

@@ -19,7 +19,7 @@ import operator
 import numpy as np
 
 from ..runtime import unbroadcast, zeros_like_grad
-from .registry import defjvp, defvjp
+from .registry import defjvp, defvjp, numpy2
 
 # --- helpers ------------------------------------------------------------------------
 
@@ -131,14 +131,14 @@ def transpose_jvp(t, ans, x, axes=None):
     return np.transpose(t, _axes(axes))
 
 
-@defvjp(np.matrix_transpose, "x")
-@defvjp(np.linalg.matrix_transpose, "x")
+@defvjp(numpy2("matrix_transpose"), "x")
+@defvjp(numpy2("linalg.matrix_transpose"), "x")
 def matrix_transpose_vjp(g, ans, x):
     return np.matrix_transpose(g)
 
 
-@defjvp(np.matrix_transpose, "x")
-@defjvp(np.linalg.matrix_transpose, "x")
+@defjvp(numpy2("matrix_transpose"), "x")
+@defjvp(numpy2("linalg.matrix_transpose"), "x")
 def matrix_transpose_jvp(t, ans, x):
     return np.matrix_transpose(t)
 
@@ -261,12 +261,12 @@ def diagonal_jvp(t, ans, x, offset=0, axis1=0, axis2=1):
     return np.diagonal(t, offset, axis1, axis2)
 
 
-@defvjp(np.linalg.diagonal, "x")
+@defvjp(numpy2("linalg.diagonal"), "x")
 def linalg_diagonal_vjp(g, ans, x, *, offset=0):
     return _diagonal_scatter(g, x, offset, -2, -1)
 
 
-@defjvp(np.linalg.diagonal, "x")
+@defjvp(numpy2("linalg.diagonal"), "x")
 def linalg_diagonal_jvp(t, ans, x, *, offset=0):
     return np.linalg.diagonal(t, offset=offset)
 

