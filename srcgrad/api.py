@@ -26,7 +26,8 @@ def _params(fn):
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
-        raise TypeError(f"srcgrad can differentiate Python functions, not {fn!r}") from None
+        # NumPy 1.26 ufuncs have no signature (NumPy 2's do): the same message as frontend.py's
+        raise TypeError(f"srcgrad can differentiate Python functions, not {type(fn).__name__} objects") from None
     return [p.name for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 

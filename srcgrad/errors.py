@@ -12,7 +12,9 @@ class SrcGradError(SyntaxError):
     __module__ = "srcgrad"  # tracebacks print `srcgrad.SrcGradError`, the public name
 
     def __init__(self, message, filename=None, lineno=None, col=None, text=None):
-        super().__init__(message, (filename, lineno, (col or 0) + 1, text))
+        # end_lineno and end_offset make one caret on every Python (3.13 otherwise underlines to the line's end)
+        offset = (col or 0) + 1
+        super().__init__(message, (filename, lineno, offset, text, lineno, offset + 1))
 
 
 class NotDifferentiableError(SrcGradError, TypeError):

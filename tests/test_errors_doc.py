@@ -43,7 +43,10 @@ def _render(code, directory):
             lines = traceback.format_exception_only(type(exc), exc)
         else:
             frames = [fr for fr in traceback.extract_tb(exc.__traceback__) if fr.filename == path]
-            lines = traceback.format_list(frames[-1:]) + traceback.format_exception_only(type(exc), exc)
+            # the frame as docs/errors.md shows it: file, line, source, no position carets
+            # (which Python 3.11+ adds to some lines and 3.13 to more)
+            lines = [f'  File "{fr.filename}", line {fr.lineno}, in {fr.name}\n    {fr.line.strip()}\n' for fr in frames[-1:]]
+            lines += traceback.format_exception_only(type(exc), exc)
         return "".join(lines).replace(path, "example.py"), exc
     return "(no error)\n", None
 

@@ -13,6 +13,7 @@ import types
 from dataclasses import dataclass
 
 import gast
+import numpy as np
 
 from ..errors import NotDifferentiableError
 from . import syntax
@@ -145,6 +146,18 @@ def joins_sequences(value, container_names):
         return False
     return any(isinstance(x, (gast.List, gast.Tuple)) or (isinstance(x, gast.Name) and x.id in container_names)
                for x in (value.left, value.right))
+
+
+_SEVERAL_RESULTS = {np.average, np.divmod, np.linalg.slogdet, np.linalg.eigh, np.linalg.qr, np.linalg.svd}
+
+
+def several_results(primal):
+    """Whether `primal` may return a tuple (`np.average(..., returned=True)`, `slogdet`):
+    tangents of its parameters are then tuples, added entry by entry."""
+    try:
+        return primal in _SEVERAL_RESULTS
+    except TypeError:
+        return False
 
 
 def is_user_function(obj):

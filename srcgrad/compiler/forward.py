@@ -279,7 +279,7 @@ class _Forward:
             return None
         total = terms[0]
         for term in terms[1:]:
-            if rule is _ADD_GRAD:  # gradients being added may be lists: so may their tangents
+            if rule is _ADD_GRAD or calls.several_results(rule.primal):  # tangents that may be tuples
                 total = syntax.call(self.helper("add_grad", runtime.add_grad), [total, term])
             elif isinstance(term, gast.UnaryOp) and isinstance(term.op, gast.USub):
                 total = syntax.binop(total, gast.Sub(), term.operand)  # `a - b` reads better than `a + -b`

@@ -10,6 +10,7 @@ A user's rule wrapped in a runtime check (`srcgrad.custom_vjp`) carries
 `against` being a parameter name or "ans".
 """
 
+import ast
 import builtins
 import functools
 import inspect
@@ -94,8 +95,9 @@ def _fold(expr):
         def visit_Compare(self, node):
             self.generic_visit(node)
             if (len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot))
-                    and isinstance(node.left, gast.Constant) and isinstance(node.comparators[0], gast.Constant)):
-                same = node.left.value is node.comparators[0].value
+                    and syntax.is_const(node.left) and syntax.is_const(node.comparators[0])):
+                left, right = _literal(node.left), _literal(node.comparators[0])
+                same = left is right or (left is not None and right is not None and type(left) is type(right) and left == right)
                 return syntax.const(same if isinstance(node.ops[0], gast.Is) else not same)
             return node
 
@@ -106,6 +108,11 @@ def _fold(expr):
             return node
 
     return Fold().visit(expr)
+
+
+def _literal(node):
+    """The value of a constant node (`-1` is a negated constant)."""
+    return ast.literal_eval(syntax.unparse(node).strip())
 
 
 def _filled(cell):

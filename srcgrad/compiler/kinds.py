@@ -25,8 +25,8 @@ import numpy as np
 from .. import runtime
 
 FLOAT, INT, F64 = "float", "int", "float64"
-_BOTTOM = "bottom"
-_TOP = None
+BOTTOM = "bottom"  # the lattice shared with shapes.py: no assignment seen yet
+TOP = None  # unknown
 _NUMBERS = (FLOAT, INT, F64)
 _REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.linalg.norm, np.average}
 _CREATORS = {np.zeros, np.ones, np.empty}
@@ -119,47 +119,47 @@ class _Kinds:
             elif t is np.float64:
                 self.env[name] = F64
             else:
-                self.env[name] = _TOP
+                self.env[name] = TOP
 
     def solve(self):
         env, defs = self.env, self.solved.defs
         for name, _ in defs:
             if name not in env:
-                env[name] = _BOTTOM
+                env[name] = BOTTOM
         for name in self.solved.opaque | self.solved.ints | self.solved.none_init:
-            env[name] = _TOP
+            env[name] = TOP
         for name in self.solved.ints:
             env[name] = INT
         changed = True
         while changed:
             changed = False
             for name, value in defs:
-                if env.get(name) is _TOP:
+                if env.get(name) is TOP:
                     continue
-                new = _join(env[name], self.kind(value))
+                new = join(env[name], self.kind(value))
                 if new != env[name]:
                     env[name], changed = new, True
         return env
 
     def kind(self, node):
         method = getattr(self, "_" + type(node).__name__, None)
-        return _TOP if method is None else method(node)
+        return TOP if method is None else method(node)
 
     def _Constant(self, node):
         t = type(node.value)
-        return FLOAT if t is float else INT if t is int else _TOP
+        return FLOAT if t is float else INT if t is int else TOP
 
     def _Name(self, node):
         if node.id not in self.env and type(self.solved.namer.helpers.get(node.id)) is np.float64:
             return F64  # a bound constant: the seed, or arithmetic of it
-        return self.env.get(node.id, _TOP)
+        return self.env.get(node.id, TOP)
 
     def _BinOp(self, node):
         kinds = [self.kind(node.left), self.kind(node.right)]
         if isinstance(node.op, gast.MatMult):
-            return _strict(lambda a, b: F64 if a == b == F64 else _TOP, *kinds)
+            return strict(lambda a, b: F64 if a == b == F64 else TOP, *kinds)
         if not isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)):
-            return _TOP
+            return TOP
 
         def combine(a, b):
             if F64 in (a, b):
@@ -168,56 +168,56 @@ class _Kinds:
                 return FLOAT
             if isinstance(node.op, gast.Div):
                 return FLOAT  # int / int
-            return _TOP  # int op int: an int
+            return TOP  # int op int: an int
 
-        return _strict(combine, *kinds)
+        return strict(combine, *kinds)
 
     def _UnaryOp(self, node):
-        return self.kind(node.operand) if isinstance(node.op, (gast.USub, gast.UAdd)) else _TOP
+        return self.kind(node.operand) if isinstance(node.op, (gast.USub, gast.UAdd)) else TOP
 
     def _Subscript(self, node):
         index = node.slice
         integral = (isinstance(index, gast.Constant) and type(index.value) is int) or (
             isinstance(index, gast.Name) and index.id in self.solved.ints
         )
-        if not integral or self.solved.shape(node.value) in (_TOP, _BOTTOM, ()):
-            return _TOP
-        return _strict(lambda v: v if v == F64 else _TOP, self.kind(node.value))
+        if not integral or self.solved.shape(node.value) in (TOP, BOTTOM, ()):
+            return TOP
+        return strict(lambda v: v if v == F64 else TOP, self.kind(node.value))
 
     def _Attribute(self, node):
-        return self.kind(node.value) if node.attr == "T" else _TOP
+        return self.kind(node.value) if node.attr == "T" else TOP
 
     def _Call(self, node):
         obj = self.resolve(node.func)
         args = node.args
         if obj is None or node.keywords or any(isinstance(a, gast.Starred) for a in args):
-            return _TOP
+            return TOP
         try:
             hash(obj)
         except TypeError:
-            return _TOP
+            return TOP
         kinds = [self.kind(a) for a in args]
         if obj in _LIKE_ARG and len(args) > _LIKE_ARG[obj]:  # a gradient shaped like an argument
-            return _strict(lambda k: k if k in (F64, FLOAT) else _TOP, kinds[_LIKE_ARG[obj]])
+            return strict(lambda k: k if k in (F64, FLOAT) else TOP, kinds[_LIKE_ARG[obj]])
         if getattr(obj, "__self__", None) is np.add and getattr(obj, "__name__", None) == "reduce" and len(args) == 2:
-            return _strict(lambda k: F64 if k == F64 else _TOP, kinds[0])
-        if obj is runtime.unreduce and self.solved.shape(node) not in (_TOP, _BOTTOM, ()):
-            return _strict(lambda k: F64 if k in (F64, FLOAT) else _TOP, kinds[0])  # np.broadcast_to(g, x.shape)
+            return strict(lambda k: F64 if k == F64 else TOP, kinds[0])
+        if obj is runtime.unreduce and self.solved.shape(node) not in (TOP, BOTTOM, ()):
+            return strict(lambda k: F64 if k in (F64, FLOAT) else TOP, kinds[0])  # np.broadcast_to(g, x.shape)
         if isinstance(obj, np.ufunc):
             if obj.nout != 1 or len(args) != obj.nin or _ufunc_out(obj) != _F64:
-                return _TOP
-            return _strict(lambda *ks: F64 if all(k in _NUMBERS for k in ks) and set(ks) != {INT} else _TOP, *kinds)
+                return TOP
+            return strict(lambda *ks: F64 if all(k in _NUMBERS for k in ks) and set(ks) != {INT} else TOP, *kinds)
         if obj in _REDUCTIONS:
-            return _strict(lambda k: F64 if k in (F64, FLOAT) else _TOP, *kinds) if len(args) == 1 else _TOP
+            return strict(lambda k: F64 if k in (F64, FLOAT) else TOP, *kinds) if len(args) == 1 else TOP
         if obj in (np.dot, np.matmul):
-            return _strict(lambda a, b: F64 if a == b == F64 else _TOP, *kinds) if len(args) == 2 else _TOP
+            return strict(lambda a, b: F64 if a == b == F64 else TOP, *kinds) if len(args) == 2 else TOP
         if obj in _MATH_FLOATS:
-            return _strict(lambda *ks: FLOAT if all(k in _NUMBERS for k in ks) else _TOP, *kinds)
+            return strict(lambda *ks: FLOAT if all(k in _NUMBERS for k in ks) else TOP, *kinds)
         if obj is float and len(args) == 1:
-            return _strict(lambda k: FLOAT if k in _NUMBERS else _TOP, *kinds)
+            return strict(lambda k: FLOAT if k in _NUMBERS else TOP, *kinds)
         if obj in _CREATORS and len(args) == 1:
-            return F64 if self.solved.shape(node) not in (_TOP, _BOTTOM, ()) else _TOP
-        return _TOP
+            return F64 if self.solved.shape(node) not in (TOP, BOTTOM, ()) else TOP
+        return TOP
 
 
 _UFUNC_OUT = {}
@@ -233,17 +233,17 @@ def _ufunc_out(ufunc):
     return _UFUNC_OUT[ufunc]
 
 
-def _strict(fn, *kinds):
-    if any(k is _BOTTOM for k in kinds):
-        return _BOTTOM
-    if any(k is _TOP for k in kinds):
-        return _TOP
+def strict(fn, *kinds):
+    if any(k is BOTTOM for k in kinds):
+        return BOTTOM
+    if any(k is TOP for k in kinds):
+        return TOP
     return fn(*kinds)
 
 
-def _join(a, b):
-    if a is _BOTTOM:
+def join(a, b):
+    if a is BOTTOM:
         return b
-    if b is _BOTTOM:
+    if b is BOTTOM:
         return a
-    return a if a == b else _TOP
+    return a if a == b else TOP

@@ -29,9 +29,8 @@ import numpy as np
 from .. import runtime
 from ..rules import operators
 from . import kinds, resolve, syntax
+from .kinds import BOTTOM, TOP, join, strict  # the same lattice, over shapes
 
-_BOTTOM = "bottom"  # no assignment seen yet (optimistic start of the fixed point)
-_TOP = None  # unknown
 
 _MATMUL_ADJOINTS = (operators._matmul_vjp_x, operators._matmul_vjp_y)
 _FULL_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.linalg.norm, np.vdot, np.average}
@@ -199,18 +198,18 @@ class _Shapes:
         opaque |= _pseudo_stores(forward) | _pseudo_stores(backward)
         self.ints = {n for n in ints if n not in {d for d, _ in defs}}
         self.defs, self.opaque = defs, opaque
-        env = {name: _BOTTOM for name, _ in defs}
+        env = {name: BOTTOM for name, _ in defs}
         env.update(self.given)
         for name in self.ints:
             env[name] = ()
         for name in opaque | self.none_init:
-            env[name] = _TOP
+            env[name] = TOP
         adjoint_names = {name for name, _ in defs if self.namer.is_adjoint(name)} | {
             n for n in self.given if self.namer.is_adjoint(n)
         }
         for adj in adjoint_names:
             primal = self.namer.primal_of(adj)
-            env[adj] = _join(env.get(adj, _BOTTOM), env.get(primal, _TOP) if primal else _TOP)
+            env[adj] = join(env.get(adj, BOTTOM), env.get(primal, TOP) if primal else TOP)
         self.adjoint_names = adjoint_names
         return env
 
@@ -220,15 +219,15 @@ class _Shapes:
         while changed:
             changed = False
             for name, value in defs:
-                if env.get(name) is _TOP:
+                if env.get(name) is TOP:
                     continue
-                new = _join(env[name], self.shape(value))
+                new = join(env[name], self.shape(value))
                 if new != env[name]:
                     env[name] = new
                     changed = True
             for adj in adjoint_names:  # an adjoint has its primal's shape
                 primal = self.namer.primal_of(adj)
-                new = _join(env[adj], env.get(primal, _TOP) if primal else _TOP)
+                new = join(env[adj], env.get(primal, TOP) if primal else TOP)
                 if new != env[adj]:
                     env[adj] = new
                     changed = True
@@ -240,30 +239,30 @@ class _Shapes:
 
     def shape(self, node):
         method = getattr(self, "_" + type(node).__name__, None)
-        return _TOP if method is None else method(node)
+        return TOP if method is None else method(node)
 
     def _Constant(self, node):
         v = node.value
-        return () if isinstance(v, (int, float, complex)) else _TOP
+        return () if isinstance(v, (int, float, complex)) else TOP
 
     def _Name(self, node):
         if node.id not in self.env and type(self.namer.helpers.get(node.id)) is np.float64:
             return ()  # a bound constant (the seed)
-        return self.env.get(node.id, _TOP)
+        return self.env.get(node.id, TOP)
 
     def _BinOp(self, node):
         left, right = self.shape(node.left), self.shape(node.right)
         if isinstance(node.op, gast.MatMult):
-            return _strict(_matmul, left, right)
-        return _strict(_broadcast, left, right)
+            return strict(_matmul, left, right)
+        return strict(_broadcast, left, right)
 
     def _UnaryOp(self, node):
-        return _TOP if isinstance(node.op, gast.Not) else self.shape(node.operand)
+        return TOP if isinstance(node.op, gast.Not) else self.shape(node.operand)
 
     def _Compare(self, node):
         if len(node.ops) != 1 or isinstance(node.ops[0], (gast.Is, gast.IsNot, gast.In, gast.NotIn)):
-            return _TOP
-        return _strict(_broadcast, self.shape(node.left), self.shape(node.comparators[0]))
+            return TOP
+        return strict(_broadcast, self.shape(node.left), self.shape(node.comparators[0]))
 
     def _Subscript(self, node):
         value, index = self.shape(node.value), node.slice
@@ -271,54 +270,54 @@ class _Shapes:
             isinstance(index, gast.Name) and index.id in self.ints
         )
         if not integral:
-            return _TOP
-        return _strict(lambda v: v[1:] if v else _TOP, value)
+            return TOP
+        return strict(lambda v: v[1:] if v else TOP, value)
 
     def _Attribute(self, node):
         if node.attr == "T":
-            return _strict(lambda v: tuple(reversed(v)), self.shape(node.value))
-        return _TOP
+            return strict(lambda v: tuple(reversed(v)), self.shape(node.value))
+        return TOP
 
     def _Call(self, node):
         obj = self.resolve(node.func)
         args = node.args
         if obj is None or any(isinstance(a, gast.Starred) for a in args):
-            return _TOP
+            return TOP
         keywords = {k.arg: k.value for k in node.keywords}
         try:
             hash(obj)
         except TypeError:
-            return _TOP
+            return TOP
         if obj in _SHAPE_OF_ARG:
             index = _SHAPE_OF_ARG[obj]
-            return self.shape(args[index]) if len(args) > max(index, -index - 1) else _TOP
+            return self.shape(args[index]) if len(args) > max(index, -index - 1) else TOP
         if obj in (np.dot, np.matmul):  # before the ufuncs: np.matmul is one
-            return _strict(_matmul, *[self.shape(a) for a in args]) if len(args) == 2 and not keywords else _TOP
+            return strict(_matmul, *[self.shape(a) for a in args]) if len(args) == 2 and not keywords else TOP
         if _is_outer(obj) and len(args) == 2 and not keywords:
-            return _strict(lambda a, b: a + b, *[self.shape(a) for a in args])
+            return strict(lambda a, b: a + b, *[self.shape(a) for a in args])
         if isinstance(obj, np.ufunc):
             if obj.nout != 1 or len(args) != obj.nin or set(keywords) - {"dtype"}:
-                return _TOP
-            return _strict(_broadcast, *[self.shape(a) for a in args])
+                return TOP
+            return strict(_broadcast, *[self.shape(a) for a in args])
         if obj in _FULL_REDUCTIONS:
             if len(args) != 1 + (obj is np.vdot) or keywords:
-                return _TOP
-            return _strict(lambda *_: (), *[self.shape(a) for a in args])
+                return TOP
+            return strict(lambda *_: (), *[self.shape(a) for a in args])
         if obj in _SCALARS:
             return ()
         if obj in _LIKE:
-            return self.shape(args[0]) if len(args) == 1 and not keywords else _TOP
+            return self.shape(args[0]) if len(args) == 1 and not keywords else TOP
         if obj in _CREATORS:
             if not args or set(keywords) - {"dtype"} or len(args) > 1 + (obj is np.full):
-                return _TOP
+                return TOP
             return _literal_shape(args[0])
         if obj is np.where and len(args) == 3 and not keywords:
-            return _strict(_broadcast, *[self.shape(a) for a in args])
+            return strict(_broadcast, *[self.shape(a) for a in args])
         if _is_math(obj):
             if keywords:
-                return _TOP
-            return _strict(lambda *_: (), *[self.shape(a) for a in args])
-        return _TOP
+                return TOP
+            return strict(lambda *_: (), *[self.shape(a) for a in args])
+        return TOP
 
 
 def _is_outer(obj):
@@ -336,30 +335,14 @@ def _literal_shape(node):
         return (node.value,)
     if isinstance(node, gast.Tuple) and all(isinstance(e, gast.Constant) and type(e.value) is int for e in node.elts):
         return tuple(e.value for e in node.elts)
-    return _TOP
-
-
-def _strict(fn, *shapes):
-    if any(s is _BOTTOM for s in shapes):
-        return _BOTTOM
-    if any(s is _TOP for s in shapes):
-        return _TOP
-    return fn(*shapes)
-
-
-def _join(a, b):
-    if a is _BOTTOM:
-        return b
-    if b is _BOTTOM:
-        return a
-    return a if a == b else _TOP
+    return TOP
 
 
 def _broadcast(*shapes):
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        return _TOP
+        return TOP
 
 
 def _matmul(a, b):
@@ -371,7 +354,7 @@ def _matmul(a, b):
         return (a[0],)
     if len(a) == 1 and len(b) == 1 and a[0] == b[0]:
         return ()
-    return _TOP
+    return TOP
 
 
 _ADD_REDUCE = np.add.reduce
@@ -446,7 +429,7 @@ class _Reassociate(gast.NodeTransformer):
             and isinstance(inner.left, gast.Constant)
             and type(inner.left.value) in (int, float)
             and self.shapes.shape(node.left) == ()
-            and self.shapes.shape(inner.right) not in (_TOP, _BOTTOM, ())
+            and self.shapes.shape(inner.right) not in (TOP, BOTTOM, ())
         ):
             scale = gast.BinOp(node.left, gast.Mult(), inner.left)
             return gast.copy_location(gast.BinOp(scale, gast.Mult(), inner.right), node)
@@ -533,7 +516,7 @@ def _stays_elementwise(stmts, scalars, env, resolve, returned):
                 return None
         if scalars & returned:
             return None
-        return {n: _TOP if n in arrays else () for n in ever}
+        return {n: TOP if n in arrays else () for n in ever}
     finally:
         env.env.clear()
         env.env.update(saved)

@@ -56,11 +56,28 @@ def copy_jvp(t, ans, x, order="C"):
     return t
 
 
+def _is_discrete(ans):
+    """Whether a cast produced integers or booleans: rounding has no derivative."""
+    return np.result_type(ans).kind in "biu"
+
+
+def _astype_vjp(g, ans, x):
+    if _is_discrete(ans):
+        return np.zeros(np.shape(x), dtype=np.result_type(x, 1.0))
+    return np.asarray(g).astype(np.result_type(x, 1.0))
+
+
+def _astype_jvp(t, ans, dtype):
+    if _is_discrete(ans):
+        return np.zeros(np.shape(ans), dtype=np.float64)
+    return np.asarray(t).astype(dtype)
+
+
 @defvjp(np.ndarray.astype, "x", name="ToCopy")
 def astype_vjp(g, ans, x, dtype, order="K", casting="unsafe", subok=True, copy=True):
-    return np.asarray(g).astype(np.result_type(x, 1.0))
+    return _astype_vjp(g, ans, x)
 
 
 @defjvp(np.ndarray.astype, "x")
 def astype_jvp(t, ans, x, dtype, order="K", casting="unsafe", subok=True, copy=True):
-    return np.asarray(t).astype(dtype)
+    return _astype_jvp(t, ans, dtype)

@@ -301,30 +301,39 @@ def _pack(t, value):
     return t
 
 
+def _through_cast(g, ans):
+    """`g`, or zeros where the result is integers or booleans (rounding has no derivative);
+    otherwise in the result's float dtype."""
+    kind = np.result_type(ans).kind
+    if kind in "biu":
+        return np.zeros(np.shape(ans), dtype=np.float64)
+    return np.asarray(g, dtype=np.result_type(ans)) if kind in "fc" else g
+
+
 @defvjp(np.array, "object")
 def array_vjp(
     g, ans, object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndmax=0, like=None
 ):
-    return _unpack(g, object)
+    return _unpack(_through_cast(g, ans), object)
 
 
 @defjvp(np.array, "object")
 def array_jvp(
     t, ans, object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndmax=0, like=None
 ):
-    return np.array(_pack(t, object), dtype=np.result_type(ans), ndmin=ndmin)
+    return _through_cast(np.array(_pack(t, object), dtype=np.float64, ndmin=ndmin), ans)
 
 
 @defvjp(np.asarray, "a")
 @defvjp(np.asanyarray, "a")
 def asarray_vjp(g, ans, a, dtype=None, order=None, *, device=None, copy=None, like=None):
-    return _unpack(g, a)
+    return _unpack(_through_cast(g, ans), a)
 
 
 @defjvp(np.asarray, "a")
 @defjvp(np.asanyarray, "a")
 def asarray_jvp(t, ans, a, dtype=None, order=None, *, device=None, copy=None, like=None):
-    return np.asarray(_pack(t, a), dtype=np.result_type(ans))
+    return _through_cast(np.asarray(_pack(t, a), dtype=np.float64), ans)
 
 
 # `list(xs)` / `tuple(xs)`: the same entries in another container. The gradient of an
