@@ -635,8 +635,6 @@ def _grads(fn, args, w, wrt):
 
 # Observed failures: (case id, "grad" | "jvp") -> reason.
 XFAIL = {
-    ('method_round', "grad"): 'NotDifferentiableError: no derivative rule for the method `.round()` (np.round works)',
-    ('method_round', "jvp"): 'NotDifferentiableError: no derivative rule for the method `.round()` (np.round works)',
     ('svd_s', "grad"): 'NotImplementedError at run time: svd(full_matrices=True) of a non-square matrix: the extra singular vectors have no derivative; use full_matrices=False (only s is used)',
     ('svd_s', "jvp"): 'NotImplementedError at run time: svd(full_matrices=True) of a non-square matrix: the extra singular vectors have no derivative; use full_matrices=False (only s is used)',
     ('insert', "grad"): 'NotDifferentiableError: no derivative rule for numpy.insert',
@@ -655,8 +653,6 @@ XFAIL = {
     ('maximum_accumulate', "jvp"): 'NotDifferentiableError: no derivative rule for `accumulate` (np.maximum.accumulate)',
     ('lstsq', "grad"): 'NotDifferentiableError: no derivative rule for numpy.linalg.lstsq',
     ('lstsq', "jvp"): 'NotDifferentiableError: no derivative rule for numpy.linalg.lstsq',
-    ('full_like', "grad"): 'NotDifferentiableError: no derivative rule for `np.full_like` with respect to its argument `x` (zeros_like/ones_like/empty_like work)',
-    ('full_like', "jvp"): 'NotDifferentiableError: no derivative rule for `np.full_like` with respect to its argument `x` (zeros_like/ones_like/empty_like work)',
     ('pad_linear_ramp', "grad"): "NotImplementedError at run time: no reverse rule for numpy.pad with mode='linear_ramp' (forward mode works; test_jvp needs grad)",
     ('pad_linear_ramp', "jvp"): "NotImplementedError at run time: no reverse rule for numpy.pad with mode='linear_ramp' (forward mode works; test_jvp needs grad)",
     ('pad_maximum', "grad"): "NotImplementedError at run time: no reverse rule for numpy.pad with mode='maximum' (forward mode works; test_jvp needs grad)",

@@ -225,6 +225,10 @@ def test_builtin_sum_and_fsum():
     check_rule(math.fsum, [0.5, 1.5, -0.25])
 
 
+def test_full_like_reads_only_the_shape_of_its_array():
+    check_rule(np.full_like, np.array([1.0, 2.0]), 0.5)
+
+
 def test_sequence_conversions_and_numpy_scalars():
     check_rule(list, [0.5, np.array([1.0, 2.0])])
     check_rule(list, np.array([[1.0, 2.0], [3.0, 4.0]]))

@@ -37,6 +37,7 @@ METHODS = {
     "astype": (np.ndarray.astype, False),
     "item": (np.ndarray.item, True),
     "conj": (np.conj, False),
+    "round": (np.round, False),
 }
 
 ATTRIBUTES = {"T": np.transpose}

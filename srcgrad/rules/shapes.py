@@ -589,3 +589,13 @@ def full_like_vjp(g, ans, x, fill_value, dtype=None, order="K", subok=True, shap
 @defjvp(np.full_like, "fill_value")
 def full_like_jvp(t, ans, x, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     return np.broadcast_to(t, np.shape(ans))
+
+
+@defvjp(np.full_like, "x")
+def full_like_vjp_x(g, ans, x, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return zeros_like_grad(x)  # only x's shape and dtype are read
+
+
+@defjvp(np.full_like, "x")
+def full_like_jvp_x(t, ans, x, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return zeros_like_grad(ans)
