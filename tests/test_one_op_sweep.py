@@ -635,8 +635,6 @@ def _grads(fn, args, w, wrt):
 
 # Observed failures: (case id, "grad" | "jvp") -> reason.
 XFAIL = {
-    ('svd_s', "grad"): 'NotImplementedError at run time: svd(full_matrices=True) of a non-square matrix: the extra singular vectors have no derivative; use full_matrices=False (only s is used)',
-    ('svd_s', "jvp"): 'NotImplementedError at run time: svd(full_matrices=True) of a non-square matrix: the extra singular vectors have no derivative; use full_matrices=False (only s is used)',
     ('insert', "grad"): 'NotDifferentiableError: no derivative rule for numpy.insert',
     ('insert', "jvp"): 'NotDifferentiableError: no derivative rule for numpy.insert',
     ('delete', "grad"): 'NotDifferentiableError: no derivative rule for numpy.delete',

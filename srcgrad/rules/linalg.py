@@ -766,6 +766,8 @@ def _svd_check(x, full_matrices, hermitian):
 def _svd_vjp(g, ans, x, full_matrices, compute_uv, hermitian):
     if not compute_uv:
         return _singular_values_vjp(g, x, hermitian)
+    if g[0] is None and g[2] is None:  # only the singular values are used
+        return _singular_values_vjp(g[1], x, hermitian)
     _svd_check(x, full_matrices, hermitian)
     u, s, vh = ans
     g_u, g_s, g_vh = _cotangents(g, ans)
