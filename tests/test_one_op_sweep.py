@@ -572,6 +572,8 @@ CASES = [
     ("isclose", lambda x, w: np.sum(x * np.isclose(x, 0.0) * w), [D(3, 4)]),
 ]
 # fmt: on
+if not hasattr(np, "trapezoid"):  # NumPy 1.26 has np.trapz only
+    CASES = [c for c in CASES if "trapezoid" not in c[0]]
 
 ids = [c[0] for c in CASES]
 assert len(ids) == len(set(ids)), [i for i in ids if ids.count(i) > 1]
@@ -635,6 +637,7 @@ def _grads(fn, args, w, wrt):
 
 # Observed failures: (case id, "grad" | "jvp") -> reason.
 XFAIL = {
+    ('svd_s', "jvp"): 'NotImplementedError at run time: the forward rule of svd(full_matrices=True) of a non-square matrix needs every output (only s is used)',
     ('insert', "grad"): 'NotDifferentiableError: no derivative rule for numpy.insert',
     ('insert', "jvp"): 'NotDifferentiableError: no derivative rule for numpy.insert',
     ('delete', "grad"): 'NotDifferentiableError: no derivative rule for numpy.delete',

@@ -75,7 +75,7 @@ def _made(program, fn):
     first, last = fn.lineno, getattr(fn, "end_lineno", None) or len(program.source_lines)
     text = "\n".join(program.source_lines[first - 1:last])
     body = "".join("    " + line + "\n" for line in textwrap.dedent(text).splitlines())
-    offset = program.first_line + first - 2  # the factory's `def` line sits just above
+    offset = program.first_line + first - 3  # the factory's `def` sits on the line above the nested one
     factory = "\n" * offset + f"def __srcgrad_nested__():\n{body}    return {fn.name}\n"
     namespace = {}
     exec(compile(factory, program.filename, "exec"), program.globals, namespace)
