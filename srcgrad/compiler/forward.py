@@ -498,11 +498,13 @@ def run(tree, program, calls, namer, wrt, jvp_of):
     )
     new = syntax.function_def(fn_name, params + tangents, prelude + stmts + [syntax.return_(result)], docstring=doc,
                               defaults=tree.args.defaults)
-    if tree.args.defaults:
-        # the tangents follow parameters with defaults: they are keyword-only
-        new.args.kwonlyargs = new.args.args[len(params):]
+    user_kwonly = list(tree.args.kwonlyargs)
+    if tree.args.defaults or user_kwonly:
+        # the tangents follow parameters with defaults (or keyword-only ones): they are
+        # keyword-only too, after the function's own keyword-only parameters
+        new.args.kwonlyargs = user_kwonly + new.args.args[len(params):]
         new.args.args = new.args.args[: len(params)]
-        new.args.kw_defaults = [None] * len(tangents)
+        new.args.kw_defaults = list(tree.args.kw_defaults) + [None] * len(tangents)
     return new
 
 

@@ -321,8 +321,6 @@ def test_hessian_recursion_scalar():
 
 
 
-@pytest.mark.xfail(strict=True, reason="jvp through a helper with a keyword-only argument: bare TypeError "
-                   "`scaled_jvp() got an unexpected keyword argument 'factor'`")
 def test_jvp_keyword_only_helper():
     out, od = srcgrad.jvp(P.keyword_only_call, (0.7,), (1.0,))
     assert od == pytest.approx(5.0)
