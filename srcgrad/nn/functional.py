@@ -170,7 +170,7 @@ def _nll(logp, target, weight, ignore_index, reduction):
         return losses if target.dim() else losses.reshape(())
     if reduction == "sum":
         return losses.sum()
-    return losses.sum() / float(w.sum())
+    return losses.sum() / Tensor._make(np.asarray(w.sum(), dtype=w.dtype))  # stays float32 on NumPy 1.x too
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
