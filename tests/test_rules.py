@@ -833,7 +833,7 @@ TABLES = [
     [case(np.convolve, U((3,)), U((2,))), case(np.correlate, U((3,)), U((2,)))],
     LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0)], STRUCTURE, OTHERS,
 ]
-OWN_MODULES = ("elementwise", "linalg", "operators", "reductions", "scalars", "series", "shapes", "structure")
+OWN_MODULES = ("decompositions", "elementwise", "linalg", "operators", "reductions", "scalars", "series", "shapes", "structure")
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}
 
 
