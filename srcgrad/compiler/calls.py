@@ -9,6 +9,7 @@ both. Nothing here builds derivative code.
 """
 
 import builtins
+import operator
 import types
 from dataclasses import dataclass
 
@@ -28,6 +29,23 @@ class Site:
     args: list
     keywords: dict
     label: str
+
+
+_BINOPS = {
+    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
+    gast.Pow: operator.pow, gast.MatMult: operator.matmul, gast.Mod: operator.mod,
+}
+_UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
+
+
+def operation(value):
+    """`(primal, {parameter: operand}, label)` of an operator expression (`a * b` is
+    `operator.mul` of x=a, y=b), or None for operators without a derivative."""
+    if isinstance(value, gast.BinOp):
+        op = _BINOPS.get(type(value.op))
+        return None if op is None else (op, {"x": value.left, "y": value.right}, f"`{op.__name__}`")
+    op = _UNARY.get(type(value.op))
+    return None if op is None else (op, {"x": value.operand}, f"`{op.__name__}`")
 
 
 def site(program, stmt, value, callee, register):

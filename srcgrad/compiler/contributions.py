@@ -17,13 +17,6 @@ from .. import rules, runtime
 from ..errors import NotDifferentiableError
 from . import calls, inline, syntax
 
-_BINOPS = {
-    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
-    gast.Pow: operator.pow, gast.MatMult: operator.matmul, gast.Mod: operator.mod,
-}
-_UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
-
-
 @dataclass
 class _Accumulate:
     adjoint: str
@@ -46,17 +39,12 @@ class Contributions:
                     f"srcgrad cannot differentiate (in `{self.program.name}`); build the list with `append`/"
                     "`extend`, or the array with np.concatenate/np.tile", NotDifferentiableError,
                 )
-            op = _BINOPS.get(type(value.op))
-            if op is None:
+        if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+            found = calls.operation(value)
+            if found is None:
                 return []
-            rule = rules.lookup(op)
-            return self.apply_rule(stmt, rule, g, ans, {"x": value.left, "y": value.right}, f"`{op.__name__}`")
-        if isinstance(value, gast.UnaryOp):
-            op = _UNARY.get(type(value.op))
-            if op is None:
-                return []
-            rule = rules.lookup(op)
-            return self.apply_rule(stmt, rule, g, ans, {"x": value.operand}, f"`{op.__name__}`")
+            op, args, label = found
+            return self.apply_rule(stmt, rules.lookup(op), g, ans, args, label)
         if isinstance(value, gast.Subscript):
             if isinstance(value.value, gast.Name):
                 self.structured.add(self.namer.adjoint(value.value.id))  # it may be a list, tuple or dict

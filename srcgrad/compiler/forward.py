@@ -31,7 +31,6 @@ parameter (keyword-only when the function has defaults), and returns `(out, out_
 
 import dataclasses
 import inspect
-import operator
 import os
 
 import gast
@@ -41,11 +40,6 @@ from ..errors import NotDifferentiableError, SrcGradError
 from . import activity as activity_pass
 from . import calls, inline, syntax
 
-_BINOPS = {
-    gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
-    gast.Pow: operator.pow, gast.MatMult: operator.matmul, gast.Mod: operator.mod,
-}
-_UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 _ADD_GRAD = rules.lookup(runtime.add_grad)
 
 
@@ -199,16 +193,12 @@ class _Forward:
         ans = syntax.name(target)
         if isinstance(value, gast.Name):
             return self.tangent(value.id) if self.active(value.id) else None
-        if isinstance(value, gast.BinOp):
-            op = _BINOPS.get(type(value.op))
-            if op is None:
+        if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+            found = calls.operation(value)
+            if found is None:
                 return None
-            return self.apply_rule(stmt, rules.lookup(op), ans, {"x": value.left, "y": value.right}, f"`{op.__name__}`")
-        if isinstance(value, gast.UnaryOp):
-            op = _UNARY.get(type(value.op))
-            if op is None:
-                return None
-            return self.apply_rule(stmt, rules.lookup(op), ans, {"x": value.operand}, f"`{op.__name__}`")
+            op, args, label = found
+            return self.apply_rule(stmt, rules.lookup(op), ans, args, label)
         if isinstance(value, gast.Subscript):
             base = value.value
             if isinstance(base, gast.Name) and self.active(base.id):
