@@ -262,3 +262,45 @@ def test_a_nested_function_that_calls_itself_is_differentiated_through_its_own_p
     assert srcgrad.grad(nested_recursion)(1.5, 3) == pytest.approx(3 * 1.5 ** 2 + np.cos(1.5))
     out, out_dot = srcgrad.jvp(nested_recursion, (1.5, 3), (1.0, None))
     assert out_dot == pytest.approx(3 * 1.5 ** 2 + np.cos(1.5))
+
+
+def _factored(text, types):
+    """The body of `text` after factoring.py, with K = 0.25 and J = -0.25 bound."""
+    import gast
+
+    from srcgrad.compiler import factoring
+    from srcgrad.compiler.naming import Namer
+
+    tree = gast.parse(textwrap.dedent(text)).body[0]
+    namer = Namer()
+    namer.helpers.update(K=np.float64(0.25), J=np.float64(-0.25), H=np.float64(0.5))
+    factoring.run(tree, namer, types)
+    return _body(srcgrad.compiler.syntax.unparse(tree)).splitlines()
+
+
+@pytest.mark.parametrize(
+    ("second", "joined"),
+    [
+        ("v = v + K * s", "v = K * (y + s)"),
+        ("v = K * s + v", "v = K * (y + s)"),
+        ("v = v + J * s", "v = J * (s - y)"),
+        ("v = v + s * J", "v = J * (s - y)"),
+        ("v = v + H * s", None),  # different factors
+        ("v = v + K * v", None),  # reads v
+        ("v = v - K * s", None),  # not a sum
+    ],
+)
+def test_factoring_joins_two_terms_with_one_factor(second, joined):
+    text = f"def f(y, s):\n    v = K * y\n    {second}\n    return v\n"
+    body = _factored(text, {"y": np.dtype(np.float64), "s": np.dtype(np.float64)})
+    assert body == ([joined, "return v"] if joined else ["v = K * y", second, "return v"])
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, None])
+def test_factoring_leaves_boolean_or_unknown_terms_apart(dtype):
+    """True + True is 2 as two terms and True (`or`) as one: both must be numbers-proof."""
+    types = {} if dtype is None else {"y": np.dtype(dtype), "s": np.dtype(dtype)}
+    body = _factored("def f(y, s):\n    v = K * y\n    v = v + K * s\n    return v\n", types)
+    assert body == ["v = K * y", "v = v + K * s", "return v"]
+    body = _factored("def f(y, s):\n    v = K * y\n    v = v + K * (0.5 * s)\n    return v\n", types)
+    assert body == ["v = K * (y + 0.5 * s)", "return v"]

@@ -40,7 +40,45 @@ def test_logreg_returns_its_gradients_as_is(rng):
     general = derive(logreg, "grad", (0, 1)).function.__wrapped__
     for got, want in zip((gw, gb), general(w, b, x, y)):
         assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
-        np.testing.assert_array_equal(got, want)
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-16)  # factoring.py: rounding only
+
+
+def test_terms_with_one_factor_share_one_multiplication(rng):
+    """`c * y` then `+ k * s` with c == -k: `k * (s - y)`, the hand-written form."""
+    w, b, x, y = rng.standard_normal((5, 3)), rng.standard_normal(3), rng.standard_normal((4, 5)), rng.standard_normal((4, 3))
+    df = derive(logreg, "grad", (0, 1)).function
+    gw, gb = df(w, b, x, y)
+    assert "z_bar = SEED64_1 * (0.5 * np.tanh(0.5 * z) + 0.5 - y)" in _special(df)
+    z = x @ w + b
+    dz = (1.0 / (1.0 + np.exp(-z)) - y) / z.size
+    np.testing.assert_allclose(gw, x.T @ dz, rtol=1e-13)
+    np.testing.assert_allclose(gb, dz.sum(axis=0), rtol=1e-13)
+
+
+def same_factor(x, y):
+    return np.sum(x * y) + np.sum(x * x)
+
+
+def different_factors(x, y):
+    return 3.0 * np.mean(x * y) + np.mean(x * x)
+
+
+@pytest.mark.parametrize("fn", [same_factor, different_factors])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_factoring_keeps_types_and_values(rng, fn, dtype):
+    x, y = rng.standard_normal((3, 4)).astype(dtype), rng.standard_normal((3, 4)).astype(dtype)
+    df = derive(fn, "grad", (0, 1)).function
+    got = df(x, y)
+    want = df.__wrapped__(x, y)
+    for g, w_ in zip(got, want):
+        assert type(g) is type(w_) and g.dtype == w_.dtype and g.shape == w_.shape
+        np.testing.assert_allclose(g, w_, rtol=1e-5 if dtype == np.float32 else 1e-14)
+    h = 1e-6
+    xd, yd = x.astype(np.float64), y.astype(np.float64)
+    e = np.zeros_like(xd)
+    e[1, 2] = h
+    fd = (fn(xd + e, yd) - fn(xd - e, yd)) / (2 * h)
+    np.testing.assert_allclose(got[0][1, 2], fd, rtol=1e-4 if dtype == np.float32 else 1e-7)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -53,7 +91,7 @@ def test_vector_at_matrix_adjoint(rng, dtype):
     assert value == want_value
     for got, expected in zip(grads, want):
         assert got.dtype == expected.dtype
-        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_allclose(got, expected, rtol=1e-14 if dtype == np.float64 else 1e-6, atol=1e-16)
 
 
 def test_doubling_loop_becomes_one_call(rng):
@@ -84,3 +122,17 @@ def test_scaled_runs_the_loop_for_other_types():
     got = runtime.scaled(g, 2, 3)
     assert got.dtype == np.float32 and got.tolist() == [8.0, 16.0]
     assert runtime.scaled([1.0], 2, 1) == [1.0, 1.0]  # what `g * 2` does to a list
+
+
+def masked_sum(x, m1, m2):
+    return np.mean(x * m1) + np.mean(x * m2)
+
+
+def test_factoring_leaves_boolean_terms_alone(rng):
+    """m1 + m2 of boolean masks would be `or`: the terms stay apart."""
+    x = rng.standard_normal(4)
+    m1, m2 = np.array([True, False, True, True]), np.array([True, True, False, True])
+    df = derive(masked_sum, "grad", (0,)).function
+    (gx,) = df(x, m1, m2)
+    np.testing.assert_array_equal(gx, (m1.astype(float) + m2) / 4)
+    assert "(m1 + m2)" not in _special(df) and "(m2 + m1)" not in _special(df)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import gast
 
-from . import activity, anf, cache, closures, emit, fence, forward, frontend, hoist, iteration, jumps, load, optimize, resolve, reverse, scaling, split, standalone, syntax, versions
+from . import activity, anf, cache, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, resolve, reverse, scaling, split, standalone, syntax, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -170,6 +170,7 @@ def _build(fn, mode, wrt, verbose, source, signature=None):
         tree = optimize.run(tree, namer)
         if signature is not None and mode != "jvp":
             tree = scaling.run(tree, namer)
+            tree = factoring.run(tree, namer, shapes.types)
         if split_vjp:
             tree = split.run(tree, namer)
         _show(verbose, "optimize", tree)
