@@ -335,17 +335,27 @@ def jvp(fn, primals, tangents, verbose=False):
         )
     if len(primals) > len(names):
         raise TypeError(f"`{fn.__name__}` ({_where(fn)}) takes {len(names)} positional arguments, not {len(primals)}")
-    positions = []
+    positions, given = [], []
     for i, (p, t) in enumerate(zip(primals, tangents)):
         if t is None:
             continue
-        _check_tangent(fn, names[i], p, t)
+        if not (type(p) is _ndarray and type(t) is _ndarray and p.shape == t.shape
+                and p.dtype.kind in "fc" and t.dtype.kind in "fc"):  # the common case, inline
+            _check_tangent(fn, names[i], p, t)
         positions.append(i)
+        given.append(t)
     if not positions:
         out = fn(*primals)
         return out, _zero_tangent(out)
     derivative = _jvp_derivative(fn, tuple(positions), verbose)
-    return _push(derivative, tuple(primals), [tangents[i] for i in positions])
+    function = derivative.function
+    code = getattr(function, "__code__", None)
+    if len(primals) == len(names) and code is not None and not code.co_kwonlyargcount:
+        return function(*primals, *given)  # every parameter given: the tangents follow by position
+    return _push(derivative, tuple(primals), given)
+
+
+_ndarray = np.ndarray
 
 
 _PARAMS = weakref.WeakKeyDictionary()  # function -> (its code, its positional parameter names)
