@@ -10,8 +10,10 @@ tutorial's x (5,), w (5, 3), and a batch of 256 rows. Three implementations:
   whose backward is the generated adjoint); the update is the same Tensor code.
 
 The implementations are timed interleaved in one process (round r times each of
-them once), and the best round counts. Then a per-op table times single tiny-tensor
-operations in both libraries. Not a test.
+them once), and the best round counts. Each size gets three rows: the whole step;
+`loss + backward`, the part that `@srcgrad.compile` replaces (the update is the same
+Tensor code in `eager` and `compile`); and the update alone. Then a per-op table times
+single tiny-tensor operations in both libraries. Not a test.
 
     python benchmarks/bench_tensor.py [--repeat 7] [--number 2000] [--no-ops]
 """
@@ -43,16 +45,13 @@ def _update(lib, w, b, lr):
         b.grad.zero_()
 
 
-def _eager_step(lib):
+def _eager_loss(lib):
     bce = lib.nn.functional.binary_cross_entropy_with_logits
 
-    def step(x, y, w, b, lr=0.1):
-        loss = bce(lib.matmul(x, w) + b, y)
-        loss.backward()
-        _update(lib, w, b, lr)
-        return loss
+    def loss(x, y, w, b):
+        return bce(lib.matmul(x, w) + b, y)
 
-    return step
+    return loss
 
 
 @srcgrad.compile
@@ -62,45 +61,88 @@ def bce_loss(w, b, x, y):
     return np.mean(np.logaddexp(0.0, z) - y * z)
 
 
-def _compiled_step():
+def _compiled_loss(x, y, w, b):
+    return bce_loss(w, b, x, y)
+
+
+def _step(lib, loss_of):
+    """One SGD step: the loss, backward, the update."""
+
     def step(x, y, w, b, lr=0.1):
-        loss = bce_loss(w, b, x, y)
+        loss = loss_of(x, y, w, b)
         loss.backward()
-        _update(srcgrad, w, b, lr)
+        _update(lib, w, b, lr)
         return loss
 
     return step
 
 
+def _loss_backward(loss_of):
+    """The step without its update (gradients keep accumulating: the cost is the same)."""
+
+    def part(x, y, w, b):
+        loss = loss_of(x, y, w, b)
+        loss.backward()
+        return loss
+
+    return part
+
+
+def _update_only(lib):
+    def part(x, y, w, b, lr=0.1):
+        _update(lib, w, b, lr)
+
+    return part
+
+
+def _eager_step(lib):
+    return _step(lib, _eager_loss(lib))
+
+
+def _compiled_step():
+    return _step(srcgrad, _compiled_loss)
+
+
 def _implementations(torch):
-    impls = [("eager", srcgrad, _eager_step(srcgrad))]
+    """(name, lib, {part: callable}) per implementation; the parts are `PARTS`."""
+    impls = [("eager", srcgrad, _eager_loss(srcgrad))]
     if torch is not None:
-        impls.append(("pytorch", torch, _eager_step(torch)))
-    impls.append(("compile", srcgrad, _compiled_step()))
-    return impls
+        impls.append(("pytorch", torch, _eager_loss(torch)))
+    impls.append(("compile", srcgrad, _compiled_loss))
+    return [
+        (name, lib, {"step": _step(lib, loss), "loss + backward": _loss_backward(loss), "update": _update_only(lib)})
+        for name, lib, loss in impls
+    ]
+
+
+PARTS = ("step", "loss + backward", "update")
 
 
 def time_steps(impls, batch, repeat, number):
-    """Best per-step time in seconds of each implementation, timed interleaved."""
+    """Best time in seconds per call of each part of each implementation, timed
+    interleaved: {part: {implementation: seconds}}."""
     runs = []
-    for name, lib, step in impls:
+    for name, lib, parts in impls:
         args = _problem(lib, batch)
-        step(*args)  # warm up: first .grad allocation, derivation of the compiled loss
-        runs.append((name, lambda step=step, args=args: step(*args)))
-    best = {name: float("inf") for name, _ in runs}
+        parts["step"](*args)  # warm up: first .grad allocation, derivation of the compiled loss
+        parts["step"](*args)
+        for part in PARTS:
+            runs.append((part, name, lambda call=parts[part], args=args: call(*args)))
+    best = {part: {} for part in PARTS}
     for _ in range(repeat):
-        for name, call in runs:
-            best[name] = min(best[name], timeit.timeit(call, number=number) / number)
+        for part, name, call in runs:
+            t = timeit.timeit(call, number=number) / number
+            best[part][name] = min(best[part].get(name, float("inf")), t)
     return best
 
 
 def check_losses(impls, batch, steps=20):
     """The loss after `steps` SGD steps per implementation (they must agree)."""
     out = {}
-    for name, lib, step in impls:
+    for name, lib, parts in impls:
         args = _problem(lib, batch)
         for _ in range(steps):
-            loss = step(*args)
+            loss = parts["step"](*args)
         out[name] = float(loss.item())
     return out
 
@@ -196,12 +238,14 @@ def main():
     except ImportError:
         torch = None
     impls = _implementations(torch)
-    print(f"one SGD step of logistic regression (best of {opts.repeat} x {opts.number} steps, interleaved)")
-    print(f"{'case':<22}{'eager':>12}{'pytorch':>12}{'compile':>12}{'eager/pytorch':>14}{'eager/compile':>14}")
+    print(f"one SGD step of logistic regression (best of {opts.repeat} x {opts.number} calls, interleaved)")
+    print(f"{'case':<38}{'eager':>12}{'pytorch':>12}{'compile':>12}{'eager/pytorch':>14}{'eager/compile':>14}")
     for label, batch in (("x (5,), w (5, 3)", None), ("x (256, 5), w (5, 3)", 256)):
         best = time_steps(impls, batch, opts.repeat, opts.number)
-        eager, pt, comp = best["eager"], best.get("pytorch"), best["compile"]
-        print(f"{label:<22}{_us(eager)}{_us(pt)}{_us(comp)}{_ratio(eager, pt)}{_ratio(eager, comp)}")
+        for part in PARTS:
+            eager, pt, comp = best[part]["eager"], best[part].get("pytorch"), best[part]["compile"]
+            row = f"{label}: {part}"
+            print(f"{row:<38}{_us(eager)}{_us(pt)}{_us(comp)}{_ratio(eager, pt)}{_ratio(eager, comp)}")
     losses = check_losses(impls, 256)
     print("loss after 20 steps (batch 256): " + ", ".join(f"{k} {v:.6f}" for k, v in losses.items()))
     if opts.no_ops:

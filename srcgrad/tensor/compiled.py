@@ -14,7 +14,12 @@ runs once:
 - any other output: the generated `split_vjp` gives the value and a pullback that
   backward calls with the incoming gradient.
 Whether a call's output is scalar is learned at the first tracked call of each kind
-of call (argument shapes, dtypes and types) by running the function itself once.
+of call (argument shapes, dtypes and types, and which arguments require grad) by
+running the function itself once; the second generates the derivative, and later
+calls of the kind run the code the derivative specialized for it, without its
+dispatch. A call with only Tensor arguments goes through an unrolled fast path.
+`backward()` on the node alone (inputs that are leaves) goes through the engine's
+single-node path, which takes the saved gradients without a product by the seed 1.
 A function the compiler cannot derive still runs; its node raises at backward.
 
 Invariant: like every node that saves tensors, the node keeps what its backward
@@ -22,55 +27,91 @@ needs (gradients, a pullback, or the argument arrays) until a backward pass with
 `retain_graph` releases it; gradients reach the inputs in their own dtypes.
 """
 
+import builtins
 import functools
 
 import numpy as np
 
-from .graph import Node, _mode, node_class
-from .ops import loud, quiet
+from .graph import Node, _mode, loud, node_class, quiet
 from .tensor import Tensor
 
 __all__ = ["compile"]
 
 _ndarray = np.ndarray
 _NO_EDGE = (None, 0)
+_FLOAT64 = np.dtype(np.float64)
+_new = object.__new__
+
+
+class _Kind:
+    """What the tracked calls of one kind share (the kind: each argument's shape and
+    dtype, or type, and which arguments require grad).
+
+    `how`: "grads" -> `generated` is the value_and_grad, and a node saves the gradients
+    of `positions` for a seed of 1; "pullback" -> `generated` is the split_vjp, and a
+    node saves the pullback; "lazy" -> the function itself runs, and a node saves the
+    argument arrays, the derivative being generated at backward; None -> no call of
+    this kind has been tracked but the first, which learned `scalar`.
+    """
+
+    __slots__ = ("fn", "how", "generated", "positions", "dtypes", "scalar")
+
+    def __init__(self, fn, how, positions, in_dtypes, scalar=None):
+        self.fn = fn
+        self.how = how
+        self.generated = None
+        self.positions = positions
+        self.dtypes = in_dtypes
+        self.scalar = scalar
 
 
 class CompiledNode(Node):
-    """The node of one call of a compiled function.
+    """The node of one call of a compiled function: `saved` is what `kind.how` says."""
 
-    `saved` is, by `how`: "grads" -> the gradients of `positions` for a seed of 1;
-    "pullback" -> the generated pullback; "lazy" -> the argument arrays, the
-    derivative being generated at backward.
-    """
+    __slots__ = ("kind", "saved", "freed")
 
-    __slots__ = ("fn", "how", "saved", "positions", "dtypes", "freed")
-
-    def __init__(self, next_functions, fn, how, saved, positions, in_dtypes):
+    def __init__(self, next_functions, kind, saved):
         super().__init__(next_functions)
-        self.fn = fn
-        self.how = how
+        self.kind = kind
         self.saved = saved
-        self.positions = positions
-        self.dtypes = in_dtypes
         self.freed = False
 
     def apply(self, g):
-        how, saved, positions = self.how, self.saved, self.positions
+        kind, saved = self.kind, self.saved
+        how, positions = kind.how, kind.positions
         if how == "grads":
-            grads = dict(zip(positions, (gi * g for gi in saved)))
+            grads = zip(positions, [gi * g for gi in saved])
         elif how == "pullback":
             grads = saved(g)
-            grads = {i: grads[i] for i in positions}
+            grads = [(i, grads[i]) for i in positions]
         else:
-            grads = _lazy_grads(self.fn, saved, positions, g)
-        dtypes = self.dtypes
-        out = []
-        for i in range(len(self.next_functions)):
-            gi = grads.get(i)
-            if gi is not None and (type(gi) is not _ndarray or gi.dtype != dtypes[i]):
-                gi = np.asarray(gi, dtype=dtypes[i])
-            out.append(gi)
+            grads = _lazy_grads(kind.fn, saved, positions, g)
+        return self._out(grads)
+
+    def apply_ones(self, shape, dtype):
+        # A saved gradient times a seed of ones is the gradient itself: the product only
+        # matters for its dtype, which `_out` fixes (widening and a product by 1 are
+        # exact). A gradient of another dtype keeps the product, as `apply` computes it.
+        kind = self.kind
+        if kind.how != "grads":
+            return self.apply(np.ones(shape, dtype=dtype))
+        dtypes = kind.dtypes
+        out = [None] * len(dtypes)
+        for i, gi in zip(kind.positions, self.saved):
+            dt = dtypes[i]
+            if type(gi) is not _ndarray or (gi.dtype is not dt and gi.dtype != dt):
+                gi = np.asarray(gi * np.ones(shape, dtype=dtype), dtype=dt)
+            out[i] = gi
+        return out
+
+    def _out(self, grads):
+        dtypes = self.kind.dtypes
+        out = [None] * len(dtypes)
+        for i, gi in grads:
+            dt = dtypes[i]
+            if gi is not None and (type(gi) is not _ndarray or gi.dtype != dt):
+                gi = np.asarray(gi, dtype=dt)
+            out[i] = gi
         return out
 
     def release(self):
@@ -89,15 +130,30 @@ def _lazy_grads(fn, arrays, positions, g):
     out = np.asarray(fn(*arrays))
     if out.ndim == 0:
         _, grads = _derive(fn, "value_and_grad", positions)(*arrays)
-        return dict(zip(positions, (gi * g for gi in grads)))
+        return zip(positions, [gi * g for gi in grads])
     _, grads = _derive(fn, "vjp", positions)(g, *arrays)
-    return {i: grads[i] for i in positions}
+    return [(i, grads[i]) for i in positions]
+
+
+def _specialization(generated, arrays):
+    """The code `generated` (a derivative from `srcgrad.compiler.derive`, which dispatches
+    each kind of call to code built for it) runs for `arrays`, once it has run for them:
+    calling that directly skips the dispatch. `generated` itself when it has none."""
+    table = getattr(generated, "__srcgrad_specializations__", None)
+    if not table:
+        return generated
+    key = tuple([
+        (a.shape if a.dtype is _FLOAT64 else (a.shape, a.dtype)) if type(a) is _ndarray else type(a)
+        for a in arrays
+    ])
+    found = table.get(key)
+    return found if callable(found) else generated
 
 
 def compile(fn):
     """Make the NumPy function `fn` a Tensor operation with a generated derivative."""
     derivatives = {}  # (mode, positions) -> the generated function, or None if it failed
-    scalar_output = {}  # kind of call -> whether the output is a scalar
+    kinds = {}  # kind of call (see _Kind) -> its _Kind
 
     def derivative(mode, positions):
         key = (mode, positions)
@@ -114,52 +170,148 @@ def compile(fn):
 
     cls = node_class(fn.__name__ + "Backward", CompiledNode)
 
-    @functools.wraps(fn)
-    def run(*args):
-        arrays, positions, edges, in_dtypes = [], [], [], []
-        i = 0
-        for a in args:  # one pass: the arrays, what requires grad, and the graph edges
+    def tracked(kind, arrays, edges):
+        """Run the generated code of `kind` and record its node."""
+        token = quiet()
+        try:
+            value, saved = kind.generated(*arrays)
+        finally:
+            loud(token)
+        out = Tensor._make(value if type(value) is _ndarray else np.asarray(value), True)
+        node = _new(cls)
+        node.next_functions = tuple(edges)
+        node._retained = None
+        node.kind = kind
+        node.saved = saved
+        node.freed = False
+        out._grad_fn = node
+        return out
+
+    def first(args, arrays, key, edges):
+        """A call of a kind that has no generated code to run (yet)."""
+        kind = kinds.get(key)
+        if kind is None:  # the first call of this kind: run the function itself
+            positions = tuple([i for i, a in enumerate(args) if isinstance(a, Tensor) and a._requires_grad])
+            in_dtypes = tuple([a._data.dtype if isinstance(a, Tensor) else None for a in args])
+            value = np.asarray(fn(*arrays))
+            if not positions:
+                kinds[key] = _Kind(fn, "untracked", positions, in_dtypes)
+                return Tensor._make(value)
+            kinds[key] = _Kind(fn, None, positions, in_dtypes, value.ndim == 0 and value.dtype.kind in "fc")
+            return _lazy(value, _Kind(fn, "lazy", positions, in_dtypes), arrays, edges)
+        if kind.how == "untracked":
+            return Tensor._make(np.asarray(fn(*arrays)))
+        if kind.how is None:  # the second call: generate the derivative
+            kind.how = "grads" if kind.scalar else "pullback"
+            generated = derivative("value_and_grad" if kind.scalar else "split_vjp", kind.positions)
+            if generated is not None:
+                kind.generated = generated
+                try:
+                    return tracked(kind, arrays, edges)
+                finally:  # the dispatch has now built (or picked) the code for this kind
+                    kind.generated = _specialization(generated, arrays)
+            kind.how = "lazy"
+        return _lazy(np.asarray(fn(*arrays)), kind, arrays, edges)
+
+    def _lazy(value, kind, arrays, edges):
+        out = Tensor._make(value, True)
+        out._grad_fn = cls(tuple(edges), kind, arrays)
+        return out
+
+    def slow(args):
+        """A call: any arguments, any grad mode."""
+        if not _mode.enabled:
+            return Tensor._make(np.asarray(fn(*[a._data if isinstance(a, Tensor) else a for a in args])))
+        arrays, key, edges = [], [], []
+        for a in args:  # one pass: the arrays, the kind of call, and the graph edges
             if isinstance(a, Tensor):
                 data = a._data
                 arrays.append(data)
-                in_dtypes.append(data.dtype)
                 if a._requires_grad:
-                    positions.append(i)
+                    key += (data.shape, data.dtype, True)
                     edge = a._grad_fn
-                    edges.append((edge if edge is not None else a._accumulate_grad(), 0))
+                    if edge is None:
+                        edge = a._accumulator
+                        if edge is None:
+                            edge = a._accumulate_grad()
+                    edges.append((edge, 0))
                 else:
+                    key += (data.shape, data.dtype, False)
                     edges.append(_NO_EDGE)
             else:
                 arrays.append(a)
-                in_dtypes.append(None)
+                key += (a.shape, a.dtype, None) if type(a) is _ndarray else (type(a),)
                 edges.append(_NO_EDGE)
-            i += 1
-        if not (positions and _mode.enabled):
-            return Tensor._make(np.asarray(fn(*arrays)))
-        positions = tuple(positions)
-        kind = tuple([(a.shape, a.dtype) if type(a) is _ndarray else type(a) for a in arrays])
-        scalar = scalar_output.get(kind)
-        how, saved = "lazy", arrays
-        if scalar is None:  # first call of this kind: run the function itself
-            value = np.asarray(fn(*arrays))
-            scalar_output[kind] = value.ndim == 0 and value.dtype.kind in "fc"
-        else:
-            generated = derivatives.get(("value_and_grad" if scalar else "split_vjp", positions))
-            if generated is None:
-                generated = derivative("value_and_grad" if scalar else "split_vjp", positions)
-            if generated is not None:
-                token = quiet()
-                try:
-                    value, saved = generated(*arrays)
-                finally:
-                    loud(token)
-                how = "grads" if scalar else "pullback"
-                value = np.asarray(value)
-            else:
-                value = np.asarray(fn(*arrays))
-        out = Tensor._make(value, True)
-        out._grad_fn = cls(tuple(edges), fn, how, saved, positions, in_dtypes)
-        return out
+        key = tuple(key)
+        kind = kinds.get(key)
+        if kind is None or kind.generated is None:
+            return first(args, arrays, key, edges)
+        return tracked(kind, arrays, edges)
 
+    run = _fast_call(_arity(fn), slow, kinds, cls)
+    functools.update_wrapper(run, fn)
     run.__wrapped__ = fn
     return run
+
+
+def _arity(fn):
+    """The number of positional parameters of `fn` when it takes exactly those, else None."""
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_flags & 0x0C or code.co_kwonlyargcount:  # *args, **kwargs
+        return None
+    return code.co_argcount
+
+
+_MAX_UNROLLED = 16
+
+
+def _fast_call(arity, slow, kinds, cls):
+    """The compiled function: for `arity` Tensor arguments in grad mode, of a kind whose
+    generated code is known, it does what `slow` and `tracked` do (same kind key, same
+    node) with the loop over the arguments unrolled; every other call goes to
+    `slow(args)`. (An edge is found with `or`: graph nodes define neither `__bool__`
+    nor `__len__`, so they are always true.)"""
+    if not arity or arity > _MAX_UNROLLED:
+        return lambda *args: slow(args)
+    a = [f"a{i}" for i in range(arity)]
+    d = [f"d{i}" for i in range(arity)]
+    r = [f"r{i}" for i in range(arity)]
+    e = [f"e{i}" for i in range(arity)]
+    lines = [
+        "def run(*args):",
+        f"    if len(args) != {arity} or not mode.enabled:",
+        "        return slow(args)",
+        f"    {', '.join(a)}, = args",
+        f"    if {' and '.join(f'type({x}) is Tensor' for x in a)}:",
+        *(f"        {di} = {ai}._data" for ai, di in zip(a, d)),
+        *(f"        {ri} = {ai}._requires_grad" for ai, ri in zip(a, r)),
+        f"        kind = kinds.get(({''.join(f'{di}.shape, {di}.dtype, {ri}, ' for di, ri in zip(d, r))}))",
+        "        if kind is not None and kind.generated is not None:",
+        *(
+            f"            {ei} = ({ai}._grad_fn or {ai}._accumulator or {ai}._accumulate_grad(), 0)"
+            f" if {ri} else NO_EDGE"
+            for ai, ri, ei in zip(a, r, e)
+        ),
+        "            token = quiet()",
+        "            try:",
+        f"                value, saved = kind.generated({', '.join(d)})",
+        "            finally:",
+        "                loud(token)",
+        "            out = make(value if type(value) is ndarray else asarray(value), True)",
+        "            node = new(cls)",
+        f"            node.next_functions = ({', '.join(e)},)",
+        "            node._retained = None",
+        "            node.kind = kind",
+        "            node.saved = saved",
+        "            node.freed = False",
+        "            out._grad_fn = node",
+        "            return out",
+        "    return slow(args)",
+    ]
+    scope = {
+        "mode": _mode, "slow": slow, "kinds": kinds, "cls": cls, "Tensor": Tensor, "NO_EDGE": _NO_EDGE,
+        "quiet": quiet, "loud": loud, "make": Tensor._make, "ndarray": _ndarray, "asarray": np.asarray, "new": _new,
+    }
+    exec(builtins.compile("\n".join(lines) + "\n", "<srcgrad compiled call>", "exec"), scope)  # noqa: S102 - fixed text
+    return scope["run"]
+

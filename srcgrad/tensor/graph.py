@@ -22,6 +22,9 @@ __all__ = [
     "AccumulateGrad",
     "node_class",
     "run_backward",
+    "run_single",
+    "quiet",
+    "loud",
     "is_grad_enabled",
     "set_grad_enabled",
     "no_grad",
@@ -36,6 +39,28 @@ FREED_MESSAGE = (
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward."
 )
+
+
+def _ignoring_errors():
+    """(enter, leave): silence NumPy's floating-point warnings around a call, as
+    `np.errstate(all="ignore")` does; `leave(enter())` restores the previous state."""
+    try:
+        from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+
+        state = _make_extobj(all="ignore")
+        return (lambda: _extobj_contextvar.set(state)), _extobj_contextvar.reset
+    except (ImportError, AttributeError, TypeError):  # another NumPy: the public spelling
+
+        def enter():
+            ctx = np.errstate(all="ignore")
+            ctx.__enter__()
+            return ctx
+
+        return enter, lambda ctx: ctx.__exit__(None, None, None)
+
+
+quiet, loud = _ignoring_errors()
+
 
 # --- grad mode -------------------------------------------------------------------------
 
@@ -54,21 +79,24 @@ def is_grad_enabled():
 
 class _ModeContext:
     """A context manager that sets grad mode and restores the previous one on exit;
-    an instance also works as a decorator."""
+    an instance also works as a decorator.
+
+    `_previous` is a stack of the modes to restore, as nested pairs `(mode, rest)` (one
+    instance may be entered again while active); the class's None is the empty stack,
+    so making an instance costs no `__init__`.
+    """
 
     _target = True
-
-    def __init__(self):
-        self._previous = []  # a stack: one instance may be entered again while active
+    _previous = None
 
     def __enter__(self):
         mode = _mode
-        self._previous.append(mode.enabled)
+        self._previous = (mode.enabled, self._previous)
         mode.enabled = self._target
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        _mode.enabled = self._previous.pop()
+        _mode.enabled, self._previous = self._previous
         return False
 
     def __call__(self, fn):
@@ -97,7 +125,7 @@ class set_grad_enabled(_ModeContext):
 
     def __init__(self, mode):
         self._target = bool(mode)
-        self._previous = [_mode.enabled]
+        self._previous = (_mode.enabled, None)
         _mode.enabled = self._target
 
     def __enter__(self):
@@ -140,6 +168,12 @@ class Node:
         """One gradient per input (an array, or None for inputs that need none)."""
         raise NotImplementedError
 
+    def apply_ones(self, shape, dtype):
+        """`apply` for the implicit seed `ones(shape, dtype)` of `backward()`. A node may
+        return a saved gradient itself here (no product with the seed) when that gives the
+        same values and dtypes; the caller only reads the arrays (accumulate copies)."""
+        return self.apply(np.ones(shape, dtype=dtype))
+
     def release(self):
         """Drop saved values after a pass run without `retain_graph`."""
 
@@ -166,16 +200,26 @@ class AccumulateGrad(Node):
 
 
 def accumulate(tensor, g):
-    """Create `tensor.grad` from `g`, or add `g` into it in place (identity is kept)."""
+    """Create `tensor.grad` from `g`, or add `g` into it in place (identity is kept).
+
+    A new `.grad` is always a copy: `g` may be an array that a node saved or returned
+    for another input too, or an input of the graph itself.
+    """
     current = tensor._grad
     if current is None:
         tensor._grad = type(tensor)._make(np.array(g, dtype=tensor._data.dtype, copy=True))
+        return
+    data = current._data
+    if type(g) is _ndarray and g.dtype is data.dtype and g.shape == data.shape:
+        _add(data, g, data)
+    elif np.shape(g) == data.shape:
+        _add(data, g, out=data, casting="unsafe")
     else:
-        data = current._data
-        if data.shape == np.shape(g):
-            np.add(data, g, out=data, casting="unsafe")
-        else:
-            current._data = data + g
+        current._data = data + g
+
+
+_ndarray = np.ndarray
+_add = np.add
 
 
 _CLASSES = {}
@@ -191,6 +235,46 @@ def node_class(name, base):
 
 
 # --- the engine ------------------------------------------------------------------------
+
+
+def run_single(node, shape, dtype, retain_graph):
+    """`backward()` from `node` with the implicit seed `ones(shape, dtype)`, when `node`
+    is the whole graph: every input is a leaf (an AccumulateGrad) or needs no grad, and
+    no tensor retains its gradient. Returns False, doing nothing, otherwise.
+
+    It does what `run_backward` does for such a graph, in the same order, without the
+    topological sort: the E7 check, the node's gradients, its release, then one
+    accumulation per leaf (gradients of a leaf used twice summed first, in input order).
+    """
+    if node._retained:
+        return False
+    edges = node.next_functions
+    for nxt, _ in edges:
+        if nxt is not None and type(nxt) is not AccumulateGrad:
+            return False
+    if node.freed:
+        raise RuntimeError(FREED_MESSAGE)
+    token = quiet()
+    try:
+        grads = node.apply_ones(shape, dtype)
+        if not retain_graph:
+            node.release()
+        if len(edges) == 1:
+            (nxt, _), = edges
+            g = grads[0]
+            if nxt is not None and g is not None:
+                accumulate(nxt.variable, g)
+            return True
+        pending = {}
+        for (nxt, _), g in zip(edges, grads):
+            if nxt is None or g is None:
+                continue
+            pending[nxt] = pending[nxt] + g if nxt in pending else g
+        for nxt, g in pending.items():
+            accumulate(nxt.variable, g)
+    finally:
+        loud(token)
+    return True
 
 
 def _topological(roots):

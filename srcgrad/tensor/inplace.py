@@ -22,6 +22,40 @@ _NUMBERS = (float, int)
 E11 = "a leaf Variable that requires grad is being used in an in-place operation."
 
 
+def _method(primitive, name, floating=False):
+    """The method `self op= other`: `_inplace`, with its commonest case inlined.
+
+    That case is untracked, into a float tensor, from a Python number or a tensor of
+    the same dtype and shape: no cast to check, and the ufunc writes straight into
+    place.
+    """
+    ufunc = _UFUNCS[primitive]
+    quiet, loud = ops.quiet, ops.loud
+
+    def method(self, other):
+        data = self._data
+        if data.dtype.kind == "f" and not (self._requires_grad and _mode.enabled):
+            kind = type(other)
+            if kind is float or kind is int:
+                value = other
+            elif isinstance(other, InPlaceOps) and not (other._requires_grad and _mode.enabled):
+                value = other._data
+                if value.dtype is not data.dtype or value.shape != data.shape:
+                    return self._inplace(primitive, other, name, floating)
+            else:
+                return self._inplace(primitive, other, name, floating)
+            token = quiet()
+            try:
+                ufunc(data, value, data)
+            finally:
+                loud(token)
+            return self
+        return self._inplace(primitive, other, name, floating)
+
+    method.__name__ = f"__i{primitive.__name__}__"
+    return method
+
+
 class InPlaceOps:
     """The in-place methods; `Tensor` inherits them."""
 
@@ -30,28 +64,6 @@ class InPlaceOps:
     def _inplace(self, primitive, other, name, floating=False):
         """`self op= other` in place. Tracked when grad mode is on and either side
         requires grad; then self becomes the output of a node named `name`."""
-        data = self._data
-        if data.dtype.kind == "f" and not (_mode.enabled and self._requires_grad):
-            # Untracked, into a float tensor, from a Python number or a tensor of the same
-            # dtype and shape: no cast to check, and the ufunc writes straight into place.
-            ufunc = _UFUNCS.get(primitive)
-            if ufunc is not None:
-                if type(other) in _NUMBERS:
-                    token = ops.quiet()
-                    try:
-                        ufunc(data, other, out=data)
-                    finally:
-                        ops.loud(token)
-                    return self
-                if isinstance(other, ops.Tensor) and not (_mode.enabled and other._requires_grad):
-                    od = other._data
-                    if od.dtype is data.dtype and od.shape == data.shape:
-                        token = ops.quiet()
-                        try:
-                            ufunc(data, od, out=data)
-                        finally:
-                            ops.loud(token)
-                        return self
         other = ops.operand(other)
         if other is NotImplemented:
             return NotImplemented
@@ -88,17 +100,10 @@ class InPlaceOps:
                 f"type {self.dtype.kind_name}"
             )
 
-    def __iadd__(self, other):
-        return self._inplace(operator.add, other, "AddBackward0")
-
-    def __isub__(self, other):
-        return self._inplace(operator.sub, other, "SubBackward0")
-
-    def __imul__(self, other):
-        return self._inplace(operator.mul, other, "MulBackward0")
-
-    def __itruediv__(self, other):
-        return self._inplace(operator.truediv, other, "DivBackward0", floating=True)
+    __iadd__ = _method(operator.add, "AddBackward0")
+    __isub__ = _method(operator.sub, "SubBackward0")
+    __imul__ = _method(operator.mul, "MulBackward0")
+    __itruediv__ = _method(operator.truediv, "DivBackward0", floating=True)
 
     def add_(self, other, alpha=1):
         return self._inplace(operator.add, other if alpha == 1 else other * alpha, "AddBackward0")
@@ -109,7 +114,10 @@ class InPlaceOps:
     mul_, div_ = __imul__, __itruediv__
 
     def zero_(self):
-        return self._overwrite(0, "ZeroBackward0")
+        if self._requires_grad and _mode.enabled:
+            self._inplace(operator.mul, 0, "ZeroBackward0")  # the old values get zero gradient
+        self._data.fill(0)
+        return self
 
     def fill_(self, value):
         return self._overwrite(value, "FillBackward2")

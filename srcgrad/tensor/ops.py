@@ -21,7 +21,7 @@ import numpy as np
 from ..rules import lookup
 from ..runtime import unbroadcast
 from . import dtypes
-from .graph import Node, _mode, node_class, run_backward
+from .graph import Node, _mode, loud, node_class, quiet, run_backward
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
@@ -30,27 +30,6 @@ _RULES = {}
 _NODES = {}  # (primitive, name) -> (rule, node class): resolved once per op kind
 _PARAMS = {}  # id(rule) -> (rule, its parameter names); a Rule's signature never changes
 _ndarray = np.ndarray
-
-
-def _ignoring_errors():
-    """(enter, leave): silence NumPy's floating-point warnings around a call, as
-    `np.errstate(all="ignore")` does; `leave(enter())` restores the previous state."""
-    try:
-        from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
-
-        state = _make_extobj(all="ignore")
-        return (lambda: _extobj_contextvar.set(state)), _extobj_contextvar.reset
-    except (ImportError, AttributeError, TypeError):  # another NumPy: the public spelling
-
-        def enter():
-            ctx = np.errstate(all="ignore")
-            ctx.__enter__()
-            return ctx
-
-        return enter, lambda ctx: ctx.__exit__(None, None, None)
-
-
-quiet, loud = _ignoring_errors()
 
 
 def rule_of(primitive):

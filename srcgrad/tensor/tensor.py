@@ -13,7 +13,7 @@ import numpy as np
 
 from . import dtypes, ops, printing
 from .dtypes import Size
-from .graph import AccumulateGrad, _mode, accumulate, run_backward, warn_non_leaf_grad
+from .graph import AccumulateGrad, _mode, accumulate, run_backward, run_single, warn_non_leaf_grad
 from .inplace import E11, InPlaceOps
 
 __all__ = ["Tensor"]
@@ -59,10 +59,44 @@ def _index_name(index):
 
 
 def _binary(primitive, name, saves=True, floating=False, reflected=False):
-    """A Tensor method for a binary operator: one rule, one node called `name`."""
-    if reflected:
-        return lambda self, other: ops.binary(primitive, other, self, name, saves, floating)
-    return lambda self, other: ops.binary(primitive, self, other, name, saves, floating)
+    """A Tensor method for a binary operator: one rule, one node called `name`.
+
+    It does what `ops.binary` does; the commonest case (a float tensor with a Python
+    number or a tensor of its own dtype, computed in that dtype) is inlined.
+    """
+    general, record, quiet, loud = ops.binary, ops._record, ops.quiet, ops.loud
+    ndarray, asarray = np.ndarray, np.asarray
+
+    def method(self, other):
+        data = self._data
+        if data.dtype.kind == "f":
+            kind = type(other)
+            if kind is Tensor:
+                value = other._data
+                fast = value.dtype is data.dtype
+                other_grad = other._requires_grad
+            else:
+                value = other
+                fast = kind is float or kind is int
+                other_grad = False
+            if fast:
+                x, y = (value, data) if reflected else (data, value)
+                token = quiet()
+                try:
+                    ans = primitive(x, y)
+                finally:
+                    loud(token)
+                if type(ans) is not ndarray:
+                    ans = asarray(ans)
+                out = Tensor._make(ans)
+                if (self._requires_grad or other_grad) and _mode.enabled:
+                    record(out, primitive, name, saves, (other, self) if reflected else (self, other), (x, y), {}, ans)
+                return out
+        if reflected:
+            return general(primitive, other, self, name, saves, floating)
+        return general(primitive, self, other, name, saves, floating)
+
+    return method
 
 
 def _comparison(primitive):
@@ -161,6 +195,15 @@ class Tensor(InPlaceOps):
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf), weighted by `gradient`, into every leaf's `.grad`."""
+        fn = self._grad_fn
+        if gradient is None and fn is not None and inputs is None and not create_graph:
+            # The common `loss.backward()`: a non-leaf (so it requires grad) with the
+            # implicit seed. One node over leaves runs without the general engine.
+            data = self._data
+            if data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if run_single(fn, data.shape, data.dtype, retain_graph):
+                return
         if gradient is not None:
             if not isinstance(gradient, Tensor):
                 gradient = ops.operand(gradient)
@@ -181,7 +224,6 @@ class Tensor(InPlaceOps):
         if create_graph:
             raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by the Tensor shim")
         retain = bool(retain_graph)
-        fn = self._grad_fn
         root = fn if fn is not None else self._accumulate_grad()
         token = ops.quiet()
         try:
