@@ -51,6 +51,10 @@ SAMPLES = [  # (primal, args, kwargs)
     (np.diag, (V,), {}), (np.pad, (V, 1), {}), (np.ravel, (A,), {}),
     (np.inner, (V, V), {}), (np.cross, (V[:3], V[2:]), {}), (np.outer, (V, V), {}),
     (builtins.max, (1.5, 0.5), {}), (builtins.max, ([1.5, 2.5, 0.5],), {}), (np.array, ([V, V],), {}),
+    (np.maximum.accumulate, (A,), {"axis": 1}), (np.minimum.accumulate, (V,), {}),
+    (np.select, ([A > 0, A < -0.5], [A, A * 2.0], 0.5), {}), (np.insert, (A, 1, V[:4]), {"axis": 0}),
+    (np.delete, (A, [0, 2], 1), {}), (np.mean, (A,), {"axis": 1, "where": A > -0.5}), (np.pad, (A, 1, "maximum"), {}),
+    (np.linalg.svd, (POS, False, False), {}), (np.linalg.svd, (A.T, False, False), {}),  # positional: cases replay by position
 ]
 
 
@@ -90,7 +94,9 @@ def _record():
     return calls
 
 
-SKIP = {("builtin_extreme_vjp_a", "ans"), ("_select_grad", "ans")}  # ans equals an entry by construction: not free to move
+SKIP = {  # ans equals an entry by construction: not free to move
+    ("builtin_extreme_vjp_a", "ans"), ("_select_grad", "ans"), ("_running_extremum_vjp", "ans"),
+}
 
 
 def _flat(v):
@@ -119,7 +125,8 @@ CASES = _cases()
 
 def test_samples_reach_the_reported_helpers():
     names = {c.values[0].__qualname__ for c in CASES}
-    for expected in ("_sort_vjp", "_cumprod_vjp", "_repeat_vjp", "_split_joined", "builtin_extreme_vjp_a", "_unstack"):
+    for expected in ("_sort_vjp", "_cumprod_vjp", "_repeat_vjp", "_split_joined", "builtin_extreme_vjp_a", "_unstack",
+                     "_svd_vjp", "_running_extremum_vjp", "_gather_back", "_masked_mean_vjp"):
         assert expected in names
 
 
@@ -170,3 +177,23 @@ def test_hessian_of_recursive_helper_and_dict_and_generator():
     np.testing.assert_allclose(H, H.T, atol=1e-9)
     J = srcgrad.jacobian(srcgrad.grad(f))(x)
     np.testing.assert_allclose(J, H, rtol=1e-6, atol=1e-8)
+
+
+def test_hessian_of_singular_values():
+    def f(x):
+        return np.sum(np.linalg.svd(x)[1] ** 3) + np.sum(np.linalg.svd(x, compute_uv=False))
+
+    for x in (rng.normal(size=(3, 3)), rng.normal(size=(4, 2)), rng.normal(size=(2, 3))):
+        H = np.asarray(srcgrad.hessian(f)(x)).reshape(x.size, x.size)
+        g = srcgrad.grad(f)
+        basis = np.eye(x.size).reshape((x.size,) + x.shape) * 1e-6
+        fd = np.stack([((g(x + e) - g(x - e)) / 2e-6).ravel() for e in basis], axis=-1)
+        np.testing.assert_allclose(H, fd, rtol=1e-5, atol=1e-6)
+
+
+def test_hessian_through_singular_vectors_is_refused():
+    def f(x):
+        return np.sum(np.linalg.svd(x, full_matrices=False)[0][:, 0] ** 2 * np.arange(3.0))
+
+    with pytest.raises(NotImplementedError, match="second derivatives of svd"):
+        srcgrad.hessian(f)(rng.normal(size=(3, 2)))

@@ -15,6 +15,7 @@ import pytest
 from rule_checks import Call, Uniform as U, check_dtypes, check_rule, materialize
 
 import srcgrad.rules as rules
+from srcgrad import NotDifferentiableError
 
 
 def run(fn, *args, rtol=1e-6, atol=1e-7, dtypes=True, **kwargs):
@@ -176,6 +177,31 @@ WHERE_SHAPES = [((), (), ()), ((3,), (3,), ()), ((2, 3), (3,), (2, 1)), ((3,), (
 def test_where(cs, xs, ys):
     condition = np.random.default_rng(3).uniform(size=cs) > 0.5
     run(np.where, condition, U(xs), U(ys))
+
+
+C34 = np.array([[True, False, True, False], [False, False, True, True], [True, False, False, False]])
+SELECT = [
+    case(np.select, [C34, ~C34], [U((3, 4)), U((3, 4))]),
+    case(np.select, [C34, C34[0]], (U((4,)), U((3, 1))), U(())),
+    case(np.select, [C34[:, :1], C34], [U((3, 4)), 2.5], U((4,))),
+    case(np.select, [C34], [U(())], 0.5),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", SELECT)
+def test_select(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_select_takes_the_first_true_condition():
+    a, b, d = np.full(3, 1.0), np.full(3, 2.0), np.full(3, 3.0)
+    first, second = np.array([True, False, False]), np.array([True, True, False])
+    ans = np.select([first, second], [a, b], d)
+    rule = rules.lookup(np.select)
+    grads = rule.vjp("choicelist", np.array([10.0, 20.0, 30.0]), ans, [first, second], [a, b], d)
+    assert isinstance(grads, list) and [g.tolist() for g in grads] == [[10, 0, 0], [0, 20, 0]]
+    assert rule.vjp("default", np.array([10.0, 20.0, 30.0]), ans, [first, second], [a, b], d).tolist() == [0, 0, 30]
+    assert rule.jvp("choicelist", [None, np.ones(3)], ans, [first, second], [a, b], d).tolist() == [0, 1, 0]
 
 
 CLIP = [
@@ -342,6 +368,67 @@ def test_cumprod_exact_with_zeros(axis):
 def test_add_accumulate():
     run(np.add.accumulate, U((3, 4)))
     run(np.add.accumulate, U((3, 4)), axis=1)
+
+
+W34 = np.array([[True, False, True, True], [False, True, True, False], [True, True, False, True]])
+EXTREMA = [np.max, np.amax, np.nanmax, np.min, np.amin, np.nanmin]
+KEYWORD_REDUCTIONS = [  # where= and initial= (max and min take where= only with initial=)
+    case(np.sum, U((3, 4)), where=W34),
+    case(np.sum, U((3, 4)), axis=1, keepdims=True, where=W34[0]),
+    case(np.sum, U((3, 4)), 0, None, None, False, 0.5),
+    case(np.sum, U((2, 3, 4)), axis=(0, 2), initial=0.5, where=W34[:, :1]),
+    case(np.mean, U((3, 4)), where=W34),
+    case(np.mean, U((3, 4)), axis=0, where=W34),
+    case(np.mean, U((2, 3, 4)), axis=(-1, 0), keepdims=True, where=W34),
+    case(np.prod, U((3, 4), 0.5, 2), initial=1.5),
+    case(np.prod, U((3, 4), 0.5, 2), axis=1, initial=-0.5, where=W34),
+    case(np.prod, U((2, 3, 4), 0.5, 2), axis=(0, 1), keepdims=True, where=W34[:, :1]),
+    *[case(f, U((3, 4), 0.5, 2), axis=1, initial=1.6) for f in EXTREMA],
+    *[case(f, U((2, 3, 4)), axis=(0, 2), initial=0.2, where=W34[:, :1], keepdims=True) for f in EXTREMA],
+    case(np.max, U((3, 4)), initial=0.5, where=W34),
+    case(np.min, U((3, 4)), axis=0, initial=U(()), where=W34),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", KEYWORD_REDUCTIONS)
+def test_reduction_keywords(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+@pytest.mark.parametrize("fn", EXTREMA, ids=lambda f: f.__name__)
+def test_extremum_tie_with_initial_shares_gradient(fn):
+    x = np.array([[1.0, 2.0, 2.0], [0.5, 0.0, 0.5], [3.0, -1.0, 9.0]])
+    initial, where = 2.0 if fn in EXTREMA[:3] else 0.0, np.array([True, True, False])
+    ans = fn(x, axis=1, initial=initial, where=where)
+    rule = rules.lookup(fn)
+    grad = rule.vjp("x", np.ones(3), ans, x, axis=1, initial=initial, where=where)
+    share = rule.vjp("initial", np.ones(3), ans, x, axis=1, initial=initial, where=where)
+    if fn in EXTREMA[:3]:  # max: row 0 ties 2.0 with initial, row 1 is initial's, row 2 is 3.0's
+        assert grad.tolist() == [[0, 0.5, 0], [0, 0, 0], [1, 0, 0]] and share == 1.5
+    else:  # min: row 0 is initial's, row 1 ties 0.0 with initial, row 2 is -1.0's
+        assert grad.tolist() == [[0, 0, 0], [0, 0.5, 0], [0, 1, 0]] and share == 1.5
+
+
+RUNNING_EXTREMA = [
+    case(f, U(shape), axis=axis)
+    for f in (np.maximum.accumulate, np.minimum.accumulate)
+    for shape, axis in [((5,), 0), ((3, 4), 0), ((3, 4), 1), ((2, 3, 4), -1), ((2, 3, 4), 1)]
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", RUNNING_EXTREMA)
+def test_running_extremum(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_running_extremum_ties_go_to_the_earliest_entry():
+    x = np.array([1.0, 3.0, 3.0, 2.0, 5.0, 5.0, 0.0])
+    ans = np.maximum.accumulate(x)
+    rule = rules.lookup(np.maximum.accumulate)
+    assert rule.vjp("x", np.ones(7), ans, x).tolist() == [1, 3, 0, 0, 3, 0, 0]
+    assert rule.jvp("x", np.arange(7.0), ans, x).tolist() == [0, 1, 1, 1, 4, 4, 4]
+    ans = np.minimum.accumulate(-x)
+    assert rules.lookup(np.minimum.accumulate).vjp("x", np.ones(7), ans, -x).tolist() == [1, 3, 0, 0, 3, 0, 0]
 
 
 AVERAGE = [
@@ -534,6 +621,63 @@ LINALG = [
 ]
 
 
+LSTSQ = [
+    case(np.linalg.lstsq, well_conditioned(5, 3), U((5,)), rcond=None),
+    case(np.linalg.lstsq, well_conditioned(6, 2), U((6, 3)), rcond=None),
+    case(np.linalg.lstsq, well_conditioned(3, 3), U((3, 2)), rcond=None),
+    case(np.linalg.lstsq, well_conditioned(2, 4), U((2,)), rcond=None),
+    case(np.linalg.lstsq, well_conditioned(3, 5), U((3, 2)), 1e-8),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", LSTSQ)
+def test_lstsq(fn, args, kwargs):
+    run(fn, *args, rtol=1e-5, atol=1e-6, **kwargs)
+
+
+def test_lstsq_of_rank_deficient_matrix_refuses_the_solution():
+    a = np.array([[1.0, 2.0], [2.0, 4.0], [0.0, 0.0]])
+    b = np.array([1.0, 0.5, 2.0])
+    ans = np.linalg.lstsq(a, b, rcond=None)
+    rule = rules.lookup(np.linalg.lstsq)
+    with pytest.raises(NotDifferentiableError, match="rank-deficient"):
+        rule.vjp("a", (np.ones(2), None, None, None), ans, a, b, rcond=None)
+    with pytest.raises(NotDifferentiableError, match="rank-deficient"):
+        rule.vjp("b", (np.ones(2), None, None, None), ans, a, b, rcond=None)
+    # the singular values stay differentiable, and so does the tangent of s in forward mode
+    grad = rule.vjp("a", (None, None, None, np.ones(2)), ans, a, b, rcond=None)
+    np.testing.assert_allclose(grad, rules.lookup(np.linalg.svd).vjp("x", np.ones(2), ans[3], a, compute_uv=False))
+    t = np.ones_like(a)
+    d_x, d_res, d_rank, d_s = rule.jvp("a", t, ans, a, b, rcond=None)
+    assert d_res.shape == (0,) and d_rank == 0.0 and d_s.shape == (2,)
+    with pytest.raises(NotDifferentiableError, match="rank-deficient"):
+        d_x * 2.0
+    with pytest.raises(NotDifferentiableError, match="rank-deficient"):
+        np.sum(d_x)
+
+
+def test_svd_full_matrices_forward_keeps_s_and_the_square_factor():
+    for a in (well_conditioned(4, 3), well_conditioned(3, 5)):
+        ans = np.linalg.svd(a)
+        t = np.random.default_rng(2).standard_normal(a.shape)
+        tangents = rules.lookup(np.linalg.svd).jvp("x", t, ans, a)
+        thin = np.linalg.svd(a, full_matrices=False)
+        exact = rules.lookup(np.linalg.svd).jvp("x", t, thin, a, full_matrices=False)
+        np.testing.assert_allclose(tangents[1], exact[1])
+        square, missing = (2, 0) if a.shape[0] > a.shape[1] else (0, 2)
+        np.testing.assert_allclose(tangents[square], exact[square], atol=1e-12)
+        with pytest.raises(NotImplementedError, match="full_matrices"):
+            tangents[missing] @ np.ones(a.shape[0])
+        with pytest.raises(NotImplementedError, match="full_matrices"):
+            np.asarray(tangents[missing])
+        cotangents = [None, np.ones(len(ans[1])), None]
+        cotangents[square] = np.ones_like(ans[square])
+        check = rules.lookup(np.linalg.svd).vjp("x", tuple(cotangents), ans, a)
+        thin_cotangents = list(cotangents)
+        thin_cotangents[square] = np.ones_like(thin[square])
+        np.testing.assert_allclose(check, rules.lookup(np.linalg.svd).vjp("x", tuple(thin_cotangents), thin, a, False))
+
+
 @pytest.mark.parametrize("fn,args,kwargs", LINALG)
 def test_linalg(fn, args, kwargs):
     run(fn, *args, rtol=1e-5, atol=1e-6, **kwargs)
@@ -694,6 +838,47 @@ def test_shape(fn, args, kwargs):
     run(fn, *args, **kwargs)
 
 
+PADS = [
+    *[case(np.pad, U((5,)), w, m) for m in ("mean", "maximum", "minimum", "median", "linear_ramp") for w in (2, (1, 3))],
+    *[case(np.pad, U((3, 4)), ((1, 2), (2, 0)), m) for m in ("mean", "maximum", "minimum", "median", "linear_ramp")],
+    *[case(np.pad, U((2, 3, 4)), 1, m) for m in ("mean", "maximum", "minimum", "median", "linear_ramp")],
+    case(np.pad, U((6,)), 2, "mean", stat_length=2),
+    case(np.pad, U((3, 5)), ((1, 2), (2, 1)), "maximum", stat_length=((1, 2), (3, 2))),
+    case(np.pad, U((4, 5)), 2, "minimum", stat_length=(2, 3)),
+    case(np.pad, U((4, 5)), 2, "median", stat_length=3),
+    case(np.pad, U((3, 4)), 6, "mean", stat_length=10),
+    case(np.pad, U((3, 4)), ((0, 0), (3, 1)), "maximum"),
+    case(np.pad, U((4, 5)), ((1, 2), (3, 1)), "linear_ramp", end_values=((1.0, -2.0), (0.5, 3.0))),
+    case(np.pad, U((4,)), 3, mode="linear_ramp", end_values=2.0),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", PADS)
+def test_pad_modes(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_pad_odd_reflection_has_a_forward_rule_only():
+    x, t = np.array([1.0, 4.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0, 1.5])
+    ans = np.pad(x, 3, "reflect", reflect_type="odd")
+    tangent = rules.lookup(np.pad).jvp("x", t, ans, x, 3, "reflect", reflect_type="odd")
+    np.testing.assert_allclose(tangent, np.pad(t, 3, "reflect", reflect_type="odd"))
+
+
+def test_pad_empty_treats_the_padding_as_constant():
+    x = np.ones((2, 3))
+    ans = np.pad(x, 2, "empty")
+    rule = rules.lookup(np.pad)
+    assert np.all(rule.jvp("x", x, ans, x, 2, "empty")[:2] == 0.0)
+    assert rule.vjp("x", np.ones((6, 7)), ans, x, 2, "empty").tolist() == x.tolist()
+
+
+def test_pad_maximum_forward_follows_the_maximum():
+    """np.pad(t, mode='maximum') would pad the tangent with its own maximum: wrong."""
+    x, t = np.array([1.0, 5.0, 2.0]), np.array([7.0, 0.5, -1.0])
+    assert rules.lookup(np.pad).jvp("x", t, np.pad(x, 1, "maximum"), x, 1, "maximum").tolist() == [0.5, 7, 0.5, -1, 0.5]
+
+
 def test_ravel_order_k_follows_memory_layout():
     x = np.asfortranarray(np.arange(6.0).reshape(2, 3))
     grad = rules.lookup(np.ravel).vjp("x", np.arange(6.0), np.ravel(x, "K"), x, "K")
@@ -711,9 +896,18 @@ def test_transpose_accepts_axes_packed_by_method_calls():
 
 
 def test_pad_modes_without_reverse_rule_raise():
-    with pytest.raises(NotImplementedError, match="mode='mean'"):
-        x = np.ones(3)
-        rules.lookup(np.pad).vjp("x", np.ones(5), np.pad(x, 1, "mean"), x, 1, "mean")
+    x = np.ones(3)
+    with pytest.raises(NotImplementedError, match="mode='reflect'"):
+        ans = np.pad(x, 1, "reflect", reflect_type="odd")
+        rules.lookup(np.pad).vjp("x", np.ones(5), ans, x, 1, "reflect", reflect_type="odd")
+
+    def mode(vector, width, axis, kwargs):
+        vector[: width[0]] = 0.0
+
+    with pytest.raises(NotImplementedError, match="mode="):
+        rules.lookup(np.pad).vjp("x", np.ones(5), np.pad(x, 1, mode), x, 1, mode)
+    with pytest.raises(NotImplementedError, match="mode="):
+        rules.lookup(np.pad).jvp("x", np.ones(3), np.pad(x, 1, mode), x, 1, mode)
 
 
 INDICES = [
@@ -793,6 +987,28 @@ def test_structure(fn, args, kwargs):
     run(fn, *args, **kwargs)
 
 
+INSERT_DELETE = [
+    case(np.insert, U((4,)), 1, 0.5),
+    case(np.insert, U((3, 4)), 1, U((4,)), axis=0),
+    case(np.insert, U((3, 4)), [0, 2, 2], U((3, 1)), axis=1),
+    case(np.insert, U((3, 4)), 2, U((3,)), axis=1),
+    case(np.insert, U((3, 4)), [1, 5], U((2,))),
+    case(np.insert, U((3, 4)), 3, U((2,))),
+    case(np.insert, U((2, 3)), slice(0, 3), 1.5, axis=1),
+    case(np.insert, U((2, 3)), [2, 0], U((2, 2)), axis=-1),
+    case(np.delete, U((3, 4)), 1, axis=0),
+    case(np.delete, U((3, 4)), [0, 3], axis=1),
+    case(np.delete, U((3, 4)), [0, 5, 7]),
+    case(np.delete, U((3, 4)), slice(1, None, 2), axis=-1),
+    case(np.delete, U((5,)), np.array([True, False, True, False, False])),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", INSERT_DELETE)
+def test_insert_delete(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
 def test_split_with_unused_pieces():
     x = np.arange(6.0)
     pieces = np.split(x, 3)
@@ -832,6 +1048,7 @@ TABLES = [
     QUANTILES, AVERAGE, DIFFERENCES, PRODUCTS,
     [case(np.convolve, U((3,)), U((2,))), case(np.correlate, U((3,)), U((2,)))],
     LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0)], STRUCTURE, OTHERS,
+    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = ("decompositions", "elementwise", "linalg", "operators", "reductions", "scalars", "series", "shapes", "structure")
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}

@@ -133,7 +133,7 @@ def changes_in_place(call, callee, varied, rules):
     return rules.lookup(callee.obj) is None and not rules.is_nondifferentiable(callee.obj)
 
 
-_SEQUENCE_PARAMS = {"iterable", "seq", "arrays", "tup", "arys", "operands", "object", "xs"}
+_SEQUENCE_PARAMS = {"iterable", "seq", "arrays", "tup", "arys", "operands", "object", "xs", "choicelist"}
 
 
 def takes_sequence(rule, param):
@@ -166,7 +166,9 @@ def joins_sequences(value, container_names):
                for x in (value.left, value.right))
 
 
-_SEVERAL_RESULTS = {np.average, np.divmod, np.linalg.slogdet, np.linalg.eigh, np.linalg.qr, np.linalg.svd}
+_SEVERAL_RESULTS = {
+    np.average, np.divmod, np.linalg.slogdet, np.linalg.eigh, np.linalg.qr, np.linalg.svd, np.linalg.lstsq,
+}
 
 
 def several_results(primal):

@@ -1,10 +1,11 @@
-"""numpy.linalg beyond products: inv det slogdet solve cholesky eigh eigvalsh qr svd
-svdvals pinv matrix_power multi_dot norm vector_norm matrix_norm (products live in
+"""numpy.linalg beyond products: inv det slogdet solve lstsq cholesky eigh eigvalsh qr
+svd svdvals pinv matrix_power multi_dot norm vector_norm matrix_norm (products live in
 `linalg.py`, whose conventions these rules follow).
 
-Functions that return several arrays (slogdet, eigh, qr, svd) take their cotangent as a
-sequence with one entry per output, None where an output receives no gradient, and their
-forward rules return a tuple; `arrays` of multi_dot gets a tuple of gradients.
+Functions that return several arrays (slogdet, lstsq, eigh, qr, svd) take their
+cotangent as a sequence with one entry per output, None where an output receives no
+gradient, and their forward rules return a tuple; `arrays` of multi_dot gets a tuple of
+gradients.
 
 Functions that read one triangle of their input (cholesky, eigh, eigvalsh) get the
 exact gradient of what they compute: it lives on that triangle, with the off-diagonal
@@ -12,11 +13,17 @@ entries carrying the contribution of both symmetric positions. Eigen- and singul
 vector rules assume distinct eigen/singular values. `svd` with `full_matrices=True`
 of a non-square matrix and `qr` with `mode="complete"` of a tall matrix have no
 unique derivative for the extra columns: their reverse rules raise unless those
-outputs get no cotangent (or, for svd, only the singular values are used).
+outputs get no cotangent; svd's forward rule gives the singular values and the square
+factor their tangents and the other factor a tangent that raises when it is used.
+`lstsq` differentiates the solution of a full-rank matrix (tall: the least-squares
+solution, wide: the minimum-norm one) and the residuals exactly; for a rank-deficient
+matrix (rank below min(m, n), rcond included) only its singular values have a
+derivative, and the solution's raises NotDifferentiableError.
 """
 
 import numpy as np
 
+from ..errors import NotDifferentiableError
 from ..runtime import unbroadcast, unreduce, zeros_like_grad
 from .reductions import _exclusive_product, _extremum_share, _float_dtype
 from .registry import defjvp, defvjp, numpy2
@@ -112,6 +119,112 @@ def solve_jvp_a(t, ans, a, b):
 @defjvp(np.linalg.solve, "b")
 def solve_jvp_b(t, ans, a, b):
     return np.linalg.solve(a, t)
+
+
+def _lstsq_rank_deficient(rank, a):
+    return (
+        f"np.linalg.lstsq of a rank-deficient matrix (rank {int(rank)} < min{np.shape(a)}: rcond cut off "
+        "singular values): its solution has no derivative there (its singular values have one)"
+    )
+
+
+def _lstsq_parts(ans, a, b):
+    """For x = lstsq(a, b)[0] with a of full rank: the pseudo-inverse P of a, x and the
+    residual r = b - a x as matrices (one column per right-hand side), and (I - P a).
+    Then dx = -P da x + P P^T da^T r + (I - P a) da^T P^T x + P db: the derivative of
+    pinv(a) b, exact while the rank stays full (r = 0 for a wide a, I - P a = 0 for a tall one)."""
+    x, rank = ans[0], ans[2]
+    if rank < min(np.shape(a)):
+        raise NotDifferentiableError(_lstsq_rank_deficient(rank, a))
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    p = _T(vh) @ (_T(u) / np.expand_dims(s, -1))
+    xm = x[:, None] if np.ndim(b) == 1 else x
+    r = (np.asarray(b)[:, None] if np.ndim(b) == 1 else np.asarray(b)) - a @ xm
+    return p, xm, r, np.eye(np.shape(a)[1], dtype=np.result_type(p)) - p @ a
+
+
+def _as_columns(v, b):
+    """A cotangent or tangent of x (or of b) as a matrix, one column per right-hand side."""
+    return np.asarray(v)[:, None] if np.ndim(b) == 1 else np.asarray(v)
+
+
+def _has_residuals(ans):
+    return np.size(ans[1]) > 0
+
+
+def _lstsq_vjp_a(g, ans, a, b):
+    g_x, g_res, g_s = g[0], g[1], g[3]
+    grad = zeros_like_grad(np.asarray(a))
+    if g_s is not None:
+        grad = grad + _singular_values_vjp(g_s, a)
+    if g_x is None and (g_res is None or not _has_residuals(ans)):
+        return grad
+    p, xm, r, away = _lstsq_parts(ans, a, b)
+    if g_x is not None:
+        gm = _as_columns(g_x, b)
+        grad = grad - _T(p) @ gm @ _T(xm) + r @ _T(gm) @ p @ _T(p) + _T(p) @ xm @ _T(gm) @ away
+    if g_res is not None and _has_residuals(ans):
+        grad = grad - 2.0 * (r * g_res) @ _T(xm)
+    return unbroadcast(grad, a)
+
+
+def _lstsq_vjp_b(g, ans, a, b):
+    g_x, g_res = g[0], g[1]
+    if g_x is None and (g_res is None or not _has_residuals(ans)):
+        return unbroadcast(zeros_like_grad(np.asarray(b)), b)
+    p, xm, r, _ = _lstsq_parts(ans, a, b)
+    grad = np.zeros(np.shape(r), dtype=np.result_type(r))
+    if g_x is not None:
+        grad = grad + _T(p) @ _as_columns(g_x, b)
+    if g_res is not None and _has_residuals(ans):
+        grad = grad + 2.0 * r * g_res
+    return unbroadcast(np.reshape(grad, np.shape(b)), b)
+
+
+def _lstsq_tangents(ans, b, d_x, d_res, d_s):
+    """(x, residuals, rank, s) tangents, shaped like the outputs."""
+    if not isinstance(d_x, _NoTangent):
+        d_x = np.reshape(d_x, np.shape(ans[0]))
+    d_res = np.reshape(d_res, np.shape(ans[1])) if _has_residuals(ans) else np.zeros_like(ans[1])
+    return d_x, d_res, 0.0, d_s
+
+
+def _lstsq_jvp_a(t, ans, a, b):
+    d_s = _singular_values_jvp(t, a)
+    if ans[2] < min(np.shape(a)):
+        return _lstsq_tangents(ans, b, _NoTangent(NotDifferentiableError, _lstsq_rank_deficient(ans[2], a)), 0.0, d_s)
+    p, xm, r, away = _lstsq_parts(ans, a, b)
+    d_x = -p @ t @ xm + p @ _T(p) @ _T(t) @ r + away @ _T(t) @ _T(p) @ xm
+    return _lstsq_tangents(ans, b, d_x, -2.0 * np.sum(r * (t @ xm), axis=0), d_s)
+
+
+def _lstsq_jvp_b(t, ans, a, b):
+    d_s = np.zeros_like(ans[3])
+    if ans[2] < min(np.shape(a)):
+        return _lstsq_tangents(ans, b, _NoTangent(NotDifferentiableError, _lstsq_rank_deficient(ans[2], a)), 0.0, d_s)
+    p, _, r, _ = _lstsq_parts(ans, a, b)
+    tm = _as_columns(t, b)
+    return _lstsq_tangents(ans, b, p @ tm, 2.0 * np.sum(r * tm, axis=0), d_s)
+
+
+@defvjp(np.linalg.lstsq, "a")
+def lstsq_vjp_a(g, ans, a, b, rcond=None):
+    return _lstsq_vjp_a(g, ans, a, b)
+
+
+@defvjp(np.linalg.lstsq, "b")
+def lstsq_vjp_b(g, ans, a, b, rcond=None):
+    return _lstsq_vjp_b(g, ans, a, b)
+
+
+@defjvp(np.linalg.lstsq, "a")
+def lstsq_jvp_a(t, ans, a, b, rcond=None):
+    return _lstsq_jvp_a(t, ans, a, b)
+
+
+@defjvp(np.linalg.lstsq, "b")
+def lstsq_jvp_b(t, ans, a, b, rcond=None):
+    return _lstsq_jvp_b(t, ans, a, b)
 
 
 # --- factorizations -----------------------------------------------------------------
@@ -282,29 +395,71 @@ def qr_jvp(t, ans, x, mode="reduced"):
 
 
 _HERMITIAN = "{}(hermitian=True) reads one triangle through eigh; its derivative is not implemented"
+_FULL_SVD = (
+    "svd(full_matrices=True) of a non-square matrix: the singular vectors beyond min(m, n) (the extra "
+    "columns of u, or rows of vh) have no derivative; use full_matrices=False (s, and the square factor, "
+    "are differentiable)"
+)
+
+
+class _NoTangent:
+    """The tangent of an output that has no derivative where its siblings have one (the
+    extra singular vectors of svd(full_matrices=True), the solution of a rank-deficient
+    lstsq). A forward rule returns it in that output's place, so code that uses only the
+    other outputs works; any use of this one raises `error(message)`."""
+
+    def __init__(self, error, message):
+        self.error, self.message = error, message
+
+    def _refuse(self, *args, **kwargs):
+        raise self.error(self.message)
+
+    __array_ufunc__ = __array_function__ = __array__ = __getitem__ = __iter__ = __len__ = _refuse
+    __float__ = __int__ = __bool__ = __neg__ = __pos__ = __abs__ = _refuse
+    __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
+    __matmul__ = __rmatmul__ = __pow__ = __rpow__ = _refuse
+
+    def __add__(self, other):  # two parameters' contributions to the same missing tangent
+        if isinstance(other, _NoTangent):
+            return self
+        raise self.error(self.message)
+
+    __radd__ = __add__
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name in ("error", "message"):
+            raise AttributeError(name)
+        raise self.error(self.message)
+
+    def __repr__(self):
+        return f"<no tangent: {self.message}>"
 
 
 def _singular_values_vjp(g, x, hermitian=False):
-    _svd_check(x, False, hermitian)
+    _svd_check(hermitian)
     u, _, vh = np.linalg.svd(x, full_matrices=False)
     return (u * np.expand_dims(g, -2)) @ vh
 
 
 def _singular_values_jvp(t, x, hermitian=False):
-    _svd_check(x, False, hermitian)
+    _svd_check(hermitian)
     u, _, vh = np.linalg.svd(x, full_matrices=False)
     return np.sum((_T(u) @ t) * vh, axis=-1)
 
 
-def _svd_check(x, full_matrices, hermitian):
+def _svd_check(hermitian):
     if hermitian:
         raise NotImplementedError(_HERMITIAN.format("svd"))
+
+
+def _svd_thin(ans, x, full_matrices):
+    """The factors (u, s, vh) without the extra singular vectors of full_matrices=True, and
+    the position of the output that had them (0 for u, 2 for vh, None)."""
+    u, s, vh = ans
     m, n = np.shape(x)[-2:]
-    if full_matrices and m != n:
-        raise NotImplementedError(
-            "svd(full_matrices=True) of a non-square matrix: the extra singular vectors have "
-            "no derivative; use full_matrices=False"
-        )
+    if not full_matrices or m == n:
+        return (u, s, vh), None
+    return ((u[..., :, :n], s, vh), 0) if m > n else ((u, s, vh[..., :m, :]), 2)
 
 
 def _svd_vjp(g, ans, x, full_matrices, compute_uv, hermitian):
@@ -312,7 +467,10 @@ def _svd_vjp(g, ans, x, full_matrices, compute_uv, hermitian):
         return _singular_values_vjp(g, x, hermitian)
     if g[0] is None and g[2] is None:  # only the singular values are used
         return _singular_values_vjp(g[1], x, hermitian)
-    _svd_check(x, full_matrices, hermitian)
+    _svd_check(hermitian)
+    ans, extra = _svd_thin(ans, x, full_matrices)
+    if extra is not None and g[extra] is not None:
+        raise NotImplementedError(_FULL_SVD)
     u, s, vh = ans
     g_u, g_s, g_vh = _cotangents(g, ans)
     m, n = np.shape(x)[-2:]
@@ -332,10 +490,12 @@ def _svd_vjp(g, ans, x, full_matrices, compute_uv, hermitian):
 
 
 def _svd_jvp(t, ans, x, full_matrices, compute_uv, hermitian):
+    """The tangents of (u, s, vh); for full_matrices=True of a non-square matrix, the
+    factor with extra singular vectors gets a `_NoTangent`."""
     if not compute_uv:
         return _singular_values_jvp(t, x, hermitian)
-    _svd_check(x, full_matrices, hermitian)
-    u, s, vh = ans
+    _svd_check(hermitian)
+    (u, s, vh), extra = _svd_thin(ans, x, full_matrices)
     v = _T(vh)
     m, n = np.shape(x)[-2:]
     d_p = _T(u) @ t @ v
@@ -351,7 +511,10 @@ def _svd_jvp(t, ans, x, full_matrices, compute_uv, hermitian):
     if n > m:
         tt_u = _T(t) @ u
         d_v = d_v + (tt_u - v @ (vh @ tt_u)) / np.expand_dims(s, -2)
-    return d_u, d_s, _T(d_v)
+    out = [d_u, d_s, _T(d_v)]
+    if extra is not None:
+        out[extra] = _NoTangent(NotImplementedError, _FULL_SVD)
+    return tuple(out)
 
 
 @defvjp(np.linalg.svd, "x")

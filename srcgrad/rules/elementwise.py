@@ -1,4 +1,4 @@
-"""Elementwise NumPy functions: unary and binary ufuncs, `where`, `clip`, `nan_to_num`.
+"""Elementwise NumPy functions: unary and binary ufuncs, `where`, `select`, `clip`, `nan_to_num`.
 
 Most rules are the local derivative `d(ans, *params)`; `elementwise` builds the reverse
 rule `g * d` (unbroadcast for binary primals) and the forward rule `t * d` from it.
@@ -364,6 +364,47 @@ def where_jvp_x(t, ans, condition, x=None, y=None):
 @defjvp(np.where, "y")
 def where_jvp_y(t, ans, condition, x=None, y=None):
     return np.where(condition, 0.0, t)
+
+
+def _select_masks(condlist):
+    """For np.select: where each choice is taken (its condition holds and no earlier one
+    does), and where the default is."""
+    taken, masks = False, []
+    for condition in condlist:
+        masks.append(np.logical_and(condition, np.logical_not(taken)))
+        taken = np.logical_or(taken, condition)
+    return masks, np.logical_not(taken)
+
+
+def _select_vjp_choices(g, condlist, choicelist):
+    masks, _ = _select_masks(condlist)
+    grads = [unbroadcast(np.where(m, g, 0.0), c) for m, c in zip(masks, choicelist)]
+    return grads if isinstance(choicelist, list) else tuple(grads)
+
+
+def _select_jvp_choices(t, ans, condlist, choicelist):
+    zero = np.zeros((), dtype=np.result_type(ans))
+    return np.select(condlist, [zero if d is None else d for d in t], zero).astype(np.result_type(ans), copy=False)
+
+
+@defvjp(np.select, "choicelist")
+def select_vjp_choicelist(g, ans, condlist, choicelist, default=0):
+    return _select_vjp_choices(g, condlist, choicelist)
+
+
+@defvjp(np.select, "default")
+def select_vjp_default(g, ans, condlist, choicelist, default=0):
+    return unbroadcast(np.where(_select_masks(condlist)[1], g, 0.0), default)
+
+
+@defjvp(np.select, "choicelist")
+def select_jvp_choicelist(t, ans, condlist, choicelist, default=0):
+    return _select_jvp_choices(t, ans, condlist, choicelist)
+
+
+@defjvp(np.select, "default")
+def select_jvp_default(t, ans, condlist, choicelist, default=0):
+    return np.where(_select_masks(condlist)[1], t, np.zeros_like(ans))
 
 
 def _clip_lower_share(ans, x, lower):

@@ -1,13 +1,19 @@
 """Reductions and scans along axes: sum mean prod max min ptp std var average median
-quantile percentile, their nan* forms, cumsum and cumprod (differences and integrals are in `series.py`).
+quantile percentile, their nan* forms, cumsum, cumprod and the running extrema
+np.maximum/minimum.accumulate (differences and integrals are in `series.py`).
 
 `axis` may be None, an int (negative too) or a tuple, with `keepdims` either way.
 Gradients spread back through `runtime.unreduce`; forward rules reduce the tangent the
-same way the primal reduces its input. Chosen subgradients: max/min (and nanmax/nanmin,
-ptp) share the gradient equally between tied extrema; median splits it between the
+same way the primal reduces its input. sum, mean, prod, max and min (amax, amin,
+nanmax, nanmin, and the array methods) take `where=`: entries it leaves out get a zero
+gradient. sum, prod, max and min take `initial=`, which is differentiable too.
+Chosen subgradients: max/min (and nanmax/nanmin, ptp) share the gradient equally between
+tied extrema, `initial` counting as one more entry; median splits it between the
 middle elements, and quantile/percentile (method 'linear') between the two entries they
-interpolate. prod and cumprod are exact when the input holds zeros. NaN entries
-get a zero gradient in the nan* reductions.
+interpolate; a running maximum or minimum that ties takes its gradient from the
+earliest entry that reached it (np.argmax's choice), later equal entries get none.
+prod and cumprod are exact when the input holds zeros. NaN entries get a zero
+gradient in the nan* reductions.
 """
 
 import numpy as np
@@ -68,17 +74,48 @@ def _valid_count(x, axis):
     return np.sum(_not_nan(x), axis=axis, keepdims=True, dtype=_float_dtype(x))
 
 
+def _masked(grad, where):
+    """`grad` (shaped like the reduced x) with the entries `where=` leaves out set to 0."""
+    return np.where(where, grad, 0.0)
+
+
+def _masked_mean_vjp(g, x, axis, keepdims, where):
+    """np.mean(x, where=mask): each selected entry gets g / (entries selected in its slice)."""
+    mask = np.broadcast_to(where, np.shape(x))
+    count = np.sum(mask, axis=axis, keepdims=True, dtype=_float_dtype(x))
+    return np.where(mask, unreduce(g, x, axis, keepdims) / np.maximum(count, 1.0), 0.0)
+
+
+def _kept(ans, x, axis, keepdims):
+    """The reduction's result `ans` with the reduced axes kept (length 1)."""
+    if keepdims:
+        return ans
+    return np.reshape(ans, [1 if a in _axes(axis, np.ndim(x)) else n for a, n in enumerate(np.shape(x))])
+
+
 # --- sum, mean ----------------------------------------------------------------------
 
 
 @defvjp(np.sum, "x")
-def sum_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return unreduce(g, x, axis, keepdims)
+def sum_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return unreduce(g, x, axis, keepdims) if where is True else _masked(unreduce(g, x, axis, keepdims), where)
+
+
+@defvjp(np.sum, "initial")
+def sum_vjp_initial(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return unbroadcast(g, initial)
 
 
 @defjvp(np.sum, "x")
-def sum_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return np.sum(t, axis=axis, keepdims=keepdims)
+def sum_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return (
+        np.sum(t, axis=axis, keepdims=keepdims) if where is True else np.sum(t, axis=axis, keepdims=keepdims, where=where)
+    )
+
+
+@defjvp(np.sum, "initial")
+def sum_jvp_initial(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return np.zeros_like(ans) + t
 
 
 @defvjp(np.add.reduce, "x", name="Sum")
@@ -92,13 +129,19 @@ def add_reduce_jvp(t, ans, x, axis=0, dtype=None, out=None, keepdims=False):
 
 
 @defvjp(np.mean, "x")
-def mean_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return unreduce(g * (np.size(ans) / np.size(x)), x, axis, keepdims)
+def mean_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    return (
+        unreduce(g * (np.size(ans) / np.size(x)), x, axis, keepdims)
+        if where is True
+        else _masked_mean_vjp(g, x, axis, keepdims, where)
+    )
 
 
 @defjvp(np.mean, "x")
-def mean_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return np.mean(t, axis=axis, keepdims=keepdims)
+def mean_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    return (
+        np.mean(t, axis=axis, keepdims=keepdims) if where is True else np.mean(t, axis=axis, keepdims=keepdims, where=where)
+    )
 
 
 @defvjp(np.nansum, "x")
@@ -139,14 +182,35 @@ def _prod_of_others(x, axis):
     return restore(_exclusive_product(flat, -1))
 
 
+def _masked_prod_of_others(x, axis, where):
+    """`_prod_of_others` of np.prod(x, where=mask): left-out entries count as 1 and get 0."""
+    return _masked(_prod_of_others(np.where(where, x, 1.0), axis), where)
+
+
 @defvjp(np.prod, "x")
-def prod_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * _prod_of_others(x, axis)
+def prod_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return unreduce(g if initial is None else g * initial, x, axis, keepdims) * (
+        _prod_of_others(x, axis) if where is True else _masked_prod_of_others(x, axis, where)
+    )
+
+
+@defvjp(np.prod, "initial")
+def prod_vjp_initial(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return unbroadcast(g * np.prod(x, axis=axis, keepdims=keepdims, where=where), initial)
 
 
 @defjvp(np.prod, "x")
-def prod_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return np.sum(t * _prod_of_others(x, axis), axis=axis, keepdims=keepdims)
+def prod_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return np.sum(
+        (t if initial is None else t * initial)
+        * (_prod_of_others(x, axis) if where is True else _masked_prod_of_others(x, axis, where)),
+        axis=axis, keepdims=keepdims,
+    )
+
+
+@defjvp(np.prod, "initial")
+def prod_jvp_initial(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return t * np.prod(x, axis=axis, keepdims=keepdims, where=where)
 
 
 @defvjp(np.nanprod, "x")
@@ -162,10 +226,26 @@ def nanprod_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
 # --- max, min, ptp, median ----------------------------------------------------------
 
 
-def _extremum_share(ans, x, axis, keepdims):
-    """1/k on each of the k entries equal to the extremum `ans`, 0 elsewhere."""
+def _extremum_share(ans, x, axis, keepdims, initial=None, where=True):
+    """1/k on each of the k entries equal to the extremum `ans`, 0 elsewhere. Entries that
+    `where=` leaves out do not count; `initial`, when given, counts as one more entry."""
     hit = x == unreduce(ans, x, axis, keepdims)
-    return (hit / np.sum(hit, axis=axis, keepdims=True)).astype(_float_dtype(x), copy=False)
+    if where is not True:
+        hit = hit & where
+    count = np.sum(hit, axis=axis, keepdims=True)
+    if initial is not None:
+        count = count + (_kept(ans, x, axis, keepdims) == initial)
+    return (hit / count).astype(_float_dtype(x), copy=False)
+
+
+def _initial_share(ans, x, axis, keepdims, initial, where):
+    """The share of max/min(x, initial=...) that goes to `initial` (1/k when it ties with
+    k - 1 entries of x), shaped like `ans`."""
+    kept = _kept(ans, x, axis, keepdims)
+    hit = (x == unreduce(ans, x, axis, keepdims)) & where
+    at_initial = kept == initial
+    share = at_initial / (np.sum(hit, axis=axis, keepdims=True) + at_initial)
+    return np.reshape(share, np.shape(ans)).astype(_float_dtype(x), copy=False)
 
 
 @defvjp(np.max, "x", name="Max")
@@ -174,8 +254,22 @@ def _extremum_share(ans, x, axis, keepdims):
 @defvjp(np.min, "x", name="Min")
 @defvjp(np.amin, "x", name="Min")
 @defvjp(np.nanmin, "x", name="Min")
-def extremum_vjp(g, ans, x, axis=None, out=None, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * _extremum_share(ans, x, axis, keepdims)
+def extremum_vjp(g, ans, x, axis=None, out=None, keepdims=False, initial=None, where=True):
+    return unreduce(g, x, axis, keepdims) * (
+        _extremum_share(ans, x, axis, keepdims)
+        if initial is None
+        else _extremum_share(ans, x, axis, keepdims, initial, where)
+    )
+
+
+@defvjp(np.max, "initial")
+@defvjp(np.amax, "initial")
+@defvjp(np.nanmax, "initial")
+@defvjp(np.min, "initial")
+@defvjp(np.amin, "initial")
+@defvjp(np.nanmin, "initial")
+def extremum_vjp_initial(g, ans, x, axis=None, out=None, keepdims=False, initial=None, where=True):
+    return unbroadcast(g * _initial_share(ans, x, axis, keepdims, initial, where), initial)
 
 
 @defjvp(np.max, "x")
@@ -184,8 +278,25 @@ def extremum_vjp(g, ans, x, axis=None, out=None, keepdims=False):
 @defjvp(np.min, "x")
 @defjvp(np.amin, "x")
 @defjvp(np.nanmin, "x")
-def extremum_jvp(t, ans, x, axis=None, out=None, keepdims=False):
-    return np.sum(t * _extremum_share(ans, x, axis, keepdims), axis=axis, keepdims=keepdims)
+def extremum_jvp(t, ans, x, axis=None, out=None, keepdims=False, initial=None, where=True):
+    return np.sum(
+        t * (
+            _extremum_share(ans, x, axis, keepdims)
+            if initial is None
+            else _extremum_share(ans, x, axis, keepdims, initial, where)
+        ),
+        axis=axis, keepdims=keepdims,
+    )
+
+
+@defjvp(np.max, "initial")
+@defjvp(np.amax, "initial")
+@defjvp(np.nanmax, "initial")
+@defjvp(np.min, "initial")
+@defjvp(np.amin, "initial")
+@defjvp(np.nanmin, "initial")
+def extremum_jvp_initial(t, ans, x, axis=None, out=None, keepdims=False, initial=None, where=True):
+    return t * _initial_share(ans, x, axis, keepdims, initial, where)
 
 
 def _ptp_share(x, axis):
@@ -517,6 +628,44 @@ def add_accumulate_vjp(g, ans, x, axis=0, dtype=None, out=None):
 @defjvp(np.add.accumulate, "x")
 def add_accumulate_jvp(t, ans, x, axis=0, dtype=None, out=None):
     return np.add.accumulate(t, axis)
+
+
+def _running_source(ans, axis):
+    """For np.maximum/minimum.accumulate: the index (along `axis`, moved last) of the entry
+    each running extremum is taken from. A tie keeps the earlier entry (np.argmax's choice):
+    the running extremum moves only when an entry is strictly beyond it (a NaN, once met,
+    stays the source)."""
+    am = np.moveaxis(np.asarray(ans), axis, -1)
+    moved = (am[..., 1:] != am[..., :-1]) & ~np.isnan(am[..., :-1])
+    starts = np.concatenate([np.ones(am.shape[:-1] + (1,), dtype=bool), moved], axis=-1)
+    return np.maximum.accumulate(np.where(starts, np.arange(am.shape[-1]), 0), axis=-1)
+
+
+def _running_extremum_vjp(g, ans, x, axis):
+    """Each output's cotangent goes to the entry its value came from (`_running_source`)."""
+    source = _running_source(ans, axis)
+    gm = np.moveaxis(np.asarray(g), axis, -1)
+    n = source.shape[-1]
+    lines = np.arange(source.size // max(n, 1)).reshape(source.shape[:-1] + (1,)) * n
+    grad = np.bincount((lines + source).ravel(), weights=gm.ravel(), minlength=source.size)
+    return unbroadcast(np.moveaxis(grad.reshape(source.shape), -1, axis), x)
+
+
+def _running_extremum_jvp(t, ans, axis):
+    tm = np.moveaxis(np.asarray(t), axis, -1)
+    return np.moveaxis(np.take_along_axis(tm, _running_source(ans, axis), axis=-1), -1, axis)
+
+
+@defvjp(np.maximum.accumulate, "x", name="Cummax")
+@defvjp(np.minimum.accumulate, "x", name="Cummin")
+def running_extremum_vjp(g, ans, x, axis=0, dtype=None, out=None):
+    return _running_extremum_vjp(g, ans, x, axis)
+
+
+@defjvp(np.maximum.accumulate, "x")
+@defjvp(np.minimum.accumulate, "x")
+def running_extremum_jvp(t, ans, x, axis=0, dtype=None, out=None):
+    return _running_extremum_jvp(t, ans, axis)
 
 
 @defvjp(np.nancumsum, "x")

@@ -22,7 +22,7 @@ from ..runtime import (
     add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, snapshot, structure_like, unbroadcast, unreduce,
     without_part, zeros_like_grad,
 )
-from . import activations, elementwise, reductions, scalars, series, shapes, structure
+from . import activations, decompositions, elementwise, reductions, scalars, series, shapes, structure
 from .operators import _matmul_vjp_x, _matmul_vjp_y
 from .registry import defjvp, defvjp, is_nondifferentiable, lookup, nondifferentiable
 from .shapes import _getitem_vjp
@@ -35,6 +35,7 @@ nondifferentiable(
     reductions._valid_count, reductions._dof, reductions._nan_dof, reductions._axes, reductions._float_dtype,
     elementwise._nan_ignoring_share, elementwise._clip_lower_share, elementwise._clip_upper_share,
     activations._count, shapes._axes, shapes._inverse_axes, structure._hsplit_axis, structure._hstack_axis,
+    reductions._initial_share, elementwise._select_masks, structure._insert_sources,
 )
 
 
@@ -510,6 +511,40 @@ def _cumprod_vjp_jvp_x(tangent__, result__, g, ans, x, axis):
 defjvp(reductions._cumprod_vjp, "ans")(_cumprod_vjp_jvp_ans)
 defjvp(reductions._cumprod_vjp, "x")(_cumprod_vjp_jvp_x)
 
+_SVD_SECOND = "second derivatives of svd through its singular vectors are not implemented (the singular values' are)"
+
+
+def _singular_values_vjp_tangent(g, x, t, hermitian):
+    """The tangent of u diag(g) vh, the gradient of <g, s>, along t: du diag(g) vh + u diag(g) dvh."""
+    thin = np.linalg.svd(x, full_matrices=False)
+    d_u, _, d_vh = decompositions._svd_jvp(t, thin, x, False, True, hermitian)
+    weights = np.expand_dims(g, -2)
+    return (d_u * weights) @ thin[2] + (thin[0] * weights) @ d_vh
+
+
+def _singular_values_vjp_jvp_x(tangent__, result__, g, x, hermitian=False):
+    return _singular_values_vjp_tangent(g, x, tangent__, hermitian)
+
+
+def _svd_vjp_jvp_ans(tangent__, result__, g, ans, x, full_matrices, compute_uv, hermitian):
+    if not compute_uv or (g[0] is None and g[2] is None):  # only s is used: its gradient reads no output
+        return zeros_like_grad(result__)
+    raise NotImplementedError(_SVD_SECOND)
+
+
+def _svd_vjp_jvp_x(tangent__, result__, g, ans, x, full_matrices, compute_uv, hermitian):
+    if not compute_uv:
+        return _singular_values_vjp_tangent(g, x, tangent__, hermitian)
+    if g[0] is None and g[2] is None:
+        return _singular_values_vjp_tangent(g[1], x, tangent__, hermitian)
+    raise NotImplementedError(_SVD_SECOND)
+
+
+defjvp(decompositions._singular_values_vjp, "x")(_singular_values_vjp_jvp_x)
+defjvp(decompositions._svd_vjp, "ans")(_svd_vjp_jvp_ans)
+defjvp(decompositions._svd_vjp, "x")(_svd_vjp_jvp_x)
+
+
 def _interp_vjp_fp_tangent(g, x, xp, fp, left, right, x_dot, xp_dot):
     """The tangent of `_interp_vjp_fp` along x_dot and xp_dot: the weights 1 - s and s move."""
     x, xp = np.asarray(x), np.asarray(xp)
@@ -554,5 +589,9 @@ _PIECEWISE_CONSTANT = {
     structure._join_pieces: ("pieces", "x"), structure._append_parts: ("arr", "values"),
     scalars._spread: ("iterable",), scalars._select_grad: ("sequence", "ans"), shapes.pad_vjp: ("ans", "x"),
     _leaf_transpose: ("g",), _item_transpose: ("g",), _drop_last_transpose: ("g",),
+    reductions._masked_mean_vjp: ("x",), reductions._running_extremum_vjp: ("ans", "x"),
+    reductions._running_extremum_jvp: ("ans",), structure._gather_back: ("ids", "x"), shapes._pad_jvp: ("x",),
+    elementwise._select_vjp_choices: ("condlist", "choicelist"),
+    elementwise._select_jvp_choices: ("ans", "condlist", "choicelist"),
 }
 _register_helper_rules(_PIECEWISE_CONSTANT)

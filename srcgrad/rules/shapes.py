@@ -10,6 +10,14 @@ scattered back with repeated indices adding up (`np.add.at`), a copy is summed. 
 rules apply the primal to the tangent. Joining and splitting several arrays lives in
 `structure.py`.
 
+np.pad: 'constant', 'empty' (its padding counts as constant) and the copying modes
+'edge', 'reflect', 'symmetric', 'wrap' are linear maps as above. 'linear_ramp' (ends
+constant) and the statistic modes 'mean', 'maximum', 'minimum', 'median' (with
+`stat_length`) pad one axis after another, as NumPy does; the rules go through those
+steps, a padded statistic passing its gradient to the entries it was computed from
+(ties of maximum/minimum share it equally, like np.max). Only the forward rule covers
+reflect_type='odd'; a callable mode has no rules.
+
 Indexing a list or tuple (`pair[0]`) gives a gradient of the same container kind with
 the cotangent at the index and None elsewhere.
 """
@@ -19,6 +27,7 @@ import operator
 import numpy as np
 
 from ..runtime import unbroadcast, zeros_like_grad
+from .reductions import _extremum_share, _median_share
 from .registry import defjvp, defvjp, numpy2
 
 # --- helpers ------------------------------------------------------------------------
@@ -365,10 +374,83 @@ def repeat_jvp(t, ans, x, repeats, axis=None):
 
 
 _PAD_COPY_MODES = ("edge", "reflect", "symmetric", "wrap")
+_PAD_STAT_MODES = ("mean", "maximum", "minimum", "median")
+
+
+def _pad_pairs(value, ndim):
+    """A stat_length argument as one (before, after) pair per axis (None: the whole axis)."""
+    if value is None:
+        return [(None, None)] * ndim
+    return [tuple(int(v) for v in pair) for pair in np.broadcast_to(np.asarray(value), (ndim, 2))]
+
+
+def _pad_steps(x, widths, mode, kwargs):
+    """np.pad pads the stat and ramp modes one axis after another, each axis reading the
+    array the earlier axes padded: (axis, before, after, the array that step pads)."""
+    steps, a = [], np.asarray(x)
+    for axis, (before, after) in enumerate(widths):
+        if before == after == 0:
+            continue
+        steps.append((axis, before, after, a))
+        one_axis = [(before, after) if k == axis else (0, 0) for k in range(a.ndim)]
+        a = np.pad(a, one_axis, mode, **kwargs)
+    return steps
+
+
+def _stat_weights(region, mode):
+    """d stat / d region for the pad statistics, the region's entries along the last axis."""
+    if mode == "mean":
+        return np.full(region.shape, 1.0 / max(region.shape[-1], 1), dtype=_zeros(region).dtype)
+    if mode == "median":
+        return _median_share(region, -1)
+    ans = np.max(region, axis=-1) if mode == "maximum" else np.min(region, axis=-1)
+    return _extremum_share(ans, region, -1, False)
+
+
+def _pad_line_parts(a, axis, before, after, mode, kwargs):
+    """For one step of `_pad_steps` (axis moved last, n entries): the weights each padded
+    value puts on the entries of its line, as (slice of the line, weights shaped
+    (..., pads, entries)) for the before and the after side."""
+    line = np.moveaxis(a, axis, -1)
+    n = line.shape[-1]
+    if mode == "linear_ramp":  # np.linspace(end, edge, width, endpoint=False): edge weight i / width
+        dtype = _zeros(line[..., :0]).dtype
+        left = (np.arange(before) / max(before, 1)).astype(dtype)
+        right = (np.arange(after)[::-1] / max(after, 1)).astype(dtype)
+        return ((slice(0, 1), left[:, None]), (slice(n - 1, n), right[:, None]))
+    lengths = _pad_pairs(kwargs.get("stat_length"), a.ndim)[axis]
+    parts = []
+    for width, length, side in ((before, lengths[0], 0), (after, lengths[1], 1)):
+        length = n if length is None else min(length, n)
+        where = slice(0, length) if side == 0 else slice(n - length, n)
+        weights = _stat_weights(line[..., where], mode)[..., None, :]
+        parts.append((where, np.broadcast_to(weights, weights.shape[:-2] + (width, length))))
+    return parts
+
+
+def _pad_step_vjp(g, a, axis, before, after, mode, kwargs):
+    """The transpose of one padding step: the middle of g, plus each padded value's
+    cotangent spread over the entries it was computed from."""
+    gm = np.moveaxis(np.asarray(g), axis, -1)
+    n = np.shape(a)[axis]
+    grad = np.array(gm[..., before : before + n], dtype=_zeros(a).dtype)
+    (left_at, left), (right_at, right) = _pad_line_parts(a, axis, before, after, mode, kwargs)
+    grad[..., left_at] += np.sum(gm[..., :before, None] * left, axis=-2)
+    grad[..., right_at] += np.sum(gm[..., before + n :, None] * right, axis=-2)
+    return np.moveaxis(grad, -1, axis)
+
+
+def _pad_step_jvp(t, a, axis, before, after, mode, kwargs):
+    tm = np.moveaxis(np.asarray(t), axis, -1)
+    (left_at, left), (right_at, right) = _pad_line_parts(a, axis, before, after, mode, kwargs)
+    pads = [np.sum(tm[..., None, left_at] * left, axis=-1), tm, np.sum(tm[..., None, right_at] * right, axis=-1)]
+    pads = [np.broadcast_to(p, tm.shape[:-1] + p.shape[-1:]) for p in pads]
+    return np.moveaxis(np.concatenate(pads, axis=-1), -1, axis)
 
 
 def _pad_vjp(g, x, pad_width, mode, kwargs):
-    """Constant padding: crop. Copying modes: add each padded copy back onto its source."""
+    """Constant padding: crop. Copying modes: add each padded copy back onto its source.
+    Statistic and ramp modes: undo the axes' steps last to first."""
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.intp), (np.ndim(x), 2))
     if mode in ("constant", "empty"):
         crop = tuple(slice(before, before + n) for (before, _), n in zip(widths, np.shape(x)))
@@ -377,17 +459,31 @@ def _pad_vjp(g, x, pad_width, mode, kwargs):
         source = np.pad(np.arange(np.size(x)).reshape(np.shape(x)), widths, mode)
         grad = np.bincount(source.ravel(), weights=np.ravel(g), minlength=np.size(x))
         return unbroadcast(grad.reshape(np.shape(x)), x)
+    if mode in _PAD_STAT_MODES or mode == "linear_ramp":
+        for axis, before, after, a in reversed(_pad_steps(x, widths, mode, kwargs)):
+            g = _pad_step_vjp(g, a, axis, before, after, mode, kwargs)
+        return unbroadcast(np.asarray(g), x)
     raise NotImplementedError(
         f"no reverse rule for numpy.pad with mode={mode!r} {kwargs or ''}; supported: "
-        f"'constant', 'empty', and {', '.join(map(repr, _PAD_COPY_MODES))} with reflect_type='even'"
+        f"'constant', 'empty', {', '.join(map(repr, _PAD_STAT_MODES))}, 'linear_ramp', "
+        f"and {', '.join(map(repr, _PAD_COPY_MODES))} with reflect_type='even'"
     )
 
 
-def _pad_jvp(t, pad_width, mode, kwargs):
-    """Pad the tangent the same way; padding constants contribute nothing."""
-    if mode == "constant":
-        return np.pad(t, pad_width, mode)
-    return np.pad(t, pad_width, mode, **{k: v for k, v in kwargs.items() if k == "reflect_type"})
+def _pad_jvp(t, x, pad_width, mode, kwargs):
+    """Pad the tangent the same way where padding is linear in x (padding constants and
+    ramp ends contribute nothing); the statistic modes go through their steps."""
+    if mode in ("constant", "empty"):
+        return np.pad(t, pad_width, "constant")
+    if mode in _PAD_COPY_MODES:
+        return np.pad(t, pad_width, mode, **{k: v for k, v in kwargs.items() if k == "reflect_type"})
+    if mode in _PAD_STAT_MODES or mode == "linear_ramp":
+        widths = np.broadcast_to(np.asarray(pad_width, dtype=np.intp), (np.ndim(x), 2))
+        t = np.broadcast_to(t, np.shape(x))
+        for axis, before, after, a in _pad_steps(x, widths, mode, kwargs):
+            t = _pad_step_jvp(t, a, axis, before, after, mode, kwargs)
+        return np.asarray(t)
+    raise NotImplementedError(f"no forward rule for numpy.pad with mode={mode!r}")
 
 
 @defvjp(np.pad, "x")
@@ -397,7 +493,7 @@ def pad_vjp(g, ans, x, pad_width, mode="constant", **kwargs):
 
 @defjvp(np.pad, "x")
 def pad_jvp(t, ans, x, pad_width, mode="constant", **kwargs):
-    return _pad_jvp(t, pad_width, mode, kwargs)
+    return _pad_jvp(t, x, pad_width, mode, kwargs)
 
 
 # --- selections: take, take_along_axis, indexing, sort ------------------------------

@@ -1,6 +1,7 @@
 """Joining and splitting several arrays: concatenate, stack, hstack, vstack, dstack,
-column_stack, append, split and its variants, atleast_1d/2d/3d, broadcast_arrays,
-meshgrid, and `np.array` / `np.asarray` of a (nested) list of differentiable values.
+column_stack, append, insert, delete, split and its variants, atleast_1d/2d/3d,
+broadcast_arrays, meshgrid, and `np.array` / `np.asarray` of a (nested) list of
+differentiable values.
 
 Conventions for sequences, shared with `linalg.py` (`einsum`, `multi_dot`):
 
@@ -148,6 +149,55 @@ def append_jvp_arr(t, ans, arr, values, axis=None):
 @defjvp(np.append, "values")
 def append_jvp_values(t, ans, arr, values, axis=None):
     return np.append(zeros_like_grad(np.asarray(arr)), t, axis)
+
+
+def _insert_sources(arr, obj, values, axis):
+    """Where each entry of np.insert(arr, obj, values, axis) comes from: the flat index of
+    its entry in arr (or -1) and the flat index of its entry in values (or -1), found by
+    inserting index arrays the way NumPy inserts the data (values broadcast the same)."""
+    arr_ids = np.arange(np.size(arr)).reshape(np.shape(arr))
+    value_ids = np.arange(np.size(values)).reshape(np.shape(values))
+    from_arr = np.insert(arr_ids, obj, np.full(np.shape(values), -1), axis)
+    from_values = np.insert(np.full(np.shape(arr), -1), obj, value_ids, axis)
+    return from_arr, from_values
+
+
+def _gather_back(g, ids, x):
+    """The transpose of placing x's flat entries at the positions `ids` (-1: elsewhere);
+    broadcast entries placed several times add up."""
+    keep = ids >= 0
+    grad = np.bincount(ids[keep], weights=np.asarray(g)[keep], minlength=np.size(x))
+    return unbroadcast(grad.reshape(np.shape(x)), x)
+
+
+@defvjp(np.insert, "arr")
+def insert_vjp_arr(g, ans, arr, obj, values, axis=None):
+    return _gather_back(g, _insert_sources(arr, obj, values, axis)[0], arr)
+
+
+@defvjp(np.insert, "values")
+def insert_vjp_values(g, ans, arr, obj, values, axis=None):
+    return _gather_back(g, _insert_sources(arr, obj, values, axis)[1], values)
+
+
+@defjvp(np.insert, "arr")
+def insert_jvp_arr(t, ans, arr, obj, values, axis=None):
+    return np.insert(t, obj, np.zeros(np.shape(values), dtype=np.result_type(t)), axis)
+
+
+@defjvp(np.insert, "values")
+def insert_jvp_values(t, ans, arr, obj, values, axis=None):
+    return np.insert(np.zeros(np.shape(arr), dtype=np.result_type(ans)), obj, t, axis)
+
+
+@defvjp(np.delete, "arr")
+def delete_vjp(g, ans, arr, obj, axis=None):
+    return _gather_back(g, np.delete(np.arange(np.size(arr)).reshape(np.shape(arr)), obj, axis), arr)
+
+
+@defjvp(np.delete, "arr")
+def delete_jvp(t, ans, arr, obj, axis=None):
+    return np.delete(t, obj, axis)
 
 
 # --- splitting ----------------------------------------------------------------------

@@ -114,7 +114,7 @@ REFUSED = {
     "u_list_sort": srcgrad.NotDifferentiableError, "u_dict_get": srcgrad.NotDifferentiableError,
     "u_list_pop": srcgrad.NotDifferentiableError, "u_list_insert": srcgrad.NotDifferentiableError,
     "u_divmod": srcgrad.NotDifferentiableError, "u_complex_abs": srcgrad.NotDifferentiableError,
-    "u_npsum_where": srcgrad.NotDifferentiableError, "u_npsum_initial": srcgrad.NotDifferentiableError,
+    # u_npsum_where / u_npsum_initial differentiate now (np.sum's where= and initial=): tests/test_rules_more.py
     "u_out_kw": srcgrad.NotDifferentiableError, "u_max_default": srcgrad.NotDifferentiableError,
     "u_inplace_arg": srcgrad.NotDifferentiableError, "u_default_mutable": srcgrad.NotDifferentiableError,
     "u_matrix_row_alias": srcgrad.NotDifferentiableError, "u_ravel_alias": srcgrad.NotDifferentiableError,

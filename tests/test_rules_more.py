@@ -1,0 +1,234 @@
+"""Through the compiler: the reductions' `where=` / `initial=`, np.insert / delete /
+select, np.linalg.lstsq, np.maximum/minimum.accumulate, the statistic and ramp modes of
+np.pad, and svd(full_matrices=True) in forward mode.
+
+Each program is checked for several shapes and axes: `srcgrad.grad` against central
+finite differences in float64, `srcgrad.jvp` against the gradient (the dot-product
+test), gradients shaped and typed exactly like their arguments (float32 stays
+float32). The rules themselves are checked one by one in test_rules.py.
+"""
+
+import sys
+import pathlib
+
+import numpy as np
+import pytest
+
+import srcgrad
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "independent"))
+import indep_unsupported  # noqa: E402
+
+_rng = np.random.default_rng(61)
+
+
+def R(*shape):
+    return _rng.standard_normal(shape)
+
+
+def D(*shape):  # distinct values with gaps >= 0.1: no ties for max/min
+    n = int(np.prod(shape))
+    return ((_rng.permutation(n) - n / 2 + 0.5) * 0.3 + _rng.uniform(-0.05, 0.05, n)).reshape(shape)
+
+
+def P(*shape):
+    return _rng.uniform(0.5, 2.0, shape)
+
+
+MASK34 = np.array([[True, False, True, True], [False, True, True, False], [True, True, False, True]])
+MASK234 = np.stack([MASK34, ~MASK34])
+
+
+# name -> (function of the differentiated arguments, arguments, wrt)
+# fmt: off
+PROGRAMS = {
+    # where= and initial= of the reductions (and the array methods)
+    "sum_where": (lambda x: np.sum(np.sin(x), where=MASK34), [R(3, 4)]),
+    "sum_where_axes": (lambda x: np.sum(np.sum(x * x, axis=(0, 2), where=MASK234, keepdims=True) ** 2), [R(2, 3, 4)]),
+    "sum_where_active_mask": (lambda x: np.sum(x ** 3, axis=1, where=x > 0.0).sum(), [D(3, 4)]),
+    "sum_initial": (lambda x, c: np.sum(np.sum(x, axis=0, initial=c) ** 2), [R(3, 4), 0.4]),
+    "method_sum_where": (lambda x: (x.sum(axis=0, where=MASK34) ** 2).sum(), [R(3, 4)]),
+    "mean_where": (lambda x: np.mean(np.exp(x), where=MASK34), [R(3, 4)]),
+    "mean_where_axis": (lambda x: np.sum(np.mean(x, axis=1, where=MASK34) ** 2), [R(3, 4)]),
+    "mean_where_axis0_3d": (lambda x: np.sum(np.mean(x, axis=0, where=MASK234) ** 2), [R(2, 3, 4)]),
+    "method_mean_where": (lambda x: np.sum(x.mean(axis=-1, keepdims=True, where=MASK34) * x), [R(3, 4)]),
+    "prod_where_initial": (lambda x, c: np.sum(np.prod(x, axis=1, initial=c, where=MASK34)), [P(3, 4), 1.5]),
+    "max_initial": (lambda x, c: np.sum(np.max(x, axis=1, initial=c) ** 2), [D(3, 4), 0.2]),
+    "max_initial_where": (lambda x, c: np.sum(np.max(x, axis=0, initial=c, where=MASK34) ** 2), [D(3, 4), -0.1]),
+    "min_initial_3d": (lambda x: np.sum(np.min(x, axis=(0, 2), initial=0.1) * np.arange(3.0)), [D(2, 3, 4)]),
+    "amax_amin_initial": (lambda x: np.amax(x, initial=-9.0) - np.amin(x, initial=9.0, where=MASK34), [D(3, 4)]),
+    "method_max_initial": (lambda x: np.sum(x.max(axis=1, initial=0.0) ** 2), [D(3, 4)]),
+    "method_min_where": (lambda x: np.sum(x.min(axis=1, initial=5.0, where=MASK34) ** 2), [D(3, 4)]),
+    "nanmin_initial": (lambda x: np.sum(np.nanmin(x, axis=0, initial=0.0) ** 2), [D(3, 4)]),
+    # running extrema
+    "maximum_accumulate": (lambda x: np.sum(np.maximum.accumulate(x) * np.arange(1.0, 7.0)), [D(6)]),
+    "maximum_accumulate_axis1": (lambda x: np.sum(np.maximum.accumulate(x, axis=1) ** 2), [D(3, 5)]),
+    "minimum_accumulate_3d": (lambda x: np.sum(np.minimum.accumulate(x, axis=-1) * x), [D(2, 3, 4)]),
+    "minimum_accumulate_axis0": (lambda x: np.sum(np.minimum.accumulate(np.sin(x), 0) ** 2), [D(4, 3)]),
+    # insert, delete, select
+    "insert_scalar": (lambda x, v: np.sum(np.insert(x, 2, v) ** 2), [R(5), 0.3]),
+    "insert_rows": (lambda x, v: np.sum(np.insert(x, [0, 2, 2], v, axis=0) ** 2), [R(3, 4), R(4)]),
+    "insert_columns": (lambda x, v: np.sum(np.sin(np.insert(x, 1, v, axis=-1))), [R(3, 4), R(2, 3)]),
+    "insert_flat": (lambda x, v: np.sum(np.insert(x, [1, 5], v) * np.arange(14.0)), [R(3, 4), R(2)]),
+    "delete_row": (lambda x: np.sum(np.delete(x, 1, axis=0) ** 3), [R(3, 4)]),
+    "delete_columns_3d": (lambda x: np.sum(np.delete(x, [0, 2], axis=2) ** 2), [R(2, 3, 4)]),
+    "delete_flat": (lambda x: np.sum(np.delete(x, slice(1, None, 3)) ** 2), [R(3, 4)]),
+    "select": (lambda x, y: np.sum(np.select([MASK34, x > 0.0], [x * y, np.sin(y)], default=y) ** 2), [D(3, 4), R(3, 4)]),
+    "select_broadcast": (lambda x, y: np.sum(np.select([MASK34[0], MASK34], [x, y], 0.5) ** 2), [R(4), R(3, 4)]),
+    # lstsq
+    "lstsq_tall": (lambda a, b: np.sum(np.linalg.lstsq(a, b, rcond=None)[0] ** 2), [R(5, 3), R(5)]),
+    "lstsq_tall_matrix": (lambda a, b: np.sum(np.sin(np.linalg.lstsq(a, b, rcond=None)[0])), [R(6, 2), R(6, 3)]),
+    "lstsq_square": (lambda a, b: np.sum(np.linalg.lstsq(a, b, rcond=None)[0]), [R(3, 3) + 3 * np.eye(3), R(3, 2)]),
+    "lstsq_wide": (lambda a, b: np.sum(np.linalg.lstsq(a, b, rcond=None)[0] ** 2), [R(2, 4), R(2)]),
+    "lstsq_residuals": (lambda a, b: np.sum(np.linalg.lstsq(a, b, rcond=None)[1]), [R(6, 3), R(6, 2)]),
+    "lstsq_all_outputs": (lambda a, b: _lstsq_all(a, b), [R(5, 2), R(5)]),
+    # pad
+    "pad_mean": (lambda x: np.sum(np.pad(x, 2, mode="mean") ** 2), [R(3, 4)]),
+    "pad_mean_stat_length": (lambda x: np.sum(np.pad(x, ((1, 2), (3, 0)), "mean", stat_length=((1, 2), (2, 3))) ** 2), [R(3, 4)]),
+    "pad_maximum": (lambda x: np.sum(np.pad(x, ((1, 1), (0, 2)), mode="maximum") ** 2), [D(3, 4)]),
+    "pad_minimum_3d": (lambda x: np.sum(np.pad(x, 1, mode="minimum", stat_length=2) ** 2), [D(2, 3, 4)]),
+    "pad_median": (lambda x: np.sum(np.pad(x, (2, 1), mode="median") ** 2), [D(5)]),
+    "pad_linear_ramp": (lambda x: np.sum(np.pad(x, 3, mode="linear_ramp") ** 2), [R(4)]),
+    "pad_linear_ramp_2d": (lambda x: np.sum(np.pad(x, ((2, 1), (1, 3)), "linear_ramp", end_values=((1.0, 2.0), (-1.0, 0.5))) ** 2), [R(2, 3)]),
+    # svd, full_matrices=True, of non-square matrices: s and the square factor
+    "svd_tall_s": (lambda x: np.sum(np.linalg.svd(x)[1] ** 2), [R(5, 3)]),
+    "svd_wide_s": (lambda x: np.sum(np.linalg.svd(x)[1] * np.arange(1.0, 4.0)), [R(3, 5)]),
+    "svd_tall_vh": (lambda x: np.sum(np.linalg.svd(x)[2][0] * np.arange(3.0)) ** 2, [R(4, 3)]),
+    "svd_wide_u": (lambda x: np.sum(np.linalg.svd(x)[0][:, 0] * np.arange(3.0)) ** 2, [R(3, 5)]),
+}
+# fmt: on
+
+
+def _lstsq_all(a, b):
+    x, residuals, rank, sv = np.linalg.lstsq(a, b, rcond=None)
+    return np.sum(x * x) + 0.5 * np.sum(residuals) + np.sum(sv) * rank
+
+
+def _fd(fn, args, i, eps=1e-6):
+    x = args[i]
+
+    def at(v):
+        a = list(args)
+        a[i] = v
+        return float(fn(*a))
+
+    if isinstance(x, float):
+        return (at(x + eps) - at(x - eps)) / (2 * eps)
+    g = np.zeros_like(x)
+    for k in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[k] += eps
+        down[k] -= eps
+        g[k] = (at(up) - at(down)) / (2 * eps)
+    return g
+
+
+def _grads(fn, args):
+    wrt = tuple(range(len(args)))
+    g = srcgrad.grad(fn, wrt=wrt if len(wrt) > 1 else 0)(*args)
+    return g if len(wrt) > 1 else (g,)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_grad_matches_finite_differences(name):
+    fn, args = PROGRAMS[name]
+    for i, g in enumerate(_grads(fn, args)):
+        if isinstance(args[i], float):
+            assert isinstance(g, float), f"{name}: gradient of a float is {type(g).__name__}"
+        else:
+            assert isinstance(g, np.ndarray) and g.shape == args[i].shape and g.dtype == np.float64, name
+        np.testing.assert_allclose(g, _fd(fn, args, i), rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_jvp_matches_grad(name):
+    fn, args = PROGRAMS[name]
+    rng = np.random.default_rng(5)
+    tangents = [float(rng.standard_normal()) if isinstance(a, float) else rng.standard_normal(a.shape) for a in args]
+    out, out_dot = srcgrad.jvp(fn, tuple(args), tuple(tangents))
+    np.testing.assert_allclose(out, fn(*args), rtol=1e-12, err_msg=name)
+    backward = sum(float(np.sum(g * t)) for g, t in zip(_grads(fn, args), tangents))
+    np.testing.assert_allclose(float(out_dot), backward, rtol=1e-8, atol=1e-10, err_msg=name)
+
+
+FLOAT32 = [n for n in PROGRAMS if not n.startswith(("lstsq", "svd"))]
+
+
+@pytest.mark.parametrize("name", FLOAT32)
+def test_float32_gradients_stay_float32(name):
+    fn, args = PROGRAMS[name]
+    args32 = [a if isinstance(a, float) else a.astype(np.float32) for a in args]
+    for a, g32, g64 in zip(args, _grads(fn, args32), _grads(fn, args)):
+        if isinstance(a, float):
+            assert isinstance(g32, float)
+        else:
+            assert g32.dtype == np.float32 and g32.shape == a.shape, (name, g32.dtype, g32.shape)
+        np.testing.assert_allclose(g32, g64, rtol=2e-3, atol=2e-3, err_msg=name)
+
+
+def test_independent_programs_with_where_and_initial():
+    x = np.array([0.3, -1.2, 0.8, 2.0])
+    for fn in (indep_unsupported.u_npsum_where, indep_unsupported.u_npsum_initial):
+        np.testing.assert_allclose(srcgrad.grad(fn)(x.copy()), _fd(fn, [x], 0), rtol=1e-6, atol=1e-7)
+
+
+def test_select_of_a_list_argument_adds_gradients_entry_by_entry():
+    def f(xs, y):  # `xs` reaches np.select twice: its gradients add per entry, never concatenate
+        return np.sum(np.select([MASK34[0], ~MASK34[0]], xs) ** 2) + np.sum(np.select([MASK34[1], ~MASK34[1]], xs) * y)
+
+    xs = [R(4), R(4)]
+    got = srcgrad.grad(f)(xs, 0.7)
+    assert isinstance(got, list) and len(got) == 2
+    for i in range(2):
+        def along(v, i=i):
+            ys = list(xs)
+            ys[i] = v
+            return f(ys, 0.7)
+
+        np.testing.assert_allclose(got[i], _fd(along, [xs[i]], 0), rtol=1e-6, atol=1e-7)
+    tangents = [R(4), R(4)]
+    _, out_dot = srcgrad.jvp(f, (xs, 0.7), (tangents, 0.0))
+    np.testing.assert_allclose(out_dot, sum(np.sum(g * t) for g, t in zip(got, tangents)), rtol=1e-10)
+
+
+def _rank_deficient():
+    a = R(5, 3)
+    a[:, 2] = a[:, 0] - a[:, 1]
+    return a, R(5)
+
+
+def test_lstsq_of_rank_deficient_matrix_is_refused_in_both_modes():
+    a, b = _rank_deficient()
+
+    def solution(a, b):
+        return np.sum(np.linalg.lstsq(a, b, rcond=None)[0] ** 2)
+
+    with pytest.raises(srcgrad.NotDifferentiableError, match="rank-deficient"):
+        srcgrad.grad(solution, wrt=(0, 1))(a, b)
+    with pytest.raises(srcgrad.NotDifferentiableError, match="rank-deficient"):
+        srcgrad.jvp(solution, (a, b), (np.ones_like(a), np.ones_like(b)))
+
+
+def test_lstsq_singular_values_of_rank_deficient_matrix_are_differentiable():
+    a, b = _rank_deficient()
+
+    def singular_values(a, b):
+        return np.sum(np.linalg.lstsq(a, b, rcond=None)[3] * np.array([2.0, 1.0, 0.0]))  # the last is 0: a kink
+
+    g = srcgrad.grad(singular_values)(a, b)
+    np.testing.assert_allclose(g, _fd(singular_values, [a, b], 0), rtol=1e-5, atol=1e-6)
+    t = R(5, 3)
+    _, out_dot = srcgrad.jvp(singular_values, (a, b), (t, np.ones(5)))
+    np.testing.assert_allclose(out_dot, np.sum(g * t), rtol=1e-9)
+
+
+def test_svd_full_matrices_extra_vectors_are_refused_when_used():
+    def uses_u(x):
+        u, s, vh = np.linalg.svd(x)
+        return np.sum(u[:, 0] * x[:, 0]) + np.sum(s)
+
+    x = R(5, 3)
+    with pytest.raises(NotImplementedError, match="full_matrices"):
+        srcgrad.grad(uses_u)(x)
+    with pytest.raises(NotImplementedError, match="full_matrices"):
+        srcgrad.jvp(uses_u, (x,), (np.ones_like(x),))
