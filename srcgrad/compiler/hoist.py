@@ -15,7 +15,7 @@ no `break`, `continue` or `return` of its own, and only pure calls in its body
 (`rules.purity`, plus `range`, `len` and the helper below): then every top-level
 statement of its body runs once in every iteration, and the names the body does not
 store keep their values throughout. Loops are processed innermost first, each body in
-order. Two rewrites, each exact (the same values, bit for bit):
+order. Three rewrites, exact (the same values, bit for bit) but where said:
 
 1. Row products. After a top-level `a_t = a[t]` (`a` invariant, `t` the loop variable,
    which the body does not rebind), a top-level `y = a_t @ B` with `B` invariant becomes
@@ -24,14 +24,21 @@ order. Two rewrites, each exact (the same values, bit for bit):
    product. `matmul_each` multiplies a stack of matrices in one call only where NumPy
    computes each matrix's product exactly as alone (a is an ndarray of 3 or more
    dimensions, B a matrix); otherwise it makes the products one by one.
-2. Invariant statements. A top-level `y = e` moves before the loop when `e` is pure and
+2. Sums of rows and invariants, in tangents. After a top-level `r = R[t]` (`R`
+   invariant, often a product of rule 1), a tangent's top-level `s = a + r` read only
+   by the next such statement `u = s + c` (`c` invariant, no name of `a` stored between
+   them) becomes `u = a + R_plus_c[t]`, with `R_plus_c = add_each(R, c, n)` before the
+   loop: the RNN's `(h_at_W_dot + x_t_at_U_dot) + b_dot` adds `b_dot` once for all
+   steps. This one rewrite reassociates a sum, so the tangent equals the loop's up to
+   rounding; primal values are never rewritten.
+3. Invariant statements. A top-level `y = e` moves before the loop when `e` is pure and
    reads only invariant names (or names moved before it), `y` is stored nowhere else in
    the loop and read nowhere in the loop before it, and `y` appears nowhere outside the
    loop. When the trip count is not a constant, the moved statements run under
    `if n > 0:` (`if n > c:`), so a loop that runs zero times computes nothing new.
 
-Post-condition: in a qualifying loop no statement of rule 2 remains and no product of
-rule 1 remains; the function returns what it returned before.
+Post-condition: in a qualifying loop no statement of rule 3 remains and no product of
+rule 1 or tangent sum of rule 2 remains; the function returns what it returned before.
 """
 
 import builtins
@@ -42,6 +49,7 @@ import numpy as np
 from ..rules import registry
 from ..rules.operators import _matmul_vjp_x, _matmul_vjp_y
 from ..rules.purity import is_pure_call
+from ..runtime import unbroadcast
 from . import syntax
 from .shapes import _Resolver
 
@@ -59,6 +67,42 @@ def matmul_each(a, b, n):
         return rows @ b
     products = [r @ b for r in rows]
     return np.stack(products) if products else np.empty((0,))
+
+
+def add_each(a, c, n):
+    """`a[t] + c` for t in range(n), as one array indexed by t (generated code's helper).
+
+    One broadcast sum where `c` has fewer dimensions than the stack of rows, so that it
+    meets every row alike (the same values as row by row); otherwise row by row.
+    """
+    rows = a[: max(n, 0)]
+    if type(rows) is np.ndarray and np.ndim(c) < rows.ndim:
+        return rows + c
+    sums = [r + c for r in rows]
+    return np.stack(sums) if sums else np.empty((0,))
+
+
+def add_each_jvp_a(t, ans, a, c, n):
+    return add_each(t, np.zeros_like(c), n)
+
+
+def add_each_jvp_c(t, ans, a, c, n):
+    return np.broadcast_to(t, np.shape(ans))
+
+
+def add_each_vjp_a(g, ans, a, c, n):
+    out = np.zeros(np.shape(a), dtype=np.result_type(g, a, np.float32))
+    rows = a[: max(n, 0)]
+    if type(rows) is np.ndarray and np.ndim(c) < rows.ndim:
+        out[: len(rows)] = unbroadcast(g, rows)
+    else:
+        for t in range(len(rows)):
+            out[t] = unbroadcast(g[t], rows[t])
+    return out
+
+
+def add_each_vjp_c(g, ans, a, c, n):
+    return unbroadcast(g, c)
 
 
 def _each_vjp_a(g, a, b, n):
@@ -92,7 +136,8 @@ def matmul_each_vjp_b(g, ans, a, b, n):
 
 
 def _register():
-    """Rules for `matmul_each`, so that generated code using it can be differentiated again."""
+    """Rules for `matmul_each` and `add_each`, so that generated code using them can be
+    differentiated again."""
     import inspect
 
     rule = registry.custom_rule(matmul_each, inspect.signature(matmul_each), name="MatmulEach")
@@ -100,8 +145,13 @@ def _register():
     rule.vjps.update(a=registry.Derivative(matmul_each_vjp_a, "vjp"), b=registry.Derivative(matmul_each_vjp_b, "vjp"))
 
 
+    rule = registry.custom_rule(add_each, inspect.signature(add_each), name="AddEach")
+    rule.jvps.update(a=registry.Derivative(add_each_jvp_a, "jvp"), c=registry.Derivative(add_each_jvp_c, "jvp"))
+    rule.vjps.update(a=registry.Derivative(add_each_vjp_a, "vjp"), c=registry.Derivative(add_each_vjp_c, "vjp"))
+
+
 _register()
-_ALSO_PURE = {builtins.range, builtins.len, matmul_each}
+_ALSO_PURE = {builtins.range, builtins.len, matmul_each, add_each}
 
 
 def run(tree, namer):
@@ -142,6 +192,7 @@ class _Hoist:
         inside = _name_counts(loop)
         local = lambda name: outside.get(name, 0) == inside.get(name, 0)  # noqa: E731
         before, moved = self.row_products(loop, bounds, varying, stores), []
+        before += self.row_sums(loop, bounds, varying, stores)
         read_before = {n.id for n in gast.walk(loop.iter) if isinstance(n, gast.Name)}  # read once, first
         for s in list(loop.body):
             if self.invariant(s, varying, stores, read_before, local):
@@ -226,8 +277,53 @@ class _Hoist:
                 s.value = syntax.subscript(syntax.name(made), syntax.name(t))
         return before
 
+    def row_sums(self, loop, bounds, varying, stores):
+        """Rule 2: the `add_each` statements to put before the loop."""
+        start, stop, _ = bounds
+        if start is None:
+            return []
+        t = loop.target.id
+        counts = _name_counts(self.tree)
+        rows, sums, before = {}, {}, []  # r -> R for `r = R[t]`; s -> (a, r, its statement)
+        for s in list(loop.body):
+            if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)):
+                continue
+            name, value = s.targets[0].id, s.value
+            for stored in list(sums):  # `a` must keep its value until the sum is used
+                if _stores_any(s, {n.id for n in gast.walk(sums[stored][0]) if isinstance(n, gast.Name)}):
+                    del sums[stored]
+            if stores.get(name) != 1:
+                continue
+            if (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
+                    and value.value.id not in varying and syntax.is_name(value.slice, t)):
+                rows[name] = value.value.id
+                continue
+            if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add)
+                    and self.namer.is_tangent(name)):
+                continue
+            joined = None
+            for part, c in ((value.left, value.right), (value.right, value.left)):
+                if (isinstance(part, gast.Name) and part.id in sums and counts.get(part.id) == 2
+                        and isinstance(c, gast.Name) and c.id not in varying):
+                    joined = part.id, c.id
+                    break
+            if joined is not None:
+                a, r, first = sums.pop(joined[0])
+                made = self.namer.fresh(f"{rows[r]}_plus_{joined[1]}")
+                helper = self.namer.helper("add_each", add_each)
+                args = [syntax.name(rows[r]), syntax.name(joined[1]), syntax.copy(stop)]
+                before.append(syntax.assign(made, syntax.call(syntax.name(helper), args)))
+                s.value = syntax.binop(a, gast.Add(), syntax.subscript(syntax.name(made), syntax.name(t)))
+                loop.body.remove(first)
+                continue
+            for a, r in ((value.left, value.right), (value.right, value.left)):
+                if isinstance(r, gast.Name) and r.id in rows:
+                    sums[name] = (a, r.id, s)
+                    break
+        return before
+
     def invariant(self, s, varying, stores, read_before, local):
-        """Rule 2: whether the top-level statement `s` may move before the loop."""
+        """Rule 3: whether the top-level statement `s` may move before the loop."""
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)):
             return False
         name = s.targets[0].id
@@ -258,6 +354,11 @@ def _jumps(stmts):
         if isinstance(s, gast.If):
             stack += s.body + s.orelse
     return False
+
+
+def _stores_any(stmt, names):
+    """Whether `stmt` stores (binds or writes into) any of `names`."""
+    return bool(names) and bool(set(_store_counts(stmt)) & names)
 
 
 def _store_counts(node_or_stmts):

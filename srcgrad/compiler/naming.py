@@ -83,6 +83,9 @@ class Namer:
             self._tangents[name] = self.fresh(f"{name.lstrip('_')}_dot")
         return self._tangents[name]
 
+    def is_tangent(self, name):
+        return name in self._tangents.values()
+
     def is_adjoint(self, name):
         return name in self._adjoints.values()
 
