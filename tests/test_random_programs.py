@@ -8,8 +8,9 @@ stay bounded: every assignment squashes its right-hand side (sin, cos, tanh or a
 factor), denominators are at least 0.5 and `exp` only sees a `tanh`. Each program is made
 with `exec` under its own file name with its text in `linecache`, so srcgrad recovers the
 source as it would for a notebook cell. Branch conditions are also printed into a twin
-program that records how far each comparison was from flipping, and examples that come
-closer than finite differences can tell apart are skipped with `assume`.
+program that records how far each comparison was from flipping (and each builtin
+`max`/`min` from changing its pick), and examples that come closer than finite
+differences can tell apart are skipped with `assume`.
 """
 
 import linecache
@@ -227,7 +228,16 @@ def _margin(twin_text, args):
         margins.append(abs(float(value) - threshold))
         return value > threshold
 
-    fn = _make(twin_text, "program_twin", {"_cmp": _cmp})
+    def _gap(pick):
+        def extreme(*values):  # builtin max/min are kinks too: the two nearest candidates' gap
+            items = sorted(float(v) for v in (values[0] if len(values) == 1 else values))
+            if len(items) > 1:
+                margins.append(abs(items[-1] - items[-2]) if pick is max else abs(items[1] - items[0]))
+            return pick(values[0] if len(values) == 1 else values)
+
+        return extreme
+
+    fn = _make(twin_text, "program_twin", {"_cmp": _cmp, "max": _gap(max), "min": _gap(min)})
     fn(*args)
     return min(margins, default=math.inf)
 
