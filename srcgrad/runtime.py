@@ -7,6 +7,9 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `grad_seed(out, name)`: the seed 1 of a scalar output; `TypeError` otherwise.
 - `SEED64`: the seed `grad_seed` gives a NumPy float64 output, for code that knows
   the output's type.
+- `SEED32`: the same for a NumPy float32 output.
+- `mean_of(a)`: `np.mean(a)`, bit for bit, without NumPy's Python-level wrapper for a
+  float ndarray (specialized code, where the analysis proves `a` one).
 - `zeros_like_grad(x)`: a zero gradient for `x`.
 - `scaled(g, factor, count)`: `g` multiplied `count` times by the power of two `factor`
   (specialized code, in place of a backward loop that does only that).
@@ -40,7 +43,14 @@ _float64 = np.float64
 SEED64 = np.float64(1.0)  # the seed of a NumPy float64 output (see grad_seed)
 _ONE64 = SEED64
 _float32 = np.float32
-_ONE32 = np.float32(1.0)
+_float16 = np.float16
+SEED32 = np.float32(1.0)  # the seed of a NumPy float32 output (see grad_seed)
+_ONE32 = SEED32
+_F64 = np.dtype(np.float64)
+_F32 = np.dtype(np.float32)
+_F16 = np.dtype(np.float16)
+_add_reduce = np.add.reduce
+_mean = np.mean
 
 
 def _is_integral(x):
@@ -131,7 +141,30 @@ def grad_seed(out, name):
     return 1.0
 
 
-_F64 = np.dtype(np.float64)
+def mean_of(a):
+    """`np.mean(a)` with the same result, bit for bit: for a nonempty ndarray of native
+    float64, float32 or float16, the arithmetic of NumPy's `_methods._mean` without its
+    Python-level overhead; `np.mean(a)` for anything else.
+
+    NumPy sums (`np.add.reduce` over all axes; in float32 for float16), then divides the
+    NumPy scalar sum by the count, an `np.intp`: in float64 (float32 or float16 divided
+    by an int64 promotes to float64, in NumPy 1.x and 2 alike), and casts the quotient to
+    the array's dtype. A Python float division by the count (a Python int) is the same
+    float64 division, and casting its result the same rounding.
+
+    >>> mean_of(np.array([1.0, 2.0, 4.0], dtype=np.float32)).dtype
+    dtype('float32')
+    """
+    if type(a) is _ndarray:
+        dtype, n = a.dtype, a.size
+        if n:
+            if dtype is _F64:
+                return _add_reduce(a, None) / n
+            if dtype is _F32:
+                return _float32(_float(_add_reduce(a, None)) / n)
+            if dtype is _F16:
+                return _float16(_float(_add_reduce(a, None, _F32)) / n)
+    return _mean(a)
 
 
 def scaled(g, factor, count):

@@ -10,9 +10,16 @@ the analysis proves the output a Python float (seed `1.0`) or a NumPy float64 sc
 (seed `runtime.SEED64`, the very value `grad_seed` would return) of shape `()`, the
 seed becomes that constant and the output, no longer read, may go as dead code.
 
-Kinds: FLOAT (a Python float), INT (a Python int), F64 (a float64 array of at least one
-dimension, or a `np.float64` scalar: shapes.py tells which). A 0-d array parameter is of
-no kind, since NumPy operations on it return scalars while it is an array. The analysis
+Float32 (and float16) values work alike: the seed of a `np.float32` output is
+`runtime.SEED32`, and gradients of float32 arrays are returned as they are where the
+analysis proves them float32 arrays of the parameter's shape.
+
+Kinds: FLOAT (a Python float), INT (a Python int), F64 / F32 / F16 (an array of that
+native dtype of at least one dimension, or a NumPy scalar of it: shapes.py tells which).
+Where NumPy's type promotion differs between versions (NumPy 1.x promotes by the value of
+a Python number or NumPy scalar mixed with arrays, NumPy 2 by type: NEP 50), the result
+has a kind only where the promotion of the running NumPy gives it for every value the
+operands may hold. A 0-d array parameter is of no kind, since NumPy operations on it return scalars while it is an array. The analysis
 is flow-insensitive like `shapes.py`'s (a join over all assignments, optimistic to a
 fixed point); what it does not recognize has no kind, and then nothing changes.
 """
@@ -24,11 +31,16 @@ import numpy as np
 
 from .. import runtime
 
-FLOAT, INT, F64 = "float", "int", "float64"
+FLOAT, INT, F64, F32, F16 = "float", "int", "float64", "float32", "float16"
 BOTTOM = "bottom"  # the lattice shared with shapes.py: no assignment seen yet
 TOP = None  # unknown
-_NUMBERS = (FLOAT, INT, F64)
-_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.linalg.norm, np.average}
+_ARRAYS = (F64, F32, F16)  # NumPy floats (kind names are their dtypes' names)
+_NUMBERS = (FLOAT, INT) + _ARRAYS
+_SCALAR_KINDS = {np.float64: F64, np.float32: F32, np.float16: F16}
+_SEEDS = {F64: ("SEED64", runtime.SEED64), F32: ("SEED32", runtime.SEED32)}  # what grad_seed returns
+_REDUCTIONS = {
+    np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.linalg.norm, np.average, runtime.mean_of,
+}
 _CREATORS = {np.zeros, np.ones, np.empty}
 _MATH_FLOATS = {
     getattr(math, n) for n in (
@@ -36,7 +48,9 @@ _MATH_FLOATS = {
         "log10 sqrt pow fabs hypot erf erfc gamma lgamma"
     ).split()
 }
-_F64 = np.dtype(np.float64)
+# NEP 50 (NumPy 2): a Python number takes the dtype of the NumPy value it meets; before,
+# a NumPy scalar met with a Python float gives float64
+_WEAK_PYTHON_NUMBERS = type(np.float32(1.0) * 1.0) is np.float32 and type(np.float16(1.0) * 2) is np.float16
 _LIKE_ARG = {runtime.unbroadcast: 1, runtime.zeros_like_grad: 0}  # the argument whose kind the result has
 
 
@@ -69,8 +83,8 @@ def fold_seeds(forward, solved, signature, namer):
         kind = kinds.get(out)
         if kind == FLOAT:
             stmt.value = gast.copy_location(gast.Constant(value=1.0, kind=None), value)
-        elif kind == F64:
-            stmt.value = gast.copy_location(gast.Name(namer.helper("SEED64", runtime.SEED64), gast.Load(), None, None), value)
+        elif kind in _SEEDS:
+            stmt.value = gast.copy_location(gast.Name(namer.helper(*_SEEDS[kind]), gast.Load(), None, None), value)
 
 
 def returned_as_is(solve, signature):
@@ -89,11 +103,59 @@ def returned_as_is(solve, signature):
         t, wanted = signature.types.get(param), signature.shapes.get(param)
         if t is float:
             return kind == FLOAT
-        if t is np.float64 or (t == _F64 and wanted):
-            return kind == F64 and shape == wanted and isinstance(shape, tuple)
-        return False
+        wanted_kind = _param_kind(t, wanted)
+        return wanted_kind in _ARRAYS and kind == wanted_kind and shape == wanted and isinstance(shape, tuple)
 
     return same
+
+
+def fast_means(forward, backward, solved, signature, namer):
+    """`np.mean(t)` -> `mean_of(t)` (the same value, bit for bit, faster) in place, where
+    `t` is provably an ndarray of float64, float32 or float16 of at least one dimension."""
+    stmts = [s for block in (forward, backward) for s in block if isinstance(s, gast.AST)]  # not tape markers
+    if not any(
+        isinstance(n, gast.Call) and solved.resolve(n.func) is np.mean for s in stmts for n in gast.walk(s)
+    ):
+        return
+    rewrite = _FastMeans(solved, _Kinds(solved, signature).solve(), namer)
+    for stmt in stmts:
+        rewrite.visit(stmt)
+
+
+class _FastMeans(gast.NodeTransformer):
+    def __init__(self, solved, kinds, namer):
+        self.solved, self.kinds, self.namer = solved, kinds, namer
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        defaults = {"axis": None, "keepdims": False}
+        if not (
+            len(node.args) == 1
+            and not isinstance(node.args[0], gast.Starred)
+            and all(
+                k.arg in defaults and isinstance(k.value, gast.Constant) and k.value.value is defaults[k.arg]
+                for k in node.keywords
+            )
+            and self.solved.resolve(node.func) is np.mean
+        ):
+            return node
+        arg = node.args[0]  # a name, after ANF
+        shape = self.solved.shape(arg)
+        if not isinstance(arg, gast.Name) or self.kinds.get(arg.id) not in _ARRAYS or not isinstance(shape, tuple) or not shape:
+            return node
+        helper = gast.Name(self.namer.helper("mean_of", runtime.mean_of), gast.Load(), None, None)
+        return gast.copy_location(gast.Call(helper, [arg], []), node)
+
+
+def _param_kind(t, shape):
+    """The kind of a parameter of type (or array dtype) `t` and `shape`."""
+    if isinstance(t, np.dtype):
+        return t.name if t.isnative and t.name in _ARRAYS and shape else TOP
+    if t is float:
+        return FLOAT
+    if t is int:
+        return INT
+    return _SCALAR_KINDS.get(t, TOP) if isinstance(t, type) else TOP
 
 
 def _helper_name(namer, obj):
@@ -109,17 +171,7 @@ class _Kinds:
         self.resolve = solved.resolve
         self.env = {}
         for name, t in signature.types.items():
-            shape = signature.shapes.get(name)
-            if t == _F64 and shape:  # an array of at least one dimension
-                self.env[name] = F64
-            elif t is float:
-                self.env[name] = FLOAT
-            elif t is int:
-                self.env[name] = INT
-            elif t is np.float64:
-                self.env[name] = F64
-            else:
-                self.env[name] = TOP
+            self.env[name] = _param_kind(t, signature.shapes.get(name))
 
     def solve(self):
         env, defs = self.env, self.solved.defs
@@ -150,20 +202,22 @@ class _Kinds:
         return FLOAT if t is float else INT if t is int else TOP
 
     def _Name(self, node):
-        if node.id not in self.env and type(self.solved.namer.helpers.get(node.id)) is np.float64:
-            return F64  # a bound constant: the seed, or arithmetic of it
+        if node.id not in self.env:
+            bound = _SCALAR_KINDS.get(type(self.solved.namer.helpers.get(node.id)))
+            if bound is not None:
+                return bound  # a bound constant: the seed, or arithmetic of it
         return self.env.get(node.id, TOP)
 
     def _BinOp(self, node):
         kinds = [self.kind(node.left), self.kind(node.right)]
         if isinstance(node.op, gast.MatMult):
-            return strict(lambda a, b: F64 if a == b == F64 else TOP, *kinds)
+            return strict(_same_array, *kinds)
         if not isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)):
             return TOP
 
         def combine(a, b):
-            if F64 in (a, b):
-                return F64
+            if a in _ARRAYS or b in _ARRAYS:
+                return self._promote([node.left, node.right], [a, b]) if a in _NUMBERS and b in _NUMBERS else TOP
             if FLOAT in (a, b) and not isinstance(node.op, gast.Pow):  # (-1.0) ** 0.5 is complex
                 return FLOAT
             if isinstance(node.op, gast.Div):
@@ -171,6 +225,39 @@ class _Kinds:
             return TOP  # int op int: an int
 
         return strict(combine, *kinds)
+
+    def _promote(self, nodes, kinds):
+        """The kind of the result of NumPy arithmetic (or a ufunc's loop dtype) on operands
+        `nodes` of `kinds` (numbers, at least one a NumPy float): TOP where the running
+        NumPy's promotion may give another dtype for some values of the operands."""
+        floats = [(n, k) for n, k in zip(nodes, kinds) if k in _ARRAYS]
+        arrays = [self._is_array(n) for n, _ in floats]
+        dtypes = {k for _, k in floats}
+        if len(dtypes) == 1:
+            dtype = dtypes.pop()
+        elif all(arrays):  # arrays of different dtypes: by dtype, in every NumPy version
+            dtype = np.result_type(*(np.dtype(k) for k in dtypes)).name
+        else:
+            return TOP  # NumPy 1.x promotes a NumPy scalar with an array by its value
+        pythons = [n for n, k in zip(nodes, kinds) if k in (FLOAT, INT)]
+        if not pythons or dtype == F64 or _WEAK_PYTHON_NUMBERS:
+            return dtype
+        # NumPy 1.x: by the value of each Python number, and only when an array takes part
+        if not any(arrays):
+            return TOP
+        for n in pythons:
+            if not (isinstance(n, gast.Constant) and type(n.value) in (int, float)):
+                return TOP
+            try:
+                if np.result_type(np.empty(1, dtype), n.value) != np.dtype(dtype):
+                    return TOP
+            except (TypeError, ValueError, OverflowError):
+                return TOP
+        return dtype
+
+    def _is_array(self, node):
+        shape = self.solved.shape(node)
+        return isinstance(shape, tuple) and len(shape) > 0
 
     def _UnaryOp(self, node):
         return self.kind(node.operand) if isinstance(node.op, (gast.USub, gast.UAdd)) else TOP
@@ -182,7 +269,7 @@ class _Kinds:
         )
         if not integral or self.solved.shape(node.value) in (TOP, BOTTOM, ()):
             return TOP
-        return strict(lambda v: v if v == F64 else TOP, self.kind(node.value))
+        return strict(lambda v: v if v in _ARRAYS else TOP, self.kind(node.value))
 
     def _Attribute(self, node):
         return self.kind(node.value) if node.attr == "T" else TOP
@@ -198,19 +285,31 @@ class _Kinds:
             return TOP
         kinds = [self.kind(a) for a in args]
         if obj in _LIKE_ARG and len(args) > _LIKE_ARG[obj]:  # a gradient shaped like an argument
-            return strict(lambda k: k if k in (F64, FLOAT) else TOP, kinds[_LIKE_ARG[obj]])
-        if getattr(obj, "__self__", None) is np.add and getattr(obj, "__name__", None) == "reduce" and len(args) == 2:
-            return strict(lambda k: F64 if k == F64 else TOP, kinds[0])
+            return strict(lambda k: k if k in _ARRAYS or k == FLOAT else TOP, kinds[_LIKE_ARG[obj]])
+        owner, method = getattr(obj, "__self__", None), getattr(obj, "__name__", None)
+        if owner is np.add and method == "reduce" and len(args) == 2:
+            return strict(lambda k: k if k in _ARRAYS else TOP, kinds[0])
+        if owner is np.multiply and method == "outer" and len(args) == 2:
+            return strict(_same_array, *kinds)
         if obj is runtime.unreduce and self.solved.shape(node) not in (TOP, BOTTOM, ()):
-            return strict(lambda k: F64 if k in (F64, FLOAT) else TOP, kinds[0])  # np.broadcast_to(g, x.shape)
+            # np.broadcast_to(g, x.shape)
+            return strict(lambda k: k if k in _ARRAYS else F64 if k == FLOAT else TOP, kinds[0])
+        if obj in (np.dot, np.matmul):  # before the ufuncs: np.matmul is one
+            return strict(_same_array, *kinds) if len(args) == 2 else TOP
         if isinstance(obj, np.ufunc):
-            if obj.nout != 1 or len(args) != obj.nin or _ufunc_out(obj) != _F64:
+            if obj.nout != 1 or len(args) != obj.nin:
                 return TOP
-            return strict(lambda *ks: F64 if all(k in _NUMBERS for k in ks) and set(ks) != {INT} else TOP, *kinds)
+
+            def loop(*ks):
+                if not all(k in _NUMBERS for k in ks) or set(ks) == {INT}:
+                    return TOP
+                dtype = self._promote(args, ks) if any(k in _ARRAYS for k in ks) else F64
+                return dtype if dtype is not TOP and _ufunc_out(obj, dtype) == np.dtype(dtype) else TOP
+
+            return strict(loop, *kinds)
         if obj in _REDUCTIONS:
-            return strict(lambda k: F64 if k in (F64, FLOAT) else TOP, *kinds) if len(args) == 1 else TOP
-        if obj in (np.dot, np.matmul):
-            return strict(lambda a, b: F64 if a == b == F64 else TOP, *kinds) if len(args) == 2 else TOP
+            reduced = lambda k: k if k in _ARRAYS else F64 if k == FLOAT else TOP  # noqa: E731
+            return strict(reduced, *kinds) if len(args) == 1 else TOP
         if obj in _MATH_FLOATS:
             return strict(lambda *ks: FLOAT if all(k in _NUMBERS for k in ks) else TOP, *kinds)
         if obj is float and len(args) == 1:
@@ -223,14 +322,20 @@ class _Kinds:
 _UFUNC_OUT = {}
 
 
-def _ufunc_out(ufunc):
-    """The output dtype of `ufunc` on float64 inputs (None when it has no such loop)."""
-    if ufunc not in _UFUNC_OUT:
+def _ufunc_out(ufunc, kind):
+    """The output dtype of `ufunc` on inputs of the dtype `kind` (None when it has no such loop)."""
+    key = (ufunc, kind)
+    if key not in _UFUNC_OUT:
         try:
-            _UFUNC_OUT[ufunc] = ufunc.resolve_dtypes((_F64,) * ufunc.nin + (None,))[-1]
-        except (TypeError, ValueError, AttributeError):  # no float64 loop
-            _UFUNC_OUT[ufunc] = None
-    return _UFUNC_OUT[ufunc]
+            _UFUNC_OUT[key] = ufunc.resolve_dtypes((np.dtype(kind),) * ufunc.nin + (None,))[-1]
+        except (TypeError, ValueError, AttributeError):  # no such loop
+            _UFUNC_OUT[key] = None
+    return _UFUNC_OUT[key]
+
+
+def _same_array(a, b):
+    """Products of two NumPy floats (`@`, np.dot, np.multiply.outer): the same dtype only."""
+    return a if a == b and a in _ARRAYS else TOP
 
 
 def strict(fn, *kinds):

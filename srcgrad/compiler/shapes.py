@@ -33,7 +33,9 @@ from .kinds import BOTTOM, TOP, join, strict  # the same lattice, over shapes
 
 
 _MATMUL_ADJOINTS = (operators._matmul_vjp_x, operators._matmul_vjp_y)
-_FULL_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.linalg.norm, np.vdot, np.average}
+_FULL_REDUCTIONS = {
+    np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.linalg.norm, np.vdot, np.average, runtime.mean_of,
+}
 _CREATORS = {np.zeros, np.ones, np.empty, np.full}
 _LIKE = {np.zeros_like, np.ones_like, np.empty_like, np.copy, np.array, np.asarray, np.conj, abs}
 _SCALARS = {np.size, np.ndim, len, float, int, runtime.grad_seed}
@@ -76,6 +78,7 @@ def drop_unbroadcasts(forward, backward, signature, none_init, namer):
         _narrow_unreduces(backward, env, unreduce, calls, returned)
         _visit(backward, _Reassociate(env))
     kinds.fold_seeds(forward, env, signature, namer)
+    kinds.fast_means(forward, backward, env, signature, namer)
     return kinds.returned_as_is(lambda: env.refresh(forward, backward), signature)
 
 

@@ -23,7 +23,7 @@ _NUMPY = {
     np.clip, np.cumsum, np.cumprod, np.diff, np.trace, np.diag, np.sort, np.argmax, np.argmin,
 }
 _HELPERS = {
-    runtime.unbroadcast, runtime.unreduce, runtime.zeros_like_grad, runtime.add_grad,
+    runtime.unbroadcast, runtime.unreduce, runtime.zeros_like_grad, runtime.add_grad, runtime.mean_of,
     runtime.item_grad, runtime.structure_like, runtime.broadcast_tangent,
     operators._matmul_vjp_x, operators._matmul_vjp_y,
 }
