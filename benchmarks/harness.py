@@ -127,17 +127,26 @@ def peak_memory(thunk, repeat=3):
 
 
 def run_workload(w, impls, opts):
-    """Measure every implementation on one workload; never raises."""
+    """Measure every implementation on one workload; never raises.
+
+    A derivation workload measures srcgrad's build time alone, over `opts.derive_repeat`
+    builds; its calls are not timed.
+    """
     args, seed = inputs(w, opts.seed)
     cells, thunks = {}, {}
+    if w.derivation_only:
+        impls = [impl for impl in impls if impl.name == "srcgrad"]
     for impl in impls:
         cell = cells[impl.name] = Cell(impl.name)
         try:
-            thunks[impl.name], cell.build_s = build(impl, w, args, seed, opts.build_repeat)
+            repeat = opts.derive_repeat if w.derivation_only else opts.build_repeat
+            thunks[impl.name], cell.build_s = build(impl, w, args, seed, repeat)
         except NotApplicable as exc:
             cell.error = f"n/a: {exc}"
         except Exception as exc:  # noqa: BLE001
             cell.error = "error: " + describe(exc)
+    if w.derivation_only:
+        return list(cells.values())
     time_interleaved(thunks, cells, opts.repeat, opts.block_s)
     for impl in impls:
         cell = cells[impl.name]
@@ -211,10 +220,13 @@ def rel_error(grads, ref):
 
 
 def check_workload(w, impls, opts, fd_tol=1e-6, tol=1e-10):
-    """Yield (implementation, passed, message) rows; 'hand' is checked against finite differences."""
+    """Yield (implementation, passed, message) rows; 'hand' is checked against finite differences,
+    and so is srcgrad on a derivation workload (which has no hand-written gradient)."""
     args, seed = inputs(w, opts.seed)
     n = len(w.wrt)
     ref = None
+    if w.derivation_only:
+        impls = [impl for impl in impls if impl.name == "srcgrad"]
     for impl in impls:
         try:
             thunk = impl.build(w, args, seed)
@@ -225,11 +237,11 @@ def check_workload(w, impls, opts, fd_tol=1e-6, tol=1e-10):
         except Exception as exc:  # noqa: BLE001
             yield impl.name, False, "error: " + describe(exc)
             continue
-        if impl.name == "hand":
+        if impl.name == "hand" or w.derivation_only:
             ref = grads
             d, e = fd_errors(w, args, seed, grads, np.random.default_rng(opts.seed + 1))
             ok = d <= fd_tol and e <= fd_tol
-            yield "hand", ok, f"vs finite differences: directional {d:.1e}, elementwise {e:.1e} (tol {fd_tol:g})"
+            yield impl.name, ok, f"vs finite differences: directional {d:.1e}, elementwise {e:.1e} (tol {fd_tol:g})"
         elif ref is None:
             yield impl.name, None, "skipped: no hand-written reference"
         else:

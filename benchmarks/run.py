@@ -33,6 +33,7 @@ def parse_args(argv=None):
     opts.repeat = opts.repeat or (5 if opts.quick else 15)
     opts.block_s = 0.005 if opts.quick else 0.02
     opts.build_repeat = 1 if opts.quick else 3
+    opts.derive_repeat = 3 if opts.quick else 11  # builds of a derivation workload (its only number)
     return opts
 
 

@@ -1,6 +1,6 @@
 """The benchmark workloads, in the order the table shows them."""
 
-from . import logreg, mlp, rnn, scalar_loop, tutorial_vjp
+from . import derive_large, derive_small, logreg, mlp, rnn, scalar_loop, tutorial_vjp
 from .base import NA, SAME, Workload
 
 ALL = [
@@ -9,6 +9,8 @@ ALL = [
     *rnn.WORKLOADS,
     *scalar_loop.WORKLOADS,
     *tutorial_vjp.WORKLOADS,
+    *derive_small.WORKLOADS,
+    *derive_large.WORKLOADS,
 ]
 
 __all__ = ["ALL", "NA", "SAME", "Workload"]

@@ -14,6 +14,9 @@ Peer entries (``Workload.peers``), keyed by implementation name:
 * ``NA("reason")``: the peer cannot express the workload; the table says why.
 
 torch has no default: a workload without a ``"torch"`` entry shows n/a.
+
+A derivation workload (``derivation_only``) measures how long srcgrad takes to build
+the derivative of a longer function; it has no hand-written gradient and no peers.
 """
 
 from __future__ import annotations
@@ -52,6 +55,9 @@ class Workload:
     make_seed: Callable[[Any], Any] | None = None  # rng -> cotangent v (VJP workloads)
     peers: dict[str, Any] = field(default_factory=dict)
     measure_memory: bool = False  # report tracemalloc peak for NumPy-backed impls
+    # Derivation workloads (hand=None): only srcgrad's build time is measured, and
+    # --check compares srcgrad's gradient with finite differences.
+    derivation_only: bool = False
 
     @property
     def is_vjp(self) -> bool:

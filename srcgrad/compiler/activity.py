@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import gast
 
 from .. import rules
+from . import syntax
 
 _NONDIFF_BINOPS = (gast.FloorDiv, gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift)
 
@@ -68,7 +69,7 @@ def diff_reads(value, calls):
 def _flows(tree, calls):
     """(source names, target name) pairs: derivative flows from sources into target."""
     flows = []
-    for node in gast.walk(tree):
+    for node in syntax.statements(tree):
         if isinstance(node, gast.Assign):
             target = node.targets[0]
             sources = diff_reads(node.value, calls)

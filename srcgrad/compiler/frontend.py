@@ -9,6 +9,7 @@ closure cells are kept as cells, so later rebinding is seen.
 import inspect
 import linecache
 import textwrap
+import weakref
 from dataclasses import dataclass, field
 
 import gast
@@ -64,6 +65,9 @@ class Program:
 def load(fn, source=None):
     """Recover `fn`'s source and parse it. `source` overrides recovery (for `exec`).
 
+    The parse is kept per function object (and `source` and code): a derivative and its
+    specializations read one tree, which no pass changes (the pipeline copies it).
+
     Recovery goes through `inspect.getsourcelines`, which reads files and `linecache`:
     IPython registers every cell there, so notebook functions work without `source`.
     A given `source` is the text the function was made from; its line 1 is line 1 of
@@ -73,6 +77,30 @@ def load(fn, source=None):
     function itself show its lines.
     """
     fn = inspect.unwrap(fn)
+    code = getattr(fn, "__code__", None)
+    try:
+        parsed = _PARSED.get(fn, {}).get((source, code))
+    except TypeError:  # no weak reference (a callable object)
+        parsed = None
+    if parsed is not None:
+        tree, filename, first_line, indent, lines = parsed
+        cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+        return Program(fn, tree, filename, first_line, indent, lines, fn.__globals__, cells)
+    program = _load(fn, source)
+    try:
+        _PARSED.setdefault(fn, {})[(source, code)] = (
+            program.tree, program.filename, program.first_line, program.indent, program.source_lines,
+        )
+    except TypeError:
+        pass
+    return program
+
+
+# function -> {(source, code): its parse}; nothing in it refers back to the function
+_PARSED = weakref.WeakKeyDictionary()
+
+
+def _load(fn, source):
     code = getattr(fn, "__code__", None)
     if code is None:
         raise TypeError(f"srcgrad can differentiate Python functions, not {type(fn).__name__} objects")

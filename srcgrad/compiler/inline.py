@@ -46,7 +46,16 @@ def _is_docstring(stmt):
 
 
 def _params(fn):
-    return list(inspect.signature(fn).parameters)
+    try:
+        found = _PARAMS.get(fn)
+    except TypeError:  # unhashable: not cached
+        return list(inspect.signature(fn).parameters)
+    if found is None:
+        found = _PARAMS[fn] = list(inspect.signature(fn).parameters)
+    return found
+
+
+_PARAMS = {}  # rule function -> its parameter names
 
 
 def apply(fn, leading, args, bind):
@@ -68,46 +77,65 @@ def apply(fn, leading, args, bind):
     if expr is None:
         helper = bind(fn.__name__.lstrip("_"), fn)
         return syntax.call(syntax.name(helper), [values[n] for n in names])
-    return _substitute(syntax.copy(expr), values, fn, bind)
+    return _substitute(expr, values, fn, bind)
 
 
 def _substitute(expr, values, fn, bind):
+    """A copy of the rule's expression `expr` with `values` in place of its parameters and
+    the other names bound (`bind`, in the order they occur), then settled (`_settle`)."""
     cells = {n: c.cell_contents for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()) if _filled(c)}
 
-    class Substitute(gast.NodeTransformer):
-        def visit_Name(self, node):
-            if node.id in values:
-                return syntax.copy(values[node.id])
-            obj = cells.get(node.id, fn.__globals__.get(node.id, getattr(builtins, node.id, None)))
-            if obj is None:
-                raise NameError(f"rule {fn.__qualname__} uses unknown name {node.id!r}")
-            node.id = bind(node.id.lstrip("_") or node.id, obj)
-            return node
+    def name(node):
+        if node.id in values:
+            return syntax.copy(values[node.id])
+        obj = cells.get(node.id, fn.__globals__.get(node.id, getattr(builtins, node.id, None)))
+        if obj is None:
+            raise NameError(f"rule {fn.__qualname__} uses unknown name {node.id!r}")
+        new = syntax.copy(node)
+        new.id = bind(node.id.lstrip("_") or node.id, obj)
+        return new
 
-    return _fold(Substitute().visit(expr))
+    new = syntax.copy(expr, name)
+    if _rule_settles(fn) or any(_settles(v) for v in values.values()):
+        new = _settle(new)
+    return new
 
 
-def _fold(expr):
-    """Settle what the substituted constants decide: `0 is None` -> False, and
-    `a if False else b` -> b (so generated code has no dead tests on literals)."""
+@functools.lru_cache(maxsize=None)
+def _rule_settles(fn):
+    return _settles(_return_expression(fn))
 
-    class Fold(gast.NodeTransformer):
-        def visit_Compare(self, node):
-            self.generic_visit(node)
-            if (len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot))
-                    and syntax.is_const(node.left) and syntax.is_const(node.comparators[0])):
-                left, right = _literal(node.left), _literal(node.comparators[0])
-                same = left is right or (left is not None and right is not None and type(left) is type(right) and left == right)
-                return syntax.const(same if isinstance(node.ops[0], gast.Is) else not same)
-            return node
 
-        def visit_IfExp(self, node):
-            self.generic_visit(node)
-            if isinstance(node.test, gast.Constant) and isinstance(node.test.value, bool):
-                return node.body if node.test.value else node.orelse
-            return node
+def _settles(node):
+    """Whether `node` (a node or a list of them) holds a comparison or conditional that
+    `_settle` may decide."""
+    if type(node) is list:
+        return any(_settles(n) for n in node)
+    if type(node) is gast.Name or type(node) is gast.Constant or not isinstance(node, gast.AST):
+        return False
+    return any(isinstance(n, (gast.Compare, gast.IfExp)) for n in syntax.nodes(node))
 
-    return Fold().visit(expr)
+
+def _settle(node):
+    """Settle what the substituted constants decide, children first: `0 is None` -> False,
+    and `a if False else b` -> b (so generated code has no dead tests on literals)."""
+    values = node.__dict__
+    for field in syntax.child_fields(type(node)):
+        value = values.get(field)
+        if type(value) is list:
+            value[:] = [_settle(v) if isinstance(v, gast.AST) else v for v in value]
+        elif isinstance(value, gast.AST):
+            values[field] = _settle(value)
+    if isinstance(node, gast.Compare):
+        if (len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot))
+                and syntax.is_const(node.left) and syntax.is_const(node.comparators[0])):
+            left, right = _literal(node.left), _literal(node.comparators[0])
+            same = left is right or (left is not None and right is not None and type(left) is type(right) and left == right)
+            return syntax.const(same if isinstance(node.ops[0], gast.Is) else not same)
+    elif isinstance(node, gast.IfExp):
+        if isinstance(node.test, gast.Constant) and isinstance(node.test.value, bool):
+            return node.body if node.test.value else node.orelse
+    return node
 
 
 def _literal(node):

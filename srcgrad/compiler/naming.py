@@ -11,6 +11,8 @@ import re
 
 import gast
 
+from . import syntax
+
 _IDENT = re.compile(r"[^0-9a-zA-Z_]+")
 
 
@@ -21,13 +23,19 @@ class Namer:
         self.scope = scope or (lambda name: None)  # what a name means to the user's code
         self.helpers = {}  # helper name -> object, bound into generated code
         self._adjoints = {}
+        self._primals = {}  # adjoint name -> its primal, the inverse of `_adjoints`
         self._tangents = {}
 
     @classmethod
     def for_tree(cls, tree, scope=None):
-        taken = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
-        taken |= {n.name for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)}
-        stored = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+        taken, stored = set(), set()
+        for n in syntax.nodes(tree):
+            if isinstance(n, gast.Name):
+                taken.add(n.id)
+                if not isinstance(n.ctx, gast.Load):
+                    stored.add(n.id)
+            elif isinstance(n, gast.FunctionDef):
+                taken.add(n.name)
         return cls(taken, stored, scope)
 
     def helper(self, preferred, obj):
@@ -73,9 +81,11 @@ class Namer:
 
     def adjoint(self, name):
         """The adjoint variable of `name` (`x` -> `x_bar`), the same on every call."""
-        if name not in self._adjoints:
-            self._adjoints[name] = self.fresh(f"{name.lstrip('_')}_bar")
-        return self._adjoints[name]
+        found = self._adjoints.get(name)
+        if found is None:
+            found = self._adjoints[name] = self.fresh(f"{name.lstrip('_')}_bar")
+            self._primals[found] = name
+        return found
 
     def tangent(self, name):
         """The tangent variable of `name` (`x` -> `x_dot`), the same on every call."""
@@ -87,10 +97,7 @@ class Namer:
         return name in self._tangents.values()
 
     def is_adjoint(self, name):
-        return name in self._adjoints.values()
+        return name in self._primals
 
     def primal_of(self, adjoint_name):
-        for primal, adj in self._adjoints.items():
-            if adj == adjoint_name:
-                return primal
-        return None
+        return self._primals.get(adjoint_name)

@@ -31,29 +31,41 @@ from .shapes import _Resolver
 
 
 def run(tree, namer):
-    _Fold().visit(tree)
+    _fold_tree(tree)
+    reads = _read_counts(tree)
     changed = True
-    while changed:
-        reads = _read_counts(tree)
+    while changed:  # each round starts from the exact read counts, kept up to date below
         changed = _propagate_copies(tree.body, reads)
-        changed |= _drop_dead(tree, {name for name, count in reads.items() if count > 0}, _Resolver(namer))
+        changed |= _drop_dead(tree, {name for name, count in reads.items() if count > 0}, _Resolver(namer), reads)
         if any(type(v) is np.float64 for v in namer.helpers.values()):
-            changed |= _fold_bound_scalars(tree, namer)
+            changed |= _fold_bound_scalars(tree, namer, reads)
     return tree
 
 
-def _fold_bound_scalars(tree, namer):
+def _forget_reads(node, reads):
+    """Take the reads under `node`, which leaves the code, off the counts `reads`."""
+    for name, count in syntax.load_counts(node).items():
+        reads[name] -= count
+
+
+def _fold_bound_scalars(tree, namer, reads):
     """Replace operations on bound float64 constants and number constants by their value,
-    bound under a new name (innermost first over the rounds). True if anything changed."""
+    bound under a new name (innermost first over the rounds). True if anything changed.
+    `reads` (the read counts) follows."""
     bound = {name for name, value in namer.helpers.items() if type(value) is np.float64}
     changed = False
+    if not any(reads.get(name) for name in bound):
+        return changed  # every fold reads a bound constant
     for node in _nodes(tree):
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+        values = node.__dict__
+        for field in syntax.child_fields(type(node)):
+            value = values.get(field)
+            if type(value) is gast.BinOp or type(value) is gast.UnaryOp:
                 new = _fold_bound(value, bound, namer)
                 if new is not None:
                     setattr(node, field, new)
+                    _forget_reads(value, reads)
+                    reads[new.id] = reads.get(new.id, 0) + 1
                     changed = True
     return changed
 
@@ -83,7 +95,9 @@ def _fold_bound(node, bound, namer):
 
 
 def _propagate_copies(stmts, reads):
-    """Forward-substitute `a = b` into the reads of `a` that it reaches, when those are all."""
+    """Forward-substitute `a = b` into the reads of `a` that it reaches, when those are all.
+
+    `reads` (the read counts) follows every change, though only at the end for `x = x`."""
     changed = False
     for stmt in stmts:
         if isinstance(stmt, (gast.If, gast.For, gast.While)):
@@ -102,9 +116,12 @@ def _propagate_copies(stmts, reads):
         reads[b] = reads.get(b, 0) + len(uses) - 1
         stmts[k] = syntax.pass_()
         changed = True
-    kept = []
+    kept, selves = [], []
     for s in stmts:
-        if isinstance(s, gast.Pass) or _is_copy(s, same=True):
+        if _is_copy(s, same=True):
+            selves.append(s)
+            continue
+        if isinstance(s, gast.Pass):
             continue
         if kept and _is_copy(s) and _is_single_store(kept[-1], s.value.id) and reads.get(s.value.id) == 1:
             kept[-1].targets[0].id = s.targets[0].id  # t = e; s = t  ->  s = e
@@ -113,6 +130,9 @@ def _propagate_copies(stmts, reads):
             continue
         kept.append(s)
     stmts[:] = kept or stmts[:1]
+    for s in selves:
+        if s is not stmts[0]:  # dropped `x = x`
+            reads[s.value.id] -= 1
     return changed
 
 
@@ -153,14 +173,11 @@ def _reached_reads(stmts, k, a, b, total):
 
 
 def _read_counts(tree):
-    counts = {}
-    for n in _nodes(tree):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            counts[n.id] = counts.get(n.id, 0) + 1
-    return counts
+    return syntax.load_counts(tree)
 
 
-def _drop_dead(tree, reads, resolve):
+def _drop_dead(tree, reads, resolve, counts):
+    """Drop assignments of pure values to names not in `reads`; `counts` (the read counts) follows."""
     changed = False
 
     def visit(stmts):
@@ -176,6 +193,7 @@ def _drop_dead(tree, reads, resolve):
                 and s.targets[0].id not in reads
                 and _pure(s.value, resolve)
             ):
+                _forget_reads(s.value, counts)
                 changed = True
                 continue
             out.append(s)
@@ -205,11 +223,19 @@ _FOLD = {
 }
 
 
-class _Fold(gast.NodeTransformer):
-    """Compute operations on number constants; drop `** 1`."""
-
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
+def _fold_tree(node):
+    """`node` with operations on number constants computed and `** 1` dropped, children
+    first (as a `NodeTransformer` would); changed in place, or replaced (the result)."""
+    values, cls = node.__dict__, type(node)
+    for field in syntax.child_fields(cls):  # `ctx` and operators hold nothing to fold
+        value = values.get(field)
+        if type(value) is list:
+            for k, item in enumerate(value):
+                if isinstance(item, gast.AST) and not _leaf(item):
+                    value[k] = _fold_tree(item)
+        elif isinstance(value, gast.AST) and not _leaf(value):
+            values[field] = _fold_tree(value)
+    if cls is gast.BinOp:
         if isinstance(node.op, gast.Pow) and _number(node.right) and node.right.value == 1 and type(node.right.value) is not bool:
             return node.left
         if isinstance(node.op, gast.Mult):  # c * (e - 0) -> c * e: the product makes it a float anyway
@@ -217,31 +243,33 @@ class _Fold(gast.NodeTransformer):
                 inner, other = getattr(node, side), node.right if side == "left" else node.left
                 if _plus_zero(inner) and _number(other) and type(other.value) is float:
                     setattr(node, side, inner.left)
-        return self._fold(node, [node.left, node.right], type(node.op))
+        return _fold(node, [node.left, node.right], type(node.op))
+    if cls is gast.UnaryOp:
+        return _fold(node, [node.operand], type(node.op))
+    if cls is gast.Compare and len(node.ops) == 1:
+        return _fold(node, [node.left, node.comparators[0]], type(node.ops[0]))
+    return node
 
-    def visit_UnaryOp(self, node):
-        self.generic_visit(node)
-        return self._fold(node, [node.operand], type(node.op))
 
-    def visit_Compare(self, node):
-        self.generic_visit(node)
-        if len(node.ops) != 1:
-            return node
-        return self._fold(node, [node.left, node.comparators[0]], type(node.ops[0]))
+def _leaf(node):
+    """A node with nothing to fold inside."""
+    cls = type(node)
+    return cls is gast.Constant or cls is gast.Name and node.annotation is None
 
-    def _fold(self, node, operands, op):
-        fn = _FOLD.get(op)
-        if fn is None or not all(_number(o) for o in operands):
-            return node
-        try:
-            value = fn(*(o.value for o in operands))
-        except (ArithmeticError, ValueError):
-            return node
-        if type(value) not in (int, float, bool) or (type(value) is not bool and abs(value) > 1e15):
-            return node
-        if type(value) is float and not math.isfinite(value):
-            return node
-        return gast.copy_location(syntax.const(value), node)
+
+def _fold(node, operands, op):
+    fn = _FOLD.get(op)
+    if fn is None or not all(_number(o) for o in operands):
+        return node
+    try:
+        value = fn(*(o.value for o in operands))
+    except (ArithmeticError, ValueError):
+        return node
+    if type(value) not in (int, float, bool) or (type(value) is not bool and abs(value) > 1e15):
+        return node
+    if type(value) is float and not math.isfinite(value):
+        return node
+    return gast.copy_location(syntax.const(value), node)
 
 
 def _plus_zero(node):
@@ -259,14 +287,5 @@ def _number(node):
 
 
 def _nodes(node):
-    """Every node under `node`, itself included, in no particular order (gast.walk, faster)."""
-    stack, ast_node = [node], gast.AST
-    while stack:
-        n = stack.pop()
-        yield n
-        for name in n._fields:
-            value = getattr(n, name, None)
-            if type(value) is list:
-                stack.extend(v for v in value if isinstance(v, ast_node))
-            elif isinstance(value, ast_node):
-                stack.append(value)
+    """Every node under `node`, itself included, in no particular order (see `syntax.nodes`)."""
+    return syntax.nodes(node)

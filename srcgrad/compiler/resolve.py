@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import gast
 
 from ..rules import methods
+from . import syntax
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def run(tree, program, local_names):
     """Resolve every call and local attribute read in `tree`."""
     table = {}
     local_names = set(local_names)
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):  # gast.walk's order, faster
         if isinstance(node, gast.Call):
             table[node] = _resolve_call(node, program, local_names)
         elif isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):

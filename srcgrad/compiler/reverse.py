@@ -183,9 +183,8 @@ class _Reverse(Contributions):
     def branch_locals(self, body):
         """Names a branch assigns once, at its top level, and nobody reads outside it."""
         inside = {}
-        for n in (n for stmt in body for n in syntax.walk(stmt)):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                inside[n.id] = inside.get(n.id, 0) + 1
+        for stmt in body:
+            syntax.load_counts(stmt, inside)
         local = _iteration_locals(body, self.assign_count)
         return frozenset(v for v in local if inside.get(v, 0) == self.read_counts.get(v, 0))
 
@@ -389,7 +388,7 @@ def _before_breaks(stmts, records):
 
 def count_assignments(tree):
     counts = {}
-    for node in syntax.walk(tree):
+    for node in syntax.nodes(tree):
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
             counts[node.targets[0].id] = counts.get(node.targets[0].id, 0) + 1
         elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):
@@ -432,10 +431,7 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shap
     rev.params = set(params)
     rev.assign_count = count_assignments(tree)
     rev.assigned = set()
-    rev.read_counts = {}
-    for n in syntax.walk(tree):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            rev.read_counts[n.id] = rev.read_counts.get(n.id, 0) + 1
+    rev.read_counts = syntax.load_counts(tree)
     forward, backward = rev.block(body, _Context(0, frozenset(), set(params)))
 
     seed = namer.adjoint(out_name) if out_name else namer.fresh("out_bar")

@@ -13,26 +13,41 @@ import gast
 
 
 def _make(cls, **fields):
+    node = cls.__new__(cls)  # gast's keyword constructor, without its per-call overhead
+    values = node.__dict__
     for f in cls._fields:
-        if f not in fields:
-            fields[f] = [] if f in ("type_params", "decorator_list", "keywords", "type_ignores") else None
-    return cls(**{k: v for k, v in fields.items() if k in cls._fields})
+        values[f] = fields[f] if f in fields else [] if f in _LISTS else None
+    return node
+
+
+_LISTS = ("type_params", "decorator_list", "keywords", "type_ignores")
 
 
 def walk(node):
     """Every node under `node`, itself first, in `gast.walk`'s (breadth-first) order,
     without its per-node generator overhead."""
-    todo, ast_node = collections.deque([node]), gast.AST
+    todo, ast_node, walked = collections.deque([node]), gast.AST, _WALKED
     pop, append, extend = todo.popleft, todo.append, todo.extend
     while todo:
         node = pop()
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, ast_node):
-                append(value)
-            elif type(value) is list:
-                extend([v for v in value if isinstance(v, ast_node)])
+        cls = type(node)
+        fields = walked.get(cls)
+        if fields is None:
+            fields = walked[cls] = tuple(f for f in cls._fields if f not in _SCALAR_FIELDS)
+        if fields:
+            values = node.__dict__
+            for field in fields:
+                value = values.get(field)
+                if type(value) is list:
+                    extend([v for v in value if isinstance(v, ast_node)])
+                elif isinstance(value, ast_node):
+                    append(value)
         yield node
+
+
+# fields that never hold nodes (names, numbers, flags): `walk` skips them
+_SCALAR_FIELDS = frozenset({"id", "attr", "arg", "kind", "type_comment", "is_async", "level", "module", "simple", "conversion"})
+_WALKED = {}  # node class -> the fields `walk` looks into
 
 
 def name(id, store=False):
@@ -199,30 +214,54 @@ def as_load(node):
     return node
 
 
-def copy(node):
-    """A deep copy that keeps source locations."""
-    return _deepcopy(node)
+def copy(node, name=None):
+    """A deep copy that keeps source locations; with `name`, each `Name` becomes `name(Name)`."""
+    return _deepcopy(node, name)
 
 
-def _deepcopy(node):
-    if isinstance(node, list):
-        return [_deepcopy(n) for n in node]
+_LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
+def _deepcopy(node, name=None):
+    """Fields and locations copied through `__dict__` (gast's keyword constructor is slow);
+    `ctx` and operator nodes (no fields, no location) are shared."""
+    if type(node) is list:
+        return [_deepcopy(n, name) for n in node]
     if not isinstance(node, gast.AST):
         return node
-    new = type(node)(**{f: _deepcopy(getattr(node, f, None)) for f in node._fields})
-    for a in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
-        if hasattr(node, a):
-            setattr(new, a, getattr(node, a))
+    cls = type(node)
+    if name is not None and cls is gast.Name:
+        return name(node)
+    old = node.__dict__
+    if not old and not cls._attributes:
+        return node
+    new = cls.__new__(cls)
+    values = new.__dict__
+    for f in cls._fields:
+        value = old.get(f)
+        values[f] = value if value is None or type(value) in _ATOMS else _deepcopy(value, name)
+    for a in _LOCATION:
+        if a in old:
+            values[a] = old[a]
     return new
+
+
+_ATOMS = {str, int, float, bool}
 
 
 def located(new, old):
     """Give `new` (and its children without a location) the location of `old`."""
-    if old is None or not hasattr(old, "lineno"):
+    if old is None or not hasattr(old, "lineno") or not isinstance(new, gast.AST):
         return new
-    for n in walk(new) if isinstance(new, gast.AST) else []:
-        if getattr(n, "lineno", None) is None and "lineno" in getattr(n, "_attributes", ()):
-            gast.copy_location(n, old)
+    have = type(old)._attributes
+    where = [(a, getattr(old, a)) for a in _LOCATION if a in have and hasattr(old, a)]
+    for n in nodes(new):  # as gast.copy_location(n, old) on each node without a line
+        wanted = type(n)._attributes
+        if "lineno" in wanted and getattr(n, "lineno", None) is None:
+            values = n.__dict__
+            for a, value in where:
+                if a in wanted:
+                    values[a] = value
     return new
 
 
@@ -259,10 +298,177 @@ else:  # 3.10 prints `(a, b) = ...` and `for (i, x) in ...`; print as 3.11+ does
 
 
 def unparse(node):
-    """Source text of one gast expression or statement, the same on every Python."""
+    """Source text of one gast expression or statement, the same on every Python.
+
+    Simple statements and the expressions generated code holds are printed here, directly
+    from gast, as Python 3.11's `ast.unparse` prints them; anything else goes through it."""
+    try:
+        return _text(node, _TEST)
+    except _Unprintable:
+        pass
     tree = gast.gast_to_ast(node)
     ast.fix_missing_locations(tree)
     return _unparse(tree)
+
+
+class _Unprintable(Exception):
+    """A node that `_text` leaves to `ast.unparse`."""
+
+
+# `ast._Precedence`: how tightly each context binds (`ast.unparse` parenthesizes what binds looser)
+_TUPLE, _YIELD, _TEST, _OR, _AND, _NOT, _CMP, _EXPR = 2, 3, 4, 5, 6, 7, 8, 9
+_TERM, _FACTOR, _POWER, _ATOM = 14, 15, 16, 18
+_BINOPS = {
+    gast.Add: (" + ", 13), gast.Sub: (" - ", 13), gast.Mult: (" * ", _TERM), gast.MatMult: (" @ ", _TERM),
+    gast.Div: (" / ", _TERM), gast.Mod: (" % ", _TERM), gast.FloorDiv: (" // ", _TERM), gast.Pow: (" ** ", _POWER),
+    gast.LShift: (" << ", 12), gast.RShift: (" >> ", 12), gast.BitOr: (" | ", _EXPR), gast.BitXor: (" ^ ", 10),
+    gast.BitAnd: (" & ", 11),
+}
+_UNARY = {gast.USub: "-", gast.UAdd: "+", gast.Invert: "~", gast.Not: "not "}
+_COMPARE = {
+    gast.Eq: " == ", gast.NotEq: " != ", gast.Lt: " < ", gast.LtE: " <= ", gast.Gt: " > ", gast.GtE: " >= ",
+    gast.Is: " is ", gast.IsNot: " is not ", gast.In: " in ", gast.NotIn: " not in ",
+}
+
+
+def _text(node, prec):
+    """`node` printed where the context binds with precedence `prec`."""
+    printer = _PRINTERS.get(type(node))
+    if printer is None:
+        raise _Unprintable
+    return printer(node, prec)
+
+
+def _items(elts):
+    """Tuple items: `a, b`, or `a,` for one."""
+    if len(elts) == 1:
+        return _text(elts[0], _TEST) + ","
+    return ", ".join([_text(e, _TEST) for e in elts])
+
+
+def _constant(node, prec):
+    value = node.value
+    if type(value) is tuple:
+        return "(" + (_constant_text(value[0]) + "," if len(value) == 1 else ", ".join(map(_constant_text, value))) + ")"
+    if value is ...:
+        return "..."
+    return ("u" if node.kind == "u" else "") + _constant_text(value)
+
+
+def _constant_text(value):
+    if isinstance(value, (float, complex)):
+        return repr(value).replace("inf", "1e309").replace("nan", "(1e309-1e309)")
+    return repr(value)
+
+
+def _binop(node, prec):
+    op, own = _BINOPS[type(node.op)]
+    if own == _POWER:  # right-associative
+        text = _text(node.left, own + 1) + op + _text(node.right, own)
+    else:
+        text = _text(node.left, own) + op + _text(node.right, own + 1)
+    return "(" + text + ")" if prec > own else text
+
+
+def _unaryop(node, prec):
+    op = _UNARY[type(node.op)]
+    own = _NOT if op == "not " else _FACTOR
+    text = op + _text(node.operand, own)
+    return "(" + text + ")" if prec > own else text
+
+
+def _compare(node, prec):
+    parts = [_text(node.left, _CMP + 1)]
+    for op, right in zip(node.ops, node.comparators):
+        parts += [_COMPARE[type(op)], _text(right, _CMP + 1)]
+    text = "".join(parts)
+    return "(" + text + ")" if prec > _CMP else text
+
+
+def _boolop(node, prec):
+    own = _AND if isinstance(node.op, gast.And) else _OR
+    level, parts = own, []
+    for value in node.values:  # as ast.unparse: each operand binds one level tighter
+        level = min(level + 1, _ATOM)
+        parts.append(_text(value, level))
+    text = (" and " if own == _AND else " or ").join(parts)
+    return "(" + text + ")" if prec > own else text
+
+
+def _ifexp(node, prec):
+    text = f"{_text(node.body, _TEST + 1)} if {_text(node.test, _TEST + 1)} else {_text(node.orelse, _TEST)}"
+    return "(" + text + ")" if prec > _TEST else text
+
+
+def _attribute(node, prec):
+    value = node.value
+    space = " " if isinstance(value, gast.Constant) and isinstance(value.value, int) else ""
+    return _text(value, _ATOM) + space + "." + node.attr
+
+
+def _call(node, prec):
+    args = [_text(a, _TEST) for a in node.args]
+    for k in node.keywords:
+        args.append(("**" if k.arg is None else k.arg + "=") + _text(k.value, _TEST))
+    return _text(node.func, _ATOM) + "(" + ", ".join(args) + ")"
+
+
+def _subscript(node, prec):
+    index = node.slice
+    inner = _items(index.elts) if isinstance(index, gast.Tuple) and index.elts else _text(index, _TEST)
+    return _text(node.value, _ATOM) + "[" + inner + "]"
+
+
+def _slice(node, prec):
+    text = (_text(node.lower, _TEST) if node.lower else "") + ":" + (_text(node.upper, _TEST) if node.upper else "")
+    return text + (":" + _text(node.step, _TEST) if node.step else "")
+
+
+def _tuple(node, prec):
+    if not node.elts or prec > _TUPLE:
+        return "(" + _items(node.elts) + ")" if node.elts else "()"
+    return _items(node.elts)
+
+
+def _dict(node, prec):
+    parts = [("**" + _text(v, _EXPR)) if k is None else _text(k, _TEST) + ": " + _text(v, _TEST) for k, v in zip(node.keys, node.values)]
+    return "{" + ", ".join(parts) + "}"
+
+
+def _assign(node, prec):
+    if node.type_comment is not None:
+        raise _Unprintable
+    return "".join([_text(t, _TUPLE) + " = " for t in node.targets]) + _text(node.value, _TEST)
+
+
+def _aug_assign(node, prec):
+    return _text(node.target, _TEST) + " " + _BINOPS[type(node.op)][0].strip() + "= " + _text(node.value, _TEST)
+
+
+_PRINTERS = {
+    gast.Name: lambda node, prec: node.id,
+    gast.Constant: _constant,
+    gast.BinOp: _binop,
+    gast.UnaryOp: _unaryop,
+    gast.Compare: _compare,
+    gast.BoolOp: _boolop,
+    gast.IfExp: _ifexp,
+    gast.Attribute: _attribute,
+    gast.Call: _call,
+    gast.Subscript: _subscript,
+    gast.Slice: _slice,
+    gast.Tuple: _tuple,
+    gast.List: lambda node, prec: "[" + ", ".join([_text(e, _TEST) for e in node.elts]) + "]",
+    gast.Dict: _dict,
+    gast.Starred: lambda node, prec: "*" + _text(node.value, _EXPR),
+    gast.Assign: _assign,
+    gast.AugAssign: _aug_assign,
+    gast.Expr: lambda node, prec: _text(node.value, _YIELD),
+    gast.Return: lambda node, prec: "return" + (" " + _text(node.value, _TEST) if node.value else ""),
+    gast.Pass: lambda node, prec: "pass",
+    gast.Break: lambda node, prec: "break",
+    gast.Continue: lambda node, prec: "continue",
+}
 
 
 def is_name(node, id=None):
@@ -287,13 +493,101 @@ def names_read(node):
     return list(seen)
 
 
+def nodes(node):
+    """Every node under `node`, itself first, in no particular order, leaving out the
+    field-less `ctx` and operator nodes (a faster `walk`). A node's children are read
+    after it is yielded, so a caller may replace them first."""
+    stack, ast_node, children = [node], gast.AST, _CHILDREN
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        n = pop()
+        yield n
+        cls = type(n)
+        fields = children.get(cls) or _child_fields(cls)
+        values = n.__dict__
+        for field in fields:
+            value = values.get(field)
+            if type(value) is list:
+                extend([v for v in value if isinstance(v, ast_node)])
+            elif isinstance(value, ast_node):
+                push(value)
+
+
+def statements(node):
+    """Every statement under `node` (itself included when it is one), in no particular
+    order: statements live only in statement lists, so expressions are not looked into."""
+    stack, stmt, expression, ast_node = [node], gast.stmt, gast.expr, gast.AST
+    while stack:
+        n = stack.pop()
+        if isinstance(n, stmt):
+            yield n
+        for field in n._fields:  # statement lists, and lists of handlers and cases holding them
+            value = getattr(n, field, None)
+            if type(value) is list:
+                stack.extend([v for v in value if isinstance(v, ast_node) and not isinstance(v, expression)])
+
+
+def load_counts(node, counts=None):
+    """{name: how many times it is loaded} over everything under `node`, added to `counts`."""
+    counts = {} if counts is None else counts
+    get = counts.get
+    for name in _loads(node):
+        counts[name] = get(name, 0) + 1
+    return counts
+
+
+def add_loads(node, names):
+    """Add to the set `names` the names loaded anywhere in `node` (`names_read` without
+    the order, faster)."""
+    names.update(_loads(node))
+    return names
+
+
+def _loads(node):
+    """The names loaded under `node`, once per load, in no particular order."""
+    out, stack, ast_node, name_node, load, children = [], [node], gast.AST, gast.Name, gast.Load, _CHILDREN
+    pop, push, extend, found = stack.pop, stack.append, stack.extend, out.append
+    while stack:
+        n = pop()
+        cls = type(n)
+        values = n.__dict__
+        if cls is name_node:
+            if isinstance(values.get("ctx"), load):
+                found(values["id"])
+            if values.get("annotation") is None:
+                continue
+        for field in children.get(cls) or _child_fields(cls):
+            value = values.get(field)
+            if type(value) is list:
+                extend([v for v in value if isinstance(v, ast_node)])
+            elif isinstance(value, ast_node):
+                push(value)
+    return out
+
+
+# fields that hold no nodes, or only the field-less `ctx` and operator ones
+_LEAF_FIELDS = _SCALAR_FIELDS | {"ctx", "op", "ops"}
+_CHILDREN = {}  # node class -> its other fields
+
+
+def _child_fields(cls):
+    found = _CHILDREN[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS) or ("",)
+    return found
+
+
+def child_fields(cls):
+    """The fields of the node class `cls` that may hold nodes other than `ctx` and operators."""
+    return _CHILDREN.get(cls) or _child_fields(cls)
+
+
 def names_stored(node):
-    """Names assigned anywhere in `node` (targets, for targets, augmented targets)."""
-    seen = {}
+    """Names assigned anywhere in `node` (targets, for targets, augmented targets), each
+    once, in no particular order."""
+    seen, name_node, store = {}, gast.Name, gast.Store
     for root in node if isinstance(node, list) else [node]:
-        for n in walk(root):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                seen.setdefault(n.id, None)
+        for n in nodes(root):
+            if type(n) is name_node and isinstance(n.ctx, store):
+                seen[n.id] = None
     return list(seen)
 
 

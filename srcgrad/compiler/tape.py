@@ -16,26 +16,42 @@ from . import syntax
 from .shapes import drop_unbroadcasts
 
 
-def _walk(stmts, skip=None):
+def _markers(stmts, out):
+    """Append to `out` the markers (dataclasses) among `stmts`, in their blocks and groups too."""
     for s in stmts:
         if dataclasses.is_dataclass(s):
-            yield s
+            out.append(s)
+            for f in dataclasses.fields(s):
+                v = getattr(s, f.name)
+                if isinstance(v, list):
+                    _markers(v, out)
+        elif isinstance(s, (gast.If, gast.For, gast.While)):
+            _markers(s.body, out)
+            _markers(s.orelse, out)
+    return out
+
+
+def _loads(stmts, names, skip=None):
+    """Add to `names` the names loaded anywhere in `stmts`, markers' expressions included,
+    except inside markers of the class named `skip`."""
+    for s in stmts:
+        if dataclasses.is_dataclass(s):
             if type(s).__name__ == skip:
                 continue
             for f in dataclasses.fields(s):
                 v = getattr(s, f.name)
                 if isinstance(v, list):
-                    yield from _walk(v, skip)
+                    _loads(v, names, skip)
                 elif isinstance(v, gast.AST):
-                    yield from syntax.walk(v)
+                    syntax.add_loads(v, names)
         elif isinstance(s, (gast.If, gast.For, gast.While)):
-            yield s  # the header here; the blocks below, once (they may hold markers)
             for head in (s.target, s.iter) if isinstance(s, gast.For) else (s.test,):
-                yield from syntax.walk(head)
-            yield from _walk(s.body, skip)
-            yield from _walk(s.orelse, skip)
+                syntax.add_loads(head, names)
+            _loads(s.body, names, skip)
+            _loads(s.orelse, names, skip)
         else:
-            yield from syntax.walk(s)
+            syntax.add_loads(s, names)
+    return names
 
 
 def run(forward, backward, none_init, namer, shapes=None):
@@ -50,14 +66,16 @@ def run(forward, backward, none_init, namer, shapes=None):
     as_is = None
     if shapes is not None:
         as_is = drop_unbroadcasts(forward, backward, shapes, none_init, namer)
-    read = {n.id for n in _walk(backward, skip="_UndoRestore") if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-    undos = [s for s in _walk(backward) if type(s).__name__ == "_UndoRestore" and s.group & read]
+    read = _loads(backward, set(), skip="_UndoRestore")
+    backward_markers, forward_markers = _markers(backward, []), _markers(forward, [])
+    undos = [s for s in backward_markers if type(s).__name__ == "_UndoRestore" and s.group & read]
     kept = {u.key for u in undos}
-    read |= {n.id for u in undos for n in _walk(u.stmts) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-    restores = [s for s in _walk(backward) if type(s).__name__ == "_Restore"]
+    for u in undos:
+        _loads(u.stmts, read)
+    restores = [s for s in backward_markers if type(s).__name__ == "_Restore"]
     kept |= {r.key for r in restores if r.name in read}
-    saves = [s for s in _walk(forward) if type(s).__name__ == "_Save" and s.key in kept]
-    pushes = kept - {s.key for s in _walk(forward) if type(s).__name__ == "_UndoSave" and s.value is None}
+    saves = [s for s in forward_markers if type(s).__name__ == "_Save" and s.key in kept]
+    pushes = kept - {s.key for s in forward_markers if type(s).__name__ == "_UndoSave" and s.value is None}
     tape = namer.fresh("tape") if pushes else None
     prelude = [syntax.assign(tape, syntax.list_([]))] if tape else []
     for name in sorted({s.name for s in saves if not s.record} & set(none_init)):

@@ -36,6 +36,6 @@ def run(tree, namer):
 
 
 def _rename(node, env):
-    for n in syntax.walk(node):
-        if isinstance(n, gast.Name) and n.id in env:
+    for n in syntax.nodes(node):
+        if type(n) is gast.Name and n.id in env:
             n.id = env[n.id]
