@@ -6,6 +6,7 @@ and returns a thin function that checks argument types and calls it.
 """
 
 import functools
+import linecache
 import inspect
 import numbers
 import weakref
@@ -238,14 +239,34 @@ def _jvp_derivative(fn, positions, verbose=False):
     """The generated jvp of `fn`; for a derivative made by srcgrad, of its generated code
     (for a nested derivative, of the generated program that computes it: `_nested_program`)."""
     program = getattr(fn, "__srcgrad_program__", None)
-    if program is not None:
-        inner = program()
-        return derive(inner, "jvp", positions, verbose=verbose, source=inner.__srcgrad_source__)
     lazy = getattr(fn, "__srcgrad_lazy__", None)
-    if lazy is not None:
-        inner = lazy.get().function
+    if program is None and lazy is None:
+        return derive(fn, "jvp", positions, verbose=verbose)
+    inner = program() if program is not None else lazy.get().function
+    try:
         return derive(inner, "jvp", positions, verbose=verbose, source=inner.__srcgrad_source__)
-    return derive(fn, "jvp", positions, verbose=verbose)
+    except SrcGradError as exc:
+        raise _in_user_source(exc, inner) from None
+
+
+def _in_user_source(exc, generated):
+    """`exc`, found in `generated` code, located at the user's line it was generated from
+    (compiler/origins.py); as it was where that line is not known."""
+    generated = inspect.unwrap(generated)  # the generated function behind its dispatcher
+    origin = getattr(generated, "__srcgrad_origin__", None)
+    code = getattr(generated, "__code__", None)
+    if origin is None or code is None or exc.lineno is None or exc.filename != code.co_filename:
+        return exc
+    filename, name, lines = origin()
+    line = exc.lineno  # the nested derivation reads the text with its line 1 as line 1
+    user_line = lines.get(line)
+    if user_line is None:
+        return exc
+    quoted = generated.__srcgrad_source__.splitlines()[line - 1].strip()
+    message = (f"{exc.msg} (in the derivative `{generated.__name__}` that srcgrad generated from `{name}`, "
+               f"at its line `{quoted}`)")
+    text = linecache.getline(filename, user_line).rstrip("\n") or None
+    return type(exc)(message, filename, user_line, 0, text)
 
 
 def _push(derivative, primals, tangents):

@@ -712,3 +712,44 @@ def test_rnn_tangents_with_row_sums_match_finite_differences_and_reverse_mode(fn
     np.testing.assert_allclose(out_dot, fd, rtol=1e-6)
     gW, gU, gb = srcgrad.grad(fn, wrt=(0, 1, 2))(*primals)
     np.testing.assert_allclose(np.sum(gW * dW) + np.sum(gU * dU) + np.sum(gb * db), out_dot, rtol=1e-10)
+
+
+@srcgrad.custom_vjp
+def _tanh_vjp_only(x):
+    return np.tanh(x)
+
+
+_tanh_vjp_only.defvjp(lambda g, ans, x: g * (1 - ans**2))
+
+
+def uses_vjp_only_rule(x):
+    y = _tanh_vjp_only(x) * x
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("make", [srcgrad.hessian, lambda f: srcgrad.jacobian(srcgrad.grad(f), mode="forward")])
+def test_an_error_in_second_order_names_the_users_line(make):
+    """The second transform runs on generated code; its errors point back at the user's line."""
+    with pytest.raises(srcgrad.NotDifferentiableError) as info:
+        make(uses_vjp_only_rule)(np.ones(3))
+    err = info.value
+    line = uses_vjp_only_rule.__code__.co_firstlineno + 1
+    assert (err.filename, err.lineno) == (__file__, line), (err.filename, err.lineno)
+    assert err.text.strip() == "y = _tanh_vjp_only(x) * x"
+    assert "in the derivative `uses_vjp_only_rule_grad` that srcgrad generated from `uses_vjp_only_rule`" in err.msg
+
+
+def test_generated_lines_map_to_the_users_lines():
+    """origins.py: forward statements by their location, backward ones by their comment."""
+    df = srcgrad.grad(rnn_steps)
+    generated = inspect.unwrap(df.__srcgrad_lazy__.get().function)
+    filename, name, lines = generated.__srcgrad_origin__()
+    assert (filename, name) == (__file__, "rnn_steps")
+    first = rnn_steps.__code__.co_firstlineno
+    text = generated.__srcgrad_source__.splitlines()
+    where = {text[k - 1].strip(): line for k, line in lines.items()}
+    assert where["h_at_W = h @ W"] == first + 3  # a forward statement: its own location
+    assert where["h_at_W_bar = unbroadcast(t1_bar, h_at_W)"] == first + 3  # backward: its comment's line
+    assert where["out = np.sum(h_times_h)"] == first + 4
+    assert where["h_bar = h_bar + unbroadcast(h_times_h_bar * h, h)"] == first + 4
+    assert set(lines.values()) <= set(range(first, first + 5))

@@ -17,7 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "srcgrad"
 STAGES = [
     "syntax", "naming", "inline", "frontend", "fence", "jumps", "anf", "closures", "versions", "resolve", "calls",
     "activity", "iteration", "mutation", "contributions", "kinds", "shapes", "adjoints", "tape", "reverse", "forward",
-    "hoist", "optimize", "scaling", "factoring", "split", "emit", "standalone", "load", "linearize", "cache", "pipeline",
+    "hoist", "optimize", "scaling", "factoring", "split", "emit", "origins", "standalone", "load", "linearize", "cache", "pipeline",
 ]
 
 

@@ -8,11 +8,12 @@ which dispatches each kind of call to code specialized for it (kinds, shapes). W
 `verbose`, the code after each stage is printed.
 """
 
+import functools
 from dataclasses import dataclass
 
 import gast
 
-from . import activity, anf, cache, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, resolve, reverse, scaling, split, standalone, syntax, versions
+from . import activity, anf, cache, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, origins, resolve, reverse, scaling, split, standalone, syntax, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -191,6 +192,7 @@ def _build(fn, mode, wrt, verbose, source, signature=None):
     function.__defaults__ = getattr(program.fn, "__defaults__", None)
     function.__kwdefaults__ = getattr(program.fn, "__kwdefaults__", None)
     function.__srcgrad_source__ = text
+    function.__srcgrad_origin__ = functools.partial(origins.located, tree, text, program)  # when an error needs it
     return function, text, tree.name
 
 

@@ -1,0 +1,68 @@
+"""Which line of the user's source each line of a generated derivative came from.
+
+A derivative is ordinary Python, so it can be differentiated again (hessian,
+grad of grad); an error found then is located in the generated text. `table` maps
+the generated lines back: a forward-pass statement keeps the location of the user
+statement it came from; a backward-pass statement has none, and takes the line of
+the user statement its block's comment quotes (`# y = clip(x) * x`).
+
+Post-condition: every line number in the table is a line of the user's file (the
+program's `line`), and every key a line of `text` holding a statement.
+"""
+
+import gast
+
+from . import syntax
+
+
+def located(tree, text, program):
+    """(the user's file name, function name, `table(...)`)."""
+    return program.filename, program.name, table(tree, text, program)
+
+
+def table(tree, text, program):
+    """{line of `text`: line of the user's file} for the FunctionDef `tree` emitted as `text`."""
+    quoted = {}
+    for node in gast.walk(program.tree):
+        if isinstance(node, gast.stmt) and not isinstance(node, gast.FunctionDef) and hasattr(node, "lineno"):
+            quoted.setdefault(syntax.unparse(node).splitlines()[0].strip(), program.line(node))
+    made = _statements(tree.body, keep_comments=True)
+    emitted = _statements(gast.parse(text).body[0].body, keep_comments=False)
+    lines, current, k = {}, None, 0
+    for stmt in emitted:
+        while k < len(made) and _skipped(made[k], stmt):
+            current = _origin(made[k], quoted, current, program)
+            k += 1
+        if k == len(made):
+            break
+        current = _origin(made[k], quoted, current, program)
+        if current is not None:
+            lines[stmt.lineno] = current
+        k += 1
+    return lines
+
+
+def _statements(stmts, keep_comments):
+    """The statements in the order emit prints them (a header before its blocks)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.Pass) or (not keep_comments and syntax.comment_text(s) is not None):
+            continue  # emit adds and drops `pass` as blocks need it
+        out.append(s)
+        for field in ("body", "orelse"):
+            if isinstance(s, (gast.If, gast.For, gast.While, gast.FunctionDef)):
+                out += _statements(getattr(s, field, []), keep_comments)
+    return out
+
+
+def _skipped(made, emitted):
+    """Whether the tree's statement `made` has no line of its own in the text."""
+    return syntax.comment_text(made) is not None or type(made) is not type(emitted)
+
+
+def _origin(made, quoted, current, program):
+    """The user line of `made`: its own location, the line its comment quotes, or `current`."""
+    text = syntax.comment_text(made)
+    if text is not None:
+        return quoted.get(text.strip(), current)
+    return current if getattr(made, "lineno", None) is None else program.line(made)
