@@ -41,9 +41,9 @@ def _block(stmts, bound, numeric):
     k = 0
     while k < len(stmts):
         stmt = stmts[k]
-        for field in ("body", "orelse"):
-            if isinstance(stmt, (gast.If, gast.While, gast.For)):
-                _block(getattr(stmt, field), bound, numeric)
+        if isinstance(stmt, (gast.If, gast.While, gast.For)):
+            _block(stmt.body, bound, numeric)
+            _block(stmt.orelse, bound, numeric)
         j = k + 1
         while j < len(stmts) and syntax.comment_text(stmts[j]) is not None:
             j += 1  # the comments emit merges: the backward pass's copies of user lines

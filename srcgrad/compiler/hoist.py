@@ -263,9 +263,8 @@ class _Hoist:
             name, value = s.targets[0].id, s.value
             if stores.get(name) != 1:
                 continue
-            if (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
-                    and value.value.id not in varying and syntax.is_name(value.slice, t)):
-                rows[name] = value.value.id
+            if (row := _row_of(value, varying, t)) is not None:
+                rows[name] = row
             elif (isinstance(value, gast.BinOp) and isinstance(value.op, gast.MatMult)
                   and isinstance(value.left, gast.Name) and value.left.id in rows
                   and isinstance(value.right, gast.Name) and value.right.id not in varying):
@@ -294,9 +293,8 @@ class _Hoist:
                     del sums[stored]
             if stores.get(name) != 1:
                 continue
-            if (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
-                    and value.value.id not in varying and syntax.is_name(value.slice, t)):
-                rows[name] = value.value.id
+            if (row := _row_of(value, varying, t)) is not None:
+                rows[name] = row
                 continue
             if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add)
                     and self.namer.is_tangent(name)):
@@ -333,6 +331,14 @@ class _Hoist:
 
 
 # --- helpers -------------------------------------------------------------------------
+
+
+def _row_of(value, varying, t):
+    """`a` for the expression `a[t]` with `a` invariant (not in `varying`), else None."""
+    if (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
+            and value.value.id not in varying and syntax.is_name(value.slice, t)):
+        return value.value.id
+    return None
 
 
 def _int(node):
