@@ -8,6 +8,7 @@ which dispatches each kind of call to code specialized for it (kinds, shapes). W
 `verbose`, the code after each stage is printed.
 """
 
+import contextlib
 import functools
 from dataclasses import dataclass
 
@@ -112,22 +113,46 @@ class _Pending:
 
 
 def _derive(fn, mode, wrt, verbose, source, key):
-    function, text, name = _build(fn, mode, wrt, verbose, source)
-    unit = getattr(function, "__srcgrad_unit__", None)
+    prepared = _prepare(fn, mode, wrt, verbose, source)
     if mode in _SPECIALIZED:
-        build = lambda signature: _build(fn, mode, wrt, False, source, signature)[0]  # noqa: E731
+        kept = prepared.sweeps.copy()  # before `_finish` rewrites them: every specialization starts here
+        function, text, name = _finish(prepared, verbose)
+        build = lambda signature: _finish(_Prepared(prepared.program, prepared.key, kept.copy(), prepared.split_vjp), False, signature)[0]  # noqa: E731
+        unit = function.__srcgrad_unit__
         function = cache.specializing(function, build)
+    else:
+        function, text, name = _finish(prepared, verbose)
+        unit = function.__srcgrad_unit__
     return cache.put(fn, key, Derivative(function, text, name, unit))
 
 
 _SPECIALIZED = ("grad", "value_and_grad", "vjp", "split_vjp")  # called by users, once per kind of call
 
 
+@dataclass
+class _Prepared:
+    """A derivative up to where the kind of call matters: the reverse sweeps (tape markers
+    not lowered), or for "jvp" the finished tangent function in `tree`."""
+
+    program: object
+    key: tuple  # (fn, mode, wrt): the derivative's standalone.Unit key
+    sweeps: object = None  # reverse.Sweeps; its Namer is the derivative's
+    split_vjp: bool = False
+    tree: object = None  # "jvp": the FunctionDef
+    namer: object = None  # "jvp": its Namer
+
+
 def _build(fn, mode, wrt, verbose, source, signature=None):
-    """(function, source text, name) of the derivative; specialized to `signature` if given.
+    """(function, source text, name) of the derivative; specialized to `signature` if given."""
+    return _finish(_prepare(fn, mode, wrt, verbose, source), verbose, signature)
+
+
+def _prepare(fn, mode, wrt, verbose, source):
+    """The stages that do not depend on the kind of call (shapes and dtypes).
 
     "split_vjp" is "vjp" with the backward pass moved into a pullback closure (split.py).
     """
+    key = (fn, mode, wrt)
     split_vjp, mode = mode == "split_vjp", "vjp" if mode == "split_vjp" else mode
     program = frontend.load(fn, source=source)
     fence.check(program, _transform_name(mode))
@@ -136,7 +161,7 @@ def _build(fn, mode, wrt, verbose, source, signature=None):
     _show(verbose, "parse and check", tree)
     scope = lambda name: resolve.lookup_path([name], program)  # noqa: E731
     namer = Namer.for_tree(tree, scope)
-    try:
+    with _user_errors(program, mode):
         local_functions = closures.extract(tree, program)
         namer.helpers.update(program.nested)  # generated code calls them by their own names
         tree = jumps.run(tree, namer)
@@ -163,25 +188,34 @@ def _build(fn, mode, wrt, verbose, source, signature=None):
                   f"useful: {', '.join(sorted(active.useful))}\nactive: {', '.join(sorted(active.active))}")
         if mode == "jvp":
             tree = forward.run(tree, program, calls, namer, wrt, jvp_of)
-            tree = hoist.run(tree, namer)
+            return _Prepared(program, key, tree=hoist.run(tree, namer), namer=namer)
+        return _Prepared(program, key, reverse.sweeps(tree, program, active, calls, namer, wrt, mode, pullback_of), split_vjp)
+
+
+def _finish(prepared, verbose, signature=None):
+    """The stages from the tape on, specialized to `signature` if given: (function, text, name)."""
+    program, sw = prepared.program, prepared.sweeps
+    mode = "jvp" if sw is None else sw.mode
+    with _user_errors(program, mode):
+        if sw is None:
+            tree, namer = prepared.tree, prepared.namer
         else:
-            shapes = _shapes(signature, params, namer, output, mode, split_vjp)
-            tree = reverse.run(tree, program, active, calls, namer, wrt, mode, pullback_of, shapes)
+            namer = sw.namer
+            params = [a.id for a in sw.args.args]
+            output = sw.out.id if isinstance(sw.out, gast.Name) else None
+            shapes = _shapes(signature, params, namer, output, mode, prepared.split_vjp)
+            tree = reverse.assemble(sw, shapes)
         _show(verbose, "forward" if mode == "jvp" else "reverse", tree)
         tree = optimize.run(tree, namer)
         if signature is not None and mode != "jvp":
             tree = scaling.run(tree, namer)
             tree = factoring.run(tree, namer, shapes.types)
-        if split_vjp:
+        if prepared.split_vjp:
             tree = split.run(tree, namer)
         _show(verbose, "optimize", tree)
-    except NotImplementedError as exc:
-        node = getattr(exc, "node", None)
-        raise program.error(node, f"{exc} is not supported by {_transform_name(mode)} (in `{program.name}`)") from None
     text = emit.source(tree)
     unit = standalone.Unit(
-        (fn, "split_vjp" if split_vjp else mode, wrt), text, tree.name, dict(namer.helpers),
-        program.globals, dict(program.cells), program.name,
+        prepared.key, text, tree.name, dict(namer.helpers), program.globals, dict(program.cells), program.name,
     )
     if verbose == "stages":
         print("--- emitted source ---", text, sep="\n")
@@ -194,6 +228,16 @@ def _build(fn, mode, wrt, verbose, source, signature=None):
     function.__srcgrad_source__ = text
     function.__srcgrad_origin__ = functools.partial(origins.located, tree, text, program)  # when an error needs it
     return function, text, tree.name
+
+
+@contextlib.contextmanager
+def _user_errors(program, mode):
+    """A construct a stage cannot handle, reported at the user's line."""
+    try:
+        yield
+    except NotImplementedError as exc:
+        node = getattr(exc, "node", None)
+        raise program.error(node, f"{exc} is not supported by {_transform_name(mode)} (in `{program.name}`)") from None
 
 
 def _shapes(signature, params, namer, output, mode, split_vjp=False):

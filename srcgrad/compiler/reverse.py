@@ -23,7 +23,7 @@ with zeros where control flow merges paths that disagree.
 """
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import gast
 
@@ -406,6 +406,52 @@ _TITLES = {
 }
 
 
+@dataclass
+class Sweeps:
+    """A reverse derivative before shapes matter: the forward and backward statements with
+    their tape markers not yet lowered, and what assembling them needs.
+
+    `assemble` consumes it (later passes rewrite its statements in place); `copy()` gives
+    an independent one, with its own Namer, so one set of sweeps serves the general code
+    and every specialization of it.
+    """
+
+    program: object
+    namer: object
+    mode: str
+    wrt: object
+    args: object  # the user function's gast.arguments
+    out: object  # the returned expression
+    forward: list  # ends with the seed statements
+    backward: list
+    defined: set  # adjoints the backward pass defines
+    seed: str
+    none_init: set
+    mutations: dict
+    structured: set
+
+    def copy(self):
+        return Sweeps(
+            self.program, self.namer.copy(), self.mode, self.wrt, syntax.copy(self.args), syntax.copy(self.out),
+            _copy_block(self.forward), _copy_block(self.backward), set(self.defined), self.seed,
+            set(self.none_init), self.mutations, set(self.structured),
+        )
+
+
+def _copy_block(stmts):
+    """A deep copy of statements that may hold tape markers (dataclasses)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.AST):
+            out.append(syntax.copy(s))
+        else:
+            out.append(type(s)(**{
+                f.name: _copy_block(v) if isinstance(v, list) else syntax.copy(v) if isinstance(v, gast.AST) else v
+                for f in fields(s) for v in [getattr(s, f.name)]
+            }))
+    return out
+
+
 def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shapes=None):
     """Build the derivative FunctionDef of the ANF `tree` (whose last statement is its return).
 
@@ -416,7 +462,12 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shap
     functions). `pullback_of(fn, positions)` gives the pullback of a called user function.
     `shapes` (a `shapes.Signature`: one kind of call) specializes the code.
     """
-    from . import adjoints, tape  # passes over the backward code this one produces
+    return assemble(sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of), shapes)
+
+
+def sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
+    """The shape-free part of `run`: the forward and backward sweeps, adjoints settled."""
+    from . import adjoints  # a pass over the backward code this one produces
 
     bind = namer.helper
     params = [a.id for a in tree.args.args]
@@ -436,11 +487,10 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shap
 
     seed = namer.adjoint(out_name) if out_name else namer.fresh("out_bar")
     seed_stmts, defined = [], set()
-    takes_seed = mode in ("vjp", "pullback")
-    if takes_seed:
+    if mode in ("vjp", "pullback"):
         defined = {seed} if out_name and activity.is_active(out_name) else set()
     else:
-        check = syntax.call(syntax.name(bind("grad_seed", runtime.grad_seed)), [out, syntax.const(program.name)])
+        check = syntax.call(syntax.name(bind("grad_seed", runtime.grad_seed)), [syntax.copy(out), syntax.const(program.name)])
         if out_name and activity.is_active(out_name):
             seed_stmts = [syntax.assign(seed, check)]
             defined = {seed}
@@ -449,14 +499,28 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shap
     zeros = bind("zeros_like_grad", runtime.zeros_like_grad)
     add = bind("add_grad", runtime.add_grad) if rev.structured else None
     backward, defined = adjoints.run(backward, defined, namer, zeros, rev.structured, add)
-    forward, backward, prelude, restored, as_is = tape.run(forward + seed_stmts, backward, rev.none_init, namer, shapes)
+    return Sweeps(program, namer, mode, wrt, tree.args, out, forward + seed_stmts, backward, defined, seed,
+                  rev.none_init, rev.mutations, rev.structured)
+
+
+def assemble(sw, shapes=None):
+    """The derivative FunctionDef of the sweeps `sw`, specialized to `shapes` if given:
+    the tape lowered, the gradients returned, the signature and docstring written."""
+    from . import tape  # a pass over the backward code this one produces
+
+    program, namer, mode, wrt, out = sw.program, sw.namer, sw.mode, sw.wrt, sw.out
+    bind = namer.helper
+    params = [a.id for a in sw.args.args]
+    out_name = out.id if isinstance(out, gast.Name) else None
+    zeros = bind("zeros_like_grad", runtime.zeros_like_grad)
+    forward, backward, prelude, restored, as_is = tape.run(sw.forward, sw.backward, sw.none_init, namer, shapes)
 
     value = out
     capture = []
     if mode != "grad" and out_name in restored:
         value = syntax.name(namer.fresh(f"{out_name}_value"))
         kept = syntax.name(out_name)
-        if any(out_name in group for group in rev.mutations.values()):  # undone in place: copy it
+        if any(out_name in group for group in sw.mutations.values()):  # undone in place: copy it
             kept = syntax.call(syntax.name(bind("snapshot", runtime.snapshot)), [kept])
         capture = [syntax.assign(value.id, kept)]
 
@@ -465,9 +529,9 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shap
     grads = []
     for p in targets:
         adjoint = namer.adjoint(p)
-        if adjoint in defined and as_is is not None and as_is(adjoint, p):
+        if adjoint in sw.defined and as_is is not None and as_is(adjoint, p):
             grads.append(syntax.name(adjoint))  # provably the gradient unbroadcast would return
-        elif adjoint in defined:
+        elif adjoint in sw.defined:
             grads.append(syntax.call(syntax.name(bind("unbroadcast", runtime.unbroadcast)), [syntax.name(adjoint), syntax.name(p)]))
         else:
             grads.append(syntax.call(syntax.name(zeros), [syntax.name(p)]))
@@ -483,16 +547,13 @@ def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shap
     if backward:
         body_out += [syntax.comment("Backward pass")] + backward
     body_out.append(syntax.return_(result))
-    suffix = mode
-    fn_name = namer.fresh(f"{program.name}_{suffix}")
+    fn_name = namer.fresh(f"{program.name}_{mode}")
     with_respect = ", ".join(targets)
     doc = f"{_TITLES[mode]} of {program.name} ({_short(program.filename)}:{program.first_line}) with respect to {with_respect}. Generated by srcgrad."
-    signature = ([seed] if takes_seed else []) + params
-    defaults = tree.args.defaults
-    kwonly = [a.id for a in tree.args.kwonlyargs]
-    new = syntax.function_def(fn_name, signature, body_out, docstring=doc, defaults=defaults,
-                              kwonly=kwonly, kw_defaults=tree.args.kw_defaults)
-    return new
+    signature = ([sw.seed] if mode in ("vjp", "pullback") else []) + params
+    kwonly = [a.id for a in sw.args.kwonlyargs]
+    return syntax.function_def(fn_name, signature, body_out, docstring=doc, defaults=sw.args.defaults,
+                               kwonly=kwonly, kw_defaults=sw.args.kw_defaults)
 
 
 def _short(filename):
