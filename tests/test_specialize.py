@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 
 import srcgrad
 
@@ -96,3 +97,41 @@ def test_a_seed_that_broadcasts_runs_the_general_code():
     _, pullback = srcgrad.vjp(f, np.ones((2, 3)))
     (g,) = pullback(np.ones(3))
     np.testing.assert_allclose(g, np.full((2, 3), 2.0))
+
+
+
+def test_builds_pause_the_garbage_collector_and_restore_it(monkeypatch):
+    import gc
+
+    from srcgrad.compiler import optimize
+
+    seen = []
+    stage = optimize.run
+    monkeypatch.setattr(optimize, "run", lambda *a, **k: (seen.append(gc.isenabled()), stage(*a, **k))[1])
+
+    def paused_step(W, b, x):
+        h = np.tanh(x @ W + b)
+        return np.sum(h * h) + np.mean(h)
+
+    assert gc.isenabled()
+    df = srcgrad.grad(paused_step, wrt=(0, 1))
+    df(np.ones((3, 2)), np.zeros(2), np.ones((4, 3)))  # the specialized build
+    assert len(_specializations(df)) == 1
+    assert seen == [False, False]  # general and specialized builds
+    assert gc.isenabled()
+
+    gc.disable()
+    try:
+        srcgrad.grad(lambda x: np.sum(np.cos(x)))(np.ones(2))
+        assert not gc.isenabled()  # left as the caller had it
+    finally:
+        gc.enable()
+
+    def refused(x):
+        import math
+
+        return math.sin(x)
+
+    with pytest.raises(srcgrad.SrcGradError):
+        srcgrad.grad(refused)(1.0)
+    assert gc.isenabled()

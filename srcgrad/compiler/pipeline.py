@@ -10,6 +10,7 @@ which dispatches each kind of call to code specialized for it (kinds, shapes). W
 
 import contextlib
 import functools
+import gc
 from dataclasses import dataclass
 
 import gast
@@ -48,7 +49,8 @@ def derive(fn, mode="grad", wrt=(0,), verbose=False, source=None):
         return found
     _BUILDING.add((fn, key))
     try:
-        return _derive(fn, mode, wrt, verbose, source, key)
+        with _collector_paused():
+            return _derive(fn, mode, wrt, verbose, source, key)
     finally:
         _BUILDING.discard((fn, key))
 
@@ -117,7 +119,11 @@ def _derive(fn, mode, wrt, verbose, source, key):
     if mode in _SPECIALIZED:
         kept = prepared.sweeps.copy()  # before `_finish` rewrites them: every specialization starts here
         function, text, name = _finish(prepared, verbose)
-        build = lambda signature: _finish(_Prepared(prepared.program, prepared.key, kept.copy(), prepared.split_vjp), False, signature)[0]  # noqa: E731
+
+        def build(signature):
+            with _collector_paused():
+                return _finish(_Prepared(prepared.program, prepared.key, kept.copy(), prepared.split_vjp), False, signature)[0]
+
         unit = function.__srcgrad_unit__
         function = cache.specializing(function, build)
     else:
@@ -228,6 +234,25 @@ def _finish(prepared, verbose, signature=None):
     function.__srcgrad_source__ = text
     function.__srcgrad_origin__ = functools.partial(origins.located, tree, text, program)  # when an error needs it
     return function, text, tree.name
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Python's cyclic garbage collector off while a derivative is built.
+
+    A build allocates tens of thousands of AST nodes that hold no reference cycles (plain
+    reference counting frees them); with the collector on, its full collections
+    traverse every one of them again and again, up to half the build time of a large
+    function. Cycles made meanwhile are collected after it is turned back on.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 @contextlib.contextmanager
