@@ -147,7 +147,7 @@ def containers(tree):
     """Names some assignment makes a list, tuple or dict (a display or `list(...)` and the
     like): their adjoints add entry by entry, and `+`/`*` on them join or repeat."""
     out = set()
-    for n in syntax.walk(tree):
+    for n in syntax.statements(tree):
         if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name):
             value = n.value
             if isinstance(value, (gast.List, gast.Tuple, gast.Dict)) or (

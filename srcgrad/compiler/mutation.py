@@ -37,7 +37,7 @@ _VIEW_FUNCTIONS = {
 def changes(tree, calls):
     """The change statements of `tree`: [(statement, base name)]."""
     out = []
-    for node in syntax.walk(tree):
+    for node in syntax.statements(tree):
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Subscript):
             value = node.targets[0].value
             if isinstance(value, gast.Name):
@@ -58,7 +58,7 @@ def _is_list(name, assigns):
 def dict_bases(tree, calls):
     """Changed bases that are dicts (every assignment makes one): a write may add a key,
     so its undo may have to remove it again."""
-    assigns = [n for n in syntax.walk(tree) if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+    assigns = [n for n in syntax.statements(tree) if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
     out = set()
     for _, base in changes(tree, calls):
         defs = [a.value for a in assigns if a.targets[0].id == base]
@@ -172,7 +172,7 @@ def run(tree, program, params, activity, calls):
     found = changes(tree, calls)
     if not found:
         return {}
-    assigns = [n for n in syntax.walk(tree) if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+    assigns = [n for n in syntax.statements(tree) if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
     bases = {}
     appends = [(s.value.args[0], calls[s.value].receiver) for s, _ in found
                if isinstance(s, gast.Expr) and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name)]

@@ -388,7 +388,7 @@ def _before_breaks(stmts, records):
 
 def count_assignments(tree):
     counts = {}
-    for node in syntax.nodes(tree):
+    for node in syntax.statements(tree):
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
             counts[node.targets[0].id] = counts.get(node.targets[0].id, 0) + 1
         elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):

@@ -514,17 +514,19 @@ def nodes(node):
 
 
 def statements(node):
-    """Every statement under `node` (itself included when it is one), in no particular
-    order: statements live only in statement lists, so expressions are not looked into."""
+    """Every statement under `node` (itself first when it is one), in source order:
+    statements live only in statement lists, so expressions are not looked into."""
     stack, stmt, expression, ast_node = [node], gast.stmt, gast.expr, gast.AST
     while stack:
         n = stack.pop()
         if isinstance(n, stmt):
             yield n
+        inner = []
         for field in n._fields:  # statement lists, and lists of handlers and cases holding them
             value = getattr(n, field, None)
             if type(value) is list:
-                stack.extend([v for v in value if isinstance(v, ast_node) and not isinstance(v, expression)])
+                inner += [v for v in value if isinstance(v, ast_node) and not isinstance(v, expression)]
+        stack.extend(reversed(inner))
 
 
 def load_counts(node, counts=None):
