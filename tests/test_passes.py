@@ -304,3 +304,58 @@ def test_factoring_leaves_boolean_or_unknown_terms_apart(dtype):
     assert body == ["v = K * y", "v = v + K * s", "return v"]
     body = _factored("def f(y, s):\n    v = K * y\n    v = v + K * (0.5 * s)\n    return v\n", types)
     assert body == ["v = K * (y + 0.5 * s)", "return v"]
+
+
+def buffer_in_loop(x):
+    y = np.zeros(3)
+    s = 0.0
+    for i in range(3):
+        y[i] = x[i] * x[(i + 1) % 3]
+        if s < 1.0:
+            s = s + np.sum(y * y)
+    return s
+
+
+def test_a_copy_of_the_reverse_sweeps_shares_no_statement_or_marker():
+    """Every specialization starts from a copy of the general build's sweeps, which later
+    passes rewrite in place: a shared node would leak one build's rewrites into another."""
+    import dataclasses
+
+    import gast
+
+    from srcgrad.compiler import pipeline
+
+    def parts(stmts, out):
+        for s in stmts:
+            out.append(s)
+            if dataclasses.is_dataclass(s):
+                for f in dataclasses.fields(s):
+                    v = getattr(s, f.name)
+                    if isinstance(v, list):
+                        parts(v, out)
+                    elif isinstance(v, gast.AST):
+                        out.extend(n for n in gast.walk(v) if n.__dict__)
+            else:
+                out.extend(n for n in gast.walk(s) if n.__dict__ and not isinstance(n, gast.stmt))
+                for field in ("body", "orelse"):
+                    parts(getattr(s, field, []), out)
+        return out
+
+    sweeps = pipeline._prepare(buffer_in_loop, "grad", 0, False, None).sweeps
+    original = parts(sweeps.forward, []) + parts(sweeps.backward, [])
+    copied = sweeps.copy()
+    new = parts(copied.forward, []) + parts(copied.backward, [])
+    assert sum(dataclasses.is_dataclass(s) for s in original) >= 4  # saves, restores and undos, in the loop
+    assert len(new) == len(original)
+    assert not {id(n) for n in original} & {id(n) for n in new}
+    assert copied.namer is not sweeps.namer and copied.namer.helpers == sweeps.namer.helpers
+    x = np.array([0.3, -0.7, 1.1])
+    df = srcgrad.grad(buffer_in_loop)
+    general = srcgrad.source(df)
+    h, fd = 1e-6, np.zeros(3)
+    for k in range(3):
+        e = np.eye(3)[k] * h
+        fd[k] = (buffer_in_loop(x + e) - buffer_in_loop(x - e)) / (2 * h)
+    np.testing.assert_allclose(df(x), fd, rtol=1e-6)  # the specialized code, built from a copy
+    np.testing.assert_allclose(df(x=x), fd, rtol=1e-6)  # the general code
+    assert srcgrad.source(df) == general

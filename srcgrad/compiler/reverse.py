@@ -23,7 +23,7 @@ with zeros where control flow merges paths that disagree.
 """
 
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import gast
 
@@ -433,23 +433,9 @@ class Sweeps:
     def copy(self):
         return Sweeps(
             self.program, self.namer.copy(), self.mode, self.wrt, syntax.copy(self.args), syntax.copy(self.out),
-            _copy_block(self.forward), _copy_block(self.backward), set(self.defined), self.seed,
+            syntax.copy_pseudo(self.forward), syntax.copy_pseudo(self.backward), set(self.defined), self.seed,
             set(self.none_init), self.mutations, set(self.structured),
         )
-
-
-def _copy_block(stmts):
-    """A deep copy of statements that may hold tape markers (dataclasses)."""
-    out = []
-    for s in stmts:
-        if isinstance(s, gast.AST):
-            out.append(syntax.copy(s))
-        else:
-            out.append(type(s)(**{
-                f.name: _copy_block(v) if isinstance(v, list) else syntax.copy(v) if isinstance(v, gast.AST) else v
-                for f in fields(s) for v in [getattr(s, f.name)]
-            }))
-    return out
 
 
 def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shapes=None):

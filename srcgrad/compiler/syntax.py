@@ -594,7 +594,8 @@ def names_stored(node):
 
 
 def copy_pseudo(stmts):
-    """Copy a statement list that may hold reverse mode's pseudo statements (dataclasses)."""
+    """A deep copy of a statement list that may hold reverse mode's pseudo statements
+    (dataclasses), in its blocks too: the copy shares no statement with `stmts`."""
     import dataclasses
 
     out = []
@@ -604,9 +605,13 @@ def copy_pseudo(stmts):
                       for f in dataclasses.fields(s) for v in [getattr(s, f.name)]}
             out.append(type(s)(**fields))
         elif isinstance(s, (gast.If, gast.For, gast.While)):
-            new = _deepcopy(s)
-            new.body = copy_pseudo(s.body)
-            new.orelse = copy_pseudo(s.orelse)
+            body, orelse = s.body, s.orelse
+            s.body = s.orelse = []  # the header alone through _deepcopy
+            try:
+                new = _deepcopy(s)
+            finally:
+                s.body, s.orelse = body, orelse
+            new.body, new.orelse = copy_pseudo(body), copy_pseudo(orelse)
             out.append(new)
         else:
             out.append(_deepcopy(s))
