@@ -225,6 +225,8 @@ class _ANF:
     def atom(self, e, hint=None):
         """(statements, atom) computing `e`."""
         pre, simple = self.simple(e, hint=hint)
+        if type(simple) is gast.Name or type(simple) is gast.Constant:  # atoms with no attribute read
+            return pre, simple
         if _is_atom(simple) and not self._local_attribute(simple):
             return pre, simple
         base = hint or _content_name(simple)

@@ -133,6 +133,19 @@ def _dispatcher(arity, seen, slow, first):
     without a loop (the same key as `slow`'s); other calls go to `slow(args, kwargs)`."""
     if not arity or arity > _MAX_UNROLLED:
         return lambda *args, **kwargs: slow(args, kwargs)
+    code = _DISPATCH_CODE.get(arity)
+    if code is None:
+        code = _DISPATCH_CODE[arity] = _dispatch_code(arity)
+    scope = {"ndarray": np.ndarray, "float64": _FLOAT64, "kind": ArrayKind, "seen": seen, "slow": slow, "first": first}
+    exec(code, scope)  # noqa: S102 - fixed text, no user input
+    return scope["dispatch"]
+
+
+_DISPATCH_CODE = {}  # arity -> the compiled module text defining `dispatch` (it depends on nothing else)
+
+
+def _dispatch_code(arity):
+    """The compiled module text that defines `dispatch` for `arity` positional arguments."""
     names = [f"a{i}" for i in range(arity)]
     keys = "".join(
         f"({a}.shape if {a}.dtype is float64 else kind({a}.shape, {a}.dtype)) if type({a}) is ndarray else type({a}), "
@@ -148,9 +161,7 @@ def _dispatcher(arity, seen, slow, first):
         f"        fn = first(({keys}), args)\n"
         "    return fn(*args)\n"
     )
-    scope = {"ndarray": np.ndarray, "float64": _FLOAT64, "kind": ArrayKind, "seen": seen, "slow": slow, "first": first}
-    exec(compile(text, "<srcgrad dispatch>", "exec"), scope)  # noqa: S102 - fixed text, no user input
-    return scope["dispatch"]
+    return compile(text, "<srcgrad dispatch>", "exec")
 
 
 def _specialize(general, build, key, count):

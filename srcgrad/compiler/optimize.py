@@ -31,12 +31,12 @@ from .shapes import _Resolver
 
 
 def run(tree, namer):
-    _fold_tree(tree)
-    reads = _read_counts(tree)
+    reads = {}
+    _fold_tree(tree, reads)
     changed = True
     while changed:  # each round starts from the exact read counts, kept up to date below
         changed = _propagate_copies(tree.body, reads)
-        changed |= _drop_dead(tree, {name for name, count in reads.items() if count > 0}, _Resolver(namer), reads)
+        changed |= _drop_dead(tree, {name for name, count in reads.items() if count}, _Resolver(namer), reads)
         if any(type(v) is np.float64 for v in namer.helpers.values()):
             changed |= _fold_bound_scalars(tree, namer, reads)
     return tree
@@ -99,14 +99,18 @@ def _propagate_copies(stmts, reads):
 
     `reads` (the read counts) follows every change, though only at the end for `x = x`."""
     changed = False
-    for stmt in stmts:
-        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+    copies = []  # where `a = b` between names is; a rename below may make `b` another name
+    for k, stmt in enumerate(stmts):
+        cls = type(stmt)
+        if cls in _BLOCKS:
             changed |= _propagate_copies(stmt.body, reads)
             changed |= _propagate_copies(stmt.orelse, reads)
-    for k, stmt in enumerate(stmts):
-        if not _is_copy(stmt):
+        elif cls is gast.Assign and type(stmt.value) is gast.Name and _copied(stmt) is not None:
+            copies.append(k)
+    for k in copies:
+        a, b = _copied(stmts[k])
+        if a == b:
             continue
-        a, b = stmt.targets[0].id, stmt.value.id
         uses = _reached_reads(stmts, k, a, b, reads.get(a, 0))
         if uses is None or len(uses) != reads.get(a, 0):
             continue  # `a` is read where this copy does not reach, or `b` changes first
@@ -118,16 +122,20 @@ def _propagate_copies(stmts, reads):
         changed = True
     kept, selves = [], []
     for s in stmts:
-        if _is_copy(s, same=True):
-            selves.append(s)
+        cls = type(s)
+        if cls is gast.Pass:
             continue
-        if isinstance(s, gast.Pass):
-            continue
-        if kept and _is_copy(s) and _is_single_store(kept[-1], s.value.id) and reads.get(s.value.id) == 1:
-            kept[-1].targets[0].id = s.targets[0].id  # t = e; s = t  ->  s = e
-            reads[s.value.id] = 0
-            changed = True
-            continue
+        names = _copied(s) if cls is gast.Assign and type(s.value) is gast.Name else None
+        if names is not None:
+            a, b = names
+            if a == b:
+                selves.append(s)
+                continue
+            if kept and _is_single_store(kept[-1], b) and reads.get(b) == 1:
+                kept[-1].targets[0].id = a  # t = e; s = t  ->  s = e
+                reads[b] = 0
+                changed = True
+                continue
         kept.append(s)
     stmts[:] = kept or stmts[:1]
     for s in selves:
@@ -136,18 +144,28 @@ def _propagate_copies(stmts, reads):
     return changed
 
 
+_BLOCKS = (gast.If, gast.For, gast.While)
+
+
 def _is_single_store(stmt, name):
-    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and syntax.is_name(stmt.targets[0], name)
+    if type(stmt) is not gast.Assign or len(stmt.targets) != 1:
+        return False
+    target = stmt.targets[0]
+    return type(target) is gast.Name and target.id == name
 
 
-def _is_copy(stmt, same=False):
-    return (
-        isinstance(stmt, gast.Assign)
-        and len(stmt.targets) == 1
-        and isinstance(stmt.targets[0], gast.Name)
-        and isinstance(stmt.value, gast.Name)
-        and (stmt.targets[0].id == stmt.value.id) == same
-    )
+def _copied(stmt):
+    """(a, b) when the Assign `stmt` is `a = b` between names (`a` may be `b`), else None."""
+    targets, value = stmt.targets, stmt.value
+    if len(targets) != 1 or type(value) is not gast.Name or type(targets[0]) is not gast.Name:
+        return None
+    return targets[0].id, value.id
+
+
+def _is_copy(stmt):
+    """`stmt` is `a = b` between different names."""
+    names = _copied(stmt) if type(stmt) is gast.Assign else None
+    return names is not None and names[0] != names[1]
 
 
 def _reached_reads(stmts, k, a, b, total):
@@ -160,9 +178,15 @@ def _reached_reads(stmts, k, a, b, total):
     for later in stmts[k + 1 :]:
         if len(uses) == total:
             return uses  # every read is found: what follows cannot matter
-        loads = [n for n in _nodes(later) if isinstance(n, gast.Name) and n.id == a and isinstance(n.ctx, gast.Load)]
-        stores = {n.id for n in _nodes(later) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
-        if isinstance(later, (gast.If, gast.For, gast.While)) and stores & {a, b}:
+        loads, stores = [], set()
+        for n in _nodes(later):
+            if type(n) is gast.Name:
+                if isinstance(n.ctx, gast.Load):
+                    if n.id == a:
+                        loads.append(n)
+                else:
+                    stores.add(n.id)
+        if type(later) in _BLOCKS and (a in stores or b in stores):
             return None if loads else uses
         uses += loads  # a simple statement reads before it stores
         if a in stores:
@@ -170,10 +194,6 @@ def _reached_reads(stmts, k, a, b, total):
         if b in stores and not (_is_copy(later) and later.value.id == a):
             return uses
     return uses
-
-
-def _read_counts(tree):
-    return syntax.load_counts(tree)
 
 
 def _drop_dead(tree, reads, resolve, counts):
@@ -184,12 +204,13 @@ def _drop_dead(tree, reads, resolve, counts):
         nonlocal changed
         out = []
         for s in stmts:
-            if isinstance(s, (gast.If, gast.For, gast.While)):
+            cls = type(s)
+            if cls in _BLOCKS:
                 s.body = visit(s.body) or [syntax.pass_()]
                 s.orelse = visit(s.orelse)
             elif (
-                isinstance(s, gast.Assign)
-                and isinstance(s.targets[0], gast.Name)
+                cls is gast.Assign
+                and type(s.targets[0]) is gast.Name
                 and s.targets[0].id not in reads
                 and _pure(s.value, resolve)
             ):
@@ -223,18 +244,30 @@ _FOLD = {
 }
 
 
-def _fold_tree(node):
+def _fold_tree(node, reads):
     """`node` with operations on number constants computed and `** 1` dropped, children
-    first (as a `NodeTransformer` would); changed in place, or replaced (the result)."""
+    first (as a `NodeTransformer` would); changed in place, or replaced (the result).
+
+    Adds to `reads` the names loaded under `node` (not `node` itself), once per load:
+    folding drops no name, so these are the read counts of the result."""
     values, cls = node.__dict__, type(node)
+    name, constant, load, ast_node = gast.Name, gast.Constant, gast.Load, gast.AST
     for field in syntax.child_fields(cls):  # `ctx` and operators hold nothing to fold
         value = values.get(field)
-        if type(value) is list:
-            for k, item in enumerate(value):
-                if isinstance(item, gast.AST) and not _leaf(item):
-                    value[k] = _fold_tree(item)
-        elif isinstance(value, gast.AST) and not _leaf(value):
-            values[field] = _fold_tree(value)
+        items = value if type(value) is list else (value,)
+        for k, item in enumerate(items):
+            kind = type(item)
+            if kind is name:  # a leaf, unless annotated
+                if isinstance(item.ctx, load):
+                    reads[item.id] = reads.get(item.id, 0) + 1
+                if item.annotation is None:
+                    continue
+            elif kind is constant or not isinstance(item, ast_node):
+                continue
+            if items is value:
+                value[k] = _fold_tree(item, reads)
+            else:
+                values[field] = _fold_tree(item, reads)
     if cls is gast.BinOp:
         if isinstance(node.op, gast.Pow) and _number(node.right) and node.right.value == 1 and type(node.right.value) is not bool:
             return node.left
@@ -243,18 +276,14 @@ def _fold_tree(node):
                 inner, other = getattr(node, side), node.right if side == "left" else node.left
                 if _plus_zero(inner) and _number(other) and type(other.value) is float:
                     setattr(node, side, inner.left)
-        return _fold(node, [node.left, node.right], type(node.op))
+        if type(node.left) is constant and type(node.right) is constant:
+            return _fold(node, [node.left, node.right], type(node.op))
+        return node
     if cls is gast.UnaryOp:
-        return _fold(node, [node.operand], type(node.op))
+        return _fold(node, [node.operand], type(node.op)) if type(node.operand) is constant else node
     if cls is gast.Compare and len(node.ops) == 1:
         return _fold(node, [node.left, node.comparators[0]], type(node.ops[0]))
     return node
-
-
-def _leaf(node):
-    """A node with nothing to fold inside."""
-    cls = type(node)
-    return cls is gast.Constant or cls is gast.Name and node.annotation is None
 
 
 def _fold(node, operands, op):

@@ -255,13 +255,21 @@ def located(new, old):
         return new
     have = type(old)._attributes
     where = [(a, getattr(old, a)) for a in _LOCATION if a in have and hasattr(old, a)]
-    for n in nodes(new):  # as gast.copy_location(n, old) on each node without a line
-        wanted = type(n)._attributes
+    stack, ast_node, children = [new], gast.AST, _CHILDREN
+    while stack:  # as gast.copy_location(n, old) on each node n without a line
+        n = stack.pop()
+        cls, values = type(n), n.__dict__
+        wanted = cls._attributes
         if "lineno" in wanted and getattr(n, "lineno", None) is None:
-            values = n.__dict__
             for a, value in where:
                 if a in wanted:
                     values[a] = value
+        for field in children.get(cls) or _child_fields(cls):
+            value = values.get(field)
+            if type(value) is list:
+                stack.extend([v for v in value if isinstance(v, ast_node)])
+            elif isinstance(value, ast_node):
+                stack.append(value)
     return new
 
 
