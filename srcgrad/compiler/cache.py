@@ -5,7 +5,7 @@ function object fixes globals and closure cells, so the bound derivative is reus
 
 `specializing` wraps a derivative so that each kind of call (the shapes of the array
 arguments, the types of the others) runs code specialized to it, built at its first
-call: see `shapes.py` for what specialization removes.
+call: see `unbroadcasts.py` for what specialization removes.
 """
 
 import functools

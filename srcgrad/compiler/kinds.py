@@ -30,6 +30,7 @@ import gast
 import numpy as np
 
 from .. import runtime
+from .syntax import child_fields
 
 FLOAT, INT, F64, F32, F16 = "float", "int", "float64", "float32", "float16"
 BOTTOM = "bottom"  # the lattice shared with shapes.py: no assignment seen yet
@@ -109,25 +110,28 @@ def returned_as_is(solve, signature):
     return same
 
 
-def fast_means(forward, backward, solved, signature, namer):
+def fast_means(places, solved, signature, namer):
     """`np.mean(t)` -> `mean_of(t)` (the same value, bit for bit, faster) in place, where
-    `t` is provably an ndarray of float64, float32 or float16 of at least one dimension."""
-    stmts = [s for block in (forward, backward) for s in block if isinstance(s, gast.AST)]  # not tape markers
-    if not any(
-        isinstance(n, gast.Call) and solved.resolve(n.func) is np.mean for s in stmts for n in gast.walk(s)
-    ):
+    `t` is provably an ndarray of float64, float32 or float16 of at least one dimension.
+
+    `places`: every (statement, None) or (block statement, header field) whose code holds
+    an `np.mean` call; nothing else changes.
+    """
+    if not places:
         return
-    rewrite = _FastMeans(solved, _Kinds(solved, signature).solve(), namer)
-    for stmt in stmts:
-        rewrite.visit(stmt)
+    means = {gast.Call: _FastMeans(solved, _Kinds(solved, signature).solve(), namer).visit_Call}
+    for stmt, field in places:
+        if field is None:
+            rewrite(stmt, means)
+        else:
+            setattr(stmt, field, rewrite(getattr(stmt, field), means))
 
 
-class _FastMeans(gast.NodeTransformer):
+class _FastMeans:
     def __init__(self, solved, kinds, namer):
         self.solved, self.kinds, self.namer = solved, kinds, namer
 
     def visit_Call(self, node):
-        self.generic_visit(node)
         defaults = {"axis": None, "keepdims": False}
         if not (
             len(node.args) == 1
@@ -169,6 +173,7 @@ class _Kinds:
     def __init__(self, solved, signature):
         self.solved = solved
         self.resolve = solved.resolve
+        self.reads = None  # a list while `solve` evaluates a definition
         self.env = {}
         for name, t in signature.types.items():
             self.env[name] = _param_kind(t, signature.shapes.get(name))
@@ -182,26 +187,42 @@ class _Kinds:
             env[name] = TOP
         for name in self.solved.ints:
             env[name] = INT
-        changed = True
-        while changed:
-            changed = False
-            for name, value in defs:
-                if env.get(name) is TOP:
+        # each definition once in order, then again only when a name it read has changed
+        # since: the least fixed point all the same, every transfer function being monotone
+        readers = {}  # name -> the definitions whose last evaluation read it
+        pending = range(len(defs))
+        while pending:
+            again = set()
+            for i in pending:
+                name, value = defs[i]
+                old = env[name]
+                if old is TOP:
                     continue
-                new = join(env[name], self.kind(value))
-                if new != env[name]:
-                    env[name], changed = new, True
+                self.reads = reads = []
+                new = join(old, self.kind(value))
+                for n in reads:
+                    readers.setdefault(n, set()).add(i)
+                if new != old:
+                    env[name] = new
+                    again.update(readers.get(name, ()))
+            pending = sorted(again)
+        self.reads = None
         return env
 
     def kind(self, node):
-        method = getattr(self, "_" + type(node).__name__, None)
-        return TOP if method is None else method(node)
+        try:
+            method = _RULES[type(node)]
+        except KeyError:
+            method = _RULES[type(node)] = getattr(_Kinds, "_" + type(node).__name__, None)
+        return TOP if method is None else method(self, node)
 
     def _Constant(self, node):
         t = type(node.value)
         return FLOAT if t is float else INT if t is int else TOP
 
     def _Name(self, node):
+        if self.reads is not None:
+            self.reads.append(node.id)  # by `solve`: what the definition depends on
         if node.id not in self.env:
             bound = _SCALAR_KINDS.get(type(self.solved.namer.helpers.get(node.id)))
             if bound is not None:
@@ -319,6 +340,43 @@ class _Kinds:
         return TOP
 
 
+def rewrite(node, rewrites):
+    """`node` rewritten in place as an `ast.NodeTransformer` with a `visit_<class>` for each
+    of `rewrites` (node class -> function; no names or constants) would: bottom-up, in
+    field order, each node of those classes replaced by what its function returns for it
+    after its children. Returns `node` or its replacement. (unbroadcasts.py's passes use it too.)"""
+    values = node.__dict__
+    for field in _CHILDREN.get(type(node)) or _children(type(node)):
+        value = values.get(field)
+        if type(value) is list:
+            for i, item in enumerate(value):
+                cls = type(item)
+                if cls is _CONSTANT or (cls is _NAME and item.annotation is None) or not isinstance(item, _AST):
+                    continue  # a leaf: nothing to rewrite under it
+                new = rewrite(item, rewrites)
+                if new is not item:
+                    value[i] = new
+        elif isinstance(value, _AST):
+            cls = type(value)
+            if cls is _CONSTANT or (cls is _NAME and value.annotation is None):
+                continue
+            new = rewrite(value, rewrites)
+            if new is not value:
+                setattr(node, field, new)
+    fn = rewrites.get(type(node))
+    return node if fn is None else fn(node)
+
+
+_AST, _NAME, _CONSTANT = gast.AST, gast.Name, gast.Constant
+_CHILDREN = {}  # node class -> `syntax.child_fields`
+
+
+def _children(cls):
+    found = _CHILDREN[cls] = child_fields(cls)
+    return found
+
+
+_RULES = {}  # node class -> the `_Kinds` method that gives its kind (None: unknown)
 _UFUNC_OUT = {}
 
 
@@ -339,10 +397,12 @@ def _same_array(a, b):
 
 
 def strict(fn, *kinds):
-    if any(k is BOTTOM for k in kinds):
-        return BOTTOM
-    if any(k is TOP for k in kinds):
-        return TOP
+    for k in kinds:
+        if k is BOTTOM:
+            return BOTTOM
+    for k in kinds:
+        if k is TOP:
+            return TOP
     return fn(*kinds)
 
 

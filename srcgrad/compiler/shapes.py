@@ -1,19 +1,10 @@
-"""Shapes known for one call signature, and the `unbroadcast` calls they make redundant.
+"""Shapes known for one call signature: what unbroadcasts.py drops calls by.
 
 Given the shape of each parameter for one kind of call (`()` for Python and NumPy
 scalars, `x.shape` for arrays), infer the shape of every local that a known operation
 produces (arithmetic, ufuncs, 2-D matmul, full reductions, `x[t]` with an integer `t`,
-`np.zeros((8, 32))`, `math.*`), then replace `unbroadcast(g, x)` in the backward pass
-by `g` wherever both shapes are known and equal (and `np.size(x)` by its value). An
-adjoint has its primal's shape.
-
-Before (a and b are floats):        After:
-    s_bar = unbroadcast(t2_bar, s)      s_bar = t2_bar
-
-Dropping such a call changes no value: `unbroadcast` of a same-shaped gradient only
-normalizes its type (a float32 cast, a NumPy scalar made a float), and the gradients
-returned to the caller are still normalized. What the backward pass no longer reads,
-the tape no longer saves.
+`np.zeros((8, 32))`, `math.*`), in the forward and the backward pass. An adjoint has
+its primal's shape.
 
 The analysis is flow-insensitive: a name's shape is the join of the shapes of all its
 assignments (unknown where they differ), computed optimistically to a fixed point, so
@@ -28,7 +19,7 @@ import numpy as np
 
 from .. import runtime
 from ..rules import operators
-from . import kinds, resolve, syntax
+from . import resolve, syntax
 from .kinds import BOTTOM, TOP, join, strict  # the same lattice, over shapes
 
 
@@ -62,57 +53,86 @@ class Signature:
     types: dict
 
 
-def drop_unbroadcasts(forward, backward, signature, none_init, namer):
-    """Rewrite `forward` and `backward` in place for one call `signature`.
-
-    Returns `kinds.returned_as_is` for the rewritten code: which returned gradients need
-    no `unbroadcast`.
-    """
-    unbroadcast = _helper_name(namer, runtime.unbroadcast)  # None: only np.size to fold
-    env = _Shapes(signature.shapes, none_init, namer).solve(forward, backward)
-    calls = _Resolver(namer)
-    _visit(backward, _Drop(unbroadcast, env, calls, namer))
-    unreduce = _helper_name(namer, runtime.unreduce)
-    if unreduce is not None:
-        returned = {namer.adjoint(p) for p in signature.params}
-        _narrow_unreduces(backward, env, unreduce, calls, returned)
-        _visit(backward, _Reassociate(env))
-    kinds.fold_seeds(forward, env, signature, namer)
-    kinds.fast_means(forward, backward, env, signature, namer)
-    return kinds.returned_as_is(lambda: env.refresh(forward, backward), signature)
-
-
-def _visit(stmts, transformer):
-    for stmt in _statements(stmts):
-        if isinstance(stmt, gast.For):
-            stmt.iter = transformer.visit(stmt.iter)
-        else:
-            transformer.visit(stmt)
-
-
-def _helper_name(namer, obj):
-    for name, bound in namer.helpers.items():
-        if bound is obj:
-            return name
-    return None
-
-
 def _statements(stmts):
-    """The simple statements of `stmts`, nested blocks included, and the `for` headers.
+    """The simple statements of `stmts`, nested blocks included, and the `for` headers,
+    in order.
 
     Pseudo statements (tape markers) are skipped: a restore brings back a value the
     name already had.
     """
+    simple = []
+    _sort(stmts, simple, [], [])
+    return simple
+
+
+def _sort(stmts, simple, headers, markers):
+    """Sort what `stmts` holds, nested blocks included, in order, into `simple` (what
+    `_statements` gives), `headers` ((block statement, field) for `if` and `while` tests,
+    `for` targets and iterables) and `markers` (the pseudo statements)."""
     for s in stmts:
-        if dataclasses.is_dataclass(s) or not isinstance(s, gast.AST):
-            continue
-        if isinstance(s, (gast.If, gast.For, gast.While)):
-            if isinstance(s, gast.For):
-                yield s
-            yield from _statements(s.body)
-            yield from _statements(s.orelse)
-        else:
-            yield s
+        kind = _KINDS.get(type(s))
+        if kind is None:
+            kind = _KINDS[type(s)] = (
+                _MARKER if dataclasses.is_dataclass(s) else _OTHER if not isinstance(s, gast.AST)
+                else _FOR if isinstance(s, gast.For) else _BLOCK if isinstance(s, (gast.If, gast.While)) else _SIMPLE
+            )
+        if kind is _SIMPLE:
+            simple.append(s)
+        elif kind is _MARKER:
+            markers.append(s)
+        elif kind is not _OTHER:
+            if kind is _FOR:
+                simple.append(s)
+                headers += [(s, "target"), (s, "iter")]
+            else:
+                headers.append((s, "test"))
+            _sort(s.body, simple, headers, markers)
+            _sort(s.orelse, simple, headers, markers)
+
+
+_SIMPLE, _FOR, _BLOCK, _MARKER, _OTHER = "simple", "for", "block", "marker", "other"
+_KINDS = {}  # statement class -> which of these its instances are
+
+
+def _add_stores(node, names):
+    """Add to the set `names` the names stored anywhere under `node`."""
+    _scan([node], names)
+    return names
+
+
+def _scan(nodes, names):
+    """Add to the set `names` the names stored anywhere under each of `nodes` (the
+    non-Load names of `syntax.walk`); returns the list of the calls under each."""
+    found, ast_node, name_node, constant, call_node, load = [], gast.AST, gast.Name, gast.Constant, gast.Call, gast.Load
+    add, children = names.add, syntax.child_fields
+    for node in nodes:
+        calls, stack = [], [node]
+        pop, push = stack.pop, stack.append
+        while stack:
+            n = pop()
+            cls = type(n)
+            values = n.__dict__
+            if cls is name_node:  # `node` itself, or a name with an annotation
+                if not isinstance(values.get("ctx"), load):
+                    add(values["id"])
+                if values.get("annotation") is None:
+                    continue
+            elif cls is call_node:
+                calls.append(n)
+            for field in children(cls):
+                value = values.get(field)
+                for child in value if type(value) is list else (value,):
+                    kind = type(child)
+                    if kind is name_node:  # the leaves, most nodes: without the stack
+                        leaf = child.__dict__
+                        if not isinstance(leaf.get("ctx"), load):
+                            add(leaf["id"])
+                        if leaf.get("annotation") is not None:
+                            push(leaf["annotation"])
+                    elif kind is not constant and isinstance(child, ast_node):
+                        push(child)
+        found.append(calls)
+    return found
 
 
 def _pseudo_stores(stmts):
@@ -120,16 +140,27 @@ def _pseudo_stores(stmts):
     names = set()
     for s in stmts:
         if dataclasses.is_dataclass(s):
-            for f in dataclasses.fields(s):
-                v = getattr(s, f.name)
+            for field in _marker_fields(s):
+                v = getattr(s, field)
                 for node in v if isinstance(v, list) else [v]:
                     if isinstance(node, gast.AST):
-                        names.update(n.id for n in syntax.walk(node) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load))
+                        _add_stores(node, names)
                 if isinstance(v, list):
                     names |= _pseudo_stores(v)
         elif isinstance(s, (gast.If, gast.For, gast.While)):
             names |= _pseudo_stores(s.body) | _pseudo_stores(s.orelse)
     return names
+
+
+def _marker_fields(marker):
+    """The names of the fields of the pseudo statement `marker` (a dataclass)."""
+    found = _MARKER_FIELDS.get(type(marker))
+    if found is None:
+        found = _MARKER_FIELDS[type(marker)] = tuple(f.name for f in dataclasses.fields(marker))
+    return found
+
+
+_MARKER_FIELDS = {}
 
 
 class _Resolver:
@@ -165,6 +196,7 @@ class _Shapes:
         self.given = dict(shapes)
         self.none_init = set(none_init)
         self.resolve = _Resolver(namer)
+        self.reads = None  # a list while `_fixed_point` evaluates a definition
 
     def solve(self, forward, backward):
         env = self._collect(forward, backward)
@@ -181,26 +213,38 @@ class _Shapes:
         return self
 
     def _collect(self, forward, backward):
-        defs, opaque, ints = [], set(), set()
+        """Definitions, opaque names and loop counters, and `calls`: (statement, None) or
+        (block statement, header field) -> the calls in its code, where it has any."""
+        defs, opaque, ints, calls = [], set(), set(), {}
+        simple, headers, markers = [], [], []
         for block in (forward, backward):
-            for stmt in _statements(block):
-                if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
-                    defs.append((stmt.targets[0].id, stmt.value))
-                    stored = [n for n in syntax.walk(stmt.value) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)]
-                    opaque.update(n.id for n in stored)  # walrus and the like
-                elif isinstance(stmt, gast.For):
-                    target = stmt.target
-                    if isinstance(target, gast.Name) and self._is_range(stmt.iter):
-                        ints.add(target.id)
-                    else:
-                        opaque.update(n.id for n in syntax.walk(target) if isinstance(n, gast.Name))
+            _sort(block, simple, headers, markers)
+        places, roots = [], []  # what to scan for stores and calls
+        for stmt in simple:
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
+                defs.append((stmt.targets[0].id, stmt.value))
+                places.append((stmt, None))
+                roots.append(stmt.value)  # walrus and the like
+                if stmt.targets[0].annotation is not None:
+                    calls[stmt, None] = _scan([stmt.targets[0]], set())[0]
+            elif isinstance(stmt, gast.For):
+                target = stmt.target
+                if isinstance(target, gast.Name) and self._is_range(stmt.iter):
+                    ints.add(target.id)
                 else:
-                    opaque.update(
-                        n.id for n in syntax.walk(stmt) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
-                    )
-        opaque |= _pseudo_stores(forward) | _pseudo_stores(backward)
+                    opaque.update(n.id for n in syntax.walk(target) if isinstance(n, gast.Name))
+            else:
+                places.append((stmt, None))
+                roots.append(stmt)
+        for place, under in zip(places, _scan(roots, opaque)):
+            if under:
+                calls[place] = calls.get(place, []) + under
+        for place, under in zip(headers, _scan([getattr(stmt, field) for stmt, field in headers], set())):
+            if under:
+                calls[place] = under
+        opaque |= _pseudo_stores(markers)
         self.ints = {n for n in ints if n not in {d for d, _ in defs}}
-        self.defs, self.opaque = defs, opaque
+        self.defs, self.opaque, self.calls = defs, opaque, calls
         env = {name: BOTTOM for name, _ in defs}
         env.update(self.given)
         for name in self.ints:
@@ -217,23 +261,40 @@ class _Shapes:
         return env
 
     def _fixed_point(self):
-        env, defs, adjoint_names = self.env, self.defs, self.adjoint_names
-        changed = True
-        while changed:
-            changed = False
-            for name, value in defs:
-                if env.get(name) is TOP:
+        """Each definition evaluated once in order, then again only when a name that it
+        read has changed since: the same least fixed point as evaluating all of them
+        until none changes, since every transfer function is monotone."""
+        env, defs, namer = self.env, self.defs, self.namer
+        adjoints = {}  # primal -> its adjoints, which have its shape
+        for adj in self.adjoint_names:
+            adjoints.setdefault(namer.primal_of(adj), []).append(adj)
+        readers = {}  # name -> the definitions whose last evaluation read it
+        pending = range(len(defs))
+        while pending:
+            again = set()
+            for i in pending:
+                name, value = defs[i]
+                old = env.get(name)
+                if old is TOP:
                     continue
-                new = join(env[name], self.shape(value))
-                if new != env[name]:
-                    env[name] = new
-                    changed = True
-            for adj in adjoint_names:  # an adjoint has its primal's shape
-                primal = self.namer.primal_of(adj)
-                new = join(env[adj], env.get(primal, TOP) if primal else TOP)
-                if new != env[adj]:
-                    env[adj] = new
-                    changed = True
+                self.reads = reads = []
+                new = join(old, self.shape(value))
+                for n in reads:
+                    readers.setdefault(n, set()).add(i)
+                if new == old:
+                    continue
+                env[name] = new
+                changed = [name]
+                while changed:
+                    n = changed.pop()
+                    again.update(readers.get(n, ()))
+                    for adj in adjoints.get(n, ()):  # an adjoint has its primal's shape
+                        joined = join(env[adj], env[n])
+                        if joined != env[adj]:
+                            env[adj] = joined
+                            changed.append(adj)
+            pending = sorted(again)
+        self.reads = None
 
     def _is_range(self, node):
         return isinstance(node, gast.Call) and self.resolve(node.func) is range
@@ -241,14 +302,19 @@ class _Shapes:
     # -- the shape of an expression ------------------------------------------------
 
     def shape(self, node):
-        method = getattr(self, "_" + type(node).__name__, None)
-        return TOP if method is None else method(node)
+        try:
+            method = _RULES[type(node)]
+        except KeyError:
+            method = _RULES[type(node)] = getattr(_Shapes, "_" + type(node).__name__, None)
+        return TOP if method is None else method(self, node)
 
     def _Constant(self, node):
         v = node.value
         return () if isinstance(v, (int, float, complex)) else TOP
 
     def _Name(self, node):
+        if self.reads is not None:
+            self.reads.append(node.id)  # by `_fixed_point`: what the definition depends on
         if node.id not in self.env and type(self.namer.helpers.get(node.id)) is np.float64:
             return ()  # a bound constant (the seed)
         return self.env.get(node.id, TOP)
@@ -323,6 +389,9 @@ class _Shapes:
         return TOP
 
 
+_RULES = {}  # node class -> the `_Shapes` method that gives its shape (None: unknown)
+
+
 def _is_outer(obj):
     """Whether `obj` is `np.multiply.outer` (each access makes a new bound method)."""
     return getattr(obj, "__self__", None) is np.multiply and getattr(obj, "__name__", None) == "outer"
@@ -359,203 +428,3 @@ def _matmul(a, b):
         return ()
     return TOP
 
-
-_ADD_REDUCE = np.add.reduce
-
-
-class _Drop(gast.NodeTransformer):
-    """`unbroadcast(g, x)` -> `g` (same shapes) or `add_reduce(g, axes)` (the axes that
-    broadcasting added in front); 2-D matrix-product adjoints -> `g @ y.T`, `x.T @ g`;
-    `np.size(x)` -> its value."""
-
-    def __init__(self, unbroadcast, shapes, resolve, namer):
-        self.unbroadcast = unbroadcast
-        self.shapes = shapes
-        self.resolve = resolve
-        self.namer = namer
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        if (
-            isinstance(node.func, gast.Name)
-            and node.func.id == self.unbroadcast
-            and len(node.args) == 2
-            and not node.keywords
-        ):
-            g, x = (self.shapes.shape(a) for a in node.args)
-            if isinstance(g, tuple) and g == x:
-                return node.args[0]
-            if isinstance(g, tuple) and isinstance(x, tuple) and len(g) > len(x) and g[len(g) - len(x):] == x:
-                extra = len(g) - len(x)  # sum the leading axes (the type is normalized on return)
-                axes = gast.Constant(value=0, kind=None) if extra == 1 else gast.Tuple(
-                    [gast.Constant(value=i, kind=None) for i in range(extra)], gast.Load())
-                reduce = gast.Name(self.namer.helper("add_reduce", _ADD_REDUCE), gast.Load(), None, None)
-                return gast.copy_location(gast.Call(reduce, [node.args[0], axes], []), node)
-        elif len(node.args) == 4 and not node.keywords and self.resolve(node.func) in _MATMUL_ADJOINTS:
-            g, _, a, b = node.args
-            ga, sa, sb = self.shapes.shape(g), self.shapes.shape(a), self.shapes.shape(b)
-            if (
-                self.resolve(node.func) is operators._matmul_vjp_y
-                and all(isinstance(s, tuple) for s in (ga, sa, sb))
-                and len(sa) == 1 and len(sb) == 2 and ga == sb[1:] and sa == sb[:1]
-            ):  # vector @ matrix: the rule's `x[..., None] * g[..., None, :]`, as one call
-                outer = syntax.attr(syntax.name(self.namer.helper("np", np)), "multiply")
-                return gast.copy_location(syntax.call(syntax.attr(outer, "outer"), [a, g]), node)
-            if not all(isinstance(s, tuple) and len(s) == 2 for s in (ga, sa, sb)):
-                return node
-            transposed = lambda n: gast.Attribute(n, "T", gast.Load())  # noqa: E731
-            if self.resolve(node.func) is operators._matmul_vjp_x and _matmul(ga, tuple(reversed(sb))) == sa:
-                return gast.copy_location(gast.BinOp(g, gast.MatMult(), transposed(b)), node)
-            if self.resolve(node.func) is operators._matmul_vjp_y and _matmul(tuple(reversed(sa)), ga) == sb:
-                return gast.copy_location(gast.BinOp(transposed(a), gast.MatMult(), g), node)
-        elif len(node.args) == 1 and not node.keywords and self.resolve(node.func) is np.size:
-            shape = self.shapes.shape(node.args[0])
-            if isinstance(shape, tuple):  # a known shape has a known size
-                return gast.copy_location(gast.Constant(value=math.prod(shape), kind=None), node)
-        return node
-
-
-class _Reassociate(gast.NodeTransformer):
-    """`s * (c * a)` -> `(s * c) * a` for a scalar `s` and a number `c`: one pass over
-    the array `a` instead of two (the dtype is the same either way)."""
-
-    def __init__(self, shapes):
-        self.shapes = shapes
-
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
-        inner = node.right
-        if (
-            isinstance(node.op, gast.Mult)
-            and isinstance(inner, gast.BinOp)
-            and isinstance(inner.op, gast.Mult)
-            and isinstance(inner.left, gast.Constant)
-            and type(inner.left.value) in (int, float)
-            and self.shapes.shape(node.left) == ()
-            and self.shapes.shape(inner.right) not in (TOP, BOTTOM, ())
-        ):
-            scale = gast.BinOp(node.left, gast.Mult(), inner.left)
-            return gast.copy_location(gast.BinOp(scale, gast.Mult(), inner.right), node)
-        return node
-
-
-# --- a spread seed that stays a scalar ------------------------------------------------
-
-
-def _narrow_unreduces(backward, env, unreduce, resolve, returned):
-    """`g_bar = unreduce(s, x, None, False)` with a scalar `s` becomes `g_bar = s` when
-    only element-wise operations read `g_bar` and what follows from it.
-
-    Before:  t_bar = unreduce(out_bar * 0.25, t, None, False)    After:  t_bar = out_bar * 0.25
-             u_bar = -t_bar                                                u_bar = -t_bar
-             z_bar = u_bar * y                                             z_bar = u_bar * y
-
-    Sound because broadcasting commutes with element-wise operations: every name then
-    holds either its old value or a scalar that broadcasts to it, and the check below
-    ensures that only element-wise operations (whose result shapes it recomputes) read
-    the scalars, and that no gradient returned to the caller is one of them.
-    """
-    for k, stmt in enumerate(backward):
-        call = stmt.value if isinstance(stmt, gast.Assign) else None
-        if not (
-            isinstance(call, gast.Call)
-            and isinstance(call.func, gast.Name)
-            and call.func.id == unreduce
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], gast.Name)
-            and not call.keywords
-            and len(call.args) == 4
-            and all(isinstance(a, gast.Constant) for a in call.args[2:])
-            and call.args[2].value is None
-            and call.args[3].value is False
-            and env.shape(call.args[0]) == ()
-            and isinstance(env.shape(call.args[1]), tuple)
-        ):
-            continue
-        narrowed = _stays_elementwise(backward[k + 1 :], {stmt.targets[0].id}, env, resolve, returned)
-        if narrowed is not None:
-            stmt.value = call.args[0]
-            env.env.update(narrowed)  # scalars from here on (unknown where also arrays)
-
-
-def _stays_elementwise(stmts, scalars, env, resolve, returned):
-    """The new shapes (name -> () or unknown) if the narrowing is sound, else None."""
-    saved = dict(env.env)
-    ever, arrays = set(scalars), set()
-    try:
-        for stmt in stmts:
-            for n in scalars:
-                env.env[n] = ()
-            if not isinstance(stmt, gast.AST):  # a tape marker
-                if _marker_names(stmt) & scalars:
-                    return None
-                continue
-            reads = {n.id for n in syntax.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-            if isinstance(stmt, (gast.If, gast.For, gast.While)) or not isinstance(stmt, gast.Assign):
-                if reads & scalars or _stores(stmt) & scalars or _pseudo_stores([stmt]) & scalars:
-                    return None  # a block or another statement touches a scalar
-                continue
-            target = stmt.targets[0]
-            if len(stmt.targets) != 1 or not isinstance(target, gast.Name):
-                if reads & scalars:
-                    return None
-                continue
-            if not reads & scalars:
-                scalars.discard(target.id)
-                arrays.add(target.id)
-                continue
-            if not _elementwise(stmt.value, scalars, resolve):
-                return None
-            old, new = saved.get(target.id), env.shape(stmt.value)
-            if not isinstance(old, tuple):
-                return None
-            if new == old:
-                scalars.discard(target.id)
-                arrays.add(target.id)
-            elif new == ():
-                scalars.add(target.id)
-                ever.add(target.id)
-            else:
-                return None
-        if scalars & returned:
-            return None
-        return {n: TOP if n in arrays else () for n in ever}
-    finally:
-        env.env.clear()
-        env.env.update(saved)
-
-
-def _marker_names(marker):
-    names = set()
-    for f in dataclasses.fields(marker):
-        v = getattr(marker, f.name)
-        for node in v if isinstance(v, list) else [v]:
-            if isinstance(node, str):
-                names.add(node)
-            elif isinstance(node, (set, frozenset)):
-                names |= {n for n in node if isinstance(n, str)}
-            elif dataclasses.is_dataclass(node):
-                names |= _marker_names(node)
-            elif isinstance(node, gast.AST):
-                names.update(n.id for n in syntax.walk(node) if isinstance(n, gast.Name))
-    return names
-
-
-def _stores(stmt):
-    return {n.id for n in syntax.walk(stmt) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
-
-
-def _elementwise(node, scalars, resolve):
-    """Whether every read of a name in `scalars` under `node` is an operand of
-    element-wise operations only (arithmetic but `@`, unary minus, one-output ufuncs)."""
-    if isinstance(node, (gast.Name, gast.Constant)):
-        return True
-    if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
-        return _elementwise(node.left, scalars, resolve) and _elementwise(node.right, scalars, resolve)
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
-        return _elementwise(node.operand, scalars, resolve)
-    if isinstance(node, gast.Call) and not node.keywords:
-        fn = resolve(node.func)
-        if isinstance(fn, np.ufunc) and fn.nout == 1 and len(node.args) == fn.nin:
-            return all(_elementwise(a, scalars, resolve) for a in node.args)
-    return not any(isinstance(n, gast.Name) and n.id in scalars for n in syntax.walk(node))

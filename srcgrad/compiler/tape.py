@@ -13,7 +13,7 @@ import dataclasses
 import gast
 
 from . import syntax
-from .shapes import drop_unbroadcasts
+from .unbroadcasts import drop_unbroadcasts
 
 
 def _markers(stmts, out):
