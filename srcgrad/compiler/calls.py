@@ -162,8 +162,11 @@ def joins_sequences(value, container_names):
     """Whether `a + b` / `a * n` may join or repeat lists or tuples (not arithmetic)."""
     if not (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult))):
         return False
-    return any(isinstance(x, (gast.List, gast.Tuple)) or (isinstance(x, gast.Name) and x.id in container_names)
-               for x in (value.left, value.right))
+    return _may_be_sequence(value.left, container_names) or _may_be_sequence(value.right, container_names)
+
+
+def _may_be_sequence(operand, container_names):
+    return isinstance(operand, (gast.List, gast.Tuple)) or (isinstance(operand, gast.Name) and operand.id in container_names)
 
 
 _SEVERAL_RESULTS = {
@@ -188,6 +191,11 @@ def is_user_function(obj):
 def active_names(node, activity):
     """The active names an argument node reads (a `*args` parameter binds a tuple of nodes,
     a `**kwargs` one a dict)."""
+    cls = type(node)
+    if cls is gast.Name and getattr(node, "annotation", None) is None:  # most arguments: no walk
+        return [node.id] if activity.is_active(node.id) else []
+    if cls is gast.Constant:
+        return []
     if isinstance(node, (tuple, list)):
         return [n for part in node for n in active_names(part, activity)]
     if isinstance(node, dict):

@@ -33,30 +33,36 @@ def _block(stmts, depth, lines):
     if not stmts:
         lines.append(pad + "pass")
         return
-    if all(syntax.comment_text(s) is not None for s in stmts):
-        stmts = list(stmts) + [syntax.pass_()]  # a block of comments alone still needs a statement
+    append, unparse, expr, constant, comment = lines.append, syntax.unparse, gast.Expr, gast.Constant, syntax.Comment
+    only_comments = True
     for stmt in stmts:
-        text = syntax.comment_text(stmt)
-        if text is not None:
+        if isinstance(stmt, expr) and isinstance(stmt.value, constant) and isinstance(stmt.value.value, comment):
+            text = str(stmt.value.value)  # `syntax.comment_text`
             if text != last_comment:
-                lines.append(f"{pad}# {text}")
+                append(f"{pad}# {text}")
             last_comment = text
             continue
-        if isinstance(stmt, gast.If):
+        only_comments = False
+        if not isinstance(stmt, _COMPOUND):
+            append(pad + unparse(stmt))
+        elif isinstance(stmt, gast.If):
             _if(stmt, depth, lines, "if")
         elif isinstance(stmt, gast.For):
             target = _expr(stmt.target)
-            lines.append(f"{pad}for {target} in {_expr(stmt.iter)}:")
+            append(f"{pad}for {target} in {_expr(stmt.iter)}:")
             _block(stmt.body, depth + 1, lines)
         elif isinstance(stmt, gast.While):
-            lines.append(f"{pad}while {_expr(stmt.test)}:")
+            append(f"{pad}while {_expr(stmt.test)}:")
             _block(stmt.body, depth + 1, lines)
-        elif isinstance(stmt, gast.FunctionDef):  # a pullback closure (split.py)
+        else:  # a pullback closure (split.py)
             args = ast.unparse(syntax.to_python_ast(stmt.args))
-            lines.append(f"{pad}def {stmt.name}({args}):")
+            append(f"{pad}def {stmt.name}({args}):")
             _block(stmt.body, depth + 1, lines)
-        else:
-            lines.append(pad + syntax.unparse(stmt))
+    if only_comments:  # a block of comments alone still needs a statement
+        append(pad + unparse(syntax.pass_()))
+
+
+_COMPOUND = (gast.If, gast.For, gast.While, gast.FunctionDef)  # printed with their blocks
 
 
 def _if(stmt, depth, lines, keyword):

@@ -6,7 +6,11 @@ the tree holds only: assignments (plain, augmented, annotated), expressions,
 `return`, `if`, `for`, `while`, `break`, `continue`, `pass`, `raise`, `assert`.
 """
 
+import collections
+
 import gast
+
+from . import syntax
 
 _ADVICE = {
     gast.Try: ("`try`", "move it outside the differentiated function"),
@@ -97,15 +101,15 @@ def shared_augmented(program):
     tree = program.tree
     found = {}
     pairs = []
-    for node in gast.walk(tree):
-        if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+    for node in _assignments(tree):
+        if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
             other = _shares_memory(node.value)
             if other is not None and other != node.targets[0].id:
                 pairs.append((node.targets[0].id, other, node))
     if not pairs:
         return found
-    loops = [n for n in gast.walk(tree) if isinstance(n, (gast.For, gast.While))]
-    for node in gast.walk(tree):
+    loops = [n for n in syntax.walk(tree) if isinstance(n, (gast.For, gast.While))]
+    for node in syntax.walk(tree):
         if not (isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name)):
             continue
         name = node.target.id
@@ -113,9 +117,9 @@ def shared_augmented(program):
             if name not in (a, b):
                 continue
             other = b if name == a else a
-            later = [n for n in gast.walk(tree) if isinstance(n, gast.Name) and n.id == other
+            later = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == other
                      and isinstance(n.ctx, gast.Load) and n.lineno > node.lineno]
-            around = [n for loop in loops if node in list(gast.walk(loop)) for n in gast.walk(loop)
+            around = [n for loop in loops if node in list(syntax.walk(loop)) for n in syntax.walk(loop)
                       if isinstance(n, gast.Name) and n.id == other and isinstance(n.ctx, gast.Load)]
             if later or around:
                 message = (
@@ -129,14 +133,42 @@ def shared_augmented(program):
     return found
 
 
+def _assignments(tree):
+    """The `Assign` statements under `tree`, in `syntax.walk`'s (breadth-first) order:
+    statements lie in statement lists only, so the walk goes through those alone."""
+    found, todo = [], collections.deque([tree])
+    pop, extend, assign, holders = todo.popleft, todo.extend, gast.Assign, _HOLDERS
+    while todo:
+        n = pop()
+        if isinstance(n, assign):
+            found.append(n)
+            continue  # an assignment holds no statements
+        values = n.__dict__
+        for field in type(n)._fields:
+            value = values.get(field)
+            if type(value) is list:
+                extend([v for v in value if isinstance(v, holders)])
+    return found
+
+
+# the nodes that statements lie under
+_HOLDERS = (gast.stmt, gast.excepthandler) + ((gast.match_case,) if hasattr(gast, "match_case") else ())
 _OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**", gast.MatMult: "@"}
 
 
 def _checked_nodes(stmt):
-    """The nodes of a top-level statement to check. A nested `def` or `name = lambda` at the
+    """The nodes of a top-level statement to check, in `gast.walk`'s order: those under
+    `_checked_roots(stmt)`."""
+    return [n for root in _checked_roots(stmt) for n in syntax.walk(root)]
+
+
+def _checked_roots(stmt):
+    """What to check of a top-level statement. A nested `def` or `name = lambda` at the
     top level is allowed (closures.py inlines it): its own body is checked, not itself."""
     if isinstance(stmt, gast.FunctionDef):
-        return [n for s in stmt.body for n in gast.walk(s)]
+        return stmt.body
     if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda):
-        return list(gast.walk(stmt.value.body))
-    return list(gast.walk(stmt))
+        return [stmt.value.body]
+    return [stmt]
+
+

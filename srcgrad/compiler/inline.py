@@ -88,7 +88,11 @@ def _substitute(expr, values, fn, bind):
     def name(node):
         if node.id in values:
             return syntax.copy(values[node.id])
-        obj = cells.get(node.id, fn.__globals__.get(node.id, getattr(builtins, node.id, None)))
+        obj = cells.get(node.id, _UNSET)
+        if obj is _UNSET:
+            obj = fn.__globals__.get(node.id, _UNSET)
+        if obj is _UNSET:
+            obj = getattr(builtins, node.id, None)
         if obj is None:
             raise NameError(f"rule {fn.__qualname__} uses unknown name {node.id!r}")
         new = syntax.copy(node)
@@ -99,6 +103,9 @@ def _substitute(expr, values, fn, bind):
     if _rule_settles(fn) or any(_settles(v) for v in values.values()):
         new = _settle(new)
     return new
+
+
+_UNSET = object()
 
 
 @functools.lru_cache(maxsize=None)

@@ -14,6 +14,7 @@ get no gradient. Loops over constants are left alone (a dict or a set stays iter
 """
 
 import builtins
+import collections
 
 import gast
 
@@ -24,6 +25,8 @@ _LEN = Callee("function", builtins.len, "len")
 _RANGE = Callee("function", builtins.range, "range")
 _MIN = Callee("function", builtins.min, "min")
 _LIST = Callee("function", builtins.list, "list")
+# the nodes that statements lie under
+_HOLDERS = (gast.stmt, gast.excepthandler) + ((gast.match_case,) if hasattr(gast, "match_case") else ())
 
 
 class _Iteration:
@@ -34,22 +37,38 @@ class _Iteration:
         self.namer = namer
         self.changed = False
         self.mapping = None  # the dict of an `.items()`/`.values()` loop being rewritten
-        self.reversed_defs = self._made_by(program_tree, builtins.reversed)
+        self.reversed_defs, zip_defs = self._made_by(program_tree)
         self.zip_defs = {
-            name: d for name, d in self._made_by(program_tree, builtins.zip).items()
+            name: d for name, d in zip_defs.items()
             if d.value.args and all(isinstance(a, gast.Name) for a in d.value.args)
         }
 
-    def _made_by(self, tree, fn):
-        """{name: its assignment} for names assigned once, from a call of `fn` (one argument
-        for `reversed`)."""
-        made = {}
-        for n in syntax.walk(tree):
-            if (isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name) and isinstance(n.value, gast.Call)
-                    and getattr(self.calls.get(n.value), "obj", None) is fn and not n.value.keywords
-                    and (fn is not builtins.reversed or len(n.value.args) == 1)):
-                made[n.targets[0].id] = n
-        return made
+    def _made_by(self, tree):
+        """({name: its assignment} for names assigned from a call of `reversed` with one
+        argument, the same for `zip`); of several, the last in `syntax.walk`'s order.
+
+        Assignments are statements, in statement lists only: the walk goes through
+        statements breadth-first, which keeps `syntax.walk`'s order among them."""
+        reversed_, zip_ = builtins.reversed, builtins.zip
+        made = {reversed_: {}, zip_: {}}
+        todo, holders, assign, name, call = collections.deque([tree]), _HOLDERS, gast.Assign, gast.Name, gast.Call
+        pop, extend = todo.popleft, todo.extend
+        while todo:
+            n = pop()
+            cls = type(n)
+            if isinstance(n, assign):
+                value = n.value
+                if isinstance(n.targets[0], name) and isinstance(value, call):
+                    fn = getattr(self.calls.get(value), "obj", None)
+                    if (fn is zip_ or (fn is reversed_ and len(value.args) == 1)) and not value.keywords:
+                        made[fn][n.targets[0].id] = n
+                continue  # an assignment holds no statements
+            values = n.__dict__
+            for field in cls._fields:
+                value = values.get(field)
+                if type(value) is list:
+                    extend([v for v in value if isinstance(v, holders)])
+        return made[reversed_], made[zip_]
 
     def block(self, stmts):
         out = []

@@ -174,6 +174,7 @@ class _Kinds:
         self.solved = solved
         self.resolve = solved.resolve
         self.reads = None  # a list while `solve` evaluates a definition
+        self.callees = {}  # name -> what a call of it calls
         self.env = {}
         for name, t in signature.types.items():
             self.env[name] = _param_kind(t, signature.shapes.get(name))
@@ -199,9 +200,14 @@ class _Kinds:
                 if old is TOP:
                     continue
                 self.reads = reads = []
-                new = join(old, self.kind(value))
+                found = self.kind(value)
+                new = found if old is BOTTOM else old if found is BOTTOM or found == old else TOP  # join
                 for n in reads:
-                    readers.setdefault(n, set()).add(i)
+                    found = readers.get(n)
+                    if found is None:
+                        readers[n] = {i}
+                    else:
+                        found.add(i)
                 if new != old:
                     env[name] = new
                     again.update(readers.get(name, ()))
@@ -210,42 +216,46 @@ class _Kinds:
         return env
 
     def kind(self, node):
+        cls = type(node)
+        if cls is _NAME:  # most nodes: here, without a method call
+            name, reads = node.id, self.reads
+            if reads is not None:
+                reads.append(name)  # by `solve`: what the definition depends on
+            found = self.env.get(name, _ABSENT)
+            if found is _ABSENT:
+                bound = _SCALAR_KINDS.get(type(self.solved.namer.helpers.get(name)))
+                if bound is not None:
+                    return bound  # a bound constant: the seed, or arithmetic of it
+                return TOP
+            return found
         try:
-            method = _RULES[type(node)]
+            method = _RULES[cls]
         except KeyError:
-            method = _RULES[type(node)] = getattr(_Kinds, "_" + type(node).__name__, None)
+            method = _RULES[cls] = getattr(_Kinds, "_" + cls.__name__, None)
         return TOP if method is None else method(self, node)
 
     def _Constant(self, node):
         t = type(node.value)
         return FLOAT if t is float else INT if t is int else TOP
 
-    def _Name(self, node):
-        if self.reads is not None:
-            self.reads.append(node.id)  # by `solve`: what the definition depends on
-        if node.id not in self.env:
-            bound = _SCALAR_KINDS.get(type(self.solved.namer.helpers.get(node.id)))
-            if bound is not None:
-                return bound  # a bound constant: the seed, or arithmetic of it
-        return self.env.get(node.id, TOP)
-
     def _BinOp(self, node):
-        kinds = [self.kind(node.left), self.kind(node.right)]
-        if isinstance(node.op, gast.MatMult):
-            return strict(_same_array, *kinds)
-        if not isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)):
+        a, b = self.kind(node.left), self.kind(node.right)
+        op = node.op
+        if isinstance(op, gast.MatMult):
+            return strict(_same_array, a, b)
+        if not isinstance(op, _ARITHMETIC):
             return TOP
-
-        def combine(a, b):
-            if a in _ARRAYS or b in _ARRAYS:
-                return self._promote([node.left, node.right], [a, b]) if a in _NUMBERS and b in _NUMBERS else TOP
-            if FLOAT in (a, b) and not isinstance(node.op, gast.Pow):  # (-1.0) ** 0.5 is complex
-                return FLOAT
-            if isinstance(node.op, gast.Div):
-                return FLOAT  # int / int
-            return TOP  # int op int: an int
-
-        return strict(combine, *kinds)
+        if a is BOTTOM or b is BOTTOM:  # `strict`
+            return BOTTOM
+        if a is TOP or b is TOP:
+            return TOP
+        if a in _ARRAYS or b in _ARRAYS:
+            return self._promote([node.left, node.right], [a, b]) if a in _NUMBERS and b in _NUMBERS else TOP
+        if FLOAT in (a, b) and not isinstance(op, gast.Pow):  # (-1.0) ** 0.5 is complex
+            return FLOAT
+        if isinstance(op, gast.Div):
+            return FLOAT  # int / int
+        return TOP  # int op int: an int
 
     def _promote(self, nodes, kinds):
         """The kind of the result of NumPy arithmetic (or a ufunc's loop dtype) on operands
@@ -296,10 +306,19 @@ class _Kinds:
         return self.kind(node.value) if node.attr == "T" else TOP
 
     def _Call(self, node):
-        obj = self.resolve(node.func)
+        func = node.func
+        if type(func) is gast.Name:  # most callees: helpers by name
+            obj = self.callees.get(func.id, _ABSENT)
+            if obj is _ABSENT:
+                obj = self.callees[func.id] = self.resolve(func)
+        else:
+            obj = self.resolve(func)
         args = node.args
-        if obj is None or node.keywords or any(isinstance(a, gast.Starred) for a in args):
+        if obj is None or node.keywords:
             return TOP
+        for a in args:
+            if isinstance(a, gast.Starred):
+                return TOP
         try:
             hash(obj)
         except TypeError:
@@ -376,6 +395,9 @@ def _children(cls):
     return found
 
 
+_ABSENT = object()
+_NAME = gast.Name
+_ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
 _RULES = {}  # node class -> the `_Kinds` method that gives its kind (None: unknown)
 _UFUNC_OUT = {}
 

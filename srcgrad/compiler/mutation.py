@@ -58,9 +58,12 @@ def _is_list(name, assigns):
 def dict_bases(tree, calls):
     """Changed bases that are dicts (every assignment makes one): a write may add a key,
     so its undo may have to remove it again."""
+    found = changes(tree, calls)
+    if not found:
+        return set()
     assigns = [n for n in syntax.statements(tree) if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
     out = set()
-    for _, base in changes(tree, calls):
+    for _, base in found:
         defs = [a.value for a in assigns if a.targets[0].id == base]
         if defs and all(isinstance(v, gast.Dict) or (isinstance(v, gast.Call) and getattr(calls.get(v), "obj", None) is dict)
                         for v in defs):

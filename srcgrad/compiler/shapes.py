@@ -104,7 +104,7 @@ def _scan(nodes, names):
     """Add to the set `names` the names stored anywhere under each of `nodes` (the
     non-Load names of `syntax.walk`); returns the list of the calls under each."""
     found, ast_node, name_node, constant, call_node, load = [], gast.AST, gast.Name, gast.Constant, gast.Call, gast.Load
-    add, children = names.add, syntax.child_fields
+    add, fields_of = names.add, _FIELDS
     for node in nodes:
         calls, stack = [], [node]
         pop, push = stack.pop, stack.append
@@ -119,7 +119,10 @@ def _scan(nodes, names):
                     continue
             elif cls is call_node:
                 calls.append(n)
-            for field in children(cls):
+            fields = fields_of.get(cls)
+            if fields is None:
+                fields = fields_of[cls] = syntax.child_fields(cls)
+            for field in fields:
                 value = values.get(field)
                 for child in value if type(value) is list else (value,):
                     kind = type(child)
@@ -133,6 +136,9 @@ def _scan(nodes, names):
                         push(child)
         found.append(calls)
     return found
+
+
+_FIELDS = {}  # node class -> `syntax.child_fields`
 
 
 def _pseudo_stores(stmts):
@@ -207,58 +213,68 @@ class _Shapes:
     def refresh(self, forward, backward):
         """Collect the definitions of the rewritten code again, keeping the shapes
         found (the rewrites keep every name's shape)."""
-        env = self.env
-        self._collect(forward, backward)
-        self.env = env
+        self._definitions(forward, backward, None)
         return self
 
     def _collect(self, forward, backward):
         """Definitions, opaque names and loop counters, and `calls`: (statement, None) or
         (block statement, header field) -> the calls in its code, where it has any."""
-        defs, opaque, ints, calls = [], set(), set(), {}
-        simple, headers, markers = [], [], []
-        for block in (forward, backward):
-            _sort(block, simple, headers, markers)
-        places, roots = [], []  # what to scan for stores and calls
-        for stmt in simple:
-            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
-                defs.append((stmt.targets[0].id, stmt.value))
-                places.append((stmt, None))
-                roots.append(stmt.value)  # walrus and the like
-                if stmt.targets[0].annotation is not None:
-                    calls[stmt, None] = _scan([stmt.targets[0]], set())[0]
-            elif isinstance(stmt, gast.For):
-                target = stmt.target
-                if isinstance(target, gast.Name) and self._is_range(stmt.iter):
-                    ints.add(target.id)
-                else:
-                    opaque.update(n.id for n in syntax.walk(target) if isinstance(n, gast.Name))
-            else:
-                places.append((stmt, None))
-                roots.append(stmt)
-        for place, under in zip(places, _scan(roots, opaque)):
-            if under:
-                calls[place] = calls.get(place, []) + under
-        for place, under in zip(headers, _scan([getattr(stmt, field) for stmt, field in headers], set())):
-            if under:
-                calls[place] = under
-        opaque |= _pseudo_stores(markers)
-        self.ints = {n for n in ints if n not in {d for d, _ in defs}}
-        self.defs, self.opaque, self.calls = defs, opaque, calls
+        calls = {}
+        self._definitions(forward, backward, calls)
+        defs, opaque = self.defs, self.opaque
         env = {name: BOTTOM for name, _ in defs}
         env.update(self.given)
         for name in self.ints:
             env[name] = ()
         for name in opaque | self.none_init:
             env[name] = TOP
-        adjoint_names = {name for name, _ in defs if self.namer.is_adjoint(name)} | {
-            n for n in self.given if self.namer.is_adjoint(n)
-        }
+        is_adjoint = self.namer.is_adjoint
+        adjoint_names = {name for name, _ in defs if is_adjoint(name)} | {n for n in self.given if is_adjoint(n)}
         for adj in adjoint_names:
             primal = self.namer.primal_of(adj)
             env[adj] = join(env.get(adj, BOTTOM), env.get(primal, TOP) if primal else TOP)
         self.adjoint_names = adjoint_names
         return env
+
+    def _definitions(self, forward, backward, calls):
+        """Set `defs`, `opaque` and `ints` of the code; with `calls` (a dict), fill it
+        (and set `self.calls` to it) as `_collect` says."""
+        defs, opaque, ints = [], set(), set()
+        simple, headers, markers = [], [], []
+        for block in (forward, backward):
+            _sort(block, simple, headers, markers)
+        places, roots = [], []  # what to scan for stores and calls
+        assign, name_node, for_node = gast.Assign, gast.Name, gast.For
+        for stmt in simple:
+            if isinstance(stmt, assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], name_node):
+                target = stmt.targets[0]
+                defs.append((target.id, stmt.value))
+                places.append((stmt, None))
+                roots.append(stmt.value)  # walrus and the like
+                if calls is not None and target.annotation is not None:
+                    calls[stmt, None] = _scan([target], set())[0]
+            elif isinstance(stmt, for_node):
+                target = stmt.target
+                if isinstance(target, name_node) and self._is_range(stmt.iter):
+                    ints.add(target.id)
+                else:
+                    opaque.update(n.id for n in syntax.walk(target) if isinstance(n, name_node))
+            else:
+                places.append((stmt, None))
+                roots.append(stmt)
+        found = _scan(roots, opaque)
+        if calls is not None:
+            for place, under in zip(places, found):
+                if under:
+                    calls[place] = calls.get(place, []) + under
+            for place, under in zip(headers, _scan([getattr(stmt, field) for stmt, field in headers], set())):
+                if under:
+                    calls[place] = under
+            self.calls = calls
+        opaque |= _pseudo_stores(markers)
+        defined = {d for d, _ in defs}
+        self.ints = {n for n in ints if n not in defined}
+        self.defs, self.opaque = defs, opaque
 
     def _fixed_point(self):
         """Each definition evaluated once in order, then again only when a name that it
@@ -280,7 +296,11 @@ class _Shapes:
                 self.reads = reads = []
                 new = join(old, self.shape(value))
                 for n in reads:
-                    readers.setdefault(n, set()).add(i)
+                    found = readers.get(n)
+                    if found is None:
+                        readers[n] = {i}
+                    else:
+                        found.add(i)
                 if new == old:
                     continue
                 env[name] = new

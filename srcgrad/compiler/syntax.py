@@ -50,8 +50,11 @@ _SCALAR_FIELDS = frozenset({"id", "attr", "arg", "kind", "type_comment", "is_asy
 _WALKED = {}  # node class -> the fields `walk` looks into
 
 
+_LOAD, _STORE = gast.Load(), gast.Store()  # field-less: shared, as copies share them
+
+
 def name(id, store=False):
-    return _make(gast.Name, id=id, ctx=gast.Store() if store else gast.Load())
+    return _make(gast.Name, id=id, ctx=_STORE if store else _LOAD)
 
 
 def const(value):
@@ -61,7 +64,7 @@ def const(value):
 
 
 def attr(value, attr_name):
-    return _make(gast.Attribute, value=value, attr=attr_name, ctx=gast.Load())
+    return _make(gast.Attribute, value=value, attr=attr_name, ctx=_LOAD)
 
 
 def dotted(path):
@@ -104,15 +107,15 @@ def compare(left, op, right):
 
 
 def tuple_(elts, store=False):
-    return _make(gast.Tuple, elts=list(elts), ctx=gast.Store() if store else gast.Load())
+    return _make(gast.Tuple, elts=list(elts), ctx=_STORE if store else _LOAD)
 
 
 def list_(elts):
-    return _make(gast.List, elts=list(elts), ctx=gast.Load())
+    return _make(gast.List, elts=list(elts), ctx=_LOAD)
 
 
 def subscript(value, index, store=False):
-    return _make(gast.Subscript, value=value, slice=index, ctx=gast.Store() if store else gast.Load())
+    return _make(gast.Subscript, value=value, slice=index, ctx=_STORE if store else _LOAD)
 
 
 def slice_(lower, upper, step):

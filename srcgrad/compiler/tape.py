@@ -19,39 +19,74 @@ from .unbroadcasts import drop_unbroadcasts
 def _markers(stmts, out):
     """Append to `out` the markers (dataclasses) among `stmts`, in their blocks and groups too."""
     for s in stmts:
-        if dataclasses.is_dataclass(s):
+        kind, fields = _CLASSES.get(type(s)) or _classify(s)
+        if kind is _MARKER:
             out.append(s)
-            for f in dataclasses.fields(s):
-                v = getattr(s, f.name)
+            for field in fields:
+                v = getattr(s, field)
                 if isinstance(v, list):
                     _markers(v, out)
-        elif isinstance(s, (gast.If, gast.For, gast.While)):
+        elif kind is _BLOCK:
             _markers(s.body, out)
             _markers(s.orelse, out)
     return out
 
 
-def _loads(stmts, names, skip=None):
+def _loads(stmts, names, skip=None, markers=None):
     """Add to `names` the names loaded anywhere in `stmts`, markers' expressions included,
-    except inside markers of the class named `skip`."""
-    for s in stmts:
-        if dataclasses.is_dataclass(s):
-            if type(s).__name__ == skip:
-                continue
-            for f in dataclasses.fields(s):
-                v = getattr(s, f.name)
-                if isinstance(v, list):
-                    _loads(v, names, skip)
-                elif isinstance(v, gast.AST):
-                    syntax.add_loads(v, names)
-        elif isinstance(s, (gast.If, gast.For, gast.While)):
-            for head in (s.target, s.iter) if isinstance(s, gast.For) else (s.test,):
-                syntax.add_loads(head, names)
-            _loads(s.body, names, skip)
-            _loads(s.orelse, names, skip)
-        else:
-            syntax.add_loads(s, names)
+    except inside markers of the class named `skip`; with `markers`, also append to it
+    what `_markers(stmts, markers)` would."""
+    roots = []
+    _roots(stmts, roots, skip, markers)
+    for root in roots:
+        syntax.add_loads(root, names)
     return names
+
+
+def _roots(stmts, roots, skip, markers):
+    """Append to `roots` the nodes of `stmts` whose loads `_loads` counts (a block: its
+    header), and to `markers` (unless None) the markers, in `_markers`'s order."""
+    for s in stmts:
+        kind, fields = _CLASSES.get(type(s)) or _classify(s)
+        if kind is _MARKER:
+            if markers is not None:
+                markers.append(s)
+            if type(s).__name__ == skip:
+                if markers is not None:
+                    for field in fields:
+                        v = getattr(s, field)
+                        if isinstance(v, list):
+                            _markers(v, markers)
+                continue
+            for field in fields:
+                v = getattr(s, field)
+                if isinstance(v, list):
+                    _roots(v, roots, skip, markers)
+                elif isinstance(v, gast.AST):
+                    roots.append(v)
+        elif kind is _BLOCK:
+            if isinstance(s, gast.For):
+                roots += (s.target, s.iter)
+            else:
+                roots.append(s.test)
+            _roots(s.body, roots, skip, markers)
+            _roots(s.orelse, roots, skip, markers)
+        else:
+            roots.append(s)
+
+
+_MARKER, _BLOCK, _SIMPLE = "marker", "block", "simple"
+_CLASSES = {}  # statement class -> (which of these its instances are, a marker's fields)
+
+
+def _classify(s):
+    cls = type(s)
+    if dataclasses.is_dataclass(s):
+        found = (_MARKER, tuple(f.name for f in dataclasses.fields(s)))
+    else:
+        found = (_BLOCK if isinstance(s, (gast.If, gast.For, gast.While)) else _SIMPLE, ())
+    _CLASSES[cls] = found
+    return found
 
 
 def run(forward, backward, none_init, namer, shapes=None):
@@ -66,8 +101,8 @@ def run(forward, backward, none_init, namer, shapes=None):
     as_is = None
     if shapes is not None:
         as_is = drop_unbroadcasts(forward, backward, shapes, none_init, namer)
-    read = _loads(backward, set(), skip="_UndoRestore")
-    backward_markers, forward_markers = _markers(backward, []), _markers(forward, [])
+    backward_markers, forward_markers = [], _markers(forward, [])
+    read = _loads(backward, set(), "_UndoRestore", backward_markers)
     undos = [s for s in backward_markers if type(s).__name__ == "_UndoRestore" and s.group & read]
     kept = {u.key for u in undos}
     for u in undos:
@@ -87,6 +122,9 @@ def run(forward, backward, none_init, namer, shapes=None):
 def _lower(stmts, kept, tape):
     out = []
     for s in stmts:
+        if (_CLASSES.get(type(s)) or _classify(s))[0] is _SIMPLE:
+            out.append(s)
+            continue
         kind = type(s).__name__
         if kind == "_Save":
             if s.key in kept:
