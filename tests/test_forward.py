@@ -297,6 +297,27 @@ def test_hessian_of_logsumexp():
     np.testing.assert_allclose(H, _hessian_by_differences(logsumexp, x), rtol=1e-5, atol=1e-7)
 
 
+def einsum_quadratic(x, A):
+    return np.einsum("i,ij,j->", x, A, x) + np.sum(np.einsum("i,j->ij", x, x) ** 2)
+
+
+def test_hessian_through_einsum_is_exact():
+    """The gradient's einsum adjoint is differentiated again: linear in its cotangent and
+    in every operand but its own (three operands, `x` twice)."""
+    rng = np.random.default_rng(5)
+    x, A = rng.normal(size=4), rng.normal(size=(4, 4))
+    H = srcgrad.hessian(einsum_quadratic)(x, A)
+    # d2/dx2 of x^T A x is A + A^T; of sum((x_i x_j)^2) = (x.x)^2 it is 4 (x.x) I + 8 x x^T
+    expected = A + A.T + 4 * (x @ x) * np.eye(4) + 8 * np.outer(x, x)
+    np.testing.assert_allclose(H, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(H, _hessian_by_differences(lambda v: einsum_quadratic(v, A), x), rtol=1e-5, atol=1e-6)
+    (hxx, hxa), _ = srcgrad.hessian(einsum_quadratic, wrt=(0, 1))(x, A)
+    np.testing.assert_allclose(hxx, expected, rtol=1e-12, atol=1e-12)
+    # d2/(dx_k dA_ij) of x^T A x = delta_ki x_j + x_i delta_kj
+    mixed = np.einsum("ki,j->kij", np.eye(4), x) + np.einsum("i,kj->kij", x, np.eye(4))
+    np.testing.assert_allclose(hxa, mixed, rtol=1e-12, atol=1e-12)
+
+
 def test_hessian_through_a_loop():
     x = INPUTS["x"][2]
     H = srcgrad.hessian(loop_energy)(x)

@@ -17,6 +17,7 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
+from ..rules import linalg
 from . import syntax
 
 
@@ -171,6 +172,7 @@ def _may_be_sequence(operand, container_names):
 
 _SEVERAL_RESULTS = {
     np.average, np.divmod, np.linalg.slogdet, np.linalg.eigh, np.linalg.qr, np.linalg.svd, np.linalg.lstsq,
+    linalg._einsum_vjp,  # one gradient per operand
 }
 
 

@@ -280,19 +280,21 @@ def linalg_tensordot_jvp_y(t, ans, x, y, *, axes=2):
     return np.tensordot(x, t, axes)
 
 
-def _einsum_labels(subscripts, operands):
-    """Explicit labels for each operand and the output, '...' spelled out as letters."""
+def _einsum_labels(subscripts, ndims):
+    """Explicit labels for each operand (of `ndims` dimensions each) and the output, '...'
+    spelled out as letters. It reads no operand, so differentiating a rule that calls it
+    (a Hessian through einsum) does not differentiate it."""
     if not isinstance(subscripts, str):
         raise NotImplementedError("einsum derivatives need the subscripts string form, e.g. 'ij,jk->ik'")
     spec = subscripts.replace(" ", "")
     inputs, arrow, output = spec.partition("->")
     inputs = inputs.split(",")
     spare = [c for c in string.ascii_letters if c not in spec]
-    extra = [np.ndim(op) - (len(s) - 3) for s, op in zip(inputs, operands) if "..." in s]
+    extra = [ndim - (len(s) - 3) for s, ndim in zip(inputs, ndims) if "..." in s]
     ellipsis = "".join(spare[: max(extra, default=0)])
     inputs = [
-        s.replace("...", ellipsis[len(ellipsis) - (np.ndim(op) - len(s) + 3) :]) if "..." in s else s
-        for s, op in zip(inputs, operands)
+        s.replace("...", ellipsis[len(ellipsis) - (ndim - len(s) + 3) :]) if "..." in s else s
+        for s, ndim in zip(inputs, ndims)
     ]
     if arrow:
         output = output.replace("...", ellipsis)
@@ -325,13 +327,31 @@ def _einsum_operand_grad(g, labels, operand, output, others, other_operands):
 
 
 def _einsum_vjp(g, subscripts, operands):
-    inputs, output = _einsum_labels(subscripts, operands)
+    inputs, output = _einsum_labels(subscripts, [np.ndim(op) for op in operands])
     grads = []
     for i, (labels, operand) in enumerate(zip(inputs, operands)):
         others = inputs[:i] + inputs[i + 1 :]
         other_operands = operands[:i] + operands[i + 1 :]
         grads.append(_einsum_operand_grad(g, labels, operand, output, others, other_operands))
     return tuple(grads)
+
+
+def _einsum_vjp_tangent(g, subscripts, operands, tangents):
+    """The tangent of `_einsum_vjp(g, subscripts, operands)` along the operands' `tangents`
+    (None: a constant). Each gradient is linear in every other operand, and depends on its
+    own operand through its shape only: one term per other operand with a tangent."""
+    inputs, output = _einsum_labels(subscripts, [np.ndim(op) for op in operands])
+    out = []
+    for i, (labels, operand) in enumerate(zip(inputs, operands)):
+        others = inputs[:i] + inputs[i + 1 :]
+        total = zeros_like_grad(np.asarray(operand))
+        for j, tangent in enumerate(tangents):
+            if j != i and tangent is not None:
+                varied = list(operands)
+                varied[j] = tangent
+                total = total + _einsum_operand_grad(g, labels, operand, output, others, varied[:i] + varied[i + 1 :])
+        out.append(total)
+    return tuple(out)
 
 
 def _einsum_jvp(t, subscripts, operands):

@@ -22,7 +22,7 @@ from ..runtime import (
     add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, snapshot, structure_like, unbroadcast, unreduce,
     without_part, zeros_like_grad,
 )
-from . import activations, decompositions, elementwise, reductions, scalars, series, shapes, structure
+from . import activations, decompositions, elementwise, linalg, reductions, scalars, series, shapes, structure
 from .operators import _matmul_vjp_x, _matmul_vjp_y
 from .registry import defjvp, defvjp, is_nondifferentiable, lookup, nondifferentiable
 from .shapes import _getitem_vjp
@@ -575,6 +575,20 @@ def _interp_vjp_fp_jvp_xp(tangent__, result__, g, x, xp, fp, left, right, period
 
 defjvp(series._interp_vjp_fp, "x")(_interp_vjp_fp_jvp_x)
 defjvp(series._interp_vjp_fp, "xp")(_interp_vjp_fp_jvp_xp)
+
+# --- linalg._einsum_vjp(g, subscripts, operands): linear in g and in each operand ---------
+
+
+def _einsum_vjp_jvp_g(tangent__, result__, g, subscripts, operands):
+    return linalg._einsum_vjp(tangent__, subscripts, operands)
+
+
+def _einsum_vjp_jvp_operands(tangent__, result__, g, subscripts, operands):
+    return linalg._einsum_vjp_tangent(g, subscripts, operands, tangent__)
+
+
+defjvp(linalg._einsum_vjp, "g")(_einsum_vjp_jvp_g)
+defjvp(linalg._einsum_vjp, "operands")(_einsum_vjp_jvp_operands)
 
 # Parameters that only lend a shape, a structure or an order (where the adjoint goes):
 # piecewise constant, a zero derivative.
