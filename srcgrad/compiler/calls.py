@@ -53,6 +53,15 @@ def site(program, stmt, value, callee, register):
     """The `Site` of the call `value` in `stmt`. `register` names the function a user
     would call to add a missing rule (`srcgrad.defvjp` or `srcgrad.defjvp`)."""
     if callee is None or callee.kind == "unresolved":
+        called = callee.path.split(".")[0] if callee is not None else ""
+        if called in {a.id for a in program.tree.args.args + program.tree.args.kwonlyargs}:
+            raise program.error(
+                stmt, f"`{program.name}` calls its parameter `{called}`: srcgrad follows a function passed as an "
+                f"argument only into a call written with that function's name (`{program.name}(np.tanh, ...)` or "
+                "a global function, from the differentiated code), not through a variable or when "
+                f"`{program.name}` itself is differentiated; differentiate its caller, or call the function "
+                "directly", NotDifferentiableError,
+            )
         raise program.error(
             stmt, f"cannot find the function `{syntax.unparse(value.func)}` called in `{program.name}`; "
             "define it before differentiating", NotDifferentiableError,
@@ -183,6 +192,55 @@ def several_results(primal):
         return primal in _SEVERAL_RESULTS
     except TypeError:
         return False
+
+
+def with_functions(program, fn, arguments, is_local):
+    """`fn`, or a copy of it whose parameters that receive a function known at this call
+    (`rk4_step(rhs, y, h)`, a default `act=np.tanh`) are bound to that function: the
+    copy is differentiated with those calls resolved (`Program.bound`). `arguments` is the
+    call's `inspect.BoundArguments` (nodes); `is_local(name)` tells a caller's local name,
+    whose value is known only at run time, from a global or bound one. One copy per
+    function and binding, so its derivatives are built once."""
+    import inspect
+
+    from .resolve import _MISSING, _chain, lookup_path
+
+    found = {}
+    for name, param in inspect.signature(fn).parameters.items():
+        if name in arguments.arguments:
+            parts = _chain(arguments.arguments[name]) if isinstance(arguments.arguments[name], gast.AST) else None
+            if parts is None or (is_local(parts[0]) and parts[0] not in program.bound):
+                continue
+            value = lookup_path(parts, program)
+        elif param.default is not param.empty:
+            value = param.default
+        else:
+            continue
+        if value is not _MISSING and _is_function(value):
+            found[name] = value
+    if not found or "__wrapped__" in fn.__dict__:
+        return fn
+    bound = {**(getattr(fn, "__srcgrad_bound__", None) or {}), **found}
+    key = (fn, tuple(sorted(bound.items(), key=lambda item: item[0])))
+    variant = _BOUND_VARIANTS.get(key)
+    if variant is None:
+        variant = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+        variant.__dict__.update(fn.__dict__)
+        variant.__kwdefaults__, variant.__qualname__ = fn.__kwdefaults__, fn.__qualname__
+        variant.__srcgrad_bound__ = bound
+        _BOUND_VARIANTS[key] = variant
+    return variant
+
+
+_BOUND_VARIANTS = {}  # (function, its bound parameters) -> the copy with them bound
+
+
+def _is_function(value):
+    """A function srcgrad can follow a call of: a Python function, a NumPy ufunc or
+    function, a builtin."""
+    return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)) or (
+        callable(value) and not isinstance(value, type) and (getattr(value, "__module__", "") or "").startswith("numpy")
+    )
 
 
 def is_user_function(obj):

@@ -110,6 +110,7 @@ class Contributions:
                 stmt, f"cannot differentiate this call of {label}: {exc} (in `{self.program.name}`)",
                 NotDifferentiableError,
             ) from None
+        fn = calls.with_functions(self.program, fn, bound, self.namer.locals.__contains__)
         params = list(inspect.signature(fn).parameters.values())
         positions, receivers = [], []
         for k, param in enumerate(params):

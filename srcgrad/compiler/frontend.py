@@ -13,6 +13,7 @@ import weakref
 from dataclasses import dataclass, field
 
 import gast
+import numpy as np
 
 from ..errors import SrcGradError
 from . import syntax
@@ -31,6 +32,7 @@ class Program:
     globals: dict
     cells: dict = field(default_factory=dict)  # free variable name -> cell
     nested: dict = field(default_factory=dict)  # recursive nested functions made real (closures.py)
+    bound: dict = field(default_factory=dict)  # parameter -> the function every call passes it (calls.py)
 
     @property
     def name(self):
@@ -47,6 +49,13 @@ class Program:
         if lineno is None or not 0 < lineno <= len(self.source_lines):
             return ""
         return self.source_lines[lineno - 1].strip()
+
+    def bindings(self):
+        """How the parameters bound to a known function read in a docstring: " (f = rhs)"."""
+        if not self.bound:
+            return ""
+        spelled = [f"{name} = {_spelling(obj)}" for name, obj in sorted(self.bound.items())]
+        return f" ({', '.join(spelled)})"
 
     def where(self, node=None):
         line = self.line(node) if node is not None else self.first_line
@@ -76,6 +85,7 @@ def load(fn, source=None):
     the function's file name unless that name is already there, so tracebacks of the
     function itself show its lines.
     """
+    bound = dict(getattr(fn, "__srcgrad_bound__", None) or {})
     fn = inspect.unwrap(fn)
     code = getattr(fn, "__code__", None)
     try:
@@ -85,8 +95,9 @@ def load(fn, source=None):
     if parsed is not None:
         tree, filename, first_line, indent, lines = parsed
         cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
-        return Program(fn, tree, filename, first_line, indent, lines, fn.__globals__, cells)
+        return Program(fn, tree, filename, first_line, indent, lines, fn.__globals__, cells, bound=bound)
     program = _load(fn, source)
+    program.bound = bound
     try:
         _PARSED.setdefault(fn, {})[(source, code)] = (
             program.tree, program.filename, program.first_line, program.indent, program.source_lines,
@@ -94,6 +105,13 @@ def load(fn, source=None):
     except TypeError:
         pass
     return program
+
+
+def _spelling(obj):
+    """`np.tanh` for NumPy's functions, the plain name of the others."""
+    name = getattr(obj, "__name__", None) or repr(obj)
+    module = getattr(obj, "__module__", None) or ("numpy" if isinstance(obj, np.ufunc) else "")
+    return f"np.{name}" if module.startswith("numpy") else name
 
 
 # function -> {(source, code): its parse}; nothing in it refers back to the function

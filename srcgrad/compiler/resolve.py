@@ -2,8 +2,9 @@
 
 Returns a side table `{node: Callee}` for every `gast.Call` and every attribute read on
 a local value (`x.T`, `x.shape`); nodes are not modified. A call's function is looked up
-in the function's closure cells, then its globals, then builtins, following attribute
-chains (`np.linalg.norm`). A method on a local value (`x.sum(0)`) resolves through
+in the parameters bound to a known function (`calls.with_functions`), the function's
+closure cells, then its globals, then builtins, following attribute chains
+(`np.linalg.norm`). A method on a local value (`x.sum(0)`) resolves through
 `rules.methods` to the NumPy function whose rule it uses.
 """
 
@@ -53,7 +54,9 @@ def _chain(node):
 def lookup_path(parts, program):
     """The object that the dotted name `parts` means in `program`'s scope, or _MISSING."""
     first = parts[0]
-    if first in program.nested:
+    if first in program.bound:
+        value = program.bound[first]
+    elif first in program.nested:
         value = program.nested[first]
     elif first in program.cells:
         try:
@@ -94,7 +97,7 @@ def _resolve_call(node, program, local_names):
         primal, packs = methods.METHODS.get(func.attr, (None, False))
         return Callee("method", primal, func.attr, func.value.id, packs)
     parts = _chain(func)
-    if parts is None or parts[0] in local_names:
+    if parts is None or (parts[0] in local_names and parts[0] not in program.bound):
         return Callee("unresolved", None, ".".join(parts or ["<expression>"]))
     value = lookup_path(parts, program)
     if value is _MISSING:

@@ -192,9 +192,7 @@ XFAIL = {
     "list_repeat_init": "clear NotDifferentiableError: list repetition with `*` is refused",
     "list_concat_features": "clear NotDifferentiableError: list concatenation with `+` is refused",
     "history_of_state": "clear NotDifferentiableError: a list holds y (append) while y is changed in place",
-    # clear SrcGradError / NotDifferentiableError, but issue 3 lists these constructs as supported
-    "mlp2": "NotDifferentiableError: helper with a function-valued default argument (act=np.tanh) is refused",
-    "rk4_integrate": "NotDifferentiableError: a function passed as an argument to a helper (rk4_step(f, ...)) is refused",
+    # clear SrcGradError, but issue 3 lists this construct as supported
     "stop_grad_like": "SrcGradError: `import` inside the function",
 }
 

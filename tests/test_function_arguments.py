@@ -1,0 +1,148 @@
+"""Functions passed as arguments to other user functions (`rk4_step(rhs, y, h)`, a default
+`act=np.tanh`): the callee is differentiated with that parameter bound to the function
+the call names (calls.with_functions), in both modes and to second order."""
+
+import numpy as np
+import pytest
+
+import srcgrad
+from conftest import numerical_grad
+
+
+def rhs(y):
+    return -0.5 * y + np.sin(y)
+
+
+def decay(y):
+    return -2.0 * y
+
+
+def rk4_step(f, y, h):
+    k1 = f(y)
+    k2 = f(y + 0.5 * h * k1)
+    k3 = f(y + 0.5 * h * k2)
+    k4 = f(y + h * k3)
+    return y + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def simulate(y0, h):
+    y = y0
+    for _ in range(10):
+        y = rk4_step(rhs, y, h)
+    return np.sum(y ** 2)
+
+
+def two_systems(y0, h):
+    a = rk4_step(rhs, y0, h)
+    b = rk4_step(decay, y0, h)
+    return np.sum(a * b)
+
+
+def layer(x, W, act=np.tanh):
+    return act(x @ W)
+
+
+def two_activations(x, W):
+    return np.sum(layer(x, W) ** 2) + np.sum(layer(x, W, act=np.sin)) + np.sum(layer(x, W, np.exp))
+
+
+def apply_twice(f, x):
+    return f(f(x))
+
+
+def through_two_levels(f, x):
+    return apply_twice(f, x) * 2.0
+
+
+def nested(x):
+    return np.sum(through_two_levels(np.cos, x) + through_two_levels(rhs, x))
+
+
+def via_variable(y0, h):
+    g = rhs
+    return np.sum(rk4_step(g, y0, h))
+
+
+Y0 = np.array([1.0, 2.0, -0.5])
+
+
+def _exact_rk4(y0, h):
+    """simulate's gradient by the chain rule written out: each RK4 stage's Jacobian is
+    diagonal (rhs acts element-wise), so the step's derivative is a product of scalars."""
+    def drhs(y):
+        return -0.5 + np.cos(y)
+
+    y, d = y0.copy(), np.ones_like(y0)
+    for _ in range(10):
+        k1 = rhs(y)
+        d1 = drhs(y)
+        y2 = y + 0.5 * h * k1
+        k2 = rhs(y2)
+        d2 = drhs(y2) * (1 + 0.5 * h * d1)
+        y3 = y + 0.5 * h * k2
+        k3 = rhs(y3)
+        d3 = drhs(y3) * (1 + 0.5 * h * d2)
+        y4 = y + h * k3
+        k4 = rhs(y4)
+        d4 = drhs(y4) * (1 + h * d3)
+        d = d * (1 + h / 6.0 * (d1 + 2 * d2 + 2 * d3 + d4))
+        y = y + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return 2 * y * d
+
+
+def test_a_global_function_passed_to_an_integrator():
+    g = srcgrad.grad(simulate)(Y0, 0.1)
+    assert g.shape == Y0.shape and g.dtype == np.float64
+    np.testing.assert_allclose(g, _exact_rk4(Y0, 0.1), rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(simulate, (Y0, 0.1), 0), rtol=1e-7)
+    gh = srcgrad.grad(simulate, wrt=1)(Y0, 0.1)
+    assert gh == pytest.approx(numerical_grad(simulate, (Y0, 0.1), 1), rel=1e-7)
+
+
+def test_forward_mode_and_the_hessian_follow_the_same_binding():
+    t = np.array([0.3, -0.2, 0.7])
+    out, out_dot = srcgrad.jvp(simulate, (Y0, 0.1), (t, 0.0))
+    assert out == pytest.approx(simulate(Y0, 0.1), rel=1e-14)
+    assert out_dot == pytest.approx(float(_exact_rk4(Y0, 0.1) @ t), rel=1e-12)
+    H = srcgrad.hessian(simulate)(Y0, 0.1)
+    gradient = srcgrad.grad(simulate)
+    by_differences = np.stack([numerical_grad(lambda y: gradient(y, 0.1)[k], (Y0,), 0) for k in range(3)])
+    np.testing.assert_allclose(H, H.T, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(H, by_differences, rtol=1e-6, atol=1e-8)
+
+
+def test_each_function_passed_gets_its_own_derivative():
+    df = srcgrad.grad(two_systems)
+    np.testing.assert_allclose(df(Y0, 0.1), numerical_grad(two_systems, (Y0, 0.1), 0), rtol=1e-7)
+    text = srcgrad.source(df)
+    assert "Pullback of rk4_step (f = rhs)" in text and "Pullback of rk4_step (f = decay)" in text
+    assert "rhs_pullback" in text and "decay_pullback" in text
+
+
+def test_a_default_function_and_one_passed_by_keyword_or_position():
+    rng = np.random.default_rng(2)
+    x, W = rng.normal(size=(4, 3)), 0.3 * rng.normal(size=(3, 2))
+    g = srcgrad.grad(two_activations, wrt=1)(x, W)
+    h = np.tanh(x @ W)
+    exact = x.T @ (2 * h * (1 - h * h)) + x.T @ np.cos(x @ W) + x.T @ np.exp(x @ W)
+    np.testing.assert_allclose(g, exact, rtol=1e-12)
+    text = srcgrad.source(srcgrad.grad(two_activations, wrt=1))
+    assert "(act = np.tanh)" in text and "(act = np.sin)" in text and "(act = np.exp)" in text
+
+
+def test_a_function_passed_on_through_two_levels():
+    x = np.array([0.4, -1.2])
+    g = srcgrad.grad(nested)(x)
+    np.testing.assert_allclose(g, numerical_grad(nested, (x,), 0), rtol=1e-7)
+    out, out_dot = srcgrad.jvp(nested, (x,), (np.array([1.0, -2.0]),))
+    assert out_dot == pytest.approx(float(g @ np.array([1.0, -2.0])), rel=1e-12)
+
+
+def test_a_function_the_call_does_not_name_is_refused_at_the_line_that_calls_it():
+    for fn in (via_variable, rk4_step):
+        with pytest.raises(srcgrad.NotDifferentiableError) as info:
+            srcgrad.grad(fn, wrt=1)
+        message = str(info.value)
+        assert "`rk4_step` calls its parameter `f`" in message and "differentiate its caller" in message
+        assert info.value.filename.endswith("test_function_arguments.py")
+        assert "f(" in info.value.text
