@@ -359,3 +359,60 @@ def test_a_copy_of_the_reverse_sweeps_shares_no_statement_or_marker():
     np.testing.assert_allclose(df(x), fd, rtol=1e-6)  # the specialized code, built from a copy
     np.testing.assert_allclose(df(x=x), fd, rtol=1e-6)  # the general code
     assert srcgrad.source(df) == general
+
+
+def imports_inside(x, y):
+    import numpy as onp
+    from math import sin as s
+    from numpy.linalg import norm
+
+    if s(y[0]) > 2.0:
+        import math
+
+        return math.exp(y[0]) * onp.sum(x)
+    return onp.sum(onp.tanh(x) * y) + s(y[0]) + norm(x)
+
+
+def test_imports_inside_the_function_resolve_like_globals():
+    x, y = np.array([0.5, -1.0, 2.0]), np.array([1.5, 0.2, -0.4])
+    gx, gy = srcgrad.grad(imports_inside, wrt=(0, 1))(x, y)
+    exact_x = (1 - np.tanh(x) ** 2) * y + x / np.linalg.norm(x)
+    exact_y = np.tanh(x) + np.array([np.cos(y[0]), 0.0, 0.0])
+    np.testing.assert_allclose(gx, exact_x, rtol=1e-13)
+    np.testing.assert_allclose(gy, exact_y, rtol=1e-13)
+    _, tangent = srcgrad.jvp(imports_inside, (x, y), (np.ones(3), np.zeros(3)))
+    assert tangent == pytest.approx(float(np.sum(exact_x)), rel=1e-13)
+    H = srcgrad.hessian(imports_inside)(x, y)
+    r = np.linalg.norm(x)
+    expected = np.diag(-2 * np.tanh(x) * (1 - np.tanh(x) ** 2) * y) + (np.eye(3) - np.outer(x, x) / r ** 2) / r
+    np.testing.assert_allclose(H, expected, rtol=1e-12, atol=1e-14)
+    text = srcgrad.source(srcgrad.grad(imports_inside, wrt=(0, 1)))
+    assert "    import numpy as onp\n" in text and "from numpy.linalg import norm" in text
+    assert "Gradient of imports_inside (" in text  # imports are not parameter bindings
+    big = np.array([np.pi / 2 + 1.0, 0.0, 0.0])  # sin(y[0]) > 2 never holds: the other return is dead
+    assert srcgrad.grad(imports_inside, wrt=1)(x, big)[0] == pytest.approx(np.tanh(x[0]) + np.cos(big[0]), rel=1e-13)
+
+
+def stop_inside(x):
+    import srcgrad
+
+    c = srcgrad.stop_gradient(np.sum(x))
+    return np.sum(x * c)
+
+
+def test_stop_gradient_through_a_module_imported_in_the_function():
+    x = np.array([0.5, -1.0, 2.0, 0.25])
+    np.testing.assert_allclose(srcgrad.grad(stop_inside)(x), np.full(4, np.sum(x)), rtol=1e-15)
+
+
+def imports_missing(x):
+    import srcgrad_no_such_module
+
+    return srcgrad_no_such_module.f(x)
+
+
+def test_an_import_that_fails_is_an_error_at_its_line():
+    with pytest.raises(srcgrad.SrcGradError) as info:
+        srcgrad.grad(imports_missing)
+    assert "cannot import in `imports_missing`" in str(info.value) and "srcgrad_no_such_module" in str(info.value)
+    assert info.value.text.strip() == "import srcgrad_no_such_module"

@@ -3,7 +3,8 @@
 Every error is a `SrcGradError` at the construct's real file and line, naming the
 construct and what to do instead. Passing the fence means later passes may assume
 the tree holds only: assignments (plain, augmented, annotated), expressions,
-`return`, `if`, `for`, `while`, `break`, `continue`, `pass`, `raise`, `assert`.
+`return`, `if`, `for`, `while`, `break`, `continue`, `pass`, `raise`, `assert`, and
+`import`s (of named modules and names: `imports` resolves them now).
 """
 
 import collections
@@ -27,8 +28,6 @@ _ADVICE = {
     gast.Lambda: ("a `lambda` that is not assigned to a name", "write `name = lambda ...` or a `def` at the top of the function"),
     gast.FunctionDef: ("a `def` inside a nested function or a block", "define the helper function at the top of the function or at module level"),
     gast.Delete: ("`del`", "let the variable go out of use instead of deleting it"),
-    gast.Import: ("`import`", "import at module level"),
-    gast.ImportFrom: ("`import`", "import at module level"),
     gast.NamedExpr: ("the walrus operator `:=`", "assign in a separate statement"),
     gast.SetComp: ("a set comprehension", "write it as a `for` loop"),
     gast.Starred: ("`*` unpacking in a call or display", "pass the arguments one by one"),
@@ -72,6 +71,38 @@ def check(program, transform="srcgrad.grad"):
                 raise program.error(
                     node.value, f"`**` unpacking is not supported by {transform} (in `{tree.name}`); pass keywords one by one"
                 )
+
+
+def imports(program, transform="srcgrad.grad"):
+    """{local name: object} of the `import` statements in `program` (`import numpy as
+    np`, `from math import sin`), imported now: a name an import binds means the same
+    object on every path, so calls through it resolve like calls of globals
+    (`Program.bound`). An import that fails is an error at its line (Python refuses
+    `import *` in a function before srcgrad sees it)."""
+    import importlib
+
+    found = {}
+    for node in syntax.walk(program.tree):
+        if not isinstance(node, (gast.Import, gast.ImportFrom)):
+            continue
+        try:
+            for alias in node.names:
+                if isinstance(node, gast.Import):
+                    module = importlib.import_module(alias.name)
+                    if alias.asname:
+                        found[alias.asname] = module
+                    else:
+                        found[alias.name.split(".")[0]] = importlib.import_module(alias.name.split(".")[0])
+                    continue
+                package = program.globals.get("__package__") if node.level else None
+                module = importlib.import_module("." * node.level + (node.module or ""), package)
+                value = getattr(module, alias.name, None)
+                if value is None:
+                    value = importlib.import_module(f"{module.__name__}.{alias.name}")
+                found[alias.asname or alias.name] = value
+        except ImportError as exc:
+            raise program.error(node, f"cannot import in `{program.name}`: {exc}") from None
+    return found
 
 
 _VIEW_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view", "T"}

@@ -32,7 +32,9 @@ class Program:
     globals: dict
     cells: dict = field(default_factory=dict)  # free variable name -> cell
     nested: dict = field(default_factory=dict)  # recursive nested functions made real (closures.py)
-    bound: dict = field(default_factory=dict)  # parameter -> the function every call passes it (calls.py)
+    # names with one known value: a parameter -> the function every call passes it (calls.py),
+    # a name an `import` in the function binds -> what it imports (fence.imports)
+    bound: dict = field(default_factory=dict)
 
     @property
     def name(self):
@@ -52,10 +54,9 @@ class Program:
 
     def bindings(self):
         """How the parameters bound to a known function read in a docstring: " (f = rhs)"."""
-        if not self.bound:
-            return ""
-        spelled = [f"{name} = {_spelling(obj)}" for name, obj in sorted(self.bound.items())]
-        return f" ({', '.join(spelled)})"
+        params = {a.id for a in self.tree.args.args + self.tree.args.kwonlyargs}
+        spelled = [f"{name} = {_spelling(obj)}" for name, obj in sorted(self.bound.items()) if name in params]
+        return f" ({', '.join(spelled)})" if spelled else ""
 
     def where(self, node=None):
         line = self.line(node) if node is not None else self.first_line
@@ -108,10 +109,14 @@ def load(fn, source=None):
 
 
 def _spelling(obj):
-    """`np.tanh` for NumPy's functions, the plain name of the others."""
+    """`np.tanh`, `np.linalg.norm` for NumPy's functions, the plain name of the others."""
     name = getattr(obj, "__name__", None) or repr(obj)
     module = getattr(obj, "__module__", None) or ("numpy" if isinstance(obj, np.ufunc) else "")
-    return f"np.{name}" if module.startswith("numpy") else name
+    if module == "numpy" or module.startswith("numpy."):
+        public = module.replace("numpy.linalg._linalg", "numpy.linalg").replace("numpy.linalg.linalg", "numpy.linalg")
+        inner = public[len("numpy"):] if public.startswith("numpy.linalg") or public.startswith("numpy.fft") else ""
+        return f"np{inner}.{name}"
+    return name
 
 
 # function -> {(source, code): its parse}; nothing in it refers back to the function

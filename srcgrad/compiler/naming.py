@@ -36,6 +36,9 @@ class Namer:
                     stored.add(n.id)
             elif isinstance(n, gast.FunctionDef):
                 taken.add(n.name)
+            elif isinstance(n, gast.alias):  # `import numpy as np` inside the function: a local
+                taken.add(n.asname or n.name.split(".")[0])
+                stored.add(n.asname or n.name.split(".")[0])
         return cls(taken, stored, scope)
 
     def copy(self):

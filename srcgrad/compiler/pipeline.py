@@ -162,6 +162,7 @@ def _prepare(fn, mode, wrt, verbose, source):
     split_vjp, mode = mode == "split_vjp", "vjp" if mode == "split_vjp" else mode
     program = frontend.load(fn, source=source)
     fence.check(program, _transform_name(mode))
+    program.bound.update(fence.imports(program, _transform_name(mode)))
     shared = fence.shared_augmented(program)
     tree = syntax.copy(program.tree)
     _show(verbose, "parse and check", tree)
