@@ -232,3 +232,59 @@ def test_svd_full_matrices_extra_vectors_are_refused_when_used():
         srcgrad.grad(uses_u)(x)
     with pytest.raises(NotImplementedError, match="full_matrices"):
         srcgrad.jvp(uses_u, (x,), (np.ones_like(x),))
+
+
+_MD_A = np.array([[1.0, -2.0, 0.0], [3.0, 1.0, -1.0], [0.0, 2.0, 1.0]])
+_MD_C = np.array([[2.0, 0.0, 1.0], [-1.0, 1.0, 0.0], [0.0, 3.0, -2.0]])
+
+
+def test_multi_dot_hessian_adds_the_operands_gradients_entry_by_entry():
+    # Regression: multi_dot's reverse rule returned a list from a helper whose forward
+    # rules (one for the cotangent, one for the operands) the compiler joined with `+`:
+    # in a Hessian the two lists were concatenated, not added, and the Hessian was wrong.
+    # f(A) = 1' A C A 1 has Hessian-vector product u (C T u)' + (T C)' u u' (u = ones).
+    def f(a):
+        return np.sum(np.linalg.multi_dot([a, _MD_C, a]))
+
+    h = srcgrad.hessian(f)(_MD_A)
+    u = np.ones(3)
+    for k in np.ndindex(3, 3):
+        t = np.zeros((3, 3))
+        t[k] = 1.0
+        exact = np.outer(u, _MD_C @ t @ u) + np.outer((t @ _MD_C).T @ u, u)
+        np.testing.assert_allclose(h[(...,) + k], exact, rtol=0, atol=1e-12)
+    # the exact numbers of one slice: d(grad)/dA[0, 1]
+    np.testing.assert_allclose(h[..., 0, 1], [[1.0, -2.0, -1.0], [3.0, 0.0, 1.0], [2.0, -1.0, 0.0]], atol=1e-12)
+
+    def g(a, v):  # 1-D ends, the cotangent depends on `a` too (a second-order term through g)
+        return np.linalg.multi_dot([v, a, _MD_C, a, v]) ** 2
+
+    v = np.array([1.0, -1.0, 2.0])
+    h = srcgrad.hessian(g)(_MD_A, v)
+    grad = srcgrad.grad(g)
+    eps = 1e-6
+    for k in np.ndindex(3, 3):
+        plus, minus = _MD_A.copy(), _MD_A.copy()
+        plus[k] += eps
+        minus[k] -= eps
+        np.testing.assert_allclose(h[(...,) + k], (grad(plus, v) - grad(minus, v)) / (2 * eps), rtol=1e-6, atol=1e-6)
+
+
+def test_quantile_hessian_treats_the_interpolation_weights_as_constants():
+    # Regression: forward mode over quantile's reverse rule differentiated the helper that
+    # finds the ranks (`_quantile_parts`) and failed with NotDifferentiableError; its weights
+    # are piecewise constant in x. Column 0 of x sorted is [-1, 0, 2, 3, 5]: position
+    # 0.3 * 4 = 1.2 gives q0 = 0.8 * 0 + 0.2 * 2 (rows 3 and 0), and f = sum(q ** 2) has
+    # Hessian 2 w w' per column, w the weights on that column's entries.
+    x = np.array([[2.0, 1.0], [5.0, -2.0], [-1.0, 4.0], [0.0, 3.0], [3.0, 0.5]])
+
+    def f(x):
+        return np.sum(np.quantile(x, 0.3, axis=0) ** 2)
+
+    h = srcgrad.hessian(f)(x)
+    w0 = np.array([0.2, 0.0, 0.0, 0.8, 0.0])  # column 0: rank 1 is row 3 (0.0), rank 2 is row 0 (2.0)
+    w1 = np.array([0.0, 0.0, 0.0, 0.0, 0.8]) + np.array([0.2, 0.0, 0.0, 0.0, 0.0])  # ranks 1, 2: 0.5 (row 4), 1 (row 0)
+    expected = np.zeros((5, 2, 5, 2))
+    expected[:, 0, :, 0] = 2.0 * np.outer(w0, w0)
+    expected[:, 1, :, 1] = 2.0 * np.outer(w1, w1)
+    np.testing.assert_allclose(h, expected, rtol=0, atol=1e-12)

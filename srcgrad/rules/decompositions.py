@@ -21,14 +21,16 @@ matrix (rank below min(m, n), rcond included) only its singular values have a
 derivative, and the solution's raises NotDifferentiableError.
 """
 
+import string
+
 import numpy as np
 
 from ..errors import NotDifferentiableError
 from ..runtime import unbroadcast, unreduce, zeros_like_grad
 from .reductions import _exclusive_product, _extremum_share, _float_dtype
-from .registry import defjvp, defvjp, numpy2
+from .registry import defjvp, defvjp, nondifferentiable, numpy2
 from .structure import _cotangents, _like
-from .linalg import _T
+from .linalg import _T, _einsum_vjp
 
 
 # --- inverse, determinants, solve ---------------------------------------------------
@@ -605,28 +607,22 @@ def matrix_power_jvp(t, ans, x, n):
     return _matrix_power_jvp(t, x, n)
 
 
-def _as_matrices(arrays):
-    """multi_dot's operands as matrices: a 1-D first is a row, a 1-D last a column."""
-    mats = [np.asarray(a) for a in arrays]
-    if mats[0].ndim == 1:
-        mats[0] = mats[0][None, :]
-    if mats[-1].ndim == 1:
-        mats[-1] = mats[-1][:, None]
-    return mats
+def _multi_dot_subscripts(arrays):
+    """multi_dot as an einsum, `ab,bc,cd->ad`: a 1-D first operand has no row label, a 1-D
+    last one no column label. Its reverse rule is einsum's, whose gradient is a tuple the
+    compiler adds entry by entry when it differentiates it again (a Hessian)."""
+    letters = string.ascii_letters
+    n = len(arrays)
+    terms = [letters[i] + letters[i + 1] for i in range(n)]
+    first, last = letters[0], letters[n]
+    if np.ndim(arrays[0]) == 1:
+        terms[0], first = terms[0][1], ""
+    if np.ndim(arrays[-1]) == 1:
+        terms[-1], last = terms[-1][0], ""
+    return ",".join(terms) + "->" + first + last
 
 
-def _multi_dot_vjp(g, arrays):
-    mats = _as_matrices(arrays)
-    g = np.reshape(g, (mats[0].shape[0], mats[-1].shape[1]))
-    prefix = [np.eye(mats[0].shape[0])]
-    for mat in mats[:-1]:
-        prefix.append(prefix[-1] @ mat)
-    grads = [None] * len(mats)
-    suffix = np.eye(mats[-1].shape[1])
-    for i in reversed(range(len(mats))):
-        grads[i] = unbroadcast(np.reshape(_T(prefix[i]) @ g @ _T(suffix), np.shape(arrays[i])), arrays[i])
-        suffix = mats[i] @ suffix
-    return _like(grads, arrays)
+nondifferentiable(_multi_dot_subscripts)
 
 
 def _multi_dot_jvp(t, arrays):
@@ -639,7 +635,7 @@ def _multi_dot_jvp(t, arrays):
 
 @defvjp(np.linalg.multi_dot, "arrays")
 def multi_dot_vjp(g, ans, arrays, *, out=None):
-    return _multi_dot_vjp(g, arrays)
+    return _einsum_vjp(g, _multi_dot_subscripts(arrays), arrays)
 
 
 @defjvp(np.linalg.multi_dot, "arrays")

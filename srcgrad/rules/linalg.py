@@ -333,7 +333,7 @@ def _einsum_vjp(g, subscripts, operands):
         others = inputs[:i] + inputs[i + 1 :]
         other_operands = operands[:i] + operands[i + 1 :]
         grads.append(_einsum_operand_grad(g, labels, operand, output, others, other_operands))
-    return tuple(grads)
+    return list(grads) if isinstance(operands, list) else tuple(grads)  # a list for multi_dot's list
 
 
 def _einsum_vjp_tangent(g, subscripts, operands, tangents):
@@ -351,7 +351,7 @@ def _einsum_vjp_tangent(g, subscripts, operands, tangents):
                 varied[j] = tangent
                 total = total + _einsum_operand_grad(g, labels, operand, output, others, varied[:i] + varied[i + 1 :])
         out.append(total)
-    return tuple(out)
+    return list(out) if isinstance(operands, list) else tuple(out)
 
 
 def _einsum_jvp(t, subscripts, operands):

@@ -155,6 +155,13 @@ def pos_jvp(t, ans, x):
     return t
 
 
+def _one_result(fn):
+    """Mark a helper that returns one array (calls.several_results: its tangents add with `+`)."""
+    fn.one_result = True
+    return fn
+
+
+@_one_result
 def _matmul_vjp_x(g, ans, x, y):
     # `ans` only lends its shape, which g has: the rules pass None, so it is not saved
     if type(x) is _ndarray and type(y) is _ndarray and x.ndim == 2 and y.ndim == 2:
@@ -169,6 +176,7 @@ def _matmul_vjp_x(g, ans, x, y):
     return unbroadcast(g_x, x)
 
 
+@_one_result
 def _matmul_vjp_y(g, ans, x, y):
     if type(x) is _ndarray and type(y) is _ndarray and x.ndim == 2 and y.ndim == 2:
         return unbroadcast(x.T @ g, y)

@@ -605,6 +605,7 @@ _PIECEWISE_CONSTANT = {
     _leaf_transpose: ("g",), _item_transpose: ("g",), _drop_last_transpose: ("g",),
     reductions._masked_mean_vjp: ("x",), reductions._running_extremum_vjp: ("ans", "x"),
     reductions._running_extremum_jvp: ("ans",), structure._gather_back: ("ids", "x"), shapes._pad_jvp: ("x",),
+    reductions._quantile_vjp_x: ("ans", "x"), reductions._quantile_jvp_x: ("ans", "x"),  # weights from ranks and q
     elementwise._select_vjp_choices: ("condlist", "choicelist"),
     elementwise._select_jvp_choices: ("ans", "condlist", "choicelist"),
 }
