@@ -187,11 +187,18 @@ _SEVERAL_RESULTS = {
 
 def several_results(primal):
     """Whether `primal` may return a tuple (`np.average(..., returned=True)`, `slogdet`):
-    tangents of its parameters are then tuples, added entry by entry."""
+    tangents of its parameters are then tuples, added entry by entry. Every helper of
+    srcgrad's own rules counts (a Hessian differentiates them): one that returns the
+    gradients of several operands would otherwise have its tangents joined end to end.
+    A helper marked `one_result = True` returns one array."""
     try:
-        return primal in _SEVERAL_RESULTS
+        if primal in _SEVERAL_RESULTS:
+            return True
     except TypeError:
         return False
+    if getattr(primal, "one_result", False):
+        return False
+    return (getattr(primal, "__module__", None) or "").startswith("srcgrad.")
 
 
 def with_functions(program, fn, arguments, is_local):

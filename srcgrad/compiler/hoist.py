@@ -69,6 +69,9 @@ def matmul_each(a, b, n):
     return np.stack(products) if products else np.empty((0,))
 
 
+matmul_each.one_result = True  # calls.several_results: its tangents add with `+`
+
+
 def add_each(a, c, n):
     """`a[t] + c` for t in range(n), as one array indexed by t (generated code's helper).
 
@@ -80,6 +83,9 @@ def add_each(a, c, n):
         return rows + c
     sums = [r + c for r in rows]
     return np.stack(sums) if sums else np.empty((0,))
+
+
+add_each.one_result = True
 
 
 def add_each_jvp_a(t, ans, a, c, n):
