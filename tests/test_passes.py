@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import corpus_python
+from conftest import numerical_grad
 import srcgrad
 
 
@@ -416,3 +417,22 @@ def test_an_import_that_fails_is_an_error_at_its_line():
         srcgrad.grad(imports_missing)
     assert "cannot import in `imports_missing`" in str(info.value) and "srcgrad_no_such_module" in str(info.value)
     assert info.value.text.strip() == "import srcgrad_no_such_module"
+
+
+def attributes_of_expressions(A):
+    return np.sum(np.triu(A).T * A) + np.sum(A[0].T) + np.sum((2 * A).T @ A) + np.sum(A.T.T)
+
+
+def test_an_attribute_of_an_expression_reads_the_temporary_anf_names():
+    """ANF names `np.triu(A)` with a temporary: `.T` on it is an operation on a local
+    value, differentiated like `A.T` (it was taken for a global chain like `np.pi`)."""
+    A = np.arange(9.0).reshape(3, 3) / 7
+    first_row = np.zeros((3, 3))
+    first_row[0] = 1.0
+    # sum(triu(A).T * A) pairs A[i, j] with A[j, i] for i >= j; sum((2A).T @ A) = 2 sum_k (row sum k)^2
+    expected = A.T * (1 + np.eye(3)) + first_row + 4 * A.sum(axis=1)[:, None] + 1.0
+    g = srcgrad.grad(attributes_of_expressions)(A)
+    np.testing.assert_allclose(g, expected, rtol=1e-13)
+    np.testing.assert_allclose(g, numerical_grad(attributes_of_expressions, (A,), 0), rtol=1e-7, atol=1e-8)
+    _, tangent = srcgrad.jvp(attributes_of_expressions, (A,), (np.ones((3, 3)),))
+    assert tangent == pytest.approx(float(np.sum(expected)), rel=1e-13)

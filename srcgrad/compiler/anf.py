@@ -231,6 +231,7 @@ class _ANF:
             return pre, simple
         base = hint or _content_name(simple)
         temp = self.namer.fresh(base) if base else self.namer.temp()
+        self.locals.add(temp)  # `temp.T` reads an attribute of a local value, not of a global
         return pre + [syntax.located(syntax.assign(temp, simple), e)], syntax.name(temp)
 
     def atoms(self, exprs):
