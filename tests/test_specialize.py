@@ -134,3 +134,30 @@ def test_builds_pause_the_garbage_collector_and_restore_it(monkeypatch):
     with pytest.raises(srcgrad.SrcGradError):
         srcgrad.grad(refused)(1.0)
     assert gc.isenabled()
+
+
+def test_a_derivative_is_freed_by_reference_counting_alone():
+    """No reference cycles: a dropped derivative (its dispatcher, specializations and
+    kept sweeps) goes at once, not at a later garbage collection of the whole heap."""
+    import gc
+    import weakref
+
+    from srcgrad.compiler import cache
+
+    def freed_step(W, b, x):
+        h = np.tanh(x @ W + b)
+        return np.sum(h * h) + 1e-3 * np.sum(np.abs(W))
+
+    gc.collect()
+    gc.disable()
+    try:
+        df = srcgrad.grad(freed_step, wrt=(0, 1))
+        df(np.ones((3, 2)), np.zeros(2), np.ones((4, 3)))
+        inner = df.__srcgrad_lazy__.get().function
+        (specialized,) = inner.__srcgrad_specializations__.values()
+        refs = [weakref.ref(f) for f in (df, inner, specialized, inner.__wrapped__)]
+        del df, inner, specialized
+        cache.clear()
+        assert [r() for r in refs] == [None] * 4
+    finally:
+        gc.enable()

@@ -85,36 +85,40 @@ def specializing(general, build):
             fn = table[key] = _specialize(general, build, key, len(table))
         return fn
 
-    def guarded(check):
-        seen = {}
-        ndarray, float64, kind = np.ndarray, _FLOAT64, ArrayKind
+    return _guarded(general, table, specialization, None)
 
-        def slow(args, kwargs):
-            if kwargs:
-                if check is not None:
-                    check(args, kwargs)
-                return general(*args, **kwargs)
-            key = tuple([
-                (a.shape if a.dtype is float64 else kind(a.shape, a.dtype)) if type(a) is ndarray else type(a)
-                for a in args
-            ])
-            return first(key, args)(*args)
 
-        def first(key, args):
-            fn = seen.get(key)
-            if fn is None:
-                if check is not None:
-                    check(args, {})
-                fn = seen[key] = specialization(key)
-            return fn
+def _guarded(general, table, specialization, check):
+    """A dispatcher over the specializations `table` that runs `check` once per signature
+    (see `specializing`). Nothing it makes refers back to it, so a derivative is freed
+    by reference counting alone, without waiting for a garbage collection."""
+    seen = {}
+    ndarray, float64, kind = np.ndarray, _FLOAT64, ArrayKind
 
-        dispatch = _dispatcher(_arity(general), seen, slow, first)
-        functools.update_wrapper(dispatch, general)
-        dispatch.__srcgrad_specializations__ = table
-        dispatch.__srcgrad_guarded__ = guarded
-        return dispatch
+    def slow(args, kwargs):
+        if kwargs:
+            if check is not None:
+                check(args, kwargs)
+            return general(*args, **kwargs)
+        key = tuple([
+            (a.shape if a.dtype is float64 else kind(a.shape, a.dtype)) if type(a) is ndarray else type(a)
+            for a in args
+        ])
+        return first(key, args)(*args)
 
-    return guarded(None)
+    def first(key, args):
+        fn = seen.get(key)
+        if fn is None:
+            if check is not None:
+                check(args, {})
+            fn = seen[key] = specialization(key)
+        return fn
+
+    dispatch = _dispatcher(_arity(general), seen, slow, first)
+    functools.update_wrapper(dispatch, general)
+    dispatch.__srcgrad_specializations__ = table
+    dispatch.__srcgrad_guarded__ = functools.partial(_guarded, general, table, specialization)
+    return dispatch
 
 
 def _arity(fn):
@@ -138,7 +142,7 @@ def _dispatcher(arity, seen, slow, first):
         code = _DISPATCH_CODE[arity] = _dispatch_code(arity)
     scope = {"ndarray": np.ndarray, "float64": _FLOAT64, "kind": ArrayKind, "seen": seen, "slow": slow, "first": first}
     exec(code, scope)  # noqa: S102 - fixed text, no user input
-    return scope["dispatch"]
+    return scope.pop("dispatch")  # its globals need not hold it: no reference cycle
 
 
 _DISPATCH_CODE = {}  # arity -> the compiled module text defining `dispatch` (it depends on nothing else)

@@ -146,7 +146,12 @@ def _settle(node):
 
 
 def _literal(node):
-    """The value of a constant node (`-1` is a negated constant)."""
+    """The value of a constant node (`-1` is a negated constant). Read directly where it
+    can be: `ast.literal_eval` leaves reference cycles behind (its nested helpers)."""
+    if type(node) is gast.Constant:
+        return node.value
+    if type(node) is gast.UnaryOp and type(node.op) is gast.USub and type(node.operand) is gast.Constant:
+        return -node.operand.value
     return ast.literal_eval(syntax.unparse(node).strip())
 
 

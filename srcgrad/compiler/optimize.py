@@ -198,30 +198,31 @@ def _reached_reads(stmts, k, a, b, total):
 
 def _drop_dead(tree, reads, resolve, counts):
     """Drop assignments of pure values to names not in `reads`; `counts` (the read counts) follows."""
-    changed = False
+    dropped = []
+    tree.body = _kept(tree.body, reads, resolve, counts, dropped)
+    return bool(dropped)
 
-    def visit(stmts):
-        nonlocal changed
-        out = []
-        for s in stmts:
-            cls = type(s)
-            if cls in _BLOCKS:
-                s.body = visit(s.body) or [syntax.pass_()]
-                s.orelse = visit(s.orelse)
-            elif (
-                cls is gast.Assign
-                and type(s.targets[0]) is gast.Name
-                and s.targets[0].id not in reads
-                and _pure(s.value, resolve)
-            ):
-                _forget_reads(s.value, counts)
-                changed = True
-                continue
-            out.append(s)
-        return out
 
-    tree.body = visit(tree.body)
-    return changed
+def _kept(stmts, reads, resolve, counts, dropped):
+    """`stmts` without the dead assignments, in their blocks too (appended to `dropped`).
+    A module-level function: a nested recursive one would be a reference cycle."""
+    out = []
+    for s in stmts:
+        cls = type(s)
+        if cls in _BLOCKS:
+            s.body = _kept(s.body, reads, resolve, counts, dropped) or [syntax.pass_()]
+            s.orelse = _kept(s.orelse, reads, resolve, counts, dropped)
+        elif (
+            cls is gast.Assign
+            and type(s.targets[0]) is gast.Name
+            and s.targets[0].id not in reads
+            and _pure(s.value, resolve)
+        ):
+            _forget_reads(s.value, counts)
+            dropped.append(s)
+            continue
+        out.append(s)
+    return out
 
 
 def _pure(value, resolve):
