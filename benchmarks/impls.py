@@ -57,9 +57,6 @@ class Impl:
             raise NotApplicable(entry.reason)
         return entry
 
-    def reset(self):
-        """Forget what earlier builds made (caches), before a timed build starts."""
-
     def build(self, w, args, seed):
         raise NotImplementedError
 
@@ -107,14 +104,10 @@ class Srcgrad(Impl):
 
         return srcgrad.__version__
 
-    def reset(self):
-        import srcgrad
-
-        _clear_srcgrad_cache(srcgrad)
-
     def build(self, w, args, seed):
         import srcgrad
 
+        _clear_srcgrad_cache(srcgrad)
         fn = _fresh_copy(w.fn)
         if w.is_vjp:
             wrt = w.wrt
@@ -145,6 +138,7 @@ class SrcgradNumba(Srcgrad):
 
         if w.is_vjp:
             raise NotApplicable("the numba backend covers grad and value_and_grad")
+        _clear_srcgrad_cache(srcgrad)
         df = srcgrad.grad(_fresh_copy(w.fn), wrt=w.wrt, backend="numba")
         df(*args)  # builds and compiles this signature
         backend = df.__srcgrad_backend__
