@@ -41,7 +41,7 @@ def _cases():
             yield pytest.param(fn, [INPUTS[n][k] for n in names], id=f"{fn.__name__}-{k}", marks=_marks(fn))
 
 
-@pytest.mark.parametrize("fn, args", _cases())
+@pytest.mark.parametrize("fn, args", list(_cases()))
 def test_gradient_matches_finite_differences(fn, args):
     originals = [np.copy(a) for a in args]
     wrt = tuple(range(len(args)))
@@ -153,7 +153,7 @@ def _forward_cases():
             yield pytest.param(fn, args, id=fn.__name__, marks=marks)
 
 
-@pytest.mark.parametrize("fn, args", _forward_cases())
+@pytest.mark.parametrize("fn, args", list(_forward_cases()))
 def test_forward_mode_agrees_with_reverse_mode(fn, args):
     """jvp(f, args, t) = <grad f(args), t> for a random tangent t of every argument."""
     tangents = tuple(

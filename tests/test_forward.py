@@ -49,7 +49,7 @@ def _cases():
 # --- jvp on the corpus -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fn, args", _cases())
+@pytest.mark.parametrize("fn, args", list(_cases()))
 def test_jvp_matches_finite_differences_and_reverse_mode(fn, args):
     tangents = [_random_like(a) for a in args]
     out, out_dot = srcgrad.jvp(fn, tuple(args), tuple(tangents))
