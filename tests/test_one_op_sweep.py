@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import srcgrad
+from conftest import numerical_grad
 
 _rng = np.random.default_rng(20240604)
 
@@ -637,23 +638,7 @@ def _weights(name, fn, args):
     return w if probe.shape else float(w)
 
 
-def _fd(fn, args, i, eps=1e-6):
-    x = args[i]
-
-    def at(v):
-        a = list(args)
-        a[i] = v
-        return float(fn(*a))
-
-    if isinstance(x, float):
-        return (at(x + eps) - at(x - eps)) / (2 * eps)
-    g = np.zeros_like(x)
-    for k in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[k] += eps
-        minus[k] -= eps
-        g[k] = (at(plus) - at(minus)) / (2 * eps)
-    return g
+_fd = numerical_grad  # central differences in float64 (conftest)
 
 
 def _setup(case):

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import srcgrad
+from conftest import numerical_grad
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "independent"))
 import indep_unsupported  # noqa: E402
@@ -104,23 +105,7 @@ def _lstsq_all(a, b):
     return np.sum(x * x) + 0.5 * np.sum(residuals) + np.sum(sv) * rank
 
 
-def _fd(fn, args, i, eps=1e-6):
-    x = args[i]
-
-    def at(v):
-        a = list(args)
-        a[i] = v
-        return float(fn(*a))
-
-    if isinstance(x, float):
-        return (at(x + eps) - at(x - eps)) / (2 * eps)
-    g = np.zeros_like(x)
-    for k in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[k] += eps
-        down[k] -= eps
-        g[k] = (at(up) - at(down)) / (2 * eps)
-    return g
+_fd = numerical_grad  # central differences in float64 (conftest)
 
 
 def _grads(fn, args):

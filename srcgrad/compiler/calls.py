@@ -9,6 +9,7 @@ both. Nothing here builds derivative code.
 """
 
 import builtins
+import inspect
 import operator
 import types
 from dataclasses import dataclass
@@ -17,8 +18,8 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
-from ..rules import linalg
 from . import syntax
+from .resolve import _MISSING, _chain, lookup_path
 
 
 @dataclass
@@ -181,7 +182,6 @@ def _may_be_sequence(operand, container_names):
 
 _SEVERAL_RESULTS = {
     np.average, np.divmod, np.linalg.slogdet, np.linalg.eigh, np.linalg.qr, np.linalg.svd, np.linalg.lstsq,
-    linalg._einsum_vjp,  # one gradient per operand
 }
 
 
@@ -208,10 +208,6 @@ def with_functions(program, fn, arguments, is_local):
     call's `inspect.BoundArguments` (nodes); `is_local(name)` tells a caller's local name,
     whose value is known only at run time, from a global or bound one. One copy per
     function and binding, so its derivatives are built once."""
-    import inspect
-
-    from .resolve import _MISSING, _chain, lookup_path
-
     found = {}
     for name, param in inspect.signature(fn).parameters.items():
         if name in arguments.arguments:

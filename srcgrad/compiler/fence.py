@@ -8,6 +8,7 @@ the tree holds only: assignments (plain, augmented, annotated), expressions,
 """
 
 import collections
+import importlib
 
 import gast
 
@@ -79,8 +80,6 @@ def imports(program, transform="srcgrad.grad"):
     object on every path, so calls through it resolve like calls of globals
     (`Program.bound`). An import that fails is an error at its line (Python refuses
     `import *` in a function before srcgrad sees it)."""
-    import importlib
-
     found = {}
     for node in syntax.walk(program.tree):
         if not isinstance(node, (gast.Import, gast.ImportFrom)):

@@ -30,7 +30,7 @@ import gast
 import numpy as np
 
 from .. import runtime
-from .syntax import child_fields
+from .syntax import rewrite
 
 FLOAT, INT, F64, F32, F16 = "float", "int", "float64", "float32", "float16"
 BOTTOM = "bottom"  # the lattice shared with shapes.py: no assignment seen yet
@@ -188,31 +188,7 @@ class _Kinds:
             env[name] = TOP
         for name in self.solved.ints:
             env[name] = INT
-        # each definition once in order, then again only when a name it read has changed
-        # since: the least fixed point all the same, every transfer function being monotone
-        readers = {}  # name -> the definitions whose last evaluation read it
-        pending = range(len(defs))
-        while pending:
-            again = set()
-            for i in pending:
-                name, value = defs[i]
-                old = env[name]
-                if old is TOP:
-                    continue
-                self.reads = reads = []
-                found = self.kind(value)
-                new = found if old is BOTTOM else old if found is BOTTOM or found == old else TOP  # join
-                for n in reads:
-                    found = readers.get(n)
-                    if found is None:
-                        readers[n] = {i}
-                    else:
-                        found.add(i)
-                if new != old:
-                    env[name] = new
-                    again.update(readers.get(name, ()))
-            pending = sorted(again)
-        self.reads = None
+        least_fixed_point(self, env, defs, self.kind)
         return env
 
     def kind(self, node):
@@ -359,42 +335,6 @@ class _Kinds:
         return TOP
 
 
-def rewrite(node, rewrites):
-    """`node` rewritten in place as an `ast.NodeTransformer` with a `visit_<class>` for each
-    of `rewrites` (node class -> function; no names or constants) would: bottom-up, in
-    field order, each node of those classes replaced by what its function returns for it
-    after its children. Returns `node` or its replacement. (unbroadcasts.py's passes use it too.)"""
-    values = node.__dict__
-    for field in _CHILDREN.get(type(node)) or _children(type(node)):
-        value = values.get(field)
-        if type(value) is list:
-            for i, item in enumerate(value):
-                cls = type(item)
-                if cls is _CONSTANT or (cls is _NAME and item.annotation is None) or not isinstance(item, _AST):
-                    continue  # a leaf: nothing to rewrite under it
-                new = rewrite(item, rewrites)
-                if new is not item:
-                    value[i] = new
-        elif isinstance(value, _AST):
-            cls = type(value)
-            if cls is _CONSTANT or (cls is _NAME and value.annotation is None):
-                continue
-            new = rewrite(value, rewrites)
-            if new is not value:
-                setattr(node, field, new)
-    fn = rewrites.get(type(node))
-    return node if fn is None else fn(node)
-
-
-_AST, _NAME, _CONSTANT = gast.AST, gast.Name, gast.Constant
-_CHILDREN = {}  # node class -> `syntax.child_fields`
-
-
-def _children(cls):
-    found = _CHILDREN[cls] = child_fields(cls)
-    return found
-
-
 _ABSENT = object()
 _NAME = gast.Name
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
@@ -426,6 +366,46 @@ def strict(fn, *kinds):
         if k is TOP:
             return TOP
     return fn(*kinds)
+
+
+def least_fixed_point(analysis, env, defs, evaluate, ties=None):
+    """Join `evaluate(value)` into `env[name]` for each definition `(name, value)` of
+    `defs`: each once in order, then again only when a name it read (what it appended
+    to `analysis.reads`) has changed since. That is the least fixed point of evaluating
+    them all until none changes, every transfer function being monotone. `ties`: name ->
+    the names whose value joins its value too (an adjoint has its primal's shape)."""
+    ties = ties or {}
+    readers = {}  # name -> the definitions whose last evaluation read it
+    pending = range(len(defs))
+    while pending:
+        again = set()
+        for i in pending:
+            name, value = defs[i]
+            old = env.get(name)
+            if old is TOP:
+                continue
+            analysis.reads = reads = []
+            new = join(old, evaluate(value))
+            for n in reads:
+                found = readers.get(n)
+                if found is None:
+                    readers[n] = {i}
+                else:
+                    found.add(i)
+            if new == old:
+                continue
+            env[name] = new
+            changed = [name]
+            while changed:
+                n = changed.pop()
+                again.update(readers.get(n, ()))
+                for tied in ties.get(n, ()):
+                    joined = join(env[tied], env[n])
+                    if joined != env[tied]:
+                        env[tied] = joined
+                        changed.append(tied)
+        pending = sorted(again)
+    analysis.reads = None
 
 
 def join(a, b):

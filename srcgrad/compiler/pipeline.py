@@ -148,11 +148,6 @@ class _Prepared:
     namer: object = None  # "jvp": its Namer
 
 
-def _build(fn, mode, wrt, verbose, source, signature=None):
-    """(function, source text, name) of the derivative; specialized to `signature` if given."""
-    return _finish(_prepare(fn, mode, wrt, verbose, source), verbose, signature)
-
-
 def _prepare(fn, mode, wrt, verbose, source):
     """The stages that do not depend on the kind of call (shapes and dtypes).
 

@@ -438,21 +438,16 @@ class Sweeps:
         )
 
 
-def run(tree, program, activity, calls, namer, wrt, mode, pullback_of=None, shapes=None):
-    """Build the derivative FunctionDef of the ANF `tree` (whose last statement is its return).
+def sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
+    """The forward and backward sweeps of the ANF `tree` (whose last statement is its
+    return), adjoints settled; `assemble` makes the derivative FunctionDef of them.
 
     `mode` is "grad" (returns the gradients of `wrt`), "value_and_grad" (returns the output
     and those gradients), "vjp" (takes the output's adjoint first and returns the output
     and the gradients of every parameter) or "pullback" (takes the output's adjoint first
     and returns the tuple of the gradients of `wrt` only; used for calls between user
     functions). `pullback_of(fn, positions)` gives the pullback of a called user function.
-    `shapes` (a `shapes.Signature`: one kind of call) specializes the code.
     """
-    return assemble(sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of), shapes)
-
-
-def sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
-    """The shape-free part of `run`: the forward and backward sweeps, adjoints settled."""
     from . import adjoints  # a pass over the backward code this one produces
 
     bind = namer.helper

@@ -20,7 +20,7 @@ import numpy as np
 from .. import runtime
 from ..rules import operators
 from . import resolve, syntax
-from .kinds import BOTTOM, TOP, join, strict  # the same lattice, over shapes
+from .kinds import BOTTOM, TOP, join, least_fixed_point, strict  # the same lattice, over shapes
 
 
 _MATMUL_ADJOINTS = (operators._matmul_vjp_x, operators._matmul_vjp_y)
@@ -104,7 +104,7 @@ def _scan(nodes, names):
     """Add to the set `names` the names stored anywhere under each of `nodes` (the
     non-Load names of `syntax.walk`); returns the list of the calls under each."""
     found, ast_node, name_node, constant, call_node, load = [], gast.AST, gast.Name, gast.Constant, gast.Call, gast.Load
-    add, fields_of = names.add, _FIELDS
+    add, fields_of = names.add, syntax.child_fields
     for node in nodes:
         calls, stack = [], [node]
         pop, push = stack.pop, stack.append
@@ -119,10 +119,7 @@ def _scan(nodes, names):
                     continue
             elif cls is call_node:
                 calls.append(n)
-            fields = fields_of.get(cls)
-            if fields is None:
-                fields = fields_of[cls] = syntax.child_fields(cls)
-            for field in fields:
+            for field in fields_of(cls):
                 value = values.get(field)
                 for child in value if type(value) is list else (value,):
                     kind = type(child)
@@ -136,9 +133,6 @@ def _scan(nodes, names):
                         push(child)
         found.append(calls)
     return found
-
-
-_FIELDS = {}  # node class -> `syntax.child_fields`
 
 
 def _pseudo_stores(stmts):
@@ -277,44 +271,10 @@ class _Shapes:
         self.defs, self.opaque = defs, opaque
 
     def _fixed_point(self):
-        """Each definition evaluated once in order, then again only when a name that it
-        read has changed since: the same least fixed point as evaluating all of them
-        until none changes, since every transfer function is monotone."""
-        env, defs, namer = self.env, self.defs, self.namer
         adjoints = {}  # primal -> its adjoints, which have its shape
         for adj in self.adjoint_names:
-            adjoints.setdefault(namer.primal_of(adj), []).append(adj)
-        readers = {}  # name -> the definitions whose last evaluation read it
-        pending = range(len(defs))
-        while pending:
-            again = set()
-            for i in pending:
-                name, value = defs[i]
-                old = env.get(name)
-                if old is TOP:
-                    continue
-                self.reads = reads = []
-                new = join(old, self.shape(value))
-                for n in reads:
-                    found = readers.get(n)
-                    if found is None:
-                        readers[n] = {i}
-                    else:
-                        found.add(i)
-                if new == old:
-                    continue
-                env[name] = new
-                changed = [name]
-                while changed:
-                    n = changed.pop()
-                    again.update(readers.get(n, ()))
-                    for adj in adjoints.get(n, ()):  # an adjoint has its primal's shape
-                        joined = join(env[adj], env[n])
-                        if joined != env[adj]:
-                            env[adj] = joined
-                            changed.append(adj)
-            pending = sorted(again)
-        self.reads = None
+            adjoints.setdefault(self.namer.primal_of(adj), []).append(adj)
+        least_fixed_point(self, self.env, self.defs, self.shape, adjoints)
 
     def _is_range(self, node):
         return isinstance(node, gast.Call) and self.resolve(node.func) is range

@@ -593,6 +593,33 @@ def child_fields(cls):
     return _CHILDREN.get(cls) or _child_fields(cls)
 
 
+def rewrite(node, rewrites):
+    """`node` rewritten in place as an `ast.NodeTransformer` with a `visit_<class>` for each
+    of `rewrites` (node class -> function; no names or constants) would: bottom-up, in
+    field order, each node of those classes replaced by what its function returns for it
+    after its children. Returns `node` or its replacement."""
+    values = node.__dict__
+    for field in _CHILDREN.get(type(node)) or _child_fields(type(node)):
+        value = values.get(field)
+        if type(value) is list:
+            for i, item in enumerate(value):
+                cls = type(item)
+                if cls is gast.Constant or (cls is gast.Name and item.annotation is None) or not isinstance(item, gast.AST):
+                    continue  # a leaf: nothing to rewrite under it
+                new = rewrite(item, rewrites)
+                if new is not item:
+                    value[i] = new
+        elif isinstance(value, gast.AST):
+            cls = type(value)
+            if cls is gast.Constant or (cls is gast.Name and value.annotation is None):
+                continue
+            new = rewrite(value, rewrites)
+            if new is not value:
+                setattr(node, field, new)
+    fn = rewrites.get(type(node))
+    return node if fn is None else fn(node)
+
+
 def names_stored(node):
     """Names assigned anywhere in `node` (targets, for targets, augmented targets), each
     once, in no particular order."""

@@ -57,9 +57,9 @@ def _visit(stmts, visitor):
     for stmt in stmts:
         visitor.marked = False
         if isinstance(stmt, gast.For):
-            stmt.iter = kinds.rewrite(stmt.iter, rewrites)
+            stmt.iter = syntax.rewrite(stmt.iter, rewrites)
         else:
-            kinds.rewrite(stmt, rewrites)
+            syntax.rewrite(stmt, rewrites)
         if visitor.marked:
             marked.append(stmt)
     return marked
