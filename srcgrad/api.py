@@ -15,6 +15,7 @@ import numpy as np
 
 from .backends import with_backend
 from .compiler import derive
+from .compiler.cache import general_code
 from .errors import SrcGradError
 
 
@@ -242,7 +243,7 @@ def _jvp_derivative(fn, positions, verbose=False):
     lazy = getattr(fn, "__srcgrad_lazy__", None)
     if program is None and lazy is None:
         return derive(fn, "jvp", positions, verbose=verbose)
-    inner = program() if program is not None else lazy.get().function
+    inner = program() if program is not None else general_code(lazy.get().function)
     try:
         return derive(inner, "jvp", positions, verbose=verbose, source=inner.__srcgrad_source__)
     except SrcGradError as exc:
@@ -252,7 +253,7 @@ def _jvp_derivative(fn, positions, verbose=False):
 def _in_user_source(exc, generated):
     """`exc`, found in `generated` code, located at the user's line it was generated from
     (compiler/origins.py); as it was where that line is not known."""
-    generated = inspect.unwrap(generated)  # the generated function behind its dispatcher
+    generated = general_code(inspect.unwrap(generated))  # the generated function behind its dispatcher
     origin = getattr(generated, "__srcgrad_origin__", None)
     code = getattr(generated, "__code__", None)
     if origin is None or code is None or exc.lineno is None or exc.filename != code.co_filename:

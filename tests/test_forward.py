@@ -15,6 +15,7 @@ import pytest
 import corpus
 import srcgrad
 from srcgrad.compiler.hoist import add_each, matmul_each
+from srcgrad.compiler.cache import general_code
 
 EPS = 1e-6
 rng = np.random.default_rng(7)
@@ -763,7 +764,7 @@ def test_an_error_in_second_order_names_the_users_line(make):
 def test_generated_lines_map_to_the_users_lines():
     """origins.py: forward statements by their location, backward ones by their comment."""
     df = srcgrad.grad(rnn_steps)
-    generated = inspect.unwrap(df.__srcgrad_lazy__.get().function)
+    generated = general_code(df.__srcgrad_lazy__.get().function)
     filename, name, lines = generated.__srcgrad_origin__()
     assert (filename, name) == (__file__, "rnn_steps")
     first = rnn_steps.__code__.co_firstlineno

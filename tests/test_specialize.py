@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import srcgrad
+from srcgrad.compiler.cache import general_code
 
 
 def _specializations(derivative):
@@ -45,7 +46,7 @@ def test_each_signature_gets_its_own_code_and_the_same_gradients():
         W, x = rng.standard_normal((2, 3)), rng.standard_normal((4, 2))
         b = rng.standard_normal(b_shape) if b_shape else 0.5
         gW, gb = df(W, b, x)
-        ref = srcgrad.compiler.derive(affine, "grad", (0, 1)).function.__wrapped__(W, b, x)
+        ref = general_code(srcgrad.compiler.derive(affine, "grad", (0, 1)).function)(W, b, x)
         np.testing.assert_allclose(gW, ref[0])
         np.testing.assert_allclose(gb, ref[1])
         assert np.shape(gb) == np.shape(b) and type(gb) is type(ref[1])
@@ -117,7 +118,8 @@ def test_builds_pause_the_garbage_collector_and_restore_it(monkeypatch):
     df = srcgrad.grad(paused_step, wrt=(0, 1))
     df(np.ones((3, 2)), np.zeros(2), np.ones((4, 3)))  # the specialized build
     assert len(_specializations(df)) == 1
-    assert seen == [False, False]  # general and specialized builds
+    assert "paused_step_grad" in srcgrad.source(df)  # the general build, on demand
+    assert seen == [False, False]  # specialized and general builds
     assert gc.isenabled()
 
     gc.disable()
@@ -134,6 +136,34 @@ def test_builds_pause_the_garbage_collector_and_restore_it(monkeypatch):
     with pytest.raises(srcgrad.SrcGradError):
         srcgrad.grad(refused)(1.0)
     assert gc.isenabled()
+
+
+def test_the_general_code_is_built_only_when_something_needs_it(monkeypatch):
+    """A call that a specialization serves builds that specialization alone; a call with
+    keywords runs the general code, built then, once, and gives the same gradients."""
+    from srcgrad.compiler import pipeline
+
+    built = []
+    finish = pipeline._finish
+    monkeypatch.setattr(pipeline, "_finish", lambda p, v, signature=None: (built.append(signature), finish(p, v, signature))[1])
+
+    def lazy_step(W, b, x):
+        return np.sum(np.tanh(x @ W + b) ** 2)
+
+    rng = np.random.default_rng(3)
+    W, b, x = rng.standard_normal((3, 2)), rng.standard_normal(2), rng.standard_normal((4, 3))
+    df = srcgrad.grad(lazy_step, wrt=(0, 1))
+    assert built == []  # nothing assembled at decoration time
+    gW, gb = df(W, b, x)
+    assert built == [((3, 2), (2,), (4, 3))]  # the specialization alone
+    kW, kb = df(W, b, x=x)  # keywords: the general code
+    kW2, _ = df(W, b=b, x=x)
+    assert built == [((3, 2), (2,), (4, 3)), None]  # built once
+    np.testing.assert_array_equal(gW, kW)
+    np.testing.assert_array_equal(gb, kb)
+    np.testing.assert_array_equal(kW, kW2)
+    t = 1 - np.tanh(x @ W + b) ** 2
+    np.testing.assert_allclose(gW, x.T @ (2 * np.tanh(x @ W + b) * t), rtol=1e-12)
 
 
 def test_a_derivative_is_freed_by_reference_counting_alone():
@@ -155,7 +185,7 @@ def test_a_derivative_is_freed_by_reference_counting_alone():
         df(np.ones((3, 2)), np.zeros(2), np.ones((4, 3)))
         inner = df.__srcgrad_lazy__.get().function
         (specialized,) = inner.__srcgrad_specializations__.values()
-        refs = [weakref.ref(f) for f in (df, inner, specialized, inner.__wrapped__)]
+        refs = [weakref.ref(f) for f in (df, inner, specialized, general_code(inner))]
         del df, inner, specialized
         cache.clear()
         assert [r() for r in refs] == [None] * 4

@@ -43,6 +43,7 @@ import weakref
 import numpy as np
 
 from .. import runtime
+from ..compiler.cache import general_code
 
 try:
     import numba
@@ -384,10 +385,7 @@ def _generated_function(dispatch, args):
     """The generated function that ran for `args`: the specialized one if there is one."""
     table = getattr(dispatch, "__srcgrad_specializations__", None) or {}
     key = tuple([a.shape if type(a) is np.ndarray else type(a) for a in args])
-    fn = table.get(key, dispatch)
-    while hasattr(fn, "__srcgrad_specializations__") and hasattr(fn, "__wrapped__"):
-        fn = fn.__wrapped__  # the dispatcher: the general code it wraps
-    return fn
+    return general_code(table.get(key, dispatch))  # for the dispatcher, the general code
 
 
 def _environment(fn):

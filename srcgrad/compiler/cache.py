@@ -64,18 +64,21 @@ def signature_types(signature):
 _FLOAT64 = np.dtype(np.float64)
 
 
-def specializing(general, build):
-    """`general`, dispatching each call to `build(signature)`, built once per signature.
+def specializing(general, build, name):
+    """A dispatcher named `name` that sends each call to `build(signature)`, built once
+    per signature, or to the general code `general()` (built at its first call: most
+    derivatives never need it).
 
     The signature of a call is, per positional argument, its shape for a float64 NumPy
     array, `ArrayKind(shape, dtype)` for another array, and its type otherwise. Calls
-    with keyword arguments run `general`; so do calls whose specialization failed to
-    build, which is then never retried.
+    with keyword arguments run the general code; so do calls whose specialization failed
+    to build, which is then never retried.
 
     `dispatch.__srcgrad_guarded__(check)` is another dispatcher over the same
     specializations that calls `check(args, kwargs)` before the first call of each
     signature it sees and before every call with keyword arguments: checks that depend
     only on the signature (argument types) thus run once per signature.
+    `dispatch.__srcgrad_general__()` is the general code (see `general_code`).
     """
     table = {}
 
@@ -85,10 +88,17 @@ def specializing(general, build):
             fn = table[key] = _specialize(general, build, key, len(table))
         return fn
 
-    return _guarded(general, table, specialization, None)
+    return _guarded(general, table, specialization, None, name)
 
 
-def _guarded(general, table, specialization, check):
+def general_code(fn):
+    """The general code behind a dispatcher made by `specializing` (built now if it was
+    not yet), where its generated text and line table are; `fn` itself otherwise."""
+    general = getattr(fn, "__srcgrad_general__", None)
+    return general() if general is not None else fn
+
+
+def _guarded(general, table, specialization, check, name):
     """A dispatcher over the specializations `table` that runs `check` once per signature
     (see `specializing`). Nothing it makes refers back to it, so a derivative is freed
     by reference counting alone, without waiting for a garbage collection."""
@@ -99,7 +109,7 @@ def _guarded(general, table, specialization, check):
         if kwargs:
             if check is not None:
                 check(args, kwargs)
-            return general(*args, **kwargs)
+            return general()(*args, **kwargs)
         key = tuple([
             (a.shape if a.dtype is float64 else kind(a.shape, a.dtype)) if type(a) is ndarray else type(a)
             for a in args
@@ -115,18 +125,26 @@ def _guarded(general, table, specialization, check):
         return fn
 
     dispatch = _dispatcher(_arity(general), seen, slow, first)
-    functools.update_wrapper(dispatch, general)
+    dispatch.__name__ = dispatch.__qualname__ = name
     dispatch.__srcgrad_specializations__ = table
-    dispatch.__srcgrad_guarded__ = functools.partial(_guarded, general, table, specialization)
+    dispatch.__srcgrad_general__ = general
+    dispatch.__srcgrad_guarded__ = functools.partial(_guarded, general, table, specialization, name=name)
     return dispatch
 
 
-def _arity(fn):
-    """The number of positional parameters of `fn` when it takes exactly those, else None."""
-    code = getattr(fn, "__code__", None)
+def _arity(general):
+    """The number of positional parameters the general code takes when it takes exactly
+    those, else None (read from `general.arity` where given, so as not to build it)."""
+    arity = getattr(general, "arity", _UNKNOWN)
+    if arity is not _UNKNOWN:
+        return arity
+    code = getattr(general(), "__code__", None)
     if code is None or code.co_flags & 0x0C:  # *args or **kwargs
         return None
     return code.co_argcount
+
+
+_UNKNOWN = object()
 
 
 _MAX_UNROLLED = 16
@@ -170,8 +188,8 @@ def _dispatch_code(arity):
 
 def _specialize(general, build, key, count):
     if count >= SPECIALIZATIONS or all(s is None for s in signature_shapes(key)):
-        return general
+        return general()
     try:
         return build(key)
     except Exception:  # noqa: BLE001 - specializing only saves time; the general code is correct
-        return general
+        return general()

@@ -23,19 +23,36 @@ MODES = ("grad", "value_and_grad", "vjp", "pullback", "jvp", "split_vjp")
 _BUILDING = set()  # (function, key) pairs being derived right now (recursive calls)
 
 
-@dataclass(frozen=True)
 class Derivative:
-    """A generated derivative: the live function and its source text."""
+    """A generated derivative: `function`, the live function to call, and the general
+    code's `source` text, `name` and `unit`. For modes that specialize per kind of call,
+    `function` dispatches and the general code is built when first needed (a call no
+    specialization serves, or its text asked for)."""
 
-    function: object
-    source: str  # the text compiled (its helpers bound by load.py); what forward mode over it reads
-    name: str
-    unit: object = None  # standalone.Unit: what `srcgrad.source` shows (standalone.text)
+    __slots__ = ("function", "_general")
+
+    def __init__(self, function, general):
+        self.function = function
+        self._general = general  # () -> the general code's function
+
+    @property
+    def source(self):
+        """The text compiled (its helpers bound by load.py); what forward mode over it reads."""
+        return self._general().__srcgrad_source__
+
+    @property
+    def name(self):
+        return self._general().__name__
+
+    @property
+    def unit(self):
+        """standalone.Unit: what `srcgrad.source` shows (standalone.text)."""
+        return self._general().__srcgrad_unit__
 
     def display(self):
         """The text `srcgrad.source` shows: this source with its imports and the
         derivatives it calls, runnable on its own (standalone.py)."""
-        return standalone.text(self.unit) if self.unit is not None else self.source
+        return standalone.text(self.unit)
 
 
 def derive(fn, mode="grad", wrt=(0,), verbose=False, source=None):
@@ -116,20 +133,34 @@ class _Pending:
 
 def _derive(fn, mode, wrt, verbose, source, key):
     prepared = _prepare(fn, mode, wrt, verbose, source)
-    if mode in _SPECIALIZED:
-        kept = prepared.sweeps.copy()  # before `_finish` rewrites them: every specialization starts here
-        function, text, name = _finish(prepared, verbose)
+    if mode not in _SPECIALIZED:
+        function = _finish(prepared, verbose)
+        return cache.put(fn, key, Derivative(function, lambda: function))
+    kept = prepared.sweeps  # never rewritten: every build starts from a copy of it
 
-        def build(signature):
-            with _collector_paused():
-                return _finish(_Prepared(prepared.program, prepared.key, kept.copy(), prepared.split_vjp), False, signature)[0]
+    def build(signature=None):
+        with _collector_paused():
+            copied = _Prepared(prepared.program, prepared.key, kept.copy(), prepared.split_vjp)
+            return _finish(copied, verbose if signature is None else False, signature)
 
-        unit = function.__srcgrad_unit__
-        function = cache.specializing(function, build)
-    else:
-        function, text, name = _finish(prepared, verbose)
-        unit = function.__srcgrad_unit__
-    return cache.put(fn, key, Derivative(function, text, name, unit))
+    general = _once(build)
+    general.arity = len(kept.args.args) + (mode == "vjp")  # the seed first; its code has no *args
+    if verbose:
+        general()  # printed now
+    function = cache.specializing(general, build, f"{prepared.program.name}_{mode}")
+    return cache.put(fn, key, Derivative(function, general))
+
+
+def _once(build):
+    """`build()`, called at the first call only: later calls return the same result."""
+    made = []
+
+    def get():
+        if not made:
+            made.append(build())
+        return made[0]
+
+    return get
 
 
 _SPECIALIZED = ("grad", "value_and_grad", "vjp", "split_vjp")  # called by users, once per kind of call
@@ -195,7 +226,8 @@ def _prepare(fn, mode, wrt, verbose, source):
 
 
 def _finish(prepared, verbose, signature=None):
-    """The stages from the tape on, specialized to `signature` if given: (function, text, name)."""
+    """The stages from the tape on, specialized to `signature` if given: the live function
+    (its text in `__srcgrad_source__`, its standalone.Unit in `__srcgrad_unit__`)."""
     program, sw = prepared.program, prepared.sweeps
     mode = "jvp" if sw is None else sw.mode
     with _user_errors(program, mode):
@@ -229,7 +261,7 @@ def _finish(prepared, verbose, signature=None):
     function.__kwdefaults__ = getattr(program.fn, "__kwdefaults__", None)
     function.__srcgrad_source__ = text
     function.__srcgrad_origin__ = functools.partial(origins.located, tree, text, program)  # when an error needs it
-    return function, text, tree.name
+    return function
 
 
 @contextlib.contextmanager
