@@ -15,27 +15,37 @@ import gast
 from . import syntax
 
 
-def located(tree, text, program):
-    """(the user's file name, function name, `table(...)`)."""
-    return program.filename, program.name, table(tree, text, program)
+def outline(tree, program):
+    """What `table` needs of the FunctionDef `tree`, kept instead of the tree itself: per
+    statement in the order emit prints them, (its type, its comment's text or None, its
+    user line or None)."""
+    return tuple(
+        (type(s), syntax.comment_text(s), program.line(s))
+        for s in _statements(tree.body, keep_comments=True)
+    )
 
 
-def table(tree, text, program):
-    """{line of `text`: line of the user's file} for the FunctionDef `tree` emitted as `text`."""
+def located(outlined, text, program):
+    """(the user's file name, function name, `table(...)`) for an `outline`."""
+    return program.filename, program.name, table(outlined, text, program)
+
+
+def table(outlined, text, program):
+    """{line of `text`: line of the user's file} for the FunctionDef with the `outline`
+    `outlined`, emitted as `text`."""
     quoted = {}
     for node in gast.walk(program.tree):
         if isinstance(node, gast.stmt) and not isinstance(node, gast.FunctionDef) and hasattr(node, "lineno"):
             quoted.setdefault(syntax.unparse(node).splitlines()[0].strip(), program.line(node))
-    made = _statements(tree.body, keep_comments=True)
     emitted = _statements(gast.parse(text).body[0].body, keep_comments=False)
     lines, current, k = {}, None, 0
     for stmt in emitted:
-        while k < len(made) and _skipped(made[k], stmt):
-            current = _origin(made[k], quoted, current, program)
+        while k < len(outlined) and _skipped(outlined[k], stmt):
+            current = _origin(outlined[k], quoted, current)
             k += 1
-        if k == len(made):
+        if k == len(outlined):
             break
-        current = _origin(made[k], quoted, current, program)
+        current = _origin(outlined[k], quoted, current)
         if current is not None:
             lines[stmt.lineno] = current
         k += 1
@@ -56,13 +66,15 @@ def _statements(stmts, keep_comments):
 
 
 def _skipped(made, emitted):
-    """Whether the tree's statement `made` has no line of its own in the text."""
-    return syntax.comment_text(made) is not None or type(made) is not type(emitted)
+    """Whether the outlined statement `made` has no line of its own in the text."""
+    kind, comment, _ = made
+    return comment is not None or kind is not type(emitted)
 
 
-def _origin(made, quoted, current, program):
-    """The user line of `made`: its own location, the line its comment quotes, or `current`."""
-    text = syntax.comment_text(made)
-    if text is not None:
-        return quoted.get(text.strip(), current)
-    return current if getattr(made, "lineno", None) is None else program.line(made)
+def _origin(made, quoted, current):
+    """The user line of the outlined statement `made`: its own location, the line its
+    comment quotes, or `current`."""
+    _, comment, line = made
+    if comment is not None:
+        return quoted.get(comment.strip(), current)
+    return current if line is None else line

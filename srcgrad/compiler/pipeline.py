@@ -260,7 +260,7 @@ def _finish(prepared, verbose, signature=None):
     function.__defaults__ = getattr(program.fn, "__defaults__", None)
     function.__kwdefaults__ = getattr(program.fn, "__kwdefaults__", None)
     function.__srcgrad_source__ = text
-    function.__srcgrad_origin__ = functools.partial(origins.located, tree, text, program)  # when an error needs it
+    function.__srcgrad_origin__ = functools.partial(origins.located, origins.outline(tree, program), text, program)  # when an error needs it
     return function
 
 
