@@ -89,3 +89,87 @@ def test_two_lambdas_with_the_same_parameters_on_one_line_are_refused_with_the_f
 def test_a_ufunc_is_not_a_python_function():
     with pytest.raises(TypeError, match="Python functions, not ufunc"):
         srcgrad.grad(np.sin)
+
+
+TRICKY = '''\
+import numpy as np
+
+
+def plain(x):
+    return np.sum(x * x)
+    # a trailing comment as deep as the body
+
+
+def one_line(x): return np.sum(np.sin(x))
+
+
+@staticmethod
+def decorated(x):
+    return np.sum(x ** 3)
+
+
+def string_at_column_0(x):
+    note = """
+lines of a string at column 0
+"""
+    return np.sum(x * x) * len(note)
+
+
+def bracket_at_column_0(x):
+    total = np.sum(
+x * x)
+    return total
+
+
+def continued(x):
+    y = x * \\
+2.0
+    return np.sum(y * x)
+
+
+class Holder:
+    def method(self, x):
+        return np.sum(np.exp(x))
+# a shallower comment ends nothing
+
+
+def after_class(x):
+    return np.sum(np.cos(x))
+'''
+
+
+def test_the_def_block_is_the_one_inspect_finds_or_inspect_is_asked(tmp_path, monkeypatch):
+    """frontend._def_block reads a def by indentation; a line that only looks dedented (in
+    a string, brackets, after a backslash) makes its block unparsable, and `inspect`
+    reads it instead. Either way the gradient is that of the user's function."""
+    import importlib
+    import inspect
+
+    from srcgrad.compiler import frontend
+
+    (tmp_path / "tricky_module.py").write_text(TRICKY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("tricky_module")
+    x = np.array([0.3, -1.2, 2.0])
+    cut_inside = {"string_at_column_0", "bracket_at_column_0", "continued"}
+    wanted = {
+        "plain": 2 * x, "one_line": np.cos(x), "decorated": 3 * x ** 2, "string_at_column_0": 2 * x * 31,
+        "bracket_at_column_0": 2 * x, "continued": 4 * x, "method": np.exp(x), "after_class": -np.sin(x),
+    }
+    fns = {name: module.Holder.method if name == "method" else getattr(module, name) for name in wanted}
+    fns["decorated"] = fns["decorated"].__func__ if hasattr(fns["decorated"], "__func__") else fns["decorated"]
+    real = {name: inspect.getsourcelines(fn) for name, fn in fns.items()}
+    asked = []
+    read = inspect.getsourcelines
+    monkeypatch.setattr(inspect, "getsourcelines", lambda fn: (asked.append(fn.__name__), read(fn))[1])
+    for name, fn in fns.items():
+        block = frontend._def_block(fn, fn.__code__)
+        if name in cut_inside:
+            assert "".join(block[0]) != "".join(real[name][0])  # cut inside a statement
+        else:
+            assert block == real[name]
+        asked.clear()
+        args = (None, x) if name == "method" else (x,)
+        got = srcgrad.grad(fn, wrt=len(args) - 1)(*args)
+        np.testing.assert_allclose(got, wanted[name], rtol=1e-12)
+        assert (name in asked) == (name in cut_inside)  # (rule helpers' sources are read too)

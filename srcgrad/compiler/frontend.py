@@ -8,6 +8,7 @@ closure cells are kept as cells, so later rebinding is seen.
 
 import inspect
 import linecache
+import re
 import textwrap
 import weakref
 from dataclasses import dataclass, field
@@ -78,7 +79,7 @@ def load(fn, source=None):
     The parse is kept per function object (and `source` and code): a derivative and its
     specializations read one tree, which no pass changes (the pipeline copies it).
 
-    Recovery goes through `inspect.getsourcelines`, which reads files and `linecache`:
+    Recovery reads the `def` from `linecache` (`_def_block`, else `inspect.getsourcelines`):
     IPython registers every cell there, so notebook functions work without `source`.
     A given `source` is the text the function was made from; its line 1 is line 1 of
     the function's code object's file (so pass the whole text given to `exec`, or the
@@ -139,6 +140,14 @@ def _load(fn, source):
             linecache.getline(filename, code.co_firstlineno) or None,
         )
     if source is None:
+        block = _def_block(fn, code)
+        if block is not None:
+            try:
+                found = _parsed(fn, code, "".join(block[0]), block[1])
+            except SyntaxError:
+                found = None  # the block ends inside a statement: read it by tokens
+            if found is not None:
+                return found
         try:
             lines, first_line = inspect.getsourcelines(fn)
         except (OSError, TypeError) as exc:
@@ -154,16 +163,13 @@ def _load(fn, source):
     else:
         text, first_line = source, 1
         linecache.cache.setdefault(filename, (len(text), None, text.splitlines(True), filename))
-    dedented = textwrap.dedent(text)
-    indent = _indent_of(text)
     try:
-        module = gast.parse(dedented)
+        found = _parsed(fn, code, text, first_line)
     except SyntaxError as exc:
         raise SrcGradError(
             f"cannot parse the source of `{fn.__name__}`: {exc.msg}", filename, first_line + (exc.lineno or 1) - 1
         ) from None
-    tree = _find_def(module, fn.__name__)
-    if tree is None:
+    if found is None:
         where = "given with source=" if source is not None else "read back"
         raise SrcGradError(
             f"the source {where} for `{fn.__name__}` has no `def {fn.__name__}` statement (was the "
@@ -172,18 +178,68 @@ def _load(fn, source):
             filename,
             first_line,
         )
+    return found
+
+
+def _parsed(fn, code, text, first_line):
+    """The Program of `fn` whose `def` is in `text`, starting at the user's line
+    `first_line`; None if `text` has no `def` of its name, a SyntaxError if it does not parse."""
+    dedented = textwrap.dedent(text)
+    indent = _indent_of(text)
+    module = gast.parse(dedented)
+    tree = _find_def(module, fn.__name__)
+    if tree is None:
+        return None
     tree.decorator_list = []
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     return Program(
         fn=fn,
         tree=tree,
-        filename=filename,
+        filename=code.co_filename,
         first_line=first_line,
         indent=indent,
         source_lines=dedented.splitlines(),
         globals=fn.__globals__,
         cells=cells,
     )
+
+
+_DECORATOR_OR_DEF = re.compile(r"\s*(@|def\s|async\s+def\s)")
+_DEF = re.compile(r"\s*(async\s+)?def\s")
+
+
+def _def_block(fn, code):
+    """(lines, first line) of the `def` of `fn` with its decorators, read from `linecache`
+    by indentation, or None where the lines do not start as a `def` should.
+
+    The block ends before the first later line, not blank or a comment, indented no
+    deeper than the `def` (without the blank lines and shallower comments before it):
+    where `inspect.getsourcelines` ends it by tokenizing (slower). A line that only looks
+    dedented, inside brackets or a string or after a backslash, ends the block inside a
+    statement, so the block does not parse; the caller then asks `inspect`.
+    """
+    filename = code.co_filename
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename, fn.__globals__)
+    start = code.co_firstlineno - 1
+    if not 0 <= start < len(lines) or not _DECORATOR_OR_DEF.match(lines[start]):
+        return None
+    depth = len(lines[start]) - len(lines[start].lstrip())
+    head = next((k for k in range(start, len(lines)) if _DEF.match(lines[k])), None)
+    if head is None:
+        return None
+    end, body = head + 1, None  # body: the column of the first line after the `def`'s
+    for k in range(head + 1, len(lines)):
+        line = lines[k]
+        stripped = line.strip()
+        column = len(line) - len(line.lstrip())
+        if stripped and not stripped.startswith("#"):
+            if column <= depth:
+                break
+            end, body = k + 1, body or column
+        elif stripped and body is not None and column >= body:
+            end = k + 1  # a comment as deep as the body belongs to it, as for `inspect`
+    return lines[start:end], start + 1
 
 
 LAMBDA_NAME = "lambda_fn"  # the name a lambda's derivative is built under (`lambda_fn_grad`)
