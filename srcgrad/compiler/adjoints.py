@@ -28,18 +28,20 @@ class _Adjoints:
         return syntax.assign(adjoint, syntax.call(syntax.name(self.zeros), [syntax.name(primal)]))
 
     def block(self, stmts, defined):
+        """The lowered `stmts`; `defined` (the adjoints existing at their start) is updated
+        in place to those existing at their end."""
         out = []
         for s in stmts:
             kind = type(s).__name__
             if kind == "_Group":
                 if s.adjoint not in defined:
                     continue  # its adjoint is zero: so are all its contributions
-                inner, defined = self.block(s.stmts, defined)
+                inner = self.block(s.stmts, defined)
                 if s.note:
                     out.append(syntax.comment(s.note))
                 out += inner
                 if s.ends:
-                    defined = defined - {s.adjoint}
+                    defined.discard(s.adjoint)
             elif kind == "_Accumulate":
                 if s.adjoint in defined and s.adjoint in self.structured:
                     value = syntax.call(syntax.name(self.add), [syntax.name(s.adjoint), s.value])
@@ -47,40 +49,41 @@ class _Adjoints:
                     value = syntax.add(syntax.name(s.adjoint), s.value)
                 else:
                     value = s.value
-                    defined = defined | {s.adjoint}
+                    defined.add(s.adjoint)
                 out.append(syntax.assign(s.adjoint, value))
             elif isinstance(s, gast.If):
                 out.append(s)
-                defined = self.branch(s, defined)
+                self.branch(s, defined)
             elif isinstance(s, gast.For):
                 out += self.loop(s, defined)
-                defined = self.defined_after_loop
             else:
                 out.append(s)
-        return out, defined
+        return out
 
     def branch(self, s, defined):
-        body, then_defined = self.block(s.body, defined)
-        orelse, else_defined = self.block(s.orelse, defined)
+        then_defined, else_defined = set(defined), set(defined)
+        body = self.block(s.body, then_defined)
+        orelse = self.block(s.orelse, else_defined)
         body += [self.zero(a) for a in sorted(else_defined - then_defined)]
         orelse += [self.zero(a) for a in sorted(then_defined - else_defined)]
         s.body = body or [syntax.pass_()]
         s.orelse = orelse
-        return then_defined | else_defined
+        defined.clear()
+        defined.update(then_defined, else_defined)
 
     def loop(self, s, defined):
         original = s.body
         before = []
         for _ in range(len(original) + 2):  # grows monotonically; a few rounds suffice
-            body, end = self.block(syntax.copy_pseudo(original), defined)
+            end = set(defined)
+            body = self.block(syntax.copy_pseudo(original), end)
             new = end - defined
             if not new:
                 break
             before += [self.zero(a) for a in sorted(new)]
-            defined = defined | new
+            defined |= new
         body += [self.zero(a) for a in sorted(defined - end)]
         s.body = body or [syntax.pass_()]
-        self.defined_after_loop = defined
         return before + [s]
 
 
@@ -91,4 +94,5 @@ def run(stmts, defined, namer, zeros, structured=(), add=None):
     gradients) are added with the runtime helper named `add`, never with `+`.
     Returns (statements, adjoints defined at the end).
     """
-    return _Adjoints(namer, zeros, structured, add).block(stmts, set(defined))
+    defined = set(defined)
+    return _Adjoints(namer, zeros, structured, add).block(stmts, defined), defined

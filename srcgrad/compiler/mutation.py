@@ -34,10 +34,10 @@ _VIEW_FUNCTIONS = {
 }
 
 
-def changes(tree, calls):
-    """The change statements of `tree`: [(statement, base name)]."""
+def changes(statements, calls):
+    """The change statements among `statements`: [(statement, base name)]."""
     out = []
-    for node in syntax.statements(tree):
+    for node in statements:
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Subscript):
             value = node.targets[0].value
             if isinstance(value, gast.Name):
@@ -55,13 +55,13 @@ def _is_list(name, assigns):
     return bool(defs) and all(isinstance(v, gast.List) for v in defs)
 
 
-def dict_bases(tree, calls):
+def dict_bases(statements, calls):
     """Changed bases that are dicts (every assignment makes one): a write may add a key,
-    so its undo may have to remove it again."""
-    found = changes(tree, calls)
+    so its undo may have to remove it again. `statements`: all of the function's, in order."""
+    found = changes(statements, calls)
     if not found:
         return set()
-    assigns = [n for n in syntax.statements(tree) if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+    assigns = _assigns(statements)
     out = set()
     for _, base in found:
         defs = [a.value for a in assigns if a.targets[0].id == base]
@@ -170,12 +170,17 @@ def _top(node_id, block):
     return None
 
 
-def run(tree, program, params, activity, calls):
-    """Check the changes of the ANF `tree`; returns {base: frozenset of possible aliases}."""
-    found = changes(tree, calls)
+def _assigns(statements):
+    return [n for n in statements if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+
+
+def run(tree, statements, program, params, activity, calls):
+    """Check the changes of the ANF `tree` (`statements`: all of its statements, in order);
+    returns {base: frozenset of possible aliases}."""
+    found = changes(statements, calls)
     if not found:
         return {}
-    assigns = [n for n in syntax.statements(tree) if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+    assigns = _assigns(statements)
     bases = {}
     appends = [(s.value.args[0], calls[s.value].receiver) for s, _ in found
                if isinstance(s, gast.Expr) and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name)]
@@ -228,7 +233,7 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
                 NotDifferentiableError,
             )
     blocks = _Blocks(tree)
-    changed = [(s, blocks.fresh_before(s, b, calls)) for s, b in changes(tree, calls) if b in group]
+    changed = [(s, blocks.fresh_before(s, b, calls)) for s, b in changes(syntax.statements(tree), calls) if b in group]
     for alias in sorted(group - {base}):
         if not activity.is_active(alias):
             continue

@@ -33,12 +33,16 @@ from .shapes import _Resolver
 def run(tree, namer):
     reads = {}
     _fold_tree(tree, reads)
-    changed = True
+    changed = unseen = True  # unseen: there may be dead code that the last `_drop_dead` did not see
     while changed:  # each round starts from the exact read counts, kept up to date below
         changed = _propagate_copies(tree.body, reads)
-        changed |= _drop_dead(tree, {name for name, count in reads.items() if count}, _Resolver(namer), reads)
+        if changed or unseen:
+            dropped, unseen = _drop_dead(tree, {name for name, count in reads.items() if count}, _Resolver(namer), reads)
+            changed |= dropped
         if any(type(v) is np.float64 for v in namer.helpers.values()):
-            changed |= _fold_bound_scalars(tree, namer, reads)
+            folded = _fold_bound_scalars(tree, namer, reads)
+            changed |= folded
+            unseen |= folded
     return tree
 
 
@@ -197,10 +201,15 @@ def _reached_reads(stmts, k, a, b, total):
 
 
 def _drop_dead(tree, reads, resolve, counts):
-    """Drop assignments of pure values to names not in `reads`; `counts` (the read counts) follows."""
+    """Drop assignments of pure values to names not in `reads`; `counts` (the read counts) follows.
+
+    Returns (whether anything was dropped, whether that left a name unread). Unless it did,
+    or other changes follow, another call would drop nothing: every assignment kept here
+    has a read target or an impure value."""
     dropped = []
     tree.body = _kept(tree.body, reads, resolve, counts, dropped)
-    return bool(dropped)
+    unread = any(not counts[name] for s in dropped for name in syntax.add_loads(s.value, set()))
+    return bool(dropped), unread
 
 
 def _kept(stmts, reads, resolve, counts, dropped):
@@ -255,20 +264,27 @@ def _fold_tree(node, reads):
     name, constant, load, ast_node = gast.Name, gast.Constant, gast.Load, gast.AST
     for field in syntax.child_fields(cls):  # `ctx` and operators hold nothing to fold
         value = values.get(field)
-        items = value if type(value) is list else (value,)
-        for k, item in enumerate(items):
-            kind = type(item)
-            if kind is name:  # a leaf, unless annotated
-                if isinstance(item.ctx, load):
-                    reads[item.id] = reads.get(item.id, 0) + 1
-                if item.annotation is None:
+        if type(value) is list:
+            for k, item in enumerate(value):
+                kind = type(item)
+                if kind is name:  # a leaf, unless annotated
+                    if isinstance(item.ctx, load):
+                        reads[item.id] = reads.get(item.id, 0) + 1
+                    if item.annotation is None:
+                        continue
+                elif kind is constant or not isinstance(item, ast_node):
                     continue
-            elif kind is constant or not isinstance(item, ast_node):
-                continue
-            if items is value:
                 value[k] = _fold_tree(item, reads)
-            else:
-                values[field] = _fold_tree(item, reads)
+            continue
+        kind = type(value)
+        if kind is name:
+            if isinstance(value.ctx, load):
+                reads[value.id] = reads.get(value.id, 0) + 1
+            if value.annotation is None:
+                continue
+        elif kind is constant or not isinstance(value, ast_node):
+            continue
+        values[field] = _fold_tree(value, reads)
     if cls is gast.BinOp:
         if isinstance(node.op, gast.Pow) and _number(node.right) and node.right.value == 1 and type(node.right.value) is not bool:
             return node.left

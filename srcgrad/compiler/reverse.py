@@ -386,9 +386,10 @@ def _before_breaks(stmts, records):
     return out
 
 
-def count_assignments(tree):
+def count_assignments(statements):
+    """{name: how many times `statements` assign it} (a loop target counts twice)."""
     counts = {}
-    for node in syntax.statements(tree):
+    for node in statements:
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
             counts[node.targets[0].id] = counts.get(node.targets[0].id, 0) + 1
         elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):
@@ -457,11 +458,12 @@ def sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
     out_name = out.id if isinstance(out, gast.Name) else None
     rev = _Reverse(program, activity, calls, namer, bind)
     rev.pullback_of = pullback_of
-    rev.mutations = mutation.run(tree, program, set(params), activity, calls)
-    rev.dicts = mutation.dict_bases(tree, calls)
+    statements = list(syntax.statements(tree))
+    rev.mutations = mutation.run(tree, statements, program, set(params), activity, calls)
+    rev.dicts = mutation.dict_bases(statements, calls)
     rev.containers = call_sites.containers(tree)
     rev.params = set(params)
-    rev.assign_count = count_assignments(tree)
+    rev.assign_count = count_assignments(statements)
     rev.assigned = set()
     rev.read_counts = syntax.load_counts(tree)
     forward, backward = rev.block(body, _Context(0, frozenset(), set(params)))

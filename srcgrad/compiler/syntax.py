@@ -15,12 +15,19 @@ import gast
 def _make(cls, **fields):
     node = cls.__new__(cls)  # gast's keyword constructor, without its per-call overhead
     values = node.__dict__
-    for f in cls._fields:
-        values[f] = fields[f] if f in fields else [] if f in _LISTS else None
+    defaults = _DEFAULTS.get(cls) or _defaults(cls)
+    for f, empty in defaults:
+        values[f] = fields[f] if f in fields else ([] if empty else None)
     return node
 
 
 _LISTS = ("type_params", "decorator_list", "keywords", "type_ignores")
+_DEFAULTS = {}  # node class -> ((field, whether it defaults to []), ...)
+
+
+def _defaults(cls):
+    found = _DEFAULTS[cls] = tuple((f, f in _LISTS) for f in cls._fields)
+    return found
 
 
 def walk(node):
@@ -242,7 +249,7 @@ def _deepcopy(node, name=None):
     values = new.__dict__
     for f in cls._fields:
         value = old.get(f)
-        values[f] = value if value is None or type(value) in _ATOMS else _deepcopy(value, name)
+        values[f] = value if value is None or type(value) in _SHARED else _deepcopy(value, name)
     for a in _LOCATION:
         if a in old:
             values[a] = old[a]
@@ -250,6 +257,10 @@ def _deepcopy(node, name=None):
 
 
 _ATOMS = {str, int, float, bool}
+# what copies share: atoms and the field-less `ctx` and operator nodes
+_SHARED = _ATOMS | {
+    c for c in vars(gast).values() if isinstance(c, type) and issubclass(c, gast.AST) and not c._fields and not c._attributes
+}
 
 
 def located(new, old):
