@@ -166,6 +166,40 @@ def test_the_general_code_is_built_only_when_something_needs_it(monkeypatch):
     np.testing.assert_allclose(gW, x.T @ (2 * np.tanh(x @ W + b) * t), rtol=1e-12)
 
 
+def test_the_first_build_consumes_the_sweeps_and_the_second_prepares_again(monkeypatch):
+    """Nothing is kept for later builds after the first (no copy, no memory): the second
+    build runs the shape-free stages again and keeps a copy for the ones after it. Every
+    build gives the same gradients as the analytic ones."""
+    import gc
+    import weakref
+
+    from srcgrad.compiler import pipeline, reverse
+
+    prepared, made = [], []
+    prepare, sweeps = pipeline._prepare, reverse.sweeps
+    monkeypatch.setattr(pipeline, "_prepare", lambda *a: (prepared.append(a[1]), prepare(*a))[1])
+    monkeypatch.setattr(reverse, "sweeps", lambda *a, **k: (lambda sw: (made.append(weakref.ref(sw)), sw)[1])(sweeps(*a, **k)))
+
+    def kept_step(W, x):
+        return np.sum(np.sin(x @ W))
+
+    def analytic(W, x):
+        return x.T @ np.cos(x @ W)
+
+    rng = np.random.default_rng(5)
+    df = srcgrad.grad(kept_step)
+    assert prepared == ["grad"]
+    for rows in (4, 1, 6, 2):  # four kinds of call
+        W, x = rng.standard_normal((3, 2)), rng.standard_normal((rows, 3))
+        np.testing.assert_allclose(df(W, x), analytic(W, x), rtol=1e-12)
+        gc.collect()
+        if rows == 4:
+            assert made[0]() is None  # the first build consumed the decoration's sweeps
+    assert prepared == ["grad", "grad"]  # again for the second build only
+    np.testing.assert_allclose(df(W, x=x), analytic(W, x), rtol=1e-12)  # the general code: a copy
+    assert prepared == ["grad", "grad"]
+
+
 def test_a_derivative_is_freed_by_reference_counting_alone():
     """No reference cycles: a dropped derivative (its dispatcher, specializations and
     kept sweeps) goes at once, not at a later garbage collection of the whole heap."""
