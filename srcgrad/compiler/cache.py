@@ -64,10 +64,11 @@ def signature_types(signature):
 _FLOAT64 = np.dtype(np.float64)
 
 
-def specializing(general, build, name):
+def specializing(general, build, name, arity):
     """A dispatcher named `name` that sends each call to `build(signature)`, built once
     per signature, or to the general code `general()` (built at its first call: most
-    derivatives never need it).
+    derivatives never need it), which takes `arity` positional parameters (None: any
+    number).
 
     The signature of a call is, per positional argument, its shape for a float64 NumPy
     array, `ArrayKind(shape, dtype)` for another array, and its type otherwise. Calls
@@ -88,7 +89,7 @@ def specializing(general, build, name):
             fn = table[key] = _specialize(general, build, key, len(table))
         return fn
 
-    return _guarded(general, table, specialization, None, name)
+    return _guarded(general, table, specialization, None, name, arity)
 
 
 def general_code(fn):
@@ -98,7 +99,7 @@ def general_code(fn):
     return general() if general is not None else fn
 
 
-def _guarded(general, table, specialization, check, name):
+def _guarded(general, table, specialization, check, name, arity):
     """A dispatcher over the specializations `table` that runs `check` once per signature
     (see `specializing`). Nothing it makes refers back to it, so a derivative is freed
     by reference counting alone, without waiting for a garbage collection."""
@@ -124,27 +125,12 @@ def _guarded(general, table, specialization, check, name):
             fn = seen[key] = specialization(key)
         return fn
 
-    dispatch = _dispatcher(_arity(general), seen, slow, first)
+    dispatch = _dispatcher(arity, seen, slow, first)
     dispatch.__name__ = dispatch.__qualname__ = name
     dispatch.__srcgrad_specializations__ = table
     dispatch.__srcgrad_general__ = general
-    dispatch.__srcgrad_guarded__ = functools.partial(_guarded, general, table, specialization, name=name)
+    dispatch.__srcgrad_guarded__ = functools.partial(_guarded, general, table, specialization, name=name, arity=arity)
     return dispatch
-
-
-def _arity(general):
-    """The number of positional parameters the general code takes when it takes exactly
-    those, else None (read from `general.arity` where given, so as not to build it)."""
-    arity = getattr(general, "arity", _UNKNOWN)
-    if arity is not _UNKNOWN:
-        return arity
-    code = getattr(general(), "__code__", None)
-    if code is None or code.co_flags & 0x0C:  # *args or **kwargs
-        return None
-    return code.co_argcount
-
-
-_UNKNOWN = object()
 
 
 _MAX_UNROLLED = 16

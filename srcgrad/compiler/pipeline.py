@@ -136,7 +136,7 @@ def _derive(fn, mode, wrt, verbose, source, key):
     if mode not in _SPECIALIZED:
         function = _finish(prepared, verbose)
         return cache.put(fn, key, Derivative(function, lambda: function))
-    arity = len(prepared.sweeps.args.args) + (mode == "vjp")  # the seed first; its code has no *args
+    arity = len(prepared.sweeps.args.args) + (1 if mode == "vjp" else 0)  # vjp: the seed first; no *args
     name = f"{prepared.program.name}_{mode}"
     take = _sweeps_for_each_build(prepared, lambda: _prepare(fn, mode, wrt, False, source))
 
@@ -145,10 +145,9 @@ def _derive(fn, mode, wrt, verbose, source, key):
             return _finish(take(), verbose if signature is None else False, signature)
 
     general = _once(build)
-    general.arity = arity
     if verbose:
         general()  # printed now
-    function = cache.specializing(general, build, name)
+    function = cache.specializing(general, build, name, arity)
     return cache.put(fn, key, Derivative(function, general))
 
 
