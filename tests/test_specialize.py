@@ -166,10 +166,9 @@ def test_the_general_code_is_built_only_when_something_needs_it(monkeypatch):
     np.testing.assert_allclose(gW, x.T @ (2 * np.tanh(x @ W + b) * t), rtol=1e-12)
 
 
-def test_the_first_build_consumes_the_sweeps_and_the_second_prepares_again(monkeypatch):
-    """Nothing is kept for later builds after the first (no copy, no memory): the second
-    build runs the shape-free stages again and keeps a copy for the ones after it. Every
-    build gives the same gradients as the analytic ones."""
+def test_the_first_build_consumes_the_sweeps_and_later_ones_prepare_again(monkeypatch):
+    """Nothing is kept for later builds after the first (no copy, no memory): each later
+    build runs the shape-free stages again. Every build gives the analytic gradient."""
     import gc
     import weakref
 
@@ -189,15 +188,53 @@ def test_the_first_build_consumes_the_sweeps_and_the_second_prepares_again(monke
     rng = np.random.default_rng(5)
     df = srcgrad.grad(kept_step)
     assert prepared == ["grad"]
-    for rows in (4, 1, 6, 2):  # four kinds of call
+    for rows in (4, 1, 6):  # three kinds of call
         W, x = rng.standard_normal((3, 2)), rng.standard_normal((rows, 3))
         np.testing.assert_allclose(df(W, x), analytic(W, x), rtol=1e-12)
         gc.collect()
         if rows == 4:
-            assert made[0]() is None  # the first build consumed the decoration's sweeps
-    assert prepared == ["grad", "grad"]  # again for the second build only
-    np.testing.assert_allclose(df(W, x=x), analytic(W, x), rtol=1e-12)  # the general code: a copy
-    assert prepared == ["grad", "grad"]
+            assert prepared == ["grad"] and made[0]() is None  # the first build consumed them
+    assert prepared == ["grad"] * 3
+    np.testing.assert_allclose(df(W, x=x), analytic(W, x), rtol=1e-12)  # the general code
+    assert prepared == ["grad"] * 4
+
+
+def test_a_derivative_does_not_keep_its_function_alive():
+    """The cache is keyed weakly on the function: nothing in a derivative (its dispatcher,
+    specializations, general code, their line tables and units) refers back to the
+    function, so a dropped function and its derivatives go, with their cache entries."""
+    import gc
+    import weakref
+
+    from srcgrad.compiler import cache
+
+    def make():
+        def helper(z):
+            return np.sum(np.sin(z))
+
+        def loss(x, n):
+            y = x
+            for _ in range(n):
+                y = y * 1.5
+            return helper(y) + np.sum(x * x)
+
+        return loss, helper
+
+    cache.clear()
+    loss, helper = make()
+    refs = [weakref.ref(loss), weakref.ref(helper)]
+    x = np.array([0.2, -0.4, 1.0])
+    df = srcgrad.grad(loss)
+    np.testing.assert_allclose(df(x, 2), 2.25 * np.cos(2.25 * x) + 2 * x, rtol=1e-12)
+    assert "loss_grad" in srcgrad.source(df)
+    np.testing.assert_allclose(srcgrad.hessian(loss)(x, 1), np.diag(-2.25 * np.sin(1.5 * x) + 2), rtol=1e-12)
+    vg = srcgrad.value_and_grad(loss)
+    vg(x, 1), vg(x[:2], 1)  # two kinds of call
+    assert len(cache._CACHE) >= 2
+    del loss, helper, df, vg
+    gc.collect()
+    assert [r() for r in refs] == [None, None]
+    assert len(cache._CACHE) == 0
 
 
 def test_a_derivative_is_freed_by_reference_counting_alone():

@@ -2,6 +2,11 @@
 
 Keyed weakly on the function, so a derivative lives as long as its function; the
 function object fixes globals and closure cells, so the bound derivative is reusable.
+Nothing in a derivative refers back to its function (its units hold the function's
+id, its line tables a Program without it, a later build a weak reference), or the
+entry would keep its own key alive. The one exception is the user's: a nested
+function that calls itself holds itself in a closure cell, which the generated code
+shares.
 
 `specializing` wraps a derivative so that each kind of call (the shapes of the array
 arguments, the types of the others) runs code specialized to it, built at its first

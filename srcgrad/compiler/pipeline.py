@@ -11,6 +11,7 @@ which dispatches each kind of call to code specialized for it (kinds, shapes). W
 import contextlib
 import functools
 import gc
+import weakref
 from dataclasses import dataclass, replace
 
 import gast
@@ -138,7 +139,8 @@ def _derive(fn, mode, wrt, verbose, source, key):
         return cache.put(fn, key, Derivative(function, lambda: function))
     arity = len(prepared.sweeps.args.args) + (1 if mode == "vjp" else 0)  # vjp: the seed first; no *args
     name = f"{prepared.program.name}_{mode}"
-    take = _sweeps_for_each_build(prepared, lambda: _prepare(fn, mode, wrt, False, source))
+    alive = _weak(fn)  # the derivative must not keep its function alive (cache.py)
+    take = _sweeps_for_each_build(prepared, lambda: _prepare(alive(), mode, wrt, False, source))
 
     def build(signature=None):
         with _collector_paused():
@@ -157,24 +159,33 @@ def _sweeps_for_each_build(prepared, prepare_again):
 
     Most derivatives are built once (one kind of call), so the first build takes
     `prepared` itself, and nothing is kept for later ones: keeping a copy would cost the
-    first build that copy (about a sixth of it), the memory, and the garbage collector's
-    walks over it. The second build prepares again (`prepare_again()`: the same stages,
-    the same result) and keeps a copy of that; later builds start from copies of it.
+    first build that copy (about a sixth of it), the memory, the garbage collector's
+    walks over it, and a reference to the user's function. A later build prepares
+    again (`prepare_again()`: the same stages, the same result).
     """
-    state = {"first": prepared, "kept": None}  # no other reference to `prepared` is kept
+    state = {"first": prepared}  # no other reference to `prepared` is kept
 
     def take():
         first = state.pop("first", None)
-        if first is not None:
-            return first
-        kept = state["kept"]
-        if kept is None:
-            again = prepare_again()
-            state["kept"] = replace(again, sweeps=again.sweeps.copy())
-            return again
-        return replace(kept, sweeps=kept.sweeps.copy())
+        return first if first is not None else prepare_again()
 
     return take
+
+
+def _weak(fn):
+    """A function giving `fn` back while it exists (a weak reference where it takes one)."""
+    try:
+        ref = weakref.ref(fn)
+    except TypeError:
+        return lambda: fn
+
+    def get():
+        found = ref()
+        if found is None:
+            raise RuntimeError("the function this derivative was made from no longer exists")
+        return found
+
+    return get
 
 
 def _once(build):
@@ -275,7 +286,7 @@ def _finish(prepared, verbose, signature=None):
         _show(verbose, "optimize", tree)
     text = emit.source(tree)
     unit = standalone.Unit(
-        prepared.key, text, tree.name, dict(namer.helpers), program.globals, dict(program.cells), program.name,
+        standalone.key_id(prepared.key), text, tree.name, dict(namer.helpers), program.globals, dict(program.cells), program.name,
     )
     if verbose == "stages":
         print("--- emitted source ---", text, sep="\n")
@@ -286,7 +297,8 @@ def _finish(prepared, verbose, signature=None):
     function.__defaults__ = getattr(program.fn, "__defaults__", None)
     function.__kwdefaults__ = getattr(program.fn, "__kwdefaults__", None)
     function.__srcgrad_source__ = text
-    function.__srcgrad_origin__ = functools.partial(origins.located, origins.outline(tree, program), text, program)  # when an error needs it
+    where = replace(program, fn=None, globals={}, cells={}, nested={}, bound={})  # not the function: see cache.py
+    function.__srcgrad_origin__ = functools.partial(origins.located, origins.outline(tree, program), text, where)  # when an error needs it
     return function
 
 

@@ -33,7 +33,8 @@ _WIDTH = 100  # import lines longer than this are wrapped
 class Unit:
     """One generated function: its text, def name, helpers and the user's scope."""
 
-    key: tuple  # (fn, mode, wrt): what `pipeline.derive` was asked for
+    key: tuple  # `key_id((fn, mode, wrt))` of what `pipeline.derive` was asked for (not fn itself:
+    # a derivative must not keep its function alive, see cache.py)
     text: str
     name: str
     helpers: dict  # name in the text -> object bound by load.py
@@ -76,7 +77,7 @@ class _File:
     # -- collecting --------------------------------------------------------------------
 
     def _add_unit(self, unit, name):
-        desc = ("unit", _key_id(unit.key))
+        desc = ("unit", unit.key)
         entry = [unit, name, {}, []]
         if unit.name != name:
             entry[2][unit.name] = name
@@ -159,7 +160,7 @@ class _File:
         if found is not None:
             if isinstance(found, str):
                 return ("unknown", found), None
-            return ("unit", _key_id(found.key)), found
+            return ("unit", found.key), found
         if isinstance(obj, types.ModuleType):
             return ("import", obj.__name__), None
         place = _locate(obj)
@@ -305,17 +306,18 @@ def _unit_of(obj):
 
 
 def _pending_key(obj):
-    """The key (as `_key_id`) of what a stand-in for a derivative being made stands for."""
+    """The key (as `key_id`) of what a stand-in for a derivative being made stands for."""
     if isinstance(obj, (types.FunctionType, types.ModuleType, type)):
         return None
     try:
         key = getattr(obj, "__srcgrad_key__", None)
     except Exception:  # noqa: BLE001 - an object with an unusual __getattr__
         return None
-    return _key_id(key) if isinstance(key, tuple) and len(key) == 3 else None
+    return key_id(key) if isinstance(key, tuple) and len(key) == 3 else None
 
 
-def _key_id(key):
+def key_id(key):
+    """The identity of a derivative's key (fn, mode, wrt), without a reference to fn."""
     fn, mode, wrt = key
     return (id(fn), mode, wrt)
 
