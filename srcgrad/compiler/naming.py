@@ -41,13 +41,6 @@ class Namer:
                 stored.add(n.asname or n.name.split(".")[0])
         return cls(taken, stored, scope)
 
-    def copy(self):
-        """An independent Namer in the same state: it hands out the names this one would."""
-        new = Namer(self.taken, self.locals, self.scope)
-        new.helpers = dict(self.helpers)
-        new._adjoints, new._primals, new._tangents = dict(self._adjoints), dict(self._primals), dict(self._tangents)
-        return new
-
     def helper(self, preferred, obj):
         """The name generated code uses for the helper `obj` (np, unbroadcast, a rule helper).
 

@@ -412,9 +412,8 @@ class Sweeps:
     """A reverse derivative before shapes matter: the forward and backward statements with
     their tape markers not yet lowered, and what assembling them needs.
 
-    `assemble` consumes it (later passes rewrite its statements in place); `copy()` gives
-    an independent one, with its own Namer, so one set of sweeps serves the general code
-    and every specialization of it.
+    `assemble` consumes it (later passes rewrite its statements in place): each build
+    of a derivative makes its own (pipeline._sweeps_for_each_build).
     """
 
     program: object
@@ -430,13 +429,6 @@ class Sweeps:
     none_init: set
     mutations: dict
     structured: set
-
-    def copy(self):
-        return Sweeps(
-            self.program, self.namer.copy(), self.mode, self.wrt, syntax.copy(self.args), syntax.copy(self.out),
-            syntax.copy_pseudo(self.forward), syntax.copy_pseudo(self.backward), set(self.defined), self.seed,
-            set(self.none_init), self.mutations, set(self.structured),
-        )
 
 
 def sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
