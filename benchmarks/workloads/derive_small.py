@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from . import mlp
 from .base import Workload
 
 
@@ -32,13 +33,8 @@ def small_step(W1, b1, W2, b2, x, y, decay):
 
 
 def make_args(rng, batch=16, n_in=8, n_hidden=12, n_out=3):
-    W1 = rng.standard_normal((n_in, n_hidden)) / np.sqrt(n_in)
-    b1 = 0.1 * rng.standard_normal(n_hidden)
-    W2 = rng.standard_normal((n_hidden, n_out)) / np.sqrt(n_hidden)
-    b2 = 0.1 * rng.standard_normal(n_out)
-    x = rng.standard_normal((batch, n_in))
-    y = rng.standard_normal((batch, n_out))
-    return W1, b1, W2, b2, x, y, 1e-3
+    """The MLP workload's arguments at a smaller size, and the weight decay."""
+    return mlp.make_args(rng, batch, n_in, n_hidden, n_out) + (1e-3,)
 
 
 WORKLOADS = [

@@ -199,13 +199,17 @@ def run(tree, statements, program, params, activity, calls):
                     group.add(holder)
                     grew = True
         bases[base] = frozenset(group)
-    for stmt, base in found:
-        if base in activity.varied:
-            _check_base(stmt, base, bases[base], tree, program, params, assigns, calls, activity)
+    checked = [(stmt, base) for stmt, base in found if base in activity.varied]
+    if checked:
+        reads, blocks = syntax.load_counts(tree), _Blocks(tree)
+        for stmt, base in checked:
+            _check_base(stmt, base, bases[base], tree, program, params, assigns, calls, activity, found, reads, blocks)
     return bases
 
 
-def _check_base(stmt, base, group, tree, program, params, assigns, calls, activity):
+def _check_base(stmt, base, group, tree, program, params, assigns, calls, activity, found, reads, blocks):
+    """Refuse the change `stmt` of `base` (aliases: `group`) where the gradient would be
+    wrong. `found`: all the changes; `reads`: the tree's load counts; `blocks`: its _Blocks."""
     what = program.text(stmt).strip()
     if base in params:
         raise program.error(
@@ -219,10 +223,6 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
             f"differentiates in-place changes of arrays and lists made inside the function: make a new "
             f"one (`{base}_local = {base}.copy()`) and change that", NotDifferentiableError,
         )
-    reads = {}
-    for n in syntax.walk(tree):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            reads[n.id] = reads.get(n.id, 0) + 1
     for a in assigns:
         if a.targets[0].id == base and not _makes_new(a.value, assigns, reads, calls):
             raise program.error(
@@ -232,8 +232,7 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
                 f"or, if a separate array is meant, copy it first with `.copy()`",
                 NotDifferentiableError,
             )
-    blocks = _Blocks(tree)
-    changed = [(s, blocks.fresh_before(s, b, calls)) for s, b in changes(syntax.statements(tree), calls) if b in group]
+    changed = [(s, blocks.fresh_before(s, b, calls)) for s, b in found if b in group]
     for alias in sorted(group - {base}):
         if not activity.is_active(alias):
             continue
@@ -241,8 +240,8 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
         # a change of an object made (fresh) after the alias was taken cannot reach the alias
         changed_stmts = [s for s, fresh in changed
                          if fresh is None or len(defs) != 1 or _between(defs[0], fresh, s, blocks)]
-        reads = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == alias and isinstance(n.ctx, gast.Load)]
-        if not changed_stmts or (len(defs) == 1 and _used_before_change(defs[0], reads, changed_stmts, blocks)):
+        alias_reads = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == alias and isinstance(n.ctx, gast.Load)]
+        if not changed_stmts or (len(defs) == 1 and _used_before_change(defs[0], alias_reads, changed_stmts, blocks)):
             continue
         if defs:
             shared = (f"line {program.line(defs[0])} (`{program.text(defs[0]).strip()}`) makes another name or a "

@@ -264,27 +264,20 @@ def _fold_tree(node, reads):
     name, constant, load, ast_node = gast.Name, gast.Constant, gast.Load, gast.AST
     for field in syntax.child_fields(cls):  # `ctx` and operators hold nothing to fold
         value = values.get(field)
-        if type(value) is list:
-            for k, item in enumerate(value):
-                kind = type(item)
-                if kind is name:  # a leaf, unless annotated
-                    if isinstance(item.ctx, load):
-                        reads[item.id] = reads.get(item.id, 0) + 1
-                    if item.annotation is None:
-                        continue
-                elif kind is constant or not isinstance(item, ast_node):
+        items = value if type(value) is list else (value,)
+        for k, item in enumerate(items):
+            kind = type(item)
+            if kind is name:  # a leaf, unless annotated
+                if isinstance(item.ctx, load):
+                    reads[item.id] = reads.get(item.id, 0) + 1
+                if item.annotation is None:
                     continue
-                value[k] = _fold_tree(item, reads)
-            continue
-        kind = type(value)
-        if kind is name:
-            if isinstance(value.ctx, load):
-                reads[value.id] = reads.get(value.id, 0) + 1
-            if value.annotation is None:
+            elif kind is constant or not isinstance(item, ast_node):
                 continue
-        elif kind is constant or not isinstance(value, ast_node):
-            continue
-        values[field] = _fold_tree(value, reads)
+            if items is value:
+                value[k] = _fold_tree(item, reads)
+            else:
+                values[field] = _fold_tree(item, reads)
     if cls is gast.BinOp:
         if isinstance(node.op, gast.Pow) and _number(node.right) and node.right.value == 1 and type(node.right.value) is not bool:
             return node.left

@@ -163,13 +163,8 @@ def _sweeps_for_each_build(prepared, prepare_again):
     walks over it, and a reference to the user's function. A later build prepares
     again (`prepare_again()`: the same stages, the same result).
     """
-    state = {"first": prepared}  # no other reference to `prepared` is kept
-
-    def take():
-        first = state.pop("first", None)
-        return first if first is not None else prepare_again()
-
-    return take
+    pending = [prepared]  # no other reference to `prepared` is kept
+    return lambda: pending.pop() if pending else prepare_again()
 
 
 def _weak(fn):

@@ -256,9 +256,8 @@ def _deepcopy(node, name=None):
     return new
 
 
-_ATOMS = {str, int, float, bool}
 # what copies share: atoms and the field-less `ctx` and operator nodes
-_SHARED = _ATOMS | {
+_SHARED = {str, int, float, bool} | {
     c for c in vars(gast).values() if isinstance(c, type) and issubclass(c, gast.AST) and not c._fields and not c._attributes
 }
 

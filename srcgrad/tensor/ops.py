@@ -246,13 +246,13 @@ def binary(primitive, a, b, name=None, saves=True, floating=False):
         if isinstance(b, Tensor):
             db = b._data
             if da.dtype is db.dtype and da.dtype.kind == "f":
-                return _binary_same(primitive, a, b, da, db, name, saves)
+                return binary_same(primitive, a, b, da, db, name, saves, a._requires_grad or b._requires_grad)
         elif type(b) in _NUMBERS and da.dtype.kind == "f":
-            return _binary_same(primitive, a, b, da, b, name, saves)
+            return binary_same(primitive, a, b, da, b, name, saves, a._requires_grad)
     elif isinstance(b, Tensor) and type(a) in _NUMBERS:
         db = b._data
         if db.dtype.kind == "f":
-            return _binary_same(primitive, a, b, a, db, name, saves)
+            return binary_same(primitive, a, b, a, db, name, saves, b._requires_grad)
     a, b = operand(a), operand(b)
     if a is NotImplemented or b is NotImplemented:
         return NotImplemented
@@ -265,9 +265,10 @@ def binary(primitive, a, b, name=None, saves=True, floating=False):
 _NUMBERS = (float, int)
 
 
-def _binary_same(primitive, a, b, x, y, name, saves):
+def binary_same(primitive, a, b, x, y, name, saves, requires_grad):
     """`primitive(x, y)` for the arrays (or Python numbers) `x`, `y` of `a`, `b`, whose
-    result dtype is the float dtype of the tensor operand(s): what `apply` does then."""
+    result dtype is the float dtype of the tensor operand(s): what `apply` does then.
+    `requires_grad`: whether a tensor operand requires grad (recorded if grad mode is on)."""
     token = quiet()
     try:
         ans = primitive(x, y)
@@ -276,9 +277,7 @@ def _binary_same(primitive, a, b, x, y, name, saves):
     if type(ans) is not _ndarray:
         ans = np.asarray(ans)
     out = Tensor._make(ans)
-    if _mode.enabled and (
-        (isinstance(a, Tensor) and a._requires_grad) or (isinstance(b, Tensor) and b._requires_grad)
-    ):
+    if requires_grad and _mode.enabled:
         _record(out, primitive, name, saves, (a, b), (x, y), {}, ans)
     return out
 

@@ -62,10 +62,10 @@ def _binary(primitive, name, saves=True, floating=False, reflected=False):
     """A Tensor method for a binary operator: one rule, one node called `name`.
 
     It does what `ops.binary` does; the commonest case (a float tensor with a Python
-    number or a tensor of its own dtype, computed in that dtype) is inlined.
+    number or a tensor of its own dtype, computed in that dtype) goes straight to
+    `ops.binary_same`.
     """
-    general, record, quiet, loud = ops.binary, ops._record, ops.quiet, ops.loud
-    ndarray, asarray = np.ndarray, np.asarray
+    general, same = ops.binary, ops.binary_same
 
     def method(self, other):
         data = self._data
@@ -80,18 +80,10 @@ def _binary(primitive, name, saves=True, floating=False, reflected=False):
                 fast = kind is float or kind is int
                 other_grad = False
             if fast:
-                x, y = (value, data) if reflected else (data, value)
-                token = quiet()
-                try:
-                    ans = primitive(x, y)
-                finally:
-                    loud(token)
-                if type(ans) is not ndarray:
-                    ans = asarray(ans)
-                out = Tensor._make(ans)
-                if (self._requires_grad or other_grad) and _mode.enabled:
-                    record(out, primitive, name, saves, (other, self) if reflected else (self, other), (x, y), {}, ans)
-                return out
+                tracked = self._requires_grad or other_grad
+                if reflected:
+                    return same(primitive, other, self, value, data, name, saves, tracked)
+                return same(primitive, self, other, data, value, name, saves, tracked)
         if reflected:
             return general(primitive, other, self, name, saves, floating)
         return general(primitive, self, other, name, saves, floating)
