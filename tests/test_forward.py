@@ -540,11 +540,6 @@ def test_forward_source_matches_golden(name):
 # --- the linearized jvp (primal statements once, tangent statements per column) ----------------
 
 
-def logsumexp(x):
-    m = np.max(x)
-    return m + np.log(np.sum(np.exp(x - m)))
-
-
 def test_hessian_of_straight_line_code_runs_the_primal_once():
     from srcgrad import api
     from srcgrad.compiler import linearize

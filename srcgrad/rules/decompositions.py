@@ -29,7 +29,7 @@ from ..errors import NotDifferentiableError
 from ..runtime import unbroadcast, unreduce, zeros_like_grad
 from .reductions import _exclusive_product, _extremum_share, _float_dtype
 from .registry import defjvp, defvjp, nondifferentiable, numpy2
-from .structure import _cotangents, _like
+from .structure import _cotangents
 from .linalg import _T, _einsum_vjp
 
 
