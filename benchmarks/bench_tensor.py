@@ -13,7 +13,10 @@ The implementations are timed interleaved in one process (round r times each of
 them once), and the best round counts. Each size gets three rows: the whole step;
 `loss + backward`, the part that `@srcgrad.compile` replaces (the update is the same
 Tensor code in `eager` and `compile`); and the update alone. Then a per-op table times
-single tiny-tensor operations in both libraries. Not a test.
+single operations on tiny tensors (3 elements) in both libraries; its `numpy`
+column is the NumPy arithmetic srcgrad runs for the op, and `overhead/pytorch`
+compares what srcgrad adds to it (the per-op overhead) with PyTorch's whole op.
+Not a test.
 
     python benchmarks/bench_tensor.py [--repeat 7] [--number 2000] [--no-ops]
 """
@@ -151,39 +154,29 @@ def check_losses(impls, batch, steps=20):
 
 
 def _op_cases(lib):
-    """(label, setup() -> zero-argument callable) per operation on tiny tensors."""
+    """(label, setup() -> zero-argument callable) per operation on tiny tensors: `a`, `b`
+    of 3 elements and `m` of 2x3 that require grad, `y` a constant target."""
 
-    def leaves():
+    def tensors():
         a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
         b = lib.tensor([4.0, 5.0, 6.0], requires_grad=True)
-        return a, b
+        m = lib.tensor([[1.0, 2.0, 3.0], [1.0, 2.0, 0.5]], requires_grad=True)
+        y = lib.tensor([1.0, 0.0, 1.0])
+        return a, b, m, y
 
-    def binary(op):
+    def op(fn):
         def setup():
-            a, b = leaves()
-            return lambda: op(a, b)
+            a, b, m, y = tensors()
+            return lambda: fn(a, b, m, y)
 
         return setup
 
-    def total():
-        a, _ = leaves()
-        return a.sum
-
-    def backward():
-        a, b = leaves()
-
-        def run():
-            (a * b).sum().backward()
-
-        return run
-
     def untracked_mul():
-        a, _ = leaves()
-        g = a.detach()
+        g = tensors()[0].detach()
         return lambda: 0.1 * g
 
     def sgd_update():
-        a, _ = leaves()
+        a = tensors()[0]
         (a * a).sum().backward()
 
         def run():
@@ -193,14 +186,57 @@ def _op_cases(lib):
 
         return run
 
+    F = lib.nn.functional
     return [
-        ("a * b (tracked)", binary(lambda a, b: a * b)),
-        ("a + b (tracked)", binary(lambda a, b: a + b)),
-        ("a.sum() (tracked)", total),
-        ("(a * b).sum().backward()", backward),
+        ("a * b", op(lambda a, b, m, y: a * b)),
+        ("a + b", op(lambda a, b, m, y: a + b)),
+        ("a / b", op(lambda a, b, m, y: a / b)),
+        ("a + 2.0", op(lambda a, b, m, y: a + 2.0)),
+        ("a ** 2", op(lambda a, b, m, y: a**2)),
+        ("-a", op(lambda a, b, m, y: -a)),
+        ("a.exp()", op(lambda a, b, m, y: a.exp())),
+        ("a.log()", op(lambda a, b, m, y: a.log())),
+        ("a.tanh()", op(lambda a, b, m, y: a.tanh())),
+        ("a.sigmoid()", op(lambda a, b, m, y: a.sigmoid())),
+        ("relu(a)", op(lambda a, b, m, y: F.relu(a))),
+        ("a.sum()", op(lambda a, b, m, y: a.sum())),
+        ("a.mean()", op(lambda a, b, m, y: a.mean())),
+        ("m.sum(0)", op(lambda a, b, m, y: m.sum(0))),
+        ("m @ a", op(lambda a, b, m, y: m @ a)),
+        ("a @ b", op(lambda a, b, m, y: a @ b)),
+        ("a[0]", op(lambda a, b, m, y: a[0])),
+        ("m.t()", op(lambda a, b, m, y: m.t())),
+        ("a.view(3, 1)", op(lambda a, b, m, y: a.view(3, 1))),
+        ("a.norm()", op(lambda a, b, m, y: a.norm())),
+        ("mse_loss(a, y)", op(lambda a, b, m, y: F.mse_loss(a, y))),
+        ("bce_with_logits(a, y)", op(lambda a, b, m, y: F.binary_cross_entropy_with_logits(a, y))),
+        ("(a * b).sum().backward()", op(lambda a, b, m, y: (a * b).sum().backward())),
         ("0.1 * g (untracked)", untracked_mul),
         ("no_grad: a -= lr*g; zero_", sgd_update),
     ]
+
+
+def _numpy_cases():
+    """label -> zero-argument callable: the NumPy arithmetic srcgrad runs for the op's
+    forward (the same calls on the same arrays), for the ops that are one such call."""
+    from srcgrad.rules import activations
+    from srcgrad.runtime import mean_of
+
+    a, b = np.array([1.0, 2.0, 3.0], np.float32), np.array([4.0, 5.0, 6.0], np.float32)
+    m, y = np.array([[1.0, 2.0, 3.0], [1.0, 2.0, 0.5]], np.float32), np.array([1.0, 0.0, 1.0], np.float32)
+    flat = a.ravel(order="K")
+    return {
+        "a * b": lambda: a * b, "a + b": lambda: a + b, "a / b": lambda: a / b, "a + 2.0": lambda: a + 2.0,
+        "a ** 2": lambda: a**2, "-a": lambda: -a, "a.exp()": lambda: np.exp(a), "a.log()": lambda: np.log(a),
+        "a.tanh()": lambda: np.tanh(a), "a.sigmoid()": lambda: activations.expit(a),
+        "relu(a)": lambda: activations.relu(a), "a.sum()": lambda: np.array(np.add.reduce(a, None)),
+        "a.mean()": lambda: np.array(mean_of(a)), "m.sum(0)": lambda: np.add.reduce(m, 0, None, None, False),
+        "m @ a": lambda: m @ a, "a @ b": lambda: np.array(a @ b), "a[0]": lambda: np.array(a[0]),
+        "m.t()": lambda: m.transpose((1, 0)), "a.view(3, 1)": lambda: a.reshape((3, 1)),
+        "a.norm()": lambda: np.array(np.sqrt(flat.dot(flat))),
+        "mse_loss(a, y)": lambda: np.array(activations.mse_loss(a, y)),
+        "bce_with_logits(a, y)": lambda: np.array(activations.binary_cross_entropy_with_logits(a, y)),
+    }
 
 
 def time_ops(libs, repeat, number):
@@ -252,10 +288,19 @@ def main():
         return
     libs = [("srcgrad", srcgrad)] + ([("pytorch", torch)] if torch else [])
     print(f"\nsingle ops on tensors of 3 elements (best of {opts.repeat} x {opts.number} calls)")
-    print(f"{'op':<28}{'srcgrad':>12}{'pytorch':>12}{'srcgrad/pytorch':>16}")
-    for label, best in time_ops(libs, opts.repeat, opts.number).items():
+    print(f"{'op':<28}{'srcgrad':>12}{'pytorch':>12}{'numpy':>12}{'srcgrad/pytorch':>16}{'overhead/pytorch':>17}")
+    table = time_ops(libs, opts.repeat, opts.number)
+    floors = _numpy_cases()
+    for label, best in table.items():
         ours, theirs = best["srcgrad"], best.get("pytorch")
-        print(f"{label:<28}{_us(ours)}{_us(theirs)}{_ratio(ours, theirs):>16}")
+        floor = floors.get(label)
+        if floor is not None:
+            floor = min(timeit.repeat(floor, number=opts.number, repeat=opts.repeat)) / opts.number
+        overhead = ours - floor if floor is not None else None
+        print(f"{label:<28}{_us(ours)}{_us(theirs)}{_us(floor)}{_ratio(ours, theirs):>16}{_ratio(overhead, theirs):>17}")
+    if torch is not None:
+        ratios = sorted(best["srcgrad"] / best["pytorch"] for best in table.values())
+        print(f"srcgrad/pytorch over the {len(ratios)} ops: median {ratios[len(ratios) // 2]:.2f}x, worst {ratios[-1]:.2f}x")
 
 
 if __name__ == "__main__":

@@ -4,10 +4,13 @@
   (`graph.run_single`): same gradients, dtypes, `.grad` identity, E1/E7 behaviour;
 - `@srcgrad.compile` runs the generated code of a known kind of call through an
   unrolled call (all-Tensor arguments) or the general loop (anything else);
-- binary and in-place operators inline their commonest case;
+- binary and in-place operators inline their commonest case; one-operand ops
+  (`ops.unary`, `ops.exact`) give what `ops.apply` gives, bit for bit, where they
+  compute with a faster function than the primitive whose rule they record;
 - `no_grad` keeps its stack of previous modes on the instance.
 """
 
+import operator
 import re
 import threading
 
@@ -15,7 +18,8 @@ import numpy as np
 import pytest
 
 import srcgrad as torch
-from srcgrad.tensor import graph
+from srcgrad.rules import activations
+from srcgrad.tensor import graph, ops
 
 E1 = "grad can be implicitly created only for scalar outputs"
 E7 = (
@@ -339,6 +343,70 @@ def test_binary_fast_path_dtypes_and_tracking():
     v = torch.tensor([1.0, 2.0], requires_grad=True)
     (x * v).sum().backward()
     assert x.grad.tolist() == [1.0, 2.0] and v.grad.tolist() == [1.0, 2.0]
+
+
+ONE_OPERAND = [  # (method call, primitive, its keyword arguments or one positional, node name)
+    (lambda t: t.sum(), np.sum, {}, "SumBackward0"),
+    (lambda t: t.sum(1), np.sum, {"axis": 1, "keepdims": False}, "SumBackward1"),
+    (lambda t: t.sum((0, -1), keepdim=True), np.sum, {"axis": (0, -1), "keepdims": True}, "SumBackward1"),
+    (lambda t: t.mean(), np.mean, {}, "MeanBackward0"),
+    (lambda t: t.norm(), np.linalg.norm, {}, "LinalgVectorNormBackward0"),
+    (lambda t: t.sigmoid(), activations.sigmoid, {}, "SigmoidBackward0"),
+    (lambda t: torch.nn.functional.relu(t), activations.relu, {}, "ReluBackward0"),
+    (lambda t: t.exp(), np.exp, {}, "ExpBackward0"),
+    (lambda t: -t, operator.neg, {}, "NegBackward0"),
+    (lambda t: t.view(13, 7), np.reshape, {"shape": (13, 7)}, "ViewBackward0"),
+    (lambda t: t.t(), np.transpose, {"axes": (1, 0)}, "TBackward0"),
+    (lambda t: t.T, np.transpose, {}, "PermuteBackward0"),
+    (lambda t: t[1], operator.getitem, 1, "SelectBackward0"),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("case", range(len(ONE_OPERAND)))
+def test_one_operand_fast_path_equals_apply(case, dtype):
+    call, primitive, kwargs, name = ONE_OPERAND[case]
+    rng = np.random.default_rng(case)
+    # magnitudes spread over a few decades: a sum in another order would round otherwise
+    data = (rng.standard_normal((7, 13)) * np.exp(rng.uniform(-3, 3, (7, 13)))).astype(dtype)
+    data = data[:, ::-1] if case % 2 else data  # strided arrays too
+    fast_in = torch.tensor(data, requires_grad=True)
+    slow_in = torch.tensor(data, requires_grad=True)
+    fast = call(fast_in)
+    if isinstance(kwargs, dict):
+        slow = ops.apply(primitive, slow_in, name=name, **kwargs)
+    else:
+        slow = ops.apply(primitive, slow_in, kwargs, name=name)
+    assert fast._data.dtype == slow._data.dtype == dtype and fast.shape == slow.shape
+    assert np.array_equal(fast._data, slow._data)
+    assert type(fast.grad_fn).__name__ == name and len(fast.grad_fn.next_functions) == 1
+    assert fast.grad_fn.next_functions[0][0] is fast_in.grad_fn or type(fast.grad_fn.next_functions[0][0]).__name__ == "AccumulateGrad"
+    seed = rng.standard_normal(fast.shape).astype(dtype)
+    fast.backward(torch.tensor(seed))
+    slow.backward(torch.tensor(seed))
+    assert fast_in.grad.dtype == torch.tensor(data).dtype and np.array_equal(fast_in.grad._data, slow_in.grad._data)
+    with torch.no_grad():
+        assert call(fast_in).grad_fn is None and not call(fast_in).requires_grad
+    untracked = call(torch.tensor(data))
+    assert untracked.grad_fn is None and np.array_equal(untracked._data, slow._data)
+    chained = call(fast_in * 1.0)  # through a non-leaf
+    assert chained.grad_fn.next_functions[0][0] is not None and np.array_equal(chained._data, slow._data)
+
+
+def test_one_operand_fast_path_gradients_against_finite_differences():
+    rng = np.random.default_rng(7)
+    data = rng.standard_normal((7, 13))
+    eps = 1e-6
+    for call, *_ in ONE_OPERAND:
+        x = torch.tensor(data, dtype=torch.float64, requires_grad=True)
+        out = call(x)
+        seed = rng.standard_normal(out.shape)
+        out.backward(torch.tensor(seed, dtype=torch.float64))
+        direction = rng.standard_normal(data.shape)
+        up = call(torch.tensor(data + eps * direction, dtype=torch.float64))._data
+        down = call(torch.tensor(data - eps * direction, dtype=torch.float64))._data
+        numeric = np.sum(seed * (up - down)) / (2 * eps)
+        np.testing.assert_allclose(np.sum(x.grad._data * direction), numeric, rtol=1e-6, atol=1e-9)
 
 
 def test_in_place_fast_path_and_its_limits():

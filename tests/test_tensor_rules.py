@@ -21,6 +21,10 @@ CASES = {
     "bce_with_logits": (activations.binary_cross_entropy_with_logits, (X, Y), {}),
     "bce_with_logits_sum": (activations.binary_cross_entropy_with_logits, (X, Y), {"reduction": "sum"}),
     "bce_with_logits_none": (activations.binary_cross_entropy_with_logits, (X, Y), {"reduction": "none"}),
+    "mse": (activations.mse_loss, (X, Y), {}),
+    "mse_sum": (activations.mse_loss, (X, Y), {"reduction": "sum"}),
+    "mse_none": (activations.mse_loss, (X, Y), {"reduction": "none"}),
+    "mse_broadcast": (activations.mse_loss, (X, Y[0]), {}),
 }
 
 

@@ -38,15 +38,15 @@ def _check_reduction(reduction):
 
 
 def relu(input, inplace=False):
-    return ops.apply(activations.relu, input, name="ReluBackward0")
+    return Tensor.relu(input)
 
 
 def sigmoid(input):
-    return ops.apply(activations.sigmoid, input, name="SigmoidBackward0")
+    return Tensor.sigmoid(input)
 
 
 def tanh(input):
-    return ops.apply(np.tanh, input, name="TanhBackward0")
+    return Tensor.tanh(input)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -135,15 +135,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return ops.composite("BinaryCrossEntropyBackward0", _bce, input, target, weight, reduction)
 
 
-def _mse(x, y, reduction):
-    d = x - y
-    return _reduce(d * d, reduction)
-
-
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mean squared error: one node, MseLossBackward0."""
+    if reduction == "mean":  # the common call: no keyword dict to build per call
+        return ops.apply(activations.mse_loss, input, target, name="MseLossBackward0")
     _check_reduction(reduction)
-    return ops.composite("MseLossBackward0", _mse, input, target, reduction)
+    return ops.apply(activations.mse_loss, input, target, name="MseLossBackward0", reduction=reduction)
 
 
 def _l1(x, y, reduction):

@@ -1,24 +1,37 @@
 """Activation functions that are not NumPy functions: sigmoid, relu, softplus,
-logsigmoid, softmax, log_softmax, and the logistic loss
-`binary_cross_entropy_with_logits`.
+logsigmoid, softmax, log_softmax, and two losses, the logistic loss
+`binary_cross_entropy_with_logits` and the squared error `mse_loss`.
 Each primitive is a plain function of arrays (float32 stays float32) that cannot
 overflow. The elementwise ones have their local derivative as rule, for both
-modes; softmax, log_softmax and the loss (which couple elements) have full
+modes; softmax, log_softmax and the losses (which couple elements) have full
 vector-Jacobian and Jacobian-vector products.
 """
 
 import numpy as np
 
-from ..runtime import unbroadcast
+from ..runtime import mean_of, unbroadcast
 from .registry import defjvp, defvjp, elementwise
 
-__all__ = ["sigmoid", "relu", "softplus", "logsigmoid", "softmax", "log_softmax", "binary_cross_entropy_with_logits"]
+__all__ = [
+    "sigmoid", "relu", "softplus", "logsigmoid", "softmax", "log_softmax", "binary_cross_entropy_with_logits", "mse_loss",
+]
 
 
 def sigmoid(x):
     """1 / (1 + exp(-x)); exp overflow for very negative x gives exactly 0."""
     with np.errstate(over="ignore"):
-        return 1.0 / (1.0 + np.exp(-x))
+        return expit(x)
+
+
+def expit(x):
+    """`sigmoid` for callers that silence floating-point warnings themselves (the
+    Tensor shim silences them around every op): 1 / (1 + exp(-x)), in place on the
+    temporary when it is an array (the same roundings)."""
+    e = np.exp(-x)
+    if type(e) is not np.ndarray:  # a scalar
+        return 1.0 / (1.0 + e)
+    e += 1.0
+    return np.reciprocal(e, out=e)
 
 
 def relu(x):
@@ -54,9 +67,16 @@ def binary_cross_entropy_with_logits(z, y, reduction="mean"):
     return _reduce((1 - y) * z - logsigmoid(z), reduction)
 
 
+def mse_loss(x, y, reduction="mean"):
+    """PyTorch's squared error of `x` against `y`, elementwise (x - y) ** 2 (as a
+    product), then averaged, summed or kept ('mean', 'sum', 'none')."""
+    d = x - y
+    return _reduce(d * d, reduction)
+
+
 def _reduce(v, reduction):
     if reduction == "mean":
-        return np.mean(v)
+        return mean_of(v)
     return np.sum(v) if reduction == "sum" else v
 
 
@@ -129,3 +149,28 @@ def bce_with_logits_jvp_z(t, ans, z, y, reduction="mean"):
 @defjvp(binary_cross_entropy_with_logits, "y")
 def bce_with_logits_jvp_y(t, ans, z, y, reduction="mean"):
     return _reduce(-t * z, reduction)
+
+
+# The squared error: PyTorch's backward formula, (2 / n) * (x - y) * g.
+
+
+@defvjp(mse_loss, "x", name="MseLoss")
+def mse_loss_vjp_x(g, ans, x, y, reduction="mean"):
+    d = x - y
+    return unbroadcast(d * (2.0 / _count(d, reduction)) * g, x)
+
+
+@defvjp(mse_loss, "y")
+def mse_loss_vjp_y(g, ans, x, y, reduction="mean"):
+    d = y - x
+    return unbroadcast(d * (2.0 / _count(d, reduction)) * g, y)
+
+
+@defjvp(mse_loss, "x")
+def mse_loss_jvp_x(t, ans, x, y, reduction="mean"):
+    return _reduce(2.0 * (x - y) * t, reduction)
+
+
+@defjvp(mse_loss, "y")
+def mse_loss_jvp_y(t, ans, x, y, reduction="mean"):
+    return _reduce(2.0 * (y - x) * t, reduction)

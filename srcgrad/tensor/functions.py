@@ -67,6 +67,12 @@ def _two_norm(x, dim, keepdim):
     return total.sqrt()
 
 
+def _norm_all(x):
+    """`np.linalg.norm(x)` for a real floating ndarray: what NumPy computes."""
+    flat = x.ravel(order="K")
+    return np.sqrt(flat.dot(flat))
+
+
 def vector_norm(x, dim=None, keepdim=False):
     """The 2-norm of all elements (or along `dim`): one LinalgVectorNormBackward0 node.
 
@@ -78,6 +84,8 @@ def vector_norm(x, dim=None, keepdim=False):
             "linalg.vector_norm: Expected a floating point or complex tensor as input. "
             f"Got {x.dtype.kind_name}"
         )
+    if dim is None and x._data.dtype.kind == "f" and lookup(np.linalg.norm) is not None:
+        return ops.unary(np.linalg.norm, x, "LinalgVectorNormBackward0", compute=_norm_all)
     if lookup(np.linalg.norm) is not None and (dim is None or isinstance(dim, int) or len(dim) <= 2):
         kwargs = {} if dim is None else {"axis": dim if isinstance(dim, int) else tuple(dim), "keepdims": keepdim}
         return ops.apply(np.linalg.norm, x, name="LinalgVectorNormBackward0", **kwargs)

@@ -47,8 +47,7 @@ def _ignoring_errors():
     try:
         from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
 
-        state = _make_extobj(all="ignore")
-        return (lambda: _extobj_contextvar.set(state)), _extobj_contextvar.reset
+        return functools.partial(_extobj_contextvar.set, _make_extobj(all="ignore")), _extobj_contextvar.reset
     except (ImportError, AttributeError, TypeError):  # another NumPy: the public spelling
 
         def enter():

@@ -73,7 +73,8 @@ class RuleNode(Node):
     __slots__ = ("rule", "args", "kwargs", "ans", "dtypes", "saves", "freed")
 
     def __init__(self, next_functions, rule, args, kwargs, ans, in_dtypes, saves):
-        super().__init__(next_functions)
+        self.next_functions = next_functions  # Node.__init__, inlined: one node per op
+        self._retained = None
         self.rule = rule
         self.args = args
         self.kwargs = kwargs
@@ -171,14 +172,78 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, *
         ans = np.asarray(ans)
     if out_dtype is not None and ans.dtype != out_dtype:
         ans = ans.astype(out_dtype)
-    out = Tensor._make(ans)
     if needs:
-        _record(out, primitive, name, saves, args, tuple(arrays), kwargs, ans)
+        return _tracked(ans, primitive, name, saves, args, tuple(arrays), kwargs)
+    return _leaf(ans)
+
+
+def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
+    """`primitive(x, *consts)` for the array `x` of the Tensor `a`: what `apply` does
+    for one tensor operand computed in its own dtype, with less overhead.
+
+    `compute`, when given, is a faster function with the same result as `primitive`
+    (bit for bit); the node still runs `primitive`'s rule.
+    """
+    x = a._data
+    token = quiet()
+    try:
+        ans = (compute or primitive)(x, *consts)
+    finally:
+        loud(token)
+    if type(ans) is not _ndarray:
+        ans = np.array(ans)
+    if a._requires_grad and _mode.enabled:
+        return _tracked_one(ans, primitive, name, saves, a, x, consts)
+    return _leaf(ans)
+
+
+def exact(primitive, a, name, consts=(), compute=None):
+    """`unary` for an op that rounds nothing (it moves, selects or negates elements):
+    no floating-point warning to silence, and its node saves nothing."""
+    x = a._data
+    ans = (compute or primitive)(x, *consts)
+    if type(ans) is not _ndarray:
+        ans = np.array(ans)
+    if a._requires_grad and _mode.enabled:
+        return _tracked_one(ans, primitive, name, False, a, x, consts)
+    return _leaf(ans)
+
+
+def _tracked_one(ans, primitive, name, saves, a, x, consts):
+    """`_tracked` for one tensor operand `a` (array `x`) followed by constants; the
+    node has one edge."""
+    fn = a._grad_fn
+    if fn is None:
+        fn = a._accumulate_grad()
+    kind = _NODES.get((primitive, name))
+    if kind is None:
+        kind = _node_kind(primitive, name)
+    out = _new(Tensor)
+    out._data = ans
+    # One edge, as PyTorch has: the constants (a shape, axes, an index) are no inputs.
+    out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), saves)
+    out._requires_grad = True
+    out._retains_grad = False
+    out._grad = out._accumulator = None
     return out
 
 
-def _record(out, primitive, name, saves, args, arrays, kwargs, ans):
-    """Make `out` the result of a new node of `primitive` over `args` (computed as `arrays`)."""
+_NO_KWARGS = {}  # shared by nodes recorded without keyword arguments; never written
+_new = object.__new__
+
+
+def _leaf(ans):
+    """A new untracked Tensor over the array `ans` (`Tensor._make(ans)`, inlined)."""
+    out = _new(Tensor)
+    out._data = ans
+    out._requires_grad = out._retains_grad = False
+    out._grad = out._grad_fn = out._accumulator = None
+    return out
+
+
+def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
+    """A new Tensor over `ans`, the result of a new node of `primitive` over `args`
+    (computed as `arrays`)."""
     edges = []
     in_dtypes = []
     for a in args:
@@ -191,9 +256,16 @@ def _record(out, primitive, name, saves, args, arrays, kwargs, ans):
         else:
             in_dtypes.append(None)
         edges.append(_NO_EDGE)
-    rule, cls = _node_kind(primitive, name)
-    out._grad_fn = cls(tuple(edges), rule, arrays, kwargs, ans, in_dtypes, saves)
+    kind = _NODES.get((primitive, name))
+    if kind is None:
+        kind = _node_kind(primitive, name)
+    out = _new(Tensor)
+    out._data = ans
+    out._grad_fn = kind[1](tuple(edges), kind[0], arrays, kwargs, ans, in_dtypes, saves)
     out._requires_grad = True
+    out._retains_grad = False
+    out._grad = out._accumulator = None
+    return out
 
 
 def composite(name, fn, *args, **kwargs):
@@ -275,10 +347,34 @@ def binary_same(primitive, a, b, x, y, name, saves, requires_grad):
     finally:
         loud(token)
     if type(ans) is not _ndarray:
-        ans = np.asarray(ans)
-    out = Tensor._make(ans)
+        ans = np.array(ans)
     if requires_grad and _mode.enabled:
-        _record(out, primitive, name, saves, (a, b), (x, y), {}, ans)
+        return _tracked_pair(ans, primitive, name, saves, a, b, x, y)
+    return _leaf(ans)
+
+
+def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
+    """`_tracked` for the operands `a`, `b` (arrays or numbers `x`, `y`); one of them is
+    a Tensor."""
+    if isinstance(a, Tensor):
+        dtype_a = x.dtype
+        edge_a = (fn if (fn := a._grad_fn) is not None else a._accumulate_grad(), 0) if a._requires_grad else _NO_EDGE
+    else:
+        dtype_a, edge_a = None, _NO_EDGE
+    if isinstance(b, Tensor):
+        dtype_b = y.dtype
+        edge_b = (fn if (fn := b._grad_fn) is not None else b._accumulate_grad(), 0) if b._requires_grad else _NO_EDGE
+    else:
+        dtype_b, edge_b = None, _NO_EDGE
+    kind = _NODES.get((primitive, name))
+    if kind is None:
+        kind = _node_kind(primitive, name)
+    out = _new(Tensor)
+    out._data = ans
+    out._grad_fn = kind[1]((edge_a, edge_b), kind[0], (x, y), _NO_KWARGS, ans, (dtype_a, dtype_b), saves)
+    out._requires_grad = True
+    out._retains_grad = False
+    out._grad = out._accumulator = None
     return out
 
 
@@ -295,6 +391,11 @@ _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32
 
 def matmul(a, b):
     """`a @ b` with PyTorch's node names: Dot (1-D·1-D), Mv, Mm, Squeeze (1-D @ 2-D)."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor):  # the common case, checked once
+        x, y = a._data, b._data
+        if x.dtype is y.dtype and x.ndim and y.ndim:
+            name = _MATMUL_NAMES.get((x.ndim, y.ndim), "UnsafeViewBackward0")
+            return binary_same(operator.matmul, a, b, x, y, name, True, a._requires_grad or b._requires_grad)
     a, b = operand(a), operand(b)
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError("matmul(): argument 'other' (position 1) must be Tensor")

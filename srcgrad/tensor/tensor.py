@@ -12,6 +12,8 @@ import operator
 import numpy as np
 
 from . import dtypes, ops, printing
+from ..rules import activations
+from ..runtime import mean_of
 from .dtypes import Size
 from .graph import AccumulateGrad, _mode, accumulate, run_backward, run_single, warn_non_leaf_grad
 from .inplace import E11, InPlaceOps
@@ -24,6 +26,21 @@ E4 = (
     "var_no_grad = var.detach()."
 )
 E5 = "only Tensors of floating point dtype can require gradients"
+
+
+def _sum_all(x):
+    """`np.sum(x)` for an ndarray: what NumPy's wrapper calls."""
+    return np.add.reduce(x, None)
+
+
+def _reshape(x, shape):
+    """`np.reshape(x, shape)` for an ndarray: what NumPy's wrapper calls."""
+    return x.reshape(shape)
+
+
+def _transpose(x, axes):
+    """`np.transpose(x, axes)` for an ndarray: what NumPy's wrapper calls."""
+    return x.transpose(axes)
 
 
 def _axes(dim):
@@ -374,7 +391,7 @@ class Tensor(InPlaceOps):
         return ops.matmul(other, self)
 
     def __neg__(self):
-        return ops.apply(operator.neg, self, name="NegBackward0", saves=False)
+        return ops.exact(operator.neg, self, "NegBackward0")
 
     def __pos__(self):
         return self
@@ -417,8 +434,8 @@ class Tensor(InPlaceOps):
 
     def sum(self, dim=None, keepdim=False):
         if dim is None:
-            return ops.apply(np.sum, self, name="SumBackward0", saves=False)
-        return ops.apply(np.sum, self, name="SumBackward1", saves=False, axis=_axes(dim), keepdims=keepdim)
+            return ops.unary(np.sum, self, "SumBackward0", False, compute=_sum_all)
+        return ops.unary(np.sum, self, "SumBackward1", False, (_axes(dim), None, None, keepdim), np.add.reduce)
 
     def mean(self, dim=None, keepdim=False):
         if self._data.dtype.kind not in "fc":
@@ -427,7 +444,7 @@ class Tensor(InPlaceOps):
                 f"point or complex dtype. Got: {self.dtype.kind_name}"
             )
         if dim is None:
-            return ops.apply(np.mean, self, name="MeanBackward0", saves=False)
+            return ops.unary(np.mean, self, "MeanBackward0", False, compute=mean_of)
         return ops.apply(np.mean, self, name="MeanBackward1", saves=False, axis=_axes(dim), keepdims=keepdim)
 
     def _extremum(self, fn, arg, name, dim, keepdim):
@@ -453,35 +470,31 @@ class Tensor(InPlaceOps):
     # --- elementwise functions --------------------------------------------------------
 
     def exp(self):
-        return ops.apply(np.exp, self)
+        return ops.unary(np.exp, self)
 
     def log(self):
-        return ops.apply(np.log, self)
+        return ops.unary(np.log, self)
 
     def sqrt(self):
-        return ops.apply(np.sqrt, self)
+        return ops.unary(np.sqrt, self)
 
     def abs(self):
-        return ops.apply(np.absolute, self)
+        return ops.unary(np.absolute, self)
 
     def sin(self):
-        return ops.apply(np.sin, self)
+        return ops.unary(np.sin, self)
 
     def cos(self):
-        return ops.apply(np.cos, self)
+        return ops.unary(np.cos, self)
 
     def tanh(self):
-        return ops.apply(np.tanh, self)
+        return ops.unary(np.tanh, self)
 
     def sigmoid(self):
-        from ..nn import functional
-
-        return functional.sigmoid(self)
+        return ops.unary(activations.sigmoid, self, "SigmoidBackward0", compute=activations.expit)
 
     def relu(self):
-        from ..nn import functional
-
-        return functional.relu(self)
+        return ops.unary(activations.relu, self, "ReluBackward0")
 
     def softmax(self, dim):
         from ..nn import functional
@@ -496,7 +509,7 @@ class Tensor(InPlaceOps):
     # --- shapes ----------------------------------------------------------------------
 
     def reshape(self, *shape):
-        return ops.apply(np.reshape, self, _shape_args(shape), name="ViewBackward0", saves=False)
+        return ops.exact(np.reshape, self, "ViewBackward0", (_shape_args(shape),), _reshape)
 
     view = reshape
 
@@ -511,31 +524,33 @@ class Tensor(InPlaceOps):
             dim %= max(len(shape), 1)
             new = shape[:dim] + shape[dim + 1 :] if shape and shape[dim] == 1 else shape
         name = "SqueezeBackward0" if dim is None else "SqueezeBackward1"
-        return ops.apply(np.reshape, self, new, name=name, saves=False)
+        return ops.exact(np.reshape, self, name, (new,), _reshape)
 
     def unsqueeze(self, dim):
         shape = self._data.shape
         dim = dim if dim >= 0 else dim + len(shape) + 1
-        return ops.apply(np.reshape, self, shape[:dim] + (1,) + shape[dim:], name="UnsqueezeBackward0", saves=False)
+        return ops.exact(np.reshape, self, "UnsqueezeBackward0", (shape[:dim] + (1,) + shape[dim:],), _reshape)
 
     def permute(self, *dims):
-        return ops.apply(np.transpose, self, _shape_args(dims), name="PermuteBackward0", saves=False)
+        return ops.exact(np.transpose, self, "PermuteBackward0", (_shape_args(dims),), _transpose)
 
     def transpose(self, dim0, dim1):
         axes = list(range(self._data.ndim))
         axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
-        return ops.apply(np.transpose, self, tuple(axes), name="TransposeBackward0", saves=False)
+        return ops.exact(np.transpose, self, "TransposeBackward0", (tuple(axes),), _transpose)
 
     def t(self):
         if self._data.ndim < 2:
             return self
-        return ops.apply(np.transpose, self, (1, 0), name="TBackward0", saves=False)
+        return ops.exact(np.transpose, self, "TBackward0", ((1, 0),), _transpose)
 
     @property
     def T(self):
-        return ops.apply(np.transpose, self, None, name="PermuteBackward0", saves=False)
+        return ops.exact(np.transpose, self, "PermuteBackward0", (None,), _transpose)
 
     def __getitem__(self, index):
+        if type(index) is int:  # the commonest index: x[i]
+            return ops.exact(operator.getitem, self, "SelectBackward0", (index,))
         index = _index(index)
         name, advanced = _index_name(index)
         return ops.apply(operator.getitem, self, index, name=name, saves=advanced)
