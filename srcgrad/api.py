@@ -95,9 +95,11 @@ class _Lazy:
                 raise
 
     def get(self):
-        if self.derivative is None:
-            self.derivative = derive(self.fn, self.mode, self.wrt, verbose=self.verbose, source=self.source)
-        return self.derivative
+        """The derivative, built again when a name its calls resolved through was rebound."""
+        found = self.derivative
+        if found is None or (found.reads and not found.current()):
+            found = self.derivative = derive(self.fn, self.mode, self.wrt, verbose=self.verbose, source=self.source)
+        return found
 
 
 def _is_missing_name(exc):
@@ -118,7 +120,9 @@ def _transform(fn, mode, wrt, verbose, source=None):
         _check_differentiable(fn, names, checked, args, kwargs)
 
     guarded = getattr(lazy.derivative and lazy.derivative.function, "__srcgrad_guarded__", None)
-    if guarded is not None:  # built now: the dispatcher itself, checking once per kind of call
+    if guarded is not None and not lazy.derivative.reads:
+        # built now, calling nothing a rebinding could change: the dispatcher itself,
+        # checking once per kind of call
         derivative = functools.wraps(fn)(guarded(check if checked else None))
     else:
 

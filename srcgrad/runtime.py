@@ -76,6 +76,8 @@ def unbroadcast(g, x):
     if tx is _float:
         if tg is _float:
             return g
+        if np.iscomplexobj(g):
+            raise TypeError(_COMPLEX)
         return _float(np.sum(g)) if np.ndim(g) else _float(g)
     if isinstance(x, np.generic) and x.dtype.kind in "fc":
         return x.dtype.type(np.sum(g)) if np.ndim(g) else x.dtype.type(g)
@@ -90,8 +92,17 @@ def unbroadcast(g, x):
     return _reduce_to(g, np.shape(x), np.float64)
 
 
+_COMPLEX = (
+    "a complex gradient reached a real argument: a complex value was computed on the "
+    "differentiated path, and srcgrad's derivative rules are for real numbers; keep the "
+    "computation real (e.g. x.real, np.abs of real parts) or differentiate it by hand"
+)
+
+
 def _reduce_to(g, shape, dtype):
     g = np.asarray(g)
+    if g.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        raise TypeError(_COMPLEX)
     if g.shape != shape:
         extra = g.ndim - len(shape)
         if extra > 0:

@@ -75,3 +75,18 @@ def test_vjp_of_empty_output():
     out, pullback = srcgrad.vjp(double, np.zeros((0, 2)))
     (g,) = pullback(np.zeros((0, 2)))
     assert out.shape == (0, 2) and g.shape == (0, 2)
+
+
+def test_complex_intermediates_are_refused_not_truncated():
+    # the rules are for real numbers: a complex gradient cast to a real argument lost
+    # its imaginary part with only a ComplexWarning (|x (1+i)|^2 = 2 x^2 gave 0)
+    def through_complex(x):
+        return np.sum(np.abs(x * (1 + 1j)) ** 2)
+
+    def scalar_through_complex(x):
+        return abs(x * (1 + 1j)) ** 2
+
+    x = np.array([0.5, -1.2, 2.0])
+    for f, arg in ((through_complex, x), (through_complex, x), (scalar_through_complex, 0.7)):
+        with pytest.raises(TypeError, match="a complex gradient reached a real argument"):
+            srcgrad.grad(f)(arg)

@@ -65,6 +65,17 @@ def test_tensor_dtype_inference(data, dtype):
     assert torch.tensor(data).dtype.name == dtype
 
 
+def test_explicit_dtype_converts_python_numbers_directly():
+    # never through the inferred float32: -1.2 would become -1.2000000476837158
+    assert torch.tensor([-1.2, 0.1], dtype=torch.float64).tolist() == [-1.2, 0.1]
+    assert torch.tensor(0.1, dtype=torch.float64).item() == 0.1
+    assert torch.tensor([[1, 2]], dtype=torch.float64).dtype == torch.float64
+    assert torch.tensor([1.9, -1.9], dtype=torch.int64).tolist() == [1, -1]
+    assert torch.tensor([-1.2], dtype=torch.float32).item() == float(np.float32(-1.2))
+    assert torch.tensor(np.array([0.1]), dtype=torch.float32).item() == float(np.float32(0.1))
+    assert torch.tensor([torch.tensor(0.1, dtype=torch.float64)], dtype=torch.float64).item() == 0.1
+
+
 def test_promotion():
     f32, f64, i64 = torch.ones(2), torch.ones(2, dtype=torch.float64), torch.tensor([1, 2])
     assert (f32 * 2).dtype == torch.float32 and (f32 + 0.5).dtype == torch.float32

@@ -10,6 +10,7 @@ import inspect
 import linecache
 import re
 import textwrap
+import types
 import weakref
 from dataclasses import dataclass, field
 
@@ -73,6 +74,19 @@ class Program:
         return cls(message, self.filename, self.line(node), col + self.indent, text)
 
 
+def differentiated(fn):
+    """The function whose source stands for `fn`: what srcgrad's own wrappers
+    (`@srcgrad.compile`, derivatives) and wrappers that are not Python functions
+    (`functools.lru_cache`, ...) wrap; `fn` itself otherwise. A decorator's Python
+    wrapper (`functools.wraps`) is differentiated as written: it may compute something
+    else than the function it wraps."""
+    while hasattr(fn, "__wrapped__") and (
+        not isinstance(fn, types.FunctionType) or hasattr(fn, "__srcgrad_lazy__") or hasattr(fn, "__srcgrad_compiled__")
+    ):
+        fn = fn.__wrapped__
+    return fn
+
+
 def load(fn, source=None):
     """Recover `fn`'s source and parse it. `source` overrides recovery (for `exec`).
 
@@ -88,7 +102,7 @@ def load(fn, source=None):
     function itself show its lines.
     """
     bound = dict(getattr(fn, "__srcgrad_bound__", None) or {})
-    fn = inspect.unwrap(fn)
+    fn = differentiated(fn)
     code = getattr(fn, "__code__", None)
     try:
         parsed = _PARSED.get(fn, {}).get((source, code))
@@ -149,7 +163,7 @@ def _load(fn, source):
             if found is not None:
                 return found
         try:
-            lines, first_line = inspect.getsourcelines(fn)
+            lines, first_line = inspect.getsourcelines(code)  # not fn: inspect would unwrap it
         except (OSError, TypeError) as exc:
             raise SrcGradError(
                 f"cannot read the source of `{fn.__name__}` ({filename}): {exc}. srcgrad reads a "
@@ -187,7 +201,7 @@ def _parsed(fn, code, text, first_line):
     dedented = textwrap.dedent(text)
     indent = _indent_of(text)
     module = gast.parse(dedented)
-    tree = _find_def(module, fn.__name__)
+    tree = _find_def(module, code.co_name)  # the def's own name (a wrapper's __name__ is copied)
     if tree is None:
         return None
     tree.decorator_list = []

@@ -30,11 +30,19 @@ class Derivative:
     `function` dispatches and the general code is built when first needed (a call no
     specialization serves, or its text asked for)."""
 
-    __slots__ = ("function", "_general")
+    __slots__ = ("function", "_general", "reads")
 
-    def __init__(self, function, general):
+    def __init__(self, function, general, reads=()):
         self.function = function
         self._general = general  # () -> the general code's function
+        # (namespace, name, callable) for each global or cell name its calls resolved
+        # through, its callees' included: it is stale once one of them is rebound
+        self.reads = reads
+
+    def current(self):
+        """Whether every global or cell name its calls resolved through still means the
+        object it meant (else it is stale: build it again)."""
+        return not self.reads or resolve.still_read(self.reads)
 
     @property
     def source(self):
@@ -63,7 +71,8 @@ def derive(fn, mode="grad", wrt=(0,), verbose=False, source=None):
     """
     key = (mode, wrt)
     found = cache.get(fn, key)
-    if found is not None:
+    if found is not None and found.current():
+        resolve.note_reads(found.reads)
         return found
     _BUILDING.add((fn, key))
     try:
@@ -133,10 +142,12 @@ class _Pending:
 
 
 def _derive(fn, mode, wrt, verbose, source, key):
-    prepared = _prepare(fn, mode, wrt, verbose, source)
-    if mode not in _SPECIALIZED:
-        function = _finish(prepared, verbose)
-        return cache.put(fn, key, Derivative(function, lambda: function))
+    with resolve.reads_logged() as log:
+        prepared = _prepare(fn, mode, wrt, verbose, source)
+        if mode not in _SPECIALIZED:
+            function = _finish(prepared, verbose)
+            return cache.put(fn, key, Derivative(function, lambda: function, _distinct(log)))
+    reads = _distinct(log)
     arity = len(prepared.sweeps.args.args) + (1 if mode == "vjp" else 0)  # vjp: the seed first; no *args
     name = f"{prepared.program.name}_{mode}"
     alive = _weak(fn)  # the derivative must not keep its function alive (cache.py)
@@ -150,7 +161,12 @@ def _derive(fn, mode, wrt, verbose, source, key):
     if verbose:
         general()  # printed now
     function = cache.specializing(general, build, name, arity)
-    return cache.put(fn, key, Derivative(function, general))
+    return cache.put(fn, key, Derivative(function, general, reads))
+
+
+def _distinct(log):
+    """The reads of `log` (see resolve.reads_logged), each (namespace, name) once."""
+    return tuple({(id(namespace), name): (namespace, name, value) for namespace, name, value in log}.values())
 
 
 def _sweeps_for_each_build(prepared, prepare_again):

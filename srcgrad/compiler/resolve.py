@@ -5,10 +5,13 @@ a local value (`x.T`, `x.shape`); nodes are not modified. A call's function is l
 in the parameters bound to a known function (`calls.with_functions`), the function's
 closure cells, then its globals, then builtins, following attribute chains
 (`np.linalg.norm`). A method on a local value (`x.sum(0)`) resolves through
-`rules.methods` to the NumPy function whose rule it uses.
+`rules.methods` to the NumPy function whose rule it uses. The names resolved through
+globals and closure cells are logged for the derivation in progress (`reads_logged`).
 """
 
 import builtins
+import contextlib
+import types
 from dataclasses import dataclass
 
 import gast
@@ -51,6 +54,54 @@ def _chain(node):
     return None
 
 
+# The read logs of the derivations in progress: each gets (namespace, name, value) for
+# every global or closure cell that a name was resolved through to a callable (modules
+# aside: they are not rebound; other values the generated code reads by name), so a derivative can tell later that a name it fixed means another
+# object now (a helper redefined in a notebook, `act = np.sin`).
+_LOGS = []
+
+
+@contextlib.contextmanager
+def reads_logged():
+    """Log the namespace reads of call resolution inside the block into the list it gives
+    (see `_LOGS`); an enclosing block's log gets them too."""
+    log = []
+    _LOGS.append(log)
+    try:
+        yield log
+    finally:
+        _LOGS.remove(log)
+
+
+def note_reads(reads):
+    """Add `reads`, logged by an earlier derivation, to the logs in progress (a derivative
+    that calls another depends on what that one resolved)."""
+    for log in _LOGS:
+        log.extend(reads)
+
+
+def _note(namespace, name, value):
+    if _LOGS and callable(value) and not isinstance(value, types.ModuleType):  # what calls resolve to
+        for log in _LOGS:
+            log.append((namespace, name, value))
+
+
+def still_read(reads):
+    """Whether every logged name still means the object it meant (a dict is a module's
+    globals, anything else a closure cell)."""
+    for namespace, name, value in reads:
+        if type(namespace) is dict:
+            if namespace.get(name, _MISSING) is not value:
+                return False
+        else:
+            try:
+                if namespace.cell_contents is not value:
+                    return False
+            except ValueError:  # the cell was emptied
+                return False
+    return True
+
+
 def lookup_path(parts, program):
     """The object that the dotted name `parts` means in `program`'s scope, or _MISSING."""
     first = parts[0]
@@ -63,8 +114,10 @@ def lookup_path(parts, program):
             value = program.cells[first].cell_contents
         except ValueError:
             return _MISSING
+        _note(program.cells[first], first, value)
     elif first in program.globals:
         value = program.globals[first]
+        _note(program.globals, first, value)
     elif hasattr(builtins, first):
         value = getattr(builtins, first)
     else:

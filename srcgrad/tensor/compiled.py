@@ -250,7 +250,7 @@ def compile(fn):
 
     run = _fast_call(_arity(fn), slow, kinds, cls)
     functools.update_wrapper(run, fn)
-    run.__wrapped__ = fn
+    run.__wrapped__ = run.__srcgrad_compiled__ = fn  # srcgrad differentiates fn for run
     return run
 
 

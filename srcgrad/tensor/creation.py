@@ -82,11 +82,16 @@ def _infer(data):
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
-    """A new leaf holding a copy of `data` (a number, nested list or NumPy array)."""
-    arr = _infer(data)
-    if dtype is not None:
-        arr = arr.astype(dtypes.as_dtype(dtype).numpy)
-    return _leaf(arr, requires_grad)
+    """A new leaf holding a copy of `data` (a number, nested list or NumPy array).
+
+    With `dtype`, Python numbers convert straight to it (never through the inferred
+    float32, which would round a float64's values)."""
+    if dtype is None:
+        return _leaf(_infer(data), requires_grad)
+    target = dtypes.as_dtype(dtype).numpy
+    if isinstance(data, (Tensor, np.ndarray, np.generic)):
+        return _leaf(_infer(data).astype(target), requires_grad)
+    return _leaf(np.array(_unwrap(data), dtype=target), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):

@@ -1,0 +1,98 @@
+"""A derivative fixes the functions its calls resolve to when it is built; the generated
+code calls them by name. When a global or closure name it resolved is rebound (a helper
+redefined in a notebook, `act = np.sin`), the derivative is stale: `srcgrad.grad` and
+every call of an existing derivative build it again, so forward and backward never mix
+the old callee and the new one."""
+
+import numpy as np
+import pytest
+
+import srcgrad
+
+X = np.array([0.5, -1.2, 2.0])
+
+
+def helper(v):
+    return v**2
+
+
+def uses_helper(x):
+    return np.sum(helper(x))
+
+
+def outer(x):
+    return 2.0 * uses_helper(x)
+
+
+act = np.tanh
+
+
+def uses_act(x):
+    return np.sum(act(x))
+
+
+@pytest.fixture
+def rebind(monkeypatch):
+    def cube(v):
+        return v**3
+
+    def apply():
+        monkeypatch.setitem(globals(), "helper", cube)
+        monkeypatch.setitem(globals(), "act", np.sin)
+
+    return apply
+
+
+def test_a_new_derivative_after_rebinding_uses_the_new_callees(rebind):
+    np.testing.assert_allclose(srcgrad.grad(uses_helper)(X), 2 * X)
+    np.testing.assert_allclose(srcgrad.grad(outer)(X), 4 * X)
+    np.testing.assert_allclose(srcgrad.grad(uses_act)(X), 1 - np.tanh(X) ** 2)
+    rebind()
+    np.testing.assert_allclose(srcgrad.grad(uses_helper)(X), 3 * X**2)
+    np.testing.assert_allclose(srcgrad.grad(outer)(X), 6 * X**2)  # through a callee's callee
+    np.testing.assert_allclose(srcgrad.grad(uses_act)(X), np.cos(X))
+
+
+def test_an_existing_derivative_is_rebuilt_at_its_next_call(rebind):
+    grad_helper, grad_act = srcgrad.grad(uses_helper), srcgrad.grad(uses_act)
+    value_and_grad = srcgrad.value_and_grad(outer)
+    grad_act(X), grad_helper(X), value_and_grad(X)
+    rebind()
+    np.testing.assert_allclose(grad_helper(X), 3 * X**2)
+    np.testing.assert_allclose(grad_act(X), np.cos(X))
+    value, gradient = value_and_grad(X)
+    assert value == pytest.approx(2 * np.sum(X**3)) and np.allclose(gradient, 6 * X**2)
+    out, pullback = srcgrad.vjp(uses_act, X)
+    assert out == pytest.approx(np.sum(np.sin(X))) and np.allclose(pullback(1.0)[0], np.cos(X))
+    _, tangent = srcgrad.jvp(uses_act, (X,), (np.ones(3),))
+    assert tangent == pytest.approx(np.sum(np.cos(X)))
+
+
+def test_a_rebound_closure_cell_makes_the_derivative_stale():
+    def make():
+        h = np.tanh
+
+        def f(x):
+            return np.sum(h(x))
+
+        def use_cos():
+            nonlocal h
+            h = np.cos
+
+        return f, use_cos
+
+    f, use_cos = make()
+    df = srcgrad.grad(f)
+    np.testing.assert_allclose(df(X), 1 - np.tanh(X) ** 2)
+    use_cos()
+    np.testing.assert_allclose(df(X), -np.sin(X))
+    np.testing.assert_allclose(srcgrad.grad(f)(X), -np.sin(X))
+
+
+def test_derivatives_calling_only_numpy_are_the_dispatcher_itself():
+    # nothing to re-check per call: the fast path of a derivative is unchanged
+    def plain(x):
+        return np.sum(np.tanh(x) * 2.0)
+
+    assert srcgrad.compiler.pipeline.derive(plain, "grad", 0).reads == ()
+    assert srcgrad.grad(uses_act).__srcgrad_lazy__.derivative.reads != ()
