@@ -20,6 +20,12 @@ _UFUNCS = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.mul
 _NUMBERS = (float, int)
 
 E11 = "a leaf Variable that requires grad is being used in an in-place operation."
+E_KEPT = (
+    "an in-place operation on a tensor whose values the graph keeps for backward (an input "
+    "of an op that saves it, an output that its op reads back, a view or the base of a "
+    "view) is not supported by the shim: backward would read the changed values; write "
+    "it out of place (y = y + 1 instead of y += 1)"
+)
 
 
 def _method(primitive, name, floating=False):
@@ -70,6 +76,7 @@ class InPlaceOps:
         if _mode.enabled and (self._requires_grad or (isinstance(other, ops.Tensor) and other._requires_grad)):
             if self._requires_grad and self._grad_fn is None:
                 raise RuntimeError(E11)
+            self._refuse_if_kept()
             self._check_cast(other, floating)
             source = type(self)._make(self._data.copy(), self._requires_grad)
             source._grad_fn = self._grad_fn
@@ -86,6 +93,27 @@ class InPlaceOps:
         finally:
             ops.loud(token)
         return self
+
+    def _refuse_if_recorded(self, src=None):
+        """An overwrite the shim does not record (`copy_`, `normal_`, ...), with grad mode
+        on: E11 on a leaf that requires grad; refused on a tensor in a graph (its gradient
+        would still flow to the values it replaced) or from a `src` that requires grad
+        (none would flow to it)."""
+        if _mode.enabled and (self._requires_grad or (isinstance(src, ops.Tensor) and src._requires_grad)):
+            if self._requires_grad and self._grad_fn is None:
+                raise RuntimeError(E11)
+            raise NotImplementedError(
+                "an overwrite (copy_, normal_, uniform_) of or from a tensor that is part of a graph is "
+                "not supported by the shim"
+            )
+
+    def _refuse_if_kept(self):
+        """Raise before a recorded in-place write that would change values a graph node
+        keeps for its backward (PyTorch raises at backward, by version counters), or
+        that would reach a view or the base of a view (PyTorch rebases their graphs;
+        the shim does not): either would give a wrong gradient."""
+        if getattr(self, "_shared", False) or self._data.base is not None or ops.keeps_result(self._grad_fn):
+            raise RuntimeError(E_KEPT)
 
     def _check_cast(self, other, floating):
         result = dtypes.result_type(self._data, other._data if isinstance(other, ops.Tensor) else other)
@@ -129,23 +157,20 @@ class InPlaceOps:
         return self
 
     def copy_(self, src):
-        if _mode.enabled and self._requires_grad and self._grad_fn is None:
-            raise RuntimeError(E11)
+        self._refuse_if_recorded(src)
         self._data[...] = src._data if isinstance(src, ops.Tensor) else src
         return self
 
     def normal_(self, mean=0.0, std=1.0):
         from .creation import _rng
 
-        if _mode.enabled and self._requires_grad and self._grad_fn is None:
-            raise RuntimeError(E11)
+        self._refuse_if_recorded()
         self._data[...] = _rng().normal(mean, std, self._data.shape)
         return self
 
     def uniform_(self, a=0.0, b=1.0):
         from .creation import _rng
 
-        if _mode.enabled and self._requires_grad and self._grad_fn is None:
-            raise RuntimeError(E11)
+        self._refuse_if_recorded()
         self._data[...] = _rng().uniform(a, b, self._data.shape)
         return self

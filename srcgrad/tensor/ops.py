@@ -13,6 +13,7 @@ is a leaf. Gradients returned by nodes have their input's shape and dtype.
 `Tensor` is bound by `tensor.py` when it is imported (the class needs this module).
 """
 
+import dis
 import numbers
 import operator
 
@@ -174,6 +175,8 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, *
         ans = ans.astype(out_dtype)
     if needs:
         return _tracked(ans, primitive, name, saves, args, tuple(arrays), kwargs)
+    if ans.base is not None:  # a view: writing into either changes the other
+        _mark_shared(*args)
     return _leaf(ans)
 
 
@@ -204,6 +207,8 @@ def exact(primitive, a, name, consts=(), compute=None):
     ans = (compute or primitive)(x, *consts)
     if type(ans) is not _ndarray:
         ans = np.array(ans)
+    elif ans.base is not None:  # a view: writing into either changes the other
+        a._shared = True
     if a._requires_grad and _mode.enabled:
         return _tracked_one(ans, primitive, name, False, a, x, consts)
     return _leaf(ans)
@@ -215,6 +220,8 @@ def _tracked_one(ans, primitive, name, saves, a, x, consts):
     fn = a._grad_fn
     if fn is None:
         fn = a._accumulate_grad()
+    if saves:
+        a._shared = True
     kind = _NODES.get((primitive, name))
     if kind is None:
         kind = _node_kind(primitive, name)
@@ -226,6 +233,15 @@ def _tracked_one(ans, primitive, name, saves, a, x, consts):
     out._retains_grad = False
     out._grad = out._accumulator = None
     return out
+
+
+def _mark_shared(*args):
+    """Mark the tensors among `args` as shared: a node keeps their arrays (or a view of
+    them was made), so an in-place write into them must be refused while they are in a
+    graph (`InPlaceOps._inplace`). The flag is set only here: unset reads as False."""
+    for a in args:
+        if isinstance(a, Tensor):
+            a._shared = True
 
 
 _NO_KWARGS = {}  # shared by nodes recorded without keyword arguments; never written
@@ -244,6 +260,8 @@ def _leaf(ans):
 def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
     """A new Tensor over `ans`, the result of a new node of `primitive` over `args`
     (computed as `arrays`)."""
+    if saves or ans.base is not None:
+        _mark_shared(*args)
     edges = []
     in_dtypes = []
     for a in args:
@@ -272,6 +290,7 @@ def composite(name, fn, *args, **kwargs):
     """Run Tensor code `fn(*args)`; when tracked, record it as one node called `name`."""
     if not _mode.enabled or not any(isinstance(a, Tensor) and a._requires_grad for a in args):
         return fn(*args, **kwargs)
+    _mark_shared(*args)  # the inner graph keeps their arrays
     inner = [Tensor._make(a._data, a._requires_grad) if isinstance(a, Tensor) else a for a in args]
     result = fn(*inner, **kwargs)
     if result._grad_fn is None:  # the output does not depend on any input needing grad
@@ -359,11 +378,15 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
     if isinstance(a, Tensor):
         dtype_a = x.dtype
         edge_a = (fn if (fn := a._grad_fn) is not None else a._accumulate_grad(), 0) if a._requires_grad else _NO_EDGE
+        if saves:
+            a._shared = True  # see _mark_shared
     else:
         dtype_a, edge_a = None, _NO_EDGE
     if isinstance(b, Tensor):
         dtype_b = y.dtype
         edge_b = (fn if (fn := b._grad_fn) is not None else b._accumulate_grad(), 0) if b._requires_grad else _NO_EDGE
+        if saves:
+            b._shared = True
     else:
         dtype_b, edge_b = None, _NO_EDGE
     kind = _NODES.get((primitive, name))
@@ -413,3 +436,35 @@ def matmul(a, b):
 
 
 _MATMUL_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0", (1, 2): "SqueezeBackward4"}
+
+
+def keeps_result(node):
+    """Whether `node`'s backward reads its own output array (so an in-place write into
+    that output would change its gradient): a RuleNode that saves, with a rule reading
+    `ans`; a composite or compiled node (conservatively)."""
+    if node is None:
+        return False
+    if not isinstance(node, RuleNode):
+        return True
+    if not node.saves:
+        return False
+    rule = node.rule
+    found = _READS_ANS.get(id(rule))
+    if found is None or found[0] is not rule:
+        found = _READS_ANS[id(rule)] = (rule, any(_reads_ans(d) for d in rule.vjps.values()))
+    return found[1]
+
+
+_READS_ANS = {}  # id(rule) -> (rule, whether a vjp of it reads `ans`)
+
+
+def _reads_ans(derivative):
+    if derivative.kind not in ("scale", "vjp"):
+        return True
+    code = getattr(derivative.fn, "__code__", None)
+    if code is None or "ans" not in code.co_varnames:
+        return code is None
+    return any(
+        ins.opname.startswith("LOAD_FAST") and "ans" in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
+        for ins in dis.get_instructions(code)
+    )

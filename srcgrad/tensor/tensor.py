@@ -116,7 +116,9 @@ def _comparison(primitive):
 class Tensor(InPlaceOps):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
-    __slots__ = ("_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_retains_grad", "__weakref__")
+    __slots__ = (
+        "_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_retains_grad", "_shared", "__weakref__",
+    )
     __array_priority__ = 1000
 
     def __init__(self, *args, dtype=None, requires_grad=False):
