@@ -10,10 +10,13 @@ import pytest
 import corpus_python
 from conftest import numerical_grad
 import srcgrad
+from srcgrad.compiler import cache
 
 
 def _stages(fn, capsys, **kwargs):
-    """{stage name: code after it} for the derivative of `fn`."""
+    """{stage name: code after it} for the derivative of `fn` (built now: a derivative
+    another test built is cached and prints nothing)."""
+    cache.clear()
     srcgrad.grad(fn, verbose="stages", **kwargs)
     text = capsys.readouterr().out
     parts = re.split(r"^--- after (.*) ---$", text, flags=re.M)

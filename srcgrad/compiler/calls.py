@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import NotDifferentiableError
 from . import syntax
-from .resolve import _MISSING, _chain, lookup_path
+from .scope import MISSING, dotted_parts, lookup_path
 
 
 @dataclass
@@ -211,7 +211,7 @@ def with_functions(program, fn, arguments, is_local):
     found = {}
     for name, param in inspect.signature(fn).parameters.items():
         if name in arguments.arguments:
-            parts = _chain(arguments.arguments[name]) if isinstance(arguments.arguments[name], gast.AST) else None
+            parts = dotted_parts(arguments.arguments[name]) if isinstance(arguments.arguments[name], gast.AST) else None
             if parts is None or (is_local(parts[0]) and parts[0] not in program.bound):
                 continue
             value = lookup_path(parts, program)
@@ -219,7 +219,7 @@ def with_functions(program, fn, arguments, is_local):
             value = param.default
         else:
             continue
-        if value is not _MISSING and _is_function(value):
+        if value is not MISSING and _is_function(value):
             found[name] = value
     if not found or "__wrapped__" in fn.__dict__:
         return fn

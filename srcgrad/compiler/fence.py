@@ -12,7 +12,7 @@ import importlib
 
 import gast
 
-from . import syntax
+from . import sharing, syntax
 
 _ADVICE = {
     gast.Try: ("`try`", "move it outside the differentiated function"),
@@ -127,19 +127,21 @@ def shared_augmented(program):
     """`b = a; b += 1` changes `a` too when they are arrays (not when they are floats);
     srcgrad computes `b = b + 1`. Returns {(line, column) of such an augmented assignment:
     [(other name, message)]} for each name that may share memory with its target and is
-    read afterwards; the generated code checks at run time that they do not."""
+    read afterwards, and for each argument it may still be; the generated code checks at
+    run time that they do not. Every other augmented assignment that may change memory
+    still in use is refused here (sharing.py)."""
     tree = program.tree
-    found = {}
+    found, guards = {}, {}
+    if not any(isinstance(n, gast.AugAssign) for n in syntax.walk(tree)):
+        return found
     pairs = []
     for node in _assignments(tree):
         if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
             other = _shares_memory(node.value)
             if other is not None and other != node.targets[0].id:
                 pairs.append((node.targets[0].id, other, node))
-    if not pairs:
-        return found
-    loops = [n for n in syntax.walk(tree) if isinstance(n, (gast.For, gast.While))]
-    for node in syntax.walk(tree):
+    loops = [n for n in syntax.walk(tree) if isinstance(n, (gast.For, gast.While))] if pairs else []
+    for node in syntax.walk(tree) if pairs else ():
         if not (isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name)):
             continue
         name = node.target.id
@@ -160,6 +162,15 @@ def shared_augmented(program):
                     f"{_OPERATORS.get(type(node.op), '+')} ...` for a new array, or copy first (`.copy()`)"
                 )
                 found.setdefault((node.lineno, node.col_offset), []).append((other, message))
+                if name == a:  # `name = <view of other>`: the check guards the statement
+                    guards.setdefault((node.lineno, node.col_offset), []).append((other, made))
+    for key, checks in sharing.check(program, tree, guards).items():
+        found.setdefault(key, []).extend(checks)
+    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
+    for stmt in tree.body:
+        nested = stmt if isinstance(stmt, gast.FunctionDef) else None
+        if nested is not None and any(isinstance(n, gast.AugAssign) for n in syntax.walk(nested)):
+            sharing.check(program, nested, {}, local)
     return found
 
 

@@ -16,22 +16,13 @@ Anything else is a `NotDifferentiableError` at the change's line, saying what to
 instead. The pass returns `{base: names that may share its memory}`; it never changes the tree.
 """
 
-import numpy as np
-
 import gast
 
 from ..errors import NotDifferentiableError
 from . import syntax
+from .sharing import VIEW_FUNCTIONS, VIEW_METHODS
 
 CHANGING_METHODS = {"append"}  # the in-place methods reverse mode can undo
-
-_VIEW_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view", "diagonal", "__getitem__"}
-_VIEW_FUNCTIONS = {
-    np.reshape, np.ravel, np.transpose, np.asarray, np.asanyarray, np.broadcast_to, np.squeeze,
-    np.expand_dims, np.moveaxis, np.swapaxes, np.diagonal, np.atleast_1d, np.atleast_2d, np.atleast_3d,
-    np.flip, np.fliplr, np.flipud, np.rot90, np.real, np.imag, np.ascontiguousarray, np.asfortranarray,
-    np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,
-}
 
 
 def changes(statements, calls):
@@ -88,15 +79,29 @@ def _reads_base(value, base, calls, base_is_list=False):
         if callee is None:
             return False
         if callee.kind == "method":
-            return callee.receiver == base and callee.path in _VIEW_METHODS
+            return callee.receiver == base and callee.path in VIEW_METHODS
         if callee.kind == "function" and _is_view_function(callee.obj):
             return any(syntax.is_name(a, base) for a in value.args)
     return False
 
 
+def _may_view(value, base, calls, base_is_list=False):
+    """Whether the simple expression `value` may share memory with the name `base`: as
+    `_reads_base` sees it, or a call not known to make a new object (a user function, an
+    unknown method, `x.astype(t, copy=False)`) that is given `base`."""
+    if _reads_base(value, base, calls, base_is_list):
+        return True
+    if not isinstance(value, gast.Call) or _is_fresh(value, calls):
+        return False
+    given = list(value.args) + [k.value for k in value.keywords]
+    if isinstance(value.func, gast.Attribute):
+        given.append(value.func.value)
+    return any(syntax.is_name(a, base) for a in given)
+
+
 def _is_view_function(obj):
     try:
-        return obj in _VIEW_FUNCTIONS
+        return obj in VIEW_FUNCTIONS
     except TypeError:
         return False
 
@@ -110,7 +115,10 @@ def _is_fresh(value, calls):
         if callee is None or callee.kind == "unresolved":
             return False
         if callee.kind == "method":
-            return callee.path not in _VIEW_METHODS and callee.path in {"copy", "astype", "tolist", "flatten"}
+            if callee.path == "astype":  # `copy=False` returns the array itself when it can
+                return all(k.arg != "copy" or (syntax.is_const(k.value) and k.value.value is True)
+                           for k in value.keywords)
+            return callee.path in {"copy", "tolist", "flatten"}
         if callee.kind == "function":
             obj = callee.obj
             if _is_view_function(obj):
@@ -233,10 +241,14 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
                 NotDifferentiableError,
             )
     changed = [(s, blocks.fresh_before(s, b, calls)) for s, b in found if b in group]
-    for alias in sorted(group - {base}):
+    seen = _with_hidden_views(group, assigns, calls)
+    for alias in sorted(seen - {base}):
         if not activity.is_active(alias):
             continue
-        defs = [a for a in assigns if a.targets[0].id == alias and any(_reads_base(a.value, b, calls) for b in group)]
+        if alias in group:
+            defs = [a for a in assigns if a.targets[0].id == alias and any(_reads_base(a.value, b, calls) for b in group)]
+        else:  # a hidden view (`_with_hidden_views`)
+            defs = [a for a in assigns if a.targets[0].id == alias and any(_may_view(a.value, b, calls) for b in seen)]
         # a change of an object made (fresh) after the alias was taken cannot reach the alias
         changed_stmts = [s for s, fresh in changed
                          if fresh is None or len(defs) != 1 or _between(defs[0], fresh, s, blocks)]
@@ -254,6 +266,22 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
             "belongs to: copy it (`.copy()`), or index the original array directly "
             "(`Z[i, j] = ...` rather than `Z[i][j] = ...`)", NotDifferentiableError,
         )
+
+
+def _with_hidden_views(group, assigns, calls):
+    """`group` and the names that may share its memory through calls `_reads_base` does
+    not follow (see `_may_view`), and their aliases in turn. Only the checks read them:
+    the undo of a change saves and restores through `group` alone."""
+    seen = set(group)
+    grew = True
+    while grew:
+        grew = False
+        for a in assigns:
+            name = a.targets[0].id
+            if name not in seen and any(_may_view(a.value, b, calls, _is_list(b, assigns)) for b in seen):
+                seen.add(name)
+                grew = True
+    return seen
 
 
 def _between(definition, fresh, change, blocks):

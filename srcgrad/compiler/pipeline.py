@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 import gast
 
-from . import activity, anf, cache, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, origins, resolve, reverse, scaling, split, standalone, syntax, versions
+from . import activity, anf, cache, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, origins, resolve, reverse, scaling, scope, split, standalone, syntax, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -42,7 +42,7 @@ class Derivative:
     def current(self):
         """Whether every global or cell name its calls resolved through still means the
         object it meant (else it is stale: build it again)."""
-        return not self.reads or resolve.still_read(self.reads)
+        return not self.reads or scope.still_read(self.reads)
 
     @property
     def source(self):
@@ -72,7 +72,7 @@ def derive(fn, mode="grad", wrt=(0,), verbose=False, source=None):
     key = (mode, wrt)
     found = cache.get(fn, key)
     if found is not None and found.current():
-        resolve.note_reads(found.reads)
+        scope.note_reads(found.reads)
         return found
     _BUILDING.add((fn, key))
     try:
@@ -142,7 +142,7 @@ class _Pending:
 
 
 def _derive(fn, mode, wrt, verbose, source, key):
-    with resolve.reads_logged() as log:
+    with scope.reads_logged() as log:
         prepared = _prepare(fn, mode, wrt, verbose, source)
         if mode not in _SPECIALIZED:
             function = _finish(prepared, verbose)
@@ -165,7 +165,7 @@ def _derive(fn, mode, wrt, verbose, source, key):
 
 
 def _distinct(log):
-    """The reads of `log` (see resolve.reads_logged), each (namespace, name) once."""
+    """The reads of `log` (see scope.reads_logged), each (namespace, name) once."""
     return tuple({(id(namespace), name): (namespace, name, value) for namespace, name, value in log}.values())
 
 
@@ -240,8 +240,7 @@ def _prepare(fn, mode, wrt, verbose, source):
     shared = fence.shared_augmented(program)
     tree = syntax.copy(program.tree)
     _show(verbose, "parse and check", tree)
-    scope = lambda name: resolve.lookup_path([name], program)  # noqa: E731
-    namer = Namer.for_tree(tree, scope)
+    namer = Namer.for_tree(tree, lambda name: scope.lookup_path([name], program))
     with _user_errors(program, mode):
         local_functions = closures.extract(tree, program)
         namer.helpers.update(program.nested)  # generated code calls them by their own names

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import runtime
 from ..rules import operators
-from . import resolve, syntax
+from . import scope, syntax
 from .kinds import BOTTOM, TOP, join, least_fixed_point, strict  # the same lattice, over shapes
 
 
@@ -183,7 +183,7 @@ class _Resolver:
             return None
         else:
             obj = self.namer.scope(root)
-            if obj is resolve._MISSING:
+            if obj is scope.MISSING:
                 return None
         for part in reversed(parts):
             obj = getattr(obj, part, None)

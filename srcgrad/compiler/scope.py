@@ -1,0 +1,110 @@
+"""What a name means in the scope of the user's function, and the log of what a
+derivation looked up.
+
+`lookup_path(parts, program)` is the one lookup of dotted names (`np.linalg.norm`,
+`helper`) for every stage that must know the object a name means at build time (the
+sharing analysis, call resolution, function arguments). The callables it finds through
+globals and closure cells are logged for the derivations in progress, so that a
+derivative can tell when one of those names is rebound (`still_read`).
+"""
+
+import builtins
+import contextlib
+import types
+
+import gast
+
+MISSING = object()
+
+
+def dotted_parts(node):
+    """["np", "linalg", "norm"] for the expression `np.linalg.norm`; None for anything
+    but a name or a chain of attributes on one."""
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, gast.Name):
+        parts.append(node.id)
+        return list(reversed(parts))
+    return None
+
+
+# The read logs of the derivations in progress: each gets (namespace, name, value) for
+# every global or closure cell that a name was resolved through to a callable (modules
+# aside: they are not rebound; other values the generated code reads by name), so a
+# derivative can tell later that a name it fixed means another object now (a helper
+# redefined in a notebook, `act = np.sin`).
+_LOGS = []
+
+
+@contextlib.contextmanager
+def reads_logged():
+    """Log the namespace reads of call resolution inside the block into the list it gives
+    (see `_LOGS`); an enclosing block's log gets them too."""
+    log = []
+    _LOGS.append(log)
+    try:
+        yield log
+    finally:
+        _LOGS.remove(log)
+
+
+def note_reads(reads):
+    """Add `reads`, logged by an earlier derivation, to the logs in progress (a derivative
+    that calls another depends on what that one resolved)."""
+    for log in _LOGS:
+        log.extend(reads)
+
+
+def _note(namespace, name, value):
+    if _LOGS and callable(value) and not isinstance(value, types.ModuleType):  # what calls resolve to
+        for log in _LOGS:
+            log.append((namespace, name, value))
+
+
+def still_read(reads):
+    """Whether every logged name still means the object it meant (a dict is a module's
+    globals, anything else a closure cell)."""
+    for namespace, name, value in reads:
+        if type(namespace) is dict:
+            if namespace.get(name, MISSING) is not value:
+                return False
+        else:
+            try:
+                if namespace.cell_contents is not value:
+                    return False
+            except ValueError:  # the cell was emptied
+                return False
+    return True
+
+
+def lookup_path(parts, program):
+    """The object that the dotted name `parts` means in `program`'s scope, or MISSING.
+
+    The first name is looked up in the parameters bound to a known function, the
+    recursive nested functions, the closure cells, the globals, then builtins; a name
+    found in cells or globals is logged (`reads_logged`)."""
+    first = parts[0]
+    if first in program.bound:
+        value = program.bound[first]
+    elif first in program.nested:
+        value = program.nested[first]
+    elif first in program.cells:
+        try:
+            value = program.cells[first].cell_contents
+        except ValueError:
+            return MISSING
+        _note(program.cells[first], first, value)
+    elif first in program.globals:
+        value = program.globals[first]
+        _note(program.globals, first, value)
+    elif hasattr(builtins, first):
+        value = getattr(builtins, first)
+    else:
+        return MISSING
+    for part in parts[1:]:
+        value = getattr(value, part, MISSING)
+        if value is MISSING:
+            return MISSING
+    return value

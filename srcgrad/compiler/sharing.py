@@ -1,0 +1,612 @@
+"""May-share analysis: is an augmented assignment a rebinding?
+
+NumPy runs `z += v` (and `-=`, `*=`, ...) in place when `z` is an array, and `l[i] += v`
+in place on the array `l[i]` when `l` is a list or dict: every value sharing that memory
+changes too. srcgrad compiles both as rebinding (`z = z + v`, anf.py), which is exact
+only when no value used afterwards can share the changed memory. `check` proves that
+for each augmented assignment, or refuses it (`NotDifferentiableError`, at decoration).
+
+The abstract state is a symmetric relation *may share* between nodes: a local name `n`,
+the contents `n[]` of a local name (what a list, tuple or dict holds) and OUTSIDE
+(memory the function does not make: arguments, globals, what an unknown call returns).
+Statements update it in order (a new binding forgets the name's pairs), branches join
+by union, loops repeat to a fixpoint. Invariant: two nodes that may share memory on some
+run are related (the relation may hold more). A binding relates the name to its
+sources and to their neighbours, so chains of views and aliases stay related.
+"""
+
+import math
+import types
+
+import gast
+import numpy as np
+
+from ..errors import NotDifferentiableError
+from . import frontend, syntax
+from .scope import MISSING, dotted_parts, lookup_path
+
+# what may return (a view of) its receiver or argument (mutation.py reads them too)
+VIEW_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view", "diagonal", "__getitem__"}
+VIEW_FUNCTIONS = {
+    np.reshape, np.ravel, np.transpose, np.asarray, np.asanyarray, np.broadcast_to, np.squeeze,
+    np.expand_dims, np.moveaxis, np.swapaxes, np.diagonal, np.atleast_1d, np.atleast_2d, np.atleast_3d,
+    np.flip, np.fliplr, np.flipud, np.rot90, np.real, np.imag, np.ascontiguousarray, np.asfortranarray,
+    np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,
+}
+OUTSIDE = "<outside>"
+NOTHING = frozenset()
+_UNKNOWN = (frozenset({OUTSIDE}), frozenset({OUTSIDE}))
+
+# methods returning an element (or a view of the elements) of their receiver
+_ELEMENT_METHODS = {"get", "pop", "values", "items", "keys", "setdefault", "__getitem__"}
+# methods returning a new object (or None) of NumPy arrays and lists; any other method may
+# return its receiver (`conj` of a real array does), an argument or something outside
+_FRESH_METHODS = {
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "choose", "clip", "compress", "cumprod", "cumsum",
+    "dot", "flatten", "item", "max", "mean", "min", "nonzero", "prod", "repeat", "round", "searchsorted", "std",
+    "sum", "take", "tolist", "tobytes", "trace", "var", "index", "count", "fill", "sort", "put", "partition",
+    "resize", "setfield", "setflags", "reverse", "remove", "clear",
+}
+# NumPy functions that may return (a view of) an argument, besides mutation's
+_MORE_VIEWS = {getattr(np, f) for f in ("diag", "einsum", "asarray_chkfinite", "real_if_close", "trim_zeros",
+                                        "broadcast_arrays", "unstack", "permute_dims", "matrix_transpose",
+                                        "require", "asmatrix", "meshgrid", "ndarray") if hasattr(np, f)}
+# methods that put their arguments into the receiver (a list, dict or set)
+_STORING_METHODS = {"append", "extend", "insert", "update", "setdefault", "add"}
+_FRESH_BUILTINS = {abs, float, int, bool, complex, len, range, round, pow, divmod, sum, str, repr, isinstance,
+                   hasattr, any, all, hash, id, format, ord, chr, print, callable}
+_CONTAINER_BUILTINS = {list, tuple, sorted, reversed, zip, enumerate, iter, dict, set, frozenset}
+_IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), np.generic)
+
+
+def check(program, tree, guards, enclosing=()):
+    """Refuse each augmented assignment of `tree` (the function or a nested `def` of it)
+    that may change memory another value still in use shares.
+
+    `guards`: {(line, column) of an augmented assignment: [(other, the assignment that made
+    the target a view of other)]}, the run-time checks fence.py emits. A check guards a
+    `z op= v` whose target is still what `z = <view of other>` made (in the same block,
+    neither name stored in between): it stops the run when z is an array sharing other's
+    memory, so when it passes, z is not a shared array and `z = z op v` is exact.
+    Returns more such checks, for `z op= v` where z is (a view of) an argument:
+    {(line, column): [(argument, message)]}. For a nested `def` (`enclosing`: the names
+    local to the function around it), which is inlined where it is called, arguments and
+    the names around it are outside, and no check guards anything."""
+    analysis = _Function(program, tree, guards, set(enclosing))
+    analysis.run()
+    return analysis.argument_checks
+
+
+def _pair(a, b):
+    return (a, b) if a < b else (b, a)
+
+
+class _State:
+    """The may-share relation: {pair of nodes: a statement that related them}."""
+
+    def __init__(self, pairs=None):
+        self.pairs = dict(pairs or {})
+
+    def copy(self):
+        return _State(self.pairs)
+
+    def join(self, other):
+        for key, why in other.pairs.items():
+            self.pairs.setdefault(key, why)
+
+    def neighbours(self, node):
+        return {a if b == node else b: why for (a, b), why in self.pairs.items() if node in (a, b)}
+
+    def closure(self, nodes):
+        """`nodes` and everything related to them."""
+        out = set(nodes)
+        for node in nodes:
+            out |= set(self.neighbours(node))
+        return out
+
+    def forget(self, node):
+        self.pairs = {k: w for k, w in self.pairs.items() if node not in k}
+
+    def relate(self, node, others, why):
+        for other in others:
+            if other != node:
+                self.pairs.setdefault(_pair(node, other), why)
+
+
+class _Function:
+    """The analysis of one function body (`tree`)."""
+
+    def __init__(self, program, tree, guards, enclosing):
+        self.program, self.tree, self.guards, self.enclosing = program, tree, guards, enclosing
+        self.argument_checks = {}
+        self.here = None  # (block, position) of the statement being read
+        self.params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
+        self.local = set(self.params) | set(syntax.names_stored(tree.body))
+        self.nested = {s.name: s for s in tree.body if isinstance(s, gast.FunctionDef)}
+        self.local |= set(self.nested)
+        self.loops = []  # the loops around the statement being read
+        self.exits = []  # per loop: the states where it may be left
+        self.later_reads = _Reads(tree)
+
+    def run(self):
+        state = _State()
+        for p in self.params:
+            state.relate(p, [OUTSIDE], self.tree)
+            state.relate(p + "[]", [OUTSIDE], self.tree)
+        self.block(self.tree.body, state)
+
+    # --- statements -------------------------------------------------------------------
+
+    def block(self, stmts, state):
+        for k, s in enumerate(stmts):
+            self.here = (stmts, k)
+            self.stmt(s, state)
+            if self.exits:
+                self.exits[-1].join(state)
+
+    def stmt(self, s, state):
+        if isinstance(s, gast.Assign):
+            value = self.value(s.value, state)
+            for target in s.targets:
+                self.bind(target, s.value, value, state, s)
+        elif isinstance(s, gast.AnnAssign) and s.value is not None:
+            self.bind(s.target, s.value, self.value(s.value, state), state, s)
+        elif isinstance(s, gast.AugAssign):
+            self.augmented(s, state)
+        elif isinstance(s, gast.Expr):
+            self.expression_statement(s, state)
+        elif isinstance(s, gast.If):
+            orelse = state.copy()
+            self.block(s.body, state)
+            self.block(s.orelse, orelse)
+            state.join(orelse)
+        elif isinstance(s, (gast.For, gast.While)):
+            self.loop(s, state)
+
+    def loop(self, s, state):
+        """Run the body until the state at its head stops growing; the state after the loop
+        joins every state inside it (a `break` may leave from anywhere)."""
+        element = self.value(s.iter, state) if isinstance(s, gast.For) else None
+        if element is not None:
+            element = (element[0] | element[1], element[1])  # an item: an entry or a view of it
+        self.loops.append(s)
+        self.exits.append(state.copy())
+        while True:
+            before = set(state.pairs)
+            body = state.copy()
+            if element is not None:
+                self.bind(s.target, None, element, body, s)
+            self.block(s.body, body)
+            state.join(body)
+            if set(state.pairs) == before:
+                break
+        self.loops.pop()
+        state.join(self.exits.pop())
+        self.block(s.orelse, state)
+
+    def bind(self, target, value_node, value, state, why):
+        """Give `target` the abstract `value` (for the expression `value_node`, if known)."""
+        if isinstance(target, gast.Name):
+            self.assign({target.id: value}, state, why)
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            if (isinstance(value_node, (gast.Tuple, gast.List)) and len(value_node.elts) == len(target.elts)
+                    and not any(isinstance(e, gast.Starred) for e in target.elts + value_node.elts)
+                    and all(isinstance(t, gast.Name) for t in target.elts)):
+                parts = {t.id: self.value(e, state) for t, e in zip(target.elts, value_node.elts)}
+                self.assign(parts, state, why)  # `a, b = b, a`: each takes the old value
+                return
+            item = (value[0] | value[1], value[1])
+            for t in target.elts:
+                if isinstance(t, gast.Starred):  # a new list of the items
+                    self.bind(t.value, None, (NOTHING, item[0]), state, why)
+                else:
+                    self.bind(t, None, item, state, why)
+        elif isinstance(target, gast.Subscript):
+            self.store_into(target.value, value[0] | value[1], state, why)
+
+    def assign(self, parts, state, why):
+        """Bind the names of `parts` ({name: (shares, contents)}) at once."""
+        closed = {n: (state.closure(s), state.closure(c)) for n, (s, c) in parts.items()}
+        for name in parts:
+            state.forget(name)
+            state.forget(name + "[]")
+        old = {n for n in parts}
+        for name, (shares, contents) in closed.items():
+            state.relate(name, shares - old - {name + "[]"}, why)
+            state.relate(name + "[]", contents - old - {name + "[]"}, why)
+        for name, (shares, _) in closed.items():  # between the targets: by their old values
+            for other, (other_shares, _) in closed.items():
+                if name < other and shares & set(parts[other][0]) | other_shares & set(parts[name][0]):
+                    state.relate(name, [other], why)
+
+    def store_into(self, base, nodes, state, why):
+        """`base[i] = v`, `base.append(v)`: the contents of `base` (and its aliases) hold v."""
+        while isinstance(base, (gast.Subscript, gast.Attribute)):
+            base = base.value
+        if not isinstance(base, gast.Name) or base.id not in self.local:
+            return
+        held = state.closure(nodes)
+        holders = {base.id} | {n for n in state.neighbours(base.id) if n != OUTSIDE and not n.endswith("[]")}
+        for holder in holders:
+            state.relate(holder + "[]", held, why)
+
+    def expression_statement(self, s, state):
+        call = s.value
+        self.value(call, state)
+        if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
+                and call.func.attr in _STORING_METHODS):
+            nodes = set()
+            for a in _arguments(call):
+                shares, contents = self.value(a, state)
+                nodes |= shares | contents
+            self.store_into(call.func.value, nodes, state, s)
+
+    def augmented(self, s, state):
+        """Check `s`, then update: the target keeps its memory (in place, or a new value)."""
+        value = self.value(s.value, state)
+        target = s.target
+        if isinstance(target, gast.Name):
+            covered = self.guarded(s)
+            refusal = None if covered else self.refusal(s, target.id, target.id, state)
+            if refusal is not None:
+                if not self.guarded_as_argument(s):
+                    raise refusal
+                covered = True
+            if covered:
+                state.forget(target.id)  # not a shared array: its own value from here on
+                return
+            if isinstance(s.op, (gast.Add, gast.Mult)):  # a list extends in place
+                state.relate(target.id + "[]", state.closure(value[0] | value[1]), s)
+        elif isinstance(target, gast.Subscript):
+            base = target.value
+            while isinstance(base, gast.Subscript):
+                base = base.value
+            if isinstance(base, gast.Name) and base.id in self.local:
+                refusal = self.refusal(s, base.id + "[]", base.id, state)  # the array it holds at i
+                if refusal is not None:
+                    raise refusal
+            self.store_into(target.value, value[0] | value[1], state, s)
+
+    def guarded(self, s):
+        """Whether a run-time check of fence.py guards `z op= v` (see `check`)."""
+        name = s.target.id
+        return any(other in self.local and self.still_made_by(made, name, other)
+                   for other, made in self.guards.get((s.lineno, s.col_offset), ()))
+
+    def guarded_as_argument(self, s):
+        """Whether a run-time check can guard `z op= v` where z is still an argument or a
+        view of one (an array argument is the caller's): if so, adds it."""
+        name, key = s.target.id, (s.lineno, s.col_offset)
+        if self.enclosing:
+            return False
+        stores = [t for t in syntax.statements(self.tree) if not isinstance(t, (gast.AugAssign, gast.FunctionDef))
+                  and t is not self.tree]
+        params = set(self.params) - {n for t in stores for n in _stored_here(t)}
+        made_here = [t for t in stores if name in _stored_here(t)]
+        if name in params:
+            argument, made = name, self.tree
+        elif len(made_here) == 1 and (made_here[0].lineno, made_here[0].col_offset) < (s.lineno, s.col_offset):
+            made = made_here[0]  # the one binding of `name`: every other change of it is an `op=`
+            argument = _bound_view(made, name)
+            if argument not in params:
+                return False
+        else:
+            return False
+        program = self.program
+        message = (f"`{program.text(s)}` ({program.filename}, line {program.line(s)}) changes the argument "
+                   f"`{argument}` in place (in `{self.tree.name}`"
+                   + (f"; `{name}` is `{argument}` or a view of it, line {program.line(made)}: `{program.text(made)}`"
+                      if made is not self.tree else "")
+                   + f"); srcgrad differentiates in-place changes of arrays and lists made inside the function: "
+                   f"copy it first (`{argument} = {argument}.copy()`) or build a new value "
+                   f"(`{name} = {name} {_OPERATORS.get(type(s.op), '+')} ...`)")
+        self.argument_checks.setdefault(key, []).append((argument, message))
+        return True
+
+    def still_made_by(self, made, name, other):
+        """Whether `made` (`name = <view of other>`) precedes the current statement in its
+        block with neither name stored in between."""
+        block, k = self.here
+        at = next((j for j in range(k) if block[j] is made), None)
+        return at is not None and not any(
+            {name, other} & set(syntax.names_stored(t)) for t in block[at + 1:k])
+
+    def refusal(self, s, node, owner, state):
+        """The error refusing `s`, which changes the memory of `node` in place (`owner`: the
+        name it writes), if that memory may be the outside's or a value's read afterwards."""
+        program = self.program
+        op = _OPERATORS.get(type(s.op), "+")
+        if node == owner:
+            head = f"`{program.text(s)}` ({program.filename}, line {program.line(s)}) changes the array `{owner}` in place"
+            advice = f"Write `{owner} = {owner} {op} ...` for a new array, or copy first (`.copy()`)"
+        else:
+            entry = syntax.unparse(s.target)
+            head = (f"`{program.text(s)}` ({program.filename}, line {program.line(s)}) changes the array that "
+                    f"`{owner}` holds in place")
+            advice = f"Write `{entry} = {entry} {op} ...` for a new array, or copy first (`.copy()`)"
+        for other, why in sorted(state.neighbours(node).items(), key=lambda kv: (kv[0] != OUTSIDE, kv[0])):
+            made = f"line {program.line(why)}: `{program.text(why)}`"
+            if other == OUTSIDE:
+                return program.error(
+                    s, f"{head}, and it may share memory with a value that `{self.tree.name}` does not make (an "
+                    f"argument, a global, or what a call returns; {made}): NumPy changes that value too, which "
+                    f"srcgrad cannot differentiate. {advice}", NotDifferentiableError)
+            name = other[:-2] if other.endswith("[]") else other
+            read = None if name == owner else self.later_reads.after(name, s, self.loops)
+            if read is not None:
+                return program.error(
+                    s, f"{head}, and it may share memory with `{name}` ({made}), which is read afterwards (line "
+                    f"{program.line(read)}: `{program.text(read)}`; in `{self.tree.name}`): NumPy changes both, "
+                    f"which srcgrad cannot differentiate. {advice}", NotDifferentiableError)
+
+    # --- expressions ------------------------------------------------------------------
+
+    def value(self, e, state):
+        """(nodes the value of `e` may share memory with, nodes its contents may share)."""
+        if isinstance(e, gast.Name):
+            if e.id in self.local:
+                return frozenset({e.id}), frozenset({e.id + "[]"})
+            if e.id in self.enclosing:
+                return _UNKNOWN
+            return self.global_value(_lookup([e.id], self.program))
+        if isinstance(e, (gast.Constant, gast.JoinedStr, gast.Compare, gast.Lambda, gast.UnaryOp, gast.Slice)):
+            return NOTHING, NOTHING
+        if isinstance(e, gast.BinOp):
+            if not isinstance(e.op, (gast.Add, gast.Mult)):
+                return NOTHING, NOTHING
+            held = [self.value(o, state)[1] for o in (e.left, e.right) if self.holds_values(o, state)]
+            return NOTHING, frozenset().union(*held)  # lists concatenate and repeat
+        if isinstance(e, (gast.BoolOp, gast.IfExp)):  # one of the operands itself
+            parts = [self.value(v, state) for v in (e.values if isinstance(e, gast.BoolOp) else (e.body, e.orelse))]
+            return frozenset().union(*(p[0] for p in parts)), frozenset().union(*(p[1] for p in parts))
+        if isinstance(e, (gast.Tuple, gast.List, gast.Set, gast.Dict)):
+            items = e.values if isinstance(e, gast.Dict) else e.elts
+            parts = [self.value(v.value if isinstance(v, gast.Starred) else v, state) for v in items]
+            return NOTHING, frozenset().union(*(p[0] | p[1] for p in parts))
+        if isinstance(e, gast.Subscript):
+            shares, contents = self.value(e.value, state)
+            return shares | contents, contents
+        if isinstance(e, (gast.ListComp, gast.GeneratorExp, gast.DictComp)):
+            bound = {n.id for g in e.generators for n in syntax.walk(g.target) if isinstance(n, gast.Name)}
+            nodes = set()
+            for name in syntax.names_read(e):
+                if name not in bound:
+                    shares, contents = self.value(syntax.name(name), state)
+                    nodes |= shares | contents
+            return NOTHING, frozenset(nodes)
+        if isinstance(e, gast.Attribute):
+            chain = dotted_parts(e)
+            if chain is not None and chain[0] not in self.local | self.enclosing:
+                return self.global_value(_lookup(chain, self.program))
+            shares, contents = self.value(e.value, state)
+            if e.attr in ("shape", "ndim", "size", "dtype", "itemsize", "nbytes"):
+                return NOTHING, NOTHING
+            if e.attr in ("T", "mT", "real", "imag", "flat"):
+                return shares, contents
+            return shares | contents | {OUTSIDE}, contents | {OUTSIDE}
+        if isinstance(e, gast.Call):
+            return self.call(e, state)
+        return _UNKNOWN  # nothing else passes the fence
+
+    def holds_values(self, e, state):
+        """Whether `e` is a list made here (a display, a comprehension, a local name that
+        holds local values): then `e + ...` and `e.copy()` hold what it holds. Anything
+        else is taken to be numeric (an argument's `+` and `.copy()` are not followed into)."""
+        if isinstance(e, (gast.List, gast.Tuple, gast.ListComp)):
+            return True
+        return (isinstance(e, gast.Name) and e.id in self.local
+                and any(n != OUTSIDE for n in state.neighbours(e.id + "[]")))
+
+    @staticmethod
+    def global_value(obj):
+        """The value of a global object: immutable ones share nothing."""
+        if isinstance(obj, _IMMUTABLE) or isinstance(obj, (types.ModuleType, types.FunctionType, type)):
+            return NOTHING, NOTHING
+        return _UNKNOWN
+
+    def call(self, e, state):
+        args = [self.value(a, state) for a in _arguments(e)]
+        everything = frozenset().union(*(s | c for s, c in args))
+        func = e.func
+        out = self.value_of_keyword(e, "out", state)
+        if out is not None:
+            return out
+        if isinstance(func, gast.Attribute) and not self.is_module_chain(func):
+            receiver = self.value(func.value, state)
+            if func.attr in VIEW_METHODS or (func.attr == "astype" and not _copies(e)):
+                return receiver
+            if func.attr in _ELEMENT_METHODS:
+                return receiver[0] | receiver[1], receiver[1]
+            if func.attr == "copy":  # a list's copy holds its entries; an argument's is taken as an array's
+                return NOTHING, receiver[1] if self.holds_values(func.value, state) else NOTHING
+            if func.attr in _FRESH_METHODS or func.attr == "astype":
+                return NOTHING, NOTHING
+            unknown = receiver[0] | receiver[1] | everything | {OUTSIDE}
+            return unknown, unknown
+        if isinstance(func, gast.Name) and func.id in self.nested:
+            if _returns_fresh(self.nested[func.id]):
+                return NOTHING, NOTHING
+            unknown = everything | {OUTSIDE}
+            return unknown, unknown
+        chain = dotted_parts(func)
+        local = chain is None or chain[0] in self.local | self.enclosing
+        obj = None if local else _lookup(chain, self.program)
+        return _call_value(obj, e, args, everything)
+
+    def is_module_chain(self, func):
+        chain = dotted_parts(func)
+        return chain is not None and chain[0] not in self.local | self.enclosing
+
+    def value_of_keyword(self, e, name, state):
+        for k in e.keywords:
+            if k.arg == name:
+                return self.value(k.value, state)
+        return None
+
+
+def _call_value(obj, e, args, everything):
+    """The value of a call of the object `obj` (None: unknown) with `args` (their values)."""
+    try:
+        if obj in VIEW_FUNCTIONS or obj in _MORE_VIEWS or (obj is np.array and not _copies(e)):
+            return everything, frozenset().union(*(c for _, c in args))
+        if obj in _CONTAINER_BUILTINS:
+            return NOTHING, everything
+        if obj in (max, min, next, getattr):
+            return everything, frozenset().union(*(c for _, c in args))
+        if obj in _FRESH_BUILTINS:
+            return NOTHING, NOTHING
+    except TypeError:  # unhashable
+        pass
+    module = getattr(obj, "__module__", None) or ""
+    if isinstance(obj, np.ufunc) or (module.startswith("numpy") and "stride_tricks" not in module) or (
+            getattr(obj, "__self__", None) is math or module == "math"):
+        return NOTHING, NOTHING
+    if isinstance(obj, types.FunctionType) and _returns_fresh(_parsed(obj)):
+        return NOTHING, NOTHING
+    if isinstance(obj, type) and issubclass(obj, _IMMUTABLE):
+        return NOTHING, NOTHING
+    unknown = everything | {OUTSIDE}
+    return unknown, unknown
+
+
+def _arguments(call):
+    return [a.value if isinstance(a, gast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+
+
+def _copies(call):
+    """Whether `x.astype(...)` / `np.array(...)` copies: unless `copy=` says otherwise."""
+    return all(k.arg != "copy" or (isinstance(k.value, gast.Constant) and k.value.value is True) for k in call.keywords)
+
+
+def _parsed(fn):
+    """The `def` of the user function `fn`, or None when its source cannot be read."""
+    try:
+        return frontend.load(fn).tree
+    except Exception:  # no source (a builtin, exec'd text): unknown
+        return None
+
+
+def _returns_fresh(tree):
+    """Whether every `return` of the function `tree` gives a new value that shares nothing:
+    arithmetic, a NumPy call, a display of such values, or a local name made only so."""
+    if tree is None:
+        return False
+    stores = {}
+    for s in syntax.statements(tree):
+        if isinstance(s, gast.Assign):
+            for t in s.targets:
+                for n in syntax.walk(t):
+                    if isinstance(n, gast.Name):
+                        stores.setdefault(n.id, []).append(s.value if t is n else None)
+        elif isinstance(s, (gast.For, gast.AugAssign)):
+            for n in syntax.walk(s.target):
+                if isinstance(n, gast.Name):
+                    stores.setdefault(n.id, []).append(None)
+    params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    returns = [s.value for s in syntax.statements(tree) if isinstance(s, gast.Return)]
+    return bool(returns) and all(_fresh_expression(r, stores, params) for r in returns)
+
+
+def _fresh_expression(e, stores, params, depth=0):
+    """Whether `e` makes a new value. Arithmetic counts as new and as holding no arrays of
+    its operands (a helper's `+` is taken to add numbers, not to concatenate lists)."""
+    if isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Constant)):
+        return True
+    if isinstance(e, (gast.Tuple, gast.List)):
+        return all(_fresh_expression(v, stores, params, depth) for v in e.elts)
+    if isinstance(e, gast.Call):
+        return _numeric_call(e)
+    if isinstance(e, gast.Name) and e.id not in params and depth < 3:
+        values = stores.get(e.id, [None])
+        return all(v is not None and _fresh_expression(v, stores, params, depth + 1) for v in values)
+    return False
+
+
+def _numeric_call(e):
+    """A call `np.f(...)` / `math.f(...)` of a NumPy function that is not a view."""
+    if not isinstance(e, gast.Call):
+        return False
+    chain = dotted_parts(e.func)
+    if not chain or len(chain) != 2 or chain[0] not in ("np", "numpy", "math"):
+        return False
+    obj = getattr(math if chain[0] == "math" else np, chain[1], None)
+    try:
+        return obj is not None and obj not in VIEW_FUNCTIONS and obj not in _MORE_VIEWS and obj is not np.array
+    except TypeError:
+        return False
+
+
+class _Reads:
+    """Where each local name is read: to tell whether a read may run after a statement."""
+
+    def __init__(self, tree):
+        self.reads = {}
+        nested = [n for s in tree.body if isinstance(s, gast.FunctionDef) for n in syntax.walk(s)]
+        self.always = {}  # name -> a read in a nested function
+        for n in nested:
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                self.always.setdefault(n.id, n)
+        self.nested_ids = {id(n) for n in nested}
+        for n in syntax.walk(tree):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in self.nested_ids:
+                self.reads.setdefault(n.id, []).append(n)
+        self.tree = tree
+
+    def after(self, name, stmt, loops):
+        """A read of `name` that may run after `stmt` (inside `loops`), or None. Names a
+        nested function reads count as read everywhere (it may be called later)."""
+        end = (stmt.end_lineno, stmt.end_col_offset)
+        reads = sorted(self.reads.get(name, []), key=lambda n: (n.lineno, n.col_offset))
+        for read in reads:
+            if (read.lineno, read.col_offset) >= end:
+                return read
+        inside = {id(n) for loop in loops for n in syntax.walk(loop)}
+        for read in reads:
+            if id(read) in inside:
+                return read
+        return self.always.get(name)
+
+
+def _lookup(parts, program):
+    """The object the dotted name `parts` (not a local) means in `program`, or None."""
+    value = lookup_path(parts, program)
+    return None if value is MISSING else value
+
+
+def _stored_here(stmt):
+    """Names `stmt` itself stores (not the statements inside it)."""
+    targets = stmt.targets if isinstance(stmt, gast.Assign) else [getattr(stmt, "target", None)]
+    return {n.id for t in targets if t is not None for n in syntax.walk(t)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+
+
+def _bound_view(stmt, name):
+    """The name that the assignment `stmt` makes `name` (or a view of): `name = a[1:]`,
+    `name = b = a`, `name, c = a, 0.0`; or None."""
+    if not isinstance(stmt, gast.Assign):
+        return None
+    for target in stmt.targets:
+        if syntax.is_name(target, name):
+            return _view_base(stmt.value)
+        if (isinstance(target, (gast.Tuple, gast.List)) and isinstance(stmt.value, (gast.Tuple, gast.List))
+                and len(target.elts) == len(stmt.value.elts)):
+            for t, v in zip(target.elts, stmt.value.elts):
+                if syntax.is_name(t, name):
+                    return _view_base(v)
+    return None
+
+
+def _view_base(value):
+    """The local name `value` is, or is a view or an entry of (`a`, `a[i]`, `a.T`,
+    `a.reshape(...)`), or None."""
+    if isinstance(value, gast.Name):
+        return value.id
+    if isinstance(value, gast.Subscript) or (isinstance(value, gast.Attribute) and value.attr in ("T", "mT")):
+        return _view_base(value.value)
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr in VIEW_METHODS:
+        return _view_base(value.func.value)
+    return None
+
+
+_OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**", gast.MatMult: "@",
+              gast.FloorDiv: "//", gast.Mod: "%"}
