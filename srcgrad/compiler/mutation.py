@@ -193,20 +193,7 @@ def run(tree, statements, program, params, activity, calls):
     appends = [(s.value.args[0], calls[s.value].receiver) for s, _ in found
                if isinstance(s, gast.Expr) and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name)]
     for stmt, base in found:
-        group = {base}
-        grew = True
-        while grew:
-            grew = False
-            for a in assigns:
-                name = a.targets[0].id
-                if name not in group and any(_reads_base(a.value, b, calls, _is_list(b, assigns)) for b in group):
-                    group.add(name)
-                    grew = True
-            for item, holder in appends:  # `h.append(y)`: the list holds y itself
-                if item.id in group and holder not in group:
-                    group.add(holder)
-                    grew = True
-        bases[base] = frozenset(group)
+        bases[base] = frozenset(_grown({base}, assigns, calls, _reads_base, appends))
     checked = [(stmt, base) for stmt, base in found if base in activity.varied]
     if checked:
         reads, blocks = syntax.load_counts(tree), _Blocks(tree)
@@ -272,16 +259,27 @@ def _with_hidden_views(group, assigns, calls):
     """`group` and the names that may share its memory through calls `_reads_base` does
     not follow (see `_may_view`), and their aliases in turn. Only the checks read them:
     the undo of a change saves and restores through `group` alone."""
-    seen = set(group)
+    return _grown(group, assigns, calls, _may_view)
+
+
+def _grown(group, assigns, calls, shares, appends=()):
+    """`group` (names) with every name assigned a value that `shares(value, member, calls,
+    is_list)` says may share a member's memory, and every list a member is appended to
+    (`appends`: (item, list) pairs), until nothing more joins."""
+    group = set(group)
     grew = True
     while grew:
         grew = False
         for a in assigns:
             name = a.targets[0].id
-            if name not in seen and any(_may_view(a.value, b, calls, _is_list(b, assigns)) for b in seen):
-                seen.add(name)
+            if name not in group and any(shares(a.value, b, calls, _is_list(b, assigns)) for b in group):
+                group.add(name)
                 grew = True
-    return seen
+        for item, holder in appends:  # `h.append(y)`: the list holds y itself
+            if item.id in group and holder not in group:
+                group.add(holder)
+                grew = True
+    return group
 
 
 def _between(definition, fresh, change, blocks):
