@@ -4,11 +4,15 @@
 when the op is tracked, records a `RuleNode` whose backward calls the primitive's
 registered `rule.vjp`. `composite(name, fn, *args)` runs Tensor code built from such
 primitives and records it as ONE node named `name` (how `binary_cross_entropy_with_logits`
-prints as a single PyTorch node); its backward runs the inner graph.
+prints as a single PyTorch node); its backward runs the inner graph. `unary`, `exact`
+and `binary_same` do what `apply` does for the commonest shapes of call, with less
+overhead.
 
 Invariants: an op is tracked iff grad mode is on and some Tensor argument requires
 grad; a tracked result has `requires_grad` True and a `grad_fn`; an untracked result
-is a leaf. Gradients returned by nodes have their input's shape and dtype.
+is a leaf. Gradients returned by nodes have their input's shape and dtype. A tensor
+whose array a node keeps, or that shares memory with a view, is marked `_shared`
+(`_mark_shared`): recorded in-place writes into it are refused.
 
 `Tensor` is bound by `tensor.py` when it is imported (the class needs this module).
 """
