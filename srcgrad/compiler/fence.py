@@ -131,17 +131,34 @@ def shared_augmented(program):
     run time that they do not. Every other augmented assignment that may change memory
     still in use is refused here (sharing.py)."""
     tree = program.tree
-    found, guards = {}, {}
     if not any(isinstance(n, gast.AugAssign) for n in syntax.walk(tree)):
-        return found
+        return {}
+    found, guards = _alias_checks(program, tree)
+    for key, checks in sharing.check(program, tree, guards).items():
+        found.setdefault(key, []).extend(checks)
+    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
+    for nested in tree.body:
+        if isinstance(nested, gast.FunctionDef) and any(isinstance(n, gast.AugAssign) for n in syntax.walk(nested)):
+            sharing.check(program, nested, {}, local)  # refuses or accepts: no check guards a nested def
+    return found
+
+
+def _alias_checks(program, tree):
+    """The run-time checks for `b op= ...` after `b = <view of a>` (or `a = <view of b>`)
+    when the other name is read afterwards: ({(line, column): [(other, message)]},
+    {(line, column): [(other, the assignment)]} for the checks that guard the statement
+    because its target is the view)."""
+    found, guards = {}, {}
     pairs = []
     for node in _assignments(tree):
         if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
             other = _shares_memory(node.value)
             if other is not None and other != node.targets[0].id:
                 pairs.append((node.targets[0].id, other, node))
-    loops = [n for n in syntax.walk(tree) if isinstance(n, (gast.For, gast.While))] if pairs else []
-    for node in syntax.walk(tree) if pairs else ():
+    if not pairs:
+        return found, guards
+    loops = [n for n in syntax.walk(tree) if isinstance(n, (gast.For, gast.While))]
+    for node in syntax.walk(tree):
         if not (isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name)):
             continue
         name = node.target.id
@@ -164,14 +181,7 @@ def shared_augmented(program):
                 found.setdefault((node.lineno, node.col_offset), []).append((other, message))
                 if name == a:  # `name = <view of other>`: the check guards the statement
                     guards.setdefault((node.lineno, node.col_offset), []).append((other, made))
-    for key, checks in sharing.check(program, tree, guards).items():
-        found.setdefault(key, []).extend(checks)
-    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
-    for stmt in tree.body:
-        nested = stmt if isinstance(stmt, gast.FunctionDef) else None
-        if nested is not None and any(isinstance(n, gast.AugAssign) for n in syntax.walk(nested)):
-            sharing.check(program, nested, {}, local)
-    return found
+    return found, guards
 
 
 def _assignments(tree):

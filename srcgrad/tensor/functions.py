@@ -84,7 +84,7 @@ def vector_norm(x, dim=None, keepdim=False):
             "linalg.vector_norm: Expected a floating point or complex tensor as input. "
             f"Got {x.dtype.kind_name}"
         )
-    if dim is None and x._data.dtype.kind == "f" and lookup(np.linalg.norm) is not None:
+    if lookup(np.linalg.norm) is not None and dim is None and x._data.dtype.kind == "f":
         return ops.unary(np.linalg.norm, x, "LinalgVectorNormBackward0", compute=_norm_all)
     if lookup(np.linalg.norm) is not None and (dim is None or isinstance(dim, int) or len(dim) <= 2):
         kwargs = {} if dim is None else {"axis": dim if isinstance(dim, int) else tuple(dim), "keepdims": keepdim}

@@ -226,17 +226,8 @@ def _tracked_one(ans, primitive, name, saves, a, x, consts):
         fn = a._accumulate_grad()
     if saves:
         a._shared = True
-    kind = _NODES.get((primitive, name))
-    if kind is None:
-        kind = _node_kind(primitive, name)
-    out = _new(Tensor)
-    out._data = ans
     # One edge, as PyTorch has: the constants (a shape, axes, an index) are no inputs.
-    out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), saves)
-    out._requires_grad = True
-    out._retains_grad = False
-    out._grad = out._accumulator = None
-    return out
+    return _output(ans, primitive, name, ((fn, 0),), (x, *consts), _NO_KWARGS, (x.dtype,), saves)
 
 
 def _mark_shared(*args):
@@ -278,12 +269,18 @@ def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
         else:
             in_dtypes.append(None)
         edges.append(_NO_EDGE)
+    return _output(ans, primitive, name, tuple(edges), arrays, kwargs, in_dtypes, saves)
+
+
+def _output(ans, primitive, name, edges, arrays, kwargs, in_dtypes, saves):
+    """A new Tensor over `ans`, the output of a new node of `primitive` called `name`
+    (see RuleNode for the rest)."""
     kind = _NODES.get((primitive, name))
     if kind is None:
         kind = _node_kind(primitive, name)
     out = _new(Tensor)
     out._data = ans
-    out._grad_fn = kind[1](tuple(edges), kind[0], arrays, kwargs, ans, in_dtypes, saves)
+    out._grad_fn = kind[1](edges, kind[0], arrays, kwargs, ans, in_dtypes, saves)
     out._requires_grad = True
     out._retains_grad = False
     out._grad = out._accumulator = None
@@ -393,16 +390,7 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
             b._shared = True
     else:
         dtype_b, edge_b = None, _NO_EDGE
-    kind = _NODES.get((primitive, name))
-    if kind is None:
-        kind = _node_kind(primitive, name)
-    out = _new(Tensor)
-    out._data = ans
-    out._grad_fn = kind[1]((edge_a, edge_b), kind[0], (x, y), _NO_KWARGS, ans, (dtype_a, dtype_b), saves)
-    out._requires_grad = True
-    out._retains_grad = False
-    out._grad = out._accumulator = None
-    return out
+    return _output(ans, primitive, name, (edge_a, edge_b), (x, y), _NO_KWARGS, (dtype_a, dtype_b), saves)
 
 
 def compare(primitive, a, b):
@@ -463,12 +451,12 @@ _READS_ANS = {}  # id(rule) -> (rule, whether a vjp of it reads `ans`)
 
 
 def _reads_ans(derivative):
-    if derivative.kind not in ("scale", "vjp"):
-        return True
+    """Whether a rule's derivative function may read its `ans` argument (True when its
+    code cannot be read)."""
     code = getattr(derivative.fn, "__code__", None)
-    if code is None or "ans" not in code.co_varnames:
-        return code is None
-    return any(
+    if derivative.kind not in ("scale", "vjp") or code is None:
+        return True
+    return "ans" in code.co_varnames and any(
         ins.opname.startswith("LOAD_FAST") and "ans" in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
         for ins in dis.get_instructions(code)
     )
