@@ -4,13 +4,14 @@ Tensor shim, as in `torch.autograd`.
 `Function.apply` runs the user's static `forward(ctx, ...)` untracked and records one
 node (named `<Class>Backward`) whose backward calls the user's `backward(ctx, ...)`.
 Invariant: saved tensors are released after a backward pass without `retain_graph`;
-reading `ctx.saved_tensors` after that raises the same error as PyTorch.
+reading `ctx.saved_tensors` after that raises the same error as PyTorch, and so does
+reading them (or running backward) after one was changed in place.
 """
 
 import numpy as np
 
 from .tensor import ops
-from .tensor.graph import FREED_MESSAGE, Node, _mode, no_grad, node_class, run_backward
+from .tensor.graph import FREED_MESSAGE, Node, _mode, check_versions, describe, no_grad, node_class, run_backward, saved_version
 from .tensor.tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx", "grad", "backward", "Variable"]
@@ -21,18 +22,27 @@ class FunctionCtx:
 
     def __init__(self):
         self._saved = ()
+        self.versions = ()  # records of the saved tensors (graph.saved_version)
         self._freed = False
         self.needs_input_grad = ()
         self.materialize_grads = True
 
     def save_for_backward(self, *tensors):
         self._saved = tensors
+        self.versions = ()
+        for t in tensors:
+            if isinstance(t, Tensor):
+                self.versions += saved_version(t, (t._data, t._grad_fn))
 
     @property
     def saved_tensors(self):
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
+        check_versions(self)
         return self._saved
+
+    def describe_saved(self, which):
+        return describe(*which)
 
     def mark_non_differentiable(self, *tensors):
         pass
@@ -63,6 +73,13 @@ class FunctionNode(Node):
     @property
     def freed(self):
         return self.ctx._freed and bool(self.ctx._saved)
+
+    @property
+    def versions(self):
+        return self.ctx.versions
+
+    def describe_saved(self, which):
+        return self.ctx.describe_saved(which)
 
     def apply(self, g):
         with no_grad():
@@ -114,9 +131,14 @@ class Function:
         edges = tuple((ops._edge(a), 0) if isinstance(a, Tensor) and a._requires_grad else (None, 0) for a in args)
         in_dtypes = [a._data.dtype if isinstance(a, Tensor) else None for a in args]
         out = Tensor._make(result._data)
+        out._counter = result._counter  # the same storage: forward may have saved it
         if out._data.dtype.kind in "fc":
-            out._grad_fn = node_class(cls.__name__ + "Backward", FunctionNode)(edges, ctx, cls, in_dtypes)
+            out._grad_fn = node = node_class(cls.__name__ + "Backward", FunctionNode)(edges, ctx, cls, in_dtypes)
             out._requires_grad = True
+            # a saved output is named as the node's output in a version error, as in PyTorch
+            ctx.versions = tuple([
+                (item[0], node) if i % 3 == 2 and item[0] is out._data else item for i, item in enumerate(ctx.versions)
+            ])
         return out
 
 

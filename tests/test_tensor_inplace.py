@@ -1,9 +1,11 @@
 """In-place operations on tensors in a graph: a write the graph would see is refused.
 
 PyTorch detects, by version counters at backward, an in-place write into values a
-node saved, and rebases the graphs of views. The shim refuses such a write when it
-happens (`InPlaceOps._refuse_if_kept`), since backward would otherwise read the
-changed values and give a wrong gradient silently. Writes no node reads still work.
+node saved, and rebases the graphs of views. The shim refuses a recorded write when
+it happens (`InPlaceOps._refuse_if_kept`), since backward would otherwise read the
+changed values and give a wrong gradient silently; an unrecorded one (under
+`no_grad`, through `detach()`, by item assignment) is caught at backward by version
+counters, with PyTorch's message. Writes no node reads still work.
 """
 
 import numpy as np
@@ -105,3 +107,165 @@ def test_unrecorded_overwrites_of_graph_tensors_are_refused():
     with torch.no_grad():
         x.copy_(torch.zeros(3, dtype=torch.float64))
     assert x.tolist() == [0.0, 0.0, 0.0]
+
+
+# --- unrecorded writes: version counters ----------------------------------------------
+
+_MODIFIED = (
+    "one of the variables needed for gradient computation has been modified by an inplace "
+    "operation: [{} is at version {}; expected version 0 instead. Hint: "
+)
+
+
+def _leaf_updated_before_backward(x):
+    y = (x * x).sum()  # mul keeps x
+    with torch.no_grad():
+        x -= 1.0
+    return y, "srcgrad.DoubleTensor [3]]", 1
+
+
+def _output_changed_under_no_grad(x):
+    y = x.exp()  # exp's backward reads its output
+    with torch.no_grad():
+        y += 1.0
+        y += 1.0
+    return y.sum(), "srcgrad.DoubleTensor [3]], which is output 0 of Exp,", 2
+
+
+def _written_through_detach(x):
+    y = x.exp()
+    y.detach().add_(1.0)  # detach() shares the storage and the version counter
+    return y.sum(), "srcgrad.DoubleTensor [3]], which is output 0 of Exp,", 1
+
+
+def _written_through_a_view(x):
+    y = x * 2
+    z = y * y
+    v = y[:2]
+    with torch.no_grad():
+        v.mul_(3)  # y's counter is v's
+    return z.sum(), "srcgrad.DoubleTensor [3]], which is output 0 of Mul,", 1
+
+
+def _item_assignment(x):
+    y = x * 2
+    z = y * y
+    with torch.no_grad():
+        y[0] = 5.0
+    return z.sum(), "srcgrad.DoubleTensor [3]], which is output 0 of Mul,", 1
+
+
+def _zeroed(x):
+    y = x.sigmoid()
+    with torch.no_grad():
+        y.zero_()
+    return y.sum(), "srcgrad.DoubleTensor [3]], which is output 0 of Sigmoid,", 1
+
+
+def _loss_target_changed(x):
+    target = torch.tensor([1.0, 0.0, 1.0], dtype=torch.float64)
+    loss = torch.nn.functional.binary_cross_entropy_with_logits(x * 2, target)  # one composite node
+    target.fill_(0.5)
+    return loss, "srcgrad.DoubleTensor [3]]", 1
+
+
+@pytest.mark.parametrize("program", [
+    _leaf_updated_before_backward, _output_changed_under_no_grad, _written_through_detach,
+    _written_through_a_view, _item_assignment, _zeroed, _loss_target_changed,
+])
+def test_backward_refuses_values_changed_after_they_were_saved(program):
+    x = _x()
+    root, described, version = program(x)
+    with pytest.raises(RuntimeError) as info:
+        root.backward()
+    assert str(info.value).startswith(_MODIFIED.format(described, version))
+    assert x.grad is None  # the pass checks before it changes anything
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        root.backward()  # nothing was released either
+
+
+def test_a_second_backward_after_an_update_is_refused():
+    w = _x()
+    y = (w * w).sum()
+    y.backward(retain_graph=True)
+    with torch.no_grad():
+        w -= 0.5 * w.grad
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        y.backward()
+    np.testing.assert_allclose(w.grad.numpy(), 2 * X)
+
+
+def test_versions_count_writes_into_shared_storage_only():
+    w = _x()
+    assert w._version == 0
+    with torch.no_grad():
+        w += 1.0  # nothing counts yet: no node saved w, no view shares it
+    assert w._version == 0
+    y = w * w
+    with torch.no_grad():
+        w.mul_(2.0)
+        w.detach().sub_(1.0)
+        w.data.add_(1.0)  # `.data` is not counted, as in PyTorch
+    assert w._version == 2
+    assert w.detach()._version == 2 and w.data._version == 0
+    np.testing.assert_allclose(y.detach().numpy(), (X + 1.0) ** 2)
+
+
+def test_writes_through_data_and_after_backward_are_not_refused():
+    w = _x()
+    y = (w * w).sum()
+    w.data.sub_(0.0)  # untracked and uncounted: PyTorch computes with the new values too
+    y.backward()
+    np.testing.assert_allclose(w.grad.numpy(), 2 * X)
+    for _ in range(3):  # the usual loop: backward, then the update
+        w.grad = None
+        loss = (w * w).sum()
+        loss.backward()
+        with torch.no_grad():
+            w -= 0.25 * w.grad
+    np.testing.assert_allclose(w.detach().numpy(), X * 0.5 ** 3)
+
+
+def test_custom_function_saved_tensors_are_checked():
+    class Exp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            r = x.exp()
+            ctx.save_for_backward(r)
+            return r
+
+        @staticmethod
+        def backward(ctx, g):
+            (r,) = ctx.saved_tensors
+            return r * g
+
+    x = _x()
+    y = Exp.apply(x)
+    with torch.no_grad():
+        y.mul_(3.0)
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    assert str(info.value).startswith(_MODIFIED.format("srcgrad.DoubleTensor [3]], which is output 0 of Exp,", 1))
+    x = _x()
+    y = Exp.apply(x)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(X))
+
+
+def test_compiled_nodes_that_keep_their_inputs_are_checked():
+    @torch.compile
+    def layer(x, w):
+        return np.tanh(w @ x)
+
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    for _ in range(3):  # the first call runs the function, the second generates, the third runs the code
+        w = torch.tensor([[0.1, 0.2], [0.3, -0.4]], dtype=torch.float64, requires_grad=True)
+        out = layer(x, w)
+        with torch.no_grad():
+            w -= 0.1
+        with pytest.raises(RuntimeError, match=r"\[srcgrad.DoubleTensor \[2, 2\]\] is at version 1"):
+            out.sum().backward()
+    out = layer(x, w)
+    out.sum().backward()
+    h = np.tanh(w.detach().numpy() @ x.numpy())
+    np.testing.assert_allclose(w.grad.numpy(), np.outer(1 - h**2, x.numpy()))

@@ -24,7 +24,10 @@ A function the compiler cannot derive still runs; its node raises at backward.
 
 Invariant: like every node that saves tensors, the node keeps what its backward
 needs (gradients, a pullback, or the argument arrays) until a backward pass without
-`retain_graph` releases it; gradients reach the inputs in their own dtypes.
+`retain_graph` releases it; gradients reach the inputs in their own dtypes. A node
+that keeps a pullback or the arrays records its Tensor arguments' versions (a later
+in-place write into one makes its backward raise, as in PyTorch); gradients saved
+at the call already are those of the values the call saw.
 """
 
 import builtins
@@ -32,7 +35,7 @@ import functools
 
 import numpy as np
 
-from .graph import Node, _mode, loud, node_class, quiet
+from .graph import Node, _mode, describe, loud, node_class, quiet, saved_version
 from .tensor import Tensor
 
 __all__ = ["compile"]
@@ -68,13 +71,17 @@ class _Kind:
 class CompiledNode(Node):
     """The node of one call of a compiled function: `saved` is what `kind.how` says."""
 
-    __slots__ = ("kind", "saved", "freed")
+    __slots__ = ("kind", "saved", "freed", "versions")
 
-    def __init__(self, next_functions, kind, saved):
+    def __init__(self, next_functions, kind, saved, versions):
         super().__init__(next_functions)
         self.kind = kind
         self.saved = saved
         self.freed = False
+        self.versions = versions
+
+    def describe_saved(self, which):
+        return describe(*which)
 
     def apply(self, g):
         kind, saved = self.kind, self.saved
@@ -117,6 +124,15 @@ class CompiledNode(Node):
     def release(self):
         self.saved = None
         self.freed = True
+
+
+def _versions(args):
+    """The version records of the Tensors among `args` (graph.saved_version)."""
+    versions = ()
+    for a in args:
+        if isinstance(a, Tensor):
+            versions += saved_version(a, (a._data, a._grad_fn))
+    return versions
 
 
 def _derive(fn, mode, positions):
@@ -170,7 +186,7 @@ def compile(fn):
 
     cls = node_class(fn.__name__ + "Backward", CompiledNode)
 
-    def tracked(kind, arrays, edges):
+    def tracked(kind, args, arrays, edges):
         """Run the generated code of `kind` and record its node."""
         token = quiet()
         try:
@@ -184,6 +200,7 @@ def compile(fn):
         node.kind = kind
         node.saved = saved
         node.freed = False
+        node.versions = () if kind.how == "grads" else _versions(args)
         out._grad_fn = node
         return out
 
@@ -198,7 +215,7 @@ def compile(fn):
                 kinds[key] = _Kind(fn, "untracked", positions, in_dtypes)
                 return Tensor._make(value)
             kinds[key] = _Kind(fn, None, positions, in_dtypes, value.ndim == 0 and value.dtype.kind in "fc")
-            return _lazy(value, _Kind(fn, "lazy", positions, in_dtypes), arrays, edges)
+            return _lazy(value, _Kind(fn, "lazy", positions, in_dtypes), args, arrays, edges)
         if kind.how == "untracked":
             return Tensor._make(np.asarray(fn(*arrays)))
         if kind.how is None:  # the second call: generate the derivative
@@ -207,15 +224,15 @@ def compile(fn):
             if generated is not None:
                 kind.generated = generated
                 try:
-                    return tracked(kind, arrays, edges)
+                    return tracked(kind, args, arrays, edges)
                 finally:  # the dispatch has now built (or picked) the code for this kind
                     kind.generated = _specialization(generated, arrays)
             kind.how = "lazy"
-        return _lazy(np.asarray(fn(*arrays)), kind, arrays, edges)
+        return _lazy(np.asarray(fn(*arrays)), kind, args, arrays, edges)
 
-    def _lazy(value, kind, arrays, edges):
+    def _lazy(value, kind, args, arrays, edges):
         out = Tensor._make(value, True)
-        out._grad_fn = cls(tuple(edges), kind, arrays)
+        out._grad_fn = cls(tuple(edges), kind, arrays, _versions(args))
         return out
 
     def slow(args):
@@ -246,7 +263,7 @@ def compile(fn):
         kind = kinds.get(key)
         if kind is None or kind.generated is None:
             return first(args, arrays, key, edges)
-        return tracked(kind, arrays, edges)
+        return tracked(kind, args, arrays, edges)
 
     run = _fast_call(_arity(fn), slow, kinds, cls)
     functools.update_wrapper(run, fn)
@@ -304,6 +321,7 @@ def _fast_call(arity, slow, kinds, cls):
         "            node.kind = kind",
         "            node.saved = saved",
         "            node.freed = False",
+        "            node.versions = () if kind.how == 'grads' else versions(args)",
         "            out._grad_fn = node",
         "            return out",
         "    return slow(args)",
@@ -311,6 +329,7 @@ def _fast_call(arity, slow, kinds, cls):
     scope = {
         "mode": _mode, "slow": slow, "kinds": kinds, "cls": cls, "Tensor": Tensor, "NO_EDGE": _NO_EDGE,
         "quiet": quiet, "loud": loud, "make": Tensor._make, "ndarray": _ndarray, "asarray": np.asarray, "new": _new,
+        "versions": _versions,
     }
     exec(builtins.compile("\n".join(lines) + "\n", "<srcgrad compiled call>", "exec"), scope)  # noqa: S102 - fixed text
     return scope["run"]

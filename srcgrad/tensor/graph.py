@@ -7,15 +7,27 @@ tensor's `grad_fn` later (in-place ops) therefore never changes an existing grap
 
 The engine holds no calculus: a node's `apply(g)` returns one gradient (a NumPy
 array or None) per input. A backward pass checks every node it will run for
-released saved values before it changes anything (error E7), so a failed pass
+released saved values (error E7) and for saved values changed in place since they
+were saved (version counters, below) before it changes anything, so a failed pass
 leaves every `.grad` as it was.
+
+Version counters, as in PyTorch: a tensor's `_counter` is None until something needs
+it, then a one-element list shared with its views and `detach()`ed aliases (not with
+`.data`). Every in-place write into a tensor that has one adds 1. A node that keeps
+a tensor's array records `counter, count, which` in its `versions` when it is made
+(`saved_version`; a flat tuple, three items per saved tensor, which is the cheapest
+to build); backward refuses to run it once a count has moved.
 """
+
+import re
 
 import functools
 import threading
 import warnings
 
 import numpy as np
+
+from .dtypes import of
 
 __all__ = [
     "Node",
@@ -30,6 +42,10 @@ __all__ = [
     "no_grad",
     "enable_grad",
     "FREED_MESSAGE",
+    "counter_of",
+    "saved_version",
+    "bump",
+    "check_versions",
 ]
 
 FREED_MESSAGE = (
@@ -145,11 +161,68 @@ class set_grad_enabled(_ModeContext):
 # --- nodes -----------------------------------------------------------------------------
 
 
+# --- version counters ------------------------------------------------------------------
+
+
+def counter_of(tensor):
+    """The version counter of `tensor`, made on first need (see the module docstring)."""
+    counter = tensor._counter
+    if counter is None:
+        counter = tensor._counter = [0]
+    return counter
+
+
+def saved_version(tensor, which):
+    """The record a node keeps of saving `tensor` (three items of its `versions`):
+    `which` tells `check_versions` how to describe it (`node.describe_saved(which)`)."""
+    counter = tensor._counter
+    if counter is None:
+        counter = tensor._counter = [0]
+    return (counter, counter[0], which)
+
+
+def bump(tensor):
+    """Count an in-place write into `tensor` (nothing to count before a counter exists:
+    no node has saved it then)."""
+    counter = tensor._counter
+    if counter is not None:
+        counter[0] += 1
+
+
+def check_versions(node):
+    """Raise PyTorch's error when a value `node` saved was changed in place since."""
+    versions = node.versions
+    i = 0
+    while i < len(versions):
+        counter, count = versions[i], versions[i + 1]
+        if counter[0] != count:
+            which = versions[i + 2]
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{node.describe_saved(which)} is at version {counter[0]}; "
+                f"expected version {count} instead. Hint: the value was changed in place after "
+                "an operation saved it for backward; make the change out of place (y = y + 1), "
+                "or after backward."
+            )
+        i += 3
+
+
+def describe(array, producer):
+    """`srcgrad.FloatTensor [2, 3]]`, and for the output of a node `srcgrad.FloatTensor
+    [3]], which is output 0 of Mul,` (PyTorch's wording: the node's name less its
+    `Backward0`)."""
+    text = f"srcgrad.{of(array.dtype).kind_name}Tensor [{', '.join(map(str, array.shape))}]]"
+    if producer is not None and type(producer) is not AccumulateGrad:
+        text += f", which is output 0 of {re.sub(r'Backward[0-9]*$', '', type(producer).__name__)},"
+    return text
+
+
 class Node:
     """Base of every graph node. Subclasses are named like PyTorch's (`MulBackward0`)."""
 
     __slots__ = ("next_functions", "_retained", "__weakref__")
     freed = False
+    versions = ()  # records of saved tensors (saved_version); a subclass that saves has a slot
 
     def __init__(self, next_functions):
         self.next_functions = next_functions
@@ -175,6 +248,10 @@ class Node:
 
     def release(self):
         """Drop saved values after a pass run without `retain_graph`."""
+
+    def describe_saved(self, which):
+        """How `check_versions` names the saved tensor `which` of `versions`."""
+        return f"srcgrad.Tensor] ({which})"
 
     def retain(self, tensor):
         """Also store this node's incoming gradient into `tensor.grad` (retain_grad)."""
@@ -209,6 +286,8 @@ def accumulate(tensor, g):
         tensor._grad = type(tensor)._make(np.array(g, dtype=tensor._data.dtype, copy=True))
         return
     data = current._data
+    if current._counter is not None:  # an in-place write, if nothing else: count it
+        current._counter[0] += 1
     if type(g) is _ndarray and g.dtype is data.dtype and g.shape == data.shape:
         _add(data, g, data)
     elif np.shape(g) == data.shape:
@@ -253,6 +332,8 @@ def run_single(node, shape, dtype, retain_graph):
             return False
     if node.freed:
         raise RuntimeError(FREED_MESSAGE)
+    if node.versions:
+        check_versions(node)
     token = quiet()
     try:
         grads = node.apply_ones(shape, dtype)
@@ -329,6 +410,8 @@ def run_backward(roots, grads, retain_graph=False, capture=None):
     for node in order:
         if node.freed:
             raise RuntimeError(FREED_MESSAGE)
+        if node.versions:
+            check_versions(node)
     pending = {}
     for root, g in zip(roots, grads):
         pending[root] = g if root not in pending else pending[root] + g

@@ -3,7 +3,9 @@
 Invariants: with grad mode on, an in-place op on a leaf that requires grad raises;
 on a tensor in a graph it is recorded (the tensor becomes the output of a new node
 and keeps its storage, so aliases see the new values); otherwise it writes into
-the array directly and records nothing. The result dtype must be castable to the
+the array directly and records nothing but a version: every untracked write adds 1
+to the tensor's version counter, if it has one (graph.py), so a node that saved the
+old values refuses to run backward. The result dtype must be castable to the
 tensor's own dtype, as in PyTorch.
 """
 
@@ -12,7 +14,7 @@ import operator
 import numpy as np
 
 from . import dtypes, ops
-from .graph import _mode
+from .graph import _mode, bump
 
 __all__ = ["InPlaceOps", "E11"]
 
@@ -55,6 +57,9 @@ def _method(primitive, name, floating=False):
                 ufunc(data, value, data)
             finally:
                 loud(token)
+            counter = self._counter
+            if counter is not None:
+                counter[0] += 1
             return self
         return self._inplace(primitive, other, name, floating)
 
@@ -92,6 +97,7 @@ class InPlaceOps:
             self._data[...] = primitive(self._data, data)
         finally:
             ops.loud(token)
+        bump(self)
         return self
 
     def _refuse_if_recorded(self, src=None):
@@ -108,11 +114,12 @@ class InPlaceOps:
             )
 
     def _refuse_if_kept(self):
-        """Raise before a recorded in-place write that would change values a graph node
+        """Raise before a recorded in-place write that may change values a graph node
         keeps for its backward (PyTorch raises at backward, by version counters), or
         that would reach a view or the base of a view (PyTorch rebases their graphs;
-        the shim does not): either would give a wrong gradient."""
-        if getattr(self, "_shared", False) or self._data.base is not None or ops.keeps_result(self._grad_fn):
+        the shim does not): either would give a wrong gradient. A tensor with a version
+        counter is one a node saved, a view or a view's base, or a `detach()`ed alias."""
+        if self._counter is not None or self._data.base is not None or ops.keeps_result(self._grad_fn):
             raise RuntimeError(E_KEPT)
 
     def _check_cast(self, other, floating):
@@ -145,6 +152,7 @@ class InPlaceOps:
         if self._requires_grad and _mode.enabled:
             self._inplace(operator.mul, 0, "ZeroBackward0")  # the old values get zero gradient
         self._data.fill(0)
+        bump(self)
         return self
 
     def fill_(self, value):
@@ -154,11 +162,13 @@ class InPlaceOps:
         if _mode.enabled and self._requires_grad:
             self._inplace(operator.mul, 0, name)  # the old values get zero gradient
         self._data[...] = value
+        bump(self)
         return self
 
     def copy_(self, src):
         self._refuse_if_recorded(src)
         self._data[...] = src._data if isinstance(src, ops.Tensor) else src
+        bump(self)
         return self
 
     def normal_(self, mean=0.0, std=1.0):
@@ -166,6 +176,7 @@ class InPlaceOps:
 
         self._refuse_if_recorded()
         self._data[...] = _rng().normal(mean, std, self._data.shape)
+        bump(self)
         return self
 
     def uniform_(self, a=0.0, b=1.0):
@@ -173,4 +184,5 @@ class InPlaceOps:
 
         self._refuse_if_recorded()
         self._data[...] = _rng().uniform(a, b, self._data.shape)
+        bump(self)
         return self

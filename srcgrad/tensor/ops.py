@@ -10,9 +10,11 @@ overhead.
 
 Invariants: an op is tracked iff grad mode is on and some Tensor argument requires
 grad; a tracked result has `requires_grad` True and a `grad_fn`; an untracked result
-is a leaf. Gradients returned by nodes have their input's shape and dtype. A tensor
-whose array a node keeps, or that shares memory with a view, is marked `_shared`
-(`_mark_shared`): recorded in-place writes into it are refused.
+is a leaf. Gradients returned by nodes have their input's shape and dtype. A node
+that keeps a tensor's array records the tensor's version (graph.saved_version), and a
+view shares the version counter of the tensor it views: backward refuses a node
+whose saved values were written in place since, and a recorded in-place write into
+a tensor with a counter is refused when it is made (inplace.py).
 
 `Tensor` is bound by `tensor.py` when it is imported (the class needs this module).
 """
@@ -26,7 +28,7 @@ import numpy as np
 from ..rules import lookup
 from ..runtime import unbroadcast
 from . import dtypes
-from .graph import Node, _mode, loud, node_class, quiet, run_backward
+from .graph import Node, _mode, counter_of, describe, loud, node_class, quiet, run_backward, saved_version
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
@@ -51,12 +53,13 @@ def rule_of(primitive):
 
 
 def _node_kind(primitive, name):
-    """(rule, node class) of the op `primitive` recorded under `name` (cached)."""
+    """(rule, node class, whether the rule reads its result) of the op `primitive`
+    recorded under `name` (cached)."""
     key = (primitive, name)
     found = _NODES.get(key)
     if found is None:
         rule = rule_of(primitive)
-        found = _NODES[key] = (rule, node_class(name or rule.name + "Backward0", RuleNode))
+        found = _NODES[key] = (rule, node_class(name or rule.name + "Backward0", RuleNode), _rule_reads_ans(rule))
     return found
 
 
@@ -72,12 +75,13 @@ class RuleNode(Node):
 
     With `saves` False (nodes PyTorch keeps only shapes for: Add, Sub, Neg, Sum,
     Mean, ...) the node keeps what it has and can run again; otherwise `release`
-    drops it and the node is `freed`.
+    drops it and the node is `freed`. `versions` records the tensors it saved (which:
+    an index into `args`, or -1 for its own output).
     """
 
-    __slots__ = ("rule", "args", "kwargs", "ans", "dtypes", "saves", "freed")
+    __slots__ = ("rule", "args", "kwargs", "ans", "dtypes", "saves", "freed", "versions")
 
-    def __init__(self, next_functions, rule, args, kwargs, ans, in_dtypes, saves):
+    def __init__(self, next_functions, rule, args, kwargs, ans, in_dtypes, saves, versions):
         self.next_functions = next_functions  # Node.__init__, inlined: one node per op
         self._retained = None
         self.rule = rule
@@ -87,6 +91,12 @@ class RuleNode(Node):
         self.dtypes = in_dtypes
         self.saves = saves
         self.freed = False
+        self.versions = versions
+
+    def describe_saved(self, which):
+        if which == -1:
+            return describe(self.ans, self)
+        return describe(self.args[which], self.next_functions[which][0])
 
     def apply(self, g):
         rule, args, kwargs, ans = self.rule, self.args, self.kwargs, self.ans
@@ -118,16 +128,21 @@ class RuleNode(Node):
 
 
 class CompositeNode(Node):
-    """One node for a piece of Tensor code: backward runs the recorded inner graph."""
+    """One node for a piece of Tensor code: backward runs the recorded inner graph.
+    `versions` records its tensor arguments (which: the array and its producer)."""
 
-    __slots__ = ("root", "sinks", "dtypes", "freed")
+    __slots__ = ("root", "sinks", "dtypes", "freed", "versions")
 
-    def __init__(self, next_functions, root, sinks, in_dtypes):
+    def __init__(self, next_functions, root, sinks, in_dtypes, versions):
         super().__init__(next_functions)
         self.root = root
         self.sinks = sinks
         self.dtypes = in_dtypes
         self.freed = False
+        self.versions = versions
+
+    def describe_saved(self, which):
+        return describe(*which)
 
     def apply(self, g):
         wanted = [s for s in self.sinks if s is not None]
@@ -179,9 +194,10 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, *
         ans = ans.astype(out_dtype)
     if needs:
         return _tracked(ans, primitive, name, saves, args, tuple(arrays), kwargs)
+    out = _leaf(ans)
     if ans.base is not None:  # a view: writing into either changes the other
-        _mark_shared(*args)
-    return _leaf(ans)
+        _share_counter(out, args)
+    return out
 
 
 def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
@@ -211,11 +227,13 @@ def exact(primitive, a, name, consts=(), compute=None):
     ans = (compute or primitive)(x, *consts)
     if type(ans) is not _ndarray:
         ans = np.array(ans)
-    elif ans.base is not None:  # a view: writing into either changes the other
-        a._shared = True
     if a._requires_grad and _mode.enabled:
-        return _tracked_one(ans, primitive, name, False, a, x, consts)
-    return _leaf(ans)
+        out = _tracked_one(ans, primitive, name, False, a, x, consts)
+    else:
+        out = _leaf(ans)
+    if ans.base is not None:  # a view: writing into either changes the other
+        out._counter = counter_of(a)
+    return out
 
 
 def _tracked_one(ans, primitive, name, saves, a, x, consts):
@@ -224,19 +242,25 @@ def _tracked_one(ans, primitive, name, saves, a, x, consts):
     fn = a._grad_fn
     if fn is None:
         fn = a._accumulate_grad()
-    if saves:
-        a._shared = True
+    if saves:  # graph.saved_version, inlined
+        counter = a._counter
+        if counter is None:
+            counter = a._counter = [0]
+        versions = (counter, counter[0], 0)
+    else:
+        versions = ()
     # One edge, as PyTorch has: the constants (a shape, axes, an index) are no inputs.
-    return _output(ans, primitive, name, ((fn, 0),), (x, *consts), _NO_KWARGS, (x.dtype,), saves)
+    return _output(ans, primitive, name, ((fn, 0),), (x, *consts), _NO_KWARGS, (x.dtype,), saves, versions)
 
 
-def _mark_shared(*args):
-    """Mark the tensors among `args` as shared: a node keeps their arrays (or a view of
-    them was made), so an in-place write into them must be refused while they are in a
-    graph (`InPlaceOps._inplace`). The flag is set only here: unset reads as False."""
+def _share_counter(view, args):
+    """Give the tensor `view` the version counter of the tensor among `args` whose
+    memory it may share (writing into either changes the other)."""
+    data = view._data
     for a in args:
-        if isinstance(a, Tensor):
-            a._shared = True
+        if isinstance(a, Tensor) and np.may_share_memory(data, a._data):
+            view._counter = counter_of(a)
+            return
 
 
 _NO_KWARGS = {}  # shared by nodes recorded without keyword arguments; never written
@@ -248,15 +272,18 @@ def _leaf(ans):
     out = _new(Tensor)
     out._data = ans
     out._requires_grad = out._retains_grad = False
-    out._grad = out._grad_fn = out._accumulator = None
+    out._grad = out._grad_fn = out._accumulator = out._counter = None
     return out
 
 
 def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
     """A new Tensor over `ans`, the result of a new node of `primitive` over `args`
     (computed as `arrays`)."""
-    if saves or ans.base is not None:
-        _mark_shared(*args)
+    versions = ()
+    if saves:
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                versions += saved_version(a, i)
     edges = []
     in_dtypes = []
     for a in args:
@@ -269,18 +296,26 @@ def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
         else:
             in_dtypes.append(None)
         edges.append(_NO_EDGE)
-    return _output(ans, primitive, name, tuple(edges), arrays, kwargs, in_dtypes, saves)
+    out = _output(ans, primitive, name, tuple(edges), arrays, kwargs, in_dtypes, saves, versions)
+    if ans.base is not None:  # a view: writing into either changes the other
+        _share_counter(out, args)
+    return out
 
 
-def _output(ans, primitive, name, edges, arrays, kwargs, in_dtypes, saves):
+def _output(ans, primitive, name, edges, arrays, kwargs, in_dtypes, saves, versions):
     """A new Tensor over `ans`, the output of a new node of `primitive` called `name`
-    (see RuleNode for the rest)."""
+    (see RuleNode for the rest); when the node keeps `ans` too, its version as well."""
     kind = _NODES.get((primitive, name))
     if kind is None:
         kind = _node_kind(primitive, name)
     out = _new(Tensor)
     out._data = ans
-    out._grad_fn = kind[1](edges, kind[0], arrays, kwargs, ans, in_dtypes, saves)
+    if saves and kind[2]:
+        counter = out._counter = [0]
+        versions += (counter, 0, -1)
+    else:
+        out._counter = None
+    out._grad_fn = kind[1](edges, kind[0], arrays, kwargs, ans, in_dtypes, saves, versions)
     out._requires_grad = True
     out._retains_grad = False
     out._grad = out._accumulator = None
@@ -291,8 +326,15 @@ def composite(name, fn, *args, **kwargs):
     """Run Tensor code `fn(*args)`; when tracked, record it as one node called `name`."""
     if not _mode.enabled or not any(isinstance(a, Tensor) and a._requires_grad for a in args):
         return fn(*args, **kwargs)
-    _mark_shared(*args)  # the inner graph keeps their arrays
-    inner = [Tensor._make(a._data, a._requires_grad) if isinstance(a, Tensor) else a for a in args]
+    inner = []
+    versions = ()  # the inner graph keeps their arrays
+    for a in args:
+        if isinstance(a, Tensor):
+            versions += saved_version(a, (a._data, a._grad_fn))
+            t = Tensor._make(a._data, a._requires_grad)
+            t._counter = a._counter  # what the inner graph saves is counted there too
+            a = t
+        inner.append(a)
     result = fn(*inner, **kwargs)
     if result._grad_fn is None:  # the output does not depend on any input needing grad
         return Tensor._make(result._data)
@@ -300,7 +342,7 @@ def composite(name, fn, *args, **kwargs):
     sinks = [_edge(t) if isinstance(t, Tensor) and t._requires_grad else None for t in inner]
     in_dtypes = [a._data.dtype if isinstance(a, Tensor) else None for a in args]
     out = Tensor._make(result._data)
-    out._grad_fn = node_class(name, CompositeNode)(edges, result._grad_fn, sinks, in_dtypes)
+    out._grad_fn = node_class(name, CompositeNode)(edges, result._grad_fn, sinks, in_dtypes, versions)
     out._requires_grad = True
     return out
 
@@ -379,18 +421,26 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
     if isinstance(a, Tensor):
         dtype_a = x.dtype
         edge_a = (fn if (fn := a._grad_fn) is not None else a._accumulate_grad(), 0) if a._requires_grad else _NO_EDGE
-        if saves:
-            a._shared = True  # see _mark_shared
+        if saves:  # graph.saved_version, inlined
+            ca = a._counter
+            if ca is None:
+                ca = a._counter = [0]
     else:
-        dtype_a, edge_a = None, _NO_EDGE
+        dtype_a, edge_a, ca = None, _NO_EDGE, None
     if isinstance(b, Tensor):
         dtype_b = y.dtype
         edge_b = (fn if (fn := b._grad_fn) is not None else b._accumulate_grad(), 0) if b._requires_grad else _NO_EDGE
         if saves:
-            b._shared = True
+            cb = b._counter
+            if cb is None:
+                cb = b._counter = [0]
+            versions = (ca, ca[0], 0, cb, cb[0], 1) if ca is not None else (cb, cb[0], 1)
+        else:
+            versions = ()
     else:
         dtype_b, edge_b = None, _NO_EDGE
-    return _output(ans, primitive, name, (edge_a, edge_b), (x, y), _NO_KWARGS, (dtype_a, dtype_b), saves)
+        versions = (ca, ca[0], 0) if saves else ()
+    return _output(ans, primitive, name, (edge_a, edge_b), (x, y), _NO_KWARGS, (dtype_a, dtype_b), saves, versions)
 
 
 def compare(primitive, a, b):
@@ -438,9 +488,11 @@ def keeps_result(node):
         return False
     if not isinstance(node, RuleNode):
         return True
-    if not node.saves:
-        return False
-    rule = node.rule
+    return node.saves and _rule_reads_ans(node.rule)
+
+
+def _rule_reads_ans(rule):
+    """Whether a reverse rule of `rule` may read its result `ans` (cached)."""
     found = _READS_ANS.get(id(rule))
     if found is None or found[0] is not rule:
         found = _READS_ANS[id(rule)] = (rule, any(_reads_ans(d) for d in rule.vjps.values()))

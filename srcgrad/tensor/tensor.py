@@ -15,7 +15,7 @@ from . import dtypes, ops, printing
 from ..rules import activations
 from ..runtime import mean_of
 from .dtypes import Size
-from .graph import AccumulateGrad, _mode, accumulate, run_backward, run_single, warn_non_leaf_grad
+from .graph import AccumulateGrad, _mode, accumulate, bump, counter_of, run_backward, run_single, warn_non_leaf_grad
 from .inplace import E11, InPlaceOps
 
 __all__ = ["Tensor"]
@@ -117,7 +117,7 @@ class Tensor(InPlaceOps):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
-        "_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_retains_grad", "_shared", "__weakref__",
+        "_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_retains_grad", "_counter", "__weakref__",
     )
     __array_priority__ = 1000
 
@@ -133,6 +133,7 @@ class Tensor(InPlaceOps):
         self._requires_grad = False
         self._grad = self._grad_fn = self._accumulator = None
         self._retains_grad = False
+        self._counter = None
         if requires_grad:
             self.requires_grad_(True)
 
@@ -141,7 +142,7 @@ class Tensor(InPlaceOps):
         t = object.__new__(cls)
         t._data = data
         t._requires_grad = requires_grad
-        t._grad = t._grad_fn = t._accumulator = None
+        t._grad = t._grad_fn = t._accumulator = t._counter = None
         t._retains_grad = False
         return t
 
@@ -255,7 +256,8 @@ class Tensor(InPlaceOps):
 
     @property
     def data(self):
-        """A leaf that shares storage with self and is never tracked."""
+        """A leaf that shares storage with self and is never tracked; nor are its
+        in-place writes counted in self's version (as in PyTorch)."""
         return Tensor._make(self._data)
 
     @data.setter
@@ -263,7 +265,17 @@ class Tensor(InPlaceOps):
         self._data = other._data if isinstance(other, Tensor) else np.asarray(other)
 
     def detach(self):
-        return Tensor._make(self._data)
+        """A leaf that shares storage and version counter with self."""
+        out = Tensor._make(self._data)
+        out._counter = counter_of(self)
+        return out
+
+    @property
+    def _version(self):
+        """How many in-place writes this tensor's storage has had since something
+        needed to count them (PyTorch's `_version`)."""
+        counter = self._counter
+        return 0 if counter is None else counter[0]
 
     def detach_(self):
         self._grad_fn = None
@@ -565,6 +577,7 @@ class Tensor(InPlaceOps):
                 raise RuntimeError(E11)
             raise NotImplementedError("item assignment into a tensor that is part of a graph is not supported")
         self._data[_index(index)] = value._data if isinstance(value, Tensor) else value
+        bump(self)
 
     # --- dtype conversion and copies -------------------------------------------------
 
