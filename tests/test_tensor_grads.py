@@ -93,6 +93,45 @@ def test_norm_of_a_vector():
     check(lambda a: a.norm(), (5,))
 
 
+@pytest.mark.parametrize("p", [1, 3, 2.5, float("inf"), "fro"])
+@pytest.mark.parametrize("dim, keepdim", [(None, False), (1, False), (0, True), ((0, 1), False)])
+def test_p_norms(p, dim, keepdim):
+    def norm(a):
+        return a.norm(p=p) if dim is None else a.norm(p=p, dim=dim, keepdim=keepdim)
+
+    check(norm, (3, 4))
+    data = np.array([[1.0, -2.0, 0.5], [0.0, 3.0, -1.0]])
+    expected = np.linalg.norm(data.ravel(), ord=2 if p == "fro" else p) if dim is None else None
+    out = norm(torch.tensor(data))
+    assert out.grad_fn is None and out.dtype == torch.float64
+    if expected is not None:
+        assert out.item() == pytest.approx(expected, rel=1e-12)  # a vector norm of all elements, for a matrix too
+
+
+@pytest.mark.parametrize("p", [1, 3, float("inf")])
+def test_p_norm_gradients_at_zero_and_at_ties(p):
+    x = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    x.norm(p=p).backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]  # PyTorch's choice, not NaN
+    x = torch.tensor([3.0, -3.0, 1.0], dtype=torch.float64, requires_grad=True)
+    x.norm(p=p).backward()
+    expected = {1: [1.0, -1.0, 1.0], 3: list(np.sign([3.0, -3.0, 1.0]) * np.array([9.0, 9.0, 1.0]) / 55.0 ** (2 / 3)),
+                float("inf"): [0.5, -0.5, 0.0]}[p]
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12)
+    assert x.norm(p=p).grad_fn.name() == "LinalgVectorNormBackward0"
+
+
+def test_norms_below_one_are_refused():
+    with pytest.raises(NotImplementedError, match="p >= 1 or inf; got p=0.5"):
+        torch.ones(3).norm(p=0.5)
+
+
+def test_add_and_sub_with_alpha():
+    check(lambda a, b: a.add(b, alpha=2.5) + torch.sub(a, b, alpha=-0.5) + a.sub(b) + torch.add(a, 3.0, alpha=2), (2, 3), (3,))
+    a, b = torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])
+    assert a.add(b, alpha=2).tolist() == [7.0, 10.0] and a.sub(b, alpha=0.5).tolist() == [-0.5, 0.0]
+
+
 # --- matmul ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("shapes", [((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)), ((2, 3), (3, 4)),

@@ -657,7 +657,8 @@ def _vector_norm_d(ans, x, ord, axis, keepdims):
         return np.sign(x) * _extremum_share(ans, np.abs(x), axis, keepdims)
     if ord is None or ord == 2:
         return np.where(norm == 0, 0.0, x / np.where(norm == 0, 1.0, norm))
-    return np.sign(x) * (np.abs(x) / norm) ** (ord - 1)
+    # 0 at a zero vector, as for ord 2 (not 0/0)
+    return np.where(norm == 0, 0.0, np.sign(x) * (np.abs(x) / np.where(norm == 0, 1.0, norm)) ** (ord - 1))
 
 
 def _matrix_norm_d(ans, x, ord, axes, keepdims):

@@ -3,6 +3,9 @@
 Each one forwards to a `Tensor` method or to `ops`; none holds calculus.
 """
 
+import math
+import numbers
+
 import numpy as np
 
 from ..rules import lookup
@@ -73,17 +76,40 @@ def _norm_all(x):
     return np.sqrt(flat.dot(flat))
 
 
-def vector_norm(x, dim=None, keepdim=False):
-    """The 2-norm of all elements (or along `dim`): one LinalgVectorNormBackward0 node.
+def _p_norm(x, p, dim, keepdim):
+    """(sum |x|^p)^(1/p), or max |x| for p = inf (ties share the gradient, as in PyTorch)."""
+    size = x.abs()
+    if p == math.inf:
+        return size.max() if dim is None else ops.apply(np.max, size, name="MaxBackward0", axis=_axes(dim), keepdims=keepdim)
+    if p == 1:
+        return size.sum() if dim is None else size.sum(dim, keepdim)
+    powers = size**p
+    total = powers.sum() if dim is None else powers.sum(dim, keepdim)
+    zero = total == 0  # PyTorch's gradient there is 0, not 0 * inf
+    return where(zero, 0.0, where(zero, 1.0, total) ** (1.0 / p))
 
-    Uses the registry's rule for `np.linalg.norm` when there is one; otherwise the
-    node runs sqrt(sum(x * x)) through the elementwise rules.
+
+def _axes(dim):
+    return dim if isinstance(dim, int) else tuple(dim)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False):
+    """The `ord`-norm of all elements (or along `dim`): one LinalgVectorNormBackward0 node.
+
+    The 2-norm uses the registry's rule for `np.linalg.norm` when there is one, else
+    sqrt(sum(x * x)); other norms (ord >= 1, or inf) run through the elementwise and
+    reduction rules. Below 1 the gradient at a zero element is infinite times zero:
+    refused, not NaN.
     """
     if x._data.dtype.kind not in "fc":
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. "
             f"Got {x.dtype.kind_name}"
         )
+    if ord != 2:
+        if isinstance(ord, bool) or not isinstance(ord, numbers.Real) or not ord >= 1:
+            raise NotImplementedError(f"the shim's norms are for p >= 1 or inf; got p={ord!r}")
+        return ops.composite("LinalgVectorNormBackward0", _p_norm, x, float(ord), dim, keepdim)
     if lookup(np.linalg.norm) is not None and dim is None and x._data.dtype.kind == "f":
         return ops.unary(np.linalg.norm, x, "LinalgVectorNormBackward0", compute=_norm_all)
     if lookup(np.linalg.norm) is not None and (dim is None or isinstance(dim, int) or len(dim) <= 2):

@@ -410,7 +410,15 @@ class Tensor(InPlaceOps):
     def __pos__(self):
         return self
 
-    add, sub, mul, div, pow, matmul = __add__, __sub__, __mul__, __truediv__, __pow__, __matmul__
+    mul, div, pow, matmul = __mul__, __truediv__, __pow__, __matmul__
+
+    def add(self, other, alpha=1):
+        """`self + alpha * other`."""
+        return self + (other if alpha == 1 else other * alpha)
+
+    def sub(self, other, alpha=1):
+        """`self - alpha * other`."""
+        return self - (other if alpha == 1 else other * alpha)
     multiply, subtract, divide, true_divide, neg = mul, sub, div, div, __neg__
     mm = mv = dot = matmul
 
@@ -474,12 +482,13 @@ class Tensor(InPlaceOps):
         return self._extremum(np.min, np.argmin, "Min", dim, keepdim)
 
     def norm(self, p="fro", dim=None, keepdim=False):
-        """The 2-norm of all elements (Frobenius for matrices), or along `dim`."""
+        """The vector p-norm of all elements (for a matrix too, as in PyTorch: "fro" is
+        the 2-norm), or along `dim`: p = 2, "fro", any p >= 1, or inf."""
         from .functions import vector_norm
 
-        if p not in ("fro", 2, 2.0, None):
-            raise NotImplementedError("Tensor.norm supports only the 2-norm")
-        return vector_norm(self, dim=dim, keepdim=keepdim)
+        if p in ("fro", 2, 2.0, None):
+            return vector_norm(self, dim=dim, keepdim=keepdim)
+        return vector_norm(self, p, dim=dim, keepdim=keepdim)
 
     # --- elementwise functions --------------------------------------------------------
 
