@@ -348,3 +348,52 @@ def augmented_nested_argument(x):
 def test_augmented_argument_of_a_nested_function_is_refused():
     with pytest.raises(srcgrad.NotDifferentiableError, match="does not make"):
         srcgrad.grad(augmented_nested_argument)
+
+
+# --- subscript writes through views and aliases, in forward mode ----------------------
+
+W23 = np.arange(1.0, 7.0).reshape(2, 3)
+
+
+def write_into_a_row(x):
+    y = np.zeros((2, 3))  # y[0] is a view: NumPy writes into y
+    y[0][1] = x[0]  # write
+    return np.sum(y * W23)
+
+
+def write_through_an_alias(x):
+    y = np.zeros(3)
+    z = y  # shared
+    z[1] = x[0]  # write
+    return np.sum(y) * x[0]
+
+
+def write_through_flat(x):
+    y = np.zeros((2, 3))
+    y.flat[1] = x[0]  # write
+    return np.sum(y * W23)
+
+
+def write_into_loop_rows(x):
+    y = np.ones((2, 3))
+    for row in y:
+        row[0] = x[0]  # write
+    return np.sum(y * W23)
+
+
+def write_through_a_list_alias(x):
+    items = [x[0], x[0] * 2]
+    same = items  # shared
+    same[0] = x[0] ** 3  # write
+    return items[0] + items[1]
+
+
+@pytest.mark.parametrize("f", [write_into_a_row, write_through_an_alias, write_through_flat, write_into_loop_rows,
+                               write_through_a_list_alias], ids=lambda f: f.__name__)
+def test_forward_mode_refuses_subscript_writes_through_shared_memory(f):
+    """jvp gave these a tangent that missed the write (0 for `y[0][1] = x`); now it refuses
+    them at the write's line, as reverse mode does."""
+    for transform in (lambda: srcgrad.jvp(f, (X[:1].copy(),), (np.ones(1),)), lambda: srcgrad.grad(f)):
+        with pytest.raises(srcgrad.NotDifferentiableError, match="in place") as info:
+            transform()
+        assert info.value.lineno == _lines(f, "# write")[0]

@@ -164,3 +164,96 @@ def test_forward_mode_agrees_with_reverse_mode(fn, args):
     expected = sum(float(np.sum(np.asarray(g) * t)) for g, t in zip(grads, tangents))
     assert out == pytest.approx(fn(*args), rel=1e-12, abs=1e-12)
     assert float(out_dot) == pytest.approx(expected, rel=1e-7, abs=1e-9)
+
+
+# --- displays stored into containers, and containers joined by slices -------------------
+
+
+def _append_pairs(p):
+    steps = []
+    for i in range(2):
+        steps.append((p ** (i + 2), i))  # a tuple display passed to append
+    return steps[1][0]  # p**3
+
+
+def _extend_with_lists(p):
+    rows = []
+    rows.extend([[p**2, p]])
+    return rows[0][0] * rows[0][1]  # p**3
+
+
+def _comprehension_of_pairs(p):
+    pairs = [(p**2, p * 3) for _ in range(2)]
+    return pairs[1][0] + pairs[0][1]  # p**2 + 3p
+
+
+def _array_of_rows(p):
+    return np.sum(np.array([[p * i, p**2] for i in range(3)]))  # 3p + 3p**2
+
+
+def _dict_of_tuples(p):
+    d = {"a": (p, p**2)}
+    return d["a"][1] * 3  # 3p**2
+
+
+@pytest.mark.parametrize("f, dfdp", [
+    (_append_pairs, lambda p: 3 * p**2), (_extend_with_lists, lambda p: 3 * p**2),
+    (_comprehension_of_pairs, lambda p: 2 * p + 3), (_array_of_rows, lambda p: 3 + 6 * p),
+    (_dict_of_tuples, lambda p: 6 * p),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_displays_stored_into_containers_carry_their_derivatives(f, dfdp):
+    """A tuple or list display passed to append/extend, built by a comprehension or held
+    by a dict got no derivative (0 in both modes)."""
+    p = 0.3
+    expected = dfdp(p)
+    assert srcgrad.grad(f)(p) == pytest.approx(expected, rel=1e-12)
+    assert srcgrad.jvp(f, (p,), (1.0,))[1] == pytest.approx(expected, rel=1e-12)
+    assert (f(p + 1e-6) - f(p - 1e-6)) / 2e-6 == pytest.approx(expected, rel=1e-6)
+
+
+def test_a_dict_holding_a_list_display_has_a_tangent_and_a_cotangent():
+    def f(p):
+        return {"b": [p**2]}
+
+    assert srcgrad.jvp(f, (0.3,), (1.0,))[1]["b"][0] == pytest.approx(0.6, rel=1e-12)
+    out, pullback = srcgrad.vjp(f, 0.3)
+    assert pullback({"b": [1.0]})[0] == pytest.approx(0.6, rel=1e-12)
+
+
+def _slices_joined(p):
+    items = [p, p**2]
+    joined = items[:1] + items[1:]
+    return joined[1]
+
+
+def _slice_repeated(p):
+    items = (p, p**2)
+    repeated = items[1:] * 3
+    return repeated[2]
+
+
+@pytest.mark.parametrize("f", [_slices_joined, _slice_repeated], ids=lambda f: f.__name__)
+def test_joining_slices_of_lists_is_refused_like_joining_lists(f):
+    """`L[:1] + L[1:]` was differentiated as arithmetic: gradient 0."""
+    with pytest.raises(srcgrad.NotDifferentiableError, match="joins or repeats lists or tuples"):
+        srcgrad.grad(f)
+
+
+def test_a_derivative_called_or_pulled_back_is_refused_not_misread():
+    """srcgrad differentiated the function a derivative wraps instead of the derivative."""
+
+    def s(a, b):
+        return a**3 * np.sin(b)
+
+    gs = srcgrad.grad(s)
+
+    def t(a, b):
+        return gs(a, b) * a
+
+    for transform in (lambda: srcgrad.grad(t), lambda: srcgrad.jvp(t, (0.7, 0.3), (1.0, 0.0)),
+                      lambda: srcgrad.vjp(gs, 0.7, 0.3), lambda: srcgrad.jacobian(gs, mode="reverse")(0.7, 0.3)):
+        with pytest.raises(srcgrad.NotDifferentiableError, match="is a derivative made by srcgrad"):
+            transform()
+    a, b = 0.7, 0.3
+    assert srcgrad.grad(gs)(a, b) == pytest.approx(6 * a * np.sin(b), rel=1e-12)  # what is supported
+    assert srcgrad.jacobian(gs, mode="forward")(a, b) == pytest.approx(6 * a * np.sin(b), rel=1e-12)

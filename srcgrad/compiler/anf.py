@@ -36,6 +36,9 @@ _CMP_WORDS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast
 _MAX_NAME = 16
 
 
+_CONTAINER_STORES = frozenset({"append", "extend", "insert"})  # list methods storing an argument
+
+
 class _ANF:
     def __init__(self, namer, local_names, shared=None):
         self.namer = namer
@@ -327,7 +330,10 @@ class _ANF:
         elif not isinstance(func, (gast.Name, gast.Attribute)):
             p, func = self.atom(func)
             pre += p
-        p, args = self.atoms(e.args)
+        # a display stored into a container (`L.append((a, b))`) gets a name of its own, as
+        # an entry of a display does: the container rules follow names
+        stores = isinstance(func, gast.Attribute) and func.attr in _CONTAINER_STORES and not self._is_global_chain(func)
+        p, args = self.entries(e.args) if stores else self.atoms(e.args)
         pre += p
         keywords = []
         for kw in e.keywords:
@@ -423,7 +429,7 @@ class _ANF:
 
     def expr_Dict(self, e):
         pre, keys = self.atoms(e.keys)
-        pre2, values = self.atoms(e.values)
+        pre2, values = self.entries(e.values)
         return pre + pre2, gast.Dict(keys=keys, values=values)
 
     def _is_global_chain(self, e):

@@ -156,17 +156,32 @@ def takes_sequence(rule, param):
 
 def containers(tree):
     """Names some assignment makes a list, tuple or dict (a display or `list(...)` and the
-    like): their adjoints add entry by entry, and `+`/`*` on them join or repeat."""
+    like, a slice or an alias of one): their adjoints add entry by entry, and `+`/`*` on
+    them join or repeat."""
+    assigns = [
+        (n.targets[0].id, n.value) for n in syntax.statements(tree)
+        if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)
+    ]
     out = set()
-    for n in syntax.statements(tree):
-        if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name):
-            value = n.value
-            if isinstance(value, (gast.List, gast.Tuple, gast.Dict)) or (
-                isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
-                and value.func.id in ("list", "tuple", "dict", "sorted")
-            ):
-                out.add(n.targets[0].id)
+    grown = True
+    while grown:  # to a fixpoint: a slice of a slice, an alias assigned before its source
+        before = len(out)
+        for name, value in assigns:
+            if name not in out and _makes_container(value, out):
+                out.add(name)
+        grown = len(out) > before
     return out
+
+
+def _makes_container(value, known):
+    """Whether `value` is a list, tuple or dict, given the container names `known`."""
+    if isinstance(value, (gast.List, gast.Tuple, gast.Dict)):
+        return True
+    if isinstance(value, gast.Call):
+        return isinstance(value.func, gast.Name) and value.func.id in ("list", "tuple", "dict", "sorted")
+    if isinstance(value, gast.Subscript):  # `L[1:]`: a slice of a list is a list
+        return isinstance(value.slice, gast.Slice) and isinstance(value.value, gast.Name) and value.value.id in known
+    return isinstance(value, gast.Name) and value.id in known
 
 
 def joins_sequences(value, container_names):

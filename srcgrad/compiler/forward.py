@@ -38,7 +38,7 @@ import gast
 from .. import rules, runtime
 from ..errors import NotDifferentiableError, SrcGradError
 from . import activity as activity_pass
-from . import calls, inline, syntax
+from . import calls, inline, mutation, syntax
 
 _ADD_GRAD = rules.lookup(runtime.add_grad)
 
@@ -462,6 +462,8 @@ def run(tree, program, calls, namer, wrt, jvp_of):
     output = namer.fresh("output")
     view = syntax.function_def(tree.name, params, view_body + [syntax.assign(output, syntax.copy(out))])
     active = activity_pass.run(view, varied, output, calls)
+    if not generated:  # the same in-place changes as reverse mode: through no alias or view
+        mutation.run(tree, list(syntax.statements(tree)), program, set(params), active, calls)
 
     tape_tangents = {}
     for tape in sorted(tapes):

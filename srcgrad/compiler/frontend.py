@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import gast
 import numpy as np
 
-from ..errors import SrcGradError
+from ..errors import NotDifferentiableError, SrcGradError
 from . import syntax
 
 
@@ -80,10 +80,16 @@ def differentiated(fn):
     (`functools.lru_cache`, ...) wrap; `fn` itself otherwise. A decorator's Python
     wrapper (`functools.wraps`) is differentiated as written: it may compute something
     else than the function it wraps."""
-    while hasattr(fn, "__wrapped__") and (
-        not isinstance(fn, types.FunctionType) or hasattr(fn, "__srcgrad_lazy__") or hasattr(fn, "__srcgrad_compiled__")
-    ):
+    while hasattr(fn, "__wrapped__") and (not isinstance(fn, types.FunctionType) or hasattr(fn, "__srcgrad_compiled__")):
         fn = fn.__wrapped__
+    if getattr(fn, "__srcgrad_lazy__", None) is not None:
+        # its `__wrapped__` is the function it differentiates, not what it computes
+        raise NotDifferentiableError(
+            f"`{getattr(fn, '__name__', fn)}` is a derivative made by srcgrad: it cannot be differentiated as a "
+            "function called by the differentiated one, nor by vjp or jacobian(..., mode='reverse'). Differentiate "
+            "it itself with srcgrad.grad, value_and_grad, jvp, hessian or jacobian(..., mode='forward'), which "
+            "transform its generated code"
+        )
     return fn
 
 
