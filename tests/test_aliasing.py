@@ -397,3 +397,49 @@ def test_forward_mode_refuses_subscript_writes_through_shared_memory(f):
         with pytest.raises(srcgrad.NotDifferentiableError, match="in place") as info:
             transform()
         assert info.value.lineno == _lines(f, "# write")[0]
+
+
+# --- subscript writes into a NumPy array made here copy values --------------------------
+
+
+def assigned_then_augmented(x):
+    y = np.zeros(3)
+    y[0] = x[0]
+    y[1] += x[1]
+    return np.sum(y**2)
+
+
+def filled_then_scaled(x):
+    y = np.zeros(3)
+    y[:] = x
+    y[2] *= 3.0
+    return np.sum(y**2)
+
+
+def rows_filled_then_updated(x):
+    y = np.zeros((2, 3))
+    y[0] = x
+    y[0] += x * y[0]
+    y[1, 1:] -= x[1:] ** 2
+    return np.sum(y**2)
+
+
+@pytest.mark.parametrize("f", [assigned_then_augmented, filled_then_scaled, rows_filled_then_updated],
+                         ids=lambda f: f.__name__)
+def test_augmented_writes_into_an_array_filled_from_an_argument_are_differentiated(f):
+    """`y[0] = x[0]` copies values into `y`; a later `y[1] += ...` was refused as if `y`
+    held the argument's memory."""
+    np.testing.assert_allclose(srcgrad.grad(f)(X.copy()), _fd(f, X), rtol=1e-6, atol=1e-8)
+    assert srcgrad.jvp(f, (X.copy(),), (np.ones(3),))[1] == pytest.approx(_fd(f, X).sum(), rel=1e-6)
+
+
+def view_stored_in_a_list(x):
+    items = [None, None]
+    items[0] = x[0:2]
+    items[0] += 1.0  # write
+    return np.sum(items[0])
+
+
+def test_a_view_stored_in_a_list_is_still_refused():
+    with pytest.raises(srcgrad.NotDifferentiableError, match="may share memory"):
+        srcgrad.grad(view_stored_in_a_list)

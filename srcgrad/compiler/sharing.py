@@ -56,6 +56,10 @@ _STORING_METHODS = {"append", "extend", "insert", "update", "setdefault", "add"}
 _FRESH_BUILTINS = {abs, float, int, bool, complex, len, range, round, pow, divmod, sum, str, repr, isinstance,
                    hasattr, any, all, hash, id, format, ord, chr, print, callable}
 _CONTAINER_BUILTINS = {list, tuple, sorted, reversed, zip, enumerate, iter, dict, set, frozenset}
+# NumPy functions returning one new array (no list, no view): see _Function.numpy_arrays
+_ARRAY_MAKERS = {getattr(np, f) for f in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
+                                          "full_like", "array", "copy", "arange", "linspace", "eye", "identity",
+                                          "concatenate", "stack", "vstack", "hstack", "tile", "outer") if hasattr(np, f)}
 _IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), np.generic)
 
 
@@ -127,6 +131,20 @@ class _Function:
         self.loops = []  # the loops around the statement being read
         self.exits = []  # per loop: the states where it may be left
         self.later_reads = _Reads(tree)
+        self.arrays = self.numpy_arrays()
+
+    def numpy_arrays(self):
+        """Local names every binding of which makes one NumPy array (`np.zeros(3)`): a
+        subscript write into one copies values, so its entries hold no other object."""
+        bound = {}  # name -> number of bindings, of array makers
+        for node in syntax.walk(self.tree):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                bound.setdefault(node.id, [0, 0])[0] += 1
+            elif (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
+                  and isinstance(node.value, gast.Call) and self.is_module_chain(node.value.func)
+                  and _lookup(dotted_parts(node.value.func), self.program) in _ARRAY_MAKERS):
+                bound.setdefault(node.targets[0].id, [0, 0])[1] += 1
+        return {name for name, (stores, made) in bound.items() if stores == made and name not in self.params}
 
     def run(self):
         state = _State()
@@ -220,10 +238,11 @@ class _Function:
                     state.relate(name, [other], why)
 
     def store_into(self, base, nodes, state, why):
-        """`base[i] = v`, `base.append(v)`: the contents of `base` (and its aliases) hold v."""
+        """`base[i] = v`, `base.append(v)`: the contents of `base` (and its aliases) hold v;
+        not when `base` is one of `arrays` (values are copied in)."""
         while isinstance(base, (gast.Subscript, gast.Attribute)):
             base = base.value
-        if not isinstance(base, gast.Name) or base.id not in self.local:
+        if not isinstance(base, gast.Name) or base.id not in self.local or base.id in self.arrays:
             return
         held = state.closure(nodes)
         holders = {base.id} | {n for n in state.neighbours(base.id) if n != OUTSIDE and not n.endswith("[]")}
@@ -262,7 +281,8 @@ class _Function:
             while isinstance(base, gast.Subscript):
                 base = base.value
             if isinstance(base, gast.Name) and base.id in self.local:
-                refusal = self.refusal(s, base.id + "[]", base.id, state)  # the array it holds at i
+                held = base.id if base.id in self.arrays else base.id + "[]"  # its own memory, or what it holds at i
+                refusal = self.refusal(s, held, base.id, state)
                 if refusal is not None:
                     raise refusal
             self.store_into(target.value, value[0] | value[1], state, s)
