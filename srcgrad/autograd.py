@@ -2,7 +2,9 @@
 Tensor shim, as in `torch.autograd`.
 
 `Function.apply` runs the user's static `forward(ctx, ...)` untracked and records one
-node (named `<Class>Backward`) whose backward calls the user's `backward(ctx, ...)`.
+node (named `<Class>Backward`) whose backward calls the user's `backward(ctx, ...)`;
+a gradient it returns in a shape its input broadcasts to is summed back to the input's
+shape (PyTorch's sum_to), any other shape is refused with PyTorch's error.
 Invariant: saved tensors are released after a backward pass without `retain_graph`;
 reading `ctx.saved_tensors` after that raises the same error as PyTorch, and so does
 reading them (or running backward) after one was changed in place.
@@ -57,13 +59,14 @@ class FunctionCtx:
 class FunctionNode(Node):
     """The node of one `Function.apply` call."""
 
-    __slots__ = ("ctx", "function", "dtypes")
+    __slots__ = ("ctx", "function", "dtypes", "shapes")
 
-    def __init__(self, next_functions, ctx, function, in_dtypes):
+    def __init__(self, next_functions, ctx, function, in_dtypes, in_shapes):
         super().__init__(next_functions)
         self.ctx = ctx
         self.function = function
         self.dtypes = in_dtypes
+        self.shapes = in_shapes
 
     def __repr__(self):
         return "<srcgrad.autograd.function.%s object at %#x>" % (type(self).__name__, id(self))
@@ -92,12 +95,26 @@ class FunctionNode(Node):
                 f"(expected {len(self.next_functions)}, got {len(grads)})"
             )
         out = []
-        for (nxt, _), gi, dt in zip(self.next_functions, grads, self.dtypes):
+        for i, ((nxt, _), gi, dt, shape) in enumerate(zip(self.next_functions, grads, self.dtypes, self.shapes)):
             if nxt is None or gi is None:
                 out.append(None)
-            else:
-                out.append(np.asarray(gi._data if isinstance(gi, Tensor) else gi, dtype=dt))
+                continue
+            gi = np.asarray(gi._data if isinstance(gi, Tensor) else gi, dtype=dt)
+            out.append(gi if gi.shape == shape else self._sum_to(i, gi, shape))
         return out
+
+    def _sum_to(self, i, gi, shape):
+        """Input `i`'s gradient `gi` summed over the axes that broadcasting `shape` to
+        gi's shape adds or stretches (PyTorch's sum_to); PyTorch's error when `shape`
+        does not broadcast to it."""
+        lead = gi.ndim - len(shape)
+        if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, gi.shape[lead:])):
+            raise RuntimeError(
+                f"Function {self.name()} returned an invalid gradient at index {i} - got {list(gi.shape)} "
+                f"but expected shape compatible with {list(shape)}"
+            )
+        stretched = tuple(lead + k for k, n in enumerate(shape) if n == 1 and gi.shape[lead + k] != 1)
+        return gi.sum(axis=tuple(range(lead)) + stretched).reshape(shape)
 
     def release(self):
         if self.ctx._saved:
@@ -130,10 +147,12 @@ class Function:
             raise NotImplementedError("srcgrad's autograd.Function supports forward returning one Tensor")
         edges = tuple((ops._edge(a), 0) if isinstance(a, Tensor) and a._requires_grad else (None, 0) for a in args)
         in_dtypes = [a._data.dtype if isinstance(a, Tensor) else None for a in args]
+        in_shapes = [a._data.shape if isinstance(a, Tensor) else None for a in args]
         out = Tensor._make(result._data)
         out._counter = result._counter  # the same storage: forward may have saved it
         if out._data.dtype.kind in "fc":
-            out._grad_fn = node = node_class(cls.__name__ + "Backward", FunctionNode)(edges, ctx, cls, in_dtypes)
+            node_type = node_class(cls.__name__ + "Backward", FunctionNode)
+            out._grad_fn = node = node_type(edges, ctx, cls, in_dtypes, in_shapes)
             out._requires_grad = True
             # a saved output is named as the node's output in a version error, as in PyTorch
             ctx.versions = tuple([

@@ -79,6 +79,40 @@ def test_custom_function_wrong_gradient_count():
         Bad.apply(torch.ones(1, requires_grad=True), torch.ones(1)).backward()
 
 
+def test_custom_function_gradient_of_a_broadcast_shape_is_summed_to_the_input():
+    class Mul(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x * y
+
+        @staticmethod
+        def backward(ctx, g):  # g has the broadcast shape (3, 4)
+            return g * 3, g * 2
+
+    a, b = torch.ones(4, requires_grad=True), torch.ones(3, 1, requires_grad=True)
+    Mul.apply(a, b).sum().backward()
+    assert a.grad.tolist() == [9.0] * 4 and b.grad.tolist() == [[8.0]] * 3  # PyTorch's sum_to
+    assert a.grad.dtype == torch.float32
+
+
+@pytest.mark.parametrize("shape, got", [((5,), (3, 4)), ((3, 4), (4,))])
+def test_custom_function_gradient_of_an_incompatible_shape_is_refused(shape, got):
+    class Bad(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.sum()
+
+        @staticmethod
+        def backward(ctx, g):
+            return torch.ones(*got)
+
+    x = torch.ones(*shape, requires_grad=True)
+    with raises(RuntimeError, f"Function BadBackward returned an invalid gradient at index 0 - got {list(got)} "
+                f"but expected shape compatible with {list(shape)}"):
+        Bad.apply(x).backward()
+    assert x.grad is None
+
+
 def test_autograd_grad_returns_without_accumulating():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     (g,) = torch.autograd.grad((x * x).sum(), x)

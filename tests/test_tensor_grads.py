@@ -89,6 +89,42 @@ def test_reductions(fn):
     check(fn, (3, 4))
 
 
+def test_max_and_min_along_a_dim_send_the_gradient_to_the_returned_index():
+    m = np.array([[1.0, 3.0, 3.0], [5.0, 5.0, 5.0]])
+    a = torch.tensor(m, requires_grad=True)
+    values, indices = a.max(dim=1)
+    assert values.grad_fn.name() == "MaxBackward0" and indices.dtype == torch.int64 and indices.tolist() == [1, 0]
+    values.sum().backward()
+    assert a.grad.tolist() == [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]  # PyTorch's: the first of tied entries only
+    b = torch.tensor(np.array([[2.0, 1.0, 0.0], [2.0, 4.0, 0.0]]), requires_grad=True)
+    low = b.min(0, keepdim=True)
+    assert low.values.grad_fn.name() == "MinBackward0" and low.values.shape == (1, 3)
+    assert low.indices.tolist() == [[0, 0, 0]]
+    (low.values * torch.tensor(np.array([[1.0, 2.0, 3.0]]))).sum().backward()
+    assert b.grad.tolist() == [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]
+    c = torch.tensor(m, requires_grad=True)
+    whole = c.max()
+    whole.backward()  # the full reduction shares the gradient among ties, as in PyTorch
+    assert whole.grad_fn.name() == "MaxBackward1"
+    np.testing.assert_allclose(c.grad.numpy(), [[0.0, 0.0, 0.0], [1 / 3, 1 / 3, 1 / 3]], rtol=1e-15)
+    s = torch.tensor(3.0, requires_grad=True)
+    top, at = s.max(0)
+    top.backward()
+    assert (top.shape, at.item(), s.grad.item()) == ((), 0, 1.0)
+    check(lambda x: x.max(-1, keepdim=True)[0] + x.min(1).values.unsqueeze(1)[..., :1], (2, 3, 4))
+
+
+@pytest.mark.parametrize("dim", [(), []])
+def test_sum_and_mean_over_an_empty_dim_list_reduce_everything(dim):
+    a = torch.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    total, mean = a.sum(dim=dim), a.mean(dim=dim)
+    assert (total.shape, total.item(), total.grad_fn.name()) == ((), 15.0, "SumBackward1")
+    assert (mean.shape, mean.item(), mean.grad_fn.name()) == ((), 2.5, "MeanBackward1")
+    assert a.sum(dim, keepdim=True).shape == (1, 1) and a.mean(dim, keepdim=True).shape == (1, 1)
+    (total + mean).backward()
+    np.testing.assert_allclose(a.grad.numpy(), np.full((2, 3), 1 + 1 / 6), rtol=1e-15)
+
+
 def test_norm_of_a_vector():
     check(lambda a: a.norm(), (5,))
 
@@ -251,6 +287,84 @@ def test_cross_entropy(reduction):
 
 def test_cross_entropy_single_sample():
     check(lambda a: F.cross_entropy(a, torch.tensor(2)), (4,))
+
+
+# PyTorch's numbers (torch 2.x, float64) for cross_entropy with probability targets and a weight
+X_CE = np.array([[0.2, -1.0, 0.5], [1.5, 0.3, -0.2]])
+P_CE = np.array([[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]])
+W_CE = np.array([0.2, 1.0, 3.0])
+TORCH_CE_MEAN = 1.912977889162856
+TORCH_CE_MEAN_GRAD = [[0.2515901925413014, -0.1681986059944395, -0.0833915865468618],
+                      [0.31738958300081427, 0.06366755803580484, -0.3810571410366192]]
+TORCH_CE_NONE = [1.7339379747559263, 2.0920178035697856]
+
+
+def _log_softmax(x, axis):
+    return x - np.log(np.exp(x).sum(axis, keepdims=True))
+
+
+def test_cross_entropy_probability_targets_use_the_weight():
+    x = torch.tensor(X_CE, requires_grad=True)
+    loss = F.cross_entropy(x, torch.tensor(P_CE), weight=torch.tensor(W_CE))
+    loss.backward()
+    assert loss.grad_fn.name() == "DivBackward1"
+    assert loss.item() == pytest.approx(TORCH_CE_MEAN, rel=1e-13)  # mean over samples, not over weights
+    np.testing.assert_allclose(x.grad.numpy(), TORCH_CE_MEAN_GRAD, rtol=1e-12)
+    none = F.cross_entropy(torch.tensor(X_CE), torch.tensor(P_CE), weight=torch.tensor(W_CE), reduction="none")
+    np.testing.assert_allclose(none.numpy(), TORCH_CE_NONE, rtol=1e-13)
+    single = F.cross_entropy(torch.tensor(X_CE[1]), torch.tensor(P_CE[1]), weight=torch.tensor(W_CE))
+    assert single.item() == pytest.approx(TORCH_CE_NONE[1], rel=1e-13)
+    check(lambda a: F.cross_entropy(a, torch.tensor(P_CE), weight=torch.tensor(W_CE), reduction="sum"), (2, 3))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_probability_targets_over_extra_dims(weighted):
+    """(N, C, d): 'mean' divides by N * d, the number of per-position losses."""
+    rng = np.random.default_rng(3)
+    x, p = rng.standard_normal((2, 3, 5)), rng.random((2, 3, 5))
+    weight = {"weight": torch.tensor(W_CE)} if weighted else {}
+    terms = -(p * (W_CE if weighted else np.ones(3))[:, None] * _log_softmax(x, 1))
+    for reduction, expected in [("mean", terms.sum() / 10), ("sum", terms.sum()), ("none", terms.sum(1))]:
+        out = F.cross_entropy(torch.tensor(x), torch.tensor(p), reduction=reduction, **weight)
+        assert out.shape == np.shape(expected)
+        np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12)
+    check(lambda a: F.cross_entropy(a, torch.tensor(p), **weight), (2, 3, 5))
+
+
+def test_cross_entropy_with_every_target_ignored():
+    """PyTorch's numbers: the mean is 0/0 = nan, yet ignored samples get gradient 0;
+    kept samples whose weights sum to 0 get nan."""
+    x = torch.tensor(X_CE, requires_grad=True)
+    loss = F.cross_entropy(x, torch.tensor([1, 1]), ignore_index=1)
+    loss.backward()
+    assert np.isnan(loss.item()) and loss.grad_fn.name() == "NllLossBackward0"
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    x = torch.tensor(np.vstack([X_CE, X_CE]), requires_grad=True)
+    zero_weights = torch.tensor(np.array([0.0, 0.0, 1.0]))
+    loss = F.cross_entropy(x, torch.tensor([0, 1, 0, 2]), weight=zero_weights, ignore_index=2)
+    loss.backward()
+    assert np.isnan(loss.item())
+    assert np.isnan(x.grad.numpy()[:3]).all() and x.grad.numpy()[3].tolist() == [0.0, 0.0, 0.0]
+    x = torch.tensor(X_CE, requires_grad=True)
+    loss = F.cross_entropy(x, torch.tensor([1, 1]), ignore_index=1, reduction="sum")
+    loss.backward()
+    assert loss.item() == 0.0 and x.grad.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+
+
+def test_softplus_is_the_identity_above_the_threshold():
+    x = torch.tensor(np.array([3.0, 2.0, -1.0, 25.0]), requires_grad=True)
+    y = F.softplus(x, beta=2.0, threshold=5.0)
+    y.sum().backward()
+    assert y.grad_fn.name() == "SoftplusBackward0"
+    # PyTorch's numbers: x where beta * x > threshold, else log1p(exp(beta * x)) / beta
+    np.testing.assert_allclose(y.detach().numpy(), [3.0, 2.0090749639589047, 0.06346400552148625, 25.0], rtol=1e-14)
+    np.testing.assert_allclose(x.grad.numpy(), [1.0, 0.9820137900379085, 0.11920292202211755, 1.0], rtol=1e-14)
+    z = torch.tensor(np.array([25.0, 19.0]), requires_grad=True)
+    w = F.softplus(z)  # the default threshold, 20
+    w.sum().backward()
+    assert w.detach().numpy()[0] == 25.0 and z.grad.numpy()[0] == 1.0
+    assert w.detach().numpy()[1] == pytest.approx(19.000000005602796, rel=1e-15)
+    check(lambda a: F.softplus(a, beta=2.0, threshold=1.0) + F.softplus(a, threshold=0.5), (8,))
 
 
 # --- float32 by default -----------------------------------------------------------------

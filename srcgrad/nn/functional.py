@@ -10,6 +10,7 @@ import numpy as np
 
 from ..rules import activations
 from ..tensor import ops
+from ..tensor.functions import where
 from ..tensor.tensor import Tensor
 
 __all__ = [
@@ -49,10 +50,20 @@ def tanh(input):
     return Tensor.tanh(input)
 
 
+def _softplus(x, beta, threshold):
+    scaled = x if beta == 1 else x * beta
+    soft = ops.apply(activations.softplus, scaled)
+    soft = soft if beta == 1 else soft / beta
+    linear = scaled._data > threshold
+    return where(linear, x, soft) if linear.any() else soft
+
+
 def softplus(input, beta=1.0, threshold=20.0):
-    if beta == 1:
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (as in
+    PyTorch: there the gradient is exactly 1)."""
+    if beta == 1 and not (input._data > threshold).any():
         return ops.apply(activations.softplus, input, name="SoftplusBackward0")
-    return ops.composite("SoftplusBackward0", lambda x: ops.apply(activations.softplus, x * beta) / beta, input)
+    return ops.composite("SoftplusBackward0", _softplus, input, beta, threshold)
 
 
 def logsigmoid(input):
@@ -157,8 +168,13 @@ def _nll(logp, target, weight, ignore_index, reduction):
     if logp.dim() == 1:  # a single sample: (C,) with a 0-d target
         logp, idx = logp.unsqueeze(0), idx.reshape(1)
     keep = idx != ignore_index
+    rows = np.arange(idx.shape[0])
+    if reduction == "mean":
+        # Only the kept samples: an ignored one has gradient 0 even where the weights
+        # sum to 0 and the loss is 0/0 = nan (PyTorch's values).
+        rows, idx, keep = rows[keep], idx[keep], keep[keep]
     safe = np.where(keep, idx, 0)
-    picked = logp[np.arange(idx.shape[0]), safe]
+    picked = logp[rows, safe]
     w = np.where(keep, 1.0, 0.0).astype(logp._data.dtype)
     if weight is not None:
         w = w * weight._data[safe]
@@ -176,11 +192,19 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return ops.composite("NllLossBackward0", _nll, input, target, weight, ignore_index, reduction)
 
 
-def _soft_targets(x, target, reduction):
-    losses = -(target * log_softmax(x, 1)).sum(1)
-    if reduction == "mean":
-        return losses.sum() / x.shape[0]
-    return _reduce(losses, reduction)
+def _soft_targets(x, target, weight, reduction):
+    """-sum_c weight_c * target_c * log_softmax(x)_c per sample (class axis 1, or 0
+    for one sample); 'mean' divides their sum by the number of samples times the extra
+    dimensions, not by a sum of weights (PyTorch's definition)."""
+    axis = 1 if x.dim() > 1 else 0
+    terms = log_softmax(x, axis) * target
+    if weight is not None:
+        terms = terms * weight.reshape((-1,) + (1,) * (x.dim() - axis - 1))
+    if reduction == "none":
+        return -terms.sum(axis)
+    if reduction == "sum":
+        return -terms.sum()
+    return -terms.sum() / (x._data.size // x._data.shape[axis])
 
 
 def cross_entropy(
@@ -188,11 +212,11 @@ def cross_entropy(
     label_smoothing=0.0,
 ):
     """log_softmax then nll_loss for class indices (NllLossBackward0); for float
-    class probabilities, the mean over samples of -sum(target * log_softmax(input))."""
+    class probabilities, the mean over samples of -sum(weight * target * log_softmax(input))."""
     _check_reduction(reduction)
     if label_smoothing:
         raise NotImplementedError("cross_entropy: label_smoothing is not supported")
     if target._data.dtype.kind in "iu":
         return nll_loss(log_softmax(input, 1 if input.dim() > 1 else 0), target, weight, None, ignore_index, None, reduction)
     names = {"mean": "DivBackward1", "sum": "NegBackward0", "none": "NegBackward0"}
-    return ops.composite(names[reduction], _soft_targets, input, target, reduction)
+    return ops.composite(names[reduction], _soft_targets, input, target, weight, reduction)

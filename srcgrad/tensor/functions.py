@@ -5,6 +5,7 @@ Each one forwards to a `Tensor` method or to `ops`; none holds calculus.
 
 import math
 import numbers
+import operator
 
 import numpy as np
 
@@ -62,6 +63,32 @@ def where(condition, input, other):
 
     dt = result_type(ops._data(a), ops._data(b))
     return ops.apply(np.where, cond, a, b, name="WhereBackward0", dtype=dt, out_dtype=dt)
+
+
+class MinMax(tuple):
+    """`(values, indices)` from `max(dim)` / `min(dim)`."""
+
+    def __new__(cls, values, indices):
+        return tuple.__new__(cls, (values, indices))
+
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+
+def extremum_along(x, arg, name, dim, keepdim):
+    """`x.max(dim)` or `x.min(dim)` (`arg` is np.argmax or np.argmin): the values at
+    the returned indices, one node called `name`. The whole gradient goes to those
+    entries, the first of tied ones (as in PyTorch; the full reduction shares it)."""
+    ndim = x._data.ndim
+    dim %= ndim or 1
+    at = np.asarray(arg(x._data, axis=dim, keepdims=True))
+    if not ndim:  # a 0-d tensor is its own extremum
+        return MinMax(ops.apply(operator.getitem, x, (), name=name), Tensor._make(at))
+    index = list(np.ix_(*map(np.arange, at.shape)))  # every position, with `at` along dim
+    index[dim] = at
+    if not keepdim:
+        index, at = [i.squeeze(dim) for i in index], at.squeeze(dim)
+    return MinMax(ops.apply(operator.getitem, x, tuple(index), name=name), Tensor._make(at))
 
 
 def _two_norm(x, dim, keepdim):

@@ -44,7 +44,8 @@ def _transpose(x, axes):
 
 
 def _axes(dim):
-    return tuple(dim) if isinstance(dim, (list, tuple)) else dim
+    """NumPy's axis for PyTorch's `dim`: an empty tuple or list means every axis."""
+    return (tuple(dim) or None) if isinstance(dim, (list, tuple)) else dim
 
 
 def _shape_args(shape):
@@ -470,10 +471,11 @@ class Tensor(InPlaceOps):
         return ops.apply(np.mean, self, name="MeanBackward1", saves=False, axis=_axes(dim), keepdims=keepdim)
 
     def _extremum(self, fn, arg, name, dim, keepdim):
-        if dim is None:
+        if dim is None:  # tied entries share the gradient, as in PyTorch
             return ops.apply(fn, self, name=name + "Backward1")
-        values = ops.apply(fn, self, name=name + "Backward0", axis=dim, keepdims=keepdim)
-        return _MinMax(values, Tensor._make(np.asarray(arg(self._data, axis=dim, keepdims=keepdim))))
+        from .functions import extremum_along
+
+        return extremum_along(self, arg, name + "Backward0", dim, keepdim)
 
     def max(self, dim=None, keepdim=False):
         return self._extremum(np.max, np.argmax, "Max", dim, keepdim)
@@ -639,16 +641,6 @@ class Tensor(InPlaceOps):
         if _mode.enabled and self._requires_grad:
             return ops.apply(np.positive, self, name="CloneBackward0", saves=False)
         return Tensor._make(self._data.copy())
-
-
-class _MinMax(tuple):
-    """`(values, indices)` from `max(dim)` / `min(dim)`."""
-
-    def __new__(cls, values, indices):
-        return tuple.__new__(cls, (values, indices))
-
-    values = property(lambda self: self[0])
-    indices = property(lambda self: self[1])
 
 
 ops.Tensor = Tensor
