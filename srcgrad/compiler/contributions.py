@@ -132,11 +132,9 @@ class Contributions:
             receivers.append(node)
         if not positions:
             return []
-        if getattr(fn, "__srcgrad_lazy__", None) is not None:  # a derivative: frontend.differentiated
-            try:
-                frontend.differentiated(fn)
-            except NotDifferentiableError as exc:
-                raise self.program.error(stmt, f"{label}: {exc.msg}", NotDifferentiableError) from None
+        refused = frontend.derivative_refusal(fn)
+        if refused is not None:
+            raise self.program.error(stmt, f"{label}: {refused}", NotDifferentiableError)
         pullback = self.bind(f"{fn.__name__}_pullback", self.pullback_of(fn, tuple(positions)))
         grads = [self.namer.fresh(f"{fn.__name__}_{params[k].name}_bar") for k in positions]
         call = syntax.call(syntax.name(pullback), [syntax.copy(g)] + [syntax.copy(a) for a in args],

@@ -82,15 +82,23 @@ def differentiated(fn):
     else than the function it wraps."""
     while hasattr(fn, "__wrapped__") and (not isinstance(fn, types.FunctionType) or hasattr(fn, "__srcgrad_compiled__")):
         fn = fn.__wrapped__
-    if getattr(fn, "__srcgrad_lazy__", None) is not None:
-        # its `__wrapped__` is the function it differentiates, not what it computes
-        raise NotDifferentiableError(
-            f"`{getattr(fn, '__name__', fn)}` is a derivative made by srcgrad: it cannot be differentiated as a "
-            "function called by the differentiated one, nor by vjp or jacobian(..., mode='reverse'). Differentiate "
-            "it itself with srcgrad.grad, value_and_grad, jvp, hessian or jacobian(..., mode='forward'), which "
-            "transform its generated code"
-        )
+    refused = derivative_refusal(fn)
+    if refused is not None:
+        raise NotDifferentiableError(refused)
     return fn
+
+
+def derivative_refusal(fn):
+    """Why `fn`, a derivative made by srcgrad, cannot be loaded (its `__wrapped__` is the
+    function it differentiates, not what it computes); None for any other function."""
+    if getattr(fn, "__srcgrad_lazy__", None) is None:
+        return None
+    return (
+        f"`{getattr(fn, '__name__', fn)}` is a derivative made by srcgrad: it cannot be differentiated as a "
+        "function called by the differentiated one, nor by vjp or jacobian(..., mode='reverse'). Differentiate "
+        "it itself with srcgrad.grad, value_and_grad, jvp, hessian or jacobian(..., mode='forward'), which "
+        "transform its generated code"
+    )
 
 
 def load(fn, source=None):
