@@ -13,7 +13,7 @@ reading them (or running backward) after one was changed in place.
 import numpy as np
 
 from .tensor import ops
-from .tensor.graph import FREED_MESSAGE, Node, _mode, check_versions, describe, no_grad, node_class, run_backward, saved_version
+from .tensor.graph import FREED_MESSAGE, Node, _mode, check_versions, no_grad, node_class, run_backward, saved_versions
 from .tensor.tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx", "grad", "backward", "Variable"]
@@ -31,10 +31,7 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         self._saved = tensors
-        self.versions = ()
-        for t in tensors:
-            if isinstance(t, Tensor):
-                self.versions += saved_version(t, (t._data, t._grad_fn))
+        self.versions = saved_versions([t for t in tensors if isinstance(t, Tensor)])
 
     @property
     def saved_tensors(self):
@@ -43,8 +40,7 @@ class FunctionCtx:
         check_versions(self)
         return self._saved
 
-    def describe_saved(self, which):
-        return describe(*which)
+    describe_saved = Node.describe_saved  # its records are made by saved_versions
 
     def mark_non_differentiable(self, *tensors):
         pass
@@ -80,9 +76,6 @@ class FunctionNode(Node):
     @property
     def versions(self):
         return self.ctx.versions
-
-    def describe_saved(self, which):
-        return self.ctx.describe_saved(which)
 
     def apply(self, g):
         with no_grad():

@@ -35,7 +35,7 @@ import functools
 
 import numpy as np
 
-from .graph import Node, _mode, describe, loud, node_class, quiet, saved_version
+from .graph import Node, _mode, loud, node_class, quiet, saved_versions
 from .tensor import Tensor
 
 __all__ = ["compile"]
@@ -80,9 +80,6 @@ class CompiledNode(Node):
         self.freed = False
         self.versions = versions
 
-    def describe_saved(self, which):
-        return describe(*which)
-
     def apply(self, g):
         kind, saved = self.kind, self.saved
         how, positions = kind.how, kind.positions
@@ -126,13 +123,9 @@ class CompiledNode(Node):
         self.freed = True
 
 
-def _versions(args):
-    """The version records of the Tensors among `args` (graph.saved_version)."""
-    versions = ()
-    for a in args:
-        if isinstance(a, Tensor):
-            versions += saved_version(a, (a._data, a._grad_fn))
-    return versions
+def _saved_tensors(args):
+    """The version records of the Tensor arguments a node keeps (graph.saved_versions)."""
+    return saved_versions([a for a in args if isinstance(a, Tensor)])
 
 
 def _derive(fn, mode, positions):
@@ -200,7 +193,7 @@ def compile(fn):
         node.kind = kind
         node.saved = saved
         node.freed = False
-        node.versions = () if kind.how == "grads" else _versions(args)
+        node.versions = () if kind.how == "grads" else _saved_tensors(args)
         out._grad_fn = node
         return out
 
@@ -232,7 +225,7 @@ def compile(fn):
 
     def _lazy(value, kind, args, arrays, edges):
         out = Tensor._make(value, True)
-        out._grad_fn = cls(tuple(edges), kind, arrays, _versions(args))
+        out._grad_fn = cls(tuple(edges), kind, arrays, _saved_tensors(args))
         return out
 
     def slow(args):
@@ -329,7 +322,7 @@ def _fast_call(arity, slow, kinds, cls):
     scope = {
         "mode": _mode, "slow": slow, "kinds": kinds, "cls": cls, "Tensor": Tensor, "NO_EDGE": _NO_EDGE,
         "quiet": quiet, "loud": loud, "make": Tensor._make, "ndarray": _ndarray, "asarray": np.asarray, "new": _new,
-        "versions": _versions,
+        "versions": _saved_tensors,
     }
     exec(builtins.compile("\n".join(lines) + "\n", "<srcgrad compiled call>", "exec"), scope)  # noqa: S102 - fixed text
     return scope["run"]

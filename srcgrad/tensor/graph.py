@@ -19,9 +19,8 @@ a tensor's array records `counter, count, which` in its `versions` when it is ma
 to build); backward refuses to run it once a count has moved.
 """
 
-import re
-
 import functools
+import re
 import threading
 import warnings
 
@@ -44,6 +43,7 @@ __all__ = [
     "FREED_MESSAGE",
     "counter_of",
     "saved_version",
+    "saved_versions",
     "bump",
     "check_versions",
 ]
@@ -158,9 +158,6 @@ class set_grad_enabled(_ModeContext):
         return run
 
 
-# --- nodes -----------------------------------------------------------------------------
-
-
 # --- version counters ------------------------------------------------------------------
 
 
@@ -175,10 +172,17 @@ def counter_of(tensor):
 def saved_version(tensor, which):
     """The record a node keeps of saving `tensor` (three items of its `versions`):
     `which` tells `check_versions` how to describe it (`node.describe_saved(which)`)."""
-    counter = tensor._counter
-    if counter is None:
-        counter = tensor._counter = [0]
+    counter = counter_of(tensor)
     return (counter, counter[0], which)
+
+
+def saved_versions(tensors):
+    """The records of saving `tensors`, each described by its array and the node that
+    made it (what `Node.describe_saved` reads)."""
+    versions = ()
+    for t in tensors:
+        versions += saved_version(t, (t._data, t._grad_fn))
+    return versions
 
 
 def bump(tensor):
@@ -217,6 +221,9 @@ def describe(array, producer):
     return text
 
 
+# --- nodes -----------------------------------------------------------------------------
+
+
 class Node:
     """Base of every graph node. Subclasses are named like PyTorch's (`MulBackward0`)."""
 
@@ -250,8 +257,9 @@ class Node:
         """Drop saved values after a pass run without `retain_graph`."""
 
     def describe_saved(self, which):
-        """How `check_versions` names the saved tensor `which` of `versions`."""
-        return f"srcgrad.Tensor] ({which})"
+        """How `check_versions` names the saved tensor `which` of `versions`: here
+        (array, the node that made it), as `saved_versions` records it."""
+        return describe(*which)
 
     def retain(self, tensor):
         """Also store this node's incoming gradient into `tensor.grad` (retain_grad)."""
@@ -286,8 +294,9 @@ def accumulate(tensor, g):
         tensor._grad = type(tensor)._make(np.array(g, dtype=tensor._data.dtype, copy=True))
         return
     data = current._data
-    if current._counter is not None:  # an in-place write, if nothing else: count it
-        current._counter[0] += 1
+    counter = current._counter  # an in-place write, if nothing else: bump(current), inlined
+    if counter is not None:
+        counter[0] += 1
     if type(g) is _ndarray and g.dtype is data.dtype and g.shape == data.shape:
         _add(data, g, data)
     elif np.shape(g) == data.shape:

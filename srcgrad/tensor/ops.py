@@ -28,7 +28,7 @@ import numpy as np
 from ..rules import lookup
 from ..runtime import unbroadcast
 from . import dtypes
-from .graph import Node, _mode, counter_of, describe, loud, node_class, quiet, run_backward, saved_version
+from .graph import Node, _mode, counter_of, describe, loud, node_class, quiet, run_backward, saved_version, saved_versions
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
@@ -140,9 +140,6 @@ class CompositeNode(Node):
         self.dtypes = in_dtypes
         self.freed = False
         self.versions = versions
-
-    def describe_saved(self, which):
-        return describe(*which)
 
     def apply(self, g):
         wanted = [s for s in self.sinks if s is not None]
@@ -326,11 +323,10 @@ def composite(name, fn, *args, **kwargs):
     """Run Tensor code `fn(*args)`; when tracked, record it as one node called `name`."""
     if not _mode.enabled or not any(isinstance(a, Tensor) and a._requires_grad for a in args):
         return fn(*args, **kwargs)
+    versions = saved_versions([a for a in args if isinstance(a, Tensor)])  # the inner graph keeps their arrays
     inner = []
-    versions = ()  # the inner graph keeps their arrays
     for a in args:
         if isinstance(a, Tensor):
-            versions += saved_version(a, (a._data, a._grad_fn))
             t = Tensor._make(a._data, a._requires_grad)
             t._counter = a._counter  # what the inner graph saves is counted there too
             a = t
@@ -418,28 +414,27 @@ def binary_same(primitive, a, b, x, y, name, saves, requires_grad):
 def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
     """`_tracked` for the operands `a`, `b` (arrays or numbers `x`, `y`); one of them is
     a Tensor."""
+    versions = ()
     if isinstance(a, Tensor):
         dtype_a = x.dtype
         edge_a = (fn if (fn := a._grad_fn) is not None else a._accumulate_grad(), 0) if a._requires_grad else _NO_EDGE
         if saves:  # graph.saved_version, inlined
-            ca = a._counter
-            if ca is None:
-                ca = a._counter = [0]
+            counter = a._counter
+            if counter is None:
+                counter = a._counter = [0]
+            versions = (counter, counter[0], 0)
     else:
-        dtype_a, edge_a, ca = None, _NO_EDGE, None
+        dtype_a, edge_a = None, _NO_EDGE
     if isinstance(b, Tensor):
         dtype_b = y.dtype
         edge_b = (fn if (fn := b._grad_fn) is not None else b._accumulate_grad(), 0) if b._requires_grad else _NO_EDGE
         if saves:
-            cb = b._counter
-            if cb is None:
-                cb = b._counter = [0]
-            versions = (ca, ca[0], 0, cb, cb[0], 1) if ca is not None else (cb, cb[0], 1)
-        else:
-            versions = ()
+            counter = b._counter
+            if counter is None:
+                counter = b._counter = [0]
+            versions += (counter, counter[0], 1)
     else:
         dtype_b, edge_b = None, _NO_EDGE
-        versions = (ca, ca[0], 0) if saves else ()
     return _output(ans, primitive, name, (edge_a, edge_b), (x, y), _NO_KWARGS, (dtype_a, dtype_b), saves, versions)
 
 
