@@ -191,6 +191,42 @@ def test_hessian_of_singular_values():
         np.testing.assert_allclose(H, fd, rtol=1e-5, atol=1e-6)
 
 
+def _det_hessian_at_identity(n):
+    """d2 det / dx_ij dx_kl at the identity: det(I + e) = 1 + tr e + (tr(e)^2 - tr(e^2)) / 2 + ..."""
+    eye = np.eye(n)
+    return np.einsum("ij,kl->ijkl", eye, eye) - np.einsum("il,jk->ijkl", eye, eye)
+
+
+def det(x):
+    return np.linalg.det(x)
+
+
+def test_hessian_of_det_is_finite_at_repeated_and_zero_singular_values():
+    H = srcgrad.hessian(det)
+    np.testing.assert_allclose(H(np.eye(3)), _det_hessian_at_identity(3), atol=1e-12)
+    np.testing.assert_allclose(H(2.0 * np.eye(3)), 2.0 * _det_hessian_at_identity(3), atol=1e-12)
+    g = srcgrad.grad(det)
+    for x in (np.diag([1.0, 1.0, 0.0]), np.diag([2.0, 0.0, 0.0]), np.zeros((3, 3)), rng.normal(size=(3, 3))):
+        basis = np.eye(9).reshape(9, 3, 3) * 1e-6
+        fd = np.stack([((g(x + e) - g(x - e)) / 2e-6).ravel() for e in basis], axis=-1)
+        h = H(x).reshape(9, 9)
+        np.testing.assert_allclose(h, fd, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(h, h.T, atol=1e-12)
+    singular = H(np.diag([1.0, 1.0, 0.0]))  # d2 det / dx_00 dx_11 = x_22 = 0; d2 det / dx_00 dx_22 = x_11 = 1
+    assert singular[0, 0, 1, 1] == 0.0 and singular[0, 0, 2, 2] == 1.0 and singular[2, 2, 0, 0] == 1.0
+
+
+def test_cofactor_rules_are_its_derivative_and_adjoint():
+    cofactor = rules.decompositions._cofactor
+    rule = rules.lookup(cofactor)
+    for x in (rng.normal(size=(4, 4)), np.diag([1.0, 1.0, 0.0, 0.0]), rng.normal(size=(2, 3, 3))):
+        t, g = rng.normal(size=x.shape), rng.normal(size=x.shape)
+        fd = (cofactor(x + 1e-6 * t) - cofactor(x - 1e-6 * t)) / 2e-6
+        tangent = rule.jvp("x", t, cofactor(x), x)
+        np.testing.assert_allclose(tangent, fd, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(np.sum(g * tangent), np.sum(rule.vjp("x", g, cofactor(x), x) * t), rtol=1e-12)
+
+
 def test_hessian_through_singular_vectors_is_refused():
     def f(x):
         return np.sum(np.linalg.svd(x, full_matrices=False)[0][:, 0] ** 2 * np.arange(3.0))

@@ -54,6 +54,27 @@ def _cofactor(x):
     return np.expand_dims(sign, (-2, -1)) * (u * np.expand_dims(others, -2)) @ vh
 
 
+def _cofactor_tangent(x, t):
+    """The derivative of `_cofactor` at x along t (also its adjoint: the map is symmetric).
+
+    With x = u diag(s) vh, cof(x) = sign u cof(diag(s)) vh for any SVD, and the derivative of
+    the cofactor of diag(s) along e = u^T t vh^T is exact with no division: entry (i, j) is
+    -e[j, i] prod_{m != i, j} s_m off the diagonal and sum_{k != i} e[k, k] prod_{m != i, k} s_m
+    on it. So it is finite at singular x and at repeated singular values alike.
+    """
+    u, s, vh = np.linalg.svd(x)
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    n = s.shape[-1]
+    eye = np.eye(n, dtype=bool)
+    # pair[..., i, j] = prod_{m != i, j} s_m off the diagonal, 0 on it
+    rows = np.where(eye, 1.0, np.expand_dims(s, -2))
+    pair = np.where(eye, 0.0, _exclusive_product(rows, -1))
+    e = _T(u) @ t @ _T(vh)
+    diagonal = np.einsum("...ij,...j->...i", pair, np.diagonal(e, axis1=-2, axis2=-1))
+    inner = -_T(e) * pair + np.expand_dims(diagonal, -1) * np.eye(n)
+    return np.expand_dims(sign, (-2, -1)) * (u @ inner @ vh)
+
+
 @defvjp(np.linalg.det, "x")
 def det_vjp(g, ans, x):
     return np.expand_dims(g, (-2, -1)) * _cofactor(x)

@@ -540,6 +540,16 @@ def _svd_vjp_jvp_x(tangent__, result__, g, ans, x, full_matrices, compute_uv, he
     raise NotImplementedError(_SVD_SECOND)
 
 
+@defvjp(decompositions._cofactor, "x")
+def cofactor_vjp(g, ans, x):
+    return decompositions._cofactor_tangent(x, g)
+
+
+@defjvp(decompositions._cofactor, "x")
+def cofactor_jvp(t, ans, x):
+    return decompositions._cofactor_tangent(x, t)
+
+
 defjvp(decompositions._singular_values_vjp, "x")(_singular_values_vjp_jvp_x)
 defjvp(decompositions._svd_vjp, "ans")(_svd_vjp_jvp_ans)
 defjvp(decompositions._svd_vjp, "x")(_svd_vjp_jvp_x)
