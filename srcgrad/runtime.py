@@ -252,6 +252,38 @@ def item_grad(g, key, x):
     return zeros_like_grad(x) if item is None else item
 
 
+def joined_part(g, x, other, first):
+    """The gradient of `x` in `x + other` (`first`) or `other + x`, given the sum's `g`.
+
+    Lists or tuples joined end to end: x's run of g's entries, in x's kind. Otherwise
+    the `+` was arithmetic: g summed down to x's shape.
+    """
+    if type(x) in _CONTAINERS and type(other) in _CONTAINERS:
+        if g is None:
+            return zeros_like_grad(x)
+        part = g[: len(x)] if first else g[len(other):]
+        return type(x)(part)
+    return unbroadcast(g, x)
+
+
+def repeated_part(g, x, other):
+    """The gradient of `x` in `x * other` or `other * x`, given the product's `g`.
+
+    A list or tuple repeated `other` times: the sum of its repeats' gradients, entry by
+    entry; the count gets none. Otherwise the `*` was arithmetic: `g * other` summed
+    down to x's shape.
+    """
+    if type(x) in _CONTAINERS:
+        n = len(x)
+        out = zeros_like_grad(x)
+        for start in range(0, len(g) if g is not None else 0, n or 1):
+            out = add_grad(out, type(x)(g[start:start + n]))
+        return out
+    if type(other) in _CONTAINERS:
+        return zeros_like_grad(x)
+    return unbroadcast(g * other, x)
+
+
 def _is_basic_index(index):
     parts = index if type(index) is tuple else (index,)
     return all(p is None or p is Ellipsis or type(p) in (int, slice) or isinstance(p, np.integer) for p in parts)

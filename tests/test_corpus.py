@@ -223,20 +223,90 @@ def test_a_dict_holding_a_list_display_has_a_tangent_and_a_cotangent():
 def _slices_joined(p):
     items = [p, p**2]
     joined = items[:1] + items[1:]
-    return joined[1]
+    return joined[1] * joined[0]  # p**3
 
 
 def _slice_repeated(p):
     items = (p, p**2)
     repeated = items[1:] * 3
-    return repeated[2]
+    return repeated[2] * repeated[0]  # p**4
 
 
-@pytest.mark.parametrize("f", [_slices_joined, _slice_repeated], ids=lambda f: f.__name__)
-def test_joining_slices_of_lists_is_refused_like_joining_lists(f):
-    """`L[:1] + L[1:]` was differentiated as arithmetic: gradient 0."""
-    with pytest.raises(srcgrad.NotDifferentiableError, match="joins or repeats lists or tuples"):
-        srcgrad.grad(f)
+def _nested_entries_joined(p):
+    rows = [[p, 2.0 * p], [3.0 * p]]
+    joined = rows[0] + rows[1]
+    return joined[0] * joined[1] * joined[2]  # 6 p**3
+
+
+def _filled_rows_joined(p):
+    rows = {}
+    rows["a"] = [p, 2.0 * p]
+    rows["b"] = [3.0 * p]
+    joined = rows["a"] + rows["b"]
+    return joined[0] * joined[1] * joined[2]  # 6 p**3
+
+
+def _appended_rows_joined(p):
+    rows = []
+    rows.append((p, 2.0 * p))
+    rows.append((3.0 * p,))
+    joined = rows[0] + rows[1]
+    return joined[0] * joined[1] * joined[2]  # 6 p**3
+
+
+def _rows_joined_in_a_loop(p):
+    rows = [[p, 2.0 * p], [3.0 * p]]
+    joined = []
+    for row in rows:
+        joined = joined + row
+    return joined[0] * joined[1] * joined[2]  # 6 p**3
+
+
+def _list_joined_with_itself_and_a_display(p):
+    items = [p, 2.0 * p]
+    joined = items + items + [p**2]
+    return joined[0] * joined[3] * joined[4]  # 2 p**4
+
+
+def _tuple_repeated_from_the_left(p):
+    items = 3 * (p, 2.0 * p)
+    return items[0] * items[3] * items[5]  # 4 p**3
+
+
+def _list_of_the_same_list(p):
+    items = [np.sin(p), 2.0 * p]
+    rows = [items, items]
+    return rows[0][0] + rows[1][1]  # sin p + 2 p
+
+
+def _list_made_an_array_then_added(p):
+    items = [p, 2.0 * p]
+    items = np.array(items)
+    doubled = items + items
+    return np.sum(doubled * doubled)  # 20 p**2
+
+
+JOINED = [
+    (_slices_joined, lambda p: 3 * p**2), (_slice_repeated, lambda p: 4 * p**3),
+    (_nested_entries_joined, lambda p: 18 * p**2), (_filled_rows_joined, lambda p: 18 * p**2),
+    (_appended_rows_joined, lambda p: 18 * p**2), (_rows_joined_in_a_loop, lambda p: 18 * p**2),
+    (_list_joined_with_itself_and_a_display, lambda p: 8 * p**3), (_tuple_repeated_from_the_left, lambda p: 12 * p**2),
+    (_list_of_the_same_list, lambda p: np.cos(p) + 2.0), (_list_made_an_array_then_added, lambda p: 40 * p),
+]
+
+
+@pytest.mark.parametrize("f,dfdp", JOINED, ids=lambda f: getattr(f, "__name__", ""))
+def test_lists_and_tuples_joined_or_repeated(f, dfdp):
+    """`a + b` / `a * n` of lists and tuples, also entries of nested lists (were
+    differentiated as arithmetic, or refused): each operand's gradient is its run of the
+    result's, in both modes, and through a Hessian."""
+    p = 0.7
+    expected = dfdp(p)
+    assert (f(p + 1e-6) - f(p - 1e-6)) / 2e-6 == pytest.approx(expected, rel=1e-6)
+    assert srcgrad.grad(f)(p) == pytest.approx(expected, rel=1e-12)
+    assert srcgrad.jvp(f, (p,), (1.0,))[1] == pytest.approx(expected, rel=1e-12)
+    second = (dfdp(p + 1e-6) - dfdp(p - 1e-6)) / 2e-6
+    assert srcgrad.hessian(f)(p) == pytest.approx(second, rel=1e-6)
 
 
 def test_a_derivative_called_or_pulled_back_is_refused_not_misread():

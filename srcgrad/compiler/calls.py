@@ -14,6 +14,8 @@ import operator
 import types
 from dataclasses import dataclass
 
+import functools
+
 import gast
 import numpy as np
 
@@ -155,33 +157,82 @@ def takes_sequence(rule, param):
 
 
 def containers(tree):
-    """Names some assignment makes a list, tuple or dict (a display or `list(...)` and the
-    like, a slice or an alias of one): their adjoints add entry by entry, and `+`/`*` on
-    them join or repeat."""
-    assigns = [
-        (n.targets[0].id, n.value) for n in syntax.statements(tree)
-        if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)
-    ]
-    out = set()
+    """Names some assignment may make a list, tuple or dict (a display or `list(...)` and
+    the like, a slice or an alias of one, an entry of a container of containers, a loop
+    variable over one): their adjoints add entry by entry, and `+`/`*` on them join or
+    repeat. Flow-insensitive: a name counts if any assignment may make it one."""
+    stores = []  # (name, its value's depth given the depths so far)
+    for n in syntax.statements(tree):
+        if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name):
+            stores.append((n.targets[0].id, functools.partial(_depth, n.value)))
+        elif isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript):
+            stores.append(_entry_store(n.targets[0].value, n.value))  # `d[k] = v`
+        elif isinstance(n, gast.For) and isinstance(n.target, gast.Name):
+            stores.append((n.target.id, functools.partial(_entry_depth, n.iter)))
+        elif isinstance(n, gast.Expr) and isinstance(n.value, gast.Call) and isinstance(n.value.func, gast.Attribute):
+            method, args = n.value.func.attr, n.value.args
+            if method in ("append", "insert") and args:
+                stores.append(_entry_store(n.value.func.value, args[-1]))  # `L.append(v)`, `L.insert(i, v)`
+            elif method == "extend" and args and isinstance(n.value.func.value, gast.Name):
+                stores.append((n.value.func.value.id, functools.partial(_depth, args[0])))
+    depths = {}
     grown = True
-    while grown:  # to a fixpoint: a slice of a slice, an alias assigned before its source
-        before = len(out)
-        for name, value in assigns:
-            if name not in out and _makes_container(value, out):
-                out.add(name)
-        grown = len(out) > before
-    return out
+    while grown:  # to a fixpoint: an alias assigned before its source, a list filled in a loop
+        grown = False
+        for name, depth in stores:
+            if name is None:
+                continue
+            found = min(depth(depths), _DEEP)
+            if found > depths.get(name, 0):
+                depths[name], grown = found, True
+    return {name for name, depth in depths.items() if depth}
 
 
-def _makes_container(value, known):
-    """Whether `value` is a list, tuple or dict, given the container names `known`."""
-    if isinstance(value, (gast.List, gast.Tuple, gast.Dict)):
-        return True
-    if isinstance(value, gast.Call):
-        return isinstance(value.func, gast.Name) and value.func.id in ("list", "tuple", "dict", "sorted")
-    if isinstance(value, gast.Subscript):  # `L[1:]`: a slice of a list is a list
-        return isinstance(value.slice, gast.Slice) and isinstance(value.value, gast.Name) and value.value.id in known
-    return isinstance(value, gast.Name) and value.id in known
+_DEEP = 8  # nesting depth taken as unknown (keeps the fixpoint finite)
+_MAKERS = ("list", "tuple", "sorted")  # calls whose result holds the entries of their argument
+
+
+def _entry_store(base, value):
+    """`base[k] = value` / `base.append(value)`: base holds value as an entry. (Only a
+    container stored tells something: base is a container, or not, by its own assignment.)"""
+    name = base.id if isinstance(base, gast.Name) else None
+
+    def depth(depths):
+        entry = _depth(value, depths)
+        return 1 + entry if entry else 0
+
+    return name, depth
+
+
+def _depth(value, depths):
+    """How deep `value` may nest containers: 0 for a non-container, 1 for a list of
+    non-containers, 2 for a list of lists, ...; `depths` those of the names."""
+    if isinstance(value, gast.Name):
+        return depths.get(value.id, 0)
+    if isinstance(value, (gast.List, gast.Tuple)):
+        return 1 + max((_depth(e, depths) for e in value.elts), default=0)
+    if isinstance(value, gast.Dict):
+        return 1 + max((_depth(v, depths) for v in value.values), default=0)
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+        base = depths.get(value.value.id, 0)
+        return base if isinstance(value.slice, gast.Slice) else max(base - 1, 0)  # `L[1:]` / `L[0]`
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
+        if value.func.id in _MAKERS:
+            return max(1, _entry_depth(value.args[0], depths) + 1) if value.args else 1
+        if value.func.id == "dict":
+            return 1 + max((_depth(k.value, depths) for k in value.keywords), default=0)
+    return 0
+
+
+def _entry_depth(iterable, depths):
+    """How deep an entry of `iterable` (what a `for` over it binds) may nest containers."""
+    if isinstance(iterable, gast.Call) and isinstance(iterable.func, gast.Name):
+        if iterable.func.id in ("zip", "enumerate"):  # tuples of the entries
+            return 1 + max((_entry_depth(a, depths) for a in iterable.args), default=0)
+        if iterable.func.id in _MAKERS + ("reversed",) and iterable.args:
+            return _entry_depth(iterable.args[0], depths)
+        return 0
+    return max(_depth(iterable, depths) - 1, 0)
 
 
 def joins_sequences(value, container_names):

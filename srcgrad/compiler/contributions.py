@@ -34,11 +34,7 @@ class Contributions:
             return self.accumulate(value.id, g)
         if isinstance(value, gast.BinOp):
             if calls.joins_sequences(value, self.containers):
-                raise self.program.error(
-                    stmt, f"`{self.program.text(stmt)}` joins or repeats lists or tuples with `+` or `*`, which "
-                    f"srcgrad cannot differentiate (in `{self.program.name}`); build the list with `append`/"
-                    "`extend`, or the array with np.concatenate/np.tile", NotDifferentiableError,
-                )
+                return self.joined(value, g)
         if isinstance(value, (gast.BinOp, gast.UnaryOp)):
             found = calls.operation(value)
             if found is None:
@@ -66,6 +62,28 @@ class Contributions:
         if isinstance(value, (gast.Tuple, gast.List, gast.Dict)):
             return self.container(stmt, value, g)
         return []
+
+    def joined(self, value, g):
+        """`y = a + b` / `y = a * n` that may join or repeat lists or tuples: each operand's
+        adjoint is its run of y's (`runtime.joined_part`, `repeated_part`), which also
+        cover the case where the operation turns out to be arithmetic."""
+        left, right = value.left, value.right
+        if isinstance(value.op, gast.Add):
+            part = syntax.name(self.bind("joined_part", runtime.joined_part))
+            parts = [(left, [g, left, right, syntax.const(True)]), (right, [g, right, left, syntax.const(False)])]
+        else:
+            part = syntax.name(self.bind("repeated_part", runtime.repeated_part))
+            parts = [(left, [g, left, right]), (right, [g, right, left])]
+        out = []
+        for operand, args in parts:
+            value = syntax.call(syntax.copy(part), [syntax.copy(a) for a in args])
+            if isinstance(operand, gast.Name):
+                out += self.accumulate(operand.id, value)
+            elif isinstance(operand, (gast.List, gast.Tuple)) and calls.active_names(operand, self.activity):
+                parts_name = self.namer.fresh("part_bar")  # `L + [a, b]`: one gradient per entry
+                out.append(syntax.assign(parts_name, value))
+                out += self.distribute(operand, syntax.name(parts_name))
+        return out
 
     def container(self, stmt, value, g):
         """`t = (a, b)` / `[a, b]` / `{"k": a}`: each entry's adjoint is its part of t's."""
@@ -206,21 +224,14 @@ class Contributions:
     def accumulate(self, name, value):
         if not self.activity.is_active(name):
             return []
-        return [_Accumulate(self.namer.adjoint(name), value)]
+        adjoint = self.namer.adjoint(name)
+        if name in self.containers:
+            self.structured.add(adjoint)  # list gradients add entry by entry, not by `+`
+        return [_Accumulate(adjoint, value)]
 
 
 def _is_simple_atom(node):
     return isinstance(node, (gast.Name, gast.Constant)) or syntax.is_const(node)
-
-
-
-
-
-
-
-
-
-
 
 
 def _index_value(index):

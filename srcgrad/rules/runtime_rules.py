@@ -19,8 +19,8 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (
-    add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, snapshot, structure_like, unbroadcast, unreduce,
-    without_part, zeros_like_grad,
+    add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, joined_part, repeated_part, snapshot,
+    structure_like, unbroadcast, unreduce, without_part, zeros_like_grad,
 )
 from . import activations, decompositions, elementwise, linalg, reductions, scalars, series, shapes, structure
 from .operators import _matmul_vjp_x, _matmul_vjp_y
@@ -117,7 +117,8 @@ def snapshot_jvp(t, ans, x):
     return snapshot(t)
 
 
-# --- container gradients: item_grad, assigned_grad, drop_last, without_part, structure_like -----
+# --- container gradients: item_grad, assigned_grad, drop_last, without_part, structure_like,
+# joined_part, repeated_part -------------------------------------------------------------
 # Each is linear in the gradient `g` it takes apart or rebuilds (None meaning zero); the
 # other parameters are indices or lend a structure. Forward mode adds the tangents of
 # `add_grad` with `add_grad`, since they may be lists. The reverse rules transpose the
@@ -227,6 +228,35 @@ def structure_like_vjp_x(cotangent, ans, g, x):
 @_zero
 def structure_like_jvp_x(t, ans, g, x):
     return zeros_like_grad(ans)
+
+
+@defjvp(joined_part, "g")
+def joined_part_jvp(t, ans, g, x, other, first):
+    return joined_part(t, x, other, first)
+
+
+@defjvp(joined_part, ("x", "other"))
+@_zero
+def joined_part_jvp_shape(t, ans, g, x, other, first):
+    return zeros_like_grad(ans)
+
+
+@defjvp(repeated_part, "g")
+def repeated_part_jvp(t, ans, g, x, other):
+    return repeated_part(t, x, other)
+
+
+@defjvp(repeated_part, "x")
+@_zero
+def repeated_part_jvp_x(t, ans, g, x, other):
+    return zeros_like_grad(ans)
+
+
+@defjvp(repeated_part, "other")
+def repeated_part_jvp_other(t, ans, g, x, other):
+    if isinstance(x, (list, tuple)) or isinstance(other, (list, tuple)):  # a repeat: the count lends a length
+        return zeros_like_grad(ans)
+    return unbroadcast(g * t, x)  # arithmetic: g * other, bilinear
 
 
 # --- the adjoints of x @ y: bilinear in the cotangent and the other factor ----------------
