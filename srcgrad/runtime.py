@@ -37,6 +37,8 @@ import numbers
 
 import numpy as np
 
+from .errors import NotDifferentiableError
+
 _ndarray = np.ndarray
 _float = float
 _float64 = np.float64
@@ -91,6 +93,14 @@ def unbroadcast(g, x):
         return _float(np.sum(g)) if isinstance(x, numbers.Real) else g
     return _reduce_to(g, np.shape(x), np.float64)
 
+
+_JOINED = (
+    "the gradient of a {kind} of {n} entries has {m}: the differentiated code joined or repeated "
+    "lists or tuples with `+` or `*` where srcgrad could not see that they are lists (they come "
+    "from a function's result or an argument) and took the operation for arithmetic; write the "
+    "operands as lists in the differentiated function, e.g. `list(a) + list(b)`, so that the "
+    "join is differentiated"
+)
 
 _COMPLEX = (
     "a complex gradient reached a real argument: a complex value was computed on the "
@@ -351,6 +361,8 @@ def structure_like(g, x):
             return kind(structure_like(None, item) for item in x)
         if type(g) is dict:
             raise TypeError("the gradient of a list or tuple cannot be a dict")
+        if len(g) != len(x):
+            raise NotDifferentiableError(_JOINED.format(kind=kind.__name__, n=len(x), m=len(g)))
         return kind(structure_like(gi, xi) for gi, xi in zip(g, x))
     if kind is dict:
         if g is None:

@@ -309,6 +309,38 @@ def test_lists_and_tuples_joined_or_repeated(f, dfdp):
     assert srcgrad.hessian(f)(p) == pytest.approx(second, rel=1e-6)
 
 
+def _rows_of(p):
+    return [[p, 2.0 * p], [3.0 * p]]
+
+
+def _joined_rows_of_a_call(p):
+    rows = _rows_of(p)
+    joined = rows[0] + rows[1]
+    return joined[0] * joined[1] * joined[2]
+
+
+def _joined_rows_of_a_call_as_lists(p):
+    rows = _rows_of(p)
+    joined = list(rows[0]) + list(rows[1])
+    return joined[0] * joined[1] * joined[2]  # 6 p**3
+
+
+def _joined_entries_of_an_argument(rows):
+    joined = rows[0] + rows[1]
+    return joined[0] * joined[1] * joined[2]
+
+
+def test_lists_joined_where_the_analysis_cannot_see_them_are_refused_when_run():
+    """Lists from a call or an argument look like numbers to the compiler: their `+` was
+    differentiated as arithmetic (a gradient of the wrong length, cut short by zip)."""
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"list of 2 entries has 3.*list\(a\) \+ list\(b\)"):
+        srcgrad.grad(_joined_rows_of_a_call)(0.7)
+    with pytest.raises(srcgrad.NotDifferentiableError, match="list of 2 entries has 3"):
+        srcgrad.grad(_joined_entries_of_an_argument)([[0.7, 1.4], [2.1]])
+    assert srcgrad.grad(_joined_rows_of_a_call_as_lists)(0.7) == pytest.approx(18 * 0.7**2, rel=1e-12)
+    assert srcgrad.jvp(_joined_rows_of_a_call, (0.7,), (1.0,))[1] == pytest.approx(18 * 0.7**2, rel=1e-12)
+
+
 def test_a_derivative_called_or_pulled_back_is_refused_not_misread():
     """srcgrad differentiated the function a derivative wraps instead of the derivative."""
 
