@@ -341,6 +341,23 @@ def test_lists_joined_where_the_analysis_cannot_see_them_are_refused_when_run():
     assert srcgrad.jvp(_joined_rows_of_a_call, (0.7,), (1.0,))[1] == pytest.approx(18 * 0.7**2, rel=1e-12)
 
 
+def _boolean_and_index_methods(x):
+    i = x.argmax()
+    j = x.argsort()[0]
+    k = x.nonzero()[0][-1]
+    return x[i] * x[j] + x[k] * x.all() + x.argmin() * x[0] + np.sum(x * x.any(axis=0))
+
+
+def test_boolean_and_index_methods_have_no_gradient():
+    """`.all()`, `.any()`, `.argmax()`, ... had no rule: "no derivative rule for the method"."""
+    x = np.array([0.5, -1.0, 2.0])
+    expected = np.array([1.0 + 1.0, 2.0 + 1.0, -1.0 + 1.0 + 1.0])  # d(x2 x1 + x2 + x0 + sum x)
+    np.testing.assert_allclose(srcgrad.grad(_boolean_and_index_methods)(x), expected, rtol=1e-12)
+    fd = np.array([(_boolean_and_index_methods(x + h) - _boolean_and_index_methods(x - h)) / 2e-6 for h in np.eye(3) * 1e-6])
+    np.testing.assert_allclose(fd, expected, rtol=1e-6)
+    assert srcgrad.jvp(_boolean_and_index_methods, (x,), (np.ones(3),))[1] == pytest.approx(expected.sum(), rel=1e-12)
+
+
 def test_a_derivative_called_or_pulled_back_is_refused_not_misread():
     """srcgrad differentiated the function a derivative wraps instead of the derivative."""
 

@@ -38,6 +38,13 @@ METHODS = {
     "item": (np.ndarray.item, True),
     "conj": (np.conj, False),
     "round": (np.round, False),
+    # no gradient (nondiff.py): booleans, indices, counts
+    "all": (np.all, False),
+    "any": (np.any, False),
+    "argmax": (np.argmax, False),
+    "argmin": (np.argmin, False),
+    "argsort": (np.argsort, False),
+    "nonzero": (np.nonzero, False),
 }
 
 ATTRIBUTES = {"T": np.transpose}
