@@ -174,6 +174,40 @@ def test_functional_errors():
         F.mse_loss(torch.ones(2), torch.ones(2), reduction="avg")
 
 
+def test_class_index_target_errors_are_pytorchs():
+    """Every mismatch of input and class-index target gets PyTorch's error, before NumPy sees it."""
+    x3, x4, x2 = torch.ones(2, 3, 5), torch.ones(2, 3, 4, 5), torch.ones(2, 3)
+    cases = [
+        (RuntimeError, "Expected target size [2, 5], got [2, 4]", F.nll_loss, x3, torch.zeros(2, 4, dtype=torch.int64)),
+        (ValueError, "Expected input batch_size (2) to match target batch_size (3).", F.nll_loss, x3,
+         torch.zeros(3, 5, dtype=torch.int64)),
+        (RuntimeError, "size mismatch (got input: [2, 3, 4, 5] , target: [2, 5, 4]", F.nll_loss, x4,
+         torch.zeros(2, 5, 4, dtype=torch.int64)),
+        (RuntimeError, "only batches of spatial targets supported (3D tensors) but got targets of dimension: 2",
+         F.nll_loss, x4, torch.zeros(2, 20, dtype=torch.int64)),
+        (RuntimeError, "0D or 1D target tensor expected, multi-target not supported", F.nll_loss, x2,
+         torch.zeros(2, 1, dtype=torch.int64)),
+        (ValueError, "For 1D input, 1D target must have size 1, but got target size: 2", F.cross_entropy,
+         torch.ones(3), torch.zeros(2, dtype=torch.int64)),
+        (ValueError, "Expected 1 or more dimensions (got 0)", F.nll_loss, torch.tensor(1.0), torch.tensor(0)),
+        (RuntimeError, "expected target dtype to be Long or Byte, but got Float", F.nll_loss, x3, torch.zeros(2, 5)),
+        (IndexError, "Target 3 is out of bounds.", F.nll_loss, x3, torch.tensor([[0, 1, 3, 0, 4], [0] * 5])),
+        (IndexError, "Target -1 is out of bounds.", F.cross_entropy, x2, torch.tensor([0, -1])),
+        (RuntimeError, "Expected target size [2, 5], got [2, 3, 4]", F.cross_entropy, x3, torch.zeros(2, 3, 4)),
+        (RuntimeError, "Expected floating point type for target with class probabilities, got Long", F.cross_entropy,
+         x2, torch.zeros(2, 3, dtype=torch.int64)),
+    ]
+    for exc, message, fn, x, target in cases:
+        with raises(exc, message):
+            fn(x, target)
+    with raises(RuntimeError, "weight tensor should be defined either for all 3 classes or no classes but got "
+                              "weight tensor of shape: [4]"):
+        F.nll_loss(x2, torch.tensor([0, 1]), weight=torch.ones(4))
+    with raises(RuntimeError, "The function 'nll_loss2d_forward' is not differentiable with respect to argument "
+                              "'weight'. This input cannot have requires_grad True."):
+        F.cross_entropy(x3, torch.zeros(2, 5, dtype=torch.int64), weight=torch.ones(3, requires_grad=True))
+
+
 def test_functional_node_names():
     a = torch.ones(2, 2, requires_grad=True)
     names = {

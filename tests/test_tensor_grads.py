@@ -351,6 +351,48 @@ def test_cross_entropy_with_every_target_ignored():
     assert loss.item() == 0.0 and x.grad.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
 
 
+# PyTorch's numbers (torch 2.13, float64) for cross_entropy with class indices over (N, C, d)
+X_ND = np.array([[[0.2, -1.0], [0.5, 1.5], [0.3, -0.2]], [[-0.7, 0.9], [1.1, 0.0], [-0.4, 2.0]]])
+T_ND = np.array([[0, 2], [1, -100]])
+TORCH_ND_MEAN = 1.5192396422318826
+TORCH_ND_MEAN_GRAD = [[[-0.033836518552654064, 0.04635800213475431], [0.018604468250943605, 0.564756081036923],
+                       [0.015232050301710463, -0.6111140831716773]],
+                      [[0.028346337318569396, 0.0], [-0.06660989041056063, 0.0], [0.03826355309199125, 0.0]]]
+TORCH_ND_NONE = [[0.24796621216889203, 5.804667358227364], [0.32817292697765116, 0.0]]
+
+
+def test_cross_entropy_class_indices_over_extra_dims_match_pytorch():
+    x = torch.tensor(X_ND, requires_grad=True)
+    loss = F.cross_entropy(x, torch.tensor(T_ND), weight=torch.tensor(W_CE))
+    loss.backward()
+    assert loss.grad_fn.name() == "NllLoss2DBackward0"
+    assert loss.item() == pytest.approx(TORCH_ND_MEAN, rel=1e-14)  # weighted mean over the kept positions
+    np.testing.assert_allclose(x.grad.numpy(), TORCH_ND_MEAN_GRAD, rtol=1e-13, atol=1e-16)
+    none = F.cross_entropy(torch.tensor(X_ND), torch.tensor(T_ND), weight=torch.tensor(W_CE), reduction="none")
+    assert none.shape == (2, 2)
+    np.testing.assert_allclose(none.numpy(), TORCH_ND_NONE, rtol=1e-14)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 3, 2, 3), (2, 3, 2, 1, 2)], ids=str)
+def test_nll_and_cross_entropy_over_extra_dims(shape, reduction):
+    """(N, C, d1, ...) with targets (N, d1, ...): every position is a sample."""
+    rng = np.random.default_rng(7)
+    indices = rng.integers(0, 3, shape[:1] + shape[2:])
+    indices.flat[::5] = -100  # ignored positions get no gradient
+    target, class_2_ignored = torch.tensor(indices), torch.tensor(np.where(indices < 0, 2, indices))
+    weight = torch.tensor(np.array([0.5, 2.0, 1.0]))
+    check(lambda a: F.cross_entropy(a, target, reduction=reduction), shape)
+    check(lambda a: F.cross_entropy(a, target, weight=weight, reduction=reduction), shape)
+    check(lambda a: F.nll_loss(F.log_softmax(a, 1), target, weight=weight, reduction=reduction), shape)
+    check(lambda a: F.nll_loss(a, class_2_ignored, weight=weight, ignore_index=2, reduction=reduction), shape)
+    out = F.nll_loss(torch.tensor(np.ones(shape), requires_grad=True), target, reduction=reduction)
+    assert out.shape == (target.shape if reduction == "none" else ())
+    # PyTorch's nodes: NllLoss2D, seen through a View where it reshapes to 4-D and back
+    view = reduction == "none" and len(shape) != 4
+    assert out.grad_fn.name() == ("ViewBackward0" if view else "NllLoss2DBackward0")
+
+
 def test_softplus_is_the_identity_above_the_threshold():
     x = torch.tensor(np.array([3.0, 2.0, -1.0, 25.0]), requires_grad=True)
     y = F.softplus(x, beta=2.0, threshold=5.0)

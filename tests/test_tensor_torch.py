@@ -84,6 +84,27 @@ SNIPPETS = {
         y = a * 1; y *= 2; print(y.grad_fn.name()); y.zero_(); print(y)
         print((a * 2).grad_fn.next_functions[1])
     """,
+    "class-indices-over-extra-dims": """
+        rng = np.random.default_rng(4)
+        F = torch.nn.functional
+        for shape in [(2, 3, 4), (2, 3, 2, 3), (1, 3, 2, 1, 2)]:
+            x = torch.tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=True)
+            target = torch.tensor(rng.integers(0, 3, shape[:1] + shape[2:]))
+            for reduction in ['mean', 'sum', 'none']:
+                for kwargs in [{}, {'weight': torch.tensor([0.5, 2.0, 1.0])}, {'ignore_index': 1}]:
+                    for loss in [F.cross_entropy(x, target, reduction=reduction, **kwargs),
+                                 F.nll_loss(F.log_softmax(x, 1), target, reduction=reduction, **kwargs)]:
+                        print(loss)
+                        x.grad = None
+                        loss.sum().backward()
+                        print(x.grad)
+        for target in [torch.zeros(2, 4, dtype=torch.int64), torch.zeros(3, 5, dtype=torch.int64), torch.zeros(2, 5),
+                       torch.tensor([[0, 3, 0, 0, 0], [0] * 5]), torch.zeros(2, 3, 4)]:
+            try:
+                F.cross_entropy(torch.ones(2, 3, 5), target)
+            except Exception as e:
+                print(type(e).__name__ + ':', e)
+    """,
     "values": """
         a = torch.tensor([[0.5, -1.25, 2.0], [3.5, 0.1, -0.7]], requires_grad=True)
         b = torch.tensor([0.3, 0.6, -0.9])

@@ -11,6 +11,7 @@ import numpy as np
 from ..rules import activations
 from ..tensor import ops
 from ..tensor.functions import where
+from ..tensor.graph import is_grad_enabled
 from ..tensor.tensor import Tensor
 
 __all__ = [
@@ -163,21 +164,66 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return ops.composite("L1LossBackward0", _l1, input, target, reduction)
 
 
+def _check_targets(input, target, weight, ignore_index):
+    """PyTorch's checks of class-index targets for `input` (C), (N, C) or (N, C, d1, ...),
+    with its messages and in its order, so that no mismatch reaches NumPy."""
+    shape, tshape = input._data.shape, target._data.shape
+    if not shape:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    if len(shape) > 1 and tshape[:1] != shape[:1]:
+        batch = tshape[0] if tshape else 0
+        raise ValueError(f"Expected input batch_size ({shape[0]}) to match target batch_size ({batch}).")
+    if len(shape) <= 2 and len(tshape) > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if len(shape) == 4 and len(tshape) != 3:
+        raise RuntimeError(
+            f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {len(tshape)}"
+        )
+    if len(shape) == 4 and tshape != shape[:1] + shape[2:]:
+        raise RuntimeError(f"size mismatch (got input: {list(shape)} , target: {list(tshape)}")
+    if len(shape) > 2 and tshape != shape[:1] + shape[2:]:
+        raise RuntimeError(f"Expected target size {list(shape[:1] + shape[2:])}, got {list(tshape)}")
+    if target._data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.kind_name}")
+    if len(shape) > 2 and target._data.dtype != np.int64:
+        raise RuntimeError("expected scalar type Long but found Byte")
+    if len(shape) == 1 and tshape not in ((), (1,)):
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {tshape[0]}")
+    classes = shape[1] if len(shape) > 1 else shape[0]
+    if weight is not None and len(shape) > 2 and weight._data.size != classes:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if weight is not None and len(shape) <= 2 and weight._data.shape != (classes,):
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {classes} classes or no classes but got weight "
+            f"tensor of shape: {list(weight._data.shape)}"
+        )
+    if weight is not None and weight.requires_grad and is_grad_enabled():
+        kernel = "nll_loss2d_forward" if len(shape) > 2 else "nll_loss_forward"
+        raise RuntimeError(
+            f"The function '{kernel}' is not differentiable with respect to argument 'weight'. This input cannot "
+            "have requires_grad True."
+        )
+    idx = target._data
+    outside = (idx != ignore_index) & ((idx < 0) | (idx >= classes))
+    if outside.any():
+        raise IndexError(f"Target {idx[outside].flat[0]} is out of bounds.")
+
+
 def _nll(logp, target, weight, ignore_index, reduction):
     idx = target._data
     if logp.dim() == 1:  # a single sample: (C,) with a 0-d target
         logp, idx = logp.unsqueeze(0), idx.reshape(1)
     keep = idx != ignore_index
-    rows = np.arange(idx.shape[0])
+    at = np.indices(idx.shape)  # where each target is: its sample, then d1, ... (class axis 1)
     if reduction == "mean":
-        # Only the kept samples: an ignored one has gradient 0 even where the weights
+        # Only the kept targets: an ignored one has gradient 0 even where the weights
         # sum to 0 and the loss is 0/0 = nan (PyTorch's values).
-        rows, idx, keep = rows[keep], idx[keep], keep[keep]
+        at, idx, keep = at[:, keep], idx[keep], keep[keep]
     safe = np.where(keep, idx, 0)
-    picked = logp[rows, safe]
+    picked = logp[(at[0], safe, *at[1:])]
     w = np.where(keep, 1.0, 0.0).astype(logp._data.dtype)
     if weight is not None:
-        w = w * weight._data[safe]
+        w = w * weight._data.reshape(-1)[safe]
     losses = -(picked * Tensor._make(w))
     if reduction == "none":
         return losses if target.dim() else losses.reshape(())
@@ -186,10 +232,22 @@ def _nll(logp, target, weight, ignore_index, reduction):
     return losses.sum() / Tensor._make(np.asarray(w.sum(), dtype=w.dtype))  # stays float32 on NumPy 1.x too
 
 
+def _nll_name(dims, reduction):
+    """PyTorch's node: NllLoss2D beyond (N, C), seen through a View where it reshapes
+    the input to 4-D and back ('none' on 3-D, 5-D, ...)."""
+    if dims <= 2:
+        return "NllLossBackward0"
+    return "ViewBackward0" if reduction == "none" and dims != 4 else "NllLoss2DBackward0"
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-    """Negative log likelihood of class indices `target` under log-probabilities `input` (N, C)."""
+    """Negative log likelihood of class indices `target` under log-probabilities `input`:
+    (C) with a 0-d target, (N, C) with (N), or (N, C, d1, ...) with (N, d1, ...); 'none'
+    gives the target's shape, 'mean' divides by the summed weights of the kept targets."""
     _check_reduction(reduction)
-    return ops.composite("NllLossBackward0", _nll, input, target, weight, ignore_index, reduction)
+    _check_targets(input, target, weight, ignore_index)
+    name = _nll_name(input.dim(), reduction)
+    return ops.composite(name, _nll, input, target, weight, ignore_index, reduction)
 
 
 def _soft_targets(x, target, weight, reduction):
@@ -211,12 +269,19 @@ def cross_entropy(
     input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
     label_smoothing=0.0,
 ):
-    """log_softmax then nll_loss for class indices (NllLossBackward0); for float
-    class probabilities, the mean over samples of -sum(weight * target * log_softmax(input))."""
+    """log_softmax over the class axis, then nll_loss, for class indices (any target
+    whose shape is not the input's, as in PyTorch); for float class probabilities (the
+    input's shape), the mean over samples of -sum(weight * target * log_softmax(input))."""
     _check_reduction(reduction)
     if label_smoothing:
         raise NotImplementedError("cross_entropy: label_smoothing is not supported")
-    if target._data.dtype.kind in "iu":
-        return nll_loss(log_softmax(input, 1 if input.dim() > 1 else 0), target, weight, None, ignore_index, None, reduction)
+    if input._data.shape != target._data.shape:  # PyTorch's test: other shapes are class indices
+        _check_targets(input, target, weight, ignore_index)
+        logp = log_softmax(input, 1 if input.dim() > 1 else 0)
+        return ops.composite(_nll_name(input.dim(), reduction), _nll, logp, target, weight, ignore_index, reduction)
+    if target._data.dtype.kind != "f":
+        raise RuntimeError(
+            f"Expected floating point type for target with class probabilities, got {target.dtype.kind_name}"
+        )
     names = {"mean": "DivBackward1", "sum": "NegBackward0", "none": "NegBackward0"}
     return ops.composite(names[reduction], _soft_targets, input, target, weight, reduction)
