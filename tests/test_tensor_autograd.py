@@ -279,3 +279,57 @@ def test_compiled_function_under_no_grad_and_second_backward():
     loss.backward()
     with pytest.raises(RuntimeError, match="second time"):
         loss.backward()
+
+
+@torch.compile
+def compiled_scaled(w, x, scale=1.0, bias=0.0):
+    return np.sum(np.tanh(np.matmul(x, w)) + bias) * scale
+
+
+@torch.compile
+def compiled_keyword_only(w, *, k=2.0):
+    return np.sum(w) * k
+
+
+def test_compiled_function_binds_keyword_arguments_as_python_does():
+    """Keywords go to their positions, left-out parameters take their defaults, and a
+    Tensor passed by keyword gets its gradient: the same values and gradients as eager."""
+    rng = np.random.default_rng(3)
+    data = rng.standard_normal((3, 2)), rng.standard_normal((4, 3))
+    calls = [
+        lambda f, w, x, c: f(w, x, scale=2.0),
+        lambda f, w, x, c: f(w, x=x, bias=c),
+        lambda f, w, x, c: f(x=x, w=w),
+        lambda f, w, x, c: f(w, x, 3.0, bias=c),
+    ]
+    for call in calls:
+        for _ in range(3):  # the first, second and later calls of a kind run different code
+            results = []
+            for f in (compiled_scaled, lambda w, x, scale=1.0, bias=0.0: ((x @ w).tanh() + bias).sum() * scale):
+                w, x = (torch.tensor(a, requires_grad=True) for a in data)
+                c = torch.tensor(0.25, dtype=torch.float64, requires_grad=True)
+                out = call(f, w, x, c)
+                out.backward()
+                results.append((out.item(), w.grad.numpy(), x.grad.numpy(), c.grad))
+            (value, gw, gx, gc), (eager, ew, ex, ec) = results
+            assert value == pytest.approx(eager, rel=1e-14)
+            np.testing.assert_allclose(gw, ew, rtol=1e-13)
+            np.testing.assert_allclose(gx, ex, rtol=1e-13)
+            assert (gc is None) == (ec is None) and (gc is None or gc.item() == pytest.approx(ec.item(), rel=1e-14))
+    c = torch.tensor(0.25, dtype=torch.float64, requires_grad=True)
+    compiled_scaled(torch.tensor(data[0]), torch.tensor(data[1]), bias=c, scale=2.0).backward()
+    assert c.grad.item() == 16.0  # scale times the 8 elements the bias is added to
+    with torch.no_grad():
+        assert compiled_scaled(torch.tensor(data[0]), torch.tensor(data[1]), scale=0.0).item() == 0.0
+
+
+def test_compiled_function_keyword_errors():
+    w = torch.ones(2, requires_grad=True)
+    with raises(TypeError, "compiled_scaled() got an unexpected keyword argument 'foo'"):
+        compiled_scaled(w, w, foo=1)
+    with raises(TypeError, "compiled_scaled() multiple values for argument 'w'"):
+        compiled_scaled(w, w, w=w)
+    assert compiled_keyword_only(w).item() == 4.0  # its default, k = 2
+    with pytest.raises(TypeError, match=r"^@srcgrad.compile passes arguments to `compiled_keyword_only` \(.*"
+                                        r"test_tensor_autograd.py:\d+\) by position, and `k` has no position"):
+        compiled_keyword_only(w, k=3.0)

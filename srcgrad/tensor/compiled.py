@@ -21,6 +21,10 @@ dispatch. A call with only Tensor arguments goes through an unrolled fast path.
 `backward()` on the node alone (inputs that are leaves) goes through the engine's
 single-node path, which takes the saved gradients without a product by the seed 1.
 A function the compiler cannot derive still runs; its node raises at backward.
+Arguments passed by keyword are bound to their positions as Python binds them, with
+the defaults of the parameters left out, so kinds of call and derivatives see
+positional arguments only; a keyword-only parameter or one of `**kwargs` cannot be
+passed (a TypeError says so), its default is used.
 
 Invariant: like every node that saves tensors, the node keeps what its backward
 needs (gradients, a pullback, or the argument arrays) until a backward pass without
@@ -32,6 +36,7 @@ at the call already are those of the values the call saw.
 
 import builtins
 import functools
+import inspect
 
 import numpy as np
 
@@ -160,7 +165,10 @@ def _specialization(generated, arrays):
 
 
 def compile(fn):
-    """Make the NumPy function `fn` a Tensor operation with a generated derivative."""
+    """Make the NumPy function `fn` a Tensor operation with a generated derivative.
+
+    Call it with Tensors (or arrays and numbers), by position or by keyword: every
+    Tensor argument that requires grad gets its gradient."""
     derivatives = {}  # (mode, positions) -> the generated function, or None if it failed
     kinds = {}  # kind of call (see _Kind) -> its _Kind
 
@@ -178,6 +186,10 @@ def compile(fn):
         return found
 
     cls = node_class(fn.__name__ + "Backward", CompiledNode)
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # no Python signature: keywords are refused at the call
+        signature = None
 
     def tracked(kind, args, arrays, edges):
         """Run the generated code of `kind` and record its node."""
@@ -228,8 +240,10 @@ def compile(fn):
         out._grad_fn = cls(tuple(edges), kind, arrays, _saved_tensors(args))
         return out
 
-    def slow(args):
+    def slow(args, kwargs):
         """A call: any arguments, any grad mode."""
+        if kwargs:
+            args = _bind(fn, signature, args, kwargs)
         if not _mode.enabled:
             return Tensor._make(np.asarray(fn(*[a._data if isinstance(a, Tensor) else a for a in args])))
         arrays, key, edges = [], [], []
@@ -264,6 +278,34 @@ def compile(fn):
     return run
 
 
+def _bind(fn, signature, args, kwargs):
+    """The positional arguments a call with keywords gives `fn`, bound as Python binds
+    them, with the defaults of the parameters it leaves out: the generated derivative
+    takes (and differentiates) arguments by position, so a Tensor passed by keyword gets
+    its gradient like any other."""
+    if signature is None:
+        raise TypeError(f"{fn!r} has no Python signature: pass its arguments by position")
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TypeError(f"{fn.__name__}() {exc}") from None
+    for name in kwargs:
+        param = signature.parameters.get(name)
+        if param is None or param.kind is not param.POSITIONAL_OR_KEYWORD:
+            raise TypeError(
+                f"@srcgrad.compile passes arguments to `{fn.__name__}` ({_where(fn)}) by position, and "
+                f"`{name}` has no position (a keyword-only parameter, or one that **kwargs collects): make "
+                f"`{name}` a parameter before any `*` in the signature"
+            )
+    bound.apply_defaults()
+    return bound.args
+
+
+def _where(fn):
+    code = getattr(fn, "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code else repr(fn)
+
+
 def _arity(fn):
     """The number of positional parameters of `fn` when it takes exactly those, else None."""
     code = getattr(fn, "__code__", None)
@@ -276,21 +318,21 @@ _MAX_UNROLLED = 16
 
 
 def _fast_call(arity, slow, kinds, cls):
-    """The compiled function: for `arity` Tensor arguments in grad mode, of a kind whose
-    generated code is known, it does what `slow` and `tracked` do (same kind key, same
-    node) with the loop over the arguments unrolled; every other call goes to
-    `slow(args)`. (An edge is found with `or`: graph nodes define neither `__bool__`
-    nor `__len__`, so they are always true.)"""
+    """The compiled function: for `arity` Tensor arguments given by position in grad
+    mode, of a kind whose generated code is known, it does what `slow` and `tracked` do
+    (same kind key, same node) with the loop over the arguments unrolled; every other
+    call goes to `slow(args, kwargs)`. (An edge is found with `or`: graph nodes define
+    neither `__bool__` nor `__len__`, so they are always true.)"""
     if not arity or arity > _MAX_UNROLLED:
-        return lambda *args: slow(args)
+        return lambda *args, **kwargs: slow(args, kwargs)
     a = [f"a{i}" for i in range(arity)]
     d = [f"d{i}" for i in range(arity)]
     r = [f"r{i}" for i in range(arity)]
     e = [f"e{i}" for i in range(arity)]
     lines = [
-        "def run(*args):",
-        f"    if len(args) != {arity} or not mode.enabled:",
-        "        return slow(args)",
+        "def run(*args, **kwargs):",
+        f"    if kwargs or len(args) != {arity} or not mode.enabled:",
+        "        return slow(args, kwargs)",
         f"    {', '.join(a)}, = args",
         f"    if {' and '.join(f'type({x}) is Tensor' for x in a)}:",
         *(f"        {di} = {ai}._data" for ai, di in zip(a, d)),
@@ -317,7 +359,7 @@ def _fast_call(arity, slow, kinds, cls):
         "            node.versions = () if kind.how == 'grads' else versions(args)",
         "            out._grad_fn = node",
         "            return out",
-        "    return slow(args)",
+        "    return slow(args, kwargs)",
     ]
     scope = {
         "mode": _mode, "slow": slow, "kinds": kinds, "cls": cls, "Tensor": Tensor, "NO_EDGE": _NO_EDGE,
