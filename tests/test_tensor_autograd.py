@@ -333,3 +333,69 @@ def test_compiled_function_keyword_errors():
     with pytest.raises(TypeError, match=r"^@srcgrad.compile passes arguments to `compiled_keyword_only` \(.*"
                                         r"test_tensor_autograd.py:\d+\) by position, and `k` has no position"):
         compiled_keyword_only(w, k=3.0)
+
+
+@torch.compile
+def compiled_pair(x, y):
+    return np.sum(np.sin(x) * y), x * 2 * y
+
+
+@torch.compile
+def compiled_scalars(x):
+    return np.sum(x), np.sum(x * x), np.argmax(x)
+
+
+@torch.compile
+def compiled_list(x):
+    return [np.sum(x), np.sum(x)]
+
+
+def test_compiled_tuple_output_is_a_tuple_of_tensors_with_one_node():
+    """PyTorch's multi-output node: each output its own Tensor, one grad_fn for all, one
+    backward call with the gradients of every output (zero for an unused one)."""
+    rng = np.random.default_rng(2)
+    xd, yd, v = rng.standard_normal((2, 3)), rng.standard_normal(3), rng.standard_normal((2, 3))
+    first = (np.cos(xd) * yd, np.sin(xd).sum(0))  # gradients of output 0, in closed form
+    second = (2 * yd * v, (2 * xd * v).sum(0))  # of output 1 with the seed v
+    uses = [
+        (lambda a, b: a.backward(), first),
+        (lambda a, b: b.backward(torch.tensor(v)), second),
+        (lambda a, b: (a * 3 + (b * torch.tensor(v)).sum()).backward(), [3 * f + s for f, s in zip(first, second)]),
+        (lambda a, b: (a.backward(retain_graph=True), b.backward(torch.tensor(v))),
+         [f + s for f, s in zip(first, second)]),
+    ]
+    for use, (gx, gy) in uses:
+        for _ in range(3):  # the first, second and later calls of a kind run different code
+            x, y = torch.tensor(xd, requires_grad=True), torch.tensor(yd, requires_grad=True)
+            a, b = compiled_pair(x, y)
+            assert a.grad_fn is b.grad_fn and type(a.grad_fn).__name__ == "compiled_pairBackward"
+            assert a.shape == () and b.shape == (2, 3) and b.dtype == torch.float64
+            assert repr(a).endswith(", dtype=srcgrad.float64, grad_fn=<compiled_pairBackward>)")
+            np.testing.assert_allclose(b.detach().numpy(), 2 * xd * yd, rtol=1e-15)
+            use(a, b)
+            np.testing.assert_allclose(x.grad.numpy(), gx, rtol=1e-13)
+            np.testing.assert_allclose(y.grad.numpy(), gy, rtol=1e-13)
+    x = torch.tensor(xd, requires_grad=True)
+    a, b = compiled_pair(x, torch.tensor(yd))
+    np.testing.assert_allclose(torch.autograd.grad(a + b.sum(), x)[0].numpy(), first[0] + 2 * yd, rtol=1e-13)
+    a, b = compiled_pair(x, torch.tensor(yd))
+    a.backward()
+    with pytest.raises(RuntimeError, match="second time"):  # the node saved its pullback, as PyTorch's saves
+        b.sum().backward()
+
+
+def test_compiled_tuple_of_scalars_and_an_integer_output():
+    p = torch.tensor([1.0, 2.0], requires_grad=True)
+    for _ in range(3):
+        p.grad = None
+        total, squares, at = compiled_scalars(p)
+        assert (total.item(), squares.item(), at.item()) == (3.0, 5.0, 1)
+        assert at.dtype == torch.int64 and not at.requires_grad and at.grad_fn is None
+        (total + squares).backward()
+        assert p.grad.tolist() == [3.0, 5.0]  # 1 + 2p
+    with torch.no_grad():
+        outs = compiled_scalars(p)
+    assert isinstance(outs, tuple) and [t.item() for t in outs] == [3.0, 5.0, 1] and outs[0].grad_fn is None
+    with pytest.raises(TypeError, match=r"^`compiled_list` \(.*test_tensor_autograd.py:\d+\) returned a list: a "
+                                        r"function under @srcgrad.compile returns one array"):
+        compiled_list(p)

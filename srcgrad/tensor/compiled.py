@@ -12,7 +12,12 @@ runs once:
   of the arguments that require grad at once; backward scales them by the incoming
   gradient (a scalar), which is the vector-Jacobian product;
 - any other output: the generated `split_vjp` gives the value and a pullback that
-  backward calls with the incoming gradient.
+  backward calls with the incoming gradient;
+- a tuple of arrays: a tuple of Tensors, as PyTorch's multi-output nodes give: each
+  floating output reaches the one node through its own `graph.OutputNode` (its
+  `grad_fn` shows the node), so the pullback runs once per backward pass with the
+  gradients of all outputs (None, read as zeros, for an unused one); other outputs
+  are leaves. A list, a dict or a nested tuple is refused at the call.
 Whether a call's output is scalar is learned at the first tracked call of each kind
 of call (argument shapes, dtypes and types, and which arguments require grad) by
 running the function itself once; the second generates the derivative, and later
@@ -40,7 +45,7 @@ import inspect
 
 import numpy as np
 
-from .graph import Node, _mode, loud, node_class, quiet, saved_versions
+from .graph import Node, OutputGradients, OutputNode, _mode, loud, node_class, quiet, saved_versions
 from .tensor import Tensor
 
 __all__ = ["compile"]
@@ -59,18 +64,20 @@ class _Kind:
     of `positions` for a seed of 1; "pullback" -> `generated` is the split_vjp, and a
     node saves the pullback; "lazy" -> the function itself runs, and a node saves the
     argument arrays, the derivative being generated at backward; None -> no call of
-    this kind has been tracked but the first, which learned `scalar`.
+    this kind has been tracked but the first, which learned `scalar` and `outputs`
+    (None for one output, else the length of the tuple the function returns).
     """
 
-    __slots__ = ("fn", "how", "generated", "positions", "dtypes", "scalar")
+    __slots__ = ("fn", "how", "generated", "positions", "dtypes", "scalar", "outputs")
 
-    def __init__(self, fn, how, positions, in_dtypes, scalar=None):
+    def __init__(self, fn, how, positions, in_dtypes, scalar=None, outputs=None):
         self.fn = fn
         self.how = how
         self.generated = None
         self.positions = positions
         self.dtypes = in_dtypes
         self.scalar = scalar
+        self.outputs = outputs
 
 
 class CompiledNode(Node):
@@ -140,7 +147,11 @@ def _derive(fn, mode, positions):
 
 
 def _lazy_grads(fn, arrays, positions, g):
-    """The gradients of `positions`, generating the derivative now (scalar or not)."""
+    """The gradients of `positions`, generating the derivative now (scalar or not, or
+    several outputs: `g` is then their OutputGradients, None for an output unused)."""
+    if type(g) is OutputGradients:
+        _, grads = _derive(fn, "vjp", positions)(tuple(g), *arrays)
+        return [(i, grads[i]) for i in positions]
     out = np.asarray(fn(*arrays))
     if out.ndim == 0:
         _, grads = _derive(fn, "value_and_grad", positions)(*arrays)
@@ -162,6 +173,41 @@ def _specialization(generated, arrays):
     ])
     found = table.get(key)
     return found if callable(found) else generated
+
+
+def _count_outputs(fn, value):
+    """None when `fn` returned one value (an array or number), the length of the tuple
+    when it returned a tuple of them; a TypeError for any other container."""
+    if not isinstance(value, (list, dict, tuple)):
+        return None
+    if type(value) is tuple and not any(isinstance(v, (list, dict, tuple)) for v in value):
+        return len(value)
+    what = "a tuple holding a container" if type(value) is tuple else f"a {type(value).__name__}"
+    raise TypeError(
+        f"`{fn.__name__}` ({_where(fn)}) returned {what}: a function under @srcgrad.compile returns one array "
+        "(one Tensor) or a flat tuple of arrays (a tuple of Tensors); return a tuple, or np.stack the values"
+    )
+
+
+def _untracked(value, outputs):
+    """The Tensor, or tuple of Tensors, of a call that records no node."""
+    if outputs is None:
+        return Tensor._make(value if type(value) is _ndarray else np.asarray(value))
+    return tuple([Tensor._make(np.asarray(v)) for v in value])
+
+
+def _outputs(values, node):
+    """The tuple of Tensors of a tracked call that returned the tuple `values`: each
+    output with a floating dtype is reached through its own OutputNode of `node`; any
+    other is a leaf that needs no grad (PyTorch marks such outputs non-differentiable)."""
+    out = []
+    for i, v in enumerate(values):
+        t = Tensor._make(np.asarray(v))
+        if t._data.dtype.kind in "fc":
+            t._requires_grad = True
+            t._grad_fn = OutputNode(node, i, len(values))
+        out.append(t)
+    return tuple(out)
 
 
 def compile(fn):
@@ -198,7 +244,6 @@ def compile(fn):
             value, saved = kind.generated(*arrays)
         finally:
             loud(token)
-        out = Tensor._make(value if type(value) is _ndarray else np.asarray(value), True)
         node = _new(cls)
         node.next_functions = tuple(edges)
         node._retained = None
@@ -206,6 +251,9 @@ def compile(fn):
         node.saved = saved
         node.freed = False
         node.versions = () if kind.how == "grads" else _saved_tensors(args)
+        if kind.outputs is not None:
+            return _outputs(value, node)
+        out = Tensor._make(value if type(value) is _ndarray else np.asarray(value), True)
         out._grad_fn = node
         return out
 
@@ -215,14 +263,18 @@ def compile(fn):
         if kind is None:  # the first call of this kind: run the function itself
             positions = tuple([i for i, a in enumerate(args) if isinstance(a, Tensor) and a._requires_grad])
             in_dtypes = tuple([a._data.dtype if isinstance(a, Tensor) else None for a in args])
-            value = np.asarray(fn(*arrays))
+            value = fn(*arrays)
+            outputs = _count_outputs(fn, value)
+            if outputs is None:
+                value = np.asarray(value)
             if not positions:
-                kinds[key] = _Kind(fn, "untracked", positions, in_dtypes)
-                return Tensor._make(value)
-            kinds[key] = _Kind(fn, None, positions, in_dtypes, value.ndim == 0 and value.dtype.kind in "fc")
-            return _lazy(value, _Kind(fn, "lazy", positions, in_dtypes), args, arrays, edges)
+                kinds[key] = _Kind(fn, "untracked", positions, in_dtypes, outputs=outputs)
+                return _untracked(value, outputs)
+            scalar = outputs is None and value.ndim == 0 and value.dtype.kind in "fc"
+            kinds[key] = _Kind(fn, None, positions, in_dtypes, scalar, outputs)
+            return _lazy(value, _Kind(fn, "lazy", positions, in_dtypes, outputs=outputs), args, arrays, edges)
         if kind.how == "untracked":
-            return Tensor._make(np.asarray(fn(*arrays)))
+            return _untracked(fn(*arrays), kind.outputs)
         if kind.how is None:  # the second call: generate the derivative
             kind.how = "grads" if kind.scalar else "pullback"
             generated = derivative("value_and_grad" if kind.scalar else "split_vjp", kind.positions)
@@ -233,11 +285,14 @@ def compile(fn):
                 finally:  # the dispatch has now built (or picked) the code for this kind
                     kind.generated = _specialization(generated, arrays)
             kind.how = "lazy"
-        return _lazy(np.asarray(fn(*arrays)), kind, args, arrays, edges)
+        return _lazy(fn(*arrays), kind, args, arrays, edges)
 
     def _lazy(value, kind, args, arrays, edges):
-        out = Tensor._make(value, True)
-        out._grad_fn = cls(tuple(edges), kind, arrays, _saved_tensors(args))
+        node = cls(tuple(edges), kind, arrays, _saved_tensors(args))
+        if kind.outputs is not None:
+            return _outputs(value, node)
+        out = Tensor._make(np.asarray(value), True)
+        out._grad_fn = node
         return out
 
     def slow(args, kwargs):
@@ -245,7 +300,8 @@ def compile(fn):
         if kwargs:
             args = _bind(fn, signature, args, kwargs)
         if not _mode.enabled:
-            return Tensor._make(np.asarray(fn(*[a._data if isinstance(a, Tensor) else a for a in args])))
+            value = fn(*[a._data if isinstance(a, Tensor) else a for a in args])
+            return _untracked(value, _count_outputs(fn, value))
         arrays, key, edges = [], [], []
         for a in args:  # one pass: the arrays, the kind of call, and the graph edges
             if isinstance(a, Tensor):
@@ -319,10 +375,10 @@ _MAX_UNROLLED = 16
 
 def _fast_call(arity, slow, kinds, cls):
     """The compiled function: for `arity` Tensor arguments given by position in grad
-    mode, of a kind whose generated code is known, it does what `slow` and `tracked` do
-    (same kind key, same node) with the loop over the arguments unrolled; every other
-    call goes to `slow(args, kwargs)`. (An edge is found with `or`: graph nodes define
-    neither `__bool__` nor `__len__`, so they are always true.)"""
+    mode, of a kind with one output whose generated code is known, it does what `slow`
+    and `tracked` do (same kind key, same node) with the loop over the arguments
+    unrolled; every other call goes to `slow(args, kwargs)`. (An edge is found with
+    `or`: graph nodes define neither `__bool__` nor `__len__`, so they are always true.)"""
     if not arity or arity > _MAX_UNROLLED:
         return lambda *args, **kwargs: slow(args, kwargs)
     a = [f"a{i}" for i in range(arity)]
@@ -338,7 +394,7 @@ def _fast_call(arity, slow, kinds, cls):
         *(f"        {di} = {ai}._data" for ai, di in zip(a, d)),
         *(f"        {ri} = {ai}._requires_grad" for ai, ri in zip(a, r)),
         f"        kind = kinds.get(({''.join(f'{di}.shape, {di}.dtype, {ri}, ' for di, ri in zip(d, r))}))",
-        "        if kind is not None and kind.generated is not None:",
+        "        if kind is not None and kind.generated is not None and kind.outputs is None:",
         *(
             f"            {ei} = ({ai}._grad_fn or {ai}._accumulator or {ai}._accumulate_grad(), 0)"
             f" if {ri} else NO_EDGE"

@@ -31,6 +31,8 @@ from .dtypes import of
 __all__ = [
     "Node",
     "AccumulateGrad",
+    "OutputNode",
+    "OutputGradients",
     "node_class",
     "run_backward",
     "run_single",
@@ -214,10 +216,13 @@ def check_versions(node):
 def describe(array, producer):
     """`srcgrad.FloatTensor [2, 3]]`, and for the output of a node `srcgrad.FloatTensor
     [3]], which is output 0 of Mul,` (PyTorch's wording: the node's name less its
-    `Backward0`)."""
+    `Backward0`; the output's number among the node's outputs)."""
     text = f"srcgrad.{of(array.dtype).kind_name}Tensor [{', '.join(map(str, array.shape))}]]"
+    index = 0
+    if type(producer) is OutputNode:
+        index, producer = producer.index, producer.node
     if producer is not None and type(producer) is not AccumulateGrad:
-        text += f", which is output 0 of {re.sub(r'Backward[0-9]*$', '', type(producer).__name__)},"
+        text += f", which is output {index} of {re.sub(r'Backward[0-9]*$', '', type(producer).__name__)},"
     return text
 
 
@@ -281,6 +286,46 @@ class AccumulateGrad(Node):
     def apply(self, g):
         accumulate(self.variable, g)
         return ()
+
+
+class OutputGradients(tuple):
+    """The gradients of the outputs of a node with several outputs, one entry per output
+    (None for one that got none). The engine adds the gradients reaching a node with
+    `+`; these add entry by entry."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return OutputGradients([a if b is None else b if a is None else a + b for a, b in zip(self, other)])
+
+
+class OutputNode(Node):
+    """Output `index` of `node`, a node with `count` outputs: the `_grad_fn` of that
+    output's tensor, because an edge names a node, not one of its outputs. It passes
+    its gradient on as entry `index` of an OutputGradients, so `node.apply` runs once
+    per pass with the gradients of all its outputs. It saves nothing; `Tensor.grad_fn`
+    and this node's repr show `node`, as PyTorch shows one node for all outputs."""
+
+    __slots__ = ("node", "index", "count")
+
+    def __init__(self, node, index, count):
+        super().__init__(((node, 0),))
+        self.node = node
+        self.index = index
+        self.count = count
+
+    def apply(self, g):
+        parts = [None] * self.count
+        parts[self.index] = g
+        return [OutputGradients(parts)]
+
+    def name(self):
+        return self.node.name()
+
+    def __repr__(self):
+        return repr(self.node)
+
+    __str__ = __repr__
 
 
 def accumulate(tensor, g):

@@ -15,7 +15,9 @@ from . import dtypes, ops, printing
 from ..rules import activations
 from ..runtime import mean_of
 from .dtypes import Size
-from .graph import AccumulateGrad, _mode, accumulate, bump, counter_of, run_backward, run_single, warn_non_leaf_grad
+from .graph import (
+    AccumulateGrad, OutputNode, _mode, accumulate, bump, counter_of, run_backward, run_single, warn_non_leaf_grad,
+)
 from .inplace import E11, InPlaceOps
 
 __all__ = ["Tensor"]
@@ -190,7 +192,10 @@ class Tensor(InPlaceOps):
 
     @property
     def grad_fn(self):
-        return self._grad_fn
+        """The node that made this tensor: for an output of a node with several outputs,
+        that node (its `_grad_fn` is the OutputNode routing its gradient)."""
+        fn = self._grad_fn
+        return fn.node if type(fn) is OutputNode else fn
 
     @property
     def is_leaf(self):
