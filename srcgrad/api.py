@@ -16,6 +16,7 @@ import numpy as np
 from .backends import with_backend
 from .compiler import derive
 from .compiler.cache import general_code
+from .compiler.stand_in import refusal as library_refusal, stand_in
 from .errors import SrcGradError
 
 
@@ -25,8 +26,11 @@ def _where(fn):
 
 
 def _params(fn):
+    refused = library_refusal(fn)
+    if refused is not None:
+        raise TypeError(refused)
     try:
-        sig = inspect.signature(fn)
+        sig = inspect.signature(stand_in(fn))
     except (TypeError, ValueError):
         # NumPy 1.26 ufuncs have no signature (NumPy 2's do): the same message as frontend.py's
         raise TypeError(f"srcgrad can differentiate Python functions, not {type(fn).__name__} objects") from None

@@ -225,6 +225,18 @@ def test_defvjp_on_a_third_party_function():
     assert thirdparty.smooth_abs(3.0, 16.0) == 5.0  # the function itself is untouched
 
 
+def test_a_function_given_rules_is_differentiated_by_them_when_differentiated_itself():
+    """`grad(f)` of a function given a rule by `srcgrad.defvjp` read f's source and ignored
+    the rule that `grad(lambda x: f(x))` applied."""
+    module = types.ModuleType("ruled")
+    exec("import numpy as np\ndef f(x, scale=np.float64(2.0)):\n    return np.sin(x) * scale\n", module.__dict__)
+    srcgrad.defvjp(module.f, lambda g, ans, x, scale: g * 100.0, None)
+    assert srcgrad.grad(module.f)(0.5) == 100.0
+    assert srcgrad.grad(lambda x: module.f(x))(0.5) == 100.0
+    assert srcgrad.grad(module.f)(0.5, 3.0) == 100.0  # its defaults are kept, and may be passed
+    assert module.f(0.5) == np.sin(0.5) * 2.0
+
+
 def test_none_marks_a_position_with_no_derivative():
     def uses_eps(eps):
         return np.sum(thirdparty.smooth_abs(X, eps))

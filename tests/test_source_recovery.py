@@ -2,6 +2,7 @@
 
 import functools
 import linecache
+import math
 
 import numpy as np
 import pytest
@@ -87,9 +88,31 @@ def test_two_lambdas_with_the_same_parameters_on_one_line_are_refused_with_the_f
         pair = srcgrad.grad(lambda x: x * 2.0), srcgrad.grad(lambda x: x * 3.0)  # noqa: F841
 
 
-def test_a_ufunc_is_not_a_python_function():
-    with pytest.raises(TypeError, match="Python functions, not ufunc"):
-        srcgrad.grad(np.sin)
+def test_library_functions_with_rules_are_differentiated_themselves():
+    """`grad(np.sin)` was "srcgrad can differentiate Python functions, not ufunc objects",
+    and `grad(np.linalg.det)` read NumPy's own source and failed inside it."""
+    assert srcgrad.grad(np.sin)(0.5) == pytest.approx(math.cos(0.5), rel=1e-15)
+    assert srcgrad.grad(math.exp)(0.5) == pytest.approx(math.exp(0.5), rel=1e-15)
+    assert srcgrad.grad(abs)(-0.5) == -1.0
+    assert srcgrad.grad(np.maximum, wrt=(0, 1))(0.5, 0.2) == (1.0, 0.0)
+    a = np.array([[2.0, 1.0], [0.5, 3.0]])
+    np.testing.assert_allclose(srcgrad.grad(np.linalg.det)(a), [[3.0, -0.5], [-1.0, 2.0]], rtol=1e-14)
+    np.testing.assert_allclose(srcgrad.grad(np.linalg.norm)(np.array([3.0, 4.0])), [0.6, 0.8], rtol=1e-15)
+    np.testing.assert_allclose(srcgrad.grad(np.linalg.norm)(np.array([3.0, -4.0]), 1), [1.0, -1.0])
+    assert srcgrad.jvp(np.tanh, (0.5,), (2.0,))[1] == pytest.approx(2.0 / math.cosh(0.5) ** 2, rel=1e-14)
+    np.testing.assert_allclose(srcgrad.jacobian(np.sin)(np.array([0.1, 0.2])), np.diag(np.cos([0.1, 0.2])), rtol=1e-15)
+    np.testing.assert_allclose(srcgrad.hessian(np.linalg.det)(np.eye(2)).reshape(4, 4), np.fliplr(np.diag([1.0, -1.0, -1.0, 1.0])))
+    assert "return np.tanh(x)" in srcgrad.source(srcgrad.grad(np.tanh))
+
+
+@pytest.mark.parametrize("fn,message", [
+    (np.argmax, "`np.argmax` has no derivative"),
+    (len, "`len` has no derivative"),
+    (np.einsum, "`np.einsum` takes `\\*args`"),
+])
+def test_library_functions_without_a_gradient_are_refused_by_name(fn, message):
+    with pytest.raises(TypeError, match=message):
+        srcgrad.grad(fn)
 
 
 TRICKY = '''\

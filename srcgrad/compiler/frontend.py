@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import NotDifferentiableError, SrcGradError
 from . import syntax
+from .stand_in import spelling, stand_in
 
 
 @dataclass
@@ -57,7 +58,7 @@ class Program:
     def bindings(self):
         """How the parameters bound to a known function read in a docstring: " (f = rhs)"."""
         params = {a.id for a in self.tree.args.args + self.tree.args.kwonlyargs}
-        spelled = [f"{name} = {_spelling(obj)}" for name, obj in sorted(self.bound.items()) if name in params]
+        spelled = [f"{name} = {spelling(obj)}" for name, obj in sorted(self.bound.items()) if name in params]
         return f" ({', '.join(spelled)})" if spelled else ""
 
     def where(self, node=None):
@@ -116,7 +117,7 @@ def load(fn, source=None):
     function itself show its lines.
     """
     bound = dict(getattr(fn, "__srcgrad_bound__", None) or {})
-    fn = differentiated(fn)
+    fn = differentiated(stand_in(fn))
     code = getattr(fn, "__code__", None)
     try:
         parsed = _PARSED.get(fn, {}).get((source, code))
@@ -135,17 +136,6 @@ def load(fn, source=None):
     except TypeError:
         pass
     return program
-
-
-def _spelling(obj):
-    """`np.tanh`, `np.linalg.norm` for NumPy's functions, the plain name of the others."""
-    name = getattr(obj, "__name__", None) or repr(obj)
-    module = getattr(obj, "__module__", None) or ("numpy" if isinstance(obj, np.ufunc) else "")
-    if module == "numpy" or module.startswith("numpy."):
-        public = module.replace("numpy.linalg._linalg", "numpy.linalg").replace("numpy.linalg.linalg", "numpy.linalg")
-        inner = public[len("numpy"):] if public.startswith("numpy.linalg") or public.startswith("numpy.fft") else ""
-        return f"np{inner}.{name}"
-    return name
 
 
 # function -> {(source, code): its parse}; nothing in it refers back to the function
