@@ -68,6 +68,10 @@ def _positions(fn, wrt):
 
 
 def _check_differentiable(fn, names, positions, args, kwargs):
+    """Raise a TypeError for an integer or boolean argument in `positions`, or such a
+    leaf of a list, tuple or dict there. True when one of them is such a container: its
+    leaves, not its type, decide, so a caller checking once per signature checks again."""
+    containers = False
     for i in positions:
         if i < len(args):
             value = args[i]
@@ -75,15 +79,36 @@ def _check_differentiable(fn, names, positions, args, kwargs):
             value = kwargs[names[i]]
         else:
             continue
-        if isinstance(value, (bool, np.bool_, numbers.Integral)) or (
-            isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biu"
-        ):
-            kind = type(value).__name__ if not isinstance(value, np.ndarray) else f"array of {value.dtype}"
+        if type(value) in (list, tuple, dict):
+            containers = True
+            _check_leaves(fn, names[i], value, f"move it out of `{names[i]}` into an argument that is not differentiated")
+        elif _is_integral(value):
             raise TypeError(
                 f"cannot differentiate `{fn.__name__}` ({_where(fn)}) with respect to `{names[i]}`: it is "
-                f"{kind}, which has no gradient; pass a float (e.g. float({names[i]}) or "
+                f"{_kind(value)}, which has no gradient; pass a float (e.g. float({names[i]}) or "
                 f"{names[i]}.astype(float))"
             )
+    return containers
+
+
+def _check_leaves(fn, name, value, alternative, keys=()):
+    """Raise a TypeError naming the first integer or boolean leaf of the list, tuple or
+    dict `value` (the argument `name`); `alternative` says what else to do with it."""
+    items = value.items() if type(value) is dict else enumerate(value)
+    for key, item in items:
+        if type(item) in (list, tuple, dict):
+            _check_leaves(fn, name, item, alternative, keys + (key,))
+        elif _is_integral(item):
+            label = _path(name, keys + (key,))
+            example = f"{label}.astype(float)" if isinstance(item, np.ndarray) else f"float({label})"
+            raise TypeError(
+                f"cannot differentiate `{fn.__name__}` ({_where(fn)}) with respect to `{label}`: it is "
+                f"{_kind(item)}, which has no gradient; pass floats (e.g. {example}), or {alternative}"
+            )
+
+
+def _kind(value):
+    return f"array of {value.dtype}" if isinstance(value, np.ndarray) else type(value).__name__
 
 
 class _Lazy:
@@ -121,7 +146,7 @@ def _transform(fn, mode, wrt, verbose, source=None):
         checked = ()
 
     def check(args, kwargs):
-        _check_differentiable(fn, names, checked, args, kwargs)
+        return _check_differentiable(fn, names, checked, args, kwargs)
 
     guarded = getattr(lazy.derivative and lazy.derivative.function, "__srcgrad_guarded__", None)
     if guarded is not None and not lazy.derivative.reads:
@@ -167,10 +192,16 @@ def value_and_grad(fn=None, wrt=0, verbose=False, source=None, backend=None):
 def vjp(fn, *args, verbose=False, source=None):
     """`out, pullback = vjp(fn, *args)`: `pullback(seed)` returns one gradient per argument.
 
-    The seed has the output's shape; integer and boolean arguments get None.
+    The seed has the output's shape; integer and boolean arguments get None. A list,
+    tuple or dict argument with an integer or boolean leaf is a TypeError.
     """
     code = getattr(fn, "__code__", None)  # cheaper than inspect.signature, on every call
     count = code.co_argcount if code is not None else len(_params(fn))
+    for i, a in enumerate(args):
+        if type(a) in (list, tuple, dict):
+            names = _params(fn)
+            _check_leaves(fn, names[i] if i < len(names) else f"args[{i}]", a,
+                          "pass it as an argument of its own (its gradient is then None)")
     positions = _RANGES.get(count) or _RANGES.setdefault(count, tuple(range(count)))
     lazy = _Lazy(fn, "split_vjp", positions, verbose, source)
     out, backward = lazy.get().function(*args)  # the forward pass runs once, here

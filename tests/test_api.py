@@ -145,6 +145,42 @@ def test_integer_arguments_are_not_differentiable(bad):
         srcgrad.grad(poly)(bad, np.ones(3))
 
 
+def scaled_entry(p):
+    return p["x"] * p["i"]
+
+
+@pytest.mark.parametrize("transform", [srcgrad.grad, srcgrad.value_and_grad])
+@pytest.mark.parametrize("bad, path, kind", [
+    ({"x": 0.5, "i": 3}, r"p\['i'\]", "int"),
+    ({"x": 0.5, "i": np.bool_(True)}, r"p\['i'\]", "bool"),
+    ({"x": np.array([0.5, 1.5]), "i": np.arange(2)}, r"p\['i'\]", "array of int64"),
+])
+def test_integer_leaves_of_a_dict_argument_are_not_differentiable(transform, bad, path, kind):
+    """Like an integer argument (API.md section 1): the error names the leaf's path."""
+    with pytest.raises(TypeError, match=rf"`scaled_entry` \(.*\) with respect to `{path}`: it is {kind}, which has "
+                       rf"no gradient; pass floats .*, or move it out of `p` into an argument that is not differentiated"):
+        transform(scaled_entry)(bad)
+
+
+def test_an_integer_leaf_is_refused_after_a_float_one_of_the_same_signature():
+    """The check runs per call for a dict (its leaves, not its type, decide)."""
+    df = srcgrad.grad(scaled_entry)
+    assert df({"x": 0.5, "i": 3.0}) == {"x": 3.0, "i": 0.5}
+    with pytest.raises(TypeError, match=r"p\['i'\]"):
+        df({"x": 0.5, "i": 3})
+    assert df({"x": 2.0, "i": 4.0}) == {"x": 4.0, "i": 2.0}
+
+
+def test_a_nested_integer_leaf_and_vjp():
+    nested = {"x": 0.5, "i": [1.0, (True,)]}
+    with pytest.raises(TypeError, match=r"`p\['i'\]\[1\]\[0\]`: it is bool"):
+        srcgrad.grad(lambda p: p["x"] * p["i"][0])(nested)
+    with pytest.raises(TypeError, match=r"`p\['i'\]`: it is int.*pass it as an argument of its own"):
+        srcgrad.vjp(scaled_entry, {"x": 0.5, "i": 3})
+    out, pullback = srcgrad.vjp(lambda a, n: a * n, 0.5, 3)  # a top-level integer: gradient None
+    assert out == 1.5 and pullback(1.0) == (3.0, None)
+
+
 @pytest.mark.parametrize("wrt", [2, -3, "z", 1.5])
 def test_bad_wrt(wrt):
     with pytest.raises(TypeError, match="poly"):

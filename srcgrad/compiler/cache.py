@@ -83,7 +83,9 @@ def specializing(general, build, name, arity):
     `dispatch.__srcgrad_guarded__(check)` is another dispatcher over the same
     specializations that calls `check(args, kwargs)` before the first call of each
     signature it sees and before every call with keyword arguments: checks that depend
-    only on the signature (argument types) thus run once per signature.
+    only on the signature (argument types) thus run once per signature. A check that
+    returns True runs again at the next call of that signature (what it checked is more
+    than the signature tells: the leaves of a dict argument).
     `dispatch.__srcgrad_general__()` is the general code (see `general_code`).
     """
     table = {}
@@ -125,8 +127,8 @@ def _guarded(general, table, specialization, check, name, arity):
     def first(key, args):
         fn = seen.get(key)
         if fn is None:
-            if check is not None:
-                check(args, {})
+            if check is not None and check(args, {}):
+                return specialization(key)  # not remembered as checked: the next call checks again
             fn = seen[key] = specialization(key)
         return fn
 
