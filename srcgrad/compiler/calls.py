@@ -9,6 +9,7 @@ both. Nothing here builds derivative code.
 """
 
 import builtins
+import functools
 import inspect
 import operator
 import types
@@ -86,9 +87,16 @@ def site(program, stmt, value, callee, register):
 
 def missing_rule(program, stmt, call, register):
     """The error for a call on the differentiated path whose primal has no rule."""
+    advice = f"register one with {register}"
+    if isinstance(call.primal, np.vectorize):
+        advice = (f"np.vectorize calls its function once per element, which srcgrad does not follow: call the "
+                  f"function on the arrays themselves, or {advice}")
+    elif isinstance(call.primal, functools.partial):
+        advice = (f"srcgrad follows a functools.partial only of a Python function without `*args` or `**kwargs` "
+                  f"parameters: call the function itself with the partial's arguments, or {advice}")
     return program.error(
-        stmt, f"no derivative rule for {_display(call.primal, call.callee)} called at {program.where(stmt)} "
-        f"(in `{program.name}`); register one with {register}", NotDifferentiableError,
+        stmt, f"no derivative rule for {_display(call.primal, call.callee.path)} called at {program.where(stmt)} "
+        f"(in `{program.name}`); {advice}", NotDifferentiableError,
     )
 
 
@@ -334,9 +342,16 @@ def active_names(node, activity):
     return [n.id for n in syntax.walk(node) if isinstance(n, gast.Name) and activity.is_active(n.id)]
 
 
-def _display(primal, callee):
+def _display(primal, path):
+    """How an error names the called object `primal`, spelled `path` at the call: a
+    wrapper by the name the user wrote and what it wraps."""
+    for kind, wrapper, attribute in ((functools.partial, "functools.partial", "func"), (np.vectorize, "numpy.vectorize", "pyfunc")):
+        if isinstance(primal, kind):
+            wrapped = getattr(primal, attribute)
+            inner = f"`{wrapped.__name__}`" if is_user_function(wrapped) else _display(wrapped, path)
+            return f"`{path}` (a {wrapper} of {inner})"
     mod = getattr(primal, "__module__", None)
-    name = getattr(primal, "__name__", callee.path)
+    name = getattr(primal, "__name__", path)
     if mod in (None, "numpy") and hasattr(primal, "nin"):
         mod = "numpy"
     return f"{mod}.{name}" if mod and mod != "builtins" else f"`{name}`"

@@ -6,15 +6,17 @@ in the parameters bound to a known function (`calls.with_functions`), the functi
 closure cells, then its globals, then builtins, following attribute chains
 (`np.linalg.norm`). A method on a local value (`x.sum(0)`) resolves through
 `rules.methods` to the NumPy function whose rule it uses. Names are looked up by
-`scope.lookup_path`.
+`scope.lookup_path`. A `functools.partial` of a user function resolves to the function
+`frontend.partial_function` makes of it.
 """
 
+import functools
 from dataclasses import dataclass
 
 import gast
 
 from ..rules import methods
-from . import syntax
+from . import frontend, syntax
 from .scope import MISSING, dotted_parts, lookup_path
 
 
@@ -64,4 +66,6 @@ def _resolve_call(node, program, local_names):
     value = lookup_path(parts, program)
     if value is MISSING:
         return Callee("unresolved", None, ".".join(parts))
+    if isinstance(value, functools.partial):  # of a user function: through its own code
+        value = frontend.partial_function(value) or value
     return Callee("function", value, ".".join(parts))

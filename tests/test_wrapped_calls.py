@@ -1,0 +1,118 @@
+"""Calls of wrapped functions inside a differentiated function: a `functools.partial` of a
+user function is differentiated through that function with the partial's arguments
+held constant (frontend.partial_function), in both modes and to second order; other
+partials and `np.vectorize` objects are refused by the name the user wrote."""
+
+import functools
+
+import numpy as np
+import pytest
+
+import srcgrad
+from conftest import numerical_grad
+
+WEIGHTS = np.array([1.0, 3.0, -0.5])
+
+
+def base(a, b, c=1.5):
+    return np.sin(a) * b + c * a * a
+
+
+scaled = functools.partial(base, b=2.0)
+fixed_first = functools.partial(base, WEIGHTS)  # an array bound by position
+fixed_c = functools.partial(base, c=WEIGHTS)
+
+
+def through_keyword_partial(x):
+    return np.sum(scaled(x))
+
+
+def through_positional_partial(x):
+    return np.sum(fixed_first(x) * x)
+
+
+def overriding_a_bound_keyword(x):
+    return np.sum(scaled(x, b=x))
+
+
+def through_an_array_default(x, y):
+    return np.sum(fixed_c(x, y))
+
+
+X = np.array([0.3, -0.7, 1.2])
+Y = np.array([0.5, 2.0, -1.0])
+
+
+@pytest.mark.parametrize("fn, args, exact", [
+    (through_keyword_partial, (X,), lambda x: 2.0 * np.cos(x) + 3.0 * x),
+    (through_positional_partial, (X,), lambda x: 2.0 * np.sin(WEIGHTS) * x + 1.5 * WEIGHTS ** 2),
+    (overriding_a_bound_keyword, (X,), lambda x: np.cos(x) * x + np.sin(x) + 3.0 * x),
+    (through_an_array_default, (X, Y), lambda x, y: np.cos(x) * y + 2.0 * WEIGHTS * x),
+])
+def test_a_partial_of_a_user_function_is_differentiated_through_it(fn, args, exact):
+    g = srcgrad.grad(fn)(*args)
+    np.testing.assert_allclose(g, exact(*args), rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(fn, args, 0), rtol=1e-7, atol=1e-9)
+    t = np.array([0.2, -1.0, 0.4])
+    _, out_dot = srcgrad.jvp(fn, args, (t,) + (None,) * (len(args) - 1))
+    assert out_dot == pytest.approx(float(np.sum(exact(*args) * t)), rel=1e-12)
+
+
+def test_the_partial_keeps_its_arguments_constant_and_differentiates_the_call_argument():
+    dx, dy = srcgrad.grad(through_an_array_default, wrt=(0, 1))(X, Y)
+    np.testing.assert_allclose(dy, np.sin(X), rtol=1e-12)
+    np.testing.assert_allclose(dx, numerical_grad(through_an_array_default, (X, Y), 0), rtol=1e-7)
+
+
+def test_hessian_through_a_partial():
+    H = srcgrad.hessian(through_keyword_partial)(X)
+    np.testing.assert_allclose(H, np.diag(-2.0 * np.sin(X) + 3.0), rtol=1e-12, atol=1e-15)
+
+
+def test_generated_code_calls_the_pullback_of_the_partial():
+    text = srcgrad.source(srcgrad.grad(through_keyword_partial))
+    assert "def base_partial_pullback(out_bar, a, b=2.0, c=1.5):" in text
+    assert "base_a_bar, = base_pullback(out_bar, a, b=b, c=c)" in text
+
+
+def times_two(a):
+    return 2.0 * a
+
+
+vectorized = np.vectorize(times_two)
+summed = functools.partial(np.cumsum, axis=0)
+varargs = functools.partial(lambda *a: a[0] * a[1], 2.0)
+
+
+def calls_vectorized(x):
+    return np.sum(vectorized(x))
+
+
+def calls_partial_of_numpy(x):
+    return np.sum(summed(x))
+
+
+def calls_partial_with_varargs(x):
+    return varargs(x)
+
+
+@pytest.mark.parametrize("transform", ["grad", "jvp"])
+@pytest.mark.parametrize("fn, named, advice", [
+    (calls_vectorized, "`vectorized` (a numpy.vectorize of `times_two`)",
+     "np.vectorize calls its function once per element, which srcgrad does not follow"),
+    (calls_partial_of_numpy, "`summed` (a functools.partial of numpy.cumsum)",
+     "call the function itself with the partial's arguments"),
+    (calls_partial_with_varargs, "`varargs` (a functools.partial of `<lambda>`)",
+     "only of a Python function without `*args` or `**kwargs` parameters"),
+])
+def test_other_wrappers_are_refused_by_the_name_written_at_the_call(transform, fn, named, advice):
+    with pytest.raises(srcgrad.NotDifferentiableError) as info:
+        if transform == "grad":
+            srcgrad.grad(fn)(X)
+        else:
+            srcgrad.jvp(fn, (X,), (X,))
+    message = str(info.value.msg)
+    assert message.startswith(f"no derivative rule for {named} called at {__file__}:"), message
+    assert advice in message
+    assert f"(in `{fn.__name__}`)" in message
+    assert info.value.lineno == fn.__code__.co_firstlineno + 1
