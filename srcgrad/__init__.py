@@ -3,9 +3,10 @@
 Public names only (see API.md); the logic lives in the submodules.
 """
 
-from .api import grad, hessian, jacobian, jvp, source, value_and_grad, vjp
+from .api import grad, source, value_and_grad, vjp
 from .custom import custom_jvp, custom_vjp, defjvp, defvjp, stop_gradient
 from .errors import NotDifferentiableError, SrcGradError
+from .jacobians import hessian, jacobian, jvp
 
 __all__ = [
     "grad",

@@ -541,7 +541,7 @@ def test_forward_source_matches_golden(name):
 
 
 def test_hessian_of_straight_line_code_runs_the_primal_once():
-    from srcgrad import api
+    from srcgrad import jacobians
     from srcgrad.compiler import linearize
 
     x = rng.normal(size=6)
@@ -549,21 +549,21 @@ def test_hessian_of_straight_line_code_runs_the_primal_once():
     p = np.exp(x - np.max(x))
     p /= p.sum()
     np.testing.assert_allclose(H, np.diag(p) - np.outer(p, p), rtol=1e-12, atol=1e-14)
-    derivative = api._jvp_derivative(srcgrad.grad(logsumexp), (0,))
+    derivative = jacobians._jvp_derivative(srcgrad.grad(logsumexp), (0,))
     text, name = linearize.split(derivative.source, ["x_dot"])
     primal, push = text.split("def push(x_dot):")
     assert "np.exp(x_minus_m)" in primal and "np.exp" not in push
     assert "extremum_share(" not in push  # a tangent expression's primal part is hoisted
-    assert api._linearized(derivative) is not None
+    assert jacobians._linearized(derivative) is not None
 
 
 def test_code_with_loops_is_not_linearized():
-    from srcgrad import api
+    from srcgrad import jacobians
     from srcgrad.compiler import linearize
 
-    derivative = api._jvp_derivative(srcgrad.grad(corpus.break_continue), (0,))
+    derivative = jacobians._jvp_derivative(srcgrad.grad(corpus.break_continue), (0,))
     assert linearize.split(derivative.source, ["x_dot"]) is None
-    assert api._linearized(derivative) is None
+    assert jacobians._linearized(derivative) is None
 
 
 # --- loop-invariant code motion in jvp code (compiler/hoist.py) ---------------------------------

@@ -1,0 +1,424 @@
+"""The transforms built on forward mode: jvp, jacobian, hessian, and grad of a
+derivative made by srcgrad (`nested_grad`: forward mode over its generated code).
+
+Each validates its arguments (with api.py's checks), asks `compiler.derive` for
+generated jvp code and pushes tangents through it; `jacobian` pulls back cotangents
+through generated vjp code in reverse mode.
+"""
+
+import functools
+import inspect
+import linecache
+import numbers
+import weakref
+
+import numpy as np
+
+from .api import _check_differentiable, _is_integral, _params, _path, _positions, _where, grad
+from .compiler import derive
+from .compiler.cache import general_code
+from .errors import SrcGradError
+
+
+class _Built:
+    """A derivative built on first use, for `source()` of the composed transforms."""
+
+    def __init__(self, build):
+        self.build = build
+        self.derivative = None
+
+    def get(self):
+        if self.derivative is None:
+            self.derivative = self.build()
+        return self.derivative
+
+
+def _jvp_derivative(fn, positions, verbose=False):
+    """The generated jvp of `fn`; for a derivative made by srcgrad, of its generated code
+    (for a nested derivative, of the generated program that computes it: `_nested_program`)."""
+    program = getattr(fn, "__srcgrad_program__", None)
+    lazy = getattr(fn, "__srcgrad_lazy__", None)
+    if program is None and lazy is None:
+        return derive(fn, "jvp", positions, verbose=verbose)
+    inner = program() if program is not None else general_code(lazy.get().function)
+    try:
+        return derive(inner, "jvp", positions, verbose=verbose, source=inner.__srcgrad_source__)
+    except SrcGradError as exc:
+        raise _in_user_source(exc, inner) from None
+
+
+def _in_user_source(exc, generated):
+    """`exc`, found in `generated` code, located at the user's line it was generated from
+    (compiler/origins.py); as it was where that line is not known."""
+    generated = general_code(inspect.unwrap(generated))  # the generated function behind its dispatcher
+    origin = getattr(generated, "__srcgrad_origin__", None)
+    code = getattr(generated, "__code__", None)
+    if origin is None or code is None or exc.lineno is None or exc.filename != code.co_filename:
+        return exc
+    filename, name, lines = origin()
+    line = exc.lineno  # the nested derivation reads the text with its line 1 as line 1
+    user_line = lines.get(line)
+    if user_line is None:
+        return exc
+    quoted = generated.__srcgrad_source__.splitlines()[line - 1].strip()
+    message = (f"{exc.msg} (in the derivative `{generated.__name__}` that srcgrad generated from `{name}`, "
+               f"at its line `{quoted}`)")
+    text = linecache.getline(filename, user_line).rstrip("\n") or None
+    return type(exc)(message, filename, user_line, 0, text)
+
+
+def _push(derivative, primals, tangents):
+    """Call a generated jvp function: the tangents are its last parameters."""
+    function = derivative.function
+    names = _TANGENT_NAMES.get(function)
+    if names is None:
+        names = _TANGENT_NAMES[function] = list(inspect.signature(function).parameters)
+    return function(*primals, **dict(zip(names[-len(tangents):], tangents)))
+
+
+_TANGENT_NAMES = weakref.WeakKeyDictionary()  # generated jvp function -> its parameter names
+_LINEARIZED = weakref.WeakKeyDictionary()  # generated jvp function of one tangent -> its split, or False
+
+
+def _linearized(derivative):
+    """The jvp `derivative` split into `(out, push) = f(*primals)` (compiler/linearize.py), or None."""
+    from .compiler import linearize
+
+    function = derivative.function
+    found = _LINEARIZED.get(function)
+    if found is None:
+        names = _TANGENT_NAMES.get(function)
+        if names is None:
+            names = _TANGENT_NAMES[function] = list(inspect.signature(function).parameters)
+        made = linearize.split(derivative.source, names[-1:])
+        found = _LINEARIZED[function] = linearize.function(function, *made) if made else False
+    return found or None
+
+
+def _check_tangent(fn, name, primal, tangent, keys=()):
+    """Raise a TypeError/ValueError when `tangent` cannot be a tangent of `primal`."""
+    if type(primal) is np.ndarray and type(tangent) is np.ndarray:  # the common case, checked first
+        if primal.shape == tangent.shape and primal.dtype.kind in "fc" and tangent.dtype.kind in "fc":
+            return
+    elif type(primal) is float and type(tangent) is float:
+        return
+    where = f"`{fn.__name__}` ({_where(fn)})"
+    label = _path(name, keys)
+    if isinstance(primal, (list, tuple, dict)):
+        if type(tangent) is not type(primal) or len(tangent) != len(primal) or (
+            isinstance(primal, dict) and set(tangent) != set(primal)
+        ):
+            raise TypeError(
+                f"the tangent of `{label}` for {where} must have the structure of `{label}`: "
+                f"{type(primal).__name__} of {len(primal)}, not {type(tangent).__name__}"
+                f"{f' of {len(tangent)}' if isinstance(tangent, (list, tuple, dict)) else ''}"
+            )
+        items = primal.items() if isinstance(primal, dict) else enumerate(primal)
+        for k, value in items:
+            _check_tangent(fn, name, value, tangent[k], keys + (k,))
+        return
+    if _is_integral(primal):
+        kind = type(primal).__name__ if not isinstance(primal, np.ndarray) else f"an array of {primal.dtype}"
+        raise TypeError(
+            f"`{label}` of {where} is {kind}, which has no tangent; pass None as its tangent"
+        )
+    if _is_integral(tangent) or not isinstance(tangent, (numbers.Number, np.ndarray, np.generic)):
+        kind = f"an array of {tangent.dtype}" if isinstance(tangent, np.ndarray) else type(tangent).__name__
+        raise TypeError(f"the tangent of `{label}` for {where} must hold floats, not {kind}")
+    if np.shape(tangent) != np.shape(primal):
+        raise ValueError(
+            f"the tangent of `{label}` for {where} has shape {np.shape(tangent)}, but `{label}` has shape "
+            f"{np.shape(primal)}"
+        )
+
+
+def jvp(fn, primals, tangents, verbose=False):
+    """`out, out_dot = jvp(fn, primals, tangents)`: forward mode, the Jacobian of `fn` at
+    `primals` applied to `tangents`.
+
+    `primals` and `tangents` are tuples of the same length; each tangent has its primal's
+    structure and shape. None is the tangent of an argument that is not differentiated
+    (integer and boolean arguments take only None). `out_dot` has the structure and shape
+    of `out`.
+    """
+    names = _jvp_params(fn)
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(f"jvp({fn.__name__}, primals, tangents) takes the primals and the tangents as tuples")
+    if len(primals) != len(tangents):
+        raise TypeError(
+            f"jvp of `{fn.__name__}` ({_where(fn)}) got {len(primals)} primals but {len(tangents)} tangents"
+        )
+    if len(primals) > len(names):
+        raise TypeError(f"`{fn.__name__}` ({_where(fn)}) takes {len(names)} positional arguments, not {len(primals)}")
+    positions, given = [], []
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        if t is None:
+            continue
+        if not (type(p) is _ndarray and type(t) is _ndarray and p.shape == t.shape
+                and p.dtype.kind in "fc" and t.dtype.kind in "fc"):  # the common case, inline
+            _check_tangent(fn, names[i], p, t)
+        positions.append(i)
+        given.append(t)
+    if not positions:
+        out = fn(*primals)
+        return out, _zero_tangent(out)
+    derivative = _jvp_derivative(fn, tuple(positions), verbose)
+    function = derivative.function
+    code = getattr(function, "__code__", None)
+    if len(primals) == len(names) and code is not None and not code.co_kwonlyargcount:
+        return function(*primals, *given)  # every parameter given: the tangents follow by position
+    return _push(derivative, tuple(primals), given)
+
+
+_ndarray = np.ndarray
+
+
+_PARAMS = weakref.WeakKeyDictionary()  # function -> (its code, its positional parameter names)
+
+
+def _jvp_params(fn):
+    """`_params(fn)`, remembered per function (jvp is called once per product)."""
+    code = getattr(fn, "__code__", None)
+    try:
+        found = _PARAMS.get(fn)
+    except TypeError:  # no weak reference
+        return _params(fn)
+    if found is not None and found[0] is code:
+        return found[1]
+    names = _params(fn)
+    _PARAMS[fn] = (code, names)
+    return names
+
+
+def _zero_tangent(out):
+    from .runtime import zeros_like_grad
+
+    return zeros_like_grad(out)
+
+
+def _basis(x):
+    """The unit tangents of `x`, one per element, with the element's index."""
+    if isinstance(x, float):
+        yield (), 1.0
+        return
+    dtype = x.dtype if x.dtype.kind in "fc" else np.float64
+    for k in np.ndindex(np.shape(x)):
+        e = np.zeros(np.shape(x), dtype=dtype)
+        e[k] = 1.0
+        yield k, e
+
+
+def _assemble(out, x, columns):
+    """J[out indices..., x indices...] from the (index into x, tangent of out) pairs."""
+    dtype = np.result_type(np.asarray(out).dtype, np.asarray(x).dtype, np.float32)
+    jac = np.zeros(np.shape(out) + np.shape(x), dtype=dtype if dtype.kind in "fc" else np.float64)
+    for k, column in columns:
+        jac[(Ellipsis,) + k] = column
+    if isinstance(out, float) and isinstance(x, float):
+        return float(jac)
+    return jac
+
+
+def _check_leaf_output(fn, out):
+    if isinstance(out, (list, dict)) or not isinstance(out, (tuple, numbers.Number, np.ndarray, np.generic)):
+        raise TypeError(
+            f"jacobian of `{fn.__name__}` ({_where(fn)}) needs an array, float or tuple of them as output, "
+            f"not {type(out).__name__}"
+        )
+
+
+def _forward_jacobian(fn, args, positions):
+    """(out, {position: Jacobian}) by one push per input element (tuple outputs: tuples)."""
+    floats = getattr(fn, "__srcgrad_floats__", ())
+    for p in floats:
+        if p < len(args) and not isinstance(args[p], float):
+            raise TypeError(
+                f"differentiating `{fn.__name__}` ({_where(fn)}) once more needs a Python float for its "
+                f"parameter `{_params(fn)[p]}`, not {type(args[p]).__name__}: nested derivatives of order "
+                "three and up are of scalar functions"
+            )
+    out, result = None, {}
+    for p in positions:
+        derivative = _jvp_derivative(fn, (p,))
+        x = args[p]
+        columns = []
+        linear = _linearized(derivative) if _size(x) > 1 else None
+        if linear is not None and len(args) == len(_TANGENT_NAMES[derivative.function]) - 1:
+            out, push = linear(*args)  # the primal statements once, the tangent ones per column
+            columns = [(k, push(e)) for k, e in _basis(x)]
+        else:
+            for k, e in _basis(x):
+                out, out_dot = _push(derivative, args, [e])
+                columns.append((k, out_dot))
+        if out is None:
+            out = fn(*args)
+        _check_leaf_output(fn, out)
+        if isinstance(out, tuple):
+            result[p] = tuple(_assemble(o, x, [(k, c[i]) for k, c in columns]) for i, o in enumerate(out))
+        else:
+            result[p] = _assemble(out, x, columns)
+    return out, result
+
+
+def _reverse_jacobian(fn, args, positions):
+    """(out, {position: Jacobian}) by one pullback per output element."""
+    derivative = derive(fn, "vjp", tuple(range(len(_params(fn)))))
+    out = fn(*args)
+    _check_leaf_output(fn, out)
+    if isinstance(out, tuple):
+        raise TypeError(f"reverse-mode jacobian of `{fn.__name__}` ({_where(fn)}) needs one output; use mode='forward'")
+    rows = {p: [] for p in positions}
+    if isinstance(out, float):
+        seeds = [((), 1.0)]
+    else:
+        seeds = _basis(np.asarray(out, dtype=np.result_type(out, np.float32)))
+    for j, seed in seeds:
+        _, grads = derivative.function(seed, *args)
+        for p in positions:
+            rows[p].append((j, grads[p]))
+    result = {}
+    for p in positions:
+        x = args[p]
+        dtype = np.result_type(np.asarray(out).dtype, np.asarray(x).dtype, np.float32)
+        jac = np.zeros(np.shape(out) + np.shape(x), dtype=dtype if dtype.kind in "fc" else np.float64)
+        for j, row in rows[p]:
+            jac[j] = row
+        result[p] = float(jac) if isinstance(out, float) and isinstance(x, float) else jac
+    return out, result
+
+
+def _size(value):
+    return 1 if isinstance(value, float) else int(np.size(value))
+
+
+def jacobian(fn, wrt=0, mode=None):
+    """The function computing the full Jacobian of `fn` with respect to `wrt`.
+
+    Its shape is `out.shape + x.shape` (a float when both are Python floats); a tuple
+    `wrt` gives a tuple of Jacobians, and a tuple output a tuple over the outputs. `mode`
+    "forward" pushes one tangent per input element, "reverse" pulls back one cotangent
+    per output element; None picks the one with fewer passes (forward for a derivative
+    made by srcgrad, which is differentiated through its generated code).
+    """
+    if mode not in (None, "forward", "reverse"):
+        raise ValueError(f"jacobian mode must be 'forward', 'reverse' or None, not {mode!r}")
+    positions = _positions(fn, wrt)
+    names = _params(fn)
+    wanted = positions if isinstance(positions, tuple) else (positions,)
+    nested = getattr(fn, "__srcgrad_lazy__", None) is not None
+
+    def jac(*args):
+        _check_differentiable(fn, names, wanted, args, {})
+        chosen = mode
+        if chosen is None:
+            inputs = sum(_size(args[p]) for p in wanted)
+            chosen = "forward" if nested or inputs <= _size(fn(*args)) else "reverse"
+        run = _forward_jacobian if chosen == "forward" else _reverse_jacobian
+        out, result = run(fn, args, wanted)
+        if not isinstance(positions, tuple):
+            return result[positions]
+        if isinstance(out, tuple):  # output-major, like JAX: J[i][j] = d out_i / d wrt_j
+            return tuple(tuple(result[p][i] for p in wanted) for i in range(len(out)))
+        return tuple(result[p] for p in wanted)
+
+    if mode == "forward" or (mode is None and nested):
+        jac.__srcgrad_lazy__ = _Built(lambda: _jvp_derivative(fn, wanted))
+    else:
+        jac.__srcgrad_lazy__ = _Built(lambda: derive(fn, "vjp", tuple(range(len(names)))))
+    jac.__wrapped__ = fn
+    jac.__name__ = jac.__qualname__ = f"{fn.__name__}_jacobian"
+    return jac
+
+
+def hessian(fn, wrt=0):
+    """The function computing the Hessian of the scalar-valued `fn` with respect to `wrt`.
+
+    Forward over reverse: forward mode runs over the generated gradient code, one push
+    per input element. For straight-line gradient code the primal statements run once
+    and only the tangent statements run per element (compiler/linearize.py). The shape is `x.shape + x.shape`; a tuple `wrt` gives the
+    blocks as a tuple of tuples, `H[i][j]` the derivative of the gradient of `wrt[i]`
+    with respect to `wrt[j]`.
+    """
+    positions = _positions(fn, wrt)
+    gradient = grad(fn, wrt=positions)
+    hess = jacobian(gradient, wrt=positions, mode="forward")
+    hess.__name__ = hess.__qualname__ = f"{fn.__name__}_hessian"
+    hess.__wrapped__ = fn
+    return hess
+
+
+def nested_grad(fn, mode, wrt, verbose):
+    """`grad` of a derivative made by srcgrad: forward mode over its generated code.
+
+    The result can be differentiated again, to any depth: its `__srcgrad_program__` is
+    generated code computing it (`_nested_program`), which forward mode transforms like
+    any other. That program pushes the scalar tangent 1.0, so deeper derivatives take
+    Python floats for the differentiated parameters.
+    """
+    positions = _positions(fn, wrt)
+    names = _params(fn)
+    wanted = positions if isinstance(positions, tuple) else (positions,)
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        signature = None
+
+    @functools.wraps(fn)
+    def derivative(*args, **kwargs):
+        if kwargs:
+            raise TypeError(f"{fn.__name__}: pass the arguments of a nested derivative by position")
+        _check_differentiable(fn, names, wanted, args, kwargs)
+        if signature is not None and len(args) < len(names):
+            bound = signature.bind(*args)
+            bound.apply_defaults()
+            args = tuple(bound.arguments[n] for n in names)
+        out, result = _forward_jacobian(fn, args, wanted)
+        if isinstance(out, tuple) or np.ndim(out) != 0:
+            raise TypeError(
+                f"grad({fn.__name__}) needs a scalar output, but `{fn.__name__}` returned a value of shape "
+                f"{np.shape(out) if not isinstance(out, tuple) else 'tuple'}; use srcgrad.jacobian"
+            )
+        grads = tuple(result[p] if not isinstance(args[p], float) else float(result[p]) for p in wanted)
+        gradient = grads if isinstance(positions, tuple) else grads[0]
+        return (out, gradient) if mode == "value_and_grad" else gradient
+
+    derivative.__srcgrad_lazy__ = _Built(lambda: _jvp_derivative(fn, wanted, verbose))
+    derivative.__srcgrad_program__ = _Built(lambda: _nested_program(fn, names, wanted, mode, positions)).get
+    derivative.__srcgrad_floats__ = wanted  # deeper derivatives push 1.0 through these parameters
+    derivative.__srcgrad_nested__ = True
+    derivative.__name__ = derivative.__qualname__ = f"{fn.__name__}_{mode}"
+    return derivative
+
+
+def _nested_program(fn, names, wanted, mode, positions):
+    """Generated code computing `grad(fn)` for float parameters `wanted`: one jvp call each.
+
+        def f_grad_grad(x, y):
+            pushed_x = f_grad_jvp(x, y, x_dot=1.0)
+            return pushed_x[1]
+    """
+    from .compiler import frontend, load
+
+    helpers, lines = {}, []
+    for p in wanted:
+        jvp_fn = _jvp_derivative(fn, (p,)).function
+        helper = f"{fn.__name__}_jvp_{names[p]}" if len(wanted) > 1 else f"{fn.__name__}_jvp"
+        helpers[helper] = jvp_fn
+        tangent = list(inspect.signature(jvp_fn).parameters)[-1]
+        lines.append(f"    pushed_{names[p]} = {helper}({', '.join(names)}, {tangent}=1.0)")
+    grads = [f"pushed_{names[p]}[1]" for p in wanted]
+    gradient = f"({', '.join(grads)},)" if isinstance(positions, tuple) else grads[0]
+    result = f"(pushed_{names[wanted[0]]}[0], {gradient})" if mode == "value_and_grad" else gradient
+    name = f"{fn.__name__}_{mode}"
+    doc = (
+        f'    """The {"gradient" if mode == "grad" else "value and gradient"} of {fn.__name__} with respect to '
+        f'{", ".join(names[p] for p in wanted)} (floats): one forward push of the tangent 1.0 each. '
+        f'Generated by srcgrad."""\n'
+    )
+    text = f"def {name}({', '.join(names)}):\n{doc}" + "\n".join(lines) + f"\n    return {result}\n"
+    tree = frontend.gast.parse(text).body[0]
+    program = frontend.Program(fn=None, tree=tree, filename=f"<srcgrad {name}>", first_line=1, indent=0,
+                               source_lines=text.splitlines(), globals={"__name__": __name__})
+    function = load.function(text, name, program, helpers, mode)
+    function.__srcgrad_source__ = text
+    return function
