@@ -18,6 +18,7 @@ from .api import _check_differentiable, _is_integral, _params, _path, _positions
 from .compiler import derive
 from .compiler.cache import general_code
 from .errors import SrcGradError
+from .runtime import jacobian_from_columns, jacobian_from_rows, leaves, unit_tangents, zeros_like_grad
 
 
 class _Built:
@@ -161,7 +162,7 @@ def jvp(fn, primals, tangents, verbose=False):
         given.append(t)
     if not positions:
         out = fn(*primals)
-        return out, _zero_tangent(out)
+        return out, zeros_like_grad(out)
     derivative = _jvp_derivative(fn, tuple(positions), verbose)
     function = derivative.function
     code = getattr(function, "__code__", None)
@@ -190,45 +191,19 @@ def _jvp_params(fn):
     return names
 
 
-def _zero_tangent(out):
-    from .runtime import zeros_like_grad
-
-    return zeros_like_grad(out)
-
-
-def _basis(x):
-    """The unit tangents of `x`, one per element, with the element's index."""
-    if isinstance(x, float):
-        yield (), 1.0
-        return
-    dtype = x.dtype if x.dtype.kind in "fc" else np.float64
-    for k in np.ndindex(np.shape(x)):
-        e = np.zeros(np.shape(x), dtype=dtype)
-        e[k] = 1.0
-        yield k, e
-
-
-def _assemble(out, x, columns):
-    """J[out indices..., x indices...] from the (index into x, tangent of out) pairs."""
-    dtype = np.result_type(np.asarray(out).dtype, np.asarray(x).dtype, np.float32)
-    jac = np.zeros(np.shape(out) + np.shape(x), dtype=dtype if dtype.kind in "fc" else np.float64)
-    for k, column in columns:
-        jac[(Ellipsis,) + k] = column
-    if isinstance(out, float) and isinstance(x, float):
-        return float(jac)
-    return jac
-
-
-def _check_leaf_output(fn, out):
-    if isinstance(out, (list, dict)) or not isinstance(out, (tuple, numbers.Number, np.ndarray, np.generic)):
-        raise TypeError(
-            f"jacobian of `{fn.__name__}` ({_where(fn)}) needs an array, float or tuple of them as output, "
-            f"not {type(out).__name__}"
-        )
+def _check_output(fn, out):
+    """Raise a TypeError unless `out` is an array or number, or a list, tuple or dict of them."""
+    for leaf in leaves(out):
+        if not isinstance(leaf, (numbers.Number, np.ndarray, np.generic)):
+            raise TypeError(
+                f"jacobian of `{fn.__name__}` ({_where(fn)}) needs an output of arrays and numbers (or lists, "
+                f"tuples and dicts of them), not {type(leaf).__name__}"
+            )
 
 
 def _forward_jacobian(fn, args, positions):
-    """(out, {position: Jacobian}) by one push per input element (tuple outputs: tuples)."""
+    """(out, columns): the tangents of out for `unit_tangents(args[p])`, for each p in
+    `positions` in turn (see `runtime.jacobian_from_columns`); one push each."""
     floats = getattr(fn, "__srcgrad_floats__", ())
     for p in floats:
         if p < len(args) and not isinstance(args[p], float):
@@ -237,68 +212,53 @@ def _forward_jacobian(fn, args, positions):
                 f"parameter `{_params(fn)[p]}`, not {type(args[p]).__name__}: nested derivatives of order "
                 "three and up are of scalar functions"
             )
-    out, result = None, {}
+    out, columns = None, []
     for p in positions:
         derivative = _jvp_derivative(fn, (p,))
         x = args[p]
-        columns = []
         linear = _linearized(derivative) if _size(x) > 1 else None
         if linear is not None and len(args) == len(_TANGENT_NAMES[derivative.function]) - 1:
             out, push = linear(*args)  # the primal statements once, the tangent ones per column
-            columns = [(k, push(e)) for k, e in _basis(x)]
+            columns += [push(e) for e in unit_tangents(x)]
         else:
-            for k, e in _basis(x):
+            for e in unit_tangents(x):
                 out, out_dot = _push(derivative, args, [e])
-                columns.append((k, out_dot))
-        if out is None:
-            out = fn(*args)
-        _check_leaf_output(fn, out)
-        if isinstance(out, tuple):
-            result[p] = tuple(_assemble(o, x, [(k, c[i]) for k, c in columns]) for i, o in enumerate(out))
-        else:
-            result[p] = _assemble(out, x, columns)
-    return out, result
+                columns.append(out_dot)
+    if out is None:
+        out = fn(*args)
+    _check_output(fn, out)
+    return out, columns
 
 
-def _reverse_jacobian(fn, args, positions):
-    """(out, {position: Jacobian}) by one pullback per output element."""
+def _reverse_jacobian(fn, args, positions, x):
+    """(out, rows): the cotangents of `x`, the arguments `positions` (one or a tuple),
+    for `unit_tangents(out)` (see `runtime.jacobian_from_rows`); one pullback each."""
     derivative = derive(fn, "vjp", tuple(range(len(_params(fn)))))
     out = fn(*args)
-    _check_leaf_output(fn, out)
-    if isinstance(out, tuple):
-        raise TypeError(f"reverse-mode jacobian of `{fn.__name__}` ({_where(fn)}) needs one output; use mode='forward'")
-    rows = {p: [] for p in positions}
-    if isinstance(out, float):
-        seeds = [((), 1.0)]
-    else:
-        seeds = _basis(np.asarray(out, dtype=np.result_type(out, np.float32)))
-    for j, seed in seeds:
+    _check_output(fn, out)
+    rows = []
+    for seed in unit_tangents(out):
         _, grads = derivative.function(seed, *args)
-        for p in positions:
-            rows[p].append((j, grads[p]))
-    result = {}
-    for p in positions:
-        x = args[p]
-        dtype = np.result_type(np.asarray(out).dtype, np.asarray(x).dtype, np.float32)
-        jac = np.zeros(np.shape(out) + np.shape(x), dtype=dtype if dtype.kind in "fc" else np.float64)
-        for j, row in rows[p]:
-            jac[j] = row
-        result[p] = float(jac) if isinstance(out, float) and isinstance(x, float) else jac
-    return out, result
+        rows.append(tuple(grads[p] for p in positions) if isinstance(positions, tuple) else grads[positions])
+    return out, rows
 
 
 def _size(value):
-    return 1 if isinstance(value, float) else int(np.size(value))
+    """The number of elements of `value`, over all leaves of a list, tuple or dict."""
+    return sum(1 if isinstance(leaf, float) else int(np.size(leaf)) for leaf in leaves(value))
 
 
 def jacobian(fn, wrt=0, mode=None):
     """The function computing the full Jacobian of `fn` with respect to `wrt`.
 
-    Its shape is `out.shape + x.shape` (a float when both are Python floats); a tuple
-    `wrt` gives a tuple of Jacobians, and a tuple output a tuple over the outputs. `mode`
-    "forward" pushes one tangent per input element, "reverse" pulls back one cotangent
-    per output element; None picks the one with fewer passes (forward for a derivative
-    made by srcgrad, which is differentiated through its generated code).
+    As `jax.jacobian`: the Jacobian has the structure of the output (an array, a float,
+    or a list, tuple or dict of them) whose every leaf has the structure of the input,
+    each leaf of shape `out_leaf.shape + x_leaf.shape` (a float when both are Python
+    floats). A tuple `wrt` counts as a tuple input: `J[i][j]` is the derivative of
+    output `i` with respect to `wrt[j]` for a tuple output. `mode` "forward" pushes one
+    tangent per input element, "reverse" pulls back one cotangent per output element;
+    None picks the one with fewer passes (forward for a derivative made by srcgrad,
+    which is differentiated through its generated code).
     """
     if mode not in (None, "forward", "reverse"):
         raise ValueError(f"jacobian mode must be 'forward', 'reverse' or None, not {mode!r}")
@@ -309,17 +269,15 @@ def jacobian(fn, wrt=0, mode=None):
 
     def jac(*args):
         _check_differentiable(fn, names, wanted, args, {})
+        x = tuple(args[p] for p in wanted) if isinstance(positions, tuple) else args[positions]
         chosen = mode
         if chosen is None:
-            inputs = sum(_size(args[p]) for p in wanted)
-            chosen = "forward" if nested or inputs <= _size(fn(*args)) else "reverse"
-        run = _forward_jacobian if chosen == "forward" else _reverse_jacobian
-        out, result = run(fn, args, wanted)
-        if not isinstance(positions, tuple):
-            return result[positions]
-        if isinstance(out, tuple):  # output-major, like JAX: J[i][j] = d out_i / d wrt_j
-            return tuple(tuple(result[p][i] for p in wanted) for i in range(len(out)))
-        return tuple(result[p] for p in wanted)
+            chosen = "forward" if nested or _size(x) <= _size(fn(*args)) else "reverse"
+        if chosen == "forward":
+            out, columns = _forward_jacobian(fn, args, wanted)
+            return jacobian_from_columns(columns, x, out)
+        out, rows = _reverse_jacobian(fn, args, positions, x)
+        return jacobian_from_rows(rows, x, out)
 
     if mode == "forward" or (mode is None and nested):
         jac.__srcgrad_lazy__ = _Built(lambda: _jvp_derivative(fn, wanted))
@@ -372,13 +330,15 @@ def nested_grad(fn, mode, wrt, verbose):
             bound = signature.bind(*args)
             bound.apply_defaults()
             args = tuple(bound.arguments[n] for n in names)
-        out, result = _forward_jacobian(fn, args, wanted)
-        if isinstance(out, tuple) or np.ndim(out) != 0:
+        out, columns = _forward_jacobian(fn, args, wanted)
+        container = type(out) in (list, tuple, dict)
+        if container or np.ndim(out) != 0:
             raise TypeError(
                 f"grad({fn.__name__}) needs a scalar output, but `{fn.__name__}` returned a value of shape "
-                f"{np.shape(out) if not isinstance(out, tuple) else 'tuple'}; use srcgrad.jacobian"
+                f"{type(out).__name__ if container else np.shape(out)}; use srcgrad.jacobian"
             )
-        grads = tuple(result[p] if not isinstance(args[p], float) else float(result[p]) for p in wanted)
+        result = jacobian_from_columns(columns, tuple(args[p] for p in wanted), out)
+        grads = tuple(float(g) if isinstance(args[p], float) else g for p, g in zip(wanted, result))
         gradient = grads if isinstance(positions, tuple) else grads[0]
         return (out, gradient) if mode == "value_and_grad" else gradient
 
