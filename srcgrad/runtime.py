@@ -31,7 +31,8 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `unit_tangents(x)`, `jacobian_from_columns(columns, x, out)`: the tangents a forward
   Jacobian pushes, one per element of `x`, and the Jacobian made of the pushed ones
   (`jacobian_from_rows` from pulled-back cotangents), for lists, tuples and dicts too
-  (`srcgrad.jacobian`).
+  (`srcgrad.jacobian`; the generated code computing a Jacobian, to differentiate it
+  again, calls the first two).
 
 Invariant: a gradient for a Python float is a Python float; for an array it is an
 array of the same shape and dtype; for a NumPy scalar a NumPy scalar of its dtype.

@@ -1,5 +1,6 @@
 """jacobian and hessian over lists, tuples and dicts (laid out as jax.jacobian lays them
-out).
+out), and derivatives of a Jacobian or Hessian: jvp, jacobian and grad of one run
+forward mode over generated code that computes it (jacobians._jacobian_program).
 
 Every result is checked against an analytic answer and central finite differences in
 float64; the layouts against JAX where it is installed.
@@ -151,3 +152,107 @@ def test_jacobian_refuses_an_integer_leaf_and_an_output_that_is_not_numbers():
 
     with pytest.raises(TypeError, match=r"jacobian of `labelled` \(.*\) needs an output of arrays and numbers .*not str"):
         srcgrad.jacobian(labelled)(np.ones(2))
+
+
+# --- derivatives of a Jacobian or a Hessian -------------------------------------------------
+
+
+def quartic(x):
+    return np.sum(x ** 4) + x[0] * x[1] ** 3
+
+
+def _quartic_third(x, v):
+    """The third derivative of `quartic` along v: d/dt H(x + t v)."""
+    out = np.diag(24.0 * x * v)
+    out[0, 1] += 6.0 * x[1] * v[1]
+    out[1, 0] += 6.0 * x[1] * v[1]
+    out[1, 1] += 6.0 * (v[0] * x[1] + x[0] * v[1])
+    return out
+
+
+X = np.array([0.7, -1.2, 0.4])
+V = np.array([0.5, 0.3, -2.0])
+
+
+def test_jvp_of_a_hessian_is_the_third_derivative():
+    H = srcgrad.hessian(quartic)
+    value, tangent = srcgrad.jvp(H, (X,), (V,))
+    np.testing.assert_allclose(value, H(X), rtol=1e-15)
+    np.testing.assert_allclose(tangent, _quartic_third(X, V), rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(tangent, _difference(H, X, V), rtol=1e-7, atol=1e-8)
+
+
+def test_jacobian_of_a_hessian_is_the_third_derivative_tensor():
+    T = srcgrad.jacobian(srcgrad.hessian(quartic))(X)
+    assert T.shape == (3, 3, 3)
+    for k, e in enumerate(np.eye(3)):
+        np.testing.assert_allclose(T[..., k], _quartic_third(X, e), rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(T, np.transpose(T, (1, 2, 0)), rtol=1e-13, atol=1e-14)  # symmetric
+
+
+def sine_scaled(x):
+    return np.sin(x) * x[0]
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_jvp_and_jacobian_of_a_jacobian(mode):
+    J = srcgrad.jacobian(sine_scaled, mode=mode)
+    x, v = np.array([0.3, 1.1]), np.array([1.0, -0.5])
+    value, tangent = srcgrad.jvp(J, (x,), (v,))
+    np.testing.assert_allclose(value, J(x), rtol=1e-15)
+    # J = diag(cos x) x0 + sin(x) e0^T; along v: -diag(sin x * v) x0 + diag(cos x) v0 + (cos x * v) e0^T
+    want = np.diag(-np.sin(x) * v * x[0] + np.cos(x) * v[0])
+    want[:, 0] += np.cos(x) * v
+    np.testing.assert_allclose(tangent, want, rtol=1e-14)
+    np.testing.assert_allclose(tangent, _difference(J, x, v), rtol=1e-7, atol=1e-9)
+    second = srcgrad.jacobian(J)(x)
+    np.testing.assert_allclose(second @ v, want, rtol=1e-14)
+
+
+def tanh_layer(x, W):
+    return np.tanh(W @ x)
+
+
+def test_jvp_of_a_jacobian_with_a_tangent_of_the_other_argument():
+    x, W = rng.normal(size=3), rng.normal(size=(2, 3))
+    dx, dW = rng.normal(size=3), rng.normal(size=(2, 3))
+    J = srcgrad.jacobian(tanh_layer, wrt=(0, 1))
+    value, tangent = srcgrad.jvp(J, (x, W), (dx, dW))
+    _assert_tree_close(value, J(x, W), rtol=1e-15)
+    _assert_tree_close(tangent, _difference(lambda xw: J(*xw), (x, W), (dx, dW)), rtol=1e-6, atol=1e-8)
+    _, only_w = srcgrad.jvp(J, (x, W), (None, dW))
+    _assert_tree_close(only_w, _difference(lambda w: J(x, w), W, dW), rtol=1e-6, atol=1e-8)
+
+
+def test_jvp_of_a_jacobian_of_a_dict():
+    J = srcgrad.jacobian(structured, wrt=0)
+    t = {"a": rng.normal(size=3), "b": (0.3, -0.9)}
+    value, tangent = srcgrad.jvp(J, (P, S), (t, None))
+    _assert_tree_close(value, J(P, S), rtol=1e-15)
+    _assert_tree_close(tangent, _difference(lambda p: J(p, S), P, t), rtol=1e-6, atol=1e-8)
+
+
+def test_grad_and_hessian_of_a_jacobian_of_floats():
+    J = srcgrad.jacobian(lambda a: np.sin(a) * a, mode="forward")  # cos(a) a + sin(a)
+    a = 0.3
+    assert srcgrad.grad(J)(a) == pytest.approx(-np.sin(a) * a + 2.0 * np.cos(a), rel=1e-14)
+    assert srcgrad.hessian(J)(a) == pytest.approx(-np.cos(a) * a - 3.0 * np.sin(a), rel=1e-13)
+
+
+def test_derivatives_of_nested_derivatives_of_lambdas():
+    """A lambda's nested derivative is generated code named lambda_fn_..., which parses."""
+    d2 = srcgrad.grad(srcgrad.grad(lambda a: a ** 5))
+    assert srcgrad.jvp(d2, (0.3,), (1.0,)) == pytest.approx((20 * 0.3 ** 3, 60 * 0.3 ** 2), rel=1e-13)
+    assert srcgrad.hessian(srcgrad.hessian(lambda a: a ** 5))(0.3) == pytest.approx(120 * 0.3, rel=1e-13)
+
+
+def test_the_differentiated_program_is_readable():
+    text = srcgrad.source(srcgrad.jacobian(srcgrad.jacobian(tanh_layer, wrt=(0, 1))))
+    assert "def tanh_layer_jacobian_jvp(x, W, x_dot_1):" in text
+    assert "for x_dot in unit_tangents(x):" in text and "for W_dot in unit_tangents(W):" in text
+    assert "out_1 = jacobian_from_columns(columns, (x, W), out)" in text
+
+
+def test_a_jacobian_is_not_differentiated_in_reverse_mode():
+    with pytest.raises(srcgrad.NotDifferentiableError, match="`sine_scaled_jacobian` is a derivative made by srcgrad"):
+        srcgrad.vjp(srcgrad.jacobian(sine_scaled), np.ones(2))

@@ -19,8 +19,8 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (
-    add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, joined_part, repeated_part, snapshot,
-    structure_like, unbroadcast, unreduce, without_part, zeros_like_grad,
+    add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, jacobian_from_columns, joined_part,
+    repeated_part, snapshot, structure_like, unbroadcast, unreduce, without_part, zeros_like_grad,
 )
 from . import activations, decompositions, elementwise, linalg, reductions, scalars, series, shapes, structure
 from .operators import _matmul_vjp_x, _matmul_vjp_y
@@ -394,6 +394,26 @@ def prod_of_others_jvp(t, ans, x, axis):
 @defjvp(runtime.dict_entry, "d")
 def dict_entry_jvp(t, ans, d, key):
     return runtime.dict_entry(t, key)
+
+
+# --- the Jacobian helpers: unit_tangents(x), jacobian_from_columns(columns, x, out) ---------
+# The generated code computing a Jacobian (to differentiate it again, srcgrad.jacobian)
+# pushes the constant tangents `unit_tangents(x)` and assembles the pushed ones, to which
+# the Jacobian is linear; `x` and `out` only lend their structure. Forward mode only:
+# reverse mode does not run over derivatives made by srcgrad.
+
+nondifferentiable(runtime.unit_tangents)
+
+
+@defjvp(jacobian_from_columns, "columns")
+def jacobian_from_columns_jvp(t, ans, columns, x, out):
+    return jacobian_from_columns(structure_like(t, columns), x, out)
+
+
+@defjvp(jacobian_from_columns, ("x", "out"))
+@_zero
+def jacobian_from_columns_jvp_structure(t, ans, columns, x, out):
+    return zeros_like_grad(ans)
 
 
 # --- the helpers that inlined rules call, and the rules that are called, not inlined ---------
