@@ -230,29 +230,7 @@ def structure_like_jvp_x(t, ans, g, x):
     return zeros_like_grad(ans)
 
 
-@defjvp(joined_part, "g")
-def joined_part_jvp(t, ans, g, x, other, first):
-    return joined_part(t, x, other, first)
-
-
-@defjvp(joined_part, ("x", "other"))
-@_zero
-def joined_part_jvp_shape(t, ans, g, x, other, first):
-    return zeros_like_grad(ans)
-
-
-@defjvp(repeated_part, "g")
-def repeated_part_jvp(t, ans, g, x, other):
-    return repeated_part(t, x, other)
-
-
-@defjvp(repeated_part, "x")
-@_zero
-def repeated_part_jvp_x(t, ans, g, x, other):
-    return zeros_like_grad(ans)
-
-
-@defjvp(repeated_part, "other")
+@defjvp(repeated_part, "other")  # its other forward rules: with joined_part's, at the end
 def repeated_part_jvp_other(t, ans, g, x, other):
     if isinstance(x, (list, tuple)) or isinstance(other, (list, tuple)):  # a repeat: the count lends a length
         return zeros_like_grad(ans)
@@ -670,3 +648,10 @@ _PIECEWISE_CONSTANT = {
     elementwise._select_jvp_choices: ("ans", "condlist", "choicelist"),
 }
 _register_helper_rules(_PIECEWISE_CONSTANT)
+
+# The helpers of `+`/`*` on lists, which generated code calls and no rule does: linear in
+# `g`, and their operands lend a length or a shape (`repeated_part`'s count: above).
+defjvp(joined_part, "g")(_linear_rule(joined_part))
+defjvp(joined_part, ("x", "other"))(_zero_rule(joined_part))
+defjvp(repeated_part, "g")(_linear_rule(repeated_part))
+defjvp(repeated_part, "x")(_zero_rule(repeated_part))
