@@ -15,8 +15,6 @@ import operator
 import types
 from dataclasses import dataclass
 
-import functools
-
 import gast
 import numpy as np
 

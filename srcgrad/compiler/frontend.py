@@ -7,7 +7,6 @@ closure cells are kept as cells, so later rebinding is seen.
 """
 
 import inspect
-import itertools
 import linecache
 import re
 import textwrap
@@ -16,7 +15,6 @@ import weakref
 from dataclasses import dataclass, field
 
 import gast
-import numpy as np
 
 from ..errors import NotDifferentiableError, SrcGradError
 from . import syntax
@@ -88,75 +86,6 @@ def differentiated(fn):
     if refused is not None:
         raise NotDifferentiableError(refused)
     return fn
-
-
-def partial_function(obj):
-    """A Python function computing what the `functools.partial` `obj` of a Python
-    function computes, with source that srcgrad reads like a user's (made once per
-    partial), or None for a partial of anything else or one that takes `*args` or
-    `**kwargs`:
-
-        pb = functools.partial(base, 1.0, c=2.0)   ->   def base_partial(b, c=2.0):
-                                                             return base(1.0, b, c=c)
-
-    Bound values other than literals are names in the function's globals, so a call
-    differentiates through `base` with the partial's values held constant.
-    """
-    try:
-        found = _PARTIALS.get(obj)
-    except TypeError:  # no weak reference
-        return None
-    if found is None:
-        found = _PARTIALS[obj] = _partial_function(obj) or False
-    return found or None
-
-
-_PARTIALS = weakref.WeakKeyDictionary()  # functools.partial -> its function, or False
-_PARTIAL_FILES = itertools.count(1)
-
-
-def _partial_function(obj):
-    func = obj.func
-    if not isinstance(func, types.FunctionType) or (func.__module__ or "").startswith("numpy"):
-        return None
-    try:
-        params = list(inspect.signature(obj).parameters.values())
-    except (TypeError, ValueError):  # keywords that `func` does not take
-        return None
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
-        return None
-    stem = func.__name__ if func.__name__.isidentifier() else LAMBDA_NAME
-    name = f"{stem}_partial"
-    namespace = {"__name__": func.__module__}
-    taken = {p.name for p in params} | {name}
-
-    def spelled(value, preferred):
-        """A literal's text, or a name in `namespace` holding the value."""
-        if type(value) in (bool, int, str, type(None)) or (type(value) is float and np.isfinite(value)):
-            return repr(value)
-        while preferred in taken:
-            preferred = "_" + preferred
-        taken.add(preferred)
-        namespace[preferred] = value
-        return preferred
-
-    called = spelled(func, stem)
-    passed = [spelled(v, f"{stem}_arg{k}") for k, v in enumerate(obj.args)]
-    header, defaults = [], False
-    for p in params:
-        default = "" if p.default is p.empty else "=" + spelled(p.default, f"{p.name}_default")
-        passed.append(f"{p.name}={p.name}" if p.kind is p.KEYWORD_ONLY else p.name)
-        # a keyword the partial binds makes it and the later parameters keyword-only; the
-        # function takes them by position too where it can (then a call may differentiate them)
-        if p.kind is p.KEYWORD_ONLY and "*" not in header and not (default or not defaults):
-            header.append("*")
-        defaults = defaults or bool(default)
-        header.append(p.name + default)
-    text = f"def {name}({', '.join(header)}):\n    return {called}({', '.join(passed)})\n"
-    filename = f"<srcgrad functools.partial of {func.__qualname__} #{next(_PARTIAL_FILES)}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)  # where _load reads it
-    exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - text made here from names and literals
-    return namespace[name]
 
 
 def derivative_refusal(fn):

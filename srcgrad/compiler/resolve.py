@@ -7,7 +7,7 @@ closure cells, then its globals, then builtins, following attribute chains
 (`np.linalg.norm`). A method on a local value (`x.sum(0)`) resolves through
 `rules.methods` to the NumPy function whose rule it uses. Names are looked up by
 `scope.lookup_path`. A `functools.partial` of a user function resolves to the function
-`frontend.partial_function` makes of it.
+`stand_in.partial_function` makes of it.
 """
 
 import functools
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import gast
 
 from ..rules import methods
-from . import frontend, syntax
+from . import stand_in, syntax
 from .scope import MISSING, dotted_parts, lookup_path
 
 
@@ -67,5 +67,5 @@ def _resolve_call(node, program, local_names):
     if value is MISSING:
         return Callee("unresolved", None, ".".join(parts))
     if isinstance(value, functools.partial):  # of a user function: through its own code
-        value = frontend.partial_function(value) or value
+        value = stand_in.partial_function(value) or value
     return Callee("function", value, ".".join(parts))

@@ -1,19 +1,29 @@
-"""A Python function standing in for a function that has derivative rules but no Python
-source (a NumPy ufunc, `math.sin`, `abs`) or whose source is not what srcgrad should
-read (`np.linalg.det`): `srcgrad.grad(np.sin)` differentiates
+"""Python functions standing in for callables whose own code srcgrad does not read:
 
-    def sin(x):
-        return np.sin(x)
+- a function with derivative rules but no Python source (a NumPy ufunc, `math.sin`,
+  `abs`), one whose source is not what srcgrad should read (`np.linalg.det`), or one
+  given rules by `srcgrad.defvjp`: `srcgrad.grad(np.sin)` differentiates
 
-The stand-in takes the rule's positional parameters up to `out` and passes them on by
-position (a default that is not a literal is read from the stand-in's globals); the
-others keep their defaults. It is made once per function, so derivatives of it are
-cached like any other's.
+      def sin(x):
+          return np.sin(x)
+
+  which applies the rules, as a call inside a differentiated function does. The
+  stand-in takes the rule's positional parameters up to `out` and passes them on by
+  position (a default that is not a literal is read from its globals); the others keep
+  their defaults. It is made once per function, so its derivatives are cached.
+- a `functools.partial` of a Python function (`partial_function`), which a call inside
+  a differentiated function differentiates through.
+
+Each is defined from text registered in linecache, where the loader reads it.
 """
 
 import builtins
+import inspect
+import itertools
 import linecache
 import math
+import types
+import weakref
 
 import numpy as np
 
@@ -87,15 +97,20 @@ def _make(fn, rule):
     spelled = _callee(fn)
     name = getattr(fn, "__name__", "function")
     text = f"def {name}({', '.join(params)}):\n    return {spelled}({', '.join(names)})\n"
-    filename = f"<srcgrad stand-in for {spelled}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     scope = {"np": np, "math": math, "builtins": builtins, "__name__": getattr(fn, "__module__", None), **defaults}
-    exec(compile(text, filename, "exec"), scope)  # noqa: S102 - the text is made here
-    made = scope.pop(name)
+    made = _define(text, name, f"<srcgrad stand-in for {spelled}>", scope)
     if spelled == name:
         scope[name] = fn  # the call in the stand-in's body: fn itself, not the stand-in
     made.__srcgrad_source__ = text
     return made
+
+
+def _define(text, name, filename, namespace):
+    """The function `name` that `text` defines, in `namespace` (its globals, without it),
+    its text registered in linecache under `filename`, where the loader reads it."""
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - text made here from names and literals
+    return namespace.pop(name)
 
 
 def _callee(fn):
@@ -119,3 +134,69 @@ def spelling(obj):
         inner = public[len("numpy"):] if public.startswith("numpy.linalg") or public.startswith("numpy.fft") else ""
         return f"np{inner}.{name}"
     return name
+
+
+def partial_function(obj):
+    """A Python function computing what the `functools.partial` `obj` of a Python
+    function computes, with source that srcgrad reads like a user's (made once per
+    partial), or None for a partial of anything else or one that takes `*args` or
+    `**kwargs`:
+
+        pb = functools.partial(base, 1.0, c=2.0)   ->   def base_partial(b, c=2.0):
+                                                             return base(1.0, b, c=c)
+
+    Bound values other than literals are names in the function's globals, so a call
+    differentiates through `base` with the partial's values held constant.
+    """
+    try:
+        found = _PARTIALS.get(obj)
+    except TypeError:  # no weak reference
+        return None
+    if found is None:
+        found = _PARTIALS[obj] = _partial_function(obj) or False
+    return found or None
+
+
+_PARTIALS = weakref.WeakKeyDictionary()  # functools.partial -> its function, or False
+_PARTIAL_FILES = itertools.count(1)
+
+
+def _partial_function(obj):
+    func = obj.func
+    if not isinstance(func, types.FunctionType) or (func.__module__ or "").startswith("numpy"):
+        return None
+    try:
+        params = list(inspect.signature(obj).parameters.values())
+    except (TypeError, ValueError):  # keywords that `func` does not take
+        return None
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return None
+    stem = func.__name__ if func.__name__.isidentifier() else "lambda_fn"
+    name = f"{stem}_partial"
+    namespace = {"__name__": func.__module__}
+    taken = {p.name for p in params} | {name}
+
+    def spelled(value, preferred):
+        """A literal's text, or a name in `namespace` holding the value."""
+        if type(value) in (bool, int, str, type(None)) or (type(value) is float and np.isfinite(value)):
+            return repr(value)
+        while preferred in taken:
+            preferred = "_" + preferred
+        taken.add(preferred)
+        namespace[preferred] = value
+        return preferred
+
+    called = spelled(func, stem)
+    passed = [spelled(v, f"{stem}_arg{k}") for k, v in enumerate(obj.args)]
+    header, defaults = [], False
+    for p in params:
+        default = "" if p.default is p.empty else "=" + spelled(p.default, f"{p.name}_default")
+        passed.append(f"{p.name}={p.name}" if p.kind is p.KEYWORD_ONLY else p.name)
+        # a keyword the partial binds makes it and the later parameters keyword-only; the
+        # function takes them by position too where it can (then a call may differentiate them)
+        if p.kind is p.KEYWORD_ONLY and "*" not in header and not (default or not defaults):
+            header.append("*")
+        defaults = defaults or bool(default)
+        header.append(p.name + default)
+    text = f"def {name}({', '.join(header)}):\n    return {called}({', '.join(passed)})\n"
+    return _define(text, name, f"<srcgrad functools.partial of {func.__qualname__} #{next(_PARTIAL_FILES)}>", namespace)
