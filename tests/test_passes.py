@@ -412,3 +412,49 @@ def test_an_attribute_of_an_expression_reads_the_temporary_anf_names():
     np.testing.assert_allclose(g, numerical_grad(attributes_of_expressions, (A,), 0), rtol=1e-7, atol=1e-8)
     _, tangent = srcgrad.jvp(attributes_of_expressions, (A,), (np.ones((3, 3)),))
     assert tangent == pytest.approx(float(np.sum(expected)), rel=1e-13)
+
+
+def keeps_in_a_ternary(x):
+    r = x * 2
+    r = r if x > 0 else x * 3
+    return r
+
+
+def keeps_in_a_branch(x):
+    r = x * 2
+    if x > 0:
+        r = r
+    return r * x
+
+
+def running_max_by_ternary(x):
+    r = x[0]
+    for k in range(1, len(x)):
+        r = r if r > x[k] else x[k] * 1.0
+    return r
+
+
+def keeps_in_a_loop(x):
+    r = x
+    for i in range(3):
+        r = r if i == 1 else r * 2
+    return r
+
+
+@pytest.mark.parametrize("fn, args, expected", [
+    (keeps_in_a_ternary, (0.5,), 2.0),
+    (keeps_in_a_ternary, (-0.5,), 3.0),
+    (keeps_in_a_branch, (0.5,), 4 * 0.5),
+    (running_max_by_ternary, (np.array([0.5, 1.7, 1.2]),), np.array([0.0, 1.0, 0.0])),
+    (running_max_by_ternary, (np.array([2.5, 1.7, 1.2]),), np.array([1.0, 0.0, 0.0])),
+    (keeps_in_a_loop, (0.7,), 4.0),
+])
+def test_an_assignment_of_a_name_to_itself_in_a_block_keeps_its_gradient(fn, args, expected):
+    """`r = r` inside a branch or loop (a ternary's `r if c else ...` too) changes
+    nothing; it was differentiated as an assignment reading its own target, doubling
+    the adjoint and then dropping it (gradient 0)."""
+    g = srcgrad.grad(fn)(*args)
+    np.testing.assert_allclose(g, expected, rtol=1e-13)
+    np.testing.assert_allclose(g, numerical_grad(fn, args, 0), rtol=1e-6, atol=1e-8)
+    _, tangent = srcgrad.jvp(fn, args, (np.ones_like(args[0]) if np.ndim(args[0]) else 1.0,))
+    assert tangent == pytest.approx(float(np.sum(expected)), rel=1e-12)

@@ -18,8 +18,8 @@ attribute chain (`np.pi`) or a tuple/list of atoms. Statements are only:
   atom), `while simple:` (re-evaluated test of atoms, or a variable recomputed at the
   end of the body), `break`, `pass`, `raise`, `assert`.
 Inside a compound statement an assignment's target does not appear on its right-hand
-side (`s = s + x` becomes `s_plus_x = s + x; s = s_plus_x`), so reverse mode can read
-both the old and the new value. Augmented and annotated assignments, `and`/`or`,
+side (`s = s + x` becomes `s_plus_x = s + x; s = s_plus_x`, and `r = r`, as in
+`r = r if c else y`, is dropped), so reverse mode can read both the old and the new value. Augmented and annotated assignments, `and`/`or`,
 `a if c else b`, chained comparisons and tuple unpacking are spelled out.
 """
 
@@ -130,6 +130,8 @@ class _ANF:
             return self.expr_ListComp(value, result=target.id)[0]  # build the list in place
         if isinstance(target, gast.Name):
             pre, simple = self.simple(value, hint=target.id)
+            if self.depth and syntax.is_name(simple, target.id):
+                return pre  # `r = r` (also `r = r if c else y`'s first branch) changes nothing
             if self.depth and target.id in syntax.names_read(simple) and not syntax.is_name(simple):
                 temp = self.namer.fresh(_content_name(simple)) if _content_name(simple) else self.namer.temp()
                 return pre + [syntax.assign(temp, simple), syntax.assign(target.id, syntax.name(temp))]
