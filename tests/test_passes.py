@@ -458,3 +458,71 @@ def test_an_assignment_of_a_name_to_itself_in_a_block_keeps_its_gradient(fn, arg
     np.testing.assert_allclose(g, numerical_grad(fn, args, 0), rtol=1e-6, atol=1e-8)
     _, tangent = srcgrad.jvp(fn, args, (np.ones_like(args[0]) if np.ndim(args[0]) else 1.0,))
     assert tangent == pytest.approx(float(np.sum(expected)), rel=1e-12)
+
+
+def defined_in_one_branch(x):
+    if np.sum(x) > 0:
+        z = x ** 2
+    if np.sum(x) > 0:
+        return np.sum(z)
+    return 0.0
+
+
+def flag_and_value(x):
+    if x > 0:
+        a = x * 2
+        flag = True
+    else:
+        flag = False
+    if flag:
+        return a * x
+    return x
+
+
+def last_of_a_loop(x, n):
+    s = x
+    for i in range(n):
+        y = x * i
+    if n > 0:
+        s = s + y
+    return s
+
+
+def halving(x):
+    i = 0
+    while x > 1.0:
+        y = x / 2
+        x = y
+        i += 1
+    if i > 0:
+        return y * 3
+    return x
+
+
+@pytest.mark.parametrize("fn, args, expected", [
+    (defined_in_one_branch, (np.ones(3),), 2 * np.ones(3)),
+    (defined_in_one_branch, (-np.ones(3),), np.zeros(3)),
+    (flag_and_value, (0.5,), 4 * 0.5),
+    (flag_and_value, (-0.5,), 1.0),
+    (last_of_a_loop, (0.5, 0), 1.0),
+    (last_of_a_loop, (0.5, 3), 3.0),
+    (halving, (0.5,), 1.0),
+    (halving, (3.0,), 0.75),
+])
+def test_a_variable_a_path_leaves_unassigned_starts_as_none_where_its_zero_gradient_reads_it(fn, args, expected):
+    """The backward pass starts an adjoint at `zeros_like_grad(z)` where branches or loop
+    iterations disagree on it; on a path that never assigned `z` that raised
+    UnboundLocalError. Such a `z` is now None before the forward pass."""
+    g = srcgrad.grad(fn)(*args)
+    np.testing.assert_allclose(g, expected, rtol=1e-13)
+    np.testing.assert_allclose(g, numerical_grad(fn, args, 0), rtol=1e-6, atol=1e-8)
+    value, g2 = srcgrad.value_and_grad(fn)(*args)
+    assert value == fn(*args) and np.array_equal(g2, g)
+    out, pullback = srcgrad.vjp(fn, *args)
+    np.testing.assert_allclose(pullback(1.0)[0], expected, rtol=1e-13)
+
+
+def test_a_variable_every_path_assigns_gets_no_none_start():
+    text = srcgrad.source(srcgrad.grad(flag_and_value))
+    assert "    a = None\n" in text and "x = None" not in text
+    assert "= None" not in srcgrad.source(srcgrad.grad(corpus_python.for_continue_on_data))

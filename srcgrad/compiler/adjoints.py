@@ -8,7 +8,9 @@ The first contribution assigns and later ones add (never in place: an adjoint ma
 the same array as another); adjoints that may be containers add with `add_grad`. The backward group of an assignment is dropped when its
 target's adjoint has no value there (a zero contribution), and ends that adjoint's
 life (the assignment overwrote the value it belongs to). Where `if` branches or loop
-iterations disagree on which adjoints exist, the missing ones start at zero.
+iterations disagree on which adjoints exist, the missing ones start at zero
+(`zeros_like_grad(primal)`; reverse.assemble sets a primal that some path leaves
+unassigned to None first, whose zero is 0.0).
 """
 
 import gast

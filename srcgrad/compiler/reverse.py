@@ -518,6 +518,11 @@ def assemble(sw, shapes=None):
         gradient = grads[0] if len(grads) == 1 and not isinstance(wrt, tuple) else syntax.tuple_(grads)
         result = syntax.tuple_([value, gradient]) if mode == "value_and_grad" else gradient
 
+    # a zero start reads its primal, which a branch or loop not taken may have left
+    # unassigned (`if c: z = ...` ... `if d: return z`): such a primal starts as None
+    known = set(params) | {a.id for a in sw.args.kwonlyargs}
+    unset = _unassigned_zero_reads(prelude + forward + capture + backward, known, zeros)
+    prelude = prelude + [syntax.assign(name, syntax.const(None)) for name in sorted(unset)]
     body_out = [syntax.comment("Forward pass")] + prelude + forward + capture  # the seed ends `forward`
     if backward:
         body_out += [syntax.comment("Backward pass")] + backward
@@ -530,6 +535,43 @@ def assemble(sw, shapes=None):
     kwonly = [a.id for a in sw.args.kwonlyargs]
     return syntax.function_def(fn_name, signature, body_out, docstring=doc, defaults=sw.args.defaults,
                                kwonly=kwonly, kw_defaults=sw.args.kw_defaults)
+
+
+def _unassigned_zero_reads(stmts, known, zeros):
+    """The names that a call `zeros(name)` in `stmts` reads where they may have no value
+    yet: not assigned on every path there from the start, where `known` are assigned.
+    `known` is updated to the names assigned on every path through `stmts`."""
+    found = set()
+
+    def reads(node):
+        for n in syntax.nodes(node):
+            if (type(n) is gast.Call and syntax.is_name(n.func, zeros) and n.args
+                    and type(n.args[0]) is gast.Name and n.args[0].id not in known_now[-1]):
+                found.add(n.args[0].id)
+
+    def block(stmts, known):
+        for s in stmts:
+            known_now.append(known)
+            if isinstance(s, gast.If):
+                reads(s.test)
+                then, orelse = block(s.body, set(known)), block(s.orelse, set(known))
+                known = then & orelse if then is not None and orelse is not None else then or orelse or known
+            elif isinstance(s, (gast.For, gast.While)):
+                reads(s.iter if isinstance(s, gast.For) else s.test)
+                block(s.body, known | set(syntax.names_stored(s.target)) if isinstance(s, gast.For) else set(known))
+            elif isinstance(s, (gast.Break, gast.Continue, gast.Return, gast.Raise)):
+                reads(s)
+                known_now.pop()
+                return None  # the path goes on elsewhere
+            elif isinstance(s, gast.stmt):
+                reads(s)
+                known = known | set(syntax.names_stored(s))
+            known_now.pop()
+        return known
+
+    known_now = []
+    block(stmts, set(known))
+    return found
 
 
 def _short(filename):
