@@ -146,3 +146,25 @@ def test_a_function_the_call_does_not_name_is_refused_at_the_line_that_calls_it(
         assert "`rk4_step` calls its parameter `f`" in message and "differentiate its caller" in message
         assert info.value.filename.endswith("test_function_arguments.py")
         assert "f(" in info.value.text
+
+
+sine_times = lambda v: np.sin(v) * v  # noqa: E731 - a helper bound to a global name
+
+
+def calls_a_global_lambda(x):
+    return np.sum(sine_times(x))
+
+
+def test_a_lambda_bound_to_a_global_name_is_called_through_its_derivative():
+    """The pullback and jvp of a global lambda were named `<lambda>_pullback` in the
+    generated code, which did not compile (SyntaxError at the first call)."""
+    x = np.array([0.3, 1.0, -0.7])
+    expected = np.cos(x) * x + np.sin(x)
+    g = srcgrad.grad(calls_a_global_lambda)(x)
+    np.testing.assert_allclose(g, expected, rtol=1e-13)
+    np.testing.assert_allclose(g, numerical_grad(calls_a_global_lambda, (x,), 0), rtol=1e-6, atol=1e-8)
+    _, tangent = srcgrad.jvp(calls_a_global_lambda, (x,), (np.ones(3),))
+    assert tangent == pytest.approx(np.sum(expected), rel=1e-13)
+    np.testing.assert_allclose(np.diag(srcgrad.hessian(calls_a_global_lambda)(x)),
+                               2 * np.cos(x) - x * np.sin(x), rtol=1e-12)
+    assert "<lambda>" not in srcgrad.source(srcgrad.grad(calls_a_global_lambda))

@@ -44,12 +44,13 @@ class Namer:
     def helper(self, preferred, obj):
         """The name generated code uses for the helper `obj` (np, unbroadcast, a rule helper).
 
-        The preferred name is kept unless the user's code means something else by it.
+        The preferred name is kept unless the user's code means something else by it or
+        it is no identifier (`<lambda>_pullback`, of a lambda bound to a global name).
         """
         for name, bound in self.helpers.items():
             if bound is obj:
                 return name
-        clash = preferred in self.helpers or preferred in self.locals or (
+        clash = not preferred.isidentifier() or keyword.iskeyword(preferred) or preferred in self.helpers or preferred in self.locals or (
             preferred in self.taken and self.scope(preferred) is not obj
         )
         name = self.fresh(preferred) if clash else preferred
