@@ -168,3 +168,27 @@ def test_a_lambda_bound_to_a_global_name_is_called_through_its_derivative():
     np.testing.assert_allclose(np.diag(srcgrad.hessian(calls_a_global_lambda)(x)),
                                2 * np.cos(x) - x * np.sin(x), rtol=1e-12)
     assert "<lambda>" not in srcgrad.source(srcgrad.grad(calls_a_global_lambda))
+
+
+def calls_a_local_alias(x):
+    act = np.tanh
+    return np.sum(act(x))
+
+
+def calls_a_partial(x):
+    import functools
+
+    return np.sum(functools.partial(np.power, x2=2.0)(x))
+
+
+def test_a_function_called_through_a_local_variable_or_an_expression_is_refused_saying_so():
+    """These said "cannot find the function `act`; define it before differentiating"
+    (`_t1`, an internal name, for the call of an expression's result)."""
+    with pytest.raises(srcgrad.NotDifferentiableError) as info:
+        srcgrad.grad(calls_a_local_alias)  # refused when built: a local is never defined later
+    assert "`calls_a_local_alias` calls its local variable `act`" in str(info.value)
+    assert info.value.text.strip() == "return np.sum(act(x))"
+    derivative = srcgrad.grad(calls_a_partial)
+    with pytest.raises(srcgrad.NotDifferentiableError) as info:
+        derivative(np.ones(2))
+    assert "not the result of an expression" in str(info.value) and "_t1" not in str(info.value)

@@ -12,6 +12,7 @@ import builtins
 import functools
 import inspect
 import operator
+import re
 import types
 from dataclasses import dataclass
 
@@ -63,6 +64,20 @@ def site(program, stmt, value, callee, register):
                 "a global function, from the differentiated code), not through a variable or when "
                 f"`{program.name}` itself is differentiated; differentiate its caller, or call the function "
                 "directly", NotDifferentiableError,
+            )
+        direct = ("srcgrad differentiates a call written with the called function's own name (a global or "
+                  "imported function, a nested `def`, `name = lambda ...`)")
+        if called in syntax.names_stored(program.tree):
+            raise program.error(
+                stmt, f"`{program.name}` calls its local variable `{called}`: {direct}, not one through a variable "
+                f"bound to another function (`{called} = np.sin`, `{called} = functools.partial(g, ...)`); call "
+                "the function directly", NotDifferentiableError,
+            )
+        if called and not re.search(rf"\b{re.escape(called)}\b", program.text(stmt)):  # an ANF temporary
+            raise program.error(  # worded as a missing function: the build waits for the first call (api.py)
+                stmt, f"cannot find the function called in `{program.name}`: {direct}, not the result of an "
+                "expression (`functools.partial(g, ...)(x)`, `fs[0](x)`); call the function directly",
+                NotDifferentiableError,
             )
         raise program.error(
             stmt, f"cannot find the function `{syntax.unparse(value.func)}` called in `{program.name}`; "
