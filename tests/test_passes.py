@@ -526,3 +526,34 @@ def test_a_variable_every_path_assigns_gets_no_none_start():
     text = srcgrad.source(srcgrad.grad(flag_and_value))
     assert "    a = None\n" in text and "x = None" not in text
     assert "= None" not in srcgrad.source(srcgrad.grad(corpus_python.for_continue_on_data))
+
+
+def parameter_rebound_in_a_loop(x, y):
+    s = np.sum(x * y)
+    for i in range(3):
+        x = y[i] * 2.0
+        s = s + x
+    return s
+
+
+def parameter_replaced_in_a_loop(x):
+    s = np.sum(x ** 2)
+    for i in range(2):
+        x = 3.0 * i
+        s = s + x
+    return s
+
+
+def test_a_parameter_assigned_first_thing_in_a_loop_body_keeps_its_value_for_the_backward_pass():
+    """Such a parameter was taken for an iteration-local value (pushed at the end of each
+    iteration, popped at the start of its backward one), so after the backward loop it
+    held the first iteration's value, not the argument: `np.sum(x * y)`'s adjoint read a
+    float for x, and the gradient of x was a float for an array argument."""
+    x, y = np.array([0.5, 1.0, 2.0]), np.array([1.5, 2.0, 3.0])
+    gx, gy = srcgrad.grad(parameter_rebound_in_a_loop, wrt=(0, 1))(x, y)
+    np.testing.assert_allclose(gx, y, rtol=1e-13)
+    np.testing.assert_allclose(gy, x + 2.0, rtol=1e-13)
+    np.testing.assert_allclose(gy, numerical_grad(parameter_rebound_in_a_loop, (x, y), 1), rtol=1e-6)
+    g = srcgrad.grad(parameter_replaced_in_a_loop)(x)
+    assert type(g) is np.ndarray and g.shape == (3,)
+    np.testing.assert_allclose(g, 2 * x, rtol=1e-13)

@@ -185,7 +185,7 @@ class _Reverse(Contributions):
         inside = {}
         for stmt in body:
             syntax.load_counts(stmt, inside)
-        local = _iteration_locals(body, self.assign_count)
+        local = _iteration_locals(body, self.assign_count) - self.params  # see `loop`
         return frozenset(v for v in local if inside.get(v, 0) == self.read_counts.get(v, 0))
 
     def recorded_block(self, body, inner, outer):
@@ -210,7 +210,8 @@ class _Reverse(Contributions):
         return self.loop(s, ctx, target=None)
 
     def loop(self, s, ctx, target):
-        record = _iteration_locals(s.body, self.assign_count) | ({target} if target else set())
+        # a parameter is no iteration-local: its value from before the loop is read at the end
+        record = (_iteration_locals(s.body, self.assign_count) - self.params) | ({target} if target else set())
         inner = _Context(ctx.depth + 1, frozenset(record), set(ctx.must_defined) | ({target} if target else set()))
         inner.recorded = [target] if target else []
         body_fwd, body_bwd = self.block(s.body, inner)
