@@ -557,3 +557,103 @@ def test_a_parameter_assigned_first_thing_in_a_loop_body_keeps_its_value_for_the
     g = srcgrad.grad(parameter_replaced_in_a_loop)(x)
     assert type(g) is np.ndarray and g.shape == (3,)
     np.testing.assert_allclose(g, 2 * x, rtol=1e-13)
+
+
+def loops_over_itself(x):
+    s = 0.0
+    for x in x:
+        s = s + x ** 2
+    return s + x
+
+
+def enumerates_itself(x):
+    s = 0.0
+    for i, x in enumerate(x):
+        s = s + x * i
+    return s
+
+
+def zips_itself(x, y):
+    s = 0.0
+    for x, y in zip(x, y):
+        s = s + x * y
+    return s
+
+
+def rebinds_its_dict(d):
+    s = 0.0
+    for k, v in d.items():
+        d = {"a": v * 10, "b": v * 10}
+        s = s + v
+    return s
+
+
+def rebinds_a_zipped_sequence(x, y):
+    pairs = zip(x, y)
+    s = 0.0
+    for a, b in pairs:
+        x = x * 2
+        s = s + a * b
+    return s
+
+
+def test_a_loop_reads_the_sequences_its_header_named_when_the_body_or_target_rebinds_them():
+    """`for x in x:` indexed the loop's own item (IndexError), and a dict or a zipped
+    sequence rebound in the body was read anew in later iterations (wrong value and
+    gradient, silently): the loop now reads the objects its header named."""
+    x, y = np.array([0.5, 1.0, 2.0]), np.array([1.5, 2.0, 3.0])
+    g = srcgrad.grad(loops_over_itself)(x)
+    np.testing.assert_allclose(g, 2 * x + np.array([0.0, 0.0, 1.0]), rtol=1e-13)
+    np.testing.assert_allclose(srcgrad.grad(enumerates_itself)(x), [0.0, 1.0, 2.0], rtol=1e-13)
+    gx, gy = srcgrad.grad(zips_itself, wrt=(0, 1))(x, y)
+    np.testing.assert_allclose(gx, y, rtol=1e-13)
+    np.testing.assert_allclose(gy, x, rtol=1e-13)
+    value, g = srcgrad.value_and_grad(rebinds_its_dict)({"a": 0.5, "b": 1.5})
+    assert value == 2.0 and g == {"a": 1.0, "b": 1.0}
+    value, (gx, gy) = srcgrad.value_and_grad(rebinds_a_zipped_sequence, wrt=(0, 1))(x, y)
+    assert value == rebinds_a_zipped_sequence(x, y)
+    np.testing.assert_allclose(gx, y, rtol=1e-13)
+    np.testing.assert_allclose(gy, numerical_grad(rebinds_a_zipped_sequence, (x, y), 1), rtol=1e-6)
+
+
+def zip_iterated_twice(x, y):
+    pairs = zip(x, y)
+    s = 0.0
+    for a, b in pairs:
+        s = s + a * b
+    for a, b in pairs:  # Python: the iterator ran out, nothing happens
+        s = s + a * b
+    return s
+
+
+def reversed_iterated_twice(x):
+    r = reversed(x)
+    s = 0.0
+    for v in r:
+        s = s * 0.5 + v
+    for v in r:
+        s = s * 0.5 + v
+    return s
+
+
+def zipped_sequence_rebound_before_the_loop(x, y, double):
+    pairs = zip(x, y)
+    if double:
+        x = x * 2
+    s = 0.0
+    for a, b in pairs:
+        s = s + a * b
+    return s
+
+
+@pytest.mark.parametrize("fn, says", [
+    (zip_iterated_twice, "is iterated again or used elsewhere"),
+    (reversed_iterated_twice, "is iterated again or used elsewhere"),
+    (zipped_sequence_rebound_before_the_loop, "is iterated after `x` may have been assigned again"),
+])
+def test_an_iterator_that_reading_by_index_would_not_follow_is_refused(fn, says):
+    """These counted the zip twice or read the new `x` (a wrong value and gradient,
+    silently), or failed with AttributeError (the second loop over `reversed`)."""
+    with pytest.raises(srcgrad.SrcGradError) as info:
+        srcgrad.grad(fn)
+    assert says in str(info.value) and "in the `for` statement itself" in str(info.value)

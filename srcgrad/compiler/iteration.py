@@ -11,6 +11,13 @@ and `reversed(a)` of sequences (`r = reversed(a)` becomes `r = a[::-1]`), and
 `d.items()`/`d.values()` (a loop over `list(d)`, each value read as `d[key]`). Any other iterable that carries a derivative (a
 generator, `d.items()`, ...) is rejected: its loop target would otherwise silently
 get no gradient. Loops over constants are left alone (a dict or a set stays iterable).
+
+The loop reads the objects its header named when it started: a sequence, dict or zipped
+sequence that the body or the loop target rebinds (`for x in x:`) is read through a name
+bound before the loop. An iterator made by `z = zip(a, b)` or `r = reversed(a)` is read
+by index only where that follows Python: iterated once (one loop, not inside a loop
+that does not make it anew; no other use of its name), and, for `zip`, with no
+assignment to `a` or `b` between it and the loop; otherwise the loop is refused.
 """
 
 import builtins
@@ -42,6 +49,16 @@ class _Iteration:
             name: d for name, d in zip_defs.items()
             if d.value.args and all(isinstance(a, gast.Name) for a in d.value.args)
         }
+        self.stores, self.loads = collections.Counter(), collections.Counter()
+        for n in syntax.nodes(program_tree):
+            if type(n) is gast.Name:
+                (self.loads if isinstance(n.ctx, gast.Load) else self.stores)[n.id] += 1
+        self.stored_at = collections.defaultdict(list)  # name -> the lines of the statements assigning it
+        for st in syntax.statements(program_tree):
+            targets = st.targets if isinstance(st, gast.Assign) else [st.target] if isinstance(st, gast.For) else []
+            for name in syntax.names_stored(targets):
+                self.stored_at[name].append(getattr(st, "lineno", None))
+        self.enclosing = []  # the loops around the statement being rewritten, innermost last
 
     def _made_by(self, tree):
         """({name: its assignment} for names assigned from a call of `reversed` with one
@@ -74,10 +91,14 @@ class _Iteration:
         out = []
         for s in stmts:
             if isinstance(s, (gast.If, gast.While)):
+                self.enclosing.append(s) if isinstance(s, gast.While) else None
                 s.body = self.block(s.body)
+                self.enclosing.pop() if isinstance(s, gast.While) else None
                 s.orelse = self.block(s.orelse)
             elif isinstance(s, gast.For):
+                self.enclosing.append(s)
                 s.body = self.block(s.body)
+                self.enclosing.pop()
                 s = self.loop(s)
                 if isinstance(s, list):
                     out += s
@@ -98,19 +119,28 @@ class _Iteration:
             s.iter = syntax.name(seq)
         sequences, kind, start = self.sequences(s, pre)
         for seq in sequences:
+            self.check_iterator(s, seq)
             definition = self.reversed_defs.get(seq.id)
             if definition is not None:  # `r = reversed(a)` -> `r = a[::-1]`, which has a length
                 definition.value = syntax.subscript(definition.value.args[0], syntax.slice_(None, None, syntax.const(-1)))
-        stored = set(syntax.names_stored(s.body))
-        for k, seq in enumerate(sequences):
-            if seq.id in stored:  # the loop iterates the object the name had when it started
-                bound = self.namer.fresh(f"{seq.id}_sequence")
-                pre.append(syntax.located(syntax.assign(bound, syntax.name(seq.id)), s))
-                sequences[k] = syntax.name(bound)
+        stored = set(syntax.names_stored(s.body)) | {target}  # `for x in x:` rebinds its sequence too
+
+        def started(seq):
+            """`seq`, or where the body rebinds it, a name for the object it had when the loop started."""
+            if seq.id not in stored:
+                return seq
+            bound = self.namer.fresh(f"{seq.id}_sequence")
+            pre.append(syntax.located(syntax.assign(bound, syntax.name(seq.id)), s))
+            return syntax.name(bound)
+
+        # a sequence made by `z = zip(a, b)` (`enumerate(zip(a, b))`) is read as `(a[i], b[i])`
+        zipped = {k: [started(a) for a in self.zip_defs[seq.id].value.args]
+                  for k, seq in enumerate(sequences) if seq.id in self.zip_defs}
+        sequences = [seq if k in zipped else started(seq) for k, seq in enumerate(sequences)]
+        if self.mapping is not None and kind in ("items", "values"):
+            self.mapping = started(self.mapping)  # the dict whose entries the loop reads
         self.changed = True
         index = self.namer.fresh("i" if target != "i" else "index")
-        # a sequence made by `z = zip(a, b)` (`enumerate(zip(a, b))`) is read as `(a[i], b[i])`
-        zipped = {k: self.zip_defs[seq.id].value.args for k, seq in enumerate(sequences) if seq.id in self.zip_defs}
         measured = [a for k, seq in enumerate(sequences) for a in zipped.get(k, [seq])]
         lengths = [self.call(len, _LEN, [syntax.copy(a)]) for a in measured]
         count = lengths[0] if len(lengths) == 1 else self.call(min, _MIN, lengths)
@@ -148,6 +178,33 @@ class _Iteration:
             body = head + [syntax.located(syntax.assign(target, items[0]), s)] + s.body
         loop = syntax.located(syntax.for_(index, self.call(range, _RANGE, args), body), s)
         return [syntax.located(p, s) for p in pre] + [loop]
+
+    def check_iterator(self, s, seq):
+        """Refuse the loop `s` over `seq` where `seq` holds an iterator made by `zip` or
+        `reversed` that reading it by index would not follow: one iterated again (by a
+        second loop, or by this one inside a loop that does not make it anew), whose
+        name is used elsewhere, or made of a sequence assigned again before the loop."""
+        definition = self.zip_defs.get(seq.id) or self.reversed_defs.get(seq.id)
+        if definition is None:
+            return
+        made = f"`{seq.id}`, the iterator made by `{syntax.unparse(definition.value)}` at line {self.program.line(definition)}"
+        fix = f"iterate over `{syntax.unparse(definition.value)}` in the `for` statement itself (in `{self.program.name}`)"
+        around = self.enclosing[-1] if self.enclosing else None
+        if self.stores[seq.id] > 1 or self.loads[seq.id] > 1 or (
+                around is not None and not any(d is definition for d in syntax.statements(around))):
+            raise self.program.error(
+                s, f"{made}, is iterated again or used elsewhere, and an iterator runs out after one pass: "
+                f"srcgrad reads it by index, which would not; {fix}",
+            )
+        if seq.id in self.reversed_defs:
+            return  # its sequence is read where it is made (`a[::-1]`)
+        made_at, loop_at = definition.lineno, s.lineno
+        for a in definition.value.args:
+            if any(line is None or made_at < line < loop_at for line in self.stored_at[a.id]):
+                raise self.program.error(
+                    s, f"{made}, is iterated after `{a.id}` may have been assigned again: the iterator holds "
+                    f"the sequence `{a.id}` had when it was made, and srcgrad reads `{a.id}` by index here; {fix}",
+                )
 
     def unpacked(self, s, target, items):
         """The body of a zip/enumerate loop, each part assigned where the body unpacks it.
