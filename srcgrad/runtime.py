@@ -414,8 +414,9 @@ def tangent_for_update(t, x):
 
 def refuse_shared(a, b, message):
     """Raise `NotDifferentiableError(message)` if `a` and `b` are arrays sharing memory
-    (an augmented assignment to one would change the other)."""
-    if type(a) is _ndarray and type(b) is _ndarray and np.shares_memory(a, b):
+    or are one list (an augmented assignment to one would change the other: `+=` and
+    `*=` extend a list in place)."""
+    if (type(a) is _ndarray and type(b) is _ndarray and np.shares_memory(a, b)) or (type(a) is list and a is b):
         from .errors import NotDifferentiableError
 
         raise NotDifferentiableError(message)

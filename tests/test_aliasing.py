@@ -330,6 +330,28 @@ def test_augmented_argument_is_fine_for_floats_and_refused_for_arrays():
         srcgrad.grad(_sum_of_augmented_argument)(X.copy())
 
 
+def extends_an_aliased_list_argument(xs):
+    ys = xs
+    xs += [xs[0] * 2]  # write
+    return sum(ys)
+
+
+def extends_a_list_argument(xs, x):
+    xs += [x * 2]  # write
+    return sum(xs)
+
+
+def test_augmented_assignment_to_a_list_argument_is_refused_like_an_array_argument():
+    """`xs += [...]` extends the caller's list in place. srcgrad computed `xs = xs + [...]`,
+    so `sum(ys)` of an alias `ys = xs` missed the new entry: value 2.0 for Python's 3.0,
+    and a wrong gradient, silently. The run-time check now treats one list like arrays
+    sharing memory."""
+    with pytest.raises(srcgrad.NotDifferentiableError, match="shares memory with `ys`"):
+        srcgrad.grad(extends_an_aliased_list_argument)([0.5, 1.5])
+    with pytest.raises(srcgrad.NotDifferentiableError, match="changes the argument `xs` in place"):
+        srcgrad.grad(extends_a_list_argument, wrt=1)([0.5, 1.5], 0.7)
+
+
 def _sum_of_augmented_argument(x):
     s = x  # the caller's array
     s *= 2.0
