@@ -413,13 +413,26 @@ def tangent_for_update(t, x):
 
 
 def refuse_shared(a, b, message):
-    """Raise `NotDifferentiableError(message)` if `a` and `b` are arrays sharing memory
-    or are one list (an augmented assignment to one would change the other: `+=` and
-    `*=` extend a list in place)."""
-    if (type(a) is _ndarray and type(b) is _ndarray and np.shares_memory(a, b)) or (type(a) is list and a is b):
+    """Raise `NotDifferentiableError(message)` if an augmented assignment to `a` would
+    change `b` too: `a` an array sharing memory with `b`, or a list that is `b` (`+=` and
+    `*=` extend a list in place), or either of them held in the list, tuple or dict `b`
+    (`r = rows[0]; r += ...`), at any depth."""
+    if (type(a) is _ndarray or type(a) is list) and _holds(b, a):
         from .errors import NotDifferentiableError
 
         raise NotDifferentiableError(message)
+
+
+def _holds(b, a):
+    """Whether `b` is, shares memory with or contains the array or list `a`."""
+    if b is a:
+        return True
+    kind = type(b)
+    if kind is _ndarray:
+        return type(a) is _ndarray and np.shares_memory(a, b)
+    if kind is list or kind is tuple or kind is dict:
+        return any(_holds(entry, a) for entry in (b.values() if kind is dict else b))
+    return False
 
 
 _ABSENT = object()  # a dict key that did not exist before a write

@@ -465,3 +465,27 @@ def view_stored_in_a_list(x):
 def test_a_view_stored_in_a_list_is_still_refused():
     with pytest.raises(srcgrad.NotDifferentiableError, match="may share memory"):
         srcgrad.grad(view_stored_in_a_list)
+
+
+def extends_an_entry_of_a_list_argument(rows):
+    r = rows[0]
+    r += [r[0] * 2]  # write
+    return sum(rows[0])
+
+
+def scales_an_entry_of_a_dict_argument(d):
+    L = d["L"]
+    L *= 2.0  # write
+    return np.sum(d["L"])
+
+
+def test_augmented_assignment_to_an_entry_of_a_container_argument_is_refused():
+    """`r = rows[0]; r += ...` changes the caller's list of lists (or the array in its
+    dict): the run-time check compared `r` with the container itself, found no shared
+    array and let srcgrad compute a new value; `sum(rows[0])` then missed the change
+    (value 2.0 for Python's 3.0 and 2.0 for 4.0 here, gradients wrong, silently)."""
+    with pytest.raises(srcgrad.NotDifferentiableError, match="changes the argument `rows` in place"):
+        srcgrad.grad(extends_an_entry_of_a_list_argument)([[0.5, 1.5], [2.0]])
+    with pytest.raises(srcgrad.NotDifferentiableError, match="changes the argument `d` in place"):
+        srcgrad.grad(scales_an_entry_of_a_dict_argument)({"L": np.array([0.5, 1.5])})
+    assert srcgrad.grad(scales_an_entry_of_a_dict_argument)({"L": 1.5}) == {"L": 1.0}  # a float: `L` is a new value
