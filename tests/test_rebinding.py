@@ -96,3 +96,45 @@ def test_derivatives_calling_only_numpy_are_the_dispatcher_itself():
 
     assert srcgrad.compiler.pipeline.derive(plain, "grad", 0).reads == ()
     assert srcgrad.grad(uses_act).__srcgrad_lazy__.derivative.reads != ()
+
+
+def _square(v):
+    return v**2
+
+
+def _cube(v):
+    return v**3
+
+
+helpers = __import__("types").ModuleType("user_helpers")  # a module of the user's
+helpers.power = _square
+settings = __import__("types").SimpleNamespace(act=np.tanh)
+
+
+def uses_a_module_function(x):
+    return np.sum(helpers.power(x))
+
+
+def uses_a_namespace_function(x):
+    return np.sum(settings.act(x))
+
+
+def test_a_function_attribute_of_a_user_module_or_namespace_rebound_between_calls_is_noticed(monkeypatch):
+    """`helpers.power = ...` or `settings.act = ...` kept the old callee's derivative
+    (the gradient of the old function, silently): only global and closure names were
+    watched, not the attributes a dotted name was resolved through."""
+    d_module, d_namespace = srcgrad.grad(uses_a_module_function), srcgrad.grad(uses_a_namespace_function)
+    np.testing.assert_allclose(d_module(X), 2 * X, rtol=1e-13)
+    np.testing.assert_allclose(d_namespace(X), 1 - np.tanh(X) ** 2, rtol=1e-13)
+    monkeypatch.setattr(helpers, "power", _cube)
+    monkeypatch.setattr(settings, "act", np.sin)
+    np.testing.assert_allclose(d_module(X), 3 * X**2, rtol=1e-13)
+    np.testing.assert_allclose(d_namespace(X), np.cos(X), rtol=1e-13)
+    value, g = srcgrad.value_and_grad(uses_a_module_function)(X)
+    assert value == uses_a_module_function(X)
+    np.testing.assert_allclose(g, 3 * X**2, rtol=1e-13)
+
+
+def test_numpy_functions_reached_through_the_module_are_not_watched():
+    derivative = srcgrad.grad(lambda x: np.sum(np.ones(3) * np.linalg.norm(x) * np.sin(x)))
+    assert derivative.__srcgrad_lazy__.derivative.reads == ()

@@ -10,6 +10,7 @@ derivative can tell when one of those names is rebound (`still_read`).
 
 import builtins
 import contextlib
+import sys
 import types
 
 import gast
@@ -32,7 +33,9 @@ def dotted_parts(node):
 
 # The read logs of the derivations in progress: each gets (namespace, name, value) for
 # every global or closure cell that a name was resolved through to a callable (modules
-# aside: they are not rebound; other values the generated code reads by name), so a
+# aside: they are not rebound; other values the generated code reads by name), and for
+# every attribute of the user's modules and objects that a dotted name was resolved
+# through to a function (`helpers.act`, `ns.f`: the holder's `__dict__`), so a
 # derivative can tell later that a name it fixed means another object now (a helper
 # redefined in a notebook, `act = np.sin`).
 _LOGS = []
@@ -104,7 +107,25 @@ def lookup_path(parts, program):
     else:
         return MISSING
     for part in parts[1:]:
-        value = getattr(value, part, MISSING)
+        holder, value = value, getattr(value, part, MISSING)
         if value is MISSING:
             return MISSING
+        if _LOGS and _rebindable(holder, part, value):
+            _note(holder.__dict__, part, value)
     return value
+
+
+def _rebindable(holder, name, value):
+    """Whether `holder.name` is an attribute a user may rebind to another function between
+    calls (`helpers.act = np.cos` for a module of theirs, `ns.f = ...`) and `value` is
+    what it holds now: not one of NumPy's, srcgrad's or the standard library's, whose
+    functions differentiate by their rules."""
+    if isinstance(holder, types.ModuleType):
+        root = holder.__name__.partition(".")[0]
+        if root in ("numpy", "srcgrad") or root in _STANDARD or not isinstance(value, types.FunctionType):
+            return False
+    namespace = getattr(holder, "__dict__", None)
+    return type(namespace) is dict and namespace.get(name, MISSING) is value  # a class's is read-only: not logged
+
+
+_STANDARD = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
