@@ -262,3 +262,22 @@ def test_a_derivative_is_freed_by_reference_counting_alone():
         assert [r() for r in refs] == [None] * 4
     finally:
         gc.enable()
+
+
+def halves_its_parameter(x):
+    for _ in range(3):
+        x = x / 2
+    return x
+
+
+def test_a_parameter_the_loop_overwrites_gives_its_gradient_the_argument_kind():
+    """Specialized code needs no saved values of `x` (no `unbroadcast` reads them), so `x`
+    held the loop's last value, a NumPy float64 for a 0-d array argument, when the return
+    read its kind: the gradient of a 0-d array came back as np.float64. The argument is
+    now kept under its own name for the return."""
+    derivative = srcgrad.grad(halves_its_parameter)
+    for x in (np.array(0.8), np.array(0.8, dtype=np.float32), np.float64(0.8), 0.8):
+        g = derivative(x)
+        assert type(g) is type(x) and np.result_type(g) == np.result_type(x)
+        assert g == 0.125
+    assert "x_argument" not in srcgrad.source(derivative)  # the general code puts x back itself

@@ -502,15 +502,31 @@ def assemble(sw, shapes=None):
 
     positions = wrt if isinstance(wrt, tuple) else (wrt,)
     targets = params if mode == "vjp" else [params[i] for i in positions]
-    grads = []
+    grads, arguments = [], []
+    # A gradient takes its parameter's kind from the argument. A parameter the forward pass
+    # assigns (in a block) that the backward pass does not put back (it reads no saved
+    # value of it, as where specialized code needs no `unbroadcast`) holds its last value
+    # at the return: the argument is kept under another name for it.
+    rebound = set(syntax.names_stored(forward)) - restored
+    kept_as = {}
+
+    def argument(p):
+        if p not in rebound:
+            return syntax.name(p)
+        if p not in kept_as:
+            kept_as[p] = namer.fresh(f"{p}_argument")
+            arguments.append(syntax.assign(kept_as[p], syntax.name(p)))
+        return syntax.name(kept_as[p])
+
     for p in targets:
         adjoint = namer.adjoint(p)
         if adjoint in sw.defined and as_is is not None and as_is(adjoint, p):
             grads.append(syntax.name(adjoint))  # provably the gradient unbroadcast would return
         elif adjoint in sw.defined:
-            grads.append(syntax.call(syntax.name(bind("unbroadcast", runtime.unbroadcast)), [syntax.name(adjoint), syntax.name(p)]))
+            grads.append(syntax.call(syntax.name(bind("unbroadcast", runtime.unbroadcast)), [syntax.name(adjoint), argument(p)]))
         else:
-            grads.append(syntax.call(syntax.name(zeros), [syntax.name(p)]))
+            grads.append(syntax.call(syntax.name(zeros), [argument(p)]))
+    prelude = arguments + prelude
     if mode == "vjp":
         result = syntax.tuple_([value, syntax.tuple_(grads)])
     elif mode == "pullback":
