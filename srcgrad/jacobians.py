@@ -342,7 +342,7 @@ def nested_grad(fn, mode, wrt, verbose):
                 f"{type(out).__name__ if container else np.shape(out)}; use srcgrad.jacobian"
             )
         result = jacobian_from_columns(columns, tuple(args[p] for p in wanted), out)
-        grads = tuple(float(g) if isinstance(args[p], float) else g for p, g in zip(wanted, result))
+        grads = tuple(_kind_of(g, args[p]) for p, g in zip(wanted, result))
         gradient = grads if isinstance(positions, tuple) else grads[0]
         return (out, gradient) if mode == "value_and_grad" else gradient
 
@@ -352,6 +352,16 @@ def nested_grad(fn, mode, wrt, verbose):
     derivative.__srcgrad_nested__ = True
     derivative.__name__ = derivative.__qualname__ = f"{fn.__name__}_{mode}"
     return derivative
+
+
+def _kind_of(gradient, argument):
+    """`gradient` with the type of the scalar `argument` (float, np.float32, ...); as it is
+    for an array argument."""
+    if type(argument) is float:
+        return float(gradient)
+    if isinstance(argument, np.generic):
+        return type(argument)(gradient)
+    return gradient
 
 
 def _nested_program(fn, names, wanted, mode, positions):

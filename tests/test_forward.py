@@ -370,6 +370,19 @@ def test_grad_of_grad():
     assert "sin_cubed_grad_jvp" in srcgrad.source(d2)
 
 
+def test_grad_of_grad_keeps_the_type_of_a_numpy_scalar():
+    """A second derivative at np.float32(0.5) was a 0-d array and at np.float64(0.5) a
+    Python float; a gradient has its parameter's type."""
+    d2 = srcgrad.grad(srcgrad.grad(sin_cubed))
+    expected = _sin_cubed_derivative(2, 0.5)
+    for x in (np.float64(0.5), np.float32(0.5)):
+        g = d2(x)
+        assert type(g) is type(x)
+        assert g == pytest.approx(expected, rel=1e-6 if type(x) is np.float32 else 1e-12)
+    g = d2(np.array(0.5, dtype=np.float32))
+    assert type(g) is np.ndarray and g.dtype == np.float32 and g.shape == ()
+
+
 def _sin_cubed_derivative(n, x):
     """The n-th derivative of sin(x) x**3 by Leibniz's rule."""
     sin = [math.sin(x), math.cos(x), -math.sin(x), -math.cos(x)]
