@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import corpus
+from conftest import numerical_grad
 import srcgrad
 from srcgrad.compiler.hoist import add_each, matmul_each
 from srcgrad.compiler.cache import general_code
@@ -783,3 +784,30 @@ def test_generated_lines_map_to_the_users_lines():
     assert where["out = np.sum(h_times_h)"] == first + 4
     assert where["h_bar = h_bar + unbroadcast(h_times_h_bar * h, h)"] == first + 4
     assert set(lines.values()) <= set(range(first, first + 5))
+
+
+def _ping(x, n):
+    if n == 0:
+        return x
+    return _pong(x * 1.1, n - 1)
+
+
+def _pong(x, n):
+    x_dot = np.cos(x)  # the user's own `x_dot`: the jvp's tangent parameter gets another name
+    return _ping(np.sin(x) + 0.0 * x_dot, n)
+
+
+def mutually_recursive(x):
+    return _ping(x, 3)
+
+
+def test_jvp_through_mutually_recursive_functions():
+    """`_pong`'s jvp calls `_ping`'s while that is still being built: the stand-in's
+    tangent was passed as `kwargs=...` (the stand-in's own signature), a TypeError."""
+    slope = numerical_grad(mutually_recursive, (0.5,), 0)
+    out, tangent = srcgrad.jvp(mutually_recursive, (0.5,), (1.0,))
+    assert out == mutually_recursive(0.5)
+    assert tangent == pytest.approx(slope, rel=1e-7)
+    assert tangent == pytest.approx(srcgrad.grad(mutually_recursive)(0.5), rel=1e-13)
+    assert srcgrad.hessian(mutually_recursive)(0.5) == pytest.approx(
+        numerical_grad(srcgrad.grad(mutually_recursive), (0.5,), 0), rel=1e-6)

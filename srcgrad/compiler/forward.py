@@ -339,6 +339,8 @@ class _Forward:
             ) from exc
         if fn is self.program.fn and not inspect.isfunction(jvp_fn):  # calls itself: the jvp being made
             tangent_names = [self.namer.tangent(params[k].name) for k in positions]
+        elif not inspect.isfunction(jvp_fn):  # a stand-in for a jvp being made (mutual recursion):
+            tangent_names = [f"{params[k].name}_dot" for k in positions]  # it passes them on by position
         else:
             tangent_names = list(inspect.signature(jvp_fn).parameters)[-len(positions):]
         helper = self.helper(f"{fn.__name__}_jvp", jvp_fn)

@@ -11,6 +11,7 @@ which dispatches each kind of call to code specialized for it (kinds, shapes). W
 import contextlib
 import functools
 import gc
+import inspect
 import weakref
 from dataclasses import dataclass, replace
 
@@ -114,7 +115,13 @@ class _Pending:
         self.__name__ = f"{fn.__name__}_{mode}"
 
     def __call__(self, *args, **kwargs):
-        return derive(self.fn, self.mode, self.positions).function(*args, **kwargs)
+        function = derive(self.fn, self.mode, self.positions).function
+        if self.mode == "jvp" and kwargs:  # the tangents, last, under the names the caller guessed
+            given = list(kwargs)[-len(self.positions):]
+            names = list(inspect.signature(function).parameters)[-len(self.positions):]
+            if given != names:
+                kwargs = {**{k: v for k, v in kwargs.items() if k not in given}, **{n: kwargs[g] for n, g in zip(names, given)}}
+        return function(*args, **kwargs)
 
     @property
     def srcgrad_target(self):
