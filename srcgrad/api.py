@@ -210,8 +210,11 @@ def vjp(fn, *args, verbose=False, source=None):
     lazy = _Lazy(fn, "split_vjp", positions, verbose, source)
     out, backward = lazy.get().function(*args)  # the forward pass runs once, here
     shape = out.shape if type(out) is _ndarray else np.shape(out)
+    container = type(out) in (list, tuple, dict)
 
     def pullback(seed):
+        if container:
+            _check_seed(fn, out, seed)
         if (seed.shape if type(seed) is _ndarray else np.shape(seed)) == shape:
             grads = backward(seed)
         else:  # a seed that broadcasts against the output: the general code unbroadcasts it
@@ -222,6 +225,22 @@ def vjp(fn, *args, verbose=False, source=None):
 
     pullback.__srcgrad_lazy__ = lazy
     return out, pullback
+
+
+def _check_seed(fn, out, seed):
+    """Refuse a seed for the list, tuple or dict output `out` that is not one like it (a
+    float for a dict failed inside the generated code with an IndexError)."""
+    if type(out) is dict:
+        fits = type(seed) is dict and set(seed) <= set(out)
+    else:
+        fits = isinstance(seed, (list, tuple, np.ndarray)) and np.ndim(seed) > 0 and len(seed) == len(out)
+    if not fits:
+        raise TypeError(
+            f"the seed of the pullback of `{fn.__name__}` ({_where(fn)}) must have the structure of its output, "
+            f"a {type(out).__name__} of {len(out)} entries"
+            + (f" (keys {', '.join(sorted(map(repr, out)))})" if type(out) is dict else "")
+            + f"; got {type(seed).__name__}" + (f" with keys {', '.join(sorted(map(repr, seed)))}" if type(seed) is dict else "")
+        )
 
 
 _RANGES = {}  # n -> tuple(range(n))

@@ -49,7 +49,12 @@ def check_grad(f, *args, wrt=0, rtol=1e-5, atol=1e-6, eps=1e-6, seed=0):
         args[i] = _as_float64(f, names, i, args[i])
     rng = np.random.default_rng(seed)
     out = f(*args)
-    scalar = np.ndim(out) == 0 and not isinstance(out, (list, tuple, dict))
+    if isinstance(out, (list, tuple, dict)):
+        raise TypeError(
+            f"check_grad checks functions returning a float or an array; `{f.__name__}` returned a "
+            f"{type(out).__name__}: check a function of its entries (e.g. one returning their sum)"
+        )
+    scalar = np.ndim(out) == 0
     cotangent = 1.0 if scalar else rng.standard_normal(np.shape(out))
 
     reverse = _reverse(srcgrad, f, args, positions, scalar, cotangent)

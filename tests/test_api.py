@@ -198,3 +198,18 @@ def lambda_free_sum(x):
     y = x
     y = y * 2.0
     return np.sum(y * x)
+
+
+def _named_parts(x):
+    return {"sq": x * x, "neg": -x}
+
+
+def test_a_pullback_seed_must_have_the_structure_of_a_dict_or_list_output():
+    """A float seed for a dict output failed inside the generated code with IndexError."""
+    x = np.array([1.0, 2.0])
+    _, pullback = srcgrad.vjp(_named_parts, x)
+    np.testing.assert_allclose(pullback({"sq": np.ones(2), "neg": np.ones(2)})[0], 2 * x - 1)
+    np.testing.assert_allclose(pullback({"sq": np.ones(2)})[0], 2 * x)  # a missing key is a zero seed
+    for seed in (1.0, {"zz": 1.0}, [np.ones(2), np.ones(2)]):
+        with pytest.raises(TypeError, match="must have the structure of its output, a dict of 2 entries"):
+            pullback(seed)

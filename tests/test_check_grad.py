@@ -136,3 +136,10 @@ def test_dot_product_test_catches_a_wrong_forward_rule():
 
     with pytest.raises(AssertionError, match="forward and reverse mode of `total` disagree"):
         check_grad(total, np.array([1.0, 2.0]))
+
+
+def test_a_function_returning_a_dict_or_list_is_refused_saying_so():
+    """check_grad used a float cotangent for it, and the pullback failed with IndexError."""
+    for f in (lambda x: {"sq": x * x}, lambda x: [x * x, -x]):
+        with pytest.raises(TypeError, match="checks functions returning a float or an array"):
+            check_grad(f, np.array([1.0, 2.0]))
