@@ -15,12 +15,8 @@ import numpy as np
 from .backends import with_backend
 from .compiler import derive
 from .compiler.stand_in import refusal as library_refusal, stand_in
-from .errors import SrcGradError
+from .errors import SrcGradError, defined_at
 
-
-def _where(fn):
-    code = getattr(fn, "__code__", None)
-    return f"{code.co_filename}:{code.co_firstlineno}" if code else repr(fn)
 
 
 def _params(fn):
@@ -41,17 +37,17 @@ def _positions(fn, wrt):
 
     def one(w):
         if isinstance(w, bool) or not isinstance(w, (int, str)):
-            raise TypeError(f"wrt must be a parameter index or name, not {w!r} (for `{fn.__name__}` at {_where(fn)})")
+            raise TypeError(f"wrt must be a parameter index or name, not {w!r} (for `{fn.__name__}` at {defined_at(fn)})")
         if isinstance(w, str):
             if w not in params:
                 raise TypeError(
-                    f"wrt={w!r} names no parameter of `{fn.__name__}` at {_where(fn)}; its parameters are {tuple(params)}"
+                    f"wrt={w!r} names no parameter of `{fn.__name__}` at {defined_at(fn)}; its parameters are {tuple(params)}"
                 )
             return params.index(w)
         index = w + len(params) if w < 0 else w
         if not 0 <= index < len(params):
             raise TypeError(
-                f"wrt={w} is out of range for `{fn.__name__}` at {_where(fn)}, which has {len(params)} "
+                f"wrt={w} is out of range for `{fn.__name__}` at {defined_at(fn)}, which has {len(params)} "
                 f"positional parameter{'s' if len(params) != 1 else ''} {tuple(params)}"
                 + ("; `*args` parameters cannot be differentiated: list the parameters explicitly"
                    if inspect.getfullargspec(fn).varargs else "")
@@ -60,7 +56,7 @@ def _positions(fn, wrt):
 
     if isinstance(wrt, (tuple, list)):
         if not wrt:
-            raise TypeError(f"wrt must name at least one parameter (for `{fn.__name__}` at {_where(fn)})")
+            raise TypeError(f"wrt must name at least one parameter (for `{fn.__name__}` at {defined_at(fn)})")
         return tuple(one(w) for w in wrt)
     return one(wrt)
 
@@ -82,7 +78,7 @@ def _check_differentiable(fn, names, positions, args, kwargs):
             _check_leaves(fn, names[i], value, f"move it out of `{names[i]}` into an argument that is not differentiated")
         elif _is_integral(value):
             raise TypeError(
-                f"cannot differentiate `{fn.__name__}` ({_where(fn)}) with respect to `{names[i]}`: it is "
+                f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{names[i]}`: it is "
                 f"{_kind(value)}, which has no gradient; pass a float (e.g. float({names[i]}) or "
                 f"{names[i]}.astype(float))"
             )
@@ -100,7 +96,7 @@ def _check_leaves(fn, name, value, alternative, keys=()):
             label = _path(name, keys + (key,))
             example = f"{label}.astype(float)" if isinstance(item, np.ndarray) else f"float({label})"
             raise TypeError(
-                f"cannot differentiate `{fn.__name__}` ({_where(fn)}) with respect to `{label}`: it is "
+                f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{label}`: it is "
                 f"{_kind(item)}, which has no gradient; pass floats (e.g. {example}), or {alternative}"
             )
 
@@ -236,7 +232,7 @@ def _check_seed(fn, out, seed):
         fits = isinstance(seed, (list, tuple, np.ndarray)) and np.ndim(seed) > 0 and len(seed) == len(out)
     if not fits:
         raise TypeError(
-            f"the seed of the pullback of `{fn.__name__}` ({_where(fn)}) must have the structure of its output, "
+            f"the seed of the pullback of `{fn.__name__}` ({defined_at(fn)}) must have the structure of its output, "
             f"a {type(out).__name__} of {len(out)} entries"
             + (f" (keys {', '.join(sorted(map(repr, out)))})" if type(out) is dict else "")
             + f"; got {type(seed).__name__}" + (f" with keys {', '.join(sorted(map(repr, seed)))}" if type(seed) is dict else "")

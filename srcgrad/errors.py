@@ -1,4 +1,5 @@
-"""The two error types srcgrad raises for problems in user code.
+"""The two error types srcgrad raises for problems in user code, and how a message
+names where a function was defined (`defined_at`).
 
 `SrcGradError` is a `SyntaxError`, so Python prints the user's file, line and a
 caret under the offending construct. `NotDifferentiableError` names a function
@@ -21,3 +22,9 @@ class NotDifferentiableError(SrcGradError, TypeError):
     """A call on the differentiated path to a function with no derivative rule."""
 
     __module__ = "srcgrad"
+
+
+def defined_at(fn):
+    """`file:line` of the `def` of `fn`, for messages; its repr for a function without code."""
+    code = getattr(fn, "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code else repr(fn)

@@ -15,10 +15,10 @@ import weakref
 
 import numpy as np
 
-from .api import _check_differentiable, _is_integral, _params, _path, _positions, _where, grad
+from .api import _check_differentiable, _is_integral, _params, _path, _positions, grad
 from .compiler import derive
 from .compiler.cache import general_code
-from .errors import SrcGradError
+from .errors import SrcGradError, defined_at
 from .runtime import jacobian_from_columns, jacobian_from_rows, leaves, unit_tangents, zeros_like_grad
 
 
@@ -105,7 +105,7 @@ def _check_tangent(fn, name, primal, tangent, keys=()):
             return
     elif type(primal) is float and type(tangent) is float:
         return
-    where = f"`{fn.__name__}` ({_where(fn)})"
+    where = f"`{fn.__name__}` ({defined_at(fn)})"
     label = _path(name, keys)
     if isinstance(primal, (list, tuple, dict)):
         if type(tangent) is not type(primal) or len(tangent) != len(primal) or (
@@ -149,10 +149,10 @@ def jvp(fn, primals, tangents, verbose=False):
         raise TypeError(f"jvp({fn.__name__}, primals, tangents) takes the primals and the tangents as tuples")
     if len(primals) != len(tangents):
         raise TypeError(
-            f"jvp of `{fn.__name__}` ({_where(fn)}) got {len(primals)} primals but {len(tangents)} tangents"
+            f"jvp of `{fn.__name__}` ({defined_at(fn)}) got {len(primals)} primals but {len(tangents)} tangents"
         )
     if len(primals) > len(names):
-        raise TypeError(f"`{fn.__name__}` ({_where(fn)}) takes {len(names)} positional arguments, not {len(primals)}")
+        raise TypeError(f"`{fn.__name__}` ({defined_at(fn)}) takes {len(names)} positional arguments, not {len(primals)}")
     positions, given = [], []
     for i, (p, t) in enumerate(zip(primals, tangents)):
         if t is None:
@@ -198,7 +198,7 @@ def _check_output(fn, out):
     for leaf in leaves(out):
         if not isinstance(leaf, (numbers.Number, np.ndarray, np.generic)):
             raise TypeError(
-                f"jacobian of `{fn.__name__}` ({_where(fn)}) needs an output of arrays and numbers (or lists, "
+                f"jacobian of `{fn.__name__}` ({defined_at(fn)}) needs an output of arrays and numbers (or lists, "
                 f"tuples and dicts of them), not {type(leaf).__name__}"
             )
 
@@ -210,7 +210,7 @@ def _forward_jacobian(fn, args, positions):
     for p in floats:
         if p < len(args) and not isinstance(args[p], float):
             raise TypeError(
-                f"differentiating `{fn.__name__}` ({_where(fn)}) once more needs a Python float for its "
+                f"differentiating `{fn.__name__}` ({defined_at(fn)}) once more needs a Python float for its "
                 f"parameter `{_params(fn)[p]}`, not {type(args[p]).__name__}: nested derivatives of order "
                 "three and up are of scalar functions"
             )

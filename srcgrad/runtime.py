@@ -418,8 +418,6 @@ def refuse_shared(a, b, message):
     `*=` extend a list in place), or either of them held in the list, tuple or dict `b`
     (`r = rows[0]; r += ...`), at any depth."""
     if (type(a) is _ndarray or type(a) is list) and _holds(b, a):
-        from .errors import NotDifferentiableError
-
         raise NotDifferentiableError(message)
 
 

@@ -30,7 +30,6 @@ import numpy as np
 from .. import rules
 
 _STAND_INS = {}  # id(function) -> (function, its stand-in); library functions live forever
-_LITERALS = (type(None), bool, int, float, str)
 
 
 def stand_in(fn):
@@ -82,27 +81,34 @@ def _is_library(fn):
 
 
 def _make(fn, rule):
-    params, names, defaults = [], [], {}
+    params, names, scope = [], [], {}
+    taken = set(rule.signature.parameters)
     for p in rule.signature.parameters.values():
         if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or p.name == "out":
             break
         names.append(p.name)
-        if p.default is p.empty:
-            params.append(p.name)
-        elif type(p.default) in _LITERALS and p.default == p.default:
-            params.append(f"{p.name}={p.default!r}")
-        else:  # not written as a literal: read from the stand-in's globals
-            defaults[f"{p.name}_default"] = p.default
-            params.append(f"{p.name}={p.name}_default")
+        default = "" if p.default is p.empty else "=" + _literal_or_name(p.default, f"{p.name}_default", scope, taken)
+        params.append(p.name + default)
     spelled = _callee(fn)
     name = getattr(fn, "__name__", "function")
     text = f"def {name}({', '.join(params)}):\n    return {spelled}({', '.join(names)})\n"
-    scope = {"np": np, "math": math, "builtins": builtins, "__name__": getattr(fn, "__module__", None), **defaults}
+    scope.update({"np": np, "math": math, "builtins": builtins, "__name__": getattr(fn, "__module__", None)})
     made = _define(text, name, f"<srcgrad stand-in for {spelled}>", scope)
     if spelled == name:
         scope[name] = fn  # the call in the stand-in's body: fn itself, not the stand-in
     made.__srcgrad_source__ = text
     return made
+
+
+def _literal_or_name(value, preferred, namespace, taken):
+    """`value`'s text where it is a literal, else a name, not one in `namespace` or
+    `taken`, that `namespace` (the globals of the function being made) holds it under."""
+    if type(value) in (bool, int, str, type(None)) or (type(value) is float and math.isfinite(value)):
+        return repr(value)
+    while preferred in namespace or preferred in taken:
+        preferred = "_" + preferred
+    namespace[preferred] = value
+    return preferred
 
 
 def _define(text, name, filename, namespace):
@@ -177,14 +183,7 @@ def _partial_function(obj):
     taken = {p.name for p in params} | {name}
 
     def spelled(value, preferred):
-        """A literal's text, or a name in `namespace` holding the value."""
-        if type(value) in (bool, int, str, type(None)) or (type(value) is float and np.isfinite(value)):
-            return repr(value)
-        while preferred in taken:
-            preferred = "_" + preferred
-        taken.add(preferred)
-        namespace[preferred] = value
-        return preferred
+        return _literal_or_name(value, preferred, namespace, taken)
 
     called = spelled(func, stem)
     passed = [spelled(v, f"{stem}_arg{k}") for k, v in enumerate(obj.args)]

@@ -45,6 +45,7 @@ import inspect
 
 import numpy as np
 
+from ..errors import defined_at
 from .graph import Node, OutputGradients, OutputNode, _mode, loud, node_class, quiet, saved_versions
 from .tensor import Tensor
 
@@ -184,7 +185,7 @@ def _count_outputs(fn, value):
         return len(value)
     what = "a tuple holding a container" if type(value) is tuple else f"a {type(value).__name__}"
     raise TypeError(
-        f"`{fn.__name__}` ({_where(fn)}) returned {what}: a function under @srcgrad.compile returns one array "
+        f"`{fn.__name__}` ({defined_at(fn)}) returned {what}: a function under @srcgrad.compile returns one array "
         "(one Tensor) or a flat tuple of arrays (a tuple of Tensors); return a tuple, or np.stack the values"
     )
 
@@ -349,17 +350,13 @@ def _bind(fn, signature, args, kwargs):
         param = signature.parameters.get(name)
         if param is None or param.kind is not param.POSITIONAL_OR_KEYWORD:
             raise TypeError(
-                f"@srcgrad.compile passes arguments to `{fn.__name__}` ({_where(fn)}) by position, and "
+                f"@srcgrad.compile passes arguments to `{fn.__name__}` ({defined_at(fn)}) by position, and "
                 f"`{name}` has no position (a keyword-only parameter, or one that **kwargs collects): make "
                 f"`{name}` a parameter before any `*` in the signature"
             )
     bound.apply_defaults()
     return bound.args
 
-
-def _where(fn):
-    code = getattr(fn, "__code__", None)
-    return f"{code.co_filename}:{code.co_firstlineno}" if code else repr(fn)
 
 
 def _arity(fn):
