@@ -14,9 +14,15 @@ import numpy as np
 
 from .backends import with_backend
 from .compiler import derive
-from .compiler.stand_in import refusal as library_refusal, stand_in
+from .compiler.stand_in import partial_function, refusal as library_refusal, stand_in
 from .errors import SrcGradError, defined_at
 
+
+
+def _function_of(fn):
+    """`fn`, or for a `functools.partial` of a Python function the function computing it
+    (`stand_in.partial_function`), whose name and parameters messages and `wrt` read."""
+    return (partial_function(fn) or fn) if isinstance(fn, functools.partial) else fn
 
 
 def _params(fn):
@@ -134,6 +140,7 @@ def _is_missing_name(exc):
 
 
 def _transform(fn, mode, wrt, verbose, source=None):
+    fn = _function_of(fn)
     if mode in ("grad", "value_and_grad") and getattr(fn, "__srcgrad_lazy__", None) is not None:
         from .jacobians import nested_grad
 
@@ -195,6 +202,7 @@ def vjp(fn, *args, verbose=False, source=None):
     The seed has the output's shape; integer and boolean arguments get None. A list,
     tuple or dict argument with an integer or boolean leaf is a TypeError.
     """
+    fn = _function_of(fn)
     code = getattr(fn, "__code__", None)  # cheaper than inspect.signature, on every call
     count = code.co_argcount if code is not None else len(_params(fn))
     for i, a in enumerate(args):

@@ -15,7 +15,7 @@ import weakref
 
 import numpy as np
 
-from .api import _check_differentiable, _is_integral, _params, _path, _positions, grad
+from .api import _check_differentiable, _function_of, _is_integral, _params, _path, _positions, grad
 from .compiler import derive
 from .compiler.cache import general_code
 from .errors import SrcGradError, defined_at
@@ -144,6 +144,7 @@ def jvp(fn, primals, tangents, verbose=False):
     (integer and boolean arguments take only None). `out_dot` has the structure and shape
     of `out`.
     """
+    fn = _function_of(fn)
     names = _jvp_params(fn)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError(f"jvp({fn.__name__}, primals, tangents) takes the primals and the tangents as tuples")
@@ -264,6 +265,7 @@ def jacobian(fn, wrt=0, mode=None):
     """
     if mode not in (None, "forward", "reverse"):
         raise ValueError(f"jacobian mode must be 'forward', 'reverse' or None, not {mode!r}")
+    fn = _function_of(fn)
     positions = _positions(fn, wrt)
     names = _params(fn)
     wanted = positions if isinstance(positions, tuple) else (positions,)
@@ -301,6 +303,7 @@ def hessian(fn, wrt=0):
     blocks as a tuple of tuples, `H[i][j]` the derivative of the gradient of `wrt[i]`
     with respect to `wrt[j]`.
     """
+    fn = _function_of(fn)
     positions = _positions(fn, wrt)
     gradient = grad(fn, wrt=positions)
     hess = jacobian(gradient, wrt=positions, mode="forward")

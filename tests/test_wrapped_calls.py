@@ -1,6 +1,7 @@
 """Calls of wrapped functions inside a differentiated function: a `functools.partial` of a
 user function is differentiated through that function with the partial's arguments
-held constant (frontend.partial_function), in both modes and to second order; other
+held constant (stand_in.partial_function), in both modes and to second order, also when
+the partial itself is differentiated; other
 partials and `np.vectorize` objects are refused by the name the user wrote."""
 
 import functools
@@ -116,3 +117,32 @@ def test_other_wrappers_are_refused_by_the_name_written_at_the_call(transform, f
     assert advice in message
     assert f"(in `{fn.__name__}`)" in message
     assert info.value.lineno == fn.__code__.co_firstlineno + 1
+
+
+def test_a_partial_is_differentiated_directly_in_every_transform():
+    # scaled(a, *, b=2.0, c=1.5) = sin(a) * 2 + 1.5 a^2, elementwise
+    exact = 2.0 * np.cos(X) + 3.0 * X
+    second = -2.0 * np.sin(X) + 3.0
+    total = functools.partial(through_an_array_default, X)  # y -> sum(sin(X) * y + WEIGHTS * X^2)
+    np.testing.assert_allclose(srcgrad.grad(total)(Y), np.sin(X), rtol=1e-12)
+    np.testing.assert_allclose(srcgrad.grad(total, wrt="y")(Y), np.sin(X), rtol=1e-12)
+    value, g = srcgrad.value_and_grad(total)(Y)
+    assert value == pytest.approx(float(np.sum(np.sin(X) * Y + WEIGHTS * X * X)), rel=1e-14)
+    np.testing.assert_allclose(g, numerical_grad(total, (Y,), 0), rtol=1e-7)
+    out, pullback = srcgrad.vjp(scaled, X)
+    np.testing.assert_allclose(out, base(X, 2.0), rtol=1e-15)
+    np.testing.assert_allclose(pullback(np.ones(3))[0], exact, rtol=1e-12)
+    _, out_dot = srcgrad.jvp(scaled, (X,), (np.ones(3),))
+    np.testing.assert_allclose(out_dot, exact, rtol=1e-12)
+    np.testing.assert_allclose(srcgrad.jacobian(scaled)(X), np.diag(exact), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(srcgrad.hessian(lambda x: np.sum(scaled(x)))(X), np.diag(second), rtol=1e-12,
+                               atol=1e-15)
+    assert srcgrad.grad(total).__name__ == "through_an_array_default_partial_grad"
+
+
+def test_a_partial_that_cannot_be_followed_is_refused_by_name_when_differentiated_directly():
+    with pytest.raises(TypeError, match=r"only of a Python function without `\*args` or `\*\*kwargs` parameters, "
+                                        r"not one of `np.cumsum`"):
+        srcgrad.grad(summed)
+    with pytest.raises(TypeError, match="not one of `<lambda>`"):
+        srcgrad.jvp(varargs, (1.0,), (1.0,))
