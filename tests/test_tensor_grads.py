@@ -317,6 +317,72 @@ def test_cross_entropy_probability_targets_use_the_weight():
     check(lambda a: F.cross_entropy(a, torch.tensor(P_CE), weight=torch.tensor(W_CE), reduction="sum"), (2, 3))
 
 
+# PyTorch's numbers (torch 2.13, float64) for label smoothing: class indices with a weight and
+# an ignored target ('mean'), and probability targets ('sum')
+X_LS = np.array([[0.2, -1.0, 0.5], [1.5, 0.3, -0.2], [0.1, 0.4, -0.3]])
+TORCH_LS_MEAN = 1.9508803361451197
+TORCH_LS_MEAN_GRAD = [[-0.020612473258152582, 0.0009446380563278487, 0.01966783520182475],
+                      [0.5960117647259929, 0.16972611504186333, -0.7657378797678563], [0.0, 0.0, 0.0]]
+TORCH_LS_PROBS_SUM = 3.429931732784521
+TORCH_LS_PROBS_GRAD = [[0.14387526741847417, -0.3447202861033882, 0.20084501868491417],
+                       [0.14057663631097794, 0.04464444887346106, -0.18522108518443908],
+                       [0.24777288536102082, -0.3863866877855732, 0.13861380242455262]]
+
+
+def test_cross_entropy_label_smoothing_matches_pytorch():
+    x = torch.tensor(X_LS, requires_grad=True)
+    loss = F.cross_entropy(x, torch.tensor([0, 2, -100]), weight=torch.tensor(W_CE), label_smoothing=0.1)
+    loss.backward()
+    assert loss.grad_fn.name() == "AddBackward0"
+    assert loss.item() == pytest.approx(TORCH_LS_MEAN, rel=1e-13)
+    np.testing.assert_allclose(x.grad.numpy(), TORCH_LS_MEAN_GRAD, rtol=1e-12, atol=1e-16)
+    x = torch.tensor(X_LS, requires_grad=True)
+    probs = torch.tensor(np.array([[0.2, 0.5, 0.3], [0.6, 0.1, 0.3], [0.0, 1.0, 0.0]]))
+    loss = F.cross_entropy(x, probs, label_smoothing=0.25, reduction="sum")
+    loss.backward()
+    assert loss.grad_fn.name() == "NegBackward0"
+    assert loss.item() == pytest.approx(TORCH_LS_PROBS_SUM, rel=1e-13)
+    np.testing.assert_allclose(x.grad.numpy(), TORCH_LS_PROBS_GRAD, rtol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_label_smoothing(reduction, weighted):
+    """(1 - e) nll + e / C * sum_c w_c (-logp_c), zero at ignored targets; 'mean' divides
+    both parts by the summed weights of the kept targets."""
+    rng = np.random.default_rng(5)
+    x, t = rng.standard_normal((2, 3, 4)), np.array([[0, 2, -100, 1], [1, 1, 0, 2]])
+    w = W_CE if weighted else np.ones(3)
+    weight = {"weight": torch.tensor(W_CE)} if weighted else {}
+    logp, keep = _log_softmax(x, 1), t != -100
+    picked = np.take_along_axis(logp, np.where(keep, t, 0)[:, None], 1)[:, 0]
+    nll = -picked * w[np.where(keep, t, 0)] * keep
+    smooth = -(logp * w[:, None]).sum(1) * keep
+    parts = {"none": (nll, smooth), "sum": (nll.sum(), smooth.sum())}
+    kept = w[t[keep]].sum()
+    parts["mean"] = (nll.sum() / kept, smooth.sum() / kept)
+    expected = 0.8 * parts[reduction][0] + 0.2 / 3 * parts[reduction][1]
+    target = torch.tensor(t)
+    out = F.cross_entropy(torch.tensor(x), target, reduction=reduction, label_smoothing=0.2, **weight)
+    assert out.shape == np.shape(expected) and out.dtype == torch.float64
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12)
+    check(lambda a: F.cross_entropy(a, target, reduction=reduction, label_smoothing=0.2, **weight), (2, 3, 4))
+    check(lambda a: F.cross_entropy(a, torch.tensor(2), label_smoothing=0.2, **weight), (3,))
+    probs = torch.tensor(rng.dirichlet(np.ones(3), (2, 4)).transpose(0, 2, 1))
+    check(lambda a: F.cross_entropy(a, probs, reduction=reduction, label_smoothing=0.2, **weight), (2, 3, 4))
+
+
+def test_cross_entropy_label_smoothing_float32_and_range():
+    x = torch.tensor(X_LS.astype(np.float32), requires_grad=True)
+    loss = F.cross_entropy(x, torch.tensor([0, 2, 1]), label_smoothing=0.3)
+    loss.backward()
+    assert loss.dtype == torch.float32 and x.grad.dtype == torch.float32
+    with pytest.raises(RuntimeError, match=r"^label_smoothing must be between 0.0 and 1.0. Got: 1.5$"):
+        F.cross_entropy(x, torch.tensor([0, 2, 7]), label_smoothing=1.5)  # before the target's check, as in PyTorch
+    plain = F.cross_entropy(x, torch.tensor([0, 2, 1]), label_smoothing=-0.1)  # PyTorch: no smoothing
+    assert plain.grad_fn.name() == "NllLossBackward0"
+
+
 @pytest.mark.parametrize("weighted", [False, True])
 def test_cross_entropy_probability_targets_over_extra_dims(weighted):
     """(N, C, d): 'mean' divides by N * d, the number of per-position losses."""

@@ -232,6 +232,27 @@ def _nll(logp, target, weight, ignore_index, reduction):
     return losses.sum() / Tensor._make(np.asarray(w.sum(), dtype=w.dtype))  # stays float32 on NumPy 1.x too
 
 
+def _smoothed_nll(logp, target, weight, ignore_index, reduction, smoothing):
+    """PyTorch's label smoothing of class-index targets: (1 - smoothing) times the
+    nll_loss, plus smoothing / C times the (weighted) sum over classes of -logp, taken
+    as zero at ignored targets and, for 'mean', divided like the nll_loss."""
+    axis = 1 if logp.dim() > 1 else 0
+    classes = logp._data.shape[axis]
+    terms = logp if weight is None else logp * weight.reshape((-1,) + (1,) * (logp.dim() - axis - 1))
+    idx = target._data
+    keep = idx != ignore_index
+    dtype = logp._data.dtype
+    smooth = -terms.sum(axis) * Tensor._make(keep.astype(dtype))
+    if reduction == "none":
+        spread = smooth
+    elif reduction == "sum":
+        spread = smooth.sum()
+    else:
+        kept = weight._data.reshape(-1)[idx[keep]].sum() if weight is not None else keep.sum()
+        spread = smooth.sum() / Tensor._make(np.asarray(kept, dtype=dtype))
+    return _nll(logp, target, weight, ignore_index, reduction) * (1 - smoothing) + spread * (smoothing / classes)
+
+
 def _nll_name(dims, reduction):
     """PyTorch's node: NllLoss2D beyond (N, C), seen through a View where it reshapes
     the input to 4-D and back ('none' on 3-D, 5-D, ...)."""
@@ -271,17 +292,24 @@ def cross_entropy(
 ):
     """log_softmax over the class axis, then nll_loss, for class indices (any target
     whose shape is not the input's, as in PyTorch); for float class probabilities (the
-    input's shape), the mean over samples of -sum(weight * target * log_softmax(input))."""
+    input's shape), the mean over samples of -sum(weight * target * log_softmax(input)).
+    `label_smoothing` e in (0, 1] mixes in the uniform distribution as PyTorch does: for
+    class indices `_smoothed_nll`, for probabilities the target (1 - e) * target + e / C."""
     _check_reduction(reduction)
-    if label_smoothing:
-        raise NotImplementedError("cross_entropy: label_smoothing is not supported")
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if input._data.shape != target._data.shape:  # PyTorch's test: other shapes are class indices
         _check_targets(input, target, weight, ignore_index)
         logp = log_softmax(input, 1 if input.dim() > 1 else 0)
+        if label_smoothing > 0.0:
+            return ops.composite("AddBackward0", _smoothed_nll, logp, target, weight, ignore_index, reduction,
+                                 label_smoothing)
         return ops.composite(_nll_name(input.dim(), reduction), _nll, logp, target, weight, ignore_index, reduction)
     if target._data.dtype.kind != "f":
         raise RuntimeError(
             f"Expected floating point type for target with class probabilities, got {target.dtype.kind_name}"
         )
+    if label_smoothing > 0.0:  # PyTorch smooths the probabilities themselves
+        target = target * (1 - label_smoothing) + label_smoothing / input._data.shape[1 if input.dim() > 1 else 0]
     names = {"mean": "DivBackward1", "sum": "NegBackward0", "none": "NegBackward0"}
     return ops.composite(names[reduction], _soft_targets, input, target, weight, reduction)
