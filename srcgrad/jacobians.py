@@ -19,7 +19,7 @@ from .api import _check_differentiable, _function_of, _is_integral, _params, _pa
 from .compiler import derive
 from .compiler.cache import general_code
 from .errors import SrcGradError, defined_at
-from .runtime import jacobian_from_columns, jacobian_from_rows, leaves, unit_tangents, zeros_like_grad
+from .runtime import jacobian_from_columns, jacobian_from_rows, leaves, structure_like, unit_tangents, zeros_like_grad
 
 
 class _Built:
@@ -240,9 +240,12 @@ def _reverse_jacobian(fn, args, positions, x):
     out = fn(*args)
     _check_output(fn, out)
     rows = []
+    wanted = positions if isinstance(positions, tuple) else (positions,)
     for seed in unit_tangents(out):
         _, grads = derivative.function(seed, *args)
-        rows.append(tuple(grads[p] for p in positions) if isinstance(positions, tuple) else grads[positions])
+        # a list or tuple argument that the function reads as an array has an array gradient
+        row = tuple(structure_like(grads[p], args[p]) if type(args[p]) in (list, tuple) else grads[p] for p in wanted)
+        rows.append(row if isinstance(positions, tuple) else row[0])
     return out, rows
 
 

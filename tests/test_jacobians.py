@@ -101,6 +101,25 @@ def test_jacobian_of_structured_output_and_input(mode):
     _assert_tree_close(pushed, _difference(lambda ps: structured(*ps), (P, S), t), rtol=1e-7, atol=1e-9)
 
 
+def _tanh_of_list(x):
+    return np.tanh(np.asarray(x)) * 2.0
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+@pytest.mark.parametrize("container", [list, tuple])
+def test_jacobian_of_a_list_read_as_an_array(mode, container):
+    """The list is a pytree of two floats: one block per entry, of the output's shape."""
+    x = container([0.5, 1.5])
+    jac = srcgrad.jacobian(_tanh_of_list, mode=mode)(x)
+    exact = 2.0 / np.cosh(np.array([0.5, 1.5])) ** 2
+    assert type(jac) is container and len(jac) == 2
+    for j in range(2):
+        assert jac[j].shape == (2,) and jac[j].dtype == np.float64
+        np.testing.assert_allclose(jac[j], np.eye(2)[j] * exact, rtol=1e-14, atol=1e-16)
+    dot = srcgrad.jacobian(lambda v: np.dot(v, v), mode=mode)(x)
+    assert type(dot) is container and dot == pytest.approx([1.0, 3.0], rel=1e-15)
+
+
 def test_jacobian_layout_matches_jax():
     jax = pytest.importorskip("jax")
     jnp = pytest.importorskip("jax.numpy")
