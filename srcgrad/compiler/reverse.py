@@ -556,37 +556,46 @@ def assemble(sw, shapes=None):
 
 def _unassigned_zero_reads(stmts, known, zeros):
     """The names that a call `zeros(name)` in `stmts` reads where they may have no value
-    yet: not assigned on every path there from the start, where `known` are assigned.
-    `known` is updated to the names assigned on every path through `stmts`."""
+    yet: not assigned on every path there from the start, where `known` are assigned."""
+    call, name = gast.Call, gast.Name
+
+    def scan(node):
+        """The names `zeros(name)` reads under `node`, and the names stored there: one walk."""
+        read, stored = [], []
+        for n in syntax.nodes(node):
+            cls = type(n)
+            if cls is name:
+                if isinstance(n.ctx, gast.Store):
+                    stored.append(n.id)
+            elif cls is call and syntax.is_name(n.func, zeros) and n.args and type(n.args[0]) is name:
+                read.append(n.args[0].id)
+        return read, stored
+
+    if not any(type(n) is call and syntax.is_name(n.func, zeros)
+               for s in stmts if isinstance(s, gast.stmt) for n in syntax.nodes(s)):
+        return set()
     found = set()
 
-    def reads(node):
-        for n in syntax.nodes(node):
-            if (type(n) is gast.Call and syntax.is_name(n.func, zeros) and n.args
-                    and type(n.args[0]) is gast.Name and n.args[0].id not in known_now[-1]):
-                found.add(n.args[0].id)
-
     def block(stmts, known):
+        """`known` (a set this call may change) after `stmts`, or None where no path
+        goes on past them."""
         for s in stmts:
-            known_now.append(known)
             if isinstance(s, gast.If):
-                reads(s.test)
+                found.update(n for n in scan(s.test)[0] if n not in known)
                 then, orelse = block(s.body, set(known)), block(s.orelse, set(known))
                 known = then & orelse if then is not None and orelse is not None else then or orelse or known
             elif isinstance(s, (gast.For, gast.While)):
-                reads(s.iter if isinstance(s, gast.For) else s.test)
-                block(s.body, known | set(syntax.names_stored(s.target)) if isinstance(s, gast.For) else set(known))
+                found.update(n for n in scan(s.iter if isinstance(s, gast.For) else s.test)[0] if n not in known)
+                block(s.body, known | set(scan(s.target)[1]) if isinstance(s, gast.For) else set(known))
             elif isinstance(s, (gast.Break, gast.Continue, gast.Return, gast.Raise)):
-                reads(s)
-                known_now.pop()
+                found.update(n for n in scan(s)[0] if n not in known)
                 return None  # the path goes on elsewhere
             elif isinstance(s, gast.stmt):
-                reads(s)
-                known = known | set(syntax.names_stored(s))
-            known_now.pop()
+                read, stored = scan(s)
+                found.update(n for n in read if n not in known)
+                known.update(stored)
         return known
 
-    known_now = []
     block(stmts, set(known))
     return found
 
