@@ -329,10 +329,34 @@ def test_compiled_function_keyword_errors():
         compiled_scaled(w, w, foo=1)
     with raises(TypeError, "compiled_scaled() multiple values for argument 'w'"):
         compiled_scaled(w, w, w=w)
-    assert compiled_keyword_only(w).item() == 4.0  # its default, k = 2
-    with pytest.raises(TypeError, match=r"^@srcgrad.compile passes arguments to `compiled_keyword_only` \(.*"
+    with raises(TypeError, "compiled_keyword_only() too many positional arguments"):
+        compiled_keyword_only(w, 3.0)  # keyword-only, as in Python
+    with pytest.raises(TypeError, match=r"^@srcgrad.compile passes arguments to `compiled_collecting` \(.*"
                                         r"test_tensor_autograd.py:\d+\) by position, and `k` has no position"):
-        compiled_keyword_only(w, k=3.0)
+        compiled_collecting(w, k=3.0)
+
+
+@torch.compile
+def compiled_collecting(w, **options):
+    return np.sum(w) * options.get("k", 2.0)
+
+
+def test_compiled_function_takes_keyword_only_parameters():
+    """A keyword-only parameter takes its default or the keyword's value, and a Tensor
+    passed to one gets its gradient, in the first, second and later calls of a kind."""
+    for _ in range(3):
+        w = torch.tensor(np.array([1.0, -2.0, 0.5]), requires_grad=True)
+        out = compiled_keyword_only(w)
+        out.backward()
+        assert out.item() == -1.0 and out.grad_fn.name() == "compiled_keyword_onlyBackward"
+        np.testing.assert_array_equal(w.grad.numpy(), [2.0, 2.0, 2.0])
+        k = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+        out = compiled_keyword_only(w, k=k)
+        out.backward()
+        assert out.item() == -1.5
+        np.testing.assert_array_equal(w.grad.numpy(), [5.0, 5.0, 5.0])  # accumulated: 2 + 3
+        assert k.grad.item() == -0.5  # sum(w)
+        assert compiled_keyword_only(w, k=0.5).item() == -0.25
 
 
 @torch.compile

@@ -208,6 +208,7 @@ def _parsed(fn, code, text, first_line):
     if tree is None:
         return None
     tree.decorator_list = []
+    _positional_as_the_code_says(tree.args, code)
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     return Program(
         fn=fn,
@@ -219,6 +220,18 @@ def _parsed(fn, code, text, first_line):
         globals=fn.__globals__,
         cells=cells,
     )
+
+
+def _positional_as_the_code_says(args, code):
+    """Keyword-only parameters that the code object takes by position (a function made
+    by `stand_in.positional_function`) become positional ones, after the others."""
+    if not args.kwonlyargs or code.co_kwonlyargcount:
+        return
+    if [a.id for a in args.posonlyargs + args.args + args.kwonlyargs] != list(code.co_varnames[:code.co_argcount]):
+        return
+    kw_defaults = [d for d in args.kw_defaults if d is not None]  # the ones without come first, and only
+    args.args, args.defaults = args.args + args.kwonlyargs, args.defaults + kw_defaults  # where no default is before
+    args.kwonlyargs, args.kw_defaults = [], []
 
 
 _DECORATOR_OR_DEF = re.compile(r"\s*(@|def\s|async\s+def\s)")

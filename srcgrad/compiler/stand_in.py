@@ -13,6 +13,9 @@
   their defaults. It is made once per function, so its derivatives are cached.
 - a `functools.partial` of a Python function (`partial_function`), which a call inside
   a differentiated function differentiates through, as does `srcgrad.grad(partial)`.
+- a Python function with keyword-only parameters taking them by position
+  (`positional_function`, the same code), for `@srcgrad.compile`, whose derivatives
+  take arguments by position.
 
 Each is defined from text registered in linecache, where the loader reads it.
 """
@@ -208,3 +211,45 @@ def _partial_function(obj):
         header.append(p.name + default)
     text = f"def {name}({', '.join(header)}):\n    return {called}({', '.join(passed)})\n"
     return _define(text, name, f"<srcgrad functools.partial of {func.__qualname__} #{next(_PARTIAL_FILES)}>", namespace)
+
+
+def positional_function(fn):
+    """`fn` taking its keyword-only parameters by position after its others: the same
+    code, globals and closure, defaults and name, its code object saying so (the
+    frontend reads the `def` by it), or None where `fn` takes `*args` or `**kwargs`, has
+    no keyword-only parameter, or a parameter without a default follows one with one:
+
+        def layer(x, w, *, scale=2.0)   is differentiated as   def layer(x, w, scale=2.0)
+
+    Made once per function.
+    """
+    try:
+        found = _POSITIONAL.get(fn)
+    except TypeError:  # no weak reference
+        return None
+    if found is None:
+        found = _POSITIONAL[fn] = _positional_function(fn) or False
+    return found or None
+
+
+_POSITIONAL = weakref.WeakKeyDictionary()  # function -> its positional version, or False
+
+
+def _positional_function(fn):
+    code = getattr(fn, "__code__", None)
+    if not isinstance(fn, types.FunctionType) or not code.co_kwonlyargcount or code.co_flags & 0x0C:
+        return None  # no keyword-only parameter, or *args / **kwargs
+    names = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
+    kw_defaults = fn.__kwdefaults__ or {}
+    defaults = list(fn.__defaults__ or ())
+    for name in names:
+        if name in kw_defaults:
+            defaults.append(kw_defaults[name])
+        elif defaults:
+            return None  # `def f(x=1, *, k)`: k would follow a default
+    made = types.FunctionType(
+        code.replace(co_argcount=code.co_argcount + code.co_kwonlyargcount, co_kwonlyargcount=0),
+        fn.__globals__, fn.__name__, tuple(defaults) or None, fn.__closure__,
+    )
+    made.__qualname__, made.__module__, made.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
+    return made

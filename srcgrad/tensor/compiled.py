@@ -28,8 +28,9 @@ single-node path, which takes the saved gradients without a product by the seed 
 A function the compiler cannot derive still runs; its node raises at backward.
 Arguments passed by keyword are bound to their positions as Python binds them, with
 the defaults of the parameters left out, so kinds of call and derivatives see
-positional arguments only; a keyword-only parameter or one of `**kwargs` cannot be
-passed (a TypeError says so), its default is used.
+positional arguments only. Keyword-only parameters are taken by position after the
+others (`stand_in.positional_function`: the same code); one that `**kwargs` collects
+cannot be passed (a TypeError says so).
 
 Invariant: like every node that saves tensors, the node keeps what its backward
 needs (gradients, a pullback, or the argument arrays) until a backward pass without
@@ -141,6 +142,14 @@ def _saved_tensors(args):
     return saved_versions([a for a in args if isinstance(a, Tensor)])
 
 
+def _positional(fn):
+    """`fn` taking its keyword-only parameters by position (stand_in.positional_function),
+    or None."""
+    from ..compiler.stand_in import positional_function
+
+    return positional_function(fn)
+
+
 def _derive(fn, mode, positions):
     from ..compiler import derive
 
@@ -216,6 +225,10 @@ def compile(fn):
 
     Call it with Tensors (or arrays and numbers), by position or by keyword: every
     Tensor argument that requires grad gets its gradient."""
+    # what runs and is differentiated: fn, or fn taking its keyword-only parameters by position
+    called = _positional(fn) or fn
+    code = getattr(fn, "__code__", None)
+    positional = code.co_argcount if called is not fn else float("inf")  # more are keyword-only
     derivatives = {}  # (mode, positions) -> the generated function, or None if it failed
     kinds = {}  # kind of call (see _Kind) -> its _Kind
 
@@ -226,7 +239,7 @@ def compile(fn):
         except KeyError:
             pass
         try:
-            found = _derive(fn, mode, positions)
+            found = _derive(called, mode, positions)
         except Exception:  # noqa: BLE001 - the forward still runs; backward will raise
             found = None
         derivatives[key] = found
@@ -264,18 +277,18 @@ def compile(fn):
         if kind is None:  # the first call of this kind: run the function itself
             positions = tuple([i for i, a in enumerate(args) if isinstance(a, Tensor) and a._requires_grad])
             in_dtypes = tuple([a._data.dtype if isinstance(a, Tensor) else None for a in args])
-            value = fn(*arrays)
+            value = called(*arrays)
             outputs = _count_outputs(fn, value)
             if outputs is None:
                 value = np.asarray(value)
             if not positions:
-                kinds[key] = _Kind(fn, "untracked", positions, in_dtypes, outputs=outputs)
+                kinds[key] = _Kind(called, "untracked", positions, in_dtypes, outputs=outputs)
                 return _untracked(value, outputs)
             scalar = outputs is None and value.ndim == 0 and value.dtype.kind in "fc"
-            kinds[key] = _Kind(fn, None, positions, in_dtypes, scalar, outputs)
-            return _lazy(value, _Kind(fn, "lazy", positions, in_dtypes, outputs=outputs), args, arrays, edges)
+            kinds[key] = _Kind(called, None, positions, in_dtypes, scalar, outputs)
+            return _lazy(value, _Kind(called, "lazy", positions, in_dtypes, outputs=outputs), args, arrays, edges)
         if kind.how == "untracked":
-            return _untracked(fn(*arrays), kind.outputs)
+            return _untracked(called(*arrays), kind.outputs)
         if kind.how is None:  # the second call: generate the derivative
             kind.how = "grads" if kind.scalar else "pullback"
             generated = derivative("value_and_grad" if kind.scalar else "split_vjp", kind.positions)
@@ -286,7 +299,7 @@ def compile(fn):
                 finally:  # the dispatch has now built (or picked) the code for this kind
                     kind.generated = _specialization(generated, arrays)
             kind.how = "lazy"
-        return _lazy(fn(*arrays), kind, args, arrays, edges)
+        return _lazy(called(*arrays), kind, args, arrays, edges)
 
     def _lazy(value, kind, args, arrays, edges):
         node = cls(tuple(edges), kind, arrays, _saved_tensors(args))
@@ -298,10 +311,10 @@ def compile(fn):
 
     def slow(args, kwargs):
         """A call: any arguments, any grad mode."""
-        if kwargs:
+        if kwargs or len(args) > positional:
             args = _bind(fn, signature, args, kwargs)
         if not _mode.enabled:
-            value = fn(*[a._data if isinstance(a, Tensor) else a for a in args])
+            value = called(*[a._data if isinstance(a, Tensor) else a for a in args])
             return _untracked(value, _count_outputs(fn, value))
         arrays, key, edges = [], [], []
         for a in args:  # one pass: the arrays, the kind of call, and the graph edges
@@ -329,7 +342,7 @@ def compile(fn):
             return first(args, arrays, key, edges)
         return tracked(kind, args, arrays, edges)
 
-    run = _fast_call(_arity(fn), slow, kinds, cls)
+    run = _fast_call(_arity(called) if called is fn else positional, slow, kinds, cls)
     functools.update_wrapper(run, fn)
     run.__wrapped__ = run.__srcgrad_compiled__ = fn  # srcgrad differentiates fn for run
     return run
@@ -337,9 +350,10 @@ def compile(fn):
 
 def _bind(fn, signature, args, kwargs):
     """The positional arguments a call with keywords gives `fn`, bound as Python binds
-    them, with the defaults of the parameters it leaves out: the generated derivative
-    takes (and differentiates) arguments by position, so a Tensor passed by keyword gets
-    its gradient like any other."""
+    them, with the defaults of the parameters it leaves out, keyword-only ones last (in
+    the order `stand_in.positional_function` takes them): the generated derivative takes
+    (and differentiates) arguments by position, so a Tensor passed by keyword gets its
+    gradient like any other."""
     if signature is None:
         raise TypeError(f"{fn!r} has no Python signature: pass its arguments by position")
     try:
@@ -348,14 +362,17 @@ def _bind(fn, signature, args, kwargs):
         raise TypeError(f"{fn.__name__}() {exc}") from None
     for name in kwargs:
         param = signature.parameters.get(name)
-        if param is None or param.kind is not param.POSITIONAL_OR_KEYWORD:
+        if param is None or param.kind is param.VAR_KEYWORD or (
+                param.kind is param.KEYWORD_ONLY and _positional(fn) is None):
             raise TypeError(
                 f"@srcgrad.compile passes arguments to `{fn.__name__}` ({defined_at(fn)}) by position, and "
-                f"`{name}` has no position (a keyword-only parameter, or one that **kwargs collects): make "
-                f"`{name}` a parameter before any `*` in the signature"
+                f"`{name}` has no position (one that **kwargs collects, or a keyword-only parameter without a "
+                f"default after a parameter with one): make `{name}` a parameter of its own, with a default"
             )
     bound.apply_defaults()
-    return bound.args
+    if _positional(fn) is None:
+        return bound.args
+    return bound.args + tuple(bound.kwargs.values())
 
 
 
