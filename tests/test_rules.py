@@ -1050,7 +1050,10 @@ TABLES = [
     LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0)], STRUCTURE, OTHERS,
     KEYWORD_REDUCTIONS, RUNNING_EXTREMA, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
-OWN_MODULES = ("decompositions", "elementwise", "linalg", "operators", "reductions", "scalars", "series", "shapes", "structure")
+OWN_MODULES = (
+    "decompositions", "elementwise", "inverses", "linalg", "norms", "operators", "reductions", "scalars", "series", "shapes",
+    "structure",
+)
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}
 
 

@@ -1,11 +1,11 @@
-"""numpy.linalg beyond products: inv det slogdet solve lstsq cholesky eigh eigvalsh qr
-svd svdvals pinv matrix_power multi_dot norm vector_norm matrix_norm (products live in
-`linalg.py`, whose conventions these rules follow).
+"""numpy.linalg's factorizations: cholesky eigh eigvalsh qr svd svdvals, and the
+cofactor matrix (through the SVD) that det's rules use. Inverses, determinants and
+solves built on them are in `inverses.py`, norms in `norms.py`; products, and the
+conventions these rules follow, in `linalg.py`.
 
-Functions that return several arrays (slogdet, lstsq, eigh, qr, svd) take their
-cotangent as a sequence with one entry per output, None where an output receives no
-gradient, and their forward rules return a tuple; `arrays` of multi_dot gets a tuple of
-gradients.
+Functions that return several arrays (eigh, qr, svd) take their cotangent as a
+sequence with one entry per output, None where an output receives no gradient, and
+their forward rules return a tuple.
 
 Functions that read one triangle of their input (cholesky, eigh, eigvalsh) get the
 exact gradient of what they compute: it lives on that triangle, with the off-diagonal
@@ -14,36 +14,18 @@ vector rules assume distinct eigen/singular values. `svd` with `full_matrices=Tr
 of a non-square matrix and `qr` with `mode="complete"` of a tall matrix have no
 unique derivative for the extra columns: their reverse rules raise unless those
 outputs get no cotangent; svd's forward rule gives the singular values and the square
-factor their tangents and the other factor a tangent that raises when it is used.
-`lstsq` differentiates the solution of a full-rank matrix (tall: the least-squares
-solution, wide: the minimum-norm one) and the residuals exactly; for a rank-deficient
-matrix (rank below min(m, n), rcond included) only its singular values have a
-derivative, and the solution's raises NotDifferentiableError.
+factor their tangents and the other factor a `_NoTangent`, which raises when it is used.
 """
-
-import string
 
 import numpy as np
 
-from ..errors import NotDifferentiableError
-from ..runtime import unbroadcast, unreduce, zeros_like_grad
-from .reductions import _exclusive_product, _extremum_share, _float_dtype
-from .registry import defjvp, defvjp, nondifferentiable, numpy2
+from .reductions import _exclusive_product
+from .registry import defjvp, defvjp, numpy2
 from .structure import _cotangents
-from .linalg import _T, _einsum_vjp
+from .linalg import _T
 
 
-# --- inverse, determinants, solve ---------------------------------------------------
-
-
-@defvjp(np.linalg.inv, "x")
-def inv_vjp(g, ans, x):
-    return -_T(ans) @ g @ _T(ans)
-
-
-@defjvp(np.linalg.inv, "x")
-def inv_jvp(t, ans, x):
-    return -ans @ t @ ans
+# --- the cofactor matrix (det's derivative, in inverses.py) -------------------------
 
 
 def _cofactor(x):
@@ -75,182 +57,7 @@ def _cofactor_tangent(x, t):
     return np.expand_dims(sign, (-2, -1)) * (u @ inner @ vh)
 
 
-@defvjp(np.linalg.det, "x")
-def det_vjp(g, ans, x):
-    return np.expand_dims(g, (-2, -1)) * _cofactor(x)
-
-
-@defjvp(np.linalg.det, "x")
-def det_jvp(t, ans, x):
-    return np.sum(_cofactor(x) * t, axis=(-2, -1))
-
-
-def _slogdet_vjp(g, x):
-    if g[1] is None:
-        return zeros_like_grad(x)
-    return np.expand_dims(g[1], (-2, -1)) * _T(np.linalg.inv(x))
-
-
-def _slogdet_jvp(t, ans, x):
-    return np.zeros_like(ans[0]), np.sum(_T(np.linalg.inv(x)) * t, axis=(-2, -1))
-
-
-@defvjp(np.linalg.slogdet, "x")
-def slogdet_vjp(g, ans, x):
-    return _slogdet_vjp(g, x)
-
-
-@defjvp(np.linalg.slogdet, "x")
-def slogdet_jvp(t, ans, x):
-    return _slogdet_jvp(t, ans, x)
-
-
-def _solve_like(a, rhs, b):
-    """solve(a, rhs), reading rhs as numpy reads `b`: a vector (stack) only if b is 1-D."""
-    if np.ndim(b) == 1:
-        return np.linalg.solve(a, rhs[..., None])[..., 0]
-    return np.linalg.solve(a, rhs)
-
-
-def _solve_vjp_a(g, ans, a, b):
-    g_b = _solve_like(_T(a), g, b)
-    if np.ndim(b) == 1:
-        return unbroadcast(-g_b[..., :, None] * ans[..., None, :], a)
-    return unbroadcast(-g_b @ _T(ans), a)
-
-
-def _solve_jvp_a(t, ans, a, b):
-    moved = (t @ ans[..., None])[..., 0] if np.ndim(b) == 1 else t @ ans
-    return -_solve_like(a, moved, b)
-
-
-@defvjp(np.linalg.solve, "a")
-def solve_vjp_a(g, ans, a, b):
-    return _solve_vjp_a(g, ans, a, b)
-
-
-@defvjp(np.linalg.solve, "b")
-def solve_vjp_b(g, ans, a, b):
-    return unbroadcast(_solve_like(_T(a), g, b), b)
-
-
-@defjvp(np.linalg.solve, "a")
-def solve_jvp_a(t, ans, a, b):
-    return _solve_jvp_a(t, ans, a, b)
-
-
-@defjvp(np.linalg.solve, "b")
-def solve_jvp_b(t, ans, a, b):
-    return np.linalg.solve(a, t)
-
-
-def _lstsq_rank_deficient(rank, a):
-    return (
-        f"np.linalg.lstsq of a rank-deficient matrix (rank {int(rank)} < min{np.shape(a)}: rcond cut off "
-        "singular values): its solution has no derivative there (its singular values have one)"
-    )
-
-
-def _lstsq_parts(ans, a, b):
-    """For x = lstsq(a, b)[0] with a of full rank: the pseudo-inverse P of a, x and the
-    residual r = b - a x as matrices (one column per right-hand side), and (I - P a).
-    Then dx = -P da x + P P^T da^T r + (I - P a) da^T P^T x + P db: the derivative of
-    pinv(a) b, exact while the rank stays full (r = 0 for a wide a, I - P a = 0 for a tall one)."""
-    x, rank = ans[0], ans[2]
-    if rank < min(np.shape(a)):
-        raise NotDifferentiableError(_lstsq_rank_deficient(rank, a))
-    u, s, vh = np.linalg.svd(a, full_matrices=False)
-    p = _T(vh) @ (_T(u) / np.expand_dims(s, -1))
-    xm = x[:, None] if np.ndim(b) == 1 else x
-    r = (np.asarray(b)[:, None] if np.ndim(b) == 1 else np.asarray(b)) - a @ xm
-    return p, xm, r, np.eye(np.shape(a)[1], dtype=np.result_type(p)) - p @ a
-
-
-def _as_columns(v, b):
-    """A cotangent or tangent of x (or of b) as a matrix, one column per right-hand side."""
-    return np.asarray(v)[:, None] if np.ndim(b) == 1 else np.asarray(v)
-
-
-def _has_residuals(ans):
-    return np.size(ans[1]) > 0
-
-
-def _lstsq_vjp_a(g, ans, a, b):
-    g_x, g_res, g_s = g[0], g[1], g[3]
-    grad = zeros_like_grad(np.asarray(a))
-    if g_s is not None:
-        grad = grad + _singular_values_vjp(g_s, a)
-    if g_x is None and (g_res is None or not _has_residuals(ans)):
-        return grad
-    p, xm, r, away = _lstsq_parts(ans, a, b)
-    if g_x is not None:
-        gm = _as_columns(g_x, b)
-        grad = grad - _T(p) @ gm @ _T(xm) + r @ _T(gm) @ p @ _T(p) + _T(p) @ xm @ _T(gm) @ away
-    if g_res is not None and _has_residuals(ans):
-        grad = grad - 2.0 * (r * g_res) @ _T(xm)
-    return unbroadcast(grad, a)
-
-
-def _lstsq_vjp_b(g, ans, a, b):
-    g_x, g_res = g[0], g[1]
-    if g_x is None and (g_res is None or not _has_residuals(ans)):
-        return unbroadcast(zeros_like_grad(np.asarray(b)), b)
-    p, xm, r, _ = _lstsq_parts(ans, a, b)
-    grad = np.zeros(np.shape(r), dtype=np.result_type(r))
-    if g_x is not None:
-        grad = grad + _T(p) @ _as_columns(g_x, b)
-    if g_res is not None and _has_residuals(ans):
-        grad = grad + 2.0 * r * g_res
-    return unbroadcast(np.reshape(grad, np.shape(b)), b)
-
-
-def _lstsq_tangents(ans, b, d_x, d_res, d_s):
-    """(x, residuals, rank, s) tangents, shaped like the outputs."""
-    if not isinstance(d_x, _NoTangent):
-        d_x = np.reshape(d_x, np.shape(ans[0]))
-    d_res = np.reshape(d_res, np.shape(ans[1])) if _has_residuals(ans) else np.zeros_like(ans[1])
-    return d_x, d_res, 0.0, d_s
-
-
-def _lstsq_jvp_a(t, ans, a, b):
-    d_s = _singular_values_jvp(t, a)
-    if ans[2] < min(np.shape(a)):
-        return _lstsq_tangents(ans, b, _NoTangent(NotDifferentiableError, _lstsq_rank_deficient(ans[2], a)), 0.0, d_s)
-    p, xm, r, away = _lstsq_parts(ans, a, b)
-    d_x = -p @ t @ xm + p @ _T(p) @ _T(t) @ r + away @ _T(t) @ _T(p) @ xm
-    return _lstsq_tangents(ans, b, d_x, -2.0 * np.sum(r * (t @ xm), axis=0), d_s)
-
-
-def _lstsq_jvp_b(t, ans, a, b):
-    d_s = np.zeros_like(ans[3])
-    if ans[2] < min(np.shape(a)):
-        return _lstsq_tangents(ans, b, _NoTangent(NotDifferentiableError, _lstsq_rank_deficient(ans[2], a)), 0.0, d_s)
-    p, _, r, _ = _lstsq_parts(ans, a, b)
-    tm = _as_columns(t, b)
-    return _lstsq_tangents(ans, b, p @ tm, 2.0 * np.sum(r * tm, axis=0), d_s)
-
-
-@defvjp(np.linalg.lstsq, "a")
-def lstsq_vjp_a(g, ans, a, b, rcond=None):
-    return _lstsq_vjp_a(g, ans, a, b)
-
-
-@defvjp(np.linalg.lstsq, "b")
-def lstsq_vjp_b(g, ans, a, b, rcond=None):
-    return _lstsq_vjp_b(g, ans, a, b)
-
-
-@defjvp(np.linalg.lstsq, "a")
-def lstsq_jvp_a(t, ans, a, b, rcond=None):
-    return _lstsq_jvp_a(t, ans, a, b)
-
-
-@defjvp(np.linalg.lstsq, "b")
-def lstsq_jvp_b(t, ans, a, b, rcond=None):
-    return _lstsq_jvp_b(t, ans, a, b)
-
-
-# --- factorizations -----------------------------------------------------------------
+# --- cholesky, eigh, qr -------------------------------------------------------------
 
 
 def _eye_like(x):
@@ -417,6 +224,9 @@ def qr_jvp(t, ans, x, mode="reduced"):
     return _qr_jvp(t, ans, x, mode)
 
 
+# --- singular value decomposition ---------------------------------------------------
+
+
 _HERMITIAN = "{}(hermitian=True) reads one triangle through eigh; its derivative is not implemented"
 _FULL_SVD = (
     "svd(full_matrices=True) of a non-square matrix: the singular vectors beyond min(m, n) (the extra "
@@ -558,193 +368,3 @@ def svdvals_vjp(g, ans, x):
 @defjvp(numpy2("linalg.svdvals"), "x")
 def svdvals_jvp(t, ans, x):
     return _singular_values_jvp(t, x)
-
-
-def _pinv_projectors(p, a, hermitian):
-    """I - A P and I - P A: projections onto the complements of A's range and row space."""
-    if hermitian:
-        raise NotImplementedError(_HERMITIAN.format("pinv"))
-    dtype = np.result_type(p)
-    return np.eye(np.shape(a)[-2], dtype=dtype) - a @ p, np.eye(np.shape(a)[-1], dtype=dtype) - p @ a
-
-
-def _pinv_vjp(g, p, a, hermitian):
-    """Transpose of d(A+) = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P."""
-    p_t = _T(p)
-    left, right = _pinv_projectors(p, a, hermitian)
-    return -p_t @ g @ p_t + left @ _T(g) @ p @ p_t + p_t @ p @ _T(g) @ right
-
-
-def _pinv_jvp(t, p, a, hermitian):
-    left, right = _pinv_projectors(p, a, hermitian)
-    return -p @ t @ p + p @ _T(p) @ _T(t) @ left + right @ _T(t) @ _T(p) @ p
-
-
-@defvjp(np.linalg.pinv, "x")
-def pinv_vjp(g, ans, x, rcond=None, hermitian=False, *, rtol=None):
-    return unbroadcast(_pinv_vjp(g, ans, x, hermitian), x)
-
-
-@defjvp(np.linalg.pinv, "x")
-def pinv_jvp(t, ans, x, rcond=None, hermitian=False, *, rtol=None):
-    return _pinv_jvp(t, ans, x, hermitian)
-
-
-def _powers(b, k):
-    """[I, b, b^2, ..., b^k]."""
-    out = [np.broadcast_to(np.eye(np.shape(b)[-1], dtype=np.result_type(b)), np.shape(b))]
-    for _ in range(k):
-        out.append(out[-1] @ b)
-    return out
-
-
-def _matrix_power_vjp(g, x, n):
-    if n == 0:
-        return zeros_like_grad(x)
-    base = x if n > 0 else np.linalg.inv(x)
-    k = abs(n)
-    powers = _powers(base, k - 1)
-    g_base = sum(_T(powers[j]) @ g @ _T(powers[k - 1 - j]) for j in range(k))
-    return g_base if n > 0 else -_T(base) @ g_base @ _T(base)
-
-
-def _matrix_power_jvp(t, x, n):
-    if n == 0:
-        return np.zeros_like(t)
-    base = x if n > 0 else np.linalg.inv(x)
-    d_base = t if n > 0 else -base @ t @ base
-    k = abs(n)
-    powers = _powers(base, k - 1)
-    return sum(powers[j] @ d_base @ powers[k - 1 - j] for j in range(k))
-
-
-@defvjp(np.linalg.matrix_power, "x")
-def matrix_power_vjp(g, ans, x, n):
-    return _matrix_power_vjp(g, x, n)
-
-
-@defjvp(np.linalg.matrix_power, "x")
-def matrix_power_jvp(t, ans, x, n):
-    return _matrix_power_jvp(t, x, n)
-
-
-def _multi_dot_subscripts(arrays):
-    """multi_dot as an einsum, `ab,bc,cd->ad`: a 1-D first operand has no row label, a 1-D
-    last one no column label. Its reverse rule is einsum's, whose gradient is a tuple the
-    compiler adds entry by entry when it differentiates it again (a Hessian)."""
-    letters = string.ascii_letters
-    n = len(arrays)
-    terms = [letters[i] + letters[i + 1] for i in range(n)]
-    first, last = letters[0], letters[n]
-    if np.ndim(arrays[0]) == 1:
-        terms[0], first = terms[0][1], ""
-    if np.ndim(arrays[-1]) == 1:
-        terms[-1], last = terms[-1][0], ""
-    return ",".join(terms) + "->" + first + last
-
-
-nondifferentiable(_multi_dot_subscripts)
-
-
-def _multi_dot_jvp(t, arrays):
-    total = 0.0
-    for i, tangent in enumerate(t):
-        if tangent is not None:
-            total = total + np.linalg.multi_dot([*arrays[:i], tangent, *arrays[i + 1 :]])
-    return total
-
-
-@defvjp(np.linalg.multi_dot, "arrays")
-def multi_dot_vjp(g, ans, arrays, *, out=None):
-    return _einsum_vjp(g, _multi_dot_subscripts(arrays), arrays)
-
-
-@defjvp(np.linalg.multi_dot, "arrays")
-def multi_dot_jvp(t, ans, arrays, *, out=None):
-    return _multi_dot_jvp(t, arrays)
-
-
-# --- norms --------------------------------------------------------------------------
-
-
-def _vector_norm_d(ans, x, ord, axis, keepdims):
-    """d ||x||_ord / dx over `axis` (None: all entries), shaped like x."""
-    norm = unreduce(ans, x, axis, keepdims)
-    if ord == 0:
-        return np.zeros_like(x, dtype=_float_dtype(x))
-    if ord == 1:
-        return np.sign(x)
-    if ord in (np.inf, -np.inf):
-        return np.sign(x) * _extremum_share(ans, np.abs(x), axis, keepdims)
-    if ord is None or ord == 2:
-        return np.where(norm == 0, 0.0, x / np.where(norm == 0, 1.0, norm))
-    # 0 at a zero vector, as for ord 2 (not 0/0)
-    return np.where(norm == 0, 0.0, np.sign(x) * (np.abs(x) / np.where(norm == 0, 1.0, norm)) ** (ord - 1))
-
-
-def _matrix_norm_d(ans, x, ord, axes, keepdims):
-    """d ||x||_ord / dx for the matrices spanning `axes` (a pair), shaped like x."""
-    norm = unreduce(ans, x, axes, keepdims)
-    if ord in (None, "fro"):
-        return np.where(norm == 0, 0.0, x / np.where(norm == 0, 1.0, norm))
-    moved = np.moveaxis(x, axes, (-2, -1))
-    if ord in ("nuc", 2, -2):
-        u, _, vh = np.linalg.svd(moved, full_matrices=False)
-        if ord == "nuc":
-            d = u @ vh
-        else:
-            k = 0 if ord == 2 else np.shape(u)[-1] - 1
-            d = u[..., :, k : k + 1] @ vh[..., k : k + 1, :]
-    elif ord in (1, -1, np.inf, -np.inf):
-        # 1: the largest column sum of |x|; inf: the largest row sum
-        summed_axis = -2 if ord in (1, -1) else -1
-        sums = np.sum(np.abs(moved), axis=summed_axis, keepdims=True)
-        pick = np.max if ord in (1, np.inf) else np.min
-        best = pick(sums, axis=-1 if summed_axis == -2 else -2, keepdims=True)
-        hit = sums == best
-        share = hit / np.sum(hit, axis=-1 if summed_axis == -2 else -2, keepdims=True)
-        d = np.sign(moved) * share
-    else:
-        raise ValueError(f"no derivative for a matrix norm of order {ord!r}")
-    return np.moveaxis(d, (-2, -1), axes).astype(_float_dtype(x), copy=False)
-
-
-def _norm_d(ans, x, ord, axis, keepdims):
-    """np.linalg.norm's choice of vector or matrix norm, then its derivative."""
-    if axis is None:
-        if ord is None or np.ndim(x) == 1:
-            return _vector_norm_d(ans, x, ord, axis, keepdims)
-        return _matrix_norm_d(ans, x, ord, (0, 1), keepdims)
-    if np.ndim(axis) == 0 or len(axis) == 1:
-        return _vector_norm_d(ans, x, ord, axis, keepdims)
-    return _matrix_norm_d(ans, x, ord, tuple(axis), keepdims)
-
-
-@defvjp(np.linalg.norm, "x")
-def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * _norm_d(ans, x, ord, axis, keepdims)
-
-
-@defjvp(np.linalg.norm, "x")
-def norm_jvp(t, ans, x, ord=None, axis=None, keepdims=False):
-    return np.sum(t * _norm_d(ans, x, ord, axis, keepdims), axis=axis, keepdims=keepdims)
-
-
-@defvjp(numpy2("linalg.vector_norm"), "x")
-def vector_norm_vjp(g, ans, x, *, axis=None, keepdims=False, ord=2):
-    return unreduce(g, x, axis, keepdims) * _vector_norm_d(ans, x, ord, axis, keepdims)
-
-
-@defjvp(numpy2("linalg.vector_norm"), "x")
-def vector_norm_jvp(t, ans, x, *, axis=None, keepdims=False, ord=2):
-    return np.sum(t * _vector_norm_d(ans, x, ord, axis, keepdims), axis=axis, keepdims=keepdims)
-
-
-@defvjp(numpy2("linalg.matrix_norm"), "x")
-def matrix_norm_vjp(g, ans, x, *, keepdims=False, ord="fro"):
-    return unreduce(g, x, (-2, -1), keepdims) * _matrix_norm_d(ans, x, ord, (-2, -1), keepdims)
-
-
-@defjvp(numpy2("linalg.matrix_norm"), "x")
-def matrix_norm_jvp(t, ans, x, *, keepdims=False, ord="fro"):
-    return np.sum(t * _matrix_norm_d(ans, x, ord, (-2, -1), keepdims), axis=(-2, -1), keepdims=keepdims)

@@ -1,6 +1,7 @@
-"""Products: dot vdot inner outer tensordot einsum kron trace cross vecdot (and their
-numpy.linalg spellings). `matmul` lives in `operators.py` with the `@` operator; inverses,
-determinants, solves, factorizations and norms in `decompositions.py`.
+"""Products: dot vdot inner outer tensordot einsum multi_dot kron trace cross vecdot (and
+their numpy.linalg spellings). `matmul` lives in `operators.py` with the `@` operator;
+inverses, determinants and solves in `inverses.py`, factorizations in
+`decompositions.py`, norms in `norms.py`.
 
 Matrix functions work on stacks (`(..., m, n)`). A sequence parameter (`*operands` of
 einsum) gets a tuple of gradients; see `structure.py` for the convention.
@@ -11,7 +12,7 @@ import string
 import numpy as np
 
 from ..runtime import unbroadcast, zeros_like_grad
-from .registry import defjvp, defvjp, numpy2
+from .registry import defjvp, defvjp, nondifferentiable, numpy2
 from .shapes import _diagonal_scatter
 
 def _swap_last_axes(x):
@@ -210,7 +211,7 @@ def vecdot_jvp_y(t, ans, x, y, *, axis=-1):
     return np.vecdot(x, t, axis=axis)
 
 
-# --- tensordot, einsum, kron --------------------------------------------------------
+# --- tensordot, einsum, multi_dot, kron ---------------------------------------------
 
 
 def _tensordot_axes(axes, x_ndim, y_ndim):
@@ -371,6 +372,42 @@ def einsum_vjp(g, ans, subscripts, *operands, out=None, optimize=False, **kwargs
 @defjvp(np.einsum, "operands")
 def einsum_jvp(t, ans, subscripts, *operands, out=None, optimize=False, **kwargs):
     return _einsum_jvp(t, subscripts, operands)
+
+
+def _multi_dot_subscripts(arrays):
+    """multi_dot as an einsum, `ab,bc,cd->ad`: a 1-D first operand has no row label, a 1-D
+    last one no column label. Its reverse rule is einsum's, whose gradient is a tuple the
+    compiler adds entry by entry when it differentiates it again (a Hessian)."""
+    letters = string.ascii_letters
+    n = len(arrays)
+    terms = [letters[i] + letters[i + 1] for i in range(n)]
+    first, last = letters[0], letters[n]
+    if np.ndim(arrays[0]) == 1:
+        terms[0], first = terms[0][1], ""
+    if np.ndim(arrays[-1]) == 1:
+        terms[-1], last = terms[-1][0], ""
+    return ",".join(terms) + "->" + first + last
+
+
+nondifferentiable(_multi_dot_subscripts)
+
+
+def _multi_dot_jvp(t, arrays):
+    total = 0.0
+    for i, tangent in enumerate(t):
+        if tangent is not None:
+            total = total + np.linalg.multi_dot([*arrays[:i], tangent, *arrays[i + 1 :]])
+    return total
+
+
+@defvjp(np.linalg.multi_dot, "arrays")
+def multi_dot_vjp(g, ans, arrays, *, out=None):
+    return _einsum_vjp(g, _multi_dot_subscripts(arrays), arrays)
+
+
+@defjvp(np.linalg.multi_dot, "arrays")
+def multi_dot_jvp(t, ans, arrays, *, out=None):
+    return _multi_dot_jvp(t, arrays)
 
 
 def _kron_blocks(g, x, y):
