@@ -1052,7 +1052,7 @@ TABLES = [
 ]
 OWN_MODULES = (
     "decompositions", "elementwise", "inverses", "linalg", "norms", "operators", "reductions", "scalars", "series", "shapes",
-    "structure",
+    "statistics", "structure",
 )
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}
 

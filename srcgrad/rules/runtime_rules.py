@@ -22,7 +22,7 @@ from ..runtime import (
     add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, jacobian_from_columns, joined_part,
     repeated_part, snapshot, structure_like, unbroadcast, unreduce, without_part, zeros_like_grad,
 )
-from . import activations, decompositions, elementwise, linalg, reductions, scalars, series, shapes, structure
+from . import activations, decompositions, elementwise, linalg, reductions, scalars, series, shapes, statistics, structure
 from .operators import _matmul_vjp_x, _matmul_vjp_y
 from .registry import defjvp, defvjp, is_nondifferentiable, lookup, nondifferentiable
 from .shapes import _getitem_vjp
@@ -31,8 +31,8 @@ nondifferentiable(runtime.grad_seed, runtime.zeros_like_grad)
 # Helpers of the rule modules whose values are piecewise constant (shares of a max, masks,
 # counts) or not numbers at all (axes, dtypes): constants to any derivative.
 nondifferentiable(
-    reductions._extremum_share, reductions._median_share, reductions._ptp_share, reductions._not_nan,
-    reductions._valid_count, reductions._dof, reductions._nan_dof, reductions._axes, reductions._float_dtype,
+    reductions._extremum_share, statistics._median_share, reductions._ptp_share, reductions._not_nan,
+    reductions._valid_count, statistics._dof, statistics._nan_dof, reductions._axes, reductions._float_dtype,
     elementwise._nan_ignoring_share, elementwise._clip_lower_share, elementwise._clip_upper_share,
     activations._count, shapes._axes, shapes._inverse_axes, structure._hsplit_axis, structure._hstack_axis,
     reductions._initial_share, elementwise._select_masks, structure._insert_sources,
@@ -643,7 +643,7 @@ _PIECEWISE_CONSTANT = {
     _leaf_transpose: ("g",), _item_transpose: ("g",), _drop_last_transpose: ("g",),
     reductions._masked_mean_vjp: ("x",), reductions._running_extremum_vjp: ("ans", "x"),
     reductions._running_extremum_jvp: ("ans",), structure._gather_back: ("ids", "x"), shapes._pad_jvp: ("x",),
-    reductions._quantile_vjp_x: ("ans", "x"), reductions._quantile_jvp_x: ("ans", "x"),  # weights from ranks and q
+    statistics._quantile_vjp_x: ("ans", "x"), statistics._quantile_jvp_x: ("ans", "x"),  # weights from ranks and q
     elementwise._select_vjp_choices: ("condlist", "choicelist"),
     elementwise._select_jvp_choices: ("ans", "condlist", "choicelist"),
 }

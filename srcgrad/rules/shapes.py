@@ -27,8 +27,9 @@ import operator
 import numpy as np
 
 from ..runtime import unbroadcast, zeros_like_grad
-from .reductions import _extremum_share, _median_share
+from .reductions import _extremum_share
 from .registry import defjvp, defvjp, numpy2
+from .statistics import _median_share
 
 # --- helpers ------------------------------------------------------------------------
 

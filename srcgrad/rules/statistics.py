@@ -1,0 +1,311 @@
+"""Statistics along axes: var std (and nanvar nanstd) average median quantile percentile
+(sums, means, products, extrema and scans are in `reductions.py`, whose conventions for
+`axis` and `keepdims` these rules follow).
+
+Gradients spread back through `runtime.unreduce`. `average` differentiates its
+`weights` too; with `returned=True` it takes its cotangent as a pair (average, sum of
+weights), None for an output that receives no gradient. quantile and percentile
+differentiate `q` too, for method 'linear' without weights. Chosen subgradients: median
+splits the gradient between the middle elements, and quantile/percentile between the
+two entries they interpolate; std gets a zero gradient where it is 0 (all entries
+equal). NaN entries get a zero gradient in nanvar and nanstd.
+"""
+
+import numpy as np
+
+from ..runtime import unbroadcast, unreduce, zeros_like_grad
+from .reductions import _along_last, _float_dtype, _valid_count
+from .registry import defjvp, defvjp
+
+# --- median, quantile, percentile ---------------------------------------------------
+
+
+def _median_share(x, axis):
+    """Weight 1 on the middle entry of each reduced slice, or 1/2 on the two middle ones."""
+    flat, restore = _along_last(x, axis)
+    order = np.argsort(flat, axis=-1, kind="stable")
+    n = flat.shape[-1]
+    share = np.zeros(flat.shape, dtype=_float_dtype(x))
+    for middle in {(n - 1) // 2, n // 2}:
+        np.put_along_axis(share, order[..., middle : middle + 1], 1.0 if n % 2 else 0.5, axis=-1)
+    return restore(share)
+
+
+@defvjp(np.median, "x")
+def median_vjp(g, ans, x, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return unreduce(g, x, axis, keepdims) * _median_share(x, axis)
+
+
+@defjvp(np.median, "x")
+def median_jvp(t, ans, x, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return np.sum(t * _median_share(x, axis), axis=axis, keepdims=keepdims)
+
+
+def _quantile_parts(x, q, axis, method, weights, scale):
+    """For np.quantile(x, q / scale, axis) with the 'linear' method: the weights each
+    output puts on the entries of x (q's axes, then x's kept axes, then the reduced
+    entries flattened last), d output / d q (q's axes, then kept axes), and the
+    function putting a flattened-slice array back in x's shape."""
+    if method != "linear" or weights is not None:
+        raise NotImplementedError("quantile derivatives support method='linear' without weights")
+    flat, restore = _along_last(x, axis)
+    n = flat.shape[-1]
+    order = np.argsort(flat, axis=-1, kind="stable")
+    ranked = np.take_along_axis(flat, order, axis=-1)
+    q = np.asarray(q, dtype=np.float64) / scale
+    position = q * (n - 1)
+    low = np.clip(np.floor(position).astype(np.intp), 0, n - 1)
+    high = np.minimum(low + 1, n - 1)
+    frac = position - low
+    spread = q.shape + (1,) * (flat.ndim - 1)
+    onehot = np.arange(n) == np.reshape(low, spread + (1,))
+    onehot_high = np.arange(n) == np.reshape(high, spread + (1,))
+    in_rank_order = onehot * np.reshape(1.0 - frac, spread + (1,))
+    in_rank_order = in_rank_order + onehot_high * np.reshape(frac, spread + (1,))
+    full = np.broadcast_to(in_rank_order, q.shape + flat.shape)
+    ranks = np.broadcast_to(np.argsort(order, axis=-1), full.shape)
+    weights_on_x = np.take_along_axis(full, ranks, axis=-1).astype(_float_dtype(x), copy=False)
+    kept = flat.ndim - 1
+    gap = np.take(ranked, high, axis=-1) - np.take(ranked, low, axis=-1)
+    slope = np.moveaxis(gap, tuple(range(kept)), tuple(range(q.ndim, q.ndim + kept))) * ((n - 1) / scale)
+    return weights_on_x, slope, restore
+
+
+def _quantile_vjp_x(g, ans, x, q, axis, method, keepdims, weights, scale):
+    weights_on_x, _, restore = _quantile_parts(x, q, axis, method, weights, scale)
+    g = np.reshape(g, weights_on_x.shape[:-1])
+    return restore(np.sum(np.expand_dims(g, -1) * weights_on_x, axis=tuple(range(np.ndim(q)))))
+
+
+def _quantile_jvp_x(t, ans, x, q, axis, method, keepdims, weights, scale):
+    weights_on_x, _, _ = _quantile_parts(x, q, axis, method, weights, scale)
+    flat, _ = _along_last(t, axis)
+    return np.reshape(np.sum(weights_on_x * flat, axis=-1), np.shape(ans))
+
+
+def _quantile_vjp_q(g, ans, x, q, axis, method, keepdims, weights, scale):
+    _, slope, _ = _quantile_parts(x, q, axis, method, weights, scale)
+    g = np.reshape(g, slope.shape)
+    return unbroadcast(np.sum(g * slope, axis=tuple(range(np.ndim(q), slope.ndim))), q)
+
+
+def _quantile_jvp_q(t, ans, x, q, axis, method, keepdims, weights, scale):
+    _, slope, _ = _quantile_parts(x, q, axis, method, weights, scale)
+    t = np.reshape(t, np.shape(t) + (1,) * (slope.ndim - np.ndim(q)))
+    return np.reshape(t * slope, np.shape(ans)).astype(np.result_type(ans), copy=False)
+
+
+@defvjp(np.quantile, "x")
+def quantile_vjp_x(
+    g, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_vjp_x(g, ans, x, q, axis, method, keepdims, weights, 1.0)
+
+
+@defvjp(np.quantile, "q")
+def quantile_vjp_q(
+    g, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_vjp_q(g, ans, x, q, axis, method, keepdims, weights, 1.0)
+
+
+@defjvp(np.quantile, "x")
+def quantile_jvp_x(
+    t, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_jvp_x(t, ans, x, q, axis, method, keepdims, weights, 1.0)
+
+
+@defjvp(np.quantile, "q")
+def quantile_jvp_q(
+    t, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_jvp_q(t, ans, x, q, axis, method, keepdims, weights, 1.0)
+
+
+@defvjp(np.percentile, "x")
+def percentile_vjp_x(
+    g, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_vjp_x(g, ans, x, q, axis, method, keepdims, weights, 100.0)
+
+
+@defvjp(np.percentile, "q")
+def percentile_vjp_q(
+    g, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_vjp_q(g, ans, x, q, axis, method, keepdims, weights, 100.0)
+
+
+@defjvp(np.percentile, "x")
+def percentile_jvp_x(
+    t, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_jvp_x(t, ans, x, q, axis, method, keepdims, weights, 100.0)
+
+
+@defjvp(np.percentile, "q")
+def percentile_jvp_q(
+    t, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_jvp_q(t, ans, x, q, axis, method, keepdims, weights, 100.0)
+
+
+# --- var, std -----------------------------------------------------------------------
+
+
+def _centered(x, axis):
+    return x - np.mean(x, axis=axis, keepdims=True)
+
+
+def _over(g, ans):
+    """g / ans, and 0 where ans is 0: std is 0 only when all entries are equal, a kink
+    (or, for one entry, a constant) where 0 is the subgradient taken."""
+    return np.where(ans == 0, 0.0, g / np.where(ans == 0, 1.0, ans))
+
+
+def _dof(ans, x, ddof):
+    """Entries per reduction minus ddof: the divisor of var."""
+    return np.size(x) / np.size(ans) - ddof
+
+
+@defvjp(np.var, "x")
+def var_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return unreduce(g, x, axis, keepdims) * _centered(x, axis) * (2.0 / _dof(ans, x, ddof))
+
+
+@defjvp(np.var, "x")
+def var_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return np.sum(t * _centered(x, axis), axis=axis, keepdims=keepdims) * (2.0 / _dof(ans, x, ddof))
+
+
+@defvjp(np.std, "x")
+def std_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return unreduce(_over(g, ans), x, axis, keepdims) * _centered(x, axis) / _dof(ans, x, ddof)
+
+
+@defjvp(np.std, "x")
+def std_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _over(np.sum(t * _centered(x, axis), axis=axis, keepdims=keepdims), ans) / _dof(ans, x, ddof)
+
+
+def _nan_dof(x, axis, ddof):
+    """Non-NaN entries per reduction minus ddof (keepdims)."""
+    return _valid_count(x, axis) - ddof
+
+
+def _nan_centered(x, axis):
+    return np.where(np.isnan(x), 0.0, x - np.nanmean(x, axis=axis, keepdims=True))
+
+
+def _nan_spread(x, axis, ddof):
+    """d nanstd / dx times nanstd: the centered entries over the divisor."""
+    return _nan_centered(x, axis) / _nan_dof(x, axis, ddof)
+
+
+@defvjp(np.nanvar, "x")
+def nanvar_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return unreduce(g, x, axis, keepdims) * _nan_centered(x, axis) * (2.0 / _nan_dof(x, axis, ddof))
+
+
+@defjvp(np.nanvar, "x")
+def nanvar_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return np.sum(t * _nan_centered(x, axis) * (2.0 / _nan_dof(x, axis, ddof)), axis=axis, keepdims=keepdims)
+
+
+@defvjp(np.nanstd, "x")
+def nanstd_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return unreduce(_over(g, ans), x, axis, keepdims) * _nan_spread(x, axis, ddof)
+
+
+@defjvp(np.nanstd, "x")
+def nanstd_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _over(np.sum(t * _nan_spread(x, axis, ddof), axis=axis, keepdims=keepdims), ans)
+
+
+# --- average ------------------------------------------------------------------------
+
+
+def _full_weights(x, weights, axis):
+    """`weights` aligned with x the way np.average aligns them, broadcast to x's shape."""
+    x = np.asarray(x)
+    w = np.asarray(weights)
+    if w.shape != x.shape:
+        given = axis if isinstance(axis, tuple) else (axis,)
+        given = [a % x.ndim for a in given]
+        w = np.transpose(w, np.argsort(given))
+        w = w.reshape([x.shape[a] if a in given else 1 for a in range(x.ndim)])
+    return np.broadcast_to(w, x.shape)
+
+
+def _fold_weights(gw, x, weights, axis):
+    """The transpose of `_full_weights`: a gradient shaped like x back onto `weights`."""
+    if np.shape(weights) != np.shape(x):
+        given = [a % np.ndim(x) for a in (axis if isinstance(axis, tuple) else (axis,))]
+        gw = np.sum(gw, axis=tuple(a for a in range(np.ndim(x)) if a not in given))
+        gw = np.transpose(gw, np.argsort(np.argsort(given)))
+    return unbroadcast(gw, weights)
+
+
+def _average_parts(g, ans, returned):
+    """(cotangent of the average, of the weight sum, the average) for either output form."""
+    return (g[0], g[1], ans[0]) if returned else (g, None, ans)
+
+
+def _average_vjp_x(g, ans, x, axis, weights, returned, keepdims):
+    g_avg, _, avg = _average_parts(g, ans, returned)
+    if g_avg is None:
+        return zeros_like_grad(x)
+    spread = unreduce(g_avg, x, axis, keepdims)
+    if weights is None:
+        return unbroadcast(spread * (np.size(avg) / np.size(x)), x)
+    w = _full_weights(x, weights, axis)
+    return unbroadcast(spread * (w / np.sum(w, axis=axis, keepdims=True)), x)
+
+
+def _average_vjp_weights(g, ans, x, axis, weights, returned, keepdims):
+    g_avg, g_total, avg = _average_parts(g, ans, returned)
+    w = _full_weights(x, weights, axis)
+    gw = np.zeros(np.shape(x), dtype=_float_dtype(w))
+    if g_avg is not None:
+        offset = x - unreduce(avg, x, axis, keepdims)
+        gw = gw + unreduce(g_avg, x, axis, keepdims) * offset / np.sum(w, axis=axis, keepdims=True)
+    if g_total is not None:
+        gw = gw + unreduce(g_total, x, axis, keepdims)
+    return _fold_weights(gw, x, weights, axis)
+
+
+def _average_jvp_x(t, ans, x, axis, weights, returned, keepdims):
+    avg_dot = np.average(t, axis=axis, weights=weights, keepdims=keepdims)
+    return (avg_dot, np.zeros_like(ans[1])) if returned else avg_dot
+
+
+def _average_jvp_weights(t, ans, x, axis, weights, returned, keepdims):
+    _, _, avg = _average_parts((None, None), ans, returned)
+    w = _full_weights(x, weights, axis)
+    tw = _full_weights(x, t, axis)
+    offset = x - unreduce(avg, x, axis, keepdims)
+    avg_dot = np.sum(tw * offset, axis=axis, keepdims=keepdims) / np.sum(w, axis=axis, keepdims=keepdims)
+    if not returned:
+        return avg_dot
+    return avg_dot, np.broadcast_to(np.sum(tw, axis=axis, keepdims=keepdims), np.shape(avg))
+
+
+@defvjp(np.average, "x")
+def average_vjp_x(g, ans, x, axis=None, weights=None, returned=False, *, keepdims=False):
+    return _average_vjp_x(g, ans, x, axis, weights, returned, keepdims)
+
+
+@defvjp(np.average, "weights")
+def average_vjp_weights(g, ans, x, axis=None, weights=None, returned=False, *, keepdims=False):
+    return _average_vjp_weights(g, ans, x, axis, weights, returned, keepdims)
+
+
+@defjvp(np.average, "x")
+def average_jvp_x(t, ans, x, axis=None, weights=None, returned=False, *, keepdims=False):
+    return _average_jvp_x(t, ans, x, axis, weights, returned, keepdims)
+
+
+@defjvp(np.average, "weights")
+def average_jvp_weights(t, ans, x, axis=None, weights=None, returned=False, *, keepdims=False):
+    return _average_jvp_weights(t, ans, x, axis, weights, returned, keepdims)
