@@ -1051,8 +1051,8 @@ TABLES = [
     KEYWORD_REDUCTIONS, RUNNING_EXTREMA, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (
-    "decompositions", "elementwise", "inverses", "linalg", "norms", "operators", "reductions", "scalars", "series", "shapes",
-    "statistics", "structure",
+    "copies", "decompositions", "elementwise", "inverses", "linalg", "norms", "operators", "reductions", "scalars", "series",
+    "shapes", "statistics", "structure",
 )
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}
 

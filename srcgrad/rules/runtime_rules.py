@@ -22,7 +22,7 @@ from ..runtime import (
     add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, jacobian_from_columns, joined_part,
     repeated_part, snapshot, structure_like, unbroadcast, unreduce, without_part, zeros_like_grad,
 )
-from . import activations, decompositions, elementwise, linalg, reductions, scalars, series, shapes, statistics, structure
+from . import activations, copies, decompositions, elementwise, linalg, reductions, scalars, series, shapes, statistics, structure
 from .operators import _matmul_vjp_x, _matmul_vjp_y
 from .registry import defjvp, defvjp, is_nondifferentiable, lookup, nondifferentiable
 from .shapes import _getitem_vjp
@@ -632,17 +632,17 @@ defjvp(linalg._einsum_vjp, "operands")(_einsum_vjp_jvp_operands)
 # piecewise constant, a zero derivative.
 _PIECEWISE_CONSTANT = {
     scalars.builtin_extreme_vjp_a: ("ans", "a", "b"),
-    shapes._sort_vjp: ("x",), shapes._sort_jvp: ("x",), shapes._repeat_vjp: ("x",), shapes._take_vjp: ("x",),
-    shapes._take_along_axis_vjp: ("x",), shapes._tile_vjp: ("x",), shapes._diag_vjp: ("v",),
-    shapes._diagonal_scatter: ("x",), shapes._unravel: ("x",), shapes._pad_vjp: ("x",), shapes._item_vjp: ("x",),
+    shapes._sort_vjp: ("x",), shapes._sort_jvp: ("x",), copies._repeat_vjp: ("x",), shapes._take_vjp: ("x",),
+    shapes._take_along_axis_vjp: ("x",), copies._tile_vjp: ("x",), shapes._diag_vjp: ("v",),
+    shapes._diagonal_scatter: ("x",), shapes._unravel: ("x",), copies._pad_vjp: ("x",), shapes._item_vjp: ("x",),
     shapes._ravel_tangent: ("x",), series._interp_vjp_fp: ("fp",),
     structure._split_joined: ("arrays",), structure._unstack: ("arrays",), structure._unpack: ("value",),
     structure._reshape_each: ("arrays",), structure._unbroadcast_each: ("arrays",),
     structure._join_pieces: ("pieces", "x"), structure._append_parts: ("arr", "values"),
-    scalars._spread: ("iterable",), scalars._select_grad: ("sequence", "ans"), shapes.pad_vjp: ("ans", "x"),
+    scalars._spread: ("iterable",), scalars._select_grad: ("sequence", "ans"), copies.pad_vjp: ("ans", "x"),
     _leaf_transpose: ("g",), _item_transpose: ("g",), _drop_last_transpose: ("g",),
     reductions._masked_mean_vjp: ("x",), reductions._running_extremum_vjp: ("ans", "x"),
-    reductions._running_extremum_jvp: ("ans",), structure._gather_back: ("ids", "x"), shapes._pad_jvp: ("x",),
+    reductions._running_extremum_jvp: ("ans",), structure._gather_back: ("ids", "x"), copies._pad_jvp: ("x",),
     statistics._quantile_vjp_x: ("ans", "x"), statistics._quantile_jvp_x: ("ans", "x"),  # weights from ranks and q
     elementwise._select_vjp_choices: ("condlist", "choicelist"),
     elementwise._select_jvp_choices: ("ans", "condlist", "choicelist"),
