@@ -1,4 +1,5 @@
-"""Forward rules of the helpers that generated gradient code calls (rules/runtime_rules.py).
+"""Forward rules of the helpers that generated gradient code calls (rules/runtime_rules.py,
+rules/derived_rules.py).
 
 `hessian` runs forward mode over generated gradient code, which calls the reverse rules'
 helpers (`sort_vjp`, `split_joined`, `builtin_extreme_vjp_a`, ...). Every such helper that
@@ -16,15 +17,15 @@ import pytest
 
 import srcgrad
 from srcgrad import rules
-from srcgrad.rules import runtime_rules
+from srcgrad.rules import derived_rules
 
 HELPERS = {
-    h: users for h, users in runtime_rules.rule_helpers().items()
+    h: users for h, users in derived_rules.rule_helpers().items()
     if not getattr(h, "srcgrad_helper_rule", False) and not rules.is_nondifferentiable(h)
 }
 LINEAR = sorted(
     (h for h in HELPERS if list(inspect.signature(h).parameters)[:1] and
-     list(inspect.signature(h).parameters)[0] in runtime_rules._LINEAR_FIRST),
+     list(inspect.signature(h).parameters)[0] in derived_rules._LINEAR_FIRST),
     key=lambda h: (h.__module__, h.__qualname__),
 )
 

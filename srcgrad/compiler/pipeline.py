@@ -102,9 +102,9 @@ def jvp_of(fn, positions):
     return derive(fn, "jvp", positions, source=getattr(fn, "__srcgrad_source__", None)).function
 
 
-from ..rules import runtime_rules as _runtime_rules  # noqa: E402
+from ..rules import derived_rules as _derived_rules  # noqa: E402
 
-_runtime_rules._JVP_OF[:] = [jvp_of]  # forward rules of rule helpers differentiate their source
+_derived_rules._JVP_OF[:] = [jvp_of]  # forward rules of rule helpers differentiate their source
 
 
 class _Pending:

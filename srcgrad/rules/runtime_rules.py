@@ -9,34 +9,24 @@ parameter that only lends its shape has a zero rule in both modes, marked with
 parameters are renamed (`value`, `like`, `cotangent`, `result`) where the helper's
 own names would clash with the rules' leading `g`/`t` and `ans`.
 
-Helpers without a rule here (most private helpers of the rule modules) are plain
-Python functions: forward mode differentiates them through their own source.
+The rules here are written by hand. The other helpers of the rule modules that generated
+code calls get forward rules derived from their source (`derived_rules.py`); the rest
+are plain Python functions, which forward mode differentiates through their own source.
 """
-
-import inspect
 
 import numpy as np
 
 from .. import runtime
 from ..runtime import (
-    add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, jacobian_from_columns, joined_part,
-    repeated_part, snapshot, structure_like, unbroadcast, unreduce, without_part, zeros_like_grad,
+    add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, jacobian_from_columns, repeated_part,
+    snapshot, structure_like, unbroadcast, unreduce, without_part, zeros_like_grad,
 )
-from . import activations, copies, decompositions, elementwise, linalg, reductions, scalars, series, shapes, statistics, structure
+from . import decompositions, linalg, reductions, series
 from .operators import _matmul_vjp_x, _matmul_vjp_y
-from .registry import defjvp, defvjp, is_nondifferentiable, lookup, nondifferentiable
+from .registry import defjvp, defvjp, nondifferentiable
 from .shapes import _getitem_vjp
 
 nondifferentiable(runtime.grad_seed, runtime.zeros_like_grad)
-# Helpers of the rule modules whose values are piecewise constant (shares of a max, masks,
-# counts) or not numbers at all (axes, dtypes): constants to any derivative.
-nondifferentiable(
-    reductions._extremum_share, statistics._median_share, reductions._ptp_share, reductions._not_nan,
-    reductions._valid_count, statistics._dof, statistics._nan_dof, reductions._axes, reductions._float_dtype,
-    elementwise._nan_ignoring_share, elementwise._clip_lower_share, elementwise._clip_upper_share,
-    activations._count, shapes._axes, shapes._inverse_axes, structure._hsplit_axis, structure._hstack_axis,
-    reductions._initial_share, elementwise._select_masks, structure._insert_sources,
-)
 
 
 def _zero(fn):
@@ -230,7 +220,7 @@ def structure_like_jvp_x(t, ans, g, x):
     return zeros_like_grad(ans)
 
 
-@defjvp(repeated_part, "other")  # its other forward rules: with joined_part's, at the end
+@defjvp(repeated_part, "other")  # its other forward rules: with joined_part's, in derived_rules.py
 def repeated_part_jvp_other(t, ans, g, x, other):
     if isinstance(x, (list, tuple)) or isinstance(other, (list, tuple)):  # a repeat: the count lends a length
         return zeros_like_grad(ans)
@@ -394,129 +384,7 @@ def jacobian_from_columns_jvp_structure(t, ans, columns, x, out):
     return zeros_like_grad(ans)
 
 
-# --- the helpers that inlined rules call, and the rules that are called, not inlined ---------
-# Generated gradient code calls them (`sort_vjp(x_bar, x, axis)`, `split_joined(...)`,
-# `builtin_extreme_vjp_a(...)`); forward mode over that code needs their forward rules.
-# A helper whose first parameter is the adjoint or tangent it carries (`g`, `t`,
-# `cotangent`, `tangents`) is linear in it: its forward rule there is the helper itself
-# applied to the tangent of that adjoint. With respect to its other parameters the
-# forward rule differentiates the helper's own source (forward mode, once per helper and
-# parameter, cached), with the adjoint held constant: there the helper is usually piecewise
-# constant (an index, a sort order) or the other factor of a product. Helpers whose source
-# cannot be differentiated that way get explicit rules below. Helpers of other first
-# parameters are left to forward mode, which differentiates them through their source.
-
-_LINEAR_FIRST = ("g", "t", "cotangent", "tangents")
-_LEADING = ("tangent__", "result__")  # the rules' leading parameters: no helper uses these names
-
-
-def rule_helpers():
-    """{helper: names of the rules using it}: every srcgrad function a rule binds into
-    generated code (the names its code reads, or itself when it is called, not inlined)."""
-    import types
-
-    from .registry import all_rules
-
-    found = {}
-
-    def note(obj, user):
-        if isinstance(obj, types.FunctionType) and (getattr(obj, "__module__", "") or "").startswith("srcgrad."):
-            found.setdefault(obj, set()).add(user.__qualname__)
-
-    for rule in all_rules():
-        for d in list(rule.vjps.values()) + list(rule.jvps.values()):
-            fn = d.fn
-            if getattr(fn, "srcgrad_helper_rule", False):
-                continue
-            note(fn, fn)
-            cells = dict(zip(fn.__code__.co_freevars, [c.cell_contents for c in fn.__closure__ or ()]))
-            for name in fn.__code__.co_names + fn.__code__.co_freevars:
-                note(cells.get(name, fn.__globals__.get(name)), fn)
-    return found
-
-
-_JVP_OF = []  # the compiler's jvp_of, set by compiler/pipeline.py (rules do not import the compiler)
-
-
-def _rule_signature(helper):
-    params = list(inspect.signature(helper).parameters.values())
-    leading = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in _LEADING]
-    return inspect.Signature(leading + params)
-
-
-def _linear_rule(helper):
-    """The forward rule of `helper` with respect to its first parameter, which it is linear in."""
-
-    def rule(*args, **kwargs):
-        bound = rule.__signature__.bind(*args, **kwargs)
-        values = list(bound.arguments.values())
-        return helper(values[0], *values[3:])
-
-    rule.__signature__ = _rule_signature(helper)
-    rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_{next(iter(inspect.signature(helper).parameters))}"
-    rule.__module__ = __name__
-    rule.srcgrad_helper_rule = True
-    return rule
-
-
-def _source_rule(helper, position):
-    """The forward rule of `helper` with respect to the parameter at `position`: forward
-    mode over the helper's own source."""
-
-    def rule(*args, **kwargs):
-        bound = rule.__signature__.bind(*args, **kwargs)
-        values = list(bound.arguments.values())
-        return _source_tangent(helper, position, values[0], values[2:])
-
-    rule.__signature__ = _rule_signature(helper)
-    name = list(inspect.signature(helper).parameters)[position]
-    rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_{name}"
-    rule.__module__ = __name__
-    rule.srcgrad_helper_rule = True
-    return rule
-
-
-def _source_tangent(helper, position, t, values):
-    if not _JVP_OF:
-        from importlib import import_module
-
-        import_module("srcgrad.compiler")  # registers its jvp_of here
-    jvp_fn = _JVP_OF[0](helper, (position,))
-    tangent = list(inspect.signature(jvp_fn).parameters)[-1]
-    return jvp_fn(*values, **{tangent: t})[1]
-
-
-def _zero_rule(helper):
-    def rule(*args, **kwargs):
-        bound = rule.__signature__.bind(*args, **kwargs)
-        return zeros_like_grad(bound.arguments[_LEADING[1]])
-
-    rule.__signature__ = _rule_signature(helper)
-    rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_constant"
-    rule.__module__ = __name__
-    rule.srcgrad_helper_rule = True
-    return _zero(rule)
-
-
-def _register_helper_rules(piecewise_constant):
-    """Forward rules for every rule helper linear in its first parameter (see above);
-    `piecewise_constant` maps a helper to its parameters of zero derivative."""
-    for helper in sorted(rule_helpers(), key=lambda f: (f.__module__, f.__qualname__)):
-        if is_nondifferentiable(helper) or getattr(helper, "srcgrad_helper_rule", False):
-            continue
-        params = list(inspect.signature(helper).parameters)
-        if not params or params[0] not in _LINEAR_FIRST or any(p in _LEADING for p in params):
-            continue
-        rule = lookup(helper)
-        if rule is not None and (rule.params != tuple(params) or rule.vjps):
-            continue  # rules written by hand above
-        done = set(rule.jvps) if rule is not None else set()
-        if params[0] not in done:
-            defjvp(helper, params[0])(_linear_rule(helper))
-        constant = piecewise_constant.get(helper, ())
-        for k, name in enumerate(params[1:], start=1):
-            if name not in done:
-                defjvp(helper, name)(_zero_rule(helper) if name in constant else _source_rule(helper, k))
+# --- cumprod's adjoint helper: _cumprod_vjp(g, ans, x, axis) ------------------------------
 
 
 def _cumprod_vjp_jvp_ans(tangent__, result__, g, ans, x, axis):
@@ -538,6 +406,10 @@ def _cumprod_vjp_jvp_x(tangent__, result__, g, ans, x, axis):
 
 defjvp(reductions._cumprod_vjp, "ans")(_cumprod_vjp_jvp_ans)
 defjvp(reductions._cumprod_vjp, "x")(_cumprod_vjp_jvp_x)
+
+
+# --- the singular values' and svd's adjoint helpers, and the cofactor matrix (det) --------
+
 
 _SVD_SECOND = "second derivatives of svd through its singular vectors are not implemented (the singular values' are)"
 
@@ -581,6 +453,9 @@ def cofactor_jvp(t, ans, x):
 defjvp(decompositions._singular_values_vjp, "x")(_singular_values_vjp_jvp_x)
 defjvp(decompositions._svd_vjp, "ans")(_svd_vjp_jvp_ans)
 defjvp(decompositions._svd_vjp, "x")(_svd_vjp_jvp_x)
+
+
+# --- np.interp's adjoint helper for fp: _interp_vjp_fp ------------------------------------
 
 
 def _interp_vjp_fp_tangent(g, x, xp, fp, left, right, x_dot, xp_dot):
@@ -627,31 +502,3 @@ def _einsum_vjp_jvp_operands(tangent__, result__, g, subscripts, operands):
 
 defjvp(linalg._einsum_vjp, "g")(_einsum_vjp_jvp_g)
 defjvp(linalg._einsum_vjp, "operands")(_einsum_vjp_jvp_operands)
-
-# Parameters that only lend a shape, a structure or an order (where the adjoint goes):
-# piecewise constant, a zero derivative.
-_PIECEWISE_CONSTANT = {
-    scalars.builtin_extreme_vjp_a: ("ans", "a", "b"),
-    shapes._sort_vjp: ("x",), shapes._sort_jvp: ("x",), copies._repeat_vjp: ("x",), shapes._take_vjp: ("x",),
-    shapes._take_along_axis_vjp: ("x",), copies._tile_vjp: ("x",), shapes._diag_vjp: ("v",),
-    shapes._diagonal_scatter: ("x",), shapes._unravel: ("x",), copies._pad_vjp: ("x",), shapes._item_vjp: ("x",),
-    shapes._ravel_tangent: ("x",), series._interp_vjp_fp: ("fp",),
-    structure._split_joined: ("arrays",), structure._unstack: ("arrays",), structure._unpack: ("value",),
-    structure._reshape_each: ("arrays",), structure._unbroadcast_each: ("arrays",),
-    structure._join_pieces: ("pieces", "x"), structure._append_parts: ("arr", "values"),
-    scalars._spread: ("iterable",), scalars._select_grad: ("sequence", "ans"), copies.pad_vjp: ("ans", "x"),
-    _leaf_transpose: ("g",), _item_transpose: ("g",), _drop_last_transpose: ("g",),
-    reductions._masked_mean_vjp: ("x",), reductions._running_extremum_vjp: ("ans", "x"),
-    reductions._running_extremum_jvp: ("ans",), structure._gather_back: ("ids", "x"), copies._pad_jvp: ("x",),
-    statistics._quantile_vjp_x: ("ans", "x"), statistics._quantile_jvp_x: ("ans", "x"),  # weights from ranks and q
-    elementwise._select_vjp_choices: ("condlist", "choicelist"),
-    elementwise._select_jvp_choices: ("ans", "condlist", "choicelist"),
-}
-_register_helper_rules(_PIECEWISE_CONSTANT)
-
-# The helpers of `+`/`*` on lists, which generated code calls and no rule does: linear in
-# `g`, and their operands lend a length or a shape (`repeated_part`'s count: above).
-defjvp(joined_part, "g")(_linear_rule(joined_part))
-defjvp(joined_part, ("x", "other"))(_zero_rule(joined_part))
-defjvp(repeated_part, "g")(_linear_rule(repeated_part))
-defjvp(repeated_part, "x")(_zero_rule(repeated_part))
