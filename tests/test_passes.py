@@ -279,7 +279,7 @@ def _factored(text, types):
     namer = Namer()
     namer.helpers.update(K=np.float64(0.25), J=np.float64(-0.25), H=np.float64(0.5))
     factoring.run(tree, namer, types)
-    return _body(srcgrad.compiler.syntax.unparse(tree)).splitlines()
+    return _body(srcgrad.compiler.printing.unparse(tree)).splitlines()
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ side (`s = s + x` becomes `s_plus_x = s + x; s = s_plus_x`, and `r = r`, as in
 import gast
 
 from .. import runtime
-from . import syntax
+from . import printing, syntax
 
 _OP_WORDS = {
     gast.Add: "plus", gast.Sub: "minus", gast.Mult: "times", gast.Div: "over", gast.Pow: "pow",
@@ -251,7 +251,7 @@ class _ANF:
         """(statements, simple expression) computing `e`."""
         method = getattr(self, "expr_" + type(e).__name__, None)
         if method is None:
-            raise _unsupported(e, f"the expression `{syntax.unparse(e)}`")
+            raise _unsupported(e, f"the expression `{printing.unparse(e)}`")
         return method(e, hint) if method.__code__.co_argcount == 3 else method(e)
 
     def expr_Name(self, e):

@@ -20,7 +20,7 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
-from . import syntax
+from . import printing, syntax
 from .scope import MISSING, dotted_parts, lookup_path
 
 
@@ -80,7 +80,7 @@ def site(program, stmt, value, callee, register):
                 NotDifferentiableError,
             )
         raise program.error(
-            stmt, f"cannot find the function `{syntax.unparse(value.func)}` called in `{program.name}`; "
+            stmt, f"cannot find the function `{printing.unparse(value.func)}` called in `{program.name}`; "
             "define it before differentiating", NotDifferentiableError,
         )
     args, keywords = list(value.args), {k.arg: k.value for k in value.keywords}

@@ -15,7 +15,7 @@ import gast
 
 from .. import rules, runtime
 from ..errors import NotDifferentiableError
-from . import calls, frontend, inline, syntax
+from . import calls, frontend, inline, printing, syntax
 
 @dataclass
 class _Accumulate:
@@ -54,7 +54,7 @@ class Contributions:
                 read = calls.Site(callee, callee.obj, [value.value], {}, f"`.{value.attr}`")
                 return self.apply_rule(stmt, rule, g, ans, calls.bind(self.program, stmt, rule, read), read.label)
             raise self.program.error(
-                stmt, f"no derivative rule for the attribute `.{value.attr}` of `{syntax.unparse(value.value)}` "
+                stmt, f"no derivative rule for the attribute `.{value.attr}` of `{printing.unparse(value.value)}` "
                 f"(in `{self.program.name}`)", NotDifferentiableError,
             )
         if isinstance(value, gast.Call):
@@ -171,7 +171,7 @@ class Contributions:
         ):
             return
         raise self.program.error(
-            stmt, f"differentiating {label} through the argument `{syntax.unparse(node).strip()}` "
+            stmt, f"differentiating {label} through the argument `{printing.unparse(node).strip()}` "
             f"is not supported (in `{self.program.name}`); give it a name first", NotDifferentiableError,
         )
 

@@ -9,7 +9,7 @@ import ast
 
 import gast
 
-from . import syntax
+from . import printing, syntax
 
 _INDENT = "    "
 
@@ -17,7 +17,7 @@ _INDENT = "    "
 def source(tree):
     """The source text of the gast FunctionDef `tree`, ending in a newline."""
     lines = []
-    args = ast.unparse(syntax.to_python_ast(tree.args))
+    args = ast.unparse(printing.to_python_ast(tree.args))
     lines.append(f"def {tree.name}({args}):")
     body = tree.body
     if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) and isinstance(body[0].value.value, str) and syntax.comment_text(body[0]) is None:
@@ -33,7 +33,7 @@ def _block(stmts, depth, lines):
     if not stmts:
         lines.append(pad + "pass")
         return
-    append, unparse, expr, constant, comment = lines.append, syntax.unparse, gast.Expr, gast.Constant, syntax.Comment
+    append, unparse, expr, constant, comment = lines.append, printing.unparse, gast.Expr, gast.Constant, syntax.Comment
     only_comments = True
     for stmt in stmts:
         if isinstance(stmt, expr) and isinstance(stmt.value, constant) and isinstance(stmt.value.value, comment):
@@ -55,7 +55,7 @@ def _block(stmts, depth, lines):
             append(f"{pad}while {_expr(stmt.test)}:")
             _block(stmt.body, depth + 1, lines)
         else:  # a pullback closure (split.py)
-            args = ast.unparse(syntax.to_python_ast(stmt.args))
+            args = ast.unparse(printing.to_python_ast(stmt.args))
             append(f"{pad}def {stmt.name}({args}):")
             _block(stmt.body, depth + 1, lines)
     if only_comments:  # a block of comments alone still needs a statement
@@ -78,4 +78,4 @@ def _if(stmt, depth, lines, keyword):
 
 
 def _expr(node):
-    return syntax.unparse(node)
+    return printing.unparse(node)

@@ -38,7 +38,7 @@ import gast
 from .. import rules, runtime
 from ..errors import NotDifferentiableError, SrcGradError
 from . import activity as activity_pass
-from . import calls, inline, mutation, syntax
+from . import calls, inline, mutation, printing, syntax
 
 _ADD_GRAD = rules.lookup(runtime.add_grad)
 
@@ -71,7 +71,7 @@ class _Forward:
         out = []
         for s in stmts:
             text = self.program.text(s) if getattr(s, "lineno", None) else ""
-            if text and not isinstance(s, (gast.If, gast.For, gast.While)) and text != syntax.unparse(s):
+            if text and not isinstance(s, (gast.If, gast.For, gast.While)) and text != printing.unparse(s):
                 out.append(syntax.comment(text))
             method = getattr(self, "visit_" + type(s).__name__, None)
             out += method(s) if method else [s]
@@ -141,7 +141,7 @@ class _Forward:
         """A dropped-result call that may change a value with a tangent: refused (see calls.py)."""
         if calls.changes_in_place(value, callee, self.activity.varied, rules):
             raise self.program.error(
-                s, f"`{self.program.text(s) or syntax.unparse(value).strip()}` may change a differentiated value "
+                s, f"`{self.program.text(s) or printing.unparse(value).strip()}` may change a differentiated value "
                 f"in place, which srcgrad cannot differentiate (in `{self.program.name}`); build a new value "
                 "instead (`y = y + ...`, `y[i] = ...`, a function's result)", NotDifferentiableError,
             )
@@ -213,7 +213,7 @@ class _Forward:
             if callee is not None and callee.known:
                 return None  # .shape, .ndim, ...
             raise self.program.error(
-                stmt, f"no derivative rule for the attribute `.{value.attr}` of `{syntax.unparse(value.value)}` "
+                stmt, f"no derivative rule for the attribute `.{value.attr}` of `{printing.unparse(value.value)}` "
                 f"(in `{self.program.name}`)", NotDifferentiableError,
             )
         if isinstance(value, gast.Call):
@@ -291,7 +291,7 @@ class _Forward:
                      for e in node.elts]
             return syntax.tuple_(parts) if isinstance(node, gast.Tuple) else syntax.list_(parts)
         raise self.program.error(
-            stmt, f"differentiating {label} through the argument `{syntax.unparse(node) if isinstance(node, gast.AST) else node}` "
+            stmt, f"differentiating {label} through the argument `{printing.unparse(node) if isinstance(node, gast.AST) else node}` "
             f"is not supported yet (in `{self.program.name}`); pass a variable", NotDifferentiableError,
         )
 

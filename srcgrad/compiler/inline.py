@@ -18,7 +18,7 @@ import textwrap
 
 import gast
 
-from . import syntax
+from . import printing, syntax
 
 
 @functools.lru_cache(maxsize=None)
@@ -152,7 +152,7 @@ def _literal(node):
         return node.value
     if type(node) is gast.UnaryOp and type(node.op) is gast.USub and type(node.operand) is gast.Constant:
         return -node.operand.value
-    return ast.literal_eval(syntax.unparse(node).strip())
+    return ast.literal_eval(printing.unparse(node).strip())
 
 
 def _filled(cell):

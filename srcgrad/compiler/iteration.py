@@ -25,7 +25,7 @@ import collections
 
 import gast
 
-from . import syntax
+from . import printing, syntax
 from .resolve import Callee
 
 _LEN = Callee("function", builtins.len, "len")
@@ -187,8 +187,8 @@ class _Iteration:
         definition = self.zip_defs.get(seq.id) or self.reversed_defs.get(seq.id)
         if definition is None:
             return
-        made = f"`{seq.id}`, the iterator made by `{syntax.unparse(definition.value)}` at line {self.program.line(definition)}"
-        fix = f"iterate over `{syntax.unparse(definition.value)}` in the `for` statement itself (in `{self.program.name}`)"
+        made = f"`{seq.id}`, the iterator made by `{printing.unparse(definition.value)}` at line {self.program.line(definition)}"
+        fix = f"iterate over `{printing.unparse(definition.value)}` in the `for` statement itself (in `{self.program.name}`)"
         around = self.enclosing[-1] if self.enclosing else None
         if self.stores[seq.id] > 1 or self.loads[seq.id] > 1 or (
                 around is not None and not any(d is definition for d in syntax.statements(around))):
@@ -251,7 +251,7 @@ class _Iteration:
             self.mapping = syntax.name(callee.receiver)
             return [syntax.name(keys)], callee.path, None
         raise self.program.error(
-            s, f"iterating over `{syntax.unparse(it)}`, which carries the derivative into the loop "
+            s, f"iterating over `{printing.unparse(it)}`, which carries the derivative into the loop "
             f"variable `{s.target.id}`, is not supported (in `{self.program.name}`); iterate over a "
             "list, tuple or array, over zip/enumerate/reversed of them, or over range(len(...))",
         )
@@ -265,7 +265,7 @@ class _Iteration:
                 a = syntax.name(seq)
             if not isinstance(a, gast.Name):
                 raise self.program.error(
-                    s, f"iterating over `{syntax.unparse(s.iter)}` is not supported here "
+                    s, f"iterating over `{printing.unparse(s.iter)}` is not supported here "
                     f"(in `{self.program.name}`); give the sequence a name first",
                 )
             names.append(a)

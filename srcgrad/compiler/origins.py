@@ -12,7 +12,7 @@ program's `line`), and every key a line of `text` holding a statement.
 
 import gast
 
-from . import syntax
+from . import printing, syntax
 
 
 def outline(tree, program):
@@ -36,7 +36,7 @@ def table(outlined, text, program):
     quoted = {}
     for node in gast.walk(program.tree):
         if isinstance(node, gast.stmt) and not isinstance(node, gast.FunctionDef) and hasattr(node, "lineno"):
-            quoted.setdefault(syntax.unparse(node).splitlines()[0].strip(), program.line(node))
+            quoted.setdefault(printing.unparse(node).splitlines()[0].strip(), program.line(node))
     emitted = _statements(gast.parse(text).body[0].body, keep_comments=False)
     lines, current, k = {}, None, 0
     for stmt in emitted:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import gast
 
-from . import activity, anf, cache, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, origins, resolve, reverse, scaling, scope, split, standalone, syntax, versions
+from . import activity, anf, cache, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, origins, printing, resolve, reverse, scaling, scope, split, standalone, syntax, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -370,4 +370,4 @@ def _transform_name(mode):
 def _show(verbose, stage, tree):
     if verbose == "stages":
         print(f"--- after {stage} ---")
-        print(syntax.unparse(tree))
+        print(printing.unparse(tree))

@@ -22,7 +22,7 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
-from . import frontend, syntax
+from . import frontend, printing, syntax
 from .scope import MISSING, dotted_parts, lookup_path
 
 # what may return (a view of) its receiver or argument (mutation.py reads them too)
@@ -340,7 +340,7 @@ class _Function:
             head = f"`{program.text(s)}` ({program.filename}, line {program.line(s)}) changes the array `{owner}` in place"
             advice = f"Write `{owner} = {owner} {op} ...` for a new array, or copy first (`.copy()`)"
         else:
-            entry = syntax.unparse(s.target)
+            entry = printing.unparse(s.target)
             head = (f"`{program.text(s)}` ({program.filename}, line {program.line(s)}) changes the array that "
                     f"`{owner}` holds in place")
             advice = f"Write `{entry} = {entry} {op} ...` for a new array, or copy first (`.copy()`)"
