@@ -15,7 +15,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "srcgrad"
 
 # compiler modules in the order data flows through them (helpers first)
 STAGES = [
-    "syntax", "printing", "naming", "inline", "stand_in", "frontend", "scope", "sharing", "fence", "jumps", "anf", "closures", "versions", "resolve", "calls",
+    "syntax", "printing", "naming", "inline", "stand_in", "frontend", "scope", "views", "sharing", "fence", "jumps", "anf",
+    "closures", "versions", "resolve", "calls",
     "activity", "iteration", "mutation", "contributions", "kinds", "shapes", "unbroadcasts", "adjoints", "tape", "reverse", "forward",
     "hoist", "optimize", "scaling", "factoring", "split", "emit", "origins", "standalone", "load", "linearize", "cache", "pipeline",
 ]

@@ -20,7 +20,7 @@ import gast
 
 from ..errors import NotDifferentiableError
 from . import syntax
-from .sharing import VIEW_FUNCTIONS, VIEW_METHODS
+from .views import VIEW_FUNCTIONS, VIEW_METHODS
 
 CHANGING_METHODS = {"append"}  # the in-place methods reverse mode can undo
 

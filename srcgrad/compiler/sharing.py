@@ -12,7 +12,8 @@ the contents `n[]` of a local name (what a list, tuple or dict holds) and OUTSID
 Statements update it in order (a new binding forgets the name's pairs), branches join
 by union, loops repeat to a fixpoint. Invariant: two nodes that may share memory on some
 run are related (the relation may hold more). A binding relates the name to its
-sources and to their neighbours, so chains of views and aliases stay related.
+sources and to their neighbours, so chains of views and aliases stay related. What a
+call returns (a view, an entry, a new value) comes from views.py.
 """
 
 import math
@@ -22,45 +23,13 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
-from . import frontend, printing, syntax
+from . import printing, syntax, views
 from .scope import MISSING, dotted_parts, lookup_path
 
-# what may return (a view of) its receiver or argument (mutation.py reads them too)
-VIEW_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view", "diagonal", "__getitem__"}
-VIEW_FUNCTIONS = {
-    np.reshape, np.ravel, np.transpose, np.asarray, np.asanyarray, np.broadcast_to, np.squeeze,
-    np.expand_dims, np.moveaxis, np.swapaxes, np.diagonal, np.atleast_1d, np.atleast_2d, np.atleast_3d,
-    np.flip, np.fliplr, np.flipud, np.rot90, np.real, np.imag, np.ascontiguousarray, np.asfortranarray,
-    np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,
-}
 OUTSIDE = "<outside>"
 NOTHING = frozenset()
 _UNKNOWN = (frozenset({OUTSIDE}), frozenset({OUTSIDE}))
 
-# methods returning an element (or a view of the elements) of their receiver
-_ELEMENT_METHODS = {"get", "pop", "values", "items", "keys", "setdefault", "__getitem__"}
-# methods returning a new object (or None) of NumPy arrays and lists; any other method may
-# return its receiver (`conj` of a real array does), an argument or something outside
-_FRESH_METHODS = {
-    "all", "any", "argmax", "argmin", "argpartition", "argsort", "choose", "clip", "compress", "cumprod", "cumsum",
-    "dot", "flatten", "item", "max", "mean", "min", "nonzero", "prod", "repeat", "round", "searchsorted", "std",
-    "sum", "take", "tolist", "tobytes", "trace", "var", "index", "count", "fill", "sort", "put", "partition",
-    "resize", "setfield", "setflags", "reverse", "remove", "clear",
-}
-# NumPy functions that may return (a view of) an argument, besides mutation's
-_MORE_VIEWS = {getattr(np, f) for f in ("diag", "einsum", "asarray_chkfinite", "real_if_close", "trim_zeros",
-                                        "broadcast_arrays", "unstack", "permute_dims", "matrix_transpose",
-                                        "require", "asmatrix", "meshgrid", "ndarray") if hasattr(np, f)}
-# methods that put their arguments into the receiver (a list, dict or set)
-_STORING_METHODS = {"append", "extend", "insert", "update", "setdefault", "add"}
-_FRESH_BUILTINS = {abs, float, int, bool, complex, len, range, round, pow, divmod, sum, str, repr, isinstance,
-                   hasattr, any, all, hash, id, format, ord, chr, print, callable}
-_CONTAINER_BUILTINS = {list, tuple, sorted, reversed, zip, enumerate, iter, dict, set, frozenset}
-# NumPy functions returning one new array (no list, no view): see _Function.numpy_arrays
-_ARRAY_MAKERS = {getattr(np, f) for f in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
-                                          "full_like", "array", "copy", "arange", "linspace", "eye", "identity",
-                                          "concatenate", "stack", "vstack", "hstack", "tile", "outer") if hasattr(np, f)}
-_IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), np.generic)
 
 
 def check(program, tree, guards, enclosing=()):
@@ -142,7 +111,7 @@ class _Function:
                 bound.setdefault(node.id, [0, 0])[0] += 1
             elif (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
                   and isinstance(node.value, gast.Call) and self.is_module_chain(node.value.func)
-                  and _lookup(dotted_parts(node.value.func), self.program) in _ARRAY_MAKERS):
+                  and _lookup(dotted_parts(node.value.func), self.program) in views.ARRAY_MAKERS):
                 bound.setdefault(node.targets[0].id, [0, 0])[1] += 1
         return {name for name, (stores, made) in bound.items() if stores == made and name not in self.params}
 
@@ -253,7 +222,7 @@ class _Function:
         call = s.value
         self.value(call, state)
         if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
-                and call.func.attr in _STORING_METHODS):
+                and call.func.attr in views.STORING_METHODS):
             nodes = set()
             for a in _arguments(call):
                 shares, contents = self.value(a, state)
@@ -307,7 +276,7 @@ class _Function:
             argument, made = name, self.tree
         elif len(made_here) == 1 and (made_here[0].lineno, made_here[0].col_offset) < (s.lineno, s.col_offset):
             made = made_here[0]  # the one binding of `name`: every other change of it is an `op=`
-            argument = _bound_view(made, name)
+            argument = views.bound_view(made, name)
             if argument not in params:
                 return False
         else:
@@ -420,7 +389,7 @@ class _Function:
     @staticmethod
     def global_value(obj):
         """The value of a global object: immutable ones share nothing."""
-        if isinstance(obj, _IMMUTABLE) or isinstance(obj, (types.ModuleType, types.FunctionType, type)):
+        if isinstance(obj, views.IMMUTABLE) or isinstance(obj, (types.ModuleType, types.FunctionType, type)):
             return NOTHING, NOTHING
         return _UNKNOWN
 
@@ -433,18 +402,18 @@ class _Function:
             return out
         if isinstance(func, gast.Attribute) and not self.is_module_chain(func):
             receiver = self.value(func.value, state)
-            if func.attr in VIEW_METHODS or (func.attr == "astype" and not _copies(e)):
+            if func.attr in views.VIEW_METHODS or (func.attr == "astype" and not views.copies(e)):
                 return receiver
-            if func.attr in _ELEMENT_METHODS:
+            if func.attr in views.ELEMENT_METHODS:
                 return receiver[0] | receiver[1], receiver[1]
             if func.attr == "copy":  # a list's copy holds its entries; an argument's is taken as an array's
                 return NOTHING, receiver[1] if self.holds_values(func.value, state) else NOTHING
-            if func.attr in _FRESH_METHODS or func.attr == "astype":
+            if func.attr in views.FRESH_METHODS or func.attr == "astype":
                 return NOTHING, NOTHING
             unknown = receiver[0] | receiver[1] | everything | {OUTSIDE}
             return unknown, unknown
         if isinstance(func, gast.Name) and func.id in self.nested:
-            if _returns_fresh(self.nested[func.id]):
+            if views.returns_fresh(self.nested[func.id]):
                 return NOTHING, NOTHING
             unknown = everything | {OUTSIDE}
             return unknown, unknown
@@ -467,13 +436,13 @@ class _Function:
 def _call_value(obj, e, args, everything):
     """The value of a call of the object `obj` (None: unknown) with `args` (their values)."""
     try:
-        if obj in VIEW_FUNCTIONS or obj in _MORE_VIEWS or (obj is np.array and not _copies(e)):
+        if obj in views.VIEW_FUNCTIONS or obj in views.MORE_VIEWS or (obj is np.array and not views.copies(e)):
             return everything, frozenset().union(*(c for _, c in args))
-        if obj in _CONTAINER_BUILTINS:
+        if obj in views.CONTAINER_BUILTINS:
             return NOTHING, everything
         if obj in (max, min, next, getattr):
             return everything, frozenset().union(*(c for _, c in args))
-        if obj in _FRESH_BUILTINS:
+        if obj in views.FRESH_BUILTINS:
             return NOTHING, NOTHING
     except TypeError:  # unhashable
         pass
@@ -481,9 +450,9 @@ def _call_value(obj, e, args, everything):
     if isinstance(obj, np.ufunc) or (module.startswith("numpy") and "stride_tricks" not in module) or (
             getattr(obj, "__self__", None) is math or module == "math"):
         return NOTHING, NOTHING
-    if isinstance(obj, types.FunctionType) and _returns_fresh(_parsed(obj)):
+    if isinstance(obj, types.FunctionType) and views.returns_fresh(views.definition(obj)):
         return NOTHING, NOTHING
-    if isinstance(obj, type) and issubclass(obj, _IMMUTABLE):
+    if isinstance(obj, type) and issubclass(obj, views.IMMUTABLE):
         return NOTHING, NOTHING
     unknown = everything | {OUTSIDE}
     return unknown, unknown
@@ -491,69 +460,6 @@ def _call_value(obj, e, args, everything):
 
 def _arguments(call):
     return [a.value if isinstance(a, gast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
-
-
-def _copies(call):
-    """Whether `x.astype(...)` / `np.array(...)` copies: unless `copy=` says otherwise."""
-    return all(k.arg != "copy" or (isinstance(k.value, gast.Constant) and k.value.value is True) for k in call.keywords)
-
-
-def _parsed(fn):
-    """The `def` of the user function `fn`, or None when its source cannot be read."""
-    try:
-        return frontend.load(fn).tree
-    except Exception:  # no source (a builtin, exec'd text): unknown
-        return None
-
-
-def _returns_fresh(tree):
-    """Whether every `return` of the function `tree` gives a new value that shares nothing:
-    arithmetic, a NumPy call, a display of such values, or a local name made only so."""
-    if tree is None:
-        return False
-    stores = {}
-    for s in syntax.statements(tree):
-        if isinstance(s, gast.Assign):
-            for t in s.targets:
-                for n in syntax.walk(t):
-                    if isinstance(n, gast.Name):
-                        stores.setdefault(n.id, []).append(s.value if t is n else None)
-        elif isinstance(s, (gast.For, gast.AugAssign)):
-            for n in syntax.walk(s.target):
-                if isinstance(n, gast.Name):
-                    stores.setdefault(n.id, []).append(None)
-    params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
-    returns = [s.value for s in syntax.statements(tree) if isinstance(s, gast.Return)]
-    return bool(returns) and all(_fresh_expression(r, stores, params) for r in returns)
-
-
-def _fresh_expression(e, stores, params, depth=0):
-    """Whether `e` makes a new value. Arithmetic counts as new and as holding no arrays of
-    its operands (a helper's `+` is taken to add numbers, not to concatenate lists)."""
-    if isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Constant)):
-        return True
-    if isinstance(e, (gast.Tuple, gast.List)):
-        return all(_fresh_expression(v, stores, params, depth) for v in e.elts)
-    if isinstance(e, gast.Call):
-        return _numeric_call(e)
-    if isinstance(e, gast.Name) and e.id not in params and depth < 3:
-        values = stores.get(e.id, [None])
-        return all(v is not None and _fresh_expression(v, stores, params, depth + 1) for v in values)
-    return False
-
-
-def _numeric_call(e):
-    """A call `np.f(...)` / `math.f(...)` of a NumPy function that is not a view."""
-    if not isinstance(e, gast.Call):
-        return False
-    chain = dotted_parts(e.func)
-    if not chain or len(chain) != 2 or chain[0] not in ("np", "numpy", "math"):
-        return False
-    obj = getattr(math if chain[0] == "math" else np, chain[1], None)
-    try:
-        return obj is not None and obj not in VIEW_FUNCTIONS and obj not in _MORE_VIEWS and obj is not np.array
-    except TypeError:
-        return False
 
 
 class _Reads:
@@ -598,34 +504,6 @@ def _stored_here(stmt):
     targets = stmt.targets if isinstance(stmt, gast.Assign) else [getattr(stmt, "target", None)]
     return {n.id for t in targets if t is not None for n in syntax.walk(t)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-
-
-def _bound_view(stmt, name):
-    """The name that the assignment `stmt` makes `name` (or a view of): `name = a[1:]`,
-    `name = b = a`, `name, c = a, 0.0`; or None."""
-    if not isinstance(stmt, gast.Assign):
-        return None
-    for target in stmt.targets:
-        if syntax.is_name(target, name):
-            return _view_base(stmt.value)
-        if (isinstance(target, (gast.Tuple, gast.List)) and isinstance(stmt.value, (gast.Tuple, gast.List))
-                and len(target.elts) == len(stmt.value.elts)):
-            for t, v in zip(target.elts, stmt.value.elts):
-                if syntax.is_name(t, name):
-                    return _view_base(v)
-    return None
-
-
-def _view_base(value):
-    """The local name `value` is, or is a view or an entry of (`a`, `a[i]`, `a.T`,
-    `a.reshape(...)`), or None."""
-    if isinstance(value, gast.Name):
-        return value.id
-    if isinstance(value, gast.Subscript) or (isinstance(value, gast.Attribute) and value.attr in ("T", "mT")):
-        return _view_base(value.value)
-    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr in VIEW_METHODS:
-        return _view_base(value.func.value)
-    return None
 
 
 _OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**", gast.MatMult: "@",
