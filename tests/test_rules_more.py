@@ -1,6 +1,6 @@
 """Through the compiler: the reductions' `where=` / `initial=`, np.insert / delete /
 select, np.linalg.lstsq, np.maximum/minimum.accumulate, the statistic and ramp modes of
-np.pad, and svd(full_matrices=True) in forward mode.
+np.pad, svd(full_matrices=True) in forward mode, and cumprod's Hessian at zeros.
 
 Each program is checked for several shapes and axes: `srcgrad.grad` against central
 finite differences in float64, `srcgrad.jvp` against the gradient (the dot-product
@@ -273,3 +273,50 @@ def test_quantile_hessian_treats_the_interpolation_weights_as_constants():
     expected[:, 0, :, 0] = 2.0 * np.outer(w0, w0)
     expected[:, 1, :, 1] = 2.0 * np.outer(w1, w1)
     np.testing.assert_allclose(h, expected, rtol=0, atol=1e-12)
+
+
+def _cumprod_hessian(v, w):
+    """d2/dv_k dv_l of sum_i w_i prod_{m <= i} v_m, written out: the products leave out k and l."""
+    n = len(v)
+    h = np.zeros((n, n))
+    for k in range(n):
+        for l in range(n):
+            if k != l:
+                h[k, l] = sum(w[i] * np.prod([v[m] for m in range(i + 1) if m not in (k, l)]) for i in range(max(k, l), n))
+    return h
+
+
+@pytest.mark.parametrize("v", [[1.0, 0.0, -2.0, 2.0, 0.0, 3.0], [2.0, 0.0, 0.0, 1.5, -1.0, 2.0], [0.0, 0.5, -2.0, 2.0, 0.7, 3.0]])
+def test_cumprod_hessian_is_exact_after_a_zero(v):
+    # Regression: forward mode over cumprod's reverse rule gave the entries after the
+    # first zero a constant zero gradient, but moving that zero gives them one: for
+    # v = [1, 0, -2, 2, 0, 3] and weights 1..6, d2f/dv2 dv1 came out 0, not 11 (row 2
+    # of the Hessian was all zeros while column 2 was right: it was not symmetric).
+    v = np.array(v)
+    w = np.arange(1.0, 7.0)
+
+    def f(v):
+        return np.sum(np.cumprod(v) * w)
+
+    h = srcgrad.hessian(f)(v)
+    assert h.shape == (6, 6) and h.dtype == np.float64
+    np.testing.assert_allclose(h, _cumprod_hessian(v, w), rtol=0, atol=1e-12)
+    grad = srcgrad.grad(f)
+    eps = 1e-6
+    for k in range(6):
+        t = np.zeros(6)
+        t[k] = eps
+        np.testing.assert_allclose(h[:, k], (grad(v + t) - grad(v - t)) / (2 * eps), rtol=1e-6, atol=1e-6)
+
+
+def test_cumprod_hessian_along_an_axis_with_zeros():
+    x = np.array([[1.0, 0.0, -2.0, 2.0], [0.5, 1.5, 0.0, 0.0], [0.0, 3.0, 1.0, -1.0]])
+    w = np.array([[1.0, -1.0, 2.0, 0.5], [3.0, 1.0, -2.0, 1.0], [0.5, 2.0, 1.0, -1.0]])
+
+    def f(x):
+        return np.sum(np.cumprod(x, axis=1) * w)
+
+    h = srcgrad.hessian(f)(x)
+    for r in range(3):
+        np.testing.assert_allclose(h[r, :, r, :], _cumprod_hessian(x[r], w[r]), rtol=0, atol=1e-12)
+    assert np.count_nonzero(h) == sum(np.count_nonzero(h[r, :, r, :]) for r in range(3))

@@ -400,7 +400,11 @@ def _cumprod_vjp_jvp_x(tangent__, result__, g, ans, x, axis):
     base, t_base = np.where(first, 1.0, xm), np.where(first, 0.0, tm)
     d_skipped = reductions._cumprod_jvp(t_base, skipped, base, -1)
     d_at_zero = reductions._reverse_cumsum(gm * d_skipped, -1)
-    out = np.where(before, d_part, 0.0) + np.where(first, d_at_zero, 0.0)
+    # an entry after the first zero has gradient 0 only while that zero stays 0: moving
+    # it gives the entry the gradient it has in the scan that skips the zero
+    t_zero = np.sum(np.where(first, tm, 0.0), axis=-1, keepdims=True)
+    d_after = t_zero * reductions._cumprod_vjp(gm, skipped, base, -1)
+    out = np.where(before, d_part, 0.0) + np.where(first, d_at_zero, 0.0) + np.where(before | first, 0.0, d_after)
     return reductions._unscan_layout(out, x, axis)
 
 
