@@ -320,3 +320,28 @@ def test_cumprod_hessian_along_an_axis_with_zeros():
     for r in range(3):
         np.testing.assert_allclose(h[r, :, r, :], _cumprod_hessian(x[r], w[r]), rtol=0, atol=1e-12)
     assert np.count_nonzero(h) == sum(np.count_nonzero(h[r, :, r, :]) for r in range(3))
+
+
+def test_sinc_second_and_third_derivatives_at_zero():
+    # Regression: sinc's derivative is written with a special case at 0 (value 0) that
+    # forward mode differentiated as a constant: the Hessian of np.sinc at 0 was 0, not
+    # sinc''(0) = -pi**2 / 3 = -3.2899, in forward-over-reverse and reverse-over-reverse.
+    def f(x):
+        return np.sum(np.sinc(x))
+
+    x = np.array([0.0, 0.5])
+    h = srcgrad.hessian(f)(x)
+    d2_half = (np.pi**2 * 0.25 * np.sin(np.pi * 0.5) * -1 - 2 * np.pi * 0.5 * np.cos(np.pi * 0.5) + 2 * np.sin(np.pi * 0.5)) / (
+        np.pi * 0.5**3
+    )
+    np.testing.assert_allclose(h, np.diag([-np.pi**2 / 3, d2_half]), rtol=1e-12, atol=1e-12)
+    assert srcgrad.hessian(f)(x.astype(np.float32)).dtype == np.float32
+
+    def s(a):
+        return np.sinc(a)
+
+    second = srcgrad.grad(srcgrad.grad(s))
+    assert second(0.0) == pytest.approx(-np.pi**2 / 3, rel=1e-12)
+    assert second(0.0) == pytest.approx(numerical_grad(srcgrad.grad(s), [0.0], 0, eps=1e-4), rel=1e-6)
+    assert srcgrad.grad(second)(0.0) == 0.0  # sinc is even
+    assert srcgrad.grad(second)(0.3) == pytest.approx(numerical_grad(second, [0.3], 0), rel=1e-6)

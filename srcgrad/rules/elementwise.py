@@ -155,9 +155,12 @@ def rad2deg_d(ans, x):
 
 
 def _sinc_d(ans, x):
-    """d/dx sin(pi x)/(pi x) = (cos(pi x) - sinc(x)) / x, and 0 at x = 0."""
+    """d/dx sin(pi x)/(pi x) = (cos(pi x) - sinc(x)) / x, and 0 at x = 0. At 0 it is the
+    Taylor polynomial -pi**2 x / 3 + pi**4 x**3 / 30 - pi**6 x**5 / 840 (value 0), so that
+    derivatives of this derivative (Hessians) are right there too, up to sinc's sixth."""
     safe = np.where(x == 0, 1.0, x)
-    return np.where(x == 0, 0.0, (np.cos(math.pi * x) - ans) / safe)
+    near = x * (-(math.pi**2) / 3.0 + x * x * (math.pi**4 / 30.0 - x * x * (math.pi**6 / 840.0)))
+    return np.where(x == 0, near, (np.cos(math.pi * x) - ans) / safe)
 
 
 @elementwise(np.sinc)
