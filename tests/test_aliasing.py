@@ -489,3 +489,80 @@ def test_augmented_assignment_to_an_entry_of_a_container_argument_is_refused():
     with pytest.raises(srcgrad.NotDifferentiableError, match="changes the argument `d` in place"):
         srcgrad.grad(scales_an_entry_of_a_dict_argument)({"L": np.array([0.5, 1.5])})
     assert srcgrad.grad(scales_an_entry_of_a_dict_argument)({"L": 1.5}) == {"L": 1.0}  # a float: `L` is a new value
+
+
+# --- NumPy's `out` arrays ---------------------------------------------------------------
+
+
+def out_by_position_dropped(x):
+    y = np.zeros(3)
+    np.exp(x, y)  # write
+    return np.sum(y)
+
+
+def out_by_position_of_a_function(x):
+    y = np.zeros(3)
+    np.cumsum(x, 0, None, y)  # write
+    return np.sum(y * W[0])
+
+
+def out_by_keyword_kept(x):
+    y = np.zeros(3)
+    z = np.cumsum(x, out=y)  # write
+    return np.sum(y * W[0]) + np.sum(z)
+
+
+def out_by_keyword_unused(x):
+    y = np.zeros(())
+    _ = np.sum(x, out=y)  # write
+    return y * 2.0
+
+
+def out_by_position_kept(x):
+    y = np.zeros(3)
+    z = np.clip(x, 0.0, 1.0, y)  # write
+    return np.sum(y) + np.sum(z)
+
+
+def out_of_a_method(x):
+    y = np.zeros(3)
+    z = x.cumsum(0, None, y)  # write
+    return np.sum(y * W[0]) - np.sum(z)
+
+
+def out_of_a_ufunc_method(x):
+    y = np.zeros(())
+    _ = np.add.reduce(x, 0, None, y)  # write
+    return y * 2.0
+
+
+def out_in_an_expression(x):
+    y = np.zeros(3)
+    return np.sum(np.clip(x, 0.0, 1.0, out=y)) + np.sum(y)  # write
+
+
+OUT_WRITES = [out_by_position_dropped, out_by_position_of_a_function, out_by_keyword_kept, out_by_keyword_unused,
+              out_by_position_kept, out_of_a_method, out_of_a_ufunc_method, out_in_an_expression]
+
+
+@pytest.mark.parametrize("f", OUT_WRITES, ids=lambda f: f.__name__)
+def test_writes_into_out_arrays_are_refused_in_both_modes(f):
+    """The rules know nothing of `out`: `np.exp(x, y)` (out by position, its result dropped)
+    gave y no gradient (0 instead of exp(x)), and `z = np.cumsum(x, out=y)` gave y none
+    either (0 instead of the reversed cumulative sums). Both modes refuse them now."""
+    for transform in (lambda: srcgrad.grad(f)(X.copy()), lambda: srcgrad.jvp(f, (X.copy(),), (np.ones(3),))):
+        with pytest.raises(srcgrad.NotDifferentiableError, match="in place|`out` array") as info:
+            transform()
+        assert info.value.lineno == _lines(f, "# write")[0]
+
+
+def test_calls_that_pass_out_none_or_other_positional_arguments_are_differentiated():
+    def f(x):
+        return (np.sum(np.cumsum(x, 0, None, None) * W[0]) + np.sum(np.clip(x, -1.0, 1.5) ** 2) + np.sum(x.sum(0, None))
+                + np.sum(np.add.reduce(np.outer(x, x), 1, None, None)) + np.sum(np.round(x, 1) * x))
+
+    x = np.array([0.5, -1.2, 2.0])
+    g = srcgrad.grad(f)(x)
+    np.testing.assert_allclose(g, _fd(f, x), rtol=1e-6, atol=1e-6)
+    _, tangent = srcgrad.jvp(f, (x,), (np.array([1.0, -2.0, 0.5]),))
+    assert tangent == pytest.approx(g @ [1.0, -2.0, 0.5], rel=1e-12)

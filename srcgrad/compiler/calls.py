@@ -164,7 +164,48 @@ def changes_in_place(call, callee, varied, rules):
         return True
     if callee.kind != "function":
         return False
-    return rules.lookup(callee.obj) is None and not rules.is_nondifferentiable(callee.obj)
+    rule = rules.lookup(callee.obj)
+    if rule is not None:
+        return writes_out(call, callee, rules)
+    return not rules.is_nondifferentiable(callee.obj)
+
+
+def writes_out(call, callee, rules):
+    """Whether a call of a function with a rule may write into an `out` array: `out=y`, or
+    `out` by position (`np.exp(x, y)`, `np.cumsum(x, 0, None, y)`, `x.cumsum(0, None, y)`):
+    a ufunc's arguments past its inputs, the rule's `out` parameter, or arguments its
+    signature cannot place (NumPy's functions only). Its rule knows nothing of that write."""
+    if callee is None or callee.kind not in ("function", "method"):
+        return False
+    if any(k.arg == "out" and not (isinstance(k.value, gast.Constant) and k.value.value is None) for k in call.keywords):
+        return True
+    rule = rules.lookup(callee.obj) if callee.obj is not None else None
+    numpy_function = (
+        isinstance(callee.obj, np.ufunc) or isinstance(getattr(callee.obj, "__self__", None), np.ufunc)  # np.add.reduce
+        or (getattr(callee.obj, "__module__", None) or "").startswith("numpy")
+    )
+    if rule is None or not numpy_function or (callee.kind == "method" and callee.packs_varargs):
+        return False
+    if any(isinstance(a, gast.Starred) for a in call.args):
+        return True
+    args = list(call.args) if callee.kind == "function" else [None] + list(call.args)  # the receiver first
+    if isinstance(callee.obj, np.ufunc):
+        return len(args) > callee.obj.nin
+    try:
+        bound = rule.signature.bind(*args, **{k.arg: k.value for k in call.keywords if k.arg is not None})
+    except TypeError:
+        return callee.kind == "function"
+    out = bound.arguments.get("out")
+    return "out" in bound.arguments and not (isinstance(out, gast.Constant) and out.value is None)
+
+
+def refuses_out(call, callee, varied, rules):
+    """Whether the call `y = f(...)` writes into an `out` array (see `writes_out`) while it
+    reads or overwrites a value that depends on the input: refused like a call that
+    changes a value in place."""
+    if callee is None or not any(isinstance(n, gast.Name) and n.id in varied for n in gast.walk(call)):
+        return False
+    return writes_out(call, callee, rules)
 
 
 _SEQUENCE_PARAMS = {"iterable", "seq", "arrays", "tup", "arys", "operands", "object", "xs", "choicelist"}

@@ -148,6 +148,12 @@ class _Forward:
         return [s]
 
     def visit_Assign(self, s, force=False):
+        if isinstance(s.value, gast.Call) and calls.refuses_out(s.value, self.calls.get(s.value), self.activity.varied, rules):
+            raise self.program.error(
+                s, f"`{self.program.text(s) or syntax.unparse(s).strip()}` writes into its `out` array, which srcgrad "
+                f"cannot differentiate (in `{self.program.name}`); use the call's result instead (`y = np.exp(x)`)",
+                NotDifferentiableError,
+            )
         target = s.targets[0]
         if isinstance(target, gast.Subscript):
             return self.subscript_store(s)

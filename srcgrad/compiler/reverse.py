@@ -132,6 +132,11 @@ class _Reverse(Contributions):
         return [s], []
 
     def visit_Assign(self, s, ctx):
+        if isinstance(s.value, gast.Call) and call_sites.refuses_out(s.value, self.calls.get(s.value), self.activity.varied, rules):
+            raise self.program.error(
+                s, f"`{self.program.text(s)}` writes into its `out` array, which srcgrad cannot differentiate (in "
+                f"`{self.program.name}`); use the call's result instead (`y = np.exp(x)`)", NotDifferentiableError,
+            )
         target = s.targets[0]
         if isinstance(target, gast.Subscript):
             return self.subscript_store(s, ctx)
