@@ -345,3 +345,37 @@ def test_sinc_second_and_third_derivatives_at_zero():
     assert second(0.0) == pytest.approx(numerical_grad(srcgrad.grad(s), [0.0], 0, eps=1e-4), rel=1e-6)
     assert srcgrad.grad(second)(0.0) == 0.0  # sinc is even
     assert srcgrad.grad(second)(0.3) == pytest.approx(numerical_grad(second, [0.3], 0), rel=1e-6)
+
+
+def l_prod(a, b):
+    return np.prod([a, b, 3.0])
+
+
+def l_std(a, b):
+    return np.std((a, 1.0, b), ddof=1)
+
+
+def l_cumsum_sort(a, b):
+    return np.cumsum([a, b, 1.0])[2] * np.sort([b, a, 0.0])[0]
+
+
+def l_nested(a, b):
+    return np.sum(np.prod([[a, b], [1.0, 2.0]], axis=1) * np.array([1.0, 2.0])) + np.prod([[a, 2.0], [b, b]])
+
+
+def l_max(a, b):
+    return np.max([a, b, 0.1]) + np.sum(np.min([[a, b], [0.1, a * 2]], axis=1) * np.array([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("f", [l_prod, l_std, l_cumsum_sort, l_nested, l_max], ids=lambda f: f.__name__)
+def test_a_list_of_floats_read_as_one_array_in_both_modes(f):
+    # Regression: forward mode passed the tangent of `[a, b, 3.0]` to np.prod's rule as
+    # `[a_dot, b_dot, None]` (TypeError on None * ...), and reverse mode gave np.max's rule
+    # the list itself, whose dtype np.result_type could not read (TypeError).
+    a, b = 0.7, -0.4
+    ga, gb = srcgrad.grad(f, wrt=(0, 1))(a, b)
+    assert type(ga) is float and type(gb) is float
+    assert ga == pytest.approx(_fd(f, [a, b], 0), rel=1e-6, abs=1e-7)
+    assert gb == pytest.approx(_fd(f, [a, b], 1), rel=1e-6, abs=1e-7)
+    _, out_dot = srcgrad.jvp(f, (a, b), (1.0, -2.0))
+    assert out_dot == pytest.approx(ga - 2.0 * gb, rel=1e-12)

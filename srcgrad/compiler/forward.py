@@ -34,6 +34,7 @@ import inspect
 import os
 
 import gast
+import numpy as np
 
 from .. import rules, runtime
 from ..errors import NotDifferentiableError, SrcGradError
@@ -266,6 +267,8 @@ class _Forward:
             if getattr(derivative.fn, "zero_tangent", False):
                 continue  # a parameter that only lends its shape
             t = self.argument_tangent(stmt, node, label)
+            if isinstance(node, (gast.List, gast.Tuple)) and self.array_like(rule, param):
+                t = self.array_tangent(node, t)
             if derivative.kind == "jvp":
                 terms.append(inline.apply(derivative.fn, [t, syntax.copy(ans)], args, self.bind))
             else:
@@ -287,6 +290,25 @@ class _Forward:
             helper = self.helper("broadcast_tangent", runtime.broadcast_tangent)
             total = syntax.call(helper, [total, syntax.copy(ans)])
         return total
+
+    @staticmethod
+    def array_like(rule, param):
+        """Whether a NumPy function reads its parameter `param` as one array (`np.prod([a, b])`,
+        not `np.stack([a, b])` or the `*args` of np.broadcast_arrays)."""
+        kind = rule.signature.parameters[param].kind
+        numpy_function = isinstance(rule.primal, np.ufunc) or (getattr(rule.primal, "__module__", None) or "").startswith("numpy")
+        return numpy_function and kind is not kind.VAR_POSITIONAL and not calls.takes_sequence(rule, param)
+
+    def array_tangent(self, node, t):
+        """The tangent of a list or tuple display read as one array: its entries' tangents,
+        zeros for its constant entries, as an array (`[a_dot, zeros_like_grad(3.0)]`)."""
+        def fill(node, t):
+            if isinstance(t, gast.Constant) and t.value is None:
+                return self.zero(node)
+            if isinstance(node, (gast.List, gast.Tuple)):
+                return syntax.list_([fill(e, te) for e, te in zip(node.elts, t.elts)])
+            return t
+        return syntax.call("np.asarray", [fill(node, t)])
 
     def argument_tangent(self, stmt, node, label):
         """The tangent of one argument: a name's tangent, or a sequence of them (None: constant)."""

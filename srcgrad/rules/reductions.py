@@ -23,7 +23,7 @@ from .registry import defjvp, defvjp
 
 
 def _float_dtype(x):
-    dtype = np.result_type(x)
+    dtype = np.asarray(x).dtype  # np.result_type reads a list of floats as a structured dtype
     return dtype if dtype.kind in "fc" else np.dtype(np.float64)
 
 
