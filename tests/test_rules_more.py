@@ -379,3 +379,63 @@ def test_a_list_of_floats_read_as_one_array_in_both_modes(f):
     assert gb == pytest.approx(_fd(f, [a, b], 1), rel=1e-6, abs=1e-7)
     _, out_dot = srcgrad.jvp(f, (a, b), (1.0, -2.0))
     assert out_dot == pytest.approx(ga - 2.0 * gb, rel=1e-12)
+
+
+def moved_linspace(a):
+    return np.sum(np.linspace(a, 2.0, 4) * np.arange(4))
+
+
+def moved_arange(a):
+    return np.sum(np.arange(a, a + 3.0) * np.arange(3))
+
+
+def moved_geomspace(a):
+    return np.sum(np.geomspace(a, 8.0, 3)) + np.sum(np.logspace(0.0, a, 3))
+
+
+def moved_unique(a):
+    return np.sum(np.unique(np.array([a, 2.0, a * 3.0])) * np.arange(3))
+
+
+def moved_bin_edges(a):
+    return np.sum(np.histogram(np.array([a, 2.0, -1.0]), bins=2)[1])
+
+
+def moved_nextafter(a):
+    return np.nextafter(a, 10.0) * 2.0
+
+
+def moved_normal(a):
+    return np.sum(np.random.normal(a, 1.0, 3))
+
+
+def moved_permutation(a):
+    return np.sum(np.random.permutation(np.array([a, 2.0 * a, 1.0])) ** 2)
+
+
+@pytest.mark.parametrize("f", [moved_linspace, moved_arange, moved_geomspace, moved_unique, moved_bin_edges, moved_nextafter,
+                               moved_normal, moved_permutation], ids=lambda f: f.__name__)
+def test_functions_whose_values_move_with_a_differentiated_argument_are_refused(f):
+    # Regression: these were declared to have no gradient, so a differentiated argument got
+    # a zero: d/da sum(linspace(a, 2, 4) * [0, 1, 2, 3]) was 0, not 4/3, and the gradient of
+    # sum(unique(v) * w) was all zeros instead of w in sorted order. They are refused now.
+    with pytest.raises(srcgrad.NotDifferentiableError, match="no derivative rule for numpy"):
+        srcgrad.grad(f)(0.7)
+    with pytest.raises(srcgrad.NotDifferentiableError, match="no derivative rule for numpy"):
+        srcgrad.jvp(f, (0.7,), (1.0,))
+
+
+def test_the_same_functions_on_constants_are_constants():
+    labels = np.array([0, 2, 2, 1, 3])
+
+    def f(x):
+        n = x.shape[0]
+        w = np.arange(n) + np.linspace(0.0, 1.0, n) + np.geomspace(1.0, 2.0, x.size) + np.unique(labels)
+        edges = np.histogram(np.array([0.1, 0.5]), bins=3)[1]
+        return np.sum(x ** 2 * w) + np.sum(edges) * x[0] + np.sum(np.random.normal(0.0, 1.0, size=x.shape) * 0.0)
+
+    x = np.array([0.3, -1.2, 0.8, 2.0])
+    g = srcgrad.grad(f)(x)
+    np.testing.assert_allclose(g, _fd(f, [x], 0), rtol=1e-6, atol=1e-7)
+    _, out_dot = srcgrad.jvp(f, (x,), (np.ones(4),))
+    assert out_dot == pytest.approx(np.sum(g), rel=1e-12)

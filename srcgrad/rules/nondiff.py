@@ -5,6 +5,12 @@ constants to the derivative; calling them raises no error.
 Piecewise-constant functions (sign, floor, round, floor_divide, heaviside) have a zero
 derivative wherever they have one, so they are listed here rather than given zero rules.
 `x.astype(int)` is handled by the `astype` rule (see `methods.py`).
+
+Not listed, because their values move with their arguments' values and a zero would be
+a wrong gradient: np.arange / linspace / logspace / geomspace (float start and stop),
+np.unique, np.histogram (its bin edges) and histogram_bin_edges, np.nextafter, and
+np.random.normal / uniform / choice / permutation. Called on differentiated values they
+are refused (no rule); on constants they run as before.
 """
 
 import builtins
@@ -35,17 +41,15 @@ nondifferentiable(
     # index searches and integer results
     np.argmax, np.argmin, np.nanargmax, np.nanargmin, np.argsort, np.argpartition,
     np.argwhere, np.nonzero, np.flatnonzero, np.searchsorted, np.digitize, np.count_nonzero,
-    np.bincount, np.unique, np.histogram, np.histogram_bin_edges, np.floor_divide,
+    np.bincount, np.floor_divide,
     np.ravel_multi_index, np.unravel_index, np.indices, np.tril_indices, np.triu_indices,
     np.diag_indices, np.tril_indices_from, np.triu_indices_from, np.lexsort,
     np.linalg.matrix_rank,
     # piecewise-constant functions: zero gradient
     np.sign, np.heaviside, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc,
-    np.fix, np.spacing, np.nextafter, np.imag,
+    np.fix, np.spacing, np.imag,
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
     # constructors whose values do not depend on their arguments' values
     np.zeros_like, np.ones_like, np.empty_like, np.zeros, np.ones, np.empty, np.eye, np.identity,
-    np.tri, np.arange, np.linspace, np.logspace, np.geomspace,
-    np.random.rand, np.random.randn, np.random.normal, np.random.uniform, np.random.random,
-    np.random.randint, np.random.choice, np.random.permutation, np.random.default_rng,
+    np.tri, np.random.rand, np.random.randn, np.random.random, np.random.randint, np.random.default_rng,
 )
