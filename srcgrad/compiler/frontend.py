@@ -229,8 +229,9 @@ def _positional_as_the_code_says(args, code):
         return
     if [a.id for a in args.posonlyargs + args.args + args.kwonlyargs] != list(code.co_varnames[:code.co_argcount]):
         return
-    kw_defaults = [d for d in args.kw_defaults if d is not None]  # the ones without come first, and only
-    args.args, args.defaults = args.args + args.kwonlyargs, args.defaults + kw_defaults  # where no default is before
+    # positional_function made them positional only where those without a default come
+    # first and follow no default: the defaults stay a run at the end
+    args.args, args.defaults = args.args + args.kwonlyargs, args.defaults + [d for d in args.kw_defaults if d is not None]
     args.kwonlyargs, args.kw_defaults = [], []
 
 

@@ -166,17 +166,23 @@ def partial_function(obj):
     Bound values other than literals are names in the function's globals, so a call
     differentiates through `base` with the partial's values held constant.
     """
-    try:
-        found = _PARTIALS.get(obj)
-    except TypeError:  # no weak reference
-        return None
-    if found is None:
-        found = _PARTIALS[obj] = _partial_function(obj) or False
-    return found or None
+    return _made_once(_PARTIALS, obj, _partial_function)
 
 
 _PARTIALS = weakref.WeakKeyDictionary()  # functools.partial -> its function, or False
 _PARTIAL_FILES = itertools.count(1)
+
+
+def _made_once(made, obj, make):
+    """`make(obj)`, remembered in the weak dictionary `made` (False for None); None for an
+    object without weak references."""
+    try:
+        found = made.get(obj)
+    except TypeError:  # no weak reference
+        return None
+    if found is None:
+        found = made[obj] = make(obj) or False
+    return found or None
 
 
 def _partial_function(obj):
@@ -223,13 +229,7 @@ def positional_function(fn):
 
     Made once per function.
     """
-    try:
-        found = _POSITIONAL.get(fn)
-    except TypeError:  # no weak reference
-        return None
-    if found is None:
-        found = _POSITIONAL[fn] = _positional_function(fn) or False
-    return found or None
+    return _made_once(_POSITIONAL, fn, _positional_function)
 
 
 _POSITIONAL = weakref.WeakKeyDictionary()  # function -> its positional version, or False
