@@ -180,11 +180,7 @@ def writes_out(call, callee, rules):
     if any(k.arg == "out" and not (isinstance(k.value, gast.Constant) and k.value.value is None) for k in call.keywords):
         return True
     rule = rules.lookup(callee.obj) if callee.obj is not None else None
-    numpy_function = (
-        isinstance(callee.obj, np.ufunc) or isinstance(getattr(callee.obj, "__self__", None), np.ufunc)  # np.add.reduce
-        or (getattr(callee.obj, "__module__", None) or "").startswith("numpy")
-    )
-    if rule is None or not numpy_function or (callee.kind == "method" and callee.packs_varargs):
+    if rule is None or not _from_numpy(callee.obj) or (callee.kind == "method" and callee.packs_varargs):
         return False
     if any(isinstance(a, gast.Starred) for a in call.args):
         return True
@@ -199,13 +195,32 @@ def writes_out(call, callee, rules):
     return "out" in bound.arguments and not (isinstance(out, gast.Constant) and out.value is None)
 
 
-def refuses_out(call, callee, varied, rules):
-    """Whether the call `y = f(...)` writes into an `out` array (see `writes_out`) while it
-    reads or overwrites a value that depends on the input: refused like a call that
-    changes a value in place."""
-    if callee is None or not any(isinstance(n, gast.Name) and n.id in varied for n in gast.walk(call)):
-        return False
-    return writes_out(call, callee, rules)
+def refuse_in_place(program, stmt, callee, varied, rules):
+    """Refuse the dropped-result call `stmt` where it may change a differentiated value in
+    place (`changes_in_place`), in either mode."""
+    if changes_in_place(stmt.value, callee, varied, rules):
+        raise program.error(
+            stmt, f"`{_spelled(program, stmt)}` may change a differentiated value in place, which srcgrad cannot "
+            f"differentiate (in `{program.name}`); build a new value instead (`y = y + ...`, `y[i] = ...`, a "
+            "function's result)", NotDifferentiableError,
+        )
+
+
+def refuse_out(program, stmt, callee, varied, rules):
+    """Refuse `y = f(...)` where the call writes into an `out` array (`writes_out`) and
+    reads a differentiated value, in either mode: its rule knows nothing of that write."""
+    call = stmt.value
+    if callee is None or not varied.intersection(syntax.add_loads(call, set())) or not writes_out(call, callee, rules):
+        return
+    raise program.error(
+        stmt, f"`{_spelled(program, stmt)}` writes into its `out` array, which srcgrad cannot differentiate (in "
+        f"`{program.name}`); use the call's result instead (`y = np.exp(x)`)", NotDifferentiableError,
+    )
+
+
+def _spelled(program, stmt):
+    """The user's text of `stmt`, or the statement printed where it has none (generated code)."""
+    return program.text(stmt).strip() or printing.unparse(stmt).strip()
 
 
 _SEQUENCE_PARAMS = {"iterable", "seq", "arrays", "tup", "arys", "operands", "object", "xs", "choicelist"}
@@ -216,6 +231,19 @@ def takes_sequence(rule, param):
     entry per element (`sum(xs)`, `max(xs)`, `np.stack(arrays)`): its adjoint then adds
     entry by entry."""
     return param in _SEQUENCE_PARAMS or (rule.primal in (builtins.max, builtins.min) and param == "a")
+
+
+def reads_as_array(rule, param):
+    """Whether a NumPy function reads its parameter `param` as one array (`np.prod([a, b])`,
+    not `np.stack([a, b])` or the `*args` of np.broadcast_arrays)."""
+    kind = rule.signature.parameters[param].kind
+    return _from_numpy(rule.primal) and kind is not kind.VAR_POSITIONAL and not takes_sequence(rule, param)
+
+
+def _from_numpy(obj):
+    """Whether `obj` is NumPy's: a ufunc, a ufunc's method (`np.add.reduce`), a function."""
+    return (isinstance(obj, np.ufunc) or isinstance(getattr(obj, "__self__", None), np.ufunc)
+            or (getattr(obj, "__module__", None) or "").startswith("numpy"))
 
 
 def containers(tree):

@@ -34,7 +34,6 @@ import inspect
 import os
 
 import gast
-import numpy as np
 
 from .. import rules, runtime
 from ..errors import NotDifferentiableError, SrcGradError
@@ -109,7 +108,7 @@ class _Forward:
         if callee is not None and callee.kind == "function" and callee.obj is runtime.restore_entry:
             return self.restore_entry(s, value)
         if callee is None or callee.kind != "method":
-            return self.refuse_in_place(s, value, callee)
+            return self.refuse_in_place(s, callee)
         if callee.path == "pop" and self.active(callee.receiver) and not value.args and not value.keywords:
             # the undo of `items.append(v)` in generated code: the tangent list drops its entry too
             pop = syntax.call(syntax.attr(self.tangent(callee.receiver), "pop"))
@@ -125,7 +124,7 @@ class _Forward:
             part = self.tangent(item.id) if isinstance(item, gast.Name) and self.active(item.id) else self.zero(item)
             push = syntax.attr(self.tangent(callee.receiver), "append")
             return [s, syntax.located(syntax.expr(syntax.call(push, [part])), s)]
-        return self.refuse_in_place(s, value, callee)
+        return self.refuse_in_place(s, callee)
 
     def restore_entry(self, s, value):
         """`restore_entry(d, key, entry)` (the undo of a dict write in generated code): the
@@ -138,23 +137,14 @@ class _Forward:
         undo = syntax.call(helper, [self.tangent(d.id), syntax.copy(key), syntax.copy(entry), entry_dot])
         return [s, syntax.located(syntax.expr(undo), s)]
 
-    def refuse_in_place(self, s, value, callee):
+    def refuse_in_place(self, s, callee):
         """A dropped-result call that may change a value with a tangent: refused (see calls.py)."""
-        if calls.changes_in_place(value, callee, self.activity.varied, rules):
-            raise self.program.error(
-                s, f"`{self.program.text(s) or printing.unparse(value).strip()}` may change a differentiated value "
-                f"in place, which srcgrad cannot differentiate (in `{self.program.name}`); build a new value "
-                "instead (`y = y + ...`, `y[i] = ...`, a function's result)", NotDifferentiableError,
-            )
+        calls.refuse_in_place(self.program, s, callee, self.activity.varied, rules)
         return [s]
 
     def visit_Assign(self, s, force=False):
-        if isinstance(s.value, gast.Call) and calls.refuses_out(s.value, self.calls.get(s.value), self.activity.varied, rules):
-            raise self.program.error(
-                s, f"`{self.program.text(s) or syntax.unparse(s).strip()}` writes into its `out` array, which srcgrad "
-                f"cannot differentiate (in `{self.program.name}`); use the call's result instead (`y = np.exp(x)`)",
-                NotDifferentiableError,
-            )
+        if isinstance(s.value, gast.Call):
+            calls.refuse_out(self.program, s, self.calls.get(s.value), self.activity.varied, rules)
         target = s.targets[0]
         if isinstance(target, gast.Subscript):
             return self.subscript_store(s)
@@ -267,7 +257,7 @@ class _Forward:
             if getattr(derivative.fn, "zero_tangent", False):
                 continue  # a parameter that only lends its shape
             t = self.argument_tangent(stmt, node, label)
-            if isinstance(node, (gast.List, gast.Tuple)) and self.array_like(rule, param):
+            if isinstance(node, (gast.List, gast.Tuple)) and calls.reads_as_array(rule, param):
                 t = self.array_tangent(node, t)
             if derivative.kind == "jvp":
                 terms.append(inline.apply(derivative.fn, [t, syntax.copy(ans)], args, self.bind))
@@ -290,14 +280,6 @@ class _Forward:
             helper = self.helper("broadcast_tangent", runtime.broadcast_tangent)
             total = syntax.call(helper, [total, syntax.copy(ans)])
         return total
-
-    @staticmethod
-    def array_like(rule, param):
-        """Whether a NumPy function reads its parameter `param` as one array (`np.prod([a, b])`,
-        not `np.stack([a, b])` or the `*args` of np.broadcast_arrays)."""
-        kind = rule.signature.parameters[param].kind
-        numpy_function = isinstance(rule.primal, np.ufunc) or (getattr(rule.primal, "__module__", None) or "").startswith("numpy")
-        return numpy_function and kind is not kind.VAR_POSITIONAL and not calls.takes_sequence(rule, param)
 
     def array_tangent(self, node, t):
         """The tangent of a list or tuple display read as one array: its entries' tangents,

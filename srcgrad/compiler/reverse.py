@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 import gast
 
 from .. import rules, runtime
-from ..errors import NotDifferentiableError
 from . import calls as call_sites
 from . import mutation, syntax
 from .contributions import Contributions, _index_value
@@ -123,20 +122,12 @@ class _Reverse(Contributions):
             callee = self.calls.get(s.value)
             if callee is not None and callee.kind == "method" and callee.path in mutation.CHANGING_METHODS:
                 return self.append(s, callee.receiver, s.value.args)
-            if call_sites.changes_in_place(s.value, callee, self.activity.varied, rules):
-                raise self.program.error(
-                    s, f"`{self.program.text(s)}` may change a differentiated value in place, which srcgrad "
-                    f"cannot differentiate (in `{self.program.name}`); build a new value instead "
-                    "(`y = y + ...`, `y[i] = ...`, a function's result)", NotDifferentiableError,
-                )
+            call_sites.refuse_in_place(self.program, s, callee, self.activity.varied, rules)
         return [s], []
 
     def visit_Assign(self, s, ctx):
-        if isinstance(s.value, gast.Call) and call_sites.refuses_out(s.value, self.calls.get(s.value), self.activity.varied, rules):
-            raise self.program.error(
-                s, f"`{self.program.text(s)}` writes into its `out` array, which srcgrad cannot differentiate (in "
-                f"`{self.program.name}`); use the call's result instead (`y = np.exp(x)`)", NotDifferentiableError,
-            )
+        if isinstance(s.value, gast.Call):
+            call_sites.refuse_out(self.program, s, self.calls.get(s.value), self.activity.varied, rules)
         target = s.targets[0]
         if isinstance(target, gast.Subscript):
             return self.subscript_store(s, ctx)

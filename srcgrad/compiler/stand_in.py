@@ -39,10 +39,7 @@ _STAND_INS = {}  # id(function) -> (function, its stand-in); library functions l
 def stand_in(fn):
     """`fn`'s stand-in when `fn` has derivative rules (a library function, or one given
     rules by `srcgrad.defvjp`/`defjvp`): differentiating it then applies its rules, as a
-    call of it inside a differentiated function does; the `partial_function` of a
-    `functools.partial`; `fn` itself otherwise."""
-    if isinstance(fn, functools.partial):
-        return partial_function(fn) or fn
+    call of it inside a differentiated function does; `fn` itself otherwise."""
     if getattr(fn, "__srcgrad_lazy__", None) is not None or isinstance(fn, np.vectorize) or hasattr(fn, "defvjp"):
         return fn  # a derivative (named like its function), a wrapper of the user's function, a custom_vjp
     try:
@@ -65,7 +62,7 @@ def refusal(fn):
     """Why the library function `fn` (NumPy, `math`, a builtin), or the `functools.partial`
     `fn`, cannot be differentiated itself (None when it can, or is not one): no rule, no
     gradient, `*args`, a partial of something else than a Python function."""
-    if isinstance(fn, functools.partial) and stand_in(fn) is fn:
+    if isinstance(fn, functools.partial) and partial_function(fn) is None:
         return (f"srcgrad differentiates a functools.partial only of a Python function without `*args` or "
                 f"`**kwargs` parameters, not one of `{spelling(fn.func)}`: differentiate a function that calls "
                 f"`{spelling(fn.func)}` with the partial's arguments written out")
