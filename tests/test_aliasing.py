@@ -330,6 +330,18 @@ def test_augmented_argument_is_fine_for_floats_and_refused_for_arrays():
         srcgrad.grad(_sum_of_augmented_argument)(X.copy())
 
 
+def test_second_derivatives_keep_the_run_time_check_of_an_augmented_argument():
+    """The gradient checks at run time that `x *= b` does not change an argument array;
+    forward mode over that gradient (a Hessian) runs the same check instead of refusing
+    the check's call as an in-place change."""
+    x, b = 0.7, 1.3  # x * x of x = x * b + 1: d2/dx2 = 2 b^2, d2/dxdb = 4 x b + 2
+    assert srcgrad.hessian(augmented_argument)(x, b) == pytest.approx(2 * b * b)
+    h = srcgrad.hessian(augmented_argument, wrt=(0, 1))(x, b)
+    assert np.allclose(h, [[2 * b * b, 4 * x * b + 2], [4 * x * b + 2, 2 * x * x]], rtol=1e-12)
+    with pytest.raises(srcgrad.NotDifferentiableError, match="^`x [*]= b  # write` .* changes the argument `x` in place"):
+        srcgrad.hessian(lambda x: np.sum(augmented_argument(x, 2.0)))(X.copy())
+
+
 def extends_an_aliased_list_argument(xs):
     ys = xs
     xs += [xs[0] * 2]  # write

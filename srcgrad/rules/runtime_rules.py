@@ -27,6 +27,7 @@ from .registry import defjvp, defvjp, nondifferentiable
 from .shapes import _getitem_vjp
 
 nondifferentiable(runtime.grad_seed, runtime.zeros_like_grad)
+nondifferentiable(runtime.refuse_shared)  # a check: the derivative of a gradient checks what the gradient checks
 
 
 def _zero(fn):
