@@ -1156,6 +1156,85 @@ def list_of_lists(a, b):
     return s
 
 
+
+# --- loops with an `else` block --------------------------------------------------------
+
+
+def for_else_search(x):
+    """The `else` block runs only when no element breaks the loop (inputs take both ways)."""
+    s = 1.0
+    for t in x:
+        if t > 0.85:
+            s = s * t
+            break
+        s = s + t * t
+    else:
+        s = s * 3.0
+    return s
+
+
+def for_else_without_break(x):
+    s = 0.0
+    for t in x:
+        if t < 0.0:
+            continue
+        s = s + np.sin(t)
+    else:
+        s = s * s
+    return s
+
+
+def while_else_on_data(a, b):
+    y = a
+    k = 0
+    while k < 4:
+        y = y * b + 0.5
+        if y > 1.0:
+            break
+        k += 1
+    else:
+        y = -y
+    return y * a
+
+
+def nested_loop_else(M):
+    """The inner `else` runs for rows without a large entry; its `break` ends the outer loop."""
+    s = 1.0
+    for i in range(3):
+        for j in range(3):
+            if M[i, j] > 1.0:
+                s = s + M[i, j]
+                break
+        else:
+            s = s * M[i, i]
+            if s < -0.5:
+                break
+    else:
+        s = s - M[0, 0] ** 2
+    return s
+
+
+def return_skips_loop_else(x):
+    for t in x:
+        if t > 0.85:
+            return t * t
+    else:
+        y = np.sum(x) * 2.0
+    return y + x[0]
+
+
+def loop_else_returns(a):
+    k = 0
+    while k < 3:
+        a = a * 0.5 + 1.0
+        if a > 1.85:
+            break
+        k += 1
+    else:
+        return a * a
+    return a
+
+
 ALL = [
     loop_rebuilds_then_writes, sum_over_columns, enumerate_zip_pairs, dict_filled_in_place, list_of_lists,
     if_elif_else_on_sum, branch_on_element_compare, nested_if, ternary_in_loop, ternary_nested, and_or_not,
@@ -1194,6 +1273,8 @@ ALL = [
     repeated_index_iadd,
     repeated_index_set, rebind_iterated_array, zip_with_reversed, enumerate_reversed, comprehension_in_while,
     dict_items_loop, clamp_by_branch, reset_accumulator_in_loop, reset_state_array_in_loop,
+    for_else_search, for_else_without_break, while_else_on_data, nested_loop_else, return_skips_loop_else,
+    loop_else_returns,
 ]
 
 # Derivation raises today (a clear error, but the construct is one issue 3 asks for).

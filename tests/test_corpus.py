@@ -78,6 +78,31 @@ def test_aliased_write_gives_numpys_answer_or_a_clear_error(fn):
         np.testing.assert_allclose(g, numerical_grad(fn, args, 0), rtol=1e-5, atol=1e-6)
 
 
+LOOP_ELSE = [corpus_python.for_else_search, corpus_python.for_else_without_break, corpus_python.while_else_on_data,
+             corpus_python.nested_loop_else, corpus_python.return_skips_loop_else, corpus_python.loop_else_returns]
+
+
+@pytest.mark.parametrize("fn, args", [c for c in _cases() if c.values[0] in LOOP_ELSE])
+def test_loop_else_in_forward_mode_and_second_order(fn, args):
+    """A loop's `else` block (run when no `break` ended it) in jvp and in the Hessian's
+    forward-over-reverse: each against central differences of the gradient."""
+    tangents = [rng.normal(size=np.shape(a)) if np.ndim(a) else float(rng.normal()) for a in args]
+    out, out_dot = srcgrad.jvp(fn, tuple(args), tuple(tangents))
+    grads = srcgrad.grad(fn, wrt=tuple(range(len(args))))(*args)
+    assert out == pytest.approx(fn(*args), rel=1e-12)
+    assert out_dot == pytest.approx(sum(float(np.sum(g * t)) for g, t in zip(grads, tangents)), rel=1e-9, abs=1e-12)
+    x = np.asarray(args[0], dtype=np.float64)
+    h = np.asarray(srcgrad.hessian(fn)(*args)).reshape(x.size, x.size)
+    grad0 = srcgrad.grad(fn)
+
+    def moved(step):  # the first argument moved by `step` (of its size), in its own type
+        return float(x + step[0]) if np.ndim(args[0]) == 0 else x + step.reshape(x.shape)
+
+    for k, step in enumerate(np.eye(x.size) * 1e-6):
+        column = (np.asarray(grad0(moved(step), *args[1:])) - np.asarray(grad0(moved(-step), *args[1:]))) / 2e-6
+        np.testing.assert_allclose(h[:, k], column.reshape(-1), rtol=1e-5, atol=1e-6)
+
+
 # Analytic answers (independent of finite differences).
 
 

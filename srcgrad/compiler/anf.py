@@ -540,6 +540,8 @@ def _cond_hint(test):
             name = f"{left}_{word}_{right}"
             if len(name) <= _MAX_NAME:
                 return name
+    if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not) and isinstance(test.operand, gast.Name):
+        return f"not_{test.operand.id}"[:_MAX_NAME]
     return "cond"
 
 

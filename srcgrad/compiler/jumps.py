@@ -8,7 +8,11 @@ Before:                          After:
                                          else:
                                              s = s + x[i]
 
-Post-conditions: there is no `continue`; a `break` is only ever the last statement
+A loop's `else` block runs where the loop ends without `break`: after the loop when
+its body has no `break` of its own, else under a flag that each such `break` sets
+(`broke = True`) and the block tests (`if not broke:`).
+
+Post-conditions: no loop has an `else` block; there is no `continue`; a `break` is only ever the last statement
 of a block; the function has exactly one `return`, its last top-level statement.
 Statements after an `if` that may jump move into the branches that fall through
 (duplicated when several do). A `return` inside a loop sets a flag, stores the
@@ -63,6 +67,8 @@ class _Jumps:
                     _push_into_leaves(stmt, tail)
                     return out
                 continue
+            if isinstance(stmt, (gast.For, gast.While)) and stmt.orelse:
+                return out + self.block(self._without_else(stmt) + rest, in_loop)
             if isinstance(stmt, (gast.For, gast.While)):
                 returned = self._loop(stmt)
                 out.append(stmt)
@@ -77,6 +83,17 @@ class _Jumps:
                 continue
             out.append(stmt)
         return out
+
+    def _without_else(self, loop):
+        """The statements that run `loop` and then its `else` block where no `break` of
+        its own ended it; `loop` loses the block."""
+        orelse, loop.orelse = loop.orelse, []
+        if not _flag_breaks(loop.body, None):
+            return [loop] + orelse
+        broke = self.namer.fresh("broke")
+        _flag_breaks(loop.body, broke)
+        unset = gast.copy_location(syntax.assign(broke, syntax.const(False)), loop)
+        return [unset, loop, gast.copy_location(syntax.if_(syntax.not_(syntax.name(broke)), orelse), orelse[0])]
 
     def _loop(self, loop):
         """Normalize a loop body; True when the body contained a `return`."""
@@ -122,6 +139,24 @@ class _Jumps:
                 stmt.orelse = self._returns_to_assignments(stmt.orelse, result)
             out.append(stmt)
         return out
+
+
+def _flag_breaks(stmts, flag):
+    """Whether `stmts` (a loop's body) hold a `break` of that loop; with a `flag` name,
+    put `flag = True` before each. Breaks in the bodies of nested loops are theirs;
+    those in their `else` blocks are this loop's."""
+    found = False
+    for k in range(len(stmts) - 1, -1, -1):
+        s = stmts[k]
+        if isinstance(s, gast.Break):
+            found = True
+            if flag is not None:
+                stmts.insert(k, gast.copy_location(syntax.assign(flag, syntax.const(True)), s))
+        elif isinstance(s, gast.If):
+            found = _flag_breaks(s.body, flag) | _flag_breaks(s.orelse, flag) or found
+        elif isinstance(s, (gast.For, gast.While)):
+            found = _flag_breaks(s.orelse, flag) or found
+    return found
 
 
 def _walk_same_function(stmts):
