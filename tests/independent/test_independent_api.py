@@ -108,7 +108,7 @@ REFUSED = {
     "u_reduce": srcgrad.SrcGradError, "u_sorted": srcgrad.SrcGradError, "u_vectorize": srcgrad.SrcGradError,
     "u_lambda_call_immediately": srcgrad.SrcGradError, "u_walrus": srcgrad.SrcGradError,
     "u_match": srcgrad.SrcGradError, "u_starcall": srcgrad.SrcGradError, "u_kwcall": srcgrad.SrcGradError,
-    "u_while_else": srcgrad.SrcGradError, "u_for_else": srcgrad.SrcGradError, "u_set": srcgrad.SrcGradError,
+    "u_set": srcgrad.SrcGradError,  # u_while_else / u_for_else differentiate now: below
     "u_kwargs_func": srcgrad.SrcGradError,  # u_local_import differentiates now: tests/test_passes.py
     "u_min_key": srcgrad.SrcGradError,
     "u_list_sort": srcgrad.NotDifferentiableError, "u_dict_get": srcgrad.NotDifferentiableError,
@@ -123,6 +123,13 @@ REFUSED = {
     "u_nested_list_write": srcgrad.NotDifferentiableError,
     "u_array_in_list_mutated": srcgrad.NotDifferentiableError,
 }
+
+
+def test_loops_with_an_else_block_differentiate():
+    # a * 1.5**3, and + 1.0 from the `else` block where no `break` ended the loop
+    assert srcgrad.value_and_grad(U.u_while_else)(0.7) == (pytest.approx(0.7 * 3.375 + 1.0), pytest.approx(3.375))
+    assert srcgrad.value_and_grad(U.u_for_else)(0.7) == (pytest.approx(0.7 * 3.375 + 1.0), pytest.approx(3.375))
+    assert srcgrad.value_and_grad(U.u_for_else)(50.0) == (pytest.approx(50.0 * 2.25), pytest.approx(2.25))  # breaks
 
 
 def _args(fn):
