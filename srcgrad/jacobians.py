@@ -170,8 +170,25 @@ def jvp(fn, primals, tangents, verbose=False):
     function = derivative.function
     code = getattr(function, "__code__", None)
     if len(primals) == len(names) and code is not None and not code.co_kwonlyargcount:
-        return function(*primals, *given)  # every parameter given: the tangents follow by position
-    return _push(derivative, tuple(primals), given)
+        out, out_dot = function(*primals, *given)  # every parameter given: the tangents follow by position
+    else:
+        out, out_dot = _push(derivative, tuple(primals), given)
+    if not (type(out_dot) is float or (type(out_dot) is _ndarray and out_dot.dtype.kind == "f")):
+        _refuse_complex_tangent(fn, out, out_dot)
+    return out, out_dot
+
+
+def _refuse_complex_tangent(fn, out, out_dot):
+    """Raise a TypeError where a tangent is complex and its output real: a complex value
+    was computed on the differentiated path, where the rules (for real numbers) do not
+    give the real output's tangent."""
+    for value, tangent in zip(leaves(out), leaves(out_dot)):
+        if np.iscomplexobj(tangent) and not np.iscomplexobj(value):
+            raise TypeError(
+                f"a complex tangent reached a real output of `{fn.__name__}` ({defined_at(fn)}): a complex value "
+                "was computed on the differentiated path, and srcgrad's derivative rules are for real numbers; keep "
+                "the computation real (e.g. x.real, np.abs of real parts) or differentiate it by hand"
+            )
 
 
 _ndarray = np.ndarray
@@ -230,6 +247,8 @@ def _forward_jacobian(fn, args, positions):
     if out is None:
         out = fn(*args)
     _check_output(fn, out)
+    for column in columns:
+        _refuse_complex_tangent(fn, out, column)
     return out, columns
 
 

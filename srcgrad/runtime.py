@@ -84,9 +84,11 @@ def unbroadcast(g, x):
         if tg is _float:
             return g
         if np.iscomplexobj(g):
-            raise TypeError(_COMPLEX)
+            raise TypeError(COMPLEX_GRADIENT)
         return _float(np.sum(g)) if np.ndim(g) else _float(g)
     if isinstance(x, np.generic) and x.dtype.kind in "fc":
+        if x.dtype.kind == "f" and np.iscomplexobj(g):
+            raise TypeError(COMPLEX_GRADIENT)
         return x.dtype.type(np.sum(g)) if np.ndim(g) else x.dtype.type(g)
     if isinstance(x, (list, tuple, dict)) and (g is None or isinstance(g, (list, tuple, dict))):
         return structure_like(g, x)  # a container's own gradient: entry by entry
@@ -107,7 +109,8 @@ _JOINED = (
     "join is differentiated"
 )
 
-_COMPLEX = (
+# what a gradient's way back says where a complex value meets a real argument or array
+COMPLEX_GRADIENT = (
     "a complex gradient reached a real argument: a complex value was computed on the "
     "differentiated path, and srcgrad's derivative rules are for real numbers; keep the "
     "computation real (e.g. x.real, np.abs of real parts) or differentiate it by hand"
@@ -117,7 +120,7 @@ _COMPLEX = (
 def _reduce_to(g, shape, dtype):
     g = np.asarray(g)
     if g.dtype.kind == "c" and np.dtype(dtype).kind != "c":
-        raise TypeError(_COMPLEX)
+        raise TypeError(COMPLEX_GRADIENT)
     if g.shape != shape:
         extra = g.ndim - len(shape)
         if extra > 0:

@@ -79,14 +79,39 @@ def test_vjp_of_empty_output():
 
 def test_complex_intermediates_are_refused_not_truncated():
     # the rules are for real numbers: a complex gradient cast to a real argument lost
-    # its imaginary part with only a ComplexWarning (|x (1+i)|^2 = 2 x^2 gave 0)
+    # its imaginary part with only a ComplexWarning (|x (1+i)|^2 = 2 x^2 gave 0), and
+    # through an element read (x[0] + 1j x[1]) the wrong gradient had no warning at all
     def through_complex(x):
         return np.sum(np.abs(x * (1 + 1j)) ** 2)
 
     def scalar_through_complex(x):
         return abs(x * (1 + 1j)) ** 2
 
+    def complex_from_elements(x):
+        z = x[0] + 1j * x[1]
+        return abs(z * z)
+
+    def complex_constant_by_name(x):
+        c = 2j
+        w = c * x
+        return np.sum(np.real(w * w))
+
     x = np.array([0.5, -1.2, 2.0])
-    for f, arg in ((through_complex, x), (through_complex, x), (scalar_through_complex, 0.7)):
-        with pytest.raises(TypeError, match="a complex gradient reached a real argument"):
-            srcgrad.grad(f)(arg)
+    cases = ((through_complex, x, 2), (scalar_through_complex, 0.7, 2), (complex_from_elements, x, 2),
+             (complex_constant_by_name, x, 2))
+    for f, arg, line in cases:
+        for transform in (lambda f: srcgrad.grad(f), lambda f: srcgrad.jvp(f, (arg,), (arg,))):
+            with pytest.raises(srcgrad.NotDifferentiableError, match="computes a complex number on the differentiated path") as info:
+                transform(f)
+            assert info.value.lineno == f.__code__.co_firstlineno + line - 1
+
+
+def test_complex_constants_made_real_are_fine():
+    def roots_of_unity_weights(x):
+        w = np.exp(2j * np.pi * np.arange(3) / 3).real
+        return np.sum(w * x ** 2)
+
+    x = np.array([0.5, -1.2, 2.0])
+    w = np.cos(2 * np.pi * np.arange(3) / 3)
+    np.testing.assert_allclose(srcgrad.grad(roots_of_unity_weights)(x), 2 * w * x, rtol=1e-12)
+    assert srcgrad.jvp(roots_of_unity_weights, (x,), (np.ones(3),))[1] == pytest.approx(np.sum(2 * w * x), rel=1e-12)

@@ -10,8 +10,10 @@ reassignments have their own names) and returns data; it never touches the tree.
 from dataclasses import dataclass
 
 import gast
+import numpy as np
 
 from .. import rules
+from ..errors import NotDifferentiableError
 from . import syntax
 
 _NONDIFF_BINOPS = (gast.FloorDiv, gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift)
@@ -108,3 +110,55 @@ def run(tree, wrt, output, calls):
                         useful.add(s)
                         changed = True
     return Activity(frozenset(varied), frozenset(useful))
+
+
+def refuse_complex(program, tree, activity, calls):
+    """Refuse a complex constant (`1j`, `2 + 3j`) whose value flows into an active name:
+    the derivative rules are for real numbers, and a gradient through complex values
+    (`abs(x + 1j * y)`) would be wrong, not refused, where it comes back real. A value
+    made real (`.real`, `.imag`, `abs`, `np.angle`) stops the flow: a constant computed
+    with complex numbers (`np.exp(2j * np.pi * k / n).real`) is fine."""
+    made = {}  # name -> the statement whose complex constant it may carry
+    flows = []
+    for node in syntax.statements(tree):
+        if not isinstance(node, gast.Assign):
+            continue
+        value = node.value
+        if any(type(n) is gast.Constant and type(n.value) is complex for n in syntax.nodes(value)):
+            for target in syntax.names_stored(node):
+                made.setdefault(target, node)
+        elif not _made_real(value, calls):
+            flows.append((diff_reads(value, calls), syntax.names_stored(node)))
+    if not made:
+        return
+    changed = True
+    while changed:
+        changed = False
+        for sources, targets in flows:
+            source = next((made[s] for s in sources if s in made), None)
+            for target in targets if source is not None else ():
+                if target not in made:
+                    made[target] = source
+                    changed = True
+    reached = [made[n] for n in activity.active if n in made]
+    if reached:
+        stmt = min(reached, key=lambda n: (getattr(n, "lineno", 0) or 0, getattr(n, "col_offset", 0) or 0))
+        raise program.error(
+            stmt, f"`{program.text(stmt).strip()}` computes a complex number on the differentiated path (in "
+            f"`{program.name}`); srcgrad's derivative rules are for real numbers: keep the computation real (the "
+            "real and imaginary parts as two real values) or differentiate it by hand", NotDifferentiableError,
+        )
+
+
+def _made_real(value, calls):
+    """Whether the ANF value `value` is real whatever its operand: `z.real`, `z.imag`,
+    `abs(z)`, `np.real(z)`, `np.imag(z)`, `np.abs(z)`, `np.angle(z)`."""
+    if isinstance(value, gast.Attribute):
+        return value.attr in ("real", "imag")
+    if isinstance(value, gast.Call):
+        callee = calls.get(value)
+        return callee is not None and callee.obj in _REAL_OF_COMPLEX
+    return False
+
+
+_REAL_OF_COMPLEX = {abs, np.real, np.imag, np.abs, np.absolute, np.angle}

@@ -270,6 +270,7 @@ def _prepare(fn, mode, wrt, verbose, source):
         if iteration.run(tree, program, active, calls, namer):
             active = activity.run(tree, names, output, calls)
             _show(verbose, "iteration", tree)
+        activity.refuse_complex(program, tree, active, calls)
         if verbose == "stages":
             print(f"--- after activity ---\nvaried: {', '.join(sorted(active.varied))}\n"
                   f"useful: {', '.join(sorted(active.useful))}\nactive: {', '.join(sorted(active.active))}")

@@ -17,7 +17,7 @@ import operator
 
 import numpy as np
 
-from ..runtime import unbroadcast, zeros_like_grad
+from ..runtime import COMPLEX_GRADIENT, unbroadcast, zeros_like_grad
 from .registry import defjvp, defvjp, numpy2
 
 # --- helpers ------------------------------------------------------------------------
@@ -394,6 +394,8 @@ def _getitem_vjp(g, x, index):
             grads[index] = g
         return grads if isinstance(x, list) else tuple(grads)
     out = _zeros(x)
+    if out.dtype.kind != "c" and np.iscomplexobj(g):  # np.add.at would drop its imaginary part
+        raise TypeError(COMPLEX_GRADIENT)
     np.add.at(out, index, g)
     return out
 
