@@ -87,7 +87,7 @@ def unbroadcast(g, x):
             raise TypeError(COMPLEX_GRADIENT)
         return _float(np.sum(g)) if np.ndim(g) else _float(g)
     if isinstance(x, np.generic) and x.dtype.kind in "fc":
-        if x.dtype.kind == "f" and np.iscomplexobj(g):
+        if x.dtype.kind == "f" and type(g) is not _float and type(g) is not type(x) and np.iscomplexobj(g):
             raise TypeError(COMPLEX_GRADIENT)
         return x.dtype.type(np.sum(g)) if np.ndim(g) else x.dtype.type(g)
     if isinstance(x, (list, tuple, dict)) and (g is None or isinstance(g, (list, tuple, dict))):

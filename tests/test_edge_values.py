@@ -115,3 +115,25 @@ def test_complex_constants_made_real_are_fine():
     w = np.cos(2 * np.pi * np.arange(3) / 3)
     np.testing.assert_allclose(srcgrad.grad(roots_of_unity_weights)(x), 2 * w * x, rtol=1e-12)
     assert srcgrad.jvp(roots_of_unity_weights, (x,), (np.ones(3),))[1] == pytest.approx(np.sum(2 * w * x), rel=1e-12)
+
+def test_complex_values_made_at_run_time_are_refused_in_both_modes():
+    # no complex constant to refuse at decoration: (negative float) ** 0.5 is complex in
+    # Python, and astype(complex) asks for it; the gradient dropped the imaginary part in
+    # the element read's adjoint, and jvp gave a complex tangent for a real output
+    def negative_root(x):
+        t = float(x[0]) - 1.0
+        z = t ** 0.5
+        return abs(z) * x[1]
+
+    def complex_dtype(x):
+        y = x.astype(np.complex128)
+        return np.sum(np.abs(y * y[::-1]))
+
+    x = np.array([0.3, -0.8, 0.5])
+    for f in (negative_root, complex_dtype):
+        with pytest.raises(TypeError, match="a complex gradient reached a real argument"):
+            srcgrad.grad(f)(x.copy())
+        with pytest.raises(TypeError, match="a complex tangent reached a real output of `" + f.__name__):
+            srcgrad.jvp(f, (x.copy(),), (np.ones(3),))
+        with pytest.raises(TypeError, match="a complex tangent reached a real output"):
+            srcgrad.jacobian(f, mode="forward")(x.copy())

@@ -9,6 +9,7 @@ true, `x.reshape(2, 3)` passes its positional arguments as one tuple, like
 
 import numpy as np
 
+from ..runtime import COMPLEX_GRADIENT
 from .registry import defjvp, defvjp
 
 METHODS = {
@@ -70,9 +71,12 @@ def _is_discrete(ans):
 
 
 def _astype_vjp(g, ans, x):
+    dtype = np.result_type(x, 1.0)
     if _is_discrete(ans):
-        return np.zeros(np.shape(x), dtype=np.result_type(x, 1.0))
-    return np.asarray(g).astype(np.result_type(x, 1.0))
+        return np.zeros(np.shape(x), dtype=dtype)
+    if dtype.kind != "c" and np.iscomplexobj(g):  # the cast back would drop its imaginary part
+        raise TypeError(COMPLEX_GRADIENT)
+    return np.asarray(g).astype(dtype)
 
 
 def _astype_jvp(t, ans, dtype):

@@ -377,6 +377,9 @@ def take_along_axis_jvp(t, ans, x, indices, axis=-1):
     return np.take_along_axis(t, indices, axis)
 
 
+_REAL_SCALARS = (float, np.float64, np.float32)
+
+
 def _getitem_vjp(g, x, index):
     """Scatter-add `g` into zeros shaped like `x` (repeated indices accumulate).
 
@@ -394,7 +397,7 @@ def _getitem_vjp(g, x, index):
             grads[index] = g
         return grads if isinstance(x, list) else tuple(grads)
     out = _zeros(x)
-    if out.dtype.kind != "c" and np.iscomplexobj(g):  # np.add.at would drop its imaginary part
+    if type(g) not in _REAL_SCALARS and out.dtype.kind != "c" and np.iscomplexobj(g):  # add.at would drop its imaginary part
         raise TypeError(COMPLEX_GRADIENT)
     np.add.at(out, index, g)
     return out
