@@ -496,3 +496,37 @@ def test_data_changes_are_not_seen_by_saved_constants():
     x.data *= 100
     y.backward()
     assert repr(x) == "tensor([100.], requires_grad=True)" and repr(x.grad) == "tensor([2.])"
+
+
+# --- dims out of range, and the dims of a 0-d tensor ------------------------------------
+# PyTorch wraps a dim into [-n, n - 1], n = max(ndim, 1): a 0-d tensor takes dim 0 and -1
+# (its one element); other dims raise IndexError. Expected text from PyTorch 2.13.
+
+_DIM_CASES = [
+    (lambda x, y: x.mean(-1), "tensor(3., grad_fn=<MeanBackward1>)"),
+    (lambda x, y: x.max(-1)[0], "tensor(3., grad_fn=<MaxBackward0>)"),
+    (lambda x, y: x.argmax(0), "tensor(0)"),
+    (lambda x, y: x.transpose(0, -1), "tensor(3., grad_fn=<TransposeBackward0>)"),
+    (lambda x, y: x.norm(dim=0), "tensor(3., grad_fn=<LinalgVectorNormBackward0>)"),
+    (lambda x, y: x.sum(1), "IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+    (lambda x, y: x.softmax(1), "IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+    (lambda x, y: y.sum(2), "IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda x, y: y.mean(-3), "IndexError: Dimension out of range (expected to be in range of [-2, 1], but got -3)"),
+    (lambda x, y: y.sum((0, 2)), "IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda x, y: y.max(2), "IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda x, y: y.argmin(-3), "IndexError: Dimension out of range (expected to be in range of [-2, 1], but got -3)"),
+    (lambda x, y: y.transpose(0, 2), "IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda x, y: y.log_softmax(5), "IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 5)"),
+    (lambda x, y: y.norm(dim=2), "IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda x, y: y.sum((0, -1)), "tensor(6., grad_fn=<SumBackward1>)"),
+]
+
+
+@pytest.mark.parametrize("case, expected", _DIM_CASES)
+def test_dims_are_checked_and_wrapped_as_in_pytorch(case, expected):
+    x, y = torch.tensor(3.0, requires_grad=True), torch.ones(2, 3, requires_grad=True)
+    try:
+        got = repr(case(x, y))
+    except IndexError as exc:
+        got = f"{type(exc).__name__}: {exc}"
+    assert got == expected

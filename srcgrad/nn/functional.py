@@ -12,7 +12,7 @@ from ..rules import activations
 from ..tensor import ops
 from ..tensor.functions import where
 from ..tensor.graph import is_grad_enabled
-from ..tensor.tensor import Tensor
+from ..tensor.tensor import Tensor, dim_axis
 
 __all__ = [
     "binary_cross_entropy_with_logits", "binary_cross_entropy", "mse_loss", "l1_loss",
@@ -73,6 +73,7 @@ def logsigmoid(input):
 
 def _softmax_dim(input, dim):
     if dim is not None:
+        dim_axis(dim, input.dim())  # PyTorch's range check
         return dim
     return 0 if input.dim() in (0, 1, 3) else 1
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..rules import lookup
 from . import ops
-from .tensor import Tensor
+from .tensor import Tensor, dim_axis
 
 __all__ = [
     "matmul", "mm", "dot", "exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid",
@@ -80,6 +80,7 @@ def extremum_along(x, arg, name, dim, keepdim):
     the returned indices, one node called `name`. The whole gradient goes to those
     entries, the first of tied ones (as in PyTorch; the full reduction shares it)."""
     ndim = x._data.ndim
+    dim_axis(dim, ndim)
     dim %= ndim or 1
     at = np.asarray(arg(x._data, axis=dim, keepdims=True))
     if not ndim:  # a 0-d tensor is its own extremum
@@ -107,17 +108,13 @@ def _p_norm(x, p, dim, keepdim):
     """(sum |x|^p)^(1/p), or max |x| for p = inf (ties share the gradient, as in PyTorch)."""
     size = x.abs()
     if p == math.inf:
-        return size.max() if dim is None else ops.apply(np.max, size, name="MaxBackward0", axis=_axes(dim), keepdims=keepdim)
+        return size.max() if dim is None else ops.apply(np.max, size, name="MaxBackward0", axis=dim_axis(dim, x.dim()), keepdims=keepdim)
     if p == 1:
         return size.sum() if dim is None else size.sum(dim, keepdim)
     powers = size**p
     total = powers.sum() if dim is None else powers.sum(dim, keepdim)
     zero = total == 0  # PyTorch's gradient there is 0, not 0 * inf
     return where(zero, 0.0, where(zero, 1.0, total) ** (1.0 / p))
-
-
-def _axes(dim):
-    return dim if isinstance(dim, int) else tuple(dim)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False):
@@ -133,6 +130,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False):
             "linalg.vector_norm: Expected a floating point or complex tensor as input. "
             f"Got {x.dtype.kind_name}"
         )
+    if dim is not None and dim_axis(dim, x._data.ndim) is None and not x._data.ndim:
+        dim = None  # a 0-d tensor's dim 0 or -1: its one element
     if ord != 2:
         if isinstance(ord, bool) or not isinstance(ord, numbers.Real) or not ord >= 1:
             raise NotImplementedError(f"the shim's norms are for p >= 1 or inf; got p={ord!r}")

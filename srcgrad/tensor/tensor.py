@@ -45,9 +45,19 @@ def _transpose(x, axes):
     return x.transpose(axes)
 
 
-def _axes(dim):
-    """NumPy's axis for PyTorch's `dim`: an empty tuple or list means every axis."""
-    return (tuple(dim) or None) if isinstance(dim, (list, tuple)) else dim
+def dim_axis(dim, ndim):
+    """NumPy's axis for PyTorch's `dim` (an int, or a tuple or list of them: empty means
+    every axis) of a tensor of `ndim` dimensions. As in PyTorch, each dim lies in
+    [-n, n - 1] with n = max(ndim, 1), else IndexError with PyTorch's message; a 0-d
+    tensor's dim 0 or -1 is its one element (axis None)."""
+    dims = tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
+    n = ndim or 1
+    for d in dims:
+        if not -n <= d < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    if not ndim or not dims:
+        return None
+    return dims if isinstance(dim, (list, tuple)) else dim
 
 
 def _shape_args(shape):
@@ -453,17 +463,19 @@ class Tensor(InPlaceOps):
         return bool(np.allclose(self._data, other._data, rtol=rtol, atol=atol))
 
     def argmax(self, dim=None, keepdim=False):
-        return Tensor._make(np.asarray(np.argmax(self._data, axis=dim, keepdims=keepdim), dtype=np.int64))
+        axis = None if dim is None else dim_axis(dim, self._data.ndim)
+        return Tensor._make(np.asarray(np.argmax(self._data, axis=axis, keepdims=keepdim), dtype=np.int64))
 
     def argmin(self, dim=None, keepdim=False):
-        return Tensor._make(np.asarray(np.argmin(self._data, axis=dim, keepdims=keepdim), dtype=np.int64))
+        axis = None if dim is None else dim_axis(dim, self._data.ndim)
+        return Tensor._make(np.asarray(np.argmin(self._data, axis=axis, keepdims=keepdim), dtype=np.int64))
 
     # --- reductions ------------------------------------------------------------------
 
     def sum(self, dim=None, keepdim=False):
         if dim is None:
             return ops.unary(np.sum, self, "SumBackward0", False, compute=_sum_all)
-        return ops.unary(np.sum, self, "SumBackward1", False, (_axes(dim), None, None, keepdim), np.add.reduce)
+        return ops.unary(np.sum, self, "SumBackward1", False, (dim_axis(dim, self._data.ndim), None, None, keepdim), np.add.reduce)
 
     def mean(self, dim=None, keepdim=False):
         if self._data.dtype.kind not in "fc":
@@ -473,7 +485,7 @@ class Tensor(InPlaceOps):
             )
         if dim is None:
             return ops.unary(np.mean, self, "MeanBackward0", False, compute=mean_of)
-        return ops.apply(np.mean, self, name="MeanBackward1", saves=False, axis=_axes(dim), keepdims=keepdim)
+        return ops.apply(np.mean, self, name="MeanBackward1", saves=False, axis=dim_axis(dim, self._data.ndim), keepdims=keepdim)
 
     def _extremum(self, fn, arg, name, dim, keepdim):
         if dim is None:  # tied entries share the gradient, as in PyTorch
@@ -565,8 +577,11 @@ class Tensor(InPlaceOps):
         return ops.exact(np.transpose, self, "PermuteBackward0", (_shape_args(dims),), _transpose)
 
     def transpose(self, dim0, dim1):
-        axes = list(range(self._data.ndim))
-        axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
+        ndim = self._data.ndim
+        axes = list(range(ndim))
+        dim0, dim1 = dim_axis(dim0, ndim), dim_axis(dim1, ndim)
+        if ndim:
+            axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
         return ops.exact(np.transpose, self, "TransposeBackward0", (tuple(axes),), _transpose)
 
     def t(self):
