@@ -17,8 +17,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "srcgrad"
 STAGES = [
     "syntax", "printing", "naming", "inline", "stand_in", "frontend", "scope", "views", "sharing", "fence", "jumps", "anf",
     "closures", "versions", "resolve", "calls",
-    "activity", "iteration", "mutation", "contributions", "kinds", "shapes", "unbroadcasts", "adjoints", "tape", "reverse", "forward",
-    "hoist", "optimize", "scaling", "factoring", "split", "emit", "origins", "standalone", "load", "linearize", "cache", "pipeline",
+    "activity", "iteration", "mutation", "contributions", "markers", "kinds", "shapes", "unbroadcasts", "adjoints", "tape",
+    "undo", "reverse", "forward", "hoist", "optimize", "scaling", "factoring", "split", "emit", "origins", "standalone", "load",
+    "linearize", "cache", "pipeline",
 ]
 
 

@@ -1,0 +1,49 @@
+"""Reverse mode's pseudo statements: markers that reverse.py puts among the forward and
+backward statements and later passes lower (`_Group` by adjoints.py, the saves, restores
+and undos by tape.py, which tell them apart by class name; `_Accumulate` lives in
+contributions.py)."""
+
+from dataclasses import dataclass
+
+
+@dataclass
+class _Group:
+    """The backward statements of one active assignment to `primal`."""
+
+    primal: str
+    adjoint: str
+    stmts: list
+    note: str = ""
+    ends: bool = True  # whether the assignment ends the adjoint's life (not for `y[i] = v`)
+
+
+@dataclass
+class _UndoSave:
+    """Before an in-place change of `group`'s memory: push `value` (None: nothing to push)."""
+
+    key: int
+    group: frozenset
+    value: object = None
+
+
+@dataclass
+class _UndoRestore:
+    """After the change's adjoint: undo it with `stmts`, where the name `__popped__`
+    stands for the pushed value. Kept only when the backward pass reads `group`."""
+
+    key: int
+    group: frozenset
+    stmts: list
+
+
+@dataclass
+class _Save:
+    name: str
+    record: bool  # record: push after assignment; restore: push before overwrite
+    key: int = 0
+
+
+@dataclass
+class _Restore:
+    name: str
+    key: int = 0
