@@ -20,6 +20,8 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `assigned_grad(g, index, v)`: the gradient of `v` in `y[index] = v`, where `g` is y's
   (with repeated indices only the entry written last counts, as NumPy writes it).
 - `drop_last(g)`: the gradient of a list before its last `append`.
+- `popped_grad(g, at, rest, entry=False)`: the gradient of a list before `v = L.pop(at)`,
+  from the gradient `g` of what is left of it (`rest`), or with `entry` from v's.
 - `without_part(g, index)`: a copy of the gradient `g` with the part `index` zero (the
   part an assignment `y[index] = v` overwrote).
 - `refuse_shared(a, b, message)`: stop with `message` when arrays a and b share memory.
@@ -330,6 +332,24 @@ def drop_last(g):
     if g is None:
         return None
     return g[:-1]
+
+
+def popped_grad(g, at, rest, entry=False):
+    """The part of the gradient of a list `L` before `v = L.pop(at)` that comes from `g`:
+    the gradient of `rest` (what is left of L) with an empty entry (None) where v was, or
+    with `entry`, v's gradient in that place and empty entries elsewhere. None for zero.
+
+    >>> popped_grad([1.0, 2.0], 0, ["a", "b"])
+    [None, 1.0, 2.0]
+    >>> popped_grad(3.0, -1, ["a", "b"], entry=True)
+    [None, None, 3.0]
+    """
+    if g is None:
+        return None
+    place = at if at >= 0 else len(rest) + 1 + at
+    out = [None] * len(rest) if entry else list(g)
+    out.insert(place, g if entry else None)
+    return out
 
 
 def without_part(g, index):

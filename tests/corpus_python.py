@@ -1233,6 +1233,38 @@ def loop_else_returns(a):
     else:
         return a * a
     return a
+def stack_machine_pop(a, b):
+    # a postfix program run on a stack of floats: (a * b + a) * b
+    stack = []
+    for op in ["a", "b", "mul", "a", "add", "b", "mul"]:
+        if op == "a":
+            stack.append(a)
+        elif op == "b":
+            stack.append(b)
+        else:
+            right = stack.pop()
+            left = stack.pop()
+            stack.append(left * right if op == "mul" else left + right)
+    return stack.pop()
+
+
+def queue_pop_front(x):
+    queue = [x, np.sin(x), x * x]
+    total = 0.0
+    for k in range(3):
+        item = queue.pop(0)
+        total = total + np.sum(item * (k + 1.0))
+        if k == 0:
+            queue.append(item * 2.0)
+    return total + np.sum(queue[0])
+
+
+def pop_middle_and_dropped(a, b):
+    vals = [a, b, a * b, 3.0]
+    vals.pop()
+    mid = vals.pop(-2)
+    first = vals.pop(0)
+    return mid * first + vals[0] * mid
 
 
 ALL = [
@@ -1275,6 +1307,7 @@ ALL = [
     dict_items_loop, clamp_by_branch, reset_accumulator_in_loop, reset_state_array_in_loop,
     for_else_search, for_else_without_break, while_else_on_data, nested_loop_else, return_skips_loop_else,
     loop_else_returns,
+    stack_machine_pop, queue_pop_front, pop_middle_and_dropped,
 ]
 
 # Derivation raises today (a clear error, but the construct is one issue 3 asks for).

@@ -578,3 +578,69 @@ def test_calls_that_pass_out_none_or_other_positional_arguments_are_differentiat
     np.testing.assert_allclose(g, _fd(f, x), rtol=1e-6, atol=1e-6)
     _, tangent = srcgrad.jvp(f, (x,), (np.array([1.0, -2.0, 0.5]),))
     assert tangent == pytest.approx(g @ [1.0, -2.0, 0.5], rel=1e-12)
+
+
+# --- removing list entries: `ys.pop(i)` -------------------------------------------------
+# Accepted pops (of lists the function makes, at an integer literal) are differentiated in
+# corpus_python.py (`stack_machine_pop`, `queue_pop_front`, ...); these are refused.
+
+
+def pop_at_a_variable_index(x):
+    ys = [x, 2.0 * x]
+    k = 1
+    return ys.pop(k) * ys[0]  # write
+
+
+def pop_of_a_dict(x):
+    d = {"a": x, "b": 2.0 * x}
+    return d.pop("a") * d["b"]  # write
+
+
+def pop_of_an_argument(xs):
+    return xs.pop() * 2.0  # write
+
+
+def del_of_an_entry(x):
+    ys = [x, 2.0 * x]
+    del ys[0]  # write
+    return ys[0]
+
+
+POPS_REFUSED = [
+    (pop_at_a_variable_index, "removes an entry of `ys` at an index that is not an integer literal"),
+    (pop_of_a_dict, r"removes an entry of `d`, which is not always a list made inside `pop_of_a_dict` \(line"),
+    (pop_of_an_argument, r"removes an entry of the argument `xs` in place .* copy it first \(`xs = list\(xs\)`\)"),
+    (del_of_an_entry, r"`del` of an entry \(`ys\[0\]`\) is not supported .* with `ys.pop\(i\)`"),
+]
+
+
+@pytest.mark.parametrize("f,message", POPS_REFUSED, ids=lambda v: getattr(v, "__name__", ""))
+def test_removals_srcgrad_cannot_undo_are_refused_in_both_modes_saying_why(f, message):
+    """`.pop()` had no rule ("no derivative rule for the method `.pop()`"), or a dropped
+    `ys.pop()` was "a change of a differentiated value in place"."""
+    value = [0.5, 2.0] if f is pop_of_an_argument else 0.5
+    for transform in (lambda: srcgrad.grad(f)(value), lambda: srcgrad.jvp(f, (value,), (value,))):
+        with pytest.raises(srcgrad.SrcGradError, match=message) as info:
+            transform()
+        assert info.value.lineno == _lines(f, "# write")[0]
+
+
+def pops_in_a_loop(x):
+    y = x * 1.0
+    stack = [y]
+    for _ in range(3):
+        top = stack.pop()
+        stack.append(np.sin(top) * x)
+        stack.append(top * 2.0)
+    total = 0.0
+    while stack:
+        total = total + np.sum(stack.pop())
+    return total
+
+
+def test_popped_entries_are_not_views_of_the_list():
+    """`top = stack.pop()` then `stack.append(...)` was refused as "a view of an array that
+    line ... changes in place while the first is still in use"."""
+    assert _exact_or_refused(pops_in_a_loop, X) is None
+    _, tangent = srcgrad.jvp(pops_in_a_loop, (X.copy(),), (np.array([1.0, -2.0, 0.5]),))
+    assert tangent == pytest.approx(_fd(pops_in_a_loop, X) @ [1.0, -2.0, 0.5], rel=1e-6)

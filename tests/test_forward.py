@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import corpus
+import corpus_python
 from conftest import numerical_grad
 import srcgrad
 from srcgrad.compiler.hoist import add_each, matmul_each
@@ -140,6 +141,9 @@ EXTRA = [
     (while_break_return, ["x"]),
     (loop_over_rows, ["M", "x"]),
     (concatenated, ["x", "a"]),
+    (corpus_python.stack_machine_pop, ["a", "b"]),
+    (corpus_python.queue_pop_front, ["x"]),
+    (corpus_python.pop_middle_and_dropped, ["a", "b"]),
 ]
 
 
@@ -335,6 +339,16 @@ def test_hessian_of_a_scalar_function():
         expected = 2 * math.exp(a) * math.cos(a) + 12 * a ** 2
         assert h == pytest.approx(expected, rel=1e-12)
         assert h == pytest.approx(_hessian_by_differences(scalar_function, a), rel=1e-6)
+
+
+@pytest.mark.parametrize("f", [corpus_python.queue_pop_front], ids=lambda f: f.__name__)
+def test_hessian_through_list_pops(f):
+    """Forward mode over a gradient that undoes `v = ys.pop(i)` with `ys.insert(i, v)` and
+    `ys.pop()` with `ys.append(v)`: the tangent list gets v's tangent back."""
+    x = INPUTS["x"][1]
+    np.testing.assert_allclose(srcgrad.hessian(f)(x), _hessian_by_differences(f, x), rtol=1e-5, atol=1e-6)
+    h = srcgrad.hessian(corpus_python.stack_machine_pop, wrt=1)(0.7, 1.3)  # of (a b + a) b: 2 a
+    assert h == pytest.approx(1.4, rel=1e-12)
 
 
 def test_hessian_source_is_forward_over_the_gradient():

@@ -306,6 +306,9 @@ def _depth(value, depths):
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
         base = depths.get(value.value.id, 0)
         return base if isinstance(value.slice, gast.Slice) else max(base - 1, 0)  # `L[1:]` / `L[0]`
+    if (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == "pop"
+            and isinstance(value.func.value, gast.Name)):
+        return max(depths.get(value.func.value.id, 0) - 1, 0)  # `L.pop(i)`: an entry, as `L[i]`
     if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
         if value.func.id in _MAKERS:
             return max(1, _entry_depth(value.args[0], depths) + 1) if value.args else 1

@@ -12,7 +12,7 @@ import importlib
 
 import gast
 
-from . import sharing, syntax
+from . import printing, sharing, syntax
 
 _ADVICE = {
     gast.Try: ("`try`", "move it outside the differentiated function"),
@@ -57,6 +57,14 @@ def check(program, transform="srcgrad.grad"):
             cls = type(node)
             if cls is gast.Starred and isinstance(node.ctx, gast.Store):
                 continue  # `first, *rest = xs` (ANF spells it out); `f(*args)` stays refused
+            entry = next((t for t in node.targets if isinstance(t, gast.Subscript)), None) if cls is gast.Delete else None
+            if entry is not None:
+                held = printing.unparse(entry.value)
+                raise program.error(
+                    node, f"`del` of an entry (`{printing.unparse(entry)}`) is not supported by {transform} "
+                    f"(in `{tree.name}`); remove a list's entry with `{held}.pop(i)` (`i` an integer literal), "
+                    "or build a new value without it",
+                )
             if cls in _ADVICE:
                 construct, advice = _ADVICE[cls]
                 raise program.error(

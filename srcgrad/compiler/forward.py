@@ -22,6 +22,8 @@ Invariants of the output:
 - A call of another user function calls that function's own generated jvp function
   (bound as a helper), `y, y_dot = g_jvp(a, b, a_dot=a_dot)`.
 - In-place updates `x[i] = v` of an active `x` first give `x_dot` an array of its own.
+  A list's tangent is the list of its entries' tangents: `ys.append(v)` and
+  `v = ys.pop(i)` append and pop the same entry of `ys_dot`.
 - In code that srcgrad generated (a gradient being differentiated again), a value
   tape (`tape = []`, `tape.append(v)`, `v = tape.pop()`) gets a tangent tape beside it
   holding the tangents of the active values it saves; activity sees through it.
@@ -52,6 +54,7 @@ class _Forward:
         self.bind = namer.helper
         self.jvp_of = jvp_of
         self.tapes = tapes  # tape name -> its tangent tape's name (None: saves nothing active)
+        self.generated = getattr(program.fn, "__srcgrad_source__", None) is not None  # code srcgrad generated
 
     def active(self, name):
         return self.activity.is_active(name)
@@ -109,22 +112,30 @@ class _Forward:
             return self.restore_entry(s, value)
         if callee is None or callee.kind != "method":
             return self.refuse_in_place(s, callee)
-        if callee.path == "pop" and self.active(callee.receiver) and not value.args and not value.keywords:
-            # the undo of `items.append(v)` in generated code: the tangent list drops its entry too
-            pop = syntax.call(syntax.attr(self.tangent(callee.receiver), "pop"))
-            return [s, syntax.located(syntax.expr(pop), s)]
+        if callee.path == "pop" and self.active(callee.receiver) and callee.receiver not in self.tapes:
+            # `items.pop(i)` (also the undo of `items.append(v)` in generated code): the
+            # tangent list drops its entry too
+            return [s, syntax.located(syntax.expr(self.tangent_pop(value, callee)), s)]
         if callee.receiver in self.tapes and callee.path == "append":
             saved = value.args[0]
             if self.tapes[callee.receiver] and isinstance(saved, gast.Name) and self.active(saved.id):
                 push = syntax.attr(syntax.name(self.tapes[callee.receiver]), "append")
                 return [s, syntax.expr(syntax.call(push, [self.tangent(saved.id)]))]
             return [s]
-        if callee.path == "append" and self.active(callee.receiver) and len(value.args) == 1:
-            item = value.args[0]  # the list's tangent is the list of its entries' tangents
+        stores = callee.path == "append" and len(value.args) == 1
+        if self.generated and callee.path == "insert" and len(value.args) == 2 and not value.keywords:
+            stores = True  # the undo of `v = items.pop(i)`: the tangent list gets v's back
+        if stores and self.active(callee.receiver):
+            item = value.args[-1]  # the list's tangent is the list of its entries' tangents
             part = self.tangent(item.id) if isinstance(item, gast.Name) and self.active(item.id) else self.zero(item)
-            push = syntax.attr(self.tangent(callee.receiver), "append")
-            return [s, syntax.located(syntax.expr(syntax.call(push, [part])), s)]
+            push = syntax.attr(self.tangent(callee.receiver), callee.path)
+            return [s, syntax.located(syntax.expr(syntax.call(push, [syntax.copy(a) for a in value.args[:-1]] + [part])), s)]
         return self.refuse_in_place(s, callee)
+
+    def tangent_pop(self, value, callee):
+        """`items_dot.pop(i)` for `items.pop(i)`: the tangent list gives up the same entry."""
+        return syntax.call(syntax.attr(self.tangent(callee.receiver), "pop"), [syntax.copy(a) for a in value.args],
+                           [(k.arg, syntax.copy(k.value)) for k in value.keywords])
 
     def restore_entry(self, s, value):
         """`restore_entry(d, key, entry)` (the undo of a dict write in generated code): the
@@ -149,10 +160,15 @@ class _Forward:
         if isinstance(target, gast.Subscript):
             return self.subscript_store(s)
         name = target.id
-        if not (force or self.active(name)):
-            return [s]
         value = s.value
         callee = self.calls.get(value) if isinstance(value, gast.Call) else None
+        if (callee is not None and callee.kind == "method" and callee.path == "pop" and self.active(callee.receiver)
+                and callee.receiver not in self.tapes):  # `v = items.pop(i)`: v's tangent is the entry's
+            pop = self.tangent_pop(value, callee)
+            step = syntax.assign(self.namer.tangent(name), pop) if self.active(name) else syntax.expr(pop)
+            return [s, syntax.located(step, s)]
+        if not (force or self.active(name)):
+            return [s]
         if callee is not None and callee.kind == "method" and callee.receiver in self.tapes and callee.path == "pop":
             if not self.tapes[callee.receiver]:
                 return [s]

@@ -1,7 +1,8 @@
 """In-place changes: which arrays and lists the function changes, and whether srcgrad can
 differentiate through them.
 
-A *change* is `y[index] = v` or `y.append(v)` on a local name `y` (its *base*). Reverse
+A *change* is `y[index] = v`, `y.append(v)` or `y.pop(i)` (`v = y.pop(i)`; `y` a list the
+function makes, `i` a constant) on a local name `y` (its *base*). Reverse
 mode undoes each change in the backward pass (so every value the backward pass reads is
 the value the forward pass saw), and moves the adjoint of the changed part to `v`. That
 is exact when the changed object is nobody else's:
@@ -22,21 +23,70 @@ from ..errors import NotDifferentiableError
 from . import syntax
 from .views import VIEW_FUNCTIONS, VIEW_METHODS
 
-CHANGING_METHODS = {"append"}  # the in-place methods reverse mode can undo
+CHANGING_METHODS = {"append"}  # the in-place methods reverse mode can undo (and `pop`: see `list_pops`)
 
 
 def changes(statements, calls):
     """The change statements among `statements`: [(statement, base name)]."""
     out = []
+    pops = None
     for node in statements:
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Subscript):
             value = node.targets[0].value
             if isinstance(value, gast.Name):
                 out.append((node, value.id))
-        elif isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
+        elif isinstance(node, (gast.Expr, gast.Assign)) and isinstance(node.value, gast.Call):
             callee = calls.get(node.value)
-            if callee is not None and callee.kind == "method" and callee.path in CHANGING_METHODS:
+            if callee is None or callee.kind != "method":
+                continue
+            if callee.path in CHANGING_METHODS and isinstance(node, gast.Expr):
                 out.append((node, callee.receiver))
+            elif callee.path == "pop":
+                pops = list_pops(statements, calls) if pops is None else pops
+                if id(node) in pops:
+                    out.append((node, callee.receiver))
+    return out
+
+
+def popped(node, calls):
+    """`(ys, i)` for the statement `v = ys.pop(i)` or `ys.pop(i)`: `i` is the index, -1
+    without one, None when it is not a constant integer. None for any other statement."""
+    if not (isinstance(node, (gast.Assign, gast.Expr)) and isinstance(node.value, gast.Call)):
+        return None
+    if isinstance(node, gast.Assign) and not isinstance(node.targets[0], gast.Name):
+        return None
+    callee = calls.get(node.value)
+    if callee is None or callee.kind != "method" or callee.path != "pop":
+        return None
+    args = node.value.args
+    if node.value.keywords or len(args) > 1:
+        return callee.receiver, None
+    return callee.receiver, (_constant_int(args[0]) if args else -1)
+
+
+def _constant_int(node):
+    """The value of the integer literal `node` (`2`, `-2`), or None."""
+    sign = 1
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        sign, node = -1, node.operand
+    if syntax.is_const(node) and type(node.value) is int:
+        return sign * node.value
+    return None
+
+
+def list_pops(statements, calls):
+    """{id(statement): (base, index)} of the pops that srcgrad undoes: `ys.pop(i)` with a
+    constant `i` (or none) of a list `ys` that every assignment makes new (`[...]`,
+    `list(...)`). `statements`: all of the function's, in order."""
+    out = {}
+    assigns = None
+    for node in statements:
+        found = popped(node, calls)
+        if found is None or found[1] is None:
+            continue
+        assigns = _assigns(statements) if assigns is None else assigns
+        if _makes_lists(found[0], assigns, calls):
+            out[id(node)] = found
     return out
 
 
@@ -44,6 +94,14 @@ def _is_list(name, assigns):
     """Whether every assignment to `name` makes a list (its entries are not views of it)."""
     defs = [a.value for a in assigns if a.targets[0].id == name]
     return bool(defs) and all(isinstance(v, gast.List) for v in defs)
+
+
+def _makes_lists(name, assigns, calls):
+    """Whether every assignment to `name` makes a new list: a display or `list(...)`."""
+    defs = [a.value for a in assigns if a.targets[0].id == name]
+    return bool(defs) and all(
+        isinstance(v, gast.List) or (isinstance(v, gast.Call) and getattr(calls.get(v), "obj", None) is list)
+        for v in defs)
 
 
 def dict_bases(statements, calls):
@@ -93,6 +151,9 @@ def _may_view(value, base, calls, base_is_list=False):
         return True
     if not isinstance(value, gast.Call) or _is_fresh(value, calls):
         return False
+    callee = calls.get(value)
+    if callee is not None and callee.kind == "method" and callee.path == "pop":
+        return False  # an entry the container gives up (of a list, dict or set), not a view of it
     given = list(value.args) + [k.value for k in value.keywords]
     if isinstance(value.func, gast.Attribute):
         given.append(value.func.value)
@@ -185,13 +246,15 @@ def _assigns(statements):
 def run(tree, statements, program, params, activity, calls):
     """Check the changes of the ANF `tree` (`statements`: all of its statements, in order);
     returns {base: frozenset of possible aliases}."""
+    _refuse_pops(statements, program, params, activity, calls)
     found = changes(statements, calls)
     if not found:
         return {}
     assigns = _assigns(statements)
     bases = {}
     appends = [(s.value.args[0], calls[s.value].receiver) for s, _ in found
-               if isinstance(s, gast.Expr) and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name)]
+               if isinstance(s, gast.Expr) and calls[s.value].path == "append" and len(s.value.args) == 1
+               and isinstance(s.value.args[0], gast.Name)]
     for stmt, base in found:
         bases[base] = frozenset(_grown({base}, assigns, calls, _reads_base, appends))
     checked = [(stmt, base) for stmt, base in found if base in activity.varied]
@@ -200,6 +263,35 @@ def run(tree, statements, program, params, activity, calls):
         for stmt, base in checked:
             _check_base(stmt, base, bases[base], tree, program, params, assigns, calls, activity, found, reads, blocks)
     return bases
+
+
+def _refuse_pops(statements, program, params, activity, calls):
+    """Refuse each `ys.pop(...)` of a differentiated `ys` that `list_pops` does not accept."""
+    accepted = None
+    for node in statements:
+        found = popped(node, calls)
+        if found is None or found[0] not in activity.varied:
+            continue
+        accepted = list_pops(statements, calls) if accepted is None else accepted
+        if id(node) in accepted:
+            continue
+        base, what, name = found[0], program.text(node).strip(), program.name
+        made = [a for a in _assigns(statements) if a.targets[0].id == base]
+        if base in params and not made:
+            message = (f"`{what}` removes an entry of the argument `{base}` in place (in `{name}`); srcgrad "
+                       f"differentiates `.pop()` of lists made inside the function: copy it first "
+                       f"(`{base} = list({base})`)")
+        elif not _makes_lists(base, made, calls):
+            where = f" (line {program.line(made[0])}: `{program.text(made[0]).strip()}`)" if made else ""
+            message = (f"`{what}` removes an entry of `{base}`, which is not always a list made inside `{name}`"
+                       f"{where}; srcgrad differentiates `.pop()` only of lists that the function makes with "
+                       f"`[...]` or `list(...)`: build `{base}` that way, or read the entry instead of removing it")
+        else:
+            message = (f"`{what}` removes an entry of `{base}` at an index that is not an integer literal (in "
+                       f"`{name}`); srcgrad differentiates `{base}.pop()` and `{base}.pop(i)` with a literal `i` "
+                       f"(`{base}.pop(0)`, `{base}.pop(-2)`): write the index as a literal, or build a new list "
+                       f"without the entry (`{base} = {base}[:k] + {base}[k + 1:]`)")
+        raise program.error(node, message, NotDifferentiableError)
 
 
 def _check_base(stmt, base, group, tree, program, params, assigns, calls, activity, found, reads, blocks):

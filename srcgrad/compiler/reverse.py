@@ -76,6 +76,8 @@ class _Reverse(Contributions, Undo):
     def visit_Expr(self, s, ctx):
         if isinstance(s.value, gast.Call):
             callee = self.calls.get(s.value)
+            if id(s) in self.pops:
+                return self.visit_Assign(self.named_pop(s), ctx)
             if callee is not None and callee.kind == "method" and callee.path in mutation.CHANGING_METHODS:
                 return self.append(s, callee.receiver, s.value.args)
             call_sites.refuse_in_place(self.program, s, callee, self.activity.varied, rules)
@@ -94,10 +96,13 @@ class _Reverse(Contributions, Undo):
             save = None
         fwd = ([save] if save else []) + [s]
         bwd = []
+        popped = self.pops.get(id(s))  # `v = ys.pop(i)`: (ys, i)
         if self.activity.is_active(name):
             # even with no contributions (`u = 0.5`), the group ends the old value's adjoint
-            stmts = self.contributions(s, name, s.value)
+            stmts = self.popped_entry(name, *popped) if popped else self.contributions(s, name, s.value)
             bwd.append(_Group(name, self.namer.adjoint(name), stmts, self.program.text(s) if stmts else ""))
+        if popped:
+            fwd, bwd = self.pop(s, fwd, bwd, *popped)
         if save and not save.record:
             bwd.append(_Restore(name, save.key))
         ctx.must_defined.add(name)
@@ -341,6 +346,7 @@ def sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
     statements = list(syntax.statements(tree))
     rev.mutations = mutation.run(tree, statements, program, set(params), activity, calls)
     rev.dicts = mutation.dict_bases(statements, calls)
+    rev.pops = mutation.list_pops(statements, calls)
     rev.containers = call_sites.containers(tree)
     rev.params = set(params)
     rev.assign_count = count_assignments(statements)

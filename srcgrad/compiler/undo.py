@@ -2,14 +2,21 @@
 backward pass, right after its adjoint, so every backward statement before it reads the
 changed value as the forward pass saw it (the undo is kept only if one does).
 
-Example, for `ys.append(v)`:
+Examples, for `ys.append(v)` and `v = ys.pop(0)`:
 
     forward:  ys.append(v)               backward:  v_bar = item_grad(ys_bar, -1, v)
                                                     ys_bar = drop_last(ys_bar)
                                                     ys.pop()
 
+    forward:  v = ys.pop(0)              backward:  ys_bar = popped_grad(ys_bar, 0, ys)
+                                                    ys_bar = add_grad(ys_bar, popped_grad(v_bar, 0, ys, True))
+                                                    ys.insert(0, v)
+
+A pop's undo reads the popped value from its target, which the tape keeps as the
+assignment left it until the undo has run; a dropped `ys.pop()` gets a target of its own.
+
 `Undo` is a mixin of the reverse visitor (reverse.py): it needs program, activity,
-namer, bind, keys, mutations, dicts, structured and accumulate on the instance.
+namer, bind, keys, mutations, dicts, pops, structured and accumulate on the instance.
 """
 
 import gast
@@ -82,3 +89,42 @@ class Undo:
             bwd.append(_Group(base, adjoint, stmts, self.program.text(s), ends=False))
         bwd.append(_UndoRestore(self.keys, group, [undo]))
         return [_UndoSave(self.keys, group), s], bwd
+
+    def named_pop(self, s):
+        """`ys.pop(i)`, its value dropped, as `ys_popped = ys.pop(i)`: the undo puts it back."""
+        base = self.pops[id(s)][0]
+        named = syntax.located(syntax.assign(self.namer.fresh(f"{base}_popped"), s.value), s)
+        self.pops[id(named)] = self.pops[id(s)]
+        return named
+
+    def popped_entry(self, target, base, at):
+        """The adjoint statements of `target = base.pop(at)`: target's adjoint goes back
+        into base's, in the place target had."""
+        adjoint = self.namer.adjoint(base)
+        self.structured.add(adjoint)
+        helper = syntax.name(self.bind("popped_grad", runtime.popped_grad))
+        part = syntax.call(helper, [syntax.name(self.namer.adjoint(target)), syntax.const(at), syntax.name(base),
+                                    syntax.const(True)])
+        return self.accumulate(base, part)
+
+    def pop(self, s, fwd, bwd, base, at):
+        """`v = ys.pop(at)`, given the forward statements `fwd` (ending with it) and the
+        backward statements `bwd` of the assignment to v (`popped_entry`'s group): before them ys's adjoint gets an empty entry back where v was; after
+        them the change is undone by putting v back (`ys.append(v)`, `ys.insert(at, v)`),
+        while v still holds the value it was given here."""
+        self.keys += 1
+        group = self.mutations.get(base, frozenset({base}))
+        value = syntax.name(s.targets[0].id)
+        if at == -1:
+            undo = syntax.call(syntax.attr(syntax.name(base), "append"), [value])
+        else:  # `insert(i, v)` puts v before the entry i had: one further right for negative i
+            undo = syntax.call(syntax.attr(syntax.name(base), "insert"), [syntax.const(at if at >= 0 else at + 1), value])
+        gap = []
+        if self.activity.is_active(base):
+            adjoint = self.namer.adjoint(base)
+            self.structured.add(adjoint)
+            helper = syntax.name(self.bind("popped_grad", runtime.popped_grad))
+            call = syntax.call(helper, [syntax.name(adjoint), syntax.const(at), syntax.name(base)])
+            gap = [_Group(base, adjoint, [syntax.assign(adjoint, call)], self.program.text(s), ends=False)]
+        undone = _UndoRestore(self.keys, group, [syntax.expr(undo)])
+        return fwd[:-1] + [_UndoSave(self.keys, group), fwd[-1]], gap + bwd + [undone]

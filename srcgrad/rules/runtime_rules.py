@@ -18,8 +18,8 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (
-    add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, jacobian_from_columns, repeated_part,
-    snapshot, structure_like, unbroadcast, unreduce, without_part, zeros_like_grad,
+    add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, jacobian_from_columns, popped_grad,
+    repeated_part, snapshot, structure_like, unbroadcast, unreduce, without_part, zeros_like_grad,
 )
 from . import decompositions, linalg, reductions, series
 from .operators import _matmul_vjp_x, _matmul_vjp_y
@@ -108,8 +108,8 @@ def snapshot_jvp(t, ans, x):
     return snapshot(t)
 
 
-# --- container gradients: item_grad, assigned_grad, drop_last, without_part, structure_like,
-# joined_part, repeated_part -------------------------------------------------------------
+# --- container gradients: item_grad, assigned_grad, drop_last, popped_grad, without_part,
+# structure_like, joined_part, repeated_part -------------------------------------------------------------
 # Each is linear in the gradient `g` it takes apart or rebuilds (None meaning zero); the
 # other parameters are indices or lend a structure. Forward mode adds the tangents of
 # `add_grad` with `add_grad`, since they may be lists. The reverse rules transpose the
@@ -187,6 +187,31 @@ def drop_last_vjp(cotangent, ans, g):
 @defjvp(drop_last, "g")
 def drop_last_jvp(t, ans, g):
     return drop_last(t)
+
+
+@defvjp(popped_grad, "g", name="PoppedGrad")
+def popped_grad_vjp(cotangent, ans, g, at, rest, entry=False):
+    if cotangent is None:
+        return None
+    place = at if at >= 0 else len(rest) + 1 + at
+    return cotangent[place] if entry else type(cotangent)(list(cotangent[:place]) + list(cotangent[place + 1:]))
+
+
+@defjvp(popped_grad, "g")
+def popped_grad_jvp(t, ans, g, at, rest, entry=False):
+    return popped_grad(t, at, rest, entry)
+
+
+@defvjp(popped_grad, "rest")
+@_zero
+def popped_grad_vjp_rest(cotangent, ans, g, at, rest, entry=False):
+    return zeros_like_grad(rest)
+
+
+@defjvp(popped_grad, "rest")
+@_zero
+def popped_grad_jvp_rest(t, ans, g, at, rest, entry=False):
+    return zeros_like_grad(ans)
 
 
 @defvjp(without_part, "g", name="WithoutPart")
