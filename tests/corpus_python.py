@@ -1233,6 +1233,8 @@ def loop_else_returns(a):
     else:
         return a * a
     return a
+
+
 def stack_machine_pop(a, b):
     # a postfix program run on a stack of floats: (a * b + a) * b
     stack = []
@@ -1265,6 +1267,13 @@ def pop_middle_and_dropped(a, b):
     mid = vals.pop(-2)
     first = vals.pop(0)
     return mid * first + vals[0] * mid
+
+
+def repeated_index_isub_in_loop(x):
+    y = x ** 2
+    for _ in range(2):
+        y[[0, 0]] -= x[2]
+    return np.sum(y * x)
 
 
 ALL = [
@@ -1307,7 +1316,7 @@ ALL = [
     dict_items_loop, clamp_by_branch, reset_accumulator_in_loop, reset_state_array_in_loop,
     for_else_search, for_else_without_break, while_else_on_data, nested_loop_else, return_skips_loop_else,
     loop_else_returns,
-    stack_machine_pop, queue_pop_front, pop_middle_and_dropped,
+    stack_machine_pop, queue_pop_front, pop_middle_and_dropped, repeated_index_isub_in_loop,
 ]
 
 # Derivation raises today (a clear error, but the construct is one issue 3 asks for).

@@ -300,8 +300,18 @@ def row_not_used_again(m):
     return np.sum(z * z)
 
 
+def repeated_index_in_a_loop(x):
+    # refused as "changes the array that `y` holds in place": `v ** 2` was not known to be
+    # an array, so the first write seemed to store `x[2]` into it, and the second to change it
+    y = x ** 2
+    for _ in range(2):
+        y[[0, 0]] -= x[2]
+        y[[1, 2, 1]] *= -x
+    return np.sum(y * x)
+
+
 ACCEPTED = [(float_accumulator, X), (fresh_array, X), (copied_first, X), (array_accumulator, X), (reading_rows, M),
-            (swapped, X), (copy_of_a_row, M), (row_not_used_again, M)]
+            (swapped, X), (copy_of_a_row, M), (row_not_used_again, M), (repeated_index_in_a_loop, X)]
 
 
 @pytest.mark.parametrize("f,x", ACCEPTED, ids=lambda v: getattr(v, "__name__", ""))

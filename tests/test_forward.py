@@ -144,6 +144,7 @@ EXTRA = [
     (corpus_python.stack_machine_pop, ["a", "b"]),
     (corpus_python.queue_pop_front, ["x"]),
     (corpus_python.pop_middle_and_dropped, ["a", "b"]),
+    (corpus_python.repeated_index_isub_in_loop, ["x"]),
 ]
 
 
@@ -341,8 +342,9 @@ def test_hessian_of_a_scalar_function():
         assert h == pytest.approx(_hessian_by_differences(scalar_function, a), rel=1e-6)
 
 
-@pytest.mark.parametrize("f", [corpus_python.queue_pop_front], ids=lambda f: f.__name__)
-def test_hessian_through_list_pops(f):
+@pytest.mark.parametrize("f", [corpus_python.queue_pop_front, corpus_python.repeated_index_isub_in_loop],
+                         ids=lambda f: f.__name__)
+def test_hessian_through_list_pops_and_repeated_index_writes(f):
     """Forward mode over a gradient that undoes `v = ys.pop(i)` with `ys.insert(i, v)` and
     `ys.pop()` with `ys.append(v)`: the tangent list gets v's tangent back."""
     x = INPUTS["x"][1]

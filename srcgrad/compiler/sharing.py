@@ -50,6 +50,15 @@ def check(program, tree, guards, enclosing=()):
     return analysis.argument_checks
 
 
+def _numeric(value):
+    """Whether `value` is arithmetic that makes a new number or array whatever its operands:
+    `-`, `/`, `//`, `**`, `@` or unary `-`, which no list, tuple or dict has (`+` and `*`
+    join lists, `|` merges dicts); `_Function.value` agrees that it shares nothing."""
+    if isinstance(value, gast.BinOp):
+        return isinstance(value.op, (gast.Sub, gast.Div, gast.FloorDiv, gast.Pow, gast.MatMult))
+    return isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd))
+
+
 def _pair(a, b):
     return (a, b) if a < b else (b, a)
 
@@ -103,17 +112,23 @@ class _Function:
         self.arrays = self.numpy_arrays()
 
     def numpy_arrays(self):
-        """Local names every binding of which makes one NumPy array (`np.zeros(3)`): a
-        subscript write into one copies values, so its entries hold no other object."""
+        """Local names every binding of which makes one NumPy array (`np.zeros(3)`), or a
+        new number or array by arithmetic that no list or tuple has (`v ** 2`, `a - b`,
+        `-a`; `+` and `*` may join lists): a subscript write into one copies values, so its
+        entries hold no other object."""
         bound = {}  # name -> number of bindings, of array makers
         for node in syntax.walk(self.tree):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 bound.setdefault(node.id, [0, 0])[0] += 1
             elif (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
-                  and isinstance(node.value, gast.Call) and self.is_module_chain(node.value.func)
-                  and _lookup(dotted_parts(node.value.func), self.program) in views.ARRAY_MAKERS):
+                  and (self.makes_array(node.value) or _numeric(node.value))):
                 bound.setdefault(node.targets[0].id, [0, 0])[1] += 1
         return {name for name, (stores, made) in bound.items() if stores == made and name not in self.params}
+
+    def makes_array(self, value):
+        """Whether `value` is a call of one of NumPy's array makers (`np.zeros(3)`)."""
+        return (isinstance(value, gast.Call) and self.is_module_chain(value.func)
+                and _lookup(dotted_parts(value.func), self.program) in views.ARRAY_MAKERS)
 
     def run(self):
         state = _State()
