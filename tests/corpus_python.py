@@ -1276,6 +1276,12 @@ def repeated_index_isub_in_loop(x):
     return np.sum(y * x)
 
 
+def module_alias_in_body(x):
+    m = np
+    la = np.linalg
+    return m.sum(m.sin(x)) * la.norm(x)
+
+
 ALL = [
     loop_rebuilds_then_writes, sum_over_columns, enumerate_zip_pairs, dict_filled_in_place, list_of_lists,
     if_elif_else_on_sum, branch_on_element_compare, nested_if, ternary_in_loop, ternary_nested, and_or_not,
@@ -1316,7 +1322,7 @@ ALL = [
     dict_items_loop, clamp_by_branch, reset_accumulator_in_loop, reset_state_array_in_loop,
     for_else_search, for_else_without_break, while_else_on_data, nested_loop_else, return_skips_loop_else,
     loop_else_returns,
-    stack_machine_pop, queue_pop_front, pop_middle_and_dropped, repeated_index_isub_in_loop,
+    stack_machine_pop, queue_pop_front, pop_middle_and_dropped, repeated_index_isub_in_loop, module_alias_in_body,
 ]
 
 # Derivation raises today (a clear error, but the construct is one issue 3 asks for).

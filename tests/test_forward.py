@@ -145,6 +145,7 @@ EXTRA = [
     (corpus_python.queue_pop_front, ["x"]),
     (corpus_python.pop_middle_and_dropped, ["a", "b"]),
     (corpus_python.repeated_index_isub_in_loop, ["x"]),
+    (corpus_python.module_alias_in_body, ["x"]),
 ]
 
 

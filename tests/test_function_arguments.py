@@ -2,6 +2,8 @@
 `act=np.tanh`): the callee is differentiated with that parameter bound to the function
 the call names (calls.with_functions), in both modes and to second order."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -173,6 +175,35 @@ def test_a_lambda_bound_to_a_global_name_is_called_through_its_derivative():
 def calls_a_local_alias(x):
     act = np.tanh
     return np.sum(act(x))
+
+
+def calls_through_a_module_alias(x):
+    m = np
+    la = np.linalg
+    return m.sum(m.sin(x)) * la.norm(x)
+
+
+def calls_through_a_module_bound_in_a_branch(x, fast=True):
+    if fast:
+        m = np
+    else:
+        m = math
+    return m.sin(x)
+
+
+def test_a_module_bound_to_a_local_name_is_called_through_the_module():
+    """`m = np` then `m.sin(x)` was refused as "no derivative rule for the method `.sin()`"
+    (a method of the local value `m`)."""
+    x = np.array([0.3, -1.2, 0.8])
+    expected = np.cos(x) * np.linalg.norm(x) + np.sum(np.sin(x)) * x / np.linalg.norm(x)
+    np.testing.assert_allclose(srcgrad.grad(calls_through_a_module_alias)(x), expected, rtol=1e-12)
+    _, tangent = srcgrad.jvp(calls_through_a_module_alias, (x,), (np.ones(3),))
+    assert tangent == pytest.approx(float(np.sum(expected)), rel=1e-12)
+    with pytest.raises(srcgrad.SrcGradError) as info:
+        srcgrad.grad(calls_through_a_module_bound_in_a_branch)
+    assert "`m = np` gives the module `numpy` a local name" in str(info.value)
+    assert "call through the module's own name (`np.sin(...)`)" in str(info.value)
+    assert info.value.text.strip() == "m = np"
 
 
 def calls_a_partial(x):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import gast
 
-from . import activity, anf, cache, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, origins, printing, resolve, reverse, scaling, scope, split, standalone, syntax, versions
+from . import activity, aliases, anf, cache, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, origins, printing, resolve, reverse, scaling, scope, split, standalone, syntax, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -244,6 +244,7 @@ def _prepare(fn, mode, wrt, verbose, source):
     program = frontend.load(fn, source=source)
     fence.check(program, _transform_name(mode))
     program.bound.update(fence.imports(program, _transform_name(mode)))
+    program.tree = aliases.run(program)
     shared = fence.shared_augmented(program)
     tree = syntax.copy(program.tree)
     _show(verbose, "parse and check", tree)
