@@ -112,7 +112,7 @@ REFUSED = {
     "u_kwargs_func": srcgrad.SrcGradError,  # u_local_import differentiates now: tests/test_passes.py
     "u_min_key": srcgrad.SrcGradError,
     "u_list_sort": srcgrad.NotDifferentiableError, "u_dict_get": srcgrad.NotDifferentiableError,
-    "u_list_pop": srcgrad.NotDifferentiableError, "u_list_insert": srcgrad.NotDifferentiableError,
+    "u_list_insert": srcgrad.NotDifferentiableError,  # u_list_pop differentiates now: below
     "u_divmod": srcgrad.NotDifferentiableError, "u_complex_abs": srcgrad.NotDifferentiableError,
     # u_npsum_where / u_npsum_initial differentiate now (np.sum's where= and initial=): tests/test_rules_more.py
     "u_out_kw": srcgrad.NotDifferentiableError, "u_max_default": srcgrad.NotDifferentiableError,
@@ -161,6 +161,12 @@ def test_unsupported_is_refused_with_file_and_line(name):
     assert "indep_unsupported.py" in msg, msg
     lines = [int(n) for n in re.findall(r"line (\d+)", msg)]
     assert lines and all(first <= n <= last for n in lines), (msg, first, last)
+
+
+def test_list_pop_is_differentiated():
+    """`v = l.pop()` of `l = [a, 2a, 3a]`, then `v + sum(l)`: 3a + 3a."""
+    assert srcgrad.grad(U.u_list_pop)(0.7) == pytest.approx(6.0, rel=1e-12)
+    assert srcgrad.jvp(U.u_list_pop, (0.7,), (1.0,)) == pytest.approx((4.2, 6.0), rel=1e-12)
 
 
 @pytest.mark.parametrize("name", ["aliasing_view", "slice_view_alias"])
