@@ -367,11 +367,41 @@ def l_max(a, b):
     return np.max([a, b, 0.1]) + np.sum(np.min([[a, b], [0.1, a * 2]], axis=1) * np.array([1.0, 2.0]))
 
 
-@pytest.mark.parametrize("f", [l_prod, l_std, l_cumsum_sort, l_nested, l_max], ids=lambda f: f.__name__)
+# Lists and tuples handed whole to NumPy functions whose rules compute with their operands
+# as arrays (`x - y`, `x * x`, `g @ y.T`): the rules got the list itself (TypeError).
+# fmt: off
+def l_maximum(a, b): return np.sum(np.maximum([a, 0.1], [b, b]))
+def l_minimum(a, b): return np.sum(np.minimum([a, 0.1], (b, b)))
+def l_fmax_fmin(a, b): return np.sum(np.fmax([a, 0.1], b) + np.fmin(a, [0.1, b]))
+def l_power(a, b): return np.sum(np.power([a, 2.0], [b, b]) + np.float_power((a, 2.0), b))
+def l_arctan2(a, b): return np.sum(np.arctan2([a, 1.0], [b, a]))
+def l_logaddexp(a, b): return np.sum(np.logaddexp([a, 1.0], (b, a)))
+def l_mod(a, b): return np.sum(np.mod([a, 1.3], [b, 0.7]) + np.fmod([a, 1.3], [b, 0.7]))
+def l_hypot_copysign(a, b): return np.sum(np.hypot([a, 1.0], [b, a]) * np.copysign([a, 1.0], [b, a]))
+def l_unary(a, b): return np.sum(np.arctan([a, b]) + np.arcsin((a, b)) + np.square([a, 2.0]) + np.log1p([a, b]))
+def l_matmul(a, b): return np.matmul([a, b], [[b, 2.0], [1.0, a]]) @ np.array([1.0, 2.0]) + np.dot([a, b], [b, 2.0])
+def l_products(a, b): return np.inner([a, b], (b, 2.0)) + np.sum(np.outer([a, 1.0], [b, a])) + np.polyval([a, b, 1.0], b)
+def l_polyval(a, b): return np.sum(np.polyval([a, 2.0], [b, 1.0]))
+def l_solve(a, b): return np.sum(np.linalg.solve([[a, 1.0], [0.5, b]], [b, 1.0]))
+def l_einsum(a, b): return np.einsum("i,i->", [a, b], [b, 2.0]) + np.einsum("i,i->", np.array([a, b]), (b, a))
+# fmt: on
+
+
+def l_named(a, b):
+    v = [a, b, 0.3]
+    return np.sum(np.maximum(v, [b, 0.2, a]) * np.arctan2(v, 0.5))
+
+
+_LIST_OPERANDS = [l_maximum, l_minimum, l_fmax_fmin, l_power, l_arctan2, l_logaddexp, l_mod, l_hypot_copysign, l_unary,
+                  l_matmul, l_products, l_polyval, l_solve, l_einsum, l_named]
+
+
+@pytest.mark.parametrize("f", [l_prod, l_std, l_cumsum_sort, l_nested, l_max] + _LIST_OPERANDS, ids=lambda f: f.__name__)
 def test_a_list_of_floats_read_as_one_array_in_both_modes(f):
     # Regression: forward mode passed the tangent of `[a, b, 3.0]` to np.prod's rule as
     # `[a_dot, b_dot, None]` (TypeError on None * ...), and reverse mode gave np.max's rule
-    # the list itself, whose dtype np.result_type could not read (TypeError).
+    # the list itself, whose dtype np.result_type could not read (TypeError). Rules now
+    # get np.asarray of such a list (computed once); its gradient goes back entry by entry.
     a, b = 0.7, -0.4
     ga, gb = srcgrad.grad(f, wrt=(0, 1))(a, b)
     assert type(ga) is float and type(gb) is float
@@ -379,6 +409,34 @@ def test_a_list_of_floats_read_as_one_array_in_both_modes(f):
     assert gb == pytest.approx(_fd(f, [a, b], 1), rel=1e-6, abs=1e-7)
     _, out_dot = srcgrad.jvp(f, (a, b), (1.0, -2.0))
     assert out_dot == pytest.approx(ga - 2.0 * gb, rel=1e-12)
+
+
+def test_a_list_operand_gets_the_gradient_of_each_of_its_floats():
+    # np.maximum([a, 0.1], [b, b]) is [a, 0.1] where a > 0.1 > b, and [a, b] where a > b > 0.1
+    ga, gb = srcgrad.grad(l_maximum, wrt=(0, 1))(0.3, 0.05)
+    assert (ga, gb) == (1.0, 0.0) and type(ga) is float and type(gb) is float
+    assert srcgrad.grad(l_maximum, wrt=(0, 1))(0.3, 0.2) == (1.0, 1.0)
+    # arctan2(a, b) + arctan2(1, a): d/da = b/(a^2+b^2) - 1/(1+a^2), d/db = -a/(a^2+b^2)
+    a, b = 0.3, 0.2
+    ga, gb = srcgrad.grad(l_arctan2, wrt=(0, 1))(a, b)
+    assert ga == pytest.approx(b / (a * a + b * b) - 1.0 / (1.0 + a * a), rel=1e-14)
+    assert gb == pytest.approx(-a / (a * a + b * b), rel=1e-14)
+
+
+def h_list_operands(x):
+    v = [x[0], x[1], 0.3]
+    return np.sum(np.arctan2(v, [x[1], 0.5, x[0]]) + np.power([x[0], 2.0, x[1]], (x[1], x[1], 2.0))) + np.polyval(v, x[0])
+
+
+def test_hessian_through_list_operands():
+    # forward over reverse: the reverse code's `x_array = np.asarray([...])` is itself
+    # differentiated (np.asarray's rule)
+    x = np.array([0.3, 0.7])
+    h = srcgrad.hessian(h_list_operands)(x)
+    assert h.shape == (2, 2) and h.dtype == np.float64
+    g = srcgrad.grad(h_list_operands)
+    for i in range(2):
+        np.testing.assert_allclose(h[:, i], _fd(lambda y: g(y)[i], [x], 0), rtol=1e-6, atol=1e-8)
 
 
 def moved_linspace(a):

@@ -240,6 +240,26 @@ def reads_as_array(rule, param):
     return _from_numpy(rule.primal) and kind is not kind.VAR_POSITIONAL and not takes_sequence(rule, param)
 
 
+def reads_each_as_array(rule, param):
+    """Whether a NumPy function reads each argument that its `*param` collects as one
+    array (np.einsum's operands, np.broadcast_arrays' arrays)."""
+    kind = rule.signature.parameters[param].kind
+    return kind is kind.VAR_POSITIONAL and _from_numpy(rule.primal)
+
+
+def array_operands(rule, args, derivatives, containers):
+    """The parameters of `rule` (bound to the nodes `args`) whose argument NumPy reads as
+    one array (`reads_as_array`) but which is a list or tuple: a display (`[a, 0.1]`) or
+    a name in `containers`, bound to a parameter with a rule in `derivatives` (a value, not
+    a shape or an index). Rules compute with arrays (`x - y`, `x * x`, `g @ y.T`), so both
+    transforms hand them `np.asarray` of it; its gradient still goes back entry by entry."""
+    return [
+        param for param, node in args.items()
+        if (type(node) in (gast.List, gast.Tuple) or (type(node) is gast.Name and node.id in containers))
+        and param in derivatives and reads_as_array(rule, param)
+    ]
+
+
 def _from_numpy(obj):
     """Whether `obj` is NumPy's: a ufunc, a ufunc's method (`np.add.reduce`), a function."""
     return (isinstance(obj, np.ufunc) or isinstance(getattr(obj, "__self__", None), np.ufunc)

@@ -12,6 +12,7 @@ import operator
 from dataclasses import dataclass
 
 import gast
+import numpy as np
 
 from .. import rules, runtime
 from ..errors import NotDifferentiableError
@@ -165,10 +166,12 @@ class Contributions:
         return out
 
     def check_receiver(self, stmt, node, label):
-        """An argument that receives a gradient must be a name or a display of atoms."""
-        if isinstance(node, gast.Name) or (
-            isinstance(node, (gast.Tuple, gast.List)) and all(_is_simple_atom(e) for e in node.elts)
-        ):
+        """An argument that receives a gradient must be a name or a display of atoms (or, for
+        a `*args` parameter, of atoms and such displays)."""
+        if isinstance(node, gast.Name) or (isinstance(node, (gast.Tuple, gast.List)) and all(
+            _is_simple_atom(e) or (isinstance(e, (gast.Tuple, gast.List)) and all(_is_simple_atom(x) for x in e.elts))
+            for e in node.elts
+        )):
             return
         raise self.program.error(
             stmt, f"differentiating {label} through the argument `{printing.unparse(node).strip()}` "
@@ -183,17 +186,24 @@ class Contributions:
         item = syntax.name(self.bind("item_grad", runtime.item_grad))
         out = []
         for k, element in enumerate(node.elts):
+            part = syntax.call(syntax.copy(item), [syntax.copy(value), syntax.const(k), syntax.copy(element)])
             if isinstance(element, gast.Name) and self.activity.is_active(element.id):
-                part = syntax.call(syntax.copy(item), [syntax.copy(value), syntax.const(k), syntax.copy(element)])
                 out += self.accumulate(element.id, part)
+            elif isinstance(element, (gast.List, gast.Tuple)) and calls.active_names(element, self.activity):
+                entry = self.namer.fresh("part_bar")  # a display among np.einsum's operands
+                out.append(syntax.assign(entry, part))
+                out += self.distribute(element, syntax.name(entry))
         return out
 
     def apply_rule(self, stmt, rule, g, ans, args, label):
         out = []
+        arrays = None  # the rule's arguments, lists read as one array made arrays
         for param, node in args.items():
             names = calls.active_names(node, self.activity)
             if not names:
                 continue
+            if arrays is None:
+                arrays = self.as_arrays(rule, args, out)
             if param not in rule.vjps:
                 raise self.program.error(
                     stmt, f"no derivative rule for {label} with respect to its argument `{param}` "
@@ -203,13 +213,28 @@ class Contributions:
             self.check_receiver(stmt, node, label)
             if isinstance(node, gast.Name) and (node.id in self.containers or calls.takes_sequence(rule, param)):
                 self.structured.add(self.namer.adjoint(node.id))  # one gradient per entry: never `+`
-            value = self.vjp_expression(rule, param, g, ans, args)
+            value = self.vjp_expression(rule, param, g, ans, arrays)
             if not isinstance(node, gast.Name):  # `np.stack([a, b])`: one gradient per entry
                 parts = self.namer.fresh(f"{param}_bar")
                 out.append(syntax.assign(parts, value))
                 value = syntax.name(parts)
             out += self.distribute(node, value)
         return out
+
+    def as_arrays(self, rule, args, out):
+        """`args` with each list or tuple that the NumPy primal reads as one array
+        (`calls.array_operands`) replaced by a name assigned `np.asarray` of it in `out`
+        (`x_array = np.asarray([a, 0.1])`): the rules compute with arrays."""
+        params = calls.array_operands(rule, args, rule.vjps, self.containers)
+        if not params:
+            return args
+        asarray = syntax.attr(syntax.name(self.bind("np", np)), "asarray")
+        arrays = dict(args)
+        for param in params:
+            temp = self.namer.fresh(f"{param}_array")
+            out.append(syntax.assign(temp, syntax.call(syntax.copy(asarray), [syntax.copy(args[param])])))
+            arrays[param] = syntax.name(temp)
+        return arrays
 
     def vjp_expression(self, rule, param, g, ans, args):
         derivative = rule.vjps[param]

@@ -36,17 +36,19 @@ import inspect
 import os
 
 import gast
+import numpy as np
 
 from .. import rules, runtime
 from ..errors import NotDifferentiableError, SrcGradError
 from . import activity as activity_pass
 from . import calls, inline, mutation, printing, syntax
+from . import calls as call_sites
 
 _ADD_GRAD = rules.lookup(runtime.add_grad)
 
 
 class _Forward:
-    def __init__(self, program, activity, calls, namer, jvp_of, tapes):
+    def __init__(self, program, activity, calls, namer, jvp_of, tapes, containers):
         self.program = program
         self.activity = activity
         self.calls = calls
@@ -55,6 +57,7 @@ class _Forward:
         self.jvp_of = jvp_of
         self.tapes = tapes  # tape name -> its tangent tape's name (None: saves nothing active)
         self.generated = getattr(program.fn, "__srcgrad_source__", None) is not None  # code srcgrad generated
+        self.containers = containers  # names that may hold a list, tuple or dict (calls.containers)
 
     def active(self, name):
         return self.activity.is_active(name)
@@ -178,11 +181,12 @@ class _Forward:
             callee = dataclasses.replace(callee, obj=_stand_in_target(callee.obj))
         if callee is not None and callee.kind == "function" and self.is_user_call(callee):
             return self.user_call(s, name, value, callee)
-        expr = self.tangent_expression(s, name, value)
+        before = []  # what the tangent needs computed first
+        expr = self.tangent_expression(s, name, value, before)
         if expr is None:
             literal = isinstance(value, gast.Constant) and type(value.value) is float
             expr = syntax.const(0.0) if literal else self.zero(syntax.name(name))
-        return [s, syntax.located(syntax.assign(self.namer.tangent(name), expr), s)]
+        return [s, *before, syntax.located(syntax.assign(self.namer.tangent(name), expr), s)]
 
     def subscript_store(self, s):
         """`x[i] = v`: the tangent gets the same update, in an array of its own."""
@@ -201,8 +205,9 @@ class _Forward:
 
     # --- tangent expressions ------------------------------------------------------------
 
-    def tangent_expression(self, stmt, target, value):
-        """The tangent of `target = value` as an expression, or None for a zero tangent."""
+    def tangent_expression(self, stmt, target, value, before):
+        """The tangent of `target = value` as an expression, or None for a zero tangent;
+        statements it needs first go to `before`."""
         ans = syntax.name(target)
         if isinstance(value, gast.Name):
             return self.tangent(value.id) if self.active(value.id) else None
@@ -211,7 +216,7 @@ class _Forward:
             if found is None:
                 return None
             op, args, label = found
-            return self.apply_rule(stmt, rules.lookup(op), ans, args, label)
+            return self.apply_rule(stmt, rules.lookup(op), ans, args, label, before)
         if isinstance(value, gast.Subscript):
             base = value.value
             if isinstance(base, gast.Name) and self.active(base.id):
@@ -222,7 +227,7 @@ class _Forward:
             if callee is not None and callee.obj is not None:
                 rule = rules.lookup(callee.obj)
                 read = calls.Site(callee, callee.obj, [value.value], {}, f"`.{value.attr}`")
-                return self.apply_rule(stmt, rule, ans, calls.bind(self.program, stmt, rule, read), read.label)
+                return self.apply_rule(stmt, rule, ans, calls.bind(self.program, stmt, rule, read), read.label, before)
             if callee is not None and callee.known:
                 return None  # .shape, .ndim, ...
             raise self.program.error(
@@ -230,7 +235,7 @@ class _Forward:
                 f"(in `{self.program.name}`)", NotDifferentiableError,
             )
         if isinstance(value, gast.Call):
-            return self.call(stmt, value, ans)
+            return self.call(stmt, value, ans, before)
         if isinstance(value, (gast.Tuple, gast.List)):
             parts = [self.tangent(e.id) if isinstance(e, gast.Name) and self.active(e.id) else self.zero(e) for e in value.elts]
             return syntax.tuple_(parts) if isinstance(value, gast.Tuple) else syntax.list_(parts)
@@ -239,7 +244,7 @@ class _Forward:
             return gast.Dict(keys=[syntax.copy(k) for k in value.keys], values=parts)
         return None
 
-    def call(self, stmt, value, ans):
+    def call(self, stmt, value, ans, before):
         callee = self.calls.get(value)
         if callee is not None and callee.kind == "method" and callee.obj is None:
             if not self.active(callee.receiver) and not calls.active_names(list(value.args), self.activity):
@@ -252,11 +257,14 @@ class _Forward:
             raise calls.missing_rule(self.program, stmt, call, "srcgrad.defjvp")
         bound = calls.bind(self.program, stmt, rule, call)
         calls.check_varargs(self.program, stmt, rule, call, bound, self.activity, rule.jvps, inline.inlinable)
-        return self.apply_rule(stmt, rule, ans, bound, call.label)
+        return self.apply_rule(stmt, rule, ans, bound, call.label, before)
 
-    def apply_rule(self, stmt, rule, ans, args, label):
-        """The sum of the active parameters' contributions to the output tangent, or None."""
+    def apply_rule(self, stmt, rule, ans, args, label, before):
+        """The sum of the active parameters' contributions to the output tangent, or None.
+        A list the NumPy primal reads as one array reaches the rule as an array assigned
+        in `before` (`x_array = np.asarray([a, 0.1])`), its tangent as an array too."""
         terms, kinds, inactive = [], set(), []
+        arrays = None  # the rule's arguments, lists read as one array made arrays
         for param, node in args.items():
             names = calls.active_names(node, self.activity)
             if not names:
@@ -272,13 +280,19 @@ class _Forward:
                 )
             if getattr(derivative.fn, "zero_tangent", False):
                 continue  # a parameter that only lends its shape
+            if arrays is None:
+                arrays = self.as_arrays(rule, args, before)
             t = self.argument_tangent(stmt, node, label)
             if isinstance(node, (gast.List, gast.Tuple)) and calls.reads_as_array(rule, param):
                 t = self.array_tangent(node, t)
+            elif isinstance(node, gast.Tuple) and calls.reads_each_as_array(rule, param):
+                t = self.entry_tangents(node, t)  # np.einsum's operands
+            elif arrays[param] is not node:  # a name holding a list: its tangent is a list
+                t = syntax.call(syntax.attr(self.helper("np", np), "asarray"), [t])
             if derivative.kind == "jvp":
-                terms.append(inline.apply(derivative.fn, [t, syntax.copy(ans)], args, self.bind))
+                terms.append(inline.apply(derivative.fn, [t, syntax.copy(ans)], arrays, self.bind))
             else:
-                terms.append(syntax.mul(t, inline.apply(derivative.fn, [syntax.copy(ans)], args, self.bind)))
+                terms.append(syntax.mul(t, inline.apply(derivative.fn, [syntax.copy(ans)], arrays, self.bind)))
             kinds.add(derivative.kind)
         if not terms:
             return None
@@ -296,6 +310,29 @@ class _Forward:
             helper = self.helper("broadcast_tangent", runtime.broadcast_tangent)
             total = syntax.call(helper, [total, syntax.copy(ans)])
         return total
+
+    def as_arrays(self, rule, args, before):
+        """`args` with each list or tuple that the NumPy primal reads as one array
+        (`calls.array_operands`) replaced by a name assigned `np.asarray` of it in `before`."""
+        params = calls.array_operands(rule, args, rule.jvps, self.containers)
+        if not params:
+            return args
+        asarray = syntax.attr(self.helper("np", np), "asarray")
+        arrays = dict(args)
+        for param in params:
+            temp = self.namer.fresh(f"{param}_array")
+            before.append(syntax.assign(temp, syntax.call(syntax.copy(asarray), [syntax.copy(args[param])])))
+            arrays[param] = syntax.name(temp)
+        return arrays
+
+    def entry_tangents(self, node, t):
+        """The tangents `t` of the arguments that a `*args` parameter collects (the tuple
+        `node`), each display among them read as one array (`array_tangent`)."""
+        constant = [isinstance(te, gast.Constant) and te.value is None for te in t.elts]
+        return syntax.tuple_([
+            self.array_tangent(e, te) if isinstance(e, (gast.List, gast.Tuple)) and not none else te
+            for e, te, none in zip(node.elts, t.elts, constant)
+        ])
 
     def array_tangent(self, node, t):
         """The tangent of a list or tuple display read as one array: its entries' tangents,
@@ -499,7 +536,7 @@ def run(tree, program, calls, namer, wrt, jvp_of):
         tape_tangents[tape] = namer.tangent(tape) if saves_active else None
     for p in varied:
         namer.tangent(p)  # the seeds get the plain names
-    fw = _Forward(program, active, calls, namer, jvp_of, tape_tangents)
+    fw = _Forward(program, active, calls, namer, jvp_of, tape_tangents, call_sites.containers(tree))
     prelude = [syntax.assign(namer.tangent(p), fw.zero(syntax.name(p))) for p in params
                if p not in varied and active.is_active(p)]
     stmts = fw.block(body)

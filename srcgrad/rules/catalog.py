@@ -41,7 +41,10 @@ list or tuple of gradients, one per element, and its forward rule takes a sequen
 tangents in which None marks a constant element. Functions returning several arrays
 (`split`, `eigh`, `qr`, `svd`, `slogdet`, ...) take their cotangent as a sequence with
 one entry per output, None for an output that receives no gradient, and their forward
-rules return a tuple of tangents.
+rules return a tuple of tangents. A list or tuple passed to any other differentiable
+parameter, which NumPy reads as one array (`np.maximum([a, 0.1], b)`), reaches the
+rules as `np.asarray` of it, its tangent as an array (zeros for constant entries), and
+its gradient goes back to its entries one by one.
 """
 
 
