@@ -290,18 +290,31 @@ def repeated_part(g, x, other):
     """The gradient of `x` in `x * other` or `other * x`, given the product's `g`.
 
     A list or tuple repeated `other` times: the sum of its repeats' gradients, entry by
-    entry; the count gets none. Otherwise the `*` was arithmetic: `g * other` summed
-    down to x's shape.
+    entry; the count gets none. Otherwise the `*` was arithmetic (`array * [1.0, 2.0]`):
+    `g * other` summed down to x's shape.
     """
-    if type(x) in _CONTAINERS:
+    if repeats(x, other, g):
         n = len(x)
         out = zeros_like_grad(x)
         for start in range(0, len(g) if g is not None else 0, n or 1):
             out = add_grad(out, type(x)(g[start:start + n]))
         return out
-    if type(other) in _CONTAINERS:
+    if repeats(other, x, g):
         return zeros_like_grad(x)
     return unbroadcast(g * other, x)
+
+
+def repeats(seq, count, g):
+    """Whether `seq * count` or `count * seq`, whose gradient is `g`, repeated the list or
+    tuple `seq`: `count` is an integer. Anything else (an array, a float) multiplies it as
+    an array, and so does a NumPy integer on the left with NumPy 1 (`np.int64(2) * [a, b]`
+    has len(seq) entries there, and repeats with NumPy 2: g's length tells them apart
+    where it matters)."""
+    if type(seq) not in _CONTAINERS or not isinstance(count, (int, np.integer)):
+        return False
+    if type(count) in (int, bool) or g is None or np.ndim(g) == 0:
+        return True
+    return len(g) == len(seq) * int(count)
 
 
 def _is_basic_index(index):

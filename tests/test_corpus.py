@@ -311,7 +311,27 @@ def _list_made_an_array_then_added(p):
     return np.sum(doubled * doubled)  # 20 p**2
 
 
+def _array_times_a_list(p):
+    return np.sum(np.sin([p, 2.0 * p]) * [1.0, p])  # sin p + p sin 2p: NumPy arithmetic, no repeat
+
+
+def _list_times_an_array(p):
+    return np.sum([p, p * p] * np.exp([p, 1.0]))  # p e^p + e p**2
+
+
+def _integer_array_times_a_list(p):
+    return np.sum(np.array(3) * [p, p * p] * np.array([1.0, 2.0]))  # 3 p + 6 p**2: arithmetic
+
+
+def _list_times_a_numpy_integer(p):
+    items = [p, p * p] * np.int64(2)  # a repeat
+    return items[0] * items[3]  # p**3
+
+
 JOINED = [
+    (_array_times_a_list, lambda p: np.cos(p) + np.sin(2 * p) + 2 * p * np.cos(2 * p)),
+    (_list_times_an_array, lambda p: np.exp(p) * (1 + p) + 2 * np.e * p),
+    (_integer_array_times_a_list, lambda p: 3 + 12 * p), (_list_times_a_numpy_integer, lambda p: 3 * p**2),
     (_slices_joined, lambda p: 3 * p**2), (_slice_repeated, lambda p: 4 * p**3),
     (_nested_entries_joined, lambda p: 18 * p**2), (_filled_rows_joined, lambda p: 18 * p**2),
     (_appended_rows_joined, lambda p: 18 * p**2), (_rows_joined_in_a_loop, lambda p: 18 * p**2),
@@ -324,7 +344,8 @@ JOINED = [
 def test_lists_and_tuples_joined_or_repeated(f, dfdp):
     """`a + b` / `a * n` of lists and tuples, also entries of nested lists (were
     differentiated as arithmetic, or refused): each operand's gradient is its run of the
-    result's, in both modes, and through a Hessian."""
+    result's, in both modes, and through a Hessian. An array times a list is arithmetic
+    (its gradient was 0, taken for a repeat; its tangent `[p_dot, None] * x` a TypeError)."""
     p = 0.7
     expected = dfdp(p)
     assert (f(p + 1e-6) - f(p - 1e-6)) / 2e-6 == pytest.approx(expected, rel=1e-6)

@@ -42,6 +42,14 @@ _BINOPS = {
 _UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 
 
+def is_operator(primal):
+    """Whether `primal` is the function of a Python operator (`operator.mul` for `*`)."""
+    return primal in _OPERATORS
+
+
+_OPERATORS = frozenset(_BINOPS.values()) | frozenset(_UNARY.values())
+
+
 def operation(value):
     """`(primal, {parameter: operand}, label)` of an operator expression (`a * b` is
     `operator.mul` of x=a, y=b), or None for operators without a derivative."""

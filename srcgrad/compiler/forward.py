@@ -285,6 +285,8 @@ class _Forward:
             t = self.argument_tangent(stmt, node, label)
             if isinstance(node, (gast.List, gast.Tuple)) and calls.reads_as_array(rule, param):
                 t = self.array_tangent(node, t)
+            elif isinstance(node, (gast.List, gast.Tuple)) and calls.is_operator(rule.primal):
+                t = self.filled_tangent(node, t)  # `x * [b, 2.0]`: arithmetic or a repeat, no None
             elif isinstance(node, gast.Tuple) and calls.reads_each_as_array(rule, param):
                 t = self.entry_tangents(node, t)  # np.einsum's operands
             elif arrays[param] is not node:  # a name holding a list: its tangent is a list
@@ -337,13 +339,20 @@ class _Forward:
     def array_tangent(self, node, t):
         """The tangent of a list or tuple display read as one array: its entries' tangents,
         zeros for its constant entries, as an array (`[a_dot, zeros_like_grad(3.0)]`)."""
-        def fill(node, t):
-            if isinstance(t, gast.Constant) and t.value is None:
-                return self.zero(node)
-            if isinstance(node, (gast.List, gast.Tuple)):
-                return syntax.list_([fill(e, te) for e, te in zip(node.elts, t.elts)])
+        return syntax.call("np.asarray", [self.filled_tangent(node, t, syntax.list_)])
+
+    def filled_tangent(self, node, t, display=None):
+        """The tangent `t` of the display `node` (from `argument_tangent`) with zeros for
+        its constant entries, where it marks them None; each display rebuilt by `display`
+        (by default, in its own kind: `(a, 2.0) * 2` repeats a tuple)."""
+        if isinstance(t, gast.Constant) and t.value is None:
+            return self.zero(node)
+        if not isinstance(node, (gast.List, gast.Tuple)):
             return t
-        return syntax.call("np.asarray", [fill(node, t)])
+        parts = [self.filled_tangent(e, te, display) for e, te in zip(node.elts, t.elts)]
+        if display is None:
+            display = syntax.tuple_ if isinstance(node, gast.Tuple) else syntax.list_
+        return display(parts)
 
     def argument_tangent(self, stmt, node, label):
         """The tangent of one argument: a name's tangent, or a sequence of them (None: constant)."""

@@ -248,9 +248,9 @@ def structure_like_jvp_x(t, ans, g, x):
 
 @defjvp(repeated_part, "other")  # its other forward rules: with joined_part's, in derived_rules.py
 def repeated_part_jvp_other(t, ans, g, x, other):
-    if isinstance(x, (list, tuple)) or isinstance(other, (list, tuple)):  # a repeat: the count lends a length
+    if runtime.repeats(x, other, g) or runtime.repeats(other, x, g):  # the count lends a length
         return zeros_like_grad(ans)
-    return unbroadcast(g * t, x)  # arithmetic: g * other, bilinear
+    return unbroadcast(g * structure_like(t, other), x)  # arithmetic: g * other, bilinear (t: None for constants)
 
 
 # --- the adjoints of x @ y: bilinear in the cotangent and the other factor ----------------
