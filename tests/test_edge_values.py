@@ -1,5 +1,7 @@
 """NaN, infinity, empty and 0-d arrays flow through derivatives like through NumPy."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -137,3 +139,73 @@ def test_complex_values_made_at_run_time_are_refused_in_both_modes():
             srcgrad.jvp(f, (x.copy(),), (np.ones(3),))
         with pytest.raises(TypeError, match="a complex tangent reached a real output"):
             srcgrad.jacobian(f, mode="forward")(x.copy())
+
+
+            srcgrad.grad(f)(arg)
+
+
+# Reductions of empty arrays: NumPy gives 1 (prod), 0 (sum) or nan (mean, var, std, with
+# a RuntimeWarning); the rules raised IndexError (prod), ZeroDivisionError (mean, var)
+# or ValueError (trapezoid, np.prod over axis 0 of shape (0, 3)) where the gradient is
+# simply empty.
+# fmt: off
+def prod_rows(x): return np.sum(np.prod(x, axis=1))
+def prod_cols(x): return np.sum(x.prod(axis=0))
+def prod_all(x): return np.prod(x) + np.nanprod(x)
+def mean_all(x): return np.mean(x) + x.mean() + np.average(x)
+def mean_rows(x): return np.sum(np.mean(x, axis=1))
+def var_std(x): return np.var(x) + np.std(x)
+def var_std_rows(x): return np.sum(np.var(x, axis=1) + np.std(x, axis=1, ddof=1))
+def trapezoid_rows(x): return np.sum(np.trapezoid(x, axis=1))
+def cumulative(x): return np.sum(np.cumsum(x, axis=1) + np.cumprod(x, axis=1))
+def norm_logsumexp(x): return np.linalg.norm(x) + np.log(np.sum(np.exp(x)))
+# fmt: on
+EMPTY_REDUCTIONS = [prod_rows, prod_cols, prod_all, mean_all, mean_rows, var_std, var_std_rows, trapezoid_rows,
+                    cumulative, norm_logsumexp]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(3, 0), (0, 3), (0, 0)])
+@pytest.mark.parametrize("f", EMPTY_REDUCTIONS, ids=lambda f: f.__name__)
+def test_reductions_of_empty_arrays_give_empty_gradients(f, shape, dtype):
+    x = np.zeros(shape, dtype)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "Mean of empty slice"
+        out = f(x)
+        g = srcgrad.grad(f)(x)
+        _, out_dot = srcgrad.jvp(f, (x,), (np.ones(shape, dtype),))
+        h = srcgrad.hessian(f)(x)
+    assert type(g) is np.ndarray and g.shape == shape and g.dtype == dtype
+    assert h.shape == shape + shape and h.dtype == dtype
+    # no entry moves the output: a zero tangent where NumPy's output is a number
+    assert out_dot == 0.0 if np.isfinite(out) else np.isnan(out_dot)
+
+
+def part_empty(x):
+    kept = np.prod(x[:, :0], axis=1) * x[:, 0]  # prod of nothing: 1
+    return np.sum(kept) + np.prod(x[2:2]) + np.sum(np.trapezoid(x[:, :0], axis=1)) + np.nan_to_num(np.var(x[:0]))
+
+
+def test_empty_parts_of_a_nonempty_array():
+    x = np.arange(1.0, 7.0).reshape(3, 2)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        g = srcgrad.grad(part_empty)(x)
+        h = srcgrad.hessian(part_empty)(x)
+    np.testing.assert_array_equal(g, [[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
+    np.testing.assert_array_equal(h, np.zeros((3, 2, 3, 2)))
+
+
+def max_rows(x):
+    return np.sum(np.max(x, axis=1))
+
+
+def test_max_over_an_empty_axis_raises_numpys_error():
+    x = np.zeros((3, 0))
+    with pytest.raises(ValueError) as numpy_error:
+        max_rows(x)
+    for derivative in (srcgrad.grad(max_rows), lambda x: srcgrad.jvp(max_rows, (x,), (x,))):
+        with pytest.raises(ValueError) as error:
+            derivative(x)
+        assert str(error.value) == str(numpy_error.value)
+    assert srcgrad.grad(max_rows)(np.zeros((0, 3))).shape == (0, 3)  # no rows: nothing to reduce

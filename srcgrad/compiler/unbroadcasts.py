@@ -3,7 +3,8 @@ the shapes).
 
 In the backward pass, `unbroadcast(g, x)` becomes `g` wherever both shapes are known and
 equal, or `add_reduce(g, axes)` where broadcasting only added leading axes; 2-D
-matrix-product adjoints become `g @ y.T` and `x.T @ g`; `np.size(x)` becomes its value.
+matrix-product adjoints become `g @ y.T` and `x.T @ g`; `np.size(x)` becomes its value
+(and `max(np.size(x), 1)` too).
 
 Before (a and b are floats):        After:
     s_bar = unbroadcast(t2_bar, s)      s_bar = t2_bar
@@ -14,6 +15,7 @@ returned to the caller are still normalized. What the backward pass no longer re
 the tape no longer saves.
 """
 
+import builtins
 import dataclasses
 import math
 
@@ -95,7 +97,8 @@ _ADD_REDUCE = np.add.reduce
 class _Drop:
     """`unbroadcast(g, x)` -> `g` (same shapes) or `add_reduce(g, axes)` (the axes that
     broadcasting added in front); 2-D matrix-product adjoints -> `g @ y.T`, `x.T @ g`;
-    `np.size(x)` -> its value. Marks the statements that `_Reassociate` may change."""
+    `np.size(x)` -> its value, and `max` of such values too. Marks the statements that
+    `_Reassociate` may change."""
 
     def __init__(self, unbroadcast, shapes, resolve, namer):
         self.unbroadcast = unbroadcast
@@ -146,6 +149,9 @@ class _Drop:
             shape = self.shapes.shape(node.args[0])
             if isinstance(shape, tuple):  # a known shape has a known size
                 return gast.copy_location(gast.Constant(value=math.prod(shape), kind=None), node)
+        elif (node.args and not node.keywords and all(type(a) is gast.Constant and type(a.value) is int for a in node.args)
+              and self.resolve(node.func) is builtins.max):  # `max(12, 1)`, a size kept from 0 (np.mean's rule)
+            return gast.copy_location(gast.Constant(value=max(a.value for a in node.args), kind=None), node)
         return node
 
 

@@ -14,6 +14,8 @@ later equal entries get none. prod and cumprod are exact when the input holds ze
 NaN entries get a zero gradient in the nan* reductions.
 """
 
+import math
+
 import numpy as np
 
 from ..runtime import unbroadcast, unreduce
@@ -45,7 +47,7 @@ def _along_last(x, axis):
     kept = [a for a in range(x.ndim) if a not in axes]
     order = kept + list(axes)
     moved = np.transpose(x, order)
-    flat = moved.reshape(moved.shape[: len(kept)] + (-1,))
+    flat = moved.reshape(moved.shape[: len(kept)] + (math.prod(moved.shape[len(kept):]),))  # not -1: size 0
 
     def restore(a):
         return np.transpose(np.reshape(a, moved.shape), np.argsort(order))
@@ -129,7 +131,7 @@ def add_reduce_jvp(t, ans, x, axis=0, dtype=None, out=None, keepdims=False):
 @defvjp(np.mean, "x")
 def mean_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     return (
-        unreduce(g * (np.size(ans) / np.size(x)), x, axis, keepdims)
+        unreduce(g * (np.size(ans) / max(np.size(x), 1)), x, axis, keepdims)
         if where is True
         else _masked_mean_vjp(g, x, axis, keepdims, where)
     )
@@ -167,6 +169,8 @@ def nanmean_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
 
 def _exclusive_product(a, axis):
     """Product of all other entries along `axis`, with no division (exact with zeros)."""
+    if np.shape(a)[axis] == 0:  # no entries: nothing to multiply
+        return np.ones_like(a)
     ones = np.ones_like(np.take(a, [0], axis=axis))
     left = np.cumprod(np.concatenate([ones, np.take(a, range(a.shape[axis] - 1), axis=axis)], axis), axis)
     rev = np.flip(a, axis)

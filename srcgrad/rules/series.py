@@ -87,7 +87,7 @@ def _trapezoid_weights(y, x, dx, axis):
     """d trapezoid / dy: half of each neighbouring spacing, broadcastable against y."""
     ndim = np.ndim(y)
     if x is None:
-        spacing = _along(np.full(np.shape(y)[axis] - 1, dx), axis, ndim)
+        spacing = _along(np.full(max(np.shape(y)[axis] - 1, 0), dx), axis, ndim)
     elif np.ndim(x) == 1:
         spacing = _along(np.diff(x), axis, ndim)
     else:

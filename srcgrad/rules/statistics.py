@@ -165,8 +165,13 @@ def _over(g, ans):
 
 
 def _dof(ans, x, ddof):
-    """Entries per reduction minus ddof: the divisor of var."""
-    return np.size(x) / np.size(ans) - ddof
+    """Entries per reduction minus ddof: the divisor of var. Where that is 0 (no entries,
+    or as many as ddof), a 0 of x's float dtype, which divides to inf or nan as np.var's
+    own division does (a Python 0.0 raises ZeroDivisionError); with no entries the
+    gradient is empty all the same."""
+    n = np.size(ans)
+    dof = np.size(x) / n - ddof if n else 0.0
+    return dof if dof else _float_dtype(x).type(0.0)
 
 
 @defvjp(np.var, "x")
@@ -258,7 +263,7 @@ def _average_vjp_x(g, ans, x, axis, weights, returned, keepdims):
         return zeros_like_grad(x)
     spread = unreduce(g_avg, x, axis, keepdims)
     if weights is None:
-        return unbroadcast(spread * (np.size(avg) / np.size(x)), x)
+        return unbroadcast(spread * (np.size(avg) / max(np.size(x), 1)), x)
     w = _full_weights(x, weights, axis)
     return unbroadcast(spread * (w / np.sum(w, axis=axis, keepdims=True)), x)
 
