@@ -18,7 +18,7 @@ STAGES = [
     "syntax", "printing", "naming", "inline", "stand_in", "frontend", "scope", "views", "sharing", "fence", "aliases", "jumps",
     "anf", "closures", "versions", "resolve", "calls",
     "activity", "iteration", "mutation", "contributions", "markers", "kinds", "shapes", "unbroadcasts", "adjoints", "tape",
-    "undo", "reverse", "forward", "hoist", "optimize", "scaling", "factoring", "split", "emit", "origins", "standalone", "load",
+    "undo", "reverse", "tape_tangents", "forward", "hoist", "optimize", "scaling", "factoring", "split", "emit", "origins", "standalone", "load",
     "linearize", "cache", "pipeline",
 ]
 

@@ -43,12 +43,13 @@ from ..errors import NotDifferentiableError, SrcGradError
 from . import activity as activity_pass
 from . import calls, inline, mutation, printing, syntax
 from . import calls as call_sites
+from . import tape_tangents
 
 _ADD_GRAD = rules.lookup(runtime.add_grad)
 
 
 class _Forward:
-    def __init__(self, program, activity, calls, namer, jvp_of, tapes, containers):
+    def __init__(self, program, activity, calls, namer, jvp_of, tapes, replaying, containers):
         self.program = program
         self.activity = activity
         self.calls = calls
@@ -56,6 +57,7 @@ class _Forward:
         self.bind = namer.helper
         self.jvp_of = jvp_of
         self.tapes = tapes  # tape name -> its tangent tape's name (None: saves nothing active)
+        self.replaying = replaying  # tapes whose tangent tapes move at every push and pop (tape_tangents.py)
         self.generated = getattr(program.fn, "__srcgrad_source__", None) is not None  # code srcgrad generated
         self.containers = containers  # names that may hold a list, tuple or dict (calls.containers)
 
@@ -124,6 +126,9 @@ class _Forward:
             if self.tapes[callee.receiver] and isinstance(saved, gast.Name) and self.active(saved.id):
                 push = syntax.attr(syntax.name(self.tapes[callee.receiver]), "append")
                 return [s, syntax.expr(syntax.call(push, [self.tangent(saved.id)]))]
+            if self.tapes[callee.receiver] and callee.receiver in self.replaying:
+                push = syntax.attr(syntax.name(self.tapes[callee.receiver]), "append")
+                return [s, syntax.expr(syntax.call(push, [self.zero(saved)]))]
             return [s]
         stores = callee.path == "append" and len(value.args) == 1
         if self.generated and callee.path == "insert" and len(value.args) == 2 and not value.keywords:
@@ -170,6 +175,9 @@ class _Forward:
             pop = self.tangent_pop(value, callee)
             step = syntax.assign(self.namer.tangent(name), pop) if self.active(name) else syntax.expr(pop)
             return [s, syntax.located(step, s)]
+        if (not (force or self.active(name)) and callee is not None and callee.kind == "method"
+                and callee.receiver in self.replaying and callee.path == "pop" and self.tapes[callee.receiver]):
+            return [s, syntax.expr(syntax.call(syntax.attr(syntax.name(self.tapes[callee.receiver]), "pop")))]
         if not (force or self.active(name)):
             return [s]
         if callee is not None and callee.kind == "method" and callee.receiver in self.tapes and callee.path == "pop":
@@ -449,66 +457,6 @@ def restore_tangent_entry(d_dot, key, entry, entry_dot):
 
 
 
-def _find_tapes(tree, calls):
-    """Lists used only as value tapes: `L = []` at top level, `L.append(v)`, `v = L.pop()`."""
-    candidates = {
-        s.targets[0].id for s in tree.body
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-        and isinstance(s.value, gast.List) and not s.value.elts
-    }
-    uses = {}
-    allowed = set()
-    for node in gast.walk(tree):
-        if isinstance(node, gast.Name) and node.id in candidates:
-            uses[node.id] = uses.get(node.id, 0) + 1
-        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
-            if node.targets[0].id in candidates:
-                allowed.add(id(node.targets[0]))
-            callee = calls.get(node.value) if isinstance(node.value, gast.Call) else None
-            if callee is not None and callee.kind == "method" and callee.path == "pop" and not node.value.args:
-                allowed.add(id(node.value.func.value))
-        elif isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
-            callee = calls.get(node.value)
-            if callee is not None and callee.kind == "method" and callee.path == "append" and len(node.value.args) == 1:
-                if isinstance(node.value.args[0], gast.Name):
-                    allowed.add(id(node.value.func.value))
-    counted = {}
-    for node in gast.walk(tree):
-        if isinstance(node, gast.Name) and node.id in candidates and id(node) in allowed:
-            counted[node.id] = counted.get(node.id, 0) + 1
-    return {name for name in candidates if counted.get(name) == uses.get(name)}
-
-
-def _without_tapes(stmts, tapes, calls):
-    """The statements as activity should see them: tape pushes and pops restore values by name."""
-    out = []
-    for s in stmts:
-        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
-            callee = calls.get(s.value)
-            if callee is not None and callee.kind == "method" and callee.receiver in tapes:
-                continue
-        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call):
-            callee = calls.get(s.value)
-            if callee is not None and callee.kind == "method" and callee.receiver in tapes:
-                continue
-        if isinstance(s, gast.If):
-            s = syntax.if_(s.test, _without_tapes(s.body, tapes, calls), _without_tapes(s.orelse, tapes, calls))
-        elif isinstance(s, gast.For):
-            s = syntax.for_(s.target.id, s.iter, _without_tapes(s.body, tapes, calls))
-        elif isinstance(s, gast.While):
-            s = syntax.while_(s.test, _without_tapes(s.body, tapes, calls))
-        out.append(s)
-    return out
-
-
-def _pushed(tree, tape, calls):
-    for node in gast.walk(tree):
-        if isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
-            callee = calls.get(node.value)
-            if callee is not None and callee.kind == "method" and callee.receiver == tape and callee.path == "append":
-                yield node.value.args[0].id
-
-
 def _output_tangent(fw, out):
     if isinstance(out, gast.Name) and fw.active(out.id):
         return fw.tangent(out.id)
@@ -530,28 +478,28 @@ def run(tree, program, calls, namer, wrt, jvp_of):
     *body, ret = tree.body
     out = ret.value
     generated = getattr(program.fn, "__srcgrad_source__", None) is not None
-    tapes = _find_tapes(tree, calls) if generated else set()
-    # Activity sees tapes as what they are: each pop restores the value its name had.
-    view_body = _without_tapes(body, tapes, calls)
+    tapes = tape_tangents.find(tree, calls) if generated else set()
+    replays = {tape: set(tape_tangents.pushed(tree, tape, calls)) for tape in tape_tangents.replaying(tree, tapes, calls)}
+    view_body = tape_tangents.activity_view(body, tapes, replays, calls)
     output = namer.fresh("output")
     view = syntax.function_def(tree.name, params, view_body + [syntax.assign(output, syntax.copy(out))])
     active = activity_pass.run(view, varied, output, calls)
     if not generated:  # the same in-place changes as reverse mode: through no alias or view
         mutation.run(tree, list(syntax.statements(tree)), program, set(params), active, calls)
 
-    tape_tangents = {}
+    tangent_tapes = {}
     for tape in sorted(tapes):
-        saves_active = any(active.is_active(v) for v in _pushed(tree, tape, calls))
-        tape_tangents[tape] = namer.tangent(tape) if saves_active else None
+        saves_active = any(active.is_active(v) for v in tape_tangents.pushed(tree, tape, calls))
+        tangent_tapes[tape] = namer.tangent(tape) if saves_active else None
     for p in varied:
         namer.tangent(p)  # the seeds get the plain names
-    fw = _Forward(program, active, calls, namer, jvp_of, tape_tangents, call_sites.containers(tree))
+    fw = _Forward(program, active, calls, namer, jvp_of, tangent_tapes, set(replays), call_sites.containers(tree))
     prelude = [syntax.assign(namer.tangent(p), fw.zero(syntax.name(p))) for p in params
                if p not in varied and active.is_active(p)]
     stmts = fw.block(body)
-    for tape, tangent_tape in tape_tangents.items():
+    for tape, tangent_tape in tangent_tapes.items():
         if tangent_tape:
-            stmts = _after_tape_creation(stmts, tape, tangent_tape)
+            stmts = tape_tangents.after_creation(stmts, tape, tangent_tape)
     out_dot = _output_tangent(fw, out)
     result = syntax.tuple_([syntax.copy(out), out_dot])
 
@@ -573,12 +521,3 @@ def run(tree, program, calls, namer, wrt, jvp_of):
         new.args.args = new.args.args[: len(params)]
         new.args.kw_defaults = list(tree.args.kw_defaults) + [None] * len(tangents)
     return new
-
-
-def _after_tape_creation(stmts, tape, tangent_tape):
-    out = []
-    for s in stmts:
-        out.append(s)
-        if isinstance(s, gast.Assign) and syntax.is_name(s.targets[0], tape) and isinstance(s.value, gast.List):
-            out.append(syntax.assign(tangent_tape, syntax.list_([])))
-    return out
