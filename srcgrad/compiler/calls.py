@@ -268,6 +268,21 @@ def array_operands(rule, args, derivatives, containers):
     ]
 
 
+def as_arrays(rule, args, derivatives, containers, namer, asarray, out):
+    """`args` with each parameter of `array_operands` replaced by a name that a statement
+    appended to `out` assigns `np.asarray` of it (`x_array = np.asarray([a, 0.1])`);
+    `asarray()` gives the callee's node, asked for only when there is one."""
+    params = array_operands(rule, args, derivatives, containers)
+    if not params:
+        return args
+    arrays = dict(args)
+    for param in params:
+        temp = namer.fresh(f"{param}_array")
+        out.append(syntax.assign(temp, syntax.call(asarray(), [syntax.copy(args[param])])))
+        arrays[param] = syntax.name(temp)
+    return arrays
+
+
 def _from_numpy(obj):
     """Whether `obj` is NumPy's: a ufunc, a ufunc's method (`np.add.reduce`), a function."""
     return (isinstance(obj, np.ufunc) or isinstance(getattr(obj, "__self__", None), np.ufunc)

@@ -203,7 +203,8 @@ class Contributions:
             if not names:
                 continue
             if arrays is None:
-                arrays = self.as_arrays(rule, args, out)
+                arrays = calls.as_arrays(rule, args, rule.vjps, self.containers, self.namer,
+                                         lambda: syntax.attr(syntax.name(self.bind("np", np)), "asarray"), out)
             if param not in rule.vjps:
                 raise self.program.error(
                     stmt, f"no derivative rule for {label} with respect to its argument `{param}` "
@@ -220,21 +221,6 @@ class Contributions:
                 value = syntax.name(parts)
             out += self.distribute(node, value)
         return out
-
-    def as_arrays(self, rule, args, out):
-        """`args` with each list or tuple that the NumPy primal reads as one array
-        (`calls.array_operands`) replaced by a name assigned `np.asarray` of it in `out`
-        (`x_array = np.asarray([a, 0.1])`): the rules compute with arrays."""
-        params = calls.array_operands(rule, args, rule.vjps, self.containers)
-        if not params:
-            return args
-        asarray = syntax.attr(syntax.name(self.bind("np", np)), "asarray")
-        arrays = dict(args)
-        for param in params:
-            temp = self.namer.fresh(f"{param}_array")
-            out.append(syntax.assign(temp, syntax.call(syntax.copy(asarray), [syntax.copy(args[param])])))
-            arrays[param] = syntax.name(temp)
-        return arrays
 
     def vjp_expression(self, rule, param, g, ans, args):
         derivative = rule.vjps[param]

@@ -289,7 +289,8 @@ class _Forward:
             if getattr(derivative.fn, "zero_tangent", False):
                 continue  # a parameter that only lends its shape
             if arrays is None:
-                arrays = self.as_arrays(rule, args, before)
+                arrays = calls.as_arrays(rule, args, rule.jvps, self.containers, self.namer,
+                                         lambda: syntax.attr(self.helper("np", np), "asarray"), before)
             t = self.argument_tangent(stmt, node, label)
             if isinstance(node, (gast.List, gast.Tuple)) and calls.reads_as_array(rule, param):
                 t = self.array_tangent(node, t)
@@ -320,20 +321,6 @@ class _Forward:
             helper = self.helper("broadcast_tangent", runtime.broadcast_tangent)
             total = syntax.call(helper, [total, syntax.copy(ans)])
         return total
-
-    def as_arrays(self, rule, args, before):
-        """`args` with each list or tuple that the NumPy primal reads as one array
-        (`calls.array_operands`) replaced by a name assigned `np.asarray` of it in `before`."""
-        params = calls.array_operands(rule, args, rule.jvps, self.containers)
-        if not params:
-            return args
-        asarray = syntax.attr(self.helper("np", np), "asarray")
-        arrays = dict(args)
-        for param in params:
-            temp = self.namer.fresh(f"{param}_array")
-            before.append(syntax.assign(temp, syntax.call(syntax.copy(asarray), [syntax.copy(args[param])])))
-            arrays[param] = syntax.name(temp)
-        return arrays
 
     def entry_tangents(self, node, t):
         """The tangents `t` of the arguments that a `*args` parameter collects (the tuple
