@@ -7,6 +7,7 @@ flow-insensitive over names (sound for the ANF + versions form, where top-level
 reassignments have their own names) and returns data; it never touches the tree.
 """
 
+import re
 from dataclasses import dataclass
 
 import gast
@@ -118,6 +119,8 @@ def refuse_complex(program, tree, activity, calls):
     (`abs(x + 1j * y)`) would be wrong, not refused, where it comes back real. A value
     made real (`.real`, `.imag`, `abs`, `np.angle`) stops the flow: a constant computed
     with complex numbers (`np.exp(2j * np.pi * k / n).real`) is fine."""
+    if not any(_IMAGINARY.search(line) for line in program.source_lines):
+        return  # every complex constant is an imaginary literal of the function's text
     made = {}  # name -> the statement whose complex constant it may carry
     flows = []
     for node in syntax.statements(tree):
@@ -161,4 +164,5 @@ def _made_real(value, calls):
     return False
 
 
+_IMAGINARY = re.compile(r"[0-9.][jJ]\b")  # `1j`, `2.5j`, `1e3j` (and, harmlessly, names like `x1j`)
 _REAL_OF_COMPLEX = {abs, np.real, np.imag, np.abs, np.absolute, np.angle}

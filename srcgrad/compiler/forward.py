@@ -466,7 +466,8 @@ def run(tree, program, calls, namer, wrt, jvp_of):
     out = ret.value
     generated = getattr(program.fn, "__srcgrad_source__", None) is not None
     tapes = tape_tangents.find(tree, calls) if generated else set()
-    replays = {tape: set(tape_tangents.pushed(tree, tape, calls)) for tape in tape_tangents.replaying(tree, tapes, calls)}
+    pushed, replaying = tape_tangents.pushes_and_replays(tree, tapes, calls)
+    replays = {tape: pushed[tape] for tape in replaying}
     view_body = tape_tangents.activity_view(body, tapes, replays, calls)
     output = namer.fresh("output")
     view = syntax.function_def(tree.name, params, view_body + [syntax.assign(output, syntax.copy(out))])
@@ -476,11 +477,11 @@ def run(tree, program, calls, namer, wrt, jvp_of):
 
     tangent_tapes = {}
     for tape in sorted(tapes):
-        saves_active = any(active.is_active(v) for v in tape_tangents.pushed(tree, tape, calls))
+        saves_active = any(active.is_active(v) for v in pushed[tape])
         tangent_tapes[tape] = namer.tangent(tape) if saves_active else None
     for p in varied:
         namer.tangent(p)  # the seeds get the plain names
-    fw = _Forward(program, active, calls, namer, jvp_of, tangent_tapes, set(replays), call_sites.containers(tree))
+    fw = _Forward(program, active, calls, namer, jvp_of, tangent_tapes, replaying, call_sites.containers(tree))
     prelude = [syntax.assign(namer.tangent(p), fw.zero(syntax.name(p))) for p in params
                if p not in varied and active.is_active(p)]
     stmts = fw.block(body)

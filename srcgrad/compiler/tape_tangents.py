@@ -27,7 +27,7 @@ def find(tree, calls):
     }
     uses = {}
     allowed = set()
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, gast.Name) and node.id in candidates:
             uses[node.id] = uses.get(node.id, 0) + 1
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
@@ -42,39 +42,32 @@ def find(tree, calls):
                 if isinstance(node.value.args[0], gast.Name):
                     allowed.add(id(node.value.func.value))
     counted = {}
-    for node in gast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, gast.Name) and node.id in candidates and id(node) in allowed:
             counted[node.id] = counted.get(node.id, 0) + 1
     return {name for name in candidates if counted.get(name) == uses.get(name)}
 
 
-def pushed(tree, tape, calls):
-    """The names pushed on `tape`, in order (with repeats)."""
-    for node in gast.walk(tree):
-        if isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
+def pushes_and_replays(tree, tapes, calls):
+    """`({tape: the names pushed on it}, the tapes with a replay: a pop into a name never
+    pushed on that tape)`, in one walk."""
+    pushed, popped = {tape: set() for tape in tapes}, {tape: set() for tape in tapes}
+    for node in syntax.walk(tree):
+        if isinstance(node, (gast.Expr, gast.Assign)) and isinstance(node.value, gast.Call):
             callee = calls.get(node.value)
-            if callee is not None and callee.kind == "method" and callee.receiver == tape and callee.path == "append":
-                yield node.value.args[0].id
-
-
-def replaying(tree, tapes, calls):
-    """The tapes of `tapes` with a replay: a pop into a name never pushed on that tape."""
-    found = set()
-    for tape in tapes:
-        names = set(pushed(tree, tape, calls))
-        for node in gast.walk(tree):
-            if isinstance(node, gast.Assign) and isinstance(node.value, gast.Call):
-                callee = calls.get(node.value)
-                if (callee is not None and callee.kind == "method" and callee.receiver == tape and callee.path == "pop"
-                        and node.targets[0].id not in names):
-                    found.add(tape)
-    return found
+            if callee is None or callee.kind != "method" or callee.receiver not in pushed:
+                continue
+            if isinstance(node, gast.Expr) and callee.path == "append":
+                pushed[callee.receiver].add(node.value.args[0].id)
+            elif isinstance(node, gast.Assign) and callee.path == "pop":
+                popped[callee.receiver].add(node.targets[0].id)
+    return pushed, {tape for tape in tapes if popped[tape] - pushed[tape]}
 
 
 def activity_view(stmts, tapes, replays, calls):
     """The statements as activity should see them: a push and a pop that restores a name
-    are left out (the name keeps its value); a replay on a tape of `replays` reads every
-    name pushed on it (`t = [v1, v2, ...]`)."""
+    are left out (the name keeps its value); a replay on a tape of `replays` ({tape: the
+    names pushed on it}) reads every one of them (`t = [v1, v2, ...]`)."""
     out = []
     for s in stmts:
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
