@@ -9,20 +9,33 @@ and returns a thin function that checks argument types and calls it.
 import functools
 import inspect
 import numbers
+import types
 
 import numpy as np
 
 from .backends import with_backend
 from .compiler import derive
-from .compiler.stand_in import partial_function, refusal as library_refusal, stand_in
+from .compiler.stand_in import is_instance, method_function, partial_function, refusal as library_refusal, stand_in
 from .errors import SrcGradError, defined_at
 
 
 
 def _function_of(fn):
-    """`fn`, or for a `functools.partial` of a Python function the function computing it
-    (`stand_in.partial_function`), whose name and parameters messages and `wrt` read."""
-    return (partial_function(fn) or fn) if isinstance(fn, functools.partial) else fn
+    """`fn`, or for a `functools.partial` of a Python function, a bound method of one
+    (`model.loss`) or a callable instance the function computing it
+    (`stand_in.partial_function`, `method_function`), whose name and parameters messages
+    and `wrt` read."""
+    if isinstance(fn, functools.partial):
+        return partial_function(fn) or fn
+    if isinstance(fn, types.MethodType) or is_instance(fn):
+        made = method_function(fn)
+        if made is None:
+            raise TypeError(
+                f"srcgrad differentiates a bound method or a callable object whose method is a Python function "
+                f"without `*args` or `**kwargs` parameters, not {fn!r}: differentiate a function that calls it"
+            )
+        return made
+    return fn
 
 
 def _params(fn):

@@ -20,7 +20,7 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
-from . import printing, syntax
+from . import printing, stand_in, syntax
 from .scope import MISSING, dotted_parts, lookup_path
 
 
@@ -94,9 +94,14 @@ def site(program, stmt, value, callee, register):
     args, keywords = list(value.args), {k.arg: k.value for k in value.keywords}
     if callee.kind == "method":
         if callee.obj is None:
+            advice = f"register one with {register}"
+            if callee.receiver in ("self", "cls") and program.tree.args.args and program.tree.args.args[0].id == callee.receiver:
+                advice = (f"if `{callee.receiver}` is an object whose class defines `{callee.path}`, differentiate "
+                          f"a bound method (`srcgrad.grad(model.{program.name})`): srcgrad then knows the instance "
+                          f"and follows calls of its methods; or {advice}")
             raise program.error(
                 stmt, f"no derivative rule for the method `.{callee.path}()` called at {program.where(stmt)} "
-                f"(in `{program.name}`); register one with {register}", NotDifferentiableError,
+                f"(in `{program.name}`); {advice}", NotDifferentiableError,
             )
         if callee.packs_varargs and len(args) > 1:
             args = [syntax.tuple_(args)]
@@ -421,23 +426,27 @@ def with_functions(program, fn, arguments, is_local):
             value = param.default
         else:
             continue
-        if value is not MISSING and _is_function(value):
+        if value is not MISSING and (_is_function(value) or stand_in.is_instance(value)):
             found[name] = value
     if not found or "__wrapped__" in fn.__dict__:
         return fn
     bound = {**(getattr(fn, "__srcgrad_bound__", None) or {}), **found}
-    key = (fn, tuple(sorted(bound.items(), key=lambda item: item[0])))
-    variant = _BOUND_VARIANTS.get(key)
-    if variant is None:
+    key = (fn, tuple(sorted(((k, id(v)) for k, v in bound.items()), key=lambda item: item[0])))
+    # a binding to an instance (`self`) is kept only during the derivation (see
+    # stand_in.forget_methods): srcgrad keeps no model alive; functions live on
+    variants = _INSTANCE_VARIANTS if any(stand_in.is_instance(v) for v in bound.values()) else _BOUND_VARIANTS
+    found = variants.get(key)
+    if found is None:
         variant = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
         variant.__dict__.update(fn.__dict__)
         variant.__kwdefaults__, variant.__qualname__ = fn.__kwdefaults__, fn.__qualname__
         variant.__srcgrad_bound__ = bound
-        _BOUND_VARIANTS[key] = variant
-    return variant
+        found = variants[key] = (bound, variant)  # the values keep their ids taken
+    return found[1]
 
 
-_BOUND_VARIANTS = {}  # (function, its bound parameters) -> the copy with them bound
+_BOUND_VARIANTS = {}  # (function, ids of its bound parameters) -> (their values, the copy with them bound)
+_INSTANCE_VARIANTS = stand_in.DURING_DERIVATION  # the same for bindings holding an instance
 
 
 def _is_function(value):

@@ -76,6 +76,11 @@ def check(program, transform="srcgrad.grad"):
                     f"{_OPEN_ENDED_CALLS[node.func.id]} is not supported by {transform} (in `{tree.name}`); "
                     "write the code out in the function",
                 )
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "super":
+                raise program.error(
+                    node, f"`super()` is not supported by {transform} (in `{tree.name}`); call the base class's "
+                    "method by its name (`Base.method(self, ...)`), which srcgrad follows",
+                )
             if isinstance(node, gast.keyword) and node.arg is None:
                 raise program.error(
                     node.value, f"`**` unpacking is not supported by {transform} (in `{tree.name}`); pass keywords one by one"

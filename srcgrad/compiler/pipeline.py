@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import gast
 
-from . import activity, aliases, anf, cache, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, origins, printing, resolve, reverse, scaling, scope, split, standalone, syntax, versions
+from . import activity, aliases, anf, cache, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, origins, printing, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -81,6 +81,8 @@ def derive(fn, mode="grad", wrt=(0,), verbose=False, source=None):
             return _derive(fn, mode, wrt, verbose, source, key)
     finally:
         _BUILDING.discard((fn, key))
+        if not _BUILDING:
+            stand_in.forget_methods()
 
 
 def pullback_of(fn, positions):

@@ -7,10 +7,13 @@ closure cells, then its globals, then builtins, following attribute chains
 (`np.linalg.norm`). A method on a local value (`x.sum(0)`) resolves through
 `rules.methods` to the NumPy function whose rule it uses. Names are looked up by
 `scope.lookup_path`. A `functools.partial` of a user function resolves to the function
-`stand_in.partial_function` makes of it.
+`stand_in.partial_function` makes of it, a bound method of one (`self.step`, where
+`self` is a parameter bound to a known instance) or a callable instance to the function
+`stand_in.method_function` makes of it.
 """
 
 import functools
+import types
 from dataclasses import dataclass
 
 import gast
@@ -57,7 +60,8 @@ def run(tree, program, local_names):
 
 def _resolve_call(node, program, local_names):
     func = node.func
-    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id in local_names:
+    if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id in local_names
+            and func.value.id not in program.bound):
         primal, packs = methods.METHODS.get(func.attr, (None, False))
         return Callee("method", primal, func.attr, func.value.id, packs)
     parts = dotted_parts(func)
@@ -68,4 +72,6 @@ def _resolve_call(node, program, local_names):
         return Callee("unresolved", None, ".".join(parts))
     if isinstance(value, functools.partial):  # of a user function: through its own code
         value = stand_in.partial_function(value) or value
+    elif isinstance(value, types.MethodType) or stand_in.is_instance(value):  # `self.step(x)`, `layer(x)`
+        value = stand_in.method_function(value) or value
     return Callee("function", value, ".".join(parts))

@@ -12,7 +12,8 @@
   position (a default that is not a literal is read from its globals); the others keep
   their defaults. It is made once per function, so its derivatives are cached.
 - a `functools.partial` of a Python function (`partial_function`), which a call inside
-  a differentiated function differentiates through, as does `srcgrad.grad(partial)`.
+  a differentiated function differentiates through, as does `srcgrad.grad(partial)`;
+  likewise a bound method (`model.loss`) or a callable instance (`method_function`).
 - a Python function with keyword-only parameters taking them by position
   (`positional_function`, the same code), for `@srcgrad.compile`, whose derivatives
   take arguments by position.
@@ -141,7 +142,10 @@ def _callee(fn):
 
 
 def spelling(obj):
-    """`np.tanh`, `np.linalg.norm` for NumPy's functions, the plain name of the others."""
+    """`np.tanh`, `np.linalg.norm` for NumPy's functions, `a Model` for an instance of a
+    Python class (the same in every run), the plain name of the others."""
+    if is_instance(obj) and not hasattr(obj, "__name__"):
+        return f"a {type(obj).__qualname__}"
     name = getattr(obj, "__name__", None) or repr(obj)
     module = getattr(obj, "__module__", None) or ("numpy" if isinstance(obj, np.ufunc) else "")
     if module == "numpy" or module.startswith("numpy."):
@@ -183,25 +187,99 @@ def _made_once(made, obj, make):
 
 
 def _partial_function(obj):
+    if isinstance(obj.func, types.MethodType):  # of a bound method: of its function, the instance first
+        obj = functools.partial(obj.func.__func__, obj.func.__self__, *obj.args, **obj.keywords)
     func = obj.func
-    if not isinstance(func, types.FunctionType) or (func.__module__ or "").startswith("numpy"):
+    if not _is_python_function(func):
         return None
     try:
         params = list(inspect.signature(obj).parameters.values())
     except (TypeError, ValueError):  # keywords that `func` does not take
         return None
+    stem = func.__name__ if func.__name__.isidentifier() else "lambda_fn"
+    bound = [(v, f"{stem}_arg{k}") for k, v in enumerate(obj.args)]
+    label = f"<srcgrad functools.partial of {func.__qualname__} #{next(_PARTIAL_FILES)}>"
+    return _calling(func, stem, bound, params, f"{stem}_partial", label)
+
+
+def method_function(obj):
+    """A Python function computing what the bound method `obj` (`model.loss`) of a Python
+    function computes, or what the instance `obj` computes when called (its class's
+    `__call__` is a Python function), its instance held as a constant; None for anything
+    else, or a method taking `*args` or `**kwargs`:
+
+        model.loss   ->   def loss(x):
+                              return Model_loss(self, x)
+
+    A call inside a differentiated function differentiates through the method's own
+    code, where `self` is that instance (`calls.with_functions`). The instance's
+    attributes are read when the derivative runs, so later changes to them are seen.
+    Within one derivation the same method of the same instance gives the same function
+    (recursion through `self.f(...)` ends), see `forget_methods`.
+    """
+    if not isinstance(obj, types.MethodType):
+        call = getattr(type(obj), "__call__", None)
+        if not is_instance(obj) or not _is_python_function(call):
+            return None
+        obj = types.MethodType(call, obj)
+    func, instance = obj.__func__, obj.__self__
+    if not _is_python_function(func):
+        return None
+    key = (id(instance), func)
+    found = _METHODS.get(key)
+    if found is None:
+        try:
+            params = list(inspect.signature(obj).parameters.values())
+        except (TypeError, ValueError):
+            return None
+        owner = instance if isinstance(instance, type) else type(instance)
+        stem = "call" if func.__name__ == "__call__" else func.__name__
+        name = f"{owner.__name__}_call" if stem == "call" else stem
+        label = f"<srcgrad method {func.__qualname__} of a {owner.__name__} #{next(_PARTIAL_FILES)}>"
+        receiver = "cls" if isinstance(instance, type) else "self"
+        made = _calling(func, f"{owner.__name__}_{stem}", [(instance, receiver)], params, name, label)
+        found = _METHODS[key] = (instance, made or False)
+    return found[1] or None
+
+
+_METHODS = {}  # (id(instance), function) -> (instance, its method_function), during one derivation
+DURING_DERIVATION = {}  # other memos holding instances (calls.with_functions' bound copies)
+
+
+def forget_methods():
+    """Drop the functions `method_function` made and the other memos holding instances:
+    called when the outermost derivation ends, so srcgrad keeps no instance alive beyond
+    the derivatives using it."""
+    _METHODS.clear()
+    DURING_DERIVATION.clear()
+
+
+def is_instance(value):
+    """An instance of a class written in Python (a model, a layer), not a number, array,
+    container, module, class or function: what a method call or `self` can be known as."""
+    cls = type(value)
+    module = getattr(cls, "__module__", "") or ""
+    return not (module == "builtins" or module.startswith(("numpy", "srcgrad.", "functools", "types"))
+                or isinstance(value, (type, types.ModuleType, types.FunctionType, types.MethodType)))
+
+
+def _is_python_function(func):
+    return isinstance(func, types.FunctionType) and not (func.__module__ or "").startswith("numpy")
+
+
+def _calling(func, called_as, bound, params, name, label):
+    """The function `name` taking `params` (inspect.Parameter) that returns `func` called
+    with the values `bound` (value, preferred name) first, then its parameters."""
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
         return None
-    stem = func.__name__ if func.__name__.isidentifier() else "lambda_fn"
-    name = f"{stem}_partial"
     namespace = {"__name__": func.__module__}
     taken = {p.name for p in params} | {name}
 
     def spelled(value, preferred):
         return _literal_or_name(value, preferred, namespace, taken)
 
-    called = spelled(func, stem)
-    passed = [spelled(v, f"{stem}_arg{k}") for k, v in enumerate(obj.args)]
+    called = spelled(func, called_as)
+    passed = [spelled(v, preferred) for v, preferred in bound]
     header, defaults = [], False
     for p in params:
         default = "" if p.default is p.empty else "=" + spelled(p.default, f"{p.name}_default")
@@ -213,7 +291,7 @@ def _partial_function(obj):
         defaults = defaults or bool(default)
         header.append(p.name + default)
     text = f"def {name}({', '.join(header)}):\n    return {called}({', '.join(passed)})\n"
-    return _define(text, name, f"<srcgrad functools.partial of {func.__qualname__} #{next(_PARTIAL_FILES)}>", namespace)
+    return _define(text, name, label, namespace)
 
 
 def positional_function(fn):

@@ -43,6 +43,7 @@ at the call already are those of the values the call saw.
 import builtins
 import functools
 import inspect
+import types
 
 import numpy as np
 
@@ -142,6 +143,15 @@ def _saved_tensors(args):
     return saved_versions([a for a in args if isinstance(a, Tensor)])
 
 
+def _method(fn):
+    """For a bound method (`model.forward`) or a callable instance, the Python function
+    computing it with the instance held constant (stand_in.method_function); `fn`
+    otherwise."""
+    from ..compiler.stand_in import is_instance, method_function
+
+    return (method_function(fn) or fn) if isinstance(fn, types.MethodType) or is_instance(fn) else fn
+
+
 def _positional(fn):
     """`fn` taking its keyword-only parameters by position (stand_in.positional_function),
     or None."""
@@ -226,6 +236,7 @@ def compile(fn):
     Call it with Tensors (or arrays and numbers), by position or by keyword: every
     Tensor argument that requires grad gets its gradient."""
     # what runs and is differentiated: fn, or fn taking its keyword-only parameters by position
+    fn = _method(fn)
     called = _positional(fn) or fn
     code = getattr(fn, "__code__", None)
     positional = code.co_argcount if called is not fn else float("inf")  # more are keyword-only

@@ -1,0 +1,195 @@
+"""Methods of user classes: `srcgrad.grad(model.loss)` differentiates the method with the
+instance held constant (stand_in.method_function), a callable instance (`layer(x)`)
+through its `__call__`, and calls of the instance's own methods and of the objects it
+holds (`self.features(x)`, `self.l1(x)`) through their code. Attributes are read when
+the derivative runs; srcgrad keeps no instance alive."""
+
+import functools
+import gc
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import srcgrad
+from conftest import numerical_grad
+
+RNG = np.random.default_rng(7)
+
+
+class Linear:
+    def __init__(self, n, m):
+        self.W = RNG.normal(size=(n, m)) * 0.5
+        self.b = RNG.normal(size=m)
+
+    def __call__(self, x):
+        return x @ self.W + self.b
+
+
+class MLP:
+    def __init__(self):
+        self.l1 = Linear(3, 4)
+        self.l2 = Linear(4, 2)
+        self.scale = 2.0
+        self.act = np.tanh  # a function held by the instance
+
+    def features(self, x):
+        return self.act(self.l1(x))
+
+    def loss(self, x):
+        h = self.features(x)
+        return np.sum(self.l2(h) ** 2) * self.scale
+
+    def unrolled(self, x, n):
+        if n == 0:
+            return np.sum(x)
+        return self.unrolled(np.sin(x), n - 1) * 1.5
+
+    @staticmethod
+    def square(x):
+        return x * x
+
+    @classmethod
+    def cube(cls, x):
+        return x * x * x
+
+    def static_and_class(self, x):
+        return np.sum(self.square(x) + self.cube(x) + MLP.square(x))
+
+    def stores(self, x):
+        self.cache = x * 2.0
+        return np.sum(self.cache)
+
+
+@dataclass
+class Quadratic:
+    w: float
+
+    def value(self, x):
+        return self.w * x * x
+
+
+def _mlp_grad(m, x):
+    """The analytic gradient of MLP.loss."""
+    h = np.tanh(x @ m.l1.W + m.l1.b)
+    out = h @ m.l2.W + m.l2.b
+    return ((2.0 * m.scale * out) @ m.l2.W.T * (1.0 - h * h)) @ m.l1.W.T
+
+
+def test_a_bound_method_with_its_calls_of_methods_and_callable_attributes():
+    m, x = MLP(), RNG.normal(size=(5, 3))
+    before = x.copy()
+    g = srcgrad.grad(m.loss)(x)
+    assert g.shape == x.shape and g.dtype == np.float64
+    np.testing.assert_allclose(g, _mlp_grad(m, x), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(m.loss, [x], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(x, before)
+
+
+def test_wrt_names_the_methods_parameter_and_value_and_grad_and_vjp_work():
+    m, x = MLP(), RNG.normal(size=(2, 3))
+    value, g = srcgrad.value_and_grad(m.loss, wrt="x")(x)
+    assert value == pytest.approx(m.loss(x), rel=1e-14)
+    np.testing.assert_allclose(g, _mlp_grad(m, x), rtol=1e-12, atol=1e-12)
+    out, pullback = srcgrad.vjp(m.features, x)
+    seed = RNG.normal(size=out.shape)
+    h = np.tanh(x @ m.l1.W + m.l1.b)
+    np.testing.assert_allclose(pullback(seed)[0], (seed * (1 - h * h)) @ m.l1.W.T, rtol=1e-12)
+
+
+def test_forward_mode_jacobian_and_hessian_of_methods():
+    m, x = MLP(), RNG.normal(size=3)
+    v = RNG.normal(size=3)
+    out, tangent = srcgrad.jvp(m.loss, (x,), (v,))
+    assert out == pytest.approx(m.loss(x), rel=1e-14)
+    assert tangent == pytest.approx(float(_mlp_grad(m, x) @ v), rel=1e-10)
+    layer = Linear(3, 2)
+    for mode in ("forward", "reverse"):
+        np.testing.assert_allclose(srcgrad.jacobian(layer, mode=mode)(x), layer.W.T, rtol=1e-15)
+    H = srcgrad.hessian(m.loss)(x)
+    g = srcgrad.grad(m.loss)
+    eps = 1e-6
+    by_differences = np.array([(g(x + e) - g(x - e)) / (2 * eps) for e in np.eye(3) * eps])
+    np.testing.assert_allclose(H, H.T, atol=1e-12)
+    np.testing.assert_allclose(H, by_differences, rtol=1e-5, atol=1e-7)
+
+
+def test_recursion_through_self_static_and_class_methods_and_a_partial_of_a_method():
+    m, x = MLP(), RNG.normal(size=4)
+    g = srcgrad.grad(functools.partial(m.unrolled, n=3))(x)
+    np.testing.assert_allclose(g, 1.5 ** 3 * np.cos(np.sin(np.sin(x))) * np.cos(np.sin(x)) * np.cos(x), rtol=1e-12)
+    g = srcgrad.grad(m.static_and_class)(x)
+    np.testing.assert_allclose(g, 4 * x + 3 * x * x, rtol=1e-14)
+
+
+def test_a_dataclass_method_and_attributes_read_when_the_derivative_runs():
+    q = Quadratic(2.0)
+    dvalue = srcgrad.grad(q.value)
+    assert dvalue(1.5) == 6.0
+    q.w = -1.0
+    assert dvalue(1.5) == -3.0  # the new attribute, not the one seen when it was built
+    m, x = MLP(), RNG.normal(size=3)
+    dloss = srcgrad.grad(m.loss)
+    m.act = np.sin  # a callable attribute rebound: the derivative is rebuilt for it
+    h = m.l1(x)
+    out = np.sin(h) @ m.l2.W + m.l2.b
+    np.testing.assert_allclose(dloss(x), ((2 * m.scale * out) @ m.l2.W.T * np.cos(h)) @ m.l1.W.T, rtol=1e-12)
+
+
+def test_the_derivative_keeps_the_instance_alive_and_srcgrad_nothing_more():
+    q = Quadratic(3.0)
+    alive = weakref.ref(q)
+    d = srcgrad.grad(q.value)
+    del q
+    gc.collect()
+    assert alive() is not None and d(1.0) == 6.0
+    del d
+    gc.collect()
+    assert alive() is None
+
+
+def test_generated_source_names_the_instance_by_its_class_and_no_address():
+    text = srcgrad.source(srcgrad.grad(MLP().loss))
+    assert "self = a MLP" in text and "features_pullback" in text and "0x" not in text
+
+
+def test_a_method_storing_an_attribute_is_refused_at_its_line():
+    with pytest.raises(srcgrad.SrcGradError, match="assignment to an attribute is not supported") as info:
+        srcgrad.grad(MLP().stores)(np.ones(2))
+    assert info.value.filename == __file__ and info.value.lineno == MLP.stores.__code__.co_firstlineno + 1
+
+
+def test_a_method_called_on_an_unknown_self_names_the_bound_method_to_differentiate():
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"differentiate a bound method \(`srcgrad.grad\(model.loss\)`\)"):
+        srcgrad.grad(MLP.loss, wrt=1)(MLP(), np.ones(3))
+
+
+def test_compile_of_a_bound_method_is_one_node_named_after_the_method():
+    m, x = MLP(), RNG.normal(size=(2, 3))
+    loss = srcgrad.compile(m.loss)
+    for _ in range(3):  # the first calls run the method itself, later ones the generated code
+        t = srcgrad.tensor(x, requires_grad=True)
+        out = loss(t)
+        assert type(out.grad_fn).__name__ == "lossBackward"
+        out.backward()
+        assert out.item() == pytest.approx(m.loss(x), rel=1e-14)
+        np.testing.assert_allclose(t.grad.numpy(), _mlp_grad(m, x), rtol=1e-12, atol=1e-12)
+
+
+class Child(MLP):
+    def loss(self, x):
+        return MLP.loss(self, x) + np.sum(self.features(x))  # the base class's method by name
+
+    def through_super(self, x):
+        return super().loss(x)
+
+
+def test_inherited_methods_and_a_base_method_called_by_name():
+    c, x = Child(), RNG.normal(size=3)
+    h = np.tanh(x @ c.l1.W + c.l1.b)
+    expected = _mlp_grad(c, x) + (1 - h * h) @ c.l1.W.T
+    np.testing.assert_allclose(srcgrad.grad(c.loss)(x), expected, rtol=1e-12, atol=1e-12)
+    with pytest.raises(srcgrad.SrcGradError, match=r"`super\(\)` is not supported") as info:
+        srcgrad.grad(c.through_super)
+    assert "call the base class's method by its name (`Base.method(self, ...)`)" in str(info.value)
