@@ -431,6 +431,20 @@ def test_running_extremum_ties_go_to_the_earliest_entry():
     assert rules.lookup(np.minimum.accumulate).vjp("x", np.ones(7), ans, -x).tolist() == [1, 3, 0, 0, 3, 0, 0]
 
 
+COVARIANCES = [
+    case(np.cov, U((3, 5))),
+    case(np.cov, U((5,))),
+    case(np.cov, U((5, 2)), rowvar=False, bias=True),
+    case(np.cov, U((2, 5)), U((5,)), ddof=2),
+    case(np.corrcoef, U((3, 5))),
+    case(np.corrcoef, U((5, 2)), U((5,)), rowvar=False),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", COVARIANCES)
+def test_covariance(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
 AVERAGE = [
     case(np.average, U((3, 4))),
     case(np.average, U((3, 4)), axis=1, keepdims=True),
@@ -1045,7 +1059,7 @@ TABLES = [
     [case(builtins.max, 0.5, -1.5), case(builtins.min, 0.5, -1.5)],
     [case(list, [0.5, 1.5]), case(tuple, [0.5, 1.5]), case(np.float64, 0.7), case(np.float32, 0.7)],
     [case(np.add.reduce, U((3,))), case(np.add.accumulate, U((3,)))],
-    QUANTILES, AVERAGE, DIFFERENCES, PRODUCTS,
+    QUANTILES, AVERAGE, COVARIANCES, DIFFERENCES, PRODUCTS,
     [case(np.convolve, U((3,)), U((2,))), case(np.correlate, U((3,)), U((2,)))],
     LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0)], STRUCTURE, OTHERS,
     KEYWORD_REDUCTIONS, RUNNING_EXTREMA, SELECT, PADS, INSERT_DELETE, LSTSQ,

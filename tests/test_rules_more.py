@@ -497,3 +497,33 @@ def test_the_same_functions_on_constants_are_constants():
     np.testing.assert_allclose(g, _fd(f, [x], 0), rtol=1e-6, atol=1e-7)
     _, out_dot = srcgrad.jvp(f, (x,), (np.ones(4),))
     assert out_dot == pytest.approx(np.sum(g), rel=1e-12)
+
+
+def _cov_weighted(x, w):
+    return np.sum(np.cov(x) * w)
+
+
+def _corrcoef_pair(x):
+    return np.corrcoef(x[0], x[1] * x[1])[0, 1]
+
+
+def test_cov_gradient_is_the_analytic_one_and_corrcoef_has_a_true_hessian():
+    x, w = R(3, 7), R(3, 3)
+    centered = x - x.mean(axis=1, keepdims=True)
+    np.testing.assert_allclose(srcgrad.grad(_cov_weighted)(x, w), (w + w.T) @ centered / 6.0, rtol=1e-12, atol=1e-14)
+    x = R(2, 6)
+    H = srcgrad.hessian(_corrcoef_pair)(x).reshape(12, 12)
+    g = srcgrad.grad(_corrcoef_pair)
+    eps = 1e-6
+    by_differences = np.array([((g(x + e) - g(x - e)) / (2 * eps)).ravel() for e in np.eye(12).reshape(12, 2, 6) * eps])
+    np.testing.assert_allclose(H, H.T, atol=1e-12)
+    np.testing.assert_allclose(H, by_differences, rtol=1e-5, atol=1e-6)
+
+
+def _cov_frequency_weighted(x):
+    return np.sum(np.cov(x, fweights=[1, 2, 1, 1]))
+
+
+def test_cov_with_weights_says_what_is_not_supported():
+    with pytest.raises(NotImplementedError, match="np.cov derivatives support no fweights or aweights"):
+        srcgrad.grad(_cov_frequency_weighted)(R(2, 4))

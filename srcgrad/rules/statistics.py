@@ -1,6 +1,6 @@
-"""Statistics along axes: var std (and nanvar nanstd) average median quantile percentile
-(sums, means, products, extrema and scans are in `reductions.py`, whose conventions for
-`axis` and `keepdims` these rules follow).
+"""Statistics along axes: var std (and nanvar nanstd) average median quantile percentile,
+and cov corrcoef (sums, means, products, extrema and scans are in `reductions.py`, whose
+conventions for `axis` and `keepdims` these rules follow).
 
 Gradients spread back through `runtime.unreduce`. `average` differentiates its
 `weights` too; with `returned=True` it takes its cotangent as a pair (average, sum of
@@ -8,7 +8,9 @@ weights), None for an output that receives no gradient. quantile and percentile
 differentiate `q` too, for method 'linear' without weights. Chosen subgradients: median
 splits the gradient between the middle elements, and quantile/percentile between the
 two entries they interpolate; std gets a zero gradient where it is 0 (all entries
-equal). NaN entries get a zero gradient in nanvar and nanstd.
+equal). NaN entries get a zero gradient in nanvar and nanstd. cov and corrcoef take
+their variables as rows as NumPy does (`rowvar`, `y` stacked after `m`), without
+`fweights` or `aweights`.
 """
 
 import numpy as np
@@ -314,3 +316,137 @@ def average_jvp_x(t, ans, x, axis=None, weights=None, returned=False, *, keepdim
 @defjvp(np.average, "weights")
 def average_jvp_weights(t, ans, x, axis=None, weights=None, returned=False, *, keepdims=False):
     return _average_jvp_weights(t, ans, x, axis, weights, returned, keepdims)
+
+
+# --- cov, corrcoef ------------------------------------------------------------------
+
+
+def _variables(m, y, rowvar):
+    """np.cov's variables as the rows of one float array (y's after m's)."""
+
+    def rows(a):
+        a = np.array(a, ndmin=2, dtype=np.result_type(a, np.float64))
+        return a.T if not rowvar and a.shape[0] != 1 else a
+
+    return rows(m) if y is None else np.concatenate((rows(m), rows(y)), axis=0)
+
+
+def _dof_of(rows, bias, ddof):
+    return rows.shape[1] - (ddof if ddof is not None else (0 if bias else 1))
+
+
+def _rows_of(grad_rows, a, rowvar, first):
+    """The part of a gradient of the variable rows that belongs to the argument `a`, whose
+    rows start at `first`, in `a`'s shape and float dtype."""
+    shape = (1,) * (2 - np.ndim(a)) + np.shape(a)  # np.cov's ndmin=2
+    turned = not rowvar and shape[0] != 1
+    part = grad_rows[first:first + (shape[1] if turned else shape[0])]
+    return np.reshape(part.T if turned else part, np.shape(a)).astype(_float_dtype(a), copy=False)
+
+
+def _cov_weights(fweights, aweights, name):
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError(f"{name} derivatives support no fweights or aweights")
+
+
+def _cov_grad_rows(g, m, y, rowvar, bias, ddof):
+    """d sum(g * cov) / d rows: (g + g.T) @ centered / dof (centered rows sum to 0, so
+    the mean's own derivative adds nothing)."""
+    rows = _variables(m, y, rowvar)
+    k = rows.shape[0]
+    g = np.reshape(g, (k, k))
+    return (g + g.T) @ (rows - rows.mean(axis=1, keepdims=True)) / _dof_of(rows, bias, ddof)
+
+
+def _cov_tangent(tm, ty, m, y, rowvar, bias, ddof, shape):
+    rows = _variables(m, y, rowvar)
+    t_m = np.zeros(np.shape(m)) if tm is None else tm
+    t_rows = _variables(t_m, None if y is None else (np.zeros(np.shape(y)) if ty is None else ty), rowvar)
+    t_rows = t_rows - t_rows.mean(axis=1, keepdims=True)
+    product = t_rows @ (rows - rows.mean(axis=1, keepdims=True)).T
+    return np.reshape((product + product.T) / _dof_of(rows, bias, ddof), shape)
+
+
+def _cov_vjp(g, m, y, rowvar, bias, ddof, fweights, aweights, of_y):
+    _cov_weights(fweights, aweights, "np.cov")
+    grad_rows = _cov_grad_rows(g, m, y, rowvar, bias, ddof)
+    if of_y:
+        return _rows_of(grad_rows, y, rowvar, _variables(m, None, rowvar).shape[0])
+    return _rows_of(grad_rows, m, rowvar, 0)
+
+
+def _cov_jvp(t, ans, m, y, rowvar, bias, ddof, fweights, aweights, of_y):
+    _cov_weights(fweights, aweights, "np.cov")
+    if of_y:
+        return _cov_tangent(None, t, m, y, rowvar, bias, ddof, np.shape(ans))
+    return _cov_tangent(t, None, m, y, rowvar, bias, ddof, np.shape(ans))
+
+
+@defvjp(np.cov, "m")
+def cov_vjp_m(g, ans, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    return _cov_vjp(g, m, y, rowvar, bias, ddof, fweights, aweights, False)
+
+
+@defvjp(np.cov, "y")
+def cov_vjp_y(g, ans, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    return _cov_vjp(g, m, y, rowvar, bias, ddof, fweights, aweights, True)
+
+
+@defjvp(np.cov, "m")
+def cov_jvp_m(t, ans, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    return _cov_jvp(t, ans, m, y, rowvar, bias, ddof, fweights, aweights, False)
+
+
+@defjvp(np.cov, "y")
+def cov_jvp_y(t, ans, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    return _cov_jvp(t, ans, m, y, rowvar, bias, ddof, fweights, aweights, True)
+
+
+def _corrcoef_to_cov(g, ans, m, y, rowvar):
+    """d sum(g * R) / d C for R = C / (s s^T), s = sqrt(diag C): g / (s s^T) less, on
+    the diagonal, (rowsum + colsum of g * R) / (2 s^2). The clipping of R to [-1, 1]
+    only ever meets its diagonal, whose derivative this makes 0 as it is."""
+    rows = _variables(m, y, rowvar)
+    c = np.atleast_2d(np.cov(rows))
+    s = np.sqrt(np.diag(c))
+    k = c.shape[0]
+    g = np.reshape(g, (k, k))
+    r = c / np.outer(s, s)
+    gr = g * r
+    return g / np.outer(s, s) - np.diag((gr.sum(axis=0) + gr.sum(axis=1)) / (2.0 * s * s))
+
+
+def _corrcoef_tangent(tx, ty, x, y, rowvar, shape):
+    rows = _variables(x, y, rowvar)
+    c = np.atleast_2d(np.cov(rows))
+    s = np.sqrt(np.diag(c))
+    t_c = np.atleast_2d(_cov_tangent(tx, ty, x, y, rowvar, False, None, np.shape(c)))
+    half = np.diag(t_c) / (2.0 * s * s)
+    return np.reshape(t_c / np.outer(s, s) - (c / np.outer(s, s)) * (half[:, None] + half[None, :]), shape)
+
+
+def _corrcoef_vjp(g, ans, x, y, rowvar, of_y):
+    grad_rows = _cov_grad_rows(_corrcoef_to_cov(g, ans, x, y, rowvar), x, y, rowvar, False, None)
+    if of_y:
+        return _rows_of(grad_rows, y, rowvar, _variables(x, None, rowvar).shape[0])
+    return _rows_of(grad_rows, x, rowvar, 0)
+
+
+@defvjp(np.corrcoef, "x")
+def corrcoef_vjp_x(g, ans, x, y=None, rowvar=True, *, dtype=None):
+    return _corrcoef_vjp(g, ans, x, y, rowvar, False)
+
+
+@defvjp(np.corrcoef, "y")
+def corrcoef_vjp_y(g, ans, x, y=None, rowvar=True, *, dtype=None):
+    return _corrcoef_vjp(g, ans, x, y, rowvar, True)
+
+
+@defjvp(np.corrcoef, "x")
+def corrcoef_jvp_x(t, ans, x, y=None, rowvar=True, *, dtype=None):
+    return _corrcoef_tangent(t, None, x, y, rowvar, np.shape(ans))
+
+
+@defjvp(np.corrcoef, "y")
+def corrcoef_jvp_y(t, ans, x, y=None, rowvar=True, *, dtype=None):
+    return _corrcoef_tangent(None, t, x, y, rowvar, np.shape(ans))
