@@ -18,6 +18,10 @@ CASES = {
     "softmax": (activations.softmax, (X,), {"axis": 1}),
     "softmax0": (activations.softmax, (X,), {"axis": 0}),
     "log_softmax": (activations.log_softmax, (X,), {"axis": -1}),
+    "logsumexp": (activations.logsumexp, (X,), {"axis": 1}),
+    "logsumexp_all": (activations.logsumexp, (X,), {}),
+    "logsumexp_keepdims": (activations.logsumexp, (X,), {"axis": -1, "keepdims": True}),
+    "logsumexp_axes": (activations.logsumexp, (X,), {"axis": (0, 1)}),
     "bce_with_logits": (activations.binary_cross_entropy_with_logits, (X, Y), {}),
     "bce_with_logits_sum": (activations.binary_cross_entropy_with_logits, (X, Y), {"reduction": "sum"}),
     "bce_with_logits_none": (activations.binary_cross_entropy_with_logits, (X, Y), {"reduction": "none"}),
@@ -73,5 +77,17 @@ def test_relu_gradient_at_zero_is_zero():
 
 def test_node_names():
     names = {f: lookup(f).name for f in (activations.sigmoid, activations.relu, activations.softplus,
-                                          activations.logsigmoid, activations.softmax, activations.log_softmax)}
-    assert sorted(names.values()) == ["LogSigmoid", "LogSoftmax", "Relu", "Sigmoid", "Softmax", "Softplus"]
+                                          activations.logsigmoid, activations.softmax, activations.log_softmax,
+                                          activations.logsumexp)}
+    assert sorted(names.values()) == ["LogSigmoid", "LogSoftmax", "Logsumexp", "Relu", "Sigmoid", "Softmax", "Softplus"]
+
+
+def test_logsumexp_values_and_infinities():
+    x = np.array([[-1.0, 0.0, 0.5], [1.0, 2.0, 3.0]])
+    np.testing.assert_allclose(activations.logsumexp(x, 1), np.log(np.exp(x).sum(1)), rtol=1e-15)
+    assert activations.logsumexp(np.array([1000.0, 1000.0])) == 1000.0 + np.log(2.0)  # no overflow
+    with np.errstate(divide="ignore"):
+        assert activations.logsumexp(np.array([-np.inf, -np.inf])) == -np.inf
+    assert activations.logsumexp(np.array([np.inf, 1.0])) == np.inf
+    out = activations.logsumexp(x.astype(np.float32), 0, keepdims=True)
+    assert out.dtype == np.float32 and out.shape == (1, 3)

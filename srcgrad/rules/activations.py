@@ -1,19 +1,19 @@
 """Activation functions that are not NumPy functions: sigmoid, relu, softplus,
-logsigmoid, softmax, log_softmax, and two losses, the logistic loss
+logsigmoid, softmax, log_softmax, their normalizer logsumexp, and two losses, the logistic loss
 `binary_cross_entropy_with_logits` and the squared error `mse_loss`.
 Each primitive is a plain function of arrays (float32 stays float32) that cannot
 overflow. The elementwise ones have their local derivative as rule, for both
-modes; softmax, log_softmax and the losses (which couple elements) have full
+modes; softmax, log_softmax, logsumexp and the losses (which couple elements) have full
 vector-Jacobian and Jacobian-vector products.
 """
 
 import numpy as np
 
-from ..runtime import mean_of, unbroadcast
+from ..runtime import mean_of, unbroadcast, unreduce
 from .registry import defjvp, defvjp, elementwise
 
 __all__ = [
-    "sigmoid", "relu", "softplus", "logsigmoid", "softmax", "log_softmax", "binary_cross_entropy_with_logits", "mse_loss",
+    "sigmoid", "relu", "softplus", "logsigmoid", "softmax", "log_softmax", "logsumexp", "binary_cross_entropy_with_logits", "mse_loss",
 ]
 
 
@@ -59,6 +59,16 @@ def log_softmax(x, axis=-1):
     """x - log(sum(exp(x))) along `axis`, shifted by the maximum so nothing overflows."""
     shifted = x - np.max(x, axis=axis, keepdims=True)
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    """log(sum(exp(x))) over `axis` (None: every axis), shifted by the maximum so nothing
+    overflows. An infinite maximum is not subtracted (as in PyTorch): all -inf gives
+    -inf, and a +inf entry gives inf, not nan."""
+    top = np.max(x, axis=axis, keepdims=True)
+    top = np.where(np.isinf(top), 0.0, top).astype(top.dtype, copy=False)
+    out = np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True)) + top
+    return out if keepdims else np.squeeze(out, axis=axis)
 
 
 def binary_cross_entropy_with_logits(z, y, reduction="mean"):
@@ -126,6 +136,19 @@ def log_softmax_vjp(g, ans, x, axis=-1):
 @defjvp(log_softmax, "x")
 def log_softmax_jvp(t, ans, x, axis=-1):
     return t - np.sum(np.exp(ans) * t, axis=axis, keepdims=True)
+
+
+# logsumexp: its gradient is softmax(x) along `axis`, exp(x - ans) with ans kept.
+
+
+@defvjp(logsumexp, "x", name="Logsumexp")
+def logsumexp_vjp(g, ans, x, axis=None, keepdims=False):
+    return unreduce(g, x, axis, keepdims) * np.exp(x - unreduce(ans, x, axis, keepdims))
+
+
+@defjvp(logsumexp, "x")
+def logsumexp_jvp(t, ans, x, axis=None, keepdims=False):
+    return np.sum(t * np.exp(x - unreduce(ans, x, axis, keepdims)), axis=axis, keepdims=keepdims)
 
 
 # The loss: PyTorch's backward formula, (sigmoid(z) - y) * g / n.
