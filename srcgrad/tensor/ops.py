@@ -389,10 +389,29 @@ def binary(primitive, a, b, name=None, saves=True, floating=False):
     dt = dtypes.result_type(_data(a), _data(b))
     if floating and dt.kind not in "fc":
         dt = dtypes.DEFAULT_FLOAT.numpy
-    return apply(primitive, a, b, name=name, saves=saves, dtype=dt, out_dtype=dt)
+    try:
+        return apply(primitive, a, b, name=name, saves=saves, dtype=dt, out_dtype=dt)
+    except ValueError:
+        _raise_broadcast_error(primitive, _data(a), _data(b))
+        raise
 
 
 _NUMBERS = (float, int)
+
+
+def _raise_broadcast_error(primitive, x, y):
+    """Raise PyTorch's error when the elementwise `primitive`'s operands `x`, `y` (arrays
+    or numbers) do not broadcast; return when they do (the ValueError has another cause)."""
+    if primitive is operator.matmul:
+        return
+    a, b = np.shape(x), np.shape(y)
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    for i in reversed(range(n)):  # PyTorch names the last dim that differs
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton dimension {i}"
+            ) from None
 
 
 def binary_same(primitive, a, b, x, y, name, saves, requires_grad):
@@ -402,6 +421,9 @@ def binary_same(primitive, a, b, x, y, name, saves, requires_grad):
     token = quiet()
     try:
         ans = primitive(x, y)
+    except ValueError:
+        _raise_broadcast_error(primitive, x, y)
+        raise
     finally:
         loud(token)
     if type(ans) is not _ndarray:
