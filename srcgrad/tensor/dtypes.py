@@ -1,4 +1,4 @@
-"""dtype objects, `Size`, and PyTorch's type promotion, over NumPy dtypes.
+"""dtype objects, `Size` and its dims (`dim_axis`), and PyTorch's type promotion, over NumPy dtypes.
 
 Invariants: there is exactly one `dtype` object per NumPy dtype, so aliases are
 identical objects (`float is float32`); the default floating dtype is float32.
@@ -8,7 +8,7 @@ import builtins
 
 import numpy as np
 
-__all__ = ["dtype", "Size", "as_dtype", "of", "result_type", "DEFAULT_FLOAT"]
+__all__ = ["dtype", "Size", "dim_axis", "as_dtype", "of", "result_type", "DEFAULT_FLOAT"]
 
 
 class dtype:
@@ -100,6 +100,21 @@ class Size(tuple):
     def __getitem__(self, index):
         out = tuple.__getitem__(self, index)
         return Size(out) if isinstance(index, slice) else out
+
+
+def dim_axis(dim, ndim):
+    """NumPy's axis for PyTorch's `dim` (an int, or a tuple or list of them: empty means
+    every axis) of a tensor of `ndim` dimensions. As in PyTorch, each dim lies in
+    [-n, n - 1] with n = max(ndim, 1), else IndexError with PyTorch's message; a 0-d
+    tensor's dim 0 or -1 is its one element (axis None)."""
+    dims = tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
+    n = ndim or 1
+    for d in dims:
+        if not -n <= d < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    if not ndim or not dims:
+        return None
+    return dims if isinstance(dim, (list, tuple)) else dim
 
 
 # --- promotion ------------------------------------------------------------------------

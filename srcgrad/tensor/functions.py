@@ -1,6 +1,7 @@
 """Module-level tensor functions (`srcgrad.exp(t)`, `srcgrad.matmul(a, b)`, ...).
 
-Each one forwards to a `Tensor` method or to `ops`; none holds calculus.
+Each one forwards to a `Tensor` method or to `ops`; none holds calculus. The functions
+of `pointwise.py`, `reductions.py` and `joins.py` are re-exported from here.
 """
 
 import math
@@ -11,6 +12,9 @@ import numpy as np
 
 from ..rules import lookup
 from . import ops
+from .joins import cat, concat, concatenate, stack
+from .pointwise import clamp, clamp_max, clamp_min, clip, expm1, log1p, maximum, minimum, where
+from .reductions import cumsum, logsumexp, prod, std, var
 from .tensor import Tensor, dim_axis
 
 __all__ = [
@@ -18,6 +22,8 @@ __all__ = [
     "relu", "sum", "mean", "max", "min", "norm", "vector_norm", "pow", "add", "sub", "mul",
     "div", "neg", "softmax", "log_softmax", "argmax", "argmin", "clone", "reshape",
     "transpose", "t", "squeeze", "unsqueeze", "flatten", "is_tensor", "numel", "where",
+    "cat", "concat", "concatenate", "stack", "clamp", "clip", "clamp_min", "clamp_max", "maximum",
+    "minimum", "log1p", "expm1", "logsumexp", "cumsum", "prod", "std", "var",
 ]
 
 
@@ -46,7 +52,7 @@ def _method(name):
 exp, log, sqrt, abs, sin, cos, tanh = map(_method, ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh"))
 sigmoid, relu, softmax, log_softmax = map(_method, ("sigmoid", "relu", "softmax", "log_softmax"))
 sum, mean, max, min, norm = map(_method, ("sum", "mean", "max", "min", "norm"))
-pow, add, sub, mul, div, neg = map(_method, ("pow", "add", "sub", "mul", "div", "neg"))
+add, sub, mul, div, neg = map(_method, ("add", "sub", "mul", "div", "neg"))
 argmax, argmin, clone, reshape, transpose = map(_method, ("argmax", "argmin", "clone", "reshape", "transpose"))
 t, squeeze, unsqueeze, flatten, numel = map(_method, ("t", "squeeze", "unsqueeze", "flatten", "numel"))
 
@@ -55,14 +61,11 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
-def where(condition, input, other):
-    """Elements of `input` where `condition` holds, else of `other` (np.where's rule)."""
-    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
-    a, b = ops.operand(input), ops.operand(other)
-    from .dtypes import result_type
-
-    dt = result_type(ops._data(a), ops._data(b))
-    return ops.apply(np.where, cond, a, b, name="WhereBackward0", dtype=dt, out_dtype=dt)
+def pow(input, exponent):
+    """`input ** exponent`; a Python number raised to a tensor is PowBackward2 (as `2 ** t`)."""
+    if not isinstance(input, Tensor) and isinstance(exponent, Tensor):
+        return exponent.__rpow__(input)
+    return _tensor(input).pow(exponent)
 
 
 class MinMax(tuple):

@@ -126,6 +126,10 @@ class InPlaceOps:
         result = dtypes.result_type(self._data, other._data if isinstance(other, ops.Tensor) else other)
         if floating and result.kind not in "fc":
             result = dtypes.DEFAULT_FLOAT.numpy
+        self._check_result(result)
+
+    def _check_result(self, result):
+        """PyTorch's error when an in-place op's result dtype cannot be stored in self."""
         mine = self._data.dtype
         if (result.kind in "fc" and mine.kind not in "fc") or (result.kind == "c" and mine.kind != "c") or (
             mine.kind == "b" and result.kind != "b"
@@ -147,6 +151,29 @@ class InPlaceOps:
         return self._inplace(operator.sub, other if alpha == 1 else other * alpha, "SubBackward0")
 
     mul_, div_ = __imul__, __itruediv__
+
+    def _rewrite(self, compute, *others):
+        """Write `compute(self)`, an out-of-place op, into self (`clamp_`). Tracked as
+        `_inplace` is when grad mode is on and self or a Tensor among `others` (the op's
+        other operands) requires grad: self becomes the output of the op's node."""
+        tracked = self._requires_grad or any(isinstance(o, ops.Tensor) and o._requires_grad for o in others)
+        if _mode.enabled and tracked:
+            if self._requires_grad and self._grad_fn is None:
+                raise RuntimeError(E11)
+            self._refuse_if_kept()
+            source = type(self)._make(self._data.copy(), self._requires_grad)
+            source._grad_fn = self._grad_fn
+            out = compute(source)
+            self._check_result(out._data.dtype)
+            self._data[...] = out._data
+            self._grad_fn = out._grad_fn
+            self._requires_grad = True
+            return self
+        out = compute(self)
+        self._check_result(out._data.dtype)
+        self._data[...] = out._data
+        bump(self)
+        return self
 
     def zero_(self):
         if self._requires_grad and _mode.enabled:

@@ -11,16 +11,16 @@ import operator
 
 import numpy as np
 
-from . import dtypes, ops, printing
+from . import dtypes, ops, pointwise, printing, reductions
 from ..rules import activations
 from ..runtime import mean_of
-from .dtypes import Size
+from .dtypes import Size, dim_axis
 from .graph import (
     AccumulateGrad, OutputNode, _mode, accumulate, bump, counter_of, run_backward, run_single, warn_non_leaf_grad,
 )
 from .inplace import E11, InPlaceOps
 
-__all__ = ["Tensor"]
+__all__ = ["Tensor", "dim_axis"]
 
 E4 = (
     "you can only change requires_grad flags of leaf variables. If you want to use a "
@@ -43,21 +43,6 @@ def _reshape(x, shape):
 def _transpose(x, axes):
     """`np.transpose(x, axes)` for an ndarray: what NumPy's wrapper calls."""
     return x.transpose(axes)
-
-
-def dim_axis(dim, ndim):
-    """NumPy's axis for PyTorch's `dim` (an int, or a tuple or list of them: empty means
-    every axis) of a tensor of `ndim` dimensions. As in PyTorch, each dim lies in
-    [-n, n - 1] with n = max(ndim, 1), else IndexError with PyTorch's message; a 0-d
-    tensor's dim 0 or -1 is its one element (axis None)."""
-    dims = tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
-    n = ndim or 1
-    for d in dims:
-        if not -n <= d < n:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
-    if not ndim or not dims:
-        return None
-    return dims if isinstance(dim, (list, tuple)) else dim
 
 
 def _shape_args(shape):
@@ -488,6 +473,8 @@ class Tensor(InPlaceOps):
         return ops.apply(np.mean, self, name="MeanBackward1", saves=False, axis=dim_axis(dim, self._data.ndim), keepdims=keepdim)
 
     def _extremum(self, fn, arg, name, dim, keepdim):
+        if isinstance(dim, Tensor):  # max(other): the elementwise maximum
+            return (pointwise.maximum if fn is np.max else pointwise.minimum)(self, dim)
         if dim is None:  # tied entries share the gradient, as in PyTorch
             return ops.apply(fn, self, name=name + "Backward1")
         from .functions import extremum_along
@@ -500,6 +487,9 @@ class Tensor(InPlaceOps):
     def min(self, dim=None, keepdim=False):
         return self._extremum(np.min, np.argmin, "Min", dim, keepdim)
 
+    prod, std, var = reductions.prod, reductions.std, reductions.var
+    logsumexp, cumsum = reductions.logsumexp, reductions.cumsum
+
     def norm(self, p="fro", dim=None, keepdim=False):
         """The vector p-norm of all elements (for a matrix too, as in PyTorch: "fro" is
         the 2-norm), or along `dim`: p = 2, "fro", any p >= 1, or inf."""
@@ -511,29 +501,14 @@ class Tensor(InPlaceOps):
 
     # --- elementwise functions --------------------------------------------------------
 
-    def exp(self):
-        return ops.unary(np.exp, self)
-
-    def log(self):
-        return ops.unary(np.log, self)
-
-    def sqrt(self):
-        return ops.unary(np.sqrt, self)
+    exp, expm1, log, log1p, sqrt = pointwise.exp, pointwise.expm1, pointwise.log, pointwise.log1p, pointwise.sqrt
+    sin, cos, tanh, sigmoid = pointwise.sin, pointwise.cos, pointwise.tanh, pointwise.sigmoid
+    clamp = clip = pointwise.clamp
+    clamp_min, clamp_max, clamp_ = pointwise.clamp_min, pointwise.clamp_max, pointwise.clamp_
+    maximum, minimum, where = pointwise.maximum, pointwise.minimum, pointwise.where_method
 
     def abs(self):
         return ops.unary(np.absolute, self)
-
-    def sin(self):
-        return ops.unary(np.sin, self)
-
-    def cos(self):
-        return ops.unary(np.cos, self)
-
-    def tanh(self):
-        return ops.unary(np.tanh, self)
-
-    def sigmoid(self):
-        return ops.unary(activations.sigmoid, self, "SigmoidBackward0", compute=activations.expit)
 
     def relu(self):
         return ops.unary(activations.relu, self, "ReluBackward0")

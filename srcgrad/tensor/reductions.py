@@ -1,0 +1,100 @@
+"""Reductions and scans along a dim beyond sum, mean, max and min: prod, std, var,
+logsumexp, cumsum.
+
+Each is a `torch.X(input, ...)` function that `Tensor` also binds as a method, with
+PyTorch's signature, dims checked by `dim_axis` (PyTorch's IndexError), PyTorch's result
+dtypes and node names. None holds calculus: each op is one registry primitive
+(`np.prod`, `np.std`, `np.var`, `np.cumsum`, `activations.logsumexp`) recorded through
+`ops`.
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from ..rules import activations
+from . import dtypes, ops
+from .dtypes import dim_axis
+
+__all__ = ["prod", "std", "var", "logsumexp", "cumsum"]
+
+
+def _cast(input, dtype):
+    """`input` in `dtype` (a srcgrad or NumPy dtype; tracked as a copy), or for None as it
+    is, except that an integer or bool tensor becomes int64 (what PyTorch's sums and
+    products give)."""
+    if dtype is None:
+        return input._convert(dtypes.int64) if input._data.dtype.kind in "biu" else input
+    return input._convert(dtypes.as_dtype(dtype))
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """The product of all elements (ProdBackward0) or along the int `dim` (ProdBackward1).
+    Integer and bool tensors give int64. The gradient is exact where elements are 0."""
+    input = _cast(input, dtype)
+    if dim is None:
+        return ops.unary(np.prod, input, "ProdBackward0")
+    if not isinstance(dim, int):
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+    axis = dim_axis(dim, input._data.ndim)
+    return ops.apply(np.prod, input, name="ProdBackward1", axis=axis, keepdims=keepdim)
+
+
+def _spread(primitive, node, input, dim, unbiased, keepdim, correction):
+    """std or var: PyTorch's three signatures, (dim, unbiased, keepdim), (dim, *,
+    correction, keepdim) and (unbiased). The divisor is N - correction (default 1)."""
+    if isinstance(dim, bool):  # std(unbiased)
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{primitive.__name__}(): give `unbiased` or `correction`, not both")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    shape = input._data.shape
+    axis = None if dim is None else dim_axis(dim, len(shape))
+    axes = range(len(shape)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+    if math.prod(shape[a] for a in axes) - correction > 0:
+        return ops.apply(primitive, input, name=node, axis=axis, ddof=correction, keepdims=keepdim)
+    warnings.warn(
+        f"{primitive.__name__}(): degrees of freedom is <= 0. Correction should be strictly less "
+        "than the reduction factor (input numel divided by output numel).",
+        UserWarning,
+        stacklevel=3,
+    )
+    with warnings.catch_warnings():  # NumPy's own warning says the same
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return ops.apply(primitive, input, name=node, axis=axis, ddof=correction, keepdims=keepdim)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """The standard deviation over all elements or `dim` (an int or a tuple), dividing by
+    N - correction (N - 1 by default, N for `unbiased=False`). StdBackward0; where it is
+    0 the gradient is 0, as in PyTorch."""
+    return _spread(np.std, "StdBackward0", input, dim, unbiased, keepdim, correction)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """The variance over all elements or `dim`, dividing by N - correction (see `std`).
+    VarBackward0."""
+    return _spread(np.var, "VarBackward0", input, dim, unbiased, keepdim, correction)
+
+
+def logsumexp(input, dim, keepdim=False):
+    """log(sum(exp(input))) over `dim` (an int or a tuple), without overflow.
+    LogsumexpBackward0; an integer tensor gives float32."""
+    if input._data.dtype.kind not in "fc":
+        input = ops.Tensor._make(input._data.astype(dtypes.DEFAULT_FLOAT.numpy))
+    axis = dim_axis(dim, input._data.ndim)
+    return ops.apply(activations.logsumexp, input, name="LogsumexpBackward0", axis=axis, keepdims=keepdim)
+
+
+def cumsum(input, dim, *, dtype=None):
+    """Running sums along `dim`. CumsumBackward0, which saves nothing (it can run
+    backward twice); integer and bool tensors give int64."""
+    input = _cast(input, dtype)
+    axis = dim_axis(dim, input._data.ndim)
+    if axis is None:  # a 0-d tensor: its own running sum (np.cumsum would give shape (1,))
+        return ops.apply(np.positive, input, name="CumsumBackward0", saves=False)
+    return ops.apply(np.cumsum, input, name="CumsumBackward0", saves=False, axis=axis)
