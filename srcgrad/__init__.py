@@ -29,7 +29,7 @@ __version__ = "0.1.0"
 # Tensor shim: PyTorch-style eager autograd (`import srcgrad as torch`), in srcgrad/tensor/
 # `float`, `int`, `bool`, `sum`, `max`, `min`, `abs`, `pow` and `compile` below shadow the builtins
 # in this module: code placed after this block must use `builtins.float` and so on.
-from . import autograd, nn  # noqa: E402
+from . import autograd, nn, optim  # noqa: E402
 from .tensor import (  # noqa: E402
     Size, Tensor, abs, add, arange, argmax, argmin, as_tensor, cat, clamp, clamp_max, clamp_min, clip, clone,
     complex64, complex128, concat, concatenate, cos, cumsum, div, dot, double, dtype, empty, enable_grad, exp,
@@ -47,5 +47,5 @@ from .tensor import int32 as int  # noqa: E402
 
 __all__ += [
     "Tensor", "tensor", "ones", "zeros", "randn", "from_numpy", "matmul", "no_grad",
-    "is_grad_enabled", "Size", "nn", "autograd", "float32", "float64", "double", "int64", "long",
+    "is_grad_enabled", "Size", "nn", "optim", "autograd", "float32", "float64", "double", "int64", "long",
 ]
