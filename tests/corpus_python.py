@@ -1282,6 +1282,29 @@ def module_alias_in_body(x):
     return m.sum(m.sin(x)) * la.norm(x)
 
 
+def walrus_in_while_test(a, b):
+    s, k = 0.0, 0
+    while (term := b * a ** k) is not None and k < 4:
+        s = s + term
+        k += 1
+    return s * term
+
+
+def walrus_in_branch_tests(x):
+    if (n := np.sum(x * x)) > 10.0:
+        y = x / np.sqrt(n)
+    elif (m := np.max(x)) > 0.0:
+        y = x * m
+    else:
+        y = x
+    return np.sum(y * np.arange(1.0, 4.0)) + n
+
+
+def walrus_in_comprehension_filter(x):
+    kept = [v for e in x if (v := e * e + e) > -0.1]
+    return sum(kept) * v
+
+
 ALL = [
     loop_rebuilds_then_writes, sum_over_columns, enumerate_zip_pairs, dict_filled_in_place, list_of_lists,
     if_elif_else_on_sum, branch_on_element_compare, nested_if, ternary_in_loop, ternary_nested, and_or_not,
@@ -1323,6 +1346,7 @@ ALL = [
     for_else_search, for_else_without_break, while_else_on_data, nested_loop_else, return_skips_loop_else,
     loop_else_returns,
     stack_machine_pop, queue_pop_front, pop_middle_and_dropped, repeated_index_isub_in_loop, module_alias_in_body,
+    walrus_in_while_test, walrus_in_branch_tests, walrus_in_comprehension_filter,
 ]
 
 # Derivation raises today (a clear error, but the construct is one issue 3 asks for).

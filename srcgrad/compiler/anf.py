@@ -21,19 +21,23 @@ Inside a compound statement an assignment's target does not appear on its right-
 side (`s = s + x` becomes `s_plus_x = s + x; s = s_plus_x`, and `r = r`, as in
 `r = r if c else y`, is dropped), so reverse mode can read both the old and the new value. Augmented and annotated assignments, `and`/`or`,
 `a if c else b`, chained comparisons and tuple unpacking are spelled out.
+
+The walrus operator becomes an assignment where Python evaluates it, `y := e` ->
+`y = e`, read as `y` afterwards: `if (n := len(x)) > 2:` -> `n = len(x); n_gt_2 = n > 2`,
+in a `while` test before every test (the test is recomputed at the end of the body),
+in a short-circuit operand or a conditional branch only on the path that evaluates it.
+A read of `y` that Python evaluates before the walrus in the same statement reads a
+copy made where Python reads it (`y + (y := 2)` -> `y_1 = y; y = 2; y_1 + y`); such a
+statement is normalized in Python's order of evaluation (a dict display key by value,
+`y[i] = v` the value first). fence.py refuses the walruses this cannot express.
 """
 
 import gast
 
 from .. import runtime
 from . import printing, syntax
+from .naming import cond_hint as _cond_hint, content_name as _content_name, word as _word
 
-_OP_WORDS = {
-    gast.Add: "plus", gast.Sub: "minus", gast.Mult: "times", gast.Div: "over", gast.Pow: "pow",
-    gast.MatMult: "at", gast.FloorDiv: "floordiv", gast.Mod: "mod",
-}
-_CMP_WORDS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq", gast.NotEq: "ne"}
-_MAX_NAME = 16
 
 
 _CONTAINER_STORES = frozenset({"append", "extend", "insert"})  # list methods storing an argument
@@ -45,6 +49,8 @@ class _ANF:
         self.locals = local_names
         self.shared = shared or {}  # augmented assignments to check (fence.shared_augmented)
         self.depth = 0
+        self.pending = ()  # walrus targets of the statement being normalized, not yet assigned
+        self.walrus = False  # whether the function has a walrus at all (else pending stays empty)
 
     # --- statements ------------------------------------------------------------
 
@@ -66,7 +72,13 @@ class _ANF:
         method = getattr(self, "stmt_" + type(s).__name__, None)
         if method is None:
             return [s]
-        return method(s)
+        if not self.walrus:
+            return method(s)
+        outer, self.pending = self.pending, _walrus_targets(s)
+        try:
+            return method(s)
+        finally:
+            self.pending = outer
 
     def stmt_Expr(self, s):
         if isinstance(s.value, gast.Constant):
@@ -77,6 +89,8 @@ class _ANF:
                 and len(call.args) == 1 and not call.keywords):
             return self.extend(s, call.func.value, call.args[0])
         pre, value = self.simple(s.value)
+        if isinstance(s.value, gast.NamedExpr):
+            return pre  # `(y := e)` alone: the assignment
         return pre + [syntax.expr(value)]
 
     def extend(self, s, receiver, items):
@@ -139,9 +153,15 @@ class _ANF:
         if isinstance(target, (gast.Tuple, gast.List)):
             return self.unpack(target, value)
         if isinstance(target, gast.Subscript):
-            pre, container = self.atom(target.value)
-            pre2, index = self.index(target.slice)
-            pre3, rhs = self.atom(value)
+            if self.pending:  # a walrus: Python evaluates the value before the target's parts
+                pre3, rhs = self.atom(value)
+                pre, container = self.atom(target.value)
+                pre2, index = self.index(target.slice)
+                pre, pre3 = pre3 + pre, []
+            else:
+                pre, container = self.atom(target.value)
+                pre2, index = self.index(target.slice)
+                pre3, rhs = self.atom(value)
             if isinstance(rhs, (gast.List, gast.Tuple)):  # `y[i] = [a, b]`: the value gets a name
                 temp = self.namer.fresh("values")
                 pre3.append(syntax.assign(temp, rhs))
@@ -255,7 +275,18 @@ class _ANF:
         return method(e, hint) if method.__code__.co_argcount == 3 else method(e)
 
     def expr_Name(self, e):
+        if e.id in self.pending:  # read before a walrus of this statement assigns it
+            temp = self.namer.fresh(e.id)
+            self.locals.add(temp)
+            return [syntax.located(syntax.assign(temp, e), e)], syntax.name(temp)
         return [], e
+
+    def expr_NamedExpr(self, e, hint=None):
+        """`(y := e)` -> `y = e`, then read as `y`."""
+        name = e.target.id
+        self.pending = tuple(n for n in self.pending if n != name)  # assigned from here on
+        pre = self.assign_to(syntax.name(name, store=True), e.value)
+        return [syntax.located(s, e) for s in pre], syntax.name(name)
 
     def expr_Constant(self, e):
         return [], e
@@ -325,7 +356,10 @@ class _ANF:
     def expr_Call(self, e):
         pre = []
         func = e.func
-        if isinstance(func, gast.Attribute) and not self._is_global_chain(func):
+        if isinstance(func, gast.Name) and func.id in self.pending:
+            p, func = self.atom(func)
+            pre += p
+        elif isinstance(func, gast.Attribute) and not self._is_global_chain(func):
             p, obj = self.atom(func.value)
             pre += p
             func = syntax.attr(obj, func.attr)
@@ -430,6 +464,15 @@ class _ANF:
         return pre, out
 
     def expr_Dict(self, e):
+        if self.pending:  # a walrus: Python evaluates each key, then its value
+            pre, keys, values = [], [], []
+            for key, value in zip(e.keys, e.values):
+                p, k = self.atom(key)
+                p2, (v,) = self.entries([value])
+                pre += p + p2
+                keys.append(k)
+                values.append(v)
+            return pre, gast.Dict(keys=keys, values=values)
         pre, keys = self.atoms(e.keys)
         pre2, values = self.entries(e.values)
         return pre + pre2, gast.Dict(keys=keys, values=values)
@@ -445,6 +488,18 @@ class _ANF:
 
     def _atom_call(self, e):
         return isinstance(e, gast.Call) and all(_is_atom(a) for a in e.args)
+
+
+def _walrus_targets(stmt):
+    """The names walruses assign in what `stmt` evaluates itself (a compound statement's
+    test or iterable, not its blocks)."""
+    if isinstance(stmt, (gast.If, gast.While)):
+        roots = [stmt.test]
+    elif isinstance(stmt, gast.For):
+        roots = [stmt.iter]
+    else:
+        roots = [stmt]
+    return tuple(n.target.id for root in roots for n in syntax.walk(root) if isinstance(n, gast.NamedExpr))
 
 
 def _on_fallthrough(body, stmts):
@@ -484,67 +539,6 @@ def _is_atom(e):
     return False
 
 
-def _word(e):
-    if isinstance(e, gast.Name):
-        return e.id.lstrip("_")
-    if isinstance(e, gast.Constant) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
-        return str(e.value).replace(".", "_").replace("-", "neg")
-    if isinstance(e, gast.Attribute):
-        return e.attr
-    return None
-
-
-def _content_name(e):
-    """A name that says what `e` computes (`sin_x`, `h_at_W`), or None when too long."""
-    name = None
-    if isinstance(e, gast.Call):
-        func = e.func.attr if isinstance(e.func, gast.Attribute) else getattr(e.func, "id", "call")
-        if isinstance(e.func, gast.Attribute) and not _is_module_chain(e.func):
-            first = _word(e.func.value)
-            name = f"{first}_{func}" if first else func
-        else:
-            first = next((_word(a) for a in e.args if isinstance(a, gast.Name)), None)
-            name = f"{func}_{first}" if first else func
-    elif isinstance(e, gast.BinOp):
-        left, right = _word(e.left), _word(e.right)
-        if left and right:
-            name = f"{left}_{_OP_WORDS.get(type(e.op), 'op')}_{right}"
-    elif isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
-        operand = _word(e.operand)
-        name = f"neg_{operand}" if operand else None
-    elif isinstance(e, gast.Subscript):
-        value = _word(e.value)
-        index = _word(e.slice)
-        name = f"{value}_{index}" if value and index else (f"{value}_part" if value else None)
-    elif isinstance(e, gast.Attribute):
-        value = _word(e.value)
-        name = f"{value}_{e.attr}" if value else None
-    elif isinstance(e, gast.Compare):
-        name = _cond_hint(e)
-    if name is None or len(name) > _MAX_NAME:
-        return None
-    return name
-
-
-def _is_module_chain(e):
-    while isinstance(e, gast.Attribute):
-        e = e.value
-    return isinstance(e, gast.Name) and e.id in ("np", "numpy", "math", "jnp", "onp")
-
-
-def _cond_hint(test):
-    if isinstance(test, gast.Compare) and len(test.ops) == 1:
-        left, right = _word(test.left), _word(test.comparators[0])
-        word = _CMP_WORDS.get(type(test.ops[0]))
-        if left and right and word:
-            name = f"{left}_{word}_{right}"
-            if len(name) <= _MAX_NAME:
-                return name
-    if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not) and isinstance(test.operand, gast.Name):
-        return f"not_{test.operand.id}"[:_MAX_NAME]
-    return "cond"
-
-
 def _unsupported(node, what):
     err = NotImplementedError(what)
     err.node = node
@@ -557,5 +551,7 @@ def run(tree, namer, local_names, shared=None):
     `local_names` are the function's parameters and assigned names: attribute chains
     rooted elsewhere (`np.pi`) count as atoms.
     """
-    tree.body = _ANF(namer, set(local_names), shared).block(tree.body)
+    normalizer = _ANF(namer, set(local_names), shared)
+    normalizer.walrus = any(isinstance(n, gast.NamedExpr) for n in syntax.walk(tree))
+    tree.body = normalizer.block(tree.body)
     return tree

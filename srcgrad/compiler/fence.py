@@ -29,7 +29,6 @@ _ADVICE = {
     gast.Lambda: ("a `lambda` that is not assigned to a name", "write `name = lambda ...` or a `def` at the top of the function"),
     gast.FunctionDef: ("a `def` inside a nested function or a block", "define the helper function at the top of the function or at module level"),
     gast.Delete: ("`del`", "let the variable go out of use instead of deleting it"),
-    gast.NamedExpr: ("the walrus operator `:=`", "assign in a separate statement"),
     gast.SetComp: ("a set comprehension", "write it as a `for` loop"),
     gast.Starred: ("`*` unpacking in a call or display", "pass the arguments one by one"),
 }
@@ -52,6 +51,7 @@ def check(program, transform="srcgrad.grad"):
             f"`*args`/`**kwargs` parameters are not supported by {transform} (in `{tree.name}`); "
             "list the parameters explicitly",
         )
+    _check_walruses(program, tree, transform)
     for stmt in tree.body:
         for node in _checked_nodes(stmt):
             cls = type(node)
@@ -85,6 +85,42 @@ def check(program, transform="srcgrad.grad"):
                 raise program.error(
                     node.value, f"`**` unpacking is not supported by {transform} (in `{tree.name}`); pass keywords one by one"
                 )
+
+
+def _check_walruses(program, tree, transform):
+    """Refuse each walrus `y := e` that anf.py cannot turn into an assignment where Python
+    evaluates it: one in a `lambda` (it binds in the lambda's own scope), an f-string, an
+    `assert` or a `raise` (kept as written), or a second walrus assigning the same name
+    in one statement (its value read later in the statement could be either)."""
+    if not any(isinstance(n, gast.NamedExpr) for n in syntax.walk(tree)):
+        return
+    where = f"{transform} (in `{tree.name}`)"
+    for stmt in syntax.walk(tree):
+        if isinstance(stmt, gast.Lambda) or isinstance(stmt, (gast.JoinedStr, gast.Assert, gast.Raise)):
+            inner = next((n for n in syntax.walk(stmt) if isinstance(n, gast.NamedExpr)), None)
+            if inner is not None:
+                construct, advice = _WALRUS_PLACES[type(stmt)]
+                raise program.error(inner, f"the walrus operator `:=` {construct} is not supported by {where}; {advice}")
+        if not isinstance(stmt, gast.stmt) or isinstance(stmt, gast.FunctionDef):
+            continue
+        roots = [stmt.test] if isinstance(stmt, (gast.If, gast.While)) else [stmt.iter] if isinstance(stmt, gast.For) else [stmt]
+        seen = set()
+        for node in (n for root in roots for n in syntax.walk(root)):
+            if isinstance(node, gast.NamedExpr):
+                if node.target.id in seen:
+                    raise program.error(
+                        node, f"two walruses `{node.target.id} := ...` in one statement are not supported by {where}; "
+                        "assign in separate statements",
+                    )
+                seen.add(node.target.id)
+
+
+_BEFORE = "assign the value in a statement of its own before it"
+_WALRUS_PLACES = {
+    gast.Lambda: ("inside a `lambda`", "write the lambda as a nested `def` that assigns in a statement"),
+    gast.JoinedStr: ("inside an f-string", _BEFORE), gast.Assert: ("in an `assert`", _BEFORE),
+    gast.Raise: ("in a `raise`", _BEFORE),
+}
 
 
 def imports(program, transform="srcgrad.grad"):

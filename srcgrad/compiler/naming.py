@@ -105,3 +105,76 @@ class Namer:
 
     def primal_of(self, adjoint_name):
         return self._primals.get(adjoint_name)
+
+
+# --- temporaries named for their content (anf.py) ---------------------------------------
+
+_OP_WORDS = {
+    gast.Add: "plus", gast.Sub: "minus", gast.Mult: "times", gast.Div: "over", gast.Pow: "pow",
+    gast.MatMult: "at", gast.FloorDiv: "floordiv", gast.Mod: "mod",
+}
+_CMP_WORDS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq", gast.NotEq: "ne"}
+_MAX_NAME = 16
+
+
+def word(e):
+    """A name's, a number's or an attribute's word for a temporary's name (`x`, `2_0`, `T`), or None."""
+    if isinstance(e, gast.Name):
+        return e.id.lstrip("_")
+    if isinstance(e, gast.Constant) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
+        return str(e.value).replace(".", "_").replace("-", "neg")
+    if isinstance(e, gast.Attribute):
+        return e.attr
+    return None
+
+
+def content_name(e):
+    """A name that says what `e` computes (`sin_x`, `h_at_W`), or None when too long."""
+    name = None
+    if isinstance(e, gast.Call):
+        func = e.func.attr if isinstance(e.func, gast.Attribute) else getattr(e.func, "id", "call")
+        if isinstance(e.func, gast.Attribute) and not _is_module_chain(e.func):
+            first = word(e.func.value)
+            name = f"{first}_{func}" if first else func
+        else:
+            first = next((word(a) for a in e.args if isinstance(a, gast.Name)), None)
+            name = f"{func}_{first}" if first else func
+    elif isinstance(e, gast.BinOp):
+        left, right = word(e.left), word(e.right)
+        if left and right:
+            name = f"{left}_{_OP_WORDS.get(type(e.op), 'op')}_{right}"
+    elif isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
+        operand = word(e.operand)
+        name = f"neg_{operand}" if operand else None
+    elif isinstance(e, gast.Subscript):
+        value = word(e.value)
+        index = word(e.slice)
+        name = f"{value}_{index}" if value and index else (f"{value}_part" if value else None)
+    elif isinstance(e, gast.Attribute):
+        value = word(e.value)
+        name = f"{value}_{e.attr}" if value else None
+    elif isinstance(e, gast.Compare):
+        name = cond_hint(e)
+    if name is None or len(name) > _MAX_NAME:
+        return None
+    return name
+
+
+def _is_module_chain(e):
+    while isinstance(e, gast.Attribute):
+        e = e.value
+    return isinstance(e, gast.Name) and e.id in ("np", "numpy", "math", "jnp", "onp")
+
+
+def cond_hint(test):
+    """A name for the value of the test `test` (`x_lt_y`, `not_done`), else "cond"."""
+    if isinstance(test, gast.Compare) and len(test.ops) == 1:
+        left, right = word(test.left), word(test.comparators[0])
+        relation = _CMP_WORDS.get(type(test.ops[0]))
+        if left and right and relation:
+            name = f"{left}_{relation}_{right}"
+            if len(name) <= _MAX_NAME:
+                return name
+    if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not) and isinstance(test.operand, gast.Name):
+        return f"not_{test.operand.id}"[:_MAX_NAME]
+    return "cond"

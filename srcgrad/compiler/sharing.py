@@ -110,6 +110,21 @@ class _Function:
         self.exits = []  # per loop: the states where it may be left
         self.later_reads = _Reads(tree)
         self.arrays = self.numpy_arrays()
+        self.walrus = any(isinstance(n, gast.NamedExpr) for n in syntax.walk(tree))
+
+    def statement(self):
+        """The statement being read (the function when none is)."""
+        return self.here[0][self.here[1]] if self.here else self.tree
+
+    def walruses(self, roots, state):
+        """Bind the walrus targets under `roots` (what a statement evaluates itself): a
+        test or a comparison is not otherwise read for the values it makes."""
+        if not self.walrus:
+            return
+        for root in roots:
+            for n in syntax.walk(root):
+                if isinstance(n, gast.NamedExpr):
+                    self.assign({n.target.id: self.value(n.value, state)}, state, self.statement())
 
     def numpy_arrays(self):
         """Local names every binding of which makes one NumPy array (`np.zeros(3)`), or a
@@ -147,6 +162,12 @@ class _Function:
                 self.exits[-1].join(state)
 
     def stmt(self, s, state):
+        if isinstance(s, (gast.If, gast.While)):
+            self.walruses([s.test], state)
+        elif isinstance(s, gast.For):
+            self.walruses([s.iter], state)
+        elif not isinstance(s, gast.FunctionDef):
+            self.walruses([s], state)
         if isinstance(s, gast.Assign):
             value = self.value(s.value, state)
             for target in s.targets:
@@ -178,6 +199,8 @@ class _Function:
             body = state.copy()
             if element is not None:
                 self.bind(s.target, None, element, body, s)
+            if isinstance(s, gast.While):  # its test runs again before each iteration
+                self.walruses([s.test], body)
             self.block(s.body, body)
             state.join(body)
             if set(state.pairs) == before:
@@ -353,6 +376,10 @@ class _Function:
             if e.id in self.enclosing:
                 return _UNKNOWN
             return self.global_value(_lookup([e.id], self.program))
+        if isinstance(e, gast.NamedExpr):  # `(z := a)` binds z as `z = a` does, where Python evaluates it
+            value = self.value(e.value, state)
+            self.assign({e.target.id: value}, state, self.statement())
+            return value
         if isinstance(e, (gast.Constant, gast.JoinedStr, gast.Compare, gast.Lambda, gast.UnaryOp, gast.Slice)):
             return NOTHING, NOTHING
         if isinstance(e, gast.BinOp):

@@ -106,7 +106,7 @@ REFUSED = {
     "u_eval": srcgrad.SrcGradError, "u_del": srcgrad.SrcGradError, "u_attr": srcgrad.SrcGradError,
     "u_nonlocal": srcgrad.SrcGradError, "u_map": srcgrad.SrcGradError, "u_filter": srcgrad.SrcGradError,
     "u_reduce": srcgrad.SrcGradError, "u_sorted": srcgrad.SrcGradError, "u_vectorize": srcgrad.SrcGradError,
-    "u_lambda_call_immediately": srcgrad.SrcGradError, "u_walrus": srcgrad.SrcGradError,
+    "u_lambda_call_immediately": srcgrad.SrcGradError,  # u_walrus differentiates now: below
     "u_match": srcgrad.SrcGradError, "u_starcall": srcgrad.SrcGradError, "u_kwcall": srcgrad.SrcGradError,
     "u_set": srcgrad.SrcGradError,  # u_while_else / u_for_else differentiate now: below
     "u_kwargs_func": srcgrad.SrcGradError,  # u_local_import differentiates now: tests/test_passes.py
@@ -161,6 +161,12 @@ def test_unsupported_is_refused_with_file_and_line(name):
     assert "indep_unsupported.py" in msg, msg
     lines = [int(n) for n in re.findall(r"line (\d+)", msg)]
     assert lines and all(first <= n <= last for n in lines), (msg, first, last)
+
+
+def test_walrus_is_differentiated():
+    """`if (b := 2a) > 1: return b * b`: 4a^2 at a = 0.7."""
+    assert srcgrad.grad(U.u_walrus)(0.7) == pytest.approx(5.6, rel=1e-12)
+    assert srcgrad.jvp(U.u_walrus, (0.7,), (1.0,)) == pytest.approx((1.96, 5.6), rel=1e-12)
 
 
 def test_list_pop_is_differentiated():
