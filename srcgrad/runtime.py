@@ -25,6 +25,7 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `without_part(g, index)`: a copy of the gradient `g` with the part `index` zero (the
   part an assignment `y[index] = v` overwrote).
 - `refuse_shared(a, b, message)`: stop with `message` when arrays a and b share memory.
+- `has_key(d, key)`: `key in d` for the dict `d` of `d.get(key, default)`.
 - `dict_entry(d, key)` / `restore_entry(d, key, entry)`: save a dict entry (or its
   absence) before a write, and put it back (or remove the key) when undoing it.
 - `snapshot(x)`: a copy of an array or list that later in-place changes cannot reach.
@@ -455,6 +456,15 @@ def refuse_shared(a, b, message):
     (`r = rows[0]; r += ...`), at any depth."""
     if (type(a) is _ndarray or type(a) is list) and _holds(b, a):
         raise NotDifferentiableError(message)
+
+
+def has_key(d, key):
+    """`key in d` for `v = d.get(key, default)`, which srcgrad differentiates as `v = d[key]`
+    where the key is there and `v = default` where it is not; a `TypeError` unless `d` is
+    a dict (another object's `.get` may mean something else)."""
+    if not isinstance(d, dict):
+        raise TypeError(f"srcgrad differentiates `.get(key, default)` of a dict only, not of a {type(d).__name__}")
+    return key in d
 
 
 def _holds(b, a):

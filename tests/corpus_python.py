@@ -1305,6 +1305,27 @@ def walrus_in_comprehension_filter(x):
     return sum(kept) * v
 
 
+def dict_get_with_default(a, b):
+    d = {"w": a * b, "v": b}
+    total = 0.0
+    for k in ("w", "u", "v"):
+        total = total + d.get(k, a) * d.get(k, 1.0)
+    return total
+
+
+def sorted_top_two(x):
+    ys = sorted(x * x + x, reverse=True)
+    return ys[0] * 2.0 + ys[1]
+
+
+def sorted_list_with_key(a, b, c):
+    ys = sorted([a, b * c, c - a], key=abs)
+    total = 0.0
+    for k, v in enumerate(ys):
+        total = total + (k + 1.0) * v
+    return total
+
+
 ALL = [
     loop_rebuilds_then_writes, sum_over_columns, enumerate_zip_pairs, dict_filled_in_place, list_of_lists,
     if_elif_else_on_sum, branch_on_element_compare, nested_if, ternary_in_loop, ternary_nested, and_or_not,
@@ -1346,7 +1367,8 @@ ALL = [
     for_else_search, for_else_without_break, while_else_on_data, nested_loop_else, return_skips_loop_else,
     loop_else_returns,
     stack_machine_pop, queue_pop_front, pop_middle_and_dropped, repeated_index_isub_in_loop, module_alias_in_body,
-    walrus_in_while_test, walrus_in_branch_tests, walrus_in_comprehension_filter,
+    walrus_in_while_test, walrus_in_branch_tests, walrus_in_comprehension_filter, dict_get_with_default,
+    sorted_top_two, sorted_list_with_key,
 ]
 
 # Derivation raises today (a clear error, but the construct is one issue 3 asks for).

@@ -353,9 +353,12 @@ class _ANF:
         branch = syntax.if_(test, body_pre + [syntax.assign(temp, body)], else_pre + [syntax.assign(temp, orelse)])
         return pre + [branch], syntax.name(temp)
 
-    def expr_Call(self, e):
+    def expr_Call(self, e, hint=None):
         pre = []
         func = e.func
+        if (isinstance(func, gast.Attribute) and func.attr == "get" and not self._is_global_chain(func)
+                and 1 <= len(e.args) <= 2 and not e.keywords):
+            return self.dict_get(e, hint)
         if isinstance(func, gast.Name) and func.id in self.pending:
             p, func = self.atom(func)
             pre += p
@@ -377,6 +380,22 @@ class _ANF:
             pre += p
             keywords.append((kw.arg, value))
         return pre, syntax.call(func, args, keywords)
+
+    def dict_get(self, e, hint):
+        """`d.get(k, v)` -> `found = has_key(d, k); if found: got = d[k] else: got = v`: the
+        entry's rules where the key is there, the default's where it is not (its
+        arguments evaluated first, as in the call)."""
+        pre, d = self.atom(e.func.value)
+        p, args = self.atoms(e.args)
+        pre += p
+        found = self.namer.fresh("found")
+        got = self.namer.fresh(hint or (f"{_word(d)}_get" if _word(d) else "got"))
+        self.locals |= {found, got}
+        check = syntax.call(self.namer.helper("has_key", runtime.has_key), [d, args[0]])
+        default = args[1] if len(args) == 2 else syntax.const(None)
+        branch = syntax.if_(syntax.name(found), [syntax.assign(got, syntax.subscript(syntax.copy(d), syntax.copy(args[0])))],
+                            [syntax.assign(got, default)])
+        return pre + [syntax.assign(found, check), branch], syntax.name(got)
 
     def expr_Subscript(self, e):
         pre, value = self.atom(e.value)

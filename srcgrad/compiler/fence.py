@@ -65,6 +65,11 @@ def check(program, transform="srcgrad.grad"):
                     f"(in `{tree.name}`); remove a list's entry with `{held}.pop(i)` (`i` an integer literal), "
                     "or build a new value without it",
                 )
+            if cls is gast.keyword and node.arg == "key" and isinstance(node.value, gast.Lambda):
+                raise program.error(
+                    node.value, f"a `lambda` as `key=` is not supported by {transform} (in `{tree.name}`); pass a "
+                    "function defined at module level or a builtin (`key=abs`, `key=my_key`)",
+                )
             if cls in _ADVICE:
                 construct, advice = _ADVICE[cls]
                 raise program.error(

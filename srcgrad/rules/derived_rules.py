@@ -35,7 +35,7 @@ nondifferentiable(
     reductions._valid_count, statistics._dof, statistics._nan_dof, reductions._axes, reductions._float_dtype,
     elementwise._nan_ignoring_share, elementwise._clip_lower_share, elementwise._clip_upper_share,
     activations._count, shapes._axes, shapes._inverse_axes, structure._hsplit_axis, structure._hstack_axis,
-    reductions._initial_share, elementwise._select_masks, structure._insert_sources,
+    reductions._initial_share, elementwise._select_masks, structure._insert_sources, scalars._sorted_order,
 )
 
 _LINEAR_FIRST = ("g", "t", "cotangent", "tangents")
@@ -162,7 +162,9 @@ _PIECEWISE_CONSTANT = {
     structure._split_joined: ("arrays",), structure._unstack: ("arrays",), structure._unpack: ("value",),
     structure._reshape_each: ("arrays",), structure._unbroadcast_each: ("arrays",),
     structure._join_pieces: ("pieces", "x"), structure._append_parts: ("arr", "values"),
-    scalars._spread: ("iterable",), scalars._select_grad: ("sequence", "ans"), copies.pad_vjp: ("ans", "x"),
+    scalars._spread: ("iterable",), scalars._select_grad: ("sequence", "ans"),
+    scalars._unsorted: ("iterable", "order"), scalars._sorted_tangent: ("iterable", "order"),
+    scalars.sorted_vjp: ("ans", "iterable", "key", "reverse"), scalars.sorted_jvp: ("ans", "iterable", "key", "reverse"), copies.pad_vjp: ("ans", "x"),
     _leaf_transpose: ("g",), _item_transpose: ("g",), _drop_last_transpose: ("g",),
     reductions._masked_mean_vjp: ("x",), reductions._running_extremum_vjp: ("ans", "x"),
     reductions._running_extremum_jvp: ("ans",), structure._gather_back: ("ids", "x"), copies._pad_jvp: ("x",),

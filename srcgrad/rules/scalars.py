@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..runtime import unbroadcast
+from ..runtime import unbroadcast, zeros_like_grad
 from .registry import defjvp, defvjp, elementwise
 
 
@@ -309,3 +309,50 @@ def builtin_extreme_jvp_a(t, ans, a, b=None):
 @defjvp(builtins.min, "b")
 def builtin_extreme_jvp_b(t, ans, a, b=None):
     return 0.0 * t if _pick(ans, a, b) else t
+
+
+# builtins.sorted: each entry of the result is an entry of `iterable`, the one a stable
+# sort puts at that place (with equal keys, the earlier one first, also with
+# `reverse=True`); it gets that place's gradient. `key` only orders the entries.
+
+
+def _sorted_order(iterable, key=None, reverse=False):
+    """`order` with `sorted(iterable, key=key, reverse=reverse)[j] is list(iterable)[order[j]]`:
+    sorting the positions by the same keys makes the same comparisons, so the same order."""
+    if not isinstance(iterable, (list, tuple, np.ndarray)):
+        raise TypeError(f"srcgrad differentiates sorted() of a list, a tuple or an array, not of a {type(iterable).__name__}")
+    keys = list(iterable) if key is None else [key(v) for v in iterable]
+    return sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
+
+
+def _unsorted(g, iterable, order):
+    """The gradient of `iterable` from the gradient `g` of its sorted list (None entries:
+    no gradient): each place's gradient goes back to the entry sorted there."""
+    if g is None:
+        return zeros_like_grad(iterable)
+    if isinstance(iterable, np.ndarray):
+        out = zeros_like_grad(iterable)
+        for place, k in enumerate(order):
+            if g[place] is not None:
+                out[k] = g[place]
+        return out
+    grads = [None] * len(order)
+    for place, k in enumerate(order):
+        grads[k] = None if g[place] is None else unbroadcast(g[place], iterable[k])
+    return grads if isinstance(iterable, list) else tuple(grads)
+
+
+def _sorted_tangent(t, iterable, order):
+    """The tangent of `sorted(iterable)` (a list) from the tangent `t` of `iterable`
+    (None entries: constants)."""
+    return [zeros_like_grad(iterable[k]) if t[k] is None else t[k] for k in order]
+
+
+@defvjp(builtins.sorted, "iterable")
+def sorted_vjp(g, ans, iterable, key=None, reverse=False):
+    return _unsorted(g, iterable, _sorted_order(iterable, key, reverse))
+
+
+@defjvp(builtins.sorted, "iterable")
+def sorted_jvp(t, ans, iterable, key=None, reverse=False):
+    return _sorted_tangent(t, iterable, _sorted_order(iterable, key, reverse))

@@ -111,7 +111,7 @@ REFUSED = {
     "u_set": srcgrad.SrcGradError,  # u_while_else / u_for_else differentiate now: below
     "u_kwargs_func": srcgrad.SrcGradError,  # u_local_import differentiates now: tests/test_passes.py
     "u_min_key": srcgrad.SrcGradError,
-    "u_list_sort": srcgrad.NotDifferentiableError, "u_dict_get": srcgrad.NotDifferentiableError,
+    "u_list_sort": srcgrad.NotDifferentiableError,  # u_dict_get differentiates now: below
     "u_list_insert": srcgrad.NotDifferentiableError,  # u_list_pop differentiates now: below
     "u_divmod": srcgrad.NotDifferentiableError, "u_complex_abs": srcgrad.NotDifferentiableError,
     # u_npsum_where / u_npsum_initial differentiate now (np.sum's where= and initial=): tests/test_rules_more.py
@@ -163,10 +163,12 @@ def test_unsupported_is_refused_with_file_and_line(name):
     assert lines and all(first <= n <= last for n in lines), (msg, first, last)
 
 
-def test_walrus_is_differentiated():
-    """`if (b := 2a) > 1: return b * b`: 4a^2 at a = 0.7."""
+def test_walrus_and_dict_get_are_differentiated():
+    """`if (b := 2a) > 1: return b * b` (4a^2 at a = 0.7); `d.get("k", 0.0) * 2 + d.get("z", 1.0)` of d = {"k": a}."""
     assert srcgrad.grad(U.u_walrus)(0.7) == pytest.approx(5.6, rel=1e-12)
     assert srcgrad.jvp(U.u_walrus, (0.7,), (1.0,)) == pytest.approx((1.96, 5.6), rel=1e-12)
+    assert srcgrad.grad(U.u_dict_get)(0.7) == pytest.approx(2.0, rel=1e-12)
+    assert srcgrad.jvp(U.u_dict_get, (0.7,), (1.0,)) == pytest.approx((2.4, 2.0), rel=1e-12)
 
 
 def test_list_pop_is_differentiated():
