@@ -270,6 +270,13 @@ def test_builtin_max_and_min(extreme):
     check_rule(extreme, np.array([0.5, 2.5, -1.5]))
 
 
+def test_builtin_sorted():
+    check_rule(builtins.sorted, [0.5, 2.5, -1.5])
+    check_rule(builtins.sorted, (0.5, 2.5, -1.5), reverse=True)
+    check_rule(builtins.sorted, np.array([0.5, 2.5, -1.5, 0.1]), key=abs)
+    check_rule(builtins.sorted, np.array([0.5, 2.5, -1.5, 0.1]), reverse=True)
+
+
 # --- reductions -----------------------------------------------------------------------
 
 REDUCTIONS = [
@@ -1057,6 +1064,7 @@ TABLES = [
     [case(f, U((3, 4), 0.5, 2)) for f in REDUCTIONS + SCANS],
     [case(builtins.sum, [0.5, 1.5], 2.0), case(math.fsum, [0.5])],
     [case(builtins.max, 0.5, -1.5), case(builtins.min, 0.5, -1.5)],
+    [case(builtins.sorted, [0.5, -1.5, 0.2]), case(builtins.sorted, U((4,)), reverse=True)],
     [case(list, [0.5, 1.5]), case(tuple, [0.5, 1.5]), case(np.float64, 0.7), case(np.float32, 0.7)],
     [case(np.add.reduce, U((3,))), case(np.add.accumulate, U((3,)))],
     QUANTILES, AVERAGE, COVARIANCES, DIFFERENCES, PRODUCTS,

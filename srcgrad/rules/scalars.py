@@ -349,10 +349,10 @@ def _sorted_tangent(t, iterable, order):
 
 
 @defvjp(builtins.sorted, "iterable")
-def sorted_vjp(g, ans, iterable, key=None, reverse=False):
+def sorted_vjp(g, ans, iterable, *, key=None, reverse=False):
     return _unsorted(g, iterable, _sorted_order(iterable, key, reverse))
 
 
 @defjvp(builtins.sorted, "iterable")
-def sorted_jvp(t, ans, iterable, key=None, reverse=False):
+def sorted_jvp(t, ans, iterable, *, key=None, reverse=False):
     return _sorted_tangent(t, iterable, _sorted_order(iterable, key, reverse))
