@@ -193,3 +193,18 @@ def test_inherited_methods_and_a_base_method_called_by_name():
     with pytest.raises(srcgrad.SrcGradError, match=r"`super\(\)` is not supported") as info:
         srcgrad.grad(c.through_super)
     assert "call the base class's method by its name (`Base.method(self, ...)`)" in str(info.value)
+
+
+class Store:
+    def __init__(self):
+        self.d = {"a": 2.0}
+
+    def get(self, k, default=0.0):  # the instance's own `.get`, not a dict's
+        return self.d.get(k, default)
+
+    def loss(self, x):
+        return x * self.get("a", 1.0) + x * self.get("b", 0.5) + x * x
+
+
+def test_a_method_named_get_is_the_instances_own():
+    assert srcgrad.grad(Store().loss)(3.0) == pytest.approx(2.0 + 0.5 + 6.0, rel=1e-15)

@@ -44,9 +44,10 @@ _CONTAINER_STORES = frozenset({"append", "extend", "insert"})  # list methods st
 
 
 class _ANF:
-    def __init__(self, namer, local_names, shared=None):
+    def __init__(self, namer, local_names, shared=None, known=()):
         self.namer = namer
         self.locals = local_names
+        self.known = known  # parameters bound to a known value (`self`): their `.get` is their own
         self.shared = shared or {}  # augmented assignments to check (fence.shared_augmented)
         self.depth = 0
         self.pending = ()  # walrus targets of the statement being normalized, not yet assigned
@@ -357,7 +358,8 @@ class _ANF:
         pre = []
         func = e.func
         if (isinstance(func, gast.Attribute) and func.attr == "get" and not self._is_global_chain(func)
-                and 1 <= len(e.args) <= 2 and not e.keywords):
+                and 1 <= len(e.args) <= 2 and not e.keywords
+                and not (isinstance(func.value, gast.Name) and func.value.id in self.known)):
             return self.dict_get(e, hint)
         if isinstance(func, gast.Name) and func.id in self.pending:
             p, func = self.atom(func)
@@ -564,13 +566,14 @@ def _unsupported(node, what):
     return err
 
 
-def run(tree, namer, local_names, shared=None):
+def run(tree, namer, local_names, shared=None, known=()):
     """Put the FunctionDef `tree` in A-normal form (in place) and return it.
 
     `local_names` are the function's parameters and assigned names: attribute chains
-    rooted elsewhere (`np.pi`) count as atoms.
+    rooted elsewhere (`np.pi`) count as atoms. `known` are the parameters bound to a
+    known value (`Program.bound`), whose methods are their own (`self.get(k)`).
     """
-    normalizer = _ANF(namer, set(local_names), shared)
+    normalizer = _ANF(namer, set(local_names), shared, frozenset(known))
     normalizer.walrus = any(isinstance(n, gast.NamedExpr) for n in syntax.walk(tree))
     tree.body = normalizer.block(tree.body)
     return tree

@@ -258,7 +258,7 @@ def _prepare(fn, mode, wrt, verbose, source):
         _show(verbose, "jumps", tree)
         params = [a.id for a in tree.args.args]
         local_names = set(params) | {a.id for a in tree.args.kwonlyargs} | set(syntax.names_stored(tree))
-        tree = anf.run(tree, namer, local_names, shared)
+        tree = anf.run(tree, namer, local_names, shared, program.bound)
         tree = closures.inline(tree, local_functions, namer, local_names)
         _show(verbose, "ANF", tree)
         tree = versions.run(tree, namer)
