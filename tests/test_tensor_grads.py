@@ -6,8 +6,7 @@ import pytest
 
 import srcgrad as torch
 import srcgrad.nn.functional as F
-
-EPS = 1e-6
+from tensor_checks import check_against_differences
 
 
 def _inputs(shapes, positive, seed):
@@ -19,29 +18,7 @@ def _inputs(shapes, positive, seed):
 
 def check(fn, *shapes, positive=False, seed=0, rtol=1e-5, atol=1e-7):
     """Compare x.grad of sum(fn(*xs) * r) with central differences, for every input."""
-    arrays = _inputs(shapes, positive, seed)
-    tensors = [torch.tensor(a, requires_grad=True) for a in arrays]
-    assert all(t.dtype == torch.float64 for t in tensors)
-    out = fn(*tensors)
-    assert out.requires_grad and out.grad_fn is not None
-    r = np.random.default_rng(seed + 1).standard_normal(out.shape)
-    (out * torch.tensor(r)).sum().backward()
-
-    def value(xs):
-        with torch.no_grad():
-            return float((fn(*[torch.tensor(x) for x in xs]).numpy() * r).sum())
-
-    for i, (a, t) in enumerate(zip(arrays, tensors)):
-        numeric = np.zeros_like(a)
-        for idx in np.ndindex(a.shape):
-            up = [x.copy() for x in arrays]
-            down = [x.copy() for x in arrays]
-            up[i][idx] += EPS
-            down[i][idx] -= EPS
-            numeric[idx] = (value(up) - value(down)) / (2 * EPS)
-        assert t.grad is not None, f"input {i} got no gradient"
-        assert t.grad.shape == t.shape and t.grad.dtype == torch.float64
-        np.testing.assert_allclose(t.grad.numpy(), numeric, rtol=rtol, atol=atol, err_msg=f"input {i}")
+    check_against_differences(fn, _inputs(shapes, positive, seed), seed, rtol, atol)
 
 
 # --- arithmetic, with broadcasting -------------------------------------------------------

@@ -9,31 +9,12 @@ import numpy as np
 import pytest
 
 import srcgrad as torch
-
-EPS = 1e-6
+from tensor_checks import check_against_differences
 
 
 def check(fn, *arrays, rtol=1e-6, atol=1e-8):
     """x.grad of sum(fn(*xs) * r), for every input, against central differences (float64)."""
-    tensors = [torch.tensor(a, requires_grad=True) for a in arrays]
-    out = fn(*tensors)
-    assert out.dtype == torch.float64 and out.grad_fn is not None
-    r = np.random.default_rng(1).standard_normal(out.shape)
-    (out * torch.tensor(r)).sum().backward()
-
-    def value(xs):
-        with torch.no_grad():
-            return float((fn(*[torch.tensor(x) for x in xs]).numpy() * r).sum())
-
-    for i, (a, t) in enumerate(zip(arrays, tensors)):
-        numeric = np.zeros_like(a)
-        for idx in np.ndindex(a.shape):
-            up, down = [x.copy() for x in arrays], [x.copy() for x in arrays]
-            up[i][idx] += EPS
-            down[i][idx] -= EPS
-            numeric[idx] = (value(up) - value(down)) / (2 * EPS)
-        assert t.grad is not None and t.grad.dtype == torch.float64 and t.grad.shape == t.shape
-        np.testing.assert_allclose(t.grad.numpy(), numeric, rtol=rtol, atol=atol, err_msg=f"input {i}")
+    check_against_differences(fn, arrays, rtol=rtol, atol=atol)
 
 
 RNG = np.random.default_rng(0)

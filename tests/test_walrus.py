@@ -3,73 +3,11 @@ differences (float64) and the analytic answer, jvp against the gradient, Hessian
 against differences of the gradient, inputs left as they were; the walruses that stay
 refused, with their messages."""
 
-import copy
-
 import numpy as np
 import pytest
 
 import srcgrad
-from conftest import numerical_grad
-
-
-def _tangent(arg, rng):
-    if isinstance(arg, dict):
-        return {k: _tangent(v, rng) for k, v in arg.items()}
-    if isinstance(arg, np.ndarray):
-        return rng.normal(size=arg.shape)
-    return float(rng.normal())
-
-
-def _dot(g, t):
-    if isinstance(g, dict):
-        return sum(_dot(g[k], t[k]) for k in g)
-    return float(np.sum(np.asarray(g) * np.asarray(t)))
-
-
-def check(fn, *args, expected=None):
-    """Gradient (all arguments) against differences and `expected`, jvp against it, and
-    the arguments unchanged; returns the gradients."""
-    before = copy.deepcopy(args)
-    wrt = tuple(range(len(args)))
-    grads = srcgrad.grad(fn, wrt=wrt)(*args)
-    for i, (arg, g) in enumerate(zip(args, grads)):
-        if isinstance(arg, dict):
-            continue  # checked entry by entry by the tests that pass dicts
-        assert type(g) is type(arg) and np.shape(g) == np.shape(arg)
-        np.testing.assert_allclose(g, numerical_grad(fn, args, i), rtol=1e-6, atol=1e-7)
-    if expected is not None:
-        for g, e in zip(grads, expected):
-            np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
-    tangents = tuple(_tangent(a, np.random.default_rng(0)) for a in args)
-    out, out_dot = srcgrad.jvp(fn, args, tangents)
-    np.testing.assert_allclose(out, fn(*args), rtol=1e-12)
-    np.testing.assert_allclose(out_dot, sum(_dot(g, t) for g, t in zip(grads, tangents)), rtol=1e-9, atol=1e-12)
-    for a, b in zip(args, before):
-        if isinstance(a, dict):
-            assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
-        else:
-            np.testing.assert_array_equal(a, b)
-    return grads
-
-
-def check_hessian(fn, args, wrt, expected=None):
-    """The Hessian block `wrt` x `wrt` against central differences of the gradient."""
-    h = srcgrad.hessian(fn, wrt=wrt)(*args)
-    gradient = srcgrad.grad(fn, wrt=wrt)
-    x = np.asarray(args[wrt], dtype=np.float64)
-    numeric = np.zeros(x.shape + x.shape)
-    for k in np.ndindex(x.shape):
-        shifted = []
-        for step in (1e-5, -1e-5):
-            moved = x.copy()
-            moved[k] += step
-            a = list(args)
-            a[wrt] = moved if isinstance(args[wrt], np.ndarray) else float(moved)
-            shifted.append(np.asarray(gradient(*a)))
-        numeric[(Ellipsis,) + k] = (shifted[0] - shifted[1]) / 2e-5
-    np.testing.assert_allclose(h, numeric.reshape(np.shape(h)), rtol=1e-5, atol=1e-6)
-    if expected is not None:
-        np.testing.assert_allclose(h, expected, rtol=1e-12, atol=1e-12)
+from program_checks import check, check_hessian
 
 
 # ------------------------------------------------------------------------------- walrus
