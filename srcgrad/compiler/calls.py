@@ -434,7 +434,7 @@ def with_functions(program, fn, arguments, is_local):
     key = (fn, tuple(sorted(((k, id(v)) for k, v in bound.items()), key=lambda item: item[0])))
     # a binding to an instance (`self`) is kept only during the derivation (see
     # stand_in.forget_methods): srcgrad keeps no model alive; functions live on
-    variants = _INSTANCE_VARIANTS if any(stand_in.is_instance(v) for v in bound.values()) else _BOUND_VARIANTS
+    variants = _BOUND_VARIANTS if all(_is_function(v) for v in bound.values()) else _INSTANCE_VARIANTS
     found = variants.get(key)
     if found is None:
         variant = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)

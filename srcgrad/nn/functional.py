@@ -10,9 +10,10 @@ import numpy as np
 
 from ..rules import activations
 from ..tensor import ops
+from ..tensor.dtypes import dim_axis
 from ..tensor.functions import where
 from ..tensor.graph import is_grad_enabled
-from ..tensor.tensor import Tensor, dim_axis
+from ..tensor.tensor import Tensor
 
 __all__ = [
     "binary_cross_entropy_with_logits", "binary_cross_entropy", "mse_loss", "l1_loss",

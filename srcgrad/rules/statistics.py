@@ -335,12 +335,20 @@ def _dof_of(rows, bias, ddof):
     return rows.shape[1] - (ddof if ddof is not None else (0 if bias else 1))
 
 
-def _rows_of(grad_rows, a, rowvar, first):
-    """The part of a gradient of the variable rows that belongs to the argument `a`, whose
-    rows start at `first`, in `a`'s shape and float dtype."""
+def _layout(a, rowvar):
+    """How many variable rows the argument `a` gives, and whether they are its columns."""
     shape = (1,) * (2 - np.ndim(a)) + np.shape(a)  # np.cov's ndmin=2
     turned = not rowvar and shape[0] != 1
-    part = grad_rows[first:first + (shape[1] if turned else shape[0])]
+    return (shape[1] if turned else shape[0]), turned
+
+
+def _argument_grad(grad_rows, m, y, rowvar, of_y):
+    """The part of a gradient of the variable rows that belongs to `m` (to `y` when
+    `of_y`), in that argument's shape and float dtype."""
+    a = y if of_y else m
+    first = _layout(m, rowvar)[0] if of_y else 0
+    count, turned = _layout(a, rowvar)
+    part = grad_rows[first:first + count]
     return np.reshape(part.T if turned else part, np.shape(a)).astype(_float_dtype(a), copy=False)
 
 
@@ -349,37 +357,32 @@ def _cov_weights(fweights, aweights, name):
         raise NotImplementedError(f"{name} derivatives support no fweights or aweights")
 
 
-def _cov_grad_rows(g, m, y, rowvar, bias, ddof):
+def _cov_grad_rows(g, rows, dof):
     """d sum(g * cov) / d rows: (g + g.T) @ centered / dof (centered rows sum to 0, so
     the mean's own derivative adds nothing)."""
-    rows = _variables(m, y, rowvar)
     k = rows.shape[0]
     g = np.reshape(g, (k, k))
-    return (g + g.T) @ (rows - rows.mean(axis=1, keepdims=True)) / _dof_of(rows, bias, ddof)
+    return (g + g.T) @ _centered(rows, 1) / dof
 
 
-def _cov_tangent(tm, ty, m, y, rowvar, bias, ddof, shape):
-    rows = _variables(m, y, rowvar)
-    t_m = np.zeros(np.shape(m)) if tm is None else tm
-    t_rows = _variables(t_m, None if y is None else (np.zeros(np.shape(y)) if ty is None else ty), rowvar)
-    t_rows = t_rows - t_rows.mean(axis=1, keepdims=True)
-    product = t_rows @ (rows - rows.mean(axis=1, keepdims=True)).T
-    return np.reshape((product + product.T) / _dof_of(rows, bias, ddof), shape)
+def _cov_tangent(t, of_y, m, y, rows, rowvar, dof):
+    """The (k, k) tangent of cov for the tangent `t` of `m` (of `y` when `of_y`)."""
+    t_m = np.zeros(np.shape(m)) if of_y else t
+    t_y = None if y is None else (t if of_y else np.zeros(np.shape(y)))
+    product = _centered(_variables(t_m, t_y, rowvar), 1) @ _centered(rows, 1).T
+    return (product + product.T) / dof
 
 
 def _cov_vjp(g, m, y, rowvar, bias, ddof, fweights, aweights, of_y):
     _cov_weights(fweights, aweights, "np.cov")
-    grad_rows = _cov_grad_rows(g, m, y, rowvar, bias, ddof)
-    if of_y:
-        return _rows_of(grad_rows, y, rowvar, _variables(m, None, rowvar).shape[0])
-    return _rows_of(grad_rows, m, rowvar, 0)
+    rows = _variables(m, y, rowvar)
+    return _argument_grad(_cov_grad_rows(g, rows, _dof_of(rows, bias, ddof)), m, y, rowvar, of_y)
 
 
 def _cov_jvp(t, ans, m, y, rowvar, bias, ddof, fweights, aweights, of_y):
     _cov_weights(fweights, aweights, "np.cov")
-    if of_y:
-        return _cov_tangent(None, t, m, y, rowvar, bias, ddof, np.shape(ans))
-    return _cov_tangent(t, None, m, y, rowvar, bias, ddof, np.shape(ans))
+    rows = _variables(m, y, rowvar)
+    return np.reshape(_cov_tangent(t, of_y, m, y, rows, rowvar, _dof_of(rows, bias, ddof)), np.shape(ans))
 
 
 @defvjp(np.cov, "m")
@@ -402,34 +405,34 @@ def cov_jvp_y(t, ans, m, y=None, rowvar=True, bias=False, ddof=None, fweights=No
     return _cov_jvp(t, ans, m, y, rowvar, bias, ddof, fweights, aweights, True)
 
 
-def _corrcoef_to_cov(g, ans, m, y, rowvar):
-    """d sum(g * R) / d C for R = C / (s s^T), s = sqrt(diag C): g / (s s^T) less, on
-    the diagonal, (rowsum + colsum of g * R) / (2 s^2). The clipping of R to [-1, 1]
-    only ever meets its diagonal, whose derivative this makes 0 as it is."""
-    rows = _variables(m, y, rowvar)
+def _correlation(rows):
+    """cov of the rows as a (k, k) array (corrcoef's divisor, n - 1) and its standard
+    deviations s = sqrt(diag cov)."""
     c = np.atleast_2d(np.cov(rows))
-    s = np.sqrt(np.diag(c))
-    k = c.shape[0]
-    g = np.reshape(g, (k, k))
-    r = c / np.outer(s, s)
-    gr = g * r
-    return g / np.outer(s, s) - np.diag((gr.sum(axis=0) + gr.sum(axis=1)) / (2.0 * s * s))
-
-
-def _corrcoef_tangent(tx, ty, x, y, rowvar, shape):
-    rows = _variables(x, y, rowvar)
-    c = np.atleast_2d(np.cov(rows))
-    s = np.sqrt(np.diag(c))
-    t_c = np.atleast_2d(_cov_tangent(tx, ty, x, y, rowvar, False, None, np.shape(c)))
-    half = np.diag(t_c) / (2.0 * s * s)
-    return np.reshape(t_c / np.outer(s, s) - (c / np.outer(s, s)) * (half[:, None] + half[None, :]), shape)
+    return c, np.sqrt(np.diag(c))
 
 
 def _corrcoef_vjp(g, ans, x, y, rowvar, of_y):
-    grad_rows = _cov_grad_rows(_corrcoef_to_cov(g, ans, x, y, rowvar), x, y, rowvar, False, None)
-    if of_y:
-        return _rows_of(grad_rows, y, rowvar, _variables(x, None, rowvar).shape[0])
-    return _rows_of(grad_rows, x, rowvar, 0)
+    """Through cov's: d sum(g * R) / d C for R = C / (s s^T) is g / (s s^T) less, on the
+    diagonal, (rowsum + colsum of g * R) / (2 s^2). The clipping of R to [-1, 1] only
+    ever meets its diagonal, whose derivative this makes 0 as it is."""
+    rows = _variables(x, y, rowvar)
+    c, s = _correlation(rows)
+    k = c.shape[0]
+    g = np.reshape(g, (k, k))
+    scale = np.outer(s, s)
+    gr = g * (c / scale)
+    g_c = g / scale - np.diag((gr.sum(axis=0) + gr.sum(axis=1)) / (2.0 * s * s))
+    return _argument_grad(_cov_grad_rows(g_c, rows, rows.shape[1] - 1), x, y, rowvar, of_y)
+
+
+def _corrcoef_jvp(t, ans, x, y, rowvar, of_y):
+    rows = _variables(x, y, rowvar)
+    c, s = _correlation(rows)
+    t_c = _cov_tangent(t, of_y, x, y, rows, rowvar, rows.shape[1] - 1)
+    scale = np.outer(s, s)
+    half = np.diag(t_c) / (2.0 * s * s)
+    return np.reshape(t_c / scale - (c / scale) * (half[:, None] + half[None, :]), np.shape(ans))
 
 
 @defvjp(np.corrcoef, "x")
@@ -444,9 +447,9 @@ def corrcoef_vjp_y(g, ans, x, y=None, rowvar=True, *, dtype=None):
 
 @defjvp(np.corrcoef, "x")
 def corrcoef_jvp_x(t, ans, x, y=None, rowvar=True, *, dtype=None):
-    return _corrcoef_tangent(t, None, x, y, rowvar, np.shape(ans))
+    return _corrcoef_jvp(t, ans, x, y, rowvar, False)
 
 
 @defjvp(np.corrcoef, "y")
 def corrcoef_jvp_y(t, ans, x, y=None, rowvar=True, *, dtype=None):
-    return _corrcoef_tangent(None, t, x, y, rowvar, np.shape(ans))
+    return _corrcoef_jvp(t, ans, x, y, rowvar, True)

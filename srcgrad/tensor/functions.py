@@ -12,10 +12,11 @@ import numpy as np
 
 from ..rules import lookup
 from . import ops
+from .dtypes import dim_axis
 from .joins import cat, concat, concatenate, stack
 from .pointwise import clamp, clamp_max, clamp_min, clip, expm1, log1p, maximum, minimum, where
 from .reductions import cumsum, logsumexp, prod, std, var
-from .tensor import Tensor, dim_axis
+from .tensor import Tensor
 
 __all__ = [
     "matmul", "mm", "dot", "exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid",

@@ -79,17 +79,12 @@ class InPlaceOps:
         if other is NotImplemented:
             return NotImplemented
         if _mode.enabled and (self._requires_grad or (isinstance(other, ops.Tensor) and other._requires_grad)):
-            if self._requires_grad and self._grad_fn is None:
-                raise RuntimeError(E11)
-            self._refuse_if_kept()
-            self._check_cast(other, floating)
-            source = type(self)._make(self._data.copy(), self._requires_grad)
-            source._grad_fn = self._grad_fn
-            out = ops.binary(primitive, source, other, name, floating=floating)
-            self._data[...] = out._data
-            self._grad_fn = out._grad_fn
-            self._requires_grad = True
-            return self
+
+            def compute(source):
+                self._check_cast(other, floating)
+                return ops.binary(primitive, source, other, name, floating=floating)
+
+            return self._become(compute)
         self._check_cast(other, floating)
         data = other._data if isinstance(other, ops.Tensor) else other
         token = ops.quiet()
@@ -156,23 +151,31 @@ class InPlaceOps:
         """Write `compute(self)`, an out-of-place op, into self (`clamp_`). Tracked as
         `_inplace` is when grad mode is on and self or a Tensor among `others` (the op's
         other operands) requires grad: self becomes the output of the op's node."""
-        tracked = self._requires_grad or any(isinstance(o, ops.Tensor) and o._requires_grad for o in others)
-        if _mode.enabled and tracked:
-            if self._requires_grad and self._grad_fn is None:
-                raise RuntimeError(E11)
-            self._refuse_if_kept()
-            source = type(self)._make(self._data.copy(), self._requires_grad)
-            source._grad_fn = self._grad_fn
+        def checked(source):
             out = compute(source)
             self._check_result(out._data.dtype)
-            self._data[...] = out._data
-            self._grad_fn = out._grad_fn
-            self._requires_grad = True
-            return self
-        out = compute(self)
-        self._check_result(out._data.dtype)
-        self._data[...] = out._data
+            return out
+
+        tracked = self._requires_grad or any(isinstance(o, ops.Tensor) and o._requires_grad for o in others)
+        if _mode.enabled and tracked:
+            return self._become(checked)
+        self._data[...] = checked(self)._data
         bump(self)
+        return self
+
+    def _become(self, compute):
+        """A recorded in-place op: self (E11 if a leaf that requires grad; refused while
+        a node keeps its values) becomes the output of `compute(source)`, the node's
+        input `source` holding self's old values and grad_fn."""
+        if self._requires_grad and self._grad_fn is None:
+            raise RuntimeError(E11)
+        self._refuse_if_kept()
+        source = type(self)._make(self._data.copy(), self._requires_grad)
+        source._grad_fn = self._grad_fn
+        out = compute(source)
+        self._data[...] = out._data
+        self._grad_fn = out._grad_fn
+        self._requires_grad = True
         return self
 
     def zero_(self):

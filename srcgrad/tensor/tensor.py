@@ -20,7 +20,7 @@ from .graph import (
 )
 from .inplace import E11, InPlaceOps
 
-__all__ = ["Tensor", "dim_axis"]
+__all__ = ["Tensor"]
 
 E4 = (
     "you can only change requires_grad flags of leaf variables. If you want to use a "
