@@ -75,6 +75,14 @@ def site(program, stmt, value, callee, register):
             )
         direct = ("srcgrad differentiates a call written with the called function's own name (a global or "
                   "imported function, a nested `def`, `name = lambda ...`)")
+        loop = _loop_over(program.tree, called, getattr(stmt, "lineno", None))
+        if loop is not None:
+            raise program.error(
+                stmt, f"`{program.name}` calls its loop variable `{called}`: srcgrad unrolls such a loop only "
+                "over a list or tuple it reads from a global, a closure variable or an attribute "
+                "(`for layer in self.layers`, also through `enumerate` or `reversed`), whole; "
+                f"`{printing.unparse(loop.iter).strip()}` is not one", NotDifferentiableError,
+            )
         if called in syntax.names_stored(program.tree):
             raise program.error(
                 stmt, f"`{program.name}` calls its local variable `{called}`: {direct}, not one through a variable "
@@ -109,6 +117,17 @@ def site(program, stmt, value, callee, register):
     if callee.obj in (builtins.max, builtins.min) and len(args) > 2 and not keywords:
         args = [syntax.list_(args)]  # max(a, b, c) is max([a, b, c])
     return Site(callee, callee.obj, args, keywords, f"`{callee.path}`")
+
+
+def _loop_over(tree, name, line):
+    """The innermost `for` loop of `tree` whose target binds `name` and whose lines hold
+    `line`, or None."""
+    found = None
+    for s in syntax.statements(tree):
+        if (isinstance(s, gast.For) and name in syntax.names_stored(s.target)
+                and line is not None and s.lineno <= line <= (getattr(s, "end_lineno", None) or s.lineno)):
+            found = s
+    return found
 
 
 def missing_rule(program, stmt, call, register):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import gast
 
-from . import activity, aliases, anf, cache, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, origins, printing, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, versions
+from . import activity, aliases, anf, cache, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, origins, printing, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -254,6 +254,7 @@ def _prepare(fn, mode, wrt, verbose, source):
     with _user_errors(program, mode):
         local_functions = closures.extract(tree, program)
         namer.helpers.update(program.nested)  # generated code calls them by their own names
+        tree = unroll.run(tree, program, namer)
         tree = jumps.run(tree, namer)
         _show(verbose, "jumps", tree)
         params = [a.id for a in tree.args.args]

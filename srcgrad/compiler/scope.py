@@ -68,10 +68,14 @@ def _note(namespace, name, value):
 
 def still_read(reads):
     """Whether every logged name still means the object it meant (a dict is a module's
-    globals, anything else a closure cell)."""
+    globals or an object's attributes, a list or tuple the elements it held
+    (`lookup_sequence`), anything else a closure cell)."""
     for namespace, name, value in reads:
         if type(namespace) is dict:
             if namespace.get(name, MISSING) is not value:
+                return False
+        elif type(namespace) is list or type(namespace) is tuple:
+            if len(namespace) != len(value) or any(now is not then for now, then in zip(namespace, value)):
                 return False
         else:
             try:
@@ -112,6 +116,44 @@ def lookup_path(parts, program):
             return MISSING
         if _LOGS and _rebindable(holder, part, value):
             _note(holder.__dict__, part, value)
+    return value
+
+
+def lookup_sequence(parts, program):
+    """The list or tuple that the dotted name `parts` means (`self.layers`, `LAYERS`), or
+    MISSING when it means something else or is not held where a rebinding can be seen
+    (a module's globals, a closure cell, an object's own `__dict__`).
+
+    The name and the elements are logged (`still_read`), and so are the elements of
+    elements that are lists: a derivative built from them is built again after
+    `model.layers = [...]`, `model.layers.append(...)` or `model.layers[0] = other`.
+    """
+    first, last = parts[0], parts[-1]
+    if len(parts) == 1:
+        if first in program.bound or first in program.nested:
+            return MISSING
+        if first in program.cells:
+            namespace = program.cells[first]
+            try:
+                value = namespace.cell_contents
+            except ValueError:
+                return MISSING
+        elif first in program.globals:
+            namespace, value = program.globals, program.globals[first]
+        else:
+            return MISSING
+    else:
+        holder = lookup_path(parts[:-1], program)
+        namespace = getattr(holder, "__dict__", None)
+        if holder is MISSING or type(namespace) is not dict or type(namespace.get(last)) not in (list, tuple):
+            return MISSING
+        value = namespace[last]
+    if type(value) is not list and type(value) is not tuple:
+        return MISSING
+    for log in _LOGS:
+        log.append((namespace, last, value))
+        log.append((value, None, tuple(value)))
+        log.extend((item, None, tuple(item)) for item in value if type(item) is list)
     return value
 
 

@@ -1,0 +1,226 @@
+"""Unroll each `for` loop that calls its loop variable over a list known at build time.
+
+A call through a loop variable cannot be resolved while the variable varies. When the
+loop runs over a list or tuple that the function reads from an object, a closure or its
+module (`self.layers`, `LAYERS`; not a local value), each element is bound to a name of
+its own and the body is repeated once per element with the loop variable replaced:
+
+Before:                                   After (`self.layers` holds two objects):
+    for layer in self.layers:                 h = layer_0(h)
+        h = layer(h)                          h = layer_1(h)
+
+`layer_0` is `self.layers[0]` as it was when the derivative was built: the list and its
+elements are logged (`scope.lookup_sequence`), so a derivative built before
+`model.layers.append(...)` is built again at its next call. `enumerate(...)` (the index
+becomes a constant) and `reversed(...)` of such a list unroll the same way, and so does
+a tuple target over elements that are tuples (`for W, act in self.spec`). Loops whose
+body calls no loop variable are left as they are.
+
+Post-condition: no `for` loop whose body calls one of its targets runs over such a list;
+a loop variable read after the loop is assigned the last element there.
+"""
+
+import builtins
+import types
+
+import gast
+import numpy as np
+
+from ..errors import NotDifferentiableError
+from . import printing, syntax
+from .scope import MISSING, dotted_parts, lookup_path, lookup_sequence
+
+MAX_ELEMENTS = 64  # a longer list is refused: its unrolled copies would not be readable code
+
+
+def run(tree, program, namer):
+    """`tree` with the loops described above unrolled (changed in place)."""
+    loops = [s for s in syntax.statements(tree) if isinstance(s, gast.For)]
+    if not loops:
+        return tree
+    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
+    _Unroll(tree, program, namer, local).block(tree.body)
+    return tree
+
+
+class _Unroll:
+    def __init__(self, tree, program, namer, local):
+        self.tree, self.program, self.namer, self.local = tree, program, namer, local
+
+    def block(self, stmts):
+        """Unroll the loops in the statement list `stmts` (changed in place) and under it."""
+        out = []
+        for s in stmts:
+            unrolled = self.loop(s) if isinstance(s, gast.For) else None
+            if unrolled is None:
+                for field in ("body", "orelse", "finalbody"):
+                    if isinstance(getattr(s, field, None), list):
+                        self.block(getattr(s, field))
+                for handler in getattr(s, "handlers", None) or ():
+                    self.block(handler.body)
+                out.append(s)
+            else:
+                out += self.block(unrolled)  # a loop over an element's own list unrolls in turn
+        stmts[:] = out
+        return stmts
+
+    def loop(self, s):
+        """The statements that replace the loop `s`, or None to keep it."""
+        inner, wrappers = s.iter, []
+        while isinstance(inner, gast.Call) and len(inner.args) == 1 and not inner.keywords:
+            wrapper = _WRAPPERS.get(_lookup(inner.func, self.program))
+            if wrapper is None or wrapper in wrappers or (wrapper == "enumerate" and wrappers):
+                return None  # enumerate(reversed(...)) unrolls; reversed(enumerate(...)) fails in Python itself
+            wrappers.append(wrapper)
+            inner = inner.args[0]
+        parts = dotted_parts(inner)
+        if parts is None or (parts[0] in self.local and parts[0] not in self.program.bound):
+            return None
+        index, target = (None, s.target)
+        if "enumerate" in wrappers:
+            if not (isinstance(s.target, gast.Tuple) and len(s.target.elts) == 2 and isinstance(s.target.elts[0], gast.Name)):
+                return None
+            index, target = s.target.elts
+        names = _target_names(target)
+        if names is None or not _calls_any(s.body, set(names)):
+            return None
+        sequence = lookup_sequence(parts, self.program)
+        if sequence is MISSING:
+            return None
+        self.check(s, names + ([index.id] if index is not None else []), len(sequence))
+        self.check_unchanged(s, parts)
+        order = list(range(len(sequence)))
+        if "reversed" in wrappers:
+            order.reverse()
+        out, last = [], {}
+        for position, k in enumerate(order):
+            values = self.values(s, target, sequence[k], k, f"{printing.unparse(inner).strip()}[{k}]")
+            if index is not None:
+                values[index.id] = syntax.const(position)
+            last = values
+            out += syntax.copy(s.body, lambda n, values=values: _replaced(n, values))
+        read_after = self.read_outside(s)
+        out += [syntax.located(syntax.assign(n, syntax.copy(v)), s) for n, v in sorted(last.items()) if n in read_after]
+        return out
+
+    def values(self, s, target, element, k, spelled):
+        """{loop variable: the node standing for its part of `element`} for one copy."""
+        if isinstance(target, gast.Name):
+            return {target.id: self.bound(f"{target.id}_{k}", element)}
+        if type(element) not in (tuple, list) or len(element) != len(target.elts):
+            raise self.program.error(
+                s, f"`{spelled}` does not unpack into `{printing.unparse(target).strip()}`: srcgrad unrolls "
+                f"this loop over its elements (it calls a loop variable) and needs each to be a tuple of "
+                f"{len(target.elts)}", NotDifferentiableError,
+            )
+        return {t.id: self.bound(f"{t.id}_{k}", part) for t, part in zip(target.elts, element)}
+
+    def bound(self, preferred, obj):
+        """A node for `obj` in the unrolled code: a literal, or a name bound to it."""
+        if obj is None or type(obj) in (bool, int, float, str):
+            return syntax.const(obj)
+        if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)) and obj.__name__.isidentifier():
+            preferred = obj.__name__  # `tanh(h)` reads better than `act_0(h)`
+        helper = self.namer.helper(preferred, obj)
+        self.program.bound[helper] = obj
+        return syntax.name(helper)
+
+    def check(self, s, names, count):
+        """Refuse what unrolling `s` would change the meaning of."""
+        spelled = printing.unparse(s.iter).strip()
+        why = f"srcgrad unrolls `for ... in {spelled}` because its body calls a loop variable, and "
+        if s.orelse:
+            raise self.program.error(s, why + "so it cannot have an `else:` block; move that block after the loop",
+                                     NotDifferentiableError)
+        jump = _jump(s.body)
+        if jump is not None:
+            raise self.program.error(jump, why + f"so its body cannot `{type(jump).__name__.lower()}`; "
+                                     "test inside the called function instead", NotDifferentiableError)
+        assigned = set(names) & set(syntax.names_stored(s.body))
+        if assigned:
+            raise self.program.error(s, why + f"so the body cannot assign the loop variable `{min(assigned)}`",
+                                     NotDifferentiableError)
+        if count > MAX_ELEMENTS:
+            raise self.program.error(
+                s, why + f"`{spelled}` has {count} elements (at most {MAX_ELEMENTS} are unrolled); call the "
+                "elements from a loop over a list of plain functions' results, or split the list",
+                NotDifferentiableError,
+            )
+
+    def check_unchanged(self, s, parts):
+        """Refuse a function that changes the list it unrolls a loop over (`self.layers.append(...)`,
+        `self.layers[0] = ...`): the unrolled copies hold the elements it had before the call."""
+        for n in syntax.nodes(self.tree):
+            changed = None
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in _CHANGING:
+                changed = n.func.value
+            elif isinstance(n, (gast.Subscript, gast.Attribute, gast.Name)) and isinstance(n.ctx, (gast.Store, gast.Del)):
+                changed = n.value if isinstance(n, gast.Subscript) else n
+            if changed is not None and dotted_parts(changed) == parts:
+                raise self.program.error(
+                    n, f"`{'.'.join(parts)}` is changed in `{self.program.name}`, which unrolls the loop over it "
+                    f"at line {self.program.line(s)} (the loop calls its loop variable): srcgrad unrolls over the "
+                    "elements it holds when the derivative is built; change the list outside the function",
+                    NotDifferentiableError,
+                )
+
+    def read_outside(self, s):
+        """The names loaded in the function outside the loop `s`."""
+        counts = syntax.load_counts(self.tree)
+        for name, n in syntax.load_counts(s).items():
+            counts[name] -= n
+        return {name for name, n in counts.items() if n > 0}
+
+
+_CHANGING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "__setitem__", "__delitem__"})
+_WRAPPERS = {builtins.enumerate: "enumerate", builtins.reversed: "reversed"}
+
+
+def _lookup(func, program):
+    parts = dotted_parts(func)
+    return None if parts is None else lookup_path(parts, program)
+
+
+def _target_names(target):
+    """The names a loop target binds (a name or a flat tuple of names), or None."""
+    if isinstance(target, gast.Name):
+        return [target.id]
+    if isinstance(target, gast.Tuple) and all(isinstance(e, gast.Name) for e in target.elts):
+        return [e.id for e in target.elts]
+    return None
+
+
+def _calls_any(body, names):
+    """Whether a call in `body` calls one of `names` or a method of one (`layer(h)`, `layer.step(h)`)."""
+    for s in body:
+        for n in syntax.nodes(s):
+            if isinstance(n, gast.Call):
+                parts = dotted_parts(n.func)
+                if parts is not None and parts[0] in names:
+                    return True
+    return False
+
+
+def _jump(body):
+    """The first `break` or `continue` of the loop whose body is `body` (not of inner loops)."""
+    for s in body:
+        if isinstance(s, (gast.Break, gast.Continue)):
+            return s
+        if isinstance(s, (gast.For, gast.While)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            found = _jump(getattr(s, field, None) or [])
+            if found is not None:
+                return found
+        for handler in getattr(s, "handlers", None) or ():
+            found = _jump(handler.body)
+            if found is not None:
+                return found
+    return None
+
+
+def _replaced(node, values):
+    """`node` (a Name) as the unrolled copy reads it."""
+    if node.id in values and isinstance(node.ctx, gast.Load):
+        return syntax.located(syntax.copy(values[node.id]), node)
+    return syntax.copy(node)
