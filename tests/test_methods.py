@@ -154,6 +154,20 @@ def test_generated_source_names_the_instance_by_its_class_and_no_address():
     assert "self = a MLP" in text and "features_pullback" in text and "0x" not in text
 
 
+def test_a_methods_derivative_runs_its_own_code_not_a_call_of_it():
+    """The gradient of `model.loss` is the method's body with `self` held (frontend's
+    method programs): no call of the method in its forward pass whose pullback would run
+    the method's forward pass again, and a called method's pullback computes no unused
+    value. Two layers of one class stay two objects in the printed file."""
+    text = srcgrad.source(srcgrad.grad(MLP().loss))
+    grad_def = text[text.index("def loss_grad("):text.index("\ndef ", text.index("def loss_grad("))]
+    assert "    h = self.features(x)\n" in grad_def and "MLP_loss" not in text
+    assert "_Linear_call" not in text and text.count("def Linear_call_pullback") == 2
+    bound = next(line for line in text.splitlines() if line.startswith("# Bound by srcgrad"))
+    assert bound.endswith("`self` is a `test_methods.MLP`; `self_1` is a `test_methods.Linear`; "
+                          "`self_2` is a `test_methods.Linear`.")  # l1 and l2: two names, two objects
+
+
 def test_a_method_storing_an_attribute_is_refused_at_its_line():
     with pytest.raises(srcgrad.SrcGradError, match="assignment to an attribute is not supported") as info:
         srcgrad.grad(MLP().stores)(np.ones(2))

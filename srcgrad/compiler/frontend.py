@@ -6,6 +6,7 @@ them into the user's real line numbers. Globals are the function's live module d
 closure cells are kept as cells, so later rebinding is seen.
 """
 
+import dataclasses
 import inspect
 import linecache
 import re
@@ -35,8 +36,12 @@ class Program:
     cells: dict = field(default_factory=dict)  # free variable name -> cell
     nested: dict = field(default_factory=dict)  # recursive nested functions made real (closures.py)
     # names with one known value: a parameter -> the function every call passes it (calls.py),
-    # a name an `import` in the function binds -> what it imports (fence.imports)
+    # a name an `import` in the function binds -> what it imports (fence.imports), a
+    # method's receiver -> its instance (`held`)
     bound: dict = field(default_factory=dict)
+    # parameters taken out of the signature and held at one value, which generated code
+    # reads as a helper: a method's `self` (`load` of a stand_in.method_function)
+    held: dict = field(default_factory=dict)
 
     @property
     def name(self):
@@ -57,7 +62,7 @@ class Program:
     def bindings(self):
         """How the parameters bound to a known function read in a docstring: " (f = rhs)"."""
         params = {a.id for a in self.tree.args.args + self.tree.args.kwonlyargs}
-        spelled = [f"{name} = {spelling(obj)}" for name, obj in sorted(self.bound.items()) if name in params]
+        spelled = [f"{name} = {spelling(obj)}" for name, obj in sorted(self.bound.items()) if name in params or name in self.held]
         return f" ({', '.join(spelled)})" if spelled else ""
 
     def where(self, node=None):
@@ -115,6 +120,11 @@ def load(fn, source=None):
     the function's file name unless that name is already there, so tracebacks of the
     function itself show its lines.
     """
+    method = getattr(fn, "__srcgrad_method__", None)
+    if method is not None and source is None:
+        program = _method_program(fn, *method)
+        if program is not None:
+            return program
     bound = dict(getattr(fn, "__srcgrad_bound__", None) or {})
     fn = differentiated(stand_in(fn))
     code = getattr(fn, "__code__", None)
@@ -135,6 +145,24 @@ def load(fn, source=None):
     except TypeError:
         pass
     return program
+
+
+def _method_program(fn, func, instance):
+    """The program of `fn`, the function stand_in.method_function made of the method
+    `func` of `instance`: `func`'s own `def` without its first parameter, which is held
+    at the instance. The derivative then runs the method's code itself, not a call of it
+    (whose pullback would run the method's forward pass once more). None where the
+    method assigns its receiver or takes it positional-only: `fn`'s own source serves."""
+    program = load(func)
+    args = program.tree.args
+    if not args.args or getattr(args, "posonlyargs", None):
+        return None
+    receiver = args.args[0].id
+    if receiver in syntax.names_stored(program.tree):
+        return None
+    tree = syntax.copy(program.tree)
+    del tree.args.args[0]
+    return dataclasses.replace(program, fn=fn, tree=tree, bound={receiver: instance}, held={receiver: instance})
 
 
 # function -> {(source, code): its parse}; nothing in it refers back to the function

@@ -254,6 +254,7 @@ def _prepare(fn, mode, wrt, verbose, source):
     with _user_errors(program, mode):
         local_functions = closures.extract(tree, program)
         namer.helpers.update(program.nested)  # generated code calls them by their own names
+        namer.helpers.update(program.held)  # and reads a method's `self` as one
         tree = unroll.run(tree, program, namer)
         tree = jumps.run(tree, namer)
         _show(verbose, "jumps", tree)

@@ -238,6 +238,8 @@ def method_function(obj):
         label = f"<srcgrad method {func.__qualname__} of a {owner.__name__} #{next(_PARTIAL_FILES)}>"
         receiver = "cls" if isinstance(instance, type) else "self"
         made = _calling(func, f"{owner.__name__}_{stem}", [(instance, receiver)], params, name, label)
+        if made:
+            made.__srcgrad_method__ = (func, instance)  # frontend.load reads the method's own code
         found = _METHODS[key] = (instance, made or False)
     return found[1] or None
 

@@ -57,7 +57,7 @@ def text(unit):
 # ("unit", key)                 def name(...): ...           (a generated derivative)
 # ("user", module, attr)        comment: from the user's module, not importable
 # ("cell", owner, name)         comment: closed over by the user's function
-# ("unknown", repr)             comment: cannot be written as an import
+# ("unknown", repr, id)         comment: cannot be written as an import
 # None                          a builtin: nothing to bind
 
 
@@ -174,7 +174,7 @@ class _File:
         literal = _literal(obj)
         if literal is not None:
             return literal, None
-        return ("unknown", _short_repr(obj)), None
+        return ("unknown", _short_repr(obj), id(obj)), None  # two layers print alike: not one object
 
     def _user_global(self, unit, name, value):
         if isinstance(value, types.ModuleType):
@@ -209,7 +209,7 @@ class _File:
                     imports.add("import numpy" if numpy_name == "numpy" else f"import numpy as {numpy_name}")
                 (exprs if kind == "expr" else consts).append((name, desc))
             elif kind in ("user", "cell", "unknown", "missing"):
-                comments.setdefault(desc[:2] if kind != "missing" else (kind,), []).append((name, desc))
+                comments.setdefault(desc[:2] if kind in ("user", "cell") else (kind,), []).append((name, desc))
         lines = sorted(imports, key=lambda line: (line.split()[1], line))
         library = sorted(m for m in froms if m not in user_modules)
         own = sorted(m for m in froms if m in user_modules)
