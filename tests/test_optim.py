@@ -1,6 +1,6 @@
-"""srcgrad.optim (torch.optim.SGD and Adam): a few steps worked out by hand, zero_grad,
-in-place updates under no_grad, parameter groups, errors; and, when PyTorch is
-installed, the same training loops against torch.optim to float32 rounding."""
+"""srcgrad.optim (torch.optim.SGD, Adam, AdamW, RMSprop, Adagrad): a few steps worked out
+by hand, zero_grad, in-place updates under no_grad, parameter groups, errors; and, when
+PyTorch is installed, the same training loops against torch.optim to float32 rounding."""
 
 import math
 
@@ -110,6 +110,95 @@ def test_adam_weight_decay_coupled_and_decoupled():
     np.testing.assert_allclose(q.detach().numpy(), [2.0 * (1 - 0.05) - 0.1 / (1 + 1e-8)], rtol=1e-14)
 
 
+# --- AdamW ------------------------------------------------------------------------------
+
+
+def test_adamw_decays_the_weights_before_the_adam_step():
+    p = _param([2.0])
+    opt = torch.optim.AdamW([p], lr=0.1)
+    assert opt.defaults["weight_decay"] == 0.01 and opt.param_groups[0]["decoupled_weight_decay"] is True
+    _steps(opt, [p], lambda: p.sum(), 2)
+    # each step: p *= 1 - 0.1 * 0.01, then the Adam step of a constant gradient, lr / (1 + eps)
+    first = 2.0 * 0.999 - 0.1 / (1 + 1e-8)
+    np.testing.assert_allclose(p.detach().numpy(), [first * 0.999 - 0.1 / (1 + 1e-8)], rtol=1e-14)
+    q = _param([2.0])
+    _steps(torch.optim.AdamW([q], lr=0.1, weight_decay=0.0), [q], lambda: q.sum(), 1)
+    np.testing.assert_allclose(q.detach().numpy(), [2.0 - 0.1 / (1 + 1e-8)], rtol=1e-14)
+
+
+def test_adamw_differs_from_adam_with_the_same_weight_decay():
+    grads = []
+    for kind in ("Adam", "AdamW"):
+        p = _param([2.0])
+        _steps(getattr(torch.optim, kind)([p], lr=0.1, weight_decay=0.5), [p], lambda: p.sum() * 0.0, 1)
+        grads.append(p.item())
+    # Adam: g = 0.5 * p = 1, a full lr step; AdamW: g = 0 (no step) after p *= 1 - 0.05
+    assert grads == [pytest.approx(2.0 - 0.1 / (1 + 1e-8), rel=1e-14), pytest.approx(1.9, rel=1e-14)]
+
+
+# --- RMSprop ----------------------------------------------------------------------------
+
+
+def test_rmsprop_two_steps_of_a_quadratic():
+    p = _param([1.0])
+    steps = _steps(torch.optim.RMSprop([p], lr=0.01, eps=0.0), [p], lambda: (p * p).sum() * 0.5, 2)  # gradient p
+    # v = 0.01 * 1 = 0.01, p = 1 - 0.01 * 1 / 0.1 = 0.9; then g = 0.9, v = 0.0099 + 0.0081 = 0.018
+    np.testing.assert_allclose(steps[0][0], [0.9], rtol=1e-15)
+    np.testing.assert_allclose(steps[1][0], [0.9 - 0.009 / math.sqrt(0.018)], rtol=1e-14)
+
+
+def test_rmsprop_centered_divides_by_the_standard_deviation():
+    # a constant gradient 2 with alpha = 0.75: v = 0.25 * 4 = 1 and the average a = 0.5;
+    # plain RMSprop divides by sqrt(v) = 1, centered by sqrt(v - a * a) = sqrt(0.75)
+    for centered, divisor in ((False, 1.0), (True, math.sqrt(0.75))):
+        p = _param([0.0])
+        opt = torch.optim.RMSprop([p], lr=0.1, alpha=0.75, eps=0.0, centered=centered)
+        _steps(opt, [p], lambda: (p * 2.0).sum(), 1)
+        np.testing.assert_allclose(p.detach().numpy(), [-0.2 / divisor], rtol=1e-15)
+        assert sorted(opt.state[p]) == (["grad_avg", "square_avg", "step"] if centered else ["square_avg", "step"])
+    # second step, centered: v = 0.75 + 1 = 1.75, a = 0.375 + 0.5 = 0.875
+    _steps(opt, [p], lambda: (p * 2.0).sum(), 1)
+    expected = -0.2 / math.sqrt(0.75) - 0.2 / math.sqrt(1.75 - 0.875**2)
+    np.testing.assert_allclose(p.detach().numpy(), [expected], rtol=1e-14)
+
+
+def test_rmsprop_momentum_and_weight_decay():
+    p = _param([1.0])
+    opt = torch.optim.RMSprop([p], lr=0.1, alpha=0.5, eps=0.0, momentum=0.5, weight_decay=1.0)
+    steps = _steps(opt, [p], lambda: p.sum(), 2)
+    # g = 1 + p = 2, v = 0.5 * 4 = 2, b = 2 / sqrt(2) = sqrt(2), p = 1 - 0.1 * sqrt(2)
+    p1 = 1 - 0.1 * math.sqrt(2)
+    np.testing.assert_allclose(steps[0][0], [p1], rtol=1e-15)
+    g = 1 + p1
+    v = 1.0 + 0.5 * g * g
+    np.testing.assert_allclose(steps[1][0], [p1 - 0.1 * (0.5 * math.sqrt(2) + g / math.sqrt(v))], rtol=1e-14)
+
+
+# --- Adagrad ----------------------------------------------------------------------------
+
+
+def test_adagrad_steps_shrink_as_one_over_root_t():
+    p = _param([0.0, 0.0])
+    c = torch.tensor([3.0, -0.5], dtype=torch.float64)
+    steps = _steps(torch.optim.Adagrad([p], lr=0.1, eps=0.0), [p], lambda: (p * c).sum(), 3)
+    # the sum of squares after t steps is t c^2, so step t moves lr / sqrt(t) against sign(c)
+    for t, s in enumerate(steps, 1):
+        moved = 0.1 * sum(1 / math.sqrt(k) for k in range(1, t + 1))
+        np.testing.assert_allclose(s[0], [-moved, moved], rtol=1e-14)
+
+
+def test_adagrad_lr_decay_initial_accumulator_and_weight_decay():
+    p = _param([0.0])
+    opt = torch.optim.Adagrad([p], lr=0.1, lr_decay=0.5, initial_accumulator_value=3.0, eps=0.0)
+    assert opt.state[p]["sum"].tolist() == [3.0] and opt.state[p]["step"].item() == 0.0  # made at construction
+    steps = _steps(opt, [p], lambda: p.sum(), 2)
+    # sum 3 + 1 = 4: step 0.1 / 2; then lr 0.1 / (1 + 0.5) and sum 5
+    np.testing.assert_allclose([s[0][0] for s in steps], [-0.05, -0.05 - 0.1 / 1.5 / math.sqrt(5)], rtol=1e-15)
+    q = _param([1.0])
+    _steps(torch.optim.Adagrad([q], lr=0.1, weight_decay=1.0, eps=0.0), [q], lambda: q.sum(), 1)
+    assert q.tolist() == [pytest.approx(0.9, rel=1e-15)]  # g = 1 + q = 2: a full lr step
+
+
 # --- zero_grad, step, groups ------------------------------------------------------------
 
 
@@ -169,6 +258,12 @@ def test_repr_as_pytorch():
     )
 
 
+
+def test_adamw_repr_shows_the_decoupled_weight_decay():
+    text = repr(torch.optim.AdamW([_param([1.0])]))
+    assert "    decoupled_weight_decay: True\n" in text and "    weight_decay: 0.01\n" in text
+    assert text.startswith("AdamW (\nParameter Group 0\n    amsgrad: False\n    betas: (0.9, 0.999)\n")
+
 ERRORS = [
     (lambda p: torch.optim.SGD([p], lr=-1), ValueError, "Invalid learning rate: -1"),
     (lambda p: torch.optim.SGD([p], lr=0.1, momentum=-1), ValueError, "Invalid momentum value: -1"),
@@ -183,6 +278,14 @@ ERRORS = [
     (lambda p: torch.optim.Adam([p], eps=-1), ValueError, "Invalid epsilon value: -1"),
     (lambda p: torch.optim.Adam([p], betas=(1.0, 0.9)), ValueError, "Invalid beta parameter at index 0: 1.0"),
     (lambda p: torch.optim.Adam([p], betas=(0.9, 1.0)), ValueError, "Invalid beta parameter at index 1: 1.0"),
+    (lambda p: torch.optim.AdamW([p], lr=-0.5), ValueError, "Invalid learning rate: -0.5"),
+    (lambda p: torch.optim.RMSprop([p], alpha=-1), ValueError, "Invalid alpha value: -1"),
+    (lambda p: torch.optim.RMSprop([p], momentum=-0.1), ValueError, "Invalid momentum value: -0.1"),
+    (lambda p: torch.optim.RMSprop([p], eps=-1), ValueError, "Invalid epsilon value: -1"),
+    (lambda p: torch.optim.Adagrad([p], lr_decay=-1), ValueError, "Invalid lr_decay value: -1"),
+    (lambda p: torch.optim.Adagrad([p], initial_accumulator_value=-1), ValueError,
+     "Invalid initial_accumulator_value value: -1"),
+    (lambda p: torch.optim.Adagrad([p], weight_decay=-1), ValueError, "Invalid weight_decay value: -1"),
 ]
 
 
@@ -204,6 +307,16 @@ CONFIGS = {
     "adam_decay_amsgrad": ("Adam", dict(lr=0.02, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.1, amsgrad=True)),
     "adam_decoupled": ("Adam", dict(lr=0.02, weight_decay=0.1, decoupled_weight_decay=True)),
     "adam_small_beta1": ("Adam", dict(lr=0.02, betas=(0.3, 0.9))),
+    "adamw": ("AdamW", dict(lr=0.01)),
+    "adamw_amsgrad_maximize": ("AdamW", dict(lr=0.02, betas=(0.8, 0.99), weight_decay=0.1, amsgrad=True,
+                                             maximize=True)),
+    "rmsprop": ("RMSprop", dict(lr=0.01)),
+    "rmsprop_centered": ("RMSprop", dict(lr=0.01, alpha=0.9, centered=True)),
+    "rmsprop_all": ("RMSprop", dict(lr=0.005, alpha=0.8, eps=1e-6, weight_decay=0.1, momentum=0.9, centered=True)),
+    "rmsprop_momentum_maximize": ("RMSprop", dict(lr=0.005, momentum=0.5, maximize=True)),
+    "adagrad": ("Adagrad", dict(lr=0.1)),
+    "adagrad_all": ("Adagrad", dict(lr=0.1, lr_decay=0.05, weight_decay=0.1, initial_accumulator_value=0.5, eps=1e-6)),
+    "adagrad_maximize": ("Adagrad", dict(lr=0.1, maximize=True)),
 }
 
 
@@ -231,3 +344,24 @@ def test_against_pytorch(name):
         got = _train(torch, kind, kwargs, getattr(torch, lib_dtype))
         assert got.dtype == expected.dtype
         np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_the_same_gradients_give_pytorchs_updates(name):
+    """The update arithmetic alone: both libraries get the same gradients for 20 steps."""
+    real = pytest.importorskip("torch")
+    kind, kwargs = CONFIGS[name]
+    rng = np.random.default_rng(7)
+    start = rng.standard_normal(64).astype(np.float32)
+    grads = rng.standard_normal((20, 64)).astype(np.float32)
+    histories = []
+    for lib in (real, torch):
+        p = lib.tensor(start, requires_grad=True)
+        opt = getattr(lib.optim, kind)([p], **kwargs)
+        history = []
+        for g in grads:
+            p.grad = lib.tensor(g)
+            opt.step()
+            history.append(p.detach().numpy().copy())
+        histories.append(np.array(history))
+    np.testing.assert_allclose(histories[1], histories[0], rtol=1e-6, atol=1e-7)

@@ -1,12 +1,15 @@
 """Optimizers as in `torch.optim`, over the Tensor shim.
 
 `optimizer.py` holds the base (`Optimizer`: parameter groups, state, `zero_grad`,
-`step`); each optimizer has its module (`sgd.py`, `adam.py`). `zero_grad()` sets `.grad`
-to None (PyTorch 2.x); `zero_grad(set_to_none=False)` zeros it in place.
+`step`); each optimizer has its module (`sgd.py`, `adam.py` with AdamW, `rmsprop.py`,
+`adagrad.py`). `zero_grad()` sets `.grad` to None (PyTorch 2.x);
+`zero_grad(set_to_none=False)` zeros it in place.
 """
 
-from .adam import Adam
+from .adagrad import Adagrad
+from .adam import Adam, AdamW
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]

@@ -1,12 +1,12 @@
-"""`Adam`, as `torch.optim.Adam`: bias-corrected running averages of the gradient and of
-its square."""
+"""`Adam` and `AdamW`, as `torch.optim.Adam` and `torch.optim.AdamW`: bias-corrected
+running averages of the gradient and of its square."""
 
 import numpy as np
 
 from ..tensor.graph import bump
 from .optimizer import Optimizer, check_hyperparameter, lerp_, multiply_add, state_array, step_counter
 
-__all__ = ["Adam"]
+__all__ = ["Adam", "AdamW"]
 
 
 class Adam(Optimizer):
@@ -62,4 +62,15 @@ class Adam(Optimizer):
             denom += eps
             x += -step_size * m / denom
             bump(p)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (weight_decay 0.01 by default): each step scales p
+    by 1 - lr * weight_decay before the Adam update."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
 
