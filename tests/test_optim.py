@@ -1,6 +1,7 @@
 """srcgrad.optim (torch.optim.SGD, Adam, AdamW, RMSprop, Adagrad): a few steps worked out
 by hand, zero_grad, in-place updates under no_grad, parameter groups, errors; and, when
-PyTorch is installed, the same training loops against torch.optim to float32 rounding."""
+PyTorch is installed, the same training loops against torch.optim to float32 rounding.
+state_dict, load_state_dict and add_param_group are in test_optim_state.py."""
 
 import math
 

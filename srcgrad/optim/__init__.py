@@ -1,9 +1,9 @@
 """Optimizers as in `torch.optim`, over the Tensor shim.
 
 `optimizer.py` holds the base (`Optimizer`: parameter groups, state, `zero_grad`,
-`step`); each optimizer has its module (`sgd.py`, `adam.py` with AdamW, `rmsprop.py`,
-`adagrad.py`). `zero_grad()` sets `.grad` to None (PyTorch 2.x);
-`zero_grad(set_to_none=False)` zeros it in place.
+`step`, `state_dict`/`load_state_dict`, `add_param_group`); each optimizer has its
+module (`sgd.py`, `adam.py` with AdamW, `rmsprop.py`, `adagrad.py`). `zero_grad()` sets
+`.grad` to None (PyTorch 2.x); `zero_grad(set_to_none=False)` zeros it in place.
 """
 
 from .adagrad import Adagrad

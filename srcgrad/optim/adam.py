@@ -66,7 +66,8 @@ class Adam(Optimizer):
 
 class AdamW(Adam):
     """Adam with decoupled weight decay (weight_decay 0.01 by default): each step scales p
-    by 1 - lr * weight_decay before the Adam update."""
+    by 1 - lr * weight_decay before the Adam update. A loaded state dict keeps
+    decoupled_weight_decay True."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
                  maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
@@ -74,3 +75,6 @@ class AdamW(Adam):
                          capturable=capturable, differentiable=differentiable, fused=fused,
                          decoupled_weight_decay=True)
 
+    def _after_load(self):
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

@@ -1,5 +1,5 @@
 """`Optimizer`, the base of the optimizers in `torch.optim`: parameter groups, per-parameter
-state, `zero_grad` and `step`.
+state, `zero_grad`, `step`, `state_dict` / `load_state_dict` and `add_param_group`.
 
 `step()` runs with grad mode off; a subclass's `_update(group)` changes each parameter's
 array in place, so the tensor keeps its identity and storage (and a `from_numpy` array
@@ -12,10 +12,14 @@ kernels round correctly (its vectorized float32 sqrt may be off by one unit in t
 place).
 """
 
+import copy
+import itertools
+import warnings
 from collections import defaultdict
 
 import numpy as np
 
+from ..tensor import dtypes
 from ..tensor.graph import enable_grad, no_grad
 from ..tensor.tensor import Tensor
 
@@ -45,10 +49,18 @@ class Optimizer:
             self.add_param_group(group)
 
     def add_param_group(self, param_group):
-        """Add a group: a dict with "params" and any hyperparameters that differ from the
+        """Add a group: a dict with "params" (a tensor or an ordered collection of leaf
+        tensors, none already in a group) and any hyperparameters that differ from the
         defaults."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         group = dict(param_group)
         params = group["params"]
+        if isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the ordering of "
+                "tensors in sets will change between runs. Please use a list instead."
+            )
         group["params"] = [params] if isinstance(params, Tensor) else list(params)
         for p in group["params"]:
             if not isinstance(p, Tensor):
@@ -57,8 +69,15 @@ class Optimizer:
                 raise ValueError("can't optimize a non-leaf Tensor")
         for key, value in self.defaults.items():
             group.setdefault(key, value)
+        ids = [id(p) for p in group["params"]]
+        if len(set(ids)) != len(ids):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, this will cause "
+                "an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                stacklevel=3,
+            )
         seen = {id(p) for g in self.param_groups for p in g["params"]}
-        if seen & {id(p) for p in group["params"]}:
+        if seen & set(ids):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(group)
 
@@ -93,6 +112,59 @@ class Optimizer:
     def _update(self, group):
         raise NotImplementedError
 
+    # --- saving and restoring -------------------------------------------------------
+
+    def state_dict(self):
+        """{'state': {index: {...}}, 'param_groups': [{..., 'params': [index, ...]}]}:
+        parameters are numbered in group order, each number given at its first
+        appearance. The state's tensors are the optimizer's own (not copies), as in
+        PyTorch: copy the dict (`copy.deepcopy`) to keep a snapshot."""
+        index = {}
+        start = 0
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                index.setdefault(id(p), i)
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            groups.append(packed)
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Take the hyperparameters and state of `state_dict` (from `state_dict()` of an
+        optimizer whose groups have the same sizes), matching parameters by position.
+        State tensors are cast to their parameter's floating dtype (the "step" counter
+        excepted); one already of that dtype is taken as it is, not copied."""
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of optimizer's group"
+            )
+        by_index = dict(zip(
+            itertools.chain.from_iterable(s["params"] for s in saved_groups),
+            itertools.chain.from_iterable(g["params"] for g in groups),
+        ))
+        state = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in by_index:
+                param = by_index[key]
+                state[param] = _cast_state(param, value, _is_fused_or_capturable(key, state_dict["param_groups"]))
+            else:
+                state[key] = value
+        for group, saved in zip(groups, saved_groups):
+            saved["params"] = group["params"]
+        self.state = state
+        self.param_groups = saved_groups
+        self._after_load()
+
+    def _after_load(self):
+        """Hook for settings a subclass always has (AdamW's decoupled weight decay)."""
+
     def __repr__(self):
         text = type(self).__name__ + " ("
         for i, group in enumerate(self.param_groups):
@@ -101,6 +173,27 @@ class Optimizer:
                 if key != "params":
                     text += f"    {key}: {group[key]}\n"
         return text + ")"
+
+
+def _is_fused_or_capturable(index, saved_groups):
+    for group in saved_groups:
+        if index in group["params"]:
+            return bool(group.get("fused") or group.get("capturable"))
+    return False
+
+
+def _cast_state(param, value, step_to_float32, key=None):
+    """`value` with its tensors in `param`'s floating dtype (PyTorch's `_cast`): "step" stays
+    as it is (float32 for fused or capturable groups); dicts, lists and tuples are rebuilt."""
+    if isinstance(value, Tensor):
+        if key == "step":
+            return value.to(dtype=dtypes.float32) if step_to_float32 else value
+        return value.to(dtype=param.dtype) if param.dtype.is_floating_point else value
+    if isinstance(value, dict):
+        return {k: _cast_state(param, v, step_to_float32, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(param, v, step_to_float32) for v in value)
+    return value
 
 
 def check_hyperparameter(value, what, ok):
