@@ -611,6 +611,9 @@ CASES = [
     ("pad_mean_2d", lambda x, w: np.sum(np.pad(x, ((2, 1), (0, 3)), mode="mean", stat_length=((1, 2), (3, 2))) * w), [R(3, 4)]),
     ("pad_median", lambda x, w: np.sum(np.pad(x, 2, mode="median") * w), [D(3, 5)]),
     ("pad_linear_ramp_ends", lambda x, w: np.sum(np.pad(x, ((1, 3), (2, 2)), mode="linear_ramp", end_values=((1.0, -2.0), (0.5, 3.0))) * w), [R(2, 3)]),
+    ("cumprod_neg", lambda x, w: np.sum(np.cumprod(x, axis=-1) * w), [R(2, 3, 4)]),
+    ("cumprod_none_two_zeros", lambda x, w: np.sum(np.cumprod(x) * w), [ZERO2(2, 3)]),
+    ("method_cumprod_two_zeros_axis0", lambda x, w: np.sum(x.cumprod(axis=0) * w), [ZERO2(4, 3)]),
 ]
 # fmt: on
 if not hasattr(np, "trapezoid"):  # NumPy 1.26 has np.trapz only

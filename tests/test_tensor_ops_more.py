@@ -1,5 +1,5 @@
 """The shim's cat, stack, clamp (and clamp_min, clamp_max, clamp_), maximum, minimum,
-log1p, expm1, logsumexp, cumsum, prod, std, var and where: gradients against central
+log1p, expm1, logsumexp, cumsum, cumprod, prod, std, var and where: gradients against central
 differences in float64 and against the analytic answers, PyTorch's node names, result
 dtypes and error messages. The last test compares with PyTorch itself when installed."""
 
@@ -22,6 +22,8 @@ A = RNG.standard_normal((2, 3))
 B = RNG.standard_normal((2, 3))
 C = RNG.standard_normal((2, 4))
 P = RNG.uniform(0.5, 1.5, (3, 4))
+ONE_ZERO = np.array([[1.3, 0.0, -0.8, 1.1], [0.7, 1.2, 0.0, -1.4], [0.0, 0.9, 1.5, 0.6]])
+TWO_ZEROS = np.array([[1.3, 0.0, -0.8, 0.0], [0.0, 1.2, 0.0, -1.4], [0.0, 0.0, 1.5, 0.6]])
 
 FINITE_DIFFERENCES = {
     "cat0": (lambda a, b: torch.cat([a, b]), A, B),
@@ -46,6 +48,12 @@ FINITE_DIFFERENCES = {
     "logsumexp_dims": (lambda p: p.logsumexp((0, -1)), P),
     "cumsum0": (lambda p: p.cumsum(0), P),
     "cumsum-1": (lambda p: torch.cumsum(p, dim=-1), P),
+    "cumprod0": (lambda p: p.cumprod(0), P),
+    "cumprod-1": (lambda p: torch.cumprod(p, dim=-1), P),
+    "cumprod_one_zero": (lambda z: z.cumprod(1), ONE_ZERO),
+    "cumprod_one_zero_dim0": (lambda z: z.cumprod(0), ONE_ZERO),
+    "cumprod_two_zeros": (lambda z: torch.cumprod(z, 1), TWO_ZEROS),
+    "cumprod_two_zeros_dim0": (lambda z: z.cumprod(-2), TWO_ZEROS),
     "prod": (lambda p: p.prod(), P),
     "prod1": (lambda p: torch.prod(p, 1), P),
     "prod_keepdim": (lambda p: p.prod(0, keepdim=True), P),
@@ -154,6 +162,22 @@ def test_cumsum_gradient_is_the_reversed_running_sum():
     assert out.shape == () and out.item() == 3.0 and g.item() == 1.0
 
 
+def test_cumprod_gradient_also_at_zeros():
+    out, g = _grad(lambda t: t.cumprod(0), [2.0, 3.0, 4.0], seed=[1.0, 10.0, 100.0])
+    # d/dx0 = 1 + 10 * 3 + 100 * 12, d/dx1 = 10 * 2 + 100 * 8, d/dx2 = 100 * 6
+    assert out.tolist() == [2.0, 6.0, 24.0] and g.tolist() == [1231.0, 820.0, 600.0]
+    # one zero: entries after it get nothing, the zero gets the products that skip it
+    out, g = _grad(lambda t: t.cumprod(0), [2.0, 0.0, 3.0, 4.0], seed=[1.0, 10.0, 100.0, 1000.0])
+    assert out.tolist() == [2.0, 0.0, 0.0, 0.0] and g.tolist() == [1.0, 20.0 + 600.0 + 24000.0, 0.0, 0.0]
+    # two zeros: only the first zero has a gradient, the product of the entries before it
+    out, g = _grad(lambda t: t.cumprod(0), [2.0, 0.0, 3.0, 0.0], seed=[1.0, 10.0, 100.0, 1000.0])
+    assert g.tolist() == [1.0, 20.0 + 600.0, 0.0, 0.0]
+    out, g = _grad(lambda t: t.cumprod(1), [[0.0, 0.0, 5.0], [1.0, 2.0, 3.0]])
+    assert g.tolist() == [[1.0, 0.0, 0.0], [9.0, 4.0, 2.0]]
+    out, g = _grad(lambda t: t.cumprod(0), 3.0)  # a 0-d tensor is its own running product
+    assert out.shape == () and out.item() == 3.0 and g.item() == 1.0
+
+
 def test_prod_gradient_is_the_product_of_the_others_also_at_zeros():
     out, g = _grad(lambda t: t.prod(), [2.0, 3.0, 4.0])
     assert out.item() == 24.0 and g.tolist() == [12.0, 8.0, 6.0]
@@ -221,6 +245,7 @@ NAMES = {
     "Expm1Backward0": lambda x: torch.expm1(x),
     "LogsumexpBackward0": lambda x: x.logsumexp(0),
     "CumsumBackward0": lambda x: x.cumsum(0),
+    "CumprodBackward0": lambda x: torch.cumprod(x, 0),
     "ProdBackward0": lambda x: x.prod(),
     "ProdBackward1": lambda x: x.prod(0),
     "StdBackward0": lambda x: x.std(),
@@ -244,7 +269,8 @@ def test_nodes_that_save_nothing_run_backward_twice_and_the_others_refuse():
         out.backward()
         out.backward()
     assert x.grad.tolist() == [14.0, 12.0, 10.0]  # (2 + 2 + (3, 2, 1)) twice
-    for fn in (lambda: x.clamp(0, 1), lambda: x.log1p(), lambda: x.prod(), lambda: x.std(), lambda: x.logsumexp(0)):
+    for fn in (lambda: x.clamp(0, 1), lambda: x.log1p(), lambda: x.prod(), lambda: x.std(), lambda: x.logsumexp(0),
+               lambda: x.cumprod(0)):
         out = fn().sum()
         out.backward()
         with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
@@ -260,6 +286,7 @@ FLOAT32 = {
     "expm1": lambda x: x.expm1(),
     "logsumexp": lambda x: x.logsumexp(1),
     "cumsum": lambda x: x.cumsum(1),
+    "cumprod": lambda x: x.cumprod(1),
     "prod": lambda x: x.prod(0),
     "std": lambda x: x.std(1),
     "var": lambda x: x.var(),
@@ -290,6 +317,8 @@ def test_result_dtypes_follow_pytorch():
     assert b.prod().dtype == torch.int64 and b.cumsum(0).tolist() == [1, 1, 2]
     assert torch.tensor([1, 2], dtype=torch.int32).cumsum(0).dtype == torch.int64
     assert i.cumsum(0).dtype == torch.int64
+    assert i.cumprod(0).dtype == torch.int64 and i.cumprod(0).tolist() == [1, 2, 6]
+    assert b.cumprod(0).dtype == torch.int64 and b.cumprod(0).tolist() == [1, 0, 0]
     assert i.clamp(0, 2).dtype == torch.int64 and i.clamp(0, 2).tolist() == [1, 2, 2]
     assert i.clamp(0.5, 2.5).dtype == torch.float32 and i.clamp(0.5, 2.5).tolist() == [1.0, 2.0, 2.5]
     for fn in (torch.log1p, torch.expm1, torch.exp, torch.log, torch.sqrt, torch.sin, torch.tanh, torch.sigmoid):
@@ -303,6 +332,7 @@ def test_result_dtypes_follow_pytorch():
     assert x32.clamp(torch.zeros(3, dtype=torch.float64)).dtype == torch.float64
     assert x32.cumsum(0, dtype=torch.float64).dtype == torch.float64
     assert x32.prod(dtype=torch.float64).dtype == torch.float64
+    assert torch.cumprod(x32, 1, dtype=torch.float64).dtype == torch.float64
 
 
 def test_mixed_dtypes_give_each_input_its_own_gradient_dtype():
@@ -342,6 +372,7 @@ ERRORS = [
     (lambda x: torch.cat([x, x], dim=2), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
     (lambda x: torch.stack([x, x], dim=-4), IndexError, "Dimension out of range (expected to be in range of [-3, 2], but got -4)"),
     (lambda x: x.cumsum(2), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda x: x.cumprod(-3), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got -3)"),
     (lambda x: x.prod(-3), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got -3)"),
     (lambda x: x.logsumexp(5), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 5)"),
     (lambda x: x.std(2), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
@@ -397,6 +428,8 @@ ORACLE = {
     "log1p_expm1": lambda t, x, y: (x * x).log1p() * y.expm1(),
     "logsumexp": lambda t, x, y: x.logsumexp(1) + t.logsumexp(y * 3, (0, 1), keepdim=True),
     "cumsum": lambda t, x, y: x.cumsum(0) * y.cumsum(-1),
+    "cumprod": lambda t, x, y: x.cumprod(0) + t.cumprod(y, -1),
+    "cumprod_zeros": lambda t, x, y: (x * (x.abs() > 0.5)).cumprod(1) * t.cumprod(y * (y > 0), 0),
     "prod": lambda t, x, y: x.prod(1) + y.prod(),
     "std": lambda t, x, y: x.std(1, keepdim=True) + y.std(0, keepdim=True) + x.std(correction=0),
     "var": lambda t, x, y: x.var(0, unbiased=False) + t.var(y, 1).sum(),

@@ -7,7 +7,7 @@ Layout: `tensor.py` (the class, no calculus), `ops.py` (the one doorway to the
 rule registry), `graph.py` (nodes, grad mode, backward),
 `inplace.py` (in-place methods), `creation.py` (constructors), `functions.py`
 (module-level ops), `pointwise.py` (clamp, maximum, where, ...), `reductions.py`
-(prod, std, var, logsumexp, cumsum), `joins.py` (cat, stack), `printing.py` (PyTorch's repr), `dtypes.py` (dtypes, Size,
+(prod, std, var, logsumexp, cumsum, cumprod), `joins.py` (cat, stack), `printing.py` (PyTorch's repr), `dtypes.py` (dtypes, Size,
 promotion), `compiled.py` (`@srcgrad.compile`).
 """
 
@@ -20,7 +20,7 @@ from .creation import (
 from .dtypes import Size, dtype
 from .functions import (
     abs, add, argmax, argmin, cat, clamp, clamp_max, clamp_min, clip, clone, concat, concatenate, cos,
-    cumsum, div, dot, exp, expm1, flatten, is_tensor, log, log1p, log_softmax, logsumexp, matmul, max,
+    cumprod, cumsum, div, dot, exp, expm1, flatten, is_tensor, log, log1p, log_softmax, logsumexp, matmul, max,
     maximum, mean, min, minimum, mm, mul, neg, norm, numel, pow, prod, relu, reshape, sigmoid, sin,
     softmax, sqrt, squeeze, stack, std, sub, sum, t, tanh, transpose, unsqueeze, var, where,
 )

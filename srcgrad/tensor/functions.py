@@ -15,7 +15,7 @@ from . import ops
 from .dtypes import dim_axis
 from .joins import cat, concat, concatenate, stack
 from .pointwise import clamp, clamp_max, clamp_min, clip, expm1, log1p, maximum, minimum, where
-from .reductions import cumsum, logsumexp, prod, std, var
+from .reductions import cumprod, cumsum, logsumexp, prod, std, var
 from .tensor import Tensor
 
 __all__ = [
@@ -24,7 +24,7 @@ __all__ = [
     "div", "neg", "softmax", "log_softmax", "argmax", "argmin", "clone", "reshape",
     "transpose", "t", "squeeze", "unsqueeze", "flatten", "is_tensor", "numel", "where",
     "cat", "concat", "concatenate", "stack", "clamp", "clip", "clamp_min", "clamp_max", "maximum",
-    "minimum", "log1p", "expm1", "logsumexp", "cumsum", "prod", "std", "var",
+    "minimum", "log1p", "expm1", "logsumexp", "cumsum", "cumprod", "prod", "std", "var",
 ]
 
 

@@ -1,10 +1,10 @@
 """Reductions and scans along a dim beyond sum, mean, max and min: prod, std, var,
-logsumexp, cumsum.
+logsumexp, cumsum, cumprod.
 
 Each is a `torch.X(input, ...)` function that `Tensor` also binds as a method, with
 PyTorch's signature, dims checked by `dim_axis` (PyTorch's IndexError), PyTorch's result
 dtypes and node names. None holds calculus: each op is one registry primitive
-(`np.prod`, `np.std`, `np.var`, `np.cumsum`, `activations.logsumexp`) recorded through
+(`np.prod`, `np.std`, `np.var`, `np.cumsum`, `np.cumprod`, `activations.logsumexp`) recorded through
 `ops`.
 """
 
@@ -17,7 +17,7 @@ from ..rules import activations
 from . import dtypes, ops
 from .dtypes import dim_axis
 
-__all__ = ["prod", "std", "var", "logsumexp", "cumsum"]
+__all__ = ["prod", "std", "var", "logsumexp", "cumsum", "cumprod"]
 
 
 def _cast(input, dtype):
@@ -98,3 +98,13 @@ def cumsum(input, dim, *, dtype=None):
     if axis is None:  # a 0-d tensor: its own running sum (np.cumsum would give shape (1,))
         return ops.apply(np.positive, input, name="CumsumBackward0", saves=False)
     return ops.apply(np.cumsum, input, name="CumsumBackward0", saves=False, axis=axis)
+
+
+def cumprod(input, dim, *, dtype=None):
+    """Running products along `dim`. CumprodBackward0, exact where the input holds zeros
+    (one or several along a line); integer and bool tensors give int64."""
+    input = _cast(input, dtype)
+    axis = dim_axis(dim, input._data.ndim)
+    if axis is None:  # a 0-d tensor: its own running product
+        return ops.apply(np.positive, input, name="CumprodBackward0")
+    return ops.apply(np.cumprod, input, name="CumprodBackward0", axis=axis)

@@ -488,7 +488,7 @@ class Tensor(InPlaceOps):
         return self._extremum(np.min, np.argmin, "Min", dim, keepdim)
 
     prod, std, var = reductions.prod, reductions.std, reductions.var
-    logsumexp, cumsum = reductions.logsumexp, reductions.cumsum
+    logsumexp, cumsum, cumprod = reductions.logsumexp, reductions.cumsum, reductions.cumprod
 
     def norm(self, p="fro", dim=None, keepdim=False):
         """The vector p-norm of all elements (for a matrix too, as in PyTorch: "fro" is
