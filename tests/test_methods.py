@@ -14,6 +14,7 @@ import pytest
 
 import srcgrad
 from conftest import numerical_grad
+from program_checks import check_hessian
 
 RNG = np.random.default_rng(7)
 
@@ -196,17 +197,24 @@ class Child(MLP):
         return MLP.loss(self, x) + np.sum(self.features(x))  # the base class's method by name
 
     def through_super(self, x):
-        return super().loss(x)
+        return super().loss(x)  # MLP.loss, with `self` this Child
+
+    def two_argument_super(self, x):
+        return super(Child, self).loss(x)
 
 
-def test_inherited_methods_and_a_base_method_called_by_name():
+def test_inherited_methods_super_and_a_base_method_called_by_name():
     c, x = Child(), RNG.normal(size=3)
     h = np.tanh(x @ c.l1.W + c.l1.b)
     expected = _mlp_grad(c, x) + (1 - h * h) @ c.l1.W.T
     np.testing.assert_allclose(srcgrad.grad(c.loss)(x), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(srcgrad.grad(c.through_super)(x), _mlp_grad(c, x), rtol=1e-12, atol=1e-12)
+    check_hessian(c.through_super, [x], 0)
     with pytest.raises(srcgrad.SrcGradError, match=r"`super\(\)` is not supported") as info:
-        srcgrad.grad(c.through_super)
+        srcgrad.grad(Child.through_super, wrt=1)  # `self` unknown: super() cannot be resolved
     assert "call the base class's method by its name (`Base.method(self, ...)`)" in str(info.value)
+    with pytest.raises(srcgrad.SrcGradError, match=r"`super\(\)` is not supported"):
+        srcgrad.grad(c.two_argument_super)
 
 
 class Store:

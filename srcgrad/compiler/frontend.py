@@ -62,7 +62,8 @@ class Program:
     def bindings(self):
         """How the parameters bound to a known function read in a docstring: " (f = rhs)"."""
         params = {a.id for a in self.tree.args.args + self.tree.args.kwonlyargs}
-        spelled = [f"{name} = {spelling(obj)}" for name, obj in sorted(self.bound.items()) if name in params or name in self.held]
+        spelled = [f"{name} = {spelling(obj)}" for name, obj in sorted(self.bound.items())
+                   if name in params or (name in self.held and not isinstance(obj, types.MethodType))]
         return f" ({', '.join(spelled)})" if spelled else ""
 
     def where(self, node=None):
@@ -162,7 +163,30 @@ def _method_program(fn, func, instance):
         return None
     tree = syntax.copy(program.tree)
     del tree.args.args[0]
-    return dataclasses.replace(program, fn=fn, tree=tree, bound={receiver: instance}, held={receiver: instance})
+    held = {receiver: instance}
+    owner = program.cells.get("__class__")  # the class whose body defines the method, where it uses super()
+    if owner is not None:
+        tree = syntax.rewrite(tree, {gast.Attribute: lambda node: _super_method(node, owner, instance, held)})
+    return dataclasses.replace(program, fn=fn, tree=tree, bound=dict(held), held=held)
+
+
+def _super_method(node, owner, instance, held):
+    """`super().loss` in a method of `instance`'s class: a name held at the bound method
+    `super(__class__, instance).loss` (a Python function's, which srcgrad follows);
+    `node` itself otherwise (the fence refuses other uses of `super()`)."""
+    inner = node.value
+    if not (isinstance(inner, gast.Call) and syntax.is_name(inner.func, "super") and not inner.args
+            and not inner.keywords and isinstance(node.ctx, gast.Load)):
+        return node
+    try:
+        method = getattr(super(owner.cell_contents, instance), node.attr)
+    except (ValueError, TypeError, AttributeError):
+        return node
+    if not isinstance(method, types.MethodType) or not isinstance(method.__func__, types.FunctionType):
+        return node
+    name = f"super_{node.attr}"
+    held[name] = method
+    return syntax.located(syntax.name(name), node)
 
 
 # function -> {(source, code): its parse}; nothing in it refers back to the function
