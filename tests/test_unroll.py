@@ -144,6 +144,33 @@ def stages(x):
     return total
 
 
+WEIGHTS = [np.eye(2) * 0.5, np.array([[1.0, -0.5], [0.25, 2.0]])]
+SPEC = ((WEIGHTS[0], np.tanh), (WEIGHTS[1], np.sin))
+
+
+def array_methods(h):
+    for W in WEIGHTS:  # no call of `W` itself: a loop over arrays, not unrolled
+        h = np.tanh(W.dot(h))
+    for W, act in SPEC:  # `act` is called: unrolled, `W` assigned each element's array
+        h = act(W.dot(h)) + W[0, 0]
+    return np.sum(h)
+
+
+def _array_methods_grad(h):
+    slopes = []
+    for W in WEIGHTS:
+        h = np.tanh(W @ h)
+        slopes.append((W, 1.0 - h * h))
+    for W, act in SPEC:
+        z = W @ h
+        slopes.append((W, 1.0 - np.tanh(z) ** 2 if act is np.tanh else np.cos(z)))
+        h = act(z) + W[0, 0]
+    g = np.ones_like(h)
+    for W, slope in reversed(slopes):
+        g = W.T @ (g * slope)
+    return g
+
+
 def empty(x):
     for act in EMPTY:
         x = act(x)
@@ -162,6 +189,14 @@ def test_module_lists_of_functions_tuple_targets_reversed_and_an_empty_list():
     check(stages, x, expected=[2 * np.cos(2 * x) - 0.5 * np.sin(0.5 * x) + np.cos(x) + 2 * (1 - np.tanh(x) ** 2)])
     check_hessian(stages, [x], 0)
     check(empty, x, expected=[3.0])
+
+
+def test_loop_variables_that_are_not_called_stay_variables():
+    h = np.array([0.3, -0.7])
+    check(array_methods, h, expected=[_array_methods_grad(h)])
+    text = srcgrad.source(srcgrad.grad(array_methods))
+    assert "for W in WEIGHTS:" in text and "W_0.dot(h)" in text and "W_1.dot(h_1)" in text
+    assert "`W_0` is a `numpy.ndarray`; `W_1` is a `numpy.ndarray`." in text  # one line each, no array text
 
 
 def test_a_module_list_changed_later_rebuilds_the_derivative():

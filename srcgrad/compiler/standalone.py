@@ -374,7 +374,7 @@ def _short_repr(obj):
     """A deterministic description of `obj` (no memory addresses)."""
     kind = type(obj)
     text = repr(obj)
-    if " at 0x" in text or len(text) > 60:
+    if " at 0x" in text or len(text) > 60 or "\n" in text:  # a comment holds one line
         text = f"a `{kind.__module__}.{kind.__qualname__}`"
     return text
 

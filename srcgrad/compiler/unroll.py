@@ -29,6 +29,7 @@ import numpy as np
 from ..errors import NotDifferentiableError
 from . import printing, syntax
 from .scope import MISSING, dotted_parts, lookup_path, lookup_sequence
+from .stand_in import is_instance
 
 MAX_ELEMENTS = 64  # a longer list is refused: its unrolled copies would not be readable code
 
@@ -82,8 +83,14 @@ class _Unroll:
                 return None
             index, target = s.target.elts
         names = _target_names(target)
-        if names is None or not _calls_any(s.body, set(names)):
+        if names is None:
             return None
+        called, methods = _calls(s.body, set(names))
+        if not called and not methods:
+            return None
+        found = lookup_path(parts, self.program)
+        if type(found) not in (list, tuple) or (not called and not _all_instances(found, target, methods)):
+            return None  # `for W in WEIGHTS: W.dot(h)`: array methods differentiate without unrolling
         sequence = lookup_sequence(parts, self.program)
         if sequence is MISSING:
             return None
@@ -94,26 +101,34 @@ class _Unroll:
             order.reverse()
         out, last = [], {}
         for position, k in enumerate(order):
-            values = self.values(s, target, sequence[k], k, f"{printing.unparse(inner).strip()}[{k}]")
+            # a called loop variable is replaced by its element's name; the others are
+            # assigned it, as the loop would (`W.dot(h)` stays a method of a local array)
+            values, assigned = {}, []
+            for name, part in self.parts(s, target, sequence[k], f"{printing.unparse(inner).strip()}[{k}]").items():
+                node = self.bound(f"{name}_{k}", part)
+                if name in called or (name in methods and is_instance(part)):
+                    values[name] = node
+                else:
+                    assigned.append(syntax.located(syntax.assign(name, node), s))
             if index is not None:
                 values[index.id] = syntax.const(position)
             last = values
-            out += syntax.copy(s.body, lambda n, values=values: _replaced(n, values))
+            out += assigned + syntax.copy(s.body, lambda n, values=values: _replaced(n, values))
         read_after = self.read_outside(s)
         out += [syntax.located(syntax.assign(n, syntax.copy(v)), s) for n, v in sorted(last.items()) if n in read_after]
         return out
 
-    def values(self, s, target, element, k, spelled):
-        """{loop variable: the node standing for its part of `element`} for one copy."""
+    def parts(self, s, target, element, spelled):
+        """{loop variable: its part of `element`} for one copy."""
         if isinstance(target, gast.Name):
-            return {target.id: self.bound(f"{target.id}_{k}", element)}
+            return {target.id: element}
         if type(element) not in (tuple, list) or len(element) != len(target.elts):
             raise self.program.error(
                 s, f"`{spelled}` does not unpack into `{printing.unparse(target).strip()}`: srcgrad unrolls "
                 f"this loop over its elements (it calls a loop variable) and needs each to be a tuple of "
                 f"{len(target.elts)}", NotDifferentiableError,
             )
-        return {t.id: self.bound(f"{t.id}_{k}", part) for t, part in zip(target.elts, element)}
+        return {t.id: part for t, part in zip(target.elts, element)}
 
     def bound(self, preferred, obj):
         """A node for `obj` in the unrolled code: a literal, or a name bound to it."""
@@ -190,15 +205,27 @@ def _target_names(target):
     return None
 
 
-def _calls_any(body, names):
-    """Whether a call in `body` calls one of `names` or a method of one (`layer(h)`, `layer.step(h)`)."""
+def _calls(body, names):
+    """The `names` that a call in `body` calls (`layer(h)`), and those it calls a method of
+    (`layer.step(h)`)."""
+    called, methods = set(), set()
     for s in body:
         for n in syntax.nodes(s):
             if isinstance(n, gast.Call):
                 parts = dotted_parts(n.func)
                 if parts is not None and parts[0] in names:
-                    return True
-    return False
+                    (called if len(parts) == 1 else methods).add(parts[0])
+    return called, methods
+
+
+def _all_instances(sequence, target, names):
+    """Whether each part of the elements of `sequence` that a loop variable of `names` takes
+    is an instance of a Python class (whose methods srcgrad follows once it is known)."""
+    if isinstance(target, gast.Name):
+        return all(is_instance(element) for element in sequence)
+    places = [k for k, t in enumerate(target.elts) if t.id in names]
+    return all(type(e) in (tuple, list) and len(e) == len(target.elts) and all(is_instance(e[k]) for k in places)
+               for e in sequence)
 
 
 def _jump(body):
