@@ -39,16 +39,12 @@ class Adagrad(Optimizer):
 
     def _update(self, group):
         lr, lr_decay, eps, weight_decay = group["lr"], group["lr_decay"], group["eps"], group["weight_decay"]
-        for p in group["params"]:
-            if p._grad is None:
-                continue
-            x = p._data
+        for p, x, grad in self._gradients(group):
             if not self.state[p]:
                 self._init_state(p, self.defaults["initial_accumulator_value"])
             state = self.state[p]
             state["step"]._data += 1
             step = float(state["step"]._data)
-            grad = -p._grad._data if group["maximize"] else p._grad._data
             if weight_decay != 0:
                 grad = multiply_add(weight_decay, x, grad)
             clr = lr / (1 + (step - 1) * lr_decay)

@@ -32,11 +32,7 @@ class Adam(Optimizer):
     def _update(self, group):
         (beta1, beta2), lr, eps = group["betas"], group["lr"], group["eps"]
         weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
-        for p in group["params"]:
-            if p._grad is None:
-                continue
-            x = p._data
-            grad = -p._grad._data if group["maximize"] else p._grad._data
+        for p, x, grad in self._gradients(group):
             state = self.state[p]
             if not state:
                 state["step"] = step_counter()

@@ -112,6 +112,14 @@ class Optimizer:
     def _update(self, group):
         raise NotImplementedError
 
+    @staticmethod
+    def _gradients(group):
+        """(parameter, its array, its gradient's array, negated under `maximize`) for each
+        parameter of `group` that has a gradient, in order."""
+        for p in group["params"]:
+            if p._grad is not None:
+                yield p, p._data, (-p._grad._data if group["maximize"] else p._grad._data)
+
     # --- saving and restoring -------------------------------------------------------
 
     def state_dict(self):

@@ -30,11 +30,7 @@ class RMSprop(Optimizer):
     def _update(self, group):
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
         weight_decay, momentum, centered = group["weight_decay"], group["momentum"], group["centered"]
-        for p in group["params"]:
-            if p._grad is None:
-                continue
-            x = p._data
-            grad = -p._grad._data if group["maximize"] else p._grad._data
+        for p, x, grad in self._gradients(group):
             state = self.state[p]
             if not state:
                 state["step"] = step_counter()

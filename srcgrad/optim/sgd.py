@@ -27,12 +27,8 @@ class SGD(Optimizer):
 
     def _update(self, group):
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-        weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
-        for p in group["params"]:
-            if p._grad is None:
-                continue
-            x = p._data
-            d_p = -p._grad._data if maximize else p._grad._data
+        weight_decay, nesterov = group["weight_decay"], group["nesterov"]
+        for p, x, d_p in self._gradients(group):
             if weight_decay != 0:
                 d_p = multiply_add(weight_decay, x, d_p)
             if momentum != 0:
