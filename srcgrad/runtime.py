@@ -26,6 +26,8 @@ Every name here can appear in printed derivatives, so the set stays small:
   part an assignment `y[index] = v` overwrote).
 - `refuse_shared(a, b, message)`: stop with `message` when arrays a and b share memory.
 - `has_key(d, key)`: `key in d` for the dict `d` of `d.get(key, default)`.
+- `dict_keys(d)`: the keys of the dict `d`, in order, that a loop over `d.items()` or
+  `d.values()` iterates (a constant to every derivative, like the keys themselves).
 - `dict_entry(d, key)` / `restore_entry(d, key, entry)`: save a dict entry (or its
   absence) before a write, and put it back (or remove the key) when undoing it.
 - `snapshot(x)`: a copy of an array or list that later in-place changes cannot reach.
@@ -465,6 +467,13 @@ def has_key(d, key):
     if not isinstance(d, dict):
         raise TypeError(f"srcgrad differentiates `.get(key, default)` of a dict only, not of a {type(d).__name__}")
     return key in d
+
+
+def dict_keys(d):
+    """`list(d)`: the keys of the dict `d` in order, for a loop over `d.items()` or
+    `d.values()` read by index. Registered non-differentiable: a key never carries a
+    derivative, even where the dict holds differentiated values."""
+    return list(d)
 
 
 def _holds(b, a):

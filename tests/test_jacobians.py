@@ -162,6 +162,22 @@ def test_hessian_with_respect_to_a_dict():
     _assert_tree_close(column, _difference(srcgrad.grad(cubic_dict), Q, t), rtol=1e-7)
 
 
+def weighted_features(x):
+    weights = {"a": 1.0, "b": 2.0, "c": 0.5}
+    features = {"a": x[0], "b": x[1] ** 2, "c": np.sin(x[2])}
+    return sum(weights[k] * v * v for k, v in features.items())
+
+
+def test_hessian_of_a_loop_over_dict_items():
+    """The keys of a loop over `d.items()` were read from `list(d)`, which made them look
+    differentiated where `d` held differentiated values: the Hessian was refused (no
+    forward rule for the index of the gradient's `getitem_vjp`)."""
+    x = np.array([0.3, -0.5, 1.1])
+    want = np.diag([2.0, 24.0 * x[1] ** 2, np.cos(2 * x[2])])
+    np.testing.assert_allclose(srcgrad.hessian(weighted_features)(x), want, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(srcgrad.jacobian(srcgrad.grad(weighted_features))(x), want, rtol=1e-13, atol=1e-15)
+
+
 def test_jacobian_refuses_an_integer_leaf_and_an_output_that_is_not_numbers():
     with pytest.raises(TypeError, match=r"`scaled_dict` \(.*\) with respect to `p\['b'\]`: it is int"):
         srcgrad.jacobian(scaled_dict)({"a": np.ones(2), "b": 2})

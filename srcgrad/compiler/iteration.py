@@ -8,7 +8,7 @@ A loop target that carries a derivative receives it from its sequence through an
 ordinary subscript, whose adjoint scatters into the sequence's adjoint. Handled
 iterables: a sequence (array, list, tuple), `zip(a, b, ...)`, `enumerate(a[, start])`
 and `reversed(a)` of sequences (`r = reversed(a)` becomes `r = a[::-1]`), and
-`d.items()`/`d.values()` (a loop over `list(d)`, each value read as `d[key]`). Any other iterable that carries a derivative (a
+`d.items()`/`d.values()` (a loop over the list of d's keys, each value read as `d[key]`). Any other iterable that carries a derivative (a
 generator, `d.items()`, ...) is rejected: its loop target would otherwise silently
 get no gradient. Loops over constants are left alone (a dict or a set stays iterable).
 
@@ -25,13 +25,14 @@ import collections
 
 import gast
 
+from .. import runtime
 from . import printing, syntax
 from .resolve import Callee
 
 _LEN = Callee("function", builtins.len, "len")
 _RANGE = Callee("function", builtins.range, "range")
 _MIN = Callee("function", builtins.min, "min")
-_LIST = Callee("function", builtins.list, "list")
+_DICT_KEYS = Callee("function", runtime.dict_keys, "dict_keys")
 # the nodes that statements lie under
 _HOLDERS = (gast.stmt, gast.excepthandler) + ((gast.match_case,) if hasattr(gast, "match_case") else ())
 
@@ -247,7 +248,10 @@ class _Iteration:
             return self.atoms(s, it.args, pre), "reversed", None
         if callee is not None and callee.kind == "method" and callee.path in ("items", "values") and not it.args:
             keys = self.namer.fresh("keys")
-            pre.append(syntax.located(syntax.assign(keys, self.call(list, _LIST, [syntax.name(callee.receiver)])), s))
+            # the keys are no differentiated values (`list(d)` would make them seem so where d is one)
+            dict_keys = syntax.call(self.namer.helper("dict_keys", runtime.dict_keys), [syntax.name(callee.receiver)])
+            self.calls[dict_keys] = _DICT_KEYS
+            pre.append(syntax.located(syntax.assign(keys, dict_keys), s))
             self.mapping = syntax.name(callee.receiver)
             return [syntax.name(keys)], callee.path, None
         raise self.program.error(
