@@ -1326,6 +1326,27 @@ def sorted_list_with_key(a, b, c):
     return total
 
 
+
+# --- lists of lists ---------------------------------------------------------------------
+
+
+def nested_comprehension_grid(M):
+    grid = [[v * (i + j + 1.0) for j, v in enumerate(row)] for i, row in enumerate(M)]
+    return sum(sum(r) for r in grid) + grid[1][2] ** 2
+
+
+def rows_built_by_appends(x, y):
+    rows = []
+    for u in x:
+        row = []
+        for v in y:
+            row.append(u * v + v * v)
+        rows.append(row)
+    total = 0.0
+    for i in range(3):
+        total = total + rows[i][i] * rows[i][2 - i]
+    return total
+
 ALL = [
     loop_rebuilds_then_writes, sum_over_columns, enumerate_zip_pairs, dict_filled_in_place, list_of_lists,
     if_elif_else_on_sum, branch_on_element_compare, nested_if, ternary_in_loop, ternary_nested, and_or_not,
@@ -1369,6 +1390,7 @@ ALL = [
     stack_machine_pop, queue_pop_front, pop_middle_and_dropped, repeated_index_isub_in_loop, module_alias_in_body,
     walrus_in_while_test, walrus_in_branch_tests, walrus_in_comprehension_filter, dict_get_with_default,
     sorted_top_two, sorted_list_with_key,
+    nested_comprehension_grid, rows_built_by_appends,
 ]
 
 # Derivation raises today (a clear error, but the construct is one issue 3 asks for).

@@ -443,6 +443,39 @@ def test_forward_mode_refuses_subscript_writes_through_shared_memory(f):
         assert info.value.lineno == _lines(f, "# write")[0]
 
 
+# --- lists held by lists ---------------------------------------------------------------
+
+
+def one_row_appended_twice(x):
+    rows = []
+    row = []
+    for i in range(2):
+        row.append(x[i] * 2.0)  # write
+        rows.append(row)
+    return rows[0][1] * rows[1][0]
+
+
+def row_changed_after_it_is_held(x):
+    rows = []
+    for i in range(2):
+        row = []
+        rows.append(row)
+        row.append(x[i] * 3.0)  # write
+    return rows[0][0] * rows[1][0]
+
+
+@pytest.mark.parametrize("f", [one_row_appended_twice, row_changed_after_it_is_held], ids=lambda f: f.__name__)
+def test_a_list_changed_while_another_list_holds_it_is_refused(f):
+    """A list of lists built by appending a new row each pass is differentiated (a nested
+    comprehension builds one: corpus_python.nested_comprehension_grid); a row that a
+    change reaches after it was appended (the same row each pass, or an append after
+    `rows.append(row)`) stays refused, in both modes."""
+    for transform in (lambda: srcgrad.jvp(f, (X[:2].copy(),), (np.ones(2),)), lambda: srcgrad.grad(f)):
+        with pytest.raises(srcgrad.NotDifferentiableError, match=r"rows.append\(row\)`\) puts into `rows`") as info:
+            transform()
+        assert info.value.lineno == _lines(f, "# write")[0]
+
+
 # --- subscript writes into a NumPy array made here copy values --------------------------
 
 

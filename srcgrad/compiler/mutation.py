@@ -11,7 +11,9 @@ is exact when the changed object is nobody else's:
   object (`np.zeros`, `x.copy()`, `a * b`, `[]`, ...), not a parameter, a plain copy of
   another name or a view (`x[1:]`, `x.T`, `x.reshape(...)`);
 - every differentiated alias of it (a view, a plain copy, a container holding it) is
-  used only in the statements right after it is made, before the next change.
+  used only in the statements right after it is made, before the next change, or is
+  made where no later change reaches the object it names (a list appended to `rows`
+  after its last change, as a nested comprehension builds a list of lists).
 
 Anything else is a `NotDifferentiableError` at the change's line, saying what to write
 instead. The pass returns `{base: names that may share its memory}`; it never changes the tree.
@@ -319,22 +321,30 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
                 f"or, if a separate array is meant, copy it first with `.copy()`",
                 NotDifferentiableError,
             )
-    changed = [(s, blocks.fresh_before(s, b, calls)) for s, b in found if b in group]
+    changed = [(s, b, blocks.fresh_before(s, b, calls)) for s, b in found if b in group]
     seen = _with_hidden_views(group, assigns, calls)
     for alias in sorted(seen - {base}):
         if not activity.is_active(alias):
             continue
+        holds_only = False  # `alias` is a list that holds a member of the group, and no other name of it
         if alias in group:
             defs = [a for a in assigns if a.targets[0].id == alias and any(_reads_base(a.value, b, calls) for b in group)]
+            appended = _appends_into(alias, group, found, calls)
+            holds_only = bool(appended) and not defs
+            defs += appended
         else:  # a hidden view (`_with_hidden_views`)
             defs = [a for a in assigns if a.targets[0].id == alias and any(_may_view(a.value, b, calls) for b in seen)]
-        # a change of an object made (fresh) after the alias was taken cannot reach the alias
-        changed_stmts = [s for s, fresh in changed
-                         if fresh is None or len(defs) != 1 or _between(defs[0], fresh, s, blocks)]
+        # a change of an object made (fresh) after the alias was taken cannot reach the alias, and a
+        # change of a list that only holds the object (an append to it) leaves the object alone
+        changed_stmts = [s for s, b, fresh in changed if not (holds_only and b == alias)
+                         and (fresh is None or not defs or any(_between(d, fresh, s, blocks) for d in defs))]
         alias_reads = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == alias and isinstance(n.ctx, gast.Load)]
         if not changed_stmts or (len(defs) == 1 and _used_before_change(defs[0], alias_reads, changed_stmts, blocks)):
             continue
-        if defs:
+        if holds_only:
+            shared = (f"line {program.line(defs[0])} (`{program.text(defs[0]).strip()}`) puts into `{alias}` an "
+                      "object that")
+        elif defs:
             shared = (f"line {program.line(defs[0])} (`{program.text(defs[0]).strip()}`) makes another name or a "
                       "view of an array that")
         else:
@@ -345,6 +355,15 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
             "belongs to: copy it (`.copy()`), or index the original array directly "
             "(`Z[i, j] = ...` rather than `Z[i][j] = ...`)", NotDifferentiableError,
         )
+
+
+def _appends_into(holder, group, found, calls):
+    """The changes `holder.append(y)` of `found` that put a member `y` of `group` into the
+    list `holder`: from there on the list holds the object `y` names, as an alias made by
+    an assignment would (`rows.append(items)` after `items = []` in a loop, as a nested
+    comprehension builds a list of lists)."""
+    return [s for s, base in found if base == holder and isinstance(s, gast.Expr) and calls[s.value].path == "append"
+            and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id in group]
 
 
 def _with_hidden_views(group, assigns, calls):
@@ -376,11 +395,13 @@ def _grown(group, assigns, calls, shares, appends=()):
 
 def _between(definition, fresh, change, blocks):
     """Whether `definition` may run after `fresh` and before `change`: only then can it
-    alias the object that `change` changes. Positions count in `fresh`'s block."""
+    alias the object that `change` changes. Positions count in `fresh`'s block; a
+    definition outside that block cannot run while the block goes from `fresh` to
+    `change` (it aliases an object made before, or one changed already)."""
     block, start = blocks.where[id(fresh)]
     end = _position_in(block, change, blocks)
     at = _position_in(block, definition, blocks)
-    return end is None or at is None or start <= at <= end
+    return end is None or (at is not None and start <= at <= end)
 
 
 def _position_in(block, stmt, blocks):
