@@ -1347,6 +1347,19 @@ def rows_built_by_appends(x, y):
         total = total + rows[i][i] * rows[i][2 - i]
     return total
 
+
+def row_name_reused_for_reading(x):
+    rows = []
+    for i in range(3):
+        row = [x[i]]
+        row.append(x[i] ** 2 + 0.5)
+        rows.append(row)
+    best = rows[0]
+    for row in rows:
+        if row[1] > best[1]:
+            best = row
+    return best[0] * best[1] + sum(r[0] for r in rows)
+
 ALL = [
     loop_rebuilds_then_writes, sum_over_columns, enumerate_zip_pairs, dict_filled_in_place, list_of_lists,
     if_elif_else_on_sum, branch_on_element_compare, nested_if, ternary_in_loop, ternary_nested, and_or_not,
@@ -1390,7 +1403,7 @@ ALL = [
     stack_machine_pop, queue_pop_front, pop_middle_and_dropped, repeated_index_isub_in_loop, module_alias_in_body,
     walrus_in_while_test, walrus_in_branch_tests, walrus_in_comprehension_filter, dict_get_with_default,
     sorted_top_two, sorted_list_with_key,
-    nested_comprehension_grid, rows_built_by_appends,
+    nested_comprehension_grid, rows_built_by_appends, row_name_reused_for_reading,
 ]
 
 # Derivation raises today (a clear error, but the construct is one issue 3 asks for).

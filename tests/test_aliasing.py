@@ -476,6 +476,26 @@ def test_a_list_changed_while_another_list_holds_it_is_refused(f):
         assert info.value.lineno == _lines(f, "# write")[0]
 
 
+def row_then_an_entry(x):
+    rows = [[x[0]], [x[1]]]
+    row = []
+    for i in range(2):
+        row.append(x[i] * 2.0)  # write
+        row = rows[i]  # the next pass appends to rows[i]
+    return rows[0][1] * rows[1][0] + rows[0][0]
+
+
+def test_a_name_that_names_an_entry_in_the_next_pass_is_refused():
+    """`row = []` before a loop makes the first pass's `row` new; a later pass changes
+    what `row = rows[i]` gave it (a name reused for reading, after the loop that changes
+    it, is fine: corpus_python.row_name_reused_for_reading)."""
+    for transform in (lambda: srcgrad.jvp(row_then_an_entry, (X[:2].copy(),), (np.ones(2),)),
+                      lambda: srcgrad.grad(row_then_an_entry)):
+        with pytest.raises(srcgrad.NotDifferentiableError, match=r"may share memory .* `row = rows\[i\]  #") as info:
+            transform()
+        assert info.value.lineno == _lines(row_then_an_entry, "# write")[0]
+
+
 # --- subscript writes into a NumPy array made here copy values --------------------------
 
 

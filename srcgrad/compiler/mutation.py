@@ -9,7 +9,9 @@ is exact when the changed object is nobody else's:
 
 - a differentiated base is made inside the function by an operation that returns a new
   object (`np.zeros`, `x.copy()`, `a * b`, `[]`, ...), not a parameter, a plain copy of
-  another name or a view (`x[1:]`, `x.T`, `x.reshape(...)`);
+  another name or a view (`x[1:]`, `x.T`, `x.reshape(...)`), or at least the object each
+  change reaches is (`row = []` before it, in its loop: `for row in rows:` elsewhere may
+  then name an entry);
 - every differentiated alias of it (a view, a plain copy, a container holding it) is
   used only in the statements right after it is made, before the next change, or is
   made where no later change reaches the object it names (a list appended to `rows`
@@ -232,6 +234,23 @@ class _Blocks:
             stmt = self.parent[id(stmt)]
         return None
 
+    def changes_own(self, stmt, base, calls):
+        """Whether the change `stmt` of `base` always changes an object `fresh_before` made
+        new for it: no loop around `stmt`, inside the block of that statement, assigns
+        `base` (the next pass would change what that assignment gave). Another assignment
+        of `base` elsewhere (`for row in rows:` after a loop built each `row = []`) then
+        never names the object the change reaches."""
+        fresh = self.fresh_before(stmt, base, calls)
+        if fresh is None:
+            return False
+        home = self.where[id(fresh)][0]
+        around = stmt
+        while self.where[id(around)][0] is not home:  # up to the statement of `home` holding `stmt`
+            around = self.parent[id(around)]
+            if isinstance(around, (gast.For, gast.While)) and base in syntax.names_stored(around):
+                return False
+        return True
+
 
 def _top(node_id, block):
     """The statement of `block` that contains the node, or None."""
@@ -313,7 +332,8 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
             f"one (`{base}_local = {base}.copy()`) and change that", NotDifferentiableError,
         )
     for a in assigns:
-        if a.targets[0].id == base and not _makes_new(a.value, assigns, reads, calls):
+        if (a.targets[0].id == base and not _makes_new(a.value, assigns, reads, calls)
+                and not blocks.changes_own(stmt, base, calls)):
             raise program.error(
                 stmt, f"`{what}` changes an array in place that may share memory with another value "
                 f"(it is made at line {program.line(a)}: `{program.text(a).strip()}`; in `{program.name}`); "
