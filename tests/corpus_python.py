@@ -1360,6 +1360,13 @@ def row_name_reused_for_reading(x):
             best = row
     return best[0] * best[1] + sum(r[0] for r in rows)
 
+
+def column_from_previous_column(M):
+    out = np.zeros_like(M)
+    for j in range(3):
+        out[:, j] = M[:, j] * (j + 1.0) + (out[:, j - 1] if j > 0 else 0.5)
+    return np.sum(out ** 2)
+
 ALL = [
     loop_rebuilds_then_writes, sum_over_columns, enumerate_zip_pairs, dict_filled_in_place, list_of_lists,
     if_elif_else_on_sum, branch_on_element_compare, nested_if, ternary_in_loop, ternary_nested, and_or_not,
@@ -1403,7 +1410,7 @@ ALL = [
     stack_machine_pop, queue_pop_front, pop_middle_and_dropped, repeated_index_isub_in_loop, module_alias_in_body,
     walrus_in_while_test, walrus_in_branch_tests, walrus_in_comprehension_filter, dict_get_with_default,
     sorted_top_two, sorted_list_with_key,
-    nested_comprehension_grid, rows_built_by_appends, row_name_reused_for_reading,
+    nested_comprehension_grid, rows_built_by_appends, row_name_reused_for_reading, column_from_previous_column,
 ]
 
 # Derivation raises today (a clear error, but the construct is one issue 3 asks for).

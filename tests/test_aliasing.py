@@ -496,6 +496,42 @@ def test_a_name_that_names_an_entry_in_the_next_pass_is_refused():
         assert info.value.lineno == _lines(row_then_an_entry, "# write")[0]
 
 
+def view_in_a_branch_then_changed_there(m):
+    out = np.zeros((2, 3))
+    s = 0.0
+    for j in range(3):
+        if j > 0:
+            prev = out[:, j - 1]
+            out[:, j - 1] = m[:, j]  # write
+        else:
+            prev = np.zeros(2)
+        s = s + np.sum(prev * m[:, j])
+    return s + np.sum(out**2)
+
+
+def view_in_a_branch_read_after_a_change(m):
+    out = np.zeros((2, 3))
+    s = 0.0
+    for j in range(3):
+        prev = out[:, j - 1] if j > 0 else np.ones(2)
+        out[:, j - 1] = m[:, j] * 3.0  # write
+        s = s + np.sum(prev * prev)
+    return s + np.sum(out)
+
+
+@pytest.mark.parametrize("f", [view_in_a_branch_then_changed_there, view_in_a_branch_read_after_a_change],
+                         ids=lambda f: f.__name__)
+def test_a_view_taken_in_a_branch_and_read_after_a_change_is_refused(f):
+    """A view taken in an `if` (or a conditional expression) whose branches both assign it,
+    read after the `if` before any change, is differentiated
+    (corpus_python.column_from_previous_column); one that a change may reach before a
+    read stays refused."""
+    m = np.arange(6.0).reshape(2, 3) * 0.1
+    with pytest.raises(srcgrad.NotDifferentiableError, match="changes in place while the first is still in use") as info:
+        srcgrad.grad(f)(m)
+    assert info.value.lineno == _lines(f, "# write")[0]
+
+
 # --- subscript writes into a NumPy array made here copy values --------------------------
 
 

@@ -359,7 +359,7 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
         changed_stmts = [s for s, b, fresh in changed if not (holds_only and b == alias)
                          and (fresh is None or not defs or any(_between(d, fresh, s, blocks) for d in defs))]
         alias_reads = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == alias and isinstance(n.ctx, gast.Load)]
-        if not changed_stmts or (len(defs) == 1 and _used_before_change(defs[0], alias_reads, changed_stmts, blocks)):
+        if not changed_stmts or (len(defs) == 1 and _used_before_change(defs[0], alias, alias_reads, changed_stmts, blocks)):
             continue
         if holds_only:
             shared = (f"line {program.line(defs[0])} (`{program.text(defs[0]).strip()}`) puts into `{alias}` an "
@@ -434,19 +434,26 @@ def _position_in(block, stmt, blocks):
     return None
 
 
-def _used_before_change(definition, reads, changed, blocks):
+def _used_before_change(definition, alias, reads, changed, blocks):
     """Whether every read of the alias made by `definition` comes after it in the same block,
-    with no change of the group in between (the last reading statement may itself change it)."""
-    block, start = blocks.where[id(definition)]
-    last = start
-    for read in reads:
-        top = _top(id(read), block[start + 1:])
-        if top is None:
-            return False
-        last = max(last, blocks.where[id(top)][1])
+    with no change of the group in between (the last reading statement may itself change it).
+    A definition in a branch of an `if` whose branches both assign the alias (`prev =
+    out[:, j - 1] if j > 0 else 0.0`) also covers the reads after the `if`, the branch then
+    changing nothing after it."""
     changed_ids = {id(s) for s in changed}
-    for s in block[start + 1: last + 1]:
-        inside = {id(n) for n in syntax.walk(s)} & changed_ids
-        if inside and not (s is block[last] and id(s) in changed_ids):
+    anchor = definition
+    while True:
+        block, start = blocks.where[id(anchor)]
+        after = block[start + 1:]
+        here = [r for r in reads if _top(id(r), after) is not None]
+        reads = [r for r in reads if _top(id(r), after) is None]
+        last = max((blocks.where[id(_top(id(r), after))][1] for r in here), default=start)
+        for s in block[start + 1: (len(block) - 1 if reads else last) + 1]:
+            inside = {id(n) for n in syntax.walk(s)} & changed_ids
+            if inside and (reads or not (s is block[last] and id(s) in changed_ids)):
+                return False
+        if not reads:
+            return True
+        anchor = blocks.parent[id(anchor)]
+        if not (isinstance(anchor, gast.If) and all(alias in syntax.names_stored(b) for b in (anchor.body, anchor.orelse))):
             return False
-    return True
