@@ -517,6 +517,27 @@ def test_second_derivative_through_list_gradients():
     assert "add_grad(" in srcgrad.source(d2)
 
 
+def rows_replaced(x):
+    R = [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
+    R[0] = [2.0] + [0.5]  # a constant row: its tangent is a row of zeros
+    for i in range(1, 3):
+        row = [0.0, 0.0]
+        row[1] = x[i] * R[i - 1][1] + R[0][0]
+        R[i] = row
+    return R[2][1] * R[0][1]
+
+
+def test_a_constant_list_stored_into_a_list_has_a_list_of_zeros_as_tangent():
+    """`R[0] = [2.0, 0.5]` into a differentiated list gave the entry the tangent 0.0, not a
+    list: reading `R[0][0]` failed in the jvp ('float' object is not subscriptable)."""
+    x = np.array([0.5, -0.3, 0.7])
+    out, out_dot = srcgrad.jvp(rows_replaced, (x,), (np.ones(3),))
+    expected = np.array([0.0, 0.25 * x[2], 0.5 * (0.5 * x[1] + 2.0)])  # of 0.5 * (x2 * (0.5 x1 + 2) + 2)
+    np.testing.assert_allclose(srcgrad.grad(rows_replaced)(x), expected, rtol=1e-13)
+    assert out == pytest.approx(rows_replaced(x), rel=1e-13)
+    assert out_dot == pytest.approx(np.sum(expected), rel=1e-13)
+
+
 def products(M):
     return np.sum(np.prod(M ** 2, axis=1)) + np.prod(M)
 

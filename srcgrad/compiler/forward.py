@@ -206,8 +206,10 @@ class _Forward:
         value = s.value
         if isinstance(value, gast.Name) and self.active(value.id):
             part = self.tangent(value.id)
+        elif isinstance(value, gast.Name) and (x in self.containers or value.id in self.containers):
+            part = self.zero(value)  # an entry of a list or dict, or a list itself: a zero of its structure
         else:
-            part = syntax.const(0.0)
+            part = syntax.const(0.0)  # broadcast into the array's tangent
         store = syntax.assign(syntax.subscript(self.tangent(x), syntax.copy(target.slice)), part)
         return [s, syntax.assign(self.namer.tangent(x), own), store]
 
