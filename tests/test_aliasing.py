@@ -491,7 +491,7 @@ def test_a_name_that_names_an_entry_in_the_next_pass_is_refused():
     it, is fine: corpus_python.row_name_reused_for_reading)."""
     for transform in (lambda: srcgrad.jvp(row_then_an_entry, (X[:2].copy(),), (np.ones(2),)),
                       lambda: srcgrad.grad(row_then_an_entry)):
-        with pytest.raises(srcgrad.NotDifferentiableError, match=r"may share memory .* `row = rows\[i\]  #") as info:
+        with pytest.raises(srcgrad.NotDifferentiableError, match=r"held by the list `rows` .* `row = rows\[i\]  #") as info:
             transform()
         assert info.value.lineno == _lines(row_then_an_entry, "# write")[0]
 
@@ -530,6 +530,21 @@ def test_a_view_taken_in_a_branch_and_read_after_a_change_is_refused(f):
     with pytest.raises(srcgrad.NotDifferentiableError, match="changes in place while the first is still in use") as info:
         srcgrad.grad(f)(m)
     assert info.value.lineno == _lines(f, "# write")[0]
+
+
+def table_filled_by_chained_writes(x):
+    table = [[0.0] * 3 for _ in range(3)]
+    for i in range(3):
+        table[i][i] = x[i] ** 2  # write
+    return table[2][2] + table[0][0]
+
+
+def test_a_chained_write_into_a_list_of_lists_says_what_to_write_instead():
+    """`table[i][j] = v` changes the row list in place: refused, and the message spoke of
+    arrays and advised `Z[i, j]`, which a list does not take."""
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"a list held by the list `table`.*`table\[i\] = row`") as info:
+        srcgrad.grad(table_filled_by_chained_writes)(X)
+    assert info.value.lineno == _lines(table_filled_by_chained_writes, "# write")[0]
 
 
 # --- subscript writes into a NumPy array made here copy values --------------------------

@@ -334,6 +334,16 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
     for a in assigns:
         if (a.targets[0].id == base and not _makes_new(a.value, assigns, reads, calls)
                 and not blocks.changes_own(stmt, base, calls)):
+            holder = _entry_of_a_list(a.value, assigns, calls)
+            if holder is not None:
+                taken = "" if program.line(a) == program.line(stmt) else (
+                    f"taken from it at line {program.line(a)}: `{program.text(a).strip()}`; ")
+                raise program.error(
+                    stmt, f"`{what}` changes in place a list held by the list `{holder}` ({taken}in `{program.name}`), "
+                    f"which srcgrad does not differentiate: make `{holder}` a NumPy array and write "
+                    f"`{holder}[i, j] = ...`, or fill a new row and store it whole "
+                    f"(`row = [0.0] * m`, `row[j] = ...`, then `{holder}[i] = row`)", NotDifferentiableError,
+                )
             raise program.error(
                 stmt, f"`{what}` changes an array in place that may share memory with another value "
                 f"(it is made at line {program.line(a)}: `{program.text(a).strip()}`; in `{program.name}`); "
@@ -375,6 +385,15 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
             "belongs to: copy it (`.copy()`), or index the original array directly "
             "(`Z[i, j] = ...` rather than `Z[i][j] = ...`)", NotDifferentiableError,
         )
+
+
+def _entry_of_a_list(value, assigns, calls):
+    """The name `rows` when `value` reads an entry of it (`rows[i]`) and every assignment
+    makes `rows` a list, else None."""
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+        if _makes_lists(value.value.id, assigns, calls):
+            return value.value.id
+    return None
 
 
 def _appends_into(holder, group, found, calls):
