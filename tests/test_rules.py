@@ -320,6 +320,15 @@ def test_add_reduce():
     run(np.add.reduce, U((2, 3, 4)), axis=(0, 2), keepdims=True)
 
 
+@pytest.mark.parametrize("fn", [np.logaddexp.reduce, np.logaddexp2.reduce], ids=["logaddexp", "logaddexp2"])
+def test_logaddexp_reduce(fn):
+    """A soft minimum written `-g * np.logaddexp.reduce(v / -g)` had no rule."""
+    run(fn, U((3, 4)))
+    run(fn, U((3, 4)), axis=1)
+    run(fn, U((2, 3, 4)), axis=(0, 2), keepdims=True)
+    run(fn, U((3, 4)), axis=None)
+
+
 @pytest.mark.parametrize("fn", [np.prod, np.nanprod])
 def test_prod_exact_with_zeros(fn):
     x = np.array([[2.0, 0.0, 3.0], [0.0, 0.0, 5.0], [1.5, -2.0, 0.5]])
@@ -1066,7 +1075,8 @@ TABLES = [
     [case(builtins.max, 0.5, -1.5), case(builtins.min, 0.5, -1.5)],
     [case(builtins.sorted, [0.5, -1.5, 0.2]), case(builtins.sorted, U((4,)), reverse=True)],
     [case(list, [0.5, 1.5]), case(tuple, [0.5, 1.5]), case(np.float64, 0.7), case(np.float32, 0.7)],
-    [case(np.add.reduce, U((3,))), case(np.add.accumulate, U((3,)))],
+    [case(np.add.reduce, U((3,))), case(np.add.accumulate, U((3,))), case(np.logaddexp.reduce, U((3,))),
+     case(np.logaddexp2.reduce, U((3,)))],
     QUANTILES, AVERAGE, COVARIANCES, DIFFERENCES, PRODUCTS,
     [case(np.convolve, U((3,)), U((2,))), case(np.correlate, U((3,)), U((2,)))],
     LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0)], STRUCTURE, OTHERS,

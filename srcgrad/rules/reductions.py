@@ -1,6 +1,7 @@
-"""Reductions and scans along axes: sum mean prod max min ptp, their nan* forms, cumsum,
-cumprod and the running extrema np.maximum/minimum.accumulate (var, std, average,
-median and quantiles are in `statistics.py`, differences and integrals in `series.py`).
+"""Reductions and scans along axes: sum mean prod max min ptp, their nan* forms, the
+log-sum-exps np.logaddexp.reduce and np.logaddexp2.reduce, cumsum, cumprod and the
+running extrema np.maximum/minimum.accumulate (var, std, average, median and quantiles
+are in `statistics.py`, differences and integrals in `series.py`).
 
 `axis` may be None, an int (negative too) or a tuple, with `keepdims` either way.
 Gradients spread back through `runtime.unreduce`; forward rules reduce the tangent the
@@ -126,6 +127,30 @@ def add_reduce_vjp(g, ans, x, axis=0, dtype=None, out=None, keepdims=False):
 @defjvp(np.add.reduce, "x")
 def add_reduce_jvp(t, ans, x, axis=0, dtype=None, out=None, keepdims=False):
     return np.sum(t, axis=axis, keepdims=keepdims)
+
+
+# np.logaddexp.reduce / np.logaddexp2.reduce: a log-sum-exp along `axis` (in base e or 2),
+# whose gradient is each entry's share exp(x - ans) (2 ** (x - ans)), ans kept.
+
+
+@defvjp(np.logaddexp.reduce, "x", name="Logsumexp")
+def logaddexp_reduce_vjp(g, ans, x, axis=0, dtype=None, out=None, keepdims=False):
+    return unreduce(g, x, axis, keepdims) * np.exp(x - unreduce(ans, x, axis, keepdims))
+
+
+@defjvp(np.logaddexp.reduce, "x")
+def logaddexp_reduce_jvp(t, ans, x, axis=0, dtype=None, out=None, keepdims=False):
+    return np.sum(t * np.exp(x - unreduce(ans, x, axis, keepdims)), axis=axis, keepdims=keepdims)
+
+
+@defvjp(np.logaddexp2.reduce, "x", name="Logsumexp2")
+def logaddexp2_reduce_vjp(g, ans, x, axis=0, dtype=None, out=None, keepdims=False):
+    return unreduce(g, x, axis, keepdims) * np.exp2(x - unreduce(ans, x, axis, keepdims))
+
+
+@defjvp(np.logaddexp2.reduce, "x")
+def logaddexp2_reduce_jvp(t, ans, x, axis=0, dtype=None, out=None, keepdims=False):
+    return np.sum(t * np.exp2(x - unreduce(ans, x, axis, keepdims)), axis=axis, keepdims=keepdims)
 
 
 @defvjp(np.mean, "x")
