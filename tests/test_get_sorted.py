@@ -150,6 +150,27 @@ def test_sorted_hessians():
     check_hessian(sorted_reversed_list_in_loop, (0.7, 0.3, -1.1), 1, [[4 * 2 * 2]])
 
 
+def largest_by_magnitude(a, b):
+    return max(a * a, b, key=abs) * min(a, b * 2.0, key=abs) + a
+
+
+def extremes_by_magnitude(x):
+    vals = [x[0] * x[1], -x[2] ** 3, x[1]]
+    return max(vals, key=abs) ** 2 + min(vals, key=abs) * x[0] + max(x * x - 1.0, key=abs)
+
+
+@pytest.mark.parametrize("fn, args, expected", [
+    (largest_by_magnitude, (0.7, -1.3), (-1.3 + 1.0, 0.7)),  # b a + a
+    (largest_by_magnitude, (1.7, -0.5), (4 * 1.7 * -0.5 + 1.0, 2 * 1.7**2)),  # a^2 * 2b + a
+    (extremes_by_magnitude, (np.array([0.5, -1.2, 0.9]),), None),
+])
+def test_max_and_min_with_a_key(fn, args, expected):
+    """`max(..., key=abs)` had no rule ("unexpected keyword argument 'key'"); the gradient
+    goes to the entry Python returns, in both modes and through the Hessian."""
+    check(fn, *args, expected=expected)
+    check_hessian(fn, args, 0)
+
+
 def sorted_lambda_key(x):
     return sorted(x, key=lambda v: -v)[0] * 3.0
 

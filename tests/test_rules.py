@@ -268,6 +268,8 @@ def test_builtin_max_and_min(extreme):
     check_rule(extreme, -1.5, 0.5)
     check_rule(extreme, [0.5, 2.5, -1.5])
     check_rule(extreme, np.array([0.5, 2.5, -1.5]))
+    check_rule(extreme, 0.5, -1.5, key=abs)
+    check_rule(extreme, [0.5, 2.5, -2.7], key=abs)
 
 
 def test_builtin_sorted():

@@ -58,6 +58,16 @@ def _params(fn):
 _PARAMS = {}  # rule function -> its parameter names
 
 
+def _keyword_only(fn):
+    """{name: default} of `fn`'s keyword-only parameters (`key` of max and sorted): a call
+    passes them by name, where they differ from the default."""
+    return {p.name: p.default for p in inspect.signature(fn).parameters.values() if p.kind is p.KEYWORD_ONLY}
+
+
+def _is_default(node, default):
+    return isinstance(node, gast.Constant) and type(node.value) is type(default) and node.value == default
+
+
 def apply(fn, leading, args, bind):
     """The expression `fn(*leading, **args)` with `fn` inlined when it is one `return`.
 
@@ -76,7 +86,9 @@ def apply(fn, leading, args, bind):
     expr = _return_expression(fn)
     if expr is None:
         helper = bind(fn.__name__.lstrip("_"), fn)
-        return syntax.call(syntax.name(helper), [values[n] for n in names])
+        keywords = _keyword_only(fn)
+        return syntax.call(syntax.name(helper), [values[n] for n in names if n not in keywords],
+                           [(n, values[n]) for n in names if n in keywords and not _is_default(values[n], keywords[n])])
     return _substitute(expr, values, fn, bind)
 
 

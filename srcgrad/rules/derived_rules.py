@@ -82,13 +82,21 @@ def _linear_rule(helper):
     def rule(*args, **kwargs):
         bound = rule.__signature__.bind(*args, **kwargs)
         values = list(bound.arguments.values())
-        return helper(values[0], *values[3:])
+        return _call(helper, [values[0], *values[3:]])
 
     rule.__signature__ = _rule_signature(helper)
     rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_{next(iter(inspect.signature(helper).parameters))}"
     rule.__module__ = __name__
     rule.srcgrad_helper_rule = True
     return rule
+
+
+def _call(fn, values):
+    """`fn` called with `values` for its parameters in order, its keyword-only ones
+    (`key=` of max and sorted) by name."""
+    params = list(inspect.signature(fn).parameters.values())
+    named = {p.name: v for p, v in zip(params, values) if p.kind is p.KEYWORD_ONLY}
+    return fn(*[v for p, v in zip(params, values) if p.kind is not p.KEYWORD_ONLY], **named)
 
 
 def _source_rule(helper, position):
@@ -115,7 +123,9 @@ def _source_tangent(helper, position, t, values):
         import_module("srcgrad.compiler")  # registers its jvp_of here
     jvp_fn = _JVP_OF[0](helper, (position,))
     tangent = list(inspect.signature(jvp_fn).parameters)[-1]
-    return jvp_fn(*values, **{tangent: t})[1]
+    params = list(inspect.signature(helper).parameters.values())
+    named = {p.name: v for p, v in zip(params, values) if p.kind is p.KEYWORD_ONLY}
+    return jvp_fn(*[v for p, v in zip(params, values) if p.kind is not p.KEYWORD_ONLY], **named, **{tangent: t})[1]
 
 
 def _zero_rule(helper):

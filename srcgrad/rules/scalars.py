@@ -259,8 +259,10 @@ def fsum_jvp(t, ans, seq):
     return _sum_tangents(t)
 
 
-# builtins max/min: `max(a, b)` of two values, or `max(sequence)`. The gradient goes to
-# the value Python returns: the first of equal largest (smallest) values.
+# builtins max/min: `max(a, b)` of two values, or `max(sequence)`, with `key=` or not. The
+# gradient goes to the value Python returns: the first of equal largest (smallest) values,
+# or keys. An entry equal to the one returned has its key, so the first entry equal to
+# `ans` is the one returned, and `key` need not be called again.
 
 
 def _pick(ans, a, b):
@@ -282,7 +284,7 @@ def _select_grad(g, sequence, ans):
 
 @defvjp(builtins.max, "a")
 @defvjp(builtins.min, "a")
-def builtin_extreme_vjp_a(g, ans, a, b=None):
+def builtin_extreme_vjp_a(g, ans, a, b=None, *, key=None):
     if b is None:
         return _select_grad(g, a, ans)
     return unbroadcast(g, a) if _pick(ans, a, b) else unbroadcast(0.0 * g, a)
@@ -290,13 +292,13 @@ def builtin_extreme_vjp_a(g, ans, a, b=None):
 
 @defvjp(builtins.max, "b")
 @defvjp(builtins.min, "b")
-def builtin_extreme_vjp_b(g, ans, a, b=None):
+def builtin_extreme_vjp_b(g, ans, a, b=None, *, key=None):
     return unbroadcast(0.0 * g, b) if _pick(ans, a, b) else unbroadcast(g, b)
 
 
 @defjvp(builtins.max, "a")
 @defjvp(builtins.min, "a")
-def builtin_extreme_jvp_a(t, ans, a, b=None):
+def builtin_extreme_jvp_a(t, ans, a, b=None, *, key=None):
     if b is None:
         if isinstance(a, np.ndarray):
             return np.ravel(t)[np.flatnonzero(np.ravel(a) == ans)[0]]
@@ -307,7 +309,7 @@ def builtin_extreme_jvp_a(t, ans, a, b=None):
 
 @defjvp(builtins.max, "b")
 @defjvp(builtins.min, "b")
-def builtin_extreme_jvp_b(t, ans, a, b=None):
+def builtin_extreme_jvp_b(t, ans, a, b=None, *, key=None):
     return 0.0 * t if _pick(ans, a, b) else t
 
 
