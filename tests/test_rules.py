@@ -235,7 +235,7 @@ SCALARS = [  # (function, *arguments)
     (math.pow, 1.7, 0.6), (math.atan2, 0.7, -1.3), (math.hypot, 0.7, -1.3), (math.fabs, -0.7),
     (math.copysign, 0.7, -2.0), (math.fmod, -3.7, 1.5), (math.remainder, 3.7, 1.5), (math.erf, 0.7),
     (math.erfc, 0.7), (math.degrees, 0.7), (math.radians, 70.0), (builtins.abs, -0.7), (builtins.float, 0.7),
-    (builtins.abs, np.array([-0.7, 0.5])),
+    (builtins.abs, np.array([-0.7, 0.5])), (builtins.pow, 1.7, 0.6), (builtins.pow, np.array([0.7, 1.5]), 3),
 ]
 
 
@@ -1144,11 +1144,11 @@ def test_allowed_without_gradient(fn):
     assert rules.is_nondifferentiable(fn) and rules.lookup(fn) is None
 
 
-@pytest.mark.parametrize("fn", [operator.pow, np.power, np.float_power, math.pow], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [operator.pow, np.power, np.float_power, math.pow, builtins.pow], ids=lambda f: f.__name__)
 def test_power_derivative_at_zero_has_no_nan(fn):
     # d/dx x**0 is 0 everywhere (also at x = 0, where y * x**(y-1) would be 0 * inf);
     # d/dx x**1 is 1 and d/dx x**2 is 0 at x = 0
     rule = rules.lookup(fn)
     for y, expected in ((0, 0.0), (1, 1.0), (2, 0.0), (0.0, 0.0)):
-        assert rule.vjp("x", 1.0, fn(0.0, y), 0.0, y) == expected
-        assert rule.jvp("x", 1.0, fn(0.0, y), 0.0, y) == expected
+        assert rule.vjp(0, 1.0, fn(0.0, y), 0.0, y) == expected  # the base (`x`, or pow's `base`)
+        assert rule.jvp(0, 1.0, fn(0.0, y), 0.0, y) == expected

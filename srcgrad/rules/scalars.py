@@ -1,4 +1,4 @@
-"""The `math` module and scalar builtins (`abs`, `float`, `sum`): Python floats in,
+"""The `math` module and scalar builtins (`abs`, `pow`, `float`, `sum`): Python floats in,
 Python floats out.
 
 Rules use `math`, not NumPy, so that a gradient for a float stays a float. `sum` and
@@ -205,6 +205,20 @@ def math_radians_d(ans, x):
 @elementwise(builtins.abs)
 def builtin_abs_d(ans, x):
     return np.sign(x)
+
+
+# builtins.pow(base, exp): `base ** exp`, the rules of `**` (a three-argument pow is
+# modular integer arithmetic, which has no derivative)
+
+
+@elementwise(builtins.pow, "base", name="Pow")
+def builtin_pow_dbase(ans, base, exp, mod=None):
+    return exp * base ** (exp - (exp != 0))
+
+
+@elementwise(builtins.pow, "exp")
+def builtin_pow_dexp(ans, base, exp, mod=None):
+    return ans * np.log(np.where(base == 0, 1.0, base))
 
 
 @defvjp(builtins.float, "x")
