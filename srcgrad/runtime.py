@@ -24,6 +24,8 @@ Every name here can appear in printed derivatives, so the set stays small:
   from the gradient `g` of what is left of it (`rest`), or with `entry` from v's.
 - `without_part(g, index)`: a copy of the gradient `g` with the part `index` zero (the
   part an assignment `y[index] = v` overwrote).
+- `same_length(y, index, v, message)`: stop with `message` when `y[index] = v` would
+  change the length of the list `y`.
 - `refuse_shared(a, b, message)`: stop with `message` when arrays a and b share memory.
 - `has_key(d, key)`: `key in d` for the dict `d` of `d.get(key, default)`.
 - `dict_keys(d)`: the keys of the dict `d`, in order, that a loop over `d.items()` or
@@ -369,14 +371,22 @@ def popped_grad(g, at, rest, entry=False):
 
 
 def without_part(g, index):
-    """A copy of the gradient `g` whose part `index` is zero (None in a container)."""
+    """A copy of the gradient `g` whose part `index` is zero (None in a container: one for
+    each entry of a slice)."""
     if type(g) in _CONTAINERS or type(g) is dict:
         out = dict(g) if type(g) is dict else list(g)
-        out[index] = None
+        out[index] = [None] * len(range(*index.indices(len(out)))) if type(index) is slice else None
         return out if type(g) is not tuple else tuple(out)
     out = np.array(g)
     out[index] = 0
     return out
+
+
+def same_length(y, index, v, message):
+    """Stop with `message` when `y[index] = v` gives a slice of the list `y` another number
+    of entries than it holds: reverse mode undoes the write in the same place."""
+    if type(y) is list and type(index) is slice and len(range(*index.indices(len(y)))) != len(v):
+        raise NotDifferentiableError(message)
 
 
 def snapshot(x):

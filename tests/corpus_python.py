@@ -1371,6 +1371,13 @@ def column_from_previous_column(M):
 def builtin_pow(a, b, x):
     return pow(a, 3) + pow(b * b + 1.0, 0.5) * a + float(np.sum(pow(x, 2)))
 
+
+def list_slice_assignment(a, b, c):
+    vals = [a * 2.0, b, c - 1.0, a * b]
+    vals[:] = sorted(vals)
+    vals[1:3] = [vals[2] * c, vals[1]]
+    return vals[0] + 2.0 * vals[-1] + vals[1] * vals[2]
+
 ALL = [
     loop_rebuilds_then_writes, sum_over_columns, enumerate_zip_pairs, dict_filled_in_place, list_of_lists,
     if_elif_else_on_sum, branch_on_element_compare, nested_if, ternary_in_loop, ternary_nested, and_or_not,
@@ -1415,7 +1422,7 @@ ALL = [
     walrus_in_while_test, walrus_in_branch_tests, walrus_in_comprehension_filter, dict_get_with_default,
     sorted_top_two, sorted_list_with_key,
     nested_comprehension_grid, rows_built_by_appends, row_name_reused_for_reading, column_from_previous_column,
-    builtin_pow,
+    builtin_pow, list_slice_assignment,
 ]
 
 # Derivation raises today (a clear error, but the construct is one issue 3 asks for).

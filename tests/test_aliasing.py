@@ -547,6 +547,24 @@ def test_a_chained_write_into_a_list_of_lists_says_what_to_write_instead():
     assert info.value.lineno == _lines(table_filled_by_chained_writes, "# write")[0]
 
 
+def slice_of_a_list_grown(x):
+    vals = [x[0], x[1], x[2]]
+    vals[0:1] = [x[1] * x[1], x[0]]  # write
+    return vals[0] * vals[3]
+
+
+def test_a_slice_assignment_that_changes_a_list_length_is_refused_when_run():
+    """`vals[i:j] = v` into a list crashed in the gradient (TypeError in without_part, or a
+    gradient of the wrong length); one that keeps the length is differentiated
+    (corpus_python.list_slice_assignment), one that does not is refused where it runs,
+    since the lengths are known only then (jvp follows it exactly)."""
+    with pytest.raises(srcgrad.NotDifferentiableError, match="another number of entries than it holds") as info:
+        srcgrad.grad(slice_of_a_list_grown)(X)
+    assert info.value.args[0].count("line %d" % _lines(slice_of_a_list_grown, "# write")[0]) == 1
+    _, tangent = srcgrad.jvp(slice_of_a_list_grown, (X,), (np.array([0.0, 1.0, 0.0]),))
+    assert tangent == pytest.approx(2 * X[1] * X[2], rel=1e-12)  # of [x1^2, x0, x1, x2]: x1^2 x2
+
+
 # --- subscript writes into a NumPy array made here copy values --------------------------
 
 

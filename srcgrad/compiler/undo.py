@@ -16,7 +16,8 @@ A pop's undo reads the popped value from its target, which the tape keeps as the
 assignment left it until the undo has run; a dropped `ys.pop()` gets a target of its own.
 
 `Undo` is a mixin of the reverse visitor (reverse.py): it needs program, activity,
-namer, bind, keys, mutations, dicts, pops, structured and accumulate on the instance.
+namer, bind, keys, mutations, dicts, pops, structured, containers and accumulate on the
+instance.
 """
 
 import gast
@@ -65,7 +66,22 @@ class Undo:
             stmts.append(syntax.assign(adjoint, syntax.call(clear, [syntax.name(adjoint), syntax.copy(index)])))
             bwd.append(_Group(base, adjoint, stmts, self.program.text(s), ends=False))
         bwd.append(_UndoRestore(self.keys, group, [undo]))
-        return [save, s], bwd
+        return [save, *self.length_check(s, base), s], bwd
+
+    def length_check(self, s, base):
+        """`[same_length(ys, slice, v, message)]` before `ys[i:j] = v` where ys may be a list:
+        the undo puts the old entries back in the same place, which is exact only when the
+        write keeps the list's length."""
+        target = s.targets[0]
+        if base not in self.containers or not isinstance(target.slice, gast.Slice):
+            return []
+        where = f"`{self.program.text(s).strip()}` ({self.program.filename}, line {self.program.line(s)})"
+        message = (f"{where} gives a slice of the list `{base}` another number of entries than it holds "
+                   f"(in `{self.program.name}`); srcgrad differentiates slice assignments that keep a list's "
+                   f"length: build a new list instead (`{base} = {base}[:i] + [...] + {base}[j:]`)")
+        check = syntax.name(self.bind("same_length", runtime.same_length))
+        call = syntax.call(check, [syntax.name(base), _index_value(target.slice), syntax.copy(s.value), syntax.const(message)])
+        return [syntax.located(syntax.expr(call), s)]
 
     def append(self, s, base, args):
         """`ys.append(v)`: v's adjoint is the last entry of ys's adjoint; undone by `ys.pop()`."""
