@@ -1378,6 +1378,260 @@ def list_slice_assignment(a, b, c):
     vals[1:3] = [vals[2] * c, vals[1]]
     return vals[0] + 2.0 * vals[-1] + vals[1] * vals[2]
 
+# --- realistic programs: models, solvers, simulations --------------------------------
+
+_GP_INPUTS = np.array([-1.0, -0.3, 0.4, 1.1, 1.7])
+_GP_TARGETS = np.array([0.2, -0.5, 0.3, 0.9, -0.1])
+_POINTS = np.array([[0.1, -0.4, 0.6], [1.0, 0.3, -0.2], [-0.7, 0.8, 0.1], [0.4, 0.4, 0.4]])
+_LABELS = np.array([0, 2, 1, 2])
+_SIGNAL = np.array([0.3, -1.2, 0.8, 0.5, -0.1, 1.4, -0.6])
+_REFERENCE = np.array([0.2, -0.4, 0.9, 0.1])
+
+
+def _rbf_kernel(t, lengthscale, variance=1.0):
+    d = t[:, None] - t[None, :]
+    return variance * np.exp(-0.5 * d ** 2 / lengthscale ** 2)
+
+
+def gp_negative_log_likelihood(a, b):
+    K = _rbf_kernel(_GP_INPUTS, lengthscale=0.5 + a * a, variance=np.exp(0.3 * b)) + 0.1 * np.eye(5)
+    L = np.linalg.cholesky(K)
+    alpha = np.linalg.solve(L.T, np.linalg.solve(L, _GP_TARGETS))
+    return 0.5 * _GP_TARGETS @ alpha + np.sum(np.log(np.diag(L))) + 2.5 * np.log(2 * np.pi)
+
+
+def gp_log_marginal_slogdet(x):
+    lengthscale, variance, noise = np.exp(0.3 * x)
+    K = _rbf_kernel(_GP_INPUTS, lengthscale, variance) + noise * np.eye(len(_GP_TARGETS))
+    sign, logdet = np.linalg.slogdet(K)
+    return 0.5 * _GP_TARGETS @ np.linalg.solve(K, _GP_TARGETS) + 0.5 * logdet
+
+
+def soft_kmeans_energy(M, a):
+    beta = 1.0 + a * a
+    d2 = ((_POINTS[:, None, :] - M[None, :, :]) ** 2).sum(axis=-1)
+    logits = -beta * d2
+    logits = logits - logits.max(axis=1, keepdims=True)
+    r = np.exp(logits)
+    r /= r.sum(axis=1, keepdims=True)
+    return np.sum(r * d2)
+
+
+def mixture_log_likelihood(x, y):
+    data = _SIGNAL
+    sigma = np.exp(0.5 * y)
+    weights = np.exp(x) / np.sum(np.exp(x))
+    z = (data[:, None] - x) / sigma
+    logp = -0.5 * z ** 2 - np.log(sigma) - 0.5 * math.log(2 * math.pi) + np.log(weights)
+    m = np.max(logp, axis=1)
+    return -np.sum(m + np.log(np.sum(np.exp(logp - m[:, None]), axis=1)))
+
+
+def _pendulum(state, g=9.81, length=1.0):
+    theta, omega = state
+    return (omega, -(g / length) * math.sin(theta))
+
+
+def rk4_pendulum(a, b):
+    state, h = (a, b), 0.05
+    for _ in range(8):
+        k1 = _pendulum(state)
+        k2 = _pendulum((state[0] + 0.5 * h * k1[0], state[1] + 0.5 * h * k1[1]))
+        k3 = _pendulum((state[0] + 0.5 * h * k2[0], state[1] + 0.5 * h * k2[1]))
+        k4 = _pendulum((state[0] + h * k3[0], state[1] + h * k3[1]), length=1.0)
+        state = tuple(s + h / 6.0 * (p + 2 * q + 2 * r + w) for s, p, q, r, w in zip(state, k1, k2, k3, k4))
+    return state[0] ** 2 + state[1]
+
+
+def projectile_range_while_break(a, b):
+    speed, angle = 3.0 + a * a, 0.8 + 0.1 * b
+    px, py = 0.0, 0.0
+    vx, vy = speed * math.cos(angle), speed * math.sin(angle)
+    dt, t = 0.013, 0.0
+    while True:
+        vy = vy - 9.81 * dt
+        vx = vx * (1.0 - 0.05 * dt)
+        px += vx * dt
+        py += vy * dt
+        t += dt
+        if py < 0.0 or t > 10.0:
+            break
+    return px
+
+
+def _normal_cdf(z):
+    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+
+
+def black_scholes_call(a, b, c):
+    spot, strike = 100.0 + 5.0 * a, 95.0
+    sigma, rate, maturity = 0.2 + 0.05 * b * b, 0.03 + 0.01 * c, 1.0
+    d1 = (math.log(spot / strike) + (rate + 0.5 * sigma ** 2) * maturity) / (sigma * math.sqrt(maturity))
+    d2 = d1 - sigma * math.sqrt(maturity)
+    return spot * _normal_cdf(d1) - strike * math.exp(-rate * maturity) * _normal_cdf(d2)
+
+
+def softmax_regression_one_hot(M, x):
+    logits = _POINTS @ M + x
+    logits = logits - np.max(logits, axis=1, keepdims=True)
+    log_probs = logits - np.log(np.sum(np.exp(logits), axis=1, keepdims=True))
+    one_hot = np.eye(3)[_LABELS]
+    return -np.mean(np.sum(one_hot * log_probs, axis=1))
+
+
+def attention_einsum(M, W):
+    Q, K, V = M, W, M @ W
+    scores = np.einsum("id,jd->ij", Q, K) / np.sqrt(Q.shape[-1])
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores)
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    return np.sum(np.einsum("ij,jd->id", weights, V) ** 2)
+
+
+def layer_norm(M, x, y):
+    mu = M.mean(axis=-1, keepdims=True)
+    var = ((M - mu) ** 2).mean(axis=-1, keepdims=True)
+    out = x * (M - mu) / np.sqrt(var + 1e-5) + y
+    return np.sum(np.tanh(out) * np.arange(9.0).reshape(3, 3))
+
+
+def conv1d_by_slices(x):
+    n = len(_SIGNAL) - len(x) + 1
+    out = np.zeros(n)
+    for i in range(n):
+        out[i] = np.sum(_SIGNAL[i:i + len(x)] * x)
+    return np.sum(np.log1p(np.exp(out)) ** 2)
+
+
+def _soft_minimum(p, q, r, gamma):
+    return -gamma * np.logaddexp.reduce(np.array([p, q, r]) / -gamma)
+
+
+def soft_dtw_rows(x, a):
+    gamma, n, m = 0.5 + a * a, len(x), len(_REFERENCE)
+    previous = [0.0] + [1e10] * m
+    for i in range(1, n + 1):
+        current = [1e10] * (m + 1)
+        for j in range(1, m + 1):
+            cost = (x[i - 1] - _REFERENCE[j - 1]) ** 2
+            current[j] = cost + _soft_minimum(previous[j], current[j - 1], previous[j - 1], gamma)
+        previous = current
+    return previous[m]
+
+
+def newton_cube_root_early_return(a):
+    target = a * a + 1.0
+    r = target
+    for _ in range(60):
+        residual = r ** 3 - target
+        if abs(residual) < 1e-13:
+            return r * a
+        r = r - residual / (3 * r ** 2)
+    return r * a
+
+
+def _mlp(v, W1, W2, *, act=np.tanh, scale=1.0):
+    return scale * (act(v @ W1) @ W2)
+
+
+def mlp_keyword_helper(M, W, x):
+    return np.sum(_mlp(x, M, W, scale=0.5) ** 2) + np.sum(_mlp(x, W1=M, W2=W, act=np.sin))
+
+
+def _make_ridge(A, targets, penalty=0.1):
+    def ridge_loss(x):
+        r = A @ x - targets
+        return 0.5 * r @ r + penalty * np.sum(x ** 2)
+
+    return ridge_loss
+
+
+ridge_closure = _make_ridge(_POINTS, np.array([0.5, -1.0, 0.2, 0.7]))
+
+
+def augmented_slice_updates(x):
+    y = x.copy()
+    y[1:] += 0.5 * y[:-1]
+    y[:2] *= 3.0
+    y[::2] -= x[::2] ** 2
+    return np.sum(y ** 2)
+
+
+def where_masks(x):
+    y = np.where(x > 0, x ** 2, -0.1 * x)
+    z = np.where(np.abs(x) < 0.05, 0.0, y)
+    return np.sum(z * np.exp(-x))
+
+
+def _tree_sum(v, lo, hi):
+    if hi - lo == 1:
+        return v[lo] ** 2
+    mid = (lo + hi) // 2
+    return _tree_sum(v, lo, mid) * 0.5 + _tree_sum(v, mid, hi)
+
+
+def recursion_divide_and_conquer(x):
+    return _tree_sum(x, 0, len(x))
+
+
+def gram_schmidt_columns(M):
+    Q = np.zeros_like(M)
+    for j in range(M.shape[1]):
+        v = M[:, j].copy()
+        for i in range(j):
+            v -= (Q[:, i] @ M[:, j]) * Q[:, i]
+        Q[:, j] = v / np.linalg.norm(v)
+    return np.sum(Q * np.arange(9.0).reshape(3, 3))
+
+
+def unrolled_adam(x, a):
+    lr = 0.1 + 0.01 * a
+    m, v = np.zeros_like(x), np.zeros_like(x)
+    for t in range(1, 6):
+        g = 2 * x * np.array([1.0, 3.0, 0.5])
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        x = x - lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+    return np.sum(x ** 2)
+
+
+def matrix_exponential_series(W):
+    E, term = np.eye(3), np.eye(3)
+    for k in range(1, 12):
+        term = term @ W / k
+        E = E + term
+    return np.sum(E)
+
+
+def nbody_forces(M):
+    F = np.zeros_like(M)
+    for i in range(M.shape[0]):
+        for j in range(M.shape[0]):
+            if i == j:
+                continue
+            d = M[j] - M[i]
+            F[i] += d / (d @ d + 0.1) ** 1.5
+    return np.sum(F ** 2)
+
+
+def forward_substitution(M):
+    L = np.tril(M) + 3 * np.eye(3)
+    rhs = np.ones(3)
+    z = np.zeros(3)
+    for i in range(3):
+        z[i] = (rhs[i] - L[i, :i] @ z[:i]) / L[i, i]
+    return np.sum(z ** 2)
+
+
+def neighbour_pairs(x, y):
+    total = 0.0
+    for p, q in zip(x[:-1], x[1:]):
+        total += (q - p) ** 2 + p * q
+    for k, (u, v) in enumerate(zip(x, y)):
+        total += (k + 1) * u * v ** 2
+    return total
+
+
 ALL = [
     loop_rebuilds_then_writes, sum_over_columns, enumerate_zip_pairs, dict_filled_in_place, list_of_lists,
     if_elif_else_on_sum, branch_on_element_compare, nested_if, ternary_in_loop, ternary_nested, and_or_not,
@@ -1423,6 +1677,11 @@ ALL = [
     sorted_top_two, sorted_list_with_key,
     nested_comprehension_grid, rows_built_by_appends, row_name_reused_for_reading, column_from_previous_column,
     builtin_pow, list_slice_assignment,
+    gp_negative_log_likelihood, gp_log_marginal_slogdet, soft_kmeans_energy, mixture_log_likelihood, rk4_pendulum,
+    projectile_range_while_break, black_scholes_call, softmax_regression_one_hot, attention_einsum, layer_norm,
+    conv1d_by_slices, soft_dtw_rows, newton_cube_root_early_return, mlp_keyword_helper, ridge_closure,
+    augmented_slice_updates, where_masks, recursion_divide_and_conquer, gram_schmidt_columns, unrolled_adam,
+    matrix_exponential_series, nbody_forces, forward_substitution, neighbour_pairs,
 ]
 
 # Derivation raises today (a clear error, but the construct is one issue 3 asks for).
