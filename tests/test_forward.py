@@ -538,6 +538,29 @@ def test_a_constant_list_stored_into_a_list_has_a_list_of_zeros_as_tangent():
     assert out_dot == pytest.approx(np.sum(expected), rel=1e-13)
 
 
+def filtered_list_as_a_test(x):
+    total = x[0] * x[1]
+    if not [v for v in x if v > 100.0]:  # a list only tested for emptiness
+        total += x[2] ** 2
+    big = [v * 2.0 for v in x if v > 0.0]
+    if big:
+        total += x[0]
+    return total
+
+
+def test_a_list_built_from_differentiated_values_but_only_tested_has_no_tangent():
+    """jvp (and so the Hessian) refused `items.append(v)` of a comprehension whose list the
+    output does not depend on (\"may change a differentiated value in place\"); reverse
+    mode differentiated it."""
+    x = np.array([0.5, -1.2, 0.8])
+    t = np.array([0.3, 1.0, -2.0])
+    out, out_dot = srcgrad.jvp(filtered_list_as_a_test, (x,), (t,))
+    assert out == pytest.approx(filtered_list_as_a_test(x), rel=1e-13)
+    assert out_dot == pytest.approx(t[0] * x[1] + x[0] * t[1] + 2 * x[2] * t[2] + t[0], rel=1e-13)
+    want = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 2.0]])
+    np.testing.assert_allclose(srcgrad.hessian(filtered_list_as_a_test)(x), want, rtol=1e-13, atol=1e-15)
+
+
 def products(M):
     return np.sum(np.prod(M ** 2, axis=1)) + np.prod(M)
 

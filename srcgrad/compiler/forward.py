@@ -138,6 +138,10 @@ class _Forward:
             part = self.tangent(item.id) if isinstance(item, gast.Name) and self.active(item.id) else self.zero(item)
             push = syntax.attr(self.tangent(callee.receiver), callee.path)
             return [s, syntax.located(syntax.expr(syntax.call(push, [syntax.copy(a) for a in value.args[:-1]] + [part])), s)]
+        if (stores or callee.path == "pop") and callee.receiver not in self.tapes:
+            # a list the output does not depend on (`if not [v for v in x if ...]:`, and the undo of its
+            # appends in generated code): no tangent to keep; mutation.py checked what it may share
+            return [s]
         return self.refuse_in_place(s, callee)
 
     def tangent_pop(self, value, callee):
