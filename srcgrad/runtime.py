@@ -27,6 +27,8 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `same_length(y, index, v, message)`: stop with `message` when `y[index] = v` would
   change the length of the list `y`.
 - `refuse_shared(a, b, message)`: stop with `message` when arrays a and b share memory.
+- `refuse_changed_entry(entry, message)`: stop with `message` unless the list entry that
+  `l[i] op= v` changes is a number.
 - `has_key(d, key)`: `key in d` for the dict `d` of `d.get(key, default)`.
 - `dict_keys(d)`: the keys of the dict `d`, in order, that a loop over `d.items()` or
   `d.values()` iterates (a constant to every derivative, like the keys themselves).
@@ -380,6 +382,14 @@ def without_part(g, index):
     out = np.array(g)
     out[index] = 0
     return out
+
+
+def refuse_changed_entry(entry, message):
+    """Stop with `message` unless `entry`, the entry of a list that `l[i] op= v` changes, is
+    a number: NumPy changes an array entry (and Python a list entry) in place, along with
+    every value sharing it; a number is only rebound, as `l[i] = l[i] op v`."""
+    if not isinstance(entry, (numbers.Number, np.generic)):
+        raise NotDifferentiableError(message)
 
 
 def same_length(y, index, v, message):

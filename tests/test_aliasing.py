@@ -606,9 +606,29 @@ def view_stored_in_a_list(x):
     return np.sum(items[0])
 
 
+def numbers_accumulated_in_a_list(x):
+    sums = [0.0, 0.0, 0.0]
+    for i in range(3):
+        sums[i] += x[i] ** 2
+        sums[(i + 1) % 3] += x[i]  # an entry of an argument: a number here, a view for a matrix
+    sums[0] *= sums[1]
+    return sums[0] + sums[2]
+
+
 def test_a_view_stored_in_a_list_is_still_refused():
+    """`l[i] op= v` changes an array entry in place (and the memory it shares) but only
+    rebinds a number: it was refused whenever the entry might be an array. Now the
+    generated code checks the entry where it runs: numbers are differentiated, an array
+    entry is refused there, in both modes."""
+    for transform in (lambda: srcgrad.grad(view_stored_in_a_list)(X), lambda: srcgrad.jvp(view_stored_in_a_list, (X,), (X,))):
+        with pytest.raises(srcgrad.NotDifferentiableError, match="may share memory") as info:
+            transform()
+        assert "line %d" % _lines(view_stored_in_a_list, "# write")[0] in str(info.value)
+    f = numbers_accumulated_in_a_list
+    np.testing.assert_allclose(srcgrad.grad(f)(X), _fd(f, X), rtol=1e-6, atol=1e-8)
+    assert srcgrad.jvp(f, (X,), (np.ones(3),))[1] == pytest.approx(_fd(f, X).sum(), rel=1e-6)
     with pytest.raises(srcgrad.NotDifferentiableError, match="may share memory"):
-        srcgrad.grad(view_stored_in_a_list)
+        srcgrad.grad(f)(np.ones((3, 2)) * X[:, None])  # rows: the entries become arrays, refused
 
 
 def extends_an_entry_of_a_list_argument(rows):

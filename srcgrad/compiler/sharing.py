@@ -290,9 +290,19 @@ class _Function:
             if isinstance(base, gast.Name) and base.id in self.local:
                 held = base.id if base.id in self.arrays else base.id + "[]"  # its own memory, or what it holds at i
                 refusal = self.refusal(s, held, base.id, state)
-                if refusal is not None:
+                if refusal is not None and not self.entry_checked(s, held, refusal):
                     raise refusal
             self.store_into(target.value, value[0] | value[1], state, s)
+
+    def entry_checked(self, s, held, refusal):
+        """Whether a run-time check can guard `l[i] op= v` that may change in place an entry
+        the list `l` holds: exact where the entry is a number (rebound, as `l[i] = l[i] op v`),
+        refused where it runs otherwise (an array or list, changed in place). If so, adds it:
+        (None, message) under the statement's position."""
+        if self.enclosing or not isinstance(s.target.value, gast.Name) or held == s.target.value.id:
+            return False  # in a nested def, `l[i][j] op= v`, or into an array
+        self.argument_checks.setdefault((s.lineno, s.col_offset), []).append((None, refusal.msg))
+        return True
 
     def guarded(self, s):
         """Whether a run-time check of fence.py guards `z op= v` (see `check`)."""
