@@ -377,7 +377,7 @@ def without_part(g, index):
     each entry of a slice)."""
     if type(g) in _CONTAINERS or type(g) is dict:
         out = dict(g) if type(g) is dict else list(g)
-        out[index] = [None] * len(range(*index.indices(len(out)))) if type(index) is slice else None
+        out[index] = [None] * _slice_length(index, len(out)) if type(index) is slice else None
         return out if type(g) is not tuple else tuple(out)
     out = np.array(g)
     out[index] = 0
@@ -395,8 +395,13 @@ def refuse_changed_entry(entry, message):
 def same_length(y, index, v, message):
     """Stop with `message` when `y[index] = v` gives a slice of the list `y` another number
     of entries than it holds: reverse mode undoes the write in the same place."""
-    if type(y) is list and type(index) is slice and len(range(*index.indices(len(y)))) != len(v):
+    if type(y) is list and type(index) is slice and _slice_length(index, len(y)) != len(v):
         raise NotDifferentiableError(message)
+
+
+def _slice_length(index, n):
+    """How many entries the slice `index` takes of a sequence of `n`."""
+    return len(range(*index.indices(n)))
 
 
 def snapshot(x):

@@ -464,9 +464,9 @@ def _used_before_change(definition, alias, reads, changed, blocks):
     while True:
         block, start = blocks.where[id(anchor)]
         after = block[start + 1:]
-        here = [r for r in reads if _top(id(r), after) is not None]
-        reads = [r for r in reads if _top(id(r), after) is None]
-        last = max((blocks.where[id(_top(id(r), after))][1] for r in here), default=start)
+        tops = [(r, _top(id(r), after)) for r in reads]  # each read's statement in this block, or None
+        reads = [r for r, top in tops if top is None]  # those after the block: covered one level up
+        last = max((blocks.where[id(top)][1] for _, top in tops if top is not None), default=start)
         for s in block[start + 1: (len(block) - 1 if reads else last) + 1]:
             inside = {id(n) for n in syntax.walk(s)} & changed_ids
             if inside and (reads or not (s is block[last] and id(s) in changed_ids)):

@@ -69,7 +69,7 @@ def _note(namespace, name, value):
 def still_read(reads):
     """Whether every logged name still means the object it meant (a dict is a module's
     globals or an object's attributes, a list or tuple the elements it held
-    (`lookup_sequence`), anything else a closure cell)."""
+    (`note_sequence`), anything else a closure cell)."""
     for namespace, name, value in reads:
         if type(namespace) is dict:
             if namespace.get(name, MISSING) is not value:
@@ -92,24 +92,11 @@ def lookup_path(parts, program):
     The first name is looked up in the parameters bound to a known function, the
     recursive nested functions, the closure cells, the globals, then builtins; a name
     found in cells or globals is logged (`reads_logged`)."""
-    first = parts[0]
-    if first in program.bound:
-        value = program.bound[first]
-    elif first in program.nested:
-        value = program.nested[first]
-    elif first in program.cells:
-        try:
-            value = program.cells[first].cell_contents
-        except ValueError:
-            return MISSING
-        _note(program.cells[first], first, value)
-    elif first in program.globals:
-        value = program.globals[first]
-        _note(program.globals, first, value)
-    elif hasattr(builtins, first):
-        value = getattr(builtins, first)
-    else:
+    namespace, value = _first_name(parts[0], program)
+    if value is MISSING:
         return MISSING
+    if namespace is not None:
+        _note(namespace, parts[0], value)
     for part in parts[1:]:
         holder, value = value, getattr(value, part, MISSING)
         if value is MISSING:
@@ -119,42 +106,49 @@ def lookup_path(parts, program):
     return value
 
 
-def lookup_sequence(parts, program):
-    """The list or tuple that the dotted name `parts` means (`self.layers`, `LAYERS`), or
-    MISSING when it means something else or is not held where a rebinding can be seen
-    (a module's globals, a closure cell, an object's own `__dict__`).
+def _first_name(name, program):
+    """(where a rebinding of `name` is seen: its closure cell or the globals, else None;
+    the object it means, or MISSING), looked up in `lookup_path`'s order."""
+    if name in program.bound:
+        return None, program.bound[name]
+    if name in program.nested:
+        return None, program.nested[name]
+    if name in program.cells:
+        cell = program.cells[name]
+        try:
+            return cell, cell.cell_contents
+        except ValueError:
+            return None, MISSING
+    if name in program.globals:
+        return program.globals, program.globals[name]
+    return None, getattr(builtins, name, MISSING)
 
-    The name and the elements are logged (`still_read`), and so are the elements of
-    elements that are lists: a derivative built from them is built again after
-    `model.layers = [...]`, `model.layers.append(...)` or `model.layers[0] = other`.
-    """
-    first, last = parts[0], parts[-1]
+
+def sequence_at(parts, program):
+    """(namespace, the list or tuple) that the dotted name `parts` means (`self.layers`,
+    `LAYERS`), where `namespace` holds its last name and sees a rebinding of it (a
+    module's globals, a closure cell, an object's own `__dict__`); MISSING for anything
+    else. Nothing of it is logged: see `note_sequence`."""
     if len(parts) == 1:
-        if first in program.bound or first in program.nested:
-            return MISSING
-        if first in program.cells:
-            namespace = program.cells[first]
-            try:
-                value = namespace.cell_contents
-            except ValueError:
-                return MISSING
-        elif first in program.globals:
-            namespace, value = program.globals, program.globals[first]
-        else:
-            return MISSING
+        namespace, value = _first_name(parts[0], program)
     else:
         holder = lookup_path(parts[:-1], program)
-        namespace = getattr(holder, "__dict__", None)
-        if holder is MISSING or type(namespace) is not dict or type(namespace.get(last)) not in (list, tuple):
-            return MISSING
-        value = namespace[last]
-    if type(value) is not list and type(value) is not tuple:
+        namespace = getattr(holder, "__dict__", None) if holder is not MISSING else None
+        value = namespace.get(parts[-1], MISSING) if type(namespace) is dict else MISSING
+    if namespace is None or (type(value) is not list and type(value) is not tuple):
         return MISSING
+    return namespace, value
+
+
+def note_sequence(namespace, name, sequence):
+    """Log the name `name` of `namespace` meaning `sequence` (from `sequence_at`), its
+    elements, and the elements of elements that are lists (`still_read`): a derivative
+    built from them is built again after `model.layers = [...]`,
+    `model.layers.append(...)` or `model.layers[0] = other`."""
     for log in _LOGS:
-        log.append((namespace, last, value))
-        log.append((value, None, tuple(value)))
-        log.extend((item, None, tuple(item)) for item in value if type(item) is list)
-    return value
+        log.append((namespace, name, sequence))
+        log.append((sequence, None, tuple(sequence)))
+        log.extend((item, None, tuple(item)) for item in sequence if type(item) is list)
 
 
 def _rebindable(holder, name, value):

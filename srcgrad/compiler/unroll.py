@@ -10,7 +10,7 @@ Before:                                   After (`self.layers` holds two objects
         h = layer(h)                          h = layer_1(h)
 
 `layer_0` is `self.layers[0]` as it was when the derivative was built: the list and its
-elements are logged (`scope.lookup_sequence`), so a derivative built before
+elements are logged (`scope.note_sequence`), so a derivative built before
 `model.layers.append(...)` is built again at its next call. `enumerate(...)` (the index
 becomes a constant) and `reversed(...)` of such a list unroll the same way, and so does
 a tuple target over elements that are tuples (`for W, act in self.spec`). Loops whose
@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import NotDifferentiableError
 from . import printing, syntax
-from .scope import MISSING, dotted_parts, lookup_path, lookup_sequence
+from .scope import MISSING, dotted_parts, lookup_path, note_sequence, sequence_at
 from .stand_in import is_instance
 
 MAX_ELEMENTS = 64  # a longer list is refused: its unrolled copies would not be readable code
@@ -36,8 +36,7 @@ MAX_ELEMENTS = 64  # a longer list is refused: its unrolled copies would not be 
 
 def run(tree, program, namer):
     """`tree` with the loops described above unrolled (changed in place)."""
-    loops = [s for s in syntax.statements(tree) if isinstance(s, gast.For)]
-    if not loops:
+    if not any(isinstance(s, gast.For) for s in syntax.statements(tree)):
         return tree
     local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
     _Unroll(tree, program, namer, local).block(tree.body)
@@ -54,11 +53,8 @@ class _Unroll:
         for s in stmts:
             unrolled = self.loop(s) if isinstance(s, gast.For) else None
             if unrolled is None:
-                for field in ("body", "orelse", "finalbody"):
-                    if isinstance(getattr(s, field, None), list):
-                        self.block(getattr(s, field))
-                for handler in getattr(s, "handlers", None) or ():
-                    self.block(handler.body)
+                for inner in _blocks(s):
+                    self.block(inner)
                 out.append(s)
             else:
                 out += self.block(unrolled)  # a loop over an element's own list unrolls in turn
@@ -88,12 +84,11 @@ class _Unroll:
         called, methods = _calls(s.body, set(names))
         if not called and not methods:
             return None
-        found = lookup_path(parts, self.program)
-        if type(found) not in (list, tuple) or (not called and not _all_instances(found, target, methods)):
+        found = sequence_at(parts, self.program)
+        if found is MISSING or (not called and not _all_instances(found[1], target, methods)):
             return None  # `for W in WEIGHTS: W.dot(h)`: array methods differentiate without unrolling
-        sequence = lookup_sequence(parts, self.program)
-        if sequence is MISSING:
-            return None
+        namespace, sequence = found
+        note_sequence(namespace, parts[-1], sequence)
         self.check(s, names + ([index.id] if index is not None else []), len(sequence))
         self.check_unchanged(s, parts)
         order = list(range(len(sequence)))
@@ -235,15 +230,22 @@ def _jump(body):
             return s
         if isinstance(s, (gast.For, gast.While)):
             continue
-        for field in ("body", "orelse", "finalbody"):
-            found = _jump(getattr(s, field, None) or [])
-            if found is not None:
-                return found
-        for handler in getattr(s, "handlers", None) or ():
-            found = _jump(handler.body)
+        for inner in _blocks(s):
+            found = _jump(inner)
             if found is not None:
                 return found
     return None
+
+
+def _blocks(s):
+    """The statement lists directly inside the statement `s` (its body, `else`, `finally`,
+    and each handler's body)."""
+    for field in ("body", "orelse", "finalbody"):
+        inner = getattr(s, field, None)
+        if isinstance(inner, list):
+            yield inner
+    for handler in getattr(s, "handlers", None) or ():
+        yield handler.body
 
 
 def _replaced(node, values):

@@ -92,11 +92,17 @@ def _linear_rule(helper):
 
 
 def _call(fn, values):
-    """`fn` called with `values` for its parameters in order, its keyword-only ones
-    (`key=` of max and sorted) by name."""
+    """`fn` called with `values` for its parameters in order (see `_arguments`)."""
+    positional, named = _arguments(fn, values)
+    return fn(*positional, **named)
+
+
+def _arguments(fn, values):
+    """(positional arguments, keyword arguments) passing `values` to `fn`'s parameters in
+    order: its keyword-only ones (`key=` of max and sorted) by name."""
     params = list(inspect.signature(fn).parameters.values())
     named = {p.name: v for p, v in zip(params, values) if p.kind is p.KEYWORD_ONLY}
-    return fn(*[v for p, v in zip(params, values) if p.kind is not p.KEYWORD_ONLY], **named)
+    return [v for p, v in zip(params, values) if p.kind is not p.KEYWORD_ONLY], named
 
 
 def _source_rule(helper, position):
@@ -123,9 +129,8 @@ def _source_tangent(helper, position, t, values):
         import_module("srcgrad.compiler")  # registers its jvp_of here
     jvp_fn = _JVP_OF[0](helper, (position,))
     tangent = list(inspect.signature(jvp_fn).parameters)[-1]
-    params = list(inspect.signature(helper).parameters.values())
-    named = {p.name: v for p, v in zip(params, values) if p.kind is p.KEYWORD_ONLY}
-    return jvp_fn(*[v for p, v in zip(params, values) if p.kind is not p.KEYWORD_ONLY], **named, **{tangent: t})[1]
+    positional, named = _arguments(helper, values)
+    return jvp_fn(*positional, **named, **{tangent: t})[1]
 
 
 def _zero_rule(helper):
