@@ -174,11 +174,19 @@ def _transform(fn, mode, wrt, verbose, source=None):
         # checking once per kind of call
         derivative = functools.wraps(fn)(guarded(check if checked else None))
     else:
+        current = [None, None]  # the derivative last built, its dispatcher (None: none)
 
         @functools.wraps(fn)
         def derivative(*args, **kwargs):
-            check(args, kwargs)
-            return lazy.get().function(*args, **kwargs)
+            found = lazy.get()
+            if found is not current[0]:  # built again (a name it calls through was rebound), or first
+                made = getattr(found.function, "__srcgrad_guarded__", None)
+                current[:] = [found, made(check if checked else None) if made is not None else None]
+            dispatch = current[1]
+            if dispatch is None:
+                check(args, kwargs)
+                return found.function(*args, **kwargs)
+            return dispatch(*args, **kwargs)
 
     derivative.__srcgrad_lazy__ = lazy
     derivative.__wrapped__ = fn

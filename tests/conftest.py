@@ -29,3 +29,16 @@ def numerical_grad(f, args, index, eps=1e-6):
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+@pytest.fixture
+def calls_kept(monkeypatch):
+    """Calls of other user functions stay calls (differentiated through the callee's
+    pullback or jvp) instead of being spliced into the caller: the path of callees that
+    cannot be spliced (recursive ones, those of closures or other modules)."""
+    from srcgrad.compiler import cache, callees
+
+    cache.clear()
+    monkeypatch.setattr(callees, "MAX_CALLEE_STATEMENTS", -1)
+    yield
+    cache.clear()

@@ -376,7 +376,7 @@ def _joined_entries_of_an_argument(rows):
     return joined[0] * joined[1] * joined[2]
 
 
-def test_lists_joined_where_the_analysis_cannot_see_them_are_refused_when_run():
+def test_lists_joined_where_the_analysis_cannot_see_them_are_refused_when_run(calls_kept):
     """Lists from a call or an argument look like numbers to the compiler: their `+` was
     differentiated as arithmetic (a gradient of the wrong length, cut short by zip)."""
     with pytest.raises(srcgrad.NotDifferentiableError, match=r"list of 2 entries has 3.*list\(a\) \+ list\(b\)"):
@@ -385,6 +385,11 @@ def test_lists_joined_where_the_analysis_cannot_see_them_are_refused_when_run():
         srcgrad.grad(_joined_entries_of_an_argument)([[0.7, 1.4], [2.1]])
     assert srcgrad.grad(_joined_rows_of_a_call_as_lists)(0.7) == pytest.approx(18 * 0.7**2, rel=1e-12)
     assert srcgrad.jvp(_joined_rows_of_a_call, (0.7,), (1.0,))[1] == pytest.approx(18 * 0.7**2, rel=1e-12)
+
+
+def test_lists_joined_from_a_spliced_call_are_lists():
+    """Spliced in, the call's lists are seen as lists: `+` joins them."""
+    assert srcgrad.grad(_joined_rows_of_a_call)(0.7) == pytest.approx(18 * 0.7**2, rel=1e-12)
 
 
 def _boolean_and_index_methods(x):

@@ -205,7 +205,12 @@ def test_source_of_forward_code_reads_like_the_math():
     assert text == srcgrad.source(srcgrad.jacobian(corpus.straight_line, mode="forward"))
 
 
-def test_user_function_call_uses_its_own_jvp():
+def test_user_function_call_is_spliced():
+    text = srcgrad.source(srcgrad.jacobian(calls_user_function, mode="forward"))
+    assert "square_sum_jvp" not in text and "    square_sum_x = sum_x_times_x * 0.5\n" in text and text.count("\ndef ") == 1
+
+
+def test_user_function_call_that_stays_a_call_uses_its_own_jvp(calls_kept):
     text = srcgrad.source(srcgrad.jacobian(calls_user_function, mode="forward"))
     assert "square_sum_jvp(h, v_dot=h_dot)" in text
 

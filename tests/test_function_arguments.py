@@ -116,6 +116,13 @@ def test_forward_mode_and_the_hessian_follow_the_same_binding():
 def test_each_function_passed_gets_its_own_derivative():
     df = srcgrad.grad(two_systems)
     np.testing.assert_allclose(df(Y0, 0.1), numerical_grad(two_systems, (Y0, 0.1), 0), rtol=1e-7)
+    text = srcgrad.source(df)  # both steps spliced, each with its function's own code
+    assert "_pullback" not in text and "np.sin(y0_plus_t1)" in text and "k2_1 = -2.0 * y0_plus_t11" in text
+
+
+def test_each_function_passed_to_a_call_that_stays_a_call_gets_its_own_pullback(calls_kept):
+    df = srcgrad.grad(two_systems)
+    np.testing.assert_allclose(df(Y0, 0.1), numerical_grad(two_systems, (Y0, 0.1), 0), rtol=1e-7)
     text = srcgrad.source(df)
     assert "Pullback of rk4_step (f = rhs)" in text and "Pullback of rk4_step (f = decay)" in text
     assert "rhs_pullback" in text and "decay_pullback" in text

@@ -152,14 +152,25 @@ def test_the_derivative_keeps_the_instance_alive_and_srcgrad_nothing_more():
 
 def test_generated_source_names_the_instance_by_its_class_and_no_address():
     text = srcgrad.source(srcgrad.grad(MLP().loss))
-    assert "self = a MLP" in text and "features_pullback" in text and "0x" not in text
+    assert "self = a MLP" in text and "0x" not in text
 
 
-def test_a_methods_derivative_runs_its_own_code_not_a_call_of_it():
+def test_a_methods_derivative_runs_its_own_code_and_its_calls_are_spliced():
     """The gradient of `model.loss` is the method's body with `self` held (frontend's
-    method programs): no call of the method in its forward pass whose pullback would run
-    the method's forward pass again, and a called method's pullback computes no unused
-    value. Two layers of one class stay two objects in the printed file."""
+    method programs), and the methods it calls are spliced in (callees.py), each layer's
+    receiver a name of its own: nothing runs a forward pass twice. Two layers of one
+    class stay two objects in the printed file."""
+    text = srcgrad.source(srcgrad.grad(MLP().loss))
+    assert "MLP_loss" not in text and "_pullback" not in text and text.count("\ndef ") == 1
+    assert "    x_at_l1_W = x @ l1_W\n" in text and "    h_at_l2_W = h @ l2_W\n" in text
+    bound = next(line for line in text.splitlines() if line.startswith("# Bound by srcgrad"))
+    assert bound.endswith("`l1` is a `test_methods.Linear`; `l2` is a `test_methods.Linear`; "
+                          "`self` is a `test_methods.MLP`.")  # l1 and l2: two names, two objects
+
+
+def test_a_called_methods_pullback_runs_its_own_code(calls_kept):
+    """Where calls stay calls, a called method's pullback is the method's body with its
+    `self` held too, and computes no unused value."""
     text = srcgrad.source(srcgrad.grad(MLP().loss))
     grad_def = text[text.index("def loss_grad("):text.index("\ndef ", text.index("def loss_grad("))]
     assert "    h = self.features(x)\n" in grad_def and "MLP_loss" not in text

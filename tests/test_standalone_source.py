@@ -74,7 +74,7 @@ def test_printed_gradient_runs_standalone(fn, tmp_path):
     assert "srcgrad.compiler" not in text  # only runtime helpers, rules and NumPy
 
 
-def test_header_imports_helpers_and_user_names():
+def test_header_imports_helpers_and_user_names(calls_kept):
     text = srcgrad.source(srcgrad.grad(corpus_python.call_returning_tuple, wrt=(0, 1)))
     head = text.split("\ndef ", 1)[0]
     assert "from srcgrad.runtime import " in head and "grad_seed" in head
@@ -119,7 +119,7 @@ def test_forward_and_second_order_sources_run_standalone(fn, tmp_path):
     np.testing.assert_allclose(tangent, gg(*args), rtol=1e-10)
 
 
-def test_renamed_helpers_are_imported_with_as(tmp_path):
+def test_renamed_helpers_are_imported_with_as(tmp_path, calls_kept):
     src = (
         "import numpy as np\n"
         "def unbroadcast(v):\n"

@@ -83,6 +83,13 @@ def test_a_loop_over_an_objects_layers_is_unrolled_in_both_modes():
     net, x = Net(), RNG.normal(size=(5, 3))
     check(net.loss, x, expected=[_loss_grad(net.layers, x)])
     text = srcgrad.source(srcgrad.grad(net.loss))
+    assert "layer_0.W" in text and "layer_2.W" in text and "for layer in" not in text  # calls spliced
+
+
+def test_unrolled_calls_that_stay_calls_call_each_element(calls_kept):
+    net, x = Net(), RNG.normal(size=(5, 3))
+    check(net.loss, x, expected=[_loss_grad(net.layers, x)])
+    text = srcgrad.source(srcgrad.grad(net.loss))
     assert "layer_0(" in text and "layer_2(" in text and "for layer in" not in text
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from ..errors import NotDifferentiableError
 from . import printing, stand_in, syntax
 from .scope import MISSING, dotted_parts, lookup_path
+from .stand_in import is_user_function
 
 
 @dataclass
@@ -474,11 +475,6 @@ def _is_function(value):
     return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)) or (
         callable(value) and not isinstance(value, type) and (getattr(value, "__module__", "") or "").startswith("numpy")
     )
-
-
-def is_user_function(obj):
-    """A plain Python function (not NumPy's, not a builtin) that srcgrad can transform."""
-    return isinstance(obj, types.FunctionType) and not (getattr(obj, "__module__", "") or "").startswith("numpy")
 
 
 def active_names(node, activity):

@@ -1,7 +1,8 @@
 """The only module that knows the order of the stages.
 
 source -> parse (frontend) -> check (fence) -> nested functions out (closures) -> jumps ->
-ANF -> nested functions inlined (closures) -> versions -> resolve -> activity -> loops over
+ANF -> nested functions inlined (closures) -> calls of other user functions spliced
+(callees) -> versions -> resolve -> activity -> loops over
 sequences by index (iteration) -> reverse (contributions, mutation, adjoints, tape; or
 forward for mode "jvp") -> optimize -> scaling (specialized reverse mode) -> split (vjp's pullback) -> emit -> load -> cache,
 which dispatches each kind of call to code specialized for it (kinds, shapes). With
@@ -17,7 +18,8 @@ from dataclasses import dataclass, replace
 
 import gast
 
-from . import activity, aliases, anf, cache, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, origins, printing, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
+from ..errors import SrcGradError
+from . import activity, aliases, anf, cache, callees, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, origins, printing, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -151,26 +153,53 @@ class _Pending:
 
 
 def _derive(fn, mode, wrt, verbose, source, key):
+    splicing = _Splicing()
     with scope.reads_logged() as log:
-        prepared = _prepare(fn, mode, wrt, verbose, source)
+        prepared = splicing.attempt(lambda: _prepare(fn, mode, wrt, verbose, source, splicing))
         if mode not in _SPECIALIZED:
-            function = _finish(prepared, verbose)
+            function = splicing.attempt(
+                lambda: _finish(prepared, verbose),
+                lambda: _finish(_prepare(fn, mode, wrt, verbose, source, splicing), verbose))
             return cache.put(fn, key, Derivative(function, lambda: function, _distinct(log)))
     reads = _distinct(log)
     arity = len(prepared.sweeps.args.args) + (1 if mode == "vjp" else 0)  # vjp: the seed first; no *args
     name = f"{prepared.program.name}_{mode}"
     alive = _weak(fn)  # the derivative must not keep its function alive (cache.py)
-    take = _sweeps_for_each_build(prepared, lambda: _prepare(alive(), mode, wrt, False, source))
+    take = _sweeps_for_each_build(prepared, lambda: _prepare(alive(), mode, wrt, False, source, splicing))
 
     def build(signature=None):
+        shown = verbose if signature is None else False
         with _collector_paused():
-            return _finish(take(), verbose if signature is None else False, signature)
+            return splicing.attempt(
+                lambda: _finish(take(), shown, signature),
+                lambda: _finish(_prepare(alive(), mode, wrt, False, source, splicing), shown, signature))
 
     general = _once(build)
     if verbose:
         general()  # printed now
     function = cache.specializing(general, build, name, arity)
     return cache.put(fn, key, Derivative(function, general, reads))
+
+
+class _Splicing:
+    """Whether a derivative's builds splice calls of other user functions (callees.py):
+    until one with spliced calls is refused. Its builds are then made again, and from then
+    on, with the calls as written, so a refusal names the callee's own line."""
+
+    def __init__(self):
+        self.allowed = True
+        self.used = False  # set by _prepare when it spliced a call
+
+    def attempt(self, build, unspliced=None):
+        """`build()`; where it is refused after splicing, `unspliced()` (default: `build()`
+        again) without splicing."""
+        try:
+            return build()
+        except SrcGradError:
+            if not (self.allowed and self.used):
+                raise
+        self.allowed = False
+        return (unspliced or build)()
 
 
 def _distinct(log):
@@ -236,8 +265,9 @@ class _Prepared:
     namer: object = None  # "jvp": its Namer
 
 
-def _prepare(fn, mode, wrt, verbose, source):
-    """The stages that do not depend on the kind of call (shapes and dtypes).
+def _prepare(fn, mode, wrt, verbose, source, splicing=None):
+    """The stages that do not depend on the kind of call (shapes and dtypes); calls of
+    other user functions are spliced in where `splicing` allows it (callees.py).
 
     "split_vjp" is "vjp" with the backward pass moved into a pullback closure (split.py).
     """
@@ -263,6 +293,9 @@ def _prepare(fn, mode, wrt, verbose, source):
         tree = anf.run(tree, namer, local_names, shared, program.bound)
         tree = closures.inline(tree, local_functions, namer, local_names)
         _show(verbose, "ANF", tree)
+        if splicing is not None and splicing.allowed and callees.run(tree, program, namer, local_names, _transform_name(mode)):
+            splicing.used = True
+            _show(verbose, "callees", tree)
         tree = versions.run(tree, namer)
         _show(verbose, "versions", tree)
         local_names |= set(syntax.names_stored(tree))

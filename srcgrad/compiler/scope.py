@@ -165,3 +165,9 @@ def _rebindable(holder, name, value):
 
 
 _STANDARD = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}
+
+
+def first_meaning(name, program):
+    """The object the plain name `name` means in `program`'s scope (`lookup_path`'s
+    order), or MISSING; nothing is logged."""
+    return _first_name(name, program)[1]

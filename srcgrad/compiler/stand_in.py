@@ -190,7 +190,7 @@ def _partial_function(obj):
     if isinstance(obj.func, types.MethodType):  # of a bound method: of its function, the instance first
         obj = functools.partial(obj.func.__func__, obj.func.__self__, *obj.args, **obj.keywords)
     func = obj.func
-    if not _is_python_function(func):
+    if not is_user_function(func):
         return None
     try:
         params = list(inspect.signature(obj).parameters.values())
@@ -219,11 +219,11 @@ def method_function(obj):
     """
     if not isinstance(obj, types.MethodType):
         call = getattr(type(obj), "__call__", None)
-        if not is_instance(obj) or not _is_python_function(call):
+        if not is_instance(obj) or not is_user_function(call):
             return None
         obj = types.MethodType(call, obj)
     func, instance = obj.__func__, obj.__self__
-    if not _is_python_function(func):
+    if not is_user_function(func):
         return None
     key = (id(instance), func)
     found = _METHODS.get(key)
@@ -265,8 +265,9 @@ def is_instance(value):
                 or isinstance(value, (type, types.ModuleType, types.FunctionType, types.MethodType)))
 
 
-def _is_python_function(func):
-    return isinstance(func, types.FunctionType) and not (func.__module__ or "").startswith("numpy")
+def is_user_function(obj):
+    """A plain Python function (not NumPy's, not a builtin) that srcgrad can transform."""
+    return isinstance(obj, types.FunctionType) and not (getattr(obj, "__module__", "") or "").startswith("numpy")
 
 
 def _calling(func, called_as, bound, params, name, label):

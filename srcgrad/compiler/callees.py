@@ -1,0 +1,345 @@
+"""Calls of the user's other functions, spliced into the caller (on the ANF tree).
+
+Before:                                After:
+    def inner(v):                          def f(x):
+        return np.tanh(v) * 2.0                tanh_x = np.tanh(x)
+                                               y = tanh_x * 2.0
+    def f(x):                                  return np.sum(y)
+        y = inner(x)
+        return np.sum(y)
+
+The derivative then treats the callee's statements as the caller's own. The forward
+pass computes each value once, and the backward pass reads the values it saved. A call
+that is not spliced goes through the callee's pullback instead. That pullback runs the
+callee's forward pass again, and it is not specialized to the shapes of the call.
+
+Splicing is exact. A call is spliced only when Python would run the same statements:
+- the callee is a plain Python function (or a method of a known object: its receiver
+  becomes a name bound to that object), not a recursive one, with no rule of its own;
+- it shares the caller's module globals and reads no closure cell;
+- it has plain parameters, and each default is a literal;
+- every global name it reads means the same object at the call, with no local
+  variable, closure cell or bound name of the caller in its way;
+- it passes the checks a derivative of it would pass on its own (fence.py, and
+  in-place updates that need no check at run time).
+
+Its own variables get fresh names. A parameter it never assigns reads the argument
+itself; any other parameter is assigned the argument first. Every spliced statement
+takes the location of the call, so comments and run-time errors name the caller's
+line. Anything else stays a call. A derivative of the spliced tree that is refused is
+built again without splicing (pipeline.py), so a refusal names the callee's own line.
+"""
+
+import builtins
+import sys
+import types
+
+import gast
+
+from .. import rules
+from ..errors import SrcGradError
+from . import aliases, anf, fence, frontend, jumps, stand_in, syntax, unroll
+from .scope import MISSING, dotted_parts, first_meaning, lookup_path
+from .stand_in import is_user_function
+
+MAX_CALLEE_STATEMENTS = 80  # a larger callee stays a call: its pullback keeps the code short
+MAX_SPLICED_STATEMENTS = 600  # in one derivative, all callees together
+
+
+def run(tree, program, namer, local_names, transform):
+    """`tree` with each call described above replaced by the callee's statements (in
+    place); returns whether any call was spliced. New bound names (receivers, unrolled
+    loops' elements) go into `program.bound` and `namer.helpers`."""
+    if not any(isinstance(n, gast.Call) for n in syntax.walk(tree)):
+        return False
+    splicer = _Splicer(program, namer, set(local_names), transform, syntax.load_counts(tree))
+    tree.body = splicer.block(tree.body, (_identity(program.fn),))
+    return splicer.spliced > 0
+
+
+def _identity(fn):
+    """The function whose code `fn` runs (a method stand-in's method), for recursion checks."""
+    method = getattr(fn, "__srcgrad_method__", None)
+    return method[0] if method is not None else fn
+
+
+class _Splicer:
+    def __init__(self, program, namer, local_names, transform, loads):
+        self.program, self.namer, self.local_names, self.transform = program, namer, local_names, transform
+        self.loads = loads  # {name: how often it is read} (at least)
+        self.spliced = 0
+
+    def block(self, stmts, expanding):
+        out, k = [], 0
+        while k < len(stmts):
+            s = stmts[k]
+            k += 1
+            for field in ("body", "orelse"):
+                inner = getattr(s, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                    setattr(s, field, self.block(inner, expanding))
+            call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+            if not isinstance(call, gast.Call):
+                out.append(s)
+                continue
+            unpacking = self.unpacking(s, stmts[k:])
+            body = self.callee_body(s, call, expanding, unpacking)
+            if body is None:
+                out.append(s)
+                continue
+            statements, fn, unpacked = body
+            k += len(unpacking) if unpacked else 0
+            out += self.block(statements, expanding + (_identity(fn),))
+        return out
+
+    def unpacking(self, stmt, following):
+        """The statements right after `stmt` that unpack the tuple it assigns (ANF's
+        `s = t[0]`, `p = t[1]` for `s, p = f(x)`), when nothing else reads it; else []."""
+        target = stmt.targets[0] if isinstance(stmt, gast.Assign) else None
+        if not isinstance(target, gast.Name):
+            return []
+        found = []
+        for s in following:
+            value = s.value if isinstance(s, gast.Assign) and len(s.targets) == 1 else None
+            if not (isinstance(value, gast.Subscript) and syntax.is_name(value.value, target.id)
+                    and isinstance(value.slice, gast.Constant) and type(value.slice.value) is int
+                    and isinstance(s.targets[0], gast.Name)):
+                break
+            found.append(s)
+        if sorted(s.value.slice.value for s in found) != list(range(len(found))) or self.loads.get(target.id) != len(found):
+            return []
+        return found
+
+    def callee_body(self, stmt, call, expanding, unpacking):
+        """(the statements that replace `stmt` and, where the callee returns a tuple
+        display of their length, the `unpacking` statements, the callee, whether they are
+        replaced) or None to keep the call."""
+        parts = dotted_parts(call.func)
+        if parts is None or (parts[0] in self.local_names and parts[0] not in self.program.bound):
+            return None
+        if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        fn = lookup_path(parts, self.program)
+        if isinstance(fn, types.MethodType) or stand_in.is_instance(fn):  # `self.step(x)`, `layer(x)`
+            fn = stand_in.method_function(fn)
+        if not _spliceable(fn, expanding):
+            return None
+        callee = self.prepared(fn)
+        if callee is None:
+            return None
+        tree, params, held, bound, through = callee
+        size = sum(1 for _ in syntax.statements(tree))
+        if size > MAX_CALLEE_STATEMENTS or self.spliced + size > MAX_SPLICED_STATEMENTS:
+            return None
+        values = _arguments(tree, params, call)
+        if values is None:
+            return None
+        statements, unpacked = self.spliced_body(stmt, tree, params, values, held, bound, through, parts, unpacking)
+        return statements, fn, unpacked
+
+    def module_name(self, preferred, module):
+        """The caller's own global name for `module` (`np` for another module's `onp`),
+        else a name bound to it."""
+        own = [k for k, v in self.program.globals.items() if v is module and k not in self.local_names
+               and first_meaning(k, self.program) is module and self.namer.helpers.get(k, v) is v]
+        return min(own) if own else self.bind(preferred, module)
+
+    def bind(self, preferred, obj):
+        """The name generated code reads `obj` by (a helper), known to the caller's scope."""
+        name = self.namer.helper(preferred, obj)
+        self.program.bound[name] = obj
+        return name
+
+    def prepared(self, fn):
+        """(the callee's tree before jumps and ANF, its parameters, its held names, the
+        names its unrolled loops bound), or None when it cannot be spliced."""
+        try:
+            callee = frontend.load(fn)
+        except (OSError, TypeError, SrcGradError):
+            return None
+        held = callee.held
+        if set(callee.bound) != set(held):
+            return None
+        args = callee.tree.args
+        if (args.vararg or args.kwarg or args.kwonlyargs or getattr(args, "posonlyargs", None)
+                or not all(syntax.is_const(d) for d in args.defaults)):
+            return None
+        if any(isinstance(n, _KEPT_CALLS) or (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del))
+               for s in callee.tree.body for n in syntax.walk(s)):
+            return None
+        try:
+            fence.check(callee, self.transform)
+            callee.tree = aliases.run(callee)
+            if fence.shared_augmented(callee):
+                return None  # its in-place updates need checks at run time: a call of its own
+        except SrcGradError:
+            return None
+        tree = syntax.copy(callee.tree)
+        params = [a.id for a in tree.args.args]
+        own = set(params) | set(syntax.names_stored(tree)) | set(held)
+        free = {n.id for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id not in own}
+        through = self.spellings(callee, free)
+        if through is None:
+            return None
+        for name in free - set(through):
+            self.namer.reserve(name)
+        before = dict(callee.bound)
+        try:
+            tree = unroll.run(tree, callee, self.namer)
+        except SrcGradError:
+            return None
+        bound = {k: v for k, v in callee.bound.items() if k not in before}
+        return tree, params, held, bound, through
+
+    def spellings(self, callee, free):
+        """{name: (the module through which the callee's global `name` is read, or None
+        for a module bound to a name of its own; what it means)} for the free names that
+        the caller's scope would read otherwise (another module's globals, a name the
+        caller shadows); None when a name cannot be read as the callee reads it."""
+        same_globals = callee.globals is self.program.globals
+        module = _module_of(callee.globals)
+        through = {}
+        for name in free:
+            if name in callee.cells:
+                return None
+            in_globals = name in callee.globals
+            meaning = callee.globals[name] if in_globals else getattr(builtins, name, MISSING)
+            if meaning is MISSING:
+                return None
+            is_module = isinstance(meaning, types.ModuleType)
+            visible = (name not in self.local_names and first_meaning(name, self.program) is meaning
+                       and self.namer.helpers.get(name, meaning) is meaning)
+            if visible and (same_globals or not in_globals or is_module):
+                continue  # the caller reads the same name the same way (modules are not rebound)
+            if is_module:
+                through[name] = (None, meaning)
+            elif in_globals and module is not None:
+                through[name] = (module, meaning)
+            else:
+                return None
+        return through
+
+    def spliced_body(self, stmt, tree, params, values, held, bound, through, parts, unpacking):
+        """(the callee's statements for the call `stmt`, normalized and located at it,
+        whether they assign the targets of `unpacking` in its place)."""
+        renames = {}
+        for name, obj in held.items():  # a method's receiver: a name bound to its object
+            preferred = parts[-1] if obj is lookup_path(parts, self.program) else (parts[-2] if len(parts) > 1 else name)
+            renames[name] = self.bind(preferred, obj)
+        self.program.bound.update(bound)
+        stored = set(syntax.names_stored(tree))
+        prologue, substituted = [], {}
+        for name, (module, meaning) in through.items():  # `K` of another module: `helpers.K`
+            if module is None:
+                substituted[name] = syntax.name(self.module_name(name, meaning))
+            else:
+                holder = module.__name__.rpartition(".")[2].strip("_") or "module"
+                substituted[name] = syntax.attr(syntax.name(self.module_name(holder, module)), name)
+        for p in params:
+            value = values[p]
+            if p not in stored and _substitutable(value, self.local_names):
+                substituted[p] = value
+            else:
+                renames[p] = self.namer.fresh(p)
+                prologue.append(syntax.assign(syntax.name(renames[p], store=True), syntax.copy(value)))
+        for name in sorted(stored - set(params)):
+            renames[name] = self.namer.fresh(name)
+
+        tree.args.args = []
+        _respell(tree, substituted, renames)
+        tree = jumps.run(tree, self.namer)  # one `return`, the last statement
+        *body, ret = tree.body
+        unpacked = bool(unpacking) and isinstance(ret.value, gast.Tuple) and len(ret.value.elts) == len(unpacking)
+        if unpacked:  # `s, p = (a + b, a * b)`: no tuple made and taken apart
+            targets = [s.targets[0] for s in sorted(unpacking, key=lambda s: s.value.slice.value)]
+            result = syntax.assign(syntax.tuple_(targets, store=True), ret.value)
+        elif isinstance(stmt, gast.Assign):
+            result = syntax.assign(stmt.targets[0], ret.value)
+        else:
+            result = syntax.expr(ret.value)
+        tree.body = body + [syntax.located(result, ret)]
+        locals_ = self.local_names | set(renames.values()) | set(syntax.names_stored(tree))
+        tree = anf.run(tree, self.namer, locals_, {}, self.program.bound)
+        out = [_relocated(s, stmt) for s in prologue + tree.body]
+        self.local_names |= set(syntax.names_stored(out))
+        for s in out:
+            syntax.load_counts(s, self.loads)
+        self.spliced += len(out)
+        return out, unpacked
+
+
+# what keeps a callee a call: nested functions, scope statements, generators, imports
+_KEPT_CALLS = (gast.FunctionDef, gast.Lambda, gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom, gast.Await,
+               gast.Import, gast.ImportFrom, gast.ClassDef)
+
+
+def _module_of(namespace):
+    """The imported module whose globals are `namespace`, or None."""
+    module = sys.modules.get(namespace.get("__name__"))
+    return module if module is not None and getattr(module, "__dict__", None) is namespace else None
+
+
+def _spliceable(fn, expanding):
+    """Whether `fn` is a user function that no rule and no recursion keeps a call."""
+    target = _identity(fn)
+    if not is_user_function(fn) or target in expanding:
+        return False
+    if (getattr(target, "__module__", "") or "").startswith("srcgrad") or frontend.derivative_refusal(fn) is not None:
+        return False
+    if rules.lookup(fn) is not None or rules.is_nondifferentiable(fn) or getattr(fn, "__wrapped__", None) is not None:
+        return False
+    return not target.__code__.co_flags & 0x2A0  # generator, coroutine, async generator
+
+
+def _arguments(tree, params, call):
+    """{parameter: argument node} of `call` (defaults for the rest), or None when it does not bind."""
+    if len(call.args) > len(params):
+        return None
+    values = dict(zip(params, call.args))
+    for k in call.keywords:
+        if k.arg not in params or k.arg in values:
+            return None
+        values[k.arg] = k.value
+    defaults = tree.args.defaults
+    for p, d in zip(params[len(params) - len(defaults):], defaults):
+        values.setdefault(p, d)
+    return values if len(values) == len(params) else None
+
+
+def _substitutable(value, local_names):
+    """Whether a parameter can read the argument `value` where it is read: a literal, a
+    name, or an attribute chain on a name that is not a local variable (`np.tanh`)."""
+    if syntax.is_const(value) or isinstance(value, gast.Name):
+        return True
+    parts = dotted_parts(value)
+    return parts is not None and parts[0] not in local_names
+
+
+def _respell(tree, substituted, renames):
+    """Each name of `substituted` in `tree` replaced by a copy of its node, each of
+    `renames` renamed (in place)."""
+    for node in list(syntax.nodes(tree)):
+        values = node.__dict__
+        for field in syntax.child_fields(type(node)):
+            value = values.get(field)
+            items = value if type(value) is list else [value]
+            for i, item in enumerate(items):
+                if type(item) is not gast.Name:
+                    continue
+                if item.id in substituted:
+                    new = syntax.copy(substituted[item.id])
+                    if type(value) is list:
+                        value[i] = new
+                    else:
+                        values[field] = new
+                elif item.id in renames:
+                    item.id = renames[item.id]
+
+
+def _relocated(stmt, at):
+    """`stmt` with every node located at the statement `at`."""
+    for node in syntax.nodes(stmt):
+        for a in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if a in type(node)._attributes and hasattr(at, a):
+                setattr(node, a, getattr(at, a))
+    return stmt

@@ -1,0 +1,217 @@
+"""Calls of other user functions spliced into the caller (callees.py): the same values
+and derivatives as the calls, no second forward pass, the callee's globals read as the
+callee reads them, and every callee that cannot be spliced still a call."""
+
+import numpy as np
+import pytest
+
+import spliced_helpers
+import srcgrad
+from conftest import numerical_grad
+from program_checks import check, check_hessian
+from spliced_helpers import layer
+
+RNG = np.random.default_rng(5)
+SCALE = 0.5
+
+
+def inner(x):
+    return np.tanh(x) * 2.0
+
+
+def mid(x):
+    return inner(x) + 1.0
+
+
+def outer(x):
+    return mid(x) * 3.0
+
+
+def nested(x):
+    y = outer(x)
+    return np.sum(y * y)
+
+
+def test_nested_helpers_are_one_function():
+    x = RNG.normal(size=5)
+    t = np.tanh(x)
+    y = (2.0 * t + 1.0) * 3.0
+    check(nested, x, expected=[2.0 * y * 3.0 * 2.0 * (1.0 - t * t)])
+    check_hessian(nested, [x], 0)
+    text = srcgrad.source(srcgrad.grad(nested))
+    assert text.count("\ndef ") == 1 and "_pullback" not in text and "outer(" not in text.split("# Backward")[0]
+    assert "    tanh_x = np.tanh(x)\n    inner_x = tanh_x * 2.0\n    mid_x = inner_x + 1.0\n    y = mid_x * 3.0\n" in text
+    assert "    # y = outer(x)\n" in text  # the backward pass of the spliced lines is commented with the call
+
+
+def _sum_and_product(a, b):
+    return a + b, a * b
+
+
+def unpacks_a_tuple(a, b):
+    s, p = _sum_and_product(a, b)
+    return s * p + s
+
+
+def test_a_returned_tuple_unpacked_at_the_call_is_never_made():
+    a, b = 0.7, -1.3
+    check(unpacks_a_tuple, a, b, expected=[a * b + (a + b) * b + 1.0, a * b + (a + b) * a + 1.0])
+    text = srcgrad.source(srcgrad.grad(unpacks_a_tuple, wrt=(0, 1)))
+    assert "getitem_vjp" not in text and "item_grad" not in text and "(a_plus_b, a_times_b)" not in text
+
+
+def _scaled(x):
+    return x * SCALE
+
+
+def shadows_a_global_of_the_callee(x):
+    SCALE = 100.0  # the caller's own: `_scaled` still reads the module's
+    return np.sum(_scaled(x) ** 2) + SCALE
+
+
+def test_a_global_the_caller_shadows_is_read_through_the_callees_module():
+    x = RNG.normal(size=3)
+    check(shadows_a_global_of_the_callee, x, expected=[2.0 * 0.5 * 0.5 * x])
+    assert "    scaled_x = x * test_callees.SCALE\n" in srcgrad.source(srcgrad.grad(shadows_a_global_of_the_callee))
+
+
+def calls_another_module(x, W):
+    SCALE = 2.0
+    return np.sum(layer(x, W) ** 2) * SCALE
+
+
+def test_another_modules_globals_are_read_through_it_and_changes_are_seen(monkeypatch):
+    x, W = RNG.normal(size=(4, 3)), RNG.normal(size=(3, 2))
+    df = srcgrad.grad(calls_another_module, wrt=1)
+
+    def exact(scale, act=np.tanh, slope=lambda z: 1.0 - np.tanh(z) ** 2):
+        z = x @ W
+        return x.T @ (2.0 * 2.0 * act(z) * scale * scale * slope(z))
+
+    np.testing.assert_allclose(df(x, W), exact(3.0), rtol=1e-12)
+    text = srcgrad.source(df)
+    assert "    layer_x = tanh_x_at_W * spliced_helpers.SCALE\n" in text
+    assert "onp" not in text and "\n    SCALE = 2.0\n" in text  # the caller's numpy name; its own SCALE
+    monkeypatch.setattr(spliced_helpers, "SCALE", 5.0)  # read when the derivative runs
+    np.testing.assert_allclose(df(x, W), exact(5.0), rtol=1e-12)
+    monkeypatch.setattr(spliced_helpers, "act", lambda v: np.sin(v) * spliced_helpers.SCALE)  # built again
+    np.testing.assert_allclose(df(x, W), exact(5.0, np.sin, np.cos), rtol=1e-12)
+
+
+def _cell(h, x, W, U):
+    return np.tanh(h @ W + x @ U)
+
+
+def rnn(h, xs, W, U):
+    for t in range(xs.shape[0]):
+        h = _cell(h, xs[t], W, U)
+    return np.sum(h)
+
+
+def test_a_call_in_a_loop_is_spliced_into_its_body():
+    h, xs, W, U = RNG.normal(size=(2, 3)), RNG.normal(size=(4, 2, 2)), RNG.normal(size=(3, 3)) * 0.5, RNG.normal(size=(2, 3))
+    check(rnn, h, xs, W, U)
+    text = srcgrad.source(srcgrad.grad(rnn, wrt=2))
+    assert "_cell" not in text.split("# Backward")[0] and "_pullback" not in text
+
+
+def _with_defaults(x, k=2.0, shift=-1.0):
+    x = x * k  # a parameter it assigns: assigned the argument first
+    return x + shift
+
+
+def keywords_and_defaults(x):
+    y = _with_defaults(x, shift=0.5) * _with_defaults(x)
+    return np.sum(y) + np.sum(x)  # the caller's `x` is unchanged
+
+
+def test_keywords_defaults_and_an_assigned_parameter():
+    x = RNG.normal(size=3)
+    check(keywords_and_defaults, x, expected=[2.0 * (2.0 * x - 1.0) + 2.0 * (2.0 * x + 0.5) + 1.0])
+
+
+def _first_above(xs, limit):
+    for x in xs:
+        if x > limit:
+            return x * 2.0
+    return xs[-1]
+
+
+def early_return_in_a_loop(x):
+    return _first_above(x, 0.5) * x[0]
+
+
+def test_a_callee_returning_from_inside_a_loop():
+    x = np.array([0.2, 0.9, 1.5])
+    check(early_return_in_a_loop, x, expected=[np.array([1.8, 0.4, 0.0])])
+
+
+def _push_twice(xs, v):
+    xs.append(v * 2.0)
+    xs.append(v * v)
+
+
+def appends_through_a_call(a):
+    xs = [a]
+    _push_twice(xs, a)
+    return xs[0] * xs[1] + xs[2]
+
+
+def test_a_call_that_changes_its_argument_list():
+    check(appends_through_a_call, 1.5, expected=[4.0 * 1.5 + 2.0 * 1.5])
+
+
+def _power(x, n):
+    return 1.0 if n == 0 else x * _power(x, n - 1)
+
+
+def recursive(x):
+    return _power(x, 3) * 2.0
+
+
+def test_a_recursive_callee_stays_a_call():
+    check(recursive, 1.3, expected=[6.0 * 1.3 ** 2])
+    assert "def _power_pullback(" in srcgrad.source(srcgrad.grad(recursive))
+
+
+def _make_scaler(c):
+    def scaler(v):
+        return v * c
+    return scaler
+
+
+_by_three = _make_scaler(3.0)
+
+
+def calls_a_closure(x):
+    return _by_three(x) ** 2
+
+
+def test_a_callee_reading_a_closure_variable_stays_a_call():
+    check(calls_a_closure, 0.4, expected=[2.0 * 9.0 * 0.4])
+    assert "scaler_pullback" in srcgrad.source(srcgrad.grad(calls_a_closure))
+
+
+def _calls_through_a_variable(x):
+    g = np.sin
+    return g(x)
+
+
+def refused_inside_the_callee(x):
+    return _calls_through_a_variable(x) * 2.0
+
+
+def test_a_refusal_inside_a_callee_names_the_callees_line():
+    with pytest.raises(srcgrad.NotDifferentiableError, match="calls its local variable `g`") as info:
+        srcgrad.grad(refused_inside_the_callee)(0.3)
+    assert info.value.lineno == _calls_through_a_variable.__code__.co_firstlineno + 2
+
+
+def test_values_match_the_calls_in_every_mode():
+    x = RNG.normal(size=4)
+    value, g = srcgrad.value_and_grad(nested)(x)
+    assert value == nested(x)  # the same operations in the same order
+    out, pullback = srcgrad.vjp(outer, x)
+    np.testing.assert_array_equal(out, outer(x))
+    np.testing.assert_allclose(pullback(np.ones(4))[0], numerical_grad(lambda v: np.sum(outer(v)), (x,), 0), rtol=1e-7)
+    np.testing.assert_allclose(g, numerical_grad(nested, (x,), 0), rtol=1e-7)
