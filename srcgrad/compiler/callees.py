@@ -255,9 +255,9 @@ class _Splicer:
             result = syntax.assign(syntax.tuple_(targets, store=True), ret.value)
         elif isinstance(stmt, gast.Assign):
             result = syntax.assign(stmt.targets[0], ret.value)
-        else:
-            result = syntax.expr(ret.value)
-        tree.body = body + [syntax.located(result, ret)]
+        else:  # a call for its effects: a value that is only read is dropped
+            result = None if isinstance(ret.value, (gast.Name, gast.Constant)) else syntax.expr(ret.value)
+        tree.body = body + ([syntax.located(result, ret)] if result is not None else [])
         locals_ = self.local_names | set(renames.values()) | set(syntax.names_stored(tree))
         tree = anf.run(tree, self.namer, locals_, {}, self.program.bound)
         out = [_relocated(s, stmt) for s in prologue + tree.body]
