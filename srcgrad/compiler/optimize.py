@@ -208,7 +208,7 @@ def _drop_dead(tree, reads, resolve, counts):
     has a read target or an impure value."""
     dropped = []
     tree.body = _kept(tree.body, reads, resolve, counts, dropped)
-    unread = any(not counts[name] for s in dropped for name in syntax.add_loads(s.value, set()))
+    unread = any(not counts[name] for s in dropped for name in syntax.add_loads(s.test if type(s) is gast.If else s.value, set()))
     return bool(dropped), unread
 
 
@@ -221,6 +221,10 @@ def _kept(stmts, reads, resolve, counts, dropped):
         if cls in _BLOCKS:
             s.body = _kept(s.body, reads, resolve, counts, dropped) or [syntax.pass_()]
             s.orelse = _kept(s.orelse, reads, resolve, counts, dropped)
+            if cls is gast.If and _does_nothing(s.body) and _does_nothing(s.orelse) and _pure(s.test, resolve):
+                _forget_reads(s.test, counts)  # `if c: pass elif d: pass`, left by branches with no adjoint work
+                dropped.append(s)
+                continue
         elif (
             cls is gast.Assign
             and type(s.targets[0]) is gast.Name
@@ -232,6 +236,10 @@ def _kept(stmts, reads, resolve, counts, dropped):
             continue
         out.append(s)
     return out
+
+
+def _does_nothing(stmts):
+    return all(type(s) is gast.Pass for s in stmts)
 
 
 def _pure(value, resolve):

@@ -27,12 +27,8 @@ def while_loop_grad(a):
     # Backward pass
     for _ in range(trips):
         cond_4 = tape.pop()
-        if cond_4:
-            pass
         # y = y * 1.7
         y = tape.pop()
         y_bar = unbroadcast(y_bar * 1.7, y)
-    if cond_1:
-        pass
     # y = a
     return unbroadcast(y_bar, a)
