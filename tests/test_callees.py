@@ -215,3 +215,25 @@ def test_values_match_the_calls_in_every_mode():
     np.testing.assert_array_equal(out, outer(x))
     np.testing.assert_allclose(pullback(np.ones(4))[0], numerical_grad(lambda v: np.sum(outer(v)), (x,), 0), rtol=1e-7)
     np.testing.assert_allclose(g, numerical_grad(nested, (x,), 0), rtol=1e-7)
+
+
+def _with_a_default(x, k=2.0):
+    return x * k
+
+
+def reads_a_default(x):
+    return np.sum(_with_a_default(x) ** 2)
+
+
+def test_a_default_is_the_one_the_function_holds_and_a_change_to_it_is_seen(monkeypatch):
+    x = RNG.normal(size=3)
+    df = srcgrad.value_and_grad(reads_a_default)
+    value, g = df(x)
+    assert value == reads_a_default(x)
+    np.testing.assert_allclose(g, 2.0 * 4.0 * x, rtol=1e-12)
+    monkeypatch.setattr(_with_a_default, "__defaults__", (5.0,))  # what a call reads, not the source
+    value, g = df(x)
+    assert value == reads_a_default(x)
+    np.testing.assert_allclose(g, 2.0 * 25.0 * x, rtol=1e-12)
+    srcgrad.compiler.cache.clear()
+    check(reads_a_default, x, expected=[2.0 * 25.0 * x])

@@ -38,7 +38,7 @@ import gast
 
 from .. import rules
 from ..errors import SrcGradError
-from . import aliases, anf, fence, frontend, jumps, stand_in, syntax, unroll
+from . import aliases, anf, fence, frontend, jumps, scope, stand_in, syntax, unroll
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function
 
@@ -162,7 +162,7 @@ class _Splicer:
             return None
         args = callee.tree.args
         if (args.vararg or args.kwarg or args.kwonlyargs or getattr(args, "posonlyargs", None)
-                or not all(syntax.is_const(d) for d in args.defaults)):
+                or not _defaults_as_written(args.defaults, _identity(fn))):
             return None
         if any(isinstance(n, _KEPT_CALLS) or (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del))
                for s in callee.tree.body for n in syntax.walk(s)):
@@ -289,6 +289,23 @@ def _spliceable(fn, expanding):
     if rules.lookup(fn) is not None or rules.is_nondifferentiable(fn) or getattr(fn, "__wrapped__", None) is not None:
         return False
     return not target.__code__.co_flags & 0x2A0  # generator, coroutine, async generator
+
+
+def _defaults_as_written(defaults, fn):
+    """Whether each default is a literal, and the one `fn` holds (`fn.__defaults__`, which a
+    call reads) is the value written; the spliced code reads the literal, so a derivative
+    is built again after `fn.__defaults__ = ...` (scope.note_attribute)."""
+    held = getattr(fn, "__defaults__", None) or ()
+    if len(held) != len(defaults) or not all(syntax.is_const(d) for d in defaults):
+        return False
+    for node, value in zip(defaults, held):
+        written = node.value if isinstance(node, gast.Constant) else node.operand.value
+        written = -written if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) else written
+        if type(written) is not type(value) or not (written == value or written is value):
+            return False
+    if defaults:
+        scope.note_attribute(fn, "__defaults__", fn.__defaults__)
+    return True
 
 
 def _arguments(tree, params, call):

@@ -60,6 +60,13 @@ def note_reads(reads):
         log.extend(reads)
 
 
+def note_attribute(obj, name, value):
+    """Log the attribute `name` of `obj` (a function: `fn.__defaults__`) meaning `value`
+    (`still_read`)."""
+    for log in _LOGS:
+        log.append((obj, name, value))
+
+
 def _note(namespace, name, value):
     if _LOGS and callable(value) and not isinstance(value, types.ModuleType):  # what calls resolve to
         for log in _LOGS:
@@ -69,13 +76,17 @@ def _note(namespace, name, value):
 def still_read(reads):
     """Whether every logged name still means the object it meant (a dict is a module's
     globals or an object's attributes, a list or tuple the elements it held
-    (`note_sequence`), anything else a closure cell)."""
+    (`note_sequence`), a function an attribute of its own (`note_attribute`), anything
+    else a closure cell)."""
     for namespace, name, value in reads:
         if type(namespace) is dict:
             if namespace.get(name, MISSING) is not value:
                 return False
         elif type(namespace) is list or type(namespace) is tuple:
             if len(namespace) != len(value) or any(now is not then for now, then in zip(namespace, value)):
+                return False
+        elif type(namespace) is types.FunctionType:
+            if getattr(namespace, name, MISSING) is not value:
                 return False
         else:
             try:
