@@ -2,6 +2,8 @@
 and derivatives as the calls, no second forward pass, the callee's globals read as the
 callee reads them, and every callee that cannot be spliced still a call."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -237,3 +239,48 @@ def test_a_default_is_the_one_the_function_holds_and_a_change_to_it_is_seen(monk
     np.testing.assert_allclose(g, 2.0 * 25.0 * x, rtol=1e-12)
     srcgrad.compiler.cache.clear()
     check(reads_a_default, x, expected=[2.0 * 25.0 * x])
+
+
+class _Scaler:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, x):
+        return x * self.w
+
+
+class _Holder:
+    def __init__(self, w):
+        self.part = _Scaler(w)
+
+    def loss(self, x):
+        return np.sum(self.part.forward(x) ** 2)
+
+
+_HOLDER = _Holder(2.0)
+
+
+def through_a_held_object(x):
+    return _HOLDER.loss(x)
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_an_object_on_the_way_to_a_methods_receiver_rebound_is_seen(kept, monkeypatch):
+    if kept:
+        monkeypatch.setattr(srcgrad.compiler.callees, "MAX_CALLEE_STATEMENTS", -1)
+    srcgrad.compiler.cache.clear()
+    x = RNG.normal(size=3)
+    holder = _Holder(2.0)
+    for owner, fn in ((holder, holder.loss), (_HOLDER, through_a_held_object)):
+        df = srcgrad.value_and_grad(fn)
+        value, g = df(x)
+        np.testing.assert_allclose(g, 2.0 * 4.0 * x, rtol=1e-12)
+        owner.part = _Scaler(5.0)  # not callable: the method `forward` holds it
+        value, g = df(x)
+        assert value == np.sum((x * 5.0) ** 2)
+        np.testing.assert_allclose(g, 2.0 * 25.0 * x, rtol=1e-12)
+        owner.part = _Scaler(2.0)
+    monkeypatch.setattr(sys.modules[__name__], "_HOLDER", _Holder(3.0))  # the global itself
+    value, g = df(x)
+    np.testing.assert_allclose(g, 2.0 * 9.0 * x, rtol=1e-12)
+    srcgrad.compiler.cache.clear()

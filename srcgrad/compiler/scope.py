@@ -102,18 +102,27 @@ def lookup_path(parts, program):
 
     The first name is looked up in the parameters bound to a known function, the
     recursive nested functions, the closure cells, the globals, then builtins; a name
-    found in cells or globals is logged (`reads_logged`)."""
+    found in cells or globals, and an attribute a user may rebind, is logged
+    (`reads_logged`) where it means a function, or leads to a bound method's receiver."""
     namespace, value = _first_name(parts[0], program)
     if value is MISSING:
         return MISSING
+    steps = []  # (namespace, name, value) of each name a user may rebind
     if namespace is not None:
-        _note(namespace, parts[0], value)
+        steps.append((namespace, parts[0], value))
     for part in parts[1:]:
         holder, value = value, getattr(value, part, MISSING)
         if value is MISSING:
             return MISSING
         if _LOGS and _rebindable(holder, part, value):
-            _note(holder.__dict__, part, value)
+            steps.append((holder.__dict__, part, value))
+    for step in steps:
+        _note(*step)
+    if _LOGS and isinstance(value, types.MethodType):
+        # a bound method's receiver is held as a constant (`model.l1.forward`): the objects
+        # on the way to it are logged too, so that `model.l1 = Layer(...)` is seen
+        for log in _LOGS:
+            log.extend(step for step in steps if not callable(step[2]))
     return value
 
 
