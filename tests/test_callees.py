@@ -284,3 +284,28 @@ def test_an_object_on_the_way_to_a_methods_receiver_rebound_is_seen(kept, monkey
     value, g = df(x)
     np.testing.assert_allclose(g, 2.0 * 9.0 * x, rtol=1e-12)
     srcgrad.compiler.cache.clear()
+
+
+def _scale_in_place(a, k):
+    a *= k
+
+
+def result_unused_after_an_in_place_change(x):
+    y = x ** 2
+    r = _scale_in_place(y, 3.0)  # noqa: F841 - Python changes `y` itself when it is an array
+    return np.sum(y * x)
+
+
+def scalar_argument_rebound(s):
+    t = s * 2.0
+    _scale_in_place(t, 3.0)  # a float is rebound inside, not changed: `t` stays 2 s
+    return t
+
+
+def test_an_in_place_change_of_an_argument_is_checked_where_it_runs():
+    """The callee's `a *= k` changes the caller's array: spliced with its run-time check,
+    it is refused where it runs (kept as a call, it changed `y` unseen: a wrong gradient);
+    on a number it only rebinds the callee's own name."""
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"`a \*= k` .* changes the argument `a` in place"):
+        srcgrad.grad(result_unused_after_an_in_place_change)(np.array([0.5, 1.5]))
+    check(scalar_argument_rebound, 0.7, expected=[2.0])

@@ -127,14 +127,14 @@ class _Splicer:
         callee = self.prepared(fn)
         if callee is None:
             return None
-        tree, params, held, bound, through = callee
+        tree, params, held, bound, through, shared = callee
         size = sum(1 for _ in syntax.statements(tree))
         if size > MAX_CALLEE_STATEMENTS or self.spliced + size > MAX_SPLICED_STATEMENTS:
             return None
         values = _arguments(tree, params, call)
         if values is None:
             return None
-        statements, unpacked = self.spliced_body(stmt, tree, params, values, held, bound, through, parts, unpacking)
+        statements, unpacked = self.spliced_body(stmt, tree, params, values, held, bound, through, shared, parts, unpacking)
         return statements, fn, unpacked
 
     def module_name(self, preferred, module):
@@ -170,8 +170,7 @@ class _Splicer:
         try:
             fence.check(callee, self.transform)
             callee.tree = aliases.run(callee)
-            if fence.shared_augmented(callee):
-                return None  # its in-place updates need checks at run time: a call of its own
+            shared = fence.shared_augmented(callee)  # in-place updates checked when they run
         except SrcGradError:
             return None
         tree = syntax.copy(callee.tree)
@@ -189,7 +188,7 @@ class _Splicer:
         except SrcGradError:
             return None
         bound = {k: v for k, v in callee.bound.items() if k not in before}
-        return tree, params, held, bound, through
+        return tree, params, held, bound, through, shared
 
     def spellings(self, callee, free):
         """{name: (the module through which the callee's global `name` is read, or None
@@ -219,7 +218,7 @@ class _Splicer:
                 return None
         return through
 
-    def spliced_body(self, stmt, tree, params, values, held, bound, through, parts, unpacking):
+    def spliced_body(self, stmt, tree, params, values, held, bound, through, shared, parts, unpacking):
         """(the callee's statements for the call `stmt`, normalized and located at it,
         whether they assign the targets of `unpacking` in its place)."""
         renames = {}
@@ -259,7 +258,7 @@ class _Splicer:
             result = None if isinstance(ret.value, (gast.Name, gast.Constant)) else syntax.expr(ret.value)
         tree.body = body + ([syntax.located(result, ret)] if result is not None else [])
         locals_ = self.local_names | set(renames.values()) | set(syntax.names_stored(tree))
-        tree = anf.run(tree, self.namer, locals_, {}, self.program.bound)
+        tree = anf.run(tree, self.namer, locals_, _respelled_checks(shared, substituted, renames), self.program.bound)
         out = [_relocated(s, stmt) for s in prologue + tree.body]
         self.local_names |= set(syntax.names_stored(out))
         for s in out:
@@ -351,6 +350,24 @@ def _respell(tree, substituted, renames):
                         values[field] = new
                 elif item.id in renames:
                     item.id = renames[item.id]
+
+
+def _respelled_checks(shared, substituted, renames):
+    """fence.shared_augmented's run-time checks of the callee, its names respelled as
+    `_respell` respells them (a check against a literal argument is dropped: it shares
+    no memory); keyed by the callee's own locations, which the tree keeps until ANF."""
+    out = {}
+    for key, checks in shared.items():
+        kept = []
+        for other, message in checks:
+            if other in substituted:
+                node = substituted[other]
+                if not isinstance(node, gast.Name):
+                    continue
+                other = node.id
+            kept.append((renames.get(other, other), message))
+        out[key] = kept
+    return out
 
 
 def _relocated(stmt, at):
