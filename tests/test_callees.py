@@ -309,3 +309,17 @@ def test_an_in_place_change_of_an_argument_is_checked_where_it_runs():
     with pytest.raises(srcgrad.NotDifferentiableError, match=r"`a \*= k` .* changes the argument `a` in place"):
         srcgrad.grad(result_unused_after_an_in_place_change)(np.array([0.5, 1.5]))
     check(scalar_argument_rebound, 0.7, expected=[2.0])
+
+
+def _positional_only(v, /, s=2.0):
+    return v * v * s
+
+
+def calls_a_positional_only_function(x):
+    return _positional_only(x) + _positional_only(x, 0.5)
+
+
+def test_positional_only_parameters():
+    """`def f(v, /)` crashed every derivative (a NameError of `v`): its parameters are read as plain ones."""
+    check(_positional_only, 1.5, expected=[6.0])
+    check(calls_a_positional_only_function, 1.5, expected=[7.5])

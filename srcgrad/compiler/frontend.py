@@ -275,8 +275,12 @@ def _parsed(fn, code, text, first_line):
 
 
 def _positional_as_the_code_says(args, code):
-    """Keyword-only parameters that the code object takes by position (a function made
-    by `stand_in.positional_function`) become positional ones, after the others."""
+    """Positional-only parameters (`def f(v, /)`) become plain ones, which every stage
+    reads (a derivative then also takes them by name), and keyword-only parameters that
+    the code object takes by position (a function made by
+    `stand_in.positional_function`) become positional ones, after the others."""
+    if args.posonlyargs:
+        args.args, args.posonlyargs = args.posonlyargs + args.args, []
     if not args.kwonlyargs or code.co_kwonlyargcount:
         return
     if [a.id for a in args.posonlyargs + args.args + args.kwonlyargs] != list(code.co_varnames[:code.co_argcount]):
