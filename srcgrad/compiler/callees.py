@@ -16,15 +16,17 @@ callee's forward pass again, and it is not specialized to the shapes of the call
 Splicing is exact. A call is spliced only when Python would run the same statements:
 - the callee is a plain Python function (or a method of a known object: its receiver
   becomes a name bound to that object), not a recursive one, with no rule of its own;
-- it shares the caller's module globals and reads no closure cell;
-- it has plain parameters, and each default is a literal;
-- every global name it reads means the same object at the call, with no local
-  variable, closure cell or bound name of the caller in its way;
-- it passes the checks a derivative of it would pass on its own (fence.py, and
-  in-place updates that need no check at run time).
+- it reads no closure cell, and defines no function, class or import;
+- it has plain parameters, and each default is a literal equal to the one it holds
+  (`__defaults__`, logged: a change builds the derivative again);
+- it passes the checks a derivative of it would pass on its own (fence.py); its
+  in-place updates keep their run-time checks (`fence.shared_augmented`).
 
 Its own variables get fresh names. A parameter it never assigns reads the argument
-itself; any other parameter is assigned the argument first. Every spliced statement
+itself; any other parameter is assigned the argument first. A global name it reads
+stays that name where the caller's scope reads the same object the same way (its own
+module, or a module); otherwise it is read through the callee's module
+(`helpers.SCALE`, seeing later rebinding), or the call stays a call. Every spliced statement
 takes the location of the call, so comments and run-time errors name the caller's
 line. Anything else stays a call. A derivative of the spliced tree that is refused is
 built again without splicing (pipeline.py), so a refusal names the callee's own line.
@@ -364,8 +366,9 @@ def _respelled_checks(shared, substituted, renames):
                 node = substituted[other]
                 if not isinstance(node, gast.Name):
                     continue
-                other = node.id
-            kept.append((renames.get(other, other), message))
+                kept.append((node.id, message))
+            else:
+                kept.append((renames.get(other, other), message))
         out[key] = kept
     return out
 
