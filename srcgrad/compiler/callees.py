@@ -33,8 +33,10 @@ built again without splicing (pipeline.py), so a refusal names the callee's own 
 """
 
 import builtins
+import itertools
 import sys
 import types
+from dataclasses import dataclass
 
 import gast
 
@@ -65,11 +67,25 @@ def _identity(fn):
     return method[0] if method is not None else fn
 
 
+@dataclass
+class _Callee:
+    """A callee ready to splice at one call: its tree before jumps and ANF, and what
+    `_Splicer.spliced_body` respells in it."""
+
+    tree: object
+    params: list
+    held: dict  # a method's receiver -> its object
+    bound: dict  # names its unrolled loops bound -> their objects
+    through: dict  # see _Splicer.spellings
+    shared: dict  # its in-place updates' run-time checks (fence.shared_augmented)
+
+
 class _Splicer:
     def __init__(self, program, namer, local_names, transform, loads):
         self.program, self.namer, self.local_names, self.transform = program, namer, local_names, transform
         self.loads = loads  # {name: how often it is read} (at least)
         self.spliced = 0
+        self.checked_callees = {}  # function -> (its checked program, its run-time checks), or None
 
     def block(self, stmts, expanding):
         out, k = [], 0
@@ -84,7 +100,7 @@ class _Splicer:
             if not isinstance(call, gast.Call):
                 out.append(s)
                 continue
-            unpacking = self.unpacking(s, stmts[k:])
+            unpacking = self.unpacking(s, itertools.islice(stmts, k, None))
             body = self.callee_body(s, call, expanding, unpacking)
             if body is None:
                 out.append(s)
@@ -129,14 +145,13 @@ class _Splicer:
         callee = self.prepared(fn)
         if callee is None:
             return None
-        tree, params, held, bound, through, shared = callee
-        size = sum(1 for _ in syntax.statements(tree))
+        size = sum(1 for _ in syntax.statements(callee.tree))
         if size > MAX_CALLEE_STATEMENTS or self.spliced + size > MAX_SPLICED_STATEMENTS:
             return None
-        values = _arguments(tree, params, call)
+        values = _arguments(callee.tree, callee.params, call)
         if values is None:
             return None
-        statements, unpacked = self.spliced_body(stmt, tree, params, values, held, bound, through, shared, parts, unpacking)
+        statements, unpacked = self.spliced_body(stmt, callee, values, parts, unpacking)
         return statements, fn, unpacked
 
     def module_name(self, preferred, module):
@@ -153,28 +168,12 @@ class _Splicer:
         return name
 
     def prepared(self, fn):
-        """(the callee's tree before jumps and ANF, its parameters, its held names, the
-        names its unrolled loops bound), or None when it cannot be spliced."""
-        try:
-            callee = frontend.load(fn)
-        except (OSError, TypeError, SrcGradError):
+        """The `_Callee` of `fn` for one call, or None when it cannot be spliced."""
+        checked = self.checked(fn)
+        if checked is None:
             return None
+        callee, shared = checked
         held = callee.held
-        if set(callee.bound) != set(held):
-            return None
-        args = callee.tree.args
-        if (args.vararg or args.kwarg or args.kwonlyargs or getattr(args, "posonlyargs", None)
-                or not _defaults_as_written(args.defaults, _identity(fn))):
-            return None
-        if any(isinstance(n, _KEPT_CALLS) or (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del))
-               for s in callee.tree.body for n in syntax.walk(s)):
-            return None
-        try:
-            fence.check(callee, self.transform)
-            callee.tree = aliases.run(callee)
-            shared = fence.shared_augmented(callee)  # in-place updates checked when they run
-        except SrcGradError:
-            return None
         tree = syntax.copy(callee.tree)
         params = [a.id for a in tree.args.args]
         own = set(params) | set(syntax.names_stored(tree)) | set(held)
@@ -190,7 +189,35 @@ class _Splicer:
         except SrcGradError:
             return None
         bound = {k: v for k, v in callee.bound.items() if k not in before}
-        return tree, params, held, bound, through, shared
+        return _Callee(tree, params, held, bound, through, shared)
+
+    def checked(self, fn):
+        """(`fn`'s program, checked and with its module aliases respelled, its run-time
+        checks), or None where it stays a call; once per function and derivative."""
+        if fn not in self.checked_callees:
+            self.checked_callees[fn] = self._check(fn)
+        return self.checked_callees[fn]
+
+    def _check(self, fn):
+        try:
+            callee = frontend.load(fn)
+        except (OSError, TypeError, SrcGradError):
+            return None
+        if set(callee.bound) != set(callee.held):
+            return None
+        args = callee.tree.args
+        if (args.vararg or args.kwarg or args.kwonlyargs or getattr(args, "posonlyargs", None)
+                or not _defaults_as_written(args.defaults, _identity(fn))):
+            return None
+        if any(isinstance(n, _KEPT_CALLS) or (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del))
+               for s in callee.tree.body for n in syntax.walk(s)):
+            return None
+        try:
+            fence.check(callee, self.transform)
+            callee.tree = aliases.run(callee)
+            return callee, fence.shared_augmented(callee)  # in-place updates checked when they run
+        except SrcGradError:
+            return None
 
     def spellings(self, callee, free):
         """{name: (the module through which the callee's global `name` is read, or None
@@ -220,17 +247,18 @@ class _Splicer:
                 return None
         return through
 
-    def spliced_body(self, stmt, tree, params, values, held, bound, through, shared, parts, unpacking):
+    def spliced_body(self, stmt, callee, values, parts, unpacking):
         """(the callee's statements for the call `stmt`, normalized and located at it,
         whether they assign the targets of `unpacking` in its place)."""
+        tree, params = callee.tree, callee.params
         renames = {}
-        for name, obj in held.items():  # a method's receiver: a name bound to its object
+        for name, obj in callee.held.items():  # a method's receiver: a name bound to its object
             preferred = parts[-1] if obj is lookup_path(parts, self.program) else (parts[-2] if len(parts) > 1 else name)
             renames[name] = self.bind(preferred, obj)
-        self.program.bound.update(bound)
+        self.program.bound.update(callee.bound)
         stored = set(syntax.names_stored(tree))
         prologue, substituted = [], {}
-        for name, (module, meaning) in through.items():  # `K` of another module: `helpers.K`
+        for name, (module, meaning) in callee.through.items():  # `K` of another module: `helpers.K`
             if module is None:
                 substituted[name] = syntax.name(self.module_name(name, meaning))
             else:
@@ -260,7 +288,7 @@ class _Splicer:
             result = None if isinstance(ret.value, (gast.Name, gast.Constant)) else syntax.expr(ret.value)
         tree.body = body + ([syntax.located(result, ret)] if result is not None else [])
         locals_ = self.local_names | set(renames.values()) | set(syntax.names_stored(tree))
-        tree = anf.run(tree, self.namer, locals_, _respelled_checks(shared, substituted, renames), self.program.bound)
+        tree = anf.run(tree, self.namer, locals_, _respelled_checks(callee.shared, substituted, renames), self.program.bound)
         out = [_relocated(s, stmt) for s in prologue + tree.body]
         self.local_names |= set(syntax.names_stored(out))
         for s in out:
