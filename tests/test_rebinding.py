@@ -138,3 +138,71 @@ def test_a_function_attribute_of_a_user_module_or_namespace_rebound_between_call
 def test_numpy_functions_reached_through_the_module_are_not_watched():
     derivative = srcgrad.grad(lambda x: np.sum(np.ones(3) * np.linalg.norm(x) * np.sin(x)))
     assert derivative.__srcgrad_lazy__.derivative.reads == ()
+
+
+class _Layer:
+    def __init__(self, w):
+        self.w = w
+
+    def act(self, v):
+        return np.tanh(v * self.w)
+
+    def forward(self, v):
+        return self.act(v) * 2.0
+
+
+class _Model:
+    def __init__(self):
+        self.layer = _Layer(1.5)
+
+    def loss(self, x):
+        return np.sum(self.layer.forward(x))
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_a_method_rebound_on_the_class_or_set_on_the_instance_is_seen(kept, monkeypatch):
+    """The method a call resolved to is looked up again: on the class (`Layer.act = ...`)
+    and on the instance (`layer.act = ...`), spliced or kept as a call."""
+    if kept:
+        monkeypatch.setattr(srcgrad.compiler.callees, "MAX_CALLEE_STATEMENTS", -1)
+    srcgrad.compiler.cache.clear()
+    model = _Model()
+    df = srcgrad.grad(model.loss)
+    np.testing.assert_allclose(df(X), 2.0 * 1.5 * (1 - np.tanh(1.5 * X) ** 2), rtol=1e-12)
+    monkeypatch.setattr(_Layer, "act", lambda self, v: np.sin(v * self.w))
+    np.testing.assert_allclose(df(X), 2.0 * 1.5 * np.cos(1.5 * X), rtol=1e-12)
+    model.layer.act = lambda v: v**2  # a plain function on the instance: no `self`
+    np.testing.assert_allclose(df(X), 2.0 * 2.0 * X, rtol=1e-12)
+    out, out_dot = srcgrad.jvp(model.loss, (X,), (np.ones(3),))
+    assert out == pytest.approx(np.sum(2.0 * X**2)) and out_dot == pytest.approx(np.sum(4.0 * X))
+    srcgrad.compiler.cache.clear()
+
+
+def _with_default(v, k=2.0):
+    if v.shape[0] > 100:  # recursive: kept as a call
+        return _with_default(v[:1], k)
+    return v * k
+
+
+def calls_with_default(x):
+    return np.sum(_with_default(x))
+
+
+def test_a_changed_default_reaches_kept_calls_and_the_function_itself(monkeypatch):
+    """`fn.__defaults__ = ...` rebuilds the derivatives of `fn` (which copy its defaults)
+    and of its callers: a kept call's pullback, and `grad(fn)` itself."""
+    g_caller = srcgrad.grad(calls_with_default)
+    g_self = srcgrad.grad(lambda x: np.sum(_with_default(x) ** 2))
+    np.testing.assert_allclose(g_caller(X), np.full(3, 2.0))
+    np.testing.assert_allclose(g_self(X), 8.0 * X)
+    monkeypatch.setattr(_with_default, "__defaults__", (5.0,))
+    np.testing.assert_allclose(g_caller(X), np.full(3, 5.0))
+    np.testing.assert_allclose(g_self(X), 50.0 * X)
+    own = srcgrad.grad(_with_default_sum)
+    np.testing.assert_allclose(own(X), np.full(3, 2.0))
+    monkeypatch.setattr(_with_default_sum, "__defaults__", (4.0,))
+    np.testing.assert_allclose(own(X), np.full(3, 4.0))
+
+
+def _with_default_sum(v, k=2.0):
+    return np.sum(v * k)

@@ -155,6 +155,7 @@ class _Pending:
 def _derive(fn, mode, wrt, verbose, source, key):
     splicing = _Splicing()
     with scope.reads_logged() as log:
+        _note_defaults(fn)
         prepared = splicing.attempt(lambda: _prepare(fn, mode, wrt, verbose, source, splicing))
         if mode not in _SPECIALIZED:
             function = splicing.attempt(
@@ -179,6 +180,14 @@ def _derive(fn, mode, wrt, verbose, source, key):
         general()  # printed now
     function = cache.specializing(general, build, name, arity)
     return cache.put(fn, key, Derivative(function, general, reads))
+
+
+def _note_defaults(fn):
+    """Log `fn`'s defaults, which the derivative copies (`_finish`) and its callers' bind:
+    after `fn.__defaults__ = ...` it is built again."""
+    for name in ("__defaults__", "__kwdefaults__"):
+        if getattr(fn, name, None) is not None:
+            scope.note_attribute(fn, name, getattr(fn, name))
 
 
 class _Splicing:

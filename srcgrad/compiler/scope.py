@@ -73,13 +73,25 @@ def _note(namespace, name, value):
             log.append((namespace, name, value))
 
 
+class _ThroughClass(str):
+    """The name of an attribute an object gets from its class (a method, a class's
+    function): `still_read` looks it up again with getattr, which sees both the class's
+    attribute rebound (`Layer.act = ...`) and one set on the object (`layer.act = ...`)."""
+
+    __slots__ = ()
+
+
 def still_read(reads):
     """Whether every logged name still means the object it meant (a dict is a module's
     globals or an object's attributes, a list or tuple the elements it held
     (`note_sequence`), a function an attribute of its own (`note_attribute`), anything
-    else a closure cell)."""
+    else a closure cell; a `_ThroughClass` name is looked up on its object again)."""
     for namespace, name, value in reads:
-        if type(namespace) is dict:
+        if type(name) is _ThroughClass:
+            now = getattr(namespace, name, MISSING)
+            if now is not value and not (type(now) is types.MethodType and now == value):  # a bound method is made anew
+                return False
+        elif type(namespace) is dict:
             if namespace.get(name, MISSING) is not value:
                 return False
         elif type(namespace) is list or type(namespace) is tuple:
@@ -114,8 +126,11 @@ def lookup_path(parts, program):
         holder, value = value, getattr(value, part, MISSING)
         if value is MISSING:
             return MISSING
-        if _LOGS and _rebindable(holder, part, value):
-            steps.append((holder.__dict__, part, value))
+        if _LOGS:
+            if _rebindable(holder, part, value):
+                steps.append((holder.__dict__, part, value))
+            elif _from_class(holder, part, value):
+                steps.append((holder, _ThroughClass(part), value))
     for step in steps:
         _note(*step)
     if _LOGS and isinstance(value, types.MethodType):
@@ -182,6 +197,16 @@ def _rebindable(holder, name, value):
             return False
     namespace = getattr(holder, "__dict__", None)
     return type(namespace) is dict and namespace.get(name, MISSING) is value  # a class's is read-only: not logged
+
+
+def _from_class(holder, name, value):
+    """Whether `holder.name` is a Python function or method that the user's `holder` (an
+    instance or a class, not a module) gets from its class: rebinding the class's attribute,
+    or setting one on the instance, changes what it means."""
+    if isinstance(holder, types.ModuleType) or type(value) not in (types.FunctionType, types.MethodType):
+        return False
+    namespace = getattr(holder, "__dict__", None)
+    return not (type(namespace) is dict and name in namespace)
 
 
 _STANDARD = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}

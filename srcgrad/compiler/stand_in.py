@@ -233,7 +233,7 @@ def method_function(obj):
         except (TypeError, ValueError):
             return None
         owner = instance if isinstance(instance, type) else type(instance)
-        stem = "call" if func.__name__ == "__call__" else func.__name__
+        stem = "call" if func.__name__ == "__call__" else func.__name__ if func.__name__.isidentifier() else "lambda_fn"
         name = f"{owner.__name__}_call" if stem == "call" else stem
         label = f"<srcgrad method {func.__qualname__} of a {owner.__name__} #{next(_PARTIAL_FILES)}>"
         receiver = "cls" if isinstance(instance, type) else "self"
