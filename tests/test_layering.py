@@ -17,7 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "srcgrad"
 STAGES = [
     "syntax", "printing", "naming", "inline", "stand_in", "frontend", "scope", "views", "sharing", "fence", "aliases", "unroll", "jumps",
     "anf", "closures", "callees", "versions", "resolve", "calls",
-    "activity", "iteration", "mutation", "contributions", "markers", "kinds", "shapes", "unbroadcasts", "adjoints", "tape",
+    "activity", "iteration", "argument_writes", "mutation", "contributions", "markers", "kinds", "shapes", "unbroadcasts", "adjoints", "tape",
     "undo", "reverse", "tape_tangents", "forward", "hoist", "optimize", "scaling", "factoring", "split", "emit", "origins", "standalone", "load",
     "linearize", "cache", "pipeline",
 ]

@@ -24,7 +24,7 @@ instead. The pass returns `{base: names that may share its memory}`; it never ch
 import gast
 
 from ..errors import NotDifferentiableError
-from . import syntax
+from . import argument_writes, syntax
 from .views import VIEW_FUNCTIONS, VIEW_METHODS
 
 CHANGING_METHODS = {"append"}  # the in-place methods reverse mode can undo (and `pop`: see `list_pops`)
@@ -267,6 +267,7 @@ def _assigns(statements):
 def run(tree, statements, program, params, activity, calls):
     """Check the changes of the ANF `tree` (`statements`: all of its statements, in order);
     returns {base: frozenset of possible aliases}."""
+    argument_writes.refuse(statements, program, activity.varied, calls)
     _refuse_pops(statements, program, params, activity, calls)
     found = changes(statements, calls)
     if not found:

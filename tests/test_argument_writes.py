@@ -1,0 +1,167 @@
+"""A call of another user function that stays a call (recursive, reading closure
+variables, too long to splice) and changes an argument in place is refused where the
+caller passes a differentiated value: that function's own derivative cannot see the
+caller's variable change (argument_writes.py). Before, the gradient was silently wrong."""
+
+import numpy as np
+import pytest
+
+import srcgrad
+from program_checks import check
+from srcgrad.compiler import argument_writes
+
+RNG = np.random.default_rng(11)
+
+
+def _make_scaler(k):
+    def scale(a):  # reads the closure variable `k`: never spliced
+        a *= k
+        return 0.0
+
+    return scale
+
+
+_scale = _make_scaler(3.0)
+
+
+def result_unused(x):  # `r` unused: Python changes `y` itself
+    y = x * 1.0
+    r = _scale(y)
+    return np.sum(y * y)
+
+
+def _times_three_at(a, n):
+    if n > 0:
+        return _times_three_at(a, n - 1)
+    a[0] = a[0] * 3.0
+    return 0.0
+
+
+def recursive_change(x):
+    y = x * 1.0
+    _times_three_at(y, 2)
+    return np.sum(y * y)
+
+
+def _bump(b):
+    np.add.at(b, 0, 1.0)
+
+
+def _make_passer(k):
+    def passer(a):
+        _bump(a)
+        return a.sum() * k
+
+    return passer
+
+
+_passer = _make_passer(2.0)
+
+
+def passed_on(x):
+    y = x * 1.0
+    s = _passer(y)
+    return s + np.sum(y * y)
+
+
+def _make_exp_into(k):
+    def exp_into(a):
+        row = a[0:2]  # a view: writing it changes `a`
+        np.exp(row * k, out=row)
+        return 0.0
+
+    return exp_into
+
+
+_exp_into = _make_exp_into(1.0)
+
+
+def through_a_view(x):
+    y = x * 1.0
+    _exp_into(y)
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("fn, written, line", [
+    (result_unused, "a *= k", "`r = _scale(y)`"),
+    (recursive_change, "a[0] = a[0] * 3.0", "`_times_three_at(y, 2)`"),
+    (passed_on, "_bump(a)", "`s = _passer(y)`"),
+    (through_a_view, "np.exp(row * k, out=row)", "`_exp_into(y)`"),
+])
+def test_a_kept_call_changing_its_argument_is_refused_naming_both_lines(fn, written, line):
+    x = np.array([1.0, 2.0, 0.5])
+    for transform in (lambda: srcgrad.grad(fn)(x), lambda: srcgrad.jvp(fn, (x,), (np.ones(3),))):
+        with pytest.raises(srcgrad.NotDifferentiableError) as info:
+            transform()
+        message = str(info.value)
+        assert line in message and f"`{written}`" in message and "test_argument_writes.py, line" in message
+
+
+def _make_copier(k):
+    def copier(a):
+        a = a.copy()  # its own array from here on
+        a *= k
+        a[0] = a[0] + 1.0
+        return a
+
+    return copier
+
+
+_copier = _make_copier(3.0)
+
+
+def copies_first(x):
+    y = x * 2.0
+    z = _copier(y)
+    return np.sum(z * y)
+
+
+def _count_down(a, n):
+    if n == 0:
+        return a * a
+    return _count_down(a, n - 1) * 2.0
+
+
+def recursive_reader(x):
+    y = np.sin(x)
+    return np.sum(_count_down(y, 3))
+
+
+def test_kept_calls_that_only_read_their_arguments_are_differentiated():
+    x = RNG.normal(size=3)
+    check(copies_first, x, expected=[2.0 * 2.0 * (6.0 * x) + np.array([2.0, 0.0, 0.0])])
+    check(recursive_reader, x, expected=[8.0 * 2.0 * np.sin(x) * np.cos(x)])
+
+
+def _branch_copy(a, c):
+    if c:
+        a = a.copy()
+    a[0] = 1.0
+
+
+def _loop_rows(a):
+    for row in a:
+        row[0] = 0.0
+
+
+def _rebound_then_grown(a, b):
+    a = b
+    a.append(1.0)
+
+
+def _number_rebound(s):
+    s += 1.0
+    return s
+
+
+def test_what_the_analysis_finds():
+    def found(fn):
+        return {name: (w.text, w.certain) for name, w in argument_writes.parameters(fn).items()}
+
+    assert found(_branch_copy) == {"a": ("a[0] = 1.0", True)}
+    assert found(_loop_rows) == {"a": ("row[0] = 0.0", True)}
+    assert found(_rebound_then_grown) == {"b": ("a.append(1.0)", True)}
+    assert found(_number_rebound) == {"s": ("s += 1.0", False)}  # in place only for an array or list
+    assert found(_copier) == {}
+    assert found(_passer) == {"a": ("_bump(a)", True)}
+    assert found(_times_three_at) == {"a": ("a[0] = a[0] * 3.0", True)}
