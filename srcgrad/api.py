@@ -14,7 +14,7 @@ import types
 import numpy as np
 
 from .backends import with_backend
-from .compiler import derive
+from .compiler import cache, derive
 from .compiler.stand_in import is_instance, method_function, partial_function, refusal as library_refusal, stand_in
 from .errors import SrcGradError, defined_at
 
@@ -232,8 +232,10 @@ def vjp(fn, *args, verbose=False, source=None):
             _check_leaves(fn, names[i] if i < len(names) else f"args[{i}]", a,
                           "pass it as an argument of its own (its gradient is then None)")
     positions = _RANGES.get(count) or _RANGES.setdefault(count, tuple(range(count)))
-    lazy = _Lazy(fn, "split_vjp", positions, verbose, source)
-    out, backward = lazy.get().function(*args)  # the forward pass runs once, here
+    found = _built(fn, "split_vjp", positions) if not verbose and source is None else None
+    if found is None:
+        found = _Lazy(fn, "split_vjp", positions, verbose, source).get()
+    out, backward = found.function(*args)  # the forward pass runs once, here
     shape = out.shape if type(out) is _ndarray else np.shape(out)
     container = type(out) in (list, tuple, dict)
 
@@ -248,8 +250,27 @@ def vjp(fn, *args, verbose=False, source=None):
             return grads
         return tuple(None if _is_integral(a) else g for a, g in zip(args, grads))
 
-    pullback.__srcgrad_lazy__ = lazy
+    pullback.__srcgrad_lazy__ = _Built(found)
     return out, pullback
+
+
+def _built(fn, mode, positions):
+    """The derivative already built and current for (mode, positions) of `fn`, or None:
+    `derive`'s answer without its bookkeeping, for the transforms called anew each time (vjp)."""
+    found = cache.get(fn, (mode, positions))
+    return found if found is not None and (not found.reads or found.current()) else None
+
+
+class _Built:
+    """What a pullback's `__srcgrad_lazy__` gives `source`: the derivative its forward pass ran."""
+
+    __slots__ = ("derivative",)
+
+    def __init__(self, derivative):
+        self.derivative = derivative
+
+    def get(self):
+        return self.derivative
 
 
 def _check_seed(fn, out, seed):

@@ -102,6 +102,7 @@ def test_doubling_loop_becomes_one_call(rng):
     (gx,) = pullback(seed)
     split = derive(doubling, "split_vjp", (0,)).function
     assert "scaled(" in _special(split)
+    assert "x_bar = scaled(y_bar, 2, trips + 1)" in _special(split)  # `x_bar = y_bar * 2` folded in
     _, (want,) = general_code(derive(doubling, "vjp", (0,)).function)(seed, x)
     np.testing.assert_array_equal(gx, want)
 

@@ -11,6 +11,9 @@ below the float range: multiplying by a power of two rounds nothing, and overflo
 to the same infinity either way) and runs the loop otherwise. Only factors 2, 4,
 8, ... qualify: halving can round in the subnormal range, step by step.
 
+Then `a = scaled(a, 2, n); b = a * 2`, where nothing else reads that `a`, becomes
+`b = scaled(a, 2, n + 1)` (`y = x * 2` before the loop gives `x_bar = y_bar * 2` after it).
+
 Post-condition: every rewritten loop had a `range(n)` header with a plain name or
 integer constant `n`, no `else`, and a body of comments and the one assignment
 `a = a * c` (or `a = c * a`) whose loop variable it never reads.
@@ -27,7 +30,38 @@ def run(tree, namer):
     """Rewrite the qualifying loops of the FunctionDef `tree` in place."""
     resolve = _Resolver(namer)
     _block(tree.body, namer, resolve)
+    if runtime.scaled in namer.helpers.values():
+        _fold_next_factor(tree.body, namer.helper("scaled", runtime.scaled))
     return tree
+
+
+def _fold_next_factor(stmts, scaled):
+    """`a = scaled(a, 2, n)` followed by `b = a * 2` (its one later read, in the function's
+    own block) becomes `b = scaled(a, 2, n + 1)`: one array operation fewer, the same
+    numbers (one more power-of-two factor)."""
+    for k, stmt in enumerate(stmts):
+        call = stmt.value if isinstance(stmt, gast.Assign) else None
+        if not (isinstance(call, gast.Call) and syntax.is_name(call.func, scaled) and len(stmt.targets) == 1):
+            continue
+        a, factor = stmt.targets[0].id, call.args[1].value
+        rest = [(j, s) for j, s in enumerate(stmts[k + 1:], k + 1) if syntax.comment_text(s) is None]
+        if not rest or not isinstance(rest[0][1], gast.Assign) or len(rest[0][1].targets) != 1:
+            continue
+        j, following = rest[0]
+        value = following.value
+        if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult)):
+            continue
+        if not any(syntax.is_name(x, a) and isinstance(y, gast.Constant) and type(y.value) is type(factor)
+                   and y.value == factor for x, y in ((value.left, value.right), (value.right, value.left))):
+            continue
+        if a in syntax.add_loads(gast.Module(body=[s for _, s in rest[1:]], type_ignores=[]), set()):
+            continue
+        count = call.args[2]
+        call.args[2] = (syntax.const(count.value + 1) if isinstance(count, gast.Constant)
+                        else gast.BinOp(left=count, op=gast.Add(), right=syntax.const(1)))
+        following.value = call
+        del stmts[k]
+        return _fold_next_factor(stmts, scaled)
 
 
 def _block(stmts, namer, resolve):
