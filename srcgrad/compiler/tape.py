@@ -6,6 +6,8 @@ After:   tape.append(h)  ...  h = tape.pop()   for each `h` the backward pass re
          undone in the backward pass (`y[i] = tape.pop()`, `ys.pop()`) when the backward
          pass reads any name that may share the changed memory. Variables pushed before their first assignment
          start as None; `tape = []` opens the forward pass when anything is pushed.
+         A backward `if` whose branches lower to nothing goes first, so its condition
+         is not pushed and popped for nothing.
 """
 
 import dataclasses
@@ -101,14 +103,13 @@ def run(forward, backward, none_init, namer, shapes=None):
     as_is = None
     if shapes is not None:
         as_is = drop_unbroadcasts(forward, backward, shapes, none_init, namer)
-    backward_markers, forward_markers = [], _markers(forward, [])
-    read = _loads(backward, set(), "_UndoRestore", backward_markers)
-    undos = [s for s in backward_markers if type(s).__name__ == "_UndoRestore" and s.group & read]
-    kept = {u.key for u in undos}
-    for u in undos:
-        _loads(u.stmts, read)
-    restores = [s for s in backward_markers if type(s).__name__ == "_Restore"]
-    kept |= {r.key for r in restores if r.name in read}
+    forward_markers = _markers(forward, [])
+    while True:
+        read, kept, undos, restores = _needed(backward)
+        dropped = []
+        backward = _without_idle_branches(backward, kept, dropped)
+        if not dropped:
+            break
     saves = [s for s in forward_markers if type(s).__name__ == "_Save" and s.key in kept]
     pushes = kept - {s.key for s in forward_markers if type(s).__name__ == "_UndoSave" and s.value is None}
     tape = namer.fresh("tape") if pushes else None
@@ -117,6 +118,48 @@ def run(forward, backward, none_init, namer, shapes=None):
         prelude.append(syntax.assign(name, syntax.const(None)))
     restored = {r.name for r in restores if r.key in kept} | {n for u in undos for n in u.group}
     return _lower(forward, kept, tape), _lower(backward, kept, tape), prelude, restored, as_is
+
+
+def _needed(backward):
+    """(names the backward pass reads, keys of the markers kept, the undos kept, all
+    restores) for the backward statements `backward`."""
+    backward_markers = []
+    read = _loads(backward, set(), "_UndoRestore", backward_markers)
+    undos = [s for s in backward_markers if type(s).__name__ == "_UndoRestore" and s.group & read]
+    kept = {u.key for u in undos}
+    for u in undos:
+        _loads(u.stmts, read)
+    restores = [s for s in backward_markers if type(s).__name__ == "_Restore"]
+    kept |= {r.key for r in restores if r.name in read}
+    return read, kept, undos, restores
+
+
+def _without_idle_branches(stmts, kept, dropped):
+    """`stmts` without the backward `if`s whose branches do nothing (comments, `pass`,
+    markers not `kept`: branches with no adjoint work), appended to `dropped`; then their
+    conditions need not come back from the tape. A backward `if` tests a saved name
+    (ANF), so dropping it drops no effect."""
+    out = []
+    for s in stmts:
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            s.body = _without_idle_branches(s.body, kept, dropped)
+            s.orelse = _without_idle_branches(s.orelse, kept, dropped)
+            if isinstance(s, gast.If) and all(_idle(t, kept) for t in s.body + s.orelse):
+                dropped.append(s)
+                continue
+            s.body = s.body or [syntax.pass_()]
+        out.append(s)
+    return out
+
+
+def _idle(s, kept):
+    """Whether the backward statement `s` lowers to nothing that runs."""
+    kind = type(s).__name__
+    if kind in ("_Restore", "_UndoRestore"):
+        return s.key not in kept
+    if kind == "_Group":
+        return all(_idle(t, kept) for t in s.stmts)
+    return isinstance(s, gast.Pass) or syntax.comment_text(s) is not None
 
 
 def _lower(stmts, kept, tape):

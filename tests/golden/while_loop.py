@@ -22,11 +22,9 @@ def while_loop_grad(a):
         if cond_4:
             cond_3 = y < 10.0
         cond_2 = cond_3
-        tape.append(cond_4)
     y_bar = grad_seed(y, 'while_loop')
     # Backward pass
     for _ in range(trips):
-        cond_4 = tape.pop()
         # y = y * 1.7
         y = tape.pop()
         y_bar = unbroadcast(y_bar * 1.7, y)
