@@ -165,3 +165,140 @@ def test_what_the_analysis_finds():
     assert found(_copier) == {}
     assert found(_passer) == {"a": ("_bump(a)", True)}
     assert found(_times_three_at) == {"a": ("a[0] = a[0] * 3.0", True)}
+
+
+def _rows_enumerated(a):
+    for i, row in enumerate(a):
+        row *= 2.0
+
+
+def _either(a, c):
+    b = a if c else a.copy()
+    b[0] = 1.0
+
+
+def _in_try(a):
+    try:
+        a[0] = 1.0
+    except ValueError:
+        pass
+
+
+def _in_with(a, lock):
+    with lock:
+        a.fill(0.0)
+
+
+def _nested_writer(a):
+    def put(b):
+        b[0] = 1.0
+
+    put(a)
+
+
+def _lambda_writer(a):
+    fill = lambda b: b.fill(0.0)  # noqa: E731
+    fill(a)
+
+
+def _closure_writer(a):
+    def put():
+        a[0] = 1.0
+
+    put()
+
+
+def _flat_view_written(a):
+    a.ravel()[0] = 1.0
+
+
+def _entry_deleted(lst):
+    del lst[0]
+
+
+def _first_of_many(*arrays):
+    arrays[0][0] = 1.0
+
+
+def _in_comprehension(a):
+    [row.fill(0.0) for row in a]
+
+
+def _walrus_alias(a):
+    if (b := a) is not None:
+        b[0] = 1.0
+
+
+def _shuffled(a, rng):
+    rng.shuffle(a)
+
+
+def _sorted_unbound(a):
+    np.ndarray.sort(a)
+
+
+def test_what_the_analysis_finds_through_loops_branches_nested_functions_and_views():
+    def found(fn):
+        return {name: w.text for name, w in argument_writes.parameters(fn).items()}
+
+    assert found(_rows_enumerated) == {"a": "row *= 2.0"}
+    assert found(_either) == {"a": "b[0] = 1.0"}
+    assert found(_in_try) == {"a": "a[0] = 1.0"}
+    assert found(_in_with) == {"a": "a.fill(0.0)"}
+    assert found(_nested_writer) == {"a": "put(a)"}
+    assert found(_lambda_writer) == {"a": "fill(a)"}
+    assert found(_closure_writer) == {"a": "a[0] = 1.0"}
+    assert found(_flat_view_written) == {"a": "a.ravel()[0] = 1.0"}
+    assert found(_entry_deleted) == {"lst": "del lst[0]"}
+    assert found(_first_of_many) == {"arrays": "arrays[0][0] = 1.0"}
+    assert found(_in_comprehension) == {"a": "[row.fill(0.0) for row in a]"}
+    assert found(_walrus_alias) == {"a": "b[0] = 1.0"}
+    assert found(_shuffled) == {"a": "rng.shuffle(a)"}
+    assert found(_sorted_unbound) == {"a": "np.ndarray.sort(a)"}
+
+
+def _make_row_doubler(k):
+    def double_rows(a):  # reads the closure variable `k`: never spliced
+        for i, row in enumerate(a):
+            row *= k
+        return 0.0
+
+    return double_rows
+
+
+_double_rows = _make_row_doubler(2.0)
+
+
+def rows_through_enumerate(x):  # before: the gradient of y * y before doubling, no error
+    y = x * 1.0
+    r = _double_rows(y)
+    return np.sum(y * y)
+
+
+def _make_entry_scaler(k):
+    def scale_entry(lst):
+        lst[0][0] = lst[0][0] * k
+        return 0.0
+
+    return scale_entry
+
+
+_scale_entry = _make_entry_scaler(3.0)
+
+
+def passed_in_a_list(x):  # `[y]`: a display, not a name, reaches the callee
+    y = x * 1.0
+    r = _scale_entry([y])
+    return np.sum(y * y)
+
+
+@pytest.mark.parametrize("fn, written, line", [
+    (rows_through_enumerate, "row *= k", "`r = _double_rows(y)`"),
+    (passed_in_a_list, "lst[0][0] = lst[0][0] * k", "`r = _scale_entry([y])`"),
+])
+def test_changes_through_enumerate_and_a_list_display_are_refused(fn, written, line):
+    x = RNG.normal(size=(2, 3))
+    for transform in (lambda: srcgrad.grad(fn)(x), lambda: srcgrad.jvp(fn, (x,), (np.ones((2, 3)),))):
+        with pytest.raises(srcgrad.NotDifferentiableError) as info:
+            transform()
+        assert line in str(info.value) and f"`{written}`" in str(info.value)

@@ -37,6 +37,7 @@ CHANGING_METHODS = {
 _WRITING_FUNCTIONS = {getattr(np, f) for f in ("copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis")
                       if hasattr(np, f)}
 _VIEW_ATTRIBUTES = {"T", "mT", "real", "imag", "flat"}
+_DESCRIPTORS = (types.MethodDescriptorType, types.WrapperDescriptorType)  # a class's method of a type in C
 
 
 class Write:
@@ -64,18 +65,26 @@ def parameters(fn, _visiting=()):
         return {}
     tree = program.tree
     walk = _Walk(program, _visiting + (fn,))
-    walk.block(tree.body, {a.id: {a.id} for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs})
+    walk.block(tree.body, _own_roots(tree.args))
     return walk.found
+
+
+def _own_roots(args):
+    """Each parameter of a function's `args` (gast.arguments) holding its own object."""
+    every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a is not None]
+    return {a.id: {a.id} for a in every}
 
 
 class _Walk:
     """One pass over a function's statements in the order they run, knowing at each one
     which names may hold (a view or entry of) which parameter's object: a name bound
-    anew to something else no longer does; after a branch, what either side left holds."""
+    anew to something else no longer does; after a branch, what either side left holds.
+    A nested function's statements count where it is defined (it may be called there)."""
 
     def __init__(self, program, visiting):
         self.program, self.visiting = program, visiting
         self.found = {}
+        self.nested = {}  # a nested function's or lambda's name -> (its gast.arguments, its own `found`)
 
     def block(self, statements, roots):
         """The roots after `statements`, run from `roots` (which it changes)."""
@@ -85,29 +94,60 @@ class _Walk:
 
     def statement(self, s, roots):
         if isinstance(s, gast.If):
-            self.calls(s.test, s, roots)
+            self.expression(s.test, s, roots)
             return _merged(self.block(s.body, dict(roots)), self.block(s.orelse, dict(roots)))
         if isinstance(s, (gast.For, gast.While)):
             head = s.iter if isinstance(s, gast.For) else s.test
-            self.calls(head, s, roots)
+            self.expression(head, s, roots)
             entry = roots
             for _ in range(2):  # a second trip sees what the first one bound
                 inside = dict(roots)
                 if isinstance(s, gast.For):
-                    self.bind(s.target, _reached(s.iter, inside), inside)
+                    self.bind(s.target, _iterated(s.iter, inside), inside)
                 roots = _merged(entry, self.block(s.body, inside))
             return self.block(s.orelse, roots)
+        if isinstance(s, gast.With):
+            for item in s.items:
+                self.expression(item.context_expr, s, roots)
+            return self.block(s.body, roots)
+        if isinstance(s, (gast.Try, getattr(gast, "TryStar", gast.Try))):
+            every = _merged(roots, self.block(s.body, dict(roots)))  # a handler may start anywhere in it
+            for handler in s.handlers:
+                every = _merged(every, self.block(handler.body, dict(every)))
+            return self.block(s.finalbody, self.block(s.orelse, every))
+        if isinstance(s, getattr(gast, "Match", ())):
+            self.expression(s.subject, s, roots)
+            out = dict(roots)
+            for case in s.cases:
+                inside = dict(roots)
+                for n in syntax.walk(case.pattern):  # a captured part of the subject
+                    if getattr(n, "name", None):
+                        inside[n.name] = _reached(s.subject, roots)
+                out = _merged(out, self.block(case.body, inside))
+            return out
         if isinstance(s, gast.FunctionDef):
+            own = _own_roots(s.args)
+            self.block(s.body, {k: v for k, v in roots.items() if k not in own})  # what it reaches of ours
+            self.nested[s.name] = (s.args, self.inner(lambda walk: walk.block(s.body, dict(own))))
+            roots.pop(s.name, None)
             return roots
-        self.calls(s, s, roots)
+        self.expression(s, s, roots)
+        if isinstance(s, gast.Delete):
+            for t in s.targets:
+                if isinstance(t, (gast.Subscript, gast.Attribute)):
+                    self.note(_changed(t, roots), s, True)
         if isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
             targets = s.targets if isinstance(s, gast.Assign) else [s.target]
             for target in targets:
                 for t in _stored(target):
                     if isinstance(t, (gast.Subscript, gast.Attribute)):
-                        self.note(_base(t), roots, s, True)
+                        self.note(_changed(t, roots), s, True)
                     elif isinstance(s, gast.AugAssign) and isinstance(t, gast.Name):
-                        self.note(t.id, roots, s, False)  # in place for an array or a list; a number is bound anew
+                        self.note(roots.get(t.id, ()), s, False)  # in place for an array or a list; a number is bound anew
+            if isinstance(s, gast.Assign) and isinstance(s.value, gast.Lambda):
+                own = _own_roots(s.value.args)
+                written = self.inner(lambda walk: walk.expression(s.value.body, s, dict(own)))
+                self.nested.update({t.id: (s.value.args, written) for t in s.targets if isinstance(t, gast.Name)})
             if isinstance(s, gast.Assign) or (isinstance(s, gast.AnnAssign) and s.value is not None):
                 reached = _reached(s.value, roots)
                 for target in targets:
@@ -122,15 +162,49 @@ class _Walk:
                 else:
                     roots.pop(t.id, None)
 
-    def note(self, name, roots, s, certain):
-        for param in roots.get(name, ()):
+    def inner(self, walk_it):
+        """The `found` of `walk_it(walk)` for a new walk of this function's statements
+        (a nested function's own parameters)."""
+        walk = _Walk(self.program, self.visiting)
+        walk_it(walk)
+        return walk.found
+
+    def nested_changes(self, call, roots):
+        """(parameters, certain) for the arguments a call of a nested function changes."""
+        args, written = self.nested[call.func.id]
+        params = [a.id for a in args.posonlyargs + args.args]
+        passed = dict(zip(params, call.args))
+        passed.update({k.arg: k.value for k in call.keywords if k.arg})
+        for name, write in written.items():
+            if name in passed:
+                yield _changed(passed[name], roots), write.certain
+            elif args.vararg is not None and name == args.vararg.id:
+                yield _union(call.args[len(params):], roots), write.certain
+
+    def note(self, params, s, certain):
+        for param in params:
             if param not in self.found:
                 self.found[param] = Write(self.program, s, certain)
 
-    def calls(self, node, s, roots):
-        for call in (n for n in syntax.walk(node) if isinstance(n, gast.Call)):
-            for name, certain in _call_changes(call, roots, self.program, self.visiting):
-                self.note(name, roots, s, certain)
+    def expression(self, node, s, roots):
+        """Note the changes of the calls in `node` (of the statement `s`); its walrus
+        targets are bound in `roots`, its comprehensions' targets for it alone."""
+        nodes = list(syntax.walk(node))
+        for n in nodes:
+            if isinstance(n, gast.NamedExpr):
+                self.bind(n.target, _reached(n.value, roots), roots)
+        seen = roots
+        for n in nodes:
+            if isinstance(n, gast.comprehension):
+                seen = dict(seen) if seen is roots else seen
+                self.bind(n.target, _iterated(n.iter, seen), seen)
+        for call in (n for n in nodes if isinstance(n, gast.Call)):
+            if isinstance(call.func, gast.Name) and call.func.id in self.nested:
+                changes = self.nested_changes(call, seen)
+            else:
+                changes = _call_changes(call, seen, self.program, self.visiting)
+            for params, certain in changes:
+                self.note(params, s, certain)
 
 
 def _merged(one, other):
@@ -145,7 +219,7 @@ def _reached(value, roots):
     while True:
         if isinstance(value, gast.Name):
             return roots.get(value.id, set())
-        if isinstance(value, gast.Subscript):
+        if isinstance(value, (gast.Subscript, gast.NamedExpr, gast.Starred)):
             value = value.value
         elif isinstance(value, gast.Attribute) and value.attr in _VIEW_ATTRIBUTES:
             value = value.value
@@ -153,13 +227,51 @@ def _reached(value, roots):
             value = value.func.value
         elif isinstance(value, gast.Call) and value.args and _named(value.func) in _VIEW_NAMES:
             value = value.args[0]
-        elif isinstance(value, (gast.Tuple, gast.List)):
-            return set().union(*(_reached(e, roots) for e in value.elts))
+        elif isinstance(value, gast.Call) and _named(value.func) in _ITERATORS:
+            return _union(value.args, roots)
+        elif isinstance(value, (gast.Tuple, gast.List, gast.Set)):
+            return _union(value.elts, roots)
+        elif isinstance(value, gast.Dict):
+            return _union(value.values, roots)
+        elif isinstance(value, gast.IfExp):
+            return _union([value.body, value.orelse], roots)
+        elif isinstance(value, gast.BoolOp):
+            return _union(value.values, roots)
         else:
             return set()
 
 
+def _union(values, roots):
+    return set().union(*(_reached(v, roots) for v in values))
+
+
+def _iterated(iterable, roots):
+    """The parameters whose object (an entry of) may be what iterating `iterable` gives:
+    `a`'s rows, and the entries of a new list of `a`'s entries (`list(a)`, `sorted(a)`)."""
+    if isinstance(iterable, gast.Call) and _named(iterable.func) in _COPYING_ENTRIES:
+        return _union(iterable.args, roots)
+    return _reached(iterable, roots)
+
+
+def _changed(node, roots):
+    """The parameters whose object changes where `node` (a store's target, a changing
+    method's receiver, a written argument) changes: the object it is part of."""
+    while True:
+        if isinstance(node, (gast.Subscript, gast.Attribute, gast.Starred, gast.NamedExpr)):
+            node = node.value
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr in VIEW_METHODS:
+            node = node.func.value
+        elif isinstance(node, gast.Call) and node.args and _named(node.func) in _VIEW_NAMES:
+            node = node.args[0]
+        elif isinstance(node, gast.Name):
+            return roots.get(node.id, set())
+        else:
+            return _reached(node, roots)
+
+
 _VIEW_NAMES = {f.__name__ for f in VIEW_FUNCTIONS}
+_ITERATORS = {"enumerate", "zip", "reversed", "iter", "next", "filter"}  # giving their arguments' entries
+_COPYING_ENTRIES = {"list", "tuple", "sorted"} | _ITERATORS  # a new container of the same entries
 
 
 def _named(func):
@@ -177,41 +289,40 @@ def _stored(target):
         yield target
 
 
-def _base(node):
-    while isinstance(node, (gast.Subscript, gast.Attribute, gast.Starred)):
-        node = node.value
-    return node.id if isinstance(node, gast.Name) else None
-
-
 def _call_changes(call, roots, program, visiting):
-    """(name, certain) for each name whose object the call changes (a method, `out=`, a
+    """(parameters, certain) for each object the call changes (a method, `out=`, a
     NumPy function writing into an argument, a user function changing a parameter)."""
     func = call.func
     for k in call.keywords:
         if k.arg == "out":
-            yield from _names_in(k.value)
-    if isinstance(func, gast.Attribute) and _reached(func.value, roots) and func.attr in CHANGING_METHODS:
-        yield _base(func.value), True
+            yield _changed(k.value, roots), True
+    if isinstance(func, gast.Attribute) and func.attr in CHANGING_METHODS:
+        yield _changed(func.value, roots), True
     parts = dotted_parts(func)
-    if parts is None or not any(_reached(a, roots) for a in call.args):
+    if parts is None or not any(_changed(a, roots) for a in call.args + [k.value for k in call.keywords]):
         return
+    first = call.args[0] if call.args else None
+    if parts[-1] == "shuffle" and first is not None:  # np.random.shuffle(a), rng.shuffle(a), random.shuffle(a)
+        yield _changed(first, roots), True
     if parts[0] in roots and parts[0] not in program.bound:
         return  # a method of a parameter's object: CHANGING_METHODS above
     obj = lookup_path(parts, program)
     if obj is MISSING:
         return
-    first = call.args[0]
-    if obj in _WRITING_FUNCTIONS or (parts[-1] == "at" and isinstance(getattr(obj, "__self__", None), np.ufunc)):
-        yield _base(first), True
+    if isinstance(obj, _DESCRIPTORS) and obj.__name__ in CHANGING_METHODS and first is not None:
+        yield _changed(first, roots), True  # `np.ndarray.sort(a)`, `list.append(a, v)`
+    elif obj in _WRITING_FUNCTIONS or (parts[-1] == "at" and isinstance(getattr(obj, "__self__", None), np.ufunc)):
+        if first is not None:
+            yield _changed(first, roots), True
     elif isinstance(obj, np.ufunc):
         for a in call.args[obj.nin:]:
-            yield from _names_in(a)
+            yield _changed(a, roots), True
     elif is_user_function(obj) or isinstance(obj, types.MethodType):
-        yield from _passed_on(call, obj, visiting)
+        yield from _passed_on(call, obj, roots, visiting)
 
 
-def _passed_on(call, obj, visiting):
-    """The names of the arguments that the user function `obj` changes in place."""
+def _passed_on(call, obj, roots, visiting):
+    """(parameters, certain) for the arguments that the user function `obj` changes in place."""
     target = method_function(obj) if isinstance(obj, types.MethodType) else obj
     if target is None or not is_user_function(target):
         return
@@ -223,14 +334,28 @@ def _passed_on(call, obj, visiting):
     except TypeError:
         return
     for name, write in written.items():
-        node = bound.arguments.get(name)
-        if isinstance(node, gast.AST) and _base(node) is not None:
-            yield _base(node), write.certain
+        for node in _each_argument(bound.arguments.get(name)):
+            yield _changed(node, roots), write.certain
 
 
-def _names_in(node):
-    base = _base(node)
-    return [(base, True)] if base is not None else []
+def _each_argument(bound):
+    """The argument nodes a parameter is bound to (several for `*args`, `**kwargs`)."""
+    if isinstance(bound, (tuple, dict)):
+        return list(bound.values() if isinstance(bound, dict) else bound)
+    return [bound] if bound is not None else []
+
+
+def _passed_names(node):
+    """The caller's names an argument passes on: itself, or those in a display (`[y]`) or
+    bound to a `*args` or `**kwargs` parameter."""
+    if isinstance(node, (tuple, dict)):
+        return [name for part in _each_argument(node) for name in _passed_names(part)]
+    if isinstance(node, gast.Name):
+        return [node]
+    if isinstance(node, gast.Starred):
+        return _passed_names(node.value)
+    parts = node.elts if isinstance(node, (gast.Tuple, gast.List, gast.Set)) else node.values if isinstance(node, gast.Dict) else []
+    return [name for part in parts for name in _passed_names(part)]
 
 
 def refuse(statements, program, varied, calls):
@@ -260,9 +385,10 @@ def refuse(statements, program, varied, calls):
         except TypeError:
             continue  # the call's own error comes later
         for name, write in written.items():
-            node = bound.arguments.get(name)
-            if not isinstance(node, gast.Name):
+            passed = _passed_names(bound.arguments.get(name))
+            if not passed:
                 continue
+            node = passed[0]
             how = "changes it in place" if write.certain else "changes it in place where it is an array or a list"
             spelled = program.text(s).strip() or printing.unparse(s).strip()
             raise program.error(
