@@ -141,9 +141,10 @@ class _Lazy:
                 raise
 
     def get(self):
-        """The derivative, built again when a name its calls resolved through was rebound."""
+        """The derivative, built again when a name its calls resolved through was rebound,
+        or the function's code replaced (`fn.__code__ = ...`)."""
         found = self.derivative
-        if found is None or (found.reads and not found.current()):
+        if found is None or (found.reads and not found.current()) or found.code is not getattr(self.fn, "__code__", None):
             found = self.derivative = derive(self.fn, self.mode, self.wrt, verbose=self.verbose, source=self.source)
         return found
 
@@ -258,7 +259,8 @@ def _built(fn, mode, positions):
     """The derivative already built and current for (mode, positions) of `fn`, or None:
     `derive`'s answer without its bookkeeping, for the transforms called anew each time (vjp)."""
     found = cache.get(fn, (mode, positions))
-    return found if found is not None and (not found.reads or found.current()) else None
+    current = found is not None and found.code is getattr(fn, "__code__", None) and (not found.reads or found.current())
+    return found if current else None
 
 
 class _Built:

@@ -206,3 +206,31 @@ def test_a_changed_default_reaches_kept_calls_and_the_function_itself(monkeypatc
 
 def _with_default_sum(v, k=2.0):
     return np.sum(v * k)
+
+
+def _sine(v):
+    return np.sin(v)
+
+
+def _cosine(v):
+    return np.cos(v)
+
+
+def calls_sine(x):
+    return np.sum(_sine(x))
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_a_callee_whose_code_is_replaced_is_seen(kept, monkeypatch):
+    """`fn.__code__ = ...` on a spliced or kept callee rebuilds its callers' derivatives
+    (before, they kept the old code's gradient) and its own (`vjp`, a new `grad`)."""
+    if kept:
+        monkeypatch.setattr(srcgrad.compiler.callees, "MAX_CALLEE_STATEMENTS", -1)
+    srcgrad.compiler.cache.clear()
+    monkeypatch.setattr(_sine, "__code__", _sine.__code__)  # restored afterwards
+    df = srcgrad.grad(calls_sine)
+    np.testing.assert_allclose(df(X), np.cos(X))
+    _sine.__code__ = _cosine.__code__
+    np.testing.assert_allclose(df(X), -np.sin(X))
+    np.testing.assert_allclose(srcgrad.vjp(_sine, X)[1](np.ones(3))[0], -np.sin(X))
+    np.testing.assert_allclose(srcgrad.grad(lambda x: np.sum(_sine(x)))(X), -np.sin(X))

@@ -203,6 +203,7 @@ class _Splicer:
             callee = frontend.load(fn)
         except (OSError, TypeError, SrcGradError):
             return None
+        scope.note_attribute(_identity(fn), "__code__", _identity(fn).__code__)  # spliced: `fn.__code__ = ...` rebuilds
         if set(callee.bound) != set(callee.held):
             return None
         args = callee.tree.args

@@ -13,6 +13,7 @@ import contextlib
 import functools
 import gc
 import inspect
+import types
 import weakref
 from dataclasses import dataclass, replace
 
@@ -33,10 +34,11 @@ class Derivative:
     `function` dispatches and the general code is built when first needed (a call no
     specialization serves, or its text asked for)."""
 
-    __slots__ = ("function", "_general", "reads")
+    __slots__ = ("function", "_general", "reads", "code")
 
-    def __init__(self, function, general, reads=()):
+    def __init__(self, function, general, reads=(), code=None):
         self.function = function
+        self.code = code  # the code object of the function it was made from
         self._general = general  # () -> the general code's function
         # (namespace, name, callable) for each global or cell name its calls resolved
         # through, its callees' included: it is stale once one of them is rebound
@@ -74,7 +76,7 @@ def derive(fn, mode="grad", wrt=(0,), verbose=False, source=None):
     """
     key = (mode, wrt)
     found = cache.get(fn, key)
-    if found is not None and found.current():
+    if found is not None and found.current() and found.code is getattr(fn, "__code__", None):
         scope.note_reads(found.reads)
         return found
     _BUILDING.add((fn, key))
@@ -93,14 +95,25 @@ def pullback_of(fn, positions):
     A function that is being derived right now (recursion) gets a stand-in that finds
     the finished pullback at its first call.
     """
+    _note_code(fn)
     if (fn, ("pullback", positions)) in _BUILDING:
         return _Pending(fn, positions, "pullback")
     return derive(fn, "pullback", positions).function
 
 
+def _note_code(fn):
+    """Log the code of `fn`, a function another derivative calls the derivative of: its
+    caller is built again after `fn.__code__ = ...` (the derivative of `fn` itself too, as
+    `fn` is then parsed again). Not logged for a derivative the user asked for, which
+    would lose the dispatcher's fast path (api.py)."""
+    if isinstance(fn, types.FunctionType):
+        scope.note_attribute(fn, "__code__", fn.__code__)
+
+
 def jvp_of(fn, positions):
     """The generated jvp function of the user function `fn` for its parameters `positions`
     (a stand-in while `fn` itself is being derived: recursion)."""
+    _note_code(fn)
     if (fn, ("jvp", positions)) in _BUILDING:
         return _Pending(fn, positions, "jvp")
     return derive(fn, "jvp", positions, source=getattr(fn, "__srcgrad_source__", None)).function
@@ -161,7 +174,7 @@ def _derive(fn, mode, wrt, verbose, source, key):
             function = splicing.attempt(
                 lambda: _finish(prepared, verbose),
                 lambda: _finish(_prepare(fn, mode, wrt, verbose, source, splicing), verbose))
-            return cache.put(fn, key, Derivative(function, lambda: function, _distinct(log)))
+            return cache.put(fn, key, Derivative(function, lambda: function, _distinct(log), getattr(fn, "__code__", None)))
     reads = _distinct(log)
     arity = len(prepared.sweeps.args.args) + (1 if mode == "vjp" else 0)  # vjp: the seed first; no *args
     name = f"{prepared.program.name}_{mode}"
@@ -179,7 +192,7 @@ def _derive(fn, mode, wrt, verbose, source, key):
     if verbose:
         general()  # printed now
     function = cache.specializing(general, build, name, arity)
-    return cache.put(fn, key, Derivative(function, general, reads))
+    return cache.put(fn, key, Derivative(function, general, reads, getattr(fn, "__code__", None)))
 
 
 def _note_defaults(fn):
