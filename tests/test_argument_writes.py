@@ -302,3 +302,54 @@ def test_changes_through_enumerate_and_a_list_display_are_refused(fn, written, l
         with pytest.raises(srcgrad.NotDifferentiableError) as info:
             transform()
         assert line in str(info.value) and f"`{written}`" in str(info.value)
+
+
+class _Holder:
+    def __init__(self):
+        self.buf = np.zeros(3)
+
+
+_HELD = _Holder()
+
+
+def writes_an_attribute(x):
+    _HELD.buf[:] = x
+    return np.sum(_HELD.buf * x)
+
+
+def writes_an_attribute_a_constant(x):
+    _HELD.buf[:] = 0.5
+    return np.sum(_HELD.buf * x)
+
+
+def test_a_differentiated_write_into_an_objects_array_is_refused():
+    """`obj.attr[i] = v` changes an array the function does not make: with a differentiated
+    `v` the gradient was half the true one, silently; a constant write is differentiated."""
+    x = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"`_HELD.buf\[:\] = x` writes a differentiated value "
+                                                                r"into `_HELD.buf`"):
+        srcgrad.grad(writes_an_attribute)(x)
+    check(writes_an_attribute_a_constant, x, expected=[np.full(3, 0.5)])
+
+
+class _Recorder:
+    def __init__(self):
+        self.buf = np.zeros(3)
+
+    def store(self, a, n=0):
+        if n > 3:  # recursive: kept as a call
+            return self.store(a, n - 1)
+        self.buf[:] = a * 2.0
+        return 0.0
+
+    def loss(self, x):
+        y = x * 1.0
+        r = self.store(y)  # noqa: F841 - its result unused, its change of `self.buf` read below
+        return np.sum(self.buf * x)
+
+
+def test_a_kept_method_changing_its_object_is_refused():
+    model = _Recorder()
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"calls `store`, which changes an object it does not "
+                                                                r"make: `self.buf\[:\] = a \* 2.0`"):
+        srcgrad.grad(model.loss)(np.array([1.0, 2.0, 3.0]))

@@ -23,7 +23,7 @@ import numpy as np
 from .. import rules
 from ..errors import NotDifferentiableError
 from . import frontend, printing, syntax
-from .scope import MISSING, dotted_parts, lookup_path
+from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function, method_function
 from .views import VIEW_FUNCTIONS, VIEW_METHODS
 
@@ -65,8 +65,22 @@ def parameters(fn, _visiting=()):
         return {}
     tree = program.tree
     walk = _Walk(program, _visiting + (fn,))
-    walk.block(tree.body, _own_roots(tree.args))
+    roots = _own_roots(tree.args)
+    named = [n for n in syntax.walk(tree) if isinstance(n, gast.Name)]
+    free = {n.id for n in named if isinstance(n.ctx, gast.Load)} - {n.id for n in named if not isinstance(n.ctx, gast.Load)}
+    roots.update({name: {STATE} for name in free if _is_state(first_meaning(name, program))})  # a method's `self`
+    walk.block(tree.body, roots)
     return walk.found
+
+
+def _is_state(value):
+    """Whether a free name's value is an object a change of which outlives the call: not a
+    module, class or function (nor a name not defined)."""
+    return value is not MISSING and not isinstance(
+        value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, np.ufunc))
+
+
+STATE = "<state>"  # `parameters`' key of a change of an object the function reads by a free name (`self.buf[0] = v`)
 
 
 def _own_roots(args):
@@ -304,7 +318,7 @@ def _call_changes(call, roots, program, visiting):
     first = call.args[0] if call.args else None
     if parts[-1] == "shuffle" and first is not None:  # np.random.shuffle(a), rng.shuffle(a), random.shuffle(a)
         yield _changed(first, roots), True
-    if parts[0] in roots and parts[0] not in program.bound:
+    if roots.get(parts[0], {STATE}) != {STATE} and parts[0] not in program.bound:
         return  # a method of a parameter's object: CHANGING_METHODS above
     obj = lookup_path(parts, program)
     if obj is MISSING:
@@ -384,13 +398,20 @@ def refuse(statements, program, varied, calls):
             bound = inspect.signature(fn).bind(*value.args, **{k.arg: k.value for k in value.keywords if k.arg})
         except TypeError:
             continue  # the call's own error comes later
+        spelled = program.text(s).strip() or printing.unparse(s).strip()
+        if STATE in written:
+            raise program.error(
+                s, f"`{spelled}` calls `{fn.__name__}`, which changes an object it does not make: "
+                f"{written[STATE].where()}. srcgrad differentiates this call through `{fn.__name__}`'s own "
+                f"derivative, which cannot see that change (in `{program.name}`); return the new value instead "
+                "and assign it", NotDifferentiableError,
+            )
         for name, write in written.items():
             passed = _passed_names(bound.arguments.get(name))
             if not passed:
                 continue
             node = passed[0]
             how = "changes it in place" if write.certain else "changes it in place where it is an array or a list"
-            spelled = program.text(s).strip() or printing.unparse(s).strip()
             raise program.error(
                 s, f"`{spelled}` passes `{node.id}` to `{fn.__name__}`, which {how}: "
                 f"{write.where()}. srcgrad differentiates this call through `{fn.__name__}`'s own derivative, "

@@ -24,7 +24,7 @@ instead. The pass returns `{base: names that may share its memory}`; it never ch
 import gast
 
 from ..errors import NotDifferentiableError
-from . import argument_writes, syntax
+from . import argument_writes, printing, syntax
 from .views import VIEW_FUNCTIONS, VIEW_METHODS
 
 CHANGING_METHODS = {"append"}  # the in-place methods reverse mode can undo (and `pop`: see `list_pops`)
@@ -268,6 +268,7 @@ def run(tree, statements, program, params, activity, calls):
     """Check the changes of the ANF `tree` (`statements`: all of its statements, in order);
     returns {base: frozenset of possible aliases}."""
     argument_writes.refuse(statements, program, activity.varied, calls)
+    _refuse_attribute_writes(statements, program, activity)
     _refuse_pops(statements, program, params, activity, calls)
     found = changes(statements, calls)
     if not found:
@@ -285,6 +286,27 @@ def run(tree, statements, program, params, activity, calls):
         for stmt, base in checked:
             _check_base(stmt, base, bases[base], tree, program, params, assigns, calls, activity, found, reads, blocks)
     return bases
+
+
+def _refuse_attribute_writes(statements, program, activity):
+    """Refuse `obj.attr[i] = v` (an object's array or list, which the function does not
+    make, changed in place) where the statement reads a differentiated value: later reads
+    of `obj.attr` would see `v` with no path back to it."""
+    for node in statements:
+        if not isinstance(node, gast.Assign) or not isinstance(node.targets[0], gast.Subscript):
+            continue
+        holder = node.targets[0].value
+        while isinstance(holder, gast.Subscript):
+            holder = holder.value
+        if not isinstance(holder, gast.Attribute) or not activity.varied.intersection(syntax.add_loads(node, set())):
+            continue
+        spelled = program.text(node).strip() or printing.unparse(node).strip()
+        raise program.error(
+            node, f"`{spelled}` writes a differentiated value into `{printing.unparse(holder).strip()}`, an attribute "
+            f"that `{program.name}` does not make, in place; srcgrad differentiates in-place changes of arrays and "
+            f"lists made inside the function: change a copy (`{holder.attr} = {printing.unparse(holder).strip()}"
+            f".copy()`) and return it, or build a new value", NotDifferentiableError,
+        )
 
 
 def _refuse_pops(statements, program, params, activity, calls):
