@@ -353,3 +353,23 @@ def test_a_kept_method_changing_its_object_is_refused():
     with pytest.raises(srcgrad.NotDifferentiableError, match=r"calls `store`, which changes an object it does not "
                                                                 r"make: `self.buf\[:\] = a \* 2.0`"):
         srcgrad.grad(model.loss)(np.array([1.0, 2.0, 3.0]))
+
+
+def _records(v):
+    _HELD.buf[:] = v
+
+
+def _make_recording_caller(k):
+    def caller(a):
+        _records(a)  # changes `_HELD.buf` through a further call
+        return a * k
+
+    return caller
+
+
+_recording_caller = _make_recording_caller(2.0)
+
+
+def test_a_change_of_an_object_through_a_further_call_is_found():
+    assert {name: w.text for name, w in argument_writes.parameters(_recording_caller).items()} == {
+        argument_writes.STATE: "_records(a)  # changes `_HELD.buf` through a further call"}

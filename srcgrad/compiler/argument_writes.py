@@ -348,6 +348,8 @@ def _passed_on(call, obj, roots, visiting):
     except TypeError:
         return
     for name, write in written.items():
+        if name == STATE:
+            yield {STATE}, write.certain  # what it changes outlives this call too
         for node in _each_argument(bound.arguments.get(name)):
             yield _changed(node, roots), write.certain
 
