@@ -144,7 +144,7 @@ class _Lazy:
         """The derivative, built again when a name its calls resolved through was rebound,
         or the function's code replaced (`fn.__code__ = ...`)."""
         found = self.derivative
-        if found is None or (found.reads and not found.current()) or found.code is not getattr(self.fn, "__code__", None):
+        if found is None or not found.current(self.fn):
             found = self.derivative = derive(self.fn, self.mode, self.wrt, verbose=self.verbose, source=self.source)
         return found
 
@@ -259,8 +259,7 @@ def _built(fn, mode, positions):
     """The derivative already built and current for (mode, positions) of `fn`, or None:
     `derive`'s answer without its bookkeeping, for the transforms called anew each time (vjp)."""
     found = cache.get(fn, (mode, positions))
-    current = found is not None and found.code is getattr(fn, "__code__", None) and (not found.reads or found.current())
-    return found if current else None
+    return found if found is not None and found.current(fn) else None
 
 
 class _Built:

@@ -8,7 +8,10 @@ passing `a` on to a function that does) changes the caller's variable behind the
 derivative. `parameters(fn)` finds such changes, following names made from a parameter by
 copying the reference or taking a view (`b = a`, `row = a[0]`, `for row in a:`,
 `a.reshape(...)`) and calls of further user functions. `refuse(...)` turns them into an
-error at the call, where the call reads a differentiated value. Nothing here changes a tree.
+error at the call, where the call reads a differentiated value. A change of an object the
+function reads by a free name (`self.buf[0] = v` in a method, a global list) is found the
+same way, under the key `STATE`: it outlives the call just as well. Nothing here changes
+a tree.
 
 It is a may-analysis over names: a change through an object the function reached another
 way (an attribute of a parameter held elsewhere) is not seen.
@@ -25,10 +28,10 @@ from ..errors import NotDifferentiableError
 from . import frontend, printing, syntax
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function, method_function
-from .views import VIEW_FUNCTIONS, VIEW_METHODS
+from .views import VIEW_ATTRIBUTES, VIEW_FUNCTIONS, VIEW_METHODS
 
 # methods that change their receiver (a list, dict, set or NumPy array)
-CHANGING_METHODS = {
+_RECEIVER_CHANGING = {
     "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update", "setdefault", "popitem",
     "add", "discard", "fill", "resize", "put", "partition", "setfield", "setflags", "itemset", "byteswap",
     "__setitem__", "__delitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
@@ -36,7 +39,6 @@ CHANGING_METHODS = {
 # NumPy functions writing into their first argument
 _WRITING_FUNCTIONS = {getattr(np, f) for f in ("copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis")
                       if hasattr(np, f)}
-_VIEW_ATTRIBUTES = {"T", "mT", "real", "imag", "flat"}
 _DESCRIPTORS = (types.MethodDescriptorType, types.WrapperDescriptorType)  # a class's method of a type in C
 
 
@@ -55,8 +57,8 @@ class Write:
 
 
 def parameters(fn, _visiting=()):
-    """{parameter name: its first Write} of the user function `fn`; {} where its source
-    cannot be read (a stand-in's own source is read then: a method's, a partial's)."""
+    """{parameter name, or STATE: its first Write} of the user function `fn`; {} where its
+    source cannot be read (a stand-in's own source is read then: a method's, a partial's)."""
     if fn in _visiting:
         return {}  # recursion: its own statements are read where the walk began
     try:
@@ -235,7 +237,7 @@ def _reached(value, roots):
             return roots.get(value.id, set())
         if isinstance(value, (gast.Subscript, gast.NamedExpr, gast.Starred)):
             value = value.value
-        elif isinstance(value, gast.Attribute) and value.attr in _VIEW_ATTRIBUTES:
+        elif isinstance(value, gast.Attribute) and value.attr in VIEW_ATTRIBUTES:
             value = value.value
         elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr in VIEW_METHODS:
             value = value.func.value
@@ -310,7 +312,7 @@ def _call_changes(call, roots, program, visiting):
     for k in call.keywords:
         if k.arg == "out":
             yield _changed(k.value, roots), True
-    if isinstance(func, gast.Attribute) and func.attr in CHANGING_METHODS:
+    if isinstance(func, gast.Attribute) and func.attr in _RECEIVER_CHANGING:
         yield _changed(func.value, roots), True
     parts = dotted_parts(func)
     if parts is None or not any(_changed(a, roots) for a in call.args + [k.value for k in call.keywords]):
@@ -319,11 +321,11 @@ def _call_changes(call, roots, program, visiting):
     if parts[-1] == "shuffle" and first is not None:  # np.random.shuffle(a), rng.shuffle(a), random.shuffle(a)
         yield _changed(first, roots), True
     if roots.get(parts[0], {STATE}) != {STATE} and parts[0] not in program.bound:
-        return  # a method of a parameter's object: CHANGING_METHODS above
+        return  # a method of a parameter's object: _RECEIVER_CHANGING above
     obj = lookup_path(parts, program)
     if obj is MISSING:
         return
-    if isinstance(obj, _DESCRIPTORS) and obj.__name__ in CHANGING_METHODS and first is not None:
+    if isinstance(obj, _DESCRIPTORS) and obj.__name__ in _RECEIVER_CHANGING and first is not None:
         yield _changed(first, roots), True  # `np.ndarray.sort(a)`, `list.append(a, v)`
     elif obj in _WRITING_FUNCTIONS or (parts[-1] == "at" and isinstance(getattr(obj, "__self__", None), np.ufunc)):
         if first is not None:

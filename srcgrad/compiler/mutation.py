@@ -300,12 +300,12 @@ def _refuse_attribute_writes(statements, program, activity):
             holder = holder.value
         if not isinstance(holder, gast.Attribute) or not activity.varied.intersection(syntax.add_loads(node, set())):
             continue
-        spelled = program.text(node).strip() or printing.unparse(node).strip()
+        spelled, attribute = program.text(node).strip() or printing.unparse(node).strip(), printing.unparse(holder).strip()
         raise program.error(
-            node, f"`{spelled}` writes a differentiated value into `{printing.unparse(holder).strip()}`, an attribute "
-            f"that `{program.name}` does not make, in place; srcgrad differentiates in-place changes of arrays and "
-            f"lists made inside the function: change a copy (`{holder.attr} = {printing.unparse(holder).strip()}"
-            f".copy()`) and return it, or build a new value", NotDifferentiableError,
+            node, f"`{spelled}` writes a differentiated value into `{attribute}`, an attribute that `{program.name}` "
+            f"does not make, in place; srcgrad differentiates in-place changes of arrays and lists made inside the "
+            f"function: change a copy (`{holder.attr} = {attribute}.copy()`) and return it, or build a new value",
+            NotDifferentiableError,
         )
 
 

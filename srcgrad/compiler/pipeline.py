@@ -44,10 +44,11 @@ class Derivative:
         # through, its callees' included: it is stale once one of them is rebound
         self.reads = reads
 
-    def current(self):
-        """Whether every global or cell name its calls resolved through still means the
-        object it meant (else it is stale: build it again)."""
-        return not self.reads or scope.still_read(self.reads)
+    def current(self, fn):
+        """Whether it still is `fn`'s derivative: made from `fn`'s code, and every global or
+        cell name its calls resolved through still means the object it meant (else it is
+        stale: build it again)."""
+        return self.code is getattr(fn, "__code__", None) and (not self.reads or scope.still_read(self.reads))
 
     @property
     def source(self):
@@ -76,7 +77,7 @@ def derive(fn, mode="grad", wrt=(0,), verbose=False, source=None):
     """
     key = (mode, wrt)
     found = cache.get(fn, key)
-    if found is not None and found.current() and found.code is getattr(fn, "__code__", None):
+    if found is not None and found.current(fn):
         scope.note_reads(found.reads)
         return found
     _BUILDING.add((fn, key))

@@ -44,17 +44,17 @@ def _fold_next_factor(stmts, scaled):
         if not (isinstance(call, gast.Call) and syntax.is_name(call.func, scaled) and len(stmt.targets) == 1):
             continue
         a, factor = stmt.targets[0].id, call.args[1].value
-        rest = [(j, s) for j, s in enumerate(stmts[k + 1:], k + 1) if syntax.comment_text(s) is None]
-        if not rest or not isinstance(rest[0][1], gast.Assign) or len(rest[0][1].targets) != 1:
+        rest = [s for s in stmts[k + 1:] if syntax.comment_text(s) is None]
+        if not rest or not isinstance(rest[0], gast.Assign) or len(rest[0].targets) != 1:
             continue
-        j, following = rest[0]
+        following = rest[0]
         value = following.value
         if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult)):
             continue
         if not any(syntax.is_name(x, a) and isinstance(y, gast.Constant) and type(y.value) is type(factor)
                    and y.value == factor for x, y in ((value.left, value.right), (value.right, value.left))):
             continue
-        if a in syntax.add_loads(gast.Module(body=[s for _, s in rest[1:]], type_ignores=[]), set()):
+        if a in syntax.names_read(rest[1:]):
             continue
         count = call.args[2]
         call.args[2] = (syntax.const(count.value + 1) if isinstance(count, gast.Constant)

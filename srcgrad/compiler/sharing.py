@@ -422,7 +422,7 @@ class _Function:
             shares, contents = self.value(e.value, state)
             if e.attr in ("shape", "ndim", "size", "dtype", "itemsize", "nbytes"):
                 return NOTHING, NOTHING
-            if e.attr in ("T", "mT", "real", "imag", "flat"):
+            if e.attr in views.VIEW_ATTRIBUTES:
                 return shares, contents
             return shares | contents | {OUTSIDE}, contents | {OUTSIDE}
         if isinstance(e, gast.Call):

@@ -105,7 +105,7 @@ def run(forward, backward, none_init, namer, shapes=None):
         as_is = drop_unbroadcasts(forward, backward, shapes, none_init, namer)
     forward_markers = _markers(forward, [])
     while True:
-        read, kept, undos, restores = _needed(backward)
+        kept, undos, restores = _needed(backward)
         dropped = []
         backward = _without_idle_branches(backward, kept, dropped)
         if not dropped:
@@ -121,8 +121,8 @@ def run(forward, backward, none_init, namer, shapes=None):
 
 
 def _needed(backward):
-    """(names the backward pass reads, keys of the markers kept, the undos kept, all
-    restores) for the backward statements `backward`."""
+    """(keys of the markers kept, the undos kept, all restores) for the backward
+    statements `backward`: those whose names the backward pass reads."""
     backward_markers = []
     read = _loads(backward, set(), "_UndoRestore", backward_markers)
     undos = [s for s in backward_markers if type(s).__name__ == "_UndoRestore" and s.group & read]
@@ -131,7 +131,7 @@ def _needed(backward):
         _loads(u.stmts, read)
     restores = [s for s in backward_markers if type(s).__name__ == "_Restore"]
     kept |= {r.key for r in restores if r.name in read}
-    return read, kept, undos, restores
+    return kept, undos, restores
 
 
 def _without_idle_branches(stmts, kept, dropped):

@@ -17,6 +17,8 @@ import numpy as np
 from . import frontend, syntax
 from .scope import dotted_parts
 
+# attributes that are a view of their array
+VIEW_ATTRIBUTES = {"T", "mT", "real", "imag", "flat"}
 # what may return (a view of) its receiver or argument
 VIEW_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view", "diagonal", "__getitem__"}
 VIEW_FUNCTIONS = {
