@@ -241,6 +241,34 @@ def test_a_default_is_the_one_the_function_holds_and_a_change_to_it_is_seen(monk
     check(reads_a_default, x, expected=[2.0 * 25.0 * x])
 
 
+def _made_with_a_local_default():
+    weight = 3.0
+
+    def scaled(v, w=weight):  # the default reads a local of this function, gone once it returns
+        return v * w
+
+    return scaled
+
+
+_SCALED = _made_with_a_local_default()
+
+
+def calls_a_kept_callee_with_a_local_default(x):
+    return np.sum(_SCALED(x) ** 2)
+
+
+def test_a_default_reading_a_local_of_the_function_that_made_the_callee():
+    x = RNG.normal(size=3)
+    out, pullback = srcgrad.vjp(_SCALED, x)
+    np.testing.assert_array_equal(out, 3.0 * x)
+    np.testing.assert_allclose(pullback(np.ones(3))[0], np.full(3, 3.0), rtol=0)
+    np.testing.assert_array_equal(srcgrad.jvp(_SCALED, (x,), (np.ones(3),))[1], np.full(3, 3.0))
+    check(calls_a_kept_callee_with_a_local_default, x, expected=[2.0 * 9.0 * x])
+    srcgrad.compiler.cache.clear()
+    with pytest.raises(TypeError, match="needs a scalar output"):  # the default is used, not re-evaluated
+        srcgrad.grad(_SCALED)(x)
+
+
 class _Scaler:
     def __init__(self, w):
         self.w = w

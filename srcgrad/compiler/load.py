@@ -6,8 +6,13 @@ function's globals are the user's live module dict, and the user's closure cells
 shared, so later rebinding of globals or closed-over variables is seen. The text is
 registered in `linecache` under a pseudo file name (`<srcgrad f:grad>`), so tracebacks
 and pdb show generated lines. Nothing is written to disk.
+
+The default values of the generated function are the user function's own (the pipeline
+sets `__defaults__` from it), so the default expressions in the text are shown but never
+evaluated: they may read a local of the function that made the user's, long gone.
 """
 
+import ast
 import linecache
 import types
 
@@ -27,12 +32,28 @@ def function(text, fn_name, program, helpers, label):
     else:
         wrapped = factory
     filename = f"<srcgrad {program.name}:{label}>"
-    code = compile(wrapped, filename, "exec")
+    code = compile(_without_defaults(wrapped, filename, fn_name) if _has_defaults(program.fn) else wrapped, filename, "exec")
     linecache.cache[filename] = (len(wrapped), None, wrapped.splitlines(True), filename)
     factory_code = _find_code(code, _FACTORY)
     closure = tuple(program.cells[n] for n in factory_code.co_freevars) or None
     make = types.FunctionType(factory_code, program.globals, _FACTORY, None, closure)
     return make(*(helpers[n] for n in names))
+
+
+def _has_defaults(fn):
+    return bool(getattr(fn, "__defaults__", None) or getattr(fn, "__kwdefaults__", None))
+
+
+def _without_defaults(wrapped, filename, fn_name):
+    """The module of `wrapped` with `fn_name`'s default expressions replaced by None (same lines)."""
+    module = ast.parse(wrapped, filename)
+    for node in ast.walk(module):
+        if isinstance(node, ast.FunctionDef) and node.name == fn_name:
+            args = node.args
+            args.defaults = [ast.copy_location(ast.Constant(None), d) for d in args.defaults]
+            args.kw_defaults = [d if d is None else ast.copy_location(ast.Constant(None), d) for d in args.kw_defaults]
+            break
+    return module
 
 
 def _find_code(code, name):
