@@ -143,3 +143,131 @@ def test_missing_numba_says_what_to_install(monkeypatch):
         srcgrad.grad(scalar_loop, backend="numba")
     with pytest.raises(ImportError, match=r'pip install "srcgrad\[numba\]"'):
         srcgrad.value_and_grad(scalar_loop, backend="numba")
+    with pytest.raises(ImportError, match=r'pip install "srcgrad\[numba\]"'):
+        srcgrad.compile(backend="numba")(scalar_loop)
+
+
+# -- array code: the matrix-product adjoints, unbroadcasting sums and float32 -----------
+
+
+def logistic_loss(w, b, x, y):  # the seed model, batched
+    z = np.matmul(x, w) + b
+    return np.mean(np.logaddexp(0.0, z) - y * z)
+
+
+def tanh_mlp(W1, b1, W2, x):
+    h = np.tanh(x @ W1 + b1)
+    return np.sum((h @ W2) ** 2)
+
+
+def _problem(dtype, batch):
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(batch, 5) if batch else 5).astype(dtype)
+    y = (rng.random((batch, 3) if batch else 3) < 0.5).astype(dtype)
+    return rng.normal(size=(5, 3)).astype(dtype), rng.normal(size=3).astype(dtype), x, y
+
+
+def _close(got, expected, rtol):
+    assert type(got) is type(expected)
+    if isinstance(expected, tuple):
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            _close(g, e, rtol)
+        return
+    if isinstance(expected, np.ndarray):
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol * float(np.max(np.abs(expected))))
+
+
+@pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-12), (np.float32, 1e-5)], ids=["float64", "float32"])
+@pytest.mark.parametrize("batch", [None, 4], ids=["vector", "batch"])
+def test_array_gradients_compile_with_the_python_types(numba, dtype, rtol, batch):
+    args = _problem(dtype, batch)
+    expected = srcgrad.value_and_grad(logistic_loss, wrt=(0, 1))(*args)
+    compiled = srcgrad.value_and_grad(logistic_loss, wrt=(0, 1), backend="numba")
+    for _ in range(2):  # the first call compiles, the second runs the compiled code
+        _close(compiled(*args), expected, rtol)
+    assert _runs(compiled) == {"numba"}, compiled.__srcgrad_backend__.describe()
+    assert type(expected[0]) is dtype  # a NumPy scalar, as the Python derivative gives it
+    text = compiled.__srcgrad_backend__.source()
+    assert ("np.float32(0.0)" in text) == (dtype is np.float32)  # literals take float32 arithmetic
+
+
+def test_mlp_gradient_compiles(numba):
+    rng = np.random.default_rng(8)
+    args = (rng.normal(size=(6, 7)) * 0.3, rng.normal(size=7), rng.normal(size=(7, 2)), rng.normal(size=(4, 6)))
+    wrt = (0, 1, 2)
+    compiled = srcgrad.grad(tanh_mlp, wrt=wrt, backend="numba")
+    expected = srcgrad.grad(tanh_mlp, wrt=wrt)(*args)
+    for _ in range(2):
+        _close(compiled(*args), expected, 1e-12)
+    assert _runs(compiled) == {"numba"}, compiled.__srcgrad_backend__.describe()
+    from conftest import numerical_grad
+
+    for k, i in enumerate(wrt):
+        np.testing.assert_allclose(expected[k], numerical_grad(tanh_mlp, args, i), rtol=1e-6, atol=1e-9)
+
+
+def test_numba_spelling():
+    pytest.importorskip("numba")
+    from srcgrad.backends.numba_backend import numba_spelling
+
+    text = (
+        "def f(a, b):\n"
+        "    # é: np.matmul(a, b) in a comment stays\n"
+        "    c = np.matmul(a, b) * 0.5 + np.multiply.outer(a, b)  # ü\n"
+        "    return np.add.reduce(c, 0), 2\n"
+    )
+    assert numba_spelling(text) == text.replace("c = np.matmul(", "c = np_matmul(").replace(
+        "np.multiply.outer(", "np_multiply_outer(")
+    float32 = numba_spelling(text, float32=True)
+    assert "np_matmul(a, b) * np.float32(0.5) + np_multiply_outer(a, b)  # ü" in float32
+    assert "np.matmul(a, b) in a comment" in float32 and "), 2\n" in float32  # integers stay
+
+
+# -- @srcgrad.compile(backend="numba") --------------------------------------------------
+
+
+def test_compile_runs_the_compiled_adjoint_and_gives_eager_gradients(numba):
+    compiled = srcgrad.compile(backend="numba")(logistic_loss)
+    bce = srcgrad.nn.functional.binary_cross_entropy_with_logits
+    for batch in (None, 8):  # two kinds of call, each compiled
+        w, b, x, y = (srcgrad.tensor(a) for a in _problem(np.float32, batch))
+        w.requires_grad_(), b.requires_grad_()
+        eager = bce(srcgrad.matmul(x, w) + b, y)
+        eager.backward()
+        expected = (eager.item(), w.grad.numpy().copy(), b.grad.numpy().copy())
+        for _ in range(3):  # the function itself, the Python derivative, then the compiled code
+            w.grad, b.grad = None, None
+            loss = compiled(w, b, x, y)
+            loss.backward()
+            assert loss.dtype == srcgrad.float32 and type(loss.grad_fn).__name__ == "logistic_lossBackward"
+            np.testing.assert_allclose(loss.item(), expected[0], rtol=1e-6)
+            assert w.grad.dtype == srcgrad.float32 and b.grad.dtype == srcgrad.float32
+            np.testing.assert_allclose(w.grad.numpy(), expected[1], rtol=1e-5, atol=1e-7)
+            np.testing.assert_allclose(b.grad.numpy(), expected[2], rtol=1e-5, atol=1e-7)
+    report = compiled.__srcgrad_backend__
+    assert {s.runs for s in report.signatures.values()} == {"numba"}, report.describe()
+    with srcgrad.no_grad():
+        assert compiled(w, b, x, y).grad_fn is None
+
+
+def test_compile_keeps_python_for_code_numba_cannot_compile(numba):
+    def with_a_list(w, x):
+        parts = [np.sum(w * x), np.sum(w)]
+        return parts[0] * parts[1]
+
+    compiled = srcgrad.compile(backend="numba")(with_a_list)
+    w = srcgrad.tensor(np.array([0.5, -1.0, 2.0]), requires_grad=True)
+    x = srcgrad.tensor(np.array([1.5, 0.25, -0.5]))
+    for _ in range(3):
+        w.grad = None
+        compiled(w, x).backward()
+        wx, ws = np.sum(w.detach().numpy() * x.numpy()), np.sum(w.detach().numpy())
+        np.testing.assert_allclose(w.grad.numpy(), x.numpy() * ws + wx, rtol=1e-12)
+    assert "python (" in compiled.__srcgrad_backend__.describe()
+
+
+def test_compile_unknown_backend():
+    with pytest.raises(ValueError, match="unknown backend 'jit'"):
+        srcgrad.compile(backend="jit")(logistic_loss)

@@ -10,10 +10,17 @@ BACKENDS = (None, "python", "numba")
 
 def with_backend(derivative, backend):
     """`derivative` (made by `grad` or `value_and_grad`) run by `backend`."""
+    module = backend_module(backend)
+    return derivative if module is None else module.compiled(derivative)
+
+
+def backend_module(backend):
+    """The module of `backend`: None for plain Python; a ValueError for an unknown name,
+    an ImportError saying what to install for one whose package is missing."""
     if backend is None or backend == "python":
-        return derivative
+        return None
     if backend == "numba":
         from . import numba_backend
 
-        return numba_backend.compiled(derivative)
+        return numba_backend
     raise ValueError(f"unknown backend {backend!r}; srcgrad has backend=None (plain Python) and backend='numba'")

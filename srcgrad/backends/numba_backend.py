@@ -43,7 +43,8 @@ import weakref
 import numpy as np
 
 from .. import runtime
-from ..compiler.cache import general_code
+from ..compiler.cache import general_code, signature_of
+from ..rules.operators import _matmul_vjp_x, _matmul_vjp_y
 
 try:
     import numba
@@ -117,6 +118,98 @@ def _grad_seed(out, name):
     return None  # arrays, integers: the Python derivative raises the TypeError first
 
 
+def _is_none(t):
+    return t is None or isinstance(t, (_nb.NoneType, _nb.Omitted))
+
+
+@overload(runtime.unreduce)
+def _unreduce(g, x, axis=None, keepdims=False):
+    # the gradient of a reduction of all of x: g in every place (other reductions: Python)
+    if _is_float_array(x) and isinstance(g, _SCALAR) and _is_none(axis):
+        return lambda g, x, axis=None, keepdims=False: np.full(x.shape, g, x.dtype)
+    return None
+
+
+def _matrices(*ts):
+    """Whether `ts` are float arrays of one dtype with at most 2 axes (numba's `@`)."""
+    return all(_is_float_array(t) and t.ndim <= 2 and t.dtype == ts[0].dtype for t in ts)
+
+
+@overload(_matmul_vjp_x)
+def _matmul_vjp_x_numba(g, ans, x, y):
+    if isinstance(g, _nb.Float) and _matrices(x, y) and x.ndim == 1 and y.ndim == 1:
+        return lambda g, ans, x, y: g * y
+    if not (isinstance(g, _nb.Array) and _matrices(g, x, y)):
+        return None
+    if x.ndim == 2 and y.ndim == 2:
+        return lambda g, ans, x, y: g @ y.T
+    if x.ndim == 2:
+        return lambda g, ans, x, y: np.outer(g, y)
+    return lambda g, ans, x, y: y @ g
+
+
+@overload(_matmul_vjp_y)
+def _matmul_vjp_y_numba(g, ans, x, y):
+    if isinstance(g, _nb.Float) and _matrices(x, y) and x.ndim == 1 and y.ndim == 1:
+        return lambda g, ans, x, y: g * x
+    if not (isinstance(g, _nb.Array) and _matrices(g, x, y)):
+        return None
+    if x.ndim == 2:
+        return lambda g, ans, x, y: x.T @ g
+    return lambda g, ans, x, y: np.outer(x, g)
+
+
+@overload(runtime.mean_of)
+def _mean_of(a):
+    if _is_float_array(a):
+        return lambda a: np.mean(a)
+    return None
+
+
+def add_reduce(a, axis):
+    """`np.add.reduce(a, axis)`, which the compiled text calls by this name (numba has no
+    ufunc methods): over one axis, or over the leading axes that unbroadcasting sums."""
+    return np.add.reduce(a, axis)
+
+
+@numba.extending.register_jitable
+def _leading(axis):
+    for i in range(len(axis)):
+        if axis[i] != i:
+            raise CompiledUnsupported("add_reduce over axes other than the leading ones is not compiled")
+
+
+@overload(add_reduce)
+def _add_reduce(a, axis):
+    if not _is_float_array(a):
+        return None
+    if isinstance(axis, _nb.Integer):
+        return lambda a, axis: np.sum(a, axis=axis)
+    if isinstance(axis, _nb.UniTuple) and isinstance(axis.dtype, _nb.Integer) and axis.count < a.ndim:
+        k = axis.count
+
+        def impl(a, axis):
+            _leading(axis)
+            return np.ascontiguousarray(a).reshape((-1,) + a.shape[k:]).sum(axis=0)
+
+        return impl
+    return None
+
+
+@numba.njit
+def np_matmul(a, b):
+    # `np.matmul(a, b)` as numba spells it: numba types np.matmul as an elementwise ufunc
+    return a @ b
+
+
+@numba.njit
+def np_multiply_outer(a, b):
+    # `np.multiply.outer(a, b)` of two vectors (numba has no ufunc methods)
+    if a.ndim != 1 or b.ndim != 1:
+        raise CompiledUnsupported("np.multiply.outer of arrays with more than one axis is not compiled")
+    return np.outer(a, b)
+
+
 @numba.njit
 def float_tape(capacity):
     return np.empty(capacity, np.float64)
@@ -136,6 +229,39 @@ def tape_push(tape, top, value):
 
 
 _TAPE_HELPERS = {"float_tape": float_tape, "int_tape": int_tape, "tape_push": tape_push}
+_SPELLINGS = {"matmul": "np_matmul", "multiply.outer": "np_multiply_outer"}  # np.<this> -> the helper called
+_HELPERS = {**_TAPE_HELPERS, "np_matmul": np_matmul, "np_multiply_outer": np_multiply_outer}
+
+
+def _numpy_path(node):
+    """"multiply.outer" for the expression `np.multiply.outer`; None if not under `np`."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join(reversed(parts)) if isinstance(node, ast.Name) and node.id == "np" else None
+
+
+def numba_spelling(text, float32=False):
+    """`text` with the NumPy calls numba types wrongly (`np.matmul(a, b)`) calling the
+    helpers that spell them its way (`np_matmul(a, b)`), and with `float32`, its float
+    literals made float32 (`np.float32(0.5)`): in NumPy a literal takes the dtype of the
+    array it meets, in numba it is a float64 that widens float32 scalars; the rest as it is."""
+    edits = []
+    for node in ast.walk(ast.parse(text)):
+        func = node.func if isinstance(node, ast.Call) else None
+        path = _numpy_path(func) if isinstance(func, ast.Attribute) else None
+        if path in _SPELLINGS and func.lineno == func.end_lineno:
+            edits.append((func.lineno, func.col_offset, func.end_col_offset, _SPELLINGS[path]))
+        elif float32 and isinstance(node, ast.Constant) and type(node.value) is float and node.lineno == node.end_lineno:
+            edits.append((node.lineno, node.col_offset, node.end_col_offset, f"np.float32({node.value!r})"))
+    if not edits:
+        return text
+    lines = text.splitlines(True)
+    for line, start, end, name in sorted(edits, reverse=True):
+        row = lines[line - 1].encode()  # ast's columns count UTF-8 bytes
+        lines[line - 1] = (row[:start] + name.encode() + row[end:]).decode()
+    return "".join(lines)
 
 
 # -- tapes as arrays -----------------------------------------------------------------
@@ -160,7 +286,7 @@ def _array_tapes(text):
     if not isinstance(fn, ast.FunctionDef):
         raise _NoRewrite("not a function")
     taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
-    if taken & set(_TAPE_HELPERS):
+    if taken & set(_HELPERS):
         raise _NoRewrite("the code already uses the tape helpers' names")
     tapes = [
         s.targets[0].id
@@ -280,6 +406,7 @@ class Signature:
     compile_s: float = 0.0  # numba: compiling and the first compiled call
     function: object = None
     capacity: int = 0  # array tapes: the last parameter of the compiled function
+    restore: object = None  # numba: what gives its result the Python derivative's types, if needed
 
 
 class NumbaBackend:
@@ -302,6 +429,10 @@ class NumbaBackend:
         rows = [f"{_show_key(k)}: {s.runs}" + (f" ({s.reason})" if s.reason else "") for k, s in self.signatures.items()]
         return "\n".join(([self.note] if self.note else []) + rows) or "no call yet"
 
+    def compiled_call(self, python, args):
+        """`compiled_call(python, args, self)`: for `@srcgrad.compile(backend="numba")`."""
+        return compiled_call(python, args, self)
+
     def build(self, key, args):
         """Run the Python derivative on `args`, compile its code for this signature; the result."""
         expected = self.python(*args)
@@ -317,47 +448,95 @@ class NumbaBackend:
             self.signatures[key] = Signature("python", reason=reason)
             return expected
         generated = _generated_function(self.lazy.get().function, args)
-        text = getattr(generated, "__srcgrad_source__", None)
-        if text is None or not hasattr(generated, "__code__"):
-            self.signatures[key] = Signature("python", reason="no generated source to compile")
-            return expected
         done = _TABLES.setdefault(generated, {}).get(key)  # compiled before, by another grad(f)
-        if done is not None:
-            self.signatures[key] = done
-            return expected
-        env = _environment(generated)
-        if len(args) != generated.__code__.co_argcount:
-            self.signatures[key] = Signature("python", reason="calls that leave parameters to their defaults are not compiled")
-            return expected
-        if any(type(a) is np.ndarray for a in args):
-            rewritten, why = None, "an argument is an array"
-        else:
-            rewritten, why = array_tapes(text)
-        attempts = ([("array tapes", rewritten)] if rewritten else []) + [
-            ("numba lists for tapes" + (f" ({why})" if why and why != "no tape" else ""), text)
-        ]
-        failures = []
-        for label, source in attempts:
-            start = time.perf_counter()
-            capacity = _TAPE_CAPACITY if source is rewritten else 0
-            try:
-                function = _jit(source, generated.__name__, env)
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", numba.NumbaWarning)
-                    result, capacity = _call(function, args, capacity)
-            except Exception as exc:  # noqa: BLE001 - numba's typing and lowering errors: run Python
-                failures.append(f"{label}: {_first_line(exc)}")
-                continue
-            if not _same(result, expected):
-                failures.append(f"{label}: the compiled result differs from the Python derivative's")
-                continue
-            reason = "" if source is rewritten else label
-            sig = Signature("numba", source, reason, time.perf_counter() - start, function, capacity)
-            self.signatures[key] = _TABLES[generated][key] = sig
-            return expected
-        sig = Signature("python", text, "; ".join(failures))
-        self.signatures[key] = _TABLES[generated][key] = sig
+        if done is None:
+            done = _TABLES[generated][key] = compile_generated(generated, args, expected)
+        self.signatures[key] = done
         return expected
+
+
+def compile_generated(generated, args, expected):
+    """The `Signature` of the generated function `generated` for calls like `args`, on
+    which it returned `expected`: numba's compilation of its text, checked against
+    `expected`, or Python and why."""
+    text = getattr(generated, "__srcgrad_source__", None)
+    if text is None or not hasattr(generated, "__code__"):
+        return Signature("python", reason="no generated source to compile")
+    if len(args) != generated.__code__.co_argcount:
+        return Signature("python", reason="calls that leave parameters to their defaults are not compiled")
+    env = _environment(generated)
+    rewritten, why = array_tapes(text)
+    if rewritten and any(type(a) is np.ndarray for a in args):
+        rewritten, why = None, "an argument is an array"
+    floats = {a.dtype for a in args if type(a) is np.ndarray and a.dtype.kind == "f"}
+    float32 = floats == {np.dtype(np.float32)}  # float32 arrays only: float32 arithmetic, as in NumPy
+    text, rewritten = numba_spelling(text, float32), rewritten and numba_spelling(rewritten, float32)
+    lists = "no tape" if why == "no tape" else "numba lists for tapes" + (f" ({why})" if why else "")
+    attempts = ([("array tapes", rewritten)] if rewritten else []) + [(lists, text)]
+    failures = []
+    for label, source in attempts:
+        start = time.perf_counter()
+        capacity = _TAPE_CAPACITY if source is rewritten else 0
+        try:
+            function = _jit(source, generated.__name__, env)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", numba.NumbaWarning)
+                result, capacity = _call(function, args, capacity)
+        except Exception as exc:  # noqa: BLE001 - numba's typing and lowering errors: run Python
+            failures.append(f"{label}: {_first_line(exc)}")
+            continue
+        if not _same(result, expected):
+            failures.append(f"{label}: the compiled result differs from the Python derivative's")
+            continue
+        reason = "" if label in ("array tapes", "no tape") else label  # how tapes are kept, where it matters
+        return Signature("numba", source, reason, time.perf_counter() - start, function, capacity,
+                         _restorer(result, expected))
+    return Signature("python", text, "; ".join(failures))
+
+
+def _restorer(got, expected):
+    """None when the compiled result `got` has the types of the Python derivative's
+    `expected`, else the function that gives it them: numba returns a scalar as a Python
+    float where NumPy gives an np.float32 or np.float64."""
+    if type(expected) is tuple:
+        parts = [_restorer(g, e) for g, e in zip(got, expected)]
+        if not any(parts):
+            return None
+        parts = [p or _unchanged for p in parts]
+        return lambda result: tuple([p(v) for p, v in zip(parts, result)])
+    if type(got) is type(expected):
+        return None
+    if type(expected) is np.ndarray:
+        return functools.partial(np.asarray, dtype=expected.dtype)
+    return type(expected)
+
+
+def _unchanged(v):
+    return v
+
+
+def compiled_call(python, args, report):
+    """For one kind of `@srcgrad.compile` call: `python` (the generated value_and_grad
+    that kind runs) compiled for calls like `args`, a case the compiled code does not
+    cover run by `python`; or `python` itself. `report` (a NumbaBackend) records which, and why."""
+    expected = python(*args)
+    sig = report.signatures[_key(args)] = compile_generated(python, args, expected)
+    if sig.runs != "numba" or sig.capacity:
+        return python
+    function, value_type = sig.function, type(expected[0])  # (value, gradients): dtypes checked by _same
+
+    def run(*args):
+        try:
+            value, grads = function(*args)
+        except CompiledUnsupported:
+            return python(*args)
+        return value_type(value), grads
+
+    return run
+
+
+def _key(args):
+    return tuple([(a.shape, a.dtype) if type(a) is np.ndarray else type(a) for a in args])
 
 
 def _call(function, args, capacity):
@@ -384,8 +563,7 @@ def _compilable(a):
 def _generated_function(dispatch, args):
     """The generated function that ran for `args`: the specialized one if there is one."""
     table = getattr(dispatch, "__srcgrad_specializations__", None) or {}
-    key = tuple([a.shape if type(a) is np.ndarray else type(a) for a in args])
-    return general_code(table.get(key, dispatch))  # for the dispatcher, the general code
+    return general_code(table.get(signature_of(args), dispatch))  # for the dispatcher, the general code
 
 
 def _environment(fn):
@@ -396,8 +574,14 @@ def _environment(fn):
             env[name] = cell.cell_contents
         except ValueError:  # an empty cell
             pass
-    env.update(_TAPE_HELPERS)
+    for name, value in env.items():
+        if type(value) is _BUILTIN_METHOD and value == np.add.reduce:  # unbroadcasts.py's add_reduce
+            env[name] = add_reduce
+    env.update(_HELPERS)
     return env
+
+
+_BUILTIN_METHOD = type(np.add.reduce)
 
 
 _COUNTER = itertools.count()
@@ -420,13 +604,21 @@ def _first_line(exc):
     return f"{type(exc).__name__}: {text}"[:300]
 
 
+_RTOL = {np.dtype(np.float32): 1e-5, np.dtype(np.float16): 1e-2}  # others: 1e-9
+
+
 def _same(a, b):
+    """Whether the compiled result `a` is the Python derivative's `b` up to rounding: the
+    same structure, shapes and array dtypes (a scalar may come back as a Python float),
+    each value within a relative 1e-9 (1e-5 in float32) of the largest in its array."""
     if isinstance(a, tuple) or isinstance(b, tuple):
         return isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) and all(map(_same, a, b))
     try:
-        if np.shape(a) != np.shape(b):
+        if np.shape(a) != np.shape(b) or (type(b) is np.ndarray and (type(a) is not np.ndarray or a.dtype != b.dtype)):
             return False
-        return bool(np.allclose(a, b, rtol=1e-9, atol=1e-300, equal_nan=True))
+        rtol = _RTOL.get(np.result_type(b), 1e-9)
+        scale = float(np.max(np.abs(b))) if np.size(b) else 0.0
+        return bool(np.allclose(a, b, rtol=rtol, atol=max(rtol * scale, 1e-300), equal_nan=True))
     except TypeError:
         return False
 
@@ -441,27 +633,24 @@ def compiled(python):
     if lazy is None or getattr(python, "__srcgrad_nested__", False) or not hasattr(lazy, "fn"):
         backend.note = "derivatives of derivatives run in Python"
     signatures = backend.signatures
-    ndarray = np.ndarray
 
     @functools.wraps(python)
     def derivative(*args, **kwargs):
         if kwargs:
             return python(*args, **kwargs)
-        key = tuple([(a.shape, a.dtype) if type(a) is ndarray else type(a) for a in args])
+        key = _key(args)
         sig = signatures.get(key)
         if sig is None:
             return backend.build(key, args)
         if sig.runs == "numba":
             capacity = sig.capacity
             try:
-                if not capacity:
-                    return sig.function(*args)
-                return sig.function(*args, capacity)
+                result = sig.function(*args, capacity) if capacity else sig.function(*args)
             except TapeFull:
                 result, sig.capacity = _call(sig.function, args, 2 * capacity)
-                return result
             except CompiledUnsupported:
                 return python(*args)
+            return result if sig.restore is None else sig.restore(result)
         return python(*args)
 
     derivative.__srcgrad_backend__ = backend

@@ -52,6 +52,14 @@ class ArrayKind(tuple):
         return tuple.__new__(cls, (shape, dtype))
 
 
+def signature_of(args):
+    """The dispatch key of a call with the positional arguments `args` (see `specializing`)."""
+    return tuple([
+        (a.shape if a.dtype is _FLOAT64 else ArrayKind(a.shape, a.dtype)) if type(a) is np.ndarray else type(a)
+        for a in args
+    ])
+
+
 def signature_shapes(signature):
     """The shape of each argument that a dispatch key describes: None where unknown."""
     return tuple(
@@ -111,18 +119,13 @@ def _guarded(general, table, specialization, check, name, arity):
     (see `specializing`). Nothing it makes refers back to it, so a derivative is freed
     by reference counting alone, without waiting for a garbage collection."""
     seen = {}
-    ndarray, float64, kind = np.ndarray, _FLOAT64, ArrayKind
 
     def slow(args, kwargs):
         if kwargs:
             if check is not None:
                 check(args, kwargs)
             return general()(*args, **kwargs)
-        key = tuple([
-            (a.shape if a.dtype is float64 else kind(a.shape, a.dtype)) if type(a) is ndarray else type(a)
-            for a in args
-        ])
-        return first(key, args)(*args)
+        return first(signature_of(args), args)(*args)
 
     def first(key, args):
         fn = seen.get(key)

@@ -55,7 +55,6 @@ __all__ = ["compile"]
 
 _ndarray = np.ndarray
 _NO_EDGE = (None, 0)
-_FLOAT64 = np.dtype(np.float64)
 _new = object.__new__
 
 
@@ -184,14 +183,12 @@ def _specialization(generated, arrays):
     """The code `generated` (a derivative from `srcgrad.compiler.derive`, which dispatches
     each kind of call to code built for it) runs for `arrays`, once it has run for them:
     calling that directly skips the dispatch. `generated` itself when it has none."""
+    from ..compiler.cache import signature_of
+
     table = getattr(generated, "__srcgrad_specializations__", None)
     if not table:
         return generated
-    key = tuple([
-        (a.shape if a.dtype is _FLOAT64 else (a.shape, a.dtype)) if type(a) is _ndarray else type(a)
-        for a in arrays
-    ])
-    found = table.get(key)
+    found = table.get(signature_of(arrays))
     return found if callable(found) else generated
 
 
@@ -230,11 +227,16 @@ def _outputs(values, node):
     return tuple(out)
 
 
-def compile(fn):
+def compile(fn=None, *, backend=None):
     """Make the NumPy function `fn` a Tensor operation with a generated derivative.
 
     Call it with Tensors (or arrays and numbers), by position or by keyword: every
-    Tensor argument that requires grad gets its gradient."""
+    Tensor argument that requires grad gets its gradient. `backend="numba"` (as in
+    `srcgrad.grad`) compiles the generated code of each kind of call with a scalar
+    output by `numba.njit`; `.__srcgrad_backend__.describe()` tells what runs."""
+    if fn is None:
+        return lambda f: compile(f, backend=backend)
+    report = _backend_report(backend)
     # what runs and is differentiated: fn, or fn taking its keyword-only parameters by position
     fn = _method(fn)
     called = _positional(fn) or fn
@@ -306,9 +308,12 @@ def compile(fn):
             if generated is not None:
                 kind.generated = generated
                 try:
-                    return tracked(kind, args, arrays, edges)
+                    out = tracked(kind, args, arrays, edges)
                 finally:  # the dispatch has now built (or picked) the code for this kind
                     kind.generated = _specialization(generated, arrays)
+                if report is not None and kind.how == "grads":
+                    kind.generated = report.compiled_call(kind.generated, arrays)
+                return out
             kind.how = "lazy"
         return _lazy(called(*arrays), kind, args, arrays, edges)
 
@@ -356,7 +361,17 @@ def compile(fn):
     run = _fast_call(_arity(called) if called is fn else positional, slow, kinds, cls)
     functools.update_wrapper(run, fn)
     run.__wrapped__ = run.__srcgrad_compiled__ = fn  # srcgrad differentiates fn for run
+    if report is not None:
+        run.__srcgrad_backend__ = report
     return run
+
+
+def _backend_report(backend):
+    """None for plain Python; for numba, what records how each kind of call runs."""
+    from ..backends import backend_module
+
+    module = backend_module(backend)
+    return None if module is None else module.NumbaBackend(None, None)
 
 
 def _bind(fn, signature, args, kwargs):
