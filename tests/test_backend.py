@@ -210,7 +210,7 @@ def test_mlp_gradient_compiles(numba):
 
 def test_numba_spelling():
     pytest.importorskip("numba")
-    from srcgrad.backends.numba_backend import numba_spelling
+    from srcgrad.backends.numba_helpers import numba_spelling
 
     text = (
         "def f(a, b):\n"

@@ -19,12 +19,15 @@ signature (`compiler/cache.py`, `shapes.py`), and then compiles that code's sour
    derivative's on that first call, the signature keeps running the Python derivative,
    and `derivative.__srcgrad_backend__` says why (`describe()`); no warning is issued.
 
-The runtime helpers that scalar and array code calls (`grad_seed`, `zeros_like_grad`,
-`unbroadcast` where shapes match) have numba implementations registered here with
-`numba.extending.overload`, so the compiled code calls them as the Python code does.
-The helpers for containers (`add_grad`, `item_grad`, ...), calls into other
-differentiated user functions, and whatever else numba's nopython mode cannot type
-(lists, dicts, objects) keep the Python derivative.
+The text compiled is the generated one as numba spells it (numba_helpers.py: numba
+versions of the runtime and rule helpers it calls, `np.matmul` as `np_matmul`, and with
+float32 arrays only, float literals as float32, which keeps NumPy's float32 arithmetic);
+a result is checked against the Python derivative's (structure, shapes, dtypes, values
+up to rounding) and given its types (numba returns a scalar as a Python float). The
+helpers for containers (`add_grad`, `item_grad`, ...), calls into other differentiated
+user functions, and whatever else numba's nopython mode cannot type (lists, dicts,
+objects) keep the Python derivative. `@srcgrad.compile(backend="numba")` compiles the
+value_and_grad of each kind of call with a scalar output (`compiled_call`).
 
 The source that was compiled stays printable: `srcgrad.source(df)` prints the general
 Python derivative, `df.__srcgrad_backend__.source()` the compiled text.
@@ -42,226 +45,20 @@ import weakref
 
 import numpy as np
 
-from .. import runtime
 from ..compiler.cache import general_code, signature_of
-from ..rules.operators import _matmul_vjp_x, _matmul_vjp_y
 
 try:
     import numba
-    from numba.core import types as _nb
-    from numba.extending import overload
 except ImportError as exc:  # not installed, or an installed numba that refuses this NumPy
     raise ImportError(
         f'srcgrad.grad(..., backend="numba") needs numba, which could not be imported ({exc}); '
         'install it with: pip install "srcgrad[numba]"'
     ) from exc
 
+from .numba_helpers import HELPERS, CompiledUnsupported, TapeFull, environment, numba_spelling  # noqa: E402
+
 SIGNATURES = 8  # compiled signatures per derivative; further kinds of call run Python
 _TAPE_CAPACITY = 4096  # the first capacity of a tape, in pushes; doubled as needed
-
-
-class CompiledUnsupported(Exception):
-    """Raised inside compiled code for a case the numba helpers do not cover."""
-
-
-class TapeFull(Exception):
-    """Raised inside compiled code when a push finds the tape at its capacity."""
-
-
-# -- numba versions of the runtime helpers ------------------------------------------
-
-_SCALAR = (_nb.Float, _nb.Integer, _nb.Boolean)
-
-
-def _is_float_array(t):
-    return isinstance(t, _nb.Array) and isinstance(t.dtype, _nb.Float)
-
-
-@overload(runtime.unbroadcast)
-def _unbroadcast(g, x):
-    if isinstance(x, _SCALAR):
-        if isinstance(g, _SCALAR):
-            return lambda g, x: float(g)
-        if isinstance(g, _nb.Array):
-            return lambda g, x: float(g.sum())
-        return None
-    if _is_float_array(x):
-        if isinstance(g, _nb.Array) and g.ndim == x.ndim:
-            same = g.dtype == x.dtype
-
-            def impl(g, x):
-                if g.shape != x.shape:
-                    raise CompiledUnsupported("unbroadcast over broadcast axes is not compiled")
-                return g if same else g.astype(x.dtype)
-
-            return impl
-        if isinstance(g, _SCALAR):
-            return lambda g, x: np.full(x.shape, g, x.dtype)
-    return None
-
-
-@overload(runtime.zeros_like_grad)
-def _zeros_like_grad(x):
-    if isinstance(x, _SCALAR):
-        return lambda x: 0.0
-    if _is_float_array(x):
-        return lambda x: np.zeros(x.shape, x.dtype)
-    if isinstance(x, _nb.Array):
-        return lambda x: np.zeros(x.shape, np.float64)
-    return None
-
-
-@overload(runtime.grad_seed)
-def _grad_seed(out, name):
-    if isinstance(out, _nb.Float):
-        return lambda out, name: 1.0
-    return None  # arrays, integers: the Python derivative raises the TypeError first
-
-
-def _is_none(t):
-    return t is None or isinstance(t, (_nb.NoneType, _nb.Omitted))
-
-
-@overload(runtime.unreduce)
-def _unreduce(g, x, axis=None, keepdims=False):
-    # the gradient of a reduction of all of x: g in every place (other reductions: Python)
-    if _is_float_array(x) and isinstance(g, _SCALAR) and _is_none(axis):
-        return lambda g, x, axis=None, keepdims=False: np.full(x.shape, g, x.dtype)
-    return None
-
-
-def _matrices(*ts):
-    """Whether `ts` are float arrays of one dtype with at most 2 axes (numba's `@`)."""
-    return all(_is_float_array(t) and t.ndim <= 2 and t.dtype == ts[0].dtype for t in ts)
-
-
-@overload(_matmul_vjp_x)
-def _matmul_vjp_x_numba(g, ans, x, y):
-    if isinstance(g, _nb.Float) and _matrices(x, y) and x.ndim == 1 and y.ndim == 1:
-        return lambda g, ans, x, y: g * y
-    if not (isinstance(g, _nb.Array) and _matrices(g, x, y)):
-        return None
-    if x.ndim == 2 and y.ndim == 2:
-        return lambda g, ans, x, y: g @ y.T
-    if x.ndim == 2:
-        return lambda g, ans, x, y: np.outer(g, y)
-    return lambda g, ans, x, y: y @ g
-
-
-@overload(_matmul_vjp_y)
-def _matmul_vjp_y_numba(g, ans, x, y):
-    if isinstance(g, _nb.Float) and _matrices(x, y) and x.ndim == 1 and y.ndim == 1:
-        return lambda g, ans, x, y: g * x
-    if not (isinstance(g, _nb.Array) and _matrices(g, x, y)):
-        return None
-    if x.ndim == 2:
-        return lambda g, ans, x, y: x.T @ g
-    return lambda g, ans, x, y: np.outer(x, g)
-
-
-@overload(runtime.mean_of)
-def _mean_of(a):
-    if _is_float_array(a):
-        return lambda a: np.mean(a)
-    return None
-
-
-def add_reduce(a, axis):
-    """`np.add.reduce(a, axis)`, which the compiled text calls by this name (numba has no
-    ufunc methods): over one axis, or over the leading axes that unbroadcasting sums."""
-    return np.add.reduce(a, axis)
-
-
-@numba.extending.register_jitable
-def _leading(axis):
-    for i in range(len(axis)):
-        if axis[i] != i:
-            raise CompiledUnsupported("add_reduce over axes other than the leading ones is not compiled")
-
-
-@overload(add_reduce)
-def _add_reduce(a, axis):
-    if not _is_float_array(a):
-        return None
-    if isinstance(axis, _nb.Integer):
-        return lambda a, axis: np.sum(a, axis=axis)
-    if isinstance(axis, _nb.UniTuple) and isinstance(axis.dtype, _nb.Integer) and axis.count < a.ndim:
-        k = axis.count
-
-        def impl(a, axis):
-            _leading(axis)
-            return np.ascontiguousarray(a).reshape((-1,) + a.shape[k:]).sum(axis=0)
-
-        return impl
-    return None
-
-
-@numba.njit
-def np_matmul(a, b):
-    # `np.matmul(a, b)` as numba spells it: numba types np.matmul as an elementwise ufunc
-    return a @ b
-
-
-@numba.njit
-def np_multiply_outer(a, b):
-    # `np.multiply.outer(a, b)` of two vectors (numba has no ufunc methods)
-    if a.ndim != 1 or b.ndim != 1:
-        raise CompiledUnsupported("np.multiply.outer of arrays with more than one axis is not compiled")
-    return np.outer(a, b)
-
-
-@numba.njit
-def float_tape(capacity):
-    return np.empty(capacity, np.float64)
-
-
-@numba.njit
-def int_tape(capacity):
-    return np.empty(capacity, np.int64)
-
-
-@numba.njit
-def tape_push(tape, top, value):
-    if top == tape.shape[0]:
-        raise TapeFull()
-    tape[top] = value
-    return top + 1
-
-
-_TAPE_HELPERS = {"float_tape": float_tape, "int_tape": int_tape, "tape_push": tape_push}
-_SPELLINGS = {"matmul": "np_matmul", "multiply.outer": "np_multiply_outer"}  # np.<this> -> the helper called
-_HELPERS = {**_TAPE_HELPERS, "np_matmul": np_matmul, "np_multiply_outer": np_multiply_outer}
-
-
-def _numpy_path(node):
-    """"multiply.outer" for the expression `np.multiply.outer`; None if not under `np`."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    return ".".join(reversed(parts)) if isinstance(node, ast.Name) and node.id == "np" else None
-
-
-def numba_spelling(text, float32=False):
-    """`text` with the NumPy calls numba types wrongly (`np.matmul(a, b)`) calling the
-    helpers that spell them its way (`np_matmul(a, b)`), and with `float32`, its float
-    literals made float32 (`np.float32(0.5)`): in NumPy a literal takes the dtype of the
-    array it meets, in numba it is a float64 that widens float32 scalars; the rest as it is."""
-    edits = []
-    for node in ast.walk(ast.parse(text)):
-        func = node.func if isinstance(node, ast.Call) else None
-        path = _numpy_path(func) if isinstance(func, ast.Attribute) else None
-        if path in _SPELLINGS and func.lineno == func.end_lineno:
-            edits.append((func.lineno, func.col_offset, func.end_col_offset, _SPELLINGS[path]))
-        elif float32 and isinstance(node, ast.Constant) and type(node.value) is float and node.lineno == node.end_lineno:
-            edits.append((node.lineno, node.col_offset, node.end_col_offset, f"np.float32({node.value!r})"))
-    if not edits:
-        return text
-    lines = text.splitlines(True)
-    for line, start, end, name in sorted(edits, reverse=True):
-        row = lines[line - 1].encode()  # ast's columns count UTF-8 bytes
-        lines[line - 1] = (row[:start] + name.encode() + row[end:]).decode()
-    return "".join(lines)
 
 
 # -- tapes as arrays -----------------------------------------------------------------
@@ -286,7 +83,7 @@ def _array_tapes(text):
     if not isinstance(fn, ast.FunctionDef):
         raise _NoRewrite("not a function")
     taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
-    if taken & set(_HELPERS):
+    if taken & set(HELPERS):
         raise _NoRewrite("the code already uses the tape helpers' names")
     tapes = [
         s.targets[0].id
@@ -464,7 +261,7 @@ def compile_generated(generated, args, expected):
         return Signature("python", reason="no generated source to compile")
     if len(args) != generated.__code__.co_argcount:
         return Signature("python", reason="calls that leave parameters to their defaults are not compiled")
-    env = _environment(generated)
+    env = environment(generated)
     rewritten, why = array_tapes(text)
     if rewritten and any(type(a) is np.ndarray for a in args):
         rewritten, why = None, "an argument is an array"
@@ -564,24 +361,6 @@ def _generated_function(dispatch, args):
     """The generated function that ran for `args`: the specialized one if there is one."""
     table = getattr(dispatch, "__srcgrad_specializations__", None) or {}
     return general_code(table.get(signature_of(args), dispatch))  # for the dispatcher, the general code
-
-
-def _environment(fn):
-    """The names the generated code sees: its module's globals, then its helpers and cells."""
-    env = dict(fn.__globals__)
-    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-        try:
-            env[name] = cell.cell_contents
-        except ValueError:  # an empty cell
-            pass
-    for name, value in env.items():
-        if type(value) is _BUILTIN_METHOD and value == np.add.reduce:  # unbroadcasts.py's add_reduce
-            env[name] = add_reduce
-    env.update(_HELPERS)
-    return env
-
-
-_BUILTIN_METHOD = type(np.add.reduce)
 
 
 _COUNTER = itertools.count()
