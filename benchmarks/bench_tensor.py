@@ -2,12 +2,14 @@
 
 Model: z = x @ w + b, mean binary cross entropy with logits, backward, SGD update
 (`w -= lr * w.grad` under `no_grad()`, then `w.grad.zero_()`). Two sizes: the
-tutorial's x (5,), w (5, 3), and a batch of 256 rows. Three implementations:
+tutorial's x (5,), w (5, 3), and a batch of 256 rows. The implementations:
 
 - `eager`:   srcgrad's Tensor shim, op by op (one graph node per op);
 - `pytorch`: PyTorch's eager autograd, when PyTorch is installed (one thread);
 - `compile`: the loss written in NumPy under `@srcgrad.compile` (one graph node
-  whose backward is the generated adjoint); the update is the same Tensor code.
+  whose backward is the generated adjoint); the update is the same Tensor code;
+- `compile-numba`: the same with `@srcgrad.compile(backend="numba")`, when numba is
+  installed (the generated code compiled by numba).
 
 The implementations are timed interleaved in one process (round r times each of
 them once), and the best round counts. Each size gets three rows: the whole step;
@@ -68,6 +70,16 @@ def _compiled_loss(x, y, w, b):
     return bce_loss(w, b, x, y)
 
 
+def _numba_loss():
+    """The compiled loss with `backend="numba"`, or None without numba."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return None
+    compiled = srcgrad.compile(backend="numba")(bce_loss.__wrapped__)
+    return lambda x, y, w, b: compiled(w, b, x, y)
+
+
 def _step(lib, loss_of):
     """One SGD step: the loss, backward, the update."""
 
@@ -112,6 +124,9 @@ def _implementations(torch):
     if torch is not None:
         impls.append(("pytorch", torch, _eager_loss(torch)))
     impls.append(("compile", srcgrad, _compiled_loss))
+    numba_loss = _numba_loss()
+    if numba_loss is not None:
+        impls.append(("compile-numba", srcgrad, numba_loss))
     return [
         (name, lib, {"step": _step(lib, loss), "loss + backward": _loss_backward(loss), "update": _update_only(lib)})
         for name, lib, loss in impls
@@ -275,13 +290,16 @@ def main():
         torch = None
     impls = _implementations(torch)
     print(f"one SGD step of logistic regression (best of {opts.repeat} x {opts.number} calls, interleaved)")
-    print(f"{'case':<38}{'eager':>12}{'pytorch':>12}{'compile':>12}{'eager/pytorch':>14}{'eager/compile':>14}")
+    names = [name for name, _, _ in impls]
+    others = [name for name in names if name != "eager"]
+    print(f"{'case':<38}" + "".join(f"{n:>14}" for n in names) + "".join(f"{'eager/' + n:>20}" for n in others))
     for label, batch in (("x (5,), w (5, 3)", None), ("x (256, 5), w (5, 3)", 256)):
         best = time_steps(impls, batch, opts.repeat, opts.number)
         for part in PARTS:
-            eager, pt, comp = best[part]["eager"], best[part].get("pytorch"), best[part]["compile"]
+            times = best[part]
             row = f"{label}: {part}"
-            print(f"{row:<38}{_us(eager)}{_us(pt)}{_us(comp)}{_ratio(eager, pt)}{_ratio(eager, comp)}")
+            print(f"{row:<38}" + "".join(f"{_us(times[n]):>14}" for n in names)
+                  + "".join(f"{_ratio(times['eager'], times[n]):>20}" for n in others))
     losses = check_losses(impls, 256)
     print("loss after 20 steps (batch 256): " + ", ".join(f"{k} {v:.6f}" for k, v in losses.items()))
     if opts.no_ops:
