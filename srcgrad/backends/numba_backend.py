@@ -396,7 +396,7 @@ def _same(a, b):
         if np.shape(a) != np.shape(b) or (type(b) is np.ndarray and (type(a) is not np.ndarray or a.dtype != b.dtype)):
             return False
         rtol = _RTOL.get(np.result_type(b), 1e-9)
-        scale = float(np.max(np.abs(b))) if np.size(b) else 0.0
+        scale = float(np.max(np.abs(b), where=np.isfinite(b), initial=0.0))  # NaN and inf compare as themselves
         return bool(np.allclose(a, b, rtol=rtol, atol=max(rtol * scale, 1e-300), equal_nan=True))
     except TypeError:
         return False

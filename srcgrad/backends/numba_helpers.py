@@ -190,9 +190,11 @@ def tape_push(tape, top, value):
     return top + 1
 
 
-TAPE_HELPERS = {"float_tape": float_tape, "int_tape": int_tape, "tape_push": tape_push}
 _SPELLINGS = {"matmul": "np_matmul", "multiply.outer": "np_multiply_outer"}  # np.<this> -> the helper called
-HELPERS = {**TAPE_HELPERS, "np_matmul": np_matmul, "np_multiply_outer": np_multiply_outer}
+HELPERS = {  # the names the compiled text may call besides the generated code's own
+    "float_tape": float_tape, "int_tape": int_tape, "tape_push": tape_push,
+    "np_matmul": np_matmul, "np_multiply_outer": np_multiply_outer,
+}
 
 
 def _numpy_path(node):
