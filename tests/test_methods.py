@@ -241,3 +241,29 @@ class Store:
 
 def test_a_method_named_get_is_the_instances_own():
     assert srcgrad.grad(Store().loss)(3.0) == pytest.approx(2.0 + 0.5 + 6.0, rel=1e-15)
+
+
+class Scaled:
+    def loss(self, x, k=2.0, *, p=1.0):
+        return np.sum(x * k * p) ** 2 / 2
+
+
+def test_a_methods_defaults_positional_and_keyword_only_are_the_methods_own(monkeypatch):
+    model, x = Scaled(), np.array([1.0, 2.0])
+
+    def expected(k, p):
+        return np.full(2, k * p * np.sum(k * p * x))
+
+    df, dv = srcgrad.grad(model.loss), srcgrad.value_and_grad(model.loss)
+    np.testing.assert_allclose(df(x), expected(2.0, 1.0), rtol=1e-12)  # a keyword-only default crashed here
+    np.testing.assert_allclose(df(x, 3.0, p=0.5), expected(3.0, 0.5), rtol=1e-12)
+    monkeypatch.setattr(Scaled.loss, "__defaults__", (3.0,))  # seen by the derivatives made before
+    np.testing.assert_allclose(df(x), expected(3.0, 1.0), rtol=1e-12)
+    monkeypatch.setattr(Scaled.loss, "__kwdefaults__", {"p": 2.0})
+    value, g = dv(x)
+    assert value == model.loss(x)
+    np.testing.assert_allclose(g, expected(3.0, 2.0), rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(model.loss, (x,), 0), rtol=1e-7)
+    out, tangent = srcgrad.jvp(model.loss, (x,), (np.ones(2),))
+    assert out == model.loss(x)
+    np.testing.assert_allclose(tangent, np.sum(expected(3.0, 2.0)), rtol=1e-12)

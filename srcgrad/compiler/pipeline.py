@@ -197,11 +197,13 @@ def _derive(fn, mode, wrt, verbose, source, key):
 
 
 def _note_defaults(fn):
-    """Log `fn`'s defaults, which the derivative copies (`_finish`) and its callers' bind:
-    after `fn.__defaults__ = ...` it is built again."""
+    """Log the defaults the derivative of `fn` copies (`_finish`) and its callers' bind
+    (for a method's stand-in, the method's: `stand_in.defaults`): after
+    `fn.__defaults__ = ...` or `Cls.method.__defaults__ = ...` it is built again."""
+    holder = stand_in.defaults_holder(fn)
     for name in ("__defaults__", "__kwdefaults__"):
-        if getattr(fn, name, None) is not None:
-            scope.note_attribute(fn, name, getattr(fn, name))
+        if getattr(holder, name, None) is not None:
+            scope.note_attribute(holder, name, getattr(holder, name))
 
 
 class _Splicing:
@@ -373,8 +375,7 @@ def _finish(prepared, verbose, signature=None):
         print(standalone.text(unit))
     function = load.function(text, tree.name, program, namer.helpers, mode)
     function.__srcgrad_unit__ = unit
-    function.__defaults__ = getattr(program.fn, "__defaults__", None)
-    function.__kwdefaults__ = getattr(program.fn, "__kwdefaults__", None)
+    function.__defaults__, function.__kwdefaults__ = stand_in.defaults(program.fn)
     function.__srcgrad_source__ = text
     where = replace(program, fn=None, globals={}, cells={}, nested={}, bound={})  # not the function: see cache.py
     function.__srcgrad_origin__ = functools.partial(origins.located, origins.outline(tree, program), text, where)  # when an error needs it

@@ -244,6 +244,25 @@ def method_function(obj):
     return found[1] or None
 
 
+def defaults_holder(fn):
+    """The function whose defaults a derivative of `fn` takes: for the stand-in of a
+    method (`method_function`), whose derivative is built from the method's own code,
+    the method's function (the stand-in copied its defaults when made, and may take its
+    keyword-only parameters by position); `fn` itself otherwise."""
+    method = getattr(fn, "__srcgrad_method__", None)
+    return fn if method is None else method[0]
+
+
+def defaults(fn):
+    """(`__defaults__`, `__kwdefaults__`) for the derivative of `fn` (see `defaults_holder`)."""
+    holder = defaults_holder(fn)
+    positional = getattr(holder, "__defaults__", None)
+    code = getattr(holder, "__code__", None)
+    if holder is not fn and positional and code is not None and len(positional) == code.co_argcount:
+        positional = positional[1:] or None  # the receiver's own default: it is bound
+    return positional, getattr(holder, "__kwdefaults__", None)
+
+
 _METHODS = {}  # (id(instance), function) -> (instance, its method_function), during one derivation
 DURING_DERIVATION = {}  # other memos holding instances (calls.with_functions' bound copies)
 
