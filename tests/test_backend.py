@@ -271,3 +271,18 @@ def test_compile_keeps_python_for_code_numba_cannot_compile(numba):
 def test_compile_unknown_backend():
     with pytest.raises(ValueError, match="unknown backend 'jit'"):
         srcgrad.compile(backend="jit")(logistic_loss)
+
+
+@pytest.mark.parametrize("x_shape, y_shape", [((3,), (3,)), ((4, 3), (3, 2)), ((4, 3), (3,)), ((3,), (3, 2))])
+def test_matrix_product_adjoints_compiled_equal_the_rules(numba, x_shape, y_shape):
+    import srcgrad.backends.numba_backend  # noqa: F401 - registers numba's versions
+    from srcgrad.rules.operators import _matmul_vjp_x, _matmul_vjp_y
+
+    rng = np.random.default_rng(9)
+    x, y = rng.normal(size=x_shape), rng.normal(size=y_shape)
+    g = x @ y
+    g = float(g) if np.ndim(g) == 0 else rng.normal(size=np.shape(g))
+    both = numba.njit(lambda g, x, y: (_matmul_vjp_x(g, None, x, y), _matmul_vjp_y(g, None, x, y)))
+    for got, expected in zip(both(g, x, y), (_matmul_vjp_x(g, None, x, y), _matmul_vjp_y(g, None, x, y))):
+        assert np.shape(got) == np.shape(expected)
+        np.testing.assert_allclose(got, expected, rtol=1e-12)

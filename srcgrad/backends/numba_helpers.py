@@ -97,28 +97,38 @@ def _matrices(*ts):
     return all(_is_float_array(t) and t.ndim <= 2 and t.dtype == ts[0].dtype for t in ts)
 
 
-@overload(_matmul_vjp_x)
-def _matmul_vjp_x_numba(g, ans, x, y):
+def _product_of(g, x, y):
+    """What the adjoint of `x @ y` with gradient `g` is compiled for: "vectors" (a
+    scalar product), "arrays", or None (Python)."""
     if isinstance(g, _nb.Float) and _matrices(x, y) and x.ndim == 1 and y.ndim == 1:
-        return lambda g, ans, x, y: g * y
-    if not (isinstance(g, _nb.Array) and _matrices(g, x, y)):
-        return None
-    if x.ndim == 2 and y.ndim == 2:
-        return lambda g, ans, x, y: g @ y.T
-    if x.ndim == 2:
-        return lambda g, ans, x, y: np.outer(g, y)
-    return lambda g, ans, x, y: y @ g
+        return "vectors"
+    return "arrays" if isinstance(g, _nb.Array) and _matrices(g, x, y) else None
 
 
-@overload(_matmul_vjp_y)
-def _matmul_vjp_y_numba(g, ans, x, y):
-    if isinstance(g, _nb.Float) and _matrices(x, y) and x.ndim == 1 and y.ndim == 1:
-        return lambda g, ans, x, y: g * x
-    if not (isinstance(g, _nb.Array) and _matrices(g, x, y)):
-        return None
-    if x.ndim == 2:
-        return lambda g, ans, x, y: x.T @ g
-    return lambda g, ans, x, y: np.outer(x, g)
+def _matmul_adjoint(helper, vectors, arrays):
+    """Give the matrix-product adjoint `helper(g, ans, x, y)` its numba versions:
+    `vectors` for a scalar product, `arrays(x.ndim, y.ndim)` for the others."""
+
+    def typed(g, ans, x, y):
+        product = _product_of(g, x, y)
+        if product is None:
+            return None
+        return vectors if product == "vectors" else arrays(x.ndim, y.ndim)
+
+    overload(helper)(typed)
+
+
+_matmul_adjoint(
+    _matmul_vjp_x,
+    lambda g, ans, x, y: g * y,
+    lambda nx, ny: (lambda g, ans, x, y: g @ y.T) if nx == ny == 2
+    else (lambda g, ans, x, y: np.outer(g, y)) if nx == 2 else (lambda g, ans, x, y: y @ g),
+)
+_matmul_adjoint(
+    _matmul_vjp_y,
+    lambda g, ans, x, y: g * x,
+    lambda nx, ny: (lambda g, ans, x, y: x.T @ g) if nx == 2 else (lambda g, ans, x, y: np.outer(x, g)),
+)
 
 
 @overload(runtime.mean_of)
