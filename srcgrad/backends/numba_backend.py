@@ -299,6 +299,9 @@ def _restorer(got, expected):
         parts = [_restorer(g, e) for g, e in zip(got, expected)]
         if not any(parts):
             return None
+        if len(parts) == 2 and parts[1] is None:  # (value, gradients): value_and_grad, compile's call
+            first = parts[0]
+            return lambda result: (first(result[0]), result[1])
         parts = [p or _unchanged for p in parts]
         return lambda result: tuple([p(v) for p, v in zip(parts, result)])
     if type(got) is type(expected):
@@ -320,14 +323,14 @@ def compiled_call(python, args, report):
     sig = report.signatures[_key(args)] = compile_generated(python, args, expected)
     if sig.runs != "numba" or sig.capacity:
         return python
-    function, value_type = sig.function, type(expected[0])  # (value, gradients): dtypes checked by _same
+    function, restore = sig.function, sig.restore
 
     def run(*args):
         try:
-            value, grads = function(*args)
+            result = function(*args)
         except CompiledUnsupported:
             return python(*args)
-        return value_type(value), grads
+        return result if restore is None else restore(result)
 
     return run
 
