@@ -195,7 +195,7 @@ def test_a_callee_reading_a_closure_variable_stays_a_call():
 
 
 def _calls_through_a_variable(x):
-    g = np.sin
+    g = np.sin if x > 0 else np.cos
     return g(x)
 
 

@@ -9,6 +9,7 @@ import pytest
 
 import srcgrad
 from conftest import numerical_grad
+from program_checks import check
 
 
 def rhs(y):
@@ -62,6 +63,11 @@ def nested(x):
 
 def via_variable(y0, h):
     g = rhs
+    return np.sum(rk4_step(g, y0, h))
+
+
+def via_a_variable_bound_in_a_branch(y0, h, stiff=False):
+    g = decay if stiff else rhs
     return np.sum(rk4_step(g, y0, h))
 
 
@@ -147,8 +153,15 @@ def test_a_function_passed_on_through_two_levels():
     assert out_dot == pytest.approx(float(g @ np.array([1.0, -2.0])), rel=1e-12)
 
 
+def test_a_function_passed_through_a_name_bound_once_is_the_function_itself():
+    direct = lambda y0, h: np.sum(rk4_step(rhs, y0, h))  # noqa: E731
+    np.testing.assert_allclose(srcgrad.grad(via_variable, wrt=1)(Y0, 0.1),
+                               numerical_grad(direct, (Y0, 0.1), 1), rtol=1e-7)
+    np.testing.assert_array_equal(srcgrad.grad(via_variable)(Y0, 0.1), srcgrad.grad(direct)(Y0, 0.1))
+
+
 def test_a_function_the_call_does_not_name_is_refused_at_the_line_that_calls_it():
-    for fn in (via_variable, rk4_step):
+    for fn in (via_a_variable_bound_in_a_branch, rk4_step):
         with pytest.raises(srcgrad.NotDifferentiableError) as info:
             srcgrad.grad(fn, wrt=1)
         message = str(info.value)
@@ -179,9 +192,32 @@ def test_a_lambda_bound_to_a_global_name_is_called_through_its_derivative():
     assert "<lambda>" not in srcgrad.source(srcgrad.grad(calls_a_global_lambda))
 
 
-def calls_a_local_alias(x):
-    act = np.tanh
+def calls_a_local_alias(x, smooth=True):
+    act = np.tanh if smooth else np.sin
     return np.sum(act(x))
+
+
+def calls_through_function_aliases(x, w):
+    act = np.tanh
+    square = _square
+    exp = math.exp
+
+    def scaled(v):
+        return 2.0 * v
+
+    double = scaled
+    pair = lambda v: v * w
+    twice = pair
+    h = act(x * w)
+    return np.sum(square(h) + double(h)) * exp(w) + rk4_step(act, w, 0.1) + twice(w)
+
+
+def _square(v):
+    return v * v
+
+
+def _rk4_of_tanh(w):
+    return rk4_step(np.tanh, w, 0.1)
 
 
 def calls_through_a_module_alias(x):
@@ -217,6 +253,22 @@ def calls_a_partial(x):
     import functools
 
     return np.sum(functools.partial(np.power, x2=2.0)(x))
+
+
+def test_a_function_bound_once_to_a_local_name_is_called_through_its_own_name():
+    """`act = np.tanh` then `act(h)` was refused ("calls its local variable `act`"):
+    a global, a module's function, a nested `def` and a named lambda, each bound once at
+    the top of the function, and one passed on to another function."""
+    x, w = np.array([0.3, -1.2, 0.8]), 0.7
+    h = np.tanh(x * w)
+    dh = 1.0 - h * h
+    total = np.sum(h * h + 2.0 * h)
+    dx = (2.0 * h + 2.0) * dh * w * math.exp(w)
+    dw = np.sum((2.0 * h + 2.0) * dh * x) * math.exp(w) + total * math.exp(w)
+    dw += srcgrad.grad(_rk4_of_tanh)(w) + 2.0 * w  # the integrator called by the function's own name
+    gx, gw = check(calls_through_function_aliases, x, w, expected=(dx, dw))
+    text = srcgrad.source(srcgrad.grad(calls_through_function_aliases))
+    assert "np.tanh(" in text and "act(" not in text.split('"""')[2].split("#")[0]
 
 
 def test_a_function_called_through_a_local_variable_or_an_expression_is_refused_saying_so():

@@ -198,6 +198,53 @@ def test_module_lists_of_functions_tuple_targets_reversed_and_an_empty_list():
     check(empty, x, expected=[3.0])
 
 
+def over_a_display(x):
+    y = 0.0
+    for act in (np.sin, np.cos):
+        y = y + act(x)
+    for k, act in enumerate([np.exp, np.tanh]):
+        y = y + (k + 1.0) * act(0.5 * x)
+    return y
+
+
+def _relu(v):
+    return np.maximum(v, 0.0)
+
+
+def mlp_over_a_display(x, W1, W2):
+    h = x
+    for W, act, scale in ((W1, np.tanh, 1.0), (W2, _relu, 0.5)):
+        h = scale * act(h @ W)
+    return np.sum(h)
+
+
+def display_assigned_in_the_body(x, w):
+    for act, k in ((np.sin, w), (np.cos, w)):
+        x = act(x) * k
+        w = w * 2.0
+    return x
+
+
+def test_a_loop_over_a_tuple_written_in_it_unrolls_reading_each_element_as_written():
+    """`for act in (np.sin, np.cos)` was refused ("`(np.sin, np.cos)` is not one")."""
+    x = 0.3
+    check(over_a_display, x, expected=[np.cos(x) - np.sin(x) + 0.5 * np.exp(0.5 * x)
+                                        + 2.0 * 0.5 * (1.0 - np.tanh(0.5 * x) ** 2)])
+    check_hessian(over_a_display, [x], 0)
+    rng = np.random.default_rng(4)
+    x, W1, W2 = rng.normal(size=3), rng.normal(size=(3, 4)), rng.normal(size=(4, 2))
+    h1 = np.tanh(x @ W1)
+    z2 = h1 @ W2
+    dz2 = 0.5 * (z2 > 0.0)
+    dh1 = W2 @ dz2
+    dz1 = dh1 * (1.0 - h1 * h1)
+    check(mlp_over_a_display, x, W1, W2, expected=[W1 @ dz1, np.outer(x, dz1), np.outer(h1, dz2)])
+    text = srcgrad.source(srcgrad.grad(mlp_over_a_display, wrt=(0, 1, 2)))
+    assert "np.tanh(h_at_W)" in text and "W = W1" not in text and "x @ W1" in text
+    with pytest.raises(srcgrad.NotDifferentiableError, match="calls its loop variable `act`.*is not one"):
+        srcgrad.grad(display_assigned_in_the_body)(0.3, 0.7)  # `k` would read the new `w`
+
+
 def test_loop_variables_that_are_not_called_stay_variables():
     h = np.array([0.3, -0.7])
     check(array_methods, h, expected=[_array_methods_grad(h)])

@@ -1,18 +1,23 @@
-"""Module aliases: a local name the function binds to a module, read as the module's own name.
+"""Aliases: a local name the function binds to a module or a function, read as that
+module's or function's own name.
 
 Before:                       After:
     def f(x):                     def f(x):
         m = np                        m = np
-        return m.sum(m.sin(x))        return np.sum(np.sin(x))
+        act = np.tanh
+        return m.sum(act(x))          return np.sum(np.tanh(x))
 
 A name qualifies when its one binding in the function (nested functions included) is
-`name = <dotted name>` at the top level of the body, the dotted name means a module when
-the derivative is built (`np`, `np.linalg`, not through a local name), and every read of
-the name comes after that assignment. Then each read means that module, as the module's
-own name does there: rewriting reads only respells them. A module bound to a name any
-other way (in a branch, twice, read before) is refused at its assignment when a call goes
-through the name, which would otherwise be taken for a method of a local value. Returns
-a new tree; the parse stays as it was.
+`name = <dotted name>` at the top level of the body, the dotted name means a module or
+something callable when the derivative is built (`np`, `np.linalg`, `np.tanh`, a global
+function, not through a local name; or a nested function defined above it at the top
+level), and every read of the name comes after that assignment. Then each read means that
+object, as its own name does there: rewriting reads only respells them, and the
+assignment of a function goes (nothing reads it, and a nested function can only be
+called). A module bound to a name any other way (in a branch, twice, read before) is
+refused at its assignment when a call goes through the name, which would otherwise be
+taken for a method of a local value; a function so bound is refused where it is called
+(calls.py). Returns a new tree; the parse stays as it was.
 """
 
 import types
@@ -20,7 +25,7 @@ import types
 import gast
 
 from . import printing, syntax
-from .scope import dotted_parts, lookup_path
+from .scope import MISSING, dotted_parts, lookup_path
 
 
 def run(program):
@@ -29,20 +34,29 @@ def run(program):
     tree = program.tree
     local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
     top = {id(s): k for k, s in enumerate(tree.body)}
+    nested = _nested_functions(tree)
     found = {}  # name -> its assignment of a module, None when it does not qualify
+    functions = {}  # name -> its assignment of a function that qualifies
     for stmt in syntax.walk(tree):
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
             continue
         parts = dotted_parts(stmt.value)
-        if parts is None or parts[0] in local or not isinstance(lookup_path(parts, program), types.ModuleType):
+        if parts is None:
             continue
-        name = stmt.targets[0].id
-        k = top.get(id(stmt))
-        qualifies = (k is not None and name not in found and _bindings(tree, name) == 1
+        name, k = stmt.targets[0].id, top.get(id(stmt))
+        qualifies = (k is not None and name not in found and name not in functions and _bindings(tree, name) == 1
                      and not _read_in(tree.body[: k + 1], name))
-        found[name] = stmt if qualifies else None
+        if parts[0] in local or parts[0] in nested:
+            if qualifies and len(parts) == 1 and nested.get(parts[0], k) < k:
+                functions[name] = stmt
+            continue
+        meaning = lookup_path(parts, program)
+        if isinstance(meaning, types.ModuleType):
+            found[name] = stmt if qualifies else None
+        elif qualifies and meaning is not MISSING and callable(meaning):
+            functions[name] = stmt
     _refuse_unresolved(program, tree, local, found)
-    aliases = {name: stmt.value for name, stmt in found.items() if stmt is not None}
+    aliases = {name: stmt.value for name, stmt in {**found, **functions}.items() if stmt is not None}
     if not aliases:
         return tree
 
@@ -51,7 +65,25 @@ def run(program):
             return syntax.located(syntax.copy(aliases[node.id]), node)
         return syntax.copy(node)
 
-    return syntax.copy(tree, name=respelled)
+    made = syntax.copy(tree, name=respelled)
+    dropped = {top[id(stmt)] for stmt in functions.values()}
+    made.body = [s for k, s in enumerate(made.body) if k not in dropped]
+    return made
+
+
+def _nested_functions(tree):
+    """{name: position in `tree.body`} of the nested functions defined at its top level
+    (`def name` or `name = lambda ...`) and bound nowhere else."""
+    out = {}
+    for k, s in enumerate(tree.body):
+        if isinstance(s, gast.FunctionDef):
+            name = s.name
+        elif isinstance(s, gast.Assign) and isinstance(s.value, gast.Lambda) and syntax.is_name(s.targets[0]):
+            name = s.targets[0].id
+        else:
+            continue
+        out[name] = k if name not in out and _bindings(tree, name) == (0 if isinstance(s, gast.FunctionDef) else 1) else None
+    return {name: k for name, k in out.items() if k is not None}
 
 
 def _bindings(tree, name):

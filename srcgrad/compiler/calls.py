@@ -75,20 +75,23 @@ def site(program, stmt, value, callee, register):
                 "directly", NotDifferentiableError,
             )
         direct = ("srcgrad differentiates a call written with the called function's own name (a global or "
-                  "imported function, a nested `def`, `name = lambda ...`)")
+                  "imported function, a nested `def`, `name = lambda ...`) or with a name bound once to one of "
+                  "those, at the top level of the function before its uses (`act = np.tanh`)")
         loop = _loop_over(program.tree, called, getattr(stmt, "lineno", None))
         if loop is not None:
             raise program.error(
                 stmt, f"`{program.name}` calls its loop variable `{called}`: srcgrad unrolls such a loop only "
                 "over a list or tuple it reads from a global, a closure variable or an attribute "
-                "(`for layer in self.layers`, also through `enumerate` or `reversed`), whole; "
-                f"`{printing.unparse(loop.iter).strip()}` is not one", NotDifferentiableError,
+                "(`for layer in self.layers`, also through `enumerate` or `reversed`), whole, or over a tuple "
+                "written in the loop of such names, constants and variables the body does not assign "
+                f"(`for act in (np.sin, np.cos)`); `{printing.unparse(loop.iter).strip()}` is not one",
+                NotDifferentiableError,
             )
         if called in syntax.names_stored(program.tree):
             raise program.error(
                 stmt, f"`{program.name}` calls its local variable `{called}`: {direct}, not one through a variable "
-                f"bound to another function (`{called} = np.sin`, `{called} = functools.partial(g, ...)`); call "
-                "the function directly", NotDifferentiableError,
+                f"bound in a branch or a loop, more than once or to an expression's result (`{called} = np.sin "
+                f"if k else np.cos`, `{called} = functools.partial(g, ...)`); call the function directly", NotDifferentiableError,
             )
         if called and not re.search(rf"\b{re.escape(called)}\b", program.text(stmt)):  # an ANF temporary
             raise program.error(  # worded as a missing function: the build waits for the first call (api.py)

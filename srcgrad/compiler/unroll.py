@@ -3,7 +3,9 @@
 A call through a loop variable cannot be resolved while the variable varies. When the
 loop runs over a list or tuple that the function reads from an object, a closure or its
 module (`self.layers`, `LAYERS`; not a local value), each element is bound to a name of
-its own and the body is repeated once per element with the loop variable replaced:
+its own and the body is repeated once per element with the loop variable replaced. A
+loop over a tuple or list display (`for act in (np.sin, np.cos)`, `for W, act in ((W1,
+np.tanh), (W2, relu))`) unrolls the same way, each copy reading its element as written:
 
 Before:                                   After (`self.layers` holds two objects):
     for layer in self.layers:                 h = layer_0(h)
@@ -70,8 +72,9 @@ class _Unroll:
                 return None  # enumerate(reversed(...)) unrolls; reversed(enumerate(...)) fails in Python itself
             wrappers.append(wrapper)
             inner = inner.args[0]
-        parts = dotted_parts(inner)
-        if parts is None or (parts[0] in self.local and parts[0] not in self.program.bound):
+        written = isinstance(inner, (gast.Tuple, gast.List))
+        parts = None if written else dotted_parts(inner)
+        if not written and (parts is None or (parts[0] in self.local and parts[0] not in self.program.bound)):
             return None
         index, target = (None, s.target)
         if "enumerate" in wrappers:
@@ -84,13 +87,15 @@ class _Unroll:
         called, methods = _calls(s.body, set(names))
         if not called and not methods:
             return None
-        found = sequence_at(parts, self.program)
+        found = self.display(inner, s.body) if written else sequence_at(parts, self.program)
         if found is MISSING or (not called and not _all_instances(found[1], target, methods)):
             return None  # `for W in WEIGHTS: W.dot(h)`: array methods differentiate without unrolling
         namespace, sequence = found
-        note_sequence(namespace, parts[-1], sequence)
+        if not written:
+            note_sequence(namespace, parts[-1], sequence)
         self.check(s, names + ([index.id] if index is not None else []), len(sequence))
-        self.check_unchanged(s, parts)
+        if not written:
+            self.check_unchanged(s, parts)
         order = list(range(len(sequence)))
         if "reversed" in wrappers:
             order.reverse()
@@ -101,7 +106,7 @@ class _Unroll:
             values, assigned = {}, []
             for name, part in self.parts(s, target, sequence[k], f"{printing.unparse(inner).strip()}[{k}]").items():
                 node = self.bound(f"{name}_{k}", part)
-                if name in called or (name in methods and is_instance(part)):
+                if name in called or (name in methods and is_instance(_meaning(part))):
                     values[name] = node
                 else:
                     assigned.append(syntax.located(syntax.assign(name, node), s))
@@ -125,8 +130,29 @@ class _Unroll:
             )
         return {t.id: part for t, part in zip(target.elts, element)}
 
+    def display(self, node, body):
+        """(None, the elements) of the tuple or list display `node` (`(np.sin, np.cos)`,
+        `((W1, np.tanh), (W2, relu))`): what a name of a module, a closure or a global means,
+        constants, and tuples of those; each name a `_Written`, read as written by each copy:
+        it means what the loop's element would have (a variable of the function only where the
+        body does not assign it). MISSING for anything else."""
+        if isinstance(node, (gast.Tuple, gast.List)):
+            elements = [self.display(e, body) for e in node.elts]
+            return MISSING if any(e is MISSING for e in elements) else (None, tuple(e[1] for e in elements))
+        if isinstance(node, gast.Constant):
+            return None, node.value
+        parts = dotted_parts(node)
+        if parts is not None and (parts[0] not in self.local or parts[0] in self.program.bound):
+            found = lookup_path(parts, self.program)
+            return MISSING if found is MISSING else (None, _Written(node, found))
+        if not isinstance(node, gast.Name) or node.id in syntax.names_stored(body):
+            return MISSING
+        return None, _Written(node)
+
     def bound(self, preferred, obj):
         """A node for `obj` in the unrolled code: a literal, or a name bound to it."""
+        if type(obj) is _Written:
+            return syntax.copy(obj.node)
         if obj is None or type(obj) in (bool, int, float, str):
             return syntax.const(obj)
         if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)) and obj.__name__.isidentifier():
@@ -182,6 +208,20 @@ class _Unroll:
         return {name for name, n in counts.items() if n > 0}
 
 
+class _Written:
+    """An element of a loop's tuple or list display (`W1` and `np.tanh` in `for W, act in
+    ((W1, np.tanh), ...)`): each unrolled copy reads it as written. `obj` is what a name
+    of a module, a closure or a global means (MISSING for a value of the function)."""
+
+    def __init__(self, node, obj=MISSING):
+        self.node, self.obj = node, obj
+
+
+def _meaning(element):
+    """What a loop variable means when it takes `element`: a display's name's object."""
+    return element.obj if type(element) is _Written else element
+
+
 _CHANGING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "__setitem__", "__delitem__"})
 _WRAPPERS = {builtins.enumerate: "enumerate", builtins.reversed: "reversed"}
 
@@ -217,9 +257,9 @@ def _all_instances(sequence, target, names):
     """Whether each part of the elements of `sequence` that a loop variable of `names` takes
     is an instance of a Python class (whose methods srcgrad follows once it is known)."""
     if isinstance(target, gast.Name):
-        return all(is_instance(element) for element in sequence)
+        return all(is_instance(_meaning(element)) for element in sequence)
     places = [k for k, t in enumerate(target.elts) if t.id in names]
-    return all(type(e) in (tuple, list) and len(e) == len(target.elts) and all(is_instance(e[k]) for k in places)
+    return all(type(e) in (tuple, list) and len(e) == len(target.elts) and all(is_instance(_meaning(e[k])) for k in places)
                for e in sequence)
 
 
