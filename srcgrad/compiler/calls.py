@@ -140,6 +140,11 @@ def missing_rule(program, stmt, call, register):
     if isinstance(call.primal, np.vectorize):
         advice = (f"np.vectorize calls its function once per element, which srcgrad does not follow: call the "
                   f"function on the arrays themselves, or {advice}")
+    elif call.primal is builtins.map or call.primal is builtins.filter:
+        advice = (f"srcgrad reads `{call.primal.__name__}(f, xs)` as a list comprehension where its iterator is read "
+                  f"once, whole, right there (`list({call.primal.__name__}(...))`, `sum(...)`, `np.array(...)`, the "
+                  "iterable of a `for` loop), with `f` a lambda or a function's name: write it so, or write the "
+                  "comprehension (`[f(v) for v in xs]`)")
     elif isinstance(call.primal, functools.partial):
         advice = (f"srcgrad follows a functools.partial only of a Python function without `*args` or `**kwargs` "
                   f"parameters: call the function itself with the partial's arguments, or {advice}")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, cache, callees, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, optimize, origins, printing, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
+from . import activity, aliases, anf, cache, callees, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, map_filter, optimize, origins, printing, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -299,6 +299,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     key = (fn, mode, wrt)
     split_vjp, mode = mode == "split_vjp", "vjp" if mode == "split_vjp" else mode
     program = frontend.load(fn, source=source)
+    program.tree = map_filter.run(program)
     fence.check(program, _transform_name(mode))
     program.bound.update(fence.imports(program, _transform_name(mode)))
     program.tree = aliases.run(program)

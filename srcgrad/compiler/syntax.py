@@ -120,6 +120,12 @@ def list_(elts):
     return _make(gast.List, elts=list(elts), ctx=_LOAD)
 
 
+def list_comprehension(elt, target, iterable, ifs=()):
+    """`[elt for target in iterable if ...]`, one generator; `target` a store-context node."""
+    generator = _make(gast.comprehension, target=target, iter=iterable, ifs=list(ifs), is_async=0)
+    return _make(gast.ListComp, elt=elt, generators=[generator])
+
+
 def subscript(value, index, store=False):
     return _make(gast.Subscript, value=value, slice=index, ctx=_STORE if store else _LOAD)
 

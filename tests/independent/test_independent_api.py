@@ -104,7 +104,7 @@ REFUSED = {
     "u_try": srcgrad.SrcGradError, "u_with": srcgrad.SrcGradError, "u_yield": srcgrad.SrcGradError,
     "u_global": srcgrad.SrcGradError, "u_class": srcgrad.SrcGradError, "u_exec": srcgrad.SrcGradError,
     "u_eval": srcgrad.SrcGradError, "u_del": srcgrad.SrcGradError, "u_attr": srcgrad.SrcGradError,
-    "u_nonlocal": srcgrad.SrcGradError, "u_map": srcgrad.SrcGradError, "u_filter": srcgrad.SrcGradError,
+    "u_nonlocal": srcgrad.SrcGradError,  # u_map / u_filter differentiate now: below
     "u_reduce": srcgrad.SrcGradError, "u_sorted": srcgrad.SrcGradError, "u_vectorize": srcgrad.SrcGradError,
     "u_lambda_call_immediately": srcgrad.SrcGradError,  # u_walrus differentiates now: below
     "u_match": srcgrad.SrcGradError, "u_starcall": srcgrad.SrcGradError, "u_kwcall": srcgrad.SrcGradError,
@@ -169,6 +169,15 @@ def test_walrus_and_dict_get_are_differentiated():
     assert srcgrad.jvp(U.u_walrus, (0.7,), (1.0,)) == pytest.approx((1.96, 5.6), rel=1e-12)
     assert srcgrad.grad(U.u_dict_get)(0.7) == pytest.approx(2.0, rel=1e-12)
     assert srcgrad.jvp(U.u_dict_get, (0.7,), (1.0,)) == pytest.approx((2.4, 2.0), rel=1e-12)
+
+
+def test_map_and_filter_are_differentiated():
+    """`sum(map(lambda v: v * v, x))` and `sum(filter(lambda v: v > 0, x))` (map_filter.py)."""
+    x = x4.copy()
+    x[1] = -0.5
+    np.testing.assert_allclose(srcgrad.grad(U.u_map)(x), 2.0 * x, rtol=1e-12)
+    np.testing.assert_array_equal(srcgrad.grad(U.u_filter)(x), (x > 0).astype(float))
+    np.testing.assert_array_equal(x, np.where(np.arange(4) == 1, -0.5, x4))
 
 
 def test_list_pop_is_differentiated():

@@ -1,0 +1,113 @@
+"""`map` and `filter` as the list comprehensions they stand for.
+
+Before:                                        After:
+    ys = list(map(lambda v: v * w, xs))            ys = list([v * w for v in xs])
+    s = sum(map(f, xs, zs))                        s = sum([f(item, item_1) for item, item_1 in zip(xs, zs)])
+    for p in filter(lambda v: v > 0, xs):          for p in [v for v in xs if v > 0]:
+
+A `map` or `filter` call is rewritten where its iterator is read once, whole, right
+there: as an argument of a builtin or NumPy function that reads an iterable through
+(`list`, `sum`, `sorted`, `np.array`, ...), as the iterable of a `for` loop or a
+comprehension, or unpacked (`a, b = map(float, xs)`). Elsewhere the iterator could be
+read in part or twice, and the call stays (no rule: refused where it is differentiated).
+The function is a `lambda` of plain parameters, one per iterable (its body becomes the
+element; its parameters the comprehension's targets, which are local to it as they were
+to the lambda), or a name (`f`, `np.exp`, a nested function), which means the same object
+at each element. `map` and `filter` must mean the builtins. Returns a new tree; the parse
+stays as it was.
+"""
+
+import builtins
+import math
+
+import gast
+import numpy as np
+
+from . import syntax
+from .scope import dotted_parts, lookup_path
+
+# functions that read an iterable argument through, once, and keep no iterator
+_READ_THROUGH = (
+    builtins.list, builtins.tuple, builtins.sum, builtins.sorted, builtins.min, builtins.max, builtins.any,
+    builtins.all, builtins.enumerate, builtins.zip, math.fsum, math.prod, np.array, np.asarray, np.stack,
+    np.concatenate, np.hstack, np.vstack, np.column_stack,
+)
+
+
+def run(program):
+    """`program.tree` with the calls described above rewritten (the same tree when there are none)."""
+    tree = program.tree
+    if not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in ("map", "filter")
+               for n in syntax.nodes(tree)):
+        return tree
+    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
+    builtin = {name: getattr(builtins, name) for name in ("map", "filter", "zip")
+               if name not in local and lookup_path([name], program) is getattr(builtins, name)}
+    if "map" not in builtin and "filter" not in builtin:
+        return tree
+    tree = syntax.copy(tree)
+    taken = {n.id for n in syntax.nodes(tree) if isinstance(n, gast.Name)}
+    rewriter = _Rewriter(program, builtin, local, taken)
+    for n in list(syntax.nodes(tree)):
+        rewriter.visit(n)
+    return tree
+
+
+class _Rewriter:
+    def __init__(self, program, builtin, local, taken):
+        self.program, self.builtin, self.local, self.taken = program, builtin, local, taken
+
+    def visit(self, node):
+        """Rewrite the `map`/`filter` calls that `node` reads once, whole (changed in place)."""
+        if isinstance(node, (gast.For, gast.comprehension)):
+            node.iter = self.rewritten(node.iter)
+        elif isinstance(node, gast.Assign) and isinstance(node.targets[0], (gast.Tuple, gast.List)):
+            node.value = self.rewritten(node.value)
+        elif isinstance(node, gast.Call) and self.reads_through(node.func):
+            node.args = [self.rewritten(a) for a in node.args]
+
+    def reads_through(self, func):
+        parts = dotted_parts(func)
+        if parts is None or (parts[0] in self.local and parts[0] not in self.program.bound):
+            return False
+        found = lookup_path(parts, self.program)
+        return any(found is f for f in _READ_THROUGH)
+
+    def rewritten(self, node):
+        """The comprehension `node` stands for, or `node` itself."""
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in self.builtin
+                and node.func.id != "zip" and not node.keywords and len(node.args) >= 2
+                and not any(isinstance(a, gast.Starred) for a in node.args)):
+            return node
+        function, iterables = node.args[0], node.args[1:]
+        if node.func.id == "filter" and len(iterables) != 1:
+            return node
+        if len(iterables) > 1 and "zip" not in self.builtin:
+            return node
+        if isinstance(function, gast.Lambda):
+            args = function.args
+            if (args.vararg or args.kwarg or args.kwonlyargs or args.defaults or getattr(args, "posonlyargs", None)
+                    or len(args.args) != len(iterables)):
+                return node
+            names, body = [a.id for a in args.args], function.body
+        elif dotted_parts(function) is not None or (node.func.id == "filter" and syntax.is_const(function)
+                                                    and function.value is None):
+            names = self.fresh(len(iterables))
+            body = (syntax.name(names[0]) if isinstance(function, gast.Constant)
+                    else syntax.call(syntax.copy(function), [syntax.name(n) for n in names]))
+        else:
+            return node
+        target = (syntax.name(names[0], store=True) if len(names) == 1
+                  else syntax.tuple_([syntax.name(n, store=True) for n in names], store=True))
+        iterable = iterables[0] if len(iterables) == 1 else syntax.call(syntax.name("zip"), iterables)
+        element = body if node.func.id == "map" else syntax.name(names[0])
+        ifs = [body] if node.func.id == "filter" else []
+        made = syntax.located(syntax.list_comprehension(element, target, iterable, ifs), node)
+        self.visit(made.generators[0])  # `map(f, map(g, xs))`
+        return made
+
+    def fresh(self, count):
+        """`count` names the function does not use, for the elements (`item`, `item_1`, ...):
+        each comprehension's own, as its targets are local to it."""
+        names = (f"item_{k}" if k else "item" for k in range(len(self.taken) + count + 1))
+        return [name for name in names if name not in self.taken][:count]
