@@ -559,6 +559,55 @@ def test_a_parameter_assigned_first_thing_in_a_loop_body_keeps_its_value_for_the
     np.testing.assert_allclose(g, 2 * x, rtol=1e-13)
 
 
+def loop_variable_assigned_in_an_earlier_loop(x):
+    out = 0.0
+    for j in range(len(x)):
+        c = j + 1.0
+        out += c * x[j]
+    for c in range(2):
+        out += c
+    return out
+
+
+def enumerate_index_reused_later(x):
+    out = 0.0
+    for i, v in enumerate(x, start=1):
+        out += i * v
+    for i in range(1):
+        out += x[i]
+    if x[0] > 0.0:
+        for m in range(2):
+            pass
+    return out
+
+
+def scale_reused_by_a_loop_with_nothing_to_differentiate(x):
+    out = 0.0
+    for j in range(len(x)):
+        m = j + 1.0
+        out += m * x[j]
+    for m in range(2):
+        pass
+    return out
+
+
+def test_a_loop_variable_that_an_earlier_loop_assigns_is_restored_for_that_loops_backward_pass():
+    """The earlier loop's backward pass reads the name's last value (each backward iteration
+    restores the one before); a later `for` over the same name did not bring it back where
+    the name was only maybe defined before it (assigned in a loop body), nor where the later
+    loop had nothing to differentiate: the gradient's last entry was 0, not 3."""
+    x = np.array([0.5, -1.5, 2.0])
+    for fn, expected in [
+        (loop_variable_assigned_in_an_earlier_loop, [1.0, 2.0, 3.0]),
+        (enumerate_index_reused_later, [2.0, 2.0, 3.0]),
+        (scale_reused_by_a_loop_with_nothing_to_differentiate, [1.0, 2.0, 3.0]),
+    ]:
+        g = srcgrad.grad(fn)(x)
+        np.testing.assert_allclose(g, expected, rtol=1e-13)
+        np.testing.assert_allclose(g, numerical_grad(fn, (x,), 0), rtol=1e-7)
+        np.testing.assert_allclose(srcgrad.vjp(fn, x)[1](1.0)[0], expected, rtol=1e-13)
+
+
 def loops_over_itself(x):
     s = 0.0
     for x in x:

@@ -172,9 +172,21 @@ class _Reverse(Contributions, Undo):
         inner = _Context(ctx.depth + 1, frozenset(record), set(ctx.must_defined) | ({target} if target else set()))
         inner.recorded = [target] if target else []
         body_fwd, body_bwd = self.block(s.body, inner)
+        outer_save, outer_restore = [], []
+        if target and (target in ctx.must_defined or target in self.assigned):
+            # the loop overwrites a variable that may exist before it (assigned in an earlier
+            # loop's body, whose backward pass reads it): bring it back afterwards
+            if target not in ctx.must_defined:
+                self.none_init.add(target)
+            self.keys += 1
+            outer_save, outer_restore = [_Save(target, False, self.keys)], [_Restore(target, self.keys)]
+        if target:
+            self.assigned.add(target)
         if not body_bwd:  # nothing to differentiate inside: no trip count, nothing recorded
             plain = syntax.for_(target, s.iter, body_fwd) if isinstance(s, gast.For) else syntax.while_(s.test, body_fwd)
-            return [syntax.located(plain, s)], []
+            if target:
+                ctx.must_defined.add(target)
+            return outer_save + [syntax.located(plain, s)], outer_restore
         trips = self.namer.fresh(f"{target}_trips" if target else "trips")
         counted = isinstance(s, gast.While) or _has_break(s.body) or not _has_len(s.iter)
         prelude, body_start = [], []
@@ -206,11 +218,6 @@ class _Reverse(Contributions, Undo):
             self.keys += 1
             counter_save = [_Save(trips, True, self.keys)]
             counter_restore = [_Restore(trips, self.keys)]
-        outer_save, outer_restore = [], []
-        if target and target in ctx.must_defined:
-            # the loop overwrites a variable that exists before it: bring it back afterwards
-            self.keys += 1
-            outer_save, outer_restore = [_Save(target, False, self.keys)], [_Restore(target, self.keys)]
         fwd = outer_save + prelude + [fwd_loop] + counter_save
         under = "_" if "_" not in self.namer.taken else self.namer.fresh("iteration")
         bwd_loop = syntax.located(syntax.for_(under, syntax.call("range", [syntax.name(trips)]), bwd_body), s)
