@@ -178,6 +178,43 @@ def test_hessian_of_a_loop_over_dict_items():
     np.testing.assert_allclose(srcgrad.jacobian(srcgrad.grad(weighted_features))(x), want, rtol=1e-13, atol=1e-15)
 
 
+def two_loops_over_one_index(x):
+    y = 0.0
+    for i in range(2):
+        y = y + x[i] ** 2
+    for i in range(2):
+        y = y * x[i]
+    return y
+
+
+def a_while_counter_then_a_loop_over_it(x):
+    k = 0
+    y = 0.0
+    while k < 2:
+        y = y + x[k] ** 3
+        k += 1
+    for k in range(2):
+        y = y * x[k]
+    return y
+
+
+def test_hessian_of_loops_that_share_their_index():
+    """The gradient restores the index between the loops (`i = tape.pop()` at its top
+    level), which the forward transform renamed `i_1`: its pop then no longer matched the
+    push of `i`, so the index looked differentiated and the Hessian was refused (no forward
+    rule for the index of `getitem_vjp`)."""
+    x = np.array([0.5, 1.5])
+    s, p = x[0] ** 2 + x[1] ** 2, x[0] * x[1]  # y = s * p
+    want = np.array([[2.0 * p + 4.0 * x[0] * x[1], 2.0 * x[0] * x[0] + 2.0 * x[1] * x[1] + s],
+                     [2.0 * x[0] * x[0] + 2.0 * x[1] * x[1] + s, 2.0 * p + 4.0 * x[0] * x[1]]])
+    np.testing.assert_allclose(srcgrad.hessian(two_loops_over_one_index)(x), want, rtol=1e-13)
+    np.testing.assert_allclose(srcgrad.jacobian(srcgrad.grad(two_loops_over_one_index))(x), want, rtol=1e-13)
+    c = x[0] ** 3 + x[1] ** 3  # y = c * p
+    want = np.array([[6.0 * x[0] * p + 6.0 * x[0] ** 2 * x[1], 3.0 * x[0] ** 2 * x[0] + 3.0 * x[1] ** 2 * x[1] + c],
+                     [3.0 * x[0] ** 2 * x[0] + 3.0 * x[1] ** 2 * x[1] + c, 6.0 * x[1] * p + 6.0 * x[1] ** 2 * x[0]]])
+    np.testing.assert_allclose(srcgrad.hessian(a_while_counter_then_a_loop_over_it)(x), want, rtol=1e-13)
+
+
 def test_jacobian_refuses_an_integer_leaf_and_an_output_that_is_not_numbers():
     with pytest.raises(TypeError, match=r"`scaled_dict` \(.*\) with respect to `p\['b'\]`: it is int"):
         srcgrad.jacobian(scaled_dict)({"a": np.ones(2), "b": 2})

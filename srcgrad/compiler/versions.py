@@ -7,6 +7,9 @@ Before:  y = x * 2          After:  y = x * 2
 Only statements directly in the function body get new versions. Inside `if`/`for`/
 `while`, assignments write to the version current when the statement starts (reverse
 mode saves overwritten values there). Runs on ANF trees; parameters count as defined.
+In code srcgrad generated (`restores`), a pop from a list (`i = tape.pop()`) keeps its
+name: it restores the value that name pushed, and forward mode pairs a tape's pushes and
+pops by name (tape_tangents.py).
 """
 
 import gast
@@ -14,7 +17,7 @@ import gast
 from . import syntax
 
 
-def run(tree, namer):
+def run(tree, namer, restores=False):
     """Rename top-level reassignments of the ANF FunctionDef `tree` (in place)."""
     defined = {a.id for a in tree.args.args} | {a.id for a in tree.args.kwonlyargs}
     env = {}
@@ -22,7 +25,10 @@ def run(tree, namer):
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
             _rename(stmt.value, env)
             target = stmt.targets[0]
-            if target.id in defined:
+            if restores and _is_pop(stmt.value):
+                env[target.id] = target.id
+                defined.add(target.id)
+            elif target.id in defined:
                 new = namer.fresh(target.id)
                 env[target.id] = new
                 target.id = new
@@ -39,3 +45,9 @@ def _rename(node, env):
     for n in syntax.nodes(node):
         if type(n) is gast.Name and n.id in env:
             n.id = env[n.id]
+
+
+def _is_pop(value):
+    """`name.pop()`: a tape's pop in generated code."""
+    return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == "pop"
+            and isinstance(value.func.value, gast.Name) and not value.args and not value.keywords)
