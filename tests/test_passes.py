@@ -608,6 +608,50 @@ def test_a_loop_variable_that_an_earlier_loop_assigns_is_restored_for_that_loops
         np.testing.assert_allclose(srcgrad.vjp(fn, x)[1](1.0)[0], expected, rtol=1e-13)
 
 
+def grows_the_list_it_loops_over(a):
+    lst = [a]
+    for v in lst:
+        if len(lst) < 3:
+            lst.append(v * a)
+    return sum(lst)
+
+
+def shrinks_the_list_it_loops_over(a, b, c):
+    lst = [a, b, c]
+    out = 0.0
+    for v in enumerate(lst):
+        if len(lst) > 1:
+            lst.pop()
+        out += v[1]
+    return out
+
+
+def grows_the_list_with_an_index(a):
+    lst = [a]
+    i = 0
+    while i < len(lst):
+        v = lst[i]
+        if len(lst) < 3:
+            lst.append(v * a)
+        i += 1
+    return sum(lst)
+
+
+def test_a_loop_that_resizes_its_list_is_refused_and_the_index_loop_it_names_differentiates():
+    """The loop counted its trips from the list's length when it started: the appended
+    entries were never visited (value 0.75 and gradient 2.0 for 0.875 and 2.75), and a
+    popping body crashed with an IndexError in the generated code."""
+    for fn, args, call, line in [(grows_the_list_it_loops_over, (0.5,), "lst.append", 4),
+                                 (shrinks_the_list_it_loops_over, (1.0, 2.0, 3.0), "lst.pop", 5)]:
+        with pytest.raises(srcgrad.SrcGradError, match=rf"`{call}\(\.\.\.\)` in a loop over `lst` is not supported") as info:
+            srcgrad.value_and_grad(fn, wrt=tuple(range(len(args))))(*args)
+        assert info.value.lineno == fn.__code__.co_firstlineno + line and "while i < len(lst):" in str(info.value)
+    value, g = srcgrad.value_and_grad(grows_the_list_with_an_index)(0.5)
+    assert value == grows_the_list_with_an_index(0.5) == 0.875
+    assert g == pytest.approx(1.0 + 2.0 * 0.5 + 3.0 * 0.25, rel=1e-13)
+    assert g == pytest.approx(numerical_grad(grows_the_list_with_an_index, (0.5,), 0), rel=1e-7)
+
+
 def loops_over_itself(x):
     s = 0.0
     for x in x:

@@ -53,6 +53,7 @@ def check(program, transform="srcgrad.grad"):
             "list the parameters explicitly",
         )
     _check_walruses(program, tree, transform)
+    _check_loops_resizing_their_list(program, tree, transform)
     for stmt in tree.body:
         for node in _checked_nodes(stmt):
             cls = type(node)
@@ -119,6 +120,29 @@ def _check_walruses(program, tree, transform):
                         "assign in separate statements",
                     )
                 seen.add(node.target.id)
+
+
+_RESIZING = frozenset({"append", "extend", "insert", "pop", "remove", "clear"})
+
+
+def _check_loops_resizing_their_list(program, tree, transform):
+    """Refuse a `for` loop whose body makes its list longer or shorter (`for v in lst:
+    lst.append(...)`): Python's loop then visits a different number of entries than the
+    list had when it started, and srcgrad counts a loop's trips from that length."""
+    for loop in syntax.walk(tree):
+        if not isinstance(loop, gast.For):
+            continue
+        iterated = {n.id for n in ([loop.iter] + (list(loop.iter.args) if isinstance(loop.iter, gast.Call) else []))
+                    if isinstance(n, gast.Name)}
+        for node in (n for s in loop.body for n in syntax.walk(s)):
+            if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr in _RESIZING
+                    and isinstance(node.func.value, gast.Name) and node.func.value.id in iterated):
+                name = node.func.value.id
+                raise program.error(
+                    node, f"`{name}.{node.func.attr}(...)` in a loop over `{name}` is not supported by {transform} (in "
+                    f"`{tree.name}`): the loop would visit a different number of entries than `{name}` had when it "
+                    f"started; loop with an index instead (`i = 0`, `while i < len({name}):`, ..., `i += 1`)",
+                )
 
 
 _BEFORE = "assign the value in a statement of its own before it"
