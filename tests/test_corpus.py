@@ -328,7 +328,17 @@ def _list_times_a_numpy_integer(p):
     return items[0] * items[3]  # p**3
 
 
+def _joined_then_repeated(p):
+    items = [p] + [p * p]  # were taken for arithmetic, the join's result not seen as a list
+    repeated = items * 2
+    grown = [p]
+    grown += [2.0 * p]
+    twice = 2 * grown
+    return repeated[0] * repeated[3] + twice[1] * twice[2]  # p**3 + 2 p**2
+
+
 JOINED = [
+    (_joined_then_repeated, lambda p: 3 * p**2 + 4 * p),
     (_array_times_a_list, lambda p: np.cos(p) + np.sin(2 * p) + 2 * p * np.cos(2 * p)),
     (_list_times_an_array, lambda p: np.exp(p) * (1 + p) + 2 * np.e * p),
     (_integer_array_times_a_list, lambda p: 3 + 12 * p), (_list_times_a_numpy_integer, lambda p: 3 * p**2),

@@ -332,7 +332,11 @@ def containers(tree):
         if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name):
             stores.append((n.targets[0].id, functools.partial(_depth, n.value)))
         elif isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript):
-            stores.append(_entry_store(n.targets[0].value, n.value))  # `d[k] = v`
+            target = n.targets[0]
+            if isinstance(target.slice, gast.Slice) and isinstance(target.value, gast.Name):  # `L[1:3] = [a, b]`
+                stores.append((target.value.id, functools.partial(_depth, n.value)))
+            else:
+                stores.append(_entry_store(target.value, n.value))  # `d[k] = v`
         elif isinstance(n, gast.For) and isinstance(n.target, gast.Name):
             stores.append((n.target.id, functools.partial(_entry_depth, n.iter)))
         elif isinstance(n, gast.Expr) and isinstance(n.value, gast.Call) and isinstance(n.value.func, gast.Attribute):
@@ -379,6 +383,10 @@ def _depth(value, depths):
         return 1 + max((_depth(e, depths) for e in value.elts), default=0)
     if isinstance(value, gast.Dict):
         return 1 + max((_depth(v, depths) for v in value.values), default=0)
+    if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)):
+        # `a + b` of two lists joins them (a list and an array add as arrays); `a * 2` repeats
+        left, right = _depth(value.left, depths), _depth(value.right, depths)
+        return max(left, right) if isinstance(value.op, gast.Mult) or (left and right) else 0
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
         base = depths.get(value.value.id, 0)
         return base if isinstance(value.slice, gast.Slice) else max(base - 1, 0)  # `L[1:]` / `L[0]`
