@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import srcgrad
+from conftest import numerical_grad
 
 HERE = os.path.abspath(__file__)
 
@@ -213,3 +214,47 @@ def test_a_pullback_seed_must_have_the_structure_of_a_dict_or_list_output():
     for seed in (1.0, {"zz": 1.0}, [np.ones(2), np.ones(2)]):
         with pytest.raises(TypeError, match="must have the structure of its output, a dict of 2 entries"):
             pullback(seed)
+
+
+# --- a vjp's pullback: called any number of times, it changes nothing its caller sees ---
+
+
+def _vjp_twice(fn, x, analytic):
+    """The pullback of `vjp(fn, x)` called twice agrees with grad, the analytic gradient
+    and central differences, and leaves x and the output as they were."""
+    before = x.copy()
+    out, pullback = srcgrad.vjp(fn, x)
+    out_before = np.copy(out)
+    first, second = pullback(1.0)[0], pullback(1.0)[0]
+    np.testing.assert_array_equal(x, before)
+    np.testing.assert_array_equal(out, out_before)
+    np.testing.assert_allclose(out, fn(x), rtol=1e-15)
+    np.testing.assert_allclose(first, analytic, rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(second, first)
+    np.testing.assert_allclose(srcgrad.grad(fn)(x), analytic, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(first, numerical_grad(fn, (x,), 0), rtol=1e-6, atol=1e-8)
+
+
+def max_of_appended(x):
+    vals = []
+    for v in x:
+        vals.append(v * 2)
+    return max(vals)
+
+
+def max_of_comprehension(x):
+    vals = [v * 2 for v in x]
+    return max(vals)
+
+
+def min_of_comprehension(x):
+    vals = [v * 2 for v in x]
+    return min(vals)
+
+
+@pytest.mark.parametrize("fn, at", [(max_of_appended, 2), (max_of_comprehension, 2), (min_of_comprehension, 1)])
+def test_max_and_min_of_a_list_built_in_a_loop_under_vjp(fn, at):
+    """vjp raised NameError (`vals_1`): the pullback renamed its copy of `vals` in nodes
+    that the forward pass's `max(vals)` shared with the backward pass's rule call."""
+    x = np.array([0.5, -1.0, 2.0])
+    _vjp_twice(fn, x, 2.0 * (np.arange(3) == at))

@@ -37,14 +37,14 @@ def run(tree, namer):
     forward, backward = body[:cut], body[cut:]
     outer = set(params) | set(kwonly) | set(syntax.names_stored(forward))
     changed = set(syntax.names_stored(backward)) & outer
+    inner = [syntax.copy(s) for s in backward + [syntax.return_(grads)]]  # the forward pass may share nodes with it
     popped = {
         n.func.value.id
-        for n in syntax.walk(syntax.function_def("_", [], backward + [syntax.return_(grads)]))
+        for n in syntax.walk(syntax.function_def("_", [], inner))
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
         and isinstance(n.func.value, gast.Name) and n.func.value.id in outer
     }
     renames = {name: namer.fresh(name) for name in sorted(changed | popped)}
-    inner = backward + [syntax.return_(grads)]
     exposed = set()
     _exposed(inner, set(), exposed)
     _rename(inner, renames)
@@ -54,7 +54,7 @@ def run(tree, namer):
         if old in popped or old in exposed
     ]
     if backward and syntax.comment_text(backward[0]) == "Backward pass":
-        inner = [backward[0]] + copies + inner[1:]
+        inner = [inner[0]] + copies + inner[1:]
     else:
         inner = copies + inner
     pullback = syntax.function_def(namer.fresh("pullback"), [seed], inner)
