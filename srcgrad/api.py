@@ -221,6 +221,9 @@ def value_and_grad(fn=None, wrt=0, verbose=False, source=None, backend=None):
 def vjp(fn, *args, verbose=False, source=None):
     """`out, pullback = vjp(fn, *args)`: `pullback(seed)` returns one gradient per argument.
 
+    The pullback may be called any number of times, with the same result; it changes
+    neither `out` nor anything else the caller holds.
+
     The seed has the output's shape; integer and boolean arguments get None. A list,
     tuple or dict argument with an integer or boolean leaf is a TypeError.
     """

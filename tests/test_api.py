@@ -258,3 +258,87 @@ def test_max_and_min_of_a_list_built_in_a_loop_under_vjp(fn, at):
     that the forward pass's `max(vals)` shared with the backward pass's rule call."""
     x = np.array([0.5, -1.0, 2.0])
     _vjp_twice(fn, x, 2.0 * (np.arange(3) == at))
+
+
+def written_in_place(x):
+    y = x.copy()
+    y[0] = y[1] * y[2]
+    y[1] = np.sin(y[0])
+    return np.sum(y ** 2)
+
+
+def written_each_iteration(x):
+    out = 0.0
+    for i in range(3):
+        y = np.zeros(2)
+        y[0] = x[i]
+        y[1] = y[0] * x[i]
+        out = out + np.sum(y * y)
+    return out
+
+
+def popped_twice(x):
+    ys = [x[0], x[1] * 2, x[2] * 3]
+    v = ys.pop(0)
+    w = ys.pop()
+    return v * w + sum(ys) * v
+
+
+def dict_written(x):
+    d = {"a": x[0]}
+    d["b"] = x[1] * 2
+    d["a"] = d["a"] * d["b"]
+    return d["a"] + d["b"] * x[2]
+
+
+def rows_written(x):
+    A = np.zeros((3, 3))
+    for i in range(3):
+        A[i, :] = x * (i + 1)
+        A[i, i] = A[i, i] ** 2
+    return np.sum(A @ x)
+
+
+def _rows_written_grad(x):
+    # sum_i (i+1) * sum_{j != i} x_j^2 + (i+1)^2 x_i^3
+    return np.array([2 * x[j] * sum(i + 1 for i in range(3) if i != j) + 3 * (j + 1) ** 2 * x[j] ** 2
+                     for j in range(3)])
+
+
+@pytest.mark.parametrize("fn, analytic", [
+    (written_in_place, lambda x: np.array([
+        0.0,
+        x[2] * (2 * x[1] * x[2] + np.sin(2 * x[1] * x[2])),
+        x[1] * (2 * x[1] * x[2] + np.sin(2 * x[1] * x[2])) + 2 * x[2],
+    ])),
+    (written_each_iteration, lambda x: 2 * x + 4 * x ** 3),
+    (popped_twice, lambda x: np.array([3 * x[2] + 2 * x[1], 2 * x[0], 3 * x[0]])),
+    (dict_written, lambda x: np.array([2 * x[1], 2 * x[0] + 2 * x[2], 2 * x[1]])),
+    (rows_written, _rows_written_grad),
+])
+def test_a_pullback_called_again_gives_the_same_gradient(fn, analytic):
+    """The pullback undid the forward pass's in-place writes on the forward pass's own
+    arrays (only its tape was copied), so a second call read the undone values: a wrong
+    gradient (zeros for the arrays of earlier loop iterations), a KeyError for a dict.
+    It now records what each undo overwrites and puts it back when it returns."""
+    x = np.array([0.3, -0.5, 0.7])
+    _vjp_twice(fn, x, analytic(x))
+
+
+def returns_written(x):
+    y = x.copy()
+    y[0] = y[1] * y[2]
+    y[1] = np.sin(y[0])
+    return y
+
+
+def test_a_pullback_leaves_the_output_and_seed_as_they_were():
+    x = np.array([0.3, 0.5, 0.7])
+    out, pullback = srcgrad.vjp(returns_written, x)
+    seed = np.array([1.0, 2.0, 3.0])
+    (g,) = pullback(seed)
+    np.testing.assert_allclose(out, [0.35, np.sin(0.35), 0.7], rtol=1e-15)
+    np.testing.assert_array_equal(seed, [1.0, 2.0, 3.0])
+    du = 2.0 * np.cos(0.35) + 1.0  # y0 = u = x1 x2 feeds y0 (seed 1) and y1 = sin(u) (seed 2)
+    np.testing.assert_allclose(g, [0.0, du * x[2], du * x[1] + 3.0], rtol=1e-12)
+    np.testing.assert_array_equal(pullback(seed)[0], g)

@@ -1,7 +1,7 @@
 """The import graph keeps data flowing one way (ARCHITECTURE.md §1).
 
 - `rules/` imports neither the compiler nor the Tensor shim;
-- `runtime.py` imports NumPy (and srcgrad's errors) only;
+- `runtime.py` and `undone.py` (what generated code calls) import NumPy (and srcgrad's errors) only;
 - no compiler module imports a module listed after it in `STAGES`, and none but
   `compiler/__init__.py` imports `pipeline`, the only module that knows the stage order.
 """
@@ -60,6 +60,7 @@ def test_rules_import_neither_compiler_nor_shim(path):
     assert not wrong, f"rules/{path.name} imports {sorted(wrong)}"
 
 
-def test_runtime_imports_numpy_and_errors_only():
+@pytest.mark.parametrize("module", ["runtime.py", "undone.py"])
+def test_runtime_imports_numpy_and_errors_only(module):
     allowed = {"numbers", "numpy", "srcgrad.errors", "srcgrad.errors.NotDifferentiableError"}
-    assert _imports(ROOT / "runtime.py") <= allowed
+    assert _imports(ROOT / module) <= allowed

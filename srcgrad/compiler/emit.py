@@ -54,6 +54,11 @@ def _block(stmts, depth, lines):
         elif isinstance(stmt, gast.While):
             append(f"{pad}while {_expr(stmt.test)}:")
             _block(stmt.body, depth + 1, lines)
+        elif isinstance(stmt, gast.Try):  # a pullback's `try: ... finally: undone.redo()` (split.py)
+            append(f"{pad}try:")
+            _block(stmt.body, depth + 1, lines)
+            append(f"{pad}finally:")
+            _block(stmt.finalbody, depth + 1, lines)
         else:  # a pullback closure (split.py)
             args = ast.unparse(printing.to_python_ast(stmt.args))
             append(f"{pad}def {stmt.name}({args}):")
@@ -62,7 +67,7 @@ def _block(stmts, depth, lines):
         append(pad + unparse(syntax.pass_()))
 
 
-_COMPOUND = (gast.If, gast.For, gast.While, gast.FunctionDef)  # printed with their blocks
+_COMPOUND = (gast.If, gast.For, gast.While, gast.Try, gast.FunctionDef)  # printed with their blocks
 
 
 def _if(stmt, depth, lines, keyword):

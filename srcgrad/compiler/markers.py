@@ -3,7 +3,7 @@ backward statements and later passes lower (`_Group` by adjoints.py, the saves, 
 and undos by tape.py, which tell them apart by class name; `_Accumulate` lives in
 contributions.py)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass
@@ -29,11 +29,14 @@ class _UndoSave:
 @dataclass
 class _UndoRestore:
     """After the change's adjoint: undo it with `stmts`, where the name `__popped__`
-    stands for the pushed value. Kept only when the backward pass reads `group`."""
+    stands for the pushed value. Kept only when the backward pass reads `group`.
+    `record` names the method of `undone.Undone` that a pullback calls on `args` first."""
 
     key: int
     group: frozenset
     stmts: list
+    record: str = ""
+    args: list = field(default_factory=list)
 
 
 @dataclass

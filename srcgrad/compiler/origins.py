@@ -59,8 +59,8 @@ def _statements(stmts, keep_comments):
         if isinstance(s, gast.Pass) or (not keep_comments and syntax.comment_text(s) is not None):
             continue  # emit adds and drops `pass` as blocks need it
         out.append(s)
-        for field in ("body", "orelse"):
-            if isinstance(s, (gast.If, gast.For, gast.While, gast.FunctionDef)):
+        for field in ("body", "orelse", "finalbody"):  # finalbody: a pullback's `try` (split.py)
+            if isinstance(s, (gast.If, gast.For, gast.While, gast.FunctionDef, gast.Try)):
                 out += _statements(getattr(s, field, []), keep_comments)
     return out
 

@@ -357,7 +357,7 @@ def _finish(prepared, verbose, signature=None):
             params = [a.id for a in sw.args.args]
             output = sw.out.id if isinstance(sw.out, gast.Name) else None
             shapes = _shapes(signature, params, namer, output, mode, prepared.split_vjp)
-            tree = reverse.assemble(sw, shapes)
+            tree = reverse.assemble(sw, shapes, prepared.split_vjp)
         _show(verbose, "forward" if mode == "jvp" else "reverse", tree)
         tree = optimize.run(tree, namer)
         if signature is not None and mode != "jvp":

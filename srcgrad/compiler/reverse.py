@@ -379,9 +379,10 @@ def sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
                   rev.none_init, rev.mutations, rev.structured)
 
 
-def assemble(sw, shapes=None):
+def assemble(sw, shapes=None, split=False):
     """The derivative FunctionDef of the sweeps `sw`, specialized to `shapes` if given:
-    the tape lowered, the gradients returned, the signature and docstring written."""
+    the tape lowered, the gradients returned, the signature and docstring written.
+    `split`: its backward pass becomes a pullback (split.py), which records its undos."""
     from . import tape  # a pass over the backward code this one produces
 
     program, namer, mode, wrt, out = sw.program, sw.namer, sw.mode, sw.wrt, sw.out
@@ -389,7 +390,7 @@ def assemble(sw, shapes=None):
     params = [a.id for a in sw.args.args]
     out_name = out.id if isinstance(out, gast.Name) else None
     zeros = bind("zeros_like_grad", runtime.zeros_like_grad)
-    forward, backward, prelude, restored, as_is = tape.run(sw.forward, sw.backward, sw.none_init, namer, shapes)
+    forward, backward, prelude, restored, as_is = tape.run(sw.forward, sw.backward, sw.none_init, namer, shapes, split)
 
     value = out
     capture = []

@@ -16,12 +16,29 @@ Before:                                   After:
                                                       return (x_bar,)
                                                   return (y, pullback)
 
-A pullback may be called any number of times, so it works on a copy of each tape and
-on its own variables wherever it would change one of the forward pass.
+A pullback may be called any number of times, with the same result, and changes
+nothing its caller sees:
+
+- it pops a copy of each list it pops (a tape, a list whose append it undoes), and
+  assigns its own copies of the forward pass's variables (`h_1`), on statements of
+  its own;
+- it undoes the forward pass's other in-place changes on the forward pass's own
+  objects, as the tape holds them, and puts them back when it returns:
+
+        undone = Undone()
+        try:
+            ...
+            undone.entry(y, 1)        # what the undo overwrites (undone.py)
+            y[1] = tape_1.pop()
+            ...
+            return (x_bar,)
+        finally:
+            undone.redo()
 """
 
 import gast
 
+from ..undone import Undone
 from . import syntax
 
 
@@ -53,10 +70,12 @@ def run(tree, namer):
         for old, new in renames.items()
         if old in popped or old in exposed
     ]
-    if backward and syntax.comment_text(backward[0]) == "Backward pass":
-        inner = [inner[0]] + copies + inner[1:]
-    else:
-        inner = copies + inner
+    head = [inner.pop(0)] if backward and syntax.comment_text(backward[0]) == "Backward pass" else []
+    if inner and _makes_undone(inner[0], namer):
+        undone = inner.pop(0)
+        redo = syntax.expr(syntax.call(syntax.attr(syntax.name(undone.targets[0].id), "redo")))
+        inner = [undone, syntax.try_finally(inner, [redo])]
+    inner = head + copies + inner
     pullback = syntax.function_def(namer.fresh("pullback"), [seed], inner)
     result = syntax.return_(syntax.tuple_([value, syntax.name(pullback.name)]))
     new = syntax.function_def(
@@ -75,6 +94,12 @@ def _is_docstring(stmt):
         and isinstance(stmt.value.value, str)
         and syntax.comment_text(stmt) is None
     )
+
+
+def _makes_undone(stmt, namer):
+    """Whether `stmt` is the `undone = Undone()` that tape.py puts first in a pullback."""
+    return (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call)
+            and isinstance(stmt.value.func, gast.Name) and namer.helpers.get(stmt.value.func.id) is Undone)
 
 
 def _rename(stmts, renames):

@@ -165,6 +165,10 @@ def while_(test, body):
     return _make(gast.While, test=test, body=list(body) or [pass_()], orelse=[])
 
 
+def try_finally(body, finalbody):
+    return _make(gast.Try, body=list(body), handlers=[], orelse=[], finalbody=list(finalbody))
+
+
 def break_():
     return gast.Break()
 

@@ -8,12 +8,15 @@ After:   tape.append(h)  ...  h = tape.pop()   for each `h` the backward pass re
          start as None; `tape = []` opens the forward pass when anything is pushed.
          A backward `if` whose branches lower to nothing goes first, so its condition
          is not pushed and popped for nothing.
+         For a pullback that may be called again (`split`), each undo is recorded
+         first (`undone.entry(y, i)`, undone.py), so that the pullback can redo it.
 """
 
 import dataclasses
 
 import gast
 
+from ..undone import Undone
 from . import syntax
 from .unbroadcasts import drop_unbroadcasts
 
@@ -91,14 +94,15 @@ def _classify(s):
     return found
 
 
-def run(forward, backward, none_init, namer, shapes=None):
+def run(forward, backward, none_init, namer, shapes=None, split=False):
     """Lower the markers. Returns (forward, backward, prelude, restored names, as_is).
 
     `none_init` are the names that may be pushed before they have a value. With
     `shapes` (a `shapes.Signature`: what one kind of call tells of the parameters), the
     `unbroadcast` calls that it proves redundant go first, and with them the saves only
     they needed; `as_is(adjoint, param)` then tells whether a returned gradient needs
-    no `unbroadcast` either (None without `shapes`).
+    no `unbroadcast` either (None without `shapes`). With `split`, the backward
+    statements start with `undone = Undone()` when they undo anything.
     """
     as_is = None
     if shapes is not None:
@@ -117,7 +121,11 @@ def run(forward, backward, none_init, namer, shapes=None):
     for name in sorted({s.name for s in saves if not s.record} & set(none_init)):
         prelude.append(syntax.assign(name, syntax.const(None)))
     restored = {r.name for r in restores if r.key in kept} | {n for u in undos for n in u.group}
-    return _lower(forward, kept, tape), _lower(backward, kept, tape), prelude, restored, as_is
+    undone = namer.fresh("undone") if split and undos else None
+    backward = _lower(backward, kept, tape, undone)
+    if undone:
+        backward.insert(0, syntax.assign(undone, syntax.call(syntax.name(namer.helper("Undone", Undone)), [])))
+    return _lower(forward, kept, tape), backward, prelude, restored, as_is
 
 
 def _needed(backward):
@@ -162,7 +170,7 @@ def _idle(s, kept):
     return isinstance(s, gast.Pass) or syntax.comment_text(s) is not None
 
 
-def _lower(stmts, kept, tape):
+def _lower(stmts, kept, tape, undone=None):
     out = []
     for s in stmts:
         if (_CLASSES.get(type(s)) or _classify(s))[0] is _SIMPLE:
@@ -181,10 +189,13 @@ def _lower(stmts, kept, tape):
                 out.append(syntax.expr(syntax.call(syntax.attr(syntax.name(tape), "append"), [s.value])))
         elif kind == "_UndoRestore":
             if s.key in kept:
+                if undone:
+                    record = syntax.call(syntax.attr(syntax.name(undone), s.record), [syntax.copy(a) for a in s.args])
+                    out.append(syntax.expr(record))
                 out += [_popped(stmt, tape) for stmt in s.stmts]
         elif isinstance(s, (gast.If, gast.For, gast.While)):
-            s.body = _lower(s.body, kept, tape) or [syntax.pass_()]
-            s.orelse = _lower(s.orelse, kept, tape)
+            s.body = _lower(s.body, kept, tape, undone) or [syntax.pass_()]
+            s.orelse = _lower(s.orelse, kept, tape, undone)
             out.append(s)
         else:
             out.append(s)

@@ -41,6 +41,8 @@ class Undo:
         base = target.value.id
         self.keys += 1
         group = self.mutations.get(base, frozenset({base}))
+        key = syntax.copy(target.slice) if base in self.dicts else _index_value(target.slice)
+        record = ("entry", [syntax.name(base), syntax.copy(key)])
         if base in self.dicts:  # the key may be new: the undo removes it again
             entry = syntax.name(self.bind("dict_entry", runtime.dict_entry))
             save = _UndoSave(self.keys, group, syntax.call(entry, [syntax.name(base), syntax.copy(target.slice)]))
@@ -65,7 +67,7 @@ class Undo:
             clear = syntax.name(self.bind("without_part", runtime.without_part))
             stmts.append(syntax.assign(adjoint, syntax.call(clear, [syntax.name(adjoint), syntax.copy(index)])))
             bwd.append(_Group(base, adjoint, stmts, self.program.text(s), ends=False))
-        bwd.append(_UndoRestore(self.keys, group, [undo]))
+        bwd.append(_UndoRestore(self.keys, group, [undo], *record))
         return [save, *self.length_check(s, base), s], bwd
 
     def length_check(self, s, base):
@@ -103,7 +105,7 @@ class Undo:
             drop = syntax.name(self.bind("drop_last", runtime.drop_last))
             stmts.append(syntax.assign(adjoint, syntax.call(drop, [syntax.name(adjoint)])))
             bwd.append(_Group(base, adjoint, stmts, self.program.text(s), ends=False))
-        bwd.append(_UndoRestore(self.keys, group, [undo]))
+        bwd.append(_UndoRestore(self.keys, group, [undo], "last", [syntax.name(base)]))
         return [_UndoSave(self.keys, group), s], bwd
 
     def named_pop(self, s):
@@ -142,5 +144,5 @@ class Undo:
             helper = syntax.name(self.bind("popped_grad", runtime.popped_grad))
             call = syntax.call(helper, [syntax.name(adjoint), syntax.const(at), syntax.name(base)])
             gap = [_Group(base, adjoint, [syntax.assign(adjoint, call)], self.program.text(s), ends=False)]
-        undone = _UndoRestore(self.keys, group, [syntax.expr(undo)])
+        undone = _UndoRestore(self.keys, group, [syntax.expr(undo)], "gap", [syntax.name(base), syntax.const(at)])
         return fwd[:-1] + [_UndoSave(self.keys, group), fwd[-1]], gap + bwd + [undone]
