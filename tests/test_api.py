@@ -342,3 +342,41 @@ def test_a_pullback_leaves_the_output_and_seed_as_they_were():
     du = 2.0 * np.cos(0.35) + 1.0  # y0 = u = x1 x2 feeds y0 (seed 1) and y1 = sin(u) (seed 2)
     np.testing.assert_allclose(g, [0.0, du * x[2], du * x[1] + 3.0], rtol=1e-12)
     np.testing.assert_array_equal(pullback(seed)[0], g)
+
+
+def appended_after_the_loop(x):
+    out = 0.0
+    for i in range(2):
+        lst = [x[i], x[i] * 2]
+        out = out + lst[0] * lst[1]
+    lst.append(x[2] * 5.0)
+    return out + sum(lst)
+
+
+def rebuilt_in_a_branch(x):
+    out = 0.0
+    lst = [x[0]]
+    for i in range(3):
+        if x[i] > 0:
+            lst = [x[i], x[i] * 3]
+        lst.append(x[i] ** 2)
+        out = out + lst[-1] * lst[0]
+    return out + sum(lst)
+
+
+def _rebuilt_in_a_branch_grad(x):
+    # at x = (0.3, -0.5, 0.7): x0^3 + x1^2 x0 + x2^3 + sum([x2, 3 x2, x2^2])
+    return np.array([3 * x[0] ** 2 + x[1] ** 2, 2 * x[1] * x[0], 3 * x[2] ** 2 + 4 + 2 * x[2]])
+
+
+@pytest.mark.parametrize("fn, analytic", [
+    (appended_after_the_loop, lambda x: np.array([4 * x[0], 4 * x[1] + 3, 5.0])),
+    (rebuilt_in_a_branch, _rebuilt_in_a_branch_grad),
+])
+def test_a_list_on_the_tape_changed_in_place_later_under_vjp(fn, analytic):
+    """vjp raised "gradients of containers of different lengths (2 and 3)" or IndexError:
+    the tape holds the list object itself, and the pullback undid the later append on a
+    copy of the list, so the list on the tape kept the entry. The undo now works on the
+    list itself, as grad's does, and is put back when the pullback returns."""
+    x = np.array([0.3, -0.5, 0.7])
+    _vjp_twice(fn, x, analytic(x))

@@ -19,11 +19,10 @@ Before:                                   After:
 A pullback may be called any number of times, with the same result, and changes
 nothing its caller sees:
 
-- it pops a copy of each list it pops (a tape, a list whose append it undoes), and
-  assigns its own copies of the forward pass's variables (`h_1`), on statements of
-  its own;
-- it undoes the forward pass's other in-place changes on the forward pass's own
-  objects, as the tape holds them, and puts them back when it returns:
+- it pops a copy of each tape (a list the backward pass pops for a value), and assigns
+  its own copies of the forward pass's variables (`h_1`), on statements of its own;
+- it undoes the forward pass's in-place changes on the forward pass's own objects, as
+  the tape holds them, and puts them back when it returns:
 
         undone = Undone()
         try:
@@ -55,12 +54,7 @@ def run(tree, namer):
     outer = set(params) | set(kwonly) | set(syntax.names_stored(forward))
     changed = set(syntax.names_stored(backward)) & outer
     inner = [syntax.copy(s) for s in backward + [syntax.return_(grads)]]  # the forward pass may share nodes with it
-    popped = {
-        n.func.value.id
-        for n in syntax.walk(syntax.function_def("_", [], inner))
-        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
-        and isinstance(n.func.value, gast.Name) and n.func.value.id in outer
-    }
+    popped = _tapes(inner) & outer
     renames = {name: namer.fresh(name) for name in sorted(changed | popped)}
     exposed = set()
     _exposed(inner, set(), exposed)
@@ -94,6 +88,19 @@ def _is_docstring(stmt):
         and isinstance(stmt.value.value, str)
         and syntax.comment_text(stmt) is None
     )
+
+
+def _tapes(stmts):
+    """The names that `stmts` pop for a value (`h = tape.pop()`, `y[1] = tape.pop()`): the
+    tapes. An undo's `ys.pop()`, a statement of its own, is not one."""
+    found, undos = set(), set()
+    for n in (n for s in stmts for n in syntax.walk(s)):
+        if isinstance(n, gast.Expr):
+            undos.add(id(n.value))
+        elif (isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
+              and isinstance(n.func.value, gast.Name) and id(n) not in undos):
+            found.add(n.func.value.id)
+    return found
 
 
 def _makes_undone(stmt, namer):
