@@ -129,6 +129,8 @@ def _check_loops_resizing_their_list(program, tree, transform):
     """Refuse a `for` loop whose body makes its list longer or shorter (`for v in lst:
     lst.append(...)`): Python's loop then visits a different number of entries than the
     list had when it started, and srcgrad counts a loop's trips from that length."""
+    if not any(f".{method}(" in line for line in program.source_lines for method in _RESIZING):
+        return  # most functions: no walk
     for loop in syntax.walk(tree):
         if not isinstance(loop, gast.For):
             continue
