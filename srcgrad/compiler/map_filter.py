@@ -18,6 +18,7 @@ stays as it was.
 """
 
 import builtins
+import itertools
 import math
 
 import gast
@@ -43,7 +44,7 @@ def run(program):
                for n in syntax.nodes(tree)):
         return tree
     local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
-    builtin = {name: getattr(builtins, name) for name in ("map", "filter", "zip")
+    builtin = {name for name in ("map", "filter", "zip")
                if name not in local and lookup_path([name], program) is getattr(builtins, name)}
     if "map" not in builtin and "filter" not in builtin:
         return tree
@@ -111,5 +112,5 @@ class _Rewriter:
     def fresh(self, count):
         """`count` names the function does not use, for the elements (`item`, `item_1`, ...):
         each comprehension's own, as its targets are local to it."""
-        names = (f"item_{k}" if k else "item" for k in range(len(self.taken) + count + 1))
-        return [name for name in names if name not in self.taken][:count]
+        names = (f"item_{k}" if k else "item" for k in itertools.count())
+        return list(itertools.islice((name for name in names if name not in self.taken), count))

@@ -173,19 +173,18 @@ class _Reverse(Contributions, Undo):
         inner.recorded = [target] if target else []
         body_fwd, body_bwd = self.block(s.body, inner)
         outer_save, outer_restore = [], []
-        if target and (target in ctx.must_defined or target in self.assigned):
-            # the loop overwrites a variable that may exist before it (assigned in an earlier
-            # loop's body, whose backward pass reads it): bring it back afterwards
-            if target not in ctx.must_defined:
-                self.none_init.add(target)
-            self.keys += 1
-            outer_save, outer_restore = [_Save(target, False, self.keys)], [_Restore(target, self.keys)]
         if target:
+            if target in ctx.must_defined or target in self.assigned:
+                # the loop overwrites a variable that may exist before it (assigned in an earlier
+                # loop's body, whose backward pass reads it): bring it back afterwards
+                if target not in ctx.must_defined:
+                    self.none_init.add(target)
+                self.keys += 1
+                outer_save, outer_restore = [_Save(target, False, self.keys)], [_Restore(target, self.keys)]
             self.assigned.add(target)
+            ctx.must_defined.add(target)
         if not body_bwd:  # nothing to differentiate inside: no trip count, nothing recorded
             plain = syntax.for_(target, s.iter, body_fwd) if isinstance(s, gast.For) else syntax.while_(s.test, body_fwd)
-            if target:
-                ctx.must_defined.add(target)
             return outer_save + [syntax.located(plain, s)], outer_restore
         trips = self.namer.fresh(f"{target}_trips" if target else "trips")
         counted = isinstance(s, gast.While) or _has_break(s.body) or not _has_len(s.iter)
@@ -222,8 +221,6 @@ class _Reverse(Contributions, Undo):
         under = "_" if "_" not in self.namer.taken else self.namer.fresh("iteration")
         bwd_loop = syntax.located(syntax.for_(under, syntax.call("range", [syntax.name(trips)]), bwd_body), s)
         bwd = counter_restore + [bwd_loop] + outer_restore
-        if target:
-            ctx.must_defined.add(target)
         return [syntax.located(f, s) if isinstance(f, gast.AST) else f for f in fwd], bwd
 
 # --- helpers ---------------------------------------------------------------------

@@ -87,7 +87,9 @@ class _Unroll:
         called, methods = _calls(s.body, set(names))
         if not called and not methods:
             return None
-        found = self.display(inner, s.body) if written else sequence_at(parts, self.program)
+        found = sequence_at(parts, self.program) if not written else self.display(inner, s.body)
+        if written and found is not MISSING:
+            found = (None, found)  # no namespace holds it
         if found is MISSING or (not called and not _all_instances(found[1], target, methods)):
             return None  # `for W in WEIGHTS: W.dot(h)`: array methods differentiate without unrolling
         namespace, sequence = found
@@ -131,23 +133,23 @@ class _Unroll:
         return {t.id: part for t, part in zip(target.elts, element)}
 
     def display(self, node, body):
-        """(None, the elements) of the tuple or list display `node` (`(np.sin, np.cos)`,
-        `((W1, np.tanh), (W2, relu))`): what a name of a module, a closure or a global means,
-        constants, and tuples of those; each name a `_Written`, read as written by each copy:
-        it means what the loop's element would have (a variable of the function only where the
-        body does not assign it). MISSING for anything else."""
+        """The elements of the tuple or list display `node` (`(np.sin, np.cos)`, `((W1,
+        np.tanh), (W2, relu))`): constants, tuples of elements, and names, each a `_Written`
+        that every copy reads as written: one of a module, a closure or a global, with what it
+        means, or a variable of the function that the loop's `body` does not assign. MISSING
+        for anything else."""
         if isinstance(node, (gast.Tuple, gast.List)):
-            elements = [self.display(e, body) for e in node.elts]
-            return MISSING if any(e is MISSING for e in elements) else (None, tuple(e[1] for e in elements))
+            elements = tuple(self.display(e, body) for e in node.elts)
+            return MISSING if any(e is MISSING for e in elements) else elements
         if isinstance(node, gast.Constant):
-            return None, node.value
+            return node.value
         parts = dotted_parts(node)
         if parts is not None and (parts[0] not in self.local or parts[0] in self.program.bound):
             found = lookup_path(parts, self.program)
-            return MISSING if found is MISSING else (None, _Written(node, found))
+            return MISSING if found is MISSING else _Written(node, found)
         if not isinstance(node, gast.Name) or node.id in syntax.names_stored(body):
             return MISSING
-        return None, _Written(node)
+        return _Written(node)
 
     def bound(self, preferred, obj):
         """A node for `obj` in the unrolled code: a literal, or a name bound to it."""
