@@ -178,6 +178,59 @@ def test_hessian_of_a_loop_over_dict_items():
     np.testing.assert_allclose(srcgrad.jacobian(srcgrad.grad(weighted_features))(x), want, rtol=1e-13, atol=1e-15)
 
 
+def squares_over_dict_keys(x):
+    d = {"a": x * 2.0, "b": np.sin(x)}
+    s = 0.0
+    for k in d:
+        s = s + np.sum(d[k] ** 2)
+    return s
+
+
+def tanh_squares_of_a_dict(d):
+    s = 0.0
+    for k in d:
+        s = s + np.sum(np.tanh(d[k]) ** 2)
+    return s
+
+
+def test_hessian_of_a_loop_over_dict_keys():
+    """`for k in d:` over a dict of differentiated values: the gradient pushes each key on
+    the tape among differentiated values, so forward mode over it saw the key of
+    `getitem_vjp(k_bar, d, k)` as differentiated and refused, and read the dict by index
+    (`k = d[0]`, a KeyError) once that was allowed. An index or key parameter of the
+    gradient's helpers now has no derivative (rules' `discrete`), and a loop over a name
+    in generated code keeps its form."""
+    x = np.array([0.3, 0.7])
+    want = np.diag(8.0 + 2.0 * np.cos(2.0 * x))  # d/dx of 4x^2 + sin(x)^2, twice
+    np.testing.assert_allclose(srcgrad.hessian(squares_over_dict_keys)(x), want, rtol=1e-13)
+    np.testing.assert_allclose(srcgrad.jacobian(srcgrad.grad(squares_over_dict_keys))(x), want, rtol=1e-13)
+    d = {"a": np.array([0.2, -0.5]), "b": np.array([1.0])}
+    H = srcgrad.hessian(tanh_squares_of_a_dict)(d)
+    t = np.tanh(d["a"]), np.tanh(d["b"])
+    second = [2.0 * (1 - v * v) ** 2 - 4.0 * v * v * (1 - v * v) for v in t]  # (tanh^2)''
+    np.testing.assert_allclose(H["a"]["a"], np.diag(second[0]), rtol=1e-12)
+    np.testing.assert_allclose(H["b"]["b"], np.diag(second[1]), rtol=1e-12)
+    np.testing.assert_array_equal(H["a"]["b"], np.zeros((2, 1)))
+    np.testing.assert_array_equal(H["b"]["a"], np.zeros((1, 2)))
+
+
+def weighted_by_key(x):
+    terms = {0: x, 1: x * x}
+    s = 0.0
+    for k in terms:
+        s = s + k * x
+    return s
+
+
+def test_the_keys_of_a_dict_carry_no_derivative():
+    """A loop over a dict display of differentiated values read its keys as entries of a
+    sequence (`k = terms[i]`, the values): the gradient of `(0 + 1) x` came out as that of
+    `x x + x^2 x`, 1.75 at 0.5 instead of 1, silently."""
+    assert srcgrad.grad(weighted_by_key)(0.5) == 1.0
+    assert srcgrad.jvp(weighted_by_key, (0.5,), (1.0,)) == (0.5, 1.0)
+    assert srcgrad.hessian(weighted_by_key)(0.5) == 0.0
+
+
 def two_loops_over_one_index(x):
     y = 0.0
     for i in range(2):

@@ -71,22 +71,35 @@ def diff_reads(value, calls):
 
 def _flows(tree, calls):
     """(source names, target name) pairs: derivative flows from sources into target."""
-    flows = []
+    flows, loops, made = [], [], {}  # made: name -> whether each assignment makes a dict
     for node in syntax.statements(tree):
         if isinstance(node, gast.Assign):
             target = node.targets[0]
             sources = diff_reads(node.value, calls)
             if isinstance(target, gast.Name):
                 flows.append((sources, target.id))
+                made[target.id] = made.get(target.id, True) and _makes_dict(node.value, calls)
             elif isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
                 flows.append((sources + [target.value.id], target.value.id))
         elif isinstance(node, gast.For) and isinstance(node.target, gast.Name):
-            flows.append((diff_reads(node.iter, calls), node.target.id))
+            loops.append(node)
+            made[node.target.id] = False
         elif isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
             callee = calls.get(node.value)
             if callee is not None and callee.kind == "method":
                 flows.append((diff_reads(node.value, calls), callee.receiver))
+    for node in loops:  # the keys of a dict carry no derivative
+        keys = isinstance(node.iter, gast.Name) and made.get(node.iter.id, False)
+        flows.append(([] if keys else diff_reads(node.iter, calls), node.target.id))
     return flows
+
+
+def _makes_dict(value, calls):
+    """Whether `value` is a dict display or a `dict(...)` call."""
+    if isinstance(value, gast.Dict):
+        return True
+    callee = calls.get(value) if isinstance(value, gast.Call) else None
+    return callee is not None and callee.kind == "function" and callee.obj is dict
 
 
 def run(tree, wrt, output, calls):

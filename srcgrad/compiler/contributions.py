@@ -202,6 +202,8 @@ class Contributions:
             names = calls.active_names(node, self.activity)
             if not names:
                 continue
+            if param in rule.discrete:
+                continue  # an index or a key: no derivative
             if arrays is None:
                 arrays = calls.as_arrays(rule, args, rule.vjps, self.containers, self.namer,
                                          lambda: syntax.attr(syntax.name(self.bind("np", np)), "asarray"), out)

@@ -285,6 +285,8 @@ class _Forward:
                 if param in rule.jvps and isinstance(node, gast.Name):
                     inactive.append(node.id)  # an inactive array may broadcast the output wider
                 continue
+            if param in rule.discrete:
+                continue  # an index or a key: no derivative
             derivative = rule.jvps.get(param)
             if derivative is None:
                 raise self.program.error(

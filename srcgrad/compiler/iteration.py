@@ -12,6 +12,11 @@ and `reversed(a)` of sequences (`r = reversed(a)` becomes `r = a[::-1]`), and
 generator, `d.items()`, ...) is rejected: its loop target would otherwise silently
 get no gradient. Loops over constants are left alone (a dict or a set stays iterable).
 
+In code srcgrad generated (a gradient differentiated again), a loop over a name stays as
+it is: the first derivation rewrote each loop whose target carried a derivative, so a
+target still looping over a name carries none, even where the tape that holds it among
+differentiated values makes it look so (the keys of `for k in d:` over a dict).
+
 The loop reads the objects its header named when it started: a sequence, dict or zipped
 sequence that the body or the loop target rebinds (`for x in x:`) is read through a name
 bound before the loop. An iterator made by `z = zip(a, b)` or `r = reversed(a)` is read
@@ -45,6 +50,7 @@ class _Iteration:
         self.namer = namer
         self.changed = False
         self.mapping = None  # the dict of an `.items()`/`.values()` loop being rewritten
+        self.generated = getattr(program.fn, "__srcgrad_source__", None) is not None
         self.reversed_defs, zip_defs = self._made_by(program_tree)
         self.zip_defs = {
             name: d for name, d in zip_defs.items()
@@ -113,6 +119,8 @@ class _Iteration:
         counts = callee is not None and callee.kind == "function" and callee.obj is builtins.range
         if counts or not self.activity.is_active(target):
             return s  # a `range` carries no derivative whatever the (flow-insensitive) activity says
+        if self.generated and isinstance(s.iter, gast.Name):
+            return s  # see the module's docstring
         pre = []
         if isinstance(s.iter, (gast.Tuple, gast.List)):  # `for v in (a, b)`: name the sequence
             seq = self.namer.fresh("sequence")

@@ -15,8 +15,8 @@ Rule kinds (`Derivative.kind`):
   ``unbroadcast(g * d, x)`` (plain ``g * d`` for one-parameter primals) and the
   forward rule ``t * d``. Written once by `elementwise`.
 
-Registration: `defvjp`, `defjvp`, `elementwise`, `nondifferentiable` for the built-in
-rules; `custom_rule(primal, signature)` for rules users supply at run time
+Registration: `defvjp`, `defjvp`, `elementwise`, `nondifferentiable` and `discrete`
+(parameters taking an index or a key, whose derivative is zero) for the built-in rules; `custom_rule(primal, signature)` for rules users supply at run time
 (`srcgrad.custom_vjp`, `srcgrad.defvjp`, see `srcgrad/custom.py`). User rules live in a
 table of their own: they are found by `lookup` like built-in ones, but `all_rules()`
 lists only the built-in rules, and a built-in rule cannot be replaced.
@@ -39,6 +39,7 @@ __all__ = [
     "defjvp",
     "elementwise",
     "nondifferentiable",
+    "discrete",
     "custom_rule",
     "lookup",
     "is_nondifferentiable",
@@ -61,7 +62,8 @@ class Rule:
 
     `params` are the primal's parameter names as the rules spell them, `vjps` and
     `jvps` map a parameter name to its `Derivative`. `name` is the short name the
-    Tensor shim prints (`MulBackward0`).
+    Tensor shim prints (`MulBackward0`). `discrete` names the parameters that take an
+    index or a key: both modes skip them, whatever their argument depends on.
     """
 
     primal: object
@@ -69,6 +71,7 @@ class Rule:
     signature: inspect.Signature
     vjps: dict = field(default_factory=dict)
     jvps: dict = field(default_factory=dict)
+    discrete: frozenset = frozenset()
 
     @property
     def params(self):
@@ -212,6 +215,18 @@ def nondifferentiable(*primals):
     """Declare functions whose results carry no gradient (shape, comparisons, argmax, ...)."""
     for primal in primals:
         _NONDIFF[_key(primal)] = primal
+
+
+def discrete(primal, *params):
+    """Declare parameters of `primal` (already given a rule) that take an index or a key:
+    their derivative is zero, so an argument there that depends on the differentiated
+    input contributes nothing. Generated gradient code reads such keys back from its
+    tape (`k = tape.pop()`), where activity analysis cannot tell them from values."""
+    rule = _RULES[_key(primal)]
+    for p in params:
+        if p not in rule.params or p in rule.vjps or p in rule.jvps:
+            raise TypeError(f"{p!r} is not a parameter of {_display(primal)} without rules {rule.params}")
+    rule.discrete = rule.discrete | frozenset(params)
 
 
 def custom_rule(primal, signature, name=None, aliases=()):

@@ -23,7 +23,7 @@ from ..runtime import (
 )
 from . import decompositions, linalg, reductions, series
 from .operators import _matmul_vjp_x, _matmul_vjp_y
-from .registry import defjvp, defvjp, nondifferentiable
+from .registry import defjvp, defvjp, discrete, nondifferentiable
 from .shapes import _getitem_vjp
 
 nondifferentiable(runtime.grad_seed, runtime.zeros_like_grad)
@@ -226,6 +226,13 @@ def without_part_jvp(t, ans, g, index):
     return without_part(t, index)
 
 
+# where in the container: a key read back from the tape may look differentiated
+discrete(item_grad, "key")
+discrete(assigned_grad, "index")
+discrete(popped_grad, "at")
+discrete(without_part, "index")
+
+
 @defvjp(structure_like, "g", name="StructureLike")
 def structure_like_vjp(cotangent, ans, g, x):
     return _leaf_transpose(cotangent, g)
@@ -347,6 +354,9 @@ def getitem_vjp_jvp_x(t, ans, cotangent, x, index):
     return zeros_like_grad(ans)
 
 
+discrete(_getitem_vjp, "index")
+
+
 # --- the product of the other entries (np.prod's adjoint helper) ---------------------------
 
 
@@ -390,6 +400,9 @@ def prod_of_others_jvp(t, ans, x, axis):
 @defjvp(runtime.dict_entry, "d")
 def dict_entry_jvp(t, ans, d, key):
     return runtime.dict_entry(t, key)
+
+
+discrete(runtime.dict_entry, "key")
 
 
 # --- the Jacobian helpers: unit_tangents(x), jacobian_from_columns(columns, x, out) ---------
