@@ -282,3 +282,55 @@ def test_a_function_called_through_a_local_variable_or_an_expression_is_refused_
     with pytest.raises(srcgrad.NotDifferentiableError) as info:
         derivative(np.ones(2))
     assert "not the result of an expression" in str(info.value) and "_t1" not in str(info.value)
+
+
+class _Scaled:
+    def __init__(self, W):
+        self.W = W
+
+    def __call__(self, x):
+        return np.sum(self.W * x)
+
+
+def calls_an_object_made_from_the_input(W, x):
+    m = _Scaled(W)
+    return m(x)
+
+
+def _times(w, t):
+    return w * t
+
+
+def calls_a_partial_of_the_input(w, x):
+    import functools
+
+    f = functools.partial(_times, w)
+    return np.sum(f(x))
+
+
+def _scaler(w):
+    def scale(t):
+        return w * t
+
+    return scale
+
+
+def calls_a_closure_made_from_the_input(w, x):
+    return np.sum(_scaler(w)(x))
+
+
+@pytest.mark.parametrize("fn, arg", [(calls_an_object_made_from_the_input, np.array([1.0, 2.0])),
+                                     (calls_a_partial_of_the_input, 1.5), (calls_a_closure_made_from_the_input, 1.5)])
+def test_a_callable_made_from_the_input_is_refused_not_differentiated_as_a_constant(fn, arg):
+    """A callable value holding the differentiated argument (an object made from it, a
+    partial, a factory's closure), called on other arguments only, had a gradient of zero
+    in grad and jvp: activity analysis read a call's derivative from its arguments, never
+    from the called value."""
+    x = np.array([3.0, 4.0])
+    with pytest.raises(srcgrad.SrcGradError):
+        srcgrad.grad(fn)(arg, x)
+    with pytest.raises(srcgrad.SrcGradError):
+        srcgrad.jvp(fn, (arg, x), (np.ones_like(arg), None))
+    with pytest.raises(srcgrad.NotDifferentiableError) as info:
+        srcgrad.grad(calls_an_object_made_from_the_input)(np.ones(2), x)
+    assert "does not follow a differentiated value into an object made in the differentiated function" in str(info.value)

@@ -59,6 +59,8 @@ def diff_reads(value, calls):
         names = []
         if callee is not None and callee.kind == "method":
             names.append(callee.receiver)
+        elif isinstance(value.func, gast.Name):
+            names.append(value.func.id)  # a callable value made from differentiated ones (`m = Model(W)`)
         for arg in list(value.args) + [k.value for k in value.keywords]:
             names += diff_reads(arg, calls)
         return names

@@ -145,6 +145,12 @@ def missing_rule(program, stmt, call, register):
                   f"once, whole, right there (`list({call.primal.__name__}(...))`, `sum(...)`, `np.array(...)`, the "
                   "iterable of a `for` loop), with `f` a lambda or a function's name: write it so, or write the "
                   "comprehension (`[f(v) for v in xs]`)")
+    elif call.primal is functools.partial:
+        advice = ("srcgrad does not follow a differentiated value into a partial made in the differentiated "
+                  "function: call the function itself with all its arguments")
+    elif isinstance(call.primal, type) and call.primal.__module__ not in ("builtins", "numpy"):
+        advice = ("srcgrad does not follow a differentiated value into an object made in the differentiated "
+                  "function: compute with the arrays themselves, or pass them to the object's methods as arguments")
     elif isinstance(call.primal, functools.partial):
         advice = (f"srcgrad follows a functools.partial only of a Python function without `*args` or `**kwargs` "
                   f"parameters: call the function itself with the partial's arguments, or {advice}")
