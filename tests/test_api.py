@@ -380,3 +380,34 @@ def test_a_list_on_the_tape_changed_in_place_later_under_vjp(fn, analytic):
     list itself, as grad's does, and is put back when the pullback returns."""
     x = np.array([0.3, -0.5, 0.7])
     _vjp_twice(fn, x, analytic(x))
+
+
+def _and_in_a_branch_not_taken(x):
+    if x < 0.0:
+        y = x
+    elif x > 1.0 and x < 2.0:
+        y = x * 3.0
+    else:
+        y = x * x
+    return y
+
+
+def _chained_after_an_early_return(x):
+    if x > 5.0:
+        return 2.0 * x
+    if 0.0 < x < 1.0:
+        x = x * x
+    return x
+
+
+@pytest.mark.parametrize("fn, x, want", [
+    (_and_in_a_branch_not_taken, -1.0, 1.0), (_and_in_a_branch_not_taken, 1.5, 3.0), (_and_in_a_branch_not_taken, 2.5, 5.0),
+    (_chained_after_an_early_return, 7.0, 2.0), (_chained_after_an_early_return, 0.5, 1.0),
+])
+def test_a_pullback_after_a_short_circuit_test_that_did_not_run(fn, x, want):
+    """The pullback copied the `and`'s saved test (`cond_2 = cond`) where the forward pass
+    had not assigned it (a branch not taken): NameError at the pullback's call."""
+    out, pullback = srcgrad.vjp(fn, x)
+    assert out == fn(x)
+    assert pullback(1.0) == (want,) == pullback(1.0)
+    assert srcgrad.grad(fn)(x) == want

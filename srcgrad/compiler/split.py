@@ -59,11 +59,17 @@ def run(tree, namer):
     exposed = set()
     _exposed(inner, set(), exposed)
     _rename(inner, renames)
+    copied = [old for old in renames if old in popped or old in exposed]
     copies = [
-        syntax.assign(new, syntax.call("list", [syntax.name(old)]) if old in popped else syntax.name(old))
-        for old, new in renames.items()
-        if old in popped or old in exposed
+        syntax.assign(renames[old], syntax.call("list", [syntax.name(old)]) if old in popped else syntax.name(old))
+        for old in copied
     ]
+    surely = set(params) | set(kwonly)
+    _exposed(forward, surely, set())
+    # a copied name the forward pass may leave unset (`cond` of an `and` in a branch not
+    # taken) starts as None, which the backward pass then never reads
+    start = 1 if forward and syntax.comment_text(forward[0]) == "Forward pass" else 0
+    forward[start:start] = [syntax.assign(old, syntax.const(None)) for old in copied if old not in surely]
     head = [inner.pop(0)] if backward and syntax.comment_text(backward[0]) == "Backward pass" else []
     if inner and _makes_undone(inner[0], namer):
         undone = inner.pop(0)
