@@ -915,3 +915,37 @@ def test_jvp_through_mutually_recursive_functions():
     assert tangent == pytest.approx(srcgrad.grad(mutually_recursive)(0.5), rel=1e-13)
     assert srcgrad.hessian(mutually_recursive)(0.5) == pytest.approx(
         numerical_grad(srcgrad.grad(mutually_recursive), (0.5,), 0), rel=1e-6)
+
+
+def _reads_a_list_display(x):
+    return [x * 2.0, x ** 3][1]
+
+
+def _reads_a_dict_display(x, k):
+    return {"a": x * 2.0, "b": x ** 3}[k] + (x, 2.0 * x)[1]
+
+
+def _unpacks_a_display_with_a_star(x):
+    first, *rest = [x[0] * 2.0, x[1], x[2]]
+    return first * rest[0] + np.sum(np.array(rest))
+
+
+def _star_takes_one(u, v):
+    a, *rest = [u, v]
+    return a * rest[0]
+
+
+def test_jvp_of_an_entry_of_a_display():
+    """`[a, b][1]` (and the `[...][0]`, `[...][1:]` that starred unpacking becomes) had a
+    zero tangent: only a subscript of a name passed its tangent on."""
+    assert srcgrad.jvp(_reads_a_list_display, (2.0,), (1.0,)) == (8.0, 12.0)
+    assert srcgrad.jacobian(_reads_a_list_display)(2.0) == 12.0
+    assert srcgrad.jvp(_reads_a_dict_display, (2.0, "b"), (1.0, None)) == (12.0, 14.0)
+    x, t = np.array([1.0, 3.0, 5.0]), np.array([0.5, -1.0, 2.0])
+    gradient = np.array([2.0 * x[1], 2.0 * x[0] + 1.0, 1.0])
+    np.testing.assert_array_equal(srcgrad.grad(_unpacks_a_display_with_a_star)(x), gradient)
+    out, tangent = srcgrad.jvp(_unpacks_a_display_with_a_star, (x,), (t,))
+    assert out == _unpacks_a_display_with_a_star(x) and tangent == gradient @ t
+    # as many targets as entries, one starred: was refused as "assignment to an attribute"
+    assert srcgrad.grad(_star_takes_one, wrt=(0, 1))(2.0, 3.0) == (3.0, 2.0)
+    assert srcgrad.jvp(_star_takes_one, (2.0, 3.0), (1.0, 1.0)) == (6.0, 5.0)

@@ -176,7 +176,8 @@ class _ANF:
         raise _unsupported(target, "assignment to an attribute")
 
     def unpack(self, target, value):
-        if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts):
+        if (isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts)
+                and not any(isinstance(t, gast.Starred) for t in target.elts)):  # `a, *r = [u, v]`: r is [v]
             pre, temps = [], []
             for elt in value.elts:  # evaluate every element before assigning any target
                 p, a = self.atom(elt)

@@ -235,6 +235,9 @@ class _Forward:
             base = value.value
             if isinstance(base, gast.Name) and self.active(base.id):
                 return syntax.subscript(self.tangent(base.id), syntax.copy(value.slice))
+            if isinstance(base, (gast.Tuple, gast.List, gast.Dict)) and calls.active_names(base, self.activity):
+                # `[a, b][k]` (also what `first, *rest = [a, b, c]` becomes): the display of tangents, read alike
+                return syntax.subscript(self.tangent_expression(stmt, target, base, before), syntax.copy(value.slice))
             return None
         if isinstance(value, gast.Attribute):
             callee = self.calls.get(value)
