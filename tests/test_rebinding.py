@@ -178,6 +178,29 @@ def test_a_method_rebound_on_the_class_or_set_on_the_instance_is_seen(kept, monk
     srcgrad.compiler.cache.clear()
 
 
+class _Base:
+    def loss(self, x):
+        return 2.0 * x * x
+
+
+class _Child(_Base):
+    def loss(self, x):
+        return super().loss(x) + x
+
+
+def test_a_base_method_reached_through_super_and_rebound_is_seen(monkeypatch):
+    """`super().loss(x)` resolved to the base class's method when the derivative was made;
+    rebinding `Base.loss` left an existing derivative on the old one (7.0, not 7.75)."""
+    srcgrad.compiler.cache.clear()
+    df = srcgrad.grad(_Child().loss)
+    assert df(1.5) == 7.0
+    monkeypatch.setattr(_Base, "loss", lambda self, x: x**3)
+    assert df(1.5) == 7.75
+    monkeypatch.setattr(_Base, "loss", lambda self, x: 0.5 * x**4)
+    assert df(1.5) == 2.0 * 1.5**3 + 1.0
+    srcgrad.compiler.cache.clear()
+
+
 def _with_default(v, k=2.0):
     if v.shape[0] > 100:  # recursive: kept as a call
         return _with_default(v[:1], k)

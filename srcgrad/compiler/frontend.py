@@ -42,6 +42,9 @@ class Program:
     # parameters taken out of the signature and held at one value, which generated code
     # reads as a helper: a method's `self` (`load` of a stand_in.method_function)
     held: dict = field(default_factory=dict)
+    # the `super()` reads a method's program resolved (`super().loss`, held as `super_loss`):
+    # (the super object, the attribute, the bound method), which a base class's rebinding changes
+    inherited: list = field(default_factory=list)
 
     @property
     def name(self):
@@ -163,14 +166,14 @@ def _method_program(fn, func, instance):
         return None
     tree = syntax.copy(program.tree)
     del tree.args.args[0]
-    held = {receiver: instance}
+    held, inherited = {receiver: instance}, []
     owner = program.cells.get("__class__")  # the class whose body defines the method, where it uses super()
     if owner is not None:
-        tree = syntax.rewrite(tree, {gast.Attribute: lambda node: _super_method(node, owner, instance, held)})
-    return dataclasses.replace(program, fn=fn, tree=tree, bound=dict(held), held=held)
+        tree = syntax.rewrite(tree, {gast.Attribute: lambda node: _super_method(node, owner, instance, held, inherited)})
+    return dataclasses.replace(program, fn=fn, tree=tree, bound=dict(held), held=held, inherited=inherited)
 
 
-def _super_method(node, owner, instance, held):
+def _super_method(node, owner, instance, held, inherited):
     """`super().loss` in a method of `instance`'s class: a name held at the bound method
     `super(__class__, instance).loss` (a Python function's, which srcgrad follows);
     `node` itself otherwise (the fence refuses other uses of `super()`)."""
@@ -179,13 +182,15 @@ def _super_method(node, owner, instance, held):
             and not inner.keywords and isinstance(node.ctx, gast.Load)):
         return node
     try:
-        method = getattr(super(owner.cell_contents, instance), node.attr)
+        through = super(owner.cell_contents, instance)
+        method = getattr(through, node.attr)
     except (ValueError, TypeError, AttributeError):
         return node
     if not isinstance(method, types.MethodType) or not isinstance(method.__func__, types.FunctionType):
         return node
     name = f"super_{node.attr}"
     held[name] = method
+    inherited.append((through, node.attr, method))
     return syntax.located(syntax.name(name), node)
 
 

@@ -299,6 +299,8 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     key = (fn, mode, wrt)
     split_vjp, mode = mode == "split_vjp", "vjp" if mode == "split_vjp" else mode
     program = frontend.load(fn, source=source)
+    for read in program.inherited:
+        scope.note_inherited(*read)
     program.tree = map_filter.run(program)
     fence.check(program, _transform_name(mode))
     program.bound.update(fence.imports(program, _transform_name(mode)))

@@ -67,6 +67,12 @@ def note_attribute(obj, name, value):
         log.append((obj, name, value))
 
 
+def note_inherited(through, name, value):
+    """Log `getattr(through, name)` (a `super()` object's attribute) meaning the bound
+    method `value`: looked up again, it sees a base class's method rebound."""
+    _note(through, _ThroughClass(name), value)
+
+
 def _note(namespace, name, value):
     if _LOGS and callable(value) and not isinstance(value, types.ModuleType):  # what calls resolve to
         for log in _LOGS:
