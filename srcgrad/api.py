@@ -236,6 +236,8 @@ def vjp(fn, *args, verbose=False, source=None):
             _check_leaves(fn, names[i] if i < len(names) else f"args[{i}]", a,
                           "pass it as an argument of its own (its gradient is then None)")
     positions = _RANGES.get(count) or _RANGES.setdefault(count, tuple(range(count)))
+    if any(map(_no_gradient, args)):  # differentiated with respect to the others only
+        positions = tuple(i for i in positions if i >= len(args) or not _no_gradient(args[i])) or positions
     found = _built(fn, "split_vjp", positions) if not verbose and source is None else None
     if found is None:
         found = _Lazy(fn, "split_vjp", positions, verbose, source).get()

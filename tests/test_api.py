@@ -182,6 +182,32 @@ def test_a_nested_integer_leaf_and_vjp():
     assert out == 1.5 and pullback(1.0) == (3.0, None)
 
 
+def masked_squares(mask, x):
+    return np.sum(np.where(mask, x, 0.0) ** 2)
+
+
+def weighted_gather(x, idx):
+    return np.sum(x[idx] * idx)
+
+
+def test_vjp_with_a_mask_or_an_index_array_argument():
+    """A boolean or integer array argument gets the gradient None, as the docstring says;
+    vjp differentiated with respect to it all the same and refused (no derivative rule
+    for `np.where`'s condition, for an index), where grad with respect to `x` worked."""
+    mask, x, idx = np.array([True, False, True]), np.array([1.0, 2.0, 3.0]), np.array([0, 2])
+    out, pullback = srcgrad.vjp(masked_squares, mask, x)
+    assert out == 10.0
+    for _ in range(2):
+        grads = pullback(1.0)
+        assert grads[0] is None
+        np.testing.assert_array_equal(grads[1], [2.0, 0.0, 6.0])
+    out, pullback = srcgrad.vjp(weighted_gather, x, idx)
+    assert out == 6.0
+    grads = pullback(2.0)
+    np.testing.assert_array_equal(grads[0], [0.0, 0.0, 4.0])
+    assert grads[1] is None
+
+
 @pytest.mark.parametrize("wrt", [2, -3, "z", 1.5])
 def test_bad_wrt(wrt):
     with pytest.raises(TypeError, match="poly"):

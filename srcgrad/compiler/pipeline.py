@@ -329,7 +329,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
         local_names |= set(syntax.names_stored(tree))
         calls = resolve.run(tree, program, local_names)
         positions = wrt if isinstance(wrt, tuple) else (wrt,)
-        names = params if mode == "vjp" else [params[i] for i in positions]  # pullback: wrt only
+        names = [params[i] for i in positions]  # vjp: gradients of the others are zeros
         ret = tree.body[-1].value
         output = ret.id if isinstance(ret, gast.Name) else None
         active = activity.run(tree, names, output, calls)
