@@ -279,6 +279,12 @@ def item_grad(g, key, x):
     return zeros_like_grad(x) if item is None else item
 
 
+def values_grad(g, d):
+    """The gradient of the dict `d` given that of the list of its values (`d.values()`),
+    None meaning zero: each value's gradient under its key."""
+    return None if g is None else dict(zip(d, g))
+
+
 def joined_part(g, x, other, first):
     """The gradient of `x` in `x + other` (`first`) or `other + x`, given the sum's `g`.
 

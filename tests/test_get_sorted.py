@@ -1,4 +1,4 @@
-"""`dict.get(key, default)` and `sorted(...)` in programs with branches and loops:
+"""`dict.get(key, default)`, `d.values()` and `sorted(...)` in programs with branches and loops:
 gradients against central differences (float64) and the analytic answer, jvp against
 the gradient, Hessians against differences of the gradient, inputs left as they were;
 what stays refused, with its message."""
@@ -59,6 +59,35 @@ def test_dict_get_of_an_argument():
     np.testing.assert_allclose(g_p["x"], 2 * 0.3 * absent["x"])
     assert srcgrad.hessian(get_from_argument, wrt=1)(absent, 0.3) == pytest.approx(0.0)
     check_hessian(get_variable_key_in_loop, (0.7, 0.3), 0, [[2.0]])
+
+
+def sum_of_values(x):
+    d = {"a": x, "b": np.sin(x)}
+    return np.sum(sum(d.values()) * x)
+
+
+def stacked_values(p):
+    vals = list(p.values())
+    return np.sum(np.stack(vals) ** 2) + np.sum(vals[0] * 3.0)
+
+
+def test_the_values_of_a_dict_read_whole():
+    """`sum(d.values())`, `list(p.values())` were refused ("no derivative rule for the
+    method `.values()`"); a loop over `d.values()` already worked."""
+    x = np.array([0.3, 0.9])
+    (g,) = check(sum_of_values, x, expected=((1.0 + np.cos(x)) * x + x + np.sin(x),))
+    check_hessian(sum_of_values, (x,), 0, np.diag(2.0 + 2.0 * np.cos(x) - x * np.sin(x)))
+    p = {"a": np.array([1.0, 2.0]), "b": np.array([0.5, -1.0])}
+    before = {k: v.copy() for k, v in p.items()}
+    g = srcgrad.grad(stacked_values)(p)
+    assert list(g) == ["a", "b"]
+    np.testing.assert_array_equal(g["a"], 2.0 * p["a"] + 3.0)
+    np.testing.assert_array_equal(g["b"], 2.0 * p["b"])
+    out, pullback = srcgrad.vjp(stacked_values, p)
+    assert out == stacked_values(p) and pullback(1.0)[0].keys() == g.keys()
+    tangent = {"a": np.ones(2), "b": np.array([1.0, 0.0])}
+    assert srcgrad.jvp(stacked_values, (p,), (tangent,))[1] == pytest.approx(np.sum(g["a"]) + g["b"][0])
+    assert all(np.array_equal(p[k], before[k]) for k in p)
 
 
 def get_of_a_list(x):

@@ -9,7 +9,7 @@ true, `x.reshape(2, 3)` passes its positional arguments as one tuple, like
 
 import numpy as np
 
-from ..runtime import COMPLEX_GRADIENT
+from ..runtime import COMPLEX_GRADIENT, values_grad
 from .registry import defjvp, defvjp
 
 METHODS = {
@@ -39,6 +39,7 @@ METHODS = {
     "item": (np.ndarray.item, True),
     "conj": (np.conj, False),
     "round": (np.round, False),
+    "values": (dict.values, False),  # of a dict: `sum(d.values())`
     # no gradient (nondiff.py): booleans, indices, counts
     "all": (np.all, False),
     "any": (np.any, False),
@@ -53,6 +54,16 @@ ATTRIBUTES = {"T": np.transpose}
 CONSTANT_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
 
 # transpose's `axes` may arrive packed from varargs (`x.transpose(1, 0)`) or be empty.
+
+
+@defvjp(dict.values, "d", name="DictValues")
+def dict_values_vjp(g, ans, d):
+    return values_grad(g, d)
+
+
+@defjvp(dict.values, "d")
+def dict_values_jvp(t, ans, d):
+    return list(t.values())
 
 
 @defvjp(np.ndarray.copy, "x", name="Clone")

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (
-    add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, jacobian_from_columns, popped_grad,
+    add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, jacobian_from_columns, popped_grad, values_grad,
     repeated_part, snapshot, structure_like, unbroadcast, unreduce, without_part, zeros_like_grad,
 )
 from . import decompositions, linalg, reductions, series
@@ -156,6 +156,28 @@ def item_grad_vjp_x(cotangent, ans, g, key, x):
 @defjvp(item_grad, "x")
 @_zero
 def item_grad_jvp_x(t, ans, g, key, x):
+    return zeros_like_grad(ans)
+
+
+@defvjp(values_grad, "g", name="ValuesGrad")
+def values_grad_vjp(cotangent, ans, g, d):
+    return None if cotangent is None else [cotangent[k] for k in d]
+
+
+@defjvp(values_grad, "g")
+def values_grad_jvp(t, ans, g, d):
+    return values_grad(t, d)
+
+
+@defvjp(values_grad, "d")
+@_zero
+def values_grad_vjp_d(cotangent, ans, g, d):
+    return zeros_like_grad(d)
+
+
+@defjvp(values_grad, "d")
+@_zero
+def values_grad_jvp_d(t, ans, g, d):
     return zeros_like_grad(ans)
 
 
