@@ -1,6 +1,7 @@
-"""`map` and `filter` read as list comprehensions (map_filter.py): gradients, tangents and
-a Hessian against differences and the analytic answer, and the places where the
-iterator is not read whole refused with the way out."""
+"""`map` and `filter` read as list comprehensions, and `zip`/`enumerate` read whole into a
+list, tuple or dict as comprehensions (map_filter.py): gradients, tangents and a Hessian
+against differences and the analytic answer, and the places where the iterator is not
+read whole refused with the way out."""
 
 import math
 
@@ -73,3 +74,24 @@ def test_a_map_whose_iterator_is_kept_is_refused_with_the_way_out():
         srcgrad.grad(keeps_the_iterator)(0.3)
     assert info.value.lineno == keeps_the_iterator.__code__.co_firstlineno + 1
     assert srcgrad.grad(maps_with_a_local_function)(0.3) == pytest.approx(1.2, rel=1e-12)
+
+
+def dict_of_zip(a, b):
+    d = dict(zip(["u", "v"], [a, b * 2.0]))
+    return d["u"] * d["v"] ** 2
+
+
+def list_of_zip_and_enumerate(x, w):
+    pairs = list(zip([x, w], [w, x]))
+    ranked = tuple(enumerate([x * x, w]))
+    return sum(u * v * v for u, v in pairs) + sum((k + 1) * v for k, v in ranked)
+
+
+def test_zip_and_enumerate_read_whole_into_a_list_tuple_or_dict():
+    """`dict(zip(names, vals))`, `list(zip(a, b))`, `tuple(enumerate(xs))` were refused (no
+    derivative rule for `zip`); a loop or a comprehension over them already worked."""
+    a, b = 0.5, 2.0
+    check(dict_of_zip, a, b, expected=((2.0 * b) ** 2, a * 8.0 * b))
+    x, w = 0.7, -0.3
+    check(list_of_zip_and_enumerate, x, w, expected=(w * w + 2.0 * x * w + 2.0 * x, 2.0 * x * w + x * x + 2.0))
+    check_hessian(dict_of_zip, (a, b), 1, [[8.0 * a]])

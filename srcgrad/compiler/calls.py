@@ -145,6 +145,9 @@ def missing_rule(program, stmt, call, register):
                   f"once, whole, right there (`list({call.primal.__name__}(...))`, `sum(...)`, `np.array(...)`, the "
                   "iterable of a `for` loop), with `f` a lambda or a function's name: write it so, or write the "
                   "comprehension (`[f(v) for v in xs]`)")
+    elif call.primal is builtins.zip or call.primal is builtins.enumerate:
+        advice = (f"srcgrad reads `{call.primal.__name__}(...)` as the iterable of a `for` loop or a comprehension, "
+                  "or read whole right there by `list`, `tuple` or `dict`: write it so")
     elif call.primal is functools.partial:
         advice = ("srcgrad does not follow a differentiated value into a partial made in the differentiated "
                   "function: call the function itself with all its arguments")

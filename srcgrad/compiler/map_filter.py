@@ -1,9 +1,12 @@
-"""`map` and `filter` as the list comprehensions they stand for.
+"""`map` and `filter` as the list comprehensions they stand for, and `zip` and
+`enumerate` read whole into a list, tuple or dict as comprehensions too.
 
 Before:                                        After:
     ys = list(map(lambda v: v * w, xs))            ys = list([v * w for v in xs])
     s = sum(map(f, xs, zs))                        s = sum([f(item, item_1) for item, item_1 in zip(xs, zs)])
     for p in filter(lambda v: v > 0, xs):          for p in [v for v in xs if v > 0]:
+    d = dict(zip(names, vals))                     d = {item: item_1 for item, item_1 in zip(names, vals)}
+    ps = list(enumerate(xs))                       ps = list([(item, item_1) for item, item_1 in enumerate(xs)])
 
 A `map` or `filter` call is rewritten where its iterator is read once, whole, right
 there: as an argument of a builtin or NumPy function that reads an iterable through
@@ -13,7 +16,9 @@ read in part or twice, and the call stays (no rule: refused where it is differen
 The function is a `lambda` of plain parameters, one per iterable (its body becomes the
 element; its parameters the comprehension's targets, which are local to it as they were
 to the lambda), or a name (`f`, `np.exp`, a nested function), which means the same object
-at each element. `map` and `filter` must mean the builtins. Returns a new tree; the parse
+at each element. `map` and `filter` must mean the builtins. `zip` (without `strict=`)
+and `enumerate` are rewritten only as the one argument of `list`, `tuple` or `dict`: a
+`for` loop and a comprehension read them as they are. Returns a new tree; the parse
 stays as it was.
 """
 
@@ -38,22 +43,40 @@ _READ_THROUGH = (
 def run(program):
     """`program.tree` with the calls described above rewritten (the same tree when there are none)."""
     tree = program.tree
-    if not any("map(" in line or "filter(" in line for line in program.source_lines):
+    if not any(word in line for line in program.source_lines for word in _WORDS):
         return tree  # most functions: no walk
-    if not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in ("map", "filter")
-               for n in syntax.nodes(tree)):
+    if not any(_may_rewrite(n) for n in syntax.nodes(tree)):
         return tree
     local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
-    builtin = {name for name in ("map", "filter", "zip")
+    builtin = {name for name in _ITERATORS
                if name not in local and lookup_path([name], program) is getattr(builtins, name)}
-    if "map" not in builtin and "filter" not in builtin:
+    if not builtin:
         return tree
     tree = syntax.copy(tree)
     taken = {n.id for n in syntax.nodes(tree) if isinstance(n, gast.Name)}
     rewriter = _Rewriter(program, builtin, local, taken)
-    for n in list(syntax.nodes(tree)):
-        rewriter.visit(n)
+    if "map" in builtin or "filter" in builtin:
+        for n in list(syntax.nodes(tree)):
+            rewriter.visit(n)
+    if "zip" in builtin or "enumerate" in builtin:
+        tree = syntax.rewrite(tree, {gast.Call: rewriter.whole})
     return tree
+
+
+def _may_rewrite(node):
+    """Whether `node` is spelled as a call this pass rewrites (`map(...)`, `list(zip(...))`)."""
+    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)):
+        return False
+    if node.func.id in ("map", "filter"):
+        return True
+    inner = node.args[0] if len(node.args) == 1 else None
+    return (node.func.id in ("list", "tuple", "dict") and isinstance(inner, gast.Call)
+            and isinstance(inner.func, gast.Name) and inner.func.id in ("zip", "enumerate"))
+
+
+_ITERATORS = ("map", "filter", "zip", "enumerate")
+_WORDS = tuple(f"{name}(" for name in _ITERATORS)
+_COLLECTORS = (builtins.list, builtins.tuple, builtins.dict)  # what `zip`/`enumerate` are read whole into
 
 
 class _Rewriter:
@@ -108,6 +131,36 @@ class _Rewriter:
         made = syntax.located(syntax.list_comprehension(element, target, iterable, ifs), node)
         self.visit(made.generators[0])  # `map(f, map(g, xs))`
         return made
+
+    def whole(self, node):
+        """`dict(zip(a, b))` as a dict comprehension, `list(zip(a, b))` (and `tuple`, and of
+        `enumerate(a)`) of a list comprehension, or `node` itself."""
+        if not (len(node.args) == 1 and not node.keywords and self.collector(node.func)):
+            return node
+        inner = node.args[0]
+        if not (isinstance(inner, gast.Call) and isinstance(inner.func, gast.Name) and inner.func.id in self.builtin
+                and inner.func.id in ("zip", "enumerate") and not inner.keywords and inner.args
+                and not any(isinstance(a, gast.Starred) for a in inner.args)):
+            return node
+        count = len(inner.args) if inner.func.id == "zip" else 2
+        if count != 2 and self.collector(node.func) is builtins.dict:
+            return node  # a dict is made of pairs
+        names = self.fresh(count)
+        target = syntax.tuple_([syntax.name(n, store=True) for n in names], store=True)
+        if self.collector(node.func) is builtins.dict:
+            made = syntax.dict_comprehension(syntax.name(names[0]), syntax.name(names[1]), target, inner)
+            return syntax.located(made, node)
+        element = syntax.tuple_([syntax.name(n) for n in names])
+        node.args = [syntax.located(syntax.list_comprehension(element, target, inner), inner)]
+        return node
+
+    def collector(self, func):
+        """`list`, `tuple` or `dict` where `func` means one of them, else None."""
+        parts = dotted_parts(func)
+        if parts is None or len(parts) != 1 or (parts[0] in self.local and parts[0] not in self.program.bound):
+            return None
+        found = lookup_path(parts, self.program)
+        return next((c for c in _COLLECTORS if found is c), None)
 
     def fresh(self, count):
         """`count` names the function does not use, for the elements (`item`, `item_1`, ...):

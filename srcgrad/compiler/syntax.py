@@ -126,6 +126,12 @@ def list_comprehension(elt, target, iterable, ifs=()):
     return _make(gast.ListComp, elt=elt, generators=[generator])
 
 
+def dict_comprehension(key, value, target, iterable):
+    """`{key: value for target in iterable}`, one generator; `target` a store-context node."""
+    generator = _make(gast.comprehension, target=target, iter=iterable, ifs=[], is_async=0)
+    return _make(gast.DictComp, key=key, value=value, generators=[generator])
+
+
 def subscript(value, index, store=False):
     return _make(gast.Subscript, value=value, slice=index, ctx=_STORE if store else _LOAD)
 
