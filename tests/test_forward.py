@@ -949,3 +949,33 @@ def test_jvp_of_an_entry_of_a_display():
     # as many targets as entries, one starred: was refused as "assignment to an attribute"
     assert srcgrad.grad(_star_takes_one, wrt=(0, 1))(2.0, 3.0) == (3.0, 2.0)
     assert srcgrad.jvp(_star_takes_one, (2.0, 3.0), (1.0, 1.0)) == (6.0, 5.0)
+
+
+def _joined_with_constants(x):
+    s = [x[0]] + [7.0]
+    v = np.array([3.0] + s + list(x))
+    t = (1.0,) + tuple(x)
+    return s[-1] * x[1] + np.sum(v * np.arange(1.0, 6.0)) + t[2] * t[0]
+
+
+def _tuple_of_a_mixed_display(x):
+    t = tuple([1.0, x[2]])
+    return t[0] * x[0] + t[1] ** 2
+
+
+def test_jvp_of_lists_joined_with_constant_lists():
+    """`[a] + [0.0]` joins lists, but its tangent was `[a_dot]` alone (the constant
+    operand's zeros dropped): a tangent one entry short, then broadcast or read at the
+    wrong place, silently (jvp, forward jacobian and hessian). `tuple([1.0, b])` had the
+    tangent `tuple([None, b_dot])`, a TypeError where it was read."""
+    x = np.array([0.5, 0.2])
+    gradient = np.array([2.0 + 4.0, 7.0 + 5.0 + 1.0])  # 7 x1 + (v = [3, x0, 7, x0, x1]) @ [1..5] + x1
+    np.testing.assert_array_equal(srcgrad.grad(_joined_with_constants)(x), gradient)
+    for t in (np.array([1.0, 0.0]), np.array([0.0, 1.0]), np.array([0.3, -2.0])):
+        assert srcgrad.jvp(_joined_with_constants, (x,), (t,))[1] == pytest.approx(gradient @ t, rel=1e-14)
+    np.testing.assert_allclose(srcgrad.jacobian(_joined_with_constants, mode="forward")(x), gradient, rtol=1e-14)
+    x = np.array([0.5, -0.2, 1.3])
+    gradient = np.array([1.0, 0.0, 2.0 * x[2]])
+    np.testing.assert_array_equal(srcgrad.grad(_tuple_of_a_mixed_display)(x), gradient)
+    assert srcgrad.jvp(_tuple_of_a_mixed_display, (x,), (np.ones(3),))[1] == pytest.approx(gradient.sum(), rel=1e-14)
+    np.testing.assert_array_equal(srcgrad.hessian(_tuple_of_a_mixed_display)(x), np.diag([0.0, 0.0, 2.0]))

@@ -33,6 +33,7 @@ parameter (keyword-only when the function has defaults), and returns `(out, out_
 
 import dataclasses
 import inspect
+import operator
 import os
 
 import gast
@@ -287,6 +288,9 @@ class _Forward:
             if not names:
                 if param in rule.jvps and isinstance(node, gast.Name):
                     inactive.append(node.id)  # an inactive array may broadcast the output wider
+                if rule.primal is operator.add and (isinstance(node, (gast.List, gast.Tuple))
+                                                    or (isinstance(node, gast.Name) and node.id in self.containers)):
+                    terms.append(self.zero(node))  # `[a] + [0.0]` joins lists: zeros for the constant part
                 continue
             if param in rule.discrete:
                 continue  # an index or a key: no derivative
@@ -305,8 +309,9 @@ class _Forward:
             t = self.argument_tangent(stmt, node, label)
             if isinstance(node, (gast.List, gast.Tuple)) and calls.reads_as_array(rule, param):
                 t = self.array_tangent(node, t)
-            elif isinstance(node, (gast.List, gast.Tuple)) and calls.is_operator(rule.primal):
-                t = self.filled_tangent(node, t)  # `x * [b, 2.0]`: arithmetic or a repeat, no None
+            elif isinstance(node, (gast.List, gast.Tuple)) and (calls.is_operator(rule.primal)
+                                                                or rule.primal is list or rule.primal is tuple):
+                t = self.filled_tangent(node, t)  # `x * [b, 2.0]`, `tuple([1.0, b])`: no None
             elif isinstance(node, gast.Tuple) and calls.reads_each_as_array(rule, param):
                 t = self.entry_tangents(node, t)  # np.einsum's operands
             elif arrays[param] is not node:  # a name holding a list: its tangent is a list
@@ -316,7 +321,7 @@ class _Forward:
             else:
                 terms.append(syntax.mul(t, inline.apply(derivative.fn, [syntax.copy(ans)], arrays, self.bind)))
             kinds.add(derivative.kind)
-        if not terms:
+        if not kinds:
             return None
         total = terms[0]
         for term in terms[1:]:
