@@ -242,13 +242,14 @@ def vjp(fn, *args, verbose=False, source=None):
     if found is None:
         found = _Lazy(fn, "split_vjp", positions, verbose, source).get()
     out, backward = found.function(*args)  # the forward pass runs once, here
-    shape = out.shape if type(out) is _ndarray else np.shape(out)
-    container = type(out) in (list, tuple, dict)
+    container = type(out) in (list, tuple, dict)  # its leaves may differ in shape: no np.shape
+    shape = None if container else out.shape if type(out) is _ndarray else np.shape(out)
 
     def pullback(seed):
         if container:
             _check_seed(fn, out, seed)
-        if (seed.shape if type(seed) is _ndarray else np.shape(seed)) == shape:
+            grads = backward(seed)
+        elif (seed.shape if type(seed) is _ndarray else np.shape(seed)) == shape:
             grads = backward(seed)
         else:  # a seed that broadcasts against the output: the general code unbroadcasts it
             _, grads = derive(fn, "vjp", positions).function(seed, *args)
@@ -285,7 +286,7 @@ def _check_seed(fn, out, seed):
     if type(out) is dict:
         fits = type(seed) is dict and set(seed) <= set(out)
     else:
-        fits = isinstance(seed, (list, tuple, np.ndarray)) and np.ndim(seed) > 0 and len(seed) == len(out)
+        fits = (isinstance(seed, (list, tuple)) or (isinstance(seed, np.ndarray) and seed.ndim > 0)) and len(seed) == len(out)
     if not fits:
         raise TypeError(
             f"the seed of the pullback of `{fn.__name__}` ({defined_at(fn)}) must have the structure of its output, "

@@ -437,3 +437,20 @@ def test_a_pullback_after_a_short_circuit_test_that_did_not_run(fn, x, want):
     assert out == fn(x)
     assert pullback(1.0) == (want,) == pullback(1.0)
     assert srcgrad.grad(fn)(x) == want
+
+
+def total_and_doubled(x):
+    return x.sum(), x * 2.0
+
+
+def test_vjp_of_a_tuple_of_outputs_of_different_shapes():
+    """`np.shape` of the output `(a float, an array)` raised NumPy's ValueError (an
+    inhomogeneous shape) before vjp returned, and again on the seed."""
+    x = np.array([1.0, 2.0, 3.0])
+    out, pullback = srcgrad.vjp(total_and_doubled, x)
+    assert out[0] == 6.0
+    np.testing.assert_array_equal(out[1], 2.0 * x)
+    np.testing.assert_array_equal(pullback((1.0, np.ones(3)))[0], [3.0, 3.0, 3.0])
+    np.testing.assert_array_equal(pullback((None, np.array([1.0, 0.0, 2.0])))[0], [2.0, 0.0, 4.0])
+    with pytest.raises(TypeError, match="must have the structure of its output, a tuple of 2 entries"):
+        pullback(1.0)
