@@ -59,7 +59,6 @@ class _Forward:
         self.jvp_of = jvp_of
         self.tapes = tapes  # tape name -> its tangent tape's name (None: saves nothing active)
         self.replaying = replaying  # tapes whose tangent tapes move at every push and pop (tape_tangents.py)
-        self.generated = getattr(program.fn, "__srcgrad_source__", None) is not None  # code srcgrad generated
         self.containers = containers  # names that may hold a list, tuple or dict (calls.containers)
 
     def active(self, name):
@@ -132,7 +131,7 @@ class _Forward:
                 return [s, syntax.expr(syntax.call(push, [self.zero(saved)]))]
             return [s]
         stores = callee.path == "append" and len(value.args) == 1
-        if self.generated and callee.path == "insert" and len(value.args) == 2 and not value.keywords:
+        if self.program.generated and callee.path == "insert" and len(value.args) == 2 and not value.keywords:
             stores = True  # the undo of `v = items.pop(i)`: the tangent list gets v's back
         if stores and self.active(callee.receiver):
             item = value.args[-1]  # the list's tangent is the list of its entries' tangents
@@ -480,15 +479,14 @@ def run(tree, program, calls, namer, wrt, jvp_of):
     varied = [params[i] for i in positions]
     *body, ret = tree.body
     out = ret.value
-    generated = getattr(program.fn, "__srcgrad_source__", None) is not None
-    tapes = tape_tangents.find(tree, calls) if generated else set()
+    tapes = tape_tangents.find(tree, calls) if program.generated else set()
     pushed, replaying = tape_tangents.pushes_and_replays(tree, tapes, calls)
     replays = {tape: pushed[tape] for tape in replaying}
     view_body = tape_tangents.activity_view(body, tapes, replays, calls)
     output = namer.fresh("output")
     view = syntax.function_def(tree.name, params, view_body + [syntax.assign(output, syntax.copy(out))])
     active = activity_pass.run(view, varied, output, calls)
-    if not generated:  # the same in-place changes as reverse mode: through no alias or view
+    if not program.generated:  # the same in-place changes as reverse mode: through no alias or view
         mutation.run(tree, list(syntax.statements(tree)), program, set(params), active, calls)
 
     tangent_tapes = {}

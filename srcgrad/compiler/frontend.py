@@ -47,6 +47,11 @@ class Program:
     inherited: list = field(default_factory=list)
 
     @property
+    def generated(self):
+        """Whether the function is a derivative srcgrad made (differentiated again)."""
+        return getattr(self.fn, "__srcgrad_source__", None) is not None
+
+    @property
     def name(self):
         return self.tree.name
 

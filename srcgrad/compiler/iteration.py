@@ -50,7 +50,6 @@ class _Iteration:
         self.namer = namer
         self.changed = False
         self.mapping = None  # the dict of an `.items()`/`.values()` loop being rewritten
-        self.generated = getattr(program.fn, "__srcgrad_source__", None) is not None
         self.reversed_defs, zip_defs = self._made_by(program_tree)
         self.zip_defs = {
             name: d for name, d in zip_defs.items()
@@ -119,7 +118,7 @@ class _Iteration:
         counts = callee is not None and callee.kind == "function" and callee.obj is builtins.range
         if counts or not self.activity.is_active(target):
             return s  # a `range` carries no derivative whatever the (flow-insensitive) activity says
-        if self.generated and isinstance(s.iter, gast.Name):
+        if self.program.generated and isinstance(s.iter, gast.Name):
             return s  # see the module's docstring
         pre = []
         if isinstance(s.iter, (gast.Tuple, gast.List)):  # `for v in (a, b)`: name the sequence

@@ -70,13 +70,14 @@ def _may_rewrite(node):
     if node.func.id in ("map", "filter"):
         return True
     inner = node.args[0] if len(node.args) == 1 else None
-    return (node.func.id in ("list", "tuple", "dict") and isinstance(inner, gast.Call)
-            and isinstance(inner.func, gast.Name) and inner.func.id in ("zip", "enumerate"))
+    return (node.func.id in _COLLECTORS and isinstance(inner, gast.Call)
+            and isinstance(inner.func, gast.Name) and inner.func.id in _READ_WHOLE)
 
 
-_ITERATORS = ("map", "filter", "zip", "enumerate")
+_READ_WHOLE = ("zip", "enumerate")  # rewritten only where read whole into one of:
+_COLLECTORS = {"list": builtins.list, "tuple": builtins.tuple, "dict": builtins.dict}
+_ITERATORS = ("map", "filter") + _READ_WHOLE
 _WORDS = tuple(f"{name}(" for name in _ITERATORS)
-_COLLECTORS = (builtins.list, builtins.tuple, builtins.dict)  # what `zip`/`enumerate` are read whole into
 
 
 class _Rewriter:
@@ -135,19 +136,19 @@ class _Rewriter:
     def whole(self, node):
         """`dict(zip(a, b))` as a dict comprehension, `list(zip(a, b))` (and `tuple`, and of
         `enumerate(a)`) of a list comprehension, or `node` itself."""
-        if not (len(node.args) == 1 and not node.keywords and self.collector(node.func)):
+        if not (_may_rewrite(node) and node.func.id not in ("map", "filter") and not node.keywords):
             return node
         inner = node.args[0]
-        if not (isinstance(inner, gast.Call) and isinstance(inner.func, gast.Name) and inner.func.id in self.builtin
-                and inner.func.id in ("zip", "enumerate") and not inner.keywords and inner.args
+        if not (inner.func.id in self.builtin and not inner.keywords and inner.args
                 and not any(isinstance(a, gast.Starred) for a in inner.args)):
             return node
+        collector = self.collector(node.func)
         count = len(inner.args) if inner.func.id == "zip" else 2
-        if count != 2 and self.collector(node.func) is builtins.dict:
-            return node  # a dict is made of pairs
+        if collector is None or (count != 2 and collector is builtins.dict):
+            return node  # not the builtin; or a dict, which is made of pairs
         names = self.fresh(count)
         target = syntax.tuple_([syntax.name(n, store=True) for n in names], store=True)
-        if self.collector(node.func) is builtins.dict:
+        if collector is builtins.dict:
             made = syntax.dict_comprehension(syntax.name(names[0]), syntax.name(names[1]), target, inner)
             return syntax.located(made, node)
         element = syntax.tuple_([syntax.name(n) for n in names])
@@ -155,12 +156,11 @@ class _Rewriter:
         return node
 
     def collector(self, func):
-        """`list`, `tuple` or `dict` where `func` means one of them, else None."""
-        parts = dotted_parts(func)
-        if parts is None or len(parts) != 1 or (parts[0] in self.local and parts[0] not in self.program.bound):
+        """The builtin `list`, `tuple` or `dict` that the name `func` means, else None."""
+        if func.id in self.local and func.id not in self.program.bound:
             return None
-        found = lookup_path(parts, self.program)
-        return next((c for c in _COLLECTORS if found is c), None)
+        builtin = _COLLECTORS[func.id]
+        return builtin if lookup_path([func.id], self.program) is builtin else None
 
     def fresh(self, count):
         """`count` names the function does not use, for the elements (`item`, `item_1`, ...):

@@ -324,7 +324,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
         if splicing is not None and splicing.allowed and callees.run(tree, program, namer, local_names, _transform_name(mode)):
             splicing.used = True
             _show(verbose, "callees", tree)
-        tree = versions.run(tree, namer, restores=getattr(program.fn, "__srcgrad_source__", None) is not None)
+        tree = versions.run(tree, namer, restores=program.generated)
         _show(verbose, "versions", tree)
         local_names |= set(syntax.names_stored(tree))
         calls = resolve.run(tree, program, local_names)

@@ -16,7 +16,8 @@ Rule kinds (`Derivative.kind`):
   forward rule ``t * d``. Written once by `elementwise`.
 
 Registration: `defvjp`, `defjvp`, `elementwise`, `nondifferentiable` and `discrete`
-(parameters taking an index or a key, whose derivative is zero) for the built-in rules; `custom_rule(primal, signature)` for rules users supply at run time
+(parameters taking an index or a key, whose derivative is zero) for the built-in
+rules; `custom_rule(primal, signature)` for rules users supply at run time
 (`srcgrad.custom_vjp`, `srcgrad.defvjp`, see `srcgrad/custom.py`). User rules live in a
 table of their own: they are found by `lookup` like built-in ones, but `all_rules()`
 lists only the built-in rules, and a built-in rule cannot be replaced.
