@@ -6,6 +6,7 @@ per function and (mode, wrt), at decoration time when the function's names resol
 and returns a thin function that checks argument types and calls it.
 """
 
+import collections.abc
 import functools
 import inspect
 import numbers
@@ -16,7 +17,7 @@ import numpy as np
 from .backends import with_backend
 from .compiler import cache, derive
 from .compiler.stand_in import is_instance, method_function, partial_function, refusal as library_refusal, stand_in
-from .errors import SrcGradError, defined_at
+from .errors import NotDifferentiableError, SrcGradError, defined_at
 
 
 
@@ -104,6 +105,36 @@ def _check_differentiable(fn, names, positions, args, kwargs):
     return containers
 
 
+def check_sequences(derivative, names, args, kwargs=None):
+    """Raise the error `iteration.run` described where an argument that `derivative`
+    reads as a sequence (`for v in a:`, `v` carrying the derivative) is a dict: the
+    generated loop reads a sequence's entries by position, where Python's loop over a
+    dict gives its keys."""
+    for position, keys, message, location in getattr(derivative, "read_as_sequences", ()):
+        if position < len(args):
+            value = args[position]
+        elif kwargs and names[position] in kwargs:
+            value = kwargs[names[position]]
+        else:
+            continue
+        if any(isinstance(v, collections.abc.Mapping) for v in _entries(value, keys)):
+            raise NotDifferentiableError(message, *location)
+
+
+def _entries(value, keys):
+    """The values at `keys` in `value` (key `...`: each entry of a list or tuple); none
+    where a key is missing."""
+    if not keys:
+        return [value]
+    key, rest = keys[0], keys[1:]
+    if key is ...:
+        return [v for item in value for v in _entries(item, rest)] if type(value) in (list, tuple) else []
+    try:
+        return _entries(value[key], rest)
+    except (LookupError, TypeError):
+        return []
+
+
 def _check_leaves(fn, name, value, alternative, keys=()):
     """Raise a TypeError naming the first integer or boolean leaf of the list, tuple or
     dict `value` (the argument `name`); `alternative` says what else to do with it."""
@@ -167,7 +198,10 @@ def _transform(fn, mode, wrt, verbose, source=None):
         checked = ()
 
     def check(args, kwargs):
-        return _check_differentiable(fn, names, checked, args, kwargs)
+        containers = _check_differentiable(fn, names, checked, args, kwargs)
+        if lazy.derivative is not None and lazy.derivative.read_as_sequences:
+            check_sequences(lazy.derivative, names, args, kwargs)
+        return containers
 
     guarded = getattr(lazy.derivative and lazy.derivative.function, "__srcgrad_guarded__", None)
     if guarded is not None and not lazy.derivative.reads:
@@ -241,6 +275,8 @@ def vjp(fn, *args, verbose=False, source=None):
     found = _built(fn, "split_vjp", positions) if not verbose and source is None else None
     if found is None:
         found = _Lazy(fn, "split_vjp", positions, verbose, source).get()
+    if found.read_as_sequences:
+        check_sequences(found, _params(fn), args)
     out, backward = found.function(*args)  # the forward pass runs once, here
     container = type(out) in (list, tuple, dict)  # its leaves may differ in shape: no np.shape
     shape = None if container else out.shape if type(out) is _ndarray else np.shape(out)

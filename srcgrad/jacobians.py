@@ -15,7 +15,7 @@ import weakref
 
 import numpy as np
 
-from .api import _check_differentiable, _function_of, _is_integral, _params, _path, _positions, grad
+from .api import _check_differentiable, _function_of, check_sequences, _is_integral, _params, _path, _positions, grad
 from .compiler import derive
 from .compiler.cache import general_code
 from .errors import SrcGradError, defined_at
@@ -167,6 +167,8 @@ def jvp(fn, primals, tangents, verbose=False):
         out = fn(*primals)
         return out, zeros_like_grad(out)
     derivative = _jvp_derivative(fn, tuple(positions), verbose)
+    if derivative.read_as_sequences:
+        check_sequences(derivative, names, primals)
     function = derivative.function
     code = getattr(function, "__code__", None)
     if len(primals) == len(names) and code is not None and not code.co_kwonlyargcount:
@@ -232,9 +234,13 @@ def _forward_jacobian(fn, args, positions):
                 f"parameter `{_params(fn)[p]}`, not {type(args[p]).__name__}: nested derivatives of order "
                 "three and up are of scalar functions"
             )
+    lazy = getattr(fn, "__srcgrad_lazy__", None)
+    if lazy is not None:  # differentiated again: the arguments of the derivative it differentiates
+        check_sequences(lazy.get(), _params(fn), args)
     out, columns = None, []
     for p in positions:
         derivative = _jvp_derivative(fn, (p,))
+        check_sequences(derivative, _params(fn), args)
         x = args[p]
         linear = _linearized(derivative) if _size(x) > 1 else None
         if linear is not None and len(args) == len(_TANGENT_NAMES[derivative.function]) - 1:
@@ -256,6 +262,7 @@ def _reverse_jacobian(fn, args, positions, x):
     """(out, rows): the cotangents of `x`, the arguments `positions` (one or a tuple),
     for `unit_tangents(out)` (see `runtime.jacobian_from_rows`); one pullback each."""
     derivative = derive(fn, "vjp", tuple(range(len(_params(fn)))))
+    check_sequences(derivative, _params(fn), args)
     out = fn(*args)
     _check_output(fn, out)
     rows = []

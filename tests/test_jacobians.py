@@ -6,6 +6,8 @@ Every result is checked against an analytic answer and central finite difference
 float64; the layouts against JAX where it is installed.
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -229,6 +231,79 @@ def test_the_keys_of_a_dict_carry_no_derivative():
     assert srcgrad.grad(weighted_by_key)(0.5) == 1.0
     assert srcgrad.jvp(weighted_by_key, (0.5,), (1.0,)) == (0.5, 1.0)
     assert srcgrad.hessian(weighted_by_key)(0.5) == 0.0
+
+
+def weighted_by_argument_keys(d, x):
+    s = 0.0
+    for k in d:
+        s = s + k * x
+    return s
+
+
+def weighted_by_nested_keys(p, x):
+    sub = p["sub"]
+    s = 0.0
+    for k in sub:
+        s = s + k * x * p["w"]
+    return s
+
+
+def weighted_by_keys_of_each(ds, x):
+    s = 0.0
+    for d in ds:
+        for k in d:
+            s = s + k * x
+    return s
+
+
+def weighted_by_keys_method(d, x):
+    s = 0.0
+    for k in d.keys():
+        s = s + k * x
+    return s
+
+
+def _ones_like(tree):
+    if isinstance(tree, dict):
+        return {k: _ones_like(v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(_ones_like(v) for v in tree)
+    return 1.0
+
+
+@pytest.mark.parametrize("transform", [
+    lambda f, *a: srcgrad.grad(f, wrt=(0, 1))(*a),
+    lambda f, *a: srcgrad.value_and_grad(f, wrt=(0, 1))(*a),
+    lambda f, *a: srcgrad.vjp(f, *a)[1](1.0),
+    lambda f, *a: srcgrad.jvp(f, a, (_ones_like(a[0]), 1.0)),
+    lambda f, *a: srcgrad.jacobian(f, wrt=(0, 1), mode="forward")(*a),
+    lambda f, *a: srcgrad.jacobian(f, wrt=(0, 1), mode="reverse")(*a),
+    lambda f, *a: srcgrad.hessian(f, wrt=(0, 1))(*a),
+], ids=["grad", "value_and_grad", "vjp", "jvp", "jacobian-forward", "jacobian-reverse", "hessian"])
+@pytest.mark.parametrize("fn, args, read", [
+    (weighted_by_argument_keys, ({0: 1.5, 1: 2.5}, 0.5), "d"),
+    (weighted_by_nested_keys, ({"sub": {0: 1.5, 1: 2.5}, "w": 2.0}, 0.5), "p['sub']"),
+    (weighted_by_keys_of_each, ([{0: 1.5, 1: 2.5}], 0.5), "ds[...]"),
+])
+def test_a_dict_argument_looped_over_as_a_sequence_is_refused(transform, fn, args, read):
+    """`for k in d:` with `d` an argument whose values are differentiated: the derivative
+    loops over a sequence (`k = d[i]`), which for a dict with the keys 0..n-1 read its
+    values where Python gives its keys: the gradient of `(0 + 1) x` was 4.0 (1.5 + 2.5),
+    silently. Only the call shows that `d` is a dict, so every transform checks it there."""
+    with pytest.raises(srcgrad.NotDifferentiableError, match=re.escape(f"loops over `{read}`, a dict in this call")):
+        transform(fn, *args)
+
+
+def test_a_loop_over_the_keys_of_a_dict_argument():
+    """`for k in d.keys():` says the loop reads keys, which carry no derivative: the
+    gradient of `(0 + 1) x` is 1, and the dict's values get zeros."""
+    d = {0: 1.5, 1: 2.5}
+    assert srcgrad.grad(weighted_by_keys_method, wrt=(0, 1))(d, 0.5) == ({0: 0.0, 1: 0.0}, 1.0)
+    assert srcgrad.jvp(weighted_by_keys_method, (d, 0.5), ({0: 1.0, 1: 1.0}, 1.0)) == (0.5, 1.0)
+    assert srcgrad.hessian(weighted_by_keys_method, wrt=1)(d, 0.5) == 0.0
+    # the same loop over a list (its entries carry the derivative) is not refused
+    g = srcgrad.grad(weighted_by_argument_keys, wrt=(0, 1))([1.5, 2.5], 0.5)
+    assert g == ([0.5, 0.5], 4.0)
 
 
 def two_loops_over_one_index(x):

@@ -54,8 +54,8 @@ def diff_reads(value, calls):
         return diff_reads(value.value, calls) if isinstance(value.value, gast.Name) else []
     if isinstance(value, gast.Call):
         callee = calls.get(value)
-        if callee is not None and callee.kind == "function" and rules.is_nondifferentiable(callee.obj):
-            return []
+        if callee is not None and callee.kind in ("function", "method") and rules.is_nondifferentiable(callee.obj):
+            return []  # `len(x)`, `x.argmax()`, `d.keys()`
         names = []
         if callee is not None and callee.kind == "method":
             names.append(callee.receiver)

@@ -12,10 +12,10 @@ and `reversed(a)` of sequences (`r = reversed(a)` becomes `r = a[::-1]`), and
 generator, `d.items()`, ...) is rejected: its loop target would otherwise silently
 get no gradient. Loops over constants are left alone (a dict or a set stays iterable).
 
-In code srcgrad generated (a gradient differentiated again), a loop over a name stays as
-it is: the first derivation rewrote each loop whose target carried a derivative, so a
-target still looping over a name carries none, even where the tape that holds it among
-differentiated values makes it look so (the keys of `for k in d:` over a dict).
+In code srcgrad generated (a gradient differentiated again), a loop stays as it is: the
+first derivation rewrote each loop whose target carried a derivative, so a target of a
+loop still there carries none, even where the tape that holds it among differentiated
+values makes it look so (the keys of `for k in d:` or `for k in d.keys():`).
 
 The loop reads the objects its header named when it started: a sequence, dict or zipped
 sequence that the body or the loop target rebinds (`for x in x:`) is read through a name
@@ -31,6 +31,7 @@ import collections
 import gast
 
 from .. import runtime
+from ..errors import NotDifferentiableError
 from . import printing, syntax
 from .resolve import Callee
 
@@ -65,6 +66,9 @@ class _Iteration:
             for name in syntax.names_stored(targets):
                 self.stored_at[name].append(getattr(st, "lineno", None))
         self.enclosing = []  # the loops around the statement being rewritten, innermost last
+        self.params = [a.id for a in program_tree.args.args]
+        self.tree, self.values = program_tree, None  # values: see `single_values`
+        self.read_as_sequences = []  # see `run`
 
     def _made_by(self, tree):
         """({name: its assignment} for names assigned from a call of `reversed` with one
@@ -118,7 +122,7 @@ class _Iteration:
         counts = callee is not None and callee.kind == "function" and callee.obj is builtins.range
         if counts or not self.activity.is_active(target):
             return s  # a `range` carries no derivative whatever the (flow-insensitive) activity says
-        if self.program.generated and isinstance(s.iter, gast.Name):
+        if self.program.generated:
             return s  # see the module's docstring
         pre = []
         if isinstance(s.iter, (gast.Tuple, gast.List)):  # `for v in (a, b)`: name the sequence
@@ -126,6 +130,8 @@ class _Iteration:
             pre.append(syntax.located(syntax.assign(seq, s.iter), s))
             s.iter = syntax.name(seq)
         sequences, kind, start = self.sequences(s, pre)
+        if kind == "sequence":
+            self.note_argument(s, sequences[0].id)
         for seq in sequences:
             self.check_iterator(s, seq)
             definition = self.reversed_defs.get(seq.id)
@@ -186,6 +192,45 @@ class _Iteration:
             body = head + [syntax.located(syntax.assign(target, items[0]), s)] + s.body
         loop = syntax.located(syntax.for_(index, self.call(range, _RANGE, args), body), s)
         return [syntax.located(p, s) for p in pre] + [loop]
+
+    def note_argument(self, s, name):
+        """Note the loop `s` over `name` for `run`'s answer where `name` is a parameter never
+        rebound, an entry of one at constant keys (`sub = p['sub']`, bound once), or the
+        target of an enclosing loop over one (`for d in ds: for k in d:`; key `...`: each entry)."""
+        keys = []
+        while name not in self.params and self.stores[name] == 1:
+            value = self.single_values().get(name)
+            outer = next((loop for loop in self.enclosing if isinstance(loop, gast.For)
+                          and type(loop.target) is gast.Name and loop.target.id == name), None)
+            if outer is not None and type(outer.iter) is gast.Name:
+                keys.append(...)
+                name = outer.iter.id
+            elif (isinstance(value, gast.Subscript) and type(value.value) is gast.Name
+                    and isinstance(value.slice, gast.Constant) and type(value.slice.value) in (str, int)):
+                keys.append(value.slice.value)
+                name = value.value.id
+            else:
+                return
+        if name not in self.params or self.stores[name] != 1:  # a parameter counts as one
+            return
+        read = name + "".join("[...]" if k is ... else f"[{k!r}]" for k in reversed(keys))
+        message = (
+            f"`{self.program.text(s)}` in `{self.program.name}` loops over `{read}`, a dict in this call: srcgrad "
+            "made the loop's derivative for a list, tuple or array, whose entries carry the derivative, and a loop "
+            f"over a dict gives its keys; loop over `.keys()`, `.values()` or `.items()` of it instead"
+        )
+        error = self.program.error(s, message, NotDifferentiableError)
+        location = (error.filename, error.lineno, error.offset - 1, error.text)  # SrcGradError's parameters
+        self.read_as_sequences.append((self.params.index(name), tuple(reversed(keys)), message, location))
+
+    def single_values(self):
+        """{name: its value} for the names assigned once by `name = value` (computed once)."""
+        if self.values is None:
+            self.values = {
+                st.targets[0].id: st.value for st in syntax.statements(self.tree)
+                if isinstance(st, gast.Assign) and type(st.targets[0]) is gast.Name
+            }
+        return self.values
 
     def check_iterator(self, s, seq):
         """Refuse the loop `s` over `seq` where `seq` holds an iterator made by `zip` or
@@ -289,10 +334,15 @@ class _Iteration:
 
 
 def run(tree, program, activity, calls, namer):
-    """Rewrite the loops of the ANF `tree` whose target is active; returns whether any changed.
+    """Rewrite the loops of the ANF `tree` whose target is active. Returns (whether any
+    changed, the arguments read as sequences).
 
+    The arguments read as sequences are (parameter position, keys, message, location)
+    for each rewritten `for v in a:` whose `a` is a parameter or an entry of one
+    (`a['sub']`): the derivative is right only when that argument is no dict, which
+    only the call shows (api.check_sequences raises the error they describe).
     New calls (`len`, `range`, `min`) are entered in the resolution table `calls`.
     """
     walker = _Iteration(program, activity, calls, namer, tree)
     tree.body = walker.block(tree.body)
-    return walker.changed
+    return walker.changed, tuple(walker.read_as_sequences)

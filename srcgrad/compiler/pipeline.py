@@ -34,10 +34,11 @@ class Derivative:
     `function` dispatches and the general code is built when first needed (a call no
     specialization serves, or its text asked for)."""
 
-    __slots__ = ("function", "_general", "reads", "code")
+    __slots__ = ("function", "_general", "reads", "code", "read_as_sequences")
 
-    def __init__(self, function, general, reads=(), code=None):
+    def __init__(self, function, general, reads=(), code=None, read_as_sequences=()):
         self.function = function
+        self.read_as_sequences = read_as_sequences  # iteration.run's: see api.check_sequences
         self.code = code  # the code object of the function it was made from
         self._general = general  # () -> the general code's function
         # (namespace, name, callable) for each global or cell name its calls resolved
@@ -175,7 +176,8 @@ def _derive(fn, mode, wrt, verbose, source, key):
             function = splicing.attempt(
                 lambda: _finish(prepared, verbose),
                 lambda: _finish(_prepare(fn, mode, wrt, verbose, source, splicing), verbose))
-            return cache.put(fn, key, Derivative(function, lambda: function, _distinct(log), getattr(fn, "__code__", None)))
+            return cache.put(fn, key, Derivative(function, lambda: function, _distinct(log), getattr(fn, "__code__", None),
+                                                 prepared.read_as_sequences))
     reads = _distinct(log)
     arity = len(prepared.sweeps.args.args) + (1 if mode == "vjp" else 0)  # vjp: the seed first; no *args
     name = f"{prepared.program.name}_{mode}"
@@ -193,7 +195,8 @@ def _derive(fn, mode, wrt, verbose, source, key):
     if verbose:
         general()  # printed now
     function = cache.specializing(general, build, name, arity)
-    return cache.put(fn, key, Derivative(function, general, reads, getattr(fn, "__code__", None)))
+    return cache.put(fn, key, Derivative(function, general, reads, getattr(fn, "__code__", None),
+                                         prepared.read_as_sequences))
 
 
 def _note_defaults(fn):
@@ -288,6 +291,7 @@ class _Prepared:
     split_vjp: bool = False
     tree: object = None  # "jvp": the FunctionDef
     namer: object = None  # "jvp": its Namer
+    read_as_sequences: tuple = ()  # iteration.run's: arguments the derivative reads as sequences
 
 
 def _prepare(fn, mode, wrt, verbose, source, splicing=None):
@@ -333,7 +337,8 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
         ret = tree.body[-1].value
         output = ret.id if isinstance(ret, gast.Name) else None
         active = activity.run(tree, names, output, calls)
-        if iteration.run(tree, program, active, calls, namer):
+        rewritten, read_as_sequences = iteration.run(tree, program, active, calls, namer)
+        if rewritten:
             active = activity.run(tree, names, output, calls)
             _show(verbose, "iteration", tree)
         activity.refuse_complex(program, tree, active, calls)
@@ -342,8 +347,9 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
                   f"useful: {', '.join(sorted(active.useful))}\nactive: {', '.join(sorted(active.active))}")
         if mode == "jvp":
             tree = forward.run(tree, program, calls, namer, wrt, jvp_of)
-            return _Prepared(program, key, tree=hoist.run(tree, namer), namer=namer)
-        return _Prepared(program, key, reverse.sweeps(tree, program, active, calls, namer, wrt, mode, pullback_of), split_vjp)
+            return _Prepared(program, key, tree=hoist.run(tree, namer), namer=namer, read_as_sequences=read_as_sequences)
+        sweeps = reverse.sweeps(tree, program, active, calls, namer, wrt, mode, pullback_of)
+        return _Prepared(program, key, sweeps, split_vjp, read_as_sequences=read_as_sequences)
 
 
 def _finish(prepared, verbose, signature=None):

@@ -40,6 +40,7 @@ METHODS = {
     "conj": (np.conj, False),
     "round": (np.round, False),
     "values": (dict.values, False),  # of a dict: `sum(d.values())`
+    "keys": (dict.keys, False),  # of a dict: no gradient (nondiff.py)
     # no gradient (nondiff.py): booleans, indices, counts
     "all": (np.all, False),
     "any": (np.any, False),

@@ -26,7 +26,7 @@ nondifferentiable(
     np.shape, np.ndim, np.size, np.result_type, np.broadcast_shapes, np.isscalar,
     np.iscomplexobj, np.isrealobj,
     builtins.len, builtins.range, builtins.isinstance, builtins.int, builtins.bool,
-    builtins.round, builtins.type, builtins.print,
+    builtins.round, builtins.type, builtins.print, dict.keys,
     # comparisons and logic
     operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
     operator.not_, operator.truth, operator.contains, operator.is_, operator.is_not,
