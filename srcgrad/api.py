@@ -17,6 +17,7 @@ from .backends import with_backend
 from .compiler import cache, derive
 from .compiler.stand_in import is_instance, method_function, partial_function, refusal as library_refusal, stand_in
 from .errors import SrcGradError, defined_at
+from .runtime import _is_sequence
 
 
 
@@ -82,8 +83,9 @@ def _positions(fn, wrt):
 
 def _check_differentiable(fn, names, positions, args, kwargs):
     """Raise a TypeError for an integer or boolean argument in `positions`, or such a
-    leaf of a list, tuple or dict there. True when one of them is such a container: its
-    leaves, not its type, decide, so a caller checking once per signature checks again."""
+    leaf of a list, tuple, namedtuple or dict there. True when one of them is such a
+    container: its leaves, not its type, decide, so a caller checking once per signature
+    checks again."""
     containers = False
     for i in positions:
         if i < len(args):
@@ -92,7 +94,7 @@ def _check_differentiable(fn, names, positions, args, kwargs):
             value = kwargs[names[i]]
         else:
             continue
-        if type(value) in (list, tuple, dict):
+        if _is_container(value):
             containers = True
             _check_leaves(fn, names[i], value, f"move it out of `{names[i]}` into an argument that is not differentiated")
         elif _is_integral(value):
@@ -104,12 +106,18 @@ def _check_differentiable(fn, names, positions, args, kwargs):
     return containers
 
 
+def _is_container(value):
+    """Whether `value` is a pytree node: a dict, list, tuple or namedtuple."""
+    return type(value) is dict or _is_sequence(type(value))
+
+
 def _check_leaves(fn, name, value, alternative, keys=()):
-    """Raise a TypeError naming the first integer or boolean leaf of the list, tuple or
-    dict `value` (the argument `name`); `alternative` says what else to do with it."""
+    """Raise a TypeError naming the first integer or boolean leaf of the list, tuple,
+    namedtuple or dict `value` (the argument `name`); `alternative` says what else to do
+    with it."""
     items = value.items() if type(value) is dict else enumerate(value)
     for key, item in items:
-        if type(item) in (list, tuple, dict):
+        if _is_container(item):
             _check_leaves(fn, name, item, alternative, keys + (key,))
         elif _is_integral(item):
             label = _path(name, keys + (key,))
@@ -231,7 +239,7 @@ def vjp(fn, *args, verbose=False, source=None):
     code = getattr(fn, "__code__", None)  # cheaper than inspect.signature, on every call
     count = code.co_argcount if code is not None else len(_params(fn))
     for i, a in enumerate(args):
-        if type(a) in (list, tuple, dict):
+        if _is_container(a):
             names = _params(fn)
             _check_leaves(fn, names[i] if i < len(names) else f"args[{i}]", a,
                           "pass it as an argument of its own (its gradient is then None)")
@@ -242,7 +250,7 @@ def vjp(fn, *args, verbose=False, source=None):
     if found is None:
         found = _Lazy(fn, "split_vjp", positions, verbose, source).get()
     out, backward = found.function(*args)  # the forward pass runs once, here
-    container = type(out) in (list, tuple, dict)  # its leaves may differ in shape: no np.shape
+    container = _is_container(out)  # its leaves may differ in shape: no np.shape
     shape = None if container else out.shape if type(out) is _ndarray else np.shape(out)
 
     def pullback(seed):

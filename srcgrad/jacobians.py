@@ -15,11 +15,13 @@ import weakref
 
 import numpy as np
 
-from .api import _check_differentiable, _function_of, _is_integral, _params, _path, _positions, grad
+from .api import _check_differentiable, _function_of, _is_container, _is_integral, _params, _path, _positions, grad
 from .compiler import derive
 from .compiler.cache import general_code
 from .errors import SrcGradError, defined_at
-from .runtime import jacobian_from_columns, jacobian_from_rows, leaves, structure_like, unit_tangents, zeros_like_grad
+from .runtime import (
+    _is_sequence, jacobian_from_columns, jacobian_from_rows, leaves, structure_like, unit_tangents, zeros_like_grad,
+)
 
 
 class _Built:
@@ -263,7 +265,7 @@ def _reverse_jacobian(fn, args, positions, x):
     for seed in unit_tangents(out):
         _, grads = derivative.function(seed, *args)
         # a list or tuple argument that the function reads as an array has an array gradient
-        row = tuple(structure_like(grads[p], args[p]) if type(args[p]) in (list, tuple) else grads[p] for p in wanted)
+        row = tuple(structure_like(grads[p], args[p]) if _is_sequence(type(args[p])) else grads[p] for p in wanted)
         rows.append(row if isinstance(positions, tuple) else row[0])
     return out, rows
 
@@ -277,9 +279,9 @@ def jacobian(fn, wrt=0, mode=None):
     """The function computing the full Jacobian of `fn` with respect to `wrt`.
 
     As `jax.jacobian`: the Jacobian has the structure of the output (an array, a float,
-    or a list, tuple or dict of them) whose every leaf has the structure of the input,
-    each leaf of shape `out_leaf.shape + x_leaf.shape` (a float when both are Python
-    floats). A tuple `wrt` counts as a tuple input: `J[i][j]` is the derivative of
+    or a list, tuple, namedtuple or dict of them) whose every leaf has the structure of
+    the input, each leaf of shape `out_leaf.shape + x_leaf.shape` (a float when both are
+    Python floats). A tuple `wrt` counts as a tuple input: `J[i][j]` is the derivative of
     output `i` with respect to `wrt[j]` for a tuple output. `mode` "forward" pushes one
     tangent per input element, "reverse" pulls back one cotangent per output element;
     None picks the one with fewer passes (forward for a derivative made by srcgrad,
@@ -360,7 +362,7 @@ def nested_grad(fn, mode, wrt, verbose):
             bound.apply_defaults()
             args = tuple(bound.arguments[n] for n in names)
         out, columns = _forward_jacobian(fn, args, wanted)
-        container = type(out) in (list, tuple, dict)
+        container = _is_container(out)
         if container or np.ndim(out) != 0:
             raise TypeError(
                 f"grad({fn.__name__}) needs a scalar output, but `{fn.__name__}` returned a value of shape "
