@@ -582,7 +582,9 @@ def _rebuilt(x, parts):
 def unit_tangents(x):
     """The unit tangents of `x`, one per element of each leaf in order (C order within
     an array): that element 1 and every other 0, in `x`'s structure. A Python float's
-    entry is a float; an array's has its float dtype (float64 for other dtypes).
+    entry is a float; an array's has its float dtype (float64 for other dtypes). A leaf
+    that is neither a number nor an array (a string, None) has no derivative: its
+    element's tangent is zero (the Jacobian's block for it is zero, as in reverse mode).
 
     >>> list(unit_tangents((1.0, np.zeros(2))))
     [(1.0, array([0., 0.])), (0.0, array([1., 0.])), (0.0, array([0., 1.]))]
@@ -592,6 +594,10 @@ def unit_tangents(x):
     for i, leaf in enumerate(parts):
         if isinstance(leaf, _float):
             yield _rebuilt(x, iter(zeros[:i] + [1.0] + zeros[i + 1:]))
+            continue
+        if not isinstance(leaf, (numbers.Number, _ndarray, np.generic)):
+            for _ in range(np.size(leaf)):
+                yield _rebuilt(x, iter(zeros))
             continue
         dtype = np.result_type(leaf)
         for index in np.ndindex(np.shape(leaf)):

@@ -285,6 +285,34 @@ def test_jacobian_refuses_an_integer_leaf_and_an_output_that_is_not_numbers():
         srcgrad.jacobian(labelled)(np.ones(2))
 
 
+def labelled_square(p):
+    return np.sum(p["a"] ** 2) * (2.0 if p["name"] == "foo" else 1.0)
+
+
+@pytest.mark.parametrize("label", ["foo", None])
+def test_a_leaf_without_a_derivative_gets_zero_blocks_in_every_mode(label):
+    """A string leaf made a forward Jacobian and the Hessian raise NumPy's TypeError ("data
+    type 'foo' not understood", from its unit tangents); grad and a reverse Jacobian give
+    it zeros, and so do they now."""
+    a = np.array([0.1, -0.2, 0.3])
+    p, c = {"a": a, "name": label}, 2.0 if label == "foo" else 1.0
+    gradient = srcgrad.grad(labelled_square)(p)
+    _assert_tree_close(gradient, {"a": 2.0 * c * a, "name": 0.0}, rtol=1e-15)
+    assert type(gradient["name"]) is float
+    for mode in ("forward", "reverse"):
+        J = srcgrad.jacobian(labelled_square, mode=mode)(p)
+        _assert_tree_close(J, {"a": 2.0 * c * a, "name": np.zeros(())}, rtol=1e-15)
+    H = srcgrad.hessian(labelled_square)(p)
+    _assert_tree_close(H, {"a": {"a": 2.0 * c * np.eye(3), "name": np.zeros(3)},
+                           "name": {"a": np.zeros(3), "name": np.zeros(())}}, rtol=1e-15)
+    t = rng.normal(size=3)
+    along = _difference(lambda v: srcgrad.grad(labelled_square)({"a": v, "name": label})["a"], a, t)
+    np.testing.assert_allclose(H["a"]["a"] @ t, along, rtol=1e-7)
+    with pytest.raises(TypeError, match=r"cannot differentiate `labelled_square` \(.*test_jacobians.py:\d+\) with "
+                                        r"respect to `p\['name'\]`: it is int"):
+        srcgrad.hessian(labelled_square)({"a": a, "name": 3})  # named `labelled_square_grad` at <srcgrad dispatch>
+
+
 # --- namedtuples: pytree nodes, rebuilt as their own class -----------------------------------
 
 Point = collections.namedtuple("Point", ["xy", "w"])
