@@ -232,8 +232,10 @@ def vjp(fn, *args, verbose=False, source=None):
     The pullback may be called any number of times, with the same result; it changes
     neither `out` nor anything else the caller holds.
 
-    The seed has the output's shape; integer and boolean arguments get None. A list,
-    tuple or dict argument with an integer or boolean leaf is a TypeError.
+    The seed has the output's shape, or one that broadcasts against it (taken as the seed
+    of the output broadcast to their joint shape: `pullback(1.0)` is
+    `pullback(np.ones_like(out))`); integer and boolean arguments get None. A list, tuple
+    or dict argument with an integer or boolean leaf is a TypeError.
     """
     fn = _function_of(fn)
     code = getattr(fn, "__code__", None)  # cheaper than inspect.signature, on every call
@@ -256,11 +258,9 @@ def vjp(fn, *args, verbose=False, source=None):
     def pullback(seed):
         if container:
             _check_seed(fn, out, seed)
-            grads = backward(seed)
-        elif (seed.shape if type(seed) is _ndarray else np.shape(seed)) == shape:
-            grads = backward(seed)
-        else:  # a seed that broadcasts against the output: the general code unbroadcasts it
-            _, grads = derive(fn, "vjp", positions).function(seed, *args)
+        elif (seed.shape if type(seed) is _ndarray else np.shape(seed)) != shape:
+            seed = _fitted_seed(fn, seed, shape)
+        grads = backward(seed)
         if len(grads) == len(args) and type(grads) is tuple and not any(map(_no_gradient, args)):
             return grads
         return tuple(None if _is_integral(a) else g for a, g in zip(args, grads))
@@ -286,6 +286,28 @@ class _Built:
 
     def get(self):
         return self.derivative
+
+
+def _fitted_seed(fn, seed, shape):
+    """The seed of the shape `shape` (the output's) for a `seed` that broadcasts against
+    it: broadcast to it, and summed over the axes by which it is larger (the pullback of
+    the output broadcast to the seed's shape). Generated code and rules may take a seed
+    to have the output's shape (np.outer's rule does); a ValueError naming `fn` where the
+    shapes do not broadcast."""
+    given = np.shape(seed)
+    try:
+        joint = np.broadcast_shapes(given, shape)
+    except ValueError:
+        raise ValueError(
+            f"the seed of the pullback of `{fn.__name__}` ({defined_at(fn)}) has shape {given}, which does not "
+            f"broadcast against the output's shape {shape}"
+        ) from None
+    seed = np.broadcast_to(seed, joint)
+    extra = len(joint) - len(shape)
+    if extra:
+        seed = seed.sum(axis=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and seed.shape[i] != 1)
+    return seed.sum(axis=stretched, keepdims=True) if stretched else seed
 
 
 def _check_seed(fn, out, seed):
