@@ -18,6 +18,7 @@ from .backends import with_backend
 from .compiler import cache, derive
 from .compiler.stand_in import is_instance, method_function, partial_function, refusal as library_refusal, stand_in
 from .errors import NotDifferentiableError, SrcGradError, defined_at
+from .runtime import is_sequence
 
 
 
@@ -83,8 +84,9 @@ def _positions(fn, wrt):
 
 def _check_differentiable(fn, names, positions, args, kwargs):
     """Raise a TypeError for an integer or boolean argument in `positions`, or such a
-    leaf of a list, tuple or dict there. True when one of them is such a container: its
-    leaves, not its type, decide, so a caller checking once per signature checks again."""
+    leaf of a list, tuple, namedtuple or dict there. True when one of them is such a
+    container: its leaves, not its type, decide, so a caller checking once per signature
+    checks again."""
     containers = False
     for i in positions:
         if i < len(args):
@@ -93,7 +95,7 @@ def _check_differentiable(fn, names, positions, args, kwargs):
             value = kwargs[names[i]]
         else:
             continue
-        if type(value) in (list, tuple, dict):
+        if _is_container(value):
             containers = True
             _check_leaves(fn, names[i], value, f"move it out of `{names[i]}` into an argument that is not differentiated")
         elif _is_integral(value):
@@ -128,19 +130,25 @@ def _entries(value, keys):
         return [value]
     key, rest = keys[0], keys[1:]
     if key is ...:
-        return [v for item in value for v in _entries(item, rest)] if type(value) in (list, tuple) else []
+        return [v for item in value for v in _entries(item, rest)] if is_sequence(type(value)) else []
     try:
         return _entries(value[key], rest)
     except (LookupError, TypeError):
         return []
 
 
+def _is_container(value):
+    """Whether `value` is a pytree node: a dict, list, tuple or namedtuple."""
+    return type(value) is dict or is_sequence(type(value))
+
+
 def _check_leaves(fn, name, value, alternative, keys=()):
-    """Raise a TypeError naming the first integer or boolean leaf of the list, tuple or
-    dict `value` (the argument `name`); `alternative` says what else to do with it."""
+    """Raise a TypeError naming the first integer or boolean leaf of the list, tuple,
+    namedtuple or dict `value` (the argument `name`); `alternative` says what else to do
+    with it."""
     items = value.items() if type(value) is dict else enumerate(value)
     for key, item in items:
-        if type(item) in (list, tuple, dict):
+        if _is_container(item):
             _check_leaves(fn, name, item, alternative, keys + (key,))
         elif _is_integral(item):
             label = _path(name, keys + (key,))
@@ -258,14 +266,16 @@ def vjp(fn, *args, verbose=False, source=None):
     The pullback may be called any number of times, with the same result; it changes
     neither `out` nor anything else the caller holds.
 
-    The seed has the output's shape; integer and boolean arguments get None. A list,
-    tuple or dict argument with an integer or boolean leaf is a TypeError.
+    The seed has the output's shape, or one that broadcasts against it (taken as the seed
+    of the output broadcast to their joint shape: `pullback(1.0)` is
+    `pullback(np.ones_like(out))`); integer and boolean arguments get None. A list, tuple
+    or dict argument with an integer or boolean leaf is a TypeError.
     """
     fn = _function_of(fn)
     code = getattr(fn, "__code__", None)  # cheaper than inspect.signature, on every call
     count = code.co_argcount if code is not None else len(_params(fn))
     for i, a in enumerate(args):
-        if type(a) in (list, tuple, dict):
+        if _is_container(a):
             names = _params(fn)
             _check_leaves(fn, names[i] if i < len(names) else f"args[{i}]", a,
                           "pass it as an argument of its own (its gradient is then None)")
@@ -278,17 +288,15 @@ def vjp(fn, *args, verbose=False, source=None):
     if found.read_as_sequences:
         check_sequences(found, _params(fn), args)
     out, backward = found.function(*args)  # the forward pass runs once, here
-    container = type(out) in (list, tuple, dict)  # its leaves may differ in shape: no np.shape
+    container = _is_container(out)  # its leaves may differ in shape: no np.shape
     shape = None if container else out.shape if type(out) is _ndarray else np.shape(out)
 
     def pullback(seed):
         if container:
             _check_seed(fn, out, seed)
-            grads = backward(seed)
-        elif (seed.shape if type(seed) is _ndarray else np.shape(seed)) == shape:
-            grads = backward(seed)
-        else:  # a seed that broadcasts against the output: the general code unbroadcasts it
-            _, grads = derive(fn, "vjp", positions).function(seed, *args)
+        elif (seed.shape if type(seed) is _ndarray else np.shape(seed)) != shape:
+            seed = _fitted_seed(fn, seed, shape)
+        grads = backward(seed)
         if len(grads) == len(args) and type(grads) is tuple and not any(map(_no_gradient, args)):
             return grads
         return tuple(None if _is_integral(a) else g for a, g in zip(args, grads))
@@ -314,6 +322,28 @@ class _Built:
 
     def get(self):
         return self.derivative
+
+
+def _fitted_seed(fn, seed, shape):
+    """The seed of the shape `shape` (the output's) for a `seed` that broadcasts against
+    it: broadcast to it, and summed over the axes by which it is larger (the pullback of
+    the output broadcast to the seed's shape). Generated code and rules may take a seed
+    to have the output's shape (np.outer's rule does); a ValueError naming `fn` where the
+    shapes do not broadcast."""
+    given = np.shape(seed)
+    try:
+        joint = np.broadcast_shapes(given, shape)
+    except ValueError:
+        raise ValueError(
+            f"the seed of the pullback of `{fn.__name__}` ({defined_at(fn)}) has shape {given}, which does not "
+            f"broadcast against the output's shape {shape}"
+        ) from None
+    seed = np.broadcast_to(seed, joint)
+    extra = len(joint) - len(shape)
+    if extra:
+        seed = seed.sum(axis=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and seed.shape[i] != 1)
+    return seed.sum(axis=stretched, keepdims=True) if stretched else seed
 
 
 def _check_seed(fn, out, seed):

@@ -20,7 +20,8 @@ Conventions (JAX's where API.md is silent):
   order when there are several. Each gradient has its parameter's shape; None means zero.
 - `@f.defjvp def f_jvp(t_x, t_y, ..., ans, x, y, ...)`: one tangent per differentiable
   parameter, then `ans` and every parameter. It returns the output's tangent, shaped
-  like `ans`, and must be linear in the tangents (the compiler adds up one call per
+  like `ans` (for a tuple, list or dict of results, one of the same structure: their
+  tangents), and must be linear in the tangents (the compiler adds up one call per
   varying parameter, passing zeros for the other tangents).
 - Reverse mode through a function that has only forward rules transposes them: the
   gradient of a parameter costs one forward-rule call per element of it (JAX
@@ -46,7 +47,7 @@ import re
 import numpy as np
 
 from .rules import registry
-from .runtime import zeros_like_grad
+from .runtime import sequence_like, zeros_like_grad
 
 __all__ = ["custom_vjp", "custom_jvp", "defvjp", "defjvp", "stop_gradient"]
 
@@ -323,8 +324,9 @@ class _Check:
     """`check(value, like)`: a user rule's result, validated against `like`.
 
     For a reverse rule `like` is the parameter and `value` one gradient (or, with
-    `index`, the tuple of all of them); for a forward rule `like` is `ans`. None becomes
-    zeros. Raises ValueError naming the function, the rule and what differs.
+    `index`, the tuple of all of them); for a forward rule `like` is `ans`, whose tangent
+    for a list, tuple or dict of results is checked entry by entry (`_tangent_entries`).
+    None becomes zeros. Raises ValueError naming the function, the rule and what differs.
     """
 
     def __init__(self, name, function, rule, kind, against, index, diff):
@@ -345,6 +347,8 @@ class _Check:
     def __call__(self, value, like):
         if self.kind == "vjp":
             value = self._pick(value)
+        elif isinstance(like, (list, tuple, dict)):
+            return self._tangent_entries(value, like, "")
         if value is None:
             return np.zeros(np.shape(like), dtype=np.result_type(like, 1.0))
         if np.shape(value) != np.shape(like):
@@ -356,6 +360,33 @@ class _Check:
                 fix = "return the output's tangent, shaped like `ans`"
             raise ValueError(f"custom {self.kind} rule `{self.rule_name}` of `{self.function}` returned {what}; {fix}")
         return value
+
+    def _tangent_entries(self, value, like, path):
+        """The tangent `value` of `like`, the result at `path` in `ans` (a list, tuple or
+        dict of results, or one of them), with zeros for None; a ValueError where they
+        differ in structure or an entry in shape. An array tangent of a list of numbers
+        of its shape is taken as it is."""
+        if value is None:
+            return zeros_like_grad(like)
+        if isinstance(like, (list, tuple, dict)) and isinstance(value, (list, tuple, dict)):
+            if type(like) is dict:
+                fits = type(value) is dict and set(value) == set(like)
+            else:
+                fits = isinstance(value, (list, tuple)) and len(value) == len(like)
+            if not fits:
+                raise self._tangent_error(f"{_described(value)} as the tangent of `ans{path}`, {_described(like)}")
+            keys = list(like) if type(like) is dict else range(len(like))
+            entries = [self._tangent_entries(value[k], like[k], f"{path}[{k!r}]") for k in keys]
+            return dict(zip(keys, entries)) if type(like) is dict else sequence_like(like, entries)
+        if _shape(value) != _shape(like) or _shape(like) is None:
+            raise self._tangent_error(f"{_described(value)} as the tangent of `ans{path}`, {_described(like)}")
+        return value
+
+    def _tangent_error(self, what):
+        return ValueError(
+            f"custom jvp rule `{self.rule_name}` of `{self.function}` returned {what}; return the output's tangent, "
+            "shaped like `ans`"
+        )
 
     def _pick(self, value):
         count = len(self.diff)
@@ -377,6 +408,23 @@ class _Check:
             f"custom vjp rule `{self.rule_name}` of `{self.function}` returned {got}, but `{self.function}` has "
             f"{count} differentiable parameter{'s' if count != 1 else ''} ({names}); return {shape}"
         )
+
+
+def _shape(value):
+    """`np.shape(value)`, or None for a list or tuple of entries of different shapes."""
+    try:
+        return np.shape(value)
+    except ValueError:
+        return None
+
+
+def _described(value):
+    """`value`'s kind and size for a message: `a tuple of 2 entries`, `shape (3,)`."""
+    if type(value) is dict:
+        return f"a dict with keys {', '.join(map(repr, value))}"
+    if isinstance(value, (list, tuple)):
+        return f"a {type(value).__name__} of {len(value)} entr{'y' if len(value) == 1 else 'ies'}"
+    return f"shape {_shape(value)}"
 
 
 class _CheckedRule:
@@ -419,9 +467,11 @@ class _CheckedRule:
 class _TransposedJVP:
     """A reverse rule made from a forward rule `jvp(t, ans, *params)`, linear in `t`.
 
-    The gradient's element i is `sum(g * jvp(e_i))` for the unit tangent e_i, so one
-    call costs one forward-rule call per element of the parameter: fine for scalars and
-    small arrays; give a reverse rule (`.defvjp`) for large ones.
+    The gradient's element i is `<g, jvp(e_i)>` for the unit tangent e_i, the sum of
+    `g * jvp(e_i)` over every output (`_paired_sum`: a function returning a tuple has a
+    tuple cotangent `g`), so one call costs one forward-rule call per element of the
+    parameter: fine for scalars and small arrays; give a reverse rule (`.defvjp`) for
+    large ones.
     """
 
     def __init__(self, name, jvp, param, signature):
@@ -443,8 +493,21 @@ class _TransposedJVP:
         for i in range(flat.size):
             unit = np.zeros_like(flat)
             unit[i] = 1.0
-            flat[i] = np.sum(g * self.jvp(unit.reshape(grad.shape), ans, *args, **kwargs))
+            flat[i] = _paired_sum(g, self.jvp(unit.reshape(grad.shape), ans, *args, **kwargs))
         return grad
+
+
+def _paired_sum(g, t):
+    """`np.sum(g * t)` summed over the outputs: the pairing of the cotangent `g` with the
+    tangent `t` of a result that may be a list, tuple or dict of arrays (entries alike in
+    both; None, or a key missing from a dict `g`, is zero)."""
+    if g is None or t is None:
+        return 0.0
+    if type(g) is dict:
+        return sum(_paired_sum(v, t[k]) for k, v in g.items())
+    if isinstance(g, (list, tuple)):
+        return sum(_paired_sum(gi, ti) for gi, ti in zip(g, t))
+    return np.sum(g * t)
 
 
 def _transpose_into(rule, param, jvp, name, signature):

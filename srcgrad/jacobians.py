@@ -15,11 +15,14 @@ import weakref
 
 import numpy as np
 
-from .api import _check_differentiable, _function_of, check_sequences, _is_integral, _params, _path, _positions, grad
+from .api import _check_differentiable, _function_of, _is_container, _is_integral, _params, _path, _positions, check_sequences, grad
 from .compiler import derive
 from .compiler.cache import general_code
 from .errors import SrcGradError, defined_at
-from .runtime import jacobian_from_columns, jacobian_from_rows, leaves, structure_like, unit_tangents, zeros_like_grad
+from .runtime import (
+    is_sequence, sequence_like, jacobian_from_columns, jacobian_from_rows, leaves, structure_like, unit_tangents,
+    zeros_like_grad,
+)
 
 
 class _Built:
@@ -99,7 +102,9 @@ def _linearized(derivative):
 
 
 def _check_tangent(fn, name, primal, tangent, keys=()):
-    """Raise a TypeError/ValueError when `tangent` cannot be a tangent of `primal`."""
+    """Raise a TypeError/ValueError when `tangent` cannot be a tangent of `primal`. None
+    is the tangent of a leaf that has no derivative (an integer, a boolean, a string,
+    None); `_zero_filled` gives the tangent generated code takes for it."""
     if type(primal) is np.ndarray and type(tangent) is np.ndarray:  # the common case, checked first
         if primal.shape == tangent.shape and primal.dtype.kind in "fc" and tangent.dtype.kind in "fc":
             return
@@ -120,6 +125,8 @@ def _check_tangent(fn, name, primal, tangent, keys=()):
         for k, value in items:
             _check_tangent(fn, name, value, tangent[k], keys + (k,))
         return
+    if tangent is None and not _has_derivative(primal):
+        return
     if _is_integral(primal):
         kind = type(primal).__name__ if not isinstance(primal, np.ndarray) else f"an array of {primal.dtype}"
         raise TypeError(
@@ -135,14 +142,34 @@ def _check_tangent(fn, name, primal, tangent, keys=()):
         )
 
 
+def _has_derivative(leaf):
+    """Whether the leaf `leaf` of an argument has a derivative: a float or complex number
+    or array (not an integer, a boolean, a string, None)."""
+    return isinstance(leaf, (numbers.Number, np.ndarray, np.generic)) and not _is_integral(leaf)
+
+
+def _zero_filled(tangent, primal):
+    """The checked `tangent` of the list, tuple, namedtuple or dict `primal` with zeros
+    (`zeros_like_grad`) for each None, the tangent of a leaf without a derivative."""
+    if tangent is None:
+        return zeros_like_grad(primal)
+    if type(tangent) is dict:
+        return {k: _zero_filled(t, primal[k]) for k, t in tangent.items()}
+    if is_sequence(type(tangent)):
+        return sequence_like(tangent, [_zero_filled(t, p) for t, p in zip(tangent, primal)])
+    return tangent
+
+
 def jvp(fn, primals, tangents, verbose=False):
     """`out, out_dot = jvp(fn, primals, tangents)`: forward mode, the Jacobian of `fn` at
     `primals` applied to `tangents`.
 
     `primals` and `tangents` are tuples of the same length; each tangent has its primal's
     structure and shape. None is the tangent of an argument that is not differentiated
-    (integer and boolean arguments take only None). `out_dot` has the structure and shape
-    of `out`.
+    (integer and boolean arguments take only None), and of a leaf of a list, tuple,
+    namedtuple or dict that has no derivative (an integer, a boolean, a string, None;
+    pushed as zeros).
+    `out_dot` has the structure and shape of `out`.
     """
     fn = _function_of(fn)
     names = _jvp_params(fn)
@@ -161,6 +188,8 @@ def jvp(fn, primals, tangents, verbose=False):
         if not (type(p) is _ndarray and type(t) is _ndarray and p.shape == t.shape
                 and p.dtype.kind in "fc" and t.dtype.kind in "fc"):  # the common case, inline
             _check_tangent(fn, names[i], p, t)
+            if _is_container(t):
+                t = _zero_filled(t, p)
         positions.append(i)
         given.append(t)
     if not positions:
@@ -270,7 +299,7 @@ def _reverse_jacobian(fn, args, positions, x):
     for seed in unit_tangents(out):
         _, grads = derivative.function(seed, *args)
         # a list or tuple argument that the function reads as an array has an array gradient
-        row = tuple(structure_like(grads[p], args[p]) if type(args[p]) in (list, tuple) else grads[p] for p in wanted)
+        row = tuple(structure_like(grads[p], args[p]) if is_sequence(type(args[p])) else grads[p] for p in wanted)
         rows.append(row if isinstance(positions, tuple) else row[0])
     return out, rows
 
@@ -284,9 +313,9 @@ def jacobian(fn, wrt=0, mode=None):
     """The function computing the full Jacobian of `fn` with respect to `wrt`.
 
     As `jax.jacobian`: the Jacobian has the structure of the output (an array, a float,
-    or a list, tuple or dict of them) whose every leaf has the structure of the input,
-    each leaf of shape `out_leaf.shape + x_leaf.shape` (a float when both are Python
-    floats). A tuple `wrt` counts as a tuple input: `J[i][j]` is the derivative of
+    or a list, tuple, namedtuple or dict of them) whose every leaf has the structure of
+    the input, each leaf of shape `out_leaf.shape + x_leaf.shape` (a float when both are
+    Python floats). A tuple `wrt` counts as a tuple input: `J[i][j]` is the derivative of
     output `i` with respect to `wrt[j]` for a tuple output. `mode` "forward" pushes one
     tangent per input element, "reverse" pulls back one cotangent per output element;
     None picks the one with fewer passes (forward for a derivative made by srcgrad,
@@ -299,9 +328,10 @@ def jacobian(fn, wrt=0, mode=None):
     names = _params(fn)
     wanted = positions if isinstance(positions, tuple) else (positions,)
     nested = getattr(fn, "__srcgrad_lazy__", None) is not None
+    named = getattr(fn, "__wrapped__", fn) if nested else fn  # a refusal names the user's function, not f_grad
 
     def jac(*args):
-        _check_differentiable(fn, names, wanted, args, {})
+        _check_differentiable(named, names, wanted, args, {})
         x = tuple(args[p] for p in wanted) if isinstance(positions, tuple) else args[positions]
         chosen = mode
         if chosen is None:
@@ -367,7 +397,7 @@ def nested_grad(fn, mode, wrt, verbose):
             bound.apply_defaults()
             args = tuple(bound.arguments[n] for n in names)
         out, columns = _forward_jacobian(fn, args, wanted)
-        container = type(out) in (list, tuple, dict)
+        container = _is_container(out)
         if container or np.ndim(out) != 0:
             raise TypeError(
                 f"grad({fn.__name__}) needs a scalar output, but `{fn.__name__}` returned a value of shape "

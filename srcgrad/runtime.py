@@ -241,6 +241,23 @@ def zeros_like_grad(x):
 _CONTAINERS = (list, tuple)
 
 
+def is_sequence(kind):
+    """Whether values of the type `kind` are pytree sequences, whose entries are their
+    children: lists, tuples and namedtuples (tuples whose class has `_fields`)."""
+    return kind is list or kind is tuple or (issubclass(kind, tuple) and hasattr(kind, "_fields"))
+
+
+def sequence_like(x, entries):
+    """`entries` as a sequence of the kind of `x`: a list for a list, x's namedtuple
+    class (`type(x)(*entries)`) for a namedtuple, a tuple otherwise."""
+    kind = type(x)
+    if kind is list or kind is tuple:
+        return kind(entries)
+    if isinstance(x, tuple) and hasattr(kind, "_fields"):
+        return kind(*entries)
+    return list(entries) if isinstance(x, list) else tuple(entries)
+
+
 def add_grad(a, b):
     """`a + b` for gradients, where None means zero and containers add entry by entry.
 
@@ -253,11 +270,10 @@ def add_grad(a, b):
         return b
     if b is None:
         return a
-    if type(a) in _CONTAINERS or type(b) in _CONTAINERS:
-        kind = type(a) if type(a) in _CONTAINERS else type(b)
+    if isinstance(a, _CONTAINERS) or isinstance(b, _CONTAINERS):
         if len(a) != len(b):
             raise ValueError(f"gradients of containers of different lengths ({len(a)} and {len(b)})")
-        return kind(add_grad(x, y) for x, y in zip(a, b))
+        return sequence_like(a if isinstance(a, _CONTAINERS) else b, [add_grad(x, y) for x, y in zip(a, b)])
     if type(a) is dict or type(b) is dict:
         if type(a) is not dict or type(b) is not dict:
             raise TypeError("cannot add the gradient of a dict to the gradient of a non-dict")
@@ -291,11 +307,11 @@ def joined_part(g, x, other, first):
     Lists or tuples joined end to end: x's run of g's entries, in x's kind. Otherwise
     the `+` was arithmetic: g summed down to x's shape.
     """
-    if type(x) in _CONTAINERS and type(other) in _CONTAINERS:
+    if is_sequence(type(x)) and is_sequence(type(other)):
         if g is None:
             return zeros_like_grad(x)
         part = g[: len(x)] if first else g[len(other):]
-        return type(x)(part)
+        return sequence_like(x, part)
     return unbroadcast(g, x)
 
 
@@ -310,7 +326,7 @@ def repeated_part(g, x, other):
         n = len(x)
         out = zeros_like_grad(x)
         for start in range(0, len(g) if g is not None else 0, n or 1):
-            out = add_grad(out, type(x)(g[start:start + n]))
+            out = add_grad(out, sequence_like(x, g[start:start + n]))
         return out
     if repeats(other, x, g):
         return zeros_like_grad(x)
@@ -323,7 +339,7 @@ def repeats(seq, count, g):
     an array, and so does a NumPy integer on the left with NumPy 1 (`np.int64(2) * [a, b]`
     has len(seq) entries there, and repeats with NumPy 2: g's length tells them apart
     where it matters)."""
-    if type(seq) not in _CONTAINERS or not isinstance(count, (int, np.integer)):
+    if not is_sequence(type(seq)) or not isinstance(count, (int, np.integer)):
         return False
     if type(count) in (int, bool) or g is None or np.ndim(g) == 0:
         return True
@@ -416,29 +432,29 @@ def snapshot(x):
     kind = type(x)
     if kind is _ndarray:
         return x.copy()
-    if kind in _CONTAINERS:
-        return kind(snapshot(item) for item in x)
+    if is_sequence(kind):
+        return sequence_like(x, [snapshot(item) for item in x])
     if kind is dict:
         return {key: snapshot(value) for key, value in x.items()}
     return x
 
 
 def structure_like(g, x):
-    """The gradient `g` in the container structure of `x` (lists, tuples, dicts; leaves by
-    `unbroadcast`). Entries without a gradient get zeros.
+    """The gradient `g` in the container structure of `x` (lists, tuples, namedtuples,
+    dicts; leaves by `unbroadcast`). Entries without a gradient get zeros.
 
     >>> structure_like(np.array([1.0, 2.0]), [3.0, 4.0])
     [1.0, 2.0]
     """
     kind = type(x)
-    if kind in _CONTAINERS:
+    if is_sequence(kind):
         if g is None:
-            return kind(structure_like(None, item) for item in x)
+            return sequence_like(x, [structure_like(None, item) for item in x])
         if type(g) is dict:
             raise TypeError("the gradient of a list or tuple cannot be a dict")
         if len(g) != len(x):
             raise NotDifferentiableError(_JOINED.format(kind=kind.__name__, n=len(x), m=len(g)))
-        return kind(structure_like(gi, xi) for gi, xi in zip(g, x))
+        return sequence_like(x, [structure_like(gi, xi) for gi, xi in zip(g, x)])
     if kind is dict:
         if g is None:
             return {k: structure_like(None, v) for k, v in x.items()}
@@ -514,7 +530,7 @@ def _holds(b, a):
     kind = type(b)
     if kind is _ndarray:
         return type(a) is _ndarray and np.shares_memory(a, b)
-    if kind is list or kind is tuple or kind is dict:
+    if kind is dict or isinstance(b, _CONTAINERS):
         return any(_holds(entry, a) for entry in (b.values() if kind is dict else b))
     return False
 
@@ -539,14 +555,14 @@ def restore_entry(d, key, entry):
 
 
 def leaves(x):
-    """The leaves of `x` in order: its entries, through lists, tuples and dicts (in
-    their own order), that are none of these.
+    """The leaves of `x` in order: its entries, through lists, tuples, namedtuples and
+    dicts (in their own order), that are none of these.
 
     >>> leaves({"a": [1.0, 2.0], "b": 3.0})
     [1.0, 2.0, 3.0]
     """
     kind = type(x)
-    if kind in _CONTAINERS:
+    if is_sequence(kind):
         return [leaf for item in x for leaf in leaves(item)]
     if kind is dict:
         return [leaf for item in x.values() for leaf in leaves(item)]
@@ -556,8 +572,8 @@ def leaves(x):
 def _rebuilt(x, parts):
     """`x`'s structure with its leaves replaced by the next ones of the iterator `parts`."""
     kind = type(x)
-    if kind in _CONTAINERS:
-        return kind([_rebuilt(item, parts) for item in x])
+    if is_sequence(kind):
+        return sequence_like(x, [_rebuilt(item, parts) for item in x])
     if kind is dict:
         return {key: _rebuilt(item, parts) for key, item in x.items()}
     return next(parts)
@@ -566,7 +582,9 @@ def _rebuilt(x, parts):
 def unit_tangents(x):
     """The unit tangents of `x`, one per element of each leaf in order (C order within
     an array): that element 1 and every other 0, in `x`'s structure. A Python float's
-    entry is a float; an array's has its float dtype (float64 for other dtypes).
+    entry is a float; an array's has its float dtype (float64 for other dtypes). A leaf
+    that is neither a number nor an array (a string, None) has no derivative: its
+    element's tangent is zero (the Jacobian's block for it is zero, as in reverse mode).
 
     >>> list(unit_tangents((1.0, np.zeros(2))))
     [(1.0, array([0., 0.])), (0.0, array([1., 0.])), (0.0, array([0., 1.]))]
@@ -576,6 +594,10 @@ def unit_tangents(x):
     for i, leaf in enumerate(parts):
         if isinstance(leaf, _float):
             yield _rebuilt(x, iter(zeros[:i] + [1.0] + zeros[i + 1:]))
+            continue
+        if not isinstance(leaf, (numbers.Number, _ndarray, np.generic)):
+            for _ in range(np.size(leaf)):
+                yield _rebuilt(x, iter(zeros))
             continue
         dtype = np.result_type(leaf)
         for index in np.ndindex(np.shape(leaf)):

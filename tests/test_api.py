@@ -454,3 +454,30 @@ def test_vjp_of_a_tuple_of_outputs_of_different_shapes():
     np.testing.assert_array_equal(pullback((None, np.array([1.0, 0.0, 2.0])))[0], [2.0, 0.0, 4.0])
     with pytest.raises(TypeError, match="must have the structure of its output, a tuple of 2 entries"):
         pullback(1.0)
+
+
+def outer_square(x):
+    return np.outer(x, x)
+
+
+def test_a_seed_that_broadcasts_against_the_output_is_broadcast_to_its_shape():
+    """The pullback of `np.outer(x, x)` raised NumPy's ValueError inside the generated
+    code for the seed 1.0 or a row (its rule takes the seed to have the output's shape);
+    `x[:, None] * x[None, :]`, the same output, took them. A seed larger than the output
+    is the seed of the output broadcast to its shape: summed over the extra axes."""
+    x = np.array([0.1, -0.2, 0.3])
+    out, pullback = srcgrad.vjp(outer_square, x)
+    _, by_broadcasting = srcgrad.vjp(lambda v: v[:, None] * v[None, :], x)
+    row = np.array([1.0, 0.0, 2.0])
+    for seed, G in ((1.0, np.ones((3, 3))), (row, np.broadcast_to(row, (3, 3))),
+                    (row[:, None], np.broadcast_to(row[:, None], (3, 3))),
+                    (np.stack([np.eye(3), np.ones((3, 3))]), np.eye(3) + np.ones((3, 3)))):
+        (g,) = pullback(seed)
+        assert g.shape == (3,) and g.dtype == np.float64
+        np.testing.assert_allclose(g, G @ x + G.T @ x, rtol=1e-15)  # d<G, x x^T> = (G + G^T) x
+        np.testing.assert_array_equal(g, pullback(np.array(G))[0])
+        np.testing.assert_allclose(g, by_broadcasting(seed)[0], rtol=1e-15)
+        np.testing.assert_allclose(g, numerical_grad(lambda v: np.sum(G * outer_square(v)), (x,), 0), rtol=1e-7, atol=1e-9)
+    with pytest.raises(ValueError, match=r"seed of the pullback of `outer_square` .* has shape \(4,\), which does "
+                                         r"not broadcast against the output's shape \(3, 3\)"):
+        pullback(np.ones(4))

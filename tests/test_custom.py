@@ -329,6 +329,52 @@ def test_a_vjp_rule_takes_precedence_over_the_transposed_jvp():
     assert np.allclose(srcgrad.grad(lambda_free(twice))(X), 5.0)
 
 
+@srcgrad.custom_jvp
+def doubled_and_squared(x):
+    return x * 2.0, x ** 2
+
+
+@doubled_and_squared.defjvp
+def doubled_and_squared_jvp(t, ans, x):
+    return (t * 2.0, 2.0 * x * t)
+
+
+@srcgrad.custom_jvp
+def norm_and_scaled(x):
+    return np.sum(x ** 2), x * 3.0  # results of different shapes
+
+
+@norm_and_scaled.defjvp
+def norm_and_scaled_jvp(t, ans, x):
+    return np.sum(2.0 * x * t), 3.0 * t
+
+
+def test_reverse_mode_transposes_a_custom_jvp_rule_of_several_results():
+    """The transposed rule multiplied the tuple cotangent by the tuple tangent (TypeError:
+    can't multiply sequence by non-int of type 'tuple'); the pairing sums over the
+    results. Results of different shapes failed the rule's check (NumPy's ValueError, an
+    inhomogeneous shape), in forward mode too."""
+    def f(x):
+        a, b = doubled_and_squared(x)
+        return np.sum(a + b * x)
+
+    def g(x):
+        s, y = norm_and_scaled(x)
+        return s * np.sum(y)
+
+    def second_only(x):
+        return np.sum(norm_and_scaled(x)[1] ** 2)  # the cotangent of the first result is None
+
+    t = np.array([0.5, 1.0, -2.0])
+    for fn, want in ((f, 2.0 + 3.0 * X ** 2), (g, 6.0 * X * np.sum(X) + 3.0 * np.sum(X ** 2)), (second_only, 18.0 * X)):
+        gradient = srcgrad.grad(fn)(X)
+        np.testing.assert_allclose(gradient, want, rtol=1e-14)
+        np.testing.assert_allclose(gradient, numerical_grad(fn, [X], 0), rtol=1e-7)
+        np.testing.assert_allclose(srcgrad.vjp(fn, X)[1](1.0)[0], want, rtol=1e-14)
+        np.testing.assert_allclose(srcgrad.jacobian(fn, mode="reverse")(X), want, rtol=1e-14)
+        assert srcgrad.jvp(fn, (X,), (t,))[1] == pytest.approx(want @ t, rel=1e-14)
+
+
 needs_jvp = pytest.mark.skipif(not hasattr(srcgrad, "jvp"), reason="forward mode is not public yet")
 
 
@@ -413,6 +459,18 @@ def test_wrong_tangent_shape_names_the_function():
     total.defjvp(lambda t, ans, x: t)  # a vector tangent for a scalar output
     with pytest.raises(ValueError, match=r"`total` returns shape \(\)"):
         lookup(total).jvp("x", X, 1.0, X)
+
+    @srcgrad.custom_jvp
+    def pair(x):
+        return np.sum(x), x * 2.0
+
+    pair.defjvp(lambda t, ans, x: (2.0 * t,))  # one tangent for two results
+    with pytest.raises(ValueError, match=r"rule `<lambda>` of `pair` returned a tuple of 1 entry as the tangent of "
+                                         r"`ans`, a tuple of 2 entries; return the output's tangent"):
+        srcgrad.grad(lambda x: pair(x)[0])(X)
+    pair.defjvp(lambda t, ans, x: (t, 2.0 * t))  # a vector tangent for the scalar result
+    with pytest.raises(ValueError, match=r"returned shape \(3,\) as the tangent of `ans\[0\]`, shape \(\)"):
+        srcgrad.jvp(lambda x: pair(x)[1], (X,), (X,))
 
 
 def test_a_rule_with_the_wrong_parameters_is_rejected_when_registered():

@@ -605,6 +605,28 @@ def test_tangent_for_an_integer_argument_is_rejected():
     assert srcgrad.jvp(power, (2.0, 3), (1.0, None)) == (8.0, 12.0)
 
 
+def test_none_is_the_tangent_of_a_leaf_without_a_derivative():
+    """None for an integer, boolean, string or None leaf of a dict was refused ("must hold
+    floats, not NoneType"), where the message for an integer leaf asked for it; such a
+    leaf is pushed as a zero tangent."""
+    def scaled_entries(p):
+        unit = 1.0 if p["label"] == "m" and p["unset"] is None else 1000.0
+        return np.sum(p["a"] * p["n"]) * unit + p["s"][0] * 2.0 * p["on"]
+
+    p = {"a": np.array([1.0, -2.0]), "n": 3, "s": (1.5, "x"), "on": True, "label": "m", "unset": None}
+    t_a, t_s = np.array([0.5, 0.25]), 0.75
+    tangent = {"a": t_a, "n": None, "s": (t_s, None), "on": None, "label": None, "unset": None}
+    out, out_dot = srcgrad.jvp(scaled_entries, (p,), (tangent,))
+    assert out == pytest.approx(np.sum(p["a"] * 3) + 3.0, rel=1e-15)
+    assert out_dot == pytest.approx(np.sum(t_a * 3) + t_s * 2.0, rel=1e-15)
+    moved = lambda s: dict(p, a=p["a"] + s * t_a, s=(p["s"][0] + s * t_s, "x"))
+    assert out_dot == pytest.approx((scaled_entries(moved(EPS)) - scaled_entries(moved(-EPS))) / (2 * EPS), rel=1e-8)
+    with pytest.raises(TypeError, match=r"`p\['n'\]` of `scaled_entries` .*is int, which has no tangent; pass None"):
+        srcgrad.jvp(scaled_entries, (p,), (dict(tangent, n=0.0),))
+    with pytest.raises(TypeError, match=r"the tangent of `p\['a'\]` .*must hold floats, not NoneType"):
+        srcgrad.jvp(scaled_entries, (p,), (dict(tangent, a=None),))
+
+
 def test_integer_tangent_and_count_mismatch_are_rejected():
     with pytest.raises(TypeError, match="must hold floats"):
         srcgrad.jvp(corpus.straight_line, (np.ones(3),), (np.ones(3, dtype=int),))

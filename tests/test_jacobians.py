@@ -1,11 +1,13 @@
-"""jacobian and hessian over lists, tuples and dicts (laid out as jax.jacobian lays them
-out), and derivatives of a Jacobian or Hessian: jvp, jacobian and grad of one run
-forward mode over generated code that computes it (jacobians._jacobian_program).
+"""jacobian and hessian over lists, tuples, namedtuples and dicts (laid out as
+jax.jacobian lays them out), and derivatives of a Jacobian or Hessian: jvp, jacobian and
+grad of one run forward mode over generated code that computes it
+(jacobians._jacobian_program).
 
 Every result is checked against an analytic answer and central finite differences in
 float64; the layouts against JAX where it is installed.
 """
 
+import collections
 import re
 
 import numpy as np
@@ -18,7 +20,9 @@ rng = np.random.default_rng(11)
 
 
 def _moved(x, t, s):
-    """x + s t, leaf by leaf through lists, tuples and dicts."""
+    """x + s t, leaf by leaf through lists, tuples, namedtuples and dicts."""
+    if hasattr(x, "_fields"):
+        return type(x)(*(_moved(a, b, s) for a, b in zip(x, t)))
     if isinstance(x, (list, tuple)):
         return type(x)(_moved(a, b, s) for a, b in zip(x, t))
     if isinstance(x, dict):
@@ -32,6 +36,8 @@ def _difference(f, x, t):
 
 
 def _quotient(plus, minus):
+    if hasattr(plus, "_fields"):
+        return type(plus)(*(_quotient(a, b) for a, b in zip(plus, minus)))
     if isinstance(plus, (list, tuple)):
         return type(plus)(_quotient(a, b) for a, b in zip(plus, minus))
     if isinstance(plus, dict):
@@ -352,6 +358,83 @@ def test_jacobian_refuses_an_integer_leaf_and_an_output_that_is_not_numbers():
 
     with pytest.raises(TypeError, match=r"jacobian of `labelled` \(.*\) needs an output of arrays and numbers .*not str"):
         srcgrad.jacobian(labelled)(np.ones(2))
+
+
+def labelled_square(p):
+    return np.sum(p["a"] ** 2) * (2.0 if p["name"] == "foo" else 1.0)
+
+
+@pytest.mark.parametrize("label", ["foo", None])
+def test_a_leaf_without_a_derivative_gets_zero_blocks_in_every_mode(label):
+    """A string leaf made a forward Jacobian and the Hessian raise NumPy's TypeError ("data
+    type 'foo' not understood", from its unit tangents); grad and a reverse Jacobian give
+    it zeros, and so do they now."""
+    a = np.array([0.1, -0.2, 0.3])
+    p, c = {"a": a, "name": label}, 2.0 if label == "foo" else 1.0
+    gradient = srcgrad.grad(labelled_square)(p)
+    _assert_tree_close(gradient, {"a": 2.0 * c * a, "name": 0.0}, rtol=1e-15)
+    assert type(gradient["name"]) is float
+    for mode in ("forward", "reverse"):
+        J = srcgrad.jacobian(labelled_square, mode=mode)(p)
+        _assert_tree_close(J, {"a": 2.0 * c * a, "name": np.zeros(())}, rtol=1e-15)
+    H = srcgrad.hessian(labelled_square)(p)
+    _assert_tree_close(H, {"a": {"a": 2.0 * c * np.eye(3), "name": np.zeros(3)},
+                           "name": {"a": np.zeros(3), "name": np.zeros(())}}, rtol=1e-15)
+    t = rng.normal(size=3)
+    along = _difference(lambda v: srcgrad.grad(labelled_square)({"a": v, "name": label})["a"], a, t)
+    np.testing.assert_allclose(H["a"]["a"] @ t, along, rtol=1e-7)
+    with pytest.raises(TypeError, match=r"cannot differentiate `labelled_square` \(.*test_jacobians.py:\d+\) with "
+                                        r"respect to `p\['name'\]`: it is int"):
+        srcgrad.hessian(labelled_square)({"a": a, "name": 3})  # named `labelled_square_grad` at <srcgrad dispatch>
+
+
+# --- namedtuples: pytree nodes, rebuilt as their own class -----------------------------------
+
+Point = collections.namedtuple("Point", ["xy", "w"])
+PT = Point(np.array([0.1, -0.2, 0.3]), 0.5)
+
+
+def weighted_square(p):
+    return np.sum(p[0] ** 2) * p[1]
+
+
+def unpacked_sine(p):
+    xy, w = p
+    return np.sum(np.sin(xy) * w)
+
+
+def test_grad_and_vjp_of_a_namedtuple_argument_are_namedtuples():
+    """A namedtuple argument made grad and vjp recurse without end (RecursionError):
+    its gradient, a tuple, went from `unbroadcast` to `structure_like` and back."""
+    t = Point(rng.normal(size=3), 0.7)
+    for f, want in ((weighted_square, Point(2.0 * PT.xy * PT.w, np.sum(PT.xy ** 2))),
+                    (unpacked_sine, Point(np.cos(PT.xy) * PT.w, np.sum(np.sin(PT.xy))))):
+        g = srcgrad.grad(f)(PT)
+        _assert_tree_close(g, want, rtol=1e-15)
+        assert type(g.w) is float
+        np.testing.assert_allclose(g.xy @ t.xy + g.w * t.w, _difference(f, PT, t), rtol=1e-8)
+        (pulled,) = srcgrad.vjp(f, PT)[1](1.0)
+        _assert_tree_close(pulled, want, rtol=1e-15)
+    out, pullback = srcgrad.vjp(lambda p: p, PT)  # a namedtuple output and seed
+    assert out is PT
+    _assert_tree_close(pullback(Point(np.ones(3), 2.0))[0], Point(np.ones(3), 2.0), rtol=0)
+    with pytest.raises(TypeError, match=r"with respect to `p\[1\]`: it is int"):
+        srcgrad.grad(weighted_square)(Point(np.ones(3), 2))  # as for a tuple
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_jacobian_and_hessian_with_respect_to_a_namedtuple(mode):
+    """A forward Jacobian raised NumPy's ValueError (the namedtuple taken for an array),
+    a reverse one and the Hessian a RecursionError."""
+    J = srcgrad.jacobian(weighted_square, mode=mode)(PT)
+    _assert_tree_close(J, Point(2.0 * PT.xy * PT.w, np.sum(PT.xy ** 2)), rtol=1e-15)
+    H = srcgrad.hessian(weighted_square)(PT)
+    want = Point(Point(2.0 * PT.w * np.eye(3), 2.0 * PT.xy), Point(2.0 * PT.xy, 0.0))
+    _assert_tree_close(H, want, rtol=1e-15)
+    assert type(H.w.w) is float
+    t = Point(rng.normal(size=3), -0.4)
+    column = Point(H.xy.xy @ t.xy + H.xy.w * t.w, H.w.xy @ t.xy + H.w.w * t.w)
+    _assert_tree_close(column, _difference(srcgrad.grad(weighted_square), PT, t), rtol=1e-7)
 
 
 # --- derivatives of a Jacobian or a Hessian -------------------------------------------------

@@ -91,7 +91,7 @@ def test_split_pullback_of_a_loop_copies_its_tape():
     np.testing.assert_allclose(g1, fd, rtol=1e-5)
 
 
-def test_a_seed_that_broadcasts_runs_the_general_code():
+def test_a_seed_that_broadcasts_is_broadcast_to_the_output():
     def f(x):
         return x * 2.0
 

@@ -18,8 +18,8 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (
-    add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, jacobian_from_columns, popped_grad, values_grad,
-    repeated_part, snapshot, structure_like, unbroadcast, unreduce, without_part, zeros_like_grad,
+    sequence_like, add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, jacobian_from_columns, popped_grad,
+    values_grad, repeated_part, snapshot, structure_like, unbroadcast, unreduce, without_part, zeros_like_grad,
 )
 from . import decompositions, linalg, reductions, series
 from .operators import _matmul_vjp_x, _matmul_vjp_y
@@ -122,8 +122,8 @@ def _leaf_transpose(cotangent, g):
     """The transpose of `structure_like(., x)` at the gradient `g`: broadcast back to `g`."""
     if g is None:
         return None
-    if type(g) in (list, tuple):
-        return type(g)(_leaf_transpose(c, gi) for c, gi in zip(cotangent, g))
+    if isinstance(g, (list, tuple)):
+        return sequence_like(g, [_leaf_transpose(c, gi) for c, gi in zip(cotangent, g)])
     if type(g) is dict:
         return {k: _leaf_transpose(cotangent[k], v) for k, v in g.items()}
     return broadcast_tangent(cotangent, g)

@@ -17,7 +17,7 @@ import operator
 
 import numpy as np
 
-from ..runtime import COMPLEX_GRADIENT, unbroadcast, zeros_like_grad
+from ..runtime import COMPLEX_GRADIENT, sequence_like, unbroadcast, zeros_like_grad
 from .registry import defjvp, defvjp, numpy2
 
 # --- helpers ------------------------------------------------------------------------
@@ -383,8 +383,8 @@ _REAL_SCALARS = (float, np.float64, np.float32)
 def _getitem_vjp(g, x, index):
     """Scatter-add `g` into zeros shaped like `x` (repeated indices accumulate).
 
-    For a list or tuple `x` the gradient is a list or tuple with None for the entries
-    not read; for a dict, a dict holding only the entry read.
+    For a list, tuple or namedtuple `x` the gradient is one of its kind with None for
+    the entries not read; for a dict, a dict holding only the entry read.
     """
     if isinstance(x, dict):
         return {index: g}
@@ -395,7 +395,7 @@ def _getitem_vjp(g, x, index):
                 grads[i] = item
         else:
             grads[index] = g
-        return grads if isinstance(x, list) else tuple(grads)
+        return sequence_like(x, grads)
     out = _zeros(x)
     if type(g) not in _REAL_SCALARS and out.dtype.kind != "c" and np.iscomplexobj(g):  # add.at would drop its imaginary part
         raise TypeError(COMPLEX_GRADIENT)
