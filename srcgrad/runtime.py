@@ -295,6 +295,19 @@ def item_grad(g, key, x):
     return zeros_like_grad(x) if item is None else item
 
 
+def field_grad(g, x, name):
+    """The gradient of the namedtuple `x` whose field `name` has the gradient `g` (None
+    meaning zero): zeros in its other fields, in x's class."""
+    kind = type(x)
+    if not (isinstance(x, tuple) and hasattr(kind, "_fields")):
+        raise TypeError(
+            f"srcgrad differentiates an attribute read (`.{name}`) of a namedtuple only, not of {kind.__name__}: "
+            "pass the differentiated values as arguments, or in a namedtuple, dict, list or tuple"
+        )
+    return kind(*[(zeros_like_grad(v) if g is None else g) if f == name else zeros_like_grad(v)
+                  for f, v in zip(kind._fields, x)])
+
+
 def values_grad(g, d):
     """The gradient of the dict `d` given that of the list of its values (`d.values()`),
     None meaning zero: each value's gradient under its key."""

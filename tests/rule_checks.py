@@ -41,13 +41,14 @@ class Uniform:
 
 
 def materialize(value, rng):
-    """Replace every `Uniform` inside (nested lists/tuples/dicts of) `value` by an array."""
+    """Replace every `Uniform` inside (nested lists/tuples/namedtuples/dicts of) `value` by an array."""
     if isinstance(value, Uniform):
         return value.make(rng)
     if isinstance(value, list):
         return [materialize(v, rng) for v in value]
     if isinstance(value, tuple):
-        return tuple(materialize(v, rng) for v in value)
+        entries = [materialize(v, rng) for v in value]
+        return type(value)(*entries) if hasattr(value, "_fields") else tuple(entries)
     if isinstance(value, dict):
         return {k: materialize(v, rng) for k, v in value.items()}
     return value

@@ -437,6 +437,44 @@ def test_jacobian_and_hessian_with_respect_to_a_namedtuple(mode):
     _assert_tree_close(column, _difference(srcgrad.grad(weighted_square), PT, t), rtol=1e-7)
 
 
+def weighted_square_by_field(p):
+    return np.sum(p.xy ** 2) * p.w
+
+
+def weighted_square_by_getattr(p):
+    return np.sum(getattr(p, "xy") ** 2) * getattr(p, "w")
+
+
+@pytest.mark.parametrize("f", [weighted_square_by_field, weighted_square_by_getattr])
+def test_the_fields_of_a_namedtuple_argument_read_by_name(f):
+    """`p.xy` of a namedtuple argument was refused ("no derivative rule for the attribute
+    `.xy`"). Its gradient is the namedtuple with the field's gradient and zeros elsewhere
+    (`field_grad`); its tangent is the tangent's field. Every transform, the Hessian too."""
+    want = Point(2.0 * PT.xy * PT.w, np.sum(PT.xy ** 2))
+    t = Point(rng.normal(size=3), 0.7)
+    g = srcgrad.grad(f)(PT)
+    _assert_tree_close(g, want, rtol=1e-15)
+    np.testing.assert_allclose(g.xy @ t.xy + g.w * t.w, _difference(f, PT, t), rtol=1e-8)
+    _assert_tree_close(srcgrad.vjp(f, PT)[1](1.0)[0], want, rtol=1e-15)
+    np.testing.assert_allclose(srcgrad.jvp(f, (PT,), (t,))[1], g.xy @ t.xy + g.w * t.w, rtol=1e-14)
+    for mode in ("forward", "reverse"):
+        _assert_tree_close(srcgrad.jacobian(f, mode=mode)(PT), want, rtol=1e-15)
+    H = srcgrad.hessian(f)(PT)
+    _assert_tree_close(H, Point(Point(2.0 * PT.w * np.eye(3), 2.0 * PT.xy), Point(2.0 * PT.xy, 0.0)), rtol=1e-15)
+
+
+class _Holder:
+    def __init__(self, xy):
+        self.xy = xy
+
+
+def test_an_attribute_read_of_another_object_is_refused_at_the_call():
+    """Only a namedtuple's fields have a gradient of its structure; an object's attribute
+    is refused with what to do instead, not differentiated into a wrong structure."""
+    with pytest.raises(TypeError, match=r"attribute read \(`\.xy`\) of a namedtuple only, not of _Holder"):
+        srcgrad.grad(lambda h: np.sum(h.xy ** 2))(_Holder(np.ones(2)))
+
+
 # --- derivatives of a Jacobian or a Hessian -------------------------------------------------
 
 

@@ -6,6 +6,7 @@ involved. Inputs are random (seeded per test) and kept away from kinks and poles
 """
 
 import builtins
+import collections
 import math
 import operator
 import zlib
@@ -965,6 +966,18 @@ def test_getitem_on_scalar_and_sequences():
     assert grad == [None, 5.0]
 
 
+_Pair = collections.namedtuple("_Pair", ["first", "second"])
+
+
+def test_field_of_a_namedtuple():
+    """`p.second` (`getattr(p, "second")`): the gradient is the namedtuple with zeros in
+    the other field; the tangent is the tangent's field."""
+    pair = _Pair(np.array([0.5, -1.0, 2.0]), np.array([[1.5, 0.2], [-0.3, 0.7]]))
+    check_rule(getattr, pair, "second")
+    grad = rules.lookup(getattr).vjp("x", np.ones((2, 2)), None, pair, "second")
+    assert type(grad) is _Pair and grad.first.tolist() == [0.0, 0.0, 0.0] and grad.second.tolist() == [[1.0, 1.0]] * 2
+
+
 def test_repeated_indices_accumulate():
     grad = rules.lookup(operator.getitem).vjp("x", np.ones(4), None, np.zeros(3), np.array([0, 2, 0, 0]))
     assert grad.tolist() == [3.0, 0.0, 1.0]
@@ -1081,7 +1094,8 @@ TABLES = [
      case(np.logaddexp2.reduce, U((3,)))],
     QUANTILES, AVERAGE, COVARIANCES, DIFFERENCES, PRODUCTS,
     [case(np.convolve, U((3,)), U((2,))), case(np.correlate, U((3,)), U((2,)))],
-    LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0)], STRUCTURE, OTHERS,
+    LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0), case(getattr, _Pair(U((3,)), U((2, 2))), "second")],
+    STRUCTURE, OTHERS,
     KEYWORD_REDUCTIONS, RUNNING_EXTREMA, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (

@@ -54,6 +54,10 @@ class Contributions:
                 rule = rules.lookup(callee.obj)
                 read = calls.Site(callee, callee.obj, [value.value], {}, f"`.{value.attr}`")
                 return self.apply_rule(stmt, rule, g, ans, calls.bind(self.program, stmt, rule, read), read.label)
+            if callee is not None and not callee.known:  # a field of a namedtuple (field_grad refuses others)
+                self.structured.add(self.namer.adjoint(value.value.id))
+                args = {"x": value.value, "name": syntax.const(value.attr)}
+                return self.apply_rule(stmt, rules.lookup(getattr), g, ans, args, f"`.{value.attr}`")
             raise self.program.error(
                 stmt, f"no derivative rule for the attribute `.{value.attr}` of `{printing.unparse(value.value)}` "
                 f"(in `{self.program.name}`)", NotDifferentiableError,
@@ -114,6 +118,8 @@ class Contributions:
             raise calls.missing_rule(self.program, stmt, call, "srcgrad.defvjp")
         bound = calls.bind(self.program, stmt, rule, call)
         calls.check_varargs(self.program, stmt, rule, call, bound, self.activity, rule.vjps, inline.inlinable)
+        if call.primal in (getattr, operator.getitem) and isinstance(bound.get("x"), gast.Name):
+            self.structured.add(self.namer.adjoint(bound["x"].id))  # `getattr(p, 'W')`: an entry's gradient
         return self.apply_rule(stmt, rule, g, ans, bound, call.label)
 
     def user_call(self, stmt, fn, args, keywords, g, label):

@@ -247,6 +247,8 @@ class _Forward:
                 return self.apply_rule(stmt, rule, ans, calls.bind(self.program, stmt, rule, read), read.label, before)
             if callee is not None and callee.known:
                 return None  # .shape, .ndim, ...
+            if callee is not None and isinstance(value.value, gast.Name) and self.active(value.value.id):
+                return syntax.attr(self.tangent(value.value.id), value.attr)  # a field of a namedtuple
             raise self.program.error(
                 stmt, f"no derivative rule for the attribute `.{value.attr}` of `{printing.unparse(value.value)}` "
                 f"(in `{self.program.name}`)", NotDifferentiableError,

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (
-    sequence_like, add_grad, assigned_grad, broadcast_tangent, drop_last, item_grad, jacobian_from_columns, popped_grad,
+    sequence_like, add_grad, assigned_grad, broadcast_tangent, drop_last, field_grad, item_grad, jacobian_from_columns, popped_grad,
     values_grad, repeated_part, snapshot, structure_like, unbroadcast, unreduce, without_part, zeros_like_grad,
 )
 from . import decompositions, linalg, reductions, series
@@ -238,6 +238,28 @@ def popped_grad_jvp_rest(t, ans, g, at, rest, entry=False):
     return zeros_like_grad(ans)
 
 
+@defvjp(field_grad, "g", name="FieldGrad")
+def field_grad_vjp(cotangent, ans, g, x, name):
+    return None if cotangent is None else getattr(cotangent, name)
+
+
+@defjvp(field_grad, "g")
+def field_grad_jvp(t, ans, g, x, name):
+    return field_grad(t, x, name)
+
+
+@defvjp(field_grad, "x")
+@_zero
+def field_grad_vjp_x(cotangent, ans, g, x, name):
+    return zeros_like_grad(x)
+
+
+@defjvp(field_grad, "x")
+@_zero
+def field_grad_jvp_x(t, ans, g, x, name):
+    return zeros_like_grad(ans)
+
+
 @defvjp(without_part, "g", name="WithoutPart")
 def without_part_vjp(cotangent, ans, g, index):
     return without_part(cotangent, index)
@@ -250,6 +272,8 @@ def without_part_jvp(t, ans, g, index):
 
 # where in the container: a key read back from the tape may look differentiated
 discrete(item_grad, "key")
+discrete(field_grad, "name")
+discrete(getattr, "name")
 discrete(assigned_grad, "index")
 discrete(popped_grad, "at")
 discrete(without_part, "index")

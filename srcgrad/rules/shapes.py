@@ -17,7 +17,7 @@ import operator
 
 import numpy as np
 
-from ..runtime import COMPLEX_GRADIENT, sequence_like, unbroadcast, zeros_like_grad
+from ..runtime import COMPLEX_GRADIENT, field_grad, sequence_like, unbroadcast, zeros_like_grad
 from .registry import defjvp, defvjp, numpy2
 
 # --- helpers ------------------------------------------------------------------------
@@ -411,6 +411,16 @@ def getitem_vjp(g, ans, x, index):
 @defjvp(operator.getitem, "x")
 def getitem_jvp(t, ans, x, index):
     return t[index]
+
+
+@defvjp(getattr, "x", name="Field")
+def getattr_vjp(g, ans, x, name):
+    return field_grad(g, x, name)
+
+
+@defjvp(getattr, "x")
+def getattr_jvp(t, ans, x, name):
+    return getattr(t, name)
 
 
 def _sort_order(x, axis):
