@@ -251,6 +251,32 @@ def test_bce_mse_l1(reduction):
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_bce_target_and_weight(reduction):
+    p = torch.tensor(np.array([0.2, 0.9, 0.5, 0.7])).sigmoid().detach()
+    w = torch.tensor(np.array([0.5, 2.0, 1.0, 3.0]))
+    check(lambda t: F.binary_cross_entropy(p, t.sigmoid(), reduction=reduction), (4,))
+    check(lambda q: F.binary_cross_entropy(q.sigmoid(), p, weight=w, reduction=reduction), (4,))
+
+
+def test_bce_at_probabilities_zero_and_one_is_finite():
+    """PyTorch divides by p (1 - p) floored at 1e-12: at p = 0 or 1 the gradient is
+    (p - y) / 1e-12 / n, large and finite (differentiating the clamped logs gives nan);
+    the target's gradient is -logit(p), infinite there."""
+    p = torch.tensor([0.0, 1.0, 0.5], requires_grad=True)
+    y = torch.tensor([1.0, 0.0, 1.0], requires_grad=True)
+    loss = F.binary_cross_entropy(p, y)
+    assert loss.item() == pytest.approx((100 + 100 + np.log(2)) / 3, rel=1e-6)
+    loss.backward()
+    assert p.grad.dtype == torch.float32 and y.grad.dtype == torch.float32
+    np.testing.assert_allclose(p.grad.numpy(), [-1e12 / 3, 1e12 / 3, -2 / 3], rtol=1e-6)
+    assert y.grad.numpy().tolist()[:2] == [np.inf, -np.inf] and y.grad.numpy()[2] == 0
+    w = torch.tensor([2.0, 3.0, 4.0])
+    q = torch.tensor([0.0, 1.0, 0.5], requires_grad=True)
+    F.binary_cross_entropy(q, y.detach(), weight=w, reduction="sum").backward()
+    np.testing.assert_allclose(q.grad.numpy(), [-2e12, 3e12, -8.0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_cross_entropy(reduction):
     target = torch.tensor([0, 2, 1])
     check(lambda a: F.cross_entropy(a, target, reduction=reduction), (3, 4))

@@ -240,6 +240,17 @@ SNIPPETS = {
         print(w, w.is_leaf)
         print(f"{torch.tensor(0.123456):.3f}", float(torch.tensor([2.5])), int(torch.tensor(3.7)))
     """,
+    "loss-edges": """
+        F = torch.nn.functional
+        p = torch.tensor([0.0, 1.0, 0.5, 1e-13, 1 - 1e-7], requires_grad=True)
+        y = torch.tensor([1.0, 0.0, 1.0, 0.3, 0.2], requires_grad=True)
+        for kwargs in [{}, {'reduction': 'sum'}, {'reduction': 'none'}, {'weight': torch.arange(5.)}]:
+            p.grad = y.grad = None
+            loss = F.binary_cross_entropy(p, y, **kwargs)
+            print(loss)
+            loss.sum().backward()
+            print(p.grad, y.grad)
+    """,
 }
 
 

@@ -126,13 +126,8 @@ def binary_cross_entropy_with_logits(
     return ops.composite(name, _weighted_bce_with_logits, input, target, weight, pos_weight, reduction)
 
 
-def _bce(p, y, weight, reduction):
-    # PyTorch clamps each log at -100 so that p = 0 or 1 gives a finite loss.
-    log_p = ops.binary(np.maximum, p.log(), -100.0)
-    log_q = ops.binary(np.maximum, (1 - p).log(), -100.0)
-    loss = -(y * log_p + (1 - y) * log_q)
-    if weight is not None:
-        loss = loss * weight
+def _weighted_bce(p, y, weight, reduction):
+    loss = ops.apply(activations.binary_cross_entropy, p, y, reduction="none") * weight
     return _reduce(loss, reduction)
 
 
@@ -146,7 +141,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     _check_reduction(reduction)
     if np.any((input._data < 0) | (input._data > 1)):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    return ops.composite("BinaryCrossEntropyBackward0", _bce, input, target, weight, reduction)
+    name = "BinaryCrossEntropyBackward0"
+    if weight is None:
+        return ops.apply(activations.binary_cross_entropy, input, target, name=name, reduction=reduction)
+    return ops.composite(name, _weighted_bce, input, target, weight, reduction)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
