@@ -251,6 +251,21 @@ SNIPPETS = {
             loss.sum().backward()
             print(p.grad, y.grad)
     """,
+    "shape-views": """
+        a = torch.ones(1, 3, 1, requires_grad=True); v = torch.tensor([1., 2.], requires_grad=True)
+        for f in [lambda: a.squeeze(3), lambda: a.squeeze(-4), lambda: a.unsqueeze(4), lambda: a.unsqueeze(-5),
+                  lambda: a.squeeze((0, 2)), lambda: a.squeeze([0, 1]), lambda: a.squeeze(()), lambda: a.squeeze(-1),
+                  lambda: a.unsqueeze(-4), lambda: v.t(), lambda: torch.tensor(2., requires_grad=True).t(),
+                  lambda: v.flatten(), lambda: a.t(), lambda: torch.ones(2, 2).squeeze(5)]:
+            try:
+                r = f()
+                print(r.shape, r.grad_fn, r is v)
+            except Exception as e:
+                print(type(e).__name__ + ':', e)
+        x = torch.tensor([[1., 5., 2.], [3., 2., 7.]], requires_grad=True)
+        print(x.max(1)); print(x.min(0, keepdim=True)); print(torch.max(x, dim=-1))
+        r = x.max(0); print(type(r).__name__, r.values, r.indices, str(r) == repr(r))
+    """,
 }
 
 

@@ -531,20 +531,31 @@ class Tensor(InPlaceOps):
     view = reshape
 
     def flatten(self):
+        """A 1-D tensor is returned as it is (PyTorch's flatten makes no view of it)."""
+        if self._data.ndim == 1:
+            return self
         return self.reshape(-1)
 
     def squeeze(self, dim=None):
+        """Drops size-1 dims: all of them, or those of `dim` (an int or a tuple; a dim
+        outside [-n, n - 1] is PyTorch's IndexError, a dim of another size is kept)."""
         shape = self._data.shape
         if dim is None:
             new = tuple(n for n in shape if n != 1)
+            name = "SqueezeBackward0"
         else:
-            dim %= max(len(shape), 1)
-            new = shape[:dim] + shape[dim + 1 :] if shape and shape[dim] == 1 else shape
-        name = "SqueezeBackward0" if dim is None else "SqueezeBackward1"
+            dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+            dim_axis(dims, len(shape))
+            drop = {d % len(shape) for d in dims} if shape else set()
+            new = tuple(n for i, n in enumerate(shape) if n != 1 or i not in drop)
+            name = "SqueezeBackward2" if isinstance(dim, (tuple, list)) else "SqueezeBackward1"
         return ops.exact(np.reshape, self, name, (new,), _reshape)
 
     def unsqueeze(self, dim):
+        """A size-1 dim inserted at `dim`, which lies in [-n - 1, n] (PyTorch's IndexError
+        outside)."""
         shape = self._data.shape
+        dim_axis(dim, len(shape) + 1)
         dim = dim if dim >= 0 else dim + len(shape) + 1
         return ops.exact(np.reshape, self, "UnsqueezeBackward0", (shape[:dim] + (1,) + shape[dim:],), _reshape)
 
@@ -560,9 +571,12 @@ class Tensor(InPlaceOps):
         return ops.exact(np.transpose, self, "TransposeBackward0", (tuple(axes),), _transpose)
 
     def t(self):
-        if self._data.ndim < 2:
-            return self
-        return ops.exact(np.transpose, self, "TBackward0", ((1, 0),), _transpose)
+        """The transpose of a matrix; a 0-d or 1-D tensor's is a view of it (still a
+        TBackward0 node, as in PyTorch)."""
+        ndim = self._data.ndim
+        if ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+        return ops.exact(np.transpose, self, "TBackward0", ((1, 0) if ndim == 2 else None,), _transpose)
 
     @property
     def T(self):
