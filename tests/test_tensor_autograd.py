@@ -1,6 +1,7 @@
 """srcgrad.autograd (custom Functions, grad, backward), nn.functional and @srcgrad.compile."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -172,6 +173,35 @@ def test_functional_errors():
         F.binary_cross_entropy(torch.ones(2) * 2, torch.zeros(2))
     with raises(ValueError, "avg is not a valid value for reduction"):
         F.mse_loss(torch.ones(2), torch.ones(2), reduction="avg")
+
+
+def test_pointwise_losses_warn_when_the_target_broadcasts():
+    x = torch.ones(2, 3)
+    for loss in (F.mse_loss, F.l1_loss):
+        with pytest.warns(UserWarning) as record:
+            loss(x, torch.zeros(3))
+        assert [str(w.message) for w in record] == [
+            "Using a target size (srcgrad.Size([3])) that is different to the input size (srcgrad.Size([2, 3])). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size."
+        ]
+        assert record[0].filename == __file__
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            loss(x, torch.zeros(2, 3))
+
+
+def test_l1_loss_is_built_as_pytorch_builds_it():
+    """(input - target).abs() then mean or sum: three node names, no L1LossBackward0."""
+    a = torch.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True)
+    y = torch.tensor([[0.0, 0.0], [0.5, 1.0]])
+    for reduction, name, value in [("mean", "MeanBackward0", 1.25), ("sum", "SumBackward0", 5.0), ("none", "AbsBackward0", None)]:
+        out = F.l1_loss(a, y, reduction=reduction)
+        assert type(out.grad_fn).__name__ == name
+        if value is not None:
+            assert out.item() == pytest.approx(value)
+    a.grad = None
+    F.l1_loss(a, y).backward()
+    assert a.grad.tolist() == [[0.25, -0.25], [0.0, 0.25]]
 
 
 def test_class_index_target_errors_are_pytorchs():

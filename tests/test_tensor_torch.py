@@ -266,6 +266,16 @@ SNIPPETS = {
         print(x.max(1)); print(x.min(0, keepdim=True)); print(torch.max(x, dim=-1))
         r = x.max(0); print(type(r).__name__, r.values, r.indices, str(r) == repr(r))
     """,
+    "pointwise-losses": """
+        F = torch.nn.functional
+        a = torch.tensor([[1.0, -2.0, 0.0], [0.5, 3.0, -1.5]], requires_grad=True)
+        for target in [torch.zeros(2, 3), torch.zeros(3), torch.ones(1, 3)]:
+            for reduction in ['mean', 'sum', 'none']:
+                for loss in [F.l1_loss(a, target, reduction=reduction), F.mse_loss(a, target, reduction=reduction)]:
+                    a.grad = None
+                    loss.sum().backward()
+                    print(loss, a.grad)
+    """,
 }
 
 
