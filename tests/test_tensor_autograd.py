@@ -204,6 +204,35 @@ def test_l1_loss_is_built_as_pytorch_builds_it():
     assert a.grad.tolist() == [[0.25, -0.25], [0.0, 0.25]]
 
 
+MATMUL_MISMATCHES = [  # shapes, whether the left operand requires grad, PyTorch 2.13's message
+    ((2, 3), (2, 3), False, "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"),
+    ((3,), (2, 3), True, "mat1 and mat2 shapes cannot be multiplied (1x3 and 2x3)"),
+    ((2, 4, 3), (2, 2), False, "mat1 and mat2 shapes cannot be multiplied (8x3 and 2x2)"),
+    ((0, 3), (2, 5), False, "mat1 and mat2 shapes cannot be multiplied (0x3 and 2x5)"),
+    ((2, 3), (4,), True, "size mismatch, got input (2), mat (2x3), vec (4)"),
+    ((2, 4, 3), (4,), False, "size mismatch, got input (8), mat (8x3), vec (4)"),
+    ((3,), (4,), True, "inconsistent tensor size, expected tensor [3] and src [4] to have the same number of "
+                       "elements, but got 3 and 4 elements respectively"),
+    ((4, 3), (2, 4, 3), False, "Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [2, 4]."),
+    ((2, 4, 3), (3, 2, 2, 5), True, "Expected size for first two dimensions of batch2 tensor to be: [6, 3] but got: [6, 2]."),
+    ((2, 4, 3), (2, 3, 5, 1), False, "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1"),
+    ((4, 3, 2), (2, 4, 3), True, "The size of tensor a (4) must match the size of tensor b (2) at non-singleton dimension 0"),
+    ((2, 3), (2, 4, 3), True, "mat1 and mat2 shapes cannot be multiplied (6x4 and 3x2)"),
+    ((3,), (2, 4, 3), True, "size mismatch, got input (6), mat (6x4), vec (3)"),
+]
+
+
+@pytest.mark.parametrize("left, right, left_requires_grad, message", MATMUL_MISMATCHES)
+def test_matmul_shape_mismatch_is_pytorchs_error(left, right, left_requires_grad, message):
+    """Not NumPy's ValueError about gufunc core dimensions. A left operand of at most 2-D
+    that requires grad makes PyTorch multiply the transposes, and report those."""
+    a = torch.ones(*left, requires_grad=left_requires_grad)
+    b = torch.ones(*right)
+    for product in (lambda: a @ b, lambda: torch.matmul(a, b), lambda: a.double() @ b.double()):
+        with raises(RuntimeError, message):
+            product()
+
+
 def test_class_index_target_errors_are_pytorchs():
     """Every mismatch of input and class-index target gets PyTorch's error, before NumPy sees it."""
     x3, x4, x2 = torch.ones(2, 3, 5), torch.ones(2, 3, 4, 5), torch.ones(2, 3)

@@ -276,6 +276,16 @@ SNIPPETS = {
                     loss.sum().backward()
                     print(loss, a.grad)
     """,
+    "matmul-mismatch": """
+        shapes = [(3,), (4,), (2, 3), (3, 2), (2, 4, 3), (4, 3, 2), (3, 2, 2, 5), (0, 3)]
+        for left in shapes:
+            for right in shapes:
+                for left_requires_grad in [False, True]:
+                    try:
+                        print((torch.ones(*left, requires_grad=left_requires_grad) @ torch.ones(*right)).shape)
+                    except RuntimeError as e:
+                        print('RuntimeError:', e)
+    """,
 }
 
 
