@@ -286,6 +286,28 @@ SNIPPETS = {
                     except RuntimeError as e:
                         print('RuntimeError:', e)
     """,
+    "flags-and-grad-assignment": """
+        import warnings
+        def attempt(f):
+            try:
+                f()
+                print('no error')
+            except Exception as e:
+                print(type(e).__name__ + ':', e)
+        x = torch.ones(3, requires_grad=True); y = x * 2
+        attempt(lambda: setattr(y, 'requires_grad', True)); print(y.requires_grad_(True).grad_fn.name())
+        for value in [torch.ones(2), torch.ones(1, 3), torch.ones(3, dtype=torch.float64), torch.ones(3, dtype=torch.int64),
+                      torch.ones(3, dtype=torch.bool), torch.ones(3, dtype=torch.int32), 3, [1., 2., 3.], None, torch.ones(3) * 2]:
+            attempt(lambda: setattr(x, 'grad', value)); print(x.grad)
+        def write():
+            x[0] = 2.
+        attempt(write)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            y.sum().backward(); print(y.grad)
+        print([str(w.message).split(' (Triggered internally')[0] for w in caught])
+        print(torch.randint(5, (3,)).shape, torch.randint(2, 5, (2, 2)).dtype, torch.randint(3, size=(4,)).shape)
+    """,
 }
 
 

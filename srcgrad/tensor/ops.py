@@ -469,7 +469,15 @@ def compare(primitive, a, b):
     return Tensor._make(np.asarray(primitive(_data(a), _data(b))))
 
 
-_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "float16": "c10::Half"}
+_C_NAMES = {
+    "float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
+    "int8": "signed char", "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half",
+}
+
+
+def c_name(dtype):
+    """The C++ name of `dtype` that PyTorch's messages show (`float`, `long int`, ...)."""
+    return _C_NAMES.get(dtype.name, dtype.name)
 
 
 def matmul(a, b):

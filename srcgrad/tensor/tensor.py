@@ -158,6 +158,10 @@ class Tensor(InPlaceOps):
 
     @requires_grad.setter
     def requires_grad(self, flag):
+        """As `requires_grad_`, except that a non-leaf refuses True as well (PyTorch's
+        setter does; its method accepts it)."""
+        if flag and self._grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         self._set_requires_grad(flag, "only Tensors of floating point and complex dtype can require gradients")
 
     def requires_grad_(self, requires_grad=True):
@@ -183,6 +187,23 @@ class Tensor(InPlaceOps):
 
     @grad.setter
     def grad(self, value):
+        """None or a tensor of this tensor's dtype and shape (PyTorch's errors otherwise)."""
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{ops.c_name(value.dtype)}' to a tensor with grad_dtype "
+                    f"'{self.dtype.kind_name}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's "
+                    "dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
+                    "downstream systems that assume they match."
+                )
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a tensor of size "
+                    f"'{list(self._data.shape)}'. Please ensure that the gradient and the tensor are the same size"
+                )
         self._grad = value
 
     @property
@@ -593,8 +614,8 @@ class Tensor(InPlaceOps):
         value = ops.operand(value)
         tracked = self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
         if _mode.enabled and tracked:
-            if self._requires_grad and self._grad_fn is None:
-                raise RuntimeError(E11)
+            if self._requires_grad and self._grad_fn is None:  # a write through the view self[index]
+                raise RuntimeError("a view of " + E11)
             raise NotImplementedError("item assignment into a tensor that is part of a graph is not supported")
         self._data[_index(index)] = value._data if isinstance(value, Tensor) else value
         bump(self)
