@@ -1,6 +1,7 @@
 """srcgrad.autograd (custom Functions, grad, backward), nn.functional and @srcgrad.compile."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -172,6 +173,64 @@ def test_functional_errors():
         F.binary_cross_entropy(torch.ones(2) * 2, torch.zeros(2))
     with raises(ValueError, "avg is not a valid value for reduction"):
         F.mse_loss(torch.ones(2), torch.ones(2), reduction="avg")
+
+
+def test_pointwise_losses_warn_when_the_target_broadcasts():
+    x = torch.ones(2, 3)
+    for loss in (F.mse_loss, F.l1_loss):
+        with pytest.warns(UserWarning) as record:
+            loss(x, torch.zeros(3))
+        assert [str(w.message) for w in record] == [
+            "Using a target size (srcgrad.Size([3])) that is different to the input size (srcgrad.Size([2, 3])). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size."
+        ]
+        assert record[0].filename == __file__
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            loss(x, torch.zeros(2, 3))
+
+
+def test_l1_loss_is_built_as_pytorch_builds_it():
+    """(input - target).abs() then mean or sum: three node names, no L1LossBackward0."""
+    a = torch.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True)
+    y = torch.tensor([[0.0, 0.0], [0.5, 1.0]])
+    for reduction, name, value in [("mean", "MeanBackward0", 1.25), ("sum", "SumBackward0", 5.0), ("none", "AbsBackward0", None)]:
+        out = F.l1_loss(a, y, reduction=reduction)
+        assert type(out.grad_fn).__name__ == name
+        if value is not None:
+            assert out.item() == pytest.approx(value)
+    a.grad = None
+    F.l1_loss(a, y).backward()
+    assert a.grad.tolist() == [[0.25, -0.25], [0.0, 0.25]]
+
+
+MATMUL_MISMATCHES = [  # shapes, whether the left operand requires grad, PyTorch 2.13's message
+    ((2, 3), (2, 3), False, "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"),
+    ((3,), (2, 3), True, "mat1 and mat2 shapes cannot be multiplied (1x3 and 2x3)"),
+    ((2, 4, 3), (2, 2), False, "mat1 and mat2 shapes cannot be multiplied (8x3 and 2x2)"),
+    ((0, 3), (2, 5), False, "mat1 and mat2 shapes cannot be multiplied (0x3 and 2x5)"),
+    ((2, 3), (4,), True, "size mismatch, got input (2), mat (2x3), vec (4)"),
+    ((2, 4, 3), (4,), False, "size mismatch, got input (8), mat (8x3), vec (4)"),
+    ((3,), (4,), True, "inconsistent tensor size, expected tensor [3] and src [4] to have the same number of "
+                       "elements, but got 3 and 4 elements respectively"),
+    ((4, 3), (2, 4, 3), False, "Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [2, 4]."),
+    ((2, 4, 3), (3, 2, 2, 5), True, "Expected size for first two dimensions of batch2 tensor to be: [6, 3] but got: [6, 2]."),
+    ((2, 4, 3), (2, 3, 5, 1), False, "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1"),
+    ((4, 3, 2), (2, 4, 3), True, "The size of tensor a (4) must match the size of tensor b (2) at non-singleton dimension 0"),
+    ((2, 3), (2, 4, 3), True, "mat1 and mat2 shapes cannot be multiplied (6x4 and 3x2)"),
+    ((3,), (2, 4, 3), True, "size mismatch, got input (6), mat (6x4), vec (3)"),
+]
+
+
+@pytest.mark.parametrize("left, right, left_requires_grad, message", MATMUL_MISMATCHES)
+def test_matmul_shape_mismatch_is_pytorchs_error(left, right, left_requires_grad, message):
+    """Not NumPy's ValueError about gufunc core dimensions. A left operand of at most 2-D
+    that requires grad makes PyTorch multiply the transposes, and report those."""
+    a = torch.ones(*left, requires_grad=left_requires_grad)
+    b = torch.ones(*right)
+    for product in (lambda: a @ b, lambda: torch.matmul(a, b), lambda: a.double() @ b.double()):
+        with raises(RuntimeError, message):
+            product()
 
 
 def test_class_index_target_errors_are_pytorchs():

@@ -1,6 +1,8 @@
 """Every Tensor-shim operation: reverse-mode gradients against central finite
 differences in float64, and float32 in, float32 out (values and gradients)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -206,6 +208,36 @@ def test_shape_ops(name):
     check(SHAPE_OPS[name], (3, 4))
 
 
+def test_squeeze_and_unsqueeze_check_the_dim_range():
+    """A dim outside the range is PyTorch's IndexError; it never wraps around to squeeze
+    another dim ((1, 3).squeeze(2) kept (1, 3) only by luck, (1, 3).squeeze(-3) and
+    (1, 3).squeeze(2) picked dim 0)."""
+    a = torch.ones(1, 3, requires_grad=True)
+    for bad, message in [(lambda: a.squeeze(2), "[-2, 1], but got 2"), (lambda: a.squeeze(-3), "[-2, 1], but got -3"),
+                         (lambda: a.unsqueeze(3), "[-3, 2], but got 3"), (lambda: a.unsqueeze(-4), "[-3, 2], but got -4"),
+                         (lambda: torch.tensor(1.0).squeeze(1), "[-1, 0], but got 1")]:
+        with pytest.raises(IndexError, match=re.escape(f"Dimension out of range (expected to be in range of {message})")):
+            bad()
+    assert a.squeeze(-2).shape == (3,) and a.squeeze(1).shape == (1, 3) and a.unsqueeze(-3).shape == (1, 1, 3)
+    b = torch.ones(1, 3, 1, requires_grad=True)
+    both = b.squeeze((0, 2))
+    assert both.shape == (3,) and type(both.grad_fn).__name__ == "SqueezeBackward2"
+    assert b.squeeze([0, 1]).shape == (3, 1) and b.squeeze(()).shape == (1, 3, 1)
+    (both * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert b.grad.shape == (1, 3, 1) and b.grad.flatten().tolist() == [1.0, 2.0, 3.0]
+
+
+def test_t_of_a_vector_is_a_node_and_flatten_of_a_vector_is_itself():
+    v = torch.tensor([1.0, 2.0], requires_grad=True)
+    assert v.flatten() is v
+    for u in (v.t(), torch.tensor(3.0, requires_grad=True).t()):
+        assert type(u.grad_fn).__name__ == "TBackward0" and not u.is_leaf
+    (v.t() * torch.tensor([3.0, 4.0])).sum().backward()
+    assert v.grad.tolist() == [3.0, 4.0]
+    with pytest.raises(RuntimeError, match=re.escape("t() expects a tensor with <= 2 dimensions, but self is 3D")):
+        torch.ones(2, 2, 2).t()
+
+
 def test_where():
     check(lambda a, b: torch.where(a > 0, a, b * 2), (3, 4), (3, 4))
 
@@ -248,6 +280,32 @@ def test_bce_mse_l1(reduction):
     check(lambda p: F.binary_cross_entropy(p.sigmoid(), y, reduction=reduction), (4,))
     check(lambda a, b: F.mse_loss(a, b, reduction=reduction), (4,), (4,))
     check(lambda a, b: F.l1_loss(a, b, reduction=reduction), (4,), (4,))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_bce_target_and_weight(reduction):
+    p = torch.tensor(np.array([0.2, 0.9, 0.5, 0.7])).sigmoid().detach()
+    w = torch.tensor(np.array([0.5, 2.0, 1.0, 3.0]))
+    check(lambda t: F.binary_cross_entropy(p, t.sigmoid(), reduction=reduction), (4,))
+    check(lambda q: F.binary_cross_entropy(q.sigmoid(), p, weight=w, reduction=reduction), (4,))
+
+
+def test_bce_at_probabilities_zero_and_one_is_finite():
+    """PyTorch divides by p (1 - p) floored at 1e-12: at p = 0 or 1 the gradient is
+    (p - y) / 1e-12 / n, large and finite (differentiating the clamped logs gives nan);
+    the target's gradient is -logit(p), infinite there."""
+    p = torch.tensor([0.0, 1.0, 0.5], requires_grad=True)
+    y = torch.tensor([1.0, 0.0, 1.0], requires_grad=True)
+    loss = F.binary_cross_entropy(p, y)
+    assert loss.item() == pytest.approx((100 + 100 + np.log(2)) / 3, rel=1e-6)
+    loss.backward()
+    assert p.grad.dtype == torch.float32 and y.grad.dtype == torch.float32
+    np.testing.assert_allclose(p.grad.numpy(), [-1e12 / 3, 1e12 / 3, -2 / 3], rtol=1e-6)
+    assert y.grad.numpy().tolist()[:2] == [np.inf, -np.inf] and y.grad.numpy()[2] == 0
+    w = torch.tensor([2.0, 3.0, 4.0])
+    q = torch.tensor([0.0, 1.0, 0.5], requires_grad=True)
+    F.binary_cross_entropy(q, y.detach(), weight=w, reduction="sum").backward()
+    np.testing.assert_allclose(q.grad.numpy(), [-2e12, 3e12, -8.0], rtol=1e-6)
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])

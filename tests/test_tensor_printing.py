@@ -66,6 +66,11 @@ CASES = {
     "F.binary_cross_entropy_with_logits(torch.tensor([0.0, 0.0, 1.0], requires_grad=True), "
     "torch.zeros(3), reduction='none')": (
         "tensor([0.6931, 0.6931, 1.3133],\n       grad_fn=<BinaryCrossEntropyWithLogitsBackward0>)"),
+    "torch.arange(12.).reshape(2, 3, 2).max(1)": (
+        "srcgrad.return_types.max(\nvalues=tensor([[ 4.,  5.],\n        [10., 11.]]),\n"
+        "indices=tensor([[2, 2],\n        [2, 2]]))"),
+    "torch.tensor([[1., 5.], [3., 2.]], requires_grad=True).min(0, keepdim=True)": (
+        "srcgrad.return_types.min(\nvalues=tensor([[1., 2.]], grad_fn=<MinBackward0>),\nindices=tensor([[0, 1]]))"),
 }
 
 

@@ -9,6 +9,7 @@ from srcgrad.rules import activations, lookup
 EPS = 1e-6
 X = np.array([[-30.0, -2.0, -0.3, 0.4], [1.5, 3.0, 25.0, 0.7]])
 Y = np.array([[0.0, 1.0, 0.2, 1.0], [0.0, 0.5, 1.0, 1.0]])
+P = np.array([[0.01, 0.3, 0.5, 0.9], [0.6, 0.2, 0.99, 0.45]])
 
 CASES = {
     "sigmoid": (activations.sigmoid, (X,), {}),
@@ -25,6 +26,9 @@ CASES = {
     "bce_with_logits": (activations.binary_cross_entropy_with_logits, (X, Y), {}),
     "bce_with_logits_sum": (activations.binary_cross_entropy_with_logits, (X, Y), {"reduction": "sum"}),
     "bce_with_logits_none": (activations.binary_cross_entropy_with_logits, (X, Y), {"reduction": "none"}),
+    "bce": (activations.binary_cross_entropy, (P, Y), {}),
+    "bce_sum": (activations.binary_cross_entropy, (P, Y), {"reduction": "sum"}),
+    "bce_none": (activations.binary_cross_entropy, (P, Y), {"reduction": "none"}),
     "mse": (activations.mse_loss, (X, Y), {}),
     "mse_sum": (activations.mse_loss, (X, Y), {"reduction": "sum"}),
     "mse_none": (activations.mse_loss, (X, Y), {"reduction": "none"}),

@@ -147,6 +147,16 @@ def test_manual_seed_reproduces_randn():
 # --- 4. attributes and methods -----------------------------------------------------------
 
 
+def test_randint_takes_high_then_size():
+    """`randint(high, size)` is PyTorch's short form; the size was read as `high`."""
+    torch.manual_seed(0)
+    t = torch.randint(5, (300, 2))
+    assert t.shape == (300, 2) and t.dtype == torch.int64
+    assert t.min().item() == 0 and t.max().item() == 4
+    u = torch.randint(2, 5, (300,))
+    assert u.shape == (300,) and u.min().item() == 2 and u.max().item() == 4
+
+
 def test_requires_grad_flag_rules():
     a = torch.randn(2, 2)
     a = (a * 3) / (a - 1)
@@ -154,7 +164,9 @@ def test_requires_grad_flag_rules():
     assert a.requires_grad_(True) is a and a.requires_grad
     b = a * a
     assert b.requires_grad and not b.is_leaf
-    b.requires_grad = True  # allowed: it already requires grad
+    assert b.requires_grad_(True) is b  # the method allows it: b already requires grad
+    with raises(RuntimeError, "you can only change requires_grad flags of leaf variables."):
+        b.requires_grad = True  # PyTorch's setter refuses any change on a non-leaf, with this shorter text
     e4 = ("you can only change requires_grad flags of leaf variables. If you want to use a computed "
           "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
     with raises(RuntimeError, e4):
@@ -163,6 +175,35 @@ def test_requires_grad_flag_rules():
         b.requires_grad_(False)
     a.requires_grad = False
     assert not a.requires_grad
+
+
+def test_grad_assignment_is_checked_as_in_pytorch():
+    x = torch.ones(3, requires_grad=True)
+    size = "attempting to assign a gradient of size '[{}]' to a tensor of size '[3]'. Please ensure that the gradient and the tensor are the same size"
+    dtype = ("attempting to assign a gradient with dtype '{}' to a tensor with grad_dtype 'Float'. The gradient must "
+             "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute "
+             "with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
+             "tensor and its gradient may break downstream systems that assume they match.")
+    for value, exc, message in [(torch.ones(2), RuntimeError, size.format(2)), (torch.ones(1, 3), RuntimeError, size.format("1, 3")),
+                                (torch.ones(3, dtype=torch.float64), RuntimeError, dtype.format("double")),
+                                (torch.ones(2, dtype=torch.int64), RuntimeError, dtype.format("long int")),
+                                (torch.ones(3, dtype=torch.bool), RuntimeError, dtype.format("bool")),
+                                (3, TypeError, "assigned grad expected to be a Tensor or None but got grad of type int")]:
+        with raises(exc, message):
+            x.grad = value
+        assert x.grad is None
+    g = torch.full((3,), 2.0)
+    x.grad = g
+    assert x.grad is g
+    x.grad = None
+    assert x.grad is None
+
+
+def test_item_assignment_into_a_leaf_that_requires_grad_names_the_view():
+    x = torch.ones(3, requires_grad=True)
+    with raises(RuntimeError, "a view of a leaf Variable that requires grad is being used in an in-place operation."):
+        x[0] = 2.0
+    assert x.tolist() == [1.0, 1.0, 1.0]
 
 
 def test_data_property_shares_storage_and_has_a_setter():
@@ -402,8 +443,14 @@ def test_unreached_leaf_and_non_leaf_have_no_grad():
     y = x * 2
     y.sum().backward()
     assert unused.grad is None
-    with pytest.warns(UserWarning):
+    with pytest.warns(UserWarning) as record:
         assert y.grad is None
+    assert [str(w.message) for w in record] == [
+        "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
+        "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf Tensor, "
+        "use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
+        "the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+    ]
 
 
 def test_retain_grad_on_non_leaf():

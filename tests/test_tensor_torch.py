@@ -240,6 +240,74 @@ SNIPPETS = {
         print(w, w.is_leaf)
         print(f"{torch.tensor(0.123456):.3f}", float(torch.tensor([2.5])), int(torch.tensor(3.7)))
     """,
+    "loss-edges": """
+        F = torch.nn.functional
+        p = torch.tensor([0.0, 1.0, 0.5, 1e-13, 1 - 1e-7], requires_grad=True)
+        y = torch.tensor([1.0, 0.0, 1.0, 0.3, 0.2], requires_grad=True)
+        for kwargs in [{}, {'reduction': 'sum'}, {'reduction': 'none'}, {'weight': torch.arange(5.)}]:
+            p.grad = y.grad = None
+            loss = F.binary_cross_entropy(p, y, **kwargs)
+            print(loss)
+            loss.sum().backward()
+            print(p.grad, y.grad)
+    """,
+    "shape-views": """
+        a = torch.ones(1, 3, 1, requires_grad=True); v = torch.tensor([1., 2.], requires_grad=True)
+        for f in [lambda: a.squeeze(3), lambda: a.squeeze(-4), lambda: a.unsqueeze(4), lambda: a.unsqueeze(-5),
+                  lambda: a.squeeze((0, 2)), lambda: a.squeeze([0, 1]), lambda: a.squeeze(()), lambda: a.squeeze(-1),
+                  lambda: a.unsqueeze(-4), lambda: v.t(), lambda: torch.tensor(2., requires_grad=True).t(),
+                  lambda: v.flatten(), lambda: a.t(), lambda: torch.ones(2, 2).squeeze(5)]:
+            try:
+                r = f()
+                print(r.shape, r.grad_fn, r is v)
+            except Exception as e:
+                print(type(e).__name__ + ':', e)
+        x = torch.tensor([[1., 5., 2.], [3., 2., 7.]], requires_grad=True)
+        print(x.max(1)); print(x.min(0, keepdim=True)); print(torch.max(x, dim=-1))
+        r = x.max(0); print(type(r).__name__, r.values, r.indices, str(r) == repr(r))
+    """,
+    "pointwise-losses": """
+        F = torch.nn.functional
+        a = torch.tensor([[1.0, -2.0, 0.0], [0.5, 3.0, -1.5]], requires_grad=True)
+        for target in [torch.zeros(2, 3), torch.zeros(3), torch.ones(1, 3)]:
+            for reduction in ['mean', 'sum', 'none']:
+                for loss in [F.l1_loss(a, target, reduction=reduction), F.mse_loss(a, target, reduction=reduction)]:
+                    a.grad = None
+                    loss.sum().backward()
+                    print(loss, a.grad)
+    """,
+    "matmul-mismatch": """
+        shapes = [(3,), (4,), (2, 3), (3, 2), (2, 4, 3), (4, 3, 2), (3, 2, 2, 5), (0, 3)]
+        for left in shapes:
+            for right in shapes:
+                for left_requires_grad in [False, True]:
+                    try:
+                        print((torch.ones(*left, requires_grad=left_requires_grad) @ torch.ones(*right)).shape)
+                    except RuntimeError as e:
+                        print('RuntimeError:', e)
+    """,
+    "flags-and-grad-assignment": """
+        import warnings
+        def attempt(f):
+            try:
+                f()
+                print('no error')
+            except Exception as e:
+                print(type(e).__name__ + ':', e)
+        x = torch.ones(3, requires_grad=True); y = x * 2
+        attempt(lambda: setattr(y, 'requires_grad', True)); print(y.requires_grad_(True).grad_fn.name())
+        for value in [torch.ones(2), torch.ones(1, 3), torch.ones(3, dtype=torch.float64), torch.ones(3, dtype=torch.int64),
+                      torch.ones(3, dtype=torch.bool), torch.ones(3, dtype=torch.int32), 3, [1., 2., 3.], None, torch.ones(3) * 2]:
+            attempt(lambda: setattr(x, 'grad', value)); print(x.grad)
+        def write():
+            x[0] = 2.
+        attempt(write)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            y.sum().backward(); print(y.grad)
+        print([str(w.message).split(' (Triggered internally')[0] for w in caught])
+        print(torch.randint(5, (3,)).shape, torch.randint(2, 5, (2, 2)).dtype, torch.randint(3, size=(4,)).shape)
+    """,
 }
 
 

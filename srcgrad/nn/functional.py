@@ -6,6 +6,8 @@ one, otherwise `ops.composite`, whose gradient comes from the rules of the
 primitives it is made of. `reduction` is 'mean' (default), 'sum' or 'none'.
 """
 
+import warnings
+
 import numpy as np
 
 from ..rules import activations
@@ -126,13 +128,8 @@ def binary_cross_entropy_with_logits(
     return ops.composite(name, _weighted_bce_with_logits, input, target, weight, pos_weight, reduction)
 
 
-def _bce(p, y, weight, reduction):
-    # PyTorch clamps each log at -100 so that p = 0 or 1 gives a finite loss.
-    log_p = ops.binary(np.maximum, p.log(), -100.0)
-    log_q = ops.binary(np.maximum, (1 - p).log(), -100.0)
-    loss = -(y * log_p + (1 - y) * log_q)
-    if weight is not None:
-        loss = loss * weight
+def _weighted_bce(p, y, weight, reduction):
+    loss = ops.apply(activations.binary_cross_entropy, p, y, reduction="none") * weight
     return _reduce(loss, reduction)
 
 
@@ -146,24 +143,37 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     _check_reduction(reduction)
     if np.any((input._data < 0) | (input._data > 1)):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    return ops.composite("BinaryCrossEntropyBackward0", _bce, input, target, weight, reduction)
+    name = "BinaryCrossEntropyBackward0"
+    if weight is None:
+        return ops.apply(activations.binary_cross_entropy, input, target, name=name, reduction=reduction)
+    return ops.composite(name, _weighted_bce, input, target, weight, reduction)
+
+
+def _warn_if_broadcast(input, target):
+    """PyTorch's warning when a pointwise loss's target has another shape than its input."""
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.",
+            stacklevel=3,
+        )
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mean squared error: one node, MseLossBackward0."""
+    _warn_if_broadcast(input, target)
     if reduction == "mean":  # the common call: no keyword dict to build per call
         return ops.apply(activations.mse_loss, input, target, name="MseLossBackward0")
     _check_reduction(reduction)
     return ops.apply(activations.mse_loss, input, target, name="MseLossBackward0", reduction=reduction)
 
 
-def _l1(x, y, reduction):
-    return _reduce((x - y).abs(), reduction)
-
-
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Mean absolute error, built as PyTorch builds it: `(input - target).abs()` then
+    mean or sum (nodes AbsBackward0, MeanBackward0, SumBackward0)."""
+    _warn_if_broadcast(input, target)
     _check_reduction(reduction)
-    return ops.composite("L1LossBackward0", _l1, input, target, reduction)
+    return _reduce((input - target).abs(), reduction)
 
 
 def _check_targets(input, target, weight, ignore_index):

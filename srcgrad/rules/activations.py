@@ -1,6 +1,7 @@
 """Activation functions that are not NumPy functions: sigmoid, relu, softplus,
-logsigmoid, softmax, log_softmax, their normalizer logsumexp, and two losses, the logistic loss
-`binary_cross_entropy_with_logits` and the squared error `mse_loss`.
+logsigmoid, softmax, log_softmax, their normalizer logsumexp, and three losses, the logistic loss
+`binary_cross_entropy_with_logits`, its form on probabilities `binary_cross_entropy` and
+the squared error `mse_loss`.
 Each primitive is a plain function of arrays (float32 stays float32) that cannot
 overflow. The elementwise ones have their local derivative as rule, for both
 modes; softmax, log_softmax, logsumexp and the losses (which couple elements) have full
@@ -13,7 +14,8 @@ from ..runtime import mean_of, unbroadcast, unreduce
 from .registry import defjvp, defvjp, elementwise
 
 __all__ = [
-    "sigmoid", "relu", "softplus", "logsigmoid", "softmax", "log_softmax", "logsumexp", "binary_cross_entropy_with_logits", "mse_loss",
+    "sigmoid", "relu", "softplus", "logsigmoid", "softmax", "log_softmax", "logsumexp", "binary_cross_entropy_with_logits",
+    "binary_cross_entropy", "mse_loss",
 ]
 
 
@@ -75,6 +77,16 @@ def binary_cross_entropy_with_logits(z, y, reduction="mean"):
     """PyTorch's loss of logits `z` against targets `y`, elementwise
     (1 - y) * z - logsigmoid(z), then averaged, summed or kept ('mean', 'sum', 'none')."""
     return _reduce((1 - y) * z - logsigmoid(z), reduction)
+
+
+def binary_cross_entropy(p, y, reduction="mean"):
+    """PyTorch's loss of probabilities `p` against targets `y`, elementwise
+    -(y * log(p) + (1 - y) * log(1 - p)) with each log clamped at -100 (so p = 0 or 1
+    gives a finite loss), then averaged, summed or kept."""
+    with np.errstate(divide="ignore"):
+        log_p = np.maximum(np.log(p), -100.0)
+        log_q = np.maximum(np.log(1 - p), -100.0)
+    return _reduce(-(y * log_p + (1 - y) * log_q), reduction)
 
 
 def mse_loss(x, y, reduction="mean"):
@@ -172,6 +184,35 @@ def bce_with_logits_jvp_z(t, ans, z, y, reduction="mean"):
 @defjvp(binary_cross_entropy_with_logits, "y")
 def bce_with_logits_jvp_y(t, ans, z, y, reduction="mean"):
     return _reduce(-t * z, reduction)
+
+
+# BCE on probabilities: PyTorch's backward formulas. The gradient to p divides by
+# p (1 - p) floored at 1e-12, so p = 0 or 1 gives a large finite gradient, not the
+# nan of differentiating the clamped logs; the gradient to y is -logit(p).
+
+_BCE_EPSILON = 1e-12
+
+
+@defvjp(binary_cross_entropy, "p", name="BinaryCrossEntropy")
+def bce_vjp_p(g, ans, p, y, reduction="mean"):
+    return unbroadcast((p - y) / np.maximum((1 - p) * p, _BCE_EPSILON) * g / _count(p, reduction), p)
+
+
+@defvjp(binary_cross_entropy, "y")
+def bce_vjp_y(g, ans, p, y, reduction="mean"):
+    with np.errstate(divide="ignore"):
+        return unbroadcast(-np.log(p / (1 - p)) * g / _count(p, reduction), y)
+
+
+@defjvp(binary_cross_entropy, "p")
+def bce_jvp_p(t, ans, p, y, reduction="mean"):
+    return _reduce(t * (p - y) / np.maximum((1 - p) * p, _BCE_EPSILON), reduction)
+
+
+@defjvp(binary_cross_entropy, "y")
+def bce_jvp_y(t, ans, p, y, reduction="mean"):
+    with np.errstate(divide="ignore"):
+        return _reduce(t * -np.log(p / (1 - p)), reduction)
 
 
 # The squared error: PyTorch's backward formula, (2 / n) * (x - y) * g.

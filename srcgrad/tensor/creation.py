@@ -156,6 +156,9 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
 
 
 def randint(low, high=None, size=(), dtype=None, device=None, requires_grad=False):
+    """Integers drawn from [low, high): `randint(low, high, size)` or `randint(high, size)`."""
+    if isinstance(high, (tuple, list)):  # randint(high, size)
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     return _leaf(_rng().integers(low, high, _size((size,))).astype(_dtype(dtype, dtypes.int64)), requires_grad)

@@ -70,7 +70,9 @@ def pow(input, exponent):
 
 
 class MinMax(tuple):
-    """`(values, indices)` from `max(dim)` / `min(dim)`."""
+    """`(values, indices)` from `max(dim)` / `min(dim)`; as PyTorch's named pair it
+    prints `srcgrad.return_types.max(` then `values=...,` and `indices=...)` on lines
+    of their own, with the subclass's name (`max` or `min`)."""
 
     def __new__(cls, values, indices):
         return tuple.__new__(cls, (values, indices))
@@ -78,22 +80,30 @@ class MinMax(tuple):
     values = property(lambda self: self[0])
     indices = property(lambda self: self[1])
 
+    def __repr__(self):
+        return f"srcgrad.return_types.{type(self).__name__}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+_PAIRS = {"Max": type("max", (MinMax,), {"__module__": "srcgrad.return_types"}),
+          "Min": type("min", (MinMax,), {"__module__": "srcgrad.return_types"})}
+
 
 def extremum_along(x, arg, name, dim, keepdim):
     """`x.max(dim)` or `x.min(dim)` (`arg` is np.argmax or np.argmin): the values at
     the returned indices, one node called `name`. The whole gradient goes to those
     entries, the first of tied ones (as in PyTorch; the full reduction shares it)."""
     ndim = x._data.ndim
+    pair = _PAIRS[name[:3]]
     dim_axis(dim, ndim)
     dim %= ndim or 1
     at = np.asarray(arg(x._data, axis=dim, keepdims=True))
     if not ndim:  # a 0-d tensor is its own extremum
-        return MinMax(ops.apply(operator.getitem, x, (), name=name), Tensor._make(at))
+        return pair(ops.apply(operator.getitem, x, (), name=name), Tensor._make(at))
     index = list(np.ix_(*map(np.arange, at.shape)))  # every position, with `at` along dim
     index[dim] = at
     if not keepdim:
         index, at = [i.squeeze(dim) for i in index], at.squeeze(dim)
-    return MinMax(ops.apply(operator.getitem, x, tuple(index), name=name), Tensor._make(at))
+    return pair(ops.apply(operator.getitem, x, tuple(index), name=name), Tensor._make(at))
 
 
 def _two_norm(x, dim, keepdim):

@@ -527,7 +527,7 @@ def warn_non_leaf_grad():
         "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
         "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
         "the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
-        "informations.",
+        "information.",
         UserWarning,
         stacklevel=3,
     )

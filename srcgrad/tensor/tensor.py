@@ -158,6 +158,10 @@ class Tensor(InPlaceOps):
 
     @requires_grad.setter
     def requires_grad(self, flag):
+        """As `requires_grad_`, except that a non-leaf refuses True as well (PyTorch's
+        setter does; its method accepts it)."""
+        if flag and self._grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         self._set_requires_grad(flag, "only Tensors of floating point and complex dtype can require gradients")
 
     def requires_grad_(self, requires_grad=True):
@@ -183,6 +187,23 @@ class Tensor(InPlaceOps):
 
     @grad.setter
     def grad(self, value):
+        """None or a tensor of this tensor's dtype and shape (PyTorch's errors otherwise)."""
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{ops.c_name(value.dtype)}' to a tensor with grad_dtype "
+                    f"'{self.dtype.kind_name}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's "
+                    "dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
+                    "downstream systems that assume they match."
+                )
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a tensor of size "
+                    f"'{list(self._data.shape)}'. Please ensure that the gradient and the tensor are the same size"
+                )
         self._grad = value
 
     @property
@@ -531,20 +552,31 @@ class Tensor(InPlaceOps):
     view = reshape
 
     def flatten(self):
+        """A 1-D tensor is returned as it is (PyTorch's flatten makes no view of it)."""
+        if self._data.ndim == 1:
+            return self
         return self.reshape(-1)
 
     def squeeze(self, dim=None):
+        """Drops size-1 dims: all of them, or those of `dim` (an int or a tuple; a dim
+        outside [-n, n - 1] is PyTorch's IndexError, a dim of another size is kept)."""
         shape = self._data.shape
         if dim is None:
             new = tuple(n for n in shape if n != 1)
+            name = "SqueezeBackward0"
         else:
-            dim %= max(len(shape), 1)
-            new = shape[:dim] + shape[dim + 1 :] if shape and shape[dim] == 1 else shape
-        name = "SqueezeBackward0" if dim is None else "SqueezeBackward1"
+            dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+            dim_axis(dims, len(shape))
+            drop = {d % len(shape) for d in dims} if shape else set()
+            new = tuple(n for i, n in enumerate(shape) if n != 1 or i not in drop)
+            name = "SqueezeBackward2" if isinstance(dim, (tuple, list)) else "SqueezeBackward1"
         return ops.exact(np.reshape, self, name, (new,), _reshape)
 
     def unsqueeze(self, dim):
+        """A size-1 dim inserted at `dim`, which lies in [-n - 1, n] (PyTorch's IndexError
+        outside)."""
         shape = self._data.shape
+        dim_axis(dim, len(shape) + 1)
         dim = dim if dim >= 0 else dim + len(shape) + 1
         return ops.exact(np.reshape, self, "UnsqueezeBackward0", (shape[:dim] + (1,) + shape[dim:],), _reshape)
 
@@ -560,9 +592,12 @@ class Tensor(InPlaceOps):
         return ops.exact(np.transpose, self, "TransposeBackward0", (tuple(axes),), _transpose)
 
     def t(self):
-        if self._data.ndim < 2:
-            return self
-        return ops.exact(np.transpose, self, "TBackward0", ((1, 0),), _transpose)
+        """The transpose of a matrix; a 0-d or 1-D tensor's is a view of it (still a
+        TBackward0 node, as in PyTorch)."""
+        ndim = self._data.ndim
+        if ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+        return ops.exact(np.transpose, self, "TBackward0", ((1, 0) if ndim == 2 else None,), _transpose)
 
     @property
     def T(self):
@@ -579,8 +614,8 @@ class Tensor(InPlaceOps):
         value = ops.operand(value)
         tracked = self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
         if _mode.enabled and tracked:
-            if self._requires_grad and self._grad_fn is None:
-                raise RuntimeError(E11)
+            if self._requires_grad and self._grad_fn is None:  # a write through the view self[index]
+                raise RuntimeError("a view of " + E11)
             raise NotImplementedError("item assignment into a tensor that is part of a graph is not supported")
         self._data[_index(index)] = value._data if isinstance(value, Tensor) else value
         bump(self)
