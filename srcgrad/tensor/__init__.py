@@ -4,11 +4,12 @@
 PyTorch 2.13 prints (object addresses and random draws aside).
 
 Layout: `tensor.py` (the class, no calculus), `ops.py` (the one doorway to the
-rule registry), `graph.py` (nodes, grad mode, backward),
-`inplace.py` (in-place methods), `creation.py` (constructors), `functions.py`
-(module-level ops), `pointwise.py` (clamp, maximum, where, ...), `reductions.py`
-(prod, std, var, logsumexp, cumsum, cumprod), `joins.py` (cat, stack), `printing.py` (PyTorch's repr), `dtypes.py` (dtypes, Size,
-promotion), `compiled.py` (`@srcgrad.compile`).
+rule registry), `graph.py` (nodes, grad mode, backward), `shaping.py` (views and
+indexing) and `inplace.py` (in-place methods), the class's two mixins,
+`creation.py` (constructors), `functions.py` (module-level ops), `pointwise.py`
+(clamp, maximum, where, ...), `reductions.py` (prod, std, var, logsumexp, cumsum,
+cumprod), `joins.py` (cat, stack), `printing.py` (PyTorch's repr), `dtypes.py`
+(dtypes, Size, promotion), `compiled.py` (`@srcgrad.compile`).
 """
 
 from . import dtypes

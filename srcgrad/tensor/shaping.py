@@ -1,0 +1,138 @@
+"""Shapes and indexing of `Tensor`: views (`reshape`, `squeeze`, `permute`, `t`, ...),
+`x[index]` and `x[index] = value`, as a mixin of the Tensor class.
+
+Each view is one registry rule (`np.reshape`, `np.transpose`, `operator.getitem`) and
+one node with PyTorch's name. A dim outside PyTorch's range is its IndexError. Every
+Tensor is a `ShapeOps`: `isinstance(v, ShapeOps)` tells a tensor here.
+"""
+
+import operator
+
+import numpy as np
+
+from . import ops
+from .dtypes import dim_axis
+from .graph import _mode, bump
+from .inplace import E11
+
+__all__ = ["ShapeOps"]
+
+
+def _reshape(x, shape):
+    """`np.reshape(x, shape)` for an ndarray: what NumPy's wrapper calls."""
+    return x.reshape(shape)
+
+
+def _transpose(x, axes):
+    """`np.transpose(x, axes)` for an ndarray: what NumPy's wrapper calls."""
+    return x.transpose(axes)
+
+
+def _shape_args(shape):
+    return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else tuple(shape)
+
+
+def _index(index):
+    """A NumPy index from a PyTorch one (tensors become arrays)."""
+    if isinstance(index, ShapeOps):
+        return index._data
+    if isinstance(index, tuple):
+        return tuple(i._data if isinstance(i, ShapeOps) else i for i in index)
+    return index
+
+
+def _index_name(index):
+    """PyTorch's node for `x[index]`: decided by the last component that does work."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(p, (np.ndarray, list)) for p in parts):
+        return "IndexBackward0", True
+    for p in reversed(parts):
+        if p is None:
+            return "UnsqueezeBackward0", False
+        if isinstance(p, slice) and p != slice(None):
+            return "SliceBackward0", False
+        if isinstance(p, (int, np.integer)):
+            return "SelectBackward0", False
+    return "AliasBackward0", False
+
+
+class ShapeOps:
+    """The shape and indexing methods of `Tensor` (which defines `_data`,
+    `_requires_grad` and `_grad_fn`)."""
+
+    __slots__ = ()
+
+
+    def reshape(self, *shape):
+        return ops.exact(np.reshape, self, "ViewBackward0", (_shape_args(shape),), _reshape)
+
+    view = reshape
+
+    def flatten(self):
+        """A 1-D tensor is returned as it is (PyTorch's flatten makes no view of it)."""
+        if self._data.ndim == 1:
+            return self
+        return self.reshape(-1)
+
+    def squeeze(self, dim=None):
+        """Drops size-1 dims: all of them, or those of `dim` (an int or a tuple; a dim
+        outside [-n, n - 1] is PyTorch's IndexError, a dim of another size is kept)."""
+        shape = self._data.shape
+        if dim is None:
+            new = tuple(n for n in shape if n != 1)
+            name = "SqueezeBackward0"
+        else:
+            dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+            dim_axis(dims, len(shape))
+            drop = {d % len(shape) for d in dims} if shape else set()
+            new = tuple(n for i, n in enumerate(shape) if n != 1 or i not in drop)
+            name = "SqueezeBackward2" if isinstance(dim, (tuple, list)) else "SqueezeBackward1"
+        return ops.exact(np.reshape, self, name, (new,), _reshape)
+
+    def unsqueeze(self, dim):
+        """A size-1 dim inserted at `dim`, which lies in [-n - 1, n] (PyTorch's IndexError
+        outside)."""
+        shape = self._data.shape
+        dim_axis(dim, len(shape) + 1)
+        dim = dim if dim >= 0 else dim + len(shape) + 1
+        return ops.exact(np.reshape, self, "UnsqueezeBackward0", (shape[:dim] + (1,) + shape[dim:],), _reshape)
+
+    def permute(self, *dims):
+        return ops.exact(np.transpose, self, "PermuteBackward0", (_shape_args(dims),), _transpose)
+
+    def transpose(self, dim0, dim1):
+        ndim = self._data.ndim
+        axes = list(range(ndim))
+        dim0, dim1 = dim_axis(dim0, ndim), dim_axis(dim1, ndim)
+        if ndim:
+            axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
+        return ops.exact(np.transpose, self, "TransposeBackward0", (tuple(axes),), _transpose)
+
+    def t(self):
+        """The transpose of a matrix; a 0-d or 1-D tensor's is a view of it (still a
+        TBackward0 node, as in PyTorch)."""
+        ndim = self._data.ndim
+        if ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+        return ops.exact(np.transpose, self, "TBackward0", ((1, 0) if ndim == 2 else None,), _transpose)
+
+    @property
+    def T(self):
+        return ops.exact(np.transpose, self, "PermuteBackward0", (None,), _transpose)
+
+    def __getitem__(self, index):
+        if type(index) is int:  # the commonest index: x[i]
+            return ops.exact(operator.getitem, self, "SelectBackward0", (index,))
+        index = _index(index)
+        name, advanced = _index_name(index)
+        return ops.apply(operator.getitem, self, index, name=name, saves=advanced)
+
+    def __setitem__(self, index, value):
+        value = ops.operand(value)
+        tracked = self._requires_grad or (isinstance(value, ShapeOps) and value._requires_grad)
+        if _mode.enabled and tracked:
+            if self._requires_grad and self._grad_fn is None:  # a write through the view self[index]
+                raise RuntimeError("a view of " + E11)
+            raise NotImplementedError("item assignment into a tensor that is part of a graph is not supported")
+        self._data[_index(index)] = value._data if isinstance(value, ShapeOps) else value
+        bump(self)
