@@ -146,12 +146,6 @@ SNIPPETS = {
         print(x.eq(x.detach()).all(), x < 0.6)
     """,
     "errors": """
-        def attempt(f):
-            try:
-                f()
-                print('no error')
-            except Exception as e:
-                print(type(e).__name__ + ':', e)
         y = torch.ones(3, requires_grad=True) * 2
         leaf = torch.ones(2, requires_grad=True)
         nonleaf = leaf * 2
@@ -288,12 +282,6 @@ SNIPPETS = {
     """,
     "flags-and-grad-assignment": """
         import warnings
-        def attempt(f):
-            try:
-                f()
-                print('no error')
-            except Exception as e:
-                print(type(e).__name__ + ':', e)
         x = torch.ones(3, requires_grad=True); y = x * 2
         attempt(lambda: setattr(y, 'requires_grad', True)); print(y.requires_grad_(True).grad_fn.name())
         for value in [torch.ones(2), torch.ones(1, 3), torch.ones(3, dtype=torch.float64), torch.ones(3, dtype=torch.int64),
@@ -311,9 +299,18 @@ SNIPPETS = {
 }
 
 
+def attempt(f):
+    """What snippets call to print an error: its type and text, or 'no error'."""
+    try:
+        f()
+        print("no error")
+    except Exception as e:  # noqa: BLE001 - printed for comparison
+        print(type(e).__name__ + ":", e)
+
+
 def _run(library, source):
     out = io.StringIO()
-    namespace = {"torch": library, "np": np}
+    namespace = {"torch": library, "np": np, "attempt": attempt}
     with contextlib.redirect_stdout(out), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         exec(textwrap.dedent(source), namespace)
