@@ -228,6 +228,22 @@ def test_where_sends_the_gradient_to_the_chosen_side():
     assert rows.tolist() == [0, 1] and cols.tolist() == [0, 1] and rows.dtype == torch.int64
 
 
+def test_softmax_log_softmax_and_logsumexp_over_an_empty_dim():
+    e = torch.ones(0, requires_grad=True)
+    for out, name in [(e.softmax(0), "SoftmaxBackward0"), (torch.nn.functional.log_softmax(e, dim=0), "LogSoftmaxBackward0")]:
+        assert out.shape == (0,) and type(out.grad_fn).__name__ == name
+        out.sum().backward()
+        assert e.grad.shape == (0,)
+    out = e.logsumexp(0)
+    assert out.shape == () and out.item() == -np.inf and type(out.grad_fn).__name__ == "LogsumexpBackward0"
+    out.backward()
+    assert e.grad.shape == (0,)
+    assert torch.ones(2, 0).softmax(1).shape == (2, 0) and torch.ones(0, 3).log_softmax(1).shape == (0, 3)
+    assert torch.ones(2, 0).logsumexp(1).tolist() == [-np.inf, -np.inf] and torch.ones(2, 0).logsumexp(0).shape == (0,)
+    assert torch.ones(2, 0).logsumexp(1, keepdim=True).shape == (2, 1)
+    assert torch.ones(0, dtype=torch.float64).logsumexp(0).dtype == torch.float64
+
+
 # --- node names, saved values, dtypes --------------------------------------------------
 
 NAMES = {
