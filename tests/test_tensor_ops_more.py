@@ -1,6 +1,6 @@
 """The shim's cat, stack, clamp (and clamp_min, clamp_max, clamp_), maximum, minimum,
-log1p, expm1, logsumexp, cumsum, cumprod, prod, std, var, where, amax, amin, all, any
-and the `dtype=` of sum and mean: gradients against central differences in float64 and against the analytic answers, PyTorch's node names, result
+log1p, expm1, logsumexp, cumsum, cumprod, prod, std, var, where, amax, amin, all, any,
+expand, repeat and the `dtype=` of sum and mean: gradients against central differences in float64 and against the analytic answers, PyTorch's node names, result
 dtypes and error messages. The last test compares with PyTorch itself when installed."""
 
 import warnings
@@ -71,6 +71,10 @@ FINITE_DIFFERENCES = {
     "amin_dims_keepdim": (lambda p: torch.amin(p, (0, -1), keepdim=True), P),
     "sum_dtype": (lambda a: a.sum(1, dtype=torch.float64), A),
     "mean_dtype": (lambda p: torch.mean(p, dtype=torch.float64), P),
+    "expand": (lambda a: a[:1].expand(4, 2, 3), A),
+    "expand_keep": (lambda a: a[:, 1:2].expand(-1, 5), A),
+    "expand_as": (lambda a, b: a[:, :1].expand_as(b) * b, A, B),
+    "repeat": (lambda a: a.repeat(2, 1, 3), A),
 }
 
 
@@ -278,6 +282,27 @@ def test_all_and_any_along_a_dim():
     assert not torch.ones(2, requires_grad=True).all(0).requires_grad
 
 
+def test_expand_and_repeat_add_the_copies_gradients():
+    x = torch.tensor([[1.0], [2.0]], requires_grad=True)
+    out = x.expand(3, -1, 4)
+    assert out.shape == (3, 2, 4) and out.tolist()[2][1] == [2.0] * 4
+    out.sum().backward()
+    assert x.grad.tolist() == [[12.0], [12.0]]
+    x.grad = None
+    out = x.repeat(2, 3, 2)
+    assert out.shape == (2, 6, 2) and out[0, :, 0].tolist() == [1.0, 2.0, 1.0, 2.0, 1.0, 2.0]
+    (out * torch.arange(24.0).reshape(2, 6, 2)).sum().backward()
+    assert x.grad.tolist() == [[126.0], [150.0]]
+    assert x.expand((2, 3)).shape == (2, 3) and x.expand(torch.Size([2, 2])).shape == (2, 2)
+    assert x.expand_as(torch.ones(3, 2, 4)).shape == (3, 2, 4) and x.repeat((2, 2)).shape == (4, 2)
+    assert torch.tensor(1.0).expand(2, 3).tolist() == [[1.0] * 3] * 2 and x.repeat(0, 2).shape == (0, 2)
+    i = torch.tensor([1, 2])
+    assert i.repeat(2).tolist() == [1, 2, 1, 2] and i.repeat(2).dtype == torch.int64
+    r = torch.ones(2).repeat(3)
+    r[0] = 5.0  # a copy: the source is untouched
+    assert torch.ones(2).tolist() == [1.0, 1.0] and r.tolist()[:2] == [5.0, 1.0]
+
+
 def test_softmax_log_softmax_and_logsumexp_over_an_empty_dim():
     e = torch.ones(0, requires_grad=True)
     for out, name in [(e.softmax(0), "SoftmaxBackward0"), (torch.nn.functional.log_softmax(e, dim=0), "LogSoftmaxBackward0")]:
@@ -320,6 +345,8 @@ NAMES = {
     "PowBackward2": lambda x: torch.pow(2, x),
     "AmaxBackward0": lambda x: x.amax(),
     "AminBackward0": lambda x: torch.amin(x, 0),
+    "ExpandBackward0": lambda x: x.expand(2, 3),
+    "RepeatBackward0": lambda x: x.repeat(2),
 }
 
 
@@ -474,6 +501,18 @@ ERRORS = [
     (lambda x: x.sum(0, dtype=torch.bool), RuntimeError, "Autograd not support dtype: Bool"),
     (lambda x: torch.tensor([1, 2]).mean(dtype=torch.int64), RuntimeError,
      "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: Long"),
+    (lambda x: x.expand(3, 3), RuntimeError,
+     "The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 0.  "
+     "Target sizes: [3, 3].  Tensor sizes: [2, 3]"),
+    (lambda x: x.expand(3), RuntimeError,
+     "expand(srcgrad.FloatTensor{[2, 3]}, size=[3]): the number of sizes provided (1) must be greater or equal to "
+     "the number of dimensions in the tensor (2)"),
+    (lambda x: x.expand(-1, 2, 3), RuntimeError,
+     "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0"),
+    (lambda x: x.repeat(2), RuntimeError,
+     "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"),
+    (lambda x: x.repeat(-1, 2), RuntimeError, "Trying to create tensor with negative dimension -2: [-2, 6]"),
+    (lambda x: x.repeat(), TypeError, 'repeat() missing 1 required positional arguments: "repeats"'),
 ]
 
 
@@ -514,6 +553,7 @@ ORACLE = {
     "where": lambda t, x, y: t.where(x > y, x * 2, y),
     "amax_amin": lambda t, x, y: x.amax(1, keepdim=True) * t.amin(y, 0, keepdim=True),
     "sum_mean_dtype": lambda t, x, y: x.sum(1, keepdim=True, dtype=t.float64) + t.mean(y, 0, dtype=t.float64),
+    "expand_repeat": lambda t, x, y: x[:, :1].expand(-1, 4) * y.repeat(1, 2)[:, 1:5] + x[:1].expand_as(y),
 }
 
 
