@@ -27,18 +27,18 @@ __all__ = [
 __version__ = "0.1.0"
 
 # Tensor shim: PyTorch-style eager autograd (`import srcgrad as torch`), in srcgrad/tensor/
-# `float`, `int`, `bool`, `sum`, `max`, `min`, `abs`, `pow` and `compile` below shadow the builtins
+# `float`, `int`, `bool`, `sum`, `max`, `min`, `abs`, `pow`, `all`, `any` and `compile` below shadow the builtins
 # in this module: code placed after this block must use `builtins.float` and so on.
 from . import autograd, nn, optim  # noqa: E402
 from .tensor import (  # noqa: E402
-    Size, Tensor, abs, add, arange, argmax, argmin, as_tensor, cat, clamp, clamp_max, clamp_min, clip, clone,
-    complex64, complex128, concat, concatenate, cos, cumprod, cumsum, div, dot, double, dtype, empty, enable_grad,
-    exp, expm1, eye, flatten, float16, float32, float64, from_numpy, full, full_like, half, initial_seed, int8,
-    int16, int32, int64, is_grad_enabled, is_tensor, linspace, log, log1p, log_softmax, logsumexp, long,
-    manual_seed, matmul, max, maximum, mean, min, minimum, mm, mul, neg, no_grad, norm, numel, ones, ones_like,
-    pow, prod, rand, rand_like, randint, randn, randn_like, relu, reshape, seed, set_grad_enabled, short, sigmoid,
-    sin, softmax, sqrt, squeeze, stack, std, sub, sum, t, tanh, tensor, transpose, uint8, unsqueeze, var, where,
-    zeros, zeros_like,
+    Size, Tensor, abs, add, all, amax, amin, any, arange, argmax, argmin, as_tensor, cat, clamp, clamp_max,
+    clamp_min, clip, clone, complex64, complex128, concat, concatenate, cos, cumprod, cumsum, div, dot, double,
+    dtype, empty, enable_grad, exp, expm1, eye, flatten, float16, float32, float64, from_numpy, full, full_like,
+    get_default_dtype, half, initial_seed, int8, int16, int32, int64, is_floating_point, is_grad_enabled,
+    is_tensor, linspace, log, log1p, log_softmax, logsumexp, long, manual_seed, matmul, max, maximum, mean, min,
+    minimum, mm, mul, neg, no_grad, norm, numel, ones, ones_like, pow, prod, rand, rand_like, randint, randn,
+    randn_like, relu, reshape, seed, set_grad_enabled, short, sigmoid, sin, softmax, sqrt, squeeze, stack, std,
+    sub, sum, t, tanh, tensor, transpose, uint8, unsqueeze, var, where, zeros, zeros_like,
 )
 from .tensor.compiled import compile  # noqa: E402
 from .tensor import bool_ as bool  # noqa: E402

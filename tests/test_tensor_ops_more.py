@@ -1,6 +1,6 @@
 """The shim's cat, stack, clamp (and clamp_min, clamp_max, clamp_), maximum, minimum,
-log1p, expm1, logsumexp, cumsum, cumprod, prod, std, var and where: gradients against central
-differences in float64 and against the analytic answers, PyTorch's node names, result
+log1p, expm1, logsumexp, cumsum, cumprod, prod, std, var, where, amax, amin, all, any,
+expand, repeat and the `dtype=` of sum and mean: gradients against central differences in float64 and against the analytic answers, PyTorch's node names, result
 dtypes and error messages. The last test compares with PyTorch itself when installed."""
 
 import warnings
@@ -66,6 +66,15 @@ FINITE_DIFFERENCES = {
     "where": (lambda a, b: torch.where(a > 0, a, b), A, B),
     "where_broadcast": (lambda a, b: torch.where(a > 0, b[0], a), A, B),
     "where_method": (lambda a, b: a.where(b > 0, b * 0.5), A, B),
+    "amax1": (lambda a: a.amax(1), A),
+    "amax_all": (lambda p: torch.amax(p), P),
+    "amin_dims_keepdim": (lambda p: torch.amin(p, (0, -1), keepdim=True), P),
+    "sum_dtype": (lambda a: a.sum(1, dtype=torch.float64), A),
+    "mean_dtype": (lambda p: torch.mean(p, dtype=torch.float64), P),
+    "expand": (lambda a: a[:1].expand(4, 2, 3), A),
+    "expand_keep": (lambda a: a[:, 1:2].expand(-1, 5), A),
+    "expand_as": (lambda a, b: a[:, :1].expand_as(b) * b, A, B),
+    "repeat": (lambda a: a.repeat(2, 1, 3), A),
 }
 
 
@@ -228,6 +237,88 @@ def test_where_sends_the_gradient_to_the_chosen_side():
     assert rows.tolist() == [0, 1] and cols.tolist() == [0, 1] and rows.dtype == torch.int64
 
 
+def test_amax_and_amin_share_the_gradient_between_ties():
+    out, grad = _grad(lambda x: x.amax(1), [[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])
+    assert out.tolist() == [3.0, 2.0] and grad.tolist() == [[0.0, 0.5, 0.5], [0.5, 0.5, 0.0]]
+    out, grad = _grad(lambda x: torch.amin(x), [[1.0, 0.0, 3.0], [0.0, 2.0, 0.0]])
+    third = float(np.float32(1 / 3))
+    assert out.shape == () and grad.tolist() == [[0.0, third, 0.0], [third, 0.0, third]]
+    out = torch.tensor([[1.0, 5.0], [3.0, 2.0]]).amax((0, 1), keepdim=True)
+    assert out.shape == (1, 1) and out.item() == 5.0
+    i = torch.tensor([[1, 5], [3, 2]])
+    assert i.amax(1).dtype == torch.int64 and i.amax(1).tolist() == [5, 3] and i.amin(0).tolist() == [1, 2]
+    assert torch.ones(0, 3).amax(1).shape == (0,)
+
+
+def test_sum_and_mean_dtype_cast_inside_their_one_node():
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    for out, name in [(x.sum(1, dtype=torch.float64), "SumBackward1"), (x.sum(dtype=torch.float16), "SumBackward0"),
+                      (torch.mean(x, 0, dtype=torch.float64), "MeanBackward1"), (x.mean(dtype=torch.float64), "MeanBackward0")]:
+        assert type(out.grad_fn).__name__ == name
+        assert type(out.grad_fn.next_functions[0][0]).__name__ == "AccumulateGrad"  # no ToCopyBackward0
+    out = x.sum(1, keepdim=True, dtype=torch.float64)
+    assert out.dtype == torch.float64 and out.shape == (2, 1) and out.tolist() == [[3.0], [7.0]]
+    (out * torch.tensor([[1.0], [2.0]], dtype=torch.float64)).sum().backward()
+    assert x.grad.dtype == torch.float32 and x.grad.tolist() == [[1.0, 1.0], [2.0, 2.0]]
+    assert x.mean(dtype=torch.float16).dtype == torch.float16 and x.mean(dtype=torch.float16).item() == 2.5
+    i = torch.tensor([[1, 2], [3, 4]])
+    assert torch.sum(i, 0, dtype=torch.int32).dtype == torch.int32 and i.sum(dtype=torch.int8).dtype == torch.int8
+    assert i.mean(1, dtype=torch.float32).tolist() == [1.5, 3.5] and i.mean(dtype=torch.float64).dtype == torch.float64
+    halves = torch.tensor([1.5, 2.5])
+    assert halves.sum(dtype=torch.int64).item() == 3  # each element cast first, as in PyTorch
+    assert torch.tensor([True, False, True]).sum(dtype=torch.float32).item() == 2.0
+
+
+def test_all_and_any_along_a_dim():
+    x = torch.tensor([[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]])
+    assert x.all(1).tolist() == [False, False] and x.any(0).tolist() == [True, False, True]
+    assert x.all(1).dtype == torch.bool and x.all(1, keepdim=True).shape == (2, 1)
+    assert torch.any(x, dim=0, keepdim=True).shape == (1, 3) and torch.all(x, -1).tolist() == [False, False]
+    assert x.all((0, 1)).shape == () and x.any(()).tolist() == [[True, False, True], [False, False, True]]
+    assert x.all(keepdim=True).shape == (1, 1) and not torch.all(x).item() and torch.any(x).item()
+    u = torch.tensor([[1, 2], [0, 3]], dtype=torch.uint8)
+    assert u.all(1).dtype == torch.uint8 and u.all(1).tolist() == [1, 0] and u.any().dtype == torch.uint8
+    assert torch.tensor(2).all(0).item() and torch.ones(0).all(0).item() and torch.zeros(2, 0).all(1).tolist() == [True, True]
+    assert not torch.ones(2, requires_grad=True).all(0).requires_grad
+
+
+def test_expand_and_repeat_add_the_copies_gradients():
+    x = torch.tensor([[1.0], [2.0]], requires_grad=True)
+    out = x.expand(3, -1, 4)
+    assert out.shape == (3, 2, 4) and out.tolist()[2][1] == [2.0] * 4
+    out.sum().backward()
+    assert x.grad.tolist() == [[12.0], [12.0]]
+    x.grad = None
+    out = x.repeat(2, 3, 2)
+    assert out.shape == (2, 6, 2) and out[0, :, 0].tolist() == [1.0, 2.0, 1.0, 2.0, 1.0, 2.0]
+    (out * torch.arange(24.0).reshape(2, 6, 2)).sum().backward()
+    assert x.grad.tolist() == [[126.0], [150.0]]
+    assert x.expand((2, 3)).shape == (2, 3) and x.expand(torch.Size([2, 2])).shape == (2, 2)
+    assert x.expand_as(torch.ones(3, 2, 4)).shape == (3, 2, 4) and x.repeat((2, 2)).shape == (4, 2)
+    assert torch.tensor(1.0).expand(2, 3).tolist() == [[1.0] * 3] * 2 and x.repeat(0, 2).shape == (0, 2)
+    i = torch.tensor([1, 2])
+    assert i.repeat(2).tolist() == [1, 2, 1, 2] and i.repeat(2).dtype == torch.int64
+    r = torch.ones(2).repeat(3)
+    r[0] = 5.0  # a copy: the source is untouched
+    assert torch.ones(2).tolist() == [1.0, 1.0] and r.tolist()[:2] == [5.0, 1.0]
+
+
+def test_softmax_log_softmax_and_logsumexp_over_an_empty_dim():
+    e = torch.ones(0, requires_grad=True)
+    for out, name in [(e.softmax(0), "SoftmaxBackward0"), (torch.nn.functional.log_softmax(e, dim=0), "LogSoftmaxBackward0")]:
+        assert out.shape == (0,) and type(out.grad_fn).__name__ == name
+        out.sum().backward()
+        assert e.grad.shape == (0,)
+    out = e.logsumexp(0)
+    assert out.shape == () and out.item() == -np.inf and type(out.grad_fn).__name__ == "LogsumexpBackward0"
+    out.backward()
+    assert e.grad.shape == (0,)
+    assert torch.ones(2, 0).softmax(1).shape == (2, 0) and torch.ones(0, 3).log_softmax(1).shape == (0, 3)
+    assert torch.ones(2, 0).logsumexp(1).tolist() == [-np.inf, -np.inf] and torch.ones(2, 0).logsumexp(0).shape == (0,)
+    assert torch.ones(2, 0).logsumexp(1, keepdim=True).shape == (2, 1)
+    assert torch.ones(0, dtype=torch.float64).logsumexp(0).dtype == torch.float64
+
+
 # --- node names, saved values, dtypes --------------------------------------------------
 
 NAMES = {
@@ -252,6 +343,10 @@ NAMES = {
     "VarBackward0": lambda x: torch.var(x, 0),
     "WhereBackward0": lambda x: torch.where(x > 0, x, 0.0),
     "PowBackward2": lambda x: torch.pow(2, x),
+    "AmaxBackward0": lambda x: x.amax(),
+    "AminBackward0": lambda x: torch.amin(x, 0),
+    "ExpandBackward0": lambda x: x.expand(2, 3),
+    "RepeatBackward0": lambda x: x.repeat(2),
 }
 
 
@@ -396,6 +491,28 @@ ERRORS = [
     (lambda x: torch.tensor([1, 2]).std(), RuntimeError, "std and var only support floating point and complex dtypes"),
     (lambda x: torch.where(x, x, 0.0), RuntimeError,
      "where expected condition to be a boolean tensor, but got a tensor with dtype Float"),
+    (lambda x: x.all(2), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda x: x.amax(-3), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got -3)"),
+    (lambda x: torch.ones(2, 0).amax(), RuntimeError,
+     "amax(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."),
+    (lambda x: torch.ones(2, 0).amax((0, 1)), IndexError, "amax(): Expected reduction dim 1 to have non-zero size."),
+    (lambda x: torch.ones(3, 0).amin(-1), IndexError, "amin(): Expected reduction dim -1 to have non-zero size."),
+    (lambda x: x.sum(dtype=torch.int64), RuntimeError, "Autograd not support dtype: Long"),
+    (lambda x: x.sum(0, dtype=torch.bool), RuntimeError, "Autograd not support dtype: Bool"),
+    (lambda x: torch.tensor([1, 2]).mean(dtype=torch.int64), RuntimeError,
+     "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: Long"),
+    (lambda x: x.expand(3, 3), RuntimeError,
+     "The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 0.  "
+     "Target sizes: [3, 3].  Tensor sizes: [2, 3]"),
+    (lambda x: x.expand(3), RuntimeError,
+     "expand(srcgrad.FloatTensor{[2, 3]}, size=[3]): the number of sizes provided (1) must be greater or equal to "
+     "the number of dimensions in the tensor (2)"),
+    (lambda x: x.expand(-1, 2, 3), RuntimeError,
+     "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0"),
+    (lambda x: x.repeat(2), RuntimeError,
+     "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"),
+    (lambda x: x.repeat(-1, 2), RuntimeError, "Trying to create tensor with negative dimension -2: [-2, 6]"),
+    (lambda x: x.repeat(), TypeError, 'repeat() missing 1 required positional arguments: "repeats"'),
 ]
 
 
@@ -434,6 +551,9 @@ ORACLE = {
     "std": lambda t, x, y: x.std(1, keepdim=True) + y.std(0, keepdim=True) + x.std(correction=0),
     "var": lambda t, x, y: x.var(0, unbiased=False) + t.var(y, 1).sum(),
     "where": lambda t, x, y: t.where(x > y, x * 2, y),
+    "amax_amin": lambda t, x, y: x.amax(1, keepdim=True) * t.amin(y, 0, keepdim=True),
+    "sum_mean_dtype": lambda t, x, y: x.sum(1, keepdim=True, dtype=t.float64) + t.mean(y, 0, dtype=t.float64),
+    "expand_repeat": lambda t, x, y: x[:, :1].expand(-1, 4) * y.repeat(1, 2)[:, 1:5] + x[:1].expand_as(y),
 }
 
 

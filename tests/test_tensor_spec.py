@@ -39,6 +39,15 @@ def test_dtype_aliases_are_identical_and_print_with_prefix():
     assert torch.ones(2).dtype != torch.float64
 
 
+def test_default_dtype_and_is_floating_point():
+    assert torch.get_default_dtype() is torch.float32
+    assert torch.is_floating_point(torch.ones(2)) and torch.ones(2, dtype=torch.float16).is_floating_point()
+    assert not torch.tensor([1]).is_floating_point() and not torch.is_floating_point(torch.tensor([True]))
+    assert not torch.tensor([1j]).is_floating_point()
+    with raises(TypeError, "is_floating_point(): argument 'input' (position 1) must be Tensor, not float"):
+        torch.is_floating_point(3.0)
+
+
 def test_builtins_are_intact_after_import():
     assert torch.float is not builtins.float and builtins.float("1.5") == 1.5
 

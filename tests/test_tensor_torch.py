@@ -296,6 +296,43 @@ SNIPPETS = {
         print([str(w.message).split(' (Triggered internally')[0] for w in caught])
         print(torch.randint(5, (3,)).shape, torch.randint(2, 5, (2, 2)).dtype, torch.randint(3, size=(4,)).shape)
     """,
+    "reductions-and-expansions": """
+        def attempt(f):
+            try:
+                r = f()
+                print(r, getattr(r, 'shape', None))
+            except Exception as e:
+                print(type(e).__name__ + ':', e)
+        x = torch.tensor([[1., 3., 3.], [2., 2., 0.]], requires_grad=True)
+        b = torch.tensor([[1., 0., 2.], [0., 0., 3.]])
+        print(b.all(1), b.any(0), b.all(1, keepdim=True), torch.all(b, -1), torch.any(b, dim=0, keepdim=True))
+        print(b.all((0, 1)), b.any(()), torch.tensor([[1, 2], [0, 3]], dtype=torch.uint8).all(1), x.all(0))
+        for f in [lambda: x.amax(1), lambda: x.amin(), lambda: torch.amax(x, (0, 1), keepdim=True),
+                  lambda: torch.amin(x, -1, True), lambda: torch.tensor([[1, 5], [3, 2]]).amax(0)]:
+            x.grad = None
+            out = f()
+            if out.requires_grad:
+                out.sum().backward()
+            print(out, x.grad)
+        for dtype in [torch.float64, torch.float16, torch.int64]:
+            attempt(lambda: (x.sum(1, dtype=dtype), x.sum(dtype=dtype).grad_fn.next_functions))
+            attempt(lambda: (x.mean(0, keepdim=True, dtype=dtype), torch.mean(x, dtype=dtype)))
+        i = torch.tensor([[1, 2], [3, 4]])
+        print(i.sum(1, dtype=torch.float32), torch.sum(i, 0, dtype=torch.int32), i.mean(dtype=torch.float64))
+        x.grad = None; x.sum(0, dtype=torch.float64).sum().backward(); print(x.grad)
+        v = torch.tensor([[1.], [2.]], requires_grad=True)
+        for f in [lambda: v.expand(2, 3), lambda: v.expand(-1, 3), lambda: v.expand((4, 2, 2)), lambda: v.expand(3, 3),
+                  lambda: v.expand(3), lambda: v.expand(-1, 2, 3), lambda: v.expand_as(torch.ones(3, 2, 4)),
+                  lambda: v.repeat(2, 3), lambda: v.repeat(2, 1, 2), lambda: v.repeat(2), lambda: v.repeat(-1, 2),
+                  lambda: torch.tensor(1.).expand(2), lambda: torch.tensor([1, 2]).repeat(2)]:
+            attempt(f)
+        v.repeat(2, 3, 2).mul(torch.arange(24.).reshape(2, 6, 2)).sum().backward(); print(v.grad)
+        v.grad = None; v.expand(3, 2, 4).sum().backward(); print(v.grad)
+        e = torch.ones(0, requires_grad=True)
+        print(e.softmax(0), e.log_softmax(0), e.logsumexp(0), torch.ones(2, 0).logsumexp(1), torch.ones(2, 0).softmax(1))
+        e.logsumexp(0).backward(); print(e.grad)
+        print(torch.get_default_dtype(), torch.is_floating_point(x), i.is_floating_point())
+    """,
 }
 
 

@@ -51,23 +51,31 @@ def logsigmoid(x):
     return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 
 
+def _shift(x, axis):
+    """The maximum of `x` along `axis` (keepdims), subtracted so exp cannot overflow; an
+    empty `x` has none and is shifted by 0 (its softmax is empty, its logsumexp -inf)."""
+    if np.size(x) == 0:
+        return np.zeros(np.shape(np.sum(x, axis=axis, keepdims=True)), np.result_type(x))
+    return np.max(x, axis=axis, keepdims=True)
+
+
 def softmax(x, axis=-1):
     """exp(x) / sum(exp(x)) along `axis`, shifted by the maximum so nothing overflows."""
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    e = np.exp(x - _shift(x, axis))
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def log_softmax(x, axis=-1):
     """x - log(sum(exp(x))) along `axis`, shifted by the maximum so nothing overflows."""
-    shifted = x - np.max(x, axis=axis, keepdims=True)
+    shifted = x - _shift(x, axis)
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
 def logsumexp(x, axis=None, keepdims=False):
     """log(sum(exp(x))) over `axis` (None: every axis), shifted by the maximum so nothing
     overflows. An infinite maximum is not subtracted (as in PyTorch): all -inf gives
-    -inf, and a +inf entry gives inf, not nan."""
-    top = np.max(x, axis=axis, keepdims=True)
+    -inf, and a +inf entry gives inf, not nan; over no entries it is -inf."""
+    top = _shift(x, axis)
     top = np.where(np.isinf(top), 0.0, top).astype(top.dtype, copy=False)
     out = np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True)) + top
     return out if keepdims else np.squeeze(out, axis=axis)

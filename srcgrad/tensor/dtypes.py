@@ -8,7 +8,7 @@ import builtins
 
 import numpy as np
 
-__all__ = ["dtype", "Size", "dim_axis", "as_dtype", "of", "result_type", "DEFAULT_FLOAT"]
+__all__ = ["dtype", "Size", "dim_axis", "as_dtype", "of", "result_type", "DEFAULT_FLOAT", "get_default_dtype"]
 
 
 class dtype:
@@ -56,6 +56,13 @@ bool_ = dtype("bool", np.bool_, "Bool")
 
 DEFAULT_FLOAT = float32
 _ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool_)
+
+
+def get_default_dtype():
+    """The dtype of floating tensors made from Python floats: float32."""
+    return DEFAULT_FLOAT
+
+
 _BY_NUMPY = {d.numpy: d for d in _ALL}
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update(half=float16, float=float32, double=float64, short=int16, int=int32, long=int64)

@@ -15,7 +15,7 @@ from . import ops
 from .dtypes import dim_axis
 from .joins import cat, concat, concatenate, stack
 from .pointwise import clamp, clamp_max, clamp_min, clip, expm1, log1p, maximum, minimum, where
-from .reductions import cumprod, cumsum, logsumexp, prod, std, var
+from .reductions import all, amax, amin, any, cumprod, cumsum, logsumexp, prod, std, var
 from .tensor import Tensor
 
 __all__ = [
@@ -24,7 +24,8 @@ __all__ = [
     "div", "neg", "softmax", "log_softmax", "argmax", "argmin", "clone", "reshape",
     "transpose", "t", "squeeze", "unsqueeze", "flatten", "is_tensor", "numel", "where",
     "cat", "concat", "concatenate", "stack", "clamp", "clip", "clamp_min", "clamp_max", "maximum",
-    "minimum", "log1p", "expm1", "logsumexp", "cumsum", "cumprod", "prod", "std", "var",
+    "minimum", "log1p", "expm1", "logsumexp", "cumsum", "cumprod", "prod", "std", "var", "amax", "amin",
+    "all", "any", "is_floating_point",
 ]
 
 
@@ -60,6 +61,15 @@ t, squeeze, unsqueeze, flatten, numel = map(_method, ("t", "squeeze", "unsqueeze
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    """Whether the tensor `input` has a floating dtype (float16, float32, float64)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"is_floating_point(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
+    return input.is_floating_point()
 
 
 def pow(input, exponent):

@@ -1,11 +1,11 @@
 """Reductions and scans along a dim beyond sum, mean, max and min: prod, std, var,
-logsumexp, cumsum, cumprod.
+logsumexp, cumsum, cumprod, amax, amin, all, any (and the `dtype=` of sum and mean).
 
 Each is a `torch.X(input, ...)` function that `Tensor` also binds as a method, with
 PyTorch's signature, dims checked by `dim_axis` (PyTorch's IndexError), PyTorch's result
 dtypes and node names. None holds calculus: each op is one registry primitive
-(`np.prod`, `np.std`, `np.var`, `np.cumsum`, `np.cumprod`, `activations.logsumexp`) recorded through
-`ops`.
+(`np.prod`, `np.std`, `np.var`, `np.cumsum`, `np.cumprod`, `np.amax`, `np.amin`,
+`activations.logsumexp`) recorded through `ops`; all and any are not differentiable.
 """
 
 import math
@@ -16,8 +16,9 @@ import numpy as np
 from ..rules import activations
 from . import dtypes, ops
 from .dtypes import dim_axis
+from .graph import _mode
 
-__all__ = ["prod", "std", "var", "logsumexp", "cumsum", "cumprod"]
+__all__ = ["prod", "std", "var", "logsumexp", "cumsum", "cumprod", "amax", "amin", "all", "any", "reduce_in"]
 
 
 def _cast(input, dtype):
@@ -108,3 +109,74 @@ def cumprod(input, dim, *, dtype=None):
     if axis is None:  # a 0-d tensor: its own running product
         return ops.apply(np.positive, input, name="CumprodBackward0")
     return ops.apply(np.cumprod, input, name="CumprodBackward0", axis=axis)
+
+
+def reduce_in(primitive, input, name, dim, keepdim, dtype):
+    """`primitive` (np.sum or np.mean) of `input` over all elements (dim None) or `dim`,
+    computed in `dtype`, as PyTorch's `dtype=`: the input is cast first, inside the one
+    node called `name` (no ToCopyBackward0), and the gradient comes back in the input's
+    dtype. A reduction that is tracked must give a floating or complex dtype."""
+    target = dtypes.as_dtype(dtype)
+    if input._requires_grad and _mode.enabled and target.numpy.kind not in "fc":
+        raise RuntimeError(f"Autograd not support dtype: {target.kind_name}")
+    axis = None if dim is None else dim_axis(dim, input._data.ndim)
+    return ops.apply(
+        primitive, input, name=name, saves=False, dtype=target.numpy, out_dtype=target.numpy, axis=axis, keepdims=keepdim
+    )
+
+
+def _extreme(primitive, op, input, dim, keepdim):
+    """amax or amin (`op`) over `dim` (an int or a tuple; () means every dim): one
+    node, the gradient shared equally between tied extrema. An empty tensor needs a
+    dim, and a reduced dim of size 0 is PyTorch's IndexError."""
+    shape = input._data.shape
+    axis = dim_axis(dim, len(shape))
+    if input._data.size == 0:
+        dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+        if not dims:
+            raise RuntimeError(
+                f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                "reduction dim with the 'dim' argument."
+            )
+        for d in dims:
+            if shape[d] == 0:
+                raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+    name = op.capitalize() + "Backward0"
+    return ops.apply(primitive, input, name=name, axis=axis, keepdims=keepdim)
+
+
+def amax(input, dim=(), keepdim=False):
+    """The maximum over `dim` (every dim by default): AmaxBackward0, whose gradient is
+    shared equally between tied maxima (unlike max(dim), which gives it to one)."""
+    return _extreme(np.amax, "amax", input, dim, keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    """The minimum over `dim` (every dim by default): AminBackward0; ties share the
+    gradient equally."""
+    return _extreme(np.amin, "amin", input, dim, keepdim)
+
+
+def _logical(primitive, input, dim, keepdim):
+    """np.all or np.any over all elements (dim None), an int dim or a tuple of dims (()
+    reduces none: each element's truth). Bool, but uint8 for a uint8 tensor, as in
+    PyTorch; never tracked."""
+    data = input._data
+    if dim is None:
+        axis = None
+    elif isinstance(dim, (tuple, list)) and not dim:
+        axis = ()
+    else:
+        axis = dim_axis(dim, data.ndim)
+    out = np.asarray(primitive(data, axis=axis, keepdims=keepdim))
+    return ops.Tensor._make(out.astype(np.uint8) if data.dtype == np.uint8 else out)
+
+
+def all(input, dim=None, keepdim=False):
+    """Whether every element (over all, or along `dim`) is nonzero."""
+    return _logical(np.all, input, dim, keepdim)
+
+
+def any(input, dim=None, keepdim=False):
+    """Whether some element (over all, or along `dim`) is nonzero."""
+    return _logical(np.any, input, dim, keepdim)

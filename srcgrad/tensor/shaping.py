@@ -1,8 +1,8 @@
-"""Shapes and indexing of `Tensor`: views (`reshape`, `squeeze`, `permute`, `t`, ...),
-`x[index]` and `x[index] = value`, as a mixin of the Tensor class.
+"""Shapes and indexing of `Tensor`: views (`reshape`, `squeeze`, `permute`, `t`,
+`expand`, ...), `repeat`, `x[index]` and `x[index] = value`, as a mixin of the Tensor class.
 
-Each view is one registry rule (`np.reshape`, `np.transpose`, `operator.getitem`) and
-one node with PyTorch's name. A dim outside PyTorch's range is its IndexError. Every
+Each is one registry rule (`np.reshape`, `np.transpose`, `np.broadcast_to`, `np.tile`,
+`operator.getitem`) and one node with PyTorch's name. A dim outside PyTorch's range is its IndexError. Every
 Tensor is a `ShapeOps`: `isinstance(v, ShapeOps)` tells a tensor here.
 """
 
@@ -30,6 +30,37 @@ def _transpose(x, axes):
 
 def _shape_args(shape):
     return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else tuple(shape)
+
+
+def _expanded_shape(tensor, sizes):
+    """The shape `tensor.expand(*sizes)` has: sizes align at the right, -1 keeps a dim,
+    a dim of size 1 takes any size; PyTorch's RuntimeErrors otherwise."""
+    shape = tensor._data.shape
+    lead = len(sizes) - len(shape)
+    if lead < 0:
+        raise RuntimeError(
+            f"expand({tensor.type()}{{{list(shape)}}}, size={list(sizes)}): the number of sizes provided "
+            f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shape)})"
+        )
+    out = list(sizes)
+    for i, size in enumerate(sizes):
+        if i < lead:
+            if size == -1 and shape:
+                raise RuntimeError(
+                    f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"
+                )
+            continue
+        have = shape[i - lead]
+        if size == -1:
+            out[i] = have
+        elif have != 1 and size != have:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({size}) must match the existing size ({have}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}"
+            )
+    if any(n < 0 for n in out):
+        raise RuntimeError("numel: integer multiplication overflow")
+    return tuple(out)
 
 
 def _index(index):
@@ -119,6 +150,33 @@ class ShapeOps:
     @property
     def T(self):
         return ops.exact(np.transpose, self, "PermuteBackward0", (None,), _transpose)
+
+    def expand(self, *sizes):
+        """A read-only view of the tensor repeated along its size-1 dims and new leading
+        dims (ExpandBackward0, which sums the gradient back)."""
+        shape = _expanded_shape(self, _shape_args(sizes))
+        return ops.exact(np.broadcast_to, self, "ExpandBackward0", (shape,))
+
+    def expand_as(self, other):
+        return self.expand(other._data.shape)
+
+    def repeat(self, *sizes):
+        """A copy tiled `sizes[i]` times along dim i, the tensor's dims aligned at the
+        right of `sizes` (RepeatBackward0, which adds the copies' gradients)."""
+        if not sizes:
+            raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+        reps = _shape_args(sizes)
+        shape = self._data.shape
+        if len(reps) < len(shape):
+            raise RuntimeError(
+                "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+            )
+        padded = (1,) * (len(reps) - len(shape)) + shape
+        out = [n * r for n, r in zip(padded, reps)]
+        negative = [n for n in out if n < 0]
+        if negative:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: {out}")
+        return ops.unary(np.tile, self, "RepeatBackward0", False, (reps,))
 
     def __getitem__(self, index):
         if type(index) is int:  # the commonest index: x[i]

@@ -310,6 +310,9 @@ class Tensor(ShapeOps, InPlaceOps):
     def dtype(self):
         return dtypes.of(self._data.dtype)
 
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
     def element_size(self):
         return self._data.itemsize
 
@@ -419,11 +422,7 @@ class Tensor(ShapeOps, InPlaceOps):
     def __invert__(self):
         return Tensor._make(np.invert(self._data))
 
-    def all(self):
-        return Tensor._make(np.asarray(np.all(self._data)))
-
-    def any(self):
-        return Tensor._make(np.asarray(np.any(self._data)))
+    all, any = reductions.all, reductions.any
 
     def equal(self, other):
         return self._data.shape == other._data.shape and bool(np.all(self._data == other._data))
@@ -441,12 +440,23 @@ class Tensor(ShapeOps, InPlaceOps):
 
     # --- reductions ------------------------------------------------------------------
 
-    def sum(self, dim=None, keepdim=False):
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        if dtype is not None:
+            name = "SumBackward0" if dim is None else "SumBackward1"
+            return reductions.reduce_in(np.sum, self, name, dim, keepdim, dtype)
         if dim is None:
             return ops.unary(np.sum, self, "SumBackward0", False, compute=_sum_all)
         return ops.unary(np.sum, self, "SumBackward1", False, (dim_axis(dim, self._data.ndim), None, None, keepdim), np.add.reduce)
 
-    def mean(self, dim=None, keepdim=False):
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        if dtype is not None:
+            if dtypes.as_dtype(dtype).numpy.kind not in "fc":
+                raise RuntimeError(
+                    "mean(): could not infer output dtype. Optional dtype must be either a floating "
+                    f"point or complex dtype. Got: {dtypes.as_dtype(dtype).kind_name}"
+                )
+            name = "MeanBackward0" if dim is None else "MeanBackward1"
+            return reductions.reduce_in(np.mean, self, name, dim, keepdim, dtype)
         if self._data.dtype.kind not in "fc":
             raise RuntimeError(
                 "mean(): could not infer output dtype. Input dtype must be either a floating "
@@ -473,6 +483,7 @@ class Tensor(ShapeOps, InPlaceOps):
 
     prod, std, var = reductions.prod, reductions.std, reductions.var
     logsumexp, cumsum, cumprod = reductions.logsumexp, reductions.cumsum, reductions.cumprod
+    amax, amin = reductions.amax, reductions.amin
 
     def norm(self, p="fro", dim=None, keepdim=False):
         """The vector p-norm of all elements (for a matrix too, as in PyTorch: "fro" is
