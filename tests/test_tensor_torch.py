@@ -297,7 +297,7 @@ SNIPPETS = {
         print(torch.randint(5, (3,)).shape, torch.randint(2, 5, (2, 2)).dtype, torch.randint(3, size=(4,)).shape)
     """,
     "reductions-and-expansions": """
-        def attempt(f):
+        def shown(f):  # the result and its shape, or the error
             try:
                 r = f()
                 print(r, getattr(r, 'shape', None))
@@ -315,8 +315,8 @@ SNIPPETS = {
                 out.sum().backward()
             print(out, x.grad)
         for dtype in [torch.float64, torch.float16, torch.int64]:
-            attempt(lambda: (x.sum(1, dtype=dtype), x.sum(dtype=dtype).grad_fn.next_functions))
-            attempt(lambda: (x.mean(0, keepdim=True, dtype=dtype), torch.mean(x, dtype=dtype)))
+            shown(lambda: (x.sum(1, dtype=dtype), x.sum(dtype=dtype).grad_fn.next_functions))
+            shown(lambda: (x.mean(0, keepdim=True, dtype=dtype), torch.mean(x, dtype=dtype)))
         i = torch.tensor([[1, 2], [3, 4]])
         print(i.sum(1, dtype=torch.float32), torch.sum(i, 0, dtype=torch.int32), i.mean(dtype=torch.float64))
         x.grad = None; x.sum(0, dtype=torch.float64).sum().backward(); print(x.grad)
@@ -325,7 +325,7 @@ SNIPPETS = {
                   lambda: v.expand(3), lambda: v.expand(-1, 2, 3), lambda: v.expand_as(torch.ones(3, 2, 4)),
                   lambda: v.repeat(2, 3), lambda: v.repeat(2, 1, 2), lambda: v.repeat(2), lambda: v.repeat(-1, 2),
                   lambda: torch.tensor(1.).expand(2), lambda: torch.tensor([1, 2]).repeat(2)]:
-            attempt(f)
+            shown(f)
         v.repeat(2, 3, 2).mul(torch.arange(24.).reshape(2, 6, 2)).sum().backward(); print(v.grad)
         v.grad = None; v.expand(3, 2, 4).sum().backward(); print(v.grad)
         e = torch.ones(0, requires_grad=True)
