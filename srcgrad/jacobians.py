@@ -263,13 +263,14 @@ def _forward_jacobian(fn, args, positions):
                 f"parameter `{_params(fn)[p]}`, not {type(args[p]).__name__}: nested derivatives of order "
                 "three and up are of scalar functions"
             )
+    names = _jvp_params(fn)
     lazy = getattr(fn, "__srcgrad_lazy__", None)
     if lazy is not None:  # differentiated again: the arguments of the derivative it differentiates
-        check_sequences(lazy.get(), _params(fn), args)
+        check_sequences(lazy.get(), names, args)
     out, columns = None, []
     for p in positions:
         derivative = _jvp_derivative(fn, (p,))
-        check_sequences(derivative, _params(fn), args)
+        check_sequences(derivative, names, args)
         x = args[p]
         linear = _linearized(derivative) if _size(x) > 1 else None
         if linear is not None and len(args) == len(_TANGENT_NAMES[derivative.function]) - 1:
@@ -290,8 +291,9 @@ def _forward_jacobian(fn, args, positions):
 def _reverse_jacobian(fn, args, positions, x):
     """(out, rows): the cotangents of `x`, the arguments `positions` (one or a tuple),
     for `unit_tangents(out)` (see `runtime.jacobian_from_rows`); one pullback each."""
-    derivative = derive(fn, "vjp", tuple(range(len(_params(fn)))))
-    check_sequences(derivative, _params(fn), args)
+    names = _jvp_params(fn)
+    derivative = derive(fn, "vjp", tuple(range(len(names))))
+    check_sequences(derivative, names, args)
     out = fn(*args)
     _check_output(fn, out)
     rows = []
