@@ -40,6 +40,7 @@ import gast
 import numpy as np
 
 from .. import rules, runtime
+from ..runtime.containers import ABSENT
 from ..errors import NotDifferentiableError, SrcGradError
 from . import activity as activity_pass
 from . import calls, inline, mutation, printing, syntax
@@ -449,7 +450,7 @@ def _stand_in_target(stand_in):
 def restore_tangent_entry(d_dot, key, entry, entry_dot):
     """The tangent side of `restore_entry(d, key, entry)`: `entry_dot` (None: a zero) back
     into the tangent dict, or the key removed where the write had added it."""
-    if entry is runtime._ABSENT:
+    if entry is ABSENT:
         d_dot.pop(key, None)
     else:
         d_dot[key] = runtime.zeros_like_grad(entry) if entry_dot is None else entry_dot
