@@ -22,7 +22,7 @@ from .dtypes import Size, dtype, get_default_dtype
 from .functions import (
     abs, add, all, amax, amin, any, argmax, argmin, cat, clamp, clamp_max, clamp_min, clip, clone, concat,
     concatenate, cos, cumprod, cumsum, div, dot, exp, expm1, flatten, is_floating_point, is_tensor, log, log1p,
-    log_softmax, logsumexp, matmul, max, maximum, mean, min, minimum, mm, mul, neg, norm, numel, pow, prod, relu,
+    log_softmax, logsumexp, matmul, max, maximum, mean, min, minimum, mm, mv, mul, neg, norm, numel, pow, prod, relu,
     reshape, sigmoid, sin, softmax, sqrt, squeeze, stack, std, sub, sum, t, tanh, transpose, unsqueeze, var, where,
 )
 from .graph import enable_grad, is_grad_enabled, no_grad, set_grad_enabled

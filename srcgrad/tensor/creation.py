@@ -7,6 +7,7 @@ ints int64, Python bools bool; NumPy arrays keep their dtype.
 """
 
 import builtins
+import warnings
 
 import numpy as np
 
@@ -85,7 +86,15 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new leaf holding a copy of `data` (a number, nested list or NumPy array).
 
     With `dtype`, Python numbers convert straight to it (never through the inferred
-    float32, which would round a float64's values)."""
+    float32, which would round a float64's values). A Tensor `data` gives PyTorch's
+    warning that `detach().clone()` is the way to copy one."""
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
     if dtype is None:
         return _leaf(_infer(data), requires_grad)
     target = dtypes.as_dtype(dtype).numpy
@@ -95,9 +104,10 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
 
 
 def as_tensor(data, dtype=None, device=None):
-    """Like `tensor`, but shares memory with a NumPy array of the requested dtype."""
-    if isinstance(data, Tensor) and dtype is None:
-        return data
+    """Like `tensor`, but shares memory with a NumPy array of the requested dtype; a Tensor
+    comes back as it is, or converted to `dtype` as `data.to(dtype)` does (tracked)."""
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or dtypes.as_dtype(dtype).numpy == data.dtype):
         return Tensor._make(data)
     return tensor(data, dtype=dtype)

@@ -14,12 +14,13 @@ from ..rules import lookup
 from . import ops
 from .dtypes import dim_axis
 from .joins import cat, concat, concatenate, stack
+from .products import dot, mm, mv
 from .pointwise import clamp, clamp_max, clamp_min, clip, expm1, log1p, maximum, minimum, where
 from .reductions import all, amax, amin, any, cumprod, cumsum, logsumexp, prod, std, var
 from .tensor import Tensor
 
 __all__ = [
-    "matmul", "mm", "dot", "exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid",
+    "matmul", "mm", "mv", "dot", "exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid",
     "relu", "sum", "mean", "max", "min", "norm", "vector_norm", "pow", "add", "sub", "mul",
     "div", "neg", "softmax", "log_softmax", "argmax", "argmin", "clone", "reshape",
     "transpose", "t", "squeeze", "unsqueeze", "flatten", "is_tensor", "numel", "where",
@@ -38,8 +39,6 @@ def matmul(input, other):
     """Matrix product with NumPy's broadcasting; node names as PyTorch's (§5)."""
     return ops.matmul(input, other)
 
-
-mm = dot = matmul
 
 
 def _method(name):

@@ -78,6 +78,8 @@ class InPlaceOps:
         other = ops.operand(other)
         if other is NotImplemented:
             return NotImplemented
+        if primitive is operator.sub:
+            ops.refuse_bool_subtraction(self._data, ops._data(other))
         if _mode.enabled and (self._requires_grad or (isinstance(other, ops.Tensor) and other._requires_grad)):
 
             def compute(source):
@@ -146,6 +148,10 @@ class InPlaceOps:
         return self._inplace(operator.sub, other if alpha == 1 else other * alpha, "SubBackward0")
 
     mul_, div_ = __imul__, __itruediv__
+
+    def neg_(self):
+        """`self = -self` in place (NegBackward0)."""
+        return self._rewrite(lambda source: -source)
 
     def _rewrite(self, compute, *others):
         """Write `compute(self)`, an out-of-place op, into self (`clamp_`). Tracked as

@@ -387,6 +387,8 @@ def binary(primitive, a, b, name=None, saves=True, floating=False):
     a, b = operand(a), operand(b)
     if a is NotImplemented or b is NotImplemented:
         return NotImplemented
+    if primitive is operator.sub:
+        refuse_bool_subtraction(_data(a), _data(b))
     dt = dtypes.result_type(_data(a), _data(b))
     if floating and dt.kind not in "fc":
         dt = dtypes.DEFAULT_FLOAT.numpy
@@ -398,6 +400,22 @@ def binary(primitive, a, b, name=None, saves=True, floating=False):
 
 
 _NUMBERS = (float, int)
+
+
+def refuse_bool_subtraction(x, y):
+    """PyTorch's RuntimeError for `x - y` where either side is a bool tensor (a Python
+    bool on the other side counts as one); NumPy would compute some of these."""
+    bool_x, bool_y = np.result_type(x).kind == "b", np.result_type(y).kind == "b"
+    if bool_x and bool_y:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+            "`logical_xor()` operator instead."
+        )
+    if bool_x or bool_y:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead."
+        )
 
 
 def _raise_broadcast_error(primitive, x, y):

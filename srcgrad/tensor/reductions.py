@@ -24,10 +24,20 @@ __all__ = ["prod", "std", "var", "logsumexp", "cumsum", "cumprod", "amax", "amin
 def _cast(input, dtype):
     """`input` in `dtype` (a srcgrad or NumPy dtype; tracked as a copy), or for None as it
     is, except that an integer or bool tensor becomes int64 (what PyTorch's sums and
-    products give)."""
+    products give). A tracked input cast to a dtype without gradients is PyTorch's
+    RuntimeError."""
     if dtype is None:
         return input._convert(dtypes.int64) if input._data.dtype.kind in "biu" else input
-    return input._convert(dtypes.as_dtype(dtype))
+    target = dtypes.as_dtype(dtype)
+    _refuse_untracked_result(input, target)
+    return input._convert(target)
+
+
+def _refuse_untracked_result(input, target):
+    """PyTorch's RuntimeError for a tracked reduction or scan asked for the integer or
+    bool dtype `target`, which cannot carry a gradient."""
+    if input._requires_grad and _mode.enabled and target.numpy.kind not in "fc":
+        raise RuntimeError(f"Autograd not support dtype: {target.kind_name}")
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -117,8 +127,7 @@ def reduce_in(primitive, input, name, dim, keepdim, dtype):
     node called `name` (no ToCopyBackward0), and the gradient comes back in the input's
     dtype. A reduction that is tracked must give a floating or complex dtype."""
     target = dtypes.as_dtype(dtype)
-    if input._requires_grad and _mode.enabled and target.numpy.kind not in "fc":
-        raise RuntimeError(f"Autograd not support dtype: {target.kind_name}")
+    _refuse_untracked_result(input, target)
     axis = None if dim is None else dim_axis(dim, input._data.ndim)
     return ops.apply(
         primitive, input, name=name, saves=False, dtype=target.numpy, out_dtype=target.numpy, axis=axis, keepdims=keepdim

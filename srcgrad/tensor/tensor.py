@@ -8,10 +8,11 @@ only on leaves (and on non-leaves that called `retain_grad`).
 """
 
 import operator
+import warnings
 
 import numpy as np
 
-from . import dtypes, ops, pointwise, printing, reductions
+from . import dtypes, ops, pointwise, printing, products, reductions
 from ..rules import activations
 from ..runtime import mean_of
 from .dtypes import Size, dim_axis
@@ -34,6 +35,21 @@ E5 = "only Tensors of floating point dtype can require gradients"
 def _sum_all(x):
     """`np.sum(x)` for an ndarray: what NumPy's wrapper calls."""
     return np.add.reduce(x, None)
+
+
+_SCALAR_WARNING_SHOWN = False
+
+
+def _warn_scalar_of_tracked():
+    """PyTorch's warning, once per process, at `float(t)` of a tensor that requires grad."""
+    global _SCALAR_WARNING_SHOWN
+    _SCALAR_WARNING_SHOWN = True
+    warnings.warn(
+        "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+        "Consider using tensor.detach() first.",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 def _binary(primitive, name, saves=True, floating=False, reflected=False):
@@ -358,6 +374,8 @@ class Tensor(ShapeOps, InPlaceOps):
         return kind(self._data.reshape(-1)[0])
 
     def __float__(self):
+        if self._requires_grad and not _SCALAR_WARNING_SHOWN:
+            _warn_scalar_of_tracked()
         return self._python_scalar(float)
 
     def __int__(self):
@@ -393,6 +411,11 @@ class Tensor(ShapeOps, InPlaceOps):
         return ops.matmul(other, self)
 
     def __neg__(self):
+        if self._data.dtype.kind == "b":
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+                "mask, use the `~` or `logical_not()` operator instead."
+            )
         return ops.exact(operator.neg, self, "NegBackward0")
 
     def __pos__(self):
@@ -408,7 +431,15 @@ class Tensor(ShapeOps, InPlaceOps):
         """`self - alpha * other`."""
         return self - (other if alpha == 1 else other * alpha)
     multiply, subtract, divide, true_divide, neg = mul, sub, div, div, __neg__
-    mm = mv = dot = matmul
+
+    def mm(self, mat2):
+        return products.mm(self, mat2)
+
+    def mv(self, vec):
+        return products.mv(self, vec)
+
+    def dot(self, tensor):
+        return products.dot(self, tensor)
 
     __lt__ = lt = _comparison(np.less)
     __le__ = le = _comparison(np.less_equal)
@@ -441,6 +472,8 @@ class Tensor(ShapeOps, InPlaceOps):
     # --- reductions ------------------------------------------------------------------
 
     def sum(self, dim=None, keepdim=False, *, dtype=None):
+        if dtype is None and self._data.dtype.kind == "u":  # NumPy would give uint64; PyTorch gives int64
+            dtype = dtypes.int64
         if dtype is not None:
             name = "SumBackward0" if dim is None else "SumBackward1"
             return reductions.reduce_in(np.sum, self, name, dim, keepdim, dtype)

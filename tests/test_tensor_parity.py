@@ -1,0 +1,144 @@
+"""The shim where PyTorch is strict or particular: `mm`, `mv` and `dot` refuse what
+`matmul` would take, `-` refuses bool tensors, unsigned sums give int64, a tracked
+reduction or scan cast to an integer dtype is refused, `torch.tensor(t)` and `float(t)`
+warn, `neg_` negates in place. Expected texts are PyTorch 2's; the last test compares
+with PyTorch itself when installed."""
+
+import builtins
+import sys
+import types
+import warnings
+
+import numpy as np
+import pytest
+
+import srcgrad as torch
+
+O = torch.ones
+
+ERRORS = [
+    (lambda x: torch.mm(O(2, 3), O(3)), RuntimeError, "mat2 must be a matrix"),
+    (lambda x: torch.mm(O(3), O(3, 2)), RuntimeError, "self must be a matrix"),
+    (lambda x: O(2, 3, 1).mm(O(3, 2)), RuntimeError, "self must be a matrix"),
+    (lambda x: torch.mm(O(2, 3), O(4, 2)), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x2)"),
+    (lambda x: torch.mm(O(2, 3), [1.0]), TypeError, "mm(): argument 'mat2' (position 2) must be Tensor, not list"),
+    (lambda x: torch.mv(O(2, 3), O(3, 1)), RuntimeError, "vector + matrix @ vector expected, got 1, 2, 2"),
+    (lambda x: O(3).mv(O(3)), RuntimeError, "vector + matrix @ vector expected, got 1, 1, 1"),
+    (lambda x: torch.mv(O(2, 3), O(4)), RuntimeError, "size mismatch, got input (2), mat (2x3), vec (4)"),
+    (lambda x: torch.mv(O(2, 3), O(3, dtype=torch.float64)), RuntimeError,
+     "addmv input tensors must have the same dtype, but got Double, Float, and Double"),
+    (lambda x: torch.dot(O(3), O(3, 1)), RuntimeError, "1D tensors expected, but got 1D and 2D tensors"),
+    (lambda x: O(()).dot(O(3)), RuntimeError, "1D tensors expected, but got 0D and 1D tensors"),
+    (lambda x: torch.dot(O(3), O(4)), RuntimeError,
+     "inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements, but got 3 "
+     "and 4 elements respectively"),
+    (lambda x: torch.dot(O(3), O(3, dtype=torch.int64)), RuntimeError,
+     "dot : expected both vectors to have same dtype, but found Float and Long"),
+    (lambda x: torch.dot(O(3), 2), TypeError, "dot(): argument 'tensor' (position 2) must be Tensor, not int"),
+    (lambda x: torch.tensor([True]) - torch.tensor([False]), RuntimeError,
+     "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+     "operator instead."),
+    (lambda x: torch.tensor([True]) - True, RuntimeError,
+     "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+     "operator instead."),
+    (lambda x: 1 - torch.tensor([True]), RuntimeError,
+     "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use "
+     "the `~` or `logical_not()` operator instead."),
+    (lambda x: x - torch.tensor([True, False, True]), RuntimeError,
+     "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use "
+     "the `~` or `logical_not()` operator instead."),
+    (lambda x: torch.tensor([True]).__isub__(torch.tensor([True])), RuntimeError,
+     "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+     "operator instead."),
+    (lambda x: -torch.tensor([True]), RuntimeError,
+     "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the "
+     "`~` or `logical_not()` operator instead."),
+    (lambda x: torch.tensor([False]).neg_(), RuntimeError,
+     "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the "
+     "`~` or `logical_not()` operator instead."),
+    (lambda x: x.prod(dtype=torch.int64), RuntimeError, "Autograd not support dtype: Long"),
+    (lambda x: x.cumsum(1, dtype=torch.int32), RuntimeError, "Autograd not support dtype: Int"),
+    (lambda x: torch.cumprod(x, 0, dtype=torch.int64), RuntimeError, "Autograd not support dtype: Long"),
+]
+
+
+@pytest.mark.parametrize("fn,kind,message", ERRORS, ids=[m[:40] for _, _, m in ERRORS])
+def test_errors(fn, kind, message):
+    x = torch.ones(2, 3, requires_grad=True)
+    with pytest.raises(kind) as info:
+        fn(x)
+    assert str(info.value) == message
+
+
+def test_products_give_matmul_values_nodes_and_gradients():
+    rng = np.random.default_rng(0)
+    a, m, v = rng.standard_normal((2, 3)), rng.standard_normal((3, 4)), rng.standard_normal(3)
+    A, M, V = (torch.tensor(d, requires_grad=True) for d in (a, m, v))
+    W = torch.tensor(v)
+    outs = [torch.mm(A, M), A.mv(V), torch.dot(V, W)]
+    assert [type(o.grad_fn).__name__ for o in outs] == ["MmBackward0", "MvBackward0", "DotBackward0"]
+    np.testing.assert_allclose(outs[0].detach().numpy(), a @ m, rtol=1e-12)
+    np.testing.assert_allclose(outs[1].detach().numpy(), a @ v, rtol=1e-12)
+    (outs[0].sum() + outs[1].sum() + 2 * outs[2]).backward()
+    np.testing.assert_allclose(A.grad.numpy(), np.ones((2, 4)) @ m.T + np.outer(np.ones(2), v), rtol=1e-12)
+    np.testing.assert_allclose(M.grad.numpy(), a.T @ np.ones((2, 4)), rtol=1e-12)
+    np.testing.assert_allclose(V.grad.numpy(), a.T @ np.ones(2) + 2 * v, rtol=1e-12)
+    assert torch.mm(O(2, 3, dtype=torch.int64), O(3, 2, dtype=torch.int64)).dtype == torch.int64
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int32, torch.bool])
+def test_integer_sums_are_int64(dtype):
+    t = torch.tensor([[200, 100], [1, 0]]).to(dtype)
+    whole, rows = t.sum(), t.sum(1, keepdim=True)
+    expected = np.array([[200, 100], [1, 0]]).astype(t.numpy().dtype).astype(np.int64)
+    assert (whole.dtype, rows.dtype) == (torch.int64, torch.int64)
+    assert whole.item() == expected.sum()
+    assert rows.numpy().tolist() == expected.sum(1, keepdims=True).tolist()
+
+
+def test_neg_in_place_is_tracked_and_counted():
+    a = torch.tensor([1.0, -2.0], requires_grad=True)
+    b = a * 3
+    assert b.neg_() is b
+    assert b.tolist() == [-3.0, 6.0] and type(b.grad_fn).__name__ == "NegBackward0"
+    (b * torch.tensor([1.0, 2.0])).sum().backward()
+    assert a.grad.tolist() == [-3.0, -6.0]
+    c = torch.tensor([1, 2])
+    assert c.neg_().tolist() == [-1, -2]
+
+
+def test_copy_construct_from_a_tensor_warns():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.warns(UserWarning, match=r"^To copy construct from a tensor, it is recommended to use "
+                      r"sourceTensor\.detach\(\)\.clone\(\) or sourceTensor\.detach\(\)\.clone\(\)\.requires_grad_\(True\), "
+                      r"rather than torch\.tensor\(sourceTensor\)\.$"):
+        y = torch.tensor(x)
+    assert y.tolist() == [1.0, 2.0] and not y.requires_grad and y.is_leaf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        same = torch.as_tensor(x)
+        wider = torch.as_tensor(x, dtype=torch.float64)
+    assert same is x
+    assert wider.dtype == torch.float64 and type(wider.grad_fn).__name__ == "ToCopyBackward0"
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once(monkeypatch):
+    monkeypatch.setattr(sys.modules["srcgrad.tensor.tensor"], "_SCALAR_WARNING_SHOWN", False)
+    x = torch.tensor([1.5, 2.5], requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        values = [float(x[0]), float(x[1]), int(x[1]), float(torch.tensor(3.0))]
+    assert values == [1.5, 2.5, 2, 3.0]
+    assert [str(w.message) for w in caught] == [
+        "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+        "Consider using tensor.detach() first."
+    ]
+
+
+def test_against_pytorch():
+    real = pytest.importorskip("torch")
+    for fn, kind, message in ERRORS:
+        on_pytorch = types.FunctionType(fn.__code__, {"torch": real, "O": real.ones, "__builtins__": builtins})  # the same lambda
+        with pytest.raises(kind) as info:
+            on_pytorch(real.ones(2, 3, requires_grad=True))
+        assert str(info.value) == message
