@@ -14,7 +14,7 @@ from ..rules import lookup
 from . import ops
 from .dtypes import dim_axis
 from .joins import cat, concat, concatenate, stack
-from .products import dot, mm, mv
+from .products import dot, matmul, mm, mv
 from .pointwise import clamp, clamp_max, clamp_min, clip, expm1, log1p, maximum, minimum, where
 from .reductions import all, amax, amin, any, cumprod, cumsum, logsumexp, prod, std, var
 from .tensor import Tensor
@@ -33,11 +33,6 @@ __all__ = [
 def _tensor(x):
     x = ops.operand(x)
     return x if isinstance(x, Tensor) else Tensor._make(np.asarray(x))
-
-
-def matmul(input, other):
-    """Matrix product with NumPy's broadcasting; node names as PyTorch's (§5)."""
-    return ops.matmul(input, other)
 
 
 

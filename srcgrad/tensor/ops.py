@@ -20,7 +20,6 @@ a tensor with a counter is refused when it is made (inplace.py).
 """
 
 import dis
-import math
 import numbers
 import operator
 
@@ -496,85 +495,6 @@ _C_NAMES = {
 def c_name(dtype):
     """The C++ name of `dtype` that PyTorch's messages show (`float`, `long int`, ...)."""
     return _C_NAMES.get(dtype.name, dtype.name)
-
-
-def matmul(a, b):
-    """`a @ b` with PyTorch's node names: Dot (1-D·1-D), Mv, Mm, Squeeze (1-D @ 2-D).
-    Operands whose shapes do not fit raise PyTorch's RuntimeError (`_matmul_mismatch`)."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor):  # the common case, checked once
-        x, y = a._data, b._data
-        if x.dtype is y.dtype and x.ndim and y.ndim:
-            name = _MATMUL_NAMES.get((x.ndim, y.ndim), "UnsafeViewBackward0")
-            try:
-                return binary_same(operator.matmul, a, b, x, y, name, True, a._requires_grad or b._requires_grad)
-            except ValueError:
-                _raise_matmul_mismatch(x.shape, y.shape, a._requires_grad)
-                raise
-    a, b = operand(a), operand(b)
-    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-        raise TypeError("matmul(): argument 'other' (position 1) must be Tensor")
-    na, nb = a._data.ndim, b._data.ndim
-    if na == 0 or nb == 0:
-        raise RuntimeError(
-            f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D"
-        )
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError(
-            "expected m1 and m2 to have the same dtype, but got: "
-            f"{_C_NAMES.get(a.dtype.name, a.dtype.name)} != {_C_NAMES.get(b.dtype.name, b.dtype.name)}"
-        )
-    _raise_matmul_mismatch(a._data.shape, b._data.shape, a._requires_grad)
-    return apply(operator.matmul, a, b, name=_MATMUL_NAMES.get((na, nb), "UnsafeViewBackward0"), out_dtype=a._data.dtype)
-
-
-def _raise_matmul_mismatch(a, b, left_requires_grad):
-    """Raises PyTorch's RuntimeError for `a @ b` of shapes `a` and `b` (at least 1-D)
-    that do not fit; returns when they do. PyTorch reports a 1-D·1-D product as a dot,
-    N-D @ 1-D as a matrix-vector product and N-D @ 2-D as one matrix product of the
-    rows folded together; a 3-D or more right operand as a batched product, whose
-    batch dims are checked first, except that a left operand of at most 2-D that
-    requires grad makes it compute (b^T @ a^T)^T, and report that product."""
-    if len(a) <= 2 and len(b) >= 3 and left_requires_grad:
-        rows = math.prod(b[:-2]) * b[-1]
-        if b[-2] != a[-1]:
-            if len(a) == 1:
-                raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{b[-2]}), vec ({a[0]})")
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{b[-2]} and {a[1]}x{a[0]})")
-        return
-    if len(a) == 1 and len(b) == 1:
-        if a[0] != b[0]:
-            raise RuntimeError(
-                f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the same number "
-                f"of elements, but got {a[0]} and {b[0]} elements respectively"
-            )
-        return
-    if len(b) >= 3:
-        batch_a, batch_b = a[:-2], b[:-2]
-        width = max(len(batch_a), len(batch_b))
-        for d in range(1, width + 1):
-            size_a = batch_a[-d] if d <= len(batch_a) else 1
-            size_b = batch_b[-d] if d <= len(batch_b) else 1
-            if size_a != size_b and size_a != 1 and size_b != 1:
-                raise RuntimeError(
-                    f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at "
-                    f"non-singleton dimension {width - d}"
-                )
-        if a[-1] != b[-2]:
-            batch = math.prod(np.broadcast_shapes(batch_a, batch_b))
-            raise RuntimeError(
-                "Expected size for first two dimensions of batch2 tensor to be: "
-                f"[{batch}, {a[-1]}] but got: [{batch}, {b[-2]}]."
-            )
-        return
-    rows = math.prod(a[:-1])
-    if a[-1] == b[0]:
-        return
-    if len(b) == 1:
-        raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{a[-1]}), vec ({b[0]})")
-    raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a[-1]} and {b[0]}x{b[1]})")
-
-
-_MATMUL_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0", (1, 2): "SqueezeBackward4"}
 
 
 def keeps_result(node):

@@ -404,11 +404,10 @@ class Tensor(ShapeOps, InPlaceOps):
         name = "PowBackward1" if isinstance(other, Tensor) else "PowBackward0"
         return ops.binary(operator.pow, self, other, name)
 
-    def __matmul__(self, other):
-        return ops.matmul(self, other)
+    __matmul__ = products.matmul
 
     def __rmatmul__(self, other):
-        return ops.matmul(other, self)
+        return products.matmul(other, self)
 
     def __neg__(self):
         if self._data.dtype.kind == "b":
@@ -431,15 +430,7 @@ class Tensor(ShapeOps, InPlaceOps):
         """`self - alpha * other`."""
         return self - (other if alpha == 1 else other * alpha)
     multiply, subtract, divide, true_divide, neg = mul, sub, div, div, __neg__
-
-    def mm(self, mat2):
-        return products.mm(self, mat2)
-
-    def mv(self, vec):
-        return products.mv(self, vec)
-
-    def dot(self, tensor):
-        return products.dot(self, tensor)
+    mm, mv, dot = products.mm, products.mv, products.dot
 
     __lt__ = lt = _comparison(np.less)
     __le__ = le = _comparison(np.less_equal)
@@ -604,4 +595,4 @@ class Tensor(ShapeOps, InPlaceOps):
         return Tensor._make(self._data.copy())
 
 
-ops.Tensor = Tensor
+ops.Tensor = products.Tensor = Tensor
