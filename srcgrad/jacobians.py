@@ -288,18 +288,26 @@ def _forward_jacobian(fn, args, positions):
     return out, columns
 
 
-def _reverse_jacobian(fn, args, positions, x):
-    """(out, rows): the cotangents of `x`, the arguments `positions` (one or a tuple),
-    for `unit_tangents(out)` (see `runtime.jacobian_from_rows`); one pullback each."""
+def _split_forward(fn, args):
+    """(out, backward): the forward pass of the generated split vjp of `fn` over all its
+    parameters, run once. Run in place of `fn(*args)`, so that a write the derivative
+    refuses (an argument changed in place) is refused before it changes the caller's value."""
     names = _jvp_params(fn)
-    derivative = derive(fn, "vjp", tuple(range(len(names))))
+    derivative = derive(fn, "split_vjp", tuple(range(len(names))))
     check_sequences(derivative, names, args)
-    out = fn(*args)
+    return derivative.function(*args)
+
+
+def _reverse_jacobian(fn, args, positions, x, forward=None):
+    """(out, rows): the cotangents of `x`, the arguments `positions` (one or a tuple),
+    for `unit_tangents(out)` (see `runtime.jacobian_from_rows`); one pullback each, after
+    one forward pass (`forward`: the `_split_forward` already run)."""
+    out, backward = forward if forward is not None else _split_forward(fn, args)
     _check_output(fn, out)
     rows = []
     wanted = positions if isinstance(positions, tuple) else (positions,)
     for seed in unit_tangents(out):
-        _, grads = derivative.function(seed, *args)
+        grads = backward(seed)
         # a list or tuple argument that the function reads as an array has an array gradient
         row = tuple(structure_like(grads[p], args[p]) if is_sequence(type(args[p])) else grads[p] for p in wanted)
         rows.append(row if isinstance(positions, tuple) else row[0])
@@ -335,13 +343,20 @@ def jacobian(fn, wrt=0, mode=None):
     def jac(*args):
         _check_differentiable(named, names, wanted, args, {})
         x = tuple(args[p] for p in wanted) if isinstance(positions, tuple) else args[positions]
-        chosen = mode
-        if chosen is None:
-            chosen = "forward" if nested or _size(x) <= _size(fn(*args)) else "reverse"
-        if chosen == "forward":
+        chosen, forward = mode, None
+        if chosen is None and not nested:
+            # the output's size from the reverse derivative's forward pass, never a bare
+            # fn(*args), which would change an argument the derivative refuses to change
+            try:
+                forward = _split_forward(fn, args)
+            except SrcGradError:  # no reverse derivative: forward mode or its own error
+                chosen = "forward"
+            else:
+                chosen = "forward" if _size(x) <= _size(forward[0]) else "reverse"
+        if chosen is None or chosen == "forward":
             out, columns = _forward_jacobian(fn, args, wanted)
             return jacobian_from_columns(columns, x, out)
-        out, rows = _reverse_jacobian(fn, args, positions, x)
+        out, rows = _reverse_jacobian(fn, args, positions, x, forward)
         return jacobian_from_rows(rows, x, out)
 
     if mode == "forward" or (mode is None and nested):

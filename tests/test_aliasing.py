@@ -352,6 +352,26 @@ def test_second_derivatives_keep_the_run_time_check_of_an_augmented_argument():
         srcgrad.hessian(lambda x: np.sum(augmented_argument(x, 2.0)))(X.copy())
 
 
+def _doubled_in_place(x):
+    x *= 2.0  # write
+    return x * x
+
+
+@pytest.mark.parametrize("mode", [None, "reverse", "forward"])
+def test_a_refused_jacobian_leaves_the_argument_as_it_was(mode):
+    """jacobian in reverse mode (and mode None, measuring the output) ran `fn(*args)`
+    before the derivative's run-time check refused `x *= 2.0`: the refusal came, but the
+    caller's array was doubled first, once more on every call. The output now comes from
+    the derivative's own forward pass, which checks before it writes."""
+    x = np.array([1.0, 2.0, 3.0])
+    for _ in range(2):
+        with pytest.raises(srcgrad.NotDifferentiableError, match="changes the argument `x` in place"):
+            srcgrad.jacobian(_doubled_in_place, mode=mode)(x)
+        assert x.tolist() == [1.0, 2.0, 3.0]
+    j = srcgrad.jacobian(_doubled_in_place, mode=mode)(1.5)  # a float is rebound, not changed
+    assert j == pytest.approx(8 * 1.5)
+
+
 def extends_an_aliased_list_argument(xs):
     ys = xs
     xs += [xs[0] * 2]  # write

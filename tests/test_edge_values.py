@@ -1,5 +1,6 @@
 """NaN, infinity, empty and 0-d arrays flow through derivatives like through NumPy."""
 
+import math
 import warnings
 
 import numpy as np
@@ -209,3 +210,70 @@ def test_max_over_an_empty_axis_raises_numpys_error():
             derivative(x)
         assert str(error.value) == str(numpy_error.value)
     assert srcgrad.grad(max_rows)(np.zeros((0, 3))).shape == (0, 3)  # no rows: nothing to reduce
+
+
+def _sqrt_of(x):
+    return math.sqrt(x)
+
+
+def _asin_of(x):
+    return math.asin(x)
+
+
+def _acos_of(x):
+    return math.acos(x)
+
+
+def _acosh_of(x):
+    return math.acosh(x)
+
+
+def _root_of(x):
+    return math.pow(x, 0.5)
+
+
+def _distance(x, y):
+    return math.hypot(x, y)
+
+
+def _hypot_of(x):
+    return np.sum(np.hypot(x, 2.0 * x))
+
+
+@pytest.mark.parametrize("f, x, first, second, regular", [
+    (_sqrt_of, 0.0, math.inf, -math.inf, 0.25),
+    (_asin_of, 1.0, math.inf, math.inf, 0.5),
+    (_asin_of, -1.0, math.inf, -math.inf, -0.5),
+    (_acos_of, 1.0, -math.inf, -math.inf, 0.5),
+    (_acosh_of, 1.0, math.inf, -math.inf, 2.0),
+    (_root_of, 0.0, math.inf, -math.inf, 0.25),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_an_infinite_derivative_of_a_python_float_is_infinite_as_in_numpy(f, x, first, second, regular):
+    """math.sqrt(0.0) is 0.0, but its gradient raised ZeroDivisionError from the generated
+    code (`0.5 / sqrt_x`), and math.pow(0.0, 0.5)'s ValueError; math.asin(1.0) and
+    math.acos(1.0) and math.acosh(1.0) the same. Each is now what the formula gives in
+    np.float64, a Python float, in both modes and in the second derivative."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = srcgrad.grad(f)(x)
+        assert type(g) is float and g == first
+        assert srcgrad.jvp(f, (x,), (1.0,))[1] == first
+        assert srcgrad.hessian(f)(x) == second
+    assert srcgrad.grad(f)(regular) == pytest.approx(_central(f, regular))
+    assert srcgrad.hessian(f)(regular) == pytest.approx(_central(srcgrad.grad(f), regular))
+
+
+def _central(f, x, h=1e-6):
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+def test_hypot_and_atan2_at_the_origin():
+    """hypot(0, 0) is a norm at zero: derivative 0 (as np.linalg.norm of a zero vector),
+    where math.hypot raised ZeroDivisionError and np.hypot gave nan; atan2(0, 0) has no
+    derivative: nan, as np.arctan2 gives, where math.atan2 raised ZeroDivisionError."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert srcgrad.grad(_distance, wrt=(0, 1))(0.0, 0.0) == (0.0, 0.0)
+        assert all(math.isnan(v) for v in srcgrad.grad(lambda x, y: math.atan2(y, x), wrt=(0, 1))(0.0, 0.0))
+        x = np.array([0.0, 1.0])
+        for mode in ("forward", "reverse"):
+            assert np.allclose(srcgrad.jacobian(_hypot_of, mode=mode)(x), [0.0, math.sqrt(5.0)])
+    assert srcgrad.grad(_distance, wrt=(0, 1))(3.0, 4.0) == pytest.approx((0.6, 0.8))

@@ -577,3 +577,35 @@ def test_the_differentiated_program_is_readable():
 def test_a_jacobian_is_not_differentiated_in_reverse_mode():
     with pytest.raises(srcgrad.NotDifferentiableError, match="`sine_scaled_jacobian` is a derivative made by srcgrad"):
         srcgrad.vjp(srcgrad.jacobian(sine_scaled), np.ones(2))
+
+
+def _scaled_sum(x, y):
+    return np.sum(x ** 2 * y)
+
+
+def _uses_vjp(x):
+    out, pullback = srcgrad.vjp(_scaled_sum, x, 2.0)
+    return pullback(1.0)[0]
+
+
+def _uses_jvp(x):
+    return srcgrad.jvp(_scaled_sum, (x, 2.0), (x, None))[1]
+
+
+@pytest.mark.parametrize("f, name, line", [(_uses_vjp, "vjp", "out, pullback = srcgrad.vjp"),
+                                           (_uses_jvp, "jvp", "return srcgrad.jvp")])
+def test_a_transform_called_in_the_differentiated_function_is_refused_clearly(f, name, line):
+    """srcgrad.vjp or srcgrad.jvp called inside a function being differentiated was
+    analysed as a user function: the refusal quoted srcgrad's own source (`fn =
+    _function_of(fn)`, api.py) as a write the user made. It now says what is not
+    supported, at the user's line, and what to write instead."""
+    for transform in (srcgrad.grad, lambda f: srcgrad.jacobian(f, mode="reverse")):
+        with pytest.raises(srcgrad.NotDifferentiableError) as info:
+            transform(f)(np.array([0.5, -1.0]))
+        message = str(info.value)
+        assert f"`srcgrad.{name}` is called in a function that srcgrad differentiates" in message
+        assert "_function_of" not in message and "api.py" not in message
+        assert info.value.lineno is not None and line in info.value.text
+    # the supported way: the derivative of the function itself
+    x = np.array([0.5, -1.0])
+    assert np.allclose(srcgrad.jacobian(srcgrad.grad(_scaled_sum))(x, 2.0), 4.0 * np.eye(2))

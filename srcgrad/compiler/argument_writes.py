@@ -393,6 +393,9 @@ def refuse(statements, program, varied, calls):
         if not varied.intersection(syntax.add_loads(value, set())):
             continue
         fn = callee.obj
+        refused = frontend.derivative_refusal(fn)  # srcgrad's own transforms: no source to analyse
+        if refused is not None:
+            raise program.error(s, f"{refused} (in `{program.name}`)", NotDifferentiableError)
         written = seen.get(id(fn))
         if written is None:
             written = seen[id(fn)] = parameters(fn)

@@ -102,9 +102,22 @@ def differentiated(fn):
     return fn
 
 
+# srcgrad's transforms: their source is srcgrad's machinery, not a computation to differentiate
+_TRANSFORMS = {("srcgrad.api", "grad"), ("srcgrad.api", "value_and_grad"), ("srcgrad.api", "vjp"),
+               ("srcgrad.jacobians", "jvp"), ("srcgrad.jacobians", "jacobian"), ("srcgrad.jacobians", "hessian")}
+
+
 def derivative_refusal(fn):
-    """Why `fn`, a derivative made by srcgrad, cannot be loaded (its `__wrapped__` is the
-    function it differentiates, not what it computes); None for any other function."""
+    """Why `fn`, a derivative made by srcgrad (its `__wrapped__` is the function it
+    differentiates, not what it computes) or one of srcgrad's transforms, cannot be
+    loaded; None for any other function."""
+    if (getattr(fn, "__module__", None), getattr(fn, "__name__", None)) in _TRANSFORMS:
+        return (
+            f"`srcgrad.{fn.__name__}` is called in a function that srcgrad differentiates: srcgrad does not "
+            "differentiate its own transforms. Make the derivative once outside the function "
+            "(`g = srcgrad.grad(f)`) and differentiate `g` itself with srcgrad.grad, jvp, hessian or "
+            "jacobian(..., mode='forward'), or use srcgrad.hessian or srcgrad.jacobian of `f`"
+        )
     if getattr(fn, "__srcgrad_lazy__", None) is None:
         return None
     return (

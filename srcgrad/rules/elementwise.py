@@ -6,7 +6,7 @@ Derivatives keep the argument's dtype: constants are Python floats (`math.log(2.
 not `np.log(2.0)`), which NumPy treats as weakly typed, so float32 stays float32.
 
 At a kink the rules pick one subgradient and say which: `maximum`/`minimum`/`fmax`/
-`fmin` split a tie evenly, `abs` has derivative 0 at 0, `clip` passes the gradient to
+`fmin` split a tie evenly, `abs` has derivative 0 at 0, `hypot` 0 at the origin, `clip` passes the gradient to
 `x` when `x` lies inside the bounds, ends included. Python's operators and the `math`
 module live in `operators.py` and `scalars.py`.
 """
@@ -259,12 +259,13 @@ def arctan2_dy(ans, x, y):
 
 @elementwise(np.hypot, "x")
 def hypot_dx(ans, x, y):
-    return x / ans
+    """0 at the origin (x == 0 there), as np.linalg.norm of a zero vector."""
+    return x / np.where(ans == 0, 1.0, ans)
 
 
 @elementwise(np.hypot, "y")
 def hypot_dy(ans, x, y):
-    return y / ans
+    return y / np.where(ans == 0, 1.0, ans)
 
 
 @elementwise(np.logaddexp, "x")

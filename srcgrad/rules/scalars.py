@@ -1,7 +1,12 @@
 """The `math` module and scalar builtins (`abs`, `pow`, `float`, `sum`): Python floats in,
 Python floats out.
 
-Rules use `math`, not NumPy, so that a gradient for a float stays a float. `sum` and
+Rules use `math`, not NumPy, so that a gradient for a float stays a float. Where the
+primal is finite but its derivative is not (`math.sqrt(0.0)`, `math.asin(1.0)`,
+`math.pow(0.0, 0.5)`, `math.atan2(0.0, 0.0)`), a rule gives what the same formula gives
+in np.float64 (inf or nan, as a float, its own derivatives infinite too) where Python's
+float arithmetic would raise ZeroDivisionError or ValueError in the generated code;
+`math.hypot` has derivative 0 at the origin, as `np.linalg.norm` of a zero vector. `sum` and
 `math.fsum` take one parameter holding a sequence; their reverse rule returns a list
 with one gradient per element, and their forward rule takes a list of tangents (an
 entry may be None: that element is a constant).
@@ -33,12 +38,12 @@ def math_tan_d(ans, x):
 
 @elementwise(math.asin)
 def math_asin_d(ans, x):
-    return 1.0 / math.sqrt(1.0 - x * x)
+    return 1.0 / math.sqrt(1.0 - x * x) if x * x != 1.0 else float(1.0 / np.sqrt(np.float64(1.0 - x * x)))
 
 
 @elementwise(math.acos)
 def math_acos_d(ans, x):
-    return -1.0 / math.sqrt(1.0 - x * x)
+    return -1.0 / math.sqrt(1.0 - x * x) if x * x != 1.0 else float(-1.0 / np.sqrt(np.float64(1.0 - x * x)))
 
 
 @elementwise(math.atan)
@@ -68,7 +73,7 @@ def math_asinh_d(ans, x):
 
 @elementwise(math.acosh)
 def math_acosh_d(ans, x):
-    return 1.0 / math.sqrt(x * x - 1.0)
+    return 1.0 / math.sqrt(x * x - 1.0) if x * x != 1.0 else float(1.0 / np.sqrt(np.float64(x * x - 1.0)))
 
 
 @elementwise(math.atanh)
@@ -113,13 +118,13 @@ def math_log10_d(ans, x):
 
 @elementwise(math.sqrt)
 def math_sqrt_d(ans, x):
-    return 0.5 / ans
+    return 0.5 / ans if ans else float(0.5 / np.float64(ans))
 
 
 @elementwise(math.pow, "x")
 def math_pow_dx(ans, x, y):
     """As `operators.pow_dx`: 0 where y == 0, also at x == 0."""
-    return y * math.pow(x, y - (y != 0))
+    return y * math.pow(x, y - (y != 0)) if x or not 0.0 < y < 1.0 else float(y * np.float64(x) ** (y - 1.0))
 
 
 @elementwise(math.pow, "y")
@@ -129,22 +134,22 @@ def math_pow_dy(ans, x, y):
 
 @elementwise(math.atan2, "y")
 def math_atan2_dy(ans, y, x):
-    return x / (x * x + y * y)
+    return x / (x * x + y * y) if x * x + y * y else float(x / np.float64(x * x + y * y))
 
 
 @elementwise(math.atan2, "x")
 def math_atan2_dx(ans, y, x):
-    return -y / (x * x + y * y)
+    return -y / (x * x + y * y) if x * x + y * y else float(-y / np.float64(x * x + y * y))
 
 
 @elementwise(math.hypot, "x")
 def math_hypot_dx(ans, x, y):
-    return x / ans
+    return x / ans if ans else 0.0
 
 
 @elementwise(math.hypot, "y")
 def math_hypot_dy(ans, x, y):
-    return y / ans
+    return y / ans if ans else 0.0
 
 
 @elementwise(math.fabs)
