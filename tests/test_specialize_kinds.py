@@ -1,6 +1,8 @@
 """Specialized code: bound seed constants, returned gradients without `unbroadcast`,
 the vector @ matrix adjoint, and backward loops folded into `runtime.scaled`."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -138,3 +140,32 @@ def test_factoring_leaves_boolean_terms_alone(rng):
     (gx,) = df(x, m1, m2)
     np.testing.assert_array_equal(gx, (m1.astype(float) + m2) / 4)
     assert "(m1 + m2)" not in _special(df) and "(m2 + m1)" not in _special(df)
+
+
+def relu_hypot(x, y):
+    r = np.where(x > 0, x, 0.0) * np.hypot(x, y)
+    return np.sum(r)
+
+
+def scalar_roots(a, b):
+    return math.sqrt(a * a + b * b + 1.0) + math.pow(a, 2.5)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_where_and_conditional_rules_keep_their_kinds(rng, dtype):
+    # np.where of an array and a float, and a rule written as `a if c else b` (hypot's,
+    # math.sqrt's), have a known dtype: the returned gradients need no unbroadcast
+    x, y = (rng.standard_normal(5).astype(dtype) for _ in range(2))
+    df = derive(relu_hypot, "grad", (0, 1)).function
+    gx, gy = df(x, y)
+    assert "return (x_bar, y_bar)" in _special(df)
+    h = np.hypot(x, y)
+    assert gx.dtype == gy.dtype == dtype
+    np.testing.assert_allclose(gx, np.where(x > 0, h, 0.0) + np.where(x > 0, x, 0.0) * x / h, rtol=1e-5)
+    np.testing.assert_allclose(gy, np.where(x > 0, x, 0.0) * y / h, rtol=1e-5)
+    ds = derive(scalar_roots, "grad", (0, 1)).function
+    ga, gb = ds(1.5, -0.5)
+    assert "unbroadcast" not in _special(ds).split("return")[-1]
+    root = math.sqrt(1.5 ** 2 + 0.25 + 1.0)
+    assert (type(ga), type(gb)) == (float, float)
+    assert ga == pytest.approx(1.5 / root + 2.5 * 1.5 ** 1.5) and gb == pytest.approx(-0.5 / root)

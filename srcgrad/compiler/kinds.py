@@ -266,6 +266,9 @@ class _Kinds:
         shape = self.solved.shape(node)
         return isinstance(shape, tuple) and len(shape) > 0
 
+    def _IfExp(self, node):
+        return join(self.kind(node.body), self.kind(node.orelse))
+
     def _UnaryOp(self, node):
         return self.kind(node.operand) if isinstance(node.op, (gast.USub, gast.UAdd)) else TOP
 
@@ -310,6 +313,15 @@ class _Kinds:
         if obj is runtime.unreduce and self.solved.shape(node) not in (TOP, BOTTOM, ()):
             # np.broadcast_to(g, x.shape)
             return strict(lambda k: k if k in _ARRAYS else F64 if k == FLOAT else TOP, kinds[0])
+        if obj is np.where and len(args) == 3 and self.solved.shape(node) not in (TOP, BOTTOM, ()):
+            # an array (never a NumPy scalar) of the dtype of the two values' promotion
+
+            def chosen(a, b):
+                if a not in _NUMBERS or b not in _NUMBERS or not ({a, b} & set(_ARRAYS)):
+                    return TOP
+                return self._promote(args[1:], [a, b])
+
+            return strict(chosen, *kinds[1:])
         if obj in (np.dot, np.matmul):  # before the ufuncs: np.matmul is one
             return strict(_same_array, *kinds) if len(args) == 2 else TOP
         if isinstance(obj, np.ufunc):
