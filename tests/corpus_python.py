@@ -1649,6 +1649,13 @@ def catch_warnings_log_barrier(x, a):
     return barrier + np.sum(x) * a
 
 
+def dict_copied_by_dict(x):
+    d = {"a": x, "b": x * 2.0}
+    e = dict(d)
+    e["a"] = e["a"] * 3.0
+    return np.sum(e["a"] * e["b"] * d["a"])
+
+
 ALL = [
     loop_rebuilds_then_writes, sum_over_columns, enumerate_zip_pairs, dict_filled_in_place, list_of_lists,
     if_elif_else_on_sum, branch_on_element_compare, nested_if, ternary_in_loop, ternary_nested, and_or_not,
@@ -1699,7 +1706,7 @@ ALL = [
     conv1d_by_slices, soft_dtw_rows, newton_cube_root_early_return, mlp_keyword_helper, ridge_closure,
     augmented_slice_updates, where_masks, recursion_divide_and_conquer, gram_schmidt_columns, unrolled_adam,
     matrix_exponential_series, nbody_forces, forward_substitution, neighbour_pairs, errstate_entropy,
-    catch_warnings_log_barrier,
+    catch_warnings_log_barrier, dict_copied_by_dict,
 ]
 
 # Derivation raises today (a clear error, but the construct is one issue 3 asks for).

@@ -644,6 +644,43 @@ def test_objects_other_than_namedtuples_stay_refused(f, message):
     assert info.value.filename.endswith("test_jacobians.py")
 
 
+# --- dict(d): a new dict of the same entries ---------------------------------------------
+
+
+def copied_then_extended(d, x):
+    e = dict(d)
+    e["c"] = x
+    return np.sum(e["a"] * e["b"] * e["c"])
+
+
+def test_dict_of_a_dict_passes_the_gradient_entry_by_entry():
+    """`dict(d)` had no rule; the copy's gradient is d's, entry by entry, in every
+    transform, and writes into the copy leave `d` alone."""
+    d = {"a": np.array([1.0, 2.0]), "b": 3.0}
+    x = np.array([0.5, -1.5])
+    g_d, g_x = srcgrad.grad(copied_then_extended, wrt=(0, 1))(d, x)
+    _assert_tree_close(g_d, {"a": 3.0 * x, "b": float(np.sum(d["a"] * x))}, rtol=1e-15)
+    np.testing.assert_allclose(g_x, 3.0 * d["a"], rtol=1e-15)
+    assert list(d) == ["a", "b"]  # not extended by the derivative
+    t = {"a": np.array([0.3, -0.7]), "b": 0.4}
+    np.testing.assert_allclose(srcgrad.jvp(copied_then_extended, (d, x), (t, None))[1],
+                               _difference(lambda v: copied_then_extended(v, x), d, t), rtol=1e-8)
+    for mode in ("forward", "reverse"):
+        _assert_tree_close(srcgrad.jacobian(copied_then_extended, mode=mode)(d, x), g_d, rtol=1e-15)
+    H = srcgrad.hessian(copied_then_extended)(d, x)
+    _assert_tree_close(H, {"a": {"a": np.zeros((2, 2)), "b": x}, "b": {"a": x, "b": 0.0}}, rtol=1e-15)
+
+
+def dict_of_pairs(x):
+    e = dict([("a", x)])
+    return np.sum(e["a"])
+
+
+def test_dict_of_anything_but_a_dict_is_refused_when_it_runs():
+    with pytest.raises(TypeError, match=r"srcgrad differentiates `dict\(d\)` of a dict `d` only, not of list"):
+        srcgrad.grad(dict_of_pairs)(np.ones(2))
+
+
 class _Holder:
     def __init__(self, xy):
         self.xy = xy

@@ -414,6 +414,29 @@ def tuple_jvp(t, ans, iterable=()):
     return tuple(t)
 
 
+# `dict(d)` of a dict: a new dict of the same entries, whose gradient is d's, entry by
+# entry (`dict(zip(keys, values))` is a comprehension by then: map_filter.py).
+
+
+def _mapping_grad(g, mapping):
+    if type(mapping) is not dict:
+        raise TypeError(
+            f"srcgrad differentiates `dict(d)` of a dict `d` only, not of {type(mapping).__name__}: build the dict "
+            "with a display or a comprehension (`{k: v for k, v in pairs}`)"
+        )
+    return g
+
+
+@defvjp(dict, "mapping", name="DictCopy")
+def dict_vjp(g, ans, mapping=()):
+    return _mapping_grad(g, mapping)
+
+
+@defjvp(dict, "mapping")
+def dict_jvp(t, ans, mapping=()):
+    return dict(t)
+
+
 # A namedtuple class called with its fields (`P(W=a, b=c)`): calls.site reads it as
 # `make_namedtuple(P, (a, c))`, the fields in the class's order, so each field's value
 # gets its entry of the namedtuple's gradient.
