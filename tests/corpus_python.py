@@ -1632,6 +1632,30 @@ def neighbour_pairs(x, y):
     return total
 
 
+def errstate_entropy(x):
+    p = np.exp(x) / np.sum(np.exp(x))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logp = np.log(p)
+        h = -np.sum(np.where(p > 0, p * logp, 0.0))
+    return h
+
+
+def catch_warnings_log_barrier(x, a):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        barrier = -np.sum(np.log(x * x + a * a))
+    return barrier + np.sum(x) * a
+
+
+def dict_copied_by_dict(x):
+    d = {"a": x, "b": x * 2.0}
+    e = dict(d)
+    e["a"] = e["a"] * 3.0
+    return np.sum(e["a"] * e["b"] * d["a"])
+
+
 ALL = [
     loop_rebuilds_then_writes, sum_over_columns, enumerate_zip_pairs, dict_filled_in_place, list_of_lists,
     if_elif_else_on_sum, branch_on_element_compare, nested_if, ternary_in_loop, ternary_nested, and_or_not,
@@ -1681,7 +1705,8 @@ ALL = [
     projectile_range_while_break, black_scholes_call, softmax_regression_one_hot, attention_einsum, layer_norm,
     conv1d_by_slices, soft_dtw_rows, newton_cube_root_early_return, mlp_keyword_helper, ridge_closure,
     augmented_slice_updates, where_masks, recursion_divide_and_conquer, gram_schmidt_columns, unrolled_adam,
-    matrix_exponential_series, nbody_forces, forward_substitution, neighbour_pairs,
+    matrix_exponential_series, nbody_forces, forward_substitution, neighbour_pairs, errstate_entropy,
+    catch_warnings_log_barrier, dict_copied_by_dict,
 ]
 
 # Derivation raises today (a clear error, but the construct is one issue 3 asks for).

@@ -64,6 +64,8 @@ def is_float_leaf(v):
 def leaves(v):
     if isinstance(v, (list, tuple)):
         return [leaf for item in v for leaf in leaves(item)]
+    if isinstance(v, dict):
+        return [leaf for item in v.values() for leaf in leaves(item)]
     return [v]
 
 
@@ -72,6 +74,8 @@ def rebuild(v, new):
     if isinstance(v, (list, tuple)):
         items = [rebuild(item, new) for item in v]
         return items if isinstance(v, list) else type(v)(*items) if hasattr(v, "_fields") else tuple(items)
+    if isinstance(v, dict):
+        return {k: rebuild(item, new) for k, item in v.items()}
     return next(new)
 
 

@@ -22,6 +22,7 @@ CASES = {
     "call_returning_tuple": (corpus_python.call_returning_tuple, (0, 1)),
     "list_append_then_stack": (corpus_python.list_append_then_stack, 0),
     "loop_over_rows_direct": (corpus_python.loop_over_rows_direct, 0),
+    "errstate_entropy": (corpus_python.errstate_entropy, 0),
 }
 
 

@@ -9,11 +9,13 @@ float64; the layouts against JAX where it is installed.
 
 import collections
 import re
+import typing
 
 import numpy as np
 import pytest
 
 import srcgrad
+from program_checks import check, check_hessian
 
 EPS = 1e-6
 rng = np.random.default_rng(11)
@@ -461,6 +463,222 @@ def test_the_fields_of_a_namedtuple_argument_read_by_name(f):
         _assert_tree_close(srcgrad.jacobian(f, mode=mode)(PT), want, rtol=1e-15)
     H = srcgrad.hessian(f)(PT)
     _assert_tree_close(H, Point(Point(2.0 * PT.w * np.eye(3), 2.0 * PT.xy), Point(2.0 * PT.xy, 0.0)), rtol=1e-15)
+
+
+# --- namedtuples built inside the differentiated function -----------------------------------
+
+State = collections.namedtuple("State", "h c")
+Output = collections.namedtuple("Output", ["loss", "aux"])
+
+
+class Config(typing.NamedTuple):
+    a: np.ndarray
+    scale: float = 2.0
+
+
+class NamedPoint(Point):  # a subclass with methods only: made as Point makes its values
+    def total(self):
+        return np.sum(self.xy) * self.w
+
+
+X3 = np.array([0.5, -0.2, 1.3])
+
+
+def built_by_keywords(x):
+    p = Point(w=np.sum(x * x), xy=np.sin(x))
+    return np.sum(p.xy * p.w)
+
+
+def built_positionally_and_unpacked(x):
+    p = Point(x * 2.0, 0.5)
+    xy, w = p
+    return np.sum(xy ** 2 * w + p[0] * p.xy)
+
+
+def typed_namedtuple_with_a_default(x):
+    c = Config(a=np.sin(x))
+    return np.sum(c.a ** 2 * c.scale)
+
+
+def subclass_of_a_namedtuple(x):
+    p = NamedPoint(x * 3.0, 2.0)
+    return np.sum(p.xy ** 2 * p.w)
+
+
+def state_carried_through_a_loop(x):
+    s = State(h=x, c=np.zeros_like(x))
+    for _ in range(3):
+        s = State(np.tanh(s.h * x + s.c), s.c + s.h)
+    return np.sum(s.h * s.c)
+
+
+def _step(s, x):
+    return State(h=np.sin(s.h) * x, c=s.c * 2.0)
+
+
+def returned_by_a_helper(x):
+    s = _step(State(x, x * x), x)
+    return np.sum(s.h + s.c ** 2)
+
+
+def nested_fields(x):
+    p = Point(xy=[x, x * 2.0], w=State(h=x ** 2, c=1.5))
+    return np.sum(p.xy[1] * p.w.h) + p.w.c
+
+
+def built_in_a_branch(x):
+    if np.sum(x) > 0:
+        p = Point(x * 2.0, 1.0)
+    else:
+        p = Point(x, 3.0)
+    return np.sum(p.xy ** 3 * p.w)
+
+
+def list_of_namedtuples(x):
+    ps = [Point(x * k, float(k)) for k in range(1, 3)]
+    return sum(np.sum(p.xy ** 2 * p.w) for p in ps)
+
+
+BUILT = [built_by_keywords, built_positionally_and_unpacked, typed_namedtuple_with_a_default, subclass_of_a_namedtuple,
+         state_carried_through_a_loop, returned_by_a_helper, nested_fields, built_in_a_branch, list_of_namedtuples]
+
+
+@pytest.mark.parametrize("f", BUILT)
+def test_a_namedtuple_built_in_the_function_passes_the_gradient_to_its_fields(f):
+    """`P(W=..., b=...)` inside the function was refused ("does not follow a
+    differentiated value into an object made in the differentiated function"). The
+    gradient of a field read goes back to the value the field was built from (calls.site
+    reads the call as `make_namedtuple(P, fields)`), by keyword or position, through
+    loops, branches, helpers and nesting: gradients against differences, jvp against
+    them, Hessians against differences of the gradient, both Jacobians, inputs unchanged."""
+    x = X3.copy()
+    check(f, x)
+    check_hessian(f, (x,), 0)
+    g = srcgrad.grad(f)(x)
+    for mode in ("forward", "reverse"):
+        np.testing.assert_allclose(srcgrad.jacobian(f, mode=mode)(x), g, rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(x, X3)
+
+
+def test_analytic_gradients_through_built_namedtuples():
+    x = X3
+    np.testing.assert_allclose(srcgrad.grad(built_by_keywords)(x),
+                               np.cos(x) * np.sum(x * x) + 2.0 * x * np.sum(np.sin(x)), rtol=1e-14)
+    np.testing.assert_allclose(srcgrad.grad(typed_namedtuple_with_a_default)(x), 8.0 * np.sin(x) * np.cos(x) / 2.0,
+                               rtol=1e-14)
+    np.testing.assert_allclose(srcgrad.hessian(subclass_of_a_namedtuple)(x), 36.0 * np.eye(3), rtol=1e-14)
+    g32 = srcgrad.grad(built_positionally_and_unpacked)(x.astype(np.float32))
+    assert g32.dtype == np.float32 and g32.shape == (3,)
+
+
+def loss_and_aux(x, y):
+    return Output(loss=np.sum(x * y), aux=x * 2.0)
+
+
+def test_a_namedtuple_output_of_vjp_jvp_and_jacobians():
+    """`return Output(loss=..., aux=...)`: vjp takes an Output seed, the Jacobians are
+    Outputs of per-field blocks, jvp's tangent is an Output."""
+    x, y = X3, np.array([1.0, -1.0, 3.0])
+    out, pullback = srcgrad.vjp(loss_and_aux, x, y)
+    assert type(out) is Output and out.loss == np.sum(x * y)
+    gx, gy = pullback(Output(2.0, np.ones(3)))
+    np.testing.assert_allclose(gx, 2.0 * y + 2.0, rtol=1e-15)
+    np.testing.assert_allclose(gy, 2.0 * x, rtol=1e-15)
+    for mode in ("forward", "reverse"):
+        J = srcgrad.jacobian(loss_and_aux, mode=mode)(x, y)
+        _assert_tree_close(J, Output(y, 2.0 * np.eye(3)), rtol=1e-15)
+    value, tangent = srcgrad.jvp(loss_and_aux, (x, y), (np.ones(3), np.zeros(3)))
+    _assert_tree_close(tangent, Output(np.sum(y), np.full(3, 2.0)), rtol=1e-15)
+    _assert_tree_close(tangent, _difference(lambda v: loss_and_aux(v, y), x, np.ones(3)), rtol=1e-7)
+
+
+def rebuilt_from_an_argument(p, x):
+    q = Point(p.xy * x, p.w)
+    return np.sum(q.xy ** 2) * q.w
+
+
+def test_a_namedtuple_rebuilt_from_an_argument_namedtuple():
+    g_p, g_x = srcgrad.grad(rebuilt_from_an_argument, wrt=(0, 1))(PT, X3)
+    _assert_tree_close(g_p, Point(2.0 * PT.xy * X3 ** 2 * PT.w, np.sum((PT.xy * X3) ** 2)), rtol=1e-14)
+    np.testing.assert_allclose(g_x, 2.0 * PT.xy ** 2 * X3 * PT.w, rtol=1e-14)
+    text = srcgrad.source(srcgrad.grad(rebuilt_from_an_argument, wrt=(0, 1)))
+    assert "q = Point(p_xy_times_x, p_w)" in text
+
+
+class _NotANamedtuple(Point):
+    def __new__(cls, w, xy):  # fields taken in another order: not what namedtuple's __new__ does
+        return super().__new__(cls, xy, w)
+
+
+def made_by_its_own_new(x):
+    p = _NotANamedtuple(1.0, x)
+    return np.sum(p.xy)
+
+
+def made_as_an_object(x):
+    h = _Holder(x * 2.0)
+    return np.sum(h.xy)
+
+
+def too_many_fields(x):
+    p = Point(x, 1.0, 2.0)
+    return np.sum(p.xy)
+
+
+OBJECT = ("srcgrad does not follow a differentiated value into an object made in the differentiated function, but for "
+          "a namedtuple (`collections.namedtuple`, `typing.NamedTuple`, without a `__new__` or `__init__` of its own): "
+          "compute with the arrays themselves, make the object a namedtuple, or pass the values to the object's "
+          "methods as arguments")
+
+
+@pytest.mark.parametrize("f, message", [
+    (made_by_its_own_new, "no derivative rule for test_jacobians._NotANamedtuple called at "),
+    (made_by_its_own_new, OBJECT),
+    (made_as_an_object, OBJECT),
+    (too_many_fields, "cannot differentiate this call of `Point`: too many positional arguments (in `too_many_fields`)"),
+])
+def test_objects_other_than_namedtuples_stay_refused(f, message):
+    with pytest.raises(srcgrad.NotDifferentiableError) as info:
+        srcgrad.grad(f)(X3)
+    assert message in str(info.value)
+    assert info.value.filename.endswith("test_jacobians.py")
+
+
+# --- dict(d): a new dict of the same entries ---------------------------------------------
+
+
+def copied_then_extended(d, x):
+    e = dict(d)
+    e["c"] = x
+    return np.sum(e["a"] * e["b"] * e["c"])
+
+
+def test_dict_of_a_dict_passes_the_gradient_entry_by_entry():
+    """`dict(d)` had no rule; the copy's gradient is d's, entry by entry, in every
+    transform, and writes into the copy leave `d` alone."""
+    d = {"a": np.array([1.0, 2.0]), "b": 3.0}
+    x = np.array([0.5, -1.5])
+    g_d, g_x = srcgrad.grad(copied_then_extended, wrt=(0, 1))(d, x)
+    _assert_tree_close(g_d, {"a": 3.0 * x, "b": float(np.sum(d["a"] * x))}, rtol=1e-15)
+    np.testing.assert_allclose(g_x, 3.0 * d["a"], rtol=1e-15)
+    assert list(d) == ["a", "b"]  # not extended by the derivative
+    t = {"a": np.array([0.3, -0.7]), "b": 0.4}
+    np.testing.assert_allclose(srcgrad.jvp(copied_then_extended, (d, x), (t, None))[1],
+                               _difference(lambda v: copied_then_extended(v, x), d, t), rtol=1e-8)
+    for mode in ("forward", "reverse"):
+        _assert_tree_close(srcgrad.jacobian(copied_then_extended, mode=mode)(d, x), g_d, rtol=1e-15)
+    H = srcgrad.hessian(copied_then_extended)(d, x)
+    _assert_tree_close(H, {"a": {"a": np.zeros((2, 2)), "b": x}, "b": {"a": x, "b": 0.0}}, rtol=1e-15)
+
+
+def dict_of_pairs(x):
+    e = dict([("a", x)])
+    return np.sum(e["a"])
+
+
+def test_dict_of_anything_but_a_dict_is_refused_when_it_runs():
+    with pytest.raises(TypeError, match=r"srcgrad differentiates `dict\(d\)` of a dict `d` only, not of list"):
+        srcgrad.grad(dict_of_pairs)(np.ones(2))
 
 
 class _Holder:

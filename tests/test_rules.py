@@ -17,6 +17,7 @@ from rule_checks import Call, Uniform as U, check_dtypes, check_rule, materializ
 
 import srcgrad.rules as rules
 from srcgrad import NotDifferentiableError
+from srcgrad.rules.structure import make_namedtuple
 
 
 def run(fn, *args, rtol=1e-6, atol=1e-7, dtypes=True, **kwargs):
@@ -978,6 +979,19 @@ def test_field_of_a_namedtuple():
     assert type(grad) is _Pair and grad.first.tolist() == [0.0, 0.0, 0.0] and grad.second.tolist() == [[1.0, 1.0]] * 2
 
 
+def test_namedtuple_made_from_its_fields():
+    """`_Pair(a, b)` (calls.site reads it as `make_namedtuple(_Pair, (a, b))`): each
+    field's value gets its entry of the gradient; the tangent is the namedtuple of the
+    fields' tangents, zeros for a constant field."""
+    fields = (np.array([0.5, -1.0, 2.0]), np.array([[1.5, 0.2], [-0.3, 0.7]]))
+    check_rule(make_namedtuple, _Pair, fields)
+    rule = rules.lookup(make_namedtuple)
+    grad = rule.vjp("fields", _Pair(np.ones(3), np.full((2, 2), 2.0)), None, _Pair, fields)
+    assert type(grad) is tuple and grad[0].tolist() == [1.0] * 3 and grad[1].tolist() == [[2.0, 2.0]] * 2
+    tangent = rule.jvp("fields", (np.ones(3), None), None, _Pair, fields)
+    assert type(tangent) is _Pair and tangent.first.tolist() == [1.0] * 3 and tangent.second.tolist() == [[0.0, 0.0]] * 2
+
+
 def test_repeated_indices_accumulate():
     grad = rules.lookup(operator.getitem).vjp("x", np.ones(4), None, np.zeros(3), np.array([0, 2, 0, 0]))
     assert grad.tolist() == [3.0, 0.0, 1.0]
@@ -1094,7 +1108,8 @@ TABLES = [
      case(np.logaddexp2.reduce, U((3,)))],
     QUANTILES, AVERAGE, COVARIANCES, DIFFERENCES, PRODUCTS,
     [case(np.convolve, U((3,)), U((2,))), case(np.correlate, U((3,)), U((2,)))],
-    LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0), case(getattr, _Pair(U((3,)), U((2, 2))), "second")],
+    LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0), case(getattr, _Pair(U((3,)), U((2, 2))), "second"),
+                               case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))})],
     STRUCTURE, OTHERS,
     KEYWORD_REDUCTIONS, RUNNING_EXTREMA, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]

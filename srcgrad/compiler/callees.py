@@ -299,8 +299,8 @@ class _Splicer:
         return out, unpacked
 
 
-# what keeps a callee a call: nested functions, scope statements, generators, imports
-_KEPT_CALLS = (gast.FunctionDef, gast.Lambda, gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom, gast.Await,
+# what keeps a callee a call: `with` blocks, nested functions, scope statements, generators, imports
+_KEPT_CALLS = (gast.With, gast.FunctionDef, gast.Lambda, gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom, gast.Await,
                gast.Import, gast.ImportFrom, gast.ClassDef)
 
 

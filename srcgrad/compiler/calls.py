@@ -20,6 +20,7 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
+from ..rules.structure import make_namedtuple
 from . import printing, stand_in, syntax
 from .scope import MISSING, dotted_parts, lookup_path
 from .stand_in import is_user_function
@@ -120,7 +121,49 @@ def site(program, stmt, value, callee, register):
         return Site(callee, callee.obj, [syntax.name(callee.receiver)] + args, keywords, f"`.{callee.path}()`")
     if callee.obj in (builtins.max, builtins.min) and len(args) > 2 and not keywords:
         args = [syntax.list_(args)]  # max(a, b, c) is max([a, b, c])
+    if is_namedtuple_class(callee.obj):  # `P(W=a, b=c)` is make_namedtuple(P, (a, c))
+        fields = _fields_in_order(program, stmt, callee, args, keywords)
+        return Site(callee, make_namedtuple, [syntax.copy(value.func), syntax.tuple_(fields)], {}, f"`{callee.path}`")
     return Site(callee, callee.obj, args, keywords, f"`{callee.path}`")
+
+
+def is_namedtuple_class(obj):
+    """Whether `obj` is a namedtuple class (`collections.namedtuple`, `typing.NamedTuple`)
+    or a subclass of one that makes its values as it does (no `__new__` or `__init__`
+    of its own): calling it gives the tuple of its fields."""
+    if not (isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields")):
+        return False
+    for klass in obj.__mro__:
+        if "_fields" in vars(klass):
+            return True  # the class namedtuple made: the rest of the MRO is tuple's
+        if "__new__" in vars(klass) or "__init__" in vars(klass):
+            return False
+    return False
+
+
+def _fields_in_order(program, stmt, callee, args, keywords):
+    """The argument nodes of a namedtuple class's call in its fields' order, a field left
+    out as its default (a literal)."""
+    kind = callee.obj
+    try:
+        bound = inspect.signature(kind).bind(*args, **keywords)
+    except TypeError as exc:
+        raise program.error(
+            stmt, f"cannot differentiate this call of `{callee.path}`: {exc} (in `{program.name}`)", NotDifferentiableError,
+        ) from None
+    out = []
+    for field in kind._fields:
+        if field in bound.arguments:
+            out.append(bound.arguments[field])
+            continue
+        default = kind._field_defaults.get(field)
+        if not _is_literal(default):
+            raise program.error(
+                stmt, f"the field `{field}` of `{callee.path}` is left to its default, which is not a number, string or "
+                f"None (in `{program.name}`); pass it in the call", NotDifferentiableError,
+            )
+        out.append(syntax.const(default))
+    return out
 
 
 def _loop_over(tree, name, line):
@@ -153,7 +196,9 @@ def missing_rule(program, stmt, call, register):
                   "function: call the function itself with all its arguments")
     elif isinstance(call.primal, type) and call.primal.__module__ not in ("builtins", "numpy"):
         advice = ("srcgrad does not follow a differentiated value into an object made in the differentiated "
-                  "function: compute with the arrays themselves, or pass them to the object's methods as arguments")
+                  "function, but for a namedtuple (`collections.namedtuple`, `typing.NamedTuple`, without a `__new__` "
+                  "or `__init__` of its own): compute with the arrays themselves, make the object a namedtuple, or pass "
+                  "the values to the object's methods as arguments")
     elif isinstance(call.primal, functools.partial):
         advice = (f"srcgrad follows a functools.partial only of a Python function without `*args` or `**kwargs` "
                   f"parameters: call the function itself with the partial's arguments, or {advice}")

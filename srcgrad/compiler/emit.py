@@ -54,6 +54,9 @@ def _block(stmts, depth, lines):
         elif isinstance(stmt, gast.While):
             append(f"{pad}while {_expr(stmt.test)}:")
             _block(stmt.body, depth + 1, lines)
+        elif isinstance(stmt, gast.With):  # contexts.fold
+            append(f"{pad}with {', '.join(_expr(item.context_expr) for item in stmt.items)}:")
+            _block(stmt.body, depth + 1, lines)
         elif isinstance(stmt, gast.Try):  # a pullback's `try: ... finally: undone.redo()` (split.py)
             append(f"{pad}try:")
             _block(stmt.body, depth + 1, lines)
@@ -67,7 +70,7 @@ def _block(stmts, depth, lines):
         append(pad + unparse(syntax.pass_()))
 
 
-_COMPOUND = (gast.If, gast.For, gast.While, gast.Try, gast.FunctionDef)  # printed with their blocks
+_COMPOUND = (gast.If, gast.For, gast.While, gast.With, gast.Try, gast.FunctionDef)  # printed with their blocks
 
 
 def _if(stmt, depth, lines, keyword):

@@ -3,8 +3,9 @@
 Every error is a `SrcGradError` at the construct's real file and line, naming the
 construct and what to do instead. Passing the fence means later passes may assume
 the tree holds only: assignments (plain, augmented, annotated), expressions,
-`return`, `if`, `for`, `while`, `break`, `continue`, `pass`, `raise`, `assert`, and
-`import`s (of named modules and names: `imports` resolves them now).
+`return`, `if`, `for`, `while`, `break`, `continue`, `pass`, `raise`, `assert`,
+`import`s (of named modules and names: `imports` resolves them now), and `with` blocks,
+which contexts.py checks and lowers next.
 """
 
 import collections
@@ -16,7 +17,6 @@ from . import printing, sharing, syntax
 
 _ADVICE = {
     gast.Try: ("`try`", "move it outside the differentiated function"),
-    gast.With: ("`with`", "move it outside the differentiated function"),
     gast.AsyncWith: ("`async with`", "differentiate a synchronous function"),
     gast.AsyncFor: ("`async for`", "differentiate a synchronous function"),
     gast.AsyncFunctionDef: ("`async def`", "differentiate a synchronous function"),

@@ -60,7 +60,7 @@ def _statements(stmts, keep_comments):
             continue  # emit adds and drops `pass` as blocks need it
         out.append(s)
         for field in ("body", "orelse", "finalbody"):  # finalbody: a pullback's `try` (split.py)
-            if isinstance(s, (gast.If, gast.For, gast.While, gast.FunctionDef, gast.Try)):
+            if isinstance(s, (gast.If, gast.For, gast.While, gast.With, gast.FunctionDef, gast.Try)):
                 out += _statements(getattr(s, field, []), keep_comments)
     return out
 

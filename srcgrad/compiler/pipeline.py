@@ -1,10 +1,12 @@
 """The only module that knows the order of the stages.
 
-source -> parse (frontend) -> check (fence) -> nested functions out (closures) -> jumps ->
+source -> parse (frontend) -> check (fence) -> `with` blocks between markers (contexts) ->
+nested functions out (closures) -> jumps ->
 ANF -> nested functions inlined (closures) -> calls of other user functions spliced
 (callees) -> versions -> resolve -> activity -> loops over
 sequences by index (iteration) -> reverse (contributions, mutation, adjoints, tape; or
-forward for mode "jvp") -> optimize -> scaling (specialized reverse mode) -> split (vjp's pullback) -> emit -> load -> cache,
+forward for mode "jvp") -> optimize -> scaling (specialized reverse mode) -> split (vjp's pullback) -> `with` blocks
+again (contexts) -> emit -> load -> cache,
 which dispatches each kind of call to code specialized for it (kinds, shapes). With
 `verbose`, the code after each stage is printed.
 """
@@ -20,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, cache, callees, closures, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, map_filter, optimize, origins, printing, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
+from . import activity, aliases, anf, cache, callees, closures, contexts, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, map_filter, optimize, origins, printing, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -308,6 +310,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program.tree = map_filter.run(program)
     fence.check(program, _transform_name(mode))
     program.bound.update(fence.imports(program, _transform_name(mode)))
+    program.tree = contexts.lower(program, _transform_name(mode))
     program.tree = aliases.run(program)
     shared = fence.shared_augmented(program)
     tree = syntax.copy(program.tree)
@@ -374,6 +377,7 @@ def _finish(prepared, verbose, signature=None):
         if prepared.split_vjp:
             tree = split.run(tree, namer)
         _show(verbose, "optimize", tree)
+        tree = contexts.fold(tree)
     text = emit.source(tree)
     unit = standalone.Unit(
         standalone.key_id(prepared.key), text, tree.name, dict(namer.helpers), program.globals, dict(program.cells), program.name,

@@ -20,6 +20,9 @@ Adjoints. Contributions are first collected as `x_bar += e`; a final pass in
 execution order turns the first into `x_bar = e` and later ones into
 `x_bar = x_bar + e`, drops the adjoint of a value that receives none, and initializes
 with zeros where control flow merges paths that disagree.
+
+`with` blocks (contexts.py). Each marker of one is mirrored into the backward pass, so
+the block's adjoint statements run under the same context manager.
 """
 
 import os
@@ -29,7 +32,7 @@ import gast
 
 from .. import rules, runtime
 from . import calls as call_sites
-from . import mutation, syntax
+from . import contexts, mutation, syntax
 from .contributions import Contributions
 from .markers import _Group, _Restore, _Save
 from .undo import Undo
@@ -63,7 +66,7 @@ class _Reverse(Contributions, Undo):
             f, b = self.stmt(stmt, ctx)
             fwd += f
             bwd = b + bwd
-        return fwd, bwd
+        return fwd, contexts.without_empty(bwd) if self.contexts else bwd
 
     def stmt(self, s, ctx):
         if syntax.comment_text(s) is not None:
@@ -74,6 +77,8 @@ class _Reverse(Contributions, Undo):
         return method(s, ctx)
 
     def visit_Expr(self, s, ctx):
+        if self.contexts and contexts.kind(s):  # a `with` block's adjoints run under it too
+            return [s], [contexts.mirror(s)]
         if isinstance(s.value, gast.Call):
             callee = self.calls.get(s.value)
             if id(s) in self.pops:
@@ -356,6 +361,7 @@ def sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
     rev.assign_count = count_assignments(statements)
     rev.assigned = set()
     rev.read_counts = syntax.load_counts(tree)
+    rev.contexts = any(contexts.kind(s) for s in statements)
     forward, backward = rev.block(body, _Context(0, frozenset(), set(params)))
 
     seed = namer.adjoint(out_name) if out_name else namer.fresh("out_bar")

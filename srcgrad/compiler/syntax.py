@@ -175,6 +175,10 @@ def try_finally(body, finalbody):
     return _make(gast.Try, body=list(body), handlers=[], orelse=[], finalbody=list(finalbody))
 
 
+def with_(items, body):
+    return _make(gast.With, items=list(items), body=list(body))
+
+
 def break_():
     return gast.Break()
 

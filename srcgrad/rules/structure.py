@@ -414,6 +414,54 @@ def tuple_jvp(t, ans, iterable=()):
     return tuple(t)
 
 
+# `dict(d)` of a dict: a new dict of the same entries, whose gradient is d's, entry by
+# entry (`dict(zip(keys, values))` is a comprehension by then: map_filter.py).
+
+
+def _mapping_grad(g, mapping):
+    if type(mapping) is not dict:
+        raise TypeError(
+            f"srcgrad differentiates `dict(d)` of a dict `d` only, not of {type(mapping).__name__}: build the dict "
+            "with a display or a comprehension (`{k: v for k, v in pairs}`)"
+        )
+    return g
+
+
+@defvjp(dict, "mapping", name="DictCopy")
+def dict_vjp(g, ans, mapping=()):
+    return _mapping_grad(g, mapping)
+
+
+@defjvp(dict, "mapping")
+def dict_jvp(t, ans, mapping=()):
+    return dict(t)
+
+
+# A namedtuple class called with its fields (`P(W=a, b=c)`): calls.site reads it as
+# `make_namedtuple(P, (a, c))`, the fields in the class's order, so each field's value
+# gets its entry of the namedtuple's gradient.
+
+
+def make_namedtuple(kind, fields):
+    """`kind(*fields)`: the namedtuple of the class `kind` with the values `fields`."""
+    return kind(*fields)
+
+
+@defvjp(make_namedtuple, "fields", name="Namedtuple")
+def make_namedtuple_vjp(g, ans, kind, fields):
+    return tuple(g)
+
+
+@defjvp(make_namedtuple, "fields")
+def make_namedtuple_jvp(t, ans, kind, fields):
+    return kind(*_field_tangents(t, fields))
+
+
+def _field_tangents(t, seq):
+    """The tangent of each field, zeros where a field is a constant (None)."""
+    return [zeros_like_grad(v) if d is None else d for d, v in zip(t, seq)]
+
+
 @defvjp(np.float64, "x")
 @defvjp(np.float32, "x")
 def numpy_scalar_vjp(g, ans, x=0.0):
