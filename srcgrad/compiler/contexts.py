@@ -48,13 +48,15 @@ _WHY_NOT = {
 
 def lower(program, transform="srcgrad.grad"):
     """`program.tree` with each `with` block between markers (a new tree; the parse stays
-    as it was), or a `SrcGradError` at the first `with` that cannot be differentiated."""
+    as it was, and `program.contexts` is set), or a `SrcGradError` at the first `with`
+    that cannot be differentiated."""
     tree = program.tree
-    if not any(isinstance(n, gast.With) for n in syntax.walk(tree)):
+    if not any(type(s) is gast.With for s in syntax.statements(tree)):
         return tree
     tree = syntax.copy(tree)
     taken = {n.id for n in syntax.walk(tree) if isinstance(n, gast.Name)}
     _Lowering(program, f"{transform} (in `{tree.name}`)", taken).block(tree.body)
+    program.contexts = True
     return tree
 
 

@@ -45,6 +45,8 @@ class Program:
     # the `super()` reads a method's program resolved (`super().loss`, held as `super_loss`):
     # (the super object, the attribute, the bound method), which a base class's rebinding changes
     inherited: list = field(default_factory=list)
+    # whether the tree holds `with` blocks that contexts.lower put between markers
+    contexts: bool = False
 
     @property
     def generated(self):

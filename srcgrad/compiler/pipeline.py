@@ -377,7 +377,8 @@ def _finish(prepared, verbose, signature=None):
         if prepared.split_vjp:
             tree = split.run(tree, namer)
         _show(verbose, "optimize", tree)
-        tree = contexts.fold(tree)
+        if prepared.program.contexts:
+            tree = contexts.fold(tree)
     text = emit.source(tree)
     unit = standalone.Unit(
         standalone.key_id(prepared.key), text, tree.name, dict(namer.helpers), program.globals, dict(program.cells), program.name,

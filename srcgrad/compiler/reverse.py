@@ -361,7 +361,7 @@ def sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
     rev.assign_count = count_assignments(statements)
     rev.assigned = set()
     rev.read_counts = syntax.load_counts(tree)
-    rev.contexts = any(contexts.kind(s) for s in statements)
+    rev.contexts = program.contexts
     forward, backward = rev.block(body, _Context(0, frozenset(), set(params)))
 
     seed = namer.adjoint(out_name) if out_name else namer.fresh("out_bar")
