@@ -142,10 +142,4 @@ def dot(input, tensor):
             "dot : expected both vectors to have same dtype, but found "
             f"{input.dtype.kind_name} and {tensor.dtype.kind_name}"
         )
-    n, m = input._data.shape[0], tensor._data.shape[0]
-    if n != m:
-        raise RuntimeError(
-            f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number of "
-            f"elements, but got {n} and {m} elements respectively"
-        )
-    return matmul(input, tensor)
+    return matmul(input, tensor)  # vectors of different lengths: matmul's error, as PyTorch's dot
