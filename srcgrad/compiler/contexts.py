@@ -30,6 +30,7 @@ import gast
 import numpy as np
 
 from . import printing, syntax
+from .naming import Namer
 from .scope import MISSING, dotted_parts, lookup_path
 
 BEGIN, END = "__srcgrad_with__", "__srcgrad_with_end__"
@@ -54,15 +55,14 @@ def lower(program, transform="srcgrad.grad"):
     if not any(type(s) is gast.With for s in syntax.statements(tree)):
         return tree
     tree = syntax.copy(tree)
-    taken = {n.id for n in syntax.walk(tree) if isinstance(n, gast.Name)}
-    _Lowering(program, f"{transform} (in `{tree.name}`)", taken).block(tree.body)
+    _Lowering(program, f"{transform} (in `{tree.name}`)", Namer.for_tree(tree)).block(tree.body)
     program.contexts = True
     return tree
 
 
 class _Lowering:
-    def __init__(self, program, where, taken):
-        self.program, self.where, self.taken = program, where, taken
+    def __init__(self, program, where, namer):
+        self.program, self.where, self.namer = program, where, namer
         tree = program.tree
         params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
         self.locals = (params | set(syntax.names_stored(tree))) - set(program.bound)
@@ -80,9 +80,10 @@ class _Lowering:
         return stmts
 
     def with_(self, s):
-        header = ", ".join(self.item(item, s) for item in s.items)
+        texts, managers = zip(*(self.item(item, s) for item in s.items))
+        header = ", ".join(texts)
         body = self.block(s.body)
-        catches = any(lookup_path(dotted_parts(i.context_expr.func), self.program) is warnings.catch_warnings for i in s.items)
+        catches = warnings.catch_warnings in managers
         setup = []
         while catches and body and self.is_setup(body[0]):
             setup.append(printing.unparse(body.pop(0)))
@@ -91,7 +92,7 @@ class _Lowering:
         if body and isinstance(body[-1], gast.Return):
             ret = body.pop()
             if ret.value is not None:
-                result = self.fresh("result")
+                result = self.namer.fresh("result")
                 body.append(syntax.located(syntax.assign(result, ret.value), ret))
                 ret = syntax.located(syntax.return_(syntax.name(result)), ret)
             after = [ret]
@@ -100,7 +101,8 @@ class _Lowering:
         return [begin] + body + [end] + after
 
     def item(self, item, s):
-        """The header text of one `with` item, or a `SrcGradError` where it is refused."""
+        """(header text, context manager) of one `with` item, or a `SrcGradError` where it
+        is refused."""
         expr = item.context_expr
         text = printing.unparse(expr)
         if item.optional_vars is not None:
@@ -125,7 +127,7 @@ class _Lowering:
                 s, f"`with {text}` is not supported by {self.where}: the arguments of a context manager must be "
                 "constants (`np.errstate(divide='ignore')`); write them out",
             )
-        return text
+        return text, found
 
     def fixed(self, node):
         """Whether the argument `node` means the same value on every call: a constant (a
@@ -161,14 +163,6 @@ class _Lowering:
             raise self.program.error(
                 jump, f"`{word}` inside a `with` block, leaving it, is not supported by {self.where}; {advice}",
             )
-
-    def fresh(self, base):
-        name, k = base, 0
-        while name in self.taken:
-            k += 1
-            name = f"{base}_{k}"
-        self.taken.add(name)
-        return name
 
 
 def _jumps(stmts, in_loop):
@@ -212,9 +206,9 @@ def without_empty(stmts):
 
 def fold(tree):
     """`tree` (changed in place) with the markers of each statement list turned back into
-    `with` blocks; a block holding no statement but comments is dropped."""
-    if any(kind(s) for s in syntax.statements(tree)):
-        _fold(tree)
+    `with` blocks; a block holding no statement but comments is dropped. Run only where
+    `lower` put markers (`program.contexts`)."""
+    _fold(tree)
     return tree
 
 
