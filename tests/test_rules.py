@@ -1098,6 +1098,8 @@ TABLES = [
     [case(f, U(s, lo, hi)) for f, lo, hi in UNARY for s in SHAPES],
     [case(f, U(xs, *xd), U(ys, *yd)) for f, xd, yd in BINARY for xs, ys in PAIRS],
     [case(np.where, np.array(True), U(()), U(())), case(np.ldexp, U((2,)), 1)],
+    [case(np.heaviside, np.array([[0.0, 1.5, -2.0], [0.0, 0.0, 3.0]]), U((3,))),
+     case(np.bincount, np.array([0, 3, 3, 1]), U((4,))), case(np.bincount, np.array([2, 0]), weights=U((2,)), minlength=4)],
     CLIP, [case(*a) for a in SCALARS],
     [case(f, U((3, 4), 0.5, 2)) for f in REDUCTIONS + SCANS],
     [case(builtins.sum, [0.5, 1.5], 2.0), case(math.fsum, [0.5])],

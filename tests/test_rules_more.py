@@ -38,6 +38,8 @@ def P(*shape):
 
 MASK34 = np.array([[True, False, True, True], [False, True, True, False], [True, True, False, True]])
 MASK234 = np.stack([MASK34, ~MASK34])
+BINS = np.array([0, 2, 2, 4, 1, 0, 2])
+STEPS = np.array([[0.0, 1.0, -2.0, 0.0], [0.0, 0.0, 3.0, -1.0], [2.0, 0.0, 0.0, 0.0]])
 
 
 # name -> (function of the differentiated arguments, arguments, wrt)
@@ -96,6 +98,11 @@ PROGRAMS = {
     "svd_wide_s": (lambda x: np.sum(np.linalg.svd(x)[1] * np.arange(1.0, 4.0)), [R(3, 5)]),
     "svd_tall_vh": (lambda x: np.sum(np.linalg.svd(x)[2][0] * np.arange(3.0)) ** 2, [R(4, 3)]),
     "svd_wide_u": (lambda x: np.sum(np.linalg.svd(x)[0][:, 0] * np.arange(3.0)) ** 2, [R(3, 5)]),
+    # bincount's weights and heaviside's value at 0 carry gradients (they were zero)
+    "bincount_weights": (lambda w: np.sum(np.bincount(BINS, weights=np.sin(w), minlength=6) ** 2), [R(7)]),
+    "bincount_weights_positional": (lambda w: np.sum(np.bincount(BINS, w * w) * np.arange(5.0)), [R(7)]),
+    "heaviside_value_at_zero": (lambda x, h: np.sum(np.heaviside(STEPS, h) * x + np.heaviside(x, 0.5) * h), [D(3, 4), R(3, 4)]),
+    "heaviside_broadcast_value": (lambda h: np.sum(np.heaviside(STEPS, h) ** 2 * np.arange(4.0)), [R(4)]),
 }
 # fmt: on
 
@@ -497,6 +504,23 @@ def test_the_same_functions_on_constants_are_constants():
     np.testing.assert_allclose(g, _fd(f, [x], 0), rtol=1e-6, atol=1e-7)
     _, out_dot = srcgrad.jvp(f, (x,), (np.ones(4),))
     assert out_dot == pytest.approx(np.sum(g), rel=1e-12)
+
+
+def test_bincount_weights_and_heaviside_value_at_zero_have_their_analytic_gradients():
+    # Regression: np.bincount and np.heaviside were declared to have no gradient, so the
+    # gradient of a weighted bincount and of heaviside's value at 0 was silently zero.
+    def f(w, h):
+        counts = np.bincount(np.array([0, 2, 2, 1]), weights=w * 2.0, minlength=5)
+        return np.sum(counts ** 2) + np.sum(np.heaviside(np.array([0.0, 1.0, -2.0, 0.0]), h) * w)
+
+    w, h = np.array([0.5, 1.5, -1.0, 2.0]), np.array([0.3, 0.4, 0.6, 0.8])
+    counts = np.array([2 * w[0], 2 * w[3], 2 * (w[1] + w[2])])
+    expected_w = 4.0 * counts[[0, 2, 2, 1]] + np.array([h[0], 1.0, 0.0, h[3]])
+    expected_h = np.array([w[0], 0.0, 0.0, w[3]])
+    for gw, gh in (srcgrad.grad(f, wrt=(0, 1))(w, h), srcgrad.jacobian(f, wrt=(0, 1), mode="forward")(w, h)):
+        np.testing.assert_allclose(gw, expected_w, rtol=1e-14)
+        np.testing.assert_allclose(gh, expected_h, rtol=1e-14)
+    np.testing.assert_allclose(srcgrad.hessian(f, wrt=0)(w, h), 8.0 * (np.array([0, 2, 2, 1])[:, None] == [0, 2, 2, 1]))
 
 
 def _cov_weighted(x, w):

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..runtime import unbroadcast, zeros_like_grad
-from .registry import defjvp, defvjp, elementwise
+from .registry import defjvp, defvjp, discrete, elementwise
 
 # --- unary ufuncs -------------------------------------------------------------------
 
@@ -345,6 +345,29 @@ def ldexp_vjp_x(g, ans, x, y):
 @defjvp(np.ldexp, "x")
 def ldexp_jvp_x(t, ans, x, y):
     return np.ldexp(t, y)
+
+
+@elementwise(np.heaviside, "x2")
+def heaviside_dx2(ans, x1, x2):
+    """`x2` is the value where `x1` is 0; `x1` itself is piecewise constant (discrete)."""
+    return np.equal(x1, 0)
+
+
+discrete(np.heaviside, "x1")
+
+
+@defvjp(np.bincount, "weights")
+def bincount_vjp_weights(g, ans, x, weights=None, minlength=0):
+    """Entry i of `weights` was added into bin x[i]; the bins `x` themselves are discrete."""
+    return np.take(g, x)
+
+
+@defjvp(np.bincount, "weights")
+def bincount_jvp_weights(t, ans, x, weights=None, minlength=0):
+    return np.bincount(x, t, np.size(ans))
+
+
+discrete(np.bincount, "x")
 
 
 # --- selection: where, clip ---------------------------------------------------------

@@ -2,12 +2,14 @@
 sizes, comparisons, index searches, rounding, constructors. Their results are
 constants to the derivative; calling them raises no error.
 
-Piecewise-constant functions (sign, floor, round, floor_divide, heaviside) have a zero
-derivative wherever they have one, so they are listed here rather than given zero rules.
+Piecewise-constant functions (sign, floor, round, floor_divide) have a zero derivative
+wherever they have one, so they are listed here rather than given zero rules.
 `x.astype(int)` is handled by the `astype` rule (see `methods.py`).
 
 Not listed, because their values move with their arguments' values and a zero would be
-a wrong gradient: np.arange / linspace / logspace / geomspace (float start and stop),
+a wrong gradient: np.bincount and np.heaviside (rules in `elementwise.py`: their
+`weights` and their value at 0 are differentiable), np.arange / linspace / logspace /
+geomspace (float start and stop),
 np.unique, np.histogram (its bin edges) and histogram_bin_edges, np.nextafter, and
 np.random.normal / uniform / choice / permutation. Called on differentiated values they
 are refused (no rule); on constants they run as before.
@@ -41,12 +43,12 @@ nondifferentiable(
     # index searches and integer results
     np.argmax, np.argmin, np.nanargmax, np.nanargmin, np.argsort, np.argpartition,
     np.argwhere, np.nonzero, np.flatnonzero, np.searchsorted, np.digitize, np.count_nonzero,
-    np.bincount, np.floor_divide,
+    np.floor_divide,
     np.ravel_multi_index, np.unravel_index, np.indices, np.tril_indices, np.triu_indices,
     np.diag_indices, np.tril_indices_from, np.triu_indices_from, np.lexsort,
     np.linalg.matrix_rank,
     # piecewise-constant functions: zero gradient
-    np.sign, np.heaviside, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc,
+    np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc,
     np.fix, np.spacing, np.imag,
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
     # constructors whose values do not depend on their arguments' values
