@@ -1111,7 +1111,8 @@ TABLES = [
     QUANTILES, AVERAGE, COVARIANCES, DIFFERENCES, PRODUCTS,
     [case(np.convolve, U((3,)), U((2,))), case(np.correlate, U((3,)), U((2,)))],
     LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0), case(getattr, _Pair(U((3,)), U((2, 2))), "second"),
-                               case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))})],
+                               case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))}),
+                               case(operator.or_, {"a": U((3,)), "b": U((2,))}, {"b": U((2,)), "c": U(())})],
     STRUCTURE, OTHERS,
     KEYWORD_REDUCTIONS, RUNNING_EXTREMA, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]

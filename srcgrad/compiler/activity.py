@@ -17,7 +17,7 @@ from .. import rules
 from ..errors import NotDifferentiableError
 from . import syntax
 
-_NONDIFF_BINOPS = (gast.FloorDiv, gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift)
+_NONDIFF_BINOPS = (gast.FloorDiv, gast.BitAnd, gast.BitXor, gast.LShift, gast.RShift)  # `|` merges dicts
 
 
 @dataclass(frozen=True)
@@ -61,14 +61,28 @@ def diff_reads(value, calls):
             names.append(callee.receiver)
         elif isinstance(value.func, gast.Name):
             names.append(value.func.id)  # a callable value made from differentiated ones (`m = Model(W)`)
+        skipped = _discrete_arguments(value, callee)
         for arg in list(value.args) + [k.value for k in value.keywords]:
-            names += diff_reads(arg, calls)
+            if id(arg) not in skipped:
+                names += diff_reads(arg, calls)
         return names
     if isinstance(value, (gast.Tuple, gast.List)):
         return [n for e in value.elts for n in diff_reads(e, calls)]
     if isinstance(value, gast.Dict):
         return [n for v in value.values for n in diff_reads(v, calls)]
     return [n.id for n in gast.walk(value) if isinstance(n, gast.Name)]
+
+
+def _discrete_arguments(call, callee):
+    """The ids of the arguments of the function call `call` that its rule declares
+    discrete (`np.heaviside`'s x1, `np.bincount`'s bins): no derivative flows from them."""
+    if callee is None or callee.kind != "function":
+        return ()
+    rule = rules.lookup(callee.obj)
+    if rule is None or not rule.discrete:
+        return ()
+    found = {id(arg) for param, arg in zip(rule.params, call.args) if param in rule.discrete}
+    return found | {id(k.value) for k in call.keywords if k.arg in rule.discrete}
 
 
 def _flows(tree, calls):
@@ -126,6 +140,22 @@ def run(tree, wrt, output, calls):
                         useful.add(s)
                         changed = True
     return Activity(frozenset(varied), frozenset(useful))
+
+
+def refuse_sets(program, tree, activity):
+    """Refuse a set display (`{a, b}`) that holds differentiated values: a set has no
+    order, so no entry of its gradient could be matched to its value. Sets of constants
+    (`if k in {1, 3}`) are fine."""
+    if not any("{" in line for line in program.source_lines):
+        return  # no display in the function's text
+    for node in syntax.statements(tree):
+        if type(node) is gast.Assign and type(node.value) is gast.Set:
+            if any(activity.is_active(n) for n in syntax.names_stored(node)):
+                raise program.error(
+                    node, f"`{program.text(node).strip()}` puts differentiated values into a set (in "
+                    f"`{program.name}`); a set has no order, so srcgrad cannot match their gradients to them: use "
+                    "a list or a tuple", NotDifferentiableError,
+                )
 
 
 def refuse_complex(program, tree, activity, calls):

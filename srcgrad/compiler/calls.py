@@ -40,6 +40,7 @@ class Site:
 _BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv,
     gast.Pow: operator.pow, gast.MatMult: operator.matmul, gast.Mod: operator.mod,
+    gast.BitOr: operator.or_,  # merges dicts (bitwise on numbers: a zero derivative)
 }
 _UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos}
 
@@ -478,6 +479,7 @@ def _may_be_sequence(operand, container_names):
 
 
 _SEVERAL_RESULTS = {
+    operator.or_,  # `d | e` of dicts: dict tangents
     np.average, np.divmod, np.linalg.slogdet, np.linalg.eigh, np.linalg.qr, np.linalg.svd, np.linalg.lstsq,
 }
 

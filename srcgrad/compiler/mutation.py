@@ -399,7 +399,7 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
                       "object that")
         elif defs:
             shared = (f"line {program.line(defs[0])} (`{program.text(defs[0]).strip()}`) makes another name or a "
-                      "view of an array that")
+                      "view of an array, list or dict that")
         else:
             shared = f"`{alias}` holds an array (appended to it or built from it) that"
         raise program.error(

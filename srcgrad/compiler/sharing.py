@@ -354,26 +354,26 @@ class _Function:
         program = self.program
         op = _OPERATORS.get(type(s.op), "+")
         if node == owner:
-            head = f"`{program.text(s)}` ({program.filename}, line {program.line(s)}) changes the array `{owner}` in place"
-            advice = f"Write `{owner} = {owner} {op} ...` for a new array, or copy first (`.copy()`)"
+            head = f"`{program.text(s)}` ({program.filename}, line {program.line(s)}) changes `{owner}` in place"
+            advice = f"Write `{owner} = {owner} {op} ...` for a new value, or copy first (`.copy()`)"
         else:
             entry = printing.unparse(s.target)
-            head = (f"`{program.text(s)}` ({program.filename}, line {program.line(s)}) changes the array that "
+            head = (f"`{program.text(s)}` ({program.filename}, line {program.line(s)}) changes the value that "
                     f"`{owner}` holds in place")
-            advice = f"Write `{entry} = {entry} {op} ...` for a new array, or copy first (`.copy()`)"
+            advice = f"Write `{entry} = {entry} {op} ...` for a new value, or copy first (`.copy()`)"
         for other, why in sorted(state.neighbours(node).items(), key=lambda kv: (kv[0] != OUTSIDE, kv[0])):
             made = f"line {program.line(why)}: `{program.text(why)}`"
             if other == OUTSIDE:
                 return program.error(
                     s, f"{head}, and it may share memory with a value that `{self.tree.name}` does not make (an "
-                    f"argument, a global, or what a call returns; {made}): NumPy changes that value too, which "
+                    f"argument, a global, or what a call returns; {made}): that value changes too, which "
                     f"srcgrad cannot differentiate. {advice}", NotDifferentiableError)
             name = other[:-2] if other.endswith("[]") else other
             read = None if name == owner else self.later_reads.after(name, s, self.loops)
             if read is not None:
                 return program.error(
                     s, f"{head}, and it may share memory with `{name}` ({made}), which is read afterwards (line "
-                    f"{program.line(read)}: `{program.text(read)}`; in `{self.tree.name}`): NumPy changes both, "
+                    f"{program.line(read)}: `{program.text(read)}`; in `{self.tree.name}`): both change, "
                     f"which srcgrad cannot differentiate. {advice}", NotDifferentiableError)
 
     # --- expressions ------------------------------------------------------------------
@@ -393,10 +393,10 @@ class _Function:
         if isinstance(e, (gast.Constant, gast.JoinedStr, gast.Compare, gast.Lambda, gast.UnaryOp, gast.Slice)):
             return NOTHING, NOTHING
         if isinstance(e, gast.BinOp):
-            if not isinstance(e.op, (gast.Add, gast.Mult)):
+            if not isinstance(e.op, (gast.Add, gast.Mult, gast.BitOr)):
                 return NOTHING, NOTHING
             held = [self.value(o, state)[1] for o in (e.left, e.right) if self.holds_values(o, state)]
-            return NOTHING, frozenset().union(*held)  # lists concatenate and repeat
+            return NOTHING, frozenset().union(*held)  # lists concatenate and repeat, dicts merge
         if isinstance(e, (gast.BoolOp, gast.IfExp)):  # one of the operands itself
             parts = [self.value(v, state) for v in (e.values if isinstance(e, gast.BoolOp) else (e.body, e.orelse))]
             return frozenset().union(*(p[0] for p in parts)), frozenset().union(*(p[1] for p in parts))
@@ -430,10 +430,10 @@ class _Function:
         return _UNKNOWN  # nothing else passes the fence
 
     def holds_values(self, e, state):
-        """Whether `e` is a list made here (a display, a comprehension, a local name that
-        holds local values): then `e + ...` and `e.copy()` hold what it holds. Anything
+        """Whether `e` is a list or dict made here (a display, a comprehension, a local name
+        that holds local values): then `e + ...`, `e | ...` and `e.copy()` hold what it holds. Anything
         else is taken to be numeric (an argument's `+` and `.copy()` are not followed into)."""
-        if isinstance(e, (gast.List, gast.Tuple, gast.ListComp)):
+        if isinstance(e, (gast.List, gast.Tuple, gast.ListComp, gast.Dict, gast.DictComp)):
             return True
         return (isinstance(e, gast.Name) and e.id in self.local
                 and any(n != OUTSIDE for n in state.neighbours(e.id + "[]")))

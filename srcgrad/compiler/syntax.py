@@ -120,6 +120,15 @@ def list_(elts):
     return _make(gast.List, elts=list(elts), ctx=_LOAD)
 
 
+def set_(elts):
+    return _make(gast.Set, elts=list(elts))
+
+
+def dict_(keys, values):
+    """`{k: v, ...}`; a None key is a `**` entry."""
+    return _make(gast.Dict, keys=list(keys), values=list(values))
+
+
 def list_comprehension(elt, target, iterable, ifs=()):
     """`[elt for target in iterable if ...]`, one generator; `target` a store-context node."""
     generator = _make(gast.comprehension, target=target, iter=iterable, ifs=list(ifs), is_async=0)
@@ -147,7 +156,12 @@ def assign(target, value):
 
 def aug_add(target, value):
     """`target += value` (used by reverse mode to mean "accumulate into an adjoint")."""
-    return _make(gast.AugAssign, target=name(target, store=True), op=gast.Add(), value=value)
+    return aug_assign(target, gast.Add(), value)
+
+
+def aug_assign(target, op, value):
+    """`target op= value` of the name `target`."""
+    return _make(gast.AugAssign, target=name(target, store=True), op=op, value=value)
 
 
 def expr(value):

@@ -186,6 +186,7 @@ _PIECEWISE_CONSTANT = {
     statistics._quantile_vjp_x: ("ans", "x"), statistics._quantile_jvp_x: ("ans", "x"),  # weights from ranks and q
     elementwise._select_vjp_choices: ("condlist", "choicelist"),
     elementwise._select_jvp_choices: ("ans", "condlist", "choicelist"),
+    structure._merged_grad: ("x", "other"), structure._merged_tangent: ("ans", "x", "other"),  # keys only
 }
 _register_helper_rules(_PIECEWISE_CONSTANT)
 

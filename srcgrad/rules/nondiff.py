@@ -32,7 +32,7 @@ nondifferentiable(
     # comparisons and logic
     operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
     operator.not_, operator.truth, operator.contains, operator.is_, operator.is_not,
-    operator.floordiv, operator.and_, operator.or_, operator.xor, operator.invert,
+    operator.floordiv, operator.and_, operator.xor, operator.invert,
     operator.lshift, operator.rshift,
     np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
     np.logical_and, np.logical_or, np.logical_not, np.logical_xor,

@@ -17,6 +17,8 @@ Conventions for sequences, shared with `linalg.py` (`einsum`, `multi_dot`):
   returns a tuple (a list where NumPy returns a list) of output tangents.
 """
 
+import operator
+
 import numpy as np
 
 from ..runtime import unbroadcast, zeros_like_grad
@@ -418,7 +420,8 @@ def tuple_jvp(t, ans, iterable=()):
 # entry (`dict(zip(keys, values))` is a comprehension by then: map_filter.py).
 
 
-def _mapping_grad(g, mapping):
+def _of_dict(g, mapping):
+    """`g` itself: the copy's gradient, entry by entry (a TypeError for anything but a dict)."""
     if type(mapping) is not dict:
         raise TypeError(
             f"srcgrad differentiates `dict(d)` of a dict `d` only, not of {type(mapping).__name__}: build the dict "
@@ -429,12 +432,61 @@ def _mapping_grad(g, mapping):
 
 @defvjp(dict, "mapping", name="DictCopy")
 def dict_vjp(g, ans, mapping=()):
-    return _mapping_grad(g, mapping)
+    return _of_dict(g, mapping)
 
 
 @defjvp(dict, "mapping")
 def dict_jvp(t, ans, mapping=()):
-    return dict(t)
+    return dict(_of_dict(t, mapping))
+
+
+# `a | b` (and `a |= b`, `{**a, 'k': v}`, `a.update(b)`, which anf.py spells so) merges
+# two dicts into a new one whose entries are a's, replaced or followed by b's: each entry's
+# gradient goes to the operand it came from. On numbers and bool arrays `|` is bitwise,
+# with a zero derivative. Forward mode adds the two operands' dict tangents with add_grad.
+
+
+def _merged(x, other):
+    """Whether `x | other` (or `other | x`) merged two dicts."""
+    return isinstance(x, dict) and isinstance(other, dict)
+
+
+def _merged_grad(g, x, other, first):
+    """The gradient of `x` in `x | other` (`first`) or `other | x`, given the result's `g`
+    (None meaning zero): an entry of the left dict that the right one replaced gets zero."""
+    if not _merged(x, other):
+        return zeros_like_grad(x)
+    if g is None:
+        return {k: zeros_like_grad(v) for k, v in x.items()}
+    return {k: zeros_like_grad(v) if (first and k in other) or g.get(k) is None else g[k] for k, v in x.items()}
+
+
+def _merged_tangent(t, ans, x, other, first):
+    """The part of the tangent of `ans = x | other` (`first`) or `other | x` that x's
+    tangent `t` gives: x's entries that survive, zeros for the others (every key of ans)."""
+    if not _merged(x, other):
+        return zeros_like_grad(ans)
+    return {k: t[k] if k in x and not (first and k in other) else zeros_like_grad(v) for k, v in ans.items()}
+
+
+@defvjp(operator.or_, "x", name="Merge")
+def merge_vjp_x(g, ans, x, y):
+    return _merged_grad(g, x, y, True)
+
+
+@defvjp(operator.or_, "y")
+def merge_vjp_y(g, ans, x, y):
+    return _merged_grad(g, y, x, False)
+
+
+@defjvp(operator.or_, "x")
+def merge_jvp_x(t, ans, x, y):
+    return _merged_tangent(t, ans, x, y, True)
+
+
+@defjvp(operator.or_, "y")
+def merge_jvp_y(t, ans, x, y):
+    return _merged_tangent(t, ans, y, x, False)
 
 
 # A namedtuple class called with its fields (`P(W=a, b=c)`): calls.site reads it as

@@ -108,10 +108,10 @@ REFUSED = {
     "u_reduce": srcgrad.SrcGradError, "u_sorted": srcgrad.SrcGradError, "u_vectorize": srcgrad.SrcGradError,
     "u_lambda_call_immediately": srcgrad.SrcGradError,  # u_walrus differentiates now: below
     "u_match": srcgrad.SrcGradError, "u_starcall": srcgrad.SrcGradError, "u_kwcall": srcgrad.SrcGradError,
-    "u_set": srcgrad.SrcGradError,  # u_while_else / u_for_else differentiate now: below
+    # u_while_else / u_for_else, u_set and u_list_sort differentiate now: below
     "u_kwargs_func": srcgrad.SrcGradError,  # u_local_import differentiates now: tests/test_passes.py
     "u_min_key": srcgrad.SrcGradError,
-    "u_list_sort": srcgrad.NotDifferentiableError,  # u_dict_get differentiates now: below
+    # u_dict_get differentiates now: below
     "u_list_insert": srcgrad.NotDifferentiableError,  # u_list_pop differentiates now: below
     "u_divmod": srcgrad.NotDifferentiableError, "u_complex_abs": srcgrad.NotDifferentiableError,
     # u_npsum_where / u_npsum_initial differentiate now (np.sum's where= and initial=): tests/test_rules_more.py
@@ -169,6 +169,17 @@ def test_walrus_and_dict_get_are_differentiated():
     assert srcgrad.jvp(U.u_walrus, (0.7,), (1.0,)) == pytest.approx((1.96, 5.6), rel=1e-12)
     assert srcgrad.grad(U.u_dict_get)(0.7) == pytest.approx(2.0, rel=1e-12)
     assert srcgrad.jvp(U.u_dict_get, (0.7,), (1.0,)) == pytest.approx((2.4, 2.0), rel=1e-12)
+
+
+def test_a_set_of_constants_and_a_sorted_list_are_differentiated():
+    """`a * len({1, 2})` is 2a; `l = list(x); l.sort(); l[0] * 3` has gradient 3 at x's smallest entry."""
+    assert srcgrad.grad(U.u_set)(0.7) == 2.0
+    x = x4.copy()
+    expected = np.zeros(4)
+    expected[np.argmin(x)] = 3.0
+    np.testing.assert_array_equal(srcgrad.grad(U.u_list_sort)(x), expected)
+    np.testing.assert_array_equal(srcgrad.jacobian(U.u_list_sort, mode="forward")(x), expected)
+    np.testing.assert_array_equal(x, x4)
 
 
 def test_map_and_filter_are_differentiated():
