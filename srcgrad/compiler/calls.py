@@ -318,6 +318,23 @@ def _spelled(program, stmt):
     return program.text(stmt).strip() or printing.unparse(stmt).strip()
 
 
+def casts_result(rule, args):
+    """Whether the call whose bound arguments are `args` names its result's dtype
+    (`np.sum(x, dtype=int)`, `np.einsum(..., dtype=int, casting="unsafe")`): cast to integers
+    or booleans, its result rounds, and its derivative is zero (`runtime.unless_integral`).
+    The rules of the casts themselves (`astype`, `np.array`, `np.asarray`) see to that."""
+    node = args.get("dtype")
+    extra = args.get("kwargs")
+    if node is None and isinstance(extra, gast.Dict):
+        node = next((v for k, v in zip(extra.keys, extra.values) if syntax.is_const(k) and k.value == "dtype"), None)
+    if node is None or (isinstance(node, gast.Constant) and node.value is None):
+        return False
+    return rule.primal not in _CASTS
+
+
+_CASTS = {np.ndarray.astype, np.array, np.asarray, np.asanyarray}
+
+
 _SEQUENCE_PARAMS = {"iterable", "seq", "arrays", "tup", "arys", "operands", "object", "xs", "choicelist"}
 
 

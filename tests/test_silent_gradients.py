@@ -1,0 +1,88 @@
+"""Calls that once ran and gave a wrong derivative without a word, found by a sweep of
+NumPy's keyword arguments through the compiler; each now has the right derivative or a
+clear refusal.
+
+- `dtype=int` (or bool) rounds a result: `np.sum(x, dtype=int)`, `np.cumsum`,
+  `np.trace`, `np.full`, `np.concatenate(..., casting="unsafe")`, `np.einsum`, and the
+  casts a dtype implies (`np.full_like` of an integer array, `np.insert` into one, a
+  forward-mode `y[i] = v` into one) have a zero derivative there, in both modes.
+
+Each program is checked against the analytic gradient, against central differences,
+in forward mode (the dot-product test) and through its Hessian.
+"""
+
+import numpy as np
+import pytest
+
+from program_checks import check, check_hessian
+
+X = np.array([0.35, 1.2, 2.5, 0.7])  # x * 3 stays away from integers: differences see the rounding flat
+
+
+# name -> (function, expected gradient at X); `* x` makes each program's value depend on x
+# through a differentiable path too
+# fmt: off
+ROUNDED = {
+    "sum_dtype_int": (lambda x: np.sum(x * 3, dtype=int) * x[0], [13.0, 0, 0, 0]),
+    "sum_dtype_bool": (lambda x: np.sum(x, dtype=bool) * x[0], [1.0, 0, 0, 0]),
+    "sum_method_dtype_int": (lambda x: (x * 3).sum(dtype=int) * x[0], [13.0, 0, 0, 0]),
+    "sum_dtype_int_initial": (lambda x: np.sum(x * 3, dtype=int, initial=x[1] * 2) * x[0], [15.0, 0, 0, 0]),
+    "add_reduce_dtype_int": (lambda x: np.add.reduce(x * 3, dtype=int) * x[0], [13.0, 0, 0, 0]),
+    "mean_dtype_int": (lambda x: np.mean(x * 3, dtype=int) * x[0], [3.0, 0, 0, 0]),
+    "nansum_dtype_int": (lambda x: np.nansum(x * 3, dtype=int) * x[0], [13.0, 0, 0, 0]),
+    "prod_dtype_int": (lambda x: np.prod(x * 3 + 1, dtype=int) * x[0], [192.0, 0, 0, 0]),
+    "nanprod_dtype_int": (lambda x: np.nanprod(x * 3 + 1, dtype=int) * x[0], [192.0, 0, 0, 0]),
+    "var_dtype_int": (lambda x: np.var(x * 3, dtype=int) * x[0], [float(np.var(X * 3, dtype=int)), 0, 0, 0]),
+    "std_dtype_int": (lambda x: np.std(x * 3, dtype=int) * x[0], [float(np.std(X * 3, dtype=int)), 0, 0, 0]),
+    "cumsum_dtype_int": (lambda x: np.sum(np.cumsum(x * 3, dtype=int) * x), [1.0, 4.0, 11.0, 13.0]),
+    "cumsum_method_dtype_int": (lambda x: np.sum((x * 3).cumsum(dtype=int) * x), [1.0, 4.0, 11.0, 13.0]),
+    "nancumsum_dtype_int": (lambda x: np.sum(np.nancumsum(x * 3, dtype=int) * x), [1.0, 4.0, 11.0, 13.0]),
+    "cumprod_dtype_int": (lambda x: np.sum(np.cumprod(x * 3 + 1, dtype=int) * x), [2.0, 8.0, 64.0, 192.0]),
+    "nancumprod_dtype_int": (lambda x: np.sum(np.nancumprod(x * 3 + 1, dtype=int) * x), [2.0, 8.0, 64.0, 192.0]),
+    "add_accumulate_dtype_int": (lambda x: np.sum(np.add.accumulate(x * 3, dtype=int) * x), [1.0, 4.0, 11.0, 13.0]),
+    "maximum_accumulate_dtype_int": (lambda x: np.sum(np.maximum.accumulate(x * 3, dtype=int) * x), [1.0, 3.0, 7.0, 7.0]),
+    "trace_dtype_int": (lambda x: np.trace(np.outer(x, x) * 3, dtype=int) * x[0], [float(np.trace(np.outer(X, X) * 3, dtype=int)), 0, 0, 0]),
+    "full_dtype_int": (lambda x: np.sum(np.full(4, x[0] * 3, dtype=int) * x), [1.0, 1.0, 1.0, 1.0]),
+    "full_like_dtype_int": (lambda x: np.sum(np.full_like(x, x[0] * 3, dtype=int) * x), [1.0, 1.0, 1.0, 1.0]),
+    "full_like_of_integers": (lambda x: np.sum(np.full_like(np.arange(4), x[0] * 3) * x), [1.0, 1.0, 1.0, 1.0]),
+    "ascontiguousarray_dtype_int": (lambda x: np.sum(np.ascontiguousarray(x * 3, dtype=int) * x), [1.0, 3.0, 7.0, 2.0]),
+    "asfortranarray_dtype_int": (lambda x: np.sum(np.asfortranarray(x * 3, dtype=int) * x), [1.0, 3.0, 7.0, 2.0]),
+    "concatenate_unsafe_int": (lambda x: np.sum(np.concatenate([x * 3, x], dtype=int, casting="unsafe") * 1.5) * x[0],
+                               [float(np.sum(np.concatenate([X * 3, X], dtype=int, casting="unsafe"))) * 1.5, 0, 0, 0]),
+    "stack_unsafe_int": (lambda x: np.sum(np.stack([x * 3, x], dtype=int, casting="unsafe")) * x[0], [16.0, 0, 0, 0]),
+    "hstack_unsafe_int": (lambda x: np.sum(np.hstack([x * 3, x], dtype=int, casting="unsafe")) * x[0], [16.0, 0, 0, 0]),
+    "vstack_unsafe_int": (lambda x: np.sum(np.vstack([x * 3, x], dtype=int, casting="unsafe")) * x[0], [16.0, 0, 0, 0]),
+    "einsum_unsafe_int": (lambda x: np.einsum("i,i->", x * 3, x, dtype=int, casting="unsafe") * x[0],
+                          [float(np.einsum("i,i->", X * 3, X, dtype=int, casting="unsafe")), 0, 0, 0]),
+    "insert_into_integers": (lambda x: np.sum(np.insert(np.array([1, 2, 3]), 1, x[0] * 3) * x), [1.0, 1.0, 2.0, 3.0]),
+}
+# fmt: on
+
+
+def _set_into_integers(x):
+    y = np.zeros(4, dtype=int)
+    y[1] = x[0] * 3
+    y[2:] = x[2:] * 5
+    return np.sum(y * x)
+
+
+ROUNDED["setitem_into_integers"] = (_set_into_integers, [0.0, 1.0, 12.0, 3.0])
+
+
+@pytest.mark.parametrize("name", sorted(ROUNDED))
+def test_a_result_rounded_to_integers_has_no_derivative(name):
+    fn, expected = ROUNDED[name]
+    check(fn, X.copy(), expected=[np.asarray(expected, dtype=np.float64)])
+
+
+@pytest.mark.parametrize("name", ["sum_dtype_int", "cumsum_dtype_int", "full_like_of_integers", "setitem_into_integers"])
+def test_a_result_rounded_to_integers_has_no_second_derivative(name):
+    check_hessian(ROUNDED[name][0], [X.copy()], 0)
+
+
+FLOAT = np.float64
+
+
+def test_a_float_dtype_keeps_the_derivative():
+    check(lambda x: np.sum(np.cumsum(x, dtype=FLOAT) ** 2) + np.sum(x, dtype=np.float64) ** 2, X.copy(),
+          expected=[2 * np.cumsum(np.cumsum(X)[::-1])[::-1] + 2 * np.sum(X)])
