@@ -6,6 +6,8 @@ clear refusal.
   `np.trace`, `np.full`, `np.concatenate(..., casting="unsafe")`, `np.einsum`, and the
   casts a dtype implies (`np.full_like` of an integer array, `np.insert` into one, a
   forward-mode `y[i] = v` into one) have a zero derivative there, in both modes.
+- `np.reshape(x, shape, order="A")` reads a Fortran-contiguous x in Fortran order: its
+  gradient and tangent are reshaped in that order, not in the order of their own layout.
 
 Each program is checked against the analytic gradient, against central differences,
 in forward mode (the dot-product test) and through its Hessian.
@@ -14,6 +16,7 @@ in forward mode (the dot-product test) and through its Hessian.
 import numpy as np
 import pytest
 
+import srcgrad
 from program_checks import check, check_hessian
 
 X = np.array([0.35, 1.2, 2.5, 0.7])  # x * 3 stays away from integers: differences see the rounding flat
@@ -86,3 +89,48 @@ FLOAT = np.float64
 def test_a_float_dtype_keeps_the_derivative():
     check(lambda x: np.sum(np.cumsum(x, dtype=FLOAT) ** 2) + np.sum(x, dtype=np.float64) ** 2, X.copy(),
           expected=[2 * np.cumsum(np.cumsum(X)[::-1])[::-1] + 2 * np.sum(X)])
+
+
+W6 = np.arange(1.0, 7.0)
+
+
+def _reshape_read_as_numpy(x):
+    return np.sum(np.reshape(x, 6, order="A") * W6)
+
+
+def _reshape_method(x):
+    return np.sum(x.reshape(3, 2, order="A") * W6.reshape(3, 2))
+
+
+def _reshape_of_transpose(x):
+    return np.sum(np.reshape(x.T, (2, 3), order="A") ** 2)
+
+
+def _reshape_cubed(x):
+    return np.sum(np.reshape(x, 6, order="A") ** 3)
+
+
+def _differences(fn, a, eps=1e-6):
+    """Central differences of `fn` at `a`, each shifted copy laid out in memory like `a`."""
+    out = np.zeros(a.shape)
+    for k in np.ndindex(a.shape):
+        plus, minus = a.copy(order="K"), a.copy(order="K")
+        plus[k] += eps
+        minus[k] -= eps
+        out[k] = (fn(plus) - fn(minus)) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("layout", ["C", "F"])
+@pytest.mark.parametrize("fn", [_reshape_read_as_numpy, _reshape_method, _reshape_of_transpose, _reshape_cubed])
+def test_reshape_in_order_a_reads_x_as_numpy_does(layout, fn):
+    a = np.asarray(np.array([[0.3, 1.2, 2.5], [0.7, -0.9, 1.4]]), order=layout)
+    g = srcgrad.grad(fn)(a)
+    np.testing.assert_allclose(g, _differences(fn, a), rtol=1e-6, atol=1e-7)
+    t = np.asarray(np.cos(np.arange(6.0)).reshape(2, 3), order=layout)
+    np.testing.assert_allclose(srcgrad.jvp(fn, (a,), (t,))[1], np.sum(g * t), rtol=1e-9)
+    if fn is _reshape_read_as_numpy:
+        np.testing.assert_array_equal(g, W6.reshape(2, 3, order=layout))
+    if fn is _reshape_cubed:
+        h = srcgrad.hessian(fn)(a)
+        np.testing.assert_allclose(np.reshape(h, (6, 6)), np.diag(6 * np.ravel(a)), rtol=1e-12)
