@@ -8,6 +8,8 @@ clear refusal.
   forward-mode `y[i] = v` into one) have a zero derivative there, in both modes.
 - `np.reshape(x, shape, order="A")` reads a Fortran-contiguous x in Fortran order: its
   gradient and tangent are reshaped in that order, not in the order of their own layout.
+- `overwrite_input=True` (np.median, np.percentile, np.quantile) lets NumPy reorder the
+  input in place behind the derivative: refused, in both modes.
 
 Each program is checked against the analytic gradient, against central differences,
 in forward mode (the dot-product test) and through its Hessian.
@@ -134,3 +136,38 @@ def test_reshape_in_order_a_reads_x_as_numpy_does(layout, fn):
     if fn is _reshape_cubed:
         h = srcgrad.hessian(fn)(a)
         np.testing.assert_allclose(np.reshape(h, (6, 6)), np.diag(6 * np.ravel(a)), rtol=1e-12)
+
+
+def _median_overwriting(x):
+    y = x * 1.0
+    m = np.median(y, overwrite_input=True)  # NumPy may reorder y here
+    return m + np.sum(y * np.arange(4.0))
+
+
+def _percentile_overwriting(x):
+    y = x * 1.0
+    np.percentile(y, 40.0, overwrite_input=True)
+    return np.sum(y * np.arange(4.0))
+
+
+def _quantile_overwriting_by_position(x):
+    y = x * 1.0
+    q = np.quantile(y, 0.4, None, None, True)
+    return q + np.sum(y * np.arange(4.0))
+
+
+@pytest.mark.parametrize("fn", [_median_overwriting, _percentile_overwriting, _quantile_overwriting_by_position])
+def test_overwrite_input_is_refused_in_both_modes(fn):
+    with pytest.raises(srcgrad.NotDifferentiableError, match="overwrite_input"):
+        srcgrad.grad(fn)(X.copy())
+    with pytest.raises(srcgrad.NotDifferentiableError, match="overwrite_input"):
+        srcgrad.jvp(fn, (X.copy(),), (np.ones(4),))
+
+
+def _std_where(x):
+    return np.std(x, where=x > 0.5)
+
+
+def test_a_keyword_no_rule_knows_is_named_in_the_refusal():
+    with pytest.raises(srcgrad.NotDifferentiableError, match="unexpected keyword argument 'where'"):
+        srcgrad.grad(_std_where)(X.copy())
