@@ -10,6 +10,8 @@ clear refusal.
   gradient and tangent are reshaped in that order, not in the order of their own layout.
 - `overwrite_input=True` (np.median, np.percentile, np.quantile) lets NumPy reorder the
   input in place behind the derivative: refused, in both modes.
+- A masked array or a np.matrix to differentiate is refused: masked entries and `*` as
+  a matrix product are not what the rules describe.
 
 Each program is checked against the analytic gradient, against central differences,
 in forward mode (the dot-product test) and through its Hessian.
@@ -171,3 +173,23 @@ def _std_where(x):
 def test_a_keyword_no_rule_knows_is_named_in_the_refusal():
     with pytest.raises(srcgrad.NotDifferentiableError, match="unexpected keyword argument 'where'"):
         srcgrad.grad(_std_where)(X.copy())
+
+
+def _mean_times_3(x):
+    return np.mean(x * 3.0)
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+@pytest.mark.parametrize("make", [
+    lambda: np.ma.masked_array([0.5, -1.0, 2.0], mask=[False, True, False]),  # its mean skips x[1]: d/dx0 is 1.5
+    lambda: np.matrix([[0.5, -1.0, 2.0]]),
+], ids=["masked_array", "matrix"])
+def test_a_masked_array_or_matrix_to_differentiate_is_refused(make):
+    value = make()
+    for derivative in (srcgrad.grad(_mean_times_3), srcgrad.jacobian(_mean_times_3), srcgrad.hessian(_mean_times_3)):
+        with pytest.raises(TypeError, match=type(value).__name__):
+            derivative(value)
+    with pytest.raises(TypeError, match=type(value).__name__):
+        srcgrad.jvp(_mean_times_3, (value,), (np.ones(value.shape),))
+    with pytest.raises(TypeError, match=type(value).__name__):
+        srcgrad.grad(lambda xs: _mean_times_3(xs[0]))([value])
