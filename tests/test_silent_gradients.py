@@ -12,6 +12,9 @@ clear refusal.
   input in place behind the derivative: refused, in both modes.
 - A masked array or a np.matrix to differentiate is refused: masked entries and `*` as
   a matrix product are not what the rules describe.
+- A method named like a NumPy method of no gradient (`p.round(2)`, `p.argmax()`) of an
+  object made in the function by a call srcgrad has no rule for (`p = Poly(x)`) is not
+  taken for NumPy's: the object is refused where it is made, as any such object is.
 
 Each program is checked against the analytic gradient, against central differences,
 in forward mode (the dot-product test) and through its Hessian.
@@ -193,3 +196,46 @@ def test_a_masked_array_or_matrix_to_differentiate_is_refused(make):
         srcgrad.jvp(_mean_times_3, (value,), (np.ones(value.shape),))
     with pytest.raises(TypeError, match=type(value).__name__):
         srcgrad.grad(lambda xs: _mean_times_3(xs[0]))([value])
+
+
+class _Scaled:
+    """Not an array: its `round`, `argmax` and `any` are methods of its own."""
+
+    def __init__(self, c):
+        self.c = c
+
+    def round(self, digits):
+        return self.c * 10.0
+
+    def argmax(self):
+        return self.c[0] * 2.0
+
+
+def _round_of_an_object(x):
+    p = _Scaled(x)
+    return np.sum(p.round(2))
+
+
+def _argmax_of_an_object(x):
+    p = _Scaled(x)
+    return p.argmax() + x[1]
+
+
+@pytest.mark.parametrize("fn", [_round_of_an_object, _argmax_of_an_object])
+def test_a_method_named_like_numpys_of_an_object_made_here_is_not_taken_for_numpys(fn):
+    """`p.round(2)` of an array has no gradient; of an object made in the function from
+    differentiated values it was taken for it, and the gradient was silently zero."""
+    with pytest.raises(srcgrad.NotDifferentiableError, match="_Scaled"):
+        srcgrad.grad(fn)(X.copy())
+    with pytest.raises(srcgrad.NotDifferentiableError, match="_Scaled"):
+        srcgrad.jvp(fn, (X.copy(),), (np.ones(4),))
+
+
+def _round_of_an_array(x):
+    y = np.sin(x)
+    return np.sum(y.round(1) * x) + y.argmax() * x[0]
+
+
+def test_the_same_methods_of_an_array_still_have_no_gradient():
+    r = np.sin(X).round(1)
+    check(_round_of_an_array, X.copy(), expected=[r + np.array([np.argmax(np.sin(X)), 0, 0, 0])])
