@@ -104,7 +104,21 @@ def _check_differentiable(fn, names, positions, args, kwargs):
                 f"{_kind(value)}, which has no gradient; pass a float (e.g. float({names[i]}) or "
                 f"{names[i]}.astype(float))"
             )
+        else:
+            refuse_array_subclass(fn, names[i], value)
     return containers
+
+
+def refuse_array_subclass(fn, label, value):
+    """Raise a TypeError for a masked array or a np.matrix passed to be differentiated:
+    their operations (masked entries, `*` as a matrix product) are not those the rules
+    of NumPy's functions describe, so a derivative would be silently wrong."""
+    if isinstance(value, (np.ma.MaskedArray, np.matrix)):
+        raise TypeError(
+            f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{label}`: it is a "
+            f"{type(value).__name__}, whose operations srcgrad's rules do not describe; pass a plain array "
+            f"(np.asarray({label}), or {label}.filled(...) for a masked array)"
+        )
 
 
 def check_sequences(derivative, names, args, kwargs=None):
@@ -150,7 +164,9 @@ def _check_leaves(fn, name, value, alternative, keys=()):
     for key, item in items:
         if _is_container(item):
             _check_leaves(fn, name, item, alternative, keys + (key,))
-        elif _is_integral(item):
+        elif not _is_integral(item):
+            refuse_array_subclass(fn, _path(name, keys + (key,)), item)
+        else:
             label = _path(name, keys + (key,))
             example = f"{label}.astype(float)" if isinstance(item, np.ndarray) else f"float({label})"
             raise TypeError(

@@ -15,7 +15,10 @@ import weakref
 
 import numpy as np
 
-from .api import _check_differentiable, _function_of, _is_container, _is_integral, _params, _path, _positions, check_sequences, grad
+from .api import (
+    _check_differentiable, _function_of, _is_container, _is_integral, _params, _path, _positions, check_sequences, grad,
+    refuse_array_subclass,
+)
 from .compiler import derive
 from .compiler.cache import general_code
 from .errors import SrcGradError, defined_at
@@ -127,6 +130,7 @@ def _check_tangent(fn, name, primal, tangent, keys=()):
         return
     if tangent is None and not _has_derivative(primal):
         return
+    refuse_array_subclass(fn, label, primal)
     if _is_integral(primal):
         kind = type(primal).__name__ if not isinstance(primal, np.ndarray) else f"an array of {primal.dtype}"
         raise TypeError(

@@ -33,8 +33,11 @@ class Activity:
         return name in self.varied and name in self.useful
 
 
-def diff_reads(value, calls):
-    """Names whose derivative flows through the simple expression `value`."""
+def diff_reads(value, calls, foreign=frozenset()):
+    """Names whose derivative flows through the simple expression `value`. A method named
+    like a NumPy one of no gradient (`p.round(2)`, `p.argmax()`) carries none only where
+    its receiver is not among `foreign`, the names made by calls srcgrad has no rule for
+    (`p = Poly(x)`), whose `round` may be anything."""
     if isinstance(value, gast.Name):
         return [value.id]
     if isinstance(value, (gast.Constant, gast.Compare, gast.BoolOp, gast.JoinedStr)):
@@ -54,7 +57,8 @@ def diff_reads(value, calls):
         return diff_reads(value.value, calls) if isinstance(value.value, gast.Name) else []
     if isinstance(value, gast.Call):
         callee = calls.get(value)
-        if callee is not None and callee.kind in ("function", "method") and rules.is_nondifferentiable(callee.obj):
+        if (callee is not None and callee.kind in ("function", "method") and rules.is_nondifferentiable(callee.obj)
+                and not (callee.kind == "method" and callee.receiver in foreign)):
             return []  # `len(x)`, `x.argmax()`, `d.keys()`
         names = []
         if callee is not None and callee.kind == "method":
@@ -88,10 +92,11 @@ def _discrete_arguments(call, callee):
 def _flows(tree, calls):
     """(source names, target name) pairs: derivative flows from sources into target."""
     flows, loops, made = [], [], {}  # made: name -> whether each assignment makes a dict
+    foreign = _made_by_foreign_calls(tree, calls)
     for node in syntax.statements(tree):
         if isinstance(node, gast.Assign):
             target = node.targets[0]
-            sources = diff_reads(node.value, calls)
+            sources = diff_reads(node.value, calls, foreign)
             if isinstance(target, gast.Name):
                 flows.append((sources, target.id))
                 made[target.id] = made.get(target.id, True) and _makes_dict(node.value, calls)
@@ -108,6 +113,23 @@ def _flows(tree, calls):
         keys = isinstance(node.iter, gast.Name) and made.get(node.iter.id, False)
         flows.append(([] if keys else diff_reads(node.iter, calls), node.target.id))
     return flows
+
+
+def _made_by_foreign_calls(tree, calls):
+    """The names assigned the result of a call of something with no rule that is not
+    NumPy's (a user's class, another library's constructor): objects of unknown methods."""
+    out = set()
+    for node in syntax.statements(tree):
+        if isinstance(node, gast.Assign) and isinstance(node.value, gast.Call):
+            callee = calls.get(node.value)
+            if (callee is not None and callee.kind == "function" and rules.lookup(callee.obj) is None
+                    and not rules.is_nondifferentiable(callee.obj) and not _is_numpy(callee.obj)):
+                out.update(syntax.names_stored(node))
+    return out
+
+
+def _is_numpy(obj):
+    return isinstance(obj, np.ufunc) or (getattr(obj, "__module__", None) or "").startswith("numpy")
 
 
 def _makes_dict(value, calls):

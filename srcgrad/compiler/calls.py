@@ -262,7 +262,7 @@ def changes_in_place(call, callee, varied, rules):
         return False
     rule = rules.lookup(callee.obj)
     if rule is not None:
-        return writes_out(call, callee, rules)
+        return writes_out(call, callee, rules) or overwrites_input(call, callee, rules)
     return not rules.is_nondifferentiable(callee.obj)
 
 
@@ -286,9 +286,29 @@ def writes_out(call, callee, rules):
     try:
         bound = rule.signature.bind(*args, **{k.arg: k.value for k in call.keywords if k.arg is not None})
     except TypeError:
-        return callee.kind == "function"
+        # more arguments than the rule's signature places (a positional `out`); an unknown
+        # keyword (`np.std(x, where=m)`) is left to `bind`, which says so
+        positional = [q for q in rule.signature.parameters.values() if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
+        return callee.kind == "function" and len(args) > len(positional)
     out = bound.arguments.get("out")
     return "out" in bound.arguments and not (isinstance(out, gast.Constant) and out.value is None)
+
+
+def overwrites_input(call, callee, rules):
+    """Whether a call of a function with a rule may let NumPy reorder its input in place:
+    `np.median(x, overwrite_input=True)` (np.percentile and np.quantile too), after which
+    x holds other values than its rule and the code after it read."""
+    if callee is None or callee.kind != "function":
+        return False
+    rule = rules.lookup(callee.obj)
+    if rule is None or "overwrite_input" not in rule.params:
+        return False
+    try:
+        bound = rule.signature.bind(*call.args, **{k.arg: k.value for k in call.keywords if k.arg is not None})
+    except TypeError:
+        return False
+    flag = bound.arguments.get("overwrite_input")
+    return flag is not None and not (isinstance(flag, gast.Constant) and flag.value is False)
 
 
 def refuse_in_place(program, stmt, callee, varied, rules):
@@ -306,7 +326,14 @@ def refuse_out(program, stmt, callee, varied, rules):
     """Refuse `y = f(...)` where the call writes into an `out` array (`writes_out`) and
     reads a differentiated value, in either mode: its rule knows nothing of that write."""
     call = stmt.value
-    if callee is None or not varied.intersection(syntax.add_loads(call, set())) or not writes_out(call, callee, rules):
+    if callee is None or not varied.intersection(syntax.add_loads(call, set())):
+        return
+    if overwrites_input(call, callee, rules):
+        raise program.error(
+            stmt, f"`{_spelled(program, stmt)}` lets NumPy reorder its input in place (`overwrite_input`), which "
+            f"srcgrad cannot differentiate (in `{program.name}`); leave `overwrite_input` False", NotDifferentiableError,
+        )
+    if not writes_out(call, callee, rules):
         return
     raise program.error(
         stmt, f"`{_spelled(program, stmt)}` writes into its `out` array, which srcgrad cannot differentiate (in "
@@ -317,6 +344,23 @@ def refuse_out(program, stmt, callee, varied, rules):
 def _spelled(program, stmt):
     """The user's text of `stmt`, or the statement printed where it has none (generated code)."""
     return program.text(stmt).strip() or printing.unparse(stmt).strip()
+
+
+def casts_result(rule, args):
+    """Whether the call whose bound arguments are `args` names its result's dtype
+    (`np.sum(x, dtype=int)`, `np.einsum(..., dtype=int, casting="unsafe")`): cast to integers
+    or booleans, its result rounds, and its derivative is zero (`runtime.unless_integral`).
+    The rules of the casts themselves (`astype`, `np.array`, `np.asarray`) see to that."""
+    node = args.get("dtype")
+    extra = args.get("kwargs")
+    if node is None and isinstance(extra, gast.Dict):
+        node = next((v for k, v in zip(extra.keys, extra.values) if syntax.is_const(k) and k.value == "dtype"), None)
+    if node is None or (isinstance(node, gast.Constant) and node.value is None):
+        return False
+    return rule.primal not in _CASTS
+
+
+_CASTS = {np.ndarray.astype, np.array, np.asarray, np.asanyarray}
 
 
 _SEQUENCE_PARAMS = {"iterable", "seq", "arrays", "tup", "arys", "operands", "object", "xs", "choicelist"}

@@ -204,6 +204,8 @@ class Contributions:
     def apply_rule(self, stmt, rule, g, ans, args, label):
         out = []
         arrays = None  # the rule's arguments, lists read as one array made arrays
+        if calls.casts_result(rule, args):  # `dtype=int` rounds: no gradient then
+            g = syntax.call(syntax.name(self.bind("unless_integral", runtime.unless_integral)), [syntax.copy(g), syntax.copy(ans)])
         for param, node in args.items():
             names = calls.active_names(node, self.activity)
             if not names:

@@ -211,6 +211,8 @@ class _Forward:
         value = s.value
         if isinstance(value, gast.Name) and self.active(value.id):
             part = self.tangent(value.id)
+            if x not in self.containers:  # written into an integer array, `v` rounds: no tangent
+                part = syntax.call(self.helper("unless_integral", runtime.unless_integral), [part, syntax.name(x)])
         elif isinstance(value, gast.Name) and (x in self.containers or value.id in self.containers):
             part = self.zero(value)  # an entry of a list or dict, or a list itself: a zero of its structure
         else:
@@ -333,6 +335,8 @@ class _Forward:
                 total = syntax.binop(total, gast.Sub(), term.operand)  # `a - b` reads better than `a + -b`
             else:
                 total = syntax.add(total, term)
+        if calls.casts_result(rule, args):  # `dtype=int` rounds: no tangent then
+            total = syntax.call(self.helper("unless_integral", runtime.unless_integral), [total, syntax.copy(ans)])
         used = {n.id for n in gast.walk(total) if isinstance(n, gast.Name)}
         if "jvp" in kinds and len(rule.params) > 1 and any(name not in used for name in inactive):
             # a term that does not involve the wider operand (`t` for `x + y`) keeps x's shape

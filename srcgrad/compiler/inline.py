@@ -137,7 +137,7 @@ def _settles(node):
 
 def _settle(node):
     """Settle what the substituted constants decide, children first: `0 is None` -> False,
-    and `a if False else b` -> b (so generated code has no dead tests on literals)."""
+    `"C" != "A"` -> True, and `a if False else b` -> b (so generated code has no dead tests on literals)."""
     values = node.__dict__
     for field in syntax.child_fields(type(node)):
         value = values.get(field)
@@ -151,6 +151,11 @@ def _settle(node):
             left, right = _literal(node.left), _literal(node.comparators[0])
             same = left is right or (left is not None and right is not None and type(left) is type(right) and left == right)
             return syntax.const(same if isinstance(node.ops[0], gast.Is) else not same)
+        if (len(node.ops) == 1 and isinstance(node.ops[0], (gast.Eq, gast.NotEq))
+                and type(node.left) is gast.Constant and type(node.comparators[0]) is gast.Constant
+                and type(node.left.value) is str and type(node.comparators[0].value) is str):
+            same = node.left.value == node.comparators[0].value  # `"C" != "A"`: an order or a mode
+            return syntax.const(same if isinstance(node.ops[0], gast.Eq) else not same)
     elif isinstance(node, gast.IfExp):
         if isinstance(node.test, gast.Constant) and isinstance(node.test.value, bool):
             return node.body if node.test.value else node.orelse

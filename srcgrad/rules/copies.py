@@ -15,7 +15,7 @@ reflect_type='odd'; a callable mode has no rules.
 
 import numpy as np
 
-from ..runtime import unbroadcast, zeros_like_grad
+from ..runtime import unbroadcast, unless_integral, zeros_like_grad
 from .reductions import _extremum_share
 from .registry import defjvp, defvjp
 from .shapes import _zeros
@@ -227,12 +227,12 @@ def full_jvp(t, ans, shape, fill_value, dtype=None, order="C", *, device=None, l
 
 @defvjp(np.full_like, "fill_value")
 def full_like_vjp(g, ans, x, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    return unbroadcast(g, fill_value)
+    return unbroadcast(unless_integral(g, ans), fill_value)  # the fill rounds into an integer `x`'s dtype
 
 
 @defjvp(np.full_like, "fill_value")
 def full_like_jvp(t, ans, x, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    return np.broadcast_to(t, np.shape(ans))
+    return unless_integral(np.broadcast_to(t, np.shape(ans)), ans)
 
 
 @defvjp(np.full_like, "x")

@@ -36,6 +36,7 @@ nondifferentiable(
     elementwise._nan_ignoring_share, elementwise._clip_lower_share, elementwise._clip_upper_share,
     activations._count, shapes._axes, shapes._inverse_axes, structure._hsplit_axis, structure._hstack_axis,
     reductions._initial_share, elementwise._select_masks, structure._insert_sources, scalars._sorted_order,
+    shapes._reading_order,
 )
 
 _LINEAR_FIRST = ("g", "t", "cotangent", "tangents")

@@ -19,7 +19,8 @@ import numpy as np
 from .. import runtime
 from ..runtime import (
     sequence_like, add_grad, assigned_grad, broadcast_tangent, drop_last, field_grad, item_grad, jacobian_from_columns, popped_grad,
-    values_grad, repeated_part, snapshot, structure_like, unbroadcast, unreduce, without_part, zeros_like_grad,
+    values_grad, repeated_part, snapshot, structure_like, unbroadcast, unless_integral, unreduce, without_part,
+    zeros_like_grad,
 )
 from . import decompositions, linalg, reductions, series
 from .operators import _matmul_vjp_x, _matmul_vjp_y
@@ -84,6 +85,31 @@ def unreduce_vjp_like(g, ans, value, like, axis=None, keepdims=False):
 @defjvp(unreduce, "like")
 @_zero
 def unreduce_jvp_like(t, ans, value, like, axis=None, keepdims=False):
+    return zeros_like_grad(ans)
+
+
+# --- unless_integral(value, like): `value`, or zeros where `like` holds integers --------
+
+
+@defvjp(unless_integral, "value", name="UnlessIntegral")
+def unless_integral_vjp_value(g, ans, value, like):
+    return unless_integral(g, like)
+
+
+@defjvp(unless_integral, "value")
+def unless_integral_jvp_value(t, ans, value, like):
+    return unless_integral(t, like)
+
+
+@defvjp(unless_integral, "like")
+@_zero
+def unless_integral_vjp_like(g, ans, value, like):
+    return zeros_like_grad(like)
+
+
+@defjvp(unless_integral, "like")
+@_zero
+def unless_integral_jvp_like(t, ans, value, like):
     return zeros_like_grad(ans)
 
 

@@ -65,14 +65,20 @@ def _ravel_tangent(t, x, order):
 # --- reshape, ravel, flatten --------------------------------------------------------
 
 
+def _reading_order(x):
+    """The order, "C" or "F", in which `np.reshape(x, shape, order="A")` reads x: Fortran
+    order for a Fortran-contiguous x. (Its gradient or tangent has a layout of its own.)"""
+    return "F" if np.isfortran(np.asarray(x)) else "C"
+
+
 @defvjp(np.reshape, "x")
 def reshape_vjp(g, ans, x, shape, order="C", *, copy=None):
-    return np.reshape(g, np.shape(x), order=order)
+    return np.reshape(g, np.shape(x), order=order if order != "A" else _reading_order(x))
 
 
 @defjvp(np.reshape, "x")
 def reshape_jvp(t, ans, x, shape, order="C", *, copy=None):
-    return np.reshape(t, np.shape(ans), order=order)
+    return np.reshape(t, np.shape(ans), order=order if order != "A" else _reading_order(x))
 
 
 @defvjp(np.ravel, "x")

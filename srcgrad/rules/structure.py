@@ -21,7 +21,7 @@ import operator
 
 import numpy as np
 
-from ..runtime import unbroadcast, zeros_like_grad
+from ..runtime import unbroadcast, unless_integral, zeros_like_grad
 from .registry import defjvp, defvjp
 
 # --- helpers ------------------------------------------------------------------------
@@ -179,7 +179,7 @@ def insert_vjp_arr(g, ans, arr, obj, values, axis=None):
 
 @defvjp(np.insert, "values")
 def insert_vjp_values(g, ans, arr, obj, values, axis=None):
-    return _gather_back(g, _insert_sources(arr, obj, values, axis)[1], values)
+    return _gather_back(unless_integral(g, ans), _insert_sources(arr, obj, values, axis)[1], values)  # rounded into an integer `arr`
 
 
 @defjvp(np.insert, "arr")
@@ -189,7 +189,7 @@ def insert_jvp_arr(t, ans, arr, obj, values, axis=None):
 
 @defjvp(np.insert, "values")
 def insert_jvp_values(t, ans, arr, obj, values, axis=None):
-    return np.insert(np.zeros(np.shape(arr), dtype=np.result_type(ans)), obj, t, axis)
+    return unless_integral(np.insert(np.zeros(np.shape(arr), dtype=np.result_type(ans, 1.0)), obj, t, axis), ans)
 
 
 @defvjp(np.delete, "arr")

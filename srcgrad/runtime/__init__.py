@@ -37,6 +37,9 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `snapshot(x)`: a copy of an array or list that later in-place changes cannot reach.
 - `broadcast_tangent(t, x)`: make the tangent `t` a tangent for `x` (x's shape and type).
 - `tangent_for_update(t, x)`: a writable tangent of its own for an `x[i] = v` update.
+- `unless_integral(v, like)`: `v`, or a zero of its structure where `like` holds integers
+  or booleans (a result cast by `dtype=int`, an integer array written into): rounding has
+  no derivative.
 - `unit_tangents(x)`, `jacobian_from_columns(columns, x, out)`: the tangents a forward
   Jacobian pushes, one per element of `x`, and the Jacobian made of the pushed ones
   (`jacobian_from_rows` from pulled-back cotangents), for lists, tuples and dicts too
@@ -57,7 +60,7 @@ from .containers import (
 )
 from .gradients import (
     COMPLEX_GRADIENT, SEED32, SEED64, broadcast_tangent, grad_seed, is_sequence, mean_of, scaled, sequence_like,
-    structure_like, tangent_for_update, unbroadcast, unreduce, zeros_like_grad,
+    structure_like, tangent_for_update, unbroadcast, unless_integral, unreduce, zeros_like_grad,
 )
 from .jacobian_blocks import jacobian_from_columns, jacobian_from_rows, leaves, unit_tangents
 
@@ -66,7 +69,7 @@ __all__ = [
     "dict_keys", "drop_last", "field_grad", "grad_seed", "has_key", "is_sequence", "item_grad",
     "jacobian_from_columns", "jacobian_from_rows", "joined_part", "leaves", "mean_of", "popped_grad",
     "refuse_changed_entry", "refuse_shared", "repeated_part", "repeats", "restore_entry", "same_length", "scaled",
-    "sequence_like", "snapshot", "structure_like", "tangent_for_update", "unbroadcast", "unit_tangents", "unreduce",
+    "sequence_like", "snapshot", "structure_like", "tangent_for_update", "unbroadcast", "unit_tangents", "unless_integral", "unreduce",
     "values_grad", "without_part", "zeros_like_grad",
 ]
 

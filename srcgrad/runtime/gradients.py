@@ -200,6 +200,15 @@ def zeros_like_grad(x):
     ) else np.zeros(np.shape(x), dtype=dtype if dtype.kind in "fc" else np.float64)
 
 
+def unless_integral(value, like):
+    """`value`, or a zero of its structure where `like` holds integers or booleans: the adjoint
+    or tangent of a value rounded to them (`np.sum(x, dtype=int)`, `y[i] = v` into an
+    integer array `like`), since rounding has no derivative."""
+    if isinstance(like, (_ndarray, np.generic)) and like.dtype.kind in "biu":
+        return zeros_like_grad(value)
+    return value
+
+
 def is_sequence(kind):
     """Whether values of the type `kind` are pytree sequences, whose entries are their
     children: lists, tuples and namedtuples (tuples whose class has `_fields`)."""

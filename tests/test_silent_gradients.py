@@ -1,0 +1,241 @@
+"""Calls that once ran and gave a wrong derivative without a word, found by a sweep of
+NumPy's keyword arguments through the compiler; each now has the right derivative or a
+clear refusal.
+
+- `dtype=int` (or bool) rounds a result: `np.sum(x, dtype=int)`, `np.cumsum`,
+  `np.trace`, `np.full`, `np.concatenate(..., casting="unsafe")`, `np.einsum`, and the
+  casts a dtype implies (`np.full_like` of an integer array, `np.insert` into one, a
+  forward-mode `y[i] = v` into one) have a zero derivative there, in both modes.
+- `np.reshape(x, shape, order="A")` reads a Fortran-contiguous x in Fortran order: its
+  gradient and tangent are reshaped in that order, not in the order of their own layout.
+- `overwrite_input=True` (np.median, np.percentile, np.quantile) lets NumPy reorder the
+  input in place behind the derivative: refused, in both modes.
+- A masked array or a np.matrix to differentiate is refused: masked entries and `*` as
+  a matrix product are not what the rules describe.
+- A method named like a NumPy method of no gradient (`p.round(2)`, `p.argmax()`) of an
+  object made in the function by a call srcgrad has no rule for (`p = Poly(x)`) is not
+  taken for NumPy's: the object is refused where it is made, as any such object is.
+
+Each program is checked against the analytic gradient, against central differences,
+in forward mode (the dot-product test) and through its Hessian.
+"""
+
+import numpy as np
+import pytest
+
+import srcgrad
+from program_checks import check, check_hessian
+
+X = np.array([0.35, 1.2, 2.5, 0.7])  # x * 3 stays away from integers: differences see the rounding flat
+
+
+# name -> (function, expected gradient at X); `* x` makes each program's value depend on x
+# through a differentiable path too
+# fmt: off
+ROUNDED = {
+    "sum_dtype_int": (lambda x: np.sum(x * 3, dtype=int) * x[0], [13.0, 0, 0, 0]),
+    "sum_dtype_bool": (lambda x: np.sum(x, dtype=bool) * x[0], [1.0, 0, 0, 0]),
+    "sum_method_dtype_int": (lambda x: (x * 3).sum(dtype=int) * x[0], [13.0, 0, 0, 0]),
+    "sum_dtype_int_initial": (lambda x: np.sum(x * 3, dtype=int, initial=x[1] * 2) * x[0], [15.0, 0, 0, 0]),
+    "add_reduce_dtype_int": (lambda x: np.add.reduce(x * 3, dtype=int) * x[0], [13.0, 0, 0, 0]),
+    "mean_dtype_int": (lambda x: np.mean(x * 3, dtype=int) * x[0], [3.0, 0, 0, 0]),
+    "nansum_dtype_int": (lambda x: np.nansum(x * 3, dtype=int) * x[0], [13.0, 0, 0, 0]),
+    "prod_dtype_int": (lambda x: np.prod(x * 3 + 1, dtype=int) * x[0], [192.0, 0, 0, 0]),
+    "nanprod_dtype_int": (lambda x: np.nanprod(x * 3 + 1, dtype=int) * x[0], [192.0, 0, 0, 0]),
+    "var_dtype_int": (lambda x: np.var(x * 3, dtype=int) * x[0], [float(np.var(X * 3, dtype=int)), 0, 0, 0]),
+    "std_dtype_int": (lambda x: np.std(x * 3, dtype=int) * x[0], [float(np.std(X * 3, dtype=int)), 0, 0, 0]),
+    "cumsum_dtype_int": (lambda x: np.sum(np.cumsum(x * 3, dtype=int) * x), [1.0, 4.0, 11.0, 13.0]),
+    "cumsum_method_dtype_int": (lambda x: np.sum((x * 3).cumsum(dtype=int) * x), [1.0, 4.0, 11.0, 13.0]),
+    "nancumsum_dtype_int": (lambda x: np.sum(np.nancumsum(x * 3, dtype=int) * x), [1.0, 4.0, 11.0, 13.0]),
+    "cumprod_dtype_int": (lambda x: np.sum(np.cumprod(x * 3 + 1, dtype=int) * x), [2.0, 8.0, 64.0, 192.0]),
+    "nancumprod_dtype_int": (lambda x: np.sum(np.nancumprod(x * 3 + 1, dtype=int) * x), [2.0, 8.0, 64.0, 192.0]),
+    "add_accumulate_dtype_int": (lambda x: np.sum(np.add.accumulate(x * 3, dtype=int) * x), [1.0, 4.0, 11.0, 13.0]),
+    "maximum_accumulate_dtype_int": (lambda x: np.sum(np.maximum.accumulate(x * 3, dtype=int) * x), [1.0, 3.0, 7.0, 7.0]),
+    "trace_dtype_int": (lambda x: np.trace(np.outer(x, x) * 3, dtype=int) * x[0], [float(np.trace(np.outer(X, X) * 3, dtype=int)), 0, 0, 0]),
+    "full_dtype_int": (lambda x: np.sum(np.full(4, x[0] * 3, dtype=int) * x), [1.0, 1.0, 1.0, 1.0]),
+    "full_like_dtype_int": (lambda x: np.sum(np.full_like(x, x[0] * 3, dtype=int) * x), [1.0, 1.0, 1.0, 1.0]),
+    "full_like_of_integers": (lambda x: np.sum(np.full_like(np.arange(4), x[0] * 3) * x), [1.0, 1.0, 1.0, 1.0]),
+    "ascontiguousarray_dtype_int": (lambda x: np.sum(np.ascontiguousarray(x * 3, dtype=int) * x), [1.0, 3.0, 7.0, 2.0]),
+    "asfortranarray_dtype_int": (lambda x: np.sum(np.asfortranarray(x * 3, dtype=int) * x), [1.0, 3.0, 7.0, 2.0]),
+    "concatenate_unsafe_int": (lambda x: np.sum(np.concatenate([x * 3, x], dtype=int, casting="unsafe") * 1.5) * x[0],
+                               [float(np.sum(np.concatenate([X * 3, X], dtype=int, casting="unsafe"))) * 1.5, 0, 0, 0]),
+    "stack_unsafe_int": (lambda x: np.sum(np.stack([x * 3, x], dtype=int, casting="unsafe")) * x[0], [16.0, 0, 0, 0]),
+    "hstack_unsafe_int": (lambda x: np.sum(np.hstack([x * 3, x], dtype=int, casting="unsafe")) * x[0], [16.0, 0, 0, 0]),
+    "vstack_unsafe_int": (lambda x: np.sum(np.vstack([x * 3, x], dtype=int, casting="unsafe")) * x[0], [16.0, 0, 0, 0]),
+    "einsum_unsafe_int": (lambda x: np.einsum("i,i->", x * 3, x, dtype=int, casting="unsafe") * x[0],
+                          [float(np.einsum("i,i->", X * 3, X, dtype=int, casting="unsafe")), 0, 0, 0]),
+    "insert_into_integers": (lambda x: np.sum(np.insert(np.array([1, 2, 3]), 1, x[0] * 3) * x), [1.0, 1.0, 2.0, 3.0]),
+}
+# fmt: on
+
+
+def _set_into_integers(x):
+    y = np.zeros(4, dtype=int)
+    y[1] = x[0] * 3
+    y[2:] = x[2:] * 5
+    return np.sum(y * x)
+
+
+ROUNDED["setitem_into_integers"] = (_set_into_integers, [0.0, 1.0, 12.0, 3.0])
+
+
+@pytest.mark.parametrize("name", sorted(ROUNDED))
+def test_a_result_rounded_to_integers_has_no_derivative(name):
+    fn, expected = ROUNDED[name]
+    check(fn, X.copy(), expected=[np.asarray(expected, dtype=np.float64)])
+
+
+@pytest.mark.parametrize("name", ["sum_dtype_int", "cumsum_dtype_int", "full_like_of_integers", "setitem_into_integers"])
+def test_a_result_rounded_to_integers_has_no_second_derivative(name):
+    check_hessian(ROUNDED[name][0], [X.copy()], 0)
+
+
+FLOAT = np.float64
+
+
+def test_a_float_dtype_keeps_the_derivative():
+    check(lambda x: np.sum(np.cumsum(x, dtype=FLOAT) ** 2) + np.sum(x, dtype=np.float64) ** 2, X.copy(),
+          expected=[2 * np.cumsum(np.cumsum(X)[::-1])[::-1] + 2 * np.sum(X)])
+
+
+W6 = np.arange(1.0, 7.0)
+
+
+def _reshape_read_as_numpy(x):
+    return np.sum(np.reshape(x, 6, order="A") * W6)
+
+
+def _reshape_method(x):
+    return np.sum(x.reshape(3, 2, order="A") * W6.reshape(3, 2))
+
+
+def _reshape_of_transpose(x):
+    return np.sum(np.reshape(x.T, (2, 3), order="A") ** 2)
+
+
+def _reshape_cubed(x):
+    return np.sum(np.reshape(x, 6, order="A") ** 3)
+
+
+def _differences(fn, a, eps=1e-6):
+    """Central differences of `fn` at `a`, each shifted copy laid out in memory like `a`."""
+    out = np.zeros(a.shape)
+    for k in np.ndindex(a.shape):
+        plus, minus = a.copy(order="K"), a.copy(order="K")
+        plus[k] += eps
+        minus[k] -= eps
+        out[k] = (fn(plus) - fn(minus)) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("layout", ["C", "F"])
+@pytest.mark.parametrize("fn", [_reshape_read_as_numpy, _reshape_method, _reshape_of_transpose, _reshape_cubed])
+def test_reshape_in_order_a_reads_x_as_numpy_does(layout, fn):
+    a = np.asarray(np.array([[0.3, 1.2, 2.5], [0.7, -0.9, 1.4]]), order=layout)
+    g = srcgrad.grad(fn)(a)
+    np.testing.assert_allclose(g, _differences(fn, a), rtol=1e-6, atol=1e-7)
+    t = np.asarray(np.cos(np.arange(6.0)).reshape(2, 3), order=layout)
+    np.testing.assert_allclose(srcgrad.jvp(fn, (a,), (t,))[1], np.sum(g * t), rtol=1e-9)
+    if fn is _reshape_read_as_numpy:
+        np.testing.assert_array_equal(g, W6.reshape(2, 3, order=layout))
+    if fn is _reshape_cubed:
+        h = srcgrad.hessian(fn)(a)
+        np.testing.assert_allclose(np.reshape(h, (6, 6)), np.diag(6 * np.ravel(a)), rtol=1e-12)
+
+
+def _median_overwriting(x):
+    y = x * 1.0
+    m = np.median(y, overwrite_input=True)  # NumPy may reorder y here
+    return m + np.sum(y * np.arange(4.0))
+
+
+def _percentile_overwriting(x):
+    y = x * 1.0
+    np.percentile(y, 40.0, overwrite_input=True)
+    return np.sum(y * np.arange(4.0))
+
+
+def _quantile_overwriting_by_position(x):
+    y = x * 1.0
+    q = np.quantile(y, 0.4, None, None, True)
+    return q + np.sum(y * np.arange(4.0))
+
+
+@pytest.mark.parametrize("fn", [_median_overwriting, _percentile_overwriting, _quantile_overwriting_by_position])
+def test_overwrite_input_is_refused_in_both_modes(fn):
+    with pytest.raises(srcgrad.NotDifferentiableError, match="overwrite_input"):
+        srcgrad.grad(fn)(X.copy())
+    with pytest.raises(srcgrad.NotDifferentiableError, match="overwrite_input"):
+        srcgrad.jvp(fn, (X.copy(),), (np.ones(4),))
+
+
+def _std_where(x):
+    return np.std(x, where=x > 0.5)
+
+
+def test_a_keyword_no_rule_knows_is_named_in_the_refusal():
+    with pytest.raises(srcgrad.NotDifferentiableError, match="unexpected keyword argument 'where'"):
+        srcgrad.grad(_std_where)(X.copy())
+
+
+def _mean_times_3(x):
+    return np.mean(x * 3.0)
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+@pytest.mark.parametrize("make", [
+    lambda: np.ma.masked_array([0.5, -1.0, 2.0], mask=[False, True, False]),  # its mean skips x[1]: d/dx0 is 1.5
+    lambda: np.matrix([[0.5, -1.0, 2.0]]),
+], ids=["masked_array", "matrix"])
+def test_a_masked_array_or_matrix_to_differentiate_is_refused(make):
+    value = make()
+    for derivative in (srcgrad.grad(_mean_times_3), srcgrad.jacobian(_mean_times_3), srcgrad.hessian(_mean_times_3)):
+        with pytest.raises(TypeError, match=type(value).__name__):
+            derivative(value)
+    with pytest.raises(TypeError, match=type(value).__name__):
+        srcgrad.jvp(_mean_times_3, (value,), (np.ones(value.shape),))
+    with pytest.raises(TypeError, match=type(value).__name__):
+        srcgrad.grad(lambda xs: _mean_times_3(xs[0]))([value])
+
+
+class _Scaled:
+    """Not an array: its `round`, `argmax` and `any` are methods of its own."""
+
+    def __init__(self, c):
+        self.c = c
+
+    def round(self, digits):
+        return self.c * 10.0
+
+    def argmax(self):
+        return self.c[0] * 2.0
+
+
+def _round_of_an_object(x):
+    p = _Scaled(x)
+    return np.sum(p.round(2))
+
+
+def _argmax_of_an_object(x):
+    p = _Scaled(x)
+    return p.argmax() + x[1]
+
+
+@pytest.mark.parametrize("fn", [_round_of_an_object, _argmax_of_an_object])
+def test_a_method_named_like_numpys_of_an_object_made_here_is_not_taken_for_numpys(fn):
+    """`p.round(2)` of an array has no gradient; of an object made in the function from
+    differentiated values it was taken for it, and the gradient was silently zero."""
+    with pytest.raises(srcgrad.NotDifferentiableError, match="_Scaled"):
+        srcgrad.grad(fn)(X.copy())
+    with pytest.raises(srcgrad.NotDifferentiableError, match="_Scaled"):
+        srcgrad.jvp(fn, (X.copy(),), (np.ones(4),))
+
+
+def _round_of_an_array(x):
+    y = np.sin(x)
+    return np.sum(y.round(1) * x) + y.argmax() * x[0]
+
+
+def test_the_same_methods_of_an_array_still_have_no_gradient():
+    r = np.sin(X).round(1)
+    check(_round_of_an_array, X.copy(), expected=[r + np.array([np.argmax(np.sin(X)), 0, 0, 0])])
