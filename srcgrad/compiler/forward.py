@@ -61,6 +61,7 @@ class _Forward:
         self.tapes = tapes  # tape name -> its tangent tape's name (None: saves nothing active)
         self.replaying = replaying  # tapes whose tangent tapes move at every push and pop (tape_tangents.py)
         self.containers = containers  # names that may hold a list, tuple or dict (calls.containers)
+        self.float_arrays = ()  # names that surely hold float arrays (`_float_arrays`)
 
     def active(self, name):
         return self.activity.is_active(name)
@@ -211,7 +212,7 @@ class _Forward:
         value = s.value
         if isinstance(value, gast.Name) and self.active(value.id):
             part = self.tangent(value.id)
-            if x not in self.containers:  # written into an integer array, `v` rounds: no tangent
+            if x not in self.containers and x not in self.float_arrays:  # into an integer array, `v` rounds
                 part = syntax.call(self.helper("unless_integral", runtime.unless_integral), [part, syntax.name(x)])
         elif isinstance(value, gast.Name) and (x in self.containers or value.id in self.containers):
             part = self.zero(value)  # an entry of a list or dict, or a list itself: a zero of its structure
@@ -503,6 +504,7 @@ def run(tree, program, calls, namer, wrt, jvp_of):
     for p in varied:
         namer.tangent(p)  # the seeds get the plain names
     fw = _Forward(program, active, calls, namer, jvp_of, tangent_tapes, replaying, call_sites.containers(tree))
+    fw.float_arrays = _float_arrays(tree, calls, set(varied))
     prelude = [syntax.assign(namer.tangent(p), fw.zero(syntax.name(p))) for p in params
                if p not in varied and active.is_active(p)]
     stmts = fw.block(body)
@@ -530,3 +532,39 @@ def run(tree, program, calls, namer, wrt, jvp_of):
         new.args.args = new.args.args[: len(params)]
         new.args.kw_defaults = list(tree.args.kw_defaults) + [None] * len(tangents)
     return new
+
+
+_FLOAT_MAKERS = (np.zeros, np.ones, np.empty)  # without a dtype: float64 arrays
+_COPIES = (np.zeros_like, np.ones_like, np.empty_like, np.copy)  # of a differentiated parameter: floats too
+
+
+def _float_arrays(tree, calls, params):
+    """The names every assignment of which surely makes a float array: `np.zeros(shape)`
+    (ones, empty) without a dtype, `np.zeros_like(p)` (ones_like, empty_like, copy) or
+    `p.copy()` of one of `params`, the differentiated parameters (their arguments are
+    floats), or arithmetic with a float literal (`a * 1.0`). A write into one needs no
+    check that it rounds (`runtime.unless_integral`)."""
+    verdict = {}
+    for s in syntax.statements(tree):
+        if type(s) is not gast.Assign:
+            continue
+        for target in s.targets:
+            for name in syntax.names_stored(target):
+                verdict[name] = verdict.get(name, True) and type(target) is gast.Name and _makes_floats(s.value, calls, params)
+    return frozenset(name for name, surely in verdict.items() if surely)
+
+
+def _makes_floats(value, calls, params):
+    if type(value) is gast.BinOp:
+        return any(type(o) is gast.Constant and type(o.value) is float for o in (value.left, value.right))
+    if type(value) is not gast.Call or any(k.arg == "dtype" for k in value.keywords):
+        return False
+    callee = calls.get(value)
+    if callee is None:
+        return False
+    if callee.kind == "function" and callee.obj in _FLOAT_MAKERS:
+        return len(value.args) <= 1
+    if callee.kind == "function" and callee.obj in _COPIES:
+        return len(value.args) == 1 and syntax.is_name(value.args[0]) and value.args[0].id in params
+    return callee.kind == "method" and callee.path == "copy" and callee.receiver in params and not value.args
+
