@@ -497,6 +497,17 @@ DIFFERENCES = [
     case(np2("trapezoid"), U((3, 5)), U((5,))),
     case(np2("trapezoid"), U((4, 3)), U((4, 3)), axis=0),
     case(np2("trapezoid"), U((4, 3)), U((4, 1)), axis=0),
+    case(np.gradient, U((5,))),
+    case(np.gradient, U((2,)), 0.5),
+    case(np.gradient, U((3,)), 0.3, edge_order=2),
+    case(np.gradient, U((6,)), np.array([0.0, 0.2, 0.5, 1.1, 1.3, 2.0]), edge_order=2),
+    case(np.gradient, U((3, 4))),
+    case(np.gradient, U((3, 4)), 0.5, np.array([0.0, 0.3, 1.0, 1.6])),
+    case(np.gradient, U((3, 4)), axis=-1, edge_order=2),
+    case(np.gradient, U((3, 4, 5)), np.array([0.0, 1.0, 3.0]), axis=0, edge_order=2),
+    case(np.gradient, U((3, 4)), 2.0, axis=(1, 0)),
+    case(np.unwrap, U((6,), -6, 6)),
+    case(np.unwrap, U((2, 5), -6, 6), axis=0, period=3.0),
 ]
 
 
@@ -583,6 +594,9 @@ PRODUCTS = [
     case(np.polyval, U((4,)), U((2, 3))),
     case(np.polyval, U((1,)), U((3,))),
     case(np.polyval, [1.5, -0.5, 2.0], U(())),
+    case(np.vander, U((4,))),
+    case(np.vander, U((3,)), 5, increasing=True),
+    case(np.vander, np.array([0.0, 1.5, -2.0]), 3),
     case(np.interp, U((6,), 0.1, 3.9), np.array([0.0, 1.0, 2.5, 3.0, 4.0]), U((5,))),
     case(np.interp, np.array([-1.0, 0.5, 2.2, 5.0]), np.array([0.0, 1.0, 2.5, 4.0]), U((4,)), left=-3.0),
     case(np.interp, np.array([-1.0, 0.5, 2.2, 5.0]), np.array([0.0, 1.0, 2.5, 4.0]), U((4,)), right=7.0),

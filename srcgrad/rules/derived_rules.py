@@ -173,7 +173,7 @@ _PIECEWISE_CONSTANT = {
     shapes._sort_vjp: ("x",), shapes._sort_jvp: ("x",), copies._repeat_vjp: ("x",), shapes._take_vjp: ("x",),
     shapes._take_along_axis_vjp: ("x",), copies._tile_vjp: ("x",), shapes._diag_vjp: ("v",),
     shapes._diagonal_scatter: ("x",), shapes._unravel: ("x",), copies._pad_vjp: ("x",), shapes._item_vjp: ("x",),
-    shapes._ravel_tangent: ("x",), series._interp_vjp_fp: ("fp",),
+    shapes._ravel_tangent: ("x",), series._interp_vjp_fp: ("fp",), series._gradient_vjp: ("f",),
     structure._split_joined: ("arrays",), structure._unstack: ("arrays",), structure._unpack: ("value",),
     structure._reshape_each: ("arrays",), structure._unbroadcast_each: ("arrays",),
     structure._join_pieces: ("pieces", "x"), structure._append_parts: ("arr", "values"),
