@@ -385,6 +385,26 @@ def test_cumprod_exact_with_zeros(axis):
     check_rule(np.nancumprod, np.where(x == 3.0, np.nan, x), axis=axis)
 
 
+CUMULATIVE = [
+    case(np2(name), *args, **kwargs)
+    for name in ("cumulative_sum", "cumulative_prod")
+    for args, kwargs in [((U((5,), 0.5, 1.5),), {}), ((U((5,), 0.5, 1.5),), {"include_initial": True}),
+                         ((U((3, 4), 0.5, 1.5),), {"axis": 1, "include_initial": True}), ((U((3, 4), 0.5, 1.5),), {"axis": 0}),
+                         ((U((2, 3, 4), 0.5, 1.5),), {"axis": -2, "include_initial": True})]
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", CUMULATIVE)
+def test_cumulative(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_cumulative_prod_exact_with_zeros():
+    if NUMPY2 and hasattr(np, "cumulative_prod"):
+        check_rule(np.cumulative_prod, np.array([2.0, 0.0, 3.0, 0.0, 1.5]), include_initial=True)
+        check_rule(np.cumulative_prod, np.array([[2.0, 0.0, 3.0], [0.5, -1.0, 0.0]]), axis=1)
+
+
 def test_add_accumulate():
     run(np.add.accumulate, U((3, 4)))
     run(np.add.accumulate, U((3, 4)), axis=1)
@@ -1127,7 +1147,7 @@ TABLES = [
     LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0), case(getattr, _Pair(U((3,)), U((2, 2))), "second"),
                                case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))})],
     STRUCTURE, OTHERS,
-    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, SELECT, PADS, INSERT_DELETE, LSTSQ,
+    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, CUMULATIVE, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (
     "copies", "decompositions", "elementwise", "inverses", "linalg", "norms", "operators", "reductions", "scalars", "series",
