@@ -17,6 +17,7 @@ from rule_checks import Call, Uniform as U, check_dtypes, check_rule, materializ
 
 import srcgrad.rules as rules
 from srcgrad import NotDifferentiableError
+from srcgrad.rules.gamma import polygamma
 from srcgrad.rules.structure import make_namedtuple
 
 
@@ -238,12 +239,44 @@ SCALARS = [  # (function, *arguments)
     (math.copysign, 0.7, -2.0), (math.fmod, -3.7, 1.5), (math.remainder, 3.7, 1.5), (math.erf, 0.7),
     (math.erfc, 0.7), (math.degrees, 0.7), (math.radians, 70.0), (builtins.abs, -0.7), (builtins.float, 0.7),
     (builtins.abs, np.array([-0.7, 0.5])), (builtins.pow, 1.7, 0.6), (builtins.pow, np.array([0.7, 1.5]), 3),
+    (math.lgamma, 1.7), (math.lgamma, 0.3), (math.lgamma, -2.3), (math.gamma, 4.5), (math.gamma, -2.3),
+    (polygamma, 0, 1.3), (polygamma, 1, -1.3), (polygamma, 3, 0.4), (math.ldexp, 0.7, 3), (math.ldexp, -1.3, -2),
+    *([(math.cbrt, 1.7), (math.cbrt, -0.6), (math.exp2, 0.7)] if hasattr(math, "cbrt") else []),  # Python 3.11
+]
+SEQUENCE_SCALARS = [
+    case(math.dist, (0.5, 1.5), (-1.0, 2.0)),
+    case(math.dist, [0.5, 1.5, 2.0], [0.1, -1.0, 2.0]),
+    case(math.dist, U((3,)), U((3,))),
+    case(math.prod, [0.5, 1.5, -2.0]),
+    case(math.prod, (0.5, 0.0, 3.0)),
+    case(math.prod, U((3,))),
+    case(math.prod, [0.5, 1.5], start=2.5),
 ]
 
 
 @pytest.mark.parametrize("args", SCALARS, ids=[f"{a[0].__name__}{a[1:]}" for a in SCALARS])
 def test_scalar(args):
     check_rule(*args)
+
+
+@pytest.mark.parametrize("fn,args,kwargs", SEQUENCE_SCALARS)
+def test_sequence_scalar(fn, args, kwargs):
+    run(fn, *args, dtypes=False, **kwargs)  # Python floats out
+
+
+def test_polygamma_matches_known_values():
+    """digamma(1) = -Euler's gamma, trigamma(1) = pi**2 / 6, digamma(1/2) = -gamma - 2 ln 2,
+    polygamma(2, 1) = -2 zeta(3); the reflection formula for negative x; nan at the poles."""
+    euler, zeta3 = 0.5772156649015329, 1.2020569031595942
+    assert polygamma(0, 1.0) == pytest.approx(-euler, rel=1e-15)
+    assert polygamma(1, 1.0) == pytest.approx(math.pi**2 / 6, rel=1e-15)
+    assert polygamma(0, 0.5) == pytest.approx(-euler - 2 * math.log(2.0), rel=1e-15)
+    assert polygamma(2, 1.0) == pytest.approx(-2 * zeta3, rel=1e-14)
+    assert polygamma(0, -0.5) == pytest.approx(polygamma(0, 1.5), rel=1e-15)  # pi cot(-pi/2) = 0
+    assert polygamma(0, 1e-300) < -1e299 and polygamma(1, 5e-324) == math.inf  # near the pole at 0
+    assert math.isnan(polygamma(0, 0.0)) and math.isnan(polygamma(1, -3.0))
+    for x in (0.3, 2.5, 7.0, 40.0, -1.7):  # the recurrence and the reflection agree with the rule's own derivative
+        assert polygamma(0, x + 1.0) - polygamma(0, x) == pytest.approx(1.0 / x, rel=1e-13)
 
 
 def test_builtin_sum_and_fsum():
@@ -1134,7 +1167,7 @@ TABLES = [
     [case(np.where, np.array(True), U(()), U(())), case(np.ldexp, U((2,)), 1)],
     [case(np.heaviside, np.array([[0.0, 1.5, -2.0], [0.0, 0.0, 3.0]]), U((3,))),
      case(np.bincount, np.array([0, 3, 3, 1]), U((4,))), case(np.bincount, np.array([2, 0]), weights=U((2,)), minlength=4)],
-    CLIP, [case(*a) for a in SCALARS],
+    CLIP, [case(*a) for a in SCALARS], SEQUENCE_SCALARS,
     [case(f, U((3, 4), 0.5, 2)) for f in REDUCTIONS + SCANS],
     [case(builtins.sum, [0.5, 1.5], 2.0), case(math.fsum, [0.5])],
     [case(builtins.max, 0.5, -1.5), case(builtins.min, 0.5, -1.5)],
@@ -1150,7 +1183,7 @@ TABLES = [
     KEYWORD_REDUCTIONS, RUNNING_EXTREMA, CUMULATIVE, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (
-    "copies", "decompositions", "elementwise", "inverses", "linalg", "norms", "operators", "reductions", "scalars", "series",
+    "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "reductions", "scalars", "series",
     "shapes", "statistics", "structure",
 )
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}

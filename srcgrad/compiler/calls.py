@@ -11,6 +11,7 @@ both. Nothing here builds derivative code.
 import builtins
 import functools
 import inspect
+import math
 import operator
 import re
 import types
@@ -325,7 +326,9 @@ def takes_sequence(rule, param):
     """Whether the rule's parameter `param` may hold a list or tuple whose gradient is one
     entry per element (`sum(xs)`, `max(xs)`, `np.stack(arrays)`): its adjoint then adds
     entry by entry."""
-    return param in _SEQUENCE_PARAMS or (rule.primal in (builtins.max, builtins.min) and param == "a")
+    return param in _SEQUENCE_PARAMS or (rule.primal in (builtins.max, builtins.min) and param == "a") or (
+        rule.primal is math.dist
+    )
 
 
 def reads_as_array(rule, param):

@@ -178,7 +178,7 @@ _PIECEWISE_CONSTANT = {
     structure._reshape_each: ("arrays",), structure._unbroadcast_each: ("arrays",),
     structure._join_pieces: ("pieces", "x"), structure._append_parts: ("arr", "values"),
     scalars._spread: ("iterable",), scalars._select_grad: ("sequence", "ans"),
-    scalars._unsorted: ("iterable", "order"), scalars._sorted_tangent: ("iterable", "order"),
+    scalars._unsorted: ("iterable", "order"), scalars._each_times: ("iterable",), scalars._sorted_tangent: ("iterable", "order"),
     scalars.sorted_vjp: ("ans", "iterable", "key", "reverse"), scalars.sorted_jvp: ("ans", "iterable", "key", "reverse"), copies.pad_vjp: ("ans", "x"),
     _leaf_transpose: ("g",), _item_transpose: ("g",), _drop_last_transpose: ("g",),
     reductions._masked_mean_vjp: ("x",), reductions._running_extremum_vjp: ("ans", "x"),
