@@ -129,7 +129,7 @@ BINARY = [  # (function, x domain, y domain)
     (np.remainder, (0.2, 3), (1.3, 1.7)), (np.fmod, (-3, 3), (1.3, 1.7)), (np.copysign, (-2, 2), (-2, 2)),
     (operator.add, (-2, 2), (-2, 2)), (operator.sub, (-2, 2), (-2, 2)), (operator.mul, (-2, 2), (-2, 2)),
     (operator.truediv, (-2, 2), (0.5, 2)), (operator.pow, (0.5, 2), (-2, 2)),
-    (operator.mod, (0.2, 3), (1.3, 1.7)),
+    (operator.mod, (0.2, 3), (1.3, 1.7)), (np.divmod, (0.2, 3), (1.3, 1.7)),
 ]
 PAIRS = [((), ()), ((3,), ()), ((), (3,)), ((2, 3), (3,)), ((3,), (2, 3)), ((2, 1), (3,))]
 
@@ -239,7 +239,7 @@ SCALARS = [  # (function, *arguments)
     (math.copysign, 0.7, -2.0), (math.fmod, -3.7, 1.5), (math.remainder, 3.7, 1.5), (math.erf, 0.7),
     (math.erfc, 0.7), (math.degrees, 0.7), (math.radians, 70.0), (builtins.abs, -0.7), (builtins.float, 0.7),
     (builtins.abs, np.array([-0.7, 0.5])), (builtins.pow, 1.7, 0.6), (builtins.pow, np.array([0.7, 1.5]), 3),
-    (math.lgamma, 1.7), (math.lgamma, 0.3), (math.lgamma, -2.3), (math.gamma, 4.5), (math.gamma, -2.3),
+    (builtins.divmod, 3.7, 1.5), (builtins.divmod, -3.7, 1.3), (math.lgamma, 1.7), (math.lgamma, 0.3), (math.lgamma, -2.3), (math.gamma, 4.5), (math.gamma, -2.3),
     (polygamma, 0, 1.3), (polygamma, 1, -1.3), (polygamma, 3, 0.4), (math.ldexp, 0.7, 3), (math.ldexp, -1.3, -2),
     *([(math.cbrt, 1.7), (math.cbrt, -0.6), (math.exp2, 0.7)] if hasattr(math, "cbrt") else []),  # Python 3.11
 ]

@@ -3,14 +3,15 @@
 NumPy's spellings (`np.add`, `np.multiply`, `np.remainder`, `np.matmul`, ...) share
 these rules. Every binary reverse rule unbroadcasts to its parameter. `matmul` handles
 1-D operands and broadcast batch dimensions. Floor division has a zero derivative and
-is declared in `nondiff.py`.
+is declared in `nondiff.py`; `divmod` (and np.divmod) pairs it with the remainder.
 """
 
+import builtins
 import operator
 
 import numpy as np
 
-from ..runtime import unbroadcast
+from ..runtime import unbroadcast, zeros_like_grad
 from .registry import defjvp, defvjp, numpy2, elementwise
 
 _ndarray = np.ndarray
@@ -129,6 +130,47 @@ def mod_jvp_x(t, ans, x, y):
 @defjvp(np.remainder, "y")
 def mod_jvp_y(t, ans, x, y):
     return -t * np.floor(x / y)
+
+
+# divmod(x, y) and np.divmod: the pair (x // y, x % y). The quotient is piecewise constant
+# (zero derivative, also at its jumps); the remainder differentiates like `%`. The
+# cotangent is the pair, None for a part that receives no gradient; the tangent is the
+# pair with a zero quotient tangent.
+
+
+def _divmod_vjp(g, x, y, of_y):
+    remainder = g[1]
+    if remainder is None:
+        return zeros_like_grad(y if of_y else x)
+    return unbroadcast(-remainder * np.floor(x / y), y) if of_y else unbroadcast(remainder, x)
+
+
+def _divmod_tangent(ans, remainder):
+    return zeros_like_grad(ans[0]), remainder
+
+
+@defvjp(builtins.divmod, "x", name="Divmod")
+@defvjp(np.divmod, "x", name="Divmod")
+def divmod_vjp_x(g, ans, x, y):
+    return _divmod_vjp(g, x, y, False)
+
+
+@defvjp(builtins.divmod, "y")
+@defvjp(np.divmod, "y")
+def divmod_vjp_y(g, ans, x, y):
+    return _divmod_vjp(g, x, y, True)
+
+
+@defjvp(builtins.divmod, "x")
+@defjvp(np.divmod, "x")
+def divmod_jvp_x(t, ans, x, y):
+    return _divmod_tangent(ans, t)
+
+
+@defjvp(builtins.divmod, "y")
+@defjvp(np.divmod, "y")
+def divmod_jvp_y(t, ans, x, y):
+    return _divmod_tangent(ans, -t * np.floor(x / y))
 
 
 @defvjp(operator.neg, "x", name="Neg")
