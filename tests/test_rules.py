@@ -438,6 +438,32 @@ def test_cumulative_prod_exact_with_zeros():
         check_rule(np.cumulative_prod, np.array([[2.0, 0.0, 3.0], [0.5, -1.0, 0.0]]), axis=1)
 
 
+SPACINGS = [
+    case(np.linspace, 0.3, 1.7, 5),
+    case(np.linspace, U((3,)), 1.7, 4, endpoint=False),
+    case(np.linspace, U((2, 1)), U((3,)), 4, axis=-1),
+    case(np.linspace, 0.3, 1.7, 5, retstep=True),
+    case(np.linspace, U((2,)), U((2,)), 3, False, True, axis=1),
+    case(np.linspace, 0.3, 1.7, 1),
+    case(np.logspace, 0.3, 1.7, 5),
+    case(np.logspace, U((3,)), 0.5, 4, base=2.0, axis=1),
+    case(np.logspace, 0.3, U((2,)), 3, endpoint=False),
+    case(np.geomspace, 0.3, 1.7, 5),
+    case(np.geomspace, U((3,), 0.5, 2), 4.0, 4, endpoint=False, axis=-1),
+    case(np.geomspace, -0.3, -1.7, 4),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", SPACINGS)
+def test_spacings(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_spacings_of_an_integer_dtype_have_zero_derivative():
+    ans = np.linspace(0.3, 7.7, 4, dtype=int)
+    assert rules.lookup(np.linspace).vjp("stop", np.ones(4), ans, 0.3, 7.7, 4, dtype=int) == 0.0
+
+
 def test_add_accumulate():
     run(np.add.accumulate, U((3, 4)))
     run(np.add.accumulate, U((3, 4)), axis=1)
@@ -1180,11 +1206,11 @@ TABLES = [
     LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0), case(getattr, _Pair(U((3,)), U((2, 2))), "second"),
                                case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))})],
     STRUCTURE, OTHERS,
-    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, CUMULATIVE, SELECT, PADS, INSERT_DELETE, LSTSQ,
+    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (
     "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "reductions", "scalars", "series",
-    "shapes", "statistics", "structure",
+    "shapes", "spacings", "statistics", "structure",
 )
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}
 

@@ -481,7 +481,7 @@ def _may_be_sequence(operand, container_names):
 
 
 _SEVERAL_RESULTS = {
-    np.average, np.divmod, builtins.divmod, np.gradient, np.linalg.slogdet, np.linalg.eigh, np.linalg.qr, np.linalg.svd, np.linalg.lstsq,
+    np.average, np.divmod, builtins.divmod, np.gradient, np.linspace, np.linalg.slogdet, np.linalg.eigh, np.linalg.qr, np.linalg.svd, np.linalg.lstsq,
 }
 
 
