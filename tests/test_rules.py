@@ -396,6 +396,37 @@ QUANTILES = [
 ]
 
 
+_NAN34 = np.random.default_rng(5).uniform(0.5, 2.0, size=(3, 4))
+_NAN34[0, 1] = _NAN34[2, 3] = _NAN34[2, 0] = np.nan
+NAN_QUANTILES = [
+    case(np.nanmedian, _NAN34),
+    case(np.nanmedian, _NAN34, axis=1),
+    case(np.nanmedian, _NAN34, axis=0, keepdims=True),
+    case(np.nanmedian, U((2, 3, 4)), axis=(0, 2)),
+    case(np.nanquantile, _NAN34, 0.3),
+    case(np.nanquantile, _NAN34, U((2,), 0.05, 0.95), axis=1),
+    case(np.nanquantile, _NAN34, 0.45, axis=0, keepdims=True),
+    case(np.nanquantile, U((2, 3, 4)), U((2,), 0.05, 0.95), axis=(0, 2)),
+    case(np.nanpercentile, _NAN34, U((2,), 5, 95), axis=1),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", NAN_QUANTILES)
+def test_nan_quantile(fn, args, kwargs):
+    run(fn, *args, dtypes=NUMPY2, **kwargs)
+
+
+@pytest.mark.filterwarnings("ignore:All-NaN slice encountered")
+def test_nan_quantiles_skip_nan_entries():
+    x = _NAN34.copy()
+    x[1] = np.nan  # a slice of NaN only: no gradient
+    ans = np.nanmedian(x, axis=1)
+    assert rules.lookup(np.nanmedian).vjp("x", np.ones(3), ans, x, axis=1)[[0, 1, 2]].sum(axis=1).tolist() == [1, 0, 1]
+    ans = np.nanquantile(x, 0.3, axis=1)
+    grad = rules.lookup(np.nanquantile).vjp("x", np.ones(3), ans, x, 0.3, axis=1)
+    assert np.all(grad[np.isnan(x)] == 0.0) and grad.sum(axis=1).tolist() == pytest.approx([1, 0, 1])
+
+
 @pytest.mark.parametrize("fn,args,kwargs", QUANTILES)
 def test_quantile(fn, args, kwargs):
     run(fn, *args, dtypes=NUMPY2, **kwargs)  # NumPy 1.26's quantile of float32 by a float64 q is float64
@@ -1201,7 +1232,7 @@ TABLES = [
     [case(list, [0.5, 1.5]), case(tuple, [0.5, 1.5]), case(np.float64, 0.7), case(np.float32, 0.7)],
     [case(np.add.reduce, U((3,))), case(np.add.accumulate, U((3,))), case(np.logaddexp.reduce, U((3,))),
      case(np.logaddexp2.reduce, U((3,)))],
-    QUANTILES, AVERAGE, COVARIANCES, DIFFERENCES, PRODUCTS,
+    QUANTILES, NAN_QUANTILES, AVERAGE, COVARIANCES, DIFFERENCES, PRODUCTS,
     [case(np.convolve, U((3,)), U((2,))), case(np.correlate, U((3,)), U((2,)))],
     LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0), case(getattr, _Pair(U((3,)), U((2, 2))), "second"),
                                case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))})],
