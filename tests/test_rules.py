@@ -1206,6 +1206,45 @@ def test_sequence_tangents_may_be_none():
     assert tangent.tolist() == [[0, 0], [0, 0], [1, 1]]
 
 
+C34_INDEX = np.array([[0, 1, 1, 0], [1, 0, 0, 1], [0, 0, 1, 1]])
+KEEP4 = np.array([True, False, True, True])
+SELECTIONS = [
+    case(np.choose, C34_INDEX, [U((3, 4)), U((3, 4))]),
+    case(np.choose, C34_INDEX, (U((4,)), U((3, 1)))),
+    case(np.choose, C34_INDEX + 1, U((2, 3, 4)), mode="wrap"),
+    case(np.choose, C34_INDEX * 3 - 1, [U((4,)), U((3, 4))], mode="clip"),
+    case(np.compress, KEEP4, U((4,))),
+    case(np.compress, KEEP4[:3], U((3, 4)), axis=0),
+    case(np.compress, [False, True], U((3, 4)), axis=1),
+    case(np.compress, KEEP4, U((3, 4))),
+    case(np.extract, C34_INDEX > 0, U((3, 4))),
+    case(np.resize, U((4,)), 6),
+    case(np.resize, U((2, 3)), (4, 2)),
+    case(np.resize, U((2, 3)), 4),
+    case(np.partition, U((6,)), 2),
+    case(np.partition, U((4, 5)), (1, 3), axis=0),
+    case(np.partition, U((3, 4)), 2, axis=None),
+    case(np.partition, U((3, 5)), -1),
+    case(np.lib.stride_tricks.sliding_window_view, U((6,)), 3),
+    case(np.lib.stride_tricks.sliding_window_view, U((4, 5)), (2, 3)),
+    case(np.lib.stride_tricks.sliding_window_view, U((4, 5)), 2, axis=1),
+    case(np.lib.stride_tricks.sliding_window_view, U((7,)), (2, 3), axis=(0, 0)),
+    case(np.lib.stride_tricks.sliding_window_view, U((3, 4, 5)), (2, 2), axis=(2, 0)),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", SELECTIONS)
+def test_selection(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_overlapping_windows_add_their_gradients():
+    x = np.arange(5.0)
+    windows = np.lib.stride_tricks.sliding_window_view(x, 3)
+    grad = rules.lookup(np.lib.stride_tricks.sliding_window_view).vjp("x", np.ones((3, 3)), windows, x, 3)
+    assert grad.tolist() == [1, 2, 3, 2, 1]
+
+
 # --- rules from other modules (activations, methods) ----------------------------------
 
 OTHERS = [case(np.ndarray.copy, U((2, 3))), case(np.ndarray.astype, U((2, 3)), np.float64)]
@@ -1236,12 +1275,12 @@ TABLES = [
     [case(np.convolve, U((3,)), U((2,))), case(np.correlate, U((3,)), U((2,)))],
     LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0), case(getattr, _Pair(U((3,)), U((2, 2))), "second"),
                                case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))})],
-    STRUCTURE, OTHERS,
+    STRUCTURE, SELECTIONS, OTHERS,
     KEYWORD_REDUCTIONS, RUNNING_EXTREMA, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (
-    "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "reductions", "scalars", "series",
-    "shapes", "spacings", "statistics", "structure",
+    "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "reductions", "scalars",
+    "selections", "series", "shapes", "spacings", "statistics", "structure",
 )
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}
 

@@ -319,7 +319,7 @@ def _spelled(program, stmt):
     return program.text(stmt).strip() or printing.unparse(stmt).strip()
 
 
-_SEQUENCE_PARAMS = {"iterable", "seq", "arrays", "tup", "arys", "operands", "object", "xs", "choicelist"}
+_SEQUENCE_PARAMS = {"iterable", "seq", "arrays", "tup", "arys", "operands", "object", "xs", "choicelist", "choices"}
 
 
 def takes_sequence(rule, param):

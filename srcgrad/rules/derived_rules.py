@@ -24,14 +24,15 @@ puts its `jvp_of`, which differentiates a helper's source, in `_JVP_OF`.
 import inspect
 
 from ..runtime import joined_part, repeated_part, zeros_like_grad
-from . import activations, copies, elementwise, reductions, scalars, series, shapes, statistics, structure
+from . import activations, copies, elementwise, reductions, scalars, selections, series, shapes, statistics, structure
 from .registry import defjvp, is_nondifferentiable, lookup, nondifferentiable
 from .runtime_rules import _drop_last_transpose, _item_transpose, _leaf_transpose, _zero
 
 # Helpers of the rule modules whose values are piecewise constant (shares of a max, masks,
 # counts) or not numbers at all (axes, dtypes): constants to any derivative.
 nondifferentiable(
-    reductions._extremum_share, statistics._median_share, reductions._ptp_share, reductions._not_nan,
+    reductions._extremum_share, statistics._median_share, statistics._nan_median_share, reductions._ptp_share,
+    reductions._not_nan,
     reductions._valid_count, statistics._dof, statistics._nan_dof, reductions._axes, reductions._float_dtype,
     elementwise._nan_ignoring_share, elementwise._clip_lower_share, elementwise._clip_upper_share,
     activations._count, shapes._axes, shapes._inverse_axes, structure._hsplit_axis, structure._hstack_axis,
@@ -185,6 +186,9 @@ _PIECEWISE_CONSTANT = {
     reductions._running_extremum_jvp: ("ans",), structure._gather_back: ("ids", "x"), copies._pad_jvp: ("x",),
     statistics._quantile_vjp_x: ("ans", "x"), statistics._quantile_jvp_x: ("ans", "x"),  # weights from ranks and q
     elementwise._select_vjp_choices: ("condlist", "choicelist"),
+    selections._choose_vjp: ("a", "choices"), selections._choose_tangent: ("choices",),
+    selections._compress_vjp: ("condition", "a"), selections._resize_vjp: ("a",),
+    selections._partition_vjp: ("a",), selections._partition_jvp: ("a",), selections._windows_vjp: ("x",),
     elementwise._select_jvp_choices: ("ans", "condlist", "choicelist"),
 }
 _register_helper_rules(_PIECEWISE_CONSTANT)
