@@ -83,7 +83,7 @@ UNARY = [  # (function, low, high): the domain to sample
     (np.square, -2, 2), (np.absolute, -2, 2), (np.fabs, -2, 2), (np.negative, -2, 2),
     (np.positive, -2, 2), (np.reciprocal, 0.3, 3), (np.deg2rad, -90, 90), (np.radians, -90, 90),
     (np.rad2deg, -2, 2), (np.degrees, -2, 2), (np.sinc, -2, 2), (np.conjugate, -2, 2),
-    (np.real, -2, 2), (np.nan_to_num, -2, 2), (operator.neg, -2, 2), (operator.pos, -2, 2),
+    (np.real, -2, 2), (np.real_if_close, -2, 2), (np.nan_to_num, -2, 2), (operator.neg, -2, 2), (operator.pos, -2, 2),
 ]
 SHAPES = [(), (3,), (2, 3)]
 
@@ -689,6 +689,10 @@ PRODUCTS = [
     case(np.einsum, "...i,...i", U((1, 3)), U((4, 3))),
     case(np.einsum, "bi,bi->b", U((1, 3)), U((4, 3))),
     case(np.einsum, "i,jk,k", U((2,)), U((3, 4)), U((4,))),
+    case(np2("matvec"), U((2, 3, 4)), U((4,))),
+    case(np2("matvec"), U((3, 4)), U((2, 4))),
+    case(np2("vecmat"), U((3,)), U((2, 3, 4))),
+    case(np2("vecmat"), U((2, 3)), U((3, 4))),
     case(np.kron, U((2,)), U((3,))),
     case(np.kron, U((2, 3)), U((2, 2))),
     case(np.kron, U((3,)), U((2, 2))),
@@ -776,6 +780,9 @@ LINALG = [
     case(np.linalg.multi_dot, [U((2, 3)), U((3, 4)), U((4, 2))]),
     case(np.linalg.multi_dot, [U((3,)), U((3, 4)), U((4,))]),
     case(np.linalg.multi_dot, [U((3,)), U((3, 4)), U((4, 2)), U((2, 3))]),
+    case(np.linalg.tensorsolve, well_conditioned(6, 6).reshape(2, 3, 6), U((2, 3))),
+    case(np.linalg.tensorsolve, well_conditioned(6, 6).reshape(2, 3, 2, 3), U((2, 3))),
+    case(np.linalg.tensorsolve, well_conditioned(6, 6).reshape(2, 3, 6).transpose(2, 0, 1), U((2, 3)), axes=(0,)),
 ]
 
 

@@ -210,9 +210,15 @@ def missing_rule(program, stmt, call, register):
 
 
 def bind(program, stmt, rule, call):
-    """{rule parameter: argument node} for the call (defaults and literals as constants)."""
+    """{rule parameter: argument node} for the call (defaults and literals as constants).
+    A ufunc's `dtype=` (`np.exp(x, dtype=np.float64)`) is left out: it names the precision
+    the ufunc computes in, and the rules compute the derivative at the same values in the
+    precision of their operands."""
+    keywords = call.keywords
+    if isinstance(rule.primal, np.ufunc) and "dtype" in keywords and "dtype" not in rule.params:
+        keywords = {k: v for k, v in keywords.items() if k != "dtype"}
     try:
-        bound = rule.bind(*call.args, **call.keywords)
+        bound = rule.bind(*call.args, **keywords)
     except TypeError as exc:
         raise program.error(
             stmt, f"cannot differentiate this call of {call.label}: {exc} (in `{program.name}`)", NotDifferentiableError,

@@ -2,7 +2,8 @@
 
 NumPy's spellings (`np.add`, `np.multiply`, `np.remainder`, `np.matmul`, ...) share
 these rules. Every binary reverse rule unbroadcasts to its parameter. `matmul` handles
-1-D operands and broadcast batch dimensions. Floor division has a zero derivative and
+1-D operands and broadcast batch dimensions; np.matvec and np.vecmat (NumPy 2.2) are its
+matrix-vector forms. Floor division has a zero derivative and
 is declared in `nondiff.py`; `divmod` (and np.divmod) pairs it with the remainder.
 """
 
@@ -263,3 +264,47 @@ def matmul_jvp_x(t, ans, x, y):
 @defjvp(numpy2("linalg.matmul"), "y")
 def matmul_jvp_y(t, ans, x, y):
     return x @ t
+
+
+# np.matvec(a, v) = a @ v and np.vecmat(v, a) = v @ a over stacks (NumPy 2.2 ufuncs; real
+# operands: vecmat's conjugate of v is v itself)
+
+
+@defvjp(numpy2("matvec"), "x", name="Matvec")
+def matvec_vjp_x(g, ans, x, y):
+    return unbroadcast(np.expand_dims(g, -1) * np.expand_dims(y, -2), x)
+
+
+@defvjp(numpy2("matvec"), "y")
+def matvec_vjp_y(g, ans, x, y):
+    return unbroadcast(np.vecmat(g, x), y)
+
+
+@defjvp(numpy2("matvec"), "x")
+def matvec_jvp_x(t, ans, x, y):
+    return np.matvec(t, y)
+
+
+@defjvp(numpy2("matvec"), "y")
+def matvec_jvp_y(t, ans, x, y):
+    return np.matvec(x, t)
+
+
+@defvjp(numpy2("vecmat"), "x", name="Vecmat")
+def vecmat_vjp_x(g, ans, x, y):
+    return unbroadcast(np.matvec(y, g), x)
+
+
+@defvjp(numpy2("vecmat"), "y")
+def vecmat_vjp_y(g, ans, x, y):
+    return unbroadcast(np.expand_dims(x, -1) * np.expand_dims(g, -2), y)
+
+
+@defjvp(numpy2("vecmat"), "x")
+def vecmat_jvp_x(t, ans, x, y):
+    return np.vecmat(t, y)
+
+
+@defjvp(numpy2("vecmat"), "y")
+def vecmat_jvp_y(t, ans, x, y):
+    return np.vecmat(x, t)
