@@ -17,6 +17,7 @@ from rule_checks import Call, Uniform as U, check_dtypes, check_rule, materializ
 
 import srcgrad.rules as rules
 from srcgrad import NotDifferentiableError
+from srcgrad.rules.gamma import polygamma
 from srcgrad.rules.structure import make_namedtuple
 
 
@@ -82,7 +83,7 @@ UNARY = [  # (function, low, high): the domain to sample
     (np.square, -2, 2), (np.absolute, -2, 2), (np.fabs, -2, 2), (np.negative, -2, 2),
     (np.positive, -2, 2), (np.reciprocal, 0.3, 3), (np.deg2rad, -90, 90), (np.radians, -90, 90),
     (np.rad2deg, -2, 2), (np.degrees, -2, 2), (np.sinc, -2, 2), (np.conjugate, -2, 2),
-    (np.real, -2, 2), (np.nan_to_num, -2, 2), (operator.neg, -2, 2), (operator.pos, -2, 2),
+    (np.real, -2, 2), (np.real_if_close, -2, 2), (np.nan_to_num, -2, 2), (operator.neg, -2, 2), (operator.pos, -2, 2),
 ]
 SHAPES = [(), (3,), (2, 3)]
 
@@ -128,7 +129,7 @@ BINARY = [  # (function, x domain, y domain)
     (np.remainder, (0.2, 3), (1.3, 1.7)), (np.fmod, (-3, 3), (1.3, 1.7)), (np.copysign, (-2, 2), (-2, 2)),
     (operator.add, (-2, 2), (-2, 2)), (operator.sub, (-2, 2), (-2, 2)), (operator.mul, (-2, 2), (-2, 2)),
     (operator.truediv, (-2, 2), (0.5, 2)), (operator.pow, (0.5, 2), (-2, 2)),
-    (operator.mod, (0.2, 3), (1.3, 1.7)),
+    (operator.mod, (0.2, 3), (1.3, 1.7)), (np.divmod, (0.2, 3), (1.3, 1.7)),
 ]
 PAIRS = [((), ()), ((3,), ()), ((), (3,)), ((2, 3), (3,)), ((3,), (2, 3)), ((2, 1), (3,))]
 
@@ -238,12 +239,44 @@ SCALARS = [  # (function, *arguments)
     (math.copysign, 0.7, -2.0), (math.fmod, -3.7, 1.5), (math.remainder, 3.7, 1.5), (math.erf, 0.7),
     (math.erfc, 0.7), (math.degrees, 0.7), (math.radians, 70.0), (builtins.abs, -0.7), (builtins.float, 0.7),
     (builtins.abs, np.array([-0.7, 0.5])), (builtins.pow, 1.7, 0.6), (builtins.pow, np.array([0.7, 1.5]), 3),
+    (builtins.divmod, 3.7, 1.5), (builtins.divmod, -3.7, 1.3), (math.lgamma, 1.7), (math.lgamma, 0.3), (math.lgamma, -2.3), (math.gamma, 4.5), (math.gamma, -2.3),
+    (polygamma, 0, 1.3), (polygamma, 1, -1.3), (polygamma, 3, 0.4), (math.ldexp, 0.7, 3), (math.ldexp, -1.3, -2),
+    *([(math.cbrt, 1.7), (math.cbrt, -0.6), (math.exp2, 0.7)] if hasattr(math, "cbrt") else []),  # Python 3.11
+]
+SEQUENCE_SCALARS = [
+    case(math.dist, (0.5, 1.5), (-1.0, 2.0)),
+    case(math.dist, [0.5, 1.5, 2.0], [0.1, -1.0, 2.0]),
+    case(math.dist, U((3,)), U((3,))),
+    case(math.prod, [0.5, 1.5, -2.0]),
+    case(math.prod, (0.5, 0.0, 3.0)),
+    case(math.prod, U((3,))),
+    case(math.prod, [0.5, 1.5], start=2.5),
 ]
 
 
 @pytest.mark.parametrize("args", SCALARS, ids=[f"{a[0].__name__}{a[1:]}" for a in SCALARS])
 def test_scalar(args):
     check_rule(*args)
+
+
+@pytest.mark.parametrize("fn,args,kwargs", SEQUENCE_SCALARS)
+def test_sequence_scalar(fn, args, kwargs):
+    run(fn, *args, dtypes=False, **kwargs)  # Python floats out
+
+
+def test_polygamma_matches_known_values():
+    """digamma(1) = -Euler's gamma, trigamma(1) = pi**2 / 6, digamma(1/2) = -gamma - 2 ln 2,
+    polygamma(2, 1) = -2 zeta(3); the reflection formula for negative x; nan at the poles."""
+    euler, zeta3 = 0.5772156649015329, 1.2020569031595942
+    assert polygamma(0, 1.0) == pytest.approx(-euler, rel=1e-15)
+    assert polygamma(1, 1.0) == pytest.approx(math.pi**2 / 6, rel=1e-15)
+    assert polygamma(0, 0.5) == pytest.approx(-euler - 2 * math.log(2.0), rel=1e-15)
+    assert polygamma(2, 1.0) == pytest.approx(-2 * zeta3, rel=1e-14)
+    assert polygamma(0, -0.5) == pytest.approx(polygamma(0, 1.5), rel=1e-15)  # pi cot(-pi/2) = 0
+    assert polygamma(0, 1e-300) < -1e299 and polygamma(1, 5e-324) == math.inf  # near the pole at 0
+    assert math.isnan(polygamma(0, 0.0)) and math.isnan(polygamma(1, -3.0))
+    for x in (0.3, 2.5, 7.0, 40.0, -1.7):  # the recurrence and the reflection agree with the rule's own derivative
+        assert polygamma(0, x + 1.0) - polygamma(0, x) == pytest.approx(1.0 / x, rel=1e-13)
 
 
 def test_builtin_sum_and_fsum():
@@ -363,6 +396,37 @@ QUANTILES = [
 ]
 
 
+_NAN34 = np.random.default_rng(5).uniform(0.5, 2.0, size=(3, 4))
+_NAN34[0, 1] = _NAN34[2, 3] = _NAN34[2, 0] = np.nan
+NAN_QUANTILES = [
+    case(np.nanmedian, _NAN34),
+    case(np.nanmedian, _NAN34, axis=1),
+    case(np.nanmedian, _NAN34, axis=0, keepdims=True),
+    case(np.nanmedian, U((2, 3, 4)), axis=(0, 2)),
+    case(np.nanquantile, _NAN34, 0.3),
+    case(np.nanquantile, _NAN34, U((2,), 0.05, 0.95), axis=1),
+    case(np.nanquantile, _NAN34, 0.45, axis=0, keepdims=True),
+    case(np.nanquantile, U((2, 3, 4)), U((2,), 0.05, 0.95), axis=(0, 2)),
+    case(np.nanpercentile, _NAN34, U((2,), 5, 95), axis=1),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", NAN_QUANTILES)
+def test_nan_quantile(fn, args, kwargs):
+    run(fn, *args, dtypes=NUMPY2, **kwargs)
+
+
+@pytest.mark.filterwarnings("ignore:All-NaN slice encountered")
+def test_nan_quantiles_skip_nan_entries():
+    x = _NAN34.copy()
+    x[1] = np.nan  # a slice of NaN only: no gradient
+    ans = np.nanmedian(x, axis=1)
+    assert rules.lookup(np.nanmedian).vjp("x", np.ones(3), ans, x, axis=1)[[0, 1, 2]].sum(axis=1).tolist() == [1, 0, 1]
+    ans = np.nanquantile(x, 0.3, axis=1)
+    grad = rules.lookup(np.nanquantile).vjp("x", np.ones(3), ans, x, 0.3, axis=1)
+    assert np.all(grad[np.isnan(x)] == 0.0) and grad.sum(axis=1).tolist() == pytest.approx([1, 0, 1])
+
+
 @pytest.mark.parametrize("fn,args,kwargs", QUANTILES)
 def test_quantile(fn, args, kwargs):
     run(fn, *args, dtypes=NUMPY2, **kwargs)  # NumPy 1.26's quantile of float32 by a float64 q is float64
@@ -383,6 +447,52 @@ def test_cumprod_exact_with_zeros(axis):
     x = np.array([[2.0, 0.0, 3.0, 0.0], [0.0, 1.5, 0.5, 2.0], [1.5, -2.0, 0.5, 0.0]])
     check_rule(np.cumprod, x, axis=axis)
     check_rule(np.nancumprod, np.where(x == 3.0, np.nan, x), axis=axis)
+
+
+CUMULATIVE = [
+    case(np2(name), *args, **kwargs)
+    for name in ("cumulative_sum", "cumulative_prod")
+    for args, kwargs in [((U((5,), 0.5, 1.5),), {}), ((U((5,), 0.5, 1.5),), {"include_initial": True}),
+                         ((U((3, 4), 0.5, 1.5),), {"axis": 1, "include_initial": True}), ((U((3, 4), 0.5, 1.5),), {"axis": 0}),
+                         ((U((2, 3, 4), 0.5, 1.5),), {"axis": -2, "include_initial": True})]
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", CUMULATIVE)
+def test_cumulative(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_cumulative_prod_exact_with_zeros():
+    if NUMPY2 and hasattr(np, "cumulative_prod"):
+        check_rule(np.cumulative_prod, np.array([2.0, 0.0, 3.0, 0.0, 1.5]), include_initial=True)
+        check_rule(np.cumulative_prod, np.array([[2.0, 0.0, 3.0], [0.5, -1.0, 0.0]]), axis=1)
+
+
+SPACINGS = [
+    case(np.linspace, 0.3, 1.7, 5),
+    case(np.linspace, U((3,)), 1.7, 4, endpoint=False),
+    case(np.linspace, U((2, 1)), U((3,)), 4, axis=-1),
+    case(np.linspace, 0.3, 1.7, 5, retstep=True),
+    case(np.linspace, U((2,)), U((2,)), 3, False, True, axis=1),
+    case(np.linspace, 0.3, 1.7, 1),
+    case(np.logspace, 0.3, 1.7, 5),
+    case(np.logspace, U((3,)), 0.5, 4, base=2.0, axis=1),
+    case(np.logspace, 0.3, U((2,)), 3, endpoint=False),
+    case(np.geomspace, 0.3, 1.7, 5),
+    case(np.geomspace, U((3,), 0.5, 2), 4.0, 4, endpoint=False, axis=-1),
+    case(np.geomspace, -0.3, -1.7, 4),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", SPACINGS)
+def test_spacings(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_spacings_of_an_integer_dtype_have_zero_derivative():
+    ans = np.linspace(0.3, 7.7, 4, dtype=int)
+    assert rules.lookup(np.linspace).vjp("stop", np.ones(4), ans, 0.3, 7.7, 4, dtype=int) == 0.0
 
 
 def test_add_accumulate():
@@ -497,6 +607,17 @@ DIFFERENCES = [
     case(np2("trapezoid"), U((3, 5)), U((5,))),
     case(np2("trapezoid"), U((4, 3)), U((4, 3)), axis=0),
     case(np2("trapezoid"), U((4, 3)), U((4, 1)), axis=0),
+    case(np.gradient, U((5,))),
+    case(np.gradient, U((2,)), 0.5),
+    case(np.gradient, U((3,)), 0.3, edge_order=2),
+    case(np.gradient, U((6,)), np.array([0.0, 0.2, 0.5, 1.1, 1.3, 2.0]), edge_order=2),
+    case(np.gradient, U((3, 4))),
+    case(np.gradient, U((3, 4)), 0.5, np.array([0.0, 0.3, 1.0, 1.6])),
+    case(np.gradient, U((3, 4)), axis=-1, edge_order=2),
+    case(np.gradient, U((3, 4, 5)), np.array([0.0, 1.0, 3.0]), axis=0, edge_order=2),
+    case(np.gradient, U((3, 4)), 2.0, axis=(1, 0)),
+    case(np.unwrap, U((6,), -6, 6)),
+    case(np.unwrap, U((2, 5), -6, 6), axis=0, period=3.0),
 ]
 
 
@@ -568,6 +689,10 @@ PRODUCTS = [
     case(np.einsum, "...i,...i", U((1, 3)), U((4, 3))),
     case(np.einsum, "bi,bi->b", U((1, 3)), U((4, 3))),
     case(np.einsum, "i,jk,k", U((2,)), U((3, 4)), U((4,))),
+    case(np2("matvec"), U((2, 3, 4)), U((4,))),
+    case(np2("matvec"), U((3, 4)), U((2, 4))),
+    case(np2("vecmat"), U((3,)), U((2, 3, 4))),
+    case(np2("vecmat"), U((2, 3)), U((3, 4))),
     case(np.kron, U((2,)), U((3,))),
     case(np.kron, U((2, 3)), U((2, 2))),
     case(np.kron, U((3,)), U((2, 2))),
@@ -583,6 +708,9 @@ PRODUCTS = [
     case(np.polyval, U((4,)), U((2, 3))),
     case(np.polyval, U((1,)), U((3,))),
     case(np.polyval, [1.5, -0.5, 2.0], U(())),
+    case(np.vander, U((4,))),
+    case(np.vander, U((3,)), 5, increasing=True),
+    case(np.vander, np.array([0.0, 1.5, -2.0]), 3),
     case(np.interp, U((6,), 0.1, 3.9), np.array([0.0, 1.0, 2.5, 3.0, 4.0]), U((5,))),
     case(np.interp, np.array([-1.0, 0.5, 2.2, 5.0]), np.array([0.0, 1.0, 2.5, 4.0]), U((4,)), left=-3.0),
     case(np.interp, np.array([-1.0, 0.5, 2.2, 5.0]), np.array([0.0, 1.0, 2.5, 4.0]), U((4,)), right=7.0),
@@ -652,6 +780,9 @@ LINALG = [
     case(np.linalg.multi_dot, [U((2, 3)), U((3, 4)), U((4, 2))]),
     case(np.linalg.multi_dot, [U((3,)), U((3, 4)), U((4,))]),
     case(np.linalg.multi_dot, [U((3,)), U((3, 4)), U((4, 2)), U((2, 3))]),
+    case(np.linalg.tensorsolve, well_conditioned(6, 6).reshape(2, 3, 6), U((2, 3))),
+    case(np.linalg.tensorsolve, well_conditioned(6, 6).reshape(2, 3, 2, 3), U((2, 3))),
+    case(np.linalg.tensorsolve, well_conditioned(6, 6).reshape(2, 3, 6).transpose(2, 0, 1), U((2, 3)), axes=(0,)),
 ]
 
 
@@ -1082,6 +1213,45 @@ def test_sequence_tangents_may_be_none():
     assert tangent.tolist() == [[0, 0], [0, 0], [1, 1]]
 
 
+C34_INDEX = np.array([[0, 1, 1, 0], [1, 0, 0, 1], [0, 0, 1, 1]])
+KEEP4 = np.array([True, False, True, True])
+SELECTIONS = [
+    case(np.choose, C34_INDEX, [U((3, 4)), U((3, 4))]),
+    case(np.choose, C34_INDEX, (U((4,)), U((3, 1)))),
+    case(np.choose, C34_INDEX + 1, U((2, 3, 4)), mode="wrap"),
+    case(np.choose, C34_INDEX * 3 - 1, [U((4,)), U((3, 4))], mode="clip"),
+    case(np.compress, KEEP4, U((4,))),
+    case(np.compress, KEEP4[:3], U((3, 4)), axis=0),
+    case(np.compress, [False, True], U((3, 4)), axis=1),
+    case(np.compress, KEEP4, U((3, 4))),
+    case(np.extract, C34_INDEX > 0, U((3, 4))),
+    case(np.resize, U((4,)), 6),
+    case(np.resize, U((2, 3)), (4, 2)),
+    case(np.resize, U((2, 3)), 4),
+    case(np.partition, U((6,)), 2),
+    case(np.partition, U((4, 5)), (1, 3), axis=0),
+    case(np.partition, U((3, 4)), 2, axis=None),
+    case(np.partition, U((3, 5)), -1),
+    case(np.lib.stride_tricks.sliding_window_view, U((6,)), 3),
+    case(np.lib.stride_tricks.sliding_window_view, U((4, 5)), (2, 3)),
+    case(np.lib.stride_tricks.sliding_window_view, U((4, 5)), 2, axis=1),
+    case(np.lib.stride_tricks.sliding_window_view, U((7,)), (2, 3), axis=(0, 0)),
+    case(np.lib.stride_tricks.sliding_window_view, U((3, 4, 5)), (2, 2), axis=(2, 0)),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", SELECTIONS)
+def test_selection(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_overlapping_windows_add_their_gradients():
+    x = np.arange(5.0)
+    windows = np.lib.stride_tricks.sliding_window_view(x, 3)
+    grad = rules.lookup(np.lib.stride_tricks.sliding_window_view).vjp("x", np.ones((3, 3)), windows, x, 3)
+    assert grad.tolist() == [1, 2, 3, 2, 1]
+
+
 # --- rules from other modules (activations, methods) ----------------------------------
 
 OTHERS = [case(np.ndarray.copy, U((2, 3))), case(np.ndarray.astype, U((2, 3)), np.float64)]
@@ -1100,7 +1270,7 @@ TABLES = [
     [case(np.where, np.array(True), U(()), U(())), case(np.ldexp, U((2,)), 1)],
     [case(np.heaviside, np.array([[0.0, 1.5, -2.0], [0.0, 0.0, 3.0]]), U((3,))),
      case(np.bincount, np.array([0, 3, 3, 1]), U((4,))), case(np.bincount, np.array([2, 0]), weights=U((2,)), minlength=4)],
-    CLIP, [case(*a) for a in SCALARS],
+    CLIP, [case(*a) for a in SCALARS], SEQUENCE_SCALARS,
     [case(f, U((3, 4), 0.5, 2)) for f in REDUCTIONS + SCANS],
     [case(builtins.sum, [0.5, 1.5], 2.0), case(math.fsum, [0.5])],
     [case(builtins.max, 0.5, -1.5), case(builtins.min, 0.5, -1.5)],
@@ -1108,17 +1278,17 @@ TABLES = [
     [case(list, [0.5, 1.5]), case(tuple, [0.5, 1.5]), case(np.float64, 0.7), case(np.float32, 0.7)],
     [case(np.add.reduce, U((3,))), case(np.add.accumulate, U((3,))), case(np.logaddexp.reduce, U((3,))),
      case(np.logaddexp2.reduce, U((3,)))],
-    QUANTILES, AVERAGE, COVARIANCES, DIFFERENCES, PRODUCTS,
+    QUANTILES, NAN_QUANTILES, AVERAGE, COVARIANCES, DIFFERENCES, PRODUCTS,
     [case(np.convolve, U((3,)), U((2,))), case(np.correlate, U((3,)), U((2,)))],
     LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0), case(getattr, _Pair(U((3,)), U((2, 2))), "second"),
                                case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))}),
                                case(operator.or_, {"a": U((3,)), "b": U((2,))}, {"b": U((2,)), "c": U(())})],
-    STRUCTURE, OTHERS,
-    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, SELECT, PADS, INSERT_DELETE, LSTSQ,
+    STRUCTURE, SELECTIONS, OTHERS,
+    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (
-    "copies", "decompositions", "elementwise", "inverses", "linalg", "norms", "operators", "reductions", "scalars", "series",
-    "shapes", "statistics", "structure",
+    "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "reductions", "scalars",
+    "selections", "series", "shapes", "spacings", "statistics", "structure",
 )
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}
 

@@ -11,6 +11,7 @@ both. Nothing here builds derivative code.
 import builtins
 import functools
 import inspect
+import math
 import operator
 import re
 import types
@@ -210,9 +211,15 @@ def missing_rule(program, stmt, call, register):
 
 
 def bind(program, stmt, rule, call):
-    """{rule parameter: argument node} for the call (defaults and literals as constants)."""
+    """{rule parameter: argument node} for the call (defaults and literals as constants).
+    A ufunc's `dtype=` (`np.exp(x, dtype=np.float64)`) is left out: it names the precision
+    the ufunc computes in, and the rules compute the derivative at the same values in the
+    precision of their operands."""
+    keywords = call.keywords
+    if isinstance(rule.primal, np.ufunc) and "dtype" in keywords and "dtype" not in rule.params:
+        keywords = {k: v for k, v in keywords.items() if k != "dtype"}
     try:
-        bound = rule.bind(*call.args, **call.keywords)
+        bound = rule.bind(*call.args, **keywords)
     except TypeError as exc:
         raise program.error(
             stmt, f"cannot differentiate this call of {call.label}: {exc} (in `{program.name}`)", NotDifferentiableError,
@@ -363,14 +370,16 @@ def casts_result(rule, args):
 _CASTS = {np.ndarray.astype, np.array, np.asarray, np.asanyarray}
 
 
-_SEQUENCE_PARAMS = {"iterable", "seq", "arrays", "tup", "arys", "operands", "object", "xs", "choicelist"}
+_SEQUENCE_PARAMS = {"iterable", "seq", "arrays", "tup", "arys", "operands", "object", "xs", "choicelist", "choices"}
 
 
 def takes_sequence(rule, param):
     """Whether the rule's parameter `param` may hold a list or tuple whose gradient is one
     entry per element (`sum(xs)`, `max(xs)`, `np.stack(arrays)`): its adjoint then adds
     entry by entry."""
-    return param in _SEQUENCE_PARAMS or (rule.primal in (builtins.max, builtins.min) and param == "a")
+    return param in _SEQUENCE_PARAMS or (rule.primal in (builtins.max, builtins.min) and param == "a") or (
+        rule.primal is math.dist
+    )
 
 
 def reads_as_array(rule, param):
@@ -524,7 +533,7 @@ def _may_be_sequence(operand, container_names):
 
 _SEVERAL_RESULTS = {
     operator.or_,  # `d | e` of dicts: dict tangents
-    np.average, np.divmod, np.linalg.slogdet, np.linalg.eigh, np.linalg.qr, np.linalg.svd, np.linalg.lstsq,
+    np.average, np.divmod, builtins.divmod, np.gradient, np.linspace, np.linalg.slogdet, np.linalg.eigh, np.linalg.qr, np.linalg.svd, np.linalg.lstsq,
 }
 
 

@@ -345,8 +345,8 @@ class _Shapes:
         if _is_outer(obj) and len(args) == 2 and not keywords:
             return strict(lambda a, b: a + b, *[self.shape(a) for a in args])
         if isinstance(obj, np.ufunc):
-            if obj.nout != 1 or len(args) != obj.nin or set(keywords) - {"dtype"}:
-                return TOP
+            if obj.nout != 1 or len(args) != obj.nin or set(keywords) - {"dtype"} or obj.signature is not None:
+                return TOP  # a generalized ufunc (np.matvec, np.vecdot) maps core axes: not a broadcast
             return strict(_broadcast, *[self.shape(a) for a in args])
         if obj in _FULL_REDUCTIONS:
             if len(args) != 1 + (obj is np.vdot) or keywords:

@@ -303,6 +303,6 @@ def _elementwise(node, scalars, resolve):
         return _elementwise(node.operand, scalars, resolve)
     if isinstance(node, gast.Call) and not node.keywords:
         fn = resolve(node.func)
-        if isinstance(fn, np.ufunc) and fn.nout == 1 and len(node.args) == fn.nin:
+        if isinstance(fn, np.ufunc) and fn.nout == 1 and len(node.args) == fn.nin and fn.signature is None:
             return all(_elementwise(a, scalars, resolve) for a in node.args)
     return not any(isinstance(n, gast.Name) and n.id in scalars for n in syntax.walk(node))

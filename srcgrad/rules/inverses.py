@@ -1,5 +1,5 @@
 """numpy.linalg's inverses and what is built on them: inv pinv det slogdet solve lstsq
-matrix_power (factorizations in `decompositions.py`; products, and the conventions
+tensorsolve matrix_power (factorizations in `decompositions.py`; products, and the conventions
 these rules follow, in `linalg.py`).
 
 slogdet and lstsq return several arrays: they take their cotangent as a sequence with
@@ -281,3 +281,46 @@ def matrix_power_vjp(g, ans, x, n):
 @defjvp(np.linalg.matrix_power, "x")
 def matrix_power_jvp(t, ans, x, n):
     return _matrix_power_jvp(t, x, n)
+
+
+# --- tensorsolve: the solve of a reshaped to a square matrix --------------------------
+
+
+def _tensor_matrix(a, b, axes):
+    """np.linalg.tensorsolve's `a` with `axes` moved last (as it moves them), the
+    permutation that did it, and `a` as the square matrix (b.size, x.size) it solves with."""
+    order = list(range(np.ndim(a)))
+    for k in axes or ():
+        order.remove(k)
+        order.append(k)
+    moved = np.transpose(a, order)
+    return moved, order, np.reshape(moved, (np.size(b), -1))
+
+
+def _tensorsolve_vjp(g, ans, a, b, axes, of_b):
+    """b's gradient solves the transposed system: y = A^-T g; a's is -y x^T, in a's layout."""
+    moved, order, matrix = _tensor_matrix(a, b, axes)
+    y = np.linalg.solve(_T(matrix), np.ravel(g))
+    if of_b:
+        return unbroadcast(np.reshape(y, np.shape(b)), b)
+    return np.transpose(np.reshape(-np.outer(y, np.ravel(ans)), np.shape(moved)), np.argsort(order))
+
+
+@defvjp(np.linalg.tensorsolve, "a")
+def tensorsolve_vjp_a(g, ans, a, b, axes=None):
+    return _tensorsolve_vjp(g, ans, a, b, axes, False)
+
+
+@defvjp(np.linalg.tensorsolve, "b")
+def tensorsolve_vjp_b(g, ans, a, b, axes=None):
+    return _tensorsolve_vjp(g, ans, a, b, axes, True)
+
+
+@defjvp(np.linalg.tensorsolve, "a")
+def tensorsolve_jvp_a(t, ans, a, b, axes=None):
+    return np.linalg.tensorsolve(a, -np.tensordot(_tensor_matrix(t, b, axes)[0], ans, np.ndim(ans)), axes=axes)
+
+
+@defjvp(np.linalg.tensorsolve, "b")
+def tensorsolve_jvp_b(t, ans, a, b, axes=None):
+    return np.linalg.tensorsolve(a, t + np.zeros(np.shape(b), np.result_type(t)), axes=axes)

@@ -1,6 +1,7 @@
 """Array methods and attributes, spelled as the NumPy functions whose rules they use.
 
-`x.sum(axis=0)` differentiates like `np.sum(x, axis=0)`; `x.T` like `np.transpose(x)`.
+`x.sum(axis=0)` differentiates like `np.sum(x, axis=0)`; `x.T` like `np.transpose(x)`,
+`x.real` like `np.real(x)`.
 `METHODS` maps a method name to `(primal, packs_varargs)`: when `packs_varargs` is
 true, `x.reshape(2, 3)` passes its positional arguments as one tuple, like
 `np.reshape(x, (2, 3))`. `ATTRIBUTES` maps differentiable attributes to primals;
@@ -50,9 +51,10 @@ METHODS = {
     "nonzero": (np.nonzero, False),
 }
 
-ATTRIBUTES = {"T": np.transpose}
+ATTRIBUTES = {"T": np.transpose, "real": np.real}
 
-CONSTANT_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
+# `.imag` of a real array is zeros (complex values are refused on the differentiated path)
+CONSTANT_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides", "imag"})
 
 # transpose's `axes` may arrive packed from varargs (`x.transpose(1, 0)`) or be empty.
 

@@ -8,9 +8,9 @@ wherever they have one, so they are listed here rather than given zero rules.
 
 Not listed, because their values move with their arguments' values and a zero would be
 a wrong gradient: np.bincount and np.heaviside (rules in `elementwise.py`: their
-`weights` and their value at 0 are differentiable), np.arange / linspace / logspace /
-geomspace (float start and stop),
-np.unique, np.histogram (its bin edges) and histogram_bin_edges, np.nextafter, and
+`weights` and their value at 0 are differentiable), np.linspace / logspace / geomspace
+(rules in `spacings.py`: differentiable in start and stop), np.arange (float start and
+stop), np.unique, np.histogram (its bin edges) and histogram_bin_edges, np.nextafter, and
 np.random.normal / uniform / choice / permutation. Called on differentiated values they
 are refused (no rule); on constants they run as before.
 """

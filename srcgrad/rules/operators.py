@@ -2,15 +2,17 @@
 
 NumPy's spellings (`np.add`, `np.multiply`, `np.remainder`, `np.matmul`, ...) share
 these rules. Every binary reverse rule unbroadcasts to its parameter. `matmul` handles
-1-D operands and broadcast batch dimensions. Floor division has a zero derivative and
-is declared in `nondiff.py`.
+1-D operands and broadcast batch dimensions; np.matvec and np.vecmat (NumPy 2.2) are its
+matrix-vector forms. Floor division has a zero derivative and
+is declared in `nondiff.py`; `divmod` (and np.divmod) pairs it with the remainder.
 """
 
+import builtins
 import operator
 
 import numpy as np
 
-from ..runtime import unbroadcast
+from ..runtime import unbroadcast, zeros_like_grad
 from .registry import defjvp, defvjp, numpy2, elementwise
 
 _ndarray = np.ndarray
@@ -131,6 +133,47 @@ def mod_jvp_y(t, ans, x, y):
     return -t * np.floor(x / y)
 
 
+# divmod(x, y) and np.divmod: the pair (x // y, x % y). The quotient is piecewise constant
+# (zero derivative, also at its jumps); the remainder differentiates like `%`. The
+# cotangent is the pair, None for a part that receives no gradient; the tangent is the
+# pair with a zero quotient tangent.
+
+
+def _divmod_vjp(g, x, y, of_y):
+    remainder = g[1]
+    if remainder is None:
+        return zeros_like_grad(y if of_y else x)
+    return unbroadcast(-remainder * np.floor(x / y), y) if of_y else unbroadcast(remainder, x)
+
+
+def _divmod_tangent(ans, remainder):
+    return zeros_like_grad(ans[0]), remainder
+
+
+@defvjp(builtins.divmod, "x", name="Divmod")
+@defvjp(np.divmod, "x", name="Divmod")
+def divmod_vjp_x(g, ans, x, y):
+    return _divmod_vjp(g, x, y, False)
+
+
+@defvjp(builtins.divmod, "y")
+@defvjp(np.divmod, "y")
+def divmod_vjp_y(g, ans, x, y):
+    return _divmod_vjp(g, x, y, True)
+
+
+@defjvp(builtins.divmod, "x")
+@defjvp(np.divmod, "x")
+def divmod_jvp_x(t, ans, x, y):
+    return _divmod_tangent(ans, t)
+
+
+@defjvp(builtins.divmod, "y")
+@defjvp(np.divmod, "y")
+def divmod_jvp_y(t, ans, x, y):
+    return _divmod_tangent(ans, -t * np.floor(x / y))
+
+
 @defvjp(operator.neg, "x", name="Neg")
 @defvjp(np.negative, "x", name="Neg")
 def neg_vjp(g, ans, x):
@@ -221,3 +264,47 @@ def matmul_jvp_x(t, ans, x, y):
 @defjvp(numpy2("linalg.matmul"), "y")
 def matmul_jvp_y(t, ans, x, y):
     return x @ t
+
+
+# np.matvec(a, v) = a @ v and np.vecmat(v, a) = v @ a over stacks (NumPy 2.2 ufuncs; real
+# operands: vecmat's conjugate of v is v itself)
+
+
+@defvjp(numpy2("matvec"), "x", name="Matvec")
+def matvec_vjp_x(g, ans, x, y):
+    return unbroadcast(np.expand_dims(g, -1) * np.expand_dims(y, -2), x)
+
+
+@defvjp(numpy2("matvec"), "y")
+def matvec_vjp_y(g, ans, x, y):
+    return unbroadcast(np.vecmat(g, x), y)
+
+
+@defjvp(numpy2("matvec"), "x")
+def matvec_jvp_x(t, ans, x, y):
+    return np.matvec(t, y)
+
+
+@defjvp(numpy2("matvec"), "y")
+def matvec_jvp_y(t, ans, x, y):
+    return np.matvec(x, t)
+
+
+@defvjp(numpy2("vecmat"), "x", name="Vecmat")
+def vecmat_vjp_x(g, ans, x, y):
+    return unbroadcast(np.matvec(y, g), x)
+
+
+@defvjp(numpy2("vecmat"), "y")
+def vecmat_vjp_y(g, ans, x, y):
+    return unbroadcast(np.expand_dims(x, -1) * np.expand_dims(g, -2), y)
+
+
+@defjvp(numpy2("vecmat"), "x")
+def vecmat_jvp_x(t, ans, x, y):
+    return np.vecmat(t, y)
+
+
+@defjvp(numpy2("vecmat"), "y")
+def vecmat_jvp_y(t, ans, x, y):
+    return np.vecmat(x, t)

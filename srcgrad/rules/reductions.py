@@ -1,7 +1,8 @@
 """Reductions and scans along axes: sum mean prod max min ptp, their nan* forms, the
-log-sum-exps np.logaddexp.reduce and np.logaddexp2.reduce, cumsum, cumprod and the
-running extrema np.maximum/minimum.accumulate (var, std, average, median and quantiles
-are in `statistics.py`, differences and integrals in `series.py`).
+log-sum-exps np.logaddexp.reduce and np.logaddexp2.reduce, cumsum, cumprod (and their
+NumPy 2.1 spellings np.cumulative_sum, np.cumulative_prod) and the running extrema
+np.maximum/minimum.accumulate (var, std, average, median and quantiles are in
+`statistics.py`, differences and integrals in `series.py`).
 
 `axis` may be None, an int (negative too) or a tuple, with `keepdims` either way.
 Gradients spread back through `runtime.unreduce`; forward rules reduce the tangent the
@@ -20,7 +21,7 @@ import math
 import numpy as np
 
 from ..runtime import unbroadcast, unreduce
-from .registry import defjvp, defvjp
+from .registry import defjvp, defvjp, numpy2
 
 # --- helpers ------------------------------------------------------------------------
 
@@ -472,3 +473,51 @@ def nancumprod_vjp(g, ans, x, axis=None, dtype=None, out=None):
 @defjvp(np.nancumprod, "x")
 def nancumprod_jvp(t, ans, x, axis=None, dtype=None, out=None):
     return _cumprod_jvp(t * _not_nan(x), ans, _nan_as(x, 1.0), axis)
+
+
+# np.cumulative_sum / np.cumulative_prod (NumPy 2.1): cumsum / cumprod along `axis` (None
+# for 1-D input only), with `include_initial=True` putting the identity (0 or 1, a
+# constant) in front: its cotangent is dropped, its tangent is 0.
+
+
+def _scan_axis(axis):
+    return 0 if axis is None else axis
+
+
+def _without_initial(a, axis, include_initial):
+    """`a` (a result, its cotangent or its tangent) without the leading initial entry."""
+    if not include_initial:
+        return a
+    return np.take(a, range(1, np.shape(a)[_scan_axis(axis)]), axis=_scan_axis(axis))
+
+
+def _with_initial(t, axis, include_initial):
+    """The tangent `t` of the scan proper with the initial entry's zero tangent in front."""
+    if not include_initial:
+        return t
+    zero = np.zeros_like(np.take(t, [0], axis=_scan_axis(axis)))
+    return np.concatenate([zero, t], axis=_scan_axis(axis))
+
+
+@defvjp(numpy2("cumulative_sum"), "x")
+def cumulative_sum_vjp(g, ans, x, *, axis=None, dtype=None, out=None, include_initial=False):
+    return _reverse_cumsum(_without_initial(g, axis, include_initial), _scan_axis(axis))
+
+
+@defjvp(numpy2("cumulative_sum"), "x")
+def cumulative_sum_jvp(t, ans, x, *, axis=None, dtype=None, out=None, include_initial=False):
+    return np.cumulative_sum(t, axis=axis, include_initial=include_initial)
+
+
+@defvjp(numpy2("cumulative_prod"), "x")
+def cumulative_prod_vjp(g, ans, x, *, axis=None, dtype=None, out=None, include_initial=False):
+    return _cumprod_vjp(
+        _without_initial(g, axis, include_initial), _without_initial(ans, axis, include_initial), x, _scan_axis(axis)
+    )
+
+
+@defjvp(numpy2("cumulative_prod"), "x")
+def cumulative_prod_jvp(t, ans, x, *, axis=None, dtype=None, out=None, include_initial=False):
+    return _with_initial(
+        _cumprod_jvp(t, _without_initial(ans, axis, include_initial), x, _scan_axis(axis)), axis, include_initial
+    )

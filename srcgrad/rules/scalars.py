@@ -6,7 +6,10 @@ primal is finite but its derivative is not (`math.sqrt(0.0)`, `math.asin(1.0)`,
 `math.pow(0.0, 0.5)`, `math.atan2(0.0, 0.0)`), a rule gives what the same formula gives
 in np.float64 (inf or nan, as a float, its own derivatives infinite too) where Python's
 float arithmetic would raise ZeroDivisionError or ValueError in the generated code;
-`math.hypot` has derivative 0 at the origin, as `np.linalg.norm` of a zero vector. `sum` and
+`math.hypot` and `math.dist` have derivative 0 at the origin, as `np.linalg.norm` of a
+zero vector. `math.ldexp(x, i)` differentiates x (its integer exponent is discrete);
+`math.cbrt` and `math.exp2` (Python 3.11) have rules where they exist. The gamma
+function family is in `gamma.py`. `sum`, `math.prod` and
 `math.fsum` take one parameter holding a sequence; their reverse rule returns a list
 with one gradient per element, and their forward rule takes a list of tangents (an
 entry may be None: that element is a constant).
@@ -18,7 +21,7 @@ import math
 import numpy as np
 
 from ..runtime import unbroadcast, zeros_like_grad
-from .registry import defjvp, defvjp, elementwise
+from .registry import defjvp, defvjp, discrete, elementwise
 
 
 @elementwise(math.sin)
@@ -187,6 +190,28 @@ def math_remainder_dy(ans, x, y):
     return (ans - x) / y
 
 
+@elementwise(math.ldexp, "x")
+def math_ldexp_dx(ans, x, i):
+    return math.ldexp(1.0, i)
+
+
+discrete(math.ldexp, "i")  # the exponent is an integer
+
+
+def math_cbrt_d(ans, x):
+    """1 / (3 cbrt(x)**2): inf at 0, as in np.float64."""
+    return 1.0 / (3.0 * ans * ans) if ans else float(1.0 / np.float64(0.0))
+
+
+def math_exp2_d(ans, x):
+    return ans * math.log(2.0)
+
+
+if hasattr(math, "cbrt"):  # Python 3.11
+    elementwise(math.cbrt)(math_cbrt_d)
+    elementwise(math.exp2)(math_exp2_d)
+
+
 @elementwise(math.erf)
 def math_erf_d(ans, x):
     return 2.0 / math.sqrt(math.pi) * math.exp(-x * x)
@@ -276,6 +301,93 @@ def fsum_vjp(g, ans, seq):
 @defjvp(math.fsum, "seq")
 def fsum_jvp(t, ans, seq):
     return _sum_tangents(t)
+
+
+# math.dist(p, q): the Euclidean distance of two points given as sequences (or arrays) of
+# coordinates; each coordinate's gradient is (p_i - q_i) / dist, 0 where the points meet
+# (as np.linalg.norm of a zero vector). math.prod(iterable, start=...): each entry's
+# derivative is the product of the others and `start`, computed without division (exact
+# with zeros).
+
+
+def _dist_grad(g, ans, p, q, sign):
+    """The gradient of math.dist(p, q) for p (sign 1) or q (sign -1), in that point's kind."""
+    point = p if sign > 0 else q
+    share = sign * (np.asarray(p) - np.asarray(q)) / (ans if ans else 1.0)  # p - q is 0 where ans is
+    if isinstance(point, np.ndarray):
+        return unbroadcast(g * share, point)
+    return _in_kind(point, list(g * share))
+
+
+def _dist_tangent(t, ans, p, q, sign):
+    """The tangent of math.dist(p, q) from the tangent `t` of p (sign 1) or q (sign -1),
+    whose entries may be None (constant coordinates)."""
+    if not ans:
+        return 0.0
+    return builtins.sum(sign * d * (a - b) / ans for d, a, b in zip(t, p, q) if d is not None)
+
+
+@defvjp(math.dist, "p")
+def dist_vjp_p(g, ans, p, q):
+    return _dist_grad(g, ans, p, q, 1.0)
+
+
+@defvjp(math.dist, "q")
+def dist_vjp_q(g, ans, p, q):
+    return _dist_grad(g, ans, p, q, -1.0)
+
+
+@defjvp(math.dist, "p")
+def dist_jvp_p(t, ans, p, q):
+    return _dist_tangent(t, ans, p, q, 1.0)
+
+
+@defjvp(math.dist, "q")
+def dist_jvp_q(t, ans, p, q):
+    return _dist_tangent(t, ans, p, q, -1.0)
+
+
+def _product_of_others(iterable, start):
+    """For each entry of `iterable`, `start` times the product of all other entries."""
+    items = list(iterable)
+    return [math.prod(items[:k] + items[k + 1 :], start=start) for k in range(len(items))]
+
+
+@defvjp(math.prod, "iterable")
+def prod_vjp_iterable(g, ans, iterable, *, start=1):
+    return _each_times(g, iterable, _product_of_others(iterable, start))
+
+
+@defvjp(math.prod, "start")
+def prod_vjp_start(g, ans, iterable, *, start=1):
+    return unbroadcast(g * math.prod(iterable), start)
+
+
+def _prod_tangent(t, iterable, start):
+    """The tangent of math.prod from the tangents `t` of its entries (None: a constant)."""
+    return builtins.sum(d * other for d, other in zip(t, _product_of_others(iterable, start)) if d is not None)
+
+
+@defjvp(math.prod, "iterable")
+def prod_jvp_iterable(t, ans, iterable, *, start=1):
+    return _prod_tangent(t, iterable, start)
+
+
+@defjvp(math.prod, "start")
+def prod_jvp_start(t, ans, iterable, *, start=1):
+    return t * math.prod(iterable)
+
+
+def _each_times(g, iterable, factors):
+    """The gradient `g * factor` of each entry of `iterable`, in its kind (rows of an array)."""
+    if isinstance(iterable, np.ndarray):
+        return unbroadcast(g * np.asarray(factors), iterable)
+    return _in_kind(iterable, [unbroadcast(g * f, item) for f, item in zip(factors, iterable)])
+
+
+def _in_kind(sequence, entries):
+    """The list `entries` as a list or a tuple, whichever `sequence` is."""
+    return entries if isinstance(sequence, list) else tuple(entries)
 
 
 # builtins max/min: `max(a, b)` of two values, or `max(sequence)`, with `key=` or not. The

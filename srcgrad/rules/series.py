@@ -1,16 +1,21 @@
-"""Functions of 1-D sequences and sampled data: diff, ediff1d, trapezoid, convolve,
-correlate, polyval, interp.
+"""Functions of 1-D sequences and sampled data: diff, ediff1d, gradient, trapezoid,
+unwrap, convolve, correlate, polyval, vander, interp.
 
-All are linear in their data (and, for polyval, trapezoid and interp, smooth in their
-sample points), so reverse rules are transposes: the transpose of a difference is a
-negated difference of the zero-padded cotangent, of a convolution a correlation
+All are linear in their data (and, for polyval, vander, trapezoid and interp, smooth in
+their sample points), so reverse rules are transposes: the transpose of a difference is
+a negated difference of the zero-padded cotangent, of a convolution a correlation
 against the full-length cotangent. `interp` differentiates in `x` (the slope of the
 piece each point falls on, 0 beyond the ends) and in `fp`; `period=` is not supported.
+np.gradient differentiates its array only: its spacings (scalars or coordinate arrays)
+are constants, and one that depends on the differentiated input is refused (no rule).
+np.unwrap adds multiples of the period, which are piecewise constant: its derivative
+is the identity (at a jump of exactly `discont` it takes the side NumPy computes).
 """
 
 import numpy as np
 
-from ..runtime import unbroadcast
+from ..runtime import unbroadcast, zeros_like_grad
+from .reductions import _float_dtype
 from .registry import defjvp, defvjp, numpy2
 from .shapes import _along
 from .structure import _like
@@ -81,6 +86,84 @@ def ediff1d_vjp(g, ans, ary, to_end=None, to_begin=None):
 @defjvp(np.ediff1d, "ary")
 def ediff1d_jvp(t, ans, ary, to_end=None, to_begin=None):
     return _ediff1d_jvp(t, to_end, to_begin)
+
+
+def _gradient_axes(f, axis):
+    """The axes np.gradient differentiates along, non-negative, in its output's order."""
+    ndim = np.ndim(f)
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(a % ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+
+
+def _gradient_spacings(varargs, count):
+    """One spacing (a scalar or a coordinate array) per differentiated axis, as np.gradient reads them."""
+    if not varargs:
+        return (1.0,) * count
+    if len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        return tuple(varargs) * count
+    return tuple(varargs)
+
+
+def _gradient_stencil(n, spacing, edge_order):
+    """np.gradient's coefficients along an axis of length n, in float64: (first, interior,
+    last). Row 0 reads f[:w] with weights `first`, row n-1 reads f[n-w:] with `last` (w =
+    min(n, 3)), and row i of 1..n-2 reads f[i-1:i+2] with interior[:, i-1]. Each row reads
+    w neighbouring entries of distinct residues mod w, so np.gradient of the indicator of
+    one residue class gives, in each row, the weight on that row's entry of that class."""
+    w = min(n, 3)
+    probes = (np.arange(n) % w == np.arange(w)[:, None]).astype(np.float64)
+    rows = np.stack([np.gradient(p, spacing, edge_order=edge_order) for p in probes])
+    first = rows[:, 0]
+    last = rows[(n - w + np.arange(w)) % w, n - 1]
+    inner = np.arange(1, n - 1)
+    interior = np.stack([rows[(inner - 1 + k) % w, inner] for k in range(3)]) if n > 2 else np.zeros((3, 0))
+    return first, interior, last
+
+
+def _gradient_transpose(g, axis, spacing, edge_order):
+    """The transpose of np.gradient along one axis, applied to that output's cotangent."""
+    n, ndim = np.shape(g)[axis], np.ndim(g)
+    w = min(n, 3)
+    first, interior, last = (np.asarray(c, dtype=_float_dtype(g)) for c in _gradient_stencil(n, spacing, edge_order))
+    out = _pad_axis(_along(first, axis, ndim) * np.take(g, [0], axis=axis), axis, 0, n - w)
+    out = out + _pad_axis(_along(last, axis, ndim) * np.take(g, [n - 1], axis=axis), axis, n - w, 0)
+    middle = np.take(g, range(1, n - 1), axis=axis)
+    for k in range(3):
+        out = out + _pad_axis(_along(interior[k], axis, ndim) * middle, axis, k, 2 - k)
+    return out
+
+
+def _gradient_vjp(g, f, varargs, axis, edge_order):
+    """np.gradient's cotangent (one array, or one entry per axis, None: no gradient) back
+    to f: the sum of each axis's transpose."""
+    axes = _gradient_axes(f, axis)
+    cotangents = (g,) if len(axes) == 1 else g
+    out = zeros_like_grad(f)
+    for ax, spacing, cotangent in zip(axes, _gradient_spacings(varargs, len(axes)), cotangents):
+        if cotangent is not None:
+            out = out + _gradient_transpose(cotangent, ax, spacing, edge_order)
+    return out
+
+
+@defvjp(np.gradient, "f")
+def gradient_vjp(g, ans, f, *varargs, axis=None, edge_order=1):
+    return _gradient_vjp(g, f, varargs, axis, edge_order)
+
+
+@defjvp(np.gradient, "f")
+def gradient_jvp(t, ans, f, *varargs, axis=None, edge_order=1):
+    return np.gradient(t, *varargs, axis=axis, edge_order=edge_order)
+
+
+@defvjp(np.unwrap, "p")
+def unwrap_vjp(g, ans, p, discont=None, axis=-1, *, period=2 * np.pi):
+    return unbroadcast(g, p)
+
+
+@defjvp(np.unwrap, "p")
+def unwrap_jvp(t, ans, p, discont=None, axis=-1, *, period=2 * np.pi):
+    return t
 
 
 def _trapezoid_weights(y, x, dx, axis):
@@ -251,6 +334,25 @@ def polyval_jvp_p(t, ans, p, x):
 @defjvp(np.polyval, "x")
 def polyval_jvp_x(t, ans, p, x):
     return t * np.polyval(_polyder(p), x)
+
+
+def _vander_slopes(x, N, increasing):
+    """d vander(x)[i, j] / d x[i] = p_j * x[i] ** (p_j - 1) for the column's power p_j; the
+    constant column (p_j = 0) has slope 0, also at x = 0."""
+    x = np.asarray(x)
+    powers = np.arange(len(x) if N is None else N, dtype=_float_dtype(x))
+    powers = powers if increasing else powers[::-1]
+    return powers * x[:, None] ** (powers - (powers != 0))
+
+
+@defvjp(np.vander, "x")
+def vander_vjp(g, ans, x, N=None, increasing=False):
+    return unbroadcast(np.sum(g * _vander_slopes(x, N, increasing), axis=1), x)
+
+
+@defjvp(np.vander, "x")
+def vander_jvp(t, ans, x, N=None, increasing=False):
+    return (np.reshape(t, (-1, 1)) * _vander_slopes(x, N, increasing)).astype(np.result_type(ans), copy=False)
 
 
 def _check_period(period):

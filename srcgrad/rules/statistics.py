@@ -1,6 +1,7 @@
-"""Statistics along axes: var std (and nanvar nanstd) average median quantile percentile,
-and cov corrcoef (sums, means, products, extrema and scans are in `reductions.py`, whose
-conventions for `axis` and `keepdims` these rules follow).
+"""Statistics along axes: var std (and nanvar nanstd) average median quantile percentile
+(and nanmedian nanquantile nanpercentile), and cov corrcoef (sums, means, products,
+extrema and scans are in `reductions.py`, whose conventions for `axis` and `keepdims`
+these rules follow).
 
 Gradients spread back through `runtime.unreduce`. `average` differentiates its
 `weights` too; with `returned=True` it takes its cotangent as a pair (average, sum of
@@ -8,9 +9,10 @@ weights), None for an output that receives no gradient. quantile and percentile
 differentiate `q` too, for method 'linear' without weights. Chosen subgradients: median
 splits the gradient between the middle elements, and quantile/percentile between the
 two entries they interpolate; std gets a zero gradient where it is 0 (all entries
-equal). NaN entries get a zero gradient in nanvar and nanstd. cov and corrcoef take
-their variables as rows as NumPy does (`rowvar`, `y` stacked after `m`), without
-`fweights` or `aweights`.
+equal). NaN entries get a zero gradient in nanvar, nanstd, nanmedian, nanquantile and
+nanpercentile, which pick their middle and interpolated entries among the others. cov
+and corrcoef take their variables as rows as NumPy does (`rowvar`, `y` stacked after
+`m`), without `fweights` or `aweights`.
 """
 
 import numpy as np
@@ -43,56 +45,80 @@ def median_jvp(t, ans, x, axis=None, out=None, overwrite_input=False, keepdims=F
     return np.sum(t * _median_share(x, axis), axis=axis, keepdims=keepdims)
 
 
-def _quantile_parts(x, q, axis, method, weights, scale):
-    """For np.quantile(x, q / scale, axis) with the 'linear' method: the weights each
-    output puts on the entries of x (q's axes, then x's kept axes, then the reduced
-    entries flattened last), d output / d q (q's axes, then kept axes), and the
-    function putting a flattened-slice array back in x's shape."""
+def _nan_median_share(x, axis):
+    """Weight 1 on the middle non-NaN entry of each reduced slice, or 1/2 on the two middle
+    ones; 0 on NaN entries and on slices of NaN only."""
+    flat, restore = _along_last(x, axis)
+    order = np.argsort(flat, axis=-1, kind="stable")  # NaN last
+    count = np.sum(~np.isnan(flat), axis=-1, keepdims=True)
+    ranks = np.arange(flat.shape[-1])
+    in_rank_order = 0.5 * (ranks == (count - 1) // 2) + 0.5 * (ranks == count // 2)
+    share = np.zeros(flat.shape, dtype=_float_dtype(x))
+    np.put_along_axis(share, order, np.where(count > 0, in_rank_order, 0.0), axis=-1)
+    return restore(share)
+
+
+@defvjp(np.nanmedian, "x")
+def nanmedian_vjp(g, ans, x, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return unreduce(g, x, axis, keepdims) * _nan_median_share(x, axis)
+
+
+@defjvp(np.nanmedian, "x")
+def nanmedian_jvp(t, ans, x, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return np.sum(np.where(np.isnan(x), 0.0, t) * _nan_median_share(x, axis), axis=axis, keepdims=keepdims)
+
+
+def _quantile_parts(x, q, axis, method, weights, scale, skip_nan=False):
+    """For np.quantile(x, q / scale, axis) with the 'linear' method (np.nanquantile with
+    `skip_nan`: each slice's non-NaN entries only): the weights each output puts on the
+    entries of x (q's axes, then x's kept axes, then the reduced entries flattened
+    last), d output / d q (q's axes, then kept axes), and the function putting a
+    flattened-slice array back in x's shape. NaN entries get weight 0."""
     if method != "linear" or weights is not None:
         raise NotImplementedError("quantile derivatives support method='linear' without weights")
     flat, restore = _along_last(x, axis)
     n = flat.shape[-1]
-    order = np.argsort(flat, axis=-1, kind="stable")
+    order = np.argsort(flat, axis=-1, kind="stable")  # NaN last
     ranked = np.take_along_axis(flat, order, axis=-1)
+    count = np.sum(~np.isnan(flat), axis=-1) if skip_nan else np.full(flat.shape[:-1], n)  # kept axes
     q = np.asarray(q, dtype=np.float64) / scale
-    position = q * (n - 1)
-    low = np.clip(np.floor(position).astype(np.intp), 0, n - 1)
-    high = np.minimum(low + 1, n - 1)
-    frac = position - low
-    spread = q.shape + (1,) * (flat.ndim - 1)
-    onehot = np.arange(n) == np.reshape(low, spread + (1,))
-    onehot_high = np.arange(n) == np.reshape(high, spread + (1,))
-    in_rank_order = onehot * np.reshape(1.0 - frac, spread + (1,))
-    in_rank_order = in_rank_order + onehot_high * np.reshape(frac, spread + (1,))
-    full = np.broadcast_to(in_rank_order, q.shape + flat.shape)
-    ranks = np.broadcast_to(np.argsort(order, axis=-1), full.shape)
-    weights_on_x = np.take_along_axis(full, ranks, axis=-1).astype(_float_dtype(x), copy=False)
-    kept = flat.ndim - 1
-    gap = np.take(ranked, high, axis=-1) - np.take(ranked, low, axis=-1)
-    slope = np.moveaxis(gap, tuple(range(kept)), tuple(range(q.ndim, q.ndim + kept))) * ((n - 1) / scale)
+    shape = q.shape + flat.shape[:-1]  # q's axes, then kept axes
+    last = np.maximum(count - 1, 0)
+    position = np.reshape(q, q.shape + (1,) * (flat.ndim - 1)) * last
+    low = np.broadcast_to(np.clip(np.floor(position).astype(np.intp), 0, last), shape)
+    high = np.minimum(low + 1, last)
+    frac = np.broadcast_to(position - low, shape)
+    ranks = np.arange(n)
+    in_rank_order = (ranks == low[..., None]) * (1.0 - frac[..., None]) + (ranks == high[..., None]) * frac[..., None]
+    in_rank_order = in_rank_order * (count > 0)[..., None]  # a slice of NaN only: no weights
+    positions = np.broadcast_to(np.argsort(order, axis=-1), in_rank_order.shape)
+    weights_on_x = np.take_along_axis(in_rank_order, positions, axis=-1).astype(_float_dtype(x), copy=False)
+    ranked = np.broadcast_to(ranked, shape + (n,))
+    gap = np.take_along_axis(ranked, high[..., None], -1)[..., 0] - np.take_along_axis(ranked, low[..., None], -1)[..., 0]
+    slope = gap * (last / scale).astype(_float_dtype(x))
     return weights_on_x, slope, restore
 
 
-def _quantile_vjp_x(g, ans, x, q, axis, method, keepdims, weights, scale):
-    weights_on_x, _, restore = _quantile_parts(x, q, axis, method, weights, scale)
+def _quantile_vjp_x(g, ans, x, q, axis, method, keepdims, weights, scale, skip_nan=False):
+    weights_on_x, _, restore = _quantile_parts(x, q, axis, method, weights, scale, skip_nan)
     g = np.reshape(g, weights_on_x.shape[:-1])
     return restore(np.sum(np.expand_dims(g, -1) * weights_on_x, axis=tuple(range(np.ndim(q)))))
 
 
-def _quantile_jvp_x(t, ans, x, q, axis, method, keepdims, weights, scale):
-    weights_on_x, _, _ = _quantile_parts(x, q, axis, method, weights, scale)
-    flat, _ = _along_last(t, axis)
+def _quantile_jvp_x(t, ans, x, q, axis, method, keepdims, weights, scale, skip_nan=False):
+    weights_on_x, _, _ = _quantile_parts(x, q, axis, method, weights, scale, skip_nan)
+    flat, _ = _along_last(np.where(np.isnan(x), 0.0, t) if skip_nan else t, axis)
     return np.reshape(np.sum(weights_on_x * flat, axis=-1), np.shape(ans))
 
 
-def _quantile_vjp_q(g, ans, x, q, axis, method, keepdims, weights, scale):
-    _, slope, _ = _quantile_parts(x, q, axis, method, weights, scale)
+def _quantile_vjp_q(g, ans, x, q, axis, method, keepdims, weights, scale, skip_nan=False):
+    _, slope, _ = _quantile_parts(x, q, axis, method, weights, scale, skip_nan)
     g = np.reshape(g, slope.shape)
     return unbroadcast(np.sum(g * slope, axis=tuple(range(np.ndim(q), slope.ndim))), q)
 
 
-def _quantile_jvp_q(t, ans, x, q, axis, method, keepdims, weights, scale):
-    _, slope, _ = _quantile_parts(x, q, axis, method, weights, scale)
+def _quantile_jvp_q(t, ans, x, q, axis, method, keepdims, weights, scale, skip_nan=False):
+    _, slope, _ = _quantile_parts(x, q, axis, method, weights, scale, skip_nan)
     t = np.reshape(t, np.shape(t) + (1,) * (slope.ndim - np.ndim(q)))
     return np.reshape(t * slope, np.shape(ans)).astype(np.result_type(ans), copy=False)
 
@@ -151,6 +177,63 @@ def percentile_jvp_q(
     t, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
 ):
     return _quantile_jvp_q(t, ans, x, q, axis, method, keepdims, weights, 100.0)
+
+
+@defvjp(np.nanquantile, "x")
+def nanquantile_vjp_x(
+    g, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_vjp_x(g, ans, x, q, axis, method, keepdims, weights, 1.0, True)
+
+
+@defvjp(np.nanquantile, "q")
+def nanquantile_vjp_q(
+    g, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_vjp_q(g, ans, x, q, axis, method, keepdims, weights, 1.0, True)
+
+
+@defjvp(np.nanquantile, "x")
+def nanquantile_jvp_x(
+    t, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_jvp_x(t, ans, x, q, axis, method, keepdims, weights, 1.0, True)
+
+
+@defjvp(np.nanquantile, "q")
+def nanquantile_jvp_q(
+    t, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_jvp_q(t, ans, x, q, axis, method, keepdims, weights, 1.0, True)
+
+
+@defvjp(np.nanpercentile, "x")
+def nanpercentile_vjp_x(
+    g, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_vjp_x(g, ans, x, q, axis, method, keepdims, weights, 100.0, True)
+
+
+@defvjp(np.nanpercentile, "q")
+def nanpercentile_vjp_q(
+    g, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_vjp_q(g, ans, x, q, axis, method, keepdims, weights, 100.0, True)
+
+
+@defjvp(np.nanpercentile, "x")
+def nanpercentile_jvp_x(
+    t, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_jvp_x(t, ans, x, q, axis, method, keepdims, weights, 100.0, True)
+
+
+@defjvp(np.nanpercentile, "q")
+def nanpercentile_jvp_q(
+    t, ans, x, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None
+):
+    return _quantile_jvp_q(t, ans, x, q, axis, method, keepdims, weights, 100.0, True)
+
 
 
 # --- var, std -----------------------------------------------------------------------

@@ -113,7 +113,7 @@ REFUSED = {
     "u_min_key": srcgrad.SrcGradError,
     # u_dict_get differentiates now: below
     "u_list_insert": srcgrad.NotDifferentiableError,  # u_list_pop differentiates now: below
-    "u_divmod": srcgrad.NotDifferentiableError, "u_complex_abs": srcgrad.NotDifferentiableError,
+    "u_complex_abs": srcgrad.NotDifferentiableError,  # u_divmod differentiates now: below
     # u_npsum_where / u_npsum_initial differentiate now (np.sum's where= and initial=): tests/test_rules_more.py
     "u_out_kw": srcgrad.NotDifferentiableError, "u_max_default": srcgrad.NotDifferentiableError,
     "u_inplace_arg": srcgrad.NotDifferentiableError, "u_default_mutable": srcgrad.NotDifferentiableError,
@@ -180,6 +180,12 @@ def test_a_set_of_constants_and_a_sorted_list_are_differentiated():
     np.testing.assert_array_equal(srcgrad.grad(U.u_list_sort)(x), expected)
     np.testing.assert_array_equal(srcgrad.jacobian(U.u_list_sort, mode="forward")(x), expected)
     np.testing.assert_array_equal(x, x4)
+
+
+def test_divmod_is_differentiated():
+    """`q, r = divmod(a, 1.0); return r * a`: r = a - floor(a), so d/da = r + a (0.2 + 2.2 at 2.2)."""
+    assert srcgrad.grad(U.u_divmod)(2.2) == pytest.approx(0.2 + 2.2, rel=1e-12)
+    assert srcgrad.jvp(U.u_divmod, (2.2,), (1.0,)) == pytest.approx((0.2 * 2.2, 2.4), rel=1e-12)
 
 
 def test_map_and_filter_are_differentiated():
