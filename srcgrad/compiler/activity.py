@@ -16,6 +16,7 @@ import numpy as np
 from .. import rules
 from ..errors import NotDifferentiableError
 from . import syntax
+from .calls import from_numpy
 
 _NONDIFF_BINOPS = (gast.FloorDiv, gast.BitAnd, gast.BitXor, gast.LShift, gast.RShift)  # `|` merges dicts
 
@@ -123,13 +124,9 @@ def _made_by_foreign_calls(tree, calls):
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.Call):
             callee = calls.get(node.value)
             if (callee is not None and callee.kind == "function" and rules.lookup(callee.obj) is None
-                    and not rules.is_nondifferentiable(callee.obj) and not _is_numpy(callee.obj)):
+                    and not rules.is_nondifferentiable(callee.obj) and not from_numpy(callee.obj)):
                 out.update(syntax.names_stored(node))
     return out
-
-
-def _is_numpy(obj):
-    return isinstance(obj, np.ufunc) or (getattr(obj, "__module__", None) or "").startswith("numpy")
 
 
 def _makes_dict(value, calls):

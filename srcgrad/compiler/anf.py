@@ -495,8 +495,6 @@ class _ANF:
         return pre, out
 
     def expr_Dict(self, e):
-        if None in e.keys:  # `{**a, "k": v, **b}` is `a | {"k": v} | b`, a new dict; `{**a}` is `dict(a)`
-            return self.simple(_merges(e))
         if self.pending:  # a walrus: Python evaluates each key, then its value
             pre, keys, values = [], [], []
             for key, value in zip(e.keys, e.values):
@@ -576,28 +574,6 @@ def _unsupported(node, what):
     err = NotImplementedError(what)
     err.node = node
     return err
-
-
-def _merges(e):
-    """The dict display `e` with `**` entries as the merges it means: runs of `key: value`
-    entries become displays, joined left to right with `|` (the later entry wins)."""
-    parts, run = [], None  # run: the display of the current run of `key: value` entries
-    for key, value in zip(e.keys, e.values):
-        if key is None:
-            parts.append(value)
-            run = None
-        elif run is not None:
-            run.keys.append(key)
-            run.values.append(value)
-        else:
-            run = syntax.located(syntax.dict_([key], [value]), e)
-            parts.append(run)
-    if len(parts) == 1:
-        return syntax.located(syntax.call(syntax.name("dict"), [parts[0]]), e)
-    merged = parts[0]
-    for part in parts[1:]:
-        merged = syntax.located(syntax.binop(merged, gast.BitOr(), part), e)
-    return merged
 
 
 def run(tree, namer, local_names, shared=None, known=()):

@@ -10,6 +10,7 @@ Before (user code):                After:
     ws.reverse()                       ws[:] = ws[::-1]
     ws.sort(reverse=True)              ws[:] = sorted(ws, reverse=True)
     p = dict(w=w, b=b)                 p = {"w": w, "b": b}
+    q = {**p, "s": s}                  q = p | {"s": s}
 
 Each rewrite computes what the method (or `dict`) computes, on the same object, so the checks of
 in-place changes that follow (fence.py's for `|=`, mutation.py's for `ws[:] = ...`) see
@@ -32,24 +33,54 @@ _LIST_METHODS = ("reverse", "sort")
 
 
 def run(program):
-    """`program.tree` with the in-place list and dict methods above, and `dict` called
-    with keywords, rewritten."""
+    """`program.tree` with the in-place list and dict methods above, `dict` called with
+    keywords and dict displays with `**` rewritten."""
     tree = program.tree
     candidates = [s for s in syntax.statements(tree) if _method_statement(s) is not None]
     keywords = any("dict(" in line for line in program.source_lines) and any(
         type(n) is gast.Call and n.keywords and syntax.is_name(n.func, "dict") for n in syntax.nodes(tree))
+    unpacked = any("**" in line for line in program.source_lines) and any(
+        type(n) is gast.Dict and None in n.keys for n in syntax.nodes(tree))
+    if unpacked:
+        tree = syntax.copy(tree)
+        syntax.rewrite(tree, {gast.Dict: _merges})
     if not candidates and not keywords:
         return tree
     kinds = _kinds(program, tree) if candidates else {}
     if not keywords and not any(kinds.get(_method_statement(s)[0]) == _kind_of(_method_statement(s)[1])
                                 for s in candidates):
         return tree
-    tree = syntax.copy(tree)
+    tree = tree if unpacked else syntax.copy(tree)
     if candidates:
         _rewrite_block(tree, kinds)
     if keywords and lookup_path(["dict"], program) is dict:
         syntax.rewrite(tree, {gast.Call: _dict_display})
     return tree
+
+
+def _merges(e):
+    """The dict display `e` with `**` entries as the merges it means (`e` itself without
+    them): runs of `key: value` entries become displays, joined left to right with `|`
+    (the later entry wins); `{**a}` alone is `dict(a)`."""
+    if None not in e.keys:
+        return e
+    parts, run = [], None  # run: the display of the current run of `key: value` entries
+    for key, value in zip(e.keys, e.values):
+        if key is None:
+            parts.append(value)
+            run = None
+        elif run is not None:
+            run.keys.append(key)
+            run.values.append(value)
+        else:
+            run = syntax.located(syntax.dict_([key], [value]), e)
+            parts.append(run)
+    if len(parts) == 1:
+        return syntax.located(syntax.call(syntax.name("dict"), [parts[0]]), e)
+    merged = parts[0]
+    for part in parts[1:]:
+        merged = syntax.located(syntax.binop(merged, gast.BitOr(), part), e)
+    return merged
 
 
 def _dict_display(call):
@@ -114,11 +145,14 @@ def _join(a, b):
 
 
 def _made(value, program):
-    """"dict" or "list" when `value` makes a new one, else None."""
+    """"dict" or "list" when `value` surely makes a new one, else None."""
     if type(value) in (gast.Dict, gast.DictComp):
         return "dict"
     if type(value) in (gast.List, gast.ListComp):
         return "list"
+    if type(value) is gast.BinOp and type(value.op) is gast.BitOr and (
+            type(value.left) in (gast.Dict, gast.DictComp) or type(value.right) in (gast.Dict, gast.DictComp)):
+        return "dict"  # `a | {...}`, as `{**a, ...}` is spelled
     if type(value) is gast.Call and type(value.func) is gast.Name:
         meaning = lookup_path([value.func.id], program)
         if meaning is dict:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import rules, runtime
 from ..errors import NotDifferentiableError
-from . import calls, frontend, inline, printing, syntax
+from . import call_effects, calls, frontend, inline, printing, syntax
 
 @dataclass
 class _Accumulate:
@@ -204,7 +204,7 @@ class Contributions:
     def apply_rule(self, stmt, rule, g, ans, args, label):
         out = []
         arrays = None  # the rule's arguments, lists read as one array made arrays
-        if calls.casts_result(rule, args):  # `dtype=int` rounds: no gradient then
+        if call_effects.casts_result(rule, args):  # `dtype=int` rounds: no gradient then
             g = syntax.call(syntax.name(self.bind("unless_integral", runtime.unless_integral)), [syntax.copy(g), syntax.copy(ans)])
         for param, node in args.items():
             names = calls.active_names(node, self.activity)

@@ -43,7 +43,7 @@ from .. import rules, runtime
 from ..runtime.containers import ABSENT
 from ..errors import NotDifferentiableError, SrcGradError
 from . import activity as activity_pass
-from . import calls, inline, mutation, printing, syntax
+from . import call_effects, calls, inline, mutation, printing, syntax
 from . import calls as call_sites
 from . import tape_tangents
 
@@ -164,12 +164,12 @@ class _Forward:
 
     def refuse_in_place(self, s, callee):
         """A dropped-result call that may change a value with a tangent: refused (see calls.py)."""
-        calls.refuse_in_place(self.program, s, callee, self.activity.varied, rules)
+        call_effects.refuse_in_place(self.program, s, callee, self.activity.varied, rules)
         return [s]
 
     def visit_Assign(self, s, force=False):
         if isinstance(s.value, gast.Call):
-            calls.refuse_out(self.program, s, self.calls.get(s.value), self.activity.varied, rules)
+            call_effects.refuse_out(self.program, s, self.calls.get(s.value), self.activity.varied, rules)
         target = s.targets[0]
         if isinstance(target, gast.Subscript):
             return self.subscript_store(s)
@@ -336,7 +336,7 @@ class _Forward:
                 total = syntax.binop(total, gast.Sub(), term.operand)  # `a - b` reads better than `a + -b`
             else:
                 total = syntax.add(total, term)
-        if calls.casts_result(rule, args):  # `dtype=int` rounds: no tangent then
+        if call_effects.casts_result(rule, args):  # `dtype=int` rounds: no tangent then
             total = syntax.call(self.helper("unless_integral", runtime.unless_integral), [total, syntax.copy(ans)])
         used = {n.id for n in gast.walk(total) if isinstance(n, gast.Name)}
         if "jvp" in kinds and len(rule.params) > 1 and any(name not in used for name in inactive):

@@ -32,7 +32,7 @@ import gast
 
 from .. import rules, runtime
 from . import calls as call_sites
-from . import contexts, mutation, syntax
+from . import call_effects, contexts, mutation, syntax
 from .contributions import Contributions
 from .markers import _Group, _Restore, _Save
 from .undo import Undo
@@ -85,12 +85,12 @@ class _Reverse(Contributions, Undo):
                 return self.visit_Assign(self.named_pop(s), ctx)
             if callee is not None and callee.kind == "method" and callee.path in mutation.CHANGING_METHODS:
                 return self.append(s, callee.receiver, s.value.args)
-            call_sites.refuse_in_place(self.program, s, callee, self.activity.varied, rules)
+            call_effects.refuse_in_place(self.program, s, callee, self.activity.varied, rules)
         return [s], []
 
     def visit_Assign(self, s, ctx):
         if isinstance(s.value, gast.Call):
-            call_sites.refuse_out(self.program, s, self.calls.get(s.value), self.activity.varied, rules)
+            call_effects.refuse_out(self.program, s, self.calls.get(s.value), self.activity.varied, rules)
         target = s.targets[0]
         if isinstance(target, gast.Subscript):
             return self.subscript_store(s, ctx)

@@ -26,7 +26,8 @@ import inspect
 from ..runtime import joined_part, repeated_part, zeros_like_grad
 from . import activations, copies, elementwise, reductions, scalars, selections, series, shapes, statistics, structure
 from .registry import defjvp, is_nondifferentiable, lookup, nondifferentiable
-from .runtime_rules import _drop_last_transpose, _item_transpose, _leaf_transpose, _zero
+from .container_rules import _drop_last_transpose, _item_transpose, _leaf_transpose
+from .runtime_rules import _zero
 
 # Helpers of the rule modules whose values are piecewise constant (shares of a max, masks,
 # counts) or not numbers at all (axes, dtypes): constants to any derivative.

@@ -9,7 +9,8 @@ parameter that only lends its shape has a zero rule in both modes, marked with
 parameters are renamed (`value`, `like`, `cotangent`, `result`) where the helper's
 own names would clash with the rules' leading `g`/`t` and `ans`.
 
-The rules here are written by hand. The other helpers of the rule modules that generated
+The rules here are written by hand; those of the container helpers (`item_grad`, ...) are
+in `container_rules.py`. The other helpers of the rule modules that generated
 code calls get forward rules derived from their source (`derived_rules.py`); the rest
 are plain Python functions, which forward mode differentiates through their own source.
 """
@@ -18,8 +19,7 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (
-    sequence_like, add_grad, assigned_grad, broadcast_tangent, drop_last, field_grad, item_grad, jacobian_from_columns, popped_grad,
-    values_grad, repeated_part, snapshot, structure_like, unbroadcast, unless_integral, unreduce, without_part,
+    add_grad, broadcast_tangent, jacobian_from_columns, snapshot, structure_like, unbroadcast, unless_integral, unreduce,
     zeros_like_grad,
 )
 from . import decompositions, linalg, reductions, series
@@ -134,204 +134,6 @@ def snapshot_vjp(g, ans, x):
 @defjvp(snapshot, "x")
 def snapshot_jvp(t, ans, x):
     return snapshot(t)
-
-
-# --- container gradients: item_grad, assigned_grad, drop_last, popped_grad, without_part,
-# structure_like, joined_part, repeated_part -------------------------------------------------------------
-# Each is linear in the gradient `g` it takes apart or rebuilds (None meaning zero); the
-# other parameters are indices or lend a structure. Forward mode adds the tangents of
-# `add_grad` with `add_grad`, since they may be lists. The reverse rules transpose the
-# forward ones (for an index that names each entry once).
-
-
-def _leaf_transpose(cotangent, g):
-    """The transpose of `structure_like(., x)` at the gradient `g`: broadcast back to `g`."""
-    if g is None:
-        return None
-    if isinstance(g, (list, tuple)):
-        return sequence_like(g, [_leaf_transpose(c, gi) for c, gi in zip(cotangent, g)])
-    if type(g) is dict:
-        return {k: _leaf_transpose(cotangent[k], v) for k, v in g.items()}
-    return broadcast_tangent(cotangent, g)
-
-
-def _item_transpose(cotangent, g, key):
-    return None if g is None else _getitem_vjp(cotangent, g, key)
-
-
-def _drop_last_transpose(cotangent, g):
-    return None if g is None else type(g)(list(cotangent) + [None])
-
-
-@defvjp(item_grad, "g", name="ItemGrad")
-def item_grad_vjp(cotangent, ans, g, key, x):
-    return _item_transpose(cotangent, g, key)
-
-
-@defjvp(item_grad, "g")
-def item_grad_jvp(t, ans, g, key, x):
-    return item_grad(t, key, x)
-
-
-@defvjp(item_grad, "x")
-@_zero
-def item_grad_vjp_x(cotangent, ans, g, key, x):
-    return zeros_like_grad(x)
-
-
-@defjvp(item_grad, "x")
-@_zero
-def item_grad_jvp_x(t, ans, g, key, x):
-    return zeros_like_grad(ans)
-
-
-@defvjp(values_grad, "g", name="ValuesGrad")
-def values_grad_vjp(cotangent, ans, g, d):
-    return None if cotangent is None else [cotangent[k] for k in d]
-
-
-@defjvp(values_grad, "g")
-def values_grad_jvp(t, ans, g, d):
-    return values_grad(t, d)
-
-
-@defvjp(values_grad, "d")
-@_zero
-def values_grad_vjp_d(cotangent, ans, g, d):
-    return zeros_like_grad(d)
-
-
-@defjvp(values_grad, "d")
-@_zero
-def values_grad_jvp_d(t, ans, g, d):
-    return zeros_like_grad(ans)
-
-
-@defvjp(assigned_grad, "g", name="AssignedGrad")
-def assigned_grad_vjp(cotangent, ans, g, index, v, y=None):
-    return _item_transpose(_leaf_transpose(cotangent, item_grad(g, index, v)), g, index)
-
-
-@defjvp(assigned_grad, "g")
-def assigned_grad_jvp(t, ans, g, index, v, y=None):
-    return assigned_grad(t, index, v, y)
-
-
-@defvjp(assigned_grad, ("v", "y"))
-@_zero
-def assigned_grad_vjp_v(cotangent, ans, g, index, v, y=None):
-    return zeros_like_grad(v)
-
-
-@defjvp(assigned_grad, ("v", "y"))
-@_zero
-def assigned_grad_jvp_v(t, ans, g, index, v, y=None):
-    return zeros_like_grad(ans)
-
-
-@defvjp(drop_last, "g", name="DropLast")
-def drop_last_vjp(cotangent, ans, g):
-    return _drop_last_transpose(cotangent, g)
-
-
-@defjvp(drop_last, "g")
-def drop_last_jvp(t, ans, g):
-    return drop_last(t)
-
-
-@defvjp(popped_grad, "g", name="PoppedGrad")
-def popped_grad_vjp(cotangent, ans, g, at, rest, entry=False):
-    if cotangent is None:
-        return None
-    place = at if at >= 0 else len(rest) + 1 + at
-    return cotangent[place] if entry else type(cotangent)(list(cotangent[:place]) + list(cotangent[place + 1:]))
-
-
-@defjvp(popped_grad, "g")
-def popped_grad_jvp(t, ans, g, at, rest, entry=False):
-    return popped_grad(t, at, rest, entry)
-
-
-@defvjp(popped_grad, "rest")
-@_zero
-def popped_grad_vjp_rest(cotangent, ans, g, at, rest, entry=False):
-    return zeros_like_grad(rest)
-
-
-@defjvp(popped_grad, "rest")
-@_zero
-def popped_grad_jvp_rest(t, ans, g, at, rest, entry=False):
-    return zeros_like_grad(ans)
-
-
-@defvjp(field_grad, "g", name="FieldGrad")
-def field_grad_vjp(cotangent, ans, g, x, name):
-    return None if cotangent is None else getattr(cotangent, name)
-
-
-@defjvp(field_grad, "g")
-def field_grad_jvp(t, ans, g, x, name):
-    return field_grad(t, x, name)
-
-
-@defvjp(field_grad, "x")
-@_zero
-def field_grad_vjp_x(cotangent, ans, g, x, name):
-    return zeros_like_grad(x)
-
-
-@defjvp(field_grad, "x")
-@_zero
-def field_grad_jvp_x(t, ans, g, x, name):
-    return zeros_like_grad(ans)
-
-
-@defvjp(without_part, "g", name="WithoutPart")
-def without_part_vjp(cotangent, ans, g, index):
-    return without_part(cotangent, index)
-
-
-@defjvp(without_part, "g")
-def without_part_jvp(t, ans, g, index):
-    return without_part(t, index)
-
-
-# where in the container: a key read back from the tape may look differentiated
-discrete(item_grad, "key")
-discrete(field_grad, "name")
-discrete(getattr, "name")
-discrete(assigned_grad, "index")
-discrete(popped_grad, "at")
-discrete(without_part, "index")
-
-
-@defvjp(structure_like, "g", name="StructureLike")
-def structure_like_vjp(cotangent, ans, g, x):
-    return _leaf_transpose(cotangent, g)
-
-
-@defjvp(structure_like, "g")
-def structure_like_jvp(t, ans, g, x):
-    return structure_like(t, x)
-
-
-@defvjp(structure_like, "x")
-@_zero
-def structure_like_vjp_x(cotangent, ans, g, x):
-    return zeros_like_grad(x)
-
-
-@defjvp(structure_like, "x")
-@_zero
-def structure_like_jvp_x(t, ans, g, x):
-    return zeros_like_grad(ans)
-
-
-@defjvp(repeated_part, "other")  # its other forward rules: with joined_part's, in derived_rules.py
-def repeated_part_jvp_other(t, ans, g, x, other):
-    if runtime.repeats(x, other, g) or runtime.repeats(other, x, g):  # the count lends a length
-        return zeros_like_grad(ans)
-    return unbroadcast(g * structure_like(t, other), x)  # arithmetic: g * other, bilinear (t: None for constants)
 
 
 # --- the adjoints of x @ y: bilinear in the cotangent and the other factor ----------------
