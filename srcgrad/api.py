@@ -6,7 +6,6 @@ per function and (mode, wrt), at decoration time when the function's names resol
 and returns a thin function that checks argument types and calls it.
 """
 
-import collections.abc
 import functools
 import inspect
 import numbers
@@ -16,6 +15,7 @@ import numpy as np
 
 from .backends import with_backend
 from .compiler import cache, derive
+from .compiler.activity import undescribed
 from .compiler.stand_in import is_instance, method_function, partial_function, refusal as library_refusal, stand_in
 from .errors import NotDifferentiableError, SrcGradError, defined_at
 from .runtime import is_sequence
@@ -121,20 +121,22 @@ def refuse_array_subclass(fn, label, value):
         )
 
 
-def check_sequences(derivative, names, args, kwargs=None):
-    """Raise the error `iteration.run` described where an argument that `derivative`
-    reads as a sequence (`for v in a:`, `v` carrying the derivative) is a dict: the
-    generated loop reads a sequence's entries by position, where Python's loop over a
-    dict gives its keys."""
-    for position, keys, message, location in getattr(derivative, "read_as_sequences", ()):
+def check_arguments(derivative, names, args, kwargs=None):
+    """Raise the error a check of `derivative.argument_checks` describes where its argument
+    (or the entry of it at its keys) is refused: a dict that the derivative reads as a
+    sequence (`for v in a:`, iteration.py), or a value of a type the rules do not describe
+    that enters the differentiated computation (a masked array, a sparse matrix:
+    activity.constant_operands). A message may be a function of the refused value."""
+    for position, keys, refused, message, location in getattr(derivative, "argument_checks", ()):
         if position < len(args):
             value = args[position]
         elif kwargs and names[position] in kwargs:
             value = kwargs[names[position]]
         else:
             continue
-        if any(isinstance(v, collections.abc.Mapping) for v in _entries(value, keys)):
-            raise NotDifferentiableError(message, *location)
+        for v in _entries(value, keys):
+            if refused(v):
+                raise NotDifferentiableError(message if isinstance(message, str) else message(v), *location)
 
 
 def _entries(value, keys):
@@ -223,8 +225,8 @@ def _transform(fn, mode, wrt, verbose, source=None):
 
     def check(args, kwargs):
         containers = _check_differentiable(fn, names, checked, args, kwargs)
-        if lazy.derivative is not None and lazy.derivative.read_as_sequences:
-            check_sequences(lazy.derivative, names, args, kwargs)
+        if lazy.derivative is not None and lazy.derivative.argument_checks:
+            check_arguments(lazy.derivative, names, args, kwargs)
         return containers
 
     guarded = getattr(lazy.derivative and lazy.derivative.function, "__srcgrad_guarded__", None)
@@ -301,8 +303,8 @@ def vjp(fn, *args, verbose=False, source=None):
     found = _built(fn, "split_vjp", positions) if not verbose and source is None else None
     if found is None:
         found = _Lazy(fn, "split_vjp", positions, verbose, source).get()
-    if found.read_as_sequences:
-        check_sequences(found, _params(fn), args)
+    if found.argument_checks:
+        check_arguments(found, _params(fn), args)
     out, backward = found.function(*args)  # the forward pass runs once, here
     container = _is_container(out)  # its leaves may differ in shape: no np.shape
     shape = None if container else out.shape if type(out) is _ndarray else np.shape(out)
@@ -383,11 +385,16 @@ _ndarray = np.ndarray
 
 
 def _no_gradient(value):
-    """`_is_integral(value)`, faster for float arrays and floats."""
+    """Whether `vjp` leaves the argument `value` undifferentiated: an integer or boolean
+    (`_is_integral`), or a value of a type the rules do not describe (a masked array, a
+    sparse matrix, a user's object: `activity.undescribed`), which the derivative then
+    refuses where it computes with it. Fast for float arrays and floats."""
     kind = type(value)
     if kind is _ndarray:
         return value.dtype.kind in "biu"
-    return kind is not float and _is_integral(value)
+    if kind is float:
+        return False
+    return _is_integral(value) or (not _is_container(value) and undescribed(value))
 
 
 def _is_integral(value):

@@ -16,7 +16,7 @@ import weakref
 import numpy as np
 
 from .api import (
-    _check_differentiable, _function_of, _is_container, _is_integral, _params, _path, _positions, check_sequences, grad,
+    _check_differentiable, _function_of, _is_container, _is_integral, _params, _path, _positions, check_arguments, grad,
     refuse_array_subclass,
 )
 from .compiler import derive
@@ -200,8 +200,8 @@ def jvp(fn, primals, tangents, verbose=False):
         out = fn(*primals)
         return out, zeros_like_grad(out)
     derivative = _jvp_derivative(fn, tuple(positions), verbose)
-    if derivative.read_as_sequences:
-        check_sequences(derivative, names, primals)
+    if derivative.argument_checks:
+        check_arguments(derivative, names, primals)
     function = derivative.function
     code = getattr(function, "__code__", None)
     if len(primals) == len(names) and code is not None and not code.co_kwonlyargcount:
@@ -270,11 +270,11 @@ def _forward_jacobian(fn, args, positions):
     names = _jvp_params(fn)
     lazy = getattr(fn, "__srcgrad_lazy__", None)
     if lazy is not None:  # differentiated again: the arguments of the derivative it differentiates
-        check_sequences(lazy.get(), names, args)
+        check_arguments(lazy.get(), names, args)
     out, columns = None, []
     for p in positions:
         derivative = _jvp_derivative(fn, (p,))
-        check_sequences(derivative, names, args)
+        check_arguments(derivative, names, args)
         x = args[p]
         linear = _linearized(derivative) if _size(x) > 1 else None
         if linear is not None and len(args) == len(_TANGENT_NAMES[derivative.function]) - 1:
@@ -298,7 +298,7 @@ def _split_forward(fn, args):
     refuses (an argument changed in place) is refused before it changes the caller's value."""
     names = _jvp_params(fn)
     derivative = derive(fn, "split_vjp", tuple(range(len(names))))
-    check_sequences(derivative, names, args)
+    check_arguments(derivative, names, args)
     return derivative.function(*args)
 
 

@@ -239,3 +239,80 @@ def _round_of_an_array(x):
 def test_the_same_methods_of_an_array_still_have_no_gradient():
     r = np.sin(X).round(1)
     check(_round_of_an_array, X.copy(), expected=[r + np.array([np.argmax(np.sin(X)), 0, 0, 0])])
+
+
+# --- values of other types entering the differentiated computation --------------------------
+# A parameter not differentiated that an operator, a call with a rule or a method with one
+# computes with (`x * m`, `A @ x`, `A.dot(x)`) must be of a type the rules describe. A
+# masked array gave the gradient of `x * m` as m's full data ([1, 1, 3], not [1, 0, 3]); an
+# object of a user's class with a `dot` method of its own got ndarray.dot's rule ([20, 60,
+# 20], not [40, 120, 40]); a scipy sparse matrix raised a bare IndexError or ValueError.
+
+
+class _Operator:
+    """A user's linear operator: `dot` doubles the product, which ndarray.dot's rule misses."""
+
+    def __init__(self, M):
+        self.M = M
+
+    def dot(self, v):
+        return self.M @ v * 2.0
+
+    def __array__(self, dtype=None, copy=None):
+        return self.M
+
+
+class _Config:
+    def __init__(self, scale):
+        self.scale = scale
+
+
+def masked_weights(x, m):
+    return np.sum(x * m)
+
+
+def own_dot(x, A):
+    return np.sum(A.dot(x) ** 2)
+
+
+def matrix_product(x, A):
+    return np.sum((A @ x) ** 2)
+
+
+def scaled_by_config(x, cfg):
+    return np.sum(x * cfg.scale)
+
+
+_M = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 1.0]])
+
+
+@pytest.mark.parametrize("f,other", [
+    (masked_weights, np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])),
+    (own_dot, _Operator(_M)),
+], ids=["masked_array", "user_class_dot"])
+def test_an_argument_of_another_type_in_the_differentiated_computation_is_refused(f, other):
+    x = np.array([1.0, 2.0, 3.0])
+    line = f.__code__.co_firstlineno + 1
+    for transform in (lambda: srcgrad.grad(f)(x, other), lambda: srcgrad.value_and_grad(f)(x, other),
+                      lambda: srcgrad.vjp(f, x, other), lambda: srcgrad.jvp(f, (x, other), (np.ones(3), None)),
+                      lambda: srcgrad.jacobian(f, mode="forward")(x, other)):
+        with pytest.raises(srcgrad.NotDifferentiableError, match=f"is of type `{type(other).__name__}`.*line {line}"):
+            transform()
+
+
+def test_a_sparse_matrix_is_refused_with_what_to_pass():
+    sparse = pytest.importorskip("scipy.sparse")
+    A = sparse.csr_matrix(_M)
+    for f in (own_dot, matrix_product):
+        with pytest.raises(srcgrad.NotDifferentiableError, match="is of type `csr_matrix`.*toarray"):
+            srcgrad.grad(f)(np.array([1.0, 2.0, 3.0]), A)
+    np.testing.assert_allclose(srcgrad.grad(matrix_product)(np.array([1.0, 2.0, 3.0]), A.toarray()),
+                               2 * _M.T @ (_M @ np.array([1.0, 2.0, 3.0])), rtol=1e-15)
+
+
+def test_plain_arrays_lists_and_attribute_reads_of_other_objects_still_differentiate():
+    x = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(srcgrad.grad(masked_weights)(x, np.array([1.0, 0.0, 3.0])), [1.0, 0.0, 3.0])
+    np.testing.assert_array_equal(srcgrad.grad(masked_weights)(x, [1.0, 0.0, 3.0]), [1.0, 0.0, 3.0])
+    np.testing.assert_array_equal(srcgrad.grad(masked_weights)(x, np.float32(2.0)), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(srcgrad.grad(scaled_by_config)(x, _Config(np.array([1.0, 0.5, 2.0]))), [1.0, 0.5, 2.0])

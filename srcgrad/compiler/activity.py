@@ -161,6 +161,84 @@ def run(tree, wrt, output, calls):
     return Activity(frozenset(varied), frozenset(useful))
 
 
+def constant_operands(program, tree, params, activity, calls):
+    """The checks (api.check_arguments) of the parameters not differentiated whose values
+    enter the differentiated computation directly: an operand of an operator, an argument
+    of a call with a rule, or the receiver of a method with one (`A @ x`, `x * m`,
+    `A.dot(x)`) in a statement whose target carries the derivative. The rules there
+    describe NumPy arrays and Python numbers; a masked array, a sparse matrix or an
+    object of a user's class computes something else, and is refused at the call
+    (`undescribed`). Attribute reads (`cfg.scale`) are constants, and not checked."""
+    candidates = {p: k for k, p in enumerate(params) if p not in activity.varied}
+    found = {}
+    if not candidates:
+        return ()
+    for node in syntax.statements(tree):
+        if type(node) is not gast.Assign or type(node.targets[0]) is not gast.Name:
+            continue
+        if not activity.is_active(node.targets[0].id):
+            continue
+        for name in _operand_names(node.value, calls):
+            if name in candidates and name not in found:
+                found[name] = node
+    checks = []
+    for name, node in found.items():
+        error = program.error(node, "", NotDifferentiableError)
+        location = (error.filename, error.lineno, error.offset - 1, error.text)
+        message = _operand_message(program, name, node)
+        checks.append((candidates[name], (), undescribed, message, location))
+    return tuple(checks)
+
+
+def _operand_names(value, calls):
+    """The names that the simple expression `value` computes with directly."""
+    if type(value) is gast.BinOp:
+        return [o.id for o in (value.left, value.right) if type(o) is gast.Name]
+    if type(value) is gast.UnaryOp:
+        return [value.operand.id] if type(value.operand) is gast.Name else []
+    if type(value) in (gast.List, gast.Tuple):
+        return [e.id for e in value.elts if type(e) is gast.Name]
+    if type(value) is gast.Call:
+        callee = calls.get(value)
+        if callee is None or callee.obj is None or rules.lookup(callee.obj) is None:
+            return []
+        names = [callee.receiver] if callee.kind == "method" else []
+        return names + [a.id for a in list(value.args) + [k.value for k in value.keywords] if type(a) is gast.Name]
+    return []
+
+
+def _operand_message(program, name, node):
+    where = f"line {program.line(node)} (`{program.text(node)}`) of `{program.name}`"
+
+    def message(value):
+        kind = type(value).__name__
+        return (f"`{name}` is of type `{kind}`, and {where} computes with it on the differentiated path; "
+                f"srcgrad's rules describe NumPy arrays and Python numbers, not `{kind}`: pass a plain array "
+                f"(`np.asarray({name})`, `{name}.toarray()` for a sparse matrix, `{name}.filled(...)` for a "
+                "masked array)")
+
+    return message
+
+
+_DESCRIBED = (np.ndarray, np.generic, bool, int, float, complex, str, bytes, range, slice, type(None))
+
+
+def undescribed(value, depth=0):
+    """Whether `value`, entering differentiated operations, is of a type whose operations
+    the rules do not describe: not a plain or other ndarray (a masked array or a
+    np.matrix is not), NumPy scalar, Python number, string, function or class, nor a
+    list, tuple or dict holding only those."""
+    if isinstance(value, (np.ma.MaskedArray, np.matrix)):
+        return True
+    if isinstance(value, _DESCRIBED):
+        return False
+    if isinstance(value, (list, tuple)):
+        return depth < 8 and any(undescribed(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return depth < 8 and any(undescribed(v, depth + 1) for v in value.values())
+    return not (callable(value) and not hasattr(value, "__array__") and not hasattr(value, "__array_ufunc__"))
+
+
 def refuse_sets(program, tree, activity):
     """Refuse a set display (`{a, b}`) that holds differentiated values: a set has no
     order, so no entry of its gradient could be matched to its value. Sets of constants

@@ -27,6 +27,7 @@ assignment to `a` or `b` between it and the loop; otherwise the loop is refused.
 
 import builtins
 import collections
+import collections.abc
 
 import gast
 
@@ -68,7 +69,7 @@ class _Iteration:
         self.enclosing = []  # the loops around the statement being rewritten, innermost last
         self.params = [a.id for a in program_tree.args.args]
         self.tree, self.values = program_tree, None  # values: see `single_values`
-        self.read_as_sequences = []  # see `run`
+        self.argument_checks = []  # see `run`
 
     def _made_by(self, tree):
         """({name: its assignment} for names assigned from a call of `reversed` with one
@@ -221,7 +222,7 @@ class _Iteration:
         )
         error = self.program.error(s, message, NotDifferentiableError)
         location = (error.filename, error.lineno, error.offset - 1, error.text)  # SrcGradError's parameters
-        self.read_as_sequences.append((self.params.index(name), tuple(reversed(keys)), message, location))
+        self.argument_checks.append((self.params.index(name), tuple(reversed(keys)), is_mapping, message, location))
 
     def single_values(self):
         """{name: its value} for the names assigned once by `name = value` (computed once)."""
@@ -333,16 +334,21 @@ class _Iteration:
         return node
 
 
+def is_mapping(value):
+    """Whether a loop over `value` gives its keys (a dict), not its entries."""
+    return isinstance(value, collections.abc.Mapping)
+
+
 def run(tree, program, activity, calls, namer):
     """Rewrite the loops of the ANF `tree` whose target is active. Returns (whether any
-    changed, the arguments read as sequences).
+    changed, the checks of the arguments read as sequences).
 
-    The arguments read as sequences are (parameter position, keys, message, location)
-    for each rewritten `for v in a:` whose `a` is a parameter or an entry of one
-    (`a['sub']`): the derivative is right only when that argument is no dict, which
-    only the call shows (api.check_sequences raises the error they describe).
+    The checks are (parameter position, keys, `is_mapping`, message, location) for each
+    rewritten `for v in a:` whose `a` is a parameter or an entry of one (`a['sub']`):
+    the derivative is right only when that argument is no dict, which only the call
+    shows (api.check_arguments raises the error they describe).
     New calls (`len`, `range`, `min`) are entered in the resolution table `calls`.
     """
     walker = _Iteration(program, activity, calls, namer, tree)
     tree.body = walker.block(tree.body)
-    return walker.changed, tuple(walker.read_as_sequences)
+    return walker.changed, tuple(walker.argument_checks)

@@ -36,11 +36,11 @@ class Derivative:
     `function` dispatches and the general code is built when first needed (a call no
     specialization serves, or its text asked for)."""
 
-    __slots__ = ("function", "_general", "reads", "code", "read_as_sequences")
+    __slots__ = ("function", "_general", "reads", "code", "argument_checks")
 
-    def __init__(self, function, general, reads=(), code=None, read_as_sequences=()):
+    def __init__(self, function, general, reads=(), code=None, argument_checks=()):
         self.function = function
-        self.read_as_sequences = read_as_sequences  # iteration.run's: see api.check_sequences
+        self.argument_checks = argument_checks  # what only the arguments show: see api.check_arguments
         self.code = code  # the code object of the function it was made from
         self._general = general  # () -> the general code's function
         # (namespace, name, callable) for each global or cell name its calls resolved
@@ -179,7 +179,7 @@ def _derive(fn, mode, wrt, verbose, source, key):
                 lambda: _finish(prepared, verbose),
                 lambda: _finish(_prepare(fn, mode, wrt, verbose, source, splicing), verbose))
             return cache.put(fn, key, Derivative(function, lambda: function, _distinct(log), getattr(fn, "__code__", None),
-                                                 prepared.read_as_sequences))
+                                                 prepared.argument_checks))
     reads = _distinct(log)
     arity = len(prepared.sweeps.args.args) + (1 if mode == "vjp" else 0)  # vjp: the seed first; no *args
     name = f"{prepared.program.name}_{mode}"
@@ -198,7 +198,7 @@ def _derive(fn, mode, wrt, verbose, source, key):
         general()  # printed now
     function = cache.specializing(general, build, name, arity)
     return cache.put(fn, key, Derivative(function, general, reads, getattr(fn, "__code__", None),
-                                         prepared.read_as_sequences))
+                                         prepared.argument_checks))
 
 
 def _note_defaults(fn):
@@ -293,7 +293,7 @@ class _Prepared:
     split_vjp: bool = False
     tree: object = None  # "jvp": the FunctionDef
     namer: object = None  # "jvp": its Namer
-    read_as_sequences: tuple = ()  # iteration.run's: arguments the derivative reads as sequences
+    argument_checks: tuple = ()  # iteration.run's and activity.constant_operands': see api.check_arguments
 
 
 def _prepare(fn, mode, wrt, verbose, source, splicing=None):
@@ -341,20 +341,21 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
         ret = tree.body[-1].value
         output = ret.id if isinstance(ret, gast.Name) else None
         active = activity.run(tree, names, output, calls)
-        rewritten, read_as_sequences = iteration.run(tree, program, active, calls, namer)
+        rewritten, argument_checks = iteration.run(tree, program, active, calls, namer)
         if rewritten:
             active = activity.run(tree, names, output, calls)
             _show(verbose, "iteration", tree)
         activity.refuse_complex(program, tree, active, calls)
         activity.refuse_sets(program, tree, active)
+        argument_checks += activity.constant_operands(program, tree, params, active, calls)
         if verbose == "stages":
             print(f"--- after activity ---\nvaried: {', '.join(sorted(active.varied))}\n"
                   f"useful: {', '.join(sorted(active.useful))}\nactive: {', '.join(sorted(active.active))}")
         if mode == "jvp":
             tree = forward.run(tree, program, calls, namer, wrt, jvp_of)
-            return _Prepared(program, key, tree=hoist.run(tree, namer), namer=namer, read_as_sequences=read_as_sequences)
+            return _Prepared(program, key, tree=hoist.run(tree, namer), namer=namer, argument_checks=argument_checks)
         sweeps = reverse.sweeps(tree, program, active, calls, namer, wrt, mode, pullback_of)
-        return _Prepared(program, key, sweeps, split_vjp, read_as_sequences=read_as_sequences)
+        return _Prepared(program, key, sweeps, split_vjp, argument_checks=argument_checks)
 
 
 def _finish(prepared, verbose, signature=None):
