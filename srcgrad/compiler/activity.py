@@ -239,20 +239,29 @@ def undescribed(value, depth=0):
     return not (callable(value) and not hasattr(value, "__array__") and not hasattr(value, "__array_ufunc__"))
 
 
-def refuse_sets(program, tree, activity):
-    """Refuse a set display (`{a, b}`) that holds differentiated values: a set has no
-    order, so no entry of its gradient could be matched to its value. Sets of constants
-    (`if k in {1, 3}`) are fine."""
-    if not any("{" in line for line in program.source_lines):
-        return  # no display in the function's text
+def refuse_displays(program, tree, activity):
+    """Refuse a display whose entries srcgrad cannot match to their gradients where it
+    carries the derivative: a set (`{a, b}`: no order), or a tuple or list with a `*a`
+    of a length idioms.py could not see (`(*a, b)`: b's position is unknown). Sets of
+    constants (`if k in {1, 3}`) and shapes (`(*shape, 3)`) are fine."""
     for node in syntax.statements(tree):
-        if type(node) is gast.Assign and type(node.value) is gast.Set:
-            if any(activity.is_active(n) for n in syntax.names_stored(node)):
-                raise program.error(
-                    node, f"`{program.text(node).strip()}` puts differentiated values into a set (in "
-                    f"`{program.name}`); a set has no order, so srcgrad cannot match their gradients to them: use "
-                    "a list or a tuple", NotDifferentiableError,
-                )
+        if type(node) is not gast.Assign:
+            continue
+        value = node.value
+        starred = type(value) in (gast.Tuple, gast.List) and any(type(e) is gast.Starred for e in value.elts)
+        if not (type(value) is gast.Set or starred) or not any(activity.is_active(n) for n in syntax.names_stored(node)):
+            continue
+        if type(value) is gast.Set:
+            raise program.error(
+                node, f"`{program.text(node).strip()}` puts differentiated values into a set (in "
+                f"`{program.name}`); a set has no order, so srcgrad cannot match their gradients to them: use "
+                "a list or a tuple", NotDifferentiableError,
+            )
+        raise program.error(
+            node, f"`{program.text(node).strip()}` unpacks a value of a length srcgrad cannot see into a "
+            f"{type(value).__name__.lower()} that carries the derivative (in `{program.name}`); write the "
+            "entries out, or unpack a tuple written out in the function", NotDifferentiableError,
+        )
 
 
 def refuse_complex(program, tree, activity, calls):

@@ -480,12 +480,19 @@ class _ANF:
         pre, elts = self.entries(e.elts)
         return pre, syntax.list_(elts)
 
-    def expr_Set(self, e):  # `{1, 2}`; activity.refuse_sets refuses one holding differentiated values
+    def expr_Set(self, e):  # `{1, 2}`; activity.refuse_displays refuses one holding differentiated values
         pre, elts = self.entries(e.elts)
         return pre, syntax.located(syntax.set_(elts), e)
 
     def entries(self, exprs):
-        """Atoms for the entries of a display; an inner display gets a name of its own."""
+        """Atoms for the entries of a display; an inner display gets a name of its own, and
+        `*a` (of a length idioms.py could not see: a shape) unpacks an atom."""
+        starred = [k for k, e in enumerate(exprs) if type(e) is gast.Starred]
+        if starred:
+            pre, out = self.entries([e.value if type(e) is gast.Starred else e for e in exprs])
+            for k in starred:
+                out[k] = syntax.located(syntax.starred(out[k]), exprs[k])
+            return pre, out
         pre, out = self.atoms(exprs)
         for k, a in enumerate(out):
             if isinstance(a, (gast.Tuple, gast.List)):

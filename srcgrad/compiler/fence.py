@@ -31,7 +31,6 @@ _ADVICE = {
     gast.FunctionDef: ("a `def` inside a nested function or a block", "define the helper function at the top of the function or at module level"),
     gast.Delete: ("`del`", "let the variable go out of use instead of deleting it"),
     gast.SetComp: ("a set comprehension", "write it as a `for` loop"),
-    gast.Starred: ("`*` unpacking in a call or display", "pass the arguments one by one"),
 }
 if hasattr(gast, "Match"):
     _ADVICE[gast.Match] = ("`match`", "use `if`/`elif`")
@@ -57,8 +56,8 @@ def check(program, transform="srcgrad.grad"):
     for stmt in tree.body:
         for node in _checked_nodes(stmt):
             cls = type(node)
-            if cls is gast.Starred and isinstance(node.ctx, gast.Store):
-                continue  # `first, *rest = xs` (ANF spells it out); `f(*args)` stays refused
+            if cls is gast.Starred:
+                continue  # `first, *rest = xs` (ANF spells it out); `f(*args)`: idioms.py
             entry = next((t for t in node.targets if isinstance(t, gast.Subscript)), None) if cls is gast.Delete else None
             if entry is not None:
                 held = printing.unparse(entry.value)
@@ -257,7 +256,7 @@ def _alias_checks(program, tree):
                     f"`{name}` in place, and `{name}` shares memory with `{other}` (line {program.line(made)}: "
                     f"`{program.text(made)}`), which is read afterwards (in `{tree.name}`): NumPy changes both, "
                     f"which srcgrad cannot differentiate. Write `{name} = {name} "
-                    f"{_OPERATORS.get(type(node.op), '+')} ...` for a new array, or copy first (`.copy()`)"
+                    f"{printing.operator_text(node.op)} ...` for a new array, or copy first (`.copy()`)"
                 )
                 found.setdefault((node.lineno, node.col_offset), []).append((other, message))
                 if name == a:  # `name = <view of other>`: the check guards the statement
@@ -285,7 +284,6 @@ def _assignments(tree):
 
 # the nodes that statements lie under
 _HOLDERS = (gast.stmt, gast.excepthandler) + ((gast.match_case,) if hasattr(gast, "match_case") else ())
-_OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**", gast.MatMult: "@"}
 
 
 def _checked_nodes(stmt):

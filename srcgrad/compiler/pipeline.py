@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, cache, callees, closures, container_methods, contexts, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, map_filter, optimize, origins, printing, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
+from . import activity, aliases, anf, cache, callees, closures, idioms, contexts, emit, factoring, fence, forward, frontend, hoist, iteration, jumps, load, map_filter, optimize, origins, printing, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -307,11 +307,11 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program = frontend.load(fn, source=source)
     for read in program.inherited:
         scope.note_inherited(*read)
+    program.tree = idioms.run(program, _transform_name(mode))
     program.tree = map_filter.run(program)
     fence.check(program, _transform_name(mode))
     program.bound.update(fence.imports(program, _transform_name(mode)))
     program.tree = contexts.lower(program, _transform_name(mode))
-    program.tree = container_methods.run(program)
     program.tree = aliases.run(program)
     shared = fence.shared_augmented(program)
     tree = syntax.copy(program.tree)
@@ -346,7 +346,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
             active = activity.run(tree, names, output, calls)
             _show(verbose, "iteration", tree)
         activity.refuse_complex(program, tree, active, calls)
-        activity.refuse_sets(program, tree, active)
+        activity.refuse_displays(program, tree, active)
         argument_checks += activity.constant_operands(program, tree, params, active, calls)
         if verbose == "stages":
             print(f"--- after activity ---\nvaried: {', '.join(sorted(active.varied))}\n"

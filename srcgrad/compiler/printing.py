@@ -65,6 +65,12 @@ _BINOPS = {
     gast.BitAnd: (" & ", 11),
 }
 _UNARY = {gast.USub: "-", gast.UAdd: "+", gast.Invert: "~", gast.Not: "not "}
+
+
+def operator_text(op):
+    """The text of the binary operator node `op` (`gast.Add()` -> "+")."""
+    return _BINOPS[type(op)][0].strip()
+
 _COMPARE = {
     gast.Eq: " == ", gast.NotEq: " != ", gast.Lt: " < ", gast.LtE: " <= ", gast.Gt: " > ", gast.GtE: " >= ",
     gast.Is: " is ", gast.IsNot: " is not ", gast.In: " in ", gast.NotIn: " not in ",

@@ -336,7 +336,7 @@ class _Function:
                       if made is not self.tree else "")
                    + f"); srcgrad differentiates in-place changes of arrays and lists made inside the function: "
                    f"copy it first (`{argument} = {argument}.copy()`) or build a new value "
-                   f"(`{name} = {name} {_OPERATORS.get(type(s.op), '+')} ...`)")
+                   f"(`{name} = {name} {printing.operator_text(s.op)} ...`)")
         self.argument_checks.setdefault(key, []).append((argument, message))
         return True
 
@@ -352,7 +352,7 @@ class _Function:
         """The error refusing `s`, which changes the memory of `node` in place (`owner`: the
         name it writes), if that memory may be the outside's or a value's read afterwards."""
         program = self.program
-        op = _OPERATORS.get(type(s.op), "+")
+        op = printing.operator_text(s.op)
         if node == owner:
             head = f"`{program.text(s)}` ({program.filename}, line {program.line(s)}) changes `{owner}` in place"
             advice = f"Write `{owner} = {owner} {op} ...` for a new value, or copy first (`.copy()`)"
@@ -558,5 +558,3 @@ def _stored_here(stmt):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
-_OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**", gast.MatMult: "@",
-              gast.FloorDiv: "//", gast.Mod: "%"}

@@ -120,6 +120,11 @@ def list_(elts):
     return _make(gast.List, elts=list(elts), ctx=_LOAD)
 
 
+def starred(value):
+    """`*value`, in a call or a display."""
+    return _make(gast.Starred, value=value, ctx=_LOAD)
+
+
 def set_(elts):
     return _make(gast.Set, elts=list(elts))
 

@@ -107,7 +107,7 @@ REFUSED = {
     "u_nonlocal": srcgrad.SrcGradError,  # u_map / u_filter differentiate now: below
     "u_reduce": srcgrad.SrcGradError, "u_sorted": srcgrad.SrcGradError, "u_vectorize": srcgrad.SrcGradError,
     "u_lambda_call_immediately": srcgrad.SrcGradError,  # u_walrus differentiates now: below
-    "u_match": srcgrad.SrcGradError, "u_starcall": srcgrad.SrcGradError, "u_kwcall": srcgrad.SrcGradError,
+    "u_match": srcgrad.SrcGradError, "u_kwcall": srcgrad.SrcGradError,  # u_starcall differentiates now: below
     # u_while_else / u_for_else, u_set and u_list_sort differentiate now: below
     "u_kwargs_func": srcgrad.SrcGradError,  # u_local_import differentiates now: tests/test_passes.py
     "u_min_key": srcgrad.SrcGradError,
@@ -180,6 +180,13 @@ def test_a_set_of_constants_and_a_sorted_list_are_differentiated():
     np.testing.assert_array_equal(srcgrad.grad(U.u_list_sort)(x), expected)
     np.testing.assert_array_equal(srcgrad.jacobian(U.u_list_sort, mode="forward")(x), expected)
     np.testing.assert_array_equal(x, x4)
+
+
+def test_a_call_unpacking_a_list_display_is_differentiated():
+    """`np.sum(np.add(*[x, x]))` is `np.sum(x + x)`: gradient 2 everywhere."""
+    x = x4.copy()
+    np.testing.assert_array_equal(srcgrad.grad(U.u_starcall)(x), np.full(4, 2.0))
+    np.testing.assert_array_equal(srcgrad.jacobian(U.u_starcall, mode="forward")(x), np.full(4, 2.0))
 
 
 def test_divmod_is_differentiated():

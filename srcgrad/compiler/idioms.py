@@ -1,5 +1,6 @@
-"""In-place methods of the lists and dicts a function makes, spelled as the assignments
-srcgrad differentiates.
+"""Python idioms spelled as the constructs srcgrad differentiates: in-place methods of the
+lists and dicts a function makes, `dict` with keywords, `**` in dict displays, `*`
+unpacking of values whose length the function shows, and `zip` unpacked whole.
 
 Before (user code):                After:
     d = {"w": w}                       d = {"w": w}
@@ -11,51 +12,162 @@ Before (user code):                After:
     ws.sort(reverse=True)              ws[:] = sorted(ws, reverse=True)
     p = dict(w=w, b=b)                 p = {"w": w, "b": b}
     q = {**p, "s": s}                  q = p | {"s": s}
+    pair = (a, b)                      pair = (a, b)
+    y = math.atan2(*pair)              y = math.atan2(pair[0], pair[1])
+    us, vs = zip(*pairs)               us, vs = tuple(zip(pairs[0], pairs[1]))
 
-Each rewrite computes what the method (or `dict`) computes, on the same object, so the checks of
+Each rewrite computes what the idiom computes, on the same objects, so the checks of
 in-place changes that follow (fence.py's for `|=`, mutation.py's for `ws[:] = ...`) see
-the change and refuse it where another name may share the object. A method is rewritten
+a change and refuse it where another name may share the object. A method is rewritten
 only as a statement of its own (its result unused) and only on a name that every binding
 in the function makes a new dict (a display, a comprehension, `dict(...)`, `|=`) or a new
 list (a display, a comprehension, `list(...)`, `sorted(...)`, `+=`): a parameter, or a
 name that may hold anything else (a set's `update`, an array's `sort`), keeps its call,
-which later passes refuse as a change in place. Runs right after contexts.py; returns a
-new tree when it rewrites anything, the same tree otherwise.
+which later passes refuse as a change in place. `*a` is spelled out where `a` is a
+display or a name bound once to one (and, for a list, never changed or passed on); any
+other `*a` in a call is refused here, and one in a display stays (`np.zeros((*shape, 3))`;
+activity.refuse_displays refuses it where the display carries the derivative). Runs
+first, on the parse (map_filter.py then reads the `tuple(zip(...))` it leaves); returns
+a new tree when it rewrites anything, the same tree otherwise.
 """
+
+import re
 
 import gast
 
-from . import syntax
+from . import printing, syntax
 from .scope import lookup_path
 
 _DICT_METHODS = ("update", "setdefault")
 _LIST_METHODS = ("reverse", "sort")
 
 
-def run(program):
-    """`program.tree` with the in-place list and dict methods above, `dict` called with
-    keywords and dict displays with `**` rewritten."""
+def run(program, transform="srcgrad.grad"):
+    """`program.tree` with the idioms above rewritten, or a `SrcGradError` at a `*`
+    unpacking in a call whose length cannot be seen."""
     tree = program.tree
+    lines = program.source_lines
     candidates = [s for s in syntax.statements(tree) if _method_statement(s) is not None]
-    keywords = any("dict(" in line for line in program.source_lines) and any(
-        type(n) is gast.Call and n.keywords and syntax.is_name(n.func, "dict") for n in syntax.nodes(tree))
-    unpacked = any("**" in line for line in program.source_lines) and any(
-        type(n) is gast.Dict and None in n.keys for n in syntax.nodes(tree))
-    if unpacked:
-        tree = syntax.copy(tree)
-        syntax.rewrite(tree, {gast.Dict: _merges})
-    if not candidates and not keywords:
-        return tree
     kinds = _kinds(program, tree) if candidates else {}
-    if not keywords and not any(kinds.get(_method_statement(s)[0]) == _kind_of(_method_statement(s)[1])
-                                for s in candidates):
+    methods = any(kinds.get(_method_statement(s)[0]) == _kind_of(_method_statement(s)[1]) for s in candidates)
+    keywords = any("dict(" in line for line in lines) and any(
+        type(n) is gast.Call and n.keywords and syntax.is_name(n.func, "dict") for n in syntax.nodes(tree))
+    unpacked = any(_DICT_UNPACKING.search(line) for line in lines) and any(
+        type(n) is gast.Dict and None in n.keys for n in syntax.nodes(tree))
+    starred = any(_UNPACKING.search(line) for line in lines) and any(
+        type(n) is gast.Starred and isinstance(n.ctx, gast.Load) for n in syntax.nodes(tree))
+    zipped = any("zip(" in line for line in lines) and any(_unpacks_zip(s) for s in syntax.statements(tree))
+    if not (methods or keywords or unpacked or starred or zipped):
         return tree
-    tree = tree if unpacked else syntax.copy(tree)
-    if candidates:
+    tree = syntax.copy(tree)
+    if methods:
         _rewrite_block(tree, kinds)
+    rewrites = {}
+    if unpacked:
+        rewrites[gast.Dict] = _merges
+    if starred:
+        lengths = _display_lengths(tree)
+        rewrites[gast.Tuple] = rewrites[gast.List] = lambda e: _spread_display(e, lengths)
+        rewrites[gast.Call] = lambda call: _spread_call(call, lengths)
+    if zipped and lookup_path(["zip"], program) is zip and lookup_path(["tuple"], program) is tuple:
+        rewrites[gast.Assign] = _unpacked_zip
     if keywords and lookup_path(["dict"], program) is dict:
-        syntax.rewrite(tree, {gast.Call: _dict_display})
+        spread = rewrites.get(gast.Call, lambda call: call)
+        rewrites[gast.Call] = lambda call: _dict_display(spread(call))
+    syntax.rewrite(tree, rewrites)
+    if starred:
+        _refuse_unseen_lengths(program, tree, transform)
     return tree
+
+
+_UNPACKING = re.compile(r"(^|[(\[{,])\s*\*[^*\s=]")  # `*a` opening an entry (not `a * b`, `**k`, `*=`)
+_DICT_UNPACKING = re.compile(r"(^|[{,])\s*\*\*")  # `**d` opening a dict entry (not `x ** 2`)
+
+
+def _unpacks_zip(stmt):
+    """Whether `stmt` is `a, b = zip(...)`."""
+    return (type(stmt) is gast.Assign and type(stmt.targets[0]) in (gast.Tuple, gast.List)
+            and type(stmt.value) is gast.Call and syntax.is_name(stmt.value.func, "zip"))
+
+
+def _unpacked_zip(stmt):
+    """`a, b = zip(...)` as `a, b = tuple(zip(...))`, which srcgrad reads whole (the same
+    tuples, unpacked the same way)."""
+    if _unpacks_zip(stmt):
+        stmt.value = syntax.located(syntax.call(syntax.name("tuple"), [stmt.value]), stmt.value)
+    return stmt
+
+
+def _spread(items, lengths):
+    """`items` (a call's arguments or a display's entries) with each `*a` of a display, or
+    of a name `lengths` knows, spelled out entry by entry (`*p` -> `p[0], p[1]`)."""
+    out = []
+    for item in items:
+        value = item.value if type(item) is gast.Starred else None
+        if type(value) in (gast.Tuple, gast.List) and not any(type(e) is gast.Starred for e in value.elts):
+            out += value.elts
+        elif type(value) is gast.Name and value.id in lengths:
+            out += [syntax.located(syntax.subscript(syntax.name(value.id), syntax.const(k)), item)
+                    for k in range(lengths[value.id])]
+        else:
+            out.append(item)
+    return out
+
+
+def _spread_display(e, lengths):
+    if any(type(item) is gast.Starred for item in e.elts) and isinstance(e.ctx, gast.Load):
+        e.elts = _spread(e.elts, lengths)
+    return e
+
+
+def _spread_call(call, lengths):
+    if any(type(a) is gast.Starred for a in call.args):
+        call.args = _spread(call.args, lengths)
+    return call
+
+
+def _display_lengths(tree):
+    """{name: its length} for each name the function binds once, at the top level of its
+    body, to a tuple or list display without `*`, and never changes or hands to a call
+    (which could append to a list): its entries are `name[0]`, `name[1]`, ..."""
+    bindings, displays, touched = {}, {}, set()
+    for node in syntax.walk(tree):
+        if type(node) is gast.Name and isinstance(node.ctx, gast.Store):
+            bindings[node.id] = bindings.get(node.id, 0) + 1
+        elif type(node) is gast.Attribute and type(node.value) is gast.Name:
+            touched.add(node.value.id)  # `xs.append(v)`
+        elif type(node) is gast.Subscript and type(node.value) is gast.Name and not isinstance(node.ctx, gast.Load):
+            touched.add(node.value.id)
+        elif type(node) is gast.Call:
+            touched.update(a.id for a in list(node.args) + [k.value for k in node.keywords] if type(a) is gast.Name)
+    for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs:
+        bindings[a.id] = bindings.get(a.id, 0) + 1
+    for stmt in tree.body:
+        if (type(stmt) is gast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is gast.Name
+                and type(stmt.value) in (gast.Tuple, gast.List)
+                and not any(type(e) is gast.Starred for e in stmt.value.elts)):
+            displays[stmt.targets[0].id] = len(stmt.value.elts)
+    return {name: n for name, n in displays.items()
+            if bindings.get(name) == 1 and (name not in touched or name in _tuples(tree))}
+
+
+def _tuples(tree):
+    return {s.targets[0].id for s in tree.body if type(s) is gast.Assign and type(s.value) is gast.Tuple
+            and type(s.targets[0]) is gast.Name}
+
+
+def _refuse_unseen_lengths(program, tree, transform):
+    """A `*a` left in a call: srcgrad binds a call's arguments to its rule's parameters one
+    by one, which it cannot do without a's length."""
+    for node in syntax.nodes(tree):
+        if type(node) is gast.Call:
+            star = next((a for a in node.args if type(a) is gast.Starred), None)
+            if star is not None:
+                raise program.error(
+                    star, f"`*{printing.unparse(star.value)}` unpacks a value of a length srcgrad cannot see in a "
+                    f"call, which {transform} does not support (in `{tree.name}`); pass the arguments one by one, "
+                    "or unpack a tuple written out in the function (`args = (a, b)`, then `f(*args)`)",
+                )
 
 
 def _merges(e):

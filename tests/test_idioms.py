@@ -1,13 +1,18 @@
-"""Dicts merged and updated, lists reversed and sorted in place, sets of constants.
+"""Dicts merged and updated, lists reversed and sorted in place, sets of constants, `*`
+unpacking and `zip(*pairs)`.
 
 `d | e`, `d |= e`, `{**d, "k": v}`, `dict(k=v)`, `d.update(...)`, `d.setdefault(k, v)`,
-`ws.reverse()`, `ws.sort(...)` and `k in {1, 3}` are differentiated in every transform
-(container_methods.py spells the methods as assignments; the `Merge` rule of `|` sends
-each entry's gradient to the operand it came from). Each program is checked against
-central differences in float64, forward mode against reverse mode, and a few against
-their analytic gradients; inputs are not changed. Where another name may see the change
-in place, or a set holds differentiated values, the call is refused at the user's line.
+`ws.reverse()`, `ws.sort(...)`, `k in {1, 3}`, `f(*args)` of a tuple the function writes
+out and `a, b = zip(*pairs)` are differentiated in every transform (idioms.py spells them
+as what srcgrad differentiates; the `Merge` rule of `|` sends each entry's gradient to
+the operand it came from). Each program is checked against central differences in
+float64, forward mode against reverse mode, and a few against their analytic gradients;
+inputs are not changed. Where another name may see a change in place, a set holds
+differentiated values, or `*` unpacks a value of unknown length, the call is refused at
+the user's line.
 """
+
+import math
 
 import numpy as np
 import pytest
@@ -101,7 +106,26 @@ def set_of_constants(x):
     return s * len({1} | {2})
 
 
-PROGRAMS = [merge_operator, merge_in_place, merge_display, copy_display, dict_keywords, update_entries,
+def unpacked_arguments(x):
+    pair = (x[0], x[1] * 2.0)
+    ws = [x[2], x[3]]
+    both = [*ws, *pair]
+    return math.atan2(*pair) + math.hypot(*ws) * both[3] + np.sum(np.add(*[x, x]))
+
+
+def unzipped_pairs(x):
+    pairs = [(x[0], x[1]), (x[2], x[3] ** 2)]
+    firsts, seconds = zip(*pairs)
+    return sum(firsts) * sum(seconds)
+
+
+def shape_unpacked(x):
+    m = x.reshape(2, 2)
+    y = np.reshape(m, (*m.shape[:1], 2, 1))
+    return np.sum(y ** 2) + np.sum(np.zeros((*x.shape, 2)))
+
+
+PROGRAMS = [unpacked_arguments, unzipped_pairs, shape_unpacked, merge_operator, merge_in_place, merge_display, copy_display, dict_keywords, update_entries,
             update_in_loop, set_default, reverse_list, sort_list, reverse_in_loop, set_of_constants]
 
 
@@ -203,7 +227,37 @@ def test_a_change_another_name_sees_and_a_set_of_values_are_refused_at_their_lin
     for transform in (lambda: srcgrad.grad(f)(X.copy()), lambda: srcgrad.jvp(f, (X.copy(),), (np.ones(4),))):
         with pytest.raises(srcgrad.NotDifferentiableError, match=f"line {first + line}") as info:
             transform()
-        assert "test_container_idioms.py" in str(info.value)
+        assert "test_idioms.py" in str(info.value)
+
+
+def unpacked_list_of_unknown_length(x):
+    parts = list(x)
+    return math.hypot(*parts)
+
+
+def unpacked_into_a_differentiated_display(x):
+    ws = list(x[:2])
+    vs = (*ws, x[2])
+    return vs[2] * 2.0
+
+
+def test_unpacking_of_a_length_not_shown_is_refused_at_its_line():
+    for f, error in ((unpacked_list_of_unknown_length, srcgrad.SrcGradError),
+                     (unpacked_into_a_differentiated_display, srcgrad.NotDifferentiableError)):
+        line = f.__code__.co_firstlineno + 2
+        for transform in (lambda: srcgrad.grad(f)(X.copy()), lambda: srcgrad.jvp(f, (X.copy(),), (np.ones(4),))):
+            with pytest.raises(error, match="length srcgrad cannot see") as info:
+                transform()
+            assert info.value.lineno == line and info.value.filename.endswith("test_idioms.py")
+
+
+def test_unpacked_arguments_have_their_analytic_gradient():
+    # atan2(x0, 2 x1) + hypot(x2, x3) * 2 x1 + sum(2 x)
+    x = X.copy()
+    r2 = x[0] ** 2 + 4 * x[1] ** 2
+    h = math.hypot(x[2], x[3])
+    expected = np.array([2 * x[1] / r2 + 2, -2 * x[0] / r2 + 2 * h + 2, x[2] / h * 2 * x[1] + 2, x[3] / h * 2 * x[1] + 2])
+    np.testing.assert_allclose(srcgrad.grad(unpacked_arguments)(x), expected, rtol=1e-14)
 
 
 def update_with_pairs(x):
