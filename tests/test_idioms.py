@@ -241,10 +241,18 @@ def unpacked_into_a_differentiated_display(x):
     return vs[2] * 2.0
 
 
+def unpacked_list_grown_through_another_name(x):
+    ws = [x[0], x[1]]
+    vs = ws
+    vs.append(x[2])  # ws has three entries now: max(*ws) must not read two
+    return max(*ws)
+
+
 def test_unpacking_of_a_length_not_shown_is_refused_at_its_line():
-    for f, error in ((unpacked_list_of_unknown_length, srcgrad.SrcGradError),
-                     (unpacked_into_a_differentiated_display, srcgrad.NotDifferentiableError)):
-        line = f.__code__.co_firstlineno + 2
+    for f, error, line in ((unpacked_list_of_unknown_length, srcgrad.SrcGradError, 2),
+                           (unpacked_into_a_differentiated_display, srcgrad.NotDifferentiableError, 2),
+                           (unpacked_list_grown_through_another_name, srcgrad.SrcGradError, 4)):
+        line = f.__code__.co_firstlineno + line
         for transform in (lambda: srcgrad.grad(f)(X.copy()), lambda: srcgrad.jvp(f, (X.copy(),), (np.ones(4),))):
             with pytest.raises(error, match="length srcgrad cannot see") as info:
                 transform()

@@ -128,32 +128,33 @@ def _spread_call(call, lengths):
 
 def _display_lengths(tree):
     """{name: its length} for each name the function binds once, at the top level of its
-    body, to a tuple or list display without `*`, and never changes or hands to a call
-    (which could append to a list): its entries are `name[0]`, `name[1]`, ..."""
-    bindings, displays, touched = {}, {}, set()
+    body, to a tuple or list display without `*`: its entries are `name[0]`, `name[1]`,
+    ... A list must be read only through `*name` and `name[i]`: anything else (a method
+    call, a call it is handed to, another name bound to it) could change its length."""
+    bindings, displays, loose = {}, {}, set()
+    read = set()  # ids of the Name nodes read through `*name` or `name[i]`
     for node in syntax.walk(tree):
-        if type(node) is gast.Name and isinstance(node.ctx, gast.Store):
-            bindings[node.id] = bindings.get(node.id, 0) + 1
-        elif type(node) is gast.Attribute and type(node.value) is gast.Name:
-            touched.add(node.value.id)  # `xs.append(v)`
+        if type(node) is gast.Starred or (type(node) is gast.Subscript and isinstance(node.ctx, gast.Load)):
+            if type(node.value) is gast.Name:
+                read.add(id(node.value))
+    for node in syntax.walk(tree):
+        if type(node) is gast.Name:
+            if isinstance(node.ctx, gast.Store):
+                bindings[node.id] = bindings.get(node.id, 0) + 1
+            elif id(node) not in read:
+                loose.add(node.id)
         elif type(node) is gast.Subscript and type(node.value) is gast.Name and not isinstance(node.ctx, gast.Load):
-            touched.add(node.value.id)
-        elif type(node) is gast.Call:
-            touched.update(a.id for a in list(node.args) + [k.value for k in node.keywords] if type(a) is gast.Name)
+            loose.add(node.value.id)  # `ws[0] = v`, `del ws[0]`
     for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs:
         bindings[a.id] = bindings.get(a.id, 0) + 1
     for stmt in tree.body:
         if (type(stmt) is gast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is gast.Name
                 and type(stmt.value) in (gast.Tuple, gast.List)
                 and not any(type(e) is gast.Starred for e in stmt.value.elts)):
-            displays[stmt.targets[0].id] = len(stmt.value.elts)
-    return {name: n for name, n in displays.items()
-            if bindings.get(name) == 1 and (name not in touched or name in _tuples(tree))}
-
-
-def _tuples(tree):
-    return {s.targets[0].id for s in tree.body if type(s) is gast.Assign and type(s.value) is gast.Tuple
-            and type(s.targets[0]) is gast.Name}
+            name = stmt.targets[0].id
+            if type(stmt.value) is gast.Tuple or name not in loose:
+                displays[name] = len(stmt.value.elts)
+    return {name: n for name, n in displays.items() if bindings.get(name) == 1}
 
 
 def _refuse_unseen_lengths(program, tree, transform):
