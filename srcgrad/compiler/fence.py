@@ -29,7 +29,7 @@ _ADVICE = {
     gast.Lambda: ("a `lambda` that is not assigned to a name (nor the function of `map` or `filter` read whole)",
                   "write `name = lambda ...` or a `def` at the top of the function"),
     gast.FunctionDef: ("a `def` inside a nested function or a block", "define the helper function at the top of the function or at module level"),
-    gast.Delete: ("`del`", "let the variable go out of use instead of deleting it"),
+    gast.Delete: ("`del` of an attribute", "leave the object as it is, or build a new one"),  # `del name`: idioms.py
     gast.SetComp: ("a set comprehension", "write it as a `for` loop"),
 }
 if hasattr(gast, "Match"):

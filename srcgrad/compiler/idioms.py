@@ -1,6 +1,7 @@
 """Python idioms spelled as the constructs srcgrad differentiates: in-place methods of the
 lists and dicts a function makes, `dict` with keywords, `**` in dict displays, `*`
-unpacking of values whose length the function shows, and `zip` unpacked whole.
+unpacking of values whose length the function shows, `zip` unpacked whole, and `del` of
+names.
 
 Before (user code):                After:
     d = {"w": w}                       d = {"w": w}
@@ -15,6 +16,7 @@ Before (user code):                After:
     pair = (a, b)                      pair = (a, b)
     y = math.atan2(*pair)              y = math.atan2(pair[0], pair[1])
     us, vs = zip(*pairs)               us, vs = tuple(zip(pairs[0], pairs[1]))
+    del big                            (nothing)
 
 Each rewrite computes what the idiom computes, on the same objects, so the checks of
 in-place changes that follow (fence.py's for `|=`, mutation.py's for `ws[:] = ...`) see
@@ -57,10 +59,11 @@ def run(program, transform="srcgrad.grad"):
     starred = any(_UNPACKING.search(line) for line in lines) and any(
         type(n) is gast.Starred and isinstance(n.ctx, gast.Load) for n in syntax.nodes(tree))
     zipped = any("zip(" in line for line in lines) and any(_unpacks_zip(s) for s in syntax.statements(tree))
-    if not (methods or keywords or unpacked or starred or zipped):
+    deletes = any("del " in line for line in lines) and any(_deletes_names(s) for s in syntax.statements(tree))
+    if not (methods or keywords or unpacked or starred or zipped or deletes):
         return tree
     tree = syntax.copy(tree)
-    if methods:
+    if methods or deletes:
         _rewrite_block(tree, kinds)
     rewrites = {}
     if unpacked:
@@ -282,11 +285,18 @@ def _rewrite_block(node, kinds):
             continue
         out = []
         for s in block:
+            if _deletes_names(s):
+                continue  # `del a`: the name goes out of use, which needs no statement
             _rewrite_block(s, kinds)
             found = _method_statement(s)
             rewritten = _rewritten(s.value, *found) if found is not None and kinds.get(found[0]) == _kind_of(found[1]) else None
             out += [s] if rewritten is None else [syntax.located(r, s) for r in rewritten]
-        block[:] = out
+        block[:] = out or [syntax.located(syntax.pass_(), node)]
+
+
+def _deletes_names(stmt):
+    """Whether `stmt` is `del a, b` of names only (an entry's `del` stays, for fence.py)."""
+    return type(stmt) is gast.Delete and all(type(t) is gast.Name for t in stmt.targets)
 
 
 def _rewritten(call, name, method):

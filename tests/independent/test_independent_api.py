@@ -103,7 +103,7 @@ def test_value_and_grad():
 REFUSED = {
     "u_try": srcgrad.SrcGradError, "u_with": srcgrad.SrcGradError, "u_yield": srcgrad.SrcGradError,
     "u_global": srcgrad.SrcGradError, "u_class": srcgrad.SrcGradError, "u_exec": srcgrad.SrcGradError,
-    "u_eval": srcgrad.SrcGradError, "u_del": srcgrad.SrcGradError, "u_attr": srcgrad.SrcGradError,
+    "u_eval": srcgrad.SrcGradError, "u_attr": srcgrad.SrcGradError,  # u_del differentiates now: below
     "u_nonlocal": srcgrad.SrcGradError,  # u_map / u_filter differentiate now: below
     "u_reduce": srcgrad.SrcGradError, "u_sorted": srcgrad.SrcGradError, "u_vectorize": srcgrad.SrcGradError,
     "u_lambda_call_immediately": srcgrad.SrcGradError,  # u_walrus differentiates now: below
@@ -180,6 +180,12 @@ def test_a_set_of_constants_and_a_sorted_list_are_differentiated():
     np.testing.assert_array_equal(srcgrad.grad(U.u_list_sort)(x), expected)
     np.testing.assert_array_equal(srcgrad.jacobian(U.u_list_sort, mode="forward")(x), expected)
     np.testing.assert_array_equal(x, x4)
+
+
+def test_del_of_a_name_is_dropped():
+    """`b = 2a; c = b; del b; return c`: 2a, gradient 2."""
+    assert srcgrad.grad(U.u_del)(0.7) == 2.0
+    assert srcgrad.jvp(U.u_del, (0.7,), (1.0,)) == (1.4, 2.0)
 
 
 def test_a_call_unpacking_a_list_display_is_differentiated():
