@@ -4,6 +4,9 @@ refusals; each once gave a wrong derivative, a bare exception or a refusal of ex
 
 - A dict's entry is an object of its own, not a view of the dict: `peak = max(peak,
   state['I'])` before `state['S'] -= v` (a dict-state SIR model) is exact, as for a list.
+- `y += v` where `y` may still be a float argument on some paths (`y = h0`, then `y = -y`
+  in a branch: a bouncing ball) is checked when it runs: exact where `y` is a number, a
+  `NotDifferentiableError` where it is an array shared with the caller.
 
 Each program is checked against central differences, in forward mode (the dot-product
 test), with its arguments left unchanged, and where cheap through its Hessian.
@@ -58,3 +61,39 @@ def test_an_entry_read_from_a_dict_state_is_not_a_view_of_it():
 def test_an_array_entry_changed_through_another_name_stays_refused():
     with pytest.raises(srcgrad.NotDifferentiableError, match="line"):
         srcgrad.grad(entry_changed_in_place)(np.ones(3))
+
+
+# --- a float argument updated with `+=` after a rebinding on some paths ---------------
+
+
+def bouncing_ball(h0, e):
+    y, v = h0, 0.0
+    bounces = 0
+    for _ in range(300):
+        v -= 9.81 * 0.01
+        y += v * 0.01
+        if y < 0.0:
+            y = -y
+            v = -e * v
+            bounces += 1
+            if bounces == 2:
+                return y
+    return y
+
+
+def reflected_array(x0, e):
+    y = x0
+    for _ in range(3):
+        y += e
+        if y[0] < 0.0:
+            y = -y
+    return np.sum(y)
+
+
+def test_an_augmented_float_that_may_be_an_argument_is_checked_when_it_runs():
+    grads = check(bouncing_ball, 1.0, 0.8)
+    assert grads[1] != 0.0
+    x0 = np.array([1.0, 2.0])
+    with pytest.raises(srcgrad.NotDifferentiableError, match="changes `y` in place"):
+        srcgrad.grad(reflected_array)(x0, 0.5)
+    np.testing.assert_array_equal(x0, [1.0, 2.0])
