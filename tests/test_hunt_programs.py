@@ -7,6 +7,10 @@ refusals; each once gave a wrong derivative, a bare exception or a refusal of ex
 - `y += v` where `y` may still be a float argument on some paths (`y = h0`, then `y = -y`
   in a branch: a bouncing ball) is checked when it runs: exact where `y` is a number, a
   `NotDifferentiableError` where it is an array shared with the caller.
+- The forward rules of the NaN-ignoring reductions (nansum, nanmean, nanprod, nanvar,
+  nanstd, nanmax, nanmin, nancumsum, nancumprod) leave out the tangent at NaN entries,
+  which is NaN itself where it is computed from the NaN (`2 * y * y_dot`): jvp and
+  forward jacobians were NaN. nanstd's tangent of a 0-d result is a NumPy scalar.
 
 Each program is checked against central differences, in forward mode (the dot-product
 test), with its arguments left unchanged, and where cheap through its Hessian.
@@ -97,3 +101,46 @@ def test_an_augmented_float_that_may_be_an_argument_is_checked_when_it_runs():
     with pytest.raises(srcgrad.NotDifferentiableError, match="changes `y` in place"):
         srcgrad.grad(reflected_array)(x0, 0.5)
     np.testing.assert_array_equal(x0, [1.0, 2.0])
+
+
+# --- NaN-ignoring reductions in forward mode -------------------------------------------
+
+
+def with_holes(x):
+    y = x * 1.0
+    y[2] = np.nan
+    y[5] = np.nan
+    return y
+
+
+def nan_sums(x):
+    y = with_holes(x) ** 2
+    return np.nansum(y) + np.nanmean(y) + np.nanprod(y) + np.sum(np.nancumsum(y) ** 2)
+
+
+def nan_spreads(x):
+    y = with_holes(x) ** 2
+    return np.nanvar(y) + np.nanstd(y) + np.nanmax(y * 2.0) + np.nanmin(y) + np.sum(np.nancumprod(np.sin(y)))
+
+
+def nan_rows(X):
+    Y = np.where(X > 1.0, np.nan, X)
+    return np.nanmean(Y ** 2, axis=1) + np.nanstd(Y * 3, axis=1)
+
+
+NAN_X = np.array([0.3, -1.2, 0.8, 1.1, -0.4, 0.6, 0.9, -0.7])
+
+
+@pytest.mark.parametrize("f", [nan_sums, nan_spreads], ids=lambda f: f.__name__)
+def test_nan_reductions_leave_out_the_tangent_at_nan_entries(f):
+    grads = check(f, NAN_X)
+    assert np.all(np.isfinite(grads[0])) and grads[0][2] == 0.0 and grads[0][5] == 0.0
+
+
+def test_nan_reductions_along_an_axis_in_forward_mode():
+    X = np.array([[0.3, 1.5, -0.2, 0.7], [1.2, -0.4, 0.1, 0.5], [0.9, 0.2, 2.0, -1.0]])
+    J = srcgrad.jacobian(nan_rows, mode="forward")(X)
+    np.testing.assert_allclose(J, srcgrad.jacobian(nan_rows, mode="reverse")(X), rtol=1e-12)
+    assert np.all(np.isfinite(J))
+    _, t = srcgrad.jvp(np.nanstd, (X[0],), (np.ones(4),))
+    assert type(t) is np.float64
