@@ -11,6 +11,10 @@ refusals; each once gave a wrong derivative, a bare exception or a refusal of ex
   nanstd, nanmax, nanmin, nancumsum, nancumprod) leave out the tangent at NaN entries,
   which is NaN itself where it is computed from the NaN (`2 * y * y_dot`): jvp and
   forward jacobians were NaN. nanstd's tangent of a 0-d result is a NumPy scalar.
+- `jacobian(f, mode="reverse")` differentiates the arguments `vjp` does (not an integer
+  `k` used in `c[:-k]`, which was refused as an index that depends on the input), and
+  `vjp` leaves a parameter left to its default alone; `jacobian(f, wrt=1)` and `hessian`
+  with respect to a parameter left to its default take the default (a bare IndexError).
 
 Each program is checked against central differences, in forward mode (the dot-product
 test), with its arguments left unchanged, and where cheap through its Hessian.
@@ -144,3 +148,40 @@ def test_nan_reductions_along_an_axis_in_forward_mode():
     assert np.all(np.isfinite(J))
     _, t = srcgrad.jvp(np.nanstd, (X[0],), (np.ones(4),))
     assert type(t) is np.float64
+
+
+# --- integer and default parameters in reverse-mode Jacobians --------------------------
+
+
+def moving_average(x, k=3):
+    c = np.cumsum(np.concatenate([[0.0], x]))
+    return (c[k:] - c[:-k]) / k
+
+
+def window_sums(x, k):
+    c = np.cumsum(x)
+    return (c[k:] - c[:-k]) * 2.0
+
+
+def scaled(x, s=2.0):
+    return x * s * s
+
+
+def test_a_reverse_jacobian_leaves_integer_and_default_parameters_alone():
+    x = np.array([0.5, -1.0, 2.0, 0.3, 1.1])
+    expected = np.zeros((3, 5))
+    for i in range(3):
+        expected[i, i:i + 3] = 1.0 / 3.0
+    for mode in ("reverse", "forward", None):
+        np.testing.assert_allclose(srcgrad.jacobian(moving_average, mode=mode)(x), expected, rtol=1e-12)
+    _, pullback = srcgrad.vjp(moving_average, x)
+    np.testing.assert_allclose(pullback(np.ones(3))[0], np.ones(3) @ expected, rtol=1e-12)
+    J = srcgrad.jacobian(window_sums, mode="reverse")(x, 2)
+    np.testing.assert_allclose(J, srcgrad.jacobian(window_sums, mode="forward")(x, 2), rtol=1e-12)
+
+
+def test_a_jacobian_with_respect_to_a_parameter_left_to_its_default_takes_it():
+    x = np.array([0.5, -1.0, 2.0])
+    for mode in ("reverse", "forward", None):
+        np.testing.assert_allclose(srcgrad.jacobian(scaled, wrt=1, mode=mode)(x), 4.0 * x, rtol=1e-12)
+    assert srcgrad.hessian(lambda x, s=2.0: np.sum(x * s * s), wrt=1)(x) == pytest.approx(2.0 * np.sum(x))
