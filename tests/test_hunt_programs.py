@@ -15,6 +15,9 @@ refusals; each once gave a wrong derivative, a bare exception or a refusal of ex
   `k` used in `c[:-k]`, which was refused as an index that depends on the input), and
   `vjp` leaves a parameter left to its default alone; `jacobian(f, wrt=1)` and `hessian`
   with respect to a parameter left to its default take the default (a bare IndexError).
+- `ws = list(ws)` of an argument, then `ws.sort()` or `ws.reverse()`, and `p =
+  params.copy()`, then `p.update({...})`, are rewritten as the assignments they make, as
+  for the lists and dicts the function makes otherwise (they were refused as changes in place).
 
 Each program is checked against central differences, in forward mode (the dot-product
 test), with its arguments left unchanged, and where cheap through its Hessian.
@@ -185,3 +188,59 @@ def test_a_jacobian_with_respect_to_a_parameter_left_to_its_default_takes_it():
     for mode in ("reverse", "forward", None):
         np.testing.assert_allclose(srcgrad.jacobian(scaled, wrt=1, mode=mode)(x), 4.0 * x, rtol=1e-12)
     assert srcgrad.hessian(lambda x, s=2.0: np.sum(x * s * s), wrt=1)(x) == pytest.approx(2.0 * np.sum(x))
+
+
+# --- in-place methods of a copy of an argument -----------------------------------------
+
+
+def sorted_weights(ws):
+    ws = list(ws)
+    ws.sort()
+    return ws[0] * 2 + ws[-1] * 3 + sum(ws[1:-1])
+
+
+def reversed_weights(ws):
+    ws = list(ws)
+    ws.reverse()
+    acc = 0.0
+    for i, w in enumerate(ws):
+        acc = acc * 0.5 + w * (i + 1)
+    return acc
+
+
+def updated_copy(params, x):
+    p = params.copy()
+    p.update({"W": params["W"] * 2.0})
+    return np.sum(np.tanh(x @ p["W"] + p["b"]))
+
+
+def sorted_before_the_copy(ws):
+    ws.sort()
+    ws = list(ws)
+    return ws[0] * 2.0
+
+
+def sorted_array_copy(x):
+    y = x.copy()
+    y.sort()
+    return y[0] * 2.0
+
+
+def test_methods_of_a_copy_of_an_argument_are_rewritten():
+    ws = [0.3, -0.2, 1.5, 0.7]
+    assert srcgrad.grad(sorted_weights)(ws) == [1.0, 2.0, 3.0, 1.0]
+    assert srcgrad.grad(reversed_weights)(ws) == pytest.approx([4.0, 1.5, 0.5, 0.125])
+    assert ws == [0.3, -0.2, 1.5, 0.7]
+    params = {"W": np.array([[0.5, -0.2], [0.1, 0.3]]), "b": np.array([0.1, -0.1])}
+    x = np.array([[1.0, 2.0], [-0.5, 0.3]])
+    g = srcgrad.grad(updated_copy)(params, x)
+    h = 1 - np.tanh(x @ (2 * params["W"]) + params["b"]) ** 2
+    np.testing.assert_allclose(g["W"], 2 * x.T @ h, rtol=1e-12)
+    np.testing.assert_allclose(g["b"], h.sum(axis=0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("f, arg", [(sorted_before_the_copy, [0.3, -0.2]), (sorted_array_copy, np.array([0.3, -0.2]))],
+                         ids=["argument_sorted_first", "array_copy"])
+def test_sorting_an_argument_or_an_array_copy_stays_refused(f, arg):
+    with pytest.raises(srcgrad.NotDifferentiableError, match="sort"):
+        srcgrad.grad(f)(arg)
