@@ -18,6 +18,8 @@ refusals; each once gave a wrong derivative, a bare exception or a refusal of ex
 - `ws = list(ws)` of an argument, then `ws.sort()` or `ws.reverse()`, and `p =
   params.copy()`, then `p.update({...})`, are rewritten as the assignments they make, as
   for the lists and dicts the function makes otherwise (they were refused as changes in place).
+- An attribute of a constant object assigned to a differentiated name on some paths
+  (`W = self.W if W is None else W`) is a constant there, not a refusal.
 
 Each program is checked against central differences, in forward mode (the dot-product
 test), with its arguments left unchanged, and where cheap through its Hessian.
@@ -244,3 +246,35 @@ def test_methods_of_a_copy_of_an_argument_are_rewritten():
 def test_sorting_an_argument_or_an_array_copy_stays_refused(f, arg):
     with pytest.raises(srcgrad.NotDifferentiableError, match="sort"):
         srcgrad.grad(f)(arg)
+
+
+# --- optional weights of a method, keyword-only parameters -----------------------------
+
+
+class Linear:
+    def __init__(self):
+        self.W = np.array([[0.5, -1.0], [2.0, 0.3], [-0.7, 1.1]])
+
+    def apply(self, x, W=None):
+        W = self.W if W is None else W
+        return x @ W
+
+    def apply_or_own(self, x, W=None):
+        if W is None:
+            W = self.W
+        return x @ W
+
+
+LINEAR = Linear()
+LX = np.array([[1.0, 2.0, -1.0], [0.5, -0.3, 0.2]])
+
+
+def with_given_weights(W, x):
+    return np.sum(LINEAR.apply(x, W) ** 2) + np.sum(LINEAR.apply_or_own(x, W) * LINEAR.apply_or_own(x))
+
+
+def test_an_attribute_of_a_constant_object_on_one_path_is_a_constant():
+    W = LINEAR.W * 1.5
+    g = check(with_given_weights, W, LX)[0]
+    np.testing.assert_allclose(g, 2 * LX.T @ (LX @ W) + LX.T @ (LX @ LINEAR.W), rtol=1e-12)
+    check_hessian(with_given_weights, (W, LX), 0)

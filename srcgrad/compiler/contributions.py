@@ -58,6 +58,8 @@ class Contributions:
                 self.structured.add(self.namer.adjoint(value.value.id))
                 args = {"x": value.value, "name": syntax.const(value.attr)}
                 return self.apply_rule(stmt, rules.lookup(getattr), g, ans, args, f"`.{value.attr}`")
+            if not calls.active_names(value.value, self.activity):
+                return []  # an attribute of a constant object (`W = self.W if W is None else W`): a constant
             raise self.program.error(
                 stmt, f"no derivative rule for the attribute `.{value.attr}` of `{printing.unparse(value.value)}` "
                 f"(in `{self.program.name}`)", NotDifferentiableError,
