@@ -20,6 +20,8 @@ refusals; each once gave a wrong derivative, a bare exception or a refusal of ex
   for the lists and dicts the function makes otherwise (they were refused as changes in place).
 - An attribute of a constant object assigned to a differentiated name on some paths
   (`W = self.W if W is None else W`) is a constant there, not a refusal.
+- A helper with keyword-only parameters (`def layer(x, *, w, b=0.5)`) is spliced into
+  its caller as one with plain parameters is (it was refused when `w` was differentiated).
 
 Each program is checked against central differences, in forward mode (the dot-product
 test), with its arguments left unchanged, and where cheap through its Hessian.
@@ -273,8 +275,24 @@ def with_given_weights(W, x):
     return np.sum(LINEAR.apply(x, W) ** 2) + np.sum(LINEAR.apply_or_own(x, W) * LINEAR.apply_or_own(x))
 
 
+def keyword_layer(x, *, w, b=0.5):
+    return np.sum(np.tanh(x * w + b))
+
+
+def keyword_calls(x, w):
+    return keyword_layer(x, w=w) + keyword_layer(x, b=w, w=2.0)
+
+
 def test_an_attribute_of_a_constant_object_on_one_path_is_a_constant():
     W = LINEAR.W * 1.5
     g = check(with_given_weights, W, LX)[0]
     np.testing.assert_allclose(g, 2 * LX.T @ (LX @ W) + LX.T @ (LX @ LINEAR.W), rtol=1e-12)
     check_hessian(with_given_weights, (W, LX), 0)
+
+
+def test_keyword_only_parameters_of_a_helper_are_spliced():
+    x = np.array([0.1, 0.4, -0.3])
+    gx, gw = check(keyword_calls, x, 1.3)
+    inner, other = 1 - np.tanh(x * 1.3 + 0.5) ** 2, 1 - np.tanh(x * 2.0 + 1.3) ** 2
+    np.testing.assert_allclose(gx, 1.3 * inner + 2.0 * other, rtol=1e-12)
+    assert gw == pytest.approx(np.sum(x * inner) + np.sum(other), rel=1e-12)
