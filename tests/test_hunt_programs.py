@@ -22,6 +22,8 @@ refusals; each once gave a wrong derivative, a bare exception or a refusal of ex
   (`W = self.W if W is None else W`) is a constant there, not a refusal.
 - A helper with keyword-only parameters (`def layer(x, *, w, b=0.5)`) is spliced into
   its caller as one with plain parameters is (it was refused when `w` was differentiated).
+- A refusal inside an installed library's Python function that the differentiated one
+  calls (`scipy.linalg.expm`) names the user's call, not a line of the library's file.
 
 Each program is checked against central differences, in forward mode (the dot-product
 test), with its arguments left unchanged, and where cheap through its Hessian.
@@ -296,3 +298,20 @@ def test_keyword_only_parameters_of_a_helper_are_spliced():
     inner, other = 1 - np.tanh(x * 1.3 + 0.5) ** 2, 1 - np.tanh(x * 2.0 + 1.3) ** 2
     np.testing.assert_allclose(gx, 1.3 * inner + 2.0 * other, rtol=1e-12)
     assert gw == pytest.approx(np.sum(x * inner) + np.sum(other), rel=1e-12)
+
+
+# --- a refusal inside a library's Python function names the user's call ----------------
+
+
+def library_matrix_exponential(A):
+    from scipy.linalg import expm
+
+    return np.sum(expm(A))
+
+
+def test_a_refusal_inside_an_installed_library_names_the_users_call():
+    pytest.importorskip("scipy")
+    with pytest.raises(srcgrad.NotDifferentiableError, match="cannot differentiate the call of `expm`") as info:
+        srcgrad.grad(library_matrix_exponential)(np.eye(2) * 0.5)
+    assert info.value.filename.endswith("test_hunt_programs.py")
+    assert info.value.lineno == library_matrix_exponential.__code__.co_firstlineno + 3
