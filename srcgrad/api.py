@@ -297,9 +297,7 @@ def vjp(fn, *args, verbose=False, source=None):
             names = _params(fn)
             _check_leaves(fn, names[i] if i < len(names) else f"args[{i}]", a,
                           "pass it as an argument of its own (its gradient is then None)")
-    positions = _RANGES.get(count) or _RANGES.setdefault(count, tuple(range(count)))
-    if any(map(_no_gradient, args)):  # differentiated with respect to the others only
-        positions = tuple(i for i in positions if i >= len(args) or not _no_gradient(args[i])) or positions
+    positions = vjp_positions(count, args)
     found = _built(fn, "split_vjp", positions) if not verbose and source is None else None
     if found is None:
         found = _Lazy(fn, "split_vjp", positions, verbose, source).get()
@@ -321,6 +319,19 @@ def vjp(fn, *args, verbose=False, source=None):
 
     pullback.__srcgrad_lazy__ = _Built(found)
     return out, pullback
+
+
+def vjp_positions(count, args):
+    """The parameters that `vjp` differentiates, of a function of `count` positional
+    parameters called with `args`: those given, but for the integers, booleans and values
+    of types the rules do not describe (`_no_gradient`). A parameter left to its default
+    is a constant, whatever it holds: its gradient is not returned (`def f(x, k=3)`,
+    `c[:-k]`). All of them where that leaves none."""
+    given = min(count, len(args))
+    positions = _RANGES.get(given) or _RANGES.setdefault(given, tuple(range(given)))
+    if any(map(_no_gradient, args)):  # differentiated with respect to the others only
+        positions = tuple(i for i in positions if not _no_gradient(args[i]))
+    return positions or _RANGES.get(count) or _RANGES.setdefault(count, tuple(range(count)))
 
 
 def _built(fn, mode, positions):

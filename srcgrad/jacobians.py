@@ -17,7 +17,7 @@ import numpy as np
 
 from .api import (
     _check_differentiable, _function_of, _is_container, _is_integral, _params, _path, _positions, check_arguments, grad,
-    refuse_array_subclass,
+    refuse_array_subclass, vjp_positions,
 )
 from .compiler import derive
 from .compiler.cache import general_code
@@ -293,11 +293,12 @@ def _forward_jacobian(fn, args, positions):
 
 
 def _split_forward(fn, args):
-    """(out, backward): the forward pass of the generated split vjp of `fn` over all its
-    parameters, run once. Run in place of `fn(*args)`, so that a write the derivative
+    """(out, backward): the forward pass of the generated split vjp of `fn` over the
+    parameters `vjp` differentiates (`vjp_positions`: those given, but integers and
+    booleans), run once. Run in place of `fn(*args)`, so that a write the derivative
     refuses (an argument changed in place) is refused before it changes the caller's value."""
     names = _jvp_params(fn)
-    derivative = derive(fn, "split_vjp", tuple(range(len(names))))
+    derivative = derive(fn, "split_vjp", vjp_positions(len(names), args))
     check_arguments(derivative, names, args)
     return derivative.function(*args)
 
@@ -345,6 +346,8 @@ def jacobian(fn, wrt=0, mode=None):
     named = getattr(fn, "__wrapped__", fn) if nested else fn  # a refusal names the user's function, not f_grad
 
     def jac(*args):
+        if max(wanted) >= len(args):  # with respect to a parameter left to its default
+            args = _with_defaults(fn, names, args)
         _check_differentiable(named, names, wanted, args, {})
         x = tuple(args[p] for p in wanted) if isinstance(positions, tuple) else args[positions]
         chosen, forward = mode, None
@@ -372,6 +375,18 @@ def jacobian(fn, wrt=0, mode=None):
     jac.__wrapped__ = fn
     jac.__name__ = jac.__qualname__ = f"{fn.__name__}_jacobian"
     return jac
+
+
+def _with_defaults(fn, names, args):
+    """`args` with the defaults of the positional parameters after them, through the last
+    one with a default (a TypeError naming a parameter that has none)."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return args
+    bound = signature.bind(*args)
+    bound.apply_defaults()
+    return tuple(bound.arguments[n] for n in names if n in bound.arguments)
 
 
 def hessian(fn, wrt=0):

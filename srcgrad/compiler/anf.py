@@ -122,8 +122,12 @@ class _ANF:
             read = syntax.name(s.target.id)
             checks = []
             for other, message in self.shared.get((s.lineno, s.col_offset), ()):
-                refuse = self.namer.helper("refuse_shared", runtime.refuse_shared)
-                call = syntax.call(refuse, [syntax.name(s.target.id), syntax.name(other), syntax.const(message)])
+                if other is None:  # `z op= v` exact where z is a number (sharing.py): checked when it runs
+                    refuse = self.namer.helper("refuse_changed_entry", runtime.refuse_changed_entry)
+                    call = syntax.call(refuse, [syntax.name(s.target.id), syntax.const(message)])
+                else:
+                    refuse = self.namer.helper("refuse_shared", runtime.refuse_shared)
+                    call = syntax.call(refuse, [syntax.name(s.target.id), syntax.name(other), syntax.const(message)])
                 checks.append(syntax.expr(call))
             return checks + self.assign_to(s.target, syntax.binop(read, s.op, s.value))
         if isinstance(s.target, gast.Subscript):

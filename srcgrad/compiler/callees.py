@@ -17,8 +17,9 @@ Splicing is exact. A call is spliced only when Python would run the same stateme
 - the callee is a plain Python function (or a method of a known object: its receiver
   becomes a name bound to that object), not a recursive one, with no rule of its own;
 - it reads no closure cell, and defines no function, class or import;
-- it has plain parameters, and each default is a literal equal to the one it holds
-  (`__defaults__`, logged: a change builds the derivative again);
+- it has plain and keyword-only parameters (no `*args`, `**kwargs` or `/`), and each
+  default is a literal equal to the one it holds (`__defaults__`, `__kwdefaults__`,
+  logged: a change builds the derivative again);
 - it passes the checks a derivative of it would pass on its own (fence.py); its
   in-place updates keep their run-time checks (`fence.shared_augmented`).
 
@@ -42,7 +43,7 @@ import gast
 
 from .. import rules
 from ..errors import SrcGradError
-from . import aliases, anf, fence, frontend, jumps, map_filter, scope, stand_in, syntax, unroll
+from . import aliases, anf, fence, frontend, idioms, jumps, map_filter, scope, stand_in, syntax, unroll
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function
 
@@ -175,7 +176,7 @@ class _Splicer:
         callee, shared = checked
         held = callee.held
         tree = syntax.copy(callee.tree)
-        params = [a.id for a in tree.args.args]
+        params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
         own = set(params) | set(syntax.names_stored(tree)) | set(held)
         free = {n.id for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id not in own}
         through = self.spellings(callee, free)
@@ -207,13 +208,15 @@ class _Splicer:
         if set(callee.bound) != set(callee.held):
             return None
         args = callee.tree.args
-        if (args.vararg or args.kwarg or args.kwonlyargs or getattr(args, "posonlyargs", None)
-                or not _defaults_as_written(args.defaults, _identity(fn))):
+        if (args.vararg or args.kwarg or getattr(args, "posonlyargs", None)
+                or not _defaults_as_written(args.defaults, _identity(fn))
+                or not _keyword_defaults_as_written(args.kwonlyargs, args.kw_defaults, _identity(fn))):
             return None
         if any(isinstance(n, _KEPT_CALLS) or (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del))
                for s in callee.tree.body for n in syntax.walk(s)):
             return None
         try:
+            callee.tree = idioms.run(callee, self.transform)
             callee.tree = map_filter.run(callee)
             fence.check(callee, self.transform)
             callee.tree = aliases.run(callee)
@@ -276,7 +279,7 @@ class _Splicer:
         for name in sorted(stored - set(params)):
             renames[name] = self.namer.fresh(name)
 
-        tree.args.args = []
+        tree.args.args, tree.args.kwonlyargs, tree.args.kw_defaults = [], [], []
         _respell(tree, substituted, renames)
         tree = jumps.run(tree, self.namer)  # one `return`, the last statement
         *body, ret = tree.body
@@ -329,28 +332,51 @@ def _defaults_as_written(defaults, fn):
     held = getattr(fn, "__defaults__", None) or ()
     if len(held) != len(defaults) or not all(syntax.is_const(d) for d in defaults):
         return False
-    for node, value in zip(defaults, held):
-        written = node.value if isinstance(node, gast.Constant) else node.operand.value
-        written = -written if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) else written
-        if type(written) is not type(value) or not (written == value or written is value):
-            return False
+    if not all(_holds_literal(value, node) for node, value in zip(defaults, held)):
+        return False
     if defaults:
         scope.note_attribute(fn, "__defaults__", fn.__defaults__)
     return True
 
 
+def _holds_literal(value, node):
+    """Whether `value` is the literal `node` (a constant, or a negated one) as written."""
+    written = node.value if isinstance(node, gast.Constant) else node.operand.value
+    written = -written if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) else written
+    return type(written) is type(value) and (written == value or written is value)
+
+
+def _keyword_defaults_as_written(kwonly, defaults, fn):
+    """`_defaults_as_written` for the keyword-only parameters (`__kwdefaults__`); one
+    without a default must be passed."""
+    held = getattr(fn, "__kwdefaults__", None) or {}
+    given = [(a.id, d) for a, d in zip(kwonly, defaults) if d is not None]
+    if set(held) != {name for name, _ in given} or not all(syntax.is_const(d) for _, d in given):
+        return False
+    if not all(_holds_literal(held[name], node) for name, node in given):
+        return False
+    if given:
+        scope.note_attribute(fn, "__kwdefaults__", fn.__kwdefaults__)
+    return True
+
+
 def _arguments(tree, params, call):
-    """{parameter: argument node} of `call` (defaults for the rest), or None when it does not bind."""
-    if len(call.args) > len(params):
+    """{parameter: argument node} of `call` (defaults for the rest), or None when it does
+    not bind. `params`: the positional parameters, then the keyword-only ones."""
+    positional = params[:len(tree.args.args)]
+    if len(call.args) > len(positional):
         return None
-    values = dict(zip(params, call.args))
+    values = dict(zip(positional, call.args))
     for k in call.keywords:
         if k.arg not in params or k.arg in values:
             return None
         values[k.arg] = k.value
     defaults = tree.args.defaults
-    for p, d in zip(params[len(params) - len(defaults):], defaults):
+    for p, d in zip(positional[len(positional) - len(defaults):], defaults):
         values.setdefault(p, d)
+    for a, d in zip(tree.args.kwonlyargs, tree.args.kw_defaults):
+        if d is not None:
+            values.setdefault(a.id, d)
     return values if len(values) == len(params) else None
 
 

@@ -15,7 +15,7 @@ import gast
 import numpy as np
 
 from .. import rules, runtime
-from ..errors import NotDifferentiableError
+from ..errors import NotDifferentiableError, SrcGradError
 from . import call_effects, calls, frontend, inline, printing, syntax
 
 @dataclass
@@ -58,6 +58,8 @@ class Contributions:
                 self.structured.add(self.namer.adjoint(value.value.id))
                 args = {"x": value.value, "name": syntax.const(value.attr)}
                 return self.apply_rule(stmt, rules.lookup(getattr), g, ans, args, f"`.{value.attr}`")
+            if not calls.active_names(value.value, self.activity):
+                return []  # an attribute of a constant object (`W = self.W if W is None else W`): a constant
             raise self.program.error(
                 stmt, f"no derivative rule for the attribute `.{value.attr}` of `{printing.unparse(value.value)}` "
                 f"(in `{self.program.name}`)", NotDifferentiableError,
@@ -160,7 +162,17 @@ class Contributions:
         refused = frontend.derivative_refusal(fn)
         if refused is not None:
             raise self.program.error(stmt, f"{label}: {refused}", NotDifferentiableError)
-        pullback = self.bind(f"{fn.__name__}_pullback", self.pullback_of(fn, tuple(positions)))
+        try:
+            pullback_fn = self.pullback_of(fn, tuple(positions))
+        except (SrcGradError, RecursionError) as exc:
+            if not isinstance(exc, RecursionError) and frontend.in_user_code(fn):
+                raise  # names the line of the user's callee
+            reason = getattr(exc, "msg", None) or str(exc)
+            raise self.program.error(
+                stmt, f"cannot differentiate the call of {label} at {self.program.where(stmt)} (in "
+                f"`{self.program.name}`): {reason}", NotDifferentiableError,
+            ) from exc
+        pullback = self.bind(f"{fn.__name__}_pullback", pullback_fn)
         grads = [self.namer.fresh(f"{fn.__name__}_{params[k].name}_bar") for k in positions]
         call = syntax.call(syntax.name(pullback), [syntax.copy(g)] + [syntax.copy(a) for a in args],
                            [(k, syntax.copy(v)) for k, v in keywords.items()])

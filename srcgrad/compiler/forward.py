@@ -253,6 +253,8 @@ class _Forward:
                 return None  # .shape, .ndim, ...
             if callee is not None and isinstance(value.value, gast.Name) and self.active(value.value.id):
                 return syntax.attr(self.tangent(value.value.id), value.attr)  # a field of a namedtuple
+            if not calls.active_names(value.value, self.activity):
+                return None  # an attribute of a constant object (`W = self.W if W is None else W`): a constant
             raise self.program.error(
                 stmt, f"no derivative rule for the attribute `.{value.attr}` of `{printing.unparse(value.value)}` "
                 f"(in `{self.program.name}`)", NotDifferentiableError,

@@ -9,7 +9,9 @@ closure cells are kept as cells, so later rebinding is seen.
 import dataclasses
 import inspect
 import linecache
+import os
 import re
+import sysconfig
 import textwrap
 import types
 import weakref
@@ -128,6 +130,25 @@ def derivative_refusal(fn):
         "it itself with srcgrad.grad, value_and_grad, jvp, hessian or jacobian(..., mode='forward'), which "
         "transform its generated code"
     )
+
+
+def _installed_roots():
+    paths = sysconfig.get_paths()
+    return tuple(os.path.join(os.path.realpath(paths[k]), "") for k in ("stdlib", "platstdlib", "purelib", "platlib")
+                 if k in paths)
+
+
+_INSTALLED = _installed_roots()
+
+
+def in_user_code(fn):
+    """Whether `fn`'s source lies outside the installed packages and the standard library
+    (`scipy.linalg.expm` is theirs): a refusal inside it can name its own line usefully."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return True
+    path = os.path.realpath(code.co_filename)
+    return not path.startswith(_INSTALLED)
 
 
 def load(fn, source=None):

@@ -22,12 +22,14 @@ Each rewrite computes what the idiom computes, on the same objects, so the check
 in-place changes that follow (fence.py's for `|=`, mutation.py's for `ws[:] = ...`) see
 a change and refuse it where another name may share the object. A method is rewritten
 only as a statement of its own (its result unused) and only on a name that every binding
-in the function makes a new dict (a display, a comprehension, `dict(...)`, `|=`) or a new
-list (a display, a comprehension, `list(...)`, `sorted(...)`, `+=`): a parameter, or a
-name that may hold anything else (a set's `update`, an array's `sort`), keeps its call,
-which later passes refuse as a change in place. `*a` is spelled out where `a` is a
-display or a name bound once to one (and, for a list, never changed or passed on); any
-other `*a` in a call is refused here, and one in a display stays (`np.zeros((*shape, 3))`;
+in the function makes a new dict (a display, a comprehension, `dict(...)`, `|=`; for
+`update` and `setdefault` also `.copy()`) or a new list (a display, a comprehension,
+`list(...)`, `sorted(...)`, `+=`), a parameter only where the function's own block binds
+it so before any such call (`ws = list(ws)`): a parameter otherwise, or a name that may
+hold anything else (a set's `update`, an array's `sort`), keeps its call, which later
+passes refuse as a change in place. `*a` is spelled out where `a` is a display or a name
+bound once to one (and, for a list, never changed or passed on); any other `*a` in a
+call is refused here, and one in a display stays (`np.zeros((*shape, 3))`;
 activity.refuse_displays refuses it where the display carries the derivative). Runs
 first, on the parse (map_filter.py then reads the `tuple(zip(...))` it leaves); returns
 a new tree when it rewrites anything, the same tree otherwise.
@@ -51,7 +53,7 @@ def run(program, transform="srcgrad.grad"):
     lines = program.source_lines
     candidates = [s for s in syntax.statements(tree) if _method_statement(s) is not None]
     kinds = _kinds(program, tree) if candidates else {}
-    methods = any(kinds.get(_method_statement(s)[0]) == _kind_of(_method_statement(s)[1]) for s in candidates)
+    methods = any(_fits(kinds.get(_method_statement(s)[0]), _method_statement(s)[1]) for s in candidates)
     keywords = any("dict(" in line for line in lines) and any(
         type(n) is gast.Call and n.keywords and syntax.is_name(n.func, "dict") for n in syntax.nodes(tree))
     unpacked = any(_DICT_UNPACKING.search(line) for line in lines) and any(
@@ -226,8 +228,16 @@ def _kind_of(method):
     return "dict" if method in _DICT_METHODS else "list"
 
 
+def _fits(kind, method):
+    """Whether a name of `kind` (see `_kinds`) is surely a new object `method` can be rewritten
+    on: a dict or list as the method needs, or for a dict method a `.copy()` (of a dict,
+    since a dict method is called on it)."""
+    return kind == _kind_of(method) or (kind == "copy" and method in _DICT_METHODS)
+
+
 def _kinds(program, tree):
-    """{name: "dict" or "list"} for the names every binding of which makes a new one."""
+    """{name: "dict", "list" or "copy"} for the names every binding of which makes a new
+    one (a dict, a list, or `.copy()` of something)."""
     found = {}
     params = {a.id for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs}
     for node in syntax.walk(tree):
@@ -253,7 +263,24 @@ def _kinds(program, tree):
         elif isinstance(node, (gast.Import, gast.ImportFrom)):
             for alias in node.names:
                 found[(alias.asname or alias.name).split(".")[0]] = None
-    return {name: kind for name, kind in found.items() if kind is not None and name not in params}
+    rebound = _rebound_parameters(tree, params)
+    return {name: kind for name, kind in found.items() if kind is not None and (name not in params or name in rebound)}
+
+
+def _rebound_parameters(tree, params):
+    """The parameters that a statement of the function's own block binds anew (`ws =
+    list(ws)`) before any statement that calls a method on them: from there on the name
+    holds what its assignments make, which `_kinds` then judges as for any other name."""
+    found, seen = set(), set()
+    for stmt in tree.body:
+        if type(stmt) is gast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is gast.Name:
+            name = stmt.targets[0].id
+            if name in params and name not in seen:
+                found.add(name)
+        for n in syntax.walk(stmt):
+            if type(n) is gast.Expr and _method_statement(n) is not None:
+                seen.add(_method_statement(n)[0])
+    return found
 
 
 def _join(a, b):
@@ -261,7 +288,7 @@ def _join(a, b):
 
 
 def _made(value, program):
-    """"dict" or "list" when `value` surely makes a new one, else None."""
+    """"dict" or "list" when `value` surely makes a new one, "copy" for `x.copy()`, else None."""
     if type(value) in (gast.Dict, gast.DictComp):
         return "dict"
     if type(value) in (gast.List, gast.ListComp):
@@ -269,6 +296,9 @@ def _made(value, program):
     if type(value) is gast.BinOp and type(value.op) is gast.BitOr and (
             type(value.left) in (gast.Dict, gast.DictComp) or type(value.right) in (gast.Dict, gast.DictComp)):
         return "dict"  # `a | {...}`, as `{**a, ...}` is spelled
+    if (type(value) is gast.Call and type(value.func) is gast.Attribute and value.func.attr == "copy"
+            and not value.args and not value.keywords):
+        return "copy"  # `params.copy()`: a new dict where a dict method is called on it (not an array's sort)
     if type(value) is gast.Call and type(value.func) is gast.Name:
         meaning = lookup_path([value.func.id], program)
         if meaning is dict:
@@ -289,7 +319,7 @@ def _rewrite_block(node, kinds):
                 continue  # `del a`: the name goes out of use, which needs no statement
             _rewrite_block(s, kinds)
             found = _method_statement(s)
-            rewritten = _rewritten(s.value, *found) if found is not None and kinds.get(found[0]) == _kind_of(found[1]) else None
+            rewritten = _rewritten(s.value, *found) if found is not None and _fits(kinds.get(found[0]), found[1]) else None
             out += [s] if rewritten is None else [syntax.located(r, s) for r in rewritten]
         block[:] = out or [syntax.located(syntax.pass_(), node)]
 

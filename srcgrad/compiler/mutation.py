@@ -94,10 +94,14 @@ def list_pops(statements, calls):
     return out
 
 
-def _is_list(name, assigns):
-    """Whether every assignment to `name` makes a list (its entries are not views of it)."""
+def _holds_entries(name, assigns, calls):
+    """Whether every assignment to `name` makes a new list or dict (`[...]`, `{...}`,
+    `list(...)`, `dict(...)`): its entries are objects of their own, not views of it, and
+    a write `name[k] = v` replaces one without changing it."""
     defs = [a.value for a in assigns if a.targets[0].id == name]
-    return bool(defs) and all(isinstance(v, gast.List) for v in defs)
+    return bool(defs) and all(
+        isinstance(v, (gast.List, gast.Dict))
+        or (isinstance(v, gast.Call) and getattr(calls.get(v), "obj", None) in (list, dict)) for v in defs)
 
 
 def _makes_lists(name, assigns, calls):
@@ -124,12 +128,12 @@ def dict_bases(statements, calls):
     return out
 
 
-def _reads_base(value, base, calls, base_is_list=False):
+def _reads_base(value, base, calls, holds_entries=False):
     """Whether the simple expression `value` may share memory with the name `base`."""
     if isinstance(value, gast.Name):
         return value.id == base
-    if isinstance(value, gast.Subscript) and base_is_list:
-        return False  # an entry of a list, not a view: changing the list leaves it alone
+    if isinstance(value, gast.Subscript) and holds_entries:
+        return False  # an entry of a list or dict, not a view: changing the container leaves it alone
     if isinstance(value, (gast.Subscript, gast.Attribute)):
         return syntax.is_name(value.value, base)
     if isinstance(value, (gast.Tuple, gast.List)):
@@ -147,11 +151,11 @@ def _reads_base(value, base, calls, base_is_list=False):
     return False
 
 
-def _may_view(value, base, calls, base_is_list=False):
+def _may_view(value, base, calls, holds_entries=False):
     """Whether the simple expression `value` may share memory with the name `base`: as
     `_reads_base` sees it, or a call not known to make a new object (a user function, an
     unknown method, `x.astype(t, copy=False)`) that is given `base`."""
-    if _reads_base(value, base, calls, base_is_list):
+    if _reads_base(value, base, calls, holds_entries):
         return True
     if not isinstance(value, gast.Call) or _is_fresh(value, calls):
         return False
@@ -437,7 +441,7 @@ def _with_hidden_views(group, assigns, calls):
 
 def _grown(group, assigns, calls, shares, appends=()):
     """`group` (names) with every name assigned a value that `shares(value, member, calls,
-    is_list)` says may share a member's memory, and every list a member is appended to
+    holds_entries)` says may share a member's memory, and every list a member is appended to
     (`appends`: (item, list) pairs), until nothing more joins."""
     group = set(group)
     grew = True
@@ -445,7 +449,7 @@ def _grown(group, assigns, calls, shares, appends=()):
         grew = False
         for a in assigns:
             name = a.targets[0].id
-            if name not in group and any(shares(a.value, b, calls, _is_list(b, assigns)) for b in group):
+            if name not in group and any(shares(a.value, b, calls, _holds_entries(b, assigns, calls)) for b in group):
                 group.add(name)
                 grew = True
         for item, holder in appends:  # `h.append(y)`: the list holds y itself

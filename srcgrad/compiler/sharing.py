@@ -275,7 +275,7 @@ class _Function:
             covered = self.guarded(s)
             refusal = None if covered else self.refusal(s, target.id, target.id, state)
             if refusal is not None:
-                if not self.guarded_as_argument(s):
+                if not (self.guarded_as_argument(s) or self.number_checked(s, refusal)):
                     raise refusal
                 covered = True
             if covered:
@@ -293,6 +293,22 @@ class _Function:
                 if refusal is not None and not self.entry_checked(s, held, refusal):
                     raise refusal
             self.store_into(target.value, value[0] | value[1], state, s)
+
+    def number_checked(self, s, refusal):
+        """Whether a run-time check can guard `z op= v` that may change in place memory
+        another value shares (`y = x` or `y = -y` on some paths, `y += v` after): exact
+        where z is a number when it runs (rebound, as `z = z op v`), refused where it runs
+        otherwise (an array or list, changed in place). Not where every binding of z makes
+        an array (`arrays`) nor where a `for` binds z (`for row in M: row *= 2`, the rows of
+        an array), which stay refused here, nor in a nested def. If so, adds it: (None,
+        message) under the statement's position."""
+        name = s.target.id
+        if self.enclosing or name in self.arrays or any(
+                isinstance(n, (gast.For, gast.comprehension)) and name in syntax.names_stored(n.target)
+                for n in syntax.walk(self.tree)):
+            return False
+        self.argument_checks.setdefault((s.lineno, s.col_offset), []).append((None, refusal.msg))
+        return True
 
     def entry_checked(self, s, held, refusal):
         """Whether a run-time check can guard `l[i] op= v` that may change in place an entry

@@ -67,6 +67,13 @@ def _not_nan(x):
     return ~np.isnan(x)
 
 
+def _valid_tangent(t, x):
+    """`t` with 0 where `x` is NaN: the NaN-ignoring reductions leave those entries out,
+    and their tangent may be NaN itself (a NaN primal's tangent, `2 * y * y_dot`), which a
+    product with a 0/1 mask would keep."""
+    return np.where(np.isnan(x), 0.0, t)
+
+
 def _nan_as(x, value):
     return np.where(np.isnan(x), value, x)
 
@@ -177,7 +184,7 @@ def nansum_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
 
 @defjvp(np.nansum, "x")
 def nansum_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return np.sum(t * _not_nan(x), axis=axis, keepdims=keepdims)
+    return np.sum(_valid_tangent(t, x), axis=axis, keepdims=keepdims)
 
 
 @defvjp(np.nanmean, "x")
@@ -187,7 +194,7 @@ def nanmean_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
 
 @defjvp(np.nanmean, "x")
 def nanmean_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return np.sum(t * _not_nan(x) / _valid_count(x, axis), axis=axis, keepdims=keepdims)
+    return np.sum(_valid_tangent(t, x) / _valid_count(x, axis), axis=axis, keepdims=keepdims)
 
 
 # --- prod ---------------------------------------------------------------------------
@@ -248,7 +255,7 @@ def nanprod_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
 
 @defjvp(np.nanprod, "x")
 def nanprod_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return np.sum(t * _prod_of_others(_nan_as(x, 1.0), axis) * _not_nan(x), axis=axis, keepdims=keepdims)
+    return np.sum(_valid_tangent(t, x) * _prod_of_others(_nan_as(x, 1.0), axis), axis=axis, keepdims=keepdims)
 
 
 # --- max, min, ptp ------------------------------------------------------------------
@@ -302,10 +309,8 @@ def extremum_vjp_initial(g, ans, x, axis=None, out=None, keepdims=False, initial
 
 @defjvp(np.max, "x")
 @defjvp(np.amax, "x")
-@defjvp(np.nanmax, "x")
 @defjvp(np.min, "x")
 @defjvp(np.amin, "x")
-@defjvp(np.nanmin, "x")
 def extremum_jvp(t, ans, x, axis=None, out=None, keepdims=False, initial=None, where=True):
     return np.sum(
         t * (
@@ -315,6 +320,12 @@ def extremum_jvp(t, ans, x, axis=None, out=None, keepdims=False, initial=None, w
         ),
         axis=axis, keepdims=keepdims,
     )
+
+
+@defjvp(np.nanmax, "x")
+@defjvp(np.nanmin, "x")
+def nan_extremum_jvp(t, ans, x, axis=None, out=None, keepdims=False, initial=None, where=True):
+    return extremum_jvp(_valid_tangent(t, x), ans, x, axis, out, keepdims, initial, where)
 
 
 @defjvp(np.max, "initial")
@@ -412,7 +423,7 @@ def nancumsum_vjp(g, ans, x, axis=None, dtype=None, out=None):
 
 @defjvp(np.nancumsum, "x")
 def nancumsum_jvp(t, ans, x, axis=None, dtype=None, out=None):
-    return np.cumsum(t * _not_nan(x), axis=axis)
+    return np.cumsum(_valid_tangent(t, x), axis=axis)
 
 
 def _scan_layout(axis, *arrays):
@@ -472,7 +483,7 @@ def nancumprod_vjp(g, ans, x, axis=None, dtype=None, out=None):
 
 @defjvp(np.nancumprod, "x")
 def nancumprod_jvp(t, ans, x, axis=None, dtype=None, out=None):
-    return _cumprod_jvp(t * _not_nan(x), ans, _nan_as(x, 1.0), axis)
+    return _cumprod_jvp(_valid_tangent(t, x), ans, _nan_as(x, 1.0), axis)
 
 
 # np.cumulative_sum / np.cumulative_prod (NumPy 2.1): cumsum / cumprod along `axis` (None

@@ -18,7 +18,7 @@ and corrcoef take their variables as rows as NumPy does (`rowvar`, `y` stacked a
 import numpy as np
 
 from ..runtime import unbroadcast, unreduce, zeros_like_grad
-from .reductions import _along_last, _float_dtype, _valid_count
+from .reductions import _along_last, _float_dtype, _valid_count, _valid_tangent
 from .registry import defjvp, defvjp
 
 # --- median, quantile, percentile ---------------------------------------------------
@@ -245,8 +245,9 @@ def _centered(x, axis):
 
 def _over(g, ans):
     """g / ans, and 0 where ans is 0: std is 0 only when all entries are equal, a kink
-    (or, for one entry, a constant) where 0 is the subgradient taken."""
-    return np.where(ans == 0, 0.0, g / np.where(ans == 0, 1.0, ans))
+    (or, for one entry, a constant) where 0 is the subgradient taken. A NumPy scalar
+    for 0-d operands, as the division alone gives."""
+    return np.where(ans == 0, 0.0, g / np.where(ans == 0, 1.0, ans))[()]
 
 
 def _dof(ans, x, ddof):
@@ -300,7 +301,8 @@ def nanvar_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=Fals
 
 @defjvp(np.nanvar, "x")
 def nanvar_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return np.sum(t * _nan_centered(x, axis) * (2.0 / _nan_dof(x, axis, ddof)), axis=axis, keepdims=keepdims)
+    return np.sum(_valid_tangent(t, x) * _nan_centered(x, axis) * (2.0 / _nan_dof(x, axis, ddof)), axis=axis,
+                  keepdims=keepdims)
 
 
 @defvjp(np.nanstd, "x")
@@ -310,7 +312,7 @@ def nanstd_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=Fals
 
 @defjvp(np.nanstd, "x")
 def nanstd_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return _over(np.sum(t * _nan_spread(x, axis, ddof), axis=axis, keepdims=keepdims), ans)
+    return _over(np.sum(_valid_tangent(t, x) * _nan_spread(x, axis, ddof), axis=axis, keepdims=keepdims), ans)
 
 
 # --- average ------------------------------------------------------------------------
