@@ -561,6 +561,38 @@ def test_running_extremum_ties_go_to_the_earliest_entry():
     assert rules.lookup(np.minimum.accumulate).vjp("x", np.ones(7), ans, -x).tolist() == [1, 3, 0, 0, 3, 0, 0]
 
 
+UFUNC_METHODS = [  # ufunc methods default to axis=0; max/min take where= only with initial=
+    case(np.add.reduce, U((3, 4)), initial=0.5),
+    case(np.add.reduce, U((3, 4)), axis=1, keepdims=True, initial=U(()), where=W34),
+    case(np.add.reduce, U((2, 3, 4)), axis=None, where=W34),
+    *[case(f, U((3, 4))) for f in (np.maximum.reduce, np.minimum.reduce)],
+    *[case(f, U((2, 3, 4)), axis=(0, 2), keepdims=True) for f in (np.maximum.reduce, np.minimum.reduce)],
+    *[case(f, U((3, 4)), axis=1, initial=U(()), where=W34) for f in (np.maximum.reduce, np.minimum.reduce)],
+    case(np.multiply.reduce, U((3, 4), 0.5, 2)),
+    case(np.multiply.reduce, U((3, 4), 0.5, 2), axis=None, initial=U((), 0.5, 2)),
+    case(np.multiply.reduce, U((3, 4), 0.5, 2), axis=1, initial=1.5, where=W34),
+    case(np.multiply.accumulate, U((3, 4), 0.5, 2)),
+    case(np.multiply.accumulate, U((2, 3, 4), 0.5, 2), axis=-1),
+    case(np.add.outer, U((3,)), U((2, 2))), case(np.add.outer, U(()), U((3,))),
+    case(np.subtract.outer, U((2, 3)), U((2,))),
+    case(np.add.reduceat, U((6,)), [0, 4, 1, 5]),
+    case(np.add.reduceat, U((3, 5)), np.array([0, 2]), axis=1),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", UFUNC_METHODS)
+def test_ufunc_methods(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_reduceat_segments():
+    # [0, 4, 1, 5] over 6 entries: x[0:4], x[4] (4 >= 1), x[1:5], x[5:]
+    rule = rules.lookup(np.add.reduceat)
+    x = np.arange(6.0)
+    grad = rule.vjp("x", np.array([1.0, 10.0, 100.0, 1000.0]), np.add.reduceat(x, [0, 4, 1, 5]), x, [0, 4, 1, 5])
+    assert grad.tolist() == [1, 101, 101, 101, 110, 1000]
+
+
 COVARIANCES = [
     case(np.cov, U((3, 5))),
     case(np.cov, U((5,))),
@@ -1284,11 +1316,11 @@ TABLES = [
                                case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))}),
                                case(operator.or_, {"a": U((3,)), "b": U((2,))}, {"b": U((2,)), "c": U(())})],
     STRUCTURE, SELECTIONS, OTHERS,
-    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
+    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, UFUNC_METHODS, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (
     "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "reductions", "scalars",
-    "selections", "series", "shapes", "spacings", "statistics", "structure",
+    "selections", "series", "shapes", "spacings", "statistics", "structure", "ufunc_methods",
 )
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}
 

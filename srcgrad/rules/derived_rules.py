@@ -24,7 +24,7 @@ puts its `jvp_of`, which differentiates a helper's source, in `_JVP_OF`.
 import inspect
 
 from ..runtime import joined_part, repeated_part, zeros_like_grad
-from . import activations, copies, elementwise, reductions, scalars, selections, series, shapes, statistics, structure
+from . import activations, copies, elementwise, reductions, scalars, selections, series, shapes, statistics, structure, ufunc_methods
 from .registry import defjvp, is_nondifferentiable, lookup, nondifferentiable
 from .container_rules import _drop_last_transpose, _item_transpose, _leaf_transpose
 from .runtime_rules import _zero
@@ -38,7 +38,7 @@ nondifferentiable(
     elementwise._nan_ignoring_share, elementwise._clip_lower_share, elementwise._clip_upper_share,
     activations._count, shapes._axes, shapes._inverse_axes, structure._hsplit_axis, structure._hstack_axis,
     reductions._initial_share, elementwise._select_masks, structure._insert_sources, scalars._sorted_order,
-    shapes._reading_order,
+    shapes._reading_order, ufunc_methods._segments,
 )
 
 _LINEAR_FIRST = ("g", "t", "cotangent", "tangents")

@@ -120,16 +120,6 @@ def sum_jvp_initial(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, 
     return np.zeros_like(ans) + t
 
 
-@defvjp(np.add.reduce, "x", name="Sum")
-def add_reduce_vjp(g, ans, x, axis=0, dtype=None, out=None, keepdims=False):
-    return unreduce(g, x, axis, keepdims)
-
-
-@defjvp(np.add.reduce, "x")
-def add_reduce_jvp(t, ans, x, axis=0, dtype=None, out=None, keepdims=False):
-    return np.sum(t, axis=axis, keepdims=keepdims)
-
-
 # np.logaddexp.reduce / np.logaddexp2.reduce: a log-sum-exp along `axis` (in base e or 2),
 # whose gradient is each entry's share exp(x - ans) (2 ** (x - ans)), ans kept.
 

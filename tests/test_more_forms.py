@@ -1,0 +1,152 @@
+"""Through the compiler: call forms of NumPy that have rules of their own or keywords that
+the rules read. The ufunc methods (np.maximum.reduce, np.multiply.reduce / accumulate,
+np.add.outer, np.subtract.outer, np.add.reduceat, np.add.reduce with initial= and
+where=).
+
+Each program: `srcgrad.grad` against central finite differences in float64, `srcgrad.jvp`
+against the gradient (the dot-product test), float32 arguments get float32 gradients,
+and the arguments are left as they were. A few have their analytic gradient written
+out, and Hessians are checked against differences of the gradient (and for symmetry).
+The rules themselves are checked one by one in test_rules.py.
+"""
+
+import numpy as np
+import pytest
+
+import srcgrad
+from conftest import numerical_grad
+
+_rng = np.random.default_rng(97)
+
+
+def R(*shape):
+    return _rng.standard_normal(shape)
+
+
+def P(*shape):
+    return _rng.uniform(0.5, 2.0, shape)
+
+
+def D(*shape):  # distinct values with gaps >= 0.1: no ties for max/min
+    n = int(np.prod(shape))
+    return ((_rng.permutation(n) - n / 2 + 0.5) * 0.3 + _rng.uniform(-0.05, 0.05, n)).reshape(shape)
+
+
+MASK34 = np.array([[True, False, True, True], [False, True, True, False], [True, True, False, True]])
+
+
+def _reduces(x):
+    top = np.maximum.reduce(x, axis=1) * np.minimum.reduce(x, axis=0, keepdims=True).sum()
+    return np.sum(top ** 2) + np.maximum.reduce(x, axis=None) * np.minimum.reduce(x[0])
+
+
+def _reduce_keywords(x):
+    a = np.add.reduce(x ** 2, axis=1, initial=x[0, 0], where=MASK34)
+    b = np.maximum.reduce(x, axis=0, initial=0.1, where=MASK34)
+    return np.sum(a * np.arange(3.0)) + np.sum(b ** 2)
+
+
+def _products(x):
+    return np.multiply.reduce(x, axis=1) @ np.arange(3.0) + np.sum(np.multiply.accumulate(x, axis=1) ** 2)
+
+
+# name -> (function of the differentiated arguments, arguments)
+# fmt: off
+PROGRAMS = {
+    "ufunc_reduces": (_reduces, [D(3, 4)]),
+    "ufunc_reduce_keywords": (_reduce_keywords, [D(3, 4)]),
+    "ufunc_products": (_products, [P(3, 4)]),
+    "multiply_reduce_initial": (lambda x: np.multiply.reduce(x, initial=x[1]) + np.multiply.reduce(x, where=x > 1.0), [P(5)]),
+    "add_subtract_outer": (lambda x, y: np.sum(np.add.outer(x, y) ** 3) + np.sum(np.sin(np.subtract.outer(y, x * x))),
+                           [R(3), R(2, 2)]),
+    "add_reduceat": (lambda x: np.sum(np.add.reduceat(x, [0, 3, 1, 4], axis=1) ** 2), [R(2, 6)]),
+}
+# fmt: on
+
+
+def _grads(fn, args):
+    wrt = tuple(range(len(args)))
+    g = srcgrad.grad(fn, wrt=wrt if len(wrt) > 1 else 0)(*args)
+    return g if len(wrt) > 1 else (g,)
+
+
+def _copies(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def _unchanged(args, before, name):
+    for a, b in zip(args, before):
+        np.testing.assert_array_equal(a, b, err_msg=f"{name}: an argument was changed")
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_grad_matches_finite_differences(name):
+    fn, args = PROGRAMS[name]
+    before = _copies(args)
+    for i, g in enumerate(_grads(fn, args)):
+        if isinstance(args[i], float):
+            assert isinstance(g, float), f"{name}: gradient of a float is {type(g).__name__}"
+        else:
+            assert isinstance(g, np.ndarray) and g.shape == args[i].shape and g.dtype == np.float64, name
+        np.testing.assert_allclose(g, numerical_grad(fn, args, i), rtol=1e-5, atol=1e-6, err_msg=name)
+    _unchanged(args, before, name)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_jvp_matches_grad(name):
+    fn, args = PROGRAMS[name]
+    before = _copies(args)
+    rng = np.random.default_rng(5)
+    tangents = [float(rng.standard_normal()) if isinstance(a, float) else rng.standard_normal(a.shape) for a in args]
+    out, out_dot = srcgrad.jvp(fn, tuple(args), tuple(tangents))
+    np.testing.assert_allclose(out, fn(*args), rtol=1e-12, err_msg=name)
+    backward = sum(float(np.sum(g * t)) for g, t in zip(_grads(fn, args), tangents))
+    np.testing.assert_allclose(float(out_dot), backward, rtol=1e-8, atol=1e-10, err_msg=name)
+    _unchanged(args, before, name)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_float32_gradients_stay_float32(name):
+    fn, args = PROGRAMS[name]
+    args32 = [a if isinstance(a, float) else a.astype(np.float32) for a in args]
+    for a, g32, g64 in zip(args, _grads(fn, args32), _grads(fn, args)):
+        if isinstance(a, float):
+            assert isinstance(g32, float)
+        else:
+            assert g32.dtype == np.float32 and g32.shape == a.shape, (name, g32.dtype, g32.shape)
+        np.testing.assert_allclose(g32, g64, rtol=2e-3, atol=2e-3, err_msg=name)
+
+
+HESSIANS = ["ufunc_reduces", "ufunc_reduce_keywords", "ufunc_products", "multiply_reduce_initial", "add_subtract_outer",
+            "add_reduceat"]
+
+
+@pytest.mark.parametrize("name", HESSIANS)
+def test_hessian_matches_differences_of_the_gradient(name):
+    fn, args = PROGRAMS[name]
+    x, rest = args[0], args[1:]
+    h = srcgrad.hessian(fn)(*args)
+    grad = srcgrad.grad(fn)
+    eps = 1e-5
+    if isinstance(x, float):
+        assert isinstance(h, float) or np.ndim(h) == 0
+        np.testing.assert_allclose(h, (grad(x + eps, *rest) - grad(x - eps, *rest)) / (2 * eps), rtol=1e-5, atol=1e-6)
+        return
+    n = x.size
+    h = np.asarray(h).reshape(n, n)
+    columns = []
+    for k in range(n):
+        step = np.zeros(n)
+        step[k] = eps
+        step = step.reshape(x.shape)
+        columns.append(((grad(x + step, *rest) - grad(x - step, *rest)) / (2 * eps)).ravel())
+    np.testing.assert_allclose(h, np.array(columns).T, rtol=1e-5, atol=1e-5, err_msg=name)
+    np.testing.assert_allclose(h, h.T, atol=1e-8, err_msg=name)
+
+
+def test_analytic_gradients():
+    # max of [1, 3, 2] picks entry 1; the product's gradient is the product of the others
+    assert srcgrad.grad(lambda x: np.maximum.reduce(x))(np.array([1.0, 3.0, 2.0])).tolist() == [0, 1, 0]
+    assert srcgrad.grad(lambda x: np.multiply.reduce(x))(np.array([2.0, 3.0, 0.0])).tolist() == [0, 0, 6]
+    # sum(add.outer(x, y)) counts each x entry len(y) times
+    assert srcgrad.grad(lambda x: np.sum(np.add.outer(x, np.ones(3))))(np.ones(2)).tolist() == [3, 3]
