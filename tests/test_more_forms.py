@@ -1,7 +1,8 @@
 """Through the compiler: call forms of NumPy that have rules of their own or keywords that
 the rules read. The ufunc methods (np.maximum.reduce, np.multiply.reduce / accumulate,
 np.add.outer, np.subtract.outer, np.add.reduceat, np.add.reduce with initial= and
-where=).
+where=); where= of var, std and the nan* reductions, and var's `mean=` and
+`correction=`.
 
 Each program: `srcgrad.grad` against central finite differences in float64, `srcgrad.jvp`
 against the gradient (the dot-product test), float32 arguments get float32 gradients,
@@ -50,6 +51,24 @@ def _products(x):
     return np.multiply.reduce(x, axis=1) @ np.arange(3.0) + np.sum(np.multiply.accumulate(x, axis=1) ** 2)
 
 
+def _spreads_where(x):
+    keep = x > 0.0
+    return (np.std(x, axis=1, where=keep) @ np.arange(3.0) + np.var(x, where=MASK34, ddof=1)
+            + np.sum(np.nanstd(x, axis=0, where=MASK34) ** 2) + np.nanvar(x ** 2, where=keep))
+
+
+def _nan_reductions_where(x):
+    y = np.where(x > 1.5, np.nan, x)  # y's NaN entries get a zero gradient, which np.where passes on
+    return (np.nansum(y, axis=1, where=MASK34) ** 2 @ np.arange(3.0) + np.nanmean(y, where=MASK34) * x[1, 1]
+            + np.sum(np.nanprod(y, axis=0, where=MASK34, initial=x[0, 0])))
+
+
+def _variance_mean(x):
+    centre = np.mean(x, axis=1, keepdims=True)
+    return (np.sum(np.var(x, axis=1, mean=centre) * np.arange(3.0)) + np.std(x, mean=x[:1, :1], correction=1)
+            + np.sum(np.nanvar(x, axis=0, mean=np.sin(x[:1]), where=MASK34)))
+
+
 # name -> (function of the differentiated arguments, arguments)
 # fmt: off
 PROGRAMS = {
@@ -60,6 +79,10 @@ PROGRAMS = {
     "add_subtract_outer": (lambda x, y: np.sum(np.add.outer(x, y) ** 3) + np.sum(np.sin(np.subtract.outer(y, x * x))),
                            [R(3), R(2, 2)]),
     "add_reduceat": (lambda x: np.sum(np.add.reduceat(x, [0, 3, 1, 4], axis=1) ** 2), [R(2, 6)]),
+    "spreads_where": (_spreads_where, [R(3, 4)]),
+    "nan_reductions_where": (_nan_reductions_where, [P(3, 4)]),
+    "variance_mean": (_variance_mean, [R(3, 4)]),
+    "variance_correction": (lambda x: np.var(x, correction=1) * np.std(x, axis=0, correction=0.5)[1], [R(3, 4)]),
 }
 # fmt: on
 
@@ -118,7 +141,7 @@ def test_float32_gradients_stay_float32(name):
 
 
 HESSIANS = ["ufunc_reduces", "ufunc_reduce_keywords", "ufunc_products", "multiply_reduce_initial", "add_subtract_outer",
-            "add_reduceat"]
+            "add_reduceat", "spreads_where", "nan_reductions_where", "variance_mean", "variance_correction"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)
@@ -150,3 +173,10 @@ def test_analytic_gradients():
     assert srcgrad.grad(lambda x: np.multiply.reduce(x))(np.array([2.0, 3.0, 0.0])).tolist() == [0, 0, 6]
     # sum(add.outer(x, y)) counts each x entry len(y) times
     assert srcgrad.grad(lambda x: np.sum(np.add.outer(x, np.ones(3))))(np.ones(2)).tolist() == [3, 3]
+    # var(x, mean=m) = mean((x - m)^2): d/dx = 2 (x - m) / n and d/dm = -2 mean(x - m); at x = [1, 3], m = 0
+    x = np.array([1.0, 3.0])
+    assert srcgrad.grad(lambda x: np.var(x, mean=np.zeros(1)))(x).tolist() == [1.0, 3.0]
+    assert srcgrad.grad(lambda m: np.var(x, mean=m))(np.zeros(1)).tolist() == [-4.0]
+    # where= leaves x[1] out: var of [1, 5] with correction 1 is 8, d/dx = 2 (x - 3) / 1
+    w = np.array([True, False, True])
+    assert srcgrad.grad(lambda x: np.var(x, where=w, correction=1))(np.array([1.0, 9.0, 5.0])).tolist() == [-4, 0, 4]

@@ -539,6 +539,37 @@ def test_extremum_tie_with_initial_shares_gradient(fn):
         assert grad.tolist() == [[0, 0, 0], [0, 0.5, 0], [0, 1, 0]] and share == 1.5
 
 
+VARIANCES = [np.var, np.std, np.nanvar, np.nanstd]
+NAN_WHERE = [np.nansum, np.nanmean, np.nanprod]
+STATISTIC_KEYWORDS = [  # where=, NumPy 2's mean= and correction=, initial= of nansum and nanprod
+    *[case(f, U((3, 4), 0.5, 2), where=W34) for f in VARIANCES + NAN_WHERE],
+    *[case(f, U((3, 4), 0.5, 2), axis=1, keepdims=True, where=W34[0]) for f in VARIANCES + NAN_WHERE],
+    *[case(f, U((2, 3, 4), 0.5, 2), axis=(0, 2), where=W34, correction=1) for f in VARIANCES],
+    *[case(f, U((3, 4)), axis=1, mean=U((3, 1))) for f in VARIANCES],
+    *[case(f, U((3, 4)), mean=U((1, 1)), ddof=1, where=W34) for f in VARIANCES],
+    *[case(f, U((2, 3)), axis=0, keepdims=True, mean=U((1, 3)), correction=0.5) for f in VARIANCES],
+    case(np.nansum, U((3, 4)), axis=0, initial=U(())), case(np.nansum, U((3, 4)), initial=0.5, where=W34),
+    case(np.nanprod, U((3, 4), 0.5, 2), axis=1, initial=U((), 0.5, 2)),
+    case(np.nanprod, U((3, 4), 0.5, 2), initial=1.5, where=W34),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", STATISTIC_KEYWORDS)
+def test_statistic_keywords(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+@pytest.mark.parametrize("fn", VARIANCES + NAN_WHERE, ids=lambda f: f.__name__)
+def test_nan_and_left_out_entries_get_no_gradient(fn):
+    x = np.array([[1.0, np.nan, 2.0, 4.0], [0.5, 3.0, 1.0, 2.5]])
+    where = np.array([True, True, True, False])
+    ans = fn(x, axis=1, where=where)
+    grad = rules.lookup(fn).vjp("x", np.ones(2), ans, x, axis=1, where=where)
+    assert grad[1, 3] == 0 and np.all(np.isfinite(grad[1])) and np.all(grad[1, :3] != 0)
+    if fn not in (np.var, np.std):  # NaN makes var's row 0 NaN; the nan* reductions skip it
+        assert grad[0, 1] == grad[0, 3] == 0 and np.all(np.isfinite(grad[0]))
+
+
 RUNNING_EXTREMA = [
     case(f, U(shape), axis=axis)
     for f in (np.maximum.accumulate, np.minimum.accumulate)
@@ -1316,11 +1347,11 @@ TABLES = [
                                case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))}),
                                case(operator.or_, {"a": U((3,)), "b": U((2,))}, {"b": U((2,)), "c": U(())})],
     STRUCTURE, SELECTIONS, OTHERS,
-    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, UFUNC_METHODS, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
+    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, UFUNC_METHODS, STATISTIC_KEYWORDS, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (
     "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "reductions", "scalars",
-    "selections", "series", "shapes", "spacings", "statistics", "structure", "ufunc_methods",
+    "selections", "series", "shapes", "spacings", "statistics", "structure", "ufunc_methods", "variances",
 )
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}
 

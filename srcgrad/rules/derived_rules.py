@@ -24,7 +24,7 @@ puts its `jvp_of`, which differentiates a helper's source, in `_JVP_OF`.
 import inspect
 
 from ..runtime import joined_part, repeated_part, zeros_like_grad
-from . import activations, copies, elementwise, reductions, scalars, selections, series, shapes, statistics, structure, ufunc_methods
+from . import activations, copies, elementwise, reductions, scalars, selections, series, shapes, statistics, structure, ufunc_methods, variances
 from .registry import defjvp, is_nondifferentiable, lookup, nondifferentiable
 from .container_rules import _drop_last_transpose, _item_transpose, _leaf_transpose
 from .runtime_rules import _zero
@@ -33,8 +33,8 @@ from .runtime_rules import _zero
 # counts) or not numbers at all (axes, dtypes): constants to any derivative.
 nondifferentiable(
     reductions._extremum_share, statistics._median_share, statistics._nan_median_share, reductions._ptp_share,
-    reductions._not_nan,
-    reductions._valid_count, statistics._dof, statistics._nan_dof, reductions._axes, reductions._float_dtype,
+    reductions._not_nan, reductions._counted,
+    reductions._valid_count, variances._dof, variances._counted, reductions._axes, reductions._float_dtype,
     elementwise._nan_ignoring_share, elementwise._clip_lower_share, elementwise._clip_upper_share,
     activations._count, shapes._axes, shapes._inverse_axes, structure._hsplit_axis, structure._hstack_axis,
     reductions._initial_share, elementwise._select_masks, structure._insert_sources, scalars._sorted_order,

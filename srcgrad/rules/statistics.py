@@ -1,15 +1,14 @@
-"""Statistics along axes: var std (and nanvar nanstd) average median quantile percentile
-(and nanmedian nanquantile nanpercentile), and cov corrcoef (sums, means, products,
-extrema and scans are in `reductions.py`, whose conventions for `axis` and `keepdims`
-these rules follow).
+"""Statistics along axes: average median quantile percentile (and nanmedian nanquantile
+nanpercentile), and cov corrcoef (sums, means, products, extrema and scans are in
+`reductions.py`, var and std in `variances.py`, whose conventions for `axis` and
+`keepdims` these rules follow).
 
 Gradients spread back through `runtime.unreduce`. `average` differentiates its
 `weights` too; with `returned=True` it takes its cotangent as a pair (average, sum of
 weights), None for an output that receives no gradient. quantile and percentile
 differentiate `q` too, for method 'linear' without weights. Chosen subgradients: median
 splits the gradient between the middle elements, and quantile/percentile between the
-two entries they interpolate; std gets a zero gradient where it is 0 (all entries
-equal). NaN entries get a zero gradient in nanvar, nanstd, nanmedian, nanquantile and
+two entries they interpolate. NaN entries get a zero gradient in nanmedian, nanquantile and
 nanpercentile, which pick their middle and interpolated entries among the others. cov
 and corrcoef take their variables as rows as NumPy does (`rowvar`, `y` stacked after
 `m`), without `fweights` or `aweights`.
@@ -18,8 +17,9 @@ and corrcoef take their variables as rows as NumPy does (`rowvar`, `y` stacked a
 import numpy as np
 
 from ..runtime import unbroadcast, unreduce, zeros_like_grad
-from .reductions import _along_last, _float_dtype, _valid_count
+from .reductions import _along_last, _float_dtype
 from .registry import defjvp, defvjp
+from .variances import _centered
 
 # --- median, quantile, percentile ---------------------------------------------------
 
@@ -234,83 +234,6 @@ def nanpercentile_jvp_q(
 ):
     return _quantile_jvp_q(t, ans, x, q, axis, method, keepdims, weights, 100.0, True)
 
-
-
-# --- var, std -----------------------------------------------------------------------
-
-
-def _centered(x, axis):
-    return x - np.mean(x, axis=axis, keepdims=True)
-
-
-def _over(g, ans):
-    """g / ans, and 0 where ans is 0: std is 0 only when all entries are equal, a kink
-    (or, for one entry, a constant) where 0 is the subgradient taken."""
-    return np.where(ans == 0, 0.0, g / np.where(ans == 0, 1.0, ans))
-
-
-def _dof(ans, x, ddof):
-    """Entries per reduction minus ddof: the divisor of var. Where that is 0 (no entries,
-    or as many as ddof), a 0 of x's float dtype, which divides to inf or nan as np.var's
-    own division does (a Python 0.0 raises ZeroDivisionError); with no entries the
-    gradient is empty all the same."""
-    n = np.size(ans)
-    dof = np.size(x) / n - ddof if n else 0.0
-    return dof if dof else _float_dtype(x).type(0.0)
-
-
-@defvjp(np.var, "x")
-def var_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * _centered(x, axis) * (2.0 / _dof(ans, x, ddof))
-
-
-@defjvp(np.var, "x")
-def var_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return np.sum(t * _centered(x, axis), axis=axis, keepdims=keepdims) * (2.0 / _dof(ans, x, ddof))
-
-
-@defvjp(np.std, "x")
-def std_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return unreduce(_over(g, ans), x, axis, keepdims) * _centered(x, axis) / _dof(ans, x, ddof)
-
-
-@defjvp(np.std, "x")
-def std_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return _over(np.sum(t * _centered(x, axis), axis=axis, keepdims=keepdims), ans) / _dof(ans, x, ddof)
-
-
-def _nan_dof(x, axis, ddof):
-    """Non-NaN entries per reduction minus ddof (keepdims)."""
-    return _valid_count(x, axis) - ddof
-
-
-def _nan_centered(x, axis):
-    return np.where(np.isnan(x), 0.0, x - np.nanmean(x, axis=axis, keepdims=True))
-
-
-def _nan_spread(x, axis, ddof):
-    """d nanstd / dx times nanstd: the centered entries over the divisor."""
-    return _nan_centered(x, axis) / _nan_dof(x, axis, ddof)
-
-
-@defvjp(np.nanvar, "x")
-def nanvar_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * _nan_centered(x, axis) * (2.0 / _nan_dof(x, axis, ddof))
-
-
-@defjvp(np.nanvar, "x")
-def nanvar_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return np.sum(t * _nan_centered(x, axis) * (2.0 / _nan_dof(x, axis, ddof)), axis=axis, keepdims=keepdims)
-
-
-@defvjp(np.nanstd, "x")
-def nanstd_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return unreduce(_over(g, ans), x, axis, keepdims) * _nan_spread(x, axis, ddof)
-
-
-@defjvp(np.nanstd, "x")
-def nanstd_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return _over(np.sum(t * _nan_spread(x, axis, ddof), axis=axis, keepdims=keepdims), ans)
 
 
 # --- average ------------------------------------------------------------------------
