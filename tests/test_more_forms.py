@@ -2,7 +2,8 @@
 the rules read. The ufunc methods (np.maximum.reduce, np.multiply.reduce / accumulate,
 np.add.outer, np.subtract.outer, np.add.reduceat, np.add.reduce with initial= and
 where=); where= of var, std and the nan* reductions, and var's `mean=` and
-`correction=`.
+`correction=`; the array attributes and methods `x.mT`, `x.flat[...]` (reads),
+`x.tolist()` and `x.view()`.
 
 Each program: `srcgrad.grad` against central finite differences in float64, `srcgrad.jvp`
 against the gradient (the dot-product test), float32 arguments get float32 gradients,
@@ -69,6 +70,19 @@ def _variance_mean(x):
             + np.sum(np.nanvar(x, axis=0, mean=np.sin(x[:1]), where=MASK34)))
 
 
+def _flat_reads(x):
+    total = x.flat[1] * x.flat[5] + np.sum(x.flat[2:7] ** 2) + np.sum(np.sin(x.flat[[0, 3, 3]]))
+    for v in x.flat:
+        total = total + v ** 3
+    return total
+
+
+def _as_lists(x):
+    rows = x.tolist()
+    first, second = rows[0], rows[1]
+    return first[0] * second[2] + sum(first) ** 2 + max(second) * rows[2][1] + float(np.sum(x)) * rows[0][3]
+
+
 # name -> (function of the differentiated arguments, arguments)
 # fmt: off
 PROGRAMS = {
@@ -82,6 +96,10 @@ PROGRAMS = {
     "spreads_where": (_spreads_where, [R(3, 4)]),
     "nan_reductions_where": (_nan_reductions_where, [P(3, 4)]),
     "variance_mean": (_variance_mean, [R(3, 4)]),
+    "matrix_transpose_attribute": (lambda x: np.sum(np.sin(x.mT @ x)) + np.sum(x[None].mT[0] * x.T), [R(3, 2)]),
+    "flat_reads": (_flat_reads, [R(3, 4)]),
+    "tolist": (_as_lists, [R(3, 4)]),
+    "view": (lambda x: np.sum(x.view() ** 3) + np.sum(x.view().T @ x), [R(3, 2)]),
     "variance_correction": (lambda x: np.var(x, correction=1) * np.std(x, axis=0, correction=0.5)[1], [R(3, 4)]),
 }
 # fmt: on
@@ -141,7 +159,8 @@ def test_float32_gradients_stay_float32(name):
 
 
 HESSIANS = ["ufunc_reduces", "ufunc_reduce_keywords", "ufunc_products", "multiply_reduce_initial", "add_subtract_outer",
-            "add_reduceat", "spreads_where", "nan_reductions_where", "variance_mean", "variance_correction"]
+            "add_reduceat", "spreads_where", "nan_reductions_where", "variance_mean", "variance_correction",
+            "matrix_transpose_attribute", "flat_reads", "tolist", "view"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)

@@ -1317,7 +1317,8 @@ def test_overlapping_windows_add_their_gradients():
 
 # --- rules from other modules (activations, methods) ----------------------------------
 
-OTHERS = [case(np.ndarray.copy, U((2, 3))), case(np.ndarray.astype, U((2, 3)), np.float64)]
+OTHERS = [case(np.ndarray.copy, U((2, 3))), case(np.ndarray.astype, U((2, 3)), np.float64), case(np.ndarray.view, U((2, 3))),
+          case(np.ndarray.tolist, U((2, 3))), case(np.ndarray.tolist, U((4,))), case(np.ndarray.tolist, U(()))]
 
 
 @pytest.mark.parametrize("fn,args,kwargs", OTHERS)
