@@ -3,7 +3,9 @@ the rules read. The ufunc methods (np.maximum.reduce, np.multiply.reduce / accum
 np.add.outer, np.subtract.outer, np.add.reduceat, np.add.reduce with initial= and
 where=); where= of var, std and the nan* reductions, and var's `mean=` and
 `correction=`; the array attributes and methods `x.mT`, `x.flat[...]` (reads),
-`x.tolist()` and `x.view()`.
+`x.tolist()` and `x.view()`; the values functions fill in (np.interp's xp, left and
+right, the edges of np.diff and np.ediff1d, np.pad's constant_values and end_values,
+np.nan_to_num's nan, posinf and neginf).
 
 Each program: `srcgrad.grad` against central finite differences in float64, `srcgrad.jvp`
 against the gradient (the dot-product test), float32 arguments get float32 gradients,
@@ -83,6 +85,30 @@ def _as_lists(x):
     return first[0] * second[2] + sum(first) ** 2 + max(second) * rows[2][1] + float(np.sum(x)) * rows[0][3]
 
 
+def _interp_points(x):
+    xp = np.array([0.0, x[1], x[2] + 0.4])
+    y = np.interp(np.array([-1.0, 0.5, 1.5, 2.7, 4.0]), xp, np.array([1.0, x[3], 5.0]), left=x[0] ** 2, right=x[1])
+    return np.sum(y ** 2)
+
+
+def _edges(x):
+    d = np.diff(x, prepend=x[2], append=x[1] * 2) ** 2
+    e = np.ediff1d(x, to_begin=x[2], to_end=[x[1], 2.0])
+    return np.sum(d * np.arange(5.0)) + np.sum(np.sin(e))
+
+
+def _padding_values(x):
+    a = np.pad(x, 2, constant_values=x[1])
+    b = np.pad(x, (1, 3), constant_values=(x[0] ** 2, x[3]))
+    c = np.pad(x, 2, mode="linear_ramp", end_values=(x[2], -x[1]))
+    return np.sum(a ** 2 * np.arange(8.0)) + np.sum(np.sin(b)) + np.sum(c ** 3)
+
+
+def _replacements(x):
+    y = np.array([np.inf, -np.inf, np.nan, 1.0]) + x[0]
+    return np.sum(np.nan_to_num(y, nan=x[1] ** 2, posinf=x[2], neginf=x[3] * 3) ** 2)
+
+
 # name -> (function of the differentiated arguments, arguments)
 # fmt: off
 PROGRAMS = {
@@ -100,6 +126,10 @@ PROGRAMS = {
     "flat_reads": (_flat_reads, [R(3, 4)]),
     "tolist": (_as_lists, [R(3, 4)]),
     "view": (lambda x: np.sum(x.view() ** 3) + np.sum(x.view().T @ x), [R(3, 2)]),
+    "interp_points": (_interp_points, [np.array([0.3, 1.2, 2.5, 0.7])]),
+    "edges": (_edges, [R(4)]),
+    "padding_values": (_padding_values, [R(4)]),
+    "replacements": (_replacements, [R(4)]),
     "variance_correction": (lambda x: np.var(x, correction=1) * np.std(x, axis=0, correction=0.5)[1], [R(3, 4)]),
 }
 # fmt: on
@@ -160,7 +190,8 @@ def test_float32_gradients_stay_float32(name):
 
 HESSIANS = ["ufunc_reduces", "ufunc_reduce_keywords", "ufunc_products", "multiply_reduce_initial", "add_subtract_outer",
             "add_reduceat", "spreads_where", "nan_reductions_where", "variance_mean", "variance_correction",
-            "matrix_transpose_attribute", "flat_reads", "tolist", "view"]
+            "matrix_transpose_attribute", "flat_reads", "tolist", "view",
+            "interp_points", "edges", "padding_values", "replacements"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)

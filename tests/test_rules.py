@@ -778,6 +778,29 @@ PRODUCTS = [
     case(np.interp, np.array([-1.0, 0.5, 2.2, 5.0]), np.array([0.0, 1.0, 2.5, 4.0]), U((4,)), left=-3.0),
     case(np.interp, np.array([-1.0, 0.5, 2.2, 5.0]), np.array([0.0, 1.0, 2.5, 4.0]), U((4,)), right=7.0),
 ]
+XP = np.array([0.0, 1.0, 2.5, 4.0])
+NONFINITE = np.array([[1.5, np.nan, np.inf], [-np.inf, -0.5, np.nan]])
+FILLS = [  # the values a function fills in: np.interp's xp, left and right, edges, padding, replacements
+    case(np.interp, np.array([-1.0, 0.5, 2.2, 3.1, 5.0]), XP, U((4,)), left=U(()), right=U(())),
+    case(np.interp, U((2, 3), 0.1, 3.9), XP, U((4,))),
+    case(np.diff, U((3, 4)), prepend=U(()), append=U(())),
+    case(np.diff, U((3, 4)), n=3, axis=0, append=U((2, 4))),
+    case(np.ediff1d, U((2, 3)), to_begin=U((2, 2)), to_end=U(())),
+    case(np.pad, U((2, 3)), 1, constant_values=U(())),
+    case(np.pad, U((2, 3)), ((1, 0), (2, 1)), constant_values=U((2,))),
+    case(np.pad, U((2, 3)), ((1, 2), (0, 1)), constant_values=U((2, 2))),
+    case(np.pad, U((2, 3)), 2, constant_values=U((2, 1))),
+    case(np.pad, U((5,)), (2, 3), "linear_ramp", end_values=U((2,))),
+    case(np.pad, U((2, 3)), ((1, 2), (2, 1)), "linear_ramp", end_values=U((2, 2))),
+    case(np.nan_to_num, NONFINITE, nan=U(()), posinf=U(()), neginf=U(())),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", FILLS)
+def test_fills(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
 LENGTHS = [(5, 3), (3, 5), (4, 4), (6, 2), (2, 7), (1, 3)]
 CONVOLUTIONS = [(n, m, mode) for n, m in LENGTHS for mode in ("full", "same", "valid")]
 
@@ -1348,11 +1371,11 @@ TABLES = [
                                case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))}),
                                case(operator.or_, {"a": U((3,)), "b": U((2,))}, {"b": U((2,)), "c": U(())})],
     STRUCTURE, SELECTIONS, OTHERS,
-    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, UFUNC_METHODS, STATISTIC_KEYWORDS, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
+    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, UFUNC_METHODS, STATISTIC_KEYWORDS, FILLS, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (
     "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "reductions", "scalars",
-    "selections", "series", "shapes", "spacings", "statistics", "structure", "ufunc_methods", "variances",
+    "selections", "series", "shapes", "spacings", "statistics", "structure", "ufunc_methods", "variances", "fills",
 )
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}
 

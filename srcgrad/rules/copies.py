@@ -10,7 +10,8 @@ constant) and the statistic modes 'mean', 'maximum', 'minimum', 'median' (with
 `stat_length`) pad one axis after another, as NumPy does; the rules go through those
 steps, a padded statistic passing its gradient to the entries it was computed from
 (ties of maximum/minimum share it equally, like np.max). Only the forward rule covers
-reflect_type='odd'; a callable mode has no rules.
+reflect_type='odd'; a callable mode has no rules. The padding values themselves
+(`constant_values`, `end_values`) are differentiated in `fills.py`.
 """
 
 import numpy as np
@@ -180,14 +181,29 @@ def _pad_jvp(t, x, pad_width, mode, kwargs):
     raise NotImplementedError(f"no forward rule for numpy.pad with mode={mode!r}")
 
 
+def _pad_options(mode, stat_length, constant_values, end_values, reflect_type):
+    """The keywords of np.pad that `mode` reads, as np.pad takes them."""
+    if mode in _PAD_STAT_MODES:
+        return {"stat_length": stat_length}
+    if mode == "linear_ramp":
+        return {"end_values": end_values}
+    if mode in ("reflect", "symmetric"):
+        return {"reflect_type": reflect_type}
+    return {"constant_values": constant_values} if mode == "constant" else {}
+
+
 @defvjp(np.pad, "x")
-def pad_vjp(g, ans, x, pad_width, mode="constant", **kwargs):
-    return _pad_vjp(g, x, pad_width, mode, kwargs)
+def pad_vjp(
+    g, ans, x, pad_width, mode="constant", *, stat_length=None, constant_values=0, end_values=0, reflect_type="even"
+):
+    return _pad_vjp(g, x, pad_width, mode, _pad_options(mode, stat_length, constant_values, end_values, reflect_type))
 
 
 @defjvp(np.pad, "x")
-def pad_jvp(t, ans, x, pad_width, mode="constant", **kwargs):
-    return _pad_jvp(t, x, pad_width, mode, kwargs)
+def pad_jvp(
+    t, ans, x, pad_width, mode="constant", *, stat_length=None, constant_values=0, end_values=0, reflect_type="even"
+):
+    return _pad_jvp(t, x, pad_width, mode, _pad_options(mode, stat_length, constant_values, end_values, reflect_type))
 
 
 # --- copy, ascontiguousarray, full --------------------------------------------------

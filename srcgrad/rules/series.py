@@ -5,7 +5,8 @@ All are linear in their data (and, for polyval, vander, trapezoid and interp, sm
 their sample points), so reverse rules are transposes: the transpose of a difference is
 a negated difference of the zero-padded cotangent, of a convolution a correlation
 against the full-length cotangent. `interp` differentiates in `x` (the slope of the
-piece each point falls on, 0 beyond the ends) and in `fp`; `period=` is not supported.
+piece each point falls on, 0 beyond the ends) and in `fp` (in `xp`, `left` and `right`
+in `fills.py`, with the edges of diff and ediff1d); `period=` is not supported.
 np.gradient differentiates its array only: its spacings (scalars or coordinate arrays)
 are constants, and one that depends on the differentiated input is refused (no rule).
 np.unwrap adds multiples of the period, which are piecewise constant: its derivative
@@ -39,11 +40,16 @@ def _edge_length(edge, axis):
     return 0 if edge is None else (1 if np.ndim(edge) == 0 else np.shape(edge)[axis])
 
 
-def _diff_vjp(g, x, n, axis, prepend, append):
+def _diff_full(g, n, axis):
+    """The transpose of `n` differences: the cotangent of the joined (prepend, x, append)."""
     for _ in range(n):
         g = _diff_transpose(g, axis)
+    return g
+
+
+def _diff_vjp(g, x, n, axis, prepend, append):
     start = _edge_length(prepend, axis)
-    return unbroadcast(np.take(g, range(start, start + np.shape(x)[axis]), axis=axis), x)
+    return unbroadcast(np.take(_diff_full(g, n, axis), range(start, start + np.shape(x)[axis]), axis=axis), x)
 
 
 def _diff_jvp(t, n, axis, prepend, append):
