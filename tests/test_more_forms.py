@@ -5,7 +5,7 @@ where=); where= of var, std and the nan* reductions, and var's `mean=` and
 `correction=`; the array attributes and methods `x.mT`, `x.flat[...]` (reads),
 `x.tolist()` and `x.view()`; the values functions fill in (np.interp's xp, left and
 right, the edges of np.diff and np.ediff1d, np.pad's constant_values and end_values,
-np.nan_to_num's nan, posinf and neginf).
+np.nan_to_num's nan, posinf and neginf); np.linalg.cond and max/min with default=.
 
 Each program: `srcgrad.grad` against central finite differences in float64, `srcgrad.jvp`
 against the gradient (the dot-product test), float32 arguments get float32 gradients,
@@ -109,6 +109,12 @@ def _replacements(x):
     return np.sum(np.nan_to_num(y, nan=x[1] ** 2, posinf=x[2], neginf=x[3] * 3) ** 2)
 
 
+def _defaults(x):
+    big = [v for v in x if v > 0.0]
+    none = [v for v in x if v > 100.0]
+    return max(big, default=x[0]) * min(none, default=x[1] ** 2) + max(x[:0], default=np.sin(x[2]))
+
+
 # name -> (function of the differentiated arguments, arguments)
 # fmt: off
 PROGRAMS = {
@@ -130,6 +136,9 @@ PROGRAMS = {
     "edges": (_edges, [R(4)]),
     "padding_values": (_padding_values, [R(4)]),
     "replacements": (_replacements, [R(4)]),
+    "cond": (lambda x: np.linalg.cond(x) + np.sum(np.linalg.cond(np.stack([x, x.T @ x]), -2) ** 2), [R(3, 3)]),
+    "cond_tall": (lambda x: np.linalg.cond(x, 2), [R(4, 3)]),
+    "defaults": (_defaults, [np.array([0.3, -1.2, 2.5, 0.7])]),
     "variance_correction": (lambda x: np.var(x, correction=1) * np.std(x, axis=0, correction=0.5)[1], [R(3, 4)]),
 }
 # fmt: on
@@ -191,7 +200,8 @@ def test_float32_gradients_stay_float32(name):
 HESSIANS = ["ufunc_reduces", "ufunc_reduce_keywords", "ufunc_products", "multiply_reduce_initial", "add_subtract_outer",
             "add_reduceat", "spreads_where", "nan_reductions_where", "variance_mean", "variance_correction",
             "matrix_transpose_attribute", "flat_reads", "tolist", "view",
-            "interp_points", "edges", "padding_values", "replacements"]
+            "interp_points", "edges", "padding_values", "replacements",
+            "cond", "cond_tall", "defaults"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)

@@ -801,6 +801,25 @@ def test_fills(fn, args, kwargs):
     run(fn, *args, **kwargs)
 
 
+CONDITION_DEFAULTS = [  # np.linalg.cond (2-norm), max/min with default=
+    case(np.linalg.cond, U((3, 3))), case(np.linalg.cond, U((2, 3, 3)), 2), case(np.linalg.cond, U((4, 3)), -2),
+    *[case(f, [0.5, -1.5, 0.2], default=0.3) for f in (builtins.max, builtins.min)],
+    *[case(f, [], default=U(())) for f in (builtins.max, builtins.min)],
+    case(builtins.max, U((0,)), default=0.7),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", CONDITION_DEFAULTS)
+def test_condition_and_defaults(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_cond_of_a_diagonal_matrix():
+    # cond(diag(4, 1)) = 4: d/dx[0,0] = 1/1, d/dx[1,1] = -4/1
+    x = np.diag([4.0, 1.0])
+    assert np.allclose(rules.lookup(np.linalg.cond).vjp("x", 1.0, np.linalg.cond(x), x), np.diag([1.0, -4.0]))
+
+
 LENGTHS = [(5, 3), (3, 5), (4, 4), (6, 2), (2, 7), (1, 3)]
 CONVOLUTIONS = [(n, m, mode) for n, m in LENGTHS for mode in ("full", "same", "valid")]
 
@@ -1371,7 +1390,7 @@ TABLES = [
                                case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))}),
                                case(operator.or_, {"a": U((3,)), "b": U((2,))}, {"b": U((2,)), "c": U(())})],
     STRUCTURE, SELECTIONS, OTHERS,
-    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, UFUNC_METHODS, STATISTIC_KEYWORDS, FILLS, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
+    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, UFUNC_METHODS, STATISTIC_KEYWORDS, FILLS, CONDITION_DEFAULTS, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (
     "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "reductions", "scalars",

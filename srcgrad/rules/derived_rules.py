@@ -174,7 +174,7 @@ def _register_helper_rules(piecewise_constant):
 # piecewise constant, a zero derivative.
 _PAD_VALUES = ("stat_length", "constant_values", "end_values", "reflect_type")
 _PIECEWISE_CONSTANT = {
-    scalars.builtin_extreme_vjp_a: ("ans", "a", "b"),
+    scalars.builtin_extreme_vjp_a: ("ans", "a", "b", "default"),
     shapes._sort_vjp: ("x",), shapes._sort_jvp: ("x",), copies._repeat_vjp: ("x",), shapes._take_vjp: ("x",),
     shapes._take_along_axis_vjp: ("x",), copies._tile_vjp: ("x",), shapes._diag_vjp: ("v",),
     shapes._diagonal_scatter: ("x",), shapes._unravel: ("x",), copies._pad_vjp: ("x", "kwargs"), shapes._item_vjp: ("x",),
