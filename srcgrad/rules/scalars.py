@@ -450,16 +450,21 @@ def builtin_extreme_jvp_b(t, ans, a, b=None, *, key=None, default=None):
     return 0.0 * t if _pick(ans, a, b) else t
 
 
+def _empty(a, b):
+    """Whether max/min returned its `default=`: one argument, an empty sequence."""
+    return b is None and len(a) == 0
+
+
 @defvjp(builtins.max, "default")
 @defvjp(builtins.min, "default")
 def builtin_extreme_vjp_default(g, ans, a, b=None, *, key=None, default=None):
-    return unbroadcast(g * (len(a) == 0), default)
+    return unbroadcast(g * _empty(a, b), default)
 
 
 @defjvp(builtins.max, "default")
 @defjvp(builtins.min, "default")
 def builtin_extreme_jvp_default(t, ans, a, b=None, *, key=None, default=None):
-    return t * (len(a) == 0)
+    return t * _empty(a, b)
 
 
 # builtins.sorted: each entry of the result is an entry of `iterable`, the one a stable
