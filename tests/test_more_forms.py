@@ -5,7 +5,7 @@ where=); where= of var, std and the nan* reductions, and var's `mean=` and
 `correction=`; the array attributes and methods `x.mT`, `x.flat[...]` (reads),
 `x.tolist()` and `x.view()`; the values functions fill in (np.interp's xp, left and
 right, the edges of np.diff and np.ediff1d, np.pad's constant_values and end_values,
-np.nan_to_num's nan, posinf and neginf); np.linalg.cond and max/min with default=.
+np.nan_to_num's nan, posinf and neginf); np.linalg.cond and max/min with default=; a `lambda` as the `key=` of sorted, min and max.
 
 Each program: `srcgrad.grad` against central finite differences in float64, `srcgrad.jvp`
 against the gradient (the dot-product test), float32 arguments get float32 gradients,
@@ -115,6 +115,22 @@ def _defaults(x):
     return max(big, default=x[0]) * min(none, default=x[1] ** 2) + max(x[:0], default=np.sin(x[2]))
 
 
+def _ordered_by_lambdas(x):
+    ranked = sorted(x, key=lambda t: (t - 1.0) ** 2)
+    pairs = sorted([(x[0], 2.0), (x[1], 1.0), (x[2], 3.0)], key=lambda p: p[1], reverse=True)
+    far = max(x, key=lambda t: abs(t - 1.0))
+    near = min(x[0], x[1] * 2.0, key=lambda t: abs(t))
+    return sum(v * k for k, v in enumerate(ranked)) + pairs[0][0] * pairs[2][0] + far ** 2 + np.sin(near)
+
+
+def _largest_by_square(xs):
+    return max(xs, key=lambda t: t * t)
+
+
+def _calls_a_function_with_a_key_lambda(x):
+    return _largest_by_square(x) * x[0]
+
+
 # name -> (function of the differentiated arguments, arguments)
 # fmt: off
 PROGRAMS = {
@@ -139,6 +155,8 @@ PROGRAMS = {
     "cond": (lambda x: np.linalg.cond(x) + np.sum(np.linalg.cond(np.stack([x, x.T @ x]), -2) ** 2), [R(3, 3)]),
     "cond_tall": (lambda x: np.linalg.cond(x, 2), [R(4, 3)]),
     "defaults": (_defaults, [np.array([0.3, -1.2, 2.5, 0.7])]),
+    "key_lambdas": (_ordered_by_lambdas, [np.array([0.3, -1.2, 2.5, 0.7])]),
+    "key_lambda_in_a_callee": (_calls_a_function_with_a_key_lambda, [np.array([0.3, -1.2, 2.5, 0.7])]),
     "variance_correction": (lambda x: np.var(x, correction=1) * np.std(x, axis=0, correction=0.5)[1], [R(3, 4)]),
 }
 # fmt: on
@@ -201,7 +219,7 @@ HESSIANS = ["ufunc_reduces", "ufunc_reduce_keywords", "ufunc_products", "multipl
             "add_reduceat", "spreads_where", "nan_reductions_where", "variance_mean", "variance_correction",
             "matrix_transpose_attribute", "flat_reads", "tolist", "view",
             "interp_points", "edges", "padding_values", "replacements",
-            "cond", "cond_tall", "defaults"]
+            "cond", "cond_tall", "defaults", "key_lambdas", "key_lambda_in_a_callee"]
 
 
 @pytest.mark.parametrize("name", HESSIANS)
@@ -240,3 +258,17 @@ def test_analytic_gradients():
     # where= leaves x[1] out: var of [1, 5] with correction 1 is 8, d/dx = 2 (x - 3) / 1
     w = np.array([True, False, True])
     assert srcgrad.grad(lambda x: np.var(x, where=w, correction=1))(np.array([1.0, 9.0, 5.0])).tolist() == [-4, 0, 4]
+
+
+def _key_reading_a_local(x):
+    c = x[3]
+    return max(x[:3], key=lambda t: abs(t - c)) * c
+
+
+def test_a_key_lambda_reading_a_local_is_refused_at_its_line():
+    line = _key_reading_a_local.__code__.co_firstlineno + 2
+    for attempt in (lambda: srcgrad.grad(_key_reading_a_local)(np.ones(4)),
+                    lambda: srcgrad.jvp(_key_reading_a_local, (np.ones(4),), (np.ones(4),))):
+        with pytest.raises(srcgrad.NotDifferentiableError, match="reads `c`, a variable of `_key_reading_a_local`") as info:
+            attempt()
+        assert f"test_more_forms.py, line {line}" in str(info.value)

@@ -42,7 +42,7 @@ import gast
 
 from .. import rules
 from ..errors import SrcGradError
-from . import aliases, anf, fence, frontend, jumps, map_filter, scope, stand_in, syntax, unroll
+from . import aliases, anf, fence, frontend, jumps, key_lambdas, map_filter, scope, stand_in, syntax, unroll
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function
 
@@ -214,6 +214,7 @@ class _Splicer:
                for s in callee.tree.body for n in syntax.walk(s)):
             return None
         try:
+            callee.tree = key_lambdas.run(callee, self.transform)
             callee.tree = map_filter.run(callee)
             fence.check(callee, self.transform)
             callee.tree = aliases.run(callee)
