@@ -6,6 +6,9 @@ where=); where= of var, std and the nan* reductions, and var's `mean=` and
 `x.tolist()` and `x.view()`; the values functions fill in (np.interp's xp, left and
 right, the edges of np.diff and np.ediff1d, np.pad's constant_values and end_values,
 np.nan_to_num's nan, posinf and neginf); np.linalg.cond and max/min with default=; a `lambda` as the `key=` of sorted, min and max.
+Then the refusals: a literal argument the rules do not handle is refused at its line in
+both modes (`registry.supports`), a value known only at run time says what to write;
+and what is supported instead (hermitian=True, np.cov's constant weights, getattr).
 
 Each program: `srcgrad.grad` against central finite differences in float64, `srcgrad.jvp`
 against the gradient (the dot-product test), float32 arguments get float32 gradients,
@@ -13,6 +16,8 @@ and the arguments are left as they were. A few have their analytic gradient writ
 out, and Hessians are checked against differences of the gradient (and for symmetry).
 The rules themselves are checked one by one in test_rules.py.
 """
+
+import re
 
 import numpy as np
 import pytest
@@ -272,3 +277,123 @@ def test_a_key_lambda_reading_a_local_is_refused_at_its_line():
         with pytest.raises(srcgrad.NotDifferentiableError, match="reads `c`, a variable of `_key_reading_a_local`") as info:
             attempt()
         assert f"test_more_forms.py, line {line}" in str(info.value)
+
+
+# --- refused at the call: a literal argument the rules do not handle --------------------
+
+
+def _interp_periodic(x):
+    return np.sum(np.interp(x, np.array([0.0, 1.0, 2.0]), np.array([0.0, 1.0, 0.5]), period=2.0))
+
+
+def _quantile_nearest(x):
+    return np.quantile(x, 0.3, method="nearest")
+
+
+def _percentile_lower(x):
+    return np.percentile(x * 2.0, 30.0, axis=0, method="lower")
+
+
+def _pad_odd(x):
+    return np.sum(np.pad(x, 2, mode="reflect", reflect_type="odd") ** 2)
+
+
+def _cond_frobenius(x):
+    return np.linalg.cond(x, "fro")
+
+
+def _view_as_integers(x):
+    return np.sum(x.view("int64") * x)
+
+
+REFUSED = [  # (function, argument, the text the error names, its line in the function, modes refused)
+    (_interp_periodic, R(3), "`period=None` only, not `period=2.0`", 1, ("grad", "jvp")),
+    (_quantile_nearest, R(5), "`method='linear'` only, not `method='nearest'`", 1, ("grad", "jvp")),
+    (_percentile_lower, R(5, 2), "`method='linear'` only, not `method='lower'`", 1, ("grad", "jvp")),
+    (_pad_odd, R(4), "`reflect_type='even'` only, not `reflect_type='odd'`", 1, ("grad",)),
+    (_cond_frobenius, R(3, 3), "`p=None or 2 or -2` only, not `p='fro'`", 1, ("grad", "jvp")),
+    (_view_as_integers, R(3), "`dtype=None` only, not `dtype='int64'`", 1, ("grad", "jvp")),
+]
+
+
+@pytest.mark.parametrize("fn,x,text,line,modes", REFUSED, ids=[r[0].__name__ for r in REFUSED])
+def test_a_literal_the_rules_do_not_handle_is_refused_at_its_line(fn, x, text, line, modes):
+    where = f"test_more_forms.py, line {fn.__code__.co_firstlineno + line}"
+    attempts = {"grad": lambda: srcgrad.grad(fn)(x), "jvp": lambda: srcgrad.jvp(fn, (x,), (np.ones_like(x),))}
+    for mode in modes:
+        with pytest.raises(srcgrad.NotDifferentiableError) as info:
+            attempts[mode]()
+        assert text in str(info.value) and where in str(info.value), (mode, str(info.value))
+    if "jvp" not in modes:  # reflect_type='odd' has a forward rule
+        out, tangent = srcgrad.jvp(fn, (x,), (np.ones_like(x),))
+        assert np.isfinite(tangent)
+
+
+def _interp_without_period(x):
+    return np.sum(np.interp(x, np.array([0.0, 1.0, 2.0]), np.array([0.0, 1.0, 0.5]), period=None))
+
+
+def test_the_supported_literal_passes():
+    x = np.array([0.3, 1.4])
+    assert srcgrad.grad(_interp_without_period)(x).tolist() == [1.0, -0.5]
+
+
+# --- said at run time: values only known then ---------------------------------------------
+
+
+def _cross_2d(x):
+    return np.sum(np.cross(x[:2], np.array([1.0, 2.0])))
+
+
+def _qr_complete_tall(x):
+    q, r = np.linalg.qr(x, mode="complete")
+    return np.sum(q ** 3)
+
+
+METHOD = "inverted_cdf"  # a global: its value comes at run time
+
+
+def _weighted_quantile(x):
+    return np.quantile(x, 0.3, method=METHOD, weights=np.ones(4))
+
+
+@pytest.mark.filterwarnings("ignore:Arrays of 2-dimensional vectors are deprecated:DeprecationWarning")
+@pytest.mark.parametrize("fn,x,text", [
+    (_cross_2d, R(3), "`x[..., 0] * y[..., 1] - x[..., 1] * y[..., 0]`"),
+    (_qr_complete_tall, R(4, 2), "use mode='reduced'"),
+    (_weighted_quantile, R(4), "method='linear' and without weights only, not method='inverted_cdf'"),
+])
+def test_run_time_refusals_say_what_to_write(fn, x, text):
+    with pytest.raises(NotImplementedError, match=re.escape(text)):
+        srcgrad.grad(fn)(x)
+
+
+# --- supported instead of refused -----------------------------------------------------------
+
+
+def _hermitian(x):
+    s = x @ x.T + np.eye(3)
+    return np.sum(np.linalg.svd(s, hermitian=True)[1] ** 2) + np.sum(np.linalg.pinv(s, hermitian=True) ** 2)
+
+
+def _weighted_cov(x):
+    rows = np.stack([x, x ** 2, np.sin(x)])
+    return (np.sum(np.cov(rows, fweights=np.array([1, 2, 1, 3])) ** 2)
+            + np.sum(np.cov(rows[:2], x[::-1], aweights=[0.5, 2.0, 1.0, 0.3], ddof=2) * np.arange(9.0).reshape(3, 3)))
+
+
+def _getattr_reads(x):
+    return np.sum(getattr(x, "T") @ x) + np.sum(getattr(x, "mT") * x.T) + float(x[0, 0]).real * x[1, 1]
+
+
+SUPPORTED = {"hermitian": (_hermitian, R(3, 3)), "weighted_cov": (_weighted_cov, R(4)),
+             "getattr_reads": (_getattr_reads, R(3, 3))}
+
+
+@pytest.mark.parametrize("name", sorted(SUPPORTED))
+def test_supported_instead_of_refused(name):
+    fn, x = SUPPORTED[name]
+    g = srcgrad.grad(fn)(x)
+    np.testing.assert_allclose(g, numerical_grad(fn, [x], 0), rtol=1e-5, atol=1e-6)
+    t = np.random.default_rng(3).standard_normal(x.shape)
+    np.testing.assert_allclose(srcgrad.jvp(fn, (x,), (t,))[1], np.sum(g * t), rtol=1e-8)

@@ -801,6 +801,18 @@ def test_fills(fn, args, kwargs):
     run(fn, *args, **kwargs)
 
 
+HERMITIAN = [  # svd and pinv with hermitian=True read the lower triangle (not symmetric here: FD sees that)
+    case(np.linalg.svd, U((3, 3)) , hermitian=True, compute_uv=False),
+    case(np.linalg.svd, U((2, 3, 3)), hermitian=True),
+    case(np.linalg.pinv, U((3, 3)), hermitian=True),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", HERMITIAN)
+def test_hermitian(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
 CONDITION_DEFAULTS = [  # np.linalg.cond (2-norm), max/min with default=
     case(np.linalg.cond, U((3, 3))), case(np.linalg.cond, U((2, 3, 3)), 2), case(np.linalg.cond, U((4, 3)), -2),
     *[case(f, [0.5, -1.5, 0.2], default=0.3) for f in (builtins.max, builtins.min)],
@@ -1390,7 +1402,7 @@ TABLES = [
                                case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))}),
                                case(operator.or_, {"a": U((3,)), "b": U((2,))}, {"b": U((2,)), "c": U(())})],
     STRUCTURE, SELECTIONS, OTHERS,
-    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, UFUNC_METHODS, STATISTIC_KEYWORDS, FILLS, CONDITION_DEFAULTS, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
+    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, UFUNC_METHODS, STATISTIC_KEYWORDS, FILLS, CONDITION_DEFAULTS, HERMITIAN, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (
     "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "reductions", "scalars",

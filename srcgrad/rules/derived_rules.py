@@ -39,7 +39,7 @@ nondifferentiable(
     activations._count, shapes._axes, shapes._inverse_axes, structure._hsplit_axis, structure._hstack_axis,
     reductions._initial_share, elementwise._select_masks, structure._insert_sources, scalars._sorted_order,
     shapes._reading_order, ufunc_methods._segments, fills._beyond, fills._replaced, fills._ediff1d_edges,
-    fills._interp_piece, copies._pad_options, scalars._empty,
+    fills._interp_piece, copies._pad_options, scalars._empty, statistics._cov_weights, statistics._cov_dof,
 )
 
 _LINEAR_FIRST = ("g", "t", "cotangent", "tangents")

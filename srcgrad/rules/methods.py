@@ -13,7 +13,7 @@ true, `x.reshape(2, 3)` passes its positional arguments as one tuple, like
 import numpy as np
 
 from ..runtime import COMPLEX_GRADIENT, values_grad
-from .registry import defjvp, defvjp
+from .registry import defjvp, defvjp, supports
 
 METHODS = {
     "sum": (np.sum, False),
@@ -151,3 +151,8 @@ def view_vjp(g, ans, x, dtype=None, type=None):
 @defjvp(np.ndarray.view, "x")
 def view_jvp(t, ans, x, dtype=None, type=None):
     return _same_view(t, dtype, type)
+
+
+for _param in ("dtype", "type"):
+    supports(np.ndarray.view, _param, (None,), "a view as another dtype reads the bytes anew, which has no derivative; "
+             "use `x.astype(...)` to convert the values, or `x.view()`")

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..runtime import unreduce
 from .reductions import _extremum_share, _float_dtype
-from .registry import defjvp, defvjp, numpy2
+from .registry import defjvp, defvjp, numpy2, supports
 
 
 def _vector_norm_d(ans, x, ord, axis, keepdims):
@@ -127,3 +127,6 @@ def cond_vjp(g, ans, x, p=None):
 @defjvp(np.linalg.cond, "x")
 def cond_jvp(t, ans, x, p=None):
     return np.sum(t * _cond_factors(x, p), axis=(-2, -1))
+
+
+supports(np.linalg.cond, "p", (None, 2, -2), "write np.linalg.norm(x, p) * np.linalg.norm(np.linalg.inv(x), p), which has rules")

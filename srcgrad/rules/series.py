@@ -17,7 +17,7 @@ import numpy as np
 
 from ..runtime import unbroadcast, zeros_like_grad
 from .reductions import _float_dtype
-from .registry import defjvp, defvjp, numpy2
+from .registry import defjvp, defvjp, numpy2, supports
 from .shapes import _along
 from .structure import _like
 
@@ -361,9 +361,13 @@ def vander_jvp(t, ans, x, N=None, increasing=False):
     return (np.reshape(t, (-1, 1)) * _vander_slopes(x, N, increasing)).astype(np.result_type(ans), copy=False)
 
 
+_PERIOD = ("wrap x into one period yourself and pass xp and fp over that period "
+           "(`np.interp(np.mod(x - xp[0], period) + xp[0], xp, fp)`, with the period's end appended to xp and fp)")
+
+
 def _check_period(period):
     if period is not None:
-        raise NotImplementedError("numpy.interp derivatives do not support period=")
+        raise NotImplementedError(f"srcgrad differentiates np.interp without period= only; {_PERIOD}")
 
 
 def _interp_slope(x, xp, fp, period):
@@ -417,3 +421,6 @@ def interp_jvp_x(t, ans, x, xp, fp, left=None, right=None, period=None):
 @defjvp(np.interp, "fp")
 def interp_jvp_fp(t, ans, x, xp, fp, left=None, right=None, period=None):
     return _interp_jvp_fp(t, x, xp, left, right, period)
+
+
+supports(np.interp, "period", (None,), _PERIOD)
