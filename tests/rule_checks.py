@@ -237,7 +237,7 @@ def _zero_if_none(got, leaf):
 def _broadcast_like(tangent, ans):
     if isinstance(ans, (list, tuple)):
         pairs = zip(tangent, ans, strict=True)
-        return [None if t is None else np.broadcast_to(t, np.shape(a)) for t, a in pairs]
+        return [None if t is None else _broadcast_like(t, a) for t, a in pairs]  # nested: `x.tolist()`
     return np.broadcast_to(tangent, np.shape(ans))
 
 

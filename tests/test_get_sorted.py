@@ -204,7 +204,17 @@ def sorted_lambda_key(x):
     return sorted(x, key=lambda v: -v)[0] * 3.0
 
 
-def test_sorted_with_a_lambda_key_is_refused():
-    with pytest.raises(srcgrad.SrcGradError, match="a `lambda` as `key=` is not supported") as info:
-        srcgrad.grad(sorted_lambda_key)(np.array([0.5, 0.7, 0.1]))
-    assert info.value.filename == __file__ and info.value.lineno == sorted_lambda_key.__code__.co_firstlineno + 1
+def sorted_lambda_key_of_a_local(x):
+    c = x[0]
+    return sorted(x, key=lambda v: abs(v - c))[0] * 3.0
+
+
+def test_sorted_with_a_lambda_key():
+    """A lambda key only orders: the gradient goes to the entry sorted first (the largest)."""
+    assert srcgrad.grad(sorted_lambda_key)(np.array([0.5, 0.7, 0.1])).tolist() == [0.0, 3.0, 0.0]
+
+
+def test_sorted_with_a_lambda_key_reading_a_local_is_refused():
+    with pytest.raises(srcgrad.NotDifferentiableError, match="reads `c`, a variable of") as info:
+        srcgrad.grad(sorted_lambda_key_of_a_local)(np.array([0.5, 0.7, 0.1]))
+    assert info.value.filename == __file__ and info.value.lineno == sorted_lambda_key_of_a_local.__code__.co_firstlineno + 2

@@ -539,6 +539,37 @@ def test_extremum_tie_with_initial_shares_gradient(fn):
         assert grad.tolist() == [[0, 0, 0], [0, 0.5, 0], [0, 1, 0]] and share == 1.5
 
 
+VARIANCES = [np.var, np.std, np.nanvar, np.nanstd]
+NAN_WHERE = [np.nansum, np.nanmean, np.nanprod]
+STATISTIC_KEYWORDS = [  # where=, NumPy 2's mean= and correction=, initial= of nansum and nanprod
+    *[case(f, U((3, 4), 0.5, 2), where=W34) for f in VARIANCES + NAN_WHERE],
+    *[case(f, U((3, 4), 0.5, 2), axis=1, keepdims=True, where=W34[0]) for f in VARIANCES + NAN_WHERE],
+    *[case(f, U((2, 3, 4), 0.5, 2), axis=(0, 2), where=W34, correction=1) for f in VARIANCES],
+    *[case(f, U((3, 4)), axis=1, mean=U((3, 1))) for f in VARIANCES],
+    *[case(f, U((3, 4)), mean=U((1, 1)), ddof=1, where=W34) for f in VARIANCES],
+    *[case(f, U((2, 3)), axis=0, keepdims=True, mean=U((1, 3)), correction=0.5) for f in VARIANCES],
+    case(np.nansum, U((3, 4)), axis=0, initial=U(())), case(np.nansum, U((3, 4)), initial=0.5, where=W34),
+    case(np.nanprod, U((3, 4), 0.5, 2), axis=1, initial=U((), 0.5, 2)),
+    case(np.nanprod, U((3, 4), 0.5, 2), initial=1.5, where=W34),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", STATISTIC_KEYWORDS)
+def test_statistic_keywords(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+@pytest.mark.parametrize("fn", VARIANCES + NAN_WHERE, ids=lambda f: f.__name__)
+def test_nan_and_left_out_entries_get_no_gradient(fn):
+    x = np.array([[1.0, np.nan, 2.0, 4.0], [0.5, 3.0, 1.0, 2.5]])
+    where = np.array([True, True, True, False])
+    ans = fn(x, axis=1, where=where)
+    grad = rules.lookup(fn).vjp("x", np.ones(2), ans, x, axis=1, where=where)
+    assert grad[1, 3] == 0 and np.all(np.isfinite(grad[1])) and np.all(grad[1, :3] != 0)
+    if fn not in (np.var, np.std):  # NaN makes var's row 0 NaN; the nan* reductions skip it
+        assert grad[0, 1] == grad[0, 3] == 0 and np.all(np.isfinite(grad[0]))
+
+
 RUNNING_EXTREMA = [
     case(f, U(shape), axis=axis)
     for f in (np.maximum.accumulate, np.minimum.accumulate)
@@ -559,6 +590,38 @@ def test_running_extremum_ties_go_to_the_earliest_entry():
     assert rule.jvp("x", np.arange(7.0), ans, x).tolist() == [0, 1, 1, 1, 4, 4, 4]
     ans = np.minimum.accumulate(-x)
     assert rules.lookup(np.minimum.accumulate).vjp("x", np.ones(7), ans, -x).tolist() == [1, 3, 0, 0, 3, 0, 0]
+
+
+UFUNC_METHODS = [  # ufunc methods default to axis=0; max/min take where= only with initial=
+    case(np.add.reduce, U((3, 4)), initial=0.5),
+    case(np.add.reduce, U((3, 4)), axis=1, keepdims=True, initial=U(()), where=W34),
+    case(np.add.reduce, U((2, 3, 4)), axis=None, where=W34),
+    *[case(f, U((3, 4))) for f in (np.maximum.reduce, np.minimum.reduce)],
+    *[case(f, U((2, 3, 4)), axis=(0, 2), keepdims=True) for f in (np.maximum.reduce, np.minimum.reduce)],
+    *[case(f, U((3, 4)), axis=1, initial=U(()), where=W34) for f in (np.maximum.reduce, np.minimum.reduce)],
+    case(np.multiply.reduce, U((3, 4), 0.5, 2)),
+    case(np.multiply.reduce, U((3, 4), 0.5, 2), axis=None, initial=U((), 0.5, 2)),
+    case(np.multiply.reduce, U((3, 4), 0.5, 2), axis=1, initial=1.5, where=W34),
+    case(np.multiply.accumulate, U((3, 4), 0.5, 2)),
+    case(np.multiply.accumulate, U((2, 3, 4), 0.5, 2), axis=-1),
+    case(np.add.outer, U((3,)), U((2, 2))), case(np.add.outer, U(()), U((3,))),
+    case(np.subtract.outer, U((2, 3)), U((2,))),
+    case(np.add.reduceat, U((6,)), [0, 4, 1, 5]),
+    case(np.add.reduceat, U((3, 5)), np.array([0, 2]), axis=1),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", UFUNC_METHODS)
+def test_ufunc_methods(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_reduceat_segments():
+    # [0, 4, 1, 5] over 6 entries: x[0:4], x[4] (4 >= 1), x[1:5], x[5:]
+    rule = rules.lookup(np.add.reduceat)
+    x = np.arange(6.0)
+    grad = rule.vjp("x", np.array([1.0, 10.0, 100.0, 1000.0]), np.add.reduceat(x, [0, 4, 1, 5]), x, [0, 4, 1, 5])
+    assert grad.tolist() == [1, 101, 101, 101, 110, 1000]
 
 
 COVARIANCES = [
@@ -715,6 +778,60 @@ PRODUCTS = [
     case(np.interp, np.array([-1.0, 0.5, 2.2, 5.0]), np.array([0.0, 1.0, 2.5, 4.0]), U((4,)), left=-3.0),
     case(np.interp, np.array([-1.0, 0.5, 2.2, 5.0]), np.array([0.0, 1.0, 2.5, 4.0]), U((4,)), right=7.0),
 ]
+XP = np.array([0.0, 1.0, 2.5, 4.0])
+NONFINITE = np.array([[1.5, np.nan, np.inf], [-np.inf, -0.5, np.nan]])
+FILLS = [  # the values a function fills in: np.interp's xp, left and right, edges, padding, replacements
+    case(np.interp, np.array([-1.0, 0.5, 2.2, 3.1, 5.0]), XP, U((4,)), left=U(()), right=U(())),
+    case(np.interp, U((2, 3), 0.1, 3.9), XP, U((4,))),
+    case(np.diff, U((3, 4)), prepend=U(()), append=U(())),
+    case(np.diff, U((3, 4)), n=3, axis=0, append=U((2, 4))),
+    case(np.ediff1d, U((2, 3)), to_begin=U((2, 2)), to_end=U(())),
+    case(np.pad, U((2, 3)), 1, constant_values=U(())),
+    case(np.pad, U((2, 3)), ((1, 0), (2, 1)), constant_values=U((2,))),
+    case(np.pad, U((2, 3)), ((1, 2), (0, 1)), constant_values=U((2, 2))),
+    case(np.pad, U((2, 3)), 2, constant_values=U((2, 1))),
+    case(np.pad, U((5,)), (2, 3), "linear_ramp", end_values=U((2,))),
+    case(np.pad, U((2, 3)), ((1, 2), (2, 1)), "linear_ramp", end_values=U((2, 2))),
+    case(np.nan_to_num, NONFINITE, nan=U(()), posinf=U(()), neginf=U(())),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", FILLS)
+def test_fills(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+HERMITIAN = [  # svd and pinv with hermitian=True read the lower triangle (not symmetric here: FD sees that)
+    case(np.linalg.svd, U((3, 3)) , hermitian=True, compute_uv=False),
+    case(np.linalg.svd, U((2, 3, 3)), hermitian=True),
+    case(np.linalg.pinv, U((3, 3)), hermitian=True),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", HERMITIAN)
+def test_hermitian(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+CONDITION_DEFAULTS = [  # np.linalg.cond (2-norm), max/min with default=
+    case(np.linalg.cond, U((3, 3))), case(np.linalg.cond, U((2, 3, 3)), 2), case(np.linalg.cond, U((4, 3)), -2),
+    *[case(f, [0.5, -1.5, 0.2], default=0.3) for f in (builtins.max, builtins.min)],
+    *[case(f, [], default=U(())) for f in (builtins.max, builtins.min)],
+    case(builtins.max, U((0,)), default=0.7),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", CONDITION_DEFAULTS)
+def test_condition_and_defaults(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_cond_of_a_diagonal_matrix():
+    # cond(diag(4, 1)) = 4: d/dx[0,0] = 1/1, d/dx[1,1] = -4/1
+    x = np.diag([4.0, 1.0])
+    assert np.allclose(rules.lookup(np.linalg.cond).vjp("x", 1.0, np.linalg.cond(x), x), np.diag([1.0, -4.0]))
+
+
 LENGTHS = [(5, 3), (3, 5), (4, 4), (6, 2), (2, 7), (1, 3)]
 CONVOLUTIONS = [(n, m, mode) for n, m in LENGTHS for mode in ("full", "same", "valid")]
 
@@ -1254,7 +1371,8 @@ def test_overlapping_windows_add_their_gradients():
 
 # --- rules from other modules (activations, methods) ----------------------------------
 
-OTHERS = [case(np.ndarray.copy, U((2, 3))), case(np.ndarray.astype, U((2, 3)), np.float64)]
+OTHERS = [case(np.ndarray.copy, U((2, 3))), case(np.ndarray.astype, U((2, 3)), np.float64), case(np.ndarray.view, U((2, 3))),
+          case(np.ndarray.tolist, U((2, 3))), case(np.ndarray.tolist, U((4,))), case(np.ndarray.tolist, U(()))]
 
 
 @pytest.mark.parametrize("fn,args,kwargs", OTHERS)
@@ -1284,11 +1402,11 @@ TABLES = [
                                case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))}),
                                case(operator.or_, {"a": U((3,)), "b": U((2,))}, {"b": U((2,)), "c": U(())})],
     STRUCTURE, SELECTIONS, OTHERS,
-    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
+    KEYWORD_REDUCTIONS, RUNNING_EXTREMA, UFUNC_METHODS, STATISTIC_KEYWORDS, FILLS, CONDITION_DEFAULTS, HERMITIAN, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (
     "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "reductions", "scalars",
-    "selections", "series", "shapes", "spacings", "statistics", "structure",
+    "selections", "series", "shapes", "spacings", "statistics", "structure", "ufunc_methods", "variances", "fills",
 )
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}
 

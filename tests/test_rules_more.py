@@ -540,6 +540,13 @@ def _cov_frequency_weighted(x):
     return np.sum(np.cov(x, fweights=[1, 2, 1, 1]))
 
 
-def test_cov_with_weights_says_what_is_not_supported():
-    with pytest.raises(NotImplementedError, match="np.cov derivatives support no fweights or aweights"):
-        srcgrad.grad(_cov_frequency_weighted)(R(2, 4))
+def test_cov_with_constant_weights():
+    # fweights [1, 2, 1, 1] count the second observation twice: the cov of the repeated columns
+    x = R(2, 4)
+    repeated = lambda y: np.sum(np.cov(np.concatenate([y, y[:, 1:2]], axis=1)))  # noqa: E731
+    np.testing.assert_allclose(srcgrad.grad(_cov_frequency_weighted)(x), srcgrad.grad(_cov_sum_of_repeated)(x), rtol=1e-12)
+    assert repeated(x) == pytest.approx(_cov_frequency_weighted(x))
+
+
+def _cov_sum_of_repeated(x):
+    return np.sum(np.cov(np.concatenate([x, x[:, 1:2]], axis=1)))

@@ -169,13 +169,13 @@ def test_overwrite_input_is_refused_in_both_modes(fn):
         srcgrad.jvp(fn, (X.copy(),), (np.ones(4),))
 
 
-def _std_where(x):
-    return np.std(x, where=x > 0.5)
+def _sin_where(x):
+    return np.sum(np.sin(x, where=x > 0.5))
 
 
 def test_a_keyword_no_rule_knows_is_named_in_the_refusal():
     with pytest.raises(srcgrad.NotDifferentiableError, match="unexpected keyword argument 'where'"):
-        srcgrad.grad(_std_where)(X.copy())
+        srcgrad.grad(_sin_where)(X.copy())
 
 
 def _mean_times_3(x):

@@ -21,6 +21,8 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
+from ..rules import methods
+from ..rules.registry import limits
 from ..rules.structure import make_namedtuple
 from . import printing, stand_in, syntax
 from .scope import MISSING, dotted_parts, lookup_path
@@ -123,10 +125,21 @@ def site(program, stmt, value, callee, register):
         return Site(callee, callee.obj, [syntax.name(callee.receiver)] + args, keywords, f"`.{callee.path}()`")
     if callee.obj in (builtins.max, builtins.min) and len(args) > 2 and not keywords:
         args = [syntax.list_(args)]  # max(a, b, c) is max([a, b, c])
+    attribute = _array_attribute(callee.obj, args, keywords)
+    if attribute is not None:  # `getattr(x, "T")` reads like `x.T`
+        return Site(callee, methods.ATTRIBUTES[attribute], args[:1], {}, f"`.{attribute}`")
     if is_namedtuple_class(callee.obj):  # `P(W=a, b=c)` is make_namedtuple(P, (a, c))
         fields = _fields_in_order(program, stmt, callee, args, keywords)
         return Site(callee, make_namedtuple, [syntax.copy(value.func), syntax.tuple_(fields)], {}, f"`{callee.path}`")
     return Site(callee, callee.obj, args, keywords, f"`{callee.path}`")
+
+
+def _array_attribute(obj, args, keywords):
+    """The attribute `getattr(x, "T")` reads when it names one of an array's differentiable
+    attributes (`rules.methods.ATTRIBUTES`), as `x.T` does; else None."""
+    if obj is not builtins.getattr or len(args) != 2 or keywords or not isinstance(args[1], gast.Constant):
+        return None
+    return args[1].value if isinstance(args[1].value, str) and args[1].value in methods.ATTRIBUTES else None
 
 
 def is_namedtuple_class(obj):
@@ -225,6 +238,24 @@ def bind(program, stmt, rule, call):
             stmt, f"cannot differentiate this call of {call.label}: {exc} (in `{program.name}`)", NotDifferentiableError,
         ) from None
     return {k: _node(v) for k, v in bound.items()}
+
+
+def check_supported(program, stmt, rule, args, label, mode):
+    """Refuse a call whose argument is a literal its rules do not handle (`registry.supports`:
+    `np.interp(..., period=2.0)`, `np.quantile(..., method="nearest")`), at its line."""
+    for param, values, advice, modes in limits(rule.primal):
+        node = args.get(param)
+        if mode not in modes or node is None or not syntax.is_const(node):
+            continue
+        value = node.value if type(node) is gast.Constant else -node.operand.value if type(node.op) is gast.USub else (
+            node.operand.value)
+        if value in values:
+            continue
+        allowed = " or ".join(repr(v) for v in values)
+        raise program.error(
+            stmt, f"srcgrad differentiates {label} with `{param}={allowed}` only, not `{param}={value!r}` (at "
+            f"{program.where(stmt)}, in `{program.name}`); {advice}", NotDifferentiableError,
+        )
 
 
 def _node(value):

@@ -225,6 +225,7 @@ class Contributions:
             if param in rule.discrete:
                 continue  # an index or a key: no derivative
             if arrays is None:
+                calls.check_supported(self.program, stmt, rule, args, label, "vjp")
                 arrays = calls.as_arrays(rule, args, rule.vjps, self.containers, self.namer,
                                          lambda: syntax.attr(syntax.name(self.bind("np", np)), "asarray"), out)
             if param not in rule.vjps:

@@ -67,9 +67,9 @@ def check(program, transform="srcgrad.grad"):
                     "or build a new value without it",
                 )
             if cls is gast.keyword and node.arg == "key" and isinstance(node.value, gast.Lambda):
-                raise program.error(
-                    node.value, f"a `lambda` as `key=` is not supported by {transform} (in `{tree.name}`); pass a "
-                    "function defined at module level or a builtin (`key=abs`, `key=my_key`)",
+                raise program.error(  # sorted/min/max's have been compiled by key_lambdas.py
+                    node.value, f"a `lambda` as `key=` is supported by {transform} for `sorted`, `min` and `max` only "
+                    f"(in `{tree.name}`); pass a function defined at module level or a builtin (`key=abs`, `key=my_key`)",
                 )
             if cls in _ADVICE:
                 construct, advice = _ADVICE[cls]

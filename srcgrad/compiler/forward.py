@@ -311,6 +311,7 @@ class _Forward:
             if getattr(derivative.fn, "zero_tangent", False):
                 continue  # a parameter that only lends its shape
             if arrays is None:
+                calls.check_supported(self.program, stmt, rule, args, label, "jvp")
                 arrays = calls.as_arrays(rule, args, rule.jvps, self.containers, self.namer,
                                          lambda: syntax.attr(self.helper("np", np), "asarray"), before)
             t = self.argument_tangent(stmt, node, label)

@@ -10,14 +10,15 @@ constant) and the statistic modes 'mean', 'maximum', 'minimum', 'median' (with
 `stat_length`) pad one axis after another, as NumPy does; the rules go through those
 steps, a padded statistic passing its gradient to the entries it was computed from
 (ties of maximum/minimum share it equally, like np.max). Only the forward rule covers
-reflect_type='odd'; a callable mode has no rules.
+reflect_type='odd'; a callable mode has no rules. The padding values themselves
+(`constant_values`, `end_values`) are differentiated in `fills.py`.
 """
 
 import numpy as np
 
 from ..runtime import unbroadcast, unless_integral, zeros_like_grad
 from .reductions import _extremum_share
-from .registry import defjvp, defvjp
+from .registry import defjvp, defvjp, supports
 from .shapes import _zeros
 from .statistics import _median_share
 
@@ -157,6 +158,8 @@ def _pad_vjp(g, x, pad_width, mode, kwargs):
         for axis, before, after, a in reversed(_pad_steps(x, widths, mode, kwargs)):
             g = _pad_step_vjp(g, a, axis, before, after, mode, kwargs)
         return unbroadcast(np.asarray(g), x)
+    if kwargs.get("reflect_type") == "odd":
+        raise NotImplementedError(f"srcgrad differentiates np.pad(mode={mode!r}) in reverse mode only with {_ODD}")
     raise NotImplementedError(
         f"no reverse rule for numpy.pad with mode={mode!r} {kwargs or ''}; supported: "
         f"'constant', 'empty', {', '.join(map(repr, _PAD_STAT_MODES))}, 'linear_ramp', "
@@ -180,14 +183,34 @@ def _pad_jvp(t, x, pad_width, mode, kwargs):
     raise NotImplementedError(f"no forward rule for numpy.pad with mode={mode!r}")
 
 
+def _pad_options(mode, stat_length, constant_values, end_values, reflect_type):
+    """The keywords of np.pad that `mode` reads, as np.pad takes them."""
+    if mode in _PAD_STAT_MODES:
+        return {"stat_length": stat_length}
+    if mode == "linear_ramp":
+        return {"end_values": end_values}
+    if mode in ("reflect", "symmetric"):
+        return {"reflect_type": reflect_type}
+    return {"constant_values": constant_values} if mode == "constant" else {}
+
+
 @defvjp(np.pad, "x")
-def pad_vjp(g, ans, x, pad_width, mode="constant", **kwargs):
-    return _pad_vjp(g, x, pad_width, mode, kwargs)
+def pad_vjp(
+    g, ans, x, pad_width, mode="constant", *, stat_length=None, constant_values=0, end_values=0, reflect_type="even"
+):
+    return _pad_vjp(g, x, pad_width, mode, _pad_options(mode, stat_length, constant_values, end_values, reflect_type))
 
 
 @defjvp(np.pad, "x")
-def pad_jvp(t, ans, x, pad_width, mode="constant", **kwargs):
-    return _pad_jvp(t, x, pad_width, mode, kwargs)
+def pad_jvp(
+    t, ans, x, pad_width, mode="constant", *, stat_length=None, constant_values=0, end_values=0, reflect_type="even"
+):
+    return _pad_jvp(t, x, pad_width, mode, _pad_options(mode, stat_length, constant_values, end_values, reflect_type))
+
+
+_ODD = ("reflect_type='odd' has a forward rule only (srcgrad.jvp); for a gradient, use reflect_type='even' or write "
+        "the odd reflection out as 2 * np.pad(x, w, 'edge') - np.pad(x, w, mode)")
+supports(np.pad, "reflect_type", ("even",), _ODD, modes=("vjp",))
 
 
 # --- copy, ascontiguousarray, full --------------------------------------------------

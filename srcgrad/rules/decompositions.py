@@ -7,7 +7,8 @@ Functions that return several arrays (eigh, qr, svd) take their cotangent as a
 sequence with one entry per output, None where an output receives no gradient, and
 their forward rules return a tuple.
 
-Functions that read one triangle of their input (cholesky, eigh, eigvalsh) get the
+Functions that read one triangle of their input (cholesky, eigh, eigvalsh, and svd and
+pinv with hermitian=True) get the
 exact gradient of what they compute: it lives on that triangle, with the off-diagonal
 entries carrying the contribution of both symmetric positions. Eigen- and singular-
 vector rules assume distinct eigen/singular values. `svd` with `full_matrices=True`
@@ -167,7 +168,8 @@ def _qr_square_jvp(t, q, r):
 
 
 _QR_COMPLETE = (
-    "qr(mode='complete') of a tall matrix: Q's extra columns have no derivative; use mode='reduced'"
+    "srcgrad differentiates np.linalg.qr(a, mode='complete') of a tall matrix only where Q gets no gradient: Q's "
+    "columns beyond a's have no derivative; use mode='reduced' (the same first columns of Q and rows of R)"
 )
 
 
@@ -350,14 +352,26 @@ def _svd_jvp(t, ans, x, full_matrices, compute_uv, hermitian):
     return tuple(out)
 
 
+def _symmetrized(x, hermitian):
+    """What svd and pinv with hermitian=True read of x (through eigh): its lower triangle,
+    mirrored; x itself otherwise."""
+    return np.tril(x) + _T(np.tril(x, -1)) if hermitian else x
+
+
+def _on_lower(g, hermitian):
+    """The gradient of x from the gradient `g` of `_symmetrized(x, hermitian)`: on the
+    lower triangle, both symmetric positions' shares (the eigh convention), 0 above."""
+    return np.tril(g + _T(g), -1) + np.tril(np.triu(g)) if hermitian else g
+
+
 @defvjp(np.linalg.svd, "x")
 def svd_vjp(g, ans, x, full_matrices=True, compute_uv=True, hermitian=False):
-    return _svd_vjp(g, ans, x, full_matrices, compute_uv, hermitian)
+    return _on_lower(_svd_vjp(g, ans, _symmetrized(x, hermitian), full_matrices, compute_uv, False), hermitian)
 
 
 @defjvp(np.linalg.svd, "x")
 def svd_jvp(t, ans, x, full_matrices=True, compute_uv=True, hermitian=False):
-    return _svd_jvp(t, ans, x, full_matrices, compute_uv, hermitian)
+    return _svd_jvp(_symmetrized(t, hermitian), ans, _symmetrized(x, hermitian), full_matrices, compute_uv, False)
 
 
 @defvjp(numpy2("linalg.svdvals"), "x")

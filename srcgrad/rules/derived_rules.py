@@ -24,7 +24,7 @@ puts its `jvp_of`, which differentiates a helper's source, in `_JVP_OF`.
 import inspect
 
 from ..runtime import joined_part, repeated_part, zeros_like_grad
-from . import activations, copies, elementwise, reductions, scalars, selections, series, shapes, statistics, structure
+from . import activations, copies, elementwise, reductions, scalars, selections, series, shapes, statistics, structure, ufunc_methods, variances, fills
 from .registry import defjvp, is_nondifferentiable, lookup, nondifferentiable
 from .container_rules import _drop_last_transpose, _item_transpose, _leaf_transpose
 from .runtime_rules import _zero
@@ -33,12 +33,13 @@ from .runtime_rules import _zero
 # counts) or not numbers at all (axes, dtypes): constants to any derivative.
 nondifferentiable(
     reductions._extremum_share, statistics._median_share, statistics._nan_median_share, reductions._ptp_share,
-    reductions._not_nan,
-    reductions._valid_count, statistics._dof, statistics._nan_dof, reductions._axes, reductions._float_dtype,
+    reductions._not_nan, reductions._counted,
+    reductions._valid_count, variances._dof, variances._counted, reductions._axes, reductions._float_dtype,
     elementwise._nan_ignoring_share, elementwise._clip_lower_share, elementwise._clip_upper_share,
     activations._count, shapes._axes, shapes._inverse_axes, structure._hsplit_axis, structure._hstack_axis,
     reductions._initial_share, elementwise._select_masks, structure._insert_sources, scalars._sorted_order,
-    shapes._reading_order,
+    shapes._reading_order, ufunc_methods._segments, fills._beyond, fills._replaced, fills._ediff1d_edges,
+    fills._interp_piece, copies._pad_options, scalars._empty, statistics._cov_weights, statistics._cov_dof,
 )
 
 _LINEAR_FIRST = ("g", "t", "cotangent", "tangents")
@@ -171,21 +172,23 @@ def _register_helper_rules(piecewise_constant):
 
 # Parameters that only lend a shape, a structure or an order (where the adjoint goes):
 # piecewise constant, a zero derivative.
+_PAD_VALUES = ("stat_length", "constant_values", "end_values", "reflect_type")
 _PIECEWISE_CONSTANT = {
-    scalars.builtin_extreme_vjp_a: ("ans", "a", "b"),
+    scalars.builtin_extreme_vjp_a: ("ans", "a", "b", "default"),
     shapes._sort_vjp: ("x",), shapes._sort_jvp: ("x",), copies._repeat_vjp: ("x",), shapes._take_vjp: ("x",),
     shapes._take_along_axis_vjp: ("x",), copies._tile_vjp: ("x",), shapes._diag_vjp: ("v",),
-    shapes._diagonal_scatter: ("x",), shapes._unravel: ("x",), copies._pad_vjp: ("x",), shapes._item_vjp: ("x",),
+    shapes._diagonal_scatter: ("x",), shapes._unravel: ("x",), copies._pad_vjp: ("x", "kwargs"), shapes._item_vjp: ("x",),
     shapes._ravel_tangent: ("x",), series._interp_vjp_fp: ("fp",), series._gradient_vjp: ("f",),
     structure._split_joined: ("arrays",), structure._unstack: ("arrays",), structure._unpack: ("value",),
     structure._reshape_each: ("arrays",), structure._unbroadcast_each: ("arrays",),
     structure._join_pieces: ("pieces", "x"), structure._append_parts: ("arr", "values"),
     scalars._spread: ("iterable",), scalars._select_grad: ("sequence", "ans"),
     scalars._unsorted: ("iterable", "order"), scalars._each_times: ("iterable",), scalars._sorted_tangent: ("iterable", "order"),
-    scalars.sorted_vjp: ("ans", "iterable", "key", "reverse"), scalars.sorted_jvp: ("ans", "iterable", "key", "reverse"), copies.pad_vjp: ("ans", "x"),
+    scalars.sorted_vjp: ("ans", "iterable", "key", "reverse"), scalars.sorted_jvp: ("ans", "iterable", "key", "reverse"), copies.pad_vjp: ("ans", "x", *_PAD_VALUES),
+    copies.pad_jvp: ("ans", "x", *_PAD_VALUES),  # linear in x: its padding values add, never scale
     _leaf_transpose: ("g",), _item_transpose: ("g",), _drop_last_transpose: ("g",),
     reductions._masked_mean_vjp: ("x",), reductions._running_extremum_vjp: ("ans", "x"),
-    reductions._running_extremum_jvp: ("ans",), structure._gather_back: ("ids", "x"), copies._pad_jvp: ("x",),
+    reductions._running_extremum_jvp: ("ans",), structure._gather_back: ("ids", "x"), copies._pad_jvp: ("x", "kwargs"),
     statistics._quantile_vjp_x: ("ans", "x"), statistics._quantile_jvp_x: ("ans", "x"),  # weights from ranks and q
     elementwise._select_vjp_choices: ("condlist", "choicelist"),
     selections._choose_vjp: ("a", "choices"), selections._choose_tangent: ("choices",),
@@ -193,6 +196,8 @@ _PIECEWISE_CONSTANT = {
     selections._partition_vjp: ("a",), selections._partition_jvp: ("a",), selections._windows_vjp: ("x",),
     elementwise._select_jvp_choices: ("ans", "condlist", "choicelist"),
     structure._merged_grad: ("x", "other"), structure._merged_tangent: ("ans", "x", "other"),  # keys only
+    fills._pad_values_vjp: ("x", "values"), fills._pad_values_jvp: ("x",),
+    fills._diff_edge_vjp: ("x", "prepend", "append"), fills._diff_edge_jvp: ("x", "prepend", "append"),
 }
 _register_helper_rules(_PIECEWISE_CONSTANT)
 

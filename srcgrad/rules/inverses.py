@@ -11,15 +11,15 @@ singular matrix. `lstsq` differentiates the solution of a full-rank matrix (tall
 least-squares solution, wide: the minimum-norm one) and the residuals exactly; for a
 rank-deficient matrix (rank below min(m, n), rcond included) only its singular values
 have a derivative, and the solution's raises NotDifferentiableError (its forward rule
-gives a `_NoTangent` in its place). The derivative of pinv(hermitian=True) is not
-implemented.
+gives a `_NoTangent` in its place). pinv(hermitian=True) reads the lower triangle of
+its input, mirrored (see `decompositions.py`).
 """
 
 import numpy as np
 
 from ..errors import NotDifferentiableError
 from ..runtime import unbroadcast, zeros_like_grad
-from .decompositions import _HERMITIAN, _NoTangent, _cofactor, _singular_values_jvp, _singular_values_vjp
+from .decompositions import _HERMITIAN, _NoTangent, _cofactor, _on_lower, _singular_values_jvp, _singular_values_vjp, _symmetrized
 from .registry import defjvp, defvjp
 from .linalg import _T
 
@@ -237,12 +237,12 @@ def _pinv_jvp(t, p, a, hermitian):
 
 @defvjp(np.linalg.pinv, "x")
 def pinv_vjp(g, ans, x, rcond=None, hermitian=False, *, rtol=None):
-    return unbroadcast(_pinv_vjp(g, ans, x, hermitian), x)
+    return unbroadcast(_on_lower(_pinv_vjp(g, ans, _symmetrized(x, hermitian), False), hermitian), x)
 
 
 @defjvp(np.linalg.pinv, "x")
 def pinv_jvp(t, ans, x, rcond=None, hermitian=False, *, rtol=None):
-    return _pinv_jvp(t, ans, x, hermitian)
+    return _pinv_jvp(_symmetrized(t, hermitian), ans, _symmetrized(x, hermitian), False)
 
 
 def _powers(b, k):

@@ -479,7 +479,10 @@ def _cross_vjp(g, x, y, axisa, axisb, axisc, axis):
     if axis is not None:
         axisa = axisb = axisc = axis
     if np.shape(x)[axisa] != 3 or np.shape(y)[axisb] != 3:
-        raise NotImplementedError("numpy.cross derivatives support 3-element vectors only")
+        raise NotImplementedError(
+            "srcgrad differentiates np.cross of 3-element vectors only, not of 2-element ones (which NumPy 2 "
+            "deprecates): write the 2-D cross product out, `x[..., 0] * y[..., 1] - x[..., 1] * y[..., 0]`"
+        )
     return unbroadcast(np.cross(y, g, axisa=axisb, axisb=axisc, axisc=axisa), x)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..runtime import unreduce
 from .reductions import _extremum_share, _float_dtype
-from .registry import defjvp, defvjp, numpy2
+from .registry import defjvp, defvjp, numpy2, supports
 
 
 def _vector_norm_d(ans, x, ord, axis, keepdims):
@@ -96,3 +96,37 @@ def matrix_norm_vjp(g, ans, x, *, keepdims=False, ord="fro"):
 @defjvp(numpy2("linalg.matrix_norm"), "x")
 def matrix_norm_jvp(t, ans, x, *, keepdims=False, ord="fro"):
     return np.sum(t * _matrix_norm_d(ans, x, ord, (-2, -1), keepdims), axis=(-2, -1), keepdims=keepdims)
+
+
+# np.linalg.cond with p None, 2 or -2: s_max / s_min (s_min / s_max for -2) of each matrix of
+# the stack. d s_k / dx = u_k v_k^T, so d cond = u_1 v_1^T / s_min - cond u_n v_n^T / s_min
+# (for p = -2 the ends swap). Other p (np.linalg.norm(x, p) * np.linalg.norm(inv(x), p)):
+# write that product, which has rules.
+
+
+def _cond_factors(x, p):
+    """(d cond / dx for each matrix of the stack) of the 2-norm condition number."""
+    if p not in (None, 2, -2):
+        raise NotImplementedError(
+            f"srcgrad differentiates np.linalg.cond with p=None, 2 or -2 only, not p={p!r}; write "
+            "np.linalg.norm(x, p) * np.linalg.norm(np.linalg.inv(x), p), which has rules"
+        )
+    u, s, vh = np.linalg.svd(x, full_matrices=False)
+    top, bottom = (0, -1) if p != -2 else (-1, 0)
+    big, small = s[..., top, None, None], s[..., bottom, None, None]
+    outer_top = u[..., :, top, None] * vh[..., None, top, :]
+    outer_bottom = u[..., :, bottom, None] * vh[..., None, bottom, :]
+    return outer_top / small - (big / small ** 2) * outer_bottom
+
+
+@defvjp(np.linalg.cond, "x")
+def cond_vjp(g, ans, x, p=None):
+    return np.asarray(g)[..., None, None] * _cond_factors(x, p)
+
+
+@defjvp(np.linalg.cond, "x")
+def cond_jvp(t, ans, x, p=None):
+    return np.sum(t * _cond_factors(x, p), axis=(-2, -1))
+
+
+supports(np.linalg.cond, "p", (None, 2, -2), "write np.linalg.norm(x, p) * np.linalg.norm(np.linalg.inv(x), p), which has rules")

@@ -7,8 +7,9 @@ np.maximum/minimum.accumulate (var, std, average, median and quantiles are in
 `axis` may be None, an int (negative too) or a tuple, with `keepdims` either way.
 Gradients spread back through `runtime.unreduce`; forward rules reduce the tangent the
 same way the primal reduces its input. sum, mean, prod, max and min (amax, amin,
-nanmax, nanmin, and the array methods) take `where=`: entries it leaves out get a zero
-gradient. sum, prod, max and min take `initial=`, which is differentiable too.
+nanmax, nanmin, nansum, nanmean, nanprod and the array methods) take `where=`: entries it
+leaves out get a zero gradient. sum, prod, max and min (and nansum, nanprod) take
+`initial=`, which is differentiable too.
 Chosen subgradients: max/min (and nanmax/nanmin, ptp) share the gradient equally between
 tied extrema, `initial` counting as one more entry; a running maximum or minimum that
 ties takes its gradient from the earliest entry that reached it (np.argmax's choice),
@@ -127,16 +128,6 @@ def sum_jvp_initial(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, 
     return np.zeros_like(ans) + t
 
 
-@defvjp(np.add.reduce, "x", name="Sum")
-def add_reduce_vjp(g, ans, x, axis=0, dtype=None, out=None, keepdims=False):
-    return unreduce(g, x, axis, keepdims)
-
-
-@defjvp(np.add.reduce, "x")
-def add_reduce_jvp(t, ans, x, axis=0, dtype=None, out=None, keepdims=False):
-    return np.sum(t, axis=axis, keepdims=keepdims)
-
-
 # np.logaddexp.reduce / np.logaddexp2.reduce: a log-sum-exp along `axis` (in base e or 2),
 # whose gradient is each entry's share exp(x - ans) (2 ** (x - ans)), ans kept.
 
@@ -177,24 +168,54 @@ def mean_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, *, wher
     )
 
 
+def _counted(x, where):
+    """The entries a nan* reduction counts: not NaN, and selected by `where=`."""
+    return _not_nan(x) if where is True else _not_nan(x) & where
+
+
+def _counted_tangent(t, x, where):
+    """`t` with 0 where a nan* reduction does not count `x` (`_valid_tangent` with `where=`)."""
+    return np.where(_counted(x, where), t, 0.0)
+
+
 @defvjp(np.nansum, "x")
-def nansum_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * _not_nan(x)
+def nansum_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return unreduce(g, x, axis, keepdims) * _counted(x, where)
+
+
+@defvjp(np.nansum, "initial")
+def nansum_vjp_initial(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return unbroadcast(g, initial)
 
 
 @defjvp(np.nansum, "x")
-def nansum_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return np.sum(_valid_tangent(t, x), axis=axis, keepdims=keepdims)
+def nansum_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return np.sum(_valid_tangent(t, x) if where is True else _counted_tangent(t, x, where), axis=axis,
+                  keepdims=keepdims)
+
+
+@defjvp(np.nansum, "initial")
+def nansum_jvp_initial(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return np.zeros_like(ans) + t
+
+
+def _nan_mean_share(x, axis, where):
+    """d nanmean / dx: 1 / (entries counted) on each entry counted, 0 elsewhere."""
+    if where is True:
+        return _not_nan(x) / _valid_count(x, axis)
+    counted = _counted(x, where)
+    return counted / np.maximum(np.sum(counted, axis=axis, keepdims=True, dtype=_float_dtype(x)), 1.0)
 
 
 @defvjp(np.nanmean, "x")
-def nanmean_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * _not_nan(x) / _valid_count(x, axis)
+def nanmean_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    return unreduce(g, x, axis, keepdims) * _nan_mean_share(x, axis, where)
 
 
 @defjvp(np.nanmean, "x")
-def nanmean_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return np.sum(_valid_tangent(t, x) / _valid_count(x, axis), axis=axis, keepdims=keepdims)
+def nanmean_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    return np.sum(_valid_tangent(t, x) / _valid_count(x, axis) if where is True
+                  else _counted_tangent(t, x, where) * _nan_mean_share(x, axis, where), axis=axis, keepdims=keepdims)
 
 
 # --- prod ---------------------------------------------------------------------------
@@ -248,14 +269,34 @@ def prod_jvp_initial(t, ans, x, axis=None, dtype=None, out=None, keepdims=False,
     return t * np.prod(x, axis=axis, keepdims=keepdims, where=where)
 
 
+def _nan_prod_of_others(x, axis, where):
+    """d nanprod / dx: the product of the other entries counted (NaN and entries `where=`
+    leaves out count as 1), 0 on the entries not counted."""
+    counted = _counted(x, where)
+    return _prod_of_others(np.where(counted, x, 1.0), axis) * counted
+
+
 @defvjp(np.nanprod, "x")
-def nanprod_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * _prod_of_others(_nan_as(x, 1.0), axis) * _not_nan(x)
+def nanprod_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return unreduce(g if initial is None else g * initial, x, axis, keepdims) * _nan_prod_of_others(x, axis, where)
+
+
+@defvjp(np.nanprod, "initial")
+def nanprod_vjp_initial(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return unbroadcast(g * np.nanprod(x, axis=axis, keepdims=keepdims, where=where), initial)
 
 
 @defjvp(np.nanprod, "x")
-def nanprod_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False):
-    return np.sum(_valid_tangent(t, x) * _prod_of_others(_nan_as(x, 1.0), axis), axis=axis, keepdims=keepdims)
+def nanprod_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return np.sum(
+        (_valid_tangent(t, x) if where is True else _counted_tangent(t, x, where)) * (1.0 if initial is None else initial)
+        * _nan_prod_of_others(x, axis, where), axis=axis, keepdims=keepdims
+    )
+
+
+@defjvp(np.nanprod, "initial")
+def nanprod_jvp_initial(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return t * np.nanprod(x, axis=axis, keepdims=keepdims, where=where)
 
 
 # --- max, min, ptp ------------------------------------------------------------------

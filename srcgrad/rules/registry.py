@@ -22,6 +22,9 @@ rules; `custom_rule(primal, signature)` for rules users supply at run time
 table of their own: they are found by `lookup` like built-in ones, but `all_rules()`
 lists only the built-in rules, and a built-in rule cannot be replaced.
 Lookup: `lookup(fn)` returns the `Rule` or None; `is_nondifferentiable(fn)`.
+`supports(primal, param, values, advice)` says a rule of `primal` works only where the
+argument `param` is one of `values`; the compiler refuses a literal outside them at the
+call (`limits(primal)`), and the rule itself says so where the value comes at run time.
 """
 
 import inspect
@@ -42,6 +45,8 @@ __all__ = [
     "nondifferentiable",
     "discrete",
     "custom_rule",
+    "supports",
+    "limits",
     "lookup",
     "is_nondifferentiable",
     "all_rules",
@@ -111,6 +116,7 @@ _RULES = {}
 _NONDIFF = {}
 _CUSTOM = {}  # user rules, registered at run time
 _NUMPY2 = set()  # display names of the functions `numpy2` was asked for
+_LIMITS = {}  # primal -> [(param, allowed values, advice, modes)]: see `supports`
 
 
 def numpy2(name):
@@ -228,6 +234,25 @@ def discrete(primal, *params):
         if p not in rule.params or p in rule.vjps or p in rule.jvps:
             raise TypeError(f"{p!r} is not a parameter of {_display(primal)} without rules {rule.params}")
     rule.discrete = rule.discrete | frozenset(params)
+
+
+def supports(primal, param, values, advice, modes=("vjp", "jvp")):
+    """Declare that the rules of `primal` (in `modes`) handle the argument `param` only when it
+    is one of `values`; `advice` says what to write instead. The compiler refuses a call
+    whose argument there is a literal outside `values`, at the user's line."""
+    if primal is None:  # a NumPy 2 function this NumPy lacks: see `numpy2`
+        return
+    if param not in _RULES[_key(primal)].params:
+        raise TypeError(f"{param!r} is not a parameter of the rules of {_display(primal)}")
+    _LIMITS.setdefault(_key(primal), []).append((param, tuple(values), advice, tuple(modes)))
+
+
+def limits(primal):
+    """[(param, allowed values, advice, modes)] declared by `supports` for `primal`."""
+    try:
+        return _LIMITS.get(_key(primal), [])
+    except TypeError:
+        return []
 
 
 def custom_rule(primal, signature, name=None, aliases=()):

@@ -390,7 +390,8 @@ def _in_kind(sequence, entries):
     return entries if isinstance(sequence, list) else tuple(entries)
 
 
-# builtins max/min: `max(a, b)` of two values, or `max(sequence)`, with `key=` or not. The
+# builtins max/min: `max(a, b)` of two values, or `max(sequence)`, with `key=` or not (and
+# `default=`, returned, gradient and all, for an empty sequence). The
 # gradient goes to the value Python returns: the first of equal largest (smallest) values,
 # or keys. An entry equal to the one returned has its key, so the first entry equal to
 # `ans` is the one returned, and `key` need not be called again.
@@ -402,7 +403,10 @@ def _pick(ans, a, b):
 
 
 def _select_grad(g, sequence, ans):
-    """The gradient of max/min over `sequence`: `g` at the first entry equal to `ans`."""
+    """The gradient of max/min over `sequence`: `g` at the first entry equal to `ans`
+    (nothing for an empty sequence, whose max is the `default=` given)."""
+    if len(sequence) == 0:
+        return zeros_like_grad(sequence)
     if isinstance(sequence, np.ndarray):
         out = np.zeros(np.shape(sequence), dtype=np.result_type(sequence, np.float64))
         out[np.flatnonzero(np.ravel(sequence) == ans)[0]] = g
@@ -415,7 +419,7 @@ def _select_grad(g, sequence, ans):
 
 @defvjp(builtins.max, "a")
 @defvjp(builtins.min, "a")
-def builtin_extreme_vjp_a(g, ans, a, b=None, *, key=None):
+def builtin_extreme_vjp_a(g, ans, a, b=None, *, key=None, default=None):
     if b is None:
         return _select_grad(g, a, ans)
     return unbroadcast(g, a) if _pick(ans, a, b) else unbroadcast(0.0 * g, a)
@@ -423,14 +427,16 @@ def builtin_extreme_vjp_a(g, ans, a, b=None, *, key=None):
 
 @defvjp(builtins.max, "b")
 @defvjp(builtins.min, "b")
-def builtin_extreme_vjp_b(g, ans, a, b=None, *, key=None):
+def builtin_extreme_vjp_b(g, ans, a, b=None, *, key=None, default=None):
     return unbroadcast(0.0 * g, b) if _pick(ans, a, b) else unbroadcast(g, b)
 
 
 @defjvp(builtins.max, "a")
 @defjvp(builtins.min, "a")
-def builtin_extreme_jvp_a(t, ans, a, b=None, *, key=None):
+def builtin_extreme_jvp_a(t, ans, a, b=None, *, key=None, default=None):
     if b is None:
+        if len(a) == 0:  # `default` was returned
+            return 0.0 * ans
         if isinstance(a, np.ndarray):
             return np.ravel(t)[np.flatnonzero(np.ravel(a) == ans)[0]]
         position = next(k for k, item in enumerate(a) if item == ans)
@@ -440,8 +446,25 @@ def builtin_extreme_jvp_a(t, ans, a, b=None, *, key=None):
 
 @defjvp(builtins.max, "b")
 @defjvp(builtins.min, "b")
-def builtin_extreme_jvp_b(t, ans, a, b=None, *, key=None):
+def builtin_extreme_jvp_b(t, ans, a, b=None, *, key=None, default=None):
     return 0.0 * t if _pick(ans, a, b) else t
+
+
+def _empty(a, b):
+    """Whether max/min returned its `default=`: one argument, an empty sequence."""
+    return b is None and len(a) == 0
+
+
+@defvjp(builtins.max, "default")
+@defvjp(builtins.min, "default")
+def builtin_extreme_vjp_default(g, ans, a, b=None, *, key=None, default=None):
+    return unbroadcast(g * _empty(a, b), default)
+
+
+@defjvp(builtins.max, "default")
+@defjvp(builtins.min, "default")
+def builtin_extreme_jvp_default(t, ans, a, b=None, *, key=None, default=None):
+    return t * _empty(a, b)
 
 
 # builtins.sorted: each entry of the result is an entry of `iterable`, the one a stable

@@ -5,7 +5,8 @@ All are linear in their data (and, for polyval, vander, trapezoid and interp, sm
 their sample points), so reverse rules are transposes: the transpose of a difference is
 a negated difference of the zero-padded cotangent, of a convolution a correlation
 against the full-length cotangent. `interp` differentiates in `x` (the slope of the
-piece each point falls on, 0 beyond the ends) and in `fp`; `period=` is not supported.
+piece each point falls on, 0 beyond the ends) and in `fp` (in `xp`, `left` and `right`
+in `fills.py`, with the edges of diff and ediff1d); `period=` is not supported.
 np.gradient differentiates its array only: its spacings (scalars or coordinate arrays)
 are constants, and one that depends on the differentiated input is refused (no rule).
 np.unwrap adds multiples of the period, which are piecewise constant: its derivative
@@ -16,7 +17,7 @@ import numpy as np
 
 from ..runtime import unbroadcast, zeros_like_grad
 from .reductions import _float_dtype
-from .registry import defjvp, defvjp, numpy2
+from .registry import defjvp, defvjp, numpy2, supports
 from .shapes import _along
 from .structure import _like
 
@@ -39,11 +40,16 @@ def _edge_length(edge, axis):
     return 0 if edge is None else (1 if np.ndim(edge) == 0 else np.shape(edge)[axis])
 
 
-def _diff_vjp(g, x, n, axis, prepend, append):
+def _diff_full(g, n, axis):
+    """The transpose of `n` differences: the cotangent of the joined (prepend, x, append)."""
     for _ in range(n):
         g = _diff_transpose(g, axis)
+    return g
+
+
+def _diff_vjp(g, x, n, axis, prepend, append):
     start = _edge_length(prepend, axis)
-    return unbroadcast(np.take(g, range(start, start + np.shape(x)[axis]), axis=axis), x)
+    return unbroadcast(np.take(_diff_full(g, n, axis), range(start, start + np.shape(x)[axis]), axis=axis), x)
 
 
 def _diff_jvp(t, n, axis, prepend, append):
@@ -355,9 +361,13 @@ def vander_jvp(t, ans, x, N=None, increasing=False):
     return (np.reshape(t, (-1, 1)) * _vander_slopes(x, N, increasing)).astype(np.result_type(ans), copy=False)
 
 
+_PERIOD = ("wrap x into one period yourself and pass xp and fp over that period "
+           "(`np.interp(np.mod(x - xp[0], period) + xp[0], xp, fp)`, with the period's end appended to xp and fp)")
+
+
 def _check_period(period):
     if period is not None:
-        raise NotImplementedError("numpy.interp derivatives do not support period=")
+        raise NotImplementedError(f"srcgrad differentiates np.interp without period= only; {_PERIOD}")
 
 
 def _interp_slope(x, xp, fp, period):
@@ -411,3 +421,6 @@ def interp_jvp_x(t, ans, x, xp, fp, left=None, right=None, period=None):
 @defjvp(np.interp, "fp")
 def interp_jvp_fp(t, ans, x, xp, fp, left=None, right=None, period=None):
     return _interp_jvp_fp(t, x, xp, left, right, period)
+
+
+supports(np.interp, "period", (None,), _PERIOD)

@@ -1,25 +1,25 @@
-"""Statistics along axes: var std (and nanvar nanstd) average median quantile percentile
-(and nanmedian nanquantile nanpercentile), and cov corrcoef (sums, means, products,
-extrema and scans are in `reductions.py`, whose conventions for `axis` and `keepdims`
-these rules follow).
+"""Statistics along axes: average median quantile percentile (and nanmedian nanquantile
+nanpercentile), and cov corrcoef (sums, means, products, extrema and scans are in
+`reductions.py`, var and std in `variances.py`, whose conventions for `axis` and
+`keepdims` these rules follow).
 
 Gradients spread back through `runtime.unreduce`. `average` differentiates its
 `weights` too; with `returned=True` it takes its cotangent as a pair (average, sum of
 weights), None for an output that receives no gradient. quantile and percentile
 differentiate `q` too, for method 'linear' without weights. Chosen subgradients: median
 splits the gradient between the middle elements, and quantile/percentile between the
-two entries they interpolate; std gets a zero gradient where it is 0 (all entries
-equal). NaN entries get a zero gradient in nanvar, nanstd, nanmedian, nanquantile and
+two entries they interpolate. NaN entries get a zero gradient in nanmedian, nanquantile and
 nanpercentile, which pick their middle and interpolated entries among the others. cov
 and corrcoef take their variables as rows as NumPy does (`rowvar`, `y` stacked after
-`m`), without `fweights` or `aweights`.
+`m`); cov's `fweights` and `aweights` are constants (a differentiated weight has no rule).
 """
 
 import numpy as np
 
 from ..runtime import unbroadcast, unreduce, zeros_like_grad
-from .reductions import _along_last, _float_dtype, _valid_count, _valid_tangent
-from .registry import defjvp, defvjp
+from .reductions import _along_last, _float_dtype
+from .registry import defjvp, defvjp, supports
+from .variances import _centered
 
 # --- median, quantile, percentile ---------------------------------------------------
 
@@ -68,6 +68,10 @@ def nanmedian_jvp(t, ans, x, axis=None, out=None, overwrite_input=False, keepdim
     return np.sum(np.where(np.isnan(x), 0.0, t) * _nan_median_share(x, axis), axis=axis, keepdims=keepdims)
 
 
+_LINEAR = ("use the default method='linear' (unweighted), or write the weighted quantile out with np.sort, "
+           "np.cumsum and np.interp")
+
+
 def _quantile_parts(x, q, axis, method, weights, scale, skip_nan=False):
     """For np.quantile(x, q / scale, axis) with the 'linear' method (np.nanquantile with
     `skip_nan`: each slice's non-NaN entries only): the weights each output puts on the
@@ -75,7 +79,10 @@ def _quantile_parts(x, q, axis, method, weights, scale, skip_nan=False):
     last), d output / d q (q's axes, then kept axes), and the function putting a
     flattened-slice array back in x's shape. NaN entries get weight 0."""
     if method != "linear" or weights is not None:
-        raise NotImplementedError("quantile derivatives support method='linear' without weights")
+        raise NotImplementedError(
+            f"srcgrad differentiates np.quantile, np.percentile and their nan* forms with method='linear' and without "
+            f"weights only, not {'method=' + repr(method) if method != 'linear' else 'weights='}; {_LINEAR}"
+        )
     flat, restore = _along_last(x, axis)
     n = flat.shape[-1]
     order = np.argsort(flat, axis=-1, kind="stable")  # NaN last
@@ -236,85 +243,6 @@ def nanpercentile_jvp_q(
 
 
 
-# --- var, std -----------------------------------------------------------------------
-
-
-def _centered(x, axis):
-    return x - np.mean(x, axis=axis, keepdims=True)
-
-
-def _over(g, ans):
-    """g / ans, and 0 where ans is 0: std is 0 only when all entries are equal, a kink
-    (or, for one entry, a constant) where 0 is the subgradient taken. A NumPy scalar
-    for 0-d operands, as the division alone gives."""
-    return np.where(ans == 0, 0.0, g / np.where(ans == 0, 1.0, ans))[()]
-
-
-def _dof(ans, x, ddof):
-    """Entries per reduction minus ddof: the divisor of var. Where that is 0 (no entries,
-    or as many as ddof), a 0 of x's float dtype, which divides to inf or nan as np.var's
-    own division does (a Python 0.0 raises ZeroDivisionError); with no entries the
-    gradient is empty all the same."""
-    n = np.size(ans)
-    dof = np.size(x) / n - ddof if n else 0.0
-    return dof if dof else _float_dtype(x).type(0.0)
-
-
-@defvjp(np.var, "x")
-def var_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * _centered(x, axis) * (2.0 / _dof(ans, x, ddof))
-
-
-@defjvp(np.var, "x")
-def var_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return np.sum(t * _centered(x, axis), axis=axis, keepdims=keepdims) * (2.0 / _dof(ans, x, ddof))
-
-
-@defvjp(np.std, "x")
-def std_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return unreduce(_over(g, ans), x, axis, keepdims) * _centered(x, axis) / _dof(ans, x, ddof)
-
-
-@defjvp(np.std, "x")
-def std_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return _over(np.sum(t * _centered(x, axis), axis=axis, keepdims=keepdims), ans) / _dof(ans, x, ddof)
-
-
-def _nan_dof(x, axis, ddof):
-    """Non-NaN entries per reduction minus ddof (keepdims)."""
-    return _valid_count(x, axis) - ddof
-
-
-def _nan_centered(x, axis):
-    return np.where(np.isnan(x), 0.0, x - np.nanmean(x, axis=axis, keepdims=True))
-
-
-def _nan_spread(x, axis, ddof):
-    """d nanstd / dx times nanstd: the centered entries over the divisor."""
-    return _nan_centered(x, axis) / _nan_dof(x, axis, ddof)
-
-
-@defvjp(np.nanvar, "x")
-def nanvar_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * _nan_centered(x, axis) * (2.0 / _nan_dof(x, axis, ddof))
-
-
-@defjvp(np.nanvar, "x")
-def nanvar_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return np.sum(_valid_tangent(t, x) * _nan_centered(x, axis) * (2.0 / _nan_dof(x, axis, ddof)), axis=axis,
-                  keepdims=keepdims)
-
-
-@defvjp(np.nanstd, "x")
-def nanstd_vjp(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return unreduce(_over(g, ans), x, axis, keepdims) * _nan_spread(x, axis, ddof)
-
-
-@defjvp(np.nanstd, "x")
-def nanstd_jvp(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return _over(np.sum(_valid_tangent(t, x) * _nan_spread(x, axis, ddof), axis=axis, keepdims=keepdims), ans)
-
-
 # --- average ------------------------------------------------------------------------
 
 
@@ -437,37 +365,61 @@ def _argument_grad(grad_rows, m, y, rowvar, of_y):
     return np.reshape(part.T if turned else part, np.shape(a)).astype(_float_dtype(a), copy=False)
 
 
-def _cov_weights(fweights, aweights, name):
-    if fweights is not None or aweights is not None:
-        raise NotImplementedError(f"{name} derivatives support no fweights or aweights")
+def _cov_weights(fweights, aweights):
+    """np.cov's weight per observation (fweights times aweights), or None. The weights are
+    constants here: a differentiated weight has no rule."""
+    if fweights is None and aweights is None:
+        return None
+    w = np.asarray(fweights if fweights is not None else aweights, dtype=np.float64)
+    return w * np.asarray(aweights, dtype=np.float64) if fweights is not None and aweights is not None else w
 
 
-def _cov_grad_rows(g, rows, dof):
-    """d sum(g * cov) / d rows: (g + g.T) @ centered / dof (centered rows sum to 0, so
-    the mean's own derivative adds nothing)."""
+def _cov_centered(rows, w):
+    """The rows minus their (weighted) means."""
+    return _centered(rows, 1) if w is None else rows - (rows @ w / np.sum(w))[:, None]
+
+
+def _cov_dof(rows, bias, ddof, w, aweights):
+    """np.cov's divisor: observations minus ddof, or its weighted form."""
+    if w is None:
+        return _dof_of(rows, bias, ddof)
+    ddof = ddof if ddof is not None else (0 if bias else 1)
+    total = np.sum(w)
+    if ddof == 0:
+        return total
+    return total - ddof if aweights is None else total - ddof * np.sum(w * np.asarray(aweights)) / total
+
+
+def _cov_grad_rows(g, rows, dof, w=None):
+    """d sum(g * cov) / d rows: (g + g.T) @ centered W / dof (the weighted centered rows sum
+    to 0, so the mean's own derivative adds nothing)."""
     k = rows.shape[0]
     g = np.reshape(g, (k, k))
-    return (g + g.T) @ _centered(rows, 1) / dof
+    centered = _cov_centered(rows, w)
+    return (g + g.T) @ (centered if w is None else centered * w) / dof
 
 
-def _cov_tangent(t, of_y, m, y, rows, rowvar, dof):
+def _cov_tangent(t, of_y, m, y, rows, rowvar, dof, w=None):
     """The (k, k) tangent of cov for the tangent `t` of `m` (of `y` when `of_y`)."""
     t_m = np.zeros(np.shape(m)) if of_y else t
     t_y = None if y is None else (t if of_y else np.zeros(np.shape(y)))
-    product = _centered(_variables(t_m, t_y, rowvar), 1) @ _centered(rows, 1).T
+    centered = _cov_centered(rows, w)
+    product = _cov_centered(_variables(t_m, t_y, rowvar), w) @ (centered if w is None else centered * w).T
     return (product + product.T) / dof
 
 
 def _cov_vjp(g, m, y, rowvar, bias, ddof, fweights, aweights, of_y):
-    _cov_weights(fweights, aweights, "np.cov")
     rows = _variables(m, y, rowvar)
-    return _argument_grad(_cov_grad_rows(g, rows, _dof_of(rows, bias, ddof)), m, y, rowvar, of_y)
+    w = _cov_weights(fweights, aweights)
+    grad = _cov_grad_rows(g, rows, _cov_dof(rows, bias, ddof, w, aweights), w)
+    return _argument_grad(grad, m, y, rowvar, of_y)
 
 
 def _cov_jvp(t, ans, m, y, rowvar, bias, ddof, fweights, aweights, of_y):
-    _cov_weights(fweights, aweights, "np.cov")
     rows = _variables(m, y, rowvar)
-    return np.reshape(_cov_tangent(t, of_y, m, y, rows, rowvar, _dof_of(rows, bias, ddof)), np.shape(ans))
+    w = _cov_weights(fweights, aweights)
+    tangent = _cov_tangent(t, of_y, m, y, rows, rowvar, _cov_dof(rows, bias, ddof, w, aweights), w)
+    return np.reshape(tangent, np.shape(ans))
 
 
 @defvjp(np.cov, "m")
@@ -538,3 +490,7 @@ def corrcoef_jvp_x(t, ans, x, y=None, rowvar=True, *, dtype=None):
 @defjvp(np.corrcoef, "y")
 def corrcoef_jvp_y(t, ans, x, y=None, rowvar=True, *, dtype=None):
     return _corrcoef_jvp(t, ans, x, y, rowvar, True)
+
+
+for _primal in (np.quantile, np.percentile, np.nanquantile, np.nanpercentile):
+    supports(_primal, "method", ("linear",), _LINEAR)

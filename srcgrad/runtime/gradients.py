@@ -194,6 +194,8 @@ def zeros_like_grad(x):
         return structure_like(None, x)
     if np.ndim(x) == 0 and not isinstance(x, (np.ndarray, np.generic)):
         return 0.0
+    if type(x) is np.flatiter:  # `x.flat`, read like np.ravel(x)
+        return zeros_like_grad(np.ravel(x.base))
     dtype = np.result_type(x)
     return np.zeros(np.shape(x), dtype=dtype if dtype.kind in "fc" else np.float64)[()] if isinstance(
         x, np.generic

@@ -105,17 +105,18 @@ REFUSED = {
     "u_global": srcgrad.SrcGradError, "u_class": srcgrad.SrcGradError, "u_exec": srcgrad.SrcGradError,
     "u_eval": srcgrad.SrcGradError, "u_attr": srcgrad.SrcGradError,  # u_del differentiates now: below
     "u_nonlocal": srcgrad.SrcGradError,  # u_map / u_filter differentiate now: below
-    "u_reduce": srcgrad.SrcGradError, "u_sorted": srcgrad.SrcGradError, "u_vectorize": srcgrad.SrcGradError,
+    "u_reduce": srcgrad.SrcGradError,  # u_sorted (a lambda key) differentiates now: below
+    "u_vectorize": srcgrad.SrcGradError,
     "u_lambda_call_immediately": srcgrad.SrcGradError,  # u_walrus differentiates now: below
     "u_match": srcgrad.SrcGradError, "u_kwcall": srcgrad.SrcGradError,  # u_starcall differentiates now: below
     # u_while_else / u_for_else, u_set and u_list_sort differentiate now: below
     "u_kwargs_func": srcgrad.SrcGradError,  # u_local_import differentiates now: tests/test_passes.py
-    "u_min_key": srcgrad.SrcGradError,
+    # u_min_key differentiates now (a lambda key): below
     # u_dict_get differentiates now: below
     "u_list_insert": srcgrad.NotDifferentiableError,  # u_list_pop differentiates now: below
     "u_complex_abs": srcgrad.NotDifferentiableError,  # u_divmod differentiates now: below
     # u_npsum_where / u_npsum_initial differentiate now (np.sum's where= and initial=): tests/test_rules_more.py
-    "u_out_kw": srcgrad.NotDifferentiableError, "u_max_default": srcgrad.NotDifferentiableError,
+    "u_out_kw": srcgrad.NotDifferentiableError,  # u_max_default differentiates now: below
     "u_inplace_arg": srcgrad.NotDifferentiableError, "u_default_mutable": srcgrad.NotDifferentiableError,
     "u_matrix_row_alias": srcgrad.NotDifferentiableError, "u_ravel_alias": srcgrad.NotDifferentiableError,
     "u_reshape_alias": srcgrad.NotDifferentiableError, "u_T_alias": srcgrad.NotDifferentiableError,
@@ -130,6 +131,13 @@ def test_loops_with_an_else_block_differentiate():
     assert srcgrad.value_and_grad(U.u_while_else)(0.7) == (pytest.approx(0.7 * 3.375 + 1.0), pytest.approx(3.375))
     assert srcgrad.value_and_grad(U.u_for_else)(0.7) == (pytest.approx(0.7 * 3.375 + 1.0), pytest.approx(3.375))
     assert srcgrad.value_and_grad(U.u_for_else)(50.0) == (pytest.approx(50.0 * 2.25), pytest.approx(2.25))  # breaks
+
+
+def test_lambda_key_and_default_differentiate():
+    assert srcgrad.grad(U.u_min_key)(0.7, 1.3) == pytest.approx(2.0)  # min by |t| is a
+    assert srcgrad.grad(U.u_min_key, wrt=1)(0.7, 1.3) == 0.0
+    np.testing.assert_array_equal(srcgrad.grad(U.u_max_default)(x4.copy()), np.ones(4))  # the default is a constant
+    np.testing.assert_array_equal(srcgrad.grad(U.u_sorted)(x4.copy()), [0.0, 0.0, 2.0, 0.0])  # the largest, twice
 
 
 def _args(fn):
