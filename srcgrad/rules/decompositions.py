@@ -366,12 +366,14 @@ def _on_lower(g, hermitian):
 
 @defvjp(np.linalg.svd, "x")
 def svd_vjp(g, ans, x, full_matrices=True, compute_uv=True, hermitian=False):
-    return _on_lower(_svd_vjp(g, ans, _symmetrized(x, hermitian), full_matrices, compute_uv, False), hermitian)
+    return (_svd_vjp(g, ans, x, full_matrices, compute_uv, False) if hermitian is False
+            else _on_lower(_svd_vjp(g, ans, _symmetrized(x, hermitian), full_matrices, compute_uv, False), hermitian))
 
 
 @defjvp(np.linalg.svd, "x")
 def svd_jvp(t, ans, x, full_matrices=True, compute_uv=True, hermitian=False):
-    return _svd_jvp(_symmetrized(t, hermitian), ans, _symmetrized(x, hermitian), full_matrices, compute_uv, False)
+    return (_svd_jvp(t, ans, x, full_matrices, compute_uv, False) if hermitian is False
+            else _svd_jvp(_symmetrized(t, hermitian), ans, _symmetrized(x, hermitian), full_matrices, compute_uv, False))
 
 
 @defvjp(numpy2("linalg.svdvals"), "x")

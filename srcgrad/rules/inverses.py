@@ -237,12 +237,14 @@ def _pinv_jvp(t, p, a, hermitian):
 
 @defvjp(np.linalg.pinv, "x")
 def pinv_vjp(g, ans, x, rcond=None, hermitian=False, *, rtol=None):
-    return unbroadcast(_on_lower(_pinv_vjp(g, ans, _symmetrized(x, hermitian), False), hermitian), x)
+    return unbroadcast(_pinv_vjp(g, ans, x, False) if hermitian is False
+                       else _on_lower(_pinv_vjp(g, ans, _symmetrized(x, hermitian), False), hermitian), x)
 
 
 @defjvp(np.linalg.pinv, "x")
 def pinv_jvp(t, ans, x, rcond=None, hermitian=False, *, rtol=None):
-    return _pinv_jvp(_symmetrized(t, hermitian), ans, _symmetrized(x, hermitian), False)
+    return (_pinv_jvp(t, ans, x, False) if hermitian is False
+            else _pinv_jvp(_symmetrized(t, hermitian), ans, _symmetrized(x, hermitian), False))
 
 
 def _powers(b, k):
