@@ -26,6 +26,8 @@ _ORDERING = (builtins.sorted, builtins.min, builtins.max)
 def run(program, transform="srcgrad.grad"):
     """`program.tree` with each `key=lambda ...` of sorted/min/max a name bound to the
     compiled lambda in `program.bound`."""
+    if not any("lambda" in line for line in program.source_lines):
+        return program.tree  # no lambda in the function's text
     calls = [n for n in syntax.walk(program.tree) if isinstance(n, gast.Call) and _key_lambda(n) is not None]
     if not calls:
         return program.tree
