@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import srcgrad
-from conftest import numerical_grad
+from program_table import check_float32, check_grad, check_jvp
 
 _rng = np.random.default_rng(83)
 
@@ -111,57 +111,25 @@ if hasattr(math, "cbrt"):  # Python 3.11
 # fmt: on
 
 
-def _grads(fn, args):
-    wrt = tuple(range(len(args)))
-    g = srcgrad.grad(fn, wrt=wrt if len(wrt) > 1 else 0)(*args)
-    return g if len(wrt) > 1 else (g,)
 
 
-def _copies(args):
-    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
 
 
-def _unchanged(args, before, name):
-    for a, b in zip(args, before):
-        np.testing.assert_array_equal(a, b, err_msg=f"{name}: an argument was changed")
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_grad_matches_finite_differences(name):
-    fn, args = PROGRAMS[name]
-    before = _copies(args)
-    for i, g in enumerate(_grads(fn, args)):
-        if isinstance(args[i], float):
-            assert isinstance(g, float), f"{name}: gradient of a float is {type(g).__name__}"
-        else:
-            assert isinstance(g, np.ndarray) and g.shape == args[i].shape and g.dtype == np.float64, name
-        np.testing.assert_allclose(g, numerical_grad(fn, args, i), rtol=1e-5, atol=1e-6, err_msg=name)
-    _unchanged(args, before, name)
+    check_grad(name, *PROGRAMS[name])
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_jvp_matches_grad(name):
-    fn, args = PROGRAMS[name]
-    before = _copies(args)
-    rng = np.random.default_rng(5)
-    tangents = [float(rng.standard_normal()) if isinstance(a, float) else rng.standard_normal(a.shape) for a in args]
-    out, out_dot = srcgrad.jvp(fn, tuple(args), tuple(tangents))
-    np.testing.assert_allclose(out, fn(*args), rtol=1e-12, err_msg=name)
-    backward = sum(float(np.sum(g * t)) for g, t in zip(_grads(fn, args), tangents))
-    np.testing.assert_allclose(float(out_dot), backward, rtol=1e-8, atol=1e-10, err_msg=name)
-    _unchanged(args, before, name)
+    check_jvp(name, *PROGRAMS[name])
 
 
 @pytest.mark.parametrize("name", sorted(n for n in PROGRAMS if not n.startswith("tensorsolve")))
 def test_float32_gradients_stay_float32(name):
-    fn, args = PROGRAMS[name]
-    args32 = [a if isinstance(a, float) else a.astype(np.float32) for a in args]
-    for a, g32, g64 in zip(args, _grads(fn, args32), _grads(fn, args)):
-        if isinstance(a, float):
-            assert isinstance(g32, float)
-        else:
-            assert g32.dtype == np.float32 and g32.shape == a.shape, (name, g32.dtype, g32.shape)
-        np.testing.assert_allclose(g32, g64, rtol=2e-3, atol=2e-3, err_msg=name)
+    check_float32(name, *PROGRAMS[name])
 
 
 HESSIANS = ["gradient_coordinates_2d", "gradient_axes", "unwrap_vander", "lgamma_gamma", "lgamma_gamma_negative",

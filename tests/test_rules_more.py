@@ -16,6 +16,7 @@ import pytest
 
 import srcgrad
 from conftest import numerical_grad
+from program_table import check_float32, check_grad, check_jvp
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "independent"))
 import indep_unsupported  # noqa: E402
@@ -115,32 +116,16 @@ def _lstsq_all(a, b):
 _fd = numerical_grad  # central differences in float64 (conftest)
 
 
-def _grads(fn, args):
-    wrt = tuple(range(len(args)))
-    g = srcgrad.grad(fn, wrt=wrt if len(wrt) > 1 else 0)(*args)
-    return g if len(wrt) > 1 else (g,)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_grad_matches_finite_differences(name):
-    fn, args = PROGRAMS[name]
-    for i, g in enumerate(_grads(fn, args)):
-        if isinstance(args[i], float):
-            assert isinstance(g, float), f"{name}: gradient of a float is {type(g).__name__}"
-        else:
-            assert isinstance(g, np.ndarray) and g.shape == args[i].shape and g.dtype == np.float64, name
-        np.testing.assert_allclose(g, _fd(fn, args, i), rtol=1e-5, atol=1e-6, err_msg=name)
+    check_grad(name, *PROGRAMS[name])
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_jvp_matches_grad(name):
-    fn, args = PROGRAMS[name]
-    rng = np.random.default_rng(5)
-    tangents = [float(rng.standard_normal()) if isinstance(a, float) else rng.standard_normal(a.shape) for a in args]
-    out, out_dot = srcgrad.jvp(fn, tuple(args), tuple(tangents))
-    np.testing.assert_allclose(out, fn(*args), rtol=1e-12, err_msg=name)
-    backward = sum(float(np.sum(g * t)) for g, t in zip(_grads(fn, args), tangents))
-    np.testing.assert_allclose(float(out_dot), backward, rtol=1e-8, atol=1e-10, err_msg=name)
+    check_jvp(name, *PROGRAMS[name])
 
 
 FLOAT32 = [n for n in PROGRAMS if not n.startswith(("lstsq", "svd"))]
@@ -148,14 +133,7 @@ FLOAT32 = [n for n in PROGRAMS if not n.startswith(("lstsq", "svd"))]
 
 @pytest.mark.parametrize("name", FLOAT32)
 def test_float32_gradients_stay_float32(name):
-    fn, args = PROGRAMS[name]
-    args32 = [a if isinstance(a, float) else a.astype(np.float32) for a in args]
-    for a, g32, g64 in zip(args, _grads(fn, args32), _grads(fn, args)):
-        if isinstance(a, float):
-            assert isinstance(g32, float)
-        else:
-            assert g32.dtype == np.float32 and g32.shape == a.shape, (name, g32.dtype, g32.shape)
-        np.testing.assert_allclose(g32, g64, rtol=2e-3, atol=2e-3, err_msg=name)
+    check_float32(name, *PROGRAMS[name])
 
 
 def test_independent_programs_with_where_and_initial():
