@@ -289,3 +289,59 @@ def sort_parameter(ws):
 def test_a_parameter_sorted_in_place_stays_refused():
     with pytest.raises(srcgrad.NotDifferentiableError, match="may change a differentiated value in place"):
         srcgrad.grad(sort_parameter)([0.5, 0.2])
+
+
+# --- lists held in a dict the function makes, appended to ------------------------------
+
+
+def history_appended(x):
+    hist = {"S": [], "T": []}
+    for i in range(3):
+        hist["S"].append(x[i] * x[3])
+        hist["T"].append(np.sin(x[i]))
+    return np.sum(np.array(hist["S"]) * np.array(hist["T"])) + hist["S"][-1] + sum(hist["T"])
+
+
+def grouped_by_key(x):
+    groups = {}
+    for i in range(4):
+        groups.setdefault(i % 2, []).append(x[i] ** 2)
+    return sum(groups[0]) * sum(groups[1])
+
+
+def test_lists_in_a_dict_appended_to():
+    s, t = X[:3] * X[3], np.sin(X[:3])
+    expected = np.zeros(4)
+    expected[:3] = X[3] * t + s * np.cos(X[:3]) + np.cos(X[:3])
+    expected[2] += X[3]
+    expected[3] = np.sum(X[:3] * t) + X[2]
+    g = srcgrad.grad(history_appended)(X.copy())
+    np.testing.assert_allclose(g, expected, rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(history_appended, (X.copy(),), 0), rtol=1e-6)
+    even, odd = X[0] ** 2 + X[2] ** 2, X[1] ** 2 + X[3] ** 2
+    expected = np.array([2 * X[0] * odd, 2 * X[1] * even, 2 * X[2] * odd, 2 * X[3] * even])
+    np.testing.assert_allclose(srcgrad.grad(grouped_by_key)(X.copy()), expected, rtol=1e-12)
+    for fn in (history_appended, grouped_by_key):
+        _, t = srcgrad.jvp(fn, (X.copy(),), (np.ones(4),))
+        assert t == pytest.approx(np.sum(srcgrad.grad(fn)(X.copy())), rel=1e-12)
+
+
+def list_seen_by_another_name(x):
+    hist = {"S": []}
+    s = hist["S"]
+    hist["S"].append(x[0] * 2.0)
+    return sum(s) + x[1]
+
+
+def list_stored_from_a_name(x):
+    items = []
+    groups = {}
+    groups.setdefault(0, items).append(x[0])
+    return sum(items)
+
+
+def test_a_list_in_a_dict_another_name_sees_is_refused():
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"a list held by the dict `hist`.*test_idioms\.py"):
+        srcgrad.grad(list_seen_by_another_name)(X.copy())
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"list held by the dict `groups`.*groups\.get\(0, \[\]\)"):
+        srcgrad.grad(list_stored_from_a_name)(X.copy())

@@ -18,6 +18,7 @@ from rule_checks import Call, Uniform as U, check_dtypes, check_rule, materializ
 import srcgrad.rules as rules
 from srcgrad import NotDifferentiableError
 from srcgrad.rules.gamma import polygamma
+from srcgrad.rules.scatter import added_at, subtracted_at
 from srcgrad.rules.structure import make_namedtuple
 
 
@@ -1362,6 +1363,21 @@ def test_selection(fn, args, kwargs):
     run(fn, *args, **kwargs)
 
 
+SCATTERS = [  # np.add.at and np.subtract.at as pure functions: repeated indices accumulate
+    case(added_at, U((4,)), np.array([0, 2, 2, 3, 2]), U((5,))),
+    case(added_at, U((3, 2)), np.array([1, 1, 0]), U((2,))),
+    case(added_at, U((3, 3)), (np.array([[0], [2]]), np.array([[0, 2, 2]])), U((2, 3))),
+    case(added_at, U((4,)), [1, 1], U(())),
+    case(subtracted_at, U((4,)), np.array([3, 0, 3]), U((3,))),
+    case(subtracted_at, U((2, 3)), (np.array([0, 0, 1]), np.array([2, 2, 2])), U((3,))),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", SCATTERS)
+def test_scatter(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
 def test_overlapping_windows_add_their_gradients():
     x = np.arange(5.0)
     windows = np.lib.stride_tricks.sliding_window_view(x, 3)
@@ -1401,12 +1417,12 @@ TABLES = [
     LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0), case(getattr, _Pair(U((3,)), U((2, 2))), "second"),
                                case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))}),
                                case(operator.or_, {"a": U((3,)), "b": U((2,))}, {"b": U((2,)), "c": U(())})],
-    STRUCTURE, SELECTIONS, OTHERS,
+    STRUCTURE, SELECTIONS, SCATTERS, OTHERS,
     KEYWORD_REDUCTIONS, RUNNING_EXTREMA, UFUNC_METHODS, STATISTIC_KEYWORDS, FILLS, CONDITION_DEFAULTS, HERMITIAN, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (
     "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "reductions", "scalars",
-    "selections", "series", "shapes", "spacings", "statistics", "structure", "ufunc_methods", "variances", "fills",
+    "scatter", "selections", "series", "shapes", "spacings", "statistics", "structure", "ufunc_methods", "variances", "fills",
 )
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}
 

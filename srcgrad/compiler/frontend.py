@@ -75,7 +75,8 @@ class Program:
         """How the parameters bound to a known function read in a docstring: " (f = rhs)"."""
         params = {a.id for a in self.tree.args.args + self.tree.args.kwonlyargs}
         spelled = [f"{name} = {spelling(obj)}" for name, obj in sorted(self.bound.items())
-                   if name in params or (name in self.held and not isinstance(obj, types.MethodType))]
+                   if name in params or (name in self.held and not isinstance(obj, types.MethodType)
+                                         and spelling(obj) != name)]  # not a helper by its own name (`added_at`)
         return f" ({', '.join(spelled)})" if spelled else ""
 
     def where(self, node=None):

@@ -1,7 +1,7 @@
 """Python idioms spelled as the constructs srcgrad differentiates: in-place methods of the
 lists and dicts a function makes, `dict` with keywords, `**` in dict displays, `*`
-unpacking of values whose length the function shows, `zip` unpacked whole, and `del` of
-names.
+unpacking of values whose length the function shows, `zip` unpacked whole, `del` of
+names, and scatter-adds into the arrays a function makes.
 
 Before (user code):                After:
     d = {"w": w}                       d = {"w": w}
@@ -17,10 +17,20 @@ Before (user code):                After:
     y = math.atan2(*pair)              y = math.atan2(pair[0], pair[1])
     us, vs = zip(*pairs)               us, vs = tuple(zip(pairs[0], pairs[1]))
     del big                            (nothing)
+    y = np.zeros(3)                    y = np.zeros(3)
+    np.add.at(y, idx, v)               y[...] = added_at(y, idx, v)
+    h = {"S": []}                      h = {"S": []}
+    h["S"].append(s)                   h["S"] = h["S"] + [s]
+    g.setdefault(k, []).append(s)      g[k] = g.get(k, []) + [s]
 
 Each rewrite computes what the idiom computes, on the same objects, so the checks of
 in-place changes that follow (fence.py's for `|=`, mutation.py's for `ws[:] = ...`) see
-a change and refuse it where another name may share the object. A method is rewritten
+a change and refuse it where another name may share the object. `np.add.at` (and
+`np.subtract.at`), NumPy's, as a statement on a name the function binds, becomes a write
+of the whole array from a pure helper (rules/scatter.py) bound in `program.bound` and
+`program.held`; on a parameter, a global or an entry it stays, for later passes to refuse.
+`d[k].append(v)` stores a new list only where no other name can see the lists of `d`
+(`_contained_lists`); elsewhere it stays, and mutation.py refuses it. A method is rewritten
 only as a statement of its own (its result unused) and only on a name that every binding
 in the function makes a new dict (a display, a comprehension, `dict(...)`, `|=`; for
 `update` and `setdefault` also `.copy()`) or a new list (a display, a comprehension,
@@ -38,9 +48,11 @@ a new tree when it rewrites anything, the same tree otherwise.
 import re
 
 import gast
+import numpy as np
 
+from ..rules import scatter
 from . import printing, syntax
-from .scope import lookup_path
+from .scope import dotted_parts, lookup_path
 
 _DICT_METHODS = ("update", "setdefault")
 _LIST_METHODS = ("reverse", "sort")
@@ -62,11 +74,13 @@ def run(program, transform="srcgrad.grad"):
         type(n) is gast.Starred and isinstance(n.ctx, gast.Load) for n in syntax.nodes(tree))
     zipped = any("zip(" in line for line in lines) and any(_unpacks_zip(s) for s in syntax.statements(tree))
     deletes = any("del " in line for line in lines) and any(_deletes_names(s) for s in syntax.statements(tree))
-    if not (methods or keywords or unpacked or starred or zipped or deletes):
+    scatters = any(".at(" in line for line in lines) and any(_scatter(s, program) for s in syntax.statements(tree))
+    appends = any(".append(" in line for line in lines) and _contained_lists(program, tree)
+    if not (methods or keywords or unpacked or starred or zipped or deletes or scatters or appends):
         return tree
     tree = syntax.copy(tree)
-    if methods or deletes:
-        _rewrite_block(tree, kinds)
+    if methods or deletes or scatters or appends:
+        _rewrite_block(tree, kinds, _Scatters(program) if scatters else None, _contained_lists(program, tree))
     rewrites = {}
     if unpacked:
         rewrites[gast.Dict] = _merges
@@ -308,7 +322,7 @@ def _made(value, program):
     return None
 
 
-def _rewrite_block(node, kinds):
+def _rewrite_block(node, kinds, scatters, holders=frozenset()):
     for field in ("body", "orelse"):
         block = getattr(node, field, None)
         if not isinstance(block, list):
@@ -317,9 +331,14 @@ def _rewrite_block(node, kinds):
         for s in block:
             if _deletes_names(s):
                 continue  # `del a`: the name goes out of use, which needs no statement
-            _rewrite_block(s, kinds)
+            _rewrite_block(s, kinds, scatters, holders)
             found = _method_statement(s)
             rewritten = _rewritten(s.value, *found) if found is not None and _fits(kinds.get(found[0]), found[1]) else None
+            if rewritten is None and scatters is not None:
+                rewritten = scatters.rewritten(s)
+            entry = _entry_append(s)
+            if rewritten is None and entry is not None and entry[0] in holders:
+                rewritten = [_appended_entry(*entry)]
             out += [s] if rewritten is None else [syntax.located(r, s) for r in rewritten]
         block[:] = out or [syntax.located(syntax.pass_(), node)]
 
@@ -359,3 +378,154 @@ def _rewritten(call, name, method):
             return None
         value = syntax.call("sorted", [syntax.name(name)], [(k.arg, k.value) for k in keywords])
     return [syntax.assign(syntax.subscript(syntax.name(name), syntax.slice_(None, None, None)), value)]
+
+
+# --- np.add.at(y, index, v) on an array the function makes ----------------------------
+
+_SCATTERS = {np.add: scatter.added_at, np.subtract: scatter.subtracted_at}
+
+
+def _scatter(stmt, program):
+    """The pure helper (`added_at`, `subtracted_at`) that spells the statement `stmt`
+    when it is `np.add.at(y, index, v)` or `np.subtract.at(...)` (NumPy's, not a name
+    of the function's) on a name `y` the function binds, three arguments as written; else
+    None. A parameter or global `y` keeps its call, which argument_writes.py refuses."""
+    if not (type(stmt) is gast.Expr and type(stmt.value) is gast.Call):
+        return None
+    call = stmt.value
+    parts = dotted_parts(call.func)
+    if (parts is None or len(parts) < 2 or parts[-1] != "at" or len(call.args) != 3 or call.keywords
+            or any(type(a) is gast.Starred for a in call.args) or type(call.args[0]) is not gast.Name):
+        return None
+    if parts[0] in syntax.names_stored(program.tree) or call.args[0].id not in syntax.names_stored(program.tree):
+        return None
+    ufunc = lookup_path(parts[:-1], program)
+    return _SCATTERS.get(ufunc) if isinstance(ufunc, np.ufunc) else None
+
+
+class _Scatters:
+    """Spells each scatter statement as a full write `y[...] = added_at(y, index, v)`,
+    binding the helper to a fresh name in `program.bound` and `program.held` (generated
+    code reads it as a helper): the write is then an in-place change of `y` that
+    mutation.py checks as any other (refused where another name or a view shares `y`)."""
+
+    def __init__(self, program):
+        self.program = program
+        self.names = {}  # helper -> the name the rewritten code calls it by
+
+    def rewritten(self, stmt):
+        helper = _scatter(stmt, self.program)
+        if helper is None:
+            return None
+        name = self.names.get(helper)
+        if name is None:
+            name = self.names[helper] = self._fresh(helper.__name__)
+            self.program.bound[name] = self.program.held[name] = helper
+        y, index, v = stmt.value.args
+        value = syntax.call(syntax.name(name), [syntax.name(y.id), index, v])
+        return [syntax.assign(syntax.subscript(syntax.name(y.id), syntax.const(Ellipsis)), value)]
+
+    def _fresh(self, stem):
+        program = self.program
+        taken = {n.id for n in syntax.walk(program.tree) if type(n) is gast.Name} | set(program.globals) | set(program.bound)
+        name, k = stem, 0
+        while name in taken and program.bound.get(name) is not getattr(scatter, stem):
+            k += 1
+            name = f"{stem}_{k}"
+        return name
+
+
+# --- d[k].append(v) on a dict whose lists no other name sees ---------------------------
+
+_KEEP_NOTHING = {sum, len, max, min, sorted, list, tuple, any, all}  # read a list, hold no reference to it
+
+
+def _entry_append(stmt):
+    """(dict name, key, value, whether through setdefault) of the statement `d[k].append(v)`
+    or `d.setdefault(k, []).append(v)` with a key of names, literals and arithmetic, else None."""
+    if not (type(stmt) is gast.Expr and type(stmt.value) is gast.Call):
+        return None
+    call = stmt.value
+    if not (type(call.func) is gast.Attribute and call.func.attr == "append" and len(call.args) == 1
+            and not call.keywords and type(call.args[0]) is not gast.Starred):
+        return None
+    receiver = call.func.value
+    if type(receiver) is gast.Subscript and type(receiver.value) is gast.Name:
+        name, key, through = receiver.value.id, receiver.slice, False
+    elif (type(receiver) is gast.Call and type(receiver.func) is gast.Attribute and receiver.func.attr == "setdefault"
+          and type(receiver.func.value) is gast.Name and len(receiver.args) == 2 and not receiver.keywords
+          and type(receiver.args[1]) is gast.List and not receiver.args[1].elts):
+        name, key, through = receiver.func.value.id, receiver.args[0], True
+    else:
+        return None
+    plain = (gast.Constant, gast.Name, gast.BinOp, gast.UnaryOp, gast.Tuple, gast.Load, gast.operator, gast.unaryop)
+    if not all(isinstance(n, plain) for n in syntax.walk(key)) or any(type(n) is gast.NamedExpr for n in syntax.walk(call.args[0])):
+        return None  # the key is read twice: names and arithmetic only
+    return name, key, call.args[0], through
+
+
+def _appended_entry(name, key, value, through):
+    """`d[k] = d[k] + [v]` (`d.get(k, []) + [v]` for setdefault): a new list in the entry."""
+    read = (syntax.call(syntax.attr(syntax.name(name), "get"), [syntax.copy(key), syntax.list_([])]) if through
+            else syntax.subscript(syntax.name(name), syntax.copy(key)))
+    return syntax.assign(syntax.subscript(syntax.name(name), key), syntax.binop(read, gast.Add(), syntax.list_([value])))
+
+
+def _contained_lists(program, tree):
+    """The names of the dicts whose entries' `.append(v)` may become new lists (`d[k] = d[k]
+    + [v]`) because no other name can see a list they hold: every binding is a display of
+    list displays, every entry stored is a list display, and every other read of an entry
+    keeps no reference to it (`sum(d[k])`, `np.array(d[k])`, `d[k][i]`, `for v in d[k]`)."""
+    appends = {id(s.value): _entry_append(s) for s in syntax.statements(tree) if _entry_append(s) is not None}
+    names = {a[0] for a in appends.values()}
+    if not names:
+        return set()
+    parents = {}
+    for node in syntax.walk(tree):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    allowed = {id(n) for call_id, a in appends.items() for n in _receiver_reads(tree, call_id)}
+    lists = (gast.List, gast.ListComp)
+    for node in syntax.walk(tree):
+        if type(node) is not gast.Name or node.id not in names:
+            continue
+        parent = parents.get(id(node))
+        if isinstance(node.ctx, gast.Store):
+            ok = (type(parent) is gast.Assign and parent.targets == [node] and (
+                (type(parent.value) is gast.Dict and all(type(v) in lists for v in parent.value.values))))
+        elif isinstance(node.ctx, gast.Load) and id(node) in allowed:
+            ok = True
+        elif isinstance(node.ctx, gast.Load) and type(parent) is gast.Subscript and parent.value is node:
+            ok = _keeps_no_reference(parent, parents, program) or (
+                isinstance(parent.ctx, gast.Store) and type(parents.get(id(parent))) is gast.Assign
+                and type(parents[id(parent)].value) in lists)
+        else:
+            ok = False
+        if not ok:
+            names.discard(node.id)
+    return names
+
+
+def _receiver_reads(tree, call_id):
+    """The Name nodes of the dict in the receiver of the append call `call_id`."""
+    call = next(n for n in syntax.walk(tree) if id(n) == call_id)
+    receiver = call.func.value
+    return [receiver.value if type(receiver) is gast.Subscript else receiver.func.value]
+
+
+def _keeps_no_reference(entry, parents, program):
+    """Whether the read `entry` (`d[k]`) leaves no reference to the list it reads."""
+    parent = parents.get(id(entry))
+    if type(parent) is gast.Subscript and parent.value is entry:
+        return True  # `d[k][i]`: an entry of the list
+    if type(parent) in (gast.For, gast.comprehension) and parent.iter is entry:
+        return True
+    if type(parent) is gast.BinOp or type(parent) is gast.Compare:
+        return True  # `d[k] + [v]`, `len(...) == ...`: a new value
+    if type(parent) is gast.Call and entry in parent.args:
+        parts = dotted_parts(parent.func)
+        if parts is None or parts[0] in syntax.names_stored(program.tree):
+            return False
+        meaning = lookup_path(parts, program)
+        return meaning in _KEEP_NOTHING or getattr(meaning, "__module__", "") in ("numpy", "numpy.core.fromnumeric")
+    return False

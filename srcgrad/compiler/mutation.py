@@ -361,6 +361,18 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
     for a in assigns:
         if (a.targets[0].id == base and not _makes_new(a.value, assigns, reads, calls)
                 and not blocks.changes_own(stmt, base, calls)):
+            holder = _entry_of_a_dict(a.value, assigns, calls)
+            if holder is not None:
+                key = a.value.slice if isinstance(a.value, gast.Subscript) else a.value.args[0]
+                key = printing.unparse(key).strip() if isinstance(key, gast.Constant) else "k"  # not an ANF temporary
+                entry = f"{holder}[{key}]"
+                read = entry if isinstance(a.value, gast.Subscript) else f"{holder}.get({key}, [])"
+                raise program.error(
+                    stmt, f"`{what}` changes in place a list held by the dict `{holder}` (in `{program.name}`), which "
+                    f"srcgrad does not differentiate: build the list under a name of its own and store it when it is "
+                    f"complete (`items = []`, `items.append(v)`, then `{entry} = items`), or store a new list "
+                    f"(`{entry} = {read} + [v]`)", NotDifferentiableError,
+                )
             holder = _entry_of_a_list(a.value, assigns, calls)
             if holder is not None:
                 taken = "" if program.line(a) == program.line(stmt) else (
@@ -421,6 +433,22 @@ def _entry_of_a_list(value, assigns, calls):
         if _makes_lists(value.value.id, assigns, calls):
             return value.value.id
     return None
+
+
+def _entry_of_a_dict(value, assigns, calls):
+    """The name `d` when `value` reads an entry of it (`d[k]`, `d.setdefault(k, [])`) and
+    every assignment makes `d` a dict, else None."""
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+        holder = value.value.id
+    elif (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == "setdefault"
+          and isinstance(value.func.value, gast.Name) and value.args):
+        holder = value.func.value.id
+    else:
+        return None
+    defs = [a.value for a in assigns if a.targets[0].id == holder]
+    made = bool(defs) and all(isinstance(v, (gast.Dict, gast.DictComp)) or (
+        isinstance(v, gast.Call) and getattr(calls.get(v), "obj", None) is dict) for v in defs)
+    return holder if made else None
 
 
 def _appends_into(holder, group, found, calls):
