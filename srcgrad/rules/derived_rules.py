@@ -28,6 +28,7 @@ from . import activations, copies, elementwise, reductions, scalars, selections,
 from .registry import defjvp, is_nondifferentiable, lookup, nondifferentiable
 from .container_rules import _drop_last_transpose, _item_transpose, _leaf_transpose
 from .runtime_rules import _zero
+from .written_rules import written as _written
 
 # Helpers of the rule modules whose values are piecewise constant (shares of a max, masks,
 # counts) or not numbers at all (axes, dtypes): constants to any derivative.
@@ -92,7 +93,7 @@ def _linear_rule(helper):
     rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_{next(iter(inspect.signature(helper).parameters))}"
     rule.__module__ = __name__
     rule.srcgrad_helper_rule = True
-    return rule
+    return _written(rule, helper, "linear")
 
 
 def _call(fn, values):
@@ -123,15 +124,20 @@ def _source_rule(helper, position):
     rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_{name}"
     rule.__module__ = __name__
     rule.srcgrad_helper_rule = True
-    return rule
+    return _written(rule, helper, "source", position)
 
 
-def _source_tangent(helper, position, t, values):
+def helper_jvp(helper, position):
+    """The generated jvp function of `helper` for its parameter at `position`."""
     if not _JVP_OF:
         from importlib import import_module
 
         import_module("srcgrad.compiler")  # registers its jvp_of here
-    jvp_fn = _JVP_OF[0](helper, (position,))
+    return _JVP_OF[0](helper, (position,))
+
+
+def _source_tangent(helper, position, t, values):
+    jvp_fn = helper_jvp(helper, position)
     tangent = list(inspect.signature(jvp_fn).parameters)[-1]
     positional, named = _arguments(helper, values)
     return jvp_fn(*positional, **named, **{tangent: t})[1]
@@ -146,7 +152,7 @@ def _zero_rule(helper):
     rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_constant"
     rule.__module__ = __name__
     rule.srcgrad_helper_rule = True
-    return _zero(rule)
+    return _zero(_written(rule, helper, "zero"))
 
 
 def _register_helper_rules(piecewise_constant):
