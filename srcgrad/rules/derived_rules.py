@@ -13,7 +13,9 @@ constant (an index, a sort order) or the other factor of a product; the paramete
 rule instead, and the helpers declared non-differentiable here are constants to any
 derivative. Helpers whose source cannot be differentiated that way have rules written by
 hand. Helpers of other first parameters are left to forward mode, which differentiates
-them through their source.
+them through their source. Each derived rule takes `*args`; it carries its definition
+with the parameters written out (written_rules.py), which forward mode reads to
+differentiate it in turn (third derivatives and above).
 
 Invariants: imported after every other rule module, since it looks at the helpers of
 all registered rules and leaves alone those that already have rules; every rule it makes
