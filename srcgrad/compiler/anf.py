@@ -386,6 +386,8 @@ class _ANF:
         stores = isinstance(func, gast.Attribute) and func.attr in _CONTAINER_STORES and not self._is_global_chain(func)
         p, args = self.entries(e.args) if stores else self.atoms(e.args)
         pre += p
+        if syntax.is_name(func, "next") and e.args and isinstance(e.args[0], gast.GeneratorExp):
+            args[0] = syntax.call(syntax.name("iter"), [args[0]])  # the generator became a list
         keywords = []
         for kw in e.keywords:
             p, value = self.atom(kw.value)

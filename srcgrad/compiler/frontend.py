@@ -98,9 +98,12 @@ def differentiated(fn):
     (`@srcgrad.compile`, derivatives) and wrappers that are not Python functions
     (`functools.lru_cache`, ...) wrap; `fn` itself otherwise. A decorator's Python
     wrapper (`functools.wraps`) is differentiated as written: it may compute something
-    else than the function it wraps."""
+    else than the function it wraps. A derived rule taking `*args` stands for its
+    definition with the parameters written out (`__srcgrad_definition__`)."""
     while hasattr(fn, "__wrapped__") and (not isinstance(fn, types.FunctionType) or hasattr(fn, "__srcgrad_compiled__")):
         fn = fn.__wrapped__
+    definition = getattr(fn, "__srcgrad_definition__", None)  # rules/written_rules.py
+    fn = (definition() or fn) if definition is not None else fn
     refused = derivative_refusal(fn)
     if refused is not None:
         raise NotDifferentiableError(refused)

@@ -13,7 +13,9 @@ constant (an index, a sort order) or the other factor of a product; the paramete
 rule instead, and the helpers declared non-differentiable here are constants to any
 derivative. Helpers whose source cannot be differentiated that way have rules written by
 hand. Helpers of other first parameters are left to forward mode, which differentiates
-them through their source.
+them through their source. Each derived rule takes `*args`; it carries its definition
+with the parameters written out (written_rules.py), which forward mode reads to
+differentiate it in turn (third derivatives and above).
 
 Invariants: imported after every other rule module, since it looks at the helpers of
 all registered rules and leaves alone those that already have rules; every rule it makes
@@ -28,6 +30,7 @@ from . import activations, copies, elementwise, reductions, scalars, selections,
 from .registry import defjvp, is_nondifferentiable, lookup, nondifferentiable
 from .container_rules import _drop_last_transpose, _item_transpose, _leaf_transpose
 from .runtime_rules import _zero
+from .written_rules import written as _written
 
 # Helpers of the rule modules whose values are piecewise constant (shares of a max, masks,
 # counts) or not numbers at all (axes, dtypes): constants to any derivative.
@@ -92,7 +95,7 @@ def _linear_rule(helper):
     rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_{next(iter(inspect.signature(helper).parameters))}"
     rule.__module__ = __name__
     rule.srcgrad_helper_rule = True
-    return rule
+    return _written(rule, helper, "linear")
 
 
 def _call(fn, values):
@@ -123,15 +126,20 @@ def _source_rule(helper, position):
     rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_{name}"
     rule.__module__ = __name__
     rule.srcgrad_helper_rule = True
-    return rule
+    return _written(rule, helper, "source", position)
 
 
-def _source_tangent(helper, position, t, values):
+def helper_jvp(helper, position):
+    """The generated jvp function of `helper` for its parameter at `position`."""
     if not _JVP_OF:
         from importlib import import_module
 
         import_module("srcgrad.compiler")  # registers its jvp_of here
-    jvp_fn = _JVP_OF[0](helper, (position,))
+    return _JVP_OF[0](helper, (position,))
+
+
+def _source_tangent(helper, position, t, values):
+    jvp_fn = helper_jvp(helper, position)
     tangent = list(inspect.signature(jvp_fn).parameters)[-1]
     positional, named = _arguments(helper, values)
     return jvp_fn(*positional, **named, **{tangent: t})[1]
@@ -146,7 +154,7 @@ def _zero_rule(helper):
     rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_constant"
     rule.__module__ = __name__
     rule.srcgrad_helper_rule = True
-    return _zero(rule)
+    return _zero(_written(rule, helper, "zero"))
 
 
 def _register_helper_rules(piecewise_constant):
