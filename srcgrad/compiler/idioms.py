@@ -38,11 +38,11 @@ in the function makes a new dict (a display, a comprehension, `dict(...)`, `|=`;
 it so before any such call (`ws = list(ws)`): a parameter otherwise, or a name that may
 hold anything else (a set's `update`, an array's `sort`), keeps its call, which later
 passes refuse as a change in place. `*a` is spelled out where `a` is a display or a name
-bound once to one (and, for a list, never changed or passed on); any other `*a` in a
-call is refused here, and one in a display stays (`np.zeros((*shape, 3))`;
-activity.refuse_displays refuses it where the display carries the derivative). Runs
-first, on the parse (map_filter.py then reads the `tuple(zip(...))` it leaves); returns
-a new tree when it rewrites anything, the same tree otherwise.
+bound once to one (a list only where it is read through `*a` and `a[i]` alone); any other
+`*a` in a call is refused here, and one in a display stays (`np.zeros((*shape, 3))`;
+activity.refuse_displays refuses it where the display carries the derivative). Runs on
+the parse, right after key_lambdas.py (map_filter.py then reads the `tuple(zip(...))` it
+leaves); returns a new tree when it rewrites anything, the same tree otherwise.
 """
 
 import re
