@@ -135,6 +135,16 @@ def prod_through_two_zeros(v):
     return np.prod(v - np.array([0.7, 0.3, 0.0]), keepdims=True)[0] + np.nanprod(v ** 2)
 
 
+def spreads(v):
+    m = np.outer(v, v + 1.0)
+    return np.std(v) * v[0] + np.var(m, axis=0, ddof=1) @ v + np.sum(np.std(m, axis=1, keepdims=True))
+
+
+def nan_spreads(v):
+    w = np.append(v * v[0], np.nan)
+    return np.nanvar(w) * v[1] + np.nanstd(w)
+
+
 def _prod_of_vector_exact(v):
     """d^3 (v0^2 v1 v2): 2 at the permutations of (0, 0, 1) with v2, and so on."""
     t = np.zeros((3, 3, 3))
@@ -164,6 +174,8 @@ VECTOR = [
     (prod_of_vector, _prod_of_vector_exact),
     (prod_through_a_zero, None),
     (prod_through_two_zeros, None),
+    (spreads, None),
+    (nan_spreads, None),
 ]
 
 
