@@ -123,6 +123,37 @@ def min_of_generator_of_vector(v):
     return min(np.sin(v[i]) * v[1] for i in range(3))
 
 
+def prod_of_vector(v):
+    return np.prod(v) * v[0]
+
+
+def prod_through_a_zero(v):
+    return np.sum(np.prod(np.outer(v - np.array([0.7, 0.0, 0.0]), v), axis=0))
+
+
+def prod_through_two_zeros(v):
+    return np.prod(v - np.array([0.7, 0.3, 0.0]), keepdims=True)[0] + np.nanprod(v ** 2)
+
+
+def spreads(v):
+    m = np.outer(v, v + 1.0)
+    return np.std(v) * v[0] + np.var(m, axis=0, ddof=1) @ v + np.sum(np.std(m, axis=1, keepdims=True))
+
+
+def nan_spreads(v):
+    w = np.append(v * v[0], np.nan)
+    return np.nanvar(w) * v[1] + np.nanstd(w)
+
+
+def _prod_of_vector_exact(v):
+    """d^3 (v0^2 v1 v2): 2 at the permutations of (0, 0, 1) with v2, and so on."""
+    t = np.zeros((3, 3, 3))
+    for i, j, k in [(0, 0, 1), (0, 0, 2), (0, 1, 2)]:
+        for a, b, c in {(i, j, k), (i, k, j), (j, i, k), (j, k, i), (k, i, j), (k, j, i)}:
+            t[a, b, c] = {(0, 0, 1): 2 * v[2], (0, 0, 2): 2 * v[1], (0, 1, 2): 2 * v[0]}[(i, j, k)]
+    return t
+
+
 def _diag_both_ways_exact(v):
     t = np.zeros((3, 3, 3))
     for i in range(3):
@@ -140,6 +171,11 @@ VECTOR = [
     (diag_cubed, None),
     (max_of_generator_of_vector, None),
     (min_of_generator_of_vector, None),
+    (prod_of_vector, _prod_of_vector_exact),
+    (prod_through_a_zero, None),
+    (prod_through_two_zeros, None),
+    (spreads, None),
+    (nan_spreads, None),
 ]
 
 

@@ -40,22 +40,32 @@ def _axes(axis, ndim):
     return tuple(sorted(a % ndim for a in axes))
 
 
-def _along_last(x, axis):
-    """Move the reduced axes of `x` to the end and flatten them into one.
-
-    Returns the moved array and the function that puts an array of that shape back.
-    """
+def _to_last(x, axis):
+    """`x` with its reduced axes moved to the end and flattened into one (kept axes in
+    order first); `_from_last(a, x, axis)` puts an array of that shape back."""
     x = np.asarray(x)
     axes = _axes(axis, x.ndim)
     kept = [a for a in range(x.ndim) if a not in axes]
-    order = kept + list(axes)
-    moved = np.transpose(x, order)
-    flat = moved.reshape(moved.shape[: len(kept)] + (math.prod(moved.shape[len(kept):]),))  # not -1: size 0
+    moved = np.transpose(x, kept + list(axes))
+    return np.reshape(moved, moved.shape[: len(kept)] + (math.prod(moved.shape[len(kept):]),))  # not -1: size 0
+
+
+def _from_last(a, x, axis):
+    """The inverse of `_to_last(x, axis)`: `a`, shaped like it, back in x's layout."""
+    axes = _axes(axis, np.ndim(x))
+    order = [k for k in range(np.ndim(x)) if k not in axes] + list(axes)
+    moved = np.reshape(a, tuple(np.shape(x)[k] for k in order))
+    return np.transpose(moved, np.argsort(order))
+
+
+def _along_last(x, axis):
+    """`_to_last(x, axis)` and the function putting an array of that shape back (for
+    helpers that are not differentiated; differentiated ones call `_from_last`)."""
 
     def restore(a):
-        return np.transpose(np.reshape(a, moved.shape), np.argsort(order))
+        return _from_last(a, x, axis)
 
-    return flat, restore
+    return _to_last(x, axis), restore
 
 
 def _reverse_cumsum(a, axis):
@@ -234,8 +244,7 @@ def _exclusive_product(a, axis):
 
 def _prod_of_others(x, axis):
     """For each entry, the product of the other entries it is reduced with."""
-    flat, restore = _along_last(x, axis)
-    return restore(_exclusive_product(flat, -1))
+    return _from_last(_exclusive_product(_to_last(x, axis), -1), x, axis)
 
 
 def _masked_prod_of_others(x, axis, where):

@@ -241,8 +241,8 @@ def _prod_of_others_tangent(t, x, axis):
     is L_k R_k; their tangents follow the recurrences L'_{k+1} = L'_k x_k + L_k t_k (and
     the mirror one for R). The map t -> tangent is symmetric, so it is also the adjoint.
     """
-    flat, restore = reductions._along_last(x, axis)
-    tflat, _ = reductions._along_last(np.broadcast_to(t, np.shape(x)), axis)
+    flat = reductions._to_last(x, axis)
+    tflat = reductions._to_last(np.broadcast_to(t, np.shape(x)), axis)
     n = flat.shape[-1]
     dtype = np.result_type(flat, tflat, np.float32)
     lefts, left_dots, rights, right_dots = [None] * n, [None] * n, [None] * n, [None] * n
@@ -255,7 +255,7 @@ def _prod_of_others_tangent(t, x, axis):
         rights[j], right_dots[j] = right, right_dot
         right, right_dot = right * flat[..., j], right_dot * flat[..., j] + right * tflat[..., j]
     out = [left_dots[k] * rights[k] + lefts[k] * right_dots[k] for k in range(n)]
-    return restore(np.stack(out, axis=-1) if n else np.zeros(flat.shape, dtype))
+    return reductions._from_last(np.stack(out, axis=-1) if n else np.zeros(flat.shape, dtype), x, axis)
 
 
 @defvjp(reductions._prod_of_others, "x", name="ProdOfOthers")

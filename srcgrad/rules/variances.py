@@ -45,8 +45,10 @@ def _counted(x, where, skip_nan):
     return mask & ~np.isnan(x) if skip_nan else mask
 
 
-def _spread(ans, x, axis, ddof, where, mean, correction, skip_nan=False):
-    """Half d var / dx: m (x - c) / dof (see the module's docstring), x's shape."""
+def _spread(ans, x, axis, ddof, where, mean, correction, skip_nan):
+    """Half d var / dx: m (x - c) / dof (see the module's docstring), x's shape. Its
+    parameters have no defaults: forward mode over its generated jvp (third derivatives)
+    takes the tangents it passes by position only."""
     ddof = ddof if correction is None else correction
     if where is True and mean is None and not skip_nan:
         return _centered(x, axis) / _dof(ans, x, ddof)
@@ -66,56 +68,56 @@ def _mean_grad(g, x, axis, keepdims, spread, mean):
 def var_vjp(
     g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None
 ):
-    return unreduce(2.0 * g, x, axis, keepdims) * _spread(ans, x, axis, ddof, where, mean, correction)
+    return unreduce(2.0 * g, x, axis, keepdims) * _spread(ans, x, axis, ddof, where, mean, correction, False)
 
 
 @defvjp(np.var, "mean")
 def var_vjp_mean(
     g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None
 ):
-    return _mean_grad(2.0 * g, x, axis, keepdims, _spread(ans, x, axis, ddof, where, mean, correction), mean)
+    return _mean_grad(2.0 * g, x, axis, keepdims, _spread(ans, x, axis, ddof, where, mean, correction, False), mean)
 
 
 @defjvp(np.var, "x")
 def var_jvp(
     t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None
 ):
-    return 2.0 * np.sum(t * _spread(ans, x, axis, ddof, where, mean, correction), axis=axis, keepdims=keepdims)
+    return 2.0 * np.sum(t * _spread(ans, x, axis, ddof, where, mean, correction, False), axis=axis, keepdims=keepdims)
 
 
 @defjvp(np.var, "mean")
 def var_jvp_mean(
     t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None
 ):
-    return -2.0 * np.sum(t * _spread(ans, x, axis, ddof, where, mean, correction), axis=axis, keepdims=keepdims)
+    return -2.0 * np.sum(t * _spread(ans, x, axis, ddof, where, mean, correction, False), axis=axis, keepdims=keepdims)
 
 
 @defvjp(np.std, "x")
 def std_vjp(
     g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None
 ):
-    return unreduce(_over(g, ans), x, axis, keepdims) * _spread(ans, x, axis, ddof, where, mean, correction)
+    return unreduce(_over(g, ans), x, axis, keepdims) * _spread(ans, x, axis, ddof, where, mean, correction, False)
 
 
 @defvjp(np.std, "mean")
 def std_vjp_mean(
     g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None
 ):
-    return _mean_grad(_over(g, ans), x, axis, keepdims, _spread(ans, x, axis, ddof, where, mean, correction), mean)
+    return _mean_grad(_over(g, ans), x, axis, keepdims, _spread(ans, x, axis, ddof, where, mean, correction, False), mean)
 
 
 @defjvp(np.std, "x")
 def std_jvp(
     t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None
 ):
-    return _over(np.sum(t * _spread(ans, x, axis, ddof, where, mean, correction), axis=axis, keepdims=keepdims), ans)
+    return _over(np.sum(t * _spread(ans, x, axis, ddof, where, mean, correction, False), axis=axis, keepdims=keepdims), ans)
 
 
 @defjvp(np.std, "mean")
 def std_jvp_mean(
     t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None
 ):
-    return _over(np.sum(t * _spread(ans, x, axis, ddof, where, mean, correction), axis=axis, keepdims=keepdims), -ans)
+    return _over(np.sum(t * _spread(ans, x, axis, ddof, where, mean, correction, False), axis=axis, keepdims=keepdims), -ans)
 
 
 @defvjp(np.nanvar, "x")
