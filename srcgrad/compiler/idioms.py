@@ -1,7 +1,7 @@
 """Python idioms spelled as the constructs srcgrad differentiates: in-place methods of the
 lists and dicts a function makes, `dict` with keywords, `**` in dict displays, `*`
 unpacking of values whose length the function shows, `zip` unpacked whole, `del` of
-names, and scatter-adds into the arrays a function makes.
+names, and scatters into the arrays a function makes.
 
 Before (user code):                After:
     d = {"w": w}                       d = {"w": w}
@@ -25,10 +25,10 @@ Before (user code):                After:
 
 Each rewrite computes what the idiom computes, on the same objects, so the checks of
 in-place changes that follow (fence.py's for `|=`, mutation.py's for `ws[:] = ...`) see
-a change and refuse it where another name may share the object. `np.add.at` (and
-`np.subtract.at`), NumPy's, as a statement on a name the function binds, becomes a write
-of the whole array from a pure helper (rules/scatter.py) bound in `program.bound` and
-`program.held`; on a parameter, a global or an entry it stays, for later passes to refuse.
+a change and refuse it where another name may share the object. `np.add.at`,
+`np.subtract.at`, `np.maximum.at`, `np.minimum.at` and `np.fill_diagonal` on a name the
+function binds become writes of the whole array from pure helpers (scatters.py says which);
+on a parameter, a global or an entry they stay, for later passes to refuse.
 `d[k].append(v)` stores a new list only where no other name can see the lists of `d`
 (`_contained_lists`); elsewhere it stays, and mutation.py refuses it. A method is rewritten
 only as a statement of its own (its result unused) and only on a name that every binding
@@ -48,10 +48,8 @@ leaves); returns a new tree when it rewrites anything, the same tree otherwise.
 import re
 
 import gast
-import numpy as np
 
-from ..rules import scatter
-from . import printing, syntax
+from . import printing, scatters as scatter_writes, syntax
 from .scope import dotted_parts, lookup_path
 
 _DICT_METHODS = ("update", "setdefault")
@@ -74,13 +72,13 @@ def run(program, transform="srcgrad.grad"):
         type(n) is gast.Starred and isinstance(n.ctx, gast.Load) for n in syntax.nodes(tree))
     zipped = any("zip(" in line for line in lines) and any(_unpacks_zip(s) for s in syntax.statements(tree))
     deletes = any("del " in line for line in lines) and any(_deletes_names(s) for s in syntax.statements(tree))
-    scatters = any(".at(" in line for line in lines) and any(_scatter(s, program) for s in syntax.statements(tree))
+    scatters = scatter_writes.mentioned(lines) and any(scatter_writes.spelled(s, program) for s in syntax.statements(tree))
     appends = any(".append(" in line for line in lines) and _contained_lists(program, tree)
     if not (methods or keywords or unpacked or starred or zipped or deletes or scatters or appends):
         return tree
     tree = syntax.copy(tree)
     if methods or deletes or scatters or appends:
-        _rewrite_block(tree, kinds, _Scatters(program) if scatters else None, _contained_lists(program, tree))
+        _rewrite_block(tree, kinds, scatter_writes.Scatters(program) if scatters else None, _contained_lists(program, tree))
     rewrites = {}
     if unpacked:
         rewrites[gast.Dict] = _merges
@@ -380,61 +378,6 @@ def _rewritten(call, name, method):
     return [syntax.assign(syntax.subscript(syntax.name(name), syntax.slice_(None, None, None)), value)]
 
 
-# --- np.add.at(y, index, v) on an array the function makes ----------------------------
-
-_SCATTERS = {np.add: scatter.added_at, np.subtract: scatter.subtracted_at}
-
-
-def _scatter(stmt, program):
-    """The pure helper (`added_at`, `subtracted_at`) that spells the statement `stmt`
-    when it is `np.add.at(y, index, v)` or `np.subtract.at(...)` (NumPy's, not a name
-    of the function's) on a name `y` the function binds, three arguments as written; else
-    None. A parameter or global `y` keeps its call, which argument_writes.py refuses."""
-    if not (type(stmt) is gast.Expr and type(stmt.value) is gast.Call):
-        return None
-    call = stmt.value
-    parts = dotted_parts(call.func)
-    if (parts is None or len(parts) < 2 or parts[-1] != "at" or len(call.args) != 3 or call.keywords
-            or any(type(a) is gast.Starred for a in call.args) or type(call.args[0]) is not gast.Name):
-        return None
-    if parts[0] in syntax.names_stored(program.tree) or call.args[0].id not in syntax.names_stored(program.tree):
-        return None
-    ufunc = lookup_path(parts[:-1], program)
-    return _SCATTERS.get(ufunc) if isinstance(ufunc, np.ufunc) else None
-
-
-class _Scatters:
-    """Spells each scatter statement as a full write `y[...] = added_at(y, index, v)`,
-    binding the helper to a fresh name in `program.bound` and `program.held` (generated
-    code reads it as a helper): the write is then an in-place change of `y` that
-    mutation.py checks as any other (refused where another name or a view shares `y`)."""
-
-    def __init__(self, program):
-        self.program = program
-        self.names = {}  # helper -> the name the rewritten code calls it by
-
-    def rewritten(self, stmt):
-        helper = _scatter(stmt, self.program)
-        if helper is None:
-            return None
-        name = self.names.get(helper)
-        if name is None:
-            name = self.names[helper] = self._fresh(helper.__name__)
-            self.program.bound[name] = self.program.held[name] = helper
-        y, index, v = stmt.value.args
-        value = syntax.call(syntax.name(name), [syntax.name(y.id), index, v])
-        return [syntax.assign(syntax.subscript(syntax.name(y.id), syntax.const(Ellipsis)), value)]
-
-    def _fresh(self, stem):
-        program = self.program
-        taken = {n.id for n in syntax.walk(program.tree) if type(n) is gast.Name} | set(program.globals) | set(program.bound)
-        name, k = stem, 0
-        while name in taken and program.bound.get(name) is not getattr(scatter, stem):
-            k += 1
-            name = f"{stem}_{k}"
-        return name
-
-
 # --- d[k].append(v) on a dict whose lists no other name sees ---------------------------
 
 _KEEP_NOTHING = {sum, len, max, min, sorted, list, tuple, any, all}  # read a list, hold no reference to it
@@ -529,3 +472,4 @@ def _keeps_no_reference(entry, parents, program):
         meaning = lookup_path(parts, program)
         return meaning in _KEEP_NOTHING or getattr(meaning, "__module__", "") in ("numpy", "numpy.core.fromnumeric")
     return False
+
