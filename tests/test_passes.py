@@ -174,7 +174,7 @@ def test_the_output_of_vjp_survives_its_pullback():
 
 def scatter_in_place(x):
     y = np.zeros(3)
-    np.maximum.at(y, [0, 0, 1], x)  # np.add.at is differentiated (test_scatter_add.py); other ufuncs' .at are not
+    np.multiply.at(y, [0, 0, 1], x)  # np.add.at, maximum.at, minimum.at are differentiated (test_scatter_add.py); multiply.at is not
     return np.sum(y * y)
 
 

@@ -18,7 +18,7 @@ from rule_checks import Call, Uniform as U, check_dtypes, check_rule, materializ
 import srcgrad.rules as rules
 from srcgrad import NotDifferentiableError
 from srcgrad.rules.gamma import polygamma
-from srcgrad.rules.scatter import added_at, subtracted_at
+from srcgrad.rules.scatter import added_at, diagonal_summed, filled_diagonal, maximized_at, minimized_at, subtracted_at
 from srcgrad.rules.structure import make_namedtuple
 
 
@@ -1363,13 +1363,22 @@ def test_selection(fn, args, kwargs):
     run(fn, *args, **kwargs)
 
 
-SCATTERS = [  # np.add.at and np.subtract.at as pure functions: repeated indices accumulate
+SCATTERS = [  # np.add.at, .subtract.at, .maximum.at, .minimum.at, np.fill_diagonal as pure functions
     case(added_at, U((4,)), np.array([0, 2, 2, 3, 2]), U((5,))),
     case(added_at, U((3, 2)), np.array([1, 1, 0]), U((2,))),
     case(added_at, U((3, 3)), (np.array([[0], [2]]), np.array([[0, 2, 2]])), U((2, 3))),
     case(added_at, U((4,)), [1, 1], U(())),
     case(subtracted_at, U((4,)), np.array([3, 0, 3]), U((3,))),
     case(subtracted_at, U((2, 3)), (np.array([0, 0, 1]), np.array([2, 2, 2])), U((3,))),
+    case(maximized_at, U((4,)), np.array([0, 2, 2, 3, 2]), U((5,))),
+    case(maximized_at, U((3, 2)), np.array([1, 1, 0]), U((2,))),
+    case(minimized_at, U((4,)), np.array([3, 0, 3]), U((3,))),
+    case(minimized_at, U((2, 3)), (np.array([0, 0, 1]), np.array([2, 2, 2])), U((3,))),
+    case(filled_diagonal, U((3, 3)), U(())),
+    case(filled_diagonal, U((5, 3)), U((2,)), True),
+    case(filled_diagonal, U((2, 2, 2)), U((3,))),
+    case(diagonal_summed, U((4, 3)), np.zeros(2)),
+    case(diagonal_summed, U((5, 2)), np.zeros((2, 1)), True),
 ]
 
 

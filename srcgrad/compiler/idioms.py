@@ -1,7 +1,7 @@
 """Python idioms spelled as the constructs srcgrad differentiates: in-place methods of the
 lists and dicts a function makes, `dict` with keywords, `**` in dict displays, `*`
 unpacking of values whose length the function shows, `zip` unpacked whole, `del` of
-names, and scatter-adds into the arrays a function makes.
+names, and scatters into the arrays a function makes.
 
 Before (user code):                After:
     d = {"w": w}                       d = {"w": w}
@@ -22,15 +22,18 @@ Before (user code):                After:
     h = {"S": []}                      h = {"S": []}
     h["S"].append(s)                   h["S"] = h["S"] + [s]
     g.setdefault(k, []).append(s)      g[k] = g.get(k, []) + [s]
+    ws.insert(i, v)                    ws = ws[:i] + [v] + ws[i:]
 
 Each rewrite computes what the idiom computes, on the same objects, so the checks of
 in-place changes that follow (fence.py's for `|=`, mutation.py's for `ws[:] = ...`) see
-a change and refuse it where another name may share the object. `np.add.at` (and
-`np.subtract.at`), NumPy's, as a statement on a name the function binds, becomes a write
-of the whole array from a pure helper (rules/scatter.py) bound in `program.bound` and
-`program.held`; on a parameter, a global or an entry it stays, for later passes to refuse.
+a change and refuse it where another name may share the object. `np.add.at`,
+`np.subtract.at`, `np.maximum.at`, `np.minimum.at` and `np.fill_diagonal` on a name the
+function binds become writes of the whole array from pure helpers (scatters.py says which);
+on a parameter, a global or an entry they stay, for later passes to refuse.
 `d[k].append(v)` stores a new list only where no other name can see the lists of `d`
-(`_contained_lists`); elsewhere it stays, and mutation.py refuses it. A method is rewritten
+(`_contained_lists`); `ws.insert(i, v)` rebinds `ws` only where every binding makes a new
+list and no read keeps a reference to it (`_unseen_lists`); elsewhere both stay, and
+mutation.py refuses them. A method is rewritten
 only as a statement of its own (its result unused) and only on a name that every binding
 in the function makes a new dict (a display, a comprehension, `dict(...)`, `|=`; for
 `update` and `setdefault` also `.copy()`) or a new list (a display, a comprehension,
@@ -48,10 +51,8 @@ leaves); returns a new tree when it rewrites anything, the same tree otherwise.
 import re
 
 import gast
-import numpy as np
 
-from ..rules import scatter
-from . import printing, syntax
+from . import printing, scatters as scatter_writes, syntax
 from .scope import dotted_parts, lookup_path
 
 _DICT_METHODS = ("update", "setdefault")
@@ -74,13 +75,15 @@ def run(program, transform="srcgrad.grad"):
         type(n) is gast.Starred and isinstance(n.ctx, gast.Load) for n in syntax.nodes(tree))
     zipped = any("zip(" in line for line in lines) and any(_unpacks_zip(s) for s in syntax.statements(tree))
     deletes = any("del " in line for line in lines) and any(_deletes_names(s) for s in syntax.statements(tree))
-    scatters = any(".at(" in line for line in lines) and any(_scatter(s, program) for s in syntax.statements(tree))
+    scatters = scatter_writes.mentioned(lines) and any(scatter_writes.spelled(s, program) for s in syntax.statements(tree))
     appends = any(".append(" in line for line in lines) and _contained_lists(program, tree)
-    if not (methods or keywords or unpacked or starred or zipped or deletes or scatters or appends):
+    inserts = any(".insert(" in line for line in lines) and _unseen_lists(program, tree, kinds)
+    if not (methods or keywords or unpacked or starred or zipped or deletes or scatters or appends or inserts):
         return tree
     tree = syntax.copy(tree)
-    if methods or deletes or scatters or appends:
-        _rewrite_block(tree, kinds, _Scatters(program) if scatters else None, _contained_lists(program, tree))
+    if methods or deletes or scatters or appends or inserts:
+        _rewrite_block(tree, kinds, scatter_writes.Scatters(program) if scatters else None, _contained_lists(program, tree),
+                       inserts or set())
     rewrites = {}
     if unpacked:
         rewrites[gast.Dict] = _merges
@@ -233,7 +236,7 @@ def _method_statement(stmt):
     if not (type(stmt) is gast.Expr and type(stmt.value) is gast.Call):
         return None
     func = stmt.value.func
-    if type(func) is gast.Attribute and type(func.value) is gast.Name and func.attr in _DICT_METHODS + _LIST_METHODS:
+    if type(func) is gast.Attribute and type(func.value) is gast.Name and func.attr in _DICT_METHODS + _LIST_METHODS + ("insert",):
         return func.value.id, func.attr
     return None
 
@@ -246,7 +249,7 @@ def _fits(kind, method):
     """Whether a name of `kind` (see `_kinds`) is surely a new object `method` can be rewritten
     on: a dict or list as the method needs, or for a dict method a `.copy()` (of a dict,
     since a dict method is called on it)."""
-    return kind == _kind_of(method) or (kind == "copy" and method in _DICT_METHODS)
+    return method != "insert" and (kind == _kind_of(method) or (kind == "copy" and method in _DICT_METHODS))
 
 
 def _kinds(program, tree):
@@ -322,7 +325,7 @@ def _made(value, program):
     return None
 
 
-def _rewrite_block(node, kinds, scatters, holders=frozenset()):
+def _rewrite_block(node, kinds, scatters, holders=frozenset(), unseen=frozenset()):
     for field in ("body", "orelse"):
         block = getattr(node, field, None)
         if not isinstance(block, list):
@@ -331,7 +334,7 @@ def _rewrite_block(node, kinds, scatters, holders=frozenset()):
         for s in block:
             if _deletes_names(s):
                 continue  # `del a`: the name goes out of use, which needs no statement
-            _rewrite_block(s, kinds, scatters, holders)
+            _rewrite_block(s, kinds, scatters, holders, unseen)
             found = _method_statement(s)
             rewritten = _rewritten(s.value, *found) if found is not None and _fits(kinds.get(found[0]), found[1]) else None
             if rewritten is None and scatters is not None:
@@ -339,6 +342,8 @@ def _rewrite_block(node, kinds, scatters, holders=frozenset()):
             entry = _entry_append(s)
             if rewritten is None and entry is not None and entry[0] in holders:
                 rewritten = [_appended_entry(*entry)]
+            if rewritten is None and found is not None and found[1] == "insert" and found[0] in unseen:
+                rewritten = _inserted(s.value, found[0])
             out += [s] if rewritten is None else [syntax.located(r, s) for r in rewritten]
         block[:] = out or [syntax.located(syntax.pass_(), node)]
 
@@ -378,61 +383,6 @@ def _rewritten(call, name, method):
             return None
         value = syntax.call("sorted", [syntax.name(name)], [(k.arg, k.value) for k in keywords])
     return [syntax.assign(syntax.subscript(syntax.name(name), syntax.slice_(None, None, None)), value)]
-
-
-# --- np.add.at(y, index, v) on an array the function makes ----------------------------
-
-_SCATTERS = {np.add: scatter.added_at, np.subtract: scatter.subtracted_at}
-
-
-def _scatter(stmt, program):
-    """The pure helper (`added_at`, `subtracted_at`) that spells the statement `stmt`
-    when it is `np.add.at(y, index, v)` or `np.subtract.at(...)` (NumPy's, not a name
-    of the function's) on a name `y` the function binds, three arguments as written; else
-    None. A parameter or global `y` keeps its call, which argument_writes.py refuses."""
-    if not (type(stmt) is gast.Expr and type(stmt.value) is gast.Call):
-        return None
-    call = stmt.value
-    parts = dotted_parts(call.func)
-    if (parts is None or len(parts) < 2 or parts[-1] != "at" or len(call.args) != 3 or call.keywords
-            or any(type(a) is gast.Starred for a in call.args) or type(call.args[0]) is not gast.Name):
-        return None
-    if parts[0] in syntax.names_stored(program.tree) or call.args[0].id not in syntax.names_stored(program.tree):
-        return None
-    ufunc = lookup_path(parts[:-1], program)
-    return _SCATTERS.get(ufunc) if isinstance(ufunc, np.ufunc) else None
-
-
-class _Scatters:
-    """Spells each scatter statement as a full write `y[...] = added_at(y, index, v)`,
-    binding the helper to a fresh name in `program.bound` and `program.held` (generated
-    code reads it as a helper): the write is then an in-place change of `y` that
-    mutation.py checks as any other (refused where another name or a view shares `y`)."""
-
-    def __init__(self, program):
-        self.program = program
-        self.names = {}  # helper -> the name the rewritten code calls it by
-
-    def rewritten(self, stmt):
-        helper = _scatter(stmt, self.program)
-        if helper is None:
-            return None
-        name = self.names.get(helper)
-        if name is None:
-            name = self.names[helper] = self._fresh(helper.__name__)
-            self.program.bound[name] = self.program.held[name] = helper
-        y, index, v = stmt.value.args
-        value = syntax.call(syntax.name(name), [syntax.name(y.id), index, v])
-        return [syntax.assign(syntax.subscript(syntax.name(y.id), syntax.const(Ellipsis)), value)]
-
-    def _fresh(self, stem):
-        program = self.program
-        taken = {n.id for n in syntax.walk(program.tree) if type(n) is gast.Name} | set(program.globals) | set(program.bound)
-        name, k = stem, 0
-        while name in taken and program.bound.get(name) is not getattr(scatter, stem):
-            k += 1
-            name = f"{stem}_{k}"
-        return name
 
 
 # --- d[k].append(v) on a dict whose lists no other name sees ---------------------------
@@ -529,3 +479,53 @@ def _keeps_no_reference(entry, parents, program):
         meaning = lookup_path(parts, program)
         return meaning in _KEEP_NOTHING or getattr(meaning, "__module__", "") in ("numpy", "numpy.core.fromnumeric")
     return False
+
+
+# --- ws.insert(i, v) on a list no other name sees ---------------------------------------
+
+_PLAIN = (gast.Constant, gast.Name, gast.BinOp, gast.UnaryOp, gast.Load, gast.operator, gast.unaryop)
+_OWN_METHODS = ("insert", "append", "index", "count", "copy", "reverse", "sort")  # keep no new reference
+
+
+def _inserted(call, name):
+    """`ws = ws[:i] + [v] + ws[i:]` for `ws.insert(i, v)` (the same list for every `i`, as
+    slices clamp as insert does), or None unless `i` is names, literals and arithmetic."""
+    if call.keywords or len(call.args) != 2 or any(type(a) is gast.Starred for a in call.args):
+        return None
+    i, v = call.args
+    if not all(isinstance(n, _PLAIN) for n in syntax.walk(i)):
+        return None  # `i` is read twice
+    head = syntax.subscript(syntax.name(name), syntax.slice_(None, i, None))
+    tail = syntax.subscript(syntax.name(name), syntax.slice_(syntax.copy(i), None, None))
+    value = syntax.binop(syntax.binop(head, gast.Add(), syntax.list_([v])), gast.Add(), tail)
+    return [syntax.assign(syntax.name(name), value)]
+
+
+def _unseen_lists(program, tree, kinds):
+    """The names `ws` with `ws.insert(i, v)` statements that may rebind `ws` to a new list:
+    every binding makes a new list (`_kinds`), every read keeps no reference to it (`ws[i]`,
+    `len(ws)`, `for w in ws` with no insert into `ws` inside, `ws + [v]`, its own methods,
+    `return ws`), so no other name or container can see the list the insert would change."""
+    names = {_method_statement(s)[0] for s in syntax.statements(tree)
+             if _method_statement(s) is not None and _method_statement(s)[1] == "insert"}
+    names = {n for n in names if kinds.get(n) == "list"}
+    if not names:
+        return set()
+    parents = {}
+    for node in syntax.walk(tree):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in syntax.walk(tree):
+        if type(node) is gast.For and any(type(n) is gast.Name and n.id in names for n in syntax.walk(node.iter)):
+            inside = {_method_statement(s)[0] for s in syntax.statements(node) if _method_statement(s) is not None
+                      and _method_statement(s)[1] == "insert"}
+            names -= inside  # iterating a list while inserting into it sees the inserts
+        if type(node) is not gast.Name or node.id not in names or not isinstance(node.ctx, gast.Load):
+            continue
+        parent = parents.get(id(node))
+        if type(parent) is gast.Attribute and parent.attr in _OWN_METHODS and type(parents.get(id(parent))) is gast.Call:
+            continue
+        if type(parent) is gast.Return or _keeps_no_reference(node, parents, program):
+            continue
+        names.discard(node.id)
+    return names

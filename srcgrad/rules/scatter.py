@@ -1,5 +1,7 @@
-"""Scatter-adds as pure functions: `added_at(y, index, v)` is a copy of `y` after
-`np.add.at(copy, index, v)`, `subtracted_at` the same with `np.subtract.at`.
+"""Scatters as pure functions: `added_at(y, index, v)` is a copy of `y` after
+`np.add.at(copy, index, v)`; `subtracted_at`, `maximized_at`, `minimized_at` the same
+with `np.subtract.at`, `np.maximum.at`, `np.minimum.at`; `filled_diagonal(y, v)` a copy
+after `np.fill_diagonal(copy, v, wrap)`.
 
 idioms.py spells the statement `np.add.at(y, index, v)` on an array the function makes
 as the full write `y[...] = added_at(y, index, v)`, which the checks of writes into
@@ -8,12 +10,20 @@ differentiate. Each entry of `v` is added once per time `index` names its place,
 gradient is the sum of `g` over those places: `g[index]`, summed down to v's shape
 (broadcasting). The result is linear in `y` and `v`, so the forward rules apply the
 same scatter to the tangents; `index` only selects.
+
+`maximized_at` sends each place's gradient to the entries that won there (`y`'s own and
+every `v` entry equal to the result), split evenly among ties as np.maximum's rule splits
+two; the weights are piecewise constant, so second derivatives through them are zero.
+`filled_diagonal` writes `v`, flattened and repeated as NumPy repeats it, into the
+diagonal's places in flat order: `y`'s gradient is `g` with those places zeroed, `v`'s
+the sum of `g` over the places each entry of `v` was written to (`diagonal_summed`, its
+adjoint, `filled_diagonal` into zeros).
 """
 
 import numpy as np
 
 from ..runtime import unbroadcast, zeros_like_grad
-from .registry import defjvp, defvjp, discrete
+from .registry import defjvp, defvjp, discrete, nondifferentiable
 
 
 def added_at(y, index, v):
@@ -66,3 +76,125 @@ def subtracted_at_jvp_v(t, ans, y, index, v):
 
 discrete(added_at, "index")
 discrete(subtracted_at, "index")
+
+
+def maximized_at(y, index, v):
+    """A copy of `y` after `np.maximum.at(copy, index, v)`; `y` is left as it was."""
+    out = y.copy()
+    np.maximum.at(out, index, v)
+    return out
+
+
+def minimized_at(y, index, v):
+    """A copy of `y` after `np.minimum.at(copy, index, v)`; `y` is left as it was."""
+    out = y.copy()
+    np.minimum.at(out, index, v)
+    return out
+
+
+def _winners(ans, y, index, v):
+    """(weight of each entry of `y`, weight of each entry of `v` broadcast to `y[index]`'s
+    shape): 1/n for the n entries at a place equal to its result `ans` there, else 0."""
+    kind = np.result_type(ans, np.float32)
+    y_won = np.asarray(y == ans, dtype=kind)
+    v_won = np.asarray(np.broadcast_to(v, np.shape(ans[index])) == ans[index], dtype=kind)
+    count = y_won.copy()
+    np.add.at(count, index, v_won)
+    count = np.maximum(count, 1.0)  # a NaN result has no winner
+    return y_won / count, v_won / count[index]
+
+
+def winners_y(ans, y, index, v):
+    """The weight of each entry of `y` in the result of `maximized_at`/`minimized_at`."""
+    return _winners(ans, y, index, v)[0]
+
+
+def winners_v(ans, y, index, v):
+    """The weight of each entry of `v` (broadcast to `y[index]`'s shape) in the result."""
+    return _winners(ans, y, index, v)[1]
+
+
+@defvjp(maximized_at, "y", name="MaximumAt")
+@defvjp(minimized_at, "y", name="MinimumAt")
+def extremum_at_vjp_y(g, ans, y, index, v):
+    return g * winners_y(ans, y, index, v)
+
+
+@defjvp(maximized_at, "y")
+@defjvp(minimized_at, "y")
+def extremum_at_jvp_y(t, ans, y, index, v):
+    return t * winners_y(ans, y, index, v)
+
+
+@defvjp(maximized_at, "v")
+@defvjp(minimized_at, "v")
+def extremum_at_vjp_v(g, ans, y, index, v):
+    return unbroadcast(g[index] * winners_v(ans, y, index, v), v)
+
+
+@defjvp(maximized_at, "v")
+@defjvp(minimized_at, "v")
+def extremum_at_jvp_v(t, ans, y, index, v):
+    return added_at(zeros_like_grad(ans), index, t * winners_v(ans, y, index, v))
+
+
+def _diagonal_places(shape, wrap):
+    """The flat indices `np.fill_diagonal` writes, in the order it writes them."""
+    marks = np.zeros(shape, dtype=bool)
+    np.fill_diagonal(marks, True, wrap=wrap)
+    return np.flatnonzero(marks)
+
+
+def filled_diagonal(y, v, wrap=False):
+    """A copy of `y` after `np.fill_diagonal(copy, v, wrap)`: the k-th place of the
+    diagonal gets `v.flat[k % v.size]`; `y` is left as it was."""
+    out = np.array(y, copy=True)
+    np.fill_diagonal(out, v, wrap=wrap)
+    return out
+
+
+def diagonal_summed(x, v, wrap=False):
+    """The adjoint of `filled_diagonal(zeros, v, wrap)` in `v`: entry j of `v` gets the
+    sum of `x` over the diagonal places that `v.flat[j]` was written to; shaped like `v`."""
+    places = _diagonal_places(np.shape(x), wrap)
+    size = max(np.size(v), 1)
+    out = np.zeros(size, dtype=np.result_type(x, np.float32))
+    np.add.at(out, np.arange(len(places)) % size, np.ravel(x)[places])
+    return unbroadcast(out.reshape(np.shape(v)), v)
+
+
+@defvjp(filled_diagonal, "y", name="FillDiagonal")
+def filled_diagonal_vjp_y(g, ans, y, v, wrap=False):
+    return filled_diagonal(g, 0.0, wrap)
+
+
+@defjvp(filled_diagonal, "y")
+def filled_diagonal_jvp_y(t, ans, y, v, wrap=False):
+    return filled_diagonal(t, 0.0, wrap)
+
+
+@defvjp(filled_diagonal, "v")
+def filled_diagonal_vjp_v(g, ans, y, v, wrap=False):
+    return diagonal_summed(g, v, wrap)
+
+
+@defjvp(filled_diagonal, "v")
+def filled_diagonal_jvp_v(t, ans, y, v, wrap=False):
+    return filled_diagonal(zeros_like_grad(ans), t, wrap)
+
+
+@defvjp(diagonal_summed, "x", name="DiagonalSummed")
+def diagonal_summed_vjp_x(g, ans, x, v, wrap=False):
+    return filled_diagonal(zeros_like_grad(x), g, wrap)
+
+
+@defjvp(diagonal_summed, "x")
+def diagonal_summed_jvp_x(t, ans, x, v, wrap=False):
+    return diagonal_summed(t, v, wrap)
+
+
+nondifferentiable(winners_y, winners_v)
+discrete(maximized_at, "index")
+discrete(minimized_at, "index")
+discrete(filled_diagonal, "wrap")
+discrete(diagonal_summed, "v", "wrap")

@@ -113,7 +113,7 @@ REFUSED = {
     "u_kwargs_func": srcgrad.SrcGradError,  # u_local_import differentiates now: tests/test_passes.py
     # u_min_key differentiates now (a lambda key): below
     # u_dict_get differentiates now: below
-    "u_list_insert": srcgrad.NotDifferentiableError,  # u_list_pop differentiates now: below
+    # u_list_pop and u_list_insert differentiate now: below
     "u_complex_abs": srcgrad.NotDifferentiableError,  # u_divmod differentiates now: below
     # u_npsum_where / u_npsum_initial differentiate now (np.sum's where= and initial=): tests/test_rules_more.py
     "u_out_kw": srcgrad.NotDifferentiableError,  # u_max_default differentiates now: below
@@ -222,6 +222,12 @@ def test_list_pop_is_differentiated():
     """`v = l.pop()` of `l = [a, 2a, 3a]`, then `v + sum(l)`: 3a + 3a."""
     assert srcgrad.grad(U.u_list_pop)(0.7) == pytest.approx(6.0, rel=1e-12)
     assert srcgrad.jvp(U.u_list_pop, (0.7,), (1.0,)) == pytest.approx((4.2, 6.0), rel=1e-12)
+
+
+def test_list_insert_is_differentiated():
+    """`l.insert(0, 2a)` of `l = [a]`, then `l[0] * l[1]`: 2a^2, gradient 4a."""
+    assert srcgrad.grad(U.u_list_insert)(0.7) == pytest.approx(2.8, rel=1e-12)
+    assert srcgrad.jvp(U.u_list_insert, (0.7,), (1.0,)) == pytest.approx((0.98, 2.8), rel=1e-12)
 
 
 @pytest.mark.parametrize("name", ["aliasing_view", "slice_view_alias"])

@@ -1,0 +1,91 @@
+"""Scatters into the arrays a function makes, spelled as writes of pure helpers
+(rules/scatter.py), for idioms.py to apply:
+
+Before (user code):                After:
+    np.add.at(y, idx, v)               y[...] = added_at(y, idx, v)
+    np.subtract.at(y, idx, v)          y[...] = subtracted_at(y, idx, v)
+    np.maximum.at(y, idx, v)           y[...] = maximized_at(y, idx, v)
+    np.minimum.at(y, idx, v)           y[...] = minimized_at(y, idx, v)
+    np.fill_diagonal(M, v)             M[...] = filled_diagonal(M, v, False)
+
+Only a statement of its own, NumPy's function (not a name the function binds), with its
+arguments as written (no `*`), on a name `y` the function binds: a parameter, a global
+or an entry keeps its call, which argument_writes.py and mutation.py refuse. The helper is
+bound to a fresh name in `program.bound` and `program.held` (generated code reads it as a
+helper); the write of the whole array is then an in-place change that mutation.py checks
+as any other (refused where another name or a view shares `y`). `np.multiply.at` stays,
+and is refused as a change in place.
+"""
+
+import gast
+import numpy as np
+
+from ..rules import scatter
+from . import syntax
+from .scope import dotted_parts, lookup_path
+
+_AT = {np.add: scatter.added_at, np.subtract: scatter.subtracted_at,
+       np.maximum: scatter.maximized_at, np.minimum: scatter.minimized_at}
+
+
+def spelled(stmt, program):
+    """(helper, arguments) that spell the statement `stmt` as `y[...] = helper(*arguments)`
+    when it is one of the scatters above on a name `y` the function binds, else None."""
+    if not (type(stmt) is gast.Expr and type(stmt.value) is gast.Call):
+        return None
+    call = stmt.value
+    parts = dotted_parts(call.func)
+    if (parts is None or any(type(a) is gast.Starred for a in call.args) or not call.args
+            or type(call.args[0]) is not gast.Name or any(k.arg is None for k in call.keywords)):
+        return None
+    stored = syntax.names_stored(program.tree)
+    if parts[0] in stored or call.args[0].id not in stored:
+        return None
+    if parts[-1] == "at" and len(parts) >= 2 and len(call.args) == 3 and not call.keywords:
+        ufunc = lookup_path(parts[:-1], program)
+        helper = _AT.get(ufunc) if isinstance(ufunc, np.ufunc) else None
+        return None if helper is None else (helper, list(call.args))
+    if parts[-1] == "fill_diagonal" and lookup_path(parts, program) is np.fill_diagonal:
+        wrap = [k.value for k in call.keywords if k.arg == "wrap"]
+        if len(call.args) + len(call.keywords) > 3 or any(k.arg not in ("val", "wrap") for k in call.keywords):
+            return None
+        val = call.args[1:2] or [k.value for k in call.keywords if k.arg == "val"]
+        wrap = call.args[2:3] or wrap or [syntax.const(False)]
+        return None if not val else (scatter.filled_diagonal, [call.args[0], val[0], wrap[0]])
+    return None
+
+
+def mentioned(lines):
+    """Whether the source `lines` may hold a scatter (a cheap test before parsing)."""
+    return any(".at(" in line or "fill_diagonal(" in line for line in lines)
+
+
+class Scatters:
+    """Spells each scatter statement as a full write `y[...] = helper(y, ...)`, binding
+    the helper to a fresh name in `program.bound` and `program.held`."""
+
+    def __init__(self, program):
+        self.program = program
+        self.names = {}  # helper -> the name the rewritten code calls it by
+
+    def rewritten(self, stmt):
+        found = spelled(stmt, self.program)
+        if found is None:
+            return None
+        helper, args = found
+        name = self.names.get(helper)
+        if name is None:
+            name = self.names[helper] = self._fresh(helper.__name__)
+            self.program.bound[name] = self.program.held[name] = helper
+        y = args[0].id
+        value = syntax.call(syntax.name(name), [syntax.name(y)] + args[1:])
+        return [syntax.assign(syntax.subscript(syntax.name(y), syntax.const(Ellipsis)), value)]
+
+    def _fresh(self, stem):
+        program = self.program
+        taken = {n.id for n in syntax.walk(program.tree) if type(n) is gast.Name} | set(program.globals) | set(program.bound)
+        name, k = stem, 0
+        while name in taken and program.bound.get(name) is not getattr(scatter, stem):
+            k += 1
+            name = f"{stem}_{k}"
+        return name
