@@ -57,6 +57,7 @@ from .scope import dotted_parts, lookup_path
 
 _DICT_METHODS = ("update", "setdefault")
 _LIST_METHODS = ("reverse", "sort")
+_METHOD_CALL = re.compile(r"\.(update|setdefault|reverse|sort|insert)\(")  # the text of a call `_method_statement` finds
 
 
 def run(program, transform="srcgrad.grad"):
@@ -64,7 +65,8 @@ def run(program, transform="srcgrad.grad"):
     unpacking in a call whose length cannot be seen."""
     tree = program.tree
     lines = program.source_lines
-    candidates = [s for s in syntax.statements(tree) if _method_statement(s) is not None]
+    candidates = [s for s in syntax.statements(tree) if _method_statement(s) is not None] if any(
+        _METHOD_CALL.search(line) for line in lines) else []
     kinds = _kinds(program, tree) if candidates else {}
     methods = any(_fits(kinds.get(_method_statement(s)[0]), _method_statement(s)[1]) for s in candidates)
     keywords = any("dict(" in line for line in lines) and any(
