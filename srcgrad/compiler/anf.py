@@ -39,7 +39,6 @@ from . import printing, syntax
 from .naming import cond_hint as _cond_hint, content_name as _content_name, word as _word
 
 
-
 _CONTAINER_STORES = frozenset({"append", "extend", "insert"})  # list methods storing an argument
 
 
@@ -122,12 +121,11 @@ class _ANF:
             read = syntax.name(s.target.id)
             checks = []
             for other, message in self.shared.get((s.lineno, s.col_offset), ()):
-                if other is None:  # `z op= v` exact where z is a number (sharing.py): checked when it runs
-                    refuse = self.namer.helper("refuse_changed_entry", runtime.refuse_changed_entry)
-                    call = syntax.call(refuse, [syntax.name(s.target.id), syntax.const(message)])
-                else:
-                    refuse = self.namer.helper("refuse_shared", runtime.refuse_shared)
-                    call = syntax.call(refuse, [syntax.name(s.target.id), syntax.name(other), syntax.const(message)])
+                # other None: `z op= v` is exact where z is a number (sharing.py), checked when it runs
+                refuse = (("refuse_changed_entry", runtime.refuse_changed_entry) if other is None
+                          else ("refuse_shared", runtime.refuse_shared))
+                shared = [] if other is None else [syntax.name(other)]
+                call = syntax.call(self.namer.helper(*refuse), [syntax.name(s.target.id), *shared, syntax.const(message)])
                 checks.append(syntax.expr(call))
             return checks + self.assign_to(s.target, syntax.binop(read, s.op, s.value))
         if isinstance(s.target, gast.Subscript):
