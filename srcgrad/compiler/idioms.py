@@ -58,6 +58,8 @@ from .scope import dotted_parts, lookup_path
 _DICT_METHODS = ("update", "setdefault")
 _LIST_METHODS = ("reverse", "sort")
 _METHOD_CALL = re.compile(r"\.(update|setdefault|reverse|sort|insert)\(")  # the text of a call `_method_statement` finds
+# what a key or index read twice may hold (names, literals, arithmetic): reading it again gives the same
+_PLAIN = (gast.Constant, gast.Name, gast.BinOp, gast.UnaryOp, gast.Load, gast.operator, gast.unaryop)
 
 
 def run(program, transform="srcgrad.grad"):
@@ -78,14 +80,13 @@ def run(program, transform="srcgrad.grad"):
     zipped = any("zip(" in line for line in lines) and any(_unpacks_zip(s) for s in syntax.statements(tree))
     deletes = any("del " in line for line in lines) and any(_deletes_names(s) for s in syntax.statements(tree))
     scatters = scatter_writes.mentioned(lines) and any(scatter_writes.spelled(s, program) for s in syntax.statements(tree))
-    appends = any(".append(" in line for line in lines) and _contained_lists(program, tree)
+    holders = _contained_lists(program, tree) if any(".append(" in line for line in lines) else set()
     inserts = any(".insert(" in line for line in lines) and _unseen_lists(program, tree, kinds)
-    if not (methods or keywords or unpacked or starred or zipped or deletes or scatters or appends or inserts):
+    if not (methods or keywords or unpacked or starred or zipped or deletes or scatters or holders or inserts):
         return tree
     tree = syntax.copy(tree)
-    if methods or deletes or scatters or appends or inserts:
-        _rewrite_block(tree, kinds, scatter_writes.Scatters(program) if scatters else None, _contained_lists(program, tree),
-                       inserts or set())
+    if methods or deletes or scatters or holders or inserts:
+        _rewrite_block(tree, kinds, scatter_writes.Scatters(program) if scatters else None, holders, inserts or set())
     rewrites = {}
     if unpacked:
         rewrites[gast.Dict] = _merges
@@ -410,8 +411,7 @@ def _entry_append(stmt):
         name, key, through = receiver.func.value.id, receiver.args[0], True
     else:
         return None
-    plain = (gast.Constant, gast.Name, gast.BinOp, gast.UnaryOp, gast.Tuple, gast.Load, gast.operator, gast.unaryop)
-    if not all(isinstance(n, plain) for n in syntax.walk(key)) or any(type(n) is gast.NamedExpr for n in syntax.walk(call.args[0])):
+    if not all(isinstance(n, _PLAIN + (gast.Tuple,)) for n in syntax.walk(key)) or any(type(n) is gast.NamedExpr for n in syntax.walk(call.args[0])):
         return None  # the key is read twice: names and arithmetic only
     return name, key, call.args[0], through
 
@@ -428,15 +428,12 @@ def _contained_lists(program, tree):
     + [v]`) because no other name can see a list they hold: every binding is a display of
     list displays, every entry stored is a list display, and every other read of an entry
     keeps no reference to it (`sum(d[k])`, `np.array(d[k])`, `d[k][i]`, `for v in d[k]`)."""
-    appends = {id(s.value): _entry_append(s) for s in syntax.statements(tree) if _entry_append(s) is not None}
-    names = {a[0] for a in appends.values()}
+    appends = [(s.value, entry) for s in syntax.statements(tree) for entry in [_entry_append(s)] if entry is not None]
+    names = {entry[0] for _, entry in appends}
     if not names:
         return set()
-    parents = {}
-    for node in syntax.walk(tree):
-        for child in gast.iter_child_nodes(node):
-            parents[id(child)] = node
-    allowed = {id(n) for call_id, a in appends.items() for n in _receiver_reads(tree, call_id)}
+    parents = _parents(tree)
+    allowed = {id(_dict_read(call)) for call, _ in appends}
     lists = (gast.List, gast.ListComp)
     for node in syntax.walk(tree):
         if type(node) is not gast.Name or node.id not in names:
@@ -458,11 +455,20 @@ def _contained_lists(program, tree):
     return names
 
 
-def _receiver_reads(tree, call_id):
-    """The Name nodes of the dict in the receiver of the append call `call_id`."""
-    call = next(n for n in syntax.walk(tree) if id(n) == call_id)
+def _dict_read(call):
+    """The Name node reading the dict in the append `call` (`d[k].append(v)`,
+    `d.setdefault(k, []).append(v)`)."""
     receiver = call.func.value
-    return [receiver.value if type(receiver) is gast.Subscript else receiver.func.value]
+    return receiver.value if type(receiver) is gast.Subscript else receiver.func.value
+
+
+def _parents(tree):
+    """{id(node): the node holding it} for every node under `tree`."""
+    parents = {}
+    for node in syntax.walk(tree):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    return parents
 
 
 def _keeps_no_reference(entry, parents, program):
@@ -485,7 +491,6 @@ def _keeps_no_reference(entry, parents, program):
 
 # --- ws.insert(i, v) on a list no other name sees ---------------------------------------
 
-_PLAIN = (gast.Constant, gast.Name, gast.BinOp, gast.UnaryOp, gast.Load, gast.operator, gast.unaryop)
 _OWN_METHODS = ("insert", "append", "index", "count", "copy", "reverse", "sort")  # keep no new reference
 
 
@@ -508,20 +513,13 @@ def _unseen_lists(program, tree, kinds):
     every binding makes a new list (`_kinds`), every read keeps no reference to it (`ws[i]`,
     `len(ws)`, `for w in ws` with no insert into `ws` inside, `ws + [v]`, its own methods,
     `return ws`), so no other name or container can see the list the insert would change."""
-    names = {_method_statement(s)[0] for s in syntax.statements(tree)
-             if _method_statement(s) is not None and _method_statement(s)[1] == "insert"}
-    names = {n for n in names if kinds.get(n) == "list"}
+    names = {n for n in _inserted_into(tree) if kinds.get(n) == "list"}
     if not names:
         return set()
-    parents = {}
-    for node in syntax.walk(tree):
-        for child in gast.iter_child_nodes(node):
-            parents[id(child)] = node
+    parents = _parents(tree)
     for node in syntax.walk(tree):
         if type(node) is gast.For and any(type(n) is gast.Name and n.id in names for n in syntax.walk(node.iter)):
-            inside = {_method_statement(s)[0] for s in syntax.statements(node) if _method_statement(s) is not None
-                      and _method_statement(s)[1] == "insert"}
-            names -= inside  # iterating a list while inserting into it sees the inserts
+            names -= _inserted_into(node)  # iterating a list while inserting into it sees the inserts
         if type(node) is not gast.Name or node.id not in names or not isinstance(node.ctx, gast.Load):
             continue
         parent = parents.get(id(node))
@@ -531,3 +529,10 @@ def _unseen_lists(program, tree, kinds):
             continue
         names.discard(node.id)
     return names
+
+
+def _inserted_into(node):
+    """The names of the lists that `ws.insert(i, v)` statements under `node` insert into."""
+    found = (_method_statement(s) for s in syntax.statements(node))
+    return {f[0] for f in found if f is not None and f[1] == "insert"}
+

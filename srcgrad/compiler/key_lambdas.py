@@ -18,6 +18,7 @@ import gast
 
 from ..errors import NotDifferentiableError
 from . import printing, syntax
+from .naming import Namer
 from .scope import dotted_parts, lookup_path
 
 _ORDERING = (builtins.sorted, builtins.min, builtins.max)
@@ -33,7 +34,8 @@ def run(program, transform="srcgrad.grad"):
         return program.tree
     local = set(syntax.names_stored(program.tree)) | {a.id for a in program.tree.args.args + program.tree.args.kwonlyargs}
     tree = syntax.copy(program.tree)
-    taken = {n.id for n in syntax.walk(tree) if isinstance(n, gast.Name)} | set(program.globals) | set(program.bound)
+    namer = Namer.for_tree(tree)
+    namer.taken |= set(program.globals) | set(program.bound)
     for call in (n for n in syntax.walk(tree) if isinstance(n, gast.Call)):
         keyword = _key_lambda(call)
         if keyword is None:
@@ -41,7 +43,7 @@ def run(program, transform="srcgrad.grad"):
         parts = dotted_parts(call.func)
         if parts is None or parts[0] in local or lookup_path(parts, program) not in _ORDERING:
             continue
-        name = _fresh("key_lambda", taken)
+        name = namer.fresh("key_lambda")
         program.bound[name] = program.held[name] = _compiled(program, keyword.value, local, transform)
         keyword.value = syntax.name(name)
     return tree
@@ -49,14 +51,6 @@ def run(program, transform="srcgrad.grad"):
 
 def _key_lambda(call):
     return next((k for k in call.keywords if k.arg == "key" and isinstance(k.value, gast.Lambda)), None)
-
-
-def _fresh(stem, taken):
-    k = 0
-    while f"{stem}_{k}" in taken:
-        k += 1
-    taken.add(f"{stem}_{k}")
-    return f"{stem}_{k}"
 
 
 def _compiled(program, node, local, transform):

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..rules import scatter
 from . import syntax
+from .naming import Namer
 from .scope import dotted_parts, lookup_path
 
 _AT = {np.add: scatter.added_at, np.subtract: scatter.subtracted_at,
@@ -66,26 +67,16 @@ class Scatters:
 
     def __init__(self, program):
         self.program = program
-        self.names = {}  # helper -> the name the rewritten code calls it by
+        self.namer = Namer.for_tree(program.tree, lambda name: program.bound.get(name, program.globals.get(name)))
+        self.namer.taken |= set(program.bound)
 
     def rewritten(self, stmt):
         found = spelled(stmt, self.program)
         if found is None:
             return None
         helper, args = found
-        name = self.names.get(helper)
-        if name is None:
-            name = self.names[helper] = self._fresh(helper.__name__)
-            self.program.bound[name] = self.program.held[name] = helper
+        name = self.namer.helper(helper.__name__, helper)
+        self.program.bound[name] = self.program.held[name] = helper
         y = args[0].id
         value = syntax.call(syntax.name(name), [syntax.name(y)] + args[1:])
         return [syntax.assign(syntax.subscript(syntax.name(y), syntax.const(Ellipsis)), value)]
-
-    def _fresh(self, stem):
-        program = self.program
-        taken = {n.id for n in syntax.walk(program.tree) if type(n) is gast.Name} | set(program.globals) | set(program.bound)
-        name, k = stem, 0
-        while name in taken and program.bound.get(name) is not getattr(scatter, stem):
-            k += 1
-            name = f"{stem}_{k}"
-        return name
