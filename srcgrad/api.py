@@ -18,6 +18,7 @@ from .compiler import cache, derive
 from .compiler.activity import undescribed
 from .compiler.stand_in import is_instance, method_function, partial_function, refusal as library_refusal, stand_in
 from .errors import NotDifferentiableError, SrcGradError, defined_at
+from .function_arguments import per_call, resolve
 from .runtime import is_sequence
 
 
@@ -268,14 +269,16 @@ def grad(fn=None, wrt=0, verbose=False, source=None, backend=None):
     """
     if fn is None:
         return lambda f: grad(f, wrt=wrt, verbose=verbose, source=source, backend=backend)
-    return with_backend(_transform(fn, "grad", wrt, verbose, source), backend)
+    return per_call(_function_of(fn), lambda f: with_backend(_transform(f, "grad", wrt, verbose, source), backend))
 
 
 def value_and_grad(fn=None, wrt=0, verbose=False, source=None, backend=None):
     """Like `grad`, but the function returns `(value, gradient)`."""
     if fn is None:
         return lambda f: value_and_grad(f, wrt=wrt, verbose=verbose, source=source, backend=backend)
-    return with_backend(_transform(fn, "value_and_grad", wrt, verbose, source), backend)
+    return per_call(
+        _function_of(fn), lambda f: with_backend(_transform(f, "value_and_grad", wrt, verbose, source), backend),
+    )
 
 
 def vjp(fn, *args, verbose=False, source=None):
@@ -289,7 +292,7 @@ def vjp(fn, *args, verbose=False, source=None):
     `pullback(np.ones_like(out))`); integer and boolean arguments get None. A list, tuple
     or dict argument with an integer or boolean leaf is a TypeError.
     """
-    fn = _function_of(fn)
+    fn = resolve(_function_of(fn), args)
     code = getattr(fn, "__code__", None)  # cheaper than inspect.signature, on every call
     count = code.co_argcount if code is not None else len(_params(fn))
     for i, a in enumerate(args):
@@ -315,7 +318,7 @@ def vjp(fn, *args, verbose=False, source=None):
         grads = backward(seed)
         if len(grads) == len(args) and type(grads) is tuple and not any(map(_no_gradient, args)):
             return grads
-        return tuple(None if _is_integral(a) else g for a, g in zip(args, grads))
+        return tuple(None if _is_integral(a) or callable(a) else g for a, g in zip(args, grads))
 
     pullback.__srcgrad_lazy__ = _Built(found)
     return out, pullback
@@ -405,7 +408,7 @@ def _no_gradient(value):
         return value.dtype.kind in "biu"
     if kind is float:
         return False
-    return _is_integral(value) or (not _is_container(value) and undescribed(value))
+    return _is_integral(value) or (not _is_container(value) and (undescribed(value) or callable(value)))
 
 
 def _is_integral(value):
@@ -424,6 +427,9 @@ def source(derivative):
     lazy = getattr(derivative, "__srcgrad_lazy__", None)
     if lazy is not None:
         return lazy.get().display()
+    made = getattr(derivative, "__srcgrad_made__", None)  # specialized to the functions passed (function_arguments.py)
+    if made is not None:
+        return source(made())
     text = getattr(derivative, "__srcgrad_source__", None)
     if text is None:
         raise TypeError(f"{derivative!r} was not made by srcgrad; pass the result of srcgrad.grad, value_and_grad or vjp")

@@ -22,6 +22,7 @@ from .api import (
 from .compiler import derive
 from .compiler.cache import general_code
 from .errors import SrcGradError, defined_at
+from .function_arguments import per_call, resolve
 from .runtime import (
     is_sequence, sequence_like, jacobian_from_columns, jacobian_from_rows, leaves, structure_like, unit_tangents,
     zeros_like_grad,
@@ -50,10 +51,24 @@ def _jvp_derivative(fn, positions, verbose=False):
     if program is None and lazy is None:
         return derive(fn, "jvp", positions, verbose=verbose)
     inner = program() if program is not None else general_code(lazy.get().function)
+    bound = _bound_functions(fn)
+    if bound:  # the generated code calls the functions its parameters were bound to
+        inner.__srcgrad_bound__ = bound
     try:
         return derive(inner, "jvp", positions, verbose=verbose, source=inner.__srcgrad_source__)
     except SrcGradError as exc:
         raise _in_user_source(exc, inner) from None
+
+
+def _bound_functions(fn):
+    """The parameters bound to functions (`function_arguments.py`) of the user's function
+    that the derivative `fn` was made from, through any depth of nesting."""
+    for _ in range(16):
+        bound = getattr(fn, "__srcgrad_bound__", None)
+        if bound or getattr(fn, "__wrapped__", None) is None:
+            return bound
+        fn = fn.__wrapped__
+    return None
 
 
 def _in_user_source(exc, generated):
@@ -176,6 +191,8 @@ def jvp(fn, primals, tangents, verbose=False):
     `out_dot` has the structure and shape of `out`.
     """
     fn = _function_of(fn)
+    if isinstance(primals, (tuple, list)):
+        fn = resolve(fn, primals)
     names = _jvp_params(fn)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError(f"jvp({fn.__name__}, primals, tangents) takes the primals and the tangents as tuples")
@@ -338,7 +355,10 @@ def jacobian(fn, wrt=0, mode=None):
     """
     if mode not in (None, "forward", "reverse"):
         raise ValueError(f"jacobian mode must be 'forward', 'reverse' or None, not {mode!r}")
-    fn = _function_of(fn)
+    return per_call(_function_of(fn), lambda f: _jacobian(f, wrt, mode))
+
+
+def _jacobian(fn, wrt, mode):
     positions = _positions(fn, wrt)
     names = _params(fn)
     wanted = positions if isinstance(positions, tuple) else (positions,)
@@ -398,7 +418,10 @@ def hessian(fn, wrt=0):
     blocks as a tuple of tuples, `H[i][j]` the derivative of the gradient of `wrt[i]`
     with respect to `wrt[j]`.
     """
-    fn = _function_of(fn)
+    return per_call(_function_of(fn), lambda f: _hessian(f, wrt))
+
+
+def _hessian(fn, wrt):
     positions = _positions(fn, wrt)
     gradient = grad(fn, wrt=positions)
     hess = jacobian(gradient, wrt=positions, mode="forward")

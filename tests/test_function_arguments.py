@@ -161,13 +161,13 @@ def test_a_function_passed_through_a_name_bound_once_is_the_function_itself():
 
 
 def test_a_function_the_call_does_not_name_is_refused_at_the_line_that_calls_it():
-    for fn in (via_a_variable_bound_in_a_branch, rk4_step):
-        with pytest.raises(srcgrad.NotDifferentiableError) as info:
-            srcgrad.grad(fn, wrt=1)
-        message = str(info.value)
-        assert "`rk4_step` calls its parameter `f`" in message and "differentiate its caller" in message
-        assert info.value.filename.endswith("test_function_arguments.py")
-        assert "f(" in info.value.text
+    with pytest.raises(srcgrad.NotDifferentiableError) as info:
+        srcgrad.grad(via_a_variable_bound_in_a_branch, wrt=1)
+    message = str(info.value)
+    assert "`rk4_step` calls its parameter `f`, which holds no function" in message
+    assert "pass the function itself" in message
+    assert info.value.filename.endswith("test_function_arguments.py")
+    assert "f(" in info.value.text
 
 
 sine_times = lambda v: np.sin(v) * v  # noqa: E731 - a helper bound to a global name
@@ -334,3 +334,125 @@ def test_a_callable_made_from_the_input_is_refused_not_differentiated_as_a_const
     with pytest.raises(srcgrad.NotDifferentiableError) as info:
         srcgrad.grad(calls_an_object_made_from_the_input)(np.ones(2), x)
     assert "does not follow a differentiated value into an object made in the differentiated function" in str(info.value)
+
+
+# The differentiated function itself given a function (function_arguments.py): its
+# derivative is made for the function each call passes, or the parameter's default.
+
+
+def rk4_loss(y0, f, h=0.1):
+    y = y0
+    for _ in range(10):
+        y = rk4_step(f, y, h)
+    return np.sum(y ** 2)
+
+
+def activation_loss(x, W, act=np.tanh, *, scale=2.0):
+    return np.sum(act(scale * (x @ W)) ** 2)
+
+
+def relu(z):
+    return np.maximum(z, 0.0)
+
+
+def test_the_differentiated_function_calls_the_function_each_call_gives_it():
+    df = srcgrad.grad(rk4_loss)
+    y0 = Y0.copy()
+    np.testing.assert_allclose(df(y0, rhs), _exact_rk4(Y0, 0.1), rtol=1e-12)
+    np.testing.assert_array_equal(y0, Y0)
+    for f, y in ((decay, Y0), (np.tanh, Y0), (math.sin, 0.7), (lambda v: v * np.cos(v), Y0)):
+        expected = numerical_grad(lambda v: rk4_loss(v, f), (y,), 0)
+        np.testing.assert_allclose(df(y, f), expected, rtol=1e-7)
+    assert isinstance(df(0.7, math.sin), float)
+    assert "(f = rhs)" in srcgrad.source(srcgrad.grad(lambda_free_loss_of(rhs)))  # a default prints too
+
+
+def lambda_free_loss_of(g):
+    def loss_of_default(y0, f=g):
+        return np.sum(rk4_step(f, y0, 0.1))
+    return loss_of_default
+
+
+def test_a_default_function_a_keyword_and_a_method_argument():
+    rng = np.random.default_rng(5)
+    x, W = rng.normal(size=(4, 3)), 0.3 * rng.normal(size=(3, 2))
+    for act, d in ((np.tanh, lambda u: 1 - np.tanh(u) ** 2), (relu, lambda u: (u > 0) * 1.0), (np.sin, np.cos)):
+        u = 2.0 * (x @ W)
+        exact = x.T @ (2 * act(u) * d(u) * 2.0)
+        df = srcgrad.grad(activation_loss, wrt=1)
+        got = df(x, W) if act is np.tanh else df(x, W, act) if act is relu else df(x, W, act=act)
+        np.testing.assert_allclose(got, exact, rtol=1e-12)
+    assert "(act = np.tanh)" in srcgrad.source(srcgrad.grad(activation_loss, wrt=1))
+
+    class Model:
+        def __init__(self):
+            self.W = W
+
+        def loss(self, x, act=np.tanh):
+            return np.sum(act(x @ self.W))
+
+    model = Model()
+    np.testing.assert_allclose(srcgrad.grad(model.loss)(x, relu), ((x @ W) > 0) @ W.T, rtol=1e-12)
+    np.testing.assert_allclose(srcgrad.grad(model.loss)(x), (1 - np.tanh(x @ W) ** 2) @ W.T, rtol=1e-12)
+
+
+def test_every_transform_follows_the_function_given():
+    out, pullback = srcgrad.vjp(rk4_loss, Y0, rhs, 0.1)
+    assert out == rk4_loss(Y0, rhs)
+    gradient, no_gradient, h_gradient = pullback(1.0)
+    np.testing.assert_allclose(gradient, _exact_rk4(Y0, 0.1), rtol=1e-12)
+    assert no_gradient is None
+    assert h_gradient == pytest.approx(numerical_grad(lambda h: rk4_loss(Y0, rhs, h), (0.1,), 0), rel=1e-6)
+    value, gradient = srcgrad.value_and_grad(rk4_loss)(Y0, rhs)
+    assert value == rk4_loss(Y0, rhs)
+    np.testing.assert_allclose(gradient, _exact_rk4(Y0, 0.1), rtol=1e-12)
+    t = np.array([1.0, -2.0, 0.5])
+    out, out_dot = srcgrad.jvp(rk4_loss, (Y0, rhs), (t, None))
+    assert out_dot == pytest.approx(float(_exact_rk4(Y0, 0.1) @ t), rel=1e-12)
+
+    def flow(y0, f):
+        return rk4_step(f, rk4_step(f, y0, 0.1), 0.1)
+
+    forward = srcgrad.jacobian(flow, mode="forward")(Y0, rhs)
+    reverse = srcgrad.jacobian(flow, mode="reverse")(Y0, rhs)
+    np.testing.assert_allclose(forward, reverse, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(forward, np.diag(numerical_grad(lambda y: np.sum(flow(y, rhs)), (Y0,), 0)), rtol=1e-7)
+    H = srcgrad.hessian(rk4_loss)(Y0, rhs)
+    np.testing.assert_allclose(H, H.T, rtol=1e-12)
+    gradient = srcgrad.grad(rk4_loss)
+    for i in range(3):
+        np.testing.assert_allclose(H[i], numerical_grad(lambda y: gradient(y, rhs)[i], (Y0,), 0), rtol=1e-6, atol=1e-9)
+
+    def scaled(x, act):
+        return act(x) * x
+
+    assert srcgrad.grad(srcgrad.grad(scaled))(0.7, math.sin) == pytest.approx(
+        2 * math.cos(0.7) - 0.7 * math.sin(0.7), rel=1e-14)
+
+
+def test_a_call_giving_no_function_is_refused_and_the_source_waits_for_a_call():
+    df = srcgrad.grad(rk4_loss)
+    with pytest.raises(TypeError, match="made for the functions passed to its parameter `f` at each call"):
+        srcgrad.source(df)
+    for given in (None, 3.0):
+        with pytest.raises(srcgrad.NotDifferentiableError, match="`rk4_step` calls its parameter `f`, which holds no"):
+            df(Y0, given)
+    df(Y0, decay)
+    assert "(f = decay)" in srcgrad.source(df)
+
+
+def test_a_new_function_each_call_keeps_a_bounded_number_of_derivatives():
+    from srcgrad import function_arguments
+
+    df = srcgrad.grad(rk4_loss)
+    for k in range(function_arguments._KEPT + 4):
+        got = df(Y0, lambda y, k=k: -k * y)  # noqa: B023 - a new function each time
+        expected = 2 * Y0 * (1 - 0.1 * k + (0.1 * k) ** 2 / 2 - (0.1 * k) ** 3 / 6 + (0.1 * k) ** 4 / 24) ** 20
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+    made = df.__srcgrad_for_call__.__self__
+    assert len(made.made) == function_arguments._KEPT and len(made.seen) == function_arguments._KEPT
+
+
+def test_a_function_calling_none_of_its_parameters_gets_the_transform_itself():
+    assert not hasattr(srcgrad.grad(simulate), "__srcgrad_per_call__")
+    assert hasattr(srcgrad.grad(rk4_loss), "__srcgrad_per_call__")

@@ -73,11 +73,12 @@ def site(program, stmt, value, callee, register):
         called = callee.path.split(".")[0] if callee is not None else ""
         if called in {a.id for a in program.tree.args.args + program.tree.args.kwonlyargs}:
             raise program.error(
-                stmt, f"`{program.name}` calls its parameter `{called}`: srcgrad follows a function passed as an "
-                f"argument only into a call written with that function's name (`{program.name}(np.tanh, ...)` or "
-                "a global function, from the differentiated code), not through a variable or when "
-                f"`{program.name}` itself is differentiated; differentiate its caller, or call the function "
-                "directly", NotDifferentiableError,
+                stmt, f"`{program.name}` calls its parameter `{called}`, which holds no function srcgrad can "
+                "follow here: it follows a function given to the differentiated function's parameter (a Python "
+                "function or lambda, a NumPy, `math` or builtin function, also as the parameter's default), and "
+                f"one passed by its name to a function called inside (`{program.name}(np.tanh, ...)`), not a "
+                "function chosen or computed in the differentiated code; pass the function itself",
+                NotDifferentiableError,
             )
         direct = ("srcgrad differentiates a call written with the called function's own name (a global or "
                   "imported function, a nested `def`, `name = lambda ...`) or with a name bound once to one of "
@@ -489,7 +490,7 @@ def with_functions(program, fn, arguments, is_local):
             value = param.default
         else:
             continue
-        if value is not MISSING and (_is_function(value) or stand_in.is_instance(value)):
+        if value is not MISSING and (is_followable(value) or stand_in.is_instance(value)):
             found[name] = value
     if not found or "__wrapped__" in fn.__dict__:
         return fn
@@ -497,14 +498,10 @@ def with_functions(program, fn, arguments, is_local):
     key = (fn, tuple(sorted(((k, id(v)) for k, v in bound.items()), key=lambda item: item[0])))
     # a binding to an instance (`self`) is kept only during the derivation (see
     # stand_in.forget_methods): srcgrad keeps no model alive; functions live on
-    variants = _BOUND_VARIANTS if all(_is_function(v) for v in bound.values()) else _INSTANCE_VARIANTS
+    variants = _BOUND_VARIANTS if all(is_followable(v) for v in bound.values()) else _INSTANCE_VARIANTS
     found = variants.get(key)
     if found is None:
-        variant = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
-        variant.__dict__.update(fn.__dict__)
-        variant.__kwdefaults__, variant.__qualname__ = fn.__kwdefaults__, fn.__qualname__
-        variant.__srcgrad_bound__ = bound
-        found = variants[key] = (bound, variant)  # the values keep their ids taken
+        found = variants[key] = (bound, bound_variant(fn, bound))  # the values keep their ids taken
     return found[1]
 
 
@@ -512,7 +509,17 @@ _BOUND_VARIANTS = {}  # (function, ids of its bound parameters) -> (their values
 _INSTANCE_VARIANTS = stand_in.DURING_DERIVATION  # the same for bindings holding an instance
 
 
-def _is_function(value):
+def bound_variant(fn, bound):
+    """A copy of the function `fn` whose parameters named in `bound` are bound to its
+    values (`Program.bound`, read by frontend.load), besides those `fn` already binds."""
+    variant = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    variant.__dict__.update(fn.__dict__)
+    variant.__kwdefaults__, variant.__qualname__ = fn.__kwdefaults__, fn.__qualname__
+    variant.__srcgrad_bound__ = {**(getattr(fn, "__srcgrad_bound__", None) or {}), **bound}
+    return variant
+
+
+def is_followable(value):
     """A function srcgrad can follow a call of: a Python function, a NumPy ufunc or
     function, a builtin."""
     return isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)) or (

@@ -173,6 +173,7 @@ def load(fn, source=None):
     if method is not None and source is None:
         program = _method_program(fn, *method)
         if program is not None:
+            program.bound.update(getattr(fn, "__srcgrad_bound__", None) or {})
             return program
     bound = dict(getattr(fn, "__srcgrad_bound__", None) or {})
     fn = differentiated(stand_in(fn))

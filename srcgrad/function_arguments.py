@@ -1,0 +1,196 @@
+"""Functions passed as arguments to a differentiated function (`def loss(x, act=np.tanh)`,
+`def integrate(y0, rhs, h)`): derivatives specialized to the function each call passes.
+
+A parameter the function calls (`act(x)`) or hands to another of the user's functions
+(`rk4_step(rhs, y, h)`) holds a function known only when the derivative is called. Such
+a transform is built per call's functions: each call binds those parameters to the
+functions it passes (or their defaults) and runs the derivative made for that binding,
+as a callee's parameters are bound where a caller passes a known function
+(`compiler.calls.with_functions`). The generated code reads like the user's, with the
+binding named in its docstring (`Gradient of f (act = np.tanh)`).
+
+Invariants: a function that calls none of its parameters gets the transform itself, with
+no per-call cost; a parameter is bound only to a function srcgrad can follow
+(`calls.is_followable`); at most `_KEPT` bindings are kept per transform (and four
+times as many bound copies in all), the oldest dropped first: a new lambda per call
+derives anew rather than growing memory.
+"""
+
+import functools
+import inspect
+import types
+
+import gast
+
+from .compiler import frontend, syntax
+from .compiler.calls import bound_variant, is_followable
+from .compiler.scope import MISSING, dotted_parts, lookup_path
+from .errors import SrcGradError
+
+_KEPT = 16
+
+
+def called_parameters(fn, _seen=None):
+    """The names of `fn`'s parameters that its code calls (`act(x)`) or passes to a
+    parameter another of the user's functions calls (`rk4_step(rhs, y, h)`), in order; ()
+    where its source cannot be read (the transform then reports that itself)."""
+    seen = set() if _seen is None else _seen
+    if fn in seen:
+        return ()
+    seen.add(fn)
+    try:
+        program = frontend.load(fn)
+    except (SrcGradError, OSError, TypeError):
+        return ()
+    args, bound = program.tree.args, getattr(fn, "__srcgrad_bound__", None) or {}
+    params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs if a.id not in bound]
+    called = set()
+    for node in syntax.nodes(program.tree):
+        if not isinstance(node, gast.Call):
+            continue
+        if isinstance(node.func, gast.Name) and node.func.id in params:
+            called.add(node.func.id)
+        elif any(isinstance(a, gast.Name) and a.id in params for a in node.args + [k.value for k in node.keywords]):
+            called.update(_handed(node, params, program, seen))
+    return tuple(p for p in params if p in called)
+
+
+def _handed(call, params, program, seen):
+    """Which of `params` the call `call` passes to a parameter that its callee, a Python
+    function of the user's, calls."""
+    parts = dotted_parts(call.func)
+    callee = MISSING if parts is None else lookup_path(parts, program)
+    if not isinstance(callee, types.FunctionType) or _is_library(callee):
+        return ()
+    inner = called_parameters(callee, seen)
+    if not inner:
+        return ()
+    try:
+        passed = inspect.signature(callee).bind_partial(*call.args, **{k.arg: k.value for k in call.keywords if k.arg})
+    except TypeError:
+        return ()
+    return [node.id for name, node in passed.arguments.items()
+            if name in inner and isinstance(node, gast.Name) and node.id in params]
+
+
+def _is_library(value):
+    module = getattr(value, "__module__", None) or ""
+    return module.split(".")[0] in ("numpy", "srcgrad", "math", "builtins")
+
+
+def per_call(fn, make):
+    """`make(fn)`, or where `fn` calls one of its parameters, a function that makes
+    `make(variant)` for each call's functions and calls it. `fn` may itself be such a
+    function (`grad(grad(f))`, `hessian`): the bindings are then of the innermost
+    function, and the transforms compose."""
+    inner = getattr(fn, "__srcgrad_per_call__", None)
+    if inner is not None:
+        original, inner_make = inner
+        return _PerCall(original, lambda variant: make(inner_make(variant))).function
+    params = called_parameters(fn)
+    if not params:
+        return make(fn)
+    made = _PerCall(fn, make, params)
+    if all(is_followable(default) for _, _, default in made.slots):
+        made.for_call((), {})  # made now for the defaults: what cannot be differentiated fails here
+    return made.function
+
+
+def resolve(fn, args, kwargs=None):
+    """What a transform taking its arguments at once (`vjp`, `jvp`) differentiates for
+    this call: the made function of a per-call transform, `fn` bound to the functions in
+    `args` where it calls a parameter, else `fn`."""
+    inner = getattr(fn, "__srcgrad_per_call__", None)
+    if inner is not None:
+        return fn.__srcgrad_for_call__(args, kwargs or {})
+    params = called_parameters(fn)
+    return _binding(fn, params, args, kwargs or {}) if params else fn
+
+
+def _binding(fn, params, args, kwargs):
+    """`fn` with `params` bound to the followable functions this call passes (or that are
+    their defaults); `fn` itself where none is."""
+    try:
+        arguments = inspect.signature(fn).bind_partial(*args, **kwargs)
+    except TypeError:
+        return fn  # the transform reports the bad call
+    arguments.apply_defaults()
+    found = {p: arguments.arguments[p] for p in params
+             if p in arguments.arguments and is_followable(arguments.arguments[p])}
+    if not found:
+        return fn
+    key = (id(fn), tuple((p, id(v)) for p, v in found.items()))
+    kept = _VARIANTS.get(key)
+    if kept is None:
+        if len(_VARIANTS) >= 4 * _KEPT:
+            del _VARIANTS[next(iter(_VARIANTS))]
+        kept = _VARIANTS[key] = (fn, found, bound_variant(fn, found))  # holding what the ids are of
+    return kept[2]
+
+
+_VARIANTS = {}  # (id of a function, its bound parameters' ids) -> (it, the values, the bound copy); oldest first
+
+
+class _PerCall:
+    """A transform made per binding of `params` (see the module docstring)."""
+
+    def __init__(self, fn, make, params=None):
+        self.fn, self.make = fn, make
+        self.params = called_parameters(fn) if params is None else params
+        signature = inspect.signature(fn).parameters
+        positional = [n for n, p in signature.items() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        # (name, position or a number past any call's, default or _UNSET) of each bound parameter
+        self.slots = [(p, positional.index(p) if p in positional else 1 << 30,
+                       _UNSET if signature[p].default is signature[p].empty else signature[p].default)
+                      for p in self.params]
+        self.made = {}  # ids of the functions bound (None: not one) -> (them, made transform); oldest first
+        self.seen = {}  # ids of the parameters' values at a call -> (them, made transform); oldest first
+        self.last = None
+
+        @functools.wraps(fn)
+        def function(*args, **kwargs):
+            return self.for_call(args, kwargs)(*args, **kwargs)
+
+        function.__srcgrad_per_call__ = (fn, make)
+        function.__srcgrad_for_call__ = self.for_call
+        function.__srcgrad_made__ = self.latest
+        self.function = function
+
+    def for_call(self, args, kwargs):
+        given = len(args)
+        values = [args[i] if i < given else kwargs.get(p, default) for p, i, default in self.slots]
+        ids = tuple(map(id, values))
+        found = self.seen.get(ids)  # the same objects as a call before: no type checks
+        if found is None:
+            key = tuple(i if is_followable(v) else None for i, v in zip(ids, values))
+            found = self.made.get(key)
+            if found is None:
+                if len(self.made) >= _KEPT:
+                    del self.made[next(iter(self.made))]
+                found = self.made[key] = (values, self.make(_binding(self.fn, self.params, args, kwargs)))
+            if len(self.seen) >= _KEPT:
+                del self.seen[next(iter(self.seen))]
+            self.seen[ids] = (values, found[1])  # holding the objects whose ids it is keyed by
+        self.last = found[1]
+        return found[1]
+
+    def latest(self):
+        """The transform last called, or the one of the parameters' defaults (what
+        `srcgrad.source` prints)."""
+        if self.last is None:
+            unbound = [p for p, _, default in self.slots if not is_followable(default)]
+            if unbound:
+                raise TypeError(
+                    f"the derivative of `{self.fn.__name__}` is made for the functions passed to "
+                    f"{_listed(unbound)} at each call: call it once before asking for its source"
+                )
+            self.for_call((), {})
+        return self.last
+
+
+def _listed(names):
+    quoted = [f"`{n}`" for n in names]
+    return ("its parameter " if len(quoted) == 1 else "its parameters ") + ", ".join(quoted)
+
+
+_UNSET = object()
