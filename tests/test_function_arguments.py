@@ -193,7 +193,9 @@ def test_a_lambda_bound_to_a_global_name_is_called_through_its_derivative():
 
 
 def calls_a_local_alias(x, smooth=True):
-    act = np.tanh if smooth else np.sin
+    act = np.sin
+    if smooth:
+        act = np.tanh
     return np.sum(act(x))
 
 
@@ -456,3 +458,65 @@ def test_a_new_function_each_call_keeps_a_bounded_number_of_derivatives():
 def test_a_function_calling_none_of_its_parameters_gets_the_transform_itself():
     assert not hasattr(srcgrad.grad(simulate), "__srcgrad_per_call__")
     assert hasattr(srcgrad.grad(rk4_loss), "__srcgrad_per_call__")
+
+
+# A name bound once to a choice between functions, read only by calls
+# (compiler/function_choices.py): each call is the same choice between the calls.
+
+
+def chosen_activation(x, W, smooth=True):
+    act = np.tanh if smooth else relu
+    h = act(x @ W)
+    return np.sum(act(h) ** 2)
+
+
+def chosen_among_three(x, kind="sin"):
+    f = np.sin if kind == "sin" else np.cos if kind == "cos" else np.exp
+    return f(x) * x
+
+
+def chosen_in_a_callee(x, W):
+    return chosen_activation(x, W, smooth=False) + chosen_activation(x, W)
+
+
+def choice_on_a_differentiated_float(x):
+    g = np.sin if x > 0 else np.cos
+    return g(x) * 3.0
+
+
+def choice_on_a_variable_the_function_assigns(x):
+    s = x > 0
+    g = np.sin if s else np.cos
+    return g(x)
+
+
+def choice_handed_to_a_callee(y0, stiff=False):
+    g = decay if stiff else rhs
+    return np.sum(rk4_step(g, y0, 0.1))
+
+
+def test_a_choice_between_functions_is_the_choice_between_the_calls():
+    rng = np.random.default_rng(6)
+    x, W = rng.normal(size=(4, 3)), 0.5 * rng.normal(size=(3, 3))
+    for smooth in (True, False):
+        got = srcgrad.grad(chosen_activation, wrt=1)(x, W, smooth)
+        np.testing.assert_allclose(got, numerical_grad(chosen_activation, (x, W, smooth), 1), rtol=1e-6, atol=1e-9)
+        forward = srcgrad.jacobian(chosen_activation, wrt=1, mode="forward")(x, W, smooth)
+        np.testing.assert_allclose(forward, got, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(srcgrad.grad(chosen_in_a_callee, wrt=1)(x, W),
+                               numerical_grad(chosen_in_a_callee, (x, W), 1), rtol=1e-6, atol=1e-9)
+    for kind, exact in (("sin", math.sin(0.3) + 0.3 * math.cos(0.3)), ("cos", math.cos(0.3) - 0.3 * math.sin(0.3)),
+                        ("exp", 1.3 * math.exp(0.3))):
+        assert srcgrad.grad(chosen_among_three)(0.3, kind) == pytest.approx(exact, rel=1e-14)
+    assert srcgrad.grad(choice_on_a_differentiated_float)(0.4) == pytest.approx(3 * math.cos(0.4), rel=1e-14)
+    assert srcgrad.grad(choice_on_a_differentiated_float)(-0.4) == pytest.approx(3 * math.sin(0.4), rel=1e-14)
+    assert srcgrad.hessian(choice_on_a_differentiated_float)(-0.4) == pytest.approx(-3 * math.cos(0.4), rel=1e-14)
+    text = srcgrad.source(srcgrad.grad(chosen_activation, wrt=1))
+    code = [line for line in text.splitlines() if not line.strip().startswith("#")]
+    assert any("np.tanh(" in line for line in code) and not any("act(" in line for line in code)
+
+
+def test_a_choice_the_calls_could_not_repeat_is_refused_as_before():
+    for fn, arg in ((choice_on_a_variable_the_function_assigns, 0.3), (choice_handed_to_a_callee, Y0)):
+        with pytest.raises(srcgrad.NotDifferentiableError, match="calls its (local variable|parameter)"):
+            srcgrad.grad(fn)(arg)

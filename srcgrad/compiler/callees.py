@@ -43,7 +43,7 @@ import gast
 
 from .. import rules
 from ..errors import SrcGradError
-from . import aliases, anf, fence, frontend, idioms, jumps, key_lambdas, map_filter, scope, stand_in, syntax, unroll
+from . import aliases, anf, fence, frontend, function_choices, idioms, jumps, key_lambdas, map_filter, scope, stand_in, syntax, unroll
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function
 
@@ -217,6 +217,7 @@ class _Splicer:
             return None
         try:
             callee.tree = key_lambdas.run(callee, self.transform)
+            callee.tree = function_choices.run(callee)
             callee.tree = idioms.run(callee, self.transform)
             callee.tree = map_filter.run(callee)
             fence.check(callee, self.transform)
