@@ -139,6 +139,8 @@ class _Splicer:
         if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             return None
         fn = lookup_path(parts, self.program)
+        if isinstance(fn, types.MethodType) and rules.is_nondifferentiable(fn.__func__):  # `log.info(...)`
+            return None
         if isinstance(fn, types.MethodType) or stand_in.is_instance(fn):  # `self.step(x)`, `layer(x)`
             fn = stand_in.method_function(fn)
         if not _spliceable(fn, expanding):

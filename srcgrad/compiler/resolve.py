@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import gast
 
-from ..rules import methods
+from ..rules import methods, registry
 from . import stand_in, syntax
 from .scope import MISSING, dotted_parts, lookup_path
 
@@ -72,6 +72,8 @@ def _resolve_call(node, program, local_names):
         return Callee("unresolved", None, ".".join(parts))
     if isinstance(value, functools.partial):  # of a user function: through its own code
         value = stand_in.partial_function(value) or value
+    elif isinstance(value, types.MethodType) and registry.is_nondifferentiable(value.__func__):
+        value = value.__func__  # a method declared to have no gradient (`log.info`): its result is a constant
     elif isinstance(value, types.MethodType) or stand_in.is_instance(value):  # `self.step(x)`, `layer(x)`
         value = stand_in.method_function(value) or value
     return Callee("function", value, ".".join(parts))

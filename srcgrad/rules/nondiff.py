@@ -16,8 +16,10 @@ are refused (no rule); on constants they run as before.
 """
 
 import builtins
+import logging
 import math
 import operator
+import warnings
 
 import numpy as np
 
@@ -54,4 +56,10 @@ nondifferentiable(
     # constructors whose values do not depend on their arguments' values
     np.zeros_like, np.ones_like, np.empty_like, np.zeros, np.ones, np.empty, np.eye, np.identity,
     np.tri, np.random.rand, np.random.randn, np.random.random, np.random.randint, np.random.default_rng,
+    # reporting: they read their arguments and change none (a logger's methods, called on
+    # any logger, `logging.info(...)`, `warnings.warn(...)`)
+    logging.Logger.debug, logging.Logger.info, logging.Logger.warning, logging.Logger.error,
+    logging.Logger.exception, logging.Logger.critical, logging.Logger.log,
+    logging.debug, logging.info, logging.warning, logging.error, logging.exception, logging.critical, logging.log,
+    warnings.warn,
 )
