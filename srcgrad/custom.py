@@ -474,10 +474,11 @@ class _TransposedJVP:
     large ones.
     """
 
-    def __init__(self, name, jvp, param, signature):
+    def __init__(self, name, jvp, param, signature, function):
         self.__name__ = self.__qualname__ = name
         self.jvp = jvp
         self.param = param
+        self.srcgrad_transposed = (function, param)  # which function's forward rule (compiler/calls.py words its refusal)
         self.primal_signature = signature
         self.__signature__ = jvp.__signature__.replace(
             parameters=[inspect.Parameter("g", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
@@ -514,7 +515,8 @@ def _transpose_into(rule, param, jvp, name, signature):
     """Give `param` a reverse rule transposed from its forward rule, unless the user gave one."""
     current = rule.vjps.get(param)
     if current is None or isinstance(current.fn, _TransposedJVP):
-        rule.vjps[param] = registry.Derivative(_TransposedJVP(name, jvp, param, signature), "vjp")
+        transposed = _TransposedJVP(name, jvp, param, signature, getattr(rule.primal, "__name__", name))
+        rule.vjps[param] = registry.Derivative(transposed, "vjp")
 
 
 def _zeros(like):

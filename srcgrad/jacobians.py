@@ -225,8 +225,12 @@ def jvp(fn, primals, tangents, verbose=False):
         out, out_dot = function(*primals, *given)  # every parameter given: the tangents follow by position
     else:
         out, out_dot = _push(derivative, tuple(primals), given)
-    if not (type(out_dot) is float or (type(out_dot) is _ndarray and out_dot.dtype.kind == "f")):
+    if type(out_dot) is _ndarray and out_dot.dtype.kind == "f":
+        if type(out) is _ndarray and out.dtype != out_dot.dtype and out.dtype.kind == "f":
+            out_dot = out_dot.astype(out.dtype)
+    elif type(out_dot) is not float:
         _refuse_complex_tangent(fn, out, out_dot)
+        out_dot = _in_output_dtypes(out, out_dot)
     return out, out_dot
 
 
@@ -241,6 +245,20 @@ def _refuse_complex_tangent(fn, out, out_dot):
                 "was computed on the differentiated path, and srcgrad's derivative rules are for real numbers; keep "
                 "the computation real (e.g. x.real, np.abs of real parts) or differentiate it by hand"
             )
+
+
+def _in_output_dtypes(out, out_dot):
+    """`out_dot` with each float leaf in the dtype of its output leaf, as JAX gives it: a
+    float32 tangent meeting only constants of float64 (`np.ones(3) + 0 * x`,
+    `np.where(m, x, zeros)`) would otherwise stay float32 while its output is float64."""
+    if type(out) is dict and type(out_dot) is dict:
+        return {k: _in_output_dtypes(out[k], t) if k in out else t for k, t in out_dot.items()}
+    if is_sequence(type(out)) and is_sequence(type(out_dot)) and len(out) == len(out_dot):
+        return sequence_like(out_dot, [_in_output_dtypes(o, t) for o, t in zip(out, out_dot)])
+    if isinstance(out, (_ndarray, np.floating)) and isinstance(out_dot, (_ndarray, np.floating)):
+        if out.dtype.kind == "f" and out_dot.dtype.kind == "f" and out.dtype != out_dot.dtype:
+            return out_dot.astype(out.dtype)
+    return out_dot
 
 
 _ndarray = np.ndarray

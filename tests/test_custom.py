@@ -254,6 +254,35 @@ def test_defvjp_with_a_default_argument_and_a_module_level_rule():
     assert np.allclose(srcgrad.grad(f)(X), 2 * X + 1.0)
 
 
+@pytest.mark.skipif(not hasattr(srcgrad, "hessian"), reason="hessian is not public yet")
+def test_hessian_through_a_forward_rule_alone_asks_for_a_reverse_rule():
+    """Forward over the gradient of a custom_jvp function with no reverse rule met the
+    transposed forward rule, and the refusal said to register a rule for an object of
+    srcgrad's own (`soft_vjp_x`); it now names the function and asks for `.defvjp`,
+    with which the Hessian is exact."""
+    @srcgrad.custom_jvp
+    def soft(x):
+        return np.log1p(np.exp(x))
+
+    @soft.defjvp
+    def soft_jvp(t, ans, x):
+        return t / (1.0 + np.exp(-x))
+
+    def f(x):
+        return np.sum(soft(x * x) * x)
+
+    for second in (srcgrad.hessian(f), srcgrad.jacobian(srcgrad.grad(f))):
+        with pytest.raises(srcgrad.NotDifferentiableError, match=r"`soft` has only a forward rule .*`@soft\.defvjp`"):
+            second(X)
+
+    @soft.defvjp
+    def soft_vjp(g, ans, x):
+        return g / (1.0 + np.exp(-x))
+
+    s = sigmoid(X * X)  # f = sum(softplus(x^2) x): f'' = 6 x s + 4 x^3 s (1 - s), elementwise
+    np.testing.assert_allclose(srcgrad.hessian(f)(X), np.diag(6 * X * s + 4 * X ** 3 * s * (1 - s)), rtol=1e-12)
+
+
 def test_defjvp_on_a_third_party_function_serves_reverse_mode():
     module = types.ModuleType("thirdparty_jvp")
     exec("import numpy as np\ndef cube(x):\n    return x ** 3\n", module.__dict__)

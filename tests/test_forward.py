@@ -193,6 +193,30 @@ def test_jvp_float32_stays_float32():
     assert float(out_dot) == pytest.approx(float(np.sum(np.cos(x) * x + np.sin(x))), rel=1e-5)
 
 
+def _float64_constant_plus(x):
+    return np.ones(3) * 0.5 + x * x
+
+
+def _float64_where(x):
+    return {"w": np.where(x > 0, x, np.zeros(3)), "pair": (np.ones(3) - x, 2.0 * x)}
+
+
+def test_jvp_tangent_has_its_outputs_dtype():
+    """A float32 tangent that meets float64 values only as constants (`np.ones(3) * 0.5
+    + x * x`, `np.where(m, x, np.zeros(3))`) stayed float32 while the output is float64;
+    the tangent now has its output's dtype, leaf by leaf, as in JAX."""
+    x = np.array([0.5, -0.25, 2.0], dtype=np.float32)
+    t = np.array([1.0, 2.0, -1.0], dtype=np.float32)
+    out, out_dot = srcgrad.jvp(_float64_constant_plus, (x,), (t,))
+    assert out.dtype == out_dot.dtype == np.float64
+    np.testing.assert_array_equal(out_dot, 2.0 * x.astype(np.float64) * t)
+    out, out_dot = srcgrad.jvp(_float64_where, (x,), (t,))
+    assert out_dot["w"].dtype == np.float64 and out_dot["pair"][0].dtype == np.float64
+    assert out_dot["pair"][1].dtype == np.float32  # 2.0 * x stays float32, as its output
+    np.testing.assert_array_equal(out_dot["w"], [1.0, 0.0, -1.0])
+    np.testing.assert_array_equal(out_dot["pair"][0], -t)
+
+
 # --- generated source ------------------------------------------------------------------
 
 

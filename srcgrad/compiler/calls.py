@@ -217,6 +217,12 @@ def missing_rule(program, stmt, call, register):
                   "function, but for a namedtuple (`collections.namedtuple`, `typing.NamedTuple`, without a `__new__` "
                   "or `__init__` of its own): compute with the arrays themselves, make the object a namedtuple, or pass "
                   "the values to the object's methods as arguments")
+    elif getattr(call.primal, "srcgrad_transposed", None):
+        function, param = call.primal.srcgrad_transposed
+        advice = (f"`{function}` has only a forward rule (`defjvp`) for `{param}`, which reverse mode transposes "
+                  "into this gradient, and that transposition has no derivative of its own: to differentiate the "
+                  f"gradient again (hessian, grad of grad, jvp or jacobian of a gradient) give `{function}` a reverse "
+                  f"rule too (`@{function}.defvjp`, or `srcgrad.defvjp`)")
     elif isinstance(call.primal, functools.partial):
         advice = (f"srcgrad follows a functools.partial only of a Python function without `*args` or `**kwargs` "
                   f"parameters: call the function itself with the partial's arguments, or {advice}")
