@@ -117,6 +117,10 @@ def site(program, stmt, value, callee, register):
                 advice = (f"if `{callee.receiver}` is an object whose class defines `{callee.path}`, differentiate "
                           f"a bound method (`srcgrad.grad(model.{program.name})`): srcgrad then knows the instance "
                           f"and follows calls of its methods; or {advice}")
+            elif callee.receiver and callee.receiver.isidentifier():
+                advice = (f"if `{callee.receiver}` is an object of your class (a dataclass, say), srcgrad follows no "
+                          "method of a differentiated value: write the method as a function of yours taking the "
+                          f"object (`{callee.path.split('.')[-1]}({callee.receiver})`), which reads its fields; or {advice}")
             raise program.error(
                 stmt, f"no derivative rule for the method `.{callee.path}()` called at {program.where(stmt)} "
                 f"(in `{program.name}`); {advice}", NotDifferentiableError,

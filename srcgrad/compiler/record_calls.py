@@ -9,9 +9,13 @@ dataclass is not one, for the error of a call of it on the differentiated path.
 """
 
 import dataclasses
+import functools
 import inspect
 
+import gast
+
 from ..errors import NotDifferentiableError
+from ..runtime.containers import not_a_field
 from ..runtime.records import is_dataclass_kind, record_fields
 from . import syntax
 
@@ -91,3 +95,85 @@ def _defaults(kind):
     if issubclass(kind, tuple):
         return kind._field_defaults
     return {f.name: f.default for f in dataclasses.fields(kind)}
+
+
+def field_reads(program, tree, params, activity, calls):
+    """Refuse `dataclasses.replace(...)` (a copy srcgrad does not follow), and return the checks (api.check_arguments) of the attribute reads `r.name` that srcgrad
+    differentiates as the read of a record's field (`runtime.field_grad`, the tangent's
+    field): where `r` is a differentiated parameter, or an entry of one at constant keys
+    (`d = ds[0]`), one refusing a record of a class without the field `name`. A read of a
+    local name bound only by calls of one record class (`p = D(x, 2.0)`) that names no
+    field of it is refused here. Such a name is a property or another attribute of the
+    class, computed from the fields where srcgrad does not see it: its derivative would
+    be read off the gradient or the tangent, wrongly."""
+    values = {}
+    for s in syntax.statements(tree):
+        if type(s) is gast.Assign and type(s.targets[0]) is gast.Name:
+            values.setdefault(s.targets[0].id, []).append(s.value)
+        elif isinstance(s, (gast.Assign, gast.AugAssign, gast.For)):
+            for name in syntax.names_stored(s.targets if type(s) is gast.Assign else s.target):
+                values.setdefault(name, []).append(None)
+    checks, seen = [], set()
+    for s in syntax.statements(tree):
+        replaced = next((n for n in syntax.nodes(s) if type(n) is gast.Call
+                         and getattr(calls.get(n), "obj", None) is dataclasses.replace), None)
+        if replaced is not None:
+            raise program.error(
+                replaced if getattr(replaced, "lineno", None) else s, "`dataclasses.replace` is not supported by "
+                f"srcgrad (in `{program.name}`): it differentiates a dataclass made by a call of its class, not a "
+                "copy changed by `replace`; call the class with every field (`D(pos=v, vel=p.vel)`)",
+                NotDifferentiableError,
+            )
+        for node in _attribute_reads(s):
+            base, name, at = node.value.id, node.attr, node if getattr(node, "lineno", None) else s
+            kind = _record_class(values.get(base, ()), calls)
+            if kind is not None and name not in record_fields(kind):
+                raise program.error(at, not_a_field(kind, name) + f" (in `{program.name}`)", NotDifferentiableError)
+            found = _parameter_entry(base, params, values)
+            if found is None or (found[0], name) in seen or found[0] not in activity.varied:
+                continue
+            seen.add((found[0], name))
+            error = program.error(at, "", NotDifferentiableError)
+            location = (error.filename, error.lineno, error.offset - 1, error.text)
+            checks.append((params.index(found[0]), found[1], functools.partial(_lacks_field, name=name),
+                           functools.partial(_field_refusal, name=name, where=program.name), location))
+    return tuple(checks)
+
+
+def _attribute_reads(stmt):
+    """The `name.attr` reads in `stmt` that are not the function of a call."""
+    called = {id(n.func) for n in syntax.nodes(stmt) if type(n) is gast.Call}
+    return [n for n in syntax.nodes(stmt) if type(n) is gast.Attribute and type(n.value) is gast.Name
+            and type(n.ctx) is gast.Load and id(n) not in called]
+
+
+def _record_class(bound, calls):
+    """The record class whose calls are all of `bound` (the values a name is assigned), or None."""
+    kinds = {getattr(calls.get(v), "obj", None) if type(v) is gast.Call else None for v in bound}
+    kind = kinds.pop() if len(kinds) == 1 else None
+    return kind if kind is not None and is_record_class(kind) else None
+
+
+def _parameter_entry(name, params, values):
+    """(parameter, keys) where `name` is the parameter or its entry at constant keys
+    (`d = ds[0]`), bound once; or None."""
+    keys = []
+    while name not in params:
+        bound = values.get(name, ())
+        if len(bound) != 1 or type(bound[0]) is not gast.Subscript or type(bound[0].value) is not gast.Name:
+            return None
+        index = bound[0].slice
+        if type(index) is not gast.Constant or type(index.value) not in (int, str):
+            return None
+        keys.append(index.value)
+        name = bound[0].value.id
+    return (name, tuple(reversed(keys))) if len(values.get(name, ())) == 0 else None
+
+
+def _lacks_field(value, name):
+    fields = record_fields(type(value))
+    return fields is not None and name not in fields
+
+
+def _field_refusal(value, name, where):
+    return not_a_field(type(value), name) + f" (in `{where}`)"
