@@ -183,7 +183,7 @@ def jvp(fn, primals, tangents, verbose=False):
     `primals` and `tangents` are tuples of the same length; each tangent has its primal's
     structure and shape. None is the tangent of an argument that is not differentiated
     (integer and boolean arguments take only None), and of a leaf of a list, tuple,
-    namedtuple or dict that has no derivative (an integer, a boolean, a string, None;
+    namedtuple, dataclass instance or dict that has no derivative (an integer, a boolean, a string, None;
     pushed as zeros).
     `out_dot` has the structure and shape of `out`.
     """
@@ -341,7 +341,7 @@ def jacobian(fn, wrt=0, mode=None):
     """The function computing the full Jacobian of `fn` with respect to `wrt`.
 
     As `jax.jacobian`: the Jacobian has the structure of the output (an array, a float,
-    or a list, tuple, namedtuple or dict of them) whose every leaf has the structure of
+    or a list, tuple, namedtuple, dataclass instance or dict of them) whose every leaf has the structure of
     the input, each leaf of shape `out_leaf.shape + x_leaf.shape` (a float when both are
     Python floats). A tuple `wrt` counts as a tuple input: `J[i][j]` is the derivative of
     output `i` with respect to `wrt[j]` for a tuple output. `mode` "forward" pushes one
