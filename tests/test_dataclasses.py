@@ -238,6 +238,25 @@ def test_a_property_of_an_argument_is_refused_at_its_line():
         assert info.value.filename == __file__ and info.value.lineno == total.__code__.co_firstlineno + 1
 
 
+def test_a_property_of_an_entry_of_an_argument_is_refused_in_both_modes():
+    def by_loop(bodies):
+        total = 0.0
+        for b in bodies:
+            total = total + b.energy
+        return total
+
+    def by_index(bodies, i):
+        b = bodies[i]
+        return b.energy
+
+    bodies = [Body(X, 2.0), Body(X + 1.0, 1.0)]
+    runs = [lambda: srcgrad.grad(by_loop)(bodies), lambda: srcgrad.jvp(by_loop, (bodies,), (bodies,)),
+            lambda: srcgrad.grad(by_index)(bodies, 1), lambda: srcgrad.jvp(by_index, (bodies, 1), (bodies, None))]
+    for run in runs:  # forward mode would read the property off the tangent
+        with pytest.raises(srcgrad.NotDifferentiableError, match=r"`\.energy` is not one"):
+            run()
+
+
 def test_a_property_of_a_dataclass_built_inside_is_refused():
     def total(x):
         b = Body(x, 2.0)

@@ -98,53 +98,50 @@ def _defaults(kind):
 
 
 def field_reads(program, tree, params, activity, calls):
-    """Refuse `dataclasses.replace(...)` (a copy srcgrad does not follow), and return the checks (api.check_arguments) of the attribute reads `r.name` that srcgrad
+    """The checks (api.check_arguments) of the attribute reads `r.name` that srcgrad
     differentiates as the read of a record's field (`runtime.field_grad`, the tangent's
-    field): where `r` is a differentiated parameter, or an entry of one at constant keys
-    (`d = ds[0]`), one refusing a record of a class without the field `name`. A read of a
-    local name bound only by calls of one record class (`p = D(x, 2.0)`) that names no
-    field of it is refused here. Such a name is a property or another attribute of the
-    class, computed from the fields where srcgrad does not see it: its derivative would
-    be read off the gradient or the tangent, wrongly."""
+    field): where `r` is a differentiated parameter or an entry of one (`d = ds[0]`,
+    `for d in ds`), one refusing a record whose class has no field `name`. Refused here:
+    such a read of a name bound only by calls of one record class (`p = D(x, 2.0)`), and
+    `dataclasses.replace(...)`, a copy srcgrad does not follow. A name that is no field
+    is a property or another attribute of the class, computed from the fields where
+    srcgrad does not see it: its derivative would be read off the gradient or the
+    tangent, wrongly."""
     values = {}
     for s in syntax.statements(tree):
         if type(s) is gast.Assign and type(s.targets[0]) is gast.Name:
             values.setdefault(s.targets[0].id, []).append(s.value)
+        elif type(s) is gast.For and type(s.target) is gast.Name and type(s.iter) is gast.Name:
+            values.setdefault(s.target.id, []).append(s.iter)  # an entry of the iterable, read as `xs[...]`
         elif isinstance(s, (gast.Assign, gast.AugAssign, gast.For)):
             for name in syntax.names_stored(s.targets if type(s) is gast.Assign else s.target):
                 values.setdefault(name, []).append(None)
+    nodes = list(syntax.nodes(tree))
+    called = {id(n.func) for n in nodes if type(n) is gast.Call}
     checks, seen = [], set()
-    for s in syntax.statements(tree):
-        replaced = next((n for n in syntax.nodes(s) if type(n) is gast.Call
-                         and getattr(calls.get(n), "obj", None) is dataclasses.replace), None)
-        if replaced is not None:
+    for node in nodes:
+        at = node if getattr(node, "lineno", None) else tree
+        if type(node) is gast.Call and getattr(calls.get(node), "obj", None) is dataclasses.replace:
             raise program.error(
-                replaced if getattr(replaced, "lineno", None) else s, "`dataclasses.replace` is not supported by "
-                f"srcgrad (in `{program.name}`): it differentiates a dataclass made by a call of its class, not a "
-                "copy changed by `replace`; call the class with every field (`D(pos=v, vel=p.vel)`)",
-                NotDifferentiableError,
+                at, f"`dataclasses.replace` is not supported by srcgrad (in `{program.name}`): it differentiates a "
+                "dataclass made by a call of its class, not a copy changed by `replace`; call the class with every "
+                "field (`D(pos=v, vel=p.vel)`)", NotDifferentiableError,
             )
-        for node in _attribute_reads(s):
-            base, name, at = node.value.id, node.attr, node if getattr(node, "lineno", None) else s
-            kind = _record_class(values.get(base, ()), calls)
-            if kind is not None and name not in record_fields(kind):
-                raise program.error(at, not_a_field(kind, name) + f" (in `{program.name}`)", NotDifferentiableError)
-            found = _parameter_entry(base, params, values)
-            if found is None or (found[0], name) in seen or found[0] not in activity.varied:
-                continue
-            seen.add((found[0], name))
-            error = program.error(at, "", NotDifferentiableError)
-            location = (error.filename, error.lineno, error.offset - 1, error.text)
-            checks.append((params.index(found[0]), found[1], functools.partial(_lacks_field, name=name),
-                           functools.partial(_field_refusal, name=name, where=program.name), location))
+        if type(node) is not gast.Attribute or type(node.value) is not gast.Name or id(node) in called:
+            continue
+        base, name = node.value.id, node.attr
+        kind = _record_class(values.get(base, ()), calls)
+        if kind is not None and name not in record_fields(kind):
+            raise program.error(at, not_a_field(kind, name) + f" (in `{program.name}`)", NotDifferentiableError)
+        found = _parameter_entry(base, params, values)
+        if found is None or (found, name) in seen or found[0] not in activity.varied:
+            continue
+        seen.add((found, name))
+        error = program.error(at, "", NotDifferentiableError)
+        location = (error.filename, error.lineno, error.offset - 1, error.text)
+        checks.append((params.index(found[0]), found[1], functools.partial(_lacks_field, name=name),
+                       functools.partial(_field_refusal, name=name, where=program.name), location))
     return tuple(checks)
-
-
-def _attribute_reads(stmt):
-    """The `name.attr` reads in `stmt` that are not the function of a call."""
-    called = {id(n.func) for n in syntax.nodes(stmt) if type(n) is gast.Call}
-    return [n for n in syntax.nodes(stmt) if type(n) is gast.Attribute and type(n.value) is gast.Name
-            and type(n.ctx) is gast.Load and id(n) not in called]
 
 
 def _record_class(bound, calls):
@@ -155,18 +152,24 @@ def _record_class(bound, calls):
 
 
 def _parameter_entry(name, params, values):
-    """(parameter, keys) where `name` is the parameter or its entry at constant keys
-    (`d = ds[0]`), bound once; or None."""
+    """(parameter, keys) where `name` is the parameter or its entry, bound once (`d = ds[0]`;
+    key `...` for each entry of a list or tuple: `d = ds[i]`, `for d in ds`); or None."""
     keys = []
     while name not in params:
         bound = values.get(name, ())
-        if len(bound) != 1 or type(bound[0]) is not gast.Subscript or type(bound[0].value) is not gast.Name:
+        if len(bound) != 1 or bound[0] is None:
             return None
-        index = bound[0].slice
-        if type(index) is not gast.Constant or type(index.value) not in (int, str):
+        value = bound[0]
+        if type(value) is gast.Name:  # the target of a loop over `value`
+            keys.append(...)
+            name = value.id
+            continue
+        if type(value) is not gast.Subscript or type(value.value) is not gast.Name:
             return None
-        keys.append(index.value)
-        name = bound[0].value.id
+        index = value.slice
+        constant = type(index) is gast.Constant and type(index.value) in (int, str)
+        keys.append(index.value if constant else ...)
+        name = value.value.id
     return (name, tuple(reversed(keys))) if len(values.get(name, ())) == 0 else None
 
 
