@@ -19,7 +19,7 @@ from .compiler.activity import undescribed
 from .compiler.stand_in import is_instance, method_function, partial_function, refusal as library_refusal, stand_in
 from .errors import NotDifferentiableError, SrcGradError, defined_at
 from .runtime import is_sequence
-from .runtime.records import field_values, is_dataclass_kind, record_fields
+from .runtime.records import Field, field_values, is_dataclass_kind, record_fields
 
 
 
@@ -148,6 +148,9 @@ def _entries(value, keys):
     key, rest = keys[0], keys[1:]
     if key is ...:
         return [v for item in value for v in _entries(item, rest)] if is_sequence(type(value)) else []
+    if type(key) is Field:
+        fields = record_fields(type(value))
+        return _entries(getattr(value, key.name), rest) if fields is not None and key.name in fields else []
     try:
         return _entries(value[key], rest)
     except (LookupError, TypeError):

@@ -257,6 +257,30 @@ def test_a_property_of_an_entry_of_an_argument_is_refused_in_both_modes():
             run()
 
 
+@dataclasses.dataclass
+class _System:
+    body: Body
+    scale: float
+
+
+def test_a_property_of_a_field_of_an_argument_is_refused_in_both_modes():
+    """Forward mode read `system.body.energy` off the tangent: 3.0 where the derivative is 6.0."""
+    def chained(system):
+        return system.body.energy * system.scale
+
+    def through_a_name(system):
+        b = system.body
+        return b.energy * system.scale
+
+    system = _System(Body(np.array([1.0, 2.0]), 1.0), 3.0)
+    tangent = _System(Body(np.array([1.0, 0.0]), 0.0), 0.0)
+    for fn in (chained, through_a_name):
+        for run in (lambda: srcgrad.grad(fn)(system), lambda: srcgrad.jvp(fn, (system,), (tangent,))):
+            with pytest.raises(srcgrad.NotDifferentiableError, match=r"`\.energy` is not one") as info:
+                run()
+            assert info.value.filename == __file__
+
+
 def test_a_property_of_a_dataclass_built_inside_is_refused():
     def total(x):
         b = Body(x, 2.0)

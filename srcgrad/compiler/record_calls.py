@@ -16,7 +16,7 @@ import gast
 
 from ..errors import NotDifferentiableError
 from ..runtime.containers import not_a_field
-from ..runtime.records import is_dataclass_kind, record_fields
+from ..runtime.records import Field, is_dataclass_kind, record_fields
 from . import syntax
 
 
@@ -127,13 +127,18 @@ def field_reads(program, tree, params, activity, calls):
                 "dataclass made by a call of its class, not a copy changed by `replace`; call the class with every "
                 "field (`D(pos=v, vel=p.vel)`)", NotDifferentiableError,
             )
-        if type(node) is not gast.Attribute or type(node.value) is not gast.Name or id(node) in called:
+        if type(node) is not gast.Attribute or id(node) in called:
             continue
-        base, name = node.value.id, node.attr
-        kind = _record_class(values.get(base, ()), calls)
+        path = _field_path(node.value)  # `d.inner` of `d.inner.energy`: d, (Field("inner"),)
+        if path is None:
+            continue
+        (base, through), name = path, node.attr
+        kind = _record_class(values.get(base, ()), calls) if not through else None
         if kind is not None and name not in record_fields(kind):
             raise program.error(at, not_a_field(kind, name) + f" (in `{program.name}`)", NotDifferentiableError)
         found = _parameter_entry(base, params, values)
+        if found is not None:
+            found = (found[0], found[1] + through)
         if found is None or (found, name) in seen or found[0] not in activity.varied:
             continue
         seen.add((found, name))
@@ -164,6 +169,13 @@ def _parameter_entry(name, params, values):
             keys.append(...)
             name = value.id
             continue
+        if type(value) is gast.Attribute:  # `t = d.inner`: a field of a record
+            path = _field_path(value)
+            if path is None:
+                return None
+            name, through = path
+            keys.extend(reversed(through))
+            continue
         if type(value) is not gast.Subscript or type(value.value) is not gast.Name:
             return None
         index = value.slice
@@ -171,6 +183,15 @@ def _parameter_entry(name, params, values):
         keys.append(index.value if constant else ...)
         name = value.value.id
     return (name, tuple(reversed(keys))) if len(values.get(name, ())) == 0 else None
+
+
+def _field_path(node):
+    """(name, the Field keys read from it) of `d` or `d.inner.outer`; None for anything else."""
+    through = []
+    while type(node) is gast.Attribute:
+        through.append(Field(node.attr))
+        node = node.value
+    return (node.id, tuple(reversed(through))) if type(node) is gast.Name else None
 
 
 def _lacks_field(value, name):

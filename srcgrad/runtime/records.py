@@ -50,3 +50,23 @@ def record_like(x, values):
     for name, value in zip(record_fields(kind), values):
         _set(out, name, value)
     return out
+
+
+class Field:
+    """A key that reads the field `name` of a record (`api._entries`), beside the int and
+    str keys of sequences and dicts: the path to an entry of an argument may go through
+    the fields of records (`d.inner` in `d.inner.energy`)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __eq__(self, other):
+        return type(other) is Field and other.name == self.name
+
+    def __hash__(self):
+        return hash((Field, self.name))
+
+    def __repr__(self):
+        return f"Field({self.name!r})"
