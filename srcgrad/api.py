@@ -20,6 +20,7 @@ from .compiler.stand_in import is_instance, method_function, partial_function, r
 from .errors import NotDifferentiableError, SrcGradError, defined_at
 from .function_arguments import per_call, resolve
 from .runtime import is_sequence
+from .runtime.records import Field, field_values, is_dataclass_kind, record_fields
 
 
 
@@ -148,6 +149,9 @@ def _entries(value, keys):
     key, rest = keys[0], keys[1:]
     if key is ...:
         return [v for item in value for v in _entries(item, rest)] if is_sequence(type(value)) else []
+    if type(key) is Field:
+        fields = record_fields(type(value))
+        return _entries(getattr(value, key.name), rest) if fields is not None and key.name in fields else []
     try:
         return _entries(value[key], rest)
     except (LookupError, TypeError):
@@ -155,16 +159,29 @@ def _entries(value, keys):
 
 
 def _is_container(value):
-    """Whether `value` is a pytree node: a dict, list, tuple or namedtuple."""
-    return type(value) is dict or is_sequence(type(value))
+    """Whether `value` is a pytree node: a dict, list, tuple, namedtuple or dataclass instance."""
+    return type(value) is dict or is_sequence(type(value)) or is_dataclass_kind(type(value))
+
+
+class _Field(str):
+    """The key of a dataclass field in a path (`_path` writes it `.name`)."""
+
+
+def _children(value):
+    """(key, child) pairs of the pytree node `value`: a dict's items, a dataclass's fields
+    (keys `_Field`), a sequence's entries by index."""
+    if type(value) is dict:
+        return value.items()
+    if is_dataclass_kind(type(value)):
+        return zip(map(_Field, record_fields(type(value))), field_values(value))
+    return enumerate(value)
 
 
 def _check_leaves(fn, name, value, alternative, keys=()):
     """Raise a TypeError naming the first integer or boolean leaf of the list, tuple,
-    namedtuple or dict `value` (the argument `name`); `alternative` says what else to do
-    with it."""
-    items = value.items() if type(value) is dict else enumerate(value)
-    for key, item in items:
+    namedtuple, dataclass instance or dict `value` (the argument `name`); `alternative`
+    says what else to do with it."""
+    for key, item in _children(value):
         if _is_container(item):
             _check_leaves(fn, name, item, alternative, keys + (key,))
         elif not _is_integral(item):
@@ -179,7 +196,7 @@ def _check_leaves(fn, name, value, alternative, keys=()):
 
 
 def _path(name, keys):
-    return name + "".join(f"[{k!r}]" for k in keys)
+    return name + "".join(f".{k}" if type(k) is _Field else f"[{k!r}]" for k in keys)
 
 
 def _kind(value):
@@ -379,8 +396,15 @@ def _fitted_seed(fn, seed, shape):
 
 
 def _check_seed(fn, out, seed):
-    """Refuse a seed for the list, tuple or dict output `out` that is not one like it (a
-    float for a dict failed inside the generated code with an IndexError)."""
+    """Refuse a seed for the list, tuple, dict or dataclass output `out` that is not one
+    like it (a float for a dict failed inside the generated code with an IndexError)."""
+    if is_dataclass_kind(type(out)):
+        if type(seed) is not type(out):
+            raise TypeError(
+                f"the seed of the pullback of `{fn.__name__}` ({defined_at(fn)}) must have the structure of its "
+                f"output, a {type(out).__name__}; got {type(seed).__name__}"
+            )
+        return
     if type(out) is dict:
         fits = type(seed) is dict and set(seed) <= set(out)
     else:

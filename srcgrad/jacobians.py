@@ -16,7 +16,7 @@ import weakref
 import numpy as np
 
 from .api import (
-    _check_differentiable, _function_of, _is_container, _is_integral, _params, _path, _positions, check_arguments, grad,
+    _check_differentiable, _children, _function_of, _is_container, _is_integral, _params, _path, _positions, check_arguments, grad,
     refuse_array_subclass, vjp_positions,
 )
 from .compiler import derive
@@ -27,6 +27,7 @@ from .runtime import (
     is_sequence, sequence_like, jacobian_from_columns, jacobian_from_rows, leaves, structure_like, unit_tangents,
     zeros_like_grad,
 )
+from .runtime.records import field_values, is_dataclass_kind, record_like
 
 
 class _Built:
@@ -143,6 +144,15 @@ def _check_tangent(fn, name, primal, tangent, keys=()):
         for k, value in items:
             _check_tangent(fn, name, value, tangent[k], keys + (k,))
         return
+    if is_dataclass_kind(type(primal)):
+        if type(tangent) is not type(primal):
+            raise TypeError(
+                f"the tangent of `{label}` for {where} must have the structure of `{label}`: a {type(primal).__name__} "
+                f"(an instance of the same dataclass), not {type(tangent).__name__}"
+            )
+        for (k, value), t in zip(_children(primal), field_values(tangent)):
+            _check_tangent(fn, name, value, t, keys + (k,))
+        return
     if tangent is None and not _has_derivative(primal):
         return
     refuse_array_subclass(fn, label, primal)
@@ -168,7 +178,7 @@ def _has_derivative(leaf):
 
 
 def _zero_filled(tangent, primal):
-    """The checked `tangent` of the list, tuple, namedtuple or dict `primal` with zeros
+    """The checked `tangent` of the list, tuple, namedtuple, dataclass instance or dict `primal` with zeros
     (`zeros_like_grad`) for each None, the tangent of a leaf without a derivative."""
     if tangent is None:
         return zeros_like_grad(primal)
@@ -176,6 +186,8 @@ def _zero_filled(tangent, primal):
         return {k: _zero_filled(t, primal[k]) for k, t in tangent.items()}
     if is_sequence(type(tangent)):
         return sequence_like(tangent, [_zero_filled(t, p) for t, p in zip(tangent, primal)])
+    if is_dataclass_kind(type(tangent)):
+        return record_like(tangent, [_zero_filled(t, p) for t, p in zip(field_values(tangent), field_values(primal))])
     return tangent
 
 
@@ -186,7 +198,7 @@ def jvp(fn, primals, tangents, verbose=False):
     `primals` and `tangents` are tuples of the same length; each tangent has its primal's
     structure and shape. None is the tangent of an argument that is not differentiated
     (integer and boolean arguments take only None), and of a leaf of a list, tuple,
-    namedtuple or dict that has no derivative (an integer, a boolean, a string, None;
+    namedtuple, dataclass instance or dict that has no derivative (an integer, a boolean, a string, None;
     pushed as zeros).
     `out_dot` has the structure and shape of `out`.
     """
@@ -349,7 +361,8 @@ def _reverse_jacobian(fn, args, positions, x, forward=None):
     for seed in unit_tangents(out):
         grads = backward(seed)
         # a list or tuple argument that the function reads as an array has an array gradient
-        row = tuple(structure_like(grads[p], args[p]) if is_sequence(type(args[p])) else grads[p] for p in wanted)
+        row = tuple(structure_like(grads[p], args[p]) if _is_container(args[p]) and type(args[p]) is not dict
+                    else grads[p] for p in wanted)
         rows.append(row if isinstance(positions, tuple) else row[0])
     return out, rows
 
@@ -363,7 +376,7 @@ def jacobian(fn, wrt=0, mode=None):
     """The function computing the full Jacobian of `fn` with respect to `wrt`.
 
     As `jax.jacobian`: the Jacobian has the structure of the output (an array, a float,
-    or a list, tuple, namedtuple or dict of them) whose every leaf has the structure of
+    or a list, tuple, namedtuple, dataclass instance or dict of them) whose every leaf has the structure of
     the input, each leaf of shape `out_leaf.shape + x_leaf.shape` (a float when both are
     Python floats). A tuple `wrt` counts as a tuple input: `J[i][j]` is the derivative of
     output `i` with respect to `wrt[j]` for a tuple output. `mode` "forward" pushes one

@@ -22,6 +22,8 @@ import inspect
 import numpy as np
 
 from srcgrad.rules import lookup
+from srcgrad.runtime import field_values, record_like
+from srcgrad.runtime.records import is_dataclass_kind
 
 EPS = 1e-6
 
@@ -41,9 +43,11 @@ class Uniform:
 
 
 def materialize(value, rng):
-    """Replace every `Uniform` inside (nested lists/tuples/namedtuples/dicts of) `value` by an array."""
+    """Replace every `Uniform` inside (nested lists/tuples/namedtuples/dataclasses/dicts of) `value` by an array."""
     if isinstance(value, Uniform):
         return value.make(rng)
+    if is_dataclass_kind(type(value)):
+        return record_like(value, materialize(field_values(value), rng))
     if isinstance(value, list):
         return [materialize(v, rng) for v in value]
     if isinstance(value, tuple):
@@ -62,6 +66,8 @@ def is_float_leaf(v):
 
 
 def leaves(v):
+    if is_dataclass_kind(type(v)):
+        return leaves(field_values(v))
     if isinstance(v, (list, tuple)):
         return [leaf for item in v for leaf in leaves(item)]
     if isinstance(v, dict):
@@ -71,6 +77,8 @@ def leaves(v):
 
 def rebuild(v, new):
     """`v` with its leaves replaced, in order, by the items of the iterator `new`."""
+    if is_dataclass_kind(type(v)):
+        return record_like(v, rebuild(field_values(v), new))
     if isinstance(v, (list, tuple)):
         items = [rebuild(item, new) for item in v]
         return items if isinstance(v, list) else type(v)(*items) if hasattr(v, "_fields") else tuple(items)
@@ -217,7 +225,7 @@ def check_rule(fn, *args, rtol=1e-6, atol=1e-7, seed=0, wrt=None, **kwargs):
         t = random_like(value, rng)
         tangent = call.jvp(name, t, ans)
         fd = _fd_tangent(call, name, t)
-        got_leaves = leaves(tangent) if isinstance(ans, (list, tuple)) else [tangent]
+        got_leaves = leaves(tangent) if isinstance(ans, (list, tuple)) or is_dataclass_kind(type(ans)) else [tangent]
         for got, want in zip(got_leaves, fd, strict=True):
             if want is not None:
                 got = np.broadcast_to(np.asarray(got, dtype=np.float64), np.shape(want))
@@ -235,6 +243,8 @@ def _zero_if_none(got, leaf):
 
 
 def _broadcast_like(tangent, ans):
+    if is_dataclass_kind(type(ans)):
+        return _broadcast_like(field_values(tangent), field_values(ans))
     if isinstance(ans, (list, tuple)):
         pairs = zip(tangent, ans, strict=True)
         return [None if t is None else _broadcast_like(t, a) for t, a in pairs]  # nested: `x.tolist()`
@@ -243,6 +253,9 @@ def _broadcast_like(tangent, ans):
 
 def _check_structure(grad, value, label):
     """The gradient mirrors the parameter: same nesting, shapes, and scalar kinds."""
+    if is_dataclass_kind(type(value)):
+        assert type(grad) is type(value), f"{label}: gradient of a {type(value).__name__} is {type(grad).__name__}"
+        return _check_structure(field_values(grad), field_values(value), label)
     if isinstance(value, (list, tuple)):
         assert isinstance(grad, (list, tuple)), f"{label}: gradient of a sequence is {type(grad).__name__}"
         assert len(grad) == len(value), f"{label}: {len(grad)} gradients for {len(value)} elements"
@@ -296,7 +309,7 @@ def check_dtypes(fn, *args, seed=0, wrt=None, **kwargs):
                     f"{label}: {leaf.dtype} argument, {np.result_type(got)} gradient"
                 )
         tangent = call.jvp(name, random_like(value, rng), ans)
-        got_leaves = leaves(tangent) if isinstance(ans, (list, tuple)) else [tangent]
+        got_leaves = leaves(tangent) if isinstance(ans, (list, tuple)) or is_dataclass_kind(type(ans)) else [tangent]
         for got, out in zip(got_leaves, leaves(ans)):
             if got is not None and is_float_leaf(out) and type(out) is not float:
                 assert np.result_type(got) == np.result_type(out), (

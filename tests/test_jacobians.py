@@ -548,7 +548,7 @@ def test_a_namedtuple_built_in_the_function_passes_the_gradient_to_its_fields(f)
     """`P(W=..., b=...)` inside the function was refused ("does not follow a
     differentiated value into an object made in the differentiated function"). The
     gradient of a field read goes back to the value the field was built from (calls.site
-    reads the call as `make_namedtuple(P, fields)`), by keyword or position, through
+    reads the call as `make_record(P, fields)`), by keyword or position, through
     loops, branches, helpers and nesting: gradients against differences, jvp against
     them, Hessians against differences of the gradient, both Jacobians, inputs unchanged."""
     x = X3.copy()
@@ -626,9 +626,10 @@ def too_many_fields(x):
 
 
 OBJECT = ("srcgrad does not follow a differentiated value into an object made in the differentiated function, but for "
-          "a namedtuple (`collections.namedtuple`, `typing.NamedTuple`, without a `__new__` or `__init__` of its own): "
-          "compute with the arrays themselves, make the object a namedtuple, or pass the values to the object's "
-          "methods as arguments")
+          "a namedtuple (`collections.namedtuple`, `typing.NamedTuple`, without a `__new__` or `__init__` of its own) "
+          "or a dataclass whose `__init__` dataclasses generated (no `__post_init__`, `field(init=False)` or "
+          "`InitVar`): compute with the arrays themselves, make the object such a record, or pass the values to the "
+          "object's methods as arguments")
 
 
 @pytest.mark.parametrize("f, message", [
@@ -687,9 +688,9 @@ class _Holder:
 
 
 def test_an_attribute_read_of_another_object_is_refused_at_the_call():
-    """Only a namedtuple's fields have a gradient of its structure; an object's attribute
+    """Only a namedtuple's or a dataclass's fields have a gradient of its structure; an object's attribute
     is refused with what to do instead, not differentiated into a wrong structure."""
-    with pytest.raises(TypeError, match=r"attribute read \(`\.xy`\) of a namedtuple only, not of _Holder"):
+    with pytest.raises(TypeError, match=r"attribute read \(`\.xy`\) of a namedtuple or a dataclass only, not of _Holder"):
         srcgrad.grad(lambda h: np.sum(h.xy ** 2))(_Holder(np.ones(2)))
 
 

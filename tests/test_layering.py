@@ -17,7 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "srcgrad"
 # compiler modules in the order data flows through them (helpers first)
 STAGES = [
     "syntax", "printing", "naming", "inline", "stand_in", "frontend", "scope", "views", "sharing", "key_lambdas", "function_choices", "scatters", "idioms", "map_filter", "fence", "contexts", "aliases", "unroll", "jumps",
-    "anf", "closures", "callees", "versions", "resolve", "calls", "call_effects",
+    "anf", "closures", "callees", "versions", "resolve", "record_calls", "calls", "call_effects",
     "activity", "iteration", "argument_writes", "mutation", "contributions", "markers", "kinds", "shapes", "unbroadcasts", "adjoints", "tape",
     "undo", "reverse", "tape_tangents", "forward", "hoist", "optimize", "scaling", "factoring", "split", "emit", "origins", "standalone", "load",
     "linearize", "cache", "pipeline",
@@ -63,6 +63,6 @@ def test_rules_import_neither_compiler_nor_shim(path):
 
 @pytest.mark.parametrize("module", sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "runtime").glob("*.py")) + ["undone.py"])
 def test_runtime_imports_numpy_and_errors_only(module):
-    allowed = {"numbers", "numpy", "srcgrad.errors", "srcgrad.errors.NotDifferentiableError"}
+    allowed = {"dataclasses", "numbers", "numpy", "srcgrad.errors", "srcgrad.errors.NotDifferentiableError"}  # and the standard library they need
     own = {m for m in _imports(ROOT / module) if m.startswith("srcgrad.runtime")}
     assert _imports(ROOT / module) - own <= allowed

@@ -7,6 +7,7 @@ involved. Inputs are random (seeded per test) and kept away from kinks and poles
 
 import builtins
 import collections
+import dataclasses
 import math
 import operator
 import zlib
@@ -19,7 +20,8 @@ import srcgrad.rules as rules
 from srcgrad import NotDifferentiableError
 from srcgrad.rules.gamma import polygamma
 from srcgrad.rules.scatter import added_at, diagonal_summed, filled_diagonal, maximized_at, minimized_at, subtracted_at
-from srcgrad.rules.structure import make_namedtuple
+from srcgrad.rules.structure import make_record
+from srcgrad.runtime import field_values, record_like
 
 
 def run(fn, *args, rtol=1e-6, atol=1e-7, dtypes=True, **kwargs):
@@ -1219,6 +1221,12 @@ def test_getitem_on_scalar_and_sequences():
 _Pair = collections.namedtuple("_Pair", ["first", "second"])
 
 
+@dataclasses.dataclass(frozen=True)
+class _DataPair:
+    first: np.ndarray
+    second: np.ndarray
+
+
 def test_field_of_a_namedtuple():
     """`p.second` (`getattr(p, "second")`): the gradient is the namedtuple with zeros in
     the other field; the tangent is the tangent's field."""
@@ -1229,16 +1237,36 @@ def test_field_of_a_namedtuple():
 
 
 def test_namedtuple_made_from_its_fields():
-    """`_Pair(a, b)` (calls.site reads it as `make_namedtuple(_Pair, (a, b))`): each
+    """`_Pair(a, b)` (calls.site reads it as `make_record(_Pair, (a, b))`): each
     field's value gets its entry of the gradient; the tangent is the namedtuple of the
     fields' tangents, zeros for a constant field."""
     fields = (np.array([0.5, -1.0, 2.0]), np.array([[1.5, 0.2], [-0.3, 0.7]]))
-    check_rule(make_namedtuple, _Pair, fields)
-    rule = rules.lookup(make_namedtuple)
+    check_rule(make_record, _Pair, fields)
+    rule = rules.lookup(make_record)
     grad = rule.vjp("fields", _Pair(np.ones(3), np.full((2, 2), 2.0)), None, _Pair, fields)
     assert type(grad) is tuple and grad[0].tolist() == [1.0] * 3 and grad[1].tolist() == [[2.0, 2.0]] * 2
     tangent = rule.jvp("fields", (np.ones(3), None), None, _Pair, fields)
     assert type(tangent) is _Pair and tangent.first.tolist() == [1.0] * 3 and tangent.second.tolist() == [[0.0, 0.0]] * 2
+
+
+def test_dataclass_made_from_its_fields():
+    """`_DataPair(a, b)` of a dataclass is `make_record(_DataPair, (a, b))` too: the
+    gradient of the fields is `field_values(g)`; the tangent a `_DataPair` of the fields'
+    tangents. `field_values` and `record_like`, which generated code calls, are each
+    other's transpose; a field read's gradient is a `_DataPair` with zeros elsewhere."""
+    fields = (np.array([0.5, -1.0, 2.0]), np.array([[1.5, 0.2], [-0.3, 0.7]]))
+    pair = _DataPair(*fields)
+    check_rule(make_record, _DataPair, fields)
+    check_rule(field_values, pair)
+    check_rule(record_like, pair, fields)
+    check_rule(getattr, pair, "second")
+    rule = rules.lookup(make_record)
+    grad = rule.vjp("fields", _DataPair(np.ones(3), np.full((2, 2), 2.0)), None, _DataPair, fields)
+    assert type(grad) is tuple and grad[0].tolist() == [1.0] * 3 and grad[1].tolist() == [[2.0, 2.0]] * 2
+    tangent = rule.jvp("fields", (np.ones(3), None), None, _DataPair, fields)
+    assert type(tangent) is _DataPair and tangent.first.tolist() == [1.0] * 3 and tangent.second.tolist() == [[0.0, 0.0]] * 2
+    read = rules.lookup(getattr).vjp("x", np.ones((2, 2)), None, pair, "second")
+    assert type(read) is _DataPair and read.first.tolist() == [0.0] * 3 and read.second.tolist() == [[1.0, 1.0]] * 2
 
 
 def test_repeated_indices_accumulate():
@@ -1424,7 +1452,11 @@ TABLES = [
     QUANTILES, NAN_QUANTILES, AVERAGE, COVARIANCES, DIFFERENCES, PRODUCTS,
     [case(np.convolve, U((3,)), U((2,))), case(np.correlate, U((3,)), U((2,)))],
     LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0), case(getattr, _Pair(U((3,)), U((2, 2))), "second"),
-                               case(make_namedtuple, _Pair, (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))}),
+                               case(make_record, _Pair, (U((3,)), U((2, 2)))),
+                               case(make_record, _DataPair, (U((3,)), U((2, 2)))),
+                               case(getattr, _DataPair(U((3,)), U((2, 2))), "second"),
+                               case(field_values, _DataPair(U((3,)), U((2, 2)))),
+                               case(record_like, _DataPair(U((3,)), U((2, 2))), (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))}),
                                case(operator.or_, {"a": U((3,)), "b": U((2,))}, {"b": U((2,)), "c": U(())})],
     STRUCTURE, SELECTIONS, SCATTERS, OTHERS,
     KEYWORD_REDUCTIONS, RUNNING_EXTREMA, UFUNC_METHODS, STATISTIC_KEYWORDS, FILLS, CONDITION_DEFAULTS, HERMITIAN, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,

@@ -23,8 +23,9 @@ import numpy as np
 from ..errors import NotDifferentiableError
 from ..rules import methods
 from ..rules.registry import limits
-from ..rules.structure import make_namedtuple
-from . import printing, stand_in, syntax
+from ..rules.structure import make_record
+from ..runtime.records import is_dataclass_kind
+from . import printing, record_calls, stand_in, syntax
 from .scope import MISSING, dotted_parts, lookup_path
 from .stand_in import is_user_function
 
@@ -119,6 +120,10 @@ def site(program, stmt, value, callee, register):
                 advice = (f"if `{callee.receiver}` is an object whose class defines `{callee.path}`, differentiate "
                           f"a bound method (`srcgrad.grad(model.{program.name})`): srcgrad then knows the instance "
                           f"and follows calls of its methods; or {advice}")
+            elif callee.receiver and callee.receiver.isidentifier():
+                advice = (f"if `{callee.receiver}` is an object of your class (a dataclass, say), srcgrad follows no "
+                          "method of a differentiated value: write the method as a function of yours taking the "
+                          f"object (`{callee.path.split('.')[-1]}({callee.receiver})`), which reads its fields; or {advice}")
             raise program.error(
                 stmt, f"no derivative rule for the method `.{callee.path}()` called at {program.where(stmt)} "
                 f"(in `{program.name}`); {advice}", NotDifferentiableError,
@@ -131,9 +136,9 @@ def site(program, stmt, value, callee, register):
     attribute = _array_attribute(callee.obj, args, keywords)
     if attribute is not None:  # `getattr(x, "T")` reads like `x.T`
         return Site(callee, methods.ATTRIBUTES[attribute], args[:1], {}, f"`.{attribute}`")
-    if is_namedtuple_class(callee.obj):  # `P(W=a, b=c)` is make_namedtuple(P, (a, c))
-        fields = _fields_in_order(program, stmt, callee, args, keywords)
-        return Site(callee, make_namedtuple, [syntax.copy(value.func), syntax.tuple_(fields)], {}, f"`{callee.path}`")
+    if record_calls.is_record_class(callee.obj):  # `P(W=a, b=c)` is make_record(P, (a, c))
+        fields = record_calls.fields_in_order(program, stmt, callee, args, keywords)
+        return Site(callee, make_record, [syntax.copy(value.func), syntax.tuple_(fields)], {}, f"`{callee.path}`")
     return Site(callee, callee.obj, args, keywords, f"`{callee.path}`")
 
 
@@ -143,45 +148,6 @@ def _array_attribute(obj, args, keywords):
     if obj is not builtins.getattr or len(args) != 2 or keywords or not isinstance(args[1], gast.Constant):
         return None
     return args[1].value if isinstance(args[1].value, str) and args[1].value in methods.ATTRIBUTES else None
-
-
-def is_namedtuple_class(obj):
-    """Whether `obj` is a namedtuple class (`collections.namedtuple`, `typing.NamedTuple`)
-    or a subclass of one that makes its values as it does (no `__new__` or `__init__`
-    of its own): calling it gives the tuple of its fields."""
-    if not (isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields")):
-        return False
-    for klass in obj.__mro__:
-        if "_fields" in vars(klass):
-            return True  # the class namedtuple made: the rest of the MRO is tuple's
-        if "__new__" in vars(klass) or "__init__" in vars(klass):
-            return False
-    return False
-
-
-def _fields_in_order(program, stmt, callee, args, keywords):
-    """The argument nodes of a namedtuple class's call in its fields' order, a field left
-    out as its default (a literal)."""
-    kind = callee.obj
-    try:
-        bound = inspect.signature(kind).bind(*args, **keywords)
-    except TypeError as exc:
-        raise program.error(
-            stmt, f"cannot differentiate this call of `{callee.path}`: {exc} (in `{program.name}`)", NotDifferentiableError,
-        ) from None
-    out = []
-    for field in kind._fields:
-        if field in bound.arguments:
-            out.append(bound.arguments[field])
-            continue
-        default = kind._field_defaults.get(field)
-        if not _is_literal(default):
-            raise program.error(
-                stmt, f"the field `{field}` of `{callee.path}` is left to its default, which is not a number, string or "
-                f"None (in `{program.name}`); pass it in the call", NotDifferentiableError,
-            )
-        out.append(syntax.const(default))
-    return out
 
 
 def _loop_over(tree, name, line):
@@ -215,8 +181,12 @@ def missing_rule(program, stmt, call, register):
     elif isinstance(call.primal, type) and call.primal.__module__ not in ("builtins", "numpy"):
         advice = ("srcgrad does not follow a differentiated value into an object made in the differentiated "
                   "function, but for a namedtuple (`collections.namedtuple`, `typing.NamedTuple`, without a `__new__` "
-                  "or `__init__` of its own): compute with the arrays themselves, make the object a namedtuple, or pass "
-                  "the values to the object's methods as arguments")
+                  "or `__init__` of its own) or a dataclass whose `__init__` dataclasses generated (no `__post_init__`, "
+                  "`field(init=False)` or `InitVar`)")
+        if is_dataclass_kind(call.primal):
+            advice += f"; `{call.callee.path}` is a dataclass, but {record_calls.refusal(call.primal)}"
+        advice += (": compute with the arrays themselves, make the object such a record, or pass the values to the "
+                   "object's methods as arguments")
     elif getattr(call.primal, "srcgrad_transposed", None):
         function, param = call.primal.srcgrad_transposed
         advice = (f"`{function}` has only a forward rule (`defjvp`) for `{param}`, which reverse mode transposes "
@@ -272,7 +242,7 @@ def _node(value):
     display; a `*args` tuple stays a tuple of nodes (see `check_varargs`)."""
     if isinstance(value, gast.AST):
         return value
-    if _is_literal(value):
+    if syntax.is_literal(value):
         return syntax.const(value)
     if isinstance(value, dict):
         return gast.Dict(keys=[syntax.const(k) for k in value], values=[_node(v) for v in value.values()])
@@ -565,9 +535,3 @@ def _display(primal, path):
     if mod in (None, "numpy") and hasattr(primal, "nin"):
         mod = "numpy"
     return f"{mod}.{name}" if mod and mod != "builtins" else f"`{name}`"
-
-
-def _is_literal(v):
-    return v is None or isinstance(v, (bool, int, float, str)) or (
-        isinstance(v, tuple) and all(_is_literal(x) for x in v)
-    )

@@ -66,6 +66,15 @@ def check(program, transform="srcgrad.grad"):
                     f"(in `{tree.name}`); remove a list's entry with `{held}.pop(i)` (`i` an integer literal), "
                     "or build a new value without it",
                 )
+            written = [t for t in (node.targets if cls is gast.Assign else [node.target] if cls is gast.AugAssign else ())
+                       if isinstance(t, gast.Attribute)]
+            if written:
+                raise program.error(
+                    node, f"{'augmented ' if cls is gast.AugAssign else ''}assignment to an attribute is not supported "
+                    f"by {transform} (in `{tree.name}`), here of `{printing.unparse(written[0]).strip()}`: srcgrad reads "
+                    "the fields of a dataclass or a namedtuple but does not follow a change of an object; make a new "
+                    "one from the old one's fields instead, as in `p = D(pos=v, vel=p.vel)`",
+                )
             if cls is gast.keyword and node.arg == "key" and isinstance(node.value, gast.Lambda):
                 raise program.error(  # sorted/min/max's have been compiled by key_lambdas.py
                     node.value, f"a `lambda` as `key=` is supported by {transform} for `sorted`, `min` and `max` only "

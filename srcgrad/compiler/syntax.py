@@ -69,6 +69,14 @@ def const(value):
     return _make(gast.Constant, value=value, kind=None)
 
 
+def is_literal(value):
+    """Whether `const(value)` writes `value` as a literal: None, a bool, number or string,
+    or a tuple of them."""
+    return value is None or isinstance(value, (bool, int, float, str)) or (
+        isinstance(value, tuple) and all(is_literal(x) for x in value)
+    )
+
+
 def attr(value, attr_name):
     return _make(gast.Attribute, value=value, attr=attr_name, ctx=_LOAD)
 

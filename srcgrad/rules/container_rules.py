@@ -1,6 +1,6 @@
 """Rules for the container helpers that generated derivative code calls (`item_grad`,
 `assigned_grad`, `drop_last`, `popped_grad`, `without_part`, `field_grad`, `values_grad`,
-`structure_like`, `repeated_part`), so that code can be differentiated again (`hessian`).
+`structure_like`, `repeated_part`, `field_values`, `record_like`), so that code can be differentiated again (`hessian`).
 
 Each helper is linear in the gradient `g` it takes apart or rebuilds (None meaning zero);
 its other parameters are indices, keys or lend a structure (zero rules, or `discrete`).
@@ -11,8 +11,8 @@ The other helpers' rules are in `runtime_rules.py`.
 
 from .. import runtime
 from ..runtime import (
-    assigned_grad, broadcast_tangent, drop_last, field_grad, item_grad, popped_grad, repeated_part,
-    sequence_like, structure_like, unbroadcast, values_grad, without_part, zeros_like_grad,
+    assigned_grad, broadcast_tangent, drop_last, field_grad, field_values, item_grad, popped_grad, repeated_part,
+    record_like, sequence_like, structure_like, unbroadcast, values_grad, without_part, zeros_like_grad,
 )
 from .registry import defjvp, defvjp, discrete
 from .runtime_rules import _zero
@@ -158,6 +158,42 @@ def field_grad_vjp_x(cotangent, ans, g, x, name):
 @defjvp(field_grad, "x")
 @_zero
 def field_grad_jvp_x(t, ans, g, x, name):
+    return zeros_like_grad(ans)
+
+
+# A record's fields and a record made of other values: each the other's transpose.
+
+
+@defvjp(field_values, "x", name="FieldValues")
+def field_values_vjp(cotangent, ans, x):
+    return None if cotangent is None else record_like(x, [zeros_like_grad(v) if c is None else c
+                                                          for c, v in zip(cotangent, ans)])
+
+
+@defjvp(field_values, "x")
+def field_values_jvp(t, ans, x):
+    return field_values(t)
+
+
+@defvjp(record_like, "values", name="RecordLike")
+def record_like_vjp(cotangent, ans, x, values):
+    return None if cotangent is None else field_values(cotangent)
+
+
+@defjvp(record_like, "values")
+def record_like_jvp(t, ans, x, values):
+    return record_like(x, [zeros_like_grad(v) if d is None else d for d, v in zip(t, values)])
+
+
+@defvjp(record_like, "x")
+@_zero
+def record_like_vjp_x(cotangent, ans, x, values):
+    return zeros_like_grad(x)
+
+
+@defjvp(record_like, "x")
+@_zero
+def record_like_jvp_x(t, ans, x, values):
     return zeros_like_grad(ans)
 
 

@@ -21,7 +21,8 @@ import operator
 
 import numpy as np
 
-from ..runtime import unbroadcast, unless_integral, zeros_like_grad
+from ..runtime import field_values, unbroadcast, unless_integral, zeros_like_grad
+from ..runtime.records import record_fields
 from .registry import defjvp, defvjp
 
 # --- helpers ------------------------------------------------------------------------
@@ -489,24 +490,29 @@ def merge_jvp_y(t, ans, x, y):
     return _merged_tangent(t, ans, y, x, False)
 
 
-# A namedtuple class called with its fields (`P(W=a, b=c)`): calls.site reads it as
-# `make_namedtuple(P, (a, c))`, the fields in the class's order, so each field's value
-# gets its entry of the namedtuple's gradient.
+# A record class called with its fields (`P(W=a, b=c)`, a namedtuple or a dataclass whose
+# `__init__` is the one dataclasses generates): calls.site reads it as
+# `make_record(P, (a, c))`, the fields in the class's order, so each field's value gets
+# its entry of the record's gradient (`field_values(g)`).
 
 
-def make_namedtuple(kind, fields):
-    """`kind(*fields)`: the namedtuple of the class `kind` with the values `fields`."""
-    return kind(*fields)
+def make_record(kind, fields):
+    """The record of the class `kind` whose fields hold `fields`, in order: `kind(*fields)`
+    for a namedtuple, a call of a dataclass's generated `__init__` with its fields by name
+    (`kw_only` ones too), which only stores them (record_calls.is_record_class)."""
+    if issubclass(kind, tuple):
+        return kind(*fields)
+    return kind(**dict(zip(record_fields(kind), fields)))
 
 
-@defvjp(make_namedtuple, "fields", name="Namedtuple")
-def make_namedtuple_vjp(g, ans, kind, fields):
-    return tuple(g)
+@defvjp(make_record, "fields", name="Record")
+def make_record_vjp(g, ans, kind, fields):
+    return field_values(g)
 
 
-@defjvp(make_namedtuple, "fields")
-def make_namedtuple_jvp(t, ans, kind, fields):
-    return kind(*_field_tangents(t, fields))
+@defjvp(make_record, "fields")
+def make_record_jvp(t, ans, kind, fields):
+    return make_record(kind, _field_tangents(t, fields))
 
 
 def _field_tangents(t, seq):

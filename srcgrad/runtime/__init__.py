@@ -40,6 +40,9 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `unless_integral(v, like)`: `v`, or a zero of its structure where `like` holds integers
   or booleans (a result cast by `dtype=int`, an integer array written into): rounding has
   no derivative.
+- `field_values(x)` / `record_like(x, values)`: the fields of a record (a namedtuple, a
+  dataclass instance) in order, and a record of x's class holding other values (made
+  without running a dataclass's `__init__`).
 - `unit_tangents(x)`, `jacobian_from_columns(columns, x, out)`: the tangents a forward
   Jacobian pushes, one per element of `x`, and the Jacobian made of the pushed ones
   (`jacobian_from_rows` from pulled-back cotangents), for lists, tuples and dicts too
@@ -62,13 +65,14 @@ from .gradients import (
     COMPLEX_GRADIENT, SEED32, SEED64, broadcast_tangent, grad_seed, is_sequence, mean_of, scaled, sequence_like,
     structure_like, tangent_for_update, unbroadcast, unless_integral, unreduce, zeros_like_grad,
 )
+from .records import field_values, record_like
 from .jacobian_blocks import jacobian_from_columns, jacobian_from_rows, leaves, unit_tangents
 
 __all__ = [
     "COMPLEX_GRADIENT", "SEED32", "SEED64", "add_grad", "assigned_grad", "broadcast_tangent", "dict_entry",
-    "dict_keys", "drop_last", "field_grad", "grad_seed", "has_key", "is_sequence", "item_grad",
+    "dict_keys", "drop_last", "field_grad", "field_values", "grad_seed", "has_key", "is_sequence", "item_grad",
     "jacobian_from_columns", "jacobian_from_rows", "joined_part", "leaves", "mean_of", "popped_grad",
-    "refuse_changed_entry", "refuse_shared", "repeated_part", "repeats", "restore_entry", "same_length", "scaled",
+    "record_like", "refuse_changed_entry", "refuse_shared", "repeated_part", "repeats", "restore_entry", "same_length", "scaled",
     "sequence_like", "snapshot", "structure_like", "tangent_for_update", "unbroadcast", "unit_tangents", "unless_integral", "unreduce",
     "values_grad", "without_part", "zeros_like_grad",
 ]

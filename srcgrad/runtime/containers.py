@@ -1,4 +1,4 @@
-"""The gradient side of lists, tuples, namedtuples and dicts: adding container
+"""The gradient side of lists, tuples, records (namedtuples, dataclasses) and dicts: adding container
 gradients, taking an entry's part, the gradients of joins, repeats, appends, pops and
 entry writes, and the checks and snapshots that keep undoing them in reverse mode
 exact. See `srcgrad.runtime` for the list.
@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import NotDifferentiableError
 from .gradients import is_sequence, sequence_like, unbroadcast, zeros_like_grad
+from .records import field_values, is_dataclass_kind, record_fields, record_like
 
 _ndarray = np.ndarray
 _CONTAINERS = (list, tuple)
@@ -38,6 +39,10 @@ def add_grad(a, b):
         for key, value in b.items():
             out[key] = add_grad(out.get(key), value)
         return out
+    if is_dataclass_kind(type(a)) or is_dataclass_kind(type(b)):
+        if type(a) is not type(b):
+            raise TypeError(f"cannot add the gradient of a {type(a).__name__} to the gradient of a {type(b).__name__}")
+        return record_like(a, [add_grad(x, y) for x, y in zip(field_values(a), field_values(b))])
     return a + b
 
 
@@ -53,16 +58,32 @@ def item_grad(g, key, x):
 
 
 def field_grad(g, x, name):
-    """The gradient of the namedtuple `x` whose field `name` has the gradient `g` (None
-    meaning zero): zeros in its other fields, in x's class."""
+    """The gradient of the record `x` (a namedtuple or a dataclass instance) whose field
+    `name` has the gradient `g` (None meaning zero): zeros in its other fields, in x's
+    class. A TypeError for another object, or for a name that is not a field (a property,
+    a class attribute), whose derivative srcgrad does not know."""
     kind = type(x)
-    if not (isinstance(x, tuple) and hasattr(kind, "_fields")):
+    fields = record_fields(kind)
+    if fields is None:
         raise TypeError(
-            f"srcgrad differentiates an attribute read (`.{name}`) of a namedtuple only, not of {kind.__name__}: "
-            "pass the differentiated values as arguments, or in a namedtuple, dict, list or tuple"
+            f"srcgrad differentiates an attribute read (`.{name}`) of a namedtuple or a dataclass only, not of "
+            f"{kind.__name__}: pass the differentiated values as arguments, or in a namedtuple, dataclass, dict, "
+            "list or tuple"
         )
-    return kind(*[(zeros_like_grad(v) if g is None else g) if f == name else zeros_like_grad(v)
-                  for f, v in zip(kind._fields, x)])
+    if name not in fields:
+        raise TypeError(not_a_field(kind, name))
+    return record_like(x, [(zeros_like_grad(v) if g is None else g) if f == name else zeros_like_grad(v)
+                           for f, v in zip(fields, field_values(x))])
+
+
+def not_a_field(kind, name):
+    """What a read of `.name` that is not a field of the record class `kind` is told."""
+    return (
+        f"srcgrad differentiates reads of the fields of {kind.__name__} ({', '.join(record_fields(kind))}), and "
+        f"`.{name}` is not one (a property or another attribute of the class, computed from the fields where "
+        "srcgrad does not see it): compute it in the differentiated function from the fields, or in a function "
+        f"of yours called with the {kind.__name__}"
+    )
 
 
 def values_grad(g, d):

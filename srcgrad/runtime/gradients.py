@@ -5,7 +5,8 @@ output (`grad_seed`), zeros (`zeros_like_grad`), and the tangent counterparts
 
 Invariant: a gradient for a Python float is a Python float; for an array it is an
 array of the same shape and dtype; for a NumPy scalar a NumPy scalar of its dtype;
-for a list, tuple, namedtuple or dict the same structure, entry by entry.
+for a list, tuple, namedtuple, dataclass instance or dict the same structure, entry by
+entry (a dataclass's gradient is an instance of its class: records.record_like).
 """
 
 import numbers
@@ -13,6 +14,7 @@ import numbers
 import numpy as np
 
 from ..errors import NotDifferentiableError
+from .records import field_values, is_dataclass_kind, record_like
 
 _ndarray = np.ndarray
 _float = float
@@ -64,6 +66,8 @@ def unbroadcast(g, x):
         return structure_like(g, x)  # a container's own gradient: entry by entry
     if isinstance(x, (list, tuple)):
         return _reduce_to(g, np.shape(x), np.result_type(*x, 1.0) if x else np.float64)
+    if is_dataclass_kind(tx):
+        return structure_like(g, x)
     if _is_integral(x) and np.ndim(x) == 0:
         return _float(np.sum(g))
     if np.ndim(x) == 0:
@@ -129,8 +133,8 @@ def grad_seed(out, name):
         return _ONE64
     if type(out) is _float32:
         return _ONE32
-    if np.ndim(out) != 0 or _is_integral(out) or isinstance(out, (list, tuple, dict)):
-        shape = np.shape(out) if not isinstance(out, dict) else type(out).__name__
+    if np.ndim(out) != 0 or _is_integral(out) or isinstance(out, (list, tuple, dict)) or is_dataclass_kind(type(out)):
+        shape = type(out).__name__ if isinstance(out, dict) or is_dataclass_kind(type(out)) else np.shape(out)
         raise TypeError(
             f"grad({name}) needs a scalar output, but `{name}` returned a value of "
             f"shape {shape}{'' if np.ndim(out) == 0 else ''}; use srcgrad.vjp for "
@@ -190,7 +194,7 @@ def zeros_like_grad(x):
     """A zero gradient for `x`: 0.0 for a float, zeros of x's shape and float dtype otherwise."""
     if type(x) is _float:
         return 0.0
-    if isinstance(x, (list, tuple, dict)):
+    if isinstance(x, (list, tuple, dict)) or is_dataclass_kind(type(x)):
         return structure_like(None, x)
     if np.ndim(x) == 0 and not isinstance(x, (np.ndarray, np.generic)):
         return 0.0
@@ -230,7 +234,8 @@ def sequence_like(x, entries):
 
 def structure_like(g, x):
     """The gradient `g` in the container structure of `x` (lists, tuples, namedtuples,
-    dicts; leaves by `unbroadcast`). Entries without a gradient get zeros.
+    dataclass instances, dicts; leaves by `unbroadcast`). Entries without a gradient get
+    zeros.
 
     >>> structure_like(np.array([1.0, 2.0]), [3.0, 4.0])
     [1.0, 2.0]
@@ -248,6 +253,12 @@ def structure_like(g, x):
         if g is None:
             return {k: structure_like(None, v) for k, v in x.items()}
         return {k: structure_like(g.get(k) if type(g) is dict else g[k], v) for k, v in x.items()}
+    if is_dataclass_kind(kind):
+        if g is None:
+            return record_like(x, [structure_like(None, item) for item in field_values(x)])
+        if type(g) is not kind:
+            raise TypeError(f"the gradient of a {kind.__name__} must be a {kind.__name__}, not {type(g).__name__}")
+        return record_like(x, [structure_like(gi, xi) for gi, xi in zip(field_values(g), field_values(x))])
     if g is None:
         return zeros_like_grad(x)
     return unbroadcast(g, x)
@@ -267,7 +278,7 @@ def broadcast_tangent(t, x):
         return t if type(t) is _float else _float(t)
     if type(t) is _ndarray and type(x) is _ndarray and t.shape == x.shape:
         return t
-    if isinstance(x, (list, tuple, dict)) or t is None:
+    if isinstance(x, (list, tuple, dict)) or t is None or is_dataclass_kind(type(x)):
         return structure_like(t, x)
     shape = np.shape(x)
     if np.shape(t) != shape:

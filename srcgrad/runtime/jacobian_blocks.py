@@ -1,4 +1,4 @@
-"""Jacobians of lists, tuples and dicts of arrays and floats (pytrees): the unit
+"""Jacobians of lists, tuples, records and dicts of arrays and floats (pytrees): the unit
 tangents a forward Jacobian pushes, and the Jacobian assembled from the pushed columns
 or the pulled-back rows (`srcgrad.jacobian`; a generated program computing a Jacobian
 calls the first two, so that it can be differentiated again).
@@ -9,14 +9,15 @@ import numbers
 import numpy as np
 
 from .gradients import is_sequence, sequence_like, zeros_like_grad
+from .records import field_values, is_dataclass_kind, record_like
 
 _ndarray = np.ndarray
 _float = float
 
 
 def leaves(x):
-    """The leaves of `x` in order: its entries, through lists, tuples, namedtuples and
-    dicts (in their own order), that are none of these.
+    """The leaves of `x` in order: its entries, through lists, tuples, namedtuples,
+    dataclass instances and dicts (in their own order), that are none of these.
 
     >>> leaves({"a": [1.0, 2.0], "b": 3.0})
     [1.0, 2.0, 3.0]
@@ -26,6 +27,8 @@ def leaves(x):
         return [leaf for item in x for leaf in leaves(item)]
     if kind is dict:
         return [leaf for item in x.values() for leaf in leaves(item)]
+    if is_dataclass_kind(kind):
+        return [leaf for item in field_values(x) for leaf in leaves(item)]
     return [x]
 
 
@@ -36,6 +39,8 @@ def _rebuilt(x, parts):
         return sequence_like(x, [_rebuilt(item, parts) for item in x])
     if kind is dict:
         return {key: _rebuilt(item, parts) for key, item in x.items()}
+    if is_dataclass_kind(kind):
+        return record_like(x, [_rebuilt(item, parts) for item in field_values(x)])
     return next(parts)
 
 

@@ -1,0 +1,203 @@
+"""Calls of record classes: which classes make a record of the values they are called
+with, and those values in the order of the class's fields.
+
+A record class is a namedtuple class, or a dataclass whose `__init__` is the one
+`dataclasses` generated and does nothing but store its arguments: no `__post_init__`,
+no `field(init=False)`, no `InitVar`, no `__new__` of its own. calls.site reads
+`P(W=a, b=c)` of one as `make_record(P, (a, c))`; `refusal` says why another
+dataclass is not one, for the error of a call of it on the differentiated path.
+"""
+
+import dataclasses
+import functools
+import inspect
+
+import gast
+
+from ..errors import NotDifferentiableError
+from ..runtime.containers import not_a_field
+from ..runtime.records import Field, is_dataclass_kind, record_fields
+from . import syntax
+
+
+def is_record_class(obj):
+    """Whether calling `obj` gives the record of its arguments: a namedtuple class or a
+    dataclass that `refusal` accepts."""
+    if not isinstance(obj, type):
+        return False
+    if issubclass(obj, tuple):
+        return is_namedtuple_class(obj)
+    return is_dataclass_kind(obj) and refusal(obj) is None
+
+
+def is_namedtuple_class(obj):
+    """Whether `obj` is a namedtuple class (`collections.namedtuple`, `typing.NamedTuple`)
+    or a subclass of one that makes its values as it does (no `__new__` or `__init__`
+    of its own): calling it gives the tuple of its fields."""
+    if not (isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields")):
+        return False
+    for klass in obj.__mro__:
+        if "_fields" in vars(klass):
+            return True  # the class namedtuple made: the rest of the MRO is tuple's
+        if "__new__" in vars(klass) or "__init__" in vars(klass):
+            return False
+    return False
+
+
+def refusal(kind):
+    """Why a call of the dataclass `kind` may not be the record of its arguments (a
+    phrase), or None when it is."""
+    fields = dataclasses.fields(kind)
+    hidden = next((f.name for f in fields if not f.init), None)
+    if hidden is not None:
+        return f"its field `{hidden}` is `field(init=False)`, set by the class rather than by the call"
+    if hasattr(kind, "__post_init__"):
+        return "it defines `__post_init__`, which may check or change the fields"
+    code = getattr(kind.__init__, "__code__", None)
+    if code is None or code.co_filename != "<string>":  # dataclasses compiles the __init__ it writes from a string
+        return "it defines an `__init__` of its own"
+    if any("__new__" in vars(klass) for klass in kind.__mro__[:-1]):
+        return "it defines a `__new__` of its own"
+    if set(inspect.signature(kind).parameters) != {f.name for f in fields}:
+        return "its `__init__` takes other arguments than its fields (an `InitVar`)"
+    return None
+
+
+def fields_in_order(program, stmt, callee, args, keywords):
+    """The argument nodes of a record class's call in its fields' order, a field left
+    out as its default (a literal)."""
+    kind = callee.obj
+    try:
+        bound = inspect.signature(kind).bind(*args, **keywords)
+    except TypeError as exc:
+        raise program.error(
+            stmt, f"cannot differentiate this call of `{callee.path}`: {exc} (in `{program.name}`)", NotDifferentiableError,
+        ) from None
+    defaults = _defaults(kind)
+    out = []
+    for field in record_fields(kind):
+        if field in bound.arguments:
+            out.append(bound.arguments[field])
+            continue
+        default = defaults.get(field)
+        if not syntax.is_literal(default):
+            raise program.error(
+                stmt, f"the field `{field}` of `{callee.path}` is left to its default, which is not a number, string or "
+                f"None (in `{program.name}`); pass it in the call", NotDifferentiableError,
+            )
+        out.append(syntax.const(default))
+    return out
+
+
+def _defaults(kind):
+    """{field: its default} of the record class `kind` (a dataclass's `default_factory`
+    is no literal: it is left out, as dataclasses.MISSING)."""
+    if issubclass(kind, tuple):
+        return kind._field_defaults
+    return {f.name: f.default for f in dataclasses.fields(kind)}
+
+
+def field_reads(program, tree, params, activity, calls):
+    """The checks (api.check_arguments) of the attribute reads `r.name` that srcgrad
+    differentiates as the read of a record's field (`runtime.field_grad`, the tangent's
+    field): where `r` is a differentiated parameter or an entry of one (`d = ds[0]`,
+    `for d in ds`), one refusing a record whose class has no field `name`. Refused here:
+    such a read of a name bound only by calls of one record class (`p = D(x, 2.0)`), and
+    `dataclasses.replace(...)`, a copy srcgrad does not follow. A name that is no field
+    is a property or another attribute of the class, computed from the fields where
+    srcgrad does not see it: its derivative would be read off the gradient or the
+    tangent, wrongly."""
+    values = {}
+    for s in syntax.statements(tree):
+        if type(s) is gast.Assign and type(s.targets[0]) is gast.Name:
+            values.setdefault(s.targets[0].id, []).append(s.value)
+        elif type(s) is gast.For and type(s.target) is gast.Name and type(s.iter) is gast.Name:
+            values.setdefault(s.target.id, []).append(s.iter)  # an entry of the iterable, read as `xs[...]`
+        elif isinstance(s, (gast.Assign, gast.AugAssign, gast.For)):
+            for name in syntax.names_stored(s.targets if type(s) is gast.Assign else s.target):
+                values.setdefault(name, []).append(None)
+    nodes = list(syntax.nodes(tree))
+    called = {id(n.func) for n in nodes if type(n) is gast.Call}
+    checks, seen = [], set()
+    for node in nodes:
+        at = node if getattr(node, "lineno", None) else tree
+        if type(node) is gast.Call and getattr(calls.get(node), "obj", None) is dataclasses.replace:
+            raise program.error(
+                at, f"`dataclasses.replace` is not supported by srcgrad (in `{program.name}`): it differentiates a "
+                "dataclass made by a call of its class, not a copy changed by `replace`; call the class with every "
+                "field (`D(pos=v, vel=p.vel)`)", NotDifferentiableError,
+            )
+        if type(node) is not gast.Attribute or id(node) in called:
+            continue
+        path = _field_path(node.value)  # `d.inner` of `d.inner.energy`: d, (Field("inner"),)
+        if path is None:
+            continue
+        (base, through), name = path, node.attr
+        kind = _record_class(values.get(base, ()), calls) if not through else None
+        if kind is not None and name not in record_fields(kind):
+            raise program.error(at, not_a_field(kind, name) + f" (in `{program.name}`)", NotDifferentiableError)
+        found = _parameter_entry(base, params, values)
+        if found is not None:
+            found = (found[0], found[1] + through)
+        if found is None or (found, name) in seen or found[0] not in activity.varied:
+            continue
+        seen.add((found, name))
+        error = program.error(at, "", NotDifferentiableError)
+        location = (error.filename, error.lineno, error.offset - 1, error.text)
+        checks.append((params.index(found[0]), found[1], functools.partial(_lacks_field, name=name),
+                       functools.partial(_field_refusal, name=name, where=program.name), location))
+    return tuple(checks)
+
+
+def _record_class(bound, calls):
+    """The record class whose calls are all of `bound` (the values a name is assigned), or None."""
+    kinds = {getattr(calls.get(v), "obj", None) if type(v) is gast.Call else None for v in bound}
+    kind = kinds.pop() if len(kinds) == 1 else None
+    return kind if kind is not None and is_record_class(kind) else None
+
+
+def _parameter_entry(name, params, values):
+    """(parameter, keys) where `name` is the parameter or its entry, bound once (`d = ds[0]`;
+    key `...` for each entry of a list or tuple: `d = ds[i]`, `for d in ds`); or None."""
+    keys = []
+    while name not in params:
+        bound = values.get(name, ())
+        if len(bound) != 1 or bound[0] is None:
+            return None
+        value = bound[0]
+        if type(value) is gast.Name:  # the target of a loop over `value`
+            keys.append(...)
+            name = value.id
+            continue
+        if type(value) is gast.Attribute:  # `t = d.inner`: a field of a record
+            path = _field_path(value)
+            if path is None:
+                return None
+            name, through = path
+            keys.extend(reversed(through))
+            continue
+        if type(value) is not gast.Subscript or type(value.value) is not gast.Name:
+            return None
+        index = value.slice
+        constant = type(index) is gast.Constant and type(index.value) in (int, str)
+        keys.append(index.value if constant else ...)
+        name = value.value.id
+    return (name, tuple(reversed(keys))) if len(values.get(name, ())) == 0 else None
+
+
+def _field_path(node):
+    """(name, the Field keys read from it) of `d` or `d.inner.outer`; None for anything else."""
+    through = []
+    while type(node) is gast.Attribute:
+        through.append(Field(node.attr))
+        node = node.value
+    return (node.id, tuple(reversed(through))) if type(node) is gast.Name else None
+
+
+def _lacks_field(value, name):
+    fields = record_fields(type(value))
+    return fields is not None and name not in fields
+
+
+def _field_refusal(value, name, where):
+    return not_a_field(type(value), name) + f" (in `{where}`)"

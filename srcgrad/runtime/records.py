@@ -1,0 +1,72 @@
+"""Records: values whose children are named fields, namedtuples and dataclass instances.
+
+One notion covers both kinds: `record_fields(kind)` names a record class's fields in
+order (a namedtuple's `_fields`, a dataclass's `dataclasses.fields`, as JAX's registered
+dataclasses), `field_values(x)` reads them, and `record_like(x, values)` makes a record
+of x's class holding other values (gradients, tangents). Imports nothing of NumPy.
+"""
+
+import dataclasses
+
+_object_new = object.__new__
+_set = object.__setattr__
+
+
+def is_dataclass_kind(kind):
+    """Whether `kind` is a dataclass (as `dataclasses.is_dataclass(kind)` for a class)."""
+    return hasattr(kind, "__dataclass_fields__") and isinstance(kind, type)
+
+
+def record_fields(kind):
+    """The names of the fields of the record class `kind` in order, or None for any
+    other type: a namedtuple's `_fields`; a dataclass's `dataclasses.fields` (its
+    `ClassVar`s and `InitVar`s are not fields)."""
+    if issubclass(kind, tuple):
+        return kind._fields if hasattr(kind, "_fields") else None
+    if is_dataclass_kind(kind):
+        return tuple(f.name for f in dataclasses.fields(kind))
+    return None
+
+
+def field_values(x):
+    """The values of the fields of the record `x`, in its class's order."""
+    if isinstance(x, tuple):
+        return tuple(x)
+    return tuple(getattr(x, name) for name in record_fields(type(x)))
+
+
+def record_like(x, values):
+    """A record of the class of `x` whose fields hold `values`, in order.
+
+    A dataclass instance is made without running its `__init__` or `__post_init__`
+    (`object.__new__`, then `object.__setattr__` per field, which a frozen class allows):
+    those may validate or compute from the fields, and a gradient or a tangent holds
+    other values than the class's own.
+    """
+    kind = type(x)
+    if isinstance(x, tuple):
+        return kind(*values)
+    out = _object_new(kind)
+    for name, value in zip(record_fields(kind), values):
+        _set(out, name, value)
+    return out
+
+
+class Field:
+    """A key that reads the field `name` of a record (`api._entries`), beside the int and
+    str keys of sequences and dicts: the path to an entry of an argument may go through
+    the fields of records (`d.inner` in `d.inner.energy`)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __eq__(self, other):
+        return type(other) is Field and other.name == self.name
+
+    def __hash__(self):
+        return hash((Field, self.name))
+
+    def __repr__(self):
+        return f"Field({self.name!r})"
