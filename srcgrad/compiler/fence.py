@@ -72,8 +72,9 @@ def check(program, transform="srcgrad.grad"):
                 raise program.error(
                     node, f"{'augmented ' if cls is gast.AugAssign else ''}assignment to an attribute is not supported "
                     f"by {transform} (in `{tree.name}`), here of `{printing.unparse(written[0]).strip()}`: srcgrad reads "
-                    "the fields of a dataclass or a namedtuple but does not follow a change of an object; make a new "
-                    "one from the old one's fields instead, as in `p = D(pos=v, vel=p.vel)`",
+                    "attributes but does not follow a change of an object; keep the value in a local variable "
+                    "(return it too if the caller needs it), and for a dataclass or a namedtuple make a new one "
+                    "from the old one's fields, as in `p = D(pos=v, vel=p.vel)`",
                 )
             if cls is gast.keyword and node.arg == "key" and isinstance(node.value, gast.Lambda):
                 raise program.error(  # sorted/min/max's have been compiled by key_lambdas.py
