@@ -107,6 +107,8 @@ def field_reads(program, tree, params, activity, calls):
     is a property or another attribute of the class, computed from the fields where
     srcgrad does not see it: its derivative would be read off the gradient or the
     tangent, wrongly."""
+    if not any((c.kind == "attribute" and not c.known) or c.obj is dataclasses.replace for c in calls.values()):
+        return ()  # no read of an attribute arrays do not have (a read on a record's read shows in `calls` too)
     values = {}
     for s in syntax.statements(tree):
         if type(s) is gast.Assign and type(s.targets[0]) is gast.Name:
@@ -120,8 +122,11 @@ def field_reads(program, tree, params, activity, calls):
     called = {id(n.func) for n in nodes if type(n) is gast.Call}
     checks, seen = [], set()
     for node in nodes:
+        cls = type(node)
+        if cls is not gast.Attribute and cls is not gast.Call:
+            continue
         at = node if getattr(node, "lineno", None) else tree
-        if type(node) is gast.Call and getattr(calls.get(node), "obj", None) is dataclasses.replace:
+        if cls is gast.Call and getattr(calls.get(node), "obj", None) is dataclasses.replace:
             raise program.error(
                 at, f"`dataclasses.replace` is not supported by srcgrad (in `{program.name}`): it differentiates a "
                 "dataclass made by a call of its class, not a copy changed by `replace`; call the class with every "
