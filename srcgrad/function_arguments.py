@@ -18,6 +18,7 @@ derives anew rather than growing memory.
 
 import functools
 import inspect
+import re
 import types
 
 import gast
@@ -44,6 +45,10 @@ def called_parameters(fn, _seen=None):
         return ()
     args, bound = program.tree.args, getattr(fn, "__srcgrad_bound__", None) or {}
     params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs if a.id not in bound]
+    body = "\n".join(program.source_lines[program.tree.body[0].lineno - 1:])  # the header too, where on one line
+    params = [p for p in params if re.search(rf"\b{p}\s*\(|[(,=]\s*{p}\s*[,)]", body)]  # called, or an argument
+    if not params:
+        return ()
     called = set()
     for node in syntax.nodes(program.tree):
         if not isinstance(node, gast.Call):

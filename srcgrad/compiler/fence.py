@@ -66,8 +66,8 @@ def check(program, transform="srcgrad.grad"):
                     f"(in `{tree.name}`); remove a list's entry with `{held}.pop(i)` (`i` an integer literal), "
                     "or build a new value without it",
                 )
-            written = [t for t in (node.targets if cls is gast.Assign else [node.target] if cls is gast.AugAssign else ())
-                       if isinstance(t, gast.Attribute)]
+            written = ([t for t in (node.targets if cls is gast.Assign else [node.target]) if type(t) is gast.Attribute]
+                       if cls is gast.Assign or cls is gast.AugAssign else None)
             if written:
                 raise program.error(
                     node, f"{'augmented ' if cls is gast.AugAssign else ''}assignment to an attribute is not supported "

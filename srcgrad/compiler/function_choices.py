@@ -8,7 +8,7 @@ Before:                                        After:
 Each call of the name is the conditional expression of the same calls of each function,
 so the later stages resolve and differentiate calls written with the functions' own
 names, and the branch taken is the one the function took. Only where that is the same
-program: the name is assigned once, by a statement of the function's body itself (not
+program: the name is assigned once, on one line, by a statement of the function's body itself (not
 in a loop or a branch), and read only as the function of a call; the test reads names
 the function never assigns, constants, attributes of those names, comparisons and
 `and`/`or`/`not` (no call), so it has the same value at every call; each choice is a
@@ -17,11 +17,14 @@ dotted name (`np.tanh`, `relu`, `self.act`) or such a choice itself
 it as before. Returns a new tree; the parse stays as it was.
 """
 
+import re
+
 import gast
 
 from . import syntax
 from .scope import dotted_parts
 
+_CHOICE_LINE = re.compile(r"=.*\bif\b.*\belse\b")
 _TEST_NODES = (gast.Name, gast.Constant, gast.Compare, gast.BoolOp, gast.UnaryOp, gast.Attribute, gast.Load,
                gast.cmpop, gast.boolop, gast.unaryop)
 
@@ -29,8 +32,8 @@ _TEST_NODES = (gast.Name, gast.Constant, gast.Compare, gast.BoolOp, gast.UnaryOp
 def run(program):
     """`program.tree` with each call of a name bound once to a choice between functions
     made the choice between the calls."""
-    if not any(" if " in line for line in program.source_lines):
-        return program.tree  # no conditional expression in the function's text
+    if not any(_CHOICE_LINE.search(line) for line in program.source_lines):
+        return program.tree  # no line assigns a conditional expression
     stored = syntax.names_stored(program.tree)
     counts = _store_counts(program.tree)
     choices = {}
