@@ -308,6 +308,41 @@ def test_a_property_read_by_getattr_is_refused_as_the_attribute_is():
     assert srcgrad.jvp(field, (body,), (tangent,))[1] == pytest.approx(4.0, rel=1e-14)
 
 
+def test_a_property_read_through_a_name_the_checks_do_not_follow_is_refused_when_run():
+    """`q` is the argument chosen in a branch, or its entry read back from a list: the read
+    is checked when the derivative runs (runtime.field_tangent). Forward mode read the
+    property off the tangent: 0.0 where 2 * mass * sum(pos * pos_dot) = 4.0 is right."""
+    def in_a_branch(body, flag):
+        if flag:
+            q = body
+        else:
+            q = body
+        return q.energy
+
+    def from_a_list(body):
+        q = [body][0]
+        return q.energy
+
+    def by_a_computed_name(body):
+        name = "energy"
+        return getattr(body, name)
+
+    body, tangent = Body(np.array([1.0, 0.0]), 1.0), Body(np.array([2.0, 0.0]), 0.0)
+    runs = [lambda: srcgrad.jvp(in_a_branch, (body, True), (tangent, None)),
+            lambda: srcgrad.jvp(from_a_list, (body,), (tangent,)),
+            lambda: srcgrad.jvp(by_a_computed_name, (body,), (tangent,)),
+            lambda: srcgrad.jacobian(from_a_list, mode="forward")(body)]
+    for run in runs:
+        with pytest.raises(TypeError, match=r"`\.energy` is not one \(a property"):
+            run()
+
+    def field(body, flag):  # a field read so is differentiated
+        q = body if flag else body
+        return np.sum(q.pos ** 2) * q.mass
+
+    assert srcgrad.jvp(field, (body, True), (tangent, None))[1] == pytest.approx(4.0, rel=1e-14)
+
+
 def test_a_property_of_a_dataclass_built_inside_is_refused():
     def total(x):
         b = Body(x, 2.0)
