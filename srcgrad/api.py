@@ -106,6 +106,12 @@ def _check_differentiable(fn, names, positions, args, kwargs):
                 f"{_kind(value)}, which has no gradient; pass a float (e.g. float({names[i]}) or "
                 f"{names[i]}.astype(float))"
             )
+        elif callable(value) and not isinstance(value, np.ndarray):
+            raise TypeError(
+                f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{names[i]}`: it is "
+                f"a function ({getattr(value, '__name__', type(value).__name__)}), which has no gradient; "
+                f"differentiate with respect to the values it is applied to"
+            )
         else:
             refuse_array_subclass(fn, names[i], value)
     return containers

@@ -281,6 +281,68 @@ def test_a_property_of_a_field_of_an_argument_is_refused_in_both_modes():
             assert info.value.filename == __file__
 
 
+def test_a_property_read_by_getattr_is_refused_as_the_attribute_is():
+    """`getattr(body, "energy")` reads the property as `body.energy` does: forward mode read
+    it off the tangent (0.0 where the derivative is 2 * mass * sum(pos * pos_dot) = 4.0),
+    reverse mode failed in the generated code without the user's line."""
+    def total(body):
+        return getattr(body, "energy")
+
+    def built(x):
+        return getattr(Body(x, 2.0), "energy")
+
+    body, tangent = Body(np.array([1.0, 0.0]), 1.0), Body(np.array([2.0, 0.0]), 0.0)
+    runs = [lambda: srcgrad.grad(total)(body), lambda: srcgrad.jvp(total, (body,), (tangent,)),
+            lambda: srcgrad.jacobian(total, mode="forward")(body)]
+    for run in runs:
+        with pytest.raises(srcgrad.NotDifferentiableError, match=r"`\.energy` is not one \(a property") as info:
+            run()
+        assert info.value.filename == __file__ and info.value.lineno == total.__code__.co_firstlineno + 1
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"fields of Body \(pos, mass\), and `\.energy` is not one"):
+        srcgrad.grad(built)(X)
+
+    def field(body):  # a field read by getattr is differentiated
+        return np.sum(getattr(body, "pos") ** 2) * body.mass
+
+    np.testing.assert_allclose(srcgrad.grad(field)(body).pos, [2.0, 0.0], rtol=1e-14)
+    assert srcgrad.jvp(field, (body,), (tangent,))[1] == pytest.approx(4.0, rel=1e-14)
+
+
+def test_a_property_read_through_a_name_the_checks_do_not_follow_is_refused_when_run():
+    """`q` is the argument chosen in a branch, or its entry read back from a list: the read
+    is checked when the derivative runs (runtime.field_tangent). Forward mode read the
+    property off the tangent: 0.0 where 2 * mass * sum(pos * pos_dot) = 4.0 is right."""
+    def in_a_branch(body, flag):
+        if flag:
+            q = body
+        else:
+            q = body
+        return q.energy
+
+    def from_a_list(body):
+        q = [body][0]
+        return q.energy
+
+    def by_a_computed_name(body):
+        name = "energy"
+        return getattr(body, name)
+
+    body, tangent = Body(np.array([1.0, 0.0]), 1.0), Body(np.array([2.0, 0.0]), 0.0)
+    runs = [lambda: srcgrad.jvp(in_a_branch, (body, True), (tangent, None)),
+            lambda: srcgrad.jvp(from_a_list, (body,), (tangent,)),
+            lambda: srcgrad.jvp(by_a_computed_name, (body,), (tangent,)),
+            lambda: srcgrad.jacobian(from_a_list, mode="forward")(body)]
+    for run in runs:
+        with pytest.raises(TypeError, match=r"`\.energy` is not one \(a property"):
+            run()
+
+    def field(body, flag):  # a field read so is differentiated
+        q = body if flag else body
+        return np.sum(q.pos ** 2) * q.mass
+
+    assert srcgrad.jvp(field, (body, True), (tangent, None))[1] == pytest.approx(4.0, rel=1e-14)
+
+
 def test_a_property_of_a_dataclass_built_inside_is_refused():
     def total(x):
         b = Body(x, 2.0)

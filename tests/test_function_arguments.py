@@ -520,3 +520,79 @@ def test_a_choice_the_calls_could_not_repeat_is_refused_as_before():
     for fn, arg in ((choice_on_a_variable_the_function_assigns, 0.3), (choice_handed_to_a_callee, Y0)):
         with pytest.raises(srcgrad.NotDifferentiableError, match="calls its (local variable|parameter)"):
             srcgrad.grad(fn)(arg)
+
+
+class _Settings:
+    def __init__(self):
+        self.smooth = True
+
+
+def _roughen(settings):
+    settings.smooth = False
+    return 0.0
+
+
+def choice_whose_test_a_call_changes_after(x, settings):
+    act = np.tanh if settings.smooth else np.sin
+    _roughen(settings)
+    return np.sum(act(x))
+
+
+def choice_shadowed_by_a_nested_parameter(x, smooth=True):
+    act = np.tanh if smooth else np.sin
+
+    def apply(act, y):
+        return act(y)
+    return np.sum(apply(np.exp, x))
+
+
+def test_a_choice_is_taken_where_it_is_bound_not_at_each_call():
+    """The test is read once, at the binding: `_roughen` turns `settings.smooth` off
+    between the binding and the call, which still calls `np.tanh` (was `np.sin`)."""
+    x = np.array([0.3, -1.2, 0.7])
+    np.testing.assert_allclose(srcgrad.grad(choice_whose_test_a_call_changes_after)(x, _Settings()),
+                               1 - np.tanh(x) ** 2, rtol=1e-14)
+    _, tangent = srcgrad.jvp(choice_whose_test_a_call_changes_after, (x, _Settings()), (np.ones(3), None))
+    assert tangent == pytest.approx(np.sum(1 - np.tanh(x) ** 2), rel=1e-14)
+
+
+def test_a_choice_whose_name_a_nested_function_rebinds_is_not_spread():
+    """`apply(act, y)` calls the function passed to it, not the choice (was np.tanh's
+    derivative where np.exp's is right): the name is left as written and refused."""
+    with pytest.raises(srcgrad.NotDifferentiableError, match="choice_shadowed_by_a_nested_parameter"):
+        srcgrad.grad(choice_shadowed_by_a_nested_parameter)(np.array([0.3, -1.2]))
+
+
+def callee_reassigning_its_function(x, f, flip):
+    if flip:
+        f = np.cos
+    return f(x)
+
+
+def calls_a_callee_reassigning_its_function(x):
+    return np.sum(callee_reassigning_its_function(x, np.sin, True))
+
+
+def reassigns_its_function_parameter(x, f):
+    for _ in range(2):
+        x = f(x)
+        f = np.cos
+    return np.sum(x)
+
+
+def test_a_parameter_the_function_reassigns_is_not_bound_to_the_function_passed():
+    """`f = np.cos` after the binding `f = np.sin`: the calls of `f` were differentiated as
+    np.sin's (cos(x) where -sin(x) is right); now refused at the call's line."""
+    x = np.array([0.3, -1.2, 0.7])
+    for fn, args in ((calls_a_callee_reassigning_its_function, (x,)), (reassigns_its_function_parameter, (x, np.sin))):
+        with pytest.raises(srcgrad.NotDifferentiableError, match=r"calls its parameter `f`, which it also assigns.*"
+                           r"\(test_function_arguments\.py, line \d+\)"):
+            srcgrad.grad(fn)(*args)
+    with pytest.raises(srcgrad.NotDifferentiableError, match="which it also assigns"):
+        srcgrad.jvp(reassigns_its_function_parameter, (x, np.sin), (np.ones(3), None))
+
+
+def test_differentiating_with_respect_to_the_function_is_a_type_error():
+    for transform in (srcgrad.grad, srcgrad.value_and_grad):
+        with pytest.raises(TypeError, match="with respect to `f`: it is a function \\(rhs\\), which has no gradient"):
+            transform(rk4_loss, wrt=1)(Y0, rhs)

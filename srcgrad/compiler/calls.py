@@ -72,7 +72,15 @@ def site(program, stmt, value, callee, register):
     would call to add a missing rule (`srcgrad.defvjp` or `srcgrad.defjvp`)."""
     if callee is None or callee.kind == "unresolved":
         called = callee.path.split(".")[0] if callee is not None else ""
-        if called in {a.id for a in program.tree.args.args + program.tree.args.kwonlyargs}:
+        params = {a.id for a in program.tree.args.posonlyargs + program.tree.args.args + program.tree.args.kwonlyargs}
+        if called in params and called in syntax.names_stored(program.tree):
+            raise program.error(
+                stmt, f"`{program.name}` calls its parameter `{called}`, which it also assigns: srcgrad follows "
+                "a function given to a parameter only where the function never assigns that parameter (the "
+                f"call would differentiate the function passed, not the one assigned); bind the other function "
+                f"to a new name (`{called}_other = ...`) and call each by its own name", NotDifferentiableError,
+            )
+        if called in params:
             raise program.error(
                 stmt, f"`{program.name}` calls its parameter `{called}`, which holds no function srcgrad can "
                 "follow here: it follows a function given to the differentiated function's parameter (a Python "

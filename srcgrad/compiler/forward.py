@@ -252,7 +252,9 @@ class _Forward:
             if callee is not None and callee.known:
                 return None  # .shape, .ndim, ...
             if callee is not None and isinstance(value.value, gast.Name) and self.active(value.value.id):
-                return syntax.attr(self.tangent(value.value.id), value.attr)  # a field of a namedtuple
+                # a field of a record, read off its tangent by the rule of getattr, which refuses a property
+                args = {"x": value.value, "name": syntax.const(value.attr)}
+                return self.apply_rule(stmt, rules.lookup(getattr), ans, args, f"`.{value.attr}`", before)
             if not calls.active_names(value.value, self.activity):
                 return None  # an attribute of a constant object (`W = self.W if W is None else W`): a constant
             raise self.program.error(

@@ -185,9 +185,10 @@ def load(fn, source=None):
     if parsed is not None:
         tree, filename, first_line, indent, lines = parsed
         cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
-        return Program(fn, tree, filename, first_line, indent, lines, fn.__globals__, cells, bound=bound)
+        return Program(fn, tree, filename, first_line, indent, lines, fn.__globals__, cells,
+                       bound=_unassigned(bound, tree))
     program = _load(fn, source)
-    program.bound = bound
+    program.bound = _unassigned(bound, program.tree)
     try:
         _PARSED.setdefault(fn, {})[(source, code)] = (
             program.tree, program.filename, program.first_line, program.indent, program.source_lines,
@@ -195,6 +196,17 @@ def load(fn, source=None):
     except TypeError:
         pass
     return program
+
+
+def _unassigned(bound, tree):
+    """The bindings of `bound` whose names the function `tree` never assigns: a parameter
+    bound to the function a call passes (`f = np.sin`) but reassigned in the body
+    (`if flip: f = np.cos`) holds another function after, so it is left unbound (its calls
+    are then refused, calls.site)."""
+    if not bound:
+        return bound
+    stored = set(syntax.names_stored(tree))
+    return {name: value for name, value in bound.items() if name not in stored}
 
 
 def _method_program(fn, func, instance):

@@ -2,16 +2,18 @@
 choice between the calls.
 
 Before:                                        After:
-    act = np.tanh if smooth else relu              h = np.tanh(x @ W) if smooth else relu(x @ W)
-    h = act(x @ W)
+    act = np.tanh if smooth else relu              act_chosen = 0 if smooth else 1
+    h = act(x @ W)                                 h = np.tanh(x @ W) if act_chosen == 0 else relu(x @ W)
 
-Each call of the name is the conditional expression of the same calls of each function,
-so the later stages resolve and differentiate calls written with the functions' own
-names, and the branch taken is the one the function took. Only where that is the same
-program: the name is assigned once, on one line, by a statement of the function's body itself (not
-in a loop or a branch), and read only as the function of a call; the test reads names
-the function never assigns, constants, attributes of those names, comparisons and
-`and`/`or`/`not` (no call), so it has the same value at every call; each choice is a
+The test is taken once, where the name was bound (a call in between may change an
+attribute it reads), into a fresh name holding which function was chosen; each call of
+the name is the conditional expression of the same calls of each function, so the later
+stages resolve and differentiate calls written with the functions' own names, and the
+branch taken is the one the function took. Only where that is the same program: the
+name is assigned once, on one line, by a statement of the function's body itself (not in a loop or a
+branch), is no parameter or name of a nested function or lambda, and is read only as the
+function of a call; the test reads names the function never assigns, constants,
+attributes of those names, comparisons and `and`/`or`/`not` (no call); each choice is a
 dotted name (`np.tanh`, `relu`, `self.act`) or such a choice itself
 (`a if p else b if q else c`). Anything else is left as written, and the calls refuse
 it as before. Returns a new tree; the parse stays as it was.
@@ -46,19 +48,52 @@ def run(program):
     if not choices:
         return program.tree
     tree = syntax.copy(program.tree)
-    kept = [s for s in tree.body if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-                                         and s.targets[0].id in choices and isinstance(s.value, gast.IfExp))]
-    tree.body = kept
-    chosen = {name: stmt.value for name, stmt in choices.items()}
+    taken = {n.id for n in syntax.nodes(tree) if type(n) is gast.Name} | set(program.globals) | set(program.bound)
+    chosen, body = {}, []
+    for stmt in tree.body:
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                and stmt.targets[0].id in choices and isinstance(stmt.value, gast.IfExp)):
+            body.append(stmt)
+            continue
+        name, leaves = stmt.targets[0].id, []
+        flag = _fresh(f"{name}_chosen", taken)
+        body.append(syntax.located(gast.Assign(targets=[gast.Name(flag, gast.Store(), None, None)],
+                                               value=_numbered(stmt.value, leaves)), stmt))
+        chosen[name] = (flag, leaves)
+    tree.body = body
     return syntax.rewrite(tree, {gast.Call: lambda call: _chosen_call(call, chosen)})
 
 
+def _fresh(preferred, taken):
+    name, k = preferred, 1
+    while name in taken:
+        name, k = f"{preferred}{k}", k + 1
+    taken.add(name)
+    return name
+
+
+def _numbered(choice, leaves):
+    """`choice` with each function it chooses replaced by its number (`0 if p else 1`),
+    the functions appended to `leaves` in that order."""
+    if isinstance(choice, gast.IfExp):
+        return syntax.located(gast.IfExp(test=choice.test, body=_numbered(choice.body, leaves),
+                                         orelse=_numbered(choice.orelse, leaves)), choice)
+    leaves.append(choice)
+    return syntax.located(gast.Constant(len(leaves) - 1, None), choice)
+
+
 def _store_counts(tree):
-    """{name: how many times it is assigned} over `tree` (targets, loop targets, ...)."""
+    """{name: how many times it is bound} over `tree` (targets, loop targets, parameters and
+    names of nested functions and lambdas, imports)."""
     counts = {}
     for n in syntax.nodes(tree):
-        if type(n) is gast.Name and isinstance(n.ctx, (gast.Store, gast.Del)):
+        if type(n) is gast.Name and isinstance(n.ctx, (gast.Store, gast.Del, gast.Param)):
             counts[n.id] = counts.get(n.id, 0) + 1
+        elif isinstance(n, (gast.FunctionDef, gast.ClassDef)) and n is not tree:
+            counts[n.name] = counts.get(n.name, 0) + 1
+        elif isinstance(n, gast.alias):
+            name = n.asname or n.name.split(".")[0]
+            counts[name] = counts.get(name, 0) + 1
     return counts
 
 
@@ -82,16 +117,19 @@ def _only_called(tree, name):
 
 
 def _chosen_call(call, chosen):
-    """`act(x)` as `np.tanh(x) if smooth else relu(x)` where `act` is in `chosen`."""
+    """`act(x)` as `np.tanh(x) if act_chosen == 0 else relu(x)` where `act` is in `chosen`."""
     if not (isinstance(call.func, gast.Name) and call.func.id in chosen):
         return call
-    return _spread(chosen[call.func.id], call)
+    flag, leaves = chosen[call.func.id]
+    made = _called(leaves[-1], call)
+    for number in range(len(leaves) - 2, -1, -1):
+        test = gast.Compare(left=gast.Name(flag, gast.Load(), None, None), ops=[gast.Eq()],
+                            comparators=[gast.Constant(number, None)])
+        made = syntax.located(gast.IfExp(test=test, body=_called(leaves[number], call), orelse=made), call)
+    return made
 
 
-def _spread(choice, call):
-    if isinstance(choice, gast.IfExp):
-        return syntax.located(gast.IfExp(test=syntax.copy(choice.test), body=_spread(choice.body, call),
-                                         orelse=_spread(choice.orelse, call)), call)
+def _called(function, call):
     made = syntax.copy(call)
-    made.func = syntax.located(syntax.copy(choice), call.func)
+    made.func = syntax.located(syntax.copy(function), call.func)
     return made

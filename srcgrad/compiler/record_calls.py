@@ -8,6 +8,7 @@ no `field(init=False)`, no `InitVar`, no `__new__` of its own. calls.site reads
 dataclass is not one, for the error of a call of it on the differentiated path.
 """
 
+import builtins
 import dataclasses
 import functools
 import inspect
@@ -98,7 +99,8 @@ def _defaults(kind):
 
 
 def field_reads(program, tree, params, activity, calls):
-    """The checks (api.check_arguments) of the attribute reads `r.name` that srcgrad
+    """The checks (api.check_arguments) of the attribute reads `r.name` (or
+    `getattr(r, "name")`) that srcgrad
     differentiates as the read of a record's field (`runtime.field_grad`, the tangent's
     field): where `r` is a differentiated parameter or an entry of one (`d = ds[0]`,
     `for d in ds`), one refusing a record whose class has no field `name`. Refused here:
@@ -107,7 +109,8 @@ def field_reads(program, tree, params, activity, calls):
     is a property or another attribute of the class, computed from the fields where
     srcgrad does not see it: its derivative would be read off the gradient or the
     tangent, wrongly."""
-    if not any((c.kind == "attribute" and not c.known) or c.obj is dataclasses.replace for c in calls.values()):
+    if not any((c.kind == "attribute" and not c.known) or c.obj is dataclasses.replace or c.obj is builtins.getattr
+               for c in calls.values()):
         return ()  # no read of an attribute arrays do not have (a read on a record's read shows in `calls` too)
     values = {}
     for s in syntax.statements(tree):
@@ -132,12 +135,13 @@ def field_reads(program, tree, params, activity, calls):
                 "dataclass made by a call of its class, not a copy changed by `replace`; call the class with every "
                 "field (`D(pos=v, vel=p.vel)`)", NotDifferentiableError,
             )
-        if type(node) is not gast.Attribute or id(node) in called:
+        read = _attribute_read(node, called, calls)
+        if read is None:
             continue
-        path = _field_path(node.value)  # `d.inner` of `d.inner.energy`: d, (Field("inner"),)
+        path = _field_path(read[0])  # `d.inner` of `d.inner.energy`: d, (Field("inner"),)
         if path is None:
             continue
-        (base, through), name = path, node.attr
+        (base, through), name = path, read[1]
         kind = _record_class(values.get(base, ()), calls) if not through else None
         if kind is not None and name not in record_fields(kind):
             raise program.error(at, not_a_field(kind, name) + f" (in `{program.name}`)", NotDifferentiableError)
@@ -152,6 +156,18 @@ def field_reads(program, tree, params, activity, calls):
         checks.append((params.index(found[0]), found[1], functools.partial(_lacks_field, name=name),
                        functools.partial(_field_refusal, name=name, where=program.name), location))
     return tuple(checks)
+
+
+def _attribute_read(node, called, calls):
+    """(the object, the attribute's name) of an attribute read that is not called: `r.name`,
+    or `getattr(r, "name")`, which reads the same; None for any other node."""
+    if type(node) is gast.Attribute:
+        return None if id(node) in called else (node.value, node.attr)
+    if (type(node) is gast.Call and getattr(calls.get(node), "obj", None) is builtins.getattr
+            and len(node.args) == 2 and not node.keywords and type(node.args[1]) is gast.Constant
+            and type(node.args[1].value) is str):
+        return node.args[0], node.args[1].value
+    return None
 
 
 def _record_class(bound, calls):

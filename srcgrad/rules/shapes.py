@@ -17,7 +17,7 @@ import operator
 
 import numpy as np
 
-from ..runtime import COMPLEX_GRADIENT, field_grad, sequence_like, unbroadcast, zeros_like_grad
+from ..runtime import COMPLEX_GRADIENT, field_grad, field_tangent, sequence_like, unbroadcast, zeros_like_grad
 from .registry import defjvp, defvjp, numpy2
 
 # --- helpers ------------------------------------------------------------------------
@@ -426,7 +426,7 @@ def getattr_vjp(g, ans, x, name):
 
 @defjvp(getattr, "x")
 def getattr_jvp(t, ans, x, name):
-    return getattr(t, name)
+    return field_tangent(t, x, name)
 
 
 def _sort_order(x, axis):

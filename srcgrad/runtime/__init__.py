@@ -57,7 +57,7 @@ name it prints (`from srcgrad.runtime import unbroadcast`), so each helper's
 """
 
 from .containers import (
-    add_grad, assigned_grad, dict_entry, dict_keys, drop_last, field_grad, has_key, item_grad, joined_part,
+    add_grad, assigned_grad, dict_entry, dict_keys, drop_last, field_grad, field_tangent, has_key, item_grad, joined_part,
     popped_grad, refuse_changed_entry, refuse_shared, repeated_part, repeats, restore_entry, same_length, snapshot,
     values_grad, without_part,
 )
@@ -70,7 +70,7 @@ from .jacobian_blocks import jacobian_from_columns, jacobian_from_rows, leaves, 
 
 __all__ = [
     "COMPLEX_GRADIENT", "SEED32", "SEED64", "add_grad", "assigned_grad", "broadcast_tangent", "dict_entry",
-    "dict_keys", "drop_last", "field_grad", "field_values", "grad_seed", "has_key", "is_sequence", "item_grad",
+    "dict_keys", "drop_last", "field_grad", "field_tangent", "field_values", "grad_seed", "has_key", "is_sequence", "item_grad",
     "jacobian_from_columns", "jacobian_from_rows", "joined_part", "leaves", "mean_of", "popped_grad",
     "record_like", "refuse_changed_entry", "refuse_shared", "repeated_part", "repeats", "restore_entry", "same_length", "scaled",
     "sequence_like", "snapshot", "structure_like", "tangent_for_update", "unbroadcast", "unit_tangents", "unless_integral", "unreduce",

@@ -76,6 +76,17 @@ def field_grad(g, x, name):
                            for f, v in zip(fields, field_values(x))])
 
 
+def field_tangent(t, x, name):
+    """The tangent of the attribute `name` of `x`, whose tangent is `t`: its field of that
+    name. A TypeError where `x` is a record and `name` none of its fields (a property, a
+    class attribute): read off the tangent, it would be computed from the tangent's fields
+    as from values, wrongly."""
+    fields = record_fields(type(x))
+    if fields is not None and name not in fields:
+        raise TypeError(not_a_field(type(x), name))
+    return getattr(t, name)
+
+
 def not_a_field(kind, name):
     """What a read of `.name` that is not a field of the record class `kind` is told."""
     return (
