@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import NotDifferentiableError
 from ..rules import methods
 from ..rules.registry import limits
+from ..rules.record_replace import replace_fields
 from ..rules.structure import make_record
 from ..runtime.records import is_dataclass_kind
 from . import printing, record_calls, stand_in, syntax
@@ -113,6 +114,11 @@ def site(program, stmt, value, callee, register):
             "define it before differentiating", NotDifferentiableError,
         )
     args, keywords = list(value.args), {k.arg: k.value for k in value.keywords}
+    replaced = record_calls.replacement(program, stmt, value, callee)
+    if replaced is not None:  # `dataclasses.replace(p, pos=v)` is replace_fields(p, ("pos",), (v,))
+        record, names = replaced
+        changes = [syntax.tuple_([syntax.const(n) for n in names]), syntax.tuple_([keywords[n] for n in names])]
+        return Site(callee, replace_fields, [record] + changes, {}, "`dataclasses.replace`")
     if callee.kind == "method":
         if callee.obj is None:
             advice = f"register one with {register}"
