@@ -23,11 +23,20 @@ def _central(f, x):
     return (f(x + EPS) - f(x - EPS)) / (2 * EPS)
 
 
+def _defined(src, namespace):
+    """The function `f` that `src` defines, compiled under a file name of its own (srcgrad
+    keeps the text given as `source=` in linecache under the function's file name)."""
+    exec(compile(src, f"<test_copies {len(_NAMES)}>", "exec"), namespace)
+    _NAMES.append(src)
+    return namespace["f"]
+
+
+_NAMES = []
+
+
 def _made(copy):
     src = (f"def f(x):\n    A = {copy}\n    A[:, :3] = A[:, :3] * x\n    return np.sum(A ** 2)\n")
-    namespace = {"np": np, "M": M}
-    exec(src, namespace)
-    return namespace["f"], src
+    return _defined(src, {"np": np, "M": M}), src
 
 
 @pytest.mark.parametrize("copy", [
@@ -112,11 +121,10 @@ def test_what_may_share_an_argument_stays_refused(shared):
     """`np.array(y, copy=False)` was taken for a new array: the derivative ran while the
     function itself changes the caller's `y`."""
     src = f"def f(x, y):\n    A = {shared}\n    A[0] = A[0] * x\n    return np.sum(A ** 2)\n"
-    namespace = {"np": np}
-    exec(src, namespace)
+    f = _defined(src, {"np": np})
     y = np.arange(6.0).reshape(2, 3)
     with pytest.raises(srcgrad.NotDifferentiableError, match="may share memory with another value"):
-        srcgrad.grad(namespace["f"], source=src)(2.0, y)
+        srcgrad.grad(f, source=src)(2.0, y)
     np.testing.assert_array_equal(y, np.arange(6.0).reshape(2, 3))
 
 
@@ -129,8 +137,7 @@ def test_what_may_share_an_argument_stays_refused(shared):
 ])
 def test_aliases_of_a_copy_of_a_global_stay_refused(body):
     src = f"def f(x):\n    {body}\n"
-    namespace = {"np": np, "M": M}
-    exec(src, namespace)
+    f = _defined(src, {"np": np, "M": M})
     with pytest.raises(srcgrad.NotDifferentiableError, match="may share memory|makes another name or a view"):
-        srcgrad.grad(namespace["f"], source=src)(2.0)
+        srcgrad.grad(f, source=src)(2.0)
     np.testing.assert_array_equal(M, M_SAVED)
