@@ -239,9 +239,8 @@ def jvp(fn, primals, tangents, verbose=False):
     code = getattr(function, "__code__", None)
     if len(primals) == len(names) and code is not None and not code.co_kwonlyargcount:
         out, out_dot = function(*primals, *given)  # every parameter given: the tangents follow by position
-    else:  # the keyword-only parameters at their defaults (generated programs have none)
-        keywords = call_arguments(fn, primals, {})[1] if keyword_only(fn) else None
-        out, out_dot = _push(derivative, tuple(primals), given, keywords)
+    else:
+        out, out_dot = _push(derivative, tuple(primals), given, _keyword_defaults(fn, function, primals, len(given)))
     if type(out_dot) is _ndarray and out_dot.dtype.kind == "f":
         if type(out) is _ndarray and out.dtype != out_dot.dtype and out.dtype.kind == "f":
             out_dot = out_dot.astype(out.dtype)
@@ -249,6 +248,20 @@ def jvp(fn, primals, tangents, verbose=False):
         _refuse_complex_tangent(fn, out, out_dot)
         out_dot = _in_output_dtypes(out, out_dot)
     return out, out_dot
+
+
+def _keyword_defaults(fn, function, primals, tangent_count):
+    """`fn`'s defaults of the keyword-only parameters that its generated jvp `function`
+    takes without one (that of a generated program: derivative_programs.py), or None."""
+    code = getattr(function, "__code__", None)
+    if code is None or not code.co_kwonlyargcount:
+        return None
+    kwonly = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount][:-tangent_count or None]
+    needed = [n for n in kwonly if n not in (function.__kwdefaults__ or {})]
+    if not needed:
+        return None
+    keywords = call_arguments(fn, primals, {})[1]
+    return {n: keywords[n] for n in needed if n in keywords}
 
 
 def _refuse_complex_tangent(fn, out, out_dot):
