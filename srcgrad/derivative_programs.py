@@ -10,13 +10,15 @@ position and keyword-only ones by keyword, none with a default: its callers
 import inspect
 import re
 
+from .compiler.stand_in import stand_in
 from .runtime import jacobian_from_columns, unit_tangents, zeros_like_grad
 
 
 def keyword_only(fn):
-    """The names of `fn`'s keyword-only parameters, in order ([] where it has no signature)."""
+    """The names of `fn`'s keyword-only parameters, in order ([] where it has no signature);
+    of its stand-in, for a library function with rules (`np.sin`: not `out=`, `where=`)."""
     try:
-        parameters = inspect.signature(fn).parameters.values()
+        parameters = inspect.signature(stand_in(fn)).parameters.values()
     except (TypeError, ValueError):
         return []
     return [p.name for p in parameters if p.kind == p.KEYWORD_ONLY]
@@ -26,9 +28,10 @@ def call_arguments(fn, args, kwargs):
     """`(args, keywords)`: the call `fn(*args, **kwargs)` with every positional parameter
     given by position and every keyword-only one by keyword, defaults filled, as
     `inspect.signature(fn).bind` binds it; Python's TypeError naming `fn` for a call
-    that does not fit (an unknown keyword, a parameter given twice, one missing)."""
+    that does not fit (an unknown keyword, a parameter given twice, one missing). A library
+    function with rules binds as its stand-in, which its derivative is made from."""
     try:
-        signature = inspect.signature(fn)
+        signature = inspect.signature(stand_in(fn))
     except (TypeError, ValueError):
         if kwargs:
             raise TypeError(f"{fn.__name__}() takes no keyword arguments") from None

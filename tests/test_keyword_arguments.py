@@ -137,3 +137,15 @@ def test_jacobian_with_keywords_matches_jax():
 
     expected = np.asarray(jax.jacobian(f)(x0, c=3.0))
     np.testing.assert_allclose(srcgrad.jacobian(scaled_sine)(x0, c=3.0), expected, rtol=1e-12, atol=1e-15)
+
+
+def test_a_library_function_takes_the_keywords_of_its_rules():
+    """`jacobian(np.sin)` binds as its stand-in (no `out=`, `where=` passed on), and
+    `np.linalg.norm`'s `ord=` reaches its rule."""
+    x = np.array([0.1, 0.2])
+    np.testing.assert_allclose(srcgrad.jacobian(np.sin)(x), np.diag(np.cos(x)), rtol=1e-15)
+    r = np.linalg.norm(x)
+    np.testing.assert_allclose(srcgrad.jacobian(np.linalg.norm)(x, ord=2), x / r, rtol=1e-14)
+    H = srcgrad.hessian(np.linalg.norm)(x, ord=2)
+    np.testing.assert_allclose(H, (np.eye(2) - np.outer(x, x) / r ** 2) / r, rtol=1e-12)
+    np.testing.assert_allclose(srcgrad.jacobian(np.linalg.norm)(x, ord=1), np.sign(x), rtol=1e-15)
