@@ -10,7 +10,6 @@ import functools
 import inspect
 import linecache
 import numbers
-import re
 import weakref
 
 import numpy as np
@@ -21,6 +20,7 @@ from .api import (
 )
 from .compiler import derive
 from .compiler.cache import general_code
+from .derivative_programs import call_arguments, jacobian_program, keyword_only, nested_program
 from .errors import SrcGradError, defined_at
 from .function_arguments import per_call, resolve
 from .runtime import (
@@ -46,7 +46,7 @@ class _Built:
 def _jvp_derivative(fn, positions, verbose=False):
     """The generated jvp of `fn`; for a derivative made by srcgrad, of its generated code
     (for a nested derivative or a Jacobian, of the generated program that computes it:
-    `_nested_program`, `_jacobian_program`)."""
+    derivative_programs.py)."""
     program = getattr(fn, "__srcgrad_program__", None)
     lazy = getattr(fn, "__srcgrad_lazy__", None)
     if program is None and lazy is None:
@@ -92,13 +92,17 @@ def _in_user_source(exc, generated):
     return type(exc)(message, filename, user_line, 0, text)
 
 
-def _push(derivative, primals, tangents):
-    """Call a generated jvp function: the tangents are its last parameters."""
+def _push(derivative, primals, tangents, keywords=None):
+    """Call a generated jvp function: the tangents are its last parameters, after the
+    keyword-only ones given in `keywords`."""
     function = derivative.function
     names = _TANGENT_NAMES.get(function)
     if names is None:
         names = _TANGENT_NAMES[function] = list(inspect.signature(function).parameters)
-    return function(*primals, **dict(zip(names[-len(tangents):], tangents)))
+    given = dict(zip(names[-len(tangents):], tangents))
+    if keywords:
+        given.update(keywords)
+    return function(*primals, **given)
 
 
 _TANGENT_NAMES = weakref.WeakKeyDictionary()  # generated jvp function -> its parameter names
@@ -236,7 +240,7 @@ def jvp(fn, primals, tangents, verbose=False):
     if len(primals) == len(names) and code is not None and not code.co_kwonlyargcount:
         out, out_dot = function(*primals, *given)  # every parameter given: the tangents follow by position
     else:
-        out, out_dot = _push(derivative, tuple(primals), given)
+        out, out_dot = _push(derivative, tuple(primals), given, _keyword_defaults(fn, function, primals, len(given)))
     if type(out_dot) is _ndarray and out_dot.dtype.kind == "f":
         if type(out) is _ndarray and out.dtype != out_dot.dtype and out.dtype.kind == "f":
             out_dot = out_dot.astype(out.dtype)
@@ -244,6 +248,20 @@ def jvp(fn, primals, tangents, verbose=False):
         _refuse_complex_tangent(fn, out, out_dot)
         out_dot = _in_output_dtypes(out, out_dot)
     return out, out_dot
+
+
+def _keyword_defaults(fn, function, primals, tangent_count):
+    """`fn`'s defaults of the keyword-only parameters that its generated jvp `function`
+    takes without one (that of a generated program: derivative_programs.py), or None."""
+    code = getattr(function, "__code__", None)
+    if code is None or not code.co_kwonlyargcount:
+        return None
+    kwonly = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount][:-tangent_count or None]
+    needed = [n for n in kwonly if n not in (function.__kwdefaults__ or {})]
+    if not needed:
+        return None
+    keywords = call_arguments(fn, primals, {})[1]
+    return {n: keywords[n] for n in needed if n in keywords}
 
 
 def _refuse_complex_tangent(fn, out, out_dot):
@@ -303,9 +321,10 @@ def _check_output(fn, out):
             )
 
 
-def _forward_jacobian(fn, args, positions):
+def _forward_jacobian(fn, args, positions, keywords):
     """(out, columns): the tangents of out for `unit_tangents(args[p])`, for each p in
-    `positions` in turn (see `runtime.jacobian_from_columns`); one push each."""
+    `positions` in turn (see `runtime.jacobian_from_columns`); one push each. `keywords`:
+    the keyword-only arguments."""
     floats = getattr(fn, "__srcgrad_floats__", ())
     for p in floats:
         if p < len(args) and not isinstance(args[p], float):
@@ -324,22 +343,22 @@ def _forward_jacobian(fn, args, positions):
         check_arguments(derivative, names, args)
         x = args[p]
         linear = _linearized(derivative) if _size(x) > 1 else None
-        if linear is not None and len(args) == len(_TANGENT_NAMES[derivative.function]) - 1:
+        if linear is not None and not keywords and len(args) == len(_TANGENT_NAMES[derivative.function]) - 1:
             out, push = linear(*args)  # the primal statements once, the tangent ones per column
             columns += [push(e) for e in unit_tangents(x)]
         else:
             for e in unit_tangents(x):
-                out, out_dot = _push(derivative, args, [e])
+                out, out_dot = _push(derivative, args, [e], keywords)
                 columns.append(out_dot)
     if out is None:
-        out = fn(*args)
+        out = fn(*args, **keywords)
     _check_output(fn, out)
     for column in columns:
         _refuse_complex_tangent(fn, out, column)
     return out, columns
 
 
-def _split_forward(fn, args):
+def _split_forward(fn, args, keywords):
     """(out, backward): the forward pass of the generated split vjp of `fn` over the
     parameters `vjp` differentiates (`vjp_positions`: those given, but integers and
     booleans), run once. Run in place of `fn(*args)`, so that a write the derivative
@@ -347,14 +366,14 @@ def _split_forward(fn, args):
     names = _jvp_params(fn)
     derivative = derive(fn, "split_vjp", vjp_positions(len(names), args))
     check_arguments(derivative, names, args)
-    return derivative.function(*args)
+    return derivative.function(*args, **keywords)
 
 
-def _reverse_jacobian(fn, args, positions, x, forward=None):
+def _reverse_jacobian(fn, args, keywords, positions, x, forward=None):
     """(out, rows): the cotangents of `x`, the arguments `positions` (one or a tuple),
     for `unit_tangents(out)` (see `runtime.jacobian_from_rows`); one pullback each, after
     one forward pass (`forward`: the `_split_forward` already run)."""
-    out, backward = forward if forward is not None else _split_forward(fn, args)
+    out, backward = forward if forward is not None else _split_forward(fn, args, keywords)
     _check_output(fn, out)
     rows = []
     wanted = positions if isinstance(positions, tuple) else (positions,)
@@ -392,13 +411,15 @@ def jacobian(fn, wrt=0, mode=None):
 def _jacobian(fn, wrt, mode):
     positions = _positions(fn, wrt)
     names = _params(fn)
+    keywords_of = keyword_only(fn)
     wanted = positions if isinstance(positions, tuple) else (positions,)
     nested = getattr(fn, "__srcgrad_lazy__", None) is not None
     named = getattr(fn, "__wrapped__", fn) if nested else fn  # a refusal names the user's function, not f_grad
 
-    def jac(*args):
-        if max(wanted) >= len(args):  # with respect to a parameter left to its default
-            args = _with_defaults(fn, names, args)
+    def jac(*args, **kwargs):
+        keywords = {}
+        if kwargs or keywords_of or len(args) < len(names):  # bound, defaults filled: then by position
+            args, keywords = call_arguments(fn, args, kwargs)
         _check_differentiable(named, names, wanted, args, {})
         x = tuple(args[p] for p in wanted) if isinstance(positions, tuple) else args[positions]
         chosen, forward = mode, None
@@ -406,15 +427,15 @@ def _jacobian(fn, wrt, mode):
             # the output's size from the reverse derivative's forward pass, never a bare
             # fn(*args), which would change an argument the derivative refuses to change
             try:
-                forward = _split_forward(fn, args)
+                forward = _split_forward(fn, args, keywords)
             except SrcGradError:  # no reverse derivative: forward mode or its own error
                 chosen = "forward"
             else:
                 chosen = "forward" if _size(x) <= _size(forward[0]) else "reverse"
         if chosen is None or chosen == "forward":
-            out, columns = _forward_jacobian(fn, args, wanted)
+            out, columns = _forward_jacobian(fn, args, wanted, keywords)
             return jacobian_from_columns(columns, x, out)
-        out, rows = _reverse_jacobian(fn, args, positions, x, forward)
+        out, rows = _reverse_jacobian(fn, args, keywords, positions, x, forward)
         return jacobian_from_rows(rows, x, out)
 
     if mode == "forward" or (mode is None and nested):
@@ -422,22 +443,11 @@ def _jacobian(fn, wrt, mode):
     else:
         jac.__srcgrad_lazy__ = _Built(lambda: derive(fn, "vjp", tuple(range(len(names)))))
     # what forward mode differentiates for jvp, jacobian and grad of the Jacobian (in either mode)
-    jac.__srcgrad_program__ = _Built(lambda: _jacobian_program(fn, names, wanted, positions)).get
+    jac.__srcgrad_program__ = _Built(lambda: jacobian_program(
+        fn, names, keywords_of, wanted, positions, lambda p: _jvp_derivative(fn, (p,)).function)).get
     jac.__wrapped__ = fn
     jac.__name__ = jac.__qualname__ = f"{fn.__name__}_jacobian"
     return jac
-
-
-def _with_defaults(fn, names, args):
-    """`args` with the defaults of the positional parameters after them, through the last
-    one with a default (a TypeError naming a parameter that has none)."""
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return args
-    bound = signature.bind(*args)
-    bound.apply_defaults()
-    return tuple(bound.arguments[n] for n in names if n in bound.arguments)
 
 
 def hessian(fn, wrt=0):
@@ -465,28 +475,22 @@ def nested_grad(fn, mode, wrt, verbose):
     """`grad` of a derivative made by srcgrad: forward mode over its generated code.
 
     The result can be differentiated again, to any depth: its `__srcgrad_program__` is
-    generated code computing it (`_nested_program`), which forward mode transforms like
+    generated code computing it (`derivative_programs.nested_program`), which forward mode transforms like
     any other. That program pushes the scalar tangent 1.0, so deeper derivatives take
     Python floats for the differentiated parameters.
     """
     positions = _positions(fn, wrt)
     names = _params(fn)
+    keywords_of = keyword_only(fn)
     wanted = positions if isinstance(positions, tuple) else (positions,)
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):
-        signature = None
 
     @functools.wraps(fn)
     def derivative(*args, **kwargs):
-        if kwargs:
-            raise TypeError(f"{fn.__name__}: pass the arguments of a nested derivative by position")
-        _check_differentiable(fn, names, wanted, args, kwargs)
-        if signature is not None and len(args) < len(names):
-            bound = signature.bind(*args)
-            bound.apply_defaults()
-            args = tuple(bound.arguments[n] for n in names)
-        out, columns = _forward_jacobian(fn, args, wanted)
+        keywords = {}
+        if kwargs or keywords_of or len(args) < len(names):  # bound, defaults filled: then by position
+            args, keywords = call_arguments(fn, args, kwargs)
+        _check_differentiable(fn, names, wanted, args, {})
+        out, columns = _forward_jacobian(fn, args, wanted, keywords)
         container = _is_container(out)
         if container or np.ndim(out) != 0:
             raise TypeError(
@@ -499,7 +503,8 @@ def nested_grad(fn, mode, wrt, verbose):
         return (out, gradient) if mode == "value_and_grad" else gradient
 
     derivative.__srcgrad_lazy__ = _Built(lambda: _jvp_derivative(fn, wanted, verbose))
-    derivative.__srcgrad_program__ = _Built(lambda: _nested_program(fn, names, wanted, mode, positions)).get
+    derivative.__srcgrad_program__ = _Built(lambda: nested_program(
+        fn, names, keywords_of, wanted, mode, positions, lambda p: _jvp_derivative(fn, (p,)).function)).get
     derivative.__srcgrad_floats__ = wanted  # deeper derivatives push 1.0 through these parameters
     derivative.__srcgrad_nested__ = True
     derivative.__name__ = derivative.__qualname__ = f"{fn.__name__}_{mode}"
@@ -514,96 +519,3 @@ def _kind_of(gradient, argument):
     if isinstance(argument, np.generic):
         return type(argument)(gradient)
     return gradient
-
-
-def _nested_program(fn, names, wanted, mode, positions):
-    """Generated code computing `grad(fn)` for float parameters `wanted`: one jvp call each.
-
-        def f_grad_grad(x, y):
-            pushed_x = f_grad_jvp(x, y, x_dot=1.0)
-            return pushed_x[1]
-    """
-    stem = _identifier(fn.__name__)
-    helpers, lines = {}, []
-    for p in wanted:
-        jvp_fn = _jvp_derivative(fn, (p,)).function
-        helper = f"{stem}_jvp_{names[p]}" if len(wanted) > 1 else f"{stem}_jvp"
-        helpers[helper] = jvp_fn
-        tangent = list(inspect.signature(jvp_fn).parameters)[-1]
-        lines.append(f"    pushed_{names[p]} = {helper}({', '.join(names)}, {tangent}=1.0)")
-    grads = [f"pushed_{names[p]}[1]" for p in wanted]
-    gradient = f"({', '.join(grads)},)" if isinstance(positions, tuple) else grads[0]
-    result = f"(pushed_{names[wanted[0]]}[0], {gradient})" if mode == "value_and_grad" else gradient
-    name = f"{stem}_{mode}"
-    doc = (
-        f'    """The {"gradient" if mode == "grad" else "value and gradient"} of {fn.__name__} with respect to '
-        f'{", ".join(names[p] for p in wanted)} (floats): one forward push of the tangent 1.0 each. '
-        f'Generated by srcgrad."""\n'
-    )
-    text = f"def {name}({', '.join(names)}):\n{doc}" + "\n".join(lines) + f"\n    return {result}\n"
-    return _loaded(name, text, helpers, mode)
-
-
-def _jacobian_program(fn, names, wanted, positions):
-    """Generated code computing `jacobian(fn, wrt=positions)` by one push per element of
-    each argument `wanted`, so that forward mode can differentiate it (`jacobian` itself
-    computes it with `_forward_jacobian` or `_reverse_jacobian`):
-
-        def f_jacobian(x, W):
-            out = f_jvp(x, W, x_dot=zeros_like_grad(x))[0]
-            columns = []
-            for x_dot in unit_tangents(x):
-                columns.append(f_jvp(x, W, x_dot=x_dot)[1])
-            return jacobian_from_columns(columns, x, out)
-    """
-    stem = _identifier(fn.__name__)
-    taken = set(names)
-
-    def fresh(preferred):
-        while preferred in taken:
-            preferred += "_"
-        taken.add(preferred)
-        return preferred
-
-    helpers = {fresh(h.__name__): h for h in (zeros_like_grad, unit_tangents, jacobian_from_columns)}
-    zeros, units, assemble = helpers
-    out, columns = fresh("out"), fresh("columns")
-    lines = [f"    {columns} = []"]
-    for p in wanted:
-        jvp_fn = _jvp_derivative(fn, (p,)).function
-        helper = fresh(f"{stem}_jvp_{names[p]}" if len(wanted) > 1 else f"{stem}_jvp")
-        helpers[helper] = jvp_fn
-        tangent = list(inspect.signature(jvp_fn).parameters)[-1]
-        push = f"{helper}({', '.join(names)}, {tangent}="  # the call, up to its tangent
-        if p == wanted[0]:
-            lines.insert(0, f"    {out} = {push}{zeros}({names[p]}))[0]")
-        lines.append(f"    for {tangent} in {units}({names[p]}):")
-        lines.append(f"        {columns}.append({push}{tangent})[1])")
-    x = names[positions] if not isinstance(positions, tuple) else (
-        f"({names[positions[0]]},)" if len(positions) == 1 else f"({', '.join(names[p] for p in positions)})")
-    lines.append(f"    return {assemble}({columns}, {x}, {out})")
-    name = f"{stem}_jacobian"
-    doc = (f'    """The Jacobian of {fn.__name__} with respect to {", ".join(names[p] for p in wanted)}: one '
-           f'forward push per element. Generated by srcgrad."""\n')
-    text = f"def {name}({', '.join(names)}):\n{doc}" + "\n".join(lines) + "\n"
-    return _loaded(name, text, helpers, "jacobian")
-
-
-def _identifier(name):
-    """`name` made a Python identifier: `<lambda>_grad` -> `lambda_fn_grad`."""
-    from .compiler.frontend import LAMBDA_NAME
-
-    return re.sub(r"\W", "_", name.replace("<lambda>", LAMBDA_NAME))
-
-
-def _loaded(name, text, helpers, label):
-    """The function `name` that the generated `text` defines, with `helpers` bound, its
-    source kept for forward mode to transform it (compiler/load.py)."""
-    from .compiler import frontend, load
-
-    tree = frontend.gast.parse(text).body[0]
-    program = frontend.Program(fn=None, tree=tree, filename=f"<srcgrad {name}>", first_line=1, indent=0,
-                               source_lines=text.splitlines(), globals={"__name__": __name__})
-    function = load.function(text, name, program, helpers, label)
-    function.__srcgrad_source__ = text
-    return function

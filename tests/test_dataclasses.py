@@ -4,8 +4,8 @@ A dataclass instance (frozen or not) is a pytree node whose children are its fie
 order, as in JAX's registered dataclasses: its gradient (and a tangent) is an instance of
 its class made without running `__init__`/`__post_init__`. A dataclass whose `__init__`
 dataclasses generated may be built in the function (`make_record`, as a namedtuple).
-Properties, methods, `dataclasses.replace` and writes to fields are refused at the
-user's line. Every derivative is checked against float64 central differences and the
+Properties, methods and writes to fields are refused at the user's line
+(`dataclasses.replace`: tests/test_dataclass_replace.py). Every derivative is checked against float64 central differences and the
 closed form.
 """
 
@@ -390,16 +390,6 @@ def test_init_false_and_default_factory_are_refused():
         srcgrad.grad(lambda x: np.sum(_Computed(x).pos))(X)
     with pytest.raises(srcgrad.NotDifferentiableError, match="the field `extra` of `_Listed` is left to its default"):
         srcgrad.grad(lambda x: np.sum(_Listed(x).pos))(X)
-
-
-def test_dataclasses_replace_is_refused():
-    def moved(d):
-        e = dataclasses.replace(d, pos=d.pos * 2)
-        return np.sum(e.pos)
-
-    with pytest.raises(srcgrad.NotDifferentiableError, match=r"`dataclasses.replace` is not supported") as info:
-        srcgrad.grad(moved)(Plain(X, 1.0))
-    assert info.value.lineno == moved.__code__.co_firstlineno + 1
 
 
 def test_writes_to_fields_are_refused_with_what_to_do():

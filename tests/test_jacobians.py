@@ -1,7 +1,7 @@
 """jacobian and hessian over lists, tuples, namedtuples and dicts (laid out as
 jax.jacobian lays them out), and derivatives of a Jacobian or Hessian: jvp, jacobian and
 grad of one run forward mode over generated code that computes it
-(jacobians._jacobian_program).
+(derivative_programs.jacobian_program).
 
 Every result is checked against an analytic answer and central finite differences in
 float64; the layouts against JAX where it is installed.

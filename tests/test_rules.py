@@ -20,6 +20,7 @@ import srcgrad.rules as rules
 from srcgrad import NotDifferentiableError
 from srcgrad.rules.gamma import polygamma
 from srcgrad.rules.scatter import added_at, diagonal_summed, filled_diagonal, maximized_at, minimized_at, subtracted_at
+from srcgrad.rules.record_replace import replace_fields
 from srcgrad.rules.structure import make_record
 from srcgrad.runtime import field_values, record_like
 
@@ -1249,6 +1250,42 @@ def test_namedtuple_made_from_its_fields():
     assert type(tangent) is _Pair and tangent.first.tolist() == [1.0] * 3 and tangent.second.tolist() == [[0.0, 0.0]] * 2
 
 
+def test_record_with_fields_replaced():
+    """`dataclasses.replace(p, second=v)` (calls.site reads it as
+    `replace_fields(p, ("second",), (v,))`), and a namedtuple's `_replace`: the record's
+    gradient is g with zeros in the replaced fields, the values' gradient those fields of
+    g; the tangent is a record of the kept fields' tangents and the values' tangents."""
+    for kind in (_DataPair, _Pair):
+        pair = kind(np.array([0.5, -1.0, 2.0]), np.array([[1.5, 0.2], [-0.3, 0.7]]))
+        values = (np.array([[0.1, 0.2], [0.3, 0.4]]),)
+        check_rule(replace_fields, pair, ("second",), values)
+        made = replace_fields(pair, ("second",), values)
+        assert type(made) is kind and made.first is pair.first and made.second is values[0]
+        rule = rules.lookup(replace_fields)
+        g = kind(np.ones(3), np.full((2, 2), 2.0))
+        kept = rule.vjp("record", g, made, pair, ("second",), values)
+        assert type(kept) is kind and kept.first.tolist() == [1.0] * 3 and kept.second.tolist() == [[0.0, 0.0]] * 2
+        given = rule.vjp("values", g, made, pair, ("second",), values)
+        assert type(given) is tuple and given[0].tolist() == [[2.0, 2.0]] * 2
+        tangent = rule.jvp("values", (None,), made, pair, ("second",), values)
+        assert type(tangent) is kind and tangent.first.tolist() == [0.0] * 3 and tangent.second.tolist() == [[0.0, 0.0]] * 2
+
+
+def test_replace_fields_refuses_a_class_that_computes_its_fields():
+    @dataclasses.dataclass
+    class Checked:
+        a: float
+        b: float
+
+        def __post_init__(self):
+            self.b = abs(self.b)
+
+    with pytest.raises(TypeError, match="Checked does not: it defines `__post_init__`"):
+        replace_fields(Checked(1.0, 2.0), ("a",), (3.0,))
+    with pytest.raises(TypeError, match="_Pair has no field `third`"):
+        replace_fields(_Pair(1.0, 2.0), ("third",), (3.0,))
+
+
 def test_dataclass_made_from_its_fields():
     """`_DataPair(a, b)` of a dataclass is `make_record(_DataPair, (a, b))` too: the
     gradient of the fields is `field_values(g)`; the tangent a `_DataPair` of the fields'
@@ -1454,6 +1491,8 @@ TABLES = [
     LINALG, NORMS, SHAPE_CASES, [case(operator.getitem, U((3,)), 0), case(getattr, _Pair(U((3,)), U((2, 2))), "second"),
                                case(make_record, _Pair, (U((3,)), U((2, 2)))),
                                case(make_record, _DataPair, (U((3,)), U((2, 2)))),
+                               case(replace_fields, _DataPair(U((3,)), U((2, 2))), ("second",), (U((2, 2)),)),
+                               case(replace_fields, _Pair(U((3,)), U((2, 2))), ("first",), (U((3,)),)),
                                case(getattr, _DataPair(U((3,)), U((2, 2))), "second"),
                                case(field_values, _DataPair(U((3,)), U((2, 2)))),
                                case(record_like, _DataPair(U((3,)), U((2, 2))), (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))}),
@@ -1462,8 +1501,8 @@ TABLES = [
     KEYWORD_REDUCTIONS, RUNNING_EXTREMA, UFUNC_METHODS, STATISTIC_KEYWORDS, FILLS, CONDITION_DEFAULTS, HERMITIAN, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (
-    "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "reductions", "scalars",
-    "scatter", "selections", "series", "shapes", "spacings", "statistics", "structure", "ufunc_methods", "variances", "fills",
+    "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "record_replace", "reductions",
+    "scalars", "scatter", "selections", "series", "shapes", "spacings", "statistics", "structure", "ufunc_methods", "variances", "fills",
 )
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}
 

@@ -202,6 +202,8 @@ def _operand_names(value, calls):
         callee = calls.get(value)
         if callee is None or callee.obj is None or rules.lookup(callee.obj) is None:
             return []
+        if getattr(callee.obj, "takes_records", False):
+            return []  # its rules read a record's fields (rules/structure.py `replace_fields`)
         names = [callee.receiver] if callee.kind == "method" else []
         return names + [a.id for a in list(value.args) + [k.value for k in value.keywords] if type(a) is gast.Name]
     return []

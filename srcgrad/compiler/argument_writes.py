@@ -17,6 +17,7 @@ It is a may-analysis over names: a change through an object the function reached
 way (an attribute of a parameter held elsewhere) is not seen.
 """
 
+import dataclasses
 import inspect
 import types
 
@@ -390,6 +391,8 @@ def refuse(statements, program, varied, calls):
             continue
         if rules.lookup(callee.obj) is not None or rules.is_nondifferentiable(callee.obj):
             continue
+        if callee.obj is dataclasses.replace:
+            continue  # a new record made from another (record_calls.replacement), which it leaves alone
         if not varied.intersection(syntax.add_loads(value, set())):
             continue
         fn = callee.obj

@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import NotDifferentiableError
 from ..rules import methods
 from ..rules.registry import limits
+from ..rules.record_replace import replace_fields
 from ..rules.structure import make_record
 from ..runtime.records import is_dataclass_kind
 from . import printing, record_calls, stand_in, syntax
@@ -121,6 +122,11 @@ def site(program, stmt, value, callee, register):
             "define it before differentiating", NotDifferentiableError,
         )
     args, keywords = list(value.args), {k.arg: k.value for k in value.keywords}
+    replaced = record_calls.replacement(program, stmt, value, callee)
+    if replaced is not None:  # `dataclasses.replace(p, pos=v)` is replace_fields(p, ("pos",), (v,))
+        record, names = replaced
+        changes = [syntax.tuple_([syntax.const(n) for n in names]), syntax.tuple_([keywords[n] for n in names])]
+        return Site(callee, replace_fields, [record] + changes, {}, "`dataclasses.replace`")
     if callee.kind == "method":
         if callee.obj is None:
             advice = f"register one with {register}"
@@ -141,6 +147,9 @@ def site(program, stmt, value, callee, register):
         return Site(callee, callee.obj, [syntax.name(callee.receiver)] + args, keywords, f"`.{callee.path}()`")
     if callee.obj in (builtins.max, builtins.min) and len(args) > 2 and not keywords:
         args = [syntax.list_(args)]  # max(a, b, c) is max([a, b, c])
+    method = _copy_of_a_global(callee.obj, value)
+    if method is not None:  # `M.copy()` of a global or closure array: the method's rule, the array first
+        return Site(callee, method, [syntax.copy(value.func.value)] + args, keywords, f"`.{value.func.attr}()`")
     attribute = _array_attribute(callee.obj, args, keywords)
     if attribute is not None:  # `getattr(x, "T")` reads like `x.T`
         return Site(callee, methods.ATTRIBUTES[attribute], args[:1], {}, f"`.{attribute}`")
@@ -148,6 +157,20 @@ def site(program, stmt, value, callee, register):
         fields = record_calls.fields_in_order(program, stmt, callee, args, keywords)
         return Site(callee, make_record, [syntax.copy(value.func), syntax.tuple_(fields)], {}, f"`{callee.path}`")
     return Site(callee, callee.obj, args, keywords, f"`{callee.path}`")
+
+
+COPY_METHODS = {"copy", "astype", "flatten"}  # the array methods making a new array (`astype` unless copy=False)
+
+
+def _copy_of_a_global(obj, value):
+    """The NumPy primal of `M.copy()` (a method of COPY_METHODS) called on an array `M` that
+    is a global or closure variable (or its attribute: `self.M`, `M.T`), which resolves to
+    the bound method itself; else None.
+    Such a copy is a new array the function may change in place (mutation.py)."""
+    if not (isinstance(getattr(obj, "__self__", None), np.ndarray) and isinstance(value.func, gast.Attribute)
+            and dotted_parts(value.func.value) is not None and value.func.attr in COPY_METHODS):
+        return None
+    return methods.METHODS.get(value.func.attr, (None, False))[0]
 
 
 def _array_attribute(obj, args, keywords):

@@ -394,6 +394,8 @@ class _Forward:
 
     def is_user_call(self, callee):
         obj = callee.obj
+        if obj is dataclasses.replace:
+            return False  # a record made from another: calls.site reads it (record_calls.replacement)
         return calls.is_user_function(obj) and rules.lookup(obj) is None and not rules.is_nondifferentiable(obj)
 
     def user_call(self, s, name, value, callee):

@@ -22,6 +22,7 @@ instead. The pass returns `{base: names that may share its memory}`; it never ch
 """
 
 import gast
+import numpy as np
 
 from ..errors import NotDifferentiableError
 from . import argument_writes, printing, syntax
@@ -184,17 +185,35 @@ def _is_fresh(value, calls):
         if callee is None or callee.kind == "unresolved":
             return False
         if callee.kind == "method":
-            if callee.path == "astype":  # `copy=False` returns the array itself when it can
-                return all(k.arg != "copy" or (syntax.is_const(k.value) and k.value.value is True)
-                           for k in value.keywords)
-            return callee.path in {"copy", "tolist", "flatten"}
+            return _is_fresh_method(callee.path, value)
         if callee.kind == "function":
             obj = callee.obj
+            if isinstance(getattr(obj, "__self__", None), (np.ndarray, list, dict)):
+                # a method of an array or list read from a global or closure (`M.copy()`), resolved to its value
+                return _is_fresh_method(getattr(obj, "__name__", None), value)
             if _is_view_function(obj):
                 return False
+            if obj is np.array and not _copies(value, default=True):
+                return False  # `np.array(x, copy=False)` (or None) returns `x` itself when it can
             module = getattr(obj, "__module__", None) or ""
             return module.startswith("numpy") or obj in (list, dict) or hasattr(obj, "nin")
     return False
+
+
+def _is_fresh_method(name, call):
+    """Whether the array or list method `name`, called as `call`, always makes a new object."""
+    if name == "astype":  # `copy=False` returns the array itself when it can
+        return _copies(call, default=True)
+    return name in {"copy", "tolist", "flatten"}
+
+
+def _copies(call, default):
+    """Whether the `copy=` of `call` is True: its keyword is the constant True, or it has
+    none and `default` is True."""
+    for k in call.keywords:
+        if k.arg == "copy":
+            return syntax.is_const(k.value) and k.value.value is True
+    return default and not any(k.arg is None for k in call.keywords)
 
 
 def _makes_new(value, assigns, reads, calls):

@@ -4,7 +4,9 @@ with, and those values in the order of the class's fields.
 A record class is a namedtuple class, or a dataclass whose `__init__` is the one
 `dataclasses` generated and does nothing but store its arguments: no `__post_init__`,
 no `field(init=False)`, no `InitVar`, no `__new__` of its own. calls.site reads
-`P(W=a, b=c)` of one as `make_record(P, (a, c))`; `refusal` says why another
+`P(W=a, b=c)` of one as `make_record(P, (a, c))`, and `dataclasses.replace(p, pos=v)`
+(`p._replace(pos=v)`) as `replace_fields(p, ("pos",), (v,))` (`replacement`), whose
+class is checked where it runs; `refusal` (runtime/records.py) says why another
 dataclass is not one, for the error of a call of it on the differentiated path.
 """
 
@@ -17,51 +19,8 @@ import gast
 
 from ..errors import NotDifferentiableError
 from ..runtime.containers import not_a_field
-from ..runtime.records import Field, is_dataclass_kind, record_fields
+from ..runtime.records import Field, is_namedtuple_class, is_record_class, record_fields, refusal  # noqa: F401  (re-exported)
 from . import syntax
-
-
-def is_record_class(obj):
-    """Whether calling `obj` gives the record of its arguments: a namedtuple class or a
-    dataclass that `refusal` accepts."""
-    if not isinstance(obj, type):
-        return False
-    if issubclass(obj, tuple):
-        return is_namedtuple_class(obj)
-    return is_dataclass_kind(obj) and refusal(obj) is None
-
-
-def is_namedtuple_class(obj):
-    """Whether `obj` is a namedtuple class (`collections.namedtuple`, `typing.NamedTuple`)
-    or a subclass of one that makes its values as it does (no `__new__` or `__init__`
-    of its own): calling it gives the tuple of its fields."""
-    if not (isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields")):
-        return False
-    for klass in obj.__mro__:
-        if "_fields" in vars(klass):
-            return True  # the class namedtuple made: the rest of the MRO is tuple's
-        if "__new__" in vars(klass) or "__init__" in vars(klass):
-            return False
-    return False
-
-
-def refusal(kind):
-    """Why a call of the dataclass `kind` may not be the record of its arguments (a
-    phrase), or None when it is."""
-    fields = dataclasses.fields(kind)
-    hidden = next((f.name for f in fields if not f.init), None)
-    if hidden is not None:
-        return f"its field `{hidden}` is `field(init=False)`, set by the class rather than by the call"
-    if hasattr(kind, "__post_init__"):
-        return "it defines `__post_init__`, which may check or change the fields"
-    code = getattr(kind.__init__, "__code__", None)
-    if code is None or code.co_filename != "<string>":  # dataclasses compiles the __init__ it writes from a string
-        return "it defines an `__init__` of its own"
-    if any("__new__" in vars(klass) for klass in kind.__mro__[:-1]):
-        return "it defines a `__new__` of its own"
-    if set(inspect.signature(kind).parameters) != {f.name for f in fields}:
-        return "its `__init__` takes other arguments than its fields (an `InitVar`)"
-    return None
 
 
 def fields_in_order(program, stmt, callee, args, keywords):
@@ -90,6 +49,27 @@ def fields_in_order(program, stmt, callee, args, keywords):
     return out
 
 
+def replacement(program, stmt, value, callee):
+    """(the record node, the names of the fields changed) of the call `value` when it is
+    `dataclasses.replace(p, pos=v, ...)` or a namedtuple's `p._replace(pos=v, ...)`, which
+    calls.site reads as `replace_fields(p, ("pos", ...), (v, ...))`; else None. The class
+    of `p` is checked where the call runs (rules/structure.py `replace_fields`)."""
+    if callee.kind == "method" and callee.path == "_replace" and not value.args:
+        record = syntax.name(callee.receiver)
+    elif callee.kind == "function" and callee.obj is dataclasses.replace:
+        if len(value.args) != 1:
+            raise program.error(
+                stmt, f"`dataclasses.replace` takes the record and its changed fields by name, as "
+                f"`dataclasses.replace(p, pos=v)` (in `{program.name}`)", NotDifferentiableError,
+            )
+        record = syntax.copy(value.args[0])
+    else:
+        return None
+    if any(k.arg is None for k in value.keywords):
+        return None  # `**changes`: refused as any `**` unpacking is
+    return record, tuple(k.arg for k in value.keywords)
+
+
 def _defaults(kind):
     """{field: its default} of the record class `kind` (a dataclass's `default_factory`
     is no literal: it is left out, as dataclasses.MISSING)."""
@@ -103,9 +83,9 @@ def field_reads(program, tree, params, activity, calls):
     `getattr(r, "name")`) that srcgrad
     differentiates as the read of a record's field (`runtime.field_grad`, the tangent's
     field): where `r` is a differentiated parameter or an entry of one (`d = ds[0]`,
-    `for d in ds`), one refusing a record whose class has no field `name`. Refused here:
-    such a read of a name bound only by calls of one record class (`p = D(x, 2.0)`), and
-    `dataclasses.replace(...)`, a copy srcgrad does not follow. A name that is no field
+    `for d in ds`), or a record replaced from one (`q = dataclasses.replace(d, ...)`), one
+    refusing a record whose class has no field `name`. Refused here: such a read of a name
+    bound only by calls of one record class (`p = D(x, 2.0)`) or replaced from one. A name that is no field
     is a property or another attribute of the class, computed from the fields where
     srcgrad does not see it: its derivative would be read off the gradient or the
     tangent, wrongly."""
@@ -129,12 +109,6 @@ def field_reads(program, tree, params, activity, calls):
         if cls is not gast.Attribute and cls is not gast.Call:
             continue
         at = node if getattr(node, "lineno", None) else tree
-        if cls is gast.Call and getattr(calls.get(node), "obj", None) is dataclasses.replace:
-            raise program.error(
-                at, f"`dataclasses.replace` is not supported by srcgrad (in `{program.name}`): it differentiates a "
-                "dataclass made by a call of its class, not a copy changed by `replace`; call the class with every "
-                "field (`D(pos=v, vel=p.vel)`)", NotDifferentiableError,
-            )
         read = _attribute_read(node, called, calls)
         if read is None:
             continue
@@ -142,10 +116,10 @@ def field_reads(program, tree, params, activity, calls):
         if path is None:
             continue
         (base, through), name = path, read[1]
-        kind = _record_class(values.get(base, ()), calls) if not through else None
+        kind = _record_class(values.get(base, ()), calls, values) if not through else None
         if kind is not None and name not in record_fields(kind):
             raise program.error(at, not_a_field(kind, name) + f" (in `{program.name}`)", NotDifferentiableError)
-        found = _parameter_entry(base, params, values)
+        found = _parameter_entry(base, params, values, calls)
         if found is not None:
             found = (found[0], found[1] + through)
         if found is None or (found, name) in seen or found[0] not in activity.varied:
@@ -170,22 +144,49 @@ def _attribute_read(node, called, calls):
     return None
 
 
-def _record_class(bound, calls):
-    """The record class whose calls are all of `bound` (the values a name is assigned), or None."""
-    kinds = {getattr(calls.get(v), "obj", None) if type(v) is gast.Call else None for v in bound}
+def _record_class(bound, calls, values, depth=0):
+    """The record class whose calls are all of `bound` (the values a name is assigned), or
+    None; a record replaced from another (`q = dataclasses.replace(p, ...)`) has p's class."""
+    kinds = set()
+    for v in bound:
+        source = _replaced_from(v, calls)
+        if source is not None and depth < 8:
+            kinds.add(_record_class(values.get(source, ()), calls, values, depth + 1))
+        else:
+            kinds.add(getattr(calls.get(v), "obj", None) if type(v) is gast.Call else None)
     kind = kinds.pop() if len(kinds) == 1 else None
     return kind if kind is not None and is_record_class(kind) else None
 
 
-def _parameter_entry(name, params, values):
+def _replaced_from(value, calls):
+    """The name of the record that `value` replaces fields of (`dataclasses.replace(p, ...)`,
+    `p._replace(...)`): a record of its class; else None."""
+    if type(value) is not gast.Call:
+        return None
+    callee = calls.get(value)
+    if callee is not None and callee.kind == "method" and callee.path == "_replace":
+        return callee.receiver
+    if getattr(callee, "obj", None) is dataclasses.replace and value.args and type(value.args[0]) is gast.Name:
+        return value.args[0].id
+    return None
+
+
+def _parameter_entry(name, params, values, calls):
     """(parameter, keys) where `name` is the parameter or its entry, bound once (`d = ds[0]`;
-    key `...` for each entry of a list or tuple: `d = ds[i]`, `for d in ds`); or None."""
+    key `...` for each entry of a list or tuple: `d = ds[i]`, `for d in ds`), or a record
+    replaced from one (`q = dataclasses.replace(d, ...)`, of d's class); or None."""
     keys = []
     while name not in params:
         bound = values.get(name, ())
         if len(bound) != 1 or bound[0] is None:
             return None
         value = bound[0]
+        source = _replaced_from(value, calls)
+        if source is not None:
+            if source == name:
+                return None
+            name = source
+            continue
         if type(value) is gast.Name:  # the target of a loop over `value`
             keys.append(...)
             name = value.id

@@ -26,7 +26,7 @@ puts its `jvp_of`, which differentiates a helper's source, in `_JVP_OF`.
 import inspect
 
 from ..runtime import joined_part, repeated_part, zeros_like_grad
-from . import activations, copies, elementwise, reductions, scalars, selections, series, shapes, statistics, structure, ufunc_methods, variances, fills
+from . import activations, copies, elementwise, record_replace, reductions, scalars, selections, series, shapes, statistics, structure, ufunc_methods, variances, fills
 from .registry import defjvp, is_nondifferentiable, lookup, nondifferentiable
 from .container_rules import _drop_last_transpose, _item_transpose, _leaf_transpose
 from .runtime_rules import _zero
@@ -206,6 +206,9 @@ _PIECEWISE_CONSTANT = {
     structure._merged_grad: ("x", "other"), structure._merged_tangent: ("ans", "x", "other"),  # keys only
     fills._pad_values_vjp: ("x", "values"), fills._pad_values_jvp: ("x",),
     fills._diff_edge_vjp: ("x", "prepend", "append"), fills._diff_edge_jvp: ("x", "prepend", "append"),
+    **{helper: ("ans", "record", "names", "values") for helper in (  # the record lends its class, the values zeros
+        record_replace.replace_fields_vjp_record, record_replace.replace_fields_vjp_values,
+        record_replace.replace_fields_jvp_record, record_replace.replace_fields_jvp_values)},
 }
 _register_helper_rules(_PIECEWISE_CONSTANT)
 

@@ -3,7 +3,8 @@
 One notion covers both kinds: `record_fields(kind)` names a record class's fields in
 order (a namedtuple's `_fields`, a dataclass's `dataclasses.fields`, as JAX's registered
 dataclasses), `field_values(x)` reads them, and `record_like(x, values)` makes a record
-of x's class holding other values (gradients, tangents). Imports nothing of NumPy.
+of x's class holding other values (gradients, tangents). `is_record_class` says which
+classes make the record of their arguments when called. Imports nothing of NumPy.
 """
 
 import dataclasses
@@ -50,6 +51,49 @@ def record_like(x, values):
     for name, value in zip(record_fields(kind), values):
         _set(out, name, value)
     return out
+
+
+def is_record_class(obj):
+    """Whether calling `obj` gives the record of its arguments: a namedtuple class or a
+    dataclass that `refusal` accepts."""
+    if not isinstance(obj, type):
+        return False
+    if issubclass(obj, tuple):
+        return is_namedtuple_class(obj)
+    return is_dataclass_kind(obj) and refusal(obj) is None
+
+
+def is_namedtuple_class(obj):
+    """Whether `obj` is a namedtuple class (`collections.namedtuple`, `typing.NamedTuple`)
+    or a subclass of one that makes its values as it does (no `__new__` or `__init__`
+    of its own): calling it gives the tuple of its fields."""
+    if not (isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields")):
+        return False
+    for klass in obj.__mro__:
+        if "_fields" in vars(klass):
+            return True  # the class namedtuple made: the rest of the MRO is tuple's
+        if "__new__" in vars(klass) or "__init__" in vars(klass):
+            return False
+    return False
+
+
+def refusal(kind):
+    """Why a call of the dataclass `kind` may not be the record of its arguments (a
+    phrase), or None when it is."""
+    fields = dataclasses.fields(kind)
+    hidden = next((f.name for f in fields if not f.init), None)
+    if hidden is not None:
+        return f"its field `{hidden}` is `field(init=False)`, set by the class rather than by the call"
+    if hasattr(kind, "__post_init__"):
+        return "it defines `__post_init__`, which may check or change the fields"
+    code = getattr(kind.__init__, "__code__", None)
+    if code is None or code.co_filename != "<string>":  # dataclasses compiles the __init__ it writes from a string
+        return "it defines an `__init__` of its own"
+    if any("__new__" in vars(klass) for klass in kind.__mro__[:-1]):
+        return "it defines a `__new__` of its own"
+    if set(code.co_varnames[1:code.co_argcount + code.co_kwonlyargcount]) != {f.name for f in fields}:
+        return "its `__init__` takes other arguments than its fields (an `InitVar`)"
+    return None
 
 
 class Field:
