@@ -254,7 +254,6 @@ def test_defvjp_with_a_default_argument_and_a_module_level_rule():
     assert np.allclose(srcgrad.grad(f)(X), 2 * X + 1.0)
 
 
-@pytest.mark.skipif(not hasattr(srcgrad, "hessian"), reason="hessian is not public yet")
 def test_hessian_through_a_forward_rule_alone_asks_for_a_reverse_rule():
     """Forward over the gradient of a custom_jvp function with no reverse rule met the
     transposed forward rule, and the refusal said to register a rule for an object of
@@ -563,7 +562,6 @@ def test_stop_gradient_on_tensors():
     assert t.grad.tolist() == [1.0, 2.0]
 
 
-@pytest.mark.skipif(not hasattr(srcgrad, "hessian"), reason="hessian is not public yet")
 def test_hessian_sees_through_the_rule_check():
     @srcgrad.custom_vjp
     def soft(x):
