@@ -20,6 +20,7 @@ import functools
 import inspect
 import re
 import types
+import weakref
 
 import gast
 
@@ -34,8 +35,24 @@ _KEPT = 16
 def called_parameters(fn, _seen=None):
     """The names of `fn`'s parameters that its code calls (`act(x)`) or passes to a
     parameter another of the user's functions calls (`rk4_step(rhs, y, h)`), in order; ()
-    where its source cannot be read (the transform then reports that itself)."""
-    seen = set() if _seen is None else _seen
+    where its source cannot be read (the transform then reports that itself). Kept per
+    function and code (`vjp` and `jvp` ask at every call)."""
+    if _seen is not None:
+        return _called_parameters(fn, _seen)
+    key = (getattr(fn, "__code__", None), tuple(getattr(fn, "__srcgrad_bound__", None) or ()))
+    try:
+        kept = _CALLED.get(fn)
+    except TypeError:  # not weakly referable
+        return _called_parameters(fn, set())
+    if kept is None or kept[0] != key:
+        kept = _CALLED[fn] = (key, _called_parameters(fn, set()))
+    return kept[1]
+
+
+_CALLED = weakref.WeakKeyDictionary()  # function -> ((its code, its bound names), called_parameters)
+
+
+def _called_parameters(fn, seen):
     if fn in seen:
         return ()
     seen.add(fn)
