@@ -169,17 +169,13 @@ def _is_container(value):
     return type(value) is dict or is_sequence(type(value)) or is_dataclass_kind(type(value))
 
 
-class _Field(str):
-    """The key of a dataclass field in a path (`_path` writes it `.name`)."""
-
-
 def _children(value):
     """(key, child) pairs of the pytree node `value`: a dict's items, a dataclass's fields
-    (keys `_Field`), a sequence's entries by index."""
+    (keys `Field`), a sequence's entries by index."""
     if type(value) is dict:
         return value.items()
     if is_dataclass_kind(type(value)):
-        return zip(map(_Field, record_fields(type(value))), field_values(value))
+        return zip(map(Field, record_fields(type(value))), field_values(value))
     return enumerate(value)
 
 
@@ -202,7 +198,7 @@ def _check_leaves(fn, name, value, alternative, keys=()):
 
 
 def _path(name, keys):
-    return name + "".join(f".{k}" if type(k) is _Field else f"[{k!r}]" for k in keys)
+    return name + "".join(f".{k.name}" if type(k) is Field else f"[{k!r}]" for k in keys)
 
 
 def _kind(value):

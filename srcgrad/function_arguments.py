@@ -19,7 +19,6 @@ derives anew rather than growing memory.
 import functools
 import inspect
 import re
-import types
 import weakref
 
 import gast
@@ -27,6 +26,7 @@ import gast
 from .compiler import frontend, syntax
 from .compiler.calls import bound_variant, is_followable
 from .compiler.scope import MISSING, dotted_parts, lookup_path
+from .compiler.stand_in import is_user_function
 from .errors import SrcGradError
 
 _KEPT = 16
@@ -82,7 +82,7 @@ def _handed(call, params, program, seen):
     function of the user's, calls."""
     parts = dotted_parts(call.func)
     callee = MISSING if parts is None else lookup_path(parts, program)
-    if not isinstance(callee, types.FunctionType) or _is_library(callee):
+    if not is_user_function(callee) or (callee.__module__ or "").startswith("srcgrad"):
         return ()
     inner = called_parameters(callee, seen)
     if not inner:
@@ -93,11 +93,6 @@ def _handed(call, params, program, seen):
         return ()
     return [node.id for name, node in passed.arguments.items()
             if name in inner and isinstance(node, gast.Name) and node.id in params]
-
-
-def _is_library(value):
-    module = getattr(value, "__module__", None) or ""
-    return module.split(".")[0] in ("numpy", "srcgrad", "math", "builtins")
 
 
 def per_call(fn, make):
@@ -144,10 +139,16 @@ def _binding(fn, params, args, kwargs):
     key = (id(fn), tuple((p, id(v)) for p, v in found.items()))
     kept = _VARIANTS.get(key)
     if kept is None:
-        if len(_VARIANTS) >= 4 * _KEPT:
-            del _VARIANTS[next(iter(_VARIANTS))]
-        kept = _VARIANTS[key] = (fn, found, bound_variant(fn, found))  # holding what the ids are of
+        kept = _keep(_VARIANTS, key, (fn, found, bound_variant(fn, found)), 4 * _KEPT)  # holding what the ids are of
     return kept[2]
+
+
+def _keep(table, key, value, limit):
+    """`table[key] = value`, first dropping the oldest entry where `table` holds `limit`."""
+    if len(table) >= limit:
+        del table[next(iter(table))]
+    table[key] = value
+    return value
 
 
 _VARIANTS = {}  # (id of a function, its bound parameters' ids) -> (it, the values, the bound copy); oldest first
@@ -187,12 +188,8 @@ class _PerCall:
             key = tuple(i if is_followable(v) else None for i, v in zip(ids, values))
             found = self.made.get(key)
             if found is None:
-                if len(self.made) >= _KEPT:
-                    del self.made[next(iter(self.made))]
-                found = self.made[key] = (values, self.make(_binding(self.fn, self.params, args, kwargs)))
-            if len(self.seen) >= _KEPT:
-                del self.seen[next(iter(self.seen))]
-            self.seen[ids] = (values, found[1])  # holding the objects whose ids it is keyed by
+                found = _keep(self.made, key, (values, self.make(_binding(self.fn, self.params, args, kwargs))), _KEPT)
+            _keep(self.seen, ids, (values, found[1]), _KEPT)  # holding the objects whose ids it is keyed by
         self.last = found[1]
         return found[1]
 

@@ -96,13 +96,19 @@ def _push(derivative, primals, tangents, keywords=None):
     """Call a generated jvp function: the tangents are its last parameters, after the
     keyword-only ones given in `keywords`."""
     function = derivative.function
-    names = _TANGENT_NAMES.get(function)
-    if names is None:
-        names = _TANGENT_NAMES[function] = list(inspect.signature(function).parameters)
+    names = _parameter_names(function)
     given = dict(zip(names[-len(tangents):], tangents))
     if keywords:
         given.update(keywords)
     return function(*primals, **given)
+
+
+def _parameter_names(function):
+    """The parameter names of the generated jvp `function` (its tangents last), kept."""
+    names = _TANGENT_NAMES.get(function)
+    if names is None:
+        names = _TANGENT_NAMES[function] = list(inspect.signature(function).parameters)
+    return names
 
 
 _TANGENT_NAMES = weakref.WeakKeyDictionary()  # generated jvp function -> its parameter names
@@ -116,10 +122,7 @@ def _linearized(derivative):
     function = derivative.function
     found = _LINEARIZED.get(function)
     if found is None:
-        names = _TANGENT_NAMES.get(function)
-        if names is None:
-            names = _TANGENT_NAMES[function] = list(inspect.signature(function).parameters)
-        made = linearize.split(derivative.source, names[-1:])
+        made = linearize.split(derivative.source, _parameter_names(function)[-1:])
         found = _LINEARIZED[function] = linearize.function(function, *made) if made else False
     return found or None
 

@@ -25,7 +25,7 @@ from ..rules import methods
 from ..rules.registry import limits
 from ..rules.record_replace import replace_fields
 from ..rules.structure import make_record
-from ..runtime.records import is_dataclass_kind
+from ..runtime.records import is_dataclass_kind, is_record_class, refusal as record_refusal
 from . import printing, record_calls, stand_in, syntax
 from .scope import MISSING, dotted_parts, lookup_path
 from .stand_in import is_user_function
@@ -74,7 +74,8 @@ def site(program, stmt, value, callee, register):
     if callee is None or callee.kind == "unresolved":
         called = callee.path.split(".")[0] if callee is not None else ""
         params = {a.id for a in program.tree.args.posonlyargs + program.tree.args.args + program.tree.args.kwonlyargs}
-        if called in params and called in syntax.names_stored(program.tree):
+        stored = set(syntax.names_stored(program.tree))
+        if called in params and called in stored:
             raise program.error(
                 stmt, f"`{program.name}` calls its parameter `{called}`, which it also assigns: srcgrad follows "
                 "a function given to a parameter only where the function never assigns that parameter (the "
@@ -103,7 +104,7 @@ def site(program, stmt, value, callee, register):
                 f"(`for act in (np.sin, np.cos)`); `{printing.unparse(loop.iter).strip()}` is not one",
                 NotDifferentiableError,
             )
-        if called in syntax.names_stored(program.tree):
+        if called in stored:
             raise program.error(
                 stmt, f"`{program.name}` calls its local variable `{called}`: {direct}, not one through a variable "
                 f"bound in a branch or a loop, more than once or to an expression's result (`{called} = fs[k]`, "
@@ -153,13 +154,13 @@ def site(program, stmt, value, callee, register):
     attribute = _array_attribute(callee.obj, args, keywords)
     if attribute is not None:  # `getattr(x, "T")` reads like `x.T`
         return Site(callee, methods.ATTRIBUTES[attribute], args[:1], {}, f"`.{attribute}`")
-    if record_calls.is_record_class(callee.obj):  # `P(W=a, b=c)` is make_record(P, (a, c))
+    if is_record_class(callee.obj):  # `P(W=a, b=c)` is make_record(P, (a, c))
         fields = record_calls.fields_in_order(program, stmt, callee, args, keywords)
         return Site(callee, make_record, [syntax.copy(value.func), syntax.tuple_(fields)], {}, f"`{callee.path}`")
     return Site(callee, callee.obj, args, keywords, f"`{callee.path}`")
 
 
-COPY_METHODS = {"copy", "astype", "flatten"}  # the array methods making a new array (`astype` unless copy=False)
+COPY_METHODS = frozenset({"copy", "astype", "flatten"})  # array methods making a new array (`astype` unless copy=False)
 
 
 def _copy_of_a_global(obj, value):
@@ -215,7 +216,7 @@ def missing_rule(program, stmt, call, register):
                   "or `__init__` of its own) or a dataclass whose `__init__` dataclasses generated (no `__post_init__`, "
                   "`field(init=False)` or `InitVar`)")
         if is_dataclass_kind(call.primal):
-            advice += f"; `{call.callee.path}` is a dataclass, but {record_calls.refusal(call.primal)}"
+            advice += f"; `{call.callee.path}` is a dataclass, but {record_refusal(call.primal)}"
         advice += (": compute with the arrays themselves, make the object such a record, or pass the values to the "
                    "object's methods as arguments")
     elif getattr(call.primal, "srcgrad_transposed", None):

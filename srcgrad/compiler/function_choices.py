@@ -24,6 +24,7 @@ import re
 import gast
 
 from . import syntax
+from .naming import Namer
 from .scope import dotted_parts
 
 _CHOICE_LINE = re.compile(r"=.*\bif\b.*\belse\b")
@@ -44,11 +45,13 @@ def run(program):
                 and isinstance(stmt.value, gast.IfExp) and counts.get(stmt.targets[0].id) == 1
                 and _is_choice(stmt.value, set(stored), stmt.targets[0].id)):
             choices[stmt.targets[0].id] = stmt
-    choices = {name: stmt for name, stmt in choices.items() if _only_called(program.tree, name)}
+    read_otherwise = _read_other_than_called(program.tree)
+    choices = {name: stmt for name, stmt in choices.items() if name not in read_otherwise}
     if not choices:
         return program.tree
     tree = syntax.copy(program.tree)
-    taken = {n.id for n in syntax.nodes(tree) if type(n) is gast.Name} | set(program.globals) | set(program.bound)
+    namer = Namer.for_tree(tree)
+    namer.taken |= set(program.globals) | set(program.bound)
     chosen, body = {}, []
     for stmt in tree.body:
         if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
@@ -56,20 +59,11 @@ def run(program):
             body.append(stmt)
             continue
         name, leaves = stmt.targets[0].id, []
-        flag = _fresh(f"{name}_chosen", taken)
-        body.append(syntax.located(gast.Assign(targets=[gast.Name(flag, gast.Store(), None, None)],
-                                               value=_numbered(stmt.value, leaves)), stmt))
+        flag = namer.fresh(f"{name}_chosen")
+        body.append(syntax.located(syntax.assign(flag, _numbered(stmt.value, leaves)), stmt))
         chosen[name] = (flag, leaves)
     tree.body = body
     return syntax.rewrite(tree, {gast.Call: lambda call: _chosen_call(call, chosen)})
-
-
-def _fresh(preferred, taken):
-    name, k = preferred, 1
-    while name in taken:
-        name, k = f"{preferred}{k}", k + 1
-    taken.add(name)
-    return name
 
 
 def _numbered(choice, leaves):
@@ -79,7 +73,7 @@ def _numbered(choice, leaves):
         return syntax.located(gast.IfExp(test=choice.test, body=_numbered(choice.body, leaves),
                                          orelse=_numbered(choice.orelse, leaves)), choice)
     leaves.append(choice)
-    return syntax.located(gast.Constant(len(leaves) - 1, None), choice)
+    return syntax.located(syntax.const(len(leaves) - 1), choice)
 
 
 def _store_counts(tree):
@@ -109,11 +103,11 @@ def _is_choice(node, stored, name):
     return parts is not None and parts[0] != name and parts[0] not in stored
 
 
-def _only_called(tree, name):
-    """Whether every read of `name` in `tree` is the function of a call."""
-    calls = {id(n.func) for n in syntax.nodes(tree) if isinstance(n, gast.Call)}
-    return all(id(n) in calls for n in syntax.nodes(tree)
-               if type(n) is gast.Name and n.id == name and isinstance(n.ctx, gast.Load))
+def _read_other_than_called(tree):
+    """The names that `tree` reads somewhere other than as the function of a call."""
+    nodes = list(syntax.nodes(tree))
+    called = {id(n.func) for n in nodes if type(n) is gast.Call}
+    return {n.id for n in nodes if type(n) is gast.Name and isinstance(n.ctx, gast.Load) and id(n) not in called}
 
 
 def _chosen_call(call, chosen):
@@ -123,8 +117,7 @@ def _chosen_call(call, chosen):
     flag, leaves = chosen[call.func.id]
     made = _called(leaves[-1], call)
     for number in range(len(leaves) - 2, -1, -1):
-        test = gast.Compare(left=gast.Name(flag, gast.Load(), None, None), ops=[gast.Eq()],
-                            comparators=[gast.Constant(number, None)])
+        test = syntax.compare(syntax.name(flag), gast.Eq(), syntax.const(number))
         made = syntax.located(gast.IfExp(test=test, body=_called(leaves[number], call), orelse=made), call)
     return made
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import NotDifferentiableError
 from . import argument_writes, printing, syntax
+from .calls import COPY_METHODS
 from .views import VIEW_FUNCTIONS, VIEW_METHODS
 
 CHANGING_METHODS = {"append"}  # the in-place methods reverse mode can undo (and `pop`: see `list_pops`)
@@ -193,7 +194,7 @@ def _is_fresh(value, calls):
                 return _is_fresh_method(getattr(obj, "__name__", None), value)
             if _is_view_function(obj):
                 return False
-            if obj is np.array and not _copies(value, default=True):
+            if obj is np.array and not _copies(value):
                 return False  # `np.array(x, copy=False)` (or None) returns `x` itself when it can
             module = getattr(obj, "__module__", None) or ""
             return module.startswith("numpy") or obj in (list, dict) or hasattr(obj, "nin")
@@ -203,17 +204,16 @@ def _is_fresh(value, calls):
 def _is_fresh_method(name, call):
     """Whether the array or list method `name`, called as `call`, always makes a new object."""
     if name == "astype":  # `copy=False` returns the array itself when it can
-        return _copies(call, default=True)
-    return name in {"copy", "tolist", "flatten"}
+        return _copies(call)
+    return name in COPY_METHODS or name == "tolist"
 
 
-def _copies(call, default):
-    """Whether the `copy=` of `call` is True: its keyword is the constant True, or it has
-    none and `default` is True."""
+def _copies(call):
+    """Whether `call` copies by its `copy=`: the constant True, or no such keyword (nor `**`)."""
     for k in call.keywords:
         if k.arg == "copy":
             return syntax.is_const(k.value) and k.value.value is True
-    return default and not any(k.arg is None for k in call.keywords)
+    return not any(k.arg is None for k in call.keywords)
 
 
 def _makes_new(value, assigns, reads, calls):

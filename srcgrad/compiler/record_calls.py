@@ -19,7 +19,7 @@ import gast
 
 from ..errors import NotDifferentiableError
 from ..runtime.containers import not_a_field
-from ..runtime.records import Field, is_namedtuple_class, is_record_class, record_fields, refusal  # noqa: F401  (re-exported)
+from ..runtime.records import Field, is_record_class, record_fields
 from . import syntax
 
 
@@ -80,15 +80,14 @@ def _defaults(kind):
 
 def field_reads(program, tree, params, activity, calls):
     """The checks (api.check_arguments) of the attribute reads `r.name` (or
-    `getattr(r, "name")`) that srcgrad
-    differentiates as the read of a record's field (`runtime.field_grad`, the tangent's
-    field): where `r` is a differentiated parameter or an entry of one (`d = ds[0]`,
-    `for d in ds`), or a record replaced from one (`q = dataclasses.replace(d, ...)`), one
-    refusing a record whose class has no field `name`. Refused here: such a read of a name
-    bound only by calls of one record class (`p = D(x, 2.0)`) or replaced from one. A name that is no field
-    is a property or another attribute of the class, computed from the fields where
-    srcgrad does not see it: its derivative would be read off the gradient or the
-    tangent, wrongly."""
+    `getattr(r, "name")`) that srcgrad differentiates as the read of a record's field
+    (`runtime.field_grad`, the tangent's field): where `r` is a differentiated parameter
+    or an entry of one (`d = ds[0]`, `for d in ds`), or a record replaced from one
+    (`q = dataclasses.replace(d, ...)`), one refusing a record whose class has no field
+    `name`. Refused here: such a read of a name bound only by calls of one record class
+    (`p = D(x, 2.0)`) or replaced from one. A name that is no field is a property or
+    another attribute of the class, computed from the fields where srcgrad does not see
+    it: its derivative would be read off the gradient or the tangent, wrongly."""
     if not any((c.kind == "attribute" and not c.known) or c.obj is dataclasses.replace or c.obj is builtins.getattr
                for c in calls.values()):
         return ()  # no read of an attribute arrays do not have (a read on a record's read shows in `calls` too)
@@ -175,16 +174,15 @@ def _parameter_entry(name, params, values, calls):
     """(parameter, keys) where `name` is the parameter or its entry, bound once (`d = ds[0]`;
     key `...` for each entry of a list or tuple: `d = ds[i]`, `for d in ds`), or a record
     replaced from one (`q = dataclasses.replace(d, ...)`, of d's class); or None."""
-    keys = []
+    keys, visited = [], set()
     while name not in params:
         bound = values.get(name, ())
-        if len(bound) != 1 or bound[0] is None:
+        if len(bound) != 1 or bound[0] is None or name in visited:
             return None
+        visited.add(name)
         value = bound[0]
         source = _replaced_from(value, calls)
         if source is not None:
-            if source == name:
-                return None
             name = source
             continue
         if type(value) is gast.Name:  # the target of a loop over `value`

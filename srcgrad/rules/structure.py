@@ -499,7 +499,7 @@ def merge_jvp_y(t, ans, x, y):
 def make_record(kind, fields):
     """The record of the class `kind` whose fields hold `fields`, in order: `kind(*fields)`
     for a namedtuple, a call of a dataclass's generated `__init__` with its fields by name
-    (`kw_only` ones too), which only stores them (record_calls.is_record_class)."""
+    (`kw_only` ones too), which only stores them (runtime.records.is_record_class)."""
     if issubclass(kind, tuple):
         return kind(*fields)
     return kind(**dict(zip(record_fields(kind), fields)))
