@@ -1,6 +1,7 @@
 """Passes one by one: the code after a stage (as `verbose="stages"` prints it), source in,
 source out, for the passes that rewrite real Python (ANF, iteration, closures, mutation)."""
 
+import math
 import re
 import textwrap
 
@@ -750,3 +751,26 @@ def test_an_iterator_that_reading_by_index_would_not_follow_is_refused(fn, says)
     with pytest.raises(srcgrad.SrcGradError) as info:
         srcgrad.grad(fn)
     assert says in str(info.value) and "in the `for` statement itself" in str(info.value)
+
+
+def natural_log(x):
+    return math.log(x) + math.log(x, 2)
+
+
+def log_in_base(x, b):
+    return math.log(x, b)
+
+
+def test_a_rule_s_test_of_a_default_it_was_not_given_is_folded_away():
+    """math.log(x) has derivative 1 / x: the rule's `base is None` test is folded with
+    the default (no `math.log(2.718281828459045)` left), and a constant base too."""
+    text = srcgrad.source(srcgrad.grad(natural_log))
+    assert "(1.0 / x)" in text and "1.0 / (x * math.log(2))" in text
+    assert "is None" not in text and "2.718281828459045" not in text
+    x = 3.0
+    assert srcgrad.grad(natural_log)(x) == pytest.approx(1.0 / x + 1.0 / (x * math.log(2.0)), rel=1e-15)
+    assert srcgrad.grad(natural_log)(x) == pytest.approx(numerical_grad(natural_log, (x,), 0), rel=1e-8)
+    assert srcgrad.jvp(natural_log, (x,), (2.0,))[1] == pytest.approx(2.0 * (1.0 / x + 1.0 / (x * math.log(2.0))))
+    # a base the code reads keeps the test, which is False for every base math.log accepts
+    assert srcgrad.grad(log_in_base, wrt=(0, 1))(3.0, 2.5) == pytest.approx(
+        (1.0 / (3.0 * math.log(2.5)), -math.log(3.0) / (2.5 * math.log(2.5) ** 2)), rel=1e-12)

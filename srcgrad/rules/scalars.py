@@ -95,12 +95,12 @@ def math_expm1_d(ans, x):
 
 
 @elementwise(math.log, "x")
-def math_log_d(ans, x, base=math.e):
-    return 1.0 / (x * math.log(base))
+def math_log_d(ans, x, base=None):
+    return 1.0 / x if base is None else 1.0 / (x * math.log(base))
 
 
 @elementwise(math.log, "base")
-def math_log_dbase(ans, x, base=math.e):
+def math_log_dbase(ans, x, base=None):
     return -ans / (base * math.log(base))
 
 
