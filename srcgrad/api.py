@@ -453,6 +453,17 @@ def source(derivative):
     lazy = getattr(derivative, "__srcgrad_lazy__", None)
     if lazy is not None:
         return lazy.get().display()
+    compiled = getattr(derivative, "__srcgrad_derivatives__", None)  # @srcgrad.compile (tensor/compiled.py)
+    if compiled is not None:
+        made = compiled()
+        if not made:
+            name = derivative.__name__
+            raise ValueError(
+                f"`{name}` (@srcgrad.compile) has made no derivative yet: it makes one for each kind of call on "
+                f"Tensors that require grad, so call it on them first; the gradient of the plain function is "
+                f"srcgrad.source(srcgrad.grad({name}.__wrapped__, wrt=...))"
+            )
+        return "\n\n".join(d.display() for d in made)
     made = getattr(derivative, "__srcgrad_made__", None)  # specialized to the functions passed (function_arguments.py)
     if made is not None:
         return source(made())

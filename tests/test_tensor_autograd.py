@@ -341,6 +341,36 @@ def test_compiled_function_under_no_grad_and_second_backward():
 
 
 @torch.compile
+def compiled_layer(w, x):
+    return np.tanh(np.matmul(x, w))
+
+
+def test_source_of_a_compiled_function_shows_the_derivatives_its_calls_use():
+    with raises(ValueError, "`compiled_layer` (@srcgrad.compile) has made no derivative yet: it makes one for each "
+                "kind of call on Tensors that require grad, so call it on them first; the gradient of the plain "
+                "function is srcgrad.source(srcgrad.grad(compiled_layer.__wrapped__, wrt=...))"):
+        torch.source(compiled_layer)
+    w, _ = _layer()
+    with torch.no_grad():
+        compiled_layer(w, torch.ones(2, 5))
+    with pytest.raises(ValueError, match="made no derivative yet"):
+        torch.source(compiled_layer)  # a call that records nothing uses none
+    out = compiled_layer(w, torch.ones(2, 5))  # w requires grad, x does not
+    text = torch.source(compiled_layer)
+    assert text.count("\ndef compiled_layer_vjp(w, x):") == 1 and "        # return np.tanh(np.matmul(x, w))" in text
+    assert "zeros_like_grad(x)" in text and "\n        x_bar" not in text  # the call differentiates w only
+    compiled_layer(w, torch.ones(2, 5, requires_grad=True))  # another kind: both w and x
+    text = torch.source(compiled_layer)
+    assert text.count("\ndef compiled_layer_vjp(w, x):") == 2 and "\n        x_bar = " in text.split("\n\nimport numpy")[1]
+    # the text shown is code that runs: its pullback gives what backward gives
+    out.backward(torch.ones(2, 3))
+    scope = {}
+    exec(compile(text.split("\n\nimport numpy")[0], "<shown>", "exec"), scope)
+    _, pullback = scope["compiled_layer_vjp"](w.detach().numpy(), np.ones((2, 5), np.float32))
+    np.testing.assert_allclose(pullback(np.ones((2, 3), np.float32))[0], w.grad.numpy(), rtol=1e-6)
+
+
+@torch.compile
 def compiled_scaled(w, x, scale=1.0, bias=0.0):
     return np.sum(np.tanh(np.matmul(x, w)) + bias) * scale
 

@@ -358,9 +358,23 @@ def compile(fn=None, *, backend=None):
             return first(args, arrays, key, edges)
         return tracked(kind, args, arrays, edges)
 
+    def made():
+        """The derivatives (compiler.pipeline.Derivative) the tracked calls so far have
+        used or will use at backward, one per mode and set of positions, first use first."""
+        wanted = []
+        for kind in kinds.values():
+            if kind.how != "untracked":
+                mode = "value_and_grad" if kind.scalar else ("split_vjp" if kind.outputs is None else "vjp")
+                if (mode, kind.positions) not in wanted:
+                    wanted.append((mode, kind.positions))
+        from ..compiler import derive
+
+        return [derive(called, mode, positions) for mode, positions in wanted]
+
     run = _fast_call(_arity(called) if called is fn else positional, slow, kinds, cls)
     functools.update_wrapper(run, fn)
     run.__wrapped__ = run.__srcgrad_compiled__ = fn  # srcgrad differentiates fn for run
+    run.__srcgrad_derivatives__ = made  # what srcgrad.source shows
     if report is not None:
         run.__srcgrad_backend__ = report
     return run
