@@ -762,8 +762,8 @@ def log_in_base(x, b):
 
 
 def test_a_rule_s_test_of_a_default_it_was_not_given_is_folded_away():
-    """math.log(x) has derivative 1 / x: the rule's `base is None` test is folded with
-    the default (no `math.log(2.718281828459045)` left), and a constant base too."""
+    """math.log(x) has derivative 1 / x: the rule's `base is None` test is settled where
+    the default is inlined (no `math.log(2.718281828459045)` left), and a constant base too."""
     text = srcgrad.source(srcgrad.grad(natural_log))
     assert "(1.0 / x)" in text and "1.0 / (x * math.log(2))" in text
     assert "is None" not in text and "2.718281828459045" not in text

@@ -300,15 +300,7 @@ def _fold_tree(node, reads):
     if cls is gast.UnaryOp:
         return _fold(node, [node.operand], type(node.op)) if type(node.operand) is constant else node
     if cls is gast.Compare and len(node.ops) == 1:
-        left, right = node.left, node.comparators[0]
-        if type(node.ops[0]) in (gast.Is, gast.IsNot) and type(left) is type(right) is constant and (_none(left) or _none(right)):
-            same = left.value is None and right.value is None  # a rule's test of a default None, inlined
-            return gast.copy_location(syntax.const(same is (type(node.ops[0]) is gast.Is)), node)
         return _fold(node, [node.left, node.comparators[0]], type(node.ops[0]))
-    if cls is gast.IfExp and _number(node.test):  # a rule's test of a default, folded above
-        kept, dropped = (node.body, node.orelse) if node.test.value else (node.orelse, node.body)
-        _forget_reads(dropped, reads)
-        return kept
     return node
 
 
@@ -335,10 +327,6 @@ def _plus_zero(node):
         and type(node.right.value) is not bool
         and node.right.value == 0
     )
-
-
-def _none(node):
-    return isinstance(node, gast.Constant) and node.value is None
 
 
 def _number(node):
