@@ -296,6 +296,28 @@ SNIPPETS = {
         print([str(w.message).split(' (Triggered internally')[0] for w in caught])
         print(torch.randint(5, (3,)).shape, torch.randint(2, 5, (2, 2)).dtype, torch.randint(3, size=(4,)).shape)
     """,
+    "hooks": """
+        x = torch.tensor([1., 2., 3.], requires_grad=True)
+        h = x.register_hook(lambda g: g * 2)
+        print(torch.autograd.grad((x * x).sum(), x)); (x * x).sum().backward(); print(x.grad)
+        h.remove(); h.remove(); (x * x).sum().backward(); print(x.grad)
+        z = x * 3; z.register_hook(lambda g: print('z sees', g)); z.retain_grad(); z.register_hook(lambda g: g + 1)
+        z.sum().backward(); print(z.grad, x.grad)
+        attempt(lambda: torch.ones(2).register_hook(lambda g: g))
+        for bad in [lambda g: torch.ones(3), lambda g: g.double(), lambda g: 5]:
+            w = torch.ones(2, requires_grad=True); w.register_hook(bad)
+            attempt(lambda: (w * 2).sum().backward()); print(w.grad)
+        a = torch.ones(2, requires_grad=True)
+        a.register_hook(lambda g: print('first', g) or g * 10); a.register_hook(lambda g: print('second', g))
+        (a * 2).sum().backward(); print(a.grad)
+        c = torch.ones(2, requires_grad=True); c.register_hook(lambda g: print('once', g, g.requires_grad, g.grad_fn))
+        (c * c).sum().backward(); print(c.grad)
+        d = torch.ones(2, requires_grad=True); d.register_hook(lambda g: g.mul_(3)); (d * 2).sum().backward(); print(d.grad)
+        e = torch.ones(2, requires_grad=True); e.register_hook(lambda g: [g.mul_(3), None][1])
+        y = e * 2; y.sum().backward(retain_graph=True); y.sum().backward(); print(e.grad)
+        m = torch.ones(2, 2, requires_grad=True); y = m.sum(0); y.register_hook(lambda g: g * torch.tensor([1., 5.]))
+        y.sum().backward(); print(m.grad)
+    """,
     "reductions-and-expansions": """
         def shown(f):  # the result and its shape, or the error
             try:

@@ -273,7 +273,7 @@ def compile(fn=None, *, backend=None):
             loud(token)
         node = _new(cls)
         node.next_functions = tuple(edges)
-        node._retained = None
+        node._hooks = None
         node.kind = kind
         node.saved = saved
         node.freed = False
@@ -462,7 +462,7 @@ def _fast_call(arity, slow, kinds, cls):
         "            out = make(value if type(value) is ndarray else asarray(value), True)",
         "            node = new(cls)",
         f"            node.next_functions = ({', '.join(e)},)",
-        "            node._retained = None",
+        "            node._hooks = None",
         "            node.kind = kind",
         "            node.saved = saved",
         "            node.freed = False",

@@ -48,6 +48,7 @@ __all__ = [
     "saved_versions",
     "bump",
     "check_versions",
+    "RemovableHandle",
 ]
 
 FREED_MESSAGE = (
@@ -232,13 +233,13 @@ def describe(array, producer):
 class Node:
     """Base of every graph node. Subclasses are named like PyTorch's (`MulBackward0`)."""
 
-    __slots__ = ("next_functions", "_retained", "__weakref__")
+    __slots__ = ("next_functions", "_hooks", "__weakref__")
     freed = False
     versions = ()  # records of saved tensors (saved_version); a subclass that saves has a slot
 
     def __init__(self, next_functions):
         self.next_functions = next_functions
-        self._retained = None
+        self._hooks = None
 
     def name(self):
         return type(self).__name__
@@ -268,10 +269,87 @@ class Node:
 
     def retain(self, tensor):
         """Also store this node's incoming gradient into `tensor.grad` (retain_grad)."""
-        if self._retained is None:
-            self._retained = []
-        if not any(t is tensor for t in self._retained):
-            self._retained.append(tensor)
+        if self._hooks is None:
+            self._hooks = []
+        if not any(h is tensor for h in self._hooks):
+            self._hooks.append(tensor)
+
+    def add_hook(self, hook):
+        """Run `hook` on this node's incoming gradient (Tensor.register_hook); the handle
+        that removes it."""
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(hook)
+        return RemovableHandle(self, hook)
+
+
+class RemovableHandle:
+    """What `register_hook` returns: `remove()` takes the hook off (again: nothing)."""
+
+    def __init__(self, node, hook):
+        self._node, self._hook = node, hook
+
+    def remove(self):
+        node, hook = self._node, self._hook
+        if node is not None and node._hooks:
+            node._hooks[:] = [h for h in node._hooks if h is not hook]
+        self._node = self._hook = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def run_hooks(node, g):
+    """The gradient `g` reaching `node` after its hooks, in the order they were
+    registered, each given the gradient the one before returned (a Tensor; None keeps
+    it; one written in place counts as returned); then stored into the tensors that
+    retain their grad, which see the hooked gradient whenever they asked, as in PyTorch."""
+    hooks = node._hooks
+    retained = []
+    for hook in list(hooks):
+        if isinstance(hook, _tensor_class()):
+            retained.append(hook)
+            continue
+        g = _hooked(hook, g)
+    for t in retained:
+        accumulate(t, g)
+    return g
+
+
+def _hooked(hook, g):
+    """What `hook` makes of the gradient array `g`, checked as PyTorch checks it."""
+    tensor = _tensor_class()
+    given = tensor._make(np.array(g, copy=True))  # a hook may write into it: g may be saved or shared
+    out = hook(given)
+    if out is None:
+        return given._data
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if not isinstance(out, tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
+    data = out._data
+    if data.shape != np.shape(g):
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    if data.dtype != np.asarray(g).dtype:
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was {_legacy(np.asarray(g).dtype)} got {_legacy(data.dtype)})"
+        )
+    return data
+
+
+def _legacy(dtype):
+    """PyTorch's legacy name of a CPU tensor type (`srcgrad.FloatTensor`)."""
+    return "srcgrad." + {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                         "bool": "Bool"}.get(np.dtype(dtype).name, np.dtype(dtype).name.capitalize()) + "Tensor"
+
+
+@functools.lru_cache(maxsize=None)
+def _tensor_class():
+    from .tensor import Tensor  # tensor.py imports this module
+
+    return Tensor
 
 
 class AccumulateGrad(Node):
@@ -378,11 +456,11 @@ def run_single(node, shape, dtype, retain_graph):
     topological sort: the E7 check, the node's gradients, its release, then one
     accumulation per leaf (gradients of a leaf used twice summed first, in input order).
     """
-    if node._retained:
+    if node._hooks:
         return False
     edges = node.next_functions
     for nxt, _ in edges:
-        if nxt is not None and type(nxt) is not AccumulateGrad:
+        if nxt is not None and (type(nxt) is not AccumulateGrad or nxt._hooks):
             return False
     if node.freed:
         raise RuntimeError(FREED_MESSAGE)
@@ -477,9 +555,8 @@ def run_backward(roots, grads, retain_graph=False, capture=None):
         g = pending.pop(node, None)
         if g is None:
             continue
-        if node._retained:
-            for t in node._retained:
-                accumulate(t, g)
+        if node._hooks:
+            g = run_hooks(node, g)
         if node in wanted:
             captured[node] = g
             if not any(n is not None and n in need for n, _ in node.next_functions):
@@ -502,9 +579,8 @@ def _run(order, pending, retain_graph):
         g = pop(node, None)
         if g is None:
             continue
-        if node._retained:
-            for t in node._retained:
-                accumulate(t, g)
+        if node._hooks:
+            g = run_hooks(node, g)
         if type(node) is AccumulateGrad:
             accumulate(node.variable, g)
             continue

@@ -83,7 +83,7 @@ class RuleNode(Node):
 
     def __init__(self, next_functions, rule, args, kwargs, ans, in_dtypes, saves, versions):
         self.next_functions = next_functions  # Node.__init__, inlined: one node per op
-        self._retained = None
+        self._hooks = None
         self.rule = rule
         self.args = args
         self.kwargs = kwargs
