@@ -202,7 +202,11 @@ def _path(name, keys):
 
 
 def _kind(value):
-    return f"array of {value.dtype}" if isinstance(value, np.ndarray) else type(value).__name__
+    """How a message names the kind of `value`: a NumPy scalar by its dtype (`bool`, not
+    NumPy 1's `bool_`)."""
+    if isinstance(value, np.ndarray):
+        return f"array of {value.dtype}"
+    return value.dtype.name if isinstance(value, np.generic) else type(value).__name__
 
 
 class _Lazy:
