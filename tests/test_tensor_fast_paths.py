@@ -355,7 +355,7 @@ ONE_OPERAND = [  # (method call, primitive, its keyword arguments or one positio
     (lambda t: torch.nn.functional.relu(t), activations.relu, {}, "ReluBackward0"),
     (lambda t: t.exp(), np.exp, {}, "ExpBackward0"),
     (lambda t: -t, operator.neg, {}, "NegBackward0"),
-    (lambda t: t.view(13, 7), np.reshape, {"shape": (13, 7)}, "ViewBackward0"),
+    (lambda t: t.view(13, 7), np.reshape, (13, 7), "ViewBackward0"),  # by position: NumPy 1 calls it newshape
     (lambda t: t.t(), np.transpose, {"axes": (1, 0)}, "TBackward0"),
     (lambda t: t.T, np.transpose, {}, "PermuteBackward0"),
     (lambda t: t[1], operator.getitem, 1, "SelectBackward0"),
@@ -497,3 +497,26 @@ def test_grad_mode_is_per_thread():
         worker.start()
         worker.join()
     assert seen == [True]
+
+
+def test_a_python_number_never_widens_a_0d_float_tensor():
+    """PyTorch's (and NEP 50's) promotion for 0-d tensors too, which NumPy 1 widens to
+    float64 when all its arrays are 0-d: a scalar loss times 0.5 stays float32."""
+    a = torch.tensor(2.0, requires_grad=True)
+    results = {
+        "a * 0.5": a * 0.5, "0.5 * a": 0.5 * a, "a + 1": a + 1, "a / 3": a / 3, "1 - a": 1 - a, "a - 0.1": a - 0.1,
+        "2 ** a": 2 ** a, "a ** 0.5": a ** 0.5, "a.mul(2)": a.mul(2), "a.add(1.5)": a.add(1.5),
+        "clamp": torch.clamp(a, 0.1, 1.5), "clamp_min": a.clamp_min(0.5), "where": torch.where(a > 1, a, 0.5),
+        "sum * 0.5": torch.ones(3).sum() * 0.5, "mean + 1.5": torch.ones(3).mean() + 1.5,
+        "bce": torch.nn.functional.binary_cross_entropy_with_logits(a * 0.1, torch.tensor(1.0)),
+        "mse": torch.nn.functional.mse_loss(a, torch.tensor(1.0)) * 0.5,
+    }
+    assert {k: v.dtype for k, v in results.items() if v.dtype != torch.float32} == {}
+    assert (a * 0.1).item() == float(np.float32(2.0) * np.float32(0.1))  # computed in float32
+    assert torch.clamp(a, 0.1, 1.5).item() == float(np.float32(1.5))
+    b = a * 3
+    b.retain_grad()
+    seen = []
+    b.register_hook(lambda g: seen.append(g.dtype))
+    ((b * 0.5 - 1.5) / 2.0).backward()
+    assert seen == [torch.float32] and b.grad.dtype == a.grad.dtype == torch.float32 and a.grad.item() == 0.75

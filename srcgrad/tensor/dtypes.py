@@ -170,6 +170,33 @@ def _python_dtype(x):
     raise TypeError(f"unsupported operand type: {type(x).__name__}")
 
 
+# NEP 50 (NumPy 2): a Python number never widens an array. NumPy 1 gives an operation
+# whose arrays are all 0-d the dtype of its Python floats (float32 0-d * 0.5 is float64).
+WEAK_NUMBERS = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
+
+
+def legacy_widened(ans, arrays):
+    """Under NumPy 1, the float dtype NEP 50 would have given `ans`, computed from the
+    0-d float `arrays` (tensor data) and Python numbers, where NumPy 1 widened it; None
+    otherwise (and always under NumPy 2)."""
+    if WEAK_NUMBERS or ans.dtype.kind != "f":
+        return None
+    widest = None
+    for a in arrays:
+        if a.ndim or a.dtype.kind != "f":
+            return None
+        widest = a.dtype if widest is None or a.dtype.itemsize > widest.itemsize else widest
+    return widest if widest is not None and ans.dtype.itemsize > widest.itemsize else None
+
+
+def as_weak_number(value, array):
+    """`value` as NEP 50 uses a Python number against `array` under NumPy 1 too: a number
+    meeting a 0-d float array becomes the array's scalar type; anything else is kept."""
+    if WEAK_NUMBERS or array.ndim or array.dtype.kind != "f" or type(value) not in (builtins.int, builtins.float):
+        return value
+    return array.dtype.type(value)
+
+
 def result_type(*operands):
     """The NumPy dtype PyTorch gives a binary op over `operands`.
 

@@ -187,6 +187,8 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, *
         loud(token)
     if type(ans) is not _ndarray:
         ans = np.asarray(ans)
+    if out_dtype is None and not dtypes.WEAK_NUMBERS:
+        out_dtype = dtypes.legacy_widened(ans, [a for a in arrays if type(a) is _ndarray])
     if out_dtype is not None and ans.dtype != out_dtype:
         ans = ans.astype(out_dtype)
     if needs:
@@ -436,6 +438,11 @@ def binary_same(primitive, a, b, x, y, name, saves, requires_grad):
     """`primitive(x, y)` for the arrays (or Python numbers) `x`, `y` of `a`, `b`, whose
     result dtype is the float dtype of the tensor operand(s): what `apply` does then.
     `requires_grad`: whether a tensor operand requires grad (recorded if grad mode is on)."""
+    if not dtypes.WEAK_NUMBERS:  # NumPy 1 widens a 0-d float32 array with a Python float
+        if type(y) in _NUMBERS:
+            y = dtypes.as_weak_number(y, x)
+        elif type(x) in _NUMBERS:
+            x = dtypes.as_weak_number(x, y)
     token = quiet()
     try:
         ans = primitive(x, y)

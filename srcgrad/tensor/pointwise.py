@@ -63,8 +63,8 @@ def _clamp(input, lo, hi, name):
     x = input._data
     bounds = [b._data if _is_tensor(b) else b for b in (lo, hi) if b is not None]
     dt = dtypes.result_type(x, *bounds)
-    if dt == x.dtype and not any(_is_tensor(b) for b in (lo, hi)):
-        return ops.unary(np.clip, input, name, consts=(lo, hi))  # the common case: number bounds
+    if dt == x.dtype and not any(_is_tensor(b) for b in (lo, hi)):  # the common case: number bounds
+        return ops.unary(np.clip, input, name, consts=(dtypes.as_weak_number(lo, x), dtypes.as_weak_number(hi, x)))
     return ops.apply(np.clip, input, lo, hi, name=name, dtype=dt, out_dtype=dt)
 
 
