@@ -101,12 +101,15 @@ def _partial(value):
                         "argument only of a Python function, a bound method of one or a callable object")
     if shape.refused:
         return shape
+    held = tuple(("func",) + path for path in shape.held) + tuple(("args", k) for k in range(len(value.args)))
+    keywords = tuple(value.keywords)
+    found = _INTERNED.get((shape.func, held, keywords))
+    if found is not None:  # its shape checked before
+        return found
     try:
         inspect.signature(value)
     except (TypeError, ValueError):
         return _refused(f"a functools.partial whose keywords `{spelling(shape.func)}` does not take")
-    held = tuple(("func",) + path for path in shape.held) + tuple(("args", k) for k in range(len(value.args)))
-    keywords = tuple(value.keywords)
     shown = ", ".join([shape.__name__] + ["..."] * len(value.args) + [f"{k}=..." for k in keywords])
     return _interned((shape.func, held, keywords), shape.func, held, keywords, f"functools.partial({shown})")
 
