@@ -9,11 +9,22 @@ as a callee's parameters are bound where a caller passes a known function
 (`compiler.calls.with_functions`). The generated code reads like the user's, with the
 binding named in its docstring (`Gradient of f (act = np.tanh)`).
 
+A `functools.partial` of a Python function, a bound method or a callable object is bound
+as what it calls (`followed`: a `compiler.passed_callables.Passed`), keyed by the function
+and, for a partial, the number of its positional arguments and the names of its keywords,
+never by the object nor its values: the derivative reads the partial's arguments or the
+instance from the argument when it runs (`f_k = f.keywords['k']`, `f.__self__`), so a
+fresh partial per call, another instance or a changed attribute reuses the derivative
+with its own numbers. Those values are constants (no gradient flows into them).
+
 Invariants: a function that calls none of its parameters gets the transform itself, with
 no per-call cost; a parameter is bound only to a function srcgrad can follow
-(`calls.is_followable`); at most `_KEPT` bindings are kept per transform (and four
-times as many bound copies in all), the oldest dropped first: a new lambda per call
-derives anew rather than growing memory.
+(`calls.is_followable`) or a `Passed` (one that cannot be followed is refused at its
+call's line); at most `_KEPT` bindings are kept per transform (and four times as many
+bound copies in all), the oldest dropped first: a new lambda per call derives anew
+rather than growing memory. A call whose arguments are the objects of an earlier call
+reuses its transform without type checks, but for a `Passed`, which is looked up again
+(a partial's keywords or a class's `__call__` may have changed).
 """
 
 import functools
@@ -25,6 +36,7 @@ import gast
 
 from .compiler import frontend, syntax
 from .compiler.calls import bound_variant, is_followable
+from .compiler.passed_callables import Passed, passed
 from .compiler.scope import MISSING, dotted_parts, lookup_path
 from .compiler.stand_in import is_user_function
 from .errors import SrcGradError
@@ -108,7 +120,7 @@ def per_call(fn, make):
     if not params:
         return make(fn)
     made = _PerCall(fn, make, params)
-    if all(is_followable(default) for _, _, default in made.slots):
+    if all(followed(default) is not None for _, _, default in made.slots):
         made.for_call((), {})  # made now for the defaults: what cannot be differentiated fails here
     return made.function
 
@@ -124,16 +136,24 @@ def resolve(fn, args, kwargs=None):
     return _binding(fn, params, args, kwargs or {}) if params else fn
 
 
+def followed(value):
+    """What a parameter holding `value` is bound to: `value` itself where it is a function
+    srcgrad follows (`calls.is_followable`), the interned `Passed` of a partial, bound
+    method or callable object (the values it holds are read from it at run time), else
+    None."""
+    return value if is_followable(value) else passed(value)
+
+
 def _binding(fn, params, args, kwargs):
-    """`fn` with `params` bound to the followable functions this call passes (or that are
-    their defaults); `fn` itself where none is."""
+    """`fn` with `params` bound to what this call passes them (or their defaults) where
+    `followed` knows it; `fn` itself where it knows none."""
     try:
         arguments = inspect.signature(fn).bind_partial(*args, **kwargs)
     except TypeError:
         return fn  # the transform reports the bad call
     arguments.apply_defaults()
-    found = {p: arguments.arguments[p] for p in params
-             if p in arguments.arguments and is_followable(arguments.arguments[p])}
+    found = {p: followed(arguments.arguments[p]) for p in params if p in arguments.arguments}
+    found = {p: value for p, value in found.items() if value is not None}
     if not found:
         return fn
     key = (id(fn), tuple((p, id(v)) for p, v in found.items()))
@@ -166,8 +186,9 @@ class _PerCall:
         self.slots = [(p, positional.index(p) if p in positional else 1 << 30,
                        _UNSET if signature[p].default is signature[p].empty else signature[p].default)
                       for p in self.params]
-        self.made = {}  # ids of the functions bound (None: not one) -> (them, made transform); oldest first
-        self.seen = {}  # ids of the parameters' values at a call -> (them, made transform); oldest first
+        self.made = {}  # ids of what is bound (`followed`; None: nothing) -> (it, made transform); oldest first
+        # ids of the parameters' values at a call -> (them, made transform, whether one is a Passed); oldest first
+        self.seen = {}
         self.last = None
 
         @functools.wraps(fn)
@@ -184,12 +205,14 @@ class _PerCall:
         values = [args[i] if i < given else kwargs.get(p, default) for p, i, default in self.slots]
         ids = tuple(map(id, values))
         found = self.seen.get(ids)  # the same objects as a call before: no type checks
-        if found is None:
-            key = tuple(i if is_followable(v) else None for i, v in zip(ids, values))
+        if found is None or found[2]:  # a partial's keywords or a class's `__call__` may have changed since
+            bound = [followed(v) for v in values]
+            key = tuple(None if b is None else id(b) for b in bound)
             found = self.made.get(key)
             if found is None:
-                found = _keep(self.made, key, (values, self.make(_binding(self.fn, self.params, args, kwargs))), _KEPT)
-            _keep(self.seen, ids, (values, found[1]), _KEPT)  # holding the objects whose ids it is keyed by
+                found = _keep(self.made, key, (bound, self.make(_binding(self.fn, self.params, args, kwargs))), _KEPT)
+            shaped = any(isinstance(b, Passed) for b in bound)
+            found = _keep(self.seen, ids, (values, found[1], shaped), _KEPT)  # holding what its ids are of
         self.last = found[1]
         return found[1]
 
@@ -197,7 +220,7 @@ class _PerCall:
         """The transform last called, or the one of the parameters' defaults (what
         `srcgrad.source` prints)."""
         if self.last is None:
-            unbound = [p for p, _, default in self.slots if not is_followable(default)]
+            unbound = [p for p, _, default in self.slots if followed(default) is None]
             if unbound:
                 raise TypeError(
                     f"the derivative of `{self.fn.__name__}` is made for the functions passed to "

@@ -44,6 +44,7 @@ import gast
 from .. import rules
 from ..errors import SrcGradError
 from . import aliases, anf, fence, frontend, function_choices, idioms, jumps, key_lambdas, map_filter, scope, stand_in, syntax, unroll
+from .passed_callables import Passed
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function
 
@@ -139,6 +140,8 @@ class _Splicer:
         if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             return None
         fn = lookup_path(parts, self.program)
+        if _hands_on_passed(call, fn, self.program.bound):
+            return None
         if isinstance(fn, types.MethodType) and rules.is_nondifferentiable(fn.__func__):  # `log.info(...)`
             return None
         if isinstance(fn, types.MethodType) or stand_in.is_instance(fn):  # `self.step(x)`, `layer(x)`
@@ -315,6 +318,17 @@ def _module_of(namespace):
     """The imported module whose globals are `namespace`, or None."""
     module = sys.modules.get(namespace.get("__name__"))
     return module if module is not None and getattr(module, "__dict__", None) is namespace else None
+
+
+def _hands_on_passed(call, fn, bound):
+    """Whether `call` passes `fn` a parameter bound to a partial, bound method or callable
+    object (passed_callables.py) other than as the receiver of its own function: its calls
+    are rewritten in the callee's own derivative, which the call then stays."""
+    for node in call.args + [k.value for k in call.keywords]:
+        shape = bound.get(node.id) if isinstance(node, gast.Name) else None
+        if isinstance(shape, Passed) and shape.func is not fn:
+            return True
+    return False
 
 
 def _spliceable(fn, expanding):

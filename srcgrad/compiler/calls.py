@@ -27,6 +27,7 @@ from ..rules.record_replace import replace_fields
 from ..rules.structure import make_record
 from ..runtime.records import is_dataclass_kind, is_record_class, refusal as record_refusal
 from . import printing, record_calls, stand_in, syntax
+from .passed_callables import Passed
 from .scope import MISSING, dotted_parts, lookup_path
 from .stand_in import is_user_function
 
@@ -82,11 +83,21 @@ def site(program, stmt, value, callee, register):
                 f"call would differentiate the function passed, not the one assigned); bind the other function "
                 f"to a new name (`{called}_other = ...`) and call each by its own name", NotDifferentiableError,
             )
+        if called in params and isinstance(program.bound.get(called), Passed):
+            raise program.error(
+                stmt, f"`{program.name}` calls `{callee.path}` through its parameter `{called}`, which holds "
+                f"{stand_in.spelling(program.bound[called])} passed as an argument: srcgrad follows a partial, bound "
+                "method or callable object passed as an argument through its function's own code, the values it "
+                "holds read when the derivative runs, and follows no method called through it there; compute with "
+                f"its attributes (`{called}.a * y`) or call a function of yours with them (`helper({called}.a, y)`)",
+                NotDifferentiableError,
+            )
         if called in params:
             raise program.error(
                 stmt, f"`{program.name}` calls its parameter `{called}`, which holds no function srcgrad can "
                 "follow here: it follows a function given to the differentiated function's parameter (a Python "
-                "function or lambda, a NumPy, `math` or builtin function, also as the parameter's default), and "
+                "function or lambda, a NumPy, `math` or builtin function, a functools.partial or bound method of a "
+                "Python function, an object whose class defines `__call__`, also as the parameter's default), and "
                 f"one passed by its name to a function called inside (`{program.name}(np.tanh, ...)`), not a "
                 "function chosen or computed in the differentiated code; pass the function itself",
                 NotDifferentiableError,
@@ -500,7 +511,7 @@ def with_functions(program, fn, arguments, is_local):
             value = param.default
         else:
             continue
-        if value is not MISSING and (is_followable(value) or stand_in.is_instance(value)):
+        if value is not MISSING and (is_followable(value) or isinstance(value, Passed) or stand_in.is_instance(value)):
             found[name] = value
     if not found or "__wrapped__" in fn.__dict__:
         return fn
@@ -508,7 +519,7 @@ def with_functions(program, fn, arguments, is_local):
     key = (fn, tuple(sorted(((k, id(v)) for k, v in bound.items()), key=lambda item: item[0])))
     # a binding to an instance (`self`) is kept only during the derivation (see
     # stand_in.forget_methods): srcgrad keeps no model alive; functions live on
-    variants = _BOUND_VARIANTS if all(is_followable(v) for v in bound.values()) else _INSTANCE_VARIANTS
+    variants = _BOUND_VARIANTS if all(is_followable(v) or isinstance(v, Passed) for v in bound.values()) else _INSTANCE_VARIANTS
     found = variants.get(key)
     if found is None:
         found = variants[key] = (bound, bound_variant(fn, bound))  # the values keep their ids taken

@@ -74,9 +74,11 @@ class Program:
     def bindings(self):
         """How the parameters bound to a known function read in a docstring: " (f = rhs)"."""
         params = {a.id for a in self.tree.args.args + self.tree.args.kwonlyargs}
+        # the function a partial, method or object passed calls (passed_callables.Passed) is said by its parameter
+        through = {id(obj.func) for obj in self.bound.values() if getattr(obj, "srcgrad_passed", False)}
         spelled = [f"{name} = {spelling(obj)}" for name, obj in sorted(self.bound.items())
                    if name in params or (name in self.held and not isinstance(obj, types.MethodType)
-                                         and spelling(obj) != name)]  # not a helper by its own name (`added_at`)
+                                         and spelling(obj) != name and id(obj) not in through)]  # not a helper by its own name (`added_at`)
         return f" ({', '.join(spelled)})" if spelled else ""
 
     def where(self, node=None):

@@ -124,8 +124,13 @@ def word(e):
     if isinstance(e, gast.Constant) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
         return str(e.value).replace(".", "_").replace("-", "neg")
     if isinstance(e, gast.Attribute):
-        return e.attr
+        return _plain(e.attr)
     return None
+
+
+def _plain(attr):
+    """An attribute's word: `self` for `__self__`."""
+    return attr.strip("_") or attr if attr.startswith("__") and attr.endswith("__") else attr
 
 
 def content_name(e):
@@ -152,7 +157,7 @@ def content_name(e):
         name = f"{value}_{index}" if value and index else (f"{value}_part" if value else None)
     elif isinstance(e, gast.Attribute):
         value = word(e.value)
-        name = f"{value}_{e.attr}" if value else None
+        name = f"{value}_{_plain(e.attr)}" if value else None
     elif isinstance(e, gast.Compare):
         name = cond_hint(e)
     if name is None or len(name) > _MAX_NAME:

@@ -1,0 +1,213 @@
+"""Callables holding values of their own passed to a parameter (function_arguments.py):
+a `functools.partial` of a Python function, a bound method, a callable object. The
+parameter is bound to a `Passed`: the Python function it calls and where the values it
+holds lie in it, never the values themselves. A call of the parameter is rewritten into a
+call of that function, the values read from the parameter itself at run time (once, at
+the top of the function: `f_A = f.args[0]`, `f_k = f.keywords['k']`, `f_self = f.__self__`):
+
+    f = functools.partial(rhs, A, k=2.0):   f(y)  ->  rhs(f_A, y, k=f_k)
+    f = model.forward:                      f(y)  ->  Model_forward(f_self, y)
+    f = model (its class defines __call__): f(y)  ->  Model_call(f, y)
+
+so the derivative of one binding serves every partial of the same function and shape
+(positional count, keyword names) and every instance of the class: a new partial or
+instance gives its own numbers. The held values are constants (no gradient flows into
+them); the instance's attributes are read through `self` when the derivative runs.
+
+Invariants: a `Passed` is interned per (function, held paths, keyword names) while any
+table holds it, so ids key it safely; a callable srcgrad cannot follow this way is bound
+to a `Passed` with `refused` set, and its first call is refused at the user's line.
+"""
+
+import functools
+import inspect
+import types
+import weakref
+
+import gast
+
+from ..errors import NotDifferentiableError
+from . import syntax
+from .naming import Namer
+from .scope import first_meaning
+from .stand_in import is_instance, is_user_function, spelling
+
+
+class Passed:
+    """What a call of a parameter holding a partial, bound method or callable object calls:
+    `func` with the values at `held` (paths into the parameter's value) first, then the
+    call's arguments, then the keywords `keywords` it holds that the call does not pass."""
+
+    __slots__ = ("func", "held", "keywords", "__name__", "refused", "__weakref__")
+    srcgrad_passed = True  # how frontend.Program.bindings knows one
+
+    def __init__(self, func, held, keywords, name, refused=None):
+        self.func, self.held, self.keywords, self.__name__, self.refused = func, held, keywords, name, refused
+
+    def __repr__(self):
+        return self.__name__
+
+
+_INTERNED = weakref.WeakValueDictionary()  # (func, held, keywords) or a refusal's text -> its Passed
+
+
+def _interned(key, *fields):
+    found = _INTERNED.get(key)
+    if found is None:
+        found = _INTERNED[key] = Passed(*fields)
+    return found
+
+
+def passed(value):
+    """The `Passed` of `value`, a partial, bound method or callable object (a refused one
+    where srcgrad cannot follow it so), else None."""
+    if type(value) is functools.partial:
+        return _partial(value)
+    if type(value) is types.MethodType:
+        return _method(value)
+    if is_instance(value) and callable(value):
+        return _instance(value)
+    return None
+
+
+def _refused(text):
+    return _interned(text, None, (), (), "a callable srcgrad cannot follow", text)
+
+
+def _method(value):
+    func, owner = value.__func__, value.__self__
+    if not is_user_function(func):
+        return _refused(f"a bound method of `{spelling(func)}`, which is not a Python function")
+    cls = owner if isinstance(owner, type) else type(owner)
+    return _interned((func, (("__self__",),), ()), func, (("__self__",),), (), f"a {cls.__qualname__}'s {func.__name__}")
+
+
+def _instance(value):
+    cls = type(value)
+    call = inspect.getattr_static(cls, "__call__", None)
+    if not is_user_function(call):
+        return _refused(f"a {cls.__qualname__}, whose class's `__call__` is not a Python function (a plain `def`)")
+    return _interned((call, ((),), ()), call, ((),), (), f"a {cls.__qualname__}")
+
+
+def _partial(value):
+    inner = value.func
+    if is_user_function(inner):
+        shape = _interned((inner, (), ()), inner, (), (), inner.__name__)
+    elif type(inner) is types.MethodType or (is_instance(inner) and callable(inner)):
+        shape = passed(inner)
+    else:
+        return _refused(f"a functools.partial of `{spelling(inner)}`: srcgrad follows a partial passed as an "
+                        "argument only of a Python function, a bound method of one or a callable object")
+    if shape.refused:
+        return shape
+    held = tuple(("func",) + path for path in shape.held) + tuple(("args", k) for k in range(len(value.args)))
+    keywords = tuple(value.keywords)
+    found = _INTERNED.get((shape.func, held, keywords))
+    if found is not None:  # its shape checked before
+        return found
+    try:
+        inspect.signature(value)
+    except (TypeError, ValueError):
+        return _refused(f"a functools.partial whose keywords `{spelling(shape.func)}` does not take")
+    shown = ", ".join([shape.__name__] + ["..."] * len(value.args) + [f"{k}=..." for k in keywords])
+    return _interned((shape.func, held, keywords), shape.func, held, keywords, f"functools.partial({shown})")
+
+
+def run(program):
+    """`program.tree` with each call of a parameter bound to a `Passed` rewritten into a
+    call of its function (the module docstring), that function bound to a helper name in
+    `program.bound` and `program.held`, each value it holds read once at the top
+    (`f_k = f.keywords['k']`: a parameter bound so is never assigned); a call of a
+    refused one is refused at its line. Returns a new tree; the parse stays as it was."""
+    shapes = {name: value for name, value in program.bound.items() if isinstance(value, Passed)}
+    if not shapes:
+        return program.tree
+    tree = syntax.copy(program.tree)
+    namer = Namer.for_tree(tree)
+    namer.taken |= set(program.globals) | set(program.bound)
+    helpers, reads, prologue = {}, {}, []
+
+    def read(param, path, word, at):
+        if not path:
+            return syntax.name(param)  # the object itself
+        if (param, path) not in reads:
+            reads[param, path] = namer.fresh(f"{param}_{word}")
+            prologue.append(syntax.located(syntax.assign(syntax.name(reads[param, path], store=True),
+                                                         _read(syntax.name(param), path)), at))
+        return syntax.name(reads[param, path])
+
+    def helper(shape):
+        if shape.func not in helpers:
+            func = shape.func
+            preferred = func.__name__ if func.__name__.isidentifier() else "lambda_fn"
+            if shape.held and shape.held[0][:1] != ("args",):  # a receiver first: a method
+                owner = func.__qualname__.rpartition(".")[0].rpartition(".")[2] or "method"
+                preferred = f"{owner}_{'call' if preferred == '__call__' else preferred}"
+            own = first_meaning(preferred, program) is func and preferred not in namer.locals
+            name = preferred if own else namer.fresh(preferred)  # the function's own global name where it is one
+            program.bound[name] = program.held[name] = func
+            helpers[func] = name
+        return helpers[shape.func]
+
+    def rewrite(node, hidden):
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            args = node.args
+            own = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+            own |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
+            hidden = hidden | own
+        elif isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            hidden = hidden | set(syntax.names_stored([g.target for g in node.generators]))
+        for field, value in gast.iter_fields(node):
+            if isinstance(value, list):
+                setattr(node, field, [rewrite(v, hidden) if isinstance(v, gast.AST) else v for v in value])
+            elif isinstance(value, gast.AST):
+                setattr(node, field, rewrite(value, hidden))
+        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in shapes
+                and node.func.id not in hidden):
+            return _call(program, node, shapes[node.func.id], helper, read)
+        return node
+
+    body = [rewrite(stmt, frozenset()) for stmt in tree.body]
+    docstring = 1 if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) else 0
+    tree.body = body[:docstring] + prologue + body[docstring:]
+    return tree
+
+
+def _call(program, node, shape, helper, read):
+    """The call `node` of a parameter bound to `shape`, as a call of its function."""
+    param = node.func.id
+    if shape.refused:
+        raise program.error(
+            node, f"`{program.name}` calls its parameter `{param}`, which holds {shape.refused}; pass a Python "
+            "function, or one that calls this callable with its arguments written out", NotDifferentiableError,
+        )
+    given = {k.arg for k in node.keywords}
+    if shape.keywords and None in given:
+        raise program.error(
+            node, f"`{program.name}` calls its parameter `{param}`, a functools.partial holding keyword arguments, "
+            f"with `**` keywords: srcgrad cannot tell which of them the call replaces; pass them by name",
+            NotDifferentiableError,
+        )
+    names = list(inspect.signature(shape.func).parameters)
+    receivers = sum(1 for path in shape.held if path[:1] != ("args",))
+    held = [read(param, path, "self" if path[:1] != ("args",) else _positional(names, receivers + path[1]), node)
+            for path in shape.held]
+    keywords = [(k.arg, k.value) for k in node.keywords]
+    keywords += [(k, read(param, ("keywords", (k,)), k, node)) for k in shape.keywords if k not in given]
+    made = syntax.call(syntax.name(helper(shape)), held + list(node.args), keywords)
+    return syntax.located(made, node)
+
+
+def _positional(names, index):
+    return names[index] if index < len(names) else f"arg{index}"
+
+
+def _read(node, path):
+    """`node` read along `path`: a string is an attribute, an int an index, a 1-tuple a key."""
+    for step in path:
+        if isinstance(step, str):
+            node = syntax.attr(node, step)
+        else:
+            node = syntax.subscript(node, syntax.const(step[0] if isinstance(step, tuple) else step))
+    return node
