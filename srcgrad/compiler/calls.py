@@ -577,4 +577,6 @@ def _display(primal, path):
     name = getattr(primal, "__name__", path)
     if mod in (None, "numpy") and hasattr(primal, "nin"):
         mod = "numpy"
+    elif mod is None and type(getattr(primal, "__self__", None)).__module__ == "numpy.random.mtrand":
+        mod = "numpy.random"  # NumPy 1's np.random.normal: a method of the global RandomState
     return f"{mod}.{name}" if mod and mod != "builtins" else f"`{name}`"

@@ -326,6 +326,8 @@ def _locate(obj):
     """(module, dotted path) at which `obj` can be imported, verified; or None."""
     module = getattr(obj, "__module__", None)
     path = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if module is None and isinstance(obj, np.ufunc):
+        module = "numpy"  # NumPy 1's ufuncs have no __module__
     if isinstance(module, str) and isinstance(path, str) and "<" not in path and _at(module, path, obj):
         return module, path
     owner = getattr(obj, "__self__", None)
