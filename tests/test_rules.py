@@ -44,6 +44,7 @@ def _show(value):
 
 
 NUMPY2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
+TRAPEZOID = getattr(np, "trapezoid", None) or np.trapz  # NumPy 1.26's name for it
 
 
 class _Missing:
@@ -548,10 +549,10 @@ NAN_WHERE = [np.nansum, np.nanmean, np.nanprod]
 STATISTIC_KEYWORDS = [  # where=, NumPy 2's mean= and correction=, initial= of nansum and nanprod
     *[case(f, U((3, 4), 0.5, 2), where=W34) for f in VARIANCES + NAN_WHERE],
     *[case(f, U((3, 4), 0.5, 2), axis=1, keepdims=True, where=W34[0]) for f in VARIANCES + NAN_WHERE],
-    *[case(f, U((2, 3, 4), 0.5, 2), axis=(0, 2), where=W34, correction=1) for f in VARIANCES],
-    *[case(f, U((3, 4)), axis=1, mean=U((3, 1))) for f in VARIANCES],
-    *[case(f, U((3, 4)), mean=U((1, 1)), ddof=1, where=W34) for f in VARIANCES],
-    *[case(f, U((2, 3)), axis=0, keepdims=True, mean=U((1, 3)), correction=0.5) for f in VARIANCES],
+    *[since("2.0.0", case(f, U((2, 3, 4), 0.5, 2), axis=(0, 2), where=W34, correction=1)) for f in VARIANCES],
+    *[since("2.0.0", case(f, U((3, 4)), axis=1, mean=U((3, 1)))) for f in VARIANCES],
+    *[since("2.0.0", case(f, U((3, 4)), mean=U((1, 1)), ddof=1, where=W34)) for f in VARIANCES],
+    *[since("2.0.0", case(f, U((2, 3)), axis=0, keepdims=True, mean=U((1, 3)), correction=0.5)) for f in VARIANCES],
     case(np.nansum, U((3, 4)), axis=0, initial=U(())), case(np.nansum, U((3, 4)), initial=0.5, where=W34),
     case(np.nanprod, U((3, 4), 0.5, 2), axis=1, initial=U((), 0.5, 2)),
     case(np.nanprod, U((3, 4), 0.5, 2), initial=1.5, where=W34),
@@ -667,13 +668,13 @@ DIFFERENCES = [
     case(np.diff, U((4, 3)), n=2, axis=0, prepend=U((1, 3))),
     case(np.ediff1d, U((2, 3))),
     case(np.ediff1d, U((4,)), to_begin=np.array([1.0, 2.0]), to_end=3.0),
-    case(np2("trapezoid"), U((5,))),
-    case(np2("trapezoid"), U((3, 5)), dx=U((), 0.5, 1.5)),
-    case(np2("trapezoid"), U((3, 5)), axis=0, dx=0.3),
-    case(np2("trapezoid"), U((3, 5)), np.array([0.0, 0.5, 1.5, 2.0, 3.5])),
-    case(np2("trapezoid"), U((3, 5)), U((5,))),
-    case(np2("trapezoid"), U((4, 3)), U((4, 3)), axis=0),
-    case(np2("trapezoid"), U((4, 3)), U((4, 1)), axis=0),
+    case(TRAPEZOID, U((5,))),
+    case(TRAPEZOID, U((3, 5)), dx=U((), 0.5, 1.5)),
+    case(TRAPEZOID, U((3, 5)), axis=0, dx=0.3),
+    case(TRAPEZOID, U((3, 5)), np.array([0.0, 0.5, 1.5, 2.0, 3.5])),
+    case(TRAPEZOID, U((3, 5)), U((5,))),
+    case(TRAPEZOID, U((4, 3)), U((4, 3)), axis=0),
+    case(TRAPEZOID, U((4, 3)), U((4, 1)), axis=0),
     case(np.gradient, U((5,))),
     case(np.gradient, U((2,)), 0.5),
     case(np.gradient, U((3,)), 0.3, edge_order=2),

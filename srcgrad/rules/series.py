@@ -203,37 +203,48 @@ def _trapezoid_jvp_x(t, y, x, axis):
     return np.sum(t * _trapezoid_x_derivative(y, axis), axis=axis)
 
 
+trapezoid = numpy2("trapezoid")
+_TRAPZ = None if trapezoid is not None else np.trapz  # NumPy 1.26: the same function, under its old name
+trapezoid = trapezoid or _TRAPZ
+
+
 def _trapezoid_unit(y, x, axis):
     """d trapezoid / d dx: the integral with unit spacing, or 0 when x is given."""
-    return np.trapezoid(y, axis=axis) if x is None else np.zeros_like(np.trapezoid(y, axis=axis))
+    return trapezoid(y, axis=axis) if x is None else np.zeros_like(trapezoid(y, axis=axis))
 
 
 @defvjp(numpy2("trapezoid"), "y")
+@defvjp(_TRAPZ, "y")
 def trapezoid_vjp_y(g, ans, y, x=None, dx=1.0, axis=-1):
     return unbroadcast(np.expand_dims(g, axis) * _trapezoid_weights(y, x, dx, axis), y)
 
 
 @defvjp(numpy2("trapezoid"), "x")
+@defvjp(_TRAPZ, "x")
 def trapezoid_vjp_x(g, ans, y, x=None, dx=1.0, axis=-1):
     return _trapezoid_vjp_x(g, y, x, axis)
 
 
 @defvjp(numpy2("trapezoid"), "dx")
+@defvjp(_TRAPZ, "dx")
 def trapezoid_vjp_dx(g, ans, y, x=None, dx=1.0, axis=-1):
     return unbroadcast(g * _trapezoid_unit(y, x, axis), dx)
 
 
 @defjvp(numpy2("trapezoid"), "y")
+@defjvp(_TRAPZ, "y")
 def trapezoid_jvp_y(t, ans, y, x=None, dx=1.0, axis=-1):
-    return np.trapezoid(t, x=x, dx=dx, axis=axis)
+    return trapezoid(t, x=x, dx=dx, axis=axis)
 
 
 @defjvp(numpy2("trapezoid"), "x")
+@defjvp(_TRAPZ, "x")
 def trapezoid_jvp_x(t, ans, y, x=None, dx=1.0, axis=-1):
     return _trapezoid_jvp_x(t, y, x, axis)
 
 
 @defjvp(numpy2("trapezoid"), "dx")
+@defjvp(_TRAPZ, "dx")
 def trapezoid_jvp_dx(t, ans, y, x=None, dx=1.0, axis=-1):
     return t * _trapezoid_unit(y, x, axis)
 
