@@ -318,6 +318,44 @@ SNIPPETS = {
         m = torch.ones(2, 2, requires_grad=True); y = m.sum(0); y.register_hook(lambda g: g * torch.tensor([1., 5.]))
         y.sum().backward(); print(m.grad)
     """,
+    "nn-modules": """
+        import collections
+        m = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Tanh(), torch.nn.Linear(2, 1), torch.nn.Flatten(0, 1))
+        with torch.no_grad():
+            for i, p in enumerate(m.parameters()):
+                p.copy_(torch.arange(float(p.numel())).reshape(p.shape) * 0.1 - 0.2 * i)
+        print(m); print(m[0].weight); print([n for n, _ in m.named_parameters()], list(m.state_dict()))
+        print(len(m), m[1:], m[-2], [type(c).__name__ for c in m.children()], m.training, m.eval().training, m.train().training)
+        x = torch.arange(12.).reshape(4, 3) * 0.25
+        y = m(x); print(y, y.grad_fn, m[0](x).grad_fn, m[0](x[0]).grad_fn, torch.nn.Linear(3, 2, bias=False)(x).grad_fn)
+        loss = torch.nn.MSELoss(reduction='sum')(y, torch.ones(4)); print(loss); loss.backward()
+        print(m[0].weight.grad, m[2].bias.grad, type(m[0].weight.grad).__name__, type(m[0].weight).__name__)
+        m.zero_grad(); print(m[0].weight.grad)
+        print(m.load_state_dict(m.state_dict()), m.load_state_dict({'0.weight': torch.ones(2, 3)}, strict=False))
+        attempt(lambda: m.load_state_dict({'0.weight': torch.ones(2, 3), 'foo': torch.ones(1)}))
+        attempt(lambda: m.load_state_dict(collections.OrderedDict([(k, torch.ones(7)) for k in m.state_dict()])))
+        attempt(lambda: setattr(m[0], 'weight', torch.ones(2, 3))); attempt(lambda: m.nothing); attempt(lambda: torch.nn.Module()(1))
+        class Polynomial3(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = torch.nn.Parameter(torch.tensor(0.1)); self.b = torch.nn.Parameter(torch.tensor(-0.2))
+                self.c = torch.nn.Parameter(torch.tensor(0.3)); self.d = torch.nn.Parameter(torch.tensor(0.05))
+            def forward(self, x):
+                return self.a + self.b * x + self.c * x ** 2 + self.d * x ** 3
+        model = Polynomial3(); print(model, [n for n, _ in model.named_parameters()], model.a)
+        xs = torch.linspace(-3.0, 3.0, 50); ys = torch.sin(xs)
+        criterion = torch.nn.MSELoss(reduction='sum'); optimizer = torch.optim.SGD(model.parameters(), lr=1e-4)
+        for t in range(30):
+            loss = criterion(model(xs), ys); optimizer.zero_grad(); loss.backward(); optimizer.step()
+        print(round(loss.item(), 3), [round(p.item(), 4) for p in model.parameters()])
+        print(torch.nn.ModuleList([torch.nn.ReLU(), torch.nn.Sigmoid()]), torch.nn.ReLU(inplace=True), torch.nn.LogSoftmax(dim=1),
+              torch.nn.Softplus(), torch.nn.Identity(), torch.nn.L1Loss(reduction='sum'), torch.nn.NLLLoss(), torch.nn.CrossEntropyLoss(),
+              torch.nn.BCEWithLogitsLoss(), torch.nn.BCELoss())
+        print(torch.nn.Parameter(torch.ones(2)), torch.nn.Linear(2, 2).double().weight.dtype)
+        z = torch.ones(2, 3, 4, requires_grad=True)
+        print(z.flatten(1).grad_fn, z.flatten(0, 1).shape, z.flatten(-2, -1).shape, torch.tensor(2.).flatten().shape)
+        attempt(lambda: z.flatten(2, 1)); attempt(lambda: z.flatten(0, 5))
+    """,
     "reductions-and-expansions": """
         def shown(f):  # the result and its shape, or the error
             try:

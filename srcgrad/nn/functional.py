@@ -20,7 +20,7 @@ from ..tensor.tensor import Tensor
 __all__ = [
     "binary_cross_entropy_with_logits", "binary_cross_entropy", "mse_loss", "l1_loss",
     "cross_entropy", "nll_loss", "relu", "sigmoid", "tanh", "softplus", "logsigmoid",
-    "softmax", "log_softmax",
+    "softmax", "log_softmax", "linear",
 ]
 
 
@@ -37,6 +37,28 @@ def _reduce(loss, reduction):
 def _check_reduction(reduction):
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+# --- layers -----------------------------------------------------------------------------
+
+
+def _linear(input, weight, bias):
+    out = input @ weight.T
+    return out if bias is None else out + bias
+
+
+def linear(input, weight, bias=None):
+    """`input @ weight.T + bias`, one node named as PyTorch names it: AddmmBackward0 (or
+    MmBackward0 without bias) for a 2-D input, ViewBackward0 (SqueezeBackward4) for 1-D,
+    ViewBackward0 (UnsafeViewBackward0) for more dims."""
+    dims = input.dim()
+    if dims == 2:
+        name = "AddmmBackward0" if bias is not None else "MmBackward0"
+    elif dims == 1:
+        name = "ViewBackward0" if bias is not None else "SqueezeBackward4"
+    else:
+        name = "ViewBackward0" if bias is not None else "UnsafeViewBackward0"
+    return ops.composite(name, _linear, input, weight, bias)
 
 
 # --- activations ------------------------------------------------------------------------

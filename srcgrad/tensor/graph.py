@@ -414,7 +414,7 @@ def accumulate(tensor, g):
     """
     current = tensor._grad
     if current is None:
-        tensor._grad = type(tensor)._make(np.array(g, dtype=tensor._data.dtype, copy=True))
+        tensor._grad = _tensor_class()._make(np.array(g, dtype=tensor._data.dtype, copy=True))  # a Parameter's too
         return
     data = current._data
     counter = current._counter  # an in-place write, if nothing else: bump(current), inlined

@@ -99,11 +99,20 @@ class ShapeOps:
 
     view = reshape
 
-    def flatten(self):
-        """A 1-D tensor is returned as it is (PyTorch's flatten makes no view of it)."""
-        if self._data.ndim == 1:
+    def flatten(self, start_dim=0, end_dim=-1):
+        """The dims from `start_dim` to `end_dim` merged into one. Where that merges
+        nothing (one dim; a 1-D tensor) the tensor is returned as it is, as PyTorch's
+        flatten makes no view then; a 0-d tensor becomes 1-D."""
+        shape = self._data.shape
+        n = len(shape)
+        if not n:
+            return self.reshape(-1)
+        start, end = dim_axis(start_dim, n) % n, dim_axis(end_dim, n) % n
+        if start > end:
+            raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+        if start == end:
             return self
-        return self.reshape(-1)
+        return self.reshape(shape[:start] + (int(np.prod(shape[start:end + 1])),) + shape[end + 1:])
 
     def squeeze(self, dim=None):
         """Drops size-1 dims: all of them, or those of `dim` (an int or a tuple; a dim

@@ -1,0 +1,595 @@
+"""`srcgrad.nn` modules, as in `torch.nn`: Module and Parameter, the containers
+Sequential and ModuleList, Linear, Flatten, Identity, the activations and the losses.
+
+A Module keeps its Parameters, buffers and sub-modules in the order they were
+assigned (`_parameters`, `_buffers`, `_modules`); `parameters()`, `named_parameters()`,
+`state_dict()` and the repr follow that order, sub-modules after a module's own
+parameters, as in PyTorch. Calling a module runs its `forward`. Layers, activations
+and losses are Tensor code over `srcgrad.nn.functional`, so their graphs are built
+from the same derivative rules as everything else. Random initial values come from
+srcgrad's generator (`srcgrad.manual_seed`), not PyTorch's stream: the same shapes,
+bounds and distribution, other numbers.
+"""
+
+import collections
+import itertools
+import math
+
+import numpy as np
+
+from ..tensor import dtypes
+from ..tensor.graph import counter_of, no_grad
+from ..tensor.tensor import Tensor
+from . import functional as F
+
+__all__ = [
+    "Parameter", "Module", "Sequential", "ModuleList", "Linear", "Flatten", "Identity",
+    "ReLU", "Tanh", "Sigmoid", "Softplus", "LogSigmoid", "Softmax", "LogSoftmax",
+    "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss",
+]
+
+
+class Parameter(Tensor):
+    """A leaf tensor that a Module registers when assigned to one of its attributes.
+    `Parameter(t)` shares `t`'s memory (and version counter), as in PyTorch; operations
+    on it give plain Tensors, and so does its `.grad`."""
+
+    __slots__ = ()
+
+    def __init__(self, data=None, requires_grad=True):
+        if data is None:
+            data = Tensor._make(np.zeros((0,), dtype=dtypes.DEFAULT_FLOAT.numpy))
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter expects a Tensor, not {type(data).__name__}")
+        self._data = data._data
+        self._requires_grad = False
+        self._grad = self._grad_fn = self._accumulator = None
+        self._retains_grad = False
+        self._counter = counter_of(data)
+        if requires_grad:
+            self.requires_grad_(True)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__
+
+
+def _legacy_type(array):
+    """PyTorch's legacy name of a tensor's type in its messages (`torch.FloatTensor`)."""
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int", "bool": "Bool"}
+    return f"srcgrad.{names.get(array.dtype.name, array.dtype.name.capitalize())}Tensor"
+
+
+class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What `load_state_dict` returns; it prints as PyTorch's does when both are empty."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
+
+    __str__ = __repr__
+
+
+class Module:
+    """Base class of every layer and model: subclass it, assign Parameters and modules
+    in `__init__` (after `super().__init__()`), and write `forward`."""
+
+    def __init__(self):
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "_non_persistent", set())
+        object.__setattr__(self, "_modules", {})
+
+    # --- attributes --------------------------------------------------------------------
+
+    def __setattr__(self, name, value):
+        tables = self.__dict__
+        params, modules = tables.get("_parameters"), tables.get("_modules")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name)
+            params[name] = value
+        elif isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._forget(name)
+            modules[name] = value
+        elif params is not None and name in params:
+            if value is not None:
+                shown = _legacy_type(value._data) if isinstance(value, Tensor) else type(value).__name__
+                raise TypeError(
+                    f"cannot assign '{shown}' as parameter '{name}' (srcgrad.nn.Parameter or None expected)"
+                )
+            params[name] = None
+        elif modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as child module '{name}' (srcgrad.nn.Module or None expected)"
+                )
+            modules[name] = None
+        elif tables.get("_buffers") is not None and name in self._buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (srcgrad.Tensor or None expected)")
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name):
+        self.__dict__.pop(name, None)
+        for table in ("_parameters", "_buffers", "_modules"):
+            self.__dict__[table].pop(name, None)
+
+    def __getattr__(self, name):  # only where ordinary lookup failed
+        tables = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            found = tables.get(table)
+            if found is not None and name in found:
+                return found[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        for table in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__.get(table, ()):
+                del self.__dict__[table][name]
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name, param):
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                            "(srcgrad.nn.Parameter or None required)")
+        self._forget(name)
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        self._forget(name)
+        self._buffers[name] = tensor
+        if not persistent:
+            self._non_persistent.add(name)
+
+    def add_module(self, name, module):
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._forget(name)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    # --- calling -----------------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    # --- walking -----------------------------------------------------------------------
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is not None:
+                yield from module.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
+
+    def modules(self):
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self):
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self):
+        for _, module in self.named_children():
+            yield module
+
+    def _named(self, table, prefix, recurse, remove_duplicate=True):
+        seen = set()
+        owners = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for owner_name, owner in owners:
+            for name, value in getattr(owner, table).items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield (f"{owner_name}.{name}" if owner_name else name), value
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, buffer in self.named_buffers(recurse=recurse):
+            yield buffer
+
+    def apply(self, fn):
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # --- modes and gradients -----------------------------------------------------------
+
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for module in self.modules():
+            object.__setattr__(module, "training", mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        for param in self.parameters():
+            if param.grad is not None:
+                if set_to_none:
+                    param.grad = None
+                else:
+                    param.grad.zero_()
+
+    # --- dtypes ------------------------------------------------------------------------
+
+    def to(self, *args, **kwargs):
+        """`to(dtype)` converts floating parameters and buffers (and gradients); a device
+        is accepted and ignored (everything runs on the CPU)."""
+        dtype = kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, dtypes.dtype):
+                dtype = a
+        if dtype is not None:
+            self._convert(dtypes.as_dtype(dtype).numpy)
+        return self
+
+    def double(self):
+        return self.to(dtypes.as_dtype("float64"))
+
+    def float(self):
+        return self.to(dtypes.as_dtype("float32"))
+
+    def _convert(self, np_dtype):
+        for tensor in itertools.chain(self.parameters(), self.buffers()):
+            if tensor._data.dtype.kind == "f" and tensor._data.dtype != np_dtype:
+                tensor._data = tensor._data.astype(np_dtype)
+                if tensor._grad is not None:
+                    tensor._grad._data = tensor._grad._data.astype(np_dtype)
+
+    # --- state ---------------------------------------------------------------------------
+
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        """Parameters and persistent buffers by dotted name, in registration order; the
+        tensors share memory with the module's (detached unless `keep_vars`)."""
+        out = collections.OrderedDict() if destination is None else destination
+        for owner_name, owner in self.named_modules(prefix=prefix.rstrip(".")):
+            dotted = f"{owner_name}." if owner_name else ""
+            for name, value in owner._parameters.items():
+                if value is not None:
+                    out[dotted + name] = value if keep_vars else value.detach()
+            for name, value in owner._buffers.items():
+                if value is not None and name not in owner._non_persistent:
+                    out[dotted + name] = value if keep_vars else value.detach()
+        return out
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copy `state_dict`'s values into the parameters and buffers of the same names
+        (in place, not recorded); PyTorch's error for missing or unexpected keys when
+        `strict`, else they are listed in the result."""
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            data = value._data if isinstance(value, Tensor) else np.asarray(value)
+            if data.shape != target._data.shape:
+                errors.append(
+                    f"size mismatch for {key}: copying a param with shape srcgrad.Size({list(data.shape)}) from "
+                    f"checkpoint, the shape in current model is srcgrad.Size({list(target._data.shape)})."
+                )
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
+        with no_grad():
+            for key, target in own.items():
+                if key in state_dict:
+                    value = state_dict[key]
+                    target.copy_(value if isinstance(value, Tensor) else Tensor._make(np.asarray(value)))
+        return _IncompatibleKeys(missing, unexpected)
+
+    # --- printing ------------------------------------------------------------------------
+
+    def extra_repr(self):
+        return ""
+
+    def _get_name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        for name, module in self._modules.items():
+            shown = repr(module).replace("\n", "\n  ")
+            lines.append(f"({name}): {shown}")
+        text = self._get_name() + "("
+        if lines:
+            if len(lines) == 1 and not self._modules:
+                text += lines[0]
+            else:
+                text += "\n  " + "\n  ".join(lines) + "\n"
+        return text + ")"
+
+
+# --- containers ------------------------------------------------------------------------------
+
+
+class Sequential(Module):
+    """Modules run in order, each on the previous one's output; `Sequential(OrderedDict)`
+    names them, otherwise they are "0", "1", ...; indexing gives a module, or a
+    Sequential for a slice."""
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], collections.OrderedDict):
+            for name, module in args[0].items():
+                self.add_module(name, module)
+        else:
+            for i, module in enumerate(args):
+                self.add_module(str(i), module)
+
+    def __getitem__(self, index):
+        items = list(self._modules.items())
+        if isinstance(index, slice):
+            return Sequential(collections.OrderedDict(items[index]))
+        return items[_index(index, len(items), type(self).__name__)][1]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def forward(self, input):
+        for module in self:
+            input = module(input)
+        return input
+
+
+class ModuleList(Module):
+    """A list of modules whose parameters the owning module registers."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        for module in modules or ():
+            self.append(module)
+
+    def __getitem__(self, index):
+        items = list(self._modules.values())
+        if isinstance(index, slice):
+            return ModuleList(items[index])
+        return items[_index(index, len(items), type(self).__name__)]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        for module in modules:
+            self.append(module)
+        return self
+
+
+def _index(index, length, kind):
+    if not -length <= index < length:
+        raise IndexError(f"index {index} is out of range")
+    return index % length
+
+
+# --- layers ----------------------------------------------------------------------------------
+
+
+class Linear(Module):
+    """`y = x @ weight.T + bias`; weight (out_features, in_features) and bias drawn
+    uniformly from (-1/sqrt(in_features), 1/sqrt(in_features)), as PyTorch's defaults
+    give them."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        np_dtype = (dtypes.DEFAULT_FLOAT if dtype is None else dtypes.as_dtype(dtype)).numpy
+        self.weight = Parameter(Tensor._make(np.empty((out_features, in_features), dtype=np_dtype)))
+        if bias:
+            self.bias = Parameter(Tensor._make(np.empty((out_features,), dtype=np_dtype)))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1.0 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0
+        with no_grad():
+            self.weight.uniform_(-bound, bound)
+            if self.bias is not None:
+                self.bias.uniform_(-bound, bound)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Flatten(Module):
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Identity(Module):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+# --- activations ----------------------------------------------------------------------------
+
+
+class ReLU(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.relu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Tanh(Module):
+    def forward(self, input):
+        return F.tanh(input)
+
+
+class Sigmoid(Module):
+    def forward(self, input):
+        return F.sigmoid(input)
+
+
+class LogSigmoid(Module):
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class Softplus(Module):
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Softmax(Module):
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    def forward(self, input):
+        return F.log_softmax(input, self.dim)
+
+
+# --- losses ---------------------------------------------------------------------------------
+
+
+class _Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+
+class MSELoss(_Loss):
+    def forward(self, input, target):
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class BCELoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(reduction=reduction)
+        self.weight = weight
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+        super().__init__(reduction=reduction)
+        self.weight, self.pos_weight = weight, pos_weight
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, weight=self.weight, reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
+
+
+class NLLLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        super().__init__(reduction=reduction)
+        self.weight, self.ignore_index = weight, ignore_index
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class CrossEntropyLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                 label_smoothing=0.0):
+        super().__init__(reduction=reduction)
+        self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, label_smoothing
+
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
