@@ -156,3 +156,35 @@ def test_flatten_merges_the_dims_between_start_and_end():
         z.flatten(2, 1)
     with raises(IndexError, "Dimension out of range (expected to be in range of [-3, 2], but got 5)"):
         z.flatten(0, 5)
+
+
+@torch.compile
+def _tanh_layer(W, x):
+    return np.sum(np.tanh(x @ W))
+
+
+class _CompiledLayer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.W = nn.Parameter(torch.tensor(np.linspace(-1.0, 1.0, 6).reshape(3, 2).astype(np.float32)))
+
+    def forward(self, x):
+        return _tanh_layer(self.W, x)  # the Parameter passed in: it gets its gradient
+
+    @torch.compile
+    def reads_its_parameter(self, x):
+        return np.sum(np.tanh(x @ self.W))
+
+
+def test_a_compiled_function_gives_a_parameter_passed_to_it_its_gradient_and_refuses_one_it_reads():
+    m = _CompiledLayer()
+    x = np.arange(12, dtype=np.float32).reshape(4, 3) / 10
+    W = m.W.detach().numpy().copy()
+    for _ in range(3):  # the first calls run the function itself, later ones the generated code
+        m.zero_grad()
+        m(torch.tensor(x)).backward()
+        np.testing.assert_allclose(m.W.grad.numpy(), x.T @ (1 - np.tanh(x @ W) ** 2), rtol=1e-5)
+        assert type(m.W.grad) is torch.Tensor and m.W.grad.dtype == torch.float32
+    with pytest.raises(RuntimeError, match=r"^`reads_its_parameter` \(.*test_nn_modules.py:\d+\) under @srcgrad.compile "
+                                           r"computed with a Tensor that requires grad and is not one of its arguments"):
+        m.reads_its_parameter(torch.tensor(x))

@@ -192,6 +192,22 @@ def _specialization(generated, arrays):
     return found if callable(found) else generated
 
 
+def _primal(fn, called, arrays):
+    """`called(*arrays)`: the function itself on its arguments' arrays. A Tensor that
+    requires grad met inside it is no argument (an attribute or a global, such as a
+    Module's Parameter), which the one node could give no gradient: a clear error."""
+    try:
+        return called(*arrays)
+    except RuntimeError as exc:
+        if not str(exc).startswith("Can't call numpy() on Tensor that requires grad"):
+            raise
+        raise RuntimeError(
+            f"`{fn.__name__}` ({defined_at(fn)}) under @srcgrad.compile computed with a Tensor that requires grad "
+            "and is not one of its arguments (an attribute or a global, such as a Module's Parameter): the compiled "
+            "function's node gives gradients to its arguments only; pass that Tensor as an argument"
+        ) from None
+
+
 def _count_outputs(fn, value):
     """None when `fn` returned one value (an array or number), the length of the tuple
     when it returned a tuple of them; a TypeError for any other container."""
@@ -290,7 +306,7 @@ def compile(fn=None, *, backend=None):
         if kind is None:  # the first call of this kind: run the function itself
             positions = tuple([i for i, a in enumerate(args) if isinstance(a, Tensor) and a._requires_grad])
             in_dtypes = tuple([a._data.dtype if isinstance(a, Tensor) else None for a in args])
-            value = called(*arrays)
+            value = _primal(fn, called, arrays)
             outputs = _count_outputs(fn, value)
             if outputs is None:
                 value = np.asarray(value)
@@ -301,7 +317,7 @@ def compile(fn=None, *, backend=None):
             kinds[key] = _Kind(called, None, positions, in_dtypes, scalar, outputs)
             return _lazy(value, _Kind(called, "lazy", positions, in_dtypes, outputs=outputs), args, arrays, edges)
         if kind.how == "untracked":
-            return _untracked(called(*arrays), kind.outputs)
+            return _untracked(_primal(fn, called, arrays), kind.outputs)
         if kind.how is None:  # the second call: generate the derivative
             kind.how = "grads" if kind.scalar else "pullback"
             generated = derivative("value_and_grad" if kind.scalar else "split_vjp", kind.positions)
@@ -315,7 +331,7 @@ def compile(fn=None, *, backend=None):
                     kind.generated = report.compiled_call(kind.generated, arrays)
                 return out
             kind.how = "lazy"
-        return _lazy(called(*arrays), kind, args, arrays, edges)
+        return _lazy(_primal(fn, called, arrays), kind, args, arrays, edges)
 
     def _lazy(value, kind, args, arrays, edges):
         node = cls(tuple(edges), kind, arrays, _saved_tensors(args))
@@ -330,7 +346,7 @@ def compile(fn=None, *, backend=None):
         if kwargs or len(args) > positional:
             args = _bind(fn, signature, args, kwargs)
         if not _mode.enabled:
-            value = called(*[a._data if isinstance(a, Tensor) else a for a in args])
+            value = _primal(fn, called, [a._data if isinstance(a, Tensor) else a for a in args])
             return _untracked(value, _count_outputs(fn, value))
         arrays, key, edges = [], [], []
         for a in args:  # one pass: the arrays, the kind of call, and the graph edges
