@@ -113,19 +113,26 @@ def _check_differentiable(fn, names, positions, args, kwargs):
                 f"differentiate with respect to the values it is applied to"
             )
         else:
-            refuse_array_subclass(fn, names[i], value)
+            refuse_undescribed(fn, names[i], value)
     return containers
 
 
-def refuse_array_subclass(fn, label, value):
-    """Raise a TypeError for a masked array or a np.matrix passed to be differentiated:
-    their operations (masked entries, `*` as a matrix product) are not those the rules
-    of NumPy's functions describe, so a derivative would be silently wrong."""
+def refuse_undescribed(fn, label, value):
+    """Raise a TypeError for a value passed to be differentiated whose arithmetic the rules
+    do not describe, so that a derivative would be silently wrong: a masked array or a
+    np.matrix (masked entries, `*` as a matrix product), or a complex number or array
+    (the rules are for real numbers)."""
     if isinstance(value, (np.ma.MaskedArray, np.matrix)):
         raise TypeError(
             f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{label}`: it is a "
             f"{type(value).__name__}, whose operations srcgrad's rules do not describe; pass a plain array "
             f"(np.asarray({label}), or {label}.filled(...) for a masked array)"
+        )
+    if isinstance(value, complex) or (isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind == "c"):
+        raise TypeError(
+            f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{label}`: it is "
+            f"{_kind(value)}, and srcgrad's rules are for real numbers; pass its real and imaginary parts "
+            f"({label}.real, {label}.imag) as real arguments and build the complex value inside"
         )
 
 
@@ -187,7 +194,7 @@ def _check_leaves(fn, name, value, alternative, keys=()):
         if _is_container(item):
             _check_leaves(fn, name, item, alternative, keys + (key,))
         elif not _is_integral(item):
-            refuse_array_subclass(fn, _path(name, keys + (key,)), item)
+            refuse_undescribed(fn, _path(name, keys + (key,)), item)
         else:
             label = _path(name, keys + (key,))
             example = f"{label}.astype(float)" if isinstance(item, np.ndarray) else f"float({label})"

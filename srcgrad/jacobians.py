@@ -16,7 +16,7 @@ import numpy as np
 
 from .api import (
     _check_differentiable, _children, _function_of, _is_container, _is_integral, _params, _path, _positions, check_arguments, grad,
-    refuse_array_subclass, vjp_positions,
+    refuse_undescribed, vjp_positions,
 )
 from .compiler import derive
 from .compiler.cache import general_code
@@ -132,7 +132,7 @@ def _check_tangent(fn, name, primal, tangent, keys=()):
     is the tangent of a leaf that has no derivative (an integer, a boolean, a string,
     None); `_zero_filled` gives the tangent generated code takes for it."""
     if type(primal) is np.ndarray and type(tangent) is np.ndarray:  # the common case, checked first
-        if primal.shape == tangent.shape and primal.dtype.kind in "fc" and tangent.dtype.kind in "fc":
+        if primal.shape == tangent.shape and primal.dtype.kind == "f" and tangent.dtype.kind in "fc":
             return
     elif type(primal) is float and type(tangent) is float:
         return
@@ -162,7 +162,7 @@ def _check_tangent(fn, name, primal, tangent, keys=()):
         return
     if tangent is None and not _has_derivative(primal):
         return
-    refuse_array_subclass(fn, label, primal)
+    refuse_undescribed(fn, label, primal)
     if _is_integral(primal):
         kind = type(primal).__name__ if not isinstance(primal, np.ndarray) else f"an array of {primal.dtype}"
         raise TypeError(
@@ -226,7 +226,7 @@ def jvp(fn, primals, tangents, verbose=False):
         if t is None:
             continue
         if not (type(p) is _ndarray and type(t) is _ndarray and p.shape == t.shape
-                and p.dtype.kind in "fc" and t.dtype.kind in "fc"):  # the common case, inline
+                and p.dtype.kind == "f" and t.dtype.kind in "fc"):  # the common case, inline
             _check_tangent(fn, names[i], p, t)
             if _is_container(t):
                 t = _zero_filled(t, p)

@@ -1,6 +1,7 @@
 """The public API's contract: wrt forms, types of gradients, errors with file and line."""
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -481,3 +482,50 @@ def test_a_seed_that_broadcasts_against_the_output_is_broadcast_to_its_shape():
     with pytest.raises(ValueError, match=r"seed of the pullback of `outer_square` .* has shape \(4,\), which does "
                                          r"not broadcast against the output's shape \(3, 3\)"):
         pullback(np.ones(4))
+
+
+def returns_none(x):
+    x * 2.0
+
+
+def returns_bool(x):
+    return x > 0.0
+
+
+def sum_of_squares(x):
+    return np.sum(x ** 2)
+
+
+def product_of(x, y):
+    return np.sum(x * y)
+
+
+@pytest.mark.parametrize("fn,says", [
+    (returns_none, "returned None (is a `return` missing?), which has no gradient"),
+    (returns_bool, "returned bool (True), which has no gradient"),
+])
+def test_grad_of_an_output_that_has_no_gradient_is_a_type_error_not_zero(fn, says):
+    # a function returning None had gradient 0.0, a complex one a complex "gradient"
+    name = fn.__name__
+    for transform in (srcgrad.grad, srcgrad.value_and_grad):
+        with pytest.raises(TypeError, match=re.escape(f"grad({name}) needs a real floating-point scalar output, but "
+                                                      f"`{name}` {says}")):
+            transform(fn)(3.0)
+
+
+def test_a_complex_argument_is_refused_rather_than_given_a_complex_gradient():
+    with pytest.raises(TypeError, match=re.escape("with respect to `x`: it is array of complex128, and srcgrad's rules "
+                                                  "are for real numbers; pass its real and imaginary parts (x.real, "
+                                                  "x.imag) as real arguments")):
+        srcgrad.grad(sum_of_squares)(np.ones(3) * 1j)
+    with pytest.raises(TypeError, match="it is complex, and srcgrad's rules are for real numbers"):
+        srcgrad.grad(sum_of_squares)(1.0 + 1.0j)
+    with pytest.raises(TypeError, match=re.escape("with respect to `x`: it is array of complex128")):
+        srcgrad.jvp(sum_of_squares, (np.ones(3) * 1j,), (np.ones(3) * 1j,))
+
+
+def test_a_call_with_missing_arguments_names_the_derivative_as_python_would():
+    with pytest.raises(TypeError, match=r"^product_of_grad\(\) missing 1 required positional argument: 'y'$"):
+        srcgrad.grad(product_of)(np.ones(3))
+    with pytest.raises(TypeError, match=r"^product_of_value_and_grad\(\) takes 2 positional arguments but 3 were given$"):
+        srcgrad.value_and_grad(product_of)(1.0, 2.0, 3.0)

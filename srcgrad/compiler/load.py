@@ -34,7 +34,7 @@ def function(text, fn_name, program, helpers, label):
     filename = f"<srcgrad {program.name}:{label}>"
     code = compile(_without_defaults(wrapped, filename, fn_name) if _has_defaults(program.fn) else wrapped, filename, "exec")
     linecache.cache[filename] = (len(wrapped), None, wrapped.splitlines(True), filename)
-    factory_code = _find_code(code, _FACTORY)
+    factory_code = _plain_names(_find_code(code, _FACTORY))
     closure = tuple(program.cells[n] for n in factory_code.co_freevars) or None
     make = types.FunctionType(factory_code, program.globals, _FACTORY, None, closure)
     return make(*(helpers[n] for n in names))
@@ -54,6 +54,30 @@ def _without_defaults(wrapped, filename, fn_name):
             args.kw_defaults = [d if d is None else ast.copy_location(ast.Constant(None), d) for d in args.kw_defaults]
             break
     return module
+
+
+_WRAPPERS = (f"{_OUTER}.<locals>.", f"{_FACTORY}.<locals>.")
+
+
+def _plain_names(code):
+    """`code` with the qualified names of the functions it makes rid of the factory's
+    (`two_grad`, not `__srcgrad_factory__.<locals>.two_grad`): Python names a function by
+    them in its own errors (`two_grad() missing 1 required positional argument`)."""
+    consts = []
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            const = _plain_names(const)
+        elif isinstance(const, str):  # Python 3.10 passes a function's qualified name as a constant
+            for wrapper in _WRAPPERS:
+                const = const.replace(wrapper, "")
+        consts.append(const)
+    changes = {"co_consts": tuple(consts)}
+    qualname = getattr(code, "co_qualname", None)  # Python 3.11
+    if qualname is not None:
+        for wrapper in _WRAPPERS:
+            qualname = qualname.replace(wrapper, "")
+        changes["co_qualname"] = qualname
+    return code.replace(**changes)
 
 
 def _find_code(code, name):

@@ -133,16 +133,31 @@ def grad_seed(out, name):
         return _ONE64
     if type(out) is _float32:
         return _ONE32
-    if np.ndim(out) != 0 or _is_integral(out) or isinstance(out, (list, tuple, dict)) or is_dataclass_kind(type(out)):
+    if out is None or isinstance(out, str) or _is_integral(out) or _is_complex(out):
+        what = ("None (is a `return` missing?)" if out is None else f"{_described(out)} ({out!r})" if np.ndim(out) == 0
+                else f"an array of {out.dtype}")
+        raise TypeError(
+            f"grad({name}) needs a real floating-point scalar output, but `{name}` returned {what}, which has no "
+            "gradient" + ("; srcgrad's rules are for real numbers" if _is_complex(out) else "")
+        )
+    if np.ndim(out) != 0 or isinstance(out, (list, tuple, dict)) or is_dataclass_kind(type(out)):
         shape = type(out).__name__ if isinstance(out, dict) or is_dataclass_kind(type(out)) else np.shape(out)
         raise TypeError(
             f"grad({name}) needs a scalar output, but `{name}` returned a value of "
-            f"shape {shape}{'' if np.ndim(out) == 0 else ''}; use srcgrad.vjp for "
-            "non-scalar outputs"
+            f"shape {shape}; use srcgrad.vjp for non-scalar outputs"
         )
     if isinstance(out, (np.ndarray, np.generic)):
         return np.ones((), dtype=out.dtype)[()] if isinstance(out, np.generic) else np.ones((), dtype=out.dtype)
     return 1.0
+
+
+def _is_complex(x):
+    return isinstance(x, complex) or (isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "c")
+
+
+def _described(x):
+    """A scalar's kind as a message names it: `bool`, `int`, `complex128`."""
+    return x.dtype.name if isinstance(x, (np.ndarray, np.generic)) else type(x).__name__
 
 
 def mean_of(a):
