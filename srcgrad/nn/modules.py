@@ -55,12 +55,6 @@ class Parameter(Tensor):
     __str__ = __repr__
 
 
-def _legacy_type(array):
-    """PyTorch's legacy name of a tensor's type in its messages (`torch.FloatTensor`)."""
-    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int", "bool": "Bool"}
-    return f"srcgrad.{names.get(array.dtype.name, array.dtype.name.capitalize())}Tensor"
-
-
 class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What `load_state_dict` returns; it prints as PyTorch's does when both are empty."""
 
@@ -102,7 +96,7 @@ class Module:
             modules[name] = value
         elif params is not None and name in params:
             if value is not None:
-                shown = _legacy_type(value._data) if isinstance(value, Tensor) else type(value).__name__
+                shown = dtypes.legacy_type_name(value._data.dtype) if isinstance(value, Tensor) else type(value).__name__
                 raise TypeError(
                     f"cannot assign '{shown}' as parameter '{name}' (srcgrad.nn.Parameter or None expected)"
                 )

@@ -170,6 +170,11 @@ def _python_dtype(x):
     raise TypeError(f"unsupported operand type: {type(x).__name__}")
 
 
+def legacy_type_name(np_dtype):
+    """PyTorch's legacy name of a CPU tensor type in its messages: `srcgrad.FloatTensor`."""
+    return f"srcgrad.{of(np.dtype(np_dtype)).kind_name}Tensor"
+
+
 # NEP 50 (NumPy 2): a Python number never widens an array. NumPy 1 gives an operation
 # whose arrays are all 0-d the dtype of its Python floats (float32 0-d * 0.5 is float64).
 WEAK_NUMBERS = np.lib.NumpyVersion(np.__version__) >= "2.0.0"

@@ -26,7 +26,8 @@ import warnings
 
 import numpy as np
 
-from .dtypes import of
+from . import hooks
+from .dtypes import legacy_type_name
 
 __all__ = [
     "Node",
@@ -48,7 +49,6 @@ __all__ = [
     "saved_versions",
     "bump",
     "check_versions",
-    "RemovableHandle",
 ]
 
 FREED_MESSAGE = (
@@ -218,7 +218,7 @@ def describe(array, producer):
     """`srcgrad.FloatTensor [2, 3]]`, and for the output of a node `srcgrad.FloatTensor
     [3]], which is output 0 of Mul,` (PyTorch's wording: the node's name less its
     `Backward0`; the output's number among the node's outputs)."""
-    text = f"srcgrad.{of(array.dtype).kind_name}Tensor [{', '.join(map(str, array.shape))}]]"
+    text = f"{legacy_type_name(array.dtype)} [{', '.join(map(str, array.shape))}]]"
     index = 0
     if type(producer) is OutputNode:
         index, producer = producer.index, producer.node
@@ -280,69 +280,18 @@ class Node:
         if self._hooks is None:
             self._hooks = []
         self._hooks.append(hook)
-        return RemovableHandle(self, hook)
-
-
-class RemovableHandle:
-    """What `register_hook` returns: `remove()` takes the hook off (again: nothing)."""
-
-    def __init__(self, node, hook):
-        self._node, self._hook = node, hook
-
-    def remove(self):
-        node, hook = self._node, self._hook
-        if node is not None and node._hooks:
-            node._hooks[:] = [h for h in node._hooks if h is not hook]
-        self._node = self._hook = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
+        return hooks.RemovableHandle(self, hook)
 
 
 def run_hooks(node, g):
-    """The gradient `g` reaching `node` after its hooks, in the order they were
-    registered, each given the gradient the one before returned (a Tensor; None keeps
-    it; one written in place counts as returned); then stored into the tensors that
-    retain their grad, which see the hooked gradient whenever they asked, as in PyTorch."""
-    hooks = node._hooks
-    retained = []
-    for hook in list(hooks):
-        if isinstance(hook, _tensor_class()):
-            retained.append(hook)
-            continue
-        g = _hooked(hook, g)
-    for t in retained:
-        accumulate(t, g)
+    """The gradient `g` reaching `node` after its hooks (hooks.py), then stored into the
+    tensors that retain their grad, which see the hooked gradient whenever they asked
+    for it, as in PyTorch."""
+    g = hooks.hooked(node._hooks, g)
+    for t in node._hooks:
+        if isinstance(t, _tensor_class()):
+            accumulate(t, g)
     return g
-
-
-def _hooked(hook, g):
-    """What `hook` makes of the gradient array `g`, checked as PyTorch checks it."""
-    tensor = _tensor_class()
-    given = tensor._make(np.array(g, copy=True))  # a hook may write into it: g may be saved or shared
-    out = hook(given)
-    if out is None:
-        return given._data
-    name = getattr(hook, "__name__", type(hook).__name__)
-    if not isinstance(out, tensor):
-        raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
-    data = out._data
-    if data.shape != np.shape(g):
-        raise RuntimeError(f"hook '{name}' has changed the size of value")
-    if data.dtype != np.asarray(g).dtype:
-        raise RuntimeError(
-            f"hook '{name}' has changed the type of value (was {_legacy(np.asarray(g).dtype)} got {_legacy(data.dtype)})"
-        )
-    return data
-
-
-def _legacy(dtype):
-    """PyTorch's legacy name of a CPU tensor type (`srcgrad.FloatTensor`)."""
-    return "srcgrad." + {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-                         "bool": "Bool"}.get(np.dtype(dtype).name, np.dtype(dtype).name.capitalize()) + "Tensor"
 
 
 @functools.lru_cache(maxsize=None)

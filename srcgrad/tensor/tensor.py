@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from . import dtypes, ops, pointwise, printing, products, reductions
+from . import dtypes, hooks, ops, pointwise, printing, products, reductions
 from ..rules import activations
 from ..runtime import mean_of
 from .dtypes import Size, dim_axis
@@ -202,14 +202,7 @@ class Tensor(ShapeOps, InPlaceOps):
             self._retains_grad = True
             self._grad_fn.retain(self)
 
-    def register_hook(self, hook):
-        """Call `hook(grad)` whenever a gradient with respect to this tensor is computed;
-        a Tensor it returns replaces the gradient (a leaf accumulates that). Returns a
-        handle whose `remove()` takes the hook off."""
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        node = self._grad_fn if self._grad_fn is not None else self._accumulate_grad()
-        return node.add_hook(hook)
+    register_hook = hooks.register_hook
 
     @property
     def retains_grad(self):
