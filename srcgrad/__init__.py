@@ -27,7 +27,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 # Tensor shim: PyTorch-style eager autograd (`import srcgrad as torch`), in srcgrad/tensor/
-# `float`, `int`, `bool`, `sum`, `max`, `min`, `abs`, `pow`, `all`, `any` and `compile` below shadow the builtins
+# `float`, `int`, `bool`, `sum`, `max`, `min`, `abs`, `pow`, `all`, `any`, `round` and `compile` below shadow the builtins
 # in this module: code placed after this block must use `builtins.float` and so on.
 from . import autograd, nn, optim  # noqa: E402
 from .tensor import (  # noqa: E402
@@ -39,6 +39,8 @@ from .tensor import (  # noqa: E402
     minimum, mm, mul, mv, neg, no_grad, norm, numel, ones, ones_like, pow, prod, rand, rand_like, randint, randn,
     randn_like, relu, reshape, seed, set_grad_enabled, short, sigmoid, sin, softmax, sqrt, squeeze, stack, std,
     sub, sum, t, tanh, tensor, transpose, uint8, unsqueeze, var, where, zeros, zeros_like,
+    addmm, allclose, argsort, atan2, bmm, ceil, chunk, floor, gather, index_select, inference_mode, isclose, lerp,
+    masked_fill, outer, round, sign, sort, split, topk, trace, tril, triu, trunc, unbind,
 )
 from .tensor.compiled import compile  # noqa: E402
 from .tensor import bool_ as bool  # noqa: E402

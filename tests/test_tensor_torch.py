@@ -356,6 +356,39 @@ SNIPPETS = {
         print(z.flatten(1).grad_fn, z.flatten(0, 1).shape, z.flatten(-2, -1).shape, torch.tensor(2.).flatten().shape)
         attempt(lambda: z.flatten(2, 1)); attempt(lambda: z.flatten(0, 5))
     """,
+    "selections-rounding-products": """
+        x = torch.tensor([[1.5, -2.25, 3.0], [4.0, 0.5, -6.5]], requires_grad=True)
+        i = torch.tensor([[2, 0], [1, 1]])
+        outs = [x.gather(1, i), x.index_select(1, torch.tensor([2, 0])), x.masked_fill(x > 2, 0.5), x.sort(dim=1).values,
+                x.sort(dim=0, descending=True).values, x.topk(2).values, x.topk(1, dim=0, largest=False).values,
+                x.sign(), x.round(), x.floor(), x.ceil(), x.trunc(), x.round(decimals=1), torch.atan2(x, x * 0.5 + 1),
+                torch.lerp(x, x * 2, 0.25), torch.lerp(x, x * 2, x * 0.1), x.triu(), x.tril(-1), x[:, :2].trace(),
+                torch.outer(x[0], x[1]), torch.addmm(x[0, :2], x[:, :2], x[:, 1:], beta=0.5, alpha=2.0),
+                torch.bmm(x.reshape(1, 2, 3), x.reshape(1, 3, 2))]
+        for k, out in enumerate(outs):
+            x.grad = None
+            out.backward(torch.ones(out.shape) * (k + 1))
+            print(out, out.grad_fn, x.grad)
+        print(x.sort(dim=1), x.topk(2), x.argsort() if hasattr(x, 'argsort') else None)
+        for pieces in (x.split(2, 1), x.split([1, 2], 1), x.chunk(2, 1), x.chunk(3, 0), x.unbind(1)):
+            x.grad = None
+            sum(p.sum() * (j + 1) for j, p in enumerate(pieces)).backward()
+            print([p.shape for p in pieces], [p.grad_fn for p in pieces], x.grad)
+        print(torch.allclose(x, x + 1e-6), torch.isclose(x, x + 1e-3), x.allclose(x), torch.isclose(x, x, equal_nan=True))
+        attempt(lambda: x.split([1, 1], 1)); attempt(lambda: x.topk(4)); attempt(lambda: torch.outer(x, x))
+        attempt(lambda: torch.bmm(x, x)); attempt(lambda: torch.trace(x.reshape(1, 2, 3)))
+        attempt(lambda: x.masked_fill(torch.ones(2, 3), 0.0))
+        with torch.inference_mode():
+            print((x * 2).requires_grad, torch.is_grad_enabled())
+        @torch.no_grad
+        def doubled(t):
+            return t * 2
+        print(doubled(x).requires_grad)
+        print(torch.autograd.functional.jacobian(lambda a, b: a * b, (torch.ones(2), torch.ones(2) * 3)))
+        print(torch.autograd.functional.jacobian(lambda a: (a * 2, a.sum(), a.detach()), torch.ones(2)))
+        print(torch.autograd.gradcheck(lambda a: (a * a.sin()).sum(), (torch.ones(3, dtype=torch.float64, requires_grad=True),)))
+        attempt(lambda: torch.autograd.gradcheck(lambda a: (a * a).sum(), (torch.ones(2, requires_grad=True),)))
+    """,
     "reductions-and-expansions": """
         def shown(f):  # the result and its shape, or the error
             try:

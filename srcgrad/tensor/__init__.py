@@ -20,12 +20,14 @@ from .creation import (
 )
 from .dtypes import Size, dtype, get_default_dtype
 from .functions import (
-    abs, add, all, amax, amin, any, argmax, argmin, cat, clamp, clamp_max, clamp_min, clip, clone, concat,
-    concatenate, cos, cumprod, cumsum, div, dot, exp, expm1, flatten, is_floating_point, is_tensor, log, log1p,
-    log_softmax, logsumexp, matmul, max, maximum, mean, min, minimum, mm, mv, mul, neg, norm, numel, pow, prod, relu,
-    reshape, sigmoid, sin, softmax, sqrt, squeeze, stack, std, sub, sum, t, tanh, transpose, unsqueeze, var, where,
+    abs, add, addmm, all, allclose, amax, amin, any, argmax, argmin, argsort, atan2, bmm, cat, ceil, chunk, clamp, clamp_max,
+    clamp_min, clip, clone, concat, concatenate, cos, cumprod, cumsum, div, dot, exp, expm1, flatten, floor, gather,
+    index_select, is_floating_point, is_tensor, isclose, lerp, log, log1p, log_softmax, logsumexp, masked_fill, matmul,
+    max, maximum, mean, min, minimum, mm, mv, mul, neg, norm, numel, outer, pow, prod, relu, reshape, round, sigmoid,
+    sign, sin, softmax, sort, split, sqrt, squeeze, stack, std, sub, sum, t, tanh, topk, trace, transpose, tril, triu,
+    trunc, unbind, unsqueeze, var, where,
 )
-from .graph import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .graph import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor
 
 float16 = half = dtypes.float16

@@ -14,8 +14,12 @@ from ..rules import lookup
 from . import ops
 from .dtypes import dim_axis
 from .joins import cat, concat, concatenate, stack
-from .products import dot, matmul, mm, mv
-from .pointwise import clamp, clamp_max, clamp_min, clip, expm1, log1p, maximum, minimum, where
+from .products import addmm, bmm, dot, matmul, mm, mv, outer, trace, tril, triu
+from .pointwise import (
+    allclose, atan2, ceil, clamp, clamp_max, clamp_min, clip, expm1, floor, isclose, lerp, log1p, maximum, minimum, round,
+    sign, trunc, where,
+)
+from .selections import argsort, chunk, gather, index_select, masked_fill, named_pair, sort, split, topk, unbind
 from .reductions import all, amax, amin, any, cumprod, cumsum, logsumexp, prod, std, var
 from .tensor import Tensor
 
@@ -27,6 +31,8 @@ __all__ = [
     "cat", "concat", "concatenate", "stack", "clamp", "clip", "clamp_min", "clamp_max", "maximum",
     "minimum", "log1p", "expm1", "logsumexp", "cumsum", "cumprod", "prod", "std", "var", "amax", "amin",
     "all", "any", "is_floating_point",
+    "addmm", "bmm", "outer", "trace", "tril", "triu", "allclose", "atan2", "ceil", "floor", "isclose", "lerp", "round",
+    "sign", "trunc", "argsort", "chunk", "gather", "index_select", "masked_fill", "sort", "split", "topk", "unbind",
 ]
 
 
@@ -73,23 +79,7 @@ def pow(input, exponent):
     return _tensor(input).pow(exponent)
 
 
-class MinMax(tuple):
-    """`(values, indices)` from `max(dim)` / `min(dim)`; as PyTorch's named pair it
-    prints `srcgrad.return_types.max(` then `values=...,` and `indices=...)` on lines
-    of their own, with the subclass's name (`max` or `min`)."""
-
-    def __new__(cls, values, indices):
-        return tuple.__new__(cls, (values, indices))
-
-    values = property(lambda self: self[0])
-    indices = property(lambda self: self[1])
-
-    def __repr__(self):
-        return f"srcgrad.return_types.{type(self).__name__}(\nvalues={self[0]!r},\nindices={self[1]!r})"
-
-
-_PAIRS = {"Max": type("max", (MinMax,), {"__module__": "srcgrad.return_types"}),
-          "Min": type("min", (MinMax,), {"__module__": "srcgrad.return_types"})}
+_PAIRS = {"Max": named_pair("max"), "Min": named_pair("min")}
 
 
 def extremum_along(x, arg, name, dim, keepdim):

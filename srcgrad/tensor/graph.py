@@ -107,6 +107,13 @@ class _ModeContext:
     _target = True
     _previous = None
 
+    def __new__(cls, *args, **kwargs):
+        made = super().__new__(cls)
+        if len(args) == 1 and not kwargs and callable(args[0]):  # a bare decorator: `@no_grad`
+            made.__init__()
+            return made(args[0])
+        return made
+
     def __enter__(self):
         mode = _mode
         self._previous = (mode.enabled, self._previous)
@@ -136,6 +143,24 @@ class enable_grad(_ModeContext):
     """Turn recording back on inside a `no_grad` block."""
 
     _target = True
+
+
+class inference_mode(_ModeContext):
+    """PyTorch's inference mode, which here is `no_grad` (no graph is recorded);
+    `inference_mode(False)` turns recording on, as PyTorch's does."""
+
+    def __init__(self, mode=True):
+        self._target = not mode
+
+    def __call__(self, fn):
+        target = self._target
+
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            with inference_mode(not target):
+                return fn(*args, **kwargs)
+
+        return run
 
 
 class set_grad_enabled(_ModeContext):

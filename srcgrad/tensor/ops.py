@@ -25,7 +25,7 @@ import operator
 
 import numpy as np
 
-from ..rules import lookup
+from ..rules import is_nondifferentiable, lookup
 from ..runtime import unbroadcast
 from . import dtypes
 from .graph import Node, _mode, counter_of, describe, loud, node_class, quiet, run_backward, saved_version, saved_versions
@@ -125,6 +125,38 @@ class RuleNode(Node):
         if self.saves:
             self.args = self.kwargs = self.ans = None
             self.freed = True
+
+
+class ZeroGradNode(Node):
+    """The node of an op the registry declares to have no derivative (`np.sign`,
+    `np.floor`, ...): its input gets a zero gradient of its shape and dtype, as PyTorch's
+    SignBackward0 or FloorBackward0 give it. It saves nothing."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, next_functions, shape, dtype):
+        super().__init__(next_functions)
+        self.shape, self.dtype = shape, dtype
+
+    def apply(self, g):
+        return [np.zeros(self.shape, self.dtype)]
+
+
+def piecewise_constant(primitive, input, name, *consts, **kwargs):
+    """`primitive(input's array, *consts, **kwargs)` for a function whose derivative is
+    zero wherever it has one (the registry declares it nondifferentiable): tracked, the
+    result requires grad through a ZeroGradNode called `name`."""
+    if not is_nondifferentiable(primitive):
+        raise TypeError(f"{primitive!r} has a derivative rule: record it with ops.apply")
+    x = input._data
+    ans = np.asarray(primitive(x, *consts, **kwargs))
+    if not (input._requires_grad and _mode.enabled):
+        return _leaf(ans)
+    edge = (input._grad_fn or input._accumulate_grad(), 0)
+    out = _leaf(ans)
+    out._grad_fn = node_class(name, ZeroGradNode)((edge,), x.shape, x.dtype)
+    out._requires_grad = True
+    return out
 
 
 class CompositeNode(Node):

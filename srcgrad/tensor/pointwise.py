@@ -15,6 +15,7 @@ from . import dtypes, ops
 __all__ = [
     "clamp", "clip", "clamp_min", "clamp_max", "clamp_", "maximum", "minimum", "where",
     "exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "tanh", "sigmoid",
+    "sign", "floor", "ceil", "trunc", "round", "atan2", "lerp", "isclose", "allclose", "PointwiseOps",
 ]
 
 _NO_BOUND = "torch.clamp: At least one of 'min' or 'max' must not be None"
@@ -138,3 +139,66 @@ def where(condition, input=None, other=None):
 def where_method(input, condition, other):
     """`input.where(condition, other)`: `where(condition, input, other)`."""
     return where(condition, input, other)
+
+
+# --- rounding, atan2, lerp, closeness ----------------------------------------------------
+
+def _rounding(primitive, name):
+    def method(input):
+        return ops.piecewise_constant(primitive, input, name)
+
+    method.__name__ = primitive.__name__
+    method.__doc__ = f"np.{primitive.__name__} of each element; its gradient is zero ({name})."
+    return method
+
+
+sign, floor, ceil, trunc = (_rounding(np.sign, "SignBackward0"), _rounding(np.floor, "FloorBackward0"),
+                            _rounding(np.ceil, "CeilBackward0"), _rounding(np.trunc, "TruncBackward0"))
+
+
+def round(input, *, decimals=0):  # noqa: A001 - PyTorch's name
+    """Each element rounded half to even to `decimals` places; gradient zero
+    (RoundBackward0, RoundBackward1 with decimals)."""
+    if decimals:
+        return ops.piecewise_constant(np.round, input, "RoundBackward1", decimals)
+    return ops.piecewise_constant(np.round, input, "RoundBackward0")
+
+
+def atan2(input, other):
+    """The angle of (other, input), elementwise (Atan2Backward0)."""
+    return ops.binary(np.arctan2, input, other, "Atan2Backward0", floating=True)
+
+
+def _lerp(start, end, weight):
+    return start + weight * (end - start)
+
+
+def lerp(input, end, weight):
+    """`input + weight * (end - input)`: one node, LerpBackward0 for a number weight and
+    LerpBackward1 for a tensor one."""
+    name = "LerpBackward1" if _is_tensor(weight) else "LerpBackward0"
+    return ops.composite(name, _lerp, input, end, weight)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise |input - other| <= atol + rtol * |other|, a bool tensor (no graph)."""
+    a, b = (t._data if _is_tensor(t) else np.asarray(t) for t in (input, other))
+    return ops.Tensor._make(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether every element is close (`isclose`), a Python bool."""
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+class PointwiseOps:
+    """The Tensor methods of this module."""
+
+    __slots__ = ()
+    exp, expm1, log, log1p, sqrt = exp, expm1, log, log1p, sqrt
+    sin, cos, tanh, sigmoid = sin, cos, tanh, sigmoid
+    clamp = clip = clamp
+    clamp_min, clamp_max, clamp_ = clamp_min, clamp_max, clamp_
+    maximum, minimum, where = maximum, minimum, where_method
+    sign, floor, ceil, trunc, round = sign, floor, ceil, trunc, round
+    atan2, arctan2, lerp, isclose, allclose = atan2, atan2, lerp, isclose, allclose

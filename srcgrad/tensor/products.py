@@ -14,7 +14,7 @@ import numpy as np
 
 from .ops import apply, binary_same, c_name, operand
 
-__all__ = ["matmul", "mm", "mv", "dot"]
+__all__ = ["matmul", "mm", "mv", "dot", "outer", "bmm", "addmm", "trace", "triu", "tril", "ProductOps"]
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
@@ -143,3 +143,63 @@ def dot(input, tensor):
             f"{input.dtype.kind_name} and {tensor.dtype.kind_name}"
         )
     return matmul(input, tensor)  # vectors of different lengths: matmul's error, as PyTorch's dot
+
+
+# --- outer, bmm, addmm, trace, triangles -------------------------------------------------
+
+
+def outer(input, vec2):
+    """The outer product of two 1-D tensors (MulBackward0, as PyTorch computes it)."""
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
+    return apply(np.outer, input, vec2, name="MulBackward0", out_dtype=input._data.dtype)
+
+
+def bmm(input, mat2):
+    """Batched matrix products of two 3-D tensors (BmmBackward0)."""
+    for name, t in (("batch1", input), ("batch2", mat2)):
+        if t._data.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    _raise_matmul_mismatch(input._data.shape, mat2._data.shape, input._requires_grad)
+    return apply(operator.matmul, input, mat2, name="BmmBackward0", out_dtype=input._data.dtype)
+
+
+def _addmm(input, mat1, mat2, beta, alpha):
+    product = matmul(mat1, mat2)
+    product = product if alpha == 1 else product * alpha
+    return product + (input if beta == 1 else input * beta)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """`beta * input + alpha * (mat1 @ mat2)`, one node (AddmmBackward0)."""
+    for t in (mat1, mat2):
+        if t._data.ndim != 2:
+            raise RuntimeError(f"mat1 must be a matrix, got {t._data.ndim}-D tensor")
+    from .ops import composite
+
+    return composite("AddmmBackward0", _addmm, input, mat1, mat2, beta, alpha)
+
+
+def trace(input):
+    """The sum of the main diagonal of a 2-D tensor (TraceBackward0)."""
+    if input._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
+    return apply(np.trace, input, name="TraceBackward0")
+
+
+def triu(input, diagonal=0):
+    """The entries on and above diagonal `diagonal`, the rest zero (TriuBackward0)."""
+    return apply(np.triu, input, diagonal, name="TriuBackward0")
+
+
+def tril(input, diagonal=0):
+    """The entries on and below diagonal `diagonal`, the rest zero (TrilBackward0)."""
+    return apply(np.tril, input, diagonal, name="TrilBackward0")
+
+
+class ProductOps:
+    """The Tensor methods of this module (matmul and `@` are the class's own)."""
+
+    __slots__ = ()
+    outer, ger, bmm, addmm, trace, triu, tril = outer, outer, bmm, addmm, trace, triu, tril

@@ -20,6 +20,9 @@ from .graph import (
     AccumulateGrad, OutputNode, _mode, accumulate, counter_of, run_backward, run_single, warn_non_leaf_grad,
 )
 from .inplace import InPlaceOps
+from .pointwise import PointwiseOps
+from .products import ProductOps
+from .selections import SelectionOps
 from .shaping import ShapeOps
 
 __all__ = ["Tensor"]
@@ -90,7 +93,7 @@ def _comparison(primitive):
     return lambda self, other: ops.compare(primitive, self, other)
 
 
-class Tensor(ShapeOps, InPlaceOps):
+class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
@@ -451,9 +454,6 @@ class Tensor(ShapeOps, InPlaceOps):
     def equal(self, other):
         return self._data.shape == other._data.shape and bool(np.all(self._data == other._data))
 
-    def allclose(self, other, rtol=1e-05, atol=1e-08):
-        return bool(np.allclose(self._data, other._data, rtol=rtol, atol=atol))
-
     def argmax(self, dim=None, keepdim=False):
         axis = None if dim is None else dim_axis(dim, self._data.ndim)
         return Tensor._make(np.asarray(np.argmax(self._data, axis=axis, keepdims=keepdim), dtype=np.int64))
@@ -522,11 +522,6 @@ class Tensor(ShapeOps, InPlaceOps):
 
     # --- elementwise functions --------------------------------------------------------
 
-    exp, expm1, log, log1p, sqrt = pointwise.exp, pointwise.expm1, pointwise.log, pointwise.log1p, pointwise.sqrt
-    sin, cos, tanh, sigmoid = pointwise.sin, pointwise.cos, pointwise.tanh, pointwise.sigmoid
-    clamp = clip = pointwise.clamp
-    clamp_min, clamp_max, clamp_ = pointwise.clamp_min, pointwise.clamp_max, pointwise.clamp_
-    maximum, minimum, where = pointwise.maximum, pointwise.minimum, pointwise.where_method
 
     def abs(self):
         return ops.unary(np.absolute, self)

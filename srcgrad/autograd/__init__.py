@@ -12,9 +12,9 @@ reading them (or running backward) after one was changed in place.
 
 import numpy as np
 
-from .tensor import ops
-from .tensor.graph import FREED_MESSAGE, Node, _mode, check_versions, no_grad, node_class, run_backward, saved_versions
-from .tensor.tensor import Tensor
+from ..tensor import ops
+from ..tensor.graph import FREED_MESSAGE, Node, _mode, check_versions, no_grad, node_class, run_backward, saved_versions
+from ..tensor.tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx", "grad", "backward", "Variable"]
 
@@ -210,3 +210,9 @@ def Variable(data, requires_grad=False):
     """The pre-0.4 wrapper: now simply the tensor, with `requires_grad` set."""
     return data.requires_grad_(requires_grad) if requires_grad else data
 
+
+
+from . import functional  # noqa: E402  (it uses grad above)
+from .functional import GradcheckError, gradcheck  # noqa: E402,F401
+
+__all__ += ["functional", "gradcheck", "GradcheckError"]

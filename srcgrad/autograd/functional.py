@@ -1,0 +1,102 @@
+"""`srcgrad.autograd.functional.jacobian` and `srcgrad.autograd.gradcheck`, as in
+`torch.autograd`: the Jacobian of a function of Tensors, row by row through
+`autograd.grad` (one backward pass per output element), and a check of it against
+central finite differences.
+
+Invariant: neither changes its inputs or their `.grad`; the function runs on detached
+copies that require grad.
+"""
+
+import warnings
+
+import numpy as np
+
+from ..tensor.graph import no_grad
+from ..tensor.tensor import Tensor
+
+__all__ = ["jacobian", "gradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """What `gradcheck` raises where the Jacobians disagree."""
+
+
+def _as_tuple(value):
+    return (value,) if isinstance(value, Tensor) else tuple(value)
+
+
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
+    """d func(*inputs) / d inputs: for one output and one input a Tensor of shape
+    `output.shape + input.shape`; a tuple over the inputs where `inputs` is a tuple, and
+    a tuple over the outputs where `func` returns one. An output that does not depend on
+    an input gives zeros there."""
+    from . import grad
+
+    if create_graph:
+        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by the Tensor shim")
+    several_in = not isinstance(inputs, Tensor)
+    xs = tuple(Tensor._make(t._data.copy(), True) for t in _as_tuple(inputs))
+    outputs = func(*xs)
+    several_out = not isinstance(outputs, Tensor)
+    blocks = []
+    for out in _as_tuple(outputs):
+        rows = [[np.zeros(x._data.shape, x._data.dtype) for x in xs] for _ in range(out._data.size)]
+        if out._requires_grad:
+            flat = out.reshape(-1)
+            for i in range(out._data.size):
+                got = grad(flat[i], xs, retain_graph=True, allow_unused=True)
+                for k, g in enumerate(got):
+                    if g is not None:
+                        rows[i][k] = g._data
+        per_input = tuple(
+            Tensor._make(np.stack([row[k] for row in rows]).reshape(out._data.shape + x._data.shape)
+                         if rows else np.zeros(out._data.shape + x._data.shape, x._data.dtype))
+            for k, x in enumerate(xs)
+        )
+        blocks.append(per_input if several_in else per_input[0])
+    return tuple(blocks) if several_out else blocks[0]
+
+
+def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exception=True, **unused):
+    """Whether the Jacobian the graph gives for each input that requires grad matches
+    central finite differences of step `eps` within `atol` + `rtol`; with
+    `raise_exception` a mismatch raises GradcheckError showing both (as PyTorch lays
+    them out: one row per input element, one column per output element)."""
+    xs = _as_tuple(inputs)
+    if any(x._requires_grad and x._data.dtype != np.float64 for x in xs):
+        warnings.warn("Input #0 requires gradient and is not a double precision floating point or complex. This check "
+                      "will likely fail if all the inputs are not of double precision floating point or complex. ",
+                      UserWarning, stacklevel=2)
+    analytic = jacobian(func, xs)  # a tuple over the inputs; over the outputs first where func returns several
+    outputs = _as_tuple(func(*xs))
+    for j, out in enumerate(outputs):
+        per_input = analytic[j] if len(outputs) > 1 else analytic
+        for k, x in enumerate(xs):
+            if not x._requires_grad:
+                continue
+            a = per_input[k]._data.reshape(out._data.size, x._data.size).T
+            n = _numerical(func, xs, k, j, eps).T
+            if not np.allclose(a, n, atol=atol, rtol=rtol):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(f"Jacobian mismatch for output {j} with respect to input {k},\n"
+                                     f"numerical:{Tensor._make(n.astype(a.dtype))!r}\nanalytical:{Tensor._make(a)!r}\n")
+    return True
+
+
+def _numerical(func, xs, k, j, eps):
+    """d output j / d input k by central differences: (output size, input size)."""
+    base = xs[k]._data
+    columns = []
+    with no_grad():
+        for i in range(base.size):
+            values = []
+            for step in (eps, -eps):
+                moved = base.copy()
+                moved.reshape(-1)[i] += step
+                args = list(xs)
+                args[k] = Tensor._make(moved)
+                values.append(_as_tuple(func(*args))[j]._data.astype(np.float64).reshape(-1))
+            columns.append((values[0] - values[1]) / (2 * eps))
+    size = _as_tuple(func(*xs))[j]._data.size
+    return np.stack(columns, axis=1) if columns else np.zeros((size, 0))

@@ -1,0 +1,175 @@
+"""Selections and splits: gather, index_select, masked_fill, sort, argsort, topk, split,
+chunk, unbind, as Tensor methods (the `SelectionOps` mixin) and functions.
+
+Each is one registry primitive recorded under PyTorch's node name: `np.take_along_axis`
+(gather, sort, topk: GatherBackward0, SortBackward0, TopkBackward0), `np.take`
+(IndexSelectBackward0), `np.where` (MaskedFillBackward0) and `operator.getitem` (the
+pieces of split, chunk and unbind). Indices are int64 tensors; a sort is stable, so
+ties keep their order (PyTorch's CPU sort does the same for the sizes tested).
+"""
+
+import operator
+
+import numpy as np
+
+from . import ops
+from .dtypes import dim_axis
+
+__all__ = ["SelectionOps", "gather", "index_select", "masked_fill", "sort", "argsort", "topk", "split", "chunk", "unbind",
+           "named_pair"]
+
+
+def _axis(x, dim):
+    axis = dim_axis(dim, x._data.ndim)
+    return 0 if axis is None else axis
+
+
+def _indices(index):
+    data = index._data if isinstance(index, ops.Tensor) else np.asarray(index)
+    if data.dtype.kind not in "iu":
+        raise RuntimeError(f"index_select(): Expected dtype int32/int64 for index but got: {ops.c_name(data.dtype)}")
+    return data
+
+
+class _NamedPair(tuple):
+    """`(values, indices)` from `max(dim)`, `min(dim)`, `sort` or `topk`; as PyTorch's
+    named pairs it prints `srcgrad.return_types.<name>(` then `values=...,` and
+    `indices=...)` on lines of their own."""
+
+    def __new__(cls, values, indices):
+        return tuple.__new__(cls, (values, indices))
+
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"srcgrad.return_types.{type(self).__name__}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def named_pair(name):
+    """The pair class PyTorch calls `torch.return_types.<name>`."""
+    return type(name, (_NamedPair,), {"__module__": "srcgrad.return_types"})
+
+
+_SORT, _TOPK = named_pair("sort"), named_pair("topk")
+
+
+def gather(input, dim, index):
+    """`out[i][j] = input[i][index[i][j]]` along `dim` (GatherBackward0)."""
+    idx = _indices(index)
+    if idx.ndim != input._data.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    return ops.apply(np.take_along_axis, input, idx, name="GatherBackward0", axis=_axis(input, dim))
+
+
+def index_select(input, dim, index):
+    """The entries of `input` at the 1-D `index` along `dim` (IndexSelectBackward0)."""
+    idx = _indices(index)
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    return ops.apply(np.take, input, idx.reshape(-1), name="IndexSelectBackward0", axis=_axis(input, dim))
+
+
+def masked_fill(input, mask, value):
+    """`input` with `value` where the bool `mask` is True (MaskedFillBackward0); the
+    filled entries get no gradient."""
+    m = mask._data if isinstance(mask, ops.Tensor) else np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {ops.c_name(m.dtype)}")
+    if isinstance(value, ops.Tensor):
+        value = value.item()
+    fill = np.asarray(value, dtype=input._data.dtype)
+    return ops.apply(np.where, m, fill, input, name="MaskedFillBackward0")
+
+
+def _taken(input, order, axis, name):
+    values = ops.apply(np.take_along_axis, input, order, name=name, axis=axis)
+    return values, ops.Tensor._make(order.astype(np.int64))
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    """`(values, indices)` sorted along `dim` (SortBackward0); ties keep their order."""
+    x = input._data
+    if x.ndim == 0:
+        return _SORT(input.clone(), ops.Tensor._make(np.zeros((), np.int64)))
+    axis = _axis(input, dim)
+    order = np.argsort(-x if descending else x, axis=axis, kind="stable")
+    return _SORT(*_taken(input, order, axis, "SortBackward0"))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    """The indices that sort `input` along `dim` (int64, no graph); ties keep their order."""
+    x = input._data
+    if x.ndim == 0:
+        return ops.Tensor._make(np.zeros((), np.int64))
+    return ops.Tensor._make(np.argsort(-x if descending else x, axis=_axis(input, dim), kind="stable").astype(np.int64))
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """`(values, indices)` of the `k` largest (smallest) entries along `dim`
+    (TopkBackward0), largest first (smallest first)."""
+    x = input._data
+    axis = _axis(input, dim)
+    n = x.shape[axis] if x.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    order = np.argsort(-x if largest else x, axis=axis, kind="stable") if x.ndim else np.zeros((), np.int64)
+    order = np.take(order, np.arange(k), axis=axis) if x.ndim else order
+    return _TOPK(*_taken(input, order, axis, "TopkBackward0"))
+
+
+def _pieces(input, dim, sizes, name):
+    x = input._data
+    if x.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    axis = _axis(input, dim)
+    out, start = [], 0
+    for size in sizes:
+        key = (slice(None),) * axis + (slice(start, start + size),)
+        out.append(ops.apply(operator.getitem, input, key, name=name, saves=False))
+        start += size
+    return tuple(out)
+
+
+def split(input, split_size_or_sections, dim=0):
+    """Pieces of `split_size_or_sections` entries along `dim` (the last one shorter),
+    or of the listed sizes (SplitBackward0, SplitWithSizesBackward0)."""
+    n = input._data.shape[_axis(input, dim)] if input._data.ndim else 0
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension "
+                f"{dim}), but got split_sizes={sizes}"
+            )
+        return _pieces(input, dim, sizes, "SplitWithSizesBackward0")
+    size = int(split_size_or_sections)
+    if size <= 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+    return _pieces(input, dim, [min(size, n - s) for s in range(0, n, size)] or [0], "SplitBackward0")
+
+
+def chunk(input, chunks, dim=0):
+    """At most `chunks` pieces along `dim`, each of ceil(size / chunks) entries."""
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    n = input._data.shape[_axis(input, dim)] if input._data.ndim else 0
+    return split(input, max(-(-n // chunks), 1), dim)
+
+
+def unbind(input, dim=0):
+    """The slices of `input` along `dim`, each with that dim removed (UnbindBackward0)."""
+    x = input._data
+    if x.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    axis = _axis(input, dim)
+    return tuple(ops.apply(operator.getitem, input, (slice(None),) * axis + (i,), name="UnbindBackward0", saves=False)
+                 for i in range(x.shape[axis]))
+
+
+class SelectionOps:
+    """The Tensor methods of this module."""
+
+    __slots__ = ()
+    gather, index_select, masked_fill = gather, index_select, masked_fill
+    sort, argsort, topk, split, chunk, unbind = sort, argsort, topk, split, chunk, unbind
