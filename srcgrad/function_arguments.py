@@ -37,6 +37,7 @@ import gast
 from .compiler import frontend, syntax
 from .compiler.calls import bound_variant, is_followable
 from .compiler.passed_callables import Passed, passed
+from .compiler.record_methods import RecordOf, is_method_name, record_of
 from .compiler.scope import MISSING, dotted_parts, lookup_path
 from .compiler.stand_in import is_user_function
 from .errors import SrcGradError
@@ -75,7 +76,8 @@ def _called_parameters(fn, seen):
     args, bound = program.tree.args, getattr(fn, "__srcgrad_bound__", None) or {}
     params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs if a.id not in bound]
     body = "\n".join(program.source_lines[program.tree.body[0].lineno - 1:])  # the header too, where on one line
-    params = [p for p in params if re.search(rf"\b{p}\s*\(|[(,=]\s*{p}\s*[,)]", body)]  # called, or an argument
+    # called, a method of it called, or an argument
+    params = [p for p in params if re.search(rf"\b{p}\s*[(.]|[(,=]\s*{p}\s*[,)]", body)]
     if not params:
         return ()
     called = set()
@@ -84,6 +86,9 @@ def _called_parameters(fn, seen):
             continue
         if isinstance(node.func, gast.Name) and node.func.id in params:
             called.add(node.func.id)
+        elif (isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name)
+              and node.func.value.id in params and is_method_name(node.func.attr)):
+            called.add(node.func.value.id)  # `p.apply(x)`: bound where a record is passed
         elif any(isinstance(a, gast.Name) and a.id in params for a in node.args + [k.value for k in node.keywords]):
             called.update(_handed(node, params, program, seen))
     return tuple(p for p in params if p in called)
@@ -139,9 +144,12 @@ def resolve(fn, args, kwargs=None):
 def followed(value):
     """What a parameter holding `value` is bound to: `value` itself where it is a function
     srcgrad follows (`calls.is_followable`), the interned `Passed` of a partial, bound
-    method or callable object (the values it holds are read from it at run time), else
-    None."""
-    return value if is_followable(value) else passed(value)
+    method or callable object (the values it holds are read from it at run time), the
+    interned `RecordOf` of a dataclass instance's or namedtuple's class (its methods are
+    followed through its code), else None."""
+    if is_followable(value):
+        return value
+    return passed(value) or record_of(value)
 
 
 def _binding(fn, params, args, kwargs):
@@ -211,7 +219,7 @@ class _PerCall:
             found = self.made.get(key)
             if found is None:
                 found = _keep(self.made, key, (bound, self.make(_binding(self.fn, self.params, args, kwargs))), _KEPT)
-            shaped = any(isinstance(b, Passed) for b in bound)
+            shaped = any(isinstance(b, (Passed, RecordOf)) for b in bound)  # a record's class may be set anew
             found = _keep(self.seen, ids, (values, found[1], shaped), _KEPT)  # holding what its ids are of
         self.last = found[1]
         return found[1]

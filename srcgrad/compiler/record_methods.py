@@ -1,0 +1,186 @@
+"""Methods of a record passed as an argument: `p.apply(x)` where the call passes `p` a
+dataclass instance or a namedtuple (runtime/records.py).
+
+function_arguments.py binds such a parameter to the `RecordOf` of the class of the
+record each call passes (interned per class: classes are long-lived, so the derivative
+is keyed on the class, never the instance). `run` rewrites each call of one of its
+methods into a call of the function the class defines (found along its MRO, so a
+subclass's override is the one called), bound to a helper name:
+
+    p = a Params:   p.apply(x)  ->  Params_apply(p, x)
+
+so the method's code is followed as a function of the user's taking the record, and the
+gradient reaches the record's fields as it does for `apply(p, x)`. A method calling
+another method of its record (`self.helper(y)`) gets its parameter `self` bound the same
+way where it is called (`calls.with_functions`), its calls rewritten in its own
+derivative. A staticmethod is called without the record.
+
+Invariants: a `RecordOf` is interned per class while any table holds it, so ids key it
+safely; a call is rewritten only where the class defines the name as a plain `def` (or a
+staticmethod of one); a property, classmethod, a method of `tuple` or `object`, or a name
+the class lacks is refused at the call's line; the namedtuple API (`_replace`, `_asdict`,
+`_make`) is left to the stages that read it. Which names count as methods at all
+(`is_method_name`) leaves out those of arrays and of Python's containers, numbers and
+strings: `x.sum()` of an array parameter never makes a derivative per call, and a
+record's class defining a method of such a name is refused where it is called.
+"""
+
+import types
+import weakref
+
+import gast
+import numpy as np
+
+from ..errors import NotDifferentiableError
+from ..runtime.records import record_fields
+from . import scope, syntax
+from .naming import Namer
+
+
+class RecordOf:
+    """What a parameter holding a record of the class `cls` is bound to."""
+
+    __slots__ = ("cls", "__name__", "__weakref__")
+    srcgrad_record = True  # how frontend.load knows one
+
+    def __init__(self, cls):
+        self.cls, self.__name__ = cls, f"a {cls.__qualname__}"
+
+    def __repr__(self):
+        return self.__name__
+
+
+_INTERNED = weakref.WeakValueDictionary()  # record class -> its RecordOf
+
+
+def record_of(value):
+    """The `RecordOf` of the class of `value`, a dataclass instance or a namedtuple (a
+    record whose fields srcgrad differentiates as a pytree's), else None."""
+    cls = type(value)
+    found = _INTERNED.get(cls)
+    if found is None:
+        if cls.__module__ == "builtins" or record_fields(cls) is None:
+            return None
+        found = _INTERNED[cls] = RecordOf(cls)
+    return found
+
+
+_NOT_METHODS = frozenset(
+    name for kind in (np.ndarray, list, dict, tuple, set, str, float, int, complex) for name in dir(kind)
+) | {"_replace", "_asdict", "_make"}
+
+
+def is_method_name(name):
+    """Whether a call `p.name(...)` of a parameter may call a method of a record's class:
+    not a method of an array, a Python container, number or string, nor of the namedtuple
+    API (which other stages read)."""
+    return name not in _NOT_METHODS
+
+
+def calls_a_method(tree, names):
+    """Whether the function `tree` calls a method (`is_method_name`) of one of `names`."""
+    return any(
+        type(node) is gast.Call and type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
+        and node.func.value.id in names and is_method_name(node.func.attr)
+        for node in syntax.walk(tree)
+    )
+
+
+def run(program):
+    """`program.tree` with each call of a method of a parameter bound to a `RecordOf`
+    rewritten into a call of the function its class defines (the module docstring), that
+    function bound to a helper name in `program.bound` and `program.held`; a method srcgrad
+    cannot follow so is refused at its line. Returns a new tree; the parse stays as it was."""
+    records = program.records
+    if not records:
+        return program.tree
+    tree = syntax.copy(program.tree)
+    namer = Namer.for_tree(tree)
+    namer.taken |= set(program.globals) | set(program.bound)
+    helpers = {}
+
+    def helper(func, owner):
+        if func not in helpers:
+            preferred = f"{owner.__name__}_{func.__name__}"
+            own = scope.first_meaning(preferred, program) is func and preferred not in namer.locals
+            name = preferred if own else namer.fresh(preferred)
+            program.bound[name] = program.held[name] = func
+            helpers[func] = name
+        return helpers[func]
+
+    def rewrite(node, hidden):
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            args = node.args
+            own = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+            own |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
+            hidden = hidden | own
+        elif isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            hidden = hidden | set(syntax.names_stored([g.target for g in node.generators]))
+        for field, value in gast.iter_fields(node):
+            if isinstance(value, list):
+                setattr(node, field, [rewrite(v, hidden) if isinstance(v, gast.AST) else v for v in value])
+            elif isinstance(value, gast.AST):
+                setattr(node, field, rewrite(value, hidden))
+        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name)
+                and node.func.value.id in records and node.func.value.id not in hidden):
+            cls = records[node.func.value.id].cls
+            if is_method_name(node.func.attr):
+                return _call(program, node, cls, helper)
+            _check_not_shadowed(program, node, cls)
+        return node
+
+    tree.body = [rewrite(stmt, frozenset()) for stmt in tree.body]
+    return tree
+
+
+def _call(program, node, cls, helper):
+    """The call `node` of the method `node.func.attr` of a record of the class `cls`, as a
+    call of the function the class defines."""
+    param, name = node.func.value.id, node.func.attr
+    owner, found = _defined(cls, name)
+
+    def refuse(why):
+        return program.error(
+            node, f"`{program.name}` calls `{param}.{name}()`, where `{param}` holds a {cls.__qualname__}: {why}; "
+            f"srcgrad follows a method of a dataclass or namedtuple argument where its class defines it with a "
+            f"plain `def` (or as a staticmethod), through its code, as a function of yours taking the record",
+            NotDifferentiableError,
+        )
+
+    if owner is None:
+        raise refuse(f"{cls.__qualname__} has no attribute `{name}`")
+    if isinstance(found, staticmethod) and isinstance(found.__func__, types.FunctionType):
+        func, receiver = found.__func__, []
+    elif isinstance(found, types.FunctionType) and owner not in (tuple, object):
+        func, receiver = found, [syntax.name(param)]
+    else:
+        kind = ("a property" if isinstance(found, property) else "a classmethod" if isinstance(found, classmethod)
+                else f"a method of `{owner.__name__}`" if owner in (tuple, object) else "not a Python function")
+        raise refuse(f"`{owner.__qualname__}.{name}` is {kind}")
+    scope.note_class_attribute(cls, name, func)  # `Params.apply = ...` later makes the derivative anew
+    made = syntax.call(syntax.name(helper(func, owner)), receiver + list(node.args), [(k.arg, k.value) for k in node.keywords])
+    return syntax.located(made, node)
+
+
+def _check_not_shadowed(program, node, cls):
+    """Refuse `p.mean()` where the record's class defines `mean` itself: srcgrad reads a
+    call of that name as the method of arrays (or containers) it names."""
+    param, name = node.func.value.id, node.func.attr
+    owner, found = _defined(cls, name)
+    if owner is not None and owner not in (tuple, object) and name not in ("_replace", "_asdict", "_make") and (
+            isinstance(found, (types.FunctionType, staticmethod, classmethod, property))):
+        raise program.error(
+            node, f"`{program.name}` calls `{param}.{name}()`, where `{param}` holds a {cls.__qualname__} whose class "
+            f"defines `{name}`: srcgrad reads a call of a method of that name as the method of arrays (or of "
+            f"Python's lists, dicts, tuples or strings) it names, not as a method of a record; rename the method",
+            NotDifferentiableError,
+        )
+
+
+def _defined(cls, name):
+    """(the class along `cls`'s MRO whose body defines `name`, what it binds there), or
+    (None, None)."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return klass, vars(klass)[name]
+    return None, None
