@@ -274,3 +274,163 @@ def _every_transform(p):
 def test_every_transform_of_a_dataclass_and_a_namedtuple():
     for p in (Params(W0, B0), Pair(W0, B0), Doubled(W0, B0)):
         _every_transform(p)
+
+
+def test_the_generated_code_names_the_binding_and_calls_the_class_function():
+    def through(q, x):
+        return np.sum(q.apply(x) ** 2)
+
+    df = srcgrad.grad(through)
+    with pytest.raises(TypeError, match="call it once before asking for its source"):
+        srcgrad.source(df)
+    df(Layered(W0, B0), X)
+    text = srcgrad.source(df)
+    assert "(q = a Layered)" in text
+    assert "Layered_apply(q, x)" in text and "Layered_apply = test_record_methods.Layered.apply" in text
+    assert '"""Pullback of apply (self = a Layered)' in text  # its call of self.affine spliced in
+    df(Params(W0, B0), X)
+    assert "(q = a Params)" in srcgrad.source(df)
+    assert "q.apply" not in srcgrad.source(df).split('"""')[-1].replace("# return np.sum(q.apply(x) ** 2)", "")
+
+
+def test_a_method_rebound_on_its_class_gets_a_new_derivative():
+    @dataclasses.dataclass
+    class Local:
+        W: np.ndarray
+        b: np.ndarray
+
+        def apply(self, x):
+            return np.tanh(self.W @ x + self.b)
+
+    df = srcgrad.grad(loss)
+    p = Local(W0, B0)
+    np.testing.assert_allclose(df(p, X).b, _tanh_loss_grads(W0, B0, X)[1], rtol=1e-13)
+    Local.apply = Doubled.apply
+    try:
+        np.testing.assert_allclose(df(p, X).b, _sin_loss_grads(W0, B0, X)[1], rtol=1e-13)
+    finally:
+        del Local.apply
+
+
+# --- refusals ----------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Body:
+    pos: np.ndarray
+    mass: float
+
+    @property
+    def energy(self):
+        return self.mass * np.sum(self.pos ** 2)
+
+    def kinetic(self):  # reads a property
+        return self.energy * 0.5
+
+    def moved(self, v):  # writes its record
+        self.pos = self.pos + v
+        return np.sum(self.pos)
+
+    def mean(self):  # named as an array's method
+        return np.sum(self.pos)
+
+    def total(self):
+        return np.sum(self.pos) * self.mass
+
+    @classmethod
+    def make(cls, v):
+        return np.sum(v)
+
+
+def _refused(f, body, match):
+    """`f(body)` is refused at f's line by grad, jvp and forward jacobian alike."""
+    runs = [lambda: srcgrad.grad(f)(body), lambda: srcgrad.jvp(f, (body,), (Body(np.ones(2), 1.0),)),
+            lambda: srcgrad.jacobian(f, mode="forward")(body)]
+    for run in runs:
+        with pytest.raises(srcgrad.NotDifferentiableError, match=match) as info:
+            run()
+        assert info.value.filename == __file__
+
+
+BODY = Body(np.array([1.0, 2.0]), 2.0)
+
+
+def test_a_property_read_in_a_method_is_refused():
+    def f(b):
+        return b.kinetic()
+
+    _refused(f, BODY, r"fields of Body \(pos, mass\), and `\.energy` is not one \(a property")
+
+
+def test_a_property_or_classmethod_called_and_a_missing_method_are_refused_at_the_line():
+    def called_property(b):
+        return b.energy()
+
+    def classmethod_(b):
+        return b.make(b.pos)
+
+    def missing(b):
+        return b.nothing()
+
+    for f, match in ((called_property, r"calls `b\.energy\(\)`, where `b` holds a Body: `Body\.energy` is a property"),
+                     (classmethod_, r"`Body\.make` is a classmethod"),
+                     (missing, r"Body has no attribute `nothing`")):
+        _refused(f, BODY, match)
+        with pytest.raises(srcgrad.NotDifferentiableError) as info:
+            srcgrad.grad(f)(BODY)
+        assert info.value.lineno == f.__code__.co_firstlineno + 1
+
+
+def test_a_method_writing_its_record_is_refused():
+    def f(b):
+        return b.moved(np.ones(2))
+
+    _refused(f, BODY, r"`Body\.moved` sets `self\.pos` .*srcgrad takes a record as immutable; make a new one "
+                      r"\(`dataclasses\.replace\(self, pos=\.\.\.\)`")
+    np.testing.assert_array_equal(BODY.pos, [1.0, 2.0])
+
+
+def test_a_method_named_as_an_array_method_is_refused():
+    """`b.mean()` alone was read as an array's `.mean()` (a wrong gradient or a failure in
+    the generated code); with another method called, `b` is bound and it is refused at
+    build time."""
+    def alone(b):
+        return b.mean()
+
+    def beside(b):
+        return b.mean() + b.total()
+
+    for f in (alone, beside):
+        _refused(f, BODY, r"calls `b\.mean\(\)`, where `b` holds a Body whose class defines `mean`: .*rename the method")
+
+
+def test_a_method_set_on_the_instance_is_refused():
+    def f(b):
+        return b.total()
+
+    odd = Body(np.array([1.0, 2.0]), 2.0)
+    odd.total = lambda: 0.0
+    _refused(f, odd, r"holds a Body with an attribute `total` of its own")
+    assert srcgrad.grad(f)(BODY).mass == pytest.approx(3.0)
+
+
+def test_a_parameter_the_function_assigns_or_an_object_of_another_class_is_refused():
+    class NotARecord:
+        def __init__(self, pos):
+            self.pos = pos
+
+        def total(self):
+            return np.sum(self.pos)
+
+    def assigned(b):
+        b = Body(b.pos * 2, b.mass)
+        return b.total()
+
+    def plain(o):
+        return o.total()
+
+    for f, arg in ((assigned, BODY), (plain, NotARecord(np.ones(2)))):
+        with pytest.raises(srcgrad.NotDifferentiableError, match=r"only where it is a parameter holding a dataclass "
+                           r"instance or a namedtuple, whose class defines the method with a plain `def`, and the "
+                           r"function never assigns the parameter"):
+            srcgrad.grad(f)(arg)

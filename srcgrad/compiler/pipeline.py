@@ -312,6 +312,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program.tree = idioms.run(program, _transform_name(mode))
     program.tree = map_filter.run(program)
     program.tree = passed_callables.run(program)
+    record_checks = record_methods.argument_checks(program)
     program.tree = record_methods.run(program)
     fence.check(program, _transform_name(mode))
     program.bound.update(fence.imports(program, _transform_name(mode)))
@@ -352,7 +353,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
         activity.refuse_complex(program, tree, active, calls)
         activity.refuse_displays(program, tree, active)
         argument_checks += activity.constant_operands(program, tree, params, active, calls)
-        argument_checks += record_calls.field_reads(program, tree, params, active, calls)
+        argument_checks += record_calls.field_reads(program, tree, params, active, calls) + record_checks
         if verbose == "stages":
             print(f"--- after activity ---\nvaried: {', '.join(sorted(active.varied))}\n"
                   f"useful: {', '.join(sorted(active.useful))}\nactive: {', '.join(sorted(active.active))}")

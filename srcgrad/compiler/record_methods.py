@@ -25,15 +25,17 @@ strings: `x.sum()` of an array parameter never makes a derivative per call, and 
 record's class defining a method of such a name is refused where it is called.
 """
 
+import functools
 import types
 import weakref
 
 import gast
 import numpy as np
 
-from ..errors import NotDifferentiableError
+from ..errors import NotDifferentiableError, SrcGradError
+from ..rules import methods
 from ..runtime.records import record_fields
-from . import scope, syntax
+from . import frontend, scope, syntax
 from .naming import Namer
 
 
@@ -157,9 +159,93 @@ def _call(program, node, cls, helper):
         kind = ("a property" if isinstance(found, property) else "a classmethod" if isinstance(found, classmethod)
                 else f"a method of `{owner.__name__}`" if owner in (tuple, object) else "not a Python function")
         raise refuse(f"`{owner.__qualname__}.{name}` is {kind}")
+    if receiver:
+        _check_no_writes(program, node, cls, owner, func)
     scope.note_class_attribute(cls, name, func)  # `Params.apply = ...` later makes the derivative anew
     made = syntax.call(syntax.name(helper(func, owner)), receiver + list(node.args), [(k.arg, k.value) for k in node.keywords])
     return syntax.located(made, node)
+
+
+def argument_checks(program):
+    """The checks (api.check_arguments) of the calls `p.name(...)` of a method of a
+    positional parameter `p` in `program.tree` (before `run`): each refuses a record whose
+    method is not the one srcgrad would differentiate, which the binding by class cannot
+    see: an attribute of the instance itself named `name` (Python calls it, not the
+    class's function), or a method the class defines under the name of an array's or a
+    container's method (`p.mean()`, read as that method; refused at build time where the
+    parameter is bound, here where it is not)."""
+    params = [a.id for a in program.tree.args.posonlyargs + program.tree.args.args]
+    checks, seen = [], set()
+    for node in syntax.walk(program.tree):
+        if not (type(node) is gast.Call and type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
+                and node.func.value.id in params and node.func.attr not in ("_replace", "_asdict", "_make")):
+            continue
+        param, name = node.func.value.id, node.func.attr
+        if (param, name) in seen or not (is_method_name(name) or name in methods.METHODS):
+            continue  # another name of arrays' or containers' has no rule: refused where it is differentiated
+        seen.add((param, name))
+        error = program.error(node, "", NotDifferentiableError)
+        location = (error.filename, error.lineno, error.offset - 1, error.text)
+        checks.append((params.index(param), (), functools.partial(_not_followed, name=name),
+                       functools.partial(_not_followed_refusal, param=param, name=name, where=program.name), location))
+    return tuple(checks)
+
+
+def _not_followed(value, name):
+    if record_fields(type(value)) is None:
+        return False
+    if name in getattr(value, "__dict__", ()):
+        return True
+    if is_method_name(name):
+        return False
+    owner, found = _defined(type(value), name)
+    return owner is not None and owner not in (tuple, object) and isinstance(
+        found, (types.FunctionType, staticmethod, classmethod, property))
+
+
+def _not_followed_refusal(value, param, name, where):
+    kind = type(value).__qualname__
+    if name in getattr(value, "__dict__", ()):
+        return (f"`{where}` calls `{param}.{name}()`, where `{param}` holds a {kind} with an attribute `{name}` of its "
+                f"own, set on the instance: srcgrad follows a record's method as its class defines it; call the "
+                "function the attribute holds by a name of its own")
+    return _shadowed(where, param, type(value), name)
+
+
+def _shadowed(where, param, cls, name):
+    return (f"`{where}` calls `{param}.{name}()`, where `{param}` holds a {cls.__qualname__} whose class defines `{name}`: "
+            "srcgrad reads a call of a method of that name as the method of arrays (or of Python's lists, dicts, "
+            "tuples or strings) it names, not as a method of a record; rename the method")
+
+
+def _check_no_writes(program, node, cls, owner, func):
+    """Refuse a method that sets an attribute of its record (`self.pos = ...`,
+    `setattr(self, ...)`): srcgrad takes a record as immutable (its gradient and tangent
+    are records of its class), and the caller's record would change under it."""
+    try:
+        method = frontend.load(func)
+    except (SrcGradError, OSError, TypeError):
+        return  # followed as any function of the user's: that refuses it itself
+    args = method.tree.args.posonlyargs + method.tree.args.args
+    if not args:
+        return
+    receiver = args[0].id
+    for s in syntax.statements(method.tree):
+        targets = s.targets if type(s) is gast.Assign else [s.target] if isinstance(s, (gast.AugAssign, gast.AnnAssign)) else []
+        written = [t for target in targets for t in syntax.walk(target)
+                   if type(t) is gast.Attribute and type(t.value) is gast.Name and t.value.id == receiver]
+        if not written and isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+            call = s.value
+            written = [call] if (syntax.is_name(call.func, "setattr") and call.args and syntax.is_name(call.args[0], receiver)) else []
+        if written:
+            field = written[0].attr if type(written[0]) is gast.Attribute else "..."
+            raise program.error(
+                node, f"`{program.name}` calls `{node.func.value.id}.{node.func.attr}()`, where `{node.func.value.id}` holds a "
+                f"{cls.__qualname__}, and `{owner.__qualname__}.{func.__name__}` sets `{receiver}.{field}` "
+                f"({method.where(s)}): srcgrad takes a record as immutable; make a new one "
+                f"(`dataclasses.replace({receiver}, {field}=...)`, `{receiver}._replace({field}=...)` of a namedtuple) "
+                "and return it", NotDifferentiableError,
+            )
 
 
 def _check_not_shadowed(program, node, cls):
@@ -169,12 +255,7 @@ def _check_not_shadowed(program, node, cls):
     owner, found = _defined(cls, name)
     if owner is not None and owner not in (tuple, object) and name not in ("_replace", "_asdict", "_make") and (
             isinstance(found, (types.FunctionType, staticmethod, classmethod, property))):
-        raise program.error(
-            node, f"`{program.name}` calls `{param}.{name}()`, where `{param}` holds a {cls.__qualname__} whose class "
-            f"defines `{name}`: srcgrad reads a call of a method of that name as the method of arrays (or of "
-            f"Python's lists, dicts, tuples or strings) it names, not as a method of a record; rename the method",
-            NotDifferentiableError,
-        )
+        raise program.error(node, _shadowed(program.name, param, cls, name), NotDifferentiableError)
 
 
 def _defined(cls, name):
