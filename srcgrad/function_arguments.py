@@ -17,14 +17,21 @@ instance from the argument when it runs (`f_k = f.keywords['k']`, `f.__self__`),
 fresh partial per call, another instance or a changed attribute reuses the derivative
 with its own numbers. Those values are constants (no gradient flows into them).
 
-Invariants: a function that calls none of its parameters gets the transform itself, with
-no per-call cost; a parameter is bound only to a function srcgrad can follow
-(`calls.is_followable`) or a `Passed` (one that cannot be followed is refused at its
-call's line); at most `_KEPT` bindings are kept per transform (and four times as many
+A parameter whose methods the function calls (`p.apply(x)`, or handed to a function of
+the user's that does) and that holds a dataclass instance or a namedtuple is bound to the
+record's class (`followed`: a `compiler.record_methods.RecordOf`), so its methods are
+followed through the class's code; keyed by the class, never the instance, so one
+derivative serves every record of a class, and a subclass gets its own.
+
+Invariants: a function that calls none of its parameters (nor a method of one) gets the
+transform itself, with no per-call cost; a parameter is bound only to a function srcgrad
+can follow (`calls.is_followable`), a `Passed` (one that cannot be followed is refused at
+its call's line) or a `RecordOf` (a method it cannot follow refused so); at most `_KEPT` bindings are kept per transform (and four times as many
 bound copies in all), the oldest dropped first: a new lambda per call derives anew
 rather than growing memory. A call whose arguments are the objects of an earlier call
-reuses its transform without type checks, but for a `Passed`, which is looked up again
-(a partial's keywords or a class's `__call__` may have changed).
+reuses its transform without type checks, but for a `Passed` or a `RecordOf`, which is
+looked up again (a partial's keywords, a class's `__call__` or an object's class may
+have changed).
 """
 
 import functools
@@ -46,8 +53,9 @@ _KEPT = 16
 
 
 def called_parameters(fn, _seen=None):
-    """The names of `fn`'s parameters that its code calls (`act(x)`) or passes to a
-    parameter another of the user's functions calls (`rk4_step(rhs, y, h)`), in order; ()
+    """The names of `fn`'s parameters that its code calls (`act(x)`), calls a method of
+    (`p.apply(x)`, record_methods.is_method_name) or passes to a parameter another of the
+    user's functions calls so (`rk4_step(rhs, y, h)`), in order; ()
     where its source cannot be read (the transform then reports that itself). Kept per
     function and code (`vjp` and `jvp` ask at every call)."""
     if _seen is not None:
@@ -231,8 +239,8 @@ class _PerCall:
             unbound = [p for p, _, default in self.slots if followed(default) is None]
             if unbound:
                 raise TypeError(
-                    f"the derivative of `{self.fn.__name__}` is made for the functions passed to "
-                    f"{_listed(unbound)} at each call: call it once before asking for its source"
+                    f"the derivative of `{self.fn.__name__}` is made for the functions (or the classes of the "
+                    f"records) passed to {_listed(unbound)} at each call: call it once before asking for its source"
                 )
             self.for_call((), {})
         return self.last
