@@ -157,7 +157,7 @@ def followed(value):
     followed through its code), else None."""
     if is_followable(value):
         return value
-    return passed(value) or record_of(value)
+    return record_of(value) or passed(value)  # a callable record is a record: its own fields get gradients
 
 
 def _binding(fn, params, args, kwargs):
@@ -239,8 +239,9 @@ class _PerCall:
             unbound = [p for p, _, default in self.slots if followed(default) is None]
             if unbound:
                 raise TypeError(
-                    f"the derivative of `{self.fn.__name__}` is made for the functions (or the classes of the "
-                    f"records) passed to {_listed(unbound)} at each call: call it once before asking for its source"
+                    f"the derivative of `{self.fn.__name__}` is made for the functions passed to {_listed(unbound)} "
+                    f"at each call (for a dataclass or namedtuple, for its class): call it once before asking for its "
+                    "source"
                 )
             self.for_call((), {})
         return self.last

@@ -434,3 +434,59 @@ def test_a_parameter_the_function_assigns_or_an_object_of_another_class_is_refus
                            r"instance or a namedtuple, whose class defines the method with a plain `def`, and the "
                            r"function never assigns the parameter"):
             srcgrad.grad(f)(arg)
+
+
+@dataclasses.dataclass
+class Wave:
+    w: np.ndarray
+
+    def __call__(self, x):
+        return np.sum(self.w * x)
+
+    def scaled(self, x, *, scale=2.0):
+        return scale * self(x)
+
+    def folded(self, x, k):  # recursive, through a branch on a constant
+        if k == 0:
+            return x
+        return self.folded(np.sin(self.w * x), k - 1)
+
+
+def test_a_callable_record_is_a_record_its_call_and_methods_followed():
+    """A dataclass defining `__call__` was bound as a callable object, its fields constants:
+    `p.scaled(x)` then gave a zero gradient."""
+    p, x = Wave(np.array([1.0, 2.0])), np.array([0.5, -1.0])
+
+    def called(p, x):
+        return p(x) + p.scaled(x, scale=3.0)
+
+    def only_method(p, x):
+        return p.scaled(x)
+
+    np.testing.assert_allclose(srcgrad.grad(called)(p, x).w, 4 * x, rtol=1e-14)
+    np.testing.assert_allclose(srcgrad.grad(only_method)(p, x).w, 2 * x, rtol=1e-14)
+    assert srcgrad.jvp(only_method, (p, x), (Wave(np.ones(2)), np.zeros(2)))[1] == pytest.approx(2 * np.sum(x))
+    df = srcgrad.grad(called)
+    df(p, x)
+    assert "Wave_call(p, x)" in srcgrad.source(df)
+
+    def folded(p, x):
+        return np.sum(p.folded(x, 2))
+
+    w = p.w
+    exact = np.cos(w * np.sin(w * x)) * (np.sin(w * x) + w * np.cos(w * x) * x)
+    np.testing.assert_allclose(srcgrad.grad(folded)(p, x).w, exact, rtol=1e-13)
+
+
+def test_a_record_passed_by_keyword_and_a_method_of_an_array_argument():
+    def by_keyword(x, p=None):
+        return p.scaled(x)
+
+    p, x = Wave(np.array([1.0, 2.0])), np.array([0.5, -1.0])
+    np.testing.assert_allclose(srcgrad.grad(by_keyword, wrt="p")(x, p=p).w, 2 * x, rtol=1e-14)
+
+    def array_methods(x):
+        return x.sum() * x.mean()
+
+    df = srcgrad.grad(array_methods)  # no derivative per call: its source is there before any call
+    assert "def array_methods_grad" in srcgrad.source(df)

@@ -8,6 +8,7 @@ methods into a call of the function the class defines (found along its MRO, so a
 subclass's override is the one called), bound to a helper name:
 
     p = a Params:   p.apply(x)  ->  Params_apply(p, x)
+                    p(x)        ->  Params_call(p, x)     (its class's `__call__`)
 
 so the method's code is followed as a function of the user's taking the record, and the
 gradient reaches the record's fields as it does for `apply(p, x)`. A method calling
@@ -103,7 +104,7 @@ def run(program):
 
     def helper(func, owner):
         if func not in helpers:
-            preferred = f"{owner.__name__}_{func.__name__}"
+            preferred = f"{owner.__name__}_{'call' if func.__name__ == '__call__' else func.__name__}"
             own = scope.first_meaning(preferred, program) is func and preferred not in namer.locals
             name = preferred if own else namer.fresh(preferred)
             program.bound[name] = program.held[name] = func
@@ -125,25 +126,28 @@ def run(program):
                 setattr(node, field, rewrite(value, hidden))
         if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name)
                 and node.func.value.id in records and node.func.value.id not in hidden):
-            cls = records[node.func.value.id].cls
-            if is_method_name(node.func.attr):
-                return _call(program, node, cls, helper)
-            _check_not_shadowed(program, node, cls)
+            param, name = node.func.value.id, node.func.attr
+            if is_method_name(name):
+                return _call(program, node, param, name, records[param].cls, helper)
+            _check_not_shadowed(program, node, records[param].cls)
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in records and (
+                node.func.id not in hidden):  # `p(x)` of a record whose class defines `__call__`
+            return _call(program, node, node.func.id, "__call__", records[node.func.id].cls, helper)
         return node
 
     tree.body = [rewrite(stmt, frozenset()) for stmt in tree.body]
     return tree
 
 
-def _call(program, node, cls, helper):
-    """The call `node` of the method `node.func.attr` of a record of the class `cls`, as a
-    call of the function the class defines."""
-    param, name = node.func.value.id, node.func.attr
+def _call(program, node, param, name, cls, helper):
+    """The call `node` of the method `name` of the record `param` of the class `cls`
+    (`__call__`: of the record itself), as a call of the function the class defines."""
     owner, found = _defined(cls, name)
+    called = f"{param}()" if name == "__call__" else f"{param}.{name}()"
 
     def refuse(why):
         return program.error(
-            node, f"`{program.name}` calls `{param}.{name}()`, where `{param}` holds a {cls.__qualname__}: {why}; "
+            node, f"`{program.name}` calls `{called}`, where `{param}` holds a {cls.__qualname__}: {why}; "
             f"srcgrad follows a method of a dataclass or namedtuple argument where its class defines it with a "
             f"plain `def` (or as a staticmethod), through its code, as a function of yours taking the record",
             NotDifferentiableError,
@@ -160,7 +164,7 @@ def _call(program, node, cls, helper):
                 else f"a method of `{owner.__name__}`" if owner in (tuple, object) else "not a Python function")
         raise refuse(f"`{owner.__qualname__}.{name}` is {kind}")
     if receiver:
-        _check_no_writes(program, node, cls, owner, func)
+        _check_no_writes(program, node, called, cls, owner, func)
     scope.note_class_attribute(cls, name, func)  # `Params.apply = ...` later makes the derivative anew
     made = syntax.call(syntax.name(helper(func, owner)), receiver + list(node.args), [(k.arg, k.value) for k in node.keywords])
     return syntax.located(made, node)
@@ -218,7 +222,7 @@ def _shadowed(where, param, cls, name):
             "tuples or strings) it names, not as a method of a record; rename the method")
 
 
-def _check_no_writes(program, node, cls, owner, func):
+def _check_no_writes(program, node, called, cls, owner, func):
     """Refuse a method that sets an attribute of its record (`self.pos = ...`,
     `setattr(self, ...)`): srcgrad takes a record as immutable (its gradient and tangent
     are records of its class), and the caller's record would change under it."""
@@ -240,8 +244,8 @@ def _check_no_writes(program, node, cls, owner, func):
         if written:
             field = written[0].attr if type(written[0]) is gast.Attribute else "..."
             raise program.error(
-                node, f"`{program.name}` calls `{node.func.value.id}.{node.func.attr}()`, where `{node.func.value.id}` holds a "
-                f"{cls.__qualname__}, and `{owner.__qualname__}.{func.__name__}` sets `{receiver}.{field}` "
+                node, f"`{program.name}` calls `{called}`, where `{called.partition('(')[0].partition('.')[0]}` holds "
+                f"a {cls.__qualname__}, and `{owner.__qualname__}.{func.__name__}` sets `{receiver}.{field}` "
                 f"({method.where(s)}): srcgrad takes a record as immutable; make a new one "
                 f"(`dataclasses.replace({receiver}, {field}=...)`, `{receiver}._replace({field}=...)` of a namedtuple) "
                 "and return it", NotDifferentiableError,
