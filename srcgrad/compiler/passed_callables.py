@@ -14,6 +14,9 @@ so the derivative of one binding serves every partial of the same function and s
 instance gives its own numbers. The held values are constants (no gradient flows into
 them); the instance's attributes are read through `self` when the derivative runs.
 
+A dataclass instance or namedtuple is no callable object here but a record
+(record_methods.py): its fields get gradients.
+
 Invariants: a `Passed` is interned per (function, held paths, keyword names) while any
 table holds it, so ids key it safely; a callable srcgrad cannot follow this way is bound
 to a `Passed` with `refused` set, and its first call is refused at the user's line.

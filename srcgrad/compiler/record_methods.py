@@ -81,10 +81,13 @@ def is_method_name(name):
 
 
 def calls_a_method(tree, names):
-    """Whether the function `tree` calls a method (`is_method_name`) of one of `names`."""
+    """Whether the function `tree` calls a method (`is_method_name`) of one of `names`, or
+    one of them itself (a record's `__call__`)."""
     return any(
-        type(node) is gast.Call and type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
-        and node.func.value.id in names and is_method_name(node.func.attr)
+        type(node) is gast.Call and (
+            (type(node.func) is gast.Name and node.func.id in names)
+            or (type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
+                and node.func.value.id in names and is_method_name(node.func.attr)))
         for node in syntax.walk(tree)
     )
 
