@@ -342,6 +342,10 @@ class Body:
         return np.sum(v)
 
 
+def _total_of(q):
+    return q.total()
+
+
 def _refused(f, body, match):
     """`f(body)` is refused at f's line by grad, jvp and forward jacobian alike."""
     runs = [lambda: srcgrad.grad(f)(body), lambda: srcgrad.jvp(f, (body,), (Body(np.ones(2), 1.0),)),
@@ -410,7 +414,13 @@ def test_a_method_set_on_the_instance_is_refused():
 
     odd = Body(np.array([1.0, 2.0]), 2.0)
     odd.total = lambda: 0.0
-    _refused(f, odd, r"holds a Body with an attribute `total` of its own")
+    _refused(f, odd, r"calls a method of `b`, which holds a Body with an attribute `total` of its own")
+
+    def handed(b):  # the method is called in a function of yours, the check made where `b` is passed
+        return _total_of(b)
+
+    _refused(handed, odd, r"calls a method of `b`, which holds a Body with an attribute `total` of its own")
+    assert srcgrad.grad(handed)(BODY).mass == pytest.approx(3.0)
     assert srcgrad.grad(f)(BODY).mass == pytest.approx(3.0)
 
 

@@ -174,47 +174,71 @@ def _call(program, node, param, name, cls, helper):
 
 
 def argument_checks(program):
-    """The checks (api.check_arguments) of the calls `p.name(...)` of a method of a
-    positional parameter `p` in `program.tree` (before `run`): each refuses a record whose
-    method is not the one srcgrad would differentiate, which the binding by class cannot
-    see: an attribute of the instance itself named `name` (Python calls it, not the
-    class's function), or a method the class defines under the name of an array's or a
-    container's method (`p.mean()`, read as that method; refused at build time where the
-    parameter is bound, here where it is not)."""
+    """The checks (api.check_arguments) that refuse, when the derivative runs, a record
+    whose methods are not those srcgrad differentiates, which the binding by class cannot
+    see (computed on `program.tree` before `run`): for a positional parameter bound to a
+    `RecordOf`, an attribute set on the instance under the name of a method of its class
+    (Python calls it, not the class's function, also where a method calls another); for a
+    call `p.mean()` of a method named as an array's or a container's (`rules.methods`), a
+    method of that name the record's class defines (refused at build time where `p` is
+    bound, here where it is not)."""
     params = [a.id for a in program.tree.args.posonlyargs + program.tree.args.args]
     checks, seen = [], set()
-    for node in syntax.walk(program.tree):
-        if not (type(node) is gast.Call and type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
-                and node.func.value.id in params and node.func.attr not in ("_replace", "_asdict", "_make")):
-            continue
-        param, name = node.func.value.id, node.func.attr
-        if (param, name) in seen or not (is_method_name(name) or name in methods.METHODS):
-            continue  # another name of arrays' or containers' has no rule: refused where it is differentiated
-        seen.add((param, name))
-        error = program.error(node, "", NotDifferentiableError)
+
+    def check(param, at, name):
+        error = program.error(at, "", NotDifferentiableError)
         location = (error.filename, error.lineno, error.offset - 1, error.text)
         checks.append((params.index(param), (), functools.partial(_not_followed, name=name),
                        functools.partial(_not_followed_refusal, param=param, name=name, where=program.name), location))
+
+    for node in syntax.walk(program.tree):
+        if (type(node) is gast.Call and type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
+                and node.func.value.id in params and node.func.attr in methods.METHODS):
+            param, name = node.func.value.id, node.func.attr
+            if (param, name) not in seen:
+                seen.add((param, name))
+                check(param, node, name)
+        elif type(node) is gast.Call and type(node.func) in (gast.Name, gast.Attribute):
+            base = node.func if type(node.func) is gast.Name else node.func.value
+            if type(base) is gast.Name and base.id in program.records and base.id in params and base.id not in seen:
+                seen.add(base.id)
+                check(base.id, node, None)
+    for param in program.records:  # handed on to a function of yours that calls its methods
+        if param in params and param not in seen:
+            check(param, program.tree, None)
     return tuple(checks)
 
 
 def _not_followed(value, name):
-    if record_fields(type(value)) is None:
+    """Whether the record `value` has an attribute of its own shadowing a method of its
+    class (`name` None), or its class defines the method `name` of arrays."""
+    cls = type(value)
+    if record_fields(cls) is None:
         return False
-    if name in getattr(value, "__dict__", ()):
-        return True
-    if is_method_name(name):
-        return False
-    owner, found = _defined(type(value), name)
+    if name is None:
+        return _own_method(value) is not None
+    owner, found = _defined(cls, name)
     return owner is not None and owner not in (tuple, object) and isinstance(
         found, (types.FunctionType, staticmethod, classmethod, property))
 
 
+def _own_method(value):
+    """The name of an attribute of the instance `value` itself (not a field) that a class
+    along its MRO defines too, or None."""
+    own = getattr(value, "__dict__", None)
+    if not own:
+        return None
+    cls = type(value)
+    fields = record_fields(cls)
+    return next((k for k in own if k not in fields and _defined(cls, k)[0] not in (None, object)), None)
+
+
 def _not_followed_refusal(value, param, name, where):
     kind = type(value).__qualname__
-    if name in getattr(value, "__dict__", ()):
-        return (f"`{where}` calls `{param}.{name}()`, where `{param}` holds a {kind} with an attribute `{name}` of its "
-                f"own, set on the instance: srcgrad follows a record's method as its class defines it; call the "
+    if name is None:
+        own = _own_method(value)
+        return (f"`{where}` calls a method of `{param}`, which holds a {kind} with an attribute `{own}` of its own, "
+                f"set on the instance: srcgrad follows a record's methods as its class defines them; call the "
                 "function the attribute holds by a name of its own")
     return _shadowed(where, param, type(value), name)
 
