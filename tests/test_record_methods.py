@@ -501,3 +501,19 @@ def test_a_record_passed_by_keyword_and_a_method_of_an_array_argument():
 
     df = srcgrad.grad(array_methods)  # no derivative per call: its source is there before any call
     assert "def array_methods_grad" in srcgrad.source(df)
+
+
+def test_a_method_named_as_a_container_method_is_refused_with_why():
+    @dataclasses.dataclass
+    class Bag:
+        w: np.ndarray
+
+        def update(self, x):
+            return np.sum(self.w * x)
+
+    def f(b, x):
+        return b.update(x)
+
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"names it as no method of arrays, lists, dicts, tuples, "
+                       r"sets or strings \(`update` is one\)"):
+        srcgrad.grad(f)(Bag(np.ones(2)), np.ones(2))

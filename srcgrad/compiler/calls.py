@@ -28,7 +28,7 @@ from ..rules.structure import make_record
 from ..runtime.records import is_dataclass_kind, is_record_class, refusal as record_refusal
 from . import printing, record_calls, stand_in, syntax
 from .passed_callables import Passed
-from .record_methods import RecordOf
+from .record_methods import RecordOf, is_method_name
 from .scope import MISSING, dotted_parts, lookup_path
 from .stand_in import is_user_function
 
@@ -148,10 +148,13 @@ def site(program, stmt, value, callee, register):
                           f"a bound method (`srcgrad.grad(model.{program.name})`): srcgrad then knows the instance "
                           f"and follows calls of its methods; or {advice}")
             elif callee.receiver and callee.receiver.isidentifier():
+                method = callee.path.split(".")[-1]
+                named = "" if is_method_name(method) else (
+                    f" and names it as no method of arrays, lists, dicts, tuples, sets or strings (`{method}` is one)")
                 advice = (f"if `{callee.receiver}` is an object of your class, srcgrad follows a method of a "
                           "differentiated value only where it is a parameter holding a dataclass instance or a "
-                          "namedtuple, whose class defines the method with a plain `def`, and the function never "
-                          "assigns the parameter: make the class a dataclass, or write the method as a function of "
+                          f"namedtuple, whose class defines the method with a plain `def`{named}, and the function "
+                          "never assigns the parameter: make the class a dataclass, or write the method as a function of "
                           f"yours taking the object (`{callee.path.split('.')[-1]}({callee.receiver})`), which reads "
                           f"its fields; or {advice}")
             raise program.error(
