@@ -213,10 +213,10 @@ def _not_followed(value, name):
     """Whether the record `value` has an attribute of its own shadowing a method of its
     class (`name` None), or its class defines the method `name` of arrays."""
     cls = type(value)
+    if name is None:  # a namedtuple has no attributes of its own
+        return hasattr(cls, "__dataclass_fields__") and _own_method(value) is not None
     if record_fields(cls) is None:
         return False
-    if name is None:
-        return _own_method(value) is not None
     owner, found = _defined(cls, name)
     return owner is not None and owner not in (tuple, object) and isinstance(
         found, (types.FunctionType, staticmethod, classmethod, property))
@@ -229,7 +229,7 @@ def _own_method(value):
     if not own:
         return None
     cls = type(value)
-    fields = record_fields(cls)
+    fields = getattr(cls, "__dataclass_fields__", ())
     return next((k for k in own if k not in fields and _defined(cls, k)[0] not in (None, object)), None)
 
 
