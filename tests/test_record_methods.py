@@ -517,3 +517,37 @@ def test_a_method_named_as_a_container_method_is_refused_with_why():
     with pytest.raises(srcgrad.NotDifferentiableError, match=r"names it as no method of arrays, lists, dicts, tuples, "
                        r"sets or strings \(`update` is one\)"):
         srcgrad.grad(f)(Bag(np.ones(2)), np.ones(2))
+
+
+def test_every_transform_through_a_method_calling_another_and_a_callable_record():
+    p = Layered(W0, B0)
+
+    def forward(p, x):
+        return p.apply(x)
+
+    Jb = np.diag(0.5 + 1 - np.tanh(B0) ** 2)
+    for mode in ("forward", "reverse"):
+        np.testing.assert_allclose(srcgrad.jacobian(forward, wrt=1, mode=mode)(p, X), 0.5 * W0, rtol=1e-14)
+        Jp = srcgrad.jacobian(forward, mode=mode)(p, X)
+        assert type(Jp) is Layered
+        np.testing.assert_allclose(Jp.b, Jb, rtol=1e-14)
+    r = 0.5 * (W0 @ X + B0) + np.tanh(B0)
+    H = srcgrad.hessian(loss)(p, X)
+    assert type(H) is Layered and type(H.b) is Layered
+    np.testing.assert_allclose(H.b.b, 2 * Jb.T @ Jb + np.diag(2 * r * -2 * np.tanh(B0) * (1 - np.tanh(B0) ** 2)),
+                               rtol=1e-13)
+    np.testing.assert_allclose(srcgrad.hessian(loss, wrt=1)(p, X), 0.5 * W0.T @ W0, rtol=1e-13)
+    t = Layered(np.ones((2, 3)), np.array([1.0, -1.0]))
+    g = srcgrad.grad(loss)(p, X)
+    assert srcgrad.jvp(loss, (p, X), (t, np.zeros(3)))[1] == pytest.approx(np.sum(g.W) + g.b[0] - g.b[1], rel=1e-13)
+
+    def wave(t, p):  # linear in t: no second derivative
+        return np.sum(p.apply(t * X))
+
+    assert srcgrad.grad(srcgrad.grad(wave))(0.7, p) == 0.0
+    x = np.array([0.5, -1.0])
+
+    def squared(p, x):
+        return p.scaled(x) ** 2
+
+    np.testing.assert_allclose(srcgrad.hessian(squared)(Wave(np.array([1.0, 2.0])), x).w.w, 8 * np.outer(x, x), rtol=1e-14)
