@@ -38,6 +38,7 @@ from ..rules import methods
 from ..runtime.records import record_fields
 from . import frontend, scope, syntax
 from .naming import Namer
+from .passed_callables import calls_rewritten
 
 
 class RecordOf:
@@ -114,31 +115,17 @@ def run(program):
             helpers[func] = name
         return helpers[func]
 
-    def rewrite(node, hidden):
-        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
-            args = node.args
-            own = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
-            own |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
-            hidden = hidden | own
-        elif isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
-            hidden = hidden | set(syntax.names_stored([g.target for g in node.generators]))
-        for field, value in gast.iter_fields(node):
-            if isinstance(value, list):
-                setattr(node, field, [rewrite(v, hidden) if isinstance(v, gast.AST) else v for v in value])
-            elif isinstance(value, gast.AST):
-                setattr(node, field, rewrite(value, hidden))
-        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name)
-                and node.func.value.id in records and node.func.value.id not in hidden):
+    def rewrite(node):
+        if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
             param, name = node.func.value.id, node.func.attr
             if is_method_name(name):
                 return _call(program, node, param, name, records[param].cls, helper)
             _check_not_shadowed(program, node, records[param].cls)
-        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in records and (
-                node.func.id not in hidden):  # `p(x)` of a record whose class defines `__call__`
+        elif isinstance(node.func, gast.Name):  # `p(x)` of a record whose class defines `__call__`
             return _call(program, node, node.func.id, "__call__", records[node.func.id].cls, helper)
         return node
 
-    tree.body = [rewrite(stmt, frozenset()) for stmt in tree.body]
+    tree.body = calls_rewritten(tree.body, set(records), rewrite)
     return tree
 
 
