@@ -17,14 +17,21 @@ instance from the argument when it runs (`f_k = f.keywords['k']`, `f.__self__`),
 fresh partial per call, another instance or a changed attribute reuses the derivative
 with its own numbers. Those values are constants (no gradient flows into them).
 
-Invariants: a function that calls none of its parameters gets the transform itself, with
-no per-call cost; a parameter is bound only to a function srcgrad can follow
-(`calls.is_followable`) or a `Passed` (one that cannot be followed is refused at its
-call's line); at most `_KEPT` bindings are kept per transform (and four times as many
+A parameter whose methods the function calls (`p.apply(x)`, or handed to a function of
+the user's that does) and that holds a dataclass instance or a namedtuple is bound to the
+record's class (`followed`: a `compiler.record_methods.RecordOf`), so its methods are
+followed through the class's code; keyed by the class, never the instance, so one
+derivative serves every record of a class, and a subclass gets its own.
+
+Invariants: a function that calls none of its parameters (nor a method of one) gets the
+transform itself, with no per-call cost; a parameter is bound only to a function srcgrad
+can follow (`calls.is_followable`), a `Passed` (one that cannot be followed is refused at
+its call's line) or a `RecordOf` (a method it cannot follow refused so); at most `_KEPT` bindings are kept per transform (and four times as many
 bound copies in all), the oldest dropped first: a new lambda per call derives anew
 rather than growing memory. A call whose arguments are the objects of an earlier call
-reuses its transform without type checks, but for a `Passed`, which is looked up again
-(a partial's keywords or a class's `__call__` may have changed).
+reuses its transform without type checks, but for a `Passed` or a `RecordOf`, which is
+looked up again (a partial's keywords, a class's `__call__` or an object's class may
+have changed).
 """
 
 import functools
@@ -37,6 +44,7 @@ import gast
 from .compiler import frontend, syntax
 from .compiler.calls import bound_variant, is_followable
 from .compiler.passed_callables import Passed, passed
+from .compiler.record_methods import RecordOf, is_method_name, record_of
 from .compiler.scope import MISSING, dotted_parts, lookup_path
 from .compiler.stand_in import is_user_function
 from .errors import SrcGradError
@@ -45,8 +53,9 @@ _KEPT = 16
 
 
 def called_parameters(fn, _seen=None):
-    """The names of `fn`'s parameters that its code calls (`act(x)`) or passes to a
-    parameter another of the user's functions calls (`rk4_step(rhs, y, h)`), in order; ()
+    """The names of `fn`'s parameters that its code calls (`act(x)`), calls a method of
+    (`p.apply(x)`, record_methods.is_method_name) or passes to a parameter another of the
+    user's functions calls so (`rk4_step(rhs, y, h)`), in order; ()
     where its source cannot be read (the transform then reports that itself). Kept per
     function and code (`vjp` and `jvp` ask at every call)."""
     if _seen is not None:
@@ -75,7 +84,8 @@ def _called_parameters(fn, seen):
     args, bound = program.tree.args, getattr(fn, "__srcgrad_bound__", None) or {}
     params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs if a.id not in bound]
     body = "\n".join(program.source_lines[program.tree.body[0].lineno - 1:])  # the header too, where on one line
-    params = [p for p in params if re.search(rf"\b{p}\s*\(|[(,=]\s*{p}\s*[,)]", body)]  # called, or an argument
+    # called, a method of it called, or an argument
+    params = [p for p in params if re.search(rf"\b{p}\s*[(.]|[(,=]\s*{p}\s*[,)]", body)]
     if not params:
         return ()
     called = set()
@@ -84,6 +94,9 @@ def _called_parameters(fn, seen):
             continue
         if isinstance(node.func, gast.Name) and node.func.id in params:
             called.add(node.func.id)
+        elif (isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name)
+              and node.func.value.id in params and is_method_name(node.func.attr)):
+            called.add(node.func.value.id)  # `p.apply(x)`: bound where a record is passed
         elif any(isinstance(a, gast.Name) and a.id in params for a in node.args + [k.value for k in node.keywords]):
             called.update(_handed(node, params, program, seen))
     return tuple(p for p in params if p in called)
@@ -139,9 +152,12 @@ def resolve(fn, args, kwargs=None):
 def followed(value):
     """What a parameter holding `value` is bound to: `value` itself where it is a function
     srcgrad follows (`calls.is_followable`), the interned `Passed` of a partial, bound
-    method or callable object (the values it holds are read from it at run time), else
-    None."""
-    return value if is_followable(value) else passed(value)
+    method or callable object (the values it holds are read from it at run time), the
+    interned `RecordOf` of a dataclass instance's or namedtuple's class (its methods are
+    followed through its code), else None."""
+    if is_followable(value):
+        return value
+    return record_of(value) or passed(value)  # a callable record is a record: its own fields get gradients
 
 
 def _binding(fn, params, args, kwargs):
@@ -211,7 +227,7 @@ class _PerCall:
             found = self.made.get(key)
             if found is None:
                 found = _keep(self.made, key, (bound, self.make(_binding(self.fn, self.params, args, kwargs))), _KEPT)
-            shaped = any(isinstance(b, Passed) for b in bound)
+            shaped = any(isinstance(b, (Passed, RecordOf)) for b in bound)  # a record's class may be set anew
             found = _keep(self.seen, ids, (values, found[1], shaped), _KEPT)  # holding what its ids are of
         self.last = found[1]
         return found[1]
@@ -223,8 +239,9 @@ class _PerCall:
             unbound = [p for p, _, default in self.slots if followed(default) is None]
             if unbound:
                 raise TypeError(
-                    f"the derivative of `{self.fn.__name__}` is made for the functions passed to "
-                    f"{_listed(unbound)} at each call: call it once before asking for its source"
+                    f"the derivative of `{self.fn.__name__}` is made for the functions passed to {_listed(unbound)} "
+                    f"at each call (for a dataclass or namedtuple, for its class): call it once before asking for its "
+                    "source"
                 )
             self.for_call((), {})
         return self.last

@@ -4,8 +4,9 @@ A dataclass instance (frozen or not) is a pytree node whose children are its fie
 order, as in JAX's registered dataclasses: its gradient (and a tangent) is an instance of
 its class made without running `__init__`/`__post_init__`. A dataclass whose `__init__`
 dataclasses generated may be built in the function (`make_record`, as a namedtuple).
-Properties, methods and writes to fields are refused at the user's line
-(`dataclasses.replace`: tests/test_dataclass_replace.py). Every derivative is checked against float64 central differences and the
+Properties and writes to fields are refused at the user's line
+(`dataclasses.replace`: tests/test_dataclass_replace.py); methods are followed through
+their code (tests/test_record_methods.py). Every derivative is checked against float64 central differences and the
 closed form.
 """
 
@@ -352,12 +353,29 @@ def test_a_property_of_a_dataclass_built_inside_is_refused():
         srcgrad.grad(total)(X)
 
 
-def test_a_method_is_refused_with_what_to_write():
+def test_a_method_is_followed_through_its_code():
+    """(tests/test_record_methods.py has the rest.)"""
     def total(body):
         return body.kinetic()
 
-    with pytest.raises(srcgrad.NotDifferentiableError, match=r"write the method as a function of yours taking the object \(`kinetic\(body\)`\)"):
-        srcgrad.grad(total)(Body(X, 2.0))
+    g = srcgrad.grad(total)(Body(X, 2.0))
+    assert type(g) is Body and g.mass == pytest.approx(np.sum(X ** 2))
+    np.testing.assert_allclose(g.pos, 2 * 2.0 * X, rtol=1e-14)
+
+
+def test_a_method_of_an_object_of_another_class_is_refused_with_what_to_write():
+    class Bag:
+        def __init__(self, pos):
+            self.pos = pos
+
+        def kinetic(self):
+            return np.sum(self.pos ** 2)
+
+    def total(bag):
+        return bag.kinetic()
+
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"write the method as a function of yours taking the object \(`kinetic\(bag\)`\)"):
+        srcgrad.grad(total)(Bag(X))
 
 
 @dataclasses.dataclass

@@ -21,7 +21,10 @@ Splicing is exact. A call is spliced only when Python would run the same stateme
   default is a literal equal to the one it holds (`__defaults__`, `__kwdefaults__`,
   logged: a change builds the derivative again);
 - it passes the checks a derivative of it would pass on its own (fence.py); its
-  in-place updates keep their run-time checks (`fence.shared_augmented`).
+  in-place updates keep their run-time checks (`fence.shared_augmented`);
+- it is handed no partial, bound method or callable object passed as an argument but as
+  the receiver of its own function, nor a record whose methods it calls
+  (record_methods.py): those calls are rewritten in its own derivative.
 
 Its own variables get fresh names. A parameter it never assigns reads the argument
 itself; any other parameter is assigned the argument first. A global name it reads
@@ -43,7 +46,7 @@ import gast
 
 from .. import rules
 from ..errors import SrcGradError
-from . import aliases, anf, fence, frontend, function_choices, idioms, jumps, key_lambdas, map_filter, scope, stand_in, syntax, unroll
+from . import aliases, anf, fence, frontend, function_choices, idioms, jumps, key_lambdas, map_filter, record_methods, scope, stand_in, syntax, unroll
 from .passed_callables import Passed
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function
@@ -149,7 +152,7 @@ class _Splicer:
         if not _spliceable(fn, expanding):
             return None
         callee = self.prepared(fn)
-        if callee is None:
+        if callee is None or _hands_on_record(call, callee, self.program.records):
             return None
         size = sum(1 for _ in syntax.statements(callee.tree))
         if size > MAX_CALLEE_STATEMENTS or self.spliced + size > MAX_SPLICED_STATEMENTS:
@@ -329,6 +332,15 @@ def _hands_on_passed(call, fn, bound):
         if isinstance(shape, Passed) and shape.func is not fn:
             return True
     return False
+
+
+def _hands_on_record(call, callee, records):
+    """Whether `call` passes a parameter bound to a record's class (record_methods.py) to
+    a callee that calls a method of one of its parameters: those calls are rewritten in
+    the callee's own derivative, which the call then stays."""
+    if not any(isinstance(node, gast.Name) and node.id in records for node in call.args + [k.value for k in call.keywords]):
+        return False
+    return record_methods.calls_a_method(callee.tree, set(callee.params))
 
 
 def _spliceable(fn, expanding):

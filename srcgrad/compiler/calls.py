@@ -28,6 +28,7 @@ from ..rules.structure import make_record
 from ..runtime.records import is_dataclass_kind, is_record_class, refusal as record_refusal
 from . import printing, record_calls, stand_in, syntax
 from .passed_callables import Passed
+from .record_methods import RecordOf, is_method_name
 from .scope import MISSING, dotted_parts, lookup_path
 from .stand_in import is_user_function
 
@@ -147,9 +148,15 @@ def site(program, stmt, value, callee, register):
                           f"a bound method (`srcgrad.grad(model.{program.name})`): srcgrad then knows the instance "
                           f"and follows calls of its methods; or {advice}")
             elif callee.receiver and callee.receiver.isidentifier():
-                advice = (f"if `{callee.receiver}` is an object of your class (a dataclass, say), srcgrad follows no "
-                          "method of a differentiated value: write the method as a function of yours taking the "
-                          f"object (`{callee.path.split('.')[-1]}({callee.receiver})`), which reads its fields; or {advice}")
+                method = callee.path.split(".")[-1]
+                named = "" if is_method_name(method) else (
+                    f" and names it as no method of arrays, lists, dicts, tuples, sets or strings (`{method}` is one)")
+                advice = (f"if `{callee.receiver}` is an object of your class, srcgrad follows a method of a "
+                          "differentiated value only where it is a parameter holding a dataclass instance or a "
+                          f"namedtuple, whose class defines the method with a plain `def`{named}, and the function "
+                          "never assigns the parameter: make the class a dataclass, or write the method as a function of "
+                          f"yours taking the object (`{callee.path.split('.')[-1]}({callee.receiver})`), which reads "
+                          f"its fields; or {advice}")
             raise program.error(
                 stmt, f"no derivative rule for the method `.{callee.path}()` called at {program.where(stmt)} "
                 f"(in `{program.name}`); {advice}", NotDifferentiableError,
@@ -495,7 +502,8 @@ def several_results(primal):
 
 def with_functions(program, fn, arguments, is_local):
     """`fn`, or a copy of it whose parameters that receive a function known at this call
-    (`rk4_step(rhs, y, h)`, a default `act=np.tanh`) are bound to that function: the
+    (`rk4_step(rhs, y, h)`, a default `act=np.tanh`) are bound to that function, or a
+    record of a known class (the caller's `Program.records`) to that class: the
     copy is differentiated with those calls resolved (`Program.bound`). `arguments` is the
     call's `inspect.BoundArguments` (nodes); `is_local(name)` tells a caller's local name,
     whose value is known only at run time, from a global or bound one. One copy per
@@ -504,6 +512,9 @@ def with_functions(program, fn, arguments, is_local):
     for name, param in inspect.signature(fn).parameters.items():
         if name in arguments.arguments:
             parts = dotted_parts(arguments.arguments[name]) if isinstance(arguments.arguments[name], gast.AST) else None
+            if parts is not None and len(parts) == 1 and parts[0] in program.records:
+                found[name] = program.records[parts[0]]  # a record of a known class: its methods followed there
+                continue
             if parts is None or (is_local(parts[0]) and parts[0] not in program.bound):
                 continue
             value = lookup_path(parts, program)
@@ -519,7 +530,8 @@ def with_functions(program, fn, arguments, is_local):
     key = (fn, tuple(sorted(((k, id(v)) for k, v in bound.items()), key=lambda item: item[0])))
     # a binding to an instance (`self`) is kept only during the derivation (see
     # stand_in.forget_methods): srcgrad keeps no model alive; functions live on
-    variants = _BOUND_VARIANTS if all(is_followable(v) or isinstance(v, Passed) for v in bound.values()) else _INSTANCE_VARIANTS
+    variants = _BOUND_VARIANTS if all(is_followable(v) or isinstance(v, (Passed, RecordOf)) for v in bound.values()) else (
+        _INSTANCE_VARIANTS)
     found = variants.get(key)
     if found is None:
         found = variants[key] = (bound, bound_variant(fn, bound))  # the values keep their ids taken

@@ -49,6 +49,9 @@ class Program:
     inherited: list = field(default_factory=list)
     # whether the tree holds `with` blocks that contexts.lower put between markers
     contexts: bool = False
+    # parameters the record each call passes them is of one class (record_methods.RecordOf):
+    # their methods' calls are calls of the class's functions; a parameter the body assigns is left out
+    records: dict = field(default_factory=dict)
 
     @property
     def generated(self):
@@ -76,7 +79,10 @@ class Program:
         params = {a.id for a in self.tree.args.args + self.tree.args.kwonlyargs}
         # the function a partial, method or object passed calls (passed_callables.Passed) is said by its parameter
         through = {id(obj.func) for obj in self.bound.values() if getattr(obj, "srcgrad_passed", False)}
-        spelled = [f"{name} = {spelling(obj)}" for name, obj in sorted(self.bound.items())
+        # and a record's method (record_methods.py) by the record's parameter
+        through |= {id(getattr(f, "__func__", f)) for record in self.records.values() for klass in record.cls.__mro__
+                    for f in vars(klass).values()}
+        spelled = [f"{name} = {spelling(obj)}" for name, obj in sorted({**self.bound, **self.records}.items())
                    if name in params or (name in self.held and not isinstance(obj, types.MethodType)
                                          and spelling(obj) != name and id(obj) not in through)]  # not a helper by its own name (`added_at`)
         return f" ({', '.join(spelled)})" if spelled else ""
@@ -176,7 +182,7 @@ def load(fn, source=None):
         program = _method_program(fn, *method)
         if program is not None:
             program.bound.update(getattr(fn, "__srcgrad_bound__", None) or {})
-            return program
+            return _records_apart(program)
     bound = dict(getattr(fn, "__srcgrad_bound__", None) or {})
     fn = differentiated(stand_in(fn))
     code = getattr(fn, "__code__", None)
@@ -187,16 +193,26 @@ def load(fn, source=None):
     if parsed is not None:
         tree, filename, first_line, indent, lines = parsed
         cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
-        return Program(fn, tree, filename, first_line, indent, lines, fn.__globals__, cells,
-                       bound=_unassigned(bound, tree))
+        return _records_apart(Program(fn, tree, filename, first_line, indent, lines, fn.__globals__, cells,
+                                      bound=_unassigned(bound, tree)))
     program = _load(fn, source)
     program.bound = _unassigned(bound, program.tree)
+    _records_apart(program)
     try:
         _PARSED.setdefault(fn, {})[(source, code)] = (
             program.tree, program.filename, program.first_line, program.indent, program.source_lines,
         )
     except TypeError:
         pass
+    return program
+
+
+def _records_apart(program):
+    """`program` with its parameters bound to a record's class (record_methods.RecordOf)
+    moved from `bound` to `records`: no stage but record_methods reads them as known values."""
+    if any(getattr(v, "srcgrad_record", False) for v in program.bound.values()):
+        program.records = {k: v for k, v in program.bound.items() if getattr(v, "srcgrad_record", False)}
+        program.bound = {k: v for k, v in program.bound.items() if k not in program.records}
     return program
 
 

@@ -14,6 +14,9 @@ so the derivative of one binding serves every partial of the same function and s
 instance gives its own numbers. The held values are constants (no gradient flows into
 them); the instance's attributes are read through `self` when the derivative runs.
 
+A dataclass instance or namedtuple is no callable object here but a record
+(record_methods.py): its fields get gradients.
+
 Invariants: a `Passed` is interned per (function, held paths, keyword names) while any
 table holds it, so ids key it safely; a callable srcgrad cannot follow this way is bound
 to a `Passed` with `refused` set, and its first call is refused at the user's line.
@@ -150,7 +153,23 @@ def run(program):
             helpers[func] = name
         return helpers[shape.func]
 
-    def rewrite(node, hidden):
+    def rewrite(node):
+        if isinstance(node.func, gast.Name) and node.func.id in shapes:
+            return _call(program, node, shapes[node.func.id], helper, read)
+        return node
+
+    body = calls_rewritten(tree.body, set(shapes), rewrite)
+    docstring = 1 if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) else 0
+    tree.body = body[:docstring] + prologue + body[docstring:]
+    return tree
+
+
+def calls_rewritten(body, names, rewrite):
+    """The statements `body` with each call of one of `names` or of an attribute of one
+    (`f(y)`, `p.apply(x)`) where no nested scope (a `def`, a lambda, a comprehension)
+    rebinds the name replaced by `rewrite(call)`, its own arguments rewritten first."""
+
+    def visit(node, hidden):
         if isinstance(node, (gast.FunctionDef, gast.Lambda)):
             args = node.args
             own = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
@@ -160,18 +179,16 @@ def run(program):
             hidden = hidden | set(syntax.names_stored([g.target for g in node.generators]))
         for field, value in gast.iter_fields(node):
             if isinstance(value, list):
-                setattr(node, field, [rewrite(v, hidden) if isinstance(v, gast.AST) else v for v in value])
+                setattr(node, field, [visit(v, hidden) if isinstance(v, gast.AST) else v for v in value])
             elif isinstance(value, gast.AST):
-                setattr(node, field, rewrite(value, hidden))
-        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in shapes
-                and node.func.id not in hidden):
-            return _call(program, node, shapes[node.func.id], helper, read)
+                setattr(node, field, visit(value, hidden))
+        if isinstance(node, gast.Call):
+            root = node.func.value if isinstance(node.func, gast.Attribute) else node.func
+            if isinstance(root, gast.Name) and root.id in names and root.id not in hidden:
+                return rewrite(node)
         return node
 
-    body = [rewrite(stmt, frozenset()) for stmt in tree.body]
-    docstring = 1 if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) else 0
-    tree.body = body[:docstring] + prologue + body[docstring:]
-    return tree
+    return [visit(stmt, frozenset()) for stmt in body]
 
 
 def _call(program, node, shape, helper, read):

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, cache, callees, closures, contexts, emit, factoring, fence, forward, frontend, function_choices, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, optimize, origins, passed_callables, printing, record_calls, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
+from . import activity, aliases, anf, cache, callees, closures, contexts, emit, factoring, fence, forward, frontend, function_choices, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, optimize, origins, passed_callables, printing, record_calls, record_methods, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -312,6 +312,8 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program.tree = idioms.run(program, _transform_name(mode))
     program.tree = map_filter.run(program)
     program.tree = passed_callables.run(program)
+    record_checks = record_methods.argument_checks(program)
+    program.tree = record_methods.run(program)
     fence.check(program, _transform_name(mode))
     program.bound.update(fence.imports(program, _transform_name(mode)))
     program.tree = contexts.lower(program, _transform_name(mode))
@@ -351,7 +353,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
         activity.refuse_complex(program, tree, active, calls)
         activity.refuse_displays(program, tree, active)
         argument_checks += activity.constant_operands(program, tree, params, active, calls)
-        argument_checks += record_calls.field_reads(program, tree, params, active, calls)
+        argument_checks += record_calls.field_reads(program, tree, params, active, calls) + record_checks
         if verbose == "stages":
             print(f"--- after activity ---\nvaried: {', '.join(sorted(active.varied))}\n"
                   f"useful: {', '.join(sorted(active.useful))}\nactive: {', '.join(sorted(active.active))}")

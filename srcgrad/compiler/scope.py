@@ -73,6 +73,12 @@ def note_inherited(through, name, value):
     _note(through, _ThroughClass(name), value)
 
 
+def note_class_attribute(cls, name, value):
+    """Log the attribute `name` of the class `cls` meaning the function `value` (a
+    record's method, compiler/record_methods.py): `Params.apply = ...` is then seen."""
+    _note(cls, _ThroughClass(name), value)
+
+
 def _note(namespace, name, value):
     if _LOGS and callable(value) and not isinstance(value, types.ModuleType):  # what calls resolve to
         for log in _LOGS:

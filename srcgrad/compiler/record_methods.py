@@ -1,0 +1,285 @@
+"""Methods of a record passed as an argument: `p.apply(x)` where the call passes `p` a
+dataclass instance or a namedtuple (runtime/records.py).
+
+function_arguments.py binds such a parameter to the `RecordOf` of the class of the
+record each call passes (interned per class: classes are long-lived, so the derivative
+is keyed on the class, never the instance). `run` rewrites each call of one of its
+methods into a call of the function the class defines (found along its MRO, so a
+subclass's override is the one called), bound to a helper name:
+
+    p = a Params:   p.apply(x)  ->  Params_apply(p, x)
+                    p(x)        ->  Params_call(p, x)     (its class's `__call__`)
+
+so the method's code is followed as a function of the user's taking the record, and the
+gradient reaches the record's fields as it does for `apply(p, x)`. A method calling
+another method of its record (`self.helper(y)`) gets its parameter `self` bound the same
+way where it is called (`calls.with_functions`), its calls rewritten in its own
+derivative. A staticmethod is called without the record.
+
+Invariants: a `RecordOf` is interned per class while any table holds it, so ids key it
+safely; a call is rewritten only where the class defines the name as a plain `def` (or a
+staticmethod of one); a property, classmethod, a method of `tuple` or `object`, or a name
+the class lacks is refused at the call's line; the namedtuple API (`_replace`, `_asdict`,
+`_make`) is left to the stages that read it. Which names count as methods at all
+(`is_method_name`) leaves out those of arrays and of Python's containers, numbers and
+strings: `x.sum()` of an array parameter never makes a derivative per call, and a
+record's class defining a method of such a name is refused where it is called.
+"""
+
+import functools
+import types
+import weakref
+
+import gast
+import numpy as np
+
+from ..errors import NotDifferentiableError, SrcGradError
+from ..rules import methods
+from ..runtime.records import record_fields
+from . import frontend, scope, syntax
+from .naming import Namer
+from .passed_callables import calls_rewritten
+
+
+class RecordOf:
+    """What a parameter holding a record of the class `cls` is bound to."""
+
+    __slots__ = ("cls", "__name__", "__weakref__")
+    srcgrad_record = True  # how frontend.load knows one
+
+    def __init__(self, cls):
+        self.cls, self.__name__ = cls, f"a {cls.__qualname__}"
+
+    def __repr__(self):
+        return self.__name__
+
+
+_INTERNED = weakref.WeakValueDictionary()  # record class -> its RecordOf
+
+
+def record_of(value):
+    """The `RecordOf` of the class of `value`, a dataclass instance or a namedtuple (a
+    record whose fields srcgrad differentiates as a pytree's), else None."""
+    cls = type(value)
+    found = _INTERNED.get(cls)
+    if found is None:
+        if cls.__module__ == "builtins" or record_fields(cls) is None:
+            return None
+        found = _INTERNED[cls] = RecordOf(cls)
+    return found
+
+
+_NOT_METHODS = frozenset(
+    name for kind in (np.ndarray, list, dict, tuple, set, str, float, int, complex) for name in dir(kind)
+) | {"_replace", "_asdict", "_make"}
+
+
+def is_method_name(name):
+    """Whether a call `p.name(...)` of a parameter may call a method of a record's class:
+    not a method of an array, a Python container, number or string, nor of the namedtuple
+    API (which other stages read)."""
+    return name not in _NOT_METHODS
+
+
+def calls_a_method(tree, names):
+    """Whether the function `tree` calls a method (`is_method_name`) of one of `names`, or
+    one of them itself (a record's `__call__`)."""
+    return any(
+        type(node) is gast.Call and (
+            (type(node.func) is gast.Name and node.func.id in names)
+            or (type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
+                and node.func.value.id in names and is_method_name(node.func.attr)))
+        for node in syntax.walk(tree)
+    )
+
+
+def run(program):
+    """`program.tree` with each call of a method of a parameter bound to a `RecordOf`
+    rewritten into a call of the function its class defines (the module docstring), that
+    function bound to a helper name in `program.bound` and `program.held`; a method srcgrad
+    cannot follow so is refused at its line. Returns a new tree; the parse stays as it was."""
+    records = program.records
+    if not records:
+        return program.tree
+    tree = syntax.copy(program.tree)
+    namer = Namer.for_tree(tree)
+    namer.taken |= set(program.globals) | set(program.bound)
+    helpers = {}
+
+    def helper(func, owner):
+        if func not in helpers:
+            preferred = f"{owner.__name__}_{'call' if func.__name__ == '__call__' else func.__name__}"
+            own = scope.first_meaning(preferred, program) is func and preferred not in namer.locals
+            name = preferred if own else namer.fresh(preferred)
+            program.bound[name] = program.held[name] = func
+            helpers[func] = name
+        return helpers[func]
+
+    def rewrite(node):
+        if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
+            param, name = node.func.value.id, node.func.attr
+            if is_method_name(name):
+                return _call(program, node, param, name, records[param].cls, helper)
+            _check_not_shadowed(program, node, records[param].cls)
+        elif isinstance(node.func, gast.Name):  # `p(x)` of a record whose class defines `__call__`
+            return _call(program, node, node.func.id, "__call__", records[node.func.id].cls, helper)
+        return node
+
+    tree.body = calls_rewritten(tree.body, set(records), rewrite)
+    return tree
+
+
+def _call(program, node, param, name, cls, helper):
+    """The call `node` of the method `name` of the record `param` of the class `cls`
+    (`__call__`: of the record itself), as a call of the function the class defines."""
+    owner, found = _defined(cls, name)
+    called = f"{param}()" if name == "__call__" else f"{param}.{name}()"
+
+    def refuse(why):
+        return program.error(
+            node, f"`{program.name}` calls `{called}`, where `{param}` holds a {cls.__qualname__}: {why}; "
+            f"srcgrad follows a method of a dataclass or namedtuple argument where its class defines it with a "
+            f"plain `def` (or as a staticmethod), through its code, as a function of yours taking the record",
+            NotDifferentiableError,
+        )
+
+    if owner is None:
+        raise refuse(f"{cls.__qualname__} has no attribute `{name}`")
+    if isinstance(found, staticmethod) and isinstance(found.__func__, types.FunctionType):
+        func, receiver = found.__func__, []
+    elif isinstance(found, types.FunctionType) and owner not in (tuple, object):
+        func, receiver = found, [syntax.name(param)]
+    else:
+        kind = ("a property" if isinstance(found, property) else "a classmethod" if isinstance(found, classmethod)
+                else f"a method of `{owner.__name__}`" if owner in (tuple, object) else "not a Python function")
+        raise refuse(f"`{owner.__qualname__}.{name}` is {kind}")
+    if receiver:
+        _check_no_writes(program, node, called, cls, owner, func)
+    scope.note_class_attribute(cls, name, func)  # `Params.apply = ...` later makes the derivative anew
+    made = syntax.call(syntax.name(helper(func, owner)), receiver + list(node.args), [(k.arg, k.value) for k in node.keywords])
+    return syntax.located(made, node)
+
+
+def argument_checks(program):
+    """The checks (api.check_arguments) that refuse, when the derivative runs, a record
+    whose methods are not those srcgrad differentiates, which the binding by class cannot
+    see (computed on `program.tree` before `run`): for a positional parameter bound to a
+    `RecordOf`, an attribute set on the instance under the name of a method of its class
+    (Python calls it, not the class's function, also where a method calls another); for a
+    call `p.mean()` of a method named as an array's or a container's (`rules.methods`), a
+    method of that name the record's class defines (refused at build time where `p` is
+    bound, here where it is not)."""
+    params = [a.id for a in program.tree.args.posonlyargs + program.tree.args.args]
+    checks, seen = [], set()
+
+    def check(param, at, name):
+        error = program.error(at, "", NotDifferentiableError)
+        location = (error.filename, error.lineno, error.offset - 1, error.text)
+        checks.append((params.index(param), (), functools.partial(_not_followed, name=name),
+                       functools.partial(_not_followed_refusal, param=param, name=name, where=program.name), location))
+
+    for node in syntax.walk(program.tree):
+        if (type(node) is gast.Call and type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
+                and node.func.value.id in params and node.func.attr in methods.METHODS):
+            param, name = node.func.value.id, node.func.attr
+            if (param, name) not in seen:
+                seen.add((param, name))
+                check(param, node, name)
+        elif type(node) is gast.Call and type(node.func) in (gast.Name, gast.Attribute):
+            base = node.func if type(node.func) is gast.Name else node.func.value
+            if type(base) is gast.Name and base.id in program.records and base.id in params and base.id not in seen:
+                seen.add(base.id)
+                check(base.id, node, None)
+    for param in program.records:  # handed on to a function of yours that calls its methods
+        if param in params and param not in seen:
+            check(param, program.tree, None)
+    return tuple(checks)
+
+
+def _not_followed(value, name):
+    """Whether the record `value` has an attribute of its own shadowing a method of its
+    class (`name` None), or its class defines the method `name` of arrays."""
+    cls = type(value)
+    if name is None:  # a namedtuple has no attributes of its own
+        return hasattr(cls, "__dataclass_fields__") and _own_method(value) is not None
+    if record_fields(cls) is None:
+        return False
+    owner, found = _defined(cls, name)
+    return owner is not None and owner not in (tuple, object) and isinstance(
+        found, (types.FunctionType, staticmethod, classmethod, property))
+
+
+def _own_method(value):
+    """The name of an attribute of the instance `value` itself (not a field) that a class
+    along its MRO defines too, or None."""
+    own = getattr(value, "__dict__", None)
+    if not own:
+        return None
+    cls = type(value)
+    fields = getattr(cls, "__dataclass_fields__", ())
+    return next((k for k in own if k not in fields and _defined(cls, k)[0] not in (None, object)), None)
+
+
+def _not_followed_refusal(value, param, name, where):
+    kind = type(value).__qualname__
+    if name is None:
+        own = _own_method(value)
+        return (f"`{where}` calls a method of `{param}`, which holds a {kind} with an attribute `{own}` of its own, "
+                f"set on the instance: srcgrad follows a record's methods as its class defines them; call the "
+                "function the attribute holds by a name of its own")
+    return _shadowed(where, param, type(value), name)
+
+
+def _shadowed(where, param, cls, name):
+    return (f"`{where}` calls `{param}.{name}()`, where `{param}` holds a {cls.__qualname__} whose class defines `{name}`: "
+            "srcgrad reads a call of a method of that name as the method of arrays (or of Python's lists, dicts, "
+            "tuples or strings) it names, not as a method of a record; rename the method")
+
+
+def _check_no_writes(program, node, called, cls, owner, func):
+    """Refuse a method that sets an attribute of its record (`self.pos = ...`,
+    `setattr(self, ...)`): srcgrad takes a record as immutable (its gradient and tangent
+    are records of its class), and the caller's record would change under it."""
+    try:
+        method = frontend.load(func)
+    except (SrcGradError, OSError, TypeError):
+        return  # followed as any function of the user's: that refuses it itself
+    args = method.tree.args.posonlyargs + method.tree.args.args
+    if not args:
+        return
+    receiver = args[0].id
+    for s in syntax.statements(method.tree):
+        targets = s.targets if type(s) is gast.Assign else [s.target] if isinstance(s, (gast.AugAssign, gast.AnnAssign)) else []
+        written = [t for target in targets for t in syntax.walk(target)
+                   if type(t) is gast.Attribute and type(t.value) is gast.Name and t.value.id == receiver]
+        if not written and isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+            call = s.value
+            written = [call] if (syntax.is_name(call.func, "setattr") and call.args and syntax.is_name(call.args[0], receiver)) else []
+        if written:
+            field = written[0].attr if type(written[0]) is gast.Attribute else "..."
+            raise program.error(
+                node, f"`{program.name}` calls `{called}`, where `{called.partition('(')[0].partition('.')[0]}` holds "
+                f"a {cls.__qualname__}, and `{owner.__qualname__}.{func.__name__}` sets `{receiver}.{field}` "
+                f"({method.where(s)}): srcgrad takes a record as immutable; make a new one "
+                f"(`dataclasses.replace({receiver}, {field}=...)`, `{receiver}._replace({field}=...)` of a namedtuple) "
+                "and return it", NotDifferentiableError,
+            )
+
+
+def _check_not_shadowed(program, node, cls):
+    """Refuse `p.mean()` where the record's class defines `mean` itself: srcgrad reads a
+    call of that name as the method of arrays (or containers) it names."""
+    param, name = node.func.value.id, node.func.attr
+    owner, found = _defined(cls, name)
+    if owner is not None and owner not in (tuple, object) and name not in ("_replace", "_asdict", "_make") and (
+            isinstance(found, (types.FunctionType, staticmethod, classmethod, property))):
+        raise program.error(node, _shadowed(program.name, param, cls, name), NotDifferentiableError)
+
+
+def _defined(cls, name):
+    """(the class along `cls`'s MRO whose body defines `name`, what it binds there), or
+    (None, None)."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return klass, vars(klass)[name]
+    return None, None
