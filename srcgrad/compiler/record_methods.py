@@ -27,6 +27,7 @@ record's class defining a method of such a name is refused where it is called.
 """
 
 import functools
+import re
 import types
 import weakref
 
@@ -170,6 +171,8 @@ def argument_checks(program):
     method of that name the record's class defines (refused at build time where `p` is
     bound, here where it is not)."""
     params = [a.id for a in program.tree.args.posonlyargs + program.tree.args.args]
+    if not program.records and not _calls_a_method_by_text(program, params):
+        return ()
     checks, seen = [], set()
 
     def check(param, at, name):
@@ -194,6 +197,16 @@ def argument_checks(program):
         if param in params and param not in seen:
             check(param, program.tree, None)
     return tuple(checks)
+
+
+def _calls_a_method_by_text(program, params):
+    """Whether the function's text may call a method named as an array's or a
+    container's on one of `params` (`p.mean(`): where not, `argument_checks` has
+    nothing to find and skips its walk."""
+    text = "".join(program.source_lines)
+    return any(name in methods.METHODS
+               for p in params if p in text
+               for name in re.findall(rf"\b{re.escape(p)}\b[\s)]*\.\s*(\w+)\s*\(", text))  # `p.mean(`, `(p).mean(`
 
 
 def _not_followed(value, name):
