@@ -8,6 +8,8 @@ changed values and give a wrong gradient silently; an unrecorded one (under
 counters, with PyTorch's message. Writes no node reads still work.
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -269,3 +271,15 @@ def test_compiled_nodes_that_keep_their_inputs_are_checked():
     out.sum().backward()
     h = np.tanh(w.detach().numpy() @ x.numpy())
     np.testing.assert_allclose(w.grad.numpy(), np.outer(1 - h**2, x.numpy()))
+
+
+def test_arithmetic_in_place_on_an_expanded_tensor_is_pytorchs_error():
+    message = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+               "location. Please clone() the tensor before performing the operation.")
+    for write in (lambda e: e.add_(1), lambda e: e.mul_(2.0), lambda e: e.clamp_(0, 1), lambda e: e.__isub__(1.0)):
+        base = torch.ones(3, 1)
+        with pytest.raises(RuntimeError, match="^" + re.escape(message) + "$"):
+            write(base.expand(3, 2))
+        assert base.tolist() == [[1.0], [1.0], [1.0]]  # nothing was written
+    cloned = torch.ones(3, 1).expand(3, 2).clone()
+    assert cloned.add_(1).tolist() == [[2.0, 2.0]] * 3

@@ -42,7 +42,7 @@ def _method(primitive, name, floating=False):
 
     def method(self, other):
         data = self._data
-        if data.dtype.kind == "f" and not (self._requires_grad and _mode.enabled):
+        if data.dtype.kind == "f" and not (self._requires_grad and _mode.enabled) and data.flags.writeable:
             kind = type(other)
             if kind is float or kind is int:
                 value = other
@@ -91,11 +91,23 @@ class InPlaceOps:
         data = other._data if isinstance(other, ops.Tensor) else other
         token = ops.quiet()
         try:
-            self._data[...] = primitive(self._data, data)
+            self._store(primitive(self._data, data))
         finally:
             ops.loud(token)
         bump(self)
         return self
+
+    def _store(self, values):
+        """Write `values` into self's elements. An expanded tensor (a dim of stride 0: several
+        elements over one memory location) refuses with PyTorch's error for arithmetic in
+        place, before anything is written."""
+        data = self._data
+        if not data.flags.writeable and data.size > 1 and 0 in data.strides:
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                "location. Please clone() the tensor before performing the operation."
+            )
+        data[...] = values
 
     def _refuse_if_recorded(self, src=None):
         """An overwrite the shim does not record (`copy_`, `normal_`, ...), with grad mode
@@ -165,7 +177,7 @@ class InPlaceOps:
         tracked = self._requires_grad or any(isinstance(o, ops.Tensor) and o._requires_grad for o in others)
         if _mode.enabled and tracked:
             return self._become(checked)
-        self._data[...] = checked(self)._data
+        self._store(checked(self)._data)
         bump(self)
         return self
 
@@ -179,7 +191,7 @@ class InPlaceOps:
         source = type(self)._make(self._data.copy(), self._requires_grad)
         source._grad_fn = self._grad_fn
         out = compute(source)
-        self._data[...] = out._data
+        self._store(out._data)
         self._grad_fn = out._grad_fn
         self._requires_grad = True
         return self
@@ -187,7 +199,7 @@ class InPlaceOps:
     def zero_(self):
         if self._requires_grad and _mode.enabled:
             self._inplace(operator.mul, 0, "ZeroBackward0")  # the old values get zero gradient
-        self._data.fill(0)
+        self._store(0)
         bump(self)
         return self
 
@@ -197,13 +209,13 @@ class InPlaceOps:
     def _overwrite(self, value, name):
         if _mode.enabled and self._requires_grad:
             self._inplace(operator.mul, 0, name)  # the old values get zero gradient
-        self._data[...] = value
+        self._store(value)
         bump(self)
         return self
 
     def copy_(self, src):
         self._refuse_if_recorded(src)
-        self._data[...] = src._data if isinstance(src, ops.Tensor) else src
+        self._store(src._data if isinstance(src, ops.Tensor) else src)
         bump(self)
         return self
 
@@ -211,7 +223,7 @@ class InPlaceOps:
         from .creation import _rng
 
         self._refuse_if_recorded()
-        self._data[...] = _rng().normal(mean, std, self._data.shape)
+        self._store(_rng().normal(mean, std, self._data.shape))
         bump(self)
         return self
 
@@ -219,6 +231,6 @@ class InPlaceOps:
         from .creation import _rng
 
         self._refuse_if_recorded()
-        self._data[...] = _rng().uniform(a, b, self._data.shape)
+        self._store(_rng().uniform(a, b, self._data.shape))
         bump(self)
         return self
