@@ -347,7 +347,21 @@ class Module:
 # --- containers ------------------------------------------------------------------------------
 
 
-class Sequential(Module):
+class _Numbered(Module):
+    """A container of modules named "0", "1", ... in the order they were added."""
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+
+class Sequential(_Numbered):
     """Modules run in order, each on the previous one's output; `Sequential(OrderedDict)`
     names them, otherwise they are "0", "1", ...; indexing gives a module, or a
     Sequential for a slice."""
@@ -358,24 +372,14 @@ class Sequential(Module):
             for name, module in args[0].items():
                 self.add_module(name, module)
         else:
-            for i, module in enumerate(args):
-                self.add_module(str(i), module)
+            for module in args:
+                self.append(module)
 
     def __getitem__(self, index):
         items = list(self._modules.items())
         if isinstance(index, slice):
             return Sequential(collections.OrderedDict(items[index]))
-        return items[_index(index, len(items), type(self).__name__)][1]
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
+        return items[_index(index, len(items))][1]
 
     def forward(self, input):
         for module in self:
@@ -383,29 +387,18 @@ class Sequential(Module):
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_Numbered):
     """A list of modules whose parameters the owning module registers."""
 
     def __init__(self, modules=None):
         super().__init__()
-        for module in modules or ():
-            self.append(module)
+        self.extend(modules or ())
 
     def __getitem__(self, index):
         items = list(self._modules.values())
         if isinstance(index, slice):
             return ModuleList(items[index])
-        return items[_index(index, len(items), type(self).__name__)]
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
+        return items[_index(index, len(items))]
 
     def extend(self, modules):
         for module in modules:
@@ -413,7 +406,7 @@ class ModuleList(Module):
         return self
 
 
-def _index(index, length, kind):
+def _index(index, length):
     if not -length <= index < length:
         raise IndexError(f"index {index} is out of range")
     return index % length
