@@ -6,6 +6,11 @@ needless refusals; the first tests each once failed, the corpus at the end passe
   np.zeros made (an in-place add keeps it), so the write into it is not a change of an
   entry the array might share with `v` (it was refused when it ran, `U[:, 0]` being
   an array, not a number).
+- A helper that changes its array parameter in place and returns it, called as
+  `u = step(u, dt)` in a loop (`u[1:-1] += dt * lap; return u`), is spliced as the same
+  call outside a loop is (in a loop it was refused as a change of the caller's `u`), and
+  its `u[1:-1] += ...` writes into the array `u` itself, as `u[1:-1] = u[1:-1] + ...`
+  would (it was refused when it ran, as a change of an entry another value might hold).
 
 Each program is checked against central differences and an independent answer, in
 forward mode (the dot-product test), with its arguments left unchanged.
@@ -47,3 +52,61 @@ def test_an_array_made_here_keeps_its_own_memory_across_an_augmented_add():
     check(accumulated_grid, x, v, expected=[gx, gv])
     check(accumulated_rows, x, v)
     check_hessian(accumulated_rows, (x, v), 0)
+
+
+# --- helpers that change an array in place ----------------------------------------------
+
+
+def heat_step(u, dt):
+    u[1:-1] += dt * (u[2:] - 2 * u[1:-1] + u[:-2])
+    return u
+
+
+def heat_step_in_place(u, dt):
+    u[1:-1] += dt * (u[2:] - 2 * u[1:-1] + u[:-2])
+
+
+def heat_by_returning_helper(u0, dt):
+    u = u0.copy()
+    for _ in range(4):
+        u = heat_step(u, dt)
+    return np.sum(u ** 3)
+
+
+def heat_by_changing_helper(u0, dt):
+    u = u0.copy()
+    for _ in range(4):
+        heat_step_in_place(u, dt)
+    return np.sum(u ** 3)
+
+
+def heat_of_the_argument(u, dt):
+    for _ in range(4):
+        u = heat_step(u, dt)
+    return np.sum(u ** 3)
+
+
+def _heat_gradients(u0, dt, steps=4):
+    """The gradients of sum((M^steps u0)^3), M = I + dt L (L the interior Laplacian)."""
+    n = len(u0)
+    L = np.zeros((n, n))
+    for i in range(1, n - 1):
+        L[i, i - 1:i + 2] = [1.0, -2.0, 1.0]
+    M = np.eye(n) + dt * L
+    P = np.linalg.matrix_power(M, steps)
+    u = P @ u0
+    w = 3 * u ** 2
+    dP = sum(np.linalg.matrix_power(M, k) @ L @ np.linalg.matrix_power(M, steps - 1 - k) for k in range(steps))
+    return P.T @ w, float(w @ dP @ u0)
+
+
+@pytest.mark.parametrize("f", [heat_by_returning_helper, heat_by_changing_helper])
+def test_a_helper_changing_its_array_in_place_is_spliced(f):
+    u0, dt = np.array([0.3, 1.0, -0.4, 0.8, 0.1, 0.5]), 0.15
+    check(f, u0, dt, expected=_heat_gradients(u0, dt))
+    check_hessian(f, (u0, dt), 0)
+
+
+def test_a_helper_changing_the_callers_argument_stays_refused():
+    with pytest.raises(srcgrad.NotDifferentiableError, match="changes it in place"):
+        srcgrad.grad(heat_of_the_argument)(np.ones(5), 0.1)

@@ -101,15 +101,29 @@ class _Splicer:
             if not isinstance(call, gast.Call):
                 out.append(s)
                 continue
+            forwarded = self.forwarding(s, stmts[k] if k < len(stmts) else None)
+            if forwarded is not None:  # ANF's `t = f(u)`, `u = t` for `u = f(u)` in a loop: spliced as that
+                s = syntax.located(syntax.assign(forwarded.targets[0], call), s)
             unpacking = self.unpacking(s, itertools.islice(stmts, k, None))
             body = self.callee_body(s, call, expanding, unpacking)
             if body is None:
-                out.append(s)
+                out += [stmts[k - 1]] + ([stmts[k]] if forwarded is not None else [])
+                k += 1 if forwarded is not None else 0
                 continue
             statements, fn, unpacked = body
-            k += len(unpacking) if unpacked else 0
+            k += (len(unpacking) if unpacked else 0) + (1 if forwarded is not None else 0)
             out += self.block(statements, expanding + (_identity(fn),))
         return out
+
+    def forwarding(self, stmt, following):
+        """`following` where it is `u = t` right after `stmt`, `t = f(...)`, and nothing
+        else reads `t`; else None."""
+        target = stmt.targets[0] if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 else None
+        if (not isinstance(target, gast.Name) or not isinstance(following, gast.Assign) or len(following.targets) != 1
+                or not isinstance(following.targets[0], gast.Name) or not syntax.is_name(following.value, target.id)
+                or self.loads.get(target.id) != 1):
+            return None
+        return following
 
     def unpacking(self, stmt, following):
         """The statements right after `stmt` that unpack the tuple it assigns (ANF's
@@ -291,8 +305,11 @@ class _Splicer:
         if unpacked:  # `s, p = (a + b, a * b)`: no tuple made and taken apart
             targets = [s.targets[0] for s in sorted(unpacking, key=lambda s: s.value.slice.value)]
             result = syntax.assign(syntax.tuple_(targets, store=True), ret.value)
-        elif isinstance(stmt, gast.Assign):
+        elif isinstance(stmt, gast.Assign) and not (isinstance(stmt.targets[0], gast.Name)
+                                                    and syntax.is_name(ret.value, stmt.targets[0].id)):
             result = syntax.assign(stmt.targets[0], ret.value)
+        elif isinstance(stmt, gast.Assign):  # `u = step(u)` returning the `u` it changed: `u = u` does nothing
+            result = None
         else:  # a call for its effects: a value that is only read is dropped
             result = None if isinstance(ret.value, (gast.Name, gast.Constant)) else syntax.expr(ret.value)
         tree.body = body + ([syntax.located(result, ret)] if result is not None else [])

@@ -314,7 +314,8 @@ class _Function:
 
     def entry_checked(self, s, held, refusal):
         """Whether a run-time check can guard `l[i] op= v` that may change in place an entry
-        the list `l` holds: exact where the entry is a number (rebound, as `l[i] = l[i] op v`),
+        the list `l` holds: exact where the entry is a number (rebound, as `l[i] = l[i] op v`)
+        or `l` an array (the change goes into l's own memory, as the assignment's does),
         refused where it runs otherwise (an array or list, changed in place). If so, adds it:
         (None, message) under the statement's position."""
         if self.enclosing or not isinstance(s.target.value, gast.Name) or held == s.target.value.id:
