@@ -11,6 +11,8 @@ needless refusals; the first tests each once failed, the corpus at the end passe
   call outside a loop is (in a loop it was refused as a change of the caller's `u`), and
   its `u[1:-1] += ...` writes into the array `u` itself, as `u[1:-1] = u[1:-1] + ...`
   would (it was refused when it ran, as a change of an entry another value might hold).
+- A ufunc of another library with no rule (`scipy.special.expit`) is named in the
+  refusal as the call spells it (`sps.expit`), not as `numpy.expit`.
 
 Each program is checked against central differences and an independent answer, in
 forward mode (the dot-product test), with its arguments left unchanged.
@@ -110,3 +112,19 @@ def test_a_helper_changing_its_array_in_place_is_spliced(f):
 def test_a_helper_changing_the_callers_argument_stays_refused():
     with pytest.raises(srcgrad.NotDifferentiableError, match="changes it in place"):
         srcgrad.grad(heat_of_the_argument)(np.ones(5), 0.1)
+
+
+# --- a ufunc that is not NumPy's ---------------------------------------------------------
+
+
+def logistic_loss_with_scipy(w, X, y):
+    import scipy.special as sps
+
+    p = sps.expit(X @ w)
+    return -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
+
+
+def test_a_ufunc_of_another_library_is_named_as_the_call_spells_it():
+    pytest.importorskip("scipy")
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"no derivative rule for `sps\.expit`"):
+        srcgrad.grad(logistic_loss_with_scipy)(np.ones(2), np.ones((3, 2)), np.ones(3))

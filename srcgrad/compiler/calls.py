@@ -564,6 +564,8 @@ def _display(primal, path):
             return f"`{path}` (a {wrapper} of {inner})"
     mod = getattr(primal, "__module__", None)
     name = getattr(primal, "__name__", path)
-    if mod in (None, "numpy") and hasattr(primal, "nin"):
+    if mod in (None, "numpy") and hasattr(primal, "nin"):  # a ufunc: NumPy's, or another library's (scipy.special)
+        if getattr(np, name, None) is not primal:
+            return f"`{path}`"
         mod = "numpy"
     return f"{mod}.{name}" if mod and mod != "builtins" else f"`{name}`"
