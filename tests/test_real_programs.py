@@ -11,8 +11,11 @@ needless refusals; the first tests each once failed, the corpus at the end passe
   call outside a loop is (in a loop it was refused as a change of the caller's `u`), and
   its `u[1:-1] += ...` writes into the array `u` itself, as `u[1:-1] = u[1:-1] + ...`
   would (it was refused when it ran, as a change of an entry another value might hold).
-- A ufunc of another library with no rule (`scipy.special.expit`) is named in the
-  refusal as the call spells it (`sps.expit`), not as `numpy.expit`.
+- A ufunc of another library with no rule (`scipy.special.i0`) is named in the refusal
+  as the call spells it (`sps.i0`), not as `numpy.i0`.
+- `y = rk4_step(rhs, y, t, h)` in a loop, a helper returning a new value made from its
+  argument, stays exact (the splice of a helper returning the argument it changed must
+  not turn it into `y = y + ...` inside a loop).
 
 Each program is checked against central differences and an independent answer, in
 forward mode (the dot-product test), with its arguments left unchanged.
@@ -117,14 +120,43 @@ def test_a_helper_changing_the_callers_argument_stays_refused():
 # --- a ufunc that is not NumPy's ---------------------------------------------------------
 
 
-def logistic_loss_with_scipy(w, X, y):
+def bessel_weighted(w, X):
     import scipy.special as sps
 
-    p = sps.expit(X @ w)
-    return -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
+    return np.sum(sps.i0(X @ w))
 
 
 def test_a_ufunc_of_another_library_is_named_as_the_call_spells_it():
     pytest.importorskip("scipy")
-    with pytest.raises(srcgrad.NotDifferentiableError, match=r"no derivative rule for `sps\.expit`"):
-        srcgrad.grad(logistic_loss_with_scipy)(np.ones(2), np.ones((3, 2)), np.ones(3))
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"no derivative rule for `sps\.i0`"):
+        srcgrad.grad(bessel_weighted)(np.ones(2), np.ones((3, 2)))
+
+
+# --- a helper returning a new value, in a loop --------------------------------------------
+
+
+def rk4_step(rhs, y, t, h):
+    k1 = rhs(y, t)
+    k2 = rhs(y + 0.5 * h * k1, t + 0.5 * h)
+    k3 = rhs(y + 0.5 * h * k2, t + 0.5 * h)
+    k4 = rhs(y + h * k3, t + h)
+    return y + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def linear_decay(y, t):
+    return -0.5 * y
+
+
+def rk4_decay(y0):
+    y, t = y0, 0.0
+    for _ in range(10):
+        y = rk4_step(linear_decay, y, t, 0.1)
+        t = t + 0.1
+    return np.sum(y ** 2)
+
+
+def test_a_helper_returning_a_new_value_in_a_loop():
+    y0 = np.array([1.0, 0.5, -0.3])
+    z = -0.05  # h * (-0.5): one RK4 step multiplies y by the Taylor polynomial of exp(z)
+    factor = (1 + z + z ** 2 / 2 + z ** 3 / 6 + z ** 4 / 24) ** 10
+    check(rk4_decay, y0, expected=[2 * factor ** 2 * y0])

@@ -101,29 +101,29 @@ class _Splicer:
             if not isinstance(call, gast.Call):
                 out.append(s)
                 continue
-            forwarded = self.forwarding(s, stmts[k] if k < len(stmts) else None)
-            if forwarded is not None:  # ANF's `t = f(u)`, `u = t` for `u = f(u)` in a loop: spliced as that
-                s = syntax.located(syntax.assign(forwarded.targets[0], call), s)
             unpacking = self.unpacking(s, itertools.islice(stmts, k, None))
             body = self.callee_body(s, call, expanding, unpacking)
             if body is None:
-                out += [stmts[k - 1]] + ([stmts[k]] if forwarded is not None else [])
-                k += 1 if forwarded is not None else 0
+                out.append(s)
                 continue
             statements, fn, unpacked = body
-            k += (len(unpacking) if unpacked else 0) + (1 if forwarded is not None else 0)
+            k += len(unpacking) if unpacked else 0
+            if self.returns_back(s, statements, stmts[k] if k < len(stmts) else None):
+                statements, k = statements[:-1], k + 1
             out += self.block(statements, expanding + (_identity(fn),))
         return out
 
-    def forwarding(self, stmt, following):
-        """`following` where it is `u = t` right after `stmt`, `t = f(...)`, and nothing
-        else reads `t`; else None."""
+    def returns_back(self, stmt, statements, following):
+        """Whether the spliced `statements` of `stmt`, `t = f(u)`, end in `t = u` (f returns
+        the `u` it was given, changed in place) and `following` is `u = t`, ANF's second
+        half of `u = f(u)` in a loop, with nothing else reading `t`: the two do nothing."""
         target = stmt.targets[0] if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 else None
-        if (not isinstance(target, gast.Name) or not isinstance(following, gast.Assign) or len(following.targets) != 1
-                or not isinstance(following.targets[0], gast.Name) or not syntax.is_name(following.value, target.id)
-                or self.loads.get(target.id) != 1):
-            return None
-        return following
+        last = statements[-1] if statements else None
+        return (isinstance(target, gast.Name) and self.loads.get(target.id) == 1
+                and isinstance(last, gast.Assign) and len(last.targets) == 1 and syntax.is_name(last.targets[0], target.id)
+                and isinstance(last.value, gast.Name)
+                and isinstance(following, gast.Assign) and len(following.targets) == 1
+                and syntax.is_name(following.targets[0], last.value.id) and syntax.is_name(following.value, target.id))
 
     def unpacking(self, stmt, following):
         """The statements right after `stmt` that unpack the tuple it assigns (ANF's
