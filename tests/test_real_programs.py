@@ -11,6 +11,12 @@ needless refusals; the first tests each once failed, the corpus at the end passe
   call outside a loop is (in a loop it was refused as a change of the caller's `u`), and
   its `u[1:-1] += ...` writes into the array `u` itself, as `u[1:-1] = u[1:-1] + ...`
   would (it was refused when it ran, as a change of an entry another value might hold).
+- `rows = list(A)` holds views of A's rows (as `tuple(A)` and `[r for r in A]` do), and
+  `np.broadcast_arrays`, `np.meshgrid(copy=False)`, `sliding_window_view`, `as_strided`
+  and `np.einsum` of one operand return views: a later write into A, with the views read
+  afterwards, or a write into such a view, is refused (the gradient was computed as for
+  copies, silently wrong); copies (`[r.copy() for r in A]`), `np.diag` of a vector and
+  `np.einsum` of two operands stay exact.
 - A ufunc of another library with no rule (`scipy.special.i0`) is named in the refusal
   as the call spells it (`sps.i0`), not as `numpy.i0`.
 - `y = rk4_step(rhs, y, t, h)` in a loop, a helper returning a new value made from its
@@ -160,3 +166,67 @@ def test_a_helper_returning_a_new_value_in_a_loop():
     z = -0.05  # h * (-0.5): one RK4 step multiplies y by the Taylor polynomial of exp(z)
     factor = (1 + z + z ** 2 / 2 + z ** 3 / 6 + z ** 4 / 24) ** 10
     check(rk4_decay, y0, expected=[2 * factor ** 2 * y0])
+
+
+# --- containers of rows and NumPy's other views -------------------------------------------
+
+
+def rows_before_a_write(x):
+    A = x.reshape(2, 2) * 1.0
+    rows = list(A)
+    A[:, 0] = 5.0 * x[1]
+    return sum(np.sum(r * x[:2]) for r in rows)
+
+
+def copied_rows_before_a_write(x):
+    A = x.reshape(2, 2) * 1.0
+    rows = [r.copy() for r in A]
+    A[:, 0] = 5.0 * x[1]
+    return sum(np.sum(r * x[:2]) for r in rows) + np.sum(A)
+
+
+def windows_before_a_write(u):
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    v = u * 1.0
+    windows = sliding_window_view(v, 2)
+    v[0] = 3.0 * u[1]
+    return np.sum(windows[:, 0] * windows[:, 1])
+
+
+def broadcast_before_a_write(x):
+    A = x.reshape(2, 2) * 1.0
+    B, _ = np.broadcast_arrays(A, x[:2])
+    A[0, 0] = 5.0 * x[1]
+    return np.sum(B * x.reshape(2, 2))
+
+
+def write_into_an_einsum_diagonal(x):
+    A = x.reshape(2, 2) * 1.0
+    d = np.einsum("ii->i", A)
+    d[0] = 5.0 * x[1]
+    return np.sum(A * x.reshape(2, 2))
+
+
+def write_into_new_matrices(x):
+    B = np.diag(x * 1.0)
+    B[0, 1] = 3.0 * x[2]
+    C = np.einsum("ij,jk->ik", B, B)
+    C[1, 0] = x[0]
+    return np.sum(B ** 2) + np.sum(C)
+
+
+@pytest.mark.parametrize("f", [rows_before_a_write, windows_before_a_write, broadcast_before_a_write,
+                               write_into_an_einsum_diagonal])
+def test_containers_of_rows_and_other_views_are_refused_when_written(f):
+    with pytest.raises(srcgrad.NotDifferentiableError, match="line"):
+        srcgrad.grad(f)(np.array([0.3, 1.0, -2.0, 0.5]))
+
+
+def test_copies_of_rows_and_new_matrices_stay_exact():
+    x = np.array([0.3, 1.0, -2.0, 0.5])
+    # rows of the copy: x[:2] . (x0, x1) + x[:2] . (x2, x3); A after the write: 5 x1 twice, x1 and x3
+    expected = np.array([2 * x[0] + x[2], 2 * x[1] + x[3] + 10 + 1, x[0], x[1] + 1])
+    check(copied_rows_before_a_write, x, expected=[expected])
+    check(write_into_new_matrices, x)
+    check_hessian(write_into_new_matrices, (x,), 0)

@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import NotDifferentiableError
 from . import argument_writes, printing, syntax
 from .calls import COPY_METHODS
-from .views import VIEW_FUNCTIONS, VIEW_METHODS
+from .views import MORE_VIEWS, VIEW_FUNCTIONS, VIEW_METHODS
 
 CHANGING_METHODS = {"append"}  # the in-place methods reverse mode can undo (and `pop`: see `list_pops`)
 
@@ -156,12 +156,20 @@ def _reads_base(value, base, calls, holds_entries=False):
 def _may_view(value, base, calls, holds_entries=False):
     """Whether the simple expression `value` may share memory with the name `base`: as
     `_reads_base` sees it, or a call not known to make a new object (a user function, an
-    unknown method, `x.astype(t, copy=False)`) that is given `base`."""
+    unknown method, `x.astype(t, copy=False)`, a function of views.MORE_VIEWS) that is
+    given `base`, or `list(base)` and `dict(base)`, new containers of base's entries (an
+    array's rows are views of it)."""
     if _reads_base(value, base, calls, holds_entries):
         return True
-    if not isinstance(value, gast.Call) or _is_fresh(value, calls):
+    if not isinstance(value, gast.Call):
         return False
     callee = calls.get(value)
+    if callee is not None and callee.kind == "function" and (callee.obj in (list, dict) or _may_return_view(callee.obj)):
+        # a new list or dict holds the entries it is given (an array's rows are views of it); a function
+        # of MORE_VIEWS (`np.broadcast_arrays`, `sliding_window_view`, `np.einsum('ii->i', a)`) may return views
+        return any(syntax.is_name(a, base) for a in list(value.args) + [k.value for k in value.keywords])
+    if _is_fresh(value, calls):
+        return False
     if callee is not None and callee.kind == "method" and callee.path == "pop":
         return False  # an entry the container gives up (of a list, dict or set), not a view of it
     given = list(value.args) + [k.value for k in value.keywords]
@@ -173,6 +181,15 @@ def _may_view(value, base, calls, holds_entries=False):
 def _is_view_function(obj):
     try:
         return obj in VIEW_FUNCTIONS
+    except TypeError:
+        return False
+
+
+def _may_return_view(obj):
+    """Whether `obj` is one of the NumPy functions that may return a view of an argument
+    besides VIEW_FUNCTIONS (views.MORE_VIEWS): the checks count its result as one."""
+    try:
+        return obj in MORE_VIEWS
     except TypeError:
         return False
 
@@ -192,13 +209,25 @@ def _is_fresh(value, calls):
             if isinstance(getattr(obj, "__self__", None), (np.ndarray, list, dict)):
                 # a method of an array or list read from a global or closure (`M.copy()`), resolved to its value
                 return _is_fresh_method(getattr(obj, "__name__", None), value)
-            if _is_view_function(obj):
+            if _is_view_function(obj) or (_may_return_view(obj) and not _new_here(obj, value)):
                 return False
             if obj is np.array and not _copies(value):
                 return False  # `np.array(x, copy=False)` (or None) returns `x` itself when it can
             module = getattr(obj, "__module__", None) or ""
             return module.startswith("numpy") or obj in (list, dict) or hasattr(obj, "nin")
     return False
+
+
+def _new_here(obj, call):
+    """Whether `call` of `obj`, a function of views.MORE_VIEWS, surely makes a new array or
+    a view NumPy will not write through: `np.einsum` of two operands or more, `np.diag`
+    (a new matrix, or a read-only view of a diagonal), `np.meshgrid` copying (its default),
+    `sliding_window_view` (read-only)."""
+    if obj is np.einsum:
+        return len(call.args) > 2 and isinstance(call.args[0], gast.Constant) and isinstance(call.args[0].value, str)
+    if obj is np.meshgrid:
+        return _copies(call)
+    return obj is np.diag or obj is getattr(np.lib.stride_tricks, "sliding_window_view", None)
 
 
 def _is_fresh_method(name, call):

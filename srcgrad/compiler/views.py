@@ -40,7 +40,8 @@ FRESH_METHODS = {
 # NumPy functions that may return (a view of) an argument, besides VIEW_FUNCTIONS
 MORE_VIEWS = {getattr(np, f) for f in ("diag", "einsum", "asarray_chkfinite", "real_if_close", "trim_zeros",
                                        "broadcast_arrays", "unstack", "permute_dims", "matrix_transpose",
-                                       "require", "asmatrix", "meshgrid", "ndarray") if hasattr(np, f)}
+                                       "require", "asmatrix", "meshgrid", "ndarray") if hasattr(np, f)} | {
+    getattr(np.lib.stride_tricks, f) for f in ("sliding_window_view", "as_strided") if hasattr(np.lib.stride_tricks, f)}
 # methods that put their arguments into the receiver (a list, dict or set)
 STORING_METHODS = {"append", "extend", "insert", "update", "setdefault", "add"}
 FRESH_BUILTINS = {abs, float, int, bool, complex, len, range, round, pow, divmod, sum, str, repr, isinstance,
