@@ -230,3 +230,59 @@ def test_copies_of_rows_and_new_matrices_stay_exact():
     check(copied_rows_before_a_write, x, expected=[expected])
     check(write_into_new_matrices, x)
     check_hessian(write_into_new_matrices, (x,), 0)
+
+
+# --- containers holding a changed array --------------------------------------------------
+
+
+def copied_list_of_the_array(x):
+    A = x.reshape(2, 2) * 1.0
+    layers = [A, A * 2.0]
+    saved = layers.copy()
+    A[0, 0] = 5.0 * x[1]
+    return np.sum(saved[0] * x.reshape(2, 2)) + np.sum(A)
+
+
+def sliced_list_of_the_array(x):
+    A = x.reshape(2, 2) * 1.0
+    layers = [A]
+    saved = layers[:]
+    A[0, 0] = 5.0 * x[1]
+    return np.sum(saved[0] * x.reshape(2, 2))
+
+
+def dict_entry_by_get(x):
+    A = x.reshape(2, 2) * 1.0
+    params = {"W": A}
+    W = params.get("W")
+    A[0, 0] = 5.0 * x[1]
+    return np.sum(W * x.reshape(2, 2))
+
+
+def zipped_with_weights(x):
+    A = x.reshape(2, 2) * 1.0
+    pairs = list(zip([A], [0.5]))
+    A[0, 0] = 5.0 * x[1]
+    return np.sum(pairs[0][0] * x.reshape(2, 2)) * pairs[0][1]
+
+
+def rows_of_lists_read_after_appends(x):
+    rows = []
+    for i in range(3):
+        row = [x[i]]
+        row.append(x[i] ** 2 + 0.5)
+        rows.append(row)
+    saved = rows.copy()
+    return sum(r[0] * r[1] for r in saved)
+
+
+@pytest.mark.parametrize("f", [copied_list_of_the_array, sliced_list_of_the_array, dict_entry_by_get,
+                               zipped_with_weights])
+def test_a_container_holding_a_changed_array_is_refused_when_read_afterwards(f):
+    with pytest.raises(srcgrad.NotDifferentiableError, match="line"):
+        srcgrad.grad(f)(np.array([0.3, 1.0, -2.0, 0.5]))
+
+
+def test_lists_of_lists_built_by_appends_and_copied_stay_exact():
+    x = np.array([0.3, 1.0, -2.0])
+    check(rows_of_lists_read_after_appends, x, expected=[3 * x ** 2 + 0.5])

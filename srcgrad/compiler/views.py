@@ -1,7 +1,7 @@
 """What a call returns, as memory: a view of its receiver or of an argument, an entry of
 it, or a new value. Facts about NumPy, Python's builtins and containers (tables), and
 about a user function (whether every `return` gives a new value), read by the may-share
-analysis (sharing.py) and, for the view tables, by mutation.py.
+analysis (sharing.py) and, for the view tables, by holders.py and mutation.py.
 
 Invariant: VIEW_FUNCTIONS and MORE_VIEWS list every NumPy function that may return a
 view of an argument, since sharing.py takes any other NumPy function to return a new
