@@ -286,3 +286,29 @@ def test_a_container_holding_a_changed_array_is_refused_when_read_afterwards(f):
 def test_lists_of_lists_built_by_appends_and_copied_stay_exact():
     x = np.array([0.3, 1.0, -2.0])
     check(rows_of_lists_read_after_appends, x, expected=[3 * x ** 2 + 0.5])
+
+
+# --- functions returning their argument unless told to copy -----------------------------------
+
+
+def cleaned_in_place_then_written(x):
+    A = x.reshape(2, 2) * 1.0
+    B = np.nan_to_num(A, copy=False)
+    A[0, 0] = 5.0 * x[1]
+    return np.sum(B * x.reshape(2, 2))
+
+
+def cleaned_copy_then_written(x):
+    B = np.nan_to_num(x * 1.0)
+    B[0] = 3.0 * x[1]
+    return np.sum(x * B)
+
+
+def test_nan_to_num_without_a_copy_is_the_array_itself():
+    with pytest.raises(srcgrad.NotDifferentiableError, match="nan_to_num"):
+        srcgrad.grad(cleaned_in_place_then_written)(np.array([0.3, 1.0, -2.0, 0.5]))
+    x = np.array([0.3, 1.0, -2.0, 0.5])
+    expected = 2 * x
+    expected[0] = 3.0 * x[1]
+    expected[1] += 3.0 * x[0]
+    check(cleaned_copy_then_written, x, expected=[expected])

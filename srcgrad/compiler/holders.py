@@ -14,7 +14,7 @@ import numpy as np
 
 from . import syntax
 from .calls import COPY_METHODS
-from .views import (CONTAINER_BUILTINS, ELEMENT_METHODS, FRESH_BUILTINS, MORE_VIEWS, VIEW_ATTRIBUTES, VIEW_FUNCTIONS,
+from .views import (CONTAINER_BUILTINS, COPYING_UNLESS_TOLD, ELEMENT_METHODS, FRESH_BUILTINS, MORE_VIEWS, VIEW_ATTRIBUTES, VIEW_FUNCTIONS,
                     VIEW_METHODS)
 
 
@@ -135,7 +135,7 @@ def fresh_value(value, calls):
                 return fresh_method(getattr(obj, "__name__", None), value)
             if is_view_function(obj) or (may_return_view(obj) and not new_here(obj, value)):
                 return False
-            if obj is np.array and not copies_by_keyword(value):
+            if within(obj, COPYING_UNLESS_TOLD) and not copies_by_keyword(value):
                 return False  # `np.array(x, copy=False)` (or None) returns `x` itself when it can
             module = getattr(obj, "__module__", None) or ""
             return module.startswith("numpy") or obj in (list, dict) or hasattr(obj, "nin") or within(obj, FRESH_BUILTINS)

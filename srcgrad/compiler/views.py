@@ -52,6 +52,8 @@ ARRAY_MAKERS = {getattr(np, f) for f in ("zeros", "ones", "empty", "full", "zero
                                          "full_like", "array", "copy", "arange", "linspace", "eye", "identity",
                                          "concatenate", "stack", "vstack", "hstack", "tile", "outer") if hasattr(np, f)}
 IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), np.generic)
+# NumPy functions returning their argument itself unless `copy=` is left alone or True
+COPYING_UNLESS_TOLD = (np.array, np.nan_to_num)
 
 
 def copies(call):
