@@ -24,7 +24,9 @@ needless refusals; the first tests each once failed, the corpus at the end passe
   not turn it into `y = y + ...` inside a loop).
 
 Each program is checked against central differences and an independent answer, in
-forward mode (the dot-product test), with its arguments left unchanged.
+forward mode (the dot-product test), with its arguments left unchanged; the corpus of
+real_programs.py (programs that passed) against differences and, where cheap, through
+its Hessian.
 """
 
 import math
@@ -33,6 +35,8 @@ import numpy as np
 import pytest
 
 import srcgrad
+import real_programs
+from conftest import numerical_grad
 from program_checks import check, check_hessian
 
 
@@ -312,3 +316,24 @@ def test_nan_to_num_without_a_copy_is_the_array_itself():
     expected[0] = 3.0 * x[1]
     expected[1] += 3.0 * x[0]
     check(cleaned_copy_then_written, x, expected=[expected])
+
+
+# --- the corpus: programs that passed when they were written ---------------------------------
+
+
+def _differentiated(args):
+    """The positions of the float and float-array arguments (not integer counts or labels)."""
+    return [i for i, a in enumerate(args) if isinstance(a, float) or (isinstance(a, np.ndarray) and a.dtype.kind == "f")]
+
+
+@pytest.mark.parametrize("f, args, hessian", real_programs.CASES, ids=lambda v: getattr(v, "__name__", ""))
+def test_the_corpus_of_real_programs(f, args, hessian):
+    wrt = _differentiated(args)
+    if len(wrt) == len(args):
+        check(f, *args)
+    else:  # integer arguments stay as they are: differences and jvp over the others
+        grads = srcgrad.grad(f, wrt=tuple(wrt))(*args)
+        for i, g in zip(wrt, grads):
+            np.testing.assert_allclose(g, numerical_grad(f, args, i), rtol=1e-6, atol=1e-7)
+    if hessian:
+        check_hessian(f, args, wrt[0])
