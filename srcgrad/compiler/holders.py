@@ -14,8 +14,8 @@ import numpy as np
 
 from . import syntax
 from .calls import COPY_METHODS
-from .views import (CONTAINER_BUILTINS, COPYING_UNLESS_TOLD, ELEMENT_METHODS, FRESH_BUILTINS, MORE_VIEWS, VIEW_ATTRIBUTES, VIEW_FUNCTIONS,
-                    VIEW_METHODS)
+from .views import (CONTAINER_BUILTINS, COPYING_UNLESS_TOLD, ELEMENT_METHODS, FRESH_BUILTINS, MORE_VIEWS,
+                    VIEW_ATTRIBUTES, VIEW_FUNCTIONS, VIEW_METHODS)
 
 
 _DEEPEST = 3  # containers nested deeper than this are not followed
@@ -74,8 +74,8 @@ def held(base, assigns, calls, appends, stores, entries_own):
         if within(obj, CONTAINER_BUILTINS):  # the entries it is given, wrapped once more by zip and enumerate
             wrapped = found | ({d + 1 for d in found if d < _DEEPEST} if obj in (zip, enumerate) else set())
             return {d for d in wrapped if d > 0} | ({1} if 0 in found and not entries_own else set())
-        if is_view_function(obj) or may_return_view(obj):
-            return {0, 1} & ({0} | found) if 0 in found else set()
+        if is_view_function(obj) or may_return_view(obj):  # a view, or a list of views (`np.split`)
+            return {0, 1} if 0 in found else set()
         if fresh_value(value, calls):
             return set()
         return found | {d - 1 for d in found if d > 0} | {d + 1 for d in found if d < _DEEPEST}
