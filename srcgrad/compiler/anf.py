@@ -133,10 +133,11 @@ class _ANF:
             pre2, index = self.index(s.target.slice)
             current = syntax.subscript(container, index)
             checks = [message for other, message in self.shared.get((s.lineno, s.col_offset), ()) if other is None]
-            if checks:  # `l[i] op= v` exact where the entry is a number (sharing.py): checked when it runs
+            if checks:  # `l[i] op= v` exact where l is an array or the entry a number (sharing.py): checked when it runs
                 pre2a, current = self.atom(current)
-                refuse = self.namer.helper("refuse_changed_entry", runtime.refuse_changed_entry)
-                pre2 = pre2 + pre2a + [syntax.expr(syntax.call(refuse, [syntax.copy(current), syntax.const(m)])) for m in checks]
+                refuse = self.namer.helper("refuse_changed_item", runtime.refuse_changed_item)
+                pre2 = pre2 + pre2a + [syntax.expr(syntax.call(refuse, [syntax.copy(container), syntax.copy(current),
+                                                                        syntax.const(m)])) for m in checks]
             pre3, value = self.atom(syntax.binop(current, s.op, s.value))
             return pre + pre2 + pre3 + [syntax.assign(syntax.subscript(container, syntax.copy(index)), value)]
         raise _unsupported(s, "augmented assignment to an attribute")

@@ -112,8 +112,22 @@ class _Splicer:
                 continue
             statements, fn, unpacked = body
             k += len(unpacking) if unpacked else 0
+            if self.returns_back(s, statements, stmts[k] if k < len(stmts) else None):
+                statements, k = statements[:-1], k + 1
             out += self.block(statements, expanding + (_identity(fn),))
         return out
+
+    def returns_back(self, stmt, statements, following):
+        """Whether the spliced `statements` of `stmt`, `t = f(u)`, end in `t = u` (f returns
+        the `u` it was given, changed in place) and `following` is `u = t`, ANF's second
+        half of `u = f(u)` in a loop, with nothing else reading `t`: the two do nothing."""
+        target = stmt.targets[0] if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 else None
+        last = statements[-1] if statements else None
+        return (isinstance(target, gast.Name) and self.loads.get(target.id) == 1
+                and isinstance(last, gast.Assign) and len(last.targets) == 1 and syntax.is_name(last.targets[0], target.id)
+                and isinstance(last.value, gast.Name)
+                and isinstance(following, gast.Assign) and len(following.targets) == 1
+                and syntax.is_name(following.targets[0], last.value.id) and syntax.is_name(following.value, target.id))
 
     def unpacking(self, stmt, following):
         """The statements right after `stmt` that unpack the tuple it assigns (ANF's
@@ -297,8 +311,11 @@ class _Splicer:
         if unpacked:  # `s, p = (a + b, a * b)`: no tuple made and taken apart
             targets = [s.targets[0] for s in sorted(unpacking, key=lambda s: s.value.slice.value)]
             result = syntax.assign(syntax.tuple_(targets, store=True), ret.value)
-        elif isinstance(stmt, gast.Assign):
+        elif isinstance(stmt, gast.Assign) and not (isinstance(stmt.targets[0], gast.Name)
+                                                    and syntax.is_name(ret.value, stmt.targets[0].id)):
             result = syntax.assign(stmt.targets[0], ret.value)
+        elif isinstance(stmt, gast.Assign):  # `u = step(u)` returning the `u` it changed: `u = u` does nothing
+            result = None
         else:  # a call for its effects: a value that is only read is dropped
             result = None if isinstance(ret.value, (gast.Name, gast.Constant)) else syntax.expr(ret.value)
         tree.body = body + ([syntax.located(result, ret)] if result is not None else [])

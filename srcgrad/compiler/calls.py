@@ -587,7 +587,9 @@ def _display(primal, path):
             return f"`{path}` (a {wrapper} of {inner})"
     mod = getattr(primal, "__module__", None)
     name = getattr(primal, "__name__", path)
-    if mod in (None, "numpy") and hasattr(primal, "nin"):
+    if mod in (None, "numpy") and hasattr(primal, "nin"):  # a ufunc: NumPy's, or another library's (scipy.special)
+        if getattr(np, name, None) is not primal:
+            return f"`{path}`"
         mod = "numpy"
     elif mod is None and type(getattr(primal, "__self__", None)).__module__ == "numpy.random.mtrand":
         mod = "numpy.random"  # NumPy 1's np.random.normal: a method of the global RandomState

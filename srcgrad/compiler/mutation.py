@@ -22,12 +22,10 @@ instead. The pass returns `{base: names that may share its memory}`; it never ch
 """
 
 import gast
-import numpy as np
 
 from ..errors import NotDifferentiableError
-from . import argument_writes, printing, syntax
-from .calls import COPY_METHODS
-from .views import VIEW_FUNCTIONS, VIEW_METHODS
+from . import argument_writes, holders, printing, syntax
+from .views import VIEW_METHODS
 
 CHANGING_METHODS = {"append"}  # the in-place methods reverse mode can undo (and `pop`: see `list_pops`)
 
@@ -137,6 +135,8 @@ def _reads_base(value, base, calls, holds_entries=False):
     if isinstance(value, gast.Subscript) and holds_entries:
         return False  # an entry of a list or dict, not a view: changing the container leaves it alone
     if isinstance(value, (gast.Subscript, gast.Attribute)):
+        if isinstance(value.value, (gast.Tuple, gast.List, gast.Dict)):  # `[a, b][0]`: an entry it holds
+            return _reads_base(value.value, base, calls)
         return syntax.is_name(value.value, base)
     if isinstance(value, (gast.Tuple, gast.List)):
         return any(syntax.is_name(e, base) for e in value.elts)
@@ -148,7 +148,7 @@ def _reads_base(value, base, calls, holds_entries=False):
             return False
         if callee.kind == "method":
             return callee.receiver == base and callee.path in VIEW_METHODS
-        if callee.kind == "function" and _is_view_function(callee.obj):
+        if callee.kind == "function" and holders.is_view_function(callee.obj):
             return any(syntax.is_name(a, base) for a in value.args)
     return False
 
@@ -156,12 +156,21 @@ def _reads_base(value, base, calls, holds_entries=False):
 def _may_view(value, base, calls, holds_entries=False):
     """Whether the simple expression `value` may share memory with the name `base`: as
     `_reads_base` sees it, or a call not known to make a new object (a user function, an
-    unknown method, `x.astype(t, copy=False)`) that is given `base`."""
+    unknown method, `x.astype(t, copy=False)`, a function of views.MORE_VIEWS) that is
+    given `base`, or `list(base)` and `dict(base)`, new containers of base's entries (an
+    array's rows are views of it)."""
     if _reads_base(value, base, calls, holds_entries):
         return True
-    if not isinstance(value, gast.Call) or _is_fresh(value, calls):
+    if not isinstance(value, gast.Call):
         return False
     callee = calls.get(value)
+    if callee is not None and callee.kind == "function" and (
+            callee.obj in (list, dict) or holders.may_return_view(callee.obj)):
+        # a new list or dict holds the entries it is given (an array's rows are views of it); a function
+        # of MORE_VIEWS (`np.broadcast_arrays`, `sliding_window_view`, `np.einsum('ii->i', a)`) may return views
+        return any(syntax.is_name(a, base) for a in list(value.args) + [k.value for k in value.keywords])
+    if holders.fresh_value(value, calls):
+        return False
     if callee is not None and callee.kind == "method" and callee.path == "pop":
         return False  # an entry the container gives up (of a list, dict or set), not a view of it
     given = list(value.args) + [k.value for k in value.keywords]
@@ -170,60 +179,14 @@ def _may_view(value, base, calls, holds_entries=False):
     return any(syntax.is_name(a, base) for a in given)
 
 
-def _is_view_function(obj):
-    try:
-        return obj in VIEW_FUNCTIONS
-    except TypeError:
-        return False
-
-
-def _is_fresh(value, calls):
-    """Whether the simple expression `value` always makes a new object."""
-    if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.List, gast.Dict)):
-        return True
-    if isinstance(value, gast.Call):
-        callee = calls.get(value)
-        if callee is None or callee.kind == "unresolved":
-            return False
-        if callee.kind == "method":
-            return _is_fresh_method(callee.path, value)
-        if callee.kind == "function":
-            obj = callee.obj
-            if isinstance(getattr(obj, "__self__", None), (np.ndarray, list, dict)):
-                # a method of an array or list read from a global or closure (`M.copy()`), resolved to its value
-                return _is_fresh_method(getattr(obj, "__name__", None), value)
-            if _is_view_function(obj):
-                return False
-            if obj is np.array and not _copies(value):
-                return False  # `np.array(x, copy=False)` (or None) returns `x` itself when it can
-            module = getattr(obj, "__module__", None) or ""
-            return module.startswith("numpy") or obj in (list, dict) or hasattr(obj, "nin")
-    return False
-
-
-def _is_fresh_method(name, call):
-    """Whether the array or list method `name`, called as `call`, always makes a new object."""
-    if name == "astype":  # `copy=False` returns the array itself when it can
-        return _copies(call)
-    return name in COPY_METHODS or name == "tolist"
-
-
-def _copies(call):
-    """Whether `call` copies by its `copy=`: the constant True, or no such keyword (nor `**`)."""
-    for k in call.keywords:
-        if k.arg == "copy":
-            return syntax.is_const(k.value) and k.value.value is True
-    return not any(k.arg is None for k in call.keywords)
-
-
 def _makes_new(value, assigns, reads, calls):
     """Whether an assignment of `value` gives its target an object nobody else holds: a new
     one, or a temporary made new just for it (ANF's `t = y * x; y = t`)."""
-    if _is_fresh(value, calls):
+    if holders.fresh_value(value, calls):
         return True
     if isinstance(value, gast.Name) and reads.get(value.id) == 1:
         defs = [a.value for a in assigns if a.targets[0].id == value.id]
-        return len(defs) == 1 and _is_fresh(defs[0], calls)
+        return len(defs) == 1 and holders.fresh_value(defs[0], calls)
     return False
 
 
@@ -252,7 +215,7 @@ class _Blocks:
             for earlier in reversed(block[:k]):
                 if base in syntax.names_stored(earlier):
                     fresh = (isinstance(earlier, gast.Assign) and syntax.is_name(earlier.targets[0], base)
-                             and _is_fresh(earlier.value, calls))
+                             and holders.fresh_value(earlier.value, calls))
                     return earlier if fresh else None
             stmt = self.parent[id(stmt)]
         return None
@@ -298,9 +261,7 @@ def run(tree, statements, program, params, activity, calls):
         return {}
     assigns = _assigns(statements)
     bases = {}
-    appends = [(s.value.args[0], calls[s.value].receiver) for s, _ in found
-               if isinstance(s, gast.Expr) and calls[s.value].path == "append" and len(s.value.args) == 1
-               and isinstance(s.value.args[0], gast.Name)]
+    appends = _append_pairs(found, calls)
     for stmt, base in found:
         bases[base] = frozenset(_grown({base}, assigns, calls, _reads_base, appends))
     checked = [(stmt, base) for stmt, base in found if base in activity.varied]
@@ -309,6 +270,13 @@ def run(tree, statements, program, params, activity, calls):
         for stmt, base in checked:
             _check_base(stmt, base, bases[base], tree, program, params, assigns, calls, activity, found, reads, blocks)
     return bases
+
+
+def _append_pairs(found, calls):
+    """(item, list) for each change `list.append(item)` of `found` appending a name."""
+    return [(s.value.args[0], calls[s.value].receiver) for s, _ in found
+            if isinstance(s, gast.Expr) and calls[s.value].path == "append" and len(s.value.args) == 1
+            and isinstance(s.value.args[0], gast.Name)]
 
 
 def _refuse_attribute_writes(statements, program, activity):
@@ -410,7 +378,10 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
                 NotDifferentiableError,
             )
     changed = [(s, b, blocks.fresh_before(s, b, calls)) for s, b in found if b in group]
-    seen = _with_hidden_views(group, assigns, calls)
+    listed = any(b == base and not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript))
+                 for s, b in found)  # appended to or popped from: a list
+    statements = list(syntax.statements(tree))
+    seen = _with_hidden_views(group, assigns, calls, base, _append_pairs(found, calls), statements, listed)
     for alias in sorted(seen - {base}):
         if not activity.is_active(alias):
             continue
@@ -422,6 +393,11 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
             defs += appended
         else:  # a hidden view (`_with_hidden_views`)
             defs = [a for a in assigns if a.targets[0].id == alias and any(_may_view(a.value, b, calls) for b in seen)]
+            defs = defs or [a for a in assigns if a.targets[0].id == alias and set(syntax.names_read(a.value)) & seen]
+            defs += [n for n in statements if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript)
+                     and syntax.is_name(n.targets[0].value, alias) and set(syntax.names_read(n.value)) & seen]
+            defs += [c for c, b in found if b == alias and isinstance(c, gast.Expr)
+                     and set(syntax.names_read(c.value)) - {alias} & seen]  # `alias.append(member)`
         # a change of an object made (fresh) after the alias was taken cannot reach the alias, and a
         # change of a list that only holds the object (an append to it) leaves the object alone
         changed_stmts = [s for s, b, fresh in changed if not (holds_only and b == alias)
@@ -479,11 +455,16 @@ def _appends_into(holder, group, found, calls):
             and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id in group]
 
 
-def _with_hidden_views(group, assigns, calls):
+def _with_hidden_views(group, assigns, calls, base, appends, statements, listed):
     """`group` and the names that may share its memory through calls `_reads_base` does
-    not follow (see `_may_view`), and their aliases in turn. Only the checks read them:
-    the undo of a change saves and restores through `group` alone."""
-    return _grown(group, assigns, calls, _may_view)
+    not follow (see `_may_view`), and their aliases in turn, and the names `_held` finds
+    holding base's object or a view of it. Only the checks read them: the undo of a change
+    saves and restores through `group` alone."""
+    stores = [(n.targets[0].value.id, n.value) for n in statements if isinstance(n, gast.Assign)  # `rows[i] = v`
+              and isinstance(n.targets[0], gast.Subscript) and isinstance(n.targets[0].value, gast.Name)
+              and _holds_entries(n.targets[0].value.id, assigns, calls)]  # into a list or dict: it holds v
+    entries_own = listed or _holds_entries(base, assigns, calls)
+    return _grown(group, assigns, calls, _may_view) | set(holders.held(base, assigns, calls, appends, stores, entries_own))
 
 
 def _grown(group, assigns, calls, shares, appends=()):

@@ -130,10 +130,12 @@ class _Function:
         """Local names every binding of which makes one NumPy array (`np.zeros(3)`), or a
         new number or array by arithmetic that no list or tuple has (`v ** 2`, `a - b`,
         `-a`; `+` and `*` may join lists): a subscript write into one copies values, so its
-        entries hold no other object."""
+        entries hold no other object. `z op= v` keeps such a name one: an array changes in
+        place, a number becomes a new number or array."""
         bound = {}  # name -> number of bindings, of array makers
+        augmented = {id(n.target) for n in syntax.walk(self.tree) if isinstance(n, gast.AugAssign)}
         for node in syntax.walk(self.tree):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and id(node) not in augmented:
                 bound.setdefault(node.id, [0, 0])[0] += 1
             elif (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
                   and (self.makes_array(node.value) or _numeric(node.value))):
@@ -281,7 +283,7 @@ class _Function:
             if covered:
                 state.forget(target.id)  # not a shared array: its own value from here on
                 return
-            if isinstance(s.op, (gast.Add, gast.Mult)):  # a list extends in place
+            if isinstance(s.op, (gast.Add, gast.Mult)) and target.id not in self.arrays:  # a list extends in place
                 state.relate(target.id + "[]", state.closure(value[0] | value[1]), s)
         elif isinstance(target, gast.Subscript):
             base = target.value
@@ -312,7 +314,8 @@ class _Function:
 
     def entry_checked(self, s, held, refusal):
         """Whether a run-time check can guard `l[i] op= v` that may change in place an entry
-        the list `l` holds: exact where the entry is a number (rebound, as `l[i] = l[i] op v`),
+        the list `l` holds: exact where the entry is a number (rebound, as `l[i] = l[i] op v`)
+        or `l` an array (the change goes into l's own memory, as the assignment's does),
         refused where it runs otherwise (an array or list, changed in place). If so, adds it:
         (None, message) under the statement's position."""
         if self.enclosing or not isinstance(s.target.value, gast.Name) or held == s.target.value.id:
@@ -504,7 +507,7 @@ class _Function:
 def _call_value(obj, e, args, everything):
     """The value of a call of the object `obj` (None: unknown) with `args` (their values)."""
     try:
-        if obj in views.VIEW_FUNCTIONS or obj in views.MORE_VIEWS or (obj is np.array and not views.copies(e)):
+        if obj in views.VIEW_FUNCTIONS or obj in views.MORE_VIEWS or (obj in views.COPYING_UNLESS_TOLD and not views.copies(e)):
             return everything, frozenset().union(*(c for _, c in args))
         if obj in views.CONTAINER_BUILTINS:
             return NOTHING, everything

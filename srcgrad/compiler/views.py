@@ -1,7 +1,7 @@
 """What a call returns, as memory: a view of its receiver or of an argument, an entry of
 it, or a new value. Facts about NumPy, Python's builtins and containers (tables), and
 about a user function (whether every `return` gives a new value), read by the may-share
-analysis (sharing.py) and, for the view tables, by mutation.py.
+analysis (sharing.py) and, for the view tables, by holders.py and mutation.py.
 
 Invariant: VIEW_FUNCTIONS and MORE_VIEWS list every NumPy function that may return a
 view of an argument, since sharing.py takes any other NumPy function to return a new
@@ -40,7 +40,8 @@ FRESH_METHODS = {
 # NumPy functions that may return (a view of) an argument, besides VIEW_FUNCTIONS
 MORE_VIEWS = {getattr(np, f) for f in ("diag", "einsum", "asarray_chkfinite", "real_if_close", "trim_zeros",
                                        "broadcast_arrays", "unstack", "permute_dims", "matrix_transpose",
-                                       "require", "asmatrix", "meshgrid", "ndarray") if hasattr(np, f)}
+                                       "require", "asmatrix", "meshgrid", "ndarray") if hasattr(np, f)} | {
+    getattr(np.lib.stride_tricks, f) for f in ("sliding_window_view", "as_strided") if hasattr(np.lib.stride_tricks, f)}
 # methods that put their arguments into the receiver (a list, dict or set)
 STORING_METHODS = {"append", "extend", "insert", "update", "setdefault", "add"}
 FRESH_BUILTINS = {abs, float, int, bool, complex, len, range, round, pow, divmod, sum, str, repr, isinstance,
@@ -51,6 +52,8 @@ ARRAY_MAKERS = {getattr(np, f) for f in ("zeros", "ones", "empty", "full", "zero
                                          "full_like", "array", "copy", "arange", "linspace", "eye", "identity",
                                          "concatenate", "stack", "vstack", "hstack", "tile", "outer") if hasattr(np, f)}
 IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), np.generic)
+# NumPy functions returning their argument itself unless `copy=` is left alone or True
+COPYING_UNLESS_TOLD = (np.array, np.nan_to_num)
 
 
 def copies(call):

@@ -16,7 +16,7 @@ import textwrap
 import numpy as np
 
 from . import all_nondifferentiable, all_rules
-from .registry import numpy2_names
+from .registry import OPTIONAL, load_optional, numpy2_names
 
 _INTRO = """\
 # Derivative rules
@@ -33,7 +33,10 @@ output tangent. Rules written as a local derivative `d` are applied as `g * d` a
 `t * d`. A name starting with `_` is a helper of the rule's module.
 
 A function marked (NumPy 2) exists only in NumPy 2: with NumPy 1.26 it has no rule and
-is missing from this list, which is generated with NumPy 2.
+is missing from this list, which is generated with NumPy 2. The functions of
+scipy.special have rules where SciPy is installed (srcgrad does not need it, nor import
+it itself: they are registered when a derivative is first built after the program
+has imported scipy.special).
 
 Functions taking a sequence of arrays (`concatenate`, `stack`, `einsum`, `np.array` of
 a list, ...) have one parameter for the whole sequence: its reverse rule returns a
@@ -59,7 +62,9 @@ def display_name(primal):
     if objclass is not None:
         return f"{objclass.__module__}.{objclass.__qualname__}.{primal.__name__}"
     if isinstance(primal, np.ufunc):
-        return f"numpy.{primal.__name__}"
+        library = next((lib for lib in OPTIONAL if getattr(sys.modules.get(lib), primal.__name__, None) is primal),
+                       "numpy")  # scipy.special's ufuncs
+        return f"{library}.{primal.__name__}"
     module = (getattr(primal, "__module__", None) or "").lstrip("_")
     return f"{module}.{primal.__qualname__}" if module else primal.__qualname__
 
@@ -108,7 +113,9 @@ def _signature(rule):
 
 
 def markdown():
-    """The whole rules document, as a string."""
+    """The whole rules document, as a string (with the rules of the optional libraries
+    that can be imported)."""
+    load_optional(importable=True)
     out = [_INTRO]
     rules = all_rules()
     modules = list(dict.fromkeys(_module_of(r) for r in rules))

@@ -279,13 +279,44 @@ def custom_rule(primal, signature, name=None, aliases=()):
 
 
 def lookup(fn):
-    """The `Rule` registered for `fn` (built-in or user), or None."""
+    """The `Rule` registered for `fn` (built-in or user), or None. A miss while a library
+    of `OPTIONAL` is loaded registers the rules of its module first (once)."""
     try:
         key = _key(fn)
         rule = _RULES.get(key)
+        if rule is None and _PENDING and load_optional():
+            rule = _RULES.get(key)
         return rule if rule is not None else _CUSTOM.get(key)
     except TypeError:  # unhashable callables have no rules
         return None
+
+
+# {library: the rule module registering its functions}: libraries srcgrad does not depend
+# on, and does not import itself, whose rules are registered once the user has loaded them
+OPTIONAL = {"scipy.special": "special"}
+_PENDING = dict(OPTIONAL)  # those not registered yet
+
+
+def load_optional(importable=False):
+    """Import the rule modules of the `OPTIONAL` libraries that are loaded (with
+    `importable`, of those that can be imported: the catalog lists every rule); returns
+    whether it registered any."""
+    import importlib
+    import sys
+
+    loaded = False
+    for library, module in list(_PENDING.items()):
+        if library not in sys.modules:
+            if not importable:
+                continue
+            try:
+                importlib.import_module(library)
+            except ImportError:
+                continue
+        del _PENDING[library]
+        importlib.import_module(f"{__package__}.{module}")
+        loaded = True
+    return loaded
 
 
 def is_nondifferentiable(fn):

@@ -28,7 +28,8 @@ Every name here can appear in printed derivatives, so the set stays small:
   change the length of the list `y`.
 - `refuse_shared(a, b, message)`: stop with `message` when arrays a and b share memory.
 - `refuse_changed_entry(entry, message)`: stop with `message` unless the list entry that
-  `l[i] op= v` changes is a number.
+  `l[i] op= v` changes is a number; `refuse_changed_item(l, entry, message)` also lets
+  it pass where `l` is an array.
 - `has_key(d, key)`: `key in d` for the dict `d` of `d.get(key, default)`.
 - `dict_keys(d)`: the keys of the dict `d`, in order, that a loop over `d.items()` or
   `d.values()` iterates (a constant to every derivative, like the keys themselves).
@@ -58,7 +59,7 @@ name it prints (`from srcgrad.runtime import unbroadcast`), so each helper's
 
 from .containers import (
     add_grad, assigned_grad, dict_entry, dict_keys, drop_last, field_grad, field_tangent, has_key, item_grad, joined_part,
-    popped_grad, refuse_changed_entry, refuse_shared, repeated_part, repeats, restore_entry, same_length, snapshot,
+    popped_grad, refuse_changed_entry, refuse_changed_item, refuse_shared, repeated_part, repeats, restore_entry, same_length, snapshot,
     values_grad, without_part,
 )
 from .gradients import (
@@ -72,7 +73,7 @@ __all__ = [
     "COMPLEX_GRADIENT", "SEED32", "SEED64", "add_grad", "assigned_grad", "broadcast_tangent", "dict_entry",
     "dict_keys", "drop_last", "field_grad", "field_tangent", "field_values", "grad_seed", "has_key", "is_sequence", "item_grad",
     "jacobian_from_columns", "jacobian_from_rows", "joined_part", "leaves", "mean_of", "popped_grad",
-    "record_like", "refuse_changed_entry", "refuse_shared", "repeated_part", "repeats", "restore_entry", "same_length", "scaled",
+    "record_like", "refuse_changed_entry", "refuse_changed_item", "refuse_shared", "repeated_part", "repeats", "restore_entry", "same_length", "scaled",
     "sequence_like", "snapshot", "structure_like", "tangent_for_update", "unbroadcast", "unit_tangents", "unless_integral", "unreduce",
     "values_grad", "without_part", "zeros_like_grad",
 ]

@@ -216,6 +216,15 @@ def refuse_changed_entry(entry, message):
         raise NotDifferentiableError(message)
 
 
+def refuse_changed_item(container, entry, message):
+    """Stop with `message` unless `container[i] op= v` is `container[i] = container[i] op v`:
+    where `container` is a NumPy array (the change goes into its own memory, as the
+    assignment's does; not one of dtype object, whose entries are objects) or `entry`,
+    what it holds at i, is a number."""
+    if type(container) is not _ndarray or container.dtype.hasobject:
+        refuse_changed_entry(entry, message)
+
+
 def same_length(y, index, v, message):
     """Stop with `message` when `y[index] = v` gives a slice of the list `y` another number
     of entries than it holds: reverse mode undoes the write in the same place."""
