@@ -95,6 +95,9 @@ def is_grad_enabled():
     return _mode.enabled
 
 
+_new_object = object.__new__
+
+
 class _ModeContext:
     """A context manager that sets grad mode and restores the previous one on exit;
     an instance also works as a decorator.
@@ -108,8 +111,8 @@ class _ModeContext:
     _previous = None
 
     def __new__(cls, *args, **kwargs):
-        made = super().__new__(cls)
-        if len(args) == 1 and not kwargs and callable(args[0]):  # a bare decorator: `@no_grad`
+        made = _new_object(cls)
+        if args and len(args) == 1 and not kwargs and callable(args[0]):  # a bare decorator: `@no_grad`
             made.__init__()
             return made(args[0])
         return made

@@ -42,7 +42,7 @@ def _method(primitive, name, floating=False):
 
     def method(self, other):
         data = self._data
-        if data.dtype.kind == "f" and not (self._requires_grad and _mode.enabled) and data.flags.writeable:
+        if data.dtype.kind == "f" and not (self._requires_grad and _mode.enabled):
             kind = type(other)
             if kind is float or kind is int:
                 value = other
@@ -55,6 +55,8 @@ def _method(primitive, name, floating=False):
             token = quiet()
             try:
                 ufunc(data, value, data)
+            except ValueError:  # read-only (an expanded tensor): the general path says so
+                return self._inplace(primitive, other, name, floating)
             finally:
                 loud(token)
             counter = self._counter
@@ -199,7 +201,10 @@ class InPlaceOps:
     def zero_(self):
         if self._requires_grad and _mode.enabled:
             self._inplace(operator.mul, 0, "ZeroBackward0")  # the old values get zero gradient
-        self._store(0)
+        try:
+            self._data.fill(0)
+        except ValueError:  # read-only: an expanded tensor's error, or NumPy's
+            self._store(0)
         bump(self)
         return self
 
