@@ -562,7 +562,7 @@ def table_filled_by_chained_writes(x):
 def test_a_chained_write_into_a_list_of_lists_says_what_to_write_instead():
     """`table[i][j] = v` changes the row list in place: refused, and the message spoke of
     arrays and advised `Z[i, j]`, which a list does not take."""
-    with pytest.raises(srcgrad.NotDifferentiableError, match=r"a list held by the list `table`.*`table\[i\] = row`") as info:
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"a value \(a list or an array\) held by the list `table`.*`table\[i\] = row`") as info:
         srcgrad.grad(table_filled_by_chained_writes)(X)
     assert info.value.lineno == _lines(table_filled_by_chained_writes, "# write")[0]
 

@@ -355,17 +355,19 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
                 entry = f"{holder}[{key}]"
                 read = entry if isinstance(a.value, gast.Subscript) else f"{holder}.get({key}, [])"
                 raise program.error(
-                    stmt, f"`{what}` changes in place a list held by the dict `{holder}` (in `{program.name}`), which "
-                    f"srcgrad does not differentiate: build the list under a name of its own and store it when it is "
-                    f"complete (`items = []`, `items.append(v)`, then `{entry} = items`), or store a new list "
-                    f"(`{entry} = {read} + [v]`)", NotDifferentiableError,
+                    stmt, f"`{what}` changes in place a value (a list or an array) held by the dict `{holder}` (in "
+                    f"`{program.name}`), which srcgrad does not differentiate: build it under a name of its own and "
+                    f"store it when it is complete (`items = []`, `items.append(v)`, then `{entry} = items`), or store a "
+                    f"new value (`{entry} = {read} + [v]` for a list, `{entry} = {entry} + v` for an array)",
+                    NotDifferentiableError,
                 )
             holder = _entry_of_a_list(a.value, assigns, calls)
             if holder is not None:
                 taken = "" if program.line(a) == program.line(stmt) else (
                     f"taken from it at line {program.line(a)}: `{program.text(a).strip()}`; ")
                 raise program.error(
-                    stmt, f"`{what}` changes in place a list held by the list `{holder}` ({taken}in `{program.name}`), "
+                    stmt, f"`{what}` changes in place a value (a list or an array) held by the list `{holder}` "
+                    f"({taken}in `{program.name}`), "
                     f"which srcgrad does not differentiate: make `{holder}` a NumPy array and write "
                     f"`{holder}[i, j] = ...`, or fill a new row and store it whole "
                     f"(`row = [0.0] * m`, `row[j] = ...`, then `{holder}[i] = row`)", NotDifferentiableError,
