@@ -7,6 +7,7 @@ from .api import grad, source, value_and_grad, vjp
 from .custom import custom_jvp, custom_vjp, defjvp, defvjp, stop_gradient
 from .errors import NotDifferentiableError, SrcGradError
 from .jacobians import hessian, jacobian, jvp
+from . import derivative_calls  # noqa: F401  (rules of gradients called inside differentiated code)
 
 __all__ = [
     "grad",

@@ -246,7 +246,15 @@ class _CustomFunction:
         return rule
 
 
-def _define_per_parameter(fn, rules, kind):
+def define_rules(fn, vjp_rules, jvp_rules):
+    """`defjvp(fn, *jvp_rules)` then `defvjp(fn, *vjp_rules)` for a function that had no
+    rules, so no derivative built before can have used any: nothing is forgotten (a
+    derivative may be being built)."""
+    _define_per_parameter(fn, jvp_rules, "jvp", forget=False)
+    _define_per_parameter(fn, vjp_rules, "vjp", forget=False)
+
+
+def _define_per_parameter(fn, rules, kind, forget=True):
     if not callable(fn):
         raise TypeError(f"srcgrad.def{kind} registers rules for a function, not {fn!r}")
     name = getattr(fn, "__name__", repr(fn))
@@ -280,7 +288,8 @@ def _define_per_parameter(fn, rules, kind):
         table[param] = registry.Derivative(derivative, kind)
         if kind == "jvp":
             _transpose_into(rule, param, derivative, f"{label}_vjp_{param}", signature)
-    _rules_changed()
+    if forget:
+        _rules_changed()
 
 
 def _rules_changed():

@@ -243,6 +243,11 @@ def missing_rule(program, stmt, call, register):
                   "into this gradient, and that transposition has no derivative of its own: to differentiate the "
                   f"gradient again (hessian, grad of grad, jvp or jacobian of a gradient) give `{function}` a reverse "
                   f"rule too (`@{function}.defvjp`, or `srcgrad.defvjp`)")
+    elif getattr(call.primal, "srcgrad_gradient_called", None):
+        advice = (f"it is the rule srcgrad gives `{call.primal.srcgrad_gradient_called}`, a gradient made by srcgrad "
+                  "and called in the differentiated function (derivative_calls.py), and it has no derivative of its "
+                  "own: differentiate a function that calls a gradient once (grad, jvp, vjp, jacobian), not twice "
+                  "(hessian, grad of its gradient)")
     elif isinstance(call.primal, functools.partial):
         advice = (f"srcgrad follows a functools.partial only of a Python function without `*args` or `**kwargs` "
                   f"parameters: call the function itself with the partial's arguments, or {advice}")

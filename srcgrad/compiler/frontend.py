@@ -131,16 +131,17 @@ def derivative_refusal(fn):
         return (
             f"`srcgrad.{fn.__name__}` is called in a function that srcgrad differentiates: srcgrad does not "
             "differentiate its own transforms. Make the derivative once outside the function "
-            "(`g = srcgrad.grad(f)`) and differentiate `g` itself with srcgrad.grad, jvp, hessian or "
-            "jacobian(..., mode='forward'), or use srcgrad.hessian or srcgrad.jacobian of `f`"
+            "(`g = srcgrad.grad(f)`) and call `g` in it (a gradient of one parameter can be), or differentiate "
+            "`g` itself with srcgrad.grad, jvp, hessian or jacobian(..., mode='forward'), or use srcgrad.hessian "
+            "or srcgrad.jacobian of `f`"
         )
     if getattr(fn, "__srcgrad_lazy__", None) is None:
         return None
     return (
-        f"`{getattr(fn, '__name__', fn)}` is a derivative made by srcgrad: it cannot be differentiated as a "
-        "function called by the differentiated one, nor by vjp or jacobian(..., mode='reverse'). Differentiate "
-        "it itself with srcgrad.grad, value_and_grad, jvp, hessian or jacobian(..., mode='forward'), which "
-        "transform its generated code"
+        f"`{getattr(fn, '__name__', fn)}` is a derivative made by srcgrad: of those, only a `grad` of one "
+        "parameter can be called in a differentiated function (derivative_calls.py), and none differentiated by "
+        "vjp or jacobian(..., mode='reverse'). Differentiate it itself with srcgrad.grad, value_and_grad, jvp, "
+        "hessian or jacobian(..., mode='forward'), which transform its generated code"
     )
 
 

@@ -280,15 +280,32 @@ def custom_rule(primal, signature, name=None, aliases=()):
 
 def lookup(fn):
     """The `Rule` registered for `fn` (built-in or user), or None. A miss while a library
-    of `OPTIONAL` is loaded registers the rules of its module first (once)."""
+    of `OPTIONAL` is loaded registers the rules of its module first (once); then each
+    provider (`add_provider`) may register rules for `fn`."""
     try:
         key = _key(fn)
         rule = _RULES.get(key)
         if rule is None and _PENDING and load_optional():
             rule = _RULES.get(key)
-        return rule if rule is not None else _CUSTOM.get(key)
+        if rule is None:
+            rule = _CUSTOM.get(key)
+        if rule is None and _PROVIDERS and getattr(fn, "__srcgrad_lazy__", None) is not None:
+            for provide in _PROVIDERS:
+                if provide(fn):
+                    return _CUSTOM.get(key)
+        return rule
     except TypeError:  # unhashable callables have no rules
         return None
+
+
+_PROVIDERS = []  # functions registering rules on demand for derivatives srcgrad made
+
+
+def add_provider(provide):
+    """Let `provide(fn)` register rules for a derivative made by srcgrad (one that has
+    `__srcgrad_lazy__`) the first time a rule is looked up for it, returning whether it
+    did (derivative_calls.py)."""
+    _PROVIDERS.append(provide)
 
 
 # {library: the rule module registering its functions}: libraries srcgrad does not depend

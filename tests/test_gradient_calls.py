@@ -1,0 +1,96 @@
+"""A gradient made by srcgrad called inside a differentiated function (derivative_calls.py):
+its pullback is a Hessian-vector product, checked against analytic answers and central
+finite differences."""
+
+import numpy as np
+import pytest
+
+import srcgrad
+from conftest import numerical_grad
+
+
+def quartic(x):
+    return np.sum(x ** 4) / 4.0
+
+
+force = srcgrad.grad(quartic)  # x ** 3
+
+
+def force_norm(x):
+    return np.sum(force(x) ** 2)  # sum(x ** 6)
+
+
+def energy(x, k):
+    return np.sum(k * x ** 4) / 4.0 + np.sum(np.cos(x)) * k
+
+
+push = srcgrad.grad(energy)  # d/dx
+stiffness = srcgrad.grad(energy, wrt=1)  # d/dk
+
+
+def simulate(x0, v0, k, dt):
+    x, v = x0, v0
+    for _ in range(10):
+        v = v - dt * push(x, k)
+        x = x + dt * v
+    return np.sum(x ** 2) + stiffness(x, k)
+
+
+X = np.array([0.5, -1.0, 2.0])
+ARGS = (np.array([0.5, -1.0, 0.3]), np.array([0.1, 0.2, -0.3]), 1.3, 0.05)
+
+
+def test_the_pullback_of_a_gradient_is_its_hessian_times_the_cotangent():
+    np.testing.assert_allclose(srcgrad.grad(force_norm)(X), 6 * X ** 5, rtol=1e-13)
+    value, gradient = srcgrad.value_and_grad(force_norm)(X)
+    assert value == pytest.approx(np.sum(X ** 6), rel=1e-13)
+    np.testing.assert_allclose(gradient, 6 * X ** 5, rtol=1e-13)
+    out, tangent = srcgrad.jvp(force_norm, (X,), (np.ones(3),))
+    assert tangent == pytest.approx(np.sum(6 * X ** 5), rel=1e-13)
+    assert np.array_equal(X, [0.5, -1.0, 2.0])
+
+
+def test_a_simulation_driven_by_gradients_matches_finite_differences():
+    grads = srcgrad.grad(simulate, wrt=(0, 1, 2))(*ARGS)
+    for i in range(3):
+        np.testing.assert_allclose(grads[i], numerical_grad(simulate, list(ARGS), i), rtol=1e-7, atol=1e-9)
+    tangent = srcgrad.jvp(simulate, ARGS, (np.ones(3), None, 0.5, None))[1]
+    assert tangent == pytest.approx(np.sum(grads[0]) + 0.5 * grads[2], rel=1e-10)
+    x32 = tuple(np.asarray(a, dtype=np.float32) for a in ARGS[:2]) + (np.float32(1.3), np.float32(0.05))
+    assert srcgrad.grad(simulate)(*x32).dtype == np.float32
+
+
+def test_the_generated_code_calls_the_gradient_and_its_rule():
+    text = srcgrad.source(srcgrad.grad(force_norm))
+    assert "force_x = force(x)" in text and "quartic_grad_vjp_x(" in text
+
+
+def pair_energy(x, y):
+    return np.sum(x * x * y)
+
+
+both = srcgrad.grad(pair_energy, wrt=(0, 1))
+
+
+def uses_both(x):
+    return np.sum(both(x, 2.0)[0])
+
+
+def dict_energy(p):
+    return np.sum(p["w"] ** 3)
+
+
+dict_force = srcgrad.grad(dict_energy)
+
+
+def uses_a_dict(x):
+    return np.sum(dict_force({"w": x})["w"])
+
+
+def test_what_stays_refused():
+    with pytest.raises(srcgrad.NotDifferentiableError, match="a derivative made by srcgrad: of those, only a `grad` of one"):
+        srcgrad.grad(uses_both)(X)
+    with pytest.raises(srcgrad.NotDifferentiableError, match="it is the rule srcgrad gives `quartic_grad`"):
+        srcgrad.hessian(force_norm)(X)
+    with pytest.raises(TypeError, match="differentiated inside another function with a dict argument"):
+        srcgrad.grad(uses_a_dict)(X)
