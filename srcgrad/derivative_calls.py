@@ -14,9 +14,10 @@ Hessian-vector product in the derivative of the function calling it.
 
 The rules are registered, as `srcgrad.defvjp`/`defjvp` would register them, the first
 time the compiler looks a rule up for such a gradient (`registry.add_provider`). They
-cover `grad` of one parameter called with floats and arrays; a derivative of the
-function calling G with respect to anything else, and calls of value_and_grad, vjp
-pullbacks, jacobian or hessian derivatives, keep their refusal.
+cover `grad` of one parameter called with floats and arrays, of a function that reaches
+no custom rule and no `stop_gradient` (either may make G's Jacobian unsymmetric); a
+second derivative of the function calling G, and calls of value_and_grad, vjp pullbacks,
+jacobian or hessian derivatives, keep their refusal.
 """
 
 import inspect
@@ -37,6 +38,8 @@ def rules_for(fn):
         return False
     from .custom import define_rules
 
+    if _unsymmetric(lazy) is not None:
+        return False
     energy, p = lazy.fn, lazy.wrt
     try:
         params = [q for q in inspect.signature(fn).parameters.values()
@@ -79,6 +82,23 @@ def rules_for(fn):
     for derivative in list(made.vjps.values()) + list(made.jvps.values()):
         derivative.fn.srcgrad_gradient_called = fn.__name__  # how a refusal names what they serve (calls.py)
     return True
+
+
+def _unsymmetric(lazy):
+    """The name of a custom rule or `stop_gradient` the gradient reaches (through the
+    function's calls, its callees' included), or None. Either may make the gradient's
+    Jacobian unsymmetric (a clipped or straight-through gradient is no function's
+    gradient), which the rules above assume it is not."""
+    from .custom import stop_gradient
+
+    try:
+        derivative = lazy.get()
+    except Exception:  # noqa: BLE001 - not buildable now: no rules, the call is refused as before
+        return "?"
+    for _, name, value in derivative.reads:
+        if value is stop_gradient or registry.has_custom_rule(value):
+            return name
+    return "stop_gradient" if "stop_gradient(" in derivative.source else None
 
 
 def _check(fn, args):

@@ -94,3 +94,42 @@ def test_what_stays_refused():
         srcgrad.hessian(force_norm)(X)
     with pytest.raises(TypeError, match="differentiated inside another function with a dict argument"):
         srcgrad.grad(uses_a_dict)(X)
+
+
+@srcgrad.custom_vjp
+def clipped(x):
+    return x
+
+
+@clipped.defvjp
+def _clipped_vjp(g, ans, x):
+    return np.clip(g, -1.0, 1.0)
+
+
+def clipped_energy(x):
+    return np.sum(clipped(x) ** 2 * x)
+
+
+clipped_force = srcgrad.grad(clipped_energy)
+
+
+def uses_clipped_force(x):
+    return np.sum(clipped_force(x) * np.arange(1.0, 4.0))
+
+
+def held_energy(x):
+    return np.sum(srcgrad.stop_gradient(x) * x ** 2)
+
+
+held_force = srcgrad.grad(held_energy)
+
+
+def uses_held_force(x):
+    return np.sum(held_force(x) * np.arange(1.0, 4.0))
+
+
+@pytest.mark.parametrize("fn", [uses_clipped_force, uses_held_force])
+def test_a_gradient_through_a_custom_rule_or_stop_gradient_is_not_assumed_symmetric(fn):
+    # its Jacobian need not be symmetric, so the Hessian-vector pullback would be wrong: refused
+    with pytest.raises(srcgrad.NotDifferentiableError, match="reaches no custom rule and no stop_gradient"):
+        srcgrad.grad(fn)(X)

@@ -139,7 +139,8 @@ def derivative_refusal(fn):
         return None
     return (
         f"`{getattr(fn, '__name__', fn)}` is a derivative made by srcgrad: of those, only a `grad` of one "
-        "parameter can be called in a differentiated function (derivative_calls.py), and none differentiated by "
+        "parameter, of a function that reaches no custom rule and no stop_gradient, can be called in a "
+        "differentiated function (derivative_calls.py), and none differentiated by "
         "vjp or jacobian(..., mode='reverse'). Differentiate it itself with srcgrad.grad, value_and_grad, jvp, "
         "hessian or jacobian(..., mode='forward'), which transform its generated code"
     )

@@ -301,6 +301,14 @@ def lookup(fn):
 _PROVIDERS = []  # functions registering rules on demand for derivatives srcgrad made
 
 
+def has_custom_rule(fn):
+    """Whether a user gave `fn` its rules (custom_vjp, custom_jvp, defvjp, defjvp)."""
+    try:
+        return _key(fn) in _CUSTOM
+    except TypeError:
+        return False
+
+
 def add_provider(provide):
     """Let `provide(fn)` register rules for a derivative made by srcgrad (one that has
     `__srcgrad_lazy__`) the first time a rule is looked up for it, returning whether it
