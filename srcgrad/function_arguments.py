@@ -17,6 +17,11 @@ instance from the argument when it runs (`f_k = f.keywords['k']`, `f.__self__`),
 fresh partial per call, another instance or a changed attribute reuses the derivative
 with its own numbers. Those values are constants (no gradient flows into them).
 
+A function taking `*args` or `**kwargs` is differentiated per call's arity (`_PerArity`):
+the count of the call's positional arguments and its keywords' names pick the function's
+explicit variant (`compiler.varargs`: `def wrapper(args_0, args_1, *, scale)`), whose
+transform is made once and kept; `wrt` positions count the call's positional arguments.
+
 Invariants: a function that calls none of its parameters gets the transform itself, with
 no per-call cost; a parameter is bound only to a function srcgrad can follow
 (`calls.is_followable`) or a `Passed` (one that cannot be followed is refused at its
@@ -34,7 +39,7 @@ import weakref
 
 import gast
 
-from .compiler import frontend, syntax
+from .compiler import frontend, syntax, varargs
 from .compiler.calls import bound_variant, is_followable
 from .compiler.passed_callables import Passed, passed
 from .compiler.scope import MISSING, dotted_parts, lookup_path
@@ -115,7 +120,10 @@ def per_call(fn, make):
     inner = getattr(fn, "__srcgrad_per_call__", None)
     if inner is not None:
         original, inner_make = inner
-        return _PerCall(original, lambda variant: make(inner_make(variant))).function
+        composed = lambda variant: make(inner_make(variant))  # noqa: E731
+        return (_PerArity if varargs.takes_varargs(original) else _PerCall)(original, composed).function
+    if varargs.takes_varargs(fn):
+        return _PerArity(fn, make).function
     params = called_parameters(fn)
     if not params:
         return make(fn)
@@ -132,6 +140,8 @@ def resolve(fn, args, kwargs=None):
     inner = getattr(fn, "__srcgrad_per_call__", None)
     if inner is not None:
         return fn.__srcgrad_for_call__(args, kwargs or {})
+    if varargs.takes_varargs(fn):
+        fn = varargs.variant(fn, len(args), list(kwargs or ()))
     params = called_parameters(fn)
     return _binding(fn, params, args, kwargs or {}) if params else fn
 
@@ -227,6 +237,52 @@ class _PerCall:
                     f"{_listed(unbound)} at each call: call it once before asking for its source"
                 )
             self.for_call((), {})
+        return self.last
+
+
+class _PerArity:
+    """A transform of a function taking `*args` or `**kwargs`, made per call's arity
+    (the count of its positional arguments, the names of its keywords, in order) from
+    the function's explicit variant (`compiler.varargs`): at most `_KEPT` kept, the
+    oldest dropped first. Each is itself made per call's functions where the variant
+    calls a parameter (`per_call`)."""
+
+    def __init__(self, fn, make):
+        self.fn, self.make = fn, make
+        self.made = {}  # (count, keywords) -> the transform made for that arity; oldest first
+        self.last = None
+
+        @functools.wraps(fn)
+        def function(*args, **kwargs):
+            found = self.made.get((len(args), tuple(kwargs))) or self.made_for(args, kwargs)
+            self.last = found
+            return found(*args, **kwargs)
+
+        function.__srcgrad_per_call__ = (fn, make)
+        function.__srcgrad_for_call__ = self.for_call
+        function.__srcgrad_made__ = self.latest
+        self.function = function
+
+    def made_for(self, args, kwargs):
+        key = (len(args), tuple(kwargs))
+        found = self.made.get(key)
+        if found is None:
+            found = _keep(self.made, key, per_call(varargs.variant(self.fn, *key), self.make), _KEPT)
+        return found
+
+    def for_call(self, args, kwargs):
+        """The transform this call runs (`resolve`)."""
+        found = self.last = self.made_for(args, kwargs)
+        bindings = getattr(found, "__srcgrad_for_call__", None)
+        return found if bindings is None else bindings(args, kwargs)
+
+    def latest(self):
+        """The transform last called (what `srcgrad.source` prints)."""
+        if self.last is None:
+            raise TypeError(
+                f"the derivative of `{self.fn.__name__}` is made for the number of arguments its `*` and `**` "
+                "parameters collect at each call: call it once before asking for its source"
+            )
         return self.last
 
 

@@ -17,7 +17,8 @@ Splicing is exact. A call is spliced only when Python would run the same stateme
 - the callee is a plain Python function (or a method of a known object: its receiver
   becomes a name bound to that object), not a recursive one, with no rule of its own;
 - it reads no closure cell, and defines no function, class or import;
-- it has plain and keyword-only parameters (no `*args`, `**kwargs` or `/`), and each
+- it has plain and keyword-only parameters (no `/`; `*args` and `**kwargs` written out
+  for the call's arguments, varargs.py), and each
   default is a literal equal to the one it holds (`__defaults__`, `__kwdefaults__`,
   logged: a change builds the derivative again);
 - it passes the checks a derivative of it would pass on its own (fence.py); its
@@ -43,7 +44,7 @@ import gast
 
 from .. import rules
 from ..errors import SrcGradError
-from . import aliases, anf, fence, frontend, function_choices, idioms, jumps, key_lambdas, map_filter, scope, stand_in, syntax, unroll
+from . import aliases, anf, fence, frontend, function_choices, idioms, jumps, key_lambdas, map_filter, scope, stand_in, syntax, unroll, varargs
 from .passed_callables import Passed
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function
@@ -146,6 +147,7 @@ class _Splicer:
             return None
         if isinstance(fn, types.MethodType) or stand_in.is_instance(fn):  # `self.step(x)`, `layer(x)`
             fn = stand_in.method_function(fn)
+        fn = varargs.variant_for_call(fn, call)  # `*args`, `**kwargs` written out for this call
         if not _spliceable(fn, expanding):
             return None
         callee = self.prepared(fn)
