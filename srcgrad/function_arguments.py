@@ -249,12 +249,13 @@ class _PerArity:
 
     def __init__(self, fn, make):
         self.fn, self.make = fn, make
-        self.made = {}  # (count, keywords) -> the transform made for that arity; oldest first
+        self.made = {}  # (count, keywords) -> (the code it was made of, the transform made); oldest first
         self.last = None
 
         @functools.wraps(fn)
         def function(*args, **kwargs):
-            found = self.made.get((len(args), tuple(kwargs))) or self.made_for(args, kwargs)
+            found = self.made.get((len(args), tuple(kwargs)))
+            found = found[1] if found is not None and found[0] is fn.__code__ else self.made_for(args, kwargs)
             self.last = found
             return found(*args, **kwargs)
 
@@ -264,11 +265,12 @@ class _PerArity:
         self.function = function
 
     def made_for(self, args, kwargs):
-        key = (len(args), tuple(kwargs))
+        key, code = (len(args), tuple(kwargs)), self.fn.__code__
         found = self.made.get(key)
-        if found is None:
-            found = _keep(self.made, key, per_call(varargs.variant(self.fn, *key), self.make), _KEPT)
-        return found
+        if found is None or found[0] is not code:  # new, or the function's code replaced since
+            self.made.pop(key, None)
+            found = _keep(self.made, key, (code, per_call(varargs.variant(self.fn, *key), self.make)), _KEPT)
+        return found[1]
 
     def for_call(self, args, kwargs):
         """The transform this call runs (`resolve`)."""

@@ -305,3 +305,99 @@ def test_variants_are_kept_per_arity():
     assert varargs.variant(total, 3, []) is not a
     assert varargs.arity(a) == (2, ())
     assert varargs.variant(options, 1, ["scale"]) is not varargs.variant(options, 1, ["shift"])
+
+
+def scaled_by(factor):
+    def decorate(f):
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            if len(args) < 1:
+                raise TypeError("give the input by position")
+            return factor * f(*args, **kwargs)
+        return wrapper
+    return decorate
+
+
+@scaled_by(3.0)
+def tripled(x, w=1.0):
+    return np.sum(np.sin(x) * w)
+
+
+def apply(f, *args):
+    return f(*args)
+
+
+def uses_apply(x):
+    return apply(np.sin, x) + apply(np.multiply, x, x)
+
+
+def power_plus(a, b=2.0, *rest):
+    return a ** b + sum(rest)
+
+
+def uses_power_plus(x):
+    return power_plus(x) + power_plus(x, 3.0, x, x)
+
+
+def test_decorator_with_arguments_and_a_check_on_len():
+    x = np.array([0.2, -0.4])
+    np.testing.assert_allclose(srcgrad.grad(tripled)(x), 3.0 * np.cos(x), rtol=1e-12)
+    np.testing.assert_allclose(srcgrad.grad(tripled)(x, w=2.0), 6.0 * np.cos(x), rtol=1e-12)
+    assert srcgrad.grad(tripled, wrt=1)(x, 2.0) == pytest.approx(3.0 * np.sum(np.sin(x)), rel=1e-12)
+    with pytest.raises(TypeError, match="wrt=0 is out of range for `tripled` .* called with 0 positional arguments"):
+        srcgrad.grad(tripled, wrt=0)(x=x)  # `wrt` counts the call's positional arguments
+
+
+def test_a_function_passed_through_star_args():
+    assert srcgrad.grad(uses_apply)(1.0) == pytest.approx(np.cos(1.0) + 2.0, rel=1e-12)
+    assert srcgrad.grad(apply, wrt=1)(np.sin, 1.0) == pytest.approx(np.cos(1.0), rel=1e-12)
+
+
+def test_star_args_after_a_default_spliced_into_the_caller():
+    g = srcgrad.grad(uses_power_plus)
+    assert g(2.0) == pytest.approx(4.0 + 12.0 + 2.0, rel=1e-12)
+    text = srcgrad.source(g)
+    assert "rest_1 = (x, x)" in text and "pullback" not in text  # spliced, written out
+    assert srcgrad.grad(power_plus)(2.0) == pytest.approx(4.0)
+    assert srcgrad.grad(power_plus, wrt=2)(2.0, 3.0, 5.0) == pytest.approx(1.0)
+
+
+def test_replacing_the_code_builds_the_derivative_again():
+    def f(*xs):
+        return sum(x * x for x in xs)
+
+    def g(*xs):
+        return sum(x * x * x for x in xs)
+
+    def calls_f(a, b):
+        return f(a, b) * 1.0
+
+    df, dcalls = srcgrad.grad(f), srcgrad.grad(calls_f)
+    assert (df(2.0, 1.0), dcalls(2.0, 1.0)) == (4.0, 4.0)
+    f.__code__ = g.__code__
+    assert (df(2.0, 1.0), dcalls(2.0, 1.0)) == (12.0, 12.0)
+
+
+def first_doubled(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return f(args[0] * 2.0, *args[1:], **kwargs)
+    return wrapper
+
+
+@first_doubled
+def product(a, b, c=1.0):
+    return a * b * c
+
+
+def test_a_slice_of_star_args_unpacked():
+    assert srcgrad.grad(product, wrt=(0, 1, 2))(1.0, 2.0, 3.0) == pytest.approx((12.0, 6.0, 4.0))
+    assert srcgrad.grad(product, wrt=(0, 1))(1.0, 2.0) == pytest.approx((4.0, 2.0))
+    assert srcgrad.grad(product, wrt=1)(1.0, 2.0, c=5.0) == pytest.approx(10.0)
+
+    def listed(*xs):
+        ys = list(xs)
+        return np.subtract(*ys[1:])
+
+    with pytest.raises(srcgrad.SrcGradError, match=r"`\*ys\[1:\]` unpacks a value of a length srcgrad cannot see"):
+        srcgrad.grad(listed, wrt=1)(1.0, 2.0, 5.0)

@@ -65,7 +65,9 @@ def run(tree, program, namer, local_names, transform):
 
 
 def _identity(fn):
-    """The function whose code `fn` runs (a method stand-in's method), for recursion checks."""
+    """The function whose code `fn` runs (a method stand-in's method, the function a
+    `*args` variant was made of), for recursion checks and its `__code__`'s log."""
+    fn = varargs.original(fn)
     method = getattr(fn, "__srcgrad_method__", None)
     return method[0] if method is not None else fn
 
@@ -215,9 +217,10 @@ class _Splicer:
         if set(callee.bound) != set(callee.held):
             return None
         args = callee.tree.args
+        holder = fn if varargs.arity(fn) is not None else _identity(fn)  # a variant holds its own defaults
         if (args.vararg or args.kwarg or getattr(args, "posonlyargs", None)
-                or not _defaults_as_written(args.defaults, _identity(fn))
-                or not _keyword_defaults_as_written(args.kwonlyargs, args.kw_defaults, _identity(fn))):
+                or not _defaults_as_written(args.defaults, holder)
+                or not _keyword_defaults_as_written(args.kwonlyargs, args.kw_defaults, holder)):
             return None
         if any(isinstance(n, _KEPT_CALLS) or (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del))
                for s in callee.tree.body for n in syntax.walk(s)):

@@ -9,8 +9,8 @@ Before (user code):                After:
     opts = {"k": k}                    opts = {"k": k}
     y = g(x, **opts)                   y = g(x, k=k)
 
-`*a` is spelled out where `a` is a display or a name bound once to one (a list only where
-it is read through `*a` and `a[i]` alone), `**d` where `d` is a dict display of string
+`*a` (and `*a[i:j]`, literal bounds) is spelled out where `a` is a display or a name bound
+once to one (a list only where it is read through `*a` and `a[i]` alone), `**d` where `d` is a dict display of string
 keys or a name bound once to one and read only through `**d`, `d[k]`, `d.get(...)` and
 `k in d`: a `*args` or `**kwargs` parameter written out per call (varargs.py) is such a
 name. An entry that is a literal, or a parameter the function never assigns, is written
@@ -61,13 +61,47 @@ def _spread(items, lengths):
         if type(value) in (gast.Tuple, gast.List) and not any(type(e) is gast.Starred for e in value.elts):
             out += value.elts
         elif type(value) is gast.Name and value.id in lengths:
-            entries = lengths[value.id]  # the parameters a tuple holds (`args = (args_0, args_1)`), or its length
-            out += [syntax.located(syntax.copy(e) if type(entries) is list else
-                                   syntax.subscript(syntax.name(value.id), syntax.const(e)), item)
-                    for e in (entries if type(entries) is list else range(entries))]
+            out += _entries(value.id, lengths[value.id], None, item)
+        elif (type(value) is gast.Subscript and type(value.value) is gast.Name and value.value.id in lengths
+              and _constant_slice(value.slice) is not None):  # `*args[1:]`
+            out += _entries(value.value.id, lengths[value.value.id], _constant_slice(value.slice), item)
         else:
             out.append(item)
     return out
+
+
+def _entries(name, entries, picked, at):
+    """The entries of `name`, which holds `entries` (the nodes of a tuple of literals and
+    parameters: `args = (args_0, args_1)`) or that many values; those of the slice `picked`
+    where given."""
+    count = len(entries) if type(entries) is list else entries
+    indices = range(count) if picked is None else range(count)[picked]
+    return [syntax.located(syntax.copy(entries[k]) if type(entries) is list else
+                           syntax.subscript(syntax.name(name), syntax.const(k)), at) for k in indices]
+
+
+def _constant_slice(node):
+    """The `slice` that `node` writes with integer literals or nothing (`1:`, `:-1`, `::2`), else None."""
+    if type(node) is not gast.Slice:
+        return None
+    bounds = [_integer(part) for part in (node.lower, node.upper, node.step)]
+    if any(b is _NO_INTEGER for b in bounds) or bounds[2] == 0:
+        return None
+    return slice(*bounds)
+
+
+_NO_INTEGER = object()
+
+
+def _integer(node):
+    """The integer literal `node` writes (negated too), None for no node, else _NO_INTEGER."""
+    if node is None:
+        return None
+    negated = type(node) is gast.UnaryOp and type(node.op) is gast.USub
+    inner = node.operand if negated else node
+    if type(inner) is gast.Constant and type(inner.value) is int:
+        return -inner.value if negated else inner.value
+    return _NO_INTEGER
 
 
 def _spread_display(e, lengths):

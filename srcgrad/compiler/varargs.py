@@ -61,6 +61,14 @@ def arity(fn):
     return found[1], found[2]
 
 
+def original(fn):
+    """The function the variant `fn` was made of (whose `__code__` a user may replace),
+    else `fn`."""
+    made_of = getattr(fn, "__srcgrad_varargs_of__", None)
+    found = made_of() if made_of is not None and arity(fn) is not None else None
+    return fn if found is None else found
+
+
 def variant(fn, count, keywords):
     """The explicit variant of `fn` (`takes_varargs`) for a call with `count` positional
     arguments and the keywords `keywords` (names, in order); interned."""
@@ -108,6 +116,7 @@ def _made(fn, extra, keywords):
     made.__dict__.update(fn.__dict__)
     made.__kwdefaults__, made.__qualname__ = fn.__kwdefaults__, fn.__qualname__
     made.__srcgrad_arity__ = (code, extra, keywords)
+    made.__srcgrad_varargs_of__ = weakref.ref(fn)  # weak: the variants table is keyed by `fn`
     made.__signature__ = _signature(fn, extra, keywords)
     return made
 
