@@ -401,3 +401,30 @@ def test_a_slice_of_star_args_unpacked():
 
     with pytest.raises(srcgrad.SrcGradError, match=r"`\*ys\[1:\]` unpacks a value of a length srcgrad cannot see"):
         srcgrad.grad(listed, wrt=1)(1.0, 2.0, 5.0)
+
+
+def recursive_product(*xs):
+    if len(xs) == 1:
+        return xs[0]
+    return xs[0] * recursive_product(*xs[1:])
+
+
+def test_recursion_through_star_args_shrinks_the_arity():
+    assert srcgrad.grad(recursive_product, wrt=(0, 1, 2))(2.0, 3.0, 4.0) == pytest.approx((12.0, 8.0, 6.0))
+
+
+def test_check_grad_and_lambdas_with_star_args():
+    from srcgrad.testing import check_grad
+
+    check_grad(total, 1.0, 2.0, wrt=1)
+    check_grad(weighted, 1.5, np.array([0.5, -1.0]), wrt=(0, 1))
+    assert srcgrad.grad(lambda *a: a[0] * a[1], wrt=1)(2.0, 3.0) == 2.0
+    g = srcgrad.grad(lambda x, **k: x * k.get("s", 2.0))
+    assert (g(1.0), g(1.0, s=5.0)) == (2.0, 5.0)
+
+
+def test_compile_refuses_star_args_with_advice():
+    compiled = srcgrad.compile(total)
+    a = srcgrad.tensor(2.0, requires_grad=True)
+    with pytest.raises(srcgrad.SrcGradError, match="not written out here for a call's arguments .* not srcgrad.compile"):
+        compiled(a, a).backward()

@@ -48,9 +48,10 @@ def check(program, transform="srcgrad.grad"):
         star = args.vararg or args.kwarg
         raise program.error(
             star if hasattr(star, "lineno") else tree,
-            f"`*args`/`**kwargs` parameters are supported by {transform} where a call shows how many arguments "
-            f"they collect, not here (in `{tree.name}`); call it with the arguments written out, or list the "
-            "parameters explicitly",
+            f"`*args`/`**kwargs` parameters are not written out here for a call's arguments (in `{tree.name}`, "
+            f"differentiated by {transform}): srcgrad.grad and the other transforms write them out at each call, "
+            "as do calls showing their arguments inside a differentiated function, but not srcgrad.compile; "
+            "list the parameters explicitly",
         )
     _check_walruses(program, tree, transform)
     _check_loops_resizing_their_list(program, tree, transform)

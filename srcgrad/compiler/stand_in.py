@@ -19,6 +19,8 @@
   take arguments by position.
 
 Each is defined from text registered in linecache, where the loader reads it.
+`in_user_code` tells the user's functions from the standard library's and installed
+packages' (whose source srcgrad reads only where it must).
 """
 
 import builtins
