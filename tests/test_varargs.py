@@ -245,7 +245,7 @@ def test_vjp_and_jvp_of_star_args():
 
 def test_refusals_name_the_construct():
     def pops(x, **kw):
-        kw.pop("verbose", None)
+        kw["scale"] = kw.get("scale", 1.0) * 2.0
         return helper(x, **kw)
 
     with pytest.raises(srcgrad.SrcGradError, match=r"`\*\*kw` unpacks a dict whose keys srcgrad cannot see"):
@@ -428,3 +428,58 @@ def test_compile_refuses_star_args_with_advice():
     a = srcgrad.tensor(2.0, requires_grad=True)
     with pytest.raises(srcgrad.SrcGradError, match="not written out here for a call's arguments .* not srcgrad.compile"):
         compiled(a, a).backward()
+
+
+def test_keywords_through_second_order_and_float32(inputs):
+    x, w = inputs
+    h = srcgrad.hessian(scaled_loss, wrt=1)(x, w, scale=2.0)
+    numeric = np.array([_fd(lambda v: srcgrad.grad(scaled_loss, wrt=1)(x, v, scale=2.0)[i], (w,), 0) for i in range(3)])
+    np.testing.assert_allclose(h, numeric, rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(h, h.T, rtol=1e-12)
+    jac = srcgrad.jacobian(options, mode="reverse")(np.array([1.0, 2.0]), shift=1.0)
+    np.testing.assert_allclose(jac, 2.0 + 2.0 * np.array([1.0, 2.0]))
+    g32 = srcgrad.grad(loss, wrt=1)(x.astype(np.float32), w.astype(np.float32))
+    assert g32.dtype == np.float32 and g32.shape == (3,)
+    np.testing.assert_allclose(g32, 2 * x.T @ (x @ w), rtol=1e-5)
+
+
+def with_options(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        verbose = kwargs.pop("verbose", False)
+        factor = kwargs.pop("factor", 1.0)
+        if verbose:
+            print("verbose call")
+        return factor * f(*args, **kwargs)
+    return wrapper
+
+
+@with_options
+def optioned(x, scale=1.0):
+    return np.sum(np.sin(x) * scale)
+
+
+def test_leading_kwargs_pop_is_read_per_call(capsys):
+    x = np.array([0.1, 0.7])
+    g = srcgrad.grad(optioned)
+    np.testing.assert_allclose(g(x), np.cos(x), rtol=1e-12)
+    np.testing.assert_allclose(g(x, verbose=True), np.cos(x), rtol=1e-12)
+    assert capsys.readouterr().out == "verbose call\n"
+    np.testing.assert_allclose(g(x, scale=3.0, factor=2.0), 6.0 * np.cos(x), rtol=1e-12)
+    np.testing.assert_allclose(g(x, factor=2.0, scale=3.0), _fd(lambda a: optioned(a, factor=2.0, scale=3.0), (x,), 0),
+                               rtol=1e-6)
+
+    def late(x, **kw):
+        print(sorted(kw))
+        s = kw.pop("scale", 1.0)
+        return helper(x, **kw) * s
+
+    with pytest.raises(srcgrad.SrcGradError, match=r"`\*\*kw` unpacks a dict whose keys srcgrad cannot see"):
+        srcgrad.grad(late)(x, scale=3.0)
+
+    def required(x, **kw):
+        return x * kw.pop("scale")
+
+    assert srcgrad.grad(required)(2.0, scale=3.0) == 3.0
+    with pytest.raises(KeyError, match="scale"):
+        srcgrad.grad(required)(2.0)

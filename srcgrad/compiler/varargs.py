@@ -10,8 +10,9 @@ A call fixes how many positional arguments `*args` collects and which keywords
                                                 ...
 
 which the rest of the pipeline differentiates as written: `f(*args, **kwargs)` of the
-tuple and dict displays bound there is spelled out by idioms.py, `len(args)` is a
-number, `kwargs.get('k', d)` reads the display. The variant (`variant`) is a copy of
+tuple and dict displays bound there is spelled out by unpacking.py, `len(args)` is a
+number, `kwargs.get('k', d)` reads the display; a leading `v = kwargs.pop('k', d)` is
+read here (`_popped`). The variant (`variant`) is a copy of
 the function (its code, globals, closure) carrying the arity in `__srcgrad_arity__`,
 which frontend.load applies to the parsed tree (`explicit`), and the explicit
 signature in `__signature__`, which every `inspect.signature` reads.
@@ -198,17 +199,47 @@ def explicit(program):
         if extra:
             args.defaults = []
         prologue.append(syntax.assign(star.id, syntax.tuple_([syntax.name(n) for n in names])))
+    first = tree.body[0] if tree.body else None
+    at = 1 if type(first) is gast.Expr and type(first.value) is gast.Constant and isinstance(first.value.value, str) else 0
     if stars is not None:
         args.kwonlyargs = args.kwonlyargs + [
             syntax.located(gast.Name(id=k, ctx=gast.Param(), annotation=None, type_comment=None), stars) for k in keywords]
         args.kw_defaults = args.kw_defaults + [None] * len(keywords)
-        prologue.append(syntax.assign(stars.id, syntax.dict_([syntax.const(k) for k in keywords],
-                                                             [syntax.name(k) for k in keywords])))
+        tree.body[at:], kept = _popped(tree.body[at:], stars.id, keywords)
+        prologue.append(syntax.assign(stars.id, syntax.dict_([syntax.const(k) for k in kept],
+                                                             [syntax.name(k) for k in kept])))
     args.vararg = args.kwarg = None
-    first = tree.body[0] if tree.body else None
-    at = 1 if type(first) is gast.Expr and type(first.value) is gast.Constant and isinstance(first.value.value, str) else 0
     tree.body[at:at] = [syntax.located(s, star or stars) for s in prologue]
     return tree
+
+
+def _popped(body, stars, keywords):
+    """(`body`, the keywords left in `**stars`) with its leading `v = kwargs.pop('k', d)`
+    (or `kwargs.pop('k', d)` alone) read statically: `v = k` for a keyword the call
+    passes, `v = d` for one it does not, the key left out of the dict. Only statements
+    before which nothing reads `kwargs` are so read (they see the dict as the call made
+    it), with `d` a literal or a name, which reading cannot change."""
+    left, out = list(keywords), []
+    for k, stmt in enumerate(body):
+        value = stmt.value if type(stmt) is gast.Expr or (type(stmt) is gast.Assign and len(stmt.targets) == 1) else None
+        pop = value if (type(value) is gast.Call and type(value.func) is gast.Attribute and value.func.attr == "pop"
+                        and syntax.is_name(value.func.value, stars) and not value.keywords
+                        and len(value.args) in (1, 2) and type(value.args[0]) is gast.Constant
+                        and isinstance(value.args[0].value, str)) else None
+        default = pop.args[1] if pop is not None and len(pop.args) == 2 else None
+        key = pop.args[0].value if pop is not None else None
+        if pop is None or (default is not None and not (type(default) is gast.Constant or (
+                type(default) is gast.Name and default.id != stars))) or (key not in left and default is None):
+            if any(type(n) is gast.Name and n.id == stars for n in syntax.walk(stmt)):
+                return out + body[k:], left  # reads `kwargs`: what follows sees it as it is then
+            out.append(stmt)
+            continue
+        got = syntax.name(key) if key in left else syntax.copy(default)
+        if key in left:
+            left.remove(key)
+        if type(stmt) is gast.Assign:
+            out.append(syntax.located(syntax.assign(stmt.targets[0], got), stmt))
+    return out, left
 
 
 _SCOPES = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.Lambda, gast.FunctionDef)
