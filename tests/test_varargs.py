@@ -483,3 +483,20 @@ def test_leading_kwargs_pop_is_read_per_call(capsys):
     assert srcgrad.grad(required)(2.0, scale=3.0) == 3.0
     with pytest.raises(KeyError, match="scale"):
         srcgrad.grad(required)(2.0)
+
+
+def positional_only(a, /, **kw):
+    return a * kw.get("a", 1.0)
+
+
+def calls_positional_only(x):
+    return positional_only(x, a=2.0)
+
+
+def test_a_keyword_named_like_a_parameter_is_refused():
+    match = "called with the keyword argument 'a', which its `\\*\\*` parameter collects"
+    with pytest.raises(srcgrad.SrcGradError, match=match):
+        srcgrad.grad(positional_only)(1.0, a=2.0)
+    with pytest.raises(srcgrad.SrcGradError, match=match):
+        srcgrad.grad(calls_positional_only)(1.0)
+    assert srcgrad.grad(positional_only)(1.0, b=2.0) == 1.0

@@ -98,14 +98,12 @@ _VARIANTS = weakref.WeakKeyDictionary()  # function -> {(its code, count, keywor
 
 def variant_for_call(fn, call):
     """`fn`'s variant for the call node `call` where `fn` takes `*args` or `**kwargs` and
-    the call shows its arity (no `*a` nor `**d` left in it); `fn` otherwise."""
+    the call shows its arity (no `*a` nor `**d` left in it); `fn` otherwise. A keyword
+    that cannot be a parameter is a `SrcGradError` (`variant`)."""
     if not takes_varargs(fn) or any(type(a) is gast.Starred for a in call.args) or any(
             k.arg is None for k in call.keywords):
         return fn
-    try:
-        return variant(fn, len(call.args), [k.arg for k in call.keywords])
-    except SrcGradError:
-        return fn  # its own refusal comes where the call is differentiated
+    return variant(fn, len(call.args), [k.arg for k in call.keywords])
 
 
 def _made(fn, extra, keywords):
