@@ -14,7 +14,7 @@ import types
 import numpy as np
 
 from .backends import with_backend
-from .compiler import cache, derive
+from .compiler import cache, derive, varargs
 from .compiler.activity import undescribed
 from .compiler.stand_in import is_instance, method_function, partial_function, refusal as library_refusal, stand_in
 from .errors import NotDifferentiableError, SrcGradError, defined_at
@@ -57,23 +57,28 @@ def _params(fn):
 def _positions(fn, wrt):
     """Normalize `wrt` (index, name, or a tuple of them) to an int or a tuple of ints."""
     params = _params(fn)
+    arity = varargs.arity(fn)  # a variant of a function taking `*args`: its parameters are the call's arguments
+    named = params if arity is None else params[:fn.__code__.co_argcount]
 
     def one(w):
         if isinstance(w, bool) or not isinstance(w, (int, str)):
             raise TypeError(f"wrt must be a parameter index or name, not {w!r} (for `{fn.__name__}` at {defined_at(fn)})")
         if isinstance(w, str):
-            if w not in params:
+            if w not in named:
                 raise TypeError(
-                    f"wrt={w!r} names no parameter of `{fn.__name__}` at {defined_at(fn)}; its parameters are {tuple(params)}"
+                    f"wrt={w!r} names no parameter of `{fn.__name__}` at {defined_at(fn)}; its parameters are "
+                    f"{tuple(named)}" + ("" if arity is None else
+                                         "; an argument that `*args` collects is given by its position in the call "
+                                         "(wrt=1 is the second positional argument)")
                 )
             return params.index(w)
         index = w + len(params) if w < 0 else w
         if not 0 <= index < len(params):
             raise TypeError(
                 f"wrt={w} is out of range for `{fn.__name__}` at {defined_at(fn)}, which has {len(params)} "
-                f"positional parameter{'s' if len(params) != 1 else ''} {tuple(params)}"
-                + ("; `*args` parameters cannot be differentiated: list the parameters explicitly"
-                   if inspect.getfullargspec(fn).varargs else "")
+                f"positional parameter{'s' if len(params) != 1 else ''} {tuple(params)}" if arity is None else
+                f"wrt={w} is out of range for `{fn.__name__}` at {defined_at(fn)} called with {len(params)} "
+                f"positional argument{'s' if len(params) != 1 else ''}"
             )
         return index
 
@@ -324,7 +329,8 @@ def vjp(fn, *args, verbose=False, source=None):
     """
     fn = resolve(_function_of(fn), args)
     code = getattr(fn, "__code__", None)  # cheaper than inspect.signature, on every call
-    count = code.co_argcount if code is not None else len(_params(fn))
+    # (a variant of a function taking `*args` has its own signature: compiler/varargs.py)
+    count = code.co_argcount if code is not None and not code.co_flags & _STARS else len(_params(fn))
     for i, a in enumerate(args):
         if _is_container(a):
             names = _params(fn)
@@ -432,6 +438,7 @@ def _check_seed(fn, out, seed):
 
 
 _RANGES = {}  # n -> tuple(range(n))
+_STARS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 _ndarray = np.ndarray
 
 

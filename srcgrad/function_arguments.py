@@ -23,6 +23,11 @@ record's class (`followed`: a `compiler.record_methods.RecordOf`), so its method
 followed through the class's code; keyed by the class, never the instance, so one
 derivative serves every record of a class, and a subclass gets its own.
 
+A function taking `*args` or `**kwargs` is differentiated per call's arity (`_PerArity`):
+the count of the call's positional arguments and its keywords' names pick the function's
+explicit variant (`compiler.varargs`: `def wrapper(args_0, args_1, *, scale)`), whose
+transform is made once and kept; `wrt` positions count the call's positional arguments.
+
 Invariants: a function that calls none of its parameters (nor a method of one) gets the
 transform itself, with no per-call cost; a parameter is bound only to a function srcgrad
 can follow (`calls.is_followable`), a `Passed` (one that cannot be followed is refused at
@@ -41,7 +46,7 @@ import weakref
 
 import gast
 
-from .compiler import frontend, syntax
+from .compiler import frontend, syntax, varargs
 from .compiler.calls import bound_variant, is_followable
 from .compiler.passed_callables import Passed, passed
 from .compiler.record_methods import RecordOf, is_method_name, record_of
@@ -128,7 +133,10 @@ def per_call(fn, make):
     inner = getattr(fn, "__srcgrad_per_call__", None)
     if inner is not None:
         original, inner_make = inner
-        return _PerCall(original, lambda variant: make(inner_make(variant))).function
+        composed = lambda variant: make(inner_make(variant))  # noqa: E731
+        return (_PerArity if varargs.takes_varargs(original) else _PerCall)(original, composed).function
+    if varargs.takes_varargs(fn):
+        return _PerArity(fn, make).function
     params = called_parameters(fn)
     if not params:
         return make(fn)
@@ -145,6 +153,8 @@ def resolve(fn, args, kwargs=None):
     inner = getattr(fn, "__srcgrad_per_call__", None)
     if inner is not None:
         return fn.__srcgrad_for_call__(args, kwargs or {})
+    if varargs.takes_varargs(fn):
+        fn = varargs.variant(fn, len(args), list(kwargs or ()))
     params = called_parameters(fn)
     return _binding(fn, params, args, kwargs or {}) if params else fn
 
@@ -244,6 +254,54 @@ class _PerCall:
                     "source"
                 )
             self.for_call((), {})
+        return self.last
+
+
+class _PerArity:
+    """A transform of a function taking `*args` or `**kwargs`, made per call's arity
+    (the count of its positional arguments, the names of its keywords, in order) from
+    the function's explicit variant (`compiler.varargs`): at most `_KEPT` kept, the
+    oldest dropped first. Each is itself made per call's functions where the variant
+    calls a parameter (`per_call`)."""
+
+    def __init__(self, fn, make):
+        self.fn, self.make = fn, make
+        self.made = {}  # (count, keywords) -> (the code it was made of, the transform made); oldest first
+        self.last = None
+
+        @functools.wraps(fn)
+        def function(*args, **kwargs):
+            found = self.made.get((len(args), tuple(kwargs)))
+            found = found[1] if found is not None and found[0] is fn.__code__ else self.made_for(args, kwargs)
+            self.last = found
+            return found(*args, **kwargs)
+
+        function.__srcgrad_per_call__ = (fn, make)
+        function.__srcgrad_for_call__ = self.for_call
+        function.__srcgrad_made__ = self.latest
+        self.function = function
+
+    def made_for(self, args, kwargs):
+        key, code = (len(args), tuple(kwargs)), self.fn.__code__
+        found = self.made.get(key)
+        if found is None or found[0] is not code:  # new, or the function's code replaced since
+            self.made.pop(key, None)
+            found = _keep(self.made, key, (code, per_call(varargs.variant(self.fn, *key), self.make)), _KEPT)
+        return found[1]
+
+    def for_call(self, args, kwargs):
+        """The transform this call runs (`resolve`)."""
+        found = self.last = self.made_for(args, kwargs)
+        bindings = getattr(found, "__srcgrad_for_call__", None)
+        return found if bindings is None else bindings(args, kwargs)
+
+    def latest(self):
+        """The transform last called (what `srcgrad.source` prints)."""
+        if self.last is None:
+            raise TypeError(
+                f"the derivative of `{self.fn.__name__}` is made for the number of arguments its `*` and `**` "
+                "parameters collect at each call: call it once before asking for its source"
+            )
         return self.last
 
 

@@ -41,7 +41,10 @@ def check_grad(f, *args, wrt=0, rtol=1e-5, atol=1e-6, eps=1e-6, seed=0):
             check_grad(loss, np.ones(3), np.eye(3), wrt=("w", "x"))
     """
     import srcgrad
+    from srcgrad.compiler import varargs
 
+    if varargs.takes_varargs(f):  # `def total(*xs)`: checked as written out for these arguments
+        f = varargs.variant(f, len(args), ())
     names = _parameter_names(f)
     positions = _positions(f, names, wrt)
     args = list(args)

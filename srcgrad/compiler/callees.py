@@ -17,7 +17,8 @@ Splicing is exact. A call is spliced only when Python would run the same stateme
 - the callee is a plain Python function (or a method of a known object: its receiver
   becomes a name bound to that object), not a recursive one, with no rule of its own;
 - it reads no closure cell, and defines no function, class or import;
-- it has plain and keyword-only parameters (no `*args`, `**kwargs` or `/`), and each
+- it has plain and keyword-only parameters (no `/`; `*args` and `**kwargs` written out
+  for the call's arguments, varargs.py), and each
   default is a literal equal to the one it holds (`__defaults__`, `__kwdefaults__`,
   logged: a change builds the derivative again);
 - it passes the checks a derivative of it would pass on its own (fence.py); its
@@ -46,7 +47,7 @@ import gast
 
 from .. import rules
 from ..errors import SrcGradError
-from . import aliases, anf, fence, frontend, function_choices, idioms, jumps, key_lambdas, map_filter, record_methods, scope, stand_in, syntax, unroll
+from . import aliases, anf, fence, frontend, function_choices, idioms, jumps, key_lambdas, map_filter, record_methods, scope, stand_in, syntax, unroll, varargs
 from .passed_callables import Passed
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function
@@ -67,7 +68,9 @@ def run(tree, program, namer, local_names, transform):
 
 
 def _identity(fn):
-    """The function whose code `fn` runs (a method stand-in's method), for recursion checks."""
+    """The function whose code `fn` runs (a method stand-in's method, the function a
+    `*args` variant was made of), for recursion checks and its `__code__`'s log."""
+    fn = varargs.original(fn)
     method = getattr(fn, "__srcgrad_method__", None)
     return method[0] if method is not None else fn
 
@@ -163,6 +166,7 @@ class _Splicer:
             return None
         if isinstance(fn, types.MethodType) or stand_in.is_instance(fn):  # `self.step(x)`, `layer(x)`
             fn = stand_in.method_function(fn)
+        fn = varargs.variant_for_call(fn, call)  # `*args`, `**kwargs` written out for this call
         if not _spliceable(fn, expanding):
             return None
         callee = self.prepared(fn)
@@ -230,9 +234,10 @@ class _Splicer:
         if set(callee.bound) != set(callee.held):
             return None
         args = callee.tree.args
+        holder = fn if varargs.arity(fn) is not None else _identity(fn)  # a variant holds its own defaults
         if (args.vararg or args.kwarg or getattr(args, "posonlyargs", None)
-                or not _defaults_as_written(args.defaults, _identity(fn))
-                or not _keyword_defaults_as_written(args.kwonlyargs, args.kw_defaults, _identity(fn))):
+                or not _defaults_as_written(args.defaults, holder)
+                or not _keyword_defaults_as_written(args.kwonlyargs, args.kw_defaults, holder)):
             return None
         if any(isinstance(n, _KEPT_CALLS) or (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del))
                for s in callee.tree.body for n in syntax.walk(s)):

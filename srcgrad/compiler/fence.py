@@ -48,7 +48,9 @@ def check(program, transform="srcgrad.grad"):
         star = args.vararg or args.kwarg
         raise program.error(
             star if hasattr(star, "lineno") else tree,
-            f"`*args`/`**kwargs` parameters are not supported by {transform} (in `{tree.name}`); "
+            f"`*args`/`**kwargs` parameters are not written out here for a call's arguments (in `{tree.name}`, "
+            f"differentiated by {transform}): srcgrad.grad and the other transforms write them out at each call, "
+            "as do calls showing their arguments inside a differentiated function, but not srcgrad.compile; "
             "list the parameters explicitly",
         )
     _check_walruses(program, tree, transform)
@@ -99,7 +101,10 @@ def check(program, transform="srcgrad.grad"):
                 )
             if isinstance(node, gast.keyword) and node.arg is None:
                 raise program.error(
-                    node.value, f"`**` unpacking is not supported by {transform} (in `{tree.name}`); pass keywords one by one"
+                    node.value, f"`**{printing.unparse(node.value).strip()}` unpacks a dict whose keys srcgrad cannot "
+                    f"see in a call, which {transform} does not support (in `{tree.name}`); pass keywords one by one, or "
+                    "unpack a dict written out in the function and not changed after (`opts = {'k': k}`, or a "
+                    "`**kwargs` parameter, then `f(**opts)`)",
                 )
 
 

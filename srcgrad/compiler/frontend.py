@@ -9,9 +9,7 @@ closure cells are kept as cells, so later rebinding is seen.
 import dataclasses
 import inspect
 import linecache
-import os
 import re
-import sysconfig
 import textwrap
 import types
 import weakref
@@ -20,8 +18,8 @@ from dataclasses import dataclass, field
 import gast
 
 from ..errors import NotDifferentiableError, SrcGradError
-from . import syntax
-from .stand_in import spelling, stand_in
+from . import syntax, varargs
+from .stand_in import in_user_code, spelling, stand_in  # noqa: F401 (in_user_code: read as frontend's)
 
 
 @dataclass
@@ -85,7 +83,7 @@ class Program:
         spelled = [f"{name} = {spelling(obj)}" for name, obj in sorted({**self.bound, **self.records}.items())
                    if name in params or (name in self.held and not isinstance(obj, types.MethodType)
                                          and spelling(obj) != name and id(obj) not in through)]  # not a helper by its own name (`added_at`)
-        return f" ({', '.join(spelled)})" if spelled else ""
+        return varargs.described(self.fn) + (f" ({', '.join(spelled)})" if spelled else "")
 
     def where(self, node=None):
         line = self.line(node) if node is not None else self.first_line
@@ -146,27 +144,10 @@ def derivative_refusal(fn):
     )
 
 
-def _installed_roots():
-    paths = sysconfig.get_paths()
-    return tuple(os.path.join(os.path.realpath(paths[k]), "") for k in ("stdlib", "platstdlib", "purelib", "platlib")
-                 if k in paths)
-
-
-_INSTALLED = _installed_roots()
-
-
-def in_user_code(fn):
-    """Whether `fn`'s source lies outside the installed packages and the standard library
-    (`scipy.linalg.expm` is theirs): a refusal inside it can name its own line usefully."""
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return True
-    path = os.path.realpath(code.co_filename)
-    return not path.startswith(_INSTALLED)
-
-
 def load(fn, source=None):
     """Recover `fn`'s source and parse it. `source` overrides recovery (for `exec`).
+A variant of a function taking `*args` or `**kwargs` (varargs.py) gives its tree
+written out for the variant's arity.
 
     The parse is kept per function object (and `source` and code): a derivative and its
     specializations read one tree, which no pass changes (the pipeline copies it).
@@ -198,6 +179,7 @@ def load(fn, source=None):
         return _records_apart(Program(fn, tree, filename, first_line, indent, lines, fn.__globals__, cells,
                                       bound=_unassigned(bound, tree)))
     program = _load(fn, source)
+    program.tree = varargs.explicit(program)  # a variant of a function taking `*args`: written out for its arity
     program.bound = _unassigned(bound, program.tree)
     _records_apart(program)
     try:

@@ -15,6 +15,8 @@ Before (user code):                After:
     q = {**p, "s": s}                  q = p | {"s": s}
     pair = (a, b)                      pair = (a, b)
     y = math.atan2(*pair)              y = math.atan2(pair[0], pair[1])
+    opts = {"k": k}                    opts = {"k": k}
+    y = g(x, **opts)                   y = g(x, k=opts["k"])
     us, vs = zip(*pairs)               us, vs = tuple(zip(pairs[0], pairs[1]))
     del big                            (nothing)
     y = np.zeros(3)                    y = np.zeros(3)
@@ -40,10 +42,7 @@ in the function makes a new dict (a display, a comprehension, `dict(...)`, `|=`;
 `list(...)`, `sorted(...)`, `+=`), a parameter only where the function's own block binds
 it so before any such call (`ws = list(ws)`): a parameter otherwise, or a name that may
 hold anything else (a set's `update`, an array's `sort`), keeps its call, which later
-passes refuse as a change in place. `*a` is spelled out where `a` is a display or a name
-bound once to one (a list only where it is read through `*a` and `a[i]` alone); any other
-`*a` in a call is refused here, and one in a display stays (`np.zeros((*shape, 3))`;
-activity.refuse_displays refuses it where the display carries the derivative). Runs on
+passes refuse as a change in place. `*a` and `**d` are spelled out by unpacking.py. Runs on
 the parse, right after key_lambdas.py (map_filter.py then reads the `tuple(zip(...))` it
 leaves); returns a new tree when it rewrites anything, the same tree otherwise.
 """
@@ -52,7 +51,7 @@ import re
 
 import gast
 
-from . import printing, scatters as scatter_writes, syntax
+from . import scatters as scatter_writes, syntax, unpacking
 from .scope import dotted_parts, lookup_path
 
 _DICT_METHODS = ("update", "setdefault")
@@ -75,14 +74,13 @@ def run(program, transform="srcgrad.grad"):
         type(n) is gast.Call and n.keywords and syntax.is_name(n.func, "dict") for n in syntax.nodes(tree))
     unpacked = any(_DICT_UNPACKING.search(line) for line in lines) and any(
         type(n) is gast.Dict and None in n.keys for n in syntax.nodes(tree))
-    starred = any(_UNPACKING.search(line) for line in lines) and any(
-        type(n) is gast.Starred and isinstance(n.ctx, gast.Load) for n in syntax.nodes(tree))
+    starred, keyed = unpacking.mentioned(lines, tree)
     zipped = any("zip(" in line for line in lines) and any(_unpacks_zip(s) for s in syntax.statements(tree))
     deletes = any("del " in line for line in lines) and any(_deletes_names(s) for s in syntax.statements(tree))
     scatters = scatter_writes.mentioned(lines) and any(scatter_writes.spelled(s, program) for s in syntax.statements(tree))
     holders = _contained_lists(program, tree) if any(".append(" in line for line in lines) else set()
     inserts = any(".insert(" in line for line in lines) and _unseen_lists(program, tree, kinds)
-    if not (methods or keywords or unpacked or starred or zipped or deletes or scatters or holders or inserts):
+    if not (methods or keywords or unpacked or starred or keyed or zipped or deletes or scatters or holders or inserts):
         return tree
     tree = syntax.copy(tree)
     if methods or deletes or scatters or holders or inserts:
@@ -90,10 +88,8 @@ def run(program, transform="srcgrad.grad"):
     rewrites = {}
     if unpacked:
         rewrites[gast.Dict] = _merges
-    if starred:
-        lengths = _display_lengths(tree)
-        rewrites[gast.Tuple] = rewrites[gast.List] = lambda e: _spread_display(e, lengths)
-        rewrites[gast.Call] = lambda call: _spread_call(call, lengths)
+    if starred or keyed:
+        unpacking.spell(tree, starred, keyed, rewrites)
     if zipped and lookup_path(["zip"], program) is zip and lookup_path(["tuple"], program) is tuple:
         rewrites[gast.Assign] = _unpacked_zip
     if keywords and lookup_path(["dict"], program) is dict:
@@ -101,11 +97,10 @@ def run(program, transform="srcgrad.grad"):
         rewrites[gast.Call] = lambda call: _dict_display(spread(call))
     syntax.rewrite(tree, rewrites)
     if starred:
-        _refuse_unseen_lengths(program, tree, transform)
+        unpacking.refuse_unseen_lengths(program, tree, transform)
     return tree
 
 
-_UNPACKING = re.compile(r"(^|[(\[{,])\s*\*[^*\s=]")  # `*a` opening an entry (not `a * b`, `**k`, `*=`)
 _DICT_UNPACKING = re.compile(r"(^|[{,])\s*\*\*")  # `**d` opening a dict entry (not `x ** 2`)
 
 
@@ -121,79 +116,6 @@ def _unpacked_zip(stmt):
     if _unpacks_zip(stmt):
         stmt.value = syntax.located(syntax.call(syntax.name("tuple"), [stmt.value]), stmt.value)
     return stmt
-
-
-def _spread(items, lengths):
-    """`items` (a call's arguments or a display's entries) with each `*a` of a display, or
-    of a name `lengths` knows, spelled out entry by entry (`*p` -> `p[0], p[1]`)."""
-    out = []
-    for item in items:
-        value = item.value if type(item) is gast.Starred else None
-        if type(value) in (gast.Tuple, gast.List) and not any(type(e) is gast.Starred for e in value.elts):
-            out += value.elts
-        elif type(value) is gast.Name and value.id in lengths:
-            out += [syntax.located(syntax.subscript(syntax.name(value.id), syntax.const(k)), item)
-                    for k in range(lengths[value.id])]
-        else:
-            out.append(item)
-    return out
-
-
-def _spread_display(e, lengths):
-    if any(type(item) is gast.Starred for item in e.elts) and isinstance(e.ctx, gast.Load):
-        e.elts = _spread(e.elts, lengths)
-    return e
-
-
-def _spread_call(call, lengths):
-    if any(type(a) is gast.Starred for a in call.args):
-        call.args = _spread(call.args, lengths)
-    return call
-
-
-def _display_lengths(tree):
-    """{name: its length} for each name the function binds once, at the top level of its
-    body, to a tuple or list display without `*`: its entries are `name[0]`, `name[1]`,
-    ... A list must be read only through `*name` and `name[i]`: anything else (a method
-    call, a call it is handed to, another name bound to it) could change its length."""
-    bindings, displays, loose = {}, {}, set()
-    read = set()  # ids of the Name nodes read through `*name` or `name[i]`
-    for node in syntax.walk(tree):
-        if type(node) is gast.Starred or (type(node) is gast.Subscript and isinstance(node.ctx, gast.Load)):
-            if type(node.value) is gast.Name:
-                read.add(id(node.value))
-    for node in syntax.walk(tree):
-        if type(node) is gast.Name:
-            if isinstance(node.ctx, gast.Store):
-                bindings[node.id] = bindings.get(node.id, 0) + 1
-            elif id(node) not in read:
-                loose.add(node.id)
-        elif type(node) is gast.Subscript and type(node.value) is gast.Name and not isinstance(node.ctx, gast.Load):
-            loose.add(node.value.id)  # `ws[0] = v`, `del ws[0]`
-    for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs:
-        bindings[a.id] = bindings.get(a.id, 0) + 1
-    for stmt in tree.body:
-        if (type(stmt) is gast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is gast.Name
-                and type(stmt.value) in (gast.Tuple, gast.List)
-                and not any(type(e) is gast.Starred for e in stmt.value.elts)):
-            name = stmt.targets[0].id
-            if type(stmt.value) is gast.Tuple or name not in loose:
-                displays[name] = len(stmt.value.elts)
-    return {name: n for name, n in displays.items() if bindings.get(name) == 1}
-
-
-def _refuse_unseen_lengths(program, tree, transform):
-    """A `*a` left in a call: srcgrad binds a call's arguments to its rule's parameters one
-    by one, which it cannot do without a's length."""
-    for node in syntax.nodes(tree):
-        if type(node) is gast.Call:
-            star = next((a for a in node.args if type(a) is gast.Starred), None)
-            if star is not None:
-                raise program.error(
-                    star, f"`*{printing.unparse(star.value)}` unpacks a value of a length srcgrad cannot see in a "
-                    f"call, which {transform} does not support (in `{tree.name}`); pass the arguments one by one, "
-                    "or unpack a tuple written out in the function (`args = (a, b)`, then `f(*args)`)",
-                )
 
 
 def _merges(e):

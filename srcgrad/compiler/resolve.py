@@ -9,7 +9,9 @@ closure cells, then its globals, then builtins, following attribute chains
 `scope.lookup_path`. A `functools.partial` of a user function resolves to the function
 `stand_in.partial_function` makes of it, a bound method of one (`self.step`, where
 `self` is a parameter bound to a known instance) or a callable instance to the function
-`stand_in.method_function` makes of it.
+`stand_in.method_function` makes of it. A user function taking `*args` or `**kwargs`
+resolves to its variant for the call's arity (`varargs.variant_for_call`) where the
+call shows it.
 """
 
 import functools
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 import gast
 
 from ..rules import methods, registry
-from . import stand_in, syntax
+from . import stand_in, syntax, varargs
 from .scope import MISSING, dotted_parts, lookup_path
 
 
@@ -76,4 +78,6 @@ def _resolve_call(node, program, local_names):
         value = value.__func__  # a method declared to have no gradient (`log.info`): its result is a constant
     elif isinstance(value, types.MethodType) or stand_in.is_instance(value):  # `self.step(x)`, `layer(x)`
         value = stand_in.method_function(value) or value
+    else:  # a function taking `*args` or `**kwargs`: written out for this call's arguments
+        value = varargs.variant_for_call(value, node)
     return Callee("function", value, ".".join(parts))

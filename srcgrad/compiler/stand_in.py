@@ -19,6 +19,8 @@
   take arguments by position.
 
 Each is defined from text registered in linecache, where the loader reads it.
+`in_user_code` tells the user's functions from the standard library's and installed
+packages' (whose source srcgrad reads only where it must).
 """
 
 import builtins
@@ -27,6 +29,8 @@ import inspect
 import itertools
 import linecache
 import math
+import os
+import sysconfig
 import types
 import weakref
 
@@ -57,6 +61,25 @@ def stand_in(fn):
     made = _make(fn, rule)
     _STAND_INS[id(fn)] = (fn, made)  # keeps fn alive, so its id is not reused
     return made
+
+
+def _installed_roots():
+    paths = sysconfig.get_paths()
+    return tuple(os.path.join(os.path.realpath(paths[k]), "") for k in ("stdlib", "platstdlib", "purelib", "platlib")
+                 if k in paths)
+
+
+_INSTALLED = _installed_roots()
+
+
+def in_user_code(fn):
+    """Whether `fn`'s source lies outside the installed packages and the standard library
+    (`scipy.linalg.expm` is theirs): a refusal inside it can name its own line usefully."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return True
+    path = os.path.realpath(code.co_filename)
+    return not path.startswith(_INSTALLED)
 
 
 def refusal(fn):

@@ -108,9 +108,9 @@ REFUSED = {
     "u_reduce": srcgrad.SrcGradError,  # u_sorted (a lambda key) differentiates now: below
     "u_vectorize": srcgrad.SrcGradError,
     "u_lambda_call_immediately": srcgrad.SrcGradError,  # u_walrus differentiates now: below
-    "u_match": srcgrad.SrcGradError, "u_kwcall": srcgrad.SrcGradError,  # u_starcall differentiates now: below
+    "u_match": srcgrad.SrcGradError,  # u_starcall and u_kwcall differentiate now: below
     # u_while_else / u_for_else, u_set and u_list_sort differentiate now: below
-    "u_kwargs_func": srcgrad.SrcGradError,  # u_local_import differentiates now: tests/test_passes.py
+    # u_kwargs_func differentiates now: below; u_local_import: tests/test_passes.py
     # u_min_key differentiates now (a lambda key): below
     # u_dict_get differentiates now: below
     # u_list_pop and u_list_insert differentiate now: below
@@ -201,6 +201,18 @@ def test_a_call_unpacking_a_list_display_is_differentiated():
     x = x4.copy()
     np.testing.assert_array_equal(srcgrad.grad(U.u_starcall)(x), np.full(4, 2.0))
     np.testing.assert_array_equal(srcgrad.jacobian(U.u_starcall, mode="forward")(x), np.full(4, 2.0))
+
+
+def test_a_call_unpacking_a_dict_display_is_differentiated():
+    """`kw = {"axis": 0}; np.sum(np.sum(x * x, **kw))` is `np.sum(np.sum(x * x, axis=0))`."""
+    x = x4.copy()
+    np.testing.assert_allclose(srcgrad.grad(U.u_kwcall)(x), 2 * x, rtol=1e-12)
+
+
+def test_a_kwargs_parameter_is_differentiated_per_call():
+    """`a * kw.get("s", 2.0)`: 2.0 without the keyword, its value with it."""
+    assert srcgrad.grad(U.u_kwargs_func)(0.7) == pytest.approx(2.0, rel=1e-12)
+    assert srcgrad.grad(U.u_kwargs_func)(0.7, s=3.0) == pytest.approx(3.0, rel=1e-12)
 
 
 def test_divmod_is_differentiated():
