@@ -121,22 +121,13 @@ def _display_lengths(tree):
     body, to a tuple or list display without `*`: its entries are `name[0]`, `name[1]`,
     ... A list must be read only through `*name` and `name[i]`: anything else (a method
     call, a call it is handed to, another name bound to it) could change its length."""
-    bindings, displays, loose = {}, {}, set()
+    displays = {}
     read = set()  # ids of the Name nodes read through `*name` or `name[i]`
     for node in syntax.walk(tree):
         if type(node) is gast.Starred or (type(node) is gast.Subscript and isinstance(node.ctx, gast.Load)):
             if type(node.value) is gast.Name:
                 read.add(id(node.value))
-    for node in syntax.walk(tree):
-        if type(node) is gast.Name:
-            if isinstance(node.ctx, gast.Store):
-                bindings[node.id] = bindings.get(node.id, 0) + 1
-            elif id(node) not in read:
-                loose.add(node.id)
-        elif type(node) is gast.Subscript and type(node.value) is gast.Name and not isinstance(node.ctx, gast.Load):
-            loose.add(node.value.id)  # `ws[0] = v`, `del ws[0]`
-    for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs:
-        bindings[a.id] = bindings.get(a.id, 0) + 1
+    bindings, loose = _bindings_and_loose(tree, read)
     for stmt in tree.body:
         if (type(stmt) is gast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is gast.Name
                 and type(stmt.value) in (gast.Tuple, gast.List)
@@ -176,23 +167,14 @@ def _display_keys(tree):
     body, to a dict display whose keys are strings written out, and reads only through
     `**name` in a call, `name[k]`, `name.get(...)` and `k in name` (nothing that could
     change its keys)."""
-    bindings, displays, loose, read = {}, {}, set(), set()
+    displays, read = {}, set()
     for node in syntax.walk(tree):
         if type(node) is gast.keyword and node.arg is None or type(node) is gast.Attribute and node.attr == "get" or (
                 type(node) is gast.Subscript and isinstance(node.ctx, gast.Load)):
             read.add(id(node.value))
         elif type(node) is gast.Compare and all(type(op) in (gast.In, gast.NotIn) for op in node.ops):
             read.update(id(c) for c in node.comparators)
-    for node in syntax.walk(tree):
-        if type(node) is gast.Name:
-            if isinstance(node.ctx, gast.Store):
-                bindings[node.id] = bindings.get(node.id, 0) + 1
-            elif id(node) not in read:
-                loose.add(node.id)
-        elif type(node) is gast.Subscript and type(node.value) is gast.Name and not isinstance(node.ctx, gast.Load):
-            loose.add(node.value.id)  # `d[k] = v`, `del d[k]`
-    for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs:
-        bindings[a.id] = bindings.get(a.id, 0) + 1
+    bindings, loose = _bindings_and_loose(tree, read)
     for stmt in tree.body:
         if (type(stmt) is gast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is gast.Name
                 and type(stmt.value) is gast.Dict and all(_string_key(k) for k in stmt.value.keys)):
@@ -243,3 +225,21 @@ def refuse_unseen_lengths(program, tree, transform):
                     f"call, which {transform} does not support (in `{tree.name}`); pass the arguments one by one, "
                     "or unpack a tuple written out in the function (`args = (a, b)`, then `f(*args)`)",
                 )
+
+
+def _bindings_and_loose(tree, read):
+    """({name: how many times the function binds it, parameters included}, the names read
+    other than through the Name nodes in `read` (ids), or written into by an entry
+    (`ws[0] = v`, `del d[k]`))."""
+    bindings, loose = {}, set()
+    for node in syntax.walk(tree):
+        if type(node) is gast.Name:
+            if isinstance(node.ctx, gast.Store):
+                bindings[node.id] = bindings.get(node.id, 0) + 1
+            elif id(node) not in read:
+                loose.add(node.id)
+        elif type(node) is gast.Subscript and type(node.value) is gast.Name and not isinstance(node.ctx, gast.Load):
+            loose.add(node.value.id)
+    for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs:
+        bindings[a.id] = bindings.get(a.id, 0) + 1
+    return bindings, loose
