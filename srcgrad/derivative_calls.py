@@ -1,6 +1,6 @@
 """A gradient made by srcgrad, called inside a function srcgrad differentiates: its rules.
 
-    force = srcgrad.grad(energy)            # G = dE/dx
+    force = srcgrad.grad(energy)            # G = dE/dx (value_and_grad alike)
     def loss(x):
         return np.sum(force(x) ** 2)        # srcgrad.grad(loss) needs G's own derivative
 
@@ -14,10 +14,11 @@ Hessian-vector product in the derivative of the function calling it.
 
 The rules are registered, as `srcgrad.defvjp`/`defjvp` would register them, the first
 time the compiler looks a rule up for such a gradient (`registry.add_provider`). They
-cover `grad` of one parameter called with floats and arrays, of a function that reaches
+cover `grad` and `value_and_grad` of one parameter (whose value pulls back through the
+gradient itself) called with floats and arrays, of a function that reaches
 no custom rule and no `stop_gradient` (either may make G's Jacobian unsymmetric); a
-second derivative of the function calling G, and calls of value_and_grad, vjp pullbacks,
-jacobian or hessian derivatives, keep their refusal.
+second derivative of the function calling G, and calls of vjp pullbacks, jacobian or
+hessian derivatives, keep their refusal.
 """
 
 import inspect
@@ -31,10 +32,11 @@ __all__ = ["rules_for"]
 
 
 def rules_for(fn):
-    """Register the rules of `fn` where it is a gradient `grad(E, wrt=p)` of one
-    parameter made by srcgrad; whether it is (and has them now)."""
+    """Register the rules of `fn` where it is a gradient `grad(E, wrt=p)` (or
+    `value_and_grad`) of one parameter made by srcgrad; whether it is (and has them now)."""
     lazy = getattr(fn, "__srcgrad_lazy__", None)
-    if getattr(lazy, "mode", None) != "grad" or not isinstance(getattr(lazy, "wrt", None), int):
+    mode = getattr(lazy, "mode", None)
+    if mode not in ("grad", "value_and_grad") or not isinstance(getattr(lazy, "wrt", None), int):
         return False
     from .custom import define_rules
 
@@ -52,7 +54,7 @@ def rules_for(fn):
         if j not in grads:
             from .api import grad
 
-            grads[j] = fn if j == p else grad(energy, wrt=j)
+            grads[j] = fn if j == p and mode == "grad" else grad(energy, wrt=j)
         return grads[j]
 
     def pullback(j):
@@ -60,8 +62,12 @@ def rules_for(fn):
             _check(fn, args)
             from .jacobians import jvp
 
+            value_bar, g = g if mode == "value_and_grad" else (None, g)
+            if g is None:  # the gradient unused: only the value's d/dx_j = dE/dx_j
+                return value_bar * gradient_of(j)(*args)
             tangents = tuple(g if i == p else None for i in range(len(args)))
-            return jvp(gradient_of(j), args, tangents)[1]
+            gradient, pulled = jvp(gradient_of(j), args, tangents)
+            return pulled if value_bar is None else pulled + value_bar * gradient
 
         rule.__name__ = f"{fn.__name__}_vjp_{params[j].name}"
         return rule

@@ -88,7 +88,7 @@ def uses_a_dict(x):
 
 
 def test_what_stays_refused():
-    with pytest.raises(srcgrad.NotDifferentiableError, match="a derivative made by srcgrad: of those, only a `grad` of one"):
+    with pytest.raises(srcgrad.NotDifferentiableError, match="a derivative made by srcgrad: of those, only a `grad` or `value_and_grad` of one"):
         srcgrad.grad(uses_both)(X)
     with pytest.raises(srcgrad.NotDifferentiableError, match="it is the rule srcgrad gives `quartic_grad`"):
         srcgrad.hessian(force_norm)(X)
@@ -133,3 +133,28 @@ def test_a_gradient_through_a_custom_rule_or_stop_gradient_is_not_assumed_symmet
     # its Jacobian need not be symmetric, so the Hessian-vector pullback would be wrong: refused
     with pytest.raises(srcgrad.NotDifferentiableError, match="reaches no custom rule and no stop_gradient"):
         srcgrad.grad(fn)(X)
+
+
+value_and_push = srcgrad.value_and_grad(energy)
+
+
+def value_and_force_loss(x, k):
+    e, f = value_and_push(x, k)
+    return 3.0 * e + np.sum(f ** 2)
+
+
+def value_only_loss(x, k):
+    e, _ = value_and_push(x, k)
+    return 2.0 * e
+
+
+def test_a_value_and_grad_called_pulls_its_value_back_through_the_gradient():
+    # E = k sum(x^4) / 4 + k sum(cos x); L = 3 E + sum(dE/dx ^ 2), dE/dx = k (x^3 - sin x)
+    x, k = X, 1.5
+    force = k * (x ** 3 - np.sin(x))
+    dx, dk = srcgrad.grad(value_and_force_loss, wrt=(0, 1))(x, k)
+    np.testing.assert_allclose(dx, 3 * force + 2 * force * k * (3 * x ** 2 - np.cos(x)), rtol=1e-12)
+    assert dk == pytest.approx(3 * (np.sum(x ** 4) / 4 + np.sum(np.cos(x))) + 2 * np.sum(force * force / k), rel=1e-12)
+    np.testing.assert_allclose(srcgrad.grad(value_only_loss)(x, k), 2 * force, rtol=1e-12)
+    tangent = srcgrad.jvp(value_and_force_loss, (x, k), (np.ones(3), None))[1]
+    assert tangent == pytest.approx(np.sum(dx), rel=1e-12)

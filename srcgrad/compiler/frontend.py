@@ -136,8 +136,9 @@ def derivative_refusal(fn):
     if getattr(fn, "__srcgrad_lazy__", None) is None:
         return None
     return (
-        f"`{getattr(fn, '__name__', fn)}` is a derivative made by srcgrad: of those, only a `grad` of one "
-        "parameter, of a function that reaches no custom rule and no stop_gradient, can be called in a "
+        f"`{getattr(fn, '__name__', fn)}` is a derivative made by srcgrad: of those, only a `grad` or "
+        "`value_and_grad` of one parameter, of a function that reaches no custom rule and no stop_gradient, can "
+        "be called in a "
         "differentiated function (derivative_calls.py), and none differentiated by "
         "vjp or jacobian(..., mode='reverse'). Differentiate it itself with srcgrad.grad, value_and_grad, jvp, "
         "hessian or jacobian(..., mode='forward'), which transform its generated code"
