@@ -17,6 +17,7 @@ import numpy as np
 from .. import rules, runtime
 from ..errors import NotDifferentiableError, SrcGradError
 from . import call_effects, calls, frontend, inline, printing, syntax
+from .stand_in import in_user_code
 
 @dataclass
 class _Accumulate:
@@ -165,7 +166,7 @@ class Contributions:
         try:
             pullback_fn = self.pullback_of(fn, tuple(positions))
         except (SrcGradError, RecursionError) as exc:
-            if not isinstance(exc, RecursionError) and frontend.in_user_code(fn):
+            if not isinstance(exc, RecursionError) and in_user_code(fn):
                 raise  # names the line of the user's callee
             reason = getattr(exc, "msg", None) or str(exc)
             raise self.program.error(

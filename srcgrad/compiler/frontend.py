@@ -19,7 +19,7 @@ import gast
 
 from ..errors import NotDifferentiableError, SrcGradError
 from . import syntax, varargs
-from .stand_in import in_user_code, spelling, stand_in  # noqa: F401 (in_user_code: read as frontend's)
+from .stand_in import spelling, stand_in
 
 
 @dataclass
