@@ -178,7 +178,9 @@ def argument_checks(program):
     def check(param, at, name):
         error = program.error(at, "", NotDifferentiableError)
         location = (error.filename, error.lineno, error.offset - 1, error.text)
-        checks.append((params.index(param), (), functools.partial(_not_followed, name=name),
+        refused = functools.partial(_not_followed, name=name)
+        refused.srcgrad_per_value = name is None  # an attribute of the instance: checked at every call
+        checks.append((params.index(param), (), refused,
                        functools.partial(_not_followed_refusal, param=param, name=name, where=program.name), location))
 
     for node in syntax.walk(program.tree):
