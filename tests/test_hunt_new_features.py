@@ -42,3 +42,91 @@ def test_an_attribute_set_on_a_later_instance_is_refused_by_a_warm_derivative():
     with pytest.raises(srcgrad.NotDifferentiableError, match="attribute `apply` of its own"):
         g(X, shadowed)
     assert np.allclose(g(X, p), expected)  # the class's own records still run
+
+
+# Entries of one list or dict sharing memory: NumPy runs `rows[0] += v` in place on the
+# array rows[0], so an entry sharing its memory changes too; srcgrad compiles it as
+# `rows[0] = rows[0] + v`, and gave the gradient of the unchanged entry.
+
+
+def same_entry_twice(x):
+    y = x * 1.0
+    rows = [y, y]
+    rows[0] += 1.0
+    return np.sum(rows[1] * x)
+
+
+def view_in_dict(x):
+    y = x * 1.0
+    d = {"a": y, "b": y[1:]}
+    d["b"] *= 2.0
+    return np.sum(d["a"] * x)
+
+
+def appended_twice(x):
+    y = x * 1.0
+    rows = []
+    for _ in range(2):
+        rows.append(y)
+    rows[0] += 1.0
+    return np.sum(rows[1] * x)
+
+
+def repeated_list(x):
+    y = x * 1.0
+    rows = list((y, y))
+    rows[0] *= 2.0
+    return np.sum(rows[1] * x)
+
+
+def row_and_column(x):
+    M = np.outer(x, x)
+    rows = [M[0], M[:, 0]]
+    rows[0] *= 2.0
+    return np.sum(rows[1] * x)
+
+
+@pytest.mark.parametrize("fn, expected", [
+    (same_entry_twice, lambda x: 2 * x + 1.0),                     # sum((x + 1) * x)
+    (view_in_dict, lambda x: 2 * x * np.r_[1.0, 2.0, 2.0]),         # the tail doubled
+    (appended_twice, lambda x: 2 * x + 1.0),
+    (repeated_list, lambda x: 4 * x),                              # sum(2 x * x)
+])
+def test_a_change_in_place_of_an_entry_sharing_memory_with_another_is_refused(fn, expected):
+    x = X.copy()
+    assert np.allclose(numerical_grad(fn, (x,), 0), expected(x), atol=1e-6)
+    with pytest.raises(srcgrad.NotDifferentiableError, match="entries may share memory with each other"):
+        srcgrad.grad(fn)(x)
+
+
+def test_a_row_and_a_column_of_one_matrix_in_a_list_are_refused():
+    # M[0, 0] lies in both: doubling the row doubles the column's first entry, so the
+    # value is 2 x0^3 + x0 (x1^2 + x2^2)
+    x = X.copy()
+    expected = np.r_[6 * x[0] ** 2 + x[1] ** 2 + x[2] ** 2, 2 * x[0] * x[1:]]
+    assert np.allclose(numerical_grad(row_and_column, (x,), 0), expected, atol=1e-6)
+    with pytest.raises(srcgrad.NotDifferentiableError, match="entries may share memory with each other"):
+        srcgrad.grad(row_and_column)(x)
+
+
+def distinct_entries(x):
+    rows = [x * 1.0, x * 2.0]
+    rows[0] -= -x
+    for k in range(2):
+        rows[k] *= 3.0
+    return np.sum(rows[0] * rows[1])
+
+
+def same_number_twice(x):
+    s = x[0] * 1.0
+    rows = [s, s]
+    rows[0] += x[1]
+    return rows[0] * rows[1]
+
+
+def test_entries_that_are_new_arrays_or_numbers_still_change_in_place():
+    x = X.copy()
+    assert np.allclose(srcgrad.grad(distinct_entries)(x), 72 * x)  # sum(6x * 6x) = 36 sum(x^2)
+    expected = np.r_[2 * x[0] + x[1], x[0], 0.0]  # (x0 + x1) x0
+    assert np.allclose(srcgrad.grad(same_number_twice)(x), expected)
+    assert np.allclose(numerical_grad(same_number_twice, (x,), 0), expected, atol=1e-6)
