@@ -84,12 +84,17 @@ def _called_parameters(fn, seen):
     args, bound = program.tree.args, getattr(fn, "__srcgrad_bound__", None) or {}
     params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs if a.id not in bound]
     body = "\n".join(program.source_lines[program.tree.body[0].lineno - 1:])  # the header too, where on one line
-    # called, a method of it called, or an argument
-    params = [p for p in params if re.search(rf"\b{p}\s*[(.]|[(,=]\s*{p}\s*[,)]", body)]
+    # called, a method of it called, an argument, or a choice (`act = f if smooth else relu`)
+    params = [p for p in params if re.search(rf"\b{p}\s*[(.]|[(,=]\s*{p}\s*[,)]|\b{p}\s+if\b|\belse\s+{p}\b", body)]
     if not params:
         return ()
     called = set()
-    for node in syntax.nodes(program.tree):
+    nodes = list(syntax.nodes(program.tree))
+    called_names = {n.func.id for n in nodes if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)}
+    for node in nodes:
+        if (isinstance(node, gast.Assign) and isinstance(node.value, gast.IfExp)
+                and any(isinstance(t, gast.Name) and t.id in called_names for t in node.targets)):
+            called.update(_chosen(node.value, params))  # function_choices.py makes the calls of each choice
         if not isinstance(node, gast.Call):
             continue
         if isinstance(node.func, gast.Name) and node.func.id in params:
@@ -100,6 +105,14 @@ def _called_parameters(fn, seen):
         elif any(isinstance(a, gast.Name) and a.id in params for a in node.args + [k.value for k in node.keywords]):
             called.update(_handed(node, params, program, seen))
     return tuple(p for p in params if p in called)
+
+
+def _chosen(choice, params):
+    """The names of `params` among the functions the conditional expression `choice`
+    chooses between (`f if smooth else relu`)."""
+    if isinstance(choice, gast.IfExp):
+        return _chosen(choice.body, params) + _chosen(choice.orelse, params)
+    return [choice.id] if isinstance(choice, gast.Name) and choice.id in params else []
 
 
 def _handed(call, params, program, seen):

@@ -130,3 +130,24 @@ def test_entries_that_are_new_arrays_or_numbers_still_change_in_place():
     expected = np.r_[2 * x[0] + x[1], x[0], 0.0]  # (x0 + x1) x0
     assert np.allclose(srcgrad.grad(same_number_twice)(x), expected)
     assert np.allclose(numerical_grad(same_number_twice, (x,), 0), expected, atol=1e-6)
+
+
+def relu(z):
+    return np.maximum(z, 0.0)
+
+
+def chosen_from_a_parameter(x, f, smooth=True):
+    act = f if smooth else relu
+    return np.sum(act(x) ** 2)
+
+
+def test_a_choice_between_a_passed_function_and_another_is_made_per_call():
+    # `f` was not seen as called (only the choice's name is), so the derivative was
+    # refused when made, as if no function had been passed
+    g = srcgrad.grad(chosen_from_a_parameter)
+    x = X.copy()
+    assert np.allclose(g(x, np.sin), 2 * np.sin(x) * np.cos(x))
+    assert np.allclose(g(x, np.tanh), 2 * np.tanh(x) * (1 - np.tanh(x) ** 2))
+    assert np.allclose(g(x, np.sin, False), 2 * np.maximum(x, 0.0))
+    for f, smooth in [(np.sin, True), (np.tanh, False)]:
+        assert np.allclose(g(x, f, smooth), numerical_grad(chosen_from_a_parameter, (x, f, smooth), 0), atol=1e-6)
