@@ -151,3 +151,30 @@ def test_a_choice_between_a_passed_function_and_another_is_made_per_call():
     assert np.allclose(g(x, np.sin, False), 2 * np.maximum(x, 0.0))
     for f, smooth in [(np.sin, True), (np.tanh, False)]:
         assert np.allclose(g(x, f, smooth), numerical_grad(chosen_from_a_parameter, (x, f, smooth), 0), atol=1e-6)
+
+
+def squared(z, k=1.0):
+    return k * z * z
+
+
+@dataclasses.dataclass
+class Activated:
+    w: np.ndarray
+    act: object = squared  # a field whose default, a `def`, is a class attribute too
+
+    def apply(self, x):
+        return self.act(self.w * x)
+
+
+def activated_loss(x, p):
+    return np.sum(p.apply(x))
+
+
+def test_a_function_held_in_a_record_field_is_refused_not_called_as_a_method():
+    # the field's default was taken for a method: `squared(p, p.w * x)`, a bare TypeError
+    # here, and another function's numbers for an instance holding np.sin
+    x = X.copy()
+    assert np.allclose(numerical_grad(activated_loss, (x, Activated(W)), 0), 2 * W * W * x, atol=1e-5)
+    for p in (Activated(W), Activated(W, np.sin)):
+        with pytest.raises(srcgrad.NotDifferentiableError, match="`act` is a field of Activated"):
+            srcgrad.grad(activated_loss)(x, p)

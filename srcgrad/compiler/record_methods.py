@@ -144,6 +144,9 @@ def _call(program, node, param, name, cls, helper):
             NotDifferentiableError,
         )
 
+    if name in (record_fields(cls) or ()):  # a field's default is a class attribute too, and may be a `def`
+        raise refuse(f"`{name}` is a field of {cls.__qualname__}, not a method its class defines, and srcgrad does not "
+                     f"follow a function held in a record's field (pass it as an argument of its own)")
     if owner is None:
         raise refuse(f"{cls.__qualname__} has no attribute `{name}`")
     if isinstance(found, staticmethod) and isinstance(found.__func__, types.FunctionType):
