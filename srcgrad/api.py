@@ -141,7 +141,9 @@ def check_arguments(derivative, names, args, kwargs=None):
     (or the entry of it at its keys) is refused: a dict that the derivative reads as a
     sequence (`for v in a:`, iteration.py), or a value of a type the rules do not describe
     that enters the differentiated computation (a masked array, a sparse matrix:
-    activity.constant_operands). A message may be a function of the refused value.
+    activity.constant_operands). A check's position is an index into `names` (`args`, else
+    `kwargs` by that name), or the name of a keyword-only parameter. A message may be a
+    function of the refused value.
 
     Returns whether a check that applied reads more of its value than a call's signature
     (the arguments' types) tells: an entry of a container (`keys`), or one whose `refused`
@@ -149,7 +151,11 @@ def check_arguments(derivative, names, args, kwargs=None):
     dispatcher checks the next call of that signature again."""
     again = False
     for position, keys, refused, message, location in getattr(derivative, "argument_checks", ()):
-        if position < len(args):
+        if type(position) is str:  # a keyword-only parameter, by its name
+            if not kwargs or position not in kwargs:
+                continue
+            value = kwargs[position]
+        elif position < len(args):
             value = args[position]
         elif kwargs and names[position] in kwargs:
             value = kwargs[names[position]]

@@ -178,3 +178,20 @@ def test_a_function_held_in_a_record_field_is_refused_not_called_as_a_method():
     for p in (Activated(W), Activated(W, np.sin)):
         with pytest.raises(srcgrad.NotDifferentiableError, match="`act` is a field of Activated"):
             srcgrad.grad(activated_loss)(x, p)
+
+
+def keyword_only_layer_loss(x, *, p):
+    return np.sum(p.apply(x) ** 2)
+
+
+@pytest.mark.parametrize("transform", [srcgrad.grad, srcgrad.hessian, srcgrad.jacobian])
+def test_an_attribute_set_on_a_record_passed_by_keyword_only_is_refused(transform):
+    # only positional parameters were checked: the class's `apply` was differentiated
+    x = X.copy()
+    t = np.tanh(W * x)
+    assert np.allclose(srcgrad.grad(keyword_only_layer_loss)(x, p=Layer(W, 0.0)), 2 * t * (1 - t * t) * W)
+    shadowed = Layer(W, 0.0)
+    shadowed.apply = lambda x: x ** 2
+    assert np.allclose(numerical_grad(lambda x: keyword_only_layer_loss(x, p=shadowed), (x,), 0), 4 * x ** 3, atol=1e-5)
+    with pytest.raises(srcgrad.NotDifferentiableError, match="attribute `apply` of its own"):
+        transform(keyword_only_layer_loss)(x, p=shadowed)
