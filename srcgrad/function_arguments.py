@@ -31,7 +31,8 @@ bound copies in all), the oldest dropped first: a new lambda per call derives an
 rather than growing memory. A call whose arguments are the objects of an earlier call
 reuses its transform without type checks, but for a `Passed` or a `RecordOf`, which is
 looked up again (a partial's keywords, a class's `__call__` or an object's class may
-have changed).
+have changed); a parameter left to its default takes the default the function has at
+that call (`fn.__defaults__ = ...` may have changed it).
 """
 
 import functools
@@ -215,6 +216,7 @@ class _PerCall:
         self.slots = [(p, positional.index(p) if p in positional else 1 << 30,
                        _UNSET if signature[p].default is signature[p].empty else signature[p].default)
                       for p in self.params]
+        self.read = _defaults_of(fn)  # the defaults `slots` hold
         self.made = {}  # ids of what is bound (`followed`; None: nothing) -> (it, made transform); oldest first
         # ids of the parameters' values at a call -> (them, made transform, whether one is a Passed); oldest first
         self.seen = {}
@@ -229,9 +231,19 @@ class _PerCall:
         function.__srcgrad_made__ = self.latest
         self.function = function
 
+    def defaults(self):
+        """The slots with the defaults `fn` has now (`fn.__defaults__ = ...` may change them)."""
+        now = _defaults_of(self.fn)
+        if len(now) != len(self.read) or any(a is not b for a, b in zip(now, self.read)):
+            self.read = now
+            signature = inspect.signature(self.fn).parameters
+            self.slots = [(p, i, _UNSET if signature[p].default is signature[p].empty else signature[p].default)
+                          for p, i, _ in self.slots]
+        return self.slots
+
     def for_call(self, args, kwargs):
         given = len(args)
-        values = [args[i] if i < given else kwargs.get(p, default) for p, i, default in self.slots]
+        values = [args[i] if i < given else kwargs.get(p, default) for p, i, default in self.defaults()]
         ids = tuple(map(id, values))
         found = self.seen.get(ids)  # the same objects as a call before: no type checks
         if found is None or found[2]:  # a partial's keywords or a class's `__call__` may have changed since
@@ -249,7 +261,7 @@ class _PerCall:
         """The transform last called, or the one of the parameters' defaults (what
         `srcgrad.source` prints)."""
         if self.last is None:
-            unbound = [p for p, _, default in self.slots if followed(default) is None]
+            unbound = [p for p, _, default in self.defaults() if followed(default) is None]
             if unbound:
                 raise TypeError(
                     f"the derivative of `{self.fn.__name__}` is made for the functions passed to {_listed(unbound)} "
@@ -258,6 +270,13 @@ class _PerCall:
                 )
             self.for_call((), {})
         return self.last
+
+
+def _defaults_of(fn):
+    """The defaults of `fn`'s parameters, as a tuple compared by identity: the positional
+    ones', then each keyword-only one's name and default."""
+    return tuple(getattr(fn, "__defaults__", None) or ()) + tuple(
+        v for kv in sorted((getattr(fn, "__kwdefaults__", None) or {}).items()) for v in kv)
 
 
 def _listed(names):

@@ -195,3 +195,29 @@ def test_an_attribute_set_on_a_record_passed_by_keyword_only_is_refused(transfor
     assert np.allclose(numerical_grad(lambda x: keyword_only_layer_loss(x, p=shadowed), (x,), 0), 4 * x ** 3, atol=1e-5)
     with pytest.raises(srcgrad.NotDifferentiableError, match="attribute `apply` of its own"):
         transform(keyword_only_layer_loss)(x, p=shadowed)
+
+
+def with_default_activation(x, act=np.tanh):
+    return np.sum(act(x) ** 2)
+
+
+def with_keyword_only_activation(x, *, act=np.tanh):
+    return np.sum(act(x) ** 2)
+
+
+@pytest.mark.parametrize("fn, attribute, new", [
+    (with_default_activation, "__defaults__", (np.sin,)),
+    (with_keyword_only_activation, "__kwdefaults__", {"act": np.sin}),
+])
+def test_a_default_function_replaced_after_the_first_call_is_the_one_differentiated(fn, attribute, new):
+    # the per-call binding read the defaults once, when the transform was made
+    g = srcgrad.grad(fn)
+    x = X.copy()
+    old = getattr(fn, attribute)
+    try:
+        assert np.allclose(g(x), 2 * np.tanh(x) * (1 - np.tanh(x) ** 2))
+        setattr(fn, attribute, new)
+        assert np.allclose(g(x), np.sin(2 * x))  # d/dx sin(x)^2
+        assert np.allclose(g(x), numerical_grad(fn, (x,), 0), atol=1e-6)
+    finally:
+        setattr(fn, attribute, old)
