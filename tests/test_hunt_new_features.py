@@ -3,6 +3,7 @@ of record arguments, containers of arrays and choices between functions: each co
 with central differences and an answer derived by hand."""
 
 import dataclasses
+import functools
 
 import numpy as np
 import pytest
@@ -221,3 +222,22 @@ def test_a_default_function_replaced_after_the_first_call_is_the_one_differentia
         assert np.allclose(g(x), numerical_grad(fn, (x,), 0), atol=1e-6)
     finally:
         setattr(fn, attribute, old)
+
+
+def rate(y, k=1.0):
+    return k * np.sin(y)
+
+
+def shadows_the_partials_function(y, f):
+    def rate(z):  # a nested `def` of the name of the partial's function
+        return 100.0 * z
+    return np.sum(f(y)) + np.sum(rate(y))
+
+
+def test_a_nested_def_named_as_a_partials_function_is_not_called_for_it():
+    # the call of `f` was written `rate(y, k=f_k)`, which the nested `def` then answered
+    y = X.copy()
+    f = functools.partial(rate, k=2.0)
+    expected = 2.0 * np.cos(y) + 100.0
+    assert np.allclose(srcgrad.grad(shadows_the_partials_function)(y, f), expected)
+    assert np.allclose(numerical_grad(shadows_the_partials_function, (y, f), 0), expected, atol=1e-6)
