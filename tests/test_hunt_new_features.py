@@ -241,3 +241,46 @@ def test_a_nested_def_named_as_a_partials_function_is_not_called_for_it():
     expected = 2.0 * np.cos(y) + 100.0
     assert np.allclose(srcgrad.grad(shadows_the_partials_function)(y, f), expected)
     assert np.allclose(numerical_grad(shadows_the_partials_function, (y, f), 0), expected, atol=1e-6)
+
+
+class Squash:
+    act = np.tanh  # a NumPy function held by the class
+
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return np.sum(self.act(self.w * x) ** 2)
+
+
+SQUASH = Squash(W)
+
+
+def squashed(x):
+    return SQUASH(x)
+
+
+def chosen_from_a_class(x, smooth=True):
+    act = Squash.act if smooth else relu
+    return np.sum(act(x) ** 2)
+
+
+def test_a_numpy_function_held_by_a_class_and_rebound_between_calls_is_seen():
+    # only Python functions were logged as read through a class: the derivative kept
+    # differentiating the function the class held when it was built
+    x = X.copy()
+    g, h = srcgrad.grad(squashed), srcgrad.grad(chosen_from_a_class)
+    try:
+        t = np.tanh(W * x)
+        assert np.allclose(g(x), 2 * t * (1 - t * t) * W)
+        assert np.allclose(h(x), 2 * np.tanh(x) * (1 - np.tanh(x) ** 2))
+        Squash.act = np.sin
+        assert np.allclose(g(x), np.sin(2 * W * x) * W)  # d/dx sin(wx)^2
+        assert np.allclose(h(x), np.sin(2 * x))
+        assert np.allclose(g(x), numerical_grad(squashed, (x,), 0), atol=1e-6)
+        SQUASH.act = np.cos  # set on the instance
+        assert np.allclose(g(x), -np.sin(2 * W * x) * W)
+        assert np.allclose(g(x), numerical_grad(squashed, (x,), 0), atol=1e-6)
+    finally:
+        Squash.act = np.tanh
+        del SQUASH.act
