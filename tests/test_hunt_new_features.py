@@ -4,6 +4,7 @@ with central differences and an answer derived by hand."""
 
 import dataclasses
 import functools
+import types
 
 import numpy as np
 import pytest
@@ -284,3 +285,24 @@ def test_a_numpy_function_held_by_a_class_and_rebound_between_calls_is_seen():
     finally:
         Squash.act = np.tanh
         del SQUASH.act
+
+
+ACTIVATIONS = types.ModuleType("hunt_activations")  # a module of the user's
+ACTIVATIONS.act = np.tanh
+
+
+def from_a_module(x):
+    return np.sum(ACTIVATIONS.act(x) ** 2)
+
+
+def test_a_numpy_function_held_by_a_users_module_and_rebound_between_calls_is_seen():
+    # only Python functions were logged as read through a module of the user's
+    x = X.copy()
+    g = srcgrad.grad(from_a_module)
+    try:
+        assert np.allclose(g(x), 2 * np.tanh(x) * (1 - np.tanh(x) ** 2))
+        ACTIVATIONS.act = np.sin
+        assert np.allclose(g(x), np.sin(2 * x))
+        assert np.allclose(g(x), numerical_grad(from_a_module, (x,), 0), atol=1e-6)
+    finally:
+        ACTIVATIONS.act = np.tanh

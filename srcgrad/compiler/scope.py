@@ -202,10 +202,11 @@ def _rebindable(holder, name, value):
     """Whether `holder.name` is an attribute a user may rebind to another function between
     calls (`helpers.act = np.cos` for a module of theirs, `ns.f = ...`) and `value` is
     what it holds now: not one of NumPy's, srcgrad's or the standard library's, whose
-    functions differentiate by their rules."""
+    functions differentiate by their rules (a module of the user's may hold one of those:
+    `act = np.tanh`, rebound to `np.sin`)."""
     if isinstance(holder, types.ModuleType):
         root = holder.__name__.partition(".")[0]
-        if root in ("numpy", "srcgrad") or root in _STANDARD or not isinstance(value, types.FunctionType):
+        if root in ("numpy", "srcgrad") or root in _STANDARD:
             return False
     namespace = getattr(holder, "__dict__", None)
     return type(namespace) is dict and namespace.get(name, MISSING) is value  # a class's is read-only: not logged
