@@ -88,7 +88,14 @@ def row_and_column(x):
     return np.sum(rows[1] * x)
 
 
+def repeated_zeros(x):
+    rows = [np.zeros(3)] * 2  # one array, twice
+    rows[0] += x
+    return np.sum(rows[1] * x)
+
+
 @pytest.mark.parametrize("fn, expected", [
+    (repeated_zeros, lambda x: 2 * x),                            # sum(x * x); was 0
     (same_entry_twice, lambda x: 2 * x + 1.0),                     # sum((x + 1) * x)
     (view_in_dict, lambda x: 2 * x * np.r_[1.0, 2.0, 2.0]),         # the tail doubled
     (appended_twice, lambda x: 2 * x + 1.0),
