@@ -94,8 +94,44 @@ def repeated_zeros(x):
     return np.sum(rows[1] * x)
 
 
+def extended_by_itself(x):
+    y = x * 1.0
+    rows = [y]
+    rows += [y]
+    rows[0] += 1.0
+    return np.sum(rows[1] * x)
+
+
+def inserted_twice(x):
+    y = x * 1.0
+    rows = [y]
+    rows.insert(0, y)
+    rows[0] += 1.0
+    return np.sum(rows[1] * x)
+
+
+def doubled_in_place(x):
+    y = x * 1.0
+    rows = [y]
+    rows *= 2
+    rows[0] += 1.0
+    return np.sum(rows[1] * x)
+
+
+def updated_with_the_same(x):
+    y = x * 1.0
+    d = {"a": y}
+    d.update({"b": y})
+    d["a"] += 1.0
+    return np.sum(d["b"] * x)
+
+
 @pytest.mark.parametrize("fn, expected", [
     (repeated_zeros, lambda x: 2 * x),                            # sum(x * x); was 0
+    (extended_by_itself, lambda x: 2 * x + 1.0),
+    (inserted_twice, lambda x: 2 * x + 1.0),
+    (doubled_in_place, lambda x: 2 * x + 1.0),
+    (updated_with_the_same, lambda x: 2 * x + 1.0),
     (same_entry_twice, lambda x: 2 * x + 1.0),                     # sum((x + 1) * x)
     (view_in_dict, lambda x: 2 * x * np.r_[1.0, 2.0, 2.0]),         # the tail doubled
     (appended_twice, lambda x: 2 * x + 1.0),
@@ -313,3 +349,30 @@ def test_a_numpy_function_held_by_a_users_module_and_rebound_between_calls_is_se
         assert np.allclose(g(x), numerical_grad(from_a_module, (x,), 0), atol=1e-6)
     finally:
         ACTIVATIONS.act = np.tanh
+
+
+def inserted_then_changed(x):
+    y = x * 1.0
+    rows = [x * 2.0]
+    rows.insert(0, y)  # read as `rows = rows[:0] + [y] + rows[0:]`, which held nothing
+    y += 1.0
+    return np.sum(rows[0] * x)
+
+
+def merged_then_changed(x):
+    y = x * 1.0
+    d = {"a": x * 2.0}
+    d.update({"b": y})  # read as `d |= {"b": y}`, which held nothing
+    y *= 3.0
+    return np.sum(d["b"] * x)
+
+
+@pytest.mark.parametrize("fn, expected", [
+    (inserted_then_changed, lambda x: 2 * x + 1.0),  # sum((x + 1) * x)
+    (merged_then_changed, lambda x: 6 * x),          # sum(3 x * x)
+])
+def test_a_value_put_into_a_list_or_dict_and_then_changed_in_place_is_refused(fn, expected):
+    x = X.copy()
+    assert np.allclose(numerical_grad(fn, (x,), 0), expected(x), atol=1e-6)
+    with pytest.raises(srcgrad.NotDifferentiableError, match="may share memory with"):
+        srcgrad.grad(fn)(x)

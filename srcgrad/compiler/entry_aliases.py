@@ -21,6 +21,15 @@ from . import syntax
 _CONTAINER_CALLS = {"list", "tuple", "dict", "set", "sorted", "reversed"}  # their entries: their arguments' (or theirs)
 
 
+def joins_displays(e):
+    """Whether `e` joins lists or dicts one of which is a display or a comprehension
+    (`a[:i] + [v] + a[i:]`, `d | {k: v}`) by `+`, `*` or `|`: every operand is then one."""
+    if not (type(e) is gast.BinOp and type(e.op) in (gast.Add, gast.Mult, gast.BitOr)):
+        return False
+    return any(type(o) in (gast.List, gast.Tuple, gast.ListComp, gast.Dict, gast.DictComp) or joins_displays(o)
+               for o in (e.left, e.right))
+
+
 def mark(state, contents, why):
     """Mark the contents node `contents` (`rows[]`) as holding entries that may share memory."""
     state.pairs.setdefault((contents, contents), why)
@@ -33,10 +42,19 @@ def marked(state, contents):
                  if n.endswith("[]") and (n, n) in state.pairs), None)
 
 
+def overlap(state, contents, nodes):
+    """Whether storing values sharing the nodes `nodes` (closed) into the container whose
+    contents node is `contents` may give it two entries sharing memory: one of them is
+    related to an entry it holds already, or holds entries that may share memory."""
+    return bool(nodes & state.closure({contents}) - {"<outside>"}) or any(
+        marked(state, k) is not None for k in nodes if k.endswith("[]"))
+
+
 def repeats(value_node, value_of, holds_values, state):
     """Whether the expression `value_node` makes a container whose entries may share memory
     with each other: a display two of whose entries may (`[y, y[1:]]`), a starred entry,
-    `rows * 2` of a list, `list(...)`, `dict(...)` of such or of arguments that may, `a + b` of lists sharing entries, a comprehension whose entries are
+    `rows * 2` of a list, `list(...)`, `dict(...)` of such or of arguments that may, `a + b`
+    (`a | b`) of lists (dicts) sharing entries, a comprehension whose entries are
     an outer local value or an entry or view of one (`[y for _ in range(3)]`). `value_of(e)`:
     sharing's (shares, contents) of `e`."""
     kind = type(value_node)
@@ -56,7 +74,7 @@ def repeats(value_node, value_of, holds_values, state):
                 return True
             seen |= nodes
         return False
-    if kind is gast.BinOp and type(value_node.op) in (gast.Add, gast.Mult):
+    if kind is gast.BinOp and type(value_node.op) in (gast.Add, gast.Mult, gast.BitOr):
         sides = [s for s in (value_node.left, value_node.right) if holds_values(s, state)]
         if not sides:
             return False

@@ -264,8 +264,7 @@ class _Function:
         held = state.closure(nodes)
         holders = {base.id} | {n for n in state.neighbours(base.id) if n != OUTSIDE and not n.endswith("[]")}
         for holder in holders:
-            repeated = (held & state.closure({holder + "[]"}) - {OUTSIDE}
-                        or any(entry_aliases.marked(state, k) is not None for k in held if k.endswith("[]")))
+            repeated = entry_aliases.overlap(state, holder + "[]", held)
             state.relate(holder + "[]", held, why)
             if repeated:  # an entry sharing memory with one it holds already, or holding such entries
                 entry_aliases.mark(state, holder + "[]", why)
@@ -295,8 +294,14 @@ class _Function:
             if covered:
                 state.forget(target.id)  # not a shared array: its own value from here on
                 return
-            if isinstance(s.op, (gast.Add, gast.Mult)) and target.id not in self.arrays:  # a list extends in place
-                state.relate(target.id + "[]", state.closure(value[0] | value[1]), s)
+            if isinstance(s.op, (gast.Add, gast.Mult, gast.BitOr)) and target.id not in self.arrays:
+                # a list extends in place, a dict merges
+                joined, contents = state.closure(value[0] | value[1]), target.id + "[]"
+                repeated = (self.holds_values(target, state) if isinstance(s.op, gast.Mult)
+                            else entry_aliases.overlap(state, contents, joined))
+                state.relate(contents, joined, s)
+                if repeated:
+                    entry_aliases.mark(state, contents, s)
         elif isinstance(target, gast.Subscript):
             base = target.value
             while isinstance(base, gast.Subscript):
@@ -440,7 +445,8 @@ class _Function:
         if isinstance(e, gast.BinOp):
             if not isinstance(e.op, (gast.Add, gast.Mult, gast.BitOr)):
                 return NOTHING, NOTHING
-            held = [self.value(o, state)[1] for o in (e.left, e.right) if self.holds_values(o, state)]
+            joined = entry_aliases.joins_displays(e)  # `a[:i] + [v] + a[i:]`: every operand is a list
+            held = [self.value(o, state)[1] for o in (e.left, e.right) if joined or self.holds_values(o, state)]
             return NOTHING, frozenset().union(*held)  # lists concatenate and repeat, dicts merge
         if isinstance(e, (gast.BoolOp, gast.IfExp)):  # one of the operands itself
             parts = [self.value(v, state) for v in (e.values if isinstance(e, gast.BoolOp) else (e.body, e.orelse))]
@@ -480,6 +486,8 @@ class _Function:
         else is taken to be numeric (an argument's `+` and `.copy()` are not followed into)."""
         if isinstance(e, (gast.List, gast.Tuple, gast.ListComp, gast.Dict, gast.DictComp)):
             return True
+        if isinstance(e, gast.BinOp):
+            return entry_aliases.joins_displays(e)
         return (isinstance(e, gast.Name) and e.id in self.local
                 and any(n != OUTSIDE for n in state.neighbours(e.id + "[]")))
 
