@@ -126,8 +126,16 @@ def updated_with_the_same(x):
     return np.sum(d["b"] * x)
 
 
+def mapped_twice(x):
+    y = x * 1.0
+    rows = list(map(lambda r: r, [y, y]))
+    rows[0] += 1.0
+    return np.sum(rows[1] * x)
+
+
 @pytest.mark.parametrize("fn, expected", [
     (repeated_zeros, lambda x: 2 * x),                            # sum(x * x); was 0
+    (mapped_twice, lambda x: 2 * x + 1.0),
     (extended_by_itself, lambda x: 2 * x + 1.0),
     (inserted_twice, lambda x: 2 * x + 1.0),
     (doubled_in_place, lambda x: 2 * x + 1.0),

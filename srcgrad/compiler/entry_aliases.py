@@ -55,7 +55,8 @@ def repeats(value_node, value_of, holds_values, state):
     with each other: a display two of whose entries may (`[y, y[1:]]`), a starred entry,
     `rows * 2` of a list, `list(...)`, `dict(...)` of such or of arguments that may, `a + b`
     (`a | b`) of lists (dicts) sharing entries, a comprehension whose entries are
-    an outer local value or an entry or view of one (`[y for _ in range(3)]`). `value_of(e)`:
+    an outer local value or an entry or view of one (`[y for _ in range(3)]`) or that
+    iterates over such a container (`[r for r in [y, y]]`). `value_of(e)`:
     sharing's (shares, contents) of `e`."""
     kind = type(value_node)
     if kind is gast.Call and type(value_node.func) is gast.Name and value_node.func.id in _CONTAINER_CALLS:
@@ -87,5 +88,7 @@ def repeats(value_node, value_of, holds_values, state):
         entry = value_node.value if kind is gast.DictComp else value_node.elt
         while type(entry) in (gast.Subscript, gast.Attribute):
             entry = entry.value
+        if any(repeats(g.iter, value_of, holds_values, state) for g in value_node.generators):
+            return True  # `[r for r in [y, y]]`: its entries may be the iterable's
         return type(entry) is gast.Name and entry.id not in bound and any(n != "<outside>" for n in value_of(entry)[0])
     return False
