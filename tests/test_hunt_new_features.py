@@ -133,8 +133,16 @@ def mapped_twice(x):
     return np.sum(rows[1] * x)
 
 
+def annotated_twice(x):
+    y = x * 1.0
+    rows: list = [y, y]
+    rows[0] += 1.0
+    return np.sum(rows[1] * x)
+
+
 @pytest.mark.parametrize("fn, expected", [
     (repeated_zeros, lambda x: 2 * x),                            # sum(x * x); was 0
+    (annotated_twice, lambda x: 2 * x + 1.0),
     (mapped_twice, lambda x: 2 * x + 1.0),
     (extended_by_itself, lambda x: 2 * x + 1.0),
     (inserted_twice, lambda x: 2 * x + 1.0),

@@ -171,15 +171,13 @@ class _Function:
             self.walruses([s.iter], state)
         elif not isinstance(s, gast.FunctionDef):
             self.walruses([s], state)
-        if isinstance(s, gast.Assign):
+        if isinstance(s, gast.Assign) or (isinstance(s, gast.AnnAssign) and s.value is not None):
             repeats = entry_aliases.repeats(s.value, lambda e: self.value(e, state), self.holds_values, state)
             value = self.value(s.value, state)
-            for target in s.targets:
+            for target in s.targets if isinstance(s, gast.Assign) else [s.target]:
                 self.bind(target, s.value, value, state, s)
                 if repeats and isinstance(target, gast.Name):
                     entry_aliases.mark(state, target.id + "[]", s)
-        elif isinstance(s, gast.AnnAssign) and s.value is not None:
-            self.bind(s.target, s.value, self.value(s.value, state), state, s)
         elif isinstance(s, gast.AugAssign):
             self.augmented(s, state)
         elif isinstance(s, gast.Expr):
