@@ -55,8 +55,8 @@ _KEPT = 16
 
 def called_parameters(fn, _seen=None):
     """The names of `fn`'s parameters that its code calls (`act(x)`), calls a method of
-    (`p.apply(x)`, record_methods.is_method_name) or passes to a parameter another of the
-    user's functions calls so (`rk4_step(rhs, y, h)`), in order; ()
+    (`p.apply(x)`, record_methods.is_method_name), hands to such a method (`p.apply(x, g)`)
+    or passes to a parameter another of the user's functions calls so (`rk4_step(rhs, y, h)`), in order; ()
     where its source cannot be read (the transform then reports that itself). Kept per
     function and code (`vjp` and `jvp` ask at every call)."""
     if _seen is not None:
@@ -103,6 +103,9 @@ def _called_parameters(fn, seen):
         elif (isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name)
               and node.func.value.id in params and is_method_name(node.func.attr)):
             called.add(node.func.value.id)  # `p.apply(x)`: bound where a record is passed
+            # `p.apply(x, act=g)`: a function handed to a record's method, which may call it
+            called.update(a.id for a in node.args + [k.value for k in node.keywords]
+                          if isinstance(a, gast.Name) and a.id in params)
         elif any(isinstance(a, gast.Name) and a.id in params for a in node.args + [k.value for k in node.keywords]):
             called.update(_handed(node, params, program, seen))
     return tuple(p for p in params if p in called)

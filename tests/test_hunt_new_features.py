@@ -392,3 +392,26 @@ def test_a_value_put_into_a_list_or_dict_and_then_changed_in_place_is_refused(fn
     assert np.allclose(numerical_grad(fn, (x,), 0), expected(x), atol=1e-6)
     with pytest.raises(srcgrad.NotDifferentiableError, match="may share memory with"):
         srcgrad.grad(fn)(x)
+
+
+@dataclasses.dataclass
+class Scaled:
+    w: np.ndarray
+
+    def apply(self, x, act=np.tanh):
+        return act(self.w * x)
+
+
+def through_a_record_method(x, p, g):
+    return np.sum(p.apply(x, act=g) ** 2)
+
+
+def test_a_function_handed_to_a_record_method_is_bound_per_call():
+    # `g` was not seen as called (only handed to `p.apply`): refused as holding no function
+    x = X.copy()
+    d = srcgrad.grad(through_a_record_method)
+    p = Scaled(W)
+    assert np.allclose(d(x, p, np.sin), np.sin(2 * W * x) * W)  # d/dx sin(wx)^2
+    assert np.allclose(d(x, p, functools.partial(rate, k=2.0)), 8 * np.sin(W * x) * np.cos(W * x) * W)
+    for g in (np.sin, np.cos):
+        assert np.allclose(d(x, p, g), numerical_grad(through_a_record_method, (x, p, g), 0), atol=1e-6)
