@@ -146,17 +146,31 @@ def check_arguments(derivative, names, args, kwargs=None):
     (or the entry of it at its keys) is refused: a dict that the derivative reads as a
     sequence (`for v in a:`, iteration.py), or a value of a type the rules do not describe
     that enters the differentiated computation (a masked array, a sparse matrix:
-    activity.constant_operands). A message may be a function of the refused value."""
+    activity.constant_operands). A check's position is an index into `names` (`args`, else
+    `kwargs` by that name), or the name of a keyword-only parameter. A message may be a
+    function of the refused value.
+
+    Returns whether a check that applied reads more of its value than a call's signature
+    (the arguments' types) tells: an entry of a container (`keys`), or one whose `refused`
+    has `srcgrad_per_value` set (an attribute set on a record instance), so that the
+    dispatcher checks the next call of that signature again."""
+    again = False
     for position, keys, refused, message, location in getattr(derivative, "argument_checks", ()):
-        if position < len(args):
+        if type(position) is str:  # a keyword-only parameter, by its name
+            if not kwargs or position not in kwargs:
+                continue
+            value = kwargs[position]
+        elif position < len(args):
             value = args[position]
         elif kwargs and names[position] in kwargs:
             value = kwargs[names[position]]
         else:
             continue
+        again = again or bool(keys) or getattr(refused, "srcgrad_per_value", False)
         for v in _entries(value, keys):
             if refused(v):
                 raise NotDifferentiableError(message if isinstance(message, str) else message(v), *location)
+    return again
 
 
 def _entries(value, keys):
@@ -262,7 +276,7 @@ def _transform(fn, mode, wrt, verbose, source=None):
     def check(args, kwargs):
         containers = _check_differentiable(fn, names, checked, args, kwargs)
         if lazy.derivative is not None and lazy.derivative.argument_checks:
-            check_arguments(lazy.derivative, names, args, kwargs)
+            containers = check_arguments(lazy.derivative, names, args, kwargs) or containers
         return containers
 
     guarded = getattr(lazy.derivative and lazy.derivative.function, "__srcgrad_guarded__", None)

@@ -36,7 +36,8 @@ bound copies in all), the oldest dropped first: a new lambda per call derives an
 rather than growing memory. A call whose arguments are the objects of an earlier call
 reuses its transform without type checks, but for a `Passed` or a `RecordOf`, which is
 looked up again (a partial's keywords, a class's `__call__` or an object's class may
-have changed).
+have changed); a parameter left to its default takes the default the function has at
+that call (`fn.__defaults__ = ...` may have changed it).
 """
 
 import functools
@@ -59,8 +60,8 @@ _KEPT = 16
 
 def called_parameters(fn, _seen=None):
     """The names of `fn`'s parameters that its code calls (`act(x)`), calls a method of
-    (`p.apply(x)`, record_methods.is_method_name) or passes to a parameter another of the
-    user's functions calls so (`rk4_step(rhs, y, h)`), in order; ()
+    (`p.apply(x)`, record_methods.is_method_name), hands to such a method (`p.apply(x, g)`)
+    or passes to a parameter another of the user's functions calls so (`rk4_step(rhs, y, h)`), in order; ()
     where its source cannot be read (the transform then reports that itself). Kept per
     function and code (`vjp` and `jvp` ask at every call)."""
     if _seen is not None:
@@ -89,12 +90,17 @@ def _called_parameters(fn, seen):
     args, bound = program.tree.args, getattr(fn, "__srcgrad_bound__", None) or {}
     params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs if a.id not in bound]
     body = "\n".join(program.source_lines[program.tree.body[0].lineno - 1:])  # the header too, where on one line
-    # called, a method of it called, or an argument
-    params = [p for p in params if re.search(rf"\b{p}\s*[(.]|[(,=]\s*{p}\s*[,)]", body)]
+    # called, a method of it called, an argument, or a choice (`act = f if smooth else relu`)
+    params = [p for p in params if re.search(rf"\b{p}\s*[(.]|[(,=]\s*{p}\s*[,)]|\b{p}\s+if\b|\belse\s+{p}\b", body)]
     if not params:
         return ()
     called = set()
-    for node in syntax.nodes(program.tree):
+    nodes = list(syntax.nodes(program.tree))
+    called_names = {n.func.id for n in nodes if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)}
+    for node in nodes:
+        if (isinstance(node, gast.Assign) and isinstance(node.value, gast.IfExp)
+                and any(isinstance(t, gast.Name) and t.id in called_names for t in node.targets)):
+            called.update(_chosen(node.value, params))  # function_choices.py makes the calls of each choice
         if not isinstance(node, gast.Call):
             continue
         if isinstance(node.func, gast.Name) and node.func.id in params:
@@ -102,9 +108,20 @@ def _called_parameters(fn, seen):
         elif (isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name)
               and node.func.value.id in params and is_method_name(node.func.attr)):
             called.add(node.func.value.id)  # `p.apply(x)`: bound where a record is passed
+            # `p.apply(x, act=g)`: a function handed to a record's method, which may call it
+            called.update(a.id for a in node.args + [k.value for k in node.keywords]
+                          if isinstance(a, gast.Name) and a.id in params)
         elif any(isinstance(a, gast.Name) and a.id in params for a in node.args + [k.value for k in node.keywords]):
             called.update(_handed(node, params, program, seen))
     return tuple(p for p in params if p in called)
+
+
+def _chosen(choice, params):
+    """The names of `params` among the functions the conditional expression `choice`
+    chooses between (`f if smooth else relu`)."""
+    if isinstance(choice, gast.IfExp):
+        return _chosen(choice.body, params) + _chosen(choice.orelse, params)
+    return [choice.id] if isinstance(choice, gast.Name) and choice.id in params else []
 
 
 def _handed(call, params, program, seen):
@@ -212,6 +229,7 @@ class _PerCall:
         self.slots = [(p, positional.index(p) if p in positional else 1 << 30,
                        _UNSET if signature[p].default is signature[p].empty else signature[p].default)
                       for p in self.params]
+        self.read = _defaults_of(fn)  # the defaults `slots` hold
         self.made = {}  # ids of what is bound (`followed`; None: nothing) -> (it, made transform); oldest first
         # ids of the parameters' values at a call -> (them, made transform, whether one is a Passed); oldest first
         self.seen = {}
@@ -226,9 +244,19 @@ class _PerCall:
         function.__srcgrad_made__ = self.latest
         self.function = function
 
+    def defaults(self):
+        """The slots with the defaults `fn` has now (`fn.__defaults__ = ...` may change them)."""
+        now = _defaults_of(self.fn)
+        if len(now) != len(self.read) or any(a is not b for a, b in zip(now, self.read)):
+            self.read = now
+            signature = inspect.signature(self.fn).parameters
+            self.slots = [(p, i, _UNSET if signature[p].default is signature[p].empty else signature[p].default)
+                          for p, i, _ in self.slots]
+        return self.slots
+
     def for_call(self, args, kwargs):
         given = len(args)
-        values = [args[i] if i < given else kwargs.get(p, default) for p, i, default in self.slots]
+        values = [args[i] if i < given else kwargs.get(p, default) for p, i, default in self.defaults()]
         ids = tuple(map(id, values))
         found = self.seen.get(ids)  # the same objects as a call before: no type checks
         if found is None or found[2]:  # a partial's keywords or a class's `__call__` may have changed since
@@ -246,7 +274,7 @@ class _PerCall:
         """The transform last called, or the one of the parameters' defaults (what
         `srcgrad.source` prints)."""
         if self.last is None:
-            unbound = [p for p, _, default in self.slots if followed(default) is None]
+            unbound = [p for p, _, default in self.defaults() if followed(default) is None]
             if unbound:
                 raise TypeError(
                     f"the derivative of `{self.fn.__name__}` is made for the functions passed to {_listed(unbound)} "
@@ -303,6 +331,13 @@ class _PerArity:
                 "parameters collect at each call: call it once before asking for its source"
             )
         return self.last
+
+
+def _defaults_of(fn):
+    """The defaults of `fn`'s parameters, as a tuple compared by identity: the positional
+    ones', then each keyword-only one's name and default."""
+    return tuple(getattr(fn, "__defaults__", None) or ()) + tuple(
+        v for kv in sorted((getattr(fn, "__kwdefaults__", None) or {}).items()) for v in kv)
 
 
 def _listed(names):

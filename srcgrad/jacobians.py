@@ -339,11 +339,11 @@ def _forward_jacobian(fn, args, positions, keywords):
     names = _jvp_params(fn)
     lazy = getattr(fn, "__srcgrad_lazy__", None)
     if lazy is not None:  # differentiated again: the arguments of the derivative it differentiates
-        check_arguments(lazy.get(), names, args)
+        check_arguments(lazy.get(), names, args, keywords)
     out, columns = None, []
     for p in positions:
         derivative = _jvp_derivative(fn, (p,))
-        check_arguments(derivative, names, args)
+        check_arguments(derivative, names, args, keywords)
         x = args[p]
         linear = _linearized(derivative) if _size(x) > 1 else None
         if linear is not None and not keywords and len(args) == len(_TANGENT_NAMES[derivative.function]) - 1:
@@ -368,7 +368,7 @@ def _split_forward(fn, args, keywords):
     refuses (an argument changed in place) is refused before it changes the caller's value."""
     names = _jvp_params(fn)
     derivative = derive(fn, "split_vjp", vjp_positions(len(names), args))
-    check_arguments(derivative, names, args)
+    check_arguments(derivative, names, args, keywords)
     return derivative.function(*args, **keywords)
 
 

@@ -34,8 +34,10 @@ class Namer:
                 taken.add(n.id)
                 if not isinstance(n.ctx, gast.Load):
                     stored.add(n.id)
-            elif isinstance(n, gast.FunctionDef):
+            elif isinstance(n, (gast.FunctionDef, gast.ClassDef)):
                 taken.add(n.name)
+                if n is not tree:  # a nested `def` binds a local name
+                    stored.add(n.name)
             elif isinstance(n, gast.alias):  # `import numpy as np` inside the function: a local
                 taken.add(n.asname or n.name.split(".")[0])
                 stored.add(n.asname or n.name.split(".")[0])

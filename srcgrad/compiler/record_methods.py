@@ -144,6 +144,9 @@ def _call(program, node, param, name, cls, helper):
             NotDifferentiableError,
         )
 
+    if name in (record_fields(cls) or ()):  # a field's default is a class attribute too, and may be a `def`
+        raise refuse(f"`{name}` is a field of {cls.__qualname__}, not a method its class defines, and srcgrad does not "
+                     f"follow a function held in a record's field (pass it as an argument of its own)")
     if owner is None:
         raise refuse(f"{cls.__qualname__} has no attribute `{name}`")
     if isinstance(found, staticmethod) and isinstance(found.__func__, types.FunctionType):
@@ -164,13 +167,14 @@ def _call(program, node, param, name, cls, helper):
 def argument_checks(program):
     """The checks (api.check_arguments) that refuse, when the derivative runs, a record
     whose methods are not those srcgrad differentiates, which the binding by class cannot
-    see (computed on `program.tree` before `run`): for a positional parameter bound to a
-    `RecordOf`, an attribute set on the instance under the name of a method of its class
+    see (computed on `program.tree` before `run`): for a parameter bound to a `RecordOf`
+    (a keyword-only one checked by its name), an attribute set on the instance under the name of a method of its class
     (Python calls it, not the class's function, also where a method calls another); for a
     call `p.mean()` of a method named as an array's or a container's (`rules.methods`), a
     method of that name the record's class defines (refused at build time where `p` is
     bound, here where it is not)."""
-    params = [a.id for a in program.tree.args.posonlyargs + program.tree.args.args]
+    positional = [a.id for a in program.tree.args.posonlyargs + program.tree.args.args]
+    params = positional + [a.id for a in program.tree.args.kwonlyargs]
     if not program.records and not _calls_a_method_by_text(program, params):
         return ()
     checks, seen = [], set()
@@ -178,7 +182,9 @@ def argument_checks(program):
     def check(param, at, name):
         error = program.error(at, "", NotDifferentiableError)
         location = (error.filename, error.lineno, error.offset - 1, error.text)
-        checks.append((params.index(param), (), functools.partial(_not_followed, name=name),
+        refused = functools.partial(_not_followed, name=name)
+        refused.srcgrad_per_value = name is None  # an attribute of the instance: checked at every call
+        checks.append((positional.index(param) if param in positional else param, (), refused,
                        functools.partial(_not_followed_refusal, param=param, name=name, where=program.name), location))
 
     for node in syntax.walk(program.tree):

@@ -202,23 +202,33 @@ def _rebindable(holder, name, value):
     """Whether `holder.name` is an attribute a user may rebind to another function between
     calls (`helpers.act = np.cos` for a module of theirs, `ns.f = ...`) and `value` is
     what it holds now: not one of NumPy's, srcgrad's or the standard library's, whose
-    functions differentiate by their rules."""
+    functions differentiate by their rules (a module of the user's may hold one of those:
+    `act = np.tanh`, rebound to `np.sin`)."""
     if isinstance(holder, types.ModuleType):
         root = holder.__name__.partition(".")[0]
-        if root in ("numpy", "srcgrad") or root in _STANDARD or not isinstance(value, types.FunctionType):
+        if root in ("numpy", "srcgrad") or root in _STANDARD:
             return False
     namespace = getattr(holder, "__dict__", None)
     return type(namespace) is dict and namespace.get(name, MISSING) is value  # a class's is read-only: not logged
 
 
 def _from_class(holder, name, value):
-    """Whether `holder.name` is a Python function or method that the user's `holder` (an
-    instance or a class, not a module) gets from its class: rebinding the class's attribute,
-    or setting one on the instance, changes what it means."""
-    if isinstance(holder, types.ModuleType) or type(value) not in (types.FunctionType, types.MethodType):
+    """Whether `holder.name` is a Python function or method, or another callable a class
+    of the user's holds (`act = np.tanh` in its body), that `holder` (an instance or a
+    class, not a module) gets from its class: rebinding the class's attribute, or setting
+    one on the instance, changes what it means. Not where looking it up again gives
+    another object (a builtin's method made per lookup), which would never read as current."""
+    if isinstance(holder, types.ModuleType):
         return False
     namespace = getattr(holder, "__dict__", None)
-    return not (type(namespace) is dict and name in namespace)
+    if type(namespace) is dict and name in namespace:
+        return False
+    if type(value) in (types.FunctionType, types.MethodType):
+        return True
+    owner = holder if isinstance(holder, type) else type(holder)
+    root = (getattr(owner, "__module__", None) or "").partition(".")[0]
+    return (callable(value) and root not in ("numpy", "srcgrad") and root not in _STANDARD
+            and getattr(holder, name, MISSING) is value)
 
 
 _STANDARD = frozenset(getattr(sys, "stdlib_module_names", ())) | {"builtins"}

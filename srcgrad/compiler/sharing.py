@@ -13,7 +13,8 @@ Statements update it in order (a new binding forgets the name's pairs), branches
 by union, loops repeat to a fixpoint. Invariant: two nodes that may share memory on some
 run are related (the relation may hold more). A binding relates the name to its
 sources and to their neighbours, so chains of views and aliases stay related. What a
-call returns (a view, an entry, a new value) comes from views.py.
+call returns (a view, an entry, a new value) comes from views.py; a container whose
+entries may share memory with each other is marked by entry_aliases.py.
 """
 
 import math
@@ -23,7 +24,7 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
-from . import printing, syntax, views
+from . import entry_aliases, printing, syntax, views
 from .scope import MISSING, dotted_parts, lookup_path
 
 OUTSIDE = "<outside>"
@@ -170,12 +171,13 @@ class _Function:
             self.walruses([s.iter], state)
         elif not isinstance(s, gast.FunctionDef):
             self.walruses([s], state)
-        if isinstance(s, gast.Assign):
+        if isinstance(s, gast.Assign) or (isinstance(s, gast.AnnAssign) and s.value is not None):
+            repeats = entry_aliases.repeats(s.value, lambda e: self.value(e, state), self.holds_values, state)
             value = self.value(s.value, state)
-            for target in s.targets:
+            for target in s.targets if isinstance(s, gast.Assign) else [s.target]:
                 self.bind(target, s.value, value, state, s)
-        elif isinstance(s, gast.AnnAssign) and s.value is not None:
-            self.bind(s.target, s.value, self.value(s.value, state), state, s)
+                if repeats and isinstance(target, gast.Name):
+                    entry_aliases.mark(state, target.id + "[]", s)
         elif isinstance(s, gast.AugAssign):
             self.augmented(s, state)
         elif isinstance(s, gast.Expr):
@@ -238,9 +240,13 @@ class _Function:
             state.forget(name)
             state.forget(name + "[]")
         old = {n for n in parts}
+        marked = {n for n, (_, c) in closed.items()
+                  if any(entry_aliases.marked(state, k) is not None for k in c if k.endswith("[]"))}
         for name, (shares, contents) in closed.items():
             state.relate(name, shares - old - {name + "[]"}, why)
             state.relate(name + "[]", contents - old - {name + "[]"}, why)
+            if name in marked:  # a copy of, or an entry of, a container whose entries may share memory
+                entry_aliases.mark(state, name + "[]", why)
         for name, (shares, _) in closed.items():  # between the targets: by their old values
             for other, (other_shares, _) in closed.items():
                 if name < other and shares & set(parts[other][0]) | other_shares & set(parts[name][0]):
@@ -256,7 +262,10 @@ class _Function:
         held = state.closure(nodes)
         holders = {base.id} | {n for n in state.neighbours(base.id) if n != OUTSIDE and not n.endswith("[]")}
         for holder in holders:
+            repeated = entry_aliases.overlap(state, holder + "[]", held)
             state.relate(holder + "[]", held, why)
+            if repeated:  # an entry sharing memory with one it holds already, or holding such entries
+                entry_aliases.mark(state, holder + "[]", why)
 
     def expression_statement(self, s, state):
         call = s.value
@@ -283,8 +292,14 @@ class _Function:
             if covered:
                 state.forget(target.id)  # not a shared array: its own value from here on
                 return
-            if isinstance(s.op, (gast.Add, gast.Mult)) and target.id not in self.arrays:  # a list extends in place
-                state.relate(target.id + "[]", state.closure(value[0] | value[1]), s)
+            if isinstance(s.op, (gast.Add, gast.Mult, gast.BitOr)) and target.id not in self.arrays:
+                # a list extends in place, a dict merges
+                joined, contents = state.closure(value[0] | value[1]), target.id + "[]"
+                repeated = (self.holds_values(target, state) if isinstance(s.op, gast.Mult)
+                            else entry_aliases.overlap(state, contents, joined))
+                state.relate(contents, joined, s)
+                if repeated:
+                    entry_aliases.mark(state, contents, s)
         elif isinstance(target, gast.Subscript):
             base = target.value
             while isinstance(base, gast.Subscript):
@@ -294,7 +309,10 @@ class _Function:
                 refusal = self.refusal(s, held, base.id, state)
                 if refusal is not None and not self.entry_checked(s, held, refusal):
                     raise refusal
-            self.store_into(target.value, value[0] | value[1], state, s)
+            # the entry keeps its object (an array; a list or dict joined with v's entries by `+`, `*`, `|`) or
+            # becomes a new number: never v itself
+            if isinstance(s.op, (gast.Add, gast.Mult, gast.BitOr)):
+                self.store_into(target.value, value[1], state, s)
 
     def number_checked(self, s, refusal):
         """Whether a run-time check can guard `z op= v` that may change in place memory
@@ -380,6 +398,17 @@ class _Function:
             head = (f"`{program.text(s)}` ({program.filename}, line {program.line(s)}) changes the value that "
                     f"`{owner}` holds in place")
             advice = f"Write `{entry} = {entry} {op} ...` for a new value, or copy first (`.copy()`)"
+        marked = entry_aliases.marked(state, node) if node != owner else None
+        if marked is not None and OUTSIDE not in state.neighbours(node):
+            read = self.later_reads.after(owner, s, self.loops)
+            if read is not None:
+                return program.error(
+                    s, f"{head}, whose entries may share memory with each other (line {program.line(marked)}: "
+                    f"`{program.text(marked)}`); "
+                    f"`{owner}` is read afterwards (line {program.line(read)}: `{program.text(read)}`; in "
+                    f"`{self.tree.name}`): each entry sharing it changes too, which srcgrad cannot differentiate. "
+                    f"{advice}",
+                    NotDifferentiableError)
         for other, why in sorted(state.neighbours(node).items(), key=lambda kv: (kv[0] != OUTSIDE, kv[0])):
             made = f"line {program.line(why)}: `{program.text(why)}`"
             if other == OUTSIDE:
@@ -414,7 +443,8 @@ class _Function:
         if isinstance(e, gast.BinOp):
             if not isinstance(e.op, (gast.Add, gast.Mult, gast.BitOr)):
                 return NOTHING, NOTHING
-            held = [self.value(o, state)[1] for o in (e.left, e.right) if self.holds_values(o, state)]
+            joined = entry_aliases.joins_displays(e)  # `a[:i] + [v] + a[i:]`: every operand is a list
+            held = [self.value(o, state)[1] for o in (e.left, e.right) if joined or self.holds_values(o, state)]
             return NOTHING, frozenset().union(*held)  # lists concatenate and repeat, dicts merge
         if isinstance(e, (gast.BoolOp, gast.IfExp)):  # one of the operands itself
             parts = [self.value(v, state) for v in (e.values if isinstance(e, gast.BoolOp) else (e.body, e.orelse))]
@@ -454,6 +484,8 @@ class _Function:
         else is taken to be numeric (an argument's `+` and `.copy()` are not followed into)."""
         if isinstance(e, (gast.List, gast.Tuple, gast.ListComp, gast.Dict, gast.DictComp)):
             return True
+        if isinstance(e, gast.BinOp):
+            return entry_aliases.joins_displays(e)
         return (isinstance(e, gast.Name) and e.id in self.local
                 and any(n != OUTSIDE for n in state.neighbours(e.id + "[]")))
 
