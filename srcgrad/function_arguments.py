@@ -230,6 +230,7 @@ class _PerCall:
                        _UNSET if signature[p].default is signature[p].empty else signature[p].default)
                       for p in self.params]
         self.read = _defaults_of(fn)  # the defaults `slots` hold
+        self.positional, self.keyword = getattr(fn, "__defaults__", None), bool(getattr(fn, "__kwdefaults__", None))
         self.made = {}  # ids of what is bound (`followed`; None: nothing) -> (it, made transform); oldest first
         # ids of the parameters' values at a call -> (them, made transform, whether one is a Passed); oldest first
         self.seen = {}
@@ -246,7 +247,11 @@ class _PerCall:
 
     def defaults(self):
         """The slots with the defaults `fn` has now (`fn.__defaults__ = ...` may change them)."""
-        now = _defaults_of(self.fn)
+        fn = self.fn
+        if fn.__defaults__ is self.positional and not fn.__kwdefaults__ and not self.keyword:
+            return self.slots  # the common case: the same tuple (a new one is a new object), no keyword-only ones
+        now = _defaults_of(fn)
+        self.positional, self.keyword = fn.__defaults__, bool(fn.__kwdefaults__)
         if len(now) != len(self.read) or any(a is not b for a, b in zip(now, self.read)):
             self.read = now
             signature = inspect.signature(self.fn).parameters
