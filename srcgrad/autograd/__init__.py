@@ -14,7 +14,7 @@ import numpy as np
 
 from ..tensor import ops
 from ..tensor.graph import FREED_MESSAGE, Node, _mode, check_versions, no_grad, node_class, run_backward, saved_versions
-from ..tensor.tensor import Tensor
+from ..tensor.tensor import Tensor, seed_of
 
 __all__ = ["Function", "FunctionCtx", "grad", "backward", "Variable"]
 
@@ -162,16 +162,8 @@ def _seed(outputs, grad_outputs):
         grad_outputs = [grad_outputs]
     roots, seeds = [], []
     for out, g in zip(outputs, grad_outputs):
-        if not out._requires_grad:
-            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
-        if g is None:
-            if out._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = np.ones(out._data.shape, dtype=out._data.dtype)
-        else:
-            g = g._data.astype(out._data.dtype, copy=False)
+        seeds.append(seed_of(out, g))
         roots.append(ops._edge(out))
-        seeds.append(g)
     return roots, seeds
 
 

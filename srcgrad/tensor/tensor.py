@@ -93,6 +93,18 @@ def _comparison(primitive):
     return lambda self, other: ops.compare(primitive, self, other)
 
 
+def seed_of(out, gradient):
+    """The seed array of a backward pass from the tensor `out` given `gradient` (a Tensor;
+    None: the implicit ones of a one-element output), with PyTorch's errors."""
+    if not out._requires_grad:
+        raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+    if gradient is None:
+        if out._data.size != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        return np.ones(out._data.shape, dtype=out._data.dtype)
+    return gradient._data.astype(out._data.dtype, copy=False)
+
+
 class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
@@ -231,14 +243,7 @@ class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
                     f"Mismatch in shape: grad_output[0] has a shape of {gradient.shape} and "
                     f"output[0] has a shape of {self.shape}."
                 )
-        if not self._requires_grad:
-            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
-        if gradient is None:
-            if self._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = np.ones(self._data.shape, dtype=self._data.dtype)
-        else:
-            g = gradient._data.astype(self._data.dtype, copy=False)
+        g = seed_of(self, gradient)
         if create_graph:
             raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by the Tensor shim")
         retain = bool(retain_graph)
