@@ -20,6 +20,7 @@ from .compiler.stand_in import is_instance, method_function, partial_function, r
 from .errors import NotDifferentiableError, SrcGradError, defined_at
 from .function_arguments import per_call, resolve
 from .runtime import is_sequence
+from .runtime.gradients import kind_name
 from .runtime.records import Field, field_values, is_dataclass_kind, record_fields
 
 
@@ -228,11 +229,8 @@ def _path(name, keys):
 
 
 def _kind(value):
-    """How a message names the kind of `value`: a NumPy scalar by its dtype (`bool`, not
-    NumPy 1's `bool_`)."""
-    if isinstance(value, np.ndarray):
-        return f"array of {value.dtype}"
-    return value.dtype.name if isinstance(value, np.generic) else type(value).__name__
+    """How a message names the kind of an argument: `array of int64`, `bool`, `int`."""
+    return f"array of {value.dtype}" if isinstance(value, np.ndarray) else kind_name(value)
 
 
 class _Lazy:

@@ -134,7 +134,7 @@ def grad_seed(out, name):
     if type(out) is _float32:
         return _ONE32
     if out is None or isinstance(out, str) or _is_integral(out) or _is_complex(out):
-        what = ("None (is a `return` missing?)" if out is None else f"{_described(out)} ({out!r})" if np.ndim(out) == 0
+        what = ("None (is a `return` missing?)" if out is None else f"{kind_name(out)} ({out!r})" if np.ndim(out) == 0
                 else f"an array of {out.dtype}")
         raise TypeError(
             f"grad({name}) needs a real floating-point scalar output, but `{name}` returned {what}, which has no "
@@ -155,8 +155,9 @@ def _is_complex(x):
     return isinstance(x, complex) or (isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "c")
 
 
-def _described(x):
-    """A scalar's kind as a message names it: `bool`, `int`, `complex128`."""
+def kind_name(x):
+    """How a message names the kind of `x`: an array or NumPy scalar by its dtype (`bool`,
+    not NumPy 1's `bool_`; `complex128`), anything else by its type (`int`)."""
     return x.dtype.name if isinstance(x, (np.ndarray, np.generic)) else type(x).__name__
 
 

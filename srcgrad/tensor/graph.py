@@ -317,16 +317,9 @@ def run_hooks(node, g):
     for it, as in PyTorch."""
     g = hooks.hooked(node._hooks, g)
     for t in node._hooks:
-        if isinstance(t, _tensor_class()):
+        if isinstance(t, hooks.tensor_class()):
             accumulate(t, g)
     return g
-
-
-@functools.lru_cache(maxsize=None)
-def _tensor_class():
-    from .tensor import Tensor  # tensor.py imports this module
-
-    return Tensor
 
 
 class AccumulateGrad(Node):
@@ -391,7 +384,7 @@ def accumulate(tensor, g):
     """
     current = tensor._grad
     if current is None:
-        tensor._grad = _tensor_class()._make(np.array(g, dtype=tensor._data.dtype, copy=True))  # a Parameter's too
+        tensor._grad = hooks.tensor_class()._make(np.array(g, dtype=tensor._data.dtype, copy=True))  # a Parameter's too
         return
     data = current._data
     counter = current._counter  # an in-place write, if nothing else: bump(current), inlined

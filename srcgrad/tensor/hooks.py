@@ -39,7 +39,7 @@ class RemovableHandle:
 def hooked(hooks, g):
     """The gradient array `g` after the callable hooks among `hooks` (the tensors there
     retain their grad: not hooks)."""
-    tensor = _tensor_class()
+    tensor = tensor_class()
     for hook in list(hooks):
         if not isinstance(hook, tensor):
             g = _apply(hook, g, tensor)
@@ -77,7 +77,8 @@ def register_hook(self, hook):
 
 
 @functools.lru_cache(maxsize=None)
-def _tensor_class():
-    from .tensor import Tensor  # tensor.py imports graph.py, which imports this module
+def tensor_class():
+    """The Tensor class (tensor.py imports graph.py, which imports this module)."""
+    from .tensor import Tensor
 
     return Tensor

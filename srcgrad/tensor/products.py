@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from .ops import apply, binary_same, c_name, operand
+from .ops import apply, binary_same, c_name, composite, operand
 
 __all__ = ["matmul", "mm", "mv", "dot", "outer", "bmm", "addmm", "trace", "triu", "tril", "ProductOps"]
 
@@ -176,8 +176,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     for t in (mat1, mat2):
         if t._data.ndim != 2:
             raise RuntimeError(f"mat1 must be a matrix, got {t._data.ndim}-D tensor")
-    from .ops import composite
-
     return composite("AddmmBackward0", _addmm, input, mat1, mat2, beta, alpha)
 
 
