@@ -39,6 +39,7 @@ def _render(code, directory):
             warnings.simplefilter("ignore")
             runpy.run_path(path, run_name="__main__")
     except Exception as exc:  # the examples exist to raise
+        vars(exc).pop("__notes__", None)  # srcgrad's notes (Python 3.11+; the catalogue's introduction) aside
         if isinstance(exc, SyntaxError):
             lines = traceback.format_exception_only(type(exc), exc)
         else:

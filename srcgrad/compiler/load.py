@@ -7,6 +7,13 @@ shared, so later rebinding of globals or closed-over variables is seen. The text
 registered in `linecache` under a pseudo file name (`<srcgrad f:grad>`), so tracebacks
 and pdb show generated lines. Nothing is written to disk.
 
+The compiled text (not the printed one) runs each function's body inside
+`try: ... except Exception` whose handler adds a note to the error (Python 3.11+) naming
+the line of the derivative it passed and the user's line that line computes or
+differentiates (`Guard`), then re-raises it unchanged: an error in the user's own code, or
+in a derivative (`0.0 ** -0.5`), reads as the user's line. A `try` costs nothing until
+something is raised.
+
 The default values of the generated function are the user function's own (the pipeline
 sets `__defaults__` from it), so the default expressions in the text are shown but never
 evaluated: they may read a local of the function that made the user's, long gone.
@@ -14,16 +21,22 @@ evaluated: they may read a local of the function that made the user's, long gone
 
 import ast
 import linecache
+import re
 import types
+
+from ..errors import SrcGradError
 
 _FACTORY = "__srcgrad_factory__"
 _OUTER = "__srcgrad_outer__"
 
 
-def function(text, fn_name, program, helpers, label):
-    """Compile `text` (defining `fn_name`) for `program`'s scope, with `helpers` bound."""
-    names = list(helpers)
-    body = "".join("    " + line if line.strip() else line for line in text.splitlines(True))
+def function(text, fn_name, program, helpers, label, origin=None):
+    """Compile `text` (defining `fn_name`) for `program`'s scope, with `helpers` bound.
+    `origin()`, called when an error needs it, gives (user file, user function name,
+    {line of `text`: (user line, whether the line differentiates it)})."""
+    guarded, text_lines = _guarded(text)
+    names = list(helpers) + [_GUARD]
+    body = "".join("    " + line if line.strip() else line for line in guarded.splitlines(True))
     factory = f"def {_FACTORY}({', '.join(names)}):\n{body}    return {fn_name}\n"
     free = [n for n in program.cells if n in text]
     if free:
@@ -37,7 +50,100 @@ def function(text, fn_name, program, helpers, label):
     factory_code = _plain_names(_find_code(code, _FACTORY))
     closure = tuple(program.cells[n] for n in factory_code.co_freevars) or None
     make = types.FunctionType(factory_code, program.globals, _FACTORY, None, closure)
-    return make(*(helpers[n] for n in names))
+    guard = Guard(filename, text, [None] * (3 if free else 1) + text_lines, program.name, origin)
+    return make(*(helpers[n] for n in names[:-1]), guard)
+
+
+_GUARD, _ERROR = "__srcgrad_guard__", "__srcgrad_error__"
+_NESTED_DEF = re.compile(r"\n *def ")
+
+
+def _guarded(text):
+    """(`text` with each function's body, after its docstring, inside `try:` ... `except
+    Exception` calling the guard, [the line of `text` at each line of the result, or None])."""
+    head = text.split("\n", 2)
+    if len(head) == 3 and _NESTED_DEF.search(text) is None:  # one function: its body shifted at once
+        doc = head[1].strip()
+        if not doc.startswith('"""') or (doc.endswith('"""') and len(doc) >= 6):
+            kept = 2 if doc.startswith('"""') else 1
+            body = head[2] if kept == 2 else head[1] + "\n" + head[2]
+            body = body.rstrip("\n")
+            count = body.count("\n") + 1
+            out = "\n".join(head[:kept]) + "\n    try:\n    " + body.replace("\n", "\n    ") + "\n"
+            closing = [f"    except Exception as {_ERROR}:", f"        {_GUARD}.note({_ERROR})", "        raise"]
+            at = list(range(1, kept + 1)) + [None] + list(range(kept + 1, kept + count + 1)) + [None] * 3
+            return out + "\n".join(closing) + "\n", at
+    out, at, open_defs = [], [], []  # open_defs: the indentation of each guarded body, innermost last
+    lines = text.splitlines()
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        while stripped and open_defs and indent < open_defs[-1]:
+            _close(out, at, open_defs.pop(), len(open_defs))
+        shift = "    " * len(open_defs)
+        out.append(shift + line if stripped else line)
+        at.append(k + 1)
+        k += 1
+        if stripped.startswith("def ") and line.endswith(":"):
+            body = indent + 4
+            if k < len(lines) and lines[k].lstrip().startswith('"""'):  # the docstring stays first
+                end = k if lines[k].strip().endswith('"""') and len(lines[k].strip()) >= 6 else next(
+                    (j for j in range(k + 1, len(lines)) if lines[j].rstrip().endswith('"""')), len(lines) - 1)
+                for j in range(k, end + 1):
+                    out.append(shift + lines[j])
+                    at.append(j + 1)
+                k = end + 1
+            out.append(shift + " " * body + "try:")
+            at.append(None)
+            open_defs.append(body)
+    while open_defs:
+        _close(out, at, open_defs.pop(), len(open_defs))
+    return "\n".join(out) + "\n", at
+
+
+def _close(out, at, body, depth):
+    """The `except` clause ending a guarded body indented by `body` (and `depth` guards)."""
+    pad = "    " * depth + " " * body
+    out += [f"{pad}except Exception as {_ERROR}:", f"{pad}    {_GUARD}.note({_ERROR})", f"{pad}    raise"]
+    at += [None, None, None]
+
+
+class Guard:
+    """What the handler of a generated function's guarded body calls: adds to an error a
+    note that names the generated line it passed and the user's line behind it."""
+
+    def __init__(self, filename, text, text_lines, name, origin):
+        self.filename, self.text, self.text_lines, self.name, self.origin = filename, text, text_lines, name, origin
+
+    def note(self, error):
+        if not hasattr(error, "add_note") or isinstance(error, SrcGradError):
+            return  # Python 3.10; or a refusal, whose message names the user's line
+        tb = error.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != self.filename:
+            tb = tb.tb_next
+        if tb is None or not 0 < tb.tb_lineno <= len(self.text_lines) or self.text_lines[tb.tb_lineno - 1] is None:
+            return
+        line = self.text_lines[tb.tb_lineno - 1]
+        note = self._note(tb.tb_frame.f_code.co_name, line)
+        if note not in getattr(error, "__notes__", ()):  # a recursive derivative: once
+            error.add_note(note)
+
+    def _note(self, fn_name, line):
+        generated = self.text.splitlines()[line - 1].strip()
+        if len(generated) > 100:
+            generated = generated[:96] + " ..."
+        if self.origin is None:  # generated from generated code (a Hessian's linearization)
+            return f"srcgrad: raised in `{fn_name}`, which srcgrad generated, at `{generated}`"
+        here = f"srcgrad: raised in `{fn_name}`, the derivative of `{self.name}`, at `{generated}`"
+        filename, _, lines = self.origin()
+        user_line, differentiates = lines.get(line, (None, False))
+        if user_line is None:
+            return here
+        user_text = linecache.getline(filename, user_line).strip()
+        doing = "differentiating" if differentiates else "computing"
+        return f"{here},\n  {doing} `{user_text}` ({filename}, line {user_line})"
 
 
 def _has_defaults(fn):

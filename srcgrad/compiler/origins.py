@@ -30,15 +30,26 @@ def located(outlined, text, program):
     return program.filename, program.name, table(outlined, text, program)
 
 
+def described(outlined, text, program):
+    """(the user's file name, function name, {line of `text`: (line of the user's file,
+    whether the line differentiates that user line rather than computing it)})."""
+    return program.filename, program.name, _mapped(outlined, text, program)
+
+
 def table(outlined, text, program):
     """{line of `text`: line of the user's file} for the FunctionDef with the `outline`
     `outlined`, emitted as `text`."""
+    return {line: user_line for line, (user_line, _) in _mapped(outlined, text, program).items()}
+
+
+def _mapped(outlined, text, program):
+    """{line of `text`: (user line, whether it came from a backward block's comment)}."""
     quoted = {}
     for node in gast.walk(program.tree):
         if isinstance(node, gast.stmt) and not isinstance(node, gast.FunctionDef) and hasattr(node, "lineno"):
             quoted.setdefault(printing.unparse(node).splitlines()[0].strip(), program.line(node))
     emitted = _statements(gast.parse(text).body[0].body, keep_comments=False)
-    lines, current, k = {}, None, 0
+    lines, current, k = {}, (None, False), 0
     for stmt in emitted:
         while k < len(outlined) and _skipped(outlined[k], stmt):
             current = _origin(outlined[k], quoted, current)
@@ -46,7 +57,7 @@ def table(outlined, text, program):
         if k == len(outlined):
             break
         current = _origin(outlined[k], quoted, current)
-        if current is not None:
+        if current[0] is not None:
             lines[stmt.lineno] = current
         k += 1
     return lines
@@ -72,9 +83,10 @@ def _skipped(made, emitted):
 
 
 def _origin(made, quoted, current):
-    """The user line of the outlined statement `made`: its own location, the line its
-    comment quotes, or `current`."""
+    """(the user line of the outlined statement `made`, whether a comment gave it): its
+    own location, the line its comment quotes, or `current`'s."""
     _, comment, line = made
     if comment is not None:
-        return quoted.get(comment.strip(), current)
-    return current if line is None else line
+        found = quoted.get(comment.strip())
+        return current if found is None else (found, True)
+    return current if line is None else (line, False)

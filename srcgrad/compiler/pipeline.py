@@ -396,12 +396,14 @@ def _finish(prepared, verbose, signature=None):
         print("--- emitted source ---", text, sep="\n")
     elif verbose:
         print(standalone.text(unit))
-    function = load.function(text, tree.name, program, namer.helpers, mode)
+    where = replace(program, fn=None, globals={}, cells={}, nested={}, bound={})  # not the function: see cache.py
+    outline = origins.outline(tree, program)
+    function = load.function(text, tree.name, program, namer.helpers, mode,
+                             origin=functools.partial(origins.described, outline, text, where))
     function.__srcgrad_unit__ = unit
     function.__defaults__, function.__kwdefaults__ = stand_in.defaults(program.fn)
     function.__srcgrad_source__ = text
-    where = replace(program, fn=None, globals={}, cells={}, nested={}, bound={})  # not the function: see cache.py
-    function.__srcgrad_origin__ = functools.partial(origins.located, origins.outline(tree, program), text, where)  # when an error needs it
+    function.__srcgrad_origin__ = functools.partial(origins.located, outline, text, where)  # when an error needs it
     return function
 
 

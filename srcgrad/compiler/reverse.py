@@ -375,6 +375,7 @@ def sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
             defined = {seed}
         else:
             seed_stmts = [syntax.expr(check)]
+        syntax.located(seed_stmts[0], ret)  # its errors (not a scalar) are the return's
     zeros = bind("zeros_like_grad", runtime.zeros_like_grad)
     add = bind("add_grad", runtime.add_grad) if rev.structured else None
     backward, defined = adjoints.run(backward, defined, namer, zeros, rev.structured, add)
