@@ -181,7 +181,7 @@ def scatter_in_place(x):
 
 def out_argument(x):
     y = np.zeros(3)
-    np.multiply(x, 2.0, out=y)
+    np.multiply(x, 2.0, out=y, where=x > 0.0)  # a partial write (a full one is y[...] = ...: array_writes.py)
     return np.sum(y)
 
 

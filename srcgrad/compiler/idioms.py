@@ -51,7 +51,7 @@ import re
 
 import gast
 
-from . import scatters as scatter_writes, syntax, unpacking
+from . import array_writes, scatters as scatter_writes, syntax, unpacking
 from .scope import dotted_parts, lookup_path
 
 _DICT_METHODS = ("update", "setdefault")
@@ -78,13 +78,17 @@ def run(program, transform="srcgrad.grad"):
     zipped = any("zip(" in line for line in lines) and any(_unpacks_zip(s) for s in syntax.statements(tree))
     deletes = any("del " in line for line in lines) and any(_deletes_names(s) for s in syntax.statements(tree))
     scatters = scatter_writes.mentioned(lines) and any(scatter_writes.spelled(s, program) for s in syntax.statements(tree))
+    local_names = array_writes.local_names(program) if array_writes.mentioned(lines) else None
+    writes = local_names is not None and any(array_writes.found(s, program, local_names) for s in syntax.statements(tree))
     holders = _contained_lists(program, tree) if any(".append(" in line for line in lines) else set()
     inserts = any(".insert(" in line for line in lines) and _unseen_lists(program, tree, kinds)
-    if not (methods or keywords or unpacked or starred or keyed or zipped or deletes or scatters or holders or inserts):
+    if not (methods or keywords or unpacked or starred or keyed or zipped or deletes or scatters or holders or inserts
+            or writes):
         return tree
     tree = syntax.copy(tree)
-    if methods or deletes or scatters or holders or inserts:
-        _rewrite_block(tree, kinds, scatter_writes.Scatters(program) if scatters else None, holders, inserts or set())
+    if methods or deletes or scatters or holders or inserts or writes:
+        _rewrite_block(tree, kinds, scatter_writes.Scatters(program) if scatters else None, holders, inserts or set(),
+                       array_writes.ArrayWrites(program, local_names) if writes else None)
     rewrites = {}
     if unpacked:
         rewrites[gast.Dict] = _merges
@@ -250,7 +254,7 @@ def _made(value, program):
     return None
 
 
-def _rewrite_block(node, kinds, scatters, holders=frozenset(), unseen=frozenset()):
+def _rewrite_block(node, kinds, scatters, holders=frozenset(), unseen=frozenset(), writes=None):
     for field in ("body", "orelse"):
         block = getattr(node, field, None)
         if not isinstance(block, list):
@@ -259,11 +263,13 @@ def _rewrite_block(node, kinds, scatters, holders=frozenset(), unseen=frozenset(
         for s in block:
             if _deletes_names(s):
                 continue  # `del a`: the name goes out of use, which needs no statement
-            _rewrite_block(s, kinds, scatters, holders, unseen)
+            _rewrite_block(s, kinds, scatters, holders, unseen, writes)
             found = _method_statement(s)
             rewritten = _rewritten(s.value, *found) if found is not None and _fits(kinds.get(found[0]), found[1]) else None
             if rewritten is None and scatters is not None:
                 rewritten = scatters.rewritten(s)
+            if rewritten is None and writes is not None:
+                rewritten = writes.rewritten(s)
             entry = _entry_append(s)
             if rewritten is None and entry is not None and entry[0] in holders:
                 rewritten = [_appended_entry(*entry)]

@@ -116,7 +116,7 @@ REFUSED = {
     # u_list_pop and u_list_insert differentiate now: below
     "u_complex_abs": srcgrad.NotDifferentiableError,  # u_divmod differentiates now: below
     # u_npsum_where / u_npsum_initial differentiate now (np.sum's where= and initial=): tests/test_rules_more.py
-    "u_out_kw": srcgrad.NotDifferentiableError,  # u_max_default differentiates now: below
+    # u_out_kw differentiates now (out= is a write of the whole array): below; u_max_default too
     "u_inplace_arg": srcgrad.NotDifferentiableError, "u_default_mutable": srcgrad.NotDifferentiableError,
     "u_matrix_row_alias": srcgrad.NotDifferentiableError, "u_ravel_alias": srcgrad.NotDifferentiableError,
     "u_reshape_alias": srcgrad.NotDifferentiableError, "u_T_alias": srcgrad.NotDifferentiableError,
@@ -138,6 +138,12 @@ def test_lambda_key_and_default_differentiate():
     assert srcgrad.grad(U.u_min_key, wrt=1)(0.7, 1.3) == 0.0
     np.testing.assert_array_equal(srcgrad.grad(U.u_max_default)(x4.copy()), np.ones(4))  # the default is a constant
     np.testing.assert_array_equal(srcgrad.grad(U.u_sorted)(x4.copy()), [0.0, 0.0, 2.0, 0.0])  # the largest, twice
+
+
+def test_out_keyword_differentiates():
+    x = x4.copy()
+    np.testing.assert_allclose(srcgrad.grad(U.u_out_kw)(x), 4.0 * x4)  # sum(2 x * x)
+    np.testing.assert_array_equal(x, x4)
 
 
 def _args(fn):
