@@ -213,3 +213,198 @@ def test_dict_lookup(params):
     assert g_params.keys() == expected.keys()
     for k in expected:
         np.testing.assert_allclose(g_params[k], expected[k], rtol=1e-12)
+
+
+@pytest.mark.parametrize("table, key", [({"w": 1.5}, "w"), ({}, "w"), ([1.5], 3), ({"w": 1.5}, ["w"])],
+                         ids=["else", "KeyError", "IndexError", "TypeError"])
+def test_handlers_else_finally(table, key):
+    s = np.sum(np.sin(X))
+    try:
+        w_in = table[key]
+    except (KeyError, IndexError):
+        w, dw = 2.0 * X[0], np.array([2.0, 0.0, 0.0])
+    except TypeError:
+        w, dw = 3.0 * X[1], np.array([0.0, 3.0, 0.0])
+    else:
+        w, dw = w_in * X[1], np.array([0.0, w_in, 0.0])
+    w, dw = w + X[0], dw + np.array([1.0, 0.0, 0.0])
+    LOG.clear()
+    check(handlers_else_finally, (X, table, key), (0,), [dw * s + w * np.cos(X)])
+    assert LOG and set(LOG) == {"finally"}
+
+
+@pytest.mark.parametrize("limit", [10.0, 0.5], ids=["completes", "assert-fails"])
+def test_prefix_then_handler(limit):
+    s = np.sum(X ** 2)
+    if s < limit:
+        expected = [2.0 * X, 0.0]
+    else:
+        expected = [limit * X / np.sqrt(s), np.sqrt(s)]
+    check(prefix_then_handler, (X, limit), (0, 1), expected)
+
+
+@pytest.mark.parametrize("names", [["a", "b", "c"], ["a", "zz", "c"], ["zz", "yy", "xx"]], ids=["all", "one", "none"])
+def test_partial_body_in_a_loop(names):
+    weights = {"a": 0.5, "b": -1.5, "c": 2.0}
+    s = np.sin(X) * X
+    ds = np.cos(X) * X + np.sin(X)
+    found = np.array([n in weights for n in names])
+    w = np.array([weights.get(n, 0.0) for n in names])
+    expected = np.where(found, ds * (1.0 + 2.0 * w * s), ds - 0.5)
+    check(partial_body_in_loop, (X, weights, names), (0,), [expected])
+
+
+@pytest.mark.parametrize("names, expected", [
+    (["a", "zz", "c"], np.array([0.0, 2.0 * X[1] + 100.0, 0.0])),
+    (["zz", "zero", "yy"], np.array([2.0 * X[0] + 100.0, 0.0, 0.0])),
+], ids=["continue", "break"])
+def test_continue_and_break_in_the_try_block(names, expected):
+    check(continue_and_break, (X, names, {"a": 1.0, "c": 2.0, "zero": 0.0}), (0,), [expected])
+
+
+@pytest.mark.parametrize("options", [{"scale": 3.0}, {}], ids=["body", "handler"])
+def test_returns_in_block_and_handler(options):
+    check(returns, (X, options), (0,), [np.full(3, 3.0) if options else 2.0 * X])
+
+
+def test_reraise_propagates_the_same_exception():
+    check(reraise, (X, {"v": 2.0}), (0,), [np.full(3, 2.0)])
+    for transform in (srcgrad.grad(reraise), srcgrad.value_and_grad(reraise)):
+        LOG.clear()
+        with pytest.raises(KeyError) as info:
+            transform(X, {})
+        assert info.type is KeyError and info.value.args == ("v",) and LOG == ["missing"]
+    with pytest.raises(KeyError):
+        srcgrad.jvp(reraise, (X, {}), (X, None))
+    with pytest.raises(ValueError, match="no v") as info:
+        srcgrad.grad(raise_new)(X, {})
+    assert isinstance(info.value.__cause__, KeyError)
+    check(raise_new, (X, {"v": 2.0}), (0,), [np.full(3, 2.0)])
+
+
+def test_finally_without_handlers():
+    LOG.clear()
+    check(only_finally, (X, {"v": 1.5}), (0,), [np.full(3, 1.5)])
+    assert set(LOG) == {"cleanup"}
+    LOG.clear()
+    with pytest.raises(KeyError):
+        srcgrad.grad(only_finally)(X, {})
+    assert LOG == ["cleanup"]
+
+
+@pytest.mark.parametrize("c", [4.0, -2.0], ids=["returns", "raises"])
+def test_a_helper_that_raises(c):
+    k = np.sqrt(c) if c >= 0 else -c
+    dk = 0.5 / np.sqrt(c) if c >= 0 else -1.0
+    check(helper_raises, (X, c), (0, 1), [2.0 * k * k * X, 2.0 * k * dk * np.sum(X * X)])
+
+
+@pytest.mark.parametrize("options", [{"scale": 3.0}, {}], ids=["body", "handler"])
+def test_jacobian_and_hessian(options):
+    np.testing.assert_allclose(srcgrad.jacobian(lookup, wrt=1)(options, X), 2.0 * options.get("scale", 1.0) * X)
+    h = srcgrad.hessian(lookup, wrt=1)(options, X)
+    np.testing.assert_allclose(h, 2.0 * options.get("scale", 1.0) * np.eye(3), rtol=1e-12)
+    K = SPD if options else NOT_PD
+    used = K if options else K + 2.0 * np.eye(3)
+    np.testing.assert_allclose(srcgrad.hessian(nll, wrt=1)(K, Y), np.linalg.inv(used), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(srcgrad.grad(srcgrad.grad(nll, wrt=1), wrt=1)(K, Y) if False else 0.0, 0.0)
+
+
+# ------------------------------------------------------------------ the printed code
+
+
+def test_the_forward_pass_keeps_a_readable_try():
+    text = srcgrad.source(srcgrad.grad(nll))
+    forward = text.split("# Backward pass")[0]
+    assert "    try:\n        L_value = np.linalg.cholesky(K)\n        L = L_value\n" in forward
+    assert "    except np.linalg.LinAlgError as exc:\n        attempt = False\n        caught = exc\n" in forward
+    assert "isinstance(caught, np.linalg.LinAlgError)" in forward
+    assert "try:" not in text.split("# Backward pass")[1]  # the backward pass tests the flag
+    assert "    if attempt:\n" in text.split("# Backward pass")[1]
+    tangent = srcgrad.source(srcgrad.jacobian(lookup, wrt=1))
+    assert "try:" in tangent and "except KeyError as exc:" in tangent
+
+
+def test_specialized_variants_and_float32():
+    x32 = X.astype(np.float32)
+    g = srcgrad.grad(lookup, wrt=1)
+    for params in ({"scale": 2.0}, {}):
+        out = g(params, x32)
+        assert out.dtype == np.float32 and out.shape == (3,)
+        np.testing.assert_allclose(out, 2.0 * params.get("scale", 1.0) * x32, rtol=1e-6)
+    np.testing.assert_allclose(g({}, 0.5), 1.0)
+    assert type(g({}, 0.5)) is float
+
+
+def test_numba_backend_runs_or_falls_back():
+    pytest.importorskip("numba")
+    g = srcgrad.grad(lookup, wrt=1, backend="numba")
+    np.testing.assert_allclose(g({"scale": 2.0}, X), 4.0 * X)
+    np.testing.assert_allclose(g({}, X), 2.0 * X)
+
+
+# ------------------------------------------------------------------------- refusals
+
+
+def loop_in_block(x):
+    try:
+        for i in range(3):
+            x = x * 2.0
+    except ValueError:
+        pass
+    return x
+
+
+def entry_write_in_block(x):
+    y = np.zeros(3)
+    try:
+        y[0] = np.sum(x)
+    except ValueError:
+        pass
+    return np.sum(y)
+
+
+def return_with_finally(x):
+    try:
+        return x * 2.0
+    finally:
+        LOG.append("done")
+
+
+def local_exception_type(x, errors):
+    kind = errors[0]
+    try:
+        y = x * 2.0
+    except kind:
+        y = x
+    return y
+
+
+def in_place_call_in_block(x):
+    ys = [x]
+    try:
+        ys.extend([x * 2.0])
+    except ValueError:
+        pass
+    return ys[0]
+
+
+@pytest.mark.parametrize("fn, line, message", [
+    (loop_in_block, "for i in range(3):", "a `for` loop inside a `try` block is not supported by srcgrad.grad "
+     "(in `loop_in_block`); move it out of the `try` block, or into a function the `try` block calls"),
+    (entry_write_in_block, "y[0] = np.sum(x)", "an assignment to an entry or an attribute inside a `try` block"),
+    (return_with_finally, "return x * 2.0", "`return` in a `try` with `finally` is not supported by srcgrad.grad"),
+    (local_exception_type, "except kind:", "an exception type named by the local variable `kind`"),
+    (in_place_call_in_block, "ys.extend([x * 2.0])", "an in-place call (`.extend(...)`) inside a `try` block"),
+], ids=lambda v: getattr(v, "__name__", "")[:30])
+def test_refused_forms_name_their_line(fn, line, message):
+    with pytest.raises(srcgrad.SrcGradError) as info:
+        srcgrad.grad(fn)
+    err = info.value
+    assert err.filename == __file__ and message in str(err.msg)
+    assert err.text.strip().startswith(line.split(":")[0] if line.startswith("except") else line)
+
+
+def test_refused_in_jvp_too():
+    with pytest.raises(srcgrad.SrcGradError, match="srcgrad.jvp"):
+        srcgrad.jvp(loop_in_block, (1.0,), (1.0,))

@@ -283,6 +283,11 @@ def _try_block(branch, types, namer, check_tape, exc):
     return syntax.located(syntax.try_except(body, syntax.copy(types), exc[0], handler), branch)
 
 
+def flag(s):
+    """The flag name a `flag = __srcgrad_try__(key)` marker statement assigns, else None."""
+    return s.targets[0].id if _marker(s, BEGIN) is not None else None
+
+
 def _marker(s, kind):
     """The key of a `name = kind(key)` marker statement, else None."""
     if (type(s) is gast.Assign and type(s.value) is gast.Call and syntax.is_name(s.value.func, kind)
