@@ -408,3 +408,20 @@ def test_refused_forms_name_their_line(fn, line, message):
 def test_refused_in_jvp_too():
     with pytest.raises(srcgrad.SrcGradError, match="srcgrad.jvp"):
         srcgrad.jvp(loop_in_block, (1.0,), (1.0,))
+
+
+def nested_function_with_try(x, options):
+    def scaled(v):
+        try:
+            w = v * options["scale"]
+        except KeyError:
+            w = v * 3.0
+        return w
+
+    return np.sum(scaled(x) ** 2)
+
+
+@pytest.mark.parametrize("options", [{"scale": 2.0}, {}], ids=["body", "handler"])
+def test_a_try_in_a_nested_function(options):
+    scale = options.get("scale", 3.0)
+    check(nested_function_with_try, (X, options), (0,), [2.0 * scale * scale * X])

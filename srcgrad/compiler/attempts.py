@@ -64,9 +64,6 @@ class _Lowering:
     def block(self, stmts):
         out = []
         for s in stmts:
-            if isinstance(s, gast.FunctionDef):
-                out.append(s)
-                continue
             for field in ("body", "orelse", "finalbody"):
                 inner = getattr(s, field, None)
                 if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
