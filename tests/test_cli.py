@@ -25,10 +25,11 @@ MODEL = textwrap.dedent(
 
     def bad(x):
         try:
-            y = x * 2.0
+            for i in range(2):
+                x = x * 2.0
         finally:
             pass
-        return y
+        return x
 
 
     scale = 3.0
@@ -117,8 +118,8 @@ def test_target_without_function_exits_2(model):
 def test_unsupported_construct_exits_1_with_file_and_line(model):
     result = show(f"{model}:bad")
     assert result.returncode == 1
-    assert f'File "{model}", line 12' in result.stderr
-    assert "`try` is not supported" in result.stderr
+    assert f'File "{model}", line 13' in result.stderr
+    assert "a `for` loop inside a `try` block is not supported" in result.stderr
 
 
 def test_no_command_prints_usage():

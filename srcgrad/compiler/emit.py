@@ -57,11 +57,17 @@ def _block(stmts, depth, lines):
         elif isinstance(stmt, gast.With):  # contexts.fold
             append(f"{pad}with {', '.join(_expr(item.context_expr) for item in stmt.items)}:")
             _block(stmt.body, depth + 1, lines)
-        elif isinstance(stmt, gast.Try):  # a pullback's `try: ... finally: undone.redo()` (split.py)
+        elif isinstance(stmt, gast.Try):  # attempts.fold; a pullback's `try: ... finally: undone.redo()` (split.py)
             append(f"{pad}try:")
             _block(stmt.body, depth + 1, lines)
-            append(f"{pad}finally:")
-            _block(stmt.finalbody, depth + 1, lines)
+            for handler in stmt.handlers:
+                caught = f" {_expr(handler.type)}" if handler.type is not None else ""
+                named = f" as {handler.name.id}" if handler.name is not None else ""
+                append(f"{pad}except{caught}{named}:")
+                _block(handler.body, depth + 1, lines)
+            if stmt.finalbody:
+                append(f"{pad}finally:")
+                _block(stmt.finalbody, depth + 1, lines)
         else:  # a pullback closure (split.py)
             args = ast.unparse(printing.to_python_ast(stmt.args))
             append(f"{pad}def {stmt.name}({args}):")

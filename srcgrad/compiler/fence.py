@@ -4,8 +4,9 @@ Every error is a `SrcGradError` at the construct's real file and line, naming th
 construct and what to do instead. Passing the fence means later passes may assume
 the tree holds only: assignments (plain, augmented, annotated), expressions,
 `return`, `if`, `for`, `while`, `break`, `continue`, `pass`, `raise`, `assert`,
-`import`s (of named modules and names: `imports` resolves them now), and `with` blocks,
-which contexts.py checks and lowers next.
+`import`s (of named modules and names: `imports` resolves them now), `try` statements,
+which attempts.py checks and lowers next, and `with` blocks, which contexts.py checks and
+lowers after them.
 """
 
 import collections
@@ -16,7 +17,6 @@ import gast
 from . import printing, sharing, syntax
 
 _ADVICE = {
-    gast.Try: ("`try`", "move it outside the differentiated function"),
     gast.AsyncWith: ("`async with`", "differentiate a synchronous function"),
     gast.AsyncFor: ("`async for`", "differentiate a synchronous function"),
     gast.AsyncFunctionDef: ("`async def`", "differentiate a synchronous function"),

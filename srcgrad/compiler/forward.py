@@ -84,6 +84,10 @@ class _Forward:
             if text and not isinstance(s, (gast.If, gast.For, gast.While)) and text != printing.unparse(s):
                 out.append(syntax.comment(text))
             method = getattr(self, "visit_" + type(s).__name__, None)
+            if type(s) is gast.Try:  # attempts.py lowers every one: never pass one on undifferentiated
+                err = NotImplementedError("a `try` statement here")
+                err.node = s
+                raise err
             out += method(s) if method else [s]
         return out
 

@@ -47,6 +47,8 @@ class Program:
     inherited: list = field(default_factory=list)
     # whether the tree holds `with` blocks that contexts.lower put between markers
     contexts: bool = False
+    # attempts.lower's markers: number -> the exception types that `try` catches (a gast expression)
+    attempts: dict = field(default_factory=dict)
     # parameters the record each call passes them is of one class (record_methods.RecordOf):
     # their methods' calls are calls of the class's functions; a parameter the body assigns is left out
     records: dict = field(default_factory=dict)

@@ -26,7 +26,7 @@ import gast
 import numpy as np
 
 from ..rules.purity import is_pure_call
-from . import syntax
+from . import attempts, syntax
 from .shapes import _Resolver
 
 
@@ -215,10 +215,14 @@ def _drop_dead(tree, reads, resolve, counts):
 def _kept(stmts, reads, resolve, counts, dropped):
     """`stmts` without the dead assignments, in their blocks too (appended to `dropped`).
     A module-level function: a nested recursive one would be a reference cycle."""
-    out = []
+    out, attempted = [], set()
     for s in stmts:
         cls = type(s)
-        if cls in _BLOCKS:
+        if attempts.flag(s) is not None:
+            attempted.add(attempts.flag(s))
+        if cls is gast.If and type(s.test) is gast.Name and s.test.id in attempted:
+            pass  # a statement of a `try` block: run for whether it raises, though nothing reads its value
+        elif cls in _BLOCKS:
             s.body = _kept(s.body, reads, resolve, counts, dropped) or [syntax.pass_()]
             s.orelse = _kept(s.orelse, reads, resolve, counts, dropped)
             if cls is gast.If and _does_nothing(s.body) and _does_nothing(s.orelse) and _pure(s.test, resolve):

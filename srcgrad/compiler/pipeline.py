@@ -1,12 +1,12 @@
 """The only module that knows the order of the stages.
 
-source -> parse (frontend) -> check (fence) -> `with` blocks between markers (contexts) ->
+source -> parse (frontend) -> check (fence) -> `try` statements as branches (attempts) -> `with` blocks between markers (contexts) ->
 nested functions out (closures) -> jumps ->
 ANF -> nested functions inlined (closures) -> calls of other user functions spliced
 (callees) -> versions -> resolve -> activity -> loops over
 sequences by index (iteration) -> reverse (contributions, mutation, adjoints, tape; or
-forward for mode "jvp") -> optimize -> scaling (specialized reverse mode) -> split (vjp's pullback) -> `with` blocks
-again (contexts) -> emit -> load -> cache,
+forward for mode "jvp") -> optimize -> scaling (specialized reverse mode) -> split (vjp's pullback) -> `try`
+statements again (attempts) -> `with` blocks again (contexts) -> emit -> load -> cache,
 which dispatches each kind of call to code specialized for it (kinds, shapes). With
 `verbose`, the code after each stage is printed.
 """
@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, cache, callees, closures, contexts, emit, factoring, fence, forward, frontend, function_choices, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, optimize, origins, passed_callables, printing, record_calls, record_methods, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
+from . import activity, aliases, anf, attempts, cache, callees, closures, contexts, emit, factoring, fence, forward, frontend, function_choices, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, optimize, origins, passed_callables, printing, record_calls, record_methods, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -316,6 +316,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program.tree = record_methods.run(program)
     fence.check(program, _transform_name(mode))
     program.bound.update(fence.imports(program, _transform_name(mode)))
+    program.tree = attempts.lower(program, _transform_name(mode))
     program.tree = contexts.lower(program, _transform_name(mode))
     program.tree = aliases.run(program)
     shared = fence.shared_augmented(program)
@@ -386,6 +387,8 @@ def _finish(prepared, verbose, signature=None):
         if prepared.split_vjp:
             tree = split.run(tree, namer)
         _show(verbose, "optimize", tree)
+        if prepared.program.attempts:
+            tree = attempts.fold(tree, prepared.program.attempts, namer, check_tape=mode != "jvp")
         if prepared.program.contexts:
             tree = contexts.fold(tree)
     text = emit.source(tree)

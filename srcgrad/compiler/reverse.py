@@ -73,6 +73,10 @@ class _Reverse(Contributions, Undo):
             return [s], []
         method = getattr(self, "visit_" + type(s).__name__, None)
         if method is None:
+            if type(s) is gast.Try:  # attempts.py lowers every one: never pass one on undifferentiated
+                err = NotImplementedError("a `try` statement here")
+                err.node = s
+                raise err
             return [s], []  # pass, raise, assert: forward only
         return method(s, ctx)
 

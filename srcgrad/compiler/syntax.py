@@ -202,6 +202,16 @@ def try_finally(body, finalbody):
     return _make(gast.Try, body=list(body), handlers=[], orelse=[], finalbody=list(finalbody))
 
 
+def try_except(body, types, as_name, handler):
+    """`try: body` with one `except types as as_name: handler` (no `as` when `as_name` is None)."""
+    clause = _make(gast.ExceptHandler, type=types, name=name(as_name, store=True) if as_name else None, body=list(handler) or [pass_()])
+    return _make(gast.Try, body=list(body) or [pass_()], handlers=[clause], orelse=[], finalbody=[])
+
+
+def raise_(exc):
+    return _make(gast.Raise, exc=exc, cause=None)
+
+
 def with_(items, body):
     return _make(gast.With, items=list(items), body=list(body))
 

@@ -101,10 +101,10 @@ def test_value_and_grad():
 
 # name -> expected error class; the error must name indep_unsupported.py and a line inside the function
 REFUSED = {
-    "u_try": srcgrad.SrcGradError, "u_with": srcgrad.SrcGradError, "u_yield": srcgrad.SrcGradError,
+    "u_with": srcgrad.SrcGradError, "u_yield": srcgrad.SrcGradError,
     "u_global": srcgrad.SrcGradError, "u_class": srcgrad.SrcGradError, "u_exec": srcgrad.SrcGradError,
     "u_eval": srcgrad.SrcGradError, "u_attr": srcgrad.SrcGradError,  # u_del differentiates now: below
-    "u_nonlocal": srcgrad.SrcGradError,  # u_map / u_filter differentiate now: below
+    "u_nonlocal": srcgrad.SrcGradError,  # u_try differentiates now: below; u_map / u_filter differentiate now: below
     "u_reduce": srcgrad.SrcGradError,  # u_sorted (a lambda key) differentiates now: below
     "u_vectorize": srcgrad.SrcGradError,
     "u_lambda_call_immediately": srcgrad.SrcGradError,  # u_walrus differentiates now: below
@@ -180,6 +180,8 @@ def test_unsupported_is_refused_with_file_and_line(name):
 def test_walrus_and_dict_get_are_differentiated():
     """`if (b := 2a) > 1: return b * b` (4a^2 at a = 0.7); `d.get("k", 0.0) * 2 + d.get("z", 1.0)` of d = {"k": a}."""
     assert srcgrad.grad(U.u_walrus)(0.7) == pytest.approx(5.6, rel=1e-12)
+    assert srcgrad.grad(U.u_try)(0.7) == 2.0  # the block completes: b = 2a
+    assert srcgrad.jvp(U.u_try, (0.7,), (1.0,)) == pytest.approx((1.4, 2.0), rel=1e-12)
     assert srcgrad.jvp(U.u_walrus, (0.7,), (1.0,)) == pytest.approx((1.96, 5.6), rel=1e-12)
     assert srcgrad.grad(U.u_dict_get)(0.7) == pytest.approx(2.0, rel=1e-12)
     assert srcgrad.jvp(U.u_dict_get, (0.7,), (1.0,)) == pytest.approx((2.4, 2.0), rel=1e-12)

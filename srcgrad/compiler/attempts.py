@@ -1,0 +1,324 @@
+"""`try` statements, as branches on whether each statement of the `try` block completed.
+
+Before (user code):                       Through the passes:
+    try:                                      caught = None
+        L = np.linalg.cholesky(K)             attempt = __srcgrad_try__(0)
+    except np.linalg.LinAlgError:             if attempt:
+        L = np.linalg.cholesky(K2)                L_value = np.linalg.cholesky(K)
+    a = np.linalg.solve(L, y)                     L = L_value
+                                              else:
+                                                  caught = __srcgrad_caught__(0)
+                                              if caught is None:
+                                                  pass
+                                              elif isinstance(caught, np.linalg.LinAlgError):
+                                                  L = np.linalg.cholesky(K2)
+                                              a = np.linalg.solve(L, y)
+
+`lower` (right after fence.py) gives each statement of a `try` block a branch of its
+own, run while nothing was caught: its value is computed into a fresh name and
+assigned to the user's target last, so a statement that raises leaves no value behind
+but temporaries nobody reads. Every pass then sees plain branches, so the backward pass
+runs the adjoints of exactly the statements that completed (the branch's flag is taken
+as an `if`'s condition is: kept, or saved on the tape in loops) and then those of the
+handler that ran. `fold` (just before emit.py) turns each marked branch back into
+`try: ... except (types) as exc:`, which sets the flag to False and `caught` to the
+exception, so the generated forward pass catches what the user's code catches.
+
+`else` runs when nothing was caught, `finally` after the handlers either way (its
+`try` catching everything, re-raised after it when no handler took it), a bare `raise`
+in a handler re-raises `caught`. Refused: statements other than assignments to names,
+expressions, `raise`, `assert`, `pass` and, without `finally`, `return`, `break` and
+`continue` in the `try` block (move loops and branches out of it or into a function),
+a jump in a `try` with `finally`, exception types named by local variables, and, in
+reverse mode, a statement that may raise after one that saved a value on the tape in
+the same branch (checked by `fold` on the generated code).
+"""
+
+import gast
+
+from . import syntax
+from .naming import Namer
+
+BEGIN, CAUGHT = "__srcgrad_try__", "__srcgrad_caught__"
+_UNDOABLE_METHODS = {"append"}  # in-place methods whose undo in the backward pass is exact when skipped
+
+
+def lower(program, transform="srcgrad.grad"):
+    """`program.tree` with each `try` statement lowered as above (a new tree; the parse
+    stays as it was, and `program.attempts` maps each marker's number to the exception
+    types its `try` catches), or a `SrcGradError` at the first one that cannot be."""
+    tree = program.tree
+    if not any(type(s) is gast.Try for s in syntax.statements(tree)):
+        return tree
+    tree = syntax.copy(tree)
+    _Lowering(program, f"{transform} (in `{tree.name}`)", Namer.for_tree(tree)).block(tree.body)
+    return tree
+
+
+class _Lowering:
+    def __init__(self, program, where, namer):
+        self.program, self.where, self.namer = program, where, namer
+        tree = program.tree
+        self.locals = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
+
+    def block(self, stmts):
+        out = []
+        for s in stmts:
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(s, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                    self.block(inner)
+            for handler in getattr(s, "handlers", ()):
+                self.block(handler.body)
+            out += self.try_(s) if type(s) is gast.Try else [s]
+        stmts[:] = out
+        return stmts
+
+    def refuse(self, node, what, advice):
+        raise self.program.error(node, f"{what} inside a `try` block is not supported by {self.where}; {advice}")
+
+    def try_(self, s):
+        finally_ = bool(s.finalbody)
+        if finally_:
+            for jump in _jumps(s.body + s.orelse + [x for h in s.handlers for x in h.body], False):
+                word = type(jump).__name__.lower()
+                raise self.program.error(
+                    jump, f"`{word}` in a `try` with `finally` is not supported by {self.where}; set a flag and "
+                    f"`{word}` after the `try` statement")
+        types = []
+        for handler in s.handlers:
+            if handler.type is not None:
+                local = [n.id for n in syntax.walk(handler.type) if isinstance(n, gast.Name) and n.id in self.locals]
+                if local:
+                    raise self.program.error(
+                        handler.type, f"an exception type named by the local variable `{local[0]}` is not supported "
+                        f"by {self.where}; name the exception class itself")
+            types.append(handler.type)
+        everything = finally_ or any(t is None for t in types)
+        caught_types = syntax.name("BaseException") if everything else _union(types)
+        caught = self.namer.fresh("caught")
+        out = [syntax.located(syntax.assign(caught, syntax.const(None)), s)]
+        for stmt in s.body:
+            unit = self.unit(stmt, caught, caught_types)
+            if not out[1:]:
+                out += unit
+            elif unit:
+                out.append(syntax.located(syntax.if_(_is_none(caught), unit), stmt))
+        out += self.dispatch(s, caught, finally_)
+        out += s.finalbody
+        if finally_:
+            handled = _union(types) if types and None not in types else None
+            test = syntax.compare(syntax.name(caught), gast.IsNot(), syntax.const(None))
+            if handled is not None:
+                test = gast.BoolOp(op=gast.And(), values=[test, syntax.not_(
+                    syntax.call("isinstance", [syntax.name(caught), handled]))])
+            elif types:
+                test = None  # a bare `except:` took everything
+            if test is not None:
+                out.append(syntax.located(syntax.if_(test, [syntax.raise_(syntax.name(caught))]), s))
+        return out
+
+    def unit(self, stmt, caught, caught_types):
+        """The statements that run `stmt` of a `try` block: a marked branch for one that
+        may raise, the statement itself for a jump."""
+        if isinstance(stmt, gast.Pass) or syntax.comment_text(stmt) is not None:
+            return []
+        if isinstance(stmt, (gast.Break, gast.Continue)) or (isinstance(stmt, gast.Return) and stmt.value is None):
+            return [stmt]
+        key = len(self.program.attempts)
+        self.program.attempts[key] = caught_types
+        flag = self.namer.fresh("attempt")
+        body, after = self.attempted(stmt, flag)
+        begin = syntax.assign(flag, syntax.call(BEGIN, [syntax.const(key)]))
+        branch = syntax.if_(syntax.name(flag), body, [syntax.assign(caught, syntax.call(CAUGHT, [syntax.const(key)]))])
+        return [syntax.located(begin, stmt), syntax.located(branch, stmt)] + after
+
+    def attempted(self, stmt, flag):
+        """(the branch's statements, what runs after it) for `stmt`: the user's target
+        is assigned last, from a fresh name holding the value."""
+        if isinstance(stmt, gast.AnnAssign) and stmt.value is not None:
+            stmt = syntax.located(syntax.assign(stmt.target, stmt.value), stmt)
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
+            value = syntax.binop(syntax.as_load(stmt.target), stmt.op, stmt.value)
+            stmt = syntax.located(syntax.assign(stmt.target, value), stmt)
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and _names_only(stmt.targets[0]):
+            target = stmt.targets[0]
+            first = next(n.id for n in syntax.walk(target) if isinstance(n, gast.Name))
+            held = self.namer.fresh(f"{first}_value")
+            compute = syntax.located(syntax.assign(held, stmt.value), stmt)
+            return [compute, syntax.located(syntax.assign(target, syntax.name(held)), stmt)], []
+        if isinstance(stmt, gast.Return) and stmt.value is not None:
+            held = self.namer.fresh("result_value")
+            return [syntax.located(syntax.assign(held, stmt.value), stmt)], [
+                syntax.located(syntax.if_(syntax.name(flag), [syntax.return_(syntax.name(held))]), stmt)]
+        if isinstance(stmt, (gast.Raise, gast.Assert)):
+            return [stmt], []
+        if isinstance(stmt, gast.Expr):
+            call = stmt.value
+            if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr not in _UNDOABLE_METHODS:
+                if isinstance(call.func.value, gast.Name) and call.func.value.id in self.locals or call.func.attr == "at":
+                    self.refuse(stmt, f"an in-place call (`.{call.func.attr}(...)`)",
+                                "make the change after the `try` statement, or return a new value")
+            return [stmt], []
+        if isinstance(stmt, (gast.Assign, gast.AugAssign)):
+            self.refuse(stmt, "an assignment to an entry or an attribute",
+                        "assign the value to a name in the `try` block and store it after the `try` statement")
+        construct = {gast.If: "`if`", gast.For: "a `for` loop", gast.While: "a `while` loop", gast.With: "a `with` block",
+                     gast.Try: "a nested `try`", gast.Import: "`import`", gast.ImportFrom: "`import`",
+                     gast.Delete: "`del`"}.get(type(stmt), f"`{type(stmt).__name__}`")
+        self.refuse(stmt, construct, "move it out of the `try` block, or into a function the `try` block calls")
+
+    def dispatch(self, s, caught, finally_):
+        """The `else` block when nothing was caught, else the first handler whose types match."""
+        branches = []
+        for handler in s.handlers:
+            body = list(handler.body)
+            _reraise(body, caught)
+            if handler.name is not None:
+                body.insert(0, syntax.located(syntax.assign(handler.name.id, syntax.name(caught)), handler))
+            test = syntax.const(True) if handler.type is None else syntax.call("isinstance", [syntax.name(caught), syntax.copy(handler.type)])
+            branches.append((syntax.located(test, handler), body))
+        if not branches:
+            return [syntax.located(syntax.if_(_is_none(caught), s.orelse), s)] if s.orelse else []
+        chain = []
+        for test, body in reversed(branches):
+            if isinstance(test, gast.Constant):
+                chain = body
+                continue
+            chain = [syntax.located(syntax.if_(test, body, chain), test)]
+        return [syntax.located(syntax.if_(_is_none(caught), s.orelse or [syntax.pass_()], chain), s)]
+
+
+def _union(types):
+    types = [t for t in types if t is not None]
+    if len(types) == 1:
+        return syntax.copy(types[0])
+    elts = []
+    for t in types:
+        elts += list(t.elts) if isinstance(t, gast.Tuple) else [t]
+    return syntax.tuple_([syntax.copy(t) for t in elts])
+
+
+def _is_none(name):
+    return syntax.compare(syntax.name(name), gast.Is(), syntax.const(None))
+
+
+def _names_only(target):
+    if isinstance(target, gast.Name):
+        return True
+    return isinstance(target, (gast.Tuple, gast.List)) and all(_names_only(t) for t in target.elts)
+
+
+def _reraise(stmts, caught):
+    """Bare `raise`s in a handler's `stmts` (not in nested functions) -> `raise caught`."""
+    for k, s in enumerate(stmts):
+        if isinstance(s, gast.Raise) and s.exc is None:
+            stmts[k] = syntax.located(syntax.raise_(syntax.name(caught)), s)
+        elif not isinstance(s, gast.FunctionDef):
+            for field in ("body", "orelse"):
+                inner = getattr(s, field, None)
+                if isinstance(inner, list):
+                    _reraise(inner, caught)
+
+
+def _jumps(stmts, in_loop):
+    """The `return`s under `stmts`, and the `break`s and `continue`s of no loop under them."""
+    for s in stmts:
+        if isinstance(s, gast.Return) or (not in_loop and isinstance(s, (gast.Break, gast.Continue))):
+            yield s
+        elif isinstance(s, gast.FunctionDef):
+            continue
+        for field in ("body", "orelse"):
+            inner = getattr(s, field, None)
+            if isinstance(inner, list):
+                yield from _jumps(inner, in_loop or (isinstance(s, (gast.For, gast.While)) and field == "body"))
+
+
+# --- back to `try` statements, on the generated code ---------------------------------
+
+
+def fold(tree, attempts, namer, check_tape=False):
+    """`tree` (changed in place) with each marked branch turned back into a `try`
+    statement; with `check_tape` (reverse mode), a branch that may raise after saving a
+    value on the tape is refused (NotImplementedError located at its statement)."""
+    _fold(tree, attempts, namer, check_tape, [None])
+    return tree
+
+
+def _fold(node, attempts, namer, check_tape, exc):
+    for field in ("body", "orelse", "finalbody"):
+        stmts = getattr(node, field, None)
+        if not isinstance(stmts, list):
+            continue
+        flags = {}
+        out = []
+        for s in stmts:
+            if isinstance(s, gast.AST):
+                _fold(s, attempts, namer, check_tape, exc)
+            key = _marker(s, BEGIN)
+            if key is not None:
+                flags[s.targets[0].id] = key
+                out.append(syntax.located(syntax.assign(s.targets[0].id, syntax.const(True)), s))
+            elif isinstance(s, gast.If) and isinstance(s.test, gast.Name) and s.test.id in flags:
+                out.append(_try_block(s, attempts[flags.pop(s.test.id)], namer, check_tape, exc))
+            else:
+                out.append(s)
+        setattr(node, field, out)
+
+
+def _try_block(branch, types, namer, check_tape, exc):
+    if check_tape:
+        _check_saves(branch.body, branch)
+    if exc[0] is None:
+        exc[0] = namer.fresh("exc")
+    handler = [syntax.assign(branch.test.id, syntax.const(False))]
+    for s in branch.orelse:
+        if _marker(s, CAUGHT) is not None:
+            s = syntax.located(syntax.assign(s.targets[0].id, syntax.name(exc[0])), s)
+        handler.append(s)
+    body = [s for s in branch.body if not isinstance(s, gast.Pass)]
+    return syntax.located(syntax.try_except(body, syntax.copy(types), exc[0], handler), branch)
+
+
+def flag(s):
+    """The flag name a `flag = __srcgrad_try__(key)` marker statement assigns, else None."""
+    return s.targets[0].id if _marker(s, BEGIN) is not None else None
+
+
+def _marker(s, kind):
+    """The key of a `name = kind(key)` marker statement, else None."""
+    if (type(s) is gast.Assign and type(s.value) is gast.Call and syntax.is_name(s.value.func, kind)
+            and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)):
+        return s.value.args[0].value
+    return None
+
+
+def _check_saves(stmts, branch):
+    """Refuse a statement that may raise after a list append (a tape save) in `stmts`:
+    the backward pass would not take the value back off."""
+    saved = False
+    for s in stmts:
+        if saved and not _cannot_raise(s):
+            err = NotImplementedError("a `try` statement whose block saves a value for the backward pass and then "
+                                      "may raise (move loops and branches out of the `try` block)")
+            err.node = branch
+            raise err
+        if _appends(s):
+            saved = True
+
+
+def _appends(s):
+    return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "append"
+               for n in syntax.walk(s)) or isinstance(s, (gast.If, gast.For, gast.While, gast.Try))
+
+
+def _cannot_raise(s):
+    if isinstance(s, gast.Pass) or syntax.comment_text(s) is not None:
+        return True
+    if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
+        return isinstance(s.value, (gast.Name, gast.Constant))
+    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute):
+        call = s.value
+        return (call.func.attr == "append" and isinstance(call.func.value, gast.Name) and len(call.args) == 1
+                and isinstance(call.args[0], (gast.Name, gast.Constant)))
+    return False
