@@ -279,3 +279,23 @@ def test_or_with_a_callable_object_is_refused():
         srcgrad.grad(layer_or)(X, W, Scale(2.0))
     g = srcgrad.grad(layer_if)(X, W, Scale(2.0))  # `is None` is exact for any object
     np.testing.assert_allclose(g, W @ np.full(2, 2.0), rtol=1e-12)
+
+
+def cumulative(x, axis=None):
+    if axis is None:
+        axis = 0
+    return np.cumsum(x, axis=axis)
+
+
+def calls_cumulative(x):
+    return np.sum(cumulative(x, None) ** 2) + np.sum(cumulative(x) * x)
+
+
+def test_callee_given_none_for_a_number_keeps_its_branch():
+    x = np.array([0.5, -1.0, 2.0])
+    c = np.cumsum(x)
+    expected = 2.0 * np.cumsum((2.0 * c)[::-1])[::-1] / 2.0 + np.cumsum(x[::-1])[::-1] + c
+    np.testing.assert_allclose(numerical_grad(calls_cumulative, (x,), 0), expected, rtol=1e-6)
+    np.testing.assert_allclose(srcgrad.grad(calls_cumulative)(x), expected, rtol=1e-12, atol=1e-12)
+    _, out_dot = srcgrad.jvp(calls_cumulative, (x,), (np.ones(3),))
+    assert out_dot == pytest.approx(np.sum(expected), rel=1e-12)

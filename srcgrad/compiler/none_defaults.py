@@ -45,20 +45,24 @@ GIVEN_NONE = _GivenNone()
 
 def idioms(tree):
     """{parameter: (index in `tree.body` of its idiom statement, the default's node,
-    the form: "if", "or" or "ifexp")} of the function `tree`."""
+    the form: "if", "or" or "ifexp")} of the function `tree`, for the parameters it calls
+    (`act(x)`; `if axis is None: axis = 0` stays a branch)."""
     args = tree.args
     params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     found, seen = {}, set()
-    stores = {}
+    stores, called = {}, set()
     for n in syntax.nodes(tree):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Name):
+            called.add(n.func.id)
+        elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
             stores[n.id] = stores.get(n.id, 0) + 1
         elif isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not tree:  # a nested scope's own parameter
             for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs:
                 stores[a.id] = stores.get(a.id, 0) + 2
     for k, stmt in enumerate(tree.body):
         shape = _idiom(stmt)
-        if shape is not None and shape[0] in params and shape[0] not in seen and stores.get(shape[0]) == 1:
+        if (shape is not None and shape[0] in params and shape[0] in called and shape[0] not in seen
+                and stores.get(shape[0]) == 1):
             found[shape[0]] = (k, shape[1], shape[2])
         seen.update(n.id for n in syntax.nodes(stmt) if isinstance(n, gast.Name))
     return found
