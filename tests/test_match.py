@@ -261,3 +261,19 @@ def test_patterns_not_desugared_exactly_are_refused_at_their_line(fn, message):
     assert info.value.filename.endswith("test_match.py")
     assert info.value.lineno == fn.__code__.co_firstlineno + 2
     assert info.value.text.strip().startswith("case ")
+
+
+def walrus_guard(x, k):
+    match k:
+        case 1 if (k := 5) > 10:
+            return np.sum(x) * 100.0
+        case 1:
+            return np.sum(x * x) * k  # the subject was 1; `k` is 5 after the guard
+        case _:
+            return np.sum(x)
+
+
+def test_a_guard_rebinding_the_subject_name_leaves_the_subject_as_it_was():
+    assert walrus_guard(X, 1) == pytest.approx(5.0 * np.sum(X * X))
+    _check_every_transform(walrus_guard, (X, 1), 10.0 * X, 10.0 * np.eye(3))
+    assert "subject = k" in srcgrad.source(srcgrad.grad(walrus_guard))

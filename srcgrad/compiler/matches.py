@@ -17,7 +17,7 @@ Before:                                   After:
                                                       y = x
 
 Python's semantics, kept exactly: the subject is evaluated once (into a fresh name unless
-it is a name no pattern binds), the cases are tried in order and the first that matches
+it is a name no pattern nor guard binds), the cases are tried in order and the first that matches
 runs (none: nothing runs); a literal is compared with `==` (None, True and False with
 `is`), a value pattern (`Mode.FAST`) with `==`; a sequence, mapping or class pattern
 first tests the subject's kind with the helpers of rules/patterns.py (a
@@ -74,9 +74,11 @@ class _Desugar(gast.NodeTransformer):
 
     def visit_Match(self, node):
         self.generic_visit(node)  # a `match` in a case body first
-        captured = set()
+        captured = set()  # names the patterns bind, or a guard's `:=`: the subject is then held apart
         for case in node.cases:
             captured |= _captures(case.pattern)
+            if case.guard is not None:
+                captured |= {n.target.id for n in syntax.nodes(case.guard) if isinstance(n, gast.NamedExpr)}
         prologue = []
         if isinstance(node.subject, gast.Name) and node.subject.id not in captured:
             subject = node.subject.id
