@@ -47,7 +47,7 @@ import weakref
 
 import gast
 
-from .compiler import frontend, syntax, varargs
+from .compiler import frontend, none_defaults, syntax, varargs
 from .compiler.calls import bound_variant, is_followable
 from .compiler.passed_callables import Passed, passed
 from .compiler.record_methods import RecordOf, is_method_name, record_of
@@ -77,6 +77,22 @@ def called_parameters(fn, _seen=None):
 
 
 _CALLED = weakref.WeakKeyDictionary()  # function -> ((its code, its bound names), called_parameters)
+
+
+def none_defaulted(fn):
+    """The names of `fn`'s parameters that its body replaces `None` in by a default
+    function (compiler.none_defaults): one given None is bound to `GIVEN_NONE`."""
+    try:
+        return frozenset(none_defaults.idioms(frontend.load(fn).tree))
+    except (SrcGradError, OSError, TypeError):
+        return frozenset()
+
+
+def _followed_at(param, value, defaulted):
+    """`followed(value)`, or `GIVEN_NONE` for None given to a parameter in `defaulted`."""
+    if value is None and param in defaulted:
+        return none_defaults.GIVEN_NONE
+    return followed(value)
 
 
 def _called_parameters(fn, seen):
@@ -158,7 +174,7 @@ def per_call(fn, make):
     if not params:
         return make(fn)
     made = _PerCall(fn, make, params)
-    if all(followed(default) is not None for _, _, default in made.slots):
+    if all(_followed_at(p, default, made.defaulted) is not None for p, _, default in made.slots):
         made.for_call((), {})  # made now for the defaults: what cannot be differentiated fails here
     return made.function
 
@@ -195,7 +211,8 @@ def _binding(fn, params, args, kwargs):
     except TypeError:
         return fn  # the transform reports the bad call
     arguments.apply_defaults()
-    found = {p: followed(arguments.arguments[p]) for p in params if p in arguments.arguments}
+    defaulted = none_defaulted(fn)
+    found = {p: _followed_at(p, arguments.arguments[p], defaulted) for p in params if p in arguments.arguments}
     found = {p: value for p, value in found.items() if value is not None}
     if not found:
         return fn
@@ -229,6 +246,7 @@ class _PerCall:
         self.slots = [(p, positional.index(p) if p in positional else 1 << 30,
                        _UNSET if signature[p].default is signature[p].empty else signature[p].default)
                       for p in self.params]
+        self.defaulted = none_defaulted(fn)  # parameters whose None the body replaces by a function
         self.read = _defaults_of(fn)  # the defaults `slots` hold
         self.positional, self.keyword = getattr(fn, "__defaults__", None), bool(getattr(fn, "__kwdefaults__", None))
         self.made = {}  # ids of what is bound (`followed`; None: nothing) -> (it, made transform); oldest first
@@ -265,7 +283,7 @@ class _PerCall:
         ids = tuple(map(id, values))
         found = self.seen.get(ids)  # the same objects as a call before: no type checks
         if found is None or found[2]:  # a partial's keywords or a class's `__call__` may have changed since
-            bound = [followed(v) for v in values]
+            bound = [_followed_at(p, v, self.defaulted) for (p, _, _), v in zip(self.slots, values)]
             key = tuple(None if b is None else id(b) for b in bound)
             found = self.made.get(key)
             if found is None:
@@ -279,7 +297,7 @@ class _PerCall:
         """The transform last called, or the one of the parameters' defaults (what
         `srcgrad.source` prints)."""
         if self.last is None:
-            unbound = [p for p, _, default in self.defaults() if followed(default) is None]
+            unbound = [p for p, _, default in self.defaults() if _followed_at(p, default, self.defaulted) is None]
             if unbound:
                 raise TypeError(
                     f"the derivative of `{self.fn.__name__}` is made for the functions passed to {_listed(unbound)} "

@@ -20,13 +20,13 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
-from ..errors import NotDifferentiableError
+from ..errors import NotDifferentiableError, SrcGradError
 from ..rules import methods
 from ..rules.registry import limits
 from ..rules.record_replace import replace_fields
 from ..rules.structure import make_record
 from ..runtime.records import is_dataclass_kind, is_record_class, refusal as record_refusal
-from . import printing, record_calls, stand_in, syntax
+from . import frontend, none_defaults, printing, record_calls, stand_in, syntax
 from .passed_callables import Passed
 from .record_methods import RecordOf, is_method_name
 from .scope import MISSING, dotted_parts, lookup_path
@@ -513,8 +513,15 @@ def with_functions(program, fn, arguments, is_local):
     call's `inspect.BoundArguments` (nodes); `is_local(name)` tells a caller's local name,
     whose value is known only at run time, from a global or bound one. One copy per
     function and binding, so its derivatives are built once."""
-    found = {}
+    found, defaulted = {}, None
     for name, param in inspect.signature(fn).parameters.items():
+        given = arguments.arguments.get(name, param.default)
+        if given is None or (isinstance(given, gast.Constant) and given.value is None):
+            if defaulted is None:
+                defaulted = _none_defaulted(fn)
+            if name in defaulted:  # `if act is None: act = np.tanh` (none_defaults.py)
+                found[name] = none_defaults.GIVEN_NONE
+                continue
         if name in arguments.arguments:
             parts = dotted_parts(arguments.arguments[name]) if isinstance(arguments.arguments[name], gast.AST) else None
             if parts is not None and len(parts) == 1 and parts[0] in program.records:
@@ -535,12 +542,22 @@ def with_functions(program, fn, arguments, is_local):
     key = (fn, tuple(sorted(((k, id(v)) for k, v in bound.items()), key=lambda item: item[0])))
     # a binding to an instance (`self`) is kept only during the derivation (see
     # stand_in.forget_methods): srcgrad keeps no model alive; functions live on
-    variants = _BOUND_VARIANTS if all(is_followable(v) or isinstance(v, (Passed, RecordOf)) for v in bound.values()) else (
+    variants = _BOUND_VARIANTS if all(is_followable(v) or isinstance(v, (Passed, RecordOf)) or v is none_defaults.GIVEN_NONE
+                                      for v in bound.values()) else (
         _INSTANCE_VARIANTS)
     found = variants.get(key)
     if found is None:
         found = variants[key] = (bound, bound_variant(fn, bound))  # the values keep their ids taken
     return found[1]
+
+
+def _none_defaulted(fn):
+    """The parameters of the Python function `fn` whose None its body replaces by a
+    default function (none_defaults.idioms)."""
+    try:
+        return set(none_defaults.idioms(frontend.load(fn).tree))
+    except (SrcGradError, OSError, TypeError):
+        return set()
 
 
 _BOUND_VARIANTS = {}  # (function, ids of its bound parameters) -> (their values, the copy with them bound)

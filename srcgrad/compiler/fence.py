@@ -37,6 +37,14 @@ if hasattr(gast, "Match"):
 if hasattr(gast, "TryStar"):
     _ADVICE[gast.TryStar] = ("`try`", "move it outside the differentiated function")
 
+def _nested_owner(tree, statement):
+    """The name of the function nested in `tree` whose body holds `statement`, else None."""
+    for node in syntax.nodes(tree):
+        if isinstance(node, gast.FunctionDef) and node is not tree and any(n is statement for n in syntax.nodes(node)):
+            return node.name
+    return None
+
+
 _OPEN_ENDED_CALLS = {"exec": "`exec`", "eval": "`eval`", "globals": "`globals()`", "locals": "`locals()`"}
 
 
@@ -82,6 +90,15 @@ def check(program, transform="srcgrad.grad"):
                 raise program.error(  # sorted/min/max's have been compiled by key_lambdas.py
                     node.value, f"a `lambda` as `key=` is supported by {transform} for `sorted`, `min` and `max` only "
                     f"(in `{tree.name}`); pass a function defined at module level or a builtin (`key=abs`, `key=my_key`)",
+                )
+            if cls is gast.Nonlocal and _nested_owner(tree, node) is not None:
+                names = ", ".join(f"`{n}`" for n in node.names)
+                inner, first = _nested_owner(tree, node), node.names[0]
+                raise program.error(
+                    node, f"`nonlocal {', '.join(node.names)}` in the nested function `{inner}` is not supported by "
+                    f"{transform} (in `{tree.name}`): srcgrad does not follow a nested function's writes to "
+                    f"{names} of `{tree.name}`; pass the value in and return the new one "
+                    f"(`def {inner}({first}, ...): return {first} + ...`, called as `{first} = {inner}({first}, ...)`)",
                 )
             if cls in _ADVICE:
                 construct, advice = _ADVICE[cls]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..errors import NotDifferentiableError, SrcGradError
-from . import syntax, varargs
+from . import none_defaults, syntax, varargs
 from .stand_in import spelling, stand_in
 
 
@@ -179,15 +179,14 @@ written out for the variant's arity.
     if parsed is not None:
         tree, filename, first_line, indent, lines = parsed
         cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
-        return _records_apart(Program(fn, tree, filename, first_line, indent, lines, fn.__globals__, cells,
-                                      bound=_unassigned(bound, tree)))
+        return _records_apart(_bind(Program(fn, tree, filename, first_line, indent, lines, fn.__globals__, cells), bound))
     program = _load(fn, source)
     program.tree = varargs.explicit(program)  # a variant of a function taking `*args`: written out for its arity
-    program.bound = _unassigned(bound, program.tree)
-    _records_apart(program)
+    parsed = program.tree
+    _records_apart(_bind(program, bound))
     try:
         _PARSED.setdefault(fn, {})[(source, code)] = (
-            program.tree, program.filename, program.first_line, program.indent, program.source_lines,
+            parsed, program.filename, program.first_line, program.indent, program.source_lines,
         )
     except TypeError:
         pass
@@ -200,6 +199,14 @@ def _records_apart(program):
     if any(getattr(v, "srcgrad_record", False) for v in program.bound.values()):
         program.records = {k: v for k, v in program.bound.items() if getattr(v, "srcgrad_record", False)}
         program.bound = {k: v for k, v in program.bound.items() if k not in program.records}
+    return program
+
+
+def _bind(program, bound):
+    """`program` with its parameters bound per `bound`, its `None`-default statements
+    resolved for them first (none_defaults.py)."""
+    program.tree, bound = none_defaults.run(program, bound)
+    program.bound = _unassigned(bound, program.tree)
     return program
 
 

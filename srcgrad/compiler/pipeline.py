@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, attempts, cache, callees, closures, contexts, emit, factoring, fence, forward, frontend, function_choices, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, optimize, origins, passed_callables, printing, record_calls, record_methods, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
+from . import activity, aliases, anf, attempts, cache, callees, closures, contexts, emit, factoring, fence, forward, frontend, function_choices, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, matches, optimize, origins, passed_callables, printing, record_calls, record_methods, resolve, reverse, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -307,6 +307,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program = frontend.load(fn, source=source)
     for read in program.inherited:
         scope.note_inherited(*read)
+    program.tree = matches.run(program, _transform_name(mode))
     program.tree = key_lambdas.run(program, _transform_name(mode))
     program.tree = function_choices.run(program)
     program.tree = idioms.run(program, _transform_name(mode))

@@ -116,6 +116,11 @@ def not_(operand):
     return _make(gast.UnaryOp, op=gast.Not(), operand=operand)
 
 
+def bool_op(op, values):
+    """`a and b and ...` (`op` gast.And) or `a or b or ...` (gast.Or) of `values`."""
+    return values[0] if len(values) == 1 else _make(gast.BoolOp, op=op, values=list(values))
+
+
 def compare(left, op, right):
     return _make(gast.Compare, left=left, ops=[op], comparators=[right])
 

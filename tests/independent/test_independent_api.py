@@ -108,7 +108,7 @@ REFUSED = {
     "u_reduce": srcgrad.SrcGradError,  # u_sorted (a lambda key) differentiates now: below
     "u_vectorize": srcgrad.SrcGradError,
     "u_lambda_call_immediately": srcgrad.SrcGradError,  # u_walrus differentiates now: below
-    "u_match": srcgrad.SrcGradError,  # u_starcall and u_kwcall differentiate now: below
+    # u_match differentiates now (an if/elif chain): below; u_starcall and u_kwcall too
     # u_while_else / u_for_else, u_set and u_list_sort differentiate now: below
     # u_kwargs_func differentiates now: below; u_local_import: tests/test_passes.py
     # u_min_key differentiates now (a lambda key): below
@@ -124,6 +124,12 @@ REFUSED = {
     "u_nested_list_write": srcgrad.NotDifferentiableError,
     "u_array_in_list_mutated": srcgrad.NotDifferentiableError,
 }
+
+
+def test_match_differentiates():
+    # `match 1: case 1: return a * 2.0`: the first case matches
+    assert srcgrad.value_and_grad(U.u_match)(0.7) == (pytest.approx(1.4), pytest.approx(2.0))
+    assert srcgrad.jvp(U.u_match, (0.7,), (1.0,)) == (pytest.approx(1.4), pytest.approx(2.0))
 
 
 def test_loops_with_an_else_block_differentiate():
