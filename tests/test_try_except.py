@@ -425,3 +425,69 @@ def nested_function_with_try(x, options):
 def test_a_try_in_a_nested_function(options):
     scale = options.get("scale", 3.0)
     check(nested_function_with_try, (X, options), (0,), [2.0 * scale * scale * X])
+
+
+# --- in-place changes inside a `try` block are checked as anywhere else --------------------
+
+
+def _aliased_add(x):
+    y = x * 1.0
+    z = y
+    try:
+        y += x
+    except ValueError:
+        pass
+    return np.sum(z * x)
+
+
+def _view_scaled(x):
+    y = x * 1.0
+    v = y[:1]
+    try:
+        v *= 3.0
+    except ValueError:
+        pass
+    return np.sum(y * x)
+
+
+def _own_accumulator(x):
+    total = 0.0
+    try:
+        total += np.sum(x * x)
+        total += np.sum(np.log(x))
+    except FloatingPointError:
+        total = -1.0
+    return total
+
+
+@pytest.mark.parametrize("fn", [_aliased_add, _view_scaled])
+def test_an_augmented_assignment_to_a_shared_array_is_refused(fn):
+    """`y += x` in a try block was computed as `y = y + x`: `z = y` (or a view of y) kept
+    the old values, a gradient of 2x for Python's 4x, silently."""
+    with pytest.raises(srcgrad.NotDifferentiableError, match="in place"):
+        srcgrad.grad(fn)(np.array([1.0, 2.0]))
+
+
+def test_an_augmented_assignment_to_a_name_of_its_own():
+    x = np.array([1.0, 2.0])
+    value, g = srcgrad.value_and_grad(_own_accumulator)(x)
+    assert value == pytest.approx(_own_accumulator(x))
+    np.testing.assert_allclose(g, 2.0 * x + 1.0 / x, rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(_own_accumulator, (x,), 0), rtol=1e-7)
+
+
+def _raise_before_finally(x):
+    try:
+        y = np.sqrt(x)
+    except ValueError:
+        raise
+    finally:
+        print("done")
+    return np.sum(y)
+
+
+def test_a_raise_in_a_handler_of_a_try_with_finally_is_refused():
+    """The `finally` block would not run before the exception leaves."""
+    with pytest.raises(srcgrad.SrcGradError, match="`raise` in a handler or `else` block of a `try` with `finally`") as info:
+        srcgrad.grad(_raise_before_finally)
+    assert info.value.lineno == _raise_before_finally.__code__.co_firstlineno + 4

@@ -24,12 +24,15 @@ handler that ran. `fold` (just before emit.py) turns each marked branch back int
 `try: ... except (types) as exc:`, which sets the flag to False and `caught` to the
 exception, so the generated forward pass catches what the user's code catches.
 
-`else` runs when nothing was caught, `finally` after the handlers either way (its
+An augmented assignment to a name stays as written (`y += v` changes an array in place,
+which the later checks refuse where another name shares it). `else` runs when nothing
+was caught, `finally` after the handlers either way (its
 `try` catching everything, re-raised after it when no handler took it), a bare `raise`
 in a handler re-raises `caught`. Refused: statements other than assignments to names,
 expressions, `raise`, `assert`, `pass` and, without `finally`, `return`, `break` and
 `continue` in the `try` block (move loops and branches out of it or into a function),
-a jump in a `try` with `finally`, exception types named by local variables, and, in
+a jump in a `try` with `finally` and a `raise` in its handlers or `else` block (the
+`finally` block would not run first), exception types named by local variables, and, in
 reverse mode, a statement that may raise after one that saved a value on the tape in
 the same branch (checked by `fold` on the generated code).
 """
@@ -85,6 +88,12 @@ class _Lowering:
                 raise self.program.error(
                     jump, f"`{word}` in a `try` with `finally` is not supported by {self.where}; set a flag and "
                     f"`{word}` after the `try` statement")
+            raising = [r for r in syntax.statements(gast.Module(body=s.orelse + [x for h in s.handlers for x in h.body],
+                                                                type_ignores=[])) if type(r) is gast.Raise]
+            if raising:  # the `finally` block would not run before the exception leaves
+                raise self.program.error(
+                    raising[0], f"`raise` in a handler or `else` block of a `try` with `finally` is not supported by "
+                    f"{self.where}; keep the `finally` block's work after the `try` statement, or raise after it")
         types = []
         for handler in s.handlers:
             if handler.type is not None:
@@ -139,8 +148,10 @@ class _Lowering:
         if isinstance(stmt, gast.AnnAssign) and stmt.value is not None:
             stmt = syntax.located(syntax.assign(stmt.target, stmt.value), stmt)
         if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
-            value = syntax.binop(syntax.as_load(stmt.target), stmt.op, stmt.value)
-            stmt = syntax.located(syntax.assign(stmt.target, value), stmt)
+            # kept as written: an array's `y += v` changes it in place (the checks of changes
+            # in place that follow refuse it where another name shares y), a number's rebinds
+            # y only once the value is computed
+            return [stmt], []
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and _names_only(stmt.targets[0]):
             target = stmt.targets[0]
             first = next(n.id for n in syntax.walk(target) if isinstance(n, gast.Name))
