@@ -33,6 +33,7 @@ import gast
 
 from .. import runtime
 from ..errors import NotDifferentiableError
+from ..rules import registry
 from . import printing, syntax
 from .resolve import Callee
 
@@ -307,6 +308,12 @@ class _Iteration:
             pre.append(syntax.located(syntax.assign(keys, dict_keys), s))
             self.mapping = syntax.name(callee.receiver)
             return [syntax.name(keys)], callee.path, None
+        if callee is not None and _returns_a_sequence(callee):
+            # `for r in np.tanh(A):`, `for p in np.split(x, 2):`: the call runs once, as
+            # Python runs it, and the loop reads its result (an array, list or tuple) by index
+            seq = self.namer.fresh("sequence")
+            pre.append(syntax.located(syntax.assign(seq, it), s))
+            return [syntax.name(seq)], "sequence", None
         raise self.program.error(
             s, f"iterating over `{printing.unparse(it)}`, which carries the derivative into the loop "
             f"variable `{s.target.id}`, is not supported (in `{self.program.name}`); iterate over a "
@@ -332,6 +339,16 @@ class _Iteration:
         node = syntax.call(fn.__name__, args)
         self.calls[node] = callee
         return node
+
+
+def _returns_a_sequence(callee):
+    """Whether the call `callee` returns an array, list or tuple (never an iterator): a
+    NumPy function or array method with a derivative rule."""
+    fn = callee.obj
+    if fn is None or callee.kind not in ("function", "method"):
+        return False
+    module = getattr(fn, "__module__", None) or ""
+    return (module == "numpy" or module.startswith("numpy.")) and registry.lookup(fn) is not None
 
 
 def is_mapping(value):

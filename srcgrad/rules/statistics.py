@@ -6,7 +6,9 @@ nanpercentile), and cov corrcoef (sums, means, products, extrema and scans are i
 Gradients spread back through `runtime.unreduce`. `average` differentiates its
 `weights` too; with `returned=True` it takes its cotangent as a pair (average, sum of
 weights), None for an output that receives no gradient. quantile and percentile
-differentiate `q` too, for method 'linear' without weights. Chosen subgradients: median
+differentiate `q` too, for every method of NumPy, without weights (the methods that pick
+entries, 'lower', 'nearest', 'inverted_cdf' and the like, are constant in q between their
+jumps, where q's derivative is 0). Chosen subgradients: median
 splits the gradient between the middle elements, and quantile/percentile between the
 two entries they interpolate. NaN entries get a zero gradient in nanmedian, nanquantile and
 nanpercentile, which pick their middle and interpolated entries among the others. cov
@@ -68,20 +70,51 @@ def nanmedian_jvp(t, ans, x, axis=None, out=None, overwrite_input=False, keepdim
     return np.sum(np.where(np.isnan(x), 0.0, t) * _nan_median_share(x, axis), axis=axis, keepdims=keepdims)
 
 
-_LINEAR = ("use the default method='linear' (unweighted), or write the weighted quantile out with np.sort, "
-           "np.cumsum and np.interp")
+_LINEAR = ("use a method NumPy defines (the default 'linear'), unweighted, or write the weighted quantile out with "
+           "np.sort, np.cumsum and np.interp")
+
+
+# d(position in the sorted slice) / dq per slice of n entries, for the methods that
+# interpolate (Hyndman and Fan's alpha and beta: n + 1 - alpha - beta); the others pick
+# entries, constant in q between jumps
+_POSITION_SLOPE = {
+    "linear": -1.0, "hazen": 0.0, "weibull": 1.0, "median_unbiased": 1.0 / 3.0, "normal_unbiased": 0.25,
+    "interpolated_inverted_cdf": 0.0,
+}
+_PICKING = ("lower", "higher", "nearest", "midpoint", "inverted_cdf", "averaged_inverted_cdf", "closest_observation")
+
+
+def _positions(count, q, method):
+    """The position in the sorted slice that np.quantile(..., method) interpolates at, for
+    slices of `count` entries (an array over the kept axes) at each q (q's axes, then the
+    kept axes), and d position / dq. NumPy's own quantile of 0, 1, ..., count - 1 is
+    that position, since it interpolates linearly between neighbouring ranks."""
+    shape = q.shape + count.shape
+    position = np.zeros(shape)
+    slope = np.zeros(shape)
+    for n in np.unique(count):
+        if n == 0:
+            continue
+        at = np.broadcast_to(count == n, shape)
+        probe = np.quantile(np.arange(float(n)), q, method=method)
+        here = np.broadcast_to(np.reshape(probe, q.shape + (1,) * count.ndim), shape)
+        position[at] = here[at]
+        if method in _POSITION_SLOPE:
+            inside = (here > 0) & (here < n - 1)
+            slope[at & inside] = n + _POSITION_SLOPE[method]
+    return position, slope
 
 
 def _quantile_parts(x, q, axis, method, weights, scale, skip_nan=False):
-    """For np.quantile(x, q / scale, axis) with the 'linear' method (np.nanquantile with
+    """For np.quantile(x, q / scale, axis, method=method) (np.nanquantile with
     `skip_nan`: each slice's non-NaN entries only): the weights each output puts on the
     entries of x (q's axes, then x's kept axes, then the reduced entries flattened
     last), d output / d q (q's axes, then kept axes), and the function putting a
     flattened-slice array back in x's shape. NaN entries get weight 0."""
-    if method != "linear" or weights is not None:
+    if weights is not None or (method not in _POSITION_SLOPE and method not in _PICKING):
         raise NotImplementedError(
-            f"srcgrad differentiates np.quantile, np.percentile and their nan* forms with method='linear' and without "
-            f"weights only, not {'method=' + repr(method) if method != 'linear' else 'weights='}; {_LINEAR}"
+            f"srcgrad differentiates np.quantile, np.percentile and their nan* forms without weights only, not "
+            f"{'method=' + repr(method) if weights is None else 'weights='}; {_LINEAR}"
         )
     flat, restore = _along_last(x, axis)
     n = flat.shape[-1]
@@ -91,7 +124,11 @@ def _quantile_parts(x, q, axis, method, weights, scale, skip_nan=False):
     q = np.asarray(q, dtype=np.float64) / scale
     shape = q.shape + flat.shape[:-1]  # q's axes, then kept axes
     last = np.maximum(count - 1, 0)
-    position = np.reshape(q, q.shape + (1,) * (flat.ndim - 1)) * last
+    if method == "linear":
+        position = np.reshape(q, q.shape + (1,) * (flat.ndim - 1)) * last
+        dposition = np.broadcast_to(last, shape)
+    else:
+        position, dposition = _positions(np.asarray(count), q, method)
     low = np.broadcast_to(np.clip(np.floor(position).astype(np.intp), 0, last), shape)
     high = np.minimum(low + 1, last)
     frac = np.broadcast_to(position - low, shape)
@@ -102,7 +139,7 @@ def _quantile_parts(x, q, axis, method, weights, scale, skip_nan=False):
     weights_on_x = np.take_along_axis(in_rank_order, positions, axis=-1).astype(_float_dtype(x), copy=False)
     ranked = np.broadcast_to(ranked, shape + (n,))
     gap = np.take_along_axis(ranked, high[..., None], -1)[..., 0] - np.take_along_axis(ranked, low[..., None], -1)[..., 0]
-    slope = gap * (last / scale).astype(_float_dtype(x))
+    slope = gap * (dposition / scale).astype(_float_dtype(x))
     return weights_on_x, slope, restore
 
 
@@ -493,4 +530,4 @@ def corrcoef_jvp_y(t, ans, x, y=None, rowvar=True, *, dtype=None):
 
 
 for _primal in (np.quantile, np.percentile, np.nanquantile, np.nanpercentile):
-    supports(_primal, "method", ("linear",), _LINEAR)
+    supports(_primal, "method", tuple(_POSITION_SLOPE) + _PICKING, _LINEAR)
