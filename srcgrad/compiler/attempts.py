@@ -83,7 +83,7 @@ class _Lowering:
     def try_(self, s):
         finally_ = bool(s.finalbody)
         if finally_:
-            for jump in _jumps(s.body + s.orelse + [x for h in s.handlers for x in h.body], False):
+            for jump in syntax.jumps_out(s.body + s.orelse + [x for h in s.handlers for x in h.body], False):
                 word = type(jump).__name__.lower()
                 raise self.program.error(
                     jump, f"`{word}` in a `try` with `finally` is not supported by {self.where}; set a flag and "
@@ -230,19 +230,6 @@ def _reraise(stmts, caught):
                 inner = getattr(s, field, None)
                 if isinstance(inner, list):
                     _reraise(inner, caught)
-
-
-def _jumps(stmts, in_loop):
-    """The `return`s under `stmts`, and the `break`s and `continue`s of no loop under them."""
-    for s in stmts:
-        if isinstance(s, gast.Return) or (not in_loop and isinstance(s, (gast.Break, gast.Continue))):
-            yield s
-        elif isinstance(s, gast.FunctionDef):
-            continue
-        for field in ("body", "orelse"):
-            inner = getattr(s, field, None)
-            if isinstance(inner, list):
-                yield from _jumps(inner, in_loop or (isinstance(s, (gast.For, gast.While)) and field == "body"))
 
 
 # --- back to `try` statements, on the generated code ---------------------------------

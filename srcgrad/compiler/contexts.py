@@ -154,7 +154,7 @@ class _Lowering:
     def refuse_jumps(self, body, s):
         """Refuse a `return` (but a last one), `break` or `continue` that leaves the block."""
         last = body[-1] if body and isinstance(body[-1], gast.Return) else None
-        for jump in _jumps(body, in_loop=False):
+        for jump in syntax.jumps_out(body, in_loop=False):
             if jump is last:
                 continue
             word = {gast.Return: "return", gast.Break: "break", gast.Continue: "continue"}[type(jump)]
@@ -163,19 +163,6 @@ class _Lowering:
             raise self.program.error(
                 jump, f"`{word}` inside a `with` block, leaving it, is not supported by {self.where}; {advice}",
             )
-
-
-def _jumps(stmts, in_loop):
-    """The `return`s under `stmts`, and the `break`s and `continue`s of no loop under them."""
-    for s in stmts:
-        if isinstance(s, gast.Return) or (not in_loop and isinstance(s, (gast.Break, gast.Continue))):
-            yield s
-        elif isinstance(s, gast.FunctionDef):
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(s, field, None)
-            if isinstance(inner, list):
-                yield from _jumps(inner, in_loop or (isinstance(s, (gast.For, gast.While)) and field == "body"))
 
 
 def kind(stmt):

@@ -490,6 +490,20 @@ def rewrite(node, rewrites):
     return node if fn is None else fn(node)
 
 
+def jumps_out(stmts, in_loop=False):
+    """The `return`s under the statements `stmts` (not in nested functions), and the
+    `break`s and `continue`s of no loop under them (of none at all with `in_loop`)."""
+    for s in stmts:
+        if isinstance(s, gast.Return) or (not in_loop and isinstance(s, (gast.Break, gast.Continue))):
+            yield s
+        elif isinstance(s, gast.FunctionDef):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(s, field, None)
+            if isinstance(inner, list):
+                yield from jumps_out(inner, in_loop or (isinstance(s, (gast.For, gast.While)) and field == "body"))
+
+
 def names_stored(node):
     """Names assigned anywhere in `node` (targets, for targets, augmented targets), each
     once, in no particular order."""
