@@ -247,7 +247,7 @@ def jvp(fn, primals, tangents, verbose=False):
     if type(out_dot) is _ndarray and out_dot.dtype.kind == "f":
         if type(out) is _ndarray and out.dtype != out_dot.dtype and out.dtype.kind == "f":
             out_dot = out_dot.astype(out.dtype)
-    elif type(out_dot) is not float:
+    elif type(out_dot) is not float and not (type(out_dot) is type(out) and type(out) in _REAL_SCALARS):
         _refuse_complex_tangent(fn, out, out_dot)
         out_dot = _in_output_dtypes(out, out_dot)
     return out, out_dot
@@ -295,6 +295,7 @@ def _in_output_dtypes(out, out_dot):
 
 
 _ndarray = np.ndarray
+_REAL_SCALARS = (np.float64, np.float32)  # a tangent of the output's own type: real, in its dtype
 
 
 _PARAMS = weakref.WeakKeyDictionary()  # function -> (its code, its positional parameter names)
