@@ -6,7 +6,7 @@ A parameter the function calls (`act(x)`) or hands to another of the user's func
 a transform is built per call's functions: each call binds those parameters to the
 functions it passes (or their defaults) and runs the derivative made for that binding,
 as a callee's parameters are bound where a caller passes a known function
-(`compiler.calls.with_functions`). The generated code reads like the user's, with the
+(`compiler.bound_calls.with_functions`). The generated code reads like the user's, with the
 binding named in its docstring (`Gradient of f (act = np.tanh)`).
 
 A `functools.partial` of a Python function, a bound method or a callable object is bound
@@ -30,7 +30,7 @@ transform is made once and kept; `wrt` positions count the call's positional arg
 
 Invariants: a function that calls none of its parameters (nor a method of one) gets the
 transform itself, with no per-call cost; a parameter is bound only to a function srcgrad
-can follow (`calls.is_followable`), a `Passed` (one that cannot be followed is refused at
+can follow (`bound_calls.is_followable`), a `Passed` (one that cannot be followed is refused at
 its call's line) or a `RecordOf` (a method it cannot follow refused so); at most `_KEPT` bindings are kept per transform (and four times as many
 bound copies in all), the oldest dropped first: a new lambda per call derives anew
 rather than growing memory. A call whose arguments are the objects of an earlier call
@@ -48,7 +48,7 @@ import weakref
 import gast
 
 from .compiler import frontend, none_defaults, syntax, varargs
-from .compiler.calls import bound_variant, is_followable
+from .compiler.bound_calls import bound_variant, is_followable
 from .compiler.passed_callables import Passed, passed
 from .compiler.record_methods import RecordOf, is_method_name, record_of
 from .compiler.scope import MISSING, dotted_parts, lookup_path
@@ -194,7 +194,7 @@ def resolve(fn, args, kwargs=None):
 
 def followed(value):
     """What a parameter holding `value` is bound to: `value` itself where it is a function
-    srcgrad follows (`calls.is_followable`), the interned `Passed` of a partial, bound
+    srcgrad follows (`bound_calls.is_followable`), the interned `Passed` of a partial, bound
     method or callable object (the values it holds are read from it at run time), the
     interned `RecordOf` of a dataclass instance's or namedtuple's class (its methods are
     followed through its code), else None."""

@@ -1,6 +1,6 @@
 """Functions passed as arguments to other user functions (`rk4_step(rhs, y, h)`, a default
 `act=np.tanh`): the callee is differentiated with that parameter bound to the function
-the call names (calls.with_functions), in both modes and to second order."""
+the call names (bound_calls.with_functions), in both modes and to second order."""
 
 import math
 

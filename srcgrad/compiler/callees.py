@@ -47,7 +47,7 @@ import gast
 
 from .. import rules
 from ..errors import SrcGradError
-from . import aliases, anf, fence, frontend, function_choices, idioms, jumps, key_lambdas, map_filter, record_methods, scope, stand_in, syntax, unroll, varargs
+from . import aliases, anf, fence, folds, frontend, function_choices, idioms, jumps, key_lambdas, map_filter, record_methods, scope, stand_in, syntax, unroll, varargs
 from .passed_callables import Passed
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function
@@ -247,6 +247,7 @@ class _Splicer:
             callee.tree = function_choices.run(callee)
             callee.tree = idioms.run(callee, self.transform)
             callee.tree = map_filter.run(callee)
+            callee.tree = folds.run(callee)
             fence.check(callee, self.transform)
             callee.tree = aliases.run(callee)
             return callee, fence.shared_augmented(callee)  # in-place updates checked when they run

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import rules, runtime
 from ..errors import NotDifferentiableError, SrcGradError
-from . import call_effects, calls, frontend, inline, printing, syntax
+from . import bound_calls, call_effects, calls, frontend, inline, printing, syntax
 from .stand_in import in_user_code
 
 @dataclass
@@ -138,7 +138,7 @@ class Contributions:
                 stmt, f"cannot differentiate this call of {label}: {exc} (in `{self.program.name}`)",
                 NotDifferentiableError,
             ) from None
-        fn = calls.with_functions(self.program, fn, bound, self.namer.locals.__contains__)
+        fn = bound_calls.with_functions(self.program, fn, bound, self.namer.locals.__contains__)
         params = list(inspect.signature(fn).parameters.values())
         positions, receivers = [], []
         for k, param in enumerate(params):

@@ -43,7 +43,7 @@ from .. import rules, runtime
 from ..runtime.containers import ABSENT
 from ..errors import NotDifferentiableError, SrcGradError
 from . import activity as activity_pass
-from . import call_effects, calls, inline, mutation, printing, syntax
+from . import bound_calls, call_effects, calls, inline, mutation, printing, syntax
 from . import calls as call_sites
 from . import tape_tangents
 
@@ -414,7 +414,7 @@ class _Forward:
             raise self.program.error(
                 s, f"cannot differentiate this call of {label}: {exc} (in `{self.program.name}`)", NotDifferentiableError,
             ) from None
-        fn = calls.with_functions(self.program, fn, bound, self.namer.locals.__contains__)
+        fn = bound_calls.with_functions(self.program, fn, bound, self.namer.locals.__contains__)
         params = list(signature.parameters.values())
         positions, tangents = [], []
         for k, param in enumerate(params):

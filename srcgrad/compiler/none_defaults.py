@@ -6,7 +6,7 @@
         return act(x @ W)
 
 The derivative is made per function a call passes to `act` (function_arguments.py,
-calls.with_functions), so the statement's outcome is known when it is made:
+bound_calls.with_functions), so the statement's outcome is known when it is made:
 
 - `act` bound to a function (`layer(x, W, np.sin)`): the test is false (a function is
   not None, and is true), so the statement is dropped and `act` stays the function passed;

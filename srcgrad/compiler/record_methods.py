@@ -13,7 +13,7 @@ subclass's override is the one called), bound to a helper name:
 so the method's code is followed as a function of the user's taking the record, and the
 gradient reaches the record's fields as it does for `apply(p, x)`. A method calling
 another method of its record (`self.helper(y)`) gets its parameter `self` bound the same
-way where it is called (`calls.with_functions`), its calls rewritten in its own
+way where it is called (`bound_calls.with_functions`), its calls rewritten in its own
 derivative. A staticmethod is called without the record.
 
 Invariants: a `RecordOf` is interned per class while any table holds it, so ids key it

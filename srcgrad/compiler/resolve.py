@@ -2,7 +2,7 @@
 
 Returns a side table `{node: Callee}` for every `gast.Call` and every attribute read on
 a local value (`x.T`, `x.shape`); nodes are not modified. A call's function is looked up
-in the parameters bound to a known function (`calls.with_functions`), the function's
+in the parameters bound to a known function (`bound_calls.with_functions`), the function's
 closure cells, then its globals, then builtins, following attribute chains
 (`np.linalg.norm`). A method on a local value (`x.sum(0)`) resolves through
 `rules.methods` to the NumPy function whose rule it uses. Names are looked up by

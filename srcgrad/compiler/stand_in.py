@@ -235,7 +235,7 @@ def method_function(obj):
                               return Model_loss(self, x)
 
     A call inside a differentiated function differentiates through the method's own
-    code, where `self` is that instance (`calls.with_functions`). The instance's
+    code, where `self` is that instance (`bound_calls.with_functions`). The instance's
     attributes are read when the derivative runs, so later changes to them are seen.
     Within one derivation the same method of the same instance gives the same function
     (recursion through `self.f(...)` ends), see `forget_methods`.
@@ -287,7 +287,7 @@ def defaults(fn):
 
 
 _METHODS = {}  # (id(instance), function) -> (instance, its method_function), during one derivation
-DURING_DERIVATION = {}  # other memos holding instances (calls.with_functions' bound copies)
+DURING_DERIVATION = {}  # other memos holding instances (bound_calls.with_functions' bound copies)
 
 
 def forget_methods():

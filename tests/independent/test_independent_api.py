@@ -105,7 +105,7 @@ REFUSED = {
     "u_global": srcgrad.SrcGradError, "u_class": srcgrad.SrcGradError, "u_exec": srcgrad.SrcGradError,
     "u_eval": srcgrad.SrcGradError, "u_attr": srcgrad.SrcGradError,  # u_del differentiates now: below
     "u_nonlocal": srcgrad.SrcGradError,  # u_try differentiates now: below; u_map / u_filter differentiate now: below
-    "u_reduce": srcgrad.SrcGradError,  # u_sorted (a lambda key) differentiates now: below
+    # u_reduce (functools.reduce) and u_sorted (a lambda key) differentiate now: below
     "u_vectorize": srcgrad.SrcGradError,
     "u_lambda_call_immediately": srcgrad.SrcGradError,  # u_walrus differentiates now: below
     # u_match differentiates now (an if/elif chain): below; u_starcall and u_kwcall too
@@ -144,6 +144,12 @@ def test_lambda_key_and_default_differentiate():
     assert srcgrad.grad(U.u_min_key, wrt=1)(0.7, 1.3) == 0.0
     np.testing.assert_array_equal(srcgrad.grad(U.u_max_default)(x4.copy()), np.ones(4))  # the default is a constant
     np.testing.assert_array_equal(srcgrad.grad(U.u_sorted)(x4.copy()), [0.0, 0.0, 2.0, 0.0])  # the largest, twice
+
+
+def test_functools_reduce_differentiates():
+    x = x4.copy()
+    np.testing.assert_allclose(srcgrad.grad(U.u_reduce)(x), np.prod(x4) / x4)  # the product of the others
+    np.testing.assert_array_equal(x, x4)
 
 
 def test_out_keyword_differentiates():
