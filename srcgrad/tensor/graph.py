@@ -200,6 +200,15 @@ def counter_of(tensor):
     return counter
 
 
+def view_counter(tensor):
+    """The version counter of `tensor`, to be shared with a view of it: marked (a second
+    item) as shared with a view, which a recorded in-place write refuses (`inplace.py`)."""
+    counter = counter_of(tensor)
+    if len(counter) == 1:
+        counter.append("view")
+    return counter
+
+
 def saved_version(tensor, which):
     """The record a node keeps of saving `tensor` (three items of its `versions`):
     `which` tells `check_versions` how to describe it (`node.describe_saved(which)`)."""
@@ -235,9 +244,9 @@ def check_versions(node):
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{node.describe_saved(which)} is at version {counter[0]}; "
-                f"expected version {count} instead. Hint: the value was changed in place after "
-                "an operation saved it for backward; make the change out of place (y = y + 1), "
-                "or after backward."
+                f"expected version {count} instead. Hint: enable anomaly detection to find the "
+                "operation that failed to compute its gradient, with "
+                "srcgrad.autograd.set_detect_anomaly(True, check_nan=False)."
             )
         i += 3
 
@@ -332,7 +341,8 @@ class AccumulateGrad(Node):
         self.variable = variable
 
     def apply(self, g):
-        accumulate(self.variable, g)
+        if self.variable._requires_grad:  # not if requires_grad was switched off since
+            accumulate(self.variable, g)
         return ()
 
 
@@ -444,7 +454,7 @@ def run_single(node, shape, dtype, retain_graph):
         if len(edges) == 1:
             (nxt, _), = edges
             g = grads[0]
-            if nxt is not None and g is not None:
+            if nxt is not None and g is not None and nxt.variable._requires_grad:
                 accumulate(nxt.variable, g)
             return True
         pending = {}
@@ -453,7 +463,8 @@ def run_single(node, shape, dtype, retain_graph):
                 continue
             pending[nxt] = pending[nxt] + g if nxt in pending else g
         for nxt, g in pending.items():
-            accumulate(nxt.variable, g)
+            if nxt.variable._requires_grad:
+                accumulate(nxt.variable, g)
     finally:
         loud(token)
     return True
@@ -552,7 +563,8 @@ def _run(order, pending, retain_graph):
         if node._hooks:
             g = run_hooks(node, g)
         if type(node) is AccumulateGrad:
-            accumulate(node.variable, g)
+            if node.variable._requires_grad:  # not if requires_grad was switched off since
+                accumulate(node.variable, g)
             continue
         grads_in = node.apply(g)
         for (nxt, _), gi in zip(node.next_functions, grads_in):

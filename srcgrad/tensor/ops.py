@@ -28,7 +28,7 @@ import numpy as np
 from ..rules import is_nondifferentiable, lookup
 from ..runtime import unbroadcast
 from . import dtypes
-from .graph import Node, _mode, counter_of, describe, loud, node_class, quiet, run_backward, saved_version, saved_versions
+from .graph import Node, _mode, counter_of, view_counter, describe, loud, node_class, quiet, run_backward, saved_version, saved_versions
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
@@ -263,7 +263,7 @@ def exact(primitive, a, name, consts=(), compute=None):
     else:
         out = _leaf(ans)
     if ans.base is not None:  # a view: writing into either changes the other
-        out._counter = counter_of(a)
+        out._counter = view_counter(a)
     return out
 
 
@@ -290,7 +290,7 @@ def _share_counter(view, args):
     data = view._data
     for a in args:
         if isinstance(a, Tensor) and np.may_share_memory(data, a._data):
-            view._counter = counter_of(a)
+            view._counter = view_counter(a)
             return
 
 

@@ -188,10 +188,16 @@ class ShapeOps:
         return ops.unary(np.tile, self, "RepeatBackward0", False, (reps,))
 
     def __getitem__(self, index):
+        # An index of integers alone gets a trailing `...`: NumPy then returns a 0-d view,
+        # not a copied scalar, so an in-place write into `x[0]` reaches x (as in PyTorch).
         if type(index) is int:  # the commonest index: x[i]
-            return ops.exact(operator.getitem, self, "SelectBackward0", (index,))
+            return ops.exact(operator.getitem, self, "SelectBackward0", ((index, Ellipsis),))
         index = _index(index)
         name, advanced = _index_name(index)
+        if isinstance(index, (int, np.integer)):
+            index = (index, Ellipsis)
+        elif isinstance(index, tuple) and index and all(isinstance(i, (int, np.integer)) for i in index):
+            index = index + (Ellipsis,)
         return ops.apply(operator.getitem, self, index, name=name, saves=advanced)
 
     def __setitem__(self, index, value):
@@ -199,7 +205,8 @@ class ShapeOps:
         tracked = self._requires_grad or (isinstance(value, ShapeOps) and value._requires_grad)
         if _mode.enabled and tracked:
             if self._requires_grad and self._grad_fn is None:  # a write through the view self[index]
-                raise RuntimeError("a view of " + E11)
+                advanced = _index_name(_index(index))[1]  # no view: PyTorch writes into self
+                raise RuntimeError(E11 if advanced else "a view of " + E11)
             raise NotImplementedError("item assignment into a tensor that is part of a graph is not supported")
         self._data[_index(index)] = value._data if isinstance(value, ShapeOps) else value
         bump(self)
