@@ -37,8 +37,9 @@ def expit(x):
 
 
 def relu(x):
-    """max(x, 0), with zero gradient at 0."""
-    return np.maximum(x, 0)
+    """max(x, 0), with zero gradient at 0; x itself where x is not below 0, so -0.0
+    and nan pass through (as in PyTorch)."""
+    return np.where(x < 0, 0, x)
 
 
 def softplus(x):

@@ -425,6 +425,8 @@ def binary(primitive, a, b, name=None, saves=True, floating=False):
     dt = dtypes.result_type(_data(a), _data(b))
     if floating and dt.kind not in "fc":
         dt = dtypes.DEFAULT_FLOAT.numpy
+    if primitive is operator.pow and dt.kind in "iu" and np.any(_data(b) < 0):
+        return _integer_power(_data(a), b, dt)
     try:
         return apply(primitive, a, b, name=name, saves=saves, dtype=dt, out_dtype=dt)
     except ValueError:
@@ -433,6 +435,20 @@ def binary(primitive, a, b, name=None, saves=True, floating=False):
 
 
 _NUMBERS = (float, int)
+
+
+def _integer_power(x, b, dt):
+    """An integer `x ** b` with negative exponents (never tracked), as PyTorch does it: a
+    Python number exponent is refused; a tensor one gives 1 ** e = 1, (-1) ** e = +-1
+    and 0 for any other base (the truncated reciprocal)."""
+    if not isinstance(b, Tensor):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    x, e = np.broadcast_arrays(np.asarray(x, dtype=dt), b._data.astype(dt))
+    with np.errstate(all="ignore"):
+        positive = np.power(x, np.abs(e))
+    odd = np.where(e % 2 == 0, 1, -1)
+    negative = np.where(x == 1, 1, np.where(x == -1, odd, 0))
+    return _leaf(np.asarray(np.where(e >= 0, positive, negative), dtype=dt))
 
 
 def refuse_bool_subtraction(x, y):

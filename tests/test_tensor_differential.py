@@ -1,0 +1,208 @@
+"""Regression cases from a differential hunt against PyTorch 2.13 (tests/tensor_fuzz.py).
+
+Each case is one place where the shim and PyTorch disagreed; the expected values
+were printed by PyTorch once (or follow by hand) and are written in, so the file
+needs no PyTorch.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import srcgrad as torch
+
+F = torch.nn.functional
+
+E11 = "a leaf Variable that requires grad is being used in an in-place operation."
+HINT = (
+    "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+    "srcgrad.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+
+
+# --- a leaf whose requires_grad was switched off after use gets no gradient ---------
+
+
+@pytest.mark.parametrize("build", [
+    lambda x: (x * x).sum(),  # one node over the leaf (the single-node fast path)
+    lambda x: (x + 1).exp().sum(),  # the general engine
+])
+def test_leaf_switched_off_after_use_accumulates_nothing(build):
+    x = torch.tensor([[0.5], [1.5]], requires_grad=True)
+    out = build(x)
+    x.requires_grad_(False)
+    out.backward()
+    assert x.grad is None
+
+
+def test_leaf_switched_off_keeps_other_leaves_gradients():
+    x = torch.tensor([[0.5], [1.5]], requires_grad=True)
+    w = torch.ones(1, requires_grad=True)
+    out = (x * w).sum()
+    x.requires_grad = False
+    out.backward()
+    assert x.grad is None and w.grad.tolist() == [2.0]
+
+
+# --- x[i] is a view: in-place writes through it reach x -------------------------------
+
+
+def test_integer_index_is_a_view():
+    t = torch.ones(3)
+    t[0].mul_(2)
+    r = t[2]
+    r += 1
+    assert t.tolist() == [2.0, 1.0, 2.0] and r.item() == 2.0
+    m = torch.ones(2, 2)
+    m[0, 1].zero_()
+    m[1][0].fill_(7)
+    assert m.tolist() == [[1.0, 0.0], [7.0, 1.0]]
+
+
+def test_integer_index_gradient_unchanged():
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    (x[1, 0] * 3 + x[0] .sum()).backward()
+    assert x.grad.tolist() == [[1.0, 1.0], [3.0, 0.0]]
+    assert type(x[1].grad_fn).__name__ == "SelectBackward0"
+
+
+# --- in-place errors on leaves and their views ---------------------------------------
+
+
+@pytest.mark.parametrize("write", [
+    lambda x: x[0].mul_(2), lambda x: x.view(3).zero_(), lambda x: x[1:].add_(1), lambda x: x[0:2][0].neg_(),
+])
+def test_in_place_on_a_view_of_a_leaf(write):
+    x = torch.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError) as info:
+        write(x)
+    assert str(info.value) == "a view of " + E11
+    assert x.tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("index", [[0], "mask"])
+def test_advanced_index_assignment_into_a_leaf(index):
+    x = torch.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError) as info:
+        x[x > 0 if index == "mask" else index] = 5
+    assert str(info.value) == E11
+
+
+# --- in-place writes into saved values: PyTorch's error at backward -------------------
+
+
+def test_write_into_a_saved_output_raises_at_backward():
+    x = torch.ones(3, requires_grad=True)
+    y = x.exp()
+    y.add_(1)
+    assert y._version == 1 and type(y.grad_fn).__name__ == "AddBackward0"
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    assert str(info.value) == (
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        "[srcgrad.FloatTensor [3]], which is output 0 of Exp, is at version 1; expected version 0 instead. " + HINT
+    )
+    assert x.grad is None
+
+
+def test_write_into_a_saved_input_raises_at_backward():
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    z = y * y
+    y.add_(1)
+    assert y.tolist() == [3.0, 3.0, 3.0]
+    with pytest.raises(RuntimeError, match=r"is at version 1; expected version 0 instead\. Hint: enable anomaly"):
+        z.sum().backward()
+
+
+def test_versions_count_every_recorded_write():
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    y.add_(1)
+    y.mul_(y)  # saves y at version 1, then writes it: version 2
+    with pytest.raises(RuntimeError, match=r"is at version 2; expected version 1 instead"):
+        y.sum().backward()
+
+
+def test_recorded_writes_no_node_reads_still_differentiate():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    w = y.detach()
+    y.mul_(2)
+    assert w.tolist() == [6.0, 12.0]  # the detached alias shares the storage
+    (y * x).sum().backward()  # d/dx 6x^2 = 12x
+    assert x.grad.tolist() == [12.0, 24.0]
+
+
+def test_set_detect_anomaly_is_accepted():
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        pass
+    torch.autograd.set_detect_anomaly(False)
+
+
+# --- nodes that keep no tensors can run twice ------------------------------------------
+
+
+@pytest.mark.parametrize("op", [torch.tril, torch.triu])
+def test_tril_triu_backward_twice(op):
+    x = torch.ones(3, requires_grad=True)
+    o = op(x.reshape(1, 3)).sum()
+    o.backward()
+    o.backward()
+    expected = [2.0, 0.0, 0.0] if op is torch.tril else [2.0, 2.0, 2.0]
+    assert x.grad.tolist() == expected
+
+
+# --- relu passes -0.0 and nan through -----------------------------------------------------
+
+
+def test_relu_keeps_negative_zero_and_nan():
+    x = torch.tensor([-0.0, 0.0, -1.0, float("nan"), 2.0], requires_grad=True)
+    for y in [x.relu(), F.relu(x), torch.relu(x)]:
+        v = y.detach().numpy()
+        assert np.signbit(v[0]) and not np.signbit(v[1]) and v[2] == 0.0 and math.isnan(v[3]) and v[4] == 2.0
+    print_form = repr(torch.tensor([-0.0, 0.0]).relu())
+    assert print_form == "tensor([-0., 0.])"
+    F.relu(x).sum().backward()
+    g = x.grad.numpy()
+    assert g[[0, 1, 2, 4]].tolist() == [0.0, 0.0, 0.0, 1.0]
+
+
+# --- binary_cross_entropy_with_logits: the target's dtype wins ---------------------------
+
+
+def test_bce_with_logits_loss_has_the_targets_dtype():
+    x = torch.tensor([1.0, -2.0], dtype=torch.float64, requires_grad=True)
+    loss = F.binary_cross_entropy_with_logits(x, torch.tensor([0.5, 0.25]), reduction="sum")
+    assert loss.dtype == torch.float32
+    assert loss.item() == pytest.approx(1.4401897192001343, rel=1e-6)
+    loss.backward()
+    assert x.grad.dtype == torch.float64
+    assert x.grad.numpy() == pytest.approx([0.2310585786300049, -0.13079707797788245], rel=1e-6)
+    x.grad = None
+    loss = F.binary_cross_entropy_with_logits(x, torch.tensor([0.5, 0.25]), weight=torch.tensor([1.0, 2.0]))
+    assert loss.dtype == torch.float32 and type(loss.grad_fn).__name__ == "BinaryCrossEntropyWithLogitsBackward0"
+    assert loss.item() == pytest.approx(1.0335588455200195, rel=1e-6)
+    loss.backward()
+    assert x.grad.dtype == torch.float64
+    assert x.grad.numpy() == pytest.approx([0.11552928931500245, -0.13079707797788245], rel=1e-6)
+
+
+def test_bce_with_logits_float32_input_float64_target():
+    x = torch.tensor([1.0, -2.0], requires_grad=True)
+    loss = F.binary_cross_entropy_with_logits(x, torch.tensor([0.5, 0.2], dtype=torch.float64))
+    assert loss.dtype == torch.float64
+    loss.backward()
+    assert x.grad.dtype == torch.float32
+
+
+# --- integer powers with negative exponents ------------------------------------------------
+
+
+def test_integer_power_negative_exponents():
+    out = torch.tensor([1, -1, 2, 3, -1]) ** torch.tensor([-2, -3, -1, 2, 2])
+    assert out.dtype == torch.int64 and out.tolist() == [1, -1, 0, 9, 1]
+    assert (2 ** torch.tensor([1, -2])).tolist() == [2, 0]
+    with pytest.raises(RuntimeError, match=r"^Integers to negative integer powers are not allowed\.$"):
+        torch.tensor([1, 2]) ** -1
