@@ -206,3 +206,26 @@ def test_integer_power_negative_exponents():
     assert (2 ** torch.tensor([1, -2])).tolist() == [2, 0]
     with pytest.raises(RuntimeError, match=r"^Integers to negative integer powers are not allowed\.$"):
         torch.tensor([1, 2]) ** -1
+
+
+# --- nodes that keep only numbers ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("method, expected", [("add", [8.0, 8.0, 8.0]), ("sub", [-4.0, -4.0, -4.0])])
+def test_add_sub_with_alpha_run_backward_twice(method, expected):
+    x = torch.full((3,), 1.5, requires_grad=True)
+    y = getattr(x, method)(x, alpha=3)
+    assert type(y.grad_fn).__name__ == ("AddBackward0" if method == "add" else "SubBackward0")
+    o = y.sum()
+    o.backward()
+    o.backward()
+    assert x.grad.tolist() == expected
+
+
+def test_pow_with_a_number_keeps_no_record_of_its_output():
+    """PowBackward0 saves its input, not its output: a write into the output is fine."""
+    x = torch.arange(1.0, 4.0).requires_grad_()
+    y = x ** 2
+    y.add_(x, alpha=2)
+    (g,) = torch.autograd.grad(y.sum(), [x])
+    assert g.tolist() == [4.0, 6.0, 8.0]

@@ -341,7 +341,7 @@ def _output(ans, primitive, name, edges, arrays, kwargs, in_dtypes, saves, versi
         kind = _node_kind(primitive, name)
     out = _new(Tensor)
     out._data = ans
-    if saves and kind[2]:
+    if saves and kind[2] and _live_reads_ans(kind[0], edges):
         counter = out._counter = [0]
         versions += (counter, 0, -1)
     else:
@@ -572,6 +572,23 @@ def _rule_reads_ans(rule):
 
 
 _READS_ANS = {}  # id(rule) -> (rule, whether a vjp of it reads `ans`)
+
+
+def _live_reads_ans(rule, edges):
+    """Whether a vjp that backward will run (one per input with an edge) reads `ans`:
+    `x ** 2` keeps no record of its output, as PyTorch's PowBackward0 saves none (cached)."""
+    live = tuple(fn is not None for fn, _ in edges)
+    key = (id(rule), live)
+    found = _LIVE_READS.get(key)
+    if found is None or found[0] is not rule:
+        params = _params(rule)
+        found = _LIVE_READS[key] = (rule, any(
+            _reads_ans(rule.vjps[params[i]]) for i, on in enumerate(live) if on and i < len(params) and params[i] in rule.vjps
+        ) or len(live) > len(params))
+    return found[1]
+
+
+_LIVE_READS = {}  # (id(rule), which inputs have an edge) -> (rule, whether those vjps read `ans`)
 
 
 def _reads_ans(derivative):
