@@ -47,7 +47,7 @@ def summarize(obj, lib):
         fn = obj.grad_fn
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            grad = obj.grad if obj.is_leaf else None
+            grad = obj.grad if obj.is_leaf or obj.retains_grad else None
         return {
             "kind": "tensor",
             "dtype": str(obj.dtype).split(".")[-1],
@@ -85,6 +85,9 @@ def run(lib, program):
                 return records
             try:
                 records.append(("ok", code, [summarize(ns[n], lib) if n in ns else None for n in names]))
+                if "grad" in code:  # what hooks and retain_grad left on every tensor so far
+                    records.append(("ok", "grads", [summarize(v, lib) for k, v in sorted(ns.items())
+                                                    if isinstance(v, lib.Tensor)]))
             except Exception as e:  # noqa: BLE001
                 records.append(("error", code + "  # summarize", type(e).__name__, _norm_text(e)))
                 return records
@@ -402,6 +405,30 @@ class Gen:
             return code, [name, leaf], name
         return code, [name], name
 
+    def module(self):
+        x = self.pick(self.tensors(lambda t: t.dtype == torch.float32 and t.dim() in (1, 2, 3)))
+        k = self.ns[x].shape[-1]
+        m = self.pick([1, 2, 3])
+        n = self.count + 1
+        bias = self.chance(0.8)
+        act = self.pick(["", "torch.nn.ReLU(), ", "torch.nn.Tanh(), ", "torch.nn.Sigmoid(), "])
+        lines = ["lin%d = torch.nn.Linear(%d, %d, bias=%s)" % (n, k, m, bias),
+                 "with torch.no_grad():",
+                 "    lin%d.weight.copy_(torch.tensor(%s))" % (n, self.data((m, k)))]
+        if bias:
+            lines.append("    lin%d.bias.copy_(torch.tensor(%s))" % (n, self.data((m,))))
+        lines.append("w%d = lin%d.weight" % (n, n))
+        if bias:
+            lines.append("b%d = lin%d.bias" % (n, n))
+        name = self.fresh()
+        seq = self.chance(0.5)
+        if seq:
+            lines.append("%s = torch.nn.Sequential(%slin%d)(%s)" % (name, act, n, x))
+        else:
+            lines.append("%s = lin%d(%s)" % (name, n, x))
+        names = [name, "w%d" % n] + (["b%d" % n] if bias else [])
+        return "\n".join(lines), names, name
+
     def loss(self):
         x = self.pick(self.floats())
         xs = tuple(self.ns[x].shape)
@@ -457,7 +484,7 @@ class Gen:
         if not self.floats() or self.chance(0.12):
             return self.leaf()
         kinds = [self.unary, self.binary, self.binary, self.reduction, self.view, self.index, self.setitem,
-                 self.inplace, self.product, self.loss, self.misc]
+                 self.inplace, self.product, self.loss, self.misc, self.module]
         if self.tensors(lambda t: t.requires_grad) and self.chance(0.05):
             return self.hook()
         return self.pick(kinds)()
@@ -486,6 +513,13 @@ class Gen:
             return code, ["gs"]
         elif which == 5:
             code = "%s.sum().backward(); %s.mean().backward()" % (y, y)
+        elif which == 7 and leaves and all(self.ns[n].dtype == self.ns[leaves[0]].dtype for n in leaves):
+            opt = self.pick(["SGD(P, lr=0.1)", "SGD(P, lr=0.1, momentum=0.9, nesterov=True)",
+                             "SGD(P, lr=0.05, momentum=0.5, weight_decay=0.1, dampening=0.1)", "Adam(P, lr=0.01)",
+                             "Adam(P, lr=0.1, amsgrad=True, weight_decay=0.01)", "AdamW(P, lr=0.1)",
+                             "RMSprop(P, lr=0.01, momentum=0.5, centered=True)", "Adagrad(P, lr=0.1)"])
+            code = "opt = torch.optim.%s\nfor _ in range(2):\n    opt.zero_grad()\n    (%s * 1.0).pow(2).sum().backward(retain_graph=True)\n    opt.step()" % (
+                opt.replace("P", "[%s]" % ", ".join(leaves)), y)
         elif which == 6:
             code = "%s.backward()" % y
         else:

@@ -229,3 +229,85 @@ def test_pow_with_a_number_keeps_no_record_of_its_output():
     y.add_(x, alpha=2)
     (g,) = torch.autograd.grad(y.sum(), [x])
     assert g.tolist() == [4.0, 6.0, 8.0]
+
+
+# --- a node records the versions of what its backward reads, no more ------------------------
+
+
+def test_mul_saves_only_the_operand_the_other_gradient_needs():
+    """`w * x` with x constant saves x, not w (PyTorch's MulBackward0): an optimizer step
+    between two backward passes over a retained graph is fine."""
+    x = torch.tensor([[[1.0]], [[3.0]], [[0.0]]])
+    w = torch.ones(3, requires_grad=True)
+    y = w * x
+    opt = torch.optim.SGD([w], lr=0.1)
+    for _ in range(2):
+        opt.zero_grad()
+        y.pow(2).sum().backward(retain_graph=True)
+        opt.step()
+    assert w.grad.tolist() == [20.0, 20.0, 20.0]
+    assert w.detach().numpy() == pytest.approx([-3.0] * 3)
+
+
+def test_mul_constant_operand_changed_in_place_still_raises():
+    w = torch.ones(3, requires_grad=True)
+    x = torch.tensor([1.0, 2.0, 3.0])
+    y = x * w
+    x.add_(1)
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        y.sum().backward()
+
+
+def test_exp_saves_its_result_not_its_input():
+    w = torch.ones(3, requires_grad=True)
+    y = w.exp()
+    with torch.no_grad():
+        w.add_(1)
+    y.sum().backward()
+    assert w.grad.numpy() == pytest.approx([math.e] * 3, rel=1e-6)
+
+
+def test_lerp_with_a_number_weight_runs_backward_twice():
+    x = torch.tensor([[-0.4, -0.44], [-0.27, 1.0]], requires_grad=True)
+    y = torch.lerp(x, x + 1, 0.3)  # x + 0.3
+    assert type(y.grad_fn).__name__ == "LerpBackward0"
+    y.sum().backward()
+    y.mean().backward()
+    assert x.grad.tolist() == [[1.25, 1.25], [1.25, 1.25]]
+
+
+# --- item assignment: PyTorch's broadcasting and errors ----------------------------------------
+
+
+def test_setitem_drops_leading_unit_dims_of_the_value():
+    v = torch.ones(3)
+    v[0] = torch.tensor([0.5])
+    m = torch.zeros(2, 3)
+    m[1] = torch.ones(1, 1, 3)
+    m[0, 1:] = torch.tensor([[5.0, 6.0]])
+    assert v.tolist() == [0.5, 1.0, 1.0] and m.tolist() == [[0.0, 5.0, 6.0], [1.0, 1.0, 1.0]]
+
+
+@pytest.mark.parametrize("index, value, message", [
+    (0, (2, 3), "expand(srcgrad.FloatTensor{[2, 3]}, size=[3]): the number of sizes provided (1) must be greater "
+                "or equal to the number of dimensions in the tensor (2)"),
+    (0, (1, 2), "The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 0.  "
+                "Target sizes: [3].  Tensor sizes: [2]"),
+    ([0, 1], (3, 3), "shape mismatch: value tensor of shape [3, 3] cannot be broadcast to indexing result of shape [2, 3]"),
+])
+def test_setitem_shape_errors(index, value, message):
+    m = torch.zeros(2, 3)
+    with pytest.raises(RuntimeError) as info:
+        m[index] = torch.ones(*value)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("index, message", [
+    (5, "index 5 is out of bounds for dimension 0 with size 3"),
+    ((0, 2), "index 2 is out of bounds for dimension 1 with size 2"),
+    (([0, 2], [2, 0]), "index 2 is out of bounds for dimension 1 with size 2"),
+])
+def test_index_out_of_bounds_message(index, message):
+    with pytest.raises(IndexError) as info:
+        torch.ones(3, 2)[index]
+    assert str(info.value) == message

@@ -163,15 +163,16 @@ class CompositeNode(Node):
     """One node for a piece of Tensor code: backward runs the recorded inner graph.
     `versions` records its tensor arguments (which: the array and its producer)."""
 
-    __slots__ = ("root", "sinks", "dtypes", "freed", "versions")
+    __slots__ = ("root", "sinks", "dtypes", "freed", "versions", "saves")
 
-    def __init__(self, next_functions, root, sinks, in_dtypes, versions):
+    def __init__(self, next_functions, root, sinks, in_dtypes, versions, saves=True):
         super().__init__(next_functions)
         self.root = root
         self.sinks = sinks
         self.dtypes = in_dtypes
         self.freed = False
         self.versions = versions
+        self.saves = saves  # False: the inner graph keeps no tensor, so it can run again
 
     def apply(self, g):
         wanted = [s for s in self.sinks if s is not None]
@@ -183,8 +184,9 @@ class CompositeNode(Node):
         return out
 
     def release(self):
-        self.root = None
-        self.freed = True
+        if self.saves:
+            self.root = None
+            self.freed = True
 
 
 def _edge(t):
@@ -273,7 +275,7 @@ def _tracked_one(ans, primitive, name, saves, a, x, consts):
     fn = a._grad_fn
     if fn is None:
         fn = a._accumulate_grad()
-    if saves:  # graph.saved_version, inlined
+    if saves and saved_inputs(primitive, name, (True,) + (False,) * len(consts))[0]:  # graph.saved_version, inlined
         counter = a._counter
         if counter is None:
             counter = a._counter = [0]
@@ -312,8 +314,9 @@ def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
     (computed as `arrays`)."""
     versions = ()
     if saves:
+        read = saved_inputs(primitive, name, tuple(isinstance(a, Tensor) and a._requires_grad for a in args))
         for i, a in enumerate(args):
-            if isinstance(a, Tensor):
+            if isinstance(a, Tensor) and read[i]:
                 versions += saved_version(a, i)
     edges = []
     in_dtypes = []
@@ -353,11 +356,14 @@ def _output(ans, primitive, name, edges, arrays, kwargs, in_dtypes, saves, versi
     return out
 
 
-def composite(name, fn, *args, **kwargs):
-    """Run Tensor code `fn(*args)`; when tracked, record it as one node called `name`."""
+def composite(name, fn, *args, _saves=True, **kwargs):
+    """Run Tensor code `fn(*args)`; when tracked, record it as one node called `name`
+    (`_saves` False: `fn`'s graph keeps no tensor, so the node records no versions and
+    can run backward again, as PyTorch's nodes that save nothing can)."""
     if not _mode.enabled or not any(isinstance(a, Tensor) and a._requires_grad for a in args):
         return fn(*args, **kwargs)
-    versions = saved_versions([a for a in args if isinstance(a, Tensor)])  # the inner graph keeps their arrays
+    # the inner graph keeps their arrays
+    versions = saved_versions([a for a in args if isinstance(a, Tensor)]) if _saves else ()
     inner = []
     for a in args:
         if isinstance(a, Tensor):
@@ -372,7 +378,7 @@ def composite(name, fn, *args, **kwargs):
     sinks = [_edge(t) if isinstance(t, Tensor) and t._requires_grad else None for t in inner]
     in_dtypes = [a._data.dtype if isinstance(a, Tensor) else None for a in args]
     out = Tensor._make(result._data)
-    out._grad_fn = node_class(name, CompositeNode)(edges, result._grad_fn, sinks, in_dtypes, versions)
+    out._grad_fn = node_class(name, CompositeNode)(edges, result._grad_fn, sinks, in_dtypes, versions, _saves)
     out._requires_grad = True
     return out
 
@@ -510,20 +516,23 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
     """`_tracked` for the operands `a`, `b` (arrays or numbers `x`, `y`); one of them is
     a Tensor."""
     versions = ()
-    if isinstance(a, Tensor):
+    a_tensor, b_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
+    if saves:
+        read_a, read_b = saved_inputs(primitive, name, (a_tensor and a._requires_grad, b_tensor and b._requires_grad))
+    if a_tensor:
         dtype_a = x.dtype
         edge_a = (fn if (fn := a._grad_fn) is not None else a._accumulate_grad(), 0) if a._requires_grad else _NO_EDGE
-        if saves:  # graph.saved_version, inlined
+        if saves and read_a:  # graph.saved_version, inlined
             counter = a._counter
             if counter is None:
                 counter = a._counter = [0]
             versions = (counter, counter[0], 0)
     else:
         dtype_a, edge_a = None, _NO_EDGE
-    if isinstance(b, Tensor):
+    if b_tensor:
         dtype_b = y.dtype
         edge_b = (fn if (fn := b._grad_fn) is not None else b._accumulate_grad(), 0) if b._requires_grad else _NO_EDGE
-        if saves:
+        if saves and read_b:
             counter = b._counter
             if counter is None:
                 counter = b._counter = [0]
@@ -589,6 +598,45 @@ def _live_reads_ans(rule, edges):
 
 
 _LIVE_READS = {}  # (id(rule), which inputs have an edge) -> (rule, whether those vjps read `ans`)
+
+
+def saved_inputs(primitive, name, live):
+    """Which arguments of an op the vjps of its inputs with an edge (`live`, a tuple of
+    bools) read: the tensors the node saves, whose versions it records. `x * w` with only
+    `w` requiring grad saves `x` alone, as PyTorch's MulBackward0 does (cached)."""
+    key = (primitive, name, live)
+    found = _SAVED_INPUTS.get(key)
+    if found is None:
+        rule = _node_kind(primitive, name)[0]
+        params = _params(rule)
+        found = tuple(
+            i >= len(params) or len(live) > len(params) or any(
+                _reads_argument(rule.vjps.get(params[j]), i, len(live)) for j, on in enumerate(live) if on
+            )
+            for i in range(len(live))
+        )
+        _SAVED_INPUTS[key] = found
+    return found
+
+
+_SAVED_INPUTS = {}  # (primitive, name, live) -> which arguments are read
+
+
+def _reads_argument(derivative, i, count):
+    """Whether a derivative function may read its argument `i` of `count` (True when its
+    code cannot be read): a "scale" one is called `fn(ans, *args)`, a "vjp" one
+    `fn(g, ans, *args)`."""
+    code = getattr(getattr(derivative, "fn", None), "__code__", None)
+    if derivative is None or derivative.kind not in ("scale", "vjp") or code is None or code.co_flags & 0x0C:
+        return True
+    at = (1 if derivative.kind == "scale" else 2) + i
+    if at >= code.co_argcount:
+        return True
+    param = code.co_varnames[at]
+    return any(
+        ins.opname.startswith("LOAD_FAST") and param in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
+        for ins in dis.get_instructions(code)
+    )
 
 
 def _reads_ans(derivative):

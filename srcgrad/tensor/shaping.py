@@ -7,6 +7,7 @@ Tensor is a `ShapeOps`: `isinstance(v, ShapeOps)` tells a tensor here.
 """
 
 import operator
+import re
 
 import numpy as np
 
@@ -190,15 +191,19 @@ class ShapeOps:
     def __getitem__(self, index):
         # An index of integers alone gets a trailing `...`: NumPy then returns a 0-d view,
         # not a copied scalar, so an in-place write into `x[0]` reaches x (as in PyTorch).
-        if type(index) is int:  # the commonest index: x[i]
-            return ops.exact(operator.getitem, self, "SelectBackward0", ((index, Ellipsis),))
-        index = _index(index)
-        name, advanced = _index_name(index)
-        if isinstance(index, (int, np.integer)):
-            index = (index, Ellipsis)
-        elif isinstance(index, tuple) and index and all(isinstance(i, (int, np.integer)) for i in index):
-            index = index + (Ellipsis,)
-        return ops.apply(operator.getitem, self, index, name=name, saves=advanced)
+        try:
+            if type(index) is int:  # the commonest index: x[i]
+                return ops.exact(operator.getitem, self, "SelectBackward0", ((index, Ellipsis),))
+            index = _index(index)
+            name, advanced = _index_name(index)
+            if isinstance(index, (int, np.integer)):
+                index = (index, Ellipsis)
+            elif isinstance(index, tuple) and index and all(isinstance(i, (int, np.integer)) for i in index):
+                index = index + (Ellipsis,)
+            return ops.apply(operator.getitem, self, index, name=name, saves=advanced)
+        except IndexError as e:  # NumPy says "axis", PyTorch "dimension"
+            message = re.sub(r"^(index -?\d+ is out of bounds for) axis (\d+ with size \d+)$", r"\1 dimension \2", str(e))
+            raise IndexError(message) from None
 
     def __setitem__(self, index, value):
         value = ops.operand(value)
@@ -208,5 +213,27 @@ class ShapeOps:
                 advanced = _index_name(_index(index))[1]  # no view: PyTorch writes into self
                 raise RuntimeError(E11 if advanced else "a view of " + E11)
             raise NotImplementedError("item assignment into a tensor that is part of a graph is not supported")
-        self._data[_index(index)] = value._data if isinstance(value, ShapeOps) else value
+        data = value._data if isinstance(value, ShapeOps) else value
+        try:
+            self._data[_index(index)] = data
+        except ValueError:
+            # PyTorch drops a value's leading size-1 dims first (`x[0] = t` with t of shape
+            # (1,)), then expands it to the target's shape, with expand's errors.
+            shape = np.shape(data)
+            lead = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+            data = np.reshape(data, shape[lead:])
+            if isinstance(value, ShapeOps):
+                target = self._data[_index(index)].shape
+                if _index_name(_index(index))[1]:  # advanced: index_put's message
+                    try:
+                        fits = np.broadcast_shapes(data.shape, target) == target
+                    except ValueError:
+                        fits = False
+                    if not fits:
+                        raise RuntimeError(
+                            f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
+                            f"result of shape {list(target)}"
+                        ) from None
+                _expanded_shape(type(self)._make(np.asarray(data)), target)
+            self._data[_index(index)] = data
         bump(self)
