@@ -584,7 +584,7 @@ def main():
     crashes = 0
     unsupported = collections.Counter()
     for k in range(count):
-        program = generate(rng, int(rng.integers(2, 9)))
+        program = generate(rng, int(rng.integers(2, 12)))
         try:
             a = run(torch, program)
             b = run(srcgrad, program)

@@ -311,3 +311,22 @@ def test_index_out_of_bounds_message(index, message):
     with pytest.raises(IndexError) as info:
         torch.ones(3, 2)[index]
     assert str(info.value) == message
+
+
+# --- atan2 at the origin: PyTorch's gradient is 0, not nan ---------------------------------
+
+
+@pytest.mark.parametrize("x, y, gx, gy", [(-0.0, -0.0, -0.0, 0.0), (0.0, 0.0, 0.0, -0.0), (1e-30, 1e-30, 0.0, -0.0),
+                                          (0.0, 1.0, 1.0, -0.0), (1.0, 0.0, 0.0, -1.0)])
+def test_atan2_gradient_at_the_origin(x, y, gx, gy):
+    a = torch.tensor(x, requires_grad=True)
+    b = torch.tensor(y, requires_grad=True)
+    torch.atan2(a, b).backward()
+    got = (a.grad.item(), b.grad.item())
+    assert got == (gx, gy) and [math.copysign(1, v) for v in got] == [math.copysign(1, gx), math.copysign(1, gy)]
+
+
+def test_atan2_same_tensor_at_zero():
+    x = torch.tensor(-0.0, requires_grad=True)
+    torch.atan2(x, x).backward()
+    assert x.grad.item() == 0.0

@@ -168,7 +168,7 @@ def round(input, *, decimals=0):  # noqa: A001 - PyTorch's name
 
 def atan2(input, other):
     """The angle of (other, input), elementwise (Atan2Backward0)."""
-    return ops.binary(np.arctan2, input, other, "Atan2Backward0", floating=True)
+    return ops.binary(activations.atan2, input, other, "Atan2Backward0", floating=True)
 
 
 def _lerp(start, end, weight):
