@@ -109,6 +109,14 @@ def _close(a, b):
     return bool(np.all(np.abs(a64[fin] - b64[fin]) <= 1e-4 * np.abs(a64[fin]) + 2e-5 * scale))
 
 
+def _zeros(text):
+    """A repr with the sign of zeros dropped (-0.0 against 0.0 is noted, not chased) and
+    spaces collapsed (the sign changes a column's width)."""
+    if "--zeros" in sys.argv:
+        return text
+    return re.sub(r"\s+", " ", re.sub(r"-(0\.0*(?:e[+-]\d+)?)(?![0-9])", r"\1", text))
+
+
 def compare(s, t, where="value"):
     """First difference between two summaries (torch `s`, shim `t`), as (kind, text)."""
     if s is None or t is None:
@@ -144,7 +152,7 @@ def compare(s, t, where="value"):
         return ("values", "%s:\n  torch %s\n  shim  %s" % (where, s["values"].tolist(), t["values"].tolist()))
     if COMPARE_NEXT and s["next"] != t["next"]:
         return ("next_functions", "%s: torch %r shim %r" % (where, s["next"], t["next"]))
-    if np.array_equal(s["values"], t["values"], equal_nan=s["values"].dtype.kind == "f") and s["repr"] != t["repr"]:
+    if np.array_equal(s["values"], t["values"], equal_nan=s["values"].dtype.kind == "f") and _zeros(s["repr"]) != _zeros(t["repr"]):
         return ("repr", "%s:\n  torch %s\n  shim  %s" % (where, s["repr"], t["repr"]))
     g = compare(s["grad"], t["grad"], where + ".grad")
     if g:

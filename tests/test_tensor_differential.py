@@ -330,3 +330,25 @@ def test_atan2_same_tensor_at_zero():
     x = torch.tensor(-0.0, requires_grad=True)
     torch.atan2(x, x).backward()
     assert x.grad.item() == 0.0
+
+
+# --- small fixes: 0-d sort/topk, a writable expand ---------------------------------------------
+
+
+def test_sort_and_topk_of_a_0d_tensor():
+    x = torch.tensor(2.5, requires_grad=True)
+    values, indices = x.topk(1)
+    assert values.shape == () and indices.item() == 0 and type(values.grad_fn).__name__ == "TopkBackward0"
+    assert type(x.sort()[0].grad_fn).__name__ == "SortBackward0"
+    (values * 3).backward()
+    assert x.grad.item() == 3.0
+
+
+def test_expand_that_repeats_nothing_writes_through():
+    v = torch.full((3, 2), -0.25)
+    v.expand_as(v).neg_()
+    w = torch.ones(3)
+    w.expand(1, 3).mul_(2)
+    assert v.tolist() == [[0.25, 0.25]] * 3 and w.tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        torch.ones(3).expand(2, 3).mul_(2)

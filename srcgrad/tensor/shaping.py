@@ -6,6 +6,7 @@ Each is one registry rule (`np.reshape`, `np.transpose`, `np.broadcast_to`, `np.
 Tensor is a `ShapeOps`: `isinstance(v, ShapeOps)` tells a tensor here.
 """
 
+import math
 import operator
 import re
 
@@ -88,6 +89,16 @@ def _index_name(index):
     return "AliasBackward0", False
 
 
+def _expand_view(x, shape):
+    """`np.broadcast_to(x, shape)`, but a writable view when no element repeats (only
+    dims of size 1 added): PyTorch's expand then writes through to x."""
+    if x.size and math.prod(shape) == x.size:
+        view = x.reshape(shape)
+        if np.may_share_memory(view, x):
+            return view
+    return np.broadcast_to(x, shape)
+
+
 class ShapeOps:
     """The shape and indexing methods of `Tensor` (which defines `_data`,
     `_requires_grad` and `_grad_fn`)."""
@@ -165,7 +176,7 @@ class ShapeOps:
         """A read-only view of the tensor repeated along its size-1 dims and new leading
         dims (ExpandBackward0, which sums the gradient back)."""
         shape = _expanded_shape(self, _shape_args(sizes))
-        return ops.exact(np.broadcast_to, self, "ExpandBackward0", (shape,))
+        return ops.exact(np.broadcast_to, self, "ExpandBackward0", (shape,), _expand_view)
 
     def expand_as(self, other):
         return self.expand(other._data.shape)
