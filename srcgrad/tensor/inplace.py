@@ -14,7 +14,7 @@ import operator
 import numpy as np
 
 from . import dtypes, ops
-from .graph import AccumulateGrad, _mode, bump, counter_of
+from .graph import AccumulateGrad, _mode, bump, counter_of, rebased, shared_with_a_view
 
 __all__ = ["InPlaceOps", "E11"]
 
@@ -146,8 +146,7 @@ class InPlaceOps:
         compiled node): either would give a wrong gradient. A write into values a rule
         node saved goes ahead, as in PyTorch: the version it bumps makes that node's
         backward raise."""
-        counter = self._counter
-        if (counter is not None and len(counter) > 1) or self._data.base is not None:
+        if shared_with_a_view(self._counter) or self._data.base is not None:
             raise RuntimeError(E_KEPT)
         fn = self._grad_fn
         if fn is not None and not isinstance(fn, ops.RuleNode) and ops.keeps_result(fn):
@@ -218,6 +217,7 @@ class InPlaceOps:
         self._store(out._data)
         counter_of(self)[0] += 1  # counted from here on, as PyTorch counts every write
         self._grad_fn = out._grad_fn
+        rebased(self, out._grad_fn)
         self._requires_grad = True
         return self
 
