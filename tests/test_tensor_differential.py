@@ -357,3 +357,19 @@ def test_expand_that_repeats_nothing_writes_through():
     assert v.tolist() == [[0.25, 0.25]] * 3 and w.tolist() == [2.0, 2.0, 2.0]
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         torch.ones(3).expand(2, 3).mul_(2)
+
+
+# --- relu and clamp select the gradient: nan or inf does not leak where they are flat ---------
+
+
+def test_relu_and_clamp_do_not_leak_nan_or_inf_gradients():
+    x = torch.tensor([-105.14, 53.45, 0.5], requires_grad=True)
+    (torch.clamp(x, -1, 1) * float("inf")).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, float("inf")]
+    x.grad = None
+    (x.clamp(min=0.6) * float("inf")).sum().backward()
+    assert x.grad.tolist() == [0.0, float("inf"), 0.0]
+    x.grad = None
+    (torch.nn.functional.relu(x) * float("nan")).sum().backward()
+    g = x.grad.tolist()
+    assert g[0] == 0.0 and math.isnan(g[1]) and math.isnan(g[2])

@@ -133,9 +133,16 @@ def sigmoid_d(ans, x):
     return ans * (1.0 - ans)
 
 
-@elementwise(relu, name="Relu")
-def relu_d(ans, x):
-    return x > 0
+@defvjp(relu, "x", name="Relu")
+def relu_vjp(g, ans, x):
+    """g where x > 0, else 0: a selection, so a nan or inf g does not leak through (as
+    PyTorch's threshold_backward and JAX's relu)."""
+    return np.where(x > 0, g, 0)
+
+
+@defjvp(relu, "x")
+def relu_jvp(t, ans, x):
+    return np.where(x > 0, t, 0)
 
 
 @elementwise(atan2, "x", name="Atan2")
