@@ -373,3 +373,14 @@ def test_relu_and_clamp_do_not_leak_nan_or_inf_gradients():
     (torch.nn.functional.relu(x) * float("nan")).sum().backward()
     g = x.grad.tolist()
     assert g[0] == 0.0 and math.isnan(g[1]) and math.isnan(g[2])
+
+
+def test_in_place_add_and_sub_keep_no_tensor():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x.clone()
+    y.add_(1e-3, alpha=2)
+    y -= 1
+    o = y.sum()
+    o.backward()
+    o.backward()
+    assert x.grad.tolist() == [2.0, 2.0]

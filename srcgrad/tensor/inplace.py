@@ -20,6 +20,7 @@ __all__ = ["InPlaceOps", "E11"]
 
 _UFUNCS = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply, operator.truediv: np.true_divide}
 _NUMBERS = (float, int)
+_KEEP_NOTHING = (operator.add, operator.sub)
 
 E11 = "a leaf Variable that requires grad is being used in an in-place operation."
 E_KEPT = (
@@ -101,7 +102,8 @@ class InPlaceOps:
 
             def compute(source):
                 self._check_cast(other, floating)
-                return ops.binary(primitive, source, other, name, floating=floating)
+                # add and sub keep no tensor (a second backward runs), as out of place
+                return ops.binary(primitive, source, other, name, primitive not in _KEEP_NOTHING, floating)
 
             return self._become(compute)
         self._check_cast(other, floating)
