@@ -384,3 +384,26 @@ def test_in_place_add_and_sub_keep_no_tensor():
     o.backward()
     o.backward()
     assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_std_of_equal_float32_values_is_exactly_zero():
+    v = torch.full((3, 2, 1), -0.25, requires_grad=True)
+    w = torch.tanh(v) * 0.41 - 1.24  # three equal float32 values whose float32 mean is not exact
+    s = w.std(0, unbiased=False)
+    assert s.dtype == torch.float32 and s.tolist() == [[0.0], [0.0]]
+    assert (s ** -1).tolist() == [[float("inf")], [float("inf")]]
+    assert w.var().item() == 0.0
+
+
+def test_std_float32_values_and_gradient():
+    x = torch.tensor([[0.3, 1.7, -2.2], [0.1, 0.1, 0.1]], requires_grad=True)
+    y = x.std(1)
+    assert y.dtype == torch.float32 and y.detach().numpy() == pytest.approx([1.9756854, 0.0], rel=1e-6)
+    y.sum().backward()
+    assert x.grad.dtype == torch.float32
+    assert x.grad.numpy() == pytest.approx(np.array([[0.0928, 0.4471, -0.5399], [0.0, 0.0, 0.0]]), abs=1e-4)
+
+
+def test_sort_of_a_0d_bool_tensor():
+    values, indices = torch.tensor(True).sort()
+    assert values.item() is True and indices.item() == 0
