@@ -407,3 +407,26 @@ def test_std_float32_values_and_gradient():
 def test_sort_of_a_0d_bool_tensor():
     values, indices = torch.tensor(True).sort()
     assert values.item() is True and indices.item() == 0
+
+
+@pytest.mark.parametrize("method, name", [("fill_", "FillBackward2"), ("zero_", "ZeroBackward0")])
+def test_overwrites_in_place_keep_no_tensor(method, name):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x + x
+    getattr(y, method)(*([2] if method == "fill_" else []))
+    assert type(y.grad_fn).__name__ == name
+    o = (y + x).sum()
+    o.backward()
+    o.backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_unbind_of_a_vector_gives_views():
+    v = torch.tensor([1.0, 2.0])
+    first = v.unbind(0)[0]
+    first += 1
+    assert v.tolist() == [2.0, 2.0]
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    a, b = x.unbind()
+    (a * 3 + b).backward()
+    assert x.grad.tolist() == [3.0, 1.0]

@@ -90,7 +90,7 @@ class InPlaceOps:
 
     __slots__ = ()
 
-    def _inplace(self, primitive, other, name, floating=False):
+    def _inplace(self, primitive, other, name, floating=False, saves=None):
         """`self op= other` in place. Tracked when grad mode is on and either side
         requires grad; then self becomes the output of a node named `name`."""
         other = ops.operand(other)
@@ -103,7 +103,8 @@ class InPlaceOps:
             def compute(source):
                 self._check_cast(other, floating)
                 # add and sub keep no tensor (a second backward runs), as out of place
-                return ops.binary(primitive, source, other, name, primitive not in _KEEP_NOTHING, floating)
+                keeps = primitive not in _KEEP_NOTHING if saves is None else saves
+                return ops.binary(primitive, source, other, name, keeps, floating)
 
             return self._become(compute)
         self._check_cast(other, floating)
@@ -225,7 +226,7 @@ class InPlaceOps:
 
     def zero_(self):
         if self._requires_grad and _mode.enabled:
-            self._inplace(operator.mul, 0, "ZeroBackward0")  # the old values get zero gradient
+            self._inplace(operator.mul, 0, "ZeroBackward0", saves=False)  # the old values get zero gradient
         try:
             self._data.fill(0)
         except ValueError:  # read-only: an expanded tensor's error, or NumPy's
@@ -238,7 +239,7 @@ class InPlaceOps:
 
     def _overwrite(self, value, name):
         if _mode.enabled and self._requires_grad:
-            self._inplace(operator.mul, 0, name)  # the old values get zero gradient
+            self._inplace(operator.mul, 0, name, saves=False)  # the old values get zero gradient
         self._store(value)
         bump(self)
         return self

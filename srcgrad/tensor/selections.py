@@ -175,8 +175,11 @@ def unbind(input, dim=0):
     if x.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     axis = _axis(input, dim)
-    return tuple(ops.apply(operator.getitem, input, (slice(None),) * axis + (i,), name="UnbindBackward0", saves=False)
-                 for i in range(x.shape[axis]))
+    # `...` last: a 1-D tensor's pieces are 0-d views, not copied scalars (writes reach input)
+    return tuple(
+        ops.apply(operator.getitem, input, (slice(None),) * axis + (i, Ellipsis), name="UnbindBackward0", saves=False)
+        for i in range(x.shape[axis])
+    )
 
 
 class SelectionOps:
