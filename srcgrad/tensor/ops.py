@@ -34,7 +34,7 @@ Tensor = None  # bound by srcgrad.tensor.tensor
 
 _NO_EDGE = (None, 0)
 _RULES = {}
-_NODES = {}  # (primitive, name) -> (rule, node class): resolved once per op kind
+_NODES = {}  # (primitive, name) -> _Kind: resolved once per op kind
 _PARAMS = {}  # id(rule) -> (rule, its parameter names); a Rule's signature never changes
 _ndarray = np.ndarray
 
@@ -52,14 +52,28 @@ def rule_of(primitive):
         return rule
 
 
+class _Kind(tuple):
+    """What recording an op needs, resolved once per (primitive, name): `[0]` the rule,
+    `[1]` the node class, `[2]` whether a vjp of the rule reads its result, `[3]` whether
+    the first input's vjp does, `[4]` whether the first input's vjp reads that input (for
+    an op on one tensor and constants), `[5]` the inputs a two-input op saves, indexed by
+    `2 * (first needs grad) + (second needs grad)`, `[6]` the rule's parameter count."""
+
+    __slots__ = ()
+
+
 def _node_kind(primitive, name):
-    """(rule, node class, whether the rule reads its result) of the op `primitive`
-    recorded under `name` (cached)."""
+    """The _Kind of the op `primitive` recorded under `name` (cached)."""
     key = (primitive, name)
     found = _NODES.get(key)
     if found is None:
         rule = rule_of(primitive)
-        found = _NODES[key] = (rule, node_class(name or rule.name + "Backward0", RuleNode), _rule_reads_ans(rule))
+        n = len(_params(rule))
+        pairs = tuple(_saved_by(rule, (a, b)) for a in (False, True) for b in (False, True)) if n >= 2 else None
+        found = _NODES[key] = _Kind((
+            rule, node_class(name or rule.name + "Backward0", RuleNode), _rule_reads_ans(rule),
+            _reads_ans_of(rule, (True,)) if n else True, _saved_by(rule, (True,))[0] if n else True, pairs, n,
+        ))
     return found
 
 
@@ -275,7 +289,8 @@ def _tracked_one(ans, primitive, name, saves, a, x, consts):
     fn = a._grad_fn
     if fn is None:
         fn = a._accumulate_grad()
-    if saves and saved_inputs(primitive, name, (True,) + (False,) * len(consts))[0]:  # graph.saved_version, inlined
+    kind = _NODES.get((primitive, name)) or _node_kind(primitive, name)
+    if saves and (kind[4] if len(consts) < kind[6] else True):  # graph.saved_version, inlined
         counter = a._counter
         if counter is None:
             counter = a._counter = [0]
@@ -344,7 +359,7 @@ def _output(ans, primitive, name, edges, arrays, kwargs, in_dtypes, saves, versi
         kind = _node_kind(primitive, name)
     out = _new(Tensor)
     out._data = ans
-    if saves and kind[2] and _live_reads_ans(kind[0], edges):
+    if saves and kind[2] and (kind[3] if len(edges) == 1 else _reads_ans_of(kind[0], tuple(f is not None for f, _ in edges))):
         counter = out._counter = [0]
         versions += (counter, 0, -1)
     else:
@@ -518,7 +533,8 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
     versions = ()
     a_tensor, b_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
     if saves:
-        read_a, read_b = saved_inputs(primitive, name, (a_tensor and a._requires_grad, b_tensor and b._requires_grad))
+        pairs = (_NODES.get((primitive, name)) or _node_kind(primitive, name))[5]
+        read_a, read_b = pairs[2 * (a_tensor and a._requires_grad) + (b_tensor and b._requires_grad)]
     if a_tensor:
         dtype_a = x.dtype
         edge_a = (fn if (fn := a._grad_fn) is not None else a._accumulate_grad(), 0) if a._requires_grad else _NO_EDGE
@@ -583,17 +599,17 @@ def _rule_reads_ans(rule):
 _READS_ANS = {}  # id(rule) -> (rule, whether a vjp of it reads `ans`)
 
 
-def _live_reads_ans(rule, edges):
-    """Whether a vjp that backward will run (one per input with an edge) reads `ans`:
-    `x ** 2` keeps no record of its output, as PyTorch's PowBackward0 saves none (cached)."""
-    live = tuple(fn is not None for fn, _ in edges)
+def _reads_ans_of(rule, live):
+    """Whether a vjp that backward will run (one per input with an edge, `live`) reads
+    `ans`: `x ** 2` keeps no record of its output, as PyTorch's PowBackward0 saves none
+    (cached)."""
     key = (id(rule), live)
     found = _LIVE_READS.get(key)
     if found is None or found[0] is not rule:
         params = _params(rule)
-        found = _LIVE_READS[key] = (rule, any(
-            _reads_ans(rule.vjps[params[i]]) for i, on in enumerate(live) if on and i < len(params) and params[i] in rule.vjps
-        ) or len(live) > len(params))
+        found = _LIVE_READS[key] = (rule, len(live) > len(params) or any(
+            _reads_ans(rule.vjps[params[i]]) for i, on in enumerate(live) if on and params[i] in rule.vjps
+        ))
     return found[1]
 
 
@@ -607,19 +623,21 @@ def saved_inputs(primitive, name, live):
     key = (primitive, name, live)
     found = _SAVED_INPUTS.get(key)
     if found is None:
-        rule = _node_kind(primitive, name)[0]
-        params = _params(rule)
-        found = tuple(
-            i >= len(params) or len(live) > len(params) or any(
-                _reads_argument(rule.vjps.get(params[j]), i, len(live)) for j, on in enumerate(live) if on
-            )
-            for i in range(len(live))
-        )
-        _SAVED_INPUTS[key] = found
+        found = _SAVED_INPUTS[key] = _saved_by(_node_kind(primitive, name)[0], live)
     return found
 
 
 _SAVED_INPUTS = {}  # (primitive, name, live) -> which arguments are read
+
+
+def _saved_by(rule, live):
+    params = _params(rule)
+    return tuple(
+        i >= len(params) or len(live) > len(params) or any(
+            _reads_argument(rule.vjps.get(params[j]), i, len(live)) for j, on in enumerate(live) if on
+        )
+        for i in range(len(live))
+    )
 
 
 def _reads_argument(derivative, i, count):
