@@ -135,6 +135,7 @@ BINARY = [  # (function, x domain, y domain)
     (operator.add, (-2, 2), (-2, 2)), (operator.sub, (-2, 2), (-2, 2)), (operator.mul, (-2, 2), (-2, 2)),
     (operator.truediv, (-2, 2), (0.5, 2)), (operator.pow, (0.5, 2), (-2, 2)),
     (operator.mod, (0.2, 3), (1.3, 1.7)), (np.divmod, (0.2, 3), (1.3, 1.7)),
+    (rules.activations.atan2, (-2, 2), (0.5, 2)),
 ]
 PAIRS = [((), ()), ((3,), ()), ((), (3,)), ((2, 3), (3,)), ((3,), (2, 3)), ((2, 1), (3,))]
 

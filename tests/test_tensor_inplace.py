@@ -1,11 +1,13 @@
 """In-place operations on tensors in a graph: a write the graph would see is refused.
 
 PyTorch detects, by version counters at backward, an in-place write into values a
-node saved, and rebases the graphs of views. The shim refuses a recorded write when
-it happens (`InPlaceOps._refuse_if_kept`), since backward would otherwise read the
-changed values and give a wrong gradient silently; an unrecorded one (under
-`no_grad`, through `detach()`, by item assignment) is caught at backward by version
-counters, with PyTorch's message. Writes no node reads still work.
+node saved, and rebases the graphs of views. The shim does the first as PyTorch does
+(the write is recorded and counted; backward raises PyTorch's error); it refuses a
+recorded write into a view or the base of a view when it happens
+(`InPlaceOps._refuse_if_kept`), since backward would otherwise give a wrong gradient
+silently. An unrecorded write (under `no_grad`, through `detach()`, by item
+assignment) is caught at backward by version counters too. Writes no node reads still
+work.
 """
 
 import re
@@ -62,10 +64,21 @@ def _sigmoid_then_mul(x):
     return y
 
 
-@pytest.mark.parametrize("program", [_exp_then_add, _saved_input, _base_of_a_view, _a_view, _reshaped, _sigmoid_then_mul])
+@pytest.mark.parametrize("program", [_base_of_a_view, _a_view, _reshaped])
 def test_a_write_the_graph_would_see_is_refused(program):
     with pytest.raises(RuntimeError, match="graph keeps for backward"):
         program(_x())
+
+
+@pytest.mark.parametrize("program, node", [(_exp_then_add, "Exp"), (_saved_input, "Add"), (_sigmoid_then_mul, "Sigmoid")])
+def test_a_write_into_saved_values_raises_at_backward(program, node):
+    """As in PyTorch: the write is recorded and counted; the node that saved the old
+    values refuses to run, with PyTorch's message."""
+    x = _x()
+    out = program(x)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation: .* is at version 1; expected version 0"):
+        out.sum().backward()
+    assert x.grad is None
 
 
 def test_writes_no_node_reads_are_recorded():

@@ -181,6 +181,18 @@ SNIPPETS = {
         attempt(lambda: o.backward())
         print(leaf.grad)
     """,
+    "differential-hunt": """
+        x = torch.ones(3, requires_grad=True); y = x.exp(); y.add_(1)
+        attempt(lambda: y.sum().backward())
+        attempt(lambda: x[0].mul_(2)); attempt(lambda: x.__setitem__([0], 5))
+        t = torch.ones(3); t[0].mul_(2); print(t, y._version)
+        w = torch.tensor([[0.5], [1.5]], requires_grad=True); o = (w * w).sum(); w.requires_grad_(False); o.backward(); print(w.grad)
+        print(torch.tensor([-0.0, 0.0, -1.0]).relu(), torch.tril(x.reshape(1, 3)).grad_fn)
+        z = torch.tensor([1.0, -2.0], dtype=torch.float64, requires_grad=True)
+        print(torch.nn.functional.binary_cross_entropy_with_logits(z, torch.tensor([0.5, 0.25])))
+        print(torch.tensor([1, -1, 2]) ** torch.tensor([-2, -3, -1])); attempt(lambda: torch.tensor([1, 2]) ** -1)
+        o = x.add(x, alpha=2).sum(); o.backward(); o.backward(); print(x.grad)
+    """,
     "custom-function": """
         class Exp(torch.autograd.Function):
             @staticmethod

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from ..rules import activations
-from ..tensor import ops
+from ..tensor import dtypes, ops
 from ..tensor.dtypes import dim_axis
 from ..tensor.functions import where
 from ..tensor.graph import is_grad_enabled
@@ -118,6 +118,15 @@ def log_softmax(input, dim=None, dtype=None):
 # --- losses --------------------------------------------------------------------------
 
 
+def _target_dtype(z, y):
+    """The dtype of PyTorch's logistic loss: it computes into `(1 - target)` in place,
+    so a floating target's dtype wins (a float64 input with a float32 target gives a
+    float32 loss); None when that is the promoted dtype anyway."""
+    if isinstance(y, Tensor) and isinstance(z, Tensor) and y._data.dtype.kind == "f" and y._data.dtype != z._data.dtype:
+        return y._data.dtype
+    return None
+
+
 def _weighted_bce_with_logits(z, y, weight, pos_weight, reduction):
     if pos_weight is None:
         loss = ops.apply(activations.binary_cross_entropy_with_logits, z, y, reduction="none")
@@ -125,6 +134,9 @@ def _weighted_bce_with_logits(z, y, weight, pos_weight, reduction):
         loss = (1 - y) * z - ops.apply(activations.logsigmoid, z) * ((pos_weight - 1) * y + 1)
     if weight is not None:
         loss = loss * weight
+    dtype = _target_dtype(z, y)
+    if dtype is not None and loss._data.dtype != dtype:
+        loss = loss.to(dtypes.of(dtype))
     return _reduce(loss, reduction)
 
 
@@ -142,10 +154,13 @@ def binary_cross_entropy_with_logits(
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     name = "BinaryCrossEntropyWithLogitsBackward0"
     if weight is None and pos_weight is None:
+        dtype = _target_dtype(input, target)
         if reduction == "mean":  # the common call: no keyword dict to build per call
-            return ops.apply(activations.binary_cross_entropy_with_logits, input, target, name=name)
+            return ops.apply(activations.binary_cross_entropy_with_logits, input, target, name=name, out_dtype=dtype)
         _check_reduction(reduction)
-        return ops.apply(activations.binary_cross_entropy_with_logits, input, target, name=name, reduction=reduction)
+        return ops.apply(
+            activations.binary_cross_entropy_with_logits, input, target, name=name, out_dtype=dtype, reduction=reduction
+        )
     _check_reduction(reduction)
     return ops.composite(name, _weighted_bce_with_logits, input, target, weight, pos_weight, reduction)
 

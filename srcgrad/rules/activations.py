@@ -15,7 +15,7 @@ from .registry import defjvp, defvjp, elementwise
 
 __all__ = [
     "sigmoid", "relu", "softplus", "logsigmoid", "softmax", "log_softmax", "logsumexp", "binary_cross_entropy_with_logits",
-    "binary_cross_entropy", "mse_loss",
+    "binary_cross_entropy", "mse_loss", "atan2",
 ]
 
 
@@ -37,8 +37,22 @@ def expit(x):
 
 
 def relu(x):
-    """max(x, 0), with zero gradient at 0."""
-    return np.maximum(x, 0)
+    """max(x, 0), with zero gradient at 0; x itself where x is not below 0, so -0.0
+    and nan pass through (as in PyTorch)."""
+    return np.where(x < 0, 0, x)
+
+
+def atan2(x, y):
+    """`np.arctan2(x, y)` as PyTorch differentiates it: its derivative is 0 where
+    x * x + y * y is 0 (at the origin, or where the squares underflow), not nan as
+    `np.arctan2`'s rule (and JAX) give."""
+    return np.arctan2(x, y)
+
+
+def _reciprocal_or_zero(d):
+    """1 / d, and 0 where that is inf (PyTorch's atan2_backward)."""
+    r = np.reciprocal(d)
+    return np.where(np.isinf(r), 0.0, r).astype(r.dtype, copy=False)
 
 
 def softplus(x):
@@ -119,9 +133,26 @@ def sigmoid_d(ans, x):
     return ans * (1.0 - ans)
 
 
-@elementwise(relu, name="Relu")
-def relu_d(ans, x):
-    return x > 0
+@defvjp(relu, "x", name="Relu")
+def relu_vjp(g, ans, x):
+    """g where x > 0, else 0: a selection, so a nan or inf g does not leak through (as
+    PyTorch's threshold_backward and JAX's relu)."""
+    return np.where(x > 0, g, 0)
+
+
+@defjvp(relu, "x")
+def relu_jvp(t, ans, x):
+    return np.where(x > 0, t, 0)
+
+
+@elementwise(atan2, "x", name="Atan2")
+def atan2_dx(ans, x, y):
+    return y * _reciprocal_or_zero(x * x + y * y)
+
+
+@elementwise(atan2, "y")
+def atan2_dy(ans, x, y):
+    return -x * _reciprocal_or_zero(x * x + y * y)
 
 
 @elementwise(softplus, name="Softplus")

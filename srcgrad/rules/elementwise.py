@@ -457,7 +457,8 @@ def _bound(a_bound, bound):
 
 @defvjp(np.clip, "x")
 def clip_vjp_x(g, ans, x, a_min=None, a_max=None, out=None, *, min=None, max=None):
-    return unbroadcast(g * (ans == x), x)
+    """g where x is the result, else 0 (a selection: a nan or inf g does not leak through)."""
+    return unbroadcast(np.where(ans == x, g, 0), x)
 
 
 @defvjp(np.clip, "a_min")
@@ -482,7 +483,7 @@ def clip_vjp_max(g, ans, x, a_min=None, a_max=None, out=None, *, min=None, max=N
 
 @defjvp(np.clip, "x")
 def clip_jvp_x(t, ans, x, a_min=None, a_max=None, out=None, *, min=None, max=None):
-    return t * (ans == x)
+    return np.where(ans == x, t, 0)
 
 
 @defjvp(np.clip, "a_min")

@@ -200,6 +200,31 @@ def counter_of(tensor):
     return counter
 
 
+def view_counter(tensor):
+    """The version counter of `tensor`, to be shared with a view of it: marked (its second
+    item True) as shared with a view, which a recorded in-place write refuses (`inplace.py`)."""
+    counter = counter_of(tensor)
+    if len(counter) == 1:
+        counter.append(True)
+    else:
+        counter[1] = True
+    return counter
+
+
+def shared_with_a_view(counter):
+    return counter is not None and len(counter) > 1 and counter[1]
+
+
+def rebased(tensor, producer):
+    """Note on `tensor`'s counter that a recorded in-place write made `producer` its node:
+    PyTorch names that node, not the one that made the saved values, in its version error."""
+    counter = counter_of(tensor)
+    if len(counter) < 3:
+        counter.extend([False] * (2 - len(counter)) + [producer])
+    else:
+        counter[2] = producer
+
+
 def saved_version(tensor, which):
     """The record a node keeps of saving `tensor` (three items of its `versions`):
     `which` tells `check_versions` how to describe it (`node.describe_saved(which)`)."""
@@ -232,12 +257,17 @@ def check_versions(node):
         counter, count = versions[i], versions[i + 1]
         if counter[0] != count:
             which = versions[i + 2]
+            text = node.describe_saved(which)
+            if len(counter) > 2 and not (type(which) is int and which == -1):
+                # a saved input is now the output of its in-place write's node (a saved
+                # output is still named after the node that made it, as in PyTorch)
+                text = text[: text.index("]]") + 2] + _which_output(counter[2])
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{node.describe_saved(which)} is at version {counter[0]}; "
-                f"expected version {count} instead. Hint: the value was changed in place after "
-                "an operation saved it for backward; make the change out of place (y = y + 1), "
-                "or after backward."
+                f"inplace operation: [{text} is at version {counter[0]}; "
+                f"expected version {count} instead. Hint: enable anomaly detection to find the "
+                "operation that failed to compute its gradient, with "
+                "srcgrad.autograd.set_detect_anomaly(True, check_nan=False)."
             )
         i += 3
 
@@ -246,13 +276,16 @@ def describe(array, producer):
     """`srcgrad.FloatTensor [2, 3]]`, and for the output of a node `srcgrad.FloatTensor
     [3]], which is output 0 of Mul,` (PyTorch's wording: the node's name less its
     `Backward0`; the output's number among the node's outputs)."""
-    text = f"{legacy_type_name(array.dtype)} [{', '.join(map(str, array.shape))}]]"
+    return f"{legacy_type_name(array.dtype)} [{', '.join(map(str, array.shape))}]]" + _which_output(producer)
+
+
+def _which_output(producer):
     index = 0
     if type(producer) is OutputNode:
         index, producer = producer.index, producer.node
     if producer is not None and type(producer) is not AccumulateGrad:
-        text += f", which is output {index} of {re.sub(r'Backward[0-9]*$', '', type(producer).__name__)},"
-    return text
+        return f", which is output {index} of {re.sub(r'Backward[0-9]*$', '', type(producer).__name__)},"
+    return ""
 
 
 # --- nodes -----------------------------------------------------------------------------
@@ -332,7 +365,8 @@ class AccumulateGrad(Node):
         self.variable = variable
 
     def apply(self, g):
-        accumulate(self.variable, g)
+        if self.variable._requires_grad:  # not if requires_grad was switched off since
+            accumulate(self.variable, g)
         return ()
 
 
@@ -444,7 +478,7 @@ def run_single(node, shape, dtype, retain_graph):
         if len(edges) == 1:
             (nxt, _), = edges
             g = grads[0]
-            if nxt is not None and g is not None:
+            if nxt is not None and g is not None and nxt.variable._requires_grad:
                 accumulate(nxt.variable, g)
             return True
         pending = {}
@@ -453,7 +487,8 @@ def run_single(node, shape, dtype, retain_graph):
                 continue
             pending[nxt] = pending[nxt] + g if nxt in pending else g
         for nxt, g in pending.items():
-            accumulate(nxt.variable, g)
+            if nxt.variable._requires_grad:
+                accumulate(nxt.variable, g)
     finally:
         loud(token)
     return True
@@ -552,7 +587,8 @@ def _run(order, pending, retain_graph):
         if node._hooks:
             g = run_hooks(node, g)
         if type(node) is AccumulateGrad:
-            accumulate(node.variable, g)
+            if node.variable._requires_grad:  # not if requires_grad was switched off since
+                accumulate(node.variable, g)
             continue
         grads_in = node.apply(g)
         for (nxt, _), gi in zip(node.next_functions, grads_in):

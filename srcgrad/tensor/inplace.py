@@ -14,12 +14,13 @@ import operator
 import numpy as np
 
 from . import dtypes, ops
-from .graph import _mode, bump
+from .graph import AccumulateGrad, _mode, bump, counter_of, rebased, shared_with_a_view
 
 __all__ = ["InPlaceOps", "E11"]
 
 _UFUNCS = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply, operator.truediv: np.true_divide}
 _NUMBERS = (float, int)
+_KEEP_NOTHING = (operator.add, operator.sub)
 
 E11 = "a leaf Variable that requires grad is being used in an in-place operation."
 E_KEPT = (
@@ -69,12 +70,27 @@ def _method(primitive, name, floating=False):
     return method
 
 
+def _views_a_leaf(tensor):
+    """Whether `tensor` is a view of a leaf that requires grad: its node's first edge
+    leads, through nodes of views, to the leaf's AccumulateGrad, and they share memory."""
+    data, fn = tensor._data, tensor._grad_fn
+    if data.base is None:
+        return False
+    for _ in range(16):
+        if fn is None or not fn.next_functions:
+            return False
+        fn = fn.next_functions[0][0]
+        if type(fn) is AccumulateGrad:
+            return np.may_share_memory(data, fn.variable._data)
+    return False
+
+
 class InPlaceOps:
     """The in-place methods; `Tensor` inherits them."""
 
     __slots__ = ()
 
-    def _inplace(self, primitive, other, name, floating=False):
+    def _inplace(self, primitive, other, name, floating=False, saves=None):
         """`self op= other` in place. Tracked when grad mode is on and either side
         requires grad; then self becomes the output of a node named `name`."""
         other = ops.operand(other)
@@ -86,7 +102,9 @@ class InPlaceOps:
 
             def compute(source):
                 self._check_cast(other, floating)
-                return ops.binary(primitive, source, other, name, floating=floating)
+                # add and sub keep no tensor (a second backward runs), as out of place
+                keeps = primitive not in _KEEP_NOTHING if saves is None else saves
+                return ops.binary(primitive, source, other, name, keeps, floating)
 
             return self._become(compute)
         self._check_cast(other, floating)
@@ -125,12 +143,16 @@ class InPlaceOps:
             )
 
     def _refuse_if_kept(self):
-        """Raise before a recorded in-place write that may change values a graph node
-        keeps for its backward (PyTorch raises at backward, by version counters), or
-        that would reach a view or the base of a view (PyTorch rebases their graphs;
-        the shim does not): either would give a wrong gradient. A tensor with a version
-        counter is one a node saved, a view or a view's base, or a `detach()`ed alias."""
-        if self._counter is not None or self._data.base is not None or ops.keeps_result(self._grad_fn):
+        """Raise before a recorded in-place write that would reach a view or the base of
+        a view (PyTorch rebases their graphs; the shim does not), or change the output
+        of a node that reads it back without a version record of it (a composite or
+        compiled node): either would give a wrong gradient. A write into values a rule
+        node saved goes ahead, as in PyTorch: the version it bumps makes that node's
+        backward raise."""
+        if shared_with_a_view(self._counter) or self._data.base is not None:
+            raise RuntimeError(E_KEPT)
+        fn = self._grad_fn
+        if fn is not None and not isinstance(fn, ops.RuleNode) and ops.keeps_result(fn):
             raise RuntimeError(E_KEPT)
 
     def _check_cast(self, other, floating):
@@ -189,18 +211,22 @@ class InPlaceOps:
         input `source` holding self's old values and grad_fn."""
         if self._requires_grad and self._grad_fn is None:
             raise RuntimeError(E11)
+        if _views_a_leaf(self):
+            raise RuntimeError("a view of " + E11)
         self._refuse_if_kept()
         source = type(self)._make(self._data.copy(), self._requires_grad)
         source._grad_fn = self._grad_fn
         out = compute(source)
         self._store(out._data)
+        counter_of(self)[0] += 1  # counted from here on, as PyTorch counts every write
         self._grad_fn = out._grad_fn
+        rebased(self, out._grad_fn)
         self._requires_grad = True
         return self
 
     def zero_(self):
         if self._requires_grad and _mode.enabled:
-            self._inplace(operator.mul, 0, "ZeroBackward0")  # the old values get zero gradient
+            self._inplace(operator.mul, 0, "ZeroBackward0", saves=False)  # the old values get zero gradient
         try:
             self._data.fill(0)
         except ValueError:  # read-only: an expanded tensor's error, or NumPy's
@@ -213,7 +239,7 @@ class InPlaceOps:
 
     def _overwrite(self, value, name):
         if _mode.enabled and self._requires_grad:
-            self._inplace(operator.mul, 0, name)  # the old values get zero gradient
+            self._inplace(operator.mul, 0, name, saves=False)  # the old values get zero gradient
         self._store(value)
         bump(self)
         return self

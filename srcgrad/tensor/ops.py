@@ -28,13 +28,13 @@ import numpy as np
 from ..rules import is_nondifferentiable, lookup
 from ..runtime import unbroadcast
 from . import dtypes
-from .graph import Node, _mode, counter_of, describe, loud, node_class, quiet, run_backward, saved_version, saved_versions
+from .graph import Node, _mode, counter_of, view_counter, describe, loud, node_class, quiet, run_backward, saved_version, saved_versions
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
 _NO_EDGE = (None, 0)
 _RULES = {}
-_NODES = {}  # (primitive, name) -> (rule, node class): resolved once per op kind
+_NODES = {}  # (primitive, name) -> _Kind: resolved once per op kind
 _PARAMS = {}  # id(rule) -> (rule, its parameter names); a Rule's signature never changes
 _ndarray = np.ndarray
 
@@ -52,14 +52,28 @@ def rule_of(primitive):
         return rule
 
 
+class _Kind(tuple):
+    """What recording an op needs, resolved once per (primitive, name): `[0]` the rule,
+    `[1]` the node class, `[2]` whether a vjp of the rule reads its result, `[3]` whether
+    the first input's vjp does, `[4]` whether the first input's vjp reads that input (for
+    an op on one tensor and constants), `[5]` the inputs a two-input op saves, indexed by
+    `2 * (first needs grad) + (second needs grad)`, `[6]` the rule's parameter count."""
+
+    __slots__ = ()
+
+
 def _node_kind(primitive, name):
-    """(rule, node class, whether the rule reads its result) of the op `primitive`
-    recorded under `name` (cached)."""
+    """The _Kind of the op `primitive` recorded under `name` (cached)."""
     key = (primitive, name)
     found = _NODES.get(key)
     if found is None:
         rule = rule_of(primitive)
-        found = _NODES[key] = (rule, node_class(name or rule.name + "Backward0", RuleNode), _rule_reads_ans(rule))
+        n = len(_params(rule))
+        pairs = tuple(_saved_by(rule, (a, b)) for a in (False, True) for b in (False, True)) if n >= 2 else None
+        found = _NODES[key] = _Kind((
+            rule, node_class(name or rule.name + "Backward0", RuleNode), _rule_reads_ans(rule),
+            _reads_ans_of(rule, (True,)) if n else True, _saved_by(rule, (True,))[0] if n else True, pairs, n,
+        ))
     return found
 
 
@@ -163,15 +177,16 @@ class CompositeNode(Node):
     """One node for a piece of Tensor code: backward runs the recorded inner graph.
     `versions` records its tensor arguments (which: the array and its producer)."""
 
-    __slots__ = ("root", "sinks", "dtypes", "freed", "versions")
+    __slots__ = ("root", "sinks", "dtypes", "freed", "versions", "saves")
 
-    def __init__(self, next_functions, root, sinks, in_dtypes, versions):
+    def __init__(self, next_functions, root, sinks, in_dtypes, versions, saves=True):
         super().__init__(next_functions)
         self.root = root
         self.sinks = sinks
         self.dtypes = in_dtypes
         self.freed = False
         self.versions = versions
+        self.saves = saves  # False: the inner graph keeps no tensor, so it can run again
 
     def apply(self, g):
         wanted = [s for s in self.sinks if s is not None]
@@ -183,8 +198,9 @@ class CompositeNode(Node):
         return out
 
     def release(self):
-        self.root = None
-        self.freed = True
+        if self.saves:
+            self.root = None
+            self.freed = True
 
 
 def _edge(t):
@@ -263,7 +279,7 @@ def exact(primitive, a, name, consts=(), compute=None):
     else:
         out = _leaf(ans)
     if ans.base is not None:  # a view: writing into either changes the other
-        out._counter = counter_of(a)
+        out._counter = view_counter(a)
     return out
 
 
@@ -273,7 +289,8 @@ def _tracked_one(ans, primitive, name, saves, a, x, consts):
     fn = a._grad_fn
     if fn is None:
         fn = a._accumulate_grad()
-    if saves:  # graph.saved_version, inlined
+    kind = _NODES.get((primitive, name)) or _node_kind(primitive, name)
+    if saves and (kind[4] if len(consts) < kind[6] else True):  # graph.saved_version, inlined
         counter = a._counter
         if counter is None:
             counter = a._counter = [0]
@@ -290,7 +307,7 @@ def _share_counter(view, args):
     data = view._data
     for a in args:
         if isinstance(a, Tensor) and np.may_share_memory(data, a._data):
-            view._counter = counter_of(a)
+            view._counter = view_counter(a)
             return
 
 
@@ -312,8 +329,9 @@ def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
     (computed as `arrays`)."""
     versions = ()
     if saves:
+        read = saved_inputs(primitive, name, tuple(isinstance(a, Tensor) and a._requires_grad for a in args))
         for i, a in enumerate(args):
-            if isinstance(a, Tensor):
+            if isinstance(a, Tensor) and read[i]:
                 versions += saved_version(a, i)
     edges = []
     in_dtypes = []
@@ -341,7 +359,7 @@ def _output(ans, primitive, name, edges, arrays, kwargs, in_dtypes, saves, versi
         kind = _node_kind(primitive, name)
     out = _new(Tensor)
     out._data = ans
-    if saves and kind[2]:
+    if saves and kind[2] and (kind[3] if len(edges) == 1 else _reads_ans_of(kind[0], tuple(f is not None for f, _ in edges))):
         counter = out._counter = [0]
         versions += (counter, 0, -1)
     else:
@@ -353,11 +371,14 @@ def _output(ans, primitive, name, edges, arrays, kwargs, in_dtypes, saves, versi
     return out
 
 
-def composite(name, fn, *args, **kwargs):
-    """Run Tensor code `fn(*args)`; when tracked, record it as one node called `name`."""
+def composite(name, fn, *args, _saves=True, **kwargs):
+    """Run Tensor code `fn(*args)`; when tracked, record it as one node called `name`
+    (`_saves` False: `fn`'s graph keeps no tensor, so the node records no versions and
+    can run backward again, as PyTorch's nodes that save nothing can)."""
     if not _mode.enabled or not any(isinstance(a, Tensor) and a._requires_grad for a in args):
         return fn(*args, **kwargs)
-    versions = saved_versions([a for a in args if isinstance(a, Tensor)])  # the inner graph keeps their arrays
+    # the inner graph keeps their arrays
+    versions = saved_versions([a for a in args if isinstance(a, Tensor)]) if _saves else ()
     inner = []
     for a in args:
         if isinstance(a, Tensor):
@@ -372,7 +393,7 @@ def composite(name, fn, *args, **kwargs):
     sinks = [_edge(t) if isinstance(t, Tensor) and t._requires_grad else None for t in inner]
     in_dtypes = [a._data.dtype if isinstance(a, Tensor) else None for a in args]
     out = Tensor._make(result._data)
-    out._grad_fn = node_class(name, CompositeNode)(edges, result._grad_fn, sinks, in_dtypes, versions)
+    out._grad_fn = node_class(name, CompositeNode)(edges, result._grad_fn, sinks, in_dtypes, versions, _saves)
     out._requires_grad = True
     return out
 
@@ -425,6 +446,8 @@ def binary(primitive, a, b, name=None, saves=True, floating=False):
     dt = dtypes.result_type(_data(a), _data(b))
     if floating and dt.kind not in "fc":
         dt = dtypes.DEFAULT_FLOAT.numpy
+    if primitive is operator.pow and dt.kind in "iu" and np.any(_data(b) < 0):
+        return _integer_power(_data(a), b, dt)
     try:
         return apply(primitive, a, b, name=name, saves=saves, dtype=dt, out_dtype=dt)
     except ValueError:
@@ -433,6 +456,20 @@ def binary(primitive, a, b, name=None, saves=True, floating=False):
 
 
 _NUMBERS = (float, int)
+
+
+def _integer_power(x, b, dt):
+    """An integer `x ** b` with negative exponents (never tracked), as PyTorch does it: a
+    Python number exponent is refused; a tensor one gives 1 ** e = 1, (-1) ** e = +-1
+    and 0 for any other base (the truncated reciprocal)."""
+    if not isinstance(b, Tensor):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    x, e = np.broadcast_arrays(np.asarray(x, dtype=dt), b._data.astype(dt))
+    with np.errstate(all="ignore"):
+        positive = np.power(x, np.abs(e))
+    odd = np.where(e % 2 == 0, 1, -1)
+    negative = np.where(x == 1, 1, np.where(x == -1, odd, 0))
+    return _leaf(np.asarray(np.where(e >= 0, positive, negative), dtype=dt))
 
 
 def refuse_bool_subtraction(x, y):
@@ -494,20 +531,24 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
     """`_tracked` for the operands `a`, `b` (arrays or numbers `x`, `y`); one of them is
     a Tensor."""
     versions = ()
-    if isinstance(a, Tensor):
+    a_tensor, b_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
+    if saves:
+        pairs = (_NODES.get((primitive, name)) or _node_kind(primitive, name))[5]
+        read_a, read_b = pairs[2 * (a_tensor and a._requires_grad) + (b_tensor and b._requires_grad)]
+    if a_tensor:
         dtype_a = x.dtype
         edge_a = (fn if (fn := a._grad_fn) is not None else a._accumulate_grad(), 0) if a._requires_grad else _NO_EDGE
-        if saves:  # graph.saved_version, inlined
+        if saves and read_a:  # graph.saved_version, inlined
             counter = a._counter
             if counter is None:
                 counter = a._counter = [0]
             versions = (counter, counter[0], 0)
     else:
         dtype_a, edge_a = None, _NO_EDGE
-    if isinstance(b, Tensor):
+    if b_tensor:
         dtype_b = y.dtype
         edge_b = (fn if (fn := b._grad_fn) is not None else b._accumulate_grad(), 0) if b._requires_grad else _NO_EDGE
-        if saves:
+        if saves and read_b:
             counter = b._counter
             if counter is None:
                 counter = b._counter = [0]
@@ -556,6 +597,64 @@ def _rule_reads_ans(rule):
 
 
 _READS_ANS = {}  # id(rule) -> (rule, whether a vjp of it reads `ans`)
+
+
+def _reads_ans_of(rule, live):
+    """Whether a vjp that backward will run (one per input with an edge, `live`) reads
+    `ans`: `x ** 2` keeps no record of its output, as PyTorch's PowBackward0 saves none
+    (cached)."""
+    key = (id(rule), live)
+    found = _LIVE_READS.get(key)
+    if found is None or found[0] is not rule:
+        params = _params(rule)
+        found = _LIVE_READS[key] = (rule, len(live) > len(params) or any(
+            _reads_ans(rule.vjps[params[i]]) for i, on in enumerate(live) if on and params[i] in rule.vjps
+        ))
+    return found[1]
+
+
+_LIVE_READS = {}  # (id(rule), which inputs have an edge) -> (rule, whether those vjps read `ans`)
+
+
+def saved_inputs(primitive, name, live):
+    """Which arguments of an op the vjps of its inputs with an edge (`live`, a tuple of
+    bools) read: the tensors the node saves, whose versions it records. `x * w` with only
+    `w` requiring grad saves `x` alone, as PyTorch's MulBackward0 does (cached)."""
+    key = (primitive, name, live)
+    found = _SAVED_INPUTS.get(key)
+    if found is None:
+        found = _SAVED_INPUTS[key] = _saved_by(_node_kind(primitive, name)[0], live)
+    return found
+
+
+_SAVED_INPUTS = {}  # (primitive, name, live) -> which arguments are read
+
+
+def _saved_by(rule, live):
+    params = _params(rule)
+    return tuple(
+        i >= len(params) or len(live) > len(params) or any(
+            _reads_argument(rule.vjps.get(params[j]), i, len(live)) for j, on in enumerate(live) if on
+        )
+        for i in range(len(live))
+    )
+
+
+def _reads_argument(derivative, i, count):
+    """Whether a derivative function may read its argument `i` of `count` (True when its
+    code cannot be read): a "scale" one is called `fn(ans, *args)`, a "vjp" one
+    `fn(g, ans, *args)`."""
+    code = getattr(getattr(derivative, "fn", None), "__code__", None)
+    if derivative is None or derivative.kind not in ("scale", "vjp") or code is None or code.co_flags & 0x0C:
+        return True
+    at = (1 if derivative.kind == "scale" else 2) + i
+    if at >= code.co_argcount:
+        return True
+    param = code.co_varnames[at]
+    return any(
+        ins.opname.startswith("LOAD_FAST") and param in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
+        for ins in dis.get_instructions(code)
+    )
 
 
 def _reads_ans(derivative):

@@ -7,6 +7,8 @@ holds calculus: every op is one registry primitive (`np.clip`, `np.maximum`,
 `np.where`, `np.log1p`, ...) recorded through `ops` under PyTorch's node name.
 """
 
+import operator
+
 import numpy as np
 
 from ..rules import activations
@@ -166,18 +168,22 @@ def round(input, *, decimals=0):  # noqa: A001 - PyTorch's name
 
 def atan2(input, other):
     """The angle of (other, input), elementwise (Atan2Backward0)."""
-    return ops.binary(np.arctan2, input, other, "Atan2Backward0", floating=True)
+    return ops.binary(activations.atan2, input, other, "Atan2Backward0", floating=True)
 
 
 def _lerp(start, end, weight):
-    return start + weight * (end - start)
+    if _is_tensor(weight):
+        return start + weight * (end - start)
+    # a number weight: the node keeps only the number (LerpBackward0 saves no tensor)
+    return start + ops.binary(operator.mul, end - start, weight, "MulBackward0", saves=False)
 
 
 def lerp(input, end, weight):
     """`input + weight * (end - input)`: one node, LerpBackward0 for a number weight and
     LerpBackward1 for a tensor one."""
-    name = "LerpBackward1" if _is_tensor(weight) else "LerpBackward0"
-    return ops.composite(name, _lerp, input, end, weight)
+    if _is_tensor(weight):
+        return ops.composite("LerpBackward1", _lerp, input, end, weight)
+    return ops.composite("LerpBackward0", _lerp, input, end, weight, _saves=False)
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):

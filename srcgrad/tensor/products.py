@@ -188,12 +188,12 @@ def trace(input):
 
 def triu(input, diagonal=0):
     """The entries on and above diagonal `diagonal`, the rest zero (TriuBackward0)."""
-    return apply(np.triu, input, diagonal, name="TriuBackward0")
+    return apply(np.triu, input, diagonal, name="TriuBackward0", saves=False)  # keeps only the diagonal
 
 
 def tril(input, diagonal=0):
     """The entries on and below diagonal `diagonal`, the rest zero (TrilBackward0)."""
-    return apply(np.tril, input, diagonal, name="TrilBackward0")
+    return apply(np.tril, input, diagonal, name="TrilBackward0", saves=False)
 
 
 class ProductOps:

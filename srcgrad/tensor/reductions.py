@@ -67,7 +67,7 @@ def _spread(primitive, node, input, dim, unbiased, keepdim, correction):
     axis = None if dim is None else dim_axis(dim, len(shape))
     axes = range(len(shape)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
     if math.prod(shape[a] for a in axes) - correction > 0:
-        return ops.apply(primitive, input, name=node, axis=axis, ddof=correction, keepdims=keepdim)
+        return _spread_of(primitive, node, input, axis, correction, keepdim)
     warnings.warn(
         f"{primitive.__name__}(): degrees of freedom is <= 0. Correction should be strictly less "
         "than the reduction factor (input numel divided by output numel).",
@@ -76,7 +76,17 @@ def _spread(primitive, node, input, dim, unbiased, keepdim, correction):
     )
     with warnings.catch_warnings():  # NumPy's own warning says the same
         warnings.simplefilter("ignore", RuntimeWarning)
-        return ops.apply(primitive, input, name=node, axis=axis, ddof=correction, keepdims=keepdim)
+        return _spread_of(primitive, node, input, axis, correction, keepdim)
+
+
+def _spread_of(primitive, node, input, axis, correction, keepdim):
+    """np.std or np.var of `input`, accumulated in float64 for a narrower float (as
+    PyTorch's CPU Welford reduction accumulates in double: equal values give exactly 0)."""
+    dtype = input._data.dtype
+    if dtype.kind == "f" and dtype.itemsize < 8:
+        return ops.apply(primitive, input, name=node, dtype=np.float64, out_dtype=dtype, axis=axis, ddof=correction,
+                         keepdims=keepdim)
+    return ops.apply(primitive, input, name=node, axis=axis, ddof=correction, keepdims=keepdim)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):

@@ -87,11 +87,21 @@ def _taken(input, order, axis, name):
     return values, ops.Tensor._make(order.astype(np.int64))
 
 
+def _scalar_taken(input, name):
+    """`_taken` for a 0-d tensor: its one value, a copy (a node called `name` that passes
+    the gradient through), and index 0."""
+    if input._data.dtype.kind in "fc":
+        values = ops.apply(np.positive, input, name=name, saves=False)
+    else:
+        values = ops.Tensor._make(input._data.copy())
+    return values, ops.Tensor._make(np.zeros((), np.int64))
+
+
 def sort(input, dim=-1, descending=False, stable=False):
     """`(values, indices)` sorted along `dim` (SortBackward0); ties keep their order."""
     x = input._data
     if x.ndim == 0:
-        return _SORT(input.clone(), ops.Tensor._make(np.zeros((), np.int64)))
+        return _SORT(*_scalar_taken(input, "SortBackward0"))
     axis = _axis(input, dim)
     order = np.argsort(-x if descending else x, axis=axis, kind="stable")
     return _SORT(*_taken(input, order, axis, "SortBackward0"))
@@ -113,6 +123,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     n = x.shape[axis] if x.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
+    if x.ndim == 0 and k == 1:
+        return _TOPK(*_scalar_taken(input, "TopkBackward0"))
     order = np.argsort(-x if largest else x, axis=axis, kind="stable") if x.ndim else np.zeros((), np.int64)
     order = np.take(order, np.arange(k), axis=axis) if x.ndim else order
     return _TOPK(*_taken(input, order, axis, "TopkBackward0"))
@@ -163,8 +175,11 @@ def unbind(input, dim=0):
     if x.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     axis = _axis(input, dim)
-    return tuple(ops.apply(operator.getitem, input, (slice(None),) * axis + (i,), name="UnbindBackward0", saves=False)
-                 for i in range(x.shape[axis]))
+    # `...` last: a 1-D tensor's pieces are 0-d views, not copied scalars (writes reach input)
+    return tuple(
+        ops.apply(operator.getitem, input, (slice(None),) * axis + (i, Ellipsis), name="UnbindBackward0", saves=False)
+        for i in range(x.shape[axis])
+    )
 
 
 class SelectionOps:

@@ -6,7 +6,9 @@ Each is one registry rule (`np.reshape`, `np.transpose`, `np.broadcast_to`, `np.
 Tensor is a `ShapeOps`: `isinstance(v, ShapeOps)` tells a tensor here.
 """
 
+import math
 import operator
+import re
 
 import numpy as np
 
@@ -87,6 +89,16 @@ def _index_name(index):
     return "AliasBackward0", False
 
 
+def _expand_view(x, shape):
+    """`np.broadcast_to(x, shape)`, but a writable view when no element repeats (only
+    dims of size 1 added): PyTorch's expand then writes through to x."""
+    if x.size and math.prod(shape) == x.size:
+        view = x.reshape(shape)
+        if np.may_share_memory(view, x):
+            return view
+    return np.broadcast_to(x, shape)
+
+
 class ShapeOps:
     """The shape and indexing methods of `Tensor` (which defines `_data`,
     `_requires_grad` and `_grad_fn`)."""
@@ -164,7 +176,7 @@ class ShapeOps:
         """A read-only view of the tensor repeated along its size-1 dims and new leading
         dims (ExpandBackward0, which sums the gradient back)."""
         shape = _expanded_shape(self, _shape_args(sizes))
-        return ops.exact(np.broadcast_to, self, "ExpandBackward0", (shape,))
+        return ops.exact(np.broadcast_to, self, "ExpandBackward0", (shape,), _expand_view)
 
     def expand_as(self, other):
         return self.expand(other._data.shape)
@@ -188,18 +200,51 @@ class ShapeOps:
         return ops.unary(np.tile, self, "RepeatBackward0", False, (reps,))
 
     def __getitem__(self, index):
-        if type(index) is int:  # the commonest index: x[i]
-            return ops.exact(operator.getitem, self, "SelectBackward0", (index,))
-        index = _index(index)
-        name, advanced = _index_name(index)
-        return ops.apply(operator.getitem, self, index, name=name, saves=advanced)
+        # An index of integers alone gets a trailing `...`: NumPy then returns a 0-d view,
+        # not a copied scalar, so an in-place write into `x[0]` reaches x (as in PyTorch).
+        try:
+            if type(index) is int:  # the commonest index: x[i]
+                return ops.exact(operator.getitem, self, "SelectBackward0", ((index, Ellipsis),))
+            index = _index(index)
+            name, advanced = _index_name(index)
+            if isinstance(index, (int, np.integer)):
+                index = (index, Ellipsis)
+            elif isinstance(index, tuple) and index and all(isinstance(i, (int, np.integer)) for i in index):
+                index = index + (Ellipsis,)
+            return ops.apply(operator.getitem, self, index, name=name, saves=advanced)
+        except IndexError as e:  # NumPy says "axis", PyTorch "dimension"
+            message = re.sub(r"^(index -?\d+ is out of bounds for) axis (\d+ with size \d+)$", r"\1 dimension \2", str(e))
+            raise IndexError(message) from None
 
     def __setitem__(self, index, value):
         value = ops.operand(value)
         tracked = self._requires_grad or (isinstance(value, ShapeOps) and value._requires_grad)
         if _mode.enabled and tracked:
             if self._requires_grad and self._grad_fn is None:  # a write through the view self[index]
-                raise RuntimeError("a view of " + E11)
+                advanced = _index_name(_index(index))[1]  # no view: PyTorch writes into self
+                raise RuntimeError(E11 if advanced else "a view of " + E11)
             raise NotImplementedError("item assignment into a tensor that is part of a graph is not supported")
-        self._data[_index(index)] = value._data if isinstance(value, ShapeOps) else value
+        data = value._data if isinstance(value, ShapeOps) else value
+        try:
+            self._data[_index(index)] = data
+        except ValueError:
+            # PyTorch drops a value's leading size-1 dims first (`x[0] = t` with t of shape
+            # (1,)), then expands it to the target's shape, with expand's errors.
+            shape = np.shape(data)
+            lead = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+            data = np.reshape(data, shape[lead:])
+            if isinstance(value, ShapeOps):
+                target = self._data[_index(index)].shape
+                if _index_name(_index(index))[1]:  # advanced: index_put's message
+                    try:
+                        fits = np.broadcast_shapes(data.shape, target) == target
+                    except ValueError:
+                        fits = False
+                    if not fits:
+                        raise RuntimeError(
+                            f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
+                            f"result of shape {list(target)}"
+                        ) from None
+                _expanded_shape(type(self)._make(np.asarray(data)), target)
+            self._data[_index(index)] = data
         bump(self)

@@ -93,6 +93,14 @@ def _comparison(primitive):
     return lambda self, other: ops.compare(primitive, self, other)
 
 
+def _scaled(other, alpha):
+    """`alpha * other` for `add`/`sub` with `alpha`: a node that keeps only the number, so
+    the graph can run backward again, as PyTorch's AddBackward0 (which saves alpha) can."""
+    if isinstance(other, Tensor):
+        return ops.binary(operator.mul, other, alpha, "MulBackward0", saves=False)
+    return other * alpha
+
+
 def seed_of(out, gradient):
     """The seed array of a backward pass from the tensor `out` given `gradient` (a Tensor;
     None: the implicit ones of a one-element output), with PyTorch's errors."""
@@ -434,11 +442,11 @@ class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
 
     def add(self, other, alpha=1):
         """`self + alpha * other`."""
-        return self + (other if alpha == 1 else other * alpha)
+        return self + (other if alpha == 1 else _scaled(other, alpha))
 
     def sub(self, other, alpha=1):
         """`self - alpha * other`."""
-        return self - (other if alpha == 1 else other * alpha)
+        return self - (other if alpha == 1 else _scaled(other, alpha))
     multiply, subtract, divide, true_divide, neg = mul, sub, div, div, __neg__
     mm, mv, dot = products.mm, products.mv, products.dot
 
