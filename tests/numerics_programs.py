@@ -554,8 +554,13 @@ def math_edges(x, y):
             + math.sin(x) * math.cos(y) + math.tan(y) + math.asin(y) + math.acos(y) + math.atan(x) + math.atan2(y, x)
             + math.sinh(y) + math.cosh(y) + math.tanh(x) + math.asinh(x) + math.acosh(1.0 + x) + math.atanh(y)
             + math.hypot(x, y) + math.erf(y) + math.erfc(x) + math.gamma(x + 1) + math.lgamma(x) + math.degrees(x)
-            + math.radians(y) + math.pow(x, y) + math.fabs(y) + math.copysign(x, -1.0) + math.log(x, 3.0) + math.cbrt(x)
-            + math.exp2(y))
+            + math.radians(y) + math.pow(x, y) + math.fabs(y) + math.copysign(x, -1.0) + math.log(x, 3.0)
+            + _CBRT(x) + _EXP2(y))
+
+
+# math.cbrt and math.exp2 are Python 3.11's (their rules are registered where they exist)
+_CBRT = getattr(math, "cbrt", lambda v: v ** (1.0 / 3.0))
+_EXP2 = getattr(math, "exp2", lambda v: 2.0 ** v)
 
 
 def math_near_edges(x, y):
