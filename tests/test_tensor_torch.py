@@ -193,6 +193,15 @@ SNIPPETS = {
         print(torch.tensor([1, -1, 2]) ** torch.tensor([-2, -3, -1])); attempt(lambda: torch.tensor([1, 2]) ** -1)
         o = x.add(x, alpha=2).sum(); o.backward(); o.backward(); print(x.grad)
     """,
+    "item-assignment": """
+        x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True); w = torch.tensor([0.5, -1.0], requires_grad=True)
+        y = x.clone(); y[0] = 5.0; y[1:] = w * 2; print(y); (y * y).sum().backward(); print(x.grad, w.grad)
+        z = torch.zeros(2, 3); z[1] = x; print(z, z.is_leaf); z.sum().backward(); print(x.grad)
+        m = x * 1.0; v = torch.tensor([7.0, 8.0], requires_grad=True); m[[0, 0]] = v; print(m)
+        (m * m).sum().backward(); print(x.grad, v.grad)
+        t = x * 1.0; t[1] = torch.ones(1, 1); print(t); attempt(lambda: t.__setitem__(slice(0, 2), torch.ones(3)))
+        b = x * 2; c = b * b; b[0] = 0.0; attempt(lambda: c.sum().backward())
+    """,
     "custom-function": """
         class Exp(torch.autograd.Function):
             @staticmethod
@@ -461,7 +470,7 @@ def _run(library, source):
 
 def _normalize(text):
     text = re.sub(r"0x[0-9a-fA-F]+", "0x?", text)
-    return text.replace("torch.", "srcgrad.")
+    return text.replace("torch.", "srcgrad.").replace("torch::", "srcgrad::")
 
 
 @pytest.mark.parametrize("name", sorted(SNIPPETS))

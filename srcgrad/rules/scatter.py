@@ -22,8 +22,44 @@ adjoint, `filled_diagonal` into zeros).
 
 import numpy as np
 
-from ..runtime import unbroadcast, zeros_like_grad
+from ..runtime import unbroadcast, without_part, zeros_like_grad
 from .registry import defjvp, defvjp, discrete, nondifferentiable
+
+
+def index_put(y, index, v):
+    """A copy of the array `y` with `v` written at `index` (`copy[index] = v`: PyTorch's
+    index_put, out of place; with repeated indices the value written last stays). The
+    Tensor shim records `y[index] = v` on a tensor in a graph as this (CopySlices,
+    IndexPutBackward0). Its reverse rule is PyTorch's: each value gets the gradient of the
+    place it was written to, also a value that a repeated index wrote over (the compiler
+    differentiates `y[index] = v` with runtime.assigned_grad instead, which gives that
+    value none)."""
+    out = y.copy()
+    out[index] = v
+    return out
+
+
+@defvjp(index_put, "y", name="IndexPut")
+def index_put_vjp_y(g, ans, y, index, v):
+    return without_part(g, index)
+
+
+@defjvp(index_put, "y")
+def index_put_jvp_y(t, ans, y, index, v):
+    return without_part(t, index)
+
+
+@defvjp(index_put, "v")
+def index_put_vjp_v(g, ans, y, index, v):
+    return unbroadcast(g[index], v)
+
+
+@defjvp(index_put, "v")
+def index_put_jvp_v(t, ans, y, index, v):
+    return index_put(zeros_like_grad(ans), index, t)
+
+
+discrete(index_put, "index")
 
 
 def added_at(y, index, v):

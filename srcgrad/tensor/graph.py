@@ -284,8 +284,13 @@ def _which_output(producer):
     if type(producer) is OutputNode:
         index, producer = producer.index, producer.node
     if producer is not None and type(producer) is not AccumulateGrad:
-        return f", which is output {index} of {re.sub(r'Backward[0-9]*$', '', type(producer).__name__)},"
+        name = type(producer).__name__
+        name = _CPP_NAMES.get(name) or re.sub(r"Backward[0-9]*$", "", name)
+        return f", which is output {index} of {name},"
     return ""
+
+
+_CPP_NAMES = {"CopySlices": "srcgrad::autograd::CopySlices"}  # nodes PyTorch names by their C++ class (torch::...)
 
 
 # --- nodes -----------------------------------------------------------------------------

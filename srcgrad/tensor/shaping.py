@@ -12,6 +12,7 @@ import re
 
 import numpy as np
 
+from ..rules.scatter import index_put
 from . import ops
 from .dtypes import dim_axis
 from .graph import _mode, bump
@@ -72,6 +73,30 @@ def _index(index):
     if isinstance(index, tuple):
         return tuple(i._data if isinstance(i, ShapeOps) else i for i in index)
     return index
+
+
+def _fitted(value, target, advanced):
+    """`value` as `x[index] = value` writes it into a part of shape `target`: a tensor's
+    leading dims of size 1 beyond the part's dims dropped (a recorded reshape, as PyTorch
+    drops them); PyTorch's errors where it does not broadcast to the part."""
+    if not isinstance(value, ShapeOps):
+        return value
+    shape = value._data.shape
+    lead = 0
+    while len(shape) - lead > len(target) and shape[lead] == 1:
+        lead += 1
+    if lead:
+        value = value.reshape(shape[lead:])
+    try:
+        fits = np.broadcast_shapes(value._data.shape, target) == tuple(target)
+    except ValueError:
+        fits = False
+    if not fits:
+        if advanced:  # index_put's message
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
+                               f"result of shape {list(target)}")
+        _expanded_shape(value, target)
+    return value
 
 
 def _index_name(index):
@@ -217,13 +242,20 @@ class ShapeOps:
             raise IndexError(message) from None
 
     def __setitem__(self, index, value):
+        """`self[index] = value`; on a tensor in a graph (or of a value that requires grad)
+        recorded as PyTorch records it: self becomes the output of a CopySlices node."""
         value = ops.operand(value)
         tracked = self._requires_grad or (isinstance(value, ShapeOps) and value._requires_grad)
         if _mode.enabled and tracked:
+            key = _index(index)
             if self._requires_grad and self._grad_fn is None:  # a write through the view self[index]
-                advanced = _index_name(_index(index))[1]  # no view: PyTorch writes into self
+                advanced = _index_name(key)[1]  # no view: PyTorch writes into self
                 raise RuntimeError(E11 if advanced else "a view of " + E11)
-            raise NotImplementedError("item assignment into a tensor that is part of a graph is not supported")
+            advanced = _index_name(key)[1]
+            self._become(lambda source: ops.apply(
+                index_put, source, key, _fitted(value, source._data[key].shape, advanced),
+                name="IndexPutBackward0" if advanced else "CopySlices"))
+            return
         data = value._data if isinstance(value, ShapeOps) else value
         try:
             self._data[_index(index)] = data
