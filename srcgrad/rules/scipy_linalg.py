@@ -85,6 +85,12 @@ def _outer(y, x, b):
     return np.multiply.outer(y, x) if np.ndim(b) == 1 else y @ _T(x)
 
 
+def _kept(name, overwrite_b, a):
+    """a, where overwrite_b is False (see `_overwrites`)."""
+    _overwrites(name, False, overwrite_b)
+    return a
+
+
 def _matrix(name, a):
     if np.ndim(a) != 2:
         raise NotImplementedError(
@@ -127,7 +133,8 @@ def solve_triangular_vjp_a(g, ans, a, b, trans=0, lower=False, unit_diagonal=Fal
 @defvjp(sla.solve_triangular, "b")
 def solve_triangular_vjp_b(g, ans, a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                            check_finite=True):
-    return sla.solve_triangular(a, g, trans=0 if _transposed(trans) else 1, lower=lower, unit_diagonal=unit_diagonal)
+    return sla.solve_triangular(_kept("solve_triangular", overwrite_b, a), g, trans=0 if _transposed(trans) else 1,
+                                lower=lower, unit_diagonal=unit_diagonal)
 
 
 @defjvp(sla.solve_triangular, "a")
@@ -139,7 +146,8 @@ def solve_triangular_jvp_a(t, ans, a, b, trans=0, lower=False, unit_diagonal=Fal
 @defjvp(sla.solve_triangular, "b")
 def solve_triangular_jvp_b(t, ans, a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                            check_finite=True):
-    return sla.solve_triangular(a, t, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
+    return sla.solve_triangular(_kept("solve_triangular", overwrite_b, a), t, trans=trans, lower=lower,
+                                unit_diagonal=unit_diagonal)
 
 
 # --- cholesky, cho_factor, cho_solve ------------------------------------------------
@@ -227,7 +235,7 @@ def cho_solve_vjp_c(g, ans, c_and_lower, b, overwrite_b=False, check_finite=True
 
 @defvjp(sla.cho_solve, "b")
 def cho_solve_vjp_b(g, ans, c_and_lower, b, overwrite_b=False, check_finite=True):
-    return sla.cho_solve((c_and_lower[0], c_and_lower[1]), g)
+    return sla.cho_solve((_kept("cho_solve", overwrite_b, c_and_lower[0]), c_and_lower[1]), g)
 
 
 @defjvp(sla.cho_solve, "c_and_lower")
@@ -237,7 +245,7 @@ def cho_solve_jvp_c(t, ans, c_and_lower, b, overwrite_b=False, check_finite=True
 
 @defjvp(sla.cho_solve, "b")
 def cho_solve_jvp_b(t, ans, c_and_lower, b, overwrite_b=False, check_finite=True):
-    return sla.cho_solve((c_and_lower[0], c_and_lower[1]), t)
+    return sla.cho_solve((_kept("cho_solve", overwrite_b, c_and_lower[0]), c_and_lower[1]), t)
 
 
 # --- solve, inv, det ----------------------------------------------------------------
@@ -346,9 +354,8 @@ def _lu_factor_vjp(g, ans, a, overwrite_a):
         return np.zeros_like(a)
     l, u = _lu_parts(lu)
     inner = np.tril(_T(l) @ g[0], -1) + np.triu(g[0] @ _T(u))
-    grad = sla.solve_triangular(l, sla.solve_triangular(u, _T(inner), lower=False, trans=1), lower=True,
-                                unit_diagonal=True, trans=1)
-    return _T(grad)[np.argsort(_row_order(piv))]
+    right = _T(sla.solve_triangular(lu, _T(inner)))  # inner U^-T
+    return sla.solve_triangular(lu, right, trans=1, lower=True, unit_diagonal=True)[np.argsort(_row_order(piv))]
 
 
 def _lu_factor_jvp(t, ans, a, overwrite_a):
@@ -356,8 +363,8 @@ def _lu_factor_jvp(t, ans, a, overwrite_a):
     _matrix("lu_factor", a)
     lu, piv = ans
     l, u = _lu_parts(lu)
-    moved = sla.solve_triangular(l, np.asarray(t)[_row_order(piv)], lower=True, unit_diagonal=True)
-    inner = _T(sla.solve_triangular(u, _T(moved), trans=1))  # L^-1 P^T dA U^-1
+    moved = sla.solve_triangular(lu, np.asarray(t)[_row_order(piv)], lower=True, unit_diagonal=True)
+    inner = _T(sla.solve_triangular(lu, _T(moved), trans=1))  # L^-1 P^T dA U^-1
     return l @ np.tril(inner, -1) + np.triu(inner) @ u, np.zeros(np.shape(piv))
 
 
@@ -407,7 +414,8 @@ def lu_solve_vjp_lu(g, ans, lu_and_piv, b, trans=0, overwrite_b=False, check_fin
 
 @defvjp(sla.lu_solve, "b")
 def lu_solve_vjp_b(g, ans, lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
-    return sla.lu_solve((lu_and_piv[0], lu_and_piv[1]), g, trans=0 if _transposed(trans) else 1)
+    return sla.lu_solve((_kept("lu_solve", overwrite_b, lu_and_piv[0]), lu_and_piv[1]), g,
+                        trans=0 if _transposed(trans) else 1)
 
 
 @defjvp(sla.lu_solve, "lu_and_piv")
@@ -417,7 +425,7 @@ def lu_solve_jvp_lu(t, ans, lu_and_piv, b, trans=0, overwrite_b=False, check_fin
 
 @defjvp(sla.lu_solve, "b")
 def lu_solve_jvp_b(t, ans, lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
-    return sla.lu_solve((lu_and_piv[0], lu_and_piv[1]), t, trans=trans)
+    return sla.lu_solve((_kept("lu_solve", overwrite_b, lu_and_piv[0]), lu_and_piv[1]), t, trans=trans)
 
 
 # --- matrix functions: the derivative is the upper right block of f([[A, E], [0, A]]) ---
