@@ -250,6 +250,9 @@ def missing_rule(program, stmt, call, register):
                   "and called in the differentiated function (derivative_calls.py), and it has no derivative of its "
                   "own: differentiate a function that calls a gradient once (grad, jvp, vjp, jacobian), not twice "
                   "(hessian, grad of its gradient)")
+    elif (getattr(call.primal, "__module__", None) or "").startswith("scipy."):
+        advice = ("srcgrad has rules for the functions of scipy.special and scipy.linalg that docs/rules.md lists, "
+                  f"not for this one: write it with those or with NumPy's, or {advice}")
     elif isinstance(call.primal, functools.partial):
         advice = (f"srcgrad follows a functools.partial only of a Python function without `*args` or `**kwargs` "
                   f"parameters: call the function itself with the partial's arguments, or {advice}")

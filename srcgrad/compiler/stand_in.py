@@ -308,8 +308,18 @@ def is_instance(value):
 
 
 def is_user_function(obj):
-    """A plain Python function (not NumPy's, not a builtin) that srcgrad can transform."""
-    return isinstance(obj, types.FunctionType) and not (getattr(obj, "__module__", "") or "").startswith("numpy")
+    """A plain Python function (not NumPy's, not a builtin, not SciPy's batch wrapper) that
+    srcgrad can transform."""
+    return (isinstance(obj, types.FunctionType) and not (getattr(obj, "__module__", "") or "").startswith("numpy")
+            and not _batch_wrapper(obj))
+
+
+def _batch_wrapper(fn):
+    """SciPy's wrapper applying a function of matrices over a stack of them (most of
+    scipy.linalg, SciPy 1.15 on): its `f(*arrays, ...)` call cannot be followed, so a
+    function it wraps needs a rule, and a call of one without is refused as such."""
+    return (getattr(fn, "__wrapped__", None) is not None
+            and fn.__code__.co_filename.replace("\\", "/").endswith("scipy/_lib/_util.py"))
 
 
 def _calling(func, called_as, bound, params, name, label):

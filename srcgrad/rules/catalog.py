@@ -34,9 +34,9 @@ output tangent. Rules written as a local derivative `d` are applied as `g * d` a
 
 A function marked (NumPy 2) exists only in NumPy 2: with NumPy 1.26 it has no rule and
 is missing from this list, which is generated with NumPy 2. The functions of
-scipy.special have rules where SciPy is installed (srcgrad does not need it, nor import
-it itself: they are registered when a derivative is first built after the program
-has imported scipy.special).
+scipy.special and scipy.linalg have rules where SciPy is installed (srcgrad does not
+need it, nor import it itself: they are registered when a derivative is first built
+after the program has imported scipy.special or scipy.linalg).
 
 Functions taking a sequence of arrays (`concatenate`, `stack`, `einsum`, `np.array` of
 a list, ...) have one parameter for the whole sequence: its reverse rule returns a
@@ -61,12 +61,19 @@ def display_name(primal):
     objclass = getattr(primal, "__objclass__", None)
     if objclass is not None:
         return f"{objclass.__module__}.{objclass.__qualname__}.{primal.__name__}"
+    name = getattr(primal, "__name__", None)
+    library = next((lib for lib in OPTIONAL if name and getattr(sys.modules.get(lib), name, None) is primal
+                    and (isinstance(primal, np.ufunc) or _package(primal) == lib.split(".")[0])), None)
+    if library is not None:  # scipy.linalg.cholesky, not the private module SciPy defines it in (numpy.sinc stays)
+        return f"{library}.{name}"
     if isinstance(primal, np.ufunc):
-        library = next((lib for lib in OPTIONAL if getattr(sys.modules.get(lib), primal.__name__, None) is primal),
-                       "numpy")  # scipy.special's ufuncs
-        return f"{library}.{primal.__name__}"
+        return f"numpy.{primal.__name__}"
     module = (getattr(primal, "__module__", None) or "").lstrip("_")
     return f"{module}.{primal.__qualname__}" if module else primal.__qualname__
+
+
+def _package(primal):
+    return (getattr(primal, "__module__", None) or "").split(".")[0]
 
 
 def rule_expression(fn):

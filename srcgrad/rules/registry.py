@@ -318,7 +318,7 @@ def add_provider(provide):
 
 # {library: the rule module registering its functions}: libraries srcgrad does not depend
 # on, and does not import itself, whose rules are registered once the user has loaded them
-OPTIONAL = {"scipy.special": "special"}
+OPTIONAL = {"scipy.special": "special", "scipy.linalg": "scipy_linalg"}
 _PENDING = dict(OPTIONAL)  # those not registered yet
 
 
