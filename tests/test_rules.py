@@ -19,7 +19,9 @@ from rule_checks import Call, Uniform as U, check_dtypes, check_rule, materializ
 import srcgrad.rules as rules
 from srcgrad import NotDifferentiableError
 from srcgrad.rules.gamma import polygamma
-from srcgrad.rules.scatter import added_at, diagonal_summed, filled_diagonal, maximized_at, minimized_at, subtracted_at
+from srcgrad.rules.scatter import (
+    added_at, diagonal_summed, filled_diagonal, index_put, maximized_at, minimized_at, subtracted_at,
+)
 from srcgrad.rules.record_replace import replace_fields
 from srcgrad.rules.structure import make_record
 from srcgrad.runtime import field_values, record_like
@@ -1446,6 +1448,12 @@ SCATTERS = [  # np.add.at, .subtract.at, .maximum.at, .minimum.at, np.fill_diago
     case(filled_diagonal, U((2, 2, 2)), U((3,))),
     case(diagonal_summed, U((4, 3)), np.zeros(2)),
     case(diagonal_summed, U((5, 2)), np.zeros((2, 1)), True),
+    # the shim's item assignment (distinct places: with a repeated index its reverse rule is PyTorch's convention)
+    case(index_put, U((4,)), slice(1, 3), U((2,))),
+    case(index_put, U((3, 2)), 1, U((2,))),
+    case(index_put, U((3, 2)), (slice(None), 0), U(())),
+    case(index_put, U((4,)), np.array([3, 0]), U((2,))),
+    case(index_put, U((3, 3)), np.array([True, False, True]), U((3,))),
 ]
 
 
