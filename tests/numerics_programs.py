@@ -1146,5 +1146,6 @@ CORPUS = {
     "math_edges", "builtin_minmax", "sum_generators", "pow_forms", "recursion_scalar", "sqrt_newton", "dict_of_floats",
     "list_of_floats", "fixed_point", "divmod_floor", "generator_minmax", "sorted_key", "zero_d_array", "empty_parts",
 }
+NUMPY2_ONLY = {"cumulative_zeros", "trapezoid_2d"}  # np.cumulative_sum and np.trapezoid are NumPy 2's
 CORPUS_HESSIAN = {"solve_quadratic", "gp_nll", "eigh_top", "kalman_filter", "convolve_modes", "cum_forms", "mask_read_write",
                   "pad_modes", "std_var_forms", "math_edges", "dict_of_floats"}

@@ -30,6 +30,7 @@ import collections
 import collections.abc
 
 import gast
+import numpy as np
 
 from .. import runtime
 from ..errors import NotDifferentiableError
@@ -348,7 +349,8 @@ def _returns_a_sequence(callee):
     if fn is None or callee.kind not in ("function", "method"):
         return False
     module = getattr(fn, "__module__", None) or ""
-    return (module == "numpy" or module.startswith("numpy.")) and registry.lookup(fn) is not None
+    numpy_ufunc = isinstance(fn, np.ufunc) and getattr(np, fn.__name__, None) is fn  # NumPy 1's have no __module__
+    return (numpy_ufunc or module == "numpy" or module.startswith("numpy.")) and registry.lookup(fn) is not None
 
 
 def is_mapping(value):
