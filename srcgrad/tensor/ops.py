@@ -327,24 +327,25 @@ def _leaf(ans):
 def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
     """A new Tensor over `ans`, the result of a new node of `primitive` over `args`
     (computed as `arrays`)."""
-    versions = ()
-    if saves:
-        read = saved_inputs(primitive, name, tuple(isinstance(a, Tensor) and a._requires_grad for a in args))
-        for i, a in enumerate(args):
-            if isinstance(a, Tensor) and read[i]:
-                versions += saved_version(a, i)
-    edges = []
-    in_dtypes = []
+    edges, in_dtypes, live = [], [], []
     for a in args:
         if isinstance(a, Tensor):
             in_dtypes.append(a._data.dtype)
             if a._requires_grad:
                 fn = a._grad_fn
                 edges.append((fn if fn is not None else a._accumulate_grad(), 0))
+                live.append(True)
                 continue
         else:
             in_dtypes.append(None)
         edges.append(_NO_EDGE)
+        live.append(False)
+    versions = ()
+    if saves:
+        read = saved_inputs(primitive, name, tuple(live))
+        for i, a in enumerate(args):
+            if read[i] and isinstance(a, Tensor):
+                versions += saved_version(a, i)
     out = _output(ans, primitive, name, tuple(edges), arrays, kwargs, in_dtypes, saves, versions)
     if ans.base is not None:  # a view: writing into either changes the other
         _share_counter(out, args)
