@@ -30,6 +30,7 @@ def test_docs_rules_md_is_up_to_date():
         for section in ("## `special`", "## `scipy_linalg`"):
             start = doc.index(section)
             doc = doc[:start] + doc[doc.index("\n## ", start) + 1:]
+        doc = re.sub(r"`srcgrad\.rules\.(special|scipy_linalg)\.[^`]*`, ", "", doc)  # their helpers, nondifferentiable
         doc, text = (re.sub(r"^\d+ functions: .*$", "", t, count=1, flags=re.M) for t in (doc, text))
     assert doc == text, "docs/rules.md is out of date: run `python -m srcgrad.rules.catalog > docs/rules.md`"
 
