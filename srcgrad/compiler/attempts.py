@@ -51,7 +51,8 @@ def lower(program, transform="srcgrad.grad"):
     stays as it was, and `program.attempts` maps each marker's number to the exception
     types its `try` catches), or a `SrcGradError` at the first one that cannot be."""
     tree = program.tree
-    if not any(type(s) is gast.Try for s in syntax.statements(tree)):
+    if not any("try" in line for line in program.source_lines) or not any(
+            type(s) is gast.Try for s in syntax.statements(tree)):
         return tree
     tree = syntax.copy(tree)
     _Lowering(program, f"{transform} (in `{tree.name}`)", Namer.for_tree(tree)).block(tree.body)

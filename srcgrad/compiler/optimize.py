@@ -218,8 +218,11 @@ def _kept(stmts, reads, resolve, counts, dropped):
     out, attempted = [], set()
     for s in stmts:
         cls = type(s)
-        if attempts.flag(s) is not None:
-            attempted.add(attempts.flag(s))
+        if cls is gast.Assign and type(s.value) is gast.Call and type(s.value.func) is gast.Name \
+                and s.value.func.id == attempts.BEGIN:
+            flag = attempts.flag(s)
+            if flag is not None:
+                attempted.add(flag)
         if cls is gast.If and type(s.test) is gast.Name and s.test.id in attempted:
             pass  # a statement of a `try` block: run for whether it raises, though nothing reads its value
         elif cls in _BLOCKS:
