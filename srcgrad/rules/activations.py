@@ -104,7 +104,7 @@ def gelu(x, approximate="none"):
     0.044715 x^3))) for approximate='tanh'."""
     if approximate == "tanh":
         return 0.5 * x * (1.0 + np.tanh(_SQRT_TWO_OVER_PI * (x + _GELU_CUBIC * x * x * x)))
-    return 0.5 * x * (1.0 + erf(x * _SQRT_HALF))
+    return 0.5 * x * (1.0 + erf(x * _SQRT_HALF))  # as PyTorch computes it (cancelling for x << 0)
 
 
 def silu(x):
@@ -127,14 +127,24 @@ def smooth_l1_loss(x, y, reduction="mean", beta=1.0):
     0.5 beta (d = x - y), then averaged, summed or kept. beta must be positive here
     (PyTorch's beta = 0 is the L1 loss)."""
     z = np.abs(x - y)
-    return _reduce(np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
+    return _reduce_sum_first(np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
 
 
 def huber_loss(x, y, reduction="mean", delta=1.0):
     """PyTorch's Huber loss, elementwise 0.5 d^2 where |d| < delta, else delta (|d| - 0.5
     delta), then averaged, summed or kept."""
     z = np.abs(x - y)
-    return _reduce(np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
+    return _reduce_sum_first(np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
+
+
+def _reduce_sum_first(v, reduction):
+    """`_reduce`, whose mean and sum of a narrower float accumulate in float64 (the roundings
+    of PyTorch's loss kernels)."""
+    if reduction == "none":
+        return v
+    dtype = np.result_type(v)
+    total = np.sum(v, dtype=np.float64) if dtype.kind == "f" else np.sum(v)
+    return np.asarray(total / np.size(v) if reduction == "mean" else total).astype(dtype)
 
 
 def _shift(x, axis):
