@@ -33,6 +33,19 @@ CASES = {
     "mse_sum": (activations.mse_loss, (X, Y), {"reduction": "sum"}),
     "mse_none": (activations.mse_loss, (X, Y), {"reduction": "none"}),
     "mse_broadcast": (activations.mse_loss, (X, Y[0]), {}),
+    "gelu": (activations.gelu, (X,), {}),
+    "gelu_tanh": (activations.gelu, (X,), {"approximate": "tanh"}),
+    "silu": (activations.silu, (X,), {}),
+    "leaky_relu": (activations.leaky_relu, (X,), {"negative_slope": 0.2}),
+    "elu": (activations.elu, (X,), {"alpha": 2.0}),
+    "erf": (activations.erf, (X / 10,), {}),
+    "erfc": (activations.erfc, (X / 10,), {}),
+    "rsqrt": (activations.rsqrt, (P,), {}),
+    "smooth_l1": (activations.smooth_l1_loss, (X, Y), {}),
+    "smooth_l1_beta_none": (activations.smooth_l1_loss, (X, Y), {"beta": 0.5, "reduction": "none"}),
+    "smooth_l1_broadcast": (activations.smooth_l1_loss, (X, Y[0]), {"reduction": "sum"}),
+    "huber": (activations.huber_loss, (X, Y), {"delta": 0.4}),
+    "huber_none": (activations.huber_loss, (X, Y[0]), {"reduction": "none"}),
 }
 
 

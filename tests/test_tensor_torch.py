@@ -16,6 +16,35 @@ real_torch = pytest.importorskip("torch")
 import srcgrad  # noqa: E402
 
 SNIPPETS = {
+    "recent-ops": """
+        import warnings
+        F = torch.nn.functional
+        x = torch.tensor([[-1.5, 0.3, 2.0, 0.1], [0.7, -0.2, 1.1, -3.0]], requires_grad=True)
+        t = torch.tensor([[-1.0, 0.5, 0.0, 0.2], [2.0, -0.2, 1.0, -1.0]])
+        p = torch.tensor([[0.1, 0.2, 0.3, 0.4], [0.0, 0.5, 0.25, 0.25]])
+        for y in (F.normalize(x), F.smooth_l1_loss(x, t), F.huber_loss(x, t, delta=2.0, reduction="sum"), F.kl_div(x, p, reduction="batchmean"),
+                  F.gelu(x, approximate="tanh"), F.silu(x), F.leaky_relu(x, 0.2), F.elu(x), F.softplus(x),
+                  x.abs().reciprocal(), x.abs().rsqrt(), x.square(), x.abs().log2(), x.abs().log10(), x.exp2(),
+                  (x / 4).asin(), (x / 4).acos(), x.atan(), x.sinh(), x.cosh(), x.erf(), x.erfc(), x.median(),
+                  x.median(1).values, x % 0.8, x % (t.abs() + 0.3), x.div(0.7, rounding_mode="floor"), x.true_divide(2),
+                  x.roll(1, 1), x.flip(0, 1), x.narrow(1, 1, 2), x.select(1, 2), x.view_as(t.reshape(8))):
+            print(y)
+            x.grad = None
+            y.sum().backward()
+            print(x.grad)
+        print(x // 0.7, torch.isnan(x), torch.isfinite(x / 0), torch.std_mean(x, 1), torch.var_mean(x, 0))
+        print(x.new_zeros(2), x.new_ones((1, 2)), x.new_full((2,), 3), x.new_tensor([1, 2]))
+        y = x * 1; y.exp_(); print(y)
+        y = x * 1; y.pow_(2); print(y)
+        y = x * 1; y.clamp_(-0.5, 0.5); print(y)
+        print(torch.nn.Sequential(torch.nn.GELU(), torch.nn.SiLU(), torch.nn.LeakyReLU(), torch.nn.ELU(), torch.nn.Dropout(0.1),
+                                  torch.nn.SmoothL1Loss(), torch.nn.HuberLoss(), torch.nn.KLDivLoss()))
+        d = torch.nn.Dropout(0.5); d.eval(); print(d(x) is x)
+        try:
+            (x // 2).sum().backward()
+        except RuntimeError as e:
+            print(e)
+    """,
     "reference-transcript": """
         x = torch.ones(2, 2, requires_grad=True); print(x)
         y = x + 2; print(y); print(y.grad_fn)

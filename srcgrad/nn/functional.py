@@ -20,7 +20,8 @@ from ..tensor.tensor import Tensor
 __all__ = [
     "binary_cross_entropy_with_logits", "binary_cross_entropy", "mse_loss", "l1_loss",
     "cross_entropy", "nll_loss", "relu", "sigmoid", "tanh", "softplus", "logsigmoid",
-    "softmax", "log_softmax", "linear",
+    "softmax", "log_softmax", "linear", "gelu", "silu", "leaky_relu", "elu", "dropout", "normalize",
+    "smooth_l1_loss", "huber_loss", "kl_div",
 ]
 
 
@@ -94,6 +95,67 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def logsigmoid(input):
     return ops.apply(activations.logsigmoid, input, name="LogSigmoidBackward0")
+
+
+def _activation(primitive, input, name, inplace=False, **kwargs):
+    """One node `name` over `primitive`; `inplace` writes the result into `input`."""
+    if input._data.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"{name[:-9]}\" not implemented for '{input.dtype.kind_name}'")
+    if inplace:
+        return input._rewrite(lambda t: ops.apply(primitive, t, name=name, **kwargs))
+    return ops.apply(primitive, input, name=name, **kwargs)
+
+
+def gelu(input, approximate="none"):
+    """x * Phi(x) (GeluBackward0), or its tanh approximation for approximate='tanh'."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    if approximate == "tanh":
+        return _activation(activations.gelu, input, "GeluBackward0", approximate="tanh")
+    return _activation(activations.gelu, input, "GeluBackward0")
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x) (SiluBackward0)."""
+    return _activation(activations.silu, input, "SiluBackward0", inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x, or negative_slope * x where x <= 0 (LeakyReluBackward0)."""
+    return _activation(activations.leaky_relu, input, "LeakyReluBackward0", inplace, negative_slope=negative_slope)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x, or alpha * (exp(x) - 1) where x <= 0 (EluBackward0)."""
+    return _activation(activations.elu, input, "EluBackward0", inplace, alpha=alpha)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Each element zeroed with probability `p` and the rest scaled by 1 / (1 - p), the
+    mask drawn from srcgrad's generator (MulBackward0); the input itself when not
+    training or p is 0."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    from ..tensor.creation import _rng
+
+    dtype = input._data.dtype
+    if p == 1.0:
+        mask = np.zeros(input._data.shape, dtype)
+    else:
+        keep = _rng().random(input._data.shape) < 1.0 - p
+        mask = keep.astype(dtype) * np.asarray(1.0 / (1.0 - p), dtype)
+    mask = Tensor._make(np.asarray(mask, dtype))
+    if inplace:
+        return input.mul_(mask)
+    return input * mask
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """`input / max(norm_p(input along dim), eps)` (DivBackward0)."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom
 
 
 def _softmax_dim(input, dim):
@@ -362,3 +424,52 @@ def cross_entropy(
         target = target * (1 - label_smoothing) + label_smoothing / input._data.shape[1 if input.dim() > 1 else 0]
     names = {"mean": "DivBackward1", "sum": "NegBackward0", "none": "NegBackward0"}
     return ops.composite(names[reduction], _soft_targets, input, target, weight, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta, d = input - target: one node,
+    SmoothL1LossBackward0; beta = 0 is l1_loss (as in PyTorch)."""
+    _warn_if_broadcast(input, target)
+    _check_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    return ops.apply(activations.smooth_l1_loss, input, target, name="SmoothL1LossBackward0", reduction=reduction,
+                     beta=float(beta))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), d = input - target: one
+    node, HuberLossBackward0."""
+    if weight is not None:
+        raise NotImplementedError("huber_loss with weight is not supported by the shim")
+    _warn_if_broadcast(input, target)
+    _check_reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return ops.apply(activations.huber_loss, input, target, name="HuberLossBackward0", reduction=reduction,
+                     delta=float(delta))
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """The Kullback-Leibler divergence of `target` from the log-probabilities `input`,
+    written as PyTorch writes it: xlogy(target, target) - target * input (or exp(target) *
+    (target - input) with log_target), then mean, 'batchmean' (the sum over the batch
+    size), sum or none."""
+    if reduction not in ("mean", "sum", "none", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support size.'batchmean' "
+            "divides only by the batch size, and aligns with the KL div math definition.'mean' will be changed to "
+            "behave the same as 'batchmean' in the next major release.",
+            stacklevel=2,
+        )
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = target * where(target == 0, 1.0, target).log() - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.size(0) if input.dim() else loss.sum()
+    return _reduce(loss, reduction)

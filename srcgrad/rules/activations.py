@@ -1,7 +1,8 @@
 """Activation functions that are not NumPy functions: sigmoid, relu, softplus,
-logsigmoid, softmax, log_softmax, their normalizer logsumexp, and three losses, the logistic loss
-`binary_cross_entropy_with_logits`, its form on probabilities `binary_cross_entropy` and
-the squared error `mse_loss`.
+logsigmoid, gelu, silu, leaky_relu, elu, softmax, log_softmax, their normalizer logsumexp,
+the error function erf and erfc, rsqrt, and five losses, the logistic loss
+`binary_cross_entropy_with_logits`, its form on probabilities `binary_cross_entropy`,
+the squared error `mse_loss` and the robust `smooth_l1_loss` and `huber_loss`.
 Each primitive is a plain function of arrays (float32 stays float32) that cannot
 overflow. The elementwise ones have their local derivative as rule, for both
 modes; softmax, log_softmax, logsumexp and the losses (which couple elements) have full
@@ -15,8 +16,19 @@ from .registry import defjvp, defvjp, elementwise
 
 __all__ = [
     "sigmoid", "relu", "softplus", "logsigmoid", "softmax", "log_softmax", "logsumexp", "binary_cross_entropy_with_logits",
-    "binary_cross_entropy", "mse_loss", "atan2",
+    "binary_cross_entropy", "mse_loss", "atan2", "gelu", "silu", "leaky_relu", "elu", "erf", "erfc", "rsqrt",
+    "smooth_l1_loss", "huber_loss",
 ]
+
+import math  # noqa: E402
+
+_ERF = np.frompyfunc(math.erf, 1, 1)
+_ERFC = np.frompyfunc(math.erfc, 1, 1)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_SQRT_HALF = math.sqrt(0.5)
+_SQRT_TWO_OVER_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_GELU_CUBIC = 0.044715
 
 
 def sigmoid(x):
@@ -63,6 +75,76 @@ def softplus(x):
 def logsigmoid(x):
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), without overflow."""
     return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+def _float_dtype(x):
+    dt = np.result_type(x)
+    return dt if dt.kind in "fc" else np.dtype(np.float64)
+
+
+def erf(x):
+    """The error function of each element (math.erf, in float64, then the input's float
+    dtype): SciPy is not needed."""
+    return np.asarray(_ERF(np.asarray(x, dtype=np.float64)), dtype=np.float64).astype(_float_dtype(x))
+
+
+def erfc(x):
+    """1 - erf(x), accurate where erf(x) is near 1 (math.erfc)."""
+    return np.asarray(_ERFC(np.asarray(x, dtype=np.float64)), dtype=np.float64).astype(_float_dtype(x))
+
+
+def rsqrt(x):
+    """1 / sqrt(x) of each element."""
+    return np.reciprocal(np.sqrt(x))
+
+
+def gelu(x, approximate="none"):
+    """x * Phi(x), Phi the standard normal distribution function (PyTorch's
+    approximate='none'), or its tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x +
+    0.044715 x^3))) for approximate='tanh'."""
+    if approximate == "tanh":
+        return 0.5 * x * (1.0 + np.tanh(_SQRT_TWO_OVER_PI * (x + _GELU_CUBIC * x * x * x)))
+    return 0.5 * x * (1.0 + erf(x * _SQRT_HALF))  # as PyTorch computes it (cancelling for x << 0)
+
+
+def silu(x):
+    """x * sigmoid(x) (the swish)."""
+    return x * sigmoid(x)
+
+
+def leaky_relu(x, negative_slope=0.01):
+    """x where x > 0, else negative_slope * x."""
+    return np.where(x > 0, x, x * negative_slope)
+
+
+def elu(x, alpha=1.0):
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+
+
+def smooth_l1_loss(x, y, reduction="mean", beta=1.0):
+    """PyTorch's smooth L1 loss, elementwise 0.5 d^2 / beta where |d| < beta, else |d| -
+    0.5 beta (d = x - y), then averaged, summed or kept. beta must be positive here
+    (PyTorch's beta = 0 is the L1 loss)."""
+    z = np.abs(x - y)
+    return _reduce_sum_first(np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta), reduction)
+
+
+def huber_loss(x, y, reduction="mean", delta=1.0):
+    """PyTorch's Huber loss, elementwise 0.5 d^2 where |d| < delta, else delta (|d| - 0.5
+    delta), then averaged, summed or kept."""
+    z = np.abs(x - y)
+    return _reduce_sum_first(np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)), reduction)
+
+
+def _reduce_sum_first(v, reduction):
+    """`_reduce`, whose mean and sum of a narrower float accumulate in float64 (the roundings
+    of PyTorch's loss kernels)."""
+    if reduction == "none":
+        return v
+    dtype = np.result_type(v)
+    total = np.sum(v, dtype=np.float64) if dtype.kind == "f" else np.sum(v)
+    return np.asarray(total / np.size(v) if reduction == "mean" else total).astype(dtype)
 
 
 def _shift(x, axis):
@@ -277,3 +359,101 @@ def mse_loss_jvp_x(t, ans, x, y, reduction="mean"):
 @defjvp(mse_loss, "y")
 def mse_loss_jvp_y(t, ans, x, y, reduction="mean"):
     return _reduce(2.0 * (y - x) * t, reduction)
+
+
+# --- gelu, silu, leaky_relu, elu, erf, erfc, rsqrt: local derivatives (PyTorch's at kinks) ---
+
+
+@elementwise(gelu, name="Gelu")
+def gelu_d(ans, x, approximate="none"):
+    if approximate == "tanh":
+        inner = _SQRT_TWO_OVER_PI * (x + _GELU_CUBIC * x * x * x)
+        th = np.tanh(inner)
+        return 0.5 * (1.0 + th) + 0.5 * x * (1.0 - th * th) * _SQRT_TWO_OVER_PI * (1.0 + 3.0 * _GELU_CUBIC * x * x)
+    return 0.5 * (1.0 + erf(x * _SQRT_HALF)) + x * np.exp(-0.5 * x * x) * _INV_SQRT_2PI
+
+
+@elementwise(silu, name="Silu")
+def silu_d(ans, x):
+    s = sigmoid(x)
+    return s * (1.0 + x * (1.0 - s))
+
+
+@elementwise(leaky_relu, name="LeakyRelu")
+def leaky_relu_d(ans, x, negative_slope=0.01):
+    return np.where(x > 0, 1.0, negative_slope)
+
+
+@elementwise(elu, name="Elu")
+def elu_d(ans, x, alpha=1.0):
+    return np.where(x > 0, 1.0, alpha * np.exp(np.minimum(x, 0)))
+
+
+@elementwise(erf, name="Erf")
+def erf_d(ans, x):
+    return _TWO_OVER_SQRT_PI * np.exp(-x * x)
+
+
+@elementwise(erfc, name="Erfc")
+def erfc_d(ans, x):
+    return -_TWO_OVER_SQRT_PI * np.exp(-x * x)
+
+
+@elementwise(rsqrt, name="Rsqrt")
+def rsqrt_d(ans, x):
+    return -0.5 * ans * ans * ans
+
+
+# --- smooth L1 and Huber losses: PyTorch's backward formulas ---------------------------
+
+
+def _smooth_l1_slope(d, beta):
+    return np.where(d < -beta, -1.0, np.where(d > beta, 1.0, d / beta))
+
+
+def _huber_slope(d, delta):
+    return np.clip(d, -delta, delta)
+
+
+@defvjp(smooth_l1_loss, "x", name="SmoothL1Loss")
+def smooth_l1_loss_vjp_x(g, ans, x, y, reduction="mean", beta=1.0):
+    d = x - y
+    return unbroadcast(_smooth_l1_slope(d, beta) * (g / _count(d, reduction)), x)
+
+
+@defvjp(smooth_l1_loss, "y")
+def smooth_l1_loss_vjp_y(g, ans, x, y, reduction="mean", beta=1.0):
+    d = x - y
+    return unbroadcast(-_smooth_l1_slope(d, beta) * (g / _count(d, reduction)), y)
+
+
+@defjvp(smooth_l1_loss, "x")
+def smooth_l1_loss_jvp_x(t, ans, x, y, reduction="mean", beta=1.0):
+    return _reduce(_smooth_l1_slope(x - y, beta) * t, reduction)
+
+
+@defjvp(smooth_l1_loss, "y")
+def smooth_l1_loss_jvp_y(t, ans, x, y, reduction="mean", beta=1.0):
+    return _reduce(-_smooth_l1_slope(x - y, beta) * t, reduction)
+
+
+@defvjp(huber_loss, "x", name="HuberLoss")
+def huber_loss_vjp_x(g, ans, x, y, reduction="mean", delta=1.0):
+    d = x - y
+    return unbroadcast(_huber_slope(d, delta) * (g / _count(d, reduction)), x)
+
+
+@defvjp(huber_loss, "y")
+def huber_loss_vjp_y(g, ans, x, y, reduction="mean", delta=1.0):
+    d = x - y
+    return unbroadcast(-_huber_slope(d, delta) * (g / _count(d, reduction)), y)
+
+
+@defjvp(huber_loss, "x")
+def huber_loss_jvp_x(t, ans, x, y, reduction="mean", delta=1.0):
+    return _reduce(_huber_slope(x - y, delta) * t, reduction)
+
+
+@defjvp(huber_loss, "y")
+def huber_loss_jvp_y(t, ans, x, y, reduction="mean", delta=1.0):
+    return _reduce(-_huber_slope(x - y, delta) * t, reduction)

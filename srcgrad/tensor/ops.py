@@ -173,6 +173,53 @@ def piecewise_constant(primitive, input, name, *consts, **kwargs):
     return out
 
 
+class ConstantGradNode(Node):
+    """The node of an op of several inputs whose derivative is zero wherever it has one
+    (`div(rounding_mode='floor')`: DivBackward2): each input with an edge gets a zero
+    gradient of its shape and dtype. It saves nothing."""
+
+    __slots__ = ("shapes", "dtypes")
+
+    def __init__(self, next_functions, shapes, in_dtypes):
+        super().__init__(next_functions)
+        self.shapes, self.dtypes = shapes, in_dtypes
+
+    def apply(self, g):
+        return [None if f is None else np.zeros(s, d) for (f, _), s, d in zip(self.next_functions, self.shapes, self.dtypes)]
+
+
+class NoDerivativeNode(Node):
+    """PyTorch's `NotImplemented` node: the result of an op without a derivative formula
+    (`x // y`, `2 % x`) requires grad, and backward through it raises."""
+
+    __slots__ = ("op",)
+
+    def __init__(self, next_functions, op):
+        super().__init__(next_functions)
+        self.op = op
+
+    def apply(self, g):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+def without_derivative(ans, args, node, *extra):
+    """A Tensor over the array `ans` computed from `args` (Tensors and numbers) by an op
+    whose gradient is zero (`node` ConstantGradNode) or undefined (NoDerivativeNode,
+    `extra` the op's name): tracked as that node when some Tensor argument requires grad
+    with grad mode on."""
+    out = _leaf(np.asarray(ans))
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    if not (_mode.enabled and any(t._requires_grad for t in tensors)):
+        return out
+    edges = tuple((_edge(t), 0) if t._requires_grad else _NO_EDGE for t in tensors)
+    if extra:
+        out._grad_fn = node(edges, *extra)
+    else:
+        out._grad_fn = node(edges, [t._data.shape for t in tensors], [t._data.dtype for t in tensors])
+    out._requires_grad = True
+    return out
+
+
 class CompositeNode(Node):
     """One node for a piece of Tensor code: backward runs the recorded inner graph.
     `versions` records its tensor arguments (which: the array and its producer)."""

@@ -1,6 +1,9 @@
 """Elementwise tensor functions beyond the arithmetic operators: clamp and its one-sided
-forms, maximum, minimum, where, and the floating functions (exp, log1p, ...) that give
-an integer tensor the default float dtype, as PyTorch does.
+forms, maximum, minimum, where, the floating functions (exp, log1p, reciprocal, rsqrt,
+log2, asin, erf, ...) that give an integer tensor the default float dtype, as PyTorch
+does, square, isnan and isfinite, the rounding divisions (floor_divide, remainder,
+div with rounding_mode) and the in-place forms exp_, abs_, pow_, relu_, tanh_,
+sqrt_, sigmoid_.
 
 Each is a `torch.X(input, ...)` function that `Tensor` also binds as a method. None
 holds calculus: every op is one registry primitive (`np.clip`, `np.maximum`,
@@ -13,11 +16,15 @@ import numpy as np
 
 from ..rules import activations
 from . import dtypes, ops
+from .graph import node_class
 
 __all__ = [
     "clamp", "clip", "clamp_min", "clamp_max", "clamp_", "maximum", "minimum", "where",
     "exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "tanh", "sigmoid",
     "sign", "floor", "ceil", "trunc", "round", "atan2", "lerp", "isclose", "allclose", "PointwiseOps",
+    "reciprocal", "rsqrt", "log2", "log10", "exp2", "asin", "acos", "atan", "sinh", "cosh", "erf", "erfc",
+    "arcsin", "arccos", "arctan", "square", "isnan", "isfinite", "isinf", "floor_divide", "remainder", "div",
+    "true_divide",
 ]
 
 _NO_BOUND = "torch.clamp: At least one of 'min' or 'max' must not be None"
@@ -49,6 +56,137 @@ sin = _floating("sin", np.sin)
 cos = _floating("cos", np.cos)
 tanh = _floating("tanh", np.tanh)
 sigmoid = _floating("sigmoid", activations.sigmoid, "SigmoidBackward0", compute=activations.expit)
+reciprocal = _floating("reciprocal", np.reciprocal, "ReciprocalBackward0")
+rsqrt = _floating("rsqrt", activations.rsqrt, "RsqrtBackward0")
+log2 = _floating("log2", np.log2, "Log2Backward0")
+log10 = _floating("log10", np.log10, "Log10Backward0")
+exp2 = _floating("exp2", np.exp2, "Exp2Backward0")
+asin = arcsin = _floating("asin", np.arcsin, "AsinBackward0")
+acos = arccos = _floating("acos", np.arccos, "AcosBackward0")
+atan = arctan = _floating("atan", np.arctan, "AtanBackward0")
+sinh = _floating("sinh", np.sinh, "SinhBackward0")
+cosh = _floating("cosh", np.cosh, "CoshBackward0")
+erf = _floating("erf", activations.erf, "ErfBackward0")
+erfc = _floating("erfc", activations.erfc, "ErfcBackward0")
+
+
+def square(input):
+    """`input ** 2` (PowBackward0, as PyTorch records it); an integer tensor stays integer."""
+    return ops.binary(operator.pow, input, 2, "PowBackward0")
+
+
+def _test(name, primitive):
+    def function(input):
+        return ops.Tensor._make(np.asarray(primitive(input._data)))
+
+    function.__name__ = name
+    function.__doc__ = f"np.{primitive.__name__} of each element: a bool tensor, never tracked."
+    return function
+
+
+isnan, isfinite, isinf = _test("isnan", np.isnan), _test("isfinite", np.isfinite), _test("isinf", np.isinf)
+
+
+# --- rounding divisions --------------------------------------------------------------------
+
+
+def _operands(input, other):
+    a, b = ops.operand(input), ops.operand(other)
+    if a is NotImplemented or b is NotImplemented:
+        raise TypeError(f"unsupported operand types: {type(input).__name__} and {type(other).__name__}")
+    x, y = ops._data(a), ops._data(b)
+    dt = dtypes.result_type(x, y)
+    if dt.kind in "iub" and np.any(np.asarray(y) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    return a, b, np.asarray(x, dtype=dt), np.asarray(y, dtype=dt), dt
+
+
+def _divided(input, other, compute):
+    a, b, x, y, dt = _operands(input, other)
+    try:
+        shape = np.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        ops._raise_broadcast_error(operator.truediv, x, y)
+        raise
+    token = ops.quiet()
+    try:
+        ans = np.asarray(compute(x, y), dtype=dt).reshape(shape)
+    finally:
+        ops.loud(token)
+    return a, b, ans
+
+
+def floor_divide(input, other):
+    """`input // other`, rounded toward minus infinity (Python's rule). PyTorch has no
+    derivative for it: tracked, the result's node is `NotImplemented`, whose backward
+    raises."""
+    a, b, ans = _divided(input, other, np.floor_divide)
+    return ops.without_derivative(ans, (a, b), node_class("NotImplemented", ops.NoDerivativeNode), "floor_divide")
+
+
+def _rfloordiv(input, other):
+    return floor_divide(other, input)
+
+
+def remainder(input, other):
+    """`input % other` with the sign of `other` (Python's rule): RemainderBackward1 for
+    two tensors, RemainderBackward0 for a number divisor. The gradient of `input` is 1,
+    of `other` -floor(input / other). A number divided by a tensor has no derivative in
+    PyTorch (`NotImplemented` node)."""
+    if not _is_tensor(input):
+        a, b, ans = _divided(input, other, np.remainder)
+        return ops.without_derivative(ans, (a, b), node_class("NotImplemented", ops.NoDerivativeNode), "remainder")
+    _operands(input, other)  # the integer division by zero
+    name = "RemainderBackward1" if _is_tensor(other) else "RemainderBackward0"
+    return ops.binary(operator.mod, input, other, name)
+
+
+def _rmod(input, other):
+    return remainder(other, input)
+
+
+def _truncated(x, y):
+    if x.dtype.kind in "iu":
+        q = np.floor_divide(x, y)
+        return q + ((q < 0) & (q * y != x))
+    return np.trunc(np.true_divide(x, y))
+
+
+def div(input, other, *, rounding_mode=None):
+    """`input / other`; with rounding_mode 'trunc' (toward zero) or 'floor' (toward minus
+    infinity) the quotient is rounded, keeps an integer dtype, and has zero gradient
+    (DivBackward2, as is PyTorch's node for any rounding_mode given, None too)."""
+    if rounding_mode is None:
+        return ops.binary(operator.truediv, input, other, "DivBackward2", floating=True)
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
+        )
+    a, b, ans = _divided(input, other, np.floor_divide if rounding_mode == "floor" else _truncated)
+    return ops.without_derivative(ans, (a, b), node_class("DivBackward2", ops.ConstantGradNode))
+
+
+def _div_method(input, other, *, rounding_mode=_NO_BOUND):
+    if rounding_mode is _NO_BOUND:
+        return input / other
+    return div(input, other, rounding_mode=rounding_mode)
+
+
+def true_divide(input, other):
+    """`input / other` (DivBackward0)."""
+    return ops.binary(operator.truediv, input, other, "DivBackward0", floating=True)
+
+
+# --- in place ------------------------------------------------------------------------------
+
+
+def _in_place(name, function):
+    def method(self, *args, **kwargs):
+        return self._rewrite(lambda t: function(t, *args, **kwargs), *args)
+
+    method.__name__ = name
+    method.__doc__ = f"`{function.__name__}` in place; returns self."
+    return method
 
 
 # --- clamp -------------------------------------------------------------------------------
@@ -208,3 +346,20 @@ class PointwiseOps:
     maximum, minimum, where = maximum, minimum, where_method
     sign, floor, ceil, trunc, round = sign, floor, ceil, trunc, round
     atan2, arctan2, lerp, isclose, allclose = atan2, atan2, lerp, isclose, allclose
+    reciprocal, rsqrt, log2, log10, exp2 = reciprocal, rsqrt, log2, log10, exp2
+    asin = arcsin = asin
+    acos = arccos = acos
+    atan = arctan = atan
+    sinh, cosh, erf, erfc, square = sinh, cosh, erf, erfc, square
+    isnan, isfinite, isinf = isnan, isfinite, isinf
+    floor_divide, remainder, true_divide = floor_divide, remainder, true_divide
+    div = divide = _div_method
+    __floordiv__, __rfloordiv__ = floor_divide, _rfloordiv
+    __mod__, __rmod__ = remainder, _rmod
+    exp_ = _in_place("exp_", exp)
+    sqrt_ = _in_place("sqrt_", sqrt)
+    tanh_ = _in_place("tanh_", tanh)
+    sigmoid_ = _in_place("sigmoid_", sigmoid)
+    abs_ = _in_place("abs_", lambda t: ops.unary(np.absolute, t))
+    relu_ = _in_place("relu_", lambda t: ops.unary(activations.relu, t, "ReluBackward0"))
+    pow_ = _in_place("pow_", lambda t, e: t ** e)

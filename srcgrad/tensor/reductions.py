@@ -9,6 +9,7 @@ dtypes and node names. None holds calculus: each op is one registry primitive
 """
 
 import math
+import operator
 import warnings
 
 import numpy as np
@@ -18,7 +19,8 @@ from . import dtypes, ops
 from .dtypes import dim_axis
 from .graph import _mode
 
-__all__ = ["prod", "std", "var", "logsumexp", "cumsum", "cumprod", "amax", "amin", "all", "any", "reduce_in"]
+__all__ = ["prod", "std", "var", "logsumexp", "cumsum", "cumprod", "amax", "amin", "all", "any", "reduce_in", "median",
+           "std_mean", "var_mean"]
 
 
 def _cast(input, dtype):
@@ -100,6 +102,68 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """The variance over all elements or `dim`, dividing by N - correction (see `std`).
     VarBackward0."""
     return _spread(np.var, "VarBackward0", input, dim, unbiased, keepdim, correction)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """`(std, mean)` over all elements or `dim`: both tensors of one op, StdMeanBackward0."""
+    return _spread_and_mean(np.std, "StdMeanBackward0", input, dim, unbiased, keepdim, correction)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """`(var, mean)` over all elements or `dim`: VarMeanBackward0."""
+    return _spread_and_mean(np.var, "VarMeanBackward0", input, dim, unbiased, keepdim, correction)
+
+
+def _spread_and_mean(primitive, node, input, dim, unbiased, keepdim, correction):
+    spread = _spread(primitive, node, input, dim, unbiased, keepdim, correction)
+    if isinstance(dim, bool):
+        dim = None
+    axis = None if dim is None else dim_axis(dim, input._data.ndim)
+    mean = ops.apply(np.mean, input, name=node, saves=False, axis=axis, keepdims=keepdim)
+    return spread, mean
+
+
+def _median_all(x, value):
+    """The entries of `x` equal to `value` (the median), their maximum: the value itself,
+    its gradient shared equally between them (PyTorch's evenly distributed gradient)."""
+    from .pointwise import where
+
+    masked = where(ops.Tensor._make(x._data == value), x, -np.inf)
+    return ops.apply(np.amax, masked, name="AmaxBackward0")
+
+
+def median(input, dim=None, keepdim=False):
+    """The lower of the two middle values (not their mean, as PyTorch): over all elements
+    (MedianBackward0, its gradient shared between the entries equal to it) or along
+    `dim`, a `(values, indices)` pair (MedianBackward1, the gradient to the index)."""
+    from .selections import named_pair
+
+    x = input._data
+    if dim is None:
+        flat = np.sort(x.reshape(-1), kind="stable")
+        if flat.size == 0:
+            return ops.Tensor._make(np.asarray(np.nan, dtype=x.dtype))
+        nan = np.isnan(flat) if x.dtype.kind == "f" else None
+        value = flat[-1] if nan is not None and nan.any() else flat[(flat.size - 1) // 2]
+        if x.dtype.kind not in "fc":
+            return ops.Tensor._make(np.asarray(value))
+        if nan is not None and nan.any():
+            return ops.composite("MedianBackward0", lambda t: ops.apply(np.amax, t, name="AmaxBackward0"), input)
+        return ops.composite("MedianBackward0", _median_all, input, value)
+    pair = named_pair("median")
+    axis = dim_axis(dim, x.ndim)
+    if axis is None:  # a 0-d tensor: its own median
+        values = ops.apply(np.positive, input, name="MedianBackward1", saves=False) if x.dtype.kind == "f" else ops.Tensor._make(x.copy())
+        return pair(values, ops.Tensor._make(np.zeros((), np.int64)))
+    if x.shape[axis] == 0:
+        raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
+    order = np.argsort(x, axis=axis, kind="stable")  # NaN last, as PyTorch's NaN-propagating median is not
+    at = np.take(order, [(x.shape[axis] - 1) // 2], axis=axis)  # the lower middle, keepdim
+    index = list(np.ix_(*map(np.arange, at.shape)))  # every position, with `at` along dim
+    index[axis] = at
+    if not keepdim:
+        index, at = [i.squeeze(axis) for i in index], at.squeeze(axis)
+    return pair(ops.apply(operator.getitem, input, tuple(index), name="MedianBackward1"), ops.Tensor._make(at.astype(np.int64)))
 
 
 def logsumexp(input, dim, keepdim=False):

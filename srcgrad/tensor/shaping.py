@@ -224,6 +224,82 @@ class ShapeOps:
             raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: {out}")
         return ops.unary(np.tile, self, "RepeatBackward0", False, (reps,))
 
+    def view_as(self, other):
+        """`self.view(other.shape)` (ViewBackward0)."""
+        return self.reshape(other._data.shape)
+
+    def select(self, dim, index):
+        """The slice at `index` along `dim`, that dim removed: a view (SelectBackward0)."""
+        shape = self._data.shape
+        if not shape:
+            raise IndexError("select() cannot be applied to a 0-dim tensor.")
+        axis = dim_axis(dim, len(shape))
+        n = shape[axis]
+        if not -n <= index < n:
+            raise IndexError(f"select(): index {index} out of range for tensor of size {list(shape)} at dimension {dim}")
+        return ops.exact(operator.getitem, self, "SelectBackward0", ((slice(None),) * axis + (index, Ellipsis),))
+
+    def narrow(self, dim, start, length):
+        """Entries start .. start + length - 1 along `dim`: a view (SliceBackward0)."""
+        shape = self._data.shape
+        if not shape:
+            raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+        axis = dim_axis(dim, len(shape))
+        n = shape[axis]
+        if start < -n or start > n:
+            raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+        start = start + n if start < 0 else start
+        if length < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        if start + length > n:
+            raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+        return ops.exact(operator.getitem, self, "SliceBackward0", ((slice(None),) * axis + (slice(start, start + length),),))
+
+    def roll(self, shifts, dims=None):
+        """The entries shifted `shifts` places along `dims` (all flattened when None),
+        wrapping round (RollBackward0)."""
+        if dims is not None:
+            many = isinstance(dims, (tuple, list))
+            if (len(dims) if many else 1) != (len(shifts) if isinstance(shifts, (tuple, list)) else 1):
+                raise RuntimeError(
+                    f"shifts and dimensions must align. shifts: {len(shifts) if isinstance(shifts, (tuple, list)) else 1}, "
+                    f"dims:{len(dims) if many else 1}"
+                )
+            dims = tuple(dim_axis(d, self._data.ndim) or 0 for d in dims) if many else (dim_axis(dims, self._data.ndim) or 0)
+        shifts = tuple(shifts) if isinstance(shifts, (tuple, list)) else shifts
+        return ops.apply(np.roll, self, shifts, name="RollBackward0", saves=False, axis=dims)
+
+    def flip(self, *dims):
+        """The entries in reverse order along each of `dims` (FlipBackward0)."""
+        if not dims:
+            raise TypeError('flip() missing 1 required positional arguments: "dims"')
+        dims = _shape_args(dims)
+        axes = tuple(dim_axis(d, self._data.ndim) or 0 for d in dims) if self._data.ndim else ()
+        return ops.apply(np.flip, self, name="FlipBackward0", saves=False, axis=axes)
+
+    def _new(self, data, dtype, requires_grad):
+        from .creation import tensor
+
+        return tensor(data, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        """A new leaf holding a copy of `data`, of self's dtype unless `dtype` is given."""
+        if isinstance(data, ShapeOps):
+            data = data._data
+        return self._new(data, dtype, requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        return self._new(np.zeros(_shape_args(size)), dtype, requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        return self._new(np.ones(_shape_args(size)), dtype, requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+        return self._new(np.full(tuple(size), fill_value), dtype, requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        return self._new(np.zeros(_shape_args(size)), dtype, requires_grad)
+
     def __getitem__(self, index):
         # An index of integers alone gets a trailing `...`: NumPy then returns a 0-d view,
         # not a copied scalar, so an in-place write into `x[0]` reaches x (as in PyTorch).

@@ -438,7 +438,7 @@ class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
     def __pos__(self):
         return self
 
-    mul, div, pow, matmul = __mul__, __truediv__, __pow__, __matmul__
+    mul, pow, matmul = __mul__, __pow__, __matmul__
 
     def add(self, other, alpha=1):
         """`self + alpha * other`."""
@@ -447,7 +447,7 @@ class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
     def sub(self, other, alpha=1):
         """`self - alpha * other`."""
         return self - (other if alpha == 1 else _scaled(other, alpha))
-    multiply, subtract, divide, true_divide, neg = mul, sub, div, div, __neg__
+    multiply, subtract, neg = mul, sub, __neg__
     mm, mv, dot = products.mm, products.mv, products.dot
 
     __lt__ = lt = _comparison(np.less)
@@ -523,6 +523,7 @@ class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
     prod, std, var = reductions.prod, reductions.std, reductions.var
     logsumexp, cumsum, cumprod = reductions.logsumexp, reductions.cumsum, reductions.cumprod
     amax, amin = reductions.amax, reductions.amin
+    median = reductions.median
 
     def norm(self, p="fro", dim=None, keepdim=False):
         """The vector p-norm of all elements (for a matrix too, as in PyTorch: "fro" is
