@@ -59,3 +59,71 @@ def test_tangents_after_a_statement_reading_its_own_target():
     np.testing.assert_allclose(out_dot, np.sum(d2 * t), rtol=1e-12)
     np.testing.assert_allclose(srcgrad.grad(repeated_sqrt)(x), d2, rtol=1e-12)
     np.testing.assert_allclose(srcgrad.grad(repeated_sqrt)(x), numerical_grad(repeated_sqrt, (x,), 0), rtol=1e-6)
+
+
+# ------------------------------------------------- defaults changed after the first call
+
+
+def act_default(v, act=np.tanh):
+    return act(v)
+
+
+def calls_act_default(x):
+    return np.sum(act_default(x) * x)
+
+
+def squared_act(x, act=np.tanh):
+    return np.sum(act(x) ** 2)
+
+
+def squared_act_none(x, act=None):
+    if act is None:
+        act = np.tanh
+    return np.sum(act(x) ** 2)
+
+
+X = np.array([0.3, -0.7, 1.1])
+
+
+@pytest.fixture
+def restore_defaults():
+    kept = [(f, f.__defaults__) for f in (act_default, squared_act, squared_act_none)]
+    yield
+    for f, d in kept:
+        f.__defaults__ = d
+
+
+def test_a_callees_function_default_changed_after_the_first_call(restore_defaults):
+    # the caller's derivative was bound to the callee's old default function (tanh) and
+    # was not built again: the value read sin, the derivative was tanh's
+    g = srcgrad.grad(calls_act_default)
+    t = np.tanh(X)
+    np.testing.assert_allclose(g(X), t + X * (1 - t * t), rtol=1e-12)
+    act_default.__defaults__ = (np.sin,)
+    expected = np.sin(X) + X * np.cos(X)
+    np.testing.assert_allclose(g(X), expected, rtol=1e-12)
+    np.testing.assert_allclose(g(X), numerical_grad(calls_act_default, (X,), 0), rtol=1e-6)
+    value, grad = srcgrad.value_and_grad(calls_act_default)(X)
+    assert value == calls_act_default(X)
+    np.testing.assert_allclose(grad, expected, rtol=1e-12)
+    np.testing.assert_allclose(np.diag(srcgrad.hessian(calls_act_default)(X)), 2 * np.cos(X) - X * np.sin(X), rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [squared_act, squared_act_none])
+def test_a_function_default_changed_to_one_an_earlier_call_passed(fn, restore_defaults):
+    # the transform made for `fn(x, np.sin)` was taken for `fn(x)` once the default was
+    # np.sin, and ran with the default its copy held (tanh, or None: a TypeError)
+    g, vg = srcgrad.grad(fn), srcgrad.value_and_grad(fn)
+    t = np.tanh(X)
+    np.testing.assert_allclose(g(X), 2 * t * (1 - t * t), rtol=1e-12)
+    np.testing.assert_allclose(g(X, np.sin), 2 * np.sin(X) * np.cos(X), rtol=1e-12)
+    fn.__defaults__ = (np.sin,)
+    expected = 2 * np.sin(X) * np.cos(X)
+    np.testing.assert_allclose(g(X), expected, rtol=1e-12)
+    value, grad = vg(X)
+    assert value == fn(X)
+    np.testing.assert_allclose(grad, expected, rtol=1e-12)
+    out, out_dot = srcgrad.jvp(fn, (X,), (np.ones(3),))
+    assert out == fn(X)
+    np.testing.assert_allclose(out_dot, np.sum(expected), rtol=1e-12)
+    np.testing.assert_allclose(g(X), numerical_grad(fn, (X,), 0), rtol=1e-6)
