@@ -127,3 +127,65 @@ def test_a_function_default_changed_to_one_an_earlier_call_passed(fn, restore_de
     assert out == fn(X)
     np.testing.assert_allclose(out_dot, np.sum(expected), rtol=1e-12)
     np.testing.assert_allclose(g(X), numerical_grad(fn, (X,), 0), rtol=1e-6)
+
+
+# ------------------------------------------------------- NumPy calls writing into arrays
+
+
+def add_into_ints(x):
+    y = np.zeros(3, dtype=np.int64)
+    np.add(x, 1.0, out=y)
+    return np.sum(y * x)
+
+
+def copy_into_ints(x):
+    y = np.zeros(3, dtype=np.int64)
+    np.copyto(y, x * 3.0)
+    return np.sum(y * x)
+
+
+def dot_into_float32(a, b):
+    y = np.zeros(3, dtype=np.float32)
+    np.dot(a, b, out=y)
+    return np.sum(y * b)
+
+
+def sum_into_int(x):
+    y = np.zeros((), dtype=np.int64)
+    x.sum(out=y)  # a reduction casts as an assignment does
+    return y * x[0]
+
+
+def exp_into_float32(x):
+    y = np.zeros(3, dtype=np.float32)
+    np.exp(x, out=y)
+    np.multiply(y, 2.0, y)
+    return np.sum(y.astype(np.float64) * x)
+
+
+@pytest.mark.parametrize("fn, args, error", [
+    (add_into_ints, (X,), TypeError),
+    (copy_into_ints, (X,), TypeError),
+    (dot_into_float32, (0.5 * np.eye(3), X), ValueError),
+])
+def test_a_write_numpy_refuses_to_cast_raises_as_numpy_does(fn, args, error):
+    # spelled `y[...] = value`, the write cast a float result into an integer (or float32)
+    # array where NumPy's call raises: the derivative returned a number for a function
+    # that cannot run
+    with pytest.raises(error):
+        fn(*args)
+    for transform in (srcgrad.grad, srcgrad.value_and_grad):
+        with pytest.raises(error):
+            transform(fn)(*args)
+    with pytest.raises(error):
+        srcgrad.jvp(fn, args, tuple(np.ones_like(a) for a in args))
+
+
+def test_writes_numpy_casts_still_run():
+    value, g = srcgrad.value_and_grad(sum_into_int)(X)
+    assert value == sum_into_int(X)
+    np.testing.assert_allclose(g, [float(np.int64(np.sum(X))), 0.0, 0.0])
+    value, g = srcgrad.value_and_grad(exp_into_float32)(X)
+    assert value == exp_into_float32(X)
+    e = np.exp(X).astype(np.float32).astype(np.float64)
+    np.testing.assert_allclose(g, 2.0 * e * (1.0 + X), rtol=1e-6)
