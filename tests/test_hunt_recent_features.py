@@ -189,3 +189,41 @@ def test_writes_numpy_casts_still_run():
     assert value == exp_into_float32(X)
     e = np.exp(X).astype(np.float32).astype(np.float64)
     np.testing.assert_allclose(g, 2.0 * e * (1.0 + X), rtol=1e-6)
+
+
+# --------------------------------------------------------------------- scipy.linalg
+
+sla = pytest.importorskip("scipy.linalg")
+
+
+def lu_used_twice(A, b):
+    lu = sla.lu_factor(A)
+    return np.sum(sla.lu_solve(lu, b) ** 2) + np.sum(sla.lu_solve(lu, b, trans=1))
+
+
+def cho_used_twice(S, b):
+    c = sla.cho_factor(S)
+    return np.sum(sla.cho_solve(c, b) ** 2) + np.sum(sla.cho_solve(c, b))
+
+
+def test_a_factorization_used_twice_adds_both_gradients():
+    # the gradients of the (factor, pivots) tuple from two solves were joined by `+`,
+    # which concatenates tuples: the factorization's rule read the first only
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(3, 3)) + 3 * np.eye(3)
+    S = A @ A.T + np.eye(3)
+    b = rng.normal(size=3)
+    Ai, Si = np.linalg.inv(A), np.linalg.inv(S)
+    x, y = Ai @ b, Ai.T @ b
+    # d/dA of |A^-1 b|^2 + sum(A^-T b): -2 A^-T x x^T, then -(A^-1 1) y^T
+    expected = -2.0 * np.outer(Ai.T @ x, x) - np.outer(y, Ai @ np.ones(3))
+    g = srcgrad.grad(lu_used_twice)(A, b)
+    np.testing.assert_allclose(g, expected, rtol=1e-10)
+    np.testing.assert_allclose(g, numerical_grad(lu_used_twice, (A, b), 0), rtol=1e-6, atol=1e-8)
+    z = Si @ b
+    g = srcgrad.grad(cho_used_twice)(S, b)
+    np.testing.assert_allclose(g, numerical_grad(cho_used_twice, (S, b), 0), rtol=1e-6, atol=1e-8)
+    # cho_factor reads the upper triangle: the gradient of a symmetric S's entries, folded there
+    full = -2.0 * np.outer(Si @ z, z) - np.outer(Si @ np.ones(3), z)
+    full = 0.5 * (full + full.T)
+    np.testing.assert_allclose(g, np.triu(2.0 * full) - np.diag(np.diag(full)), rtol=1e-10)
