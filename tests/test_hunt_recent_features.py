@@ -227,3 +227,23 @@ def test_a_factorization_used_twice_adds_both_gradients():
     full = -2.0 * np.outer(Si @ z, z) - np.outer(Si @ np.ones(3), z)
     full = 0.5 * (full + full.T)
     np.testing.assert_allclose(g, np.triu(2.0 * full) - np.diag(np.diag(full)), rtol=1e-10)
+
+
+# ------------------------------------------------------------------- located errors
+
+
+def commented_sqrt(x, opts):
+    with np.errstate(all="raise"):
+        y = np.sqrt(x) * opts["scale"]  # a note of the user's
+    return np.sum(y)
+
+
+def test_a_backward_error_names_a_line_with_a_comment_of_its_own():
+    # the backward block's comment quotes the line as written (with its own comment and
+    # double quotes), which was looked up among the parsed statements only: the note
+    # named the line before it (`return np.sum(y)`)
+    with pytest.raises(FloatingPointError) as info:
+        srcgrad.grad(commented_sqrt)(np.array([0.0, 1.0]), {"scale": 2.0})
+    note = "".join(info.value.__notes__)
+    line = commented_sqrt.__code__.co_firstlineno + 2
+    assert f"line {line})" in note and "differentiating `y = np.sqrt(x)" in note
