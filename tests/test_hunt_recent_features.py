@@ -13,6 +13,9 @@ from conftest import numerical_grad
 # ------------------------------------------------------------------ try statements
 
 
+X = np.array([0.3, -0.7, 1.1])
+
+
 def sqrt_or_line(x):
     with np.errstate(all="raise"):
         try:
@@ -31,6 +34,23 @@ def repeated_sqrt(x):
             except FloatingPointError:
                 y = y * 3.0
     return np.sum(y)
+
+
+def exp_into_buffer_in_try(x, table):
+    y = np.zeros(3)
+    try:
+        np.exp(x, out=y)
+        w = table["k"]
+    except KeyError:
+        w = 2.0
+    return w * np.sum(y * x)
+
+
+def test_a_numpy_write_in_a_try_block_is_refused_as_what_the_user_wrote():
+    # it was refused as "an assignment to an entry or an attribute", which the line is not
+    with pytest.raises(srcgrad.SrcGradError, match=r"a NumPy call writing into an array \(`out=`") as info:
+        srcgrad.grad(exp_into_buffer_in_try)(X, {})
+    assert f"line {exp_into_buffer_in_try.__code__.co_firstlineno + 3})" in str(info.value)
 
 
 def test_a_tangent_that_raises_is_not_taken_by_the_users_handler():

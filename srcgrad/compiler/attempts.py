@@ -39,7 +39,7 @@ the same branch (checked by `fold` on the generated code).
 
 import gast
 
-from . import syntax
+from . import array_writes, syntax
 from .naming import Namer
 
 BEGIN, CAUGHT = "__srcgrad_try__", "__srcgrad_caught__"
@@ -171,6 +171,10 @@ class _Lowering:
                     self.refuse(stmt, f"an in-place call (`.{call.func.attr}(...)`)",
                                 "make the change after the `try` statement, or return a new value")
             return [stmt], []
+        if _whole_write(stmt) and array_writes.mentioned([self.program.text(stmt)]):
+            self.refuse(stmt, "a NumPy call writing into an array (`out=`, `np.copyto`, `.fill`, `.sort`)",
+                        "compute the value into a name in the `try` block (`v = np.exp(x)`) and write it into the "
+                        "array after the `try` statement")
         if isinstance(stmt, (gast.Assign, gast.AugAssign)):
             self.refuse(stmt, "an assignment to an entry or an attribute",
                         "assign the value to a name in the `try` block and store it after the `try` statement")
@@ -212,6 +216,12 @@ def _union(types):
 
 def _is_none(name):
     return syntax.compare(syntax.name(name), gast.Is(), syntax.const(None))
+
+
+def _whole_write(stmt):
+    """Whether `stmt` is `y[...] = v`, as array_writes.py spells a NumPy call writing into y."""
+    return (type(stmt) is gast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is gast.Subscript
+            and syntax.is_const(stmt.targets[0].slice) and stmt.targets[0].slice.value is Ellipsis)
 
 
 def _names_only(target):
