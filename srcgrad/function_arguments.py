@@ -216,10 +216,13 @@ def _binding(fn, params, args, kwargs):
     found = {p: value for p, value in found.items() if value is not None}
     if not found:
         return fn
-    key = (id(fn), tuple((p, id(v)) for p, v in found.items()))
+    # the copy takes fn's defaults as they are now: after `fn.__defaults__ = ...` another
+    # copy, whose derivative reads the new ones
+    defaults = _defaults_of(fn)
+    key = (id(fn), tuple((p, id(v)) for p, v in found.items()), tuple(map(id, defaults)))
     kept = _VARIANTS.get(key)
     if kept is None:
-        kept = _keep(_VARIANTS, key, (fn, found, bound_variant(fn, found)), 4 * _KEPT)  # holding what the ids are of
+        kept = _keep(_VARIANTS, key, (fn, found, bound_variant(fn, found), defaults), 4 * _KEPT)  # holding what the ids are of
     return kept[2]
 
 
@@ -249,7 +252,7 @@ class _PerCall:
         self.defaulted = none_defaulted(fn)  # parameters whose None the body replaces by a function
         self.read = _defaults_of(fn)  # the defaults `slots` hold
         self.positional, self.keyword = getattr(fn, "__defaults__", None), bool(getattr(fn, "__kwdefaults__", None))
-        self.made = {}  # ids of what is bound (`followed`; None: nothing) -> (it, made transform); oldest first
+        self.made = {}  # (ids of what is bound (`followed`; None: nothing), of the defaults) -> (it, made transform, the defaults); oldest first
         # ids of the parameters' values at a call -> (them, made transform, whether one is a Passed); oldest first
         self.seen = {}
         self.last = None
@@ -280,14 +283,16 @@ class _PerCall:
     def for_call(self, args, kwargs):
         given = len(args)
         values = [args[i] if i < given else kwargs.get(p, default) for p, i, default in self.defaults()]
-        ids = tuple(map(id, values))
+        ids = tuple(map(id, values)) + tuple(map(id, self.read))  # self.read: held by the transform made
         found = self.seen.get(ids)  # the same objects as a call before: no type checks
         if found is None or found[2]:  # a partial's keywords or a class's `__call__` may have changed since
             bound = [_followed_at(p, v, self.defaulted) for (p, _, _), v in zip(self.slots, values)]
-            key = tuple(None if b is None else id(b) for b in bound)
+            # with the defaults' ids: a transform made before `fn.__defaults__ = ...` copied the old ones
+            key = (tuple(None if b is None else id(b) for b in bound), tuple(map(id, self.read)))
             found = self.made.get(key)
             if found is None:
-                found = _keep(self.made, key, (bound, self.make(_binding(self.fn, self.params, args, kwargs))), _KEPT)
+                found = _keep(self.made, key, (bound, self.make(_binding(self.fn, self.params, args, kwargs)), self.read),
+                              _KEPT)
             shaped = any(isinstance(b, (Passed, RecordOf)) for b in bound)  # a record's class may be set anew
             found = _keep(self.seen, ids, (values, found[1], shaped), _KEPT)  # holding what its ids are of
         self.last = found[1]

@@ -145,7 +145,8 @@ def test_float32_buffer_keeps_its_dtype():
 
 def test_generated_code_writes_the_buffer():
     text = srcgrad.source(srcgrad.grad(layer_in_place, wrt=1))
-    assert "h[...] = matmul_M" in text and "# np.tanh(h, out=h)" in text
+    assert "h_out = np.matmul(M, W)" in text and "check_out_cast(h_out, h_dtype, 'same_kind')" in text
+    assert "h[...] = h_out" in text and "# np.tanh(h, out=h)" in text
 
 
 def _written_argument(x, buf):

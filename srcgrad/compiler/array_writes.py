@@ -30,6 +30,7 @@ import re
 import gast
 import numpy as np
 
+from ..rules import patterns
 from . import syntax
 from .naming import Namer
 from .scope import MISSING, dotted_parts, lookup_path
@@ -79,26 +80,42 @@ class ArrayWrites:
 
     def __init__(self, program, locals_):
         self.program, self.locals = program, locals_
-        self.sort = None
+        self.helpers, self.namer = {}, None
 
     def rewritten(self, stmt):
         write = found(stmt, self.program, self.locals)
         if write is None:
             return None
-        target, written, value = write
-        out = [syntax.assign(syntax.subscript(syntax.name(written), syntax.const(Ellipsis)), value(self._sort))]
+        target, written, value, casting = write
+        value, out = value(self._sort), []
+        if casting is not None:  # NumPy refuses to cast the result where the assignment would not
+            held = self._namer().fresh(f"{written}_out")
+            check = syntax.call(self._helper("check_out_cast", patterns.check_out_cast), [
+                syntax.name(held), syntax.attr(syntax.name(written), "dtype"), syntax.copy(casting)])
+            out = [syntax.assign(syntax.name(held, store=True), value), gast.Expr(value=check)]
+            value = syntax.name(held)
+        out.append(syntax.assign(syntax.subscript(syntax.name(written), syntax.const(Ellipsis)), value))
         if target is not None:
             out.append(syntax.assign(syntax.name(target, store=True), syntax.name(written)))
         return out
 
     def _sort(self):
-        if self.sort is None:
+        return self._helper("sort", np.sort)
+
+    def _namer(self):
+        if self.namer is None:
             program = self.program
-            namer = Namer.for_tree(program.tree, lambda name: program.bound.get(name, program.globals.get(name)))
-            namer.taken |= set(program.bound)
-            self.sort = namer.helper("sort", np.sort)
-            program.bound[self.sort] = program.held[self.sort] = np.sort
-        return syntax.name(self.sort)
+            self.namer = Namer.for_tree(program.tree, lambda name: program.bound.get(name, program.globals.get(name)))
+            self.namer.taken |= set(program.bound)
+        return self.namer
+
+    def _helper(self, stem, fn):
+        """A fresh name bound to `fn` (NumPy's `sort`, `check_out_cast`), the same each time."""
+        if stem not in self.helpers:
+            program = self.program
+            self.helpers[stem] = self._namer().helper(stem, fn)
+            program.bound[self.helpers[stem]] = program.held[self.helpers[stem]] = fn
+        return syntax.name(self.helpers[stem])
 
 
 def local_names(program):
@@ -121,8 +138,9 @@ def _resolved(parts, program, locals_):
 
 
 def _out_call(call, program, locals_):
-    """(the array written, the call without it) for a call of NumPy's writing its result
-    into `out`, given as a keyword or, for a ufunc, after its inputs."""
+    """(the array written, the call without it, the casting rule: `_casting`) for a call
+    of NumPy's writing its result into `out`, given as a keyword or, for a ufunc, after
+    its inputs."""
     keywords = {k.arg: k.value for k in call.keywords}
     parts = dotted_parts(call.func)
     if "out" in keywords:
@@ -136,13 +154,14 @@ def _out_call(call, program, locals_):
             if not (receiver is MISSING or isinstance(receiver, np.ndarray)):
                 return None  # a method of a module or object of the user's
         rest = [k for k in call.keywords if k.arg != "out"]
-        return out, lambda sort: _call(call, call.args, rest)
+        return out, lambda sort: _call(call, call.args, rest), _casting(call, _resolved(parts, program, locals_), keywords)
     if len(call.args) < 2 or type(call.args[-1]) is not gast.Name or "where" in keywords or parts is None:
         return None
     at = _out_position(_resolved(parts, program, locals_))
     if at is None or len(call.args) != at + 1:
         return None
-    return call.args[-1].id, lambda sort: _call(call, call.args[:-1], call.keywords)
+    fn = _resolved(parts, program, locals_)
+    return call.args[-1].id, lambda sort: _call(call, call.args[:-1], call.keywords), _casting(call, fn, keywords)
 
 
 def _out_position(fn):
@@ -161,22 +180,41 @@ def _out_position(fn):
 
 
 def _method_write(call, program, locals_):
-    """(the array written, the value written) for `y.fill(v)`, `np.copyto(y, v)` and
-    `y.sort(axis, kind)`."""
+    """(the array written, the value written, the casting rule or None: `_casting`) for
+    `y.fill(v)`, `np.copyto(y, v)` and `y.sort(axis, kind)`."""
     func, args, keywords = call.func, call.args, call.keywords
     if type(func) is not gast.Attribute or func.attr not in ("copyto", "fill", "sort"):
         return None
     if func.attr == "copyto" and _resolved(dotted_parts(func), program, locals_) is np.copyto:
         if len(args) != 2 or type(args[0]) is not gast.Name or any(k.arg != "casting" for k in keywords):
             return None
-        return args[0].id, lambda sort: args[1]
+        casting = keywords[0].value if keywords else syntax.const("same_kind")
+        return args[0].id, lambda sort: args[1], casting
     if type(func.value) is not gast.Name or func.value.id not in locals_():
         return None  # an array held by a global or an attribute: refused as a change in place
     name = func.value.id
     if func.attr == "fill" and len(args) == 1 and not keywords:
-        return name, lambda sort: args[0]
+        return name, lambda sort: args[0], None  # fill casts as the assignment does
     if func.attr == "sort" and len(args) <= 2 and all(k.arg in ("axis", "kind") for k in keywords):
-        return name, lambda sort: _call(call, [syntax.name(name)] + list(args), keywords, sort())
+        return name, lambda sort: _call(call, [syntax.name(name)] + list(args), keywords, sort()), None
+    return None
+
+
+def _casting(call, fn, keywords):
+    """The casting rule under which NumPy writes `call`'s result into its `out` array (a
+    node), or None where NumPy casts it as an assignment does (its reductions, `cumsum`,
+    `take`, ...): a ufunc's `same_kind` (or the `casting=` given), `np.dot`'s exact dtype,
+    `np.einsum`'s `safe`."""
+    if "casting" in keywords:
+        return keywords["casting"]
+    same_kind = (np.clip, np.round, np.around, np.concatenate, getattr(np, "concat", np.concatenate))
+    if isinstance(fn, np.ufunc) or any(fn is f for f in same_kind) or (
+            fn is MISSING and type(call.func) is gast.Attribute and call.func.attr in ("clip", "round")):
+        return syntax.const("same_kind")
+    if fn is np.dot or (fn is MISSING and type(call.func) is gast.Attribute and call.func.attr == "dot"):
+        return syntax.const("no")
+    if fn is np.einsum:
+        return syntax.const("safe")
     return None
 
 

@@ -39,7 +39,7 @@ the same branch (checked by `fold` on the generated code).
 
 import gast
 
-from . import syntax
+from . import array_writes, syntax
 from .naming import Namer
 
 BEGIN, CAUGHT = "__srcgrad_try__", "__srcgrad_caught__"
@@ -172,6 +172,10 @@ class _Lowering:
                     self.refuse(stmt, f"an in-place call (`.{call.func.attr}(...)`)",
                                 "make the change after the `try` statement, or return a new value")
             return [stmt], []
+        if _whole_write(stmt) and array_writes.mentioned([self.program.text(stmt)]):
+            self.refuse(stmt, "a NumPy call writing into an array (`out=`, `np.copyto`, `.fill`, `.sort`)",
+                        "compute the value into a name in the `try` block (`v = np.exp(x)`) and write it into the "
+                        "array after the `try` statement")
         if isinstance(stmt, (gast.Assign, gast.AugAssign)):
             self.refuse(stmt, "an assignment to an entry or an attribute",
                         "assign the value to a name in the `try` block and store it after the `try` statement")
@@ -215,6 +219,12 @@ def _is_none(name):
     return syntax.compare(syntax.name(name), gast.Is(), syntax.const(None))
 
 
+def _whole_write(stmt):
+    """Whether `stmt` is `y[...] = v`, as array_writes.py spells a NumPy call writing into y."""
+    return (type(stmt) is gast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is gast.Subscript
+            and syntax.is_const(stmt.targets[0].slice) and stmt.targets[0].slice.value is Ellipsis)
+
+
 def _names_only(target):
     if isinstance(target, gast.Name):
         return True
@@ -236,15 +246,19 @@ def _reraise(stmts, caught):
 # --- back to `try` statements, on the generated code ---------------------------------
 
 
-def fold(tree, attempts, namer, check_tape=False):
+def fold(tree, attempts, namer, check_tape=False, forward=False):
     """`tree` (changed in place) with each marked branch turned back into a `try`
     statement; with `check_tape` (reverse mode), a branch that may raise after saving a
-    value on the tape is refused (NotImplementedError located at its statement)."""
-    _fold(tree, attempts, namer, check_tape, [None])
+    value on the tape is refused (NotImplementedError located at its statement). With
+    `forward` (forward mode), the tangent statements of a branch run in the `try`
+    statement's `else` block where that is exact, so an exception a tangent raises
+    (`np.errstate(all="raise")` at a point where the derivative is infinite) is not taken
+    by the user's handlers as if the user's statement had raised it."""
+    _fold(tree, attempts, namer, check_tape, [None], forward)
     return tree
 
 
-def _fold(node, attempts, namer, check_tape, exc):
+def _fold(node, attempts, namer, check_tape, exc, forward=False):
     for field in ("body", "orelse", "finalbody"):
         stmts = getattr(node, field, None)
         if not isinstance(stmts, list):
@@ -253,19 +267,19 @@ def _fold(node, attempts, namer, check_tape, exc):
         out = []
         for s in stmts:
             if isinstance(s, gast.AST):
-                _fold(s, attempts, namer, check_tape, exc)
+                _fold(s, attempts, namer, check_tape, exc, forward)
             key = _marker(s, BEGIN)
             if key is not None:
                 flags[s.targets[0].id] = key
                 out.append(syntax.located(syntax.assign(s.targets[0].id, syntax.const(True)), s))
             elif isinstance(s, gast.If) and isinstance(s.test, gast.Name) and s.test.id in flags:
-                out.append(_try_block(s, attempts[flags.pop(s.test.id)], namer, check_tape, exc))
+                out.append(_try_block(s, attempts[flags.pop(s.test.id)], namer, check_tape, exc, forward))
             else:
                 out.append(s)
         setattr(node, field, out)
 
 
-def _try_block(branch, types, namer, check_tape, exc):
+def _try_block(branch, types, namer, check_tape, exc, forward=False):
     if check_tape:
         _check_saves(branch.body, branch)
     if exc[0] is None:
@@ -276,7 +290,48 @@ def _try_block(branch, types, namer, check_tape, exc):
             s = syntax.located(syntax.assign(s.targets[0].id, syntax.name(exc[0])), s)
         handler.append(s)
     body = [s for s in branch.body if not isinstance(s, gast.Pass)]
-    return syntax.located(syntax.try_except(body, syntax.copy(types), exc[0], handler), branch)
+    after = []
+    if forward:
+        body, after = _tangents_after(body, namer)
+    block = syntax.try_except(body, syntax.copy(types), exc[0], handler)
+    block.orelse = after
+    return syntax.located(block, branch)
+
+
+def _tangents_after(body, namer):
+    """(the statements of a forward-mode branch's `try` block, those of its `else`
+    block): the tangent assignments, and the copies `y = y_value` that cannot raise, moved
+    to the `else` block when no statement left in the `try` block after one of them
+    stores a name it reads or touches a name it stores (else `body` as it was)."""
+    def moved(s):
+        if type(s) not in (gast.Assign, gast.AugAssign):
+            return False
+        targets = s.targets if type(s) is gast.Assign else [s.target]
+        stored = [n for t in targets for n in syntax.walk(t) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
+        if not stored or any(not isinstance(t, gast.Name) for t in targets):
+            return False
+        if all(namer.is_tangent(n.id) for n in stored):
+            return True
+        return type(s) is gast.Assign and isinstance(s.value, (gast.Name, gast.Constant))
+
+    def names(s, ctx):
+        return {n.id for n in syntax.walk(s) if isinstance(n, gast.Name) and (ctx is None or isinstance(n.ctx, ctx))}
+
+    kinds = [moved(s) for s in body]
+    if not any(kinds):
+        return body, []
+    for i, s in enumerate(body):
+        if not kinds[i]:
+            continue
+        reads, stores = names(s, gast.Load), names(s, gast.Store)
+        for later, kept in zip(body[i + 1:], kinds[i + 1:]):
+            if kept:
+                continue
+            # a call may change what it is passed: every name it shows counts as stored
+            touched = names(later, None) if any(isinstance(n, gast.Call) for n in syntax.walk(later)) else names(later, gast.Store)
+            if reads & touched or stores & names(later, None):
+                return body, []
+    return [s for s, k in zip(body, kinds) if not k], [s for s, k in zip(body, kinds) if k]
 
 
 def flag(s):

@@ -13,7 +13,7 @@ import gast
 import numpy as np
 
 from ..errors import SrcGradError
-from . import frontend, none_defaults, stand_in
+from . import frontend, none_defaults, scope, stand_in
 from .passed_callables import Passed
 from .record_methods import RecordOf
 from .scope import MISSING, dotted_parts, lookup_path
@@ -30,6 +30,8 @@ def with_functions(program, fn, arguments, is_local):
     found, defaulted = {}, None
     for name, param in inspect.signature(fn).parameters.items():
         given = arguments.arguments.get(name, param.default)
+        if name not in arguments.arguments and param.default is not param.empty:
+            _note_default(fn, param)  # the binding holds while the default does (`fn.__defaults__ = ...`)
         if given is None or (isinstance(given, gast.Constant) and given.value is None):
             if defaulted is None:
                 defaulted = _none_defaulted(fn)
@@ -63,6 +65,15 @@ def with_functions(program, fn, arguments, is_local):
     if found is None:
         found = variants[key] = (bound, bound_variant(fn, bound))  # the values keep their ids taken
     return found[1]
+
+
+def _note_default(fn, param):
+    """Log the defaults of `fn` that a call leaving `param` out reads, so the caller's
+    derivative is built again after `fn.__defaults__ = ...` (scope.still_read)."""
+    if not isinstance(fn, types.FunctionType):
+        return
+    attribute = "__kwdefaults__" if param.kind is param.KEYWORD_ONLY else "__defaults__"
+    scope.note_attribute(fn, attribute, getattr(fn, attribute))
 
 
 def _none_defaulted(fn):

@@ -327,7 +327,8 @@ def check_varargs(program, stmt, rule, call, bound, activity, derivatives, inlin
             )
 
 
-_SEQUENCE_PARAMS = {"iterable", "seq", "arrays", "tup", "arys", "operands", "object", "xs", "choicelist", "choices"}
+_SEQUENCE_PARAMS = {"iterable", "seq", "arrays", "tup", "arys", "operands", "object", "xs", "choicelist", "choices",
+                    "c_and_lower", "lu_and_piv"}  # the last two: scipy.linalg's cho_solve and lu_solve take a factorization's tuple
 
 
 def takes_sequence(rule, param):

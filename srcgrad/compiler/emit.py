@@ -65,6 +65,9 @@ def _block(stmts, depth, lines):
                 named = f" as {handler.name.id}" if handler.name is not None else ""
                 append(f"{pad}except{caught}{named}:")
                 _block(handler.body, depth + 1, lines)
+            if stmt.orelse:  # forward mode: the tangents of the statement tried (attempts.fold)
+                append(f"{pad}else:")
+                _block(stmt.orelse, depth + 1, lines)
             if stmt.finalbody:
                 append(f"{pad}finally:")
                 _block(stmt.finalbody, depth + 1, lines)

@@ -48,6 +48,9 @@ def _mapped(outlined, text, program):
     for node in gast.walk(program.tree):
         if isinstance(node, gast.stmt) and not isinstance(node, gast.FunctionDef) and hasattr(node, "lineno"):
             quoted.setdefault(printing.unparse(node).splitlines()[0].strip(), program.line(node))
+            lines = getattr(program, "source_lines", None)  # a comment quotes the line as written (`x = 1  # note`)
+            if lines and 0 < node.lineno <= len(lines):
+                quoted.setdefault(lines[node.lineno - 1].strip(), program.line(node))
     emitted = _statements(gast.parse(text).body[0].body, keep_comments=False)
     lines, current, k = {}, (None, False), 0
     for stmt in emitted:

@@ -390,7 +390,8 @@ def _finish(prepared, verbose, signature=None):
             tree = split.run(tree, namer)
         _show(verbose, "optimize", tree)
         if prepared.program.attempts:
-            tree = attempts.fold(tree, prepared.program.attempts, namer, check_tape=mode != "jvp")
+            tree = attempts.fold(tree, prepared.program.attempts, namer, check_tape=mode != "jvp",
+                                 forward=mode == "jvp")
         if prepared.program.contexts:
             tree = contexts.fold(tree)
     text = emit.source(tree)

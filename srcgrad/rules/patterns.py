@@ -4,6 +4,8 @@ no gradient flows through them."""
 
 import collections.abc
 
+import numpy as np
+
 from .registry import nondifferentiable
 
 
@@ -28,3 +30,21 @@ def matches_class(subject, cls, attributes):
 
 
 nondifferentiable(matches_sequence, matches_mapping, matches_class)
+
+
+
+def check_out_cast(value, dtype, casting="same_kind"):
+    """Raise the TypeError NumPy raises where it cannot write `value` into an `out=` array
+    of `dtype` under `casting` (compiler/array_writes.py spells `np.exp(x, out=y)` as
+    `y_out = np.exp(x)`, this check, `y[...] = y_out`: the assignment alone would cast a
+    float into an integer array without one)."""
+    have = np.result_type(value)
+    if casting == "no" and have != dtype:  # np.dot's `out`
+        raise ValueError("output array is not acceptable (must have the right datatype, number of dimensions, and be a "
+                         "C-Array)")
+    if not np.can_cast(have, dtype, casting):
+        raise TypeError(f"Cannot cast output from dtype('{have}') to dtype('{np.dtype(dtype)}') with casting rule "
+                        f"'{casting}'")
+
+
+nondifferentiable(check_out_cast)
