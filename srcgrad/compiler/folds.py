@@ -68,12 +68,8 @@ class _Folding:
     def block(self, stmts):
         out = []
         for s in stmts:
-            for field in ("body", "orelse", "finalbody"):
-                inner = getattr(s, field, None)
-                if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
-                    self.block(inner)
-            for handler in getattr(s, "handlers", ()):
-                self.block(handler.body)
+            for inner in syntax.blocks_in(s):
+                self.block(inner)
             if isinstance(s, (gast.FunctionDef, gast.ClassDef)):
                 out.append(s)
                 continue

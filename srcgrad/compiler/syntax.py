@@ -490,6 +490,17 @@ def rewrite(node, rewrites):
     return node if fn is None else fn(node)
 
 
+def blocks_in(stmt):
+    """The statement lists directly inside the statement `stmt`: its body, else and
+    finally blocks and its handlers' bodies (a `def`'s body too)."""
+    for field in ("body", "orelse", "finalbody"):
+        inner = getattr(stmt, field, None)
+        if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+            yield inner
+    for handler in getattr(stmt, "handlers", ()):
+        yield handler.body
+
+
 def jumps_out(stmts, in_loop=False):
     """The `return`s under the statements `stmts` (not in nested functions), and the
     `break`s and `continue`s of no loop under them (of none at all with `in_loop`)."""
