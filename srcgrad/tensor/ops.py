@@ -19,7 +19,6 @@ a tensor with a counter is refused when it is made (inplace.py).
 `Tensor` is bound by `tensor.py` when it is imported (the class needs this module).
 """
 
-import dis
 import numbers
 import operator
 
@@ -28,7 +27,8 @@ import numpy as np
 from ..rules import is_nondifferentiable, lookup
 from ..runtime import unbroadcast
 from . import dtypes
-from .graph import Node, _mode, counter_of, view_counter, describe, loud, node_class, quiet, run_backward, saved_version, saved_versions
+from .graph import Node, _mode, view_counter, describe, loud, node_class, quiet, run_backward, saved_version, saved_versions
+from .saving import reads_ans_of, rule_reads_ans, saved_by
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
@@ -69,10 +69,10 @@ def _node_kind(primitive, name):
     if found is None:
         rule = rule_of(primitive)
         n = len(_params(rule))
-        pairs = tuple(_saved_by(rule, (a, b)) for a in (False, True) for b in (False, True)) if n >= 2 else None
+        pairs = tuple(saved_by(rule, (a, b)) for a in (False, True) for b in (False, True)) if n >= 2 else None
         found = _NODES[key] = _Kind((
-            rule, node_class(name or rule.name + "Backward0", RuleNode), _rule_reads_ans(rule),
-            _reads_ans_of(rule, (True,)) if n else True, _saved_by(rule, (True,))[0] if n else True, pairs, n,
+            rule, node_class(name or rule.name + "Backward0", RuleNode), rule_reads_ans(rule),
+            reads_ans_of(rule, (True,)) if n else True, saved_by(rule, (True,))[0] if n else True, pairs, n,
         ))
     return found
 
@@ -407,7 +407,7 @@ def _output(ans, primitive, name, edges, arrays, kwargs, in_dtypes, saves, versi
         kind = _node_kind(primitive, name)
     out = _new(Tensor)
     out._data = ans
-    if saves and kind[2] and (kind[3] if len(edges) == 1 else _reads_ans_of(kind[0], tuple(f is not None for f, _ in edges))):
+    if saves and kind[2] and (kind[3] if len(edges) == 1 else reads_ans_of(kind[0], tuple(f is not None for f, _ in edges))):
         counter = out._counter = [0]
         versions += (counter, 0, -1)
     else:
@@ -633,35 +633,7 @@ def keeps_result(node):
         return False
     if not isinstance(node, RuleNode):
         return True
-    return node.saves and _rule_reads_ans(node.rule)
-
-
-def _rule_reads_ans(rule):
-    """Whether a reverse rule of `rule` may read its result `ans` (cached)."""
-    found = _READS_ANS.get(id(rule))
-    if found is None or found[0] is not rule:
-        found = _READS_ANS[id(rule)] = (rule, any(_reads_ans(d) for d in rule.vjps.values()))
-    return found[1]
-
-
-_READS_ANS = {}  # id(rule) -> (rule, whether a vjp of it reads `ans`)
-
-
-def _reads_ans_of(rule, live):
-    """Whether a vjp that backward will run (one per input with an edge, `live`) reads
-    `ans`: `x ** 2` keeps no record of its output, as PyTorch's PowBackward0 saves none
-    (cached)."""
-    key = (id(rule), live)
-    found = _LIVE_READS.get(key)
-    if found is None or found[0] is not rule:
-        params = _params(rule)
-        found = _LIVE_READS[key] = (rule, len(live) > len(params) or any(
-            _reads_ans(rule.vjps[params[i]]) for i, on in enumerate(live) if on and params[i] in rule.vjps
-        ))
-    return found[1]
-
-
-_LIVE_READS = {}  # (id(rule), which inputs have an edge) -> (rule, whether those vjps read `ans`)
+    return node.saves and rule_reads_ans(node.rule)
 
 
 def saved_inputs(primitive, name, live):
@@ -671,47 +643,8 @@ def saved_inputs(primitive, name, live):
     key = (primitive, name, live)
     found = _SAVED_INPUTS.get(key)
     if found is None:
-        found = _SAVED_INPUTS[key] = _saved_by(_node_kind(primitive, name)[0], live)
+        found = _SAVED_INPUTS[key] = saved_by(_node_kind(primitive, name)[0], live)
     return found
 
 
 _SAVED_INPUTS = {}  # (primitive, name, live) -> which arguments are read
-
-
-def _saved_by(rule, live):
-    params = _params(rule)
-    return tuple(
-        i >= len(params) or len(live) > len(params) or any(
-            _reads_argument(rule.vjps.get(params[j]), i, len(live)) for j, on in enumerate(live) if on
-        )
-        for i in range(len(live))
-    )
-
-
-def _reads_argument(derivative, i, count):
-    """Whether a derivative function may read its argument `i` of `count` (True when its
-    code cannot be read): a "scale" one is called `fn(ans, *args)`, a "vjp" one
-    `fn(g, ans, *args)`."""
-    code = getattr(getattr(derivative, "fn", None), "__code__", None)
-    if derivative is None or derivative.kind not in ("scale", "vjp") or code is None or code.co_flags & 0x0C:
-        return True
-    at = (1 if derivative.kind == "scale" else 2) + i
-    if at >= code.co_argcount:
-        return True
-    param = code.co_varnames[at]
-    return any(
-        ins.opname.startswith("LOAD_FAST") and param in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
-        for ins in dis.get_instructions(code)
-    )
-
-
-def _reads_ans(derivative):
-    """Whether a rule's derivative function may read its `ans` argument (True when its
-    code cannot be read)."""
-    code = getattr(derivative.fn, "__code__", None)
-    if derivative.kind not in ("scale", "vjp") or code is None:
-        return True
-    return "ans" in code.co_varnames and any(
-        ins.opname.startswith("LOAD_FAST") and "ans" in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
-        for ins in dis.get_instructions(code)
-    )
