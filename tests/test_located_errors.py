@@ -5,6 +5,7 @@ note (Python 3.11+) naming the generated line it passed and the user's line that
 computes (forward pass) or differentiates (backward pass).
 """
 
+import inspect
 import sys
 import traceback
 
@@ -148,7 +149,8 @@ def test_the_guard_wraps_each_body_after_its_docstring(text):
     guarded, lines = load._guarded(text)
     scope = {}
     exec(compile(guarded, "<test>", "exec"), scope)  # noqa: S102 - fixed text
-    assert scope["f"].__doc__ == (None if '"""' not in text else text.split('"""')[1])
+    expected = None if '"""' not in text else inspect.cleandoc(text.split('"""')[1])
+    assert (scope["f"].__doc__ and inspect.cleandoc(scope["f"].__doc__)) == expected  # Python 3.13 dedents docstrings
     source = text.splitlines()
     for k, at in enumerate(lines):  # every line of the result is its line of `text`, shifted, or an added one
         if at is not None:
