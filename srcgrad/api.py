@@ -30,6 +30,8 @@ def _function_of(fn):
     (`model.loss`) or a callable instance the function computing it
     (`stand_in.partial_function`, `method_function`), whose name and parameters messages
     and `wrt` read."""
+    if type(fn) is types.FunctionType:  # the common case: a plain function is its own
+        return fn
     if isinstance(fn, functools.partial):
         return partial_function(fn) or fn
     if isinstance(fn, types.MethodType) or is_instance(fn):
@@ -344,7 +346,7 @@ def vjp(fn, *args, verbose=False, source=None):
     # (a variant of a function taking `*args` has its own signature: compiler/varargs.py)
     count = code.co_argcount if code is not None and not code.co_flags & _STARS else len(_params(fn))
     for i, a in enumerate(args):
-        if _is_container(a):
+        if type(a) is not _ndarray and _is_container(a):
             names = _params(fn)
             _check_leaves(fn, names[i] if i < len(names) else f"args[{i}]", a,
                           "pass it as an argument of its own (its gradient is then None)")
@@ -355,7 +357,7 @@ def vjp(fn, *args, verbose=False, source=None):
     if found.argument_checks:
         check_arguments(found, _params(fn), args)
     out, backward = found.function(*args)  # the forward pass runs once, here
-    container = _is_container(out)  # its leaves may differ in shape: no np.shape
+    container = type(out) is not _ndarray and _is_container(out)  # its leaves may differ in shape: no np.shape
     shape = None if container else out.shape if type(out) is _ndarray else np.shape(out)
 
     def pullback(seed):
