@@ -32,7 +32,6 @@ import numpy as np
 
 from ..rules import patterns
 from . import syntax
-from .naming import Namer
 from .scope import MISSING, dotted_parts, lookup_path
 
 # array methods that take `out=` (their result is what they write)
@@ -92,7 +91,7 @@ class ArrayWrites:
             held = self._namer().fresh(f"{written}_out")
             check = syntax.call(self._helper("check_out_cast", patterns.check_out_cast), [
                 syntax.name(held), syntax.attr(syntax.name(written), "dtype"), syntax.copy(casting)])
-            out = [syntax.assign(syntax.name(held, store=True), value), gast.Expr(value=check)]
+            out = [syntax.assign(syntax.name(held, store=True), value), syntax.expr(check)]
             value = syntax.name(held)
         out.append(syntax.assign(syntax.subscript(syntax.name(written), syntax.const(Ellipsis)), value))
         if target is not None:
@@ -104,9 +103,7 @@ class ArrayWrites:
 
     def _namer(self):
         if self.namer is None:
-            program = self.program
-            self.namer = Namer.for_tree(program.tree, lambda name: program.bound.get(name, program.globals.get(name)))
-            self.namer.taken |= set(program.bound)
+            self.namer = self.program.helper_namer()
         return self.namer
 
     def _helper(self, stem, fn):

@@ -19,6 +19,7 @@ import gast
 
 from ..errors import NotDifferentiableError, SrcGradError
 from . import none_defaults, syntax, varargs
+from .naming import Namer
 from .stand_in import spelling, stand_in
 
 
@@ -61,6 +62,13 @@ class Program:
     @property
     def name(self):
         return self.tree.name
+
+    def helper_namer(self):
+        """A Namer for helpers bound in the function's scope (`bound`, `held`): fresh
+        names clash with none of its tree, its globals or what it binds already."""
+        namer = Namer.for_tree(self.tree, lambda name: self.bound.get(name, self.globals.get(name)))
+        namer.taken |= set(self.bound)
+        return namer
 
     def line(self, node):
         """The user's real line number of `node` (None when it has no location)."""

@@ -22,7 +22,6 @@ import numpy as np
 
 from ..rules import scatter
 from . import syntax
-from .naming import Namer
 from .scope import dotted_parts, lookup_path
 
 _AT = {np.add: scatter.added_at, np.subtract: scatter.subtracted_at,
@@ -67,8 +66,7 @@ class Scatters:
 
     def __init__(self, program):
         self.program = program
-        self.namer = Namer.for_tree(program.tree, lambda name: program.bound.get(name, program.globals.get(name)))
-        self.namer.taken |= set(program.bound)
+        self.namer = program.helper_namer()
 
     def rewritten(self, stmt):
         found = spelled(stmt, self.program)

@@ -378,14 +378,6 @@ def lu_factor_jvp(t, ans, a, overwrite_a=False, check_finite=True):
     return _lu_factor_jvp(t, ans, a, overwrite_a)
 
 
-def _lu_matrix(lu_and_piv):
-    """A = P L U, rebuilt from the factor and the pivots."""
-    lu, piv = lu_and_piv
-    _matrix("lu_solve", lu)
-    l, u = _lu_parts(lu)
-    return (l @ u)[np.argsort(_row_order(piv))]
-
-
 def _lu_solve_vjp_lu(g, ans, lu_and_piv, b, trans, overwrite_b):
     """The gradient of A (as for solve), then of L and U through dA = P (dL U + L dU)."""
     _overwrites("lu_solve", False, overwrite_b)

@@ -345,7 +345,7 @@ def _tracked_one(ans, primitive, name, saves, a, x, consts):
     else:
         versions = ()
     # One edge, as PyTorch has: the constants (a shape, axes, an index) are no inputs.
-    return _output(ans, primitive, name, ((fn, 0),), (x, *consts), _NO_KWARGS, (x.dtype,), saves, versions)
+    return _output(ans, kind, ((fn, 0),), (x, *consts), _NO_KWARGS, (x.dtype,), saves, versions)
 
 
 def _share_counter(view, args):
@@ -393,18 +393,16 @@ def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
         for i, a in enumerate(args):
             if read[i] and isinstance(a, Tensor):
                 versions += saved_version(a, i)
-    out = _output(ans, primitive, name, tuple(edges), arrays, kwargs, in_dtypes, saves, versions)
+    out = _output(ans, _NODES.get((primitive, name)) or _node_kind(primitive, name), tuple(edges), arrays, kwargs,
+                  in_dtypes, saves, versions)
     if ans.base is not None:  # a view: writing into either changes the other
         _share_counter(out, args)
     return out
 
 
-def _output(ans, primitive, name, edges, arrays, kwargs, in_dtypes, saves, versions):
-    """A new Tensor over `ans`, the output of a new node of `primitive` called `name`
-    (see RuleNode for the rest); when the node keeps `ans` too, its version as well."""
-    kind = _NODES.get((primitive, name))
-    if kind is None:
-        kind = _node_kind(primitive, name)
+def _output(ans, kind, edges, arrays, kwargs, in_dtypes, saves, versions):
+    """A new Tensor over `ans`, the output of a new node of the op `kind` (a _Kind; see
+    RuleNode for the rest); when the node keeps `ans` too, its version as well."""
     out = _new(Tensor)
     out._data = ans
     if saves and kind[2] and (kind[3] if len(edges) == 1 else reads_ans_of(kind[0], tuple(f is not None for f, _ in edges))):
@@ -580,9 +578,9 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
     a Tensor."""
     versions = ()
     a_tensor, b_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
+    kind = _NODES.get((primitive, name)) or _node_kind(primitive, name)
     if saves:
-        pairs = (_NODES.get((primitive, name)) or _node_kind(primitive, name))[5]
-        read_a, read_b = pairs[2 * (a_tensor and a._requires_grad) + (b_tensor and b._requires_grad)]
+        read_a, read_b = kind[5][2 * (a_tensor and a._requires_grad) + (b_tensor and b._requires_grad)]
     if a_tensor:
         dtype_a = x.dtype
         edge_a = (fn if (fn := a._grad_fn) is not None else a._accumulate_grad(), 0) if a._requires_grad else _NO_EDGE
@@ -603,7 +601,7 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
             versions += (counter, counter[0], 1)
     else:
         dtype_b, edge_b = None, _NO_EDGE
-    return _output(ans, primitive, name, (edge_a, edge_b), (x, y), _NO_KWARGS, (dtype_a, dtype_b), saves, versions)
+    return _output(ans, kind, (edge_a, edge_b), (x, y), _NO_KWARGS, (dtype_a, dtype_b), saves, versions)
 
 
 def compare(primitive, a, b):
