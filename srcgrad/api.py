@@ -10,6 +10,7 @@ import functools
 import inspect
 import numbers
 import types
+import weakref
 
 import numpy as np
 
@@ -341,21 +342,29 @@ def vjp(fn, *args, verbose=False, source=None):
     `pullback(np.ones_like(out))`); integer and boolean arguments get None. A list, tuple
     or dict argument with an integer or boolean leaf is a TypeError.
     """
-    fn = resolve(_function_of(fn), args)
-    code = getattr(fn, "__code__", None)  # cheaper than inspect.signature, on every call
-    # (a variant of a function taking `*args` has its own signature: compiler/varargs.py)
-    count = code.co_argcount if code is not None and not code.co_flags & _STARS else len(_params(fn))
-    for i, a in enumerate(args):
-        if type(a) is not _ndarray and _is_container(a):
-            names = _params(fn)
-            _check_leaves(fn, names[i] if i < len(names) else f"args[{i}]", a,
-                          "pass it as an argument of its own (its gradient is then None)")
-    positions = vjp_positions(count, args)
-    found = _built(fn, "split_vjp", positions) if not verbose and source is None else None
-    if found is None:
-        found = _Lazy(fn, "split_vjp", positions, verbose, source).get()
-    if found.argument_checks:
-        check_arguments(found, _params(fn), args)
+    given = fn
+    built = _plain_vjp(fn, args) if not verbose and source is None else None
+    plain = built is not None  # a plain function of float arrays: every gradient is returned as computed
+    if not plain:
+        fn = resolve(_function_of(fn), args)
+        code = getattr(fn, "__code__", None)  # cheaper than inspect.signature, on every call
+        # (a variant of a function taking `*args` has its own signature: compiler/varargs.py)
+        count = code.co_argcount if code is not None and not code.co_flags & _STARS else len(_params(fn))
+        for i, a in enumerate(args):
+            if type(a) is not _ndarray and _is_container(a):
+                names = _params(fn)
+                _check_leaves(fn, names[i] if i < len(names) else f"args[{i}]", a,
+                              "pass it as an argument of its own (its gradient is then None)")
+        positions = vjp_positions(count, args)
+        found = _built(fn, "split_vjp", positions) if not verbose and source is None else None
+        if found is None:
+            found = _Lazy(fn, "split_vjp", positions, verbose, source).get()
+        built = _Built(found)
+        if found.argument_checks:
+            check_arguments(found, _params(fn), args)
+        elif fn is given and not verbose and source is None:
+            _note_plain_vjp(fn, args, positions, built)
+    found = built.derivative
     out, backward = found.function(*args)  # the forward pass runs once, here
     container = type(out) is not _ndarray and _is_container(out)  # its leaves may differ in shape: no np.shape
     shape = None if container else out.shape if type(out) is _ndarray else np.shape(out)
@@ -366,12 +375,46 @@ def vjp(fn, *args, verbose=False, source=None):
         elif (seed.shape if type(seed) is _ndarray else np.shape(seed)) != shape:
             seed = _fitted_seed(fn, seed, shape)
         grads = backward(seed)
-        if len(grads) == len(args) and type(grads) is tuple and not any(map(_no_gradient, args)):
+        if plain or (len(grads) == len(args) and type(grads) is tuple and not any(map(_no_gradient, args))):
             return grads
         return tuple(None if _is_integral(a) or callable(a) else g for a, g in zip(args, grads))
 
-    pullback.__srcgrad_lazy__ = _Built(found)
+    pullback.__srcgrad_lazy__ = built
     return out, pullback
+
+
+def _plain_vjp(fn, args):
+    """The split_vjp derivative (as a `_Built`) a call `vjp(fn, *args)` runs, without the work of finding
+    it, where an earlier call of `fn` with as many float arrays found that this work
+    changes nothing (`_note_plain_vjp`): `fn` a plain Python function, its own
+    differentiated function, every argument a float array. None otherwise, and where the
+    derivative is no longer current (then the full path builds it again)."""
+    if type(fn) is not _function:
+        return None
+    kept = _PLAIN_VJP.get(fn)
+    if kept is None or kept[0] is not fn.__code__ or kept[1] != len(args):
+        return None
+    for a in args:
+        if type(a) is not _ndarray or a.dtype.kind != "f":
+            return None
+    built = kept[2]
+    return built if built.derivative.current(fn) else None
+
+
+def _note_plain_vjp(fn, args, positions, built):
+    """Keep `built` for `_plain_vjp` where the call needed nothing but it: a plain Python
+    function (no partial, method, variant for `*args`, nor binding of a function
+    argument) that takes at least these arguments, every one a float array
+    (so all of them differentiated and none checked), and no argument checks."""
+    if type(fn) is not _function or positions != tuple(range(len(args))):
+        return
+    for a in args:
+        if type(a) is not _ndarray or a.dtype.kind != "f":
+            return
+    try:
+        _PLAIN_VJP[fn] = (fn.__code__, len(args), built)
+    except TypeError:  # not weakly referable
+        pass
 
 
 def vjp_positions(count, args):
@@ -452,6 +495,8 @@ def _check_seed(fn, out, seed):
 
 
 _RANGES = {}  # n -> tuple(range(n))
+_PLAIN_VJP = weakref.WeakKeyDictionary()  # fn -> (its code, number of arguments, _Built): see _plain_vjp
+_function = types.FunctionType
 _STARS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 _ndarray = np.ndarray
 

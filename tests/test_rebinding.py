@@ -257,3 +257,41 @@ def test_a_callee_whose_code_is_replaced_is_seen(kept, monkeypatch):
     np.testing.assert_allclose(df(X), -np.sin(X))
     np.testing.assert_allclose(srcgrad.vjp(_sine, X)[1](np.ones(3))[0], -np.sin(X))
     np.testing.assert_allclose(srcgrad.grad(lambda x: np.sum(_sine(x)))(X), -np.sin(X))
+
+
+
+def _scaled_sum(x, k):
+    return np.sum(act(x)) * k
+
+
+def test_repeated_vjp_calls_see_rebinding_new_code_and_other_kinds_of_arguments(monkeypatch):
+    """`vjp` keeps what a call of a plain function with float arrays found, for the next
+    such call; a rebound global, replaced code, an integer argument or float32 arrays
+    still go through the full path."""
+    srcgrad.compiler.cache.clear()
+    monkeypatch.setattr(_scaled_sum, "__code__", _scaled_sum.__code__)  # restored afterwards
+    two = np.array(2.0)
+    for _ in range(2):  # the second call takes the kept derivative
+        out, pullback = srcgrad.vjp(_scaled_sum, X, two)
+        assert out == pytest.approx(2 * np.sum(np.tanh(X)))
+        grads = pullback(1.0)
+        np.testing.assert_allclose(grads[0], 2 * (1 - np.tanh(X) ** 2))
+        assert grads[1] == pytest.approx(np.sum(np.tanh(X)))
+    monkeypatch.setitem(globals(), "act", np.sin)
+    out, pullback = srcgrad.vjp(_scaled_sum, X, two)
+    assert out == pytest.approx(2 * np.sum(np.sin(X)))
+    np.testing.assert_allclose(pullback(1.0)[0], 2 * np.cos(X))
+    out, pullback = srcgrad.vjp(_scaled_sum, X, 3)  # an integer argument gets None
+    grads = pullback(1.0)
+    np.testing.assert_allclose(grads[0], 3 * np.cos(X))
+    assert grads[1] is None
+    out, pullback = srcgrad.vjp(_scaled_sum, X.astype(np.float32), np.float32(2.0))  # float32: its own kind of call
+    assert pullback(np.float32(1.0))[0].dtype == np.float32
+    _scaled_sum.__code__ = _sine_sum.__code__
+    out, pullback = srcgrad.vjp(_scaled_sum, X, two)
+    assert out == pytest.approx(2 * np.sum(np.sin(X) ** 2))
+    np.testing.assert_allclose(pullback(1.0)[0], 4 * np.sin(X) * np.cos(X))
+
+
+def _sine_sum(x, k):
+    return np.sum(np.sin(x) ** 2) * k
