@@ -109,3 +109,17 @@ def test_a_fold_after_a_call_in_its_statement_stays_refused():
     for fn in (_after_a_call, _keyword_function):
         with pytest.raises(srcgrad.NotDifferentiableError, match="reduce"):
             srcgrad.grad(fn)(X)
+
+
+def _fold_in_try(xs):
+    try:
+        p = reduce(lambda a, b: a * b, xs)
+    except ValueError:
+        p = xs[0]
+    return np.sum(p)
+
+
+def test_a_fold_inside_a_try_block_is_refused_under_its_own_name():
+    with pytest.raises(srcgrad.SrcGradError, match=r"`functools.reduce` \(it runs as a loop\) inside a `try` block") as info:
+        srcgrad.grad(_fold_in_try)(X)
+    assert "test_folds.py, line" in str(info.value)

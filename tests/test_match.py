@@ -277,3 +277,21 @@ def test_a_guard_rebinding_the_subject_name_leaves_the_subject_as_it_was():
     assert walrus_guard(X, 1) == pytest.approx(5.0 * np.sum(X * X))
     _check_every_transform(walrus_guard, (X, 1), 10.0 * X, 10.0 * np.eye(3))
     assert "subject = k" in srcgrad.source(srcgrad.grad(walrus_guard))
+
+
+def _match_in_try(x, k):
+    try:
+        match k:
+            case 1:
+                y = x
+            case _:
+                y = 2.0 * x
+    except ValueError:
+        y = x
+    return np.sum(y)
+
+
+def test_a_match_inside_a_try_block_is_refused_under_its_own_name():
+    with pytest.raises(srcgrad.SrcGradError, match=r"a `match` statement inside a `try` block") as info:
+        srcgrad.grad(_match_in_try)(np.ones(3), 1)
+    assert "test_match.py, line" in str(info.value)

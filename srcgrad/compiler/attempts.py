@@ -175,10 +175,8 @@ class _Lowering:
         if isinstance(stmt, (gast.Assign, gast.AugAssign)):
             self.refuse(stmt, "an assignment to an entry or an attribute",
                         "assign the value to a name in the `try` block and store it after the `try` statement")
-        construct = {gast.If: "`if`", gast.For: "a `for` loop", gast.While: "a `while` loop", gast.With: "a `with` block",
-                     gast.Try: "a nested `try`", gast.Import: "`import`", gast.ImportFrom: "`import`",
-                     gast.Delete: "`del`"}.get(type(stmt), f"`{type(stmt).__name__}`")
-        self.refuse(stmt, construct, "move it out of the `try` block, or into a function the `try` block calls")
+        self.refuse(stmt, _construct(stmt, self.program.text(stmt)),
+                    "move it out of the `try` block, or into a function the `try` block calls")
 
     def dispatch(self, s, caught, finally_):
         """The `else` block when nothing was caught, else the first handler whose types match."""
@@ -372,3 +370,16 @@ def _cannot_raise(s):
         return (call.func.attr == "append" and isinstance(call.func.value, gast.Name) and len(call.args) == 1
                 and isinstance(call.args[0], (gast.Name, gast.Constant)))
     return False
+
+
+def _construct(stmt, text):
+    """What the user wrote that became `stmt`, for a refusal: earlier passes write a
+    `match` statement as `if`/`elif` (matches.py) and `functools.reduce` as a loop
+    (folds.py), located at the user's line, whose `text` tells them apart."""
+    if type(stmt) is gast.If and text.startswith(("match ", "case ")):
+        return "a `match` statement"
+    if type(stmt) in (gast.If, gast.For) and "reduce(" in text:
+        return "`functools.reduce` (it runs as a loop)"
+    return {gast.If: "`if`", gast.For: "a `for` loop", gast.While: "a `while` loop", gast.With: "a `with` block",
+            gast.Try: "a nested `try`", gast.Import: "`import`", gast.ImportFrom: "`import`",
+            gast.Delete: "`del`"}.get(type(stmt), f"`{type(stmt).__name__}`")
