@@ -10,6 +10,7 @@ import functools
 import inspect
 import linecache
 import numbers
+import types
 import weakref
 
 import numpy as np
@@ -22,7 +23,7 @@ from .compiler import derive
 from .compiler.cache import general_code
 from .derivative_programs import call_arguments, jacobian_program, keyword_only, nested_program
 from .errors import SrcGradError, defined_at
-from .function_arguments import per_call, resolve
+from .function_arguments import called_parameters, per_call, resolve
 from .runtime import (
     is_sequence, sequence_like, jacobian_from_columns, jacobian_from_rows, leaves, structure_like, unit_tangents,
     zeros_like_grad,
@@ -209,6 +210,11 @@ def jvp(fn, primals, tangents, verbose=False):
     pushed as zeros).
     `out_dot` has the structure and shape of `out`.
     """
+    if not verbose and type(fn) is _function and type(primals) is tuple and type(tangents) is tuple:
+        pushed = _plain_jvp(fn, primals, tangents)
+        if pushed is not None:
+            return pushed
+    given_fn = fn
     fn = _function_of(fn)
     if isinstance(primals, (tuple, list)):
         fn = resolve(fn, primals)
@@ -241,9 +247,17 @@ def jvp(fn, primals, tangents, verbose=False):
     function = derivative.function
     code = getattr(function, "__code__", None)
     if len(primals) == len(names) and code is not None and not code.co_kwonlyargcount:
+        if fn is given_fn and not verbose and type(primals) is tuple and type(tangents) is tuple:
+            _note_plain_jvp(fn, names, tuple(positions), derivative)
         out, out_dot = function(*primals, *given)  # every parameter given: the tangents follow by position
     else:
         out, out_dot = _push(derivative, tuple(primals), given, _keyword_defaults(fn, function, primals, len(given)))
+    return _in_output_types(fn, out, out_dot)
+
+
+def _in_output_types(fn, out, out_dot):
+    """`(out, out_dot)` with a float tangent array in its output's float dtype; a complex
+    tangent of a real output refused; a tangent of another type in the output's."""
     if type(out_dot) is _ndarray and out_dot.dtype.kind == "f":
         if type(out) is _ndarray and out.dtype != out_dot.dtype and out.dtype.kind == "f":
             out_dot = out_dot.astype(out.dtype)
@@ -251,6 +265,52 @@ def jvp(fn, primals, tangents, verbose=False):
         _refuse_complex_tangent(fn, out, out_dot)
         out_dot = _in_output_dtypes(out, out_dot)
     return out, out_dot
+
+
+def _plain_jvp(fn, primals, tangents):
+    """`jvp(fn, primals, tangents)` without the work of finding the derivative, where an
+    earlier call of the plain function `fn` with every parameter given found it
+    (`_note_plain_jvp`) and each tangent is None or a float array of its float array
+    primal's shape; None otherwise, or where the derivative is no longer current (the
+    full path then builds it again)."""
+    kept = _PLAIN_JVP.get(fn)
+    if kept is None or kept[0] is not fn.__code__ or len(primals) != len(kept[1]) or len(tangents) != len(primals):
+        return None
+    positions, given = [], []
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        if t is None:
+            continue
+        if not (type(p) is _ndarray and type(t) is _ndarray and p.shape == t.shape
+                and p.dtype.kind == "f" and t.dtype.kind == "f"):
+            return None
+        positions.append(i)
+        given.append(t)
+    derivative = kept[2].get(tuple(positions))
+    if derivative is None or not derivative.current(fn):
+        return None
+    if derivative.argument_checks:
+        check_arguments(derivative, kept[1], primals)
+    out, out_dot = derivative.function(*primals, *given)
+    return _in_output_types(fn, out, out_dot)
+
+
+def _note_plain_jvp(fn, names, positions, derivative):
+    """Keep `derivative` (of the tangents at `positions`) for `_plain_jvp` where `fn` is a
+    plain Python function of the user's (not a derivative: `_jvp_derivative`) that
+    `resolve` leaves as it is whatever its arguments (it calls no parameter, takes no
+    `*args`), called with all its positional parameters."""
+    if type(fn) is not _function or any(getattr(fn, a, None) is not None for a in _MADE_BY_SRCGRAD) or called_parameters(fn):
+        return
+    code = fn.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_kwonlyargcount:
+        return
+    try:
+        kept = _PLAIN_JVP.get(fn)
+        if kept is None or kept[0] is not code:
+            kept = _PLAIN_JVP[fn] = (code, tuple(names), {})
+    except TypeError:  # not weakly referable
+        return
+    kept[2][positions] = derivative
 
 
 def _keyword_defaults(fn, function, primals, tangent_count):
@@ -299,6 +359,9 @@ _REAL_SCALARS = (np.float64, np.float32)  # a tangent of the output's own type: 
 
 
 _PARAMS = weakref.WeakKeyDictionary()  # function -> (its code, its positional parameter names)
+_PLAIN_JVP = weakref.WeakKeyDictionary()  # function -> (its code, its parameter names, {positions: derivative})
+_function = types.FunctionType
+_MADE_BY_SRCGRAD = ("__srcgrad_per_call__", "__srcgrad_lazy__", "__srcgrad_program__")
 
 
 def _jvp_params(fn):

@@ -295,3 +295,27 @@ def test_repeated_vjp_calls_see_rebinding_new_code_and_other_kinds_of_arguments(
 
 def _sine_sum(x, k):
     return np.sum(np.sin(x) ** 2) * k
+
+
+def test_repeated_jvp_calls_see_rebinding_new_code_other_tangents_and_refused_arguments(monkeypatch):
+    """`jvp` keeps the derivative a call of a plain function found, per set of tangents,
+    for the next such call; a rebound global, replaced code, other tangents or an argument
+    the derivative refuses (a masked array entering the computation) are still seen."""
+    srcgrad.compiler.cache.clear()
+    monkeypatch.setattr(_scaled_sum, "__code__", _scaled_sum.__code__)  # restored afterwards
+    two, t = np.array(2.0), np.array([1.0, 0.5, -1.0])
+    for _ in range(2):  # the second call takes the kept derivative
+        out, tangent = srcgrad.jvp(_scaled_sum, (X, two), (t, None))
+        assert out == pytest.approx(2 * np.sum(np.tanh(X)))
+        assert tangent == pytest.approx(2 * np.sum((1 - np.tanh(X) ** 2) * t))
+    _, tangent = srcgrad.jvp(_scaled_sum, (X, two), (None, np.array(1.0)))  # the other argument's tangent
+    assert tangent == pytest.approx(np.sum(np.tanh(X)))
+    with pytest.raises(srcgrad.NotDifferentiableError):
+        srcgrad.jvp(_scaled_sum, (X, np.ma.masked_array(2.0)), (t, None))
+    monkeypatch.setitem(globals(), "act", np.sin)
+    _, tangent = srcgrad.jvp(_scaled_sum, (X, two), (t, None))
+    assert tangent == pytest.approx(2 * np.sum(np.cos(X) * t))
+    _scaled_sum.__code__ = _sine_sum.__code__
+    out, tangent = srcgrad.jvp(_scaled_sum, (X, two), (t, None))
+    assert out == pytest.approx(2 * np.sum(np.sin(X) ** 2))
+    assert tangent == pytest.approx(np.sum(4 * np.sin(X) * np.cos(X) * t))

@@ -230,6 +230,8 @@ def undescribed(value, depth=0):
     the rules do not describe: not a plain or other ndarray (a masked array or a
     np.matrix is not), NumPy scalar, Python number, string, function or class, nor a
     list, tuple or dict holding only those."""
+    if type(value) is np.ndarray or type(value) is float:  # the common cases, first
+        return False
     if isinstance(value, (np.ma.MaskedArray, np.matrix)):
         return True
     if isinstance(value, _DESCRIBED):
