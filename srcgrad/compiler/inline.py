@@ -17,6 +17,7 @@ import inspect
 import textwrap
 
 import gast
+import numpy as np
 
 from . import printing, syntax
 
@@ -96,6 +97,7 @@ def _substitute(expr, values, fn, bind):
     """A copy of the rule's expression `expr` with `values` in place of its parameters and
     the other names bound (`bind`, in the order they occur), then settled (`_settle`)."""
     cells = {n: c.cell_contents for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()) if _filled(c)}
+    numpy_names = set()
 
     def name(node):
         if node.id in values:
@@ -109,12 +111,48 @@ def _substitute(expr, values, fn, bind):
             raise NameError(f"rule {fn.__qualname__} uses unknown name {node.id!r}")
         new = syntax.copy(node)
         new.id = bind(node.id.lstrip("_") or node.id, obj)
+        if obj is np:
+            numpy_names.add(new.id)
         return new
 
     new = syntax.copy(expr, name)
     if _rule_settles(fn) or any(_settles(v) for v in values.values()):
         new = _settle(new)
+    if _rule_reduces(fn):
+        _drop_default_keywords(new, numpy_names)
     return new
+
+
+# NumPy reductions whose `axis` defaults to None and `keepdims` to False
+_REDUCTIONS = frozenset({
+    "sum", "mean", "prod", "max", "min", "amax", "amin", "std", "var", "all", "any",
+    "nansum", "nanmean", "nanprod", "nanmax", "nanmin", "nanstd", "nanvar",
+})
+
+
+@functools.lru_cache(maxsize=None)
+def _rule_reduces(fn):
+    """Whether the rule's expression calls a NumPy reduction (`np.sum(...)`) with an `axis`
+    or `keepdims` keyword, which `_drop_default_keywords` may find given its default."""
+    expr = _return_expression(fn)
+    return any(
+        type(n) is gast.Call and type(n.func) is gast.Attribute and n.func.attr in _REDUCTIONS
+        and type(n.func.value) is gast.Name and fn.__globals__.get(n.func.value.id) is np
+        and any(k.arg in ("axis", "keepdims") for k in n.keywords)
+        for n in syntax.nodes(expr)
+    )
+
+
+def _drop_default_keywords(expr, numpy_names):
+    """Drop `axis=None` and `keepdims=False` from the calls of NumPy reductions in `expr`
+    (through a name in `numpy_names`, bound to numpy): their defaults, so the same call
+    (`np.sum(t)` for `np.sum(t, axis=None, keepdims=False)`), read and run faster."""
+    for n in syntax.nodes(expr):
+        if (type(n) is gast.Call and n.keywords and type(n.func) is gast.Attribute and n.func.attr in _REDUCTIONS
+                and type(n.func.value) is gast.Name and n.func.value.id in numpy_names):
+            n.keywords = [k for k in n.keywords if not (
+                type(k.value) is gast.Constant
+                and ((k.arg == "axis" and k.value.value is None) or (k.arg == "keepdims" and k.value.value is False)))]
 
 
 _UNSET = object()

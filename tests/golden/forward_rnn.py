@@ -21,5 +21,5 @@ def rnn_jvp(W, x, W_dot, x_dot):
     h_times_h = h * h
     h_times_h_dot = h_dot * h + h_dot * h
     out = np.sum(h_times_h)
-    out_dot = np.sum(h_times_h_dot, axis=None, keepdims=False)
+    out_dot = np.sum(h_times_h_dot)
     return (out, out_dot)
