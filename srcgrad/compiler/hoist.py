@@ -1,7 +1,10 @@
-"""Loop-invariant code motion for generated jvp code: work that every iteration repeats
-is done once, before the loop, with the same values.
+"""Loop-invariant code motion: work that every iteration repeats is done once, before
+the loop, with the same values.
 
-Runs on the jvp FunctionDef that forward.py builds, before optimize. In the RNN step
+`run` (rules 1 to 3) runs on the jvp FunctionDef that forward.py builds, before
+optimize; `invariants` (rule 3 alone) on the primal FunctionDef before reverse mode
+differentiates it, so that the tape keeps no copy of an invariant value per iteration
+and its adjoint, added up over the iterations, is pulled back once. In the jvp of the RNN step
 `h = np.tanh(h @ W + x[t] @ U + b)` with tangents for W, U, b:
 
     for t in range(50):                    x_at_U = matmul_each(x, U, 50)
@@ -12,7 +15,8 @@ Runs on the jvp FunctionDef that forward.py builds, before optimize. In the RNN 
 
 A loop qualifies when it is `for t in range(...)` with the builtin `range`, no `else`,
 no `break`, `continue` or `return` of its own, and only pure calls in its body
-(`rules.purity`, plus `range`, `len` and the helper below): then every top-level
+(`rules.purity`, plus `range`, `len`, the helpers below, and the array methods that only
+compute their result, `_ARRAY_METHODS`, on a local): then every top-level
 statement of its body runs once in every iteration, and the names the body does not
 store keep their values throughout. Loops are processed innermost first, each body in
 order. Three rewrites, exact (the same values, bit for bit) but where said:
@@ -158,6 +162,12 @@ def _register():
 
 _register()
 _ALSO_PURE = {builtins.range, builtins.len, matmul_each, add_each}
+# ndarray methods that only compute their result (without `out=`)
+_ARRAY_METHODS = frozenset({
+    "max", "min", "sum", "mean", "prod", "std", "var", "all", "any", "argmax", "argmin", "ptp", "cumsum",
+    "cumprod", "copy", "astype", "reshape", "transpose", "swapaxes", "ravel", "flatten", "squeeze", "dot", "clip",
+    "round", "conj", "conjugate", "trace", "diagonal", "item", "tolist", "nonzero",
+})
 
 
 def run(tree, namer):
@@ -166,9 +176,19 @@ def run(tree, namer):
     return tree
 
 
+def invariants(tree, namer):
+    """Rule 3 alone, on a primal FunctionDef before reverse mode differentiates it: an
+    invariant statement is computed once, and the backward pass reads its one value (the
+    tape keeps no copy per iteration) and adds up its adjoint over the iterations before
+    pulling it back once."""
+    _Hoist(tree, namer, rows=False).block(tree.body)
+    return tree
+
+
 class _Hoist:
-    def __init__(self, tree, namer):
+    def __init__(self, tree, namer, rows=True):
         self.tree, self.namer, self.resolve = tree, namer, _Resolver(namer)
+        self.rows = rows  # rules 1 and 2 too (jvp code)
 
     def block(self, stmts):
         k = 0
@@ -197,8 +217,10 @@ class _Hoist:
         outside = _name_counts(self.tree)
         inside = _name_counts(loop)
         local = lambda name: outside.get(name, 0) == inside.get(name, 0)  # noqa: E731
-        before, moved = self.row_products(loop, bounds, varying, stores), []
-        before += self.row_sums(loop, bounds, varying, stores)
+        before, moved = [], []
+        if self.rows:
+            before += self.row_products(loop, bounds, varying, stores)
+            before += self.row_sums(loop, bounds, varying, stores)
         read_before = {n.id for n in gast.walk(loop.iter) if isinstance(n, gast.Name)}  # read once, first
         for s in list(loop.body):
             if self.invariant(s, varying, stores, read_before, local):
@@ -247,11 +269,23 @@ class _Hoist:
                         return False
                     if fn in _ALSO_PURE or is_pure_call(fn, len(n.args), {k.arg for k in n.keywords}):
                         continue
+                    if fn is None and self.array_method(n):
+                        continue
                     return False
                 if isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await, gast.Lambda,
                                   gast.Global, gast.Nonlocal, gast.Try, gast.With, gast.FunctionDef)):
                     return False
         return True
+
+    def array_method(self, call):
+        """Whether `call` is `a.m(...)` of a local `a` with `m` an array method that only
+        computes its result (`alpha.max()`, `x.sum(axis=0)`, `w.reshape(3, 2)`). Methods of
+        a user's object were made calls of its function (record_methods.py) or are refused;
+        a local reaching here holds an array, a number, or a container (whose mutating
+        methods, `append` and `pop`, are not among these)."""
+        func = call.func
+        return (type(func) is gast.Attribute and type(func.value) is gast.Name and func.attr in _ARRAY_METHODS
+                and func.value.id in self.namer.locals and "out" not in {k.arg for k in call.keywords})
 
     # --- the rewrites -----------------------------------------------------------------
 

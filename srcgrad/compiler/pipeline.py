@@ -363,6 +363,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
         if mode == "jvp":
             tree = forward.run(tree, program, calls, namer, wrt, jvp_of)
             return _Prepared(program, key, tree=hoist.run(tree, namer), namer=namer, argument_checks=argument_checks)
+        tree = hoist.invariants(tree, namer)
         sweeps = reverse.sweeps(tree, program, active, calls, namer, wrt, mode, pullback_of)
         return _Prepared(program, key, sweeps, split_vjp, argument_checks=argument_checks)
 
