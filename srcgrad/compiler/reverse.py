@@ -485,8 +485,8 @@ def _unassigned_zero_reads(stmts, known, zeros):
                 func, args = values["func"], values["args"]
                 if type(func) is name and func.id == zeros and args and type(args[0]) is name:
                     read.append(args[0].id)
-            for field in child_fields(cls):
-                value = values.get(field)
+            for child in child_fields(cls):
+                value = values.get(child)
                 if type(value) is list:
                     extend([v for v in value if isinstance(v, ast_node)])
                 elif isinstance(value, ast_node):
