@@ -466,19 +466,20 @@ def assemble(sw, shapes=None, split=False):
 def _unassigned_zero_reads(stmts, known, zeros):
     """The names that a call `zeros(name)` in `stmts` reads where they may have no value
     yet: not assigned on every path there from the start, where `known` are assigned."""
-    call, name, store, ast_node, child_fields = gast.Call, gast.Name, gast.Store, gast.AST, syntax.child_fields
+    call, name, constant, store, ast_node, child_fields = gast.Call, gast.Name, gast.Constant, gast.Store, gast.AST, syntax.child_fields
 
     def scan(node):
         """The names `zeros(name)` reads under `node`, and the names stored there: one walk
-        (as `syntax.nodes`, inlined: it runs over every node of the derivative)."""
+        (as `syntax.nodes`, inlined: it runs over every node of the derivative; names
+        and constants, most nodes, are read where they are met, without the stack)."""
         read, stored, stack = [], [], [node]
-        pop, push, extend = stack.pop, stack.append, stack.extend
+        pop, push, note = stack.pop, stack.append, stored.append
         while stack:
             n = pop()
             cls, values = type(n), n.__dict__
             if cls is name:
                 if isinstance(values["ctx"], store):
-                    stored.append(values["id"])
+                    note(values["id"])
                 if values.get("annotation") is None:
                     continue
             elif cls is call:
@@ -487,10 +488,16 @@ def _unassigned_zero_reads(stmts, known, zeros):
                     read.append(args[0].id)
             for child in child_fields(cls):
                 value = values.get(child)
-                if type(value) is list:
-                    extend([v for v in value if isinstance(v, ast_node)])
-                elif isinstance(value, ast_node):
-                    push(value)
+                for v in value if type(value) is list else (value,):
+                    kind = type(v)
+                    if kind is name:
+                        leaf = v.__dict__
+                        if isinstance(leaf["ctx"], store):
+                            note(leaf["id"])
+                        if leaf.get("annotation") is not None:
+                            push(leaf["annotation"])
+                    elif kind is not constant and isinstance(v, ast_node):
+                        push(v)
         return read, stored
 
     found = set()
@@ -511,7 +518,8 @@ def _unassigned_zero_reads(stmts, known, zeros):
                 return None  # the path goes on elsewhere
             elif isinstance(s, gast.stmt):
                 read, stored = scan(s)
-                found.update(n for n in read if n not in known)
+                if read:
+                    found.update(n for n in read if n not in known)
                 known.update(stored)
         return known
 
