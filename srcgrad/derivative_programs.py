@@ -149,9 +149,9 @@ def _identifier(name):
 def _loaded(name, text, helpers, label):
     """The function `name` that the generated `text` defines, with `helpers` bound, its
     source kept for forward mode to transform it (compiler/load.py)."""
-    from .compiler import frontend, load
+    from .compiler import frontend, load, syntax
 
-    tree = frontend.gast.parse(text).body[0]
+    tree = syntax.parse(text).body[0]
     program = frontend.Program(fn=None, tree=tree, filename=f"<srcgrad {name}>", first_line=1, indent=0,
                                source_lines=text.splitlines(), globals={"__name__": __name__})
     function = load.function(text, name, program, helpers, label)

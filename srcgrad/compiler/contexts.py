@@ -227,5 +227,5 @@ def _fold(node):
 
 def _with_block(begin, body):
     header, *setup = [a.value for a in begin.value.args]
-    parsed = syntax.parse_function(f"with {header}:\n" + "".join(f"    {line}\n" for line in setup or ["pass"])).body[0]
+    parsed = syntax.parse(f"with {header}:\n" + "".join(f"    {line}\n" for line in setup or ["pass"])).body[0]
     return syntax.with_(parsed.items, (parsed.body if setup else []) + body)

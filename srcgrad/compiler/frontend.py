@@ -338,7 +338,7 @@ def _parsed(fn, code, text, first_line):
     `first_line`; None if `text` has no `def` of its name, a SyntaxError if it does not parse."""
     dedented = textwrap.dedent(text)
     indent = _indent_of(text)
-    module = gast.parse(dedented)
+    module = syntax.parse(dedented)
     tree = _find_def(module, code.co_name)  # the def's own name (a wrapper's __name__ is copied)
     if tree is None:
         return None
@@ -465,7 +465,7 @@ def _longest_lambda(text):
     or (None, 0)."""
     for end in range(len(text), 6, -1):
         try:
-            node = gast.parse("(" + text[:end] + "\n)", mode="eval").body
+            node = syntax.parse("(" + text[:end] + "\n)", mode="eval").body
         except SyntaxError:
             continue
         if isinstance(node, gast.Lambda):

@@ -26,7 +26,7 @@ from . import printing, syntax
 def _return_expression(fn):
     """The gast expression of `fn`'s single `return`, or None."""
     try:
-        tree = gast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+        tree = syntax.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
     except (OSError, TypeError, SyntaxError):
         return None
     if not isinstance(tree, gast.FunctionDef):  # a lambda: called, not inlined

@@ -27,7 +27,7 @@ from . import printing, syntax
 
 def split(text, tangent_params):
     """The linearized source of the jvp function `text`, and its name, or None."""
-    tree = gast.parse(text).body[0]
+    tree = syntax.parse(text).body[0]
     if not isinstance(tree, gast.FunctionDef) or tree.args.kwonlyargs or tree.args.defaults:
         return None
     body = list(tree.body)
@@ -86,7 +86,7 @@ def function(jvp_function, text, name):
 
     code = jvp_function.__code__
     cells = dict(zip(code.co_freevars, jvp_function.__closure__ or ()))
-    program = frontend.Program(fn=None, tree=gast.parse(text).body[0], filename=f"<srcgrad {name}>", first_line=1,
+    program = frontend.Program(fn=None, tree=syntax.parse(text).body[0], filename=f"<srcgrad {name}>", first_line=1,
                                indent=0, source_lines=text.splitlines(), globals=jvp_function.__globals__, cells=cells)
     made = load.function(text, name, program, {}, "linearize")
     made.__srcgrad_source__ = text

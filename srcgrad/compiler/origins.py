@@ -51,7 +51,7 @@ def _mapped(outlined, text, program):
             lines = getattr(program, "source_lines", None)  # a comment quotes the line as written (`x = 1  # note`)
             if lines and 0 < node.lineno <= len(lines):
                 quoted.setdefault(lines[node.lineno - 1].strip(), program.line(node))
-    emitted = _statements(gast.parse(text).body[0].body, keep_comments=False)
+    emitted = _statements(syntax.parse(text).body[0].body, keep_comments=False)
     lines, current, k = {}, (None, False), 0
     for stmt in emitted:
         while k < len(outlined) and _skipped(outlined[k], stmt):

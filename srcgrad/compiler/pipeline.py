@@ -422,6 +422,12 @@ def _collector_paused():
     reference counting frees them); with the collector on, its full collections
     traverse every one of them again and again, up to half the build time of a large
     function. Cycles made meanwhile are collected after it is turned back on.
+
+    What the build leaves alive (the reverse sweeps kept for the first call's
+    specialization: about 30,000 objects for a 200-line function) is then moved to the
+    oldest generation (`gc.freeze` then `gc.unfreeze`: no traversal), so the first young
+    collection after it does not walk it all (a tenth of that build's time). Skipped
+    where the program froze objects itself: unfreezing would release them.
     """
     if not gc.isenabled():
         yield
@@ -430,6 +436,9 @@ def _collector_paused():
     try:
         yield
     finally:
+        if not gc.get_freeze_count():
+            gc.freeze()
+            gc.unfreeze()
         gc.enable()
 
 

@@ -466,23 +466,40 @@ def assemble(sw, shapes=None, split=False):
 def _unassigned_zero_reads(stmts, known, zeros):
     """The names that a call `zeros(name)` in `stmts` reads where they may have no value
     yet: not assigned on every path there from the start, where `known` are assigned."""
-    call, name = gast.Call, gast.Name
+    call, name, constant, store, ast_node, child_fields = gast.Call, gast.Name, gast.Constant, gast.Store, gast.AST, syntax.child_fields
 
     def scan(node):
-        """The names `zeros(name)` reads under `node`, and the names stored there: one walk."""
-        read, stored = [], []
-        for n in syntax.nodes(node):
-            cls = type(n)
+        """The names `zeros(name)` reads under `node`, and the names stored there: one walk
+        (as `syntax.nodes`, inlined: it runs over every node of the derivative; names
+        and constants, most nodes, are read where they are met, without the stack)."""
+        read, stored, stack = [], [], [node]
+        pop, push, note = stack.pop, stack.append, stored.append
+        while stack:
+            n = pop()
+            cls, values = type(n), n.__dict__
             if cls is name:
-                if isinstance(n.ctx, gast.Store):
-                    stored.append(n.id)
-            elif cls is call and syntax.is_name(n.func, zeros) and n.args and type(n.args[0]) is name:
-                read.append(n.args[0].id)
+                if isinstance(values["ctx"], store):
+                    note(values["id"])
+                if values.get("annotation") is None:
+                    continue
+            elif cls is call:
+                func, args = values["func"], values["args"]
+                if type(func) is name and func.id == zeros and args and type(args[0]) is name:
+                    read.append(args[0].id)
+            for child in child_fields(cls):
+                value = values.get(child)
+                for v in value if type(value) is list else (value,):
+                    kind = type(v)
+                    if kind is name:
+                        leaf = v.__dict__
+                        if isinstance(leaf["ctx"], store):
+                            note(leaf["id"])
+                        if leaf.get("annotation") is not None:
+                            push(leaf["annotation"])
+                    elif kind is not constant and isinstance(v, ast_node):
+                        push(v)
         return read, stored
 
-    if not any(type(n) is call and syntax.is_name(n.func, zeros)
-               for s in stmts if isinstance(s, gast.stmt) for n in syntax.nodes(s)):
-        return set()
     found = set()
 
     def block(stmts, known):
@@ -501,7 +518,8 @@ def _unassigned_zero_reads(stmts, known, zeros):
                 return None  # the path goes on elsewhere
             elif isinstance(s, gast.stmt):
                 read, stored = scan(s)
-                found.update(n for n in read if n not in known)
+                if read:
+                    found.update(n for n in read if n not in known)
                 known.update(stored)
         return known
 
