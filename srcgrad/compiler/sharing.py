@@ -24,7 +24,7 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
-from . import entry_aliases, printing, syntax, views
+from . import entry_aliases, later_reads, printing, syntax, views
 from .scope import MISSING, dotted_parts, lookup_path
 
 OUTSIDE = "<outside>"
@@ -109,7 +109,7 @@ class _Function:
         self.local |= set(self.nested)
         self.loops = []  # the loops around the statement being read
         self.exits = []  # per loop: the states where it may be left
-        self.later_reads = _Reads(tree)
+        self.later_reads = later_reads.Reads(tree)
         self.arrays = self.numpy_arrays()
         self.walrus = any(isinstance(n, gast.NamedExpr) for n in syntax.walk(tree))
 
@@ -563,37 +563,6 @@ def _call_value(obj, e, args, everything):
 
 def _arguments(call):
     return [a.value if isinstance(a, gast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
-
-
-class _Reads:
-    """Where each local name is read: to tell whether a read may run after a statement."""
-
-    def __init__(self, tree):
-        self.reads = {}
-        nested = [n for s in tree.body if isinstance(s, gast.FunctionDef) for n in syntax.walk(s)]
-        self.always = {}  # name -> a read in a nested function
-        for n in nested:
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                self.always.setdefault(n.id, n)
-        self.nested_ids = {id(n) for n in nested}
-        for n in syntax.walk(tree):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in self.nested_ids:
-                self.reads.setdefault(n.id, []).append(n)
-        self.tree = tree
-
-    def after(self, name, stmt, loops):
-        """A read of `name` that may run after `stmt` (inside `loops`), or None. Names a
-        nested function reads count as read everywhere (it may be called later)."""
-        end = (stmt.end_lineno, stmt.end_col_offset)
-        reads = sorted(self.reads.get(name, []), key=lambda n: (n.lineno, n.col_offset))
-        for read in reads:
-            if (read.lineno, read.col_offset) >= end:
-                return read
-        inside = {id(n) for loop in loops for n in syntax.walk(loop)}
-        for read in reads:
-            if id(read) in inside:
-                return read
-        return self.always.get(name)
 
 
 def _lookup(parts, program):
