@@ -191,3 +191,25 @@ def test_mixed_float32_and_float64_arrays(rng):
 def test_general_code_is_unchanged():
     text = srcgrad.source(srcgrad.value_and_grad(vector_loss, wrt=(0, 1)))
     assert "mean_of" not in text and "SEED32" not in text and "np.mean(" in text and "grad_seed(" in text
+
+
+def test_float32_seed_arithmetic_is_folded_into_bound_constants(rng):
+    """`SEED32 * (1/3)` and its negation are computed once, at derivation, by NumPy (so in
+    the dtype NumPy gives them), into constants the standalone source defines."""
+    df = derive(vector_loss, "grad", (0, 1)).function
+    args = _logreg_args(rng, np.float32)
+    got = df(*args)
+    from srcgrad.compiler.cache import signature_of
+
+    special = df.__srcgrad_specializations__[signature_of(args)]
+    text = special.__srcgrad_source__
+    assert "SEED32 *" not in text and "-t1_bar" not in text and "SEED32_1" in text
+    assert _bits(got) == _bits(general_code(df)(*args))
+    from srcgrad.compiler import standalone
+
+    shown = standalone.text(special.__srcgrad_unit__)
+    third = np.float32(1.0) * (1.0 / 3.0)
+    assert f"SEED32_1 = np.{type(third).__name__}({float(third)!r})" in shown
+    namespace = {}
+    exec(compile(shown, "<standalone>", "exec"), namespace)  # noqa: S102 - the generated source
+    assert _bits(namespace[special.__name__](*args)) == _bits(got)

@@ -39,7 +39,7 @@ def run(tree, namer):
         if changed or unseen:
             dropped, unseen = _drop_dead(tree, {name for name, count in reads.items() if count}, _Resolver(namer), reads)
             changed |= dropped
-        if any(type(v) is np.float64 for v in namer.helpers.values()):
+        if any(type(v) in _BOUND_SCALARS for v in namer.helpers.values()):
             folded = _fold_bound_scalars(tree, namer, reads)
             changed |= folded
             unseen |= folded
@@ -53,10 +53,11 @@ def _forget_reads(node, reads):
 
 
 def _fold_bound_scalars(tree, namer, reads):
-    """Replace operations on bound float64 constants and number constants by their value,
-    bound under a new name (innermost first over the rounds). True if anything changed.
-    `reads` (the read counts) follows."""
-    bound = {name for name, value in namer.helpers.items() if type(value) is np.float64}
+    """Replace operations on bound float64 or float32 constants and number constants by
+    their value (computed by NumPy, as the generated code would), bound under a new name
+    (innermost first over the rounds). True if anything changed. `reads` (the read
+    counts) follows."""
+    bound = {name for name, value in namer.helpers.items() if type(value) in _BOUND_SCALARS}
     changed = False
     if not any(reads.get(name) for name in bound):
         return changed  # every fold reads a bound constant
@@ -86,16 +87,20 @@ def _fold_bound(node, bound, namer):
         else:
             return None
     fn = _FOLD.get(op)
-    if fn is None or not any(type(v) is np.float64 for v in values):
+    if fn is None or not any(type(v) in _BOUND_SCALARS for v in values):
         return None
     try:
         with np.errstate(all="raise"):
             value = fn(*values)
     except (ArithmeticError, ValueError, FloatingPointError):
         return None
-    if type(value) is not np.float64:
+    if type(value) not in _BOUND_SCALARS:
         return None
-    return gast.copy_location(gast.Name(namer.helper("SEED64", value), gast.Load(), None, None), node)
+    name = "SEED64" if type(value) is np.float64 else "SEED32"
+    return gast.copy_location(gast.Name(namer.helper(name, value), gast.Load(), None, None), node)
+
+
+_BOUND_SCALARS = (np.float64, np.float32)  # the bound constants folded (the seeds of kinds.py and their folds)
 
 
 def _propagate_copies(stmts, reads):

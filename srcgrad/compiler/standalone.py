@@ -6,7 +6,7 @@ parameters of a factory. Here that text is completed into a module: imports of t
 (`import numpy as np`, `from srcgrad.runtime import unbroadcast`, `from srcgrad.rules.shapes
 import getitem_vjp`, with `as` where the code uses a renamed one), the user's globals
 imported from the user's module when that can be done reliably (else a comment naming
-them), constants that the optimizer folded (`SEED64_1 = np.float64(0.5)`), and then,
+them), constants that the optimizer folded (`SEED64_1 = np.float64(0.5)`, `SEED32_1 = np.float32(...)`), and then,
 after the derivative's `def`, the generated derivatives of the user functions it calls,
 recursively, each once, in the order first met. A name that two of these functions use
 for different things is renamed in the later one. Pure text: nothing here runs the code.
@@ -204,7 +204,7 @@ class _File:
             elif kind == "from":
                 froms.setdefault(desc[1], []).append(desc[2] if name == desc[2] else f"{desc[2]} as {name}")
             elif kind in ("expr", "const"):
-                if numpy_name is None and (kind == "const" and desc[1] == "float64" or desc[1] == "numpy"):
+                if numpy_name is None and (kind == "const" and desc[1] in ("float64", "float32") or desc[1] == "numpy"):
                     numpy_name = self._numpy_name()
                     imports.add("import numpy" if numpy_name == "numpy" else f"import numpy as {numpy_name}")
                 (exprs if kind == "expr" else consts).append((name, desc))
@@ -354,8 +354,8 @@ def _at(module, path, obj):
 
 
 def _literal(obj):
-    if type(obj) is np.float64:
-        return ("const", "float64", float(obj))
+    if type(obj) is np.float64 or type(obj) is np.float32:
+        return ("const", type(obj).__name__, float(obj))
     if obj is None or type(obj) in (bool, int, float, str, complex):
         return ("const", type(obj).__name__, obj)
     return None
@@ -364,9 +364,9 @@ def _literal(obj):
 def _render_literal(desc, numpy_name):
     kind, value = desc[1], desc[2]
     note = f"  # closed over by `{desc[3]}`: its value when the derivative was made" if len(desc) > 3 else ""
-    if kind == "float64":
+    if kind in ("float64", "float32"):  # repr of a float32's float: the same float32 back
         inner = repr(value) if math.isfinite(value) else f"'{value}'"
-        return f"{numpy_name}.float64({inner}){note}"
+        return f"{numpy_name}.{kind}({inner}){note}"
     if kind == "float" and not math.isfinite(value):
         return f"float('{value}'){note}"
     return repr(value) + note
