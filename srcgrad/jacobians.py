@@ -230,6 +230,8 @@ def jvp(fn, primals, tangents, verbose=False):
             _check_tangent(fn, names[i], p, t)
             if _is_container(t):
                 t = _zero_filled(t, p)
+            elif type(t) in (float, int) and isinstance(p, (np.generic, np.ndarray)) and p.dtype.kind == "f":
+                t = p.dtype.type(t)  # weakly typed, it would meet a float32 constant in float32
         positions.append(i)
         given.append(t)
     if not positions:

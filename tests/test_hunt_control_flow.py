@@ -1,0 +1,89 @@
+"""Programs written with Python's control flow and data structures as people write them
+(while loops with break/else, early returns in nested loops, recursion, comprehensions,
+lists and dicts built and changed, in-place writes, helpers, dataclasses), from a hunt
+for wrong derivatives; each checked against central differences, in forward mode (the
+dot-product test), with its arguments left unchanged, and where cheap through its Hessian.
+
+Regressions found by the hunt:
+
+- max/min/sorted of a dict's `.values()` (`min(d.values())`) failed in the rules with a
+  bare TypeError: a dict's values view is not indexable. The rules index it as a tuple.
+- A Python-number seed of a NumPy output (`pullback(0.1)`) or tangent of a NumPy
+  argument (`jvp(f, (np.float64(0.7),), (0.1,))`) is weakly typed: meeting a float32
+  constant of a float64 program (`y * np.float32(0.5)`) it made the derivative float32,
+  rounded to 1e-8 (0.50000001 for 0.5). It is taken in the dtype of its output or argument.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import srcgrad
+from program_checks import check, check_hessian
+
+X3 = np.array([0.5, -1.0, 2.0])
+
+
+# --- dict views in max/min/sorted ------------------------------------------------------
+
+
+def _entries(x):
+    return {"a": x[0], "b": x[1] ** 2, "c": x[2]}
+
+
+def largest_times_sum(x):
+    d = _entries(x)
+    return sum(d.values()) * max(d.values())
+
+
+def smallest_by_key(x):
+    d = _entries(x)
+    return min(d.values(), key=lambda v: -v) + min(d.values())
+
+
+def middle_value(x):
+    d = _entries(x)
+    return sorted(d.values())[1] * 3.0
+
+
+@pytest.mark.parametrize("f", [largest_times_sum, smallest_by_key, middle_value], ids=lambda f: f.__name__)
+def test_max_min_and_sorted_of_a_dicts_values(f):
+    check(f, X3)
+    check_hessian(f, (X3,), 0)
+
+
+def test_max_of_dict_values_by_hand():
+    x = np.array([0.5, -1.0, 2.0])  # values 0.5, 1.0, 2.0: sum 3.5, max 2.0 (x[2])
+    np.testing.assert_allclose(srcgrad.grad(largest_times_sum)(x), [2.0, 2 * 2.0 * -1.0, 2.0 + 3.5])
+
+
+# --- Python-number seeds and tangents of NumPy values ----------------------------------
+
+
+def float32_constants(x):
+    y = x * np.float32(2.0)
+    return np.sum((y + 1.5) ** 2) * np.float32(0.5)
+
+
+def times_float32(a):
+    return a * np.float32(3.0)
+
+
+def test_a_python_number_seed_is_taken_in_the_outputs_dtype():
+    x = np.array([0.5, -1.0, 2.0])
+    out, pullback = srcgrad.vjp(float32_constants, x)
+    assert type(out) is np.float64
+    (g,) = pullback(0.1)
+    np.testing.assert_array_equal(g, 0.1 * np.array([5.0, -1.0, 11.0]))  # was 0.50000001, -0.1, 1.10000002
+    assert g.dtype == np.float64
+    (g32,) = srcgrad.vjp(float32_constants, x.astype(np.float32))[1](0.1)
+    assert g32.dtype == np.float32
+
+
+def test_a_python_number_tangent_is_taken_in_the_arguments_dtype():
+    for a in (np.float64(0.7), np.array(0.7)):
+        out, out_dot = srcgrad.jvp(times_float32, (a,), (0.1,))
+        assert out_dot == 0.1 * 3.0  # was 0.30000001192092896
+    out, out_dot = srcgrad.jvp(times_float32, (0.7,), (0.1,))
+    assert out_dot == np.float32(0.1 * 3.0)  # a Python float stays weak, as NumPy takes it
