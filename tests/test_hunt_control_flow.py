@@ -12,6 +12,8 @@ Regressions found by the hunt:
   argument (`jvp(f, (np.float64(0.7),), (0.1,))`) is weakly typed: meeting a float32
   constant of a float64 program (`y * np.float32(0.5)`) it made the derivative float32,
   rounded to 1e-8 (0.50000001 for 0.5). It is taken in the dtype of its output or argument.
+- jvp of a function of float32 arrays returning a Python float (`math.sin(x[0] * x[1])`)
+  returned a np.float32 tangent: it is a float, as the output.
 """
 
 import math
@@ -87,3 +89,20 @@ def test_a_python_number_tangent_is_taken_in_the_arguments_dtype():
         assert out_dot == 0.1 * 3.0  # was 0.30000001192092896
     out, out_dot = srcgrad.jvp(times_float32, (0.7,), (0.1,))
     assert out_dot == np.float32(0.1 * 3.0)  # a Python float stays weak, as NumPy takes it
+
+
+def math_of_entries(x, c):
+    acc = x[2] * x[0] + x[1]
+    acc = math.sin(acc)
+    acc *= c
+    return acc ** 2
+
+
+def test_the_tangent_of_a_python_float_output_is_a_float():
+    x = np.array([0.5, -1.0, 2.0], dtype=np.float32)
+    out, out_dot = srcgrad.jvp(math_of_entries, (x, 0.7), (np.ones(3, np.float32), 0.0))
+    assert type(out) is float and type(out_dot) is float  # out_dot was np.float32
+    s = math.sin(float(x[2] * x[0] + x[1]))
+    expected = 2 * 0.7 * s * 0.7 * math.cos(float(x[2] * x[0] + x[1])) * float(x[2] + x[0] + 1.0)
+    np.testing.assert_allclose(out_dot, expected, rtol=1e-6)
+    check(math_of_entries, X3, 0.7)
