@@ -12,6 +12,10 @@ Regressions found by the hunt:
   argument (`jvp(f, (np.float64(0.7),), (0.1,))`) is weakly typed: meeting a float32
   constant of a float64 program (`y * np.float32(0.5)`) it made the derivative float32,
   rounded to 1e-8 (0.50000001 for 0.5). It is taken in the dtype of its output or argument.
+- `for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1])` (a polygon's area) had a zero
+  derivative: a loop target unpacked in nested tuples, read after the nested unpack,
+  was assigned a tuple of subscripts (`item = (pts[i], rolled[i])`), whose entries the
+  passes after ANF took for constants. The entries are bound to names first.
 - jvp of a function of float32 arrays returning a Python float (`math.sin(x[0] * x[1])`)
   returned a np.float32 tangent: it is a float, as the output.
 """
@@ -106,3 +110,37 @@ def test_the_tangent_of_a_python_float_output_is_a_float():
     expected = 2 * 0.7 * s * 0.7 * math.cos(float(x[2] * x[0] + x[1])) * float(x[2] + x[0] + 1.0)
     np.testing.assert_allclose(out_dot, expected, rtol=1e-6)
     check(math_of_entries, X3, 0.7)
+
+
+# --- nested tuple targets of zip loops -------------------------------------------------
+
+
+def polygon_area(x):
+    pts = [(x[i], x[i + 1]) for i in range(0, len(x) - 1)]
+    area = 0.0
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1]):
+        area += x0 * y1 - x1 * y0
+    return 0.5 * area
+
+
+def pairs_then_scale(x):
+    t = 0.0
+    for (p, q), r in zip([(x[0], x[1]), (x[2], x[3])], [x[2], x[1]]):
+        t += p * q * r
+    firsts, thirds = [(x[0], x[1])], [x[3]]
+    for k, ((p, q), r) in enumerate(zip(firsts, thirds), start=1):
+        t += k * p * q * r
+    return t
+
+
+def test_a_zip_loop_target_unpacked_in_nested_tuples_carries_the_derivative():
+    x = np.array([0.5, -1.0, 2.0, 0.3])
+    # area = 0.5 * (x0 x3 - x2 x1 + x1 x2 - x3 x0 ... ) over the points (x0,x1),(x1,x2),(x2,x3)
+    grads = check(polygon_area, x)
+    assert np.any(grads[0] != 0.0)  # was all zeros
+    check_hessian(polygon_area, (x,), 0)
+    g = srcgrad.grad(pairs_then_scale)(x)
+    expected = [x[1] * x[2] + x[1] * x[3], x[0] * x[2] + x[2] * x[3] + x[0] * x[3],
+                x[0] * x[1] + x[3] * x[1], x[2] * x[1] + x[0] * x[1]]
+    np.testing.assert_allclose(g, expected, rtol=1e-12)
+    check(pairs_then_scale, x)

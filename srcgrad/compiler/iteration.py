@@ -266,8 +266,10 @@ class _Iteration:
         """The body of a zip/enumerate loop, each part assigned where the body unpacks it.
 
         ANF spells `for a, b in zip(A, B)` as `for item in ...: a = item[0]; b = item[1]`;
-        those reads become `a = A[i]; b = B[i]`. A target used any other way is assigned
-        the tuple of parts.
+        those reads become `a = A[i]; b = B[i]`. A target used any other way (`for (p, q), r
+        in zip(...)`: `r = item[1]` after `p = item_0[0]`) is assigned the tuple of parts,
+        each bound to a name first: the passes after ANF read a tuple's entries as names
+        (a tuple of subscripts there carried no derivative).
         """
         body = list(s.body)
         unpacks = {}
@@ -280,7 +282,14 @@ class _Iteration:
             unpacks[id(stmt)] = value.slice.value
         rest = body[len(unpacks):]
         if any(syntax.is_name(n, target) for stmt in rest for n in syntax.walk(stmt)):
-            return [syntax.located(syntax.assign(target, syntax.tuple_(items)), s)] + body
+            named, parts = [], []
+            for item in items:
+                if type(item) is not gast.Name:
+                    part = self.namer.fresh(f"{target}_{len(parts)}")
+                    named.append(syntax.located(syntax.assign(part, item), s))
+                    item = syntax.name(part)
+                parts.append(item)
+            return named + [syntax.located(syntax.assign(target, syntax.tuple_(parts)), s)] + body
         return [
             syntax.located(syntax.assign(stmt.targets[0].id, syntax.copy(items[unpacks[id(stmt)]])), stmt)
             for stmt in body[: len(unpacks)]
