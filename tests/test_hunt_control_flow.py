@@ -16,6 +16,12 @@ Regressions found by the hunt:
   derivative: a loop target unpacked in nested tuples, read after the nested unpack,
   was assigned a tuple of subscripts (`item = (pts[i], rolled[i])`), whose entries the
   passes after ANF took for constants. The entries are bound to names first.
+- The Hessian of `min(pairs, key=lambda p: p[1])` over a list of tuples failed with a
+  bare TypeError: the tangent of an entry's zero gradient (None) came as the number 0.0,
+  which `item_grad`'s forward rule indexed. Its tangent is zero where the entry is None.
+- `enumerate(zip(x, reversed(y)))` with `y` not differentiated failed with a bare
+  TypeError (`len` of a `reversed` iterator): the zip's `reversed(y)` was read by index
+  without being made `y[::-1]`, as a loop over `reversed(y)` itself is.
 - jvp of a function of float32 arrays returning a Python float (`math.sin(x[0] * x[1])`)
   returned a np.float32 tangent: it is a float, as the output.
 """
@@ -26,6 +32,7 @@ import numpy as np
 import pytest
 
 import srcgrad
+from control_flow_programs import CASES
 from program_checks import check, check_hessian
 
 X3 = np.array([0.5, -1.0, 2.0])
@@ -144,3 +151,41 @@ def test_a_zip_loop_target_unpacked_in_nested_tuples_carries_the_derivative():
                 x[0] * x[1] + x[3] * x[1], x[2] * x[1] + x[0] * x[1]]
     np.testing.assert_allclose(g, expected, rtol=1e-12)
     check(pairs_then_scale, x)
+
+
+# --- the hunt's programs ---------------------------------------------------------------
+
+
+def _case_id(case):
+    fn, args, _ = case
+    return fn.__name__
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{k}-{_case_id(c)}" for k, c in enumerate(CASES)])
+def test_program(case):
+    """Every argument's gradient against central differences, jvp against it, the value
+    of jvp against the plain call, the arguments unchanged, and where asked the Hessian
+    of the first argument against differences of the gradient."""
+    fn, args, hessian = case
+    check(fn, *args)
+    value, _ = srcgrad.value_and_grad(fn, wrt=tuple(range(len(args))))(*args)
+    assert value == fn(*args)
+    if hessian:
+        check_hessian(fn, args, 0)
+
+
+def test_an_exception_handler_taken_at_the_point_gives_its_own_derivative():
+    # b - 1.3 == 0.0 exactly: ZeroDivisionError, `r = a`, whose derivative in b is 0
+    from control_flow_programs import exception_flow
+
+    assert srcgrad.grad(exception_flow, wrt=(0, 1))(0.7, 1.3) == (2 * 0.7, 0.0)
+
+
+def weighted_against_reversed(x, y):
+    return sum(i * u * w for i, (u, w) in enumerate(zip(x, reversed(y)), start=1))
+
+
+def test_a_zipped_reversed_sequence_is_read_by_index():
+    x, y = np.array([0.5, -1.2, 2.0]), np.array([0.3, 0.7, -0.4])
+    np.testing.assert_allclose(srcgrad.grad(weighted_against_reversed)(x, y), [1 * -0.4, 2 * 0.7, 3 * 0.3])
+    np.testing.assert_allclose(srcgrad.hessian(weighted_against_reversed)(x, y), np.zeros((3, 3)))

@@ -137,6 +137,8 @@ class _Iteration:
             self.note_argument(s, sequences[0].id)
         for seq in sequences:
             self.check_iterator(s, seq)
+        zipped_args = [a for seq in sequences if seq.id in self.zip_defs for a in self.zip_defs[seq.id].value.args]
+        for seq in sequences + zipped_args:  # `enumerate(zip(x, reversed(y)))` reads `reversed(y)` by index too
             definition = self.reversed_defs.get(seq.id)
             if definition is not None:  # `r = reversed(a)` -> `r = a[::-1]`, which has a length
                 definition.value = syntax.subscript(definition.value.args[0], syntax.slice_(None, None, syntax.const(-1)))
