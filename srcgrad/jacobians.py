@@ -236,6 +236,8 @@ def jvp(fn, primals, tangents, verbose=False):
             _check_tangent(fn, names[i], p, t)
             if _is_container(t):
                 t = _zero_filled(t, p)
+            elif type(t) in (float, int) and isinstance(p, (np.generic, np.ndarray)) and p.dtype.kind == "f":
+                t = p.dtype.type(t)  # weakly typed, it would meet a float32 constant in float32
         positions.append(i)
         given.append(t)
     if not positions:
@@ -343,7 +345,8 @@ def _refuse_complex_tangent(fn, out, out_dot):
 def _in_output_dtypes(out, out_dot):
     """`out_dot` with each float leaf in the dtype of its output leaf, as JAX gives it: a
     float32 tangent meeting only constants of float64 (`np.ones(3) + 0 * x`,
-    `np.where(m, x, zeros)`) would otherwise stay float32 while its output is float64."""
+    `np.where(m, x, zeros)`) would otherwise stay float32 while its output is float64;
+    a NumPy scalar tangent of a Python float output is a float."""
     if type(out) is dict and type(out_dot) is dict:
         return {k: _in_output_dtypes(out[k], t) if k in out else t for k, t in out_dot.items()}
     if is_sequence(type(out)) and is_sequence(type(out_dot)) and len(out) == len(out_dot):
@@ -351,6 +354,8 @@ def _in_output_dtypes(out, out_dot):
     if isinstance(out, (_ndarray, np.floating)) and isinstance(out_dot, (_ndarray, np.floating)):
         if out.dtype.kind == "f" and out_dot.dtype.kind == "f" and out.dtype != out_dot.dtype:
             return out_dot.astype(out.dtype)
+    if type(out) is float and isinstance(out_dot, np.floating):
+        return float(out_dot)  # `math.sin(x[0])` of a float32 `x`: its tangent met only Python floats
     return out_dot
 
 

@@ -137,6 +137,8 @@ class _Iteration:
             self.note_argument(s, sequences[0].id)
         for seq in sequences:
             self.check_iterator(s, seq)
+        zipped_args = [a for seq in sequences if seq.id in self.zip_defs for a in self.zip_defs[seq.id].value.args]
+        for seq in sequences + zipped_args:  # `enumerate(zip(x, reversed(y)))` reads `reversed(y)` by index too
             definition = self.reversed_defs.get(seq.id)
             if definition is not None:  # `r = reversed(a)` -> `r = a[::-1]`, which has a length
                 definition.value = syntax.subscript(definition.value.args[0], syntax.slice_(None, None, syntax.const(-1)))
@@ -266,8 +268,10 @@ class _Iteration:
         """The body of a zip/enumerate loop, each part assigned where the body unpacks it.
 
         ANF spells `for a, b in zip(A, B)` as `for item in ...: a = item[0]; b = item[1]`;
-        those reads become `a = A[i]; b = B[i]`. A target used any other way is assigned
-        the tuple of parts.
+        those reads become `a = A[i]; b = B[i]`. A target used any other way (`for (p, q), r
+        in zip(...)`: `r = item[1]` after `p = item_0[0]`) is assigned the tuple of parts,
+        each bound to a name first: the passes after ANF read a tuple's entries as names
+        (a tuple of subscripts there carried no derivative).
         """
         body = list(s.body)
         unpacks = {}
@@ -280,7 +284,14 @@ class _Iteration:
             unpacks[id(stmt)] = value.slice.value
         rest = body[len(unpacks):]
         if any(syntax.is_name(n, target) for stmt in rest for n in syntax.walk(stmt)):
-            return [syntax.located(syntax.assign(target, syntax.tuple_(items)), s)] + body
+            named, parts = [], []
+            for item in items:
+                if type(item) is not gast.Name:
+                    part = self.namer.fresh(f"{target}_{len(parts)}")
+                    named.append(syntax.located(syntax.assign(part, item), s))
+                    item = syntax.name(part)
+                parts.append(item)
+            return named + [syntax.located(syntax.assign(target, syntax.tuple_(parts)), s)] + body
         return [
             syntax.located(syntax.assign(stmt.targets[0].id, syntax.copy(items[unpacks[id(stmt)]])), stmt)
             for stmt in body[: len(unpacks)]

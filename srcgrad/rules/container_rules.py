@@ -45,6 +45,8 @@ def item_grad_vjp(cotangent, ans, g, key, x):
 
 @defjvp(item_grad, "g")
 def item_grad_jvp(t, ans, g, key, x):
+    if (g.get(key) if type(g) is dict else None if g is None else g[key]) is None:
+        return zeros_like_grad(x)  # a zero gradient (None), whose tangent may be the number 0.0
     return item_grad(t, key, x)
 
 

@@ -402,9 +402,17 @@ def _pick(ans, a, b):
     return not (b == ans and a != ans)
 
 
+def _indexable(sequence):
+    """`sequence` as the rules index it: a list, tuple or array as it is, a dict's
+    `.values()` view as the tuple of its entries (its gradient: a tuple, which
+    `values_grad` hands back to the dict key by key)."""
+    return sequence if isinstance(sequence, (list, tuple, np.ndarray)) else tuple(sequence)
+
+
 def _select_grad(g, sequence, ans):
     """The gradient of max/min over `sequence`: `g` at the first entry equal to `ans`
     (nothing for an empty sequence, whose max is the `default=` given)."""
+    sequence = _indexable(sequence)
     if len(sequence) == 0:
         return zeros_like_grad(sequence)
     if isinstance(sequence, np.ndarray):
@@ -435,7 +443,7 @@ def builtin_extreme_vjp_b(g, ans, a, b=None, *, key=None, default=None):
 @defjvp(builtins.min, "a")
 def builtin_extreme_jvp_a(t, ans, a, b=None, *, key=None, default=None):
     if b is None:
-        if len(a) == 0:  # `default` was returned
+        if len(_indexable(a)) == 0:  # `default` was returned
             return 0.0 * ans
         if isinstance(a, np.ndarray):
             return np.ravel(t)[np.flatnonzero(np.ravel(a) == ans)[0]]
@@ -475,7 +483,7 @@ def builtin_extreme_jvp_default(t, ans, a, b=None, *, key=None, default=None):
 def _sorted_order(iterable, key=None, reverse=False):
     """`order` with `sorted(iterable, key=key, reverse=reverse)[j] is list(iterable)[order[j]]`:
     sorting the positions by the same keys makes the same comparisons, so the same order."""
-    if not isinstance(iterable, (list, tuple, np.ndarray)):
+    if not isinstance(iterable, (list, tuple, np.ndarray, type({}.values()))):
         raise TypeError(f"srcgrad differentiates sorted() of a list, a tuple or an array, not of a {type(iterable).__name__}")
     keys = list(iterable) if key is None else [key(v) for v in iterable]
     return sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
@@ -492,16 +500,18 @@ def _unsorted(g, iterable, order):
             if g[place] is not None:
                 out[k] = g[place]
         return out
+    entries = _indexable(iterable)
     grads = [None] * len(order)
     for place, k in enumerate(order):
-        grads[k] = None if g[place] is None else unbroadcast(g[place], iterable[k])
+        grads[k] = None if g[place] is None else unbroadcast(g[place], entries[k])
     return grads if isinstance(iterable, list) else tuple(grads)
 
 
 def _sorted_tangent(t, iterable, order):
     """The tangent of `sorted(iterable)` (a list) from the tangent `t` of `iterable`
     (None entries: constants)."""
-    return [zeros_like_grad(iterable[k]) if t[k] is None else t[k] for k in order]
+    entries = _indexable(iterable)
+    return [zeros_like_grad(entries[k]) if t[k] is None else t[k] for k in order]
 
 
 @defvjp(builtins.sorted, "iterable")
