@@ -12,7 +12,8 @@ import numpy as np
 
 from . import dtypes, ops
 from .dtypes import dim_axis
-from .graph import _mode, node_class
+from .grad_mode import _mode
+from .graph import node_class
 
 __all__ = ["cat", "concat", "concatenate", "stack"]
 

@@ -11,7 +11,7 @@ overhead.
 Invariants: an op is tracked iff grad mode is on and some Tensor argument requires
 grad; a tracked result has `requires_grad` True and a `grad_fn`; an untracked result
 is a leaf. Gradients returned by nodes have their input's shape and dtype. A node
-that keeps a tensor's array records the tensor's version (graph.saved_version), and a
+that keeps a tensor's array records the tensor's version (versions.saved_version), and a
 view shares the version counter of the tensor it views: backward refuses a node
 whose saved values were written in place since, and a recorded in-place write into
 a tensor with a counter is refused when it is made (inplace.py).
@@ -27,7 +27,11 @@ import numpy as np
 from ..rules import is_nondifferentiable, lookup
 from ..runtime import unbroadcast
 from . import dtypes
-from .graph import Node, _mode, view_counter, describe, loud, node_class, quiet, run_backward, saved_version, saved_versions
+from .engine import run_backward
+from .errstate import loud, quiet
+from .grad_mode import _mode
+from .graph import Node, describe, node_class
+from .versions import view_counter, saved_version, saved_versions
 from .saving import reads_ans_of, rule_reads_ans, saved_by
 
 Tensor = None  # bound by srcgrad.tensor.tensor
@@ -337,7 +341,7 @@ def _tracked_one(ans, primitive, name, saves, a, x, consts):
     if fn is None:
         fn = a._accumulate_grad()
     kind = _NODES.get((primitive, name)) or _node_kind(primitive, name)
-    if saves and (kind[4] if len(consts) < kind[6] else True):  # graph.saved_version, inlined
+    if saves and (kind[4] if len(consts) < kind[6] else True):  # versions.saved_version, inlined
         counter = a._counter
         if counter is None:
             counter = a._counter = [0]
@@ -584,7 +588,7 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
     if a_tensor:
         dtype_a = x.dtype
         edge_a = (fn if (fn := a._grad_fn) is not None else a._accumulate_grad(), 0) if a._requires_grad else _NO_EDGE
-        if saves and read_a:  # graph.saved_version, inlined
+        if saves and read_a:  # versions.saved_version, inlined
             counter = a._counter
             if counter is None:
                 counter = a._counter = [0]

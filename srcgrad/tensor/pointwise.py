@@ -16,6 +16,7 @@ import numpy as np
 
 from ..rules import activations
 from . import dtypes, ops
+from .errstate import loud, quiet
 from .graph import node_class
 
 __all__ = [
@@ -108,11 +109,11 @@ def _divided(input, other, compute):
     except ValueError:
         ops._raise_broadcast_error(operator.truediv, x, y)
         raise
-    token = ops.quiet()
+    token = quiet()
     try:
         ans = np.asarray(compute(x, y), dtype=dt).reshape(shape)
     finally:
-        ops.loud(token)
+        loud(token)
     return a, b, ans
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..rules import activations
 from . import dtypes, ops
 from .dtypes import dim_axis
-from .graph import _mode
+from .grad_mode import _mode
 
 __all__ = ["prod", "std", "var", "logsumexp", "cumsum", "cumprod", "amax", "amin", "all", "any", "reduce_in", "median",
            "std_mean", "var_mean"]

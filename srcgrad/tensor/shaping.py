@@ -15,7 +15,8 @@ import numpy as np
 from ..rules.scatter import index_put
 from . import ops
 from .dtypes import dim_axis
-from .graph import _mode, bump
+from .grad_mode import _mode
+from .versions import bump
 from .inplace import E11
 
 __all__ = ["ShapeOps"]

@@ -16,14 +16,16 @@ from . import dtypes, hooks, ops, pointwise, printing, products, reductions
 from ..rules import activations
 from ..runtime import mean_of
 from .dtypes import Size, dim_axis
-from .graph import (
-    AccumulateGrad, OutputNode, _mode, accumulate, counter_of, run_backward, run_single, warn_non_leaf_grad,
-)
+from .engine import run_backward, run_single, warn_non_leaf_grad
+from .errstate import loud, quiet
+from .grad_mode import _mode
+from .graph import AccumulateGrad, OutputNode, accumulate
 from .inplace import InPlaceOps
 from .pointwise import PointwiseOps
 from .products import ProductOps
 from .selections import SelectionOps
 from .shaping import ShapeOps
+from .versions import counter_of
 
 __all__ = ["Tensor"]
 
@@ -256,7 +258,7 @@ class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
             raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by the Tensor shim")
         retain = bool(retain_graph)
         root = fn if fn is not None else self._accumulate_grad()
-        token = ops.quiet()
+        token = quiet()
         try:
             if inputs is None:
                 run_backward([root], [g], retain_graph=retain)
@@ -266,7 +268,7 @@ class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
                 raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
             got = run_backward([root], [g], retain, capture=[ops._edge(t) for t in inputs])
         finally:
-            ops.loud(token)
+            loud(token)
         for t, gi in zip(inputs, got):
             if gi is not None:
                 accumulate(t, gi)
