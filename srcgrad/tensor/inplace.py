@@ -16,6 +16,7 @@ import numpy as np
 from . import dtypes, errstate, ops
 from .grad_mode import _mode
 from .graph import AccumulateGrad
+from .rule_nodes import RuleNode, keeps_result
 from .versions import bump, counter_of, rebased, shared_with_a_view
 
 __all__ = ["InPlaceOps", "E11"]
@@ -154,7 +155,7 @@ class InPlaceOps:
         if shared_with_a_view(self._counter) or self._data.base is not None:
             raise RuntimeError(E_KEPT)
         fn = self._grad_fn
-        if fn is not None and not isinstance(fn, ops.RuleNode) and ops.keeps_result(fn):
+        if fn is not None and not isinstance(fn, RuleNode) and keeps_result(fn):
             raise RuntimeError(E_KEPT)
 
     def _check_cast(self, other, floating):

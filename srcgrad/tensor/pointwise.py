@@ -18,6 +18,7 @@ from ..rules import activations
 from . import dtypes, ops
 from .errstate import loud, quiet
 from .graph import node_class
+from .rule_nodes import ConstantGradNode, NoDerivativeNode
 
 __all__ = [
     "clamp", "clip", "clamp_min", "clamp_max", "clamp_", "maximum", "minimum", "where",
@@ -122,7 +123,7 @@ def floor_divide(input, other):
     derivative for it: tracked, the result's node is `NotImplemented`, whose backward
     raises."""
     a, b, ans = _divided(input, other, np.floor_divide)
-    return ops.without_derivative(ans, (a, b), node_class("NotImplemented", ops.NoDerivativeNode), "floor_divide")
+    return ops.without_derivative(ans, (a, b), node_class("NotImplemented", NoDerivativeNode), "floor_divide")
 
 
 def _rfloordiv(input, other):
@@ -136,7 +137,7 @@ def remainder(input, other):
     PyTorch (`NotImplemented` node)."""
     if not _is_tensor(input):
         a, b, ans = _divided(input, other, np.remainder)
-        return ops.without_derivative(ans, (a, b), node_class("NotImplemented", ops.NoDerivativeNode), "remainder")
+        return ops.without_derivative(ans, (a, b), node_class("NotImplemented", NoDerivativeNode), "remainder")
     _operands(input, other)  # the integer division by zero
     name = "RemainderBackward1" if _is_tensor(other) else "RemainderBackward0"
     return ops.binary(operator.mod, input, other, name)
@@ -164,7 +165,7 @@ def div(input, other, *, rounding_mode=None):
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
         )
     a, b, ans = _divided(input, other, np.floor_divide if rounding_mode == "floor" else _truncated)
-    return ops.without_derivative(ans, (a, b), node_class("DivBackward2", ops.ConstantGradNode))
+    return ops.without_derivative(ans, (a, b), node_class("DivBackward2", ConstantGradNode))
 
 
 def _div_method(input, other, *, rounding_mode=_NO_BOUND):

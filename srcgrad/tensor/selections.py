@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from . import ops
+from . import dtypes, ops
 from .dtypes import dim_axis
 
 __all__ = ["SelectionOps", "gather", "index_select", "masked_fill", "sort", "argsort", "topk", "split", "chunk", "unbind",
@@ -27,7 +27,7 @@ def _axis(x, dim):
 def _indices(index):
     data = index._data if isinstance(index, ops.Tensor) else np.asarray(index)
     if data.dtype.kind not in "iu":
-        raise RuntimeError(f"index_select(): Expected dtype int32/int64 for index but got: {ops.c_name(data.dtype)}")
+        raise RuntimeError(f"index_select(): Expected dtype int32/int64 for index but got: {dtypes.c_name(data.dtype)}")
     return data
 
 
@@ -75,7 +75,7 @@ def masked_fill(input, mask, value):
     filled entries get no gradient."""
     m = mask._data if isinstance(mask, ops.Tensor) else np.asarray(mask)
     if m.dtype != np.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {ops.c_name(m.dtype)}")
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {dtypes.c_name(m.dtype)}")
     if isinstance(value, ops.Tensor):
         value = value.item()
     fill = np.asarray(value, dtype=input._data.dtype)

@@ -197,7 +197,7 @@ class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{ops.c_name(value.dtype)}' to a tensor with grad_dtype "
+                    f"attempting to assign a gradient with dtype '{dtypes.c_name(value.dtype)}' to a tensor with grad_dtype "
                     f"'{self.dtype.kind_name}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's "
                     "dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
                     "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
