@@ -30,6 +30,7 @@ from .functions import (
     sign, sin, softmax, sort, split, sqrt, squeeze, stack, std, sub, sum, t, tanh, topk, trace, transpose, tril, triu,
     trunc, unbind, unsqueeze, var, where,
     reciprocal, rsqrt, log2, log10, exp2, asin, acos, atan, arcsin, arccos, arctan, sinh, cosh, erf, erfc, square, isnan, isfinite, isinf, floor_divide, remainder, true_divide, median, std_mean, var_mean, select, narrow, roll, flip, view_as,
+    frac, count_nonzero, unique, diagonal,
 )
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor

@@ -72,6 +72,15 @@ erf = _floating("erf", activations.erf, "ErfBackward0")
 erfc = _floating("erfc", activations.erfc, "ErfcBackward0")
 
 
+def frac(input):
+    """The fractional part `input - trunc(input)` of each element, with its sign
+    (FracBackward0, which passes the gradient through); floating tensors only, as in
+    PyTorch."""
+    if input._data.dtype.kind not in "fc":
+        raise NotImplementedError(f'"frac_cpu" not implemented for \'{input.dtype.kind_name}\'')
+    return ops.unary(activations.frac, input, "FracBackward0", False)
+
+
 def square(input):
     """`input ** 2` (PowBackward0, as PyTorch records it); an integer tensor stays integer."""
     return ops.binary(operator.pow, input, 2, "PowBackward0")
@@ -353,12 +362,14 @@ class PointwiseOps:
     acos = arccos = acos
     atan = arctan = atan
     sinh, cosh, erf, erfc, square = sinh, cosh, erf, erfc, square
+    frac = frac
     isnan, isfinite, isinf = isnan, isfinite, isinf
     floor_divide, remainder, true_divide = floor_divide, remainder, true_divide
     div = divide = _div_method
     __floordiv__, __rfloordiv__ = floor_divide, _rfloordiv
     __mod__, __rmod__ = remainder, _rmod
     exp_ = _in_place("exp_", exp)
+    frac_ = _in_place("frac_", frac)
     sqrt_ = _in_place("sqrt_", sqrt)
     tanh_ = _in_place("tanh_", tanh)
     sigmoid_ = _in_place("sigmoid_", sigmoid)

@@ -22,7 +22,7 @@ from . import dtypes, ops, pointwise
 from .dtypes import dim_axis
 from .grad_mode import _mode
 
-__all__ = ["prod", "std", "var", "logsumexp", "cumsum", "cumprod", "amax", "amin", "all", "any", "reduce_in", "median",
+__all__ = ["prod", "std", "var", "logsumexp", "cumsum", "cumprod", "amax", "amin", "all", "any", "reduce_in", "median", "count_nonzero",
            "std_mean", "var_mean"]
 
 
@@ -268,6 +268,22 @@ def any(input, dim=None, keepdim=False):
     return _logical(np.any, input, dim, keepdim)
 
 
+def count_nonzero(input, dim=None):
+    """How many elements are not zero (nan counts), in all of `input` or along `dim` (an
+    int, or a tuple or list of them: empty means every dim): int64, never tracked."""
+    x = input._data
+    if dim is None:
+        return ops.Tensor._make(np.asarray(np.count_nonzero(x), dtype=np.int64))
+    axis = dim_axis(dim, x.ndim)
+    if isinstance(axis, tuple):
+        seen = set()
+        for d in axis:
+            if d % x.ndim in seen:
+                raise RuntimeError(f"dim {d % x.ndim} appears multiple times in the list of dims")
+            seen.add(d % x.ndim)
+    return ops.Tensor._make(np.asarray(np.count_nonzero(x, axis=axis), dtype=np.int64))
+
+
 def _sum_all(x):
     """`np.sum(x)` for an ndarray: what NumPy's wrapper calls."""
     return np.add.reduce(x, None)
@@ -284,6 +300,7 @@ class ReductionOps:
     logsumexp, cumsum, cumprod = logsumexp, cumsum, cumprod
     amax, amin = amax, amin
     median = median
+    count_nonzero = count_nonzero
 
     def argmax(self, dim=None, keepdim=False):
         axis = None if dim is None else dim_axis(dim, self._data.ndim)

@@ -4,7 +4,8 @@
 result, and its backward calls the rule's vjps, returning gradients in each input's
 dtype. `ZeroGradNode` and `ConstantGradNode` are the nodes of ops the registry
 declares nondifferentiable (zero gradients); `NoDerivativeNode` is PyTorch's
-`NotImplemented`; `CompositeNode` is one node for a piece of Tensor code (its
+`NotImplemented`, `UndifferentiatedNode` PyTorch's nodes whose backward raises
+NotImplementedError; `CompositeNode` is one node for a piece of Tensor code (its
 backward runs the inner graph). Invariants: a node that saves (`saves` True) drops
 what it keeps on `release` and is then `freed`; one that does not can run again.
 `kind_of(primitive, name)` resolves the rule, the node class and which inputs the
@@ -20,7 +21,8 @@ from .graph import Node, describe, node_class
 from .saving import reads_ans_of, rule_reads_ans, saved_by
 
 __all__ = [
-    "rule_of", "kind_of", "KINDS", "RuleNode", "ZeroGradNode", "ConstantGradNode", "NoDerivativeNode", "CompositeNode",
+    "rule_of", "kind_of", "KINDS", "RuleNode", "ZeroGradNode", "ConstantGradNode", "NoDerivativeNode", "UndifferentiatedNode",
+    "CompositeNode",
     "keeps_result", "saved_inputs",
 ]
 
@@ -174,6 +176,21 @@ class NoDerivativeNode(Node):
 
     def apply(self, g):
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+class UndifferentiatedNode(Node):
+    """The node of an op whose derivative PyTorch leaves out (`unique`: Unique2Backward0):
+    the result requires grad, and backward through it raises PyTorch's
+    NotImplementedError, naming the op `op`."""
+
+    __slots__ = ("op",)
+
+    def __init__(self, next_functions, op):
+        super().__init__(next_functions)
+        self.op = op
+
+    def apply(self, g):
+        raise NotImplementedError(f"the derivative for '{self.op}' is not implemented.")
 
 
 class CompositeNode(Node):

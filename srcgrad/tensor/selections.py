@@ -1,10 +1,11 @@
 """Selections and splits: gather, index_select, masked_fill, sort, argsort, topk, split,
-chunk, unbind, as Tensor methods (the `SelectionOps` mixin) and functions.
+chunk, unbind, unique, as Tensor methods (the `SelectionOps` mixin) and functions.
 
 Each is one registry primitive recorded under PyTorch's node name: `np.take_along_axis`
 (gather, sort, topk: GatherBackward0, SortBackward0, TopkBackward0), `np.take`
 (IndexSelectBackward0), `np.where` (MaskedFillBackward0) and `operator.getitem` (the
-pieces of split, chunk and unbind). Indices are int64 tensors; a sort is stable, so
+pieces of split, chunk and unbind); unique has no derivative in PyTorch
+(Unique2Backward0, UniqueDimBackward0: backward raises). Indices are int64 tensors; a sort is stable, so
 ties keep their order (PyTorch's CPU sort does the same for the sizes tested).
 """
 
@@ -14,9 +15,11 @@ import numpy as np
 
 from . import dtypes, ops
 from .dtypes import dim_axis
+from .graph import node_class
+from .rule_nodes import UndifferentiatedNode
 
 __all__ = ["SelectionOps", "gather", "index_select", "masked_fill", "sort", "argsort", "topk", "split", "chunk", "unbind",
-           "named_pair"]
+           "named_pair", "unique"]
 
 
 def _axis(x, dim):
@@ -182,9 +185,36 @@ def unbind(input, dim=0):
     )
 
 
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements of `input`, flattened and sorted (also with `sorted=False`,
+    as PyTorch's CPU unique), or its distinct slices along `dim` in lexicographic order;
+    nan is never equal to nan. With `return_inverse`, also where each element (slice)
+    went (int64, `input`'s shape, or `(input.size(dim),)`); with `return_counts`, how
+    often each occurs. The values of a tensor that requires grad require grad through
+    Unique2Backward0 (UniqueDimBackward0), whose backward raises, as in PyTorch."""
+    x = input._data
+    if dim is None:
+        values, inverse, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False)
+        shape, name, op = x.shape, "Unique2Backward0", "_unique2"
+    else:
+        if x.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        axis = dim_axis(dim, x.ndim) % x.ndim
+        values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=axis, equal_nan=False)
+        shape, name, op = (x.shape[axis],), "UniqueDimBackward0", "unique_dim"
+    values = ops.without_derivative(values.astype(x.dtype, copy=False), (input,), node_class(name, UndifferentiatedNode), op)
+    out = (values,)
+    if return_inverse:
+        out += (ops.Tensor._make(inverse.astype(np.int64).reshape(shape)),)
+    if return_counts:
+        out += (ops.Tensor._make(counts.astype(np.int64)),)
+    return out[0] if len(out) == 1 else out
+
+
 class SelectionOps:
     """The Tensor methods of this module."""
 
     __slots__ = ()
     gather, index_select, masked_fill = gather, index_select, masked_fill
     sort, argsort, topk, split, chunk, unbind = sort, argsort, topk, split, chunk, unbind
+    unique = unique
