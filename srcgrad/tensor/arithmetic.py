@@ -72,11 +72,11 @@ class ArithmeticOps:
     __slots__ = ()
 
     __add__ = _binary(operator.add, "AddBackward0", saves=False)
-    __radd__ = _binary(operator.add, "AddBackward0", saves=False, reflected=True)
+    __radd__ = _binary(operator.add, "AddBackward0", saves=False)  # the tensor first, as PyTorch records it
     __sub__ = _binary(operator.sub, "SubBackward0", saves=False)
     __rsub__ = _binary(operator.sub, "RsubBackward1", saves=False, reflected=True)
     __mul__ = _binary(operator.mul, "MulBackward0")
-    __rmul__ = _binary(operator.mul, "MulBackward0", reflected=True)
+    __rmul__ = _binary(operator.mul, "MulBackward0")  # the tensor first, as PyTorch records it
     __truediv__ = _binary(operator.truediv, "DivBackward0", floating=True)
     __rtruediv__ = _binary(operator.truediv, "MulBackward0", floating=True, reflected=True)  # c * reciprocal
     __rpow__ = _binary(operator.pow, "PowBackward2", reflected=True)

@@ -36,7 +36,9 @@ def which_output(producer):
         index, producer = producer.index, producer.node
     if producer is not None and type(producer) is not AccumulateGrad:
         name = type(producer).__name__
-        name = _CPP_NAMES.get(name) or re.sub(r"Backward[0-9]*$", "", name)
+        # PyTorch's op name: the node's less `Backward0`, or less `Backward` before another
+        # overload number (MaxBackward1: Max1)
+        name = _CPP_NAMES.get(name) or re.sub(r"Backward0$|Backward(?=[1-9][0-9]*$)", "", name)
         return f", which is output {index} of {name},"
     return ""
 
@@ -116,6 +118,9 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
+
+    def name(self):
+        return "srcgrad::autograd::AccumulateGrad"  # PyTorch's: its C++ class
 
     def apply(self, g):
         if self.variable._requires_grad:  # not if requires_grad was switched off since

@@ -21,7 +21,7 @@ from .graph import Node, describe, node_class
 from .saving import reads_ans_of, rule_reads_ans, saved_by
 
 __all__ = [
-    "rule_of", "kind_of", "KINDS", "RuleNode", "ZeroGradNode", "ConstantGradNode", "NoDerivativeNode", "UndifferentiatedNode",
+    "rule_of", "kind_of", "KINDS", "RuleNode", "NumberOperandNode", "ZeroGradNode", "ConstantGradNode", "NoDerivativeNode", "UndifferentiatedNode",
     "CompositeNode",
     "keeps_result", "saved_inputs",
 ]
@@ -64,7 +64,7 @@ def kind_of(primitive, name):
         n = len(_params(rule))
         pairs = tuple(saved_by(rule, (a, b)) for a in (False, True) for b in (False, True)) if n >= 2 else None
         found = KINDS[key] = _Kind((
-            rule, node_class(name or rule.name + "Backward0", RuleNode), rule_reads_ans(rule),
+            rule, node_class(name or rule.name + "Backward0", _NUMBER_OPERAND.get(name, RuleNode)), rule_reads_ans(rule),
             reads_ans_of(rule, (True,)) if n else True, saved_by(rule, (True,))[0] if n else True, pairs, n,
         ))
     return found
@@ -132,6 +132,40 @@ class RuleNode(Node):
         if self.saves:
             self.args = self.kwargs = self.ans = None
             self.freed = True
+
+
+class NumberOperandNode(RuleNode):
+    """The RuleNode of an op on a tensor and a Python number that PyTorch records with
+    the number as no input (its Scalar overloads: `x ** 2`, `2 - x`, `2 ** x`): one edge,
+    the tensor's, where `which` is its argument. With two tensors (`which` None) it is a
+    RuleNode."""
+
+    __slots__ = ("which",)
+
+    def __init__(self, next_functions, rule, args, kwargs, ans, in_dtypes, saves, versions):
+        which = None
+        if in_dtypes[0] is None or in_dtypes[1] is None:
+            which = 0 if in_dtypes[1] is None else 1
+            next_functions = (next_functions[which],)
+        RuleNode.__init__(self, next_functions, rule, args, kwargs, ans, in_dtypes, saves, versions)
+        self.which = which
+
+    def apply(self, g):
+        i = self.which
+        if i is None:
+            return RuleNode.apply(self, g)
+        if self.next_functions[0][0] is None:
+            return [None]
+        gi = np.asarray(self.rule.vjp(i, g, self.ans, *self.args, **self.kwargs))
+        return [gi if gi.dtype == self.dtypes[i] else gi.astype(self.dtypes[i])]
+
+    def describe_saved(self, which):
+        if which == -1 or self.which is None:
+            return RuleNode.describe_saved(self, which)
+        return describe(self.args[which], self.next_functions[0][0])
+
+
+_NUMBER_OPERAND = dict.fromkeys(("PowBackward0", "RsubBackward1", "PowBackward2"), NumberOperandNode)
 
 
 class ZeroGradNode(Node):
