@@ -36,9 +36,9 @@ def which_output(producer):
         index, producer = producer.index, producer.node
     if producer is not None and type(producer) is not AccumulateGrad:
         name = type(producer).__name__
-        # PyTorch's op name: the node's less `Backward0`, or less `Backward` before another
-        # overload number (MaxBackward1: Max1)
-        name = _CPP_NAMES.get(name) or re.sub(r"Backward0$|Backward(?=[1-9][0-9]*$)", "", name)
+        # PyTorch's op name: the node's less `Backward0` (a custom Function's less
+        # `Backward`), or less `Backward` before another overload number (MaxBackward1: Max1)
+        name = _CPP_NAMES.get(name) or re.sub(r"Backward0?$|Backward(?=[1-9][0-9]*$)", "", name)
         return f", which is output {index} of {name},"
     return ""
 
