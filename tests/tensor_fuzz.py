@@ -303,7 +303,11 @@ class Gen:
                "{x}.argmax({d}{kd})", "{x}.sum(({d},){kd})", "{x}.mean(dim=[{d}]{kd})", "torch.sum({x}, {d})",
                "torch.mean({x})", "{x}.sum(dtype=torch.float64)", "{x}.all()", "{x}.any()", "{x}.var(correction=0)",
                "{x}.norm(p=float('inf'))", "torch.max({x}, {d})[0]", "torch.median({x})", "{x}.sum(-1)",
-               "{x}.std({d}, correction=0)", "torch.std_mean({x})[0]", "{x}.count_nonzero()", "torch.trace({x})"]
+               "{x}.std({d}, correction=0)", "torch.std_mean({x})[0]", "{x}.count_nonzero()", "torch.trace({x})",
+               "torch.count_nonzero({x}, {d})", "{x}.count_nonzero(dim=({d},))", "torch.unique({x})",
+               "torch.unique({x}, return_inverse=True)[1]", "torch.unique({x}, return_counts=True)[1]",
+               "{x}.unique(sorted=False, return_inverse=True, return_counts=True)[0]", "torch.unique({x}, dim={d})",
+               "torch.unique({x}, dim={d}, return_inverse=True)[1]", "torch.frac({x})"]
         name = self.fresh()
         return "%s = %s" % (name, self.pick(ops).format(x=x, d=d, kd=kd)), [name], name
 
@@ -322,7 +326,13 @@ class Gen:
         if nd >= 2:
             opts += ["{x}.t()", "{x}.transpose(0, 1)", "{x}.permute({p})", "{x}.T", "{x}.mT", "{x}.transpose(-1, -2)",
                      "{x}.flatten(1)", "torch.tril({x})", "torch.triu({x}, 1)", "{x}.diagonal()", "{x}.t().reshape(-1)",
-                     "{x}.transpose(0, 1).contiguous().view(-1)", "{x}.transpose(0, 1).view(-1)"]
+                     "{x}.transpose(0, 1).contiguous().view(-1)", "{x}.transpose(0, 1).view(-1)", "{x}.mH",
+                     "{x}.adjoint()", "{x}.diagonal(1)", "{x}.diagonal(-1)", "torch.diagonal({x}, 0, -1, 0)",
+                     "{x}.diagonal(offset=2, dim1=1, dim2=0)", "{x}.diagonal().sum()"]
+        if nd == 2:
+            opts += ["{x}.H"]
+        if nd >= 3:
+            opts += ["{x}.diagonal(0, 1, 2)", "{x}.diagonal(1, -1, 0)", "{x}.mT.reshape(-1)"]
         s = tuple(shape[::-1]) if nd else (1,)
         p = tuple(int(i) for i in self.rng.permutation(nd)) if nd else ()
         e = shape + (self.pick([1, 2, 3]),)
@@ -370,7 +380,8 @@ class Gen:
                         "{x} -= {y}", "{x} /= {y}", "{x}.zero_()", "{x}.fill_(2)", "{x}.exp_()", "{x}.clamp_(min=0)",
                         "{x}.relu_()", "{x}.sigmoid_()", "{x}.neg_()", "{x}.copy_({y})", "{x}.pow_(2)", "{x}.abs_()",
                         "{x}.data.mul_(2)", "{x}.data += 1", "{x}.tanh_()", "{x}.add_({y}, alpha=2)", "{x}.sqrt_()",
-                        "{x}.requires_grad_()", "{x}.requires_grad_(False)", "{x}.detach_()", "{x}.t_()", "{x}.unsqueeze_(0)"])
+                        "{x}.requires_grad_()", "{x}.requires_grad_(False)", "{x}.detach_()", "{x}.t_()", "{x}.unsqueeze_(0)",
+                        "{x}.unsqueeze_(-1)", "{x}.frac_()"])
         code = op.format(x=x, y=y)
         if self.chance(0.5) and not code.startswith(x + ".data") and "requires_grad" not in code:
             name = self.fresh()

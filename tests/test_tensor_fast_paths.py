@@ -1,7 +1,7 @@
 """The Tensor shim's fast paths give what the general code gives.
 
 - `backward()` on a graph of one node over leaves skips the general engine
-  (`graph.run_single`): same gradients, dtypes, `.grad` identity, E1/E7 behaviour;
+  (`engine.run_single`): same gradients, dtypes, `.grad` identity, E1/E7 behaviour;
 - `@srcgrad.compile` runs the generated code of a known kind of call through an
   unrolled call (all-Tensor arguments) or the general loop (anything else);
 - binary and in-place operators inline their commonest case; one-operand ops
@@ -19,7 +19,7 @@ import pytest
 
 import srcgrad as torch
 from srcgrad.rules import activations
-from srcgrad.tensor import graph, ops
+from srcgrad.tensor import engine, graph, ops
 
 E1 = "grad can be implicitly created only for scalar outputs"
 E7 = (
@@ -74,7 +74,7 @@ def _general(loss):
 def count_fast(monkeypatch):
     """How many backward() calls took the single-node path."""
     calls = []
-    original = graph.run_single
+    original = engine.run_single
 
     def spy(*args):
         done = original(*args)

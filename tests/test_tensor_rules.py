@@ -41,6 +41,7 @@ CASES = {
     "erf": (activations.erf, (X / 10,), {}),
     "erfc": (activations.erfc, (X / 10,), {}),
     "rsqrt": (activations.rsqrt, (P,), {}),
+    "frac": (activations.frac, (X + 0.25,), {}),
     "smooth_l1": (activations.smooth_l1_loss, (X, Y), {}),
     "smooth_l1_beta_none": (activations.smooth_l1_loss, (X, Y), {"beta": 0.5, "reduction": "none"}),
     "smooth_l1_broadcast": (activations.smooth_l1_loss, (X, Y[0]), {"reduction": "sum"}),

@@ -13,7 +13,10 @@ reading them (or running backward) after one was changed in place.
 import numpy as np
 
 from ..tensor import ops
-from ..tensor.graph import FREED_MESSAGE, Node, _mode, check_versions, no_grad, node_class, run_backward, saved_versions
+from ..tensor.engine import FREED_MESSAGE, run_backward
+from ..tensor.grad_mode import _mode, no_grad
+from ..tensor.graph import Node, node_class
+from ..tensor.versions import check_versions, saved_versions
 from ..tensor.tensor import Tensor, seed_of
 
 __all__ = ["Function", "FunctionCtx", "grad", "backward", "Variable", "set_detect_anomaly"]
@@ -38,7 +41,7 @@ class FunctionCtx:
 
     def __init__(self):
         self._saved = ()
-        self.versions = ()  # records of the saved tensors (graph.saved_version)
+        self.versions = ()  # records of the saved tensors (versions.saved_version)
         self._freed = False
         self.needs_input_grad = ()
         self.materialize_grads = True

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..tensor.graph import no_grad
+from ..tensor.grad_mode import no_grad
 from ..tensor.tensor import Tensor
 
 __all__ = ["jacobian", "gradcheck", "GradcheckError"]

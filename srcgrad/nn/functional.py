@@ -14,7 +14,7 @@ from ..rules import activations
 from ..tensor import dtypes, ops
 from ..tensor.dtypes import dim_axis
 from ..tensor.functions import where
-from ..tensor.graph import is_grad_enabled
+from ..tensor.grad_mode import is_grad_enabled
 from ..tensor.tensor import Tensor
 
 __all__ = [

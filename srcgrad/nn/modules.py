@@ -19,7 +19,8 @@ import math
 import numpy as np
 
 from ..tensor import dtypes
-from ..tensor.graph import counter_of, no_grad
+from ..tensor.grad_mode import no_grad
+from ..tensor.versions import counter_of
 from ..tensor.tensor import Tensor
 from . import functional as F
 

@@ -3,7 +3,7 @@ squared gradients so far."""
 
 import numpy as np
 
-from ..tensor.graph import bump
+from ..tensor.versions import bump
 from .optimizer import Optimizer, check_hyperparameter, multiply_add, state_array, step_counter
 
 __all__ = ["Adagrad"]

@@ -3,7 +3,7 @@ running averages of the gradient and of its square."""
 
 import numpy as np
 
-from ..tensor.graph import bump
+from ..tensor.versions import bump
 from .optimizer import Optimizer, check_hyperparameter, lerp_, multiply_add, state_array, step_counter
 
 __all__ = ["Adam", "AdamW"]

@@ -20,7 +20,7 @@ from collections import defaultdict
 import numpy as np
 
 from ..tensor import dtypes
-from ..tensor.graph import enable_grad, no_grad
+from ..tensor.grad_mode import enable_grad, no_grad
 from ..tensor.tensor import Tensor
 
 __all__ = ["Optimizer"]

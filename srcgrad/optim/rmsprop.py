@@ -3,7 +3,7 @@ gradient (centered: by the running standard deviation), with optional momentum."
 
 import numpy as np
 
-from ..tensor.graph import bump
+from ..tensor.versions import bump
 from .optimizer import Optimizer, check_hyperparameter, lerp_, multiply_add, state_array, step_counter
 
 __all__ = ["RMSprop"]

@@ -1,7 +1,7 @@
 """`SGD`: stochastic gradient descent with momentum, dampening, Nesterov momentum and
 weight decay, as `torch.optim.SGD`."""
 
-from ..tensor.graph import bump
+from ..tensor.versions import bump
 from .optimizer import Optimizer, check_hyperparameter, multiply_add, state_array
 
 __all__ = ["SGD"]

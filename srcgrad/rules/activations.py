@@ -1,6 +1,6 @@
 """Activation functions that are not NumPy functions: sigmoid, relu, softplus,
 logsigmoid, gelu, silu, leaky_relu, elu, softmax, log_softmax, their normalizer logsumexp,
-the error function erf and erfc, rsqrt, and five losses, the logistic loss
+the error function erf and erfc, rsqrt, the fractional part frac, and five losses, the logistic loss
 `binary_cross_entropy_with_logits`, its form on probabilities `binary_cross_entropy`,
 the squared error `mse_loss` and the robust `smooth_l1_loss` and `huber_loss`.
 Each primitive is a plain function of arrays (float32 stays float32) that cannot
@@ -17,7 +17,7 @@ from .registry import defjvp, defvjp, elementwise
 __all__ = [
     "sigmoid", "relu", "softplus", "logsigmoid", "softmax", "log_softmax", "logsumexp", "binary_cross_entropy_with_logits",
     "binary_cross_entropy", "mse_loss", "atan2", "gelu", "silu", "leaky_relu", "elu", "erf", "erfc", "rsqrt",
-    "smooth_l1_loss", "huber_loss",
+    "smooth_l1_loss", "huber_loss", "frac",
 ]
 
 import math  # noqa: E402
@@ -96,6 +96,12 @@ def erfc(x):
 def rsqrt(x):
     """1 / sqrt(x) of each element."""
     return np.reciprocal(np.sqrt(x))
+
+
+def frac(x):
+    """The fractional part x - trunc(x) of each element, with its sign (PyTorch's frac:
+    -0.0 and -3.0 give 0.0, inf gives nan)."""
+    return x - np.trunc(x)
 
 
 def gelu(x, approximate="none"):
@@ -225,6 +231,17 @@ def relu_vjp(g, ans, x):
 @defjvp(relu, "x")
 def relu_jvp(t, ans, x):
     return np.where(x > 0, t, 0)
+
+
+@defvjp(frac, "x", name="Frac")
+def frac_vjp(g, ans, x):
+    """g: frac has slope 1 wherever it has one (PyTorch passes g through at the integers too)."""
+    return g
+
+
+@defjvp(frac, "x")
+def frac_jvp(t, ans, x):
+    return t
 
 
 @elementwise(atan2, "x", name="Atan2")

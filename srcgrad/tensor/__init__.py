@@ -4,12 +4,15 @@
 PyTorch 2.13 prints (object addresses and random draws aside).
 
 Layout: `tensor.py` (the class, no calculus), `ops.py` (the one doorway to the
-rule registry), `graph.py` (nodes, grad mode, backward), `shaping.py` (views and
-indexing) and `inplace.py` (in-place methods), the class's two mixins,
-`creation.py` (constructors), `functions.py` (module-level ops), `pointwise.py`
-(clamp, maximum, where, ...), `reductions.py` (prod, std, var, logsumexp, cumsum,
-cumprod), `joins.py` (cat, stack), `printing.py` (PyTorch's repr), `dtypes.py`
-(dtypes, Size, promotion), `compiled.py` (`@srcgrad.compile`).
+rule registry), `rule_nodes.py` (the nodes it records), `graph.py` (nodes and
+edges), `engine.py` (backward), `grad_mode.py` (no_grad and friends), `versions.py`
+(version counters), `errstate.py` (silenced floating-point warnings); the class's
+mixins `arithmetic.py` (operators), `reductions.py` (sum, mean, prod, std, var,
+logsumexp, cumsum, ...), `shaping.py` (views and indexing), `inplace.py` (in-place
+methods); `creation.py` (constructors), `functions.py` (module-level ops),
+`pointwise.py` (clamp, maximum, where, ...), `joins.py` (cat, stack), `printing.py`
+(PyTorch's repr), `dtypes.py` (dtypes, Size, promotion), `compiled.py`
+(`@srcgrad.compile`).
 """
 
 from . import dtypes
@@ -27,8 +30,9 @@ from .functions import (
     sign, sin, softmax, sort, split, sqrt, squeeze, stack, std, sub, sum, t, tanh, topk, trace, transpose, tril, triu,
     trunc, unbind, unsqueeze, var, where,
     reciprocal, rsqrt, log2, log10, exp2, asin, acos, atan, arcsin, arccos, arctan, sinh, cosh, erf, erfc, square, isnan, isfinite, isinf, floor_divide, remainder, true_divide, median, std_mean, var_mean, select, narrow, roll, flip, view_as,
+    frac, count_nonzero, unique, diagonal,
 )
-from .graph import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor
 
 float16 = half = dtypes.float16

@@ -48,7 +48,10 @@ import types
 import numpy as np
 
 from ..errors import defined_at
-from .graph import Node, OutputGradients, OutputNode, _mode, loud, node_class, quiet, saved_versions
+from .errstate import loud, quiet
+from .grad_mode import _mode
+from .graph import Node, OutputGradients, OutputNode, node_class
+from .versions import saved_versions
 from .tensor import Tensor
 
 __all__ = ["compile"]
@@ -138,7 +141,7 @@ class CompiledNode(Node):
 
 
 def _saved_tensors(args):
-    """The version records of the Tensor arguments a node keeps (graph.saved_versions)."""
+    """The version records of the Tensor arguments a node keeps (versions.saved_versions)."""
     return saved_versions([a for a in args if isinstance(a, Tensor)])
 
 

@@ -8,7 +8,7 @@ import builtins
 
 import numpy as np
 
-__all__ = ["dtype", "Size", "dim_axis", "as_dtype", "of", "result_type", "DEFAULT_FLOAT", "get_default_dtype"]
+__all__ = ["dtype", "Size", "dim_axis", "as_dtype", "of", "result_type", "DEFAULT_FLOAT", "get_default_dtype", "c_name"]
 
 
 class dtype:
@@ -217,3 +217,14 @@ def result_type(*operands):
         else:
             numbers = _promote(numbers, _python_dtype(x))
     return _combine(dims, _combine(zeros, numbers))
+
+
+_C_NAMES = {
+    "float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
+    "int8": "signed char", "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half",
+}
+
+
+def c_name(dtype):
+    """The C++ name of the NumPy `dtype` that PyTorch's messages show (`float`, `long int`, ...)."""
+    return _C_NAMES.get(dtype.name, dtype.name)

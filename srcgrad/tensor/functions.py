@@ -17,10 +17,12 @@ from .joins import cat, concat, concatenate, stack
 from .products import addmm, bmm, dot, matmul, mm, mv, outer, trace, tril, triu
 from .pointwise import (
     allclose, atan2, ceil, clamp, clamp_max, clamp_min, clip, expm1, floor, isclose, lerp, log1p, maximum, minimum, round,
-    sign, trunc, where, reciprocal, rsqrt, log2, log10, exp2, asin, acos, atan, arcsin, arccos, arctan, sinh, cosh, erf, erfc, square, isnan, isfinite, isinf, floor_divide, remainder, true_divide,
+    sign, trunc, where, reciprocal, rsqrt, log2, log10, exp2, asin, acos, atan, arcsin, arccos, arctan, sinh, cosh, erf, erfc, square, isnan, isfinite, isinf, floor_divide, remainder, true_divide, frac,
 )
-from .selections import argsort, chunk, gather, index_select, masked_fill, named_pair, sort, split, topk, unbind
-from .reductions import all, amax, amin, any, cumprod, cumsum, logsumexp, median, prod, std, std_mean, var, var_mean
+from .selections import argsort, chunk, gather, index_select, masked_fill, named_pair, sort, split, topk, unbind, unique
+from .reductions import (
+    all, amax, amin, any, count_nonzero, cumprod, cumsum, logsumexp, median, prod, std, std_mean, var, var_mean,
+)
 from .tensor import Tensor
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "addmm", "bmm", "outer", "trace", "tril", "triu", "allclose", "atan2", "ceil", "floor", "isclose", "lerp", "round",
     "sign", "trunc", "argsort", "chunk", "gather", "index_select", "masked_fill", "sort", "split", "topk", "unbind",
     "reciprocal", "rsqrt", "log2", "log10", "exp2", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "erf", "erfc", "square", "isnan", "isfinite", "isinf", "floor_divide", "remainder", "true_divide", "median", "std_mean", "var_mean", "select", "narrow", "roll", "flip", "view_as",
+    "frac", "count_nonzero", "unique", "diagonal",
 ]
 
 
@@ -59,6 +62,7 @@ add, sub, mul, div, neg = map(_method, ("add", "sub", "mul", "div", "neg"))
 argmax, argmin, clone, reshape, transpose = map(_method, ("argmax", "argmin", "clone", "reshape", "transpose"))
 t, squeeze, unsqueeze, flatten, numel = map(_method, ("t", "squeeze", "unsqueeze", "flatten", "numel"))
 select, narrow, roll, flip, view_as = map(_method, ("select", "narrow", "roll", "flip", "view_as"))
+diagonal = _method("diagonal")
 
 
 def is_tensor(obj):

@@ -4,7 +4,7 @@ Invariants: with grad mode on, an in-place op on a leaf that requires grad raise
 on a tensor in a graph it is recorded (the tensor becomes the output of a new node
 and keeps its storage, so aliases see the new values); otherwise it writes into
 the array directly and records nothing but a version: every untracked write adds 1
-to the tensor's version counter, if it has one (graph.py), so a node that saved the
+to the tensor's version counter, if it has one (versions.py), so a node that saved the
 old values refuses to run backward. The result dtype must be castable to the
 tensor's own dtype, as in PyTorch.
 """
@@ -13,8 +13,11 @@ import operator
 
 import numpy as np
 
-from . import dtypes, ops
-from .graph import AccumulateGrad, _mode, bump, counter_of, rebased, shared_with_a_view
+from . import dtypes, errstate, ops
+from .grad_mode import _mode
+from .graph import AccumulateGrad
+from .rule_nodes import RuleNode, keeps_result
+from .versions import bump, counter_of, rebased, shared_with_a_view
 
 __all__ = ["InPlaceOps", "E11"]
 
@@ -39,7 +42,7 @@ def _method(primitive, name, floating=False):
     place.
     """
     ufunc = _UFUNCS[primitive]
-    quiet, loud = ops.quiet, ops.loud
+    quiet, loud = errstate.quiet, errstate.loud
 
     def method(self, other):
         data = self._data
@@ -109,11 +112,11 @@ class InPlaceOps:
             return self._become(compute)
         self._check_cast(other, floating)
         data = other._data if isinstance(other, ops.Tensor) else other
-        token = ops.quiet()
+        token = errstate.quiet()
         try:
             self._store(primitive(self._data, data))
         finally:
-            ops.loud(token)
+            errstate.loud(token)
         bump(self)
         return self
 
@@ -152,7 +155,7 @@ class InPlaceOps:
         if shared_with_a_view(self._counter) or self._data.base is not None:
             raise RuntimeError(E_KEPT)
         fn = self._grad_fn
-        if fn is not None and not isinstance(fn, ops.RuleNode) and ops.keeps_result(fn):
+        if fn is not None and not isinstance(fn, RuleNode) and keeps_result(fn):
             raise RuntimeError(E_KEPT)
 
     def _check_cast(self, other, floating):

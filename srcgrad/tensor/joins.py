@@ -12,12 +12,14 @@ import numpy as np
 
 from . import dtypes, ops
 from .dtypes import dim_axis
-from .graph import _mode, node_class
+from .grad_mode import _mode
+from .graph import node_class
+from .rule_nodes import RuleNode, rule_of
 
 __all__ = ["cat", "concat", "concatenate", "stack"]
 
 
-class JoinNode(ops.RuleNode):
+class JoinNode(RuleNode):
     """A RuleNode over `primitive(arrays, **kwargs)`: `args` holds the (promoted) arrays,
     one per edge, and the rule's one gradient per array is cast to each input's dtype."""
 
@@ -51,7 +53,7 @@ def _join(primitive, name, tensors, axis):
     ans = primitive(arrays, axis=axis)
     if not (_mode.enabled and any(t._requires_grad for t in tensors)):
         return ops.Tensor._make(ans)
-    rule, cls = ops.rule_of(primitive), node_class(name, JoinNode)
+    rule, cls = rule_of(primitive), node_class(name, JoinNode)
     edges = tuple((ops._edge(t), 0) if t._requires_grad else (None, 0) for t in tensors)
     in_dtypes = [t._data.dtype for t in tensors]
     out = ops.Tensor._make(ans, True)

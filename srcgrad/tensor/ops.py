@@ -1,8 +1,8 @@
 """The Tensor shim's one doorway to the derivative rules.
 
 `apply(primitive, *args)` runs a NumPy-level primitive on the tensors' arrays and,
-when the op is tracked, records a `RuleNode` whose backward calls the primitive's
-registered `rule.vjp`. `composite(name, fn, *args)` runs Tensor code built from such
+when the op is tracked, records a `RuleNode` (rule_nodes.py) whose backward calls the
+primitive's registered `rule.vjp`. `composite(name, fn, *args)` runs Tensor code built from such
 primitives and records it as ONE node named `name` (how `binary_cross_entropy_with_logits`
 prints as a single PyTorch node); its backward runs the inner graph. `unary`, `exact`
 and `binary_same` do what `apply` does for the commonest shapes of call, with less
@@ -11,7 +11,7 @@ overhead.
 Invariants: an op is tracked iff grad mode is on and some Tensor argument requires
 grad; a tracked result has `requires_grad` True and a `grad_fn`; an untracked result
 is a leaf. Gradients returned by nodes have their input's shape and dtype. A node
-that keeps a tensor's array records the tensor's version (graph.saved_version), and a
+that keeps a tensor's array records the tensor's version (versions.saved_version), and a
 view shares the version counter of the tensor it views: backward refuses a node
 whose saved values were written in place since, and a recorded in-place write into
 a tensor with a counter is refused when it is made (inplace.py).
@@ -24,136 +24,19 @@ import operator
 
 import numpy as np
 
-from ..rules import is_nondifferentiable, lookup
-from ..runtime import unbroadcast
+from ..rules import is_nondifferentiable
 from . import dtypes
-from .graph import Node, _mode, view_counter, describe, loud, node_class, quiet, run_backward, saved_version, saved_versions
-from .saving import reads_ans_of, rule_reads_ans, saved_by
+from .errstate import loud, quiet
+from .grad_mode import _mode
+from .graph import node_class
+from .rule_nodes import KINDS, CompositeNode, ZeroGradNode, kind_of, saved_inputs
+from .saving import reads_ans_of
+from .versions import saved_version, saved_versions, view_counter
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
 _NO_EDGE = (None, 0)
-_RULES = {}
-_NODES = {}  # (primitive, name) -> _Kind: resolved once per op kind
-_PARAMS = {}  # id(rule) -> (rule, its parameter names); a Rule's signature never changes
 _ndarray = np.ndarray
-
-
-def rule_of(primitive):
-    """The registered rule of `primitive` (cached); a clear error when there is none."""
-    try:
-        return _RULES[primitive]
-    except KeyError:
-        rule = lookup(primitive)
-        if rule is None:
-            name = getattr(primitive, "__name__", repr(primitive))
-            raise NotImplementedError(f"no derivative rule is registered for {name}") from None
-        _RULES[primitive] = rule
-        return rule
-
-
-class _Kind(tuple):
-    """What recording an op needs, resolved once per (primitive, name): `[0]` the rule,
-    `[1]` the node class, `[2]` whether a vjp of the rule reads its result, `[3]` whether
-    the first input's vjp does, `[4]` whether the first input's vjp reads that input (for
-    an op on one tensor and constants), `[5]` the inputs a two-input op saves, indexed by
-    `2 * (first needs grad) + (second needs grad)`, `[6]` the rule's parameter count."""
-
-    __slots__ = ()
-
-
-def _node_kind(primitive, name):
-    """The _Kind of the op `primitive` recorded under `name` (cached)."""
-    key = (primitive, name)
-    found = _NODES.get(key)
-    if found is None:
-        rule = rule_of(primitive)
-        n = len(_params(rule))
-        pairs = tuple(saved_by(rule, (a, b)) for a in (False, True) for b in (False, True)) if n >= 2 else None
-        found = _NODES[key] = _Kind((
-            rule, node_class(name or rule.name + "Backward0", RuleNode), rule_reads_ans(rule),
-            reads_ans_of(rule, (True,)) if n else True, saved_by(rule, (True,))[0] if n else True, pairs, n,
-        ))
-    return found
-
-
-def _params(rule):
-    found = _PARAMS.get(id(rule))
-    if found is None or found[0] is not rule:
-        found = _PARAMS[id(rule)] = (rule, rule.params)
-    return found[1]
-
-
-class RuleNode(Node):
-    """A node backed by a registry rule: keeps the primitive's arguments and result.
-
-    With `saves` False (nodes PyTorch keeps only shapes for: Add, Sub, Neg, Sum,
-    Mean, ...) the node keeps what it has and can run again; otherwise `release`
-    drops it and the node is `freed`. `versions` records the tensors it saved (which:
-    an index into `args`, or -1 for its own output).
-    """
-
-    __slots__ = ("rule", "args", "kwargs", "ans", "dtypes", "saves", "freed", "versions")
-
-    def __init__(self, next_functions, rule, args, kwargs, ans, in_dtypes, saves, versions):
-        self.next_functions = next_functions  # Node.__init__, inlined: one node per op
-        self._hooks = None
-        self.rule = rule
-        self.args = args
-        self.kwargs = kwargs
-        self.ans = ans
-        self.dtypes = in_dtypes
-        self.saves = saves
-        self.freed = False
-        self.versions = versions
-
-    def describe_saved(self, which):
-        if which == -1:
-            return describe(self.ans, self)
-        return describe(self.args[which], self.next_functions[which][0])
-
-    def apply(self, g):
-        rule, args, kwargs, ans = self.rule, self.args, self.kwargs, self.ans
-        vjps, params, in_dtypes = rule.vjps, _params(rule), self.dtypes
-        out = []
-        for i, (nxt, _) in enumerate(self.next_functions):
-            if nxt is None:
-                out.append(None)
-                continue
-            d = vjps[params[i]]
-            if d.kind == "scale":  # what Rule.vjp does, without binding arguments by name
-                local = d.fn(ans, *args, **kwargs) if kwargs else d.fn(ans, *args)
-                gi = unbroadcast(g * local, args[i])
-            elif d.kind == "vjp":
-                gi = d.fn(g, ans, *args, **kwargs) if kwargs else d.fn(g, ans, *args)
-            else:
-                gi = rule.vjp(i, g, ans, *args, **kwargs)
-            if type(gi) is not _ndarray:
-                gi = np.asarray(gi)
-            if gi.dtype != in_dtypes[i]:
-                gi = gi.astype(in_dtypes[i])
-            out.append(gi)
-        return out
-
-    def release(self):
-        if self.saves:
-            self.args = self.kwargs = self.ans = None
-            self.freed = True
-
-
-class ZeroGradNode(Node):
-    """The node of an op the registry declares to have no derivative (`np.sign`,
-    `np.floor`, ...): its input gets a zero gradient of its shape and dtype, as PyTorch's
-    SignBackward0 or FloorBackward0 give it. It saves nothing."""
-
-    __slots__ = ("shape", "dtype")
-
-    def __init__(self, next_functions, shape, dtype):
-        super().__init__(next_functions)
-        self.shape, self.dtype = shape, dtype
-
-    def apply(self, g):
-        return [np.zeros(self.shape, self.dtype)]
 
 
 def piecewise_constant(primitive, input, name, *consts, **kwargs):
@@ -173,35 +56,6 @@ def piecewise_constant(primitive, input, name, *consts, **kwargs):
     return out
 
 
-class ConstantGradNode(Node):
-    """The node of an op of several inputs whose derivative is zero wherever it has one
-    (`div(rounding_mode='floor')`: DivBackward2): each input with an edge gets a zero
-    gradient of its shape and dtype. It saves nothing."""
-
-    __slots__ = ("shapes", "dtypes")
-
-    def __init__(self, next_functions, shapes, in_dtypes):
-        super().__init__(next_functions)
-        self.shapes, self.dtypes = shapes, in_dtypes
-
-    def apply(self, g):
-        return [None if f is None else np.zeros(s, d) for (f, _), s, d in zip(self.next_functions, self.shapes, self.dtypes)]
-
-
-class NoDerivativeNode(Node):
-    """PyTorch's `NotImplemented` node: the result of an op without a derivative formula
-    (`x // y`, `2 % x`) requires grad, and backward through it raises."""
-
-    __slots__ = ("op",)
-
-    def __init__(self, next_functions, op):
-        super().__init__(next_functions)
-        self.op = op
-
-    def apply(self, g):
-        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
-
-
 def without_derivative(ans, args, node, *extra):
     """A Tensor over the array `ans` computed from `args` (Tensors and numbers) by an op
     whose gradient is zero (`node` ConstantGradNode) or undefined (NoDerivativeNode,
@@ -218,36 +72,6 @@ def without_derivative(ans, args, node, *extra):
         out._grad_fn = node(edges, [t._data.shape for t in tensors], [t._data.dtype for t in tensors])
     out._requires_grad = True
     return out
-
-
-class CompositeNode(Node):
-    """One node for a piece of Tensor code: backward runs the recorded inner graph.
-    `versions` records its tensor arguments (which: the array and its producer)."""
-
-    __slots__ = ("root", "sinks", "dtypes", "freed", "versions", "saves")
-
-    def __init__(self, next_functions, root, sinks, in_dtypes, versions, saves=True):
-        super().__init__(next_functions)
-        self.root = root
-        self.sinks = sinks
-        self.dtypes = in_dtypes
-        self.freed = False
-        self.versions = versions
-        self.saves = saves  # False: the inner graph keeps no tensor, so it can run again
-
-    def apply(self, g):
-        wanted = [s for s in self.sinks if s is not None]
-        got = iter(run_backward([self.root], [g], retain_graph=True, capture=wanted))
-        out = []
-        for sink, dt in zip(self.sinks, self.dtypes):
-            gi = next(got) if sink is not None else None
-            out.append(None if gi is None else np.asarray(gi, dtype=dt))
-        return out
-
-    def release(self):
-        if self.saves:
-            self.root = None
-            self.freed = True
 
 
 def _edge(t):
@@ -336,8 +160,8 @@ def _tracked_one(ans, primitive, name, saves, a, x, consts):
     fn = a._grad_fn
     if fn is None:
         fn = a._accumulate_grad()
-    kind = _NODES.get((primitive, name)) or _node_kind(primitive, name)
-    if saves and (kind[4] if len(consts) < kind[6] else True):  # graph.saved_version, inlined
+    kind = KINDS.get((primitive, name)) or kind_of(primitive, name)
+    if saves and (kind[4] if len(consts) < kind[6] else True):  # versions.saved_version, inlined
         counter = a._counter
         if counter is None:
             counter = a._counter = [0]
@@ -393,7 +217,7 @@ def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
         for i, a in enumerate(args):
             if read[i] and isinstance(a, Tensor):
                 versions += saved_version(a, i)
-    out = _output(ans, _NODES.get((primitive, name)) or _node_kind(primitive, name), tuple(edges), arrays, kwargs,
+    out = _output(ans, KINDS.get((primitive, name)) or kind_of(primitive, name), tuple(edges), arrays, kwargs,
                   in_dtypes, saves, versions)
     if ans.base is not None:  # a view: writing into either changes the other
         _share_counter(out, args)
@@ -578,13 +402,13 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
     a Tensor."""
     versions = ()
     a_tensor, b_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
-    kind = _NODES.get((primitive, name)) or _node_kind(primitive, name)
+    kind = KINDS.get((primitive, name)) or kind_of(primitive, name)
     if saves:
         read_a, read_b = kind[5][2 * (a_tensor and a._requires_grad) + (b_tensor and b._requires_grad)]
     if a_tensor:
         dtype_a = x.dtype
         edge_a = (fn if (fn := a._grad_fn) is not None else a._accumulate_grad(), 0) if a._requires_grad else _NO_EDGE
-        if saves and read_a:  # graph.saved_version, inlined
+        if saves and read_a:  # versions.saved_version, inlined
             counter = a._counter
             if counter is None:
                 counter = a._counter = [0]
@@ -610,39 +434,3 @@ def compare(primitive, a, b):
     if a is NotImplemented or b is NotImplemented:
         return NotImplemented
     return Tensor._make(np.asarray(primitive(_data(a), _data(b))))
-
-
-_C_NAMES = {
-    "float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
-    "int8": "signed char", "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half",
-}
-
-
-def c_name(dtype):
-    """The C++ name of `dtype` that PyTorch's messages show (`float`, `long int`, ...)."""
-    return _C_NAMES.get(dtype.name, dtype.name)
-
-
-def keeps_result(node):
-    """Whether `node`'s backward reads its own output array (so an in-place write into
-    that output would change its gradient): a RuleNode that saves, with a rule reading
-    `ans`; a composite or compiled node (conservatively)."""
-    if node is None:
-        return False
-    if not isinstance(node, RuleNode):
-        return True
-    return node.saves and rule_reads_ans(node.rule)
-
-
-def saved_inputs(primitive, name, live):
-    """Which arguments of an op the vjps of its inputs with an edge (`live`, a tuple of
-    bools) read: the tensors the node saves, whose versions it records. `x * w` with only
-    `w` requiring grad saves `x` alone, as PyTorch's MulBackward0 does (cached)."""
-    key = (primitive, name, live)
-    found = _SAVED_INPUTS.get(key)
-    if found is None:
-        found = _SAVED_INPUTS[key] = saved_by(_node_kind(primitive, name)[0], live)
-    return found
-
-
-_SAVED_INPUTS = {}  # (primitive, name, live) -> which arguments are read

@@ -16,7 +16,9 @@ import numpy as np
 
 from ..rules import activations
 from . import dtypes, ops
+from .errstate import loud, quiet
 from .graph import node_class
+from .rule_nodes import ConstantGradNode, NoDerivativeNode
 
 __all__ = [
     "clamp", "clip", "clamp_min", "clamp_max", "clamp_", "maximum", "minimum", "where",
@@ -70,6 +72,15 @@ erf = _floating("erf", activations.erf, "ErfBackward0")
 erfc = _floating("erfc", activations.erfc, "ErfcBackward0")
 
 
+def frac(input):
+    """The fractional part `input - trunc(input)` of each element, with its sign
+    (FracBackward0, which passes the gradient through); floating tensors only, as in
+    PyTorch."""
+    if input._data.dtype.kind not in "fc":
+        raise NotImplementedError(f'"frac_cpu" not implemented for \'{input.dtype.kind_name}\'')
+    return ops.unary(activations.frac, input, "FracBackward0", False)
+
+
 def square(input):
     """`input ** 2` (PowBackward0, as PyTorch records it); an integer tensor stays integer."""
     return ops.binary(operator.pow, input, 2, "PowBackward0")
@@ -108,11 +119,11 @@ def _divided(input, other, compute):
     except ValueError:
         ops._raise_broadcast_error(operator.truediv, x, y)
         raise
-    token = ops.quiet()
+    token = quiet()
     try:
         ans = np.asarray(compute(x, y), dtype=dt).reshape(shape)
     finally:
-        ops.loud(token)
+        loud(token)
     return a, b, ans
 
 
@@ -121,7 +132,7 @@ def floor_divide(input, other):
     derivative for it: tracked, the result's node is `NotImplemented`, whose backward
     raises."""
     a, b, ans = _divided(input, other, np.floor_divide)
-    return ops.without_derivative(ans, (a, b), node_class("NotImplemented", ops.NoDerivativeNode), "floor_divide")
+    return ops.without_derivative(ans, (a, b), node_class("NotImplemented", NoDerivativeNode), "floor_divide")
 
 
 def _rfloordiv(input, other):
@@ -135,7 +146,7 @@ def remainder(input, other):
     PyTorch (`NotImplemented` node)."""
     if not _is_tensor(input):
         a, b, ans = _divided(input, other, np.remainder)
-        return ops.without_derivative(ans, (a, b), node_class("NotImplemented", ops.NoDerivativeNode), "remainder")
+        return ops.without_derivative(ans, (a, b), node_class("NotImplemented", NoDerivativeNode), "remainder")
     _operands(input, other)  # the integer division by zero
     name = "RemainderBackward1" if _is_tensor(other) else "RemainderBackward0"
     return ops.binary(operator.mod, input, other, name)
@@ -163,7 +174,7 @@ def div(input, other, *, rounding_mode=None):
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
         )
     a, b, ans = _divided(input, other, np.floor_divide if rounding_mode == "floor" else _truncated)
-    return ops.without_derivative(ans, (a, b), node_class("DivBackward2", ops.ConstantGradNode))
+    return ops.without_derivative(ans, (a, b), node_class("DivBackward2", ConstantGradNode))
 
 
 def _div_method(input, other, *, rounding_mode=_NO_BOUND):
@@ -351,12 +362,14 @@ class PointwiseOps:
     acos = arccos = acos
     atan = arctan = atan
     sinh, cosh, erf, erfc, square = sinh, cosh, erf, erfc, square
+    frac = frac
     isnan, isfinite, isinf = isnan, isfinite, isinf
     floor_divide, remainder, true_divide = floor_divide, remainder, true_divide
     div = divide = _div_method
     __floordiv__, __rfloordiv__ = floor_divide, _rfloordiv
     __mod__, __rmod__ = remainder, _rmod
     exp_ = _in_place("exp_", exp)
+    frac_ = _in_place("frac_", frac)
     sqrt_ = _in_place("sqrt_", sqrt)
     tanh_ = _in_place("tanh_", tanh)
     sigmoid_ = _in_place("sigmoid_", sigmoid)

@@ -12,7 +12,8 @@ import operator
 
 import numpy as np
 
-from .ops import apply, binary_same, c_name, composite, operand
+from .dtypes import c_name
+from .ops import apply, binary_same, composite, operand
 
 __all__ = ["matmul", "mm", "mv", "dot", "outer", "bmm", "addmm", "trace", "triu", "tril", "ProductOps"]
 

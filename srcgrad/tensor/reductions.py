@@ -6,6 +6,8 @@ PyTorch's signature, dims checked by `dim_axis` (PyTorch's IndexError), PyTorch'
 dtypes and node names. None holds calculus: each op is one registry primitive
 (`np.prod`, `np.std`, `np.var`, `np.cumsum`, `np.cumprod`, `np.amax`, `np.amin`,
 `activations.logsumexp`) recorded through `ops`; all and any are not differentiable.
+`ReductionOps`, a mixin of `Tensor`, holds the reduction methods: these functions,
+and sum, mean, max, min, norm, argmax and argmin.
 """
 
 import math
@@ -15,11 +17,12 @@ import warnings
 import numpy as np
 
 from ..rules import activations
-from . import dtypes, ops
+from ..runtime import mean_of
+from . import dtypes, ops, pointwise
 from .dtypes import dim_axis
-from .graph import _mode
+from .grad_mode import _mode
 
-__all__ = ["prod", "std", "var", "logsumexp", "cumsum", "cumprod", "amax", "amin", "all", "any", "reduce_in", "median",
+__all__ = ["prod", "std", "var", "logsumexp", "cumsum", "cumprod", "amax", "amin", "all", "any", "reduce_in", "median", "count_nonzero",
            "std_mean", "var_mean"]
 
 
@@ -263,3 +266,98 @@ def all(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """Whether some element (over all, or along `dim`) is nonzero."""
     return _logical(np.any, input, dim, keepdim)
+
+
+def count_nonzero(input, dim=None):
+    """How many elements are not zero (nan counts), in all of `input` or along `dim` (an
+    int, or a tuple or list of them: empty means every dim): int64, never tracked."""
+    x = input._data
+    if dim is None:
+        return ops.Tensor._make(np.asarray(np.count_nonzero(x), dtype=np.int64))
+    axis = dim_axis(dim, x.ndim)
+    if isinstance(axis, tuple):
+        seen = set()
+        for d in axis:
+            if d % x.ndim in seen:
+                raise RuntimeError(f"dim {d % x.ndim} appears multiple times in the list of dims")
+            seen.add(d % x.ndim)
+    return ops.Tensor._make(np.asarray(np.count_nonzero(x, axis=axis), dtype=np.int64))
+
+
+def _sum_all(x):
+    """`np.sum(x)` for an ndarray: what NumPy's wrapper calls."""
+    return np.add.reduce(x, None)
+
+
+class ReductionOps:
+    """The Tensor's reduction methods: sum, mean, max, min, norm, argmax, ... ."""
+
+    __slots__ = ()
+
+    # this module's functions, bound as methods
+    all, any = all, any
+    prod, std, var = prod, std, var
+    logsumexp, cumsum, cumprod = logsumexp, cumsum, cumprod
+    amax, amin = amax, amin
+    median = median
+    count_nonzero = count_nonzero
+
+    def argmax(self, dim=None, keepdim=False):
+        axis = None if dim is None else dim_axis(dim, self._data.ndim)
+        return ops.Tensor._make(np.asarray(np.argmax(self._data, axis=axis, keepdims=keepdim), dtype=np.int64))
+
+    def argmin(self, dim=None, keepdim=False):
+        axis = None if dim is None else dim_axis(dim, self._data.ndim)
+        return ops.Tensor._make(np.asarray(np.argmin(self._data, axis=axis, keepdims=keepdim), dtype=np.int64))
+
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        if dtype is None and self._data.dtype.kind == "u":  # NumPy would give uint64; PyTorch gives int64
+            dtype = dtypes.int64
+        if dtype is not None:
+            name = "SumBackward0" if dim is None else "SumBackward1"
+            return reduce_in(np.sum, self, name, dim, keepdim, dtype)
+        if dim is None:
+            return ops.unary(np.sum, self, "SumBackward0", False, compute=_sum_all)
+        return ops.unary(np.sum, self, "SumBackward1", False, (dim_axis(dim, self._data.ndim), None, None, keepdim), np.add.reduce)
+
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        if dtype is not None:
+            if dtypes.as_dtype(dtype).numpy.kind not in "fc":
+                raise RuntimeError(
+                    "mean(): could not infer output dtype. Optional dtype must be either a floating "
+                    f"point or complex dtype. Got: {dtypes.as_dtype(dtype).kind_name}"
+                )
+            name = "MeanBackward0" if dim is None else "MeanBackward1"
+            return reduce_in(np.mean, self, name, dim, keepdim, dtype)
+        if self._data.dtype.kind not in "fc":
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating "
+                f"point or complex dtype. Got: {self.dtype.kind_name}"
+            )
+        if dim is None:
+            return ops.unary(np.mean, self, "MeanBackward0", False, compute=mean_of)
+        return ops.apply(np.mean, self, name="MeanBackward1", saves=False, axis=dim_axis(dim, self._data.ndim), keepdims=keepdim)
+
+    def _extremum(self, fn, arg, name, dim, keepdim):
+        if isinstance(dim, ops.Tensor):  # max(other): the elementwise maximum
+            return (pointwise.maximum if fn is np.max else pointwise.minimum)(self, dim)
+        if dim is None:  # tied entries share the gradient, as in PyTorch
+            return ops.apply(fn, self, name=name + "Backward1")
+        from .functions import extremum_along
+
+        return extremum_along(self, arg, name + "Backward0", dim, keepdim)
+
+    def max(self, dim=None, keepdim=False):
+        return self._extremum(np.max, np.argmax, "Max", dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        return self._extremum(np.min, np.argmin, "Min", dim, keepdim)
+
+    def norm(self, p="fro", dim=None, keepdim=False):
+        """The vector p-norm of all elements (for a matrix too, as in PyTorch: "fro" is
+        the 2-norm), or along `dim`: p = 2, "fro", any p >= 1, or inf."""
+        from .functions import vector_norm
+
+        if p in ("fro", 2, 2.0, None):
+            return vector_norm(self, dim=dim, keepdim=keepdim)
+        return vector_norm(self, p, dim=dim, keepdim=keepdim)

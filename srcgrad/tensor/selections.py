@@ -1,10 +1,11 @@
 """Selections and splits: gather, index_select, masked_fill, sort, argsort, topk, split,
-chunk, unbind, as Tensor methods (the `SelectionOps` mixin) and functions.
+chunk, unbind, unique, as Tensor methods (the `SelectionOps` mixin) and functions.
 
 Each is one registry primitive recorded under PyTorch's node name: `np.take_along_axis`
 (gather, sort, topk: GatherBackward0, SortBackward0, TopkBackward0), `np.take`
 (IndexSelectBackward0), `np.where` (MaskedFillBackward0) and `operator.getitem` (the
-pieces of split, chunk and unbind). Indices are int64 tensors; a sort is stable, so
+pieces of split, chunk and unbind); unique has no derivative in PyTorch
+(Unique2Backward0, UniqueDimBackward0: backward raises). Indices are int64 tensors; a sort is stable, so
 ties keep their order (PyTorch's CPU sort does the same for the sizes tested).
 """
 
@@ -12,11 +13,13 @@ import operator
 
 import numpy as np
 
-from . import ops
+from . import dtypes, ops
 from .dtypes import dim_axis
+from .graph import node_class
+from .rule_nodes import UndifferentiatedNode
 
 __all__ = ["SelectionOps", "gather", "index_select", "masked_fill", "sort", "argsort", "topk", "split", "chunk", "unbind",
-           "named_pair"]
+           "named_pair", "unique"]
 
 
 def _axis(x, dim):
@@ -27,7 +30,7 @@ def _axis(x, dim):
 def _indices(index):
     data = index._data if isinstance(index, ops.Tensor) else np.asarray(index)
     if data.dtype.kind not in "iu":
-        raise RuntimeError(f"index_select(): Expected dtype int32/int64 for index but got: {ops.c_name(data.dtype)}")
+        raise RuntimeError(f"index_select(): Expected dtype int32/int64 for index but got: {dtypes.c_name(data.dtype)}")
     return data
 
 
@@ -75,7 +78,7 @@ def masked_fill(input, mask, value):
     filled entries get no gradient."""
     m = mask._data if isinstance(mask, ops.Tensor) else np.asarray(mask)
     if m.dtype != np.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {ops.c_name(m.dtype)}")
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {dtypes.c_name(m.dtype)}")
     if isinstance(value, ops.Tensor):
         value = value.item()
     fill = np.asarray(value, dtype=input._data.dtype)
@@ -182,9 +185,36 @@ def unbind(input, dim=0):
     )
 
 
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements of `input`, flattened and sorted (also with `sorted=False`,
+    as PyTorch's CPU unique), or its distinct slices along `dim` in lexicographic order;
+    nan is never equal to nan. With `return_inverse`, also where each element (slice)
+    went (int64, `input`'s shape, or `(input.size(dim),)`); with `return_counts`, how
+    often each occurs. The values of a tensor that requires grad require grad through
+    Unique2Backward0 (UniqueDimBackward0), whose backward raises, as in PyTorch."""
+    x = input._data
+    if dim is None:
+        values, inverse, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False)
+        shape, name, op = x.shape, "Unique2Backward0", "_unique2"
+    else:
+        if x.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        axis = dim_axis(dim, x.ndim) % x.ndim
+        values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=axis, equal_nan=False)
+        shape, name, op = (x.shape[axis],), "UniqueDimBackward0", "unique_dim"
+    values = ops.without_derivative(values.astype(x.dtype, copy=False), (input,), node_class(name, UndifferentiatedNode), op)
+    out = (values,)
+    if return_inverse:
+        out += (ops.Tensor._make(inverse.astype(np.int64).reshape(shape)),)
+    if return_counts:
+        out += (ops.Tensor._make(counts.astype(np.int64)),)
+    return out[0] if len(out) == 1 else out
+
+
 class SelectionOps:
     """The Tensor methods of this module."""
 
     __slots__ = ()
     gather, index_select, masked_fill = gather, index_select, masked_fill
     sort, argsort, topk, split, chunk, unbind = sort, argsort, topk, split, chunk, unbind
+    unique = unique

@@ -1,5 +1,6 @@
-"""Shapes and indexing of `Tensor`: views (`reshape`, `squeeze`, `permute`, `t`,
-`expand`, ...), `repeat`, `x[index]` and `x[index] = value`, as a mixin of the Tensor class.
+"""Shapes and indexing of `Tensor`: views (`reshape`, `squeeze`, `permute`, `t`, `mT`,
+`diagonal`, `expand`, ...), `unsqueeze_`, `repeat`, `x[index]` and `x[index] = value`, as a
+mixin of the Tensor class.
 
 Each is one registry rule (`np.reshape`, `np.transpose`, `np.broadcast_to`, `np.tile`,
 `operator.getitem`) and one node with PyTorch's name. A dim outside PyTorch's range is its IndexError. Every
@@ -9,13 +10,15 @@ Tensor is a `ShapeOps`: `isinstance(v, ShapeOps)` tells a tensor here.
 import math
 import operator
 import re
+import warnings
 
 import numpy as np
 
 from ..rules.scatter import index_put
 from . import ops
 from .dtypes import dim_axis
-from .graph import _mode, bump
+from .grad_mode import _mode
+from .versions import bump
 from .inplace import E11
 
 __all__ = ["ShapeOps"]
@@ -29,6 +32,40 @@ def _reshape(x, shape):
 def _transpose(x, axes):
     """`np.transpose(x, axes)` for an ndarray: what NumPy's wrapper calls."""
     return x.transpose(axes)
+
+
+def _diagonal(x, offset, axis1, axis2):
+    """`np.diagonal(x, offset, axis1, axis2)` as a view that can be written through when
+    `x` can (NumPy's is read-only; PyTorch's diagonal is a view like any other)."""
+    a1, a2 = axis1 % x.ndim, axis2 % x.ndim
+    index = [slice(None)] * x.ndim
+    if offset >= 0:
+        index[a2] = slice(offset, None)
+    else:
+        index[a1] = slice(-offset, None)
+    start = x[tuple(index)]
+    kept = [i for i in range(x.ndim) if i not in (a1, a2)]
+    shape = tuple(x.shape[i] for i in kept) + (min(start.shape[a1], start.shape[a2]),)
+    strides = tuple(x.strides[i] for i in kept) + (x.strides[a1] + x.strides[a2],)
+    return np.lib.stride_tricks.as_strided(start, shape, strides, writeable=x.flags.writeable)
+
+
+_WARNED = set()
+
+
+def _warn_once(message, stacklevel=3):
+    """A UserWarning, once per process per message (PyTorch's TORCH_WARN_ONCE), shown
+    at the user's line (`stacklevel` counts from this function)."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        warnings.warn(message, UserWarning, stacklevel=stacklevel)
+
+
+_T_DEPRECATED = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw "
+    "an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+    "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor."
+)
 
 
 def _shape_args(shape):
@@ -174,6 +211,27 @@ class ShapeOps:
         dim = dim if dim >= 0 else dim + len(shape) + 1
         return ops.exact(np.reshape, self, "UnsqueezeBackward0", (shape[:dim] + (1,) + shape[dim:],), _reshape)
 
+    def unsqueeze_(self, dim):
+        """`unsqueeze(dim)` in place: self takes the new shape (its aliases keep theirs) and,
+        when in a graph, becomes the output of an UnsqueezeBackward1 node over its old self;
+        E11 on a leaf that requires grad. Counts as an in-place write (its version)."""
+        shape = self._data.shape
+        dim_axis(dim, len(shape) + 1)
+        dim = dim if dim >= 0 else dim + len(shape) + 1
+        new = shape[:dim] + (1,) + shape[dim:]
+        if self._requires_grad and _mode.enabled:
+            if self._grad_fn is None:
+                raise RuntimeError(E11)
+            source = type(self)._make(self._data, True)
+            source._grad_fn = self._grad_fn
+            self._grad_fn = ops.exact(np.reshape, source, "UnsqueezeBackward1", (new,), _reshape)._grad_fn
+        self._data = self._data.reshape(new)
+        counter = self._counter
+        if counter is None:
+            counter = self._counter = [0]
+        counter[0] += 1
+        return self
+
     def permute(self, *dims):
         return ops.exact(np.transpose, self, "PermuteBackward0", (_shape_args(dims),), _transpose)
 
@@ -195,7 +253,60 @@ class ShapeOps:
 
     @property
     def T(self):
+        """All dims reversed (PermuteBackward0); PyTorch's deprecation warning (once) for
+        other than 2 dims."""
+        ndim = self._data.ndim
+        if ndim == 0:
+            _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
+        elif ndim != 2:
+            _warn_once(_T_DEPRECATED)
         return ops.exact(np.transpose, self, "PermuteBackward0", (None,), _transpose)
+
+    def _matrix_transpose(self, what, deprecation):
+        """The last two dims swapped (TransposeBackward0): `mT`, `mH` and `adjoint()` of
+        real tensors; self for a 0-d tensor (with PyTorch's warning, once), PyTorch's
+        error for a 1-D one."""
+        ndim = self._data.ndim
+        if ndim == 0:
+            _warn_once(deprecation, 4)
+            return self
+        if ndim == 1:
+            raise RuntimeError(f"tensor.{what} is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def mT(self):
+        return self._matrix_transpose(
+            "mT", "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases."
+        )
+
+    @property
+    def mH(self):
+        return self._matrix_transpose("mH", "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
+
+    def adjoint(self):
+        return self._matrix_transpose("adjoint()", "adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
+
+    @property
+    def H(self):
+        """The transpose of a matrix (real tensors: its conjugate transpose)."""
+        ndim = self._data.ndim
+        if ndim == 0:
+            _warn_once("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
+            return self
+        if ndim != 2:
+            hint = " For batches of matrices, consider using tensor.mH" if ndim > 2 else ""
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor.{hint}")
+        return self.transpose(0, 1)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        """The diagonal `offset` above (below, when negative) the main one of the matrices
+        spanning dims `dim1` and `dim2`, as a new last dim: a view (DiagonalBackward0)."""
+        ndim = self._data.ndim
+        dim_axis((dim1, dim2), ndim)
+        if dim1 % (ndim or 1) == dim2 % (ndim or 1):
+            raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+        return ops.exact(np.diagonal, self, "DiagonalBackward0", (offset, dim1 % ndim, dim2 % ndim), _diagonal)
 
     def expand(self, *sizes):
         """A read-only view of the tensor repeated along its size-1 dims and new leading

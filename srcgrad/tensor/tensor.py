@@ -5,25 +5,32 @@ This class holds no calculus. Every differentiable operation goes through
 are PyTorch's. Invariants: `_data` is always an `np.ndarray` (0-d for scalars);
 `is_leaf` is `grad_fn is None`; only floating tensors require grad; `.grad` exists
 only on leaves (and on non-leaves that called `retain_grad`).
+
+This module owns the autograd attributes, backward, data access and conversions; the
+class's methods of ops come from its mixins: ArithmeticOps (arithmetic.py),
+ReductionOps (reductions.py), ShapeOps (shaping.py), InPlaceOps (inplace.py),
+PointwiseOps (pointwise.py), ProductOps (products.py), SelectionOps (selections.py).
 """
 
-import operator
 import warnings
 
 import numpy as np
 
-from . import dtypes, hooks, ops, pointwise, printing, products, reductions
+from . import arithmetic, dtypes, hooks, ops, printing, products
 from ..rules import activations
-from ..runtime import mean_of
-from .dtypes import Size, dim_axis
-from .graph import (
-    AccumulateGrad, OutputNode, _mode, accumulate, counter_of, run_backward, run_single, warn_non_leaf_grad,
-)
+from .dtypes import Size
+from .engine import run_backward, run_single, warn_non_leaf_grad
+from .errstate import loud, quiet
+from .grad_mode import _mode
+from .graph import AccumulateGrad, OutputNode, accumulate
+from .arithmetic import ArithmeticOps
 from .inplace import InPlaceOps
 from .pointwise import PointwiseOps
 from .products import ProductOps
+from .reductions import ReductionOps
 from .selections import SelectionOps
 from .shaping import ShapeOps
+from .versions import counter_of
 
 __all__ = ["Tensor"]
 
@@ -33,11 +40,6 @@ E4 = (
     "var_no_grad = var.detach()."
 )
 E5 = "only Tensors of floating point dtype can require gradients"
-
-
-def _sum_all(x):
-    """`np.sum(x)` for an ndarray: what NumPy's wrapper calls."""
-    return np.add.reduce(x, None)
 
 
 _SCALAR_WARNING_SHOWN = False
@@ -55,52 +57,6 @@ def _warn_scalar_of_tracked():
     )
 
 
-def _binary(primitive, name, saves=True, floating=False, reflected=False):
-    """A Tensor method for a binary operator: one rule, one node called `name`.
-
-    It does what `ops.binary` does; the commonest case (a float tensor with a Python
-    number or a tensor of its own dtype, computed in that dtype) goes straight to
-    `ops.binary_same`.
-    """
-    general, same = ops.binary, ops.binary_same
-
-    def method(self, other):
-        data = self._data
-        if data.dtype.kind == "f":
-            kind = type(other)
-            if kind is Tensor:
-                value = other._data
-                fast = value.dtype is data.dtype
-                other_grad = other._requires_grad
-            else:
-                value = other
-                fast = kind is float or kind is int
-                other_grad = False
-            if fast:
-                tracked = self._requires_grad or other_grad
-                if reflected:
-                    return same(primitive, other, self, value, data, name, saves, tracked)
-                return same(primitive, self, other, data, value, name, saves, tracked)
-        if reflected:
-            return general(primitive, other, self, name, saves, floating)
-        return general(primitive, self, other, name, saves, floating)
-
-    return method
-
-
-def _comparison(primitive):
-    """A Tensor method for an elementwise comparison: a bool tensor, never tracked."""
-    return lambda self, other: ops.compare(primitive, self, other)
-
-
-def _scaled(other, alpha):
-    """`alpha * other` for `add`/`sub` with `alpha`: a node that keeps only the number, so
-    the graph can run backward again, as PyTorch's AddBackward0 (which saves alpha) can."""
-    if isinstance(other, Tensor):
-        return ops.binary(operator.mul, other, alpha, "MulBackward0", saves=False)
-    return other * alpha
-
-
 def seed_of(out, gradient):
     """The seed array of a backward pass from the tensor `out` given `gradient` (a Tensor;
     None: the implicit ones of a one-element output), with PyTorch's errors."""
@@ -113,7 +69,7 @@ def seed_of(out, gradient):
     return gradient._data.astype(out._data.dtype, copy=False)
 
 
-class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
+class Tensor(ArithmeticOps, ReductionOps, ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
@@ -195,7 +151,7 @@ class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{ops.c_name(value.dtype)}' to a tensor with grad_dtype "
+                    f"attempting to assign a gradient with dtype '{dtypes.c_name(value.dtype)}' to a tensor with grad_dtype "
                     f"'{self.dtype.kind_name}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's "
                     "dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
                     "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
@@ -256,7 +212,7 @@ class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
             raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by the Tensor shim")
         retain = bool(retain_graph)
         root = fn if fn is not None else self._accumulate_grad()
-        token = ops.quiet()
+        token = quiet()
         try:
             if inputs is None:
                 run_backward([root], [g], retain_graph=retain)
@@ -266,7 +222,7 @@ class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
                 raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
             got = run_backward([root], [g], retain, capture=[ops._edge(t) for t in inputs])
         finally:
-            ops.loud(token)
+            loud(token)
         for t, gi in zip(inputs, got):
             if gi is not None:
                 accumulate(t, gi)
@@ -404,138 +360,7 @@ class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.reshape(-1)[0])
 
-    __hash__ = object.__hash__
-
-    # --- arithmetic (each one registry rule) and comparisons (never tracked) ----------
-
-    __add__ = _binary(operator.add, "AddBackward0", saves=False)
-    __radd__ = _binary(operator.add, "AddBackward0", saves=False, reflected=True)
-    __sub__ = _binary(operator.sub, "SubBackward0", saves=False)
-    __rsub__ = _binary(operator.sub, "RsubBackward1", saves=False, reflected=True)
-    __mul__ = _binary(operator.mul, "MulBackward0")
-    __rmul__ = _binary(operator.mul, "MulBackward0", reflected=True)
-    __truediv__ = _binary(operator.truediv, "DivBackward0", floating=True)
-    __rtruediv__ = _binary(operator.truediv, "MulBackward0", floating=True, reflected=True)  # c * reciprocal
-    __rpow__ = _binary(operator.pow, "PowBackward2", reflected=True)
-
-    def __pow__(self, other):
-        name = "PowBackward1" if isinstance(other, Tensor) else "PowBackward0"
-        return ops.binary(operator.pow, self, other, name)
-
-    __matmul__ = products.matmul
-
-    def __rmatmul__(self, other):
-        return products.matmul(other, self)
-
-    def __neg__(self):
-        if self._data.dtype.kind == "b":
-            raise RuntimeError(
-                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
-                "mask, use the `~` or `logical_not()` operator instead."
-            )
-        return ops.exact(operator.neg, self, "NegBackward0")
-
-    def __pos__(self):
-        return self
-
-    mul, pow, matmul = __mul__, __pow__, __matmul__
-
-    def add(self, other, alpha=1):
-        """`self + alpha * other`."""
-        return self + (other if alpha == 1 else _scaled(other, alpha))
-
-    def sub(self, other, alpha=1):
-        """`self - alpha * other`."""
-        return self - (other if alpha == 1 else _scaled(other, alpha))
-    multiply, subtract, neg = mul, sub, __neg__
-    mm, mv, dot = products.mm, products.mv, products.dot
-
-    __lt__ = lt = _comparison(np.less)
-    __le__ = le = _comparison(np.less_equal)
-    __gt__ = gt = _comparison(np.greater)
-    __ge__ = ge = _comparison(np.greater_equal)
-    __eq__ = eq = _comparison(np.equal)
-    __ne__ = ne = _comparison(np.not_equal)
-    __and__ = _comparison(np.bitwise_and)
-    __or__ = _comparison(np.bitwise_or)
-
-    def __invert__(self):
-        return Tensor._make(np.invert(self._data))
-
-    all, any = reductions.all, reductions.any
-
-    def equal(self, other):
-        return self._data.shape == other._data.shape and bool(np.all(self._data == other._data))
-
-    def argmax(self, dim=None, keepdim=False):
-        axis = None if dim is None else dim_axis(dim, self._data.ndim)
-        return Tensor._make(np.asarray(np.argmax(self._data, axis=axis, keepdims=keepdim), dtype=np.int64))
-
-    def argmin(self, dim=None, keepdim=False):
-        axis = None if dim is None else dim_axis(dim, self._data.ndim)
-        return Tensor._make(np.asarray(np.argmin(self._data, axis=axis, keepdims=keepdim), dtype=np.int64))
-
-    # --- reductions ------------------------------------------------------------------
-
-    def sum(self, dim=None, keepdim=False, *, dtype=None):
-        if dtype is None and self._data.dtype.kind == "u":  # NumPy would give uint64; PyTorch gives int64
-            dtype = dtypes.int64
-        if dtype is not None:
-            name = "SumBackward0" if dim is None else "SumBackward1"
-            return reductions.reduce_in(np.sum, self, name, dim, keepdim, dtype)
-        if dim is None:
-            return ops.unary(np.sum, self, "SumBackward0", False, compute=_sum_all)
-        return ops.unary(np.sum, self, "SumBackward1", False, (dim_axis(dim, self._data.ndim), None, None, keepdim), np.add.reduce)
-
-    def mean(self, dim=None, keepdim=False, *, dtype=None):
-        if dtype is not None:
-            if dtypes.as_dtype(dtype).numpy.kind not in "fc":
-                raise RuntimeError(
-                    "mean(): could not infer output dtype. Optional dtype must be either a floating "
-                    f"point or complex dtype. Got: {dtypes.as_dtype(dtype).kind_name}"
-                )
-            name = "MeanBackward0" if dim is None else "MeanBackward1"
-            return reductions.reduce_in(np.mean, self, name, dim, keepdim, dtype)
-        if self._data.dtype.kind not in "fc":
-            raise RuntimeError(
-                "mean(): could not infer output dtype. Input dtype must be either a floating "
-                f"point or complex dtype. Got: {self.dtype.kind_name}"
-            )
-        if dim is None:
-            return ops.unary(np.mean, self, "MeanBackward0", False, compute=mean_of)
-        return ops.apply(np.mean, self, name="MeanBackward1", saves=False, axis=dim_axis(dim, self._data.ndim), keepdims=keepdim)
-
-    def _extremum(self, fn, arg, name, dim, keepdim):
-        if isinstance(dim, Tensor):  # max(other): the elementwise maximum
-            return (pointwise.maximum if fn is np.max else pointwise.minimum)(self, dim)
-        if dim is None:  # tied entries share the gradient, as in PyTorch
-            return ops.apply(fn, self, name=name + "Backward1")
-        from .functions import extremum_along
-
-        return extremum_along(self, arg, name + "Backward0", dim, keepdim)
-
-    def max(self, dim=None, keepdim=False):
-        return self._extremum(np.max, np.argmax, "Max", dim, keepdim)
-
-    def min(self, dim=None, keepdim=False):
-        return self._extremum(np.min, np.argmin, "Min", dim, keepdim)
-
-    prod, std, var = reductions.prod, reductions.std, reductions.var
-    logsumexp, cumsum, cumprod = reductions.logsumexp, reductions.cumsum, reductions.cumprod
-    amax, amin = reductions.amax, reductions.amin
-    median = reductions.median
-
-    def norm(self, p="fro", dim=None, keepdim=False):
-        """The vector p-norm of all elements (for a matrix too, as in PyTorch: "fro" is
-        the 2-norm), or along `dim`: p = 2, "fro", any p >= 1, or inf."""
-        from .functions import vector_norm
-
-        if p in ("fro", 2, 2.0, None):
-            return vector_norm(self, dim=dim, keepdim=keepdim)
-        return vector_norm(self, p, dim=dim, keepdim=keepdim)
-
     # --- elementwise functions --------------------------------------------------------
-
 
     def abs(self):
         return ops.unary(np.absolute, self)
@@ -606,4 +431,4 @@ class Tensor(ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
         return Tensor._make(self._data.copy())
 
 
-ops.Tensor = products.Tensor = Tensor
+ops.Tensor = products.Tensor = arithmetic.Tensor = Tensor

@@ -1,0 +1,132 @@
+"""`ArithmeticOps`: the Tensor's arithmetic operators and elementwise comparisons.
+
+Each arithmetic operator is one registry rule recorded as one node with PyTorch's name
+(`2 / x` records MulBackward0, as PyTorch builds it as a reciprocal times 2), with
+PyTorch's type promotion (ops.binary). Comparisons give bool tensors and are never
+tracked; since `==` gives a tensor, tensors hash by identity.
+
+`Tensor` is bound by `tensor.py` when it is imported (the class needs this module).
+"""
+
+import operator
+
+import numpy as np
+
+from . import ops, products
+
+__all__ = ["ArithmeticOps"]
+
+Tensor = None  # bound by srcgrad.tensor.tensor
+
+
+def _binary(primitive, name, saves=True, floating=False, reflected=False):
+    """A Tensor method for a binary operator: one rule, one node called `name`.
+
+    It does what `ops.binary` does; the commonest case (a float tensor with a Python
+    number or a tensor of its own dtype, computed in that dtype) goes straight to
+    `ops.binary_same`.
+    """
+    general, same = ops.binary, ops.binary_same
+
+    def method(self, other):
+        data = self._data
+        if data.dtype.kind == "f":
+            kind = type(other)
+            if kind is Tensor:
+                value = other._data
+                fast = value.dtype is data.dtype
+                other_grad = other._requires_grad
+            else:
+                value = other
+                fast = kind is float or kind is int
+                other_grad = False
+            if fast:
+                tracked = self._requires_grad or other_grad
+                if reflected:
+                    return same(primitive, other, self, value, data, name, saves, tracked)
+                return same(primitive, self, other, data, value, name, saves, tracked)
+        if reflected:
+            return general(primitive, other, self, name, saves, floating)
+        return general(primitive, self, other, name, saves, floating)
+
+    return method
+
+
+def _comparison(primitive):
+    """A Tensor method for an elementwise comparison: a bool tensor, never tracked."""
+    return lambda self, other: ops.compare(primitive, self, other)
+
+
+def _scaled(other, alpha):
+    """`alpha * other` for `add`/`sub` with `alpha`: a node that keeps only the number, so
+    the graph can run backward again, as PyTorch's AddBackward0 (which saves alpha) can."""
+    if isinstance(other, Tensor):
+        return ops.binary(operator.mul, other, alpha, "MulBackward0", saves=False)
+    return other * alpha
+
+
+
+class ArithmeticOps:
+    """Arithmetic operators (each one registry rule) and comparisons (never tracked)."""
+
+    __slots__ = ()
+
+    __add__ = _binary(operator.add, "AddBackward0", saves=False)
+    __radd__ = _binary(operator.add, "AddBackward0", saves=False)  # the tensor first, as PyTorch records it
+    __sub__ = _binary(operator.sub, "SubBackward0", saves=False)
+    __rsub__ = _binary(operator.sub, "RsubBackward1", saves=False, reflected=True)
+    __mul__ = _binary(operator.mul, "MulBackward0")
+    __rmul__ = _binary(operator.mul, "MulBackward0")  # the tensor first, as PyTorch records it
+    __truediv__ = _binary(operator.truediv, "DivBackward0", floating=True)
+    __rtruediv__ = _binary(operator.truediv, "MulBackward0", floating=True, reflected=True)  # c * reciprocal
+    __rpow__ = _binary(operator.pow, "PowBackward2", reflected=True)
+
+    def __pow__(self, other):
+        name = "PowBackward1" if isinstance(other, Tensor) else "PowBackward0"
+        return ops.binary(operator.pow, self, other, name)
+
+    __matmul__ = products.matmul
+
+    def __rmatmul__(self, other):
+        return products.matmul(other, self)
+
+    def __neg__(self):
+        if self._data.dtype.kind == "b":
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+                "mask, use the `~` or `logical_not()` operator instead."
+            )
+        return ops.exact(operator.neg, self, "NegBackward0")
+
+    def __pos__(self):
+        return self
+
+    mul, pow, matmul = __mul__, __pow__, __matmul__
+
+    def add(self, other, alpha=1):
+        """`self + alpha * other`."""
+        return self + (other if alpha == 1 else _scaled(other, alpha))
+
+    def sub(self, other, alpha=1):
+        """`self - alpha * other`."""
+        return self - (other if alpha == 1 else _scaled(other, alpha))
+    multiply, subtract, neg = mul, sub, __neg__
+    mm, mv, dot = products.mm, products.mv, products.dot
+
+    __lt__ = lt = _comparison(np.less)
+    __le__ = le = _comparison(np.less_equal)
+    __gt__ = gt = _comparison(np.greater)
+    __ge__ = ge = _comparison(np.greater_equal)
+    __eq__ = eq = _comparison(np.equal)
+    __ne__ = ne = _comparison(np.not_equal)
+    __and__ = _comparison(np.bitwise_and)
+    __or__ = _comparison(np.bitwise_or)
+
+    def __invert__(self):
+        return Tensor._make(np.invert(self._data))
+
+
+    def equal(self, other):
+        return self._data.shape == other._data.shape and bool(np.all(self._data == other._data))
+
+    __hash__ = object.__hash__

@@ -1,0 +1,282 @@
+"""The graph nodes the doorway (ops.py) records, and what it resolves once per op kind.
+
+`RuleNode` is the node of one registry rule: it keeps the primitive's arguments and
+result, and its backward calls the rule's vjps, returning gradients in each input's
+dtype. `ZeroGradNode` and `ConstantGradNode` are the nodes of ops the registry
+declares nondifferentiable (zero gradients); `NoDerivativeNode` is PyTorch's
+`NotImplemented`, `UndifferentiatedNode` PyTorch's nodes whose backward raises
+NotImplementedError; `CompositeNode` is one node for a piece of Tensor code (its
+backward runs the inner graph). Invariants: a node that saves (`saves` True) drops
+what it keeps on `release` and is then `freed`; one that does not can run again.
+`kind_of(primitive, name)` resolves the rule, the node class and which inputs the
+rule reads, once per (primitive, name) (`KINDS`).
+"""
+
+import numpy as np
+
+from ..rules import lookup
+from ..runtime import unbroadcast
+from .engine import run_backward
+from .graph import Node, describe, node_class
+from .saving import reads_ans_of, rule_reads_ans, saved_by
+
+__all__ = [
+    "rule_of", "kind_of", "KINDS", "RuleNode", "NumberOperandNode", "ZeroGradNode", "ConstantGradNode", "NoDerivativeNode", "UndifferentiatedNode",
+    "CompositeNode",
+    "keeps_result", "saved_inputs",
+]
+
+_RULES = {}
+KINDS = {}  # (primitive, name) -> _Kind: resolved once per op kind
+_PARAMS = {}  # id(rule) -> (rule, its parameter names); a Rule's signature never changes
+_ndarray = np.ndarray
+
+
+def rule_of(primitive):
+    """The registered rule of `primitive` (cached); a clear error when there is none."""
+    try:
+        return _RULES[primitive]
+    except KeyError:
+        rule = lookup(primitive)
+        if rule is None:
+            name = getattr(primitive, "__name__", repr(primitive))
+            raise NotImplementedError(f"no derivative rule is registered for {name}") from None
+        _RULES[primitive] = rule
+        return rule
+
+
+class _Kind(tuple):
+    """What recording an op needs, resolved once per (primitive, name): `[0]` the rule,
+    `[1]` the node class, `[2]` whether a vjp of the rule reads its result, `[3]` whether
+    the first input's vjp does, `[4]` whether the first input's vjp reads that input (for
+    an op on one tensor and constants), `[5]` the inputs a two-input op saves, indexed by
+    `2 * (first needs grad) + (second needs grad)`, `[6]` the rule's parameter count."""
+
+    __slots__ = ()
+
+
+def kind_of(primitive, name):
+    """The _Kind of the op `primitive` recorded under `name` (cached)."""
+    key = (primitive, name)
+    found = KINDS.get(key)
+    if found is None:
+        rule = rule_of(primitive)
+        n = len(_params(rule))
+        pairs = tuple(saved_by(rule, (a, b)) for a in (False, True) for b in (False, True)) if n >= 2 else None
+        found = KINDS[key] = _Kind((
+            rule, node_class(name or rule.name + "Backward0", _NUMBER_OPERAND.get(name, RuleNode)), rule_reads_ans(rule),
+            reads_ans_of(rule, (True,)) if n else True, saved_by(rule, (True,))[0] if n else True, pairs, n,
+        ))
+    return found
+
+
+def _params(rule):
+    found = _PARAMS.get(id(rule))
+    if found is None or found[0] is not rule:
+        found = _PARAMS[id(rule)] = (rule, rule.params)
+    return found[1]
+
+
+class RuleNode(Node):
+    """A node backed by a registry rule: keeps the primitive's arguments and result.
+
+    With `saves` False (nodes PyTorch keeps only shapes for: Add, Sub, Neg, Sum,
+    Mean, ...) the node keeps what it has and can run again; otherwise `release`
+    drops it and the node is `freed`. `versions` records the tensors it saved (which:
+    an index into `args`, or -1 for its own output).
+    """
+
+    __slots__ = ("rule", "args", "kwargs", "ans", "dtypes", "saves", "freed", "versions")
+
+    def __init__(self, next_functions, rule, args, kwargs, ans, in_dtypes, saves, versions):
+        self.next_functions = next_functions  # Node.__init__, inlined: one node per op
+        self._hooks = None
+        self.rule = rule
+        self.args = args
+        self.kwargs = kwargs
+        self.ans = ans
+        self.dtypes = in_dtypes
+        self.saves = saves
+        self.freed = False
+        self.versions = versions
+
+    def describe_saved(self, which):
+        if which == -1:
+            return describe(self.ans, self)
+        return describe(self.args[which], self.next_functions[which][0])
+
+    def apply(self, g):
+        rule, args, kwargs, ans = self.rule, self.args, self.kwargs, self.ans
+        vjps, params, in_dtypes = rule.vjps, _params(rule), self.dtypes
+        out = []
+        for i, (nxt, _) in enumerate(self.next_functions):
+            if nxt is None:
+                out.append(None)
+                continue
+            d = vjps[params[i]]
+            if d.kind == "scale":  # what Rule.vjp does, without binding arguments by name
+                local = d.fn(ans, *args, **kwargs) if kwargs else d.fn(ans, *args)
+                gi = unbroadcast(g * local, args[i])
+            elif d.kind == "vjp":
+                gi = d.fn(g, ans, *args, **kwargs) if kwargs else d.fn(g, ans, *args)
+            else:
+                gi = rule.vjp(i, g, ans, *args, **kwargs)
+            if type(gi) is not _ndarray:
+                gi = np.asarray(gi)
+            if gi.dtype != in_dtypes[i]:
+                gi = gi.astype(in_dtypes[i])
+            out.append(gi)
+        return out
+
+    def release(self):
+        if self.saves:
+            self.args = self.kwargs = self.ans = None
+            self.freed = True
+
+
+class NumberOperandNode(RuleNode):
+    """The RuleNode of an op on a tensor and a Python number that PyTorch records with
+    the number as no input (its Scalar overloads: `x ** 2`, `2 - x`, `2 ** x`): one edge,
+    the tensor's, where `which` is its argument. With two tensors (`which` None) it is a
+    RuleNode."""
+
+    __slots__ = ("which",)
+
+    def __init__(self, next_functions, rule, args, kwargs, ans, in_dtypes, saves, versions):
+        which = None
+        if in_dtypes[0] is None or in_dtypes[1] is None:
+            which = 0 if in_dtypes[1] is None else 1
+            next_functions = (next_functions[which],)
+        RuleNode.__init__(self, next_functions, rule, args, kwargs, ans, in_dtypes, saves, versions)
+        self.which = which
+
+    def apply(self, g):
+        i = self.which
+        if i is None:
+            return RuleNode.apply(self, g)
+        if self.next_functions[0][0] is None:
+            return [None]
+        gi = np.asarray(self.rule.vjp(i, g, self.ans, *self.args, **self.kwargs))
+        return [gi if gi.dtype == self.dtypes[i] else gi.astype(self.dtypes[i])]
+
+    def describe_saved(self, which):
+        if which == -1 or self.which is None:
+            return RuleNode.describe_saved(self, which)
+        return describe(self.args[which], self.next_functions[0][0])
+
+
+_NUMBER_OPERAND = dict.fromkeys(("PowBackward0", "RsubBackward1", "PowBackward2"), NumberOperandNode)
+
+
+class ZeroGradNode(Node):
+    """The node of an op the registry declares to have no derivative (`np.sign`,
+    `np.floor`, ...): its input gets a zero gradient of its shape and dtype, as PyTorch's
+    SignBackward0 or FloorBackward0 give it. It saves nothing."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, next_functions, shape, dtype):
+        super().__init__(next_functions)
+        self.shape, self.dtype = shape, dtype
+
+    def apply(self, g):
+        return [np.zeros(self.shape, self.dtype)]
+
+
+class ConstantGradNode(Node):
+    """The node of an op of several inputs whose derivative is zero wherever it has one
+    (`div(rounding_mode='floor')`: DivBackward2): each input with an edge gets a zero
+    gradient of its shape and dtype. It saves nothing."""
+
+    __slots__ = ("shapes", "dtypes")
+
+    def __init__(self, next_functions, shapes, in_dtypes):
+        super().__init__(next_functions)
+        self.shapes, self.dtypes = shapes, in_dtypes
+
+    def apply(self, g):
+        return [None if f is None else np.zeros(s, d) for (f, _), s, d in zip(self.next_functions, self.shapes, self.dtypes)]
+
+
+class NoDerivativeNode(Node):
+    """PyTorch's `NotImplemented` node: the result of an op without a derivative formula
+    (`x // y`, `2 % x`) requires grad, and backward through it raises."""
+
+    __slots__ = ("op",)
+
+    def __init__(self, next_functions, op):
+        super().__init__(next_functions)
+        self.op = op
+
+    def apply(self, g):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+class UndifferentiatedNode(Node):
+    """The node of an op whose derivative PyTorch leaves out (`unique`: Unique2Backward0):
+    the result requires grad, and backward through it raises PyTorch's
+    NotImplementedError, naming the op `op`."""
+
+    __slots__ = ("op",)
+
+    def __init__(self, next_functions, op):
+        super().__init__(next_functions)
+        self.op = op
+
+    def apply(self, g):
+        raise NotImplementedError(f"the derivative for '{self.op}' is not implemented.")
+
+
+class CompositeNode(Node):
+    """One node for a piece of Tensor code: backward runs the recorded inner graph.
+    `versions` records its tensor arguments (which: the array and its producer)."""
+
+    __slots__ = ("root", "sinks", "dtypes", "freed", "versions", "saves")
+
+    def __init__(self, next_functions, root, sinks, in_dtypes, versions, saves=True):
+        super().__init__(next_functions)
+        self.root = root
+        self.sinks = sinks
+        self.dtypes = in_dtypes
+        self.freed = False
+        self.versions = versions
+        self.saves = saves  # False: the inner graph keeps no tensor, so it can run again
+
+    def apply(self, g):
+        wanted = [s for s in self.sinks if s is not None]
+        got = iter(run_backward([self.root], [g], retain_graph=True, capture=wanted))
+        out = []
+        for sink, dt in zip(self.sinks, self.dtypes):
+            gi = next(got) if sink is not None else None
+            out.append(None if gi is None else np.asarray(gi, dtype=dt))
+        return out
+
+    def release(self):
+        if self.saves:
+            self.root = None
+            self.freed = True
+
+
+def keeps_result(node):
+    """Whether `node`'s backward reads its own output array (so an in-place write into
+    that output would change its gradient): a RuleNode that saves, with a rule reading
+    `ans`; a composite or compiled node (conservatively)."""
+    if node is None:
+        return False
+    if not isinstance(node, RuleNode):
+        return True
+    return node.saves and rule_reads_ans(node.rule)
+
+
+def saved_inputs(primitive, name, live):
+    """Which arguments of an op the vjps of its inputs with an edge (`live`, a tuple of
+    bools) read: the tensors the node saves, whose versions it records. `x * w` with only
+    `w` requiring grad saves `x` alone, as PyTorch's MulBackward0 does (cached)."""
+    key = (primitive, name, live)
+    found = _SAVED_INPUTS.get(key)
+    if found is None:
+        found = _SAVED_INPUTS[key] = saved_by(kind_of(primitive, name)[0], live)
+    return found
+
+
+_SAVED_INPUTS = {}  # (primitive, name, live) -> which arguments are read

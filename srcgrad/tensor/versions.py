@@ -1,0 +1,99 @@
+"""Version counters: refusing a backward through values written in place since saved.
+
+As in PyTorch, a tensor's `_counter` is None until something needs it, then a list
+shared with its views and `detach()`ed aliases (not with `.data`): `[0]` the count of
+in-place writes into the storage, `[1]` (when present) whether a view shares it,
+`[2]` (when present) the node of the last recorded in-place write. Every in-place
+write into a tensor that has one adds 1 (`bump`). A node that keeps a tensor's array
+records `counter, count, which` in its `versions` when it is made (`saved_version`; a
+flat tuple, three items per saved tensor, which is the cheapest to build); backward
+runs `check_versions` and refuses the node once a count has moved.
+"""
+
+from .graph import which_output
+
+__all__ = [
+    "counter_of", "view_counter", "shared_with_a_view", "rebased", "saved_version", "saved_versions", "bump",
+    "check_versions",
+]
+
+
+def counter_of(tensor):
+    """The version counter of `tensor`, made on first need (see the module docstring)."""
+    counter = tensor._counter
+    if counter is None:
+        counter = tensor._counter = [0]
+    return counter
+
+
+def view_counter(tensor):
+    """The version counter of `tensor`, to be shared with a view of it: marked (its second
+    item True) as shared with a view, which a recorded in-place write refuses (`inplace.py`)."""
+    counter = counter_of(tensor)
+    if len(counter) == 1:
+        counter.append(True)
+    else:
+        counter[1] = True
+    return counter
+
+
+def shared_with_a_view(counter):
+    return counter is not None and len(counter) > 1 and counter[1]
+
+
+def rebased(tensor, producer):
+    """Note on `tensor`'s counter that a recorded in-place write made `producer` its node:
+    PyTorch names that node, not the one that made the saved values, in its version error."""
+    counter = counter_of(tensor)
+    if len(counter) < 3:
+        counter.extend([False] * (2 - len(counter)) + [producer])
+    else:
+        counter[2] = producer
+
+
+def saved_version(tensor, which):
+    """The record a node keeps of saving `tensor` (three items of its `versions`):
+    `which` tells `check_versions` how to describe it (`node.describe_saved(which)`)."""
+    counter = counter_of(tensor)
+    return (counter, counter[0], which)
+
+
+def saved_versions(tensors):
+    """The records of saving `tensors`, each described by its array and the node that
+    made it (what `Node.describe_saved` reads)."""
+    versions = ()
+    for t in tensors:
+        versions += saved_version(t, (t._data, t._grad_fn))
+    return versions
+
+
+def bump(tensor):
+    """Count an in-place write into `tensor` (nothing to count before a counter exists:
+    no node has saved it then)."""
+    counter = tensor._counter
+    if counter is not None:
+        counter[0] += 1
+
+
+def check_versions(node):
+    """Raise PyTorch's error when a value `node` saved was changed in place since."""
+    versions = node.versions
+    i = 0
+    while i < len(versions):
+        counter, count = versions[i], versions[i + 1]
+        if counter[0] != count:
+            which = versions[i + 2]
+            text = node.describe_saved(which)
+            if len(counter) > 2 and not (type(which) is int and which == -1):
+                # a saved input is now the output of its in-place write's node (a saved
+                # output is still named after the node that made it, as in PyTorch)
+                text = text[: text.index("]]") + 2] + which_output(counter[2])
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{text} is at version {counter[0]}; "
+                f"expected version {count} instead. Hint: enable anomaly detection to find the "
+                "operation that failed to compute its gradient, with "
+                "srcgrad.autograd.set_detect_anomaly(True, check_nan=False)."
+            )
+        i += 3
+
