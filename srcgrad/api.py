@@ -501,7 +501,7 @@ def _check_seed(fn, out, seed):
 
 
 _RANGES = {}  # n -> tuple(range(n))
-_PLAIN_VJP = weakref.WeakKeyDictionary()  # fn -> (its code, number of arguments, _Built): see _plain_vjp
+_PLAIN_VJP = cache.kept_with_cache(weakref.WeakKeyDictionary())  # fn -> (its code, number of arguments, _Built): see _plain_vjp
 _function = types.FunctionType
 _STARS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 _ndarray = np.ndarray

@@ -19,7 +19,7 @@ from .api import (
     _check_differentiable, _children, _function_of, _is_container, _is_integral, _params, _path, _positions, check_arguments, grad,
     refuse_undescribed, vjp_positions,
 )
-from .compiler import derive
+from .compiler import cache, derive
 from .compiler.cache import general_code
 from .derivative_programs import call_arguments, jacobian_program, keyword_only, nested_program
 from .errors import SrcGradError, defined_at
@@ -364,7 +364,7 @@ _REAL_SCALARS = (np.float64, np.float32)  # a tangent of the output's own type: 
 
 
 _PARAMS = weakref.WeakKeyDictionary()  # function -> (its code, its positional parameter names)
-_PLAIN_JVP = weakref.WeakKeyDictionary()  # function -> (its code, its parameter names, {positions: derivative})
+_PLAIN_JVP = cache.kept_with_cache(weakref.WeakKeyDictionary())  # function -> (its code, its parameter names, {positions: derivative})
 _function = types.FunctionType
 _MADE_BY_SRCGRAD = ("__srcgrad_per_call__", "__srcgrad_lazy__", "__srcgrad_program__")
 

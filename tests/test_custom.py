@@ -583,3 +583,24 @@ def test_hessian_sees_through_the_rule_check():
 
     s = sigmoid(X)
     assert np.allclose(srcgrad.hessian(f)(X), np.diag(s * (1 - s)))
+
+
+def _calls_ruled(x):
+    return np.sum(_ruled_later(x))
+
+
+def _ruled_later(x):
+    return np.sin(x)
+
+
+def test_a_rule_defined_after_repeated_vjp_and_jvp_calls_reaches_the_next_ones():
+    """`vjp` and `jvp` keep the derivative the last call of a plain function found; a rule
+    given afterwards (`srcgrad.defvjp`/`defjvp`) forgets it, as it forgets the cache."""
+    x = np.array([0.3, 1.2])
+    for _ in range(2):
+        np.testing.assert_allclose(srcgrad.vjp(_calls_ruled, x)[1](1.0)[0], np.cos(x))
+        assert srcgrad.jvp(_calls_ruled, (x,), (np.ones(2),))[1] == pytest.approx(np.sum(np.cos(x)))
+    srcgrad.defvjp(_ruled_later, lambda g, ans, x: g * 7.0)
+    srcgrad.defjvp(_ruled_later, lambda t, ans, x: t * 7.0)
+    np.testing.assert_allclose(srcgrad.vjp(_calls_ruled, x)[1](1.0)[0], [7.0, 7.0])
+    assert srcgrad.jvp(_calls_ruled, (x,), (np.ones(2),))[1] == pytest.approx(14.0)

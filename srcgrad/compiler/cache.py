@@ -37,7 +37,20 @@ def put(fn, key, derivative):
 
 
 def clear():
+    """Forget every derivative, and what the transforms keep of them per function
+    (`kept_with_cache`)."""
     _CACHE.clear()
+    for kept in _KEPT:
+        kept.clear()
+
+
+def kept_with_cache(mapping):
+    """`mapping` (of functions to derivatives found for them), emptied with the cache."""
+    _KEPT.append(mapping)
+    return mapping
+
+
+_KEPT = []  # the mappings kept_with_cache registered
 
 
 SPECIALIZATIONS = 8  # per derivative; further kinds of call run the general code
