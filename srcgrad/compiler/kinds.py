@@ -92,7 +92,8 @@ def returned_as_is(solve, signature):
     """A predicate `same(adjoint, param)`: whether `unbroadcast(adjoint, param)` at the
     return provably gives back the adjoint's value unchanged (same type, shape and dtype
     as the parameter's gradient), so the call can go. `solve()` gives the shape analysis
-    of the final code (`shapes._Shapes`), run at the first question."""
+    of the rewritten code (`shapes._Shapes`, its tape markers not yet lowered), run at
+    the first question."""
     found = []
 
     def same(adjoint, param):

@@ -204,17 +204,21 @@ class _Shapes:
         self._fixed_point()
         return self
 
-    def refresh(self, forward, backward):
-        """Collect the definitions of the rewritten code again, keeping the shapes
-        found (the rewrites keep every name's shape)."""
-        self._definitions(forward, backward, None)
+    def refresh(self):
+        """Read the definitions again from their statements, keeping the shapes found:
+        the rewrites since `solve` (unbroadcasts.py, kinds.py) replace assigned values
+        only, keeping every name's shape, and add or remove no assignment. (What the
+        tape lowers later, `h = tape.pop()`, brings back a value that `h` had: the
+        analysis of the code with its markers holds for the lowered code too.)"""
+        self.defs = [(name, stmt.value) for (name, _), stmt in zip(self.defs, self.assignments)]
         return self
 
     def _collect(self, forward, backward):
-        """Definitions, opaque names and loop counters, and `calls`: (statement, None) or
-        (block statement, header field) -> the calls in its code, where it has any."""
-        calls = {}
-        self._definitions(forward, backward, calls)
+        """The starting environment; sets the definitions (`defs`, each `(name, value)`,
+        and `assignments`, the statement of each), the `opaque` names (stored otherwise:
+        unknown), the loop counters `ints`, and `calls`: (statement, None) or (block
+        statement, header field) -> the calls in its code, where it has any."""
+        self._definitions(forward, backward)
         defs, opaque = self.defs, self.opaque
         env = {name: BOTTOM for name, _ in defs}
         env.update(self.given)
@@ -230,10 +234,9 @@ class _Shapes:
         self.adjoint_names = adjoint_names
         return env
 
-    def _definitions(self, forward, backward, calls):
-        """Set `defs`, `opaque` and `ints` of the code; with `calls` (a dict), fill it
-        (and set `self.calls` to it) as `_collect` says."""
-        defs, opaque, ints = [], set(), set()
+    def _definitions(self, forward, backward):
+        """Set `defs`, `assignments`, `opaque`, `ints` and `calls` as `_collect` says."""
+        defs, assignments, opaque, ints, calls = [], [], set(), set(), {}
         simple, headers, markers = [], [], []
         for block in (forward, backward):
             _sort(block, simple, headers, markers)
@@ -243,9 +246,10 @@ class _Shapes:
             if isinstance(stmt, assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], name_node):
                 target = stmt.targets[0]
                 defs.append((target.id, stmt.value))
+                assignments.append(stmt)
                 places.append((stmt, None))
                 roots.append(stmt.value)  # walrus and the like
-                if calls is not None and target.annotation is not None:
+                if target.annotation is not None:
                     calls[stmt, None] = _scan([target], set())[0]
             elif isinstance(stmt, for_node):
                 target = stmt.target
@@ -257,18 +261,16 @@ class _Shapes:
                 places.append((stmt, None))
                 roots.append(stmt)
         found = _scan(roots, opaque)
-        if calls is not None:
-            for place, under in zip(places, found):
-                if under:
-                    calls[place] = calls.get(place, []) + under
-            for place, under in zip(headers, _scan([getattr(stmt, field) for stmt, field in headers], set())):
-                if under:
-                    calls[place] = under
-            self.calls = calls
+        for place, under in zip(places, found):
+            if under:
+                calls[place] = calls.get(place, []) + under
+        for place, under in zip(headers, _scan([getattr(stmt, field) for stmt, field in headers], set())):
+            if under:
+                calls[place] = under
         opaque |= _pseudo_stores(markers)
         defined = {d for d, _ in defs}
         self.ints = {n for n in ints if n not in defined}
-        self.defs, self.opaque = defs, opaque
+        self.defs, self.assignments, self.opaque, self.calls = defs, assignments, opaque, calls
 
     def _fixed_point(self):
         adjoints = {}  # primal -> its adjoints, which have its shape

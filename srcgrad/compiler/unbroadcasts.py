@@ -46,7 +46,7 @@ def drop_unbroadcasts(forward, backward, signature, none_init, namer):
         _visit(products, _Reassociate(env))
     kinds.fold_seeds(forward, env, signature, namer)
     kinds.fast_means(_means(env.calls, calls), env, signature, namer)
-    return kinds.returned_as_is(lambda: env.refresh(forward, backward), signature)
+    return kinds.returned_as_is(env.refresh, signature)
 
 
 def _visit(stmts, visitor):
