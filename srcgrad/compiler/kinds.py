@@ -42,6 +42,8 @@ _SEEDS = {F64: ("SEED64", runtime.SEED64), F32: ("SEED32", runtime.SEED32)}  # w
 _REDUCTIONS = {
     np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.linalg.norm, np.average, runtime.mean_of,
 }
+# reductions that also take `axis` (second) and `keepdims` (shapes.py finds their shapes)
+AXIS_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin}
 _CREATORS = {np.zeros, np.ones, np.empty}
 _MATH_FLOATS = {
     getattr(math, n) for n in (
@@ -294,6 +296,11 @@ class _Kinds:
         else:
             obj = self.resolve(func)
         args = node.args
+        if obj in AXIS_REDUCTIONS and (node.keywords or len(args) == 2):
+            # over some axes of a float array, shapes known: an array or a NumPy scalar of its dtype
+            if not isinstance(self.solved.shape(node), tuple) or not self._is_array(args[0]):
+                return TOP
+            return strict(lambda k: k if k in _ARRAYS else TOP, self.kind(args[0]))
         if obj is None or node.keywords:
             return TOP
         for a in args:
