@@ -61,12 +61,13 @@ def fold_seeds(forward, solved, signature, namer):
     """Replace `x_bar = grad_seed(out, name)` in `forward` (top level) by a constant seed.
 
     `solved` is the shape analysis of the same code (`shapes._Shapes`), `signature`
-    the call's `shapes.Signature`.
+    the call's `shapes.Signature`. Returns the kinds it found where it changed nothing
+    (they hold for the code as it is), else None.
     """
     seed_fn = _helper_name(namer, runtime.grad_seed)
     if seed_fn is None:
-        return
-    kinds = None
+        return None
+    kinds, folded = None, False
     for stmt in forward:
         value = getattr(stmt, "value", None)
         if not (
@@ -86,8 +87,11 @@ def fold_seeds(forward, solved, signature, namer):
         kind = kinds.get(out)
         if kind == FLOAT:
             stmt.value = gast.copy_location(gast.Constant(value=1.0, kind=None), value)
+            folded = True
         elif kind in _SEEDS:
             stmt.value = gast.copy_location(gast.Name(namer.helper(*_SEEDS[kind]), gast.Load(), None, None), value)
+            folded = True
+    return None if folded else kinds
 
 
 def returned_as_is(solve, signature):
@@ -113,16 +117,18 @@ def returned_as_is(solve, signature):
     return same
 
 
-def fast_means(places, solved, signature, namer):
+def fast_means(places, solved, signature, namer, kinds=None):
     """`np.mean(t)` -> `mean_of(t)` (the same value, bit for bit, faster) in place, where
     `t` is provably an ndarray of float64, float32 or float16 of at least one dimension.
 
     `places`: every (statement, None) or (block statement, header field) whose code holds
-    an `np.mean` call; nothing else changes.
+    an `np.mean` call; nothing else changes. `kinds`: the kinds of the code, if known.
     """
     if not places:
         return
-    means = {gast.Call: _FastMeans(solved, _Kinds(solved, signature).solve(), namer).visit_Call}
+    if kinds is None:
+        kinds = _Kinds(solved, signature).solve()
+    means = {gast.Call: _FastMeans(solved, kinds, namer).visit_Call}
     for stmt, field in places:
         if field is None:
             rewrite(stmt, means)

@@ -487,6 +487,9 @@ def _literal_shape(node):
 
 
 def _broadcast(*shapes):
+    first = shapes[0]
+    if all(s == first for s in shapes):  # most operations: no broadcasting
+        return first
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
