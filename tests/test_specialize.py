@@ -283,3 +283,33 @@ def test_a_parameter_the_loop_overwrites_gives_its_gradient_the_argument_kind():
         assert type(g) is type(x) and np.result_type(g) == np.result_type(x)
         assert g == 0.125
     assert "x_argument" not in srcgrad.source(derivative)  # the general code puts x back itself
+
+
+def pinned_chain(x, k, w):
+    """Reductions over some axes, slices, `np.array` of numbers and `np.stack`."""
+    g = np.array([0.0, -9.81])
+    d = x[1:] - x[:-1]
+    r = np.sqrt(np.sum(d * d, axis=-1, keepdims=True) + 1e-9)
+    f = k * (r - 1.0) * d / r
+    a = np.mean(f, axis=(0,)) + g + w * np.tanh(x[..., 1:2][0])
+    s = np.stack([a, 2.0 * a], axis=-1)
+    return np.sum(np.max(s, 1) * a[None, :][0]) + np.sum(x[:, 0] ** 2)
+
+
+def test_shapes_of_axis_reductions_slices_and_stacks_drop_their_unbroadcasts():
+    """shapes.py knows the shapes of reductions over constant axes (kept or not), of basic
+    slicing (`x[..., 1:2]`, `x[None, :]`), of `np.array([numbers])` and of `np.stack`: the
+    unbroadcasts they made redundant go, and the gradients stay those of the general code,
+    also where a parameter broadcasts."""
+    rng = np.random.default_rng(3)
+    df = srcgrad.grad(pinned_chain, wrt=(0, 1, 2))
+    general = general_code(srcgrad.compiler.derive(pinned_chain, "grad", (0, 1, 2)).function)
+    for k, w in [(1.5, 0.2), (rng.standard_normal((1, 1)), 0.2), (rng.standard_normal((4, 1)), rng.standard_normal(2))]:
+        x = rng.standard_normal((5, 2))
+        got, want = df(x, k, w), general(x, k, w)
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-12)
+            assert np.shape(a) == np.shape(b) and type(a) is type(b)
+    texts = [f.__srcgrad_source__ for f in _specializations(df).values()]
+    backward = texts[0].split("# Backward pass")[1].rsplit("return", 1)[0]
+    assert backward.count("unbroadcast(") < srcgrad.source(df).count("unbroadcast(") // 2

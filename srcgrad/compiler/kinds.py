@@ -42,6 +42,8 @@ _SEEDS = {F64: ("SEED64", runtime.SEED64), F32: ("SEED32", runtime.SEED32)}  # w
 _REDUCTIONS = {
     np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.linalg.norm, np.average, runtime.mean_of,
 }
+# reductions that also take `axis` (second) and `keepdims` (shapes.py finds their shapes)
+AXIS_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin}
 _CREATORS = {np.zeros, np.ones, np.empty}
 _MATH_FLOATS = {
     getattr(math, n) for n in (
@@ -59,12 +61,13 @@ def fold_seeds(forward, solved, signature, namer):
     """Replace `x_bar = grad_seed(out, name)` in `forward` (top level) by a constant seed.
 
     `solved` is the shape analysis of the same code (`shapes._Shapes`), `signature`
-    the call's `shapes.Signature`.
+    the call's `shapes.Signature`. Returns the kinds it found where it changed nothing
+    (they hold for the code as it is), else None.
     """
     seed_fn = _helper_name(namer, runtime.grad_seed)
     if seed_fn is None:
-        return
-    kinds = None
+        return None
+    kinds, folded = None, False
     for stmt in forward:
         value = getattr(stmt, "value", None)
         if not (
@@ -84,15 +87,19 @@ def fold_seeds(forward, solved, signature, namer):
         kind = kinds.get(out)
         if kind == FLOAT:
             stmt.value = gast.copy_location(gast.Constant(value=1.0, kind=None), value)
+            folded = True
         elif kind in _SEEDS:
             stmt.value = gast.copy_location(gast.Name(namer.helper(*_SEEDS[kind]), gast.Load(), None, None), value)
+            folded = True
+    return None if folded else kinds
 
 
 def returned_as_is(solve, signature):
     """A predicate `same(adjoint, param)`: whether `unbroadcast(adjoint, param)` at the
     return provably gives back the adjoint's value unchanged (same type, shape and dtype
     as the parameter's gradient), so the call can go. `solve()` gives the shape analysis
-    of the final code (`shapes._Shapes`), run at the first question."""
+    of the rewritten code (`shapes._Shapes`, its tape markers not yet lowered), run at
+    the first question."""
     found = []
 
     def same(adjoint, param):
@@ -110,16 +117,18 @@ def returned_as_is(solve, signature):
     return same
 
 
-def fast_means(places, solved, signature, namer):
+def fast_means(places, solved, signature, namer, kinds=None):
     """`np.mean(t)` -> `mean_of(t)` (the same value, bit for bit, faster) in place, where
     `t` is provably an ndarray of float64, float32 or float16 of at least one dimension.
 
     `places`: every (statement, None) or (block statement, header field) whose code holds
-    an `np.mean` call; nothing else changes.
+    an `np.mean` call; nothing else changes. `kinds`: the kinds of the code, if known.
     """
     if not places:
         return
-    means = {gast.Call: _FastMeans(solved, _Kinds(solved, signature).solve(), namer).visit_Call}
+    if kinds is None:
+        kinds = _Kinds(solved, signature).solve()
+    means = {gast.Call: _FastMeans(solved, kinds, namer).visit_Call}
     for stmt, field in places:
         if field is None:
             rewrite(stmt, means)
@@ -293,6 +302,11 @@ class _Kinds:
         else:
             obj = self.resolve(func)
         args = node.args
+        if obj in AXIS_REDUCTIONS and (node.keywords or len(args) == 2):
+            # over some axes of a float array, shapes known: an array or a NumPy scalar of its dtype
+            if not isinstance(self.solved.shape(node), tuple) or not self._is_array(args[0]):
+                return TOP
+            return strict(lambda k: k if k in _ARRAYS else TOP, self.kind(args[0]))
         if obj is None or node.keywords:
             return TOP
         for a in args:

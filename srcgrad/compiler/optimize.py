@@ -116,11 +116,12 @@ def _propagate_copies(stmts, reads):
             changed |= _propagate_copies(stmt.orelse, reads)
         elif cls is gast.Assign and type(stmt.value) is gast.Name and _copied(stmt) is not None:
             copies.append(k)
+    names = {}  # id(statement) -> its Name nodes read and the names it stores, for every copy
     for k in copies:
         a, b = _copied(stmts[k])
         if a == b:
             continue
-        uses = _reached_reads(stmts, k, a, b, reads.get(a, 0))
+        uses = _reached_reads(stmts, k, a, b, reads.get(a, 0), names)
         if uses is None or len(uses) != reads.get(a, 0):
             continue  # `a` is read where this copy does not reach, or `b` changes first
         for n in uses:
@@ -177,24 +178,29 @@ def _is_copy(stmt):
     return names is not None and names[0] != names[1]
 
 
-def _reached_reads(stmts, k, a, b, total):
+def _reached_reads(stmts, k, a, b, total, names):
     """The reads of `a` after `stmts[k]` (`a = b`) that still see `b`'s value there, or None.
 
     None when `a` is read in a nested block that also assigns `a` or `b`. Reassigning
-    `b = a` keeps `b`'s value, so it does not stop the copy.
+    `b = a` keeps `b`'s value, so it does not stop the copy. `names` caches each
+    statement's read Name nodes and stored names (renaming a read keeps its node).
     """
     uses = []
     for later in stmts[k + 1 :]:
         if len(uses) == total:
             return uses  # every read is found: what follows cannot matter
-        loads, stores = [], set()
-        for n in _nodes(later):
-            if type(n) is gast.Name:
-                if isinstance(n.ctx, gast.Load):
-                    if n.id == a:
-                        loads.append(n)
-                else:
-                    stores.add(n.id)
+        found = names.get(id(later))
+        if found is None or found[0] is not later:
+            read, stored = [], set()
+            for n in _nodes(later):
+                if type(n) is gast.Name:
+                    if isinstance(n.ctx, gast.Load):
+                        read.append(n)
+                    else:
+                        stored.add(n.id)
+            found = names[id(later)] = (later, read, stored)
+        _, read, stores = found
+        loads = [n for n in read if n.id == a]
         if type(later) in _BLOCKS and (a in stores or b in stores):
             return None if loads else uses
         uses += loads  # a simple statement reads before it stores

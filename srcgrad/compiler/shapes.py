@@ -19,8 +19,9 @@ import numpy as np
 
 from .. import runtime
 from ..rules import operators
+from ..rules import shapes as rules_shapes
 from . import scope, syntax
-from .kinds import BOTTOM, TOP, join, least_fixed_point, strict  # the same lattice, over shapes
+from .kinds import AXIS_REDUCTIONS, BOTTOM, TOP, join, least_fixed_point, strict  # the same lattice, over shapes
 
 
 _MATMUL_ADJOINTS = (operators._matmul_vjp_x, operators._matmul_vjp_y)
@@ -35,6 +36,7 @@ _SHAPE_OF_ARG = {
     runtime.unbroadcast: 1,
     runtime.unreduce: 1,
     runtime.zeros_like_grad: 0,
+    rules_shapes._getitem_vjp: 1,  # zeros shaped like the array indexed, `g` added in
     operators._matmul_vjp_x: -2,
     operators._matmul_vjp_y: -1,
 }
@@ -204,17 +206,21 @@ class _Shapes:
         self._fixed_point()
         return self
 
-    def refresh(self, forward, backward):
-        """Collect the definitions of the rewritten code again, keeping the shapes
-        found (the rewrites keep every name's shape)."""
-        self._definitions(forward, backward, None)
+    def refresh(self):
+        """Read the definitions again from their statements, keeping the shapes found:
+        the rewrites since `solve` (unbroadcasts.py, kinds.py) replace assigned values
+        only, keeping every name's shape, and add or remove no assignment. (What the
+        tape lowers later, `h = tape.pop()`, brings back a value that `h` had: the
+        analysis of the code with its markers holds for the lowered code too.)"""
+        self.defs = [(name, stmt.value) for (name, _), stmt in zip(self.defs, self.assignments)]
         return self
 
     def _collect(self, forward, backward):
-        """Definitions, opaque names and loop counters, and `calls`: (statement, None) or
-        (block statement, header field) -> the calls in its code, where it has any."""
-        calls = {}
-        self._definitions(forward, backward, calls)
+        """The starting environment; sets the definitions (`defs`, each `(name, value)`,
+        and `assignments`, the statement of each), the `opaque` names (stored otherwise:
+        unknown), the loop counters `ints`, and `calls`: (statement, None) or (block
+        statement, header field) -> the calls in its code, where it has any."""
+        self._definitions(forward, backward)
         defs, opaque = self.defs, self.opaque
         env = {name: BOTTOM for name, _ in defs}
         env.update(self.given)
@@ -230,10 +236,9 @@ class _Shapes:
         self.adjoint_names = adjoint_names
         return env
 
-    def _definitions(self, forward, backward, calls):
-        """Set `defs`, `opaque` and `ints` of the code; with `calls` (a dict), fill it
-        (and set `self.calls` to it) as `_collect` says."""
-        defs, opaque, ints = [], set(), set()
+    def _definitions(self, forward, backward):
+        """Set `defs`, `assignments`, `opaque`, `ints` and `calls` as `_collect` says."""
+        defs, assignments, opaque, ints, calls = [], [], set(), set(), {}
         simple, headers, markers = [], [], []
         for block in (forward, backward):
             _sort(block, simple, headers, markers)
@@ -243,9 +248,10 @@ class _Shapes:
             if isinstance(stmt, assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], name_node):
                 target = stmt.targets[0]
                 defs.append((target.id, stmt.value))
+                assignments.append(stmt)
                 places.append((stmt, None))
                 roots.append(stmt.value)  # walrus and the like
-                if calls is not None and target.annotation is not None:
+                if target.annotation is not None:
                     calls[stmt, None] = _scan([target], set())[0]
             elif isinstance(stmt, for_node):
                 target = stmt.target
@@ -257,18 +263,16 @@ class _Shapes:
                 places.append((stmt, None))
                 roots.append(stmt)
         found = _scan(roots, opaque)
-        if calls is not None:
-            for place, under in zip(places, found):
-                if under:
-                    calls[place] = calls.get(place, []) + under
-            for place, under in zip(headers, _scan([getattr(stmt, field) for stmt, field in headers], set())):
-                if under:
-                    calls[place] = under
-            self.calls = calls
+        for place, under in zip(places, found):
+            if under:
+                calls[place] = calls.get(place, []) + under
+        for place, under in zip(headers, _scan([getattr(stmt, field) for stmt, field in headers], set())):
+            if under:
+                calls[place] = under
         opaque |= _pseudo_stores(markers)
         defined = {d for d, _ in defs}
         self.ints = {n for n in ints if n not in defined}
-        self.defs, self.opaque = defs, opaque
+        self.defs, self.assignments, self.opaque, self.calls = defs, assignments, opaque, calls
 
     def _fixed_point(self):
         adjoints = {}  # primal -> its adjoints, which have its shape
@@ -318,9 +322,21 @@ class _Shapes:
         integral = (isinstance(index, gast.Constant) and type(index.value) is int) or (
             isinstance(index, gast.Name) and index.id in self.ints
         )
-        if not integral:
+        if integral:
+            return strict(lambda v: v[1:] if v else TOP, value)
+        items = index.elts if isinstance(index, gast.Tuple) else [index]
+        if not all(self._basic_index(i) for i in items):
             return TOP
-        return strict(lambda v: v[1:] if v else TOP, value)
+        return strict(lambda v: _indexed(v, items), value)
+
+    def _basic_index(self, node):
+        """Whether `node` is an index of NumPy's basic indexing whose effect on the shape
+        the text shows: `...`, None, an int, a loop counter, a slice of int constants."""
+        if isinstance(node, gast.Slice):
+            return all(part is None or _int_constant(part) is not None for part in (node.lower, node.upper, node.step))
+        if isinstance(node, gast.Constant):
+            return node.value is None or node.value is Ellipsis or type(node.value) is int
+        return isinstance(node, gast.Name) and node.id in self.ints
 
     def _Attribute(self, node):
         if node.attr == "T":
@@ -348,12 +364,25 @@ class _Shapes:
             if obj.nout != 1 or len(args) != obj.nin or set(keywords) - {"dtype"} or obj.signature is not None:
                 return TOP  # a generalized ufunc (np.matvec, np.vecdot) maps core axes: not a broadcast
             return strict(_broadcast, *[self.shape(a) for a in args])
+        if obj in AXIS_REDUCTIONS and (keywords or len(args) == 2):
+            if len(args) > 2 or set(keywords) - {"axis", "keepdims"} or (len(args) == 2 and "axis" in keywords):
+                return TOP
+            axis = args[1] if len(args) == 2 else keywords.get("axis")
+            return strict(lambda v: _reduced(v, axis, keywords.get("keepdims")), self.shape(args[0]))
         if obj in _FULL_REDUCTIONS:
             if len(args) != 1 + (obj is np.vdot) or keywords:
                 return TOP
             return strict(lambda *_: (), *[self.shape(a) for a in args])
         if obj in _SCALARS:
             return ()
+        if (obj in (np.array, np.asarray) and not keywords or obj is np.stack and set(keywords) <= {"axis"}) and (
+            len(args) == 1 and isinstance(args[0], (gast.List, gast.Tuple))
+        ):  # `np.array([a, b])`, `np.stack([a, b], axis=1)`: the items' common shape, one axis more
+            items = args[0].elts
+            axis = _int_constant(keywords["axis"]) if "axis" in keywords else 0
+            if not items or axis is None or any(isinstance(e, gast.Starred) for e in items):
+                return TOP
+            return strict(lambda *shapes: _stacked(shapes, axis), *[self.shape(e) for e in items])
         if obj in _LIKE:
             return self.shape(args[0]) if len(args) == 1 and not keywords else TOP
         if obj in _CREATORS:
@@ -382,6 +411,73 @@ def _is_math(obj):
     return name is not None and getattr(math, name, None) is obj
 
 
+def _reduced(shape, axis, keepdims):
+    """The shape of a reduction of an array of `shape` over the constant `axis` (a node:
+    an int, a tuple of ints, None; None for no node: all axes), keeping the reduced axes
+    as ones if the constant `keepdims` (a node or None) is true."""
+    keep = False
+    if keepdims is not None:
+        if not (isinstance(keepdims, gast.Constant) and type(keepdims.value) is bool):
+            return TOP
+        keep = keepdims.value
+    if axis is None or (isinstance(axis, gast.Constant) and axis.value is None):
+        axes = range(len(shape))
+    else:
+        found = [_int_constant(a) for a in axis.elts] if isinstance(axis, gast.Tuple) else [_int_constant(axis)]
+        if None in found:
+            return TOP
+        axes = [a + len(shape) if a < 0 else a for a in found]
+        if len(set(axes)) != len(axes) or any(not 0 <= a < len(shape) for a in axes):
+            return TOP  # NumPy raises
+    return tuple(1 if i in axes else n for i, n in enumerate(shape) if keep or i not in axes)
+
+
+def _stacked(shapes, axis):
+    """The shape of `np.stack` of arrays of `shapes` along `axis`."""
+    if len(set(shapes)) != 1:
+        return TOP
+    shape = shapes[0]
+    at = axis + len(shape) + 1 if axis < 0 else axis
+    if not 0 <= at <= len(shape):
+        return TOP  # NumPy raises
+    return shape[:at] + (len(shapes),) + shape[at:]
+
+
+def _int_constant(node):
+    """The int that `node` writes (`3`, `-1`), or None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = _int_constant(node.operand)
+        return None if inner is None else -inner
+    return node.value if isinstance(node, gast.Constant) and type(node.value) is int else None
+
+
+def _indexed(shape, items):
+    """The shape of an array of `shape` indexed by `items` (see `_Shapes._basic_index`)."""
+    consumed = sum(1 for i in items if not (isinstance(i, gast.Constant) and i.value in (None, Ellipsis)))
+    ellipses = sum(1 for i in items if isinstance(i, gast.Constant) and i.value is Ellipsis)
+    if consumed > len(shape) or ellipses > 1:
+        return TOP  # NumPy raises
+    if not ellipses:
+        items = list(items) + [gast.Constant(value=Ellipsis, kind=None)]
+    out, axis = [], 0
+    for item in items:
+        if isinstance(item, gast.Slice):
+            bounds = [None if part is None else _int_constant(part) for part in (item.lower, item.upper, item.step)]
+            if bounds[2] == 0:
+                return TOP  # NumPy raises
+            out.append(len(range(*slice(*bounds).indices(shape[axis]))))
+            axis += 1
+        elif isinstance(item, gast.Constant) and item.value is None:
+            out.append(1)
+        elif isinstance(item, gast.Constant) and item.value is Ellipsis:
+            rest = len(shape) - consumed
+            out += shape[axis:axis + rest]
+            axis += rest
+        else:
+            axis += 1  # an int takes its axis away
+    return tuple(out)
+
+
 def _literal_shape(node):
     if isinstance(node, gast.Constant) and type(node.value) is int:
         return (node.value,)
@@ -391,6 +487,9 @@ def _literal_shape(node):
 
 
 def _broadcast(*shapes):
+    first = shapes[0]
+    if all(s == first for s in shapes):  # most operations: no broadcasting
+        return first
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
