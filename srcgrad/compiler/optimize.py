@@ -34,15 +34,19 @@ def run(tree, namer):
     reads = {}
     _fold_tree(tree, reads)
     changed = unseen = True  # unseen: there may be dead code that the last `_drop_dead` did not see
+    first = True  # a fold folds nested operations at once: later ones only find what copies of constants bring
     while changed:  # each round starts from the exact read counts, kept up to date below
-        changed = _propagate_copies(tree.body, reads)
+        sources = set()
+        changed = _propagate_copies(tree.body, reads, sources)
         if changed or unseen:
             dropped, unseen = _drop_dead(tree, {name for name, count in reads.items() if count}, _Resolver(namer), reads)
             changed |= dropped
-        if any(type(v) in _BOUND_SCALARS for v in namer.helpers.values()):
-            folded = _fold_bound_scalars(tree, namer, reads)
+        bound = {name for name, value in namer.helpers.items() if type(value) in _BOUND_SCALARS}
+        if bound and (first or sources & bound):
+            folded = _fold_bound_scalars(tree, namer, reads, bound)
             changed |= folded
             unseen |= folded
+        first = False
     return tree
 
 
@@ -52,12 +56,11 @@ def _forget_reads(node, reads):
         reads[name] -= count
 
 
-def _fold_bound_scalars(tree, namer, reads):
-    """Replace operations on bound float64 or float32 constants and number constants by
-    their value (computed by NumPy, as the generated code would), bound under a new name
-    (innermost first over the rounds). True if anything changed. `reads` (the read
-    counts) follows."""
-    bound = {name for name, value in namer.helpers.items() if type(value) in _BOUND_SCALARS}
+def _fold_bound_scalars(tree, namer, reads, bound):
+    """Replace operations on bound float64 or float32 constants (the names `bound`) and
+    number constants by their value (computed by NumPy, as the generated code would),
+    bound under a new name, nested operations innermost first. True if anything
+    changed. `reads` (the read counts) and `bound` follow."""
     changed = False
     if not any(reads.get(name) for name in bound):
         return changed  # every fold reads a bound constant
@@ -66,13 +69,40 @@ def _fold_bound_scalars(tree, namer, reads):
         for field in syntax.child_fields(type(node)):
             value = values.get(field)
             if type(value) is gast.BinOp or type(value) is gast.UnaryOp:
-                new = _fold_bound(value, bound, namer)
-                if new is not None:
+                new = _folded(value, bound, namer, reads)
+                if new is not value:
                     setattr(node, field, new)
-                    _forget_reads(value, reads)
-                    reads[new.id] = reads.get(new.id, 0) + 1
                     changed = True
     return changed
+
+
+def _folded(node, bound, namer, reads):
+    """The BinOp or UnaryOp `node` with its operations on bound constants folded,
+    innermost first (in place), or the Name bound to its value where all of it folds."""
+    changed = False
+    for field in ("left", "right") if type(node) is gast.BinOp else ("operand",):
+        part = getattr(node, field)
+        if type(part) is gast.BinOp or type(part) is gast.UnaryOp:
+            new = _folded(part, bound, namer, reads)
+            changed |= new is not part
+            setattr(node, field, new)
+    if not changed and not _reads_bound(node, bound):
+        return node
+    new = _fold_bound(node, bound, namer)
+    if new is None:
+        return node
+    _forget_reads(node, reads)
+    reads[new.id] = reads.get(new.id, 0) + 1
+    bound.add(new.id)
+    return new
+
+
+def _reads_bound(node, bound):
+    """Whether an operand of `node` is a Name in `bound`."""
+    if type(node) is gast.BinOp:
+        return (type(node.left) is gast.Name and node.left.id in bound) or (
+            type(node.right) is gast.Name and node.right.id in bound)
+    return type(node.operand) is gast.Name and node.operand.id in bound
 
 
 def _fold_bound(node, bound, namer):
@@ -103,17 +133,18 @@ def _fold_bound(node, bound, namer):
 _BOUND_SCALARS = (np.float64, np.float32)  # the bound constants folded (the seeds of kinds.py and their folds)
 
 
-def _propagate_copies(stmts, reads):
+def _propagate_copies(stmts, reads, sources):
     """Forward-substitute `a = b` into the reads of `a` that it reaches, when those are all.
 
-    `reads` (the read counts) follows every change, though only at the end for `x = x`."""
+    `reads` (the read counts) follows every change, though only at the end for `x = x`;
+    `sources` gets each `b` substituted."""
     changed = False
     copies = []  # where `a = b` between names is; a rename below may make `b` another name
     for k, stmt in enumerate(stmts):
         cls = type(stmt)
         if cls in _BLOCKS:
-            changed |= _propagate_copies(stmt.body, reads)
-            changed |= _propagate_copies(stmt.orelse, reads)
+            changed |= _propagate_copies(stmt.body, reads, sources)
+            changed |= _propagate_copies(stmt.orelse, reads, sources)
         elif cls is gast.Assign and type(stmt.value) is gast.Name and _copied(stmt) is not None:
             copies.append(k)
     names = {}  # id(statement) -> its Name nodes read and the names it stores, for every copy
@@ -126,6 +157,7 @@ def _propagate_copies(stmts, reads):
             continue  # `a` is read where this copy does not reach, or `b` changes first
         for n in uses:
             n.id = b
+        sources.add(b)
         reads[a] = 0
         reads[b] = reads.get(b, 0) + len(uses) - 1
         stmts[k] = syntax.pass_()
