@@ -202,6 +202,7 @@ def _narrow_unreduces(backward, env, unreduce, resolve, returned):
     ensures that only element-wise operations (whose result shapes it recomputes) read
     the scalars, and that no gradient returned to the caller is one of them.
     """
+    reads_of = {}  # id(statement) -> the names it reads (the statements after a narrowed one keep theirs)
     for k, stmt in enumerate(backward):
         call = stmt.value if isinstance(stmt, gast.Assign) else None
         if not (
@@ -219,14 +220,15 @@ def _narrow_unreduces(backward, env, unreduce, resolve, returned):
             and isinstance(env.shape(call.args[1]), tuple)
         ):
             continue
-        narrowed = _stays_elementwise(backward[k + 1 :], {stmt.targets[0].id}, env, resolve, returned)
+        narrowed = _stays_elementwise(backward[k + 1 :], {stmt.targets[0].id}, env, resolve, returned, reads_of)
         if narrowed is not None:
             stmt.value = call.args[0]
             env.env.update(narrowed)  # scalars from here on (unknown where also arrays)
 
 
-def _stays_elementwise(stmts, scalars, env, resolve, returned):
-    """The new shapes (name -> () or unknown) if the narrowing is sound, else None."""
+def _stays_elementwise(stmts, scalars, env, resolve, returned, reads_of):
+    """The new shapes (name -> () or unknown) if the narrowing is sound, else None.
+    `reads_of` keeps each statement's read names between calls."""
     saved = dict(env.env)
     ever, arrays = set(scalars), set()
     try:
@@ -237,7 +239,10 @@ def _stays_elementwise(stmts, scalars, env, resolve, returned):
                 if _marker_names(stmt) & scalars:
                     return None
                 continue
-            reads = {n.id for n in syntax.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+            reads = reads_of.get(id(stmt))
+            if reads is None:
+                reads = reads_of[id(stmt)] = {
+                    n.id for n in syntax.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
             if isinstance(stmt, (gast.If, gast.For, gast.While)) or not isinstance(stmt, gast.Assign):
                 if reads & scalars or _stores(stmt) & scalars or _pseudo_stores([stmt]) & scalars:
                     return None  # a block or another statement touches a scalar
