@@ -58,7 +58,7 @@ _DICT_METHODS = ("update", "setdefault")
 _LIST_METHODS = ("reverse", "sort")
 _METHOD_CALL = re.compile(r"\.(update|setdefault|reverse|sort|insert)\(")  # the text of a call `_method_statement` finds
 # what a key or index read twice may hold (names, literals, arithmetic): reading it again gives the same
-_PLAIN = (gast.Constant, gast.Name, gast.BinOp, gast.UnaryOp, gast.Load, gast.operator, gast.unaryop)
+PLAIN = (gast.Constant, gast.Name, gast.BinOp, gast.UnaryOp, gast.Load, gast.operator, gast.unaryop)
 
 
 def run(program, transform="srcgrad.grad"):
@@ -339,7 +339,7 @@ def _entry_append(stmt):
         name, key, through = receiver.func.value.id, receiver.args[0], True
     else:
         return None
-    if not all(isinstance(n, _PLAIN + (gast.Tuple,)) for n in syntax.walk(key)) or any(type(n) is gast.NamedExpr for n in syntax.walk(call.args[0])):
+    if not all(isinstance(n, PLAIN + (gast.Tuple,)) for n in syntax.walk(key)) or any(type(n) is gast.NamedExpr for n in syntax.walk(call.args[0])):
         return None  # the key is read twice: names and arithmetic only
     return name, key, call.args[0], through
 
@@ -360,7 +360,7 @@ def _contained_lists(program, tree):
     names = {entry[0] for _, entry in appends}
     if not names:
         return set()
-    parents = _parents(tree)
+    parents = parents_of(tree)
     allowed = {id(_dict_read(call)) for call, _ in appends}
     lists = (gast.List, gast.ListComp)
     for node in syntax.walk(tree):
@@ -373,7 +373,7 @@ def _contained_lists(program, tree):
         elif isinstance(node.ctx, gast.Load) and id(node) in allowed:
             ok = True
         elif isinstance(node.ctx, gast.Load) and type(parent) is gast.Subscript and parent.value is node:
-            ok = _keeps_no_reference(parent, parents, program) or (
+            ok = keeps_no_reference(parent, parents, program) or (
                 isinstance(parent.ctx, gast.Store) and type(parents.get(id(parent))) is gast.Assign
                 and type(parents[id(parent)].value) in lists)
         else:
@@ -390,7 +390,7 @@ def _dict_read(call):
     return receiver.value if type(receiver) is gast.Subscript else receiver.func.value
 
 
-def _parents(tree):
+def parents_of(tree):
     """{id(node): the node holding it} for every node under `tree`."""
     parents = {}
     for node in syntax.walk(tree):
@@ -399,7 +399,7 @@ def _parents(tree):
     return parents
 
 
-def _keeps_no_reference(entry, parents, program):
+def keeps_no_reference(entry, parents, program):
     """Whether the read `entry` (`d[k]`) leaves no reference to the list it reads."""
     parent = parents.get(id(entry))
     if type(parent) is gast.Subscript and parent.value is entry:
@@ -428,7 +428,7 @@ def _inserted(call, name):
     if call.keywords or len(call.args) != 2 or any(type(a) is gast.Starred for a in call.args):
         return None
     i, v = call.args
-    if not all(isinstance(n, _PLAIN) for n in syntax.walk(i)):
+    if not all(isinstance(n, PLAIN) for n in syntax.walk(i)):
         return None  # `i` is read twice
     head = syntax.subscript(syntax.name(name), syntax.slice_(None, i, None))
     tail = syntax.subscript(syntax.name(name), syntax.slice_(syntax.copy(i), None, None))
@@ -444,7 +444,7 @@ def _unseen_lists(program, tree, kinds):
     names = {n for n in _inserted_into(tree) if kinds.get(n) == "list"}
     if not names:
         return set()
-    parents = _parents(tree)
+    parents = parents_of(tree)
     for node in syntax.walk(tree):
         if type(node) is gast.For and any(type(n) is gast.Name and n.id in names for n in syntax.walk(node.iter)):
             names -= _inserted_into(node)  # iterating a list while inserting into it sees the inserts
@@ -453,7 +453,7 @@ def _unseen_lists(program, tree, kinds):
         parent = parents.get(id(node))
         if type(parent) is gast.Attribute and parent.attr in _OWN_METHODS and type(parents.get(id(parent))) is gast.Call:
             continue
-        if type(parent) is gast.Return or _keeps_no_reference(node, parents, program):
+        if type(parent) is gast.Return or keeps_no_reference(node, parents, program):
             continue
         names.discard(node.id)
     return names
