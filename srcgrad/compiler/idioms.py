@@ -25,6 +25,7 @@ Before (user code):                After:
     h["S"].append(s)                   h["S"] = h["S"] + [s]
     g.setdefault(k, []).append(s)      g[k] = g.get(k, []) + [s]
     ws.insert(i, v)                    ws = ws[:i] + [v] + ws[i:]
+    del ws[2]                          ws.pop(2)
 
 Each rewrite computes what the idiom computes, on the same objects, so the checks of
 in-place changes that follow (fence.py's for `|=`, mutation.py's for `ws[:] = ...`) see
@@ -76,7 +77,10 @@ def run(program, transform="srcgrad.grad"):
         type(n) is gast.Dict and None in n.keys for n in syntax.nodes(tree))
     starred, keyed = unpacking.mentioned(lines, tree)
     zipped = any("zip(" in line for line in lines) and any(_unpacks_zip(s) for s in syntax.statements(tree))
-    deletes = any("del " in line for line in lines) and any(_deletes_names(s) for s in syntax.statements(tree))
+    deletes = any("del " in line for line in lines) and any(
+        _deletes_names(s) or _deleted_entry(s) is not None for s in syntax.statements(tree))
+    if deletes and not kinds:
+        kinds = _kinds(program, tree)
     scatters = scatter_writes.mentioned(lines) and any(scatter_writes.spelled(s, program) for s in syntax.statements(tree))
     local_names = array_writes.local_names(program) if array_writes.mentioned(lines) else None
     writes = local_names is not None and any(array_writes.found(s, program, local_names) for s in syntax.statements(tree))
@@ -263,6 +267,9 @@ def _rewrite_block(node, kinds, scatters, holders=frozenset(), unseen=frozenset(
         for s in block:
             if _deletes_names(s):
                 continue  # `del a`: the name goes out of use, which needs no statement
+            if _deleted_entry(s) is not None and kinds.get(_deleted_entry(s)[0]) == "list":
+                s = syntax.located(syntax.expr(syntax.call(syntax.attr(syntax.name(_deleted_entry(s)[0]), "pop"),
+                                                           [_deleted_entry(s)[1]])), s)
             _rewrite_block(s, kinds, scatters, holders, unseen, writes)
             found = _method_statement(s)
             rewritten = _rewritten(s.value, *found) if found is not None and _fits(kinds.get(found[0]), found[1]) else None
@@ -282,6 +289,17 @@ def _rewrite_block(node, kinds, scatters, holders=frozenset(), unseen=frozenset(
 def _deletes_names(stmt):
     """Whether `stmt` is `del a, b` of names only (an entry's `del` stays, for fence.py)."""
     return type(stmt) is gast.Delete and all(type(t) is gast.Name for t in stmt.targets)
+
+
+def _deleted_entry(stmt):
+    """(name, index) of `del name[i]` with an integer literal `i` (`2`, `-1`), else None:
+    on a list, the same as `name.pop(i)` as a statement, which mutation.py undoes."""
+    if not (type(stmt) is gast.Delete and len(stmt.targets) == 1 and type(stmt.targets[0]) is gast.Subscript
+            and type(stmt.targets[0].value) is gast.Name):
+        return None
+    index = stmt.targets[0].slice
+    literal = index.operand if type(index) is gast.UnaryOp and type(index.op) is gast.USub else index
+    return (stmt.targets[0].value.id, index) if syntax.is_const(literal) and type(literal.value) is int else None
 
 
 def _rewritten(call, name, method):
