@@ -275,3 +275,34 @@ def test_a_live_view_of_a_dict_or_a_shared_entry_changed_stays_refused(fn):
     # `d.values()` sees the write; `list(d.values())` holds the array `e` changes
     with pytest.raises(srcgrad.NotDifferentiableError, match="line"):
         srcgrad.grad(fn)(X)
+
+
+def first_positive_by_next(x):
+    return next(v for v in x if v > 0) * 2.0
+
+
+def first_positive_by_loop(x):
+    first = 0.0
+    for v in x:
+        if v > 0:
+            first = v
+            break
+    return first * 2.0
+
+
+def test_next_of_a_generator_is_refused_with_the_loop_that_works():
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"no derivative rule for `next`.*take the first value with a loop"):
+        srcgrad.grad(first_positive_by_next)(X)
+    check(first_positive_by_loop, X, expected=(np.array([2.0, 0.0, 0.0]),))
+
+
+def squares_of_tolist(x):
+    s = 0.0
+    for v in x.tolist():
+        s += v * v
+    return s
+
+
+def test_iterating_tolist_is_refused_naming_the_loop():
+    with pytest.raises(srcgrad.SrcGradError, match=r"iterating over `x.tolist\(\)`.*iterate over a list, tuple or array"):
+        srcgrad.grad(squares_of_tolist)(X)
