@@ -253,6 +253,9 @@ def missing_rule(program, stmt, call, register):
     elif (getattr(call.primal, "__module__", None) or "").startswith("scipy."):
         advice = ("srcgrad has rules for the functions of scipy.special and scipy.linalg that docs/rules.md lists, "
                   f"not for this one: write it with those or with NumPy's, or {advice}")
+    elif call.primal is next or call.primal is iter:
+        advice = ("srcgrad differentiates iteration written as a loop, not through an iterator: take the first value "
+                  "with a loop (`for v in xs:` / `if ...:` / `first = v` / `break`) or by index (`xs[0]`)")
     elif isinstance(call.primal, functools.partial):
         advice = (f"srcgrad follows a functools.partial only of a Python function without `*args` or `**kwargs` "
                   f"parameters: call the function itself with the partial's arguments, or {advice}")

@@ -25,6 +25,7 @@ Before (user code):                After:
     h["S"].append(s)                   h["S"] = h["S"] + [s]
     g.setdefault(k, []).append(s)      g[k] = g.get(k, []) + [s]
     ws.insert(i, v)                    ws = ws[:i] + [v] + ws[i:]
+    del ws[2]                          ws.pop(2)
 
 Each rewrite computes what the idiom computes, on the same objects, so the checks of
 in-place changes that follow (fence.py's for `|=`, mutation.py's for `ws[:] = ...`) see
@@ -58,7 +59,7 @@ _DICT_METHODS = ("update", "setdefault")
 _LIST_METHODS = ("reverse", "sort")
 _METHOD_CALL = re.compile(r"\.(update|setdefault|reverse|sort|insert)\(")  # the text of a call `_method_statement` finds
 # what a key or index read twice may hold (names, literals, arithmetic): reading it again gives the same
-_PLAIN = (gast.Constant, gast.Name, gast.BinOp, gast.UnaryOp, gast.Load, gast.operator, gast.unaryop)
+PLAIN = (gast.Constant, gast.Name, gast.BinOp, gast.UnaryOp, gast.Load, gast.operator, gast.unaryop)
 
 
 def run(program, transform="srcgrad.grad"):
@@ -76,7 +77,10 @@ def run(program, transform="srcgrad.grad"):
         type(n) is gast.Dict and None in n.keys for n in syntax.nodes(tree))
     starred, keyed = unpacking.mentioned(lines, tree)
     zipped = any("zip(" in line for line in lines) and any(_unpacks_zip(s) for s in syntax.statements(tree))
-    deletes = any("del " in line for line in lines) and any(_deletes_names(s) for s in syntax.statements(tree))
+    deletes = any("del " in line for line in lines) and any(
+        _deletes_names(s) or _deleted_entry(s) is not None for s in syntax.statements(tree))
+    if deletes and not kinds:
+        kinds = _kinds(program, tree)
     scatters = scatter_writes.mentioned(lines) and any(scatter_writes.spelled(s, program) for s in syntax.statements(tree))
     local_names = array_writes.local_names(program) if array_writes.mentioned(lines) else None
     writes = local_names is not None and any(array_writes.found(s, program, local_names) for s in syntax.statements(tree))
@@ -263,6 +267,9 @@ def _rewrite_block(node, kinds, scatters, holders=frozenset(), unseen=frozenset(
         for s in block:
             if _deletes_names(s):
                 continue  # `del a`: the name goes out of use, which needs no statement
+            if _deleted_entry(s) is not None and kinds.get(_deleted_entry(s)[0]) == "list":
+                s = syntax.located(syntax.expr(syntax.call(syntax.attr(syntax.name(_deleted_entry(s)[0]), "pop"),
+                                                           [_deleted_entry(s)[1]])), s)
             _rewrite_block(s, kinds, scatters, holders, unseen, writes)
             found = _method_statement(s)
             rewritten = _rewritten(s.value, *found) if found is not None and _fits(kinds.get(found[0]), found[1]) else None
@@ -282,6 +289,17 @@ def _rewrite_block(node, kinds, scatters, holders=frozenset(), unseen=frozenset(
 def _deletes_names(stmt):
     """Whether `stmt` is `del a, b` of names only (an entry's `del` stays, for fence.py)."""
     return type(stmt) is gast.Delete and all(type(t) is gast.Name for t in stmt.targets)
+
+
+def _deleted_entry(stmt):
+    """(name, index) of `del name[i]` with an integer literal `i` (`2`, `-1`), else None:
+    on a list, the same as `name.pop(i)` as a statement, which mutation.py undoes."""
+    if not (type(stmt) is gast.Delete and len(stmt.targets) == 1 and type(stmt.targets[0]) is gast.Subscript
+            and type(stmt.targets[0].value) is gast.Name):
+        return None
+    index = stmt.targets[0].slice
+    literal = index.operand if type(index) is gast.UnaryOp and type(index.op) is gast.USub else index
+    return (stmt.targets[0].value.id, index) if syntax.is_const(literal) and type(literal.value) is int else None
 
 
 def _rewritten(call, name, method):
@@ -339,7 +357,7 @@ def _entry_append(stmt):
         name, key, through = receiver.func.value.id, receiver.args[0], True
     else:
         return None
-    if not all(isinstance(n, _PLAIN + (gast.Tuple,)) for n in syntax.walk(key)) or any(type(n) is gast.NamedExpr for n in syntax.walk(call.args[0])):
+    if not all(isinstance(n, PLAIN + (gast.Tuple,)) for n in syntax.walk(key)) or any(type(n) is gast.NamedExpr for n in syntax.walk(call.args[0])):
         return None  # the key is read twice: names and arithmetic only
     return name, key, call.args[0], through
 
@@ -360,7 +378,7 @@ def _contained_lists(program, tree):
     names = {entry[0] for _, entry in appends}
     if not names:
         return set()
-    parents = _parents(tree)
+    parents = parents_of(tree)
     allowed = {id(_dict_read(call)) for call, _ in appends}
     lists = (gast.List, gast.ListComp)
     for node in syntax.walk(tree):
@@ -373,7 +391,7 @@ def _contained_lists(program, tree):
         elif isinstance(node.ctx, gast.Load) and id(node) in allowed:
             ok = True
         elif isinstance(node.ctx, gast.Load) and type(parent) is gast.Subscript and parent.value is node:
-            ok = _keeps_no_reference(parent, parents, program) or (
+            ok = keeps_no_reference(parent, parents, program) or (
                 isinstance(parent.ctx, gast.Store) and type(parents.get(id(parent))) is gast.Assign
                 and type(parents[id(parent)].value) in lists)
         else:
@@ -390,7 +408,7 @@ def _dict_read(call):
     return receiver.value if type(receiver) is gast.Subscript else receiver.func.value
 
 
-def _parents(tree):
+def parents_of(tree):
     """{id(node): the node holding it} for every node under `tree`."""
     parents = {}
     for node in syntax.walk(tree):
@@ -399,7 +417,7 @@ def _parents(tree):
     return parents
 
 
-def _keeps_no_reference(entry, parents, program):
+def keeps_no_reference(entry, parents, program):
     """Whether the read `entry` (`d[k]`) leaves no reference to the list it reads."""
     parent = parents.get(id(entry))
     if type(parent) is gast.Subscript and parent.value is entry:
@@ -428,7 +446,7 @@ def _inserted(call, name):
     if call.keywords or len(call.args) != 2 or any(type(a) is gast.Starred for a in call.args):
         return None
     i, v = call.args
-    if not all(isinstance(n, _PLAIN) for n in syntax.walk(i)):
+    if not all(isinstance(n, PLAIN) for n in syntax.walk(i)):
         return None  # `i` is read twice
     head = syntax.subscript(syntax.name(name), syntax.slice_(None, i, None))
     tail = syntax.subscript(syntax.name(name), syntax.slice_(syntax.copy(i), None, None))
@@ -444,7 +462,7 @@ def _unseen_lists(program, tree, kinds):
     names = {n for n in _inserted_into(tree) if kinds.get(n) == "list"}
     if not names:
         return set()
-    parents = _parents(tree)
+    parents = parents_of(tree)
     for node in syntax.walk(tree):
         if type(node) is gast.For and any(type(n) is gast.Name and n.id in names for n in syntax.walk(node.iter)):
             names -= _inserted_into(node)  # iterating a list while inserting into it sees the inserts
@@ -453,7 +471,7 @@ def _unseen_lists(program, tree, kinds):
         parent = parents.get(id(node))
         if type(parent) is gast.Attribute and parent.attr in _OWN_METHODS and type(parents.get(id(parent))) is gast.Call:
             continue
-        if type(parent) is gast.Return or _keeps_no_reference(node, parents, program):
+        if type(parent) is gast.Return or keeps_no_reference(node, parents, program):
             continue
         names.discard(node.id)
     return names

@@ -1,5 +1,7 @@
-"""A `lambda` as the `key=` of `sorted`, `min` or `max` made a function object, as if
-defined at module level, which generated code reads as a helper (`Program.held`).
+"""A `lambda` as the `key=` of `sorted`, `min` or `max`, or of `ws.sort` on a local name
+(idioms.py makes it `ws[:] = sorted(ws, key=...)` where `ws` is a list the function makes),
+made a function object, as if defined at module level, which generated code reads as a
+helper (`Program.held`).
 
 Before:                                        After (`key_lambda_0` bound and held):
     ys = sorted(xs, key=lambda p: p[1])            ys = sorted(xs, key=key_lambda_0)
@@ -41,7 +43,8 @@ def run(program, transform="srcgrad.grad"):
         if keyword is None:
             continue
         parts = dotted_parts(call.func)
-        if parts is None or parts[0] in local or lookup_path(parts, program) not in _ORDERING:
+        sorts_local = parts is not None and len(parts) == 2 and parts[0] in local and parts[1] == "sort"
+        if not sorts_local and (parts is None or parts[0] in local or lookup_path(parts, program) not in _ORDERING):
             continue
         name = namer.fresh("key_lambda")
         program.bound[name] = program.held[name] = _compiled(program, keyword.value, local, transform)

@@ -361,6 +361,15 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
                     f"new value (`{entry} = {read} + [v]` for a list, `{entry} = {entry} + v` for an array)",
                     NotDifferentiableError,
                 )
+            kind = _made_by_class(a.value, calls)
+            if kind is not None:
+                raise program.error(
+                    stmt, f"`{what}` changes `{base}` in place, a `{kind}` (line {program.line(a)}: "
+                    f"`{program.text(a).strip()}`; in `{program.name}`); srcgrad differentiates in-place changes of "
+                    f"the lists, dicts and arrays a function makes, not of other objects: use a list (`{base} = []`, "
+                    f"`{base}.append(v)`, `{base}.pop(0)` or `{base} = {base}[-k:]` to keep the last k)",
+                    NotDifferentiableError,
+                )
             holder = _entry_of_a_list(a.value, assigns, calls)
             if holder is not None:
                 taken = "" if program.line(a) == program.line(stmt) else (
@@ -368,13 +377,18 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
                 raise program.error(
                     stmt, f"`{what}` changes in place a value (a list or an array) held by the list `{holder}` "
                     f"({taken}in `{program.name}`), "
-                    f"which srcgrad does not differentiate: make `{holder}` a NumPy array and write "
-                    f"`{holder}[i, j] = ...`, or fill a new row and store it whole "
-                    f"(`row = [0.0] * m`, `row[j] = ...`, then `{holder}[i] = row`)", NotDifferentiableError,
+                    f"which srcgrad does not differentiate where another name or entry may hold the same row: "
+                    f"`{holder}[i][j] = v` is differentiated where `{holder}` is made as a list of new lists "
+                    f"(`[[0.0] * n for _ in range(n)]`) and every other read of a row reads it at once (`{holder}[i][j]`, "
+                    f"`sum({holder}[i])`, `for row in {holder}` with no write inside), not `a = {holder}[i]`, "
+                    f"`[row] * n`, `{holder}.append(row)` or `list({holder})`; else make `{holder}` a NumPy array and "
+                    f"write `{holder}[i, j] = ...`", NotDifferentiableError,
                 )
+            made = "" if program.line(a) == program.line(stmt) else (
+                f"it is made at line {program.line(a)}: `{program.text(a).strip()}`; ")
             raise program.error(
                 stmt, f"`{what}` changes an array in place that may share memory with another value "
-                f"(it is made at line {program.line(a)}: `{program.text(a).strip()}`; in `{program.name}`); "
+                f"({made}in `{program.name}`); "
                 f"write into the original array directly (`Z[i, j] = ...` rather than `Z[i][j] = ...`), "
                 f"or, if a separate array is meant, copy it first with `.copy()`",
                 NotDifferentiableError,
@@ -404,6 +418,8 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
         # change of a list that only holds the object (an append to it) leaves the object alone
         changed_stmts = [s for s, b, fresh in changed if not (holds_only and b == alias)
                          and (fresh is None or not defs or any(_between(d, fresh, s, blocks) for d in defs))]
+        if changed_stmts and _copies_before_replacing(defs, changed, changed_stmts, assigns, calls):
+            continue
         alias_reads = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == alias and isinstance(n.ctx, gast.Load)]
         if not changed_stmts or (len(defs) == 1 and _used_before_change(defs[0], alias, alias_reads, changed_stmts, blocks)):
             continue
@@ -423,13 +439,50 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
         )
 
 
+def _copies_before_replacing(defs, changed, changed_stmts, assigns, calls):
+    """Whether every definition of an alias copies a container's entries into a new one
+    (`vs = list(d.values())`, `tuple(...)`, `sorted(...)`, `dict(...)`) and every change in
+    `changed_stmts` replaces an entry of a list or dict the function makes (`d[k] = v`,
+    `xs.append(v)`): such a change leaves the copy as it was."""
+    copying = (list, tuple, sorted, dict)
+    if not defs or not all(isinstance(d, gast.Assign) and isinstance(d.value, gast.Call)
+                           and getattr(calls.get(d.value), "obj", None) in copying for d in defs):
+        return False
+    bases = {id(s): b for s, b, _ in changed}
+    return all(_holds_entries(bases[id(s)], assigns, calls) for s in changed_stmts)
+
+
 def _entry_of_a_list(value, assigns, calls):
     """The name `rows` when `value` reads an entry of it (`rows[i]`) and every assignment
-    makes `rows` a list, else None."""
+    makes `rows` a list (a display, a comprehension, `[...] * n`, `list(...)`), else None."""
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
-        if _makes_lists(value.value.id, assigns, calls):
+        defs = [a.value for a in assigns if a.targets[0].id == value.value.id]
+        if defs and all(_a_new_list(v, assigns, calls) for v in defs):
             return value.value.id
     return None
+
+
+def _a_new_list(value, assigns, calls):
+    """Whether the ANF value `value` makes a new list: a display, a comprehension,
+    `list(...)`, or `a * n` / `n * a` of a display or of a name every assignment makes one."""
+    if isinstance(value, (gast.List, gast.ListComp)):
+        return True
+    if isinstance(value, gast.Call):
+        return getattr(calls.get(value), "obj", None) is list
+    if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult):
+        return any(isinstance(v, gast.List) or (isinstance(v, gast.Name) and _makes_lists(v.id, assigns, calls))
+                   for v in (value.left, value.right))
+    return False
+
+
+def _made_by_class(value, calls):
+    """The dotted name of the class whose call `value` is (`collections.deque`), where it is
+    not one whose in-place changes srcgrad differentiates (list, dict, NumPy's), else None."""
+    obj = getattr(calls.get(value), "obj", None) if isinstance(value, gast.Call) else None
+    if not isinstance(obj, type) or obj in (list, dict) or (obj.__module__ or "").startswith("numpy"):
+        return None
+    module = obj.__module__
+    return obj.__qualname__ if module in ("builtins", None) else f"{module}.{obj.__qualname__}"
 
 
 def _entry_of_a_dict(value, assigns, calls):

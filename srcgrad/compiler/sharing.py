@@ -411,6 +411,8 @@ class _Function:
                     NotDifferentiableError)
         for other, why in sorted(state.neighbours(node).items(), key=lambda kv: (kv[0] != OUTSIDE, kv[0])):
             made = f"line {program.line(why)}: `{program.text(why)}`"
+            if other == OUTSIDE and self.held_entry(why, owner) is not None:
+                return program.error(s, f"{head}, {self.held_entry(why, owner)}", NotDifferentiableError)
             if other == OUTSIDE:
                 return program.error(
                     s, f"{head}, and it may share memory with a value that `{self.tree.name}` does not make (an "
@@ -423,6 +425,24 @@ class _Function:
                     s, f"{head}, and it may share memory with `{name}` ({made}), which is read afterwards (line "
                     f"{program.line(read)}: `{program.text(read)}`; in `{self.tree.name}`): both change, "
                     f"which srcgrad cannot differentiate. {advice}", NotDifferentiableError)
+
+    def held_entry(self, why, owner):
+        """What a refusal says where `owner` reaches the outside through `why`, its binding to
+        an entry of a local list or dict (`p = ps[k]`) or to a list or dict display or
+        comprehension: srcgrad follows no entry apart, so any may be an argument's. Else None."""
+        if not (isinstance(why, gast.Assign) and syntax.is_name(why.targets[0], owner)):
+            return None
+        value, made = why.value, f"line {self.program.line(why)}: `{self.program.text(why)}`"
+        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and value.value.id in self.local:
+            where, entry = f"an entry of `{value.value.id}` ({made})", printing.unparse(value).strip()
+        elif isinstance(value, (gast.List, gast.ListComp, gast.Dict, gast.DictComp)):
+            where, entry = f"an entry of the list or dict built at {made}", f"{owner}[k]"
+        else:
+            return None
+        return (f"{where}; srcgrad does not follow which values the entries of a list or dict share memory with "
+                f"(any may be an argument's), so it cannot differentiate a change of one in place (in "
+                f"`{self.tree.name}`). Store a new entry instead (`{entry} = {entry} + ...`), or keep the values in "
+                f"one array made in the function and write `P[k] += ...` into it")
 
     # --- expressions ------------------------------------------------------------------
 

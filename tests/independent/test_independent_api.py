@@ -121,9 +121,16 @@ REFUSED = {
     "u_matrix_row_alias": srcgrad.NotDifferentiableError, "u_ravel_alias": srcgrad.NotDifferentiableError,
     "u_reshape_alias": srcgrad.NotDifferentiableError, "u_T_alias": srcgrad.NotDifferentiableError,
     "u_chained_index_write": srcgrad.NotDifferentiableError,
-    "u_nested_list_write": srcgrad.NotDifferentiableError,
+    # u_nested_list_write differentiates now (a new row stored whole: row_writes.py): below
     "u_array_in_list_mutated": srcgrad.NotDifferentiableError,
 }
+
+
+def test_a_nested_list_write_differentiates():
+    # l[0][1] = 3a: l[0][1] + l[1][1] = 3a + a
+    assert srcgrad.value_and_grad(U.u_nested_list_write)(0.7) == (pytest.approx(2.8), pytest.approx(4.0))
+    assert srcgrad.jvp(U.u_nested_list_write, (0.7,), (1.0,)) == (pytest.approx(2.8), pytest.approx(4.0))
+    assert srcgrad.hessian(U.u_nested_list_write)(0.7) == 0.0
 
 
 def test_match_differentiates():
