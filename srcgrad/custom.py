@@ -455,8 +455,10 @@ class _CheckedRule:
         params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in lead]
         self.__signature__ = signature.replace(parameters=params + list(signature.parameters.values()))
         self.srcgrad_checked = (rule, check, against) if inlinable and spread is None else None
+        self.srcgrad_called_rule = (check.function, getattr(rule, "__name__", repr(rule)), check.kind)  # calls.py's refusal
 
     def __call__(self, lead, ans, *args, **kwargs):
+        kwargs = _with_keyword_defaults(self.primal_signature, kwargs)
         if self.spread is None:
             value = self.rule(lead, ans, *args, **kwargs)
         else:
@@ -495,6 +497,7 @@ class _TransposedJVP:
         )
 
     def __call__(self, g, ans, *args, **kwargs):
+        kwargs = _with_keyword_defaults(self.primal_signature, kwargs)
         bound = self.primal_signature.bind(*args, **kwargs)
         bound.apply_defaults()
         x = bound.arguments[self.param]
@@ -505,6 +508,14 @@ class _TransposedJVP:
             unit[i] = 1.0
             flat[i] = _paired_sum(g, self.jvp(unit.reshape(grad.shape), ans, *args, **kwargs))
         return grad
+
+
+def _with_keyword_defaults(signature, kwargs):
+    """`kwargs` and the defaults of the primal's keyword-only parameters not in it: a rule
+    takes every parameter, and the generated call passes the positional defaults only."""
+    missing = {p.name: p.default for p in signature.parameters.values()
+               if p.kind is p.KEYWORD_ONLY and p.default is not p.empty and p.name not in kwargs}
+    return {**kwargs, **missing} if missing else kwargs
 
 
 def _paired_sum(g, t):
