@@ -96,3 +96,11 @@ def test_a_lambda_rule_under_a_hessian_is_refused_naming_the_rule():
     with pytest.raises(srcgrad.NotDifferentiableError, match=r"your vjp rule `<lambda>` of `atan3`.*write the rule as a `def`") as info:
         srcgrad.hessian(f)(X)
     assert "test_hunt_higher_order.py" in str(info.value)
+
+
+def test_a_dict_tangent_with_other_keys_is_refused_naming_both():
+    def f(d):
+        return d["k"] * 2.0
+
+    with pytest.raises(TypeError, match=r"dict of 1 \(keys 'k'\), not dict of 1 \(keys 'j'\)"):
+        srcgrad.jvp(f, ({"k": X},), ({"j": X},))

@@ -245,18 +245,18 @@ def missing_rule(program, stmt, call, register):
                   "into this gradient, and that transposition has no derivative of its own: to differentiate the "
                   f"gradient again (hessian, grad of grad, jvp or jacobian of a gradient) give `{function}` a reverse "
                   f"rule too (`@{function}.defvjp`, or `srcgrad.defvjp`)")
-    elif getattr(call.primal, "srcgrad_called_rule", None):
-        function, rule, kind = call.primal.srcgrad_called_rule
-        advice = (f"it runs your {kind} rule `{rule}` of `{function}`, which srcgrad calls rather than reads (a lambda, "
-                  "a forward rule of several tangents, or a rule or function taking `*args`, `**kwargs` or keyword-only "
-                  "parameters), so it has no derivative of its own: to differentiate the gradient again (hessian, grad of grad, jvp or jacobian "
-                  f"of a gradient) write the rule as a `def` taking ({'g' if kind == 'vjp' else 't'}, ans, and each "
-                  f"parameter of `{function}`)")
     elif getattr(call.primal, "srcgrad_gradient_called", None):
         advice = (f"it is the rule srcgrad gives `{call.primal.srcgrad_gradient_called}`, a gradient made by srcgrad "
                   "and called in the differentiated function (derivative_calls.py), and it has no derivative of its "
                   "own: differentiate a function that calls a gradient once (grad, jvp, vjp, jacobian), not twice "
                   "(hessian, grad of its gradient)")
+    elif getattr(call.primal, "srcgrad_called_rule", None):
+        function, rule, kind = call.primal.srcgrad_called_rule
+        advice = (f"it runs your {kind} rule `{rule}` of `{function}`, which srcgrad calls rather than reads (a lambda, "
+                  "a forward rule of several tangents, or a rule or function taking `*args`, `**kwargs` or keyword-only "
+                  "parameters), so it has no derivative of its own: to differentiate the gradient again (hessian, "
+                  f"grad of grad, jvp or jacobian of a gradient) write the rule as a `def` taking ({'g' if kind == 'vjp' else 't'}, ans, and each "
+                  f"parameter of `{function}`)")
     elif (getattr(call.primal, "__module__", None) or "").startswith("scipy."):
         advice = ("srcgrad has rules for the functions of scipy.special and scipy.linalg that docs/rules.md lists, "
                   f"not for this one: write it with those or with NumPy's, or {advice}")
