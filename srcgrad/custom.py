@@ -47,7 +47,7 @@ import re
 import numpy as np
 
 from .rules import registry
-from .runtime import sequence_like, zeros_like_grad
+from .runtime import sequence_like, structure_like, zeros_like_grad
 
 __all__ = ["custom_vjp", "custom_jvp", "defvjp", "defjvp", "stop_gradient"]
 
@@ -352,6 +352,20 @@ class _Check:
             rule.jvps["value"] = registry.Derivative(_check_jvp, "jvp")
             rule.vjps["like"] = registry.Derivative(_check_vjp_like, "vjp")
             rule.jvps["like"] = registry.Derivative(_check_jvp_like, "jvp")
+        else:  # picks entry `index` of the rule's tuple of gradients: linear in it
+            rule = registry.custom_rule(self, _CHECK_SIGNATURE, "Check")
+            check = self
+
+            def picked_jvp(t, ans, value, like):
+                return check(t, like)
+
+            def picked_vjp(g, ans, value, like):  # g at `index`, None (no gradient) for the other entries
+                return tuple(g if i == check.index else None for i in range(len(check.diff)))
+
+            rule.vjps["value"] = registry.Derivative(picked_vjp, "vjp")
+            rule.jvps["value"] = registry.Derivative(picked_jvp, "jvp")
+            rule.vjps["like"] = registry.Derivative(_check_vjp_like, "vjp")
+            rule.jvps["like"] = registry.Derivative(_check_jvp_like, "jvp")
 
     def __call__(self, value, like):
         if self.kind == "vjp":
@@ -455,10 +469,13 @@ class _CheckedRule:
         params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in lead]
         self.__signature__ = signature.replace(parameters=params + list(signature.parameters.values()))
         self.srcgrad_checked = (rule, check, against) if inlinable and spread is None else None
-        self.srcgrad_called_rule = (check.function, getattr(rule, "__name__", repr(rule)), check.kind)  # calls.py's refusal
+        self.srcgrad_called_rule = (check.function, getattr(rule, "__name__", repr(rule)), check.kind,
+                                    spread is None)  # calls.py's refusal, and whether a `def` would be read
 
     def __call__(self, lead, ans, *args, **kwargs):
         kwargs = _with_keyword_defaults(self.primal_signature, kwargs)
+        if self.check.kind == "vjp" and isinstance(ans, (list, tuple, dict)):
+            lead = structure_like(lead, ans)  # entries the function's caller did not use: zeros
         if self.spread is None:
             value = self.rule(lead, ans, *args, **kwargs)
         else:
