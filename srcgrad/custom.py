@@ -41,6 +41,7 @@ that call with the custom rule, and the function keeps its name, docstring and s
 import inspect
 import itertools
 import linecache
+import numbers
 import os
 import re
 
@@ -518,6 +519,12 @@ class _TransposedJVP:
         bound = self.primal_signature.bind(*args, **kwargs)
         bound.apply_defaults()
         x = bound.arguments[self.param]
+        if not isinstance(x, (numbers.Number, np.ndarray, np.generic)):
+            raise TypeError(
+                f"reverse mode transposes the forward rule of `{self.srcgrad_transposed[0]}` one element of "
+                f"`{self.param}` at a time, which needs a float or an array, not a {type(x).__name__}: give "
+                f"`{self.srcgrad_transposed[0]}` a reverse rule too (`.defvjp`, or `srcgrad.defvjp`)"
+            )
         grad = _zeros(x)
         flat = grad.reshape(-1)
         for i in range(flat.size):

@@ -236,3 +236,24 @@ def test_forward_mode_through_a_called_value_and_grad_of_two_varying_arguments()
     gx, gy = srcgrad.grad(calls_value_and_grad, wrt=(0, 1))(x, y)
     assert np.isclose(tangent, np.sum(gx) + np.sum(gy))
     assert np.allclose(gx, numerical_grad(calls_value_and_grad, (x, y), 0), atol=1e-6)
+
+
+@srcgrad.custom_jvp
+def scaled_entries(d):
+    return d["a"] * d["b"]
+
+
+@scaled_entries.defjvp
+def scaled_entries_jvp(t, ans, d):
+    return t["a"] * d["b"] + t["b"] * d["a"]
+
+
+def test_reverse_mode_through_a_forward_rule_of_a_dict_parameter_is_refused_clearly():
+    # the transposition made zeros of np.shape(dict): NumPy's "entry not a 2- or 3- tuple"
+    def f(x, y):
+        return np.sum(scaled_entries({"a": x, "b": y}) ** 2)
+
+    _, tangent = srcgrad.jvp(f, (X, Y), (np.ones(3), np.zeros(3)))
+    assert np.isclose(tangent, np.sum(2 * (X * Y) * Y))
+    with pytest.raises(TypeError, match=r"`scaled_entries` one element of `d` at a time.*not a dict.*reverse rule"):
+        srcgrad.grad(f)(X, Y)
