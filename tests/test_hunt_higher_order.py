@@ -7,6 +7,7 @@ import types
 import numpy as np
 import pytest
 
+import hunt_higher_order_programs as programs
 import srcgrad
 from conftest import numerical_grad
 
@@ -257,3 +258,37 @@ def test_reverse_mode_through_a_forward_rule_of_a_dict_parameter_is_refused_clea
     assert np.isclose(tangent, np.sum(2 * (X * Y) * Y))
     with pytest.raises(TypeError, match=r"`scaled_entries` one element of `d` at a time.*not a dict.*reverse rule"):
         srcgrad.grad(f)(X, Y)
+
+
+# --- Hessians of the hunt's programs ----------------------------------------------------
+
+
+def _central_jacobian(fn, x, eps=1e-6):
+    return np.stack([(fn(x + eps * e) - fn(x - eps * e)) / (2 * eps) for e in np.eye(x.size)], axis=-1)
+
+
+@pytest.mark.parametrize("fn", programs.PROGRAMS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [X, Y], ids=["x", "y"])
+def test_hessian_of_a_hunt_program(fn, x):
+    """Against central differences of the gradient, symmetric, and equal to the Jacobian
+    of the gradient in both modes, the Hessian-vector product and a third derivative."""
+    x0 = x.copy()
+    H = srcgrad.hessian(fn)(x)
+    assert np.array_equal(x, x0)
+    grad = srcgrad.grad(fn)
+    np.testing.assert_allclose(H, _central_jacobian(grad, x), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(H, H.T, atol=1e-10)
+    np.testing.assert_allclose(srcgrad.jacobian(grad)(x), H, atol=1e-12)
+    np.testing.assert_allclose(srcgrad.jacobian(srcgrad.jacobian(fn, mode="reverse"), mode="forward")(x), H, atol=1e-10)
+    v = np.array([0.2, -1.0, 0.5])
+    _, hv = srcgrad.jvp(grad, (x,), (v,))
+    np.testing.assert_allclose(hv, H @ v, atol=1e-10)
+
+
+def test_stop_gradient_holds_its_value_constant_in_every_second_derivative():
+    fn, constant = programs.stop_gradient_of_the_max, np.max(X)
+    expected = srcgrad.hessian(programs.shifted_by)(X, constant)
+    np.testing.assert_allclose(srcgrad.hessian(fn)(X), expected, atol=1e-12)
+    np.testing.assert_allclose(srcgrad.jacobian(srcgrad.grad(fn))(X), expected, atol=1e-12)
+    _, hv = srcgrad.jvp(srcgrad.grad(fn), (X,), (Y,))
+    np.testing.assert_allclose(hv, expected @ Y, atol=1e-12)
