@@ -14,8 +14,9 @@ Conventions (JAX's where API.md is silent):
 - The *differentiable parameters* of a custom function are its positional parameters
   minus `nondiff_argnums` (positions or names). Keyword-only and `*args`/`**kwargs`
   parameters are never differentiable.
-- `@f.defvjp def f_vjp(g, ans, x, y, ...)`: `g` is the output's cotangent, `ans` the
-  output, then every parameter of `f` in order. It returns one gradient per
+- `@f.defvjp def f_vjp(g, ans, x, y, ...)`: `g` is the output's cotangent (for a tuple,
+  list or dict output, one of its structure, zeros for the results the caller did not
+  use), `ans` the output, then every parameter of `f` in order (defaults filled in). It returns one gradient per
   differentiable parameter: the value itself when there is one, a tuple in parameter
   order when there are several. Each gradient has its parameter's shape; None means zero.
 - `@f.defjvp def f_jvp(t_x, t_y, ..., ans, x, y, ...)`: one tangent per differentiable
