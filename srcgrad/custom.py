@@ -348,26 +348,23 @@ class _Check:
         self.against = against
         self.index = index
         self.diff = diff
+        rule = registry.custom_rule(self, _CHECK_SIGNATURE, "Check")
+        rule.vjps["like"] = registry.Derivative(_check_vjp_like, "vjp")
+        rule.jvps["like"] = registry.Derivative(_check_jvp_like, "jvp")
         if index is None:  # the identity on `value`: transforms of generated code see through it
-            rule = registry.custom_rule(self, _CHECK_SIGNATURE, "Check")
             rule.vjps["value"] = registry.Derivative(_check_vjp, "vjp")
             rule.jvps["value"] = registry.Derivative(_check_jvp, "jvp")
-            rule.vjps["like"] = registry.Derivative(_check_vjp_like, "vjp")
-            rule.jvps["like"] = registry.Derivative(_check_jvp_like, "jvp")
-        else:  # picks entry `index` of the rule's tuple of gradients: linear in it
-            rule = registry.custom_rule(self, _CHECK_SIGNATURE, "Check")
-            check = self
+            return
+        check = self  # picks entry `index` of the rule's tuple of gradients: linear in it
 
-            def picked_jvp(t, ans, value, like):
-                return check(t, like)
+        def picked_jvp(t, ans, value, like):
+            return check(t, like)
 
-            def picked_vjp(g, ans, value, like):  # g at `index`, None (no gradient) for the other entries
-                return tuple(g if i == check.index else None for i in range(len(check.diff)))
+        def picked_vjp(g, ans, value, like):  # g at `index`, None (no gradient) for the other entries
+            return tuple(g if i == check.index else None for i in range(len(check.diff)))
 
-            rule.vjps["value"] = registry.Derivative(picked_vjp, "vjp")
-            rule.jvps["value"] = registry.Derivative(picked_jvp, "jvp")
-            rule.vjps["like"] = registry.Derivative(_check_vjp_like, "vjp")
-            rule.jvps["like"] = registry.Derivative(_check_jvp_like, "jvp")
+        rule.vjps["value"] = registry.Derivative(picked_vjp, "vjp")
+        rule.jvps["value"] = registry.Derivative(picked_jvp, "jvp")
 
     def __call__(self, value, like):
         if self.kind == "vjp":
@@ -521,11 +518,10 @@ class _TransposedJVP:
         bound.apply_defaults()
         x = bound.arguments[self.param]
         if not isinstance(x, (numbers.Number, np.ndarray, np.generic)):
-            raise TypeError(
-                f"reverse mode transposes the forward rule of `{self.srcgrad_transposed[0]}` one element of "
-                f"`{self.param}` at a time, which needs a float or an array, not a {type(x).__name__}: give "
-                f"`{self.srcgrad_transposed[0]}` a reverse rule too (`.defvjp`, or `srcgrad.defvjp`)"
-            )
+            name = self.srcgrad_transposed[0]
+            raise TypeError(f"reverse mode transposes the forward rule of `{name}` one element of `{self.param}` at a "
+                            f"time, which needs a float or an array, not a {type(x).__name__}: give `{name}` a "
+                            "reverse rule too (`.defvjp`, or `srcgrad.defvjp`)")
         grad = _zeros(x)
         flat = grad.reshape(-1)
         for i in range(flat.size):
