@@ -14,8 +14,9 @@ Conventions (JAX's where API.md is silent):
 - The *differentiable parameters* of a custom function are its positional parameters
   minus `nondiff_argnums` (positions or names). Keyword-only and `*args`/`**kwargs`
   parameters are never differentiable.
-- `@f.defvjp def f_vjp(g, ans, x, y, ...)`: `g` is the output's cotangent, `ans` the
-  output, then every parameter of `f` in order. It returns one gradient per
+- `@f.defvjp def f_vjp(g, ans, x, y, ...)`: `g` is the output's cotangent (for a tuple,
+  list or dict output, one of its structure, zeros for the results the caller did not
+  use), `ans` the output, then every parameter of `f` in order (defaults filled in). It returns one gradient per
   differentiable parameter: the value itself when there is one, a tuple in parameter
   order when there are several. Each gradient has its parameter's shape; None means zero.
 - `@f.defjvp def f_jvp(t_x, t_y, ..., ans, x, y, ...)`: one tangent per differentiable
@@ -41,13 +42,14 @@ that call with the custom rule, and the function keeps its name, docstring and s
 import inspect
 import itertools
 import linecache
+import numbers
 import os
 import re
 
 import numpy as np
 
 from .rules import registry
-from .runtime import sequence_like, zeros_like_grad
+from .runtime import sequence_like, structure_like, zeros_like_grad
 
 __all__ = ["custom_vjp", "custom_jvp", "defvjp", "defjvp", "stop_gradient"]
 
@@ -346,12 +348,23 @@ class _Check:
         self.against = against
         self.index = index
         self.diff = diff
+        rule = registry.custom_rule(self, _CHECK_SIGNATURE, "Check")
+        rule.vjps["like"] = registry.Derivative(_check_vjp_like, "vjp")
+        rule.jvps["like"] = registry.Derivative(_check_jvp_like, "jvp")
         if index is None:  # the identity on `value`: transforms of generated code see through it
-            rule = registry.custom_rule(self, _CHECK_SIGNATURE, "Check")
             rule.vjps["value"] = registry.Derivative(_check_vjp, "vjp")
             rule.jvps["value"] = registry.Derivative(_check_jvp, "jvp")
-            rule.vjps["like"] = registry.Derivative(_check_vjp_like, "vjp")
-            rule.jvps["like"] = registry.Derivative(_check_jvp_like, "jvp")
+            return
+        check = self  # picks entry `index` of the rule's tuple of gradients: linear in it
+
+        def picked_jvp(t, ans, value, like):
+            return check(t, like)
+
+        def picked_vjp(g, ans, value, like):  # g at `index`, None (no gradient) for the other entries
+            return tuple(g if i == check.index else None for i in range(len(check.diff)))
+
+        rule.vjps["value"] = registry.Derivative(picked_vjp, "vjp")
+        rule.jvps["value"] = registry.Derivative(picked_jvp, "jvp")
 
     def __call__(self, value, like):
         if self.kind == "vjp":
@@ -455,8 +468,13 @@ class _CheckedRule:
         params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in lead]
         self.__signature__ = signature.replace(parameters=params + list(signature.parameters.values()))
         self.srcgrad_checked = (rule, check, against) if inlinable and spread is None else None
+        self.srcgrad_called_rule = (check.function, getattr(rule, "__name__", repr(rule)), check.kind,
+                                    spread is None)  # calls.py's refusal, and whether a `def` would be read
 
     def __call__(self, lead, ans, *args, **kwargs):
+        kwargs = _with_keyword_defaults(self.primal_signature, kwargs)
+        if self.check.kind == "vjp" and isinstance(ans, (list, tuple, dict)):
+            lead = structure_like(lead, ans)  # entries the function's caller did not use: zeros
         if self.spread is None:
             value = self.rule(lead, ans, *args, **kwargs)
         else:
@@ -495,9 +513,15 @@ class _TransposedJVP:
         )
 
     def __call__(self, g, ans, *args, **kwargs):
+        kwargs = _with_keyword_defaults(self.primal_signature, kwargs)
         bound = self.primal_signature.bind(*args, **kwargs)
         bound.apply_defaults()
         x = bound.arguments[self.param]
+        if not isinstance(x, (numbers.Number, np.ndarray, np.generic)):
+            name = self.srcgrad_transposed[0]
+            raise TypeError(f"reverse mode transposes the forward rule of `{name}` one element of `{self.param}` at a "
+                            f"time, which needs a float or an array, not a {type(x).__name__}: give `{name}` a "
+                            "reverse rule too (`.defvjp`, or `srcgrad.defvjp`)")
         grad = _zeros(x)
         flat = grad.reshape(-1)
         for i in range(flat.size):
@@ -505,6 +529,14 @@ class _TransposedJVP:
             unit[i] = 1.0
             flat[i] = _paired_sum(g, self.jvp(unit.reshape(grad.shape), ans, *args, **kwargs))
         return grad
+
+
+def _with_keyword_defaults(signature, kwargs):
+    """`kwargs` and the defaults of the primal's keyword-only parameters not in it: a rule
+    takes every parameter, and the generated call passes the positional defaults only."""
+    missing = {p.name: p.default for p in signature.parameters.values()
+               if p.kind is p.KEYWORD_ONLY and p.default is not p.empty and p.name not in kwargs}
+    return {**kwargs, **missing} if missing else kwargs
 
 
 def _paired_sum(g, t):

@@ -145,8 +145,8 @@ def _check_tangent(fn, name, primal, tangent, keys=()):
         ):
             raise TypeError(
                 f"the tangent of `{label}` for {where} must have the structure of `{label}`: "
-                f"{type(primal).__name__} of {len(primal)}, not {type(tangent).__name__}"
-                f"{f' of {len(tangent)}' if isinstance(tangent, (list, tuple, dict)) else ''}"
+                f"{type(primal).__name__} of {len(primal)}{_keys(primal)}, not {type(tangent).__name__}"
+                f"{f' of {len(tangent)}' if isinstance(tangent, (list, tuple, dict)) else ''}{_keys(tangent)}"
             )
         items = primal.items() if isinstance(primal, dict) else enumerate(primal)
         for k, value in items:
@@ -177,6 +177,11 @@ def _check_tangent(fn, name, primal, tangent, keys=()):
             f"the tangent of `{label}` for {where} has shape {np.shape(tangent)}, but `{label}` has shape "
             f"{np.shape(primal)}"
         )
+
+
+def _keys(value):
+    """` (keys 'a', 'b')` for a dict, to tell two dicts of one size apart in a message."""
+    return f" (keys {', '.join(sorted(map(repr, value)))})" if type(value) is dict else ""
 
 
 def _has_derivative(leaf):

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import NotDifferentiableError
 from ..rules import methods
-from ..rules.registry import limits
+from ..rules.registry import has_custom_rule, limits
 from ..rules.record_replace import replace_fields
 from ..rules.structure import make_record
 from ..runtime.records import is_dataclass_kind, is_record_class, refusal as record_refusal
@@ -250,6 +250,18 @@ def missing_rule(program, stmt, call, register):
                   "and called in the differentiated function (derivative_calls.py), and it has no derivative of its "
                   "own: differentiate a function that calls a gradient once (grad, jvp, vjp, jacobian), not twice "
                   "(hessian, grad of its gradient)")
+    elif getattr(call.primal, "srcgrad_called_rule", None):
+        function, rule, kind, readable = call.primal.srcgrad_called_rule
+        advice = (f"it runs your {kind} rule `{rule}` of `{function}`, which srcgrad calls rather than reads, so it "
+                  "has no derivative of its own: ")
+        if readable:
+            advice += (f"to differentiate the gradient again (hessian, grad of grad, jvp or jacobian of a gradient) "
+                       f"write the rule as a `def` taking ({'g' if kind == 'vjp' else 't'}, ans, and each parameter "
+                       f"of `{function}`), not a lambda, and give `{function}` plain positional parameters (no "
+                       "`*args`, `**kwargs` or keyword-only ones)")
+        else:
+            advice += (f"srcgrad does not differentiate a forward rule of several tangents again, so derivatives "
+                       f"of `{function}` stop at the order its rules give")
     elif (getattr(call.primal, "__module__", None) or "").startswith("scipy."):
         advice = ("srcgrad has rules for the functions of scipy.special and scipy.linalg that docs/rules.md lists, "
                   f"not for this one: write it with those or with NumPy's, or {advice}")
@@ -503,7 +515,9 @@ def several_results(primal):
     tangents of its parameters are then tuples, added entry by entry. Every helper of
     srcgrad's own rules counts (a Hessian differentiates them): one that returns the
     gradients of several operands would otherwise have its tangents joined end to end.
-    A helper marked `one_result = True` returns one array."""
+    A helper marked `one_result = True` returns one array. A function given rules by a
+    user (custom_vjp, custom_jvp, defjvp, a gradient made by srcgrad and called) may
+    return a tuple, a list or a dict too."""
     try:
         if primal in _SEVERAL_RESULTS:
             return True
@@ -511,7 +525,7 @@ def several_results(primal):
         return False
     if getattr(primal, "one_result", False):
         return False
-    return (getattr(primal, "__module__", None) or "").startswith("srcgrad.")
+    return (getattr(primal, "__module__", None) or "").startswith("srcgrad.") or has_custom_rule(primal)
 
 
 def active_names(node, activity):

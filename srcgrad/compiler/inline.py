@@ -42,6 +42,38 @@ def inlinable(fn):
     return _return_expression(fn) is not None
 
 
+@functools.lru_cache(maxsize=None)
+def _reads_entries(fn):
+    """Whether the user's rule `fn` reads its first parameter entry by entry (indexes,
+    unpacks, iterates it or reads an attribute): the cotangent of a tuple, list or dict
+    result, which generated code holds with None (a dict without the key) for each entry
+    the function did not use, and the rule must see as zeros, as JAX gives them."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.Lambda))]
+    if not defs or not defs[0].args.args:
+        return False
+    name = defs[0].args.args[0].arg
+
+    def is_name(node):
+        return isinstance(node, ast.Name) and node.id == name
+
+    for node in ast.walk(defs[0]):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and is_name(node.value):
+            return True
+        if isinstance(node, (ast.For, ast.comprehension)) and is_name(node.iter):
+            return True
+        if isinstance(node, ast.Starred) and is_name(node.value):
+            return True
+        if isinstance(node, ast.Assign) and is_name(node.value) and any(
+            isinstance(t, (ast.Tuple, ast.List)) for t in node.targets
+        ):
+            return True
+    return False
+
+
 def _is_docstring(stmt):
     return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant) and isinstance(stmt.value.value, str)
 
@@ -78,6 +110,11 @@ def apply(fn, leading, args, bind):
     checked = getattr(fn, "srcgrad_checked", None)
     if checked is not None:  # a user's rule: inline it inside its runtime check
         rule, check, against = checked  # the user's parameter names may differ: match by position
+        if check.kind == "vjp" and _reads_entries(rule):  # a structured cotangent: its unread entries as zeros
+            from ..runtime import structure_like
+
+            filled = syntax.call(syntax.name(bind("structure_like", structure_like)), [leading[0], syntax.copy(leading[1])])
+            leading = [filled, *leading[1:]]
         inner = apply(rule, [], dict(zip(_params(rule), [*leading, *args.values()])), bind)
         like = leading[-1] if against == "ans" else args[against]
         return syntax.call(syntax.name(bind(check.__name__, check)), [inner, syntax.copy(like)])
