@@ -57,17 +57,15 @@ _WEAK_PYTHON_NUMBERS = type(np.float32(1.0) * 1.0) is np.float32 and type(np.flo
 _LIKE_ARG = {runtime.unbroadcast: 1, runtime.zeros_like_grad: 0}  # the argument whose kind the result has
 
 
-def fold_seeds(forward, solved, signature, namer):
+def fold_seeds(forward, solved, kinds, namer):
     """Replace `x_bar = grad_seed(out, name)` in `forward` (top level) by a constant seed.
 
-    `solved` is the shape analysis of the same code (`shapes._Shapes`), `signature`
-    the call's `shapes.Signature`. Returns the kinds it found where it changed nothing
-    (they hold for the code as it is), else None.
+    `solved` is the shape analysis of the same code (`shapes._Shapes`), `kinds()` the
+    kinds of its definitions (`solver`): the same before and after the fold.
     """
     seed_fn = _helper_name(namer, runtime.grad_seed)
     if seed_fn is None:
-        return None
-    kinds, folded = None, False
+        return
     for stmt in forward:
         value = getattr(stmt, "value", None)
         if not (
@@ -82,32 +80,39 @@ def fold_seeds(forward, solved, signature, namer):
         out = value.args[0].id
         if solved.env.get(out) != ():
             continue
-        if kinds is None:
-            kinds = _Kinds(solved, signature).solve()
-        kind = kinds.get(out)
+        kind = kinds().get(out)
         if kind == FLOAT:
             stmt.value = gast.copy_location(gast.Constant(value=1.0, kind=None), value)
-            folded = True
         elif kind in _SEEDS:
             stmt.value = gast.copy_location(gast.Name(namer.helper(*_SEEDS[kind]), gast.Load(), None, None), value)
-            folded = True
-    return None if folded else kinds
 
 
-def returned_as_is(solve, signature):
-    """A predicate `same(adjoint, param)`: whether `unbroadcast(adjoint, param)` at the
-    return provably gives back the adjoint's value unchanged (same type, shape and dtype
-    as the parameter's gradient), so the call can go. `solve()` gives the shape analysis
-    of the rewritten code (`shapes._Shapes`, its tape markers not yet lowered), run at
-    the first question."""
+def solver(solved, signature):
+    """A function giving the kinds of the definitions of `solved` (a `shapes._Shapes`)
+    for the call `signature`, solved at its first call.
+
+    One analysis serves `fold_seeds`, `fast_means` and `returned_as_is`: neither rewrite
+    changes a kind (`grad_seed(out)` has the kind of its constant where it folds, and
+    `mean_of(t)` that of `np.mean(t)`)."""
     found = []
 
-    def same(adjoint, param):
+    def kinds():
         if not found:
-            solved = solve()
-            found.append((solved, _Kinds(solved, signature).solve()))
-        solved, kinds = found[0]
-        kind, shape = kinds.get(adjoint), solved.env.get(adjoint)
+            found.append(_Kinds(solved, signature).solve())
+        return found[0]
+
+    return kinds
+
+
+def returned_as_is(solved, kinds, signature):
+    """A predicate `same(adjoint, param)`: whether `unbroadcast(adjoint, param)` at the
+    return provably gives back the adjoint's value unchanged (same type, shape and dtype
+    as the parameter's gradient), so the call can go. `solved` is the shape analysis of
+    the rewritten code (`shapes._Shapes`, its tape markers not yet lowered), `kinds()`
+    the kinds of its definitions (`solver`)."""
+
+    def same(adjoint, param):
+        kind, shape = kinds().get(adjoint), solved.env.get(adjoint)
         t, wanted = signature.types.get(param), signature.shapes.get(param)
         if t is float:
             return kind == FLOAT
@@ -117,18 +122,16 @@ def returned_as_is(solve, signature):
     return same
 
 
-def fast_means(places, solved, signature, namer, kinds=None):
+def fast_means(places, solved, kinds, namer):
     """`np.mean(t)` -> `mean_of(t)` (the same value, bit for bit, faster) in place, where
     `t` is provably an ndarray of float64, float32 or float16 of at least one dimension.
 
     `places`: every (statement, None) or (block statement, header field) whose code holds
-    an `np.mean` call; nothing else changes. `kinds`: the kinds of the code, if known.
+    an `np.mean` call; nothing else changes. `kinds()`: the kinds of the code (`solver`).
     """
     if not places:
         return
-    if kinds is None:
-        kinds = _Kinds(solved, signature).solve()
-    means = {gast.Call: _FastMeans(solved, kinds, namer).visit_Call}
+    means = {gast.Call: _FastMeans(solved, kinds(), namer).visit_Call}
     for stmt, field in places:
         if field is None:
             rewrite(stmt, means)
@@ -319,6 +322,8 @@ class _Kinds:
         kinds = [self.kind(a) for a in args]
         if obj in _LIKE_ARG and len(args) > _LIKE_ARG[obj]:  # a gradient shaped like an argument
             return strict(lambda k: k if k in _ARRAYS or k == FLOAT else TOP, kinds[_LIKE_ARG[obj]])
+        if obj is runtime.grad_seed and args and type(args[0]) is _NAME and self.solved.env.get(args[0].id) == ():
+            return strict(lambda k: k if k == FLOAT or k in _SEEDS else TOP, kinds[0])  # what `fold_seeds` makes it
         owner, method = getattr(obj, "__self__", None), getattr(obj, "__name__", None)
         if owner is np.add and method == "reduce" and len(args) == 2:
             return strict(lambda k: k if k in _ARRAYS else TOP, kinds[0])

@@ -44,9 +44,10 @@ def drop_unbroadcasts(forward, backward, signature, none_init, namer):
         returned = {namer.adjoint(p) for p in signature.params}
         _narrow_unreduces(backward, env, unreduce, calls, returned)
         _visit(products, _Reassociate(env))
-    unchanged = kinds.fold_seeds(forward, env, signature, namer)  # its kinds, where it folded no seed
-    kinds.fast_means(_means(env.calls, calls), env, signature, namer, unchanged)
-    return kinds.returned_as_is(env.refresh, signature)
+    found = kinds.solver(env.refresh(), signature)  # the definitions as rewritten above
+    kinds.fold_seeds(forward, env, found, namer)
+    kinds.fast_means(_means(env.calls, calls), env, found, namer)
+    return kinds.returned_as_is(env, found, signature)
 
 
 def _visit(stmts, visitor):
