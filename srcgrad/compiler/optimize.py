@@ -32,21 +32,24 @@ from .shapes import _Resolver
 
 def run(tree, namer):
     reads = {}
-    _fold_tree(tree, reads)
+    bound = {name for name, value in namer.helpers.items() if type(value) in _BOUND_SCALARS}
+    sites, order = [], {}  # statements reading a bound constant; each statement's place (`_fold_tree`)
+    _fold_tree(tree, reads, bound, sites, order, tree)
     changed = unseen = True  # unseen: there may be dead code that the last `_drop_dead` did not see
-    first = True  # a fold folds nested operations at once: later ones only find what copies of constants bring
     while changed:  # each round starts from the exact read counts, kept up to date below
-        sources = set()
-        changed = _propagate_copies(tree.body, reads, sources)
+        renamed = []  # (name, statement) where a read was renamed to `name`
+        changed = _propagate_copies(tree.body, reads, renamed)
         if changed or unseen:
             dropped, unseen = _drop_dead(tree, {name for name, count in reads.items() if count}, _Resolver(namer), reads)
-            changed |= dropped
-        bound = {name for name, value in namer.helpers.items() if type(value) in _BOUND_SCALARS}
-        if bound and (first or sources & bound):
-            folded = _fold_bound_scalars(tree, namer, reads, bound)
+            changed |= bool(dropped)
+            for s in dropped:
+                order.pop(id(s), None)  # no longer in the tree
+        sites += [s for name, s in renamed if name in bound]
+        if sites:  # a fold reads a bound constant: where none came, nothing folds that did not before
+            folded = _fold_bound_scalars(sites, order, namer, reads, bound)
             changed |= folded
             unseen |= folded
-        first = False
+            sites = []
     return tree
 
 
@@ -56,23 +59,34 @@ def _forget_reads(node, reads):
         reads[name] -= count
 
 
-def _fold_bound_scalars(tree, namer, reads, bound):
+def _fold_bound_scalars(sites, order, namer, reads, bound):
     """Replace operations on bound float64 or float32 constants (the names `bound`) and
     number constants by their value (computed by NumPy, as the generated code would),
-    bound under a new name, nested operations innermost first. True if anything
-    changed. `reads` (the read counts) and `bound` follow."""
+    bound under a new name, nested operations innermost first, in the statements `sites`
+    (those not in `order` have left the tree). True if anything changed. `reads` (the
+    read counts) and `bound` follow.
+
+    The statements go in the order of a walk of the whole tree (`syntax.nodes`: the
+    reverse of `order`), each with all it holds, so that the new names are numbered as
+    that walk would number them."""
     changed = False
     if not any(reads.get(name) for name in bound):
         return changed  # every fold reads a bound constant
-    for node in _nodes(tree):
-        values = node.__dict__
-        for field in syntax.child_fields(type(node)):
-            value = values.get(field)
-            if type(value) is gast.BinOp or type(value) is gast.UnaryOp:
-                new = _folded(value, bound, namer, reads)
-                if new is not value:
-                    setattr(node, field, new)
-                    changed = True
+    placed = sorted({order[id(s)]: s for s in sites if id(s) in order}.items(), reverse=True, key=lambda p: p[0])
+    inside = (0, 0)  # the places of the statements under the last one folded
+    for (place, first), stmt in placed:
+        if inside[0] <= place < inside[1]:
+            continue  # folded with the statement holding it
+        inside = (first, place)
+        for node in _nodes(stmt):
+            values = node.__dict__
+            for field in syntax.child_fields(type(node)):
+                value = values.get(field)
+                if type(value) is gast.BinOp or type(value) is gast.UnaryOp:
+                    new = _folded(value, bound, namer, reads)
+                    if new is not value:
+                        setattr(node, field, new)
+                        changed = True
     return changed
 
 
@@ -133,18 +147,18 @@ def _fold_bound(node, bound, namer):
 _BOUND_SCALARS = (np.float64, np.float32)  # the bound constants folded (the seeds of kinds.py and their folds)
 
 
-def _propagate_copies(stmts, reads, sources):
+def _propagate_copies(stmts, reads, renamed):
     """Forward-substitute `a = b` into the reads of `a` that it reaches, when those are all.
 
     `reads` (the read counts) follows every change, though only at the end for `x = x`;
-    `sources` gets each `b` substituted."""
+    `renamed` gets `(b, statement)` for each statement of `stmts` where reads became `b`."""
     changed = False
     copies = []  # where `a = b` between names is; a rename below may make `b` another name
     for k, stmt in enumerate(stmts):
         cls = type(stmt)
         if cls in _BLOCKS:
-            changed |= _propagate_copies(stmt.body, reads, sources)
-            changed |= _propagate_copies(stmt.orelse, reads, sources)
+            changed |= _propagate_copies(stmt.body, reads, renamed)
+            changed |= _propagate_copies(stmt.orelse, reads, renamed)
         elif cls is gast.Assign and type(stmt.value) is gast.Name and _copied(stmt) is not None:
             copies.append(k)
     names = {}  # id(statement) -> its Name nodes read and the names it stores, for every copy
@@ -152,12 +166,13 @@ def _propagate_copies(stmts, reads, sources):
         a, b = _copied(stmts[k])
         if a == b:
             continue
-        uses = _reached_reads(stmts, k, a, b, reads.get(a, 0), names)
+        holders = []
+        uses = _reached_reads(stmts, k, a, b, reads.get(a, 0), names, holders)
         if uses is None or len(uses) != reads.get(a, 0):
             continue  # `a` is read where this copy does not reach, or `b` changes first
         for n in uses:
             n.id = b
-        sources.add(b)
+        renamed += [(b, s) for s in holders]
         reads[a] = 0
         reads[b] = reads.get(b, 0) + len(uses) - 1
         stmts[k] = syntax.pass_()
@@ -210,8 +225,9 @@ def _is_copy(stmt):
     return names is not None and names[0] != names[1]
 
 
-def _reached_reads(stmts, k, a, b, total, names):
-    """The reads of `a` after `stmts[k]` (`a = b`) that still see `b`'s value there, or None.
+def _reached_reads(stmts, k, a, b, total, names, holders):
+    """The reads of `a` after `stmts[k]` (`a = b`) that still see `b`'s value there, or None;
+    the statements of `stmts` holding them are appended to `holders`.
 
     None when `a` is read in a nested block that also assigns `a` or `b`. Reassigning
     `b = a` keeps `b`'s value, so it does not stop the copy. `names` caches each
@@ -235,6 +251,8 @@ def _reached_reads(stmts, k, a, b, total, names):
         loads = [n for n in read if n.id == a]
         if type(later) in _BLOCKS and (a in stores or b in stores):
             return None if loads else uses
+        if loads:
+            holders.append(later)
         uses += loads  # a simple statement reads before it stores
         if a in stores:
             return uses
@@ -246,13 +264,13 @@ def _reached_reads(stmts, k, a, b, total, names):
 def _drop_dead(tree, reads, resolve, counts):
     """Drop assignments of pure values to names not in `reads`; `counts` (the read counts) follows.
 
-    Returns (whether anything was dropped, whether that left a name unread). Unless it did,
+    Returns (the statements dropped, whether that left a name unread). Unless it did,
     or other changes follow, another call would drop nothing: every assignment kept here
     has a read target or an impure value."""
     dropped = []
     tree.body = _kept(tree.body, reads, resolve, counts, dropped)
     unread = any(not counts[name] for s in dropped for name in syntax.add_loads(s.test if type(s) is gast.If else s.value, set()))
-    return bool(dropped), unread
+    return dropped, unread
 
 
 def _kept(stmts, reads, resolve, counts, dropped):
@@ -312,14 +330,20 @@ _FOLD = {
 }
 
 
-def _fold_tree(node, reads):
+def _fold_tree(node, reads, bound, sites, order, statement):
     """`node` with operations on number constants computed and `** 1` dropped, children
     first (as a `NodeTransformer` would); changed in place, or replaced (the result).
 
     Adds to `reads` the names loaded under `node` (not `node` itself), once per load:
-    folding drops no name, so these are the read counts of the result."""
+    folding drops no name, so these are the read counts of the result. Appends to
+    `sites` the innermost statement around each read of a name in `bound` (`statement`:
+    the one around `node`), and gives each statement under `node` its place in `order`:
+    id -> (its rank among them, children first, the rank of the first one it holds)."""
     values, cls = node.__dict__, type(node)
     name, constant, load, ast_node = gast.Name, gast.Constant, gast.Load, gast.AST
+    is_statement = isinstance(node, gast.stmt)
+    if is_statement:
+        statement, first = node, len(order)
     for field in syntax.child_fields(cls):  # `ctx` and operators hold nothing to fold
         value = values.get(field)
         items = value if type(value) is list else (value,)
@@ -328,14 +352,19 @@ def _fold_tree(node, reads):
             if kind is name:  # a leaf, unless annotated
                 if isinstance(item.ctx, load):
                     reads[item.id] = reads.get(item.id, 0) + 1
+                    if item.id in bound:
+                        sites.append(statement)
                 if item.annotation is None:
                     continue
             elif kind is constant or not isinstance(item, ast_node):
                 continue
             if items is value:
-                value[k] = _fold_tree(item, reads)
+                value[k] = _fold_tree(item, reads, bound, sites, order, statement)
             else:
-                values[field] = _fold_tree(item, reads)
+                values[field] = _fold_tree(item, reads, bound, sites, order, statement)
+    if is_statement:
+        order[id(node)] = (len(order), first)
+        return node
     if cls is gast.BinOp:
         if isinstance(node.op, gast.Pow) and _number(node.right) and node.right.value == 1 and type(node.right.value) is not bool:
             return node.left
