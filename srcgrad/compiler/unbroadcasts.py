@@ -203,7 +203,7 @@ def _narrow_unreduces(backward, env, unreduce, resolve, returned):
     ensures that only element-wise operations (whose result shapes it recomputes) read
     the scalars, and that no gradient returned to the caller is one of them.
     """
-    reads_of = {}  # id(statement) -> the names it reads (the statements after a narrowed one keep theirs)
+    facts = {}  # id(statement) -> `_facts` of it (the statements after a narrowed one keep theirs)
     for k, stmt in enumerate(backward):
         call = stmt.value if isinstance(stmt, gast.Assign) else None
         if not (
@@ -221,53 +221,44 @@ def _narrow_unreduces(backward, env, unreduce, resolve, returned):
             and isinstance(env.shape(call.args[1]), tuple)
         ):
             continue
-        narrowed = _stays_elementwise(backward[k + 1 :], {stmt.targets[0].id}, env, resolve, returned, reads_of)
+        narrowed = _stays_elementwise(backward[k + 1 :], {stmt.targets[0].id}, env, resolve, returned, facts)
         if narrowed is not None:
             stmt.value = call.args[0]
             env.env.update(narrowed)  # scalars from here on (unknown where also arrays)
 
 
-def _stays_elementwise(stmts, scalars, env, resolve, returned, reads_of):
+def _stays_elementwise(stmts, scalars, env, resolve, returned, facts):
     """The new shapes (name -> () or unknown) if the narrowing is sound, else None.
-    `reads_of` keeps each statement's read names between calls."""
+    `facts` keeps what `_facts` finds of each statement between calls."""
     saved = dict(env.env)
     ever, arrays = set(scalars), set()
     try:
         for stmt in stmts:
             for n in scalars:
                 env.env[n] = ()
-            if not isinstance(stmt, gast.AST):  # a tape marker
-                if _marker_names(stmt) & scalars:
+            found = facts.get(id(stmt))
+            if found is None:
+                found = facts[id(stmt)] = _facts(stmt)
+            target, names = found
+            if target is None:  # a tape marker, a block or another statement: it may not touch a scalar
+                if names & scalars:
                     return None
                 continue
-            reads = reads_of.get(id(stmt))
-            if reads is None:
-                reads = reads_of[id(stmt)] = {
-                    n.id for n in syntax.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-            if isinstance(stmt, (gast.If, gast.For, gast.While)) or not isinstance(stmt, gast.Assign):
-                if reads & scalars or _stores(stmt) & scalars or _pseudo_stores([stmt]) & scalars:
-                    return None  # a block or another statement touches a scalar
-                continue
-            target = stmt.targets[0]
-            if len(stmt.targets) != 1 or not isinstance(target, gast.Name):
-                if reads & scalars:
-                    return None
-                continue
-            if not reads & scalars:
-                scalars.discard(target.id)
-                arrays.add(target.id)
+            if not names & scalars:
+                scalars.discard(target)
+                arrays.add(target)
                 continue
             if not _elementwise(stmt.value, scalars, resolve):
                 return None
-            old, new = saved.get(target.id), env.shape(stmt.value)
+            old, new = saved.get(target), env.shape(stmt.value)
             if not isinstance(old, tuple):
                 return None
             if new == old:
-                scalars.discard(target.id)
-                arrays.add(target.id)
+                scalars.discard(target)
+                arrays.add(target)
             elif new == ():
-                scalars.add(target.id)
-                ever.add(target.id)
+                scalars.add(target)
+                ever.add(target)
             else:
                 return None
         if scalars & returned:
@@ -276,6 +267,19 @@ def _stays_elementwise(stmts, scalars, env, resolve, returned, reads_of):
     finally:
         env.env.clear()
         env.env.update(saved)
+
+
+def _facts(stmt):
+    """(the name `stmt` assigns, the names it reads) for an assignment to one name; else
+    (None, every name it reads or stores, in pseudo statements too)."""
+    if not isinstance(stmt, gast.AST):  # a tape marker
+        return None, _marker_names(stmt)
+    reads = syntax.add_loads(stmt, set())
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
+        return stmt.targets[0].id, reads
+    if isinstance(stmt, gast.Assign):
+        return None, reads
+    return None, reads | _stores(stmt) | _pseudo_stores([stmt])
 
 
 def _marker_names(marker):
