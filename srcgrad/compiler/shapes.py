@@ -487,13 +487,27 @@ def _literal_shape(node):
 
 
 def _broadcast(*shapes):
+    """`np.broadcast_shapes(*shapes)` as a tuple, TOP where it raises."""
     first = shapes[0]
     if all(s == first for s in shapes):  # most operations: no broadcasting
         return first
-    try:
-        return tuple(np.broadcast_shapes(*shapes))
-    except ValueError:
-        return TOP
+    ndim = max(len(s) for s in shapes)
+    if ndim > 32 or not all(type(d) is int and d >= 0 for s in shapes for d in s):
+        try:  # NumPy's own errors (negative sizes, too many dimensions)
+            return tuple(np.broadcast_shapes(*shapes))
+        except ValueError:
+            return TOP
+    out = []
+    for axis in range(-ndim, 0):  # aligned on the right; a size 1 stretches
+        size = 1
+        for s in shapes:
+            d = s[axis] if len(s) >= -axis else 1
+            if d != 1:
+                if size != 1 and size != d:
+                    return TOP
+                size = d
+        out.append(size)
+    return tuple(out)
 
 
 def _matmul(a, b):
