@@ -313,3 +313,26 @@ def test_shapes_of_axis_reductions_slices_and_stacks_drop_their_unbroadcasts():
     texts = [f.__srcgrad_source__ for f in _specializations(df).values()]
     backward = texts[0].split("# Backward pass")[1].rsplit("return", 1)[0]
     assert backward.count("unbroadcast(") < srcgrad.source(df).count("unbroadcast(") // 2
+
+
+def test_a_narrowed_name_assigned_an_array_again_has_its_shape_again():
+    """unbroadcasts._stays_elementwise: `a` is a scalar (`s * 2.0`), then an array again
+    (`a + g`); `v = a * s` reads it with a scalar, so `v` is an array, not a scalar (the
+    analysis kept `a`'s scalar shape and found `v` a scalar)."""
+    import gast
+
+    from srcgrad.compiler import syntax, unbroadcasts
+
+    class Shapes:  # the element-wise part of shapes._Shapes: names' shapes broadcast
+        def __init__(self, env):
+            self.env = env
+
+        def shape(self, node):
+            found = [self.env.get(n.id) for n in syntax.walk(node) if isinstance(n, gast.Name)]
+            return np.broadcast_shapes(*found) if found else ()
+
+    stmts = [syntax.parse(line).body[0] for line in ("a = s * 2.0", "a = a + g", "v = a * s")]
+    env = Shapes({"s": (), "g": (3,), "a": (3,), "v": (3,)})
+    narrowed = unbroadcasts._stays_elementwise(stmts, {"s"}, env, lambda func: None, set(), {})
+    assert narrowed is not None and narrowed.get("v") != ()
+    assert env.env == {"s": (), "g": (3,), "a": (3,), "v": (3,)}  # restored

@@ -245,8 +245,7 @@ def _stays_elementwise(stmts, scalars, env, resolve, returned, facts):
                     return None
                 continue
             if not names & scalars:
-                scalars.discard(target)
-                arrays.add(target)
+                _leaves(target, scalars, arrays, env, saved)
                 continue
             if not _elementwise(stmt.value, scalars, resolve):
                 return None
@@ -254,8 +253,7 @@ def _stays_elementwise(stmts, scalars, env, resolve, returned, facts):
             if not isinstance(old, tuple):
                 return None
             if new == old:
-                scalars.discard(target)
-                arrays.add(target)
+                _leaves(target, scalars, arrays, env, saved)
             elif new == ():
                 scalars.add(target)
                 ever.add(target)
@@ -267,6 +265,18 @@ def _stays_elementwise(stmts, scalars, env, resolve, returned, facts):
     finally:
         env.env.clear()
         env.env.update(saved)
+
+
+def _leaves(target, scalars, arrays, env, saved):
+    """`target`, assigned an array, is no scalar from here on: its shape is the analysis's
+    again (a name that was a scalar before kept `()` and made the next statement reading
+    it with a scalar look like a scalar too)."""
+    scalars.discard(target)
+    arrays.add(target)
+    if target in saved:
+        env.env[target] = saved[target]
+    else:
+        env.env.pop(target, None)
 
 
 def _facts(stmt):
