@@ -441,3 +441,34 @@ def test_numba_code_raising_names_the_users_line():
         with pytest.raises(ValueError, match="negative input") as info:
             call()
         assert any("test_compile_hunt.py, line" in n for n in info.value.__notes__), info.value.__notes__
+
+
+def _tanh(x):
+    return np.tanh(x)
+
+
+def _tanh_and_exp(x):
+    return np.tanh(x), np.exp(x)
+
+
+@pytest.mark.parametrize("write", ["detach", "no_grad"])
+def test_a_write_into_an_output_its_pullback_reads_makes_backward_raise(write):
+    """The pullback read the written output: d tanh = 1 - y**2 with y doubled gave
+    [0.66, 0.15, -1.78] for [0.92, 0.79, 0.31], silently (PyTorch raises)."""
+    x0 = np.array([0.3, -0.5, 1.2])
+    for fn, pick in ((torch.compile(_tanh), lambda y: y), (torch.compile(_tanh_and_exp), lambda y: y[0])):
+        for call in range(3):
+            x = torch.tensor(x0, requires_grad=True)
+            y = pick(fn(x))
+            if write == "detach":
+                y.detach().mul_(2.0)
+            else:
+                with torch.no_grad():
+                    y.mul_(2.0)
+            if call == 0:  # the first call of a kind recomputes from the inputs at backward
+                y.sum().backward()
+                _close(x.grad.numpy(), 1 - np.tanh(x0) ** 2)
+                continue
+            with pytest.raises(RuntimeError, match=r"which is output 0 of _tanh(_and_exp)?, is at version 1; "
+                                                   r"expected version 0"):
+                y.sum().backward()

@@ -38,9 +38,11 @@ cannot be passed (a TypeError says so).
 Invariant: like every node that saves tensors, the node keeps what its backward
 needs (gradients, a pullback, or the argument arrays) until a backward pass without
 `retain_graph` releases it; gradients reach the inputs in their own dtypes. A node
-that keeps a pullback or the arrays records its Tensor arguments' versions (a later
-in-place write into one makes its backward raise, as in PyTorch); gradients saved
-at the call already are those of the values the call saw.
+that keeps a pullback or the arrays records its Tensor arguments' versions, and one
+that keeps a pullback its outputs' too (the pullback may read them): a later
+in-place write into one (through a `detach()`ed alias or under `no_grad`) makes its
+backward raise, as in PyTorch; gradients saved at the call already are those of the
+values the call saw.
 """
 
 import builtins
@@ -363,13 +365,17 @@ def compile(fn=None, *, backend=None):
         if kind.outputs is not None:
             if type(value) is not tuple or len(value) != kind.outputs:
                 raise _changed_outputs(fn, kind.outputs, value)
-            return _outputs(value, node)
+            outs = _outputs(value, node)
+            node.versions += saved_versions(outs)  # a pullback may read them
+            return outs
         if type(value) is not _ndarray:
             if type(value) is tuple:
                 raise _changed_outputs(fn, None, value)
             value = np.asarray(value)
         out = Tensor._make(value, True)
         out._grad_fn = node
+        if kind.how != "grads":  # a pullback may read the output
+            node.versions += saved_versions((out,))
         return out
 
     def first(args, arrays, key, edges):
@@ -567,6 +573,8 @@ def _fast_call(arity, slow, kinds, cls, fn):
         "            node.freed = False",
         "            node.versions = () if kind.how == 'grads' else versions(args)",
         "            out._grad_fn = node",
+        "            if kind.how != 'grads':",
+        "                node.versions += output_versions((out,))",
         "            return out",
         "    return slow(args, kwargs)",
     ]
@@ -574,6 +582,7 @@ def _fast_call(arity, slow, kinds, cls, fn):
         "mode": _mode, "slow": slow, "kinds": kinds, "cls": cls, "Tensor": Tensor, "NO_EDGE": _NO_EDGE,
         "quiet": quiet, "loud": loud, "make": Tensor._make, "ndarray": _ndarray, "asarray": np.asarray, "new": _new,
         "versions": _saved_tensors, "changed": _changed_outputs, "fn": fn,
+        "output_versions": saved_versions,
     }
     exec(builtins.compile("\n".join(lines) + "\n", "<srcgrad compiled call>", "exec"), scope)  # noqa: S102 - fixed text
     return scope["run"]
