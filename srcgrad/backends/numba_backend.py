@@ -330,9 +330,23 @@ def compiled_call(python, args, report):
             result = function(*args)
         except CompiledUnsupported:
             return python(*args)
+        except Exception as error:  # noqa: BLE001 - re-raised, located
+            _raise_located(python, args, error)
         return result if restore is None else restore(result)
 
     return run
+
+
+def _raise_located(python, args, error):
+    """Raise the error that compiled code raised on `args` as the Python derivative
+    `python` raises it: with the note naming the user's line (numba's traceback names
+    only the generated code), not chained to `error`; `error` itself if Python does not raise."""
+    try:
+        python(*args)
+    except Exception as located:
+        located.__suppress_context__ = True
+        raise
+    raise error
 
 
 def _key(args):
@@ -432,6 +446,8 @@ def compiled(python):
                 result, sig.capacity = _call(sig.function, args, 2 * capacity)
             except CompiledUnsupported:
                 return python(*args)
+            except Exception as error:  # noqa: BLE001 - re-raised, located
+                _raise_located(python, args, error)
             return result if sig.restore is None else sig.restore(result)
         return python(*args)
 

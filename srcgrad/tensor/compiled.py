@@ -17,10 +17,13 @@ runs once:
   floating output reaches the one node through its own `graph.OutputNode` (its
   `grad_fn` shows the node), so the pullback runs once per backward pass with the
   gradients of all outputs (None, read as zeros, for an unused one); other outputs
-  are leaves. A list, a dict or a nested tuple is refused at the call.
+  are leaves. A list, a dict or a nested tuple is refused at the call;
+- an integer or boolean array: a leaf (no gradient flows through it, as in PyTorch).
 Whether a call's output is scalar is learned at the first tracked call of each kind
 of call (argument shapes, dtypes and types, and which arguments require grad) by
-running the function itself once; the second generates the derivative, and later
+running the function itself once (a later call of the kind that returns a tuple
+where that one returned one array, or the reverse, raises a TypeError); the second
+generates the derivative, and later
 calls of the kind run the code the derivative specialized for it, without its
 dispatch. A call with only Tensor arguments goes through an unrolled fast path.
 `backward()` on the node alone (inputs that are leaves) goes through the engine's
@@ -35,9 +38,11 @@ cannot be passed (a TypeError says so).
 Invariant: like every node that saves tensors, the node keeps what its backward
 needs (gradients, a pullback, or the argument arrays) until a backward pass without
 `retain_graph` releases it; gradients reach the inputs in their own dtypes. A node
-that keeps a pullback or the arrays records its Tensor arguments' versions (a later
-in-place write into one makes its backward raise, as in PyTorch); gradients saved
-at the call already are those of the values the call saw.
+that keeps a pullback or the arrays records its Tensor arguments' versions, and one
+that keeps a pullback its outputs' too (the pullback may read them): a later
+in-place write into one (through a `detach()`ed alias or under `no_grad`) makes its
+backward raise, as in PyTorch; gradients saved at the call already are those of the
+values the call saw.
 """
 
 import builtins
@@ -148,10 +153,27 @@ def _saved_tensors(args):
 def _method(fn):
     """For a bound method (`model.forward`) or a callable instance, the Python function
     computing it with the instance held constant (stand_in.method_function); `fn`
-    otherwise."""
+    otherwise. An nn.Module is its `forward` (what calling it runs); an instance whose
+    call is no Python function of named parameters is refused (a TypeError)."""
     from ..compiler.stand_in import is_instance, method_function
+    from ..nn.modules import Module
 
-    return (method_function(fn) or fn) if isinstance(fn, types.MethodType) or is_instance(fn) else fn
+    if isinstance(fn, Module):
+        fn = fn.forward
+    if not (isinstance(fn, types.MethodType) or is_instance(fn)):
+        return fn
+    made = method_function(fn)
+    if made is None and not hasattr(fn, "__code__"):
+        raise TypeError(
+            f"@srcgrad.compile takes a NumPy function, a method or an instance whose class's `__call__` is a "
+            f"Python function of named parameters, not {type(fn).__name__!r}: compile the function it calls"
+        )
+    return made or fn
+
+
+def _where(fn):
+    """Where the user's `def` of `fn` is (the method's for the stand-in of a method)."""
+    return defined_at(getattr(fn, "__srcgrad_method__", (fn,))[0])
 
 
 def _positional(fn):
@@ -200,15 +222,43 @@ def _primal(fn, called, arrays):
     requires grad met inside it is no argument (an attribute or a global, such as a
     Module's Parameter), which the one node could give no gradient: a clear error."""
     try:
-        return called(*arrays)
+        value = called(*arrays)
     except RuntimeError as exc:
         if not str(exc).startswith("Can't call numpy() on Tensor that requires grad"):
+            _note_tensor_met(fn, exc)
             raise
-        raise RuntimeError(
-            f"`{fn.__name__}` ({defined_at(fn)}) under @srcgrad.compile computed with a Tensor that requires grad "
-            "and is not one of its arguments (an attribute or a global, such as a Module's Parameter): the compiled "
-            "function's node gives gradients to its arguments only; pass that Tensor as an argument"
-        ) from None
+        raise _outside_tensor(fn) from None
+    except Exception as exc:
+        _note_tensor_met(fn, exc)
+        raise
+    if isinstance(value, Tensor) or type(value) is tuple and any(isinstance(v, Tensor) for v in value):
+        if any(v._requires_grad for v in (value if type(value) is tuple else (value,)) if isinstance(v, Tensor)):
+            raise _outside_tensor(fn)
+    return value
+
+
+def _note_tensor_met(fn, error):
+    """Add to `error`, raised by `fn` run on its arguments' arrays, a note saying that a
+    Tensor took part (a local of a frame it passed holds one: an attribute or a global
+    that NumPy cannot compute with, as `np.sum(tensor)`), which the message rarely says."""
+    tb = error.__traceback__
+    while tb is not None:
+        if any(isinstance(v, Tensor) for v in tb.tb_frame.f_locals.values()):
+            if hasattr(error, "add_note"):
+                error.add_note(
+                    f"srcgrad: `{fn.__name__}` ({_where(fn)}) under @srcgrad.compile computes on its arguments' "
+                    "arrays, and met a Tensor (an attribute or a global): pass that Tensor as an argument"
+                )
+            return
+        tb = tb.tb_next
+
+
+def _outside_tensor(fn):
+    return RuntimeError(
+        f"`{fn.__name__}` ({_where(fn)}) under @srcgrad.compile computed with a Tensor that requires grad "
+        "and is not one of its arguments (an attribute or a global, such as a Module's Parameter): the compiled "
+        "function's node gives gradients to its arguments only; pass that Tensor as an argument"
+    )
 
 
 def _count_outputs(fn, value):
@@ -220,8 +270,23 @@ def _count_outputs(fn, value):
         return len(value)
     what = "a tuple holding a container" if type(value) is tuple else f"a {type(value).__name__}"
     raise TypeError(
-        f"`{fn.__name__}` ({defined_at(fn)}) returned {what}: a function under @srcgrad.compile returns one array "
+        f"`{fn.__name__}` ({_where(fn)}) returned {what}: a function under @srcgrad.compile returns one array "
         "(one Tensor) or a flat tuple of arrays (a tuple of Tensors); return a tuple, or np.stack the values"
+    )
+
+
+def _changed_outputs(fn, outputs, value):
+    """The error for a call that returned other than the first call of its kind did
+    (`outputs`: None for one array, else the length of the tuple): the kind's node was
+    built for that."""
+    def what(n):
+        return "one array" if n is None else f"a tuple of {n} values"
+
+    got = len(value) if type(value) is tuple else None
+    return TypeError(
+        f"`{fn.__name__}` ({_where(fn)}) returned {what(got)}, and {what(outputs)} at the first call "
+        "with arguments of the same shapes, dtypes and types: a function under @srcgrad.compile returns the "
+        "same structure at every call of a kind; return a tuple at every call, or split the function"
     )
 
 
@@ -298,9 +363,19 @@ def compile(fn=None, *, backend=None):
         node.freed = False
         node.versions = () if kind.how == "grads" else _saved_tensors(args)
         if kind.outputs is not None:
-            return _outputs(value, node)
-        out = Tensor._make(value if type(value) is _ndarray else np.asarray(value), True)
+            if type(value) is not tuple or len(value) != kind.outputs:
+                raise _changed_outputs(fn, kind.outputs, value)
+            outs = _outputs(value, node)
+            node.versions += saved_versions(outs)  # a pullback may read them
+            return outs
+        if type(value) is not _ndarray:
+            if type(value) is tuple:
+                raise _changed_outputs(fn, None, value)
+            value = np.asarray(value)
+        out = Tensor._make(value, True)
         out._grad_fn = node
+        if kind.how != "grads":  # a pullback may read the output
+            node.versions += saved_versions((out,))
         return out
 
     def first(args, arrays, key, edges):
@@ -315,6 +390,10 @@ def compile(fn=None, *, backend=None):
                 value = np.asarray(value)
             if not positions:
                 kinds[key] = _Kind(called, "untracked", positions, in_dtypes, outputs=outputs)
+                return _untracked(value, outputs)
+            if outputs is None and value.dtype.kind not in "fc":
+                # an integer or boolean output has no gradient (PyTorch's too): a leaf. The
+                # kind is not kept: another call of it may return a floating value
                 return _untracked(value, outputs)
             scalar = outputs is None and value.ndim == 0 and value.dtype.kind in "fc"
             kinds[key] = _Kind(called, None, positions, in_dtypes, scalar, outputs)
@@ -334,7 +413,10 @@ def compile(fn=None, *, backend=None):
                     kind.generated = report.compiled_call(kind.generated, arrays)
                 return out
             kind.how = "lazy"
-        return _lazy(_primal(fn, called, arrays), kind, args, arrays, edges)
+        value = _primal(fn, called, arrays)
+        if _count_outputs(fn, value) != kind.outputs:
+            raise _changed_outputs(fn, kind.outputs, value)
+        return _lazy(value, kind, args, arrays, edges)
 
     def _lazy(value, kind, args, arrays, edges):
         node = cls(tuple(edges), kind, arrays, _saved_tensors(args))
@@ -390,7 +472,7 @@ def compile(fn=None, *, backend=None):
 
         return [derive(called, mode, positions) for mode, positions in wanted]
 
-    run = _fast_call(_arity(called) if called is fn else positional, slow, kinds, cls)
+    run = _fast_call(_arity(called) if called is fn else positional, slow, kinds, cls, fn)
     functools.update_wrapper(run, fn)
     run.__wrapped__ = run.__srcgrad_compiled__ = fn  # srcgrad differentiates fn for run
     run.__srcgrad_derivatives__ = made  # what srcgrad.source shows
@@ -424,7 +506,7 @@ def _bind(fn, signature, args, kwargs):
         if param is None or param.kind is param.VAR_KEYWORD or (
                 param.kind is param.KEYWORD_ONLY and _positional(fn) is None):
             raise TypeError(
-                f"@srcgrad.compile passes arguments to `{fn.__name__}` ({defined_at(fn)}) by position, and "
+                f"@srcgrad.compile passes arguments to `{fn.__name__}` ({_where(fn)}) by position, and "
                 f"`{name}` has no position (one that **kwargs collects, or a keyword-only parameter without a "
                 f"default after a parameter with one): make `{name}` a parameter of its own, with a default"
             )
@@ -446,7 +528,7 @@ def _arity(fn):
 _MAX_UNROLLED = 16
 
 
-def _fast_call(arity, slow, kinds, cls):
+def _fast_call(arity, slow, kinds, cls, fn):
     """The compiled function: for `arity` Tensor arguments given by position in grad
     mode, of a kind with one output whose generated code is known, it does what `slow`
     and `tracked` do (same kind key, same node) with the loop over the arguments
@@ -478,7 +560,11 @@ def _fast_call(arity, slow, kinds, cls):
         f"                value, saved = kind.generated({', '.join(d)})",
         "            finally:",
         "                loud(token)",
-        "            out = make(value if type(value) is ndarray else asarray(value), True)",
+        "            if type(value) is not ndarray:",
+        "                if type(value) is tuple:",
+        "                    raise changed(fn, None, value)",
+        "                value = asarray(value)",
+        "            out = make(value, True)",
         "            node = new(cls)",
         f"            node.next_functions = ({', '.join(e)},)",
         "            node._hooks = None",
@@ -487,13 +573,16 @@ def _fast_call(arity, slow, kinds, cls):
         "            node.freed = False",
         "            node.versions = () if kind.how == 'grads' else versions(args)",
         "            out._grad_fn = node",
+        "            if kind.how != 'grads':",
+        "                node.versions += output_versions((out,))",
         "            return out",
         "    return slow(args, kwargs)",
     ]
     scope = {
         "mode": _mode, "slow": slow, "kinds": kinds, "cls": cls, "Tensor": Tensor, "NO_EDGE": _NO_EDGE,
         "quiet": quiet, "loud": loud, "make": Tensor._make, "ndarray": _ndarray, "asarray": np.asarray, "new": _new,
-        "versions": _saved_tensors,
+        "versions": _saved_tensors, "changed": _changed_outputs, "fn": fn,
+        "output_versions": saved_versions,
     }
     exec(builtins.compile("\n".join(lines) + "\n", "<srcgrad compiled call>", "exec"), scope)  # noqa: S102 - fixed text
     return scope["run"]
