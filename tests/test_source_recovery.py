@@ -250,3 +250,36 @@ def test_a_decorators_python_wrapper_is_differentiated_as_written():
     # what is no Python function (lru_cache) and srcgrad's own wrappers are unwrapped
     assert srcgrad.grad(_cached_cube)(2.0) == 12.0
     assert srcgrad.grad(srcgrad.compile(_doubled_square.__wrapped__))(x).tolist() == (2.0 * x).tolist()
+
+
+EDITED = """\
+import numpy as np
+f = lambda x: np.sum(np.sin(x))
+g = lambda x: np.sum(x * x)
+def h(x):
+    return np.sum(np.cos(x))
+"""
+
+
+def test_a_file_edited_since_the_function_was_defined_is_refused_not_misread(tmp_path, monkeypatch):
+    """A function's source is read from its file at its line: after an edit that moved
+    another function there, that function was differentiated instead (the derivative of
+    `g` given for `f`). Text that does not mention a name the code uses is refused; a
+    function whose text is still at its line differentiates."""
+    import importlib
+
+    path = tmp_path / "edited_module.py"
+    path.write_text(EDITED)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("edited_module")
+    x = np.array([0.3, 0.5])
+    path.write_text(EDITED.replace("f = lambda x: np.sum(np.sin(x))\n", "").replace("def h(x):", "\ndef h(x):"))
+    linecache.checkcache(str(path))
+    with pytest.raises(srcgrad.SrcGradError, match=r"does not match its code \(it uses `sin`.*file changed") as info:
+        srcgrad.grad(module.f)(x)
+    assert "edited_module.py, line 2" in str(info.value)
+    np.testing.assert_allclose(srcgrad.grad(module.h)(x), -np.sin(x))  # still at its line
+    try:
+        np.testing.assert_allclose(srcgrad.grad(module.g)(x), 2 * x)  # moved a line up: right, or refused
+    except srcgrad.SrcGradError:
+        pass

@@ -299,7 +299,7 @@ def _load(fn, source):
             except SyntaxError:
                 found = None  # the block ends inside a statement: read it by tokens
             if found is not None:
-                return found
+                return _as_compiled(found, code)
         try:
             lines, first_line = inspect.getsourcelines(code)  # not fn: inspect would unwrap it
         except (OSError, TypeError) as exc:
@@ -330,7 +330,44 @@ def _load(fn, source):
             filename,
             first_line,
         )
-    return found
+    return found if source is not None else _as_compiled(found, code)
+
+
+def _as_compiled(program, code):
+    """`program`, read back from the function's file, where its text can be what `code`
+    was compiled from: every global, attribute and module name the code (and the code
+    nested in it) uses occurs in the text. A file edited since the function was defined
+    is read at the function's old line: another function's text there would be
+    differentiated instead (a silently wrong derivative), so it is refused. Code that a
+    tool rewrote after compiling its text (pytest's assertions: names such as
+    `@pytest_ar`) cannot be compared so, and is taken as it is."""
+    names = _code_names(code)
+    if any(n.startswith("@") for n in names):
+        return program
+    words = set(_WORD.findall("\n".join(program.source_lines)))
+    missing = sorted(n for n in names if n and not n.startswith("__") and not set(n.split(".")) <= words)
+    if missing:
+        name = "this `lambda`" if code.co_name == "<lambda>" else f"`{code.co_name}`"
+        raise SrcGradError(
+            f"the source read back for {name} does not match its code (it uses {', '.join(f'`{n}`' for n in missing[:3])}, "
+            "which the text does not mention): was the file changed since the function was defined? Reload its "
+            "module (or restart), or pass the function's text with source=",
+            program.filename,
+            program.first_line,
+        )
+    return program
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _code_names(code):
+    """The names `code` and the code objects nested in it load by name (co_names)."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _code_names(const)
+    return names
 
 
 def _parsed(fn, code, text, first_line):
@@ -454,10 +491,10 @@ def _load_lambda(fn, code, filename):
     tree.args = node.args
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     source_lines = [" " * column + t if k == 0 else t for k, t in enumerate(text[start:start + end].splitlines())]
-    return Program(
+    return _as_compiled(Program(
         fn=fn, tree=tree, filename=filename, first_line=first_line + row, indent=0,
         source_lines=source_lines, globals=fn.__globals__, cells=cells,
-    )
+    ), code)
 
 
 def _longest_lambda(text):
