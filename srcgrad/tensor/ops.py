@@ -29,9 +29,10 @@ from . import dtypes
 from .errstate import loud, quiet
 from .grad_mode import _mode
 from .graph import node_class
-from .rule_nodes import KINDS, CompositeNode, ZeroGradNode, kind_of, saved_inputs
+from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, ZeroGradNode, kind_of, saved_inputs
 from .saving import reads_ans_of
-from .versions import saved_version, saved_versions, view_counter
+from .versions import saved_version, saved_versions
+from .views import note_view
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
@@ -80,11 +81,13 @@ def _edge(t):
     return fn if fn is not None else t._accumulate_grad()
 
 
-def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, **kwargs):
+def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, edge_args=None, **kwargs):
     """Run `primitive` on the arrays of `args`, recording a node when tracked.
 
     `dtype` casts tensor arguments before the call (the compute dtype); `out_dtype`
     casts the result. The node is called `name`, by default `f"{rule.name}Backward0"`.
+    Its next_functions have one edge per argument, or, given `edge_args`, one per
+    argument at those positions (PyTorch gives an index or a condition no edge).
     """
     track = _mode.enabled
     needs = False
@@ -111,10 +114,13 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, *
     if out_dtype is not None and ans.dtype != out_dtype:
         ans = ans.astype(out_dtype)
     if needs:
-        return _tracked(ans, primitive, name, saves, args, tuple(arrays), kwargs)
+        out = _tracked(ans, primitive, name, saves, args, tuple(arrays), kwargs)
+        if edge_args is not None:
+            out._grad_fn = ArgEdgesNode.around(out._grad_fn, edge_args)
+        return out
     out = _leaf(ans)
     if ans.base is not None:  # a view: writing into either changes the other
-        _share_counter(out, args)
+        _share_counter(out, args, name)
     return out
 
 
@@ -149,8 +155,8 @@ def exact(primitive, a, name, consts=(), compute=None):
         out = _tracked_one(ans, primitive, name, False, a, x, consts)
     else:
         out = _leaf(ans)
-    if ans.base is not None:  # a view: writing into either changes the other
-        out._counter = view_counter(a)
+    if ans.base is not None and np.may_share_memory(ans, x):  # a view: writing into either changes the other
+        note_view(out, a, name)
     return out
 
 
@@ -172,13 +178,14 @@ def _tracked_one(ans, primitive, name, saves, a, x, consts):
     return _output(ans, kind, ((fn, 0),), (x, *consts), _NO_KWARGS, (x.dtype,), saves, versions)
 
 
-def _share_counter(view, args):
-    """Give the tensor `view` the version counter of the tensor among `args` whose
-    memory it may share (writing into either changes the other)."""
+def _share_counter(view, args, name):
+    """Give the tensor `view`, the result of the op whose node is called `name`, the version
+    counter of the tensor among `args` whose memory it may share (writing into either
+    changes the other); a view op's result becomes its view (views.note_view)."""
     data = view._data
     for a in args:
         if isinstance(a, Tensor) and np.may_share_memory(data, a._data):
-            view._counter = view_counter(a)
+            note_view(view, a, name)
             return
 
 
@@ -220,7 +227,7 @@ def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
     out = _output(ans, KINDS.get((primitive, name)) or kind_of(primitive, name), tuple(edges), arrays, kwargs,
                   in_dtypes, saves, versions)
     if ans.base is not None:  # a view: writing into either changes the other
-        _share_counter(out, args)
+        _share_counter(out, args, name)
     return out
 
 

@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from . import dtypes, ops
+from .views import mark_output
 from .dtypes import dim_axis
 from .graph import node_class
 from .rule_nodes import UndifferentiatedNode
@@ -141,7 +142,9 @@ def _pieces(input, dim, sizes, name):
     out, start = [], 0
     for size in sizes:
         key = (slice(None),) * axis + (slice(start, start + size),)
-        out.append(ops.apply(operator.getitem, input, key, name=name, saves=False))
+        piece = ops.apply(operator.getitem, input, key, name=name, saves=False, edge_args=(0,))
+        mark_output(piece, len(out))
+        out.append(piece)
         start += size
     return tuple(out)
 
@@ -179,10 +182,13 @@ def unbind(input, dim=0):
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     axis = _axis(input, dim)
     # `...` last: a 1-D tensor's pieces are 0-d views, not copied scalars (writes reach input)
-    return tuple(
-        ops.apply(operator.getitem, input, (slice(None),) * axis + (i, Ellipsis), name="UnbindBackward0", saves=False)
-        for i in range(x.shape[axis])
-    )
+    pieces = []
+    for i in range(x.shape[axis]):
+        piece = ops.apply(operator.getitem, input, (slice(None),) * axis + (i, Ellipsis), name="UnbindBackward0",
+                          saves=False, edge_args=(0,))
+        mark_output(piece, i)
+        pieces.append(piece)
+    return tuple(pieces)
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):

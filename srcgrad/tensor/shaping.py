@@ -114,13 +114,13 @@ def _index(index):
 
 def _fitted(value, target, advanced):
     """`value` as `x[index] = value` writes it into a part of shape `target`: a tensor's
-    leading dims of size 1 beyond the part's dims dropped (a recorded reshape, as PyTorch
-    drops them); PyTorch's errors where it does not broadcast to the part."""
+    leading dims of size 1 dropped (a recorded reshape, as PyTorch drops them all);
+    PyTorch's errors where it does not broadcast to the part."""
     if not isinstance(value, ShapeOps):
         return value
     shape = value._data.shape
     lead = 0
-    while len(shape) - lead > len(target) and shape[lead] == 1:
+    while lead < len(shape) and shape[lead] == 1:
         lead += 1
     if lead:
         value = value.reshape(shape[lead:])
@@ -159,6 +159,15 @@ def _expand_view(x, shape):
         if np.may_share_memory(view, x):
             return view
     return np.broadcast_to(x, shape)
+
+
+def _index_put(source, key, value):
+    """`source` with `value` written at the advanced index `key`: one IndexPutBackward0
+    node, with edges for `source` and `value` (none for the index). It keeps no version
+    of `value`: as PyTorch's, its backward reads only the value's shape."""
+    out = ops.apply(index_put, source, key, value, name="IndexPutBackward0", edge_args=(0, 2))
+    out._grad_fn.versions = ()
+    return out
 
 
 class ShapeOps:
@@ -423,25 +432,34 @@ class ShapeOps:
                 index = (index, Ellipsis)
             elif isinstance(index, tuple) and index and all(isinstance(i, (int, np.integer)) for i in index):
                 index = index + (Ellipsis,)
-            return ops.apply(operator.getitem, self, index, name=name, saves=advanced)
+            return ops.apply(operator.getitem, self, index, name=name, saves=advanced, edge_args=(0,))
         except IndexError as e:  # NumPy says "axis", PyTorch "dimension"
             message = re.sub(r"^(index -?\d+ is out of bounds for) axis (\d+ with size \d+)$", r"\1 dimension \2", str(e))
             raise IndexError(message) from None
 
     def __setitem__(self, index, value):
-        """`self[index] = value`; on a tensor in a graph (or of a value that requires grad)
-        recorded as PyTorch records it: self becomes the output of a CopySlices node."""
+        """`self[index] = value`; on a float tensor in a graph (or of a value that requires
+        grad) recorded as PyTorch records it: `fill_` (a number or 0-d value) or `copy_`
+        into the view `self[index]` (so self becomes the output of a CopySlices node), or
+        into self itself when the index takes all of it; an advanced index is one
+        IndexPutBackward0 node."""
         value = ops.operand(value)
         tracked = self._requires_grad or (isinstance(value, ShapeOps) and value._requires_grad)
+        if _mode.enabled and tracked and self._data.dtype.kind not in "fc":
+            # PyTorch records only fill_ of all of it with a one-element tensor
+            tracked = _index_name(_index(index))[0] == "AliasBackward0" and not value._data.ndim
         if _mode.enabled and tracked:
             key = _index(index)
-            if self._requires_grad and self._grad_fn is None:  # a write through the view self[index]
-                advanced = _index_name(key)[1]  # no view: PyTorch writes into self
-                raise RuntimeError(E11 if advanced else "a view of " + E11)
-            advanced = _index_name(key)[1]
-            self._become(lambda source: ops.apply(
-                index_put, source, key, _fitted(value, source._data[key].shape, advanced),
-                name="IndexPutBackward0" if advanced else "CopySlices"))
+            name, advanced = _index_name(key)
+            if advanced:
+                self._become(lambda source: _index_put(source, key, _fitted(value, source._data[key].shape, True)))
+                return
+            target = self if name == "AliasBackward0" else self[index]
+            one = not isinstance(value, ShapeOps) or not value._data.ndim
+            value = _fitted(value, target._data.shape, False)
+            if isinstance(value, ShapeOps) and value._data.shape != target._data.shape:
+                value = value.expand(target._data.shape)
+            target._overwrite(value, "FillBackward3" if one else "CopyBackwards")
             return
         data = value._data if isinstance(value, ShapeOps) else value
         try:

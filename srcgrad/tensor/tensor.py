@@ -31,6 +31,7 @@ from .reductions import ReductionOps
 from .selections import SelectionOps
 from .shaping import ShapeOps
 from .versions import counter_of
+from .views import refuse_detach, view_of
 
 __all__ = ["Tensor"]
 
@@ -73,8 +74,9 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, InPlaceOps, PointwiseOps, Pr
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
-        "_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_retains_grad", "_counter", "__weakref__",
-    )
+        "_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_retains_grad", "_counter", "_view",
+        "__weakref__",
+    )  # `_view` is set on views only (views.py)
     __array_priority__ = 1000
 
     def __init__(self, *args, dtype=None, requires_grad=False):
@@ -252,7 +254,17 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, InPlaceOps, PointwiseOps, Pr
         counter = self._counter
         return 0 if counter is None else counter[0]
 
+    @property
+    def _base(self):
+        """The tensor this one is a view of (None when it is no view)."""
+        made = view_of(self)
+        return None if made is None else made.base
+
+    def _is_view(self):
+        return view_of(self) is not None
+
     def detach_(self):
+        refuse_detach(self)
         self._grad_fn = None
         self._requires_grad = False
         return self

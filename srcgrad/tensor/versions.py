@@ -2,9 +2,10 @@
 
 As in PyTorch, a tensor's `_counter` is None until something needs it, then a list
 shared with its views and `detach()`ed aliases (not with `.data`): `[0]` the count of
-in-place writes into the storage, `[1]` (when present) whether a view shares it,
-`[2]` (when present) the node of the last recorded in-place write. Every in-place
-write into a tensor that has one adds 1 (`bump`). A node that keeps a tensor's array
+in-place writes into the storage, `[1]` (when present) the ViewFamily of the views that
+share it (views.py; False for none), `[2]` (when present) the node of the last recorded
+in-place write. Every in-place write into a tensor that has one adds 1 (`bump`), and
+gives the views new nodes (`ViewFamily.refresh`). A node that keeps a tensor's array
 records `counter, count, which` in its `versions` when it is made (`saved_version`; a
 flat tuple, three items per saved tensor, which is the cheapest to build); backward
 runs `check_versions` and refuses the node once a count has moved.
@@ -12,10 +13,7 @@ runs `check_versions` and refuses the node once a count has moved.
 
 from .graph import which_output
 
-__all__ = [
-    "counter_of", "view_counter", "shared_with_a_view", "rebased", "saved_version", "saved_versions", "bump",
-    "check_versions",
-]
+__all__ = ["counter_of", "rebased", "saved_version", "saved_versions", "bump", "check_versions"]
 
 
 def counter_of(tensor):
@@ -24,21 +22,6 @@ def counter_of(tensor):
     if counter is None:
         counter = tensor._counter = [0]
     return counter
-
-
-def view_counter(tensor):
-    """The version counter of `tensor`, to be shared with a view of it: marked (its second
-    item True) as shared with a view, which a recorded in-place write refuses (`inplace.py`)."""
-    counter = counter_of(tensor)
-    if len(counter) == 1:
-        counter.append(True)
-    else:
-        counter[1] = True
-    return counter
-
-
-def shared_with_a_view(counter):
-    return counter is not None and len(counter) > 1 and counter[1]
 
 
 def rebased(tensor, producer):
@@ -73,6 +56,8 @@ def bump(tensor):
     counter = tensor._counter
     if counter is not None:
         counter[0] += 1
+        if len(counter) > 1 and counter[1]:
+            counter[1].refresh()
 
 
 def check_versions(node):
