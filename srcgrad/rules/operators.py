@@ -252,6 +252,13 @@ def matmul_vjp_y(g, ans, x, y):
     return _matmul_vjp_y(g, None, x, y)
 
 
+# Each reads its own operand for its shape only: an in-place write into that operand
+# leaves its gradient right (the Tensor shim records no version of it, as PyTorch's
+# MmBackward0 saves no such operand).
+matmul_vjp_x.reads_only_the_shape_of = ("x",)
+matmul_vjp_y.reads_only_the_shape_of = ("y",)
+
+
 @defjvp(operator.matmul, "x")
 @defjvp(np.matmul, "x")
 @defjvp(numpy2("linalg.matmul"), "x")

@@ -32,7 +32,7 @@ from .graph import node_class
 from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, ZeroGradNode, kind_of, saved_inputs
 from .saving import reads_ans_of
 from .versions import saved_version, saved_versions
-from .views import note_view
+from .views import VIEW_NODES, note_view, shares_elements
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
@@ -155,7 +155,7 @@ def exact(primitive, a, name, consts=(), compute=None):
         out = _tracked_one(ans, primitive, name, False, a, x, consts)
     else:
         out = _leaf(ans)
-    if ans.base is not None and np.may_share_memory(ans, x):  # a view: writing into either changes the other
+    if ans.base is not None and shares_elements(ans, x):  # a view: writing into either changes the other
         note_view(out, a, name)
     return out
 
@@ -181,10 +181,14 @@ def _tracked_one(ans, primitive, name, saves, a, x, consts):
 def _share_counter(view, args, name):
     """Give the tensor `view`, the result of the op whose node is called `name`, the version
     counter of the tensor among `args` whose memory it may share (writing into either
-    changes the other); a view op's result becomes its view (views.note_view)."""
+    changes the other); a view op's result becomes its view (views.note_view). The result
+    of an op PyTorch copies for (`flip`: NumPy's is a view) gets its own array instead."""
     data = view._data
+    if name is not None and name not in VIEW_NODES:
+        view._data = data.copy()
+        return
     for a in args:
-        if isinstance(a, Tensor) and np.may_share_memory(data, a._data):
+        if isinstance(a, Tensor) and shares_elements(data, a._data):
             note_view(view, a, name)
             return
 

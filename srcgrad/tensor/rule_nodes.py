@@ -296,15 +296,15 @@ class CompositeNode(Node):
 def keeps_result(node):
     """Whether `node`'s backward reads its own output array (so an in-place write into
     that output would change its gradient): a RuleNode that saves, with a rule reading
-    `ans`; a composite node that saves; a node class marked `keeps_output` (compiled
+    `ans`; a composite node whose inner root node does; a node class marked `keeps_output` (compiled
     nodes, conservatively). Other nodes read no output, or keep a version record of what
     they read (CopySlices, ArgEdgesNode)."""
     if node is None:
         return False
     if isinstance(node, RuleNode):
         return node.saves and rule_reads_ans(node.rule)
-    if isinstance(node, CompositeNode):
-        return node.saves
+    if isinstance(node, CompositeNode):  # the output's array is its inner graph's root's
+        return node.saves and keeps_result(node.root)
     return getattr(node, "keeps_output", False)
 
 

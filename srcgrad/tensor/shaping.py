@@ -18,7 +18,8 @@ from ..rules.scatter import index_put
 from . import ops
 from .dtypes import dim_axis
 from .grad_mode import _mode
-from .versions import bump
+from .versions import bump, counter_of
+from .views import refresh_after_write
 from .inplace import E11
 
 __all__ = ["ShapeOps"]
@@ -161,6 +162,23 @@ def _expand_view(x, shape):
     return np.broadcast_to(x, shape)
 
 
+def _copy_to(target, value):
+    """Write the tensor or number `value` into `target`, as PyTorch's `x[index] = value`
+    writes into the part `target`: `copy_` of a value of target's shape (CopyBackwards),
+    `fill_` of a one-element value (FillBackward3), else `copy_` of the value less its
+    leading dims of size 1 (a view), expanded to target's shape."""
+    shape = value._data.shape if isinstance(value, ShapeOps) else ()
+    if shape == target._data.shape:
+        target._overwrite(value, "CopyBackwards")
+    elif not shape:
+        target._overwrite(value, "FillBackward3")
+    else:
+        value = _fitted(value, target._data.shape, False)
+        if value._data.shape != target._data.shape:
+            value = value.expand(target._data.shape)
+        target._overwrite(value, "CopyBackwards")
+
+
 def _index_put(source, key, value):
     """`source` with `value` written at the advanced index `key`: one IndexPutBackward0
     node, with edges for `source` and `value` (none for the index). It keeps no version
@@ -221,24 +239,56 @@ class ShapeOps:
         return ops.exact(np.reshape, self, "UnsqueezeBackward0", (shape[:dim] + (1,) + shape[dim:],), _reshape)
 
     def unsqueeze_(self, dim):
-        """`unsqueeze(dim)` in place: self takes the new shape (its aliases keep theirs) and,
-        when in a graph, becomes the output of an UnsqueezeBackward1 node over its old self;
-        E11 on a leaf that requires grad. Counts as an in-place write (its version)."""
+        """`unsqueeze(dim)` in place (UnsqueezeBackward1; see `_restrided`)."""
         shape = self._data.shape
         dim_axis(dim, len(shape) + 1)
         dim = dim if dim >= 0 else dim + len(shape) + 1
-        new = shape[:dim] + (1,) + shape[dim:]
+        return self._restrided(np.reshape, "UnsqueezeBackward1", shape[:dim] + (1,) + shape[dim:], _reshape)
+
+    def squeeze_(self, dim=None):
+        """`squeeze(dim)` in place (SqueezeBackward3, 4 with a dim, 5 with a tuple of dims)."""
+        new = self.squeeze(dim)._data.shape
+        name = "SqueezeBackward3" if dim is None else "SqueezeBackward5" if isinstance(dim, (tuple, list)) else \
+            "SqueezeBackward4"
+        return self._restrided(np.reshape, name, new, _reshape)
+
+    def t_(self):
+        """`t()` in place (TBackward1)."""
+        ndim = self._data.ndim
+        if ndim > 2:
+            raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+        return self._restrided(np.transpose, "TBackward1", (1, 0) if ndim == 2 else None, _transpose)
+
+    def transpose_(self, dim0, dim1):
+        """`transpose(dim0, dim1)` in place (TransposeBackward1)."""
+        ndim = self._data.ndim
+        axes = list(range(ndim))
+        dim0, dim1 = dim_axis(dim0, ndim), dim_axis(dim1, ndim)
+        if ndim:
+            axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
+        return self._restrided(np.transpose, "TransposeBackward1", tuple(axes), _transpose)
+
+    swapaxes_ = swapdims_ = transpose_
+
+    def _restrided(self, primitive, name, const, compute):
+        """Self takes the shape (and strides) of the view `primitive(self, const)` in place;
+        its aliases keep theirs. When in a graph, self becomes the output of a node called
+        `name` over its old self (not a CopySlices node, also for a view: its elements do
+        not change); E11 on a leaf that requires grad. Counts as an in-place write (its
+        version; the views of its elements get new nodes)."""
+        node = None
         if self._requires_grad and _mode.enabled:
             if self._grad_fn is None:
                 raise RuntimeError(E11)
             source = type(self)._make(self._data, True)
             source._grad_fn = self._grad_fn
-            self._grad_fn = ops.exact(np.reshape, source, "UnsqueezeBackward1", (new,), _reshape)._grad_fn
-        self._data = self._data.reshape(new)
-        counter = self._counter
-        if counter is None:
-            counter = self._counter = [0]
+            node = ops.exact(primitive, source, name, (const,), compute)._grad_fn
+        self._data = compute(self._data, const)
+        counter = counter_of(self)
         counter[0] += 1
+        refresh_after_write(counter)  # the other views'; self's node is the new one
+        if node is not None:
+            self._grad_fn = node
         return self
 
     def permute(self, *dims):
@@ -438,29 +488,22 @@ class ShapeOps:
             raise IndexError(message) from None
 
     def __setitem__(self, index, value):
-        """`self[index] = value`; on a float tensor in a graph (or of a value that requires
-        grad) recorded as PyTorch records it: `fill_` (a number or 0-d value) or `copy_`
-        into the view `self[index]` (so self becomes the output of a CopySlices node), or
-        into self itself when the index takes all of it; an advanced index is one
+        """`self[index] = value`; with grad mode on and self or a value that requires grad,
+        recorded as PyTorch records it: a write (`_copy_to`) into the view `self[index]`,
+        so that self becomes the output of a CopySlices node, or into self itself when
+        the index takes all of it; an advanced index into a float tensor is one
         IndexPutBackward0 node."""
         value = ops.operand(value)
         tracked = self._requires_grad or (isinstance(value, ShapeOps) and value._requires_grad)
-        if _mode.enabled and tracked and self._data.dtype.kind not in "fc":
-            # PyTorch records only fill_ of all of it with a one-element tensor
-            tracked = _index_name(_index(index))[0] == "AliasBackward0" and not value._data.ndim
         if _mode.enabled and tracked:
             key = _index(index)
             name, advanced = _index_name(key)
-            if advanced:
+            if not advanced:
+                _copy_to(self if name == "AliasBackward0" else self[index], value)
+                return
+            if self._data.dtype.kind in "fc":
                 self._become(lambda source: _index_put(source, key, _fitted(value, source._data[key].shape, True)))
                 return
-            target = self if name == "AliasBackward0" else self[index]
-            one = not isinstance(value, ShapeOps) or not value._data.ndim
-            value = _fitted(value, target._data.shape, False)
-            if isinstance(value, ShapeOps) and value._data.shape != target._data.shape:
-                value = value.expand(target._data.shape)
-            target._overwrite(value, "FillBackward3" if one else "CopyBackwards")
-            return
         data = value._data if isinstance(value, ShapeOps) else value
         try:
             self._data[_index(index)] = data

@@ -32,7 +32,7 @@ from .grad_mode import _mode
 from .versions import counter_of, rebased
 
 __all__ = [
-    "VIEW_NODES", "ViewOf", "ViewFamily", "note_view", "view_of", "mark_output", "positions", "write_through",
+    "VIEW_NODES", "ViewOf", "ViewFamily", "note_view", "shares_elements", "view_of", "mark_output", "positions", "write_through",
     "refuse_detach", "refresh_after_write", "retarget_result", "CopySlices", "AS_STRIDED",
 ]
 
@@ -94,12 +94,24 @@ class ViewFamily:
                 continue
             alive.append(ref)
             base = view._view.base
-            if base._requires_grad and np.may_share_memory(view._data, base._data):
+            if base._requires_grad and shares_elements(view._data, base._data):
                 edge = base._grad_fn if base._grad_fn is not None else base._accumulate_grad()
                 view._grad_fn = AS_STRIDED(((edge, 0),), positions(view._data, base._data), base._data.shape,
                                               base._data.dtype)
                 view._requires_grad = True
         self.views = alive
+
+
+def shares_elements(view, array):
+    """Whether the array `view` may lie in `array`'s memory: an empty view counts when
+    both are views of one array (NumPy then sees no overlap)."""
+    if np.may_share_memory(view, array):
+        return True
+    return view.size == 0 and _owner(view) is _owner(array)
+
+
+def _owner(array):
+    return array if array.base is None else array.base
 
 
 def view_of(tensor):
