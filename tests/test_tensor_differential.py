@@ -430,3 +430,87 @@ def test_unbind_of_a_vector_gives_views():
     a, b = x.unbind()
     (a * 3 + b).backward()
     assert x.grad.tolist() == [3.0, 1.0]
+
+
+# --- a zero base's gradients (PyTorch's pow_backward conventions) -------------------
+
+
+def test_pow_gradients_at_a_zero_base():
+    x = torch.tensor([0.0, 0.0, 0.0, 2.0], requires_grad=True)
+    e = torch.tensor([-0.49, 0.0, 1.5, 0.0], requires_grad=True)
+    (x ** e).sum().backward()
+    assert x.grad.tolist() == [-math.inf, 0.0, 0.0, 0.0]
+    assert e.grad.tolist()[:3] == [-math.inf, 0.0, 0.0] and e.grad.tolist()[3] == pytest.approx(0.6931, abs=1e-4)
+    e = torch.tensor([-0.49, 0.0, 1.5], requires_grad=True)
+    (0 ** e).sum().backward()
+    assert e.grad.tolist() == [-math.inf, 0.0, 0.0]
+
+
+# --- messages of matmul's ops and of an index out of range --------------------------
+
+
+@pytest.mark.parametrize("a, b, requires_grad, message", [
+    ((2,), (2,), False, "dot : expected both vectors to have same dtype, but found Double and Float"),
+    ((3, 2), (2,), False, "addmv input tensors must have the same dtype, but got Float, Double, and Float"),
+    ((1, 3, 2), (2,), False, "addmv input tensors must have the same dtype, but got Float, Double, and Float"),
+    ((2,), (2, 3), False, "expected m1 and m2 to have the same dtype, but got: double != float"),
+    ((1, 3, 2), (1, 2, 3), False, "expected scalar type Double but found Float"),
+    ((2,), (1, 2, 3), False, "expected scalar type Double but found Float"),
+    ((2,), (1, 2, 3), True, "addmv input tensors must have the same dtype, but got Double, Float, and Double"),
+])
+def test_matmul_of_two_dtypes_raises_the_message_of_its_op(a, b, requires_grad, message):
+    left = torch.ones(a, dtype=torch.float64, requires_grad=requires_grad)
+    with pytest.raises(RuntimeError) as info:
+        left @ torch.ones(b)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("index, message", [
+    ((slice(None), [0, 2]), "index 2 is out of bounds for dimension 0 with size 2"),
+    ((slice(None), slice(None), [0, 5]), "index 5 is out of bounds for dimension 0 with size 3"),
+    (([0, 1], [0, 2]), "index 2 is out of bounds for dimension 1 with size 2"),
+    ((slice(None), [0, 1], [0, 5]), "index 5 is out of bounds for dimension 1 with size 3"),
+    ((Ellipsis, [0, 5]), "index 5 is out of bounds for dimension 0 with size 3"),
+    ((0, 5), "index 5 is out of bounds for dimension 1 with size 2"),
+])
+def test_an_index_array_out_of_range_names_its_number_among_the_arrays(index, message):
+    with pytest.raises(IndexError) as info:
+        torch.zeros(2, 2, 3)[index]
+    assert str(info.value) == message
+
+
+# --- what nodes keep: writes PyTorch's nodes do not see -------------------------------
+
+
+@pytest.mark.parametrize("build", [
+    lambda v: v / 2,
+    lambda v: v @ torch.ones(2, 1),
+    lambda v: v.unsqueeze(0) @ torch.ones(2, 1),
+    lambda v: torch.ones(3, 2) @ v,
+])
+def test_a_write_into_an_operand_read_for_its_shape_only_is_not_refused(build):
+    v = torch.tensor([1.0, 2.0], requires_grad=True)
+    out = build(v)
+    with torch.no_grad():
+        v.add_(1)
+    out.sum().backward()
+    assert v.grad is not None
+
+
+def test_copy_slices_runs_backward_once():
+    x = torch.full((1, 3), -0.25, requires_grad=True)
+    y = x.clone()
+    y[-1] = -2
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.mean().backward()
+
+
+def test_adamw_counts_its_weight_decay_as_a_write():
+    p = torch.ones(2, requires_grad=True)
+    opt = torch.optim.AdamW([p], lr=0.1)
+    for _ in range(2):
+        opt.zero_grad()
+        (p * p).sum().backward()
+        opt.step()
+    assert p._version == 4

@@ -41,12 +41,28 @@ def matmul(a, b):
             f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D"
         )
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(
-            "expected m1 and m2 to have the same dtype, but got: "
-            f"{c_name(a._data.dtype)} != {c_name(b._data.dtype)}"
-        )
+        _raise_dtype_mismatch(a, b)
     _raise_matmul_mismatch(a._data.shape, b._data.shape, a._requires_grad)
     return apply(operator.matmul, a, b, name=_MATMUL_NAMES.get((na, nb), "UnsafeViewBackward0"), out_dtype=a._data.dtype)
+
+
+def _raise_dtype_mismatch(a, b):
+    """PyTorch's RuntimeError for `a @ b` of two dtypes: the message of the op it runs (dot,
+    addmv for a vector on the right, mm for a matrix, bmm for a batch; a vector that
+    requires grad times a batch is computed as addmv)."""
+    na, nb = a._data.ndim, b._data.ndim
+    ka, kb = a.dtype.kind_name, b.dtype.kind_name
+    if na == 1 and nb == 1:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {ka} and {kb}")
+    if nb == 1:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {kb}, {ka}, and {kb}")
+    if nb >= 3 and na == 1 and a._requires_grad:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {ka}, {kb}, and {ka}")
+    if nb >= 3:
+        raise RuntimeError(f"expected scalar type {ka} but found {kb}")
+    raise RuntimeError(
+        f"expected m1 and m2 to have the same dtype, but got: {c_name(a._data.dtype)} != {c_name(b._data.dtype)}"
+    )
 
 
 def _raise_matmul_mismatch(a, b, left_requires_grad):

@@ -152,6 +152,27 @@ def _index_name(index):
     return "AliasBackward0", False
 
 
+def _advanced_dim(index, ndim, axis):
+    """The dim PyTorch names for an out-of-range entry of an index array that NumPy found
+    at `axis` of an `ndim`-dim array: the array's number among the index's arrays (`axis`
+    itself when the index has no array there)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    consuming = sum(1 for p in parts if p is not None and p is not Ellipsis)
+    at, arrays = 0, 0
+    for p in parts:
+        if p is Ellipsis:
+            at += ndim - consuming
+        elif p is None:
+            continue
+        else:
+            if isinstance(p, (list, np.ndarray)) and np.asarray(p).dtype.kind != "b":
+                if at == axis:
+                    return arrays
+                arrays += 1
+            at += 1
+    return axis
+
+
 def _expand_view(x, shape):
     """`np.broadcast_to(x, shape)`, but a writable view when no element repeats (only
     dims of size 1 added): PyTorch's expand then writes through to x."""
@@ -484,8 +505,11 @@ class ShapeOps:
                 index = index + (Ellipsis,)
             return ops.apply(operator.getitem, self, index, name=name, saves=advanced, edge_args=(0,))
         except IndexError as e:  # NumPy says "axis", PyTorch "dimension"
-            message = re.sub(r"^(index -?\d+ is out of bounds for) axis (\d+ with size \d+)$", r"\1 dimension \2", str(e))
-            raise IndexError(message) from None
+            found = re.match(r"^(index -?\d+ is out of bounds for) axis (\d+)( with size \d+)$", str(e))
+            if found is None:
+                raise IndexError(str(e)) from None
+            dim = _advanced_dim(_index(index), self._data.ndim, int(found.group(2)))
+            raise IndexError(f"{found.group(1)} dimension {dim}{found.group(3)}") from None
 
     def __setitem__(self, index, value):
         """`self[index] = value`; with grad mode on and self or a value that requires grad,

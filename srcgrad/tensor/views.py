@@ -213,27 +213,26 @@ class CopySlices(Node):
     view's old values). Backward gives `fn`'s other inputs `fn`'s gradients of the
     written region (the elements at `positions`), and the base's previous node the base's
     gradient with that region replaced by `fn`'s gradient of the view's old values. What
-    `fn` saved is what this node saves (its versions, its release)."""
+    `fn` saved is what this node saves (its versions); as PyTorch's, it drops `fn` on
+    release, so that a second backward through it raises whatever `fn` saved."""
 
-    __slots__ = ("positions", "shape", "dtype", "fn")
+    __slots__ = ("positions", "shape", "dtype", "fn", "freed")
 
     def __init__(self, base_edge, fn, positions, shape, dtype):
         super().__init__((base_edge,) + tuple(fn.next_functions[1:]))
         self.fn, self.positions, self.shape, self.dtype = fn, positions, shape, dtype
+        self.freed = False
 
     @property
     def versions(self):
         return self.fn.versions
-
-    @property
-    def freed(self):
-        return getattr(self.fn, "freed", False)
 
     def describe_saved(self, which):
         return self.fn.describe_saved(which)
 
     def release(self):
         self.fn.release()
+        self.freed = True
 
     def apply(self, g):
         g = np.array(g, dtype=self.dtype, copy=True)
