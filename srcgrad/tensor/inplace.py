@@ -166,10 +166,24 @@ class InPlaceOps:
     __itruediv__ = _method(operator.truediv, "DivBackward0", floating=True)
 
     def add_(self, other, alpha=1):
-        return self._inplace(operator.add, other if alpha == 1 else other * alpha, "AddBackward0")
+        return self._inplace_scaled(operator.add, other, alpha, "AddBackward0")
 
     def sub_(self, other, alpha=1):
-        return self._inplace(operator.sub, other if alpha == 1 else other * alpha, "SubBackward0")
+        return self._inplace_scaled(operator.sub, other, alpha, "SubBackward0")
+
+    def _inplace_scaled(self, primitive, other, alpha, name):
+        """`self op= alpha * other`; recorded as one node (arithmetic.scaled_sum)."""
+        if alpha == 1:
+            return self._inplace(primitive, other, name)
+        if _mode.enabled and isinstance(other, ops.Tensor) and (self._requires_grad or other._requires_grad):
+            from .arithmetic import scaled_sum
+
+            def compute(source):
+                self._check_cast(other, False)
+                return scaled_sum(source, other, alpha, primitive)
+
+            return self._become(compute)
+        return self._inplace(primitive, other * alpha, name)
 
     mul_, div_ = __imul__, __itruediv__
 

@@ -252,10 +252,12 @@ def _output(ans, kind, edges, arrays, kwargs, in_dtypes, saves, versions):
     return out
 
 
-def composite(name, fn, *args, _saves=True, **kwargs):
+def composite(name, fn, *args, _saves=True, _edges=None, **kwargs):
     """Run Tensor code `fn(*args)`; when tracked, record it as one node called `name`
     (`_saves` False: `fn`'s graph keeps no tensor, so the node records no versions and
-    can run backward again, as PyTorch's nodes that save nothing can)."""
+    can run backward again, as PyTorch's nodes that save nothing can). The node has an
+    edge per Tensor argument, or, given `_edges`, per argument at those positions (as
+    PyTorch's node has for the op's differentiable inputs)."""
     if not _mode.enabled or not any(isinstance(a, Tensor) and a._requires_grad for a in args):
         return fn(*args, **kwargs)
     # the inner graph keeps their arrays
@@ -270,9 +272,11 @@ def composite(name, fn, *args, _saves=True, **kwargs):
     result = fn(*inner, **kwargs)
     if result._grad_fn is None:  # the output does not depend on any input needing grad
         return Tensor._make(result._data)
-    edges = tuple((_edge(a), 0) if isinstance(a, Tensor) and a._requires_grad else _NO_EDGE for a in args)
-    sinks = [_edge(t) if isinstance(t, Tensor) and t._requires_grad else None for t in inner]
-    in_dtypes = [a._data.dtype if isinstance(a, Tensor) else None for a in args]
+    at = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor)) if _edges is None else tuple(_edges)
+    edges = tuple((_edge(args[i]), 0) if isinstance(args[i], Tensor) and args[i]._requires_grad else _NO_EDGE
+                  for i in at)
+    sinks = [_edge(inner[i]) if isinstance(inner[i], Tensor) and inner[i]._requires_grad else None for i in at]
+    in_dtypes = [args[i]._data.dtype if isinstance(args[i], Tensor) else None for i in at]
     out = Tensor._make(result._data)
     out._grad_fn = node_class(name, CompositeNode)(edges, result._grad_fn, sinks, in_dtypes, versions, _saves)
     out._requires_grad = True

@@ -284,7 +284,7 @@ def where(condition, input=None, other=None):
         return tuple(ops.Tensor._make(i.astype(np.int64)) for i in np.nonzero(cond))
     a, b = ops.operand(input), ops.operand(other)
     dt = dtypes.result_type(ops._data(a), ops._data(b))
-    return ops.apply(np.where, cond, a, b, name="WhereBackward0", dtype=dt, out_dtype=dt)
+    return ops.apply(np.where, cond, a, b, name="WhereBackward0", dtype=dt, out_dtype=dt, edge_args=(1, 2))
 
 
 def where_method(input, condition, other):

@@ -63,7 +63,7 @@ def gather(input, dim, index):
     idx = _indices(index)
     if idx.ndim != input._data.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    return ops.apply(np.take_along_axis, input, idx, name="GatherBackward0", axis=_axis(input, dim))
+    return ops.apply(np.take_along_axis, input, idx, name="GatherBackward0", axis=_axis(input, dim), edge_args=(0,))
 
 
 def index_select(input, dim, index):
@@ -71,7 +71,8 @@ def index_select(input, dim, index):
     idx = _indices(index)
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    return ops.apply(np.take, input, idx.reshape(-1), name="IndexSelectBackward0", axis=_axis(input, dim))
+    return ops.apply(np.take, input, idx.reshape(-1), name="IndexSelectBackward0", axis=_axis(input, dim),
+                     edge_args=(0,))
 
 
 def masked_fill(input, mask, value):
@@ -83,11 +84,11 @@ def masked_fill(input, mask, value):
     if isinstance(value, ops.Tensor):
         value = value.item()
     fill = np.asarray(value, dtype=input._data.dtype)
-    return ops.apply(np.where, m, fill, input, name="MaskedFillBackward0")
+    return ops.apply(np.where, m, fill, input, name="MaskedFillBackward0", edge_args=(2,))
 
 
 def _taken(input, order, axis, name):
-    values = ops.apply(np.take_along_axis, input, order, name=name, axis=axis)
+    values = ops.apply(np.take_along_axis, input, order, name=name, axis=axis, edge_args=(0,))
     return values, ops.Tensor._make(order.astype(np.int64))
 
 
