@@ -514,3 +514,78 @@ def test_adamw_counts_its_weight_decay_as_a_write():
         (p * p).sum().backward()
         opt.step()
     assert p._version == 4
+
+
+# --- the saved tensor a version error names ----------------------------------------------
+
+
+@pytest.mark.parametrize("build, shape, suffix", [
+    (lambda x: x * x[0], "[3]", ", which is output 0 of AsStrided,"),  # PyTorch checks the second operand first
+    (lambda x: x[0] * x, "[2, 3]", ""),
+    (lambda x: x @ x.t(), "[3, 2]", ", which is output 0 of AsStrided,"),
+    (lambda x: x.t() @ x, "[2, 3]", ""),
+    (lambda x: torch.maximum(x, x[0]), "[3]", ", which is output 0 of AsStrided,"),
+])
+def test_a_version_error_names_the_view_as_pytorch_regenerates_it(build, shape, suffix):
+    x = torch.ones(2, 3, requires_grad=True)
+    y = build(x)
+    with torch.no_grad():
+        x.add_(1)
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    assert str(info.value) == (
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        f"[srcgrad.FloatTensor {shape}]{suffix} is at version 1; expected version 0 instead. " + HINT
+    )
+
+
+def test_an_advanced_index_keeps_no_version_of_its_input():
+    x = torch.arange(6.0, requires_grad=True)
+    y = x[torch.tensor([True] + [False] * 5)]
+    with torch.no_grad():
+        x.add_(1)
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+
+
+# --- F.linear as PyTorch computes it -------------------------------------------------------
+
+
+def test_linear_of_a_vector_with_a_bias_is_a_view_of_an_addmm():
+    w = torch.ones(2, 3, requires_grad=True)
+    b = torch.ones(2, requires_grad=True)
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = F.linear(x, w, b)
+    assert type(out.grad_fn).__name__ == "ViewBackward0" and out._base is not None
+    assert [type(f).__name__ for f, _ in out.grad_fn.next_functions[0][0].next_functions] == [
+        "AccumulateGrad", "ViewBackward0", "TBackward0"]
+    out.zero_()  # a write into the view: its base becomes CopySlices, the view AsStridedBackward0
+    assert type(out.grad_fn).__name__ == "AsStridedBackward0"
+    (out * w.sum()).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0] and w.grad.tolist() == [[0.0] * 3] * 2
+
+
+@pytest.mark.parametrize("shape, node", [((2, 2, 3), "ViewBackward0"), ((2, 2, 2, 3), "ViewBackward0")])
+def test_linear_of_a_contiguous_batch_with_a_bias(shape, node):
+    x = torch.ones(*shape, requires_grad=True)
+    out = F.linear(x, torch.ones(2, 3), torch.ones(2))
+    assert type(out.grad_fn).__name__ == node and out.shape == shape[:-1] + (2,)
+    assert type(F.linear(x.transpose(0, 1), torch.ones(2, 3), torch.ones(2)).grad_fn).__name__ == "AddBackward0"
+
+
+def test_linear_and_addmm_dtype_messages():
+    w = torch.ones(2, 3)
+    with pytest.raises(RuntimeError, match="^mat1 and mat2 must have the same dtype, but got Double and Float$"):
+        F.linear(torch.ones(3, dtype=torch.float64), w, torch.ones(2))
+    with pytest.raises(RuntimeError, match="^self and mat2 must have the same dtype, but got Double and Float$"):
+        torch.addmm(torch.ones(2, 2, dtype=torch.float64), torch.ones(2, 3), torch.ones(3, 2))
+
+
+def test_lerp_needs_a_tensor_end():
+    with pytest.raises(TypeError) as info:
+        torch.lerp(torch.zeros(3), -2, 0.3)
+    assert str(info.value) == (
+        "lerp() received an invalid combination of arguments - got (Tensor, int, float), but expected one of:\n"
+        " * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
+        " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n"
+    )

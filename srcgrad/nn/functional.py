@@ -6,6 +6,7 @@ one, otherwise `ops.composite`, whose gradient comes from the rules of the
 primitives it is made of. `reduction` is 'mean' (default), 'sum' or 'none'.
 """
 
+import math
 import warnings
 
 import numpy as np
@@ -50,19 +51,23 @@ def _linear(input, weight, bias):
 
 
 def linear(input, weight, bias=None):
-    """`input @ weight.T + bias`, one node named as PyTorch names it: AddmmBackward0 (or
-    MmBackward0 without bias) for a 2-D input, ViewBackward0 (SqueezeBackward4) for 1-D,
-    ViewBackward0 (UnsafeViewBackward0) for more dims."""
+    """`input @ weight.T + bias`, as PyTorch computes it (its nodes, and its views): with a
+    bias, addmm(bias, input, weight.t()) for a 2-D input, and for a 1-D or contiguous
+    N-D one of its rows flattened, viewed back (ViewBackward0, a view of the addmm); else
+    input @ weight.t() (SqueezeBackward4, MmBackward0, UnsafeViewBackward0), plus the
+    bias (AddBackward0)."""
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
+        return ops.composite("AddmmBackward0", _linear, input, weight, bias)
     dims = input.dim()
-    if dims == 2 and isinstance(weight, Tensor):  # PyTorch's edges: (bias, input, TBackward0) or (input, TBackward0)
-        return input @ weight.t() if bias is None else addmm(bias, input, weight.t())
-    if dims == 2:
-        name = "AddmmBackward0" if bias is not None else "MmBackward0"
-    elif dims == 1:
-        name = "ViewBackward0" if bias is not None else "SqueezeBackward4"
-    else:
-        name = "ViewBackward0" if bias is not None else "UnsafeViewBackward0"
-    return ops.composite(name, _linear, input, weight, bias)
+    transposed = weight.t()
+    if bias is not None and dims == 2:
+        return addmm(bias, input, transposed)
+    if bias is not None and (dims == 1 or (dims >= 3 and input._data.flags.c_contiguous)):
+        shape = input._data.shape
+        rows = addmm(bias, input.reshape(math.prod(shape[:-1]), shape[-1]), transposed)
+        return rows.view(*input._data.shape[:-1], weight._data.shape[0])
+    out = input @ transposed
+    return out if bias is None else out + bias
 
 
 # --- activations ------------------------------------------------------------------------

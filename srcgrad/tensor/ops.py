@@ -255,13 +255,16 @@ def _output(ans, kind, edges, arrays, kwargs, in_dtypes, saves, versions):
 def composite(name, fn, *args, _saves=True, _edges=None, **kwargs):
     """Run Tensor code `fn(*args)`; when tracked, record it as one node called `name`
     (`_saves` False: `fn`'s graph keeps no tensor, so the node records no versions and
-    can run backward again, as PyTorch's nodes that save nothing can). The node has an
-    edge per Tensor argument, or, given `_edges`, per argument at those positions (as
-    PyTorch's node has for the op's differentiable inputs)."""
+    can run backward again, as PyTorch's nodes that save nothing can; a tuple: the
+    positions of the arguments whose values its backward reads, whose versions it
+    records; True: every Tensor argument). The node has an edge per Tensor argument, or,
+    given `_edges`, per argument at those positions (as PyTorch's node has for the op's
+    differentiable inputs)."""
     if not _mode.enabled or not any(isinstance(a, Tensor) and a._requires_grad for a in args):
         return fn(*args, **kwargs)
     # the inner graph keeps their arrays
-    versions = saved_versions([a for a in args if isinstance(a, Tensor)]) if _saves else ()
+    kept = args if _saves is True else [args[i] for i in _saves] if _saves else ()
+    versions = saved_versions([a for a in kept if isinstance(a, Tensor)])
     inner = []
     for a in args:
         if isinstance(a, Tensor):
@@ -278,7 +281,7 @@ def composite(name, fn, *args, _saves=True, _edges=None, **kwargs):
     sinks = [_edge(inner[i]) if isinstance(inner[i], Tensor) and inner[i]._requires_grad else None for i in at]
     in_dtypes = [args[i]._data.dtype if isinstance(args[i], Tensor) else None for i in at]
     out = Tensor._make(result._data)
-    out._grad_fn = node_class(name, CompositeNode)(edges, result._grad_fn, sinks, in_dtypes, versions, _saves)
+    out._grad_fn = node_class(name, CompositeNode)(edges, result._grad_fn, sinks, in_dtypes, versions, bool(_saves))
     out._requires_grad = True
     return out
 
@@ -437,7 +440,7 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
             counter = b._counter
             if counter is None:
                 counter = b._counter = [0]
-            versions += (counter, counter[0], 1)
+            versions = (counter, counter[0], 1) + versions  # PyTorch checks the second operand first
     else:
         dtype_b, edge_b = None, _NO_EDGE
     return _output(ans, kind, (edge_a, edge_b), (x, y), _NO_KWARGS, (dtype_a, dtype_b), saves, versions)

@@ -329,7 +329,14 @@ def _lerp(start, end, weight):
 
 def lerp(input, end, weight):
     """`input + weight * (end - input)`: one node, LerpBackward0 for a number weight and
-    LerpBackward1 for a tensor one."""
+    LerpBackward1 for a tensor one. `end` is a tensor (PyTorch's TypeError otherwise)."""
+    if not (_is_tensor(input) and _is_tensor(end) and (_is_tensor(weight) or isinstance(weight, (int, float)))):
+        got = ", ".join("Tensor" if _is_tensor(a) else type(a).__name__ for a in (input, end, weight))
+        raise TypeError(
+            f"lerp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+            " * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
+            " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n"
+        )
     if _is_tensor(weight):
         return ops.composite("LerpBackward1", _lerp, input, end, weight)
     return ops.composite("LerpBackward0", _lerp, input, end, weight, _saves=False)

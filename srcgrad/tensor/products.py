@@ -193,7 +193,14 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     for t in (mat1, mat2):
         if t._data.ndim != 2:
             raise RuntimeError(f"mat1 must be a matrix, got {t._data.ndim}-D tensor")
-    return composite("AddmmBackward0", _addmm, input, mat1, mat2, beta, alpha)
+    for label, t in (("mat1", mat1), ("self", input)):  # PyTorch's order of checks
+        if isinstance(t, Tensor) and t._data.dtype != mat2._data.dtype:
+            raise RuntimeError(
+                f"{label} and mat2 must have the same dtype, but got {t.dtype.kind_name} and {mat2.dtype.kind_name}"
+            )
+    # as PyTorch's AddmmBackward0: mat1's gradient reads mat2, mat2's reads mat1
+    kept = tuple(i for i, other in ((1, mat2), (2, mat1)) if isinstance(other, Tensor) and other._requires_grad)
+    return composite("AddmmBackward0", _addmm, input, mat1, mat2, beta, alpha, _saves=kept or False)
 
 
 def trace(input):

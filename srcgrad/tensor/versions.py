@@ -11,6 +11,8 @@ flat tuple, three items per saved tensor, which is the cheapest to build); backw
 runs `check_versions` and refuses the node once a count has moved.
 """
 
+import re
+
 from .graph import which_output
 
 __all__ = ["counter_of", "rebased", "saved_version", "saved_versions", "bump", "check_versions"]
@@ -60,6 +62,23 @@ def bump(tensor):
             counter[1].refresh()
 
 
+def _as_regenerated(text, counter):
+    """`text` naming a saved view's node (`..., which is output 0 of Select,`) as PyTorch
+    names it after a write into the view's elements: AsStrided, the node the view then has
+    (views.py)."""
+    if len(counter) < 2 or not counter[1]:
+        return text
+    found = _OUTPUT_OF.search(text)
+    if found is None or found.group(1) + "Backward0" not in _VIEW_NODES:
+        return text
+    return text[: found.start(1)] + "AsStrided,"
+
+
+_OUTPUT_OF = re.compile(r"which is output \d+ of (\w+),$")
+_VIEW_NODES = {"SelectBackward0", "SliceBackward0", "AliasBackward0", "ViewBackward0", "UnsqueezeBackward0",
+               "TBackward0", "TransposeBackward0", "PermuteBackward0", "DiagonalBackward0", "ExpandBackward0"}
+
+
 def check_versions(node):
     """Raise PyTorch's error when a value `node` saved was changed in place since."""
     versions = node.versions
@@ -69,7 +88,10 @@ def check_versions(node):
         if counter[0] != count:
             which = versions[i + 2]
             text = node.describe_saved(which)
-            if len(counter) > 2 and not (type(which) is int and which == -1):
+            regenerated = _as_regenerated(text, counter)
+            if regenerated is not text:
+                text = regenerated
+            elif len(counter) > 2 and not (type(which) is int and which == -1):
                 # a saved input is now the output of its in-place write's node (a saved
                 # output is still named after the node that made it, as in PyTorch)
                 text = text[: text.index("]]") + 2] + which_output(counter[2])
