@@ -589,3 +589,40 @@ def test_lerp_needs_a_tensor_end():
         " * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
         " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n"
     )
+
+
+# --- signed zeros ----------------------------------------------------------------------
+
+
+def test_a_product_over_one_column_keeps_the_sign_of_zero():
+    """PyTorch's mm with an inner size of 1 is the outer product: 0 * -1 is -0."""
+    out = torch.zeros(3, 1) @ -torch.ones(1, 2)
+    assert np.signbit(out.numpy()).all()
+    assert not np.signbit((torch.zeros(3, 2) @ -torch.ones(2, 2)).numpy()).any()
+
+
+def test_the_gradient_of_max_is_plus_zero_off_the_maximum():
+    x = torch.tensor([[0.85, -0.0], [-1.2, 0.07]], requires_grad=True)
+    x.max().backward(torch.tensor(-0.01))
+    assert repr(x.grad) == "tensor([[-0.0100,  0.0000],\n        [ 0.0000,  0.0000]])"
+
+
+# --- reshape, view, contiguous -----------------------------------------------------------
+
+
+def test_reshape_view_and_contiguous_as_pytorch():
+    x = torch.ones(2, 3, requires_grad=True)
+    assert type(x.reshape(-1).grad_fn).__name__ == "ViewBackward0"
+    assert type(x.t().reshape(3, 2).grad_fn).__name__ == "ReshapeAliasBackward0"
+    copied = x.t().reshape(-1)
+    assert type(copied.grad_fn).__name__ == "UnsafeViewBackward0" and not copied._is_view()
+    assert type(copied.grad_fn.next_functions[0][0]).__name__ == "CloneBackward0"
+    assert type(x.t().contiguous().grad_fn).__name__ == "CloneBackward0" and x.contiguous() is x
+    with pytest.raises(RuntimeError, match=r"^view size is not compatible with input tensor's size and stride"):
+        x.t().view(-1)
+    with pytest.raises(RuntimeError, match=r"^shape '\[4\]' is invalid for input of size 6$"):
+        x.reshape(4)
+    y = torch.ones(2, 3)
+    z = y.t().contiguous()
+    z.add_(1)
+    assert y.tolist() == [[1.0] * 3] * 2

@@ -28,10 +28,15 @@ def matmul(a, b):
         if x.dtype is y.dtype and x.ndim and y.ndim:
             name = _MATMUL_NAMES.get((x.ndim, y.ndim), "UnsafeViewBackward0")
             try:
-                return binary_same(operator.matmul, a, b, x, y, name, True, a._requires_grad or b._requires_grad)
+                out = binary_same(operator.matmul, a, b, x, y, name, True, a._requires_grad or b._requires_grad)
             except ValueError:
                 _raise_matmul_mismatch(x.shape, y.shape, a._requires_grad)
                 raise
+            if x.ndim == 2 and y.ndim == 2 and x.shape[1] == 1:
+                # PyTorch's mm over one column is the outer product: the sign of a zero
+                # product is kept (NumPy's sum from +0 drops it); the values are the same
+                np.multiply(x, y, out=out._data)
+            return out
     a, b = operand(a), operand(b)
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError("matmul(): argument 'other' (position 1) must be Tensor")

@@ -217,9 +217,34 @@ class ShapeOps:
 
 
     def reshape(self, *shape):
-        return ops.exact(np.reshape, self, "ViewBackward0", (_shape_args(shape),), _reshape)
+        """The elements in a new shape: a view where one is possible (ViewBackward0 of a
+        contiguous tensor, ReshapeAliasBackward0 of another), else a contiguous copy
+        reshaped (UnsafeViewBackward0 over CloneBackward0), as PyTorch's reshape."""
+        return self._reshaped(_shape_args(shape), True)
 
-    view = reshape
+    def view(self, *shape):
+        """The elements in a new shape, as a view (ViewBackward0); PyTorch's error where
+        the strides allow none."""
+        return self._reshaped(_shape_args(shape), False)
+
+    def _reshaped(self, shape, copy_allowed):
+        x = self._data
+        try:
+            ans = x.reshape(shape)
+        except ValueError:
+            if list(shape).count(-1) > 1:
+                raise RuntimeError("only one dimension can be inferred") from None
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x.size}") from None
+        aliased = ans.size == 0 or np.may_share_memory(ans, x)
+        if not aliased and not copy_allowed:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+                "across two contiguous subspaces). Use .reshape(...) instead."
+            )
+        if not aliased:  # PyTorch's copy: a contiguous clone (CloneBackward0), viewed (not a view)
+            return ops.exact(np.reshape, self.contiguous(), "UnsafeViewBackward0", (shape,), _reshape)
+        name = "ViewBackward0" if not copy_allowed or x.flags.c_contiguous else "ReshapeAliasBackward0"
+        return ops.exact(np.reshape, self, name, (shape,), lambda _x, _shape: ans)
 
     def flatten(self, start_dim=0, end_dim=-1):
         """The dims from `start_dim` to `end_dim` merged into one. Where that merges
@@ -417,7 +442,7 @@ class ShapeOps:
 
     def view_as(self, other):
         """`self.view(other.shape)` (ViewBackward0)."""
-        return self.reshape(other._data.shape)
+        return self.view(other._data.shape)
 
     def select(self, dim, index):
         """The slice at `index` along `dim`, that dim removed: a view (SelectBackward0)."""

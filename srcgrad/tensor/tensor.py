@@ -434,8 +434,13 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, InPlaceOps, PointwiseOps, Pr
     def cpu(self):
         return self
 
-    def contiguous(self):
-        return self
+    def contiguous(self, memory_format=None):
+        """Self when its elements lie in row-major order, else a copy that does (CloneBackward0)."""
+        if self._data.flags.c_contiguous:
+            return self
+        if _mode.enabled and self._requires_grad:
+            return ops.apply(np.ascontiguousarray, self, name="CloneBackward0", saves=False)
+        return Tensor._make(np.ascontiguousarray(self._data))
 
     def clone(self):
         if _mode.enabled and self._requires_grad:

@@ -76,7 +76,8 @@ def _as_regenerated(text, counter):
 
 _OUTPUT_OF = re.compile(r"which is output \d+ of (\w+),$")
 _VIEW_NODES = {"SelectBackward0", "SliceBackward0", "AliasBackward0", "ViewBackward0", "UnsqueezeBackward0",
-               "TBackward0", "TransposeBackward0", "PermuteBackward0", "DiagonalBackward0", "ExpandBackward0"}
+               "TBackward0", "TransposeBackward0", "PermuteBackward0", "DiagonalBackward0", "ExpandBackward0",
+               "ReshapeAliasBackward0"}
 
 
 def check_versions(node):
