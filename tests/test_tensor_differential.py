@@ -6,6 +6,7 @@ needs no PyTorch.
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -599,6 +600,8 @@ def test_a_product_over_one_column_keeps_the_sign_of_zero():
     out = torch.zeros(3, 1) @ -torch.ones(1, 2)
     assert np.signbit(out.numpy()).all()
     assert not np.signbit((torch.zeros(3, 2) @ -torch.ones(2, 2)).numpy()).any()
+    for m, n in ((3, 1), (1, 2), (1, 1)):  # a matrix-vector product: from +0
+        assert not np.signbit((torch.zeros(m, 1) @ -torch.ones(1, n)).numpy()).any()
 
 
 def test_the_gradient_of_max_is_plus_zero_off_the_maximum():
@@ -626,3 +629,16 @@ def test_reshape_view_and_contiguous_as_pytorch():
     z = y.t().contiguous()
     z.add_(1)
     assert y.tolist() == [[1.0] * 3] * 2
+
+
+@pytest.mark.parametrize("build, shape", [
+    (lambda x: torch.mv(x, x[0]), "[3, 1]"),  # self before vec
+    (lambda x: torch.bmm(x[None], x.t()[None]), "[1, 1, 3]"),  # mat2 before self
+])
+def test_the_saved_operand_a_version_error_names_first(build, shape):
+    x = torch.full((3, 1), 1.5, requires_grad=True)
+    y = build(x)
+    with torch.no_grad():
+        x.add_(1)
+    with pytest.raises(RuntimeError, match=r"\[srcgrad.FloatTensor " + re.escape(shape) + r"\]"):
+        y.sum().backward()

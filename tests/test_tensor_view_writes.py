@@ -239,3 +239,58 @@ def test_flip_copies():
     y = x.flip(0)
     y.add_(1)
     assert x.tolist() == [1.0, 2.0, 3.0] and y.tolist() == [4.0, 3.0, 2.0]
+
+
+def test_a_tensor_that_retains_its_grad_keeps_it_after_an_in_place_write():
+    """Its new node stores the gradient (PyTorch 2.13: ones, [12, 12], ones)."""
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y.mul_(3)
+    y.sum().backward()
+    assert y.grad.tolist() == [1.0, 1.0, 1.0]
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    v = y[1:]
+    v.retain_grad()
+    y.mul_(3)
+    (v * v).sum().backward()
+    assert v.grad.tolist() == [12.0, 12.0]
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y[1:].mul_(3)
+    y.sum().backward()
+    assert y.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
+    "location. Please clone() the tensor before performing the operation."
+)
+
+
+@pytest.mark.parametrize("code, message", [
+    ("v[[0]] = v", OVERLAP),
+    ("v[[0, 1]] = v[:2]", OVERLAP),
+    ("v[1:] = v[:-1]", OVERLAP),
+    ("v[:] = v", None),
+    ("v[torch.tensor([True, False, False, False])] = v[0]", None),
+    ("v[0] = v[1]", None),
+])
+def test_a_value_overlapping_the_elements_written(code, message):
+    ns = {"torch": torch, "v": torch.arange(4.0)}
+    if message is None:
+        exec(code, ns)
+        return
+    with pytest.raises(RuntimeError) as info:
+        exec(code, ns)
+    assert str(info.value) == message
+
+
+def test_writes_into_an_expanded_tensor():
+    v = torch.tensor([-0.95]).unsqueeze(-1).expand((1, 2))
+    v[1:] = 1  # no element written
+    assert v.tolist() == [[-0.949999988079071, -0.949999988079071]]
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of the written-to tensor"):
+        v[0:] = 1

@@ -19,7 +19,7 @@ from ..rules.scatter import index_put
 from .grad_mode import _mode
 from .rule_nodes import RuleNode, keeps_result
 from .versions import bump, counter_of, rebased
-from .views import refresh_after_write, retarget_result, view_of, write_through
+from .views import rebase, refresh_after_write, retarget_result, view_of, write_through
 
 __all__ = ["InPlaceOps", "E11"]
 
@@ -224,7 +224,7 @@ class InPlaceOps:
         counter = counter_of(self)
         counter[0] += 1  # counted from here on, as PyTorch counts every write
         retarget_result(out._grad_fn, out, counter)
-        self._grad_fn = out._grad_fn
+        rebase(self, out._grad_fn)
         rebased(self, out._grad_fn)
         self._requires_grad = True
         refresh_after_write(counter)

@@ -228,6 +228,8 @@ def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
         for i, a in enumerate(args):
             if read[i] and isinstance(a, Tensor):
                 versions += saved_version(a, i)
+        if name in _SECOND_OPERAND_FIRST and len(versions) == 6:  # as in _tracked_pair
+            versions = versions[3:] + versions[:3]
     out = _output(ans, KINDS.get((primitive, name)) or kind_of(primitive, name), tuple(edges), arrays, kwargs,
                   in_dtypes, saves, versions)
     if ans.base is not None:  # a view: writing into either changes the other
@@ -440,10 +442,19 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
             counter = b._counter
             if counter is None:
                 counter = b._counter = [0]
-            versions = (counter, counter[0], 1) + versions  # PyTorch checks the second operand first
+            # PyTorch checks saved operands in the order of their names: mm's mat2 before
+            # self, mul's other before self; mv's self before vec, dot's before tensor
+            if name in _FIRST_OPERAND_FIRST:
+                versions += (counter, counter[0], 1)
+            else:
+                versions = (counter, counter[0], 1) + versions
     else:
         dtype_b, edge_b = None, _NO_EDGE
     return _output(ans, kind, (edge_a, edge_b), (x, y), _NO_KWARGS, (dtype_a, dtype_b), saves, versions)
+
+
+_FIRST_OPERAND_FIRST = frozenset(("MvBackward0", "DotBackward0"))
+_SECOND_OPERAND_FIRST = frozenset(("BmmBackward0", "MmBackward0", "UnsafeViewBackward0", "SqueezeBackward4"))
 
 
 def compare(primitive, a, b):

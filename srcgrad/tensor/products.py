@@ -32,9 +32,10 @@ def matmul(a, b):
             except ValueError:
                 _raise_matmul_mismatch(x.shape, y.shape, a._requires_grad)
                 raise
-            if x.ndim == 2 and y.ndim == 2 and x.shape[1] == 1:
-                # PyTorch's mm over one column is the outer product: the sign of a zero
-                # product is kept (NumPy's sum from +0 drops it); the values are the same
+            if x.ndim == 2 and y.ndim == 2 and x.shape[1] == 1 and x.shape[0] > 1 and y.shape[1] > 1:
+                # PyTorch's mm over one column (of more than one row and column: else a
+                # matrix-vector product) is the outer product: the sign of a zero product
+                # is kept (NumPy's sum from +0 drops it); the values are the same
                 np.multiply(x, y, out=out._data)
             return out
     a, b = operand(a), operand(b)

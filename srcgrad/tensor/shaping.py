@@ -19,7 +19,7 @@ from . import ops
 from .dtypes import dim_axis
 from .grad_mode import _mode
 from .versions import bump, counter_of
-from .views import refresh_after_write
+from .views import rebase, refresh_after_write
 from .inplace import E11
 
 __all__ = ["ShapeOps"]
@@ -183,6 +183,27 @@ def _expand_view(x, shape):
     return np.broadcast_to(x, shape)
 
 
+def _refuse_overlap(array, key, value):
+    """PyTorch's error for `x[key] = value` (arrays) where `value` partly overlaps the
+    elements written: for an advanced index, any overlap of a value of one or more dims."""
+    if not np.may_share_memory(array, value):
+        return
+    if _index_name(key)[1]:
+        if not np.ndim(value):
+            return
+    else:
+        target = array[key]
+        if not np.may_share_memory(target, value) or (
+            target.__array_interface__["data"][0] == value.__array_interface__["data"][0]
+            and target.shape == value.shape and target.strides == value.strides
+        ):
+            return
+    raise RuntimeError(
+        "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
+        "location. Please clone() the tensor before performing the operation."
+    )
+
+
 def _copy_to(target, value):
     """Write the tensor or number `value` into `target`, as PyTorch's `x[index] = value`
     writes into the part `target`: `copy_` of a value of target's shape (CopyBackwards),
@@ -334,7 +355,7 @@ class ShapeOps:
         counter[0] += 1
         refresh_after_write(counter)  # the other views'; self's node is the new one
         if node is not None:
-            self._grad_fn = node
+            rebase(self, node)
         return self
 
     def permute(self, *dims):
@@ -554,9 +575,16 @@ class ShapeOps:
                 self._become(lambda source: _index_put(source, key, _fitted(value, source._data[key].shape, True)))
                 return
         data = value._data if isinstance(value, ShapeOps) else value
+        if isinstance(value, ShapeOps):
+            _refuse_overlap(self._data, _index(index), data)
         try:
             self._data[_index(index)] = data
         except ValueError:
+            if not self._data.flags.writeable and 0 in self._data.strides:  # expanded
+                if self._data[_index(index)].size:
+                    self._store(data)  # PyTorch's error for it
+                bump(self)
+                return
             # PyTorch drops a value's leading size-1 dims first (`x[0] = t` with t of shape
             # (1,)), then expands it to the target's shape, with expand's errors.
             shape = np.shape(data)

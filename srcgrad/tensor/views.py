@@ -33,7 +33,7 @@ from .versions import counter_of, rebased
 
 __all__ = [
     "VIEW_NODES", "ViewOf", "ViewFamily", "note_view", "shares_elements", "view_of", "mark_output", "positions", "write_through",
-    "refuse_detach", "refresh_after_write", "retarget_result", "CopySlices", "AS_STRIDED",
+    "refuse_detach", "refresh_after_write", "retarget_result", "rebase", "CopySlices", "AS_STRIDED",
 ]
 
 # The nodes of PyTorch's view ops: their outputs are views of their input.
@@ -96,8 +96,8 @@ class ViewFamily:
             base = view._view.base
             if base._requires_grad and shares_elements(view._data, base._data):
                 edge = base._grad_fn if base._grad_fn is not None else base._accumulate_grad()
-                view._grad_fn = AS_STRIDED(((edge, 0),), positions(view._data, base._data), base._data.shape,
-                                              base._data.dtype)
+                rebase(view, AS_STRIDED(((edge, 0),), positions(view._data, base._data), base._data.shape,
+                                        base._data.dtype))
                 view._requires_grad = True
         self.views = alive
 
@@ -112,6 +112,16 @@ def shares_elements(view, array):
 
 def _owner(array):
     return array if array.base is None else array.base
+
+
+def rebase(tensor, node):
+    """Make `node` the grad_fn of `tensor` (whose history an in-place write changed); a
+    tensor that retains its grad then retains it from `node`, as in PyTorch."""
+    old = tensor._grad_fn
+    tensor._grad_fn = node
+    if tensor._retains_grad and old is not None and old._hooks:
+        old._hooks = [h for h in old._hooks if h is not tensor] or None
+        node.retain(tensor)
 
 
 def view_of(tensor):
@@ -271,7 +281,7 @@ def write_through(view, compute, tensor_class):
     if base._requires_grad:
         edge = base._grad_fn if base._grad_fn is not None else base._accumulate_grad()
     node = CopySlices((edge, 0), fn, positions(view._data, base._data), base._data.shape, base._data.dtype)
-    base._grad_fn = node
+    rebase(base, node)
     base._requires_grad = True
     rebased(base, node)
     refresh_after_write(counter)
