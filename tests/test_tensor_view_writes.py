@@ -294,3 +294,20 @@ def test_writes_into_an_expanded_tensor():
     assert v.tolist() == [[-0.949999988079071, -0.949999988079071]]
     with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of the written-to tensor"):
         v[0:] = 1
+
+
+@pytest.mark.parametrize("code, error", [
+    ("v2 = torch.tensor(128.87).reshape(-1)\nv2[..., 0] = v2", None),  # the same element, once viewed
+    ("v1 = torch.ones(2)\nv1[..., 0] = v1", "expand(srcgrad.FloatTensor{[2]}, size=[]): the number of sizes provided (0) "
+     "must be greater or equal to the number of dimensions in the tensor (1)"),  # the shape's error first
+    ("v2 = torch.tensor([0.59, -1.48, -0.86], requires_grad=True) * 1e-3\nv2[[0, 0]] = v2", OVERLAP),  # index_put: first
+    ("v2 = torch.tensor([0.59, -1.48, -0.86], requires_grad=True) * 1e-3\nv2[1:] = v2[:2]", OVERLAP),
+])
+def test_which_error_a_write_from_an_overlapping_value_raises(code, error):
+    ns = {"torch": torch}
+    if error is None:
+        exec(code, ns)
+        return
+    with pytest.raises(RuntimeError) as info:
+        exec(code, ns)
+    assert str(info.value) == error

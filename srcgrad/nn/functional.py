@@ -448,7 +448,8 @@ def cross_entropy(
     if label_smoothing > 0.0:  # PyTorch smooths the probabilities themselves
         target = target * (1 - label_smoothing) + label_smoothing / input._data.shape[1 if input.dim() > 1 else 0]
     names = {"mean": "DivBackward1", "sum": "NegBackward0", "none": "NegBackward0"}
-    return ops.composite(names[reduction], _soft_targets, input, target, weight, reduction)
+    # as PyTorch's graph of it: log_softmax keeps its result, the product the target
+    return ops.composite(names[reduction], _soft_targets, input, target, weight, reduction, _saves=(1,))
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):

@@ -259,7 +259,8 @@ def composite(name, fn, *args, _saves=True, _edges=None, **kwargs):
     (`_saves` False: `fn`'s graph keeps no tensor, so the node records no versions and
     can run backward again, as PyTorch's nodes that save nothing can; a tuple: the
     positions of the arguments whose values its backward reads, whose versions it
-    records; True: every Tensor argument). The node has an edge per Tensor argument, or,
+    records, the node freed after a backward like one that saves; True: every Tensor
+    argument). The node has an edge per Tensor argument, or,
     given `_edges`, per argument at those positions (as PyTorch's node has for the op's
     differentiable inputs)."""
     if not _mode.enabled or not any(isinstance(a, Tensor) and a._requires_grad for a in args):
@@ -283,7 +284,8 @@ def composite(name, fn, *args, _saves=True, _edges=None, **kwargs):
     sinks = [_edge(inner[i]) if isinstance(inner[i], Tensor) and inner[i]._requires_grad else None for i in at]
     in_dtypes = [args[i]._data.dtype if isinstance(args[i], Tensor) else None for i in at]
     out = Tensor._make(result._data)
-    out._grad_fn = node_class(name, CompositeNode)(edges, result._grad_fn, sinks, in_dtypes, versions, bool(_saves))
+    out._grad_fn = node_class(name, CompositeNode)(edges, result._grad_fn, sinks, in_dtypes, versions,
+                                                   _saves is not False)
     out._requires_grad = True
     return out
 

@@ -206,7 +206,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
             )
     # as PyTorch's AddmmBackward0: mat1's gradient reads mat2, mat2's reads mat1
     kept = tuple(i for i, other in ((1, mat2), (2, mat1)) if isinstance(other, Tensor) and other._requires_grad)
-    return composite("AddmmBackward0", _addmm, input, mat1, mat2, beta, alpha, _saves=kept or False)
+    return composite("AddmmBackward0", _addmm, input, mat1, mat2, beta, alpha, _saves=kept or False)  # none: reruns
 
 
 def trace(input):

@@ -185,7 +185,9 @@ def _expand_view(x, shape):
 
 def _refuse_overlap(array, key, value):
     """PyTorch's error for `x[key] = value` (arrays) where `value` partly overlaps the
-    elements written: for an advanced index, any overlap of a value of one or more dims."""
+    elements written: for an advanced index, any overlap of a value of one or more dims;
+    for a basic one, an overlap other than the same elements (a value that does not fit
+    the part is left to the shape's error)."""
     if not np.may_share_memory(array, value):
         return
     if _index_name(key)[1]:
@@ -193,7 +195,15 @@ def _refuse_overlap(array, key, value):
             return
     else:
         target = array[key]
-        if not np.may_share_memory(target, value) or (
+        lead = 0
+        while lead < value.ndim and value.shape[lead] == 1:
+            lead += 1
+        value = value.reshape(value.shape[lead:])  # PyTorch's view of it
+        try:
+            fits = np.broadcast_shapes(value.shape, target.shape) == target.shape
+        except ValueError:
+            fits = False
+        if not fits or not np.may_share_memory(target, value) or (
             target.__array_interface__["data"][0] == value.__array_interface__["data"][0]
             and target.shape == value.shape and target.strides == value.strides
         ):
@@ -564,6 +574,8 @@ class ShapeOps:
         the index takes all of it; an advanced index into a float tensor is one
         IndexPutBackward0 node."""
         value = ops.operand(value)
+        if isinstance(value, ShapeOps):
+            _refuse_overlap(self._data, _index(index), value._data)
         tracked = self._requires_grad or (isinstance(value, ShapeOps) and value._requires_grad)
         if _mode.enabled and tracked:
             key = _index(index)
@@ -575,8 +587,6 @@ class ShapeOps:
                 self._become(lambda source: _index_put(source, key, _fitted(value, source._data[key].shape, True)))
                 return
         data = value._data if isinstance(value, ShapeOps) else value
-        if isinstance(value, ShapeOps):
-            _refuse_overlap(self._data, _index(index), data)
         try:
             self._data[_index(index)] = data
         except ValueError:
