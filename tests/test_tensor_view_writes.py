@@ -276,6 +276,8 @@ OVERLAP = (
     ("v[1:] = v[:-1]", OVERLAP),
     ("v[:] = v", None),
     ("v[torch.tensor([True, False, False, False])] = v[0]", None),
+    ("v[v > 1] = v[:1]", None),  # one bool mask, one value: masked_fill_, which reads it first
+    ("v[v > 1] = v[2:]", OVERLAP),
     ("v[0] = v[1]", None),
 ])
 def test_a_value_overlapping_the_elements_written(code, message):

@@ -185,13 +185,16 @@ def _expand_view(x, shape):
 
 def _refuse_overlap(array, key, value):
     """PyTorch's error for `x[key] = value` (arrays) where `value` partly overlaps the
-    elements written: for an advanced index, any overlap of a value of one or more dims;
+    elements written: for an advanced index, any overlap of a value of one or more dims
+    (of more than one element, for one bool mask);
     for a basic one, an overlap other than the same elements (a value that does not fit
     the part is left to the shape's error)."""
     if not np.may_share_memory(array, value):
         return
     if _index_name(key)[1]:
-        if not np.ndim(value):
+        mask = isinstance(key, np.ndarray) and key.dtype == np.bool_ or (
+            isinstance(key, list) and key and all(isinstance(k, bool) for k in key))
+        if not np.ndim(value) or (mask and np.size(value) == 1):  # masked_fill_: one value read first
             return
     else:
         target = array[key]
