@@ -196,6 +196,10 @@ def test_writes_pytorch_refuses():
     for op in ("t_()", "transpose_(0, 1)", "squeeze_()"):
         _raises("x = torch.ones(1, 3, requires_grad=True)\nx." + op,
                 "a leaf Variable that requires grad is being used in an in-place operation.")
+    _raises("x = torch.ones(1, 2, 2, requires_grad=True)\nx.t_()",  # before its dims
+            "a leaf Variable that requires grad is being used in an in-place operation.")
+    _raises("x = torch.ones(1, requires_grad=True)\nx[None] = x",  # before the overlap
+            "a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
 def test_views_and_bases():
@@ -275,13 +279,16 @@ OVERLAP = (
     ("v[[0, 1]] = v[:2]", OVERLAP),
     ("v[1:] = v[:-1]", OVERLAP),
     ("v[:] = v", None),
-    ("v[torch.tensor([True, False, False, False])] = v[0]", None),
+    ("v[torch.tensor([True, False, False, False, False, False])] = v[0]", None),
     ("v[v > 1] = v[:1]", None),  # one bool mask, one value: masked_fill_, which reads it first
     ("v[v > 1] = v[2:]", OVERLAP),
+    ("v[None] = v", None),  # the same elements, the value expanded
+    ("v[1::2] = v[::2]", None),  # PyTorch does not judge a strided (not dense) part
+    ("v[[1, 2, 3]] = v[:3]", OVERLAP),
     ("v[0] = v[1]", None),
 ])
 def test_a_value_overlapping_the_elements_written(code, message):
-    ns = {"torch": torch, "v": torch.arange(4.0)}
+    ns = {"torch": torch, "v": torch.arange(6.0)}
     if message is None:
         exec(code, ns)
         return

@@ -183,10 +183,21 @@ def _expand_view(x, shape):
     return np.broadcast_to(x, shape)
 
 
+def _dense(array):
+    """Whether the elements of `array` fill a block of memory, each once (PyTorch's
+    is_non_overlapping_and_dense, which its overlap checks need)."""
+    expected = array.itemsize
+    for stride, n in sorted((abs(st), n) for n, st in zip(array.shape, array.strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
 def _refuse_overlap(array, key, value):
-    """PyTorch's error for `x[key] = value` (arrays) where `value` partly overlaps the
-    elements written: for an advanced index, any overlap of a value of one or more dims
-    (of more than one element, for one bool mask);
+    """PyTorch's error for `x[key] = value` (arrays, both dense) where `value` partly
+    overlaps the elements written: for an advanced index, any overlap of a value of one or
+    more dims (of more than one element, for one bool mask);
     for a basic one, an overlap other than the same elements (a value that does not fit
     the part is left to the shape's error)."""
     if not np.may_share_memory(array, value):
@@ -194,8 +205,8 @@ def _refuse_overlap(array, key, value):
     if _index_name(key)[1]:
         mask = isinstance(key, np.ndarray) and key.dtype == np.bool_ or (
             isinstance(key, list) and key and all(isinstance(k, bool) for k in key))
-        if not np.ndim(value) or (mask and np.size(value) == 1):  # masked_fill_: one value read first
-            return
+        if not np.ndim(value) or (mask and np.size(value) == 1) or not (_dense(array) and _dense(value)):
+            return  # masked_fill_ reads its one value first; PyTorch does not judge a sparse layout
     else:
         target = array[key]
         lead = 0
@@ -206,9 +217,13 @@ def _refuse_overlap(array, key, value):
             fits = np.broadcast_shapes(value.shape, target.shape) == target.shape
         except ValueError:
             fits = False
-        if not fits or not np.may_share_memory(target, value) or (
-            target.__array_interface__["data"][0] == value.__array_interface__["data"][0]
-            and target.shape == value.shape and target.strides == value.strides
+        if not fits or not np.may_share_memory(target, value):
+            return
+        spread = np.broadcast_to(value, target.shape)  # what is copied: the same elements is no overlap
+        if not (_dense(target) and _dense(spread)):
+            return  # an expanded value, or a strided part: PyTorch does not judge it
+        if target.__array_interface__["data"][0] == spread.__array_interface__["data"][0] and all(
+            n == 1 or a == b for n, a, b in zip(target.shape, target.strides, spread.strides)
         ):
             return
     raise RuntimeError(
@@ -334,6 +349,8 @@ class ShapeOps:
 
     def t_(self):
         """`t()` in place (TBackward1)."""
+        if self._requires_grad and _mode.enabled and self._grad_fn is None:  # before the dims, as PyTorch
+            raise RuntimeError(E11)
         ndim = self._data.ndim
         if ndim > 2:
             raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {ndim}D")
@@ -577,6 +594,9 @@ class ShapeOps:
         the index takes all of it; an advanced index into a float tensor is one
         IndexPutBackward0 node."""
         value = ops.operand(value)
+        if _mode.enabled and self._requires_grad and self._grad_fn is None:  # PyTorch's first check
+            name, advanced = _index_name(_index(index))
+            raise RuntimeError(E11 if advanced or name == "AliasBackward0" else "a view of " + E11)
         if isinstance(value, ShapeOps):
             _refuse_overlap(self._data, _index(index), value._data)
         tracked = self._requires_grad or (isinstance(value, ShapeOps) and value._requires_grad)
