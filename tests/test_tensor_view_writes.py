@@ -200,6 +200,11 @@ def test_writes_pytorch_refuses():
             "a leaf Variable that requires grad is being used in an in-place operation.")
     _raises("x = torch.ones(1, requires_grad=True)\nx[None] = x",  # before the overlap
             "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    _raises("x = torch.ones(1, requires_grad=True)\nx[[0]] = torch.ones(3)",  # before index_put's shape check
+            "a leaf Variable that requires grad is being used in an in-place operation.")
+    _raises("x = torch.ones(2, 6, requires_grad=True)\nx[:] = torch.ones(2)",  # after copy_to's expand
+            "The expanded size of the tensor (6) must match the existing size (2) at non-singleton dimension 1.  "
+            "Target sizes: [2, 6].  Tensor sizes: [2]")
 
 
 def test_views_and_bases():

@@ -594,8 +594,11 @@ class ShapeOps:
         the index takes all of it; an advanced index into a float tensor is one
         IndexPutBackward0 node."""
         value = ops.operand(value)
-        if _mode.enabled and self._requires_grad and self._grad_fn is None:  # PyTorch's first check
-            name, advanced = _index_name(_index(index))
+        if _mode.enabled and self._requires_grad and self._grad_fn is None:  # PyTorch's order of checks
+            key = _index(index)
+            name, advanced = _index_name(key)
+            if not advanced:  # copy_to's expand; index_put_ checks the leaf first
+                _fitted(value, self._data[key].shape, False)
             raise RuntimeError(E11 if advanced or name == "AliasBackward0" else "a view of " + E11)
         if isinstance(value, ShapeOps):
             _refuse_overlap(self._data, _index(index), value._data)
