@@ -8,8 +8,9 @@ only on leaves (and on non-leaves that called `retain_grad`).
 
 This module owns the autograd attributes, backward, data access and conversions; the
 class's methods of ops come from its mixins: ArithmeticOps (arithmetic.py),
-ReductionOps (reductions.py), ShapeOps (shaping.py), InPlaceOps (inplace.py),
-PointwiseOps (pointwise.py), ProductOps (products.py), SelectionOps (selections.py).
+ReductionOps (reductions.py), ShapeOps (shaping.py), IndexingOps (indexing.py),
+InPlaceOps (inplace.py), PointwiseOps (pointwise.py), ProductOps (products.py),
+SelectionOps (selections.py).
 """
 
 import warnings
@@ -29,6 +30,7 @@ from .pointwise import PointwiseOps
 from .products import ProductOps
 from .reductions import ReductionOps
 from .selections import SelectionOps
+from .indexing import IndexingOps
 from .shaping import ShapeOps
 from .versions import counter_of
 from .views import refuse_detach, view_of
@@ -70,7 +72,7 @@ def seed_of(out, gradient):
     return gradient._data.astype(out._data.dtype, copy=False)
 
 
-class Tensor(ArithmeticOps, ReductionOps, ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
+class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
