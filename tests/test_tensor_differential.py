@@ -6,6 +6,7 @@ needs no PyTorch.
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -430,3 +431,214 @@ def test_unbind_of_a_vector_gives_views():
     a, b = x.unbind()
     (a * 3 + b).backward()
     assert x.grad.tolist() == [3.0, 1.0]
+
+
+# --- a zero base's gradients (PyTorch's pow_backward conventions) -------------------
+
+
+def test_pow_gradients_at_a_zero_base():
+    x = torch.tensor([0.0, 0.0, 0.0, 2.0], requires_grad=True)
+    e = torch.tensor([-0.49, 0.0, 1.5, 0.0], requires_grad=True)
+    (x ** e).sum().backward()
+    assert x.grad.tolist() == [-math.inf, 0.0, 0.0, 0.0]
+    assert e.grad.tolist()[:3] == [-math.inf, 0.0, 0.0] and e.grad.tolist()[3] == pytest.approx(0.6931, abs=1e-4)
+    e = torch.tensor([-0.49, 0.0, 1.5], requires_grad=True)
+    (0 ** e).sum().backward()
+    assert e.grad.tolist() == [-math.inf, 0.0, 0.0]
+
+
+# --- messages of matmul's ops and of an index out of range --------------------------
+
+
+@pytest.mark.parametrize("a, b, requires_grad, message", [
+    ((2,), (2,), False, "dot : expected both vectors to have same dtype, but found Double and Float"),
+    ((3, 2), (2,), False, "addmv input tensors must have the same dtype, but got Float, Double, and Float"),
+    ((1, 3, 2), (2,), False, "addmv input tensors must have the same dtype, but got Float, Double, and Float"),
+    ((2,), (2, 3), False, "expected m1 and m2 to have the same dtype, but got: double != float"),
+    ((1, 3, 2), (1, 2, 3), False, "expected scalar type Double but found Float"),
+    ((2,), (1, 2, 3), False, "expected scalar type Double but found Float"),
+    ((2,), (1, 2, 3), True, "addmv input tensors must have the same dtype, but got Double, Float, and Double"),
+])
+def test_matmul_of_two_dtypes_raises_the_message_of_its_op(a, b, requires_grad, message):
+    left = torch.ones(a, dtype=torch.float64, requires_grad=requires_grad)
+    with pytest.raises(RuntimeError) as info:
+        left @ torch.ones(b)
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize("index, message", [
+    ((slice(None), [0, 2]), "index 2 is out of bounds for dimension 0 with size 2"),
+    ((slice(None), slice(None), [0, 5]), "index 5 is out of bounds for dimension 0 with size 3"),
+    (([0, 1], [0, 2]), "index 2 is out of bounds for dimension 1 with size 2"),
+    ((slice(None), [0, 1], [0, 5]), "index 5 is out of bounds for dimension 1 with size 3"),
+    ((Ellipsis, [0, 5]), "index 5 is out of bounds for dimension 0 with size 3"),
+    ((0, 5), "index 5 is out of bounds for dimension 1 with size 2"),
+])
+def test_an_index_array_out_of_range_names_its_number_among_the_arrays(index, message):
+    with pytest.raises(IndexError) as info:
+        torch.zeros(2, 2, 3)[index]
+    assert str(info.value) == message
+
+
+# --- what nodes keep: writes PyTorch's nodes do not see -------------------------------
+
+
+@pytest.mark.parametrize("build", [
+    lambda v: v / 2,
+    lambda v: v @ torch.ones(2, 1),
+    lambda v: v.unsqueeze(0) @ torch.ones(2, 1),
+    lambda v: torch.ones(3, 2) @ v,
+])
+def test_a_write_into_an_operand_read_for_its_shape_only_is_not_refused(build):
+    v = torch.tensor([1.0, 2.0], requires_grad=True)
+    out = build(v)
+    with torch.no_grad():
+        v.add_(1)
+    out.sum().backward()
+    assert v.grad is not None
+
+
+def test_copy_slices_runs_backward_once():
+    x = torch.full((1, 3), -0.25, requires_grad=True)
+    y = x.clone()
+    y[-1] = -2
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.mean().backward()
+
+
+def test_adamw_counts_its_weight_decay_as_a_write():
+    p = torch.ones(2, requires_grad=True)
+    opt = torch.optim.AdamW([p], lr=0.1)
+    for _ in range(2):
+        opt.zero_grad()
+        (p * p).sum().backward()
+        opt.step()
+    assert p._version == 4
+
+
+# --- the saved tensor a version error names ----------------------------------------------
+
+
+@pytest.mark.parametrize("build, shape, suffix", [
+    (lambda x: x * x[0], "[3]", ", which is output 0 of AsStrided,"),  # PyTorch checks the second operand first
+    (lambda x: x[0] * x, "[2, 3]", ""),
+    (lambda x: x @ x.t(), "[3, 2]", ", which is output 0 of AsStrided,"),
+    (lambda x: x.t() @ x, "[2, 3]", ""),
+    (lambda x: torch.maximum(x, x[0]), "[3]", ", which is output 0 of AsStrided,"),
+])
+def test_a_version_error_names_the_view_as_pytorch_regenerates_it(build, shape, suffix):
+    x = torch.ones(2, 3, requires_grad=True)
+    y = build(x)
+    with torch.no_grad():
+        x.add_(1)
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    assert str(info.value) == (
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        f"[srcgrad.FloatTensor {shape}]{suffix} is at version 1; expected version 0 instead. " + HINT
+    )
+
+
+def test_an_advanced_index_keeps_no_version_of_its_input():
+    x = torch.arange(6.0, requires_grad=True)
+    y = x[torch.tensor([True] + [False] * 5)]
+    with torch.no_grad():
+        x.add_(1)
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+
+
+# --- F.linear as PyTorch computes it -------------------------------------------------------
+
+
+def test_linear_of_a_vector_with_a_bias_is_a_view_of_an_addmm():
+    w = torch.ones(2, 3, requires_grad=True)
+    b = torch.ones(2, requires_grad=True)
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = F.linear(x, w, b)
+    assert type(out.grad_fn).__name__ == "ViewBackward0" and out._base is not None
+    assert [type(f).__name__ for f, _ in out.grad_fn.next_functions[0][0].next_functions] == [
+        "AccumulateGrad", "ViewBackward0", "TBackward0"]
+    out.zero_()  # a write into the view: its base becomes CopySlices, the view AsStridedBackward0
+    assert type(out.grad_fn).__name__ == "AsStridedBackward0"
+    (out * w.sum()).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0] and w.grad.tolist() == [[0.0] * 3] * 2
+
+
+@pytest.mark.parametrize("shape, node", [((2, 2, 3), "ViewBackward0"), ((2, 2, 2, 3), "ViewBackward0")])
+def test_linear_of_a_contiguous_batch_with_a_bias(shape, node):
+    x = torch.ones(*shape, requires_grad=True)
+    out = F.linear(x, torch.ones(2, 3), torch.ones(2))
+    assert type(out.grad_fn).__name__ == node and out.shape == shape[:-1] + (2,)
+    assert type(F.linear(x.transpose(0, 1), torch.ones(2, 3), torch.ones(2)).grad_fn).__name__ == "AddBackward0"
+
+
+def test_linear_and_addmm_dtype_messages():
+    w = torch.ones(2, 3)
+    with pytest.raises(RuntimeError, match="^mat1 and mat2 must have the same dtype, but got Double and Float$"):
+        F.linear(torch.ones(3, dtype=torch.float64), w, torch.ones(2))
+    with pytest.raises(RuntimeError, match="^self and mat2 must have the same dtype, but got Double and Float$"):
+        torch.addmm(torch.ones(2, 2, dtype=torch.float64), torch.ones(2, 3), torch.ones(3, 2))
+
+
+def test_lerp_needs_a_tensor_end():
+    with pytest.raises(TypeError) as info:
+        torch.lerp(torch.zeros(3), -2, 0.3)
+    assert str(info.value) == (
+        "lerp() received an invalid combination of arguments - got (Tensor, int, float), but expected one of:\n"
+        " * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
+        " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n"
+    )
+
+
+# --- signed zeros ----------------------------------------------------------------------
+
+
+def test_a_product_over_one_column_keeps_the_sign_of_zero():
+    """PyTorch's mm with an inner size of 1 is the outer product: 0 * -1 is -0."""
+    out = torch.zeros(3, 1) @ -torch.ones(1, 2)
+    assert np.signbit(out.numpy()).all()
+    assert not np.signbit((torch.zeros(3, 2) @ -torch.ones(2, 2)).numpy()).any()
+    for m, n in ((3, 1), (1, 2), (1, 1)):  # a matrix-vector product: from +0
+        assert not np.signbit((torch.zeros(m, 1) @ -torch.ones(1, n)).numpy()).any()
+
+
+def test_the_gradient_of_max_is_plus_zero_off_the_maximum():
+    x = torch.tensor([[0.85, -0.0], [-1.2, 0.07]], requires_grad=True)
+    x.max().backward(torch.tensor(-0.01))
+    assert repr(x.grad) == "tensor([[-0.0100,  0.0000],\n        [ 0.0000,  0.0000]])"
+
+
+# --- reshape, view, contiguous -----------------------------------------------------------
+
+
+def test_reshape_view_and_contiguous_as_pytorch():
+    x = torch.ones(2, 3, requires_grad=True)
+    assert type(x.reshape(-1).grad_fn).__name__ == "ViewBackward0"
+    assert type(x.t().reshape(3, 2).grad_fn).__name__ == "ReshapeAliasBackward0"
+    copied = x.t().reshape(-1)
+    assert type(copied.grad_fn).__name__ == "UnsafeViewBackward0" and not copied._is_view()
+    assert type(copied.grad_fn.next_functions[0][0]).__name__ == "CloneBackward0"
+    assert type(x.t().contiguous().grad_fn).__name__ == "CloneBackward0" and x.contiguous() is x
+    with pytest.raises(RuntimeError, match=r"^view size is not compatible with input tensor's size and stride"):
+        x.t().view(-1)
+    with pytest.raises(RuntimeError, match=r"^shape '\[4\]' is invalid for input of size 6$"):
+        x.reshape(4)
+    y = torch.ones(2, 3)
+    z = y.t().contiguous()
+    z.add_(1)
+    assert y.tolist() == [[1.0] * 3] * 2
+
+
+@pytest.mark.parametrize("build, shape", [
+    (lambda x: torch.mv(x, x[0]), "[3, 1]"),  # self before vec
+    (lambda x: torch.bmm(x[None], x.t()[None]), "[1, 1, 3]"),  # mat2 before self
+])
+def test_the_saved_operand_a_version_error_names_first(build, shape):
+    x = torch.full((3, 1), 1.5, requires_grad=True)
+    y = build(x)
+    with torch.no_grad():
+        x.add_(1)
+    with pytest.raises(RuntimeError, match=r"\[srcgrad.FloatTensor " + re.escape(shape) + r"\]"):
+        y.sum().backward()

@@ -1,13 +1,12 @@
-"""In-place operations on tensors in a graph: a write the graph would see is refused.
+"""In-place operations on tensors in a graph.
 
 PyTorch detects, by version counters at backward, an in-place write into values a
-node saved, and rebases the graphs of views. The shim does the first as PyTorch does
-(the write is recorded and counted; backward raises PyTorch's error); it refuses a
-recorded write into a view or the base of a view when it happens
-(`InPlaceOps._refuse_if_kept`), since backward would otherwise give a wrong gradient
-silently. An unrecorded write (under `no_grad`, through `detach()`, by item
-assignment) is caught at backward by version counters too. Writes no node reads still
-work.
+node saved, and rebases the graphs of views. The shim does both as PyTorch does: the
+write is recorded and counted, and backward raises PyTorch's error; a write into a view
+or the base of a view gives the base a CopySlices node and the views AsStridedBackward0
+nodes (views.py; tests/test_tensor_view_writes.py). An unrecorded write (under
+`no_grad`, through `detach()`, by item assignment) is caught at backward by version
+counters too. Writes no node reads still work.
 """
 
 import re
@@ -64,10 +63,19 @@ def _sigmoid_then_mul(x):
     return y
 
 
-@pytest.mark.parametrize("program", [_base_of_a_view, _a_view, _reshaped])
-def test_a_write_the_graph_would_see_is_refused(program):
-    with pytest.raises(RuntimeError, match="graph keeps for backward"):
-        program(_x())
+@pytest.mark.parametrize("program, node, edges, grad", [
+    (_base_of_a_view, "MulBackward0", ("AsStridedBackward0", "AsStridedBackward0"), [72.0, 144.0, 0.0]),
+    (_a_view, "MulBackward0", ("CopySlices", "CopySlices"), [72.0, 144.0, 24.0]),
+    (_reshaped, "AsStridedBackward0", ("SubBackward0",), [1.0, 1.0, 1.0]),
+])
+def test_a_write_through_a_view_or_its_base_rebases_the_graphs(program, node, edges, grad):
+    """PyTorch's graphs and gradients (PyTorch 2.13)."""
+    x = _x()
+    out = program(x)
+    assert type(out.grad_fn).__name__ == node
+    assert tuple(type(f).__name__ for f, _ in out.grad_fn.next_functions) == edges
+    out.sum().backward()
+    assert x.grad.tolist() == grad
 
 
 @pytest.mark.parametrize("program, node", [(_exp_then_add, "Exp"), (_saved_input, "Add"), (_sigmoid_then_mul, "Sigmoid")])
@@ -108,13 +116,18 @@ def test_no_grad_updates_of_leaves_still_work():
     np.testing.assert_allclose(w.detach().numpy(), 0.8 * X)
 
 
-def test_unrecorded_overwrites_of_graph_tensors_are_refused():
+def test_overwrites_of_and_from_graph_tensors_are_recorded():
+    """copy_ is CopyBackwards, as in PyTorch (2.13): the old values get no gradient, the
+    source the gradient; normal_ of a tensor in a graph is still refused."""
     x = _x()
     y = x * 2
-    with pytest.raises(NotImplementedError, match="overwrite"):
-        y.copy_(torch.zeros(3, dtype=torch.float64))
-    with pytest.raises(NotImplementedError, match="overwrite"):
-        torch.zeros(3, dtype=torch.float64).copy_(y)
+    y.copy_(torch.zeros(3, dtype=torch.float64))
+    assert type(y.grad_fn).__name__ == "CopyBackwards"
+    z = torch.zeros(3, dtype=torch.float64)
+    z.copy_(x * 2)
+    assert [None if f is None else type(f).__name__ for f, _ in z.grad_fn.next_functions] == [None, "MulBackward0"]
+    (z * z).sum().backward()
+    assert x.grad.tolist() == [8.0, 16.0, 24.0]
     with pytest.raises(NotImplementedError, match="overwrite"):
         y.normal_()
     with pytest.raises(RuntimeError, match="leaf Variable"):

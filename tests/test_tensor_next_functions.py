@@ -2,7 +2,8 @@
 tensor's edge first (`2 + x`, `2 * x` are recorded as `x + 2`, `x * 2`, the number a
 `(None, 0)` input), and no edge at all for the number of `x ** 2`, `2 - x`, `2 ** x`
 (PyTorch's Scalar overloads); AccumulateGrad's `name()`; the op names of version errors
-(PowBackward2: Pow2). Gradients are unchanged."""
+(PowBackward2: Pow2); no edges for an index, a condition, a dim, a number weight or a
+loss's class weights. Gradients are unchanged."""
 
 import pytest
 
@@ -67,3 +68,61 @@ def test_accumulate_grad_name():
     x = torch.tensor([1.0], requires_grad=True)
     acc = (x * 2).grad_fn.next_functions[0][0]
     assert acc.name() == "srcgrad::autograd::AccumulateGrad" and acc.next_functions == () and acc.variable is x
+
+
+# --- edges for an op's differentiable tensor inputs only (PyTorch 2.13's next_functions) ---
+
+_X = "x = torch.tensor([[1., -2., 3.]], requires_grad=True)\n"
+_XY = "x = torch.tensor([1., -2., 3.], requires_grad=True)\ny = torch.tensor([4., 5., 6.], requires_grad=True)\n"
+
+
+@pytest.mark.parametrize("code, edges", [
+    (_XY + "a = torch.where(x > 0, x, y)", ["AccumulateGrad", "AccumulateGrad"]),
+    (_XY + "a = torch.where(x > 0, x, 0.)", ["AccumulateGrad", None]),
+    (_X + "a = x.max(1)[0]", ["AccumulateGrad"]),
+    (_X + "a = x.sort(1)[0]", ["AccumulateGrad"]),
+    (_X + "a = x.gather(1, torch.tensor([[0, 0]]))", ["AccumulateGrad"]),
+    (_X + "a = x.index_select(1, torch.tensor([0, 0]))", ["AccumulateGrad"]),
+    (_X + "a = x.masked_fill(x > 0, 0.)", ["AccumulateGrad"]),
+    (_X + "a = x.unbind(0)[0]", ["AccumulateGrad"]),
+    (_XY + "a = torch.lerp(x, y, 0.3)", ["AccumulateGrad", "AccumulateGrad"]),
+    (_X + "a = torch.addmm(torch.zeros(3, 3), x.t(), x, beta=0.5, alpha=2)", [None, "TBackward0", "AccumulateGrad"]),
+    (_XY + "a = torch.sub(x, y, alpha=0.5)", ["AccumulateGrad", "AccumulateGrad"]),
+    (_XY + "a = x.add(y, alpha=2)", ["AccumulateGrad", "AccumulateGrad"]),
+    (_XY + "a = x.add(2, alpha=3)", ["AccumulateGrad", None]),
+    (_XY + "a = x * 1\na.add_(y, alpha=2)", ["MulBackward0", "AccumulateGrad"]),
+    (_X + "w = torch.ones(2, 3, requires_grad=True)\nb = torch.ones(2, requires_grad=True)\na = F.linear(x, w, b)",
+     ["AccumulateGrad", "AccumulateGrad", "TBackward0"]),
+    (_X + "w = torch.ones(2, 3, requires_grad=True)\na = F.linear(x, w)", ["AccumulateGrad", "TBackward0"]),
+    (_X + "a = F.linear(x, torch.ones(2, 3), torch.ones(2))", [None, "AccumulateGrad", None]),
+    ("x = torch.tensor([1., -2., 3.], requires_grad=True)\n"
+     "a = F.binary_cross_entropy_with_logits(x, torch.tensor([0., 1., 1.]), weight=torch.ones(3), pos_weight=torch.ones(3))",
+     ["AccumulateGrad", None]),
+    ("x = torch.tensor([0.1, 0.2, 0.3], requires_grad=True)\n"
+     "a = F.binary_cross_entropy(x, torch.tensor([0., 1., 1.]), weight=torch.ones(3))", ["AccumulateGrad", None]),
+    (_X + "a = F.cross_entropy(x, torch.tensor([0]))", ["LogSoftmaxBackward0"]),
+    (_X + "a = F.nll_loss(x, torch.tensor([0]), weight=torch.ones(3))", ["AccumulateGrad"]),
+    (_X + "a = x.norm(1)", ["AccumulateGrad"]),
+])
+def test_edges_of_differentiable_inputs_only(code, edges):
+    ns = {"torch": torch, "F": torch.nn.functional}
+    exec(code, ns)
+    assert [None if f is None else type(f).__name__ for f, _ in ns["a"].grad_fn.next_functions] == edges
+
+
+@pytest.mark.parametrize("call, argument", [
+    ("F.binary_cross_entropy_with_logits(x, t, weight=w)", "'binary_cross_entropy_with_logits' is not differentiable "
+     "with respect to argument 'weight'"),
+    ("F.binary_cross_entropy_with_logits(x, t, pos_weight=w)", "'binary_cross_entropy_with_logits' is not "
+     "differentiable with respect to argument 'pos_weight'"),
+    ("F.binary_cross_entropy(x, t, weight=w)", "'binary_cross_entropy' is not differentiable with respect to argument "
+     "'weight'"),
+    ("F.cross_entropy(x[None], torch.tensor([0]), weight=w)", "'nll_loss_forward' is not differentiable with respect "
+     "to argument 'weight'"),
+])
+def test_a_loss_weight_that_requires_grad_is_refused(call, argument):
+    ns = {"torch": torch, "F": torch.nn.functional, "x": torch.tensor([0.1, 0.2, 0.3], requires_grad=True),
+          "w": torch.ones(3, requires_grad=True), "t": torch.tensor([0.0, 1.0, 1.0])}
+    with pytest.raises(RuntimeError) as info:
+        eval(call, ns)
+    assert str(info.value) == f"The function {argument}. This input cannot have requires_grad True."

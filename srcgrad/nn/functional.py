@@ -6,6 +6,7 @@ one, otherwise `ops.composite`, whose gradient comes from the rules of the
 primitives it is made of. `reduction` is 'mean' (default), 'sum' or 'none'.
 """
 
+import math
 import warnings
 
 import numpy as np
@@ -14,6 +15,7 @@ from ..rules import activations
 from ..tensor import dtypes, ops
 from ..tensor.dtypes import dim_axis
 from ..tensor.functions import where
+from ..tensor.products import addmm
 from ..tensor.grad_mode import is_grad_enabled
 from ..tensor.tensor import Tensor
 
@@ -49,17 +51,23 @@ def _linear(input, weight, bias):
 
 
 def linear(input, weight, bias=None):
-    """`input @ weight.T + bias`, one node named as PyTorch names it: AddmmBackward0 (or
-    MmBackward0 without bias) for a 2-D input, ViewBackward0 (SqueezeBackward4) for 1-D,
-    ViewBackward0 (UnsafeViewBackward0) for more dims."""
+    """`input @ weight.T + bias`, as PyTorch computes it (its nodes, and its views): with a
+    bias, addmm(bias, input, weight.t()) for a 2-D input, and for a 1-D or contiguous
+    N-D one of its rows flattened, viewed back (ViewBackward0, a view of the addmm); else
+    input @ weight.t() (SqueezeBackward4, MmBackward0, UnsafeViewBackward0), plus the
+    bias (AddBackward0)."""
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
+        return ops.composite("AddmmBackward0", _linear, input, weight, bias)
     dims = input.dim()
-    if dims == 2:
-        name = "AddmmBackward0" if bias is not None else "MmBackward0"
-    elif dims == 1:
-        name = "ViewBackward0" if bias is not None else "SqueezeBackward4"
-    else:
-        name = "ViewBackward0" if bias is not None else "UnsafeViewBackward0"
-    return ops.composite(name, _linear, input, weight, bias)
+    transposed = weight.t()
+    if bias is not None and dims == 2:
+        return addmm(bias, input, transposed)
+    if bias is not None and (dims == 1 or (dims >= 3 and input._data.flags.c_contiguous)):
+        shape = input._data.shape
+        rows = addmm(bias, input.reshape(math.prod(shape[:-1]), shape[-1]), transposed)
+        return rows.view(*input._data.shape[:-1], weight._data.shape[0])
+    out = input @ transposed
+    return out if bias is None else out + bias
 
 
 # --- activations ------------------------------------------------------------------------
@@ -224,7 +232,9 @@ def binary_cross_entropy_with_logits(
             activations.binary_cross_entropy_with_logits, input, target, name=name, out_dtype=dtype, reduction=reduction
         )
     _check_reduction(reduction)
-    return ops.composite(name, _weighted_bce_with_logits, input, target, weight, pos_weight, reduction)
+    _refuse_requires_grad("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
+    return ops.composite(name, _weighted_bce_with_logits, input, target, weight, pos_weight, reduction,
+                         _edges=(0, 1))
 
 
 def _weighted_bce(p, y, weight, reduction):
@@ -245,7 +255,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     name = "BinaryCrossEntropyBackward0"
     if weight is None:
         return ops.apply(activations.binary_cross_entropy, input, target, name=name, reduction=reduction)
-    return ops.composite(name, _weighted_bce, input, target, weight, reduction)
+    _refuse_requires_grad("binary_cross_entropy", weight=weight)
+    return ops.composite(name, _weighted_bce, input, target, weight, reduction, _edges=(0, 1))
 
 
 def _warn_if_broadcast(input, target):
@@ -372,6 +383,17 @@ def _nll_name(dims, reduction):
     return "ViewBackward0" if reduction == "none" and dims != 4 else "NllLoss2DBackward0"
 
 
+def _refuse_requires_grad(op, **arguments):
+    """PyTorch's error for a tensor that requires grad given to an argument `op` has no
+    derivative for (a loss's class or element weights), with grad mode on."""
+    for argument, value in arguments.items():
+        if isinstance(value, Tensor) and value._requires_grad and is_grad_enabled():
+            raise RuntimeError(
+                f"The function '{op}' is not differentiable with respect to argument '{argument}'. This input cannot "
+                "have requires_grad True."
+            )
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log likelihood of class indices `target` under log-probabilities `input`:
     (C) with a 0-d target, (N, C) with (N), or (N, C, d1, ...) with (N, d1, ...); 'none'
@@ -379,7 +401,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _check_reduction(reduction)
     _check_targets(input, target, weight, ignore_index)
     name = _nll_name(input.dim(), reduction)
-    return ops.composite(name, _nll, input, target, weight, ignore_index, reduction)
+    _refuse_requires_grad("nll_loss_forward", weight=weight)
+    return ops.composite(name, _nll, input, target, weight, ignore_index, reduction, _edges=(0,))
 
 
 def _soft_targets(x, target, weight, reduction):
@@ -411,11 +434,13 @@ def cross_entropy(
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if input._data.shape != target._data.shape:  # PyTorch's test: other shapes are class indices
         _check_targets(input, target, weight, ignore_index)
+        _refuse_requires_grad("nll_loss_forward", weight=weight)
         logp = log_softmax(input, 1 if input.dim() > 1 else 0)
         if label_smoothing > 0.0:
             return ops.composite("AddBackward0", _smoothed_nll, logp, target, weight, ignore_index, reduction,
                                  label_smoothing)
-        return ops.composite(_nll_name(input.dim(), reduction), _nll, logp, target, weight, ignore_index, reduction)
+        return ops.composite(_nll_name(input.dim(), reduction), _nll, logp, target, weight, ignore_index, reduction,
+                             _edges=(0,))
     if target._data.dtype.kind != "f":
         raise RuntimeError(
             f"Expected floating point type for target with class probabilities, got {target.dtype.kind_name}"
@@ -423,7 +448,8 @@ def cross_entropy(
     if label_smoothing > 0.0:  # PyTorch smooths the probabilities themselves
         target = target * (1 - label_smoothing) + label_smoothing / input._data.shape[1 if input.dim() > 1 else 0]
     names = {"mean": "DivBackward1", "sum": "NegBackward0", "none": "NegBackward0"}
-    return ops.composite(names[reduction], _soft_targets, input, target, weight, reduction)
+    # as PyTorch's graph of it: log_softmax keeps its result, the product the target
+    return ops.composite(names[reduction], _soft_targets, input, target, weight, reduction, _saves=(1,))
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):

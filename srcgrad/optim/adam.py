@@ -45,6 +45,7 @@ class Adam(Optimizer):
             if weight_decay != 0:
                 if group["decoupled_weight_decay"]:
                     x *= 1 - lr * weight_decay
+                    bump(p)  # a write of its own, as PyTorch's p.mul_ counts
                 else:
                     grad = multiply_add(weight_decay, x, grad)
             m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data

@@ -84,6 +84,9 @@ def div_vjp_y(g, ans, x, y):
     return unbroadcast(-g * ans / y, y)
 
 
+div_vjp_x.reads_only_the_shape_of = ("x",)  # as PyTorch's DivBackward0 saves no self for it
+
+
 @defjvp(operator.truediv, "x")
 @defjvp(np.divide, "x")
 def div_jvp_x(t, ans, x, y):
@@ -106,7 +109,9 @@ def pow_dx(ans, x, y):
 @elementwise(operator.pow, "y")
 @elementwise(np.power, "y")
 def pow_dy(ans, x, y):
-    return ans * np.log(np.where(x == 0, 1.0, x))
+    """ans * log(x); at x == 0, 0 where y >= 0, and ans * log(0) (-inf for ans = inf) where
+    y < 0, as PyTorch's pow_backward_exponent gives (no warning for log(0))."""
+    return np.where((x == 0) & (y < 0), -np.copysign(np.inf, ans), ans * np.log(np.where(x == 0, 1.0, x)))
 
 
 @defvjp(operator.mod, "x", name="Remainder")
@@ -250,6 +255,13 @@ def matmul_vjp_x(g, ans, x, y):
 @defvjp(numpy2("linalg.matmul"), "y")
 def matmul_vjp_y(g, ans, x, y):
     return _matmul_vjp_y(g, None, x, y)
+
+
+# Each reads its own operand for its shape only: an in-place write into that operand
+# leaves its gradient right (the Tensor shim records no version of it, as PyTorch's
+# MmBackward0 saves no such operand).
+matmul_vjp_x.reads_only_the_shape_of = ("x",)
+matmul_vjp_y.reads_only_the_shape_of = ("y",)
 
 
 @defjvp(operator.matmul, "x")

@@ -414,6 +414,9 @@ def getitem_vjp(g, ans, x, index):
     return _getitem_vjp(g, x, index)
 
 
+getitem_vjp.reads_only_the_shape_of = ("x",)  # of an array: as PyTorch's IndexBackward0 saves no self
+
+
 @defjvp(operator.getitem, "x")
 def getitem_jvp(t, ans, x, index):
     return t[index]

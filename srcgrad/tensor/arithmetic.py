@@ -58,12 +58,18 @@ def _comparison(primitive):
 
 
 def _scaled(other, alpha):
-    """`alpha * other` for `add`/`sub` with `alpha`: a node that keeps only the number, so
-    the graph can run backward again, as PyTorch's AddBackward0 (which saves alpha) can."""
+    """`alpha * other`: a node that keeps only the number (it can run backward again)."""
     if isinstance(other, Tensor):
         return ops.binary(operator.mul, other, alpha, "MulBackward0", saves=False)
     return other * alpha
 
+
+def scaled_sum(a, b, alpha, primitive):
+    """`a + alpha * b` (`primitive` operator.add) or `a - alpha * b` (operator.sub): one
+    node, AddBackward0 or SubBackward0 with an edge per tensor operand, which keeps only
+    the number, as PyTorch's (so it can run backward again)."""
+    name = "AddBackward0" if primitive is operator.add else "SubBackward0"
+    return ops.composite(name, lambda x, y: primitive(x, _scaled(y, alpha)), a, b, _saves=False)
 
 
 class ArithmeticOps:
@@ -105,11 +111,15 @@ class ArithmeticOps:
 
     def add(self, other, alpha=1):
         """`self + alpha * other`."""
-        return self + (other if alpha == 1 else _scaled(other, alpha))
+        if alpha == 1 or not isinstance(other, Tensor):
+            return self + (other if alpha == 1 else other * alpha)
+        return scaled_sum(self, other, alpha, operator.add)
 
     def sub(self, other, alpha=1):
         """`self - alpha * other`."""
-        return self - (other if alpha == 1 else _scaled(other, alpha))
+        if alpha == 1 or not isinstance(other, Tensor):
+            return self - (other if alpha == 1 else other * alpha)
+        return scaled_sum(self, other, alpha, operator.sub)
     multiply, subtract, neg = mul, sub, __neg__
     mm, mv, dot = products.mm, products.mv, products.dot
 

@@ -94,6 +94,7 @@ class CompiledNode(Node):
     """The node of one call of a compiled function: `saved` is what `kind.how` says."""
 
     __slots__ = ("kind", "saved", "freed", "versions")
+    keeps_output = True  # may read its outputs back (inplace.py refuses writes into them)
 
     def __init__(self, next_functions, kind, saved, versions):
         super().__init__(next_functions)

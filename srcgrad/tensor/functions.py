@@ -98,12 +98,12 @@ def extremum_along(x, arg, name, dim, keepdim):
     dim %= ndim or 1
     at = np.asarray(arg(x._data, axis=dim, keepdims=True))
     if not ndim:  # a 0-d tensor is its own extremum
-        return pair(ops.apply(operator.getitem, x, (), name=name), Tensor._make(at))
+        return pair(ops.apply(operator.getitem, x, (), name=name, edge_args=(0,)), Tensor._make(at))
     index = list(np.ix_(*map(np.arange, at.shape)))  # every position, with `at` along dim
     index[dim] = at
     if not keepdim:
         index, at = [i.squeeze(dim) for i in index], at.squeeze(dim)
-    return pair(ops.apply(operator.getitem, x, tuple(index), name=name), Tensor._make(at))
+    return pair(ops.apply(operator.getitem, x, tuple(index), name=name, edge_args=(0,)), Tensor._make(at))
 
 
 def _two_norm(x, dim, keepdim):

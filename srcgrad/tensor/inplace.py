@@ -2,11 +2,12 @@
 
 Invariants: with grad mode on, an in-place op on a leaf that requires grad raises;
 on a tensor in a graph it is recorded (the tensor becomes the output of a new node
-and keeps its storage, so aliases see the new values); otherwise it writes into
-the array directly and records nothing but a version: every untracked write adds 1
-to the tensor's version counter, if it has one (versions.py), so a node that saved the
-old values refuses to run backward. The result dtype must be castable to the
-tensor's own dtype, as in PyTorch.
+and keeps its storage, so aliases see the new values; a view's base becomes the output
+of a CopySlices node, views.py); otherwise it writes into the array directly and
+records nothing but a version: every untracked write adds 1 to the tensor's version
+counter, if it has one (versions.py), so a node that saved the old values refuses to
+run backward. Either way the views of the written elements get new nodes. The result
+dtype must be castable to the tensor's own dtype, as in PyTorch.
 """
 
 import operator
@@ -14,10 +15,11 @@ import operator
 import numpy as np
 
 from . import dtypes, errstate, ops
+from ..rules.scatter import index_put
 from .grad_mode import _mode
-from .graph import AccumulateGrad
 from .rule_nodes import RuleNode, keeps_result
-from .versions import bump, counter_of, rebased, shared_with_a_view
+from .versions import bump, counter_of, rebased
+from .views import rebase, refresh_after_write, retarget_result, view_of, write_through
 
 __all__ = ["InPlaceOps", "E11"]
 
@@ -27,10 +29,9 @@ _KEEP_NOTHING = (operator.add, operator.sub)
 
 E11 = "a leaf Variable that requires grad is being used in an in-place operation."
 E_KEPT = (
-    "an in-place operation on a tensor whose values the graph keeps for backward (an input "
-    "of an op that saves it, an output that its op reads back, a view or the base of a "
-    "view) is not supported by the shim: backward would read the changed values; write "
-    "it out of place (y = y + 1 instead of y += 1)"
+    "an in-place operation on the output of a node that reads it back in its backward (a "
+    "composite or compiled node) is not supported by the shim: backward would read the "
+    "changed values; write it out of place (y = y + 1 instead of y += 1)"
 )
 
 
@@ -66,26 +67,13 @@ def _method(primitive, name, floating=False):
             counter = self._counter
             if counter is not None:
                 counter[0] += 1
+                if len(counter) > 1 and counter[1]:  # views of the written elements
+                    counter[1].refresh()
             return self
         return self._inplace(primitive, other, name, floating)
 
     method.__name__ = f"__i{primitive.__name__}__"
     return method
-
-
-def _views_a_leaf(tensor):
-    """Whether `tensor` is a view of a leaf that requires grad: its node's first edge
-    leads, through nodes of views, to the leaf's AccumulateGrad, and they share memory."""
-    data, fn = tensor._data, tensor._grad_fn
-    if data.base is None:
-        return False
-    for _ in range(16):
-        if fn is None or not fn.next_functions:
-            return False
-        fn = fn.next_functions[0][0]
-        if type(fn) is AccumulateGrad:
-            return np.may_share_memory(data, fn.variable._data)
-    return False
 
 
 class InPlaceOps:
@@ -146,14 +134,11 @@ class InPlaceOps:
             )
 
     def _refuse_if_kept(self):
-        """Raise before a recorded in-place write that would reach a view or the base of
-        a view (PyTorch rebases their graphs; the shim does not), or change the output
-        of a node that reads it back without a version record of it (a composite or
-        compiled node): either would give a wrong gradient. A write into values a rule
-        node saved goes ahead, as in PyTorch: the version it bumps makes that node's
-        backward raise."""
-        if shared_with_a_view(self._counter) or self._data.base is not None:
-            raise RuntimeError(E_KEPT)
+        """Raise before a recorded in-place write that would change the output of a node
+        that reads it back without a version record of it (a composite or compiled
+        node): it would give a wrong gradient. A write into values a rule node saved
+        goes ahead, as in PyTorch: the version it bumps makes that node's backward
+        raise."""
         fn = self._grad_fn
         if fn is not None and not isinstance(fn, RuleNode) and keeps_result(fn):
             raise RuntimeError(E_KEPT)
@@ -181,10 +166,24 @@ class InPlaceOps:
     __itruediv__ = _method(operator.truediv, "DivBackward0", floating=True)
 
     def add_(self, other, alpha=1):
-        return self._inplace(operator.add, other if alpha == 1 else other * alpha, "AddBackward0")
+        return self._inplace_scaled(operator.add, other, alpha, "AddBackward0")
 
     def sub_(self, other, alpha=1):
-        return self._inplace(operator.sub, other if alpha == 1 else other * alpha, "SubBackward0")
+        return self._inplace_scaled(operator.sub, other, alpha, "SubBackward0")
+
+    def _inplace_scaled(self, primitive, other, alpha, name):
+        """`self op= alpha * other`; recorded as one node (arithmetic.scaled_sum)."""
+        if alpha == 1:
+            return self._inplace(primitive, other, name)
+        if _mode.enabled and isinstance(other, ops.Tensor) and (self._requires_grad or other._requires_grad):
+            from .arithmetic import scaled_sum
+
+            def compute(source):
+                self._check_cast(other, False)
+                return scaled_sum(source, other, alpha, primitive)
+
+            return self._become(compute)
+        return self._inplace(primitive, other * alpha, name)
 
     mul_, div_ = __imul__, __itruediv__
 
@@ -210,26 +209,31 @@ class InPlaceOps:
 
     def _become(self, compute):
         """A recorded in-place op: self (E11 if a leaf that requires grad; refused while
-        a node keeps its values) becomes the output of `compute(source)`, the node's
-        input `source` holding self's old values and grad_fn."""
+        a composite node keeps its values) becomes the output of `compute(source)`, the
+        node's input `source` holding self's old values and grad_fn. A view's base
+        becomes the output of a CopySlices node instead (views.write_through)."""
         if self._requires_grad and self._grad_fn is None:
             raise RuntimeError(E11)
-        if _views_a_leaf(self):
-            raise RuntimeError("a view of " + E11)
+        if view_of(self) is not None:
+            return write_through(self, compute, type(self))
         self._refuse_if_kept()
         source = type(self)._make(self._data.copy(), self._requires_grad)
         source._grad_fn = self._grad_fn
         out = compute(source)
         self._store(out._data)
-        counter_of(self)[0] += 1  # counted from here on, as PyTorch counts every write
-        self._grad_fn = out._grad_fn
+        counter = counter_of(self)
+        counter[0] += 1  # counted from here on, as PyTorch counts every write
+        retarget_result(out._grad_fn, out, counter)
+        rebase(self, out._grad_fn)
         rebased(self, out._grad_fn)
         self._requires_grad = True
+        refresh_after_write(counter)
         return self
 
     def zero_(self):
+        """Zeros in place (ZeroBackward0 when recorded: the old values get zero gradient)."""
         if self._requires_grad and _mode.enabled:
-            self._inplace(operator.mul, 0, "ZeroBackward0", saves=False)  # the old values get zero gradient
+            return self._become(lambda source: ops.piecewise_constant(np.zeros_like, source, "ZeroBackward0"))
         try:
             self._data.fill(0)
         except ValueError:  # read-only: an expanded tensor's error, or NumPy's
@@ -238,17 +242,45 @@ class InPlaceOps:
         return self
 
     def fill_(self, value):
-        return self._overwrite(value, "FillBackward2")
-
-    def _overwrite(self, value, name):
+        """Every element set to `value`, a number (FillBackward2 when recorded) or a
+        one-element tensor (FillBackward3: it gets the sum of the gradient)."""
+        if isinstance(value, ops.Tensor):
+            if value._data.ndim:
+                raise RuntimeError(
+                    "fill_ only supports 0-dimension value tensor but got tensor with "
+                    f"{value._data.ndim} dimensions."
+                )
+            return self._overwrite(value, "FillBackward3")
         if _mode.enabled and self._requires_grad:
-            self._inplace(operator.mul, 0, name, saves=False)  # the old values get zero gradient
+            def filled(source):
+                out = ops.piecewise_constant(np.zeros_like, source, "FillBackward2")
+                out._data[...] = value
+                return out
+
+            return self._become(filled)
         self._store(value)
         bump(self)
         return self
 
     def copy_(self, src):
-        self._refuse_if_recorded(src)
+        """`src`'s values (broadcast to self's shape, cast to its dtype) written into self
+        (CopyBackwards when recorded: self's old values get zero gradient, src the
+        gradient summed to its shape)."""
+        return self._overwrite(src, "CopyBackwards")
+
+    def _overwrite(self, src, name):
+        """Write the tensor or number `src` into every element of self; recorded (the
+        node `name`, index_put's rule over the whole tensor: it saves no tensor, as
+        PyTorch's CopyBackwards and FillBackward3 save none) when grad mode is on and
+        either requires grad."""
+        tracked = self._requires_grad or (isinstance(src, ops.Tensor) and src._requires_grad)
+        # PyTorch records fill_ with a tensor that requires grad into any dtype (an int
+        # tensor then requires grad), a copy into a float tensor only
+        if _mode.enabled and tracked and (self._data.dtype.kind in "fc" or name == "FillBackward3"):
+            return self._become(lambda source: ops.apply(index_put, source, Ellipsis, src, name=name, saves=False,
+                                                         out_dtype=source._data.dtype, edge_args=(0, 2)))
+        if _mode.enabled and self._requires_grad and self._grad_fn is None:
+            raise RuntimeError(E11)
         self._store(src._data if isinstance(src, ops.Tensor) else src)
         bump(self)
         return self

@@ -29,9 +29,10 @@ from . import dtypes
 from .errstate import loud, quiet
 from .grad_mode import _mode
 from .graph import node_class
-from .rule_nodes import KINDS, CompositeNode, ZeroGradNode, kind_of, saved_inputs
+from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, ZeroGradNode, kind_of, saved_inputs
 from .saving import reads_ans_of
-from .versions import saved_version, saved_versions, view_counter
+from .versions import saved_version, saved_versions
+from .views import VIEW_NODES, note_view, shares_elements
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
@@ -80,11 +81,13 @@ def _edge(t):
     return fn if fn is not None else t._accumulate_grad()
 
 
-def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, **kwargs):
+def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, edge_args=None, **kwargs):
     """Run `primitive` on the arrays of `args`, recording a node when tracked.
 
     `dtype` casts tensor arguments before the call (the compute dtype); `out_dtype`
     casts the result. The node is called `name`, by default `f"{rule.name}Backward0"`.
+    Its next_functions have one edge per argument, or, given `edge_args`, one per
+    argument at those positions (PyTorch gives an index or a condition no edge).
     """
     track = _mode.enabled
     needs = False
@@ -111,10 +114,13 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, *
     if out_dtype is not None and ans.dtype != out_dtype:
         ans = ans.astype(out_dtype)
     if needs:
-        return _tracked(ans, primitive, name, saves, args, tuple(arrays), kwargs)
+        out = _tracked(ans, primitive, name, saves, args, tuple(arrays), kwargs)
+        if edge_args is not None:
+            out._grad_fn = ArgEdgesNode.around(out._grad_fn, edge_args)
+        return out
     out = _leaf(ans)
     if ans.base is not None:  # a view: writing into either changes the other
-        _share_counter(out, args)
+        _share_counter(out, args, name)
     return out
 
 
@@ -149,8 +155,8 @@ def exact(primitive, a, name, consts=(), compute=None):
         out = _tracked_one(ans, primitive, name, False, a, x, consts)
     else:
         out = _leaf(ans)
-    if ans.base is not None:  # a view: writing into either changes the other
-        out._counter = view_counter(a)
+    if ans.base is not None and shares_elements(ans, x):  # a view: writing into either changes the other
+        note_view(out, a, name)
     return out
 
 
@@ -172,13 +178,18 @@ def _tracked_one(ans, primitive, name, saves, a, x, consts):
     return _output(ans, kind, ((fn, 0),), (x, *consts), _NO_KWARGS, (x.dtype,), saves, versions)
 
 
-def _share_counter(view, args):
-    """Give the tensor `view` the version counter of the tensor among `args` whose
-    memory it may share (writing into either changes the other)."""
+def _share_counter(view, args, name):
+    """Give the tensor `view`, the result of the op whose node is called `name`, the version
+    counter of the tensor among `args` whose memory it may share (writing into either
+    changes the other); a view op's result becomes its view (views.note_view). The result
+    of an op PyTorch copies for (`flip`: NumPy's is a view) gets its own array instead."""
     data = view._data
+    if name is not None and name not in VIEW_NODES:
+        view._data = data.copy()
+        return
     for a in args:
-        if isinstance(a, Tensor) and np.may_share_memory(data, a._data):
-            view._counter = view_counter(a)
+        if isinstance(a, Tensor) and shares_elements(data, a._data):
+            note_view(view, a, name)
             return
 
 
@@ -217,10 +228,12 @@ def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
         for i, a in enumerate(args):
             if read[i] and isinstance(a, Tensor):
                 versions += saved_version(a, i)
+        if name in _SECOND_OPERAND_FIRST and len(versions) == 6:  # as in _tracked_pair
+            versions = versions[3:] + versions[:3]
     out = _output(ans, KINDS.get((primitive, name)) or kind_of(primitive, name), tuple(edges), arrays, kwargs,
                   in_dtypes, saves, versions)
     if ans.base is not None:  # a view: writing into either changes the other
-        _share_counter(out, args)
+        _share_counter(out, args, name)
     return out
 
 
@@ -241,14 +254,20 @@ def _output(ans, kind, edges, arrays, kwargs, in_dtypes, saves, versions):
     return out
 
 
-def composite(name, fn, *args, _saves=True, **kwargs):
+def composite(name, fn, *args, _saves=True, _edges=None, **kwargs):
     """Run Tensor code `fn(*args)`; when tracked, record it as one node called `name`
     (`_saves` False: `fn`'s graph keeps no tensor, so the node records no versions and
-    can run backward again, as PyTorch's nodes that save nothing can)."""
+    can run backward again, as PyTorch's nodes that save nothing can; a tuple: the
+    positions of the arguments whose values its backward reads, whose versions it
+    records, the node freed after a backward like one that saves; True: every Tensor
+    argument). The node has an edge per Tensor argument, or,
+    given `_edges`, per argument at those positions (as PyTorch's node has for the op's
+    differentiable inputs)."""
     if not _mode.enabled or not any(isinstance(a, Tensor) and a._requires_grad for a in args):
         return fn(*args, **kwargs)
     # the inner graph keeps their arrays
-    versions = saved_versions([a for a in args if isinstance(a, Tensor)]) if _saves else ()
+    kept = args if _saves is True else [args[i] for i in _saves] if _saves else ()
+    versions = saved_versions([a for a in kept if isinstance(a, Tensor)])
     inner = []
     for a in args:
         if isinstance(a, Tensor):
@@ -259,11 +278,14 @@ def composite(name, fn, *args, _saves=True, **kwargs):
     result = fn(*inner, **kwargs)
     if result._grad_fn is None:  # the output does not depend on any input needing grad
         return Tensor._make(result._data)
-    edges = tuple((_edge(a), 0) if isinstance(a, Tensor) and a._requires_grad else _NO_EDGE for a in args)
-    sinks = [_edge(t) if isinstance(t, Tensor) and t._requires_grad else None for t in inner]
-    in_dtypes = [a._data.dtype if isinstance(a, Tensor) else None for a in args]
+    at = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor)) if _edges is None else tuple(_edges)
+    edges = tuple((_edge(args[i]), 0) if isinstance(args[i], Tensor) and args[i]._requires_grad else _NO_EDGE
+                  for i in at)
+    sinks = [_edge(inner[i]) if isinstance(inner[i], Tensor) and inner[i]._requires_grad else None for i in at]
+    in_dtypes = [args[i]._data.dtype if isinstance(args[i], Tensor) else None for i in at]
     out = Tensor._make(result._data)
-    out._grad_fn = node_class(name, CompositeNode)(edges, result._grad_fn, sinks, in_dtypes, versions, _saves)
+    out._grad_fn = node_class(name, CompositeNode)(edges, result._grad_fn, sinks, in_dtypes, versions,
+                                                   _saves is not False)
     out._requires_grad = True
     return out
 
@@ -422,10 +444,19 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
             counter = b._counter
             if counter is None:
                 counter = b._counter = [0]
-            versions += (counter, counter[0], 1)
+            # PyTorch checks saved operands in the order of their names: mm's mat2 before
+            # self, mul's other before self; mv's self before vec, dot's before tensor
+            if name in _FIRST_OPERAND_FIRST:
+                versions += (counter, counter[0], 1)
+            else:
+                versions = (counter, counter[0], 1) + versions
     else:
         dtype_b, edge_b = None, _NO_EDGE
     return _output(ans, kind, (edge_a, edge_b), (x, y), _NO_KWARGS, (dtype_a, dtype_b), saves, versions)
+
+
+_FIRST_OPERAND_FIRST = frozenset(("MvBackward0", "DotBackward0"))
+_SECOND_OPERAND_FIRST = frozenset(("BmmBackward0", "MmBackward0", "UnsafeViewBackward0", "SqueezeBackward4"))
 
 
 def compare(primitive, a, b):

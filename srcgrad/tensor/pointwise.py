@@ -284,7 +284,7 @@ def where(condition, input=None, other=None):
         return tuple(ops.Tensor._make(i.astype(np.int64)) for i in np.nonzero(cond))
     a, b = ops.operand(input), ops.operand(other)
     dt = dtypes.result_type(ops._data(a), ops._data(b))
-    return ops.apply(np.where, cond, a, b, name="WhereBackward0", dtype=dt, out_dtype=dt)
+    return ops.apply(np.where, cond, a, b, name="WhereBackward0", dtype=dt, out_dtype=dt, edge_args=(1, 2))
 
 
 def where_method(input, condition, other):
@@ -329,7 +329,14 @@ def _lerp(start, end, weight):
 
 def lerp(input, end, weight):
     """`input + weight * (end - input)`: one node, LerpBackward0 for a number weight and
-    LerpBackward1 for a tensor one."""
+    LerpBackward1 for a tensor one. `end` is a tensor (PyTorch's TypeError otherwise)."""
+    if not (_is_tensor(input) and _is_tensor(end) and (_is_tensor(weight) or isinstance(weight, (int, float)))):
+        got = ", ".join("Tensor" if _is_tensor(a) else type(a).__name__ for a in (input, end, weight))
+        raise TypeError(
+            f"lerp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+            " * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
+            " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n"
+        )
     if _is_tensor(weight):
         return ops.composite("LerpBackward1", _lerp, input, end, weight)
     return ops.composite("LerpBackward0", _lerp, input, end, weight, _saves=False)

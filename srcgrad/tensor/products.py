@@ -28,10 +28,16 @@ def matmul(a, b):
         if x.dtype is y.dtype and x.ndim and y.ndim:
             name = _MATMUL_NAMES.get((x.ndim, y.ndim), "UnsafeViewBackward0")
             try:
-                return binary_same(operator.matmul, a, b, x, y, name, True, a._requires_grad or b._requires_grad)
+                out = binary_same(operator.matmul, a, b, x, y, name, True, a._requires_grad or b._requires_grad)
             except ValueError:
                 _raise_matmul_mismatch(x.shape, y.shape, a._requires_grad)
                 raise
+            if x.ndim == 2 and y.ndim == 2 and x.shape[1] == 1 and x.shape[0] > 1 and y.shape[1] > 1:
+                # PyTorch's mm over one column (of more than one row and column: else a
+                # matrix-vector product) is the outer product: the sign of a zero product
+                # is kept (NumPy's sum from +0 drops it); the values are the same
+                np.multiply(x, y, out=out._data)
+            return out
     a, b = operand(a), operand(b)
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError("matmul(): argument 'other' (position 1) must be Tensor")
@@ -41,12 +47,28 @@ def matmul(a, b):
             f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D"
         )
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(
-            "expected m1 and m2 to have the same dtype, but got: "
-            f"{c_name(a._data.dtype)} != {c_name(b._data.dtype)}"
-        )
+        _raise_dtype_mismatch(a, b)
     _raise_matmul_mismatch(a._data.shape, b._data.shape, a._requires_grad)
     return apply(operator.matmul, a, b, name=_MATMUL_NAMES.get((na, nb), "UnsafeViewBackward0"), out_dtype=a._data.dtype)
+
+
+def _raise_dtype_mismatch(a, b):
+    """PyTorch's RuntimeError for `a @ b` of two dtypes: the message of the op it runs (dot,
+    addmv for a vector on the right, mm for a matrix, bmm for a batch; a vector that
+    requires grad times a batch is computed as addmv)."""
+    na, nb = a._data.ndim, b._data.ndim
+    ka, kb = a.dtype.kind_name, b.dtype.kind_name
+    if na == 1 and nb == 1:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {ka} and {kb}")
+    if nb == 1:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {kb}, {ka}, and {kb}")
+    if nb >= 3 and na == 1 and a._requires_grad:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {ka}, {kb}, and {ka}")
+    if nb >= 3:
+        raise RuntimeError(f"expected scalar type {ka} but found {kb}")
+    raise RuntimeError(
+        f"expected m1 and m2 to have the same dtype, but got: {c_name(a._data.dtype)} != {c_name(b._data.dtype)}"
+    )
 
 
 def _raise_matmul_mismatch(a, b, left_requires_grad):
@@ -177,7 +199,14 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     for t in (mat1, mat2):
         if t._data.ndim != 2:
             raise RuntimeError(f"mat1 must be a matrix, got {t._data.ndim}-D tensor")
-    return composite("AddmmBackward0", _addmm, input, mat1, mat2, beta, alpha)
+    for label, t in (("mat1", mat1), ("self", input)):  # PyTorch's order of checks
+        if isinstance(t, Tensor) and t._data.dtype != mat2._data.dtype:
+            raise RuntimeError(
+                f"{label} and mat2 must have the same dtype, but got {t.dtype.kind_name} and {mat2.dtype.kind_name}"
+            )
+    # as PyTorch's AddmmBackward0: mat1's gradient reads mat2, mat2's reads mat1
+    kept = tuple(i for i, other in ((1, mat2), (2, mat1)) if isinstance(other, Tensor) and other._requires_grad)
+    return composite("AddmmBackward0", _addmm, input, mat1, mat2, beta, alpha, _saves=kept or False)  # none: reruns
 
 
 def trace(input):

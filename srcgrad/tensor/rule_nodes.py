@@ -21,7 +21,7 @@ from .graph import Node, describe, node_class
 from .saving import reads_ans_of, rule_reads_ans, saved_by
 
 __all__ = [
-    "rule_of", "kind_of", "KINDS", "RuleNode", "NumberOperandNode", "ZeroGradNode", "ConstantGradNode", "NoDerivativeNode", "UndifferentiatedNode",
+    "rule_of", "kind_of", "KINDS", "RuleNode", "ArgEdgesNode", "NumberOperandNode", "ZeroGradNode", "ConstantGradNode", "NoDerivativeNode", "UndifferentiatedNode",
     "CompositeNode",
     "keeps_result", "saved_inputs",
 ]
@@ -168,6 +168,42 @@ class NumberOperandNode(RuleNode):
 _NUMBER_OPERAND = dict.fromkeys(("PowBackward0", "RsubBackward1", "PowBackward2"), NumberOperandNode)
 
 
+class ArgEdgesNode(Node):
+    """A RuleNode `inner` shown with edges for some of its arguments only (`at`, their
+    positions): PyTorch gives an index or a condition argument no edge. Its backward
+    and saved values are `inner`'s; it has `inner`'s class name."""
+
+    __slots__ = ("inner", "at")
+
+    @classmethod
+    def around(cls, inner, at):
+        node = node_class(type(inner).__name__, cls)(tuple(inner.next_functions[i] for i in at))
+        node.inner, node.at = inner, at
+        return node
+
+    @property
+    def versions(self):
+        return self.inner.versions
+
+    @versions.setter
+    def versions(self, value):
+        self.inner.versions = value
+
+    @property
+    def freed(self):
+        return self.inner.freed
+
+    def describe_saved(self, which):
+        return self.inner.describe_saved(which)
+
+    def release(self):
+        self.inner.release()
+
+    def apply(self, g):
+        grads = self.inner.apply(g)
+        return [grads[i] for i in self.at]
+
+
 class ZeroGradNode(Node):
     """The node of an op the registry declares to have no derivative (`np.sign`,
     `np.floor`, ...): its input gets a zero gradient of its shape and dtype, as PyTorch's
@@ -260,12 +296,16 @@ class CompositeNode(Node):
 def keeps_result(node):
     """Whether `node`'s backward reads its own output array (so an in-place write into
     that output would change its gradient): a RuleNode that saves, with a rule reading
-    `ans`; a composite or compiled node (conservatively)."""
+    `ans`; a composite node whose inner root node does; a node class marked `keeps_output` (compiled
+    nodes, conservatively). Other nodes read no output, or keep a version record of what
+    they read (CopySlices, ArgEdgesNode)."""
     if node is None:
         return False
-    if not isinstance(node, RuleNode):
-        return True
-    return node.saves and rule_reads_ans(node.rule)
+    if isinstance(node, RuleNode):
+        return node.saves and rule_reads_ans(node.rule)
+    if isinstance(node, CompositeNode):  # the output's array is its inner graph's root's
+        return node.saves and keeps_result(node.root)
+    return getattr(node, "keeps_output", False)
 
 
 def saved_inputs(primitive, name, live):

@@ -1,6 +1,7 @@
 """What a graph node keeps for backward, read once per rule from the code of its reverse
 rules (`dis`): which of its arguments a vjp reads (the tensors the node saves, whose
-versions it records), and whether one reads its result `ans`. Cached per rule and per
+versions it records; not those named in the vjp function's `reads_only_the_shape_of`),
+and whether one reads its result `ans`. Cached per rule and per
 pattern of inputs needing grad; a function whose code cannot be read counts as reading
 everything."""
 
@@ -56,6 +57,8 @@ def _reads_argument(derivative, i, count):
     if at >= code.co_argcount:
         return True
     param = code.co_varnames[at]
+    if param in getattr(derivative.fn, "reads_only_the_shape_of", ()):  # its values are not needed
+        return False
     return any(
         ins.opname.startswith("LOAD_FAST") and param in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
         for ins in dis.get_instructions(code)

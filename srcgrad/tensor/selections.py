@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from . import dtypes, ops
+from .views import mark_output
 from .dtypes import dim_axis
 from .graph import node_class
 from .rule_nodes import UndifferentiatedNode
@@ -62,7 +63,7 @@ def gather(input, dim, index):
     idx = _indices(index)
     if idx.ndim != input._data.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    return ops.apply(np.take_along_axis, input, idx, name="GatherBackward0", axis=_axis(input, dim))
+    return ops.apply(np.take_along_axis, input, idx, name="GatherBackward0", axis=_axis(input, dim), edge_args=(0,))
 
 
 def index_select(input, dim, index):
@@ -70,7 +71,8 @@ def index_select(input, dim, index):
     idx = _indices(index)
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    return ops.apply(np.take, input, idx.reshape(-1), name="IndexSelectBackward0", axis=_axis(input, dim))
+    return ops.apply(np.take, input, idx.reshape(-1), name="IndexSelectBackward0", axis=_axis(input, dim),
+                     edge_args=(0,))
 
 
 def masked_fill(input, mask, value):
@@ -82,11 +84,11 @@ def masked_fill(input, mask, value):
     if isinstance(value, ops.Tensor):
         value = value.item()
     fill = np.asarray(value, dtype=input._data.dtype)
-    return ops.apply(np.where, m, fill, input, name="MaskedFillBackward0")
+    return ops.apply(np.where, m, fill, input, name="MaskedFillBackward0", edge_args=(2,))
 
 
 def _taken(input, order, axis, name):
-    values = ops.apply(np.take_along_axis, input, order, name=name, axis=axis)
+    values = ops.apply(np.take_along_axis, input, order, name=name, axis=axis, edge_args=(0,))
     return values, ops.Tensor._make(order.astype(np.int64))
 
 
@@ -141,7 +143,9 @@ def _pieces(input, dim, sizes, name):
     out, start = [], 0
     for size in sizes:
         key = (slice(None),) * axis + (slice(start, start + size),)
-        out.append(ops.apply(operator.getitem, input, key, name=name, saves=False))
+        piece = ops.apply(operator.getitem, input, key, name=name, saves=False, edge_args=(0,))
+        mark_output(piece, len(out))
+        out.append(piece)
         start += size
     return tuple(out)
 
@@ -179,10 +183,13 @@ def unbind(input, dim=0):
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     axis = _axis(input, dim)
     # `...` last: a 1-D tensor's pieces are 0-d views, not copied scalars (writes reach input)
-    return tuple(
-        ops.apply(operator.getitem, input, (slice(None),) * axis + (i, Ellipsis), name="UnbindBackward0", saves=False)
-        for i in range(x.shape[axis])
-    )
+    pieces = []
+    for i in range(x.shape[axis]):
+        piece = ops.apply(operator.getitem, input, (slice(None),) * axis + (i, Ellipsis), name="UnbindBackward0",
+                          saves=False, edge_args=(0,))
+        mark_output(piece, i)
+        pieces.append(piece)
+    return tuple(pieces)
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):

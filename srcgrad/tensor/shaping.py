@@ -1,6 +1,6 @@
-"""Shapes and indexing of `Tensor`: views (`reshape`, `squeeze`, `permute`, `t`, `mT`,
-`diagonal`, `expand`, ...), `unsqueeze_`, `repeat`, `x[index]` and `x[index] = value`, as a
-mixin of the Tensor class.
+"""Shapes of `Tensor`: views (`reshape`, `squeeze`, `permute`, `t`, `mT`, `diagonal`,
+`expand`, ...), their in-place forms (`t_`, `unsqueeze_`, ...), `repeat`, `roll`, `flip`,
+as a mixin of the Tensor class (`x[index]` and `x[index] = value` are indexing.py's).
 
 Each is one registry rule (`np.reshape`, `np.transpose`, `np.broadcast_to`, `np.tile`,
 `operator.getitem`) and one node with PyTorch's name. A dim outside PyTorch's range is its IndexError. Every
@@ -9,16 +9,15 @@ Tensor is a `ShapeOps`: `isinstance(v, ShapeOps)` tells a tensor here.
 
 import math
 import operator
-import re
 import warnings
 
 import numpy as np
 
-from ..rules.scatter import index_put
 from . import ops
 from .dtypes import dim_axis
 from .grad_mode import _mode
-from .versions import bump
+from .versions import counter_of
+from .views import rebase, refresh_after_write
 from .inplace import E11
 
 __all__ = ["ShapeOps"]
@@ -103,54 +102,6 @@ def _expanded_shape(tensor, sizes):
     return tuple(out)
 
 
-def _index(index):
-    """A NumPy index from a PyTorch one (tensors become arrays)."""
-    if isinstance(index, ShapeOps):
-        return index._data
-    if isinstance(index, tuple):
-        return tuple(i._data if isinstance(i, ShapeOps) else i for i in index)
-    return index
-
-
-def _fitted(value, target, advanced):
-    """`value` as `x[index] = value` writes it into a part of shape `target`: a tensor's
-    leading dims of size 1 beyond the part's dims dropped (a recorded reshape, as PyTorch
-    drops them); PyTorch's errors where it does not broadcast to the part."""
-    if not isinstance(value, ShapeOps):
-        return value
-    shape = value._data.shape
-    lead = 0
-    while len(shape) - lead > len(target) and shape[lead] == 1:
-        lead += 1
-    if lead:
-        value = value.reshape(shape[lead:])
-    try:
-        fits = np.broadcast_shapes(value._data.shape, target) == tuple(target)
-    except ValueError:
-        fits = False
-    if not fits:
-        if advanced:  # index_put's message
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
-                               f"result of shape {list(target)}")
-        _expanded_shape(value, target)
-    return value
-
-
-def _index_name(index):
-    """PyTorch's node for `x[index]`: decided by the last component that does work."""
-    parts = index if isinstance(index, tuple) else (index,)
-    if any(isinstance(p, (np.ndarray, list)) for p in parts):
-        return "IndexBackward0", True
-    for p in reversed(parts):
-        if p is None:
-            return "UnsqueezeBackward0", False
-        if isinstance(p, slice) and p != slice(None):
-            return "SliceBackward0", False
-        if isinstance(p, (int, np.integer)):
-            return "SelectBackward0", False
-    return "AliasBackward0", False
-
-
 def _expand_view(x, shape):
     """`np.broadcast_to(x, shape)`, but a writable view when no element repeats (only
     dims of size 1 added): PyTorch's expand then writes through to x."""
@@ -169,9 +120,34 @@ class ShapeOps:
 
 
     def reshape(self, *shape):
-        return ops.exact(np.reshape, self, "ViewBackward0", (_shape_args(shape),), _reshape)
+        """The elements in a new shape: a view where one is possible (ViewBackward0 of a
+        contiguous tensor, ReshapeAliasBackward0 of another), else a contiguous copy
+        reshaped (UnsafeViewBackward0 over CloneBackward0), as PyTorch's reshape."""
+        return self._reshaped(_shape_args(shape), True)
 
-    view = reshape
+    def view(self, *shape):
+        """The elements in a new shape, as a view (ViewBackward0); PyTorch's error where
+        the strides allow none."""
+        return self._reshaped(_shape_args(shape), False)
+
+    def _reshaped(self, shape, copy_allowed):
+        x = self._data
+        try:
+            ans = x.reshape(shape)
+        except ValueError:
+            if list(shape).count(-1) > 1:
+                raise RuntimeError("only one dimension can be inferred") from None
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x.size}") from None
+        aliased = ans.size == 0 or np.may_share_memory(ans, x)
+        if not aliased and not copy_allowed:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+                "across two contiguous subspaces). Use .reshape(...) instead."
+            )
+        if not aliased:  # PyTorch's copy: a contiguous clone (CloneBackward0), viewed (not a view)
+            return ops.exact(np.reshape, self.contiguous(), "UnsafeViewBackward0", (shape,), _reshape)
+        name = "ViewBackward0" if not copy_allowed or x.flags.c_contiguous else "ReshapeAliasBackward0"
+        return ops.exact(np.reshape, self, name, (shape,), lambda _x, _shape: ans)
 
     def flatten(self, start_dim=0, end_dim=-1):
         """The dims from `start_dim` to `end_dim` merged into one. Where that merges
@@ -212,24 +188,58 @@ class ShapeOps:
         return ops.exact(np.reshape, self, "UnsqueezeBackward0", (shape[:dim] + (1,) + shape[dim:],), _reshape)
 
     def unsqueeze_(self, dim):
-        """`unsqueeze(dim)` in place: self takes the new shape (its aliases keep theirs) and,
-        when in a graph, becomes the output of an UnsqueezeBackward1 node over its old self;
-        E11 on a leaf that requires grad. Counts as an in-place write (its version)."""
+        """`unsqueeze(dim)` in place (UnsqueezeBackward1; see `_restrided`)."""
         shape = self._data.shape
         dim_axis(dim, len(shape) + 1)
         dim = dim if dim >= 0 else dim + len(shape) + 1
-        new = shape[:dim] + (1,) + shape[dim:]
+        return self._restrided(np.reshape, "UnsqueezeBackward1", shape[:dim] + (1,) + shape[dim:], _reshape)
+
+    def squeeze_(self, dim=None):
+        """`squeeze(dim)` in place (SqueezeBackward3, 4 with a dim, 5 with a tuple of dims)."""
+        new = self.squeeze(dim)._data.shape
+        name = "SqueezeBackward3" if dim is None else "SqueezeBackward5" if isinstance(dim, (tuple, list)) else \
+            "SqueezeBackward4"
+        return self._restrided(np.reshape, name, new, _reshape)
+
+    def t_(self):
+        """`t()` in place (TBackward1)."""
+        if self._requires_grad and _mode.enabled and self._grad_fn is None:  # before the dims, as PyTorch
+            raise RuntimeError(E11)
+        ndim = self._data.ndim
+        if ndim > 2:
+            raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+        return self._restrided(np.transpose, "TBackward1", (1, 0) if ndim == 2 else None, _transpose)
+
+    def transpose_(self, dim0, dim1):
+        """`transpose(dim0, dim1)` in place (TransposeBackward1)."""
+        ndim = self._data.ndim
+        axes = list(range(ndim))
+        dim0, dim1 = dim_axis(dim0, ndim), dim_axis(dim1, ndim)
+        if ndim:
+            axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
+        return self._restrided(np.transpose, "TransposeBackward1", tuple(axes), _transpose)
+
+    swapaxes_ = swapdims_ = transpose_
+
+    def _restrided(self, primitive, name, const, compute):
+        """Self takes the shape (and strides) of the view `primitive(self, const)` in place;
+        its aliases keep theirs. When in a graph, self becomes the output of a node called
+        `name` over its old self (not a CopySlices node, also for a view: its elements do
+        not change); E11 on a leaf that requires grad. Counts as an in-place write (its
+        version; the views of its elements get new nodes)."""
+        node = None
         if self._requires_grad and _mode.enabled:
             if self._grad_fn is None:
                 raise RuntimeError(E11)
             source = type(self)._make(self._data, True)
             source._grad_fn = self._grad_fn
-            self._grad_fn = ops.exact(np.reshape, source, "UnsqueezeBackward1", (new,), _reshape)._grad_fn
-        self._data = self._data.reshape(new)
-        counter = self._counter
-        if counter is None:
-            counter = self._counter = [0]
+            node = ops.exact(primitive, source, name, (const,), compute)._grad_fn
+        self._data = compute(self._data, const)
+        counter = counter_of(self)
         counter[0] += 1
+        refresh_after_write(counter)  # the other views'; self's node is the new one
+        if node is not None:
+            rebase(self, node)
         return self
 
     def permute(self, *dims):
@@ -337,7 +347,7 @@ class ShapeOps:
 
     def view_as(self, other):
         """`self.view(other.shape)` (ViewBackward0)."""
-        return self.reshape(other._data.shape)
+        return self.view(other._data.shape)
 
     def select(self, dim, index):
         """The slice at `index` along `dim`, that dim removed: a view (SelectBackward0)."""
@@ -410,60 +420,3 @@ class ShapeOps:
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
         return self._new(np.zeros(_shape_args(size)), dtype, requires_grad)
-
-    def __getitem__(self, index):
-        # An index of integers alone gets a trailing `...`: NumPy then returns a 0-d view,
-        # not a copied scalar, so an in-place write into `x[0]` reaches x (as in PyTorch).
-        try:
-            if type(index) is int:  # the commonest index: x[i]
-                return ops.exact(operator.getitem, self, "SelectBackward0", ((index, Ellipsis),))
-            index = _index(index)
-            name, advanced = _index_name(index)
-            if isinstance(index, (int, np.integer)):
-                index = (index, Ellipsis)
-            elif isinstance(index, tuple) and index and all(isinstance(i, (int, np.integer)) for i in index):
-                index = index + (Ellipsis,)
-            return ops.apply(operator.getitem, self, index, name=name, saves=advanced)
-        except IndexError as e:  # NumPy says "axis", PyTorch "dimension"
-            message = re.sub(r"^(index -?\d+ is out of bounds for) axis (\d+ with size \d+)$", r"\1 dimension \2", str(e))
-            raise IndexError(message) from None
-
-    def __setitem__(self, index, value):
-        """`self[index] = value`; on a tensor in a graph (or of a value that requires grad)
-        recorded as PyTorch records it: self becomes the output of a CopySlices node."""
-        value = ops.operand(value)
-        tracked = self._requires_grad or (isinstance(value, ShapeOps) and value._requires_grad)
-        if _mode.enabled and tracked:
-            key = _index(index)
-            if self._requires_grad and self._grad_fn is None:  # a write through the view self[index]
-                advanced = _index_name(key)[1]  # no view: PyTorch writes into self
-                raise RuntimeError(E11 if advanced else "a view of " + E11)
-            advanced = _index_name(key)[1]
-            self._become(lambda source: ops.apply(
-                index_put, source, key, _fitted(value, source._data[key].shape, advanced),
-                name="IndexPutBackward0" if advanced else "CopySlices"))
-            return
-        data = value._data if isinstance(value, ShapeOps) else value
-        try:
-            self._data[_index(index)] = data
-        except ValueError:
-            # PyTorch drops a value's leading size-1 dims first (`x[0] = t` with t of shape
-            # (1,)), then expands it to the target's shape, with expand's errors.
-            shape = np.shape(data)
-            lead = next((i for i, n in enumerate(shape) if n != 1), len(shape))
-            data = np.reshape(data, shape[lead:])
-            if isinstance(value, ShapeOps):
-                target = self._data[_index(index)].shape
-                if _index_name(_index(index))[1]:  # advanced: index_put's message
-                    try:
-                        fits = np.broadcast_shapes(data.shape, target) == target
-                    except ValueError:
-                        fits = False
-                    if not fits:
-                        raise RuntimeError(
-                            f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
-                            f"result of shape {list(target)}"
-                        ) from None
-                _expanded_shape(type(self)._make(np.asarray(data)), target)
-            self._data[_index(index)] = data
-        bump(self)

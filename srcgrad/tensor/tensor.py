@@ -8,8 +8,9 @@ only on leaves (and on non-leaves that called `retain_grad`).
 
 This module owns the autograd attributes, backward, data access and conversions; the
 class's methods of ops come from its mixins: ArithmeticOps (arithmetic.py),
-ReductionOps (reductions.py), ShapeOps (shaping.py), InPlaceOps (inplace.py),
-PointwiseOps (pointwise.py), ProductOps (products.py), SelectionOps (selections.py).
+ReductionOps (reductions.py), ShapeOps (shaping.py), IndexingOps (indexing.py),
+InPlaceOps (inplace.py), PointwiseOps (pointwise.py), ProductOps (products.py),
+SelectionOps (selections.py).
 """
 
 import warnings
@@ -29,8 +30,10 @@ from .pointwise import PointwiseOps
 from .products import ProductOps
 from .reductions import ReductionOps
 from .selections import SelectionOps
+from .indexing import IndexingOps
 from .shaping import ShapeOps
 from .versions import counter_of
+from .views import refuse_detach, view_of
 
 __all__ = ["Tensor"]
 
@@ -69,12 +72,13 @@ def seed_of(out, gradient):
     return gradient._data.astype(out._data.dtype, copy=False)
 
 
-class Tensor(ArithmeticOps, ReductionOps, ShapeOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
+class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
-        "_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_retains_grad", "_counter", "__weakref__",
-    )
+        "_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_retains_grad", "_counter", "_view",
+        "__weakref__",
+    )  # `_view` is set on views only (views.py)
     __array_priority__ = 1000
 
     def __init__(self, *args, dtype=None, requires_grad=False):
@@ -252,7 +256,17 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, InPlaceOps, PointwiseOps, Pr
         counter = self._counter
         return 0 if counter is None else counter[0]
 
+    @property
+    def _base(self):
+        """The tensor this one is a view of (None when it is no view)."""
+        made = view_of(self)
+        return None if made is None else made.base
+
+    def _is_view(self):
+        return view_of(self) is not None
+
     def detach_(self):
+        refuse_detach(self)
         self._grad_fn = None
         self._requires_grad = False
         return self
@@ -422,8 +436,13 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, InPlaceOps, PointwiseOps, Pr
     def cpu(self):
         return self
 
-    def contiguous(self):
-        return self
+    def contiguous(self, memory_format=None):
+        """Self when its elements lie in row-major order, else a copy that does (CloneBackward0)."""
+        if self._data.flags.c_contiguous:
+            return self
+        if _mode.enabled and self._requires_grad:
+            return ops.apply(np.ascontiguousarray, self, name="CloneBackward0", saves=False)
+        return Tensor._make(np.ascontiguousarray(self._data))
 
     def clone(self):
         if _mode.enabled and self._requires_grad:

@@ -2,20 +2,20 @@
 
 As in PyTorch, a tensor's `_counter` is None until something needs it, then a list
 shared with its views and `detach()`ed aliases (not with `.data`): `[0]` the count of
-in-place writes into the storage, `[1]` (when present) whether a view shares it,
-`[2]` (when present) the node of the last recorded in-place write. Every in-place
-write into a tensor that has one adds 1 (`bump`). A node that keeps a tensor's array
+in-place writes into the storage, `[1]` (when present) the ViewFamily of the views that
+share it (views.py; False for none), `[2]` (when present) the node of the last recorded
+in-place write. Every in-place write into a tensor that has one adds 1 (`bump`), and
+gives the views new nodes (`ViewFamily.refresh`). A node that keeps a tensor's array
 records `counter, count, which` in its `versions` when it is made (`saved_version`; a
 flat tuple, three items per saved tensor, which is the cheapest to build); backward
 runs `check_versions` and refuses the node once a count has moved.
 """
 
+import re
+
 from .graph import which_output
 
-__all__ = [
-    "counter_of", "view_counter", "shared_with_a_view", "rebased", "saved_version", "saved_versions", "bump",
-    "check_versions",
-]
+__all__ = ["counter_of", "rebased", "saved_version", "saved_versions", "bump", "check_versions"]
 
 
 def counter_of(tensor):
@@ -24,21 +24,6 @@ def counter_of(tensor):
     if counter is None:
         counter = tensor._counter = [0]
     return counter
-
-
-def view_counter(tensor):
-    """The version counter of `tensor`, to be shared with a view of it: marked (its second
-    item True) as shared with a view, which a recorded in-place write refuses (`inplace.py`)."""
-    counter = counter_of(tensor)
-    if len(counter) == 1:
-        counter.append(True)
-    else:
-        counter[1] = True
-    return counter
-
-
-def shared_with_a_view(counter):
-    return counter is not None and len(counter) > 1 and counter[1]
 
 
 def rebased(tensor, producer):
@@ -73,6 +58,26 @@ def bump(tensor):
     counter = tensor._counter
     if counter is not None:
         counter[0] += 1
+        if len(counter) > 1 and counter[1]:
+            counter[1].refresh()
+
+
+def _as_regenerated(text, counter):
+    """`text` naming a saved view's node (`..., which is output 0 of Select,`) as PyTorch
+    names it after a write into the view's elements: AsStrided, the node the view then has
+    (views.py)."""
+    if len(counter) < 2 or not counter[1]:
+        return text
+    found = _OUTPUT_OF.search(text)
+    if found is None or found.group(1) + "Backward0" not in _VIEW_NODES:
+        return text
+    return text[: found.start(1)] + "AsStrided,"
+
+
+_OUTPUT_OF = re.compile(r"which is output \d+ of (\w+),$")
+_VIEW_NODES = {"SelectBackward0", "SliceBackward0", "AliasBackward0", "ViewBackward0", "UnsqueezeBackward0",
+               "TBackward0", "TransposeBackward0", "PermuteBackward0", "DiagonalBackward0", "ExpandBackward0",
+               "ReshapeAliasBackward0"}
 
 
 def check_versions(node):
@@ -84,7 +89,10 @@ def check_versions(node):
         if counter[0] != count:
             which = versions[i + 2]
             text = node.describe_saved(which)
-            if len(counter) > 2 and not (type(which) is int and which == -1):
+            regenerated = _as_regenerated(text, counter)
+            if regenerated is not text:
+                text = regenerated
+            elif len(counter) > 2 and not (type(which) is int and which == -1):
                 # a saved input is now the output of its in-place write's node (a saved
                 # output is still named after the node that made it, as in PyTorch)
                 text = text[: text.index("]]") + 2] + which_output(counter[2])

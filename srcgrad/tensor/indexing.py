@@ -1,0 +1,249 @@
+"""Indexing of `Tensor`: `x[index]` (a view for a basic index: SelectBackward0,
+SliceBackward0, ...; IndexBackward0 for an advanced one) and `x[index] = value`, as a
+mixin of the Tensor class.
+
+`x[index] = value` is recorded as PyTorch's copy_to records it: `copy_` or `fill_` into
+the view `x[index]` (views.py: x becomes the output of a CopySlices node) or into x
+itself for a full index, and one IndexPutBackward0 node for an advanced index; PyTorch's
+errors, in PyTorch's order (the value's shape, a leaf that requires grad, a value
+overlapping the elements written).
+"""
+
+import operator
+import re
+
+import numpy as np
+
+from ..rules.scatter import index_put
+from . import ops
+from .grad_mode import _mode
+from .inplace import E11
+from .shaping import ShapeOps, _expanded_shape
+from .versions import bump
+
+__all__ = ["IndexingOps"]
+
+
+def _index(index):
+    """A NumPy index from a PyTorch one (tensors become arrays)."""
+    if isinstance(index, ShapeOps):
+        return index._data
+    if isinstance(index, tuple):
+        return tuple(i._data if isinstance(i, ShapeOps) else i for i in index)
+    return index
+
+
+def _fitted(value, target, advanced):
+    """`value` as `x[index] = value` writes it into a part of shape `target`: a tensor's
+    leading dims of size 1 dropped (a recorded reshape, as PyTorch drops them all);
+    PyTorch's errors where it does not broadcast to the part."""
+    if not isinstance(value, ShapeOps):
+        return value
+    shape = value._data.shape
+    lead = 0
+    while lead < len(shape) and shape[lead] == 1:
+        lead += 1
+    if lead:
+        value = value.reshape(shape[lead:])
+    try:
+        fits = np.broadcast_shapes(value._data.shape, target) == tuple(target)
+    except ValueError:
+        fits = False
+    if not fits:
+        if advanced:  # index_put's message
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
+                               f"result of shape {list(target)}")
+        _expanded_shape(value, target)
+    return value
+
+
+def _index_name(index):
+    """PyTorch's node for `x[index]`: decided by the last component that does work."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(isinstance(p, (np.ndarray, list)) for p in parts):
+        return "IndexBackward0", True
+    for p in reversed(parts):
+        if p is None:
+            return "UnsqueezeBackward0", False
+        if isinstance(p, slice) and p != slice(None):
+            return "SliceBackward0", False
+        if isinstance(p, (int, np.integer)):
+            return "SelectBackward0", False
+    return "AliasBackward0", False
+
+
+def _advanced_dim(index, ndim, axis):
+    """The dim PyTorch names for an out-of-range entry of an index array that NumPy found
+    at `axis` of an `ndim`-dim array: the array's number among the index's arrays (`axis`
+    itself when the index has no array there)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    consuming = sum(1 for p in parts if p is not None and p is not Ellipsis)
+    at, arrays = 0, 0
+    for p in parts:
+        if p is Ellipsis:
+            at += ndim - consuming
+        elif p is None:
+            continue
+        else:
+            if isinstance(p, (list, np.ndarray)) and np.asarray(p).dtype.kind != "b":
+                if at == axis:
+                    return arrays
+                arrays += 1
+            at += 1
+    return axis
+
+
+def _dense(array):
+    """Whether the elements of `array` fill a block of memory, each once (PyTorch's
+    is_non_overlapping_and_dense, which its overlap checks need)."""
+    expected = array.itemsize
+    for stride, n in sorted((abs(st), n) for n, st in zip(array.shape, array.strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _refuse_overlap(array, key, value):
+    """PyTorch's error for `x[key] = value` (arrays, both dense) where `value` partly
+    overlaps the elements written: for an advanced index, any overlap of a value of one or
+    more dims (of more than one element, for one bool mask);
+    for a basic one, an overlap other than the same elements (a value that does not fit
+    the part is left to the shape's error)."""
+    if not np.may_share_memory(array, value):
+        return
+    if _index_name(key)[1]:
+        mask = isinstance(key, np.ndarray) and key.dtype == np.bool_ or (
+            isinstance(key, list) and key and all(isinstance(k, bool) for k in key))
+        if not np.ndim(value) or (mask and np.size(value) == 1) or not (_dense(array) and _dense(value)):
+            return  # masked_fill_ reads its one value first; PyTorch does not judge a sparse layout
+    else:
+        target = array[key]
+        lead = 0
+        while lead < value.ndim and value.shape[lead] == 1:
+            lead += 1
+        value = value.reshape(value.shape[lead:])  # PyTorch's view of it
+        try:
+            fits = np.broadcast_shapes(value.shape, target.shape) == target.shape
+        except ValueError:
+            fits = False
+        if not fits or not np.may_share_memory(target, value):
+            return
+        spread = np.broadcast_to(value, target.shape)  # what is copied: the same elements is no overlap
+        if not (_dense(target) and _dense(spread)):
+            return  # an expanded value, or a strided part: PyTorch does not judge it
+        if target.__array_interface__["data"][0] == spread.__array_interface__["data"][0] and all(
+            n == 1 or a == b for n, a, b in zip(target.shape, target.strides, spread.strides)
+        ):
+            return
+    raise RuntimeError(
+        "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
+        "location. Please clone() the tensor before performing the operation."
+    )
+
+
+def _copy_to(target, value):
+    """Write the tensor or number `value` into `target`, as PyTorch's `x[index] = value`
+    writes into the part `target`: `copy_` of a value of target's shape (CopyBackwards),
+    `fill_` of a one-element value (FillBackward3), else `copy_` of the value less its
+    leading dims of size 1 (a view), expanded to target's shape."""
+    shape = value._data.shape if isinstance(value, ShapeOps) else ()
+    if shape == target._data.shape:
+        target._overwrite(value, "CopyBackwards")
+    elif not shape:
+        target._overwrite(value, "FillBackward3")
+    else:
+        value = _fitted(value, target._data.shape, False)
+        if value._data.shape != target._data.shape:
+            value = value.expand(target._data.shape)
+        target._overwrite(value, "CopyBackwards")
+
+
+def _index_put(source, key, value):
+    """`source` with `value` written at the advanced index `key`: one IndexPutBackward0
+    node, with edges for `source` and `value` (none for the index). It keeps no version
+    of `value`: as PyTorch's, its backward reads only the value's shape."""
+    out = ops.apply(index_put, source, key, value, name="IndexPutBackward0", edge_args=(0, 2))
+    out._grad_fn.versions = ()
+    return out
+
+
+class IndexingOps:
+    """`x[index]` and `x[index] = value` of `Tensor` (a ShapeOps)."""
+
+    __slots__ = ()
+
+    def __getitem__(self, index):
+        # An index of integers alone gets a trailing `...`: NumPy then returns a 0-d view,
+        # not a copied scalar, so an in-place write into `x[0]` reaches x (as in PyTorch).
+        try:
+            if type(index) is int:  # the commonest index: x[i]
+                return ops.exact(operator.getitem, self, "SelectBackward0", ((index, Ellipsis),))
+            index = _index(index)
+            name, advanced = _index_name(index)
+            if isinstance(index, (int, np.integer)):
+                index = (index, Ellipsis)
+            elif isinstance(index, tuple) and index and all(isinstance(i, (int, np.integer)) for i in index):
+                index = index + (Ellipsis,)
+            return ops.apply(operator.getitem, self, index, name=name, saves=advanced, edge_args=(0,))
+        except IndexError as e:  # NumPy says "axis", PyTorch "dimension"
+            found = re.match(r"^(index -?\d+ is out of bounds for) axis (\d+)( with size \d+)$", str(e))
+            if found is None:
+                raise IndexError(str(e)) from None
+            dim = _advanced_dim(_index(index), self._data.ndim, int(found.group(2)))
+            raise IndexError(f"{found.group(1)} dimension {dim}{found.group(3)}") from None
+
+    def __setitem__(self, index, value):
+        """`self[index] = value`; with grad mode on and self or a value that requires grad,
+        recorded as PyTorch records it: a write (`_copy_to`) into the view `self[index]`,
+        so that self becomes the output of a CopySlices node, or into self itself when
+        the index takes all of it; an advanced index into a float tensor is one
+        IndexPutBackward0 node."""
+        value = ops.operand(value)
+        if _mode.enabled and self._requires_grad and self._grad_fn is None:  # PyTorch's order of checks
+            key = _index(index)
+            name, advanced = _index_name(key)
+            if not advanced:  # copy_to's expand; index_put_ checks the leaf first
+                _fitted(value, self._data[key].shape, False)
+            raise RuntimeError(E11 if advanced or name == "AliasBackward0" else "a view of " + E11)
+        if isinstance(value, ShapeOps):
+            _refuse_overlap(self._data, _index(index), value._data)
+        tracked = self._requires_grad or (isinstance(value, ShapeOps) and value._requires_grad)
+        if _mode.enabled and tracked:
+            key = _index(index)
+            name, advanced = _index_name(key)
+            if not advanced:
+                _copy_to(self if name == "AliasBackward0" else self[index], value)
+                return
+            if self._data.dtype.kind in "fc":
+                self._become(lambda source: _index_put(source, key, _fitted(value, source._data[key].shape, True)))
+                return
+        data = value._data if isinstance(value, ShapeOps) else value
+        try:
+            self._data[_index(index)] = data
+        except ValueError:
+            if not self._data.flags.writeable and 0 in self._data.strides:  # expanded
+                if self._data[_index(index)].size:
+                    self._store(data)  # PyTorch's error for it
+                bump(self)
+                return
+            # PyTorch drops a value's leading size-1 dims first (`x[0] = t` with t of shape
+            # (1,)), then expands it to the target's shape, with expand's errors.
+            shape = np.shape(data)
+            lead = next((i for i, n in enumerate(shape) if n != 1), len(shape))
+            data = np.reshape(data, shape[lead:])
+            if isinstance(value, ShapeOps):
+                target = self._data[_index(index)].shape
+                if _index_name(_index(index))[1]:  # advanced: index_put's message
+                    try:
+                        fits = np.broadcast_shapes(data.shape, target) == target
+                    except ValueError:
+                        fits = False
+                    if not fits:
+                        raise RuntimeError(
+                            f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
+                            f"result of shape {list(target)}"
+                        ) from None
+                _expanded_shape(type(self)._make(np.asarray(data)), target)
+            self._data[_index(index)] = data
+        bump(self)

@@ -1,0 +1,327 @@
+"""In-place writes into views, and into the bases of views: PyTorch's graphs (CopySlices,
+AsStridedBackward0, CopyBackwards, FillBackward3, ...), values and gradients.
+
+Each case is a program; the expected node names, next_functions, values and
+requires_grad of some of its tensors, and the gradients of `x` (and `z`) after
+`out.backward()`, are what PyTorch 2.13 gives for the same program. No PyTorch needed.
+"""
+
+import pytest
+
+import srcgrad as torch
+
+CASES = {  # name: (program, {tensor: (grad_fn, next_functions, values, requires_grad)}, grads)
+    'slice_mul': (
+        'x = torch.tensor([1., 2., 3.], requires_grad=True)\ny = x * 2\nv = y[1:]\nv.mul_(3)\nout = y.sum()',
+        {'y': ('CopySlices', ['MulBackward0', None], [2.0, 12.0, 18.0], True), 'v': ('AsStridedBackward0', ['CopySlices'], [12.0, 18.0], True)},
+        {'x': [2.0, 6.0, 6.0]},
+    ),
+    'diagonal_fill': (
+        'x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)\ny = x * 2\nd = y.diagonal()\nd.fill_(0)\nout = y.sum()',
+        {'y': ('CopySlices', ['MulBackward0'], [[0.0, 4.0], [6.0, 0.0]], True), 'd': ('AsStridedBackward0', ['CopySlices'], [0.0, 0.0], True)},
+        {'x': [[0.0, 2.0], [2.0, 0.0]]},
+    ),
+    't_add': (
+        'x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)\ny = x * 2\nt = y.t()\nt.add_(1)\nout = (y * y).sum()',
+        {'y': ('CopySlices', ['MulBackward0', None], [[3.0, 5.0], [7.0, 9.0]], True), 't': ('AsStridedBackward0', ['CopySlices'], [[3.0, 7.0], [5.0, 9.0]], True)},
+        {'x': [[12.0, 20.0], [28.0, 36.0]]},
+    ),
+    'row_copy': (
+        'x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)\nz = torch.tensor([5., 6.], requires_grad=True)\ny = x * 2\nr = y[0]\nr.copy_(z)\nout = (y * y).sum()',
+        {'y': ('CopySlices', ['MulBackward0', 'AccumulateGrad'], [[5.0, 6.0], [6.0, 8.0]], True), 'r': ('AsStridedBackward0', ['CopySlices'], [5.0, 6.0], True)},
+        {'x': [[0.0, 0.0], [24.0, 32.0]], 'z': [10.0, 12.0]},
+    ),
+    'other_view': (
+        'x = torch.tensor([1., 2., 3.], requires_grad=True)\ny = x * 2\nv = y[1:]\nw = y[:2]\nv.mul_(3)\nout = (w * v).sum()',
+        {'y': ('CopySlices', ['MulBackward0', None], [2.0, 12.0, 18.0], True), 'v': ('AsStridedBackward0', ['CopySlices'], [12.0, 18.0], True), 'w': ('AsStridedBackward0', ['CopySlices'], [2.0, 12.0], True)},
+        {'x': [24.0, 120.0, 72.0]},
+    ),
+    'base_add': (
+        'x = torch.tensor([1., 2., 3.], requires_grad=True)\ny = x * 2\nv = y[1:]\ny.add_(1)\nout = (v * v).sum()',
+        {'y': ('AddBackward0', ['MulBackward0', None], [3.0, 5.0, 7.0], True), 'v': ('AsStridedBackward0', ['AddBackward0'], [5.0, 7.0], True)},
+        {'x': [0.0, 20.0, 28.0]},
+    ),
+    'untracked_base': (
+        'a = torch.zeros(3)\nz = torch.tensor([1., 2.], requires_grad=True)\nv = a[1:]\nw = a[:2]\nv.copy_(z)\nout = (a * w.sum()).sum()',
+        {'a': ('CopySlices', [None, 'AccumulateGrad'], [0.0, 1.0, 2.0], True), 'v': ('AsStridedBackward0', ['CopySlices'], [1.0, 2.0], True), 'w': ('AsStridedBackward0', ['CopySlices'], [0.0, 1.0], True)},
+        {'z': [4.0, 1.0]},
+    ),
+    'leaf_no_grad_write': (
+        'x = torch.tensor([1., 2., 3.], requires_grad=True)\nv = x[1:]\nwith torch.no_grad():\n    x.add_(1)\nout = (v * v).sum()',
+        {'v': ('AsStridedBackward0', ['AccumulateGrad'], [3.0, 4.0], True)},
+        {'x': [0.0, 6.0, 8.0]},
+    ),
+    'twice': (
+        'x = torch.ones(3, requires_grad=True)\ny = x * 1\nv = y[1:]\nv.mul_(2)\nv.mul_(3)\nout = y.sum()',
+        {'y': ('CopySlices', ['CopySlices', None], [1.0, 6.0, 6.0], True), 'v': ('AsStridedBackward0', ['CopySlices'], [6.0, 6.0], True)},
+        {'x': [1.0, 6.0, 6.0]},
+    ),
+    'sqrt_view': (
+        'x = torch.tensor([1., 4., 9.], requires_grad=True)\ny = x * 1\nv = y[1:]\nv.sqrt_()\nout = (y * y).sum()',
+        {'y': ('CopySlices', ['MulBackward0'], [1.0, 2.0, 3.0], True), 'v': ('AsStridedBackward0', ['CopySlices'], [2.0, 3.0], True)},
+        {'x': [2.0, 1.0, 1.0]},
+    ),
+    'expand_after_base_write': (
+        'x = torch.ones(2, 3, requires_grad=True)\ny = x * 2\ne = y.expand(2, 2, 3)\ny.mul_(2)\nout = e.sum()',
+        {'e': ('AsStridedBackward0', ['MulBackward0'], [[[4.0, 4.0, 4.0], [4.0, 4.0, 4.0]], [[4.0, 4.0, 4.0], [4.0, 4.0, 4.0]]], True)},
+        {'x': [[8.0, 8.0, 8.0], [8.0, 8.0, 8.0]]},
+    ),
+    'setitem_full_number': (
+        'x = torch.tensor([1., 2., 3.], requires_grad=True)\ny = x * 1\ny[:] = 2\nout = y.sum()',
+        {'y': ('FillBackward3', ['MulBackward0', None], [2.0, 2.0, 2.0], True)},
+        {'x': [0.0, 0.0, 0.0]},
+    ),
+    'setitem_select_number': (
+        'x = torch.tensor([1., 2., 3.], requires_grad=True)\ny = x * 1\ny[0] = 2\nout = (y * y).sum()',
+        {'y': ('CopySlices', ['MulBackward0', None], [2.0, 2.0, 3.0], True)},
+        {'x': [0.0, 4.0, 6.0]},
+    ),
+    'setitem_full_tensor': (
+        'x = torch.tensor([1., 2., 3.], requires_grad=True)\ny = x * 1\ny[:] = x\nout = (y * y).sum()',
+        {'y': ('CopyBackwards', ['MulBackward0', 'AccumulateGrad'], [1.0, 2.0, 3.0], True)},
+        {'x': [2.0, 4.0, 6.0]},
+    ),
+    'setitem_slice_tensor': (
+        'x = torch.tensor([1., 2., 3.], requires_grad=True)\ny = x * 1\ny[1:] = x[:2]\nout = (y * y).sum()',
+        {'y': ('CopySlices', ['MulBackward0', 'SliceBackward0'], [1.0, 1.0, 2.0], True)},
+        {'x': [4.0, 4.0, 0.0]},
+    ),
+    'setitem_expand': (
+        'x = torch.ones(3, requires_grad=True)\nz = torch.tensor([1.], requires_grad=True)\ny = x * 1\ny[:] = z\nout = (y * y).sum()',
+        {'y': ('CopyBackwards', ['MulBackward0', 'ExpandBackward0'], [1.0, 1.0, 1.0], True)},
+        {'x': [0.0, 0.0, 0.0], 'z': [6.0]},
+    ),
+    'setitem_view_of_value': (
+        'x = torch.ones(3, requires_grad=True)\nz = torch.tensor([2.], requires_grad=True)\ny = x * 1\ny[0] = z\nout = (y * y).sum()',
+        {'y': ('CopySlices', ['MulBackward0', 'ViewBackward0'], [2.0, 1.0, 1.0], True)},
+        {'x': [0.0, 2.0, 2.0], 'z': [4.0]},
+    ),
+    'index_put': (
+        'x = torch.ones(3, requires_grad=True)\nz = torch.tensor([5.], requires_grad=True)\ny = x * 1\ny[[0]] = z\nout = (y * y).sum()',
+        {'y': ('IndexPutBackward0', ['MulBackward0', 'ViewBackward0'], [5.0, 1.0, 1.0], True)},
+        {'x': [0.0, 2.0, 2.0], 'z': [10.0]},
+    ),
+    'int_fill': (
+        'a = torch.tensor([[2, 2], [0, 1]])\nz = torch.tensor(0.5, requires_grad=True)\na[1:] = z\nout = None',
+        {'a': ('CopySlices', [None, 'AccumulateGrad'], [[2, 2], [0, 0]], True)},
+        {},
+    ),
+    'int_copy': (
+        'a = torch.tensor([3, 3])\nz = torch.tensor(0.5, requires_grad=True)\na[..., 0] = z\nout = None',
+        {'a': (None, None, [0, 3], False)},
+        {},
+    ),
+    'empty_view': (
+        'x = torch.ones(1, 3, requires_grad=True)\ny = x * 1\ny[1:] = 2.0\nout = y.sum()',
+        {'y': ('CopySlices', ['MulBackward0', None], [[1.0, 1.0, 1.0]], True)},
+        {'x': [[1.0, 1.0, 1.0]]},
+    ),
+    'copy_from_graph': (
+        'x = torch.tensor([1., 2., 3.], requires_grad=True)\nb = torch.zeros(3)\nb.copy_(x * 2)\nout = (b * b).sum()',
+        {'b': ('CopyBackwards', [None, 'MulBackward0'], [2.0, 4.0, 6.0], True)},
+        {'x': [8.0, 16.0, 24.0]},
+    ),
+    't_in_place': (
+        'x = torch.ones(2, 3, requires_grad=True)\ny = x * 1\ny.t_()\nout = (y * torch.arange(6.).reshape(3, 2)).sum()',
+        {'y': ('TBackward1', ['MulBackward0'], [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]], True)},
+        {'x': [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]},
+    ),
+    'transpose_in_place': (
+        'x = torch.ones(2, 3, requires_grad=True)\ny = x * 1\ny.transpose_(0, 1)\nout = y.sum()',
+        {'y': ('TransposeBackward1', ['MulBackward0'], [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]], True)},
+        {'x': [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]},
+    ),
+    'squeeze_in_place': (
+        'x = torch.ones(1, 3, requires_grad=True)\ny = x * 1\ny.squeeze_(0)\nout = y.sum()',
+        {'y': ('SqueezeBackward4', ['MulBackward0'], [1.0, 1.0, 1.0], True)},
+        {'x': [[1.0, 1.0, 1.0]]},
+    ),
+    't_of_view': (
+        'x = torch.ones(2, 3, requires_grad=True)\ny = x * 1\nv = y.t()\nv.t_()\nout = (v * torch.arange(6.).reshape(2, 3)).sum()',
+        {'v': ('TBackward1', ['TBackward0'], [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], True)},
+        {'x': [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]},
+    ),
+}
+
+
+def _names(fn):
+    return [None if f is None else type(f).__name__ for f, _ in fn.next_functions]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_view_writes_match_pytorch(case):
+    code, tensors, grads = CASES[case]
+    ns = {"torch": torch}
+    exec(code, ns)
+    for name, (node, edges, values, requires_grad) in tensors.items():
+        t = ns[name]
+        assert t.detach().tolist() == values, name
+        assert t.requires_grad == requires_grad, name
+        assert (None if t.grad_fn is None else type(t.grad_fn).__name__) == node, name
+        assert (None if t.grad_fn is None else _names(t.grad_fn)) == edges, name
+    if ns["out"] is not None:
+        ns["out"].backward()
+    for name, grad in grads.items():
+        assert ns[name].grad.tolist() == grad, name
+
+
+def _raises(code, message):
+    with pytest.raises(RuntimeError) as info:
+        exec(code, {"torch": torch})
+    assert str(info.value) == message
+
+
+def test_writes_pytorch_refuses():
+    several = (
+        " is a view and is being modified inplace. This view is the output of a function that returns multiple "
+        "views. Such functions do not allow the output views to be modified inplace. You should replace the inplace "
+        "operation by an out-of-place one."
+    )
+    x = "x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)\ny = x * 1\n"
+    _raises(x + "y.unbind(0)[1].add_(1)", "Output 1 of Unbind" + several)
+    _raises(x + "y.split(1)[1].add_(1)", "Output 1 of Split" + several)
+    _raises(x + "y.chunk(2)[0].mul_(2)", "Output 0 of Split" + several)
+    _raises(x + "y.split([1, 1])[0].mul_(2)", "Output 0 of SplitWithSizes" + several)
+    _raises(x + "x[1:].mul_(2)", "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    _raises(x + "x[1:] = 0.5", "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    _raises(x + "x[:] = 0.5", "a leaf Variable that requires grad is being used in an in-place operation.")
+    _raises("x = torch.ones(1, 1, 3, requires_grad=True)\nx[1:] = True",
+            "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    _raises(x + "y[1:].detach_()", (
+        "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for "
+        "training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence "
+        "detach_() cannot be called on these gradients. To fix this error, please refer to the "
+        "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+    ))
+    for op in ("t_()", "transpose_(0, 1)", "squeeze_()"):
+        _raises("x = torch.ones(1, 3, requires_grad=True)\nx." + op,
+                "a leaf Variable that requires grad is being used in an in-place operation.")
+    _raises("x = torch.ones(1, 2, 2, requires_grad=True)\nx.t_()",  # before its dims
+            "a leaf Variable that requires grad is being used in an in-place operation.")
+    _raises("x = torch.ones(1, requires_grad=True)\nx[None] = x",  # before the overlap
+            "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    _raises("x = torch.ones(1, requires_grad=True)\nx[[0]] = torch.ones(3)",  # before index_put's shape check
+            "a leaf Variable that requires grad is being used in an in-place operation.")
+    _raises("x = torch.ones(2, 6, requires_grad=True)\nx[:] = torch.ones(2)",  # after copy_to's expand
+            "The expanded size of the tensor (6) must match the existing size (2) at non-singleton dimension 1.  "
+            "Target sizes: [2, 6].  Tensor sizes: [2]")
+
+
+def test_views_and_bases():
+    x = torch.ones(2, 3, requires_grad=True)
+    y = x * 1
+    v = y[1:]
+    w = v.t()
+    assert w._base is y and v._base is y and y._base is None
+    assert w._is_view() and not y._is_view() and not y.detach()._is_view()
+    assert y.reshape(6)._is_view() and not y.t().reshape(6)._is_view()
+
+
+def test_untracked_writes_leave_views_of_untracked_bases_alone():
+    a = torch.zeros(3)
+    v = a[1:]
+    a.add_(1)
+    assert v.grad_fn is None and not v.requires_grad and v.tolist() == [1.0, 1.0]
+
+
+def test_a_write_through_data_regenerates_nothing():
+    x = torch.ones(3, requires_grad=True)
+    y = x * 1
+    v = y[1:]
+    y.data.add_(1)
+    assert type(v.grad_fn).__name__ == "SliceBackward0" and v._version == 0
+
+
+def test_a_saved_output_written_through_a_view_raises_at_backward():
+    """exp_ keeps its result; a later write into it is counted (PyTorch's error)."""
+    x = torch.ones(3, requires_grad=True)
+    y = x * 1
+    y.exp_()
+    y.mul_(2)
+    with pytest.raises(RuntimeError, match=r"output 0 of Exp, is at version 2; expected version 1 instead"):
+        y.sum().backward()
+
+
+def test_flip_copies():
+    """PyTorch's flip makes a new tensor (NumPy's is a view)."""
+    x = torch.tensor([1.0, 2.0, 3.0])
+    y = x.flip(0)
+    y.add_(1)
+    assert x.tolist() == [1.0, 2.0, 3.0] and y.tolist() == [4.0, 3.0, 2.0]
+
+
+def test_a_tensor_that_retains_its_grad_keeps_it_after_an_in_place_write():
+    """Its new node stores the gradient (PyTorch 2.13: ones, [12, 12], ones)."""
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y.mul_(3)
+    y.sum().backward()
+    assert y.grad.tolist() == [1.0, 1.0, 1.0]
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    v = y[1:]
+    v.retain_grad()
+    y.mul_(3)
+    (v * v).sum().backward()
+    assert v.grad.tolist() == [12.0, 12.0]
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y[1:].mul_(3)
+    y.sum().backward()
+    assert y.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+OVERLAP = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
+    "location. Please clone() the tensor before performing the operation."
+)
+
+
+@pytest.mark.parametrize("code, message", [
+    ("v[[0]] = v", OVERLAP),
+    ("v[[0, 1]] = v[:2]", OVERLAP),
+    ("v[1:] = v[:-1]", OVERLAP),
+    ("v[:] = v", None),
+    ("v[torch.tensor([True, False, False, False, False, False])] = v[0]", None),
+    ("v[v > 1] = v[:1]", None),  # one bool mask, one value: masked_fill_, which reads it first
+    ("v[v > 1] = v[2:]", OVERLAP),
+    ("v[None] = v", None),  # the same elements, the value expanded
+    ("v[1::2] = v[::2]", None),  # PyTorch does not judge a strided (not dense) part
+    ("v[[1, 2, 3]] = v[:3]", OVERLAP),
+    ("v[0] = v[1]", None),
+])
+def test_a_value_overlapping_the_elements_written(code, message):
+    ns = {"torch": torch, "v": torch.arange(6.0)}
+    if message is None:
+        exec(code, ns)
+        return
+    with pytest.raises(RuntimeError) as info:
+        exec(code, ns)
+    assert str(info.value) == message
+
+
+def test_writes_into_an_expanded_tensor():
+    v = torch.tensor([-0.95]).unsqueeze(-1).expand((1, 2))
+    v[1:] = 1  # no element written
+    assert v.tolist() == [[-0.949999988079071, -0.949999988079071]]
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of the written-to tensor"):
+        v[0:] = 1
+
+
+@pytest.mark.parametrize("code, error", [
+    ("v2 = torch.tensor(128.87).reshape(-1)\nv2[..., 0] = v2", None),  # the same element, once viewed
+    ("v1 = torch.ones(2)\nv1[..., 0] = v1", "expand(srcgrad.FloatTensor{[2]}, size=[]): the number of sizes provided (0) "
+     "must be greater or equal to the number of dimensions in the tensor (1)"),  # the shape's error first
+    ("v2 = torch.tensor([0.59, -1.48, -0.86], requires_grad=True) * 1e-3\nv2[[0, 0]] = v2", OVERLAP),  # index_put: first
+    ("v2 = torch.tensor([0.59, -1.48, -0.86], requires_grad=True) * 1e-3\nv2[1:] = v2[:2]", OVERLAP),
+])
+def test_which_error_a_write_from_an_overlapping_value_raises(code, error):
+    ns = {"torch": torch}
+    if error is None:
+        exec(code, ns)
+        return
+    with pytest.raises(RuntimeError) as info:
+        exec(code, ns)
+    assert str(info.value) == error
