@@ -28,6 +28,16 @@ def _reshape(x, shape):
     return x.reshape(shape)
 
 
+def _swapped(ndim, dim0, dim1):
+    """The axes of a tensor of `ndim` dimensions with dims `dim0` and `dim1` swapped
+    (PyTorch's dims: negative ones count from the end; IndexError out of range)."""
+    axes = list(range(ndim))
+    dim0, dim1 = dim_axis(dim0, ndim), dim_axis(dim1, ndim)
+    if ndim:
+        axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
+    return tuple(axes)
+
+
 def _transpose(x, axes):
     """`np.transpose(x, axes)` for an ndarray: what NumPy's wrapper calls."""
     return x.transpose(axes)
@@ -212,12 +222,7 @@ class ShapeOps:
 
     def transpose_(self, dim0, dim1):
         """`transpose(dim0, dim1)` in place (TransposeBackward1)."""
-        ndim = self._data.ndim
-        axes = list(range(ndim))
-        dim0, dim1 = dim_axis(dim0, ndim), dim_axis(dim1, ndim)
-        if ndim:
-            axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
-        return self._restrided(np.transpose, "TransposeBackward1", tuple(axes), _transpose)
+        return self._restrided(np.transpose, "TransposeBackward1", _swapped(self._data.ndim, dim0, dim1), _transpose)
 
     swapaxes_ = swapdims_ = transpose_
 
@@ -246,12 +251,7 @@ class ShapeOps:
         return ops.exact(np.transpose, self, "PermuteBackward0", (_shape_args(dims),), _transpose)
 
     def transpose(self, dim0, dim1):
-        ndim = self._data.ndim
-        axes = list(range(ndim))
-        dim0, dim1 = dim_axis(dim0, ndim), dim_axis(dim1, ndim)
-        if ndim:
-            axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
-        return ops.exact(np.transpose, self, "TransposeBackward0", (tuple(axes),), _transpose)
+        return ops.exact(np.transpose, self, "TransposeBackward0", (_swapped(self._data.ndim, dim0, dim1),), _transpose)
 
     def t(self):
         """The transpose of a matrix; a 0-d or 1-D tensor's is a view of it (still a
