@@ -45,9 +45,13 @@ def item_grad_vjp(cotangent, ans, g, key, x):
 
 @defjvp(item_grad, "g")
 def item_grad_jvp(t, ans, g, key, x):
-    if (g.get(key) if type(g) is dict else None if g is None else g[key]) is None:
-        return zeros_like_grad(x)  # a zero gradient (None), whose tangent may be the number 0.0
-    return item_grad(t, key, x)
+    # a zero gradient (None) has a zero tangent, which may be the number 0.0; one `return`: inlined
+    return zeros_like_grad(x) if _entry(g, key) is None else item_grad(t, key, x)
+
+
+def _entry(g, key):
+    """The gradient `g` (a list, tuple or dict of gradients, or None for zeros) holds at `key`."""
+    return g.get(key) if type(g) is dict else None if g is None else g[key]
 
 
 @defvjp(item_grad, "x")

@@ -340,14 +340,14 @@ def _initial_share(ans, x, axis, keepdims, initial, where):
 @defvjp(np.amin, "x", name="Min")
 @defvjp(np.nanmin, "x", name="Min")
 def extremum_vjp(g, ans, x, axis=None, out=None, keepdims=False, initial=None, where=True):
-    """g shared among the entries equal to the extremum; the others get +0 (not g * 0, which
-    is -0 for a negative g), as PyTorch's gradient of max and min."""
-    share = (
+    """g shared among the entries equal to the extremum; the others get +0 (`+ 0.0`: g * 0 is
+    -0 for a negative g), as PyTorch's gradient of max and min. One `return`, so that the
+    compiler inlines it (and its forward rules see through it: Hessians)."""
+    return unreduce(g, x, axis, keepdims) * (
         _extremum_share(ans, x, axis, keepdims)
         if initial is None
         else _extremum_share(ans, x, axis, keepdims, initial, where)
-    )
-    return np.where(share != 0, unreduce(g, x, axis, keepdims) * share, 0)
+    ) + 0.0
 
 
 @defvjp(np.max, "initial")
