@@ -138,8 +138,8 @@ def _fold_bound(node, bound, namer):
             value = fn(*values)
     except (ArithmeticError, ValueError, FloatingPointError):
         return None
-    if type(value) not in _BOUND_SCALARS:
-        return None
+    if type(value) not in _BOUND_SCALARS or not any(type(v) is type(value) for v in values):
+        return None  # (NumPy 1 makes float32 times a Python float a float64: the seed's dtype changed)
     name = "SEED64" if type(value) is np.float64 else "SEED32"
     return gast.copy_location(gast.Name(namer.helper(name, value), gast.Load(), None, None), node)
 
