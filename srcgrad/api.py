@@ -372,13 +372,15 @@ def vjp(fn, *args, verbose=False, source=None):
     # a Python number seeds a NumPy output in the output's dtype: weakly typed, 0.1 would
     # meet a float32 constant of a float64 program in float32 (NumPy's promotion)
     numpy_dtype = None if container or type(out) is float else getattr(out, "dtype", None)
+    if numpy_dtype is not None and numpy_dtype.kind != "f":
+        numpy_dtype = None
 
     def pullback(seed):
         if container:
             _check_seed(fn, out, seed)
         elif (seed.shape if type(seed) is _ndarray else np.shape(seed)) != shape:
             seed = _fitted_seed(fn, seed, shape)
-        if numpy_dtype is not None and type(seed) in (float, int) and numpy_dtype.kind == "f":
+        if numpy_dtype is not None and type(seed) in (float, int):
             seed = numpy_dtype.type(seed)
         grads = backward(seed)
         if plain or (len(grads) == len(args) and type(grads) is tuple and not any(map(_no_gradient, args))):

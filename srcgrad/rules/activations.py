@@ -432,16 +432,21 @@ def _huber_slope(d, delta):
     return np.clip(d, -delta, delta)
 
 
+def _pulled_back(slope, g, x, y, reduction, param):
+    """The gradient with respect to x (its negative: to y) of a loss of `d = x - y`
+    whose derivative is `slope(d, param)`, for the incoming gradient `g`."""
+    d = x - y
+    return slope(d, param) * (g / _count(d, reduction))
+
+
 @defvjp(smooth_l1_loss, "x", name="SmoothL1Loss")
 def smooth_l1_loss_vjp_x(g, ans, x, y, reduction="mean", beta=1.0):
-    d = x - y
-    return unbroadcast(_smooth_l1_slope(d, beta) * (g / _count(d, reduction)), x)
+    return unbroadcast(_pulled_back(_smooth_l1_slope, g, x, y, reduction, beta), x)
 
 
 @defvjp(smooth_l1_loss, "y")
 def smooth_l1_loss_vjp_y(g, ans, x, y, reduction="mean", beta=1.0):
-    d = x - y
-    return unbroadcast(-_smooth_l1_slope(d, beta) * (g / _count(d, reduction)), y)
+    return unbroadcast(-_pulled_back(_smooth_l1_slope, g, x, y, reduction, beta), y)
 
 
 @defjvp(smooth_l1_loss, "x")
@@ -456,14 +461,12 @@ def smooth_l1_loss_jvp_y(t, ans, x, y, reduction="mean", beta=1.0):
 
 @defvjp(huber_loss, "x", name="HuberLoss")
 def huber_loss_vjp_x(g, ans, x, y, reduction="mean", delta=1.0):
-    d = x - y
-    return unbroadcast(_huber_slope(d, delta) * (g / _count(d, reduction)), x)
+    return unbroadcast(_pulled_back(_huber_slope, g, x, y, reduction, delta), x)
 
 
 @defvjp(huber_loss, "y")
 def huber_loss_vjp_y(g, ans, x, y, reduction="mean", delta=1.0):
-    d = x - y
-    return unbroadcast(-_huber_slope(d, delta) * (g / _count(d, reduction)), y)
+    return unbroadcast(-_pulled_back(_huber_slope, g, x, y, reduction, delta), y)
 
 
 @defjvp(huber_loss, "x")
