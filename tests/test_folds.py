@@ -105,10 +105,34 @@ def _keyword_function(xs):
     return reduce(function=operator.add, sequence=xs)
 
 
-def test_a_fold_after_a_call_in_its_statement_stays_refused():
-    for fn in (_after_a_call, _keyword_function):
-        with pytest.raises(srcgrad.NotDifferentiableError, match="reduce"):
-            srcgrad.grad(fn)(X)
+def _calls_in_order(xs, log):
+    return _logged(log, "left", np.sum(xs)) * reduce(lambda a, b: a * _logged(log, "step", b), xs) + _logged(
+        log, "right", 1.0)
+
+
+def _logged(log, what, value):
+    log.append(what)
+    return value
+
+
+def test_a_fold_after_a_call_in_its_statement_runs_after_it():
+    # f = sum(exp(x)) + x0 + x1 + x2
+    g = srcgrad.grad(_after_a_call)(X)
+    np.testing.assert_allclose(g, np.exp(X) + 1.0, rtol=1e-13)
+    check(_after_a_call, X, expected=(np.exp(X) + 1.0,))
+    # each call once, in Python's order: the left operand, the fold's steps, the right operand
+    log = []
+    g = srcgrad.grad(_calls_in_order)(X, log)
+    assert log == ["left", "step", "step", "right"]
+    # f = (x0 + x1 + x2) * x0 * x1 * x2 + 1
+    s, p = X.sum(), X.prod()
+    np.testing.assert_allclose(g, p + s * p / X, rtol=1e-13)
+    assert "operand = " in srcgrad.source(srcgrad.grad(_after_a_call))
+
+
+def test_a_fold_by_keywords_stays_refused():
+    with pytest.raises(srcgrad.NotDifferentiableError, match="reduce"):
+        srcgrad.grad(_keyword_function)(X)
 
 
 def _fold_in_try(xs):
@@ -122,4 +146,15 @@ def _fold_in_try(xs):
 def test_a_fold_inside_a_try_block_is_refused_under_its_own_name():
     with pytest.raises(srcgrad.SrcGradError, match=r"`functools.reduce` \(it runs as a loop\) inside a `try` block") as info:
         srcgrad.grad(_fold_in_try)(X)
+    assert "test_folds.py, line" in str(info.value)
+
+
+def _conditional_fold(xs, first):
+    return xs[0] if first else reduce(lambda a, b: a * b, xs)
+
+
+def test_a_fold_of_a_lambda_run_conditionally_is_refused_as_such():
+    with pytest.raises(srcgrad.SrcGradError, match=r"`functools.reduce` of a `lambda` inside a conditional expression") as info:
+        srcgrad.grad(_conditional_fold)(X, False)
+    assert "compute it in a statement of its own first" in str(info.value)
     assert "test_folds.py, line" in str(info.value)

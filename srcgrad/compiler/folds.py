@@ -15,9 +15,11 @@ Before:                                        After:
 
 The loop computes what `reduce` computes, calling the function on the same values in the
 same order, so every later stage differentiates it as it would the loop written out.
-A call is rewritten where nothing before it in its statement calls anything (it is the
-statement's value, or an argument or operand after names, attributes and constants:
-`np.trace(reduce(np.dot, mats))`), so running it first changes no order; the function is
+A call is rewritten where its statement evaluates it unconditionally: the statement's
+value, or within call arguments, operands and subscripted values
+(`np.trace(reduce(np.dot, mats))`, `np.sum(np.exp(xs)) + reduce(f, xs)`). What the
+statement evaluates before it, other than names, attributes and constants, is bound to
+a fresh name first, in order, so every call runs where Python runs it; the function is
 a `lambda` of two plain parameters (its body, with the running value and the item for
 them, where it has no scope of its own: otherwise bound to a fresh name first) or a
 (dotted) name. Elsewhere, and with any other function, the call stays, and is refused
@@ -77,15 +79,16 @@ class _Folding:
                 found = _hoistable(s, self.is_reduce)
                 if found is None:
                     break
-                holder, field, index, call = found
+                holder, field, index, call, before = found
                 loop, result = self.loop(call)
                 if loop is None:
                     break
+                for slot_holder, slot_field, slot_index in before:
+                    value = self.namer.fresh("operand")
+                    out.append(syntax.located(syntax.assign(value, _slot(slot_holder, slot_field, slot_index)), s))
+                    _set_slot(slot_holder, slot_field, slot_index, syntax.name(value))
                 out += [syntax.located(x, s) for x in loop]
-                if index is None:
-                    setattr(holder, field, syntax.name(result))
-                else:
-                    getattr(holder, field)[index] = syntax.name(result)
+                _set_slot(holder, field, index, syntax.name(result))
             out.append(s)
         stmts[:] = out
 
@@ -138,35 +141,64 @@ class _Folding:
 
 
 def _hoistable(stmt, is_reduce):
-    """(node holding the call, its field, the index in that field's list or None, the call)
-    for the first `reduce` call of `stmt` that nothing before it in the statement's
-    evaluation calls anything, else None."""
+    """(node holding the call, its field, the index in that field's list or None, the
+    call, the slots evaluated before it that are not simple) for the first `reduce` call
+    of `stmt` in its evaluation order, else None. Binding those slots to names first, in
+    order, keeps every value and every call where Python evaluates it."""
     if type(stmt) in (gast.Assign, gast.Return, gast.Expr, gast.AnnAssign) or (
             type(stmt) is gast.AugAssign and type(stmt.target) is gast.Name):
-        return _first(stmt, "value", None, getattr(stmt, "value", None), is_reduce)
+        before = []
+        found = _first(stmt, "value", None, getattr(stmt, "value", None), is_reduce, before)
+        return None if found is None else (*found, before)
     return None
 
 
-def _first(holder, field, index, node, is_reduce):
-    """The first hoistable `reduce` call at or under `node` (held at holder.field[index]),
-    descending only where what is evaluated before it is simple."""
+def _first(holder, field, index, node, is_reduce, before):
+    """The first `reduce` call at or under `node` (held at holder.field[index]),
+    descending only where evaluation is unconditional and in source order (call
+    arguments, operands, a subscripted value); `before` gains each slot evaluated
+    before it that is not simple."""
     if type(node) is gast.Call:
         if is_reduce(node):
             return holder, field, index, node
+        mark = len(before)
         if not isinstance(node.func, _SIMPLE):
-            return None
+            before.append((node, "func", None))
         for k, arg in enumerate(node.args):
-            found = _first(node, "args", k, arg, is_reduce)
-            if found is not None or not isinstance(arg, _SIMPLE):
+            if type(arg) is gast.Starred:
+                break
+            found = _first(node, "args", k, arg, is_reduce, before)
+            if found is not None:
                 return found
+            if not isinstance(arg, _SIMPLE):
+                before.append((node, "args", k))
+        del before[mark:]
         return None
     if type(node) is gast.BinOp:
-        found = _first(node, "left", None, node.left, is_reduce)
-        if found is not None or not isinstance(node.left, _SIMPLE):
+        found = _first(node, "left", None, node.left, is_reduce, before)
+        if found is not None:
             return found
-        return _first(node, "right", None, node.right, is_reduce)
+        mark = len(before)
+        if not isinstance(node.left, _SIMPLE):
+            before.append((node, "left", None))
+        found = _first(node, "right", None, node.right, is_reduce, before)
+        if found is None:
+            del before[mark:]
+        return found
     if type(node) is gast.UnaryOp:
-        return _first(node, "operand", None, node.operand, is_reduce)
+        return _first(node, "operand", None, node.operand, is_reduce, before)
     if type(node) is gast.Subscript:
-        return _first(node, "value", None, node.value, is_reduce)
+        return _first(node, "value", None, node.value, is_reduce, before)
     return None
+
+
+def _slot(holder, field, index):
+    value = getattr(holder, field)
+    return value if index is None else value[index]
+
+
+def _set_slot(holder, field, index, value):
+    if index is None:
+        setattr(holder, field, value)
+    else:
+        getattr(holder, field)[index] = value
