@@ -108,6 +108,26 @@ def test_the_error_keeps_its_traceback_and_the_generated_lines_show():
     assert "<srcgrad nested_calls:grad>" in text and "= _inverted(x, " in text  # the generated line is shown
 
 
+def underflowing(x):
+    y = np.sqrt(x)
+    return np.sum(y * y * 0.0 ** (y - 10.0))
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: srcgrad.hessian(underflowing)(x),  # the linearized jvp of the gradient
+    lambda x: srcgrad.jacobian(srcgrad.grad(underflowing))(x),
+    lambda x: srcgrad.jvp(srcgrad.grad(underflowing), (x,), (x,)),  # the jvp of the gradient itself
+], ids=["hessian", "jacobian-of-grad", "jvp-of-grad"])
+def test_an_error_in_a_second_derivative_names_the_users_line(call):
+    with np.errstate(divide="raise"):
+        error, notes = _notes(lambda: call(np.array([1.0, 2.0, 3.0])), FloatingPointError)
+    assert len(notes) == 1, notes
+    head, where = notes[0].split("\n")
+    assert head.startswith("srcgrad: raised in `underflowing_grad_")
+    assert "which srcgrad generated from `underflowing`, at `" in head and "0.0 ** " in head  # the generated line
+    assert where == f"  computing `return np.sum(y * y * 0.0 ** (y - 10.0))` ({HERE}, line {_line(underflowing, 2)})"
+
+
 def test_an_error_the_caller_catches_is_the_same_error():
     df = srcgrad.grad(root)
     for _ in range(3):  # the same derivative, called again: one note per error

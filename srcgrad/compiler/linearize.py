@@ -20,9 +20,11 @@ statement read before it; tangent statements assign only names no primal stateme
 assigns; the function returns `(out, out_dot)`.
 """
 
+import functools
+
 import gast
 
-from . import printing, syntax
+from . import origins, printing, syntax
 
 
 def split(text, tangent_params):
@@ -88,7 +90,9 @@ def function(jvp_function, text, name):
     cells = dict(zip(code.co_freevars, jvp_function.__closure__ or ()))
     program = frontend.Program(fn=None, tree=syntax.parse(text).body[0], filename=f"<srcgrad {name}>", first_line=1,
                                indent=0, source_lines=text.splitlines(), globals=jvp_function.__globals__, cells=cells)
-    made = load.function(text, name, program, {}, "linearize")
+    behind = getattr(jvp_function, "__srcgrad_described__", None)
+    origin = None if behind is None else functools.partial(origins.matched, text, jvp_function.__srcgrad_source__, behind)
+    made = load.function(text, name, program, {}, "linearize", origin=origin)
     made.__srcgrad_source__ = text
     return made
 

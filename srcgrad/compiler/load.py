@@ -33,7 +33,8 @@ _OUTER = "__srcgrad_outer__"
 def function(text, fn_name, program, helpers, label, origin=None):
     """Compile `text` (defining `fn_name`) for `program`'s scope, with `helpers` bound.
     `origin()`, called when an error needs it, gives (user file, user function name,
-    {line of `text`: (user line, whether the line differentiates it)})."""
+    {line of `text`: (user line, whether the line differentiates it), or the user line
+    alone where the line differentiates it})."""
     guarded, text_lines = _guarded(text)
     names = list(helpers) + [_GUARD]
     body = "".join("    " + line if line.strip() else line for line in guarded.splitlines(True))
@@ -134,13 +135,16 @@ class Guard:
         generated = self.text.splitlines()[line - 1].strip()
         if len(generated) > 100:
             generated = generated[:96] + " ..."
-        if self.origin is None:  # generated from generated code (a Hessian's linearization)
-            return f"srcgrad: raised in `{fn_name}`, which srcgrad generated, at `{generated}`"
-        here = f"srcgrad: raised in `{fn_name}`, the derivative of `{self.name}`, at `{generated}`"
-        filename, _, lines = self.origin()
-        user_line, differentiates = lines.get(line, (None, False))
-        if user_line is None:
-            return here
+        filename, name, lines = self.origin() if self.origin is not None else (None, None, {})
+        if name is None or name == self.name:
+            here = f"srcgrad: raised in `{fn_name}`, the derivative of `{self.name}`, at `{generated}`"
+        else:  # generated from generated code (a Hessian), its lines carried on to the user's
+            here = f"srcgrad: raised in `{fn_name}`, which srcgrad generated from `{name}`, at `{generated}`"
+        found = lines.get(line)
+        if found is None:
+            return here if self.origin is not None else (
+                f"srcgrad: raised in `{fn_name}`, which srcgrad generated, at `{generated}`")
+        user_line, differentiates = found if type(found) is tuple else (found, True)
         user_text = linecache.getline(filename, user_line).strip()
         doing = "differentiating" if differentiates else "computing"
         return f"{here},\n  {doing} `{user_text}` ({filename}, line {user_line})"

@@ -36,6 +36,33 @@ def described(outlined, text, program):
     return program.filename, program.name, _mapped(outlined, text, program)
 
 
+def through(origin, behind):
+    """`origin` of a derivative of generated code (its lines -> the generated code's
+    lines) carried on to the user's lines by `behind`, the generated code's `located`;
+    in `origin`'s form (a line or a (line, differentiates) pair per line)."""
+    _, _, lines = origin()
+    filename, name, table_ = behind()
+    carried = {}
+    for line, at in lines.items():
+        paired = type(at) is tuple
+        step = table_.get(at[0] if paired else at)
+        if step is not None:
+            carried[line] = (step, at[1]) if paired else step
+    return filename, name, carried
+
+
+def matched(text, source, origin):
+    """`origin` of the generated code `source`, for `text` made of its
+    statements (a linearization): a line of `text` takes the line of `source` that holds
+    the same statement first."""
+    first = {}
+    for k, line in enumerate(source.splitlines(), 1):
+        first.setdefault(line.strip(), k)
+    filename, name, lines = origin()
+    found = {k: lines.get(first.get(line.strip())) for k, line in enumerate(text.splitlines(), 1)}
+    return filename, name, {k: v for k, v in found.items() if v is not None}
+
+
 def table(outlined, text, program):
     """{line of `text`: line of the user's file} for the FunctionDef with the `outline`
     `outlined`, emitted as `text`."""

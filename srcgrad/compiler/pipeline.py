@@ -406,12 +406,17 @@ def _finish(prepared, verbose, signature=None):
         print(standalone.text(unit))
     where = replace(program, fn=None, globals={}, cells={}, nested={}, bound={})  # not the function: see cache.py
     outline = origins.outline(tree, program)
-    function = load.function(text, tree.name, program, namer.helpers, mode,
-                             origin=functools.partial(origins.described, outline, text, where))
+    described = functools.partial(origins.described, outline, text, where)
+    located = functools.partial(origins.located, outline, text, where)  # when an error needs it
+    behind = getattr(program.fn, "__srcgrad_origin__", None) if program.generated else None
+    if behind is not None:  # a derivative of a derivative: on to the user's lines
+        described, located = (functools.partial(origins.through, o, behind) for o in (described, located))
+    function = load.function(text, tree.name, program, namer.helpers, mode, origin=described)
     function.__srcgrad_unit__ = unit
     function.__defaults__, function.__kwdefaults__ = stand_in.defaults(program.fn)
     function.__srcgrad_source__ = text
-    function.__srcgrad_origin__ = functools.partial(origins.located, outline, text, where)  # when an error needs it
+    function.__srcgrad_origin__ = located
+    function.__srcgrad_described__ = described  # linearize.py's, for its notes
     return function
 
 
