@@ -279,3 +279,34 @@ def test_hypot_and_atan2_at_the_origin():
         for mode in ("forward", "reverse"):
             assert np.allclose(srcgrad.jacobian(_hypot_of, mode=mode)(x), [0.0, math.sqrt(5.0)])
     assert srcgrad.grad(_distance, wrt=(0, 1))(3.0, 4.0) == pytest.approx((0.6, 0.8))
+
+
+def _atanh_twice(y):
+    return math.atanh(y) * 2.0 + math.asin(y / 3.0)
+
+
+def _unused_root(x, c):
+    r = math.sqrt(c)  # read by nothing the derivative needs: `c` is not differentiated
+    return x * 2.0 + 0.0 * r
+
+
+@pytest.mark.parametrize("make", [
+    lambda f: srcgrad.grad(f),
+    lambda f: srcgrad.value_and_grad(f),
+    lambda f: (lambda *a: srcgrad.vjp(f, *a)[1](1.0)),
+    lambda f: srcgrad.hessian(f),
+], ids=["grad", "value_and_grad", "vjp", "hessian"])
+def test_a_math_function_outside_its_domain_raises_in_the_derivative_as_in_the_function(make):
+    # the derivative of atanh(y) * 2 needs no atanh(y); dropped, the gradient was -1.6 at y = 1.5
+    derivative = make(_atanh_twice)
+    for _ in range(2):  # the general code, then the specialized one
+        assert np.isfinite(derivative(0.5)).all()
+        with pytest.raises(ValueError, match="math domain error"):
+            derivative(1.5)
+    with pytest.raises(ValueError, match="math domain error"):
+        _atanh_twice(1.5)
+    assert srcgrad.grad(_atanh_twice)(0.5) == pytest.approx(2.0 / (1.0 - 0.25) + 1.0 / 3.0 / math.sqrt(1.0 - 0.5 ** 2 / 9.0))
+    df = srcgrad.grad(_unused_root)
+    assert df(1.0, 4.0) == 2.0 and df(1.0, 4.0) == 2.0
+    with pytest.raises(ValueError, match="math domain error"):
+        df(1.0, -4.0)

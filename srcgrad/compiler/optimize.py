@@ -11,8 +11,9 @@ Before:  y_bar = out_bar                 After:  x_bar = out_bar * 2.0
   `0.5 * (e - 0.0)` is `0.5 * e` (a float factor makes the result a float either way).
 - Dead code: an assignment whose target is never read anywhere is dropped when its
   right-hand side calls nothing but pure functions (`rules.purity`: ufuncs, most NumPy
-  functions, `math`, the computing helpers); other calls may have effects, such as
-  drawing random numbers, and are kept.
+  functions, the computing helpers); other calls may have effects, such as drawing
+  random numbers, and are kept, and so are `math`'s, which raise outside their domain
+  (the derivative of `math.atanh(y)` raises where the function does).
 - Bound scalars: where specialized code binds a NumPy float64 constant (the seed
   `SEED64`), arithmetic of it with number constants is computed once, here, into
   another bound float64 constant (`SEED64 * 0.25` -> `SEED64_1`, bound to 0.25):
@@ -25,7 +26,7 @@ import operator
 import gast
 import numpy as np
 
-from ..rules.purity import is_pure_call
+from ..rules.purity import is_droppable_call
 from . import attempts, syntax
 from .shapes import _Resolver
 
@@ -313,7 +314,7 @@ def _does_nothing(stmts):
 def _pure(value, resolve):
     for n in _nodes(value):
         if isinstance(n, gast.Call):
-            if any(isinstance(a, gast.Starred) for a in n.args) or not is_pure_call(
+            if any(isinstance(a, gast.Starred) for a in n.args) or not is_droppable_call(
                 resolve(n.func), len(n.args), {k.arg for k in n.keywords}
             ):
                 return False

@@ -3,8 +3,10 @@
 `is_pure_call(fn, n_args, keywords)` is True for NumPy ufuncs called without an output
 argument, for the NumPy functions listed here called without `out`, for the `math`
 module's functions, and for the helpers of generated code that only compute (not
-`grad_seed`, whose check is its effect). A pure call may still raise on bad input; the
-optimizer treats an unused one as dead all the same, as compilers do.
+`grad_seed`, whose check is its effect). A pure call may still raise on bad input.
+`is_droppable_call` says which unused calls the optimizer may drop: the pure ones
+except `math`'s, which raise on values outside their domain (`math.atanh(1.5)`, where
+NumPy's return nan), so that a derivative raises where its function raises.
 """
 
 import math
@@ -45,3 +47,13 @@ def is_pure_call(fn, n_args, keywords):
     except TypeError:  # unhashable
         return False
     return known and n_args <= _OUT_POSITION.get(fn, n_args)
+
+
+def is_droppable_call(fn, n_args, keywords):
+    """Whether an unused call of `fn` may be dropped: pure, and not a `math` function."""
+    if not is_pure_call(fn, n_args, keywords):
+        return False
+    try:
+        return fn not in _MATH
+    except TypeError:  # unhashable
+        return True
