@@ -113,6 +113,46 @@ def test_corpus_gradients_equal_python(numba, fn):
         assert _runs(compiled) == {"numba"}, compiled.__srcgrad_backend__.describe()
 
 
+def near_edges(x, y):
+    return math.asin(y) + math.atanh(y) + math.sqrt(x) + math.acosh(1.0 + x)
+
+
+def root_branch(x):
+    from_root = 1.0 if math.sqrt(x) > 1.0 else 2.0  # numba's sqrt(-1.0) is nan: the other branch
+    return from_root * x
+
+
+def overflowing(x, p):
+    return (x ** p) * 0.5
+
+
+def test_a_math_domain_error_raises_as_in_python(numba):
+    """numba's math returns nan where Python's raises: its checked versions send the call to Python."""
+    for fn, good, bad in ((near_edges, (0.3, 0.5), (0.3, 1.5)), (root_branch, (4.0,), (-1.0,))):
+        python = srcgrad.grad(fn, wrt=tuple(range(len(good))))
+        compiled = srcgrad.grad(fn, wrt=tuple(range(len(good))), backend="numba")
+        _same(compiled(*good), python(*good))
+        assert _runs(compiled) == {"numba"}, compiled.__srcgrad_backend__.describe()
+        assert "math_sqrt(" in compiled.__srcgrad_backend__.source()
+        for _ in range(2):
+            with pytest.raises(ValueError, match="math domain error") as info:
+                compiled(*bad)
+            if sys.version_info >= (3, 11):
+                assert any(fn.__name__ in note for note in info.value.__notes__)  # located at the user's line
+            _same(compiled(*good), python(*good))
+
+
+def test_a_result_with_nan_or_inf_is_the_python_derivatives(numba):
+    python = srcgrad.grad(overflowing, wrt=(0,))
+    compiled = srcgrad.grad(overflowing, wrt=(0,), backend="numba")
+    _same(compiled(2.0, 3.0), python(2.0, 3.0))
+    assert _runs(compiled) == {"numba"}
+    with pytest.raises(OverflowError):  # Python's float power raises; numba's gives inf
+        compiled(10.0, 400.0)
+    with pytest.raises(TypeError, match="returned complex"):  # Python's gives a complex number; numba's nan
+        compiled(-8.0, 0.5)
+
+
 def test_code_numba_cannot_compile_runs_python_and_says_why(numba):
     compiled = srcgrad.grad(calls_a_list_helper, wrt=(0, 1), backend="numba")
     with warnings.catch_warnings():

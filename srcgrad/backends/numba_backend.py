@@ -19,6 +19,10 @@ signature (`compiler/cache.py`, `shapes.py`), and then compiles that code's sour
    derivative's on that first call, the signature keeps running the Python derivative,
    and `derivative.__srcgrad_backend__` says why (`describe()`); no warning is issued.
 
+A later call whose compiled result holds a nan or an infinity runs the Python derivative
+again, which raises where Python raises (`10.0 ** 400`), and so does one where a checked
+`math` function met a number outside its domain (numba_helpers.py).
+
 The text compiled is the generated one as numba spells it (numba_helpers.py: numba
 versions of the runtime and rule helpers it calls, `np.matmul` as `np_matmul`, and with
 float32 arrays only, float literals as float32, which keeps NumPy's float32 arithmetic);
@@ -267,7 +271,7 @@ def compile_generated(generated, args, expected):
         rewritten, why = None, "an argument is an array"
     floats = {a.dtype for a in args if type(a) is np.ndarray and a.dtype.kind == "f"}
     float32 = floats == {np.dtype(np.float32)}  # float32 arrays only: float32 arithmetic, as in NumPy
-    text, rewritten = numba_spelling(text, float32), rewritten and numba_spelling(rewritten, float32)
+    text, rewritten = numba_spelling(text, float32, env), rewritten and numba_spelling(rewritten, float32, env)
     lists = "no tape" if why == "no tape" else "numba lists for tapes" + (f" ({why})" if why else "")
     attempts = ([("array tapes", rewritten)] if rewritten else []) + [(lists, text)]
     failures = []
@@ -332,9 +336,25 @@ def compiled_call(python, args, report):
             return python(*args)
         except Exception as error:  # noqa: BLE001 - re-raised, located
             _raise_located(python, args, error)
+        if not _finite(result):
+            return python(*args)
         return result if restore is None else restore(result)
 
     return run
+
+
+def _finite(result):
+    """Whether every float in a compiled result is finite. Where one is not, the call runs
+    the Python derivative instead: numba's arithmetic gives nan or inf where Python's may
+    raise (`10.0 ** 400`) or make a complex number (`(-8.0) ** 0.5`)."""
+    t = type(result)
+    if t is float:
+        return result - result == 0.0
+    if t is tuple:
+        return all([_finite(r) for r in result])
+    if t is np.ndarray:
+        return result.dtype.kind != "f" or bool(np.isfinite(result).all())
+    return not isinstance(result, np.floating) or bool(np.isfinite(result))
 
 
 def _raise_located(python, args, error):
@@ -448,6 +468,8 @@ def compiled(python):
                 return python(*args)
             except Exception as error:  # noqa: BLE001 - re-raised, located
                 _raise_located(python, args, error)
+            if not _finite(result):
+                return python(*args)
             return result if sig.restore is None else sig.restore(result)
         return python(*args)
 

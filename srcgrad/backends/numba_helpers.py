@@ -8,10 +8,14 @@ runs Python). What numba has no version of is spelled as one of the helpers here
 `np.matmul(a, b)` -> `np_matmul(a, b)`, `np.multiply.outer` -> `np_multiply_outer`, the
 `np.add.reduce` that unbroadcasting binds -> `add_reduce` (`numba_spelling`,
 `environment`). The array tapes' helpers (`float_tape`, `tape_push`) live here too.
+`math`'s functions are spelled as checked ones (`math.sqrt(x)` -> `math_sqrt(x)`): where
+Python's raise (a domain or range error: `math.sqrt(-1.0)`), numba's return nan or inf;
+the checked ones raise `CompiledUnsupported` there, and the call runs in Python.
 Imported only by numba_backend.py, after numba.
 """
 
 import ast
+import math
 
 import numba
 import numpy as np
@@ -200,10 +204,43 @@ def tape_push(tape, top, value):
     return top + 1
 
 
+def _checked(function):
+    """`function` of `math`, compiled, raising CompiledUnsupported where Python's raises: a
+    nan from numbers that are not nan (a domain error), an infinity from finite ones (a
+    range error, or `math.log(0.0)`)."""
+    if function in _TWO_ARGUMENTS:
+        @numba.njit
+        def checked2(x, y):
+            r = function(x, y)
+            if (r != r and x == x and y == y) or ((r == math.inf or r == -math.inf) and x - x == 0.0 and y - y == 0.0):
+                raise CompiledUnsupported("outside the domain of a math function")
+            return r
+
+        return checked2
+
+    @numba.njit
+    def checked(x):
+        r = function(x)
+        if (r != r and x == x) or ((r == math.inf or r == -math.inf) and x - x == 0.0):
+            raise CompiledUnsupported("outside the domain of a math function")
+        return r
+
+    return checked
+
+
+_TWO_ARGUMENTS = {math.pow, math.fmod, math.hypot}
+# the math functions that raise on some finite numbers, by name -> helper name (sin, cos
+# and tan raise only on an infinity, whose nan the check of the result sees)
+_CHECKED_MATH = {
+    name: f"math_{name}" for name in (
+        "sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "asin", "acos", "sinh", "cosh", "asinh", "acosh",
+        "atanh", "gamma", "lgamma", "pow", "fmod", "hypot")
+}
 _SPELLINGS = {"matmul": "np_matmul", "multiply.outer": "np_multiply_outer"}  # np.<this> -> the helper called
 HELPERS = {  # the names the compiled text may call besides the generated code's own
     "float_tape": float_tape, "int_tape": int_tape, "tape_push": tape_push,
     "np_matmul": np_matmul, "np_multiply_outer": np_multiply_outer,
+    **{helper: _checked(getattr(math, name)) for name, helper in _CHECKED_MATH.items()},
 }
 
 
@@ -216,17 +253,25 @@ def _numpy_path(node):
     return ".".join(reversed(parts)) if isinstance(node, ast.Name) and node.id == "np" else None
 
 
-def numba_spelling(text, float32=False):
+def numba_spelling(text, float32=False, env=None):
     """`text` with the NumPy calls numba types wrongly (`np.matmul(a, b)`) calling the
-    helpers that spell them its way (`np_matmul(a, b)`), and with `float32`, its float
+    helpers that spell them its way (`np_matmul(a, b)`), the `math` functions that raise
+    on some numbers (`math.sqrt`, or `sqrt` imported from math, by the names `env` binds)
+    calling their checked versions (`math_sqrt`), and with `float32`, its float
     literals made float32 (`np.float32(0.5)`): in NumPy a literal takes the dtype of the
     array it meets, in numba it is a float64 that widens float32 scalars; the rest as it is."""
     edits = []
-    for node in ast.walk(ast.parse(text)):
+    tree = ast.parse(text)
+    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    env = {k: v for k, v in (env or {}).items() if k not in stored}  # a local name is not the global's
+    for node in ast.walk(tree):
         func = node.func if isinstance(node, ast.Call) else None
         path = _numpy_path(func) if isinstance(func, ast.Attribute) else None
+        checked = _checked_name(func, env) if func is not None else None
         if path in _SPELLINGS and func.lineno == func.end_lineno:
             edits.append((func.lineno, func.col_offset, func.end_col_offset, _SPELLINGS[path]))
+        elif checked is not None and func.lineno == func.end_lineno and not node.keywords:
+            edits.append((func.lineno, func.col_offset, func.end_col_offset, checked))
         elif float32 and isinstance(node, ast.Constant) and type(node.value) is float and node.lineno == node.end_lineno:
             edits.append((node.lineno, node.col_offset, node.end_col_offset, f"np.float32({node.value!r})"))
     if not edits:
@@ -236,6 +281,22 @@ def numba_spelling(text, float32=False):
         row = lines[line - 1].encode()  # ast's columns count UTF-8 bytes
         lines[line - 1] = (row[:start] + name.encode() + row[end:]).decode()
     return "".join(lines)
+
+
+def _checked_name(func, env):
+    """The checked helper called for the function `func` names, if it is one of math's."""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and env.get(func.value.id) is math:
+        name = func.attr
+    elif isinstance(func, ast.Name):
+        name = func.id
+        if getattr(math, name, None) is not env.get(name, _ABSENT):
+            return None
+    else:
+        return None
+    return _CHECKED_MATH.get(name)
+
+
+_ABSENT = object()
 
 
 def environment(fn):
