@@ -1,0 +1,55 @@
+"""Derivatives called again with other kinds of arguments (dtypes, shapes, Python and
+NumPy scalars, 0-d, empty, non-contiguous, Fortran-ordered, read-only and byte-swapped
+arrays, the same array twice), from a hunt for stale or wrongly specialized results:
+each call of one derivative object must give exactly what a fresh derivation gives after
+`cache.clear()`, the float64 central differences, and gradients of the argument's
+type, shape and dtype.
+
+Regressions found by the hunt:
+
+- The pullback of `split_vjp` specialized code took its seed to be of the kind of the
+  values the backward pass assigns to it (a loop carrying the seed's adjoint, as in
+  Horner's rule): a float64 or np.float32 seed of a program of Python floats gave NumPy
+  scalar gradients, and a float64 seed of a float32 program float64 gradients (the
+  general code gives the argument's type). The seed is of any kind.
+"""
+
+import numpy as np
+import pytest
+
+import srcgrad
+from srcgrad.compiler import cache
+from srcgrad.compiler.cache import general_code
+from specialization_programs import horner, looped
+
+
+def same(a, b):
+    """Equal values of the same types, dtypes and shapes (NaN equal to NaN), recursively."""
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (np.ndarray, np.generic)):
+        return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+    return a == b or (a != a and b != b)
+
+
+# --- the seed of a split pullback ------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [np.float64(1.0), np.float32(1.0), np.array(1.0), 1.0])
+def test_a_pullback_seed_carried_by_a_loop_is_of_any_kind(seed):
+    out, pullback = srcgrad.vjp(horner, 0.5, 2.0)
+    general = general_code(pullback.__srcgrad_lazy__.get().function)(0.5, 2.0)[1]
+    grads = pullback(seed)
+    assert same(grads, general(seed)) and same(grads, (4.0, 1.75))
+
+
+def test_a_float64_seed_of_a_float32_loop_gives_float32_gradients():
+    x, y = np.array([0.7, -1.2, 2.0], np.float32), np.array([0.5, 1.5, -0.3], np.float32)
+    out, pullback = srcgrad.vjp(looped, x, y)
+    general = general_code(pullback.__srcgrad_lazy__.get().function)(x, y)[1]
+    for seed in (np.float64(1.0), np.array(1.0)):
+        grads = pullback(seed)
+        assert [g.dtype for g in grads] == [np.float32, np.float32]
+        assert same(grads, general(seed))
