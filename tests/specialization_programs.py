@@ -72,3 +72,27 @@ def horner(a, b):
     for i in range(3):
         s = s * a + b
     return s
+
+
+def squares(x):
+    return np.sum(x * x)
+
+
+def cubes(x):
+    return np.sum(x * x * x)
+
+
+def product_of_two(a, b):
+    return a * b
+
+
+def square_of_first(a, b):
+    return a * a
+
+
+act = np.tanh
+
+
+def doubled_activation(x):
+    """Calls a global function, which the tests rebind."""
+    return np.sum(act(x) * 2.0)

@@ -22,6 +22,8 @@ from srcgrad.compiler import cache
 from srcgrad.compiler.cache import general_code
 from specialization_programs import horner, looped
 
+X = np.array([0.7, -1.2, 2.0])
+
 
 def same(a, b):
     """Equal values of the same types, dtypes and shapes (NaN equal to NaN), recursively."""
@@ -53,3 +55,24 @@ def test_a_float64_seed_of_a_float32_loop_gives_float32_gradients():
         grads = pullback(seed)
         assert [g.dtype for g in grads] == [np.float32, np.float32]
         assert same(grads, general(seed))
+
+
+# --- code replaced and globals rebound after the first calls ---------------------------
+
+
+@pytest.mark.parametrize("transform", ["grad", "value_and_grad"])
+@pytest.mark.parametrize("pair", [("squares", "cubes", X), ("product_of_two", "square_of_first", 3.0)],
+                         ids=["numpy", "reading-no-global"])
+def test_replacing_the_code_of_a_differentiated_function_is_seen(transform, pair, monkeypatch):
+    import specialization_programs as programs
+
+    first, second, x = getattr(programs, pair[0]), getattr(programs, pair[1]), pair[2]
+    monkeypatch.setattr(first, "__code__", first.__code__)  # restored afterwards
+    df = getattr(srcgrad, transform)(first)
+    args = (x,) if first is programs.squares else (x, 2.0)
+    df(*args)
+    first.__code__ = second.__code__
+    cache.clear()
+    fresh = getattr(srcgrad, transform)(first)(*args)
+    assert same(df(*args), fresh)
+    assert same(df(*args), getattr(srcgrad, transform)(second)(*args))
