@@ -76,3 +76,30 @@ def test_replacing_the_code_of_a_differentiated_function_is_seen(transform, pair
     fresh = getattr(srcgrad, transform)(first)(*args)
     assert same(df(*args), fresh)
     assert same(df(*args), getattr(srcgrad, transform)(second)(*args))
+
+
+@pytest.mark.parametrize("shape", [(3,), ()], ids=["vector", "scalar-output-of-0d"])
+def test_compile_sees_a_global_function_rebound_after_its_first_calls(shape, monkeypatch):
+    """`@srcgrad.compile` generates the derivative at the second tracked call of a kind;
+    a rebound global it calls makes later calls generate it again (before, the kept
+    derivative of tanh pulled back through sin's values: 2 * (1 - sin(x) ** 2))."""
+    import specialization_programs as programs
+
+    monkeypatch.setattr(programs, "act", np.tanh)
+    compiled = srcgrad.compile(programs.doubled_activation)
+    x = np.full(shape, 0.3)
+
+    def gradient():
+        t = srcgrad.tensor(x, requires_grad=True)
+        out = compiled(t)
+        out.backward()
+        return out.item(), t.grad.numpy()
+
+    for _ in range(3):
+        value, g = gradient()
+        np.testing.assert_allclose(g, 2 * (1 - np.tanh(x) ** 2))
+    programs.act = np.sin
+    for _ in range(3):
+        value, g = gradient()
+        assert value == pytest.approx(np.sum(np.sin(x)) * 2)
+        np.testing.assert_allclose(g, 2 * np.cos(x))
