@@ -96,3 +96,96 @@ act = np.tanh
 def doubled_activation(x):
     """Calls a global function, which the tests rebind."""
     return np.sum(act(x) * 2.0)
+
+
+# --- loops whose invariant-looking statements read what the loop changes --------------
+
+
+def augmented(x):
+    y = x * 1.0
+    s = 0.0
+    for i in range(3):
+        t = np.sum(y ** 2)
+        y += x
+        s = s + t
+    return s
+
+
+def appended(x):
+    xs = [x]
+    s = 0.0
+    for i in range(3):
+        s = s + len(xs) * np.sum(x)
+        xs.append(x * 2.0)
+    return s + np.sum(xs[-1])
+
+
+def written_through_out(x):
+    y = np.zeros(3)
+    s = 0.0
+    for i in range(3):
+        t = np.sum(y * x)
+        np.add(y, x, out=y)
+        s = s + t
+    return s
+
+
+def dict_entry_rebound(x):
+    d = {"k": x}
+    s = 0.0
+    for i in range(3):
+        t = np.sum(d["k"] ** 2)
+        d["k"] = d["k"] * 1.5
+        s = s + t
+    return s
+
+
+def written_by_a_nested_def(x):
+    a = np.zeros(3)
+    s = 0.0
+
+    def put(i):
+        a[i] = x[i] * 2.0
+
+    for i in range(3):
+        t = np.sum(a) * x[0]
+        put(i)
+        s = s + t
+    return s
+
+
+def copied_to(x):
+    a = np.zeros(3)
+    s = 0.0
+    for i in range(3):
+        t = np.sum(a) * x[1]
+        np.copyto(a, x * i)
+        s = s + t
+    return s
+
+
+def whole_slice_written(x):
+    a = np.zeros(3)
+    s = 0.0
+    for i in range(3):
+        t = np.sum(a ** 2) * x[2]
+        a[...] = a + x
+        a[:] = a * 0.5
+        s = s + t
+    return s
+
+
+def written_in_the_outer_loop(x):
+    a = np.zeros(3)
+    s = 0.0
+    for i in range(3):
+        for j in range(2):
+            s = s + np.sum(a) * x[j]
+        a[i] = x[i] ** 2
+    return s
+
+
+LOOPS = [
+    augmented, appended, written_through_out, dict_entry_rebound, written_by_a_nested_def, copied_to,
+    whole_slice_written, written_in_the_outer_loop,
+]

@@ -20,7 +20,9 @@ import pytest
 import srcgrad
 from srcgrad.compiler import cache
 from srcgrad.compiler.cache import general_code
-from specialization_programs import horner, looped
+from conftest import numerical_grad
+from program_checks import check, check_hessian
+from specialization_programs import LOOPS, SCALAR, horner, looped
 
 X = np.array([0.7, -1.2, 2.0])
 
@@ -34,6 +36,100 @@ def same(a, b):
     if isinstance(a, (np.ndarray, np.generic)):
         return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
     return a == b or (a != a and b != b)
+
+
+# --- one derivative called with changing kinds of arguments ------------------------------
+
+A, B = np.array([0.7, -1.2, 2.0]), np.array([0.5, 1.5, -0.3])
+
+
+def _read_only(a):
+    a = a.copy()
+    a.flags.writeable = False
+    return a
+
+
+KINDS = [  # (x, y), one call after the other
+    (A, B), (A.astype(np.float32), B.astype(np.float32)), (A.astype(np.float32), 1.5), (A, B.astype(np.float32)),
+    (0.7, 1.5), (np.float32(0.7), np.float32(1.5)), (np.float64(0.7), 1.5), (np.array(0.7), np.array(1.5)),
+    (A[None, :], B), (np.stack([A, B, 2 * A]), B[None, :]), (A, np.array([[0.5], [2.0]])),
+    (np.asfortranarray(np.stack([A, B]).T), np.array([1.0, 2.0])), (np.stack([A, B]).T, np.array([1.0, 2.0])),
+    (A[::-1], B[::2][:1]), (A, A), (_read_only(A), B), (A.astype(">f8"), B), (A.astype(np.float16), B.astype(np.float16)),
+    (A, B),
+]
+
+
+def _kind(v):
+    return type(v), getattr(v, "dtype", None), np.shape(v)
+
+
+def _float64(v):
+    return v.astype(np.float64) if isinstance(v, np.ndarray) else float(v)
+
+
+def _tolerance(*args):
+    dtypes = {getattr(a, "dtype", np.dtype(np.float64)) for a in args}
+    return 1e-5 if dtypes <= {np.dtype(np.float64), np.dtype(">f8")} else 3e-2 if np.dtype(np.float16) in dtypes else 2e-3
+
+
+def _fresh(call):
+    cache.clear()
+    return call()
+
+
+@pytest.mark.parametrize("fn", SCALAR, ids=lambda f: f.__name__)
+def test_grad_of_changing_kinds_equals_a_fresh_derivation_and_differences(fn):
+    df = srcgrad.value_and_grad(fn, wrt=(0, 1))
+    for x, y in KINDS:
+        before = (np.copy(x), np.copy(y))
+        value, grads = df(x, y)
+        assert same((value, grads), _fresh(lambda: srcgrad.value_and_grad(fn, wrt=(0, 1))(x, y)))
+        assert same(value, fn(x, y))
+        tol = _tolerance(x, y)
+        for i, (g, a) in enumerate(zip(grads, (x, y))):
+            assert _kind(g) == _kind(a)
+            np.testing.assert_allclose(g, numerical_grad(fn, (_float64(x), _float64(y)), i), rtol=tol, atol=tol)
+        assert same((np.copy(x), np.copy(y)), before)
+
+
+@pytest.mark.parametrize("fn", SCALAR[:6], ids=lambda f: f.__name__)
+def test_vjp_and_jvp_of_changing_kinds_equal_a_fresh_derivation(fn):
+    def pulled(x, y):
+        out, pullback = srcgrad.vjp(fn, x, y)
+        return out, [pullback(seed) for seed in (1.0, np.float32(2.0), np.ones_like(out))]
+
+    def pushed(x, y):
+        tangents = tuple(np.full(np.shape(v), 0.5) if isinstance(v, np.ndarray) else 0.5 for v in (x, y))
+        return srcgrad.jvp(fn, (x, y), tangents), srcgrad.jvp(fn, (x, y), (tangents[0], None))
+
+    for x, y in KINDS:
+        found = pulled(x, y), pushed(x, y)
+        assert same(found, _fresh(lambda: (pulled(x, y), pushed(x, y))))
+
+
+@pytest.mark.parametrize("fn", [SCALAR[0], SCALAR[7], SCALAR[8]], ids=lambda f: f.__name__)
+def test_jacobians_and_hessians_of_changing_kinds_equal_a_fresh_derivation(fn):
+    def derivatives(x, y):
+        return (srcgrad.jacobian(fn, wrt=(0, 1))(x, y), srcgrad.jacobian(fn, wrt=(0, 1), mode="reverse")(x, y),
+                srcgrad.hessian(fn, wrt=0)(x, y))
+
+    made = (srcgrad.jacobian(fn, wrt=(0, 1)), srcgrad.jacobian(fn, wrt=(0, 1), mode="reverse"), srcgrad.hessian(fn, wrt=0))
+    for x, y in KINDS[:10]:
+        found = tuple(d(x, y) for d in made)
+        assert same(found, _fresh(lambda: derivatives(x, y)))
+        tol = _tolerance(x, y)
+        np.testing.assert_allclose(np.reshape(found[0][0], np.shape(x)),
+                                   numerical_grad(fn, (_float64(x), _float64(y)), 0), rtol=tol, atol=tol)
+
+
+# --- loop-invariant statements reading what the loop changes ----------------------------
+
+
+@pytest.mark.parametrize("fn", LOOPS, ids=lambda f: f.__name__)
+def test_a_statement_reading_what_its_loop_changes_stays_in_the_loop(fn):
+    check(fn, A)
+    if fn in LOOPS[:3]:
+        check_hessian(fn, (A,), 0)
 
 
 # --- the seed of a split pullback ------------------------------------------------------
