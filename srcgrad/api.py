@@ -280,25 +280,26 @@ def _transform(fn, mode, wrt, verbose, source=None):
             containers = check_arguments(lazy.derivative, names, args, kwargs) or containers
         return containers
 
+    current = [None, None]  # the derivative last built, its dispatcher (None: none)
+
+    @functools.wraps(fn)
+    def derivative(*args, **kwargs):
+        found = lazy.get()
+        if found is not current[0]:  # built again (a name it calls through was rebound), or first
+            made = getattr(found.function, "__srcgrad_guarded__", None)
+            current[:] = [found, made(check if checked else None) if made is not None else None]
+        dispatch = current[1]
+        if dispatch is None:
+            check(args, kwargs)
+            return found.function(*args, **kwargs)
+        return dispatch(*args, **kwargs)
+
     guarded = getattr(lazy.derivative and lazy.derivative.function, "__srcgrad_guarded__", None)
     if guarded is not None and not lazy.derivative.reads:
         # built now, calling nothing a rebinding could change: the dispatcher itself,
-        # checking once per kind of call
-        derivative = functools.wraps(fn)(guarded(check if checked else None))
-    else:
-        current = [None, None]  # the derivative last built, its dispatcher (None: none)
-
-        @functools.wraps(fn)
-        def derivative(*args, **kwargs):
-            found = lazy.get()
-            if found is not current[0]:  # built again (a name it calls through was rebound), or first
-                made = getattr(found.function, "__srcgrad_guarded__", None)
-                current[:] = [found, made(check if checked else None) if made is not None else None]
-            dispatch = current[1]
-            if dispatch is None:
-                check(args, kwargs)
-                return found.function(*args, **kwargs)
-            return dispatch(*args, **kwargs)
+        # checking once per kind of call, until `fn.__code__` is replaced
+        owner = (fn, derivative) if hasattr(fn, "__code__") else None
+        derivative = functools.wraps(fn)(guarded(check if checked else None, owner=owner))
 
     derivative.__srcgrad_lazy__ = lazy
     derivative.__wrapped__ = fn

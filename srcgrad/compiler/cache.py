@@ -106,7 +106,9 @@ def specializing(general, build, name, arity):
     signature it sees and before every call with keyword arguments: checks that depend
     only on the signature (argument types) thus run once per signature. A check that
     returns True runs again at the next call of that signature (what it checked is more
-    than the signature tells: the leaves of a dict argument).
+    than the signature tells: the leaves of a dict argument). Given `owner=(fn, other)`,
+    every call made after `fn.__code__` was replaced goes to `other` instead (which
+    builds the derivative of the new code).
     `dispatch.__srcgrad_general__()` is the general code (see `general_code`).
     """
     table = {}
@@ -127,13 +129,17 @@ def general_code(fn):
     return general() if general is not None else fn
 
 
-def _guarded(general, table, specialization, check, name, arity):
+def _guarded(general, table, specialization, check, name, arity, owner=None):
     """A dispatcher over the specializations `table` that runs `check` once per signature
     (see `specializing`). Nothing it makes refers back to it, so a derivative is freed
     by reference counting alone, without waiting for a garbage collection."""
     seen = {}
+    fn, other = owner if owner is not None else (None, None)
+    code = getattr(fn, "__code__", None)
 
     def slow(args, kwargs):
+        if fn is not None and fn.__code__ is not code:
+            return other(*args, **kwargs)
         if kwargs:
             if check is not None:
                 check(args, kwargs)
@@ -148,7 +154,7 @@ def _guarded(general, table, specialization, check, name, arity):
             fn = seen[key] = specialization(key)
         return fn
 
-    dispatch = _dispatcher(arity, seen, slow, first)
+    dispatch = _dispatcher(arity, seen, slow, first, fn, code)
     dispatch.__name__ = dispatch.__qualname__ = name
     dispatch.__srcgrad_specializations__ = table
     dispatch.__srcgrad_general__ = general
@@ -159,24 +165,28 @@ def _guarded(general, table, specialization, check, name, arity):
 _MAX_UNROLLED = 16
 
 
-def _dispatcher(arity, seen, slow, first):
+def _dispatcher(arity, seen, slow, first, owner=None, owner_code=None):
     """The dispatch function: for `arity` positional arguments, its key is computed
-    without a loop (the same key as `slow`'s); other calls go to `slow(args, kwargs)`."""
+    without a loop (the same key as `slow`'s); other calls, and every call once
+    `owner.__code__` is no longer `owner_code` (`owner` given), go to `slow(args, kwargs)`."""
     if not arity or arity > _MAX_UNROLLED:
         return lambda *args, **kwargs: slow(args, kwargs)
-    code = _DISPATCH_CODE.get(arity)
+    key = (arity, owner is not None)
+    code = _DISPATCH_CODE.get(key)
     if code is None:
-        code = _DISPATCH_CODE[arity] = _dispatch_code(arity)
-    scope = {"ndarray": np.ndarray, "float64": _FLOAT64, "kind": ArrayKind, "seen": seen, "slow": slow, "first": first}
+        code = _DISPATCH_CODE[key] = _dispatch_code(*key)
+    scope = {"ndarray": np.ndarray, "float64": _FLOAT64, "kind": ArrayKind, "seen": seen, "slow": slow, "first": first,
+             "owner": owner, "owner_code": owner_code}
     exec(code, scope)  # noqa: S102 - fixed text, no user input
     return scope.pop("dispatch")  # its globals need not hold it: no reference cycle
 
 
-_DISPATCH_CODE = {}  # arity -> the compiled module text defining `dispatch` (it depends on nothing else)
+_DISPATCH_CODE = {}  # (arity, owned) -> the compiled module text defining `dispatch` (it depends on nothing else)
 
 
-def _dispatch_code(arity):
-    """The compiled module text that defines `dispatch` for `arity` positional arguments."""
+def _dispatch_code(arity, owned=False):
+    """The compiled module text that defines `dispatch` for `arity` positional arguments
+    (`owned`: checking first that `owner.__code__` is `owner_code`)."""
     names = [f"a{i}" for i in range(arity)]
     keys = "".join(
         f"({a}.shape if {a}.dtype is float64 else kind({a}.shape, {a}.dtype)) if type({a}) is ndarray else type({a}), "
@@ -184,7 +194,7 @@ def _dispatch_code(arity):
     )
     text = (
         "def dispatch(*args, **kwargs):\n"
-        f"    if kwargs or len(args) != {arity}:\n"
+        f"    if kwargs or len(args) != {arity}{' or owner.__code__ is not owner_code' if owned else ''}:\n"
         "        return slow(args, kwargs)\n"
         f"    {', '.join(names)}, = args\n"
         f"    fn = seen.get(({keys}))\n"

@@ -466,11 +466,10 @@ def _shapes(signature, params, namer, output, mode, split_vjp=False):
     names = list(params)
     if mode in ("vjp", "pullback") and not split_vjp:  # split: the seed comes later
         names = [namer.adjoint(output) if output else None] + names
-    return Signature(
-        tuple(params),
-        {n: s for n, s in zip(names, shapes) if n is not None and s is not None},
-        {n: t for n, t in zip(names, types) if n is not None},
-    )
+    known = {n: t for n, t in zip(names, types) if n is not None}
+    if split_vjp and output:  # the pullback's seed, of any kind (not its backward pass's assignments')
+        known.setdefault(namer.adjoint(output), None)
+    return Signature(tuple(params), {n: s for n, s in zip(names, shapes) if n is not None and s is not None}, known)
 
 
 def _transform_name(mode):

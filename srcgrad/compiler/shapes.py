@@ -47,7 +47,8 @@ class Signature:
     """One kind of call: every parameter, and what is known of each.
 
     `shapes`: name -> shape (parameters and a vjp's seed), where known; `types`:
-    parameter name -> dtype for an array, type otherwise, where known.
+    parameter name -> dtype for an array, type otherwise, where known (None: of any
+    kind, as a split pullback's seed).
     """
 
     params: tuple

@@ -25,7 +25,8 @@ running the function itself once (a later call of the kind that returns a tuple
 where that one returned one array, or the reverse, raises a TypeError); the second
 generates the derivative, and later
 calls of the kind run the code the derivative specialized for it, without its
-dispatch. A call with only Tensor arguments goes through an unrolled fast path.
+dispatch, while that derivative is current (a global it calls through rebound, or the
+code replaced, makes the next call of the kind a first call again). A call with only Tensor arguments goes through an unrolled fast path.
 `backward()` on the node alone (inputs that are leaves) goes through the engine's
 single-node path, which takes the saved gradients without a product by the seed 1.
 A function the compiler cannot derive still runs; its node raises at backward.
@@ -63,6 +64,7 @@ __all__ = ["compile"]
 
 _ndarray = np.ndarray
 _NO_EDGE = (None, 0)
+_ABSENT = object()
 _new = object.__new__
 
 
@@ -78,12 +80,13 @@ class _Kind:
     (None for one output, else the length of the tuple the function returns).
     """
 
-    __slots__ = ("fn", "how", "generated", "positions", "dtypes", "scalar", "outputs")
+    __slots__ = ("fn", "how", "generated", "derivative", "positions", "dtypes", "scalar", "outputs")
 
     def __init__(self, fn, how, positions, in_dtypes, scalar=None, outputs=None):
         self.fn = fn
         self.how = how
         self.generated = None
+        self.derivative = None  # the compiler.pipeline.Derivative `generated` comes from
         self.positions = positions
         self.dtypes = in_dtypes
         self.scalar = scalar
@@ -327,17 +330,20 @@ def compile(fn=None, *, backend=None):
     called = _positional(fn) or fn
     code = getattr(fn, "__code__", None)
     positional = code.co_argcount if called is not fn else float("inf")  # more are keyword-only
-    derivatives = {}  # (mode, positions) -> the generated function, or None if it failed
+    derivatives = {}  # (mode, positions) -> the Derivative, or None if it failed
     kinds = {}  # kind of call (see _Kind) -> its _Kind
 
     def derivative(mode, positions):
+        """The current Derivative (compiler.pipeline), built again where a name it
+        calls through was rebound or the code replaced; None where it cannot be built."""
         key = (mode, positions)
+        found = derivatives.get(key, _ABSENT)
+        if found is None or (found is not _ABSENT and found.current(called)):
+            return found
+        from ..compiler import derive
+
         try:
-            return derivatives[key]
-        except KeyError:
-            pass
-        try:
-            found = _derive(called, mode, positions)
+            found = derive(called, mode=mode, wrt=positions)
         except Exception:  # noqa: BLE001 - the forward still runs; backward will raise
             found = None
         derivatives[key] = found
@@ -403,9 +409,10 @@ def compile(fn=None, *, backend=None):
             return _untracked(_primal(fn, called, arrays), kind.outputs)
         if kind.how is None:  # the second call: generate the derivative
             kind.how = "grads" if kind.scalar else "pullback"
-            generated = derivative("value_and_grad" if kind.scalar else "split_vjp", kind.positions)
-            if generated is not None:
-                kind.generated = generated
+            found = derivative("value_and_grad" if kind.scalar else "split_vjp", kind.positions)
+            if found is not None:
+                kind.derivative = found
+                kind.generated = generated = found.function
                 try:
                     out = tracked(kind, args, arrays, edges)
                 finally:  # the dispatch has now built (or picked) the code for this kind
@@ -456,6 +463,9 @@ def compile(fn=None, *, backend=None):
                 edges.append(_NO_EDGE)
         key = tuple(key)
         kind = kinds.get(key)
+        if kind is not None and kind.generated is not None and not kind.derivative.current(called):
+            del kinds[key]  # stale: learned again, as a first call, and its derivative built again
+            kind = None
         if kind is None or kind.generated is None:
             return first(args, arrays, key, edges)
         return tracked(kind, args, arrays, edges)
@@ -473,7 +483,7 @@ def compile(fn=None, *, backend=None):
 
         return [derive(called, mode, positions) for mode, positions in wanted]
 
-    run = _fast_call(_arity(called) if called is fn else positional, slow, kinds, cls, fn)
+    run = _fast_call(_arity(called) if called is fn else positional, slow, kinds, cls, fn, called)
     functools.update_wrapper(run, fn)
     run.__wrapped__ = run.__srcgrad_compiled__ = fn  # srcgrad differentiates fn for run
     run.__srcgrad_derivatives__ = made  # what srcgrad.source shows
@@ -529,11 +539,12 @@ def _arity(fn):
 _MAX_UNROLLED = 16
 
 
-def _fast_call(arity, slow, kinds, cls, fn):
+def _fast_call(arity, slow, kinds, cls, fn, called):
     """The compiled function: for `arity` Tensor arguments given by position in grad
     mode, of a kind with one output whose generated code is known, it does what `slow`
     and `tracked` do (same kind key, same node) with the loop over the arguments
-    unrolled; every other call goes to `slow(args, kwargs)`. (An edge is found with
+    unrolled, while the kind's derivative is current for `called`; every other call
+    goes to `slow(args, kwargs)`. (An edge is found with
     `or`: graph nodes define neither `__bool__` nor `__len__`, so they are always true.)"""
     if not arity or arity > _MAX_UNROLLED:
         return lambda *args, **kwargs: slow(args, kwargs)
@@ -550,7 +561,8 @@ def _fast_call(arity, slow, kinds, cls, fn):
         *(f"        {di} = {ai}._data" for ai, di in zip(a, d)),
         *(f"        {ri} = {ai}._requires_grad" for ai, ri in zip(a, r)),
         f"        kind = kinds.get(({''.join(f'{di}.shape, {di}.dtype, {ri}, ' for di, ri in zip(d, r))}))",
-        "        if kind is not None and kind.generated is not None and kind.outputs is None:",
+        "        if (kind is not None and kind.generated is not None and kind.outputs is None",
+        "                and kind.derivative.current(called)):",
         *(
             f"            {ei} = ({ai}._grad_fn or {ai}._accumulator or {ai}._accumulate_grad(), 0)"
             f" if {ri} else NO_EDGE"
@@ -582,7 +594,7 @@ def _fast_call(arity, slow, kinds, cls, fn):
     scope = {
         "mode": _mode, "slow": slow, "kinds": kinds, "cls": cls, "Tensor": Tensor, "NO_EDGE": _NO_EDGE,
         "quiet": quiet, "loud": loud, "make": Tensor._make, "ndarray": _ndarray, "asarray": np.asarray, "new": _new,
-        "versions": _saved_tensors, "changed": _changed_outputs, "fn": fn,
+        "versions": _saved_tensors, "changed": _changed_outputs, "fn": fn, "called": called,
         "output_versions": saved_versions,
     }
     exec(builtins.compile("\n".join(lines) + "\n", "<srcgrad compiled call>", "exec"), scope)  # noqa: S102 - fixed text
