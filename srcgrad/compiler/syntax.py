@@ -306,6 +306,10 @@ def _deepcopy(node, name=None):
     if name is not None and cls is gast.Name:
         return name(node)
     old = node.__dict__
+    if cls in _LEAVES and old.keys() in _LEAVES[cls] and old.get("annotation") is None:
+        new = cls.__new__(cls)  # a name or constant as made here: every field a shared atom
+        new.__dict__.update(old)
+        return new
     if not old and not cls._attributes:
         return node
     new = cls.__new__(cls)
@@ -323,6 +327,11 @@ def _deepcopy(node, name=None):
 _SHARED = {str, int, float, bool} | {
     c for c in vars(gast).values() if isinstance(c, type) and issubclass(c, gast.AST) and not c._fields and not c._attributes
 }
+
+
+# the keys of a Name's and a Constant's `__dict__` with all their fields and all or no location:
+# then none holds a list or a node but a shared `ctx` (an annotation aside), so `_deepcopy` copies the dict
+_LEAVES = {cls: ({*cls._fields}, {*cls._fields, *_LOCATION}) for cls in (gast.Name, gast.Constant)}
 
 
 def located(new, old):
