@@ -405,6 +405,25 @@ def nodes(node):
                 push(value)
 
 
+def holds(node, classes):
+    """Whether a node of `classes` (no `ctx` or operator classes) is under `node`, itself
+    included: `any(isinstance(n, classes) for n in walk(node))` without the generator."""
+    stack, ast_node, children = [node], gast.AST, _CHILDREN
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        n = pop()
+        if isinstance(n, classes):
+            return True
+        values = n.__dict__
+        for field in children.get(type(n)) or _child_fields(type(n)):
+            value = values.get(field)
+            if type(value) is list:
+                extend([v for v in value if isinstance(v, ast_node)])
+            elif isinstance(value, ast_node):
+                push(value)
+    return False
+
+
 def statements(node):
     """Every statement under `node` (itself first when it is one), in source order:
     statements live only in statement lists, so expressions are not looked into."""
