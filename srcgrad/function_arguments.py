@@ -107,7 +107,8 @@ def _called_parameters(fn, seen):
     params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs if a.id not in bound]
     body = "\n".join(program.source_lines[program.tree.body[0].lineno - 1:])  # the header too, where on one line
     # called, a method of it called, an argument, or a choice (`act = f if smooth else relu`)
-    params = [p for p in params if re.search(rf"\b{p}\s*[(.]|[(,=]\s*{p}\s*[,)]|\b{p}\s+if\b|\belse\s+{p}\b", body)]
+    used = {word for pattern in _USES for word in pattern.findall(body)}
+    params = [p for p in params if p in used]
     if not params:
         return ()
     called = set()
@@ -130,6 +131,13 @@ def _called_parameters(fn, seen):
         elif any(isinstance(a, gast.Name) and a.id in params for a in node.args + [k.value for k in node.keywords]):
             called.update(_handed(node, params, program, seen))
     return tuple(p for p in params if p in called)
+
+
+# the words of a function's text that it may call (`p(`), call a method of (`p.`), pass
+# (`(p,`, `=p)`) or choose (`p if`, `else p`): four scans of the text in all, not four per
+# parameter (a text without such a parameter is read to its end each time)
+_USES = tuple(re.compile(pattern) for pattern in (
+    r"\b(\w+)(?=\s*[(.])", r"[(,=]\s*(\w+)(?=\s*[,)])", r"\b(\w+)(?=\s+if\b)", r"\belse\s+(\w+)\b"))
 
 
 def _chosen(choice, params):

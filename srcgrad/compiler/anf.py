@@ -596,6 +596,6 @@ def run(tree, namer, local_names, shared=None, known=()):
     known value (`Program.bound`), whose methods are their own (`self.get(k)`).
     """
     normalizer = _ANF(namer, set(local_names), shared, frozenset(known))
-    normalizer.walrus = any(isinstance(n, gast.NamedExpr) for n in syntax.walk(tree))
+    normalizer.walrus = syntax.holds(tree, gast.NamedExpr)
     tree.body = normalizer.block(tree.body)
     return tree

@@ -144,7 +144,7 @@ def _check_walruses(program, tree, transform):
     evaluates it: one in a `lambda` (it binds in the lambda's own scope), an f-string, an
     `assert` or a `raise` (kept as written), or a second walrus assigning the same name
     in one statement (its value read later in the statement could be either)."""
-    if not any(isinstance(n, gast.NamedExpr) for n in syntax.walk(tree)):
+    if not syntax.holds(tree, gast.NamedExpr):
         return
     where = f"{transform} (in `{tree.name}`)"
     for stmt in syntax.walk(tree):
@@ -207,6 +207,8 @@ def imports(program, transform="srcgrad.grad"):
     (`Program.bound`). An import that fails is an error at its line (Python refuses
     `import *` in a function before srcgrad sees it)."""
     found = {}
+    if not syntax.holds(program.tree, (gast.Import, gast.ImportFrom)):
+        return found
     for node in syntax.walk(program.tree):
         if not isinstance(node, (gast.Import, gast.ImportFrom)):
             continue
@@ -257,14 +259,14 @@ def shared_augmented(program):
     run time that they do not. Every other augmented assignment that may change memory
     still in use is refused here (sharing.py)."""
     tree = program.tree
-    if not any(isinstance(n, gast.AugAssign) for n in syntax.walk(tree)):
+    if not syntax.holds(tree, gast.AugAssign):
         return {}
     found, guards = _alias_checks(program, tree)
     for key, checks in sharing.check(program, tree, guards).items():
         found.setdefault(key, []).extend(checks)
     local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
     for nested in tree.body:
-        if isinstance(nested, gast.FunctionDef) and any(isinstance(n, gast.AugAssign) for n in syntax.walk(nested)):
+        if isinstance(nested, gast.FunctionDef) and syntax.holds(nested, gast.AugAssign):
             sharing.check(program, nested, {}, local)  # refuses or accepts: no check guards a nested def
     return found
 

@@ -37,9 +37,10 @@ def run(tree, namer):
     sites, order = [], {}  # statements reading a bound constant; each statement's place (`_fold_tree`)
     _fold_tree(tree, reads, bound, sites, order, tree)
     changed = unseen = True  # unseen: there may be dead code that the last `_drop_dead` did not see
+    names = {}  # what `_reached_reads` found of each simple statement, kept from round to round
     while changed:  # each round starts from the exact read counts, kept up to date below
         renamed = []  # (name, statement) where a read was renamed to `name`
-        changed = _propagate_copies(tree.body, reads, renamed)
+        changed = _propagate_copies(tree.body, reads, renamed, names)
         if changed or unseen:
             dropped, unseen = _drop_dead(tree, {name for name, count in reads.items() if count}, _Resolver(namer), reads)
             changed |= bool(dropped)
@@ -47,7 +48,7 @@ def run(tree, namer):
                 order.pop(id(s), None)  # no longer in the tree
         sites += [s for name, s in renamed if name in bound]
         if sites:  # a fold reads a bound constant: where none came, nothing folds that did not before
-            folded = _fold_bound_scalars(sites, order, namer, reads, bound)
+            folded = _fold_bound_scalars(sites, order, namer, reads, bound, names)
             changed |= folded
             unseen |= folded
             sites = []
@@ -60,12 +61,12 @@ def _forget_reads(node, reads):
         reads[name] -= count
 
 
-def _fold_bound_scalars(sites, order, namer, reads, bound):
+def _fold_bound_scalars(sites, order, namer, reads, bound, names):
     """Replace operations on bound float64 or float32 constants (the names `bound`) and
     number constants by their value (computed by NumPy, as the generated code would),
     bound under a new name, nested operations innermost first, in the statements `sites`
     (those not in `order` have left the tree). True if anything changed. `reads` (the
-    read counts) and `bound` follow.
+    read counts) and `bound` follow; what `names` kept of a statement changed is dropped.
 
     The statements go in the order of a walk of the whole tree (`syntax.nodes`: the
     reverse of `order`), each with all it holds, so that the new names are numbered as
@@ -79,6 +80,8 @@ def _fold_bound_scalars(sites, order, namer, reads, bound):
         if inside[0] <= place < inside[1]:
             continue  # folded with the statement holding it
         inside = (first, place)
+        for s in syntax.statements(stmt):
+            names.pop(id(s), None)
         for node in _nodes(stmt):
             values = node.__dict__
             for field in syntax.child_fields(type(node)):
@@ -148,27 +151,30 @@ def _fold_bound(node, bound, namer):
 _BOUND_SCALARS = (np.float64, np.float32)  # the bound constants folded (the seeds of kinds.py and their folds)
 
 
-def _propagate_copies(stmts, reads, renamed):
+def _propagate_copies(stmts, reads, renamed, names):
     """Forward-substitute `a = b` into the reads of `a` that it reaches, when those are all.
 
     `reads` (the read counts) follows every change, though only at the end for `x = x`;
-    `renamed` gets `(b, statement)` for each statement of `stmts` where reads became `b`."""
+    `renamed` gets `(b, statement)` for each statement of `stmts` where reads became `b`.
+    `names` keeps what `_reached_reads` finds of simple statements (their read Name nodes,
+    whose renames it then sees, and stored names) for later calls: a statement whose
+    stores or nodes change otherwise is dropped from it."""
     changed = False
     copies = []  # where `a = b` between names is; a rename below may make `b` another name
     for k, stmt in enumerate(stmts):
         cls = type(stmt)
         if cls in _BLOCKS:
-            changed |= _propagate_copies(stmt.body, reads, renamed)
-            changed |= _propagate_copies(stmt.orelse, reads, renamed)
+            changed |= _propagate_copies(stmt.body, reads, renamed, names)
+            changed |= _propagate_copies(stmt.orelse, reads, renamed, names)
         elif cls is gast.Assign and type(stmt.value) is gast.Name and _copied(stmt) is not None:
             copies.append(k)
-    names = {}  # id(statement) -> its Name nodes read and the names it stores, for every copy
+    blocks = {}  # as `names`, for the blocks of `stmts`, whose statements may change from call to call
     for k in copies:
         a, b = _copied(stmts[k])
         if a == b:
             continue
         holders = []
-        uses = _reached_reads(stmts, k, a, b, reads.get(a, 0), names, holders)
+        uses = _reached_reads(stmts, k, a, b, reads.get(a, 0), names, blocks, holders)
         if uses is None or len(uses) != reads.get(a, 0):
             continue  # `a` is read where this copy does not reach, or `b` changes first
         for n in uses:
@@ -183,14 +189,15 @@ def _propagate_copies(stmts, reads, renamed):
         cls = type(s)
         if cls is gast.Pass:
             continue
-        names = _copied(s) if cls is gast.Assign and type(s.value) is gast.Name else None
-        if names is not None:
-            a, b = names
+        pair = _copied(s) if cls is gast.Assign and type(s.value) is gast.Name else None
+        if pair is not None:
+            a, b = pair
             if a == b:
                 selves.append(s)
                 continue
             if kept and _is_single_store(kept[-1], b) and reads.get(b) == 1:
                 kept[-1].targets[0].id = a  # t = e; s = t  ->  s = e
+                names.pop(id(kept[-1]), None)
                 reads[b] = 0
                 changed = True
                 continue
@@ -226,19 +233,21 @@ def _is_copy(stmt):
     return names is not None and names[0] != names[1]
 
 
-def _reached_reads(stmts, k, a, b, total, names, holders):
+def _reached_reads(stmts, k, a, b, total, names, blocks, holders):
     """The reads of `a` after `stmts[k]` (`a = b`) that still see `b`'s value there, or None;
     the statements of `stmts` holding them are appended to `holders`.
 
     None when `a` is read in a nested block that also assigns `a` or `b`. Reassigning
-    `b = a` keeps `b`'s value, so it does not stop the copy. `names` caches each
-    statement's read Name nodes and stored names (renaming a read keeps its node).
+    `b = a` keeps `b`'s value, so it does not stop the copy. `names` (simple statements)
+    and `blocks` cache each statement's read Name nodes and stored names (renaming a read
+    keeps its node).
     """
     uses = []
     for later in stmts[k + 1 :]:
         if len(uses) == total:
             return uses  # every read is found: what follows cannot matter
-        found = names.get(id(later))
+        known = blocks if type(later) in _BLOCKS else names
+        found = known.get(id(later))
         if found is None or found[0] is not later:
             read, stored = [], set()
             for n in _nodes(later):
@@ -247,7 +256,7 @@ def _reached_reads(stmts, k, a, b, total, names, holders):
                         read.append(n)
                     else:
                         stored.add(n.id)
-            found = names[id(later)] = (later, read, stored)
+            found = known[id(later)] = (later, read, stored)
         _, read, stores = found
         loads = [n for n in read if n.id == a]
         if type(later) in _BLOCKS and (a in stores or b in stores):

@@ -210,9 +210,11 @@ def _calls_a_method_by_text(program, params):
     container's on one of `params` (`p.mean(`): where not, `argument_checks` has
     nothing to find and skips its walk."""
     text = "".join(program.source_lines)
-    return any(name in methods.METHODS
-               for p in params if p in text
-               for name in re.findall(rf"\b{re.escape(p)}\b[\s)]*\.\s*(\w+)\s*\(", text))  # `p.mean(`, `(p).mean(`
+    params = set(params)
+    return any(name in methods.METHODS and word in params for word, name in _METHOD_CALL.findall(text))
+
+
+_METHOD_CALL = re.compile(r"\b(\w+)\b[\s)]*\.\s*(\w+)\s*\(")  # `p.mean(`, `(p).mean(`: one scan for every parameter
 
 
 def _not_followed(value, name):

@@ -111,7 +111,7 @@ class _Function:
         self.exits = []  # per loop: the states where it may be left
         self.later_reads = later_reads.Reads(tree)
         self.arrays = self.numpy_arrays()
-        self.walrus = any(isinstance(n, gast.NamedExpr) for n in syntax.walk(tree))
+        self.walrus = syntax.holds(tree, gast.NamedExpr)
 
     def statement(self):
         """The statement being read (the function when none is)."""

@@ -306,6 +306,10 @@ def _deepcopy(node, name=None):
     if name is not None and cls is gast.Name:
         return name(node)
     old = node.__dict__
+    if cls in _LEAVES and old.keys() in _LEAVES[cls] and old.get("annotation") is None:
+        new = cls.__new__(cls)  # a name or constant as made here: every field a shared atom
+        new.__dict__.update(old)
+        return new
     if not old and not cls._attributes:
         return node
     new = cls.__new__(cls)
@@ -323,6 +327,11 @@ def _deepcopy(node, name=None):
 _SHARED = {str, int, float, bool} | {
     c for c in vars(gast).values() if isinstance(c, type) and issubclass(c, gast.AST) and not c._fields and not c._attributes
 }
+
+
+# the keys of a Name's and a Constant's `__dict__` with all their fields and all or no location:
+# then none holds a list or a node but a shared `ctx` (an annotation aside), so `_deepcopy` copies the dict
+_LEAVES = {cls: ({*cls._fields}, {*cls._fields, *_LOCATION}) for cls in (gast.Name, gast.Constant)}
 
 
 def located(new, old):
@@ -394,6 +403,25 @@ def nodes(node):
                 extend([v for v in value if isinstance(v, ast_node)])
             elif isinstance(value, ast_node):
                 push(value)
+
+
+def holds(node, classes):
+    """Whether a node of `classes` (no `ctx` or operator classes) is under `node`, itself
+    included: `any(isinstance(n, classes) for n in walk(node))` without the generator."""
+    stack, ast_node, children = [node], gast.AST, _CHILDREN
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        n = pop()
+        if isinstance(n, classes):
+            return True
+        values = n.__dict__
+        for field in children.get(type(n)) or _child_fields(type(n)):
+            value = values.get(field)
+            if type(value) is list:
+                extend([v for v in value if isinstance(v, ast_node)])
+            elif isinstance(value, ast_node):
+                push(value)
+    return False
 
 
 def statements(node):
