@@ -16,6 +16,12 @@ version then runs the same loop on the same values: NEP 50 casts the Python numb
 D, value-based casting (NumPy 1) treats a 0-d array as it treats the number, and the
 result is an array of the other operand's shape either way. The 0-d arrays are
 read-only and shared (one per dtype and value), never returned or written.
+
+`bound_scalars` makes the NumPy float64 and float32 scalars bound by the optimizer (the
+seeds and their folds, `SEED32_1`) 0-d arrays of their dtype where every read of one is
+an operand of `+ - * /`: NumPy promotes a 0-d array as it promotes a NumPy scalar (by
+type in NumPy 2, by value in NumPy 1) and returns a scalar where all operands are 0-d,
+so each operation gives the same value of the same type.
 """
 
 import gast
@@ -55,6 +61,24 @@ def run(forward, backward, solved, kinds, signature, namer):
                 setattr(node, other, getattr(node, other).left)  # as optimize.py folds `c * (e - 0)`
         else:
             getattr(node, field)[index] = gast.copy_location(name, getattr(node, field)[index])
+
+
+def bound_scalars(tree, namer):
+    """Rebind in place (in `namer.helpers`) the bound float64 and float32 scalars of the
+    FunctionDef `tree` whose every read is an operand of `+ - * /` to 0-d arrays."""
+    scalars = {n for n, v in namer.helpers.items() if type(v) is np.float64 or type(v) is np.float32}
+    if not scalars:
+        return
+    operands, reads = set(), {}
+    for node in gast.walk(tree):
+        if type(node) is gast.BinOp and isinstance(node.op, _OPS):
+            operands.update(id(side) for side in (node.left, node.right) if type(side) is gast.Name)
+        elif type(node) is gast.Name and node.id in scalars:
+            reads.setdefault(node.id, []).append(node)
+    for name, nodes in reads.items():
+        if all(type(n.ctx) is gast.Load and id(n) in operands for n in nodes):
+            value = namer.helpers[name]
+            namer.helpers[name] = _constant(np.dtype(type(value)), value)
 
 
 def _expressions(node):
