@@ -209,7 +209,51 @@ def test_float32_seed_arithmetic_is_folded_into_bound_constants(rng):
     from srcgrad.compiler import standalone
 
     shown = standalone.text(special.__srcgrad_unit__)
-    assert f"SEED32_1 = np.float32({float(np.float32(1.0) * (1.0 / 3.0))!r})" in shown
+    # (a 0-d array: every read multiplies an array, constants.bound_scalars)
+    assert f"SEED32_1 = np.array({float(np.float32(1.0) * (1.0 / 3.0))!r}, dtype=np.float32)" in shown
+    namespace = {}
+    exec(compile(shown, "<standalone>", "exec"), namespace)  # noqa: S102 - the generated source
+    assert _bits(namespace[special.__name__](*args)) == _bits(got)
+
+
+# --- constants.py: number constants as 0-d arrays -------------------------------------------
+
+
+def with_constants(x, c):
+    u = 2.0 * x - 0.1 * np.maximum(x, 1.5) / 3 + 1
+    return np.mean(np.logaddexp(0.0, u) * 0.5 + np.tanh(0.5 * (x - 0.0)) + c * x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_constants_as_0d_arrays_change_no_bit(rng, dtype):
+    df = derive(with_constants, "value_and_grad", (0, 1)).function
+    general = general_code(df)
+    for _ in range(10):
+        x = (rng.standard_normal(7) * 3).astype(dtype)
+        c = dtype(rng.standard_normal())
+        with np.errstate(all="ignore"):
+            assert _bits(df(x, c)) == _bits(general(x, c))
+    text = _special(df)
+    bits = np.dtype(dtype).itemsize * 8
+    assert f"np.logaddexp(ZERO{bits}, u)" in text and f"HALF{bits} * np.tanh(HALF{bits} * u) + HALF{bits}" in text
+    code = "\n".join(line for line in text.splitlines() if not line.strip().startswith("#"))
+    assert ("0.1 *" in code) is (dtype is not np.float64)  # not exactly a float16 or float32: left as it is
+    assert "x - 0.0" in text  # the forward keeps what the user wrote
+    for name, value in df.__srcgrad_specializations__.copy().popitem()[1].__globals__.items():
+        if type(value) is np.ndarray and name.startswith(("ZERO", "HALF")):
+            assert value.ndim == 0 and value.dtype == dtype and not value.flags.writeable
+
+
+def test_constants_shown_by_the_standalone_source(rng):
+    from srcgrad.compiler import standalone
+    from srcgrad.compiler.cache import signature_of
+
+    df = derive(with_constants, "grad", 0).function
+    args = ((rng.standard_normal(4)).astype(np.float32), np.float32(0.5))
+    got = df(*args)
+    special = df.__srcgrad_specializations__[signature_of(args)]
+    shown = standalone.text(special.__srcgrad_unit__)
+    assert "HALF32 = np.array(0.5, dtype=np.float32)" in shown
     namespace = {}
     exec(compile(shown, "<standalone>", "exec"), namespace)  # noqa: S102 - the generated source
     assert _bits(namespace[special.__name__](*args)) == _bits(got)

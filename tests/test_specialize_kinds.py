@@ -51,7 +51,7 @@ def test_terms_with_one_factor_share_one_multiplication(rng):
     w, b, x, y = rng.standard_normal((5, 3)), rng.standard_normal(3), rng.standard_normal((4, 5)), rng.standard_normal((4, 3))
     df = derive(logreg, "grad", (0, 1)).function
     gw, gb = df(w, b, x, y)
-    assert "z_bar = SEED64_1 * (0.5 * np.tanh(0.5 * z) + 0.5 - y)" in _special(df)
+    assert "z_bar = SEED64_1 * (HALF64 * np.tanh(HALF64 * z) + HALF64 - y)" in _special(df)  # constants.py
     z = x @ w + b
     dz = (1.0 / (1.0 + np.exp(-z)) - y) / z.size
     np.testing.assert_allclose(gw, x.T @ dz, rtol=1e-13)

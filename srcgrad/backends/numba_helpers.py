@@ -310,6 +310,8 @@ def environment(fn):
     for name, value in env.items():
         if type(value) is _BUILTIN_METHOD and value == np.add.reduce:  # unbroadcasts.py's add_reduce
             env[name] = add_reduce
+        elif type(value) is np.ndarray and value.ndim == 0:  # constants.py's: a scalar of its dtype, as a literal
+            env[name] = value[()]
     env.update(HELPERS)
     return env
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, attempts, cache, callees, closures, contexts, emit, factoring, fence, folds, forward, frontend, function_choices, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, matches, optimize, origins, passed_callables, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
+from . import activity, aliases, anf, attempts, cache, callees, closures, constants, contexts, emit, factoring, fence, folds, forward, frontend, function_choices, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, matches, optimize, origins, passed_callables, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, split, stand_in, standalone, syntax, unroll, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -388,6 +388,7 @@ def _finish(prepared, verbose, signature=None):
         if signature is not None and mode != "jvp":
             tree = scaling.run(tree, namer)
             tree = factoring.run(tree, namer, shapes.types)
+            constants.bound_scalars(tree, namer)
         if prepared.split_vjp:
             tree = split.run(tree, namer)
         _show(verbose, "optimize", tree)

@@ -204,7 +204,7 @@ class _File:
             elif kind == "from":
                 froms.setdefault(desc[1], []).append(desc[2] if name == desc[2] else f"{desc[2]} as {name}")
             elif kind in ("expr", "const"):
-                if numpy_name is None and (kind == "const" and desc[1] in ("float64", "float32") or desc[1] == "numpy"):
+                if numpy_name is None and (kind == "const" and (desc[1] in ("float64", "float32") or desc[1].startswith("ndarray:")) or desc[1] == "numpy"):
                     numpy_name = self._numpy_name()
                     imports.add("import numpy" if numpy_name == "numpy" else f"import numpy as {numpy_name}")
                 (exprs if kind == "expr" else consts).append((name, desc))
@@ -356,6 +356,8 @@ def _at(module, path, obj):
 def _literal(obj):
     if type(obj) is np.float64 or type(obj) is np.float32:
         return ("const", type(obj).__name__, float(obj))
+    if type(obj) is np.ndarray and obj.ndim == 0 and obj.dtype.name in ("float64", "float32", "float16"):
+        return ("const", "ndarray:" + obj.dtype.name, float(obj))  # constants.py's 0-d arrays
     if obj is None or type(obj) in (bool, int, float, str, complex):
         return ("const", type(obj).__name__, obj)
     return None
@@ -367,6 +369,8 @@ def _render_literal(desc, numpy_name):
     if kind in ("float64", "float32"):  # repr of a float32's float: the same float32 back
         inner = repr(value) if math.isfinite(value) else f"'{value}'"
         return f"{numpy_name}.{kind}({inner}){note}"
+    if kind.startswith("ndarray:"):
+        return f"{numpy_name}.array({value!r}, dtype={numpy_name}.{kind[8:]}){note}"
     if kind == "float" and not math.isfinite(value):
         return f"float('{value}'){note}"
     return repr(value) + note

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import runtime
 from ..rules import operators
-from . import kinds, syntax
+from . import constants, kinds, syntax
 from .kinds import BOTTOM, TOP
 from .shapes import _MATMUL_ADJOINTS, _matmul, _pseudo_stores, _Resolver, _Shapes, _statements
 
@@ -47,6 +47,7 @@ def drop_unbroadcasts(forward, backward, signature, none_init, namer):
     found = kinds.solver(env.refresh(), signature)  # the definitions as rewritten above
     kinds.fold_seeds(forward, env, found, namer)
     kinds.fast_means(_means(env.calls, calls), env, found, namer)
+    constants.run(forward, backward, env, found, signature, namer)
     return kinds.returned_as_is(env, found, signature)
 
 

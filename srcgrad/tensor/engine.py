@@ -37,9 +37,11 @@ def run_single(node, shape, dtype, retain_graph):
     if node._hooks:
         return False
     edges = node.next_functions
+    leaves = []  # (AccumulateGrad or None) per input
     for nxt, _ in edges:
         if nxt is not None and (type(nxt) is not AccumulateGrad or nxt._hooks):
             return False
+        leaves.append(nxt)
     if node.freed:
         raise RuntimeError(FREED_MESSAGE)
     if node.versions:
@@ -49,14 +51,14 @@ def run_single(node, shape, dtype, retain_graph):
         grads = node.apply_ones(shape, dtype)
         if not retain_graph:
             node.release()
-        if len(edges) == 1:
-            (nxt, _), = edges
-            g = grads[0]
-            if nxt is not None and g is not None and nxt.variable._requires_grad:
-                accumulate(nxt.variable, g)
+        n = len(leaves)
+        if n == 1 or n == 2 and leaves[0] is not leaves[1]:  # distinct leaves: nothing to sum first
+            for nxt, g in zip(leaves, grads):
+                if nxt is not None and g is not None and nxt.variable._requires_grad:
+                    accumulate(nxt.variable, g)
             return True
         pending = {}
-        for (nxt, _), g in zip(edges, grads):
+        for nxt, g in zip(leaves, grads):
             if nxt is None or g is None:
                 continue
             pending[nxt] = pending[nxt] + g if nxt in pending else g
