@@ -195,6 +195,10 @@ class _ANF:
                 out += self.assign_to(t, a)
             return out
         pre, whole = self.atom(value)
+        if isinstance(whole, (gast.List, gast.Tuple)):  # `a, *r = [b, a]`: r reads a before a is written
+            temp = self.namer.fresh("values")
+            pre.append(syntax.assign(temp, whole))
+            whole = syntax.name(temp)
         out = pre
         stars = [k for k, t in enumerate(target.elts) if isinstance(t, gast.Starred)]
         after = len(target.elts) - stars[0] - 1 if stars else 0

@@ -278,7 +278,8 @@ class _Forward:
     def call(self, stmt, value, ans, before):
         callee = self.calls.get(value)
         if callee is not None and callee.kind == "method" and callee.obj is None:
-            if not self.active(callee.receiver) and not calls.active_names(list(value.args), self.activity):
+            read = list(value.args) + [k.value for k in value.keywords]  # `p._replace(b=v)`: v has a tangent
+            if not self.active(callee.receiver) and not calls.active_names(read, self.activity):
                 return None  # a method with no rule on values without tangents: nothing to push
         call = calls.site(self.program, stmt, value, callee, "srcgrad.defjvp")
         rule = rules.lookup(call.primal)
