@@ -89,6 +89,10 @@ class Kinks:
         self._gap(v, axis)
         return np.sort(v, axis=axis)
 
+    def argmax(self, v):
+        self._gap(np.ravel(v), None)
+        return np.argmax(v)
+
     def maximum(self, p, q):
         self._note(np.subtract(p, q))
         return np.maximum(p, q)

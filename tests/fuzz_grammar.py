@@ -19,6 +19,8 @@ closer to a kink than finite differences can tell apart are skipped.
 
 import numpy as np
 
+from fuzz_risky import PRELUDE as RISKY_PRELUDE, RiskyStatements
+
 KINDS = ("s", "v", "w", "m", "c", "q")
 SHAPES = {"s": (), "v": (3,), "w": (2,), "m": (2, 3), "c": (3, 1), "q": (3, 3)}
 SQUASH = ("np.sin({})", "np.tanh({})", "0.5 * ({})", "np.cos({})")
@@ -67,7 +69,7 @@ P = namedtuple("P", "w b")
 '''
 
 
-class Program:
+class Program(RiskyStatements):
     """Draws one program; `.text` (the module), `.vector_text` (the same function
     returning a (3,) vector), `.jaxable` (only jax.numpy functions, no writes and no
     control flow on data)."""
@@ -85,7 +87,7 @@ class Program:
         self.float32 = self.chance(0.15)
         self.straight = self.chance(0.3)  # no branches, loops or writes: also checked against JAX
         body = self.body(env)
-        self.text = PRELUDE + "def f(a, b, x, M, c):\n" + body
+        self.text = PRELUDE + RISKY_PRELUDE + "def f(a, b, x, M, c):\n" + body
         self.vector_text = self.text.replace("def f(", "def f_vec(")
         for n, ret_env in enumerate(self.returns):
             self.text = self.text.replace(f"__RET{n}__", self.result(ret_env, False))
@@ -291,7 +293,7 @@ class Program:
 
     def statement(self, env, indent, loop_vars, in_loop, top):
         depth = indent - 1
-        choices = ["assign"] * 4 + ["augmented", "write", "write", "append", "dict", "tuple", "record"]
+        choices = ["assign"] * 4 + ["augmented", "write", "write", "append", "dict", "tuple", "record", "risky", "risky"]
         if top:
             choices += ["new"] * 5
         if depth < 2:
@@ -341,6 +343,8 @@ class Program:
                 self.emit(indent, f"{other} = {other} + 0.5 * rest[0]")
             else:
                 self.emit(indent, f"{s}, {other} = {other}, {s}")
+        elif kind == "risky":
+            self.risky(env, indent, loop_vars)
         elif kind == "record":
             v = self.pick(env["v"])
             s = self.pick(env["s"])

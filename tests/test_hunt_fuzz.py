@@ -51,3 +51,28 @@ def test_jvp_of_replace_on_a_record_without_tangent_keeps_the_new_field_tangent(
     forward = srcgrad.jacobian(_replace_of_a_constant_record, wrt=1, mode="forward")(0.3, M)
     reverse = srcgrad.jacobian(_replace_of_a_constant_record, wrt=1, mode="reverse")(0.3, M)
     np.testing.assert_allclose(forward, reverse)
+
+
+WEIGHTS = np.array([1.0, 2.0, 3.0])
+
+
+def _reversed_in_place(x):
+    v = np.sin(x)
+    v[::-1] = v
+    return np.sum(v * WEIGHTS)
+
+
+def _reversed_in_place_in_a_loop(x):
+    v = np.sin(x)
+    for _ in range(2):
+        v[::-1] = v
+        v[1:] = v[1:] * x[0]
+    return np.sum(v * WEIGHTS)
+
+
+def test_slice_assignment_of_the_array_itself():
+    # was: gradient [0, 0, 0] (the value's part of the adjoint added, then cleared with the
+    # written part); now cos(x) * [3, 2, 1]
+    x = np.array([0.2, -0.5, 0.9])
+    check(_reversed_in_place, x, expected=(np.cos(x) * WEIGHTS[::-1],))
+    check(_reversed_in_place_in_a_loop, x)

@@ -60,12 +60,19 @@ class Undo:
             self.structured.add(adjoint)
             stmts = []
             value = s.value
+            late = []
             if isinstance(value, gast.Name) and self.activity.is_active(value.id):
                 part = syntax.call(syntax.name(self.bind("assigned_grad", runtime.assigned_grad)),
                                    [syntax.name(adjoint), syntax.copy(index), syntax.copy(value), syntax.name(base)])
-                stmts += self.accumulate(value.id, part)
+                if value.id == base:  # `v[::-1] = v`: the part is taken, then cleared, then added to v's
+                    taken = self.namer.fresh(f"{base}_part_bar")
+                    stmts.append(syntax.assign(taken, part))
+                    late = self.accumulate(value.id, syntax.name(taken))
+                else:
+                    stmts += self.accumulate(value.id, part)
             clear = syntax.name(self.bind("without_part", runtime.without_part))
             stmts.append(syntax.assign(adjoint, syntax.call(clear, [syntax.name(adjoint), syntax.copy(index)])))
+            stmts += late
             bwd.append(_Group(base, adjoint, stmts, self.program.text(s), ends=False))
         bwd.append(_UndoRestore(self.keys, group, [undo], *record))
         return [save, *self.length_check(s, base), s], bwd
