@@ -19,6 +19,10 @@ Draws random NumPy programs from tests/fuzz_grammar.py (arguments `a`, `b` float
   differences of the gradient;
 - no argument changed.
 
+The grammar also draws statements where NumPy's semantics are easy to get wrong
+(tests/fuzz_risky.py): writes through views and aliases, overlapping in-place operations,
+repeated fancy indices, row swaps, helpers writing their argument, `out=`.
+
 Programs closer to a kink (a comparison, maximum, abs, clip, sort, max) than differences
 can tell apart are skipped (the twin program records the margins). A refusal
 (`SrcGradError`, `NotDifferentiableError`) is counted by kind; any other exception from
@@ -30,6 +34,7 @@ import collections
 import linecache
 import math
 import re
+import signal
 import sys
 import traceback
 import warnings
@@ -370,6 +375,19 @@ def main():
     first = int(positional[1]) if len(positional) > 1 else 0
     counts = collections.Counter()
     found = {}
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        _loop(first, count, counts, found)
+    except KeyboardInterrupt:
+        print("==== stopped early", flush=True)
+    _report(counts, found)
+
+
+def _stop(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _loop(first, count, counts, found):
     for seed in range(first, first + count):
         prog = Program(seed)
         prog.twin_text = Program(seed, twin=True).text
@@ -387,6 +405,12 @@ def main():
                 small = minimize(prog, seed, kind, hessians) if "--no-minimize" not in sys.argv else prog.text
                 if kind not in found or len(small) < len(found[kind][1]):
                     found[kind] = (seed, small, detail)
+        if counts["programs"] % 50 == 0:
+            print(f"  {counts['programs']} programs, {counts['passed']} passed, {counts['refused']} refused, "
+                  f"{counts['disagreements']} disagreements, {counts['crashes']} crashes", file=sys.stderr, flush=True)
+
+
+def _report(counts, found):
     for kind, (seed, text, detail) in sorted(found.items()):
         print(f"==== {kind} (seed {seed}; float32={Program(seed).float32}) {detail}")
         print(text[text.index("def f("):])
