@@ -205,7 +205,11 @@ def check_program(prog, seed, counts, hessians=False):
             return "program raises " + type(e).__name__
     if not np.all(np.isfinite(value)) or not np.all(np.isfinite(vec)):
         return "not finite"
-    if margin(prog.twin_text, to64(args)) < 1e-4:
+    try:
+        near = margin(prog.twin_text, to64(args)) < 1e-4
+    except Exception as e:  # noqa: BLE001
+        return "twin raises " + type(e).__name__
+    if near:
         return "close to a kink"
     before = [np.copy(a) for a in args]
     wrt = tuple(range(5))

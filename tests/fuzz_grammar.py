@@ -204,7 +204,7 @@ class Program(RiskyStatements):
             lambda: f"{e('v')}[[2, 0, 1]]", lambda: f"{e('v')}[np.array([0, 0, 2])]",
             lambda: f"np.einsum('ij,j->i', {e('q')}, {e('v')})", lambda: f"np.dot({e('q')}, {e('v')})",
             lambda: f"np.array([np.sin(t) * {e('s')} for t in {e('v')}])",
-            lambda: f"np.tanh({e('v')}) * np.cos({e('s')})", lambda: f"np.mean({e('q')}, axis=1)",
+            lambda: f"(np.tanh({e('v')}) * np.cos({e('s')}))", lambda: f"np.mean({e('q')}, axis=1)",
             lambda: f"np.cumprod(np.tanh({e('v')}) + 1.2)", lambda: self.kink("max", e("m"), "axis=0"),
             lambda: f"{e('q')}[np.arange(3), [1, 2, 0]]", lambda: f"np.hstack([{e('w')}, {e('s')}])",
         ]
