@@ -10,7 +10,7 @@ value each statement binds: dtype, shape, values (float32 tolerances), the
 requires_grad / is_leaf flags, the grad_fn class name, next_functions names, the repr
 (when the values agree exactly), and at the end every leaf's `.grad`. An exception
 is compared by type and message. Disagreements are printed grouped by kind, with the
-smallest program that shows each one. Needs PyTorch.
+smallest program that shows each one (`--all`: every one). Needs PyTorch.
 """
 
 import collections
@@ -634,6 +634,12 @@ def main():
         print("[%d] %s" % (len(items), key))
         print(prog)
         print("--", detail)
+        if "--all" in sys.argv:  # every program of the kind, not only the smallest
+            for other, more in items:
+                if other != prog:
+                    print("-" * 40)
+                    print(other)
+                    print("--", more)
 
 
 if __name__ == "__main__":
