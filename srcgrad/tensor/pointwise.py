@@ -303,8 +303,19 @@ def _rounding(primitive, name):
     return method
 
 
-sign, floor, ceil, trunc = (_rounding(np.sign, "SignBackward0"), _rounding(np.floor, "FloorBackward0"),
-                            _rounding(np.ceil, "CeilBackward0"), _rounding(np.trunc, "TruncBackward0"))
+floor, ceil, trunc = (_rounding(np.floor, "FloorBackward0"), _rounding(np.ceil, "CeilBackward0"),
+                      _rounding(np.trunc, "TruncBackward0"))
+
+
+def sign(input):
+    """-1, 0 or 1 by the sign of each element, and 0 for nan (PyTorch's (0 < x) - (x < 0),
+    where NumPy gives nan); its gradient is zero (SignBackward0). A bool stays itself."""
+    if input._data.dtype == np.bool_:
+        return ops._leaf(input._data.copy())
+    out = ops.piecewise_constant(np.sign, input, "SignBackward0")
+    if out._data.dtype.kind == "f":
+        out._data[np.isnan(out._data)] = 0
+    return out
 
 
 def round(input, *, decimals=0):  # noqa: A001 - PyTorch's name
