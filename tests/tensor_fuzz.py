@@ -111,10 +111,10 @@ def _close(a, b):
 
 def _zeros(text):
     """A repr with the sign of zeros dropped (-0.0 against 0.0 is noted, not chased) and
-    spaces collapsed (the sign changes a column's width)."""
+    spaces dropped (the sign changes a column's width)."""
     if "--zeros" in sys.argv:
         return text
-    return re.sub(r"\s+", " ", re.sub(r"-(0\.0*(?:e[+-]\d+)?)(?![0-9])", r"\1", text))
+    return re.sub(r"\s+", "", re.sub(r"-(0\.0*(?:e[+-]\d+)?)(?![0-9])", r"\1", text))
 
 
 def compare(s, t, where="value"):

@@ -120,6 +120,9 @@ def mod_vjp_x(g, ans, x, y):
     return unbroadcast(g, x)
 
 
+mod_vjp_x.reads_only_the_shape_of = ("x",)  # as PyTorch's RemainderBackward0/1 save no self for it
+
+
 @defvjp(operator.mod, "y")
 @defvjp(np.remainder, "y")
 def mod_vjp_y(g, ans, x, y):

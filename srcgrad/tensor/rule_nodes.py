@@ -315,8 +315,14 @@ def saved_inputs(primitive, name, live):
     key = (primitive, name, live)
     found = _SAVED_INPUTS.get(key)
     if found is None:
-        found = _SAVED_INPUTS[key] = saved_by(kind_of(primitive, name)[0], live)
+        found = saved_by(kind_of(primitive, name)[0], live)
+        if name in _KEEPS_INPUT:
+            at = _KEEPS_INPUT[name]
+            found = found[:at] + (True,) + found[at + 1:]
+        _SAVED_INPUTS[key] = found
     return found
 
 
 _SAVED_INPUTS = {}  # (primitive, name, live) -> which arguments are read
+# nodes that PyTorch makes keep an input whose values their rule does not read
+_KEEPS_INPUT = {"GatherBackward0": 0}
