@@ -130,3 +130,64 @@ def test_softplus_and_logsigmoid_gradients_at_infinity():
     x = torch.tensor([float("inf"), float("-inf")], requires_grad=True)
     F.logsigmoid(x).sum().backward()
     assert x.grad.tolist() == [0.0, 1.0]
+
+
+# --- losses whose kernels need the target in the input's dtype ---------------------------
+
+
+def test_binary_cross_entropy_refuses_a_target_of_another_dtype():
+    p = torch.full((2,), 0.3, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^Found dtype Float but expected Double$"):
+        F.binary_cross_entropy(p, torch.full((2,), 0.6))
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        F.binary_cross_entropy(p.float(), torch.full((2,), 0.6, dtype=torch.float64), reduction="sum")
+    # a weight of another dtype is accepted
+    F.binary_cross_entropy(p, p.detach(), weight=torch.full((2,), 0.5))
+
+
+def test_huber_loss_of_two_dtypes_has_the_inputs_dtype_and_refuses_backward():
+    x = torch.tensor([0.3, -2.7, 1.1], requires_grad=True)
+    t = torch.tensor([0.1, 0.2, 0.35], dtype=torch.float64)
+    y = F.huber_loss(x, t, delta=0.5)
+    assert y.dtype == torch.float32 and type(y.grad_fn).__name__ == "HuberLossBackward0"
+    np.testing.assert_allclose(y.item(), 0.5317, atol=1e-4)
+    assert F.huber_loss(x, t, reduction="none").tolist() == pytest.approx([0.02, 2.4, 0.28125])
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        y.backward()
+    y = F.huber_loss(t.requires_grad_(), x.detach(), reduction="sum")
+    assert y.dtype == torch.float64
+    with pytest.raises(RuntimeError, match="^Found dtype Float but expected Double$"):
+        y.backward()
+
+
+# --- index checks of index_select, gather and advanced-index writes ---------------------
+
+
+def test_index_select_and_gather_refuse_negative_and_large_indices():
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    for index in ([-1, -1], [2]):
+        with pytest.raises(IndexError, match="^index out of range in self$"):
+            x.index_select(0, torch.tensor(index))
+    with pytest.raises(RuntimeError, match="^INDICES element is out of DATA bounds, id=-1 axis_dim=2$"):
+        x.index_select(1, torch.tensor([-1]))
+    with pytest.raises(RuntimeError, match="^index -1 is out of bounds for dimension 0 with size 2$"):
+        x.gather(0, torch.tensor([[-1, 0]]))
+    y = torch.tensor(5.0, requires_grad=True).index_select(0, torch.tensor([0]))
+    assert y.shape == () and type(y.grad_fn).__name__ == "IndexSelectBackward0"
+
+
+def test_advanced_index_writes_need_the_destinations_dtype():
+    message = "^Index put requires the source and destination dtypes match, got Long for the destination and Float"
+    x = torch.tensor([1, 2])
+    for index, value in (([0], [2.5]), ([0, 0], [2.5, 1.5]), (torch.tensor([0]), [2.5]), (x > 0, [2.5, 1.5])):
+        with pytest.raises(RuntimeError, match=message):
+            x[index] = torch.tensor(value)
+    x = torch.tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="got Float for the destination and Double for the source"):
+        x[[0, 1]] = torch.tensor(2.5, dtype=torch.float64)
+    # basic indexing copies (casting), and a mask with one value is masked_fill_
+    x[0] = torch.tensor(3, dtype=torch.int64)
+    x[x > 2] = torch.tensor([7.5], dtype=torch.float64)
+    assert x.tolist() == [7.5, 2.0]
+    with pytest.raises(RuntimeError, match="^shape mismatch"):  # reported before the dtype
+        torch.tensor([1, 2])[[0]] = torch.tensor([2.5, 1.5])

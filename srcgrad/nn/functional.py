@@ -17,6 +17,8 @@ from ..tensor.dtypes import dim_axis
 from ..tensor.functions import where
 from ..tensor.products import addmm
 from ..tensor.grad_mode import is_grad_enabled
+from ..tensor.graph import node_class
+from ..tensor.rule_nodes import RefusedNode
 from ..tensor.tensor import Tensor
 
 __all__ = [
@@ -250,6 +252,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             f"({input.shape}) is deprecated. Please ensure they have the same size."
         )
     _check_reduction(reduction)
+    if target.dtype is not input.dtype:
+        raise RuntimeError(_found_dtype(target, input))
     if np.any((input._data < 0) | (input._data > 1)):
         raise RuntimeError("all elements of input should be between 0 and 1")
     name = "BinaryCrossEntropyBackward0"
@@ -257,6 +261,11 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         return ops.apply(activations.binary_cross_entropy, input, target, name=name, reduction=reduction)
     _refuse_requires_grad("binary_cross_entropy", weight=weight)
     return ops.composite(name, _weighted_bce, input, target, weight, reduction, _edges=(0, 1))
+
+
+def _found_dtype(target, input):
+    """PyTorch's message where a loss kernel needs the target in the input's dtype."""
+    return f"Found dtype {target.dtype.kind_name} but expected {input.dtype.kind_name}"
 
 
 def _warn_if_broadcast(input, target):
@@ -474,8 +483,21 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _check_reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if isinstance(target, Tensor) and target.dtype is not input.dtype and target._data.dtype.kind == "f":
+        return _mixed_huber_loss(input, target, reduction, float(delta))
     return ops.apply(activations.huber_loss, input, target, name="HuberLossBackward0", reduction=reduction,
                      delta=float(delta))
+
+
+def _mixed_huber_loss(input, target, reduction, delta):
+    """huber_loss of a target of another float dtype, as PyTorch's: computed in the wider
+    dtype into the input's; its backward kernel refuses the pair (HuberLossBackward0
+    raises "Found dtype ...")."""
+    x = input._data
+    loss = activations.huber_loss(x, target._data, reduction="none", delta=delta).astype(x.dtype)
+    ans = loss if reduction == "none" else loss.sum(dtype=x.dtype) if reduction == "sum" else loss.mean(dtype=x.dtype)
+    node = node_class("HuberLossBackward0", RefusedNode)
+    return ops.without_derivative(ans, (input, target), node, _found_dtype(target, input))
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

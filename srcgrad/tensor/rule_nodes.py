@@ -21,7 +21,7 @@ from .graph import Node, describe, node_class
 from .saving import reads_ans_of, rule_reads_ans, saved_by
 
 __all__ = [
-    "rule_of", "kind_of", "KINDS", "RuleNode", "ArgEdgesNode", "NumberOperandNode", "ZeroGradNode", "ConstantGradNode", "NoDerivativeNode", "UndifferentiatedNode",
+    "rule_of", "kind_of", "KINDS", "RuleNode", "ArgEdgesNode", "NumberOperandNode", "ZeroGradNode", "ConstantGradNode", "NoDerivativeNode", "RefusedNode", "UndifferentiatedNode",
     "CompositeNode",
     "keeps_result", "saved_inputs",
 ]
@@ -246,6 +246,20 @@ class NoDerivativeNode(Node):
 
     def apply(self, g):
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+class RefusedNode(Node):
+    """The node of an op whose backward kernel PyTorch refuses for these inputs
+    (huber_loss of two float dtypes): backward through it raises RuntimeError(message)."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, next_functions, message):
+        super().__init__(next_functions)
+        self.message = message
+
+    def apply(self, g):
+        raise RuntimeError(self.message)
 
 
 class UndifferentiatedNode(Node):
