@@ -191,3 +191,26 @@ def test_advanced_index_writes_need_the_destinations_dtype():
     assert x.tolist() == [7.5, 2.0]
     with pytest.raises(RuntimeError, match="^shape mismatch"):  # reported before the dtype
         torch.tensor([1, 2])[[0]] = torch.tensor([2.5, 1.5])
+
+
+# --- remainder's gradient and ignored class targets --------------------------------------
+
+
+def test_remainder_gradient_uses_the_floor_division():
+    # 28.42 / -4.06 rounds to -7.0 in float32, but the floor division is -8 (as x % y's
+    # own quotient): the divisor's gradient is -floor_divide(x, y)
+    x = torch.tensor([[[-4.06], [-7.0]]], requires_grad=True)
+    (x.bmm(x.transpose(1, 2)) % x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy().ravel(), [-9.12, -10.12], atol=1e-4)
+
+
+def test_an_ignored_target_has_loss_zero_where_its_log_probability_is_infinite():
+    x = (1e-3 / torch.arange(5)).requires_grad_()  # inf at class 0
+    for reduction in ("none", "sum"):
+        y = F.cross_entropy(x, torch.tensor(0), ignore_index=0, reduction=reduction)
+        assert y.item() == 0.0 and not np.signbit(y.item())
+    x = torch.tensor([[float("-inf"), 1.0], [0.5, 2.0]], requires_grad=True)
+    y = F.nll_loss(x, torch.tensor([0, 1]), ignore_index=0, reduction="none")
+    assert y.tolist() == [0.0, -2.0] and not np.signbit(y[0].item())
+    y.sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0], [0.0, -1.0]]

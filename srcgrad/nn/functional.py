@@ -356,6 +356,8 @@ def _nll(logp, target, weight, ignore_index, reduction):
     if weight is not None:
         w = w * weight._data.reshape(-1)[safe]
     losses = -(picked * Tensor._make(w))
+    if not keep.all():  # an ignored target's loss is +0, also where its log-probability is -inf
+        losses = where(Tensor._make(keep), losses, 0.0)
     if reduction == "none":
         return losses if target.dim() else losses.reshape(())
     if reduction == "sum":
