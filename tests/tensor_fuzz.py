@@ -265,7 +265,8 @@ class Gen:
                "{x}.trunc()", "{x}.ceil()", "{x}.frac()", "F.relu({x})", "F.leaky_relu({x}, 0.1)", "F.elu({x})",
                "F.gelu({x})", "F.silu({x})", "torch.clamp({x}, -1, 1)", "{x}.pow(2)", "torch.pow({x}, 3)",
                "{x}.mul(2)", "{x}.add(1, alpha=2)", "{x}.sub(0.5)", "{x}.div(4)", "{x}.norm()", "torch.erf({x})",
-               "{x}.abs().pow(1.5)", "{x}.atan()", "{x}.asin()", "torch.hardtanh({x})", "{x}.type(torch.float64)"]
+               "{x}.abs().pow(1.5)", "{x}.atan()", "{x}.asin()", "F.hardtanh({x})", "{x}.type(torch.float64)",
+               "F.relu6({x})", "F.hardtanh({x}, -0.5, 0.5)"]
         name = self.fresh()
         return "%s = %s" % (name, self.pick(ops).format(x=x)), [name], name
 

@@ -214,3 +214,28 @@ def test_an_ignored_target_has_loss_zero_where_its_log_probability_is_infinite()
     assert y.tolist() == [0.0, -2.0] and not np.signbit(y[0].item())
     y.sum().backward()
     assert x.grad.tolist() == [[0.0, 0.0], [0.0, -1.0]]
+
+
+# --- hardtanh and relu6 -------------------------------------------------------------------
+
+
+def test_hardtanh_passes_gradient_strictly_inside_and_at_nan():
+    x = torch.tensor([-2.0, -1.0, 0.5, 1.0, 7.0, float("nan")], requires_grad=True)
+    y = F.hardtanh(x)
+    assert type(y.grad_fn).__name__ == "HardtanhBackward0"
+    np.testing.assert_array_equal(y.detach().numpy(), [-1.0, -1.0, 0.5, 1.0, 1.0, np.nan])
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 1.0, 0.0, 0.0, 1.0]
+    assert F.relu6(torch.tensor([-1.0, 3.0, 9.0])).tolist() == [0.0, 3.0, 6.0]
+    assert F.hardtanh(torch.tensor([1, -2, 3]), -1.5, 2.5).tolist() == [1, -1, 2]
+    with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
+        F.hardtanh(x, 2.0, 1.0)
+
+
+def test_hardtanh_modules_print_as_pytorch():
+    assert repr(torch.nn.Hardtanh()) == "Hardtanh(min_val=-1.0, max_val=1.0)"
+    assert repr(torch.nn.Hardtanh(-2, 3)) == "Hardtanh(min_val=-2, max_val=3)"
+    assert repr(torch.nn.ReLU6(inplace=True)) == "ReLU6(inplace=True)"
+    z = torch.tensor([-3.0, 0.2], requires_grad=True) * 1
+    torch.nn.Hardtanh(-0.5, 0.5, inplace=True)(z)
+    assert z.tolist() == [-0.5, pytest.approx(0.2)] and type(z.grad_fn).__name__ == "HardtanhBackward0"

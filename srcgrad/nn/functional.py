@@ -25,7 +25,7 @@ __all__ = [
     "binary_cross_entropy_with_logits", "binary_cross_entropy", "mse_loss", "l1_loss",
     "cross_entropy", "nll_loss", "relu", "sigmoid", "tanh", "softplus", "logsigmoid",
     "softmax", "log_softmax", "linear", "gelu", "silu", "leaky_relu", "elu", "dropout", "normalize",
-    "smooth_l1_loss", "huber_loss", "kl_div",
+    "smooth_l1_loss", "huber_loss", "kl_div", "hardtanh", "relu6",
 ]
 
 
@@ -114,6 +114,30 @@ def _activation(primitive, input, name, inplace=False, **kwargs):
     if inplace:
         return input._rewrite(lambda t: ops.apply(primitive, t, name=name, **kwargs))
     return ops.apply(primitive, input, name=name, **kwargs)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """min_val where x <= min_val, max_val where x >= max_val, else x (nan passes):
+    HardtanhBackward0, whose gradient is g strictly between the bounds (and at nan), else 0."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    x = input._data
+    if x.dtype.kind in "iu":  # never tracked; the bounds truncated to integers
+        return Tensor._make(np.clip(x, int(min_val), int(max_val)).astype(x.dtype))
+    if x.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"hardtanh\" not implemented for '{input.dtype.kind_name}'")
+    if inplace:
+        return input._rewrite(lambda t: hardtanh(t, min_val, max_val))
+    return ops.composite("HardtanhBackward0", _hardtanh, input, min_val, max_val)
+
+
+def _hardtanh(x, low, high):
+    return where(x <= low, low, where(x >= high, high, x))
+
+
+def relu6(input, inplace=False):
+    """hardtanh(input, 0, 6) (HardtanhBackward0)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def gelu(input, approximate="none"):
