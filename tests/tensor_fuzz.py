@@ -31,7 +31,7 @@ COMPARE_NEXT = "--next" in sys.argv  # next_functions differ widely (noted, opti
 
 def _norm_text(text):
     text = re.sub(r"0x[0-9a-fA-F]+", "0x?", str(text))
-    return text.replace("torch.", "srcgrad.")
+    return text.replace("torch.", "srcgrad.").replace("torch::", "srcgrad::")
 
 
 def _node_names(fn):

@@ -239,3 +239,16 @@ def test_hardtanh_modules_print_as_pytorch():
     z = torch.tensor([-3.0, 0.2], requires_grad=True) * 1
     torch.nn.Hardtanh(-0.5, 0.5, inplace=True)(z)
     assert z.tolist() == [-0.5, pytest.approx(0.2)] and type(z.grad_fn).__name__ == "HardtanhBackward0"
+
+
+def test_remainder_by_a_constant_saves_nothing_and_can_run_backward_again():
+    x = torch.full((), 1.5, requires_grad=True)
+    for other in (torch.tensor(2), 2.0, torch.tensor(2.0)):
+        o = (x % other).sum()
+        o.backward()
+        o.backward()
+    assert x.grad.item() == 6.0
+    o = (x % torch.tensor(2.0, requires_grad=True)).sum()
+    o.backward()
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+        o.backward()

@@ -149,7 +149,9 @@ def remainder(input, other):
         return ops.without_derivative(ans, (a, b), node_class("NotImplemented", NoDerivativeNode), "remainder")
     _operands(input, other)  # the integer division by zero
     name = "RemainderBackward1" if _is_tensor(other) else "RemainderBackward0"
-    return ops.binary(operator.mod, input, other, name)
+    # input's gradient is g itself: the node saves something only for other's gradient,
+    # and otherwise can run backward again, as PyTorch's
+    return ops.binary(operator.mod, input, other, name, saves=_is_tensor(other) and other._requires_grad)
 
 
 def _rmod(input, other):
