@@ -252,3 +252,14 @@ def test_remainder_by_a_constant_saves_nothing_and_can_run_backward_again():
     o.backward()
     with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
         o.backward()
+
+
+def test_division_gradient_rounds_as_pytorch():
+    # PyTorch: g / y for x, -g * ((x / y) / y) for y; x / x then sums to a rounding
+    # residue, which PyTorch shows (values printed by PyTorch 2.13)
+    x = torch.tensor([0.88, -0.65, -0.06], requires_grad=True)
+    g = np.full(3, 31.17, dtype=np.float32)
+    (x / x * torch.tensor(g)).sum().backward()
+    assert x.grad.tolist() == [0.0, -3.814697265625e-06, 6.103515625e-05]
+    a = x.detach().numpy()
+    np.testing.assert_array_equal(x.grad.numpy(), g / a + (-g * ((a / a) / a)))

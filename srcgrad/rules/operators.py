@@ -81,7 +81,8 @@ def div_vjp_x(g, ans, x, y):
 @defvjp(operator.truediv, "y")
 @defvjp(np.divide, "y")
 def div_vjp_y(g, ans, x, y):
-    return unbroadcast(-g * ans / y, y)
+    """-g * (ans / y): rounded as PyTorch's DivBackward0 rounds -g * ((x / y) / y)."""
+    return unbroadcast(-g * (ans / y), y)
 
 
 div_vjp_x.reads_only_the_shape_of = ("x",)  # as PyTorch's DivBackward0 saves no self for it
