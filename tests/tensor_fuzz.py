@@ -10,7 +10,7 @@ value each statement binds: dtype, shape, values (float32 tolerances), the
 requires_grad / is_leaf flags, the grad_fn class name, next_functions names, the repr
 (when the values agree exactly), and at the end every leaf's `.grad`. An exception
 is compared by type and message. Disagreements are printed grouped by kind, with the
-smallest program that shows each one. Needs PyTorch.
+smallest program that shows each one (`--all`: every one). Needs PyTorch.
 """
 
 import collections
@@ -31,7 +31,7 @@ COMPARE_NEXT = "--next" in sys.argv  # next_functions differ widely (noted, opti
 
 def _norm_text(text):
     text = re.sub(r"0x[0-9a-fA-F]+", "0x?", str(text))
-    return text.replace("torch.", "srcgrad.")
+    return text.replace("torch.", "srcgrad.").replace("torch::", "srcgrad::")
 
 
 def _node_names(fn):
@@ -111,10 +111,10 @@ def _close(a, b):
 
 def _zeros(text):
     """A repr with the sign of zeros dropped (-0.0 against 0.0 is noted, not chased) and
-    spaces collapsed (the sign changes a column's width)."""
+    spaces dropped (the sign changes a column's width)."""
     if "--zeros" in sys.argv:
         return text
-    return re.sub(r"\s+", " ", re.sub(r"-(0\.0*(?:e[+-]\d+)?)(?![0-9])", r"\1", text))
+    return re.sub(r"\s+", "", re.sub(r"-(0\.0*(?:e[+-]\d+)?)(?![0-9])", r"\1", text))
 
 
 def compare(s, t, where="value"):
@@ -265,7 +265,8 @@ class Gen:
                "{x}.trunc()", "{x}.ceil()", "{x}.frac()", "F.relu({x})", "F.leaky_relu({x}, 0.1)", "F.elu({x})",
                "F.gelu({x})", "F.silu({x})", "torch.clamp({x}, -1, 1)", "{x}.pow(2)", "torch.pow({x}, 3)",
                "{x}.mul(2)", "{x}.add(1, alpha=2)", "{x}.sub(0.5)", "{x}.div(4)", "{x}.norm()", "torch.erf({x})",
-               "{x}.abs().pow(1.5)", "{x}.atan()", "{x}.asin()", "torch.hardtanh({x})", "{x}.type(torch.float64)"]
+               "{x}.abs().pow(1.5)", "{x}.atan()", "{x}.asin()", "F.hardtanh({x})", "{x}.type(torch.float64)",
+               "F.relu6({x})", "F.hardtanh({x}, -0.5, 0.5)"]
         name = self.fresh()
         return "%s = %s" % (name, self.pick(ops).format(x=x)), [name], name
 
@@ -634,6 +635,12 @@ def main():
         print("[%d] %s" % (len(items), key))
         print(prog)
         print("--", detail)
+        if "--all" in sys.argv:  # every program of the kind, not only the smallest
+            for other, more in items:
+                if other != prog:
+                    print("-" * 40)
+                    print(other)
+                    print("--", more)
 
 
 if __name__ == "__main__":

@@ -59,7 +59,7 @@ def test_display_names():
 def test_rows_show_the_applied_expressions():
     text = catalog.markdown()
     assert "| `numpy.sin` | `(x)` | **x**: `g * np.cos(x)` | `t * np.cos(x)` |" in text
-    assert "**y**: `unbroadcast(-g * ans / y, y)` | `-t * ans / y` |" in text
+    assert "**y**: `unbroadcast(-g * (ans / y), y)` | `-t * ans / y` |" in text
     # a local derivative of a two-parameter primal is unbroadcast in reverse mode only
     assert "**x**: `unbroadcast(g * y, x)` | `t * y` |" in text
     # docstrings are skipped, the returned expression is shown

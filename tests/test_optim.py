@@ -53,6 +53,19 @@ def test_sgd_nesterov():
     np.testing.assert_allclose(steps[1][0], [0.2224], rtol=1e-13)
 
 
+def test_sgd_momentum_with_a_parameter_listed_twice():
+    """Buffers are read before the updates and stored after, as PyTorch does: two fresh
+    buffers at the first step (the last kept), then one buffer updated twice."""
+    p = _param([1.0])
+    with pytest.warns(UserWarning, match="duplicate parameters"):
+        opt = torch.optim.SGD([p, p], lr=0.1, momentum=0.9)
+    steps = _steps(opt, [p], lambda: (p * p).sum(), 2)
+    # g = 2: p = 1 - 0.2 - 0.2; then g = 1.2, b = 1.8 + 1.2 = 3, then 2.7 + 1.2 = 3.9
+    np.testing.assert_allclose(steps[0][0], [0.6], rtol=1e-14)
+    np.testing.assert_allclose(steps[1][0], [-0.09], rtol=1e-13)
+    np.testing.assert_allclose(opt.state[p]["momentum_buffer"].numpy(), [3.9], rtol=1e-14)
+
+
 def test_sgd_weight_decay_dampening_maximize():
     p = _param([2.0])
     steps = _steps(torch.optim.SGD([p], lr=0.1, weight_decay=0.5), [p], lambda: p.sum(), 2)

@@ -5,7 +5,7 @@ arguments as PyTorch's repr does."""
 from . import functional as F
 from .modules import Module
 
-__all__ = ["ReLU", "Tanh", "Sigmoid", "LogSigmoid", "Softplus", "GELU", "SiLU", "LeakyReLU", "ELU", "Dropout", "Softmax",
+__all__ = ["ReLU", "ReLU6", "Hardtanh", "Tanh", "Sigmoid", "LogSigmoid", "Softplus", "GELU", "SiLU", "LeakyReLU", "ELU", "Dropout", "Softmax",
            "LogSoftmax"]
 
 
@@ -16,6 +16,28 @@ class ReLU(Module):
 
     def forward(self, input):
         return F.relu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        if min_val > max_val:
+            raise ValueError("min_val cannot be greater than max_val")
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
+class ReLU6(Hardtanh):
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""

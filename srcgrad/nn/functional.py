@@ -17,13 +17,15 @@ from ..tensor.dtypes import dim_axis
 from ..tensor.functions import where
 from ..tensor.products import addmm
 from ..tensor.grad_mode import is_grad_enabled
+from ..tensor.graph import node_class
+from ..tensor.rule_nodes import RefusedNode
 from ..tensor.tensor import Tensor
 
 __all__ = [
     "binary_cross_entropy_with_logits", "binary_cross_entropy", "mse_loss", "l1_loss",
     "cross_entropy", "nll_loss", "relu", "sigmoid", "tanh", "softplus", "logsigmoid",
     "softmax", "log_softmax", "linear", "gelu", "silu", "leaky_relu", "elu", "dropout", "normalize",
-    "smooth_l1_loss", "huber_loss", "kl_div",
+    "smooth_l1_loss", "huber_loss", "kl_div", "hardtanh", "relu6",
 ]
 
 
@@ -112,6 +114,30 @@ def _activation(primitive, input, name, inplace=False, **kwargs):
     if inplace:
         return input._rewrite(lambda t: ops.apply(primitive, t, name=name, **kwargs))
     return ops.apply(primitive, input, name=name, **kwargs)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """min_val where x <= min_val, max_val where x >= max_val, else x (nan passes):
+    HardtanhBackward0, whose gradient is g strictly between the bounds (and at nan), else 0."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    x = input._data
+    if x.dtype.kind in "iu":  # never tracked; the bounds truncated to integers
+        return Tensor._make(np.clip(x, int(min_val), int(max_val)).astype(x.dtype))
+    if x.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"hardtanh\" not implemented for '{input.dtype.kind_name}'")
+    if inplace:
+        return input._rewrite(lambda t: hardtanh(t, min_val, max_val))
+    return ops.composite("HardtanhBackward0", _hardtanh, input, min_val, max_val)
+
+
+def _hardtanh(x, low, high):
+    return where(x <= low, low, where(x >= high, high, x))
+
+
+def relu6(input, inplace=False):
+    """hardtanh(input, 0, 6) (HardtanhBackward0)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def gelu(input, approximate="none"):
@@ -250,6 +276,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             f"({input.shape}) is deprecated. Please ensure they have the same size."
         )
     _check_reduction(reduction)
+    if target.dtype is not input.dtype:
+        raise RuntimeError(_found_dtype(target, input))
     if np.any((input._data < 0) | (input._data > 1)):
         raise RuntimeError("all elements of input should be between 0 and 1")
     name = "BinaryCrossEntropyBackward0"
@@ -257,6 +285,11 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         return ops.apply(activations.binary_cross_entropy, input, target, name=name, reduction=reduction)
     _refuse_requires_grad("binary_cross_entropy", weight=weight)
     return ops.composite(name, _weighted_bce, input, target, weight, reduction, _edges=(0, 1))
+
+
+def _found_dtype(target, input):
+    """PyTorch's message where a loss kernel needs the target in the input's dtype."""
+    return f"Found dtype {target.dtype.kind_name} but expected {input.dtype.kind_name}"
 
 
 def _warn_if_broadcast(input, target):
@@ -347,6 +380,8 @@ def _nll(logp, target, weight, ignore_index, reduction):
     if weight is not None:
         w = w * weight._data.reshape(-1)[safe]
     losses = -(picked * Tensor._make(w))
+    if not keep.all():  # an ignored target's loss is +0, also where its log-probability is -inf
+        losses = where(Tensor._make(keep), losses, 0.0)
     if reduction == "none":
         return losses if target.dim() else losses.reshape(())
     if reduction == "sum":
@@ -474,8 +509,21 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _check_reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if isinstance(target, Tensor) and target.dtype is not input.dtype and target._data.dtype.kind == "f":
+        return _mixed_huber_loss(input, target, reduction, float(delta))
     return ops.apply(activations.huber_loss, input, target, name="HuberLossBackward0", reduction=reduction,
                      delta=float(delta))
+
+
+def _mixed_huber_loss(input, target, reduction, delta):
+    """huber_loss of a target of another float dtype, as PyTorch's: computed in the wider
+    dtype into the input's; its backward kernel refuses the pair (HuberLossBackward0
+    raises "Found dtype ...")."""
+    x = input._data
+    loss = activations.huber_loss(x, target._data, reduction="none", delta=delta).astype(x.dtype)
+    ans = loss if reduction == "none" else loss.sum(dtype=x.dtype) if reduction == "sum" else loss.mean(dtype=x.dtype)
+    node = node_class("HuberLossBackward0", RefusedNode)
+    return ops.without_derivative(ans, (input, target), node, _found_dtype(target, input))
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

@@ -26,16 +26,20 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, group):
+        """The momentum buffers are read for every parameter before any update and stored
+        back after all of them, as PyTorch does: a parameter listed twice gets two fresh
+        buffers at its first step (the last one kept) and then updates one buffer twice."""
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
         weight_decay, nesterov = group["weight_decay"], group["nesterov"]
-        for p, x, d_p in self._gradients(group):
+        work = list(self._gradients(group))
+        bufs = [self.state[p].get("momentum_buffer") for p, _, _ in work] if momentum != 0 else ()
+        for i, (p, x, d_p) in enumerate(work):
             if weight_decay != 0:
                 d_p = multiply_add(weight_decay, x, d_p)
             if momentum != 0:
-                state = self.state[p]
-                buf = state.get("momentum_buffer")
+                buf = bufs[i]
                 if buf is None:
-                    buf = state["momentum_buffer"] = state_array(d_p)
+                    buf = bufs[i] = state_array(d_p)
                 else:
                     b = buf._data
                     b *= momentum
@@ -43,3 +47,5 @@ class SGD(Optimizer):
                 d_p = multiply_add(momentum, buf._data, d_p) if nesterov else buf._data
             x[...] = multiply_add(-lr, d_p, x)
             bump(p)
+        for (p, _, _), buf in zip(work, bufs):
+            self.state[p]["momentum_buffer"] = buf

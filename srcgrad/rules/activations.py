@@ -223,9 +223,10 @@ def sigmoid_d(ans, x):
 
 @defvjp(relu, "x", name="Relu")
 def relu_vjp(g, ans, x):
-    """g where x > 0, else 0: a selection, so a nan or inf g does not leak through (as
-    PyTorch's threshold_backward and JAX's relu)."""
-    return np.where(x > 0, g, 0)
+    """g where x > 0 (where the result is), else 0: a selection, so a nan or inf g does
+    not leak through (as PyTorch's threshold_backward and JAX's relu). It reads the
+    result, as PyTorch's ReluBackward0 saves it."""
+    return np.where(ans > 0, g, 0)
 
 
 @defjvp(relu, "x")
@@ -256,12 +257,15 @@ def atan2_dy(ans, x, y):
 
 @elementwise(softplus, name="Softplus")
 def softplus_d(ans, x):
-    return np.exp(x - ans)
+    """sigmoid(x), from x alone: PyTorch's SoftplusBackward0 saves no result (and
+    exp(x - ans) would be nan at x = inf)."""
+    return sigmoid(x)
 
 
 @elementwise(logsigmoid, name="LogSigmoid")
 def logsigmoid_d(ans, x):
-    return np.exp(ans - x)
+    """sigmoid(-x), from x alone, as PyTorch's LogSigmoidBackward0."""
+    return sigmoid(-x)
 
 
 # softmax and log_softmax couple the elements along `axis`: the rules are full

@@ -389,6 +389,10 @@ def where_vjp_y(g, ans, condition, x=None, y=None):
     return unbroadcast(np.where(condition, 0.0, g), y)
 
 
+# as PyTorch's WhereBackward0 (and MaskedFillBackward0), which save only the condition
+where_vjp_x.reads_only_the_shape_of = where_vjp_y.reads_only_the_shape_of = ("x", "y")
+
+
 @defjvp(np.where, "x")
 def where_jvp_x(t, ans, condition, x=None, y=None):
     return np.where(condition, t, 0.0)
@@ -455,10 +459,21 @@ def _bound(a_bound, bound):
     return a_bound if a_bound is not None else bound
 
 
+def _within(x, lower, upper):
+    """lower <= x <= upper (a missing bound holds everywhere); False at nan."""
+    inside = x == x
+    if lower is not None:
+        inside = inside & (x >= lower)
+    if upper is not None:
+        inside = inside & (x <= upper)
+    return inside
+
+
 @defvjp(np.clip, "x")
 def clip_vjp_x(g, ans, x, a_min=None, a_max=None, out=None, *, min=None, max=None):
-    """g where x is the result, else 0 (a selection: a nan or inf g does not leak through)."""
-    return unbroadcast(np.where(ans == x, g, 0), x)
+    """g where x is within the bounds, else 0 (a selection: a nan or inf g does not leak
+    through); from x and the bounds, as PyTorch's ClampBackward1 saves no result."""
+    return unbroadcast(np.where(_within(x, _bound(a_min, min), _bound(a_max, max)), g, 0), x)
 
 
 @defvjp(np.clip, "a_min")

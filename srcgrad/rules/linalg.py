@@ -459,6 +459,9 @@ def trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return _diagonal_scatter(g, x, offset, axis1, axis2)
 
 
+trace_vjp.reads_only_the_shape_of = ("x",)  # as PyTorch's TraceBackward0, which keeps sizes
+
+
 @defjvp(np.trace, "x")
 def trace_jvp(t, ans, x, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return np.trace(t, offset, axis1, axis2)

@@ -81,7 +81,8 @@ def div_vjp_x(g, ans, x, y):
 @defvjp(operator.truediv, "y")
 @defvjp(np.divide, "y")
 def div_vjp_y(g, ans, x, y):
-    return unbroadcast(-g * ans / y, y)
+    """-g * (ans / y): rounded as PyTorch's DivBackward0 rounds -g * ((x / y) / y)."""
+    return unbroadcast(-g * (ans / y), y)
 
 
 div_vjp_x.reads_only_the_shape_of = ("x",)  # as PyTorch's DivBackward0 saves no self for it
@@ -120,10 +121,13 @@ def mod_vjp_x(g, ans, x, y):
     return unbroadcast(g, x)
 
 
+mod_vjp_x.reads_only_the_shape_of = ("x",)  # as PyTorch's RemainderBackward0/1 save no self for it
+
+
 @defvjp(operator.mod, "y")
 @defvjp(np.remainder, "y")
 def mod_vjp_y(g, ans, x, y):
-    return unbroadcast(-g * np.floor(x / y), y)
+    return unbroadcast(-g * np.floor_divide(x, y), y)
 
 
 @defjvp(operator.mod, "x")
@@ -135,7 +139,7 @@ def mod_jvp_x(t, ans, x, y):
 @defjvp(operator.mod, "y")
 @defjvp(np.remainder, "y")
 def mod_jvp_y(t, ans, x, y):
-    return -t * np.floor(x / y)
+    return -t * np.floor_divide(x, y)
 
 
 # divmod(x, y) and np.divmod: the pair (x // y, x % y). The quotient is piecewise constant
@@ -148,7 +152,7 @@ def _divmod_vjp(g, x, y, of_y):
     remainder = g[1]
     if remainder is None:
         return zeros_like_grad(y if of_y else x)
-    return unbroadcast(-remainder * np.floor(x / y), y) if of_y else unbroadcast(remainder, x)
+    return unbroadcast(-remainder * np.floor_divide(x, y), y) if of_y else unbroadcast(remainder, x)
 
 
 def _divmod_tangent(ans, remainder):
@@ -176,7 +180,7 @@ def divmod_jvp_x(t, ans, x, y):
 @defjvp(builtins.divmod, "y")
 @defjvp(np.divmod, "y")
 def divmod_jvp_y(t, ans, x, y):
-    return _divmod_tangent(ans, -t * np.floor(x / y))
+    return _divmod_tangent(ans, -t * np.floor_divide(x, y))
 
 
 @defvjp(operator.neg, "x", name="Neg")

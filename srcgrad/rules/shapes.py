@@ -414,7 +414,10 @@ def getitem_vjp(g, ans, x, index):
     return _getitem_vjp(g, x, index)
 
 
-getitem_vjp.reads_only_the_shape_of = ("x",)  # of an array: as PyTorch's IndexBackward0 saves no self
+getitem_vjp.reads_only_the_shape_of = ("x",)
+# as PyTorch's IndexSelectBackward0, GatherBackward0, SortBackward0 and TopkBackward0,
+# which save the indices and no self
+take_vjp.reads_only_the_shape_of = take_along_axis_vjp.reads_only_the_shape_of = ("x",)  # of an array: as PyTorch's IndexBackward0 saves no self
 
 
 @defjvp(operator.getitem, "x")

@@ -71,6 +71,9 @@ def var_vjp(
     return unreduce(2.0 * g, x, axis, keepdims) * _spread(ans, x, axis, ddof, where, mean, correction, False)
 
 
+var_vjp.reads_only_the_shape_of = ("ans",)  # its size; as PyTorch's VarBackward0 saves only self
+
+
 @defvjp(np.var, "mean")
 def var_vjp_mean(
     g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None

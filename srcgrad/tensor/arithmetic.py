@@ -1,7 +1,7 @@
 """`ArithmeticOps`: the Tensor's arithmetic operators and elementwise comparisons.
 
 Each arithmetic operator is one registry rule recorded as one node with PyTorch's name
-(`2 / x` records MulBackward0, as PyTorch builds it as a reciprocal times 2), with
+(`2 / x` is PyTorch's reciprocal times 2, two nodes), with
 PyTorch's type promotion (ops.binary). Comparisons give bool tensors and are never
 tracked; since `==` gives a tensor, tensors hash by identity.
 
@@ -84,7 +84,6 @@ class ArithmeticOps:
     __mul__ = _binary(operator.mul, "MulBackward0")
     __rmul__ = _binary(operator.mul, "MulBackward0")  # the tensor first, as PyTorch records it
     __truediv__ = _binary(operator.truediv, "DivBackward0", floating=True)
-    __rtruediv__ = _binary(operator.truediv, "MulBackward0", floating=True, reflected=True)  # c * reciprocal
     __rpow__ = _binary(operator.pow, "PowBackward2", reflected=True)
 
     def __pow__(self, other):
@@ -92,6 +91,11 @@ class ArithmeticOps:
         return ops.binary(operator.pow, self, other, name)
 
     __matmul__ = products.matmul
+
+    def __rtruediv__(self, other):
+        """`other / self` for a number `other`: PyTorch's `self.reciprocal() * other`,
+        two nodes (MulBackward0 over ReciprocalBackward0), rounded twice as there."""
+        return self.reciprocal() * other
 
     def __rmatmul__(self, other):
         return products.matmul(other, self)

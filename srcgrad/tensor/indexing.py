@@ -168,6 +168,24 @@ def _index_put(source, key, value):
     return out
 
 
+
+def _refuse_index_put_dtype(self, key, value):
+    """PyTorch's error for an advanced-index write (index_put_) of a tensor of another
+    dtype; a bool mask with a one-element value is masked_fill_, which casts it."""
+    if not _index_name(key)[1] or (isinstance(key, np.ndarray) and key.dtype == np.bool_ and value._data.size == 1):
+        return
+    shape, target = value._data.shape, self._data[key].shape
+    try:
+        if np.broadcast_shapes(shape[next((i for i, n in enumerate(shape) if n != 1), len(shape)):], target) != target:
+            return  # the shape mismatch is reported first
+    except ValueError:
+        return
+    raise RuntimeError(
+        f"Index put requires the source and destination dtypes match, got {self.dtype.kind_name} for the "
+        f"destination and {value.dtype.kind_name} for the source."
+    )
+
+
 class IndexingOps:
     """`x[index]` and `x[index] = value` of `Tensor` (a ShapeOps)."""
 
@@ -208,6 +226,8 @@ class IndexingOps:
             raise RuntimeError(E11 if advanced or name == "AliasBackward0" else "a view of " + E11)
         if isinstance(value, ShapeOps):
             _refuse_overlap(self._data, _index(index), value._data)
+            if value._data.dtype != self._data.dtype:
+                _refuse_index_put_dtype(self, _index(index), value)
         tracked = self._requires_grad or (isinstance(value, ShapeOps) and value._requires_grad)
         if _mode.enabled and tracked:
             key = _index(index)

@@ -149,7 +149,9 @@ def remainder(input, other):
         return ops.without_derivative(ans, (a, b), node_class("NotImplemented", NoDerivativeNode), "remainder")
     _operands(input, other)  # the integer division by zero
     name = "RemainderBackward1" if _is_tensor(other) else "RemainderBackward0"
-    return ops.binary(operator.mod, input, other, name)
+    # input's gradient is g itself: the node saves something only for other's gradient,
+    # and otherwise can run backward again, as PyTorch's
+    return ops.binary(operator.mod, input, other, name, saves=_is_tensor(other) and other._requires_grad)
 
 
 def _rmod(input, other):
@@ -303,8 +305,19 @@ def _rounding(primitive, name):
     return method
 
 
-sign, floor, ceil, trunc = (_rounding(np.sign, "SignBackward0"), _rounding(np.floor, "FloorBackward0"),
-                            _rounding(np.ceil, "CeilBackward0"), _rounding(np.trunc, "TruncBackward0"))
+floor, ceil, trunc = (_rounding(np.floor, "FloorBackward0"), _rounding(np.ceil, "CeilBackward0"),
+                      _rounding(np.trunc, "TruncBackward0"))
+
+
+def sign(input):
+    """-1, 0 or 1 by the sign of each element, and 0 for nan (PyTorch's (0 < x) - (x < 0),
+    where NumPy gives nan); its gradient is zero (SignBackward0). A bool stays itself."""
+    if input._data.dtype == np.bool_:
+        return ops._leaf(input._data.copy())
+    out = ops.piecewise_constant(np.sign, input, "SignBackward0")
+    if out._data.dtype.kind == "f":
+        out._data[np.isnan(out._data)] = 0
+    return out
 
 
 def round(input, *, decimals=0):  # noqa: A001 - PyTorch's name

@@ -21,7 +21,7 @@ from .graph import Node, describe, node_class
 from .saving import reads_ans_of, rule_reads_ans, saved_by
 
 __all__ = [
-    "rule_of", "kind_of", "KINDS", "RuleNode", "ArgEdgesNode", "NumberOperandNode", "ZeroGradNode", "ConstantGradNode", "NoDerivativeNode", "UndifferentiatedNode",
+    "rule_of", "kind_of", "KINDS", "RuleNode", "ArgEdgesNode", "NumberOperandNode", "ZeroGradNode", "ConstantGradNode", "NoDerivativeNode", "RefusedNode", "UndifferentiatedNode",
     "CompositeNode",
     "keeps_result", "saved_inputs",
 ]
@@ -248,6 +248,20 @@ class NoDerivativeNode(Node):
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
 
 
+class RefusedNode(Node):
+    """The node of an op whose backward kernel PyTorch refuses for these inputs
+    (huber_loss of two float dtypes): backward through it raises RuntimeError(message)."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, next_functions, message):
+        super().__init__(next_functions)
+        self.message = message
+
+    def apply(self, g):
+        raise RuntimeError(self.message)
+
+
 class UndifferentiatedNode(Node):
     """The node of an op whose derivative PyTorch leaves out (`unique`: Unique2Backward0):
     the result requires grad, and backward through it raises PyTorch's
@@ -315,8 +329,14 @@ def saved_inputs(primitive, name, live):
     key = (primitive, name, live)
     found = _SAVED_INPUTS.get(key)
     if found is None:
-        found = _SAVED_INPUTS[key] = saved_by(kind_of(primitive, name)[0], live)
+        found = saved_by(kind_of(primitive, name)[0], live)
+        if name in _KEEPS_INPUT:
+            at = _KEEPS_INPUT[name]
+            found = found[:at] + (True,) + found[at + 1:]
+        _SAVED_INPUTS[key] = found
     return found
 
 
 _SAVED_INPUTS = {}  # (primitive, name, live) -> which arguments are read
+# nodes that PyTorch makes keep an input whose values their rule does not read
+_KEEPS_INPUT = {"GatherBackward0": 0}

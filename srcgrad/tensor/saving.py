@@ -1,7 +1,7 @@
 """What a graph node keeps for backward, read once per rule from the code of its reverse
 rules (`dis`): which of its arguments a vjp reads (the tensors the node saves, whose
 versions it records; not those named in the vjp function's `reads_only_the_shape_of`),
-and whether one reads its result `ans`. Cached per rule and per
+and whether one reads its result `ans` (again not when named there). Cached per rule and per
 pattern of inputs needing grad; a function whose code cannot be read counts as reading
 everything."""
 
@@ -71,6 +71,8 @@ def _reads_ans(derivative):
     code = getattr(derivative.fn, "__code__", None)
     if derivative.kind not in ("scale", "vjp") or code is None:
         return True
+    if "ans" in getattr(derivative.fn, "reads_only_the_shape_of", ()):  # its size, not its values
+        return False
     return "ans" in code.co_varnames and any(
         ins.opname.startswith("LOAD_FAST") and "ans" in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,))
         for ins in dis.get_instructions(code)

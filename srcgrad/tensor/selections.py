@@ -63,7 +63,12 @@ def gather(input, dim, index):
     idx = _indices(index)
     if idx.ndim != input._data.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    return ops.apply(np.take_along_axis, input, idx, name="GatherBackward0", axis=_axis(input, dim), edge_args=(0,))
+    axis = _axis(input, dim)
+    n = input._data.shape[axis] if input._data.ndim else 1
+    bad = idx[(idx < 0) | (idx >= n)]
+    if bad.size:
+        raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {axis} with size {n}")
+    return ops.apply(np.take_along_axis, input, idx, name="GatherBackward0", axis=axis, edge_args=(0,))
 
 
 def index_select(input, dim, index):
@@ -71,8 +76,16 @@ def index_select(input, dim, index):
     idx = _indices(index)
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    return ops.apply(np.take, input, idx.reshape(-1), name="IndexSelectBackward0", axis=_axis(input, dim),
-                     edge_args=(0,))
+    axis = _axis(input, dim)
+    n = input._data.shape[axis] if input._data.ndim else 1
+    bad = idx[(idx < 0) | (idx >= n)]
+    if bad.size:  # no negative indices, as PyTorch's kernels (two messages)
+        if axis == 0 or input._data.ndim <= 1:
+            raise IndexError("index out of range in self")
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad.flat[0]} axis_dim={n}")
+    if input._data.ndim == 0 and idx.size == 1:  # a 0-d result, as PyTorch's
+        return ops.apply(np.take, input, idx.reshape(()), name="IndexSelectBackward0", edge_args=(0,))
+    return ops.apply(np.take, input, idx.reshape(-1), name="IndexSelectBackward0", axis=axis, edge_args=(0,))
 
 
 def masked_fill(input, mask, value):

@@ -30,7 +30,7 @@ def errstate_entropy_grad(x):
         p_bar = p_bar + logp_bar * (1.0 / p)
     # p = np.exp(x) / np.sum(np.exp(x))
     exp_x_bar = unbroadcast(p_bar / sum_exp_x_1, exp_x)
-    sum_exp_x_1_bar = unbroadcast(-p_bar * p / sum_exp_x_1, sum_exp_x_1)
+    sum_exp_x_1_bar = unbroadcast(-p_bar * (p / sum_exp_x_1), sum_exp_x_1)
     exp_x_1_bar = unreduce(sum_exp_x_1_bar, exp_x_1, None, False)
     x_bar = exp_x_1_bar * exp_x_1
     x_bar = x_bar + exp_x_bar * exp_x
