@@ -27,6 +27,7 @@ so each operation gives the same value of the same type.
 import gast
 import numpy as np
 
+from . import syntax
 from .kinds import _ARRAYS, _Kinds
 from .shapes import _statements
 
@@ -44,7 +45,7 @@ def run(forward, backward, solved, kinds, signature, namer):
     typed.env = kinds()
     found = []  # (node, field, index or None, dtype, value, Python value): decided on the code as it is
     for stmt in _statements(forward) + _statements(backward):
-        for node in _expressions(stmt.iter if isinstance(stmt, gast.For) else stmt):
+        for node in _operations(stmt.iter if isinstance(stmt, gast.For) else stmt):
             if type(node) is gast.BinOp and isinstance(node.op, _OPS):
                 _decide(node, ("left", None), ("right", None), node.left, node.right, typed, solved, found)
             elif type(node) is gast.Call and len(node.args) == 2 and not node.keywords:
@@ -70,7 +71,7 @@ def bound_scalars(tree, namer):
     if not scalars:
         return
     operands, reads = set(), {}
-    for node in gast.walk(tree):
+    for node in syntax.nodes(tree):
         if type(node) is gast.BinOp and isinstance(node.op, _OPS):
             operands.update(id(side) for side in (node.left, node.right) if type(side) is gast.Name)
         elif type(node) is gast.Name and node.id in scalars:
@@ -81,15 +82,28 @@ def bound_scalars(tree, namer):
             namer.helpers[name] = _constant(np.dtype(type(value)), value)
 
 
-def _expressions(node):
-    """The nodes under `node`, not entering lambdas, comprehensions or nested functions."""
-    todo = [node]
-    while todo:
-        node = todo.pop()
-        yield node
-        for child in gast.iter_child_nodes(node):
-            if not isinstance(child, _OPAQUE):
-                todo.append(child)
+def _operations(node):
+    """The `BinOp` and `Call` nodes under `node`, itself included, not entering lambdas,
+    comprehensions or nested functions: depth first, the last child first (the order
+    `found`, and so the helpers' names, follow)."""
+    stack, ast_node, binop, call = [node], gast.AST, gast.BinOp, gast.Call
+    pop, push, children, skipped = stack.pop, stack.append, syntax.child_fields, _SKIPPED
+    while stack:
+        node = pop()
+        cls = type(node)
+        if cls is binop or cls is call:
+            yield node
+        values = node.__dict__
+        for field in children(cls):
+            value = values.get(field)
+            for child in value if type(value) is list else (value,):
+                if isinstance(child, ast_node) and type(child) not in skipped and not (
+                        type(child) is gast.Name and child.annotation is None):
+                    push(child)
+
+
+# nothing under them to look into: constants, and the opaque nodes `run` does not enter
+_SKIPPED = frozenset({gast.Constant, *_OPAQUE})
 
 
 def _decide(node, place_a, place_b, a, b, typed, solved, found):
