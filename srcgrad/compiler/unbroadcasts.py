@@ -310,7 +310,7 @@ def _marker_names(marker):
 
 
 def _stores(stmt):
-    return {n.id for n in syntax.walk(stmt) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    return {n.id for n in syntax.nodes(stmt) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
 
 
 def _elementwise(node, scalars, resolve):
