@@ -340,22 +340,28 @@ def located(new, old):
         return new
     have = type(old)._attributes
     where = [(a, getattr(old, a)) for a in _LOCATION if a in have and hasattr(old, a)]
-    stack, ast_node, children = [new], gast.AST, _CHILDREN
+    stack, ast_node, children, leaves = [new], gast.AST, _CHILDREN, _LEAF_CLASSES
     while stack:  # as gast.copy_location(n, old) on each node n without a line
         n = stack.pop()
         cls, values = type(n), n.__dict__
         wanted = cls._attributes
-        if "lineno" in wanted and getattr(n, "lineno", None) is None:
+        if "lineno" in wanted and values.get("lineno") is None:
             for a, value in where:
                 if a in wanted:
                     values[a] = value
         for field in children.get(cls) or _child_fields(cls):
             value = values.get(field)
-            if type(value) is list:
-                stack.extend([v for v in value if isinstance(v, ast_node)])
-            elif isinstance(value, ast_node):
-                stack.append(value)
+            for v in value if type(value) is list else (value,):
+                if type(v) in leaves and v.__dict__.get("annotation") is None:  # a name or constant: here
+                    leaf = v.__dict__
+                    if leaf.get("lineno") is None:
+                        leaf.update(where)
+                elif isinstance(v, ast_node):
+                    stack.append(v)
     return new
+
+
+_LEAF_CLASSES = frozenset({gast.Name, gast.Constant})  # located where met: all location attributes, no children
 
 
 def parse(text, mode="exec"):
