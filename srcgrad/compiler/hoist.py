@@ -428,8 +428,23 @@ def _store_counts(node_or_stmts):
 
 def _name_counts(node):
     """{name: how many times it occurs under `node`}, in no particular order."""
-    counts, name_node = {}, gast.Name
-    for n in syntax.nodes(node):
-        if type(n) is name_node:
-            counts[n.id] = counts.get(n.id, 0) + 1
+    counts, stack, name_node, constant, ast_node = {}, [node], gast.Name, gast.Constant, gast.AST
+    get, pop, push = counts.get, stack.pop, stack.append
+    while stack:  # as `syntax.nodes`, names and constants (most nodes) read where they are met
+        n = pop()
+        cls, values = type(n), n.__dict__
+        if cls is name_node:
+            counts[n.id] = get(n.id, 0) + 1
+            if n.annotation is None:
+                continue
+        for field in syntax.child_fields(cls):
+            value = values.get(field)
+            for v in value if type(value) is list else (value,):
+                kind = type(v)
+                if kind is name_node:
+                    counts[v.id] = get(v.id, 0) + 1
+                    if v.annotation is not None:
+                        push(v.annotation)
+                elif kind is not constant and isinstance(v, ast_node):
+                    push(v)
     return counts

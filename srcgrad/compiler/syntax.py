@@ -415,7 +415,9 @@ def holds(node, classes):
     """Whether a node of `classes` (no `ctx` or operator classes) is under `node`, itself
     included: `any(isinstance(n, classes) for n in walk(node))` without the generator."""
     stack, ast_node, children = [node], gast.AST, _CHILDREN
-    pop, push, extend = stack.pop, stack.append, stack.extend
+    pop, push = stack.pop, stack.append
+    # names and constants (most nodes) are not stacked unless looked for
+    leaves = frozenset() if any(issubclass(c, classes) for c in _LEAF_CLASSES) else _LEAF_CLASSES
     while stack:
         n = pop()
         if isinstance(n, classes):
@@ -423,10 +425,12 @@ def holds(node, classes):
         values = n.__dict__
         for field in children.get(type(n)) or _child_fields(type(n)):
             value = values.get(field)
-            if type(value) is list:
-                extend([v for v in value if isinstance(v, ast_node)])
-            elif isinstance(value, ast_node):
-                push(value)
+            for v in value if type(value) is list else (value,):
+                if type(v) in leaves:
+                    if v.__dict__.get("annotation") is not None:
+                        push(v.__dict__["annotation"])
+                elif isinstance(v, ast_node):
+                    push(v)
     return False
 
 
