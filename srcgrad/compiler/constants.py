@@ -84,7 +84,7 @@ def bound_scalars(tree, namer):
                         read = operation and type(child.ctx) is gast.Load  # `left` or `right`
                         (operands if read else others).add(child.id)
                     if child.annotation is not None:
-                        stack.append(child.annotation)
+                        stack.append(child)  # its annotation: judged under it
                 elif kind is not constant and isinstance(child, ast_node):
                     stack.append(child)
     for name in operands - others:
