@@ -437,17 +437,25 @@ def holds(node, classes):
 def statements(node):
     """Every statement under `node` (itself first when it is one), in source order:
     statements live only in statement lists, so expressions are not looked into."""
-    stack, stmt, expression, ast_node = [node], gast.stmt, gast.expr, gast.AST
+    stack, stmt, expression, ast_node, lists = [node], gast.stmt, gast.expr, gast.AST, _BLOCK_FIELDS
     while stack:
         n = stack.pop()
         if isinstance(n, stmt):
             yield n
         inner = []
-        for field in n._fields:  # statement lists, and lists of handlers and cases holding them
+        for field in lists.get(type(n)) or _block_fields(type(n)):  # statement lists, handlers, cases
             value = getattr(n, field, None)
             if type(value) is list:
                 inner += [v for v in value if isinstance(v, ast_node) and not isinstance(v, expression)]
         stack.extend(reversed(inner))
+
+
+_BLOCK_FIELDS = {}  # node class -> its fields that may hold statements, handlers or cases ("" for none)
+
+
+def _block_fields(cls):
+    found = _BLOCK_FIELDS[cls] = tuple(f for f in cls._fields if f in ("body", "orelse", "finalbody", "handlers", "cases")) or ("",)
+    return found
 
 
 def load_counts(node, counts=None):
@@ -460,17 +468,19 @@ def load_counts(node, counts=None):
 
 
 def add_loads(node, names):
-    """Add to the set `names` the names loaded anywhere in `node` (`names_read` without
-    the order, faster)."""
+    """Add to the set `names` the names loaded anywhere in `node` (a node or a list of
+    nodes: one walk; `names_read` without the order, faster)."""
     names.update(_loads(node))
     return names
 
 
 def _loads(node):
-    """The names loaded under `node`, once per load, in no particular order."""
-    out, stack, ast_node, name_node, load, children = [], [node], gast.AST, gast.Name, gast.Load, _CHILDREN
-    pop, push, extend, found = stack.pop, stack.append, stack.extend, out.append
-    while stack:
+    """The names loaded under `node` (a node or a list of nodes), once per load, in no
+    particular order (every caller counts them or collects them in a set)."""
+    out, ast_node, name_node, constant, load, children = [], gast.AST, gast.Name, gast.Constant, gast.Load, _CHILDREN
+    stack = list(node) if type(node) is list else [node]
+    pop, push, found = stack.pop, stack.append, out.append
+    while stack:  # names and constants (most nodes) are read where they are met, not stacked
         n = pop()
         cls = type(n)
         values = n.__dict__
@@ -481,10 +491,16 @@ def _loads(node):
                 continue
         for field in children.get(cls) or _child_fields(cls):
             value = values.get(field)
-            if type(value) is list:
-                extend([v for v in value if isinstance(v, ast_node)])
-            elif isinstance(value, ast_node):
-                push(value)
+            for v in value if type(value) is list else (value,):
+                kind = type(v)
+                if kind is name_node:
+                    leaf = v.__dict__
+                    if isinstance(leaf.get("ctx"), load):
+                        found(leaf["id"])
+                    if leaf.get("annotation") is not None:
+                        push(leaf["annotation"])
+                elif kind is not constant and isinstance(v, ast_node):
+                    push(v)
     return out
 
 
@@ -564,28 +580,3 @@ def names_stored(node):
             if type(n) is name_node and isinstance(n.ctx, store):
                 seen[n.id] = None
     return list(seen)
-
-
-def copy_pseudo(stmts):
-    """A deep copy of a statement list that may hold reverse mode's pseudo statements
-    (dataclasses), in its blocks too: the copy shares no statement with `stmts`."""
-    import dataclasses
-
-    out = []
-    for s in stmts:
-        if dataclasses.is_dataclass(s):
-            fields = {f.name: copy_pseudo(v) if isinstance(v, list) else (_deepcopy(v) if isinstance(v, gast.AST) else v)
-                      for f in dataclasses.fields(s) for v in [getattr(s, f.name)]}
-            out.append(type(s)(**fields))
-        elif isinstance(s, (gast.If, gast.For, gast.While)):
-            body, orelse = s.body, s.orelse
-            s.body = s.orelse = []  # the header alone through _deepcopy
-            try:
-                new = _deepcopy(s)
-            finally:
-                s.body, s.orelse = body, orelse
-            new.body, new.orelse = copy_pseudo(body), copy_pseudo(orelse)
-            out.append(new)
-        else:
-            out.append(_deepcopy(s))
-    return out
