@@ -313,10 +313,27 @@ def _deepcopy(node, name=None):
     if not old and not cls._attributes:
         return node
     new = cls.__new__(cls)
-    values = new.__dict__
+    values, leaves = new.__dict__, (_LEAVES if name is None else _CONSTANT_LEAF)
     for f in cls._fields:
         value = old.get(f)
-        values[f] = value if value is None or type(value) in _SHARED else _deepcopy(value, name)
+        kind = type(value)
+        if value is None or kind in _SHARED:
+            values[f] = value
+        elif kind is list:
+            items = values[f] = []
+            for v in value:  # names and constants (most nodes) copied here, as below
+                leaf = v.__dict__ if type(v) in leaves else None
+                if leaf is not None and leaf.keys() in leaves[type(v)] and leaf.get("annotation") is None:
+                    copied = type(v).__new__(type(v))
+                    copied.__dict__.update(leaf)
+                    items.append(copied)
+                else:
+                    items.append(_deepcopy(v, name))
+        elif kind in leaves and value.__dict__.keys() in leaves[kind] and value.__dict__.get("annotation") is None:
+            copied = values[f] = kind.__new__(kind)
+            copied.__dict__.update(value.__dict__)
+        else:
+            values[f] = _deepcopy(value, name)
     for a in _LOCATION:
         if a in old:
             values[a] = old[a]
@@ -332,6 +349,7 @@ _SHARED = {str, int, float, bool} | {
 # the keys of a Name's and a Constant's `__dict__` with all their fields and all or no location:
 # then none holds a list or a node but a shared `ctx` (an annotation aside), so `_deepcopy` copies the dict
 _LEAVES = {cls: ({*cls._fields}, {*cls._fields, *_LOCATION}) for cls in (gast.Name, gast.Constant)}
+_CONSTANT_LEAF = {gast.Constant: _LEAVES[gast.Constant]}  # with a `name` function, names go to it
 
 
 def located(new, old):
