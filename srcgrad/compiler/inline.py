@@ -153,7 +153,7 @@ def _substitute(expr, values, fn, bind):
         return new
 
     new = _copier(fn)(name)  # syntax.copy(expr, name), compiled once per rule
-    if _rule_settles(fn) or any(_settles(v) for v in values.values()):
+    if _rule_settles(fn) or any(type(v) is not gast.Name and _settles(v) for v in values.values()):
         new = _settle(new)
     if _rule_reduces(fn):
         _drop_default_keywords(new, numpy_names)
