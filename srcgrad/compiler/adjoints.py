@@ -15,7 +15,7 @@ unassigned to None first, whose zero is 0.0).
 
 import gast
 
-from . import syntax
+from . import markers, syntax
 
 
 class _Adjoints:
@@ -78,7 +78,7 @@ class _Adjoints:
         before = []
         for _ in range(len(original) + 2):  # grows monotonically; a few rounds suffice
             end = set(defined)
-            body = self.block(syntax.copy_pseudo(original), end)
+            body = self.block(markers.copy_pseudo(original), end)
             new = end - defined
             if not new:
                 break

@@ -60,7 +60,7 @@ def run(tree, program, namer, local_names, transform):
     """`tree` with each call described above replaced by the callee's statements (in
     place); returns whether any call was spliced. New bound names (receivers, unrolled
     loops' elements) go into `program.bound` and `namer.helpers`."""
-    if not any(isinstance(n, gast.Call) for n in syntax.walk(tree)):
+    if not syntax.holds(tree, gast.Call):
         return False
     splicer = _Splicer(program, namer, set(local_names), transform, syntax.load_counts(tree))
     tree.body = splicer.block(tree.body, (_identity(program.fn),))

@@ -25,9 +25,11 @@ from . import anf, jumps, syntax
 def extract(tree, program):
     """Remove the nested functions from `tree.body`; returns {name: FunctionDef}."""
     functions, body = {}, []
+    found = [(s, _as_function(s)) for s in tree.body]
+    if all(fn is None for _, fn in found):
+        return functions  # nothing nested: nothing to take out or check
     outer = {a.id for a in tree.args.args} | set(syntax.names_stored(tree))
-    for s in tree.body:
-        fn = _as_function(s)
+    for s, fn in found:
         if fn is None:
             body.append(s)
             continue

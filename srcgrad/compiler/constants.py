@@ -27,6 +27,7 @@ so each operation gives the same value of the same type.
 import gast
 import numpy as np
 
+from . import syntax
 from .kinds import _ARRAYS, _Kinds
 from .shapes import _statements
 
@@ -43,15 +44,14 @@ def run(forward, backward, solved, kinds, signature, namer):
     typed = _Kinds(solved, signature)
     typed.env = kinds()
     found = []  # (node, field, index or None, dtype, value, Python value): decided on the code as it is
-    for stmt in _statements(forward) + _statements(backward):
-        for node in _expressions(stmt.iter if isinstance(stmt, gast.For) else stmt):
-            if type(node) is gast.BinOp and isinstance(node.op, _OPS):
-                _decide(node, ("left", None), ("right", None), node.left, node.right, typed, solved, found)
-            elif type(node) is gast.Call and len(node.args) == 2 and not node.keywords:
-                ufunc = solved.resolve(node.func)
-                if isinstance(ufunc, np.ufunc) and ufunc.nin == 2 and ufunc.nout == 1:
-                    a, b = node.args
-                    _decide(node, ("args", 0), ("args", 1), a, b, typed, solved, found)
+    for node in _operations(_statements(forward) + _statements(backward)):
+        if type(node) is gast.BinOp and isinstance(node.op, _OPS):
+            _decide(node, ("left", None), ("right", None), node.left, node.right, typed, solved, found)
+        elif type(node) is gast.Call and len(node.args) == 2 and not node.keywords:
+            ufunc = solved.resolve(node.func)
+            if isinstance(ufunc, np.ufunc) and ufunc.nin == 2 and ufunc.nout == 1:
+                a, b = node.args
+                _decide(node, ("args", 0), ("args", 1), a, b, typed, solved, found)
     for node, field, index, dtype, value, written in found:
         name = gast.Name(namer.helper(_name(dtype, value), _constant(dtype, value)), gast.Load(), None, None)
         if index is None:
@@ -69,27 +69,62 @@ def bound_scalars(tree, namer):
     scalars = {n for n, v in namer.helpers.items() if type(v) is np.float64 or type(v) is np.float32}
     if not scalars:
         return
-    operands, reads = set(), {}
-    for node in gast.walk(tree):
-        if type(node) is gast.BinOp and isinstance(node.op, _OPS):
-            operands.update(id(side) for side in (node.left, node.right) if type(side) is gast.Name)
-        elif type(node) is gast.Name and node.id in scalars:
-            reads.setdefault(node.id, []).append(node)
-    for name, nodes in reads.items():
-        if all(type(n.ctx) is gast.Load and id(n) in operands for n in nodes):
-            value = namer.helpers[name]
-            namer.helpers[name] = _constant(np.dtype(type(value)), value)
+    operands, others = set(), set()  # the names read as such an operand; read otherwise
+    stack, ast_node, name_node, binop, constant = [tree], gast.AST, gast.Name, gast.BinOp, gast.Constant
+    while stack:  # one walk; each name is judged at its parent (the leaves are not stacked)
+        node = stack.pop()
+        cls, values = type(node), node.__dict__
+        operation = cls is binop and isinstance(node.op, _OPS)
+        for field in syntax.child_fields(cls):
+            value = values.get(field)
+            for child in value if type(value) is list else (value,):
+                kind = type(child)
+                if kind is name_node:
+                    if child.id in scalars:
+                        read = operation and type(child.ctx) is gast.Load  # `left` or `right`
+                        (operands if read else others).add(child.id)
+                    if child.annotation is not None:
+                        stack.append(child)  # its annotation: judged under it
+                elif kind is not constant and isinstance(child, ast_node):
+                    stack.append(child)
+    for name in operands - others:
+        value = namer.helpers[name]
+        namer.helpers[name] = _constant(np.dtype(type(value)), value)
 
 
-def _expressions(node):
-    """The nodes under `node`, not entering lambdas, comprehensions or nested functions."""
-    todo = [node]
-    while todo:
-        node = todo.pop()
-        yield node
-        for child in gast.iter_child_nodes(node):
-            if not isinstance(child, _OPAQUE):
-                todo.append(child)
+def _operations(stmts):
+    """The `BinOp` and `Call` nodes under the statements `stmts` (a `for`: its iterable),
+    not entering lambdas, comprehensions or nested functions: statement by statement,
+    each depth first, the last child first (the order `found`, and so the helpers'
+    names, follow)."""
+    found, ast_node, binop, call, name_node, attribute = [], gast.AST, gast.BinOp, gast.Call, gast.Name, gast.Attribute
+    note, children, skipped = found.append, syntax.child_fields, _SKIPPED
+    for stmt in stmts:
+        stack = [stmt.iter if isinstance(stmt, gast.For) else stmt]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node = pop()
+            cls = type(node)
+            if cls is binop or cls is call:
+                note(node)
+            values = node.__dict__
+            for field in children(cls):
+                value = values.get(field)
+                for child in value if type(value) is list else (value,):
+                    kind = type(child)
+                    if kind in skipped or (kind is attribute and type(child.value) is name_node
+                                          and child.value.annotation is None):  # nothing to find under it
+                        continue
+                    if kind is name_node:
+                        if child.annotation is not None:
+                            push(child)
+                    elif isinstance(child, ast_node):
+                        push(child)
+    return found
+
+
+# nothing under them to look into: constants, and the opaque nodes `run` does not enter
+_SKIPPED = frozenset({gast.Constant, *_OPAQUE})
 
 
 def _decide(node, place_a, place_b, a, b, typed, solved, found):

@@ -221,14 +221,14 @@ class _Hoist:
         if self.rows:
             before += self.row_products(loop, bounds, varying, stores)
             before += self.row_sums(loop, bounds, varying, stores)
-        read_before = {n.id for n in gast.walk(loop.iter) if isinstance(n, gast.Name)}  # read once, first
+        read_before = {n.id for n in syntax.nodes(loop.iter) if isinstance(n, gast.Name)}  # read once, first
         for s in list(loop.body):
             if self.invariant(s, varying, stores, read_before, local):
                 loop.body.remove(s)
                 moved.append(s)
                 varying.discard(s.targets[0].id)
             else:
-                read_before |= {n.id for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+                read_before |= {n.id for n in syntax.nodes(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
         if not loop.body:
             loop.body = [syntax.pass_()]
         if moved and bounds[2] is not None:
@@ -262,7 +262,7 @@ class _Hoist:
 
     def pure(self, stmts):
         for s in stmts:
-            for n in gast.walk(s):
+            for n in syntax.nodes(s):
                 if isinstance(n, gast.Call):
                     fn = self.resolve(n.func)
                     if any(isinstance(a, gast.Starred) for a in n.args):
@@ -329,7 +329,7 @@ class _Hoist:
                 continue
             name, value = s.targets[0].id, s.value
             for stored in list(sums):  # `a` must keep its value until the sum is used
-                if _stores_any(s, {n.id for n in gast.walk(sums[stored][0]) if isinstance(n, gast.Name)}):
+                if _stores_any(s, {n.id for n in syntax.nodes(sums[stored][0]) if isinstance(n, gast.Name)}):
                     del sums[stored]
             if stores.get(name) != 1:
                 continue
@@ -367,7 +367,7 @@ class _Hoist:
         name = s.targets[0].id
         if stores.get(name) != 1 or name in read_before or not local(name):
             return False
-        return not ({n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)} & varying)
+        return not ({n.id for n in syntax.nodes(s.value) if isinstance(n, gast.Name)} & varying)
 
 
 # --- helpers -------------------------------------------------------------------------
@@ -395,7 +395,7 @@ def _jumps(stmts):
         if isinstance(s, (gast.Break, gast.Continue)):
             return True
         if isinstance(s, (gast.For, gast.While)):
-            stack += [n for n in gast.walk(s) if isinstance(n, (gast.Return, gast.Yield, gast.YieldFrom))]
+            stack += [n for n in syntax.nodes(s) if isinstance(n, (gast.Return, gast.Yield, gast.YieldFrom))]
             continue
         if isinstance(s, gast.If):
             stack += s.body + s.orelse
@@ -412,7 +412,7 @@ def _store_counts(node_or_stmts):
     counts = {}
     nodes = node_or_stmts if isinstance(node_or_stmts, list) else [node_or_stmts]
     for root in nodes:
-        for n in gast.walk(root):
+        for n in syntax.nodes(root):
             name = None
             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
                 name = n.id
@@ -427,8 +427,24 @@ def _store_counts(node_or_stmts):
 
 
 def _name_counts(node):
-    counts = {}
-    for n in gast.walk(node):
-        if isinstance(n, gast.Name):
-            counts[n.id] = counts.get(n.id, 0) + 1
+    """{name: how many times it occurs under `node`}, in no particular order."""
+    counts, stack, name_node, constant, ast_node = {}, [node], gast.Name, gast.Constant, gast.AST
+    get, pop, push = counts.get, stack.pop, stack.append
+    while stack:  # as `syntax.nodes`, names and constants (most nodes) read where they are met
+        n = pop()
+        cls, values = type(n), n.__dict__
+        if cls is name_node:
+            counts[n.id] = get(n.id, 0) + 1
+            if n.annotation is None:
+                continue
+        for field in syntax.child_fields(cls):
+            value = values.get(field)
+            for v in value if type(value) is list else (value,):
+                kind = type(v)
+                if kind is name_node:
+                    counts[v.id] = get(v.id, 0) + 1
+                    if v.annotation is not None:
+                        push(v.annotation)
+                elif kind is not constant and isinstance(v, ast_node):
+                    push(v)
     return counts

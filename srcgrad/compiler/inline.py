@@ -19,7 +19,7 @@ import textwrap
 import gast
 import numpy as np
 
-from . import printing, syntax
+from . import printing, syntax, templates
 
 
 @functools.lru_cache(maxsize=None)
@@ -152,12 +152,17 @@ def _substitute(expr, values, fn, bind):
             numpy_names.add(new.id)
         return new
 
-    new = syntax.copy(expr, name)
-    if _rule_settles(fn) or any(_settles(v) for v in values.values()):
+    new = _copier(fn)(name)  # syntax.copy(expr, name), compiled once per rule
+    if _rule_settles(fn) or any(type(v) is not gast.Name and _settles(v) for v in values.values()):
         new = _settle(new)
     if _rule_reduces(fn):
         _drop_default_keywords(new, numpy_names)
     return new
+
+
+@functools.lru_cache(maxsize=None)
+def _copier(fn):
+    return templates.copier(_return_expression(fn))
 
 
 # NumPy reductions whose `axis` defaults to None and `keepdims` to False

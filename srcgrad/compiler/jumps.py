@@ -32,7 +32,7 @@ class _Jumps:
 
     def function(self, tree):
         body = self.block(tree.body, in_loop=False)
-        returns = [n for n in syntax.walk(gast.Module(body=body, type_ignores=[])) if isinstance(n, gast.Return)]
+        returns = [n for n in syntax.statements(gast.Module(body=body, type_ignores=[])) if isinstance(n, gast.Return)]
         if len(returns) == 1 and body and body[-1] is returns[0] and self.result is None:
             tree.body = body
             return tree

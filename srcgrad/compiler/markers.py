@@ -1,9 +1,14 @@
 """Reverse mode's pseudo statements: markers that reverse.py puts among the forward and
 backward statements and later passes lower (`_Group` by adjoints.py, the saves, restores
 and undos by tape.py, which tell them apart by class name; `_Accumulate` lives in
-contributions.py)."""
+contributions.py), and `copy_pseudo`, which copies statement lists holding them."""
 
+import dataclasses
 from dataclasses import dataclass, field
+
+import gast
+
+from . import syntax
 
 
 @dataclass
@@ -50,3 +55,26 @@ class _Save:
 class _Restore:
     name: str
     key: int = 0
+
+
+def copy_pseudo(stmts):
+    """A deep copy of a statement list that may hold reverse mode's pseudo statements
+    (dataclasses), in its blocks too: the copy shares no statement with `stmts`."""
+    out = []
+    for s in stmts:
+        if dataclasses.is_dataclass(s):
+            fields = {f.name: copy_pseudo(v) if isinstance(v, list) else (syntax.copy(v) if isinstance(v, gast.AST) else v)
+                      for f in dataclasses.fields(s) for v in [getattr(s, f.name)]}
+            out.append(type(s)(**fields))
+        elif isinstance(s, (gast.If, gast.For, gast.While)):
+            body, orelse = s.body, s.orelse
+            s.body = s.orelse = []  # the header alone through syntax.copy
+            try:
+                new = syntax.copy(s)
+            finally:
+                s.body, s.orelse = body, orelse
+            new.body, new.orelse = copy_pseudo(body), copy_pseudo(orelse)
+            out.append(new)
+        else:
+            out.append(syntax.copy(s))
+    return out

@@ -14,6 +14,19 @@ import gast
 from . import syntax
 
 _IDENT = re.compile(r"[^0-9a-zA-Z_]+")
+_CLEANED = {}  # base -> `_cleaned(base)`, kept (a pure function of its argument)
+
+
+def _cleaned(base):
+    """`base` made an identifier that is no keyword: the stem `Namer.fresh` numbers."""
+    cleaned = _IDENT.sub("_", base).strip("_") or "t"
+    if cleaned[0].isdigit():
+        cleaned = "_" + cleaned
+    if keyword.iskeyword(cleaned):
+        cleaned += "_"
+    if len(_CLEANED) < 65536:
+        _CLEANED[base] = cleaned
+    return cleaned
 
 
 class Namer:
@@ -25,6 +38,7 @@ class Namer:
         self._adjoints = {}
         self._primals = {}  # adjoint name -> its primal, the inverse of `_adjoints`
         self._tangents = {}
+        self._temp = 1  # `_t1` ... below it are all taken (`taken` only grows): where `temp` looks first
 
     @classmethod
     def for_tree(cls, tree, scope=None):
@@ -64,11 +78,7 @@ class Namer:
         self.taken.add(name)
 
     def fresh(self, base):
-        base = _IDENT.sub("_", base).strip("_") or "t"
-        if base[0].isdigit():
-            base = "_" + base
-        if keyword.iskeyword(base):
-            base += "_"
+        base = _CLEANED.get(base) or _cleaned(base)
         candidate, k = base, 0
         while candidate in self.taken:
             k += 1
@@ -79,9 +89,10 @@ class Namer:
 
     def temp(self):
         """A numbered temporary (`_t1`, `_t2`, ...) for values with no short descriptive name."""
-        k = 1
+        k = self._temp
         while f"_t{k}" in self.taken:
             k += 1
+        self._temp = k + 1
         self.taken.add(f"_t{k}")
         return f"_t{k}"
 

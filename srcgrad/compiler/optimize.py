@@ -249,26 +249,46 @@ def _reached_reads(stmts, k, a, b, total, names, blocks, holders):
         known = blocks if type(later) in _BLOCKS else names
         found = known.get(id(later))
         if found is None or found[0] is not later:
-            read, stored = [], set()
-            for n in _nodes(later):
-                if type(n) is gast.Name:
-                    if isinstance(n.ctx, gast.Load):
-                        read.append(n)
-                    else:
-                        stored.add(n.id)
-            found = known[id(later)] = (later, read, stored)
+            found = known[id(later)] = (later, *_names_in(later))
         _, read, stores = found
-        loads = [n for n in read if n.id == a]
+        loads = None  # the reads of `a` here (most statements read a name or two: no list made)
+        for n in read:
+            if n.id == a:
+                if loads is None:
+                    loads = [n]
+                else:
+                    loads.append(n)
         if type(later) in _BLOCKS and (a in stores or b in stores):
             return None if loads else uses
         if loads:
             holders.append(later)
-        uses += loads  # a simple statement reads before it stores
+            uses += loads  # a simple statement reads before it stores
         if a in stores:
             return uses
         if b in stores and not (_is_copy(later) and later.value.id == a):
             return uses
     return uses
+
+
+def _names_in(node):
+    """(the Name nodes read under `node`, in no particular order; the names stored there)."""
+    read, stored, stack, name_node, constant, load, ast_node = [], set(), [node], gast.Name, gast.Constant, gast.Load, gast.AST
+    while stack:  # names and constants are read where they are met, not stacked
+        n = stack.pop()
+        for field in syntax.child_fields(type(n)):
+            value = n.__dict__.get(field)
+            for v in value if type(value) is list else (value,):
+                kind = type(v)
+                if kind is name_node:
+                    if isinstance(v.ctx, load):
+                        read.append(v)
+                    else:
+                        stored.add(v.id)
+                    if v.annotation is not None:
+                        stack.append(v)  # its annotation: judged under it
+                elif kind is not constant and isinstance(v, ast_node):
+                    stack.append(v)
+    return read, stored
 
 
 def _drop_dead(tree, reads, resolve, counts):

@@ -341,9 +341,9 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
         if splicing is not None and splicing.allowed and callees.run(tree, program, namer, local_names, _transform_name(mode)):
             splicing.used = True
             _show(verbose, "callees", tree)
-        tree = versions.run(tree, namer, restores=program.generated)
+        tree, stored = versions.run(tree, namer, restores=program.generated)
         _show(verbose, "versions", tree)
-        local_names |= set(syntax.names_stored(tree))
+        local_names |= stored
         calls = resolve.run(tree, program, local_names)
         positions = wrt if isinstance(wrt, tuple) else (wrt,)
         names = [params[i] for i in positions]  # vjp: gradients of the others are zeros

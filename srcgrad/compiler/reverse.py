@@ -416,7 +416,8 @@ def assemble(sw, shapes=None, split=False):
     # assigns (in a block) that the backward pass does not put back (it reads no saved
     # value of it, as where specialized code needs no `unbroadcast`) holds its last value
     # at the return: the argument is kept under another name for it.
-    rebound = set(syntax.names_stored(forward)) - restored
+    scans = {}  # what `_scan` found under each statement, test and header of `forward`: walked once
+    rebound = _stored_in(forward, zeros, scans) - restored
     kept_as = {}
 
     def argument(p):
@@ -447,7 +448,7 @@ def assemble(sw, shapes=None, split=False):
     # a zero start reads its primal, which a branch or loop not taken may have left
     # unassigned (`if c: z = ...` ... `if d: return z`): such a primal starts as None
     known = set(params) | {a.id for a in sw.args.kwonlyargs}
-    unset = _unassigned_zero_reads(prelude + forward + capture + backward, known, zeros)
+    unset = _unassigned_zero_reads(prelude + forward + capture + backward, known, zeros, scans)
     prelude = prelude + [syntax.assign(name, syntax.const(None)) for name in sorted(unset)]
     body_out = [syntax.comment("Forward pass")] + prelude + forward + capture  # the seed ends `forward`
     if backward:
@@ -463,44 +464,70 @@ def assemble(sw, shapes=None, split=False):
                                kwonly=kwonly, kw_defaults=sw.args.kw_defaults)
 
 
-def _unassigned_zero_reads(stmts, known, zeros):
-    """The names that a call `zeros(name)` in `stmts` reads where they may have no value
-    yet: not assigned on every path there from the start, where `known` are assigned."""
+def _stored_in(stmts, zeros, scans):
+    """The names stored anywhere under the statements `stmts` (`syntax.names_stored`, as
+    a set), each statement, `if`/`while` test and `for` header scanned by `_scan` into
+    `scans` (id(node) -> its scan), as `_unassigned_zero_reads` reads them."""
+    stored = set()
+    for s in stmts:
+        if isinstance(s, (gast.If, gast.While)):
+            parts = [s.test]
+        elif isinstance(s, gast.For):
+            parts = [s.iter, s.target]
+        else:
+            parts = [s]
+        for part in parts:
+            found = scans[id(part)] = _scan(part, zeros)
+            stored.update(found[1])
+        if len(parts) == 1 and parts[0] is s:
+            continue
+        stored |= _stored_in(s.body, zeros, scans) | _stored_in(s.orelse, zeros, scans)
+    return stored
+
+
+def _scan(node, zeros):
+    """The names `zeros(name)` reads under `node`, and the names stored there: one walk
+    (as `syntax.nodes`, inlined: it runs over every node of the derivative; names
+    and constants, most nodes, are read where they are met, without the stack)."""
     call, name, constant, store, ast_node, child_fields = gast.Call, gast.Name, gast.Constant, gast.Store, gast.AST, syntax.child_fields
+    read, stored, stack = [], [], [node]
+    pop, push, note = stack.pop, stack.append, stored.append
+    while stack:
+        n = pop()
+        cls, values = type(n), n.__dict__
+        if cls is name:
+            if isinstance(values["ctx"], store):
+                note(values["id"])
+            if values.get("annotation") is None:
+                continue
+        elif cls is call:
+            func, args = values["func"], values["args"]
+            if type(func) is name and func.id == zeros and args and type(args[0]) is name:
+                read.append(args[0].id)
+        for child in child_fields(cls):
+            value = values.get(child)
+            for v in value if type(value) is list else (value,):
+                kind = type(v)
+                if kind is name:
+                    leaf = v.__dict__
+                    if isinstance(leaf["ctx"], store):
+                        note(leaf["id"])
+                    if leaf.get("annotation") is not None:
+                        push(leaf["annotation"])
+                elif kind is not constant and isinstance(v, ast_node):
+                    push(v)
+    return read, stored
+
+
+def _unassigned_zero_reads(stmts, known, zeros, scans):
+    """The names that a call `zeros(name)` in `stmts` reads where they may have no value
+    yet: not assigned on every path there from the start, where `known` are assigned.
+    `scans`: what `_stored_in` scanned already (with `zeros`)."""
+    found = set()
 
     def scan(node):
-        """The names `zeros(name)` reads under `node`, and the names stored there: one walk
-        (as `syntax.nodes`, inlined: it runs over every node of the derivative; names
-        and constants, most nodes, are read where they are met, without the stack)."""
-        read, stored, stack = [], [], [node]
-        pop, push, note = stack.pop, stack.append, stored.append
-        while stack:
-            n = pop()
-            cls, values = type(n), n.__dict__
-            if cls is name:
-                if isinstance(values["ctx"], store):
-                    note(values["id"])
-                if values.get("annotation") is None:
-                    continue
-            elif cls is call:
-                func, args = values["func"], values["args"]
-                if type(func) is name and func.id == zeros and args and type(args[0]) is name:
-                    read.append(args[0].id)
-            for child in child_fields(cls):
-                value = values.get(child)
-                for v in value if type(value) is list else (value,):
-                    kind = type(v)
-                    if kind is name:
-                        leaf = v.__dict__
-                        if isinstance(leaf["ctx"], store):
-                            note(leaf["id"])
-                        if leaf.get("annotation") is not None:
-                            push(leaf["annotation"])
-                    elif kind is not constant and isinstance(v, ast_node):
-                        push(v)
-        return read, stored
-
-    found = set()
+        done = scans.get(id(node))
+        return done if done is not None else _scan(node, zeros)
 
     def block(stmts, known):
         """`known` (a set this call may change) after `stmts`, or None where no path

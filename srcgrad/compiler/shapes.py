@@ -287,22 +287,24 @@ class _Shapes:
     # -- the shape of an expression ------------------------------------------------
 
     def shape(self, node):
+        cls = type(node)
+        if cls is gast.Name:  # most nodes: here, without a method call
+            name, reads = node.id, self.reads
+            if reads is not None:
+                reads.append(name)  # by `_fixed_point`: what the definition depends on
+            found = self.env.get(name, _ABSENT)
+            if found is _ABSENT:  # a bound constant (the seed) is a scalar
+                return () if type(self.namer.helpers.get(name)) is np.float64 else TOP
+            return found
         try:
-            method = _RULES[type(node)]
+            method = _RULES[cls]
         except KeyError:
-            method = _RULES[type(node)] = getattr(_Shapes, "_" + type(node).__name__, None)
+            method = _RULES[cls] = getattr(_Shapes, "_" + cls.__name__, None)
         return TOP if method is None else method(self, node)
 
     def _Constant(self, node):
         v = node.value
         return () if isinstance(v, (int, float, complex)) else TOP
-
-    def _Name(self, node):
-        if self.reads is not None:
-            self.reads.append(node.id)  # by `_fixed_point`: what the definition depends on
-        if node.id not in self.env and type(self.namer.helpers.get(node.id)) is np.float64:
-            return ()  # a bound constant (the seed)
-        return self.env.get(node.id, TOP)
 
     def _BinOp(self, node):
         left, right = self.shape(node.left), self.shape(node.right)
@@ -400,6 +402,7 @@ class _Shapes:
 
 
 _RULES = {}  # node class -> the `_Shapes` method that gives its shape (None: unknown)
+_ABSENT = object()
 
 
 def _is_outer(obj):

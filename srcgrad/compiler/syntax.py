@@ -313,10 +313,27 @@ def _deepcopy(node, name=None):
     if not old and not cls._attributes:
         return node
     new = cls.__new__(cls)
-    values = new.__dict__
+    values, leaves = new.__dict__, (_LEAVES if name is None else _CONSTANT_LEAF)
     for f in cls._fields:
         value = old.get(f)
-        values[f] = value if value is None or type(value) in _SHARED else _deepcopy(value, name)
+        kind = type(value)
+        if value is None or kind in _SHARED:
+            values[f] = value
+        elif kind is list:
+            items = values[f] = []
+            for v in value:  # names and constants (most nodes) copied here, as below
+                leaf = v.__dict__ if type(v) in leaves else None
+                if leaf is not None and leaf.keys() in leaves[type(v)] and leaf.get("annotation") is None:
+                    copied = type(v).__new__(type(v))
+                    copied.__dict__.update(leaf)
+                    items.append(copied)
+                else:
+                    items.append(_deepcopy(v, name))
+        elif kind in leaves and value.__dict__.keys() in leaves[kind] and value.__dict__.get("annotation") is None:
+            copied = values[f] = kind.__new__(kind)
+            copied.__dict__.update(value.__dict__)
+        else:
+            values[f] = _deepcopy(value, name)
     for a in _LOCATION:
         if a in old:
             values[a] = old[a]
@@ -332,6 +349,7 @@ _SHARED = {str, int, float, bool} | {
 # the keys of a Name's and a Constant's `__dict__` with all their fields and all or no location:
 # then none holds a list or a node but a shared `ctx` (an annotation aside), so `_deepcopy` copies the dict
 _LEAVES = {cls: ({*cls._fields}, {*cls._fields, *_LOCATION}) for cls in (gast.Name, gast.Constant)}
+_CONSTANT_LEAF = {gast.Constant: _LEAVES[gast.Constant]}  # with a `name` function, names go to it
 
 
 def located(new, old):
@@ -340,22 +358,28 @@ def located(new, old):
         return new
     have = type(old)._attributes
     where = [(a, getattr(old, a)) for a in _LOCATION if a in have and hasattr(old, a)]
-    stack, ast_node, children = [new], gast.AST, _CHILDREN
+    stack, ast_node, children, leaves = [new], gast.AST, _CHILDREN, _LEAF_CLASSES
     while stack:  # as gast.copy_location(n, old) on each node n without a line
         n = stack.pop()
         cls, values = type(n), n.__dict__
         wanted = cls._attributes
-        if "lineno" in wanted and getattr(n, "lineno", None) is None:
+        if "lineno" in wanted and values.get("lineno") is None:
             for a, value in where:
                 if a in wanted:
                     values[a] = value
         for field in children.get(cls) or _child_fields(cls):
             value = values.get(field)
-            if type(value) is list:
-                stack.extend([v for v in value if isinstance(v, ast_node)])
-            elif isinstance(value, ast_node):
-                stack.append(value)
+            for v in value if type(value) is list else (value,):
+                if type(v) in leaves and v.__dict__.get("annotation") is None:  # a name or constant: here
+                    leaf = v.__dict__
+                    if leaf.get("lineno") is None:
+                        leaf.update(where)
+                elif isinstance(v, ast_node):
+                    stack.append(v)
     return new
+
+
+_LEAF_CLASSES = frozenset({gast.Name, gast.Constant})  # located where met: all location attributes, no children
 
 
 def parse(text, mode="exec"):
@@ -409,7 +433,9 @@ def holds(node, classes):
     """Whether a node of `classes` (no `ctx` or operator classes) is under `node`, itself
     included: `any(isinstance(n, classes) for n in walk(node))` without the generator."""
     stack, ast_node, children = [node], gast.AST, _CHILDREN
-    pop, push, extend = stack.pop, stack.append, stack.extend
+    pop, push = stack.pop, stack.append
+    # names and constants (most nodes) are not stacked unless looked for
+    leaves = frozenset() if any(issubclass(c, classes) for c in _LEAF_CLASSES) else _LEAF_CLASSES
     while stack:
         n = pop()
         if isinstance(n, classes):
@@ -417,27 +443,37 @@ def holds(node, classes):
         values = n.__dict__
         for field in children.get(type(n)) or _child_fields(type(n)):
             value = values.get(field)
-            if type(value) is list:
-                extend([v for v in value if isinstance(v, ast_node)])
-            elif isinstance(value, ast_node):
-                push(value)
+            for v in value if type(value) is list else (value,):
+                if type(v) in leaves:
+                    if v.__dict__.get("annotation") is not None:
+                        push(v.__dict__["annotation"])
+                elif isinstance(v, ast_node):
+                    push(v)
     return False
 
 
 def statements(node):
     """Every statement under `node` (itself first when it is one), in source order:
     statements live only in statement lists, so expressions are not looked into."""
-    stack, stmt, expression, ast_node = [node], gast.stmt, gast.expr, gast.AST
+    stack, stmt, expression, ast_node, lists = [node], gast.stmt, gast.expr, gast.AST, _BLOCK_FIELDS
     while stack:
         n = stack.pop()
         if isinstance(n, stmt):
             yield n
         inner = []
-        for field in n._fields:  # statement lists, and lists of handlers and cases holding them
+        for field in lists.get(type(n)) or _block_fields(type(n)):  # statement lists, handlers, cases
             value = getattr(n, field, None)
             if type(value) is list:
                 inner += [v for v in value if isinstance(v, ast_node) and not isinstance(v, expression)]
         stack.extend(reversed(inner))
+
+
+_BLOCK_FIELDS = {}  # node class -> its fields that may hold statements, handlers or cases ("" for none)
+
+
+def _block_fields(cls):
+    found = _BLOCK_FIELDS[cls] = tuple(f for f in cls._fields if f in ("body", "orelse", "finalbody", "handlers", "cases")) or ("",)
+    return found
 
 
 def load_counts(node, counts=None):
@@ -450,17 +486,19 @@ def load_counts(node, counts=None):
 
 
 def add_loads(node, names):
-    """Add to the set `names` the names loaded anywhere in `node` (`names_read` without
-    the order, faster)."""
+    """Add to the set `names` the names loaded anywhere in `node` (a node or a list of
+    nodes: one walk; `names_read` without the order, faster)."""
     names.update(_loads(node))
     return names
 
 
 def _loads(node):
-    """The names loaded under `node`, once per load, in no particular order."""
-    out, stack, ast_node, name_node, load, children = [], [node], gast.AST, gast.Name, gast.Load, _CHILDREN
-    pop, push, extend, found = stack.pop, stack.append, stack.extend, out.append
-    while stack:
+    """The names loaded under `node` (a node or a list of nodes), once per load, in no
+    particular order (every caller counts them or collects them in a set)."""
+    out, ast_node, name_node, constant, load, children = [], gast.AST, gast.Name, gast.Constant, gast.Load, _CHILDREN
+    stack = list(node) if type(node) is list else [node]
+    pop, push, found = stack.pop, stack.append, out.append
+    while stack:  # names and constants (most nodes) are read where they are met, not stacked
         n = pop()
         cls = type(n)
         values = n.__dict__
@@ -471,10 +509,16 @@ def _loads(node):
                 continue
         for field in children.get(cls) or _child_fields(cls):
             value = values.get(field)
-            if type(value) is list:
-                extend([v for v in value if isinstance(v, ast_node)])
-            elif isinstance(value, ast_node):
-                push(value)
+            for v in value if type(value) is list else (value,):
+                kind = type(v)
+                if kind is name_node:
+                    leaf = v.__dict__
+                    if isinstance(leaf.get("ctx"), load):
+                        found(leaf["id"])
+                    if leaf.get("annotation") is not None:
+                        push(leaf["annotation"])
+                elif kind is not constant and isinstance(v, ast_node):
+                    push(v)
     return out
 
 
@@ -554,28 +598,3 @@ def names_stored(node):
             if type(n) is name_node and isinstance(n.ctx, store):
                 seen[n.id] = None
     return list(seen)
-
-
-def copy_pseudo(stmts):
-    """A deep copy of a statement list that may hold reverse mode's pseudo statements
-    (dataclasses), in its blocks too: the copy shares no statement with `stmts`."""
-    import dataclasses
-
-    out = []
-    for s in stmts:
-        if dataclasses.is_dataclass(s):
-            fields = {f.name: copy_pseudo(v) if isinstance(v, list) else (_deepcopy(v) if isinstance(v, gast.AST) else v)
-                      for f in dataclasses.fields(s) for v in [getattr(s, f.name)]}
-            out.append(type(s)(**fields))
-        elif isinstance(s, (gast.If, gast.For, gast.While)):
-            body, orelse = s.body, s.orelse
-            s.body = s.orelse = []  # the header alone through _deepcopy
-            try:
-                new = _deepcopy(s)
-            finally:
-                s.body, s.orelse = body, orelse
-            new.body, new.orelse = copy_pseudo(body), copy_pseudo(orelse)
-            out.append(new)
-        else:
-            out.append(_deepcopy(s))
-    return out

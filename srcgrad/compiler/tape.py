@@ -43,9 +43,7 @@ def _loads(stmts, names, skip=None, markers=None):
     what `_markers(stmts, markers)` would."""
     roots = []
     _roots(stmts, roots, skip, markers)
-    for root in roots:
-        syntax.add_loads(root, names)
-    return names
+    return syntax.add_loads(roots, names)
 
 
 def _roots(stmts, roots, skip, markers):

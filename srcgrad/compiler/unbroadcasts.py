@@ -38,7 +38,7 @@ def drop_unbroadcasts(forward, backward, signature, none_init, namer):
     unbroadcast = _helper_name(namer, runtime.unbroadcast)  # None: only np.size to fold
     env = _Shapes(signature.shapes, none_init, namer).solve(forward, backward)
     calls = _Resolver(namer)
-    products = _visit(_statements(backward), _Drop(unbroadcast, env, calls, namer))
+    products = _drop(_statements(backward), _Drop(unbroadcast, env, calls, namer), env.calls)
     unreduce = _helper_name(namer, runtime.unreduce)
     if unreduce is not None:
         returned = {namer.adjoint(p) for p in signature.params}
@@ -69,14 +69,29 @@ def _visit(stmts, visitor):
     return marked
 
 
+def _drop(stmts, drop, calls):
+    """`_visit(stmts, drop)`, the simple statements that hold no call (`calls`: the shape
+    analysis's place -> the calls under it) only looked at for `_Drop`'s marks: it
+    rewrites calls alone."""
+    holding = [s for s in stmts if type(s) is gast.For or (s, None) in calls]
+    marked = {id(s) for s in _visit(holding, drop)}
+    held = {id(s) for s in holding}
+    return [s for s in stmts if id(s) in marked or (id(s) not in held and _holds_product(s))]
+
+
+def _holds_product(stmt):
+    return any(type(n) is gast.BinOp and _scales_a_product(n) for n in syntax.nodes(stmt))
+
+
 def _means(places, resolve):
     """The places (statement, None) or (statement, header field) of `places` (place ->
     the calls under it) that hold an `np.mean(...)` call."""
     found, callees = [], {}
     for place, under in places.items():
         for call in under:
-            func = call.func
-            key = func.id if type(func) is gast.Name else None  # most callees: helpers by name
+            func = call.func  # most callees: helpers by name, or `np.<name>`: what they mean, kept
+            key = func.id if type(func) is gast.Name else (
+                (func.value.id, func.attr) if type(func) is gast.Attribute and type(func.value) is gast.Name else None)
             obj = callees[key] if key in callees else resolve(func)
             if key is not None:
                 callees[key] = obj
@@ -310,7 +325,7 @@ def _marker_names(marker):
 
 
 def _stores(stmt):
-    return {n.id for n in syntax.walk(stmt) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    return {n.id for n in syntax.nodes(stmt) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
 
 
 def _elementwise(node, scalars, resolve):

@@ -18,12 +18,14 @@ from . import syntax
 
 
 def run(tree, namer, restores=False):
-    """Rename top-level reassignments of the ANF FunctionDef `tree` (in place)."""
+    """Rename top-level reassignments of the ANF FunctionDef `tree` (in place). Returns
+    `tree` and the names it stores anywhere (`syntax.names_stored(tree)` as a set, found
+    in the same walk)."""
     defined = {a.id for a in tree.args.args} | {a.id for a in tree.args.kwonlyargs}
-    env = {}
+    env, stored = {}, set()
     for stmt in tree.body:
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
-            _rename(stmt.value, env)
+            _rename(stmt.value, env, stored)
             target = stmt.targets[0]
             if restores and _is_pop(stmt.value):
                 env[target.id] = target.id
@@ -35,16 +37,24 @@ def run(tree, namer, restores=False):
             else:
                 defined.add(target.id)
                 env[target.id] = target.id
+            stored.update(syntax.names_stored(stmt.targets))
             continue
-        _rename(stmt, env)
-        defined.update(syntax.names_stored(stmt))
-    return tree
+        found = set()
+        _rename(stmt, env, found)
+        defined.update(found)
+        stored.update(found)
+    return tree, stored
 
 
-def _rename(node, env):
+def _rename(node, env, stored):
+    """Rename the names of `env` under `node`; add the names stored there (renamed) to `stored`."""
+    name_node, store = gast.Name, gast.Store
     for n in syntax.nodes(node):
-        if type(n) is gast.Name and n.id in env:
-            n.id = env[n.id]
+        if type(n) is name_node:
+            if n.id in env:
+                n.id = env[n.id]
+            if isinstance(n.ctx, store):
+                stored.add(n.id)
 
 
 def _is_pop(value):
