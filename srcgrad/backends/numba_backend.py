@@ -42,6 +42,7 @@ import dataclasses
 import functools
 import itertools
 import linecache
+import math
 import re
 import time
 import warnings
@@ -208,6 +209,7 @@ class Signature:
     function: object = None
     capacity: int = 0  # array tapes: the last parameter of the compiled function
     restore: object = None  # numba: what gives its result the Python derivative's types, if needed
+    arrays_checked: bool = False  # whether `_finite` looks into arrays (some argument is a Python number)
 
 
 class NumbaBackend:
@@ -291,7 +293,7 @@ def compile_generated(generated, args, expected):
             continue
         reason = "" if label in ("array tapes", "no tape") else label  # how tapes are kept, where it matters
         return Signature("numba", source, reason, time.perf_counter() - start, function, capacity,
-                         _restorer(result, expected))
+                         _restorer(result, expected), any(type(a) is not np.ndarray for a in args))
     return Signature("python", text, "; ".join(failures))
 
 
@@ -327,7 +329,7 @@ def compiled_call(python, args, report):
     sig = report.signatures[_key(args)] = compile_generated(python, args, expected)
     if sig.runs != "numba" or sig.capacity:
         return python
-    function, restore = sig.function, sig.restore
+    function, restore, arrays = sig.function, sig.restore, sig.arrays_checked
 
     def run(*args):
         try:
@@ -336,25 +338,31 @@ def compiled_call(python, args, report):
             return python(*args)
         except Exception as error:  # noqa: BLE001 - re-raised, located
             _raise_located(python, args, error)
-        if not _finite(result):
+        if not _finite(result, arrays):
             return python(*args)
         return result if restore is None else restore(result)
 
     return run
 
 
-def _finite(result):
-    """Whether every float in a compiled result is finite. Where one is not, the call runs
-    the Python derivative instead: numba's arithmetic gives nan or inf where Python's may
-    raise (`10.0 ** 400`) or make a complex number (`(-8.0) ** 0.5`)."""
+def _finite(result, arrays):
+    """Whether every float in a compiled result is finite, looking into arrays only where
+    `arrays` says. Where one is not, the call runs the Python derivative instead: numba's
+    arithmetic of Python numbers gives nan or inf where Python's raises (`10.0 ** 400`)
+    or makes a complex number (`(-8.0) ** 0.5`). Arithmetic of arrays and of their
+    entries follows NumPy's rules in both, so without a Python number among the
+    arguments only the floats of the result are looked at."""
     t = type(result)
-    if t is float:
-        return result - result == 0.0
     if t is tuple:
-        return all([_finite(r) for r in result])
+        for r in result:
+            if not _finite(r, arrays):
+                return False
+        return True
     if t is np.ndarray:
-        return result.dtype.kind != "f" or bool(np.isfinite(result).all())
-    return not isinstance(result, np.floating) or bool(np.isfinite(result))
+        return not arrays or result.dtype.kind != "f" or bool(np.isfinite(result).all())
+    if t is float or isinstance(result, np.floating):
+        return math.isfinite(result)
+    return True
 
 
 def _raise_located(python, args, error):
@@ -468,7 +476,7 @@ def compiled(python):
                 return python(*args)
             except Exception as error:  # noqa: BLE001 - re-raised, located
                 _raise_located(python, args, error)
-            if not _finite(result):
+            if not _finite(result, sig.arrays_checked):
                 return python(*args)
             return result if sig.restore is None else sig.restore(result)
         return python(*args)
