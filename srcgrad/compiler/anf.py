@@ -35,7 +35,7 @@ statement is normalized in Python's order of evaluation (a dict display key by v
 import gast
 
 from .. import runtime
-from . import printing, syntax
+from . import jumps, printing, syntax
 from .naming import cond_hint as _cond_hint, content_name as _content_name, word as _word
 
 
@@ -257,7 +257,7 @@ class _ANF:
         again = self.block([syntax.assign(cond, syntax.copy(s.test))])
         self.depth -= 1
         first = pre + [syntax.assign(cond, test)]
-        return first + [syntax.while_(syntax.name(cond), _on_fallthrough(body, again))]
+        return first + [syntax.while_(syntax.name(cond), jumps.extend_falling_through(body, again))]
 
     # --- expressions -----------------------------------------------------------
 
@@ -547,31 +547,6 @@ def _walrus_targets(stmt):
     else:
         roots = [stmt]
     return tuple(n.target.id for root in roots for n in syntax.walk(root) if isinstance(n, gast.NamedExpr))
-
-
-def _on_fallthrough(body, stmts):
-    """`body` followed by `stmts` on every path that does not `break` (a `break` is only
-    ever the last statement of a block, after jumps.py); copies where several paths do."""
-    if body and isinstance(body[-1], gast.Break):
-        return body
-    if body and isinstance(body[-1], gast.If) and _may_break(body[-1]):
-        last = body[-1]
-        last.body = _on_fallthrough(last.body, [syntax.copy(s) for s in stmts])
-        last.orelse = _on_fallthrough(last.orelse, [syntax.copy(s) for s in stmts])
-        return body
-    return body + stmts
-
-
-def _may_break(stmt):
-    return any(isinstance(n, gast.Break) for n in _walk_out_of_loops(stmt))
-
-
-def _walk_out_of_loops(stmt):
-    """The nodes of `stmt`, not entering nested loops (their `break`s are their own)."""
-    yield stmt
-    for child in gast.iter_child_nodes(stmt):
-        if not isinstance(child, (gast.For, gast.While)):
-            yield from _walk_out_of_loops(child)
 
 
 def _is_atom(e):

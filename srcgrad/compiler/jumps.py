@@ -190,6 +190,22 @@ def _may_jump(stmt):
 
 def _push_into_leaves(stmt, tail):
     """Append `tail` to every branch of `stmt` that falls through (copies after the first)."""
+    if tail:
+        give = _giver(tail)
+        _into(stmt.body, give)
+        _into(stmt.orelse, give)
+
+
+def extend_falling_through(block, tail):
+    """`block` (changed in place) with `tail` appended on every path through it that
+    does not end in a jump, as this pass leaves jumps (copies of `tail` after the first)."""
+    if tail:
+        _into(block, _giver(tail))
+    return block
+
+
+def _giver(tail):
+    """A function giving `tail` the first time it is called, then copies of it."""
     used = [False]
 
     def give():
@@ -198,23 +214,21 @@ def _push_into_leaves(stmt, tail):
             return tail
         return syntax.copy(tail)
 
-    def into(branch):
-        if not branch:
-            branch.extend(give())
-            return
-        last = branch[-1]
-        if isinstance(last, (gast.Break, gast.Continue, gast.Return)):
-            return
-        if isinstance(last, gast.If) and _may_jump(last):
-            into(last.body)
-            into(last.orelse)
-            return
-        branch.extend(give())
+    return give
 
-    if not tail:
+
+def _into(branch, give):
+    if not branch:
+        branch.extend(give())
         return
-    into(stmt.body)
-    into(stmt.orelse)
+    last = branch[-1]
+    if isinstance(last, (gast.Break, gast.Continue, gast.Return)):
+        return
+    if isinstance(last, gast.If) and _may_jump(last):
+        _into(last.body, give)
+        _into(last.orelse, give)
+        return
+    branch.extend(give())
 
 
 def _drop_continues(stmts):
