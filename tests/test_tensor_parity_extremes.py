@@ -1,0 +1,52 @@
+"""Norms at tiny and huge float32 values, and gradients at nan, where the shim and
+PyTorch 2.13 disagreed. The expected numbers were printed by PyTorch once and are
+written in, so the file needs no PyTorch.
+"""
+
+import numpy as np
+import pytest
+
+import srcgrad as torch
+
+
+# --- a norm over one element is its magnitude: nothing squared to under- or overflow ----
+
+ONE_ELEMENT_NORMS = [
+    ((1,), lambda x: x.norm()),
+    ((), lambda x: x.norm()),
+    ((1, 1), lambda x: torch.norm(x)),
+    ((3, 1), lambda x: x.norm(dim=1)),
+    ((1, 3), lambda x: x.norm(dim=0, keepdim=True)),
+    ((2, 1, 1), lambda x: x.norm(dim=(1, 2))),
+    ((3, 1), lambda x: x.norm(3, dim=1)),
+    ((1,), lambda x: x.norm(float("inf"))),
+    ((3, 1), lambda x: x.norm(4, dim=-1)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ONE_ELEMENT_NORMS)))
+@pytest.mark.parametrize("value", [1e-30, -1e-22, 1e-20, 1e20, -1e30, 3e38])
+def test_float32_norm_of_one_element_is_exact(case, value):
+    shape, norm = ONE_ELEMENT_NORMS[case]
+    x = torch.tensor(np.full(shape, value, np.float32), requires_grad=True)
+    y = norm(x)
+    assert y.dtype == torch.float32
+    assert type(y.grad_fn).__name__ == "LinalgVectorNormBackward0"
+    np.testing.assert_array_equal(y.detach().numpy(), np.abs(np.float32(value)))
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(shape, np.sign(value), np.float32))
+
+
+def test_float64_norm_of_one_element_is_exact_and_zero_has_gradient_zero():
+    x = torch.tensor([[1e170], [0.0], [-1e-200]], dtype=torch.float64, requires_grad=True)
+    y = x.norm(dim=1)
+    assert y.tolist() == [1e170, 0.0, 1e-200]
+    y.sum().backward()
+    assert x.grad.tolist() == [[1.0], [0.0], [-1.0]]
+
+
+def test_float32_norm_of_many_elements_rounds_as_pytorch():
+    # PyTorch 2.13 squares and sums in float32 too: 0 and inf here, as the shim
+    x = torch.tensor([[1e-25, 1e-25], [1e20, 1e20]], requires_grad=True)
+    assert x.norm(dim=1).tolist() == [0.0, float("inf")]
+    assert torch.norm(torch.tensor([3e-20, 4e-20])).item() == pytest.approx(5e-20, rel=1e-4)
