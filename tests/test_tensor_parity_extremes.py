@@ -50,3 +50,33 @@ def test_float32_norm_of_many_elements_rounds_as_pytorch():
     x = torch.tensor([[1e-25, 1e-25], [1e20, 1e20]], requires_grad=True)
     assert x.norm(dim=1).tolist() == [0.0, float("inf")]
     assert torch.norm(torch.tensor([3e-20, 4e-20])).item() == pytest.approx(5e-20, rel=1e-4)
+
+
+# --- at nan: relu passes g (threshold_backward), max/min/median of all give it to the nans --
+
+NAN = float("nan")
+
+
+def test_relu_gradient_at_nan_is_g_as_threshold_backward():
+    x = torch.tensor([NAN, -1.0, 0.0, 2.0], requires_grad=True)
+    torch.nn.functional.relu(x).sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize("reduce", [lambda x: x.max(), lambda x: x.min(), lambda x: x.median(), torch.max])
+def test_max_min_median_of_all_share_the_gradient_between_the_nans(reduce):
+    x = torch.tensor([NAN, 1.0, NAN, 2.0], requires_grad=True)
+    y = reduce(x)
+    assert np.isnan(y.item()) and y.dtype == torch.float32
+    (y * 3).backward()
+    assert x.grad.tolist() == [1.5, 0.0, 1.5, 0.0]
+
+
+def test_median_along_a_dim_propagates_nan_at_the_first_nan():
+    x = torch.tensor([[NAN, 1.0, 2.0], [1.0, NAN, NAN], [3.0, 1.0, 2.0], [1.0, 2.0, NAN]], requires_grad=True)
+    values, indices = x.median(dim=1)
+    assert np.isnan(values[:2].detach().numpy()).all() and values[2].item() == 2.0 and np.isnan(values[3].item())
+    assert indices.tolist() == [0, 1, 2, 2]
+    values.sum().backward()
+    assert x.grad.tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]
+    assert x.T.median(dim=0, keepdim=True).indices.tolist() == [[0, 1, 2, 2]]

@@ -223,15 +223,15 @@ def sigmoid_d(ans, x):
 
 @defvjp(relu, "x", name="Relu")
 def relu_vjp(g, ans, x):
-    """g where x > 0 (where the result is), else 0: a selection, so a nan or inf g does
-    not leak through (as PyTorch's threshold_backward and JAX's relu). It reads the
-    result, as PyTorch's ReluBackward0 saves it."""
-    return np.where(ans > 0, g, 0)
+    """0 where the result is <= 0, else g: a selection, so a nan or inf g does not leak
+    through. PyTorch's threshold_backward, which passes g at a nan x (JAX's relu gives 0
+    there). It reads the result, as PyTorch's ReluBackward0 saves it."""
+    return np.where(ans <= 0, 0, g)
 
 
 @defjvp(relu, "x")
 def relu_jvp(t, ans, x):
-    return np.where(x > 0, t, 0)
+    return np.where(ans <= 0, 0, t)
 
 
 @defvjp(frac, "x", name="Frac")
