@@ -80,3 +80,21 @@ def test_median_along_a_dim_propagates_nan_at_the_first_nan():
     values.sum().backward()
     assert x.grad.tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]
     assert x.T.median(dim=0, keepdim=True).indices.tolist() == [[0, 1, 2, 2]]
+
+
+# --- nan is the largest value for topk and a descending sort, as in PyTorch ---------------
+
+
+def test_topk_and_descending_sort_put_nan_first():
+    a = np.array([[1.0, NAN, np.inf, 2.0, NAN], [3.0, 1.0, 2.0, NAN, 0.0]], np.float32)
+    x = torch.tensor(a, requires_grad=True)
+    values, indices = x.topk(3)
+    assert indices.tolist() == [[1, 4, 2], [3, 0, 2]]
+    assert np.isnan(values.detach().numpy()[:, 0]).all() and values.detach().numpy()[0, 2] == np.inf
+    (values * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0, 3.0, 0.0, 2.0], [2.0, 0.0, 3.0, 1.0, 0.0]]
+    assert x.topk(2, largest=False).indices.tolist() == [[0, 3], [4, 1]]
+    assert x.sort(descending=True).indices.tolist() == [[1, 4, 2, 3, 0], [3, 0, 2, 1, 4]]
+    assert x.argsort(dim=0, descending=True).tolist() == [[1, 0, 0, 1, 0], [0, 1, 1, 0, 1]]
+    assert x.sort().indices.tolist() == [[0, 3, 2, 1, 4], [4, 1, 2, 0, 3]]
+    assert torch.tensor([3, 1, 2]).sort(descending=True).values.tolist() == [3, 2, 1]
