@@ -98,3 +98,45 @@ def test_topk_and_descending_sort_put_nan_first():
     assert x.argsort(dim=0, descending=True).tolist() == [[1, 0, 0, 1, 0], [0, 1, 1, 0, 1]]
     assert x.sort().indices.tolist() == [[0, 3, 2, 1, 4], [4, 1, 2, 0, 3]]
     assert torch.tensor([3, 1, 2]).sort(descending=True).values.tolist() == [3, 2, 1]
+
+
+# --- abs, maximum, minimum and elu at nan and infinite ties: PyTorch's gradients --------
+
+
+def test_abs_gradient_at_nan_is_zero_as_sgn():
+    x = torch.tensor([NAN, -2.0, 0.0, 3.0], requires_grad=True)
+    x.abs().sum().backward()
+    assert x.grad.tolist() == [0.0, -1.0, 0.0, 1.0]
+    x.grad = None
+    torch.nn.functional.l1_loss(x, torch.zeros(4), reduction="sum").backward()
+    assert x.grad.tolist() == [0.0, -1.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_maximum_minimum_at_nan_give_both_the_gradient_and_split_infinite_ties(op):
+    x = torch.tensor([NAN, 1.0, NAN, np.inf, -np.inf, 2.0], requires_grad=True)
+    y = torch.tensor([0.0, NAN, NAN, np.inf, -np.inf, 1.0], requires_grad=True)
+    getattr(torch, op)(x, y).sum().backward()
+    last = [1.0, 0.0] if op == "maximum" else [0.0, 1.0]
+    assert x.grad.tolist() == [1.0, 1.0, 1.0, 0.5, 0.5, last[0]]
+    assert y.grad.tolist() == [1.0, 1.0, 1.0, 0.5, 0.5, last[1]]
+
+
+def test_elu_gradient_at_nan_is_g():
+    x = torch.tensor([NAN, -1.0, 2.0], requires_grad=True)
+    torch.nn.functional.elu(x).sum().backward()
+    g = x.grad.tolist()
+    assert g[0] == 1.0 and g[1] == pytest.approx(np.exp(-1.0)) and g[2] == 1.0
+
+
+def test_compiled_numpy_gradients_at_infinite_ties_and_nan():
+    import srcgrad
+
+    def f(x, y):
+        return np.sum(np.maximum(x, y)) + np.sum(np.abs(x))
+
+    x = np.array([np.inf, -np.inf, 1.0, NAN], np.float32)
+    y = np.array([np.inf, -np.inf, 1.0, 0.0], np.float32)
+    gx = srcgrad.grad(f)(x, y)
+    assert gx.dtype == np.float32
+    assert gx.tolist() == [1.5, -0.5, 1.5, 1.0]
