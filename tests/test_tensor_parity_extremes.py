@@ -140,3 +140,17 @@ def test_compiled_numpy_gradients_at_infinite_ties_and_nan():
     gx = srcgrad.grad(f)(x, y)
     assert gx.dtype == np.float32
     assert gx.tolist() == [1.5, -0.5, 1.5, 1.0]
+
+
+def test_two_norm_of_one_nan_has_gradient_nan_as_pytorch():
+    x = torch.tensor([[NAN], [0.0], [-2.0]], requires_grad=True)
+    y = x.norm(dim=1)
+    y.sum().backward()
+    g = x.grad.numpy()
+    assert np.isnan(g[0, 0]) and g[1:, 0].tolist() == [0.0, -1.0]
+    x = torch.tensor([NAN], requires_grad=True)
+    x.norm().backward()
+    assert np.isnan(x.grad.item())
+    x.grad = None
+    x.norm(1).backward()
+    assert x.grad.item() == 0.0  # PyTorch's 1-norm: sgn(nan) = 0

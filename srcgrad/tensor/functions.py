@@ -131,6 +131,12 @@ def _p_norm(x, p, dim, keepdim):
     return where(zero, 0.0, where(zero, 1.0, total) ** (1.0 / p))
 
 
+def _one_norm(x, ord, axis, keepdims):
+    """`np.linalg.norm(x, ord, axis, keepdims)` where each norm covers one element: its
+    magnitude, exact (NumPy squares it: 0 below 1e-19 and inf above 1e19 in float32)."""
+    return np.abs(x).sum(axis=axis, keepdims=keepdims)
+
+
 def _reduces_one(x, dim):
     """Whether each result of a reduction of `x` over `dim` (None: all) covers one element."""
     shape = x._data.shape
@@ -159,6 +165,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False):
     if dim is not None and dim_axis(dim, x._data.ndim) is None and not x._data.ndim:
         dim = None  # a 0-d tensor's dim 0 or -1: its one element
     one = x._data.dtype.kind == "f" and _reduces_one(x, dim)
+    if one and ord == 2 and (dim is None or isinstance(dim, int)) and lookup(np.linalg.norm) is not None:
+        consts = (None, None, False) if dim is None else (None, dim_axis(dim, x._data.ndim), keepdim)
+        return ops.unary(np.linalg.norm, x, "LinalgVectorNormBackward0", consts=consts, compute=_one_norm)
     if ord != 2 or one:
         if isinstance(ord, bool) or not isinstance(ord, numbers.Real) or not ord >= 1:
             raise NotImplementedError(f"the shim's norms are for p >= 1 or inf; got p={ord!r}")
