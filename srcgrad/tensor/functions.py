@@ -151,7 +151,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False):
 
     Where each norm covers one element it is that element's magnitude, exact at any size
     (as in PyTorch, whose float32 2-norm of one element squares nothing: no underflow
-    below 1e-19 or overflow above 1e19), with gradient sign(x). Otherwise the 2-norm
+    below 1e-19 or overflow above 1e19), with gradient sign(x); at nan the 2-norm's
+    (np.linalg.norm's rule, single int dims) is nan, as PyTorch's, the others' 0 (abs's,
+    where PyTorch's p-norms for p other than 1 and inf give nan). Otherwise the 2-norm
     uses the registry's rule for `np.linalg.norm` when there is one, else
     sqrt(sum(x * x)); other norms (ord >= 1, or inf) run through the elementwise and
     reduction rules. Below 1 the gradient at a zero element is infinite times zero:
