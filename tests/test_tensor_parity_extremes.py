@@ -154,3 +154,19 @@ def test_two_norm_of_one_nan_has_gradient_nan_as_pytorch():
     x.grad = None
     x.norm(1).backward()
     assert x.grad.item() == 0.0  # PyTorch's 1-norm: sgn(nan) = 0
+
+
+# --- lerp with a number weight in [0.5, 2]: PyTorch's end - (end - start) (1 - w) ---------
+
+
+def test_lerp_is_exact_at_weight_one_and_infinite_where_start_is():
+    start = torch.tensor([np.inf, 0.1, 1e-8, -np.inf], requires_grad=True)
+    end = torch.tensor([0.0, 0.7, 3.0, 2.0], requires_grad=True)
+    a, b = torch.tensor([3.0, 0.1]), torch.tensor([1e-8, 0.7])
+    assert torch.lerp(a, b, 1.0).tolist() == b.tolist()  # not 3 + (1e-8 - 3) = 0
+    y = torch.lerp(start, end, 0.75)
+    assert y[0].item() == np.inf and y[3].item() == -np.inf
+    y[1:3].sum().backward()
+    assert start.grad.tolist() == [0.0, 0.25, 0.25, 0.0] and end.grad.tolist() == [0.0, 0.75, 0.75, 0.0]
+    x = torch.tensor([0.0])
+    assert torch.lerp(x, torch.tensor([3e38]), -0.7).item() == pytest.approx(-2.1e38, rel=1e-6)
