@@ -170,3 +170,12 @@ def test_lerp_is_exact_at_weight_one_and_infinite_where_start_is():
     assert start.grad.tolist() == [0.0, 0.25, 0.25, 0.0] and end.grad.tolist() == [0.0, 0.75, 0.75, 0.0]
     x = torch.tensor([0.0])
     assert torch.lerp(x, torch.tensor([3e38]), -0.7).item() == pytest.approx(-2.1e38, rel=1e-6)
+
+
+def test_softplus_and_logsigmoid_gradients_far_out_are_not_rounded_to_zero():
+    x = torch.tensor([-100.0, 0.0, 100.0], requires_grad=True)
+    torch.nn.functional.softplus(x).sum().backward()
+    assert x.grad[0].item() == pytest.approx(3.7835e-44, rel=0.1) and x.grad[1:].tolist() == [0.5, 1.0]
+    x.grad = None
+    torch.nn.functional.logsigmoid(x).sum().backward()
+    assert x.grad[2].item() == pytest.approx(3.7835e-44, rel=0.1) and x.grad[:2].tolist() == [1.0, 0.5]

@@ -258,14 +258,17 @@ def atan2_dy(ans, x, y):
 @elementwise(softplus, name="Softplus")
 def softplus_d(ans, x):
     """sigmoid(x), from x alone: PyTorch's SoftplusBackward0 saves no result (and
-    exp(x - ans) would be nan at x = inf)."""
-    return sigmoid(x)
+    exp(x - ans) would be nan at x = inf). As exp(min(x, 0)) / (1 + exp(-|x|)), which
+    does not round to 0 where exp(-x) overflows (3.8e-44 at x = -100 in float32, as
+    PyTorch's exp(x) / (exp(x) + 1))."""
+    return np.exp(np.minimum(x, 0)) / (1.0 + np.exp(-np.abs(x)))
 
 
 @elementwise(logsigmoid, name="LogSigmoid")
 def logsigmoid_d(ans, x):
-    """sigmoid(-x), from x alone, as PyTorch's LogSigmoidBackward0."""
-    return sigmoid(-x)
+    """sigmoid(-x), from x alone, as PyTorch's LogSigmoidBackward0 (as softplus's: not
+    rounded to 0 at x = 100 in float32)."""
+    return np.exp(np.minimum(-x, 0)) / (1.0 + np.exp(-np.abs(x)))
 
 
 # softmax and log_softmax couple the elements along `axis`: the rules are full
