@@ -223,15 +223,15 @@ def sigmoid_d(ans, x):
 
 @defvjp(relu, "x", name="Relu")
 def relu_vjp(g, ans, x):
-    """g where x > 0 (where the result is), else 0: a selection, so a nan or inf g does
-    not leak through (as PyTorch's threshold_backward and JAX's relu). It reads the
-    result, as PyTorch's ReluBackward0 saves it."""
-    return np.where(ans > 0, g, 0)
+    """0 where the result is <= 0, else g: a selection, so a nan or inf g does not leak
+    through. PyTorch's threshold_backward, which passes g at a nan x (JAX's relu gives 0
+    there). It reads the result, as PyTorch's ReluBackward0 saves it."""
+    return np.where(ans <= 0, 0, g)
 
 
 @defjvp(relu, "x")
 def relu_jvp(t, ans, x):
-    return np.where(x > 0, t, 0)
+    return np.where(ans <= 0, 0, t)
 
 
 @defvjp(frac, "x", name="Frac")
@@ -258,14 +258,17 @@ def atan2_dy(ans, x, y):
 @elementwise(softplus, name="Softplus")
 def softplus_d(ans, x):
     """sigmoid(x), from x alone: PyTorch's SoftplusBackward0 saves no result (and
-    exp(x - ans) would be nan at x = inf)."""
-    return sigmoid(x)
+    exp(x - ans) would be nan at x = inf). As exp(min(x, 0)) / (1 + exp(-|x|)), which
+    does not round to 0 where exp(-x) overflows (3.8e-44 at x = -100 in float32, as
+    PyTorch's exp(x) / (exp(x) + 1))."""
+    return np.exp(np.minimum(x, 0)) / (1.0 + np.exp(-np.abs(x)))
 
 
 @elementwise(logsigmoid, name="LogSigmoid")
 def logsigmoid_d(ans, x):
-    """sigmoid(-x), from x alone, as PyTorch's LogSigmoidBackward0."""
-    return sigmoid(-x)
+    """sigmoid(-x), from x alone, as PyTorch's LogSigmoidBackward0 (as softplus's: not
+    rounded to 0 at x = 100 in float32)."""
+    return np.exp(np.minimum(-x, 0)) / (1.0 + np.exp(-np.abs(x)))
 
 
 # softmax and log_softmax couple the elements along `axis`: the rules are full
@@ -407,7 +410,7 @@ def leaky_relu_d(ans, x, negative_slope=0.01):
 
 @elementwise(elu, name="Elu")
 def elu_d(ans, x, alpha=1.0):
-    return np.where(x > 0, 1.0, alpha * np.exp(np.minimum(x, 0)))
+    return np.where(x <= 0, alpha * np.exp(np.minimum(x, 0)), 1.0)
 
 
 @elementwise(erf, name="Erf")

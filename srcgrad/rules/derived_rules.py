@@ -38,7 +38,7 @@ nondifferentiable(
     reductions._extremum_share, statistics._median_share, statistics._nan_median_share, reductions._ptp_share,
     reductions._not_nan, reductions._counted,
     reductions._valid_count, variances._dof, variances._counted, reductions._axes, reductions._float_dtype,
-    elementwise._nan_ignoring_share, elementwise._clip_lower_share, elementwise._clip_upper_share, elementwise._within,
+    elementwise._nan_ignoring_share, elementwise._order_sign, elementwise._clip_lower_share, elementwise._clip_upper_share, elementwise._within,
     activations._count, shapes._axes, shapes._inverse_axes, structure._hsplit_axis, structure._hstack_axis,
     reductions._initial_share, elementwise._select_masks, structure._insert_sources, scalars._sorted_order,
     shapes._reading_order, ufunc_methods._segments, fills._beyond, fills._replaced, fills._ediff1d_edges,

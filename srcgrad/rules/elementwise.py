@@ -6,8 +6,9 @@ Derivatives keep the argument's dtype: constants are Python floats (`math.log(2.
 not `np.log(2.0)`), which NumPy treats as weakly typed, so float32 stays float32.
 
 At a kink the rules pick one subgradient and say which: `maximum`/`minimum`/`fmax`/
-`fmin` split a tie evenly, `abs` has derivative 0 at 0, `hypot` 0 at the origin, `clip` passes the gradient to
-`x` when `x` lies inside the bounds, ends included. Python's operators and the `math`
+`fmin` split a tie evenly (infinities too), `abs` has derivative 0 at 0, `hypot` 0 at the origin, `clip` passes the gradient to
+`x` when `x` lies inside the bounds, ends included. At nan, PyTorch's choices: `abs` has
+derivative 0 (its sgn), and `maximum`/`minimum` pass the whole gradient to both operands. Python's operators and the `math`
 module live in `operators.py` and `scalars.py`.
 """
 
@@ -140,7 +141,7 @@ def square_d(ans, x):
 @elementwise(np.absolute, name="Abs")
 @elementwise(np.fabs, name="Abs")
 def abs_d(ans, x):
-    return np.sign(x)
+    return np.where(x == x, np.sign(x), 0)
 
 
 @elementwise(np.reciprocal)
@@ -209,27 +210,34 @@ def nan_to_num_jvp(t, ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 @elementwise(np.maximum, "x")
 def maximum_dx(ans, x, y):
-    return 0.5 + 0.5 * np.sign(x - y)
+    return 0.5 + 0.5 * _order_sign(x, y, 1.0)
 
 
 @elementwise(np.maximum, "y")
 def maximum_dy(ans, x, y):
-    return 0.5 - 0.5 * np.sign(x - y)
+    return 0.5 - 0.5 * _order_sign(x, y, -1.0)
 
 
 @elementwise(np.minimum, "x")
 def minimum_dx(ans, x, y):
-    return 0.5 - 0.5 * np.sign(x - y)
+    return 0.5 - 0.5 * _order_sign(x, y, -1.0)
 
 
 @elementwise(np.minimum, "y")
 def minimum_dy(ans, x, y):
-    return 0.5 + 0.5 * np.sign(x - y)
+    return 0.5 + 0.5 * _order_sign(x, y, 1.0)
+
+
+def _order_sign(x, y, at_nan):
+    """sign(x - y), 0 at a tie of infinities too (where x - y is nan), and `at_nan` where
+    an operand is nan. A tie subtracts zeros: inf - inf would warn."""
+    tie = x == y
+    return np.sign(np.nan_to_num(np.where(tie, 0.0, x) - np.where(tie, 0.0, y), nan=at_nan))
 
 
 def _nan_ignoring_share(x, y, sign):
     """Share of `x` in fmax (sign=1) or fmin (sign=-1): a NaN operand loses."""
-    share = 0.5 + 0.5 * sign * np.sign(x - y)
+    share = 0.5 + 0.5 * sign * _order_sign(x, y, 0.0)
     return np.where(np.isnan(y), 1.0, np.where(np.isnan(x), 0.0, share))
 
 

@@ -131,10 +131,30 @@ def _p_norm(x, p, dim, keepdim):
     return where(zero, 0.0, where(zero, 1.0, total) ** (1.0 / p))
 
 
+def _one_norm(x, ord, axis, keepdims):
+    """`np.linalg.norm(x, ord, axis, keepdims)` where each norm covers one element: its
+    magnitude, exact (NumPy squares it: 0 below 1e-19 and inf above 1e19 in float32)."""
+    return np.abs(x).sum(axis=axis, keepdims=keepdims)
+
+
+def _reduces_one(x, dim):
+    """Whether each result of a reduction of `x` over `dim` (None: all) covers one element."""
+    shape = x._data.shape
+    axis = None if dim is None else dim_axis(dim, len(shape))
+    if axis is None:
+        return x._data.size == 1
+    return math.prod(shape[d] for d in (axis if isinstance(axis, tuple) else (axis,))) == 1
+
+
 def vector_norm(x, ord=2, dim=None, keepdim=False):
     """The `ord`-norm of all elements (or along `dim`): one LinalgVectorNormBackward0 node.
 
-    The 2-norm uses the registry's rule for `np.linalg.norm` when there is one, else
+    Where each norm covers one element it is that element's magnitude, exact at any size
+    (as in PyTorch, whose float32 2-norm of one element squares nothing: no underflow
+    below 1e-19 or overflow above 1e19), with gradient sign(x); at nan the 2-norm's
+    (np.linalg.norm's rule, single int dims) is nan, as PyTorch's, the others' 0 (abs's,
+    where PyTorch's p-norms for p other than 1 and inf give nan). Otherwise the 2-norm
+    uses the registry's rule for `np.linalg.norm` when there is one, else
     sqrt(sum(x * x)); other norms (ord >= 1, or inf) run through the elementwise and
     reduction rules. Below 1 the gradient at a zero element is infinite times zero:
     refused, not NaN.
@@ -146,9 +166,15 @@ def vector_norm(x, ord=2, dim=None, keepdim=False):
         )
     if dim is not None and dim_axis(dim, x._data.ndim) is None and not x._data.ndim:
         dim = None  # a 0-d tensor's dim 0 or -1: its one element
-    if ord != 2:
+    one = x._data.dtype.kind == "f" and _reduces_one(x, dim)
+    if one and ord == 2 and (dim is None or isinstance(dim, int)) and lookup(np.linalg.norm) is not None:
+        consts = (None, None, False) if dim is None else (None, dim_axis(dim, x._data.ndim), keepdim)
+        return ops.unary(np.linalg.norm, x, "LinalgVectorNormBackward0", consts=consts, compute=_one_norm)
+    if ord != 2 or one:
         if isinstance(ord, bool) or not isinstance(ord, numbers.Real) or not ord >= 1:
             raise NotImplementedError(f"the shim's norms are for p >= 1 or inf; got p={ord!r}")
+        if one:
+            ord = 1  # |x| as the sum of one |x|: no power to underflow or overflow
         return ops.composite("LinalgVectorNormBackward0", _p_norm, x, float(ord), dim, keepdim)
     if lookup(np.linalg.norm) is not None and dim is None and x._data.dtype.kind == "f":
         return ops.unary(np.linalg.norm, x, "LinalgVectorNormBackward0", compute=_norm_all)

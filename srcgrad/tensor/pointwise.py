@@ -334,14 +334,20 @@ def atan2(input, other):
 
 
 def _lerp(start, end, weight):
+    """start + w (end - start); for a number weight in [0.5, 2], PyTorch's other form
+    end - (end - start) (1 - w): exact at w = 1, and inf where start is (its gradients
+    exact too, as 1 - w is there)."""
     if _is_tensor(weight):
         return start + weight * (end - start)
     # a number weight: the node keeps only the number (LerpBackward0 saves no tensor)
+    if 0.5 <= weight <= 2:
+        return end - ops.binary(operator.mul, end - start, 1 - weight, "MulBackward0", saves=False)
     return start + ops.binary(operator.mul, end - start, weight, "MulBackward0", saves=False)
 
 
 def lerp(input, end, weight):
-    """`input + weight * (end - input)`: one node, LerpBackward0 for a number weight and
+    """`input + weight * (end - input)` (`end - (end - input) * (1 - weight)` for a
+    number weight in [0.5, 2], as PyTorch computes it): one node, LerpBackward0 for a number weight and
     LerpBackward1 for a tensor one. `end` is a tensor (PyTorch's TypeError otherwise)."""
     if not (_is_tensor(input) and _is_tensor(end) and (_is_tensor(weight) or isinstance(weight, (int, float)))):
         got = ", ".join("Tensor" if _is_tensor(a) else type(a).__name__ for a in (input, end, weight))

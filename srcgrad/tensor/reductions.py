@@ -126,6 +126,16 @@ def _spread_and_mean(primitive, node, input, dim, unbiased, keepdim, correction)
     return spread, mean
 
 
+def _nan_held(x):
+    """nan, the max, min or median of all of `x` where it holds a nan: its gradient shared
+    equally between the nan entries (PyTorch's evenly distributed gradient), not the 0/0
+    that a share between the entries equal to the result would give each entry."""
+    from .pointwise import where
+
+    nan = np.isnan(x._data)
+    return where(ops.Tensor._make(nan), x, 0.0).sum() / int(nan.sum())
+
+
 def _median_all(x, value):
     """The entries of `x` equal to `value` (the median), their maximum: the value itself,
     its gradient shared equally between them (PyTorch's evenly distributed gradient)."""
@@ -151,7 +161,7 @@ def median(input, dim=None, keepdim=False):
         if x.dtype.kind not in "fc":
             return ops.Tensor._make(np.asarray(value))
         if nan is not None and nan.any():
-            return ops.composite("MedianBackward0", lambda t: ops.apply(np.amax, t, name="AmaxBackward0"), input)
+            return ops.composite("MedianBackward0", _nan_held, input)
         return ops.composite("MedianBackward0", _median_all, input, value)
     pair = named_pair("median")
     axis = dim_axis(dim, x.ndim)
@@ -160,8 +170,12 @@ def median(input, dim=None, keepdim=False):
         return pair(values, ops.Tensor._make(np.zeros((), np.int64)))
     if x.shape[axis] == 0:
         raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
-    order = np.argsort(x, axis=axis, kind="stable")  # NaN last, as PyTorch's NaN-propagating median is not
+    order = np.argsort(x, axis=axis, kind="stable")
     at = np.take(order, [(x.shape[axis] - 1) // 2], axis=axis)  # the lower middle, keepdim
+    if x.dtype.kind == "f":  # a line holding nan: its first nan, as PyTorch's median propagates it
+        nan = np.isnan(x)
+        if nan.any():
+            at = np.where(nan.any(axis=axis, keepdims=True), np.argmax(nan, axis=axis, keepdims=True), at)
     index = list(np.ix_(*map(np.arange, at.shape)))  # every position, with `at` along dim
     index[axis] = at
     if not keepdim:
@@ -342,7 +356,10 @@ class ReductionOps:
         if isinstance(dim, ops.Tensor):  # max(other): the elementwise maximum
             return (pointwise.maximum if fn is np.max else pointwise.minimum)(self, dim)
         if dim is None:  # tied entries share the gradient, as in PyTorch
-            return ops.apply(fn, self, name=name + "Backward1")
+            out = ops.apply(fn, self, name=name + "Backward1")
+            if out._grad_fn is not None and out._data.dtype.kind == "f" and np.isnan(out._data):
+                return ops.composite(name + "Backward1", _nan_held, self)
+            return out
         from .functions import extremum_along
 
         return extremum_along(self, arg, name + "Backward0", dim, keepdim)

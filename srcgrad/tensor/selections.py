@@ -121,7 +121,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     if x.ndim == 0:
         return _SORT(*_scalar_taken(input, "SortBackward0"))
     axis = _axis(input, dim)
-    order = np.argsort(-x if descending else x, axis=axis, kind="stable")
+    order = _order(x, axis, descending)
     return _SORT(*_taken(input, order, axis, "SortBackward0"))
 
 
@@ -130,7 +130,15 @@ def argsort(input, dim=-1, descending=False, stable=False):
     x = input._data
     if x.ndim == 0:
         return ops.Tensor._make(np.zeros((), np.int64))
-    return ops.Tensor._make(np.argsort(-x if descending else x, axis=_axis(input, dim), kind="stable").astype(np.int64))
+    return ops.Tensor._make(_order(x, _axis(input, dim), descending).astype(np.int64))
+
+
+def _order(x, axis, descending):
+    """The stable order of `x` along `axis`: nan is the largest (last ascending, first
+    descending), as in PyTorch."""
+    if descending and x.dtype.kind == "f" and np.isnan(x).any():
+        return np.lexsort((-x, ~np.isnan(x)), axis=axis)
+    return np.argsort(-x if descending else x, axis=axis, kind="stable")
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
@@ -143,7 +151,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         raise RuntimeError("selected index k out of range")
     if x.ndim == 0 and k == 1:
         return _TOPK(*_scalar_taken(input, "TopkBackward0"))
-    order = np.argsort(-x if largest else x, axis=axis, kind="stable") if x.ndim else np.zeros((), np.int64)
+    order = _order(x, axis, largest) if x.ndim else np.zeros((), np.int64)
     order = np.take(order, np.arange(k), axis=axis) if x.ndim else order
     return _TOPK(*_taken(input, order, axis, "TopkBackward0"))
 
