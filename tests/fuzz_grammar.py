@@ -250,7 +250,7 @@ class Program(RiskyStatements, LoopStatements):
             lambda: f"{e('v')}[:, None]", lambda: f"{e('v')}.reshape(3, 1)", lambda: f"np.expand_dims({e('v')}, 1)",
             lambda: f"np.sum({e('q')}, axis=1, keepdims=True)", lambda: f"({e('q')} @ {e('c')})",
             lambda: f"({e('c')} * {e('s')})", lambda: f"{e('m')}.T[:, :1]", lambda: f"np.mean({e('q')}, axis=1, keepdims=True)",
-            lambda: f"{e('m')}.T @ {e('w')}[:, None]", lambda: self.kink("max", e("q"), "axis=1", "keepdims=True"),
+            lambda: f"({e('m')}.T @ {e('w')}[:, None])", lambda: self.kink("max", e("q"), "axis=1", "keepdims=True"),
         ])()
 
     def expr_q(self, env, d):

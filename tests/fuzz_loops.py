@@ -35,7 +35,9 @@ class LoopStatements:
         inner["s"] = inner["s"] + [t]
         Si = lambda d=1: self.squash(self.expr("s", inner, d))  # noqa: E731
         V = lambda: self.expr("v", env, 1)  # noqa: E731
-        form = self.r(12)
+        form = self.r(16)
+        owned_v = [n for n in env['v'] if n in self.owned]
+        owned_m = [n for n in env['m'] if n in self.owned]
         if form == 0:
             out = self.fresh("cum")
             emit(f"{out} = {self.pick(['np.zeros(3)', 'np.zeros_like(x)', 'np.empty(3)', 'x.copy()'])}")
@@ -93,6 +95,25 @@ class LoopStatements:
             z = self.fresh("z")
             emit(f"{z} = np.array([{Si()} if {self.gt(t, '0.1')} else {t} * {s} for {t} in {V()}])")
             emit(f"{s} = {s} + 0.5 * np.sum(np.sin({z}))")
+        elif form == 12 and owned_v:
+            v = self.pick(owned_v)
+            emit(f"for {u} in range(1, 3):")
+            emit(f"{v}[{u}] {self.pick(['=', '+='])} np.sin({v}[{u} - 1]) * {s} + {self.pick([f'{v}[{u}]', '0.5'])}", 1)
+        elif form == 13 and owned_m:
+            m = self.pick(owned_m)
+            emit(f"for {u}, row in enumerate({m}[:-1]):")
+            emit(f"{m}[{u} + 1] = np.tanh(row) * {s} + 0.5 * {m}[{u} + 1]", 1)
+        elif form == 14:
+            dd = self.fresh("DD")
+            emit(f"{dd} = {{}}")
+            emit(f"for {u} in range(2):")
+            emit(f"{dd}[{u}] = np.sin({V()}) * ({u} + {s})", 1)
+            emit(f"{s} = {s} + 0.5 * np.sum({dd}[0] * {dd}[1])")
+        elif form == 15:
+            rs = self.fresh("rs")
+            emit(f"{rs} = [np.sin(r) for r in {self.expr('m', env, 1)}]")
+            emit(f"{rs}[0] = {rs}[0] + {rs}[1] * {s}")
+            emit(f"{s} = {s} + 0.3 * np.sum(np.stack({rs}))")
         else:
             emit(f"for row in {self.expr('m', env, 1)}.T:")
             emit(f"{s} = {s} + 0.3 * np.tanh(row[0] * row[1])", 1)
