@@ -76,3 +76,63 @@ def test_slice_assignment_of_the_array_itself():
     x = np.array([0.2, -0.5, 0.9])
     check(_reversed_in_place, x, expected=(np.cos(x) * WEIGHTS[::-1],))
     check(_reversed_in_place_in_a_loop, x)
+
+
+def _alias_write_after_product(a, c):
+    y = np.ones(3) * 0.5
+    s = np.mean(c * y)
+    z = y
+    z[1] = 2.0
+    return a * s + np.sum(y)
+
+
+def _view_write_after_product(a, c):
+    y = np.ones(3) * 0.5
+    s = np.mean(c * y)
+    z = y[1:]
+    z[0] = 2.0
+    return a * s + np.sum(y)
+
+
+def _list_entry_write_after_product(a, c):
+    y = np.ones(3) * 0.5
+    s = np.mean(c * y)
+    held = [y, 1.0]
+    held[0][1] = 2.0
+    return a * s + np.sum(y)
+
+
+def _dict_entry_write_after_product(a, c):
+    y = np.ones(3) * 0.5
+    s = np.mean(c * y)
+    held = {"k": y}
+    held["k"][1] = 2.0
+    return a * s + np.sum(y)
+
+
+def _loop_alias_write_after_product(a, c):
+    y = np.ones(3) * 0.5
+    s = 0.0
+    for i in range(2):
+        s = s + np.mean(c * y)
+        z = y
+        z[i] = 2.0 + i
+    return a * s + np.sum(y)
+
+
+def test_write_through_an_alias_of_a_constant_array_is_undone_for_the_backward_pass():
+    # was: c's gradient 1/3 each (the product's backward pass read y after `z[1] = 2.0` wrote
+    # it through another name, a view, a list's or a dict's entry); now 1/6, y as `c * y` saw it
+    c = np.array([[0.3], [-0.2], [0.9]])
+    for fn in (_alias_write_after_product, _view_write_after_product, _list_entry_write_after_product,
+               _dict_entry_write_after_product):
+        check(fn, 0.7, c, expected=(np.mean(c * 0.5), np.full((3, 1), 0.7 / 6)))
+    # was: value 5.733 (`c * y` and its mean moved before the loop, as if `z[i] = ...` left y
+    # alone) and a's gradient 1/3; now 5.85 and 1/2: the first pass reads y = (0.5, 0.5, 0.5),
+    # the second (2.0, 0.5, 0.5)
+    value, _ = srcgrad.value_and_grad(_loop_alias_write_after_product, wrt=(0, 1))(0.7, c)
+    assert np.isclose(value, _loop_alias_write_after_product(0.7, c.copy()))
+    out, _ = srcgrad.jvp(_loop_alias_write_after_product, (0.7, c), (1.0, np.ones((3, 1))))
+    assert np.isclose(out, value)
+    check(_loop_alias_write_after_product, 0.7, c, expected=(np.mean(c * 0.5) + np.mean(c * [2.0, 0.5, 0.5]),
+                                                             np.full((3, 1), 0.7 * (1.5 + 3.0) / 9)))
