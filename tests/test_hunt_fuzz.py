@@ -136,3 +136,32 @@ def test_write_through_an_alias_of_a_constant_array_is_undone_for_the_backward_p
     assert np.isclose(out, value)
     check(_loop_alias_write_after_product, 0.7, c, expected=(np.mean(c * 0.5) + np.mean(c * [2.0, 0.5, 0.5]),
                                                              np.full((3, 1), 0.7 * (1.5 + 3.0) / 9)))
+
+
+def _fill_of_a_slice_after_product(a, c):
+    y = np.ones(3) * 0.5
+    s = np.mean(c * y)
+    y[1:].fill(2.0)
+    return a * s + np.sum(y)
+
+
+def _copyto_a_slice_after_product(a, c):
+    y = np.ones(3) * 0.5
+    s = np.mean(c * y)
+    np.copyto(y[1:], 2.0)
+    return a * s + np.sum(y)
+
+
+def _out_slice_after_product(a, c):
+    y = np.ones(3) * 0.5
+    s = np.mean(c * y)
+    np.add(y[1:], 1.5, out=y[1:])
+    return a * s + np.sum(y)
+
+
+def test_numpy_call_writing_into_a_slice_of_a_constant_array_is_undone_for_the_backward_pass():
+    # was: c's gradient 0.35 each (`.fill`, `np.copyto`, `out=` into `y[1:]` were left as calls,
+    # and the backward pass of `c * y` read y as they left it); now 0.7 / 6, as `y[1:][...] = v`
+    c = np.array([[0.3], [-0.2], [0.9]])
+    for fn in (_fill_of_a_slice_after_product, _copyto_a_slice_after_product, _out_slice_after_product):
+        check(fn, 0.7, c, expected=(np.mean(c * 0.5), np.full((3, 1), 0.7 / 6)))
