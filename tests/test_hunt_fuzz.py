@@ -5,6 +5,7 @@ it went wrong, the analytic answer."""
 from collections import namedtuple
 
 import numpy as np
+import pytest
 
 import srcgrad
 from program_checks import check
@@ -165,3 +166,26 @@ def test_numpy_call_writing_into_a_slice_of_a_constant_array_is_undone_for_the_b
     c = np.array([[0.3], [-0.2], [0.9]])
     for fn in (_fill_of_a_slice_after_product, _copyto_a_slice_after_product, _out_slice_after_product):
         check(fn, 0.7, c, expected=(np.mean(c * 0.5), np.full((3, 1), 0.7 / 6)))
+
+
+def _augmented_in_a_loop_then_assigned_in_try(a, b):
+    D = {"p": 0.0}
+    if b > 0.3:
+        for _ in range(1):
+            a -= np.cos(b)
+    if b > 10.0:
+        b = b * 2.0
+    else:
+        try:
+            a = D["missing"] * 0.5
+        except KeyError:
+            a = np.cos(a + b)
+    return a + b
+
+
+@pytest.mark.xfail(strict=True, raises=UnboundLocalError,
+                   reason="the may-share check made for `a -= ...` (sharing.py) names `a_value`, the name "
+                          "attempts.py gives the value computed in the later `try` block, before it is bound")
+def test_augmented_assignment_before_a_try_assigning_the_same_name():
+    check(_augmented_in_a_loop_then_assigned_in_try, -0.5, 0.7,
+          expected=(-np.sin(-0.5 - np.cos(0.7) + 0.7), 1.0 - np.sin(-0.5 - np.cos(0.7) + 0.7) * (1.0 + np.sin(0.7))))
