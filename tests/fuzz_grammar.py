@@ -19,6 +19,7 @@ closer to a kink than finite differences can tell apart are skipped.
 
 import numpy as np
 
+from fuzz_loops import PRELUDE as LOOP_PRELUDE, LoopStatements
 from fuzz_risky import PRELUDE as RISKY_PRELUDE, RiskyStatements
 
 KINDS = ("s", "v", "w", "m", "c", "q")
@@ -69,7 +70,7 @@ P = namedtuple("P", "w b")
 '''
 
 
-class Program(RiskyStatements):
+class Program(RiskyStatements, LoopStatements):
     """Draws one program; `.text` (the module), `.vector_text` (the same function
     returning a (3,) vector), `.jaxable` (only jax.numpy functions, no writes and no
     control flow on data)."""
@@ -87,7 +88,7 @@ class Program(RiskyStatements):
         self.float32 = self.chance(0.15)
         self.straight = self.chance(0.3)  # no branches, loops or writes: also checked against JAX
         body = self.body(env)
-        self.text = PRELUDE + RISKY_PRELUDE + "def f(a, b, x, M, c):\n" + body
+        self.text = PRELUDE + RISKY_PRELUDE + LOOP_PRELUDE + "def f(a, b, x, M, c):\n" + body
         self.vector_text = self.text.replace("def f(", "def f_vec(")
         for n, ret_env in enumerate(self.returns):
             self.text = self.text.replace(f"__RET{n}__", self.result(ret_env, False))
@@ -170,9 +171,9 @@ class Program(RiskyStatements):
             lambda: f"pair({e('s')}, {e('s')})[{self.r(2)}]", lambda: f"np.sum(rows({e('m')})[{self.r(2)}])",
             lambda: f"np.linalg.norm({e('v')} + 3.0)", lambda: f"{e('v')}.dot({e('v')})",
             lambda: f"np.einsum('i,i->', {e('v')}, {e('v')})", lambda: f"np.sum(np.diff({e('v')}))",
-        ]
+        ] + self.more_s(e)
         text = self.pick(options)()
-        if any(word in text for word in ("sum(np.sin(t)", "sum([t", "sum(t for", "P(", "rows(", "pack(", "split(",
+        if any(word in text for word in ("sum(np.sin(t)", "sum([t", "sum(t for", "P(", "rows(", " for t in ", "pack(", "split(",
                                          "nested(", "pair(", " if ")):
             self.jaxable = self.jaxable and " if " not in text  # data-dependent Python choices
         return text
@@ -207,8 +208,10 @@ class Program(RiskyStatements):
             lambda: f"(np.tanh({e('v')}) * np.cos({e('s')}))", lambda: f"np.mean({e('q')}, axis=1)",
             lambda: f"np.cumprod(np.tanh({e('v')}) + 1.2)", lambda: self.kink("max", e("m"), "axis=0"),
             lambda: f"{e('q')}[np.arange(3), [1, 2, 0]]", lambda: f"np.hstack([{e('w')}, {e('s')}])",
-        ]
-        return self.pick(options)()
+        ] + self.more_v(e)
+        text = self.pick(options)()
+        self.jaxable = self.jaxable and " if " not in text
+        return text
 
     def expr_w(self, env, d):
         e = lambda k: self.expr(k, env, d)  # noqa: E731
@@ -219,7 +222,7 @@ class Program(RiskyStatements):
             lambda: f"{e('v')}[:2]", lambda: f"{e('v')}[1:]", lambda: f"np.array([{e('s')}, {e('s')}])",
             lambda: f"np.mean({e('m')}, axis=-1)", lambda: f"{e('v')}[::2]", lambda: f"np.diff({e('v')})",
             lambda: f"np.matmul({e('m')}, {e('c')})[:, 0]", lambda: f"({e('w')} @ {e('m')} @ {e('m')}.T)",
-        ])()
+        ] + self.more_w(e))()
 
     def expr_m(self, env, d):
         e = lambda k: self.expr(k, env, d)  # noqa: E731
@@ -247,7 +250,7 @@ class Program(RiskyStatements):
             lambda: f"{e('v')}[:, None]", lambda: f"{e('v')}.reshape(3, 1)", lambda: f"np.expand_dims({e('v')}, 1)",
             lambda: f"np.sum({e('q')}, axis=1, keepdims=True)", lambda: f"({e('q')} @ {e('c')})",
             lambda: f"({e('c')} * {e('s')})", lambda: f"{e('m')}.T[:, :1]", lambda: f"np.mean({e('q')}, axis=1, keepdims=True)",
-            lambda: f"{e('m')}.T @ {e('w')}[:, None]", lambda: self.kink("max", e("q"), "axis=1", "keepdims=True"),
+            lambda: f"({e('m')}.T @ {e('w')}[:, None])", lambda: self.kink("max", e("q"), "axis=1", "keepdims=True"),
         ])()
 
     def expr_q(self, env, d):
@@ -293,7 +296,8 @@ class Program(RiskyStatements):
 
     def statement(self, env, indent, loop_vars, in_loop, top):
         depth = indent - 1
-        choices = ["assign"] * 4 + ["augmented", "write", "write", "append", "dict", "tuple", "record", "risky", "risky"]
+        choices = ["assign"] * 4 + ["augmented", "write", "write", "append", "dict", "tuple", "record", "risky", "risky",
+                                  "looped", "looped"]
         if top:
             choices += ["new"] * 5
         if depth < 2:
@@ -345,6 +349,8 @@ class Program(RiskyStatements):
                 self.emit(indent, f"{s}, {other} = {other}, {s}")
         elif kind == "risky":
             self.risky(env, indent, loop_vars)
+        elif kind == "looped":
+            self.looped(env, indent, loop_vars)
         elif kind == "record":
             v = self.pick(env["v"])
             s = self.pick(env["s"])

@@ -88,14 +88,14 @@ class ArrayWrites:
         target, written, value, casting = write
         value, out = value(self._sort), []
         if casting is not None:  # NumPy refuses to cast the result where the assignment would not
-            held = self._namer().fresh(f"{written}_out")
+            held = self._namer().fresh(f"{_root(written)}_out")
             check = syntax.call(self._helper("check_out_cast", patterns.check_out_cast), [
-                syntax.name(held), syntax.attr(syntax.name(written), "dtype"), syntax.copy(casting)])
+                syntax.name(held), syntax.attr(_load(written), "dtype"), syntax.copy(casting)])
             out = [syntax.assign(syntax.name(held, store=True), value), syntax.expr(check)]
             value = syntax.name(held)
-        out.append(syntax.assign(syntax.subscript(syntax.name(written), syntax.const(Ellipsis)), value))
+        out.append(syntax.assign(syntax.subscript(_load(written), syntax.const(Ellipsis)), value))
         if target is not None:
-            out.append(syntax.assign(syntax.name(target, store=True), syntax.name(written)))
+            out.append(syntax.assign(syntax.name(target, store=True), _load(written)))
         return out
 
     def _sort(self):
@@ -152,13 +152,13 @@ def _out_call(call, program, locals_):
                 return None  # a method of a module or object of the user's
         rest = [k for k in call.keywords if k.arg != "out"]
         return out, lambda sort: _call(call, call.args, rest), _casting(call, _resolved(parts, program, locals_), keywords)
-    if len(call.args) < 2 or type(call.args[-1]) is not gast.Name or "where" in keywords or parts is None:
+    if len(call.args) < 2 or _destination(call.args[-1]) is None or "where" in keywords or parts is None:
         return None
     at = _out_position(_resolved(parts, program, locals_))
     if at is None or len(call.args) != at + 1:
         return None
     fn = _resolved(parts, program, locals_)
-    return call.args[-1].id, lambda sort: _call(call, call.args[:-1], call.keywords), _casting(call, fn, keywords)
+    return _destination(call.args[-1]), lambda sort: _call(call, call.args[:-1], call.keywords), _casting(call, fn, keywords)
 
 
 def _out_position(fn):
@@ -183,15 +183,18 @@ def _method_write(call, program, locals_):
     if type(func) is not gast.Attribute or func.attr not in ("copyto", "fill", "sort"):
         return None
     if func.attr == "copyto" and _resolved(dotted_parts(func), program, locals_) is np.copyto:
-        if len(args) != 2 or type(args[0]) is not gast.Name or any(k.arg != "casting" for k in keywords):
+        if len(args) != 2 or _destination(args[0]) is None or any(k.arg != "casting" for k in keywords):
             return None
         casting = keywords[0].value if keywords else syntax.const("same_kind")
-        return args[0].id, lambda sort: args[1], casting
-    if type(func.value) is not gast.Name or func.value.id not in locals_():
+        return _destination(args[0]), lambda sort: args[1], casting
+    written = _destination(func.value)
+    if written is None or _root(written) not in locals_():
         return None  # an array held by a global or an attribute: refused as a change in place
-    name = func.value.id
     if func.attr == "fill" and len(args) == 1 and not keywords:
-        return name, lambda sort: args[0], None  # fill casts as the assignment does
+        return written, lambda sort: args[0], None  # fill casts as the assignment does
+    if type(func.value) is not gast.Name:
+        return None
+    name = func.value.id
     if func.attr == "sort" and len(args) <= 2 and all(k.arg in ("axis", "kind") for k in keywords):
         return name, lambda sort: _call(call, [syntax.name(name)] + list(args), keywords, sort()), None
     return None
@@ -222,10 +225,43 @@ def _call(call, args, keywords, func=None):
 
 
 def _one_name(node):
-    """The name of `out=y` or `out=(y,)`, else None."""
+    """The array of `out=y` or `out=(y,)` (`_destination`), else None."""
     if type(node) is gast.Tuple and len(node.elts) == 1:
         node = node.elts[0]
-    return node.id if type(node) is gast.Name else None
+    return _destination(node)
+
+
+def _destination(node):
+    """The array a call writes into, as a name (`y`) or a name's entry or slice read with
+    names and constants only (`y[1:]`, `Y[i, :2]`: a view, or a copy that NumPy's write
+    leaves unread, as `Y[i, :2][...] = v` does), else None."""
+    if type(node) is gast.Name:
+        return node.id
+    if type(node) is gast.Subscript and _destination(node.value) is not None and _pure_index(node.slice):
+        return node
+    return None
+
+
+def _pure_index(node):
+    if node is None or type(node) in (gast.Constant, gast.Name):
+        return True
+    if type(node) is gast.Slice:
+        return all(_pure_index(p) for p in (node.lower, node.upper, node.step))
+    if type(node) is gast.Tuple:
+        return all(_pure_index(e) for e in node.elts)
+    if type(node) is gast.UnaryOp and type(node.op) is gast.USub:
+        return _pure_index(node.operand)
+    return False
+
+
+def _root(written):
+    """The name at the root of a destination."""
+    return written if isinstance(written, str) else _root(_destination(written.value))
+
+
+def _load(written):
+    """A new node reading the destination."""
+    return syntax.name(written) if isinstance(written, str) else syntax.copy(written)
 
 
 def _numpy_takes_out(fn):

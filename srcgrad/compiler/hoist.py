@@ -214,6 +214,9 @@ class _Hoist:
         if stores.get(target):
             return []
         varying = set(stores) | {target}
+        written = _written_into(loop.body)
+        if written:  # a write into `z` changes every name that may share z's memory (`z = y`, `z = y[1:]`)
+            varying |= _sharing(self.tree, written)
         outside = _name_counts(self.tree)
         inside = _name_counts(loop)
         local = lambda name: outside.get(name, 0) == inside.get(name, 0)  # noqa: E731
@@ -400,6 +403,74 @@ def _jumps(stmts):
         if isinstance(s, gast.If):
             stack += s.body + s.orelse
     return False
+
+
+def _written_into(stmts):
+    """The names written into (`z[i] = v`, `z.a = v`, `z[i] += v`) in the statements."""
+    out = set()
+    for root in stmts:
+        for n in syntax.nodes(root):
+            if isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load):
+                base = n.value
+                while isinstance(base, (gast.Subscript, gast.Attribute)):
+                    base = base.value
+                if isinstance(base, gast.Name):
+                    out.add(base.id)
+    return out
+
+
+def _may_hold(value):
+    """The names whose object `value` may be, view, hold or be returned from: any name it
+    gives a call, indexes, reads an attribute of or puts in a display (an operator makes
+    a new array)."""
+    if isinstance(value, gast.Name):
+        return {value.id}
+    if isinstance(value, (gast.Subscript, gast.Attribute, gast.Starred)):
+        return _may_hold(value.value)
+    if isinstance(value, (gast.Tuple, gast.List, gast.Set)):
+        return set().union(*(_may_hold(e) for e in value.elts))
+    if isinstance(value, gast.Dict):
+        return set().union(*(_may_hold(e) for e in value.values))
+    if isinstance(value, gast.IfExp):
+        return _may_hold(value.body) | _may_hold(value.orelse)
+    if isinstance(value, gast.Call):
+        given = list(value.args) + [k.value for k in value.keywords] + [value.func]
+        return set().union(*(_may_hold(e) for e in given))
+    return set()
+
+
+def _sharing(tree, names):
+    """`names` with every local name of `tree` that may share memory with one of them, in
+    either direction (`z = y` relates z and y, `for row in Y` row and Y), until nothing
+    more joins."""
+    local = {n.id for n in syntax.nodes(tree) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    edges = []
+    for s in syntax.nodes(tree):
+        if isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign)) and s.value is not None:
+            targets = s.targets if isinstance(s, gast.Assign) else [s.target]
+            stored, held = _may_hold_targets(targets), _may_hold(s.value)
+        elif isinstance(s, gast.For):
+            stored, held = _may_hold_targets([s.target]), _may_hold(s.iter)
+        else:
+            continue
+        edges += [(a, b) for a in stored & local for b in held & local]
+    group = set(names)
+    grew = True
+    while grew:
+        grew = False
+        for a, b in edges:
+            if (a in group) != (b in group):
+                group |= {a, b}
+                grew = True
+    return group
+
+
+def _may_hold_targets(targets):
+    """The names stored by the assignment targets, or written into."""
+    out = set()
+    for t in targets:
+        out |= {n.id for n in syntax.nodes(t) if isinstance(n, gast.Name)}
+    return out
 
 
 def _stores_any(stmt, names):

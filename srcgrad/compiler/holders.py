@@ -167,3 +167,28 @@ def copies_by_keyword(call):
         if k.arg == "copy":
             return syntax.is_const(k.value) and k.value.value is True
     return not any(k.arg is None for k in call.keywords)
+
+
+def sharing_both_ways(group, assigns, appends, stores, shares):
+    """`group` (names) with every name that may share memory with a member in either
+    direction, until nothing more joins: a name assigned a value that `shares(value, name)`
+    says may share a named object (`z = y`, `z = y[1:]`, `e = held[0]`, `held = [y, 1.0]`)
+    is related to that name; so are a list and an item appended to it (`appends`: (item,
+    list) name pairs) and a
+    container and a value stored into it (`stores`: (container, value) pairs).
+
+    For a change of an array that nothing differentiated flows into: its undo must be
+    kept wherever the backward pass reads any name of that memory, also the one the
+    changed name was taken from (`z = y; z[1] = v` after `c * y` saved y)."""
+    edges = [(a.targets[0].id, n) for a in assigns for n in syntax.names_read(a.value) if shares(a.value, n)]
+    edges += [(holder, item) for item, holder in appends]
+    edges += [(holder, value.id) for holder, value in stores if isinstance(value, gast.Name)]
+    group = set(group)
+    grew = True
+    while grew:
+        grew = False
+        for one, other in edges:
+            if (one in group) != (other in group):
+                group |= {one, other}
+                grew = True
+    return group

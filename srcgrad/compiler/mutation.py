@@ -262,8 +262,16 @@ def run(tree, statements, program, params, activity, calls):
     assigns = _assigns(statements)
     bases = {}
     appends = _append_pairs(found, calls)
+    stores = None
     for stmt, base in found:
-        bases[base] = frozenset(_grown({base}, assigns, calls, _reads_base, appends))
+        group = _grown({base}, assigns, calls, _reads_base, appends)
+        if base not in activity.varied:  # unchecked: its undo must reach every name of its memory
+            if stores is None:
+                stores = [(n.targets[0].value.id, n.value) for n in statements if isinstance(n, gast.Assign)
+                          and isinstance(n.targets[0], gast.Subscript) and isinstance(n.targets[0].value, gast.Name)]
+            pairs = [(item.id, holder) for item, holder in appends]
+            group = holders.sharing_both_ways(group, assigns, pairs, stores, lambda v, n: _may_view(v, n, calls))
+        bases[base] = frozenset(group)
     checked = [(stmt, base) for stmt, base in found if base in activity.varied]
     if checked:
         reads, blocks = syntax.load_counts(tree), _Blocks(tree)
