@@ -55,6 +55,7 @@ from ..rules.operators import _matmul_vjp_x, _matmul_vjp_y
 from ..rules.purity import is_pure_call
 from ..runtime import unbroadcast
 from . import syntax
+from .holders import joined
 from .shapes import _Resolver
 
 
@@ -454,15 +455,7 @@ def _sharing(tree, names):
         else:
             continue
         edges += [(a, b) for a in stored & local for b in held & local]
-    group = set(names)
-    grew = True
-    while grew:
-        grew = False
-        for a, b in edges:
-            if (a in group) != (b in group):
-                group |= {a, b}
-                grew = True
-    return group
+    return joined(names, edges)
 
 
 def _may_hold_targets(targets):

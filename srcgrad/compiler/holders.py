@@ -183,6 +183,12 @@ def sharing_both_ways(group, assigns, appends, stores, shares):
     edges = [(a.targets[0].id, n) for a in assigns for n in syntax.names_read(a.value) if shares(a.value, n)]
     edges += [(holder, item) for item, holder in appends]
     edges += [(holder, value.id) for holder, value in stores if isinstance(value, gast.Name)]
+    return joined(group, edges)
+
+
+def joined(group, edges):
+    """`group` (a set of names) with every name an edge (a pair of names) joins to a
+    member, until nothing more joins: the connected names."""
     group = set(group)
     grew = True
     while grew:
