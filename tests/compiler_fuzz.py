@@ -31,7 +31,6 @@ and printed, the smallest per kind.
 """
 
 import collections
-import linecache
 import math
 import re
 import signal
@@ -43,6 +42,7 @@ import numpy as np
 
 import srcgrad
 from fuzz_grammar import Program
+from test_random_programs import _make as load  # a program made under its own file name, its text in linecache
 
 EPS = 1e-6
 ARG_NAMES = ("a", "b", "x", "M", "c")
@@ -121,19 +121,6 @@ class Kinks:
     def bmin(self, *values):
         self._gap(np.array([float(v) for v in values]), None)
         return min(*values)
-
-
-_counter = [0]
-
-
-def load(text, name, extra=None):
-    _counter[0] += 1
-    filename = f"<compiler-fuzz-{_counter[0]}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    namespace = {"np": np, "math": math, "__name__": f"compiler_fuzz_{_counter[0]}"}
-    namespace.update(extra or {})
-    exec(compile(text, filename, "exec"), namespace)
-    return namespace[name]
 
 
 def make_args(seed, float32):

@@ -10,13 +10,11 @@ lowers after them.
 """
 
 import collections
-import functools
 import importlib
 
 import gast
 
-from . import printing, sharing, syntax
-from .scope import dotted_parts, lookup_path
+from . import folds, printing, sharing, syntax
 
 _ADVICE = {
     gast.AsyncWith: ("`async with`", "differentiate a synchronous function"),
@@ -38,12 +36,6 @@ if hasattr(gast, "Match"):
     _ADVICE[gast.Match] = ("`match`", "use `if`/`elif`")
 if hasattr(gast, "TryStar"):
     _ADVICE[gast.TryStar] = ("`try`", "move it outside the differentiated function")
-
-def _is_reduce(func, program):
-    """Whether a call's function is `functools.reduce`."""
-    parts = dotted_parts(func)
-    return parts is not None and parts[-1] == "reduce" and lookup_path(parts, program) is functools.reduce
-
 
 def _nested_owner(tree, statement):
     """The name of the function nested in `tree` whose body holds `statement`, else None."""
@@ -108,7 +100,7 @@ def check(program, transform="srcgrad.grad"):
                     f"{names} of `{tree.name}`; pass the value in and return the new one "
                     f"(`def {inner}({first}, ...): return {first} + ...`, called as `{first} = {inner}({first}, ...)`)",
                 )
-            if cls is gast.Call and node.args and type(node.args[0]) is gast.Lambda and _is_reduce(node.func, program):
+            if cls is gast.Call and node.args and type(node.args[0]) is gast.Lambda and folds.names_reduce(node.func, program):
                 raise program.error(  # folds.py has written out each reduce a statement runs unconditionally
                     node, f"`functools.reduce` of a `lambda` inside a conditional expression, `and`/`or`, a comparison, "
                     f"a comprehension or a keyword argument is not supported by {transform} "

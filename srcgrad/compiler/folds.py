@@ -57,7 +57,12 @@ def run(program):
 
 
 def _is_reduce(call, program, local):
-    parts = dotted_parts(call.func)
+    return names_reduce(call.func, program, local)
+
+
+def names_reduce(func, program, local=()):
+    """Whether the expression `func` is `functools.reduce` (not shadowed by a name in `local`)."""
+    parts = dotted_parts(func)
     if parts is None or parts[0] in local:
         return False
     return lookup_path(parts, program) is functools.reduce

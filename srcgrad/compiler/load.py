@@ -33,8 +33,7 @@ _OUTER = "__srcgrad_outer__"
 def function(text, fn_name, program, helpers, label, origin=None):
     """Compile `text` (defining `fn_name`) for `program`'s scope, with `helpers` bound.
     `origin()`, called when an error needs it, gives (user file, user function name,
-    {line of `text`: (user line, whether the line differentiates it), or the user line
-    alone where the line differentiates it})."""
+    {line of `text`: (user line, whether the line differentiates it)})."""
     guarded, text_lines = _guarded(text)
     names = list(helpers) + [_GUARD]
     body = "".join("    " + line if line.strip() else line for line in guarded.splitlines(True))
@@ -144,7 +143,7 @@ class Guard:
         if found is None:
             return here if self.origin is not None else (
                 f"srcgrad: raised in `{fn_name}`, which srcgrad generated, at `{generated}`")
-        user_line, differentiates = found if type(found) is tuple else (found, True)
+        user_line, differentiates = found
         user_text = linecache.getline(filename, user_line).strip()
         doing = "differentiating" if differentiates else "computing"
         return f"{here},\n  {doing} `{user_text}` ({filename}, line {user_line})"
