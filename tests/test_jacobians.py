@@ -828,3 +828,30 @@ def test_a_transform_called_in_the_differentiated_function_is_refused_clearly(f,
     # the supported way: the derivative of the function itself
     x = np.array([0.5, -1.0])
     assert np.allclose(srcgrad.jacobian(srcgrad.grad(_scaled_sum))(x, 2.0), 4.0 * np.eye(2))
+
+
+def _scaled_sines(a, x):
+    return np.sin(x * a)
+
+
+def _summed_sines(a, x):
+    return np.sum(np.sin(x * a))
+
+
+@pytest.mark.parametrize("mode", [None, "forward", "reverse"])
+def test_jacobian_of_a_float32_function_of_a_python_float_is_float32(mode):
+    """A Python float is weak, as in JAX: the Jacobian takes the float32 output's dtype
+    (it was float64, with float32 values in it), and an array output keeps its shape."""
+    x = np.array([0.0, 1.0, 2.0], dtype=np.float32)
+    jac = srcgrad.jacobian(_scaled_sines, wrt=0, mode=mode)(1.5, x)
+    assert jac.dtype == np.float32 and jac.shape == (3,)
+    np.testing.assert_allclose(jac, x * np.cos(1.5 * x), rtol=1e-6)
+    total = srcgrad.jacobian(_summed_sines, wrt=0, mode=mode)(1.5, x)
+    assert type(total) is np.ndarray and total.dtype == np.float32 and total.shape == ()
+    assert float(total) == pytest.approx(float(np.sum(x * np.cos(1.5 * x))), rel=1e-6)
+    # with respect to the float32 array: float32 rows, whatever the Python float
+    rows = srcgrad.jacobian(_scaled_sines, wrt=1, mode=mode)(1.5, x)
+    assert rows.dtype == np.float32 and rows.shape == (3, 3)
+    np.testing.assert_allclose(rows, np.diag(1.5 * np.cos(1.5 * x)), rtol=1e-6)
+    # a float64 function of Python floats stays float64, and floats stay floats
+    assert type(srcgrad.jacobian(lambda a: a * a, mode=mode)(1.5)) is float

@@ -71,6 +71,20 @@ def unit_tangents(x):
             yield _rebuilt(x, iter(zeros[:i] + [unit] + zeros[i + 1:]))
 
 
+def _block_dtype(o, leaf):
+    """The dtype of the block of the output leaf `o` and the input leaf `leaf`: their
+    result type, at least float32, where a Python number is weak (as in NumPy 2 and JAX:
+    a float32 function of a Python float has a float32 Jacobian); float64 (complex128)
+    when both are Python numbers, and float64 for an integer result."""
+    strong = [np.asarray(v).dtype for v in (o, leaf) if not isinstance(v, (int, _float, complex))]
+    if not strong:
+        strong = [np.asarray(o).dtype, np.asarray(leaf).dtype]
+    elif any(isinstance(v, complex) for v in (o, leaf)):
+        strong.append(np.complex64)
+    dtype = np.result_type(*strong, np.float32)
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)
+
+
 def jacobian_from_columns(columns, x, out):
     """The Jacobian of `out` with respect to `x` given `columns`, the tangents of `out`
     for `unit_tangents(x)` in order: `out`'s structure of `x`'s structure, each leaf of
@@ -96,8 +110,7 @@ def _jacobian(x, out, parts, by_columns):
     for i, o in enumerate(out_leaves):
         row = []
         for j, leaf in enumerate(x_leaves):
-            dtype = np.result_type(np.asarray(o).dtype, np.asarray(leaf).dtype, np.float32)
-            block = np.zeros(np.shape(o) + np.shape(leaf), dtype=dtype if dtype.kind in "fc" else np.float64)
+            block = np.zeros(np.shape(o) + np.shape(leaf), dtype=_block_dtype(o, leaf))
             if by_columns:
                 for index, column in zip(np.ndindex(np.shape(leaf)), parts(i, x_starts[j], np.size(leaf))):
                     block[(Ellipsis,) + index] = column
