@@ -12,7 +12,7 @@ logsumexp, cumsum, ...), `shaping.py` (views and indexing), `inplace.py` (in-pla
 methods); `creation.py` (constructors), `functions.py` (module-level ops),
 `pointwise.py` (clamp, maximum, where, ...), `joins.py` (cat, stack), `printing.py`
 (PyTorch's repr), `dtypes.py` (dtypes, Size, promotion), `compiled.py`
-(`@srcgrad.compile`).
+(`@srcgrad.compile`, its unrolled call path in `compiled_calls.py`).
 """
 
 from . import dtypes

@@ -26,7 +26,7 @@ where that one returned one array, or the reverse, raises a TypeError); the seco
 generates the derivative, and later
 calls of the kind run the code the derivative specialized for it, without its
 dispatch, while that derivative is current (a global it calls through rebound, or the
-code replaced, makes the next call of the kind a first call again). A call with only Tensor arguments goes through an unrolled fast path.
+code replaced, makes the next call of the kind a first call again). A call with only Tensor arguments goes through an unrolled path (compiled_calls.py).
 `backward()` on the node alone (inputs that are leaves) goes through the engine's
 single-node path, which takes the saved gradients without a product by the seed 1.
 A function the compiler cannot derive still runs; its node raises at backward.
@@ -46,7 +46,6 @@ backward raise, as in PyTorch; gradients saved at the call already are those of 
 values the call saw.
 """
 
-import builtins
 import functools
 import inspect
 import types
@@ -54,6 +53,7 @@ import types
 import numpy as np
 
 from ..errors import defined_at
+from .compiled_calls import arity, fast_call
 from .errstate import loud, quiet
 from .grad_mode import _mode
 from .graph import Node, OutputGradients, OutputNode, node_class
@@ -483,7 +483,8 @@ def compile(fn=None, *, backend=None):
 
         return [derive(called, mode, positions) for mode, positions in wanted]
 
-    run = _fast_call(_arity(called) if called is fn else positional, slow, kinds, cls, fn, called)
+    run = fast_call(arity(called) if called is fn else positional, slow, kinds, cls, fn, called,
+                    _saved_tensors, _changed_outputs)
     functools.update_wrapper(run, fn)
     run.__wrapped__ = run.__srcgrad_compiled__ = fn  # srcgrad differentiates fn for run
     run.__srcgrad_derivatives__ = made  # what srcgrad.source shows
@@ -525,78 +526,3 @@ def _bind(fn, signature, args, kwargs):
     if _positional(fn) is None:
         return bound.args
     return bound.args + tuple(bound.kwargs.values())
-
-
-
-def _arity(fn):
-    """The number of positional parameters of `fn` when it takes exactly those, else None."""
-    code = getattr(fn, "__code__", None)
-    if code is None or code.co_flags & 0x0C or code.co_kwonlyargcount:  # *args, **kwargs
-        return None
-    return code.co_argcount
-
-
-_MAX_UNROLLED = 16
-
-
-def _fast_call(arity, slow, kinds, cls, fn, called):
-    """The compiled function: for `arity` Tensor arguments given by position in grad
-    mode, of a kind with one output whose generated code is known, it does what `slow`
-    and `tracked` do (same kind key, same node) with the loop over the arguments
-    unrolled, while the kind's derivative is current for `called`; every other call
-    goes to `slow(args, kwargs)`. (An edge is found with
-    `or`: graph nodes define neither `__bool__` nor `__len__`, so they are always true.)"""
-    if not arity or arity > _MAX_UNROLLED:
-        return lambda *args, **kwargs: slow(args, kwargs)
-    a = [f"a{i}" for i in range(arity)]
-    d = [f"d{i}" for i in range(arity)]
-    r = [f"r{i}" for i in range(arity)]
-    e = [f"e{i}" for i in range(arity)]
-    lines = [
-        "def run(*args, **kwargs):",
-        f"    if kwargs or len(args) != {arity} or not mode.enabled:",
-        "        return slow(args, kwargs)",
-        f"    {', '.join(a)}, = args",
-        f"    if {' and '.join(f'type({x}) is Tensor' for x in a)}:",
-        *(f"        {di} = {ai}._data" for ai, di in zip(a, d)),
-        *(f"        {ri} = {ai}._requires_grad" for ai, ri in zip(a, r)),
-        f"        kind = kinds.get(({''.join(f'{di}.shape, {di}.dtype, {ri}, ' for di, ri in zip(d, r))}))",
-        "        if (kind is not None and kind.generated is not None and kind.outputs is None",
-        "                and kind.derivative.current(called)):",
-        *(
-            f"            {ei} = ({ai}._grad_fn or {ai}._accumulator or {ai}._accumulate_grad(), 0)"
-            f" if {ri} else NO_EDGE"
-            for ai, ri, ei in zip(a, r, e)
-        ),
-        "            token = quiet()",
-        "            try:",
-        f"                value, saved = kind.generated({', '.join(d)})",
-        "            finally:",
-        "                loud(token)",
-        "            if type(value) is not ndarray:",
-        "                if type(value) is tuple:",
-        "                    raise changed(fn, None, value)",
-        "                value = asarray(value)",
-        "            out = make(value, True)",
-        "            node = new(cls)",
-        f"            node.next_functions = ({', '.join(e)},)",
-        "            node._hooks = None",
-        "            node.kind = kind",
-        "            node.saved = saved",
-        "            node.freed = False",
-        "            node.versions = () if kind.how == 'grads' else versions(args)",
-        "            out._grad_fn = node",
-        "            if kind.how != 'grads':",
-        "                node.versions += output_versions((out,))",
-        "            return out",
-        "    return slow(args, kwargs)",
-    ]
-    scope = {
-        "mode": _mode, "slow": slow, "kinds": kinds, "cls": cls, "Tensor": Tensor, "NO_EDGE": _NO_EDGE,
-        "quiet": quiet, "loud": loud, "make": Tensor._make, "ndarray": _ndarray, "asarray": np.asarray, "new": _new,
-        "versions": _saved_tensors, "changed": _changed_outputs, "fn": fn, "called": called,
-        "output_versions": saved_versions,
-    }
-    exec(builtins.compile("\n".join(lines) + "\n", "<srcgrad compiled call>", "exec"), scope)  # noqa: S102 - fixed text
-    return scope["run"]
-
