@@ -8,9 +8,14 @@ A loop target that carries a derivative receives it from its sequence through an
 ordinary subscript, whose adjoint scatters into the sequence's adjoint. Handled
 iterables: a sequence (array, list, tuple), `zip(a, b, ...)`, `enumerate(a[, start])`
 and `reversed(a)` of sequences (`r = reversed(a)` becomes `r = a[::-1]`), and
-`d.items()`/`d.values()` (a loop over the list of d's keys, each value read as `d[key]`). Any other iterable that carries a derivative (a
-generator, `d.items()`, ...) is rejected: its loop target would otherwise silently
-get no gradient. Loops over constants are left alone (a dict or a set stays iterable).
+`d.items()`/`d.values()` (a loop over the list of d's keys, each value read as `d[key]`),
+and a call returning a new array, list or tuple (a NumPy function, `sorted`, `list`,
+`tuple`), run once into a name. A dict's `.keys()`/`.values()` view inside `zip`,
+`enumerate` or `reversed` has no index: the loop reads `list(view)` made when it starts
+(refused where the body changes that dict, which the view would show). Any other
+iterable that carries a derivative (a generator, ...) is rejected: its loop target would
+otherwise silently get no gradient. Loops over constants are left alone (a dict or a set
+stays iterable).
 
 In code srcgrad generated (a gradient differentiated again), a loop stays as it is: the
 first derivation rewrote each loop whose target carried a derivative, so a target of a
@@ -41,6 +46,7 @@ from .resolve import Callee
 _LEN = Callee("function", builtins.len, "len")
 _RANGE = Callee("function", builtins.range, "range")
 _MIN = Callee("function", builtins.min, "min")
+_LIST = Callee("function", builtins.list, "list")
 _DICT_KEYS = Callee("function", runtime.dict_keys, "dict_keys")
 # the nodes that statements lie under
 _HOLDERS = (gast.stmt, gast.excepthandler) + ((gast.match_case,) if hasattr(gast, "match_case") else ())
@@ -135,13 +141,27 @@ class _Iteration:
         sequences, kind, start = self.sequences(s, pre)
         if kind == "sequence":
             self.note_argument(s, sequences[0].id)
+        # a dict's `.keys()`/`.values()` view has no index: the loop reads the list of it
+        sequences = [self.listed(s, seq, pre) for seq in sequences]
+        for seq in sequences:
+            zipped_def = self.zip_defs.get(seq.id)
+            if zipped_def is not None:
+                zipped_def.value.args = [self.listed(s, a, pre) for a in zipped_def.value.args]
         for seq in sequences:
             self.check_iterator(s, seq)
         zipped_args = [a for seq in sequences if seq.id in self.zip_defs for a in self.zip_defs[seq.id].value.args]
         for seq in sequences + zipped_args:  # `enumerate(zip(x, reversed(y)))` reads `reversed(y)` by index too
             definition = self.reversed_defs.get(seq.id)
             if definition is not None:  # `r = reversed(a)` -> `r = a[::-1]`, which has a length
-                definition.value = syntax.subscript(definition.value.args[0], syntax.slice_(None, None, syntax.const(-1)))
+                view = definition.value.args[0]
+                if type(view) is gast.Name and self.dict_view(view.id) is not None:
+                    mapping, method = self.dict_view(view.id)
+                    raise self.program.error(
+                        s, f"`{seq.id} = reversed({mapping}.{method}())` is iterated later (in `{self.program.name}`): "
+                        f"srcgrad reads a reversed dict view by index only in the `for` statement itself; write "
+                        f"`for ... in reversed({mapping}.{method}()):`",
+                    )
+                definition.value = syntax.subscript(view, syntax.slice_(None, None, syntax.const(-1)))
         stored = set(syntax.names_stored(s.body)) | {target}  # `for x in x:` rebinds its sequence too
 
         def started(seq):
@@ -197,6 +217,37 @@ class _Iteration:
             body = head + [syntax.located(syntax.assign(target, items[0]), s)] + s.body
         loop = syntax.located(syntax.for_(index, self.call(range, _RANGE, args), body), s)
         return [syntax.located(p, s) for p in pre] + [loop]
+
+    def dict_view(self, name):
+        """(the dict, "keys" or "values") where the name `name`, assigned once, holds that
+        view of a dict; else None."""
+        value = self.single_values().get(name) if self.stores[name] == 1 else None
+        callee = self.calls.get(value) if isinstance(value, gast.Call) else None
+        if callee is None or callee.kind != "method" or callee.path not in ("keys", "values") or value.args:
+            return None
+        return callee.receiver, callee.path
+
+    def listed(self, s, seq, pre):
+        """`seq`, or where it names a dict's view, a name for `list(view)` made before the
+        loop `s` (into `pre`). The loop body may not change that dict, whose view would
+        show the change while the list does not."""
+        view = self.dict_view(seq.id)
+        if view is None:
+            return seq
+        mapping, method = view
+        for n in syntax.walk(gast.Module(body=list(s.body), type_ignores=[])):
+            writes = isinstance(n, gast.Subscript) and isinstance(n.ctx, (gast.Store, gast.Del)) and syntax.is_name(n.value, mapping)
+            callee = self.calls.get(n) if isinstance(n, gast.Call) else None
+            if writes or callee is not None and callee.kind == "method" and callee.receiver == mapping:
+                raise self.program.error(
+                    s, f"the loop reads `{mapping}.{method}()` and changes the dict `{mapping}` (in "
+                    f"`{self.program.name}`), which that view would show; srcgrad reads the view as the list of "
+                    f"its entries when the loop starts: loop over `list({mapping}.{method}())` to read them so, "
+                    f"or over `{mapping}.items()`",
+                )
+        listed = self.namer.fresh(f"{seq.id}_list")
+        pre.append(syntax.located(syntax.assign(listed, self.call(list, _LIST, [syntax.name(seq.id)])), s))
+        return syntax.name(listed)
 
     def note_argument(self, s, name):
         """Note the loop `s` over `name` for `run`'s answer where `name` is a parameter never
@@ -321,7 +372,7 @@ class _Iteration:
             self.mapping = syntax.name(callee.receiver)
             return [syntax.name(keys)], callee.path, None
         if callee is not None and _returns_a_sequence(callee):
-            # `for r in np.tanh(A):`, `for p in np.split(x, 2):`: the call runs once, as
+            # `for r in np.tanh(A):`, `for v in sorted(xs):`: the call runs once, as
             # Python runs it, and the loop reads its result (an array, list or tuple) by index
             seq = self.namer.fresh("sequence")
             pre.append(syntax.located(syntax.assign(seq, it), s))
@@ -353,12 +404,17 @@ class _Iteration:
         return node
 
 
+_SEQUENCE_BUILTINS = (builtins.sorted, builtins.list, builtins.tuple)  # each returns a new list or tuple
+
+
 def _returns_a_sequence(callee):
     """Whether the call `callee` returns an array, list or tuple (never an iterator): a
-    NumPy function or array method with a derivative rule."""
+    NumPy function or array method with a derivative rule, or `sorted`, `list`, `tuple`."""
     fn = callee.obj
     if fn is None or callee.kind not in ("function", "method"):
         return False
+    if callee.kind == "function" and any(fn is b for b in _SEQUENCE_BUILTINS):
+        return registry.lookup(fn) is not None
     module = getattr(fn, "__module__", None) or ""
     numpy_ufunc = isinstance(fn, np.ufunc) and getattr(np, fn.__name__, None) is fn  # NumPy 1's have no __module__
     return (numpy_ufunc or module == "numpy" or module.startswith("numpy.")) and registry.lookup(fn) is not None

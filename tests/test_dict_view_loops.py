@@ -1,0 +1,189 @@
+"""Loops over a dict's `.keys()` and `.values()` views inside `zip`, `enumerate` and
+`reversed` (and in comprehensions, which are such loops), and loops over `sorted(...)`,
+`list(...)` and `tuple(...)` of differentiated values: each against central differences
+and the analytic gradient, forward mode against reverse, and a second call."""
+
+import numpy as np
+import pytest
+
+import srcgrad
+from srcgrad.errors import SrcGradError
+
+X = np.array([0.3, -0.2, 0.9])
+
+
+def _differences(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = eps
+        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return g
+
+
+def zip_keys_values(x):
+    p = {"w": x[:2], "b": x[2]}
+    total = 0.0
+    for k, v in zip(p.keys(), p.values()):
+        total = total * 2.0 + np.sum(v) ** 2 * len(k)
+    return total
+
+
+def zip_two_dicts(x):
+    p = {"w": x[:2], "b": x[2]}
+    q = {"w": x[1:] * 2.0, "b": x[0]}
+    total = 0.0
+    for a, b in zip(p.values(), q.values()):
+        total = total * 2.0 + np.sum(a * b)
+    return total
+
+
+def enumerate_values(x):
+    p = {"w": x[:2], "b": x[2]}
+    total = 0.0
+    for i, v in enumerate(p.values()):
+        total = total + (i + 1) * np.sum(v) ** 2
+    return total
+
+
+def comprehension_over_zip(x):
+    p = {"w": x[:2], "b": x[2]}
+    return sum([np.sum(v) ** 2 * len(k) for k, v in zip(p.keys(), p.values())])
+
+
+def listed_pairs(x):
+    p = {"w": x[:2], "b": x[2]}
+    pairs = list(zip(p.keys(), p.values()))
+    total = 0.0
+    for k, v in sorted(pairs):
+        total = total * 2.0 + np.sum(v) ** 2
+    return total
+
+
+def named_view(x):
+    p = {"w": x[:2], "b": x[2]}
+    values = p.values()
+    total = 0.0
+    for v in values:
+        total = total * 2.0 + np.sum(v) ** 2
+    return total
+
+
+def reversed_values(x):
+    p = {"w": x[:2], "b": x[2]}
+    total = 0.0
+    for v in reversed(p.values()):
+        total = total * 2.0 + np.sum(v) ** 2
+    return total
+
+
+def over_sorted(x):
+    total = 0.0
+    for v in sorted([x[0], x[1] * 2.0, x[2]]):
+        total = total * 0.5 + v
+    return total
+
+
+def over_sorted_by_key(x):
+    pairs = [(x[0], 1.0), (x[1], 3.0), (x[2], 2.0)]
+    total = 0.0
+    for a, w in sorted(pairs, key=lambda t: t[1]):
+        total = total * 0.5 + a * w
+    return total
+
+
+def over_list_of_array(x):
+    total = 0.0
+    for v in list(x * 2.0):
+        total = total * 0.5 + v * v
+    return total
+
+
+def over_tuple_of_array(x):
+    total = 0.0
+    for v in tuple(x):
+        total = total * 0.5 + v * v
+    return total
+
+
+a, b, c = X
+sw = a + b  # the sum of p["w"]
+EXACT = {
+    # dict order w, b, each key of length 1: total = 2 sw^2 + c^2
+    zip_keys_values: np.array([4 * sw, 4 * sw, 2 * c]),
+    # (a*2b + b*2c) * 2 + c * a
+    zip_two_dicts: np.array([4 * b + c, 4 * a + 4 * c, 4 * b + a]),
+    # 1 * sw^2 + 2 * c^2
+    enumerate_values: np.array([2 * sw, 2 * sw, 4 * c]),
+    comprehension_over_zip: np.array([2 * sw, 2 * sw, 2 * c]),
+    # sorted by key: b, then w: 2 c^2 + sw^2
+    listed_pairs: np.array([2 * sw, 2 * sw, 4 * c]),
+    named_view: np.array([4 * sw, 4 * sw, 2 * c]),
+    reversed_values: np.array([2 * sw, 2 * sw, 4 * c]),
+    # sorted: 2b (-0.4), a (0.3), c (0.9): ((2b * 0.5 + a) * 0.5 + c)
+    over_sorted: np.array([0.5, 0.5, 1.0]),
+    # by weight: (a, 1), (c, 2), (b, 3): ((a * 0.5 + 2c) * 0.5 + 3b)
+    over_sorted_by_key: np.array([0.25, 3.0, 1.0]),
+    # 4 (a^2 / 4 + b^2 / 2 + c^2)
+    over_list_of_array: np.array([2 * a, 4 * b, 8 * c]),
+    over_tuple_of_array: np.array([a / 2, b, 2 * c]),
+}
+
+
+@pytest.mark.parametrize("f", list(EXACT), ids=lambda f: f.__name__)
+def test_gradient(f):
+    x = X.copy()
+    df = srcgrad.grad(f)
+    for _ in range(2):  # the second call runs the code specialized at the first
+        g = df(x)
+        assert g.dtype == np.float64 and g.shape == (3,)
+        np.testing.assert_allclose(g, EXACT[f], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(g, _differences(f, X), rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(x, X)
+    value, _ = srcgrad.value_and_grad(f)(x)
+    assert value == pytest.approx(f(X.copy()), rel=1e-15)
+
+
+@pytest.mark.parametrize("f", list(EXACT), ids=lambda f: f.__name__)
+def test_forward_mode_agrees(f):
+    t = np.array([0.5, -1.0, 2.0])
+    _, tangent = srcgrad.jvp(f, (X.copy(),), (t,))
+    assert tangent == pytest.approx(float(EXACT[f] @ t), rel=1e-12, abs=1e-14)
+    H = srcgrad.hessian(f)(X.copy())
+    np.testing.assert_allclose(H, H.T, rtol=1e-12, atol=1e-14)
+    step = 1e-5
+    along = (srcgrad.grad(f)(X + step * t) - srcgrad.grad(f)(X - step * t)) / (2 * step)
+    np.testing.assert_allclose(H @ t, along, rtol=1e-6, atol=1e-7)
+
+
+def changes_the_dict(x):
+    p = {"w": x[:2], "b": x[2]}
+    total = 0.0
+    for v in p.values():
+        total = total + np.sum(v)
+    for k, v in zip(p.keys(), p.values()):
+        p["b"] = p["b"] * 2.0
+        total = total * 2.0 + np.sum(v) ** 2
+    return total
+
+
+def reversed_view_named(x):
+    p = {"w": x[:2], "b": x[2]}
+    r = reversed(p.values())
+    total = 0.0
+    for v in r:
+        total = total * 2.0 + np.sum(v) ** 2
+    return total
+
+
+def test_a_loop_over_a_view_of_a_dict_it_changes_is_refused():
+    """The view would show the body's writes; srcgrad reads the list made at the start."""
+    with pytest.raises(SrcGradError, match=r"the loop reads `p.keys\(\)` and changes the dict `p` \(in "
+                                           r"`changes_the_dict`\).*list\(p.keys\(\)\).*test_dict_view_loops.py, line \d+"):
+        srcgrad.grad(changes_the_dict)(X.copy())
+
+
+def test_a_named_reversed_view_is_refused():
+    with pytest.raises(SrcGradError, match=r"`r = reversed\(p.values\(\)\)` is iterated later .*"
+                                           r"`for \.\.\. in reversed\(p.values\(\)\):`"):
+        srcgrad.grad(reversed_view_named)(X.copy())
