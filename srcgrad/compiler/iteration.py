@@ -33,6 +33,7 @@ assignment to `a` or `b` between it and the loop; otherwise the loop is refused.
 import builtins
 import collections
 import collections.abc
+import itertools
 
 import gast
 import numpy as np
@@ -47,6 +48,11 @@ _LEN = Callee("function", builtins.len, "len")
 _RANGE = Callee("function", builtins.range, "range")
 _MIN = Callee("function", builtins.min, "min")
 _LIST = Callee("function", builtins.list, "list")
+_INDEX_TUPLES = Callee("function", runtime.index_tuples, "index_tuples")
+_INDEX_ITERATORS = (  # (the maker of an iterator of tuples of entries, its runtime.index_tuples name)
+    (itertools.combinations, "combinations"), (itertools.combinations_with_replacement, "combinations_with_replacement"),
+    (itertools.permutations, "permutations"), (itertools.product, "product"), (np.ndenumerate, "ndenumerate"),
+)
 _DICT_KEYS = Callee("function", runtime.dict_keys, "dict_keys")
 # the nodes that statements lie under
 _HOLDERS = (gast.stmt, gast.excepthandler) + ((gast.match_case,) if hasattr(gast, "match_case") else ())
@@ -138,6 +144,9 @@ class _Iteration:
             seq = self.namer.fresh("sequence")
             pre.append(syntax.located(syntax.assign(seq, s.iter), s))
             s.iter = syntax.name(seq)
+        by_positions = self.by_index_tuples(s, pre)
+        if by_positions is not None:
+            return by_positions
         sequences, kind, start = self.sequences(s, pre)
         if kind == "sequence":
             self.note_argument(s, sequences[0].id)
@@ -216,6 +225,65 @@ class _Iteration:
         else:
             body = head + [syntax.located(syntax.assign(target, items[0]), s)] + s.body
         loop = syntax.located(syntax.for_(index, self.call(range, _RANGE, args), body), s)
+        return [syntax.located(p, s) for p in pre] + [loop]
+
+    def by_index_tuples(self, s, pre):
+        """The loop `s` over `itertools.combinations(x, r)` (combinations_with_replacement,
+        permutations, product, `np.ndenumerate(x)`) as a loop over the tuples of positions
+        the same call makes (`runtime.index_tuples`), each entry read by index: `item =
+        (x[t[0]], x[t[1]])`, `(t, x[t])` for ndenumerate. None for any other loop."""
+        it = s.iter
+        callee = self.calls.get(it) if isinstance(it, gast.Call) else None
+        fn = callee.obj if callee is not None and callee.kind == "function" else None
+        how = next((name for maker, name in _INDEX_ITERATORS if fn is maker), None)
+        if how is None:
+            return None
+        args, keywords = list(it.args), {k.arg: k.value for k in it.keywords}
+        r = None
+        if how in ("combinations", "combinations_with_replacement", "permutations"):
+            r = args.pop(1) if len(args) > 1 else keywords.pop("r", None)
+            if not (isinstance(r, gast.Constant) and type(r.value) is int and r.value >= 0):
+                raise self.program.error(
+                    s, f"iterating over `{printing.unparse(it)}` (in `{self.program.name}`) needs the length of its "
+                    f"tuples written as a number (`{how}(x, 2)`), which srcgrad reads to name their entries",
+                )
+        if keywords or not args or (how != "product" and len(args) != 1):
+            raise self.program.error(
+                s, f"iterating over `{printing.unparse(it)}` is not supported (in `{self.program.name}`); pass "
+                f"the sequences by position{', without `repeat=`' if how == 'product' else ''}",
+            )
+        stored = set(syntax.names_stored(s.body)) | {s.target.id}
+        sequences = []
+        for seq in self.atoms(s, args, pre):
+            if seq.id in stored:  # the body rebinds it: the loop reads the object it had at the start
+                bound = self.namer.fresh(f"{seq.id}_sequence")
+                pre.append(syntax.located(syntax.assign(bound, syntax.name(seq.id)), s))
+                seq = syntax.name(bound)
+            sequences.append(seq)
+        helper = self.namer.helper("index_tuples", runtime.index_tuples)
+        made = syntax.call(helper, [syntax.const(how), syntax.const(r.value if r is not None else None)]
+                           + [syntax.copy(q) for q in sequences])
+        self.calls[made] = _INDEX_TUPLES
+        tuples = self.namer.fresh("positions")
+        pre.append(syntax.located(syntax.assign(tuples, made), s))
+        index, at = self.namer.fresh("i" if s.target.id != "i" else "index"), self.namer.fresh("at")
+        head = [syntax.assign(at, syntax.subscript(syntax.name(tuples), syntax.name(index)))]
+        if how == "ndenumerate":
+            entry = self.namer.fresh(f"{sequences[0].id}_at")
+            head.append(syntax.assign(entry, syntax.subscript(syntax.copy(sequences[0]), syntax.name(at))))
+            items = [syntax.name(at), syntax.name(entry)]
+        else:
+            items = []
+            for k in range(r.value if r is not None else len(sequences)):
+                seq = sequences[0] if r is not None else sequences[k]
+                position, entry = self.namer.fresh("j"), self.namer.fresh(f"{seq.id}_j")
+                head.append(syntax.assign(position, syntax.subscript(syntax.name(at), syntax.const(k))))
+                head.append(syntax.assign(entry, syntax.subscript(syntax.copy(seq), syntax.name(position))))
+                items.append(syntax.name(entry))
+        body = [syntax.located(h, s) for h in head] + self.unpacked(s, s.target.id, items)
+        count = self.call(len, _LEN, [syntax.name(tuples)])
+        self.changed = True
+        loop = syntax.located(syntax.for_(index, self.call(range, _RANGE, [count]), body), s)
         return [syntax.located(p, s) for p in pre] + [loop]
 
     def dict_view(self, name):

@@ -4,6 +4,7 @@ entry writes, and the checks and snapshots that keep undoing them in reverse mod
 exact. See `srcgrad.runtime` for the list.
 """
 
+import itertools
 import numbers
 
 import numpy as np
@@ -273,6 +274,29 @@ def dict_keys(d):
     `d.values()` read by index. Registered non-differentiable: a key never carries a
     derivative, even where the dict holds differentiated values."""
     return list(d)
+
+
+_INDEX_MAKERS = {
+    "combinations": itertools.combinations, "combinations_with_replacement": itertools.combinations_with_replacement,
+    "permutations": itertools.permutations,
+}
+
+
+def index_tuples(how, r, *sequences):
+    """The tuples of positions that `itertools.<how>(*sequences, r)` (`how` "combinations",
+    "combinations_with_replacement", "permutations"; "product" without `r`) makes of the
+    positions of `sequences`, or `np.ndenumerate` ("ndenumerate") of the array's indices,
+    in the same order: the loop `for item in combinations(x, 2)` reads
+    `item = (x[t[0]], x[t[1]])` for each `t`. Registered non-differentiable (positions).
+
+    >>> index_tuples("combinations", 2, [5.0, 6.0, 7.0])
+    [(0, 1), (0, 2), (1, 2)]
+    """
+    if how == "ndenumerate":
+        return list(np.ndindex(np.shape(sequences[0])))
+    if how == "product":
+        return list(itertools.product(*[range(len(q)) for q in sequences]))
+    return list(_INDEX_MAKERS[how](range(len(sequences[0])), r))
 
 
 def _holds(b, a):
