@@ -10,6 +10,7 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
+from ..rules.registry import bind_arguments
 from . import printing, syntax
 from .calls import from_numpy
 
@@ -48,14 +49,14 @@ def writes_out(call, callee, rules):
     if isinstance(callee.obj, np.ufunc):
         return len(args) > callee.obj.nin
     try:
-        bound = rule.signature.bind(*args, **{k.arg: k.value for k in call.keywords if k.arg is not None})
+        bound = bind_arguments(rule.signature, args, {k.arg: k.value for k in call.keywords if k.arg is not None})
     except TypeError:
         # more arguments than the rule's signature places (a positional `out`); an unknown
         # keyword (`np.std(x, where=m)`) is left to `bind`, which says so
         positional = [q for q in rule.signature.parameters.values() if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
         return callee.kind == "function" and len(args) > len(positional)
-    out = bound.arguments.get("out")
-    return "out" in bound.arguments and not (isinstance(out, gast.Constant) and out.value is None)
+    out = bound.get("out")
+    return "out" in bound and not (isinstance(out, gast.Constant) and out.value is None)
 
 
 def overwrites_input(call, callee, rules):
@@ -68,10 +69,10 @@ def overwrites_input(call, callee, rules):
     if rule is None or "overwrite_input" not in rule.params:
         return False
     try:
-        bound = rule.signature.bind(*call.args, **{k.arg: k.value for k in call.keywords if k.arg is not None})
+        bound = bind_arguments(rule.signature, call.args, {k.arg: k.value for k in call.keywords if k.arg is not None})
     except TypeError:
         return False
-    flag = bound.arguments.get("overwrite_input")
+    flag = bound.get("overwrite_input")
     return flag is not None and not (isinstance(flag, gast.Constant) and flag.value is False)
 
 

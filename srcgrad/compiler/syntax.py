@@ -287,19 +287,15 @@ def as_load(node):
     return node
 
 
-def copy(node, name=None):
-    """A deep copy that keeps source locations; with `name`, each `Name` becomes `name(Name)`."""
-    return _deepcopy(node, name)
-
-
 _LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
-def _deepcopy(node, name=None):
-    """Fields and locations copied through `__dict__` (gast's keyword constructor is slow);
+def copy(node, name=None):
+    """A deep copy that keeps source locations; with `name`, each `Name` becomes `name(Name)`.
+    Fields and locations are copied through `__dict__` (gast's keyword constructor is slow);
     `ctx` and operator nodes (no fields, no location) are shared."""
     if type(node) is list:
-        return [_deepcopy(n, name) for n in node]
+        return [copy(n, name) for n in node]
     if not isinstance(node, gast.AST):
         return node
     cls = type(node)
@@ -328,12 +324,12 @@ def _deepcopy(node, name=None):
                     copied.__dict__.update(leaf)
                     items.append(copied)
                 else:
-                    items.append(_deepcopy(v, name))
+                    items.append(copy(v, name))
         elif kind in leaves and value.__dict__.keys() in leaves[kind] and value.__dict__.get("annotation") is None:
             copied = values[f] = kind.__new__(kind)
             copied.__dict__.update(value.__dict__)
         else:
-            values[f] = _deepcopy(value, name)
+            values[f] = copy(value, name)
     for a in _LOCATION:
         if a in old:
             values[a] = old[a]
@@ -347,7 +343,7 @@ _SHARED = {str, int, float, bool} | {
 
 
 # the keys of a Name's and a Constant's `__dict__` with all their fields and all or no location:
-# then none holds a list or a node but a shared `ctx` (an annotation aside), so `_deepcopy` copies the dict
+# then none holds a list or a node but a shared `ctx` (an annotation aside), so `copy` copies the dict
 _LEAVES = {cls: ({*cls._fields}, {*cls._fields, *_LOCATION}) for cls in (gast.Name, gast.Constant)}
 _CONSTANT_LEAF = {gast.Constant: _LEAVES[gast.Constant]}  # with a `name` function, names go to it
 

@@ -85,9 +85,7 @@ class Rule:
 
     def bind(self, *args, **kwargs):
         """Map call arguments to rule parameter names, defaults applied."""
-        bound = self.signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return bound.arguments
+        return bind_arguments(self.signature, args, kwargs, defaults=True)
 
     def vjp(self, param, g, ans, *args, **kwargs):
         """Apply the reverse rule of `param` (a name or position): the gradient contribution."""
@@ -110,6 +108,74 @@ class Rule:
 
     def _name(self, param):
         return self.params[param] if isinstance(param, int) else param
+
+
+def bind_arguments(signature, args, kwargs, defaults=False):
+    """`signature.bind(*args, **kwargs).arguments` (with `defaults`: after `apply_defaults()`),
+    the same dict in the same order, or the same TypeError.
+
+    Where each argument goes depends only on how many positional arguments there are and
+    which keywords, so that placement is worked out once per signature and call shape
+    (`_placement`) and then filled with the arguments of each call."""
+    key = (id(signature), len(args), tuple(kwargs), defaults)
+    found = _PLACEMENTS.get(key)
+    if found is None or found[0] is not signature:
+        bound = signature.bind(*args, **kwargs)  # raises as before where it does not bind
+        if defaults:
+            bound.apply_defaults()
+        if len(_PLACEMENTS) >= _KEPT_PLACEMENTS:
+            _PLACEMENTS.clear()  # rules made at run time: their signatures are not kept forever
+        found = _PLACEMENTS[key] = (signature, _placement(signature, len(args), tuple(kwargs), defaults))
+    out = {}
+    for name, where, value in found[1]:
+        if where is _POSITIONAL:
+            out[name] = args[value]
+        elif where is _KEYWORD:
+            out[name] = kwargs[value]
+        elif where is _REST:
+            out[name] = tuple(args[value:])
+        elif where is _REST_KEYWORDS:
+            out[name] = {k: kwargs[k] for k in value}
+        else:
+            out[name] = value  # a default: the parameter's own object, as `apply_defaults` gives
+    return out
+
+
+def _placement(signature, count, names, defaults):
+    """[(parameter name, where its value comes from, which one)] for a call of `signature`
+    with `count` positional arguments and the keywords `names`: `_POSITIONAL` and an
+    index, `_KEYWORD` and a keyword, `_REST` and the first index a `*args` tuple takes,
+    `_REST_KEYWORDS` and the keywords a `**kwargs` dict takes, or `_DEFAULT` and the value."""
+    slots = [_Slot(_POSITIONAL, i) for i in range(count)]
+    bound = signature.bind(*slots, **{k: _Slot(_KEYWORD, k) for k in names})
+    if defaults:
+        bound.apply_defaults()
+    out = []
+    for name, value in bound.arguments.items():
+        kind = signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            out.append((name, _REST, value[0].which if value else count))
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            out.append((name, _REST_KEYWORDS, tuple(value)))
+        elif type(value) is _Slot:
+            out.append((name, value.where, value.which))
+        else:
+            out.append((name, _DEFAULT, value))
+    return out
+
+
+class _Slot:
+    """A stand-in argument of `_placement`: where the call's argument comes from."""
+
+    __slots__ = ("where", "which")
+
+    def __init__(self, where, which):
+        self.where, self.which = where, which
+
+
+_POSITIONAL, _KEYWORD, _REST, _REST_KEYWORDS, _DEFAULT = "positional", "keyword", "rest", "rest_keywords", "default"
+_PLACEMENTS = {}  # (id(signature), positional count, keywords, defaults) -> (signature, placement)
+_KEPT_PLACEMENTS = 4096
 
 
 _RULES = {}
