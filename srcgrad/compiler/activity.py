@@ -243,15 +243,41 @@ def undescribed(value, depth=0):
     return not (callable(value) and not hasattr(value, "__array__") and not hasattr(value, "__array_ufunc__"))
 
 
-def refuse_displays(program, tree, activity):
+def _dict_names(tree, calls):
+    """{name: whether every assignment to it makes a dict (a display or a `dict(...)` call)}."""
+    made = {}
+    for node in syntax.statements(tree):
+        if isinstance(node, gast.Assign) and type(node.targets[0]) is gast.Name:
+            name = node.targets[0].id
+            made[name] = made.get(name, True) and _makes_dict(node.value, calls)
+    return made
+
+
+def refuse_displays(program, tree, activity, calls):
     """Refuse a display whose entries srcgrad cannot match to their gradients where it
     carries the derivative: a set (`{a, b}`: no order), or a tuple or list with a `*a`
     of a length idioms.py could not see (`(*a, b)`: b's position is unknown). Sets of
-    constants (`if k in {1, 3}`) and shapes (`(*shape, 3)`) are fine."""
+    constants (`if k in {1, 3}`) and shapes (`(*shape, 3)`) are fine. A differentiated
+    value made a dict's key, in a display or by `d[key] = v`, is refused too: activity
+    gives the keys of a dict no derivative, so reading them back would be wrong, not refused."""
+    # (in code srcgrad generated, keys were checked when it was made from the user's
+    # code, and names a tape holds among differentiated values only look varied)
+    dicts = {} if program.generated else _dict_names(tree, calls)
     for node in syntax.statements(tree):
         if type(node) is not gast.Assign:
             continue
         value = node.value
+        target = node.targets[0]
+        keys = [k for k in value.keys if k is not None] if type(value) is gast.Dict and not program.generated else []
+        if type(target) is gast.Subscript and type(target.value) is gast.Name and dicts.get(target.value.id):
+            keys.append(target.slice)
+        if any(name in activity.varied for k in keys for name in diff_reads(k, calls)):
+            raise program.error(
+                node, f"`{program.text(node).strip()}` makes a differentiated value a key of a dict (in "
+                f"`{program.name}`); srcgrad gives a dict's keys no gradient (a loop over the dict, `.keys()` "
+                "and `list(d)` read them as constants): keep such values in a list, or as the dict's values",
+                NotDifferentiableError,
+            )
         starred = type(value) in (gast.Tuple, gast.List) and any(type(e) is gast.Starred for e in value.elts)
         if not (type(value) is gast.Set or starred) or not any(activity.is_active(n) for n in syntax.names_stored(node)):
             continue

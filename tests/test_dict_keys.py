@@ -1,0 +1,79 @@
+"""Differentiated values as a dict's keys: srcgrad gives keys no derivative (a loop over
+the dict, `.keys()` and `list(d)` read them as constants), so a program that made a
+differentiated value a key and read it back got a zero gradient without a word. Each
+way of making such a key is refused at its line, in both modes; keys computed from
+differentiated values without a derivative (`int(...)`, `str(...)`) and differentiated
+values stored as a dict's values still differentiate."""
+
+import numpy as np
+import pytest
+
+import srcgrad
+from srcgrad.errors import NotDifferentiableError
+
+X = np.array([0.3, -0.2, 0.9])
+
+
+def keys_in_a_display(x):
+    d = {x[0]: 1.0, x[1]: 2.0}
+    total = 0.0
+    for k in d:
+        total += k * d[k]
+    return total
+
+
+def keys_in_a_comprehension(x):
+    d = {v: i for i, v in enumerate(x)}
+    return sum(k * w for k, w in d.items())
+
+
+def keys_zipped(x):
+    d = dict(zip(x, [1.0, 2.0, 3.0]))
+    return sum(k * w for k, w in d.items())
+
+
+def key_stored(x):
+    d = {}
+    d[x[0]] = 1.0
+    return list(d)[0] * 2.0
+
+
+def key_read_by_keys(x):
+    d = {x[0] * 2.0: "a"}
+    return list(d.keys())[0] * 2.0
+
+
+REFUSED = {
+    keys_in_a_display: r"`d = \{x\[0\]: 1.0, x\[1\]: 2.0\}`",
+    keys_in_a_comprehension: r"`d = \{v: i for i, v in enumerate\(x\)\}`",
+    keys_zipped: r"`d = dict\(zip\(x, \[1.0, 2.0, 3.0\]\)\)`",
+    key_stored: r"`d\[x\[0\]\] = 1.0`",
+    key_read_by_keys: r"`d = \{x\[0\] \* 2.0: 'a'\}`|`d = \{x\[0\] \* 2.0: \"a\"\}`",
+}
+
+
+@pytest.mark.parametrize("f", list(REFUSED), ids=lambda f: f.__name__)
+def test_a_differentiated_key_is_refused_in_both_modes(f):
+    # the gradient was zero, where the true one is not: the slope along (1, 1, 1) is 2 or more
+    assert (f(X + 1e-6) - f(X - 1e-6)) / 2e-6 > 1.9
+    pattern = f"(?:{REFUSED[f]}) makes a differentiated value a key of a dict \\(in `{f.__name__}`\\).*test_dict_keys.py, line \\d+"
+    with pytest.raises(NotDifferentiableError, match=pattern):
+        srcgrad.grad(f)(X.copy())
+    with pytest.raises(NotDifferentiableError, match="a key of a dict"):
+        srcgrad.jvp(f, (X.copy(),), (np.ones(3),))
+
+
+def keys_without_derivative(x):
+    d = {int(x[2] * 10): x[0] * 2.0, str(x[1] > 0): x[1]}
+    total = 0.0
+    for k, v in d.items():
+        total += v * v * (2.0 if k == 9 else 1.0)
+    return total
+
+
+def test_keys_without_a_derivative_and_differentiated_values_still_differentiate():
+    g = srcgrad.grad(keys_without_derivative)(X.copy())
+    # (2 x0)^2 * 2 + x1^2
+    np.testing.assert_allclose(g, [16 * X[0], 2 * X[1], 0.0], rtol=1e-14)
+    _, t = srcgrad.jvp(keys_without_derivative, (X.copy(),), (np.array([1.0, 2.0, 3.0]),))
+    assert t == pytest.approx(16 * X[0] + 4 * X[1], rel=1e-14)
