@@ -7,8 +7,10 @@ Before:  for row in X:                 After:  for i in range(len(X)):
 A loop target that carries a derivative receives it from its sequence through an
 ordinary subscript, whose adjoint scatters into the sequence's adjoint. Handled
 iterables: a sequence (array, list, tuple), `zip(a, b, ...)`, `enumerate(a[, start])`
-and `reversed(a)` of sequences (`r = reversed(a)` becomes `r = a[::-1]`), and
-`d.items()`/`d.values()` (a loop over the list of d's keys, each value read as `d[key]`). Any other iterable that carries a derivative (a
+and `reversed(a)` of sequences (`r = reversed(a)` becomes `r = a[::-1]`),
+`d.items()`/`d.values()` (a loop over the list of d's keys, each value read as `d[key]`),
+and a call returning a new sequence (a NumPy function with a rule, `x.tolist()`,
+`list(x)`, `tuple(x)`, `sorted(x)`), made once before the loop under a name of its own. Any other iterable that carries a derivative (a
 generator, `d.items()`, ...) is rejected: its loop target would otherwise silently
 get no gradient. Loops over constants are left alone (a dict or a set stays iterable).
 
@@ -355,8 +357,13 @@ class _Iteration:
 
 def _returns_a_sequence(callee):
     """Whether the call `callee` returns an array, list or tuple (never an iterator): a
-    NumPy function or array method with a derivative rule."""
+    NumPy function or array method with a derivative rule, `x.tolist()`, or the builtin
+    `list`, `tuple` or `sorted` (which read their argument whole, once)."""
+    if callee.kind == "method" and callee.path == "tolist":
+        return True
     fn = callee.obj
+    if callee.kind == "function" and fn in (builtins.list, builtins.tuple, builtins.sorted):
+        return True
     if fn is None or callee.kind not in ("function", "method"):
         return False
     module = getattr(fn, "__module__", None) or ""
