@@ -285,8 +285,8 @@ def _alias_checks(program, tree):
             continue
         name = node.target.id
         for a, b, made in pairs:
-            if name not in (a, b):
-                continue
+            if name not in (a, b) or _position(made) > _position(node):
+                continue  # `made` after the change (a later `try` block's value too): no alias yet, and `other` unbound
             other = b if name == a else a
             later = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == other
                      and isinstance(n.ctx, gast.Load) and n.lineno > node.lineno]
@@ -304,6 +304,11 @@ def _alias_checks(program, tree):
                 if name == a:  # `name = <view of other>`: the check guards the statement
                     guards.setdefault((node.lineno, node.col_offset), []).append((other, made))
     return found, guards
+
+
+def _position(node):
+    """Where `node` starts in the source: (line, column); (0, 0) where it has no location."""
+    return getattr(node, "lineno", 0) or 0, getattr(node, "col_offset", 0) or 0
 
 
 def _assignments(tree):
