@@ -183,4 +183,4 @@ def test_lists_and_dicts_swap_entries_as_written(fn, expected):
 def test_the_generated_code_shows_both_readings():
     text = srcgrad.source(srcgrad.grad(swap_rows))
     assert "B_0_is_view = is_view_of(B_0, B)" in text and "B_0_copy = snapshot(B_0)" in text
-    assert "# B[0], B[1] = B[1], B[0]" in text
+    assert "B_0_now = B[0]" in text and "# B[0], B[1] = B[1], B[0]" in text

@@ -7,7 +7,8 @@ Before (user code):                     After:
                                             v_i_is_view = is_view_of(v_i, v)
                                             v_i_copy = snapshot(v_i)
                                             v[i] = v_j
-                                            v[j] = v[i] if v_i_is_view else v_i_copy
+                                            v_i_now = v[i] if v_i_is_view else v_i_copy
+                                            v[j] = v_i_now
 
 Python evaluates the right-hand side first, then assigns the targets from left to
 right. A value `v[i]` read from an array that an earlier target writes is the element
@@ -136,14 +137,23 @@ class _Rewriter:
                         self.helper("is_view_of"), [syntax.name(held), syntax.name(value.value.id)])),
                     syntax.assign(syntax.name(copied, store=True), syntax.call(self.helper("snapshot"), [syntax.name(held)])),
                 ]
-                later.append(gast.IfExp(test=syntax.name(view), body=syntax.copy(value), orelse=syntax.name(copied)))
+                now = self.namer.fresh(f"{held}_now")
+                choice = gast.IfExp(test=syntax.name(view), body=syntax.copy(value), orelse=syntax.name(copied))
+                later.append((now, choice))
             elif type(value) is gast.Constant or (type(value) is gast.Name and value.id not in rebound):
                 later.append(value)
             else:
                 held = self.fresh(value, "value")
                 first.append(syntax.assign(syntax.name(held, store=True), value))
                 later.append(syntax.name(held))
-        return first + [syntax.assign(syntax.as_store(t), v) for t, v in zip(targets, later)]
+        out = first
+        for target, value in zip(targets, later):
+            if isinstance(value, tuple):  # the part read again where it is a view: as it is at this write
+                now, choice = value
+                out.append(syntax.assign(syntax.name(now, store=True), choice))
+                value = syntax.name(now)
+            out.append(syntax.assign(syntax.as_store(target), value))
+        return out
 
     def reread(self, value, written, rebound):
         """Whether `value` is read again at its write (module doc)."""
