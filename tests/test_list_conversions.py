@@ -60,6 +60,20 @@ def list_bound_then_indexed(x):
     return xs[0] * xs[2] + xs[-1] ** 2
 
 
+def enumerate_tolist(x):
+    s = 0.0
+    for i, v in enumerate(x.tolist()):
+        s = s + v * (i + 1) * v
+    return s
+
+
+def zip_of_lists(x):
+    s = 0.0
+    for v, w in zip(x.tolist(), list(x * 2.0)):
+        s = s + v * w
+    return s
+
+
 def rows_of_tolist(m):
     s = 0.0
     for row in m.tolist():
@@ -86,11 +100,14 @@ EXPECTED = {
     generator_over_tolist: lambda x: np.exp(x) * (1 + x),
     tolist_bound_then_looped: lambda x: -np.sin(x) * x[0] + np.array([np.sum(np.cos(x)), 0.0, 0.0]),
     list_bound_then_indexed: lambda x: np.array([x[2], 0.0, x[0] + 2 * x[2]]),
+    enumerate_tolist: lambda x: 2 * x * np.array([1.0, 2.0, 3.0]),
+    zip_of_lists: lambda x: 4 * x,
     rows_of_tolist: lambda m: m[:, ::-1].copy(),
 }
 
 CASES = [(loop_over_tolist, X), (loop_over_list, X), (loop_over_tuple, X), (enumerate_sorted, X),
-         (generator_over_tolist, X), (tolist_bound_then_looped, X), (list_bound_then_indexed, X), (rows_of_tolist, M)]
+         (generator_over_tolist, X), (tolist_bound_then_looped, X), (list_bound_then_indexed, X), (enumerate_tolist, X), (zip_of_lists, X),
+         (rows_of_tolist, M)]
 
 
 @pytest.mark.parametrize("fn,a", CASES, ids=lambda v: getattr(v, "__name__", ""))
