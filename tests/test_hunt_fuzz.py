@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import srcgrad
-from program_checks import check
+from program_checks import check, check_hessian
 
 P = namedtuple("P", "w b")
 
@@ -183,9 +183,29 @@ def _augmented_in_a_loop_then_assigned_in_try(a, b):
     return a + b
 
 
-@pytest.mark.xfail(strict=True, raises=UnboundLocalError,
-                   reason="the may-share check made for `a -= ...` (sharing.py) names `a_value`, the name "
-                          "attempts.py gives the value computed in the later `try` block, before it is bound")
 def test_augmented_assignment_before_a_try_assigning_the_same_name():
+    # the may-share check of `a -= ...` once named `a_value`, the name attempts.py gives the value the
+    # later `try` block computes, before it was bound (UnboundLocalError)
     check(_augmented_in_a_loop_then_assigned_in_try, -0.5, 0.7,
           expected=(-np.sin(-0.5 - np.cos(0.7) + 0.7), 1.0 - np.sin(-0.5 - np.cos(0.7) + 0.7) * (1.0 + np.sin(0.7))))
+    np.testing.assert_allclose(srcgrad.grad(_augmented_in_a_loop_then_assigned_in_try, wrt=(0, 1))(-0.5, 0.7),
+                               srcgrad.grad(_augmented_in_a_loop_then_assigned_in_try, wrt=(0, 1))(-0.5, 0.7), rtol=0)
+
+
+def _augmented_in_a_loop_then_aliased_after(x):
+    a = x * 1.0
+    s = 0.0
+    for _ in range(3):
+        a -= x * 0.1
+        s = s + np.sum(a * x)
+    c = a * 2.0
+    a = c  # an alias made after the `-=`: nothing to check there (`c` is not bound yet)
+    return s + np.sum(c)
+
+
+def test_augmented_assignment_before_an_alias_of_its_target():
+    x = np.array([1.0, -2.0, 0.5])
+    # a = x (0.9, 0.8, 0.7) in the loop: s = 2.4 |x|^2; c = 1.4 x
+    for _ in range(2):  # the general code, then the specialized
+        check(_augmented_in_a_loop_then_aliased_after, x, expected=(4.8 * x + 1.4,))
+    check_hessian(_augmented_in_a_loop_then_aliased_after, (x,), 0, expected=4.8 * np.eye(3))

@@ -303,6 +303,14 @@ def squares_of_tolist(x):
     return s
 
 
-def test_iterating_tolist_is_refused_naming_the_loop():
-    with pytest.raises(srcgrad.SrcGradError, match=r"iterating over `x.tolist\(\)`.*iterate over a list, tuple or array"):
-        srcgrad.grad(squares_of_tolist)(X)
+def sum_of_iter(x):
+    s = 0.0
+    for v in iter(x):
+        s += v
+    return s
+
+
+def test_iterating_tolist_is_differentiated_and_an_iterator_refused_naming_the_loop():
+    check(squares_of_tolist, X, expected=(2 * X,))  # more in test_list_conversions.py
+    with pytest.raises(srcgrad.SrcGradError, match=r"iterating over `iter\(x\)`.*iterate over a list, tuple or array"):
+        srcgrad.grad(sum_of_iter)(X)

@@ -7,8 +7,8 @@ Before (ANF):  def scale(v, k=2.0):          After:  v_1 = x
                                                      y = v_1_times_k_1
 
 The inlined body reads the enclosing function's variables at the call, as Python's
-closures do. A nested function must be defined at the top level of the function body,
-only ever be called (not stored, passed or returned), and have plain
+closures do. A nested function must be defined at the top level of the function body
+(block_defs.py has moved there those of its blocks), only ever be called (not stored, passed or returned), and have plain
 parameters whose defaults read no variable of the enclosing function; a nested function
 may call another one. A nested function that calls itself and reads nothing of the
 enclosing function becomes a real function (`program.nested`), differentiated through its

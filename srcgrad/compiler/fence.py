@@ -28,7 +28,6 @@ _ADVICE = {
     gast.ClassDef: ("a class definition", "define the class outside the differentiated function"),
     gast.Lambda: ("a `lambda` that is not assigned to a name (nor the function of `map` or `filter` read whole)",
                   "write `name = lambda ...` or a `def` at the top of the function"),
-    gast.FunctionDef: ("a `def` inside a nested function or a block", "define the helper function at the top of the function or at module level"),
     gast.Delete: ("`del` of an attribute", "leave the object as it is, or build a new one"),  # `del name`: idioms.py
     gast.SetComp: ("a set comprehension", "write it as a `for` loop"),
 }
@@ -40,7 +39,8 @@ if hasattr(gast, "TryStar"):
 def _nested_owner(tree, statement):
     """The name of the function nested in `tree` whose body holds `statement`, else None."""
     for node in syntax.nodes(tree):
-        if isinstance(node, gast.FunctionDef) and node is not tree and any(n is statement for n in syntax.nodes(node)):
+        if (isinstance(node, gast.FunctionDef) and node is not tree and node is not statement
+                and any(n is statement for n in syntax.nodes(node))):
             return node.name
     return None
 
@@ -106,6 +106,8 @@ def check(program, transform="srcgrad.grad"):
                     f"a comprehension or a keyword argument is not supported by {transform} "
                     f"(in `{tree.name}`); compute it in a statement of its own first (`folded = reduce(lambda ...)`)",
                 )
+            if cls is gast.FunctionDef:
+                raise _def_error(program, tree, node, transform)
             if cls in _ADVICE:
                 construct, advice = _ADVICE[cls]
                 raise program.error(
@@ -283,8 +285,8 @@ def _alias_checks(program, tree):
             continue
         name = node.target.id
         for a, b, made in pairs:
-            if name not in (a, b):
-                continue
+            if name not in (a, b) or _position(made) > _position(node):
+                continue  # `made` after the change (a later `try` block's value too): no alias yet, and `other` unbound
             other = b if name == a else a
             later = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == other
                      and isinstance(n.ctx, gast.Load) and n.lineno > node.lineno]
@@ -302,6 +304,11 @@ def _alias_checks(program, tree):
                 if name == a:  # `name = <view of other>`: the check guards the statement
                     guards.setdefault((node.lineno, node.col_offset), []).append((other, made))
     return found, guards
+
+
+def _position(node):
+    """Where `node` starts in the source: (line, column); (0, 0) where it has no location."""
+    return getattr(node, "lineno", 0) or 0, getattr(node, "col_offset", 0) or 0
 
 
 def _assignments(tree):
@@ -324,6 +331,22 @@ def _assignments(tree):
 
 # the nodes that statements lie under
 _HOLDERS = (gast.stmt, gast.excepthandler) + ((gast.match_case,) if hasattr(gast, "match_case") else ())
+
+
+def _def_error(program, tree, node, transform):
+    """The error for a `def` that block_defs.py left in place: inside a nested function, or
+    in a block under a name bound otherwise too (or, defined in several places, used as a
+    value or calling itself)."""
+    owner = _nested_owner(tree, node)
+    if owner is not None:
+        return program.error(node, f"a `def` inside the nested function `{owner}` is not supported by {transform} "
+                             f"(in `{tree.name}`); define `{node.name}` at the top of `{tree.name}` or at module level")
+    return program.error(
+        node, f"a `def` inside a block whose name `{node.name}` is also bound another way (an assignment, a "
+        f"parameter, a loop target, an import), or that is defined in several places and used other than called "
+        f"(stored, passed, called from its own body), is not supported by {transform} (in `{tree.name}`); give each "
+        f"function a name of its own, or choose between them with `if`/`else` around their calls",
+    )
 
 
 def _checked_nodes(stmt):

@@ -38,14 +38,14 @@ def run(program):
     if not any(_CHOICE_LINE.search(line) for line in program.source_lines):
         return program.tree  # no line assigns a conditional expression
     stored = syntax.names_stored(program.tree)
-    counts = _store_counts(program.tree)
+    counts = store_counts(program.tree)
     choices = {}
     for stmt in program.tree.body:
         if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
                 and isinstance(stmt.value, gast.IfExp) and counts.get(stmt.targets[0].id) == 1
                 and _is_choice(stmt.value, set(stored), stmt.targets[0].id)):
             choices[stmt.targets[0].id] = stmt
-    read_otherwise = _read_other_than_called(program.tree)
+    read_otherwise = read_other_than_called(program.tree)
     choices = {name: stmt for name, stmt in choices.items() if name not in read_otherwise}
     if not choices:
         return program.tree
@@ -63,7 +63,7 @@ def run(program):
         body.append(syntax.located(syntax.assign(flag, _numbered(stmt.value, leaves)), stmt))
         chosen[name] = (flag, leaves)
     tree.body = body
-    return syntax.rewrite(tree, {gast.Call: lambda call: _chosen_call(call, chosen)})
+    return syntax.rewrite(tree, {gast.Call: lambda call: chosen_call(call, chosen)})
 
 
 def _numbered(choice, leaves):
@@ -76,7 +76,7 @@ def _numbered(choice, leaves):
     return syntax.located(syntax.const(len(leaves) - 1), choice)
 
 
-def _store_counts(tree):
+def store_counts(tree):
     """{name: how many times it is bound} over `tree` (targets, loop targets, parameters and
     names of nested functions and lambdas, imports)."""
     counts = {}
@@ -103,14 +103,14 @@ def _is_choice(node, stored, name):
     return parts is not None and parts[0] != name and parts[0] not in stored
 
 
-def _read_other_than_called(tree):
+def read_other_than_called(tree):
     """The names that `tree` reads somewhere other than as the function of a call."""
     nodes = list(syntax.nodes(tree))
     called = {id(n.func) for n in nodes if type(n) is gast.Call}
     return {n.id for n in nodes if type(n) is gast.Name and isinstance(n.ctx, gast.Load) and id(n) not in called}
 
 
-def _chosen_call(call, chosen):
+def chosen_call(call, chosen):
     """`act(x)` as `np.tanh(x) if act_chosen == 0 else relu(x)` where `act` is in `chosen`."""
     if not (isinstance(call.func, gast.Name) and call.func.id in chosen):
         return call

@@ -7,15 +7,15 @@ Before:  for row in X:                 After:  for i in range(len(X)):
 A loop target that carries a derivative receives it from its sequence through an
 ordinary subscript, whose adjoint scatters into the sequence's adjoint. Handled
 iterables: a sequence (array, list, tuple), `zip(a, b, ...)`, `enumerate(a[, start])`
-and `reversed(a)` of sequences (`r = reversed(a)` becomes `r = a[::-1]`), and
+and `reversed(a)` of sequences (`r = reversed(a)` becomes `r = a[::-1]`),
 `d.items()`/`d.values()` (a loop over the list of d's keys, each value read as `d[key]`),
-and a call returning a new array, list or tuple (a NumPy function, `sorted`, `list`,
-`tuple`), run once into a name. A dict's `.keys()`/`.values()` view inside `zip`,
-`enumerate` or `reversed` has no index: the loop reads `list(view)` made when it starts
-(refused where the body changes that dict, which the view would show). Any other
-iterable that carries a derivative (a generator, ...) is rejected: its loop target would
-otherwise silently get no gradient. Loops over constants are left alone (a dict or a set
-stays iterable).
+and a call returning a new array, list or tuple (a NumPy function with a rule,
+`x.tolist()`, `list(x)`, `tuple(x)`, `sorted(x)`), made once before the loop under a
+name of its own. A dict's `.keys()`/`.values()` view inside `zip`, `enumerate` or
+`reversed` has no index: the loop reads `list(view)` made when it starts (refused where
+the body changes that dict, which the view would show). Any other iterable that carries
+a derivative (a generator, ...) is rejected: its loop target would otherwise silently
+get no gradient. Loops over constants are left alone (a dict or a set stays iterable).
 
 In code srcgrad generated (a gradient differentiated again), a loop stays as it is: the
 first derivation rewrote each loop whose target carried a derivative, so a target of a
@@ -477,12 +477,15 @@ _SEQUENCE_BUILTINS = (builtins.sorted, builtins.list, builtins.tuple)  # each re
 
 def _returns_a_sequence(callee):
     """Whether the call `callee` returns an array, list or tuple (never an iterator): a
-    NumPy function or array method with a derivative rule, or `sorted`, `list`, `tuple`."""
+    NumPy function or array method with a derivative rule, `x.tolist()`, or the builtin
+    `list`, `tuple` or `sorted` (which read their argument whole, once)."""
+    if callee.kind == "method" and callee.path == "tolist":
+        return True
     fn = callee.obj
     if fn is None or callee.kind not in ("function", "method"):
         return False
     if callee.kind == "function" and any(fn is b for b in _SEQUENCE_BUILTINS):
-        return registry.lookup(fn) is not None
+        return True
     module = getattr(fn, "__module__", None) or ""
     numpy_ufunc = isinstance(fn, np.ufunc) and getattr(np, fn.__name__, None) is fn  # NumPy 1's have no __module__
     return (numpy_ufunc or module == "numpy" or module.startswith("numpy.")) and registry.lookup(fn) is not None

@@ -14,6 +14,7 @@ import math
 import gast
 import numpy as np
 
+from .. import runtime
 from . import frontend, syntax
 from .scope import dotted_parts
 
@@ -45,7 +46,8 @@ MORE_VIEWS = {getattr(np, f) for f in ("diag", "einsum", "asarray_chkfinite", "r
 # methods that put their arguments into the receiver (a list, dict or set)
 STORING_METHODS = {"append", "extend", "insert", "update", "setdefault", "add"}
 FRESH_BUILTINS = {abs, float, int, bool, complex, len, range, round, pow, divmod, sum, str, repr, isinstance,
-                  hasattr, any, all, hash, id, format, ord, chr, print, callable}
+                  hasattr, any, all, hash, id, format, ord, chr, print, callable,
+                  runtime.snapshot, runtime.is_view_of}  # the last two: written by tuple_writes.py
 CONTAINER_BUILTINS = {list, tuple, sorted, reversed, zip, enumerate, iter, dict, set, frozenset}
 # NumPy functions returning one new array (no list, no view): see sharing's _Function.numpy_arrays
 ARRAY_MAKERS = {getattr(np, f) for f in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",

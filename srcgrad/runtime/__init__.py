@@ -38,6 +38,8 @@ Every name here can appear in printed derivatives, so the set stays small:
   `np.ndenumerate`) reads its entries at (constants, like `dict_keys`).
 - `dict_entry(d, key)` / `restore_entry(d, key, entry)`: save a dict entry (or its
   absence) before a write, and put it back (or remove the key) when undoing it.
+- `is_view_of(item, container)`: whether `item`, read as `container[index]`, is a view
+  of the array `container` (a row), not a value of its own (an element).
 - `snapshot(x)`: a copy of an array or list that later in-place changes cannot reach.
 - `broadcast_tangent(t, x)`: make the tangent `t` a tangent for `x` (x's shape and type).
 - `tangent_for_update(t, x)`: a writable tangent of its own for an `x[i] = v` update.
@@ -61,7 +63,8 @@ name it prints (`from srcgrad.runtime import unbroadcast`), so each helper's
 """
 
 from .containers import (
-    add_grad, assigned_grad, dict_entry, dict_keys, drop_last, field_grad, field_tangent, has_key, index_tuples, item_grad, joined_part,
+    add_grad, assigned_grad, dict_entry, dict_keys, drop_last, field_grad, field_tangent, has_key, index_tuples, is_view_of,
+    item_grad, joined_part,
     popped_grad, refuse_changed_entry, refuse_changed_item, refuse_shared, repeated_part, repeats, restore_entry, same_length, snapshot,
     values_grad, without_part,
 )
@@ -74,7 +77,8 @@ from .jacobian_blocks import jacobian_from_columns, jacobian_from_rows, leaves, 
 
 __all__ = [
     "COMPLEX_GRADIENT", "SEED32", "SEED64", "add_grad", "assigned_grad", "broadcast_tangent", "dict_entry",
-    "dict_keys", "drop_last", "field_grad", "field_tangent", "field_values", "grad_seed", "has_key", "index_tuples", "is_sequence", "item_grad",
+    "dict_keys", "drop_last", "field_grad", "field_tangent", "field_values", "grad_seed", "has_key", "index_tuples",
+    "is_sequence", "is_view_of", "item_grad",
     "jacobian_from_columns", "jacobian_from_rows", "joined_part", "leaves", "mean_of", "popped_grad",
     "record_like", "refuse_changed_entry", "refuse_changed_item", "refuse_shared", "repeated_part", "repeats", "restore_entry", "same_length", "scaled",
     "sequence_like", "snapshot", "structure_like", "tangent_for_update", "unbroadcast", "unit_tangents", "unless_integral", "unreduce",

@@ -251,6 +251,14 @@ def snapshot(x):
     return x
 
 
+def is_view_of(item, container):
+    """Whether `item`, read as `container[index]`, is a view into the array `container` (a
+    row, a slice) rather than a value of its own (an element, a fancy-indexed copy, a list
+    entry). `v[0], v[2] = v[2], v[0]` swaps the elements of a vector, while for rows the
+    second write copies back the row the first one wrote: NumPy reads a view when it writes."""
+    return isinstance(item, _ndarray) and isinstance(container, _ndarray) and np.may_share_memory(item, container)
+
+
 def refuse_shared(a, b, message):
     """Raise `NotDifferentiableError(message)` if an augmented assignment to `a` would
     change `b` too: `a` an array sharing memory with `b`, or a list that is `b` (`+=` and
