@@ -257,6 +257,46 @@ def test_a_key_lambda_reading_a_local_is_refused_at_its_line():
         assert f"test_more_forms.py, line {line}" in str(info.value)
 
 
+def _argsort_by_lambda(x):
+    c = x[3]
+    order = sorted(range(len(x) - 1), key=lambda i: abs(x[i] - c), reverse=True)
+    return x[order[0]] * 2.0 + x[order[-1]] ** 2 * c
+
+
+def _argmin_by_lambda(x):
+    i = min(range(len(x)), key=lambda k: x[k] * x[k])
+    j = max(range(len(x) - 4), key=lambda k: x[k], default=3)
+    return x[i] * 3.0 + x[j]
+
+
+def _argmax_by_a_nested_function(x):
+    def score(k):
+        return (x[k] - x[3]) ** 2
+
+    i = max(range(3), key=score)
+    return x[i] * x[3]
+
+
+def test_sorted_min_max_of_a_range_by_a_key_lambda_reading_locals():
+    """The positions are integers: the keys are computed in the function and the
+    positions ordered by them (runtime.order_by); the gradient reaches the entries read
+    at those positions only."""
+    x = np.array([0.3, -1.2, 2.5, 0.7])  # |x - 0.7|: 0.4, 1.9, 1.8 -> order 1, 2, 0
+    exact = np.array([0.0, 2.0, 0.0, 0.3 ** 2])
+    exact[0] = 2 * 0.3 * 0.7
+    df = srcgrad.grad(_argsort_by_lambda)
+    for _ in range(2):
+        np.testing.assert_allclose(df(x.copy()), exact, rtol=1e-14)
+    np.testing.assert_allclose(numerical_grad(_argsort_by_lambda, [x], 0), exact, rtol=1e-6, atol=1e-8)
+    t = np.array([1.0, 0.5, -2.0, 3.0])
+    assert srcgrad.jvp(_argsort_by_lambda, (x,), (t,))[1] == pytest.approx(exact @ t, rel=1e-14)
+    # argmin of x^2 is x[0]; max over an empty range is the default, 3
+    np.testing.assert_allclose(srcgrad.grad(_argmin_by_lambda)(x.copy()), [3.0, 0.0, 0.0, 1.0], rtol=1e-14)
+    assert "order_by('sorted', " in srcgrad.source(df)
+    # key=score, a function defined in the function: (x - 0.7)^2 is largest at x[1]
+    np.testing.assert_allclose(srcgrad.grad(_argmax_by_a_nested_function)(x.copy()), [0.0, 0.7, 0.0, -1.2], rtol=1e-14)
+
+
 # --- refused at the call: a literal argument the rules do not handle --------------------
 
 

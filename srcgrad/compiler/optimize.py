@@ -21,6 +21,7 @@ Before:  y_bar = out_bar                 After:  x_bar = out_bar * 2.0
 """
 
 import math
+import builtins
 import operator
 
 import gast
@@ -299,7 +300,7 @@ def _drop_dead(tree, reads, resolve, counts):
     has a read target or an impure value."""
     dropped = []
     tree.body = _kept(tree.body, reads, resolve, counts, dropped)
-    unread = any(not counts[name] for s in dropped for name in syntax.add_loads(s.test if type(s) is gast.If else s.value, set()))
+    unread = any(not counts[name] for s in dropped for name in syntax.add_loads(_read_by(s), set()))
     return dropped, unread
 
 
@@ -323,6 +324,11 @@ def _kept(stmts, reads, resolve, counts, dropped):
                 _forget_reads(s.test, counts)  # `if c: pass elif d: pass`, left by branches with no adjoint work
                 dropped.append(s)
                 continue
+            if (cls is gast.For and _does_nothing(s.body) and not s.orelse and type(s.target) is gast.Name
+                    and s.target.id not in reads and _counts_only(s.iter, resolve)):
+                _forget_reads(s.iter, counts)  # `for _ in range(n): pass`, left by a loop with no adjoint work
+                dropped.append(s)
+                continue
         elif (
             cls is gast.Assign
             and type(s.targets[0]) is gast.Name
@@ -334,6 +340,18 @@ def _kept(stmts, reads, resolve, counts, dropped):
             continue
         out.append(s)
     return out
+
+
+def _read_by(dropped):
+    """What the dropped statement read: its test, its loop's iterable, or its value."""
+    kind = type(dropped)
+    return dropped.test if kind is gast.If else dropped.iter if kind is gast.For else dropped.value
+
+
+def _counts_only(value, resolve):
+    """Whether `value` is `range(...)` of names and constants: iterating it does nothing."""
+    return (type(value) is gast.Call and resolve(value.func) is builtins.range and not value.keywords
+            and all(type(a) in (gast.Name, gast.Constant) for a in value.args))
 
 
 def _does_nothing(stmts):

@@ -32,6 +32,7 @@ nondifferentiable(runtime.refuse_shared, runtime.refuse_changed_entry, runtime.r
 nondifferentiable(runtime.has_key)  # whether `d.get(key, default)` reads the entry: a branch's test
 nondifferentiable(runtime.is_view_of)  # whether a tuple assignment's value is a row: a branch's test
 nondifferentiable(runtime.dict_keys)  # the keys an `.items()` loop reads the entries at
+nondifferentiable(runtime.order_by)  # positions ordered by keys: integers
 nondifferentiable(runtime.index_tuples)  # the positions a loop over `itertools.combinations(...)` reads
 
 

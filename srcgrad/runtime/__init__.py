@@ -36,6 +36,8 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `index_tuples(how, r, *sequences)`: the tuples of positions a loop over
   `itertools.combinations(x, r)` (permutations, combinations_with_replacement, product,
   `np.ndenumerate`) reads its entries at (constants, like `dict_keys`).
+- `order_by(how, positions, keys)`: `sorted`/`min`/`max` of `range(...)` ordered by keys
+  computed in the function (`sorted(range(n), key=lambda i: x[i])`); no derivative.
 - `dict_entry(d, key)` / `restore_entry(d, key, entry)`: save a dict entry (or its
   absence) before a write, and put it back (or remove the key) when undoing it.
 - `is_view_of(item, container)`: whether `item`, read as `container[index]`, is a view
@@ -64,7 +66,7 @@ name it prints (`from srcgrad.runtime import unbroadcast`), so each helper's
 
 from .containers import (
     add_grad, assigned_grad, dict_entry, dict_keys, drop_last, field_grad, field_tangent, has_key, index_tuples, is_view_of,
-    item_grad, joined_part,
+    item_grad, joined_part, order_by,
     popped_grad, refuse_changed_entry, refuse_changed_item, refuse_shared, repeated_part, repeats, restore_entry, same_length, snapshot,
     values_grad, without_part,
 )
@@ -79,7 +81,7 @@ __all__ = [
     "COMPLEX_GRADIENT", "SEED32", "SEED64", "add_grad", "assigned_grad", "broadcast_tangent", "dict_entry",
     "dict_keys", "drop_last", "field_grad", "field_tangent", "field_values", "grad_seed", "has_key", "index_tuples",
     "is_sequence", "is_view_of", "item_grad",
-    "jacobian_from_columns", "jacobian_from_rows", "joined_part", "leaves", "mean_of", "popped_grad",
+    "jacobian_from_columns", "jacobian_from_rows", "joined_part", "leaves", "mean_of", "order_by", "popped_grad",
     "record_like", "refuse_changed_entry", "refuse_changed_item", "refuse_shared", "repeated_part", "repeats", "restore_entry", "same_length", "scaled",
     "sequence_like", "snapshot", "structure_like", "tangent_for_update", "unbroadcast", "unit_tangents", "unless_integral", "unreduce",
     "values_grad", "without_part", "zeros_like_grad",

@@ -307,6 +307,27 @@ def index_tuples(how, r, *sequences):
     return list(_INDEX_MAKERS[how](range(len(sequences[0])), r))
 
 
+def order_by(how, positions, keys, reverse=False, **default):
+    """`sorted(positions, key=...)` (`how` "sorted"; "min", "max" with their `default=`)
+    where the key of the j-th entry of `positions` is `keys[j]`: the same entries in the
+    same order (the sort is stable; min and max give the first of equal keys). Registered
+    non-differentiable: positions carry no derivative.
+
+    >>> order_by("sorted", range(3), [0.5, -1.0, 0.25])
+    [1, 2, 0]
+    """
+    pairs = list(zip(positions, keys))
+    if how == "sorted":
+        return [p for p, _ in sorted(pairs, key=_second, reverse=reverse)]
+    if not pairs and default:
+        return default["default"]
+    return (min if how == "min" else max)(pairs, key=_second)[0]
+
+
+def _second(pair):
+    return pair[1]
+
+
 def _holds(b, a):
     """Whether `b` is, shares memory with or contains the array or list `a`."""
     if b is a:
