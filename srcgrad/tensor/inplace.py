@@ -87,6 +87,8 @@ class InPlaceOps:
         other = ops.operand(other)
         if other is NotImplemented:
             return NotImplemented
+        if _mode.enabled and self._requires_grad and self._grad_fn is None:
+            raise RuntimeError(E11)  # before the operands are checked, as PyTorch
         if primitive is operator.sub:
             ops.refuse_bool_subtraction(self._data, ops._data(other))
         if _mode.enabled and (self._requires_grad or (isinstance(other, ops.Tensor) and other._requires_grad)):

@@ -456,7 +456,7 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
 
 
 _FIRST_OPERAND_FIRST = frozenset(("MvBackward0", "DotBackward0"))
-_SECOND_OPERAND_FIRST = frozenset(("BmmBackward0", "MmBackward0", "UnsafeViewBackward0", "SqueezeBackward4"))
+_SECOND_OPERAND_FIRST = frozenset(("BmmBackward0", "MmBackward0", "UnsafeViewBackward0"))
 
 
 def compare(primitive, a, b):
