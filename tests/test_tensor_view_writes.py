@@ -196,6 +196,9 @@ def test_writes_pytorch_refuses():
     for op in ("t_()", "transpose_(0, 1)", "squeeze_()"):
         _raises("x = torch.ones(1, 3, requires_grad=True)\nx." + op,
                 "a leaf Variable that requires grad is being used in an in-place operation.")
+    for op in ("unsqueeze_(0)", "t_()", "squeeze_()"):  # the shape of a view of a leaf, in place
+        _raises("x = torch.ones(2, 1, requires_grad=True)\nx[0]." + op,
+                "a view of a leaf Variable that requires grad is being used in an in-place operation.")
     _raises("x = torch.ones(1, 2, 2, requires_grad=True)\nx.t_()",  # before its dims
             "a leaf Variable that requires grad is being used in an in-place operation.")
     _raises("x = torch.ones(1, requires_grad=True)\nx[None] = x",  # before the overlap
@@ -205,6 +208,43 @@ def test_writes_pytorch_refuses():
     _raises("x = torch.ones(2, 6, requires_grad=True)\nx[:] = torch.ones(2)",  # after copy_to's expand
             "The expanded size of the tensor (6) must match the existing size (2) at non-singleton dimension 1.  "
             "Target sizes: [2, 6].  Tensor sizes: [2]")
+
+
+REBASED = " is a view and its base or another view of its base has been modified inplace."
+SEVERAL = (
+    " This view is the output of a function that returns multiple views. Such functions do not allow the output "
+    "views to be modified inplace. You should replace the inplace operation by an out-of-place one."
+)
+NO_GRAD = (
+    "A view was created in no_grad mode and its base or another view of its base has been modified inplace with "
+    "grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+    "code by moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+    "inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+)
+
+
+@pytest.mark.parametrize("code, message", [
+    ("a, b = w.chunk(2)\nwith torch.no_grad():\n    w.mul_(2)", "Output 1 of Split" + REBASED + SEVERAL),
+    ("y = w * 1\na, b = y.unbind(0)[:2]\ny.mul_(2)", "Output 1 of Unbind" + REBASED + SEVERAL),
+    ("y = w * 1\na, b = y.split([1, 2])\ny[2:].add_(1)", "Output 1 of SplitWithSizes" + REBASED + SEVERAL),
+    ("with torch.no_grad():\n    b = w[:2]\nwith torch.no_grad():\n    w.mul_(2)", NO_GRAD),
+    ("y = w * 1\nwith torch.no_grad():\n    b = y[:2]\ny.mul_(2)", NO_GRAD),
+])
+def test_views_pytorch_cannot_rebuild_after_a_write_into_their_base(code, message):
+    """PyTorch raises as soon as such a view's grad_fn is read (by an op, `is_leaf` or
+    `grad_fn`); the shim when it is read directly, or by backward, before anything runs.
+    The view prints `grad_fn=<Invalid>` and requires grad."""
+    ns = {"torch": torch, "w": torch.ones(3, requires_grad=True)}
+    exec(code, ns)
+    b = ns["b"]
+    for read in (lambda: b.grad_fn, lambda: b.is_leaf, lambda: (b * 2).sum().backward()):
+        with pytest.raises(RuntimeError) as info:
+            read()
+        assert str(info.value) == message
+    assert b.requires_grad and repr(b).endswith("grad_fn=<Invalid>)")
+    assert ns["w"].grad is None
+    with torch.no_grad():
+        assert "grad" not in repr(b * 1)
 
 
 def test_views_and_bases():

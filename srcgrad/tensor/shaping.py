@@ -17,7 +17,7 @@ from . import ops
 from .dtypes import dim_axis
 from .grad_mode import _mode
 from .versions import counter_of
-from .views import rebase, refresh_after_write
+from .views import E_VIEW_OF_LEAF, rebase, refresh_after_write, view_of
 from .inplace import E11
 
 __all__ = ["ShapeOps"]
@@ -230,10 +230,13 @@ class ShapeOps:
         """Self takes the shape (and strides) of the view `primitive(self, const)` in place;
         its aliases keep theirs. When in a graph, self becomes the output of a node called
         `name` over its old self (not a CopySlices node, also for a view: its elements do
-        not change); E11 on a leaf that requires grad. Counts as an in-place write (its
+        not change); E11 on a leaf that requires grad, and PyTorch's error on a view of one. Counts as an in-place write (its
         version; the views of its elements get new nodes)."""
         node = None
         if self._requires_grad and _mode.enabled:
+            made = view_of(self)
+            if made is not None and made.base._requires_grad and made.base._grad_fn is None:
+                raise RuntimeError(E_VIEW_OF_LEAF)
             if self._grad_fn is None:
                 raise RuntimeError(E11)
             source = type(self)._make(self._data, True)
