@@ -175,10 +175,10 @@ def vector_norm(x, ord=2, dim=None, keepdim=False):
             raise NotImplementedError(f"the shim's norms are for p >= 1 or inf; got p={ord!r}")
         if one:
             ord = 1  # |x| as the sum of one |x|: no power to underflow or overflow
-        return ops.composite("LinalgVectorNormBackward0", _p_norm, x, float(ord), dim, keepdim)
+        return ops.composite("LinalgVectorNormBackward0", _p_norm, x, float(ord), dim, keepdim, _saves_result=True)
     if lookup(np.linalg.norm) is not None and dim is None and x._data.dtype.kind == "f":
         return ops.unary(np.linalg.norm, x, "LinalgVectorNormBackward0", compute=_norm_all)
     if lookup(np.linalg.norm) is not None and (dim is None or isinstance(dim, int) or len(dim) <= 2):
         kwargs = {} if dim is None else {"axis": dim if isinstance(dim, int) else tuple(dim), "keepdims": keepdim}
         return ops.apply(np.linalg.norm, x, name="LinalgVectorNormBackward0", **kwargs)
-    return ops.composite("LinalgVectorNormBackward0", _two_norm, x, dim, keepdim)
+    return ops.composite("LinalgVectorNormBackward0", _two_norm, x, dim, keepdim, _saves_result=True)
