@@ -365,3 +365,17 @@ def test_which_error_a_write_from_an_overlapping_value_raises(code, error):
     with pytest.raises(RuntimeError) as info:
         exec(code, ns)
     assert str(info.value) == error
+
+
+def test_an_empty_diagonal_is_a_view_too():
+    """An empty diagonal (an offset past the matrix) shares no element, but is still a
+    view of its base: a write into the base gives it a new node, as in PyTorch."""
+    y = torch.zeros(1, 1)
+    d = y.diagonal(-1)
+    y.add_(torch.tensor(-0.01, requires_grad=True))
+    assert d.requires_grad and type(d.grad_fn).__name__ == "AsStridedBackward0" and d.shape == (0,)
+    x = torch.ones(2, 2, requires_grad=True)
+    e = x.diagonal(offset=2, dim1=1, dim2=0)
+    with torch.no_grad():
+        x.mul_(2)
+    assert type(e.grad_fn).__name__ == "AsStridedBackward0"

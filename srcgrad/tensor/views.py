@@ -146,7 +146,10 @@ def shares_elements(view, array):
 
 
 def _owner(array):
-    return array if array.base is None else array.base
+    """The object that owns `array`'s memory (through `as_strided`'s wrapper too)."""
+    while getattr(array, "base", None) is not None:
+        array = array.base
+    return array
 
 
 def rebase(tensor, node):
