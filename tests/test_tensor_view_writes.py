@@ -331,6 +331,14 @@ OVERLAP = (
     ("v[1::2] = v[::2]", None),  # PyTorch does not judge a strided (not dense) part
     ("v[[1, 2, 3]] = v[:3]", OVERLAP),
     ("v[0] = v[1]", None),
+    # one element of one or more dims into a part of another shape: PyTorch's view of it is
+    # 0-d, which, expanded, overlaps partly
+    ("u = v[:1]\nu[None] = u", OVERLAP),
+    ("u = v[:1].reshape(1, 1)\nu[None, None] = u", OVERLAP),
+    ("u = v[:1]\nu[True] = u", OVERLAP),
+    ("u = v[:1]\nu[...] = u", None),
+    ("u = v[0]\nu[None] = u", None),  # a 0-d value is filled in
+    ("u = v[:1]\nu[None] = u[None]", None),
 ])
 def test_a_value_overlapping_the_elements_written(code, message):
     ns = {"torch": torch, "v": torch.arange(6.0)}
