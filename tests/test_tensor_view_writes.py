@@ -387,3 +387,19 @@ def test_an_empty_diagonal_is_a_view_too():
     with torch.no_grad():
         x.mul_(2)
     assert type(e.grad_fn).__name__ == "AsStridedBackward0"
+
+
+def test_an_elementwise_loss_over_extra_dims_is_a_view():
+    """PyTorch's cross_entropy (or nll_loss) with reduction='none' over (N, C, d) reshapes
+    to 4-D and views the result back: an in-place op on it writes through the view."""
+    x = torch.ones(1, 3, 3, requires_grad=True)
+    loss = torch.nn.functional.cross_entropy(x * 1, torch.tensor([[2, 2, 0]]), weight=torch.arange(1.0, 4.0),
+                                             reduction="none")
+    assert type(loss.grad_fn).__name__ == "ViewBackward0" and loss._is_view()
+    loss.tanh_()
+    assert repr(loss) == "tensor([[0.9973, 0.9973, 0.8000]], grad_fn=<AsStridedBackward0>)"
+    loss.sum().backward()
+    assert repr(x.grad) == (
+        "tensor([[[ 0.0055,  0.0055, -0.2400],\n         [ 0.0055,  0.0055,  0.1200],\n"
+        "         [-0.0109, -0.0109,  0.1200]]])"
+    )

@@ -420,12 +420,16 @@ def _smoothed_nll(logp, target, weight, ignore_index, reduction, smoothing):
     return _nll(logp, target, weight, ignore_index, reduction) * (1 - smoothing) + spread * (smoothing / classes)
 
 
-def _nll_name(dims, reduction):
-    """PyTorch's node: NllLoss2D beyond (N, C), seen through a View where it reshapes
-    the input to 4-D and back ('none' on 3-D, 5-D, ...)."""
-    if dims <= 2:
-        return "NllLossBackward0"
-    return "ViewBackward0" if reduction == "none" and dims != 4 else "NllLoss2DBackward0"
+def _nll_recorded(logp, target, weight, ignore_index, reduction):
+    """`_nll` as PyTorch records it: NllLoss2D beyond (N, C), and where PyTorch reshapes
+    the input to 4-D and back ('none' on 3-D, 5-D, ...) a view of its result
+    (ViewBackward0, which an in-place op then writes through)."""
+    dims = logp.dim()
+    name = "NllLossBackward0" if dims <= 2 else "NllLoss2DBackward0"
+    out = ops.composite(name, _nll, logp, target, weight, ignore_index, reduction, _edges=(0,))
+    if dims > 2 and dims != 4 and reduction == "none":
+        return out.view(out._data.shape)
+    return out
 
 
 def _refuse_requires_grad(op, **arguments):
@@ -445,9 +449,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     gives the target's shape, 'mean' divides by the summed weights of the kept targets."""
     _check_reduction(reduction)
     _check_targets(input, target, weight, ignore_index)
-    name = _nll_name(input.dim(), reduction)
     _refuse_requires_grad("nll_loss_forward", weight=weight)
-    return ops.composite(name, _nll, input, target, weight, ignore_index, reduction, _edges=(0,))
+    return _nll_recorded(input, target, weight, ignore_index, reduction)
 
 
 def _soft_targets(x, target, weight, reduction):
@@ -484,8 +487,7 @@ def cross_entropy(
         if label_smoothing > 0.0:
             return ops.composite("AddBackward0", _smoothed_nll, logp, target, weight, ignore_index, reduction,
                                  label_smoothing)
-        return ops.composite(_nll_name(input.dim(), reduction), _nll, logp, target, weight, ignore_index, reduction,
-                             _edges=(0,))
+        return _nll_recorded(logp, target, weight, ignore_index, reduction)
     if target._data.dtype.kind != "f":
         raise RuntimeError(
             f"Expected floating point type for target with class probabilities, got {target.dtype.kind_name}"
