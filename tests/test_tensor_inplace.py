@@ -380,3 +380,17 @@ def test_rounded_division_saves_its_operands():
     assert repr(b.grad) == "tensor([0., 0.])"
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         z.backward()
+
+
+def test_a_saved_input_is_named_with_its_shape_now():
+    """A saved input whose shape changed in place since (unsqueeze_, t_) is named with
+    its shape now; a saved output with the shape it was saved with (PyTorch 2.13)."""
+    w = torch.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    x = torch.tensor([1.0, 2.0, 3.0])
+    y = w * x
+    x.unsqueeze_(0)
+    x.t_()
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    assert str(info.value) == VERSION.replace(", which is output 0 of {},", "").format("FloatTensor [3, 1]").replace(
+        "version 1", "version 2")

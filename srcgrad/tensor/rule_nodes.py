@@ -111,7 +111,7 @@ class RuleNode(Node):
 
     def describe_saved(self, which):
         if which == -1:
-            return describe(self.ans, self)
+            return describe(self.ans, self, saved_output=True)
         return describe(self.args[which], self.next_functions[which][0])
 
     def apply(self, g):
@@ -332,7 +332,7 @@ class CompositeNode(Node):
 
     def describe_saved(self, which):
         if type(which) is int and which == -1:
-            return describe(self.result, self)
+            return describe(self.result, self, saved_output=True)
         return describe(*which)
 
     def apply(self, g):

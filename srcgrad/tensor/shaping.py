@@ -17,6 +17,7 @@ from . import ops
 from .dtypes import dim_axis
 from .grad_mode import _mode
 from .versions import counter_of
+from .graph import reshaped
 from .views import E_VIEW_OF_LEAF, rebase, refresh_after_write, view_of
 from .inplace import E11
 
@@ -242,7 +243,9 @@ class ShapeOps:
             source = type(self)._make(self._data, True)
             source._grad_fn = self._grad_fn
             node = ops.exact(primitive, source, name, (const,), compute)._grad_fn
-        self._data = compute(self._data, const)
+        old = self._data
+        self._data = compute(old, const)
+        reshaped(self, old)
         counter = counter_of(self)
         counter[0] += 1
         refresh_after_write(counter)  # the other views'; self's node is the new one
