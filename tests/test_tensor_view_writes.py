@@ -403,3 +403,14 @@ def test_an_elementwise_loss_over_extra_dims_is_a_view():
         "tensor([[[ 0.0055,  0.0055, -0.2400],\n         [ 0.0055,  0.0055,  0.1200],\n"
         "         [-0.0109, -0.0109,  0.1200]]])"
     )
+
+
+def test_a_write_into_a_tensor_of_another_memory_order_drops_the_old_values_gradient():
+    """A clone of a fancy-indexed part is F-ordered in NumPy; the gradient of the values a
+    write replaced is zero whatever the layout of the incoming gradient (PyTorch 2.13)."""
+    x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    y = x[:, [0, 1]].clone()
+    y[0] = torch.tensor(3.0)
+    z = y.t().reshape(-1)
+    (z * z).sum().backward()
+    assert repr(x.grad) == "tensor([[ 0.,  0.,  0.],\n        [ 8., 10.,  0.]])"

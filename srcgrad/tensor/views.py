@@ -283,7 +283,7 @@ class CopySlices(Node):
         self.freed = True
 
     def apply(self, g):
-        g = np.array(g, dtype=self.dtype, copy=True)
+        g = np.array(g, dtype=self.dtype, order="C")  # a copy whose flat view is C order, as `positions`
         flat = g.reshape(-1)
         grads = self.fn.apply(flat[self.positions])
         first = grads[0]
