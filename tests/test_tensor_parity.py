@@ -86,6 +86,20 @@ ERRORS = [
      RuntimeError, "expected scalar type Float but found Long"),
     (lambda x: torch.nn.functional.binary_cross_entropy(torch.tensor([0.5, float("nan")]), torch.tensor([0.5, 0.5])),
      RuntimeError, "all elements of input should be between 0 and 1"),
+    (lambda x: x.max(-1.5), TypeError,
+     "max() received an invalid combination of arguments - got (float), but expected one of:\n * ()\n      didn't "
+     "match because some of the arguments have invalid types: (!float!)\n * (Tensor other)\n      didn't match "
+     "because some of the arguments have invalid types: (!float!)\n * (int dim, bool keepdim = False)\n"),
+    (lambda x: torch.min(x, True), TypeError,
+     "min() received an invalid combination of arguments - got (Tensor, bool), but expected one of:\n * (Tensor "
+     "input, *, Tensor out = None)\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Tensor input, int "
+     "dim, bool keepdim = False, *, tuple of Tensors out = None)\n"),
+    (lambda x: x.add(x, alpha=True), RuntimeError, "Boolean alpha only supported for Boolean results."),
+    (lambda x: torch.tensor([1, 2]).add(torch.tensor([1, 2]), alpha=0.5), RuntimeError,
+     "For integral input tensors, argument alpha must not be a floating point number."),
+    (lambda x: x.sub(torch.tensor([True, False, True]), alpha=2), RuntimeError,
+     "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use "
+     "the `~` or `logical_not()` operator instead."),
 ]
 
 
@@ -121,6 +135,11 @@ def test_integer_sums_are_int64(dtype):
     assert (whole.dtype, rows.dtype) == (torch.int64, torch.int64)
     assert whole.item() == expected.sum()
     assert rows.numpy().tolist() == expected.sum(1, keepdims=True).tolist()
+
+
+def test_bool_operands_take_alpha_as_a_bool():
+    b = torch.tensor([True, False])
+    assert repr(b.add(b, alpha=2)) == "tensor([ True, False])" and repr(b.add(b, alpha=0)) == "tensor([ True, False])"
 
 
 def test_neg_in_place_is_tracked_and_counted():

@@ -494,9 +494,10 @@ def cross_entropy(
         )
     if label_smoothing > 0.0:  # PyTorch smooths the probabilities themselves
         target = target * (1 - label_smoothing) + label_smoothing / input._data.shape[1 if input.dim() > 1 else 0]
-    names = {"mean": "DivBackward1", "sum": "NegBackward0", "none": "NegBackward0"}
+    # PyTorch's mean over no sample is the sum filled with nan, then negated
+    name = "DivBackward1" if reduction == "mean" and input._data.size else "NegBackward0"
     # as PyTorch's graph of it: log_softmax keeps its result, the product the target
-    return ops.composite(names[reduction], _soft_targets, input, target, weight, reduction, _saves=(1,))
+    return ops.composite(name, _soft_targets, input, target, weight, reduction, _saves=(1,))
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):

@@ -57,7 +57,28 @@ def _method(name):
 
 exp, log, sqrt, abs, sin, cos, tanh = map(_method, ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh"))
 sigmoid, relu, softmax, log_softmax = map(_method, ("sigmoid", "relu", "softmax", "log_softmax"))
-sum, mean, max, min, norm = map(_method, ("sum", "mean", "max", "min", "norm"))
+sum, mean, norm = map(_method, ("sum", "mean", "norm"))
+
+
+def _extremum_function(name):
+    """`torch.max` or `torch.min`: the method, after PyTorch's TypeError for a number dim."""
+    method = _method(name)
+
+    def call(input, *args, **kwargs):
+        if args and isinstance(args[0], (float, bool)):
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got (Tensor, {type(args[0]).__name__}), "
+                "but expected one of:\n * (Tensor input, *, Tensor out = None)\n * (Tensor input, Tensor other, *, "
+                "Tensor out = None)\n * (Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)\n"
+            )
+        return method(input, *args, **kwargs)
+
+    call.__name__ = name
+    call.__doc__ = method.__doc__
+    return call
+
+
+max, min = _extremum_function("max"), _extremum_function("min")
 add, sub, mul, div, neg = map(_method, ("add", "sub", "mul", "div", "neg"))
 argmax, argmin, clone, reshape, transpose = map(_method, ("argmax", "argmin", "clone", "reshape", "transpose"))
 t, squeeze, unsqueeze, flatten, numel = map(_method, ("t", "squeeze", "unsqueeze", "flatten", "numel"))

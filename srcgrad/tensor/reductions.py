@@ -354,6 +354,14 @@ class ReductionOps:
         return ops.apply(np.mean, self, name="MeanBackward1", saves=False, axis=dim_axis(dim, self._data.ndim), keepdims=keepdim)
 
     def _extremum(self, fn, arg, name, dim, keepdim):
+        if isinstance(dim, (float, bool)):  # PyTorch's overloads take none
+            got = type(dim).__name__
+            raise TypeError(
+                f"{name.lower()}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                f" * ()\n      didn't match because some of the arguments have invalid types: (!{got}!)\n"
+                f" * (Tensor other)\n      didn't match because some of the arguments have invalid types: (!{got}!)\n"
+                " * (int dim, bool keepdim = False)\n"
+            )
         if isinstance(dim, ops.Tensor):  # max(other): the elementwise maximum
             return (pointwise.maximum if fn is np.max else pointwise.minimum)(self, dim)
         if dim is None:  # tied entries share the gradient, as in PyTorch

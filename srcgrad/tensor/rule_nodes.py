@@ -195,8 +195,26 @@ class DivisionNode(RuleNode):
         return RuleNode.apply(self, g)
 
 
-_NUMBER_OPERAND = dict.fromkeys(("PowBackward0", "RsubBackward1", "PowBackward2"), NumberOperandNode)
-_NODE_CLASSES = {**_NUMBER_OPERAND, "DivBackward0": DivisionNode, "DivBackward2": DivisionNode}
+class PowerNode(NumberOperandNode):
+    """The node of `x ** y` (PowBackward0, PowBackward1). As PyTorch's, it gives x a zero
+    gradient where y is 0 whatever the incoming gradient: the rule's g * 0 is nan where
+    g is nan or infinite."""
+
+    __slots__ = ()
+
+    def apply(self, g):
+        grads = NumberOperandNode.apply(self, g)
+        y = self.args[1]
+        if grads[0] is not None and not np.isfinite(g).all() and np.any(y == 0):
+            grads[0] = NumberOperandNode.apply(self, np.where(y == 0, 0, g).astype(g.dtype, copy=False))[0]
+        return grads
+
+
+_NUMBER_OPERAND = dict.fromkeys(("RsubBackward1", "PowBackward2"), NumberOperandNode)
+_NODE_CLASSES = {
+    **_NUMBER_OPERAND, "PowBackward0": PowerNode, "PowBackward1": PowerNode, "DivBackward0": DivisionNode,
+    "DivBackward2": DivisionNode,
+}
 
 
 class ArgEdgesNode(Node):
