@@ -394,3 +394,26 @@ def test_a_saved_input_is_named_with_its_shape_now():
         y.sum().backward()
     assert str(info.value) == VERSION.replace(", which is output 0 of {},", "").format("FloatTensor [3, 1]").replace(
         "version 1", "version 2")
+
+
+def test_version_errors_name_what_pytorch_names():
+    """The node of a shape changed in place (Unsqueeze1), an integer exponent's own dtype
+    (the node keeps it cast), a 0-d running product's saved result."""
+    x = torch.tensor(-0.97, requires_grad=True)
+    y = x * 1
+    z = (y / 4) / y
+    y.unsqueeze_(-1)
+    with pytest.raises(RuntimeError) as info:
+        z.backward()
+    assert str(info.value) == VERSION.format("FloatTensor [1]", "Unsqueeze1")
+    e = torch.tensor([[3], [-1]])
+    p = torch.tensor([[0.5], [0.25]], dtype=torch.float64, requires_grad=True) ** e
+    e[None] = 1
+    with pytest.raises(RuntimeError) as info:
+        p.sum().backward()
+    assert str(info.value) == VERSION.replace(", which is output 0 of {},", "").format("LongTensor [2, 1]")
+    c = x.cumprod(0)
+    c.copy_(x)
+    with pytest.raises(RuntimeError) as info:
+        c.backward()
+    assert str(info.value) == VERSION.format("FloatTensor []", "Cumprod")

@@ -34,17 +34,18 @@ def reshaped(tensor, old):
     weakref.finalize(old, _RESHAPED.pop, key, None)
 
 
-def describe(array, producer, saved_output=False):
+def describe(array, producer, saved_output=False, dtype=None):
     """`srcgrad.FloatTensor [2, 3]]`, and for the output of a node `srcgrad.FloatTensor
     [3]], which is output 0 of Mul,` (PyTorch's wording: the node's name less its
     `Backward0`; the output's number among the node's outputs). As PyTorch's, the shape
     of a saved input is its tensor's now (`reshaped`), of a saved output the one it was
-    saved with."""
+    saved with. `dtype`: the tensor's, where the node keeps its values cast to another."""
     if _RESHAPED and not saved_output:
         tensor = _RESHAPED.get(id(array), _NONE)()
         if tensor is not None:
             array = tensor._data
-    return f"{legacy_type_name(array.dtype)} [{', '.join(map(str, array.shape))}]]" + which_output(producer)
+    name = legacy_type_name(array.dtype if dtype is None else dtype)
+    return f"{name} [{', '.join(map(str, array.shape))}]]" + which_output(producer)
 
 
 def _NONE():

@@ -112,7 +112,7 @@ class RuleNode(Node):
     def describe_saved(self, which):
         if which == -1:
             return describe(self.ans, self, saved_output=True)
-        return describe(self.args[which], self.next_functions[which][0])
+        return describe(self.args[which], self.next_functions[which][0], dtype=self.dtypes[which])
 
     def apply(self, g):
         rule, args, kwargs, ans = self.rule, self.args, self.kwargs, self.ans
@@ -403,4 +403,4 @@ _SAVED_INPUTS = {}  # (primitive, name, live) -> which arguments are read
 _KEEPS_INPUT = {"GatherBackward0": 0}
 # nodes that PyTorch makes keep their result, which their rule does not read (a write into it
 # makes backward raise the version error)
-_KEEPS_RESULT = frozenset(("ProdBackward0", "ProdBackward1"))
+_KEEPS_RESULT = frozenset(("ProdBackward0", "ProdBackward1", "CumprodBackward0"))

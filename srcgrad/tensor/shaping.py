@@ -16,7 +16,7 @@ import numpy as np
 from . import ops
 from .dtypes import dim_axis
 from .grad_mode import _mode
-from .versions import counter_of
+from .versions import counter_of, rebased
 from .graph import reshaped
 from .views import E_VIEW_OF_LEAF, rebase, refresh_after_write, view_of
 from .inplace import E11
@@ -251,6 +251,7 @@ class ShapeOps:
         refresh_after_write(counter)  # the other views'; self's node is the new one
         if node is not None:
             rebase(self, node)
+            rebased(self, node)  # a version error names it (Unsqueeze1, ...)
         return self
 
     def permute(self, *dims):
