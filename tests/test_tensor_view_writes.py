@@ -414,3 +414,19 @@ def test_a_write_into_a_tensor_of_another_memory_order_drops_the_old_values_grad
     z = y.t().reshape(-1)
     (z * z).sum().backward()
     assert repr(x.grad) == "tensor([[ 0.,  0.,  0.],\n        [ 8., 10.,  0.]])"
+
+
+def test_copy_nodes_are_named_by_their_cpp_class():
+    """PyTorch names CopySlices and CopyBackwards by their C++ class in `name()` and in
+    version errors (torch::autograd::...; the shim's prefix is srcgrad::)."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1
+    y[0] = 3.0
+    assert y.grad_fn.name() == "srcgrad::autograd::CopySlices" and repr(y.grad_fn).startswith("<CopySlices object")
+    z = (x * 1).sum()
+    w = z * x[1]  # keeps z
+    z.copy_(x[0])
+    assert z.grad_fn.name() == "srcgrad::autograd::CopyBackwards"
+    with pytest.raises(RuntimeError, match=r"\[srcgrad.FloatTensor \[\]\], which is output 0 of "
+                                           r"srcgrad::autograd::CopyBackwards, is at version"):
+        w.backward()

@@ -65,7 +65,8 @@ def which_output(producer):
     return ""
 
 
-_CPP_NAMES = {"CopySlices": "srcgrad::autograd::CopySlices"}  # nodes PyTorch names by their C++ class (torch::...)
+# nodes PyTorch names (`name()`, version errors) by their C++ class (torch::...)
+_CPP_NAMES = {"CopySlices": "srcgrad::autograd::CopySlices", "CopyBackwards": "srcgrad::autograd::CopyBackwards"}
 
 
 class Node:
@@ -80,7 +81,8 @@ class Node:
         self._hooks = None
 
     def name(self):
-        return type(self).__name__
+        name = type(self).__name__
+        return _CPP_NAMES.get(name, name)
 
     def __repr__(self):
         return "<%s object at %#x>" % (type(self).__name__, id(self))
