@@ -417,3 +417,27 @@ def test_version_errors_name_what_pytorch_names():
     with pytest.raises(RuntimeError) as info:
         c.backward()
     assert str(info.value) == VERSION.format("FloatTensor []", "Cumprod")
+
+
+def test_what_zero_dim_sort_topk_and_cumprod_keep():
+    """PyTorch's SortBackward0 and TopkBackward0 keep the indices (a second backward
+    raises E7), CumprodBackward0 its input (a write into it is a version error)."""
+    x = torch.tensor(1.5, requires_grad=True)
+    for values in (x.topk(1)[0], x.sort()[0]):
+        out = values.sum()
+        out.backward()
+        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+            out.backward()
+    c = x.cumprod(0)
+    with torch.no_grad():
+        x.add_(1)
+    with pytest.raises(RuntimeError) as info:
+        c.backward()
+    assert str(info.value) == VERSION.replace(", which is output 0 of {},", "").format("FloatTensor []")
+
+
+def test_a_cat_of_empty_tensors_that_require_grad_is_tracked():
+    x = torch.tensor([[0.85]], requires_grad=True)
+    empty = x.diagonal(-1)
+    joined = torch.cat([empty, empty])
+    assert joined.requires_grad and type(joined.grad_fn).__name__ == "CatBackward0" and joined.shape == (0,)

@@ -97,6 +97,10 @@ ERRORS = [
     (lambda x: x.add(x, alpha=True), RuntimeError, "Boolean alpha only supported for Boolean results."),
     (lambda x: torch.tensor([1, 2]).add(torch.tensor([1, 2]), alpha=0.5), RuntimeError,
      "For integral input tensors, argument alpha must not be a floating point number."),
+    (lambda x: torch.lerp(torch.arange(3), torch.zeros(3, dtype=torch.float64), 0.3), RuntimeError,
+     "expected dtype long int for `end` but got dtype double"),
+    (lambda x: torch.lerp(x, x.double(), torch.tensor(0.5)), RuntimeError,
+     "expected dtype float for `end` but got dtype double"),
     (lambda x: x.sub(torch.tensor([True, False, True]), alpha=2), RuntimeError,
      "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use "
      "the `~` or `logical_not()` operator instead."),

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..rules import activations
 from . import dtypes, ops
+from .dtypes import c_name
 from .errstate import loud, quiet
 from .graph import node_class
 from .rule_nodes import ConstantGradNode, NoDerivativeNode
@@ -370,6 +371,10 @@ def lerp(input, end, weight):
             f"lerp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
             " * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
             " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n"
+        )
+    if input._data.dtype != end._data.dtype:
+        raise RuntimeError(
+            f"expected dtype {c_name(input._data.dtype)} for `end` but got dtype {c_name(end._data.dtype)}"
         )
     if _is_tensor(weight):
         return ops.composite("LerpBackward1", _lerp, input, end, weight)

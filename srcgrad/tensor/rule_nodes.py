@@ -72,9 +72,9 @@ def kind_of(primitive, name):
             pairs = tuple((p[0] or bool(i & 1), p[1]) for i, p in enumerate(pairs))
         if name in _KEEPS_RESULT:
             reads_ans = keeps_ans = True
+        reads_first = (saved_by(rule, (True,))[0] or _KEEPS_INPUT.get(name) == 0) if n else True
         found = KINDS[key] = _Kind((
-            rule, node_class(name or rule.name + "Backward0", cls), reads_ans, keeps_ans,
-            saved_by(rule, (True,))[0] if n else True, pairs, n,
+            rule, node_class(name or rule.name + "Backward0", cls), reads_ans, keeps_ans, reads_first, pairs, n,
         ))
     return found
 
@@ -400,7 +400,7 @@ def saved_inputs(primitive, name, live):
 
 _SAVED_INPUTS = {}  # (primitive, name, live) -> which arguments are read
 # nodes that PyTorch makes keep an input whose values their rule does not read
-_KEEPS_INPUT = {"GatherBackward0": 0}
+_KEEPS_INPUT = {"GatherBackward0": 0, "CumprodBackward0": 0}
 # nodes that PyTorch makes keep their result, which their rule does not read (a write into it
 # makes backward raise the version error)
 _KEEPS_RESULT = frozenset(("ProdBackward0", "ProdBackward1", "CumprodBackward0"))
