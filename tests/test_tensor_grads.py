@@ -559,3 +559,30 @@ def test_pow_zero_exponent_has_zero_gradient():
     x = torch.tensor([0.0, 2.0], requires_grad=True)
     (x ** 0).sum().backward()
     assert x.grad.tolist() == [0.0, 0.0]
+
+
+def test_pow_zero_exponent_gradient_is_zero_whatever_reaches_it():
+    """PyTorch 2.13 gives the base a zero gradient where the exponent is 0, also where the
+    incoming gradient is nan or infinite (the rule's g * 0 would be nan)."""
+    g = torch.tensor([float("nan"), 1.0, float("inf")])
+    x = torch.tensor([1.0, 2.0, 0.0], requires_grad=True)
+    e = torch.tensor([0.0, 1.0, 0.0], requires_grad=True)
+    (x ** e).backward(g)
+    assert repr(x.grad) == "tensor([0., 1., 0.])" and repr(e.grad) == "tensor([   nan, 1.3863,    nan])"
+    x.grad = None
+    (x ** 0).backward(g)
+    assert repr(x.grad) == "tensor([0., 0., 0.])"
+    x.grad = None
+    (x ** 2).backward(g)
+    assert repr(x.grad) == "tensor([nan, 4., nan])"
+    y = torch.tensor(-5.12, requires_grad=True)
+    with pytest.warns(UserWarning, match="degrees of freedom"):
+        spread = ((y ** 0) - 1e-3).std()
+    spread.backward()  # std of one element: nan gradient, masked by the power
+    assert repr(y.grad) == "tensor(0.)"
+
+
+def test_soft_target_cross_entropy_of_no_sample():
+    x = torch.tensor([[0.21, 1.4]], dtype=torch.float64, requires_grad=True)
+    loss = F.cross_entropy(x[:0], x[:0].detach().softmax(1))
+    assert repr(loss) == "tensor(nan, dtype=srcgrad.float64, grad_fn=<NegBackward0>)"

@@ -310,3 +310,134 @@ def test_arithmetic_in_place_on_an_expanded_tensor_is_pytorchs_error():
         assert base.tolist() == [[1.0], [1.0], [1.0]]  # nothing was written
     cloned = torch.ones(3, 1).expand(3, 2).clone()
     assert cloned.add_(1).tolist() == [[2.0, 2.0]] * 3
+
+
+VERSION = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
+           "[srcgrad.{}], which is output 0 of {}, is at version 1; expected version 0 instead. Hint: enable "
+           "anomaly detection to find the operation that failed to compute its gradient, with "
+           "srcgrad.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+@pytest.mark.parametrize("write, grad", [
+    ("y.data.mul_(2)", "tensor([-0.1111, -0.1250])"), ("y.detach().mul_(2)", "tensor([-0.1111, -0.1250])"),
+    ("y.mul_(2)", "tensor([-0.2222, -0.2500])"), ("y[0].mul_(2)", "tensor([-0.2222, -0.1250])"),
+])
+def test_a_quotient_written_in_place_keeps_its_gradient(write, grad):
+    """PyTorch's DivBackward0 saves the operands, not the quotient: a write into the
+    quotient, recorded or not, raises no error at backward, and the quotient's own
+    gradient is unchanged (a recorded write adds its own)."""
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    y = a / b
+    exec(write, {"y": y, "torch": torch})
+    y.sum().backward()
+    assert repr(b.grad) == grad
+
+
+def test_a_quotient_keeps_its_dividend_for_the_divisor():
+    a = torch.tensor([1.0, 2.0])
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    y = a / b
+    a.add_(1)
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    assert str(info.value) == VERSION.replace(", which is output 0 of {},", "").format("FloatTensor [2]")
+
+
+@pytest.mark.parametrize("make, node", [
+    (lambda a: a.prod(), "Prod"), (lambda a: a.prod(0), "Prod1"), (lambda a: a.norm(p=1), "LinalgVectorNorm"),
+    (lambda a: a.norm(p=float("inf")), "LinalgVectorNorm"), (lambda a: a.norm(p=3), "LinalgVectorNorm"),
+])
+def test_results_pytorch_saves_are_checked(make, node):
+    a = torch.tensor([1.0, -2.0], requires_grad=True)
+    y = make(a)
+    z = y * 1
+    y.unsqueeze_(0)  # a saved output is named with the shape it was saved with
+    with pytest.raises(RuntimeError) as info:
+        z.backward()
+    assert str(info.value) == VERSION.format("FloatTensor []", node)
+
+
+def test_a_loss_written_in_place_keeps_its_gradient():
+    x = torch.tensor([1.5, -0.5], requires_grad=True)
+    loss = torch.nn.functional.cross_entropy(x, torch.tensor(0))
+    loss.pow_(2)
+    loss.backward()
+    assert repr(x.grad) == "tensor([-0.0303,  0.0303])"
+
+
+def test_rounded_division_saves_its_operands():
+    """DivBackward2 with a rounding mode: gradient zero, but its operands are saved."""
+    a = torch.tensor(-2)
+    b = torch.tensor([1.5, 2.5], requires_grad=True)
+    y = torch.div(a, b, rounding_mode="floor")
+    a.relu_()
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    assert str(info.value) == VERSION.replace(", which is output 0 of {},", "").format("LongTensor []")
+    z = torch.div(b, 2, rounding_mode="trunc").sum()
+    z.backward()
+    assert repr(b.grad) == "tensor([0., 0.])"
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        z.backward()
+
+
+def test_a_saved_input_is_named_with_its_shape_now():
+    """A saved input whose shape changed in place since (unsqueeze_, t_) is named with
+    its shape now; a saved output with the shape it was saved with (PyTorch 2.13)."""
+    w = torch.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    x = torch.tensor([1.0, 2.0, 3.0])
+    y = w * x
+    x.unsqueeze_(0)
+    x.t_()
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    assert str(info.value) == VERSION.replace(", which is output 0 of {},", "").format("FloatTensor [3, 1]").replace(
+        "version 1", "version 2")
+
+
+def test_version_errors_name_what_pytorch_names():
+    """The node of a shape changed in place (Unsqueeze1), an integer exponent's own dtype
+    (the node keeps it cast), a 0-d running product's saved result."""
+    x = torch.tensor(-0.97, requires_grad=True)
+    y = x * 1
+    z = (y / 4) / y
+    y.unsqueeze_(-1)
+    with pytest.raises(RuntimeError) as info:
+        z.backward()
+    assert str(info.value) == VERSION.format("FloatTensor [1]", "Unsqueeze1")
+    e = torch.tensor([[3], [-1]])
+    p = torch.tensor([[0.5], [0.25]], dtype=torch.float64, requires_grad=True) ** e
+    e[None] = 1
+    with pytest.raises(RuntimeError) as info:
+        p.sum().backward()
+    assert str(info.value) == VERSION.replace(", which is output 0 of {},", "").format("LongTensor [2, 1]")
+    c = x.cumprod(0)
+    c.copy_(x)
+    with pytest.raises(RuntimeError) as info:
+        c.backward()
+    assert str(info.value) == VERSION.format("FloatTensor []", "Cumprod")
+
+
+def test_what_zero_dim_sort_topk_and_cumprod_keep():
+    """PyTorch's SortBackward0 and TopkBackward0 keep the indices (a second backward
+    raises E7), CumprodBackward0 its input (a write into it is a version error)."""
+    x = torch.tensor(1.5, requires_grad=True)
+    for values in (x.topk(1)[0], x.sort()[0]):
+        out = values.sum()
+        out.backward()
+        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+            out.backward()
+    c = x.cumprod(0)
+    with torch.no_grad():
+        x.add_(1)
+    with pytest.raises(RuntimeError) as info:
+        c.backward()
+    assert str(info.value) == VERSION.replace(", which is output 0 of {},", "").format("FloatTensor []")
+
+
+def test_a_cat_of_empty_tensors_that_require_grad_is_tracked():
+    x = torch.tensor([[0.85]], requires_grad=True)
+    empty = x.diagonal(-1)
+    joined = torch.cat([empty, empty])
+    assert joined.requires_grad and type(joined.grad_fn).__name__ == "CatBackward0" and joined.shape == (0,)

@@ -126,3 +126,31 @@ def test_a_loss_weight_that_requires_grad_is_refused(call, argument):
     with pytest.raises(RuntimeError) as info:
         eval(call, ns)
     assert str(info.value) == f"The function {argument}. This input cannot have requires_grad True."
+
+
+def test_vector_times_matrix_is_unsqueeze_mm_squeeze():
+    """PyTorch 2.13 runs 1-D @ 2-D as `x.unsqueeze(0).mm(W).squeeze_(0)`."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    y = x @ w
+    assert type(y.grad_fn).__name__ == "SqueezeBackward4" and _names(y.grad_fn) == ["MmBackward0"]
+    mm = y.grad_fn.next_functions[0][0]
+    assert _names(mm) == ["UnsqueezeBackward0", "AccumulateGrad"]
+    assert _names(mm.next_functions[0][0]) == ["AccumulateGrad"]
+    assert _names(torch.matmul(x.detach(), w).grad_fn.next_functions[0][0]) == [None, "AccumulateGrad"]
+    y.backward(torch.tensor([1.0, 0.0, -1.0]))
+    assert repr(y) == "tensor([ 9., 12., 15.], grad_fn=<SqueezeBackward4>)"
+    assert repr(x.grad) == "tensor([-2., -2.])"
+    assert repr(w.grad) == "tensor([[ 1.,  0., -1.],\n        [ 2.,  0., -2.]])"
+
+
+@pytest.mark.parametrize("make, node", [
+    (lambda x: x[:, 1], "AddBackward0"),  # not contiguous: matmul, then the bias added in place
+    (lambda x: x[0, :2], "ViewBackward0"),  # contiguous: addmm over the input as one row, viewed back
+    (lambda x: x.reshape(1, 2, 3)[..., :2], "AddBackward0"),
+    (lambda x: x.reshape(1, 3, 2), "ViewBackward0"),
+])
+def test_linear_of_a_vector_or_batch_with_bias(make, node):
+    x = torch.ones(2, 3, requires_grad=True)
+    lin = torch.nn.Linear(2, 1)
+    assert type(lin(make(x)).grad_fn).__name__ == node

@@ -59,6 +59,51 @@ ERRORS = [
     (lambda x: x.prod(dtype=torch.int64), RuntimeError, "Autograd not support dtype: Long"),
     (lambda x: x.cumsum(1, dtype=torch.int32), RuntimeError, "Autograd not support dtype: Int"),
     (lambda x: torch.cumprod(x, 0, dtype=torch.int64), RuntimeError, "Autograd not support dtype: Long"),
+    # a leaf that requires grad is refused before the operands are looked at
+    (lambda x: x.__isub__(True), RuntimeError, "a leaf Variable that requires grad is being used in an in-place operation."),
+    (lambda x: torch.std_mean(torch.tensor([1, 2])), RuntimeError, "std_mean only support floating point and complex dtypes"),
+    (lambda x: torch.var_mean(torch.tensor([1, 2])), RuntimeError, "var_mean only support floating point and complex dtypes"),
+    (lambda x: torch.std(torch.tensor([1, 2])), RuntimeError, "std and var only support floating point and complex dtypes"),
+    (lambda x: torch.atan2(x, -2), TypeError, "atan2(): argument 'other' (position 2) must be Tensor, not int"),
+    (lambda x: torch.atan2(2, x), TypeError, "atan2(): argument 'input' (position 1) must be Tensor, not int"),
+    (lambda x: x.atan2(2.0), TypeError, "atan2(): argument 'other' (position 1) must be Tensor, not float"),
+    (lambda x: x.arctan2(None), TypeError, "arctan2(): argument 'other' (position 1) must be Tensor, not NoneType"),
+    # the kernel's name: `lastdim` for the last dim
+    (lambda x: torch.arange(3).log_softmax(-1), NotImplementedError,
+     '"log_softmax_lastdim_kernel_impl" not implemented for \'Long\''),
+    (lambda x: torch.tensor([[1, 2]]).log_softmax(0), NotImplementedError,
+     '"log_softmax_kernel_impl" not implemented for \'Long\''),
+    (lambda x: torch.tensor([[1], [2]]).softmax(0), NotImplementedError,
+     '"softmax_kernel_impl" not implemented for \'Long\''),
+    (lambda x: torch.tensor([[1], [2]]).softmax(-1), NotImplementedError,
+     '"softmax_lastdim_kernel_impl" not implemented for \'Long\''),
+    (lambda x: torch.tensor(True).softmax(0), NotImplementedError,
+     '"softmax_lastdim_kernel_impl" not implemented for \'Bool\''),
+    (lambda x: torch.nn.functional.cross_entropy(torch.ones(2, 3, dtype=torch.float64), torch.tensor([1, 1]),
+                                                 weight=torch.ones(3)), RuntimeError,
+     "expected scalar type Double but found Float"),
+    (lambda x: torch.nn.functional.nll_loss(x, torch.tensor([1, 1]), weight=torch.ones(3, dtype=torch.int64)),
+     RuntimeError, "expected scalar type Float but found Long"),
+    (lambda x: torch.nn.functional.binary_cross_entropy(torch.tensor([0.5, float("nan")]), torch.tensor([0.5, 0.5])),
+     RuntimeError, "all elements of input should be between 0 and 1"),
+    (lambda x: x.max(-1.5), TypeError,
+     "max() received an invalid combination of arguments - got (float), but expected one of:\n * ()\n      didn't "
+     "match because some of the arguments have invalid types: (!float!)\n * (Tensor other)\n      didn't match "
+     "because some of the arguments have invalid types: (!float!)\n * (int dim, bool keepdim = False)\n"),
+    (lambda x: torch.min(x, True), TypeError,
+     "min() received an invalid combination of arguments - got (Tensor, bool), but expected one of:\n * (Tensor "
+     "input, *, Tensor out = None)\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Tensor input, int "
+     "dim, bool keepdim = False, *, tuple of Tensors out = None)\n"),
+    (lambda x: x.add(x, alpha=True), RuntimeError, "Boolean alpha only supported for Boolean results."),
+    (lambda x: torch.tensor([1, 2]).add(torch.tensor([1, 2]), alpha=0.5), RuntimeError,
+     "For integral input tensors, argument alpha must not be a floating point number."),
+    (lambda x: torch.lerp(torch.arange(3), torch.zeros(3, dtype=torch.float64), 0.3), RuntimeError,
+     "expected dtype long int for `end` but got dtype double"),
+    (lambda x: torch.lerp(x, x.double(), torch.tensor(0.5)), RuntimeError,
+     "expected dtype float for `end` but got dtype double"),
+    (lambda x: x.sub(torch.tensor([True, False, True]), alpha=2), RuntimeError,
+     "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use "
+     "the `~` or `logical_not()` operator instead."),
 ]
 
 
@@ -94,6 +139,11 @@ def test_integer_sums_are_int64(dtype):
     assert (whole.dtype, rows.dtype) == (torch.int64, torch.int64)
     assert whole.item() == expected.sum()
     assert rows.numpy().tolist() == expected.sum(1, keepdims=True).tolist()
+
+
+def test_bool_operands_take_alpha_as_a_bool():
+    b = torch.tensor([True, False])
+    assert repr(b.add(b, alpha=2)) == "tensor([ True, False])" and repr(b.add(b, alpha=0)) == "tensor([ True, False])"
 
 
 def test_neg_in_place_is_tracked_and_counted():

@@ -196,6 +196,9 @@ def test_writes_pytorch_refuses():
     for op in ("t_()", "transpose_(0, 1)", "squeeze_()"):
         _raises("x = torch.ones(1, 3, requires_grad=True)\nx." + op,
                 "a leaf Variable that requires grad is being used in an in-place operation.")
+    for op in ("unsqueeze_(0)", "t_()", "squeeze_()"):  # the shape of a view of a leaf, in place
+        _raises("x = torch.ones(2, 1, requires_grad=True)\nx[0]." + op,
+                "a view of a leaf Variable that requires grad is being used in an in-place operation.")
     _raises("x = torch.ones(1, 2, 2, requires_grad=True)\nx.t_()",  # before its dims
             "a leaf Variable that requires grad is being used in an in-place operation.")
     _raises("x = torch.ones(1, requires_grad=True)\nx[None] = x",  # before the overlap
@@ -205,6 +208,43 @@ def test_writes_pytorch_refuses():
     _raises("x = torch.ones(2, 6, requires_grad=True)\nx[:] = torch.ones(2)",  # after copy_to's expand
             "The expanded size of the tensor (6) must match the existing size (2) at non-singleton dimension 1.  "
             "Target sizes: [2, 6].  Tensor sizes: [2]")
+
+
+REBASED = " is a view and its base or another view of its base has been modified inplace."
+SEVERAL = (
+    " This view is the output of a function that returns multiple views. Such functions do not allow the output "
+    "views to be modified inplace. You should replace the inplace operation by an out-of-place one."
+)
+NO_GRAD = (
+    "A view was created in no_grad mode and its base or another view of its base has been modified inplace with "
+    "grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+    "code by moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+    "inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+)
+
+
+@pytest.mark.parametrize("code, message", [
+    ("a, b = w.chunk(2)\nwith torch.no_grad():\n    w.mul_(2)", "Output 1 of Split" + REBASED + SEVERAL),
+    ("y = w * 1\na, b = y.unbind(0)[:2]\ny.mul_(2)", "Output 1 of Unbind" + REBASED + SEVERAL),
+    ("y = w * 1\na, b = y.split([1, 2])\ny[2:].add_(1)", "Output 1 of SplitWithSizes" + REBASED + SEVERAL),
+    ("with torch.no_grad():\n    b = w[:2]\nwith torch.no_grad():\n    w.mul_(2)", NO_GRAD),
+    ("y = w * 1\nwith torch.no_grad():\n    b = y[:2]\ny.mul_(2)", NO_GRAD),
+])
+def test_views_pytorch_cannot_rebuild_after_a_write_into_their_base(code, message):
+    """PyTorch raises as soon as such a view's grad_fn is read (by an op, `is_leaf` or
+    `grad_fn`); the shim when it is read directly, or by backward, before anything runs.
+    The view prints `grad_fn=<Invalid>` and requires grad."""
+    ns = {"torch": torch, "w": torch.ones(3, requires_grad=True)}
+    exec(code, ns)
+    b = ns["b"]
+    for read in (lambda: b.grad_fn, lambda: b.is_leaf, lambda: (b * 2).sum().backward()):
+        with pytest.raises(RuntimeError) as info:
+            read()
+        assert str(info.value) == message
+    assert b.requires_grad and repr(b).endswith("grad_fn=<Invalid>)")
+    assert ns["w"].grad is None
+    with torch.no_grad():
+        assert "grad" not in repr(b * 1)
 
 
 def test_views_and_bases():
@@ -291,6 +331,14 @@ OVERLAP = (
     ("v[1::2] = v[::2]", None),  # PyTorch does not judge a strided (not dense) part
     ("v[[1, 2, 3]] = v[:3]", OVERLAP),
     ("v[0] = v[1]", None),
+    # one element of one or more dims into a part of another shape: PyTorch's view of it is
+    # 0-d, which, expanded, overlaps partly
+    ("u = v[:1]\nu[None] = u", OVERLAP),
+    ("u = v[:1].reshape(1, 1)\nu[None, None] = u", OVERLAP),
+    ("u = v[:1]\nu[True] = u", OVERLAP),
+    ("u = v[:1]\nu[...] = u", None),
+    ("u = v[0]\nu[None] = u", None),  # a 0-d value is filled in
+    ("u = v[:1]\nu[None] = u[None]", None),
 ])
 def test_a_value_overlapping_the_elements_written(code, message):
     ns = {"torch": torch, "v": torch.arange(6.0)}
@@ -325,3 +373,60 @@ def test_which_error_a_write_from_an_overlapping_value_raises(code, error):
     with pytest.raises(RuntimeError) as info:
         exec(code, ns)
     assert str(info.value) == error
+
+
+def test_an_empty_diagonal_is_a_view_too():
+    """An empty diagonal (an offset past the matrix) shares no element, but is still a
+    view of its base: a write into the base gives it a new node, as in PyTorch."""
+    y = torch.zeros(1, 1)
+    d = y.diagonal(-1)
+    y.add_(torch.tensor(-0.01, requires_grad=True))
+    assert d.requires_grad and type(d.grad_fn).__name__ == "AsStridedBackward0" and d.shape == (0,)
+    x = torch.ones(2, 2, requires_grad=True)
+    e = x.diagonal(offset=2, dim1=1, dim2=0)
+    with torch.no_grad():
+        x.mul_(2)
+    assert type(e.grad_fn).__name__ == "AsStridedBackward0"
+
+
+def test_an_elementwise_loss_over_extra_dims_is_a_view():
+    """PyTorch's cross_entropy (or nll_loss) with reduction='none' over (N, C, d) reshapes
+    to 4-D and views the result back: an in-place op on it writes through the view."""
+    x = torch.ones(1, 3, 3, requires_grad=True)
+    loss = torch.nn.functional.cross_entropy(x * 1, torch.tensor([[2, 2, 0]]), weight=torch.arange(1.0, 4.0),
+                                             reduction="none")
+    assert type(loss.grad_fn).__name__ == "ViewBackward0" and loss._is_view()
+    loss.tanh_()
+    assert repr(loss) == "tensor([[0.9973, 0.9973, 0.8000]], grad_fn=<AsStridedBackward0>)"
+    loss.sum().backward()
+    assert repr(x.grad) == (
+        "tensor([[[ 0.0055,  0.0055, -0.2400],\n         [ 0.0055,  0.0055,  0.1200],\n"
+        "         [-0.0109, -0.0109,  0.1200]]])"
+    )
+
+
+def test_a_write_into_a_tensor_of_another_memory_order_drops_the_old_values_gradient():
+    """A clone of a fancy-indexed part is F-ordered in NumPy; the gradient of the values a
+    write replaced is zero whatever the layout of the incoming gradient (PyTorch 2.13)."""
+    x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    y = x[:, [0, 1]].clone()
+    y[0] = torch.tensor(3.0)
+    z = y.t().reshape(-1)
+    (z * z).sum().backward()
+    assert repr(x.grad) == "tensor([[ 0.,  0.,  0.],\n        [ 8., 10.,  0.]])"
+
+
+def test_copy_nodes_are_named_by_their_cpp_class():
+    """PyTorch names CopySlices and CopyBackwards by their C++ class in `name()` and in
+    version errors (torch::autograd::...; the shim's prefix is srcgrad::)."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1
+    y[0] = 3.0
+    assert y.grad_fn.name() == "srcgrad::autograd::CopySlices" and repr(y.grad_fn).startswith("<CopySlices object")
+    z = (x * 1).sum()
+    w = z * x[1]  # keeps z
+    z.copy_(x[0])
+    assert z.grad_fn.name() == "srcgrad::autograd::CopyBackwards"
+    with pytest.raises(RuntimeError, match=r"\[srcgrad.FloatTensor \[\]\], which is output 0 of "
+                                           r"srcgrad::autograd::CopyBackwards, is at version"):
+        w.backward()

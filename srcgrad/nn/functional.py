@@ -54,7 +54,7 @@ def _linear(input, weight, bias):
 
 def linear(input, weight, bias=None):
     """`input @ weight.T + bias`, as PyTorch computes it (its nodes, and its views): with a
-    bias, addmm(bias, input, weight.t()) for a 2-D input, and for a 1-D or contiguous
+    bias, addmm(bias, input, weight.t()) for a 2-D input, and for a contiguous 1-D or
     N-D one of its rows flattened, viewed back (ViewBackward0, a view of the addmm); else
     input @ weight.t() (SqueezeBackward4, MmBackward0, UnsafeViewBackward0), plus the
     bias (AddBackward0)."""
@@ -64,7 +64,7 @@ def linear(input, weight, bias=None):
     transposed = weight.t()
     if bias is not None and dims == 2:
         return addmm(bias, input, transposed)
-    if bias is not None and (dims == 1 or (dims >= 3 and input._data.flags.c_contiguous)):
+    if bias is not None and input._data.flags.c_contiguous:  # (a 2-D input returned above)
         shape = input._data.shape
         rows = addmm(bias, input.reshape(math.prod(shape[:-1]), shape[-1]), transposed)
         return rows.view(*input._data.shape[:-1], weight._data.shape[0])
@@ -192,23 +192,31 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return input / denom
 
 
-def _softmax_dim(input, dim):
+def _softmax_dim(input, dim, op):
+    """The dim `op` (softmax or log_softmax) runs over; a non-floating input raises
+    PyTorch's NotImplementedError, which names the kernel (`lastdim` for the last dim)."""
     if dim is not None:
         dim_axis(dim, input.dim())  # PyTorch's range check
-        return dim
-    return 0 if input.dim() in (0, 1, 3) else 1
+    else:
+        dim = 0 if input.dim() in (0, 1, 3) else 1
+    if input._data.dtype.kind not in "fc":
+        shape = input._data.shape
+        last = "_lastdim" if not shape or dim % len(shape) == len(shape) - 1 else ""
+        raise NotImplementedError(f'"{op}{last}_kernel_impl" not implemented for \'{input.dtype.kind_name}\'')
+    return dim
 
 
 def softmax(input, dim=None, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
-    return ops.apply(activations.softmax, input, name="SoftmaxBackward0", axis=_softmax_dim(input, dim))
+    return ops.apply(activations.softmax, input, name="SoftmaxBackward0", axis=_softmax_dim(input, dim, "softmax"))
 
 
 def log_softmax(input, dim=None, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
-    return ops.apply(activations.log_softmax, input, name="LogSoftmaxBackward0", axis=_softmax_dim(input, dim))
+    return ops.apply(activations.log_softmax, input, name="LogSoftmaxBackward0",
+                     axis=_softmax_dim(input, dim, "log_softmax"))
 
 
 # --- losses --------------------------------------------------------------------------
@@ -278,7 +286,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     _check_reduction(reduction)
     if target.dtype is not input.dtype:
         raise RuntimeError(_found_dtype(target, input))
-    if np.any((input._data < 0) | (input._data > 1)):
+    if not np.all((input._data >= 0) & (input._data <= 1)):  # nan too
         raise RuntimeError("all elements of input should be between 0 and 1")
     name = "BinaryCrossEntropyBackward0"
     if weight is None:
@@ -352,6 +360,8 @@ def _check_targets(input, target, weight, ignore_index):
             f"weight tensor should be defined either for all {classes} classes or no classes but got weight "
             f"tensor of shape: {list(weight._data.shape)}"
         )
+    if weight is not None and weight._data.dtype != input._data.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.kind_name} but found {weight.dtype.kind_name}")
     if weight is not None and weight.requires_grad and is_grad_enabled():
         kernel = "nll_loss2d_forward" if len(shape) > 2 else "nll_loss_forward"
         raise RuntimeError(
@@ -410,12 +420,16 @@ def _smoothed_nll(logp, target, weight, ignore_index, reduction, smoothing):
     return _nll(logp, target, weight, ignore_index, reduction) * (1 - smoothing) + spread * (smoothing / classes)
 
 
-def _nll_name(dims, reduction):
-    """PyTorch's node: NllLoss2D beyond (N, C), seen through a View where it reshapes
-    the input to 4-D and back ('none' on 3-D, 5-D, ...)."""
-    if dims <= 2:
-        return "NllLossBackward0"
-    return "ViewBackward0" if reduction == "none" and dims != 4 else "NllLoss2DBackward0"
+def _nll_recorded(logp, target, weight, ignore_index, reduction):
+    """`_nll` as PyTorch records it: NllLoss2D beyond (N, C), and where PyTorch reshapes
+    the input to 4-D and back ('none' on 3-D, 5-D, ...) a view of its result
+    (ViewBackward0, which an in-place op then writes through)."""
+    dims = logp.dim()
+    name = "NllLossBackward0" if dims <= 2 else "NllLoss2DBackward0"
+    out = ops.composite(name, _nll, logp, target, weight, ignore_index, reduction, _edges=(0,))
+    if dims > 2 and dims != 4 and reduction == "none":
+        return out.view(out._data.shape)
+    return out
 
 
 def _refuse_requires_grad(op, **arguments):
@@ -435,9 +449,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     gives the target's shape, 'mean' divides by the summed weights of the kept targets."""
     _check_reduction(reduction)
     _check_targets(input, target, weight, ignore_index)
-    name = _nll_name(input.dim(), reduction)
     _refuse_requires_grad("nll_loss_forward", weight=weight)
-    return ops.composite(name, _nll, input, target, weight, ignore_index, reduction, _edges=(0,))
+    return _nll_recorded(input, target, weight, ignore_index, reduction)
 
 
 def _soft_targets(x, target, weight, reduction):
@@ -474,17 +487,17 @@ def cross_entropy(
         if label_smoothing > 0.0:
             return ops.composite("AddBackward0", _smoothed_nll, logp, target, weight, ignore_index, reduction,
                                  label_smoothing)
-        return ops.composite(_nll_name(input.dim(), reduction), _nll, logp, target, weight, ignore_index, reduction,
-                             _edges=(0,))
+        return _nll_recorded(logp, target, weight, ignore_index, reduction)
     if target._data.dtype.kind != "f":
         raise RuntimeError(
             f"Expected floating point type for target with class probabilities, got {target.dtype.kind_name}"
         )
     if label_smoothing > 0.0:  # PyTorch smooths the probabilities themselves
         target = target * (1 - label_smoothing) + label_smoothing / input._data.shape[1 if input.dim() > 1 else 0]
-    names = {"mean": "DivBackward1", "sum": "NegBackward0", "none": "NegBackward0"}
+    # PyTorch's mean over no sample is the sum filled with nan, then negated
+    name = "DivBackward1" if reduction == "mean" and input._data.size else "NegBackward0"
     # as PyTorch's graph of it: log_softmax keeps its result, the product the target
-    return ops.composite(names[reduction], _soft_targets, input, target, weight, reduction, _saves=(1,))
+    return ops.composite(name, _soft_targets, input, target, weight, reduction, _saves=(1,))
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):

@@ -64,6 +64,23 @@ def _scaled(other, alpha):
     return other * alpha
 
 
+def _alpha(a, b, alpha, primitive):
+    """The `alpha` of `a + alpha * b` (or `a - alpha * b`) as PyTorch takes it, with its
+    errors: a bool operand of `-`, a bool alpha for a result that is no bool, a float
+    alpha for integer or bool operands. For bool operands it is a bool."""
+    if type(alpha) is int and alpha == 1:
+        return alpha
+    y = b._data if isinstance(b, Tensor) else b
+    if primitive is operator.sub:
+        ops.refuse_bool_subtraction(a._data, y)
+    kind = np.result_type(a._data, y).kind
+    if isinstance(alpha, bool) and kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if kind in "biu" and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    return bool(alpha) if kind == "b" else alpha
+
+
 def scaled_sum(a, b, alpha, primitive):
     """`a + alpha * b` (`primitive` operator.add) or `a - alpha * b` (operator.sub): one
     node, AddBackward0 or SubBackward0 with an edge per tensor operand, which keeps only
@@ -115,12 +132,14 @@ class ArithmeticOps:
 
     def add(self, other, alpha=1):
         """`self + alpha * other`."""
+        alpha = _alpha(self, other, alpha, operator.add)
         if alpha == 1 or not isinstance(other, Tensor):
             return self + (other if alpha == 1 else other * alpha)
         return scaled_sum(self, other, alpha, operator.add)
 
     def sub(self, other, alpha=1):
         """`self - alpha * other`."""
+        alpha = _alpha(self, other, alpha, operator.sub)
         if alpha == 1 or not isinstance(other, Tensor):
             return self - (other if alpha == 1 else other * alpha)
         return scaled_sum(self, other, alpha, operator.sub)

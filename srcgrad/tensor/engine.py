@@ -43,7 +43,7 @@ def run_single(node, shape, dtype, retain_graph):
             return False
         leaves.append(nxt)
     if node.freed:
-        raise RuntimeError(FREED_MESSAGE)
+        raise RuntimeError(getattr(node, "refusal", FREED_MESSAGE))
     if node.versions:
         check_versions(node)
     token = quiet()
@@ -121,8 +121,8 @@ def run_backward(roots, grads, retain_graph=False, capture=None):
         need = _needed(order, wanted)
         order = [n for n in order if n in need]
     for node in order:
-        if node.freed:
-            raise RuntimeError(FREED_MESSAGE)
+        if node.freed:  # a views.BrokenView says why
+            raise RuntimeError(getattr(node, "refusal", FREED_MESSAGE))
         if node.versions:
             check_versions(node)
     pending = {}

@@ -57,7 +57,28 @@ def _method(name):
 
 exp, log, sqrt, abs, sin, cos, tanh = map(_method, ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh"))
 sigmoid, relu, softmax, log_softmax = map(_method, ("sigmoid", "relu", "softmax", "log_softmax"))
-sum, mean, max, min, norm = map(_method, ("sum", "mean", "max", "min", "norm"))
+sum, mean, norm = map(_method, ("sum", "mean", "norm"))
+
+
+def _extremum_function(name):
+    """`torch.max` or `torch.min`: the method, after PyTorch's TypeError for a number dim."""
+    method = _method(name)
+
+    def call(input, *args, **kwargs):
+        if args and isinstance(args[0], (float, bool)):
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got (Tensor, {type(args[0]).__name__}), "
+                "but expected one of:\n * (Tensor input, *, Tensor out = None)\n * (Tensor input, Tensor other, *, "
+                "Tensor out = None)\n * (Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)\n"
+            )
+        return method(input, *args, **kwargs)
+
+    call.__name__ = name
+    call.__doc__ = method.__doc__
+    return call
+
+
+max, min = _extremum_function("max"), _extremum_function("min")
 add, sub, mul, div, neg = map(_method, ("add", "sub", "mul", "div", "neg"))
 argmax, argmin, clone, reshape, transpose = map(_method, ("argmax", "argmin", "clone", "reshape", "transpose"))
 t, squeeze, unsqueeze, flatten, numel = map(_method, ("t", "squeeze", "unsqueeze", "flatten", "numel"))
@@ -175,10 +196,10 @@ def vector_norm(x, ord=2, dim=None, keepdim=False):
             raise NotImplementedError(f"the shim's norms are for p >= 1 or inf; got p={ord!r}")
         if one:
             ord = 1  # |x| as the sum of one |x|: no power to underflow or overflow
-        return ops.composite("LinalgVectorNormBackward0", _p_norm, x, float(ord), dim, keepdim)
+        return ops.composite("LinalgVectorNormBackward0", _p_norm, x, float(ord), dim, keepdim, _saves_result=True)
     if lookup(np.linalg.norm) is not None and dim is None and x._data.dtype.kind == "f":
         return ops.unary(np.linalg.norm, x, "LinalgVectorNormBackward0", compute=_norm_all)
     if lookup(np.linalg.norm) is not None and (dim is None or isinstance(dim, int) or len(dim) <= 2):
         kwargs = {} if dim is None else {"axis": dim if isinstance(dim, int) else tuple(dim), "keepdims": keepdim}
         return ops.apply(np.linalg.norm, x, name="LinalgVectorNormBackward0", **kwargs)
-    return ops.composite("LinalgVectorNormBackward0", _two_norm, x, dim, keepdim)
+    return ops.composite("LinalgVectorNormBackward0", _two_norm, x, dim, keepdim, _saves_result=True)

@@ -11,6 +11,7 @@ grad mode is grad_mode.py's and version counters are versions.py's.
 """
 
 import re
+import weakref
 
 import numpy as np
 
@@ -19,15 +20,36 @@ from .dtypes import legacy_type_name
 
 __all__ = [
     "Node", "AccumulateGrad", "OutputNode", "OutputGradients", "node_class", "accumulate", "run_hooks", "describe",
-    "which_output",
+    "which_output", "reshaped",
 ]
 
+_RESHAPED = {}  # id of an array a tensor held before squeeze_, t_, ... -> the tensor (weakly)
 
-def describe(array, producer):
+
+def reshaped(tensor, old):
+    """Note that `tensor` no longer holds the array `old`, its shape changed in place
+    (`describe` then names a saved `old` by the tensor's shape now)."""
+    key = id(old)
+    _RESHAPED[key] = weakref.ref(tensor)
+    weakref.finalize(old, _RESHAPED.pop, key, None)
+
+
+def describe(array, producer, saved_output=False, dtype=None):
     """`srcgrad.FloatTensor [2, 3]]`, and for the output of a node `srcgrad.FloatTensor
     [3]], which is output 0 of Mul,` (PyTorch's wording: the node's name less its
-    `Backward0`; the output's number among the node's outputs)."""
-    return f"{legacy_type_name(array.dtype)} [{', '.join(map(str, array.shape))}]]" + which_output(producer)
+    `Backward0`; the output's number among the node's outputs). As PyTorch's, the shape
+    of a saved input is its tensor's now (`reshaped`), of a saved output the one it was
+    saved with. `dtype`: the tensor's, where the node keeps its values cast to another."""
+    if _RESHAPED and not saved_output:
+        tensor = _RESHAPED.get(id(array), _NONE)()
+        if tensor is not None:
+            array = tensor._data
+    name = legacy_type_name(array.dtype if dtype is None else dtype)
+    return f"{name} [{', '.join(map(str, array.shape))}]]" + which_output(producer)
+
+
+def _NONE():
+    return None
 
 
 def which_output(producer):
@@ -43,7 +65,8 @@ def which_output(producer):
     return ""
 
 
-_CPP_NAMES = {"CopySlices": "srcgrad::autograd::CopySlices"}  # nodes PyTorch names by their C++ class (torch::...)
+# nodes PyTorch names (`name()`, version errors) by their C++ class (torch::...)
+_CPP_NAMES = {"CopySlices": "srcgrad::autograd::CopySlices", "CopyBackwards": "srcgrad::autograd::CopyBackwards"}
 
 
 class Node:
@@ -58,7 +81,8 @@ class Node:
         self._hooks = None
 
     def name(self):
-        return type(self).__name__
+        name = type(self).__name__
+        return _CPP_NAMES.get(name, name)
 
     def __repr__(self):
         return "<%s object at %#x>" % (type(self).__name__, id(self))

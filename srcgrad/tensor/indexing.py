@@ -118,10 +118,13 @@ def _refuse_overlap(array, key, value):
         if not np.ndim(value) or (mask and np.size(value) == 1) or not (_dense(array) and _dense(value)):
             return  # masked_fill_ reads its one value first; PyTorch does not judge a sparse layout
     else:
-        target = array[key]
+        target = array[None if key is True else key]  # NumPy copies for True; PyTorch's is a view
         lead = 0
         while lead < value.ndim and value.shape[lead] == 1:
             lead += 1
+        # one element of one or more dims, of another shape than the part (not 0-d):
+        # PyTorch's view of it is 0-d, expanded to the part it overlaps it partly
+        single = lead == value.ndim > 0 and target.ndim and value.shape != target.shape
         value = value.reshape(value.shape[lead:])  # PyTorch's view of it
         try:
             fits = np.broadcast_shapes(value.shape, target.shape) == target.shape
@@ -130,9 +133,9 @@ def _refuse_overlap(array, key, value):
         if not fits or not np.may_share_memory(target, value):
             return
         spread = np.broadcast_to(value, target.shape)  # what is copied: the same elements is no overlap
-        if not (_dense(target) and _dense(spread)):
+        if not single and not (_dense(target) and _dense(spread)):
             return  # an expanded value, or a strided part: PyTorch does not judge it
-        if target.__array_interface__["data"][0] == spread.__array_interface__["data"][0] and all(
+        if not single and target.__array_interface__["data"][0] == spread.__array_interface__["data"][0] and all(
             n == 1 or a == b for n, a, b in zip(target.shape, target.strides, spread.strides)
         ):
             return

@@ -30,7 +30,7 @@ _KEEP_NOTHING = (operator.add, operator.sub)
 E11 = "a leaf Variable that requires grad is being used in an in-place operation."
 E_KEPT = (
     "an in-place operation on the output of a node that reads it back in its backward (a "
-    "composite or compiled node) is not supported by the shim: backward would read the "
+    "compiled node) is not supported by the shim: backward would read the "
     "changed values; write it out of place (y = y + 1 instead of y += 1)"
 )
 
@@ -87,6 +87,8 @@ class InPlaceOps:
         other = ops.operand(other)
         if other is NotImplemented:
             return NotImplemented
+        if _mode.enabled and self._requires_grad and self._grad_fn is None:
+            raise RuntimeError(E11)  # before the operands are checked, as PyTorch
         if primitive is operator.sub:
             ops.refuse_bool_subtraction(self._data, ops._data(other))
         if _mode.enabled and (self._requires_grad or (isinstance(other, ops.Tensor) and other._requires_grad)):
@@ -135,8 +137,8 @@ class InPlaceOps:
 
     def _refuse_if_kept(self):
         """Raise before a recorded in-place write that would change the output of a node
-        that reads it back without a version record of it (a composite or compiled
-        node): it would give a wrong gradient. A write into values a rule node saved
+        that reads it back without a version record of it (a compiled node): it would
+        give a wrong gradient. A write into values a rule node saved
         goes ahead, as in PyTorch: the version it bumps makes that node's backward
         raise."""
         fn = self._grad_fn
@@ -209,7 +211,7 @@ class InPlaceOps:
 
     def _become(self, compute):
         """A recorded in-place op: self (E11 if a leaf that requires grad; refused while
-        a composite node keeps its values) becomes the output of `compute(source)`, the
+        a compiled node keeps its values) becomes the output of `compute(source)`, the
         node's input `source` holding self's old values and grad_fn. A view's base
         becomes the output of a CopySlices node instead (views.write_through)."""
         if self._requires_grad and self._grad_fn is None:

@@ -63,16 +63,14 @@ def _join(primitive, name, tensors, axis):
 
 def cat(tensors, dim=0):
     """The tensors joined along the existing dim `dim` (CatBackward0). As in PyTorch, 1-D
-    empty tensors are skipped (they get no gradient)."""
+    empty tensors are skipped (they get no gradient), unless all are."""
     tensors = _tensors("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if t._data.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    joined = [t for t in tensors if t._data.shape != (0,)]
-    if not joined:
-        return ops.Tensor._make(np.zeros((0,), dtypes.result_type(*(t._data for t in tensors))))
+    joined = [t for t in tensors if t._data.shape != (0,)] or tensors
     first = joined[0]._data
     axis = dim_axis(dim, first.ndim) % first.ndim
     for i, t in enumerate(joined):

@@ -29,7 +29,7 @@ from . import dtypes
 from .errstate import loud, quiet
 from .grad_mode import _mode
 from .graph import node_class
-from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, ZeroGradNode, kind_of, saved_inputs
+from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, ZeroGradNode, keeps_result, kind_of, saved_inputs
 from .saving import reads_ans_of
 from .versions import saved_version, saved_versions
 from .views import VIEW_NODES, note_view, shares_elements
@@ -69,8 +69,11 @@ def without_derivative(ans, args, node, *extra):
     edges = tuple((_edge(t), 0) if t._requires_grad else _NO_EDGE for t in tensors)
     if extra:
         out._grad_fn = node(edges, *extra)
-    else:
-        out._grad_fn = node(edges, [t._data.shape for t in tensors], [t._data.dtype for t in tensors])
+    else:  # each of two operands saved for the other's gradient, as PyTorch's DivBackward2: other first
+        kept = [t for t, other in zip(args[::-1], args) if isinstance(t, Tensor)
+                and isinstance(other, Tensor) and other._requires_grad]
+        out._grad_fn = node(edges, [t._data.shape for t in tensors], [t._data.dtype for t in tensors],
+                            saved_versions(kept))
     out._requires_grad = True
     return out
 
@@ -254,7 +257,7 @@ def _output(ans, kind, edges, arrays, kwargs, in_dtypes, saves, versions):
     return out
 
 
-def composite(name, fn, *args, _saves=True, _edges=None, **kwargs):
+def composite(name, fn, *args, _saves=True, _edges=None, _saves_result=False, **kwargs):
     """Run Tensor code `fn(*args)`; when tracked, record it as one node called `name`
     (`_saves` False: `fn`'s graph keeps no tensor, so the node records no versions and
     can run backward again, as PyTorch's nodes that save nothing can; a tuple: the
@@ -262,7 +265,10 @@ def composite(name, fn, *args, _saves=True, _edges=None, **kwargs):
     records, the node freed after a backward like one that saves; True: every Tensor
     argument). The node has an edge per Tensor argument, or,
     given `_edges`, per argument at those positions (as PyTorch's node has for the op's
-    differentiable inputs)."""
+    differentiable inputs). The output has an array of its own where the inner graph
+    reads its result back, so an in-place write into it changes no gradient; with
+    `_saves_result` (PyTorch's node saves its result) such a write makes backward raise
+    PyTorch's version error."""
     if not _mode.enabled or not any(isinstance(a, Tensor) and a._requires_grad for a in args):
         return fn(*args, **kwargs)
     # the inner graph keeps their arrays
@@ -283,10 +289,13 @@ def composite(name, fn, *args, _saves=True, _edges=None, **kwargs):
                   for i in at)
     sinks = [_edge(inner[i]) if isinstance(inner[i], Tensor) and inner[i]._requires_grad else None for i in at]
     in_dtypes = [args[i]._data.dtype if isinstance(args[i], Tensor) else None for i in at]
-    out = Tensor._make(result._data)
-    out._grad_fn = node_class(name, CompositeNode)(edges, result._grad_fn, sinks, in_dtypes, versions,
-                                                   _saves is not False)
+    root = result._grad_fn
+    out = Tensor._make(result._data.copy() if _saves is not False and keeps_result(root) else result._data)
+    out._grad_fn = node = node_class(name, CompositeNode)(edges, root, sinks, in_dtypes, versions, _saves is not False)
     out._requires_grad = True
+    if _saves_result:
+        node.result = out._data
+        node.versions += saved_version(out, -1)
     return out
 
 
@@ -456,7 +465,7 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
 
 
 _FIRST_OPERAND_FIRST = frozenset(("MvBackward0", "DotBackward0"))
-_SECOND_OPERAND_FIRST = frozenset(("BmmBackward0", "MmBackward0", "UnsafeViewBackward0", "SqueezeBackward4"))
+_SECOND_OPERAND_FIRST = frozenset(("BmmBackward0", "MmBackward0", "UnsafeViewBackward0"))
 
 
 def compare(primitive, a, b):

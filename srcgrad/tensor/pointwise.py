@@ -16,6 +16,7 @@ import numpy as np
 
 from ..rules import activations
 from . import dtypes, ops
+from .dtypes import c_name
 from .errstate import loud, quiet
 from .graph import node_class
 from .rule_nodes import ConstantGradNode, NoDerivativeNode
@@ -328,9 +329,24 @@ def round(input, *, decimals=0):  # noqa: A001 - PyTorch's name
     return ops.piecewise_constant(np.round, input, "RoundBackward0")
 
 
-def atan2(input, other):
-    """The angle of (other, input), elementwise (Atan2Backward0)."""
-    return ops.binary(activations.atan2, input, other, "Atan2Backward0", floating=True)
+def _atan2(name, method):
+    """`name(input, other)`, the angle of (other, input) elementwise (Atan2Backward0):
+    both Tensors, else PyTorch's TypeError, whose positions count from 1 after self for
+    the method (`method`)."""
+
+    def atan2(input, other):
+        for position, (label, value) in enumerate((("input", input), ("other", other)), start=1 - method):
+            if not isinstance(value, ops.Tensor):
+                raise TypeError(
+                    f"{name}(): argument '{label}' (position {position}) must be Tensor, not {type(value).__name__}"
+                )
+        return ops.binary(activations.atan2, input, other, "Atan2Backward0", floating=True)
+
+    atan2.__name__ = name
+    return atan2
+
+
+atan2, arctan2 = _atan2("atan2", False), _atan2("arctan2", False)
 
 
 def _lerp(start, end, weight):
@@ -355,6 +371,10 @@ def lerp(input, end, weight):
             f"lerp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
             " * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
             " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n"
+        )
+    if input._data.dtype != end._data.dtype:
+        raise RuntimeError(
+            f"expected dtype {c_name(input._data.dtype)} for `end` but got dtype {c_name(end._data.dtype)}"
         )
     if _is_tensor(weight):
         return ops.composite("LerpBackward1", _lerp, input, end, weight)
@@ -382,7 +402,8 @@ class PointwiseOps:
     clamp_min, clamp_max, clamp_ = clamp_min, clamp_max, clamp_
     maximum, minimum, where = maximum, minimum, where_method
     sign, floor, ceil, trunc, round = sign, floor, ceil, trunc, round
-    atan2, arctan2, lerp, isclose, allclose = atan2, atan2, lerp, isclose, allclose
+    atan2, arctan2 = _atan2("atan2", True), _atan2("arctan2", True)
+    lerp, isclose, allclose = lerp, isclose, allclose
     reciprocal, rsqrt, log2, log10, exp2 = reciprocal, rsqrt, log2, log10, exp2
     asin = arcsin = asin
     acos = arccos = acos

@@ -159,7 +159,10 @@ def tensor_repr(t, dtype_name):
             suffixes.append("dtype=" + dtype_name)
         body = tensor_body(values, indent)
     if t._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
+        try:
+            suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
+        except RuntimeError:  # a view PyTorch cannot rebuild (views.BrokenView)
+            suffixes.append("grad_fn=<Invalid>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     return add_suffixes(prefix + body, suffixes, indent)

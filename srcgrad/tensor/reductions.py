@@ -57,9 +57,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     return ops.apply(np.prod, input, name="ProdBackward1", axis=axis, keepdims=keepdim)
 
 
-def _spread(primitive, node, input, dim, unbiased, keepdim, correction):
+def _spread(primitive, node, input, dim, unbiased, keepdim, correction, op="std and var"):
     """std or var: PyTorch's three signatures, (dim, unbiased, keepdim), (dim, *,
-    correction, keepdim) and (unbiased). The divisor is N - correction (default 1)."""
+    correction, keepdim) and (unbiased). The divisor is N - correction (default 1).
+    `op`: the name a non-floating input's error gives."""
     if isinstance(dim, bool):  # std(unbiased)
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
@@ -67,7 +68,7 @@ def _spread(primitive, node, input, dim, unbiased, keepdim, correction):
     if correction is None:
         correction = 0 if unbiased is False else 1
     if input._data.dtype.kind not in "fc":
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        raise RuntimeError(f"{op} only support floating point and complex dtypes")
     shape = input._data.shape
     axis = None if dim is None else dim_axis(dim, len(shape))
     axes = range(len(shape)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
@@ -118,7 +119,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def _spread_and_mean(primitive, node, input, dim, unbiased, keepdim, correction):
-    spread = _spread(primitive, node, input, dim, unbiased, keepdim, correction)
+    spread = _spread(primitive, node, input, dim, unbiased, keepdim, correction, f"{primitive.__name__}_mean")
     if isinstance(dim, bool):
         dim = None
     axis = None if dim is None else dim_axis(dim, input._data.ndim)
@@ -353,6 +354,14 @@ class ReductionOps:
         return ops.apply(np.mean, self, name="MeanBackward1", saves=False, axis=dim_axis(dim, self._data.ndim), keepdims=keepdim)
 
     def _extremum(self, fn, arg, name, dim, keepdim):
+        if isinstance(dim, (float, bool)):  # PyTorch's overloads take none
+            got = type(dim).__name__
+            raise TypeError(
+                f"{name.lower()}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                f" * ()\n      didn't match because some of the arguments have invalid types: (!{got}!)\n"
+                f" * (Tensor other)\n      didn't match because some of the arguments have invalid types: (!{got}!)\n"
+                " * (int dim, bool keepdim = False)\n"
+            )
         if isinstance(dim, ops.Tensor):  # max(other): the elementwise maximum
             return (pointwise.maximum if fn is np.max else pointwise.minimum)(self, dim)
         if dim is None:  # tied entries share the gradient, as in PyTorch

@@ -17,11 +17,12 @@ import numpy as np
 from ..rules import lookup
 from ..runtime import unbroadcast
 from .engine import run_backward
+from .errstate import loud, quiet
 from .graph import Node, describe, node_class
 from .saving import reads_ans_of, rule_reads_ans, saved_by
 
 __all__ = [
-    "rule_of", "kind_of", "KINDS", "RuleNode", "ArgEdgesNode", "NumberOperandNode", "ZeroGradNode", "ConstantGradNode", "NoDerivativeNode", "RefusedNode", "UndifferentiatedNode",
+    "rule_of", "kind_of", "KINDS", "RuleNode", "DivisionNode", "ArgEdgesNode", "NumberOperandNode", "ZeroGradNode", "ConstantGradNode", "NoDerivativeNode", "RefusedNode", "UndifferentiatedNode",
     "CompositeNode",
     "keeps_result", "saved_inputs",
 ]
@@ -63,9 +64,17 @@ def kind_of(primitive, name):
         rule = rule_of(primitive)
         n = len(_params(rule))
         pairs = tuple(saved_by(rule, (a, b)) for a in (False, True) for b in (False, True)) if n >= 2 else None
+        cls = _NODE_CLASSES.get(name, RuleNode)
+        reads_ans = rule_reads_ans(rule)
+        keeps_ans = reads_ans and (reads_ans_of(rule, (True,)) if n else True)
+        if cls is DivisionNode:  # no result kept; the dividend is, for the divisor's gradient
+            reads_ans = keeps_ans = False
+            pairs = tuple((p[0] or bool(i & 1), p[1]) for i, p in enumerate(pairs))
+        if name in _KEEPS_RESULT:
+            reads_ans = keeps_ans = True
+        reads_first = (saved_by(rule, (True,))[0] or _KEEPS_INPUT.get(name) == 0) if n else True
         found = KINDS[key] = _Kind((
-            rule, node_class(name or rule.name + "Backward0", _NUMBER_OPERAND.get(name, RuleNode)), rule_reads_ans(rule),
-            reads_ans_of(rule, (True,)) if n else True, saved_by(rule, (True,))[0] if n else True, pairs, n,
+            rule, node_class(name or rule.name + "Backward0", cls), reads_ans, keeps_ans, reads_first, pairs, n,
         ))
     return found
 
@@ -102,8 +111,8 @@ class RuleNode(Node):
 
     def describe_saved(self, which):
         if which == -1:
-            return describe(self.ans, self)
-        return describe(self.args[which], self.next_functions[which][0])
+            return describe(self.ans, self, saved_output=True)
+        return describe(self.args[which], self.next_functions[which][0], dtype=self.dtypes[which])
 
     def apply(self, g):
         rule, args, kwargs, ans = self.rule, self.args, self.kwargs, self.ans
@@ -165,7 +174,47 @@ class NumberOperandNode(RuleNode):
         return describe(self.args[which], self.next_functions[0][0])
 
 
-_NUMBER_OPERAND = dict.fromkeys(("PowBackward0", "RsubBackward1", "PowBackward2"), NumberOperandNode)
+class DivisionNode(RuleNode):
+    """The RuleNode of `x / y` (DivBackward0, DivBackward2). PyTorch's node saves the
+    operands, not the result, so this one does not keep the output's array (a write into
+    the output, recorded or not, changes no gradient and is no version error): backward
+    divides again the operands it keeps (the rule reads `ans`)."""
+
+    __slots__ = ()
+
+    def __init__(self, next_functions, rule, args, kwargs, ans, in_dtypes, saves, versions):
+        RuleNode.__init__(self, next_functions, rule, args, kwargs, None, in_dtypes, saves, versions)
+
+    def apply(self, g):
+        if self.ans is None:
+            token = quiet()
+            try:
+                self.ans = np.asarray(self.args[0] / self.args[1])
+            finally:
+                loud(token)
+        return RuleNode.apply(self, g)
+
+
+class PowerNode(NumberOperandNode):
+    """The node of `x ** y` (PowBackward0, PowBackward1). As PyTorch's, it gives x a zero
+    gradient where y is 0 whatever the incoming gradient: the rule's g * 0 is nan where
+    g is nan or infinite."""
+
+    __slots__ = ()
+
+    def apply(self, g):
+        grads = NumberOperandNode.apply(self, g)
+        y = self.args[1]
+        if grads[0] is not None and not np.isfinite(g).all() and np.any(y == 0):
+            grads[0] = NumberOperandNode.apply(self, np.where(y == 0, 0, g).astype(g.dtype, copy=False))[0]
+        return grads
+
+
+_NUMBER_OPERAND = dict.fromkeys(("RsubBackward1", "PowBackward2"), NumberOperandNode)
+_NODE_CLASSES = {
+    **_NUMBER_OPERAND, "PowBackward0": PowerNode, "PowBackward1": PowerNode, "DivBackward0": DivisionNode,
+    "DivBackward2": DivisionNode,
+}
 
 
 class ArgEdgesNode(Node):
@@ -222,13 +271,18 @@ class ZeroGradNode(Node):
 class ConstantGradNode(Node):
     """The node of an op of several inputs whose derivative is zero wherever it has one
     (`div(rounding_mode='floor')`: DivBackward2): each input with an edge gets a zero
-    gradient of its shape and dtype. It saves nothing."""
+    gradient of its shape and dtype. It reads nothing, but keeps what PyTorch's node
+    saves (`versions`, versions.saved_versions): a backward checks them, and a second
+    one without retain_graph raises E7."""
 
-    __slots__ = ("shapes", "dtypes")
+    __slots__ = ("shapes", "dtypes", "versions", "freed")
 
-    def __init__(self, next_functions, shapes, in_dtypes):
+    def __init__(self, next_functions, shapes, in_dtypes, versions=()):
         super().__init__(next_functions)
-        self.shapes, self.dtypes = shapes, in_dtypes
+        self.shapes, self.dtypes, self.versions, self.freed = shapes, in_dtypes, versions, False
+
+    def release(self):
+        self.freed = True
 
     def apply(self, g):
         return [None if f is None else np.zeros(s, d) for (f, _), s, d in zip(self.next_functions, self.shapes, self.dtypes)]
@@ -279,9 +333,10 @@ class UndifferentiatedNode(Node):
 
 class CompositeNode(Node):
     """One node for a piece of Tensor code: backward runs the recorded inner graph.
-    `versions` records its tensor arguments (which: the array and its producer)."""
+    `versions` records its tensor arguments (which: the array and its producer), and
+    its output (which: -1; `result`, its array) where PyTorch's node saves that."""
 
-    __slots__ = ("root", "sinks", "dtypes", "freed", "versions", "saves")
+    __slots__ = ("root", "sinks", "dtypes", "freed", "versions", "saves", "result")
 
     def __init__(self, next_functions, root, sinks, in_dtypes, versions, saves=True):
         super().__init__(next_functions)
@@ -291,6 +346,12 @@ class CompositeNode(Node):
         self.freed = False
         self.versions = versions
         self.saves = saves  # False: the inner graph keeps no tensor, so it can run again
+        self.result = None
+
+    def describe_saved(self, which):
+        if type(which) is int and which == -1:
+            return describe(self.result, self, saved_output=True)
+        return describe(*which)
 
     def apply(self, g):
         wanted = [s for s in self.sinks if s is not None]
@@ -310,15 +371,13 @@ class CompositeNode(Node):
 def keeps_result(node):
     """Whether `node`'s backward reads its own output array (so an in-place write into
     that output would change its gradient): a RuleNode that saves, with a rule reading
-    `ans`; a composite node whose inner root node does; a node class marked `keeps_output` (compiled
-    nodes, conservatively). Other nodes read no output, or keep a version record of what
-    they read (CopySlices, ArgEdgesNode)."""
+    `ans`; a node class marked `keeps_output` (compiled nodes, conservatively). Other
+    nodes read no output, or keep a version record of what they read (CopySlices,
+    ArgEdgesNode), or, a composite node, give its output an array of its own (ops.composite)."""
     if node is None:
         return False
     if isinstance(node, RuleNode):
-        return node.saves and rule_reads_ans(node.rule)
-    if isinstance(node, CompositeNode):  # the output's array is its inner graph's root's
-        return node.saves and keeps_result(node.root)
+        return node.saves and rule_reads_ans(node.rule) and not isinstance(node, DivisionNode)
     return getattr(node, "keeps_output", False)
 
 
@@ -330,6 +389,8 @@ def saved_inputs(primitive, name, live):
     found = _SAVED_INPUTS.get(key)
     if found is None:
         found = saved_by(kind_of(primitive, name)[0], live)
+        if _NODE_CLASSES.get(name) is DivisionNode and live[1]:
+            found = (True,) + found[1:]
         if name in _KEEPS_INPUT:
             at = _KEEPS_INPUT[name]
             found = found[:at] + (True,) + found[at + 1:]
@@ -339,4 +400,7 @@ def saved_inputs(primitive, name, live):
 
 _SAVED_INPUTS = {}  # (primitive, name, live) -> which arguments are read
 # nodes that PyTorch makes keep an input whose values their rule does not read
-_KEEPS_INPUT = {"GatherBackward0": 0}
+_KEEPS_INPUT = {"GatherBackward0": 0, "CumprodBackward0": 0}
+# nodes that PyTorch makes keep their result, which their rule does not read (a write into it
+# makes backward raise the version error)
+_KEEPS_RESULT = frozenset(("ProdBackward0", "ProdBackward1", "CumprodBackward0"))

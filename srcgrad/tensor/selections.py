@@ -107,9 +107,10 @@ def _taken(input, order, axis, name):
 
 def _scalar_taken(input, name):
     """`_taken` for a 0-d tensor: its one value, a copy (a node called `name` that passes
-    the gradient through), and index 0."""
+    the gradient through; freed after a backward, as PyTorch's keeps the indices), and
+    index 0."""
     if input._data.dtype.kind in "fc":
-        values = ops.apply(np.positive, input, name=name, saves=False)
+        values = ops.apply(np.positive, input, name=name)
     else:
         values = ops.Tensor._make(input._data.copy())
     return values, ops.Tensor._make(np.zeros((), np.int64))

@@ -16,8 +16,9 @@ import numpy as np
 from . import ops
 from .dtypes import dim_axis
 from .grad_mode import _mode
-from .versions import counter_of
-from .views import rebase, refresh_after_write
+from .versions import counter_of, rebased
+from .graph import reshaped
+from .views import E_VIEW_OF_LEAF, rebase, refresh_after_write, view_of
 from .inplace import E11
 
 __all__ = ["ShapeOps"]
@@ -230,21 +231,27 @@ class ShapeOps:
         """Self takes the shape (and strides) of the view `primitive(self, const)` in place;
         its aliases keep theirs. When in a graph, self becomes the output of a node called
         `name` over its old self (not a CopySlices node, also for a view: its elements do
-        not change); E11 on a leaf that requires grad. Counts as an in-place write (its
+        not change); E11 on a leaf that requires grad, and PyTorch's error on a view of one. Counts as an in-place write (its
         version; the views of its elements get new nodes)."""
         node = None
         if self._requires_grad and _mode.enabled:
+            made = view_of(self)
+            if made is not None and made.base._requires_grad and made.base._grad_fn is None:
+                raise RuntimeError(E_VIEW_OF_LEAF)
             if self._grad_fn is None:
                 raise RuntimeError(E11)
             source = type(self)._make(self._data, True)
             source._grad_fn = self._grad_fn
             node = ops.exact(primitive, source, name, (const,), compute)._grad_fn
-        self._data = compute(self._data, const)
+        old = self._data
+        self._data = compute(old, const)
+        reshaped(self, old)
         counter = counter_of(self)
         counter[0] += 1
         refresh_after_write(counter)  # the other views'; self's node is the new one
         if node is not None:
             rebase(self, node)
+            rebased(self, node)  # a version error names it (Unsqueeze1, ...)
         return self
 
     def permute(self, *dims):

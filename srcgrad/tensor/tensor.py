@@ -33,7 +33,7 @@ from .selections import SelectionOps
 from .indexing import IndexingOps
 from .shaping import ShapeOps
 from .versions import counter_of
-from .views import refuse_detach, view_of
+from .views import BrokenView, refuse_detach, view_of
 
 __all__ = ["Tensor"]
 
@@ -171,13 +171,16 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     @property
     def grad_fn(self):
         """The node that made this tensor: for an output of a node with several outputs,
-        that node (its `_grad_fn` is the OutputNode routing its gradient)."""
+        that node (its `_grad_fn` is the OutputNode routing its gradient). A view
+        PyTorch cannot rebuild after a write into its base raises (views.BrokenView)."""
         fn = self._grad_fn
+        if type(fn) is BrokenView:
+            raise RuntimeError(fn.refusal)
         return fn.node if type(fn) is OutputNode else fn
 
     @property
     def is_leaf(self):
-        return self._grad_fn is None
+        return self.grad_fn is None
 
     def retain_grad(self):
         """Make `backward` fill `.grad` on this non-leaf tensor too."""

@@ -18,6 +18,9 @@ Invariants (PyTorch's):
   AsStridedBackward0 node over the base's current node (`ViewFamily.refresh`). PyTorch
   makes that node when the view's grad_fn is next read; making it at the write gives
   the same graph;
+  that is, except for one of several views one function returned, or a view made with
+  grad mode off: PyTorch cannot rebuild those, so their grad_fn becomes a `BrokenView`,
+  which refuses to be read or run backward (PyTorch refuses as soon as an op reads it);
 - the errors of writes, with grad mode on, into a view of a leaf that requires grad,
   into one of several views one function returned, or into a view made with grad mode
   off, and of `detach_()` on a view.
@@ -33,7 +36,7 @@ from .versions import counter_of, rebased
 
 __all__ = [
     "VIEW_NODES", "ViewOf", "ViewFamily", "note_view", "shares_elements", "view_of", "mark_output", "positions", "write_through",
-    "refuse_detach", "refresh_after_write", "retarget_result", "rebase", "CopySlices", "AS_STRIDED",
+    "refuse_detach", "refresh_after_write", "retarget_result", "rebase", "CopySlices", "AS_STRIDED", "BrokenView",
 ]
 
 # The nodes of PyTorch's view ops: their outputs are views of their input.
@@ -86,7 +89,8 @@ class ViewFamily:
 
     def refresh(self):
         """Give every live view of a base that requires grad a new AsStridedBackward0 node
-        over its base's current node (after a write into their shared elements)."""
+        over its base's current node (after a write into their shared elements), or a
+        BrokenView where PyTorch cannot rebuild the view's node."""
         alive = []
         for ref in self.views:
             view = ref()
@@ -95,11 +99,42 @@ class ViewFamily:
             alive.append(ref)
             base = view._view.base
             if base._requires_grad and shares_elements(view._data, base._data):
+                made = view._view
+                if made.op is not None or made.without_grad:
+                    rebase(view, BrokenView(_unrebuildable(made)))
+                    view._requires_grad = True
+                    continue
                 edge = base._grad_fn if base._grad_fn is not None else base._accumulate_grad()
                 rebase(view, AS_STRIDED(((edge, 0),), positions(view._data, base._data), base._data.shape,
                                         base._data.dtype))
                 view._requires_grad = True
         self.views = alive
+
+
+class BrokenView(Node):
+    """The grad_fn of a view whose node PyTorch refuses to rebuild after a write into its
+    base's elements (see `ViewFamily.refresh`): reading `grad_fn` or `is_leaf` raises
+    `refusal`, and so does a backward pass that would run it, before anything runs (it
+    counts as freed); the tensor prints `grad_fn=<Invalid>`."""
+
+    __slots__ = ("refusal",)
+    freed = True
+
+    def __init__(self, refusal):
+        super().__init__(())
+        self.refusal = refusal
+
+
+def _unrebuildable(made):
+    """PyTorch's error for reading the node of the view `made` after a write into its base."""
+    if made.without_grad:
+        return E_NO_GRAD_VIEW.replace("is being modified inplace", "its base or another view of its base has been "
+                                      "modified inplace")
+    return (
+        f"Output {made.output} of {made.op} is a view and its base or another view of its base has been modified "
+        "inplace. This view is the output of a function that returns multiple views. Such functions do not allow "
+        "the output views to be modified inplace. You should replace the inplace operation by an out-of-place one."
+    )
 
 
 def shares_elements(view, array):
@@ -111,7 +146,10 @@ def shares_elements(view, array):
 
 
 def _owner(array):
-    return array if array.base is None else array.base
+    """The object that owns `array`'s memory (through `as_strided`'s wrapper too)."""
+    while getattr(array, "base", None) is not None:
+        array = array.base
+    return array
 
 
 def rebase(tensor, node):
@@ -245,7 +283,7 @@ class CopySlices(Node):
         self.freed = True
 
     def apply(self, g):
-        g = np.array(g, dtype=self.dtype, copy=True)
+        g = np.array(g, dtype=self.dtype, order="C")  # a copy whose flat view is C order, as `positions`
         flat = g.reshape(-1)
         grads = self.fn.apply(flat[self.positions])
         first = grads[0]
