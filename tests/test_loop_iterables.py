@@ -333,3 +333,39 @@ def test_combinations_of_a_copy_read_the_entries_of_the_start():
     t = np.array([0.5, -1.0, 2.0])
     _, tangent = srcgrad.jvp(pairs_of_a_copy, (x.copy(),), (t,))
     assert tangent == pytest.approx(float(g @ t), rel=1e-14)
+
+
+def counted_reversed_values(x):
+    p = {"w": x[:2], "b": x[2]}
+    total = 0.0
+    for i, v in enumerate(reversed(p.values())):
+        total = np.sin(total + np.sum(v) * (i + 1))
+    return total + sum(np.sum(v) for v in p.values())
+
+
+def counted_reversed_values_changed(x):
+    p = {"w": x[:2], "b": x[2]}
+    total = 0.0
+    for i, v in enumerate(reversed(p.values())):
+        p["w"] = p["w"] * 2.0
+        total = total + np.sum(v)
+    return total
+
+
+def test_enumerate_of_a_reversed_dict_view():
+    # was refused: "`_t1 = reversed(p.values())` is iterated later", naming a name of srcgrad's own
+    x = X.copy()
+    c2 = np.cos(np.sin(X[2]) + 2 * (X[0] + X[1]))
+    expected = np.array([2 * c2 + 1, 2 * c2 + 1, c2 * np.cos(X[2]) + 1])
+    df = srcgrad.value_and_grad(counted_reversed_values)
+    for _ in range(2):  # the second call runs the code specialized at the first
+        value, g = df(x)
+        assert value == pytest.approx(counted_reversed_values(X.copy()), rel=1e-15)
+        np.testing.assert_allclose(g, expected, rtol=1e-13)
+        np.testing.assert_allclose(g, _differences(counted_reversed_values, X), rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(x, X)
+    t = np.array([0.5, -1.0, 2.0])
+    _, tangent = srcgrad.jvp(counted_reversed_values, (X.copy(),), (t,))
+    assert tangent == pytest.approx(float(expected @ t), rel=1e-13)
+    with pytest.raises(SrcGradError, match=r"the loop reads `p.values\(\)` and changes the dict `p`"):
+        srcgrad.grad(counted_reversed_values_changed)(X.copy())

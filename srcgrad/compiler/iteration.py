@@ -167,6 +167,17 @@ class _Iteration:
                 view = definition.value.args[0]
                 if type(view) is gast.Name and self.dict_view(view.id) is not None:
                     mapping, method = self.dict_view(view.id)
+                    if (getattr(definition, "lineno", None) == s.lineno and self.loads[seq.id] == 1
+                            and any(seq is q for q in sequences)):
+                        # made from this loop's header (`enumerate(reversed(d.values()))`): the list of
+                        # the view when the loop starts, reversed
+                        self.refuse_changed_dict(s, mapping, method)
+                        definition.value = self.call(list, _LIST, [syntax.name(view.id)])
+                        backwards = self.namer.fresh(f"{seq.id}_reversed")
+                        pre.append(syntax.located(syntax.assign(backwards, syntax.subscript(
+                            syntax.name(seq.id), syntax.slice_(None, None, syntax.const(-1)))), s))
+                        seq.id = backwards
+                        continue
                     raise self.program.error(
                         s, f"`{seq.id} = reversed({mapping}.{method}())` is iterated later (in `{self.program.name}`): "
                         f"srcgrad reads a reversed dict view by index only in the `for` statement itself; write "
@@ -330,6 +341,13 @@ class _Iteration:
         if view is None:
             return seq
         mapping, method = view
+        self.refuse_changed_dict(s, mapping, method)
+        listed = self.namer.fresh(f"{seq.id}_list")
+        pre.append(syntax.located(syntax.assign(listed, self.call(list, _LIST, [syntax.name(seq.id)])), s))
+        return syntax.name(listed)
+
+    def refuse_changed_dict(self, s, mapping, method):
+        """Refuse the loop `s` over a view of the dict `mapping` where its body changes it."""
         for n in syntax.walk(gast.Module(body=list(s.body), type_ignores=[])):
             writes = isinstance(n, gast.Subscript) and isinstance(n.ctx, (gast.Store, gast.Del)) and syntax.is_name(n.value, mapping)
             callee = self.calls.get(n) if isinstance(n, gast.Call) else None
@@ -340,9 +358,6 @@ class _Iteration:
                     f"its entries when the loop starts: loop over `list({mapping}.{method}())` to read them so, "
                     f"or over `{mapping}.items()`",
                 )
-        listed = self.namer.fresh(f"{seq.id}_list")
-        pre.append(syntax.located(syntax.assign(listed, self.call(list, _LIST, [syntax.name(seq.id)])), s))
-        return syntax.name(listed)
 
     def note_argument(self, s, name):
         """Note the loop `s` over `name` for `run`'s answer where `name` is a parameter never
