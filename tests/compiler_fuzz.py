@@ -122,6 +122,11 @@ class Kinks:
         self._gap(np.array([float(v) for v in values]), None)
         return min(*values)
 
+    def bsorted(self, values, key=None):
+        values = list(values)
+        self._gap(np.array([float(v if key is None else key(v)) for v in values]), None)
+        return sorted(values, key=key)
+
 
 def make_args(seed, float32):
     rng = np.random.default_rng(seed + 10_000_000)

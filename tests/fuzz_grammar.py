@@ -9,7 +9,8 @@ defaults, closures, lambdas, namedtuples, dicts, lists, `math` on floats). State
 assign (squashed by sin/tanh/0.5 so values stay bounded), write into arrays the program
 made (index, slice, mask, fancy index, `np.add.at`, `+=`), append to a list, write a dict,
 branch, loop (`for` over ranges, arrays, `enumerate`, `zip`; `while` on data with
-`break`/`continue`/`else`), and return early.
+`break`/`continue`/`else`), and return early; tests/fuzz_risky.py, tests/fuzz_loops.py and
+tests/fuzz_iterables.py add statement groups.
 
 `Program(seed, twin)` prints the same program for the same seed whatever `twin` is; the
 twin routes every comparison and every kink (maximum, abs, clip, sort, max, builtin
@@ -19,6 +20,7 @@ closer to a kink than finite differences can tell apart are skipped.
 
 import numpy as np
 
+from fuzz_iterables import PRELUDE as ITERABLE_PRELUDE, IterableStatements
 from fuzz_loops import PRELUDE as LOOP_PRELUDE, LoopStatements
 from fuzz_risky import PRELUDE as RISKY_PRELUDE, RiskyStatements
 
@@ -70,7 +72,7 @@ P = namedtuple("P", "w b")
 '''
 
 
-class Program(RiskyStatements, LoopStatements):
+class Program(RiskyStatements, LoopStatements, IterableStatements):
     """Draws one program; `.text` (the module), `.vector_text` (the same function
     returning a (3,) vector), `.jaxable` (only jax.numpy functions, no writes and no
     control flow on data)."""
@@ -88,7 +90,7 @@ class Program(RiskyStatements, LoopStatements):
         self.float32 = self.chance(0.15)
         self.straight = self.chance(0.3)  # no branches, loops or writes: also checked against JAX
         body = self.body(env)
-        self.text = PRELUDE + RISKY_PRELUDE + LOOP_PRELUDE + "def f(a, b, x, M, c):\n" + body
+        self.text = PRELUDE + RISKY_PRELUDE + LOOP_PRELUDE + ITERABLE_PRELUDE + "def f(a, b, x, M, c):\n" + body
         self.vector_text = self.text.replace("def f(", "def f_vec(")
         for n, ret_env in enumerate(self.returns):
             self.text = self.text.replace(f"__RET{n}__", self.result(ret_env, False))
@@ -297,7 +299,8 @@ class Program(RiskyStatements, LoopStatements):
     def statement(self, env, indent, loop_vars, in_loop, top):
         depth = indent - 1
         choices = ["assign"] * 4 + ["augmented", "write", "write", "append", "dict", "tuple", "record", "risky", "risky",
-                                  "looped", "looped"]
+                                  "looped", "looped", "swapped", "swapped", "block_def", "iterated", "iterated",
+                                  "iterated"]
         if top:
             choices += ["new"] * 5
         if depth < 2:
@@ -351,6 +354,8 @@ class Program(RiskyStatements, LoopStatements):
             self.risky(env, indent, loop_vars)
         elif kind == "looped":
             self.looped(env, indent, loop_vars)
+        elif kind in ("swapped", "block_def", "iterated"):
+            getattr(self, kind)(env, indent, loop_vars)
         elif kind == "record":
             v = self.pick(env["v"])
             s = self.pick(env["s"])

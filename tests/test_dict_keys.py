@@ -77,3 +77,29 @@ def test_keys_without_a_derivative_and_differentiated_values_still_differentiate
     np.testing.assert_allclose(g, [16 * X[0], 2 * X[1], 0.0], rtol=1e-14)
     _, t = srcgrad.jvp(keys_without_derivative, (X.copy(),), (np.array([1.0, 2.0, 3.0]),))
     assert t == pytest.approx(16 * X[0] + 4 * X[1], rel=1e-14)
+
+
+M = np.array([[0.1, 0.4, 0.7], [1.0, 1.3, 0.6]])
+
+
+def counts_as_keys(x, m):
+    d = {}
+    for i, v in enumerate(x):  # the entry `v` is not read: the loop is not rewritten by index
+        d[i] = np.tanh(np.sum(m[1]) * m[0, i])
+    return d[1] * d.get(2, 0.0) + x[0] * d[0]
+
+
+def test_the_count_of_enumerate_as_a_key_is_not_a_differentiated_key():
+    # was refused: `d[i] = ...` made "a differentiated value a key", the count `i` read
+    # as entry 0 of a tuple holding entries of `x`
+    from program_checks import check
+
+    s, w = np.sum(M[1]), M[0]
+    t0, t1, t2 = np.tanh(s * w)
+    d0, d1, d2 = X[0] * (1 - t0 ** 2), t2 * (1 - t1 ** 2), t1 * (1 - t2 ** 2)  # d(result)/d(s w_k)
+    expected_m = np.array([[d0 * s, d1 * s, d2 * s], [d0 * w[0] + d1 * w[1] + d2 * w[2]] * 3])
+    check(counts_as_keys, X.copy(), M.copy(), expected=(np.array([t0, 0.0, 0.0]), expected_m))
+    df = srcgrad.grad(counts_as_keys, wrt=(0, 1))
+    first, second = df(X.copy(), M.copy()), df(X.copy(), M.copy())
+    for g, h in zip(first, second):
+        np.testing.assert_array_equal(g, h)

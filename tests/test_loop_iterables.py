@@ -283,3 +283,89 @@ def test_tuples_of_unwritten_length_are_refused():
     with pytest.raises(SrcGradError, match=r"iterating over `itertools.product\(x, repeat=2\)` is not supported .*"
                                            r"without `repeat=`"):
         srcgrad.grad(repeated_product)(X.copy())
+
+
+WEIGHTS = np.array([1.0, 2.0, 3.0])
+
+
+def pairs_of_a_vector_it_writes(x):
+    y = x * 1.0
+    for u, v in itertools.combinations(y, 2):  # the pairs hold the entries of the start
+        y[2] = y[0] * 0.5 + u * v
+    return y @ WEIGHTS
+
+
+def product_with_a_helper_writing(x):
+    y = x * 1.0
+    for u, v in product(y[:2], y):
+        np.add.at(y, [2], u * v)
+    return y @ WEIGHTS
+
+
+def pairs_of_a_copy(x):
+    y = x * 1.0
+    for u, v in itertools.combinations(y.copy(), 2):
+        y[2] = y[0] * 0.5 + u * v
+    return y @ WEIGHTS
+
+
+def test_a_loop_over_combinations_of_a_sequence_it_changes_is_refused():
+    # was: value -0.475 for -1.45 at (0.3, -0.5, 0.8), gradient (1.75, 2.315, 0) for
+    # (2.5, 4.4, -1.5): the rewritten loop read y[j] as the body had changed it
+    with pytest.raises(SrcGradError, match=r"`y\[2\] = y\[0\] \* 0.5 \+ u \* v` changes `y` in place inside the loop "
+                                           r"`for u, v in itertools.combinations\(y, 2\):.*` \(in `pairs_of_a_vector_it_"
+                                           r"writes`\), whose tuples hold the entries it had when the loop started.*"
+                                           r"test_loop_iterables.py, line \d+"):
+        srcgrad.grad(pairs_of_a_vector_it_writes)(X.copy())
+    with pytest.raises(SrcGradError, match=r"`np.add.at\(y, \[2\], u \* v\)` changes `y` in place"):
+        srcgrad.jvp(product_with_a_helper_writing, (X.copy(),), (X.copy(),))
+
+
+def test_combinations_of_a_copy_read_the_entries_of_the_start():
+    x = np.array([0.3, -0.5, 0.8])
+    df = srcgrad.value_and_grad(pairs_of_a_copy)
+    for _ in range(2):  # the second call runs the code specialized at the first
+        value, g = df(x.copy())
+        # y2 = 0.5 x0 + x1 x2 (the last pair): x0 + 2 x1 + 3 (0.5 x0 + x1 x2)
+        assert value == pytest.approx(-1.45, rel=1e-14)
+        np.testing.assert_allclose(g, [2.5, 2.0 + 3 * x[2], 3 * x[1]], rtol=1e-14)
+        np.testing.assert_allclose(g, _differences(pairs_of_a_copy, x), rtol=1e-7)
+    t = np.array([0.5, -1.0, 2.0])
+    _, tangent = srcgrad.jvp(pairs_of_a_copy, (x.copy(),), (t,))
+    assert tangent == pytest.approx(float(g @ t), rel=1e-14)
+
+
+def counted_reversed_values(x):
+    p = {"w": x[:2], "b": x[2]}
+    total = 0.0
+    for i, v in enumerate(reversed(p.values())):
+        total = np.sin(total + np.sum(v) * (i + 1))
+    return total + sum(np.sum(v) for v in p.values())
+
+
+def counted_reversed_values_changed(x):
+    p = {"w": x[:2], "b": x[2]}
+    total = 0.0
+    for i, v in enumerate(reversed(p.values())):
+        p["w"] = p["w"] * 2.0
+        total = total + np.sum(v)
+    return total
+
+
+def test_enumerate_of_a_reversed_dict_view():
+    # was refused: "`_t1 = reversed(p.values())` is iterated later", naming a name of srcgrad's own
+    x = X.copy()
+    c2 = np.cos(np.sin(X[2]) + 2 * (X[0] + X[1]))
+    expected = np.array([2 * c2 + 1, 2 * c2 + 1, c2 * np.cos(X[2]) + 1])
+    df = srcgrad.value_and_grad(counted_reversed_values)
+    for _ in range(2):  # the second call runs the code specialized at the first
+        value, g = df(x)
+        assert value == pytest.approx(counted_reversed_values(X.copy()), rel=1e-15)
+        np.testing.assert_allclose(g, expected, rtol=1e-13)
+        np.testing.assert_allclose(g, _differences(counted_reversed_values, X), rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(x, X)
+    t = np.array([0.5, -1.0, 2.0])
+    _, tangent = srcgrad.jvp(counted_reversed_values, (X.copy(),), (t,))
+    assert tangent == pytest.approx(float(expected @ t), rel=1e-13)
+    with pytest.raises(SrcGradError, match=r"the loop reads `p.values\(\)` and changes the dict `p`"):
+        srcgrad.grad(counted_reversed_values_changed)(X.copy())

@@ -94,10 +94,13 @@ def _flows(tree, calls):
     """(source names, target name) pairs: derivative flows from sources into target."""
     flows, loops, made = [], [], {}  # made: name -> whether each assignment makes a dict
     foreign = _made_by_foreign_calls(tree, calls)
+    counted = _enumerate_items(tree, calls)
     for node in syntax.statements(tree):
         if isinstance(node, gast.Assign):
             target = node.targets[0]
             sources = diff_reads(node.value, calls, foreign)
+            if _reads_count(node.value, counted):
+                sources = []  # `u = item[0]` of `for item in enumerate(...)`: an int
             if isinstance(target, gast.Name):
                 flows.append((sources, target.id))
                 made[target.id] = made.get(target.id, True) and _makes_dict(node.value, calls)
@@ -114,6 +117,28 @@ def _flows(tree, calls):
         keys = isinstance(node.iter, gast.Name) and made.get(node.iter.id, False)
         flows.append(([] if keys else diff_reads(node.iter, calls), node.target.id))
     return flows
+
+
+def _enumerate_items(tree, calls):
+    """The names bound only as the target of `for name in enumerate(...)`: their entry 0
+    is the count, an int, whatever the sequence holds."""
+    loops, others = set(), set()
+    for node in syntax.statements(tree):
+        if isinstance(node, gast.For):
+            callee = calls.get(node.iter) if isinstance(node.iter, gast.Call) else None
+            if isinstance(node.target, gast.Name) and callee is not None and callee.obj is enumerate:
+                loops.add(node.target.id)
+            else:
+                others.update(syntax.names_stored(node.target))
+        elif not hasattr(node, "body"):  # the statements of a block are visited themselves
+            others.update(syntax.names_stored(node))
+    return loops - others
+
+
+def _reads_count(value, counted):
+    """Whether `value` is `item[0]` for an `item` of `_enumerate_items`."""
+    return (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and value.value.id in counted
+            and isinstance(value.slice, gast.Constant) and value.slice.value == 0)
 
 
 def _made_by_foreign_calls(tree, calls):

@@ -27,7 +27,9 @@ sequence that the body or the loop target rebinds (`for x in x:`) is read throug
 bound before the loop. An iterator made by `z = zip(a, b)` or `r = reversed(a)` is read
 by index only where that follows Python: iterated once (one loop, not inside a loop
 that does not make it anew; no other use of its name), and, for `zip`, with no
-assignment to `a` or `b` between it and the loop; otherwise the loop is refused.
+assignment to `a` or `b` between it and the loop; otherwise the loop is refused. The
+tuples of `itertools.combinations(x, r)` (and the other makers of tuples of entries) hold
+the entries x had when the loop started: a body that changes x in place is refused.
 """
 
 import builtins
@@ -41,7 +43,7 @@ import numpy as np
 from .. import runtime
 from ..errors import NotDifferentiableError
 from ..rules import registry
-from . import printing, syntax
+from . import call_effects, printing, syntax
 from .resolve import Callee
 
 _LEN = Callee("function", builtins.len, "len")
@@ -165,6 +167,17 @@ class _Iteration:
                 view = definition.value.args[0]
                 if type(view) is gast.Name and self.dict_view(view.id) is not None:
                     mapping, method = self.dict_view(view.id)
+                    if (getattr(definition, "lineno", None) == s.lineno and self.loads[seq.id] == 1
+                            and any(seq is q for q in sequences)):
+                        # made from this loop's header (`enumerate(reversed(d.values()))`): the list of
+                        # the view when the loop starts, reversed
+                        self.refuse_changed_dict(s, mapping, method)
+                        definition.value = self.call(list, _LIST, [syntax.name(view.id)])
+                        backwards = self.namer.fresh(f"{seq.id}_reversed")
+                        pre.append(syntax.located(syntax.assign(backwards, syntax.subscript(
+                            syntax.name(seq.id), syntax.slice_(None, None, syntax.const(-1)))), s))
+                        seq.id = backwards
+                        continue
                     raise self.program.error(
                         s, f"`{seq.id} = reversed({mapping}.{method}())` is iterated later (in `{self.program.name}`): "
                         f"srcgrad reads a reversed dict view by index only in the `for` statement itself; write "
@@ -255,6 +268,8 @@ class _Iteration:
         stored = set(syntax.names_stored(s.body)) | {s.target.id}
         sequences = []
         for seq in self.atoms(s, args, pre):
+            if how != "ndenumerate":  # (np.ndenumerate reads its array as it goes, as the rewritten loop)
+                self.refuse_changed_pool(s, seq.id, how)
             if seq.id in stored:  # the body rebinds it: the loop reads the object it had at the start
                 bound = self.namer.fresh(f"{seq.id}_sequence")
                 pre.append(syntax.located(syntax.assign(bound, syntax.name(seq.id)), s))
@@ -286,6 +301,29 @@ class _Iteration:
         loop = syntax.located(syntax.for_(index, self.call(range, _RANGE, [count]), body), s)
         return [syntax.located(p, s) for p in pre] + [loop]
 
+    def refuse_changed_pool(self, s, name, how):
+        """Refuse the loop `s` over `itertools.<how>(..., name, ...)` where its body may change
+        `name` in place: the iterator holds the entries `name` had when the loop started
+        (numbers of a vector, rows of a matrix as views), the loop rewritten by index would
+        read each one as it is when the body reaches it."""
+        for st in syntax.statements(gast.Module(body=list(s.body), type_ignores=[])):
+            target = st.targets[0] if isinstance(st, gast.Assign) else None
+            changed = type(target) is gast.Subscript and syntax.is_name(target.value, name)
+            call = st.value if isinstance(st, (gast.Assign, gast.Expr)) and isinstance(st.value, gast.Call) else None
+            callee = self.calls.get(call) if call is not None else None
+            if callee is not None and call_effects.changes_in_place(call, callee, {name}, registry):
+                # a call whose result is kept changes in place only by `out=`, `.pop()` or code of its own
+                changed = changed or isinstance(st, gast.Expr) or call_effects.writes_out(call, callee, registry) or (
+                    callee.kind == "method" and callee.receiver == name and callee.path == "pop") or (
+                    callee.kind == "function" and registry.lookup(callee.obj) is None)
+            if changed:
+                raise self.program.error(
+                    st, f"`{self.program.text(st).strip()}` changes `{name}` in place inside the loop "
+                    f"`{self.program.text(s).strip()}` (in `{self.program.name}`), whose tuples hold the entries it had "
+                    f"when the loop started; srcgrad reads them by index as the body reaches them: loop over "
+                    f"`{how}(...)` of `{name}.copy()` (of a list: `list({name})`) to read the entries of the start",
+                )
+
     def dict_view(self, name):
         """(the dict, "keys" or "values") where the name `name`, assigned once, holds that
         view of a dict; else None."""
@@ -303,6 +341,13 @@ class _Iteration:
         if view is None:
             return seq
         mapping, method = view
+        self.refuse_changed_dict(s, mapping, method)
+        listed = self.namer.fresh(f"{seq.id}_list")
+        pre.append(syntax.located(syntax.assign(listed, self.call(list, _LIST, [syntax.name(seq.id)])), s))
+        return syntax.name(listed)
+
+    def refuse_changed_dict(self, s, mapping, method):
+        """Refuse the loop `s` over a view of the dict `mapping` where its body changes it."""
         for n in syntax.walk(gast.Module(body=list(s.body), type_ignores=[])):
             writes = isinstance(n, gast.Subscript) and isinstance(n.ctx, (gast.Store, gast.Del)) and syntax.is_name(n.value, mapping)
             callee = self.calls.get(n) if isinstance(n, gast.Call) else None
@@ -313,9 +358,6 @@ class _Iteration:
                     f"its entries when the loop starts: loop over `list({mapping}.{method}())` to read them so, "
                     f"or over `{mapping}.items()`",
                 )
-        listed = self.namer.fresh(f"{seq.id}_list")
-        pre.append(syntax.located(syntax.assign(listed, self.call(list, _LIST, [syntax.name(seq.id)])), s))
-        return syntax.name(listed)
 
     def note_argument(self, s, name):
         """Note the loop `s` over `name` for `run`'s answer where `name` is a parameter never
