@@ -41,8 +41,12 @@ def diff_reads(value, calls, foreign=frozenset()):
     (`p = Poly(x)`), whose `round` may be anything."""
     if isinstance(value, gast.Name):
         return [value.id]
-    if isinstance(value, (gast.Constant, gast.Compare, gast.BoolOp, gast.JoinedStr)):
+    if isinstance(value, (gast.Constant, gast.Compare, gast.BoolOp)):
         return []
+    if isinstance(value, gast.JoinedStr):  # refused where active: refuse_text
+        return [n for v in value.values if isinstance(v, gast.FormattedValue) for n in diff_reads(v.value, calls)]
+    if _formats(value):
+        return diff_reads(value.right, calls)
     if isinstance(value, gast.UnaryOp):
         return [] if isinstance(value.op, (gast.Not, gast.Invert)) else diff_reads(value.operand, calls)
     if isinstance(value, gast.BinOp):
@@ -76,6 +80,28 @@ def diff_reads(value, calls, foreign=frozenset()):
     if isinstance(value, gast.Dict):
         return [n for v in value.values for n in diff_reads(v, calls)]
     return [n.id for n in gast.walk(value) if isinstance(n, gast.Name)]
+
+
+def _formats(value):
+    """Whether `value` is `"%.3f" % v`: text made of numbers, which `refuse_text` refuses
+    where it carries the derivative."""
+    return (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mod) and isinstance(value.left, gast.Constant)
+            and isinstance(value.left.value, str))
+
+
+def refuse_text(program, tree, activity):
+    """Refuse an f-string or a `%` format of a differentiated value that the output is
+    computed from (`float(f"{x}")`): text has no derivative, and the number read back
+    from it had none without a word. Text that only prints or names things is fine."""
+    for node in syntax.statements(tree):
+        if type(node) is not gast.Assign or not (type(node.value) is gast.JoinedStr or _formats(node.value)):
+            continue
+        if any(activity.is_active(n) for n in syntax.names_stored(node)):
+            raise program.error(
+                node, f"`{program.text(node).strip()}` formats a differentiated value as text that the result is "
+                f"computed from (in `{program.name}`); text carries no derivative: compute with the number itself",
+                NotDifferentiableError,
+            )
 
 
 def _discrete_arguments(call, callee):
