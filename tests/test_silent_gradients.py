@@ -18,7 +18,8 @@ clear refusal.
 - A differentiated number formatted as text that the result is computed from
   (`float(f"{x}")`, `float("%.17g" % x)`) had a zero derivative (and `%` a bare
   TypeError from the generated code): refused at its line, in both modes; text that
-  only prints or names things is fine.
+  only prints or names things is fine. `x.astype(str).astype(float)` (a bare
+  DTypePromotionError from the generated code) is refused when the derivative runs.
 
 Each program is checked against the analytic gradient, against central differences,
 in forward mode (the dot-product test) and through its Hessian.
@@ -356,3 +357,17 @@ def test_text_that_only_prints_or_names_still_differentiates(capsys):
     x = np.array([0.3, -0.7, 1.1])
     check(_text_that_names_and_prints, x, expected=[[2 * x[1], 2 * x[0], 0.0]])
 
+
+def _read_back_from_a_text_array(x):
+    return np.sum(x.astype(str).astype(float) * x)
+
+
+def test_a_cast_to_text_and_back_is_refused_in_both_modes():
+    # was a bare DTypePromotionError from the generated code; the derivative is 2x
+    x = np.array([0.3, -0.7, 1.1])
+    assert (_read_back_from_a_text_array(x + [1e-6, 0, 0]) - _read_back_from_a_text_array(x - [1e-6, 0, 0])) / 2e-6 \
+        == pytest.approx(0.6, rel=1e-6)
+    with pytest.raises(NotImplementedError, match=r"`x.astype\(\)` between numbers only"):
+        srcgrad.grad(_read_back_from_a_text_array)(x)
+    with pytest.raises(NotImplementedError, match=r"`x.astype\(\)` between numbers only"):
+        srcgrad.jvp(_read_back_from_a_text_array, (x,), (np.ones(3),))
