@@ -155,11 +155,16 @@ def _made_by_foreign_calls(tree, calls):
     return out
 
 
-def _makes_dict(value, calls):
-    """Whether `value` is a dict display or a `dict(...)` call."""
-    if isinstance(value, gast.Dict):
+def _makes_dict(value, calls, dicts=(), holders=()):
+    """Whether `value` is a dict display or a `dict(...)` call, or (`_dict_names`) a name of
+    `dicts`, its `.copy()`, or an entry of a name of `holders`."""
+    if isinstance(value, gast.Dict) or (type(value) is gast.Name and value.id in dicts):
         return True
+    if type(value) is gast.Subscript:
+        return type(value.value) is gast.Name and value.value.id in holders
     callee = calls.get(value) if isinstance(value, gast.Call) else None
+    if callee is not None and callee.kind == "method":
+        return callee.path == "copy" and callee.receiver in dicts and not value.args
     return callee is not None and callee.kind == "function" and callee.obj is dict
 
 
@@ -270,13 +275,22 @@ def undescribed(value, depth=0):
 
 
 def _dict_names(tree, calls):
-    """{name: whether every assignment to it makes a dict (a display or a `dict(...)` call)}."""
-    made = {}
-    for node in syntax.statements(tree):
-        if isinstance(node, gast.Assign) and type(node.targets[0]) is gast.Name:
-            name = node.targets[0].id
-            made[name] = made.get(name, True) and _makes_dict(node.value, calls)
-    return made
+    """{name: whether every assignment to it makes a dict}: a display, a `dict(...)` call,
+    another name for one, its `.copy()`, or an entry of a list or tuple display of them
+    (`ds = [{}]`, then `d = ds[0]`), found to a fixed point."""
+    assigns = [(node.targets[0].id, node.value) for node in syntax.statements(tree)
+               if isinstance(node, gast.Assign) and type(node.targets[0]) is gast.Name]
+    dicts, holders, made = set(), set(), {}
+    while True:
+        made, held = {}, {}
+        for name, value in assigns:
+            made[name] = made.get(name, True) and _makes_dict(value, calls, dicts, holders)
+            held[name] = held.get(name, True) and type(value) in (gast.List, gast.Tuple) and bool(value.elts) and all(
+                _makes_dict(e, calls, dicts, holders) for e in value.elts)
+        found = {n for n, m in made.items() if m}, {n for n, h in held.items() if h}
+        if found == (dicts, holders):
+            return made
+        dicts, holders = found
 
 
 def refuse_displays(program, tree, activity, calls):
