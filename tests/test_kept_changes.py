@@ -166,3 +166,14 @@ def test_the_same_calls_as_statements_of_their_own_still_differentiate():
     # 2 x0 x1 + 3 x0 x2 + 2 |x|^2 + 2 x2
     expected = [2 * X[1] + 3 * X[2] + 4 * X[0], 2 * X[0] + 4 * X[1], 3 * X[0] + 4 * X[2] + 2]
     check(statements_of_their_own, X.copy(), expected=[expected])
+
+
+def append_kept_to_an_argument(x, lst):
+    r = lst.append(x[0] * 2)
+    return lst[-1] * x[1]
+
+
+def test_a_kept_change_of_an_argument_is_refused():
+    # the gradient was (0, 2 x0): the appended entry's part was lost
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"`r = lst.append\(x\[0\] \* 2\)` keeps the result"):
+        srcgrad.grad(append_kept_to_an_argument)(X[:2].copy(), [1.0])

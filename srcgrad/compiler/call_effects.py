@@ -135,7 +135,9 @@ def refuse_kept_changes(program, tree, activity, calls):
     differentiated (reverse.py `visit_Expr`, mutation.py) or refused (`refuse_in_place`);
     an assignment's derivative is its value's, which misses the change. A changing method
     taken as a value (`add = ys.append`) is refused where its receiver reaches the output:
-    its calls change the receiver out of sight. (`v = ys.pop(i)` is mutation.py's.)"""
+    its calls change the receiver out of sight. (`v = ys.pop(i)` is mutation.py's; a
+    result that carries the derivative itself is refused by the call's own missing rule,
+    calls.py, which says more about a method of a user's object.)"""
     if program.generated:
         return
     for node in syntax.statements(tree):
@@ -150,7 +152,7 @@ def refuse_kept_changes(program, tree, activity, calls):
                 f"`{value.value.id}.{value.attr}(...)` directly, as a statement of its own", NotDifferentiableError,
             )
         changed, what = _changed_by(value, calls.get(value)) if type(value) is gast.Call else (None, "")
-        if changed is None or changed not in activity.useful:
+        if changed is None or changed not in activity.useful or any(map(activity.is_active, syntax.names_stored(node))):
             continue
         skip = changed if what == ".setdefault()" else None  # `d.setdefault(k, [])` of a dict of lists
         reads = [n.id for n in gast.walk(value) if type(n) is gast.Name and n.id != skip]
