@@ -43,12 +43,31 @@ def key_read_by_keys(x):
     return list(d.keys())[0] * 2.0
 
 
+def key_stored_in_a_copy(x):
+    d = {"a": x[0]}
+    e = d.copy()
+    e[x[1]] = 3.0
+    total = 0.0
+    for k in e:
+        if k != "a":
+            total += k * 2.0
+    return total
+
+
+def key_stored_in_a_dict_held_by_a_list(x):
+    ds = [{}]
+    ds[0][x[0]] = 1.0
+    return list(ds[0])[0] * 2.0
+
+
 REFUSED = {
     keys_in_a_display: r"`d = \{x\[0\]: 1.0, x\[1\]: 2.0\}`",
     keys_in_a_comprehension: r"`d = \{v: i for i, v in enumerate\(x\)\}`",
     keys_zipped: r"`d = dict\(zip\(x, \[1.0, 2.0, 3.0\]\)\)`",
     key_stored: r"`d\[x\[0\]\] = 1.0`",
     key_read_by_keys: r"`d = \{x\[0\] \* 2.0: 'a'\}`|`d = \{x\[0\] \* 2.0: \"a\"\}`",
+    key_stored_in_a_copy: r"`e\[x\[1\]\] = 3.0`",  # was a bare KeyError from the generated code
+    key_stored_in_a_dict_held_by_a_list: r"`ds\[0\]\[x\[0\]\] = 1.0`",  # was a zero gradient
 }
 
 

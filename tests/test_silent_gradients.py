@@ -15,10 +15,17 @@ clear refusal.
 - A method named like a NumPy method of no gradient (`p.round(2)`, `p.argmax()`) of an
   object made in the function by a call srcgrad has no rule for (`p = Poly(x)`) is not
   taken for NumPy's: the object is refused where it is made, as any such object is.
+- A differentiated number formatted as text that the result is computed from
+  (`float(f"{x}")`, `float("%.17g" % x)`) had a zero derivative (and `%` a bare
+  TypeError from the generated code): refused at its line, in both modes; text that
+  only prints or names things is fine. `x.astype(str).astype(float)` (a bare
+  DTypePromotionError from the generated code) is refused when the derivative runs.
 
 Each program is checked against the analytic gradient, against central differences,
 in forward mode (the dot-product test) and through its Hessian.
 """
+
+import re
 
 import numpy as np
 import pytest
@@ -316,3 +323,51 @@ def test_plain_arrays_lists_and_attribute_reads_of_other_objects_still_different
     np.testing.assert_array_equal(srcgrad.grad(masked_weights)(x, [1.0, 0.0, 3.0]), [1.0, 0.0, 3.0])
     np.testing.assert_array_equal(srcgrad.grad(masked_weights)(x, np.float32(2.0)), [2.0, 2.0, 2.0])
     np.testing.assert_array_equal(srcgrad.grad(scaled_by_config)(x, _Config(np.array([1.0, 0.5, 2.0]))), [1.0, 0.5, 2.0])
+
+
+def _f_string_read_back(x):
+    s = f"{x[0]}"
+    return float(s) * x[1]
+
+
+def _percent_read_back(x):
+    s = "%.17g" % x[0]
+    return float(s) * x[1]
+
+
+@pytest.mark.parametrize("fn, text", [(_f_string_read_back, 's = f"{x[0]}"'), (_percent_read_back, 's = "%.17g" % x[0]')])
+def test_a_differentiated_value_read_back_from_text_is_refused(fn, text):
+    x = np.array([0.3, -0.7, 1.1])
+    assert (fn(x + [1e-6, 0, 0]) - fn(x - [1e-6, 0, 0])) / 2e-6 == pytest.approx(x[1], rel=1e-6)  # the derivative is x1
+    pattern = f"`{re.escape(text)}` formats a differentiated value as text.*test_silent_gradients.py, line"
+    with pytest.raises(srcgrad.NotDifferentiableError, match=pattern):
+        srcgrad.grad(fn)(x)
+    with pytest.raises(srcgrad.NotDifferentiableError, match="formats a differentiated value as text"):
+        srcgrad.jvp(fn, (x,), (np.ones(3),))
+
+
+def _text_that_names_and_prints(x):
+    label = f"{x[0]:.3f}"
+    print(label, "%.2f" % x[1], end="")
+    d = {f"k{int(x[2] > 0)}": x[0] * 2}
+    return d["k1"] * x[1] + len("%d" % 3)
+
+
+def test_text_that_only_prints_or_names_still_differentiates(capsys):
+    x = np.array([0.3, -0.7, 1.1])
+    check(_text_that_names_and_prints, x, expected=[[2 * x[1], 2 * x[0], 0.0]])
+
+
+def _read_back_from_a_text_array(x):
+    return np.sum(x.astype(str).astype(float) * x)
+
+
+def test_a_cast_to_text_and_back_is_refused_in_both_modes():
+    # was a bare DTypePromotionError from the generated code; the derivative is 2x
+    x = np.array([0.3, -0.7, 1.1])
+    assert (_read_back_from_a_text_array(x + [1e-6, 0, 0]) - _read_back_from_a_text_array(x - [1e-6, 0, 0])) / 2e-6 \
+        == pytest.approx(0.6, rel=1e-6)
+    with pytest.raises(NotImplementedError, match=r"`x.astype\(\)` between numbers only"):
+        srcgrad.grad(_read_back_from_a_text_array)(x)
+    with pytest.raises(NotImplementedError, match=r"`x.astype\(\)` between numbers only"):
+        srcgrad.jvp(_read_back_from_a_text_array, (x,), (np.ones(3),))

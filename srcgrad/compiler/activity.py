@@ -41,8 +41,12 @@ def diff_reads(value, calls, foreign=frozenset()):
     (`p = Poly(x)`), whose `round` may be anything."""
     if isinstance(value, gast.Name):
         return [value.id]
-    if isinstance(value, (gast.Constant, gast.Compare, gast.BoolOp, gast.JoinedStr)):
+    if isinstance(value, (gast.Constant, gast.Compare, gast.BoolOp)):
         return []
+    if isinstance(value, gast.JoinedStr):  # refused where active: refuse_text
+        return [n for v in value.values if isinstance(v, gast.FormattedValue) for n in diff_reads(v.value, calls)]
+    if _formats(value):
+        return diff_reads(value.right, calls)
     if isinstance(value, gast.UnaryOp):
         return [] if isinstance(value.op, (gast.Not, gast.Invert)) else diff_reads(value.operand, calls)
     if isinstance(value, gast.BinOp):
@@ -76,6 +80,28 @@ def diff_reads(value, calls, foreign=frozenset()):
     if isinstance(value, gast.Dict):
         return [n for v in value.values for n in diff_reads(v, calls)]
     return [n.id for n in gast.walk(value) if isinstance(n, gast.Name)]
+
+
+def _formats(value):
+    """Whether `value` is `"%.3f" % v`: text made of numbers, which `refuse_text` refuses
+    where it carries the derivative."""
+    return (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mod) and isinstance(value.left, gast.Constant)
+            and isinstance(value.left.value, str))
+
+
+def refuse_text(program, tree, activity):
+    """Refuse an f-string or a `%` format of a differentiated value that the output is
+    computed from (`float(f"{x}")`): text has no derivative, and the number read back
+    from it had none without a word. Text that only prints or names things is fine."""
+    for node in syntax.statements(tree):
+        if type(node) is not gast.Assign or not (type(node.value) is gast.JoinedStr or _formats(node.value)):
+            continue
+        if any(activity.is_active(n) for n in syntax.names_stored(node)):
+            raise program.error(
+                node, f"`{program.text(node).strip()}` formats a differentiated value as text that the result is "
+                f"computed from (in `{program.name}`); text carries no derivative: compute with the number itself",
+                NotDifferentiableError,
+            )
 
 
 def _discrete_arguments(call, callee):
@@ -154,11 +180,16 @@ def _made_by_foreign_calls(tree, calls):
     return out
 
 
-def _makes_dict(value, calls):
-    """Whether `value` is a dict display or a `dict(...)` call."""
-    if isinstance(value, gast.Dict):
+def _makes_dict(value, calls, dicts=(), holders=()):
+    """Whether `value` is a dict display or a `dict(...)` call, or (`_dict_names`) a name of
+    `dicts`, its `.copy()`, or an entry of a name of `holders`."""
+    if isinstance(value, gast.Dict) or (type(value) is gast.Name and value.id in dicts):
         return True
+    if type(value) is gast.Subscript:
+        return type(value.value) is gast.Name and value.value.id in holders
     callee = calls.get(value) if isinstance(value, gast.Call) else None
+    if callee is not None and callee.kind == "method":
+        return callee.path == "copy" and callee.receiver in dicts and not value.args
     return callee is not None and callee.kind == "function" and callee.obj is dict
 
 
@@ -269,13 +300,22 @@ def undescribed(value, depth=0):
 
 
 def _dict_names(tree, calls):
-    """{name: whether every assignment to it makes a dict (a display or a `dict(...)` call)}."""
-    made = {}
-    for node in syntax.statements(tree):
-        if isinstance(node, gast.Assign) and type(node.targets[0]) is gast.Name:
-            name = node.targets[0].id
-            made[name] = made.get(name, True) and _makes_dict(node.value, calls)
-    return made
+    """{name: whether every assignment to it makes a dict}: a display, a `dict(...)` call,
+    another name for one, its `.copy()`, or an entry of a list or tuple display of them
+    (`ds = [{}]`, then `d = ds[0]`), found to a fixed point."""
+    assigns = [(node.targets[0].id, node.value) for node in syntax.statements(tree)
+               if isinstance(node, gast.Assign) and type(node.targets[0]) is gast.Name]
+    dicts, holders, made = set(), set(), {}
+    while True:
+        made, held = {}, {}
+        for name, value in assigns:
+            made[name] = made.get(name, True) and _makes_dict(value, calls, dicts, holders)
+            held[name] = held.get(name, True) and type(value) in (gast.List, gast.Tuple) and bool(value.elts) and all(
+                _makes_dict(e, calls, dicts, holders) for e in value.elts)
+        found = {n for n, m in made.items() if m}, {n for n, h in held.items() if h}
+        if found == (dicts, holders):
+            return made
+        dicts, holders = found
 
 
 def refuse_displays(program, tree, activity, calls):

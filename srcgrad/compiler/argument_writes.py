@@ -27,19 +27,11 @@ import numpy as np
 from .. import rules
 from ..errors import NotDifferentiableError
 from . import frontend, printing, syntax
+from .call_effects import RECEIVER_CHANGING as _RECEIVER_CHANGING, WRITING_FUNCTIONS as _WRITING_FUNCTIONS
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function, method_function
 from .views import VIEW_ATTRIBUTES, VIEW_FUNCTIONS, VIEW_METHODS
 
-# methods that change their receiver (a list, dict, set or NumPy array)
-_RECEIVER_CHANGING = {
-    "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update", "setdefault", "popitem",
-    "add", "discard", "fill", "resize", "put", "partition", "setfield", "setflags", "itemset", "byteswap",
-    "__setitem__", "__delitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
-}
-# NumPy functions writing into their first argument
-_WRITING_FUNCTIONS = {getattr(np, f) for f in ("copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis")
-                      if hasattr(np, f)}
 _DESCRIPTORS = (types.MethodDescriptorType, types.WrapperDescriptorType)  # a class's method of a type in C
 
 

@@ -6,6 +6,12 @@ tangent is zeroed (`runtime.unless_integral`). Reverse mode (reverse.py, contrib
 and forward mode (forward.py) ask the same questions here.
 """
 
+import bisect
+import heapq
+import operator
+import random
+import types
+
 import gast
 import numpy as np
 
@@ -13,6 +19,20 @@ from ..errors import NotDifferentiableError
 from ..rules.registry import bind_arguments
 from . import printing, syntax
 from .calls import from_numpy
+
+# methods that change their receiver (a list, dict, set or NumPy array)
+RECEIVER_CHANGING = frozenset({
+    "append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update", "setdefault", "popitem",
+    "add", "discard", "fill", "resize", "put", "partition", "setfield", "setflags", "itemset", "byteswap",
+    "__setitem__", "__delitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
+})
+# functions writing into their first argument
+WRITING_FUNCTIONS = frozenset(
+    {getattr(np, f) for f in ("copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis") if hasattr(np, f)}
+    | {operator.setitem, operator.delitem, heapq.heappush, heapq.heappop, heapq.heapify, heapq.heapreplace,
+       heapq.heappushpop, bisect.insort, bisect.insort_left, bisect.insort_right, random.shuffle, np.random.shuffle}
+)
+_DESCRIPTORS = (types.MethodDescriptorType, types.WrapperDescriptorType)  # `list.append`, `np.ndarray.sort`
 
 
 def changes_in_place(call, callee, varied, rules):
@@ -104,6 +124,71 @@ def refuse_out(program, stmt, callee, varied, rules):
         stmt, f"`{_spelled(program, stmt)}` writes into its `out` array, which srcgrad cannot differentiate (in "
         f"`{program.name}`); use the call's result instead (`y = np.exp(x)`)", NotDifferentiableError,
     )
+
+
+def refuse_kept_changes(program, tree, activity, calls):
+    """Refuse, in both modes, a call that changes a value in place and whose result is
+    kept, where the changed value reaches the output and the call reads a differentiated
+    value: `r = ys.append(v)`, `print(np.copyto(y, v))`, `ys.append(a) if c else ...`,
+    `[ys.append(v) for v in xs]`, `map(ys.append, xs)`, a lambda returning `ys.append(v)`
+    (ANF spells each as an assignment). Only a call standing as a statement of its own is
+    differentiated (reverse.py `visit_Expr`, mutation.py) or refused (`refuse_in_place`);
+    an assignment's derivative is its value's, which misses the change. A changing method
+    taken as a value (`add = ys.append`) is refused where its receiver reaches the output:
+    its calls change the receiver out of sight. (`v = ys.pop(i)` is mutation.py's; a
+    result that carries the derivative itself is refused by the call's own missing rule,
+    calls.py, which says more about a method of a user's object.)"""
+    if program.generated:
+        return
+    for node in syntax.statements(tree):
+        if type(node) is not gast.Assign:
+            continue
+        value = node.value
+        if (type(value) is gast.Attribute and type(value.value) is gast.Name and value.attr in RECEIVER_CHANGING
+                and value.value.id in activity.useful):
+            raise program.error(
+                node, f"`{_spelled(program, node)}` takes the method `.{value.attr}` of `{value.value.id}` as a value "
+                f"(in `{program.name}`), so srcgrad cannot see the changes its calls make to `{value.value.id}`: call "
+                f"`{value.value.id}.{value.attr}(...)` directly, as a statement of its own", NotDifferentiableError,
+            )
+        changed, what = _changed_by(value, calls.get(value)) if type(value) is gast.Call else (None, "")
+        if changed is None or changed not in activity.useful or any(map(activity.is_active, syntax.names_stored(node))):
+            continue
+        skip = changed if what == ".setdefault()" else None  # `d.setdefault(k, [])` of a dict of lists
+        reads = [n.id for n in gast.walk(value) if type(n) is gast.Name and n.id != skip]
+        if any(n in activity.varied for n in reads):
+            raise program.error(
+                node, f"`{_spelled(program, node)}` keeps the result of `{what}`, which changes `{changed}` in place "
+                f"(in `{program.name}`); srcgrad follows such a change only in a call standing as a statement of its "
+                "own: write the call on a line of its own (a loop instead of a comprehension, `map` or a lambda)",
+                NotDifferentiableError,
+            )
+
+
+def _changed_by(call, callee):
+    """(the name the call changes in place, how the call is spelled), or (None, "")."""
+    if callee is None:
+        return None, ""
+    if callee.kind == "method":
+        if callee.path in RECEIVER_CHANGING - {"pop"} or callee.path == "shuffle" and call.args:
+            changed = callee.receiver if callee.path != "shuffle" else call.args[0]
+            return (changed if isinstance(changed, str) else getattr(changed, "id", None)), f".{callee.path}()"
+        return None, ""
+    obj = callee.obj
+    writes = (obj in WRITING_FUNCTIONS if _hashable(obj) else False) or (
+        getattr(obj, "__name__", None) == "at" and isinstance(getattr(obj, "__self__", None), np.ufunc)) or (
+        isinstance(obj, _DESCRIPTORS) and obj.__name__ in RECEIVER_CHANGING - {"pop"})
+    if callee.kind != "function" or not writes or not call.args or type(call.args[0]) is not gast.Name:
+        return None, ""
+    return call.args[0].id, f"{printing.unparse(call.func).strip()}(...)"
+
+
+def _hashable(obj):
+    try:
+        hash(obj)
+    except TypeError:
+        return False
+    return True
 
 
 def _spelled(program, stmt):

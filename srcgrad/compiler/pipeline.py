@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, attempts, block_defs, cache, callees, closures, constants, contexts, emit, factoring, fence, folds, forward, frontend, function_choices, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, matches, optimize, origins, passed_callables, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, split, stand_in, standalone, syntax, tuple_writes, unroll, versions
+from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factoring, fence, folds, forward, frontend, function_choices, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, matches, optimize, origins, passed_callables, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, split, stand_in, standalone, syntax, tuple_writes, unroll, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -358,6 +358,8 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
             _show(verbose, "iteration", tree)
         activity.refuse_complex(program, tree, active, calls)
         activity.refuse_displays(program, tree, active, calls)
+        activity.refuse_text(program, tree, active)
+        call_effects.refuse_kept_changes(program, tree, active, calls)
         argument_checks += activity.constant_operands(program, tree, params, active, calls)
         argument_checks += record_calls.field_reads(program, tree, params, active, calls) + record_checks
         if verbose == "stages":

@@ -26,7 +26,7 @@ puts its `jvp_of`, which differentiates a helper's source, in `_JVP_OF`.
 import inspect
 
 from ..runtime import joined_part, repeated_part, zeros_like_grad
-from . import activations, copies, elementwise, record_replace, reductions, scalars, selections, series, shapes, statistics, structure, ufunc_methods, variances, fills
+from . import activations, copies, elementwise, methods, record_replace, reductions, scalars, selections, series, shapes, statistics, structure, ufunc_methods, variances, fills
 from .registry import defjvp, is_nondifferentiable, lookup, nondifferentiable
 from .container_rules import _drop_last_transpose, _item_transpose, _leaf_transpose
 from .runtime_rules import _zero
@@ -43,6 +43,7 @@ nondifferentiable(
     reductions._initial_share, elementwise._select_masks, structure._insert_sources, scalars._sorted_order,
     shapes._reading_order, ufunc_methods._segments, fills._beyond, fills._replaced, fills._ediff1d_edges,
     fills._interp_piece, copies._pad_options, scalars._empty, statistics._cov_weights, statistics._cov_dof,
+    methods._numbers_only,
 )
 
 _LINEAR_FIRST = ("g", "t", "cotangent", "tangents")

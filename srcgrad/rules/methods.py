@@ -90,7 +90,18 @@ def _is_discrete(ans):
     return np.result_type(ans).kind in "biu"
 
 
+def _numbers_only(*values):
+    """Refuse a cast to or from text (`x.astype(str).astype(float)`): text has no derivative,
+    and the number read back from it would have a zero one without a word."""
+    if any(np.result_type(v).kind in "SU" for v in values):
+        raise NotImplementedError(
+            "srcgrad differentiates `x.astype()` between numbers only: a differentiated value made text "
+            "(`astype(str)`) carries no derivative; compute with the numbers themselves"
+        )
+
+
 def _astype_vjp(g, ans, x):
+    _numbers_only(x, ans)
     dtype = np.result_type(x, 1.0)
     if _is_discrete(ans):
         return np.zeros(np.shape(x), dtype=dtype)
@@ -100,6 +111,7 @@ def _astype_vjp(g, ans, x):
 
 
 def _astype_jvp(t, ans, dtype):
+    _numbers_only(ans)
     if _is_discrete(ans):
         return np.zeros(np.shape(ans), dtype=np.float64)
     return np.asarray(t).astype(dtype)
