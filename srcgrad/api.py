@@ -17,7 +17,7 @@ import numpy as np
 from .backends import with_backend
 from .compiler import cache, derive, varargs
 from .compiler.activity import undescribed
-from .compiler.stand_in import is_instance, method_function, partial_function, refusal as library_refusal, stand_in
+from .compiler.stand_in import is_instance, method_function, of_user_class, partial_function, refusal as library_refusal, stand_in
 from .errors import NotDifferentiableError, SrcGradError, defined_at
 from .function_arguments import per_call, resolve
 from .runtime import is_sequence
@@ -120,6 +120,13 @@ def _check_differentiable(fn, names, positions, args, kwargs):
                 f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{names[i]}`: it is "
                 f"a function ({getattr(value, '__name__', type(value).__name__)}), which has no gradient; "
                 f"differentiate with respect to the values it is applied to"
+            )
+        elif of_user_class(value) and record_fields(type(value)) is None:
+            raise TypeError(
+                f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{names[i]}`: it is a "
+                f"{type(value).__qualname__}, an object of a class that is neither a dataclass nor a namedtuple, "
+                f"which srcgrad holds constant (its methods followed, its attributes read when the derivative "
+                f"runs); pass the values to differentiate as arguments of their own, or make the class a dataclass"
             )
         else:
             refuse_undescribed(fn, names[i], value)

@@ -18,10 +18,12 @@ fresh partial per call, another instance or a changed attribute reuses the deriv
 with its own numbers. Those values are constants (no gradient flows into them).
 
 A parameter whose methods the function calls (`p.apply(x)`, or handed to a function of
-the user's that does) and that holds a dataclass instance or a namedtuple is bound to the
-record's class (`followed`: a `compiler.record_methods.RecordOf`), so its methods are
+the user's that does) and that holds a dataclass instance, a namedtuple or an object of
+a class of the user's own code (`problem.cost(x)`, a callable object too) is bound to
+its class (`followed`: a `compiler.record_methods.RecordOf`), so its methods are
 followed through the class's code; keyed by the class, never the instance, so one
-derivative serves every record of a class, and a subclass gets its own.
+derivative serves every object of a class (another object's attributes read when it
+runs), and a subclass gets its own.
 
 A function taking `*args` or `**kwargs` is differentiated per call's arity (`_PerArity`):
 the count of the call's positional arguments and its keywords' names pick the function's
@@ -204,11 +206,13 @@ def followed(value):
     """What a parameter holding `value` is bound to: `value` itself where it is a function
     srcgrad follows (`bound_calls.is_followable`), the interned `Passed` of a partial, bound
     method or callable object (the values it holds are read from it at run time), the
-    interned `RecordOf` of a dataclass instance's or namedtuple's class (its methods are
-    followed through its code), else None."""
+    interned `RecordOf` of a dataclass instance's, namedtuple's or user's object's class
+    (its methods are followed through its code), else None."""
     if is_followable(value):
         return value
-    return record_of(value) or passed(value)  # a callable record is a record: its own fields get gradients
+    # a callable record is a record (its own fields get gradients), a callable object of
+    # the user's class is bound to its class (its `__call__` may call its methods)
+    return record_of(value) or passed(value)
 
 
 def _binding(fn, params, args, kwargs):

@@ -298,16 +298,24 @@ class _Static:
         return 2.0 * y
 
 
+def test_an_object_whose_call_calls_its_methods_or_is_a_staticmethod_is_followed():
+    # followed through its class's methods (record_methods.py), its attributes read at each call
+    h = _Helped(2.0)
+    g = srcgrad.grad(calls_a_method_through_self)
+    np.testing.assert_allclose(g(Y, h), 2 * 2.0 ** 2 * Y, rtol=1e-14)
+    h.a = 3.0
+    np.testing.assert_allclose(g(Y, h), 2 * 3.0 ** 2 * Y, rtol=1e-14)
+    np.testing.assert_allclose(g(Y, _Static()), np.full_like(Y, 2.0), rtol=1e-14)
+
+
 def test_what_is_still_refused_says_why_at_the_line():
     cases = [
         (functools.partial(np.power, x2=2.0), "`calls_a_method_through_self` calls its parameter `f`, which holds "
          "a functools.partial of `np.power`: srcgrad follows a partial passed as an argument only of a Python "
          "function, a bound method of one or a callable object"),
-        (_Static(), "which holds a _Static, whose class's `__call__` is not a Python function"),
         (functools.partial(rhs, q=1.0), "which holds a functools.partial whose keywords `rhs` does not take"),
-        (_Helped(2.0), "`__call__` calls `self.helper` through its parameter `self`, which holds a _Helped passed as "
-         "an argument: srcgrad follows a partial, bound method or callable object passed as an argument through its "
-         "function's own code"),
+        # a bound method passed: its instance's methods are not followed (the object itself would be)
+        (_Helped(2.0).__call__, "no derivative rule for the method `.helper()` called at"),
     ]
     for f, message in cases:
         with pytest.raises(srcgrad.NotDifferentiableError) as info:

@@ -690,7 +690,8 @@ class _Holder:
 def test_an_attribute_read_of_another_object_is_refused_at_the_call():
     """Only a namedtuple's or a dataclass's fields have a gradient of its structure; an object's attribute
     is refused with what to do instead, not differentiated into a wrong structure."""
-    with pytest.raises(TypeError, match=r"attribute read \(`\.xy`\) of a namedtuple or a dataclass only, not of _Holder"):
+    with pytest.raises(TypeError, match=r"with respect to `h`: it is a _Holder, an object of a class that is neither "
+                       r"a dataclass nor a namedtuple.*or make the class a dataclass"):
         srcgrad.grad(lambda h: np.sum(h.xy ** 2))(_Holder(np.ones(2)))
 
 

@@ -150,11 +150,11 @@ def site(program, stmt, value, callee, register):
                 named = "" if is_method_name(method) else (
                     f" and names it as no method of arrays, lists, dicts, tuples, sets or strings (`{method}` is one)")
                 advice = (f"if `{callee.receiver}` is an object of your class, srcgrad follows a method of a "
-                          "differentiated value only where it is a parameter holding a dataclass instance or a "
-                          f"namedtuple, whose class defines the method with a plain `def`{named}, and the function "
-                          "never assigns the parameter: make the class a dataclass, or write the method as a function of "
-                          f"yours taking the object (`{callee.path.split('.')[-1]}({callee.receiver})`), which reads "
-                          f"its fields; or {advice}")
+                          "value only where it is a parameter holding a dataclass instance, a namedtuple or an object "
+                          f"of a class of your own code, whose class defines the method with a plain `def`{named}, and "
+                          "the function never assigns the parameter: pass the object as an argument, or write the "
+                          f"method as a function of yours taking the object (`{callee.path.split('.')[-1]}"
+                          f"({callee.receiver})`), which reads its fields; or {advice}")
             raise program.error(
                 stmt, f"no derivative rule for the method `.{callee.path}()` called at {program.where(stmt)} "
                 f"(in `{program.name}`); {advice}", NotDifferentiableError,

@@ -131,7 +131,7 @@ def run(program, bound):
                     NotDifferentiableError,
                 )
             spelled[param] = tree.body[k].body[0].value if form == "if" else _default_node(stmt.value, form)
-        elif form == "or" and getattr(bound[param], "held", None) == ((),):
+        elif form == "or" and (getattr(bound[param], "held", None) == ((),) or getattr(bound[param], "record", True) is False):
             raise program.error(
                 stmt, f"`{program.name}` tests its parameter `{param}` with `or`, and is passed an object whose "
                 "class defines `__call__`, which may be false: write `if "

@@ -15,7 +15,10 @@ instance gives its own numbers. The held values are constants (no gradient flows
 them); the instance's attributes are read through `self` when the derivative runs.
 
 A dataclass instance or namedtuple is no callable object here but a record
-(record_methods.py): its fields get gradients.
+(record_methods.py): its fields get gradients. A callable object of a class of the
+user's own code is bound to its class there too (function_arguments.followed), so its
+`__call__` may call its other methods; what remains here is the object of a class from
+an installed package.
 
 Invariants: a `Passed` is interned per (function, held paths, keyword names) while any
 table holds it, so ids key it safely; a callable srcgrad cannot follow this way is bound

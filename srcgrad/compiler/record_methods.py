@@ -1,25 +1,34 @@
-"""Methods of a record passed as an argument: `p.apply(x)` where the call passes `p` a
-dataclass instance or a namedtuple (runtime/records.py).
+"""Methods of an object passed as an argument: `p.apply(x)` where the call passes `p` a
+dataclass instance or a namedtuple (a record: runtime/records.py), or an instance of a
+class of the user's own code (`stand_in.of_user_class`: `problem.cost(x)`).
 
 function_arguments.py binds such a parameter to the `RecordOf` of the class of the
-record each call passes (interned per class: classes are long-lived, so the derivative
-is keyed on the class, never the instance). `run` rewrites each call of one of its
+object each call passes (interned per class: classes are long-lived, so the derivative
+is keyed on the class, never the instance; another class at a later call gets its own). `run` rewrites each call of one of its
 methods into a call of the function the class defines (found along its MRO, so a
 subclass's override is the one called), bound to a helper name:
 
     p = a Params:   p.apply(x)  ->  Params_apply(p, x)
                     p(x)        ->  Params_call(p, x)     (its class's `__call__`)
 
-so the method's code is followed as a function of the user's taking the record, and the
-gradient reaches the record's fields as it does for `apply(p, x)`. A method calling
+so the method's code is followed as a function of the user's taking the object, and the
+gradient reaches a record's fields as it does for `apply(p, x)`. Another object is held
+constant, as a bound method's instance is (`srcgrad.grad(model.loss)`): its attributes
+are read when the derivative runs, and it is never differentiated (api.py refuses `wrt`
+naming it). A method calling
 another method of its record (`self.helper(y)`) gets its parameter `self` bound the same
 way where it is called (`bound_calls.with_functions`), its calls rewritten in its own
 derivative. A staticmethod is called without the record.
 
 Invariants: a `RecordOf` is interned per class while any table holds it, so ids key it
 safely; a call is rewritten only where the class defines the name as a plain `def` (or a
-staticmethod of one); a property, classmethod, a method of `tuple` or `object`, or a name
-the class lacks is refused at the call's line; the namedtuple API (`_replace`, `_asdict`,
+staticmethod of one); a property, classmethod, a method of `tuple` or `object`, a name
+the class lacks, a method setting an attribute of its object, and any method of a class
+defining `__getattribute__` are refused at the call's line; an object with an attribute
+of its own under the name of a method of its class is refused when the derivative runs
+(`argument_checks`), at every call, as the class's function would run in its stead; the
+function a derivative calls is logged per class and name (`scope.note_class_attribute`),
+so rebinding the method on the class makes the derivative anew; the namedtuple API (`_replace`, `_asdict`,
 `_make`) is left to the stages that read it. Which names count as methods at all
 (`is_method_name`) leaves out those of arrays and of Python's containers, numbers and
 strings: `x.sum()` of an array parameter never makes a derivative per call, and a
@@ -37,19 +46,20 @@ import numpy as np
 from ..errors import NotDifferentiableError, SrcGradError
 from ..rules import methods
 from ..runtime.records import record_fields
-from . import frontend, scope, syntax
+from . import frontend, scope, stand_in, syntax
 from .naming import Namer
 from .passed_callables import calls_rewritten
 
 
 class RecordOf:
-    """What a parameter holding a record of the class `cls` is bound to."""
+    """What a parameter holding a record, or an object of the user's class, of the class
+    `cls` is bound to; `record`: whether it is a record (its fields differentiated)."""
 
-    __slots__ = ("cls", "__name__", "__weakref__")
+    __slots__ = ("cls", "record", "__name__", "__weakref__")
     srcgrad_record = True  # how frontend.load knows one
 
-    def __init__(self, cls):
-        self.cls, self.__name__ = cls, f"a {cls.__qualname__}"
+    def __init__(self, cls, record=True):
+        self.cls, self.record, self.__name__ = cls, record, f"a {cls.__qualname__}"
 
     def __repr__(self):
         return self.__name__
@@ -60,13 +70,17 @@ _INTERNED = weakref.WeakValueDictionary()  # record class -> its RecordOf
 
 def record_of(value):
     """The `RecordOf` of the class of `value`, a dataclass instance or a namedtuple (a
-    record whose fields srcgrad differentiates as a pytree's), else None."""
+    record whose fields srcgrad differentiates as a pytree's) or an object of the user's
+    own class (`stand_in.of_user_class`), else None."""
     cls = type(value)
     found = _INTERNED.get(cls)
     if found is None:
-        if cls.__module__ == "builtins" or record_fields(cls) is None:
+        if cls.__module__ == "builtins":
             return None
-        found = _INTERNED[cls] = RecordOf(cls)
+        record = record_fields(cls) is not None
+        if not record and not stand_in.of_user_class(value):
+            return None
+        found = _INTERNED[cls] = RecordOf(cls, record)
     return found
 
 
@@ -120,35 +134,47 @@ def run(program):
         if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
             param, name = node.func.value.id, node.func.attr
             if is_method_name(name):
-                return _call(program, node, param, name, records[param].cls, helper)
+                return _call(program, node, param, name, records[param], helper)
             _check_not_shadowed(program, node, records[param].cls)
-        elif isinstance(node.func, gast.Name):  # `p(x)` of a record whose class defines `__call__`
-            return _call(program, node, node.func.id, "__call__", records[node.func.id].cls, helper)
+        elif isinstance(node.func, gast.Name):  # `p(x)` of an object whose class defines `__call__`
+            return _call(program, node, node.func.id, "__call__", records[node.func.id], helper)
         return node
 
     tree.body = calls_rewritten(tree.body, set(records), rewrite)
     return tree
 
 
-def _call(program, node, param, name, cls, helper):
-    """The call `node` of the method `name` of the record `param` of the class `cls`
-    (`__call__`: of the record itself), as a call of the function the class defines."""
+def _call(program, node, param, name, bound, helper):
+    """The call `node` of the method `name` of the object `param` bound to `bound`, a
+    `RecordOf` (`__call__`: of the object itself), as a call of the function its class
+    defines."""
+    cls = bound.cls
     owner, found = _defined(cls, name)
     called = f"{param}()" if name == "__call__" else f"{param}.{name}()"
+    kind = "a dataclass or namedtuple argument" if bound.record else "an object passed as an argument"
 
     def refuse(why):
         return program.error(
             node, f"`{program.name}` calls `{called}`, where `{param}` holds a {cls.__qualname__}: {why}; "
-            f"srcgrad follows a method of a dataclass or namedtuple argument where its class defines it with a "
-            f"plain `def` (or as a staticmethod), through its code, as a function of yours taking the record",
+            f"srcgrad follows a method of {kind} where its class defines it with a plain `def` (or as a "
+            "staticmethod), through its code, as a function of yours taking the object",
             NotDifferentiableError,
         )
 
+    getter = _defined(cls, "__getattribute__")[0]
+    if getter not in (None, object, tuple):
+        raise refuse(f"`{getter.__qualname__}` defines `__getattribute__`, which may answer `{param}.{name}` with "
+                     "another function than the class's")
     if name in (record_fields(cls) or ()):  # a field's default is a class attribute too, and may be a `def`
         raise refuse(f"`{name}` is a field of {cls.__qualname__}, not a method its class defines, and srcgrad does not "
                      f"follow a function held in a record's field (pass it as an argument of its own)")
     if owner is None:
-        raise refuse(f"{cls.__qualname__} has no attribute `{name}`")
+        if bound.record:
+            raise refuse(f"{cls.__qualname__} has no attribute `{name}`")
+        raise refuse(f"{cls.__qualname__} defines no method `{name}`; a function or callable object held in an "
+                     f"attribute of the instance is not followed, as the derivative is made per class, not per "
+                     f"instance: differentiate a bound method (`srcgrad.grad(model.loss)`), which knows the "
+                     f"instance, or pass the function as an argument of its own")
     if isinstance(found, staticmethod) and isinstance(found.__func__, types.FunctionType):
         func, receiver = found.__func__, []
     elif isinstance(found, types.FunctionType) and owner not in (tuple, object):
@@ -158,7 +184,7 @@ def _call(program, node, param, name, cls, helper):
                 else f"a method of `{owner.__name__}`" if owner in (tuple, object) else "not a Python function")
         raise refuse(f"`{owner.__qualname__}.{name}` is {kind}")
     if receiver:
-        _check_no_writes(program, node, called, cls, owner, func)
+        _check_no_writes(program, node, called, bound, owner, func)
     scope.note_class_attribute(cls, name, func)  # `Params.apply = ...` later makes the derivative anew
     made = syntax.call(syntax.name(helper(func, owner)), receiver + list(node.args), [(k.arg, k.value) for k in node.keywords])
     return syntax.located(made, node)
@@ -221,8 +247,8 @@ def _not_followed(value, name):
     """Whether the record `value` has an attribute of its own shadowing a method of its
     class (`name` None), or its class defines the method `name` of arrays."""
     cls = type(value)
-    if name is None:  # a namedtuple has no attributes of its own
-        return hasattr(cls, "__dataclass_fields__") and _own_method(value) is not None
+    if name is None:  # a namedtuple has no attributes of its own (its subclass may)
+        return _own_method(value) is not None
     if record_fields(cls) is None:
         return False
     owner, found = _defined(cls, name)
@@ -232,13 +258,19 @@ def _not_followed(value, name):
 
 def _own_method(value):
     """The name of an attribute of the instance `value` itself (not a field) that a class
-    along its MRO defines too, or None."""
+    along its MRO defines as a method (a function, static or class method), or None."""
     own = getattr(value, "__dict__", None)
     if not own:
         return None
     cls = type(value)
     fields = getattr(cls, "__dataclass_fields__", ())
-    return next((k for k in own if k not in fields and _defined(cls, k)[0] not in (None, object)), None)
+    return next((k for k in own if k not in fields and _is_method(*_defined(cls, k))), None)
+
+
+def _is_method(owner, found):
+    """Whether `found`, what the class `owner` binds, is a method Python would call in
+    place of an attribute of the instance under its name."""
+    return owner not in (None, object) and isinstance(found, (types.FunctionType, staticmethod, classmethod))
 
 
 def _not_followed_refusal(value, param, name, where):
@@ -246,8 +278,8 @@ def _not_followed_refusal(value, param, name, where):
     if name is None:
         own = _own_method(value)
         return (f"`{where}` calls a method of `{param}`, which holds a {kind} with an attribute `{own}` of its own, "
-                f"set on the instance: srcgrad follows a record's methods as its class defines them; call the "
-                "function the attribute holds by a name of its own")
+                f"set on the instance, under the name of a method of its class: srcgrad follows an argument's methods "
+                "as its class defines them; call the function the attribute holds by a name of its own")
     return _shadowed(where, param, type(value), name)
 
 
@@ -257,10 +289,13 @@ def _shadowed(where, param, cls, name):
             "tuples or strings) it names, not as a method of a record; rename the method")
 
 
-def _check_no_writes(program, node, called, cls, owner, func):
-    """Refuse a method that sets an attribute of its record (`self.pos = ...`,
+def _check_no_writes(program, node, called, bound, owner, func):
+    """Refuse a method that sets an attribute of its object (`self.pos = ...`,
     `setattr(self, ...)`): srcgrad takes a record as immutable (its gradient and tangent
-    are records of its class), and the caller's record would change under it."""
+    are records of its class), and the caller's record would change under it; another
+    object is held constant, and the derivative would run the write again (a gradient
+    pass after the forward one) or read attributes the write changed."""
+    cls = bound.cls
     try:
         method = frontend.load(func)
     except (SrcGradError, OSError, TypeError):
@@ -278,12 +313,15 @@ def _check_no_writes(program, node, called, cls, owner, func):
             written = [call] if (syntax.is_name(call.func, "setattr") and call.args and syntax.is_name(call.args[0], receiver)) else []
         if written:
             field = written[0].attr if type(written[0]) is gast.Attribute else "..."
+            advice = (f"srcgrad takes a record as immutable; make a new one (`dataclasses.replace({receiver}, "
+                      f"{field}=...)`, `{receiver}._replace({field}=...)` of a namedtuple) and return it") if bound.record else (
+                "srcgrad follows a method of an object passed as an argument only where it leaves the object as it "
+                "is (the object is held constant); return the value, and set the attribute outside the "
+                "differentiated function")
             raise program.error(
                 node, f"`{program.name}` calls `{called}`, where `{called.partition('(')[0].partition('.')[0]}` holds "
                 f"a {cls.__qualname__}, and `{owner.__qualname__}.{func.__name__}` sets `{receiver}.{field}` "
-                f"({method.where(s)}): srcgrad takes a record as immutable; make a new one "
-                f"(`dataclasses.replace({receiver}, {field}=...)`, `{receiver}._replace({field}=...)` of a namedtuple) "
-                "and return it", NotDifferentiableError,
+                f"({method.where(s)}): {advice}", NotDifferentiableError,
             )
 
 

@@ -30,6 +30,7 @@ import itertools
 import linecache
 import math
 import os
+import sys
 import sysconfig
 import types
 import weakref
@@ -80,6 +81,25 @@ def in_user_code(fn):
         return True
     path = os.path.realpath(code.co_filename)
     return not path.startswith(_INSTALLED)
+
+
+def of_user_class(value):
+    """Whether `value` is an instance (`is_instance`) of a class defined outside the
+    installed packages and the standard library: an object of the user's own code, whose
+    methods srcgrad may follow (record_methods.py); `random.Random()` or a SciPy object is
+    not one."""
+    return is_instance(value) and _user_module(type(value).__module__)
+
+
+@functools.lru_cache(maxsize=256)
+def _user_module(name):
+    """Whether the module `name` lies outside the installed packages and the standard
+    library (one without a file, `__main__` in a notebook, is the user's, but for a module
+    built into Python)."""
+    if name in sys.builtin_module_names:
+        return False
+    path = getattr(sys.modules.get(name), "__file__", None)
+    return path is None or not os.path.realpath(path).startswith(_INSTALLED)
 
 
 def refusal(fn):
