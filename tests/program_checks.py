@@ -70,3 +70,25 @@ def check_hessian(fn, args, wrt, expected=None):
     np.testing.assert_allclose(h, numeric.reshape(np.shape(h)), rtol=1e-5, atol=1e-6)
     if expected is not None:
         np.testing.assert_allclose(h, expected, rtol=1e-12, atol=1e-12)
+
+
+def check_every_transform(fn, x, expected=None):
+    """`check` of the one-argument `fn` at the array `x`, then the same gradient from the
+    second call (the code specialized to this kind of call), `value_and_grad`, `vjp`'s
+    pullback and `jacobian` in both modes, with values equal to the function's, and its
+    Hessian against differences; `x` left as it was. Returns the gradient."""
+    before = x.copy()
+    (g,) = check(fn, x, expected=None if expected is None else (expected,))
+    assert g.dtype == np.float64 and g.shape == x.shape
+    np.testing.assert_array_equal(srcgrad.grad(fn)(x), g)
+    value, (g2,) = srcgrad.value_and_grad(fn, wrt=(0,))(x)
+    assert value == fn(x.copy())
+    np.testing.assert_array_equal(g2, g)
+    out, pullback = srcgrad.vjp(fn, x)
+    assert out == fn(x.copy())
+    np.testing.assert_allclose(pullback(1.0)[0], g, rtol=1e-12)
+    for mode in ("forward", "reverse"):
+        np.testing.assert_allclose(srcgrad.jacobian(fn, mode=mode)(x), g, rtol=1e-12)
+    check_hessian(fn, (x,), 0)
+    np.testing.assert_array_equal(x, before)
+    return g

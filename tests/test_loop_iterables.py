@@ -12,18 +12,10 @@ import numpy as np
 import pytest
 
 import srcgrad
+from conftest import numerical_grad
 from srcgrad.errors import SrcGradError
 
 X = np.array([0.3, -0.2, 0.9])
-
-
-def _differences(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
 
 
 def zip_keys_values(x):
@@ -210,7 +202,7 @@ def test_gradient(f):
         assert g.dtype == np.float64 and g.shape == (3,)
         if EXACT[f] is not None:
             np.testing.assert_allclose(g, EXACT[f], rtol=1e-12, atol=1e-14)
-        np.testing.assert_allclose(g, _differences(f, X), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(g, numerical_grad(f, [X], 0), rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(x, X)
     value, _ = srcgrad.value_and_grad(f)(x)
     assert value == pytest.approx(f(X.copy()), rel=1e-15)
@@ -329,7 +321,7 @@ def test_combinations_of_a_copy_read_the_entries_of_the_start():
         # y2 = 0.5 x0 + x1 x2 (the last pair): x0 + 2 x1 + 3 (0.5 x0 + x1 x2)
         assert value == pytest.approx(-1.45, rel=1e-14)
         np.testing.assert_allclose(g, [2.5, 2.0 + 3 * x[2], 3 * x[1]], rtol=1e-14)
-        np.testing.assert_allclose(g, _differences(pairs_of_a_copy, x), rtol=1e-7)
+        np.testing.assert_allclose(g, numerical_grad(pairs_of_a_copy, [x], 0), rtol=1e-7)
     t = np.array([0.5, -1.0, 2.0])
     _, tangent = srcgrad.jvp(pairs_of_a_copy, (x.copy(),), (t,))
     assert tangent == pytest.approx(float(g @ t), rel=1e-14)
@@ -362,7 +354,7 @@ def test_enumerate_of_a_reversed_dict_view():
         value, g = df(x)
         assert value == pytest.approx(counted_reversed_values(X.copy()), rel=1e-15)
         np.testing.assert_allclose(g, expected, rtol=1e-13)
-        np.testing.assert_allclose(g, _differences(counted_reversed_values, X), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(g, numerical_grad(counted_reversed_values, [X], 0), rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(x, X)
     t = np.array([0.5, -1.0, 2.0])
     _, tangent = srcgrad.jvp(counted_reversed_values, (X.copy(),), (t,))

@@ -38,6 +38,7 @@ import gast
 from . import syntax
 from .idioms import PLAIN, keeps_no_reference, parents_of
 from .naming import Namer
+from .respelling import respell_blocks
 from .scope import dotted_parts, lookup_path
 
 
@@ -58,7 +59,7 @@ def run(program):
     tree = syntax.copy(program.tree)
     namer = Namer.for_tree(tree)
     namer.taken |= set(program.globals) | set(program.bound)
-    _rewrite_block(tree, names, namer)
+    respell_blocks(tree, lambda s: _respelled(s, names, namer), into_defs=True)
     return tree
 
 
@@ -82,33 +83,23 @@ def _row_write(stmt):
     return target.value.value.id, i, j
 
 
-def _rewrite_block(node, names, namer):
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(node, field, None)
-        if not isinstance(block, list):
-            continue
-        out = []
-        for s in block:
-            _rewrite_block(s, names, namer)
-            if type(s) is gast.Try:
-                for handler in s.handlers:
-                    _rewrite_block(handler, names, namer)
-            found = _row_write(s)
-            if found is None or found[0] not in names:
-                out.append(s)
-                continue
-            holder, i, j = found
-            row = namer.fresh(f"{holder}_row")
-            copied = syntax.assign(syntax.name(row, store=True), syntax.call("list", [
-                syntax.subscript(syntax.name(holder), syntax.copy(i))]))
-            if type(s) is gast.Assign:
-                written = syntax.assign(syntax.subscript(syntax.name(row), j, store=True), s.value)
-            else:
-                written = syntax.located(gast.AugAssign(target=syntax.subscript(syntax.name(row), j, store=True), op=s.op,
-                                                        value=s.value), s)
-            stored = syntax.assign(syntax.subscript(syntax.name(holder), syntax.copy(i), store=True), syntax.name(row))
-            out += [syntax.located(r, s) for r in (copied, written, stored)]
-        block[:] = out
+def _respelled(s, names, namer):
+    """`Z[i][j] = v` (or `op=`) of a list of lists `Z` in `names` as the row's copy, written
+    and stored back; None for any other statement."""
+    found = _row_write(s)
+    if found is None or found[0] not in names:
+        return None
+    holder, i, j = found
+    row = namer.fresh(f"{holder}_row")
+    copied = syntax.assign(syntax.name(row, store=True), syntax.call("list", [
+        syntax.subscript(syntax.name(holder), syntax.copy(i))]))
+    if type(s) is gast.Assign:
+        written = syntax.assign(syntax.subscript(syntax.name(row), j, store=True), s.value)
+    else:
+        written = syntax.located(gast.AugAssign(target=syntax.subscript(syntax.name(row), j, store=True), op=s.op,
+                                                value=s.value), s)
+    stored = syntax.assign(syntax.subscript(syntax.name(holder), syntax.copy(i), store=True), syntax.name(row))
+    return [copied, written, stored]
 
 
 def _rows_unseen(name, program):

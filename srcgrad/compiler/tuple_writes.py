@@ -37,6 +37,7 @@ import gast
 from .. import runtime
 from . import syntax
 from .naming import content_name
+from .respelling import respell_blocks
 from .scope import lookup_path
 
 _INDEX_NODES = (gast.Constant, gast.Name, gast.BinOp, gast.UnaryOp, gast.Load, gast.operator, gast.unaryop,
@@ -52,7 +53,7 @@ def run(program):
         return tree
     tree = syntax.copy(tree)
     rewriter = _Rewriter(program, tree)
-    rewriter.block_of(tree)
+    respell_blocks(tree, rewriter.respell)
     return tree
 
 
@@ -96,24 +97,8 @@ class _Rewriter:
         self.containers = _containers(tree, program)
         self.helpers = {}
 
-    def block_of(self, node):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if not isinstance(block, list):
-                continue
-            out = []
-            for s in block:
-                if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-                    out.append(s)
-                    continue
-                self.block_of(s)
-                for handler in getattr(s, "handlers", None) or ():
-                    self.block_of(handler)
-                for case in getattr(s, "cases", None) or ():
-                    self.block_of(case)
-                rewritten = self.rewritten(s) if _rewritable(s) else None
-                out += [s] if rewritten is None else [syntax.located(r, s) for r in rewritten]
-            block[:] = out
+    def respell(self, stmt):
+        return self.rewritten(stmt) if _rewritable(stmt) else None
 
     def rewritten(self, stmt):
         """The statements `stmt` is spelled as, or None where no value needs it."""
