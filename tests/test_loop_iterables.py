@@ -179,6 +179,20 @@ def entries_of_a_copied_list(x):
     return total
 
 
+def enumerate_zip_with_a_list(x):
+    total = 0.0
+    for i, (u, w) in enumerate(zip(x, [1.0, 2.0, 3.0])):  # the list is named before the zip
+        total += u * u * w * (i + 1)
+    return total
+
+
+def enumerate_zip_of_a_tuple_first(x):
+    total = 0.0
+    for i, (w, u) in enumerate(zip((1.0, 2.0, 3.0), x), 1):
+        total += w * u * u * i
+    return total
+
+
 a, b, c = X
 sw = a + b  # the sum of p["w"]
 cosines = np.cos(np.outer(X, X))
@@ -219,6 +233,9 @@ EXACT = {
     entries_of_nested_lists: np.array([10 * a, 6 * b, 4 * c]),
     # 10 (a^2 + b^2 + c^2)
     entries_of_a_copied_list: 20 * X,
+    # a^2 + 4 b^2 + 9 c^2
+    enumerate_zip_with_a_list: 2 * X * np.array([1.0, 4.0, 9.0]),
+    enumerate_zip_of_a_tuple_first: 2 * X * np.array([1.0, 4.0, 9.0]),
 }
 
 

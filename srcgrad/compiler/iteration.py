@@ -70,6 +70,7 @@ class _Iteration:
         self.changed = False
         self.mapping = None  # the dict of an `.items()`/`.values()` loop being rewritten
         self.reversed_defs, zip_defs = self._made_by(program_tree)
+        self._name_displays(program_tree, zip_defs.values())
         self.zip_defs = {
             name: d for name, d in zip_defs.items()
             if d.value.args and all(isinstance(a, gast.Name) for a in d.value.args)
@@ -114,6 +115,30 @@ class _Iteration:
                 if type(value) is list:
                     extend([v for v in value if isinstance(v, holders)])
         return made[reversed_], made[zip_]
+
+    def _name_displays(self, tree, defs):
+        """Name the displays that the assignments `defs` (`z = zip(a, [1.0, 2.0])`, made by
+        ANF of `enumerate(zip(a, [1.0, 2.0]))`) pass to `zip`, in statements just before
+        them, so each zipped sequence is a name read by index (as `atoms` does for a `zip`
+        in the `for` statement itself)."""
+        displays = (gast.Tuple, gast.List)
+        wanted = {id(d): d for d in defs if all(isinstance(a, (gast.Name,) + displays) for a in d.value.args)
+                  and any(isinstance(a, displays) for a in d.value.args)}
+        if not wanted:
+            return
+        for st in list(syntax.statements(tree)):
+            for value in st.__dict__.values():
+                if type(value) is not list or not any(id(v) in wanted for v in value):
+                    continue
+                for d in [v for v in value if id(v) in wanted]:
+                    named = []
+                    for k, a in enumerate(d.value.args):
+                        if isinstance(a, displays):
+                            seq = self.namer.fresh("sequence")
+                            named.append(syntax.located(syntax.assign(seq, a), d))
+                            d.value.args[k] = syntax.name(seq)
+                    at = next(k for k, v in enumerate(value) if v is d)
+                    value[at:at] = named
 
     def block(self, stmts):
         out = []
