@@ -60,6 +60,17 @@ def key_stored_in_a_dict_held_by_a_list(x):
     return list(ds[0])[0] * 2.0
 
 
+def key_updated_from_pairs(x):
+    d = {}
+    d.update([(x[0], 1.0)])
+    return list(d)[0] * 2.0
+
+
+def key_in_dict_of_pairs(x):
+    d = dict([(x[0], 1.0)])
+    return list(d)[0] * 2.0
+
+
 REFUSED = {
     keys_in_a_display: r"`d = \{x\[0\]: 1.0, x\[1\]: 2.0\}`",
     keys_in_a_comprehension: r"`d = \{v: i for i, v in enumerate\(x\)\}`",
@@ -68,6 +79,8 @@ REFUSED = {
     key_read_by_keys: r"`d = \{x\[0\] \* 2.0: 'a'\}`|`d = \{x\[0\] \* 2.0: \"a\"\}`",
     key_stored_in_a_copy: r"`e\[x\[1\]\] = 3.0`",  # was a bare KeyError from the generated code
     key_stored_in_a_dict_held_by_a_list: r"`ds\[0\]\[x\[0\]\] = 1.0`",  # was a zero gradient
+    key_updated_from_pairs: r"`d.update\(\[\(x\[0\], 1.0\)\]\)`",  # was a bare KeyError from the generated code
+    key_in_dict_of_pairs: r"`d = dict\(\[\(x\[0\], 1.0\)\]\)`",  # was a TypeError when the derivative ran
 }
 
 
@@ -122,3 +135,22 @@ def test_the_count_of_enumerate_as_a_key_is_not_a_differentiated_key():
     first, second = df(X.copy(), M.copy()), df(X.copy(), M.copy())
     for g, h in zip(first, second):
         np.testing.assert_array_equal(g, h)
+
+
+def values_from_pairs(x):
+    d = dict([("a", x[0]), ("b", x[1] * 3.0)])
+    d.update([("c", x[2] * x[0])], e=x[1])
+    return d["a"] * d["b"] + d["c"] * d["e"]
+
+
+def test_values_from_a_list_of_pairs_differentiate():
+    # was a TypeError when the derivative ran (`dict(d)` of a list): 3 a b + a b c
+    a, b, c = X
+    exact = np.array([3 * b + b * c, 3 * a + a * c, a * b])
+    for _ in range(2):
+        np.testing.assert_allclose(srcgrad.grad(values_from_pairs)(X.copy()), exact, rtol=1e-14)
+    differences = [(values_from_pairs(X + 1e-6 * e) - values_from_pairs(X - 1e-6 * e)) / 2e-6 for e in np.eye(3)]
+    np.testing.assert_allclose(exact, differences, rtol=1e-6)
+    value, t = srcgrad.jvp(values_from_pairs, (X.copy(),), (np.array([1.0, 2.0, 3.0]),))
+    assert value == pytest.approx(values_from_pairs(X), rel=1e-15)
+    assert t == pytest.approx(exact @ [1.0, 2.0, 3.0], rel=1e-14)

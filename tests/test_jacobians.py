@@ -673,13 +673,21 @@ def test_dict_of_a_dict_passes_the_gradient_entry_by_entry():
 
 
 def dict_of_pairs(x):
-    e = dict([("a", x)])
+    pairs = [("a", x)]
+    e = dict(pairs)
     return np.sum(e["a"])
+
+
+def dict_of_pairs_written_out(x):
+    e = dict([("a", x), ("b", x * x)])  # the display {"a": x, "b": x * x}
+    return np.sum(e["a"] * e["b"])
 
 
 def test_dict_of_anything_but_a_dict_is_refused_when_it_runs():
     with pytest.raises(TypeError, match=r"srcgrad differentiates `dict\(d\)` of a dict `d` only, not of list"):
         srcgrad.grad(dict_of_pairs)(np.ones(2))
+    x = np.array([0.5, -2.0])
+    np.testing.assert_allclose(srcgrad.grad(dict_of_pairs_written_out)(x), 3 * x * x, rtol=1e-15)
 
 
 class _Holder:

@@ -154,6 +154,37 @@ def indexed_entries(x):
     return total
 
 
+def entries_of_nested_lists(x):
+    L = [[x[0], x[1]], [x[2], x[0]]]  # NumPy reads np.asarray(L)
+    total = 0.0
+    for (i, j), v in np.ndenumerate(L):
+        total += v * v * (i + 2 * j + 1)
+    return total
+
+
+def entries_of_a_copied_list(x):
+    L = [x[0], x[1], x[2]]
+    total = 0.0
+    for _, v in np.ndenumerate(np.array(L)):  # the entries of the start, whatever the body writes
+        L[0] = v * 10.0
+        total += v * L[0]
+    return total
+
+
+def enumerate_zip_with_a_list(x):
+    total = 0.0
+    for i, (u, w) in enumerate(zip(x, [1.0, 2.0, 3.0])):  # the list is named before the zip
+        total += u * u * w * (i + 1)
+    return total
+
+
+def enumerate_zip_of_a_tuple_first(x):
+    total = 0.0
+    for i, (w, u) in enumerate(zip((1.0, 2.0, 3.0), x), 1):
+        total += w * u * u * i
+    return total
+
+
 a, b, c = X
 sw = a + b  # the sum of p["w"]
 cosines = np.cos(np.outer(X, X))
@@ -190,6 +221,13 @@ EXACT = {
     rows_pairs: 4 * X,
     # x_j (2j) + x_j^2 (1 + 2j)
     indexed_entries: 2 * np.arange(3) + 2 * X * (1 + 2 * np.arange(3)),
+    # a^2 (1 + 4) + 3 b^2 + 2 c^2
+    entries_of_nested_lists: np.array([10 * a, 6 * b, 4 * c]),
+    # 10 (a^2 + b^2 + c^2)
+    entries_of_a_copied_list: 20 * X,
+    # a^2 + 4 b^2 + 9 c^2
+    enumerate_zip_with_a_list: 2 * X * np.array([1.0, 4.0, 9.0]),
+    enumerate_zip_of_a_tuple_first: 2 * X * np.array([1.0, 4.0, 9.0]),
 }
 
 
@@ -361,3 +399,34 @@ def test_enumerate_of_a_reversed_dict_view():
     assert tangent == pytest.approx(float(expected @ t), rel=1e-13)
     with pytest.raises(SrcGradError, match=r"the loop reads `p.values\(\)` and changes the dict `p`"):
         srcgrad.grad(counted_reversed_values_changed)(X.copy())
+
+
+def entries_of_a_list_it_writes(x):
+    L = [x[0], x[1], x[2]]
+    total = 0.0
+    for _, v in np.ndenumerate(L):
+        L[0] = v * 10.0
+        total += v * L[0]
+    return total
+
+
+def entries_of_nested_lists_it_writes(x):
+    L = [[x[0], x[1]], [x[2], x[0]]]
+    total = 0.0
+    for _, v in np.ndenumerate(L):
+        L[0][0] = v * 3.0
+        total += v
+    return total
+
+
+def test_ndenumerate_of_a_list_it_changes_is_refused():
+    """NumPy reads a new array of the list's entries at the start (value 140 at (1, 2, 3),
+    gradient (20, 40, 60)); the loop rewritten by index would read the changed entries."""
+    x = np.array([1.0, 2.0, 3.0])
+    assert entries_of_a_list_it_writes(x) == 140.0
+    with pytest.raises(SrcGradError, match=r"`L\[0\] = v \* 10.0` changes `L` in place inside the loop `for _, v in "
+                                           r"np.ndenumerate\(L\):` \(in `entries_of_a_list_it_writes`\).*"
+                                           r"`np.ndenumerate\(np.array\(L\)\)`.*test_loop_iterables.py, line \d+"):
+        srcgrad.grad(entries_of_a_list_it_writes)(x)
+    with pytest.raises(SrcGradError, match=r"`L\[0\]\[0\] = v \* 3.0` changes `L` in place"):
+        srcgrad.jvp(entries_of_nested_lists_it_writes, (x,), (x,))

@@ -316,11 +316,16 @@ def _view_as_integers(x):
     return np.sum(x.view("int64") * x)
 
 
+def _view_as_a_numpy_type(x):
+    return np.sum(x.view(np.int64) * x)  # was a NotImplementedError when the derivative ran
+
+
 REFUSED = [  # (function, argument, the text the error names, its line in the function, modes refused)
     (_interp_periodic, R(3), "`period=None` only, not `period=2.0`", 1, ("grad", "jvp")),
     (_pad_odd, R(4), "`reflect_type='even'` only, not `reflect_type='odd'`", 1, ("grad",)),
     (_cond_frobenius, R(3, 3), "`p=None or 2 or -2` only, not `p='fro'`", 1, ("grad", "jvp")),
     (_view_as_integers, R(3), "`dtype=None` only, not `dtype='int64'`", 1, ("grad", "jvp")),
+    (_view_as_a_numpy_type, R(3), "`dtype=None` only, not `dtype=np.int64`", 1, ("grad", "jvp")),
 ]
 
 

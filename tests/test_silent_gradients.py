@@ -25,6 +25,7 @@ Each program is checked against the analytic gradient, against central differenc
 in forward mode (the dot-product test) and through its Hessian.
 """
 
+import copy
 import re
 
 import numpy as np
@@ -335,7 +336,14 @@ def _percent_read_back(x):
     return float(s) * x[1]
 
 
-@pytest.mark.parametrize("fn, text", [(_f_string_read_back, 's = f"{x[0]}"'), (_percent_read_back, 's = "%.17g" % x[0]')])
+def _format_read_back(x):
+    # was refused as "cannot find the function called"
+    s = "{}".format(x[0])
+    return float(s) * x[1]
+
+
+@pytest.mark.parametrize("fn, text", [(_f_string_read_back, 's = f"{x[0]}"'), (_percent_read_back, 's = "%.17g" % x[0]'),
+                                      (_format_read_back, 's = "{}".format(x[0])')])
 def test_a_differentiated_value_read_back_from_text_is_refused(fn, text):
     x = np.array([0.3, -0.7, 1.1])
     assert (fn(x + [1e-6, 0, 0]) - fn(x - [1e-6, 0, 0])) / 2e-6 == pytest.approx(x[1], rel=1e-6)  # the derivative is x1
@@ -348,7 +356,7 @@ def test_a_differentiated_value_read_back_from_text_is_refused(fn, text):
 
 def _text_that_names_and_prints(x):
     label = f"{x[0]:.3f}"
-    print(label, "%.2f" % x[1], end="")
+    print(label, "%.2f" % x[1], "{:.1f}".format(x[2]), end="")
     d = {f"k{int(x[2] > 0)}": x[0] * 2}
     return d["k1"] * x[1] + len("%d" % 3)
 
@@ -371,3 +379,27 @@ def test_a_cast_to_text_and_back_is_refused_in_both_modes():
         srcgrad.grad(_read_back_from_a_text_array)(x)
     with pytest.raises(NotImplementedError, match=r"`x.astype\(\)` between numbers only"):
         srcgrad.jvp(_read_back_from_a_text_array, (x,), (np.ones(3),))
+
+
+def _copied(x):
+    v = x * 2.0
+    w = copy.copy(v)
+    return np.sum(w * w)
+
+
+def _deep_copied(x):
+    v = [x[0], x[1]]
+    w = copy.deepcopy(v)
+    return w[0] * w[1]
+
+
+@pytest.mark.parametrize("fn, text", [(_copied, "copy.copy"), (_deep_copied, "copy.deepcopy")])
+def test_copy_module_copies_of_differentiated_values_are_refused(fn, text):
+    # was "`*rv` unpacks a value of a length srcgrad cannot see" (inside the copy module)
+    x = np.array([0.3, -0.7, 1.1])
+    line = fn.__code__.co_firstlineno + 2
+    for transform in (lambda: srcgrad.grad(fn)(x), lambda: srcgrad.jvp(fn, (x,), (np.ones(3),))):
+        with pytest.raises(srcgrad.NotDifferentiableError, match=f"`{re.escape(text)}` of a differentiated value is not "
+                           r"supported by srcgrad.*`np.copy\(v\)` or `v.copy\(\)` for an array, `list\(v\)` for a list") as info:
+            transform()
+        assert info.value.lineno == line and info.value.filename.endswith("test_silent_gradients.py")

@@ -45,7 +45,9 @@ def diff_reads(value, calls, foreign=frozenset()):
         return []
     if isinstance(value, gast.JoinedStr):  # refused where active: refuse_text
         return [n for v in value.values if isinstance(v, gast.FormattedValue) for n in diff_reads(v.value, calls)]
-    if _formats(value):
+    if _formats(value):  # refused where active: refuse_text
+        if isinstance(value, gast.Call):
+            return [n for a in value.args + [k.value for k in value.keywords] for n in diff_reads(a, calls)]
         return diff_reads(value.right, calls)
     if isinstance(value, gast.UnaryOp):
         return [] if isinstance(value.op, (gast.Not, gast.Invert)) else diff_reads(value.operand, calls)
@@ -83,15 +85,18 @@ def diff_reads(value, calls, foreign=frozenset()):
 
 
 def _formats(value):
-    """Whether `value` is `"%.3f" % v`: text made of numbers, which `refuse_text` refuses
-    where it carries the derivative."""
+    """Whether `value` is `"%.3f" % v` or `"{:.3f}".format(v)`: text made of numbers,
+    which `refuse_text` refuses where it carries the derivative."""
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == "format":
+        value = value.func.value
+        return isinstance(value, gast.Constant) and isinstance(value.value, str)
     return (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mod) and isinstance(value.left, gast.Constant)
             and isinstance(value.left.value, str))
 
 
 def refuse_text(program, tree, activity):
-    """Refuse an f-string or a `%` format of a differentiated value that the output is
-    computed from (`float(f"{x}")`): text has no derivative, and the number read back
+    """Refuse an f-string, a `%` format or a `str.format` of a differentiated value that
+    the output is computed from (`float(f"{x}")`): text has no derivative, and the number read back
     from it had none without a word. Text that only prints or names things is fine."""
     for node in syntax.statements(tree):
         if type(node) is not gast.Assign or not (type(node.value) is gast.JoinedStr or _formats(node.value)):

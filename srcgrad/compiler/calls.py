@@ -13,6 +13,7 @@ import functools
 import math
 import operator
 import re
+import types
 from dataclasses import dataclass
 
 import gast
@@ -27,7 +28,7 @@ from ..runtime.records import is_dataclass_kind, is_record_class, refusal as rec
 from . import printing, record_calls, stand_in, syntax
 from .passed_callables import Passed
 from .record_methods import is_method_name
-from .scope import dotted_parts
+from .scope import MISSING, dotted_parts, lookup_path
 from .stand_in import is_user_function
 
 
@@ -296,20 +297,36 @@ def bind(program, stmt, rule, call):
 
 def check_supported(program, stmt, rule, args, label, mode):
     """Refuse a call whose argument is a literal its rules do not handle (`registry.supports`:
-    `np.interp(..., period=2.0)`, `np.quantile(..., method="nearest")`), at its line."""
+    `np.interp(..., period=2.0)`, `np.quantile(..., method="nearest")`), or an attribute of a
+    module (`x.view(np.int64)`), at its line."""
     for param, values, advice, modes in limits(rule.primal):
         node = args.get(param)
-        if mode not in modes or node is None or not syntax.is_const(node):
+        if mode not in modes or node is None:
             continue
-        value = node.value if type(node) is gast.Constant else -node.operand.value if type(node.op) is gast.USub else (
-            node.operand.value)
-        if value in values:
-            continue
+        if not syntax.is_const(node):
+            value = _module_attribute(program, node)
+            if value is MISSING or any(value is v for v in values):
+                continue
+            shown = printing.unparse(node).strip()
+        else:
+            value = node.value if type(node) is gast.Constant else -node.operand.value if type(node.op) is gast.USub else (
+                node.operand.value)
+            if value in values:
+                continue
+            shown = repr(value)
         allowed = " or ".join(repr(v) for v in values)
         raise program.error(
-            stmt, f"srcgrad differentiates {label} with `{param}={allowed}` only, not `{param}={value!r}` (at "
+            stmt, f"srcgrad differentiates {label} with `{param}={allowed}` only, not `{param}={shown}` (at "
             f"{program.where(stmt)}, in `{program.name}`); {advice}", NotDifferentiableError,
         )
+
+
+def _module_attribute(program, node):
+    """What the attribute `node` of a module means (`np.int64`), or MISSING for any other node."""
+    parts = dotted_parts(node) if type(node) is gast.Attribute else None
+    if parts is None or not isinstance(lookup_path(parts[:1], program), types.ModuleType):
+        return MISSING
+    return lookup_path(parts, program)
 
 
 def _node(value):

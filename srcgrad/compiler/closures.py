@@ -141,13 +141,20 @@ def _block(stmts, bodies, namer, expanding=()):
 
 def _expand(fn, call, target, namer):
     params = [a.id for a in fn.args.args]
-    mine = set(params) | set(syntax.names_stored(fn))
-    renames = {n: namer.fresh(n) for n in sorted(mine)}
+    stored = set(syntax.names_stored(fn.body))
     values = dict(zip(params, call.args))
     values.update({k.arg: k.value for k in call.keywords})
+    # a parameter the body never rebinds, passed a name, is that name: the body's writes into
+    # it (`o[k] = v`) are seen as writes into the caller's object, as where the call is spliced
+    passed = {p: values[p].id for p in params
+              if p not in stored and isinstance(values.get(p), gast.Name) and values[p].id not in stored}
+    renames = {n: namer.fresh(n) for n in sorted((set(params) | stored) - set(passed))}
+    renames.update(passed)
     defaults = dict(zip(params[len(params) - len(fn.args.defaults):], fn.args.defaults))
     out = []
     for p in params:
+        if p in passed:
+            continue
         value = values.get(p, defaults.get(p))
         if value is None:
             raise TypeError(f"{fn.name}() missing the argument {p!r}")
@@ -159,6 +166,6 @@ def _expand(fn, call, target, namer):
                 n.id = renames[n.id]
     *rest, ret = body
     out += rest
-    if target is not None:
-        out.append(syntax.assign(syntax.copy(target), ret.value))
+    if target is not None and not (isinstance(target, gast.Name) and syntax.is_name(ret.value, target.id)):
+        out.append(syntax.assign(syntax.copy(target), ret.value))  # (`out = put(out, ...)` returning `out`: no copy)
     return out

@@ -131,10 +131,22 @@ _TRANSFORMS = {("srcgrad.api", "grad"), ("srcgrad.api", "value_and_grad"), ("src
                ("srcgrad.jacobians", "jvp"), ("srcgrad.jacobians", "jacobian"), ("srcgrad.jacobians", "hessian")}
 
 
+# copiers of any object by its own protocol (`__copy__`, `__reduce_ex__`): their source is no computation
+_COPIERS = {("copy", "copy"): "copy.copy", ("copy", "deepcopy"): "copy.deepcopy"}
+
+
 def derivative_refusal(fn):
     """Why `fn`, a derivative made by srcgrad (its `__wrapped__` is the function it
-    differentiates, not what it computes) or one of srcgrad's transforms, cannot be
-    loaded; None for any other function."""
+    differentiates, not what it computes), one of srcgrad's transforms, or `copy.copy` /
+    `copy.deepcopy`, cannot be loaded; None for any other function."""
+    copier = _COPIERS.get((getattr(fn, "__module__", None), getattr(fn, "__name__", None)))
+    if copier is not None:
+        return (
+            f"`{copier}` of a differentiated value is not supported by srcgrad, which does not follow the copy "
+            f"protocols of objects: copy it as what it is, `np.copy(v)` or `v.copy()` for an array, `list(v)` "
+            f"for a list{' (of lists: `[list(r) for r in v]`)' if copier == 'copy.deepcopy' else ''}, `dict(v)` "
+            f"or `v.copy()` for a dict"
+        )
     if (getattr(fn, "__module__", None), getattr(fn, "__name__", None)) in _TRANSFORMS:
         return (
             f"`srcgrad.{fn.__name__}` is called in a function that srcgrad differentiates: srcgrad does not "

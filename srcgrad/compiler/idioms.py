@@ -7,11 +7,13 @@ Before (user code):                After:
     d = {"w": w}                       d = {"w": w}
     d.update(b=b * 2)                  d |= {"b": b * 2}
     d.update(extra)                    d |= dict(extra)
+    d.update([("s", s)])               d |= {"s": s}
     d.setdefault("s", s)               if "s" not in d: d["s"] = s
     ws = [a, b, c]                     ws = [a, b, c]
     ws.reverse()                       ws[:] = ws[::-1]
     ws.sort(reverse=True)              ws[:] = sorted(ws, reverse=True)
     p = dict(w=w, b=b)                 p = {"w": w, "b": b}
+    p = dict([("w", w), ("b", b)])     p = {"w": w, "b": b}
     q = {**p, "s": s}                  q = p | {"s": s}
     pair = (a, b)                      pair = (a, b)
     y = math.atan2(*pair)              y = math.atan2(pair[0], pair[1])
@@ -72,7 +74,7 @@ def run(program, transform="srcgrad.grad"):
     kinds = _kinds(program, tree) if candidates else {}
     methods = any(_fits(kinds.get(_method_statement(s)[0]), _method_statement(s)[1]) for s in candidates)
     keywords = any("dict(" in line for line in lines) and any(
-        type(n) is gast.Call and n.keywords and syntax.is_name(n.func, "dict") for n in syntax.nodes(tree))
+        type(n) is gast.Call and syntax.is_name(n.func, "dict") and (n.keywords or _pairs_display(n)) for n in syntax.nodes(tree))
     unpacked = any(_DICT_UNPACKING.search(line) for line in lines) and any(
         type(n) is gast.Dict and None in n.keys for n in syntax.nodes(tree))
     starred, keyed = unpacking.mentioned(lines, tree)
@@ -152,16 +154,33 @@ def _merges(e):
 
 
 def _dict_display(call):
-    """`dict(k=v, ...)` as the display `{"k": v, ...}`, `dict(m, k=v)` as `dict(m) | {"k": v}`:
-    the dict `dict` makes, entries in the same order (another call unchanged)."""
+    """`dict(k=v, ...)` as the display `{"k": v, ...}`, `dict(m, k=v)` as `dict(m) | {"k": v}`,
+    `dict([(k, v), ...])` as `{k: v, ...}`: the dict `dict` makes, entries in the same order
+    (another call unchanged)."""
     keywords = call.keywords
-    if not (syntax.is_name(call.func, "dict") and keywords) or len(call.args) > 1 or any(k.arg is None for k in keywords):
+    pairs = _pairs_display(call) if syntax.is_name(call.func, "dict") else None
+    if not (syntax.is_name(call.func, "dict") and (keywords or pairs)) or len(call.args) > 1 or any(
+            k.arg is None for k in keywords):
         return call
+    if not keywords:
+        return pairs
     entries = syntax.located(syntax.dict_([syntax.const(k.arg) for k in keywords], [k.value for k in keywords]), call)
     if not call.args:
         return entries
-    first = syntax.located(syntax.call(syntax.name("dict"), call.args), call)
+    first = pairs or syntax.located(syntax.call(syntax.name("dict"), call.args), call)
     return syntax.located(syntax.binop(first, gast.BitOr(), entries), call)
+
+
+def _pairs_display(call):
+    """`{k: v, ...}` for a call whose one argument is a list or tuple display of pairs
+    written out (`[(k, v), ...]`): the same entries, evaluated in the same order; else None."""
+    if len(call.args) != 1 or type(call.args[0]) not in (gast.List, gast.Tuple):
+        return None
+    pairs = call.args[0].elts
+    if not all(type(p) in (gast.Tuple, gast.List) and len(p.elts) == 2 and not any(
+            type(e) is gast.Starred for e in p.elts) for p in pairs):
+        return None
+    return syntax.located(syntax.dict_([p.elts[0] for p in pairs], [p.elts[1] for p in pairs]), call)
 
 
 def _method_statement(stmt):
@@ -312,7 +331,7 @@ def _rewritten(call, name, method):
         if len(args) > 1:
             return None
         out = [syntax.aug_assign(name, gast.BitOr(), a if type(a) in (gast.Dict, gast.DictComp) else
-                                 syntax.call("dict", [a])) for a in args]
+                                 _pairs_display(call) or syntax.call("dict", [a])) for a in args]
         if keywords:
             entries = syntax.dict_([syntax.const(k.arg) for k in keywords], [k.value for k in keywords])
             out.append(syntax.aug_assign(name, gast.BitOr(), entries))

@@ -50,6 +50,7 @@ _LEN = Callee("function", builtins.len, "len")
 _RANGE = Callee("function", builtins.range, "range")
 _MIN = Callee("function", builtins.min, "min")
 _LIST = Callee("function", builtins.list, "list")
+_ASARRAY = Callee("function", np.asarray, "np.asarray")
 _INDEX_TUPLES = Callee("function", runtime.index_tuples, "index_tuples")
 _INDEX_ITERATORS = (  # (the maker of an iterator of tuples of entries, its runtime.index_tuples name)
     (itertools.combinations, "combinations"), (itertools.combinations_with_replacement, "combinations_with_replacement"),
@@ -69,6 +70,7 @@ class _Iteration:
         self.changed = False
         self.mapping = None  # the dict of an `.items()`/`.values()` loop being rewritten
         self.reversed_defs, zip_defs = self._made_by(program_tree)
+        self._name_displays(program_tree, zip_defs.values())
         self.zip_defs = {
             name: d for name, d in zip_defs.items()
             if d.value.args and all(isinstance(a, gast.Name) for a in d.value.args)
@@ -113,6 +115,30 @@ class _Iteration:
                 if type(value) is list:
                     extend([v for v in value if isinstance(v, holders)])
         return made[reversed_], made[zip_]
+
+    def _name_displays(self, tree, defs):
+        """Name the displays that the assignments `defs` (`z = zip(a, [1.0, 2.0])`, made by
+        ANF of `enumerate(zip(a, [1.0, 2.0]))`) pass to `zip`, in statements just before
+        them, so each zipped sequence is a name read by index (as `atoms` does for a `zip`
+        in the `for` statement itself)."""
+        displays = (gast.Tuple, gast.List)
+        wanted = {id(d): d for d in defs if all(isinstance(a, (gast.Name,) + displays) for a in d.value.args)
+                  and any(isinstance(a, displays) for a in d.value.args)}
+        if not wanted:
+            return
+        for st in list(syntax.statements(tree)):
+            for value in st.__dict__.values():
+                if type(value) is not list or not any(id(v) in wanted for v in value):
+                    continue
+                for d in [v for v in value if id(v) in wanted]:
+                    named = []
+                    for k, a in enumerate(d.value.args):
+                        if isinstance(a, displays):
+                            seq = self.namer.fresh("sequence")
+                            named.append(syntax.located(syntax.assign(seq, a), d))
+                            d.value.args[k] = syntax.name(seq)
+                    at = next(k for k, v in enumerate(value) if v is d)
+                    value[at:at] = named
 
     def block(self, stmts):
         out = []
@@ -268,13 +294,14 @@ class _Iteration:
         stored = set(syntax.names_stored(s.body)) | {s.target.id}
         sequences = []
         for seq in self.atoms(s, args, pre):
-            if how != "ndenumerate":  # (np.ndenumerate reads its array as it goes, as the rewritten loop)
-                self.refuse_changed_pool(s, seq.id, how)
+            self.refuse_changed_pool(s, seq.id, how)
             if seq.id in stored:  # the body rebinds it: the loop reads the object it had at the start
                 bound = self.namer.fresh(f"{seq.id}_sequence")
                 pre.append(syntax.located(syntax.assign(bound, syntax.name(seq.id)), s))
                 seq = syntax.name(bound)
             sequences.append(seq)
+        if how == "ndenumerate":  # NumPy reads `np.asarray(x)`: a list's entries as they were at the start
+            sequences = [self.as_array(s, sequences[0], pre)]
         helper = self.namer.helper("index_tuples", runtime.index_tuples)
         made = syntax.call(helper, [syntax.const(how), syntax.const(r.value if r is not None else None)]
                            + [syntax.copy(q) for q in sequences])
@@ -301,6 +328,16 @@ class _Iteration:
         loop = syntax.located(syntax.for_(index, self.call(range, _RANGE, [count]), body), s)
         return [syntax.located(p, s) for p in pre] + [loop]
 
+    def as_array(self, s, seq, pre):
+        """A name for `np.asarray(seq)` made before the loop `s` over `np.ndenumerate(seq)`,
+        which reads that: the array itself (read as the body changes it, as NumPy does), or
+        for a list (of lists) a new array of the entries it had when the loop started."""
+        array = self.namer.fresh(f"{seq.id}_array")
+        made = syntax.call(syntax.attr(syntax.name(self.namer.helper("np", np)), "asarray"), [syntax.copy(seq)])
+        self.calls[made] = _ASARRAY
+        pre.append(syntax.located(syntax.assign(array, made), s))
+        return syntax.name(array)
+
     def refuse_changed_pool(self, s, name, how):
         """Refuse the loop `s` over `itertools.<how>(..., name, ...)` where its body may change
         `name` in place: the iterator holds the entries `name` had when the loop started
@@ -308,6 +345,8 @@ class _Iteration:
         read each one as it is when the body reaches it."""
         for st in syntax.statements(gast.Module(body=list(s.body), type_ignores=[])):
             target = st.targets[0] if isinstance(st, gast.Assign) else None
+            while how == "ndenumerate" and type(target) is gast.Subscript and type(target.value) is gast.Subscript:
+                target = target.value  # `L[0][0] = ...` changes the list of lists `L`
             changed = type(target) is gast.Subscript and syntax.is_name(target.value, name)
             call = st.value if isinstance(st, (gast.Assign, gast.Expr)) and isinstance(st.value, gast.Call) else None
             callee = self.calls.get(call) if call is not None else None
@@ -316,6 +355,14 @@ class _Iteration:
                 changed = changed or isinstance(st, gast.Expr) or call_effects.writes_out(call, callee, registry) or (
                     callee.kind == "method" and callee.receiver == name and callee.path == "pop") or (
                     callee.kind == "function" and registry.lookup(callee.obj) is None)
+            if changed and how == "ndenumerate":
+                raise self.program.error(
+                    st, f"`{self.program.text(st).strip()}` changes `{name}` in place inside the loop "
+                    f"`{self.program.text(s).strip()}` (in `{self.program.name}`): np.ndenumerate reads a list as "
+                    f"a new array of the entries it had when the loop started, an array as the body changes it, "
+                    f"which srcgrad does not tell apart; loop over `np.ndenumerate(np.array({name}))` to read "
+                    f"a copy made when the loop starts",
+                )
             if changed:
                 raise self.program.error(
                     st, f"`{self.program.text(st).strip()}` changes `{name}` in place inside the loop "
