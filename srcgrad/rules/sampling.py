@@ -16,6 +16,11 @@ NumPy's global RandomState), and the methods of `np.random.Generator` and
 `np.random.RandomState`, which take the generator first (`Generator.normal(rng, ...)`, how
 the compiler calls `rng.normal(...)` where `rng` is known to hold one: compiler/resolve.py,
 function_arguments.py).
+
+Each run of a derivative draws anew, as the function does: `value_and_grad` gives the value
+and the gradient of one draw. A derivative that runs the function more than once (`hessian`,
+a `jacobian` of several rows) sees one draw per run unless the function seeds its generator
+itself (`rng = np.random.default_rng(0)`), which also makes central differences comparable.
 """
 
 import numpy as np
