@@ -196,3 +196,13 @@ def test_every_sampler_rule_has_both_modes():
             rule = lookup(primal)
             assert set(rule.vjps) == set(rule.jvps) == ({"scale"} if name == "exponential" else set(rule.vjps))
             assert len(rule.vjps) == (1 if name == "exponential" else 2)
+
+
+def test_generator_made_from_a_bit_generator():
+    def f(scale):
+        gen = np.random.Generator(np.random.PCG64(3))
+        return np.sum(W * gen.exponential(scale, 3))
+
+    e = np.random.Generator(np.random.PCG64(3)).standard_exponential(3)
+    assert srcgrad.grad(f)(1.5) == pytest.approx(np.sum(W * e), rel=1e-12)
+    assert srcgrad.grad(f)(1.5) == pytest.approx(numerical_grad(f, (1.5,), 0), rel=1e-6)

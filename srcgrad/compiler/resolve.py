@@ -68,6 +68,7 @@ def run(tree, program, local_names):
 
 _GENERATOR_MAKERS = {np.random.default_rng: np.random.Generator, np.random.Generator: np.random.Generator,
                      np.random.RandomState: np.random.RandomState}
+_MAKER_NAMES = frozenset(maker.__name__ for maker in _GENERATOR_MAKERS)
 
 
 def _generators(tree, program):
@@ -80,7 +81,9 @@ def _generators(tree, program):
         elif (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
               and isinstance(node.value, gast.Call)):
             parts = dotted_parts(node.value.func)
-            value = MISSING if parts is None else lookup_path(parts, program)
+            if parts is None or parts[-1] not in _MAKER_NAMES:  # most calls: no lookup
+                continue
+            value = lookup_path(parts, program)
             try:
                 cls = _GENERATOR_MAKERS.get(value)
             except TypeError:  # unhashable
