@@ -283,7 +283,9 @@ def _operand_message(program, name, node):
     return message
 
 
-_DESCRIBED = (np.ndarray, np.generic, bool, int, float, complex, str, bytes, range, slice, type(None))
+# and the generator a sampler's rule takes first (`Generator.normal(rng, mu, s)`), which it never differentiates
+_DESCRIBED = (np.ndarray, np.generic, bool, int, float, complex, str, bytes, range, slice, type(None),
+              np.random.Generator, np.random.RandomState)
 
 
 def undescribed(value, depth=0):

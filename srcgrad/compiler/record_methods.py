@@ -44,7 +44,7 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError, SrcGradError
-from ..rules import methods
+from ..rules import methods, sampling
 from ..runtime.records import record_fields
 from . import frontend, scope, stand_in, syntax
 from .naming import Namer
@@ -70,15 +70,16 @@ _INTERNED = weakref.WeakValueDictionary()  # record class -> its RecordOf
 
 def record_of(value):
     """The `RecordOf` of the class of `value`, a dataclass instance or a namedtuple (a
-    record whose fields srcgrad differentiates as a pytree's) or an object of the user's
-    own class (`stand_in.of_user_class`), else None."""
+    record whose fields srcgrad differentiates as a pytree's), an object of the user's
+    own class (`stand_in.of_user_class`) or a NumPy random generator (its samplers' calls
+    become calls of the class's methods, which have rules: `_call`), else None."""
     cls = type(value)
     found = _INTERNED.get(cls)
     if found is None:
         if cls.__module__ == "builtins":
             return None
         record = record_fields(cls) is not None
-        if not record and not stand_in.of_user_class(value):
+        if not record and not stand_in.of_user_class(value) and cls not in sampling.GENERATOR_METHODS:
             return None
         found = _INTERNED[cls] = RecordOf(cls, record)
     return found
@@ -149,6 +150,13 @@ def _call(program, node, param, name, bound, helper):
     `RecordOf` (`__call__`: of the object itself), as a call of the function its class
     defines."""
     cls = bound.cls
+    if cls in sampling.GENERATOR_METHODS:  # `rng.normal(mu, s)`: `Generator.normal(rng, mu, s)`, whose rules
+        func = sampling.GENERATOR_METHODS[cls].get(name)  # read the draw; other methods run as written
+        if func is None:
+            return node
+        made = syntax.call(syntax.name(helper(func, cls)), [syntax.name(param)] + list(node.args),
+                           [(k.arg, k.value) for k in node.keywords])
+        return syntax.located(made, node)
     owner, found = _defined(cls, name)
     called = f"{param}()" if name == "__call__" else f"{param}.{name}()"
     kind = "a dataclass or namedtuple argument" if bound.record else "an object passed as an argument"

@@ -5,7 +5,10 @@ a local value (`x.T`, `x.shape`); nodes are not modified. A call's function is l
 in the parameters bound to a known function (`bound_calls.with_functions`), the function's
 closure cells, then its globals, then builtins, following attribute chains
 (`np.linalg.norm`). A method on a local value (`x.sum(0)`) resolves through
-`rules.methods` to the NumPy function whose rule it uses. Names are looked up by
+`rules.methods` to the NumPy function whose rule it uses; a sampler's (`rng.normal(mu, s)`) on a
+local the function assigns once, from `np.random.default_rng(...)`, `np.random.Generator(...)` or
+`np.random.RandomState(...)`, to the generator class's method (`rules.sampling`), which takes the
+generator first; another object's `.normal()` stays unknown. Names are looked up by
 `scope.lookup_path`. A `functools.partial` of a user function resolves to the function
 `stand_in.partial_function` makes of it, a bound method of one (`self.step`, where
 `self` is a parameter bound to a known instance) or a callable instance to the function
@@ -20,7 +23,9 @@ from dataclasses import dataclass
 
 import gast
 
-from ..rules import methods, registry
+import numpy as np
+
+from ..rules import methods, registry, sampling
 from . import stand_in, syntax, varargs
 from .scope import MISSING, dotted_parts, lookup_path
 
@@ -49,9 +54,10 @@ def run(tree, program, local_names):
     """Resolve every call and local attribute read in `tree`."""
     table = {}
     local_names = set(local_names)
+    generators = _generators(tree, program)
     for node in syntax.walk(tree):  # gast.walk's order, faster
         if isinstance(node, gast.Call):
-            table[node] = _resolve_call(node, program, local_names)
+            table[node] = _resolve_call(node, program, local_names, generators)
         elif isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
             if node.value.id in local_names:
                 primal = methods.ATTRIBUTES.get(node.attr)
@@ -60,11 +66,41 @@ def run(tree, program, local_names):
     return table
 
 
-def _resolve_call(node, program, local_names):
+_GENERATOR_MAKERS = {np.random.default_rng: np.random.Generator, np.random.Generator: np.random.Generator,
+                     np.random.RandomState: np.random.RandomState}
+_MAKER_NAMES = frozenset(maker.__name__ for maker in _GENERATOR_MAKERS)
+
+
+def _generators(tree, program):
+    """{name: generator class} of the names `tree` assigns exactly once, by a plain
+    `name = np.random.default_rng(...)` (or `Generator(...)`, `RandomState(...)`)."""
+    stores, made = {}, {}
+    for node in syntax.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
+              and isinstance(node.value, gast.Call)):
+            parts = dotted_parts(node.value.func)
+            if parts is None or parts[-1] not in _MAKER_NAMES:  # most calls: no lookup
+                continue
+            value = lookup_path(parts, program)
+            try:
+                cls = _GENERATOR_MAKERS.get(value)
+            except TypeError:  # unhashable
+                cls = None
+            if cls is not None:
+                made[node.targets[0].id] = cls
+    return {name: cls for name, cls in made.items() if stores.get(name) == 1}
+
+
+def _resolve_call(node, program, local_names, generators=None):
     func = node.func
     if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id in local_names
             and func.value.id not in program.bound):
         primal, packs = methods.METHODS.get(func.attr, (None, False))
+        cls = (generators or {}).get(func.value.id)
+        if cls is not None and primal is None:
+            primal = sampling.GENERATOR_METHODS[cls].get(func.attr)
         return Callee("method", primal, func.attr, func.value.id, packs)
     parts = dotted_parts(func)
     if parts is None or (parts[0] in local_names and parts[0] not in program.bound):

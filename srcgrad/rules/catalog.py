@@ -69,6 +69,8 @@ def display_name(primal):
     if isinstance(primal, np.ufunc):
         return f"numpy.{primal.__name__}"
     module = (getattr(primal, "__module__", None) or "").lstrip("_")
+    if module.startswith("numpy.random."):  # `Generator.normal` lives in numpy.random._generator
+        module = "numpy.random"
     return f"{module}.{primal.__qualname__}" if module else primal.__qualname__
 
 

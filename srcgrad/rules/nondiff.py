@@ -11,8 +11,9 @@ a wrong gradient: np.bincount and np.heaviside (rules in `elementwise.py`: their
 `weights` and their value at 0 are differentiable), np.linspace / logspace / geomspace
 (rules in `spacings.py`: differentiable in start and stop), np.arange (float start and
 stop), np.unique, np.histogram (its bin edges) and histogram_bin_edges, np.nextafter, and
-np.random.normal / uniform / choice / permutation. Called on differentiated values they
-are refused (no rule); on constants they run as before.
+np.random.choice / permutation. Called on differentiated values they are refused (no
+rule); on constants they run as before. np.random.normal, uniform and the other samplers
+of a location and a scale have pathwise rules (`sampling.py`).
 """
 
 import builtins
