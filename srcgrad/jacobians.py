@@ -24,6 +24,7 @@ from .compiler.cache import general_code
 from .derivative_programs import call_arguments, jacobian_program, keyword_only, nested_program
 from .errors import SrcGradError, defined_at
 from .function_arguments import called_parameters, per_call, resolve
+from .random_passes import SameDraws
 from .runtime import (
     is_sequence, sequence_like, jacobian_from_columns, jacobian_from_rows, leaves, structure_like, unit_tangents,
     zeros_like_grad,
@@ -423,10 +424,12 @@ def _forward_jacobian(fn, args, positions, keywords):
         if linear is not None and not keywords and len(args) == len(_TANGENT_NAMES[derivative.function]) - 1:
             out, push = linear(*args)  # the primal statements once, the tangent ones per column
             columns += [push(e) for e in unit_tangents(x)]
-        else:
+        else:  # each push runs the primal again: with the same random draws (random_passes.py)
+            draws = SameDraws(args)
             for e in unit_tangents(x):
-                out, out_dot = _push(derivative, args, [e], keywords)
+                out, out_dot = _push(derivative, draws.args_for_pass(), [e], keywords)
                 columns.append(out_dot)
+            draws.finish()
     if out is None:
         out = fn(*args, **keywords)
     _check_output(fn, out)
