@@ -13,9 +13,11 @@ and a call returning a new array, list or tuple (a NumPy function with a rule,
 `x.tolist()`, `list(x)`, `tuple(x)`, `sorted(x)`), made once before the loop under a
 name of its own. A dict's `.keys()`/`.values()` view inside `zip`, `enumerate` or
 `reversed` has no index: the loop reads `list(view)` made when it starts (refused where
-the body changes that dict, which the view would show). Any other iterable that carries
-a derivative (a generator, ...) is rejected: its loop target would otherwise silently
-get no gradient. Loops over constants are left alone (a dict or a set stays iterable).
+the body changes that dict, which the view would show). Loops over
+`itertools.combinations` and its kin and `np.ndenumerate` are position_loops.py's. Any
+other iterable that carries a derivative (a generator, ...) is rejected: its loop target
+would otherwise silently get no gradient. Loops over constants are left alone (a dict or
+a set stays iterable).
 
 In code srcgrad generated (a gradient differentiated again), a loop stays as it is: the
 first derivation rewrote each loop whose target carried a derivative, so a target of a
@@ -35,7 +37,6 @@ the entries x had when the loop started: a body that changes x in place is refus
 import builtins
 import collections
 import collections.abc
-import itertools
 
 import gast
 import numpy as np
@@ -43,19 +44,13 @@ import numpy as np
 from .. import runtime
 from ..errors import NotDifferentiableError
 from ..rules import registry
-from . import call_effects, printing, syntax
+from . import position_loops, printing, syntax
 from .resolve import Callee
 
 _LEN = Callee("function", builtins.len, "len")
 _RANGE = Callee("function", builtins.range, "range")
 _MIN = Callee("function", builtins.min, "min")
 _LIST = Callee("function", builtins.list, "list")
-_ASARRAY = Callee("function", np.asarray, "np.asarray")
-_INDEX_TUPLES = Callee("function", runtime.index_tuples, "index_tuples")
-_INDEX_ITERATORS = (  # (the maker of an iterator of tuples of entries, its runtime.index_tuples name)
-    (itertools.combinations, "combinations"), (itertools.combinations_with_replacement, "combinations_with_replacement"),
-    (itertools.permutations, "permutations"), (itertools.product, "product"), (np.ndenumerate, "ndenumerate"),
-)
 _DICT_KEYS = Callee("function", runtime.dict_keys, "dict_keys")
 # the nodes that statements lie under
 _HOLDERS = (gast.stmt, gast.excepthandler) + ((gast.match_case,) if hasattr(gast, "match_case") else ())
@@ -172,7 +167,7 @@ class _Iteration:
             seq = self.namer.fresh("sequence")
             pre.append(syntax.located(syntax.assign(seq, s.iter), s))
             s.iter = syntax.name(seq)
-        by_positions = self.by_index_tuples(s, pre)
+        by_positions = position_loops.rewritten(self, s, pre)
         if by_positions is not None:
             return by_positions
         sequences, kind, start = self.sequences(s, pre)
@@ -265,111 +260,6 @@ class _Iteration:
             body = head + [syntax.located(syntax.assign(target, items[0]), s)] + s.body
         loop = syntax.located(syntax.for_(index, self.call(range, _RANGE, args), body), s)
         return [syntax.located(p, s) for p in pre] + [loop]
-
-    def by_index_tuples(self, s, pre):
-        """The loop `s` over `itertools.combinations(x, r)` (combinations_with_replacement,
-        permutations, product, `np.ndenumerate(x)`) as a loop over the tuples of positions
-        the same call makes (`runtime.index_tuples`), each entry read by index: `item =
-        (x[t[0]], x[t[1]])`, `(t, x[t])` for ndenumerate. None for any other loop."""
-        it = s.iter
-        callee = self.calls.get(it) if isinstance(it, gast.Call) else None
-        fn = callee.obj if callee is not None and callee.kind == "function" else None
-        how = next((name for maker, name in _INDEX_ITERATORS if fn is maker), None)
-        if how is None:
-            return None
-        args, keywords = list(it.args), {k.arg: k.value for k in it.keywords}
-        r = None
-        if how in ("combinations", "combinations_with_replacement", "permutations"):
-            r = args.pop(1) if len(args) > 1 else keywords.pop("r", None)
-            if not (isinstance(r, gast.Constant) and type(r.value) is int and r.value >= 0):
-                raise self.program.error(
-                    s, f"iterating over `{printing.unparse(it)}` (in `{self.program.name}`) needs the length of its "
-                    f"tuples written as a number (`{how}(x, 2)`), which srcgrad reads to name their entries",
-                )
-        if keywords or not args or (how != "product" and len(args) != 1):
-            raise self.program.error(
-                s, f"iterating over `{printing.unparse(it)}` is not supported (in `{self.program.name}`); pass "
-                f"the sequences by position{', without `repeat=`' if how == 'product' else ''}",
-            )
-        stored = set(syntax.names_stored(s.body)) | {s.target.id}
-        sequences = []
-        for seq in self.atoms(s, args, pre):
-            self.refuse_changed_pool(s, seq.id, how)
-            if seq.id in stored:  # the body rebinds it: the loop reads the object it had at the start
-                bound = self.namer.fresh(f"{seq.id}_sequence")
-                pre.append(syntax.located(syntax.assign(bound, syntax.name(seq.id)), s))
-                seq = syntax.name(bound)
-            sequences.append(seq)
-        if how == "ndenumerate":  # NumPy reads `np.asarray(x)`: a list's entries as they were at the start
-            sequences = [self.as_array(s, sequences[0], pre)]
-        helper = self.namer.helper("index_tuples", runtime.index_tuples)
-        made = syntax.call(helper, [syntax.const(how), syntax.const(r.value if r is not None else None)]
-                           + [syntax.copy(q) for q in sequences])
-        self.calls[made] = _INDEX_TUPLES
-        tuples = self.namer.fresh("positions")
-        pre.append(syntax.located(syntax.assign(tuples, made), s))
-        index, at = self.namer.fresh("i" if s.target.id != "i" else "index"), self.namer.fresh("at")
-        head = [syntax.assign(at, syntax.subscript(syntax.name(tuples), syntax.name(index)))]
-        if how == "ndenumerate":
-            entry = self.namer.fresh(f"{sequences[0].id}_at")
-            head.append(syntax.assign(entry, syntax.subscript(syntax.copy(sequences[0]), syntax.name(at))))
-            items = [syntax.name(at), syntax.name(entry)]
-        else:
-            items = []
-            for k in range(r.value if r is not None else len(sequences)):
-                seq = sequences[0] if r is not None else sequences[k]
-                position, entry = self.namer.fresh("j"), self.namer.fresh(f"{seq.id}_j")
-                head.append(syntax.assign(position, syntax.subscript(syntax.name(at), syntax.const(k))))
-                head.append(syntax.assign(entry, syntax.subscript(syntax.copy(seq), syntax.name(position))))
-                items.append(syntax.name(entry))
-        body = [syntax.located(h, s) for h in head] + self.unpacked(s, s.target.id, items)
-        count = self.call(len, _LEN, [syntax.name(tuples)])
-        self.changed = True
-        loop = syntax.located(syntax.for_(index, self.call(range, _RANGE, [count]), body), s)
-        return [syntax.located(p, s) for p in pre] + [loop]
-
-    def as_array(self, s, seq, pre):
-        """A name for `np.asarray(seq)` made before the loop `s` over `np.ndenumerate(seq)`,
-        which reads that: the array itself (read as the body changes it, as NumPy does), or
-        for a list (of lists) a new array of the entries it had when the loop started."""
-        array = self.namer.fresh(f"{seq.id}_array")
-        made = syntax.call(syntax.attr(syntax.name(self.namer.helper("np", np)), "asarray"), [syntax.copy(seq)])
-        self.calls[made] = _ASARRAY
-        pre.append(syntax.located(syntax.assign(array, made), s))
-        return syntax.name(array)
-
-    def refuse_changed_pool(self, s, name, how):
-        """Refuse the loop `s` over `itertools.<how>(..., name, ...)` where its body may change
-        `name` in place: the iterator holds the entries `name` had when the loop started
-        (numbers of a vector, rows of a matrix as views), the loop rewritten by index would
-        read each one as it is when the body reaches it."""
-        for st in syntax.statements(gast.Module(body=list(s.body), type_ignores=[])):
-            target = st.targets[0] if isinstance(st, gast.Assign) else None
-            while how == "ndenumerate" and type(target) is gast.Subscript and type(target.value) is gast.Subscript:
-                target = target.value  # `L[0][0] = ...` changes the list of lists `L`
-            changed = type(target) is gast.Subscript and syntax.is_name(target.value, name)
-            call = st.value if isinstance(st, (gast.Assign, gast.Expr)) and isinstance(st.value, gast.Call) else None
-            callee = self.calls.get(call) if call is not None else None
-            if callee is not None and call_effects.changes_in_place(call, callee, {name}, registry):
-                # a call whose result is kept changes in place only by `out=`, `.pop()` or code of its own
-                changed = changed or isinstance(st, gast.Expr) or call_effects.writes_out(call, callee, registry) or (
-                    callee.kind == "method" and callee.receiver == name and callee.path == "pop") or (
-                    callee.kind == "function" and registry.lookup(callee.obj) is None)
-            if changed and how == "ndenumerate":
-                raise self.program.error(
-                    st, f"`{self.program.text(st).strip()}` changes `{name}` in place inside the loop "
-                    f"`{self.program.text(s).strip()}` (in `{self.program.name}`): np.ndenumerate reads a list as "
-                    f"a new array of the entries it had when the loop started, an array as the body changes it, "
-                    f"which srcgrad does not tell apart; loop over `np.ndenumerate(np.array({name}))` to read "
-                    f"a copy made when the loop starts",
-                )
-            if changed:
-                raise self.program.error(
-                    st, f"`{self.program.text(st).strip()}` changes `{name}` in place inside the loop "
-                    f"`{self.program.text(s).strip()}` (in `{self.program.name}`), whose tuples hold the entries it had "
-                    f"when the loop started; srcgrad reads them by index as the body reaches them: loop over "
-                    f"`{how}(...)` of `{name}.copy()` (of a list: `list({name})`) to read the entries of the start",
-                )
 
     def dict_view(self, name):
         """(the dict, "keys" or "values") where the name `name`, assigned once, holds that
