@@ -146,6 +146,28 @@ def test_bool_operands_take_alpha_as_a_bool():
     assert repr(b.add(b, alpha=2)) == "tensor([ True, False])" and repr(b.add(b, alpha=0)) == "tensor([ True, False])"
 
 
+def test_alpha_scales_in_the_result_dtype():
+    # was: the scaled operand rounded in its own dtype first (int64 * 0.5 in float32):
+    # a float64 result of dtype float32 ([-8388607.5, -1.2000000476837158]), float64 sums
+    # off by float32 rounding (1.1100000068545341)
+    a = torch.tensor(0.3, dtype=torch.float64, requires_grad=True)
+    b = torch.tensor([16777217, 3])
+    c = torch.tensor([1.1, 2.2], dtype=torch.float32, requires_grad=True)
+    d = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    r, r2, r3 = torch.sub(a, b, alpha=0.5), d.add(c, alpha=0.1), c.sub(a, alpha=3)
+    assert (r.dtype, r2.dtype, r3.dtype) == (torch.float64, torch.float64, torch.float32)
+    assert r.tolist() == [0.3 - 16777217 * 0.5, 0.3 - 1.5] and type(r.grad_fn).__name__ == "SubBackward0"
+    assert r2.tolist() == [1.0 + float(np.float32(1.1)) * 0.1, 2.0 + float(np.float32(2.2)) * 0.1]
+    f = np.float32
+    assert r3.tolist() == [float(f(1.1) - f(0.3) * f(3)), float(f(2.2) - f(0.3) * f(3))]  # PyTorch: 0.19999998807907104
+    (r.sum() + r2.sum() * 2 + r3.sum()).backward()
+    assert a.grad.item() == -4.0 and d.grad.tolist() == [2.0, 2.0]
+    assert c.grad.dtype == torch.float32 and np.allclose(c.grad.numpy(), 1.2)
+    e = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True).clone()
+    e.add_(c, alpha=0.1)
+    assert e.tolist() == r2.tolist() and type(e.grad_fn).__name__ == "AddBackward0"
+
+
 def test_neg_in_place_is_tracked_and_counted():
     a = torch.tensor([1.0, -2.0], requires_grad=True)
     b = a * 3
