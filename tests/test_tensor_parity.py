@@ -168,6 +168,21 @@ def test_alpha_scales_in_the_result_dtype():
     assert e.tolist() == r2.tolist() and type(e.grad_fn).__name__ == "AddBackward0"
 
 
+def test_clamp_keeps_an_element_equal_to_its_bound():
+    # was: -0.0 clamped at 0.0 gave 0.0 (np.clip takes the bound), so 1 / it was inf, not -inf
+    x = torch.tensor([[-0.01, -0.0, 0.0, 2.0]], requires_grad=True)
+    r = x.clamp(min=0)
+    r2 = torch.clamp(x, torch.tensor([0.0, 0.0, -0.0, 1.0]), torch.tensor(1.5))
+    assert (1 / r).tolist() == [[np.inf, -np.inf, np.inf, 0.5]]
+    assert (1 / r2).tolist() == [[np.inf, -np.inf, np.inf, float(np.float32(1) / np.float32(1.5))]]
+    assert (1 / x.clamp_max(-0.0)).tolist() == [[-100.0, -np.inf, np.inf, -np.inf]]
+    y = x.detach().clone()
+    y.clamp_(min=0.0)
+    assert (1 / y).tolist() == [[np.inf, -np.inf, np.inf, 0.5]]
+    (r.sum() + r2.sum()).backward()
+    assert x.grad.tolist() == [[0.0, 2.0, 2.0, 1.0]]
+
+
 def test_neg_in_place_is_tracked_and_counted():
     a = torch.tensor([1.0, -2.0], requires_grad=True)
     b = a * 3
