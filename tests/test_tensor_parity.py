@@ -104,6 +104,11 @@ ERRORS = [
     (lambda x: x.sub(torch.tensor([True, False, True]), alpha=2), RuntimeError,
      "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use "
      "the `~` or `logical_not()` operator instead."),
+    # a write out of bounds said NumPy's "axis"
+    (lambda x: torch.zeros(0, 3).__setitem__(0, 1.0), IndexError, "index 0 is out of bounds for dimension 0 with size 0"),
+    (lambda x: x.clone().__setitem__((1, 7), 1.0), IndexError, "index 7 is out of bounds for dimension 1 with size 3"),
+    (lambda x: O(2, 3).__setitem__((slice(None), [0, 7]), 1.0), IndexError,
+     "index 7 is out of bounds for dimension 0 with size 3"),
 ]
 
 
