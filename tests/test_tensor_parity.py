@@ -188,6 +188,34 @@ def test_clamp_keeps_an_element_equal_to_its_bound():
     assert x.grad.tolist() == [[0.0, 2.0, 2.0, 1.0]]
 
 
+@pytest.mark.parametrize("op", [
+    lambda x: x.sum(1), lambda x: x.sum(1, keepdim=True), lambda x: x.mean(1), lambda x: x.amax(1), lambda x: x.amin(1),
+    lambda x: x.std(1), lambda x: x.var(1), lambda x: x.prod(1), lambda x: x.cumsum(0), lambda x: x.cumprod(1),
+    lambda x: x.norm(dim=1), lambda x: x.logsumexp(1), lambda x: x.softmax(1), lambda x: x.log_softmax(1),
+    lambda x: (x > 3).any(1), lambda x: (x > 3).all(1), lambda x: x.count_nonzero(1),
+])
+def test_reductions_and_scans_of_a_permuted_tensor_are_contiguous(op):
+    # PyTorch allocates their results contiguous; NumPy kept the input's order, so `.view`
+    # of them was refused ("view size is not compatible ...")
+    x = torch.arange(24.0, requires_grad=True)
+    p = x.reshape(2, 3, 4).permute(2, 0, 1)
+    r = op(p)
+    expected = op(p.detach().contiguous())
+    flat = r.view(-1)
+    assert flat.tolist() == expected.reshape(-1).tolist()
+    if flat.requires_grad:
+        (flat * torch.arange(float(flat.numel()))).sum().backward()
+        detached = torch.arange(24.0, requires_grad=True)
+        (op(detached.reshape(2, 3, 4).permute(2, 0, 1).contiguous()).reshape(-1) * torch.arange(float(flat.numel()))).sum().backward()
+        assert x.grad.tolist() == detached.grad.tolist()
+
+
+def test_an_elementwise_op_of_a_permuted_tensor_keeps_its_order():
+    p = torch.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1)
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        p.exp().view(-1)
+
+
 def test_neg_in_place_is_tracked_and_counted():
     a = torch.tensor([1.0, -2.0], requires_grad=True)
     b = a * 3
