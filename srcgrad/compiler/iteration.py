@@ -111,8 +111,26 @@ class _Iteration:
             for field in cls._fields:
                 value = values.get(field)
                 if type(value) is list:
+                    value[:] = self._displays_named(value, zip_)
                     extend([v for v in value if isinstance(v, holders)])
         return made[reversed_], made[zip_]
+
+    def _displays_named(self, stmts, zip_):
+        """`stmts` with each list or tuple display given to `z = zip(...)` assigned to a
+        name of its own just before (`enumerate(zip(x, [a, b]))`, which ANF spells so, is
+        then read by index as `zip(x, seq)` is)."""
+        out = []
+        for st in stmts:
+            value = st.value if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name) else None
+            if (isinstance(value, gast.Call) and getattr(self.calls.get(value), "obj", None) is zip_
+                    and not value.keywords and any(isinstance(a, (gast.List, gast.Tuple)) for a in value.args)):
+                for k, a in enumerate(value.args):
+                    if isinstance(a, (gast.List, gast.Tuple)):
+                        seq = self.namer.fresh("sequence")
+                        out.append(syntax.located(syntax.assign(seq, a), st))
+                        value.args[k] = syntax.name(seq)
+            out.append(st)
+        return out
 
     def block(self, stmts):
         out = []
