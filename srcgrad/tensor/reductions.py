@@ -162,8 +162,8 @@ def median(input, dim=None, keepdim=False):
         if x.dtype.kind not in "fc":
             return ops.Tensor._make(np.asarray(value))
         if nan is not None and nan.any():
-            return ops.composite("MedianBackward0", _nan_held, input)
-        return ops.composite("MedianBackward0", _median_all, input, value)
+            return ops.composite("MedianBackward0", _nan_held, input, _saves_result=True)
+        return ops.composite("MedianBackward0", _median_all, input, value, _saves_result=True)
     pair = named_pair("median")
     axis = dim_axis(dim, x.ndim)
     if axis is None:  # a 0-d tensor: its own median
