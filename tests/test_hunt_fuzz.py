@@ -209,3 +209,30 @@ def test_augmented_assignment_before_an_alias_of_its_target():
     for _ in range(2):  # the general code, then the specialized
         check(_augmented_in_a_loop_then_aliased_after, x, expected=(4.8 * x + 1.4,))
     check_hessian(_augmented_in_a_loop_then_aliased_after, (x,), 0, expected=4.8 * np.eye(3))
+
+
+def _enumerate_zip_of_a_display(x, a):
+    s = a
+    for u, (t, r) in enumerate(zip(x, [a, 1.0, 2.0]), 2):
+        s = s + t * r * u
+    return s
+
+
+def _enumerate_zip_of_a_tuple_display(x, a):
+    s = 0.0
+    for u, pair in enumerate(zip((a, 2.0, 3.0), np.sin(x))):
+        s = s + pair[0] * pair[1] * (u + 1)
+    return s
+
+
+def test_enumerate_of_zip_with_a_list_display_is_read_by_index():
+    # was: refused ("no derivative rule for `zip`"), the display not named as zip's
+    # other arguments are; now a + 2 x0 a + 3 x1 + 8 x2
+    x = np.array([0.3, -0.7, 1.1])
+    f = srcgrad.value_and_grad(_enumerate_zip_of_a_display, wrt=(0, 1))
+    for _ in range(2):  # the second call runs the code specialized to the call
+        value, _grads = f(x, 0.4)
+        assert np.isclose(value, 0.4 + 2 * 0.3 * 0.4 - 3 * 0.7 + 8 * 1.1)
+    check(_enumerate_zip_of_a_display, x, 0.4, expected=(np.array([0.8, 3.0, 8.0]), 1.0 + 2 * 0.3))
+    g = (np.array([0.4, 4.0, 9.0]) * np.cos(x), np.sin(0.3))  # a sin(x0) + 4 sin(x1) + 9 sin(x2)
+    check(_enumerate_zip_of_a_tuple_display, x, 0.4, expected=g)

@@ -228,3 +228,17 @@ def test_modules_and_errors():
         F.kl_div(x, t, reduction="foo")
     with pytest.warns(UserWarning, match="'batchmean' divides only by the batch size"):
         F.kl_div(x, t)
+
+
+def test_median_of_all_saves_its_result():
+    # PyTorch's MedianBackward0 saves the result: a change of it in place is refused at
+    # backward; was: backward ran (gradient [0, 0, 2])
+    for values in ([-1.78, -0.07, -0.4], [-1.78, float("nan"), -0.4]):
+        v1 = torch.tensor(values, requires_grad=True)
+        v2 = torch.median(v1)
+        v2.mul_(2)
+        with pytest.raises(RuntimeError, match=r"output 0 of Median, is at version 1; expected version 0"):
+            v2.sum().backward()
+    v1 = torch.tensor([-1.78, -0.07, -0.4], requires_grad=True)
+    (torch.median(v1) * 3).backward()
+    assert v1.grad.tolist() == [0.0, 0.0, 3.0]

@@ -104,6 +104,11 @@ ERRORS = [
     (lambda x: x.sub(torch.tensor([True, False, True]), alpha=2), RuntimeError,
      "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use "
      "the `~` or `logical_not()` operator instead."),
+    # a write out of bounds said NumPy's "axis"
+    (lambda x: torch.zeros(0, 3).__setitem__(0, 1.0), IndexError, "index 0 is out of bounds for dimension 0 with size 0"),
+    (lambda x: x.clone().__setitem__((1, 7), 1.0), IndexError, "index 7 is out of bounds for dimension 1 with size 3"),
+    (lambda x: O(2, 3).__setitem__((slice(None), [0, 7]), 1.0), IndexError,
+     "index 7 is out of bounds for dimension 0 with size 3"),
 ]
 
 
@@ -144,6 +149,71 @@ def test_integer_sums_are_int64(dtype):
 def test_bool_operands_take_alpha_as_a_bool():
     b = torch.tensor([True, False])
     assert repr(b.add(b, alpha=2)) == "tensor([ True, False])" and repr(b.add(b, alpha=0)) == "tensor([ True, False])"
+
+
+def test_alpha_scales_in_the_result_dtype():
+    # was: the scaled operand rounded in its own dtype first (int64 * 0.5 in float32):
+    # a float64 result of dtype float32 ([-8388607.5, -1.2000000476837158]), float64 sums
+    # off by float32 rounding (1.1100000068545341)
+    a = torch.tensor(0.3, dtype=torch.float64, requires_grad=True)
+    b = torch.tensor([16777217, 3])
+    c = torch.tensor([1.1, 2.2], dtype=torch.float32, requires_grad=True)
+    d = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    r, r2, r3 = torch.sub(a, b, alpha=0.5), d.add(c, alpha=0.1), c.sub(a, alpha=3)
+    assert (r.dtype, r2.dtype, r3.dtype) == (torch.float64, torch.float64, torch.float32)
+    assert r.tolist() == [0.3 - 16777217 * 0.5, 0.3 - 1.5] and type(r.grad_fn).__name__ == "SubBackward0"
+    assert r2.tolist() == [1.0 + float(np.float32(1.1)) * 0.1, 2.0 + float(np.float32(2.2)) * 0.1]
+    f = np.float32
+    assert r3.tolist() == [float(f(1.1) - f(0.3) * f(3)), float(f(2.2) - f(0.3) * f(3))]  # PyTorch: 0.19999998807907104
+    (r.sum() + r2.sum() * 2 + r3.sum()).backward()
+    assert a.grad.item() == -4.0 and d.grad.tolist() == [2.0, 2.0]
+    assert c.grad.dtype == torch.float32 and np.allclose(c.grad.numpy(), 1.2)
+    e = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True).clone()
+    e.add_(c, alpha=0.1)
+    assert e.tolist() == r2.tolist() and type(e.grad_fn).__name__ == "AddBackward0"
+
+
+def test_clamp_keeps_an_element_equal_to_its_bound():
+    # was: -0.0 clamped at 0.0 gave 0.0 (np.clip takes the bound), so 1 / it was inf, not -inf
+    x = torch.tensor([[-0.01, -0.0, 0.0, 2.0]], requires_grad=True)
+    r = x.clamp(min=0)
+    r2 = torch.clamp(x, torch.tensor([0.0, 0.0, -0.0, 1.0]), torch.tensor(1.5))
+    assert (1 / r).tolist() == [[np.inf, -np.inf, np.inf, 0.5]]
+    assert (1 / r2).tolist() == [[np.inf, -np.inf, np.inf, float(np.float32(1) / np.float32(1.5))]]
+    assert (1 / x.clamp_max(-0.0)).tolist() == [[-100.0, -np.inf, np.inf, -np.inf]]
+    y = x.detach().clone()
+    y.clamp_(min=0.0)
+    assert (1 / y).tolist() == [[np.inf, -np.inf, np.inf, 0.5]]
+    (r.sum() + r2.sum()).backward()
+    assert x.grad.tolist() == [[0.0, 2.0, 2.0, 1.0]]
+
+
+@pytest.mark.parametrize("op", [
+    lambda x: x.sum(1), lambda x: x.sum(1, keepdim=True), lambda x: x.mean(1), lambda x: x.amax(1), lambda x: x.amin(1),
+    lambda x: x.std(1), lambda x: x.var(1), lambda x: x.prod(1), lambda x: x.cumsum(0), lambda x: x.cumprod(1),
+    lambda x: x.norm(dim=1), lambda x: x.logsumexp(1), lambda x: x.softmax(1), lambda x: x.log_softmax(1),
+    lambda x: (x > 3).any(1), lambda x: (x > 3).all(1), lambda x: x.count_nonzero(1),
+])
+def test_reductions_and_scans_of_a_permuted_tensor_are_contiguous(op):
+    # PyTorch allocates their results contiguous; NumPy kept the input's order, so `.view`
+    # of them was refused ("view size is not compatible ...")
+    x = torch.arange(24.0, requires_grad=True)
+    p = x.reshape(2, 3, 4).permute(2, 0, 1)
+    r = op(p)
+    expected = op(p.detach().contiguous())
+    flat = r.view(-1)
+    assert flat.tolist() == expected.reshape(-1).tolist()
+    if flat.requires_grad:
+        (flat * torch.arange(float(flat.numel()))).sum().backward()
+        detached = torch.arange(24.0, requires_grad=True)
+        (op(detached.reshape(2, 3, 4).permute(2, 0, 1).contiguous()).reshape(-1) * torch.arange(float(flat.numel()))).sum().backward()
+        assert x.grad.tolist() == detached.grad.tolist()
+
+
+def test_an_elementwise_op_of_a_permuted_tensor_keeps_its_order():
+    p = torch.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1)
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        p.exp().view(-1)
 
 
 def test_neg_in_place_is_tracked_and_counted():

@@ -158,6 +158,24 @@ def test_unique_of_a_tensor_that_requires_grad_has_no_derivative():
         assert repr(torch.unique(x)) == "tensor([1., 3.])"
 
 
+def test_a_node_without_derivative_raises_before_a_saved_tensor_changed_behind_it():
+    # PyTorch runs the node (and raises) before it reads what the nodes after it saved;
+    # was: the version error of the norm's saved result, checked first
+    v1 = torch.arange(-2, 2, dtype=torch.float64).requires_grad_()
+    v2 = v1.norm(1)
+    v2.t_()
+    with pytest.raises(NotImplementedError, match="the derivative for '_unique2' is not implemented."):
+        (v2.unique() * 1.0).pow(2).sum().backward()
+    v1 = torch.arange(-2, 2, dtype=torch.float64).requires_grad_()
+    v2 = v1.exp()
+    v3 = v2 // 2
+    v2.add_(1)
+    with pytest.raises(RuntimeError, match="^derivative for aten::floor_divide is not implemented$"):
+        v3.sum().backward()
+    with pytest.raises(RuntimeError, match="which is output 0 of Exp, is at version 1"):
+        v2.sum().backward()  # the version error stays where no such node comes first
+
+
 def test_unique_errors():
     with pytest.raises(IndexError, match=r"\[-2, 1\], but got 2"):
         torch.unique(torch.ones(2, 3), dim=2)

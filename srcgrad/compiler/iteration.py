@@ -65,7 +65,6 @@ class _Iteration:
         self.changed = False
         self.mapping = None  # the dict of an `.items()`/`.values()` loop being rewritten
         self.reversed_defs, zip_defs = self._made_by(program_tree)
-        self._name_displays(program_tree, zip_defs.values())
         self.zip_defs = {
             name: d for name, d in zip_defs.items()
             if d.value.args and all(isinstance(a, gast.Name) for a in d.value.args)
@@ -108,32 +107,26 @@ class _Iteration:
             for field in cls._fields:
                 value = values.get(field)
                 if type(value) is list:
+                    value[:] = self._displays_named(value, zip_)
                     extend([v for v in value if isinstance(v, holders)])
         return made[reversed_], made[zip_]
 
-    def _name_displays(self, tree, defs):
-        """Name the displays that the assignments `defs` (`z = zip(a, [1.0, 2.0])`, made by
-        ANF of `enumerate(zip(a, [1.0, 2.0]))`) pass to `zip`, in statements just before
-        them, so each zipped sequence is a name read by index (as `atoms` does for a `zip`
-        in the `for` statement itself)."""
-        displays = (gast.Tuple, gast.List)
-        wanted = {id(d): d for d in defs if all(isinstance(a, (gast.Name,) + displays) for a in d.value.args)
-                  and any(isinstance(a, displays) for a in d.value.args)}
-        if not wanted:
-            return
-        for st in list(syntax.statements(tree)):
-            for value in st.__dict__.values():
-                if type(value) is not list or not any(id(v) in wanted for v in value):
-                    continue
-                for d in [v for v in value if id(v) in wanted]:
-                    named = []
-                    for k, a in enumerate(d.value.args):
-                        if isinstance(a, displays):
-                            seq = self.namer.fresh("sequence")
-                            named.append(syntax.located(syntax.assign(seq, a), d))
-                            d.value.args[k] = syntax.name(seq)
-                    at = next(k for k, v in enumerate(value) if v is d)
-                    value[at:at] = named
+    def _displays_named(self, stmts, zip_):
+        """`stmts` with each list or tuple display given to `z = zip(...)` assigned to a
+        name of its own just before (`enumerate(zip(x, [a, b]))`, which ANF spells so, is
+        then read by index as `zip(x, seq)` is)."""
+        out = []
+        for st in stmts:
+            value = st.value if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name) else None
+            if (isinstance(value, gast.Call) and getattr(self.calls.get(value), "obj", None) is zip_
+                    and not value.keywords and any(isinstance(a, (gast.List, gast.Tuple)) for a in value.args)):
+                for k, a in enumerate(value.args):
+                    if isinstance(a, (gast.List, gast.Tuple)):
+                        seq = self.namer.fresh("sequence")
+                        out.append(syntax.located(syntax.assign(seq, a), st))
+                        value.args[k] = syntax.name(seq)
+            out.append(st)
+        return out
 
     def block(self, stmts):
         out = []

@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from . import ops, products
+from . import dtypes, ops, products
 
 __all__ = ["ArithmeticOps"]
 
@@ -57,9 +57,13 @@ def _comparison(primitive):
     return lambda self, other: ops.compare(primitive, self, other)
 
 
-def _scaled(other, alpha):
-    """`alpha * other`: a node that keeps only the number (it can run backward again)."""
+def _scaled(other, alpha, dtype):
+    """`alpha * other` in `dtype`, the result's (PyTorch scales in it: an integer or
+    float32 `other` of a float64 sum is not rounded to float32 first): a node that
+    keeps only the number (it can run backward again)."""
     if isinstance(other, Tensor):
+        if other._data.dtype != dtype:
+            other = other._convert(dtypes.as_dtype(dtype))
         return ops.binary(operator.mul, other, alpha, "MulBackward0", saves=False)
     return other * alpha
 
@@ -86,7 +90,8 @@ def scaled_sum(a, b, alpha, primitive):
     node, AddBackward0 or SubBackward0 with an edge per tensor operand, which keeps only
     the number, as PyTorch's (so it can run backward again)."""
     name = "AddBackward0" if primitive is operator.add else "SubBackward0"
-    return ops.composite(name, lambda x, y: primitive(x, _scaled(y, alpha)), a, b, _saves=False)
+    dtype = dtypes.result_type(a._data, b._data if isinstance(b, Tensor) else b)
+    return ops.composite(name, lambda x, y: primitive(x, _scaled(y, alpha, dtype)), a, b, _saves=False)
 
 
 class ArithmeticOps:

@@ -120,11 +120,21 @@ def run_backward(roots, grads, retain_graph=False, capture=None):
         wanted = set(capture)
         need = _needed(order, wanted)
         order = [n for n in order if n in need]
+    raising = None  # a node whose backward raises: PyTorch runs it before it reads what later nodes saved
     for node in order:
         if node.freed:  # a views.BrokenView says why
             raise RuntimeError(getattr(node, "refusal", FREED_MESSAGE))
         if node.versions:
-            check_versions(node)
+            if raising is not None:
+                try:
+                    check_versions(node)
+                except RuntimeError:
+                    raising.apply(None)
+                    raise
+            else:
+                check_versions(node)
+        if node.raises and raising is None:
+            raising = node
     pending = {}
     for root, g in zip(roots, grads):
         pending[root] = g if root not in pending else pending[root] + g

@@ -75,6 +75,7 @@ class Node:
     __slots__ = ("next_functions", "_hooks", "__weakref__")
     freed = False
     versions = ()  # records of saved tensors (saved_version); a subclass that saves has a slot
+    raises = False  # a node whose backward always raises (PyTorch reaches it before later nodes' saved tensors)
 
     def __init__(self, next_functions):
         self.next_functions = next_functions

@@ -189,6 +189,16 @@ def _refuse_index_put_dtype(self, key, value):
     )
 
 
+def _in_dimensions(error, index, ndim):
+    """NumPy's IndexError for an index out of bounds as PyTorch words it ("dimension",
+    not "axis", counted as PyTorch counts the dims of an advanced index)."""
+    found = re.match(r"^(index -?\d+ is out of bounds for) axis (\d+)( with size \d+)$", str(error))
+    if found is None:
+        return IndexError(str(error))
+    dim = _advanced_dim(_index(index), ndim, int(found.group(2)))
+    return IndexError(f"{found.group(1)} dimension {dim}{found.group(3)}")
+
+
 class IndexingOps:
     """`x[index]` and `x[index] = value` of `Tensor` (a ShapeOps)."""
 
@@ -207,14 +217,16 @@ class IndexingOps:
             elif isinstance(index, tuple) and index and all(isinstance(i, (int, np.integer)) for i in index):
                 index = index + (Ellipsis,)
             return ops.apply(operator.getitem, self, index, name=name, saves=advanced, edge_args=(0,))
-        except IndexError as e:  # NumPy says "axis", PyTorch "dimension"
-            found = re.match(r"^(index -?\d+ is out of bounds for) axis (\d+)( with size \d+)$", str(e))
-            if found is None:
-                raise IndexError(str(e)) from None
-            dim = _advanced_dim(_index(index), self._data.ndim, int(found.group(2)))
-            raise IndexError(f"{found.group(1)} dimension {dim}{found.group(3)}") from None
+        except IndexError as e:
+            raise _in_dimensions(e, index, self._data.ndim) from None
 
     def __setitem__(self, index, value):
+        try:
+            self._setitem(index, value)
+        except IndexError as e:
+            raise _in_dimensions(e, index, self._data.ndim) from None
+
+    def _setitem(self, index, value):
         """`self[index] = value`; with grad mode on and self or a value that requires grad,
         recorded as PyTorch records it: a write (`_copy_to`) into the view `self[index]`,
         so that self becomes the output of a CopySlices node, or into self itself when

@@ -37,6 +37,15 @@ from .views import VIEW_NODES, note_view, shares_elements
 Tensor = None  # bound by srcgrad.tensor.tensor
 
 _NO_EDGE = (None, 0)
+
+# Primitives whose result PyTorch allocates contiguous whatever the input's strides
+# (reductions, scans, softmax): NumPy keeps the input's order, so that `.view` of the sum
+# of a permuted tensor would be refused. Names of the node, as `name` reaches apply.
+CONTIGUOUS_RESULTS = frozenset({
+    "SumBackward1", "MeanBackward1", "AmaxBackward0", "AminBackward0", "StdBackward0", "VarBackward0",
+    "ProdBackward1", "CumsumBackward0", "CumprodBackward0", "LogsumexpBackward0", "SoftmaxBackward0",
+    "LogSoftmaxBackward0", "LinalgVectorNormBackward0",
+})
 _ndarray = np.ndarray
 
 
@@ -116,6 +125,8 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, e
         out_dtype = dtypes.legacy_widened(ans, [a for a in arrays if type(a) is _ndarray])
     if out_dtype is not None and ans.dtype != out_dtype:
         ans = ans.astype(out_dtype)
+    if name in CONTIGUOUS_RESULTS and not ans.flags.c_contiguous:
+        ans = np.ascontiguousarray(ans)
     if needs:
         out = _tracked(ans, primitive, name, saves, args, tuple(arrays), kwargs)
         if edge_args is not None:
@@ -142,6 +153,8 @@ def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
         loud(token)
     if type(ans) is not _ndarray:
         ans = np.array(ans)
+    elif name in CONTIGUOUS_RESULTS and not ans.flags.c_contiguous:
+        ans = np.ascontiguousarray(ans)
     if a._requires_grad and _mode.enabled:
         return _tracked_one(ans, primitive, name, saves, a, x, consts)
     return _leaf(ans)

@@ -219,8 +219,15 @@ def _clamp(input, lo, hi, name):
     bounds = [b._data if _is_tensor(b) else b for b in (lo, hi) if b is not None]
     dt = dtypes.result_type(x, *bounds)
     if dt == x.dtype and not any(_is_tensor(b) for b in (lo, hi)):  # the common case: number bounds
-        return ops.unary(np.clip, input, name, consts=(dtypes.as_weak_number(lo, x), dtypes.as_weak_number(hi, x)))
-    return ops.apply(np.clip, input, lo, hi, name=name, dtype=dt, out_dtype=dt)
+        out = ops.unary(np.clip, input, name, consts=(dtypes.as_weak_number(lo, x), dtypes.as_weak_number(hi, x)))
+    else:
+        out = ops.apply(np.clip, input, lo, hi, name=name, dtype=dt, out_dtype=dt)
+    if dt.kind == "f":  # PyTorch keeps an element equal to a bound: -0.0 clamped at 0.0 stays -0.0
+        data, x = out._data, np.broadcast_to(x, out._data.shape)
+        zeros = (data == 0) & (x == 0)
+        if zeros.any():
+            data[zeros] = x[zeros]
+    return out
 
 
 def clamp(input, min=None, max=None):

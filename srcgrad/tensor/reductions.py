@@ -162,8 +162,8 @@ def median(input, dim=None, keepdim=False):
         if x.dtype.kind not in "fc":
             return ops.Tensor._make(np.asarray(value))
         if nan is not None and nan.any():
-            return ops.composite("MedianBackward0", _nan_held, input)
-        return ops.composite("MedianBackward0", _median_all, input, value)
+            return ops.composite("MedianBackward0", _nan_held, input, _saves_result=True)
+        return ops.composite("MedianBackward0", _median_all, input, value, _saves_result=True)
     pair = named_pair("median")
     axis = dim_axis(dim, x.ndim)
     if axis is None:  # a 0-d tensor: its own median
@@ -269,7 +269,7 @@ def _logical(primitive, input, dim, keepdim):
         axis = ()
     else:
         axis = dim_axis(dim, data.ndim)
-    out = np.asarray(primitive(data, axis=axis, keepdims=keepdim))
+    out = np.array(primitive(data, axis=axis, keepdims=keepdim), order="C")  # PyTorch's is contiguous
     return ops.Tensor._make(out.astype(np.uint8) if data.dtype == np.uint8 else out)
 
 
@@ -296,7 +296,7 @@ def count_nonzero(input, dim=None):
             if d % x.ndim in seen:
                 raise RuntimeError(f"dim {d % x.ndim} appears multiple times in the list of dims")
             seen.add(d % x.ndim)
-    return ops.Tensor._make(np.asarray(np.count_nonzero(x, axis=axis), dtype=np.int64))
+    return ops.Tensor._make(np.array(np.count_nonzero(x, axis=axis), dtype=np.int64, order="C"))
 
 
 def _sum_all(x):

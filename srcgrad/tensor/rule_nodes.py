@@ -292,6 +292,7 @@ class NoDerivativeNode(Node):
     """PyTorch's `NotImplemented` node: the result of an op without a derivative formula
     (`x // y`, `2 % x`) requires grad, and backward through it raises."""
 
+    raises = True
     __slots__ = ("op",)
 
     def __init__(self, next_functions, op):
@@ -306,6 +307,7 @@ class RefusedNode(Node):
     """The node of an op whose backward kernel PyTorch refuses for these inputs
     (huber_loss of two float dtypes): backward through it raises RuntimeError(message)."""
 
+    raises = True
     __slots__ = ("message",)
 
     def __init__(self, next_functions, message):
@@ -321,6 +323,7 @@ class UndifferentiatedNode(Node):
     the result requires grad, and backward through it raises PyTorch's
     NotImplementedError, naming the op `op`."""
 
+    raises = True
     __slots__ = ("op",)
 
     def __init__(self, next_functions, op):
