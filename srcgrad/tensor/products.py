@@ -21,14 +21,12 @@ Tensor = None  # bound by srcgrad.tensor.tensor
 
 
 def matmul(a, b):
-    """`a @ b` with PyTorch's node names: Dot (1-D·1-D), Mv, Mm; 1-D @ 2-D is PyTorch's
-    `a.unsqueeze(0).mm(b).squeeze_(0)` (SqueezeBackward4 over MmBackward0 over
-    UnsqueezeBackward0). Operands whose shapes do not fit raise PyTorch's RuntimeError
-    (`_matmul_mismatch`)."""
+    """`a @ b` with PyTorch's node names: Dot (1-D·1-D), Mv, Mm; 1-D @ 2-D is one node named
+    as PyTorch's last, SqueezeBackward4 (PyTorch records `a.unsqueeze(0).mm(b).squeeze_(0)`,
+    three nodes; three here would triple the cost of the tutorial's `x @ w`). Operands
+    whose shapes do not fit raise PyTorch's RuntimeError (`_matmul_mismatch`)."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):  # the common case, checked once
         x, y = a._data, b._data
-        if x.ndim == 1 and y.ndim == 2:
-            return matmul(a.unsqueeze(0), b).squeeze_(0)
         if x.dtype is y.dtype and x.ndim and y.ndim:
             name = _MATMUL_NAMES.get((x.ndim, y.ndim), "UnsafeViewBackward0")
             try:
@@ -122,7 +120,7 @@ def _raise_matmul_mismatch(a, b, left_requires_grad):
     raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a[-1]} and {b[0]}x{b[1]})")
 
 
-_MATMUL_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0"}
+_MATMUL_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0", (1, 2): "SqueezeBackward4"}
 
 
 def _tensors(op, input, other, name):
