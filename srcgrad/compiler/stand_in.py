@@ -88,7 +88,7 @@ def of_user_class(value):
     installed packages and the standard library: an object of the user's own code, whose
     methods srcgrad may follow (record_methods.py); `random.Random()` or a SciPy object is
     not one."""
-    return is_instance(value) and _user_module(type(value).__module__)
+    return is_instance(value) and _user_module(_class_module(value))
 
 
 @functools.lru_cache(maxsize=256)
@@ -321,10 +321,16 @@ def forget_methods():
 def is_instance(value):
     """An instance of a class written in Python (a model, a layer), not a number, array,
     container, module, class or function: what a method call or `self` can be known as."""
-    cls = type(value)
-    module = getattr(cls, "__module__", "") or ""
+    module = _class_module(value)
     return not (module == "builtins" or module.startswith(("numpy", "srcgrad.", "functools", "types"))
                 or isinstance(value, (type, types.ModuleType, types.FunctionType, types.MethodType)))
+
+
+def _class_module(value):
+    """The module of `value`'s class ("" where that is no string: a Cython function's class
+    gives a descriptor on some Cython versions)."""
+    module = getattr(type(value), "__module__", "")
+    return module if isinstance(module, str) else ""
 
 
 def is_user_function(obj):
