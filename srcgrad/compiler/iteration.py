@@ -179,8 +179,9 @@ class _Iteration:
             definition = self.reversed_defs.get(seq.id)
             if definition is not None:  # `r = reversed(a)` -> `r = a[::-1]`, which has a length
                 view = definition.value.args[0]
-                if type(view) is gast.Name and self.dict_view(view.id) is not None:
-                    mapping, method = self.dict_view(view.id)
+                viewed = self.dict_view(view.id) if type(view) is gast.Name else None
+                if viewed is not None:
+                    mapping, method = viewed
                     if (getattr(definition, "lineno", None) == s.lineno and self.loads[seq.id] == 1
                             and any(seq is q for q in sequences)):
                         # made from this loop's header (`enumerate(reversed(d.values()))`): the list of

@@ -52,7 +52,7 @@ def run(program, transform="srcgrad.grad"):
         if not sorts_local and (parts is None or parts[0] in local or lookup_path(parts, program) not in _ORDERING):
             continue
         nested = isinstance(keyword.value, gast.Name)  # a function defined in the function
-        if not sorts_local and (nested or _reads_local(keyword.value, local, program)) and _over_range(call, program):
+        if not sorts_local and (nested or _outside(keyword.value, local, program)) and _over_range(call, program):
             _ordered_positions(call, keyword, lookup_path(parts, program).__name__, namer, program)
             continue
         if nested:
@@ -106,11 +106,6 @@ def _ordered_positions(call, keyword, how, namer, program):
     call.func = syntax.name(helper)
     call.args = [syntax.const(how), over, keys]
     call.keywords = [k for k in call.keywords if k is not keyword]
-
-
-def _reads_local(node, local, program):
-    """Whether the lambda `node` reads a variable of the function (not its own parameters)."""
-    return bool(_outside(node, local, program))
 
 
 def _outside(node, local, program):

@@ -54,15 +54,21 @@ def run(tree, program, local_names):
     """Resolve every call and local attribute read in `tree`."""
     table = {}
     local_names = set(local_names)
-    generators = _generators(tree, program)
+    samplers = []  # calls of a sampler's name on a local, which may be a generator (`rng.normal(...)`)
     for node in syntax.walk(tree):  # gast.walk's order, faster
         if isinstance(node, gast.Call):
-            table[node] = _resolve_call(node, program, local_names, generators)
+            callee = table[node] = _resolve_call(node, program, local_names)
+            if callee.kind == "method" and callee.obj is None and callee.path in sampling.SAMPLERS:
+                samplers.append(node)
         elif isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
             if node.value.id in local_names:
                 primal = methods.ATTRIBUTES.get(node.attr)
                 known = primal is not None or node.attr in methods.CONSTANT_ATTRIBUTES
                 table[node] = Callee("attribute", primal, node.attr, node.value.id, known=known)
+    if samplers:  # only then the generators the function makes (another walk)
+        generators = _generators(tree, program)
+        for node in samplers:
+            table[node] = _resolve_call(node, program, local_names, generators)
     return table
 
 
