@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import srcgrad
+from program_checks import check_every_transform
 
 W = np.arange(9.0).reshape(3, 3)
 M = np.arange(9.0).reshape(3, 3) / 7.0 + 0.1
@@ -317,6 +318,46 @@ ACCEPTED = [(float_accumulator, X), (fresh_array, X), (copied_first, X), (array_
 @pytest.mark.parametrize("f,x", ACCEPTED, ids=lambda v: getattr(v, "__name__", ""))
 def test_fresh_values_are_still_differentiated(f, x):
     assert _exact_or_refused(f, x) is None
+
+
+def repeated_rows(x):
+    m = x.reshape(1, 3).repeat(2, axis=0)  # a new array: `repeat` never returns a view
+    m[1] *= x[0]
+    return np.sum(m * m)
+
+
+def clipped_then_written(x):
+    c = x.clip(-1.0, 1.0)
+    c[0] = c[0] * x[1]
+    s = c.cumsum()
+    s[-1] += x[2]
+    return np.sum(s * s)
+
+
+def method_results_written(x):
+    r = (x * 2.0).round(3)  # rounding gives no gradient, the write does
+    r[1] = x[1] ** 3
+    t = x.take([2, 0, 1])
+    t[0] *= 4.0
+    return np.sum(r) + np.sum(t * x)
+
+
+@pytest.mark.parametrize("f", [repeated_rows, clipped_then_written, method_results_written], ids=lambda f: f.__name__)
+def test_writes_into_what_array_methods_make_new(f):
+    x = np.array([0.4, -0.3, 0.7])
+    g = check_every_transform(f, x)
+    assert np.abs(g).max() > 0.1
+
+
+def written_through_out(x, buf):
+    m = x.cumsum(out=buf)  # `m` is `buf`, which the caller holds
+    m[0] *= 2.0
+    return np.sum(m * x)
+
+
+def test_a_method_given_out_is_no_new_array():
+    with pytest.raises(srcgrad.NotDifferentiableError, match="changes"):
+        srcgrad.grad(written_through_out)(np.array([0.4, -0.3, 0.7]), np.zeros(3))
 
 
 def test_forward_mode_of_an_accepted_program():

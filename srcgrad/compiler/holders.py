@@ -154,10 +154,23 @@ def new_here(obj, call):
     return obj is np.diag or obj is getattr(np.lib.stride_tricks, "sliding_window_view", None)
 
 
+# array methods that return a new array (or a NumPy scalar) unless given `out`: the
+# position of their `out` parameter, None where they have none
+_NEW_ARRAY_METHODS = {
+    "repeat": None, "argsort": None, "searchsorted": None, "nonzero": None, "dot": 1, "round": 1, "max": 1,
+    "min": 1, "argmax": 1, "argmin": 1, "clip": 2, "cumsum": 2, "cumprod": 2, "take": 2, "compress": 2,
+    "sum": 2, "mean": 2, "prod": 2, "std": 2, "var": 2, "trace": 4,
+}
+
+
 def fresh_method(name, call):
     """Whether the array or list method `name`, called as `call`, always makes a new object."""
     if name == "astype":  # `copy=False` returns the array itself when it can
         return copies_by_keyword(call)
+    if name in _NEW_ARRAY_METHODS:
+        out = _NEW_ARRAY_METHODS[name]
+        return (all(k.arg not in ("out", None) for k in call.keywords)
+                and (out is None or len(call.args) <= out) and not any(isinstance(a, gast.Starred) for a in call.args))
     return name in COPY_METHODS or name == "tolist"
 
 
