@@ -469,8 +469,9 @@ def _load_lambda(fn, code, filename):
 
     The source of a lambda is the statement around it (`g = srcgrad.grad(lambda x: ...)`),
     so the lambda is cut out of it: the longest text from a `lambda` keyword that parses
-    as a lambda with the same parameters. More than one such lambda on the line, or none,
-    is a `SrcGradError` saying to use `def`.
+    as a lambda with the same parameters; of several, the one whose body starts where the
+    code's instructions say (Python 3.11+). More than one such lambda on the line under
+    Python 3.10, or none, is a `SrcGradError` saying to use `def`.
     """
     line = linecache.getline(filename, code.co_firstlineno)
 
@@ -493,8 +494,11 @@ def _load_lambda(fn, code, filename):
         if node is not None and [a.id for a in node.args.args] == params:
             found.append((start, node, end))
         start = text.find("lambda", start + 1)
+    if len(found) > 1:
+        found = [f for f in found if _starts_where_code_does(code, text, first_line, *f)] or found
     if len(found) != 1:
-        raise refuse("several lambdas with these parameters on its line" if found else "its text was not found")
+        raise refuse("several lambdas with these parameters on its line, which Python 3.10 records no columns to "
+                     "tell apart" if found else "its text was not found")
     start, node, end = found[0]
     row = text.count("\n", 0, start)
     column = start - (text.rfind("\n", 0, start) + 1)
@@ -507,6 +511,23 @@ def _load_lambda(fn, code, filename):
         fn=fn, tree=tree, filename=filename, first_line=first_line + row, indent=0,
         source_lines=source_lines, globals=fn.__globals__, cells=cells,
     ), code)
+
+
+def _starts_where_code_does(code, text, first_line, start, node, end):
+    """Whether the body of the lambda `node`, found at `start` in `text` (source lines from
+    `first_line`), begins where an instruction of `code` begins: Python 3.11+ records each
+    instruction's line and column (UTF-8 bytes), so of several lambdas with the same
+    parameters on one line only the one compiled into `code` matches. False on 3.10."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        return False
+    snippet = ("(" + text[start:start + end] + "\n)").split("\n")  # what _longest_lambda parsed
+    body = node.body
+    head = snippet[body.lineno - 1].encode()[:body.col_offset].decode(errors="ignore")
+    offset = start + sum(len(t) + 1 for t in snippet[:body.lineno - 1]) + len(head) - 1  # less the "("
+    row_start = text.rfind("\n", 0, offset) + 1
+    where = (first_line + text.count("\n", 0, offset), len(text[row_start:offset].encode()))
+    return any((line, column) == where for line, _, column, _ in positions())
 
 
 def _longest_lambda(text):
