@@ -52,6 +52,7 @@ import gast
 from .compiler import frontend, none_defaults, syntax, varargs
 from .compiler.bound_calls import bound_variant, is_followable
 from .compiler.passed_callables import Passed, passed
+from .compiler.passed_containers import Callables, callables_of
 from .compiler.record_methods import RecordOf, is_method_name, record_of
 from .compiler.scope import MISSING, dotted_parts, lookup_path
 from .compiler.stand_in import is_user_function
@@ -117,6 +118,8 @@ def _called_parameters(fn, seen):
     nodes = list(syntax.nodes(program.tree))
     called_names = {n.func.id for n in nodes if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)}
     for node in nodes:
+        if isinstance(node, gast.For):  # `for layer in layers: h = layer(h)`: a container of callables
+            called.update(_iterated(node, params))
         if (isinstance(node, gast.Assign) and isinstance(node.value, gast.IfExp)
                 and any(isinstance(t, gast.Name) and t.id in called_names for t in node.targets)):
             called.update(_chosen(node.value, params))  # function_choices.py makes the calls of each choice
@@ -124,6 +127,9 @@ def _called_parameters(fn, seen):
             continue
         if isinstance(node.func, gast.Name) and node.func.id in params:
             called.add(node.func.id)
+        elif (isinstance(node.func, gast.Subscript) and isinstance(node.func.value, gast.Name)
+              and node.func.value.id in params):
+            called.add(node.func.value.id)  # `layers[0](h)`, `acts["a"](x)`: a container of callables
         elif (isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name)
               and node.func.value.id in params and is_method_name(node.func.attr)):
             called.add(node.func.value.id)  # `p.apply(x)`: bound where a record is passed
@@ -139,7 +145,31 @@ def _called_parameters(fn, seen):
 # (`(p,`, `=p)`) or choose (`p if`, `else p`): four scans of the text in all, not four per
 # parameter (a text without such a parameter is read to its end each time)
 _USES = tuple(re.compile(pattern) for pattern in (
-    r"\b(\w+)(?=\s*[(.])", r"[(,=]\s*(\w+)(?=\s*[,)])", r"\b(\w+)(?=\s+if\b)", r"\belse\s+(\w+)\b"))
+    r"\b(\w+)(?=\s*[(.\[])", r"[(,=]\s*(\w+)(?=\s*[,)])", r"\b(\w+)(?=\s+if\b)", r"\belse\s+(\w+)\b",
+    r"\bin\s+(\w+)(?=\s*:)"))  # and a container of callables: `layers[0](`, `for f in layers:`
+
+
+def _iterated(loop, params):
+    """The names of `params` the `for` statement `loop` iterates over (also through
+    `enumerate`, `reversed`, `zip`, a slice, a dict's `.items()` or `.values()`) where its
+    body calls a loop variable or a method of one: containers of callables
+    (compiler.passed_containers)."""
+    targets = set(syntax.names_stored(loop.target))
+    if not any(isinstance(n, gast.Call) and (dotted_parts(n.func) or [None])[0] in targets
+               for s in loop.body for n in syntax.nodes(s)):
+        return []
+    found, stack = [], [loop.iter]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.Name) and node.id in params:
+            found.append(node.id)
+        elif isinstance(node, gast.Subscript):
+            stack.append(node.value)
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in ("enumerate", "reversed", "zip"):
+            stack.extend(node.args)
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr in ("items", "values"):
+            stack.append(node.func.value)
+    return found
 
 
 def _chosen(choice, params):
@@ -211,8 +241,9 @@ def followed(value):
     if is_followable(value):
         return value
     # a callable record is a record (its own fields get gradients), a callable object of
-    # the user's class is bound to its class (its `__call__` may call its methods)
-    return record_of(value) or passed(value)
+    # the user's class is bound to its class (its `__call__` may call its methods); a
+    # list, tuple or dict of those is bound to what each element is
+    return record_of(value) or passed(value, record_of) or callables_of(value, followed)
 
 
 def _binding(fn, params, args, kwargs):
@@ -305,7 +336,8 @@ class _PerCall:
             if found is None:
                 found = _keep(self.made, key, (bound, self.make(_binding(self.fn, self.params, args, kwargs)), self.read),
                               _KEPT)
-            shaped = any(isinstance(b, (Passed, RecordOf)) for b in bound)  # a record's class may be set anew
+            # a record's class may be set anew, a container's elements changed in place
+            shaped = any(isinstance(b, (Passed, RecordOf, Callables)) for b in bound)
             found = _keep(self.seen, ids, (values, found[1], shaped), _KEPT)  # holding what its ids are of
         self.last = found[1]
         return found[1]

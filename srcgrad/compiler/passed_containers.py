@@ -1,0 +1,289 @@
+"""Lists, tuples and dicts of callables passed as arguments (`def net(x, layers)`,
+`layers = [np.tanh, relu, np.sin]`; `acts = {"a": np.tanh, "b": relu}`).
+
+function_arguments.py binds such a parameter to a `Callables`: the container's kind, a
+dict's keys, and what each element is bound to as a single function passed would be
+(`function_arguments.followed`: the function itself, a `Passed` partial or bound method,
+the `RecordOf` of a callable object's class), interned per those, so the derivative is
+made per identity of the callables and their number, never per container: a list
+changed in place, or another list, is bound anew at its next call. `run` gives each
+element a name of its own and rewrites the parameter's uses into them:
+
+    for layer in layers:             h = tanh(h)          (unroll.py, over the display
+        h = layer(h)                 h = relu(h)           `(tanh, relu, sin)`)
+                                     h = sin(h)
+    acts["b"](x), layers[-1](h)      relu(x), sin(h)
+    len(layers)                      3
+
+A function element is a helper of its own name (`Program.held`); a partial or bound
+method is bound as a parameter holding it would be, its values read from the container
+when the derivative runs (`Program.elements`: passed_callables.py reads `layers[1].__self__`);
+a callable object is read into a local (`layers_1 = layers[1]`) whose calls
+record_methods.py follows through its class. Loops over the container (also through
+`enumerate`, `reversed`, `zip`, a dict's `.items()`, `.values()`, `.keys()`, a slice
+with constant bounds) are unrolled here, before those stages rewrite the calls.
+
+Invariants: after `run` the tree reads no parameter bound to a `Callables`; any other use
+(a comprehension over it, an index that is not a constant, handing it to another
+function) is refused at its line, and so is a container srcgrad could not bind (`refused`:
+an element that is no function srcgrad follows).
+"""
+
+import builtins
+import weakref
+
+import gast
+
+from ..errors import NotDifferentiableError
+from . import syntax, unroll
+from .scope import first_meaning
+from .stand_in import spelling
+
+
+class Callables:
+    """What a parameter holding a list, tuple or dict of callables is bound to: `kind`
+    (list, tuple or dict), `keys` (a dict's, in order; None for a sequence), `elements`
+    (what each element is bound to), or `refused`: why srcgrad cannot bind it."""
+
+    __slots__ = ("kind", "keys", "elements", "__name__", "refused", "__weakref__")
+    srcgrad_callables = True  # how function_arguments and frontend know one
+
+    def __init__(self, kind, keys, elements, name, refused=None):
+        self.kind, self.keys, self.elements, self.__name__, self.refused = kind, keys, elements, name, refused
+
+    def __repr__(self):
+        return self.__name__
+
+    def paths(self):
+        """(the step reading each element from the container (passed_callables._read), element)."""
+        if self.keys is None:
+            return list(enumerate(self.elements))
+        return [((key,), element) for key, element in zip(self.keys, self.elements)]
+
+
+_INTERNED = weakref.WeakValueDictionary()  # (kind, keys, ids of the elements) or a refusal's text -> its Callables
+
+
+def callables_of(value, follow):
+    """The `Callables` of the list, tuple or dict `value`, each element bound by
+    `follow` (function_arguments.followed); a refused one where an element is none
+    srcgrad binds; None for any other value."""
+    kind = type(value)
+    if kind not in (list, tuple, dict):
+        return None
+    keys = tuple(value) if kind is dict else None
+    items = list(value.values()) if kind is dict else list(value)
+    spelled = "a dict" if kind is dict else f"a {kind.__name__}"
+    if keys is not None and any(type(k) not in (str, int) for k in keys):
+        return _refused(f"{spelled} whose keys are not all strings or integers")
+    elements = []
+    for position, item in enumerate(items):
+        where = f"its element {position}" if keys is None else f"its entry {keys[position]!r}"
+        found = None if type(item) in (list, tuple, dict) or not callable(item) else follow(item)
+        if found is None:
+            return _refused(f"{spelled} mixing callables with other values ({where} is {_kind(item)}); srcgrad "
+                            "specializes the derivative to the functions such a container holds, so pass them in a "
+                            "container of their own and the other values apart (`zip(acts, weights)` pairs them in a loop)")
+        if getattr(found, "refused", None):
+            return _refused(f"{spelled} of callables, where {where} is {found.refused}")
+        elements.append(found)
+    key = (kind, keys, tuple(map(id, elements)))
+    found = _INTERNED.get(key)
+    if found is None:
+        shown = [spelling(e) for e in elements]
+        name = ("{" + ", ".join(f"{k!r}: {s}" for k, s in zip(keys, shown)) + "}" if keys is not None
+                else ("[{}]" if kind is list else "({})").format(", ".join(shown) + ("," if len(shown) == 1 and kind is tuple else "")))
+        found = _INTERNED[key] = Callables(kind, keys, tuple(elements), name)
+    return found
+
+
+def _refused(text):
+    found = _INTERNED.get(text)
+    if found is None:
+        found = _INTERNED[text] = Callables(None, None, (), "a container srcgrad cannot bind", text)
+    return found
+
+
+def _kind(item):
+    if item is None:
+        return "None"
+    if type(item) in (list, tuple, dict):
+        return f"a {type(item).__name__}"
+    return f"a {type(item).__module__ + '.' if type(item).__module__ not in ('builtins', 'numpy') else ''}{type(item).__qualname__}"
+
+
+def run(program):
+    """`program.tree` with each parameter bound to a `Callables` read through its
+    elements (the module docstring); the element names bound in `program.bound`,
+    `program.held`, `program.records` and `program.elements`. Returns a new tree."""
+    containers = {name: value for name, value in program.bound.items() if getattr(value, "srcgrad_callables", False)}
+    if not containers:
+        return program.tree
+    tree = syntax.copy(program.tree)
+    for param, container in containers.items():
+        if container.refused:
+            use = next((n for n in (n for s in tree.body for n in syntax.nodes(s)) if syntax.is_name(n, param)), tree)
+            raise program.error(use, f"`{program.name}` reads its parameter `{param}`, which holds "
+                                f"{container.refused}", NotDifferentiableError)
+    namer = program.helper_namer()
+    names, prologue = {}, []
+    for param, container in containers.items():
+        for step, element in container.paths():
+            names[param, step if type(step) is int else step[0]] = _element_name(program, namer, param, step, element, prologue)
+    docstring = 1 if tree.body and isinstance(tree.body[0], gast.Expr) and isinstance(tree.body[0].value, gast.Constant) else 0
+    tree.body[docstring:docstring] = [syntax.located(s, tree.body[docstring]) for s in prologue]
+    rewriter = _Uses(program, containers, names)
+    loops = rewriter.loops(tree)
+    tree = unroll.run(tree, program, namer, only=loops)
+    tree = rewriter.reads(tree)
+    return tree
+
+
+def _element_name(program, namer, param, step, element, prologue):
+    """The name the rewritten code calls the element at `step` of `param` by."""
+    key = step if type(step) is int else step[0]
+    own = f"{param}_{key}" if str(key).isidentifier() or type(key) is int else f"{param}_entry"
+    if getattr(element, "srcgrad_record", False):  # a callable object: record_methods.py follows its class
+        name = namer.fresh(own)
+        program.records[name] = element
+        prologue.append(syntax.assign(syntax.name(name, store=True), syntax.subscript(syntax.name(param), syntax.const(key))))
+        return name
+    if getattr(element, "srcgrad_passed", False):  # passed_callables.py reads what it holds from the container
+        name = namer.fresh(own)
+        program.bound[name] = element
+        program.elements[name] = (param, step)
+        return name
+    preferred = element.__name__ if getattr(element, "__name__", "").isidentifier() else own
+    name = namer.helper(preferred, element)
+    program.bound[name] = program.held[name] = element
+    program.elements[name] = (param, step)
+    return name
+
+
+class _Uses:
+    """The rewrites of the uses of the parameters bound to a `Callables`."""
+
+    def __init__(self, program, containers, names):
+        self.program, self.containers, self.names = program, containers, names
+
+    def display(self, param, keys=None, at=None):
+        """A tuple display of the elements of `param` at `keys` (all where None), each its name."""
+        container = self.containers[param]
+        if keys is None:
+            keys = container.keys if container.keys is not None else range(len(container.elements))
+        return syntax.located(syntax.tuple_([syntax.name(self.names[param, k]) for k in keys]), at)
+
+    def loops(self, tree):
+        """The `for` loops over a container rewritten to run over a display of its
+        elements (the tree changed in place): those unroll.run unrolls."""
+        found = set()
+        for node in list(syntax.nodes(tree)):
+            if isinstance(node, gast.For):
+                new = self.iterable(node.iter)
+                if new is not None:
+                    node.iter = new
+                    found.add(id(node))
+        return found
+
+    def iterable(self, node):
+        """`node`, the iterable of a loop, reading a container's elements through a display, or None."""
+        if type(node) is gast.Name and node.id in self.containers:
+            container = self.containers[node.id]
+            if container.keys is not None:  # iterating a dict gives its keys
+                return syntax.located(syntax.tuple_([syntax.const(k) for k in container.keys]), node)
+            return self.display(node.id, at=node)
+        if type(node) is gast.Subscript and type(node.value) is gast.Name and node.value.id in self.containers:
+            return self.sliced(node)
+        if type(node) is not gast.Call or node.keywords:
+            return None
+        func = node.func
+        if (type(func) is gast.Attribute and type(func.value) is gast.Name and func.value.id in self.containers
+                and not node.args and self.containers[func.value.id].keys is not None):
+            param, keys = func.value.id, self.containers[func.value.id].keys
+            if func.attr == "values":
+                return self.display(param, at=node)
+            if func.attr == "keys":
+                return syntax.located(syntax.tuple_([syntax.const(k) for k in keys]), node)
+            if func.attr == "items":
+                return syntax.located(syntax.tuple_([syntax.tuple_([syntax.const(k), syntax.name(self.names[param, k])])
+                                                     for k in keys]), node)
+            return None
+        wrapper = first_meaning(func.id, self.program) if type(func) is gast.Name else None
+        if wrapper not in (builtins.enumerate, builtins.reversed, builtins.zip):
+            return None
+        args = [self.iterable(a) for a in node.args]
+        if all(a is None for a in args):
+            return None
+        node.args = [a if new is None else new for a, new in zip(node.args, args)]
+        return node
+
+    def sliced(self, node):
+        """`layers[1:]` with constant bounds: a display of those elements, else None."""
+        param, index = node.value.id, node.slice
+        container = self.containers[param]
+        if type(index) is not gast.Slice or container.keys is not None:
+            return None
+        bounds = [None if b is None else _constant(b) for b in (index.lower, index.upper, index.step)]
+        if any(b is _NOT_CONSTANT or (b is not None and type(b) is not int) for b in bounds):
+            return None
+        return self.display(param, range(len(container.elements))[slice(*bounds)], at=node)
+
+    def reads(self, tree):
+        """The tree with `layers[k]`, `acts["a"]`, `len(layers)` and the loops' displays
+        left by unrolling read through the elements' names; any other use refused."""
+        program, containers = self.program, self.containers
+
+        def subscript(node):
+            if type(node.value) is not gast.Name or node.value.id not in containers or not isinstance(node.ctx, gast.Load):
+                return node
+            param = node.value.id
+            sliced = self.sliced(node)
+            if sliced is not None:
+                return sliced
+            container, key = containers[param], _constant(node.slice)
+            if container.keys is not None:
+                if key is _NOT_CONSTANT or key not in container.keys:
+                    raise self.refuse(node, param, f"`{param}[...]` reads an entry by a key srcgrad does not find in it "
+                                      f"at build time (it holds {', '.join(map(repr, container.keys))}); write the key as a constant")
+                return syntax.located(syntax.name(self.names[param, key]), node)
+            count = len(container.elements)
+            if type(key) is not int or not -count <= key < count:
+                raise self.refuse(node, param, f"`{param}[...]` reads an element by an index that is not an integer "
+                                  f"constant within its {count} elements; loop over it (`for f in {param}:`, also "
+                                  f"through `enumerate` or `zip`) or write the index as a constant")
+            return syntax.located(syntax.name(self.names[param, key % count]), node)
+
+        def call(node):
+            if (type(node.func) is gast.Name and first_meaning(node.func.id, program) is builtins.len
+                    and len(node.args) == 1 and not node.keywords and type(node.args[0]) is gast.Name
+                    and node.args[0].id in containers):
+                return syntax.located(syntax.const(len(containers[node.args[0].id].elements)), node)
+            return node
+
+        tree = syntax.rewrite(tree, {gast.Subscript: subscript, gast.Call: call})
+        for node in (n for s in tree.body for n in syntax.nodes(s)):
+            if type(node) is gast.Name and node.id in containers:
+                raise self.refuse(node, node.id, f"`{program.text(node)}` uses it otherwise")
+        return tree
+
+    def refuse(self, node, param, why):
+        return self.program.error(
+            node, f"`{self.program.name}` reads its parameter `{param}`, which holds {self.containers[param].__name__}, "
+            f"a container of functions: {why}; srcgrad reads such a container only as `for f in {param}:` (also through "
+            f"`enumerate`, `reversed`, `zip`, a slice, a dict's `.items()`, `.values()`), `{param}[0]` or "
+            f"`{param}['key']` with a constant, and `len({param})`, the loop then unrolled over its elements",
+            NotDifferentiableError,
+        )
+
+
+_NOT_CONSTANT = object()
+
+
+def _constant(node):
+    """The value of the constant `node` (`1`, `-1`, `"a"`), or _NOT_CONSTANT."""
+    if type(node) is gast.Constant:
+        return node.value
+    if type(node) is gast.UnaryOp and type(node.op) is gast.USub and type(node.operand) is gast.Constant \
+            and type(node.operand.value) is int:
+        return -node.operand.value
+    return _NOT_CONSTANT
