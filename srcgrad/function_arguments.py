@@ -120,6 +120,8 @@ def _called_parameters(fn, seen):
     for node in nodes:
         if isinstance(node, gast.For):  # `for layer in layers: h = layer(h)`: a container of callables
             called.update(_iterated(node, params))
+        elif isinstance(node, (gast.ListComp, gast.GeneratorExp)) and len(node.generators) == 1:
+            called.update(_iterated(node.generators[0], params, [node.elt]))  # `[f(x) for f in layers]`
         if (isinstance(node, gast.Assign) and isinstance(node.value, gast.IfExp)
                 and any(isinstance(t, gast.Name) and t.id in called_names for t in node.targets)):
             called.update(_chosen(node.value, params))  # function_choices.py makes the calls of each choice
@@ -146,30 +148,38 @@ def _called_parameters(fn, seen):
 # parameter (a text without such a parameter is read to its end each time)
 _USES = tuple(re.compile(pattern) for pattern in (
     r"\b(\w+)(?=\s*[(.\[])", r"[(,=]\s*(\w+)(?=\s*[,)])", r"\b(\w+)(?=\s+if\b)", r"\belse\s+(\w+)\b",
-    r"\bin\s+(\w+)(?=\s*:)"))  # and a container of callables: `layers[0](`, `for f in layers:`
+    r"\bin\s+(\w+)(?=\s*[:\])])"))  # and a container of callables: `layers[0](`, `for f in layers:`
 
 
-def _iterated(loop, params):
-    """The names of `params` the `for` statement `loop` iterates over (also through
-    `enumerate`, `reversed`, `zip`, a slice, a dict's `.items()` or `.values()`) where its
-    body calls a loop variable or a method of one: containers of callables
-    (compiler.passed_containers)."""
-    targets = set(syntax.names_stored(loop.target))
-    if not any(isinstance(n, gast.Call) and (dotted_parts(n.func) or [None])[0] in targets
-               for s in loop.body for n in syntax.nodes(s)):
+def _iterated(loop, params, body=None):
+    """The names of `params` the `for` statement or comprehension generator `loop` (whose
+    element is `body`) iterates over (also through `enumerate`, `reversed`, `zip`, a slice,
+    a dict's `.items()` or `.values()`) where its body calls the loop variable taking their
+    elements or a method of it: containers of callables (compiler.passed_containers)."""
+    body = loop.body if body is None else body
+    called = {(dotted_parts(n.func) or [None])[0] for s in body for n in syntax.nodes(s) if isinstance(n, gast.Call)}
+    return _iterated_by(loop.iter, loop.target, params, called) if called else []
+
+
+def _iterated_by(node, target, params, called):
+    """`_iterated` of the iterable `node` whose elements the loop target `target` takes."""
+    if isinstance(node, gast.Name):
+        return [node.id] if node.id in params and called & set(syntax.names_stored(target)) else []
+    if isinstance(node, gast.Subscript):
+        return _iterated_by(node.value, target, params, called)
+    if not isinstance(node, gast.Call) or node.keywords:
         return []
-    found, stack = [], [loop.iter]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, gast.Name) and node.id in params:
-            found.append(node.id)
-        elif isinstance(node, gast.Subscript):
-            stack.append(node.value)
-        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in ("enumerate", "reversed", "zip"):
-            stack.extend(node.args)
-        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr in ("items", "values"):
-            stack.append(node.func.value)
-    return found
+    func, args, pair = node.func, node.args, isinstance(target, gast.Tuple) and len(target.elts) == 2
+    if isinstance(func, gast.Attribute) and not args and func.attr in ("values", "items"):
+        if func.attr == "values" or pair:
+            return _iterated_by(func.value, target if func.attr == "values" else target.elts[1], params, called)
+    elif isinstance(func, gast.Name) and func.id == "reversed" and len(args) == 1:
+        return _iterated_by(args[0], target, params, called)
+    elif isinstance(func, gast.Name) and func.id == "enumerate" and len(args) == 1 and pair:
+        return _iterated_by(args[0], target.elts[1], params, called)
+    elif isinstance(func, gast.Name) and func.id == "zip" and isinstance(target, gast.Tuple) and len(target.elts) == len(args):
+        return [p for arg, part in zip(args, target.elts) for p in _iterated_by(arg, part, params, called)]
+    return []
 
 
 def _chosen(choice, params):

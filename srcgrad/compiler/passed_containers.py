@@ -132,7 +132,7 @@ def run(program):
             names[param, step if type(step) is int else step[0]] = _element_name(program, namer, param, step, element, prologue)
     docstring = 1 if tree.body and isinstance(tree.body[0], gast.Expr) and isinstance(tree.body[0].value, gast.Constant) else 0
     tree.body[docstring:docstring] = [syntax.located(s, tree.body[docstring]) for s in prologue]
-    rewriter = _Uses(program, containers, names)
+    rewriter = _Uses(program, containers, names, {id(s.value) for s in prologue})
     loops = rewriter.loops(tree)
     tree = unroll.run(tree, program, namer, only=loops)
     tree = rewriter.reads(tree)
@@ -163,8 +163,9 @@ def _element_name(program, namer, param, step, element, prologue):
 class _Uses:
     """The rewrites of the uses of the parameters bound to a `Callables`."""
 
-    def __init__(self, program, containers, names):
+    def __init__(self, program, containers, names, reads):
         self.program, self.containers, self.names = program, containers, names
+        self.prologue = reads  # ids of the prologue's reads of elements (`layers[1]`): left as they are
 
     def display(self, param, keys=None, at=None):
         """A tuple display of the elements of `param` at `keys` (all where None), each its name."""
@@ -234,7 +235,8 @@ class _Uses:
         program, containers = self.program, self.containers
 
         def subscript(node):
-            if type(node.value) is not gast.Name or node.value.id not in containers or not isinstance(node.ctx, gast.Load):
+            if (type(node.value) is not gast.Name or node.value.id not in containers or not isinstance(node.ctx, gast.Load)
+                    or id(node) in self.prologue):
                 return node
             param = node.value.id
             sliced = self.sliced(node)
@@ -254,17 +256,43 @@ class _Uses:
             return syntax.located(syntax.name(self.names[param, key % count]), node)
 
         def call(node):
-            if (type(node.func) is gast.Name and first_meaning(node.func.id, program) is builtins.len
-                    and len(node.args) == 1 and not node.keywords and type(node.args[0]) is gast.Name
+            called = first_meaning(node.func.id, program) if type(node.func) is gast.Name else None
+            if (called is builtins.len and len(node.args) == 1 and not node.keywords and type(node.args[0]) is gast.Name
                     and node.args[0].id in containers):
                 return syntax.located(syntax.const(len(containers[node.args[0].id].elements)), node)
+            if called in _CONSUMERS and len(node.args) == 1 and type(node.args[0]) is gast.GeneratorExp:
+                node.args[0] = self.comprehension(node.args[0])  # `sum(f(x) for f in layers)`: a list's sum
             return node
 
-        tree = syntax.rewrite(tree, {gast.Subscript: subscript, gast.Call: call})
-        for node in (n for s in tree.body for n in syntax.nodes(s)):
+        tree = syntax.rewrite(tree, {gast.Subscript: subscript, gast.Call: call, gast.ListComp: self.comprehension})
+        for node in (n for s in tree.body if not (type(s) is gast.Assign and id(s.value) in self.prologue)
+                     for n in syntax.nodes(s)):
             if type(node) is gast.Name and node.id in containers:
                 raise self.refuse(node, node.id, f"`{program.text(node)}` uses it otherwise")
         return tree
+
+    def comprehension(self, node):
+        """The list comprehension (or generator `node` a builtin reads whole) with one
+        generator, no condition, over a container: a list display of its element once
+        per element of the container, the loop variable replaced; `node` otherwise."""
+        if len(node.generators) != 1 or node.generators[0].ifs:
+            return node
+        generator = node.generators[0]
+        iterable = generator.iter
+        if type(iterable) is not gast.Tuple:
+            iterable = self.iterable(iterable)
+        names = _target_names(generator.target)
+        if type(iterable) is not gast.Tuple or names is None:
+            return node
+        copies = []
+        for element in iterable.elts:
+            parts = [element] if type(generator.target) is gast.Name else element.elts if type(element) is gast.Tuple else []
+            if len(parts) != len(names):
+                return node
+            values = dict(zip(names, parts))
+            copies.append(syntax.copy(node.elt, lambda n, values=values: syntax.located(syntax.copy(values[n.id]), n)
+                                      if n.id in values and isinstance(n.ctx, gast.Load) else syntax.copy(n)))
+        return syntax.located(syntax.list_(copies), node)
 
     def refuse(self, node, param, why):
         return self.program.error(
@@ -277,6 +305,16 @@ class _Uses:
 
 
 _NOT_CONSTANT = object()
+_CONSUMERS = frozenset({builtins.sum, builtins.min, builtins.max, builtins.any, builtins.all, builtins.list, builtins.tuple})
+
+
+def _target_names(target):
+    """The names a loop target binds (a name or a flat tuple of names), or None."""
+    if type(target) is gast.Name:
+        return [target.id]
+    if type(target) is gast.Tuple and all(type(e) is gast.Name for e in target.elts):
+        return [e.id for e in target.elts]
+    return None
 
 
 def _constant(node):
