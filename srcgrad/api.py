@@ -223,6 +223,13 @@ def _check_leaves(fn, name, value, alternative, keys=()):
     for key, item in _children(value):
         if _is_container(item):
             _check_leaves(fn, name, item, alternative, keys + (key,))
+        elif type(value) in (list, tuple, dict) and callable(item) and not isinstance(item, (np.ndarray, np.generic)):
+            # a container of functions (passed_containers.py): the derivative is made for them
+            raise TypeError(
+                f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{_path(name, keys + (key,))}`: "
+                f"it is a function ({getattr(item, '__name__', type(item).__name__)}), which has no gradient; "
+                f"differentiate with respect to the values it is applied to"
+            )
         elif not _is_integral(item):
             refuse_undescribed(fn, _path(name, keys + (key,)), item)
         else:

@@ -157,7 +157,8 @@ def _iterated(loop, params, body=None):
     a dict's `.items()` or `.values()`) where its body calls the loop variable taking their
     elements or a method of it: containers of callables (compiler.passed_containers)."""
     body = loop.body if body is None else body
-    called = {(dotted_parts(n.func) or [None])[0] for s in body for n in syntax.nodes(s) if isinstance(n, gast.Call)}
+    called = {(dotted_parts(n.func) or [None])[0] for s in body for n in syntax.nodes(s) if isinstance(n, gast.Call)
+              and (not isinstance(n.func, gast.Attribute) or is_method_name(n.func.attr))}  # not `W.dot(h)` of an array
     return _iterated_by(loop.iter, loop.target, params, called) if called else []
 
 

@@ -36,8 +36,8 @@ import gast
 
 from ..errors import NotDifferentiableError
 from . import syntax, unroll
-from .scope import first_meaning
-from .stand_in import spelling
+from .scope import MISSING, dotted_parts, first_meaning, lookup_path
+from .stand_in import is_user_function, spelling
 
 
 class Callables:
@@ -79,8 +79,8 @@ def callables_of(value, follow):
     elements = []
     for position, item in enumerate(items):
         where = f"its element {position}" if keys is None else f"its entry {keys[position]!r}"
-        found = None if type(item) in (list, tuple, dict) or not callable(item) else follow(item)
-        if found is None:
+        found = None if type(item) in (list, tuple, dict) else follow(item)
+        if found is None or not (callable(item) or getattr(found, "srcgrad_record", False)):  # an object whose methods are called
             return _refused(f"{spelled} mixing callables with other values ({where} is {_kind(item)}); srcgrad "
                             "specializes the derivative to the functions such a container holds, so pass them in a "
                             "container of their own and the other values apart (`zip(acts, weights)` pairs them in a loop)")
@@ -265,9 +265,13 @@ class _Uses:
             return node
 
         tree = syntax.rewrite(tree, {gast.Subscript: subscript, gast.Call: call, gast.ListComp: self.comprehension})
+        handed = set()  # `apply_all(layers, x)`: the callee's derivative is made for the container (bound_calls.py)
+        for node in (n for s in tree.body for n in syntax.nodes(s)):
+            if type(node) is gast.Call and is_user_function(_meaning(node.func, program)):
+                handed |= {id(a) for a in node.args + [k.value for k in node.keywords] if type(a) is gast.Name}
         for node in (n for s in tree.body if not (type(s) is gast.Assign and id(s.value) in self.prologue)
                      for n in syntax.nodes(s)):
-            if type(node) is gast.Name and node.id in containers:
+            if type(node) is gast.Name and node.id in containers and id(node) not in handed:
                 raise self.refuse(node, node.id, f"`{program.text(node)}` uses it otherwise")
         return tree
 
@@ -302,6 +306,12 @@ class _Uses:
             f"`{param}['key']` with a constant, and `len({param})`, the loop then unrolled over its elements",
             NotDifferentiableError,
         )
+
+
+def _meaning(func, program):
+    """What the called expression `func` means at build time (a dotted name), or MISSING."""
+    parts = dotted_parts(func)
+    return MISSING if parts is None else lookup_path(parts, program)
 
 
 _NOT_CONSTANT = object()

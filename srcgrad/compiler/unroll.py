@@ -102,7 +102,8 @@ class _Unroll:
             found = (None, found)  # no namespace holds it
         elif found is not MISSING:
             known.append((found[0], parts, found[1]))
-        if found is MISSING or (not called and not _all_instances(found[1], target, methods)):
+        forced = self.only is not None  # a container's elements, whose methods record_methods.py follows
+        if found is MISSING or (not called and not forced and not _all_instances(found[1], target, methods)):
             return None  # `for W in WEIGHTS: W.dot(h)`: array methods differentiate without unrolling
         sequence = found[1]
         for namespace, read, read_sequence in known:
@@ -120,7 +121,7 @@ class _Unroll:
             values, assigned = {}, []
             for name, part in self.parts(s, target, sequence[k], f"{printing.unparse(inner).strip()}[{k}]").items():
                 node = self.bound(f"{name}_{k}", part)
-                if name in called or (name in methods and is_instance(_meaning(part))):
+                if name in called or (name in methods and (forced or is_instance(_meaning(part)))):
                     values[name] = node
                 else:
                     assigned.append(syntax.located(syntax.assign(name, node), s))
