@@ -170,10 +170,29 @@ def run(program):
             return _call(program, node, shapes[node.func.id], helper, read)
         return node
 
+    _receivers_read(program, tree, shapes)
     body = calls_rewritten(tree.body, set(shapes), rewrite)
     docstring = 1 if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) else 0
     tree.body = body[:docstring] + prologue + body[docstring:]
     return tree
+
+
+def _receivers_read(program, tree, shapes):
+    """Bind each name that the function reads a bound method's instance into, once, at
+    its top level (`f_self = f.__self__`: the generated code of a derivative, differentiated
+    again, reads it so) to the `receiver` of its `Passed` in `program.records`."""
+    counts = {}
+    for n in (n for s in tree.body for n in syntax.nodes(s)):
+        if type(n) is gast.Name and not isinstance(n.ctx, gast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    for s in tree.body:
+        if (type(s) is gast.Assign and len(s.targets) == 1 and type(s.targets[0]) is gast.Name
+                and counts.get(s.targets[0].id) == 1 and type(s.value) is gast.Attribute and s.value.attr == "__self__"):
+            read = s.value.value
+            read = read.value if type(read) is gast.Attribute and read.attr == "func" else read
+            shape = shapes.get(read.id) if type(read) is gast.Name else None
+            if shape is not None and shape.receiver is not None:
+                program.records[s.targets[0].id] = shape.receiver
 
 
 def calls_rewritten(body, names, rewrite):

@@ -126,17 +126,62 @@ def run(program):
             raise program.error(use, f"`{program.name}` reads its parameter `{param}`, which holds "
                                 f"{container.refused}", NotDifferentiableError)
     namer = program.helper_namer()
-    names, prologue = {}, []
+    names, kept = _element_reads(program, tree, containers)
+    prologue = []
     for param, container in containers.items():
         for step, element in container.paths():
-            names[param, step if type(step) is int else step[0]] = _element_name(program, namer, param, step, element, prologue)
+            key = step if type(step) is int else step[0]
+            if (param, key) not in names:
+                names[param, key] = _element_name(program, namer, param, step, element, prologue)
     docstring = 1 if tree.body and isinstance(tree.body[0], gast.Expr) and isinstance(tree.body[0].value, gast.Constant) else 0
     tree.body[docstring:docstring] = [syntax.located(s, tree.body[docstring]) for s in prologue]
-    rewriter = _Uses(program, containers, names, {id(s.value) for s in prologue})
+    rewriter = _Uses(program, containers, names, kept | {id(s) for s in prologue})
     loops = rewriter.loops(tree)
     tree = unroll.run(tree, program, namer, only=loops)
     tree = rewriter.reads(tree)
     return tree
+
+
+def _element_reads(program, tree, containers):
+    """({(parameter, key): name} of the callable objects the function reads into a name of
+    their own, once, at its top level (`layer = layers[0]`; the generated code of a
+    derivative, differentiated again, reads its elements so), whose calls record_methods.py
+    follows through the class; the ids of those statements, and of `m_self =
+    layers[1].__self__` of a bound method's instance, whose methods are followed so too)."""
+    counts = {}
+    for n in (n for s in tree.body for n in syntax.nodes(s)):
+        if type(n) is gast.Name and not isinstance(n.ctx, gast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    names, kept, aliases = {}, set(), {}  # aliases: a name read an element into -> the element
+    for s in tree.body:
+        if not (type(s) is gast.Assign and len(s.targets) == 1 and type(s.targets[0]) is gast.Name
+                and counts.get(s.targets[0].id) == 1):
+            continue
+        read, through = (s.value.value, True) if type(s.value) is gast.Attribute and s.value.attr == "__self__" else (
+            s.value, False)
+        name = s.targets[0].id
+        if through and type(read) is gast.Name and read.id in aliases:  # `layers_1 = layers[1]`, `m = layers_1.__self__`
+            element = aliases[read.id]
+        elif type(read) is gast.Subscript and type(read.value) is gast.Name and read.value.id in containers:
+            container, key = containers[read.value.id], _constant(read.slice)
+            keys = container.keys if container.keys is not None else range(len(container.elements))
+            if key is _NOT_CONSTANT or key not in keys or (container.keys is None and type(key) is not int):
+                continue
+            element = container.elements[list(keys).index(key)]
+            if not through and getattr(element, "srcgrad_record", False):
+                program.records[name] = element
+                names[read.value.id, key] = name
+                kept.add(id(s))
+                continue
+            if not through:
+                aliases[name] = element
+                continue
+        else:
+            continue
+        if through and getattr(element, "receiver", None) is not None:
+            program.records[name] = element.receiver  # passed_callables.py: `self.helper(...)` followed so
+            kept.add(id(s))
+    return names, kept
 
 
 def _element_name(program, namer, param, step, element, prologue):
@@ -163,9 +208,9 @@ def _element_name(program, namer, param, step, element, prologue):
 class _Uses:
     """The rewrites of the uses of the parameters bound to a `Callables`."""
 
-    def __init__(self, program, containers, names, reads):
+    def __init__(self, program, containers, names, kept):
         self.program, self.containers, self.names = program, containers, names
-        self.prologue = reads  # ids of the prologue's reads of elements (`layers[1]`): left as they are
+        self.kept = kept  # ids of the statements reading an element into a name (`layers_1 = layers[1]`): left as they are
 
     def display(self, param, keys=None, at=None):
         """A tuple display of the elements of `param` at `keys` (all where None), each its name."""
@@ -233,10 +278,16 @@ class _Uses:
         """The tree with `layers[k]`, `acts["a"]`, `len(layers)` and the loops' displays
         left by unrolling read through the elements' names; any other use refused."""
         program, containers = self.program, self.containers
+        runtime = {}  # id of `layers` in `layers[1]` of a partial or bound method (read as it is but where called) -> its name
+
+        def element(node, name):
+            if getattr(program.bound.get(name), "srcgrad_passed", False):
+                runtime[id(node.value)] = name  # `layers[1].keywords`: the object itself
+                return node
+            return syntax.located(syntax.name(name), node)
 
         def subscript(node):
-            if (type(node.value) is not gast.Name or node.value.id not in containers or not isinstance(node.ctx, gast.Load)
-                    or id(node) in self.prologue):
+            if type(node.value) is not gast.Name or node.value.id not in containers or not isinstance(node.ctx, gast.Load):
                 return node
             param = node.value.id
             sliced = self.sliced(node)
@@ -247,15 +298,17 @@ class _Uses:
                 if key is _NOT_CONSTANT or key not in container.keys:
                     raise self.refuse(node, param, f"`{param}[...]` reads an entry by a key srcgrad does not find in it "
                                       f"at build time (it holds {', '.join(map(repr, container.keys))}); write the key as a constant")
-                return syntax.located(syntax.name(self.names[param, key]), node)
+                return element(node, self.names[param, key])
             count = len(container.elements)
             if type(key) is not int or not -count <= key < count:
                 raise self.refuse(node, param, f"`{param}[...]` reads an element by an index that is not an integer "
                                   f"constant within its {count} elements; loop over it (`for f in {param}:`, also "
                                   f"through `enumerate` or `zip`) or write the index as a constant")
-            return syntax.located(syntax.name(self.names[param, key % count]), node)
+            return element(node, self.names[param, key % count])
 
         def call(node):
+            if type(node.func) is gast.Subscript and id(node.func.value) in runtime:  # `layers[1](h)`: passed_callables.py
+                node.func = syntax.located(syntax.name(runtime.pop(id(node.func.value))), node.func)
             called = first_meaning(node.func.id, program) if type(node.func) is gast.Name else None
             if (called is builtins.len and len(node.args) == 1 and not node.keywords and type(node.args[0]) is gast.Name
                     and node.args[0].id in containers):
@@ -264,14 +317,14 @@ class _Uses:
                 node.args[0] = self.comprehension(node.args[0])  # `sum(f(x) for f in layers)`: a list's sum
             return node
 
-        tree = syntax.rewrite(tree, {gast.Subscript: subscript, gast.Call: call, gast.ListComp: self.comprehension})
+        rewrites = {gast.Subscript: subscript, gast.Call: call, gast.ListComp: self.comprehension}
+        tree.body = [s if id(s) in self.kept else syntax.rewrite(s, rewrites) for s in tree.body]
         handed = set()  # `apply_all(layers, x)`: the callee's derivative is made for the container (bound_calls.py)
         for node in (n for s in tree.body for n in syntax.nodes(s)):
             if type(node) is gast.Call and is_user_function(_meaning(node.func, program)):
                 handed |= {id(a) for a in node.args + [k.value for k in node.keywords] if type(a) is gast.Name}
-        for node in (n for s in tree.body if not (type(s) is gast.Assign and id(s.value) in self.prologue)
-                     for n in syntax.nodes(s)):
-            if type(node) is gast.Name and node.id in containers and id(node) not in handed:
+        for node in (n for s in tree.body if id(s) not in self.kept for n in syntax.nodes(s)):
+            if type(node) is gast.Name and node.id in containers and id(node) not in handed and id(node) not in runtime:
                 raise self.refuse(node, node.id, f"`{program.text(node)}` uses it otherwise")
         return tree
 
