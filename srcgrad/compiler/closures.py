@@ -50,7 +50,9 @@ def extract(tree, program):
             if not parent_is_call or isinstance(node.ctx, gast.Store):
                 raise program.error(
                     node, f"the nested function `{node.id}` is used as a value (in `{program.name}`); srcgrad "
-                    "inlines nested functions at their calls, so they can only be called",
+                    "inlines nested functions at their calls, so they can only be called, or given whole to "
+                    f"`f = functools.partial({node.id}, ...)` as a statement of the function's top level (`f` "
+                    "assigned once, then called)",
                 )
     for name, fn in list(functions.items()):
         for node in syntax.walk(fn):
