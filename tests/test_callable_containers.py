@@ -149,6 +149,25 @@ def summed(x, layers):
     return np.sum([f(x) for f in layers]) + sum(np.sum(f(2.0 * x)) for f in layers)
 
 
+def by_position(x, layers):
+    h = x
+    for i in range(len(layers)):
+        h = (i + 1) * layers[i](h)
+    return np.sum(h)
+
+
+def by_key(x, acts):
+    t = 0.0
+    for k in acts:
+        t = t + len(k) * acts[k](x)
+    return np.sum(t)
+
+
+def test_loops_over_positions_and_keys_reading_the_elements():
+    check_all(by_position, (X, [np.tanh, np.sin]), 2 * np.cos(np.tanh(X)) * dtanh(X))
+    check_all(by_key, (X, {"a": np.tanh, "bb": np.sin}), dtanh(X) + 2 * np.cos(X))
+
+
 def test_enumerate_zip_reversed_slices_indexes_len_and_comprehensions():
     check_all(enumerated, (X, [np.tanh, relu]), dtanh(X) + 2 * (X > 0))
     check_all(zipped, (X, [np.tanh, np.sin], [2.0, 3.0]), 3 * np.cos(2 * np.tanh(X)) * 2 * dtanh(X))

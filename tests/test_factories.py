@@ -99,3 +99,25 @@ def factory_read_otherwise(x):
 def test_a_factory_read_otherwise_is_refused_at_its_line():
     with pytest.raises(srcgrad.SrcGradError, match=r"a `def` inside the nested function `make`.*`f = make\(\.\.\.\)`"):
         srcgrad.grad(factory_read_otherwise)(X)
+
+
+def rhs(y, k):
+    return -k * y
+
+
+def step(f, y):
+    return y + 0.1 * f(y)
+
+
+def partial_handed_on(x):
+    f = functools.partial(rhs, k=2.0)
+    return np.sum(step(f, x))
+
+
+def test_a_made_function_handed_to_another_is_refused_saying_what_to_write():
+    with pytest.raises(srcgrad.SrcGradError, match=r"the nested function `f` is used as a value .* define it at "
+                       r"module level, or pass it or a partial of it to the differentiated function"):
+        srcgrad.grad(partial_handed_on)(X)
+    # as the message says: the partial passed to the differentiated function
+    np.testing.assert_allclose(srcgrad.grad(lambda x, f: np.sum(step(f, x)))(X, functools.partial(rhs, k=2.0)),
+                               np.full(3, 0.8), rtol=1e-14)

@@ -135,7 +135,7 @@ def run(program):
                 names[param, key] = _element_name(program, namer, param, step, element, prologue)
     docstring = 1 if tree.body and isinstance(tree.body[0], gast.Expr) and isinstance(tree.body[0].value, gast.Constant) else 0
     tree.body[docstring:docstring] = [syntax.located(s, tree.body[docstring]) for s in prologue]
-    rewriter = _Uses(program, containers, names, kept | {id(s) for s in prologue})
+    rewriter = _Uses(program, containers, names, kept | {id(s) for s in prologue}, namer)
     loops = rewriter.loops(tree)
     tree = unroll.run(tree, program, namer, only=loops)
     tree = rewriter.reads(tree)
@@ -208,8 +208,8 @@ def _element_name(program, namer, param, step, element, prologue):
 class _Uses:
     """The rewrites of the uses of the parameters bound to a `Callables`."""
 
-    def __init__(self, program, containers, names, kept):
-        self.program, self.containers, self.names = program, containers, names
+    def __init__(self, program, containers, names, kept, namer):
+        self.program, self.containers, self.names, self.namer = program, containers, names, namer
         self.kept = kept  # ids of the statements reading an element into a name (`layers_1 = layers[1]`): left as they are
 
     def display(self, param, keys=None, at=None):
@@ -225,11 +225,47 @@ class _Uses:
         found = set()
         for node in list(syntax.nodes(tree)):
             if isinstance(node, gast.For):
-                new = self.iterable(node.iter)
+                new = self.by_position(node)
+                new = self.iterable(node.iter) if new is None else new
                 if new is not None:
                     node.iter = new
                     found.add(id(node))
         return found
+
+    def by_position(self, loop):
+        """For `for i in range(len(layers))` or `for k in acts` (`acts.keys()`) whose body
+        reads `layers[i]` (`acts[k]`): the display of (position or key, element) pairs the
+        loop then runs over, its target made `i, layers_i` and those reads that name
+        (the loop changed in place); else None."""
+        target, iterable, program = loop.target, loop.iter, self.program
+        if type(target) is not gast.Name or target.id in syntax.names_stored(loop.body):
+            return None
+        param, keyed = None, True  # keyed: a dict's keys, else a list's positions
+        if type(iterable) is gast.Name:
+            param = iterable.id  # a dict's keys (a list's elements are no keys: left to `iterable`)
+        elif (type(iterable) is gast.Call and type(iterable.func) is gast.Attribute and iterable.func.attr == "keys"
+              and not iterable.args and type(iterable.func.value) is gast.Name):
+            param = iterable.func.value.id
+        elif (type(iterable) is gast.Call and syntax.is_name(iterable.func) and len(iterable.args) == 1
+              and first_meaning(iterable.func.id, program) is builtins.range and type(iterable.args[0]) is gast.Call
+              and syntax.is_name(iterable.args[0].func) and first_meaning(iterable.args[0].func.id, program) is builtins.len
+              and len(iterable.args[0].args) == 1 and type(iterable.args[0].args[0]) is gast.Name):
+            param, keyed = iterable.args[0].args[0].id, False
+        container = self.containers.get(param)
+        if container is None or (container.keys is not None) != keyed:
+            return None
+        reads = [n for s in loop.body for n in syntax.nodes(s) if type(n) is gast.Subscript and isinstance(n.ctx, gast.Load)
+                 and syntax.is_name(n.value, param) and syntax.is_name(n.slice, target.id)]
+        if not reads:
+            return None
+        element = self.namer.fresh(f"{param}_{target.id}")
+        ids = {id(n) for n in reads}
+        loop.body = [syntax.rewrite(s, {gast.Subscript: lambda n: syntax.located(syntax.name(element), n)
+                                        if id(n) in ids else n}) for s in loop.body]
+        loop.target = syntax.located(syntax.tuple_([target, syntax.name(element, store=True)], store=True), target)
+        keys = container.keys if container.keys is not None else range(len(container.elements))
+        return syntax.located(syntax.tuple_([syntax.tuple_([syntax.const(k), syntax.name(self.names[param, k])])
+                                             for k in keys]), iterable)
 
     def iterable(self, node):
         """`node`, the iterable of a loop, reading a container's elements through a display, or None."""
@@ -297,13 +333,14 @@ class _Uses:
             if container.keys is not None:
                 if key is _NOT_CONSTANT or key not in container.keys:
                     raise self.refuse(node, param, f"`{param}[...]` reads an entry by a key srcgrad does not find in it "
-                                      f"at build time (it holds {', '.join(map(repr, container.keys))}); write the key as a constant")
+                                      f"at build time (it holds {', '.join(map(repr, container.keys))}); write the key as a "
+                                      f"constant, or loop over `{param}.items()`")
                 return element(node, self.names[param, key])
             count = len(container.elements)
             if type(key) is not int or not -count <= key < count:
                 raise self.refuse(node, param, f"`{param}[...]` reads an element by an index that is not an integer "
                                   f"constant within its {count} elements; loop over it (`for f in {param}:`, also "
-                                  f"through `enumerate` or `zip`) or write the index as a constant")
+                                  f"through `enumerate` or `zip`), or write the index as a constant")
             return element(node, self.names[param, key % count])
 
         def call(node):
@@ -355,8 +392,10 @@ class _Uses:
         return self.program.error(
             node, f"`{self.program.name}` reads its parameter `{param}`, which holds {self.containers[param].__name__}, "
             f"a container of functions: {why}; srcgrad reads such a container only as `for f in {param}:` (also through "
-            f"`enumerate`, `reversed`, `zip`, a slice, a dict's `.items()`, `.values()`), `{param}[0]` or "
-            f"`{param}['key']` with a constant, and `len({param})`, the loop then unrolled over its elements",
+            f"`enumerate`, `reversed`, `zip`, a slice, a dict's `.items()`, `.values()`), as `{param}[i]` in "
+            f"`for i in range(len({param})):` or `{param}[k]` in `for k in {param}:` (a dict), as `{param}[0]` or "
+            f"`{param}['key']` with a constant, as `len({param})`, in a list comprehension over it, or handed on to "
+            "a function of yours, its loops unrolled over its elements",
             NotDifferentiableError,
         )
 
