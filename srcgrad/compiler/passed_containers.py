@@ -67,7 +67,8 @@ _INTERNED = weakref.WeakValueDictionary()  # (kind, keys, ids of the elements) o
 def callables_of(value, follow):
     """The `Callables` of the list, tuple or dict `value`, each element bound by
     `follow` (function_arguments.followed); a refused one where an element is none
-    srcgrad binds; None for any other value."""
+    srcgrad binds beside one it binds; None for one holding none it binds (arrays,
+    numbers: not a container of functions), and for any other value."""
     kind = type(value)
     if kind not in (list, tuple, dict):
         return None
@@ -76,25 +77,29 @@ def callables_of(value, follow):
     spelled = "a dict" if kind is dict else f"a {kind.__name__}"
     if keys is not None and any(type(k) not in (str, int) for k in keys):
         return _refused(f"{spelled} whose keys are not all strings or integers")
+    found = [None if type(item) in (list, tuple, dict) else follow(item) for item in items]
+    # an element srcgrad binds: a callable, or an object whose methods a loop calls
+    bindable = [f is not None and (callable(item) or getattr(f, "srcgrad_record", False)) for f, item in zip(found, items)]
+    if items and not any(bindable):
+        return None  # data (arrays, numbers): left as it was, whatever reads it
     elements = []
     for position, item in enumerate(items):
         where = f"its element {position}" if keys is None else f"its entry {keys[position]!r}"
-        found = None if type(item) in (list, tuple, dict) else follow(item)
-        if found is None or not (callable(item) or getattr(found, "srcgrad_record", False)):  # an object whose methods are called
+        if not bindable[position]:
             return _refused(f"{spelled} mixing callables with other values ({where} is {_kind(item)}); srcgrad "
                             "specializes the derivative to the functions such a container holds, so pass them in a "
                             "container of their own and the other values apart (`zip(acts, weights)` pairs them in a loop)")
-        if getattr(found, "refused", None):
-            return _refused(f"{spelled} of callables, where {where} is {found.refused}")
-        elements.append(found)
+        if getattr(found[position], "refused", None):
+            return _refused(f"{spelled} of callables, where {where} is {found[position].refused}")
+        elements.append(found[position])
     key = (kind, keys, tuple(map(id, elements)))
-    found = _INTERNED.get(key)
-    if found is None:
+    interned = _INTERNED.get(key)
+    if interned is None:
         shown = [spelling(e) for e in elements]
         name = ("{" + ", ".join(f"{k!r}: {s}" for k, s in zip(keys, shown)) + "}" if keys is not None
                 else ("[{}]" if kind is list else "({})").format(", ".join(shown) + ("," if len(shown) == 1 and kind is tuple else "")))
-        found = _INTERNED[key] = Callables(kind, keys, tuple(elements), name)
-    return found
+        interned = _INTERNED[key] = Callables(kind, keys, tuple(elements), name)
+    return interned
 
 
 def _refused(text):
@@ -109,6 +114,8 @@ def _kind(item):
         return "None"
     if type(item) in (list, tuple, dict):
         return f"a {type(item).__name__}"
+    if type(item).__name__ == "ndarray":
+        return "an array"
     return f"a {type(item).__module__ + '.' if type(item).__module__ not in ('builtins', 'numpy') else ''}{type(item).__qualname__}"
 
 
