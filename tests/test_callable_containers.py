@@ -48,7 +48,8 @@ def dtanh(v):
 def check_all(fn, args, expected):
     """The gradient with respect to the first argument against central differences and
     `expected`, from the first and the second call, `value_and_grad`, `jvp` against it,
-    the Hessian against differences of the gradient, and the arguments left as they were."""
+    `vjp`'s pullback, `jacobian` in both modes, the Hessian against differences of the
+    gradient, and the arguments left as they were."""
     before = [list(a) if type(a) is list else dict(a) if type(a) is dict else a for a in args[1:]]
     gradient = srcgrad.grad(fn)
     g = gradient(*args)
@@ -62,6 +63,13 @@ def check_all(fn, args, expected):
     out, out_dot = srcgrad.jvp(fn, args, (tangent,) + (None,) * (len(args) - 1))
     assert out == fn(*args)
     np.testing.assert_allclose(out_dot, g @ tangent, rtol=1e-12)
+    out, pullback = srcgrad.vjp(fn, *args)
+    assert out == fn(*args)
+    pulled = pullback(1.0)
+    np.testing.assert_allclose(pulled[0], g, rtol=1e-12)
+    assert pulled[1] is None or len(args[1]) == 0  # a container of functions has no gradient (an empty list: [])
+    for mode in ("forward", "reverse"):
+        np.testing.assert_allclose(srcgrad.jacobian(fn, mode=mode)(*args), g, rtol=1e-12)
     check_hessian(fn, args, 0)
     assert before == list(args[1:])
     return gradient
