@@ -25,6 +25,15 @@ followed through the class's code; keyed by the class, never the instance, so on
 derivative serves every object of a class (another object's attributes read when it
 runs), and a subclass gets its own.
 
+A parameter the function loops over calling the loop variable (`for layer in layers:
+h = layer(h)`, also through `enumerate`, `zip`, ...), or calls an element of
+(`acts["a"](x)`), and that holds a list, tuple or dict of such functions, partials,
+methods or objects is bound to a `compiler.passed_containers.Callables`: what each
+element is bound to, interned per their identities (and a dict's keys), so another list,
+another length or the same list changed in place is bound anew at its next call (it is
+looked up again at every call, as a `Passed` is); a container mixing them with other
+values is bound to a refused one, refused at its first use.
+
 A function taking `*args` or `**kwargs` is differentiated per call's arity (`_PerArity`):
 the count of the call's positional arguments and its keywords' names pick the function's
 explicit variant (`compiler.varargs`: `def wrapper(args_0, args_1, *, scale)`), whose

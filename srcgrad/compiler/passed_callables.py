@@ -12,7 +12,12 @@ the top of the function: `f_A = f.args[0]`, `f_k = f.keywords['k']`, `f_self = f
 so the derivative of one binding serves every partial of the same function and shape
 (positional count, keyword names) and every instance of the class: a new partial or
 instance gives its own numbers. The held values are constants (no gradient flows into
-them); the instance's attributes are read through `self` when the derivative runs.
+them); the instance's attributes are read through `self` when the derivative runs. A
+bound method of an object of the user's class is bound per that class too (`receiver`,
+a record_methods.RecordOf): the name its instance is read into (`f_self`) is bound to
+it in `Program.records`, so the method's `self.helper(y)` is followed through the class.
+An element of a container of callables (passed_containers.py) is read from the container
+(`layers[1].__self__`, `Program.elements`).
 
 A dataclass instance or namedtuple is no callable object here but a record
 (record_methods.py): its fields get gradients. A callable object of a class of the
