@@ -266,6 +266,15 @@ def by_variable(x, layers, k):
     return np.sum(layers[k](x))
 
 
+def stops_early(x, layers):
+    h = x
+    for layer in layers:
+        h = layer(h)
+        if np.sum(h) > 100.0:
+            break
+    return np.sum(h)
+
+
 def test_what_is_refused_says_why_at_the_line():
     cases = [
         (net, (X, [np.tanh, 2.0]), "`net` reads its parameter `layers`, which holds a list mixing callables with other "
@@ -276,6 +285,8 @@ def test_what_is_refused_says_why_at_the_line():
          "constant within its 2 elements"),
         (dict_of, (X, {"a": np.tanh}), "`acts[...]` reads an entry by a key srcgrad does not find in it at build time"),
         (comprehension_with_a_condition, (X, [np.tanh]), "uses it otherwise; srcgrad reads such a container only as"),
+        (stops_early, (X, [np.tanh]), "srcgrad unrolls `for ... in layers` because its body calls a loop variable, and "
+         "so its body cannot `break`"),
     ]
     for fn, args, message in cases:
         with pytest.raises(srcgrad.NotDifferentiableError) as info:

@@ -35,7 +35,7 @@ import weakref
 import gast
 
 from ..errors import NotDifferentiableError
-from . import syntax, unroll
+from . import printing, syntax, unroll
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function, spelling
 
@@ -144,7 +144,7 @@ def run(program):
     tree.body[docstring:docstring] = [syntax.located(s, tree.body[docstring]) for s in prologue]
     rewriter = _Uses(program, containers, names, kept | {id(s) for s in prologue}, namer)
     loops = rewriter.loops(tree)
-    tree = unroll.run(tree, program, namer, only=loops)
+    tree = unroll.run(tree, program, namer, only=set(loops), spelled=loops)
     tree = rewriter.reads(tree)
     return tree
 
@@ -228,15 +228,17 @@ class _Uses:
 
     def loops(self, tree):
         """The `for` loops over a container rewritten to run over a display of its
-        elements (the tree changed in place): those unroll.run unrolls."""
-        found = set()
+        elements (the tree changed in place), those unroll.run unrolls: {id: the
+        iterable as written}."""
+        found = {}  # id of a loop -> its iterable as written
         for node in list(syntax.nodes(tree)):
             if isinstance(node, gast.For):
+                written = printing.unparse(node.iter).strip()
                 new = self.by_position(node)
                 new = self.iterable(node.iter) if new is None else new
                 if new is not None:
                     node.iter = new
-                    found.add(id(node))
+                    found[id(node)] = written
         return found
 
     def by_position(self, loop):

@@ -36,20 +36,22 @@ from .stand_in import is_instance
 MAX_ELEMENTS = 64  # a longer list is refused: its unrolled copies would not be readable code
 
 
-def run(tree, program, namer, only=None):
+def run(tree, program, namer, only=None, spelled=None):
     """`tree` with the loops described above unrolled (changed in place); with `only`
     (ids of `for` statements), those loops alone and their copies' loops
-    (passed_containers.py unrolls the loops over a container passed as an argument so)."""
+    (passed_containers.py unrolls the loops over a container passed as an argument so),
+    `spelled` giving the iterable as the user wrote it, for the refusals."""
     if not any(isinstance(s, gast.For) for s in syntax.statements(tree)):
         return tree
     local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
-    _Unroll(tree, program, namer, local, only).block(tree.body)
+    _Unroll(tree, program, namer, local, only, spelled or {}).block(tree.body)
     return tree
 
 
 class _Unroll:
-    def __init__(self, tree, program, namer, local, only=None):
+    def __init__(self, tree, program, namer, local, only=None, spelled=None):
         self.tree, self.program, self.namer, self.local, self.only = tree, program, namer, local, only
+        self.spelled = spelled or {}  # id of a loop -> its iterable as written
 
     def block(self, stmts):
         """Unroll the loops in the statement list `stmts` (changed in place) and under it."""
@@ -213,7 +215,7 @@ class _Unroll:
 
     def check(self, s, names, count):
         """Refuse what unrolling `s` would change the meaning of."""
-        spelled = printing.unparse(s.iter).strip()
+        spelled = self.spelled.get(id(s)) or printing.unparse(s.iter).strip()
         why = f"srcgrad unrolls `for ... in {spelled}` because its body calls a loop variable, and "
         if s.orelse:
             raise self.program.error(s, why + "so it cannot have an `else:` block; move that block after the loop",
