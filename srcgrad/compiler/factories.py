@@ -73,7 +73,7 @@ def run(program):
             if new is not None:
                 calls.setdefault(fn[0], set()).add(id(call))
         elif fn is not None and lookup_path(fn, program) is functools.partial:
-            new = _from_partial(program, defs, call, name, namer)
+            new = _from_partial(program, defs, counts, call, name, namer)
         if new is None:
             body.append(s)
         else:
@@ -165,11 +165,13 @@ def _from_factory(factory, call, name, namer):
     return out + [made]
 
 
-def _from_partial(program, defs, call, name, namer):
+def _from_partial(program, defs, counts, call, name, namer):
     """The statements that replace `name = functools.partial(g, ...)`, the call `call`, or None."""
     if not call.args or type(call.args[0]) is not gast.Name:
         return None
     fn = call.args[0].id
+    if fn not in defs and counts.get(fn):
+        return None  # a variable of the function: which function it holds is known when it runs
     if fn in defs:
         args = defs[fn].args
         if not _plain(args):
@@ -194,6 +196,8 @@ def _from_partial(program, defs, call, name, namer):
     out = [syntax.assign(names[p], syntax.copy(value)) for p, value in held]
     taken = {k.arg for k in call.keywords}
     rest = [p for p in params[len(given):] if p not in taken]
+    if fn in rest or set(names.values()) & set(rest):
+        return None  # a parameter would hide the function or a value the partial holds
     flags = [p in defaults for p in rest]
     if flags != sorted(flags):
         return None  # a parameter without a default after one with (a keyword bound between): keep it as written
