@@ -121,3 +121,20 @@ def test_a_made_function_handed_to_another_is_refused_saying_what_to_write():
     # as the message says: the partial passed to the differentiated function
     np.testing.assert_allclose(srcgrad.grad(lambda x, f: np.sum(step(f, x)))(X, functools.partial(rhs, k=2.0)),
                                np.full(3, 0.8), rtol=1e-14)
+
+
+def other(v, k, c=1.0):
+    return k * np.sin(v) + c
+
+
+def partial_of_a_variable(x, flag=True):
+    g = scaled
+    if not flag:
+        g = other
+    f = functools.partial(g, k=2.0)
+    return np.sum(f(x))
+
+
+def test_a_partial_of_a_variable_is_refused_not_bound_to_the_global_of_its_name():
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"`partial_of_a_variable` calls its local variable `f`"):
+        srcgrad.grad(partial_of_a_variable)(X, False)
