@@ -63,8 +63,24 @@ def keyword_partial_expected(x):
     return 2 * (1 - t ** 2) * ((2 * t + 1.0) + (2 * t + 3.0))
 
 
+def lambda_factory(x):
+    def make(a):
+        return lambda v: a * np.sin(v)
+
+    f = make(x[0])
+    g = make(2.0)
+    return np.sum(f(x) * g(x))
+
+
+def lambda_factory_expected(x):
+    e = 2 * x[0] * 2 * np.sin(x) * np.cos(x)
+    e[0] += np.sum(2 * np.sin(x) ** 2)
+    return e
+
+
 @pytest.mark.parametrize("fn, expected", [(factory, factory_expected), (partials, partials_expected),
-                                          (keyword_partial, keyword_partial_expected)], ids=lambda f: f.__name__)
+                                          (keyword_partial, keyword_partial_expected),
+                                          (lambda_factory, lambda_factory_expected)], ids=lambda f: f.__name__)
 def test_made_functions_are_differentiated_in_every_transform(fn, expected):
     check_every_transform(fn, X, expected(X))
     code = [line for line in srcgrad.source(srcgrad.grad(fn)).split('"""')[2].splitlines() if "#" not in line]

@@ -14,7 +14,7 @@ Before:                                    After:
                                                    return g(v, a=f_a)
 
 A factory is a nested `def` at the top level of the function whose body is one `def`
-and its `return` (a docstring aside), taking plain parameters (constant defaults), and
+and its `return`, or `return lambda ...` (a docstring aside), taking plain parameters (constant defaults), and
 used only as `name = make(...)` statements at that level: each becomes the factory's
 arguments assigned to names of their own where the call stood (evaluated once, there, as
 the call would) and the inner `def` under the name, the factory's parameters read
@@ -103,6 +103,10 @@ def _inner(factory):
     body = factory.body
     if body and type(body[0]) is gast.Expr and type(body[0].value) is gast.Constant:
         body = body[1:]
+    if len(body) == 1 and type(body[0]) is gast.Return and type(body[0].value) is gast.Lambda:
+        body = _as_def(body[0].value)  # `return lambda v: a * v`
+        if body is None:
+            return None
     if not (len(body) == 2 and type(body[0]) is gast.FunctionDef and type(body[1]) is gast.Return
             and syntax.is_name(body[1].value, body[0].name) and not body[0].decorator_list):
         return None
@@ -120,6 +124,18 @@ def _inner(factory):
     if params & (set(syntax.names_stored(inner.body)) | {inner.name}):
         return None
     return inner
+
+
+def _as_def(made):
+    """[`def lambda_fn(...): return ...`, `return lambda_fn`] for the lambda `made` (no
+    `*` or `**` parameters), or None."""
+    args = made.args
+    if args.vararg is not None or args.kwarg is not None or args.posonlyargs:
+        return None
+    made_def = syntax.function_def("lambda_fn", [a.id for a in args.args], [syntax.return_(made.body)],
+                                   defaults=args.defaults, kwonly=[a.id for a in args.kwonlyargs],
+                                   kw_defaults=args.kw_defaults)
+    return [syntax.located(made_def, made), syntax.located(syntax.return_(syntax.name("lambda_fn")), made)]
 
 
 def _plain(args):
