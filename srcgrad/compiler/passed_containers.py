@@ -21,12 +21,17 @@ when the derivative runs (`Program.elements`: passed_callables.py reads `layers[
 a callable object is read into a local (`layers_1 = layers[1]`) whose calls
 record_methods.py follows through its class. Loops over the container (also through
 `enumerate`, `reversed`, `zip`, a dict's `.items()`, `.values()`, `.keys()`, a slice
-with constant bounds) are unrolled here, before those stages rewrite the calls.
+with constant bounds; `for i in range(len(layers))` and `for k in acts` reading
+`layers[i]`, `acts[k]`) are unrolled here, before those stages rewrite the calls, and a
+list comprehension over it (`[f(x) for f in layers]`, no condition) becomes a list display.
 
-Invariants: after `run` the tree reads no parameter bound to a `Callables`; any other use
-(a comprehension over it, an index that is not a constant, handing it to another
-function) is refused at its line, and so is a container srcgrad could not bind (`refused`:
-an element that is no function srcgrad follows).
+Invariants: after `run` the tree reads a parameter bound to a `Callables` only as the
+argument of a call of a function of the user's (whose own derivative is made for the
+container: bound_calls.py), in a partial's or bound method's element read as it is
+(`layers[1].keywords`), and in the reads of elements into names; any other use (an
+index that is not a constant, a comprehension with a condition) is refused at its line,
+and so is a container srcgrad could not bind (`refused`: an element that is no function
+srcgrad follows beside one it does).
 """
 
 import builtins
