@@ -223,6 +223,13 @@ def _check_leaves(fn, name, value, alternative, keys=()):
     for key, item in _children(value):
         if _is_container(item):
             _check_leaves(fn, name, item, alternative, keys + (key,))
+        elif type(value) in (list, tuple, dict) and callable(item) and not isinstance(item, (np.ndarray, np.generic)):
+            # a container of functions (passed_containers.py): the derivative is made for them
+            raise TypeError(
+                f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{_path(name, keys + (key,))}`: "
+                f"it is a function ({getattr(item, '__name__', type(item).__name__)}), which has no gradient; "
+                f"differentiate with respect to the values it is applied to"
+            )
         elif not _is_integral(item):
             refuse_undescribed(fn, _path(name, keys + (key,)), item)
         else:
@@ -359,7 +366,7 @@ def vjp(fn, *args, verbose=False, source=None):
         # (a variant of a function taking `*args` has its own signature: compiler/varargs.py)
         count = code.co_argcount if code is not None and not code.co_flags & _STARS else len(_params(fn))
         for i, a in enumerate(args):
-            if type(a) is not _ndarray and _is_container(a):
+            if type(a) is not _ndarray and _is_container(a) and not _holds_functions(a):
                 names = _params(fn)
                 _check_leaves(fn, names[i] if i < len(names) else f"args[{i}]", a,
                               "pass it as an argument of its own (its gradient is then None)")
@@ -393,7 +400,7 @@ def vjp(fn, *args, verbose=False, source=None):
         grads = backward(seed)
         if plain or (len(grads) == len(args) and type(grads) is tuple and not any(map(_no_gradient, args))):
             return grads
-        return tuple(None if _is_integral(a) or callable(a) else g for a, g in zip(args, grads))
+        return tuple(None if _is_integral(a) or callable(a) or _holds_functions(a) else g for a, g in zip(args, grads))
 
     pullback.__srcgrad_lazy__ = built
     return out, pullback
@@ -527,7 +534,17 @@ def _no_gradient(value):
         return value.dtype.kind in "biu"
     if kind is float:
         return False
-    return _is_integral(value) or (not _is_container(value) and (undescribed(value) or callable(value)))
+    return _is_integral(value) or (not _is_container(value) and (undescribed(value) or callable(value))) or (
+        _holds_functions(value))
+
+
+def _holds_functions(value):
+    """Whether `value` is a list, tuple or dict holding a function (a container of callables
+    passed as an argument: compiler/passed_containers.py), which has no gradient."""
+    kind = type(value)
+    if kind is not list and kind is not tuple and kind is not dict:
+        return False
+    return any(callable(v) and not isinstance(v, (np.ndarray, np.generic)) for v in (value.values() if kind is dict else value))
 
 
 def _is_integral(value):

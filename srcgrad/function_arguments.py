@@ -25,6 +25,15 @@ followed through the class's code; keyed by the class, never the instance, so on
 derivative serves every object of a class (another object's attributes read when it
 runs), and a subclass gets its own.
 
+A parameter the function loops over calling the loop variable (`for layer in layers:
+h = layer(h)`, also through `enumerate`, `zip`, ...), or calls an element of
+(`acts["a"](x)`), and that holds a list, tuple or dict of such functions, partials,
+methods or objects is bound to a `compiler.passed_containers.Callables`: what each
+element is bound to, interned per their identities (and a dict's keys), so another list,
+another length or the same list changed in place is bound anew at its next call (it is
+looked up again at every call, as a `Passed` is); a container mixing them with other
+values is bound to a refused one, refused at its first use.
+
 A function taking `*args` or `**kwargs` is differentiated per call's arity (`_PerArity`):
 the count of the call's positional arguments and its keywords' names pick the function's
 explicit variant (`compiler.varargs`: `def wrapper(args_0, args_1, *, scale)`), whose
@@ -52,6 +61,7 @@ import gast
 from .compiler import frontend, none_defaults, syntax, varargs
 from .compiler.bound_calls import bound_variant, is_followable
 from .compiler.passed_callables import Passed, passed
+from .compiler.passed_containers import Callables, callables_of
 from .compiler.record_methods import RecordOf, is_method_name, record_of
 from .compiler.scope import MISSING, dotted_parts, lookup_path
 from .compiler.stand_in import is_user_function
@@ -117,6 +127,10 @@ def _called_parameters(fn, seen):
     nodes = list(syntax.nodes(program.tree))
     called_names = {n.func.id for n in nodes if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)}
     for node in nodes:
+        if isinstance(node, gast.For):  # `for layer in layers: h = layer(h)`: a container of callables
+            called.update(_iterated(node, params))
+        elif isinstance(node, (gast.ListComp, gast.GeneratorExp)) and len(node.generators) == 1:
+            called.update(_iterated(node.generators[0], params, [node.elt]))  # `[f(x) for f in layers]`
         if (isinstance(node, gast.Assign) and isinstance(node.value, gast.IfExp)
                 and any(isinstance(t, gast.Name) and t.id in called_names for t in node.targets)):
             called.update(_chosen(node.value, params))  # function_choices.py makes the calls of each choice
@@ -124,6 +138,9 @@ def _called_parameters(fn, seen):
             continue
         if isinstance(node.func, gast.Name) and node.func.id in params:
             called.add(node.func.id)
+        elif (isinstance(node.func, gast.Subscript) and isinstance(node.func.value, gast.Name)
+              and node.func.value.id in params):
+            called.add(node.func.value.id)  # `layers[0](h)`, `acts["a"](x)`: a container of callables
         elif (isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name)
               and node.func.value.id in params and is_method_name(node.func.attr)):
             called.add(node.func.value.id)  # `p.apply(x)`: bound where a record is passed
@@ -139,7 +156,40 @@ def _called_parameters(fn, seen):
 # (`(p,`, `=p)`) or choose (`p if`, `else p`): four scans of the text in all, not four per
 # parameter (a text without such a parameter is read to its end each time)
 _USES = tuple(re.compile(pattern) for pattern in (
-    r"\b(\w+)(?=\s*[(.])", r"[(,=]\s*(\w+)(?=\s*[,)])", r"\b(\w+)(?=\s+if\b)", r"\belse\s+(\w+)\b"))
+    r"\b(\w+)(?=\s*[(.\[])", r"[(,=]\s*(\w+)(?=\s*[,)])", r"\b(\w+)(?=\s+if\b)", r"\belse\s+(\w+)\b",
+    r"\bin\s+(\w+)(?=\s*[:\])])"))  # and a container of callables: `layers[0](`, `for f in layers:`
+
+
+def _iterated(loop, params, body=None):
+    """The names of `params` the `for` statement or comprehension generator `loop` (whose
+    element is `body`) iterates over (also through `enumerate`, `reversed`, `zip`, a slice,
+    a dict's `.items()` or `.values()`) where its body calls the loop variable taking their
+    elements or a method of it: containers of callables (compiler.passed_containers)."""
+    body = loop.body if body is None else body
+    called = {(dotted_parts(n.func) or [None])[0] for s in body for n in syntax.nodes(s) if isinstance(n, gast.Call)
+              and (not isinstance(n.func, gast.Attribute) or is_method_name(n.func.attr))}  # not `W.dot(h)` of an array
+    return _iterated_by(loop.iter, loop.target, params, called) if called else []
+
+
+def _iterated_by(node, target, params, called):
+    """`_iterated` of the iterable `node` whose elements the loop target `target` takes."""
+    if isinstance(node, gast.Name):
+        return [node.id] if node.id in params and called & set(syntax.names_stored(target)) else []
+    if isinstance(node, gast.Subscript):
+        return _iterated_by(node.value, target, params, called)
+    if not isinstance(node, gast.Call) or node.keywords:
+        return []
+    func, args, pair = node.func, node.args, isinstance(target, gast.Tuple) and len(target.elts) == 2
+    if isinstance(func, gast.Attribute) and not args and func.attr in ("values", "items"):
+        if func.attr == "values" or pair:
+            return _iterated_by(func.value, target if func.attr == "values" else target.elts[1], params, called)
+    elif isinstance(func, gast.Name) and func.id == "reversed" and len(args) == 1:
+        return _iterated_by(args[0], target, params, called)
+    elif isinstance(func, gast.Name) and func.id == "enumerate" and len(args) == 1 and pair:
+        return _iterated_by(args[0], target.elts[1], params, called)
+    elif isinstance(func, gast.Name) and func.id == "zip" and isinstance(target, gast.Tuple) and len(target.elts) == len(args):
+        return [p for arg, part in zip(args, target.elts) for p in _iterated_by(arg, part, params, called)]
+    return []
 
 
 def _chosen(choice, params):
@@ -211,8 +261,9 @@ def followed(value):
     if is_followable(value):
         return value
     # a callable record is a record (its own fields get gradients), a callable object of
-    # the user's class is bound to its class (its `__call__` may call its methods)
-    return record_of(value) or passed(value)
+    # the user's class is bound to its class (its `__call__` may call its methods); a
+    # list, tuple or dict of those is bound to what each element is
+    return record_of(value) or passed(value, record_of) or callables_of(value, followed)
 
 
 def _binding(fn, params, args, kwargs):
@@ -305,7 +356,8 @@ class _PerCall:
             if found is None:
                 found = _keep(self.made, key, (bound, self.make(_binding(self.fn, self.params, args, kwargs)), self.read),
                               _KEPT)
-            shaped = any(isinstance(b, (Passed, RecordOf)) for b in bound)  # a record's class may be set anew
+            # a record's class may be set anew, a container's elements changed in place
+            shaped = any(isinstance(b, (Passed, RecordOf, Callables)) for b in bound)
             found = _keep(self.seen, ids, (values, found[1], shaped), _KEPT)  # holding what its ids are of
         self.last = found[1]
         return found[1]

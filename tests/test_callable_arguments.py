@@ -308,14 +308,32 @@ def test_an_object_whose_call_calls_its_methods_or_is_a_staticmethod_is_followed
     np.testing.assert_allclose(g(Y, _Static()), np.full_like(Y, 2.0), rtol=1e-14)
 
 
+class _HelpedTwice(_Helped):
+    def helper(self, y):
+        return self.a * np.sin(y)
+
+
+def test_a_bound_method_calling_its_instances_methods_is_followed_through_its_class():
+    # the method's `self.helper(y)` is followed as the instance's class defines it, its
+    # attributes read at each call; a subclass overriding `helper` gets its own derivative
+    h = _Helped(2.0)
+    g = srcgrad.grad(calls_a_method_through_self)
+    np.testing.assert_allclose(g(Y, h.__call__), 2 * 2.0 ** 2 * Y, rtol=1e-14)
+    h.a = 3.0
+    np.testing.assert_allclose(g(Y, h.__call__), 2 * 3.0 ** 2 * Y, rtol=1e-14)
+    np.testing.assert_allclose(g(Y, _HelpedTwice(2.0).__call__), 2 * 4.0 * np.sin(Y) * np.cos(Y), rtol=1e-14)
+    np.testing.assert_allclose(g(Y, functools.partial(_Helped(0.5).__call__)), 2 * 0.25 * Y, rtol=1e-14)
+    np.testing.assert_allclose(g(Y, h.__call__), 2 * 3.0 ** 2 * Y, rtol=1e-14)
+    _, tangent = srcgrad.jvp(calls_a_method_through_self, (Y, _HelpedTwice(2.0).__call__), (np.ones_like(Y), None))
+    np.testing.assert_allclose(tangent, np.sum(2 * 4.0 * np.sin(Y) * np.cos(Y)), rtol=1e-13)
+
+
 def test_what_is_still_refused_says_why_at_the_line():
     cases = [
         (functools.partial(np.power, x2=2.0), "`calls_a_method_through_self` calls its parameter `f`, which holds "
          "a functools.partial of `np.power`: srcgrad follows a partial passed as an argument only of a Python "
          "function, a bound method of one or a callable object"),
         (functools.partial(rhs, q=1.0), "which holds a functools.partial whose keywords `rhs` does not take"),
-        # a bound method passed: its instance's methods are not followed (the object itself would be)
-        (_Helped(2.0).__call__, "no derivative rule for the method `.helper()` called at"),
     ]
     for f, message in cases:
         with pytest.raises(srcgrad.NotDifferentiableError) as info:

@@ -50,7 +50,8 @@ def with_functions(program, fn, arguments, is_local):
             value = param.default
         else:
             continue
-        if value is not MISSING and (is_followable(value) or isinstance(value, Passed) or stand_in.is_instance(value)):
+        if value is not MISSING and (is_followable(value) or isinstance(value, Passed) or stand_in.is_instance(value)
+                                     or getattr(value, "srcgrad_callables", False)):  # passed_containers.Callables
             found[name] = value
     if not found or "__wrapped__" in fn.__dict__:
         return fn
@@ -59,6 +60,7 @@ def with_functions(program, fn, arguments, is_local):
     # a binding to an instance (`self`) is kept only during the derivation (see
     # stand_in.forget_methods): srcgrad keeps no model alive; functions live on
     variants = _BOUND_VARIANTS if all(is_followable(v) or isinstance(v, (Passed, RecordOf)) or v is none_defaults.GIVEN_NONE
+                                      or getattr(v, "srcgrad_callables", False)
                                       for v in bound.values()) else (
         _INSTANCE_VARIANTS)
     found = variants.get(key)

@@ -348,12 +348,13 @@ def _module_of(namespace):
 
 def _hands_on_passed(call, fn, bound):
     """Whether `call` passes `fn` a parameter bound to a partial, bound method or callable
-    object (passed_callables.py) other than as the receiver of its own function: its calls
+    object (passed_callables.py) other than as the receiver of its own function, or to a
+    container of callables (passed_containers.py): its calls
     are rewritten in the callee's own derivative, which the call then stays."""
     for node in call.args + [k.value for k in call.keywords]:
         shape = bound.get(node.id) if isinstance(node, gast.Name) else None
-        if isinstance(shape, Passed) and shape.func is not fn:
-            return True
+        if (isinstance(shape, Passed) and shape.func is not fn) or getattr(shape, "srcgrad_callables", False):
+            return True  # a container of callables (passed_containers.py) too
     return False
 
 

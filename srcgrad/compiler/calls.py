@@ -109,10 +109,11 @@ def site(program, stmt, value, callee, register):
         if loop is not None:
             raise program.error(
                 stmt, f"`{program.name}` calls its loop variable `{called}`: srcgrad unrolls such a loop only "
-                "over a list or tuple it reads from a global, a closure variable or an attribute "
-                "(`for layer in self.layers`, also through `enumerate` or `reversed`), whole, or over a tuple "
-                "written in the loop of such names, constants and variables the body does not assign "
-                f"(`for act in (np.sin, np.cos)`); `{printing.unparse(loop.iter).strip()}` is not one",
+                "over a list, tuple or dict of functions passed as an argument, over a list or tuple it reads "
+                "from a global, a closure variable or an attribute (`for layer in self.layers`, also through "
+                "`enumerate`, `reversed` or `zip`), whole, or over a tuple written in the loop of such names, "
+                "constants and variables the body does not assign (`for act in (np.sin, np.cos)`); "
+                f"`{printing.unparse(loop.iter).strip()}` is not one: make it a parameter and pass the list",
                 NotDifferentiableError,
             )
         if called in stored:

@@ -50,7 +50,10 @@ def extract(tree, program):
             if not parent_is_call or isinstance(node.ctx, gast.Store):
                 raise program.error(
                     node, f"the nested function `{node.id}` is used as a value (in `{program.name}`); srcgrad "
-                    "inlines nested functions at their calls, so they can only be called",
+                    "inlines nested functions at their calls, so they can only be called (or made into another "
+                    "one by `f = functools.partial(g, ...)` at the function's top level, `f` assigned once and called; "
+                    "such an `f`, and one a closure factory makes, is a nested function too); to pass a function "
+                    "to another, define it at module level, or pass it or a partial of it to the differentiated function",
                 )
     for name, fn in list(functions.items()):
         for node in syntax.walk(fn):

@@ -340,7 +340,10 @@ def _def_error(program, tree, node, transform):
     owner = _nested_owner(tree, node)
     if owner is not None:
         return program.error(node, f"a `def` inside the nested function `{owner}` is not supported by {transform} "
-                             f"(in `{tree.name}`); define `{node.name}` at the top of `{tree.name}` or at module level")
+                             f"(in `{tree.name}`); define `{node.name}` at the top of `{tree.name}` or at module level, "
+                             f"or, where `{owner}` is a factory whose body is this `def` and its `return`, call it only "
+                             f"as `f = {owner}(...)` statements at the top level of `{tree.name}` (each name assigned "
+                             "once), then call `f`")
     return program.error(
         node, f"a `def` inside a block whose name `{node.name}` is also bound another way (an assignment, a "
         f"parameter, a loop target, an import), or that is defined in several places and used other than called "

@@ -53,6 +53,9 @@ class Program:
     # parameters the record each call passes them is of one class (record_methods.RecordOf):
     # their methods' calls are calls of the class's functions; a parameter the body assigns is left out
     records: dict = field(default_factory=dict)
+    # names standing for an element of a container of callables passed as an argument
+    # (passed_containers.py): name -> (the parameter, the step reading it: an index, or a 1-tuple of a key)
+    elements: dict = field(default_factory=dict)
 
     @property
     def generated(self):
@@ -91,7 +94,7 @@ class Program:
         through |= {id(getattr(f, "__func__", f)) for record in self.records.values() for klass in record.cls.__mro__
                     for f in vars(klass).values()}
         spelled = [f"{name} = {spelling(obj)}" for name, obj in sorted({**self.bound, **self.records}.items())
-                   if name in params or (name in self.held and not isinstance(obj, types.MethodType)
+                   if name in params or (name in self.held and name not in self.elements and not isinstance(obj, types.MethodType)
                                          and spelling(obj) != name and id(obj) not in through)]  # not a helper by its own name (`added_at`)
         return varargs.described(self.fn) + (f" ({', '.join(spelled)})" if spelled else "")
 

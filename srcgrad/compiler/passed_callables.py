@@ -12,7 +12,12 @@ the top of the function: `f_A = f.args[0]`, `f_k = f.keywords['k']`, `f_self = f
 so the derivative of one binding serves every partial of the same function and shape
 (positional count, keyword names) and every instance of the class: a new partial or
 instance gives its own numbers. The held values are constants (no gradient flows into
-them); the instance's attributes are read through `self` when the derivative runs.
+them); the instance's attributes are read through `self` when the derivative runs. A
+bound method of an object of the user's class is bound per that class too (`receiver`,
+a record_methods.RecordOf): the name its instance is read into (`f_self`) is bound to
+it in `Program.records`, so the method's `self.helper(y)` is followed through the class.
+An element of a container of callables (passed_containers.py) is read from the container
+(`layers[1].__self__`, `Program.elements`).
 
 A dataclass instance or namedtuple is no callable object here but a record
 (record_methods.py): its fields get gradients. A callable object of a class of the
@@ -44,11 +49,14 @@ class Passed:
     `func` with the values at `held` (paths into the parameter's value) first, then the
     call's arguments, then the keywords `keywords` it holds that the call does not pass."""
 
-    __slots__ = ("func", "held", "keywords", "__name__", "refused", "__weakref__")
+    __slots__ = ("func", "held", "keywords", "__name__", "refused", "receiver", "__weakref__")
     srcgrad_passed = True  # how frontend.Program.bindings knows one
 
-    def __init__(self, func, held, keywords, name, refused=None):
+    def __init__(self, func, held, keywords, name, refused=None, receiver=None):
         self.func, self.held, self.keywords, self.__name__, self.refused = func, held, keywords, name, refused
+        # a bound method's: the `RecordOf` of its instance's class (record_methods.py), whose
+        # methods the method's calls `self.helper(...)` are followed through; else None
+        self.receiver = receiver
 
     def __repr__(self):
         return self.__name__
@@ -64,13 +72,14 @@ def _interned(key, *fields):
     return found
 
 
-def passed(value):
+def passed(value, receiver_of=None):
     """The `Passed` of `value`, a partial, bound method or callable object (a refused one
-    where srcgrad cannot follow it so), else None."""
+    where srcgrad cannot follow it so), else None. `receiver_of(instance)` gives a bound
+    method's `receiver` (record_methods.record_of: function_arguments.followed)."""
     if type(value) is functools.partial:
-        return _partial(value)
+        return _partial(value, receiver_of)
     if type(value) is types.MethodType:
-        return _method(value)
+        return _method(value, receiver_of)
     if is_instance(value) and callable(value):
         return _instance(value)
     return None
@@ -80,12 +89,14 @@ def _refused(text):
     return _interned(text, None, (), (), "a callable srcgrad cannot follow", text)
 
 
-def _method(value):
+def _method(value, receiver_of):
     func, owner = value.__func__, value.__self__
     if not is_user_function(func):
         return _refused(f"a bound method of `{spelling(func)}`, which is not a Python function")
     cls = owner if isinstance(owner, type) else type(owner)
-    return _interned((func, (("__self__",),), ()), func, (("__self__",),), (), f"a {cls.__qualname__}'s {func.__name__}")
+    receiver = receiver_of(owner) if receiver_of is not None and not isinstance(owner, type) else None
+    return _interned((func, (("__self__",),), (), receiver), func, (("__self__",),), (),
+                     f"a {cls.__qualname__}'s {func.__name__}", None, receiver)
 
 
 def _instance(value):
@@ -96,12 +107,12 @@ def _instance(value):
     return _interned((call, ((),), ()), call, ((),), (), f"a {cls.__qualname__}")
 
 
-def _partial(value):
+def _partial(value, receiver_of):
     inner = value.func
     if is_user_function(inner):
         shape = _interned((inner, (), ()), inner, (), (), inner.__name__)
     elif type(inner) is types.MethodType or (is_instance(inner) and callable(inner)):
-        shape = passed(inner)
+        shape = passed(inner, receiver_of)
     else:
         return _refused(f"a functools.partial of `{spelling(inner)}`: srcgrad follows a partial passed as an "
                         "argument only of a Python function, a bound method of one or a callable object")
@@ -109,7 +120,7 @@ def _partial(value):
         return shape
     held = tuple(("func",) + path for path in shape.held) + tuple(("args", k) for k in range(len(value.args)))
     keywords = tuple(value.keywords)
-    found = _INTERNED.get((shape.func, held, keywords))
+    found = _INTERNED.get((shape.func, held, keywords, shape.receiver))
     if found is not None:  # its shape checked before
         return found
     try:
@@ -117,7 +128,8 @@ def _partial(value):
     except (TypeError, ValueError):
         return _refused(f"a functools.partial whose keywords `{spelling(shape.func)}` does not take")
     shown = ", ".join([shape.__name__] + ["..."] * len(value.args) + [f"{k}=..." for k in keywords])
-    return _interned((shape.func, held, keywords), shape.func, held, keywords, f"functools.partial({shown})")
+    return _interned((shape.func, held, keywords, shape.receiver), shape.func, held, keywords,
+                     f"functools.partial({shown})", None, shape.receiver)
 
 
 def run(program):
@@ -135,12 +147,14 @@ def run(program):
     helpers, reads, prologue = {}, {}, []
 
     def read(param, path, word, at):
+        container, step = program.elements.get(param, (None, None))
+        whole = syntax.name(param) if container is None else _read(syntax.name(container), (step,))  # `layers[1]`
         if not path:
-            return syntax.name(param)  # the object itself
+            return syntax.located(whole, at)  # the object itself
         if (param, path) not in reads:
             reads[param, path] = namer.fresh(f"{param}_{word}")
             prologue.append(syntax.located(syntax.assign(syntax.name(reads[param, path], store=True),
-                                                         _read(syntax.name(param), path)), at))
+                                                         _read(whole, path)), at))
         return syntax.name(reads[param, path])
 
     def helper(shape):
@@ -161,10 +175,29 @@ def run(program):
             return _call(program, node, shapes[node.func.id], helper, read)
         return node
 
+    _receivers_read(program, tree, shapes)
     body = calls_rewritten(tree.body, set(shapes), rewrite)
     docstring = 1 if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) else 0
     tree.body = body[:docstring] + prologue + body[docstring:]
     return tree
+
+
+def _receivers_read(program, tree, shapes):
+    """Bind each name that the function reads a bound method's instance into, once, at
+    its top level (`f_self = f.__self__`: the generated code of a derivative, differentiated
+    again, reads it so) to the `receiver` of its `Passed` in `program.records`."""
+    counts = {}
+    for n in (n for s in tree.body for n in syntax.nodes(s)):
+        if type(n) is gast.Name and not isinstance(n.ctx, gast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    for s in tree.body:
+        if (type(s) is gast.Assign and len(s.targets) == 1 and type(s.targets[0]) is gast.Name
+                and counts.get(s.targets[0].id) == 1 and type(s.value) is gast.Attribute and s.value.attr == "__self__"):
+            read = s.value.value
+            read = read.value if type(read) is gast.Attribute and read.attr == "func" else read
+            shape = shapes.get(read.id) if type(read) is gast.Name else None
+            if shape is not None and shape.receiver is not None:
+                program.records[s.targets[0].id] = shape.receiver
 
 
 def calls_rewritten(body, names, rewrite):
@@ -213,6 +246,8 @@ def _call(program, node, shape, helper, read):
     receivers = sum(1 for path in shape.held if path[:1] != ("args",))
     held = [read(param, path, "self" if path[:1] != ("args",) else _positional(names, receivers + path[1]), node)
             for path in shape.held]
+    if shape.receiver is not None and held and type(held[0]) is gast.Name:
+        program.records[held[0].id] = shape.receiver  # the method's `self.helper(...)` followed through its class
     keywords = [(k.arg, k.value) for k in node.keywords]
     keywords += [(k, read(param, ("keywords", (k,)), k, node)) for k in shape.keywords if k not in given]
     made = syntax.call(syntax.name(helper(shape)), held + list(node.args), keywords)

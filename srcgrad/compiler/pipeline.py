@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factoring, fence, folds, forward, frontend, function_choices, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, matches, optimize, origins, passed_callables, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, split, stand_in, standalone, syntax, tuple_writes, unroll, versions
+from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factories, factoring, fence, folds, forward, frontend, function_choices, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, matches, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, split, stand_in, standalone, syntax, tuple_writes, unroll, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -310,12 +310,14 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program.tree = matches.run(program, _transform_name(mode))
     program.tree = key_lambdas.run(program, _transform_name(mode))
     program.tree = function_choices.run(program)
+    program.tree = factories.run(program)
     program.tree = block_defs.run(program)
     program.tree = idioms.run(program, _transform_name(mode))
     program.tree = row_writes.run(program)
     program.tree = tuple_writes.run(program)
     program.tree = map_filter.run(program)
     program.tree = folds.run(program)
+    program.tree = passed_containers.run(program)
     program.tree = passed_callables.run(program)
     record_checks = record_methods.argument_checks(program)
     program.tree = record_methods.run(program)

@@ -36,18 +36,22 @@ from .stand_in import is_instance
 MAX_ELEMENTS = 64  # a longer list is refused: its unrolled copies would not be readable code
 
 
-def run(tree, program, namer):
-    """`tree` with the loops described above unrolled (changed in place)."""
+def run(tree, program, namer, only=None, spelled=None):
+    """`tree` with the loops described above unrolled (changed in place); with `only`
+    (ids of `for` statements), those loops alone and their copies' loops
+    (passed_containers.py unrolls the loops over a container passed as an argument so),
+    `spelled` giving the iterable as the user wrote it, for the refusals."""
     if not any(isinstance(s, gast.For) for s in syntax.statements(tree)):
         return tree
     local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
-    _Unroll(tree, program, namer, local).block(tree.body)
+    _Unroll(tree, program, namer, local, only, spelled or {}).block(tree.body)
     return tree
 
 
 class _Unroll:
-    def __init__(self, tree, program, namer, local):
-        self.tree, self.program, self.namer, self.local = tree, program, namer, local
+    def __init__(self, tree, program, namer, local, only=None, spelled=None):
+        self.tree, self.program, self.namer, self.local, self.only = tree, program, namer, local, only
+        self.spelled = spelled or {}  # id of a loop -> its iterable as written
 
     def block(self, stmts):
         """Unroll the loops in the statement list `stmts` (changed in place) and under it."""
@@ -65,6 +69,8 @@ class _Unroll:
 
     def loop(self, s):
         """The statements that replace the loop `s`, or None to keep it."""
+        if self.only is not None and id(s) not in self.only:
+            return None
         inner, wrappers = s.iter, []
         while isinstance(inner, gast.Call) and len(inner.args) == 1 and not inner.keywords:
             wrapper = _WRAPPERS.get(_lookup(inner.func, self.program))
@@ -72,7 +78,9 @@ class _Unroll:
                 return None  # enumerate(reversed(...)) unrolls; reversed(enumerate(...)) fails in Python itself
             wrappers.append(wrapper)
             inner = inner.args[0]
-        written = isinstance(inner, (gast.Tuple, gast.List))
+        zipped = (isinstance(inner, gast.Call) and inner.args and not inner.keywords and "reversed" not in wrappers
+                  and _lookup(inner.func, self.program) is builtins.zip)
+        written = zipped or isinstance(inner, (gast.Tuple, gast.List))
         parts = None if written else dotted_parts(inner)
         if not written and (parts is None or (parts[0] in self.local and parts[0] not in self.program.bound)):
             return None
@@ -87,17 +95,24 @@ class _Unroll:
         called, methods = _calls(s.body, set(names))
         if not called and not methods:
             return None
-        found = sequence_at(parts, self.program) if not written else self.display(inner, s.body)
+        known = []  # (namespace, dotted parts, the list) of each list read from a namespace
+        if zipped:
+            found = self.zipped(inner, s.body, known)
+        else:
+            found = sequence_at(parts, self.program) if not written else self.display(inner, s.body)
         if written and found is not MISSING:
             found = (None, found)  # no namespace holds it
-        if found is MISSING or (not called and not _all_instances(found[1], target, methods)):
+        elif found is not MISSING:
+            known.append((found[0], parts, found[1]))
+        forced = self.only is not None  # a container's elements, whose methods record_methods.py follows
+        if found is MISSING or (not called and not forced and not _all_instances(found[1], target, methods)):
             return None  # `for W in WEIGHTS: W.dot(h)`: array methods differentiate without unrolling
-        namespace, sequence = found
-        if not written:
-            note_sequence(namespace, parts[-1], sequence)
+        sequence = found[1]
+        for namespace, read, read_sequence in known:
+            note_sequence(namespace, read[-1], read_sequence)
         self.check(s, names + ([index.id] if index is not None else []), len(sequence))
-        if not written:
-            self.check_unchanged(s, parts)
+        for _, read, _ in known:
+            self.check_unchanged(s, read)
         order = list(range(len(sequence)))
         if "reversed" in wrappers:
             order.reverse()
@@ -108,14 +123,17 @@ class _Unroll:
             values, assigned = {}, []
             for name, part in self.parts(s, target, sequence[k], f"{printing.unparse(inner).strip()}[{k}]").items():
                 node = self.bound(f"{name}_{k}", part)
-                if name in called or (name in methods and is_instance(_meaning(part))):
+                if name in called or (name in methods and (forced or is_instance(_meaning(part)))):
                     values[name] = node
                 else:
                     assigned.append(syntax.located(syntax.assign(name, node), s))
             if index is not None:
                 values[index.id] = syntax.const(position)
             last = values
-            out += assigned + syntax.copy(s.body, lambda n, values=values: _replaced(n, values))
+            body = syntax.copy(s.body, lambda n, values=values: _replaced(n, values))
+            if self.only is not None:  # the copies of a loop to unroll are unrolled too
+                self.only |= {id(c) for o, c in zip(_nodes(s.body), _nodes(body)) if isinstance(o, gast.For) and id(o) in self.only}
+            out += assigned + body
         read_after = self.read_outside(s)
         out += [syntax.located(syntax.assign(n, syntax.copy(v)), s) for n, v in sorted(last.items()) if n in read_after]
         return out
@@ -151,6 +169,38 @@ class _Unroll:
             return MISSING
         return _Written(node)
 
+    def zipped(self, call, body, known):
+        """The elements of `zip(...)`, the call `call`, as tuples, where one of its
+        arguments at least is a list known at build time (a display, or a list read from
+        a module, a closure or an attribute: added to `known`): it gives the count, and
+        each copy reads the others' elements by index (`weights[1]`, a variable `body`
+        does not assign, or a parameter); MISSING for anything else."""
+        columns = []
+        for arg in call.args:
+            if isinstance(arg, (gast.Tuple, gast.List)):
+                column = self.display(arg, body)
+            else:
+                parts = dotted_parts(arg)
+                found = MISSING if parts is None or (parts[0] in self.local and parts[0] not in self.program.bound) else (
+                    sequence_at(parts, self.program))
+                if found is not MISSING:
+                    known.append((found[0], parts, found[1]))
+                    column = found[1]
+                elif type(arg) is gast.Name and arg.id not in syntax.names_stored(body) and arg.id in self.local:
+                    column = None  # read by index
+                else:
+                    return MISSING
+            if column is MISSING:
+                return MISSING
+            columns.append(column)
+        counts = [len(c) for c in columns if c is not None]
+        if not counts:
+            return MISSING
+        return tuple(
+            tuple(_Written(syntax.subscript(syntax.copy(arg), syntax.const(k))) if column is None else column[k]
+                  for arg, column in zip(call.args, columns))
+            for k in range(min(counts)))
+
     def bound(self, preferred, obj):
         """A node for `obj` in the unrolled code: a literal, or a name bound to it."""
         if type(obj) is _Written:
@@ -165,7 +215,7 @@ class _Unroll:
 
     def check(self, s, names, count):
         """Refuse what unrolling `s` would change the meaning of."""
-        spelled = printing.unparse(s.iter).strip()
+        spelled = self.spelled.get(id(s)) or printing.unparse(s.iter).strip()
         why = f"srcgrad unrolls `for ... in {spelled}` because its body calls a loop variable, and "
         if s.orelse:
             raise self.program.error(s, why + "so it cannot have an `else:` block; move that block after the loop",
@@ -263,6 +313,11 @@ def _all_instances(sequence, target, names):
     places = [k for k, t in enumerate(target.elts) if t.id in names]
     return all(type(e) in (tuple, list) and len(e) == len(target.elts) and all(is_instance(_meaning(e[k])) for k in places)
                for e in sequence)
+
+
+def _nodes(stmts):
+    """Every node under the statements `stmts`, in `syntax.nodes`' order."""
+    return [n for s in stmts for n in syntax.nodes(s)]
 
 
 def _jump(body):
