@@ -24,14 +24,21 @@ handler that ran. `fold` (just before emit.py) turns each marked branch back int
 `try: ... except (types) as exc:`, which sets the flag to False and `caught` to the
 exception, so the generated forward pass catches what the user's code catches.
 
+Inside a branch or a loop the same holds statement by statement: an `if`'s test (and a
+loop's iterable, unless `_kept_iterable`) is computed into a name by a marked branch of
+its own, the blocks' statements are units run while nothing was caught, and a loop's body
+ends in `if caught is not None: break` (a `while` loop becomes `while True:` testing
+`caught` and its condition first), so a statement that raises in the third turn leaves the
+values of two turns and the loop variable of the third, as Python does.
+
 An augmented assignment to a name stays as written (`y += v` changes an array in place,
 which the later checks refuse where another name shares it). `else` runs when nothing
 was caught, `finally` after the handlers either way (its
 `try` catching everything, re-raised after it when no handler took it), a bare `raise`
 in a handler re-raises `caught`. Refused: statements other than assignments to names,
-expressions, `raise`, `assert`, `pass` and, without `finally`, `return`, `break` and
-`continue` in the `try` block (move loops and branches out of it or into a function),
-a jump in a `try` with `finally` and a `raise` in its handlers or `else` block (the
+expressions, `raise`, `assert`, `pass`, `if`, `for`, `while` and, without `finally`,
+`return`, `break` and `continue` in the `try` block (a nested `try`, a `while` loop with
+an `else` block, `with`, `match`, `functools.reduce`), a jump in a `try` with `finally` and a `raise` in its handlers or `else` block (the
 `finally` block would not run first), exception types named by local variables, and, in
 reverse mode, a statement that may raise after one that saved a value on the tape in
 the same branch (checked by `fold` on the generated code).
@@ -68,8 +75,13 @@ class _Lowering:
     def block(self, stmts):
         out = []
         for s in stmts:
+            if type(s) is gast.Try:
+                nested = [t for t in syntax.statements(gast.Module(body=s.body, type_ignores=[])) if type(t) is gast.Try]
+                if nested:
+                    self.refuse(nested[0], "a nested `try`", "move it into a function the `try` block calls")
             for inner in syntax.blocks_in(s):
-                self.block(inner)
+                if type(s) is not gast.Try or inner is not s.body:
+                    self.block(inner)
             out += self.try_(s) if type(s) is gast.Try else [s]
         stmts[:] = out
         return stmts
@@ -104,12 +116,7 @@ class _Lowering:
         caught_types = syntax.name("BaseException") if everything else _union(types)
         caught = self.namer.fresh("caught")
         out = [syntax.located(syntax.assign(caught, syntax.const(None)), s)]
-        for stmt in s.body:
-            unit = self.unit(stmt, caught, caught_types)
-            if not out[1:]:
-                out += unit
-            elif unit:
-                out.append(syntax.located(syntax.if_(_is_none(caught), unit), stmt))
+        out += self.units(s.body, caught, caught_types)
         out += self.dispatch(s, caught, finally_)
         out += s.finalbody
         if finally_:
@@ -124,11 +131,29 @@ class _Lowering:
                 out.append(syntax.located(syntax.if_(test, [syntax.raise_(syntax.name(caught))]), s))
         return out
 
+    def units(self, stmts, caught, caught_types):
+        """The statements that run the block `stmts` of (or under) a `try` block: each
+        statement's unit, run only while nothing was caught (the first needs no test:
+        whatever runs the block tested it)."""
+        out = []
+        for stmt in stmts:
+            unit = self.unit(stmt, caught, caught_types)
+            if not out:
+                out += unit
+            elif unit:
+                out.append(syntax.located(syntax.if_(_is_none(caught), unit), stmt))
+        return out
+
     def unit(self, stmt, caught, caught_types):
         """The statements that run `stmt` of a `try` block: a marked branch for one that
-        may raise, the statement itself for a jump."""
+        may raise, the statement itself for a jump, the branch or loop itself for `if`,
+        `for` and `while` (see `branch` and `loop`)."""
         if isinstance(stmt, gast.Pass) or syntax.comment_text(stmt) is not None:
             return []
+        if type(stmt) is gast.If and not _construct(stmt, self.program.text(stmt)).startswith(("a `match`", "`functools")):
+            return self.branch(stmt, caught, caught_types)
+        if type(stmt) in (gast.For, gast.While) and "reduce(" not in self.program.text(stmt):
+            return self.loop(stmt, caught, caught_types)
         if isinstance(stmt, (gast.Break, gast.Continue)) or (isinstance(stmt, gast.Return) and stmt.value is None):
             return [stmt]
         key = len(self.program.attempts)
@@ -138,6 +163,48 @@ class _Lowering:
         begin = syntax.assign(flag, syntax.call(BEGIN, [syntax.const(key)]))
         branch = syntax.if_(syntax.name(flag), body, [syntax.assign(caught, syntax.call(CAUGHT, [syntax.const(key)]))])
         return [syntax.located(begin, stmt), syntax.located(branch, stmt)] + after
+
+    def held(self, value, label, node, caught, caught_types):
+        """(the statements computing `value` into a fresh name as a marked branch, the
+        name): an `if`'s test or a loop's iterable, which may raise too."""
+        if isinstance(value, (gast.Name, gast.Constant)):
+            return [], value
+        held = self.namer.fresh(label)
+        compute = syntax.located(syntax.assign(held, value), node)
+        return self.unit(compute, caught, caught_types), syntax.name(held)
+
+    def branch(self, stmt, caught, caught_types):
+        """`if test: A else: B` -> the test into a name (a marked branch: it may raise),
+        then, while nothing was caught, `if held: A' else: B'` over the blocks' units."""
+        before, test = self.held(stmt.test, "condition", stmt, caught, caught_types)
+        chosen = syntax.located(syntax.if_(test, self.units(stmt.body, caught, caught_types),
+                                           self.units(stmt.orelse, caught, caught_types)), stmt)
+        return before + ([syntax.located(syntax.if_(_is_none(caught), [chosen]), stmt)] if before else [chosen])
+
+    def loop(self, stmt, caught, caught_types):
+        """A loop under a `try` block: its body's units, leaving the loop (`break`) once
+        something was caught, so the loop's variables keep what Python leaves them.
+
+        `for t in it: A` -> `for t in it: A'; if caught is not None: break` (the iterable
+        computed into a name first unless it is one of the forms `_kept_iterable` keeps);
+        `while test: A` -> `while True:` testing (a marked branch) at the top of each turn."""
+        stop = syntax.located(syntax.if_(syntax.compare(syntax.name(caught), gast.IsNot(), syntax.const(None)),
+                                         [syntax.break_()]), stmt)
+        if stmt.orelse and type(stmt) is gast.While:
+            self.refuse(stmt, "a `while` loop with an `else` block", "set a flag where the loop breaks and test it "
+                        "after the loop")
+        body = self.units(stmt.body, caught, caught_types)
+        if type(stmt) is gast.For:
+            before, iterable = ([], stmt.iter) if _kept_iterable(stmt.iter) else self.held(
+                stmt.iter, "iterable", stmt, caught, caught_types)
+            new = syntax.located(syntax.for_(stmt.target, iterable, body + [stop]), stmt)
+            new.orelse = self.units(stmt.orelse, caught, caught_types)
+            return before + ([syntax.located(syntax.if_(_is_none(caught), [new]), stmt)] if before else [new])
+        before, test = self.held(stmt.test, "condition", stmt, caught, caught_types)
+        ends = syntax.bool_op(gast.Or(), [syntax.compare(syntax.name(caught), gast.IsNot(), syntax.const(None)),
+                                          syntax.not_(test)])
+        head = [stop] + before + [syntax.located(syntax.if_(ends, [syntax.break_()]), stmt)]
+        return [syntax.located(syntax.while_(syntax.const(True), head + body), stmt)]
 
     def attempted(self, stmt, flag):
         """(the branch's statements, what runs after it) for `stmt`: the user's target
@@ -207,6 +274,23 @@ def _union(types):
     for t in types:
         elts += list(t.elts) if isinstance(t, gast.Tuple) else [t]
     return syntax.tuple_([syntax.copy(t) for t in elts])
+
+
+_ITERABLE_CALLS = {"range", "len", "enumerate", "zip", "reversed"}
+
+
+def _kept_iterable(node):
+    """Whether a loop's iterable stays in the `for` line (the loop passes read its form:
+    `range(len(x))`, `zip(x, w)`): names, attributes, constants, and the calls above of
+    those, none of which raise but for arguments of the wrong type."""
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(node, gast.Attribute):
+        return _kept_iterable(node.value)
+    if isinstance(node, gast.Call):
+        return (isinstance(node.func, gast.Name) and node.func.id in _ITERABLE_CALLS and not node.keywords
+                and all(_kept_iterable(a) for a in node.args))
+    return False
 
 
 def _is_none(name):

@@ -1,0 +1,179 @@
+"""Branches and loops inside a `try` block (compiler/attempts.py): each path (the block
+completing, an exception raised part-way through a branch or a loop and a handler
+running, `else` and `finally`), gradients against central differences (float64) and the
+analytic answer, jvp (the dot-product test), value_and_grad, vjp, the second call
+(specialized code), Hessians against differences of the gradient, the arguments left as
+they were, and the forms that stay refused."""
+
+import numpy as np
+import pytest
+
+import srcgrad
+from program_checks import check, check_every_transform, check_hessian
+from test_try_except import check as check_some
+
+LOG = []  # what `finally` blocks ran (appended to, never rebound)
+
+
+def log_or_square(x):
+    with np.errstate(all="raise"):
+        try:
+            if x[0] > 0:
+                y = np.log(x)
+            else:
+                y = np.sqrt(x) * x[0]
+        except FloatingPointError:
+            y = x * x
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("x, expected", [
+    (np.array([0.5, 1.0, 2.0]), 1.0 / np.array([0.5, 1.0, 2.0])),  # log ran
+    (np.array([0.5, -1.0, 2.0]), 2.0 * np.array([0.5, -1.0, 2.0])),  # log raised
+    (np.array([-0.5, 1.0, 2.0]), None),  # sqrt raised on x[0] < 0
+], ids=["log", "log-raised", "sqrt-raised"])
+def test_a_branch_whose_call_raises(x, expected):
+    if expected is None:
+        expected = 2.0 * x
+    check_every_transform(log_or_square, x, expected)
+
+
+def reciprocal_sum(a, b):
+    try:
+        t = 0.0
+        for i in range(3):
+            t = t + a / (b - i)
+    except ZeroDivisionError:
+        t = t * 2.0 + a * a
+    return t
+
+
+@pytest.mark.parametrize("b, turns, raised", [(3.5, 3, False), (1.0, 1, True), (2.0, 2, True), (0.0, 0, True)],
+                         ids=["completes", "after-one", "after-two", "at-once"])
+def test_a_loop_that_raises_part_way(b, turns, raised):
+    """The handler sees `t` as the turns that completed left it."""
+    a = 1.5
+    t = sum(a / (b - i) for i in range(turns))
+    dt_da = sum(1.0 / (b - i) for i in range(turns))
+    dt_db = sum(-a / (b - i) ** 2 for i in range(turns))
+    expected = [2.0 * dt_da + 2.0 * a, 2.0 * dt_db] if raised else [dt_da, dt_db]
+    # where b - i is 0, b's differences cross the jump: against the analytic answer only
+    check_some(reciprocal_sum, (a, b), (0,) if raised else (0, 1), expected)
+    grads = srcgrad.grad(reciprocal_sum, wrt=(0, 1))
+    np.testing.assert_allclose(grads(a, b), expected, rtol=1e-12)
+    assert grads(a, b) == grads(a, b)  # the second call: the specialized code
+    value, _ = srcgrad.value_and_grad(reciprocal_sum)(a, b)
+    assert value == reciprocal_sum(a, b) == (2.0 * t + a * a if raised else t)
+    check_hessian(reciprocal_sum, (a, b), 0)
+
+
+def powers(x, n):
+    t = 1.0
+    k = 0
+    try:
+        while k < n:
+            t = t * x
+            if t > 100.0:
+                raise ValueError("too large")
+            k = k + 1
+    except ValueError:
+        t = t + 1.0
+    else:
+        t = t * 3.0
+    finally:
+        LOG.append(k)
+        t = t + x
+    return t
+
+
+@pytest.mark.parametrize("x, n, turns, expected", [
+    (2.0, 2.5, 3, 9.0 * 2.0 ** 2 + 1.0),  # else: 3x^3 + x
+    (5.0, 4.5, 2, 3 * 25.0 + 1.0),  # raised in the third turn, k at 2: x^3 + 1 + x
+    (1.5, 3.5, 4, 12.0 * 1.5 ** 3 + 1.0),  # else: 3x^4 + x
+], ids=["else", "raised", "else-4"])
+def test_a_while_loop_with_else_and_finally(x, n, turns, expected):
+    LOG.clear()
+    check(powers, x, n, expected=[expected, 0.0])
+    assert set(LOG) == {turns}
+    check_hessian(powers, (x, n), 0)
+
+
+def scaled_rows(x, weights, names):
+    total = 0.0
+    try:
+        for i in range(len(names)):
+            s = np.sin(x[i])
+            if names[i] == "skip":
+                continue
+            for j in range(2):
+                s = s * x[i] + weights[names[i]]
+            if s > 50.0:
+                break
+            total = total + s
+    except KeyError:
+        total = total * x[0]
+    else:
+        total = total + x[1]
+    return total
+
+
+def test_nested_loops_continue_and_break_in_the_try_block():
+    weights = {"a": 0.5, "b": -1.5, "c": 2.0}
+    x = np.array([0.3, -0.7, 1.1])
+    for names in (["a", "b", "c"], ["a", "zz", "c"], ["skip", "b", "zz"], ["a", "skip", "c"]):
+        check(lambda x: scaled_rows(x, weights, names), x)
+    check_every_transform(lambda x: scaled_rows(x, weights, ["a", "zz", "c"]), x)
+
+
+def returns_from_a_branch(x, options):
+    try:
+        if x[0] > 0:
+            return np.sum(x * options["scale"])
+        y = x * 2.0
+    except KeyError:
+        return np.sum(np.sin(x))
+    return np.sum(y * y)
+
+
+@pytest.mark.parametrize("x, options, expected", [
+    (np.array([0.5, -1.0, 2.0]), {"scale": 2.0}, np.full(3, 2.0)),
+    (np.array([0.5, -1.0, 2.0]), {}, np.cos(np.array([0.5, -1.0, 2.0]))),
+    (np.array([-0.5, -1.0, 2.0]), {}, 8.0 * np.array([-0.5, -1.0, 2.0])),
+], ids=["returned", "handler-returned", "fell-through"])
+def test_a_return_inside_a_branch(x, options, expected):
+    check_every_transform(lambda x: returns_from_a_branch(x, options), x, expected)
+
+
+def over_logs(x):
+    t = 0.0
+    with np.errstate(all="raise"):
+        try:
+            for v in np.log(x):
+                t = t + v * v
+            else:
+                t = t + 1.0
+        except FloatingPointError:
+            t = np.sum(x ** 3)
+    return t
+
+
+@pytest.mark.parametrize("x", [np.array([0.5, 2.0, 3.0]), np.array([0.5, -2.0, 3.0])], ids=["loop", "iterable-raised"])
+def test_an_iterable_that_raises(x):
+    expected = 2.0 * np.log(x) / x if np.all(x > 0) else 3.0 * x * x
+    check_every_transform(over_logs, x, expected)
+
+
+def ratios(x):
+    ys = []
+    try:
+        for i in range(3):
+            ys.append(x[i] / x[i + 1])
+    except (ZeroDivisionError, IndexError):
+        ys.append(x[0])
+    return sum(ys)
+
+
+def test_appends_before_an_index_error():
+    x = np.array([1.0, 2.0, 3.0])  # x[3] raises in the third turn: two ratios and x[0]
+    check_every_transform(ratios, x, np.array([0.5 + 1.0, -0.25 + 1.0 / 3.0, -2.0 / 9.0]))
+    check_every_transform(ratios, np.array([1.0, 2.0, 3.0, 4.0]))
