@@ -177,3 +177,62 @@ def test_appends_before_an_index_error():
     x = np.array([1.0, 2.0, 3.0])  # x[3] raises in the third turn: two ratios and x[0]
     check_every_transform(ratios, x, np.array([0.5 + 1.0, -0.25 + 1.0 / 3.0, -2.0 / 9.0]))
     check_every_transform(ratios, np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+def first_over_one(x, shift):
+    try:
+        for i in range(len(x)):
+            v = x[i] * x[i] * (1.0 / (shift - i))
+            if v > 1.0:
+                return v * x[0]
+    except ZeroDivisionError:
+        return np.sum(x) * 3.0
+    return np.sum(x ** 3)
+
+
+@pytest.mark.parametrize("x, shift, expected", [
+    (np.array([0.5, 2.5, 0.3]), 5.0, [1.5625, 0.625, 0.0]),  # returned from the second turn
+    (np.array([0.5, 2.5, 0.3]), 1.0, [3.0, 3.0, 3.0]),  # 1.0 / 0.0 in the second turn
+    (np.array([0.5, 0.5, 0.3]), 7.0, 3.0 * np.array([0.5, 0.5, 0.3]) ** 2),  # the loop ran out
+], ids=["returned", "raised", "ran-out"])
+def test_a_return_inside_a_loop(x, shift, expected):
+    """The return in a loop saves values on the tape before its statement may raise: the
+    handler drops them (`tape[mark:] = []`), as the backward pass skips that statement."""
+    check_some(first_over_one, (x, shift), (0,), [np.array(expected)])
+    check_hessian(first_over_one, (x, shift), 0)
+    assert "tape[tape_length:] = []" in srcgrad.source(srcgrad.grad(first_over_one))
+
+
+def conditional_expression_in_a_loop(x, c):
+    t = 0.0
+    try:
+        for i in range(3):
+            t = t * x[i] + 1.0 / (c - i) + (x[0] if t > 0.5 else x[1])
+    except ZeroDivisionError:
+        t = t * 3.0
+    return t
+
+
+def as_if_statements(x, c):
+    t = 0.0
+    try:
+        for i in range(3):
+            if t > 0.5:
+                u = x[0]
+            else:
+                u = x[1]
+            t = t * x[i] + 1.0 / (c - i) + u
+    except ZeroDivisionError:
+        t = t * 3.0
+    return t
+
+
+def test_a_conditional_expression_saving_before_it_may_raise_is_refused():
+    with pytest.raises(srcgrad.SrcGradError, match="branches or loops within itself") as info:
+        srcgrad.grad(conditional_expression_in_a_loop)(np.array([1.5, 2.0, 0.4]), 1.0)
+    assert info.value.lineno == conditional_expression_in_a_loop.__code__.co_firstlineno + 4
+    x = np.array([1.5, 2.0, 0.4])
+    for c, expected in ((1.0, [0.0, 3.0, 0.0]), (2.0, [3.0, 13.5, 0.0]), (5.0, None)):  # raised at once, later, never
+        if expected is None:
+            expected = [1.4, 1.68, 6.15]
+        check_some(as_if_statements, (x, c), (0,), [np.array(expected)])

@@ -40,8 +40,10 @@ expressions, `raise`, `assert`, `pass`, `if`, `for`, `while` and, without `final
 `return`, `break` and `continue` in the `try` block (a nested `try`, a `while` loop with
 an `else` block, `with`, `match`, `functools.reduce`), a jump in a `try` with `finally` and a `raise` in its handlers or `else` block (the
 `finally` block would not run first), exception types named by local variables, and, in
-reverse mode, a statement that may raise after one that saved a value on the tape in
-the same branch (checked by `fold` on the generated code).
+reverse mode, a statement that may raise after one that overwrote a name whose value was
+saved on the tape in the same branch, or after a branch or loop within the statement
+(checked by `fold` on the generated code); values saved before a statement that raises
+are dropped by the handler (`tape[mark:] = []`), as the backward pass skips the branch.
 """
 
 import gast
@@ -351,18 +353,27 @@ def _fold(node, attempts, namer, check_tape, exc, forward=False):
                 flags[s.targets[0].id] = key
                 out.append(syntax.located(syntax.assign(s.targets[0].id, syntax.const(True)), s))
             elif isinstance(s, gast.If) and isinstance(s.test, gast.Name) and s.test.id in flags:
-                out.append(_try_block(s, attempts[flags.pop(s.test.id)], namer, check_tape, exc, forward))
+                out += _try_block(s, attempts[flags.pop(s.test.id)], namer, check_tape, exc, forward)
             else:
                 out.append(s)
         setattr(node, field, out)
 
 
 def _try_block(branch, types, namer, check_tape, exc, forward=False):
-    if check_tape:
-        _check_saves(branch.body, branch)
+    """The statements of the `try` statement the marked branch `branch` becomes: with a
+    mark of the tape's length first where the block pushes onto it before a statement
+    that may raise, whose handler drops what was pushed (the backward pass skips the
+    branch whose flag is False)."""
+    tape = _check_saves(branch.body, branch) if check_tape else None
     if exc[0] is None:
         exc[0] = namer.fresh("exc")
     handler = [syntax.assign(branch.test.id, syntax.const(False))]
+    before = []
+    if tape is not None:
+        mark = namer.fresh(f"{tape}_length")
+        before = [syntax.located(syntax.assign(mark, syntax.call("len", [syntax.name(tape)])), branch)]
+        handler.append(syntax.assign(syntax.subscript(syntax.name(tape), syntax.slice_(syntax.name(mark), None, None),
+                                                      store=True), syntax.list_([])))
     for s in branch.orelse:
         if _marker(s, CAUGHT) is not None:
             s = syntax.located(syntax.assign(s.targets[0].id, syntax.name(exc[0])), s)
@@ -373,7 +384,7 @@ def _try_block(branch, types, namer, check_tape, exc, forward=False):
         body, after = _tangents_after(body, namer)
     block = syntax.try_except(body, syntax.copy(types), exc[0], handler)
     block.orelse = after
-    return syntax.located(block, branch)
+    return before + [syntax.located(block, branch)]
 
 
 def _tangents_after(body, namer):
@@ -426,17 +437,35 @@ def _marker(s, kind):
 
 
 def _check_saves(stmts, branch):
-    """Refuse a statement that may raise after a list append (a tape save) in `stmts`:
-    the backward pass would not take the value back off."""
-    saved = False
+    """The name of the tape where the block `stmts` pushes onto it (`tape.append(v)`)
+    before a statement that may raise, else None. Dropping those pushes when it raises is
+    exact while no name whose value was pushed has been assigned since (a value pushed to
+    be restored, then overwritten): a statement that may raise after such an assignment,
+    or after a loop or branch that may have pushed and assigned, is refused
+    (NotImplementedError located at the branch: the backward pass would not restore it)."""
+    tape, pushed, changed, dropped = None, set(), False, False
     for s in stmts:
-        if saved and not _cannot_raise(s):
-            err = NotImplementedError("a `try` statement whose block saves a value for the backward pass and then "
-                                      "may raise (move loops and branches out of the `try` block)")
+        raises = not _cannot_raise(s)
+        if raises and (changed or tape is not None and isinstance(s, (gast.If, gast.For, gast.While, gast.Try))):
+            err = NotImplementedError(
+                "a statement of a `try` block that branches or loops within itself (a conditional expression, "
+                "`and`/`or`, a comprehension) after saving a value for the backward pass and before a part that may "
+                "raise (write it as `if` statements or a `for` loop in the `try` block)")
             err.node = branch
             raise err
-        if _appends(s):
-            saved = True
+        dropped = dropped or (raises and tape is not None)
+        if isinstance(s, (gast.If, gast.For, gast.While, gast.Try)):
+            changed = changed or _appends(s)
+            continue
+        call = s.value if isinstance(s, gast.Expr) else None
+        if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "append"
+                and isinstance(call.func.value, gast.Name)):
+            tape = call.func.value.id
+            pushed.update(n.id for n in call.args if isinstance(n, gast.Name))
+        elif isinstance(s, (gast.Assign, gast.AugAssign)):
+            targets = s.targets if isinstance(s, gast.Assign) else [s.target]
+            changed = changed or bool(set(syntax.names_stored(targets)) & pushed)
+    return tape if dropped else None
 
 
 def _appends(s):
