@@ -236,3 +236,38 @@ def test_a_conditional_expression_saving_before_it_may_raise_is_refused():
         if expected is None:
             expected = [1.4, 1.68, 6.15]
         check_some(as_if_statements, (x, c), (0,), [np.array(expected)])
+
+
+def over_enumerated_logs(x):
+    t = 0.0
+    with np.errstate(all="raise"):
+        try:
+            for i, v in enumerate(np.log(x)):
+                t = t * v + i
+        except FloatingPointError:
+            t = t + np.sum(x ** 2)
+    return t
+
+
+def over_sorted_pairs(x):
+    t = 0.0
+    with np.errstate(all="raise"):
+        try:
+            for a, b in sorted(zip(x, np.log(x)), key=lambda p: p[1]):
+                t = t * a + np.log(b + 2.0)
+        except FloatingPointError:
+            t = t - np.sum(x ** 2)
+    return t
+
+
+@pytest.mark.parametrize("fn, x, expected", [
+    (over_enumerated_logs, np.array([1.5, 2.0, 0.4]), [0.0, 0.0, 2.5]),  # t = log(x2) + 2
+    (over_enumerated_logs, np.array([1.5, -2.0, 0.4]), [3.0, -4.0, 0.8]),  # np.log(x) raised: t = 0
+    (over_sorted_pairs, np.array([1.5, 2.0, 0.4]), None),
+    (over_sorted_pairs, np.array([1.5, 2.0, 0.1]), [-3.0, -4.0, -0.2]),  # log(log(0.1) + 2) raised in the first turn
+    (over_sorted_pairs, np.array([1.5, -2.0, 0.4]), [-3.0, 4.0, -0.8]),  # np.log(x) raised
+], ids=["enumerate", "enumerate-raised", "sorted-zip", "sorted-zip-raised-in-turn", "sorted-zip-raised-at-once"])
+def test_loops_over_computed_sequences(fn, x, expected):
+    """The iterable's arguments are computed by marked branches of their own, the
+    `enumerate`/`zip` kept in the `for` line; sorted_loops.py's lists before the loop too."""
+    check_every_transform(fn, x, None if expected is None else np.array(expected))

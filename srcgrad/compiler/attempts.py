@@ -25,8 +25,8 @@ handler that ran. `fold` (just before emit.py) turns each marked branch back int
 exception, so the generated forward pass catches what the user's code catches.
 
 Inside a branch or a loop the same holds statement by statement: an `if`'s test (and a
-loop's iterable, unless `_kept_iterable`) is computed into a name by a marked branch of
-its own, the blocks' statements are units run while nothing was caught, and a loop's body
+loop's iterable, or the arguments of its `range`, `enumerate`, `zip` and `reversed` that
+are not names) is computed into a name by a marked branch of its own, the blocks' statements are units run while nothing was caught, and a loop's body
 ends in `if caught is not None: break` (a `while` loop becomes `while True:` testing
 `caught` and its condition first), so a statement that raises in the third turn leaves the
 values of two turns and the loop variable of the third, as Python does.
@@ -175,6 +175,25 @@ class _Lowering:
         compute = syntax.located(syntax.assign(held, value), node)
         return self.unit(compute, caught, caught_types), syntax.name(held)
 
+    def iterable(self, node, stmt, caught, caught_types):
+        """(statements, the iterable) for the loop `stmt` over `node`: kept in the `for`
+        line where `_kept_iterable`; a call of `range`, `enumerate`, `zip`, `reversed` kept
+        with each argument that is not computed first (`enumerate(np.log(x))` ->
+        `enumerate(held)`, which the loop passes read as they read `enumerate(x)`); any
+        other computed into a name."""
+        if _kept_iterable(node):
+            return [], node
+        if _iterable_call(node):
+            before, args = [], []
+            for a in node.args:
+                more, a = self.iterable(a, stmt, caught, caught_types)
+                if before and more:
+                    more = [syntax.located(syntax.if_(_is_none(caught), more), stmt)]
+                before += more
+                args.append(a)
+            return before, syntax.located(syntax.call(syntax.copy(node.func), args), node)
+        return self.held(node, "iterable", stmt, caught, caught_types)
+
     def branch(self, stmt, caught, caught_types):
         """`if test: A else: B` -> the test into a name (a marked branch: it may raise),
         then, while nothing was caught, `if held: A' else: B'` over the blocks' units."""
@@ -197,8 +216,7 @@ class _Lowering:
                         "after the loop")
         body = self.units(stmt.body, caught, caught_types)
         if type(stmt) is gast.For:
-            before, iterable = ([], stmt.iter) if _kept_iterable(stmt.iter) else self.held(
-                stmt.iter, "iterable", stmt, caught, caught_types)
+            before, iterable = self.iterable(stmt.iter, stmt, caught, caught_types)
             new = syntax.located(syntax.for_(stmt.target, iterable, body + [stop]), stmt)
             new.orelse = self.units(stmt.orelse, caught, caught_types)
             return before + ([syntax.located(syntax.if_(_is_none(caught), [new]), stmt)] if before else [new])
@@ -223,7 +241,16 @@ class _Lowering:
             first = next(n.id for n in syntax.walk(target) if isinstance(n, gast.Name))
             held = self.namer.fresh(f"{first}_value")
             compute = syntax.located(syntax.assign(held, stmt.value), stmt)
-            return [compute, syntax.located(syntax.assign(target, syntax.name(held)), stmt)], []
+            if isinstance(target, gast.Name):
+                return [compute, syntax.located(syntax.assign(target, syntax.name(held)), stmt)], []
+            # unpacked into names of its own first: the user's names (whose old values the
+            # tape may save in a loop) are assigned last, by statements that cannot raise
+            parts = syntax.copy(target)
+            for n in syntax.walk(parts):
+                if isinstance(n, gast.Name):
+                    n.id = self.namer.fresh(f"{n.id}_part")
+            unpack = syntax.located(syntax.assign(parts, syntax.name(held)), stmt)
+            return [compute, unpack, syntax.located(syntax.assign(target, syntax.as_load(parts)), stmt)], []
         if isinstance(stmt, gast.Return) and stmt.value is not None:
             held = self.namer.fresh("result_value")
             return [syntax.located(syntax.assign(held, stmt.value), stmt)], [
@@ -289,10 +316,12 @@ def _kept_iterable(node):
         return True
     if isinstance(node, gast.Attribute):
         return _kept_iterable(node.value)
-    if isinstance(node, gast.Call):
-        return (isinstance(node.func, gast.Name) and node.func.id in _ITERABLE_CALLS and not node.keywords
-                and all(_kept_iterable(a) for a in node.args))
-    return False
+    return _iterable_call(node) and all(_kept_iterable(a) for a in node.args)
+
+
+def _iterable_call(node):
+    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in _ITERABLE_CALLS
+            and not node.keywords and not any(isinstance(a, gast.Starred) for a in node.args))
 
 
 def _is_none(name):
@@ -444,6 +473,7 @@ def _check_saves(stmts, branch):
     or after a loop or branch that may have pushed and assigned, is refused
     (NotImplementedError located at the branch: the backward pass would not restore it)."""
     tape, pushed, changed, dropped = None, set(), False, False
+    made = set()  # lists the block makes (a comprehension's): appending to them saves nothing
     for s in stmts:
         raises = not _cannot_raise(s)
         if raises and (changed or tape is not None and isinstance(s, (gast.If, gast.For, gast.While, gast.Try))):
@@ -455,22 +485,21 @@ def _check_saves(stmts, branch):
             raise err
         dropped = dropped or (raises and tape is not None)
         if isinstance(s, (gast.If, gast.For, gast.While, gast.Try)):
-            changed = changed or _appends(s)
+            changed = changed or any(
+                isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "append"
+                and not (isinstance(n.func.value, gast.Name) and n.func.value.id in made) for n in syntax.walk(s))
             continue
+        if type(s) is gast.Assign and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.List):
+            made.add(s.targets[0].id)
         call = s.value if isinstance(s, gast.Expr) else None
         if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "append"
-                and isinstance(call.func.value, gast.Name)):
+                and isinstance(call.func.value, gast.Name) and call.func.value.id not in made):
             tape = call.func.value.id
             pushed.update(n.id for n in call.args if isinstance(n, gast.Name))
         elif isinstance(s, (gast.Assign, gast.AugAssign)):
             targets = s.targets if isinstance(s, gast.Assign) else [s.target]
             changed = changed or bool(set(syntax.names_stored(targets)) & pushed)
     return tape if dropped else None
-
-
-def _appends(s):
-    return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "append"
-               for n in syntax.walk(s)) or isinstance(s, (gast.If, gast.For, gast.While, gast.Try))
 
 
 def _cannot_raise(s):
