@@ -271,3 +271,19 @@ def test_loops_over_computed_sequences(fn, x, expected):
     """The iterable's arguments are computed by marked branches of their own, the
     `enumerate`/`zip` kept in the `for` line; sorted_loops.py's lists before the loop too."""
     check_every_transform(fn, x, None if expected is None else np.array(expected))
+
+
+def loop_variable_in_the_handler(x):
+    t = 0.0
+    try:
+        for i in range(5):
+            t = t + x[i] * x[i]
+    except IndexError:
+        t = t * i
+    return t
+
+
+def test_the_handler_sees_the_loop_variable_of_the_turn_that_raised():
+    x = np.array([0.5, 1.0, 2.0])  # x[3] raises in the fourth turn: i is 3
+    assert loop_variable_in_the_handler(x) == 3 * np.sum(x * x)
+    check_every_transform(loop_variable_in_the_handler, x, 6.0 * x)
