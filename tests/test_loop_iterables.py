@@ -292,7 +292,9 @@ def reads_the_dict(x):
     for k, v in zip(p.keys(), p.values()):
         scale = p.get("b", 1.0)
         fallback = p.get("missing")
-        total = total * scale + np.sum(v) ** 2 + (0.0 if fallback is None else 1.0)
+        label = str(p)  # a builtin reading it
+        count = len(p.copy())
+        total = total * scale + np.sum(v) ** 2 * (count - 1) + (0.0 if fallback is None or not label else 1.0)
     return total
 
 
@@ -315,7 +317,8 @@ def sets_a_default(x):
 
 
 def test_a_loop_over_a_view_of_a_dict_it_only_reads():
-    """`p.get(...)` leaves the dict as it was (refused before as any method of `p`)."""
+    """`p.get(...)`, `p.copy()`, `str(p)` leave the dict as it was (refused before as any
+    method of `p`)."""
     b, w = X[2], X[:2]
     # total = (0 * b + (w0 + w1)^2) * b + b^2
     s = w[0] + w[1]

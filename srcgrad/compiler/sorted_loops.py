@@ -33,6 +33,7 @@ from .scope import dotted_parts, lookup_path
 
 _WRITTEN = ("list", "len", "min", "range")  # the builtins the rewritten code calls by name
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
 _DEFERRED = (gast.Lambda, gast.IfExp, gast.BoolOp) + _COMPREHENSIONS  # what may run an expression later, or not at all
 
 
@@ -94,13 +95,15 @@ class _Rewriter:
     def block(self, stmts):
         out = []
         for s in stmts:
+            if isinstance(s, _SCOPES):
+                out.append(s)  # a scope of its own: its names are not the function's
+                continue
             for inner in syntax.blocks_in(s):
-                if not isinstance(s, gast.FunctionDef):
-                    self.block(inner)
+                self.block(inner)
             pre = []
             if isinstance(s, gast.For) and self.ordering(s.iter) is not None:
                 s = self.loop(s, pre)
-            if not isinstance(s, (gast.FunctionDef, gast.While)):
+            if not isinstance(s, gast.While):
                 self.comprehensions(s, pre)
             out += pre + [s]
         stmts[:] = out
