@@ -287,3 +287,26 @@ def test_the_handler_sees_the_loop_variable_of_the_turn_that_raised():
     x = np.array([0.5, 1.0, 2.0])  # x[3] raises in the fourth turn: i is 3
     assert loop_variable_in_the_handler(x) == 3 * np.sum(x * x)
     check_every_transform(loop_variable_in_the_handler, x, 6.0 * x)
+
+
+def appended_ratios(x, c):
+    ys = []
+    try:
+        for i in range(3):
+            ys.append(x[i] * x[i] * (1.0 / (c - i)))
+    except ZeroDivisionError:
+        ys.append(x[0] * 5.0)
+    return sum(ys)
+
+
+@pytest.mark.parametrize("c", [1.0, 2.0, 5.0], ids=["second-turn", "third-turn", "completes"])
+def test_appends_in_a_loop_that_raises(c):
+    """The list keeps the entries of the turns that completed; the user's `ys.append` is
+    not taken for the tape (whose pushes before the raise the handler drops)."""
+    x = np.array([0.5, 1.5, 2.0])
+    turns = min(3, int(c))
+    expected = np.array([2.0 * x[i] / (c - i) if i < turns else 0.0 for i in range(3)])
+    if c < 3:
+        expected[0] += 5.0
+    check_some(appended_ratios, (x, c), (0,), [expected])
+    check_hessian(appended_ratios, (x, c), 0)

@@ -472,18 +472,14 @@ def _check_saves(stmts, branch):
     be restored, then overwritten): a statement that may raise after such an assignment,
     or after a loop or branch that may have pushed and assigned, is refused
     (NotImplementedError located at the branch: the backward pass would not restore it)."""
-    tape, pushed, changed, dropped = None, set(), False, False
+    appended, pushed, changed, dropped = set(), set(), False, set()
     made = set()  # lists the block makes (a comprehension's): appending to them saves nothing
     for s in stmts:
         raises = not _cannot_raise(s)
-        if raises and (changed or tape is not None and isinstance(s, (gast.If, gast.For, gast.While, gast.Try))):
-            err = NotImplementedError(
-                "a statement of a `try` block that branches or loops within itself (a conditional expression, "
-                "`and`/`or`, a comprehension) after saving a value for the backward pass and before a part that may "
-                "raise (write it as `if` statements or a `for` loop in the `try` block)")
-            err.node = branch
-            raise err
-        dropped = dropped or (raises and tape is not None)
+        if raises and (changed or appended and isinstance(s, (gast.If, gast.For, gast.While, gast.Try))):
+            raise _saved_then_raises(branch)
+        if raises:  # a user's `ys.append(v)` ends its statement's block: what is appended before is the tape
+            dropped |= appended
         if isinstance(s, (gast.If, gast.For, gast.While, gast.Try)):
             changed = changed or any(
                 isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "append"
@@ -494,12 +490,23 @@ def _check_saves(stmts, branch):
         call = s.value if isinstance(s, gast.Expr) else None
         if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "append"
                 and isinstance(call.func.value, gast.Name) and call.func.value.id not in made):
-            tape = call.func.value.id
+            appended.add(call.func.value.id)
             pushed.update(n.id for n in call.args if isinstance(n, gast.Name))
         elif isinstance(s, (gast.Assign, gast.AugAssign)):
             targets = s.targets if isinstance(s, gast.Assign) else [s.target]
             changed = changed or bool(set(syntax.names_stored(targets)) & pushed)
-    return tape if dropped else None
+    if len(dropped) > 1:
+        raise _saved_then_raises(branch)
+    return next(iter(dropped), None)
+
+
+def _saved_then_raises(branch):
+    err = NotImplementedError(
+        "a statement of a `try` block that branches or loops within itself (a conditional expression, "
+        "`and`/`or`, a comprehension) after saving a value for the backward pass and before a part that may "
+        "raise (write it as `if` statements or a `for` loop in the `try` block)")
+    err.node = branch
+    return err
 
 
 def _cannot_raise(s):
