@@ -112,6 +112,8 @@ def test_unsupported_construct_names_file_and_line():
         try:
             while x < 1.0:
                 x = x * 2
+            else:
+                x = -x
         except ValueError:
             return x
         return x
@@ -121,7 +123,7 @@ def test_unsupported_construct_names_file_and_line():
     err = info.value
     assert isinstance(err, SyntaxError)
     assert err.filename == HERE and err.lineno == _line_of(f, "while x < 1.0:")
-    assert "a `while` loop inside a `try` block" in str(err.msg) and "in `f`" in str(err.msg)
+    assert "a `while` loop with an `else` block inside a `try` block" in str(err.msg) and "in `f`" in str(err.msg)
 
 
 def test_missing_rule_names_function_and_call_site():

@@ -25,8 +25,10 @@ MODEL = textwrap.dedent(
 
     def bad(x):
         try:
-            for i in range(2):
+            try:
                 x = x * 2.0
+            except KeyError:
+                pass
         finally:
             pass
         return x
@@ -119,7 +121,7 @@ def test_unsupported_construct_exits_1_with_file_and_line(model):
     result = show(f"{model}:bad")
     assert result.returncode == 1
     assert f'File "{model}", line 13' in result.stderr
-    assert "a `for` loop inside a `try` block is not supported" in result.stderr
+    assert "a nested `try` inside a `try` block is not supported" in result.stderr
 
 
 def test_no_command_prints_usage():

@@ -69,6 +69,18 @@ def values_of_other_names(x):
     return np.sum(v * W4)
 
 
+def nested_rotation(x):
+    v = np.sin(x)
+    v[0], (v[1], v[2]) = v[2], (v[0], v[1])  # assigned as the flat tuple
+    return np.sum(v * W4)
+
+
+def nested_columns(A):
+    B = A * A
+    (B[:, 0], B[:, 1]), B[:, 2] = (B[:, 1], B[:, 2]), B[:, 0]  # views: the last is the new column 0
+    return np.sum(B * W23)
+
+
 def _perm_expected(x):
     w = 2 * x
     order = list(range(4))
@@ -96,10 +108,12 @@ EXPECTED = {
     swap_columns: lambda A: 2 * A * np.array([[0.0, 1.0, 2.0], [0.0, 4.0, 8.0]]),
     not_a_swap: lambda x: 2 * x * np.array([2.0, 2.0, 3.0, 4.0]),
     values_of_other_names: lambda x: np.array([0.0, 2.0, 0.0, 0.0]) - np.sin(x) * np.array([0.0, 4.0, 3.0, 2.0]),
+    nested_rotation: lambda x: np.cos(x) * np.array([2.0, 3.0, 1.0, 4.0]),
+    nested_columns: lambda A: 2 * A * np.array([[0.0, 0.0 + 2.0, 1.0], [0.0, 3.0 + 5.0, 4.0]]),
 }
 
 CASES = [(swap_two, X), (bubble_sort, X), (permutation_loop, X), (swap_rows, M), (swap_columns, M), (not_a_swap, X),
-         (values_of_other_names, X)]
+         (values_of_other_names, X), (nested_rotation, X), (nested_columns, M)]
 
 
 @pytest.mark.parametrize("fn,a", CASES, ids=lambda v: getattr(v, "__name__", ""))
@@ -113,6 +127,13 @@ def test_rows_follow_numpy_views():
     B[0], B[1] = B[1], B[0]
     np.testing.assert_array_equal(B[0], B[1])
     np.testing.assert_array_equal(B[1], M[1] * M[1])
+
+
+def test_nested_columns_follow_numpy_views():
+    B = M * M
+    (B[:, 0], B[:, 1]), B[:, 2] = (B[:, 1], B[:, 2]), B[:, 0]
+    np.testing.assert_array_equal(B, (M * M)[:, [1, 2, 1]])
+    np.testing.assert_allclose(srcgrad.value_and_grad(nested_columns)(M)[0], nested_columns(M), rtol=1e-15)
 
 
 def test_bubble_sort_other_orders_and_float32():

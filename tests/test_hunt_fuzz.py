@@ -236,3 +236,27 @@ def test_enumerate_of_zip_with_a_list_display_is_read_by_index():
     check(_enumerate_zip_of_a_display, x, 0.4, expected=(np.array([0.8, 3.0, 8.0]), 1.0 + 2 * 0.3))
     g = (np.array([0.4, 4.0, 9.0]) * np.cos(x), np.sin(0.3))  # a sin(x0) + 4 sin(x1) + 9 sin(x2)
     check(_enumerate_zip_of_a_tuple_display, x, 0.4, expected=g)
+
+
+def _returns_from_two_loops(x):
+    t = 0.1 * x[1]
+    for i in range(3):
+        if t > 5.0:
+            return t
+    k = 0
+    while k < 3:
+        if t > 0.0:
+            return t * x[0]
+        k = k + 1
+    return t
+
+
+def test_returns_from_two_loops():
+    # was an AssertionError ("ANF post-condition: a branch never reassigns its own test"):
+    # jumps.py guards the code after the first loop with `if returned:`, and the second
+    # loop's `return` sets `returned` inside that branch; ANF now tests a copy
+    x = np.array([0.5, 1.0, 2.0])
+    check(_returns_from_two_loops, x, expected=(np.array([0.1 * x[1], 0.1 * x[0], 0.0]),))
+    check_hessian(_returns_from_two_loops, (x,), 0)
+    y = np.array([0.5, -1.0, 2.0])  # t < 0: falls through both loops
+    check(_returns_from_two_loops, y, expected=(np.array([0.0, 0.1, 0.0]),))

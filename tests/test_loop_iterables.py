@@ -13,6 +13,7 @@ import pytest
 
 import srcgrad
 from conftest import numerical_grad
+from program_checks import check_every_transform
 from srcgrad.errors import SrcGradError
 
 X = np.array([0.3, -0.2, 0.9])
@@ -283,6 +284,53 @@ def test_a_loop_over_a_view_of_a_dict_it_changes_is_refused():
     with pytest.raises(SrcGradError, match=r"the loop reads `p.keys\(\)` and changes the dict `p` \(in "
                                            r"`changes_the_dict`\).*list\(p.keys\(\)\).*test_loop_iterables.py, line \d+"):
         srcgrad.grad(changes_the_dict)(X.copy())
+
+
+def reads_the_dict(x):
+    p = {"w": x[:2], "b": x[2]}
+    total = 0.0
+    for k, v in zip(p.keys(), p.values()):
+        scale = p.get("b", 1.0)
+        fallback = p.get("missing")
+        label = str(p)  # a builtin reading it
+        count = len(p.copy())
+        total = total * scale + np.sum(v) ** 2 * (count - 1) + (0.0 if fallback is None or not label else 1.0)
+    return total
+
+
+def pops_from_the_dict(x):
+    p = {"w": x[:2], "b": x[2]}
+    total = 0.0
+    for k, v in zip(p.keys(), p.values()):
+        p.pop("w", None)
+        total = total + np.sum(v)
+    return total
+
+
+def sets_a_default(x):
+    p = {"w": x[:2], "b": x[2]}
+    total = 0.0
+    for v in reversed(p.values()):
+        scale = p.setdefault("c", 2.0)
+        total = total * scale + np.sum(v)
+    return total
+
+
+def test_a_loop_over_a_view_of_a_dict_it_only_reads():
+    """`p.get(...)`, `p.copy()`, `str(p)` leave the dict as it was (refused before as any
+    method of `p`)."""
+    b, w = X[2], X[:2]
+    # total = (0 * b + (w0 + w1)^2) * b + b^2
+    s = w[0] + w[1]
+    expected = np.array([2 * s * b, 2 * s * b, s * s + 2 * b])
+    check_every_transform(reads_the_dict, X.copy(), expected)
+
+
+@pytest.mark.parametrize("fn, method", [(pops_from_the_dict, "keys"), (sets_a_default, "values")],
+                         ids=["pop", "setdefault"])
+def test_a_method_changing_the_dict_is_refused(fn, method):
+    with pytest.raises(SrcGradError, match=rf"the loop reads `p.{method}\(\)` and changes the dict `p`"):
+        srcgrad.grad(fn)(X.copy())
 
 
 def test_a_named_reversed_view_is_refused():

@@ -346,10 +346,24 @@ def test_numba_backend_runs_or_falls_back():
 # ------------------------------------------------------------------------- refusals
 
 
-def loop_in_block(x):
+def nested_try_in_block(x):
     try:
         for i in range(3):
+            try:
+                x = x * 2.0
+            except KeyError:
+                pass
+    except ValueError:
+        pass
+    return x
+
+
+def while_else_in_block(x):
+    try:
+        while x < 3.0:
             x = x * 2.0
+        else:
+            x = -x
     except ValueError:
         pass
     return x
@@ -390,8 +404,10 @@ def in_place_call_in_block(x):
 
 
 @pytest.mark.parametrize("fn, line, message", [
-    (loop_in_block, "for i in range(3):", "a `for` loop inside a `try` block is not supported by srcgrad.grad "
-     "(in `loop_in_block`); move it out of the `try` block, or into a function the `try` block calls"),
+    (nested_try_in_block, "try:", "a nested `try` inside a `try` block is not supported by srcgrad.grad "
+     "(in `nested_try_in_block`); move it into a function the `try` block calls"),
+    (while_else_in_block, "while x < 3.0:", "a `while` loop with an `else` block inside a `try` block is not "
+     "supported by srcgrad.grad (in `while_else_in_block`); set a flag where the loop breaks and test it after the loop"),
     (entry_write_in_block, "y[0] = np.sum(x)", "an assignment to an entry or an attribute inside a `try` block"),
     (return_with_finally, "return x * 2.0", "`return` in a `try` with `finally` is not supported by srcgrad.grad"),
     (local_exception_type, "except kind:", "an exception type named by the local variable `kind`"),
@@ -407,7 +423,7 @@ def test_refused_forms_name_their_line(fn, line, message):
 
 def test_refused_in_jvp_too():
     with pytest.raises(srcgrad.SrcGradError, match="srcgrad.jvp"):
-        srcgrad.jvp(loop_in_block, (1.0,), (1.0,))
+        srcgrad.jvp(nested_try_in_block, (1.0,), (1.0,))
 
 
 def nested_function_with_try(x, options):

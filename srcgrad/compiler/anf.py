@@ -223,7 +223,14 @@ class _ANF:
 
     def stmt_If(self, s):
         pre, test = self.atom(s.test, hint=_cond_hint(s.test))
-        return pre + [syntax.if_(test, self.nested(s.body), self.nested(s.orelse))]
+        body, orelse = self.nested(s.body), self.nested(s.orelse)
+        if isinstance(test, gast.Name) and test.id in syntax.names_stored(body + orelse):
+            # `if returned: ... else: <a loop that may set returned>` (jumps.py): the branch
+            # tests a copy, so no branch reassigns its own test
+            held = self.namer.fresh(f"{test.id}_before")
+            pre.append(syntax.located(syntax.assign(held, test), s))
+            test = syntax.name(held)
+        return pre + [syntax.if_(test, body, orelse)]
 
     def stmt_For(self, s):
         if s.orelse:

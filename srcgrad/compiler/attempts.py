@@ -24,17 +24,26 @@ handler that ran. `fold` (just before emit.py) turns each marked branch back int
 `try: ... except (types) as exc:`, which sets the flag to False and `caught` to the
 exception, so the generated forward pass catches what the user's code catches.
 
+Inside a branch or a loop the same holds statement by statement: an `if`'s test (and a
+loop's iterable, or the arguments of its `range`, `enumerate`, `zip` and `reversed` that
+are not names) is computed into a name by a marked branch of its own, the blocks' statements are units run while nothing was caught, and a loop's body
+ends in `if caught is not None: break` (a `while` loop becomes `while True:` testing
+`caught` and its condition first), so a statement that raises in the third turn leaves the
+values of two turns and the loop variable of the third, as Python does.
+
 An augmented assignment to a name stays as written (`y += v` changes an array in place,
 which the later checks refuse where another name shares it). `else` runs when nothing
 was caught, `finally` after the handlers either way (its
 `try` catching everything, re-raised after it when no handler took it), a bare `raise`
 in a handler re-raises `caught`. Refused: statements other than assignments to names,
-expressions, `raise`, `assert`, `pass` and, without `finally`, `return`, `break` and
-`continue` in the `try` block (move loops and branches out of it or into a function),
-a jump in a `try` with `finally` and a `raise` in its handlers or `else` block (the
+expressions, `raise`, `assert`, `pass`, `if`, `for`, `while` and, without `finally`,
+`return`, `break` and `continue` in the `try` block (a nested `try`, a `while` loop with
+an `else` block, `with`, `match`, `functools.reduce`), a jump in a `try` with `finally` and a `raise` in its handlers or `else` block (the
 `finally` block would not run first), exception types named by local variables, and, in
-reverse mode, a statement that may raise after one that saved a value on the tape in
-the same branch (checked by `fold` on the generated code).
+reverse mode, a statement that may raise after one that overwrote a name whose value was
+saved on the tape in the same branch, or after a branch or loop within the statement
+(checked by `fold` on the generated code); values saved before a statement that raises
+are dropped by the handler (`tape[mark:] = []`), as the backward pass skips the branch.
 """
 
 import gast
@@ -68,8 +77,13 @@ class _Lowering:
     def block(self, stmts):
         out = []
         for s in stmts:
+            if type(s) is gast.Try:
+                nested = [t for t in syntax.statements(gast.Module(body=s.body, type_ignores=[])) if type(t) is gast.Try]
+                if nested:
+                    self.refuse(nested[0], "a nested `try`", "move it into a function the `try` block calls")
             for inner in syntax.blocks_in(s):
-                self.block(inner)
+                if type(s) is not gast.Try or inner is not s.body:
+                    self.block(inner)
             out += self.try_(s) if type(s) is gast.Try else [s]
         stmts[:] = out
         return stmts
@@ -104,12 +118,7 @@ class _Lowering:
         caught_types = syntax.name("BaseException") if everything else _union(types)
         caught = self.namer.fresh("caught")
         out = [syntax.located(syntax.assign(caught, syntax.const(None)), s)]
-        for stmt in s.body:
-            unit = self.unit(stmt, caught, caught_types)
-            if not out[1:]:
-                out += unit
-            elif unit:
-                out.append(syntax.located(syntax.if_(_is_none(caught), unit), stmt))
+        out += self.units(s.body, caught, caught_types)
         out += self.dispatch(s, caught, finally_)
         out += s.finalbody
         if finally_:
@@ -124,11 +133,29 @@ class _Lowering:
                 out.append(syntax.located(syntax.if_(test, [syntax.raise_(syntax.name(caught))]), s))
         return out
 
+    def units(self, stmts, caught, caught_types):
+        """The statements that run the block `stmts` of (or under) a `try` block: each
+        statement's unit, run only while nothing was caught (the first needs no test:
+        whatever runs the block tested it)."""
+        out = []
+        for stmt in stmts:
+            unit = self.unit(stmt, caught, caught_types)
+            if not out:
+                out += unit
+            elif unit:
+                out.append(syntax.located(syntax.if_(_is_none(caught), unit), stmt))
+        return out
+
     def unit(self, stmt, caught, caught_types):
         """The statements that run `stmt` of a `try` block: a marked branch for one that
-        may raise, the statement itself for a jump."""
+        may raise, the statement itself for a jump, the branch or loop itself for `if`,
+        `for` and `while` (see `branch` and `loop`)."""
         if isinstance(stmt, gast.Pass) or syntax.comment_text(stmt) is not None:
             return []
+        if type(stmt) is gast.If and not _construct(stmt, self.program.text(stmt)).startswith(("a `match`", "`functools")):
+            return self.branch(stmt, caught, caught_types)
+        if type(stmt) in (gast.For, gast.While) and "reduce(" not in self.program.text(stmt):
+            return self.loop(stmt, caught, caught_types)
         if isinstance(stmt, (gast.Break, gast.Continue)) or (isinstance(stmt, gast.Return) and stmt.value is None):
             return [stmt]
         key = len(self.program.attempts)
@@ -138,6 +165,66 @@ class _Lowering:
         begin = syntax.assign(flag, syntax.call(BEGIN, [syntax.const(key)]))
         branch = syntax.if_(syntax.name(flag), body, [syntax.assign(caught, syntax.call(CAUGHT, [syntax.const(key)]))])
         return [syntax.located(begin, stmt), syntax.located(branch, stmt)] + after
+
+    def held(self, value, label, node, caught, caught_types):
+        """(the statements computing `value` into a fresh name as a marked branch, the
+        name): an `if`'s test or a loop's iterable, which may raise too."""
+        if isinstance(value, (gast.Name, gast.Constant)):
+            return [], value
+        held = self.namer.fresh(label)
+        compute = syntax.located(syntax.assign(held, value), node)
+        return self.unit(compute, caught, caught_types), syntax.name(held)
+
+    def iterable(self, node, stmt, caught, caught_types):
+        """(statements, the iterable) for the loop `stmt` over `node`: kept in the `for`
+        line where `_kept_iterable`; a call of `range`, `enumerate`, `zip`, `reversed` kept
+        with each argument that is not computed first (`enumerate(np.log(x))` ->
+        `enumerate(held)`, which the loop passes read as they read `enumerate(x)`); any
+        other computed into a name."""
+        if _kept_iterable(node):
+            return [], node
+        if _iterable_call(node):
+            before, args = [], []
+            for a in node.args:
+                more, a = self.iterable(a, stmt, caught, caught_types)
+                if before and more:
+                    more = [syntax.located(syntax.if_(_is_none(caught), more), stmt)]
+                before += more
+                args.append(a)
+            return before, syntax.located(syntax.call(syntax.copy(node.func), args), node)
+        return self.held(node, "iterable", stmt, caught, caught_types)
+
+    def branch(self, stmt, caught, caught_types):
+        """`if test: A else: B` -> the test into a name (a marked branch: it may raise),
+        then, while nothing was caught, `if held: A' else: B'` over the blocks' units."""
+        before, test = self.held(stmt.test, "condition", stmt, caught, caught_types)
+        chosen = syntax.located(syntax.if_(test, self.units(stmt.body, caught, caught_types),
+                                           self.units(stmt.orelse, caught, caught_types)), stmt)
+        return before + ([syntax.located(syntax.if_(_is_none(caught), [chosen]), stmt)] if before else [chosen])
+
+    def loop(self, stmt, caught, caught_types):
+        """A loop under a `try` block: its body's units, leaving the loop (`break`) once
+        something was caught, so the loop's variables keep what Python leaves them.
+
+        `for t in it: A` -> `for t in it: A'; if caught is not None: break` (the iterable
+        computed into a name first unless it is one of the forms `_kept_iterable` keeps);
+        `while test: A` -> `while True:` testing (a marked branch) at the top of each turn."""
+        stop = syntax.located(syntax.if_(syntax.compare(syntax.name(caught), gast.IsNot(), syntax.const(None)),
+                                         [syntax.break_()]), stmt)
+        if stmt.orelse and type(stmt) is gast.While:
+            self.refuse(stmt, "a `while` loop with an `else` block", "set a flag where the loop breaks and test it "
+                        "after the loop")
+        body = self.units(stmt.body, caught, caught_types)
+        if type(stmt) is gast.For:
+            before, iterable = self.iterable(stmt.iter, stmt, caught, caught_types)
+            new = syntax.located(syntax.for_(stmt.target, iterable, body + [stop]), stmt)
+            new.orelse = self.units(stmt.orelse, caught, caught_types)
+            return before + ([syntax.located(syntax.if_(_is_none(caught), [new]), stmt)] if before else [new])
+        before, test = self.held(stmt.test, "condition", stmt, caught, caught_types)
+        ends = syntax.bool_op(gast.Or(), [syntax.compare(syntax.name(caught), gast.IsNot(), syntax.const(None)),
+                                          syntax.not_(test)])
+        head = [stop] + before + [syntax.located(syntax.if_(ends, [syntax.break_()]), stmt)]
+        return [syntax.located(syntax.while_(syntax.const(True), head + body), stmt)]
 
     def attempted(self, stmt, flag):
         """(the branch's statements, what runs after it) for `stmt`: the user's target
@@ -154,7 +241,16 @@ class _Lowering:
             first = next(n.id for n in syntax.walk(target) if isinstance(n, gast.Name))
             held = self.namer.fresh(f"{first}_value")
             compute = syntax.located(syntax.assign(held, stmt.value), stmt)
-            return [compute, syntax.located(syntax.assign(target, syntax.name(held)), stmt)], []
+            if isinstance(target, gast.Name):
+                return [compute, syntax.located(syntax.assign(target, syntax.name(held)), stmt)], []
+            # unpacked into names of its own first: the user's names (whose old values the
+            # tape may save in a loop) are assigned last, by statements that cannot raise
+            parts = syntax.copy(target)
+            for n in syntax.walk(parts):
+                if isinstance(n, gast.Name):
+                    n.id = self.namer.fresh(f"{n.id}_part")
+            unpack = syntax.located(syntax.assign(parts, syntax.name(held)), stmt)
+            return [compute, unpack, syntax.located(syntax.assign(target, syntax.as_load(parts)), stmt)], []
         if isinstance(stmt, gast.Return) and stmt.value is not None:
             held = self.namer.fresh("result_value")
             return [syntax.located(syntax.assign(held, stmt.value), stmt)], [
@@ -207,6 +303,25 @@ def _union(types):
     for t in types:
         elts += list(t.elts) if isinstance(t, gast.Tuple) else [t]
     return syntax.tuple_([syntax.copy(t) for t in elts])
+
+
+_ITERABLE_CALLS = {"range", "len", "enumerate", "zip", "reversed"}
+
+
+def _kept_iterable(node):
+    """Whether a loop's iterable stays in the `for` line (the loop passes read its form:
+    `range(len(x))`, `zip(x, w)`): names, attributes, constants, and the calls above of
+    those, none of which raise but for arguments of the wrong type."""
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(node, gast.Attribute):
+        return _kept_iterable(node.value)
+    return _iterable_call(node) and all(_kept_iterable(a) for a in node.args)
+
+
+def _iterable_call(node):
+    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in _ITERABLE_CALLS
+            and not node.keywords and not any(isinstance(a, gast.Starred) for a in node.args))
 
 
 def _is_none(name):
@@ -267,18 +382,27 @@ def _fold(node, attempts, namer, check_tape, exc, forward=False):
                 flags[s.targets[0].id] = key
                 out.append(syntax.located(syntax.assign(s.targets[0].id, syntax.const(True)), s))
             elif isinstance(s, gast.If) and isinstance(s.test, gast.Name) and s.test.id in flags:
-                out.append(_try_block(s, attempts[flags.pop(s.test.id)], namer, check_tape, exc, forward))
+                out += _try_block(s, attempts[flags.pop(s.test.id)], namer, check_tape, exc, forward)
             else:
                 out.append(s)
         setattr(node, field, out)
 
 
 def _try_block(branch, types, namer, check_tape, exc, forward=False):
-    if check_tape:
-        _check_saves(branch.body, branch)
+    """The statements of the `try` statement the marked branch `branch` becomes: with a
+    mark of the tape's length first where the block pushes onto it before a statement
+    that may raise, whose handler drops what was pushed (the backward pass skips the
+    branch whose flag is False)."""
+    tape = _check_saves(branch.body, branch) if check_tape else None
     if exc[0] is None:
         exc[0] = namer.fresh("exc")
     handler = [syntax.assign(branch.test.id, syntax.const(False))]
+    before = []
+    if tape is not None:
+        mark = namer.fresh(f"{tape}_length")
+        before = [syntax.located(syntax.assign(mark, syntax.call("len", [syntax.name(tape)])), branch)]
+        handler.append(syntax.assign(syntax.subscript(syntax.name(tape), syntax.slice_(syntax.name(mark), None, None),
+                                                      store=True), syntax.list_([])))
     for s in branch.orelse:
         if _marker(s, CAUGHT) is not None:
             s = syntax.located(syntax.assign(s.targets[0].id, syntax.name(exc[0])), s)
@@ -289,7 +413,7 @@ def _try_block(branch, types, namer, check_tape, exc, forward=False):
         body, after = _tangents_after(body, namer)
     block = syntax.try_except(body, syntax.copy(types), exc[0], handler)
     block.orelse = after
-    return syntax.located(block, branch)
+    return before + [syntax.located(block, branch)]
 
 
 def _tangents_after(body, namer):
@@ -342,22 +466,47 @@ def _marker(s, kind):
 
 
 def _check_saves(stmts, branch):
-    """Refuse a statement that may raise after a list append (a tape save) in `stmts`:
-    the backward pass would not take the value back off."""
-    saved = False
+    """The name of the tape where the block `stmts` pushes onto it (`tape.append(v)`)
+    before a statement that may raise, else None. Dropping those pushes when it raises is
+    exact while no name whose value was pushed has been assigned since (a value pushed to
+    be restored, then overwritten): a statement that may raise after such an assignment,
+    or after a loop or branch that may have pushed and assigned, is refused
+    (NotImplementedError located at the branch: the backward pass would not restore it)."""
+    appended, pushed, changed, dropped = set(), set(), False, set()
+    made = set()  # lists the block makes (a comprehension's): appending to them saves nothing
     for s in stmts:
-        if saved and not _cannot_raise(s):
-            err = NotImplementedError("a `try` statement whose block saves a value for the backward pass and then "
-                                      "may raise (move loops and branches out of the `try` block)")
-            err.node = branch
-            raise err
-        if _appends(s):
-            saved = True
+        raises = not _cannot_raise(s)
+        if raises and (changed or appended and isinstance(s, (gast.If, gast.For, gast.While, gast.Try))):
+            raise _saved_then_raises(branch)
+        if raises:  # a user's `ys.append(v)` ends its statement's block: what is appended before is the tape
+            dropped |= appended
+        if isinstance(s, (gast.If, gast.For, gast.While, gast.Try)):
+            changed = changed or any(
+                isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "append"
+                and not (isinstance(n.func.value, gast.Name) and n.func.value.id in made) for n in syntax.walk(s))
+            continue
+        if type(s) is gast.Assign and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.List):
+            made.add(s.targets[0].id)
+        call = s.value if isinstance(s, gast.Expr) else None
+        if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "append"
+                and isinstance(call.func.value, gast.Name) and call.func.value.id not in made):
+            appended.add(call.func.value.id)
+            pushed.update(n.id for n in call.args if isinstance(n, gast.Name))
+        elif isinstance(s, (gast.Assign, gast.AugAssign)):
+            targets = s.targets if isinstance(s, gast.Assign) else [s.target]
+            changed = changed or bool(set(syntax.names_stored(targets)) & pushed)
+    if len(dropped) > 1:
+        raise _saved_then_raises(branch)
+    return next(iter(dropped), None)
 
 
-def _appends(s):
-    return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "append"
-               for n in syntax.walk(s)) or isinstance(s, (gast.If, gast.For, gast.While, gast.Try))
+def _saved_then_raises(branch):
+    err = NotImplementedError(
+        "a statement of a `try` block that branches or loops within itself (a conditional expression, "
+        "`and`/`or`, a comprehension) after saving a value for the backward pass and before a part that may "
+        "raise (write it as `if` statements or a `for` loop in the `try` block)")
+    err.node = branch
+    return err
 
 
 def _cannot_raise(s):

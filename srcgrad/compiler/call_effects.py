@@ -51,6 +51,30 @@ def changes_in_place(call, callee, varied, rules):
     return not rules.is_nondifferentiable(callee.obj)
 
 
+def changes_container(call, callee, name, kept, rules):
+    """Whether the call `call` may change the list, dict or array `name` in place, for a
+    loop that reads `name` as it was when it started (position_loops.py, iteration.py):
+    a method of `name` that changes its receiver (`d.pop(k)`, `x.sort()`; not `d.get(k)`),
+    a write into an `out` array, and, where `name` is an argument, a call standing as a
+    statement of its own (`kept` False) that `changes_in_place` does not clear, or a kept
+    call of a function with no rule (its own code may change it) but a builtin that reads
+    its arguments (`str(d)`)."""
+    if callee is None or not changes_in_place(call, callee, {name}, rules):
+        return False
+    if callee.kind == "method" and callee.receiver == name:
+        return callee.path in RECEIVER_CHANGING or writes_out(call, callee, rules)
+    return not kept or writes_out(call, callee, rules) or (
+        callee.kind == "function" and rules.lookup(callee.obj) is None and not _reads_only(callee.obj))
+
+
+def _reads_only(fn):
+    """Whether `fn` is a builtin that changes none of its arguments (`str`, `repr`, `id`)."""
+    return getattr(fn, "__module__", None) == "builtins" and getattr(fn, "__name__", None) not in _BUILTINS_CHANGING
+
+
+_BUILTINS_CHANGING = {"setattr", "delattr", "next", "exec", "eval", "__import__"}
+
+
 def writes_out(call, callee, rules):
     """Whether a call of a function with a rule may write into an `out` array: `out=y`, or
     `out` by position (`np.exp(x, y)`, `np.cumsum(x, 0, None, y)`, `x.cumsum(0, None, y)`):

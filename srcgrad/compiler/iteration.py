@@ -44,7 +44,7 @@ import numpy as np
 from .. import runtime
 from ..errors import NotDifferentiableError
 from ..rules import registry
-from . import position_loops, printing, syntax
+from . import call_effects, position_loops, printing, syntax
 from .resolve import Callee
 
 _LEN = Callee("function", builtins.len, "len")
@@ -91,6 +91,7 @@ class _Iteration:
         statements breadth-first, which keeps `syntax.walk`'s order among them."""
         reversed_, zip_ = builtins.reversed, builtins.zip
         made = {reversed_: {}, zip_: {}}
+        displays = set()  # the ids of the `z = zip(...)` assignments given a list or tuple display
         todo, holders, assign, name, call = collections.deque([tree]), _HOLDERS, gast.Assign, gast.Name, gast.Call
         pop, extend = todo.popleft, todo.extend
         while todo:
@@ -102,31 +103,37 @@ class _Iteration:
                     fn = getattr(self.calls.get(value), "obj", None)
                     if (fn is zip_ or (fn is reversed_ and len(value.args) == 1)) and not value.keywords:
                         made[fn][n.targets[0].id] = n
+                        if fn is zip_ and any(isinstance(a, (gast.List, gast.Tuple)) for a in value.args):
+                            displays.add(id(n))
                 continue  # an assignment holds no statements
             values = n.__dict__
             for field in cls._fields:
                 value = values.get(field)
                 if type(value) is list:
-                    value[:] = self._displays_named(value, zip_)
                     extend([v for v in value if isinstance(v, holders)])
+        if displays:
+            self._displays_named(tree, displays)
         return made[reversed_], made[zip_]
 
-    def _displays_named(self, stmts, zip_):
-        """`stmts` with each list or tuple display given to `z = zip(...)` assigned to a
-        name of its own just before (`enumerate(zip(x, [a, b]))`, which ANF spells so, is
-        then read by index as `zip(x, seq)` is)."""
-        out = []
-        for st in stmts:
-            value = st.value if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name) else None
-            if (isinstance(value, gast.Call) and getattr(self.calls.get(value), "obj", None) is zip_
-                    and not value.keywords and any(isinstance(a, (gast.List, gast.Tuple)) for a in value.args)):
-                for k, a in enumerate(value.args):
-                    if isinstance(a, (gast.List, gast.Tuple)):
-                        seq = self.namer.fresh("sequence")
-                        out.append(syntax.located(syntax.assign(seq, a), st))
-                        value.args[k] = syntax.name(seq)
-            out.append(st)
-        return out
+    def _displays_named(self, tree, displays):
+        """Each list or tuple display given to a `z = zip(...)` assignment of `displays`
+        (ids) assigned to a name of its own just before it (`enumerate(zip(x, [a, b]))`,
+        which ANF spells so, is then read by index as `zip(x, seq)` is)."""
+        for holder in syntax.statements(tree):
+            for stmts in syntax.blocks_in(holder):
+                if not any(id(st) in displays for st in stmts):
+                    continue
+                out = []
+                for st in stmts:
+                    if id(st) in displays:
+                        value = st.value
+                        for k, a in enumerate(value.args):
+                            if isinstance(a, (gast.List, gast.Tuple)):
+                                seq = self.namer.fresh("sequence")
+                                out.append(syntax.located(syntax.assign(seq, a), st))
+                                value.args[k] = syntax.name(seq)
+                    out.append(st)
+                stmts[:] = out
 
     def block(self, stmts):
         out = []
@@ -278,17 +285,22 @@ class _Iteration:
         return syntax.name(listed)
 
     def refuse_changed_dict(self, s, mapping, method):
-        """Refuse the loop `s` over a view of the dict `mapping` where its body changes it."""
-        for n in syntax.walk(gast.Module(body=list(s.body), type_ignores=[])):
-            writes = isinstance(n, gast.Subscript) and isinstance(n.ctx, (gast.Store, gast.Del)) and syntax.is_name(n.value, mapping)
-            callee = self.calls.get(n) if isinstance(n, gast.Call) else None
-            if writes or callee is not None and callee.kind == "method" and callee.receiver == mapping:
-                raise self.program.error(
-                    s, f"the loop reads `{mapping}.{method}()` and changes the dict `{mapping}` (in "
-                    f"`{self.program.name}`), which that view would show; srcgrad reads the view as the list of "
-                    f"its entries when the loop starts: loop over `list({mapping}.{method}())` to read them so, "
-                    f"or over `{mapping}.items()`",
-                )
+        """Refuse the loop `s` over a view of the dict `mapping` where its body changes it:
+        writes or deletes an entry, or calls what may change it (call_effects.changes_container:
+        `d.pop(k)`, `d.update(...)`; `d.get(k)` reads)."""
+        for st in syntax.statements(gast.Module(body=list(s.body), type_ignores=[])):
+            for n in _own_nodes(st):
+                writes = isinstance(n, gast.Subscript) and isinstance(n.ctx, (gast.Store, gast.Del)) and syntax.is_name(n.value, mapping)
+                if not writes and isinstance(n, gast.Call):
+                    kept = not (isinstance(st, gast.Expr) and st.value is n)
+                    writes = call_effects.changes_container(n, self.calls.get(n), mapping, kept, registry)
+                if writes:
+                    raise self.program.error(
+                        s, f"the loop reads `{mapping}.{method}()` and changes the dict `{mapping}` (in "
+                        f"`{self.program.name}`), which that view would show; srcgrad reads the view as the list of "
+                        f"its entries when the loop starts: loop over `list({mapping}.{method}())` to read them so, "
+                        f"or over `{mapping}.items()`",
+                    )
 
     def note_argument(self, s, name):
         """Note the loop `s` over `name` for `run`'s answer where `name` is a parameter never
@@ -462,6 +474,18 @@ def _returns_a_sequence(callee):
     module = getattr(fn, "__module__", None) or ""
     numpy_ufunc = isinstance(fn, np.ufunc) and getattr(np, fn.__name__, None) is fn  # NumPy 1's have no __module__
     return (numpy_ufunc or module == "numpy" or module.startswith("numpy.")) and registry.lookup(fn) is not None
+
+
+def _own_nodes(stmt):
+    """The nodes of the statement `stmt` outside the statements it holds."""
+    todo = [getattr(stmt, f, None) for f in stmt._fields if f not in ("body", "orelse", "finalbody", "handlers")]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, list):
+            todo += node
+        elif isinstance(node, gast.AST) and not isinstance(node, gast.stmt):
+            yield node
+            todo += [getattr(node, f, None) for f in node._fields]
 
 
 def is_mapping(value):

@@ -33,8 +33,8 @@ _ORDERING = (builtins.sorted, builtins.min, builtins.max)
 def run(program, transform="srcgrad.grad"):
     """`program.tree` with each `key=lambda ...` of sorted/min/max a name bound to the
     compiled lambda in `program.bound`."""
-    if not any("key" in line for line in program.source_lines):
-        return program.tree  # no `key=` in the function's text
+    if not any("key" in line or "sorted" in line for line in program.source_lines):
+        return program.tree  # no `key=` in the function's text, nor one sorted_loops.py wrote
     defs = {n.name for n in syntax.walk(program.tree) if isinstance(n, gast.FunctionDef) and n is not program.tree}
     calls = [n for n in syntax.walk(program.tree) if isinstance(n, gast.Call) and _key(n, defs) is not None]
     if not calls:
@@ -65,7 +65,8 @@ def run(program, transform="srcgrad.grad"):
 
 def _over_range(call, program):
     """Whether `call`'s one positional argument is `range(...)` of arguments that call
-    nothing but `len`: its entries are integers, and evaluating it twice changes nothing."""
+    nothing but `len` and `min` (sorted_loops.py's `range(min(len(a), len(b)))`): its
+    entries are integers, and evaluating it twice changes nothing."""
     if len(call.args) != 1 or not isinstance(call.args[0], gast.Call):
         return False
     made = call.args[0]
@@ -73,7 +74,7 @@ def _over_range(call, program):
     if parts is None or lookup_path(parts, program) is not builtins.range or made.keywords:
         return False
     inner = [n for a in made.args for n in syntax.walk(a) if isinstance(n, gast.Call)]
-    return all(dotted_parts(n.func) is not None and lookup_path(dotted_parts(n.func), program) is builtins.len
+    return all(dotted_parts(n.func) is not None and lookup_path(dotted_parts(n.func), program) in (builtins.len, builtins.min)
                for n in inner)
 
 

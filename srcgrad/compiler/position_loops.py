@@ -117,12 +117,9 @@ def _refuse_changed_pool(walker, s, name, how):
             target = target.value  # `L[0][0] = ...` changes the list of lists `L`
         changed = type(target) is gast.Subscript and syntax.is_name(target.value, name)
         call = st.value if isinstance(st, (gast.Assign, gast.Expr)) and isinstance(st.value, gast.Call) else None
-        callee = walker.calls.get(call) if call is not None else None
-        if callee is not None and call_effects.changes_in_place(call, callee, {name}, registry):
-            # a call whose result is kept changes in place only by `out=`, `.pop()` or code of its own
-            changed = changed or isinstance(st, gast.Expr) or call_effects.writes_out(call, callee, registry) or (
-                callee.kind == "method" and callee.receiver == name and callee.path == "pop") or (
-                callee.kind == "function" and registry.lookup(callee.obj) is None)
+        if call is not None:
+            changed = changed or call_effects.changes_container(
+                call, walker.calls.get(call), name, isinstance(st, gast.Assign), registry)
         if changed and how == "ndenumerate":
             raise walker.program.error(
                 st, f"`{walker.program.text(st).strip()}` changes `{name}` in place inside the loop "

@@ -235,6 +235,13 @@ def nonlocal_(names):
     return _make(gast.Nonlocal, names=list(names))
 
 
+def lambda_(params, body):
+    """`lambda p, q: body`."""
+    args = _make(gast.arguments, args=[_make(gast.Name, id=p, ctx=gast.Param()) for p in params], posonlyargs=[],
+                 vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    return _make(gast.Lambda, args=args, body=body)
+
+
 def function_def(fn_name, params, body, docstring=None, defaults=(), kwonly=(), kw_defaults=()):
     args = _make(
         gast.arguments,

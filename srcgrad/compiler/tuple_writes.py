@@ -25,7 +25,8 @@ writes into (`C[...] = ...`), `C` is not known to be a list or dict (whose entri
 never views: such swaps stay as written), the index is made of names, constants,
 arithmetic and slices, and no target rebinds a name it reads (so it reads the same part
 again). The other values are evaluated first into names of their own, in order. Only
-flat targets (names and subscripts), no starred ones, no `:=`, in the function's own
+targets of names and subscripts, nested where the value is written in the same shape
+(`v[0], (v[1], v[2]) = v[2], (v[0], v[1])`, assigned as the flat tuple), no starred ones, no `:=`, in the function's own
 body (not in nested functions). Returns a new tree where it rewrites anything, the same
 tree otherwise; the helpers are bound in `program.bound` and `program.held`.
 """
@@ -67,19 +68,45 @@ def _own_statements(node):
             yield from _own_statements(s)
 
 
+def _pairs(target, value):
+    """[(target, value), ...] for the names and subscripts of the target `target` and the
+    parts of `value` they are assigned, in the order Python assigns them, where `value`
+    is written as a tuple or list display of the target's shape (`v[0], (v[1], v[2]) =
+    v[2], (v[0], v[1])`: Python evaluates every part, then assigns depth first, left to
+    right, as the flat `v[0], v[1], v[2] = v[2], v[0], v[1]` does); None otherwise."""
+    if type(target) in (gast.Tuple, gast.List):
+        if type(value) not in (gast.Tuple, gast.List) or len(value.elts) != len(target.elts):
+            return None
+        found = []
+        for t, v in zip(target.elts, value.elts):
+            more = _pairs(t, v)
+            if more is None:
+                return None
+            found += more
+        return found
+    if type(target) is gast.Name or (type(target) is gast.Subscript and type(target.value) is gast.Name):
+        return [(target, value)]
+    return None
+
+
+def _flat(stmt):
+    """`_pairs` of the tuple assignment `stmt` (None for any other statement)."""
+    if not (type(stmt) is gast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) in (gast.Tuple, gast.List)):
+        return None
+    return _pairs(stmt.targets[0], stmt.value)
+
+
 def _rewritable(stmt):
-    """Whether `stmt` is `t1, ..., tn = e1, ..., en` with some `ek` a part `C[index]` of a
-    name `C` that an earlier target writes into (a cheap test, before `_Rewriter.reread`)."""
-    if not (type(stmt) is gast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) in (gast.Tuple, gast.List)
-            and type(stmt.value) in (gast.Tuple, gast.List) and len(stmt.value.elts) == len(stmt.targets[0].elts)):
-        return False
-    targets = stmt.targets[0].elts
-    if not all(type(t) is gast.Name or (type(t) is gast.Subscript and type(t.value) is gast.Name) for t in targets):
+    """Whether `stmt` is `t1, ..., tn = e1, ..., en` (nested alike: `_pairs`) with some
+    `ek` a part `C[index]` of a name `C` that an earlier target writes into (a cheap test,
+    before `_Rewriter.reread`)."""
+    pairs = _flat(stmt)
+    if pairs is None:
         return False
     if any(type(n) in (gast.NamedExpr, gast.Starred) for n in syntax.walk(stmt)):
         return False
     written = set()
-    for target, value in zip(targets, stmt.value.elts):
+    for target, value in pairs:
         if type(value) is gast.Subscript and type(value.value) is gast.Name and value.value.id in written:
             return True
         if type(target) is gast.Subscript:
@@ -102,7 +129,8 @@ class _Rewriter:
 
     def rewritten(self, stmt):
         """The statements `stmt` is spelled as, or None where no value needs it."""
-        targets, values = stmt.targets[0].elts, stmt.value.elts
+        pairs = _flat(stmt)
+        targets, values = [t for t, _ in pairs], [v for _, v in pairs]
         rebound = {t.id for t in targets if type(t) is gast.Name}
         written, rereads = set(), []
         for target, value in zip(targets, values):
