@@ -1,0 +1,107 @@
+"""Scientific, statistical and Python-shaped programs from a hunt for wrong derivatives
+(science_programs.py; `hunt_science.py` runs every transform on each). The first tests
+each once failed:
+
+- log-space dynamic programs (CTC, a left-to-right HMM) meet logaddexp(-inf, -inf) and
+  slices of only -inf in np.logaddexp.reduce and logsumexp: their rules computed
+  exp(-inf - -inf) = nan for a zero cotangent, and the gradient was nan where central
+  differences give a number;
+- the Jacobian of a float64 output (an np.float64 scalar) with respect to a float32
+  input was float32: np.float64 is a subclass of float, and was taken as a weak Python
+  float.
+"""
+
+import numpy as np
+import pytest
+import scipy.special as sps
+
+import science_programs
+import srcgrad
+from conftest import numerical_grad
+from program_checks import check, check_hessian
+
+NEG_INF = -np.inf
+
+# --- log-space dynamic programs -----------------------------------------------------------
+
+
+def ctc_alpha(log_probs):
+    """The alignment table of the labels 1 2 (blank 0) starts at -inf: states no path
+    reaches yet are logaddexp(-inf, -inf)."""
+    ext = [0, 1, 0, 2, 0]
+    T, S = log_probs.shape[0], len(ext)
+    alpha = np.full((T, S), NEG_INF)
+    alpha[0, 0] = log_probs[0, 0]
+    alpha[0, 1] = log_probs[0, 1]
+    for t in range(1, T):
+        for s in range(S):
+            a = alpha[t - 1, s]
+            if s >= 1:
+                a = np.logaddexp(a, alpha[t - 1, s - 1])
+            if s >= 2 and ext[s] != 0 and ext[s] != ext[s - 2]:
+                a = np.logaddexp(a, alpha[t - 1, s - 2])
+            alpha[t, s] = a + log_probs[t, ext[s]]
+    return np.logaddexp(alpha[T - 1, S - 1], alpha[T - 1, S - 2])
+
+
+def logaddexp2_unreached(x):
+    start = np.logaddexp2(NEG_INF, NEG_INF) + x[0]
+    return np.logaddexp2(np.logaddexp2(start, NEG_INF), x[1]) + np.logaddexp2(x[1], x[1])
+
+
+# a left-to-right chain: log 0 = -inf leaves the later states unreached at first
+_LOG_A = np.array([[np.log(0.7), np.log(0.3), NEG_INF], [NEG_INF, np.log(0.6), np.log(0.4)], [NEG_INF, NEG_INF, 0.0]])
+
+
+def hmm_logaddexp_reduce(x):
+    la = np.array([0.0, NEG_INF, NEG_INF]) + x
+    for _ in range(2):
+        la = np.logaddexp.reduce(la[:, None] + _LOG_A, axis=0) + x
+    return np.logaddexp.reduce(la)
+
+
+def hmm_logaddexp2_reduce(x):
+    la = np.array([0.0, NEG_INF, NEG_INF]) + x
+    la = np.logaddexp2.reduce(la[:, None] + _LOG_A, axis=0) + x
+    return np.logaddexp2.reduce(la)
+
+
+def hmm_scipy_logsumexp(x):
+    la = np.array([0.0, NEG_INF, NEG_INF]) + x
+    for _ in range(2):
+        la = sps.logsumexp(la[:, None] + _LOG_A, axis=0) + x
+    return sps.logsumexp(la, b=np.array([1.0, 2.0, 0.5]))
+
+
+@pytest.mark.parametrize("f, x", [
+    (ctc_alpha, np.log(np.random.default_rng(3).dirichlet(np.ones(3), size=4))),
+    (logaddexp2_unreached, np.array([0.3, -0.4])),
+    (hmm_logaddexp_reduce, np.array([0.1, -0.2, 0.3])),
+    (hmm_logaddexp2_reduce, np.array([0.1, -0.2, 0.3])),
+    (hmm_scipy_logsumexp, np.array([0.1, -0.2, 0.3])),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_states_no_path_reaches_pass_on_no_gradient_not_nan(f, x):
+    with np.errstate(invalid="ignore"):  # the primal's own -inf - -inf
+        (g,) = check(f, x)
+        assert np.all(np.isfinite(g))
+        np.testing.assert_array_equal(srcgrad.grad(f)(x), g)  # the specialized code
+        check_hessian(f, (x,), 0)
+
+
+def test_logaddexp_shares_equal_arguments_and_keeps_the_hand_written_form():
+    def both(x, y):
+        return np.logaddexp(x, y) + np.logaddexp2(y, x)
+
+    assert srcgrad.grad(both, wrt=(0, 1))(0.3, 0.3) == (0.5 + 0.5, 0.5 + 0.5)
+    assert srcgrad.grad(both, wrt=(0, 1))(NEG_INF, NEG_INF) == (1.0, 1.0)
+    assert srcgrad.grad(both, wrt=(0, 1))(np.inf, np.inf) == (1.0, 1.0)
+    g = srcgrad.grad(both, wrt=(0, 1))(np.nan, 0.2)
+    assert np.isnan(g[0]) and np.isnan(g[1])  # nan still shows
+
+    def softplus(z):
+        return np.sum(np.logaddexp(0.0, z))
+
+    z = np.array([-1.0, 0.0, 2.0])
+    np.testing.assert_allclose(srcgrad.grad(softplus)(z), 1 / (1 + np.exp(-z)), rtol=1e-15)
+    # a finite literal cannot tie at infinity: no guard (inline.py)
+    assert "where" not in srcgrad.source(srcgrad.grad(softplus))
