@@ -105,3 +105,21 @@ def test_logaddexp_shares_equal_arguments_and_keeps_the_hand_written_form():
     np.testing.assert_allclose(srcgrad.grad(softplus)(z), 1 / (1 + np.exp(-z)), rtol=1e-15)
     # a finite literal cannot tie at infinity: no guard (inline.py)
     assert "where" not in srcgrad.source(srcgrad.grad(softplus))
+
+
+# --- Jacobian dtypes ----------------------------------------------------------------------
+
+
+def float64_of_float32(p):
+    xs = np.linspace(0.0, 1.0, 5)
+    return np.sum(np.exp(-p[0] * xs) * p[1])
+
+
+def test_the_jacobian_of_a_float64_output_of_a_float32_input_is_float64():
+    p = np.array([1.3, 2.0], np.float32)
+    assert type(float64_of_float32(p)) is np.float64
+    for mode in ("forward", "reverse"):
+        J = srcgrad.jacobian(float64_of_float32, mode=mode)(p)
+        assert J.dtype == np.float64 and J.shape == (2,)
+        np.testing.assert_allclose(J, numerical_grad(float64_of_float32, (p.astype(np.float64),), 0), rtol=1e-6)
+    assert srcgrad.grad(float64_of_float32)(p).dtype == np.float32  # a gradient keeps its input's dtype
