@@ -123,3 +123,63 @@ def test_the_jacobian_of_a_float64_output_of_a_float32_input_is_float64():
         assert J.dtype == np.float64 and J.shape == (2,)
         np.testing.assert_allclose(J, numerical_grad(float64_of_float32, (p.astype(np.float64),), 0), rtol=1e-6)
     assert srcgrad.grad(float64_of_float32)(p).dtype == np.float32  # a gradient keeps its input's dtype
+
+
+# --- np.put_along_axis ----------------------------------------------------------------------
+
+
+def put_repeated(A, v):
+    out = np.zeros_like(A)
+    idx = np.array([[0, 2, 0], [1, 1, -1]])  # places named twice keep the value written last
+    np.put_along_axis(out, idx, v * A[:, :1], axis=-1)
+    return np.sum(out ** 2 * A)
+
+
+def put_flat(x, v):
+    y = x * 2.0
+    np.put_along_axis(y, np.array([3, 0, 3]), v ** 2, None)
+    return np.sum(np.sin(y))
+
+
+def put_sorted_cumsum(A):
+    y = A.copy()
+    order = np.argsort(A, axis=0)
+    np.put_along_axis(y, order, values=np.cumsum(np.take_along_axis(A, order, axis=0), axis=0), axis=0)
+    return np.sum(y * A)
+
+
+def put_in_a_loop(A):
+    y = np.zeros_like(A)
+    for k in range(A.shape[1]):
+        np.put_along_axis(y, np.full((A.shape[0], 1), k), A[:, k:k + 1] * (k + 1.0), axis=1)
+    return np.sum(y ** 3)
+
+
+_A23 = np.array([[0.3, -1.2, 0.8], [1.5, 0.4, -0.6]])
+
+
+def test_put_along_axis_into_an_array_the_function_makes_is_a_write_through_integer_arrays():
+    v = np.array([1.0, 2.0, 3.0])
+    out = np.zeros_like(_A23)
+    out[0, 2], out[0, 0], out[1, 1], out[1, 2] = 2.0 * 0.3, 3.0 * 0.3, 2.0 * 1.5, 3.0 * 1.5
+    gv = np.array([0.0, 2 * out[0, 2] * 0.3 * _A23[0, 2] + 2 * out[1, 1] * 1.5 * _A23[1, 1],
+                   2 * out[0, 0] * 0.3 * _A23[0, 0] + 2 * out[1, 2] * 1.5 * _A23[1, 2]])
+    _, g = check(put_repeated, _A23, v)
+    np.testing.assert_allclose(g, gv, rtol=1e-12)  # v[0] was written over: no gradient
+    check_hessian(put_repeated, (_A23, v), 0)
+    x, w = np.array([0.3, 0.1, -0.5, 0.7]), np.array([0.2, 0.4, 0.6])
+    check(put_flat, x, w)
+    check_hessian(put_flat, (x, w), 1)
+    for f in (put_sorted_cumsum, put_in_a_loop):
+        check(f, _A23)
+        check_hessian(f, (_A23,), 0)
+    assert "along_axis" in srcgrad.source(srcgrad.grad(put_repeated))
+
+
+def test_put_along_axis_into_a_parameter_is_still_refused():
+    def into_parameter(y, idx, v):
+        np.put_along_axis(y, idx, v, axis=0)
+        return np.sum(y)
+
+    with pytest.raises(srcgrad.NotDifferentiableError, match="may change a differentiated value in place"):
+        srcgrad.grad(into_parameter, wrt=2)(np.zeros(3), np.array([1]), np.array([2.0]))
