@@ -9,6 +9,8 @@ each once failed:
 - the Jacobian of a float64 output (an np.float64 scalar) with respect to a float32
   input was float32: np.float64 is a subclass of float, and was taken as a weak Python
   float.
+
+np.put_along_axis into an array the function makes is now differentiated (it was refused).
 """
 
 import numpy as np
@@ -125,6 +127,38 @@ def test_the_jacobian_of_a_float64_output_of_a_float32_input_is_float64():
     assert srcgrad.grad(float64_of_float32)(p).dtype == np.float32  # a gradient keeps its input's dtype
 
 
+# --- the corpus ---------------------------------------------------------------------------
+
+
+def _differentiated(args):
+    return [i for i, a in enumerate(args) if isinstance(a, float) or (isinstance(a, np.ndarray) and a.dtype.kind == "f")]
+
+
+@pytest.mark.parametrize("area, f, args, opts", science_programs.CASES, ids=lambda v: getattr(v, "__name__", ""))
+def test_the_corpus_of_science_programs(area, f, args, opts):
+    wrt = _differentiated(args)
+    if opts.get("fd") is False:  # float32 arguments: float32 gradients, those of float64 to float32's precision
+        grads = srcgrad.grad(f, wrt=tuple(wrt))(*args)
+        wide = srcgrad.grad(f, wrt=tuple(wrt))(*(a.astype(np.float64) for a in args))
+        for g, w in zip(grads, wide):
+            assert g.dtype == np.float32
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+        assert srcgrad.hessian(f, wrt=0)(*args).dtype == np.float32
+        return
+    with np.errstate(invalid="ignore"):
+        if len(wrt) == len(args):
+            grads = check(f, *args)
+        else:  # integer arguments stay as they are
+            grads = srcgrad.grad(f, wrt=tuple(wrt))(*args)
+            for i, g in zip(wrt, grads):
+                np.testing.assert_allclose(g, numerical_grad(f, args, i), rtol=1e-6, atol=1e-7)
+        again = srcgrad.grad(f, wrt=tuple(wrt))(*args)  # the code specialized to this kind of call
+        for a, b in zip(grads, again):
+            np.testing.assert_array_equal(a, b)
+        if opts.get("hess") and not opts.get("slow"):
+            check_hessian(f, args, wrt[0])
+
+
 # --- np.put_along_axis ----------------------------------------------------------------------
 
 
@@ -183,3 +217,11 @@ def test_put_along_axis_into_a_parameter_is_still_refused():
 
     with pytest.raises(srcgrad.NotDifferentiableError, match="may change a differentiated value in place"):
         srcgrad.grad(into_parameter, wrt=2)(np.zeros(3), np.array([1]), np.array([2.0]))
+
+
+@pytest.mark.parametrize("f, args, message", science_programs.REFUSED, ids=lambda v: getattr(v, "__name__", ""))
+def test_the_programs_srcgrad_refuses_are_refused_at_their_line(f, args, message):
+    for transform in (lambda: srcgrad.grad(f)(*args), lambda: srcgrad.jvp(f, args, tuple(np.ones_like(a) for a in args))):
+        with pytest.raises(srcgrad.SrcGradError, match=message) as raised:
+            transform()
+        assert "science_programs.py" in str(raised.value)
