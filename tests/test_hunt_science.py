@@ -8,7 +8,10 @@ each once failed:
   differences give a number;
 - the Jacobian of a float64 output (an np.float64 scalar) with respect to a float32
   input was float32: np.float64 is a subclass of float, and was taken as a weak Python
-  float.
+  float;
+- a nested function calling itself and another nested function was run in the module's
+  globals, where that other function is not (NameError, or a global of the same name);
+  it is refused with the names it reads.
 
 np.put_along_axis into an array the function makes is now differentiated (it was refused).
 """
@@ -125,6 +128,61 @@ def test_the_jacobian_of_a_float64_output_of_a_float32_input_is_float64():
         assert J.dtype == np.float64 and J.shape == (2,)
         np.testing.assert_allclose(J, numerical_grad(float64_of_float32, (p.astype(np.float64),), 0), rtol=1e-6)
     assert srcgrad.grad(float64_of_float32)(p).dtype == np.float32  # a gradient keeps its input's dtype
+
+
+# --- recursive nested functions -------------------------------------------------------
+
+
+def f(x):  # a global the nested `f` below shadows
+    return 100.0 * x
+
+
+def recursion_through_a_sibling(w):
+    def f(x):
+        return w * x * x
+
+    def rec(a, depth):
+        if depth <= 0:
+            return f(a)
+        return rec(a * 0.5, depth - 1) + f(a)
+
+    return rec(1.0, 2)
+
+
+def recursion_through_a_pure_sibling(w):
+    def f(x):
+        return x * x
+
+    def rec(a, depth):
+        if depth <= 0:
+            return f(a)
+        return rec(a * 0.5, depth - 1) + a
+
+    return rec(w, 2)
+
+
+def test_a_recursive_nested_function_calling_another_nested_function_is_refused():
+    """Such a function was made a real function run in the module's globals: the call of
+    the sibling `f` reached the global `f` (or raised NameError), and `w` was not seen
+    (a gradient of zero)."""
+    for fn in (recursion_through_a_sibling, recursion_through_a_pure_sibling):
+        with pytest.raises(srcgrad.SrcGradError, match=r"`rec` calls itself and reads variables of .*\(`f`; in"):
+            srcgrad.grad(fn)(1.3)
+        with pytest.raises(srcgrad.SrcGradError, match="`rec` calls itself"):
+            srcgrad.jvp(fn, (1.3,), (1.0,))
+
+
+def recursion_of_its_own(w):
+    def rec(a, depth):
+        if depth <= 0:
+            return a * a
+        return rec(a * 0.5, depth - 1) + a
+
+    return rec(w, 2)
+
+
+def test_a_recursive_nested_function_reading_nothing_of_the_function_is_differentiated():
+    check(recursion_of_its_own, 1.3, expected=[2 * 1.3 / 16 + 1.5])
 
 
 # --- the corpus ---------------------------------------------------------------------------

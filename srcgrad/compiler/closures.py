@@ -11,7 +11,8 @@ closures do. A nested function must be defined at the top level of the function 
 (block_defs.py has moved there those of its blocks), only ever be called (not stored, passed or returned), and have plain
 parameters whose defaults read no variable of the enclosing function; a nested function
 may call another one. A nested function that calls itself and reads nothing of the
-enclosing function becomes a real function (`program.nested`), differentiated through its
+enclosing function (neither its variables nor its other nested functions, which a real
+function could not see) becomes a real function (`program.nested`), differentiated through its
 own pullback like a module-level one. Anything else is a `SrcGradError` at its line.
 """
 
@@ -29,6 +30,7 @@ def extract(tree, program):
     if all(fn is None for _, fn in found):
         return functions  # nothing nested: nothing to take out or check
     outer = {a.id for a in tree.args.args} | set(syntax.names_stored(tree))
+    outer |= {fn.name for _, fn in found if fn is not None}  # a sibling may read the variables itself
     for s, fn in found:
         if fn is None:
             body.append(s)
@@ -55,9 +57,11 @@ def extract(tree, program):
     for name, fn in list(functions.items()):
         for node in syntax.walk(fn):
             if isinstance(node, gast.Call) and syntax.is_name(node.func, name):
-                if _reads(fn, outer - {name}):
+                read = _reads(fn, outer - {name})
+                if read:
                     raise program.error(node, f"the nested function `{name}` calls itself and reads variables of "
-                                        f"`{program.name}` (in `{program.name}`); define it at module level")
+                                        f"`{program.name}` ({', '.join(f'`{n}`' for n in read)}; in `{program.name}`); "
+                                        "define it, and the nested functions it calls, at module level")
                 program.nested[name] = _made(program, fn)  # a real function: differentiated like a global one
                 del functions[name]
                 break
@@ -65,9 +69,11 @@ def extract(tree, program):
 
 
 def _reads(fn, names):
-    """Whether the nested function reads any of `names` (besides its own parameters and locals)."""
+    """The names of `names` the nested function reads (besides its own parameters and
+    locals), sorted; empty where it reads none."""
     own = {a.id for a in fn.args.args} | set(syntax.names_stored(fn))
-    return any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in names - own for n in syntax.walk(fn))
+    return sorted({n.id for n in syntax.walk(fn) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+                   and n.id in names - own})
 
 
 def _made(program, fn):
