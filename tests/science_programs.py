@@ -1238,6 +1238,189 @@ def int_float_arrays(x):
     return np.sum(y) + float(n[0]) * x[1]
 
 
+
+# --- 6. more shapes: views, stacks, piecewise, special functions ------------------------
+
+
+def running_max_drawdown(prices):
+    peak = np.maximum.accumulate(prices)
+    dd = (peak - prices) / peak
+    return np.sum(dd ** 2) + np.log(prices[-1] / prices[0])
+
+
+def trimmed_mean(x):
+    s = np.sort(x)
+    k = len(x) // 5
+    core = s[k:len(x) - k]
+    return np.mean(core) ** 2 + np.var(core)
+
+
+def pairwise_upper(X):
+    n = X.shape[0]
+    D = np.sqrt(np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1) + 1e-12)
+    iu = np.triu_indices(n, 1)
+    d = D[iu]
+    return np.sum(np.exp(-d)) + np.einsum("ii->", D @ D.T)
+
+
+def piecewise_select(x):
+    y = np.select([x < -1.0, x < 1.0], [-(x + 1.0) ** 2, 0.5 * x ** 3], default=np.sqrt(np.abs(x)))
+    return np.sum(y * np.heaviside(x + 2.0, 0.5))
+
+
+def padded_stencil(u):
+    p = np.pad(u, 1, mode="reflect")
+    lap = p[2:] - 2 * p[1:-1] + p[:-2]
+    q = np.pad(u, (2, 1), mode="edge")
+    return np.sum(lap ** 2) + np.sum(q * np.arange(len(q)))
+
+
+def negative_binomial_nll(log_mu, log_r, y):
+    from scipy.special import gammaln
+
+    mu = np.exp(log_mu)
+    r = np.exp(log_r)
+    ll = (gammaln(y + r) - gammaln(r) - gammaln(y + 1) + r * np.log(r / (r + mu)) + y * np.log(mu / (r + mu)))
+    return -np.sum(ll)
+
+
+def expit_logit(z):
+    from scipy.special import expit, logit
+
+    p = expit(z)
+    return np.sum(logit(0.5 * p + 0.25) ** 2) + np.sum(np.nan_to_num(np.log(p)))
+
+
+def powers_mixed(x, y):
+    return np.sum(x ** -2) + np.sum(x ** y) + np.sum(np.abs(x - 3.0) ** 1.5)
+
+
+def stack_based_eval(x):
+    """A postfix expression evaluated with a list used as a stack."""
+    program = ["x0", "x1", "*", "x2", "+", "x0", "x0", "*", "-"]
+    stack = []
+    for tok in program:
+        if tok == "+":
+            b, a = stack.pop(), stack.pop()
+            stack.append(a + b)
+        elif tok == "-":
+            b, a = stack.pop(), stack.pop()
+            stack.append(a - b)
+        elif tok == "*":
+            b, a = stack.pop(), stack.pop()
+            stack.append(a * b)
+        else:
+            stack.append(x[int(tok[1:])])
+    return stack.pop()
+
+
+def chained_comparisons(x):
+    total = 0.0
+    for v in x:
+        if -1.0 < v < 1.0:
+            total += v ** 3
+        elif (v, 0.0) > (1.0, 0.0):
+            total += 2.0 * v
+        else:
+            total -= v
+    return total
+
+
+def argmin_key_range(x, c):
+    d = [(x[i] - c) ** 2 for i in range(len(x))]
+    best = min(range(len(x)), key=lambda i: d[i])
+    return d[best] + x[best] * c
+
+
+def try_except_fallback(A, b):
+    try:
+        z = np.linalg.solve(A, b)
+    except np.linalg.LinAlgError:
+        z = b
+    return np.sum(z ** 2)
+
+
+def next_iter_first(x):
+    first = next(iter(x))
+    rest = x[1:]
+    return first * np.sum(rest ** 2)
+
+
+@dataclass
+class Params:
+    weights: list
+    bias: np.ndarray
+    scale: float = 1.0
+
+
+def dataclass_list_field(w0, w1, b):
+    import dataclasses
+
+    p = Params([w0, w1], b)
+    p = dataclasses.replace(p, scale=2.0)
+    h = b.copy()
+    for w in p.weights:
+        h = np.tanh(w @ h + p.bias)
+    return p.scale * np.sum(h ** 2)
+
+
+def augmented_alias_local(x):
+    y = x * 1.0
+    z = y
+    z += 1.0
+    return np.sum(y * x)
+
+
+def outer_triu(x):
+    M = np.outer(x, x)
+    return np.sum(np.triu(M, 1)) + np.sum(np.tril(M) ** 2)
+
+
+def cumprod_reversed(x):
+    return np.sum(np.cumprod(x[::-1])) + np.sum(np.flip(np.cumsum(x)) * x)
+
+
+def diff_second(x):
+    d2 = np.diff(x, n=2)
+    return np.sum(d2 ** 2) + np.sum(np.diff(x) * x[1:])
+
+
+def stack_columns_loop(x):
+    cols = []
+    for k in range(3):
+        cols.append(np.sin(x * (k + 1)))
+    M = np.stack(cols, axis=1)
+    return np.sum(M[:, 0] * M[:, 2]) + np.sum(M[1] ** 2)
+
+
+def kwargs_forwarding(x, y):
+    def inner(a, b, *, w=1.0, p=2):
+        return w * np.sum((a - b) ** p)
+
+    opts = {"w": 0.5, "p": 2}
+    return inner(x, y, **opts) + inner(y, x * 2.0, w=3.0)
+
+
+def _inner_kw(a, b, *, w=1.0, p=2):
+    return w * np.sum((a - b) ** p)
+
+
+def kwargs_forwarding_module(x, y):
+    opts = {"w": 0.5, "p": 2}
+    return _inner_kw(x, y, **opts) + _inner_kw(y, x * 2.0, w=3.0)
+
+
+def get_with_default(x):
+    cache = {"a": x * 2.0}
+    u = cache.get("a", np.zeros(3))
+    v = cache.get("b", np.ones(3) * 0.5)
+    return np.sum(u * v) + np.sum(cache.get("a") ** 2)
+
+
+def norm_orders(x):
+    return np.linalg.norm(x, 1) + np.linalg.norm(x, np.inf) + np.linalg.norm(x) ** 3
+
+
 _xs = np.sort(_R.uniform(0.0, 3.0, size=6))
 _xs[0], _xs[-1] = 0.0, 3.0
 
@@ -1358,6 +1541,27 @@ CASES = [
     ("python2", add_at_2d, (_R.normal(size=5),), dict(hess=True, jax=False)),
     ("python2", float32_program, (_R.normal(size=(3, 3)).astype(np.float32), _R.normal(size=3).astype(np.float32)), dict(fd=False, jax=False)),
     ("python2", int_float_arrays, (np.array([0.5, 1.2, 2.0]),), dict(hess=True, jax=False)),
+    # 6. more shapes
+    ("more", running_max_drawdown, (np.array([1.0, 1.2, 1.1, 1.5, 1.3, 1.4]),), dict(hess=True, jax=False)),
+    ("more", trimmed_mean, (np.array([0.5, -1.2, 2.0, 0.7, 1.1, -0.3, 0.2, 3.0, -2.2, 0.9]),), dict(hess=True)),
+    ("more", pairwise_upper, (_R.normal(size=(4, 2)),), dict(hess=True)),
+    ("more", piecewise_select, (np.array([-1.5, -0.5, 0.3, 1.7, 2.5]),), dict(hess=True)),
+    ("more", padded_stencil, (_R.normal(size=6),), dict(hess=True)),
+    ("more", negative_binomial_nll, (np.array([0.3, 1.1, -0.2]), 0.4, np.array([1.0, 4.0, 0.0])), dict(hess=True, jax=False)),
+    ("more", expit_logit, (_R.normal(size=4),), dict(hess=True, jax=False)),
+    ("more", powers_mixed, (np.array([0.5, 1.2, 2.0]), np.array([1.5, -0.5, 2.5])), dict(hess=True)),
+    ("more", stack_based_eval, (np.array([0.5, -1.2, 2.0]),), dict(hess=True, jax=False)),
+    ("more", chained_comparisons, (np.array([0.5, -1.5, 2.0, 0.3]),), dict(hess=True, jax=False)),
+    ("more", argmin_key_range, (np.array([0.5, -1.2, 2.0, 0.7]), 0.9), dict(hess=True, jax=False)),
+    ("more", try_except_fallback, (np.array([[2.0, 0.5], [0.3, 1.5]]), np.array([1.0, -0.5])), dict(hess=True, jax=False)),
+    ("more", dataclass_list_field, (0.5 * _R.normal(size=(3, 3)), 0.5 * _R.normal(size=(3, 3)), _R.normal(size=3)), dict(hess=True, jax=False)),
+    ("more", outer_triu, (_R.normal(size=4),), dict(hess=True)),
+    ("more", cumprod_reversed, (np.array([0.5, -1.2, 2.0, 0.7]),), dict(hess=True)),
+    ("more", diff_second, (_R.normal(size=6),), dict(hess=True)),
+    ("more", stack_columns_loop, (_R.normal(size=4),), dict(hess=True, jax=False)),
+    ("more", kwargs_forwarding_module, (_R.normal(size=3), _R.normal(size=3)), dict(hess=True, jax=False)),
+    ("more", get_with_default, (_R.normal(size=3),), dict(hess=True, jax=False)),
+    ("more", norm_orders, (np.array([0.5, -1.2, 2.0, 0.7]),), dict(hess=True)),
 ]
 
 # programs srcgrad refuses, with what the error says (a clear refusal at the user's line)
@@ -1367,4 +1571,7 @@ REFUSED = [
     (functools_reduce, (_R.normal(size=4),), "a `lambda` that is not assigned to a name"),
     (itertools_accumulate_product, (_R.normal(size=4),), "no derivative rule for itertools.accumulate"),
     (dict_comprehension_items, (_R.normal(size=3),), r"no derivative rule for the method `.items\(\)`"),
+    (next_iter_first, (_R.normal(size=4),), "no derivative rule for `iter`"),
+    (augmented_alias_local, (_R.normal(size=3),), "changes the array `z` in place, and `z` shares memory with `y`"),
+    (kwargs_forwarding, (_R.normal(size=3), _R.normal(size=3)), "the nested function `inner` needs plain parameters"),
 ]

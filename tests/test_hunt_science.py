@@ -11,10 +11,14 @@ each once failed:
   float;
 - a nested function calling itself and another nested function was run in the module's
   globals, where that other function is not (NameError, or a global of the same name);
-  it is refused with the names it reads.
+  it is refused with the names it reads;
+- a dataclass field holding a list of which only some entries are differentiated had None
+  for the tangents of the others, and forward mode raised in `w_dot @ h`.
 
 np.put_along_axis into an array the function makes is now differentiated (it was refused).
 """
+
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -183,6 +187,38 @@ def recursion_of_its_own(w):
 
 def test_a_recursive_nested_function_reading_nothing_of_the_function_is_differentiated():
     check(recursion_of_its_own, 1.3, expected=[2 * 1.3 / 16 + 1.5])
+
+
+# --- records holding lists, in forward mode ------------------------------------------------
+
+
+@dataclass
+class _Layers:
+    weights: list
+    bias: np.ndarray
+
+
+def record_of_a_list(w0, w1, b):
+    p = _Layers([w0, w1], b)
+    h = b.copy()
+    for w in p.weights:
+        h = np.tanh(w @ h + p.bias)
+    return np.sum(h ** 2)
+
+
+def test_a_record_field_holding_a_list_has_zero_tangents_for_its_constant_entries():
+    """Differentiated in w0 alone, the tangent of `p.weights[1]` was None, and
+    `w_dot @ h` raised (forward mode, so jvp, jacobian and hessian)."""
+    rng = np.random.default_rng(4)
+    args = (0.5 * rng.normal(size=(3, 3)), 0.5 * rng.normal(size=(3, 3)), rng.normal(size=3))
+    grads = check(record_of_a_list, *args)
+    for k in range(3):
+        tangents = [None, None, None]
+        tangents[k] = np.ones_like(args[k])
+        _, out_dot = srcgrad.jvp(record_of_a_list, args, tuple(tangents))
+        np.testing.assert_allclose(out_dot, np.sum(grads[k]), rtol=1e-12)
+        np.testing.assert_allclose(srcgrad.jacobian(record_of_a_list, wrt=k, mode="forward")(*args), grads[k], rtol=1e-12)
+    check_hessian(record_of_a_list, args, 0)
 
 
 # --- the corpus ---------------------------------------------------------------------------
