@@ -13,7 +13,9 @@ each once failed:
   globals, where that other function is not (NameError, or a global of the same name);
   it is refused with the names it reads;
 - a dataclass field holding a list of which only some entries are differentiated had None
-  for the tangents of the others, and forward mode raised in `w_dot @ h`.
+  for the tangents of the others, and forward mode raised in `w_dot @ h`;
+- `for k in sorted(params): params[k] = ...` on a dict of parameters was refused as making
+  a differentiated value a dict's key.
 
 np.put_along_axis into an array the function makes is now differentiated (it was refused).
 """
@@ -219,6 +221,45 @@ def test_a_record_field_holding_a_list_has_zero_tangents_for_its_constant_entrie
         np.testing.assert_allclose(out_dot, np.sum(grads[k]), rtol=1e-12)
         np.testing.assert_allclose(srcgrad.jacobian(record_of_a_list, wrt=k, mode="forward")(*args), grads[k], rtol=1e-12)
     check_hessian(record_of_a_list, args, 0)
+
+
+# --- the keys of a dict, sorted ---------------------------------------------------------------
+
+
+def sgd_on_a_dict_of_parameters(W, b):
+    params = {"W": W, "b": b}
+    grads = {"W": W * 0.1, "b": b * 0.2}
+    for k in sorted(params):
+        params[k] = params[k] - 0.3 * grads[k]
+    return np.sum(params["W"] ** 2) + np.sum(params["b"] ** 3)
+
+
+def dict_comprehension_over_sorted_keys(W, b):
+    params = {"W": W, "b": b}
+    scaled = {k: params[k] * (2.0 if k == "W" else 0.5) for k in sorted(params, reverse=True)}
+    names = tuple(scaled)
+    for k in reversed(scaled):
+        scaled[k] = scaled[k] + np.sum(scaled[names[0]])
+    return np.sum(scaled["W"] ** 2) + np.sum(scaled["b"] ** 3)
+
+
+def test_sorted_and_listed_keys_of_a_dict_carry_no_derivative():
+    """`for k in sorted(params): params[k] = ...` was refused as making a differentiated
+    value a key: the keys were taken as computed from the dict's values."""
+    W, b = np.array([[0.5], [-1.2]]), np.array([0.3])
+    gW, gb = check(sgd_on_a_dict_of_parameters, W, b)
+    np.testing.assert_allclose(gW, 2 * 0.97 ** 2 * W, rtol=1e-12)
+    np.testing.assert_allclose(gb, 3 * 0.94 ** 3 * b ** 2, rtol=1e-12)
+    check(dict_comprehension_over_sorted_keys, W, b)
+    check_hessian(sgd_on_a_dict_of_parameters, (W, b), 0)
+    check_hessian(dict_comprehension_over_sorted_keys, (W, b), 1)
+
+    def key_of_a_value(W, b):
+        d = {"W": W}
+        d[sorted(d)[0] + str(np.sum(b) > 0)] = b  # a key made of a constant: still fine
+        return np.sum(d["WTrue"] * 2.0) + np.sum(d["W"])
+
+    check(key_of_a_value, W, b)
 
 
 # --- the corpus ---------------------------------------------------------------------------

@@ -124,6 +124,7 @@ def _discrete_arguments(call, callee):
 def _flows(tree, calls):
     """(source names, target name) pairs: derivative flows from sources into target."""
     flows, loops, made = [], [], {}  # made: name -> whether each assignment makes a dict
+    listed = []  # (flow, name): `ks = sorted(name)` and its kin, the keys where `name` is a dict
     foreign = _made_by_foreign_calls(tree, calls)
     counted = _enumerate_items(tree, calls)
     for node in syntax.statements(tree):
@@ -134,6 +135,7 @@ def _flows(tree, calls):
                 sources = []  # `u = item[0]` of `for item in enumerate(...)`: an int
             if isinstance(target, gast.Name):
                 flows.append((sources, target.id))
+                listed += [(len(flows) - 1, n) for n in _listed_name(node.value, calls)]
                 made[target.id] = made.get(target.id, True) and _makes_dict(node.value, calls)
             elif isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
                 flows.append((sources + [target.value.id], target.value.id))
@@ -144,10 +146,33 @@ def _flows(tree, calls):
             callee = calls.get(node.value)
             if callee is not None and callee.kind == "method":
                 flows.append((diff_reads(node.value, calls), callee.receiver))
-    for node in loops:  # the keys of a dict carry no derivative
-        keys = isinstance(node.iter, gast.Name) and made.get(node.iter.id, False)
+    looped = [(node, [node.iter.id] if isinstance(node.iter, gast.Name) else _listed_name(node.iter, calls))
+              for node in loops]
+    read = [name for _, name in listed] + [name for _, names in looped for name in names]
+    # names of dicts where every assignment makes one (`made`), else found to a fixed
+    # point (`d = items`, the dict a comprehension built)
+    dicts = made if all(made.get(name, False) for name in read) else _dict_names(tree, calls)
+    for node, names in looped:  # the keys of a dict carry no derivative
+        keys = any(dicts.get(name, False) for name in names)
         flows.append(([] if keys else diff_reads(node.iter, calls), node.target.id))
+    for k, name in listed:  # `ks = sorted(d)`, `list(d)`, ... of a dict: its keys, no derivative
+        if dicts.get(name, False):
+            flows[k] = ([], flows[k][1])
     return flows
+
+
+_OF_KEYS = (sorted, list, tuple, set, frozenset, reversed)
+
+
+def _listed_name(value, calls):
+    """[name] where `value` is `sorted(name)`, `list(name)`, `tuple(name)`, `set(name)`,
+    `frozenset(name)` or `reversed(name)` (any keywords: `sorted(d, key=...)` orders the
+    same keys), which of a dict hold its keys; else []."""
+    callee = calls.get(value) if type(value) is gast.Call else None
+    if (callee is None or callee.kind != "function" or callee.obj not in _OF_KEYS or len(value.args) != 1
+            or type(value.args[0]) is not gast.Name):
+        return []
+    return [value.args[0].id]
 
 
 def _enumerate_items(tree, calls):
