@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+import scipy.special as _sps
 
 _R = np.random.default_rng(11)
 
@@ -467,7 +468,6 @@ def cosine_triplet(anchor, pos, neg):
 
 
 def triplet_batch(emb):
-    n = emb.shape[0]
     d = np.sum((emb[:, None, :] - emb[None, :, :]) ** 2, axis=-1)
     total = 0.0
     for a, p, q in [(0, 1, 2), (1, 0, 3), (2, 3, 0)]:
@@ -1421,6 +1421,248 @@ def norm_orders(x):
     return np.linalg.norm(x, 1) + np.linalg.norm(x, np.inf) + np.linalg.norm(x) ** 3
 
 
+# --- 7. dynamic programs, filters, casts, records, lists of arrays ---------------------
+
+
+def _merge_sort(xs):
+    if len(xs) <= 1:
+        return xs
+    mid = len(xs) // 2
+    left, right = _merge_sort(xs[:mid]), _merge_sort(xs[mid:])
+    out = []
+    i = j = 0
+    while i < len(left) and j < len(right):
+        if left[i] <= right[j]:
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(right[j])
+            j += 1
+    return out + left[i:] + right[j:]
+
+
+def _merge_sort_listed(xs):
+    """_merge_sort with its slices joined as `list(...)`, as the refusal of _merge_sort advises."""
+    if len(xs) <= 1:
+        return xs
+    mid = len(xs) // 2
+    left, right = _merge_sort_listed(xs[:mid]), _merge_sort_listed(xs[mid:])
+    out = []
+    i = j = 0
+    while i < len(left) and j < len(right):
+        if left[i] <= right[j]:
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(right[j])
+            j += 1
+    return out + list(left[i:]) + list(right[j:])
+
+
+def merge_sort_listed(x):
+    s = _merge_sort_listed(list(x))
+    return sum((k + 1.0) * v for k, v in enumerate(s))
+
+
+def merge_sort_weighted(x):
+    s = _merge_sort(list(x))
+    return sum((k + 1.0) * v for k, v in enumerate(s))
+
+
+def soft_dtw(X, Y):
+    gamma = 0.5
+    n, m = len(X), len(Y)
+    D = (X[:, None] - Y[None, :]) ** 2
+    R = np.full((n + 1, m + 1), np.inf)
+    R[0, 0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            prev = np.array([R[i - 1, j - 1], R[i - 1, j], R[i, j - 1]])
+            R[i, j] = D[i - 1, j - 1] - gamma * _sps.logsumexp(-prev / gamma)
+    return R[n, m]
+
+
+def soft_dtw_manual(X, Y):
+    gamma = 0.5
+    n, m = len(X), len(Y)
+    R = np.full((n + 1, m + 1), np.inf)
+    R[0, 0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            a, b, c = -R[i - 1, j - 1] / gamma, -R[i - 1, j] / gamma, -R[i, j - 1] / gamma
+            mx = max(a, b, c)
+            soft = mx + math.log(math.exp(a - mx) + math.exp(b - mx) + math.exp(c - mx))
+            R[i, j] = (X[i - 1] - Y[j - 1]) ** 2 - gamma * soft
+    return R[n, m]
+
+
+def rts_smoother(q, ys):
+    A, H, r = 0.9, 1.0, 0.2
+    m, P = 0.0, 1.0
+    ms, Ps, mps, Pps = [], [], [], []
+    for y in ys:
+        mp, Pp = A * m, A * P * A + q
+        K = Pp * H / (H * Pp * H + r)
+        m, P = mp + K * (y - H * mp), (1 - K * H) * Pp
+        ms.append(m); Ps.append(P); mps.append(mp); Pps.append(Pp)
+    sm = ms[-1]
+    total = sm ** 2
+    for k in range(len(ys) - 2, -1, -1):
+        G = Ps[k] * A / Pps[k + 1]
+        sm = ms[k] + G * (sm - mps[k + 1])
+        total += sm ** 2
+    return total
+
+
+def particle_filter(theta):
+    idx_sets = [np.array([0, 0, 2, 3]), np.array([1, 1, 1, 0]), np.array([3, 2, 2, 0])]
+    parts = np.array([0.1, -0.4, 0.8, 1.2])
+    loglik = 0.0
+    for t, idx in enumerate(idx_sets):
+        parts = theta * parts[idx] + 0.1 * t
+        w = np.exp(-0.5 * (parts - 0.3) ** 2)
+        loglik += np.log(np.mean(w))
+    return loglik
+
+
+def adaptive_rk(k):
+    t, y, h, T = 0.0, 1.0, 0.1, 1.0
+    steps = 0
+    while t < T and steps < 100:
+        h = min(h, T - t)
+        k1 = -k * y
+        k2 = -k * (y + h * k1)
+        y_new = y + 0.5 * h * (k1 + k2)
+        err = abs(0.5 * h * (k2 - k1)) + 1e-12
+        if err < 1e-4:
+            t += h
+            y = y_new
+        h = h * min(2.0, max(0.2, 0.9 * (1e-4 / err) ** 0.5))
+        steps += 1
+    return y
+
+
+def float_cast(x):
+    s = float(np.sum(x ** 2))
+    return s * x[0]
+
+
+def item_tolist(x):
+    a = x[0].item()
+    vals = (x * 2).tolist()
+    return a * sum(v * v for v in vals)
+
+
+def np_float64_cast(x):
+    s = np.float64(np.sum(x))
+    return s ** 2 + float(x[1]) * 3
+
+
+def methods_heavy(A):
+    B = A.reshape(-1).reshape(A.shape)
+    c = B.sum(axis=0) * B.mean(1).max() + B.clip(-0.5, 0.5).std()
+    d = B.cumsum(1).prod() + B.T.dot(B).trace()
+    e = B.swapaxes(0, 1).flatten()[::2].repeat(2).squeeze()
+    return c.sum() + d + (e ** 2).sum() + B.astype(np.float64).copy().min()
+
+
+def asarray_scalars(a, b):
+    v = np.asarray([a, b * a, math.sin(b)])
+    M = np.array([[a, b], [b, a * a]])
+    return float(v @ v) + np.linalg.det(M)
+
+
+def rng_inside(x):
+    rng = np.random.default_rng(0)
+    noise = rng.normal(size=x.shape)
+    return np.sum((x + 0.1 * noise) ** 2)
+
+
+def max_of_inf_columns(x):
+    A = np.array([[0.0, -np.inf], [1.0, -np.inf]]) + x[:, None]
+    m = np.max(A, axis=0)
+    return m[0] * 2.0 + np.sum(np.exp(m))
+
+
+def masked_log_softmax(z):
+    mask = np.array([True, True, False, True])
+    s = np.where(mask, z, -np.inf)
+    m = s.max()
+    logp = s - m - np.log(np.sum(np.exp(s - m)))
+    return -np.sum(np.where(mask, logp * np.array([0.1, 0.5, 0.0, 0.4]), 0.0))
+
+
+def minimum_reduce_where(x):
+    return np.minimum.reduce(x) + np.add.reduce(x ** 2) + np.multiply.reduce(x)
+
+
+def ufunc_outer(x, y):
+    return np.sum(np.subtract.outer(x, y) ** 2) + np.sum(np.multiply.outer(x, y))
+
+
+@dataclass(frozen=True)
+class Frozen:
+    a: np.ndarray
+    b: float = 2.0
+
+
+def frozen_dc(a):
+    f = Frozen(a)
+    return np.sum(f.a ** 3) * f.b
+
+
+class _Inner(NamedTuple):
+    w: np.ndarray
+    s: float
+
+
+class _Outer(NamedTuple):
+    inner: _Inner
+    b: np.ndarray
+
+
+def nested_nt(w, b):
+    o = _Outer(_Inner(w, 0.5), b)
+    return np.sum(o.inner.w * o.b) * o.inner.s + np.sum(o.b ** 2)
+
+
+def _even_depth(x, n):
+    if n == 0:
+        return x
+    return _odd_depth(x * 1.1, n - 1) + 0.1 * x
+
+
+def _odd_depth(x, n):
+    if n == 0:
+        return x * x
+    return _even_depth(np.sin(x), n - 1)
+
+
+def mutual_recursion(x):
+    return np.sum(_even_depth(x, 4))
+
+
+def stack_partial(w0, w1):
+    M = np.stack([w0, w1 * 2.0, np.ones(3)])
+    return np.sum(M ** 2 * np.arange(3)[:, None])
+
+
+def concat_partial(w0, w1):
+    v = np.concatenate([w0, [1.0, 2.0], w1[:1]])
+    return np.sum(np.sin(v))
+
+
+def sum_list_partial(w0, w1):
+    parts = [w0 * 2, np.ones(3), w1]
+    return np.sum(sum(parts) ** 2)
+
+
+def where_lists(w0, w1):
+    xs = [w0, w1]
+    ys = [np.where(x > 0, x, 0.1 * x) for x in xs]
+    return np.sum(np.stack(ys) ** 2)
+
+
 _xs = np.sort(_R.uniform(0.0, 3.0, size=6))
 _xs[0], _xs[-1] = 0.0, 3.0
 
@@ -1562,6 +1804,30 @@ CASES = [
     ("more", kwargs_forwarding_module, (_R.normal(size=3), _R.normal(size=3)), dict(hess=True, jax=False)),
     ("more", get_with_default, (_R.normal(size=3),), dict(hess=True, jax=False)),
     ("more", norm_orders, (np.array([0.5, -1.2, 2.0, 0.7]),), dict(hess=True)),
+    # 7. dynamic programs, filters, casts, records, lists of arrays
+    ("more2", merge_sort_listed, (np.array([0.5, -1.2, 2.0, 0.7, 1.1, -0.3]),), dict(hess=True, jax=False)),
+    ("more2", soft_dtw, (np.array([0.5, -1.2, 2.0, 0.7]), np.array([0.1, 0.9, -0.5])), dict(hess=True, jax=False)),
+    ("more2", soft_dtw_manual, (np.array([0.5, -1.2, 2.0, 0.7]), np.array([0.1, 0.9, -0.5])), dict(hess=True, jax=False)),
+    ("more2", rts_smoother, (0.3, np.array([0.5, -1.2, 2.0, 0.7])), dict(hess=True, jax=False)),
+    ("more2", particle_filter, (0.8,), dict(hess=True, jax=False)),
+    ("more2", adaptive_rk, (1.3,), dict(hess=True, jax=False)),
+    ("more2", float_cast, (np.array([0.5, -1.2, 2.0]),), dict(hess=True, jax=False)),
+    ("more2", item_tolist, (np.array([0.5, -1.2, 2.0]),), dict(hess=True, jax=False, f32=False)),  # a Python float out: weak
+    ("more2", np_float64_cast, (np.array([0.5, -1.2, 2.0]),), dict(hess=True, jax=False)),
+    ("more2", methods_heavy, (np.random.default_rng(1).normal(size=(3, 4)),), dict(jax=False)),
+    ("more2", asarray_scalars, (0.7, 1.3), dict(hess=True, jax=False)),
+    ("more2", rng_inside, (np.array([0.5, -1.2, 2.0]),), dict(hess=True, jax=False)),
+    ("more2", max_of_inf_columns, (np.array([0.5, -1.2]),), dict(hess=True, jax=False)),
+    ("more2", masked_log_softmax, (np.array([0.5, -1.2, 2.0, 0.3]),), dict(hess=True, jax=False)),
+    ("more2", minimum_reduce_where, (np.array([0.5, -1.2, 2.0]),), dict(hess=True, jax=False)),
+    ("more2", ufunc_outer, (np.array([0.5, -1.2, 2.0]), np.array([0.3, 0.9])), dict(hess=True, jax=False)),
+    ("more2", frozen_dc, (np.array([0.5, -1.2]),), dict(hess=True, jax=False)),
+    ("more2", nested_nt, (np.array([0.5, -1.2]), np.array([1.5, 0.7])), dict(hess=True, jax=False)),
+    ("more2", mutual_recursion, (np.array([0.5, -1.2]),), dict(hess=True, jax=False)),
+    ("more2", stack_partial, (np.array([0.3, -0.8, 1.1]), np.array([0.5, 0.2, -0.6])), dict(hess=True)),
+    ("more2", concat_partial, (np.array([0.3, -0.8, 1.1]), np.array([0.5, 0.2, -0.6])), dict(hess=True)),
+    ("more2", sum_list_partial, (np.array([0.3, -0.8, 1.1]), np.array([0.5, 0.2, -0.6])), dict(hess=True, jax=False)),
+    ("more2", where_lists, (np.array([0.3, -0.8, 1.1]), np.array([0.5, 0.2, -0.6])), dict(hess=True)),
 ]
 
 # programs srcgrad refuses, with what the error says (a clear refusal at the user's line)
@@ -1574,4 +1840,8 @@ REFUSED = [
     (next_iter_first, (_R.normal(size=4),), "no derivative rule for `iter`"),
     (augmented_alias_local, (_R.normal(size=3),), "changes the array `z` in place, and `z` shares memory with `y`"),
     (kwargs_forwarding, (_R.normal(size=3), _R.normal(size=3)), "the nested function `inner` needs plain parameters"),
+    (merge_sort_weighted, (np.array([0.5, -1.2, 2.0, 0.7, 1.1, -0.3]),), "the gradient of a list of 0 entries has 6"),
 ]
+
+# of those, the ones forward mode differentiates (the refusal is reverse mode's)
+REFUSED_IN_REVERSE_ONLY = {"merge_sort_weighted"}
