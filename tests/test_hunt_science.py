@@ -263,6 +263,28 @@ def test_sorted_and_listed_keys_of_a_dict_carry_no_derivative():
     check(key_of_a_value, W, b)
 
 
+# --- np.where over a branch outside its domain (docs/tutorial.md) --------------------------
+
+
+def root_where_positive(x):
+    return np.sum(np.where(x > 0, np.sqrt(x), 0.0))
+
+
+def root_where_positive_kept_in_domain(x):
+    return np.sum(np.where(x > 0, np.sqrt(np.where(x > 0, x, 1.0)), 0.0))
+
+
+def test_an_unchosen_branch_outside_its_domain_is_nan_in_reverse_mode_as_documented():
+    x = np.array([-1.0, 0.25, 4.0])
+    with np.errstate(invalid="ignore"):
+        g = srcgrad.grad(root_where_positive)(x)
+        _, out_dot = srcgrad.jvp(root_where_positive, (x,), (np.ones(3),))
+    assert np.isnan(g[0]) and np.allclose(g[1:], [1.0, 0.25])
+    assert out_dot == 1.25  # forward mode chooses after differentiating
+    (g,) = check(root_where_positive_kept_in_domain, x)
+    np.testing.assert_allclose(g, [0.0, 1.0, 0.25], rtol=1e-15)
+
+
 # --- the corpus ---------------------------------------------------------------------------
 
 
