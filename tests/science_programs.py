@@ -1663,6 +1663,228 @@ def where_lists(w0, w1):
     return np.sum(np.stack(ys) ** 2)
 
 
+# --- 8. loops that stop early and write in place, nested functions, edge points ----------
+
+
+def gs_break(A, b):
+    n = len(b)
+    x = np.zeros(n)
+    for sweep in range(50):
+        old = x.copy()
+        for i in range(n):
+            x[i] = (b[i] - A[i, :i] @ x[:i] - A[i, i + 1:] @ x[i + 1:]) / A[i, i]
+        if np.max(np.abs(x - old)) < 1e-12:
+            break
+    return np.sum(x * np.arange(1, n + 1))
+
+
+def bubble_sort_flag(x):
+    y = x.copy()
+    n = len(y)
+    while True:
+        swapped = False
+        for i in range(n - 1):
+            if y[i] > y[i + 1]:
+                y[i], y[i + 1] = y[i + 1], y[i]
+                swapped = True
+        if not swapped:
+            break
+    return np.sum(y * np.arange(n))
+
+
+def inplace_scan(x):
+    y = x * 1.0
+    for i in range(1, len(y)):
+        y[i] += y[i - 1] * 0.5
+    return np.sum(y ** 2)
+
+
+def jacobi_slice_assign(A, b):
+    x = np.zeros_like(b)
+    D = np.diag(A)
+    it = 0
+    while it < 100:
+        new = (b - (A @ x - D * x)) / D
+        done = np.linalg.norm(new - x) < 1e-13
+        x[:] = new
+        it += 1
+        if done:
+            break
+    return x @ b
+
+
+def nested_break_continue(x):
+    total = 0.0
+    for i in range(len(x)):
+        j = 0
+        while True:
+            j += 1
+            if j > 3:
+                break
+            if (i + j) % 2 == 0:
+                continue
+            total = total + x[i] * j
+            if total > 5.0:
+                break
+    return total
+
+
+def insertion_sort(x):
+    y = list(x)
+    for i in range(1, len(y)):
+        key = y[i]
+        j = i - 1
+        while j >= 0 and y[j] > key:
+            y[j + 1] = y[j]
+            j -= 1
+        y[j + 1] = key
+    return sum((k + 1.0) * v for k, v in enumerate(y))
+
+
+def power_iter_converge(A):
+    v = np.ones(A.shape[0]) / np.sqrt(A.shape[0])
+    lam = 0.0
+    for _ in range(500):
+        w = A @ v
+        new_lam = v @ w
+        v = w / np.linalg.norm(w)
+        if abs(new_lam - lam) < 1e-14:
+            break
+        lam = new_lam
+    return lam
+
+
+def in_place_2d_rows(M):
+    Y = M.copy()
+    for i in range(1, Y.shape[0]):
+        Y[i, :] = Y[i, :] - Y[i - 1, :] * 0.3
+        Y[i] *= 1.1
+    Y[:, 0] += Y[:, -1]
+    return np.sum(Y ** 2)
+
+
+def shadow_param(x):
+    def g(x):
+        return x * 2.0 + 1.0
+    return np.sum(g(x) * x)
+
+
+def late_binding(x):
+    def g(v):
+        return v * scale
+    scale = np.sum(x)
+    out = g(x)
+    scale = 2.0
+    return np.sum(out) + np.sum(g(x))
+
+
+def alias_call(x):
+    def g(v):
+        return np.sin(v)
+    h = g
+    return np.sum(h(x) * x)
+
+
+def chain_nested(x):
+    def a(v):
+        return v * x[0]
+    def b(v):
+        return a(v) + 1.0
+    def c(v):
+        return b(v) * b(v)
+    return np.sum(c(x))
+
+
+def loop_defs(x):
+    total = 0.0
+    for k in range(3):
+        def f(v):
+            return v * (k + 1.0) + x[0]
+        total = total + np.sum(f(x) ** 2)
+    return total
+
+
+def if_else_defs(x, flag=True):
+    if flag:
+        def act(v):
+            return np.tanh(v)
+    else:
+        def act(v):
+            return v * v
+    return np.sum(act(x) * x)
+
+
+def nested_in_comprehension(x):
+    def sq(v):
+        return v * v * x[1]
+    return sum(sq(v) for v in x) + sum([sq(v) for v in x[:2]])
+
+
+def recursive_with_global_default(x):
+    def rec(v, depth, scale=_SCALE):
+        if depth == 0:
+            return v * scale
+        return rec(v * 0.5, depth - 1) + v
+    return np.sum(rec(x, 3))
+
+
+def nested_returns_tuple(x):
+    def stats(v):
+        m = np.mean(v)
+        return m, np.mean((v - m) ** 2)
+    mu, var = stats(x)
+    return mu ** 2 + var
+
+
+def nested_with_kw_call(x):
+    def f(a, b=2.0):
+        return a ** b
+    return np.sum(f(x, b=3.0) + f(x))
+
+
+_SCALE = 1.7
+
+
+def sinc_zero(x):
+    return np.sum(np.sinc(x) * np.arange(1.0, 4.0))
+
+
+def det_singular(A):
+    return np.linalg.det(A)
+
+
+def det_singular_batched(A):
+    return np.sum(np.linalg.det(np.stack([A, 2.0 * A])))
+
+
+def var_single(x):
+    return np.var(x[:1]) + np.std(x[:1] * 0.0 + x[1:2]) * 0.0 + np.sum(x)
+
+
+def log_softmax_masked(z):
+    s = np.where(np.array([True, False, True]), z, -np.inf)
+    lp = _sps.log_softmax(s)
+    return lp[0] + 2.0 * lp[2]
+
+
+def softmax_masked(z):
+    s = np.where(np.array([True, False, True]), z, -np.inf)
+    p = _sps.softmax(s)
+    return p[0] * 3.0 + p[1]
+
+
+def xlogy_zero(x, y):
+    return np.sum(_sps.xlogy(x, y)) + np.sum(_sps.xlog1py(x, y))
+
+
+def prod_with_zero(x):
+    return np.prod(x) + np.sum(np.cumprod(x))
+
+
+def norm_zero_vector(x):
+    return np.linalg.norm(x * 0.0) + np.sum(x)
+
+
 _xs = np.sort(_R.uniform(0.0, 3.0, size=6))
 _xs[0], _xs[-1] = 0.0, 3.0
 
@@ -1828,6 +2050,34 @@ CASES = [
     ("more2", concat_partial, (np.array([0.3, -0.8, 1.1]), np.array([0.5, 0.2, -0.6])), dict(hess=True)),
     ("more2", sum_list_partial, (np.array([0.3, -0.8, 1.1]), np.array([0.5, 0.2, -0.6])), dict(hess=True, jax=False)),
     ("more2", where_lists, (np.array([0.3, -0.8, 1.1]), np.array([0.5, 0.2, -0.6])), dict(hess=True)),
+    # 8. loops that stop early and write in place, nested functions, edge points
+    ("more3", gs_break, (np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 5.0]]), np.array([1.0, -2.0, 0.5])), dict(hess=True, jax=False)),
+    ("more3", bubble_sort_flag, (np.array([0.5, -1.2, 2.0, 0.7, 1.1]),), dict(hess=True, jax=False)),
+    ("more3", inplace_scan, (np.array([0.4, -0.3, 1.2, 0.8, -1.1]),), dict(hess=True, jax=False)),
+    ("more3", jacobi_slice_assign, (np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 5.0]]), np.array([1.0, -2.0, 0.5])), dict(hess=True, jax=False)),
+    ("more3", nested_break_continue, (np.array([0.5, 1.2, 2.0, 0.7]),), dict(hess=True, jax=False)),
+    ("more3", insertion_sort, (np.array([0.5, -1.2, 2.0, 0.7, 1.1]),), dict(hess=True, jax=False)),
+    ("more3", power_iter_converge, (np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 0.5]]),), dict(jax=False)),
+    ("more3", in_place_2d_rows, (np.array([[0.3, -0.2, 0.5, 1.1], [0.7, 0.1, -0.9, 0.4], [-0.6, 1.3, 0.2, 0.8]]),), dict(hess=True, jax=False)),
+    ("more3", shadow_param, (np.array([0.35, -0.8, 1.3]),), dict(hess=True, jax=False)),
+    ("more3", late_binding, (np.array([0.35, -0.8, 1.3]),), dict(hess=True, jax=False)),
+    ("more3", alias_call, (np.array([0.35, -0.8, 1.3]),), dict(hess=True, jax=False)),
+    ("more3", chain_nested, (np.array([0.35, -0.8, 1.3]),), dict(hess=True, jax=False)),
+    ("more3", loop_defs, (np.array([0.35, -0.8, 1.3]),), dict(hess=True, jax=False)),
+    ("more3", if_else_defs, (np.array([0.35, -0.8, 1.3]),), dict(hess=True, jax=False)),
+    ("more3", nested_in_comprehension, (np.array([0.35, -0.8, 1.3]),), dict(hess=True, jax=False)),
+    ("more3", recursive_with_global_default, (np.array([0.35, -0.8, 1.3]),), dict(hess=True, jax=False)),
+    ("more3", nested_returns_tuple, (np.array([0.35, -0.8, 1.3]),), dict(hess=True, jax=False)),
+    ("more3", nested_with_kw_call, (np.array([0.35, -0.8, 1.3]),), dict(hess=True, jax=False)),
+    ("more3", sinc_zero, (np.array([0.0, 0.5, 1.5]),), dict(hess=True, jax=False)),
+    ("more3", det_singular, (np.array([[1.0, 2.0], [2.0, 4.0]]),), dict(hess=True)),
+    ("more3", det_singular_batched, (np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, 0.1, 0.3]]),), dict(hess=True)),
+    ("more3", var_single, (np.array([0.5, 1.0]),), dict(hess=True, jax=False)),
+    ("more3", log_softmax_masked, (np.array([0.5, 1.0, -0.3]),), dict(hess=True, jax=False)),
+    ("more3", softmax_masked, (np.array([0.5, 1.0, -0.3]),), dict(hess=True, jax=False)),
+    ("more3", xlogy_zero, (np.array([0.0, 0.5]), np.array([0.3, 2.0])), dict(hess=True, jax=False)),
+    ("more3", prod_with_zero, (np.array([0.0, 0.5, 2.0]),), dict(hess=True, jax=False)),
+    ("more3", norm_zero_vector, (np.array([0.3, 0.5]),), dict(hess=True, jax=False)),
 ]
 
 # programs srcgrad refuses, with what the error says (a clear refusal at the user's line)
