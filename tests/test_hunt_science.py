@@ -15,7 +15,9 @@ each once failed:
 - a dataclass field holding a list of which only some entries are differentiated had None
   for the tangents of the others, and forward mode raised in `w_dot @ h`;
 - `for k in sorted(params): params[k] = ...` on a dict of parameters was refused as making
-  a differentiated value a dict's key.
+  a differentiated value a dict's key;
+- `f = lambda v: ...` in a loop's body or a branch was refused as a lambda not assigned
+  to a name.
 
 np.put_along_axis into an array the function makes is now differentiated (it was refused).
 """
@@ -285,6 +287,39 @@ def test_an_unchosen_branch_outside_its_domain_is_nan_in_reverse_mode_as_documen
     np.testing.assert_allclose(g, [0.0, 1.0, 0.25], rtol=1e-15)
 
 
+# --- a lambda named in a block ---------------------------------------------------------------
+
+
+def lambda_in_a_loop(y0, k):
+    y, h, ys = y0, 0.1, []
+    for step in range(3):
+        f = lambda v: np.array([v[1], -k * v[0] - 0.1 * step * v[1]])  # noqa: E731
+        k1 = f(y)
+        k2 = f(y + h * k1)
+        y = y + h / 2 * (k1 + k2)
+        ys.append(y[0])
+    return sum(ys)
+
+
+def lambda_in_branches(x, smooth):
+    if smooth:
+        act = lambda v: np.log1p(np.exp(v))  # noqa: E731
+    else:
+        act = lambda v: np.maximum(v, 0.0)  # noqa: E731
+    return np.sum(act(x) * x)
+
+
+def test_a_lambda_named_in_a_loop_or_a_branch_is_the_def_it_means():
+    """`f = lambda v: ...` in a loop's body was refused as a lambda not assigned to a name
+    (docs/errors.md says a helper made by `name = lambda ...` may be defined in a loop)."""
+    check(lambda_in_a_loop, np.array([1.0, 0.2]), 2.0)
+    check_hessian(lambda_in_a_loop, (np.array([1.0, 0.2]), 2.0), 0)
+    x = np.array([0.3, -1.2, 2.0])
+    for smooth, expected in ((True, np.log1p(np.exp(x)) + x / (1 + np.exp(-x))), (False, 2 * np.maximum(x, 0.0))):
+        g = srcgrad.grad(lambda_in_branches, wrt=0)(x, smooth)
+        np.testing.assert_allclose(g, expected, rtol=1e-12)
+
+
 # --- the corpus ---------------------------------------------------------------------------
 
 
@@ -292,9 +327,47 @@ def _differentiated(args):
     return [i for i, a in enumerate(args) if isinstance(a, float) or (isinstance(a, np.ndarray) and a.dtype.kind == "f")]
 
 
+def _leaves(value):
+    if isinstance(value, dict):
+        return [leaf for k in sorted(value) for leaf in _leaves(value[k])]
+    if isinstance(value, (tuple, list)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [np.asarray(value, dtype=np.float64)]
+
+
+def _check_jacobians(f, args, wrt):
+    """A function with an array, tuple or dict result: its Jacobian in both modes, leaf
+    by leaf, against central differences, and the second call's."""
+    for i in wrt:
+        x = np.asarray(args[i], dtype=np.float64)
+        numeric = []  # per output leaf: out_leaf.shape + x.shape
+        for k in np.ndindex(x.shape):
+            moved = []
+            for step in (1e-6, -1e-6):
+                shifted = x.copy()
+                shifted[k] += step
+                a = list(args)
+                a[i] = shifted if isinstance(args[i], np.ndarray) else float(shifted)
+                moved.append(_leaves(f(*a)))
+            numeric.append([(p - m) / 2e-6 for p, m in zip(*moved)])
+        for mode in ("forward", "reverse"):
+            J = srcgrad.jacobian(f, wrt=i, mode=mode)(*args)
+            again = srcgrad.jacobian(f, wrt=i, mode=mode)(*args)
+            for n, (block, block_again) in enumerate(zip(_leaves(J), _leaves(again))):
+                expected = np.moveaxis(np.array([column[n] for column in numeric]), 0, -1).reshape(block.shape)
+                np.testing.assert_allclose(block, expected, rtol=1e-6, atol=1e-7)
+                np.testing.assert_array_equal(block, block_again)
+
+
 @pytest.mark.parametrize("area, f, args, opts", science_programs.CASES, ids=lambda v: getattr(v, "__name__", ""))
 def test_the_corpus_of_science_programs(area, f, args, opts):
     wrt = _differentiated(args)
+    if area == "vector":
+        before = [np.copy(a) for a in args]
+        _check_jacobians(f, args, wrt)
+        for a, b in zip(args, before):
+            np.testing.assert_array_equal(a, b)
+        return
     if opts.get("fd") is False:  # float32 arguments: float32 gradients, those of float64 to float32's precision
         grads = srcgrad.grad(f, wrt=tuple(wrt))(*args)
         wide = srcgrad.grad(f, wrt=tuple(wrt))(*(a.astype(np.float64) for a in args))

@@ -20,7 +20,7 @@ import textwrap
 
 import gast
 
-from . import anf, jumps, syntax
+from . import anf, block_defs, jumps, syntax
 
 
 def extract(tree, program):
@@ -97,15 +97,7 @@ def _is_outer_constant(node, outer):
 
 
 def _as_function(s):
-    if isinstance(s, gast.FunctionDef):
-        return s
-    if (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
-            and isinstance(s.value, gast.Lambda)):
-        lam = s.value
-        fn = gast.FunctionDef(name=s.targets[0].id, args=lam.args, body=[syntax.return_(lam.body)],
-                              decorator_list=[], returns=None, type_comment=None, type_params=[])
-        return syntax.located(fn, s)
-    return None
+    return s if isinstance(s, gast.FunctionDef) else block_defs.as_function(s)
 
 
 def inline(tree, functions, namer, local_names):
