@@ -34,6 +34,8 @@ def main(names):
     for area, fn, args, opts in P.CASES:
         if names and fn.__name__ not in names:
             continue
+        if isinstance(fn(*args), (tuple, dict)):  # run_case reads arrays: test_hunt_science.py checks these
+            continue
         try:
             n, nbad = hunt_numerics.run_case(area, fn, args, opts, report)
             second_call(fn, args, report)

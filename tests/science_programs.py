@@ -1885,6 +1885,64 @@ def norm_zero_vector(x):
     return np.linalg.norm(x * 0.0) + np.sum(x)
 
 
+# --- 9. programs whose result is an array, a tuple or a dict -----------------------------
+
+
+def rk4_trajectory(y0, k):
+    ys = [y0]
+    y = y0
+    h = 0.1
+    for _ in range(4):
+        f = lambda v: np.array([v[1], -k * v[0] - 0.1 * v[1]])
+        k1 = f(y); k2 = f(y + h / 2 * k1); k3 = f(y + h / 2 * k2); k4 = f(y + h * k3)
+        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        ys.append(y)
+    return np.stack(ys)
+
+
+def softmax_rows(Z):
+    E = np.exp(Z - Z.max(axis=1, keepdims=True))
+    return E / E.sum(axis=1, keepdims=True)
+
+
+def sorted_output(x):
+    return np.sort(x * np.array([1.0, -2.0, 0.5, 3.0]))
+
+
+def heat_profile(u0, kappa):
+    u = u0.copy()
+    for _ in range(5):
+        u[1:-1] = u[1:-1] + kappa * (u[2:] - 2 * u[1:-1] + u[:-2])
+    return u
+
+
+def tuple_output(x):
+    return np.cumsum(x), np.sum(x ** 2), x[::-1] * 2.0
+
+
+def dict_output(W, x):
+    h = np.tanh(W @ x)
+    return {"h": h, "norm": np.sqrt(np.sum(h ** 2)), "logits": W.T @ h}
+
+
+def cumulative_max_output(x):
+    return np.maximum.accumulate(x * np.array([1.0, 0.5, 2.0, -1.0, 3.0]))
+
+
+def put_along_output(A):
+    out = np.zeros_like(A)
+    order = np.argsort(A, axis=1)
+    np.put_along_axis(out, order, np.cumsum(np.take_along_axis(A, order, axis=1), axis=1), axis=1)
+    return out
+
+
+def newton_roots(c):
+    x = np.ones_like(c)
+    for _ in range(30):
+        x = x - (x ** 3 - c) / (3 * x ** 2)
+    return x
+
+
 _xs = np.sort(_R.uniform(0.0, 3.0, size=6))
 _xs[0], _xs[-1] = 0.0, 3.0
 
@@ -2078,6 +2136,16 @@ CASES = [
     ("more3", xlogy_zero, (np.array([0.0, 0.5]), np.array([0.3, 2.0])), dict(hess=True, jax=False)),
     ("more3", prod_with_zero, (np.array([0.0, 0.5, 2.0]),), dict(hess=True, jax=False)),
     ("more3", norm_zero_vector, (np.array([0.3, 0.5]),), dict(hess=True, jax=False)),
+    # 9. programs whose result is an array, a tuple or a dict (Jacobians)
+    ("vector", rk4_trajectory, (np.array([1.0, 0.0]), 2.0), dict(jax=False)),
+    ("vector", softmax_rows, (np.array([[0.5, -1.0, 0.2], [1.5, 0.3, -0.7]]),), {}),
+    ("vector", sorted_output, (np.array([0.5, -1.2, 2.0, 0.7]),), {}),
+    ("vector", heat_profile, (np.array([0.0, 0.3, 1.0, 0.4, -0.2, 0.0]), 0.2), dict(jax=False)),
+    ("vector", tuple_output, (np.array([0.5, -1.2, 2.0]),), dict(jax=False)),
+    ("vector", dict_output, (np.array([[0.5, -1.0, 0.2], [1.5, 0.3, -0.7]]), np.array([0.3, -0.6, 0.9])), dict(jax=False)),
+    ("vector", cumulative_max_output, (np.array([0.5, -1.2, 2.0, 0.7, 0.4]),), dict(jax=False)),
+    ("vector", put_along_output, (np.array([[0.5, -1.0, 0.2], [1.5, 0.3, -0.7]]),), dict(jax=False)),
+    ("vector", newton_roots, (np.array([2.0, 5.0, 0.5]),), dict(jax=False)),
 ]
 
 # programs srcgrad refuses, with what the error says (a clear refusal at the user's line)
