@@ -40,9 +40,9 @@ NEG_INF = -np.inf
 
 
 def ctc_alpha(log_probs):
-    """The alignment table of the labels 1 2 (blank 0) starts at -inf: states no path
+    """The alignment table of the labels 1 2 1 (blank 0) starts at -inf: states no path
     reaches yet are logaddexp(-inf, -inf)."""
-    ext = [0, 1, 0, 2, 0]
+    ext = [0, 1, 0, 2, 0, 1, 0]
     T, S = log_probs.shape[0], len(ext)
     alpha = np.full((T, S), NEG_INF)
     alpha[0, 0] = log_probs[0, 0]
@@ -88,7 +88,7 @@ def hmm_scipy_logsumexp(x):
 
 
 @pytest.mark.parametrize("f, x", [
-    (ctc_alpha, np.log(np.random.default_rng(3).dirichlet(np.ones(3), size=4))),
+    (ctc_alpha, np.log(np.random.default_rng(3).dirichlet(np.ones(3), size=5))),
     (logaddexp2_unreached, np.array([0.3, -0.4])),
     (hmm_logaddexp_reduce, np.array([0.1, -0.2, 0.3])),
     (hmm_logaddexp2_reduce, np.array([0.1, -0.2, 0.3])),
