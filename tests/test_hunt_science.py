@@ -17,7 +17,9 @@ each once failed:
 - `for k in sorted(params): params[k] = ...` on a dict of parameters was refused as making
   a differentiated value a dict's key;
 - `f = lambda v: ...` in a loop's body or a branch was refused as a lambda not assigned
-  to a name.
+  to a name;
+- `{k: np.zeros_like(v) for k, v in params.items()}` (Adam's state in dicts) was refused
+  as making a differentiated value a key.
 
 np.put_along_axis into an array the function makes is now differentiated (it was refused).
 """
@@ -244,6 +246,34 @@ def dict_comprehension_over_sorted_keys(W, b):
     for k in reversed(scaled):
         scaled[k] = scaled[k] + np.sum(scaled[names[0]])
     return np.sum(scaled["W"] ** 2) + np.sum(scaled["b"] ** 3)
+
+
+_X52 = np.random.default_rng(2).normal(size=(5, 2))
+_Y5 = np.random.default_rng(3).normal(size=5)
+
+
+def adam_with_dicts_of_state(W, b):
+    params = {"W": W, "b": b}
+    m = {k: np.zeros_like(v) for k, v in params.items()}
+    v2 = {k: np.zeros_like(v) for k, v in params.items()}
+    for t in range(1, 3):
+        h = np.tanh(_X52 @ params["W"] + params["b"])
+        dh = (h - _Y5[:, None]) * (1 - h ** 2)
+        grads = {"W": _X52.T @ dh / 5, "b": dh.mean(axis=0)}
+        for k in params:
+            m[k] = 0.9 * m[k] + 0.1 * grads[k]
+            v2[k] = 0.99 * v2[k] + 0.01 * grads[k] ** 2
+            params[k] = params[k] - 0.1 * (m[k] / (1 - 0.9 ** t)) / (np.sqrt(v2[k] / (1 - 0.99 ** t)) + 1e-8)
+    h = np.tanh(_X52 @ params["W"] + params["b"])
+    return np.sum((h - _Y5[:, None]) ** 2)
+
+
+def test_the_key_of_a_pair_of_dict_items_carries_no_derivative():
+    """`{k: np.zeros_like(v) for k, v in params.items()}` was refused as making a
+    differentiated value a key: `k = item[0]` of the pair took the pair's derivative."""
+    W, b = np.array([[0.3], [-0.7]]), np.array([0.1])
+    check(adam_with_dicts_of_state, W, b)
+    check_hessian(adam_with_dicts_of_state, (W, b), 1)
 
 
 def test_sorted_and_listed_keys_of_a_dict_carry_no_derivative():

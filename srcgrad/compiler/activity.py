@@ -125,6 +125,7 @@ def _flows(tree, calls):
     """(source names, target name) pairs: derivative flows from sources into target."""
     flows, loops, made = [], [], {}  # made: name -> whether each assignment makes a dict
     listed = []  # (flow, name): `ks = sorted(name)` and its kin, the keys where `name` is a dict
+    firsts = []  # (flow, name): `k = name[0]`, a key where `name` is a pair of `for name in d.items()`
     foreign = _made_by_foreign_calls(tree, calls)
     counted = _enumerate_items(tree, calls)
     for node in syntax.statements(tree):
@@ -136,6 +137,8 @@ def _flows(tree, calls):
             if isinstance(target, gast.Name):
                 flows.append((sources, target.id))
                 listed += [(len(flows) - 1, n) for n in _listed_name(node.value, calls)]
+                if _reads_entry(node.value, 0):  # `k = item[0]` of `for item in d.items()`: d's key
+                    firsts.append((len(flows) - 1, node.value.value.id))
                 made[target.id] = made.get(target.id, True) and _makes_dict(node.value, calls)
             elif isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
                 flows.append((sources + [target.value.id], target.value.id))
@@ -148,6 +151,8 @@ def _flows(tree, calls):
                 flows.append((diff_reads(node.value, calls), callee.receiver))
     looped = [(node, [node.iter.id] if isinstance(node.iter, gast.Name) else _listed_name(node.iter, calls))
               for node in loops]
+    pairs = _items_pairs(tree, calls) if firsts else {}  # item -> d, of `for item in d.items()`
+    listed += [(k, pairs[item]) for k, item in firsts if item in pairs]
     read = [name for _, name in listed] + [name for _, names in looped for name in names]
     # names of dicts where every assignment makes one (`made`), else found to a fixed
     # point (`d = items`, the dict a comprehension built)
@@ -193,8 +198,32 @@ def _enumerate_items(tree, calls):
 
 def _reads_count(value, counted):
     """Whether `value` is `item[0]` for an `item` of `_enumerate_items`."""
-    return (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and value.value.id in counted
-            and isinstance(value.slice, gast.Constant) and value.slice.value == 0)
+    return _reads_entry(value, 0) and value.value.id in counted
+
+
+def _reads_entry(value, position):
+    """Whether `value` is `name[position]` (a constant position)."""
+    return (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
+            and isinstance(value.slice, gast.Constant) and type(value.slice.value) is int and value.slice.value == position)
+
+
+def _items_pairs(tree, calls):
+    """{item: d} for the names bound only as the target of `for item in d.items()` (`d` a
+    name): where `d` is a dict, `item[0]` is one of its keys, which carry no derivative."""
+    pairs, others = {}, set()
+    for node in syntax.statements(tree):
+        if isinstance(node, gast.For):
+            callee = calls.get(node.iter) if isinstance(node.iter, gast.Call) else None
+            if (isinstance(node.target, gast.Name) and callee is not None and callee.kind == "method"
+                    and callee.path == "items" and not node.iter.args and callee.receiver):
+                if pairs.get(node.target.id, callee.receiver) != callee.receiver:
+                    others.add(node.target.id)
+                pairs[node.target.id] = callee.receiver
+            else:
+                others.update(syntax.names_stored(node.target))
+        elif not hasattr(node, "body"):
+            others.update(syntax.names_stored(node))
+    return {item: d for item, d in pairs.items() if item not in others}
 
 
 def _made_by_foreign_calls(tree, calls):
