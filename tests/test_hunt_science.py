@@ -19,7 +19,11 @@ each once failed:
 - `f = lambda v: ...` in a loop's body or a branch was refused as a lambda not assigned
   to a name;
 - `{k: np.zeros_like(v) for k, v in params.items()}` (Adam's state in dicts) was refused
-  as making a differentiated value a key.
+  as making a differentiated value a key;
+- the Hessian of a function building dict keys with `f"w{i}"` in a loop was refused: in
+  the gradient's code the loop counter looked differentiated.
+
+`sorted(d.items())` of a dict the function makes is now differentiated (it was refused).
 
 np.put_along_axis into an array the function makes is now differentiated (it was refused).
 """
@@ -315,6 +319,44 @@ def test_an_unchosen_branch_outside_its_domain_is_nan_in_reverse_mode_as_documen
     assert out_dot == 1.25  # forward mode chooses after differentiating
     (g,) = check(root_where_positive_kept_in_domain, x)
     np.testing.assert_allclose(g, [0.0, 1.0, 0.25], rtol=1e-15)
+
+
+# --- sorted(d.items()), and keys formatted as text, in a Hessian ---------------------------
+
+
+def sorted_items_of_a_dict(x):
+    d = {f"w{i}": x[i] * (i + 1) for i in range(len(x))}
+    total = 0.0
+    for k, v in sorted(d.items(), reverse=True):
+        total = total * 0.5 + v * len(k)
+    pairs = sorted(d.items())
+    return total + pairs[0][1] * pairs[-1][1] + sum(v ** 2 for k, v in sorted(d.items()) if k != "w1")
+
+
+def keys_formatted_in_a_loop(x):
+    d = {}
+    for i in range(len(x)):
+        d[f"w{i}"] = x[i] * (i + 1)
+    return d["w0"] ** 2 + d["w2"] * d["w1"]
+
+
+def test_sorted_items_of_a_dict_the_function_makes_are_its_pairs_in_key_order():
+    """`sorted(d.items())` was refused (no rule for `.items()` outside a loop's header)."""
+    x = np.array([0.5, -1.2, 2.0])
+    w = x * np.arange(1, 4)  # the values under w0, w1, w2
+    total = np.array([1.0, 0.5, 0.25]) * 2  # w0, w1, w2: halved not, once, twice (the loop runs w2 first); len(k) == 2
+    first_times_last = np.array([w[2], 0.0, w[0]])
+    squares = 2 * w * np.array([1.0, 0.0, 1.0])  # not w1
+    check(sorted_items_of_a_dict, x, expected=[(total + first_times_last + squares) * np.arange(1, 4)])
+    check_hessian(sorted_items_of_a_dict, (x,), 0)
+
+
+def test_the_hessian_of_a_function_with_keys_formatted_from_its_loop_counter():
+    """The gradient's code, differentiated again, was refused as formatting a differentiated
+    value as text (`f"w{i}"`): its tape made the loop counter look differentiated."""
+    x = np.array([0.5, -1.2, 2.0])
+    check(keys_formatted_in_a_loop, x)
+    check_hessian(keys_formatted_in_a_loop, (x,), 0, expected=np.array([[2.0, 0, 0], [0, 0, 6.0], [0, 6.0, 0]]))
 
 
 # --- a lambda named in a block ---------------------------------------------------------------

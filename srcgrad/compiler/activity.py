@@ -97,7 +97,12 @@ def _formats(value):
 def refuse_text(program, tree, activity):
     """Refuse an f-string, a `%` format or a `str.format` of a differentiated value that
     the output is computed from (`float(f"{x}")`): text has no derivative, and the number read back
-    from it had none without a word. Text that only prints or names things is fine."""
+    from it had none without a word. Text that only prints or names things is fine. Code
+    srcgrad generated (a gradient differentiated again, for a Hessian) is not checked: its
+    text is the user's, checked when it was made, where a tape makes the loop counter a
+    key is formatted from look differentiated (`f"w{i}"`)."""
+    if program.generated:
+        return
     for node in syntax.statements(tree):
         if type(node) is not gast.Assign or not (type(node.value) is gast.JoinedStr or _formats(node.value)):
             continue
