@@ -1943,6 +1943,89 @@ def newton_roots(c):
     return x
 
 
+# --- 10. filters, images, options, implicit steps ------------------------------------------
+
+
+def iir_filter(b, a, x):
+    y = np.zeros_like(x)
+    for n in range(len(x)):
+        acc = 0.0
+        for k in range(len(b)):
+            if n - k >= 0:
+                acc += b[k] * x[n - k]
+        for k in range(1, len(a)):
+            if n - k >= 0:
+                acc -= a[k] * y[n - k]
+        y[n] = acc / a[0]
+    return np.sum(y ** 2)
+
+
+def bilinear_sample(img, pts):
+    H, W = img.shape
+    total = 0.0
+    for p in pts:
+        x0 = int(np.floor(p[0])); y0 = int(np.floor(p[1]))
+        fx, fy = p[0] - x0, p[1] - y0
+        v = (img[y0, x0] * (1 - fx) * (1 - fy) + img[y0, x0 + 1] * fx * (1 - fy)
+             + img[y0 + 1, x0] * (1 - fx) * fy + img[y0 + 1, x0 + 1] * fx * fy)
+        total += v ** 2
+    return total
+
+
+def gather_floor(img, pts):
+    ix = np.floor(pts[:, 0]).astype(int)
+    iy = np.floor(pts[:, 1]).astype(int)
+    fx = pts[:, 0] - ix
+    return np.sum(img[iy, ix] * (1 - fx) + img[iy, ix + 1] * fx)
+
+
+def black_scholes(S, sigma):
+    K, r, T = 1.0, 0.02, 0.5
+    d1 = (np.log(S / K) + (r + 0.5 * sigma ** 2) * T) / (sigma * np.sqrt(T))
+    d2 = d1 - sigma * np.sqrt(T)
+    return np.sum(S * _sps.ndtr(d1) - K * np.exp(-r * T) * _sps.ndtr(d2))
+
+
+def binomial_american(S0, sigma):
+    N, K, r, T = 6, 1.0, 0.03, 1.0
+    dt = T / N
+    u = math.exp(sigma * math.sqrt(dt)); d = 1 / u
+    p = (math.exp(r * dt) - d) / (u - d)
+    prices = S0 * u ** np.arange(N, -1, -1) * d ** np.arange(0, N + 1)
+    values = np.maximum(K - prices, 0.0)
+    for step in range(N - 1, -1, -1):
+        prices = prices[:-1] / u
+        cont = math.exp(-r * dt) * (p * values[:-1] + (1 - p) * values[1:])
+        values = np.maximum(cont, K - prices)
+    return values[0]
+
+
+def implicit_euler_spring(k, c):
+    M = np.array([[0.0, 1.0], [-k, -c]])
+    y = np.array([1.0, 0.0])
+    h = 0.1
+    for _ in range(5):
+        y = np.linalg.solve(np.eye(2) - h * M, y)
+    return y[0] ** 2 + y[1]
+
+
+def stiff_kinetics(k1):
+    y = np.array([1.0, 0.0, 0.0])
+    h = 0.05
+    for _ in range(4):
+        z = y.copy()
+        for _ in range(6):
+            F = z - y - h * np.array([-k1 * z[0] + 1e2 * z[1] * z[2],
+                                       k1 * z[0] - 1e2 * z[1] * z[2] - 3.0 * z[1] ** 2,
+                                       3.0 * z[1] ** 2])
+            J = np.eye(3) - h * np.array([[-k1, 1e2 * z[2], 1e2 * z[1]],
+                                          [k1, -1e2 * z[2] - 6.0 * z[1], -1e2 * z[1]],
+                                          [0.0, 6.0 * z[1], 0.0]])
+            z = z - np.linalg.solve(J, F)
+        y = z
+    return y[1] * 1e3 + y[2]
+
+
 _xs = np.sort(_R.uniform(0.0, 3.0, size=6))
 _xs[0], _xs[-1] = 0.0, 3.0
 
@@ -2147,6 +2230,14 @@ CASES = [
     ("vector", cumulative_max_output, (np.array([0.5, -1.2, 2.0, 0.7, 0.4]),), dict(jax=False)),
     ("vector", put_along_output, (np.array([[0.5, -1.0, 0.2], [1.5, 0.3, -0.7]]),), dict(jax=False)),
     ("vector", newton_roots, (np.array([2.0, 5.0, 0.5]),), dict(jax=False)),
+    # 10. filters, images, options, implicit steps
+    ("more4", iir_filter, (np.array([0.2, 0.3, 0.1]), np.array([1.0, -0.5, 0.2]), np.array([0.4, -1.1, 0.7, 1.5, -0.2, 0.3])), dict(hess=True, jax=False)),
+    ("more4", bilinear_sample, (np.arange(16.0).reshape(4, 4) ** 0.5, np.array([[0.3, 1.6], [2.2, 0.4], [1.5, 2.5]])), dict(hess=True, jax=False)),
+    ("more4", gather_floor, (np.arange(16.0).reshape(4, 4) ** 0.5, np.array([[0.3, 1.6], [2.2, 0.4], [1.5, 2.5]])), dict(hess=True, jax=False)),
+    ("more4", black_scholes, (np.array([0.9, 1.0, 1.2]), 0.25), dict(hess=True, jax=False)),
+    ("more4", binomial_american, (0.95, 0.3), dict(hess=True, jax=False)),
+    ("more4", implicit_euler_spring, (2.0, 0.3), dict(hess=True)),
+    ("more4", stiff_kinetics, (0.04,), dict(hess=True, jax=False)),
 ]
 
 # programs srcgrad refuses, with what the error says (a clear refusal at the user's line)
