@@ -2193,6 +2193,7 @@ CASES = [
     ("more2", where_lists, (np.array([0.3, -0.8, 1.1]), np.array([0.5, 0.2, -0.6])), dict(hess=True)),
     # 8. loops that stop early and write in place, nested functions, edge points
     ("more3", dict_comprehension_items, (np.array([0.35, -0.8, 1.3]),), dict(hess=True, jax=False)),
+    ("more3", kwargs_forwarding, (np.array([0.35, -0.8, 1.3]), np.array([0.3, 0.1, -0.4])), dict(hess=True, jax=False)),
     ("more3", gs_break, (np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 5.0]]), np.array([1.0, -2.0, 0.5])), dict(hess=True, jax=False)),
     ("more3", bubble_sort_flag, (np.array([0.5, -1.2, 2.0, 0.7, 1.1]),), dict(hess=True, jax=False)),
     ("more3", inplace_scan, (np.array([0.4, -0.3, 1.2, 0.8, -1.1]),), dict(hess=True, jax=False)),
@@ -2248,7 +2249,6 @@ REFUSED = [
     (itertools_accumulate_product, (_R.normal(size=4),), "no derivative rule for itertools.accumulate"),
     (next_iter_first, (_R.normal(size=4),), "no derivative rule for `iter`"),
     (augmented_alias_local, (_R.normal(size=3),), "changes the array `z` in place, and `z` shares memory with `y`"),
-    (kwargs_forwarding, (_R.normal(size=3), _R.normal(size=3)), "the nested function `inner` needs plain parameters"),
     (merge_sort_weighted, (np.array([0.5, -1.2, 2.0, 0.7, 1.1, -0.3]),), "the gradient of a list of 0 entries has 6"),
 ]
 

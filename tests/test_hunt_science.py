@@ -23,7 +23,8 @@ each once failed:
 - the Hessian of a function building dict keys with `f"w{i}"` in a loop was refused: in
   the gradient's code the loop counter looked differentiated.
 
-`sorted(d.items())` of a dict the function makes is now differentiated (it was refused).
+`sorted(d.items())` of a dict the function makes, and nested functions with keyword-only
+parameters, are now differentiated (they were refused).
 
 np.put_along_axis into an array the function makes is now differentiated (it was refused).
 """
@@ -390,6 +391,33 @@ def test_a_lambda_named_in_a_loop_or_a_branch_is_the_def_it_means():
     for smooth, expected in ((True, np.log1p(np.exp(x)) + x / (1 + np.exp(-x))), (False, 2 * np.maximum(x, 0.0))):
         g = srcgrad.grad(lambda_in_branches, wrt=0)(x, smooth)
         np.testing.assert_allclose(g, expected, rtol=1e-12)
+
+
+# --- nested functions with keyword-only parameters ---------------------------------------------
+
+
+def nested_keyword_only(x):
+    k = x[1] * 3.0
+
+    def shifted(v, *, shift=0.5, power):
+        return (v + shift) ** power * k
+
+    return np.sum(shifted(x, power=2)) + np.sum(shifted(x, shift=x[0], power=3))
+
+
+def test_a_nested_function_with_keyword_only_parameters_is_inlined():
+    """It was refused as needing plain parameters."""
+    x = np.array([0.5, -1.2, 2.0])
+    check(nested_keyword_only, x)
+    check_hessian(nested_keyword_only, (x,), 0)
+
+    def wrong_keyword(x):
+        def g(v, *, s=1.0):
+            return v * s
+        return np.sum(g(x, t=2.0))
+
+    with pytest.raises(TypeError, match="unexpected keyword argument 't'"):
+        srcgrad.grad(wrong_keyword)(x)
 
 
 # --- the corpus ---------------------------------------------------------------------------
