@@ -2026,6 +2026,66 @@ def stiff_kinetics(k1):
     return y[1] * 1e3 + y[2]
 
 
+# --- 11. states in records, optimizer state, sorted pairs, logs in dicts -----------------
+
+
+class _State(NamedTuple):
+    pos: np.ndarray
+    vel: np.ndarray
+
+
+def integrate_states(p0, v0):
+    s = _State(p0, v0)
+    history = [s]
+    for _ in range(4):
+        acc = -s.pos * 2.0 - 0.1 * s.vel
+        s = _State(s.pos + 0.1 * s.vel, s.vel + 0.1 * acc)
+        history.append(s)
+    return sum(np.sum(h.pos ** 2) for h in history) + np.sum(history[-1].vel)
+
+
+def states_replace(p0, v0):
+    s = _State(p0, v0)
+    for _ in range(3):
+        s = s._replace(vel=s.vel - 0.1 * s.pos)
+        s = s._replace(pos=s.pos + 0.1 * s.vel)
+    pos, vel = s
+    return np.sum(pos * vel)
+
+
+@dataclass
+class _Optim:
+    lr: float
+    m: np.ndarray = None
+
+
+def dataclass_optimizer_state(w):
+    opt = _Optim(0.1, np.zeros_like(w))
+    for _ in range(3):
+        g = 2 * w + np.sin(w)
+        opt.m = 0.9 * opt.m + g
+        w = w - opt.lr * opt.m
+    return np.sum(w ** 2)
+
+
+def list_of_tuples_sorted_key(x):
+    pairs = [(x[i] * x[i], i) for i in range(len(x))]
+    pairs.sort(key=lambda t: t[0])
+    return sum(v * (k + 1) for k, (v, _) in enumerate(pairs))
+
+
+def dict_of_lists_accumulate(x):
+    log = {"loss": [], "reg": []}
+    w = x
+    for step in range(3):
+        loss = np.sum((w - 1.0) ** 2)
+        reg = 0.1 * np.sum(w ** 2)
+        log["loss"].append(loss)
+        log["reg"].append(reg)
+        w = w - 0.1 * (2 * (w - 1.0) + 0.2 * w)
+    return sum(log["loss"]) + max(log["reg"])
+
+
 _xs = np.sort(_R.uniform(0.0, 3.0, size=6))
 _xs[0], _xs[-1] = 0.0, 3.0
 
@@ -2239,6 +2299,11 @@ CASES = [
     ("more4", binomial_american, (0.95, 0.3), dict(hess=True, jax=False)),
     ("more4", implicit_euler_spring, (2.0, 0.3), dict(hess=True)),
     ("more4", stiff_kinetics, (0.04,), dict(hess=True, jax=False)),
+    # 11. states in records, optimizer state, sorted pairs, logs in dicts
+    ("more4", integrate_states, (np.array([1.0, 0.5]), np.array([0.0, -0.3])), dict(hess=True, jax=False)),
+    ("more4", states_replace, (np.array([1.0, 0.5]), np.array([0.0, -0.3])), dict(hess=True, jax=False)),
+    ("more4", list_of_tuples_sorted_key, (np.array([0.5, -1.2, 2.0, 0.7]),), dict(hess=True, jax=False)),
+    ("more4", dict_of_lists_accumulate, (np.array([0.5, -1.2, 2.0]),), dict(hess=True, jax=False)),
 ]
 
 # programs srcgrad refuses, with what the error says (a clear refusal at the user's line)
@@ -2249,6 +2314,7 @@ REFUSED = [
     (itertools_accumulate_product, (_R.normal(size=4),), "no derivative rule for itertools.accumulate"),
     (next_iter_first, (_R.normal(size=4),), "no derivative rule for `iter`"),
     (augmented_alias_local, (_R.normal(size=3),), "changes the array `z` in place, and `z` shares memory with `y`"),
+    (dataclass_optimizer_state, (np.array([0.5, -1.2, 2.0]),), "assignment to an attribute is not supported"),
     (merge_sort_weighted, (np.array([0.5, -1.2, 2.0, 0.7, 1.1, -0.3]),), "the gradient of a list of 0 entries has 6"),
 ]
 
