@@ -10,8 +10,8 @@ each once failed:
   input was float32: np.float64 is a subclass of float, and was taken as a weak Python
   float;
 - a nested function calling itself and another nested function was run in the module's
-  globals, where that other function is not (NameError, or a global of the same name);
-  it is refused with the names it reads;
+  globals, where that other function is not: NameError, or with a global of the same
+  name a silently wrong gradient (0.0 for 1.3125); it is refused with the names it reads;
 - a dataclass field holding a list of which only some entries are differentiated had None
   for the tangents of the others, and forward mode raised in `w_dot @ h`;
 - `for k in sorted(params): params[k] = ...` on a dict of parameters was refused as making
@@ -23,10 +23,10 @@ each once failed:
 - the Hessian of a function building dict keys with `f"w{i}"` in a loop was refused: in
   the gradient's code the loop counter looked differentiated.
 
-`sorted(d.items())` of a dict the function makes, and nested functions with keyword-only
-parameters, are now differentiated (they were refused).
-
-np.put_along_axis into an array the function makes is now differentiated (it was refused).
+`np.put_along_axis` into an array the function makes, `sorted(d.items())` of a dict it
+makes, and nested functions with keyword-only parameters are now differentiated (they
+were refused). np.where over a branch outside its domain stays nan in reverse mode, as
+docs/tutorial.md says.
 """
 
 import sys
