@@ -209,7 +209,8 @@ def _reads_count(value, counted):
 def _reads_entry(value, position):
     """Whether `value` is `name[position]` (a constant position)."""
     return (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
-            and isinstance(value.slice, gast.Constant) and type(value.slice.value) is int and value.slice.value == position)
+            and isinstance(value.slice, gast.Constant) and type(value.slice.value) is int
+            and value.slice.value == position)
 
 
 def _items_pairs(tree, calls):

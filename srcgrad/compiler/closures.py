@@ -8,8 +8,9 @@ Before (ANF):  def scale(v, k=2.0):          After:  v_1 = x
 
 The inlined body reads the enclosing function's variables at the call, as Python's
 closures do. A nested function must be defined at the top level of the function body
-(block_defs.py has moved there those of its blocks), only ever be called (not stored, passed or returned), and have plain
-parameters (keyword-only ones too, no `*args`, `**kwargs`) whose defaults read no variable of the enclosing function; a nested function
+(block_defs.py has moved there those of its blocks), only ever be called (not stored,
+passed or returned), and have plain parameters (keyword-only ones too, no `*args`,
+`**kwargs`) whose defaults read no variable of the enclosing function; a nested function
 may call another one. A nested function that calls itself and reads nothing of the
 enclosing function (neither its variables nor its other nested functions, which a real
 function could not see) becomes a real function (`program.nested`), differentiated through its

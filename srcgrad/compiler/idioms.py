@@ -200,7 +200,8 @@ def _listed_items(call, kinds):
     if d is None or kinds.get(d) != "dict":
         return call
     key = "key" if d != "key" else "key_"  # the comprehension's own scope: only `d` is read in it
-    keys = syntax.located(syntax.call(syntax.name("sorted"), [syntax.name(d)], [(k.arg, k.value) for k in call.keywords]), call)
+    keywords = [(k.arg, k.value) for k in call.keywords]
+    keys = syntax.located(syntax.call(syntax.name("sorted"), [syntax.name(d)], keywords), call)
     pair = syntax.tuple_([syntax.name(key), syntax.subscript(syntax.name(d), syntax.name(key))])
     return syntax.located(syntax.list_comprehension(pair, syntax.name(key, store=True), keys), call)
 
