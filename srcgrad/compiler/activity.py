@@ -97,7 +97,12 @@ def _formats(value):
 def refuse_text(program, tree, activity):
     """Refuse an f-string, a `%` format or a `str.format` of a differentiated value that
     the output is computed from (`float(f"{x}")`): text has no derivative, and the number read back
-    from it had none without a word. Text that only prints or names things is fine."""
+    from it had none without a word. Text that only prints or names things is fine. Code
+    srcgrad generated (a gradient differentiated again, for a Hessian) is not checked: its
+    text is the user's, checked when it was made, where a tape makes the loop counter a
+    key is formatted from look differentiated (`f"w{i}"`)."""
+    if program.generated:
+        return
     for node in syntax.statements(tree):
         if type(node) is not gast.Assign or not (type(node.value) is gast.JoinedStr or _formats(node.value)):
             continue
@@ -124,6 +129,8 @@ def _discrete_arguments(call, callee):
 def _flows(tree, calls):
     """(source names, target name) pairs: derivative flows from sources into target."""
     flows, loops, made = [], [], {}  # made: name -> whether each assignment makes a dict
+    listed = []  # (flow, name): `ks = sorted(name)` and its kin, the keys where `name` is a dict
+    firsts = []  # (flow, name): `k = name[0]`, a key where `name` is a pair of `for name in d.items()`
     foreign = _made_by_foreign_calls(tree, calls)
     counted = _enumerate_items(tree, calls)
     for node in syntax.statements(tree):
@@ -134,6 +141,9 @@ def _flows(tree, calls):
                 sources = []  # `u = item[0]` of `for item in enumerate(...)`: an int
             if isinstance(target, gast.Name):
                 flows.append((sources, target.id))
+                listed += [(len(flows) - 1, n) for n in _listed_name(node.value, calls)]
+                if _reads_entry(node.value, 0):  # `k = item[0]` of `for item in d.items()`: d's key
+                    firsts.append((len(flows) - 1, node.value.value.id))
                 made[target.id] = made.get(target.id, True) and _makes_dict(node.value, calls)
             elif isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
                 flows.append((sources + [target.value.id], target.value.id))
@@ -144,10 +154,35 @@ def _flows(tree, calls):
             callee = calls.get(node.value)
             if callee is not None and callee.kind == "method":
                 flows.append((diff_reads(node.value, calls), callee.receiver))
-    for node in loops:  # the keys of a dict carry no derivative
-        keys = isinstance(node.iter, gast.Name) and made.get(node.iter.id, False)
+    looped = [(node, [node.iter.id] if isinstance(node.iter, gast.Name) else _listed_name(node.iter, calls))
+              for node in loops]
+    pairs = _items_pairs(tree, calls) if firsts else {}  # item -> d, of `for item in d.items()`
+    listed += [(k, pairs[item]) for k, item in firsts if item in pairs]
+    read = [name for _, name in listed] + [name for _, names in looped for name in names]
+    # names of dicts where every assignment makes one (`made`), else found to a fixed
+    # point (`d = items`, the dict a comprehension built)
+    dicts = made if all(made.get(name, False) for name in read) else _dict_names(tree, calls)
+    for node, names in looped:  # the keys of a dict carry no derivative
+        keys = any(dicts.get(name, False) for name in names)
         flows.append(([] if keys else diff_reads(node.iter, calls), node.target.id))
+    for k, name in listed:  # `ks = sorted(d)`, `list(d)`, ... of a dict: its keys, no derivative
+        if dicts.get(name, False):
+            flows[k] = ([], flows[k][1])
     return flows
+
+
+_OF_KEYS = (sorted, list, tuple, set, frozenset, reversed)
+
+
+def _listed_name(value, calls):
+    """[name] where `value` is `sorted(name)`, `list(name)`, `tuple(name)`, `set(name)`,
+    `frozenset(name)` or `reversed(name)` (any keywords: `sorted(d, key=...)` orders the
+    same keys), which of a dict hold its keys; else []."""
+    callee = calls.get(value) if type(value) is gast.Call else None
+    if (callee is None or callee.kind != "function" or callee.obj not in _OF_KEYS or len(value.args) != 1
+            or type(value.args[0]) is not gast.Name):
+        return []
+    return [value.args[0].id]
 
 
 def _enumerate_items(tree, calls):
@@ -168,8 +203,33 @@ def _enumerate_items(tree, calls):
 
 def _reads_count(value, counted):
     """Whether `value` is `item[0]` for an `item` of `_enumerate_items`."""
-    return (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and value.value.id in counted
-            and isinstance(value.slice, gast.Constant) and value.slice.value == 0)
+    return _reads_entry(value, 0) and value.value.id in counted
+
+
+def _reads_entry(value, position):
+    """Whether `value` is `name[position]` (a constant position)."""
+    return (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
+            and isinstance(value.slice, gast.Constant) and type(value.slice.value) is int
+            and value.slice.value == position)
+
+
+def _items_pairs(tree, calls):
+    """{item: d} for the names bound only as the target of `for item in d.items()` (`d` a
+    name): where `d` is a dict, `item[0]` is one of its keys, which carry no derivative."""
+    pairs, others = {}, set()
+    for node in syntax.statements(tree):
+        if isinstance(node, gast.For):
+            callee = calls.get(node.iter) if isinstance(node.iter, gast.Call) else None
+            if (isinstance(node.target, gast.Name) and callee is not None and callee.kind == "method"
+                    and callee.path == "items" and not node.iter.args and callee.receiver):
+                if pairs.get(node.target.id, callee.receiver) != callee.receiver:
+                    others.add(node.target.id)
+                pairs[node.target.id] = callee.receiver
+            else:
+                others.update(syntax.names_stored(node.target))
+        elif not hasattr(node, "body"):
+            others.update(syntax.names_stored(node))
+    return {item: d for item, d in pairs.items() if item not in others}
 
 
 def _made_by_foreign_calls(tree, calls):

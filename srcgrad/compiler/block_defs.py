@@ -27,7 +27,8 @@ which the flag set where each one stood tells (the test of function_choices.py).
 Only where every binding of the name is such a `def` (no assignment, parameter, loop
 target or import of it, none in a nested function), and, for several defs, the name is
 read only as the function of a call and no def calls it. A `def` inside a nested
-function, or one that breaks these, stays where it is, for fence.py to refuse. Returns
+function, or one that breaks these, stays where it is, for fence.py to refuse. A
+`name = lambda ...` in a block is the `def` it means (`as_function`), and moves as one. Returns
 a new tree where it moves anything, the same tree otherwise.
 """
 
@@ -42,10 +43,12 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
 def run(program):
     """`program.tree` with the defs inside its blocks moved to its top (module doc)."""
     tree = program.tree
-    if not any(type(s) is gast.FunctionDef for block in _inner_blocks(tree) for s in block):
+    if not any(type(s) is gast.FunctionDef or as_function(s) is not None for block in _inner_blocks(tree) for s in block):
         return tree
     tree = syntax.copy(tree)
     blocks = _inner_blocks(tree)
+    for block in blocks:  # `f = lambda v: ...` in a block: the def it means
+        block[:] = [as_function(s) or s for s in block]
     defs = {}  # name -> [(block, def)], in the order of the source
     for block in [tree.body] + blocks:
         for s in block:
@@ -82,6 +85,18 @@ def run(program):
             block.append(syntax.pass_())
     tree.body = moved + [s for s in tree.body if s not in moved] or [syntax.pass_()]
     return syntax.rewrite(tree, {gast.Call: lambda call: chosen_call(call, chosen)}) if chosen else tree
+
+
+def as_function(stmt):
+    """The `def` that `name = lambda ...: e` (the statement `stmt`) means, `def name(...):
+    return e` at its line; None for any other statement."""
+    if (type(stmt) is gast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is gast.Name
+            and type(stmt.value) is gast.Lambda):
+        lam = stmt.value
+        fn = gast.FunctionDef(name=stmt.targets[0].id, args=lam.args, body=[syntax.return_(lam.body)],
+                              decorator_list=[], returns=None, type_comment=None, type_params=[])
+        return syntax.located(fn, stmt)
+    return None
 
 
 def _inner_blocks(function):

@@ -8,10 +8,12 @@ Before (ANF):  def scale(v, k=2.0):          After:  v_1 = x
 
 The inlined body reads the enclosing function's variables at the call, as Python's
 closures do. A nested function must be defined at the top level of the function body
-(block_defs.py has moved there those of its blocks), only ever be called (not stored, passed or returned), and have plain
-parameters whose defaults read no variable of the enclosing function; a nested function
+(block_defs.py has moved there those of its blocks), only ever be called (not stored,
+passed or returned), and have plain parameters (keyword-only ones too, no `*args`,
+`**kwargs`) whose defaults read no variable of the enclosing function; a nested function
 may call another one. A nested function that calls itself and reads nothing of the
-enclosing function becomes a real function (`program.nested`), differentiated through its
+enclosing function (neither its variables nor its other nested functions, which a real
+function could not see) becomes a real function (`program.nested`), differentiated through its
 own pullback like a module-level one. Anything else is a `SrcGradError` at its line.
 """
 
@@ -19,7 +21,7 @@ import textwrap
 
 import gast
 
-from . import anf, jumps, syntax
+from . import anf, block_defs, jumps, syntax
 
 
 def extract(tree, program):
@@ -29,15 +31,16 @@ def extract(tree, program):
     if all(fn is None for _, fn in found):
         return functions  # nothing nested: nothing to take out or check
     outer = {a.id for a in tree.args.args} | set(syntax.names_stored(tree))
+    outer |= {fn.name for _, fn in found if fn is not None}  # a sibling may read the variables itself
     for s, fn in found:
         if fn is None:
             body.append(s)
             continue
         args = fn.args
-        if args.vararg or args.kwarg or args.kwonlyargs or getattr(args, "posonlyargs", None) or fn.decorator_list:
+        if args.vararg or args.kwarg or getattr(args, "posonlyargs", None) or fn.decorator_list:
             raise program.error(s, f"the nested function `{fn.name}` needs plain parameters and no decorators "
                                 f"to be differentiated (in `{program.name}`); define it at module level")
-        if any(not _is_outer_constant(d, outer) for d in args.defaults):
+        if any(d is not None and not _is_outer_constant(d, outer) for d in args.defaults + args.kw_defaults):
             raise program.error(s, f"the nested function `{fn.name}` has a default value that reads a variable "
                                 f"of `{program.name}`; pass the value at the call")
         functions[fn.name] = fn
@@ -58,9 +61,11 @@ def extract(tree, program):
     for name, fn in list(functions.items()):
         for node in syntax.walk(fn):
             if isinstance(node, gast.Call) and syntax.is_name(node.func, name):
-                if _reads(fn, outer - {name}):
+                read = _reads(fn, outer - {name})
+                if read:
                     raise program.error(node, f"the nested function `{name}` calls itself and reads variables of "
-                                        f"`{program.name}` (in `{program.name}`); define it at module level")
+                                        f"`{program.name}` ({', '.join(f'`{n}`' for n in read)}; in `{program.name}`); "
+                                        "define it, and the nested functions it calls, at module level")
                 program.nested[name] = _made(program, fn)  # a real function: differentiated like a global one
                 del functions[name]
                 break
@@ -68,9 +73,11 @@ def extract(tree, program):
 
 
 def _reads(fn, names):
-    """Whether the nested function reads any of `names` (besides its own parameters and locals)."""
-    own = {a.id for a in fn.args.args} | set(syntax.names_stored(fn))
-    return any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in names - own for n in syntax.walk(fn))
+    """The names of `names` the nested function reads (besides its own parameters and
+    locals), sorted; empty where it reads none."""
+    own = {a.id for a in fn.args.args + fn.args.kwonlyargs} | set(syntax.names_stored(fn))
+    return sorted({n.id for n in syntax.walk(fn) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+                   and n.id in names - own})
 
 
 def _made(program, fn):
@@ -94,15 +101,7 @@ def _is_outer_constant(node, outer):
 
 
 def _as_function(s):
-    if isinstance(s, gast.FunctionDef):
-        return s
-    if (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
-            and isinstance(s.value, gast.Lambda)):
-        lam = s.value
-        fn = gast.FunctionDef(name=s.targets[0].id, args=lam.args, body=[syntax.return_(lam.body)],
-                              decorator_list=[], returns=None, type_comment=None, type_params=[])
-        return syntax.located(fn, s)
-    return None
+    return s if isinstance(s, gast.FunctionDef) else block_defs.as_function(s)
 
 
 def inline(tree, functions, namer, local_names):
@@ -112,7 +111,7 @@ def inline(tree, functions, namer, local_names):
     bodies = {}
     for name, fn in functions.items():
         fn = jumps.run(syntax.copy(fn), namer)
-        inner = set(local_names) | {a.id for a in fn.args.args} | set(syntax.names_stored(fn))
+        inner = set(local_names) | {a.id for a in fn.args.args + fn.args.kwonlyargs} | set(syntax.names_stored(fn))
         bodies[name] = anf.run(fn, namer, inner)
     tree.body = _block(tree.body, bodies, namer)
     return tree
@@ -143,17 +142,24 @@ def _block(stmts, bodies, namer, expanding=()):
 
 
 def _expand(fn, call, target, namer):
-    params = [a.id for a in fn.args.args]
+    positional = [a.id for a in fn.args.args]
+    params = positional + [a.id for a in fn.args.kwonlyargs]  # keyword-only ones: by keyword, or their defaults
+    if len(call.args) > len(positional):
+        raise TypeError(f"{fn.name}() takes {len(positional)} positional arguments but {len(call.args)} were given")
     stored = set(syntax.names_stored(fn.body))
-    values = dict(zip(params, call.args))
+    values = dict(zip(positional, call.args))
     values.update({k.arg: k.value for k in call.keywords})
+    for k in call.keywords:
+        if k.arg not in params:
+            raise TypeError(f"{fn.name}() got an unexpected keyword argument {k.arg!r}")
     # a parameter the body never rebinds, passed a name, is that name: the body's writes into
     # it (`o[k] = v`) are seen as writes into the caller's object, as where the call is spliced
     passed = {p: values[p].id for p in params
               if p not in stored and isinstance(values.get(p), gast.Name) and values[p].id not in stored}
     renames = {n: namer.fresh(n) for n in sorted((set(params) | stored) - set(passed))}
     renames.update(passed)
-    defaults = dict(zip(params[len(params) - len(fn.args.defaults):], fn.args.defaults))
+    defaults = dict(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults))
+    defaults.update({a.id: d for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None})
     out = []
     for p in params:
         if p in passed:

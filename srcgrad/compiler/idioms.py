@@ -26,6 +26,7 @@ Before (user code):                After:
     h = {"S": []}                      h = {"S": []}
     h["S"].append(s)                   h["S"] = h["S"] + [s]
     g.setdefault(k, []).append(s)      g[k] = g.get(k, []) + [s]
+    for k, v in sorted(d.items()):     for k, v in [(key, d[key]) for key in sorted(d)]:
     ws.insert(i, v)                    ws = ws[:i] + [v] + ws[i:]
     del ws[2]                          ws.pop(2)
 
@@ -83,13 +84,18 @@ def run(program, transform="srcgrad.grad"):
         _deletes_names(s) or _deleted_entry(s) is not None for s in syntax.statements(tree))
     if deletes and not kinds:
         kinds = _kinds(program, tree)
+    items = any(".items()" in line for line in lines) and any(_sorted_items(n) for n in syntax.nodes(tree))
+    if items and not kinds:
+        kinds = _kinds(program, tree)
+    items = items and lookup_path(["sorted"], program) is sorted and any(
+        kinds.get(_sorted_items(n)) == "dict" for n in syntax.nodes(tree))
     scatters = scatter_writes.mentioned(lines) and any(scatter_writes.spelled(s, program) for s in syntax.statements(tree))
     local_names = array_writes.local_names(program) if array_writes.mentioned(lines) else None
     writes = local_names is not None and any(array_writes.found(s, program, local_names) for s in syntax.statements(tree))
     holders = _contained_lists(program, tree) if any(".append(" in line for line in lines) else set()
     inserts = any(".insert(" in line for line in lines) and _unseen_lists(program, tree, kinds)
     if not (methods or keywords or unpacked or starred or keyed or zipped or deletes or scatters or holders or inserts
-            or writes):
+            or writes or items):
         return tree
     tree = syntax.copy(tree)
     if methods or deletes or scatters or holders or inserts or writes:
@@ -105,6 +111,9 @@ def run(program, transform="srcgrad.grad"):
     if keywords and lookup_path(["dict"], program) is dict:
         spread = rewrites.get(gast.Call, lambda call: call)
         rewrites[gast.Call] = lambda call: _dict_display(spread(call))
+    if items:
+        before = rewrites.get(gast.Call, lambda call: call)
+        rewrites[gast.Call] = lambda call: _listed_items(before(call), kinds)
     syntax.rewrite(tree, rewrites)
     if starred:
         unpacking.refuse_unseen_lengths(program, tree, transform)
@@ -169,6 +178,32 @@ def _dict_display(call):
         return entries
     first = pairs or syntax.located(syntax.call(syntax.name("dict"), call.args), call)
     return syntax.located(syntax.binop(first, gast.BitOr(), entries), call)
+
+
+def _sorted_items(node):
+    """`d` where `node` is `sorted(d.items())` (a name `d`, at most `reverse=`), else None."""
+    if not (type(node) is gast.Call and syntax.is_name(node.func, "sorted") and len(node.args) == 1
+            and all(k.arg == "reverse" for k in node.keywords)):
+        return None
+    inner = node.args[0]
+    if (type(inner) is gast.Call and type(inner.func) is gast.Attribute and inner.func.attr == "items"
+            and type(inner.func.value) is gast.Name and not inner.args and not inner.keywords):
+        return inner.func.value.id
+    return None
+
+
+def _listed_items(call, kinds):
+    """`sorted(d.items())` of a dict `d` the function makes as `[(k, d[k]) for k in sorted(d)]`
+    (`reverse=` kept): the same pairs in the same order, the keys being distinct, read
+    where srcgrad differentiates a dict's entries by key (another call unchanged)."""
+    d = _sorted_items(call)
+    if d is None or kinds.get(d) != "dict":
+        return call
+    key = "key" if d != "key" else "key_"  # the comprehension's own scope: only `d` is read in it
+    keywords = [(k.arg, k.value) for k in call.keywords]
+    keys = syntax.located(syntax.call(syntax.name("sorted"), [syntax.name(d)], keywords), call)
+    pair = syntax.tuple_([syntax.name(key), syntax.subscript(syntax.name(d), syntax.name(key))])
+    return syntax.located(syntax.list_comprehension(pair, syntax.name(key, store=True), keys), call)
 
 
 def _pairs_display(call):

@@ -14,6 +14,7 @@ import ast
 import builtins
 import functools
 import inspect
+import math
 import textwrap
 
 import gast
@@ -154,7 +155,7 @@ def _substitute(expr, values, fn, bind):
 
     new = _copier(fn)(name)  # syntax.copy(expr, name), compiled once per rule
     if _rule_settles(fn) or any(type(v) is not gast.Name and _settles(v) for v in values.values()):
-        new = _settle(new)
+        new = _settle(new, numpy_names)
     if _rule_reduces(fn):
         _drop_default_keywords(new, numpy_names)
     return new
@@ -215,16 +216,20 @@ def _settles(node):
     return any(isinstance(n, (gast.Compare, gast.IfExp)) for n in syntax.nodes(node))
 
 
-def _settle(node):
+def _settle(node, numpy_names):
     """Settle what the substituted constants decide, children first: `0 is None` -> False,
-    `"C" != "A"` -> True, and `a if False else b` -> b (so generated code has no dead tests on literals)."""
+    `"C" != "A"` -> True, `a if False else b` -> b (so generated code has no dead tests on
+    literals), and the tie guard `np.where(a == b, 0.0, a - b)` (numpy under a name in
+    `numpy_names`) -> `a - b` where `a` or `b` is a finite number: no inf - inf to guard."""
     values = node.__dict__
     for field in syntax.child_fields(type(node)):
         value = values.get(field)
         if type(value) is list:
-            value[:] = [_settle(v) if isinstance(v, gast.AST) else v for v in value]
+            value[:] = [_settle(v, numpy_names) if isinstance(v, gast.AST) else v for v in value]
         elif isinstance(value, gast.AST):
-            values[field] = _settle(value)
+            values[field] = _settle(value, numpy_names)
+    if type(node) is gast.Call and _unneeded_tie_guard(node, numpy_names):
+        return node.args[2]
     if isinstance(node, gast.Compare):
         if (len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot))
                 and syntax.is_const(node.left) and syntax.is_const(node.comparators[0])):
@@ -240,6 +245,25 @@ def _settle(node):
         if isinstance(node.test, gast.Constant) and isinstance(node.test.value, bool):
             return node.body if node.test.value else node.orelse
     return node
+
+
+def _unneeded_tie_guard(call, numpy_names):
+    """Whether `call` is `np.where(a == b, 0.0, a - b)` (or `b - a`) with `a` or `b` a
+    finite number literal: `a - b` is then never nan where `a == b`, but 0."""
+    func = call.func
+    if not (type(func) is gast.Attribute and func.attr == "where" and type(func.value) is gast.Name
+            and func.value.id in numpy_names and len(call.args) == 3 and not call.keywords):
+        return False
+    test, zero, difference = call.args
+    if not (type(test) is gast.Compare and len(test.ops) == 1 and type(test.ops[0]) is gast.Eq
+            and type(zero) is gast.Constant and zero.value == 0 and type(difference) is gast.BinOp
+            and type(difference.op) is gast.Sub):
+        return False
+    a, b = test.left, test.comparators[0]
+    pair = (printing.unparse(a), printing.unparse(b))
+    if (printing.unparse(difference.left), printing.unparse(difference.right)) not in (pair, pair[::-1]):
+        return False
+    return any(type(v) is gast.Constant and type(v.value) in (int, float) and math.isfinite(v.value) for v in (a, b))
 
 
 def _literal(node):

@@ -118,8 +118,10 @@ class Guard:
         self.filename, self.text, self.text_lines, self.name, self.origin = filename, text, text_lines, name, origin
 
     def note(self, error):
-        if not hasattr(error, "add_note") or isinstance(error, SrcGradError):
-            return  # Python 3.10; or a refusal, whose message names the user's line
+        if not hasattr(error, "add_note") or (isinstance(error, SrcGradError) and (
+                error.filename is not None or ", line " in str(error))):
+            return  # Python 3.10; or a refusal whose message names the user's line (a runtime check's
+            # that names none, `structure_like`'s on lists joined as arithmetic, gets the note)
         tb = error.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename != self.filename:
             tb = tb.tb_next

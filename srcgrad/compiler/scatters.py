@@ -7,6 +7,7 @@ Before (user code):                After:
     np.maximum.at(y, idx, v)           y[...] = maximized_at(y, idx, v)
     np.minimum.at(y, idx, v)           y[...] = minimized_at(y, idx, v)
     np.fill_diagonal(M, v)             M[...] = filled_diagonal(M, v, False)
+    np.put_along_axis(y, idx, v, 1)    y[along_axis(y, idx, 1)] = v
 
 Only a statement of its own, NumPy's function (not a name the function binds), with its
 arguments as written (no `*`), on a name `y` the function binds: a parameter, a global
@@ -14,7 +15,9 @@ or an entry keeps its call, which argument_writes.py and mutation.py refuse. The
 bound to a fresh name in `program.bound` and `program.held` (generated code reads it as a
 helper); the write of the whole array is then an in-place change that mutation.py checks
 as any other (refused where another name or a view shares `y`). `np.multiply.at` stays,
-and is refused as a change in place.
+and is refused as a change in place. `np.put_along_axis` becomes the write through the
+integer arrays NumPy itself writes through (rules/scatter.py's `along_axis`), which
+array_writes.py and the reverse and forward passes take as any `y[index] = v`.
 """
 
 import gast
@@ -30,7 +33,8 @@ _AT = {np.add: scatter.added_at, np.subtract: scatter.subtracted_at,
 
 def spelled(stmt, program):
     """(helper, arguments) that spell the statement `stmt` as `y[...] = helper(*arguments)`
-    when it is one of the scatters above on a name `y` the function binds, else None."""
+    (for `along_axis`: y, indices, values, axis) when it is one of the scatters above on a
+    name `y` the function binds, else None."""
     if not (type(stmt) is gast.Expr and type(stmt.value) is gast.Call):
         return None
     call = stmt.value
@@ -52,12 +56,19 @@ def spelled(stmt, program):
         val = call.args[1:2] or [k.value for k in call.keywords if k.arg == "val"]
         wrap = call.args[2:3] or wrap or [syntax.const(False)]
         return None if not val else (scatter.filled_diagonal, [call.args[0], val[0], wrap[0]])
+    if parts[-1] == "put_along_axis" and lookup_path(parts, program) is np.put_along_axis:
+        named = dict(zip(("arr", "indices", "values", "axis"), call.args))
+        for k in call.keywords:
+            if k.arg in named or k.arg not in ("indices", "values", "axis"):
+                return None
+            named[k.arg] = k.value
+        return None if len(named) != 4 else (scatter.along_axis, [named[p] for p in ("arr", "indices", "values", "axis")])
     return None
 
 
 def mentioned(lines):
     """Whether the source `lines` may hold a scatter (a cheap test before parsing)."""
-    return any(".at(" in line or "fill_diagonal(" in line for line in lines)
+    return any(".at(" in line or "fill_diagonal(" in line or "put_along_axis(" in line for line in lines)
 
 
 class Scatters:
@@ -76,5 +87,8 @@ class Scatters:
         name = self.namer.helper(helper.__name__, helper)
         self.program.bound[name] = self.program.held[name] = helper
         y = args[0].id
+        if helper is scatter.along_axis:  # y[along_axis(y, indices, axis)] = values
+            index = syntax.call(syntax.name(name), [syntax.name(y), args[1], args[3]])
+            return [syntax.assign(syntax.subscript(syntax.name(y), index), args[2])]
         value = syntax.call(syntax.name(name), [syntax.name(y)] + args[1:])
         return [syntax.assign(syntax.subscript(syntax.name(y), syntax.const(Ellipsis)), value)]

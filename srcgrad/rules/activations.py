@@ -295,17 +295,18 @@ def log_softmax_jvp(t, ans, x, axis=-1):
     return t - np.sum(np.exp(ans) * t, axis=axis, keepdims=True)
 
 
-# logsumexp: its gradient is softmax(x) along `axis`, exp(x - ans) with ans kept.
+# logsumexp: its gradient is softmax(x) along `axis`, exp(x - ans) with ans kept; a slice
+# of only -inf passes on none (as np.logaddexp.reduce in reductions.py).
 
 
 @defvjp(logsumexp, "x", name="Logsumexp")
 def logsumexp_vjp(g, ans, x, axis=None, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * np.exp(x - unreduce(ans, x, axis, keepdims))
+    return unreduce(g, x, axis, keepdims) * np.exp(x - unreduce(np.where(ans == -np.inf, 0.0, ans), x, axis, keepdims))
 
 
 @defjvp(logsumexp, "x")
 def logsumexp_jvp(t, ans, x, axis=None, keepdims=False):
-    return np.sum(t * np.exp(x - unreduce(ans, x, axis, keepdims)), axis=axis, keepdims=keepdims)
+    return np.sum(t * np.exp(x - unreduce(np.where(ans == -np.inf, 0.0, ans), x, axis, keepdims)), axis=axis, keepdims=keepdims)
 
 
 # The loss: PyTorch's backward formula, (sigmoid(z) - y) * g / n.

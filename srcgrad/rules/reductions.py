@@ -139,27 +139,29 @@ def sum_jvp_initial(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, 
 
 
 # np.logaddexp.reduce / np.logaddexp2.reduce: a log-sum-exp along `axis` (in base e or 2),
-# whose gradient is each entry's share exp(x - ans) (2 ** (x - ans)), ans kept.
+# whose gradient is each entry's share exp(x - ans) (2 ** (x - ans)), ans kept. A slice of
+# only -inf (a state no path reaches, in a dynamic program in log space) has ans -inf and
+# passes on no gradient: its shares are taken as exp(-inf - 0) = 0, not exp(nan).
 
 
 @defvjp(np.logaddexp.reduce, "x", name="Logsumexp")
 def logaddexp_reduce_vjp(g, ans, x, axis=0, dtype=None, out=None, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * np.exp(x - unreduce(ans, x, axis, keepdims))
+    return unreduce(g, x, axis, keepdims) * np.exp(x - unreduce(np.where(ans == -np.inf, 0.0, ans), x, axis, keepdims))
 
 
 @defjvp(np.logaddexp.reduce, "x")
 def logaddexp_reduce_jvp(t, ans, x, axis=0, dtype=None, out=None, keepdims=False):
-    return np.sum(t * np.exp(x - unreduce(ans, x, axis, keepdims)), axis=axis, keepdims=keepdims)
+    return np.sum(t * np.exp(x - unreduce(np.where(ans == -np.inf, 0.0, ans), x, axis, keepdims)), axis=axis, keepdims=keepdims)
 
 
 @defvjp(np.logaddexp2.reduce, "x", name="Logsumexp2")
 def logaddexp2_reduce_vjp(g, ans, x, axis=0, dtype=None, out=None, keepdims=False):
-    return unreduce(g, x, axis, keepdims) * np.exp2(x - unreduce(ans, x, axis, keepdims))
+    return unreduce(g, x, axis, keepdims) * np.exp2(x - unreduce(np.where(ans == -np.inf, 0.0, ans), x, axis, keepdims))
 
 
 @defjvp(np.logaddexp2.reduce, "x")
 def logaddexp2_reduce_jvp(t, ans, x, axis=0, dtype=None, out=None, keepdims=False):
-    return np.sum(t * np.exp2(x - unreduce(ans, x, axis, keepdims)), axis=axis, keepdims=keepdims)
+    return np.sum(t * np.exp2(x - unreduce(np.where(ans == -np.inf, 0.0, ans), x, axis, keepdims)), axis=axis, keepdims=keepdims)
 
 
 @defvjp(np.mean, "x")

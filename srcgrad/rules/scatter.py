@@ -234,3 +234,26 @@ discrete(maximized_at, "index")
 discrete(minimized_at, "index")
 discrete(filled_diagonal, "wrap")
 discrete(diagonal_summed, "v", "wrap")
+
+
+def along_axis(y, indices, axis):
+    """The index through which `np.put_along_axis(y, indices, values, axis)` writes: with
+    `axis` an int, `indices` at `axis` and an `arange` broadcast along each other axis
+    (NumPy's own index); with `axis` None, the flat `indices` unravelled into `y`'s shape.
+    `y[along_axis(y, indices, axis)] = values` is then the same write, which the compiler
+    differentiates as any write through integer arrays (a repeated place keeps the value
+    written last, and only that value gets its gradient)."""
+    shape = np.shape(y)
+    indices = np.asarray(indices)
+    if indices.dtype.kind not in "iu":
+        raise IndexError("`indices` must be an integer array")
+    if axis is None:
+        return np.unravel_index(np.where(indices < 0, indices + np.size(y), indices), shape)
+    if indices.ndim != len(shape):
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    axis = axis + len(shape) if axis < 0 else axis
+    return tuple(indices if dim == axis else np.arange(n).reshape([n if d == dim else 1 for d in range(len(shape))])
+                 for dim, n in enumerate(shape))
+
+
+nondifferentiable(along_axis)

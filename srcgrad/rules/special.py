@@ -131,13 +131,14 @@ def entr_d(ans, x):
 
 
 # logsumexp(a, b=w) = log(sum(w * exp(a))): the gradient of `a` is w * exp(a - ans), that
-# of `b` exp(a - ans), with ans brought back to a's shape (`unreduce`).
+# of `b` exp(a - ans), with ans brought back to a's shape (`unreduce`). Where the sum is 0
+# (a slice of only -inf, as np.logaddexp.reduce in reductions.py) `a` gets no gradient.
 
 
 @defvjp(sps.logsumexp, "a", name="Logsumexp")
 def logsumexp_vjp_a(g, ans, a, axis=None, b=None, keepdims=False, return_sign=False):
     return unbroadcast(unreduce(g, a, axis, keepdims) * (1.0 if b is None else b)
-                       * np.exp(a - unreduce(ans, a, axis, keepdims)), a)
+                       * np.exp(a - unreduce(np.where(ans == -np.inf, 0.0, ans), a, axis, keepdims)), a)
 
 
 @defvjp(sps.logsumexp, "b")
@@ -147,8 +148,8 @@ def logsumexp_vjp_b(g, ans, a, axis=None, b=None, keepdims=False, return_sign=Fa
 
 @defjvp(sps.logsumexp, "a")
 def logsumexp_jvp_a(t, ans, a, axis=None, b=None, keepdims=False, return_sign=False):
-    return np.sum(t * (1.0 if b is None else b) * np.exp(a - unreduce(ans, a, axis, keepdims)), axis=axis,
-                  keepdims=keepdims)
+    return np.sum(t * (1.0 if b is None else b) * np.exp(a - unreduce(np.where(ans == -np.inf, 0.0, ans), a, axis, keepdims)),
+                  axis=axis, keepdims=keepdims)
 
 
 @defjvp(sps.logsumexp, "b")

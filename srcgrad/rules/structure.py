@@ -21,7 +21,7 @@ import operator
 
 import numpy as np
 
-from ..runtime import field_values, unbroadcast, unless_integral, zeros_like_grad
+from ..runtime import field_values, structure_like, unbroadcast, unless_integral, zeros_like_grad
 from ..runtime.records import record_fields
 from .registry import defjvp, defvjp
 
@@ -516,8 +516,11 @@ def make_record_jvp(t, ans, kind, fields):
 
 
 def _field_tangents(t, seq):
-    """The tangent of each field, zeros where a field is a constant (None)."""
-    return [zeros_like_grad(v) if d is None else d for d, v in zip(t, seq)]
+    """The tangent of each field, zeros where a field is a constant (None), also an entry
+    of a field holding a list, tuple or dict (`P([w0, w1])` differentiated in w0 alone:
+    the tangent of `P.weights[1]` is zeros, not None)."""
+    return [zeros_like_grad(v) if d is None else structure_like(d, v) if type(d) in (list, tuple, dict) else d
+            for d, v in zip(t, seq)]
 
 
 @defvjp(np.float64, "x")

@@ -75,8 +75,9 @@ def _block_dtype(o, leaf):
     """The dtype of the block of the output leaf `o` and the input leaf `leaf`: their
     result type, at least float32, where a Python number is weak (as in NumPy 2 and JAX:
     a float32 function of a Python float has a float32 Jacobian); float64 (complex128)
-    when both are Python numbers, and float64 for an integer result."""
-    strong = [np.asarray(v).dtype for v in (o, leaf) if not isinstance(v, (int, _float, complex))]
+    when both are Python numbers, and float64 for an integer result. A NumPy scalar is
+    strong: np.float64 is a subclass of float, but a float64 output keeps float64."""
+    strong = [np.asarray(v).dtype for v in (o, leaf) if type(v) not in (bool, int, _float, complex)]
     if not strong:
         strong = [np.asarray(o).dtype, np.asarray(leaf).dtype]
     elif any(isinstance(v, complex) for v in (o, leaf)):
