@@ -47,7 +47,7 @@ import gast
 
 from .. import rules
 from ..errors import SrcGradError
-from . import aliases, anf, fence, folds, frontend, function_choices, idioms, jumps, key_lambdas, map_filter, record_methods, scope, stand_in, syntax, unroll, varargs
+from . import aliases, anf, fence, folds, frontend, function_choices, generator_calls, generator_lists, idioms, jumps, key_lambdas, map_filter, record_methods, scope, stand_in, syntax, unroll, varargs
 from .passed_callables import Passed
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function
@@ -104,6 +104,9 @@ class _Splicer:
                 inner = getattr(s, field, None)
                 if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
                     setattr(s, field, self.block(inner, expanding))
+            if isinstance(s, gast.For) and isinstance(s.iter, gast.Call):
+                out += self.listed_iterable(s, expanding)
+                continue
             call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
             if not isinstance(call, gast.Call):
                 out.append(s)
@@ -119,6 +122,28 @@ class _Splicer:
                 statements, k = statements[:-1], k + 1
             out += self.block(statements, expanding + (_identity(fn),))
         return out
+
+    def listed_iterable(self, loop, expanding):
+        """`[loop]`, or where it iterates over a call of a generator's listing (a comprehension
+        over `g(x)`, generator_calls.py) that can be spliced, the spliced statements
+        assigning a name that the loop then iterates over (Python evaluates the iterable
+        once, before the loop)."""
+        parts = dotted_parts(loop.iter.func)
+        found = lookup_path(parts, self.program) if parts is not None and parts[0] in self.program.bound else MISSING
+        if generator_lists.generator_of(getattr(found, "__func__", found)) is None:
+            return [loop]
+        name = self.namer.fresh(f"{generator_lists.generator_of(getattr(found, '__func__', found))[0].__name__}_items")
+        assign = syntax.located(syntax.assign(name, loop.iter), loop)
+        body = self.callee_body(assign, loop.iter, expanding, [])
+        if body is None:
+            return [loop]
+        statements, fn, _ = body
+        last = statements[-1] if statements else None
+        if isinstance(last, gast.Assign) and syntax.is_name(last.targets[0], name) and isinstance(last.value, gast.Name):
+            statements, name = statements[:-1], last.value.id  # the list it made: no second name for it
+        loop.iter = syntax.located(syntax.name(name), loop.iter)
+        self.loads[name] = self.loads.get(name, 0) + 1
+        return self.block(statements, expanding + (_identity(fn),)) + [loop]
 
     def returns_back(self, stmt, statements, following):
         """Whether the spliced `statements` of `stmt`, `t = f(u)`, end in `t = u` (f returns
@@ -243,6 +268,7 @@ class _Splicer:
                for s in callee.tree.body for n in syntax.walk(s)):
             return None
         try:
+            callee.tree = generator_calls.run(callee)
             callee.tree = key_lambdas.run(callee, self.transform)
             callee.tree = function_choices.run(callee)
             callee.tree = idioms.run(callee, self.transform)

@@ -1,6 +1,6 @@
 """The only module that knows the order of the stages.
 
-source -> parse (frontend) -> check (fence) -> `try` statements as branches (attempts) -> `with` blocks between markers (contexts) ->
+source -> parse (frontend) -> calls of generators as calls of their listings (generator_calls) -> check (fence) -> `try` statements as branches (attempts) -> `with` blocks between markers (contexts) ->
 nested functions out (closures) -> jumps ->
 ANF -> nested functions inlined (closures) -> calls of other user functions spliced
 (callees) -> versions -> resolve -> activity -> loops over
@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factoring, fence, folds, forward, frontend, function_choices, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, matches, optimize, origins, passed_callables, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, split, stand_in, standalone, syntax, tuple_writes, unroll, versions
+from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, matches, optimize, origins, passed_callables, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, split, stand_in, standalone, syntax, tuple_writes, unroll, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -307,6 +307,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program = frontend.load(fn, source=source)
     for read in program.inherited:
         scope.note_inherited(*read)
+    program.tree = generator_calls.run(program)
     program.tree = matches.run(program, _transform_name(mode))
     program.tree = key_lambdas.run(program, _transform_name(mode))
     program.tree = function_choices.run(program)

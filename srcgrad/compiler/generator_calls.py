@@ -1,0 +1,308 @@
+"""Calls of the user's generator functions read whole right where they are made, as calls
+of their listings (generator_lists.py); generator expressions stored and read twice refused.
+
+Before:                                      After (`pairs_list` bound to pairs' listing):
+    for a, b in pairs(x):                        pairs_items = pairs_list(x)
+        s += (b - a) ** 2                        for a, b in pairs_items:
+    t = sum(squares(x))                              s += (b - a) ** 2
+                                                 t = sum(squares_list(x))
+
+A call of a generator function (a module's, a method of a known object, or a `def` in the
+function, whose own `def` is then listed in place) is read whole where it is: the iterable
+of a `for` loop or of a list, set or dict comprehension, or of a generator expression that
+is itself read whole; an argument of `list`, `tuple`, `set`, `sorted`, `sum`, `min`,
+`max`, `dict`, `math.fsum`, `math.prod`, or of `zip`/`enumerate` read whole; star-unpacked
+(`f(*g(x))`, `[*g(x)]`) or unpacked into targets; in a listing, extending its own list
+(`yield from g(v)`). A `for` loop's iterable becomes a name assigned just before it (where
+Python evaluates it), so the loop reads a list.
+
+Refused (at the call's line, saying why): any other use (stored in a variable, `next`,
+`send`, `any`/`all`, `in`, `np.array` of it, which NumPy makes an object array); a
+consuming `for` loop that may stop early (`break`, `return`); a consuming loop or
+comprehension that changes an argument of the call in place (an item or attribute
+store, an augmented assignment, a mutating method, `out=`), or that rebinds a variable
+the generator reads (a `def` in the function's closure; a `global`). A generator
+expression stored in a variable is refused where the variable is read twice, or once
+in a loop the assignment is not in (Python's second pass finds it empty). Returns a new
+tree; the parse stays as it was.
+"""
+
+import builtins
+import math
+import types
+
+import gast
+import numpy as np
+
+from . import frontend, generator_lists, printing, syntax
+from .naming import Namer
+from .scope import MISSING, dotted_parts, lookup_path
+
+_WHOLE = (builtins.list, builtins.tuple, builtins.set, builtins.frozenset, builtins.sorted, builtins.sum,
+          builtins.min, builtins.max, builtins.dict, math.fsum, math.prod)
+_PASSED_ON = (builtins.zip, builtins.enumerate)  # read whole where they are read whole
+_ARRAYS = (np.array, np.asarray)
+_MUTATING = generator_lists.MUTATING
+
+
+def run(program):
+    """`program.tree` with the calls described above rewritten (the same tree when there are none)."""
+    tree = program.tree
+    stored_expressions = [s for s in syntax.walk(tree) if isinstance(s, gast.Assign)
+                          and isinstance(s.value, gast.GeneratorExp)]
+    nested = {s.name: s for s in syntax.walk(tree) if isinstance(s, gast.FunctionDef) and s is not tree
+              and _yields(s)}
+    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
+    calls = [n for n in syntax.walk(tree) if isinstance(n, gast.Call) and _generator(n, program, nested, local) is not None]
+    if stored_expressions:
+        _refuse_read_twice(tree, program, stored_expressions)
+    if not calls and not nested:
+        return tree
+    tree = syntax.copy(tree)
+    nested = {s.name: s for s in syntax.walk(tree) if isinstance(s, gast.FunctionDef) and s.name in nested and s is not tree}
+    namer = Namer.for_tree(tree)
+    namer.taken |= set(program.globals) | set(program.bound)
+    return _Rewriter(program, namer, nested, local).run(tree)
+
+
+def _yields(definition):
+    """Whether the `def` `definition` is a generator (a `yield` of its own)."""
+    todo = list(definition.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (gast.Yield, gast.YieldFrom)):
+            return True
+        if not isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+            todo += [v for f in syntax.child_fields(type(node)) for v in _children(getattr(node, f, None))]
+    return False
+
+
+def _children(value):
+    return [v for v in value if isinstance(v, gast.AST)] if type(value) is list else [value] if isinstance(value, gast.AST) else []
+
+
+def _generator(call, program, nested, local):
+    """The generator function (or bound method of one) `call` calls, the name of a
+    generator `def` in `nested`, or None."""
+    parts = dotted_parts(call.func)
+    if parts is None:
+        return None
+    if len(parts) == 1 and parts[0] in nested:
+        return parts[0]
+    if parts[0] in local and parts[0] not in program.bound:
+        return None
+    if len(parts) == 1 and parts[0] not in program.globals and parts[0] not in program.cells and parts[0] not in program.bound:
+        return None  # a builtin
+    found = lookup_path(parts, program)
+    if found is MISSING:
+        return None
+    function = found.__func__ if isinstance(found, types.MethodType) else found
+    return found if generator_lists.is_generator_function(function) else None
+
+
+class _Rewriter:
+    def __init__(self, program, namer, nested, local):
+        self.program, self.namer, self.nested, self.local = program, namer, nested, local
+        self.parents = {}
+        listed = generator_lists.generator_of(program.fn)
+        self.own_list = listed[1] if listed is not None else None  # a listing's list: its `extend` reads whole
+
+    def run(self, tree):
+        for node in syntax.walk(tree):
+            for field in syntax.child_fields(type(node)):
+                for child in _children(getattr(node, field, None)):
+                    self.parents[id(child)] = (node, field)
+        for node in list(syntax.walk(tree)):
+            if isinstance(node, gast.Name) and node.id in self.nested and isinstance(node.ctx, gast.Load):
+                parent, field = self.parents.get(id(node), (None, None))
+                if not (isinstance(parent, gast.Call) and field == "func"):
+                    raise self.program.error(
+                        node, f"the generator function `{node.id}` defined in `{self.program.name}` is used as a value: "
+                        f"srcgrad computes a generator of the function's own only where a call of it is read whole right "
+                        f"there (a `for` loop, a comprehension, sum/list/tuple/sorted/min/max, zip/enumerate of it, "
+                        f"star-unpacking); call it there")
+            if isinstance(node, gast.Call):
+                found = _generator(node, self.program, self.nested, self.local)
+                if found is not None:
+                    self.rewrite(node, found)
+        tree.body = self.block(tree.body)
+        return tree
+
+    def rewrite(self, call, found):
+        """Check that `call` of `found` is read whole; call the listing in its place."""
+        if isinstance(found, str):  # a `def` in the function: listed in place (`block`); its refusals first
+            generator_lists.listed(self.program, self.nested[found])
+        else:
+            function = found.__func__ if isinstance(found, types.MethodType) else found
+            listing = generator_lists.listing(function, frontend.load(function))
+        consumer = self.consumer(call, call)
+        self.refuse_changes(call, consumer, found)
+        if isinstance(found, str):
+            return
+        if isinstance(found, types.MethodType):
+            listing = types.MethodType(listing, found.__self__)
+        name = self.namer.fresh(f"{function.__name__}_list")
+        self.program.bound[name] = self.program.held[name] = listing
+        call.func = syntax.located(syntax.name(name), call.func)
+
+    def consumer(self, node, call):
+        """The loop or comprehension reading `call` (through `node`, which holds it) whole,
+        or `node`'s call for a function reading it whole; refused elsewhere."""
+        parent, field = self.parents.get(id(node), (None, None))
+        if isinstance(parent, gast.For) and field == "iter":
+            return parent
+        if isinstance(parent, gast.comprehension) and field == "iter":
+            owner = self.parents[id(parent)][0]
+            if isinstance(owner, gast.GeneratorExp) and parent is owner.generators[0]:
+                self.consumer(owner, call)  # the generator expression itself read whole
+            return owner
+        if isinstance(parent, gast.Starred) and isinstance(self.parents.get(id(parent), (None,))[0],
+                                                           (gast.Call, gast.List, gast.Tuple, gast.Set)):
+            return parent
+        if isinstance(parent, gast.Assign) and field == "value" and isinstance(parent.targets[0], (gast.Tuple, gast.List)):
+            return parent
+        if isinstance(parent, gast.Call) and field == "args":
+            parts = dotted_parts(parent.func)
+            if parts == [self.own_list, "extend"]:
+                return parent
+            meaning = None if parts is None or (parts[0] in self.local and parts[0] not in self.program.bound) \
+                else lookup_path(parts, self.program)
+            if any(meaning is f for f in _WHOLE):
+                return parent
+            if any(meaning is f for f in _PASSED_ON) and not any(k.arg == "strict" for k in parent.keywords):
+                self.consumer(parent, call)
+                return parent
+            if any(meaning is f for f in _ARRAYS):
+                raise self.refusal(call, f"given to `{'.'.join(parts)}`, which makes an array holding the generator "
+                                   f"object itself (a 0-d object array), not its items: write `{'.'.join(parts)}(list(...))`")
+        raise self.refusal(call, self.use(node, parent, field))
+
+    def use(self, node, parent, field):
+        """How `node` is used where it is not read whole, in words."""
+        if isinstance(parent, gast.Assign) and field == "value":
+            target = parent.targets[0]
+            stored = f"`{target.id}`" if isinstance(target, gast.Name) else "a variable"
+            return (f"stored in {stored}, from which it could be read in part (`next(...)`, a loop with `break`) or "
+                    f"lazily; read it whole where it is called (`for v in {printing.unparse(node)}:`, "
+                    f"`list({printing.unparse(node)})`)")
+        if isinstance(parent, gast.Attribute):
+            return (f"used through `.{parent.attr}`: srcgrad computes a generator only as the list of what it "
+                    "yields, so nothing can be sent into it, thrown into it or closed; loop over it whole")
+        if isinstance(parent, gast.Call):
+            parts = dotted_parts(parent.func)
+            called = ".".join(parts) if parts is not None else "a call"
+            return (f"given to `{called}`, which may read it in part (or keep it): loop over it whole, or give "
+                    f"`{called}` the list, `list({printing.unparse(node)})`")
+        if isinstance(parent, gast.Compare):
+            return "tested with `in`, which stops at the first match: test `in list(...)`"
+        return "used as a value that is not read whole right where it is made"
+
+    def refusal(self, call, why):
+        return self.program.error(
+            call, f"the generator call `{printing.unparse(call)}` (in `{self.program.name}`) is {why}. srcgrad computes a "
+            f"generator read by a differentiated function as the list of what it yields, which is only the same "
+            f"where the call is read whole right there: by a `for` loop without `break` or `return`, a "
+            f"comprehension, sum/list/tuple/sorted/min/max, zip/enumerate of it, or star-unpacking",
+        )
+
+    def refuse_changes(self, call, consumer, found):
+        """Refuse a consuming loop that may stop early, or that changes what the generator reads."""
+        if isinstance(consumer, gast.For):
+            jump = next(iter(syntax.jumps_out(consumer.body, in_loop=False)), None)
+            if jump is not None and not isinstance(jump, gast.Continue):
+                word = "return" if isinstance(jump, gast.Return) else "break"
+                raise self.refusal(call, f"read by a `for` loop with a `{word}` (line {self.program.line(jump)}), "
+                                   f"which may stop before the generator ends: Python then runs no more of it, while "
+                                   f"srcgrad would have run it to its end; read it whole and stop on its list, "
+                                   f"`for v in list({printing.unparse(call)}):`")
+            body = consumer.body
+        elif isinstance(consumer, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            body = [n for n in (getattr(consumer, "elt", None), getattr(consumer, "key", None),
+                                getattr(consumer, "value", None)) if n is not None] + [i for g in consumer.generators for i in g.ifs]
+        else:
+            return
+        read = {n.id for a in call.args + [k.value for k in call.keywords] for n in syntax.walk(a) if isinstance(n, gast.Name)}
+        rebound = set()
+        if isinstance(found, str):  # a `def` in the function reads its variables
+            definition = self.nested[found]
+            own = {a.id for a in definition.args.args + definition.args.kwonlyargs} | set(syntax.names_stored(definition.body))
+            rebound = set(syntax.names_read(definition.body)) - own
+        else:
+            function = found.__func__ if isinstance(found, types.MethodType) else found
+            declared = {n for s in syntax.walk(self.program.tree) if isinstance(s, (gast.Global, gast.Nonlocal)) for n in s.names}
+            rebound = declared & (set(function.__code__.co_names) | set(function.__code__.co_freevars))
+        for stmt in body:
+            for node in syntax.walk(stmt):
+                changed = None
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and node.id in rebound:
+                    changed = (node, f"rebinds `{node.id}`, which the generator reads")
+                targets = node.targets if isinstance(node, gast.Assign) else [node.target] if isinstance(node, gast.AugAssign) else []
+                for t in targets:
+                    root = generator_lists.root(t)
+                    if root in read and (not isinstance(t, gast.Name) or isinstance(node, gast.AugAssign)):
+                        changed = (node, f"changes `{root}` in place, which the generator reads")
+                if isinstance(node, gast.Call):
+                    root = generator_lists.root(node.func.value) if isinstance(node.func, gast.Attribute) else None
+                    if root in read and node.func.attr in _MUTATING:
+                        changed = (node, f"changes `{root}` in place (`.{node.func.attr}`), which the generator reads")
+                    out = next((k.value for k in node.keywords if k.arg == "out"), None)
+                    if out is not None and generator_lists.root(out) in read:
+                        changed = (node, f"writes into `{generator_lists.root(out)}` (`out=`), which the generator reads")
+                if changed is not None:
+                    raise self.refusal(call, f"read by a loop whose body {changed[1]} (line {self.program.line(changed[0])}): "
+                                       f"Python would run each item of the generator after the body's change before it, "
+                                       f"srcgrad all of them first; change a copy, or make the list first "
+                                       f"(`items = list({printing.unparse(call)})`)")
+
+    def block(self, stmts):
+        """`stmts` with generator `def`s listed and each `for` loop's generator call named before it."""
+        out = []
+        for s in stmts:
+            for inner in syntax.blocks_in(s):
+                inner[:] = self.block(inner)
+            if isinstance(s, gast.FunctionDef) and self.nested.get(s.name) is s:
+                s = syntax.located(generator_lists.listed(self.program, s)[0], s)
+            elif isinstance(s, gast.For) and isinstance(s.iter, gast.Call) and self.calls_listing(s.iter):
+                name = self.namer.fresh(f"{_callee_name(s.iter)}_items")
+                out.append(syntax.located(syntax.assign(name, s.iter), s))
+                s.iter = syntax.located(syntax.name(name), s.iter)
+            out.append(s)
+        return out
+
+    def calls_listing(self, call):
+        """Whether `call` calls a listing bound here or a generator `def` of the function."""
+        func = call.func
+        if not isinstance(func, gast.Name):
+            return False
+        bound = self.program.bound.get(func.id)
+        return func.id in self.nested or (bound is not None and generator_lists.generator_of(
+            bound.__func__ if isinstance(bound, types.MethodType) else bound) is not None)
+
+
+def _callee_name(call):
+    name = call.func.id
+    return name[:-len("_list")] if name.endswith("_list") else name
+
+
+def _refuse_read_twice(tree, program, assignments):
+    """Refuse a generator expression stored in a variable that is read twice, or once in a
+    loop the assignment is not in: Python's second pass over it finds it empty."""
+    loops = [s for s in syntax.walk(tree) if isinstance(s, (gast.For, gast.While))]
+    for assign in assignments:
+        target = assign.targets[0]
+        if not isinstance(target, gast.Name):
+            continue
+        reads = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == target.id and isinstance(n.ctx, gast.Load)]
+        if sum(1 for s in syntax.walk(tree) if isinstance(s, gast.Assign) and any(
+                isinstance(t, gast.Name) and t.id == target.id for t in s.targets)) > 1:
+            continue  # assigned again: which read reads which is left to the order of statements (fence, jumps)
+        inside = [loop for loop in loops if any(r is n for r in reads for n in syntax.walk(loop))
+                  and not any(assign is n for n in syntax.walk(loop))]
+        if len(reads) > 1 or inside:
+            where = reads[1] if len(reads) > 1 else reads[0]
+            raise program.error(
+                where, f"the generator expression stored in `{target.id}` (line {program.line(assign)}) is read "
+                f"{'again' if len(reads) > 1 else 'in a loop'} here (in `{program.name}`): Python's first pass over "
+                f"a generator uses it up, so a second pass finds it empty, while srcgrad computes it as a list. Make it "
+                f"a list, `{target.id} = [...]`, to read it twice, or write the expression out where it is read",
+            )

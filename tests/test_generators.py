@@ -1,0 +1,369 @@
+"""Generator functions of the user's (module-level, a `def` in the differentiated function,
+a method) read whole where they are called: computed as the list of what they yield
+(generator_lists.py, generator_calls.py). Each program against central differences and
+its analytic gradient, forward mode, vjp, jacobian, the Hessian and the second call;
+each refusal by its message."""
+
+import numpy as np
+import pytest
+
+import srcgrad
+from program_checks import check_every_transform
+from srcgrad.errors import SrcGradError
+
+X = np.array([0.3, 1.2, -0.7])
+SCALE = 3.0
+
+
+def pairs(v):
+    for i in range(len(v) - 1):
+        yield v[i], v[i + 1]
+
+
+def squares(v):
+    for e in v:
+        yield e * e
+
+
+def energy(x):
+    return sum((b - a) ** 2 for a, b in pairs(x))
+
+
+def energy_expected(x):
+    d = np.diff(x)
+    g = np.zeros_like(x)
+    g[:-1] -= 2 * d
+    g[1:] += 2 * d
+    return g
+
+
+def total(x):
+    s = 0.0
+    for q in squares(x):
+        s += q
+    return s + sum(squares(x[:2])) + max(squares(x)) + list(squares(x))[0]
+
+
+def total_expected(x):
+    g = 2 * x
+    g[:2] += 2 * x[:2]
+    k = int(np.argmax(x * x))
+    g[k] += 2 * x[k]
+    g[0] += 2 * x[0]
+    return g
+
+
+def chained(v, w):
+    yield from v
+    yield from squares(w)
+    yield SCALE * v[0]
+
+
+def yield_from(x):
+    return sum(chained(x[:2], x[1:]))
+
+
+def yield_from_expected(x):
+    g = np.zeros_like(x)
+    g[:2] += 1.0
+    g[1:] += 2 * x[1:]
+    g[0] += SCALE
+    return g
+
+
+def first_two(v):
+    for i, e in enumerate(v):
+        if i == 2:
+            return
+        yield np.sin(e)
+
+
+def stops_with_return(x):
+    return sum(first_two(x)) * x[2]
+
+
+def stops_with_return_expected(x):
+    return np.array([np.cos(x[0]) * x[2], np.cos(x[1]) * x[2], np.sin(x[0]) + np.sin(x[1])])
+
+
+def counted(v, n=2):
+    i = 0
+    while i < n:
+        yield v[i] * v[i + 1]
+        i += 1
+
+
+def bounded_while(x):
+    return sum(counted(x)) + sum(counted(x, n=1))
+
+
+def bounded_while_expected(x):
+    return np.array([2 * x[1], 2 * x[0] + x[2], x[1]])
+
+
+def nested_def(x):
+    scale = x[2]
+
+    def weighted(v):
+        for k, e in enumerate(v):
+            yield scale * e * (k + 1)
+
+    out = 0.0
+    for w in weighted(x[:2]):
+        out += w ** 2
+    return out + sum(weighted(x))
+
+
+def nested_def_expected(x):
+    a, b, c = x
+    # sum over the first two of (c*e*(k+1))^2, plus c*(a + 2b + 3c)
+    return np.array([2 * c * c * a + c, 8 * c * c * b + 2 * c, 2 * c * (a * a + 4 * b * b) + a + 2 * b + 6 * c])
+
+
+def unpacked_and_zipped(x):
+    a, b, c = squares(x)
+    first, *rest = squares(x)
+    t = 0.0
+    for k, (q, e) in enumerate(zip(squares(x), x)):
+        t += (k + 1) * q * e
+    return a * b + c + first * sum(rest) + t
+
+
+def unpacked_and_zipped_expected(x):
+    a, b, c = x
+    return np.array([2 * a * b * b + 3 * a * a + 2 * a * (b * b + c * c),
+                     2 * b * a * a + 2 * 3 * b * b + 2 * b * a * a,
+                     2 * c + 3 * 3 * c * c + 2 * c * a * a])
+
+
+def comprehensions(x):
+    rows = [x[:2], x[1:]]
+    flat = [q for r in rows for q in squares(r)]
+    ordered = sorted(squares(x))
+    return sum(flat) + ordered[0] * tuple(squares(x))[2] + sum({k: q for k, q in enumerate(squares(x))}.values())
+
+
+def comprehensions_expected(x):
+    g = np.array([2 * x[0], 4 * x[1], 2 * x[2]]) + 2 * x
+    k = int(np.argmin(x * x))
+    g[k] += 2 * x[k] * x[2] ** 2
+    g[2] += 2 * x[2] * x[k] ** 2
+    return g
+
+
+def shifted(v):
+    for q in squares(v):
+        yield q + 1.0
+
+
+class Chain:
+    def __init__(self, weights):
+        self.weights = weights
+
+    def terms(self, v):
+        for w, e in zip(self.weights, v):
+            yield w * np.tanh(e)
+
+    def energy(self, v):
+        return sum(self.terms(v))
+
+
+CHAIN = Chain(np.array([0.5, -2.0, 1.5]))
+
+
+def method_and_generator_of_generator(x):
+    return CHAIN.energy(x) + sum(CHAIN.terms(x)) + sum(shifted(x))
+
+
+def method_and_generator_of_generator_expected(x):
+    return 2 * CHAIN.weights * (1 - np.tanh(x) ** 2) + 2 * x
+
+
+PROGRAMS = [
+    (energy, energy_expected), (total, total_expected), (yield_from, yield_from_expected),
+    (stops_with_return, stops_with_return_expected), (bounded_while, bounded_while_expected),
+    (nested_def, nested_def_expected), (unpacked_and_zipped, unpacked_and_zipped_expected),
+    (comprehensions, comprehensions_expected),
+    (method_and_generator_of_generator, method_and_generator_of_generator_expected),
+]
+
+
+@pytest.mark.parametrize("fn, expected", PROGRAMS, ids=[p[0].__name__ for p in PROGRAMS])
+def test_generator_read_whole(fn, expected):
+    check_every_transform(fn, X.copy(), expected(X))
+    y = np.array([-0.4, 0.8, 1.1])
+    np.testing.assert_allclose(srcgrad.grad(fn)(y), expected(y), rtol=1e-12, atol=1e-12)  # the second call
+
+
+def test_the_derivative_reads_as_list_building_code():
+    text = srcgrad.source(srcgrad.grad(energy))
+    assert "yielded.append(" in text or "append(" in text
+    assert "yield" not in text.replace("yielded", "")
+
+
+def forever(v):
+    k = 0
+    while True:
+        yield v[k % len(v)]
+        k += 1
+
+
+def stops_forever(x):
+    s = 0.0
+    for q in forever(x):
+        s += q
+        if s > 1.0:
+            break
+    return s
+
+
+def until_small(v):
+    e = v[0]
+    while e > 0.1:
+        yield e
+        e = e * 0.5
+
+
+def reads_until_small(x):
+    return sum(until_small(x))
+
+
+def breaks_out(x):
+    s = 0.0
+    for q in squares(x):
+        if q > 1.0:
+            break
+        s += q
+    return s
+
+
+def returns_from_loop(x):
+    for q in squares(x):
+        if q > 1.0:
+            return q
+    return 0.0
+
+
+def changes_the_argument(x):
+    v = x.copy()
+    s = 0.0
+    for q in squares(v):
+        v[2] = 0.0
+        s += q
+    return s
+
+
+def rebinds_the_closure(x):
+    scale = 1.0
+
+    def scaled(v):
+        for e in v:
+            yield scale * e
+
+    s = 0.0
+    for q in scaled(x):
+        s += q
+        scale = 2.0
+    return s
+
+
+def advanced_with_next(x):
+    it = squares(x)
+    first = next(it)
+    return first + sum(it)
+
+
+def sent_into(x):
+    return squares(x).send(None)
+
+
+def short_circuits(x):
+    return float(any(q > 1.0 for q in squares(x))) * x[0]
+
+
+def as_an_array(x):
+    return np.sum(np.array(squares(x)))
+
+
+def receives(v):
+    for e in v:
+        got = yield e
+        if got:
+            break
+
+
+def reads_receives(x):
+    return sum(receives(x))
+
+
+def guarded(v):
+    with np.errstate(all="ignore"):
+        for e in v:
+            yield e
+
+
+def reads_guarded(x):
+    return sum(guarded(x))
+
+
+def appends_to(v, log):
+    for e in v:
+        log.append(e)
+        yield e
+
+
+def reads_appends_to(x):
+    log = []
+    return sum(appends_to(x, log)) + len(log)
+
+
+def generator_expression_twice(x):
+    g = (e * e for e in x)
+    a = sum(g)
+    b = sum(g)
+    return a + 2.0 * b
+
+
+def generator_expression_in_a_loop(x):
+    g = (e * e for e in x)
+    s = 0.0
+    for k in range(2):
+        s += sum(g)
+    return s
+
+
+REFUSED = [
+    (stops_forever, r"`while True` in the generator `forever` is not supported: srcgrad computes a generator .* may go on past"),
+    (reads_until_small, r"a `while` loop in the generator `until_small` is not supported"),
+    (breaks_out, r"the generator call `squares\(x\)` \(in `breaks_out`\) is read by a `for` loop with a `break` \(line \d+\), "
+                 r"which may stop before the generator ends"),
+    (returns_from_loop, r"read by a `for` loop with a `return`"),
+    (changes_the_argument, r"read by a loop whose body changes `v` in place, which the generator reads"),
+    (rebinds_the_closure, r"read by a loop whose body rebinds `scale`, which the generator reads"),
+    (advanced_with_next, r"the generator call `squares\(x\)` \(in `advanced_with_next`\) is stored in `it`"),
+    (sent_into, r"is used through `.send`: srcgrad computes a generator only as the list"),
+    (short_circuits, r"is given to `any`, which may read it in part"),
+    (as_an_array, r"given to `np.array`, which makes an array holding the generator object itself"),
+    (reads_receives, r"`yield` used as a value in the generator `receives` is not supported"),
+    (reads_guarded, r"`yield` inside `with` in the generator `guarded` is not supported"),
+    (reads_appends_to, r"a change of `log` in the generator `appends_to` is not supported"),
+    (generator_expression_twice, r"the generator expression stored in `g` \(line \d+\) is read again here \(in "
+                                 r"`generator_expression_twice`\): Python's first pass over a generator uses it up"),
+    (generator_expression_in_a_loop, r"the generator expression stored in `g` \(line \d+\) is read in a loop here"),
+]
+
+
+@pytest.mark.parametrize("fn, message", REFUSED, ids=[r[0].__name__ for r in REFUSED])
+def test_generator_refused(fn, message):
+    for transform in (srcgrad.grad, lambda f: (lambda x: srcgrad.jvp(f, (x,), (np.ones(3),)))):
+        with pytest.raises(SrcGradError, match=message) as info:
+            transform(fn)(X.copy())
+        assert info.value.filename == __file__
+
+
+def test_a_generator_expression_read_once_still_works():
+    def once(x):
+        g = (e * e for e in x)
+        return sum(g)
+
+    check_every_transform(once, X.copy(), 2 * X)
