@@ -86,6 +86,7 @@ class _Callee:
     bound: dict  # names its unrolled loops bound -> their objects
     through: dict  # see _Splicer.spellings
     shared: dict  # its in-place updates' run-time checks (fence.shared_augmented)
+    listed: str = None  # a generator's listing (generator_lists.py): the name of the list it returns
 
 
 class _Splicer:
@@ -104,9 +105,6 @@ class _Splicer:
                 inner = getattr(s, field, None)
                 if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
                     setattr(s, field, self.block(inner, expanding))
-            if isinstance(s, gast.For) and isinstance(s.iter, gast.Call):
-                out += self.listed_iterable(s, expanding)
-                continue
             call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
             if not isinstance(call, gast.Call):
                 out.append(s)
@@ -122,28 +120,6 @@ class _Splicer:
                 statements, k = statements[:-1], k + 1
             out += self.block(statements, expanding + (_identity(fn),))
         return out
-
-    def listed_iterable(self, loop, expanding):
-        """`[loop]`, or where it iterates over a call of a generator's listing (a comprehension
-        over `g(x)`, generator_calls.py) that can be spliced, the spliced statements
-        assigning a name that the loop then iterates over (Python evaluates the iterable
-        once, before the loop)."""
-        parts = dotted_parts(loop.iter.func)
-        found = lookup_path(parts, self.program) if parts is not None and parts[0] in self.program.bound else MISSING
-        if generator_lists.generator_of(getattr(found, "__func__", found)) is None:
-            return [loop]
-        name = self.namer.fresh(f"{generator_lists.generator_of(getattr(found, '__func__', found))[0].__name__}_items")
-        assign = syntax.located(syntax.assign(name, loop.iter), loop)
-        body = self.callee_body(assign, loop.iter, expanding, [])
-        if body is None:
-            return [loop]
-        statements, fn, _ = body
-        last = statements[-1] if statements else None
-        if isinstance(last, gast.Assign) and syntax.is_name(last.targets[0], name) and isinstance(last.value, gast.Name):
-            statements, name = statements[:-1], last.value.id  # the list it made: no second name for it
-        loop.iter = syntax.located(syntax.name(name), loop.iter)
-        self.loads[name] = self.loads.get(name, 0) + 1
-        return self.block(statements, expanding + (_identity(fn),)) + [loop]
 
     def returns_back(self, stmt, statements, following):
         """Whether the spliced `statements` of `stmt`, `t = f(u)`, end in `t = u` (f returns
@@ -206,6 +182,12 @@ class _Splicer:
         statements, unpacked = self.spliced_body(stmt, callee, values, parts, unpacking)
         return statements, fn, unpacked
 
+    @staticmethod
+    def names_of(tree, values):
+        """The names the callee `tree` uses and its arguments `values` read."""
+        return ({n.id for n in syntax.walk(tree) if isinstance(n, gast.Name)}
+                | {n.id for v in values.values() for n in syntax.walk(v) if isinstance(n, gast.Name)})
+
     def module_name(self, preferred, module):
         """The caller's own global name for `module` (`np` for another module's `onp`),
         else a name bound to it."""
@@ -241,7 +223,9 @@ class _Splicer:
         except SrcGradError:
             return None
         bound = {k: v for k, v in callee.bound.items() if k not in before}
-        return _Callee(tree, params, held, bound, through, shared)
+        method = getattr(fn, "__srcgrad_method__", None)  # a method's stand-in: of its function
+        listed = generator_lists.generator_of(method[0] if method is not None else fn)
+        return _Callee(tree, params, held, bound, through, shared, listed[1] if listed is not None else None)
 
     def checked(self, fn):
         """(`fn`'s program, checked and with its module aliases respelled, its run-time
@@ -332,8 +316,13 @@ class _Splicer:
             else:
                 renames[p] = self.namer.fresh(p)
                 prologue.append(syntax.assign(syntax.name(renames[p], store=True), syntax.copy(value)))
+        target = stmt.targets[0] if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) else None
         for name in sorted(stored - set(params)):
             renames[name] = self.namer.fresh(name)
+            if name == callee.listed and target is not None and target.id not in self.names_of(tree, values):
+                # the list a listing builds is built under the name its call assigns: no second
+                # name for it (which a loop would see changed in place while in use)
+                renames[name] = target.id
 
         tree.args.args, tree.args.kwonlyargs, tree.args.kw_defaults = [], [], []
         _respell(tree, substituted, renames)

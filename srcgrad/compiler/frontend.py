@@ -53,6 +53,12 @@ class Program:
     # parameters the record each call passes them is of one class (record_methods.RecordOf):
     # their methods' calls are calls of the class's functions; a parameter the body assigns is left out
     records: dict = field(default_factory=dict)
+    # calls of generator functions left as calls (generator_calls.py): (why each could not be read
+    # as a list, the generator's name, "file:line" of the call); a later refusal they cause is
+    # reported as that one
+    kept_generators: list = field(default_factory=list)
+    # generator `def`s in the function listed in place (generator_calls.py): a loop over a call gives its list a name (anf.py)
+    listed_defs: frozenset = frozenset()
 
     @property
     def generated(self):

@@ -16,7 +16,9 @@ is itself read whole; an argument of `list`, `tuple`, `set`, `sorted`, `sum`, `m
 (`yield from g(v)`). A `for` loop's iterable becomes a name assigned just before it (where
 Python evaluates it), so the loop reads a list.
 
-Refused (at the call's line, saying why): any other use (stored in a variable, `next`,
+Refused (at the call's line, saying why; as a call left as it is, which Python runs
+lazily, and the refusal raised where a later stage refuses that call: `kept_refusals`,
+so a generator no derivative flows through keeps working): any other use (stored in a variable, `next`,
 `send`, `any`/`all`, `in`, `np.array` of it, which NumPy makes an object array); a
 consuming `for` loop that may stop early (`break`, `return`); a consuming loop or
 comprehension that changes an argument of the call in place (an item or attribute
@@ -28,15 +30,18 @@ tree; the parse stays as it was.
 """
 
 import builtins
+import contextlib
 import math
 import types
 
 import gast
 import numpy as np
 
+from ..errors import SrcGradError
 from . import frontend, generator_lists, printing, syntax
 from .naming import Namer
 from .scope import MISSING, dotted_parts, lookup_path
+from .stand_in import in_user_code
 
 _WHOLE = (builtins.list, builtins.tuple, builtins.set, builtins.frozenset, builtins.sorted, builtins.sum,
           builtins.min, builtins.max, builtins.dict, math.fsum, math.prod)
@@ -53,16 +58,32 @@ def run(program):
     nested = {s.name: s for s in syntax.walk(tree) if isinstance(s, gast.FunctionDef) and s is not tree
               and _yields(s)}
     local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
-    calls = [n for n in syntax.walk(tree) if isinstance(n, gast.Call) and _generator(n, program, nested, local) is not None]
     if stored_expressions:
         _refuse_read_twice(tree, program, stored_expressions)
-    if not calls and not nested:
+    if not nested and not any(isinstance(n, gast.Call) and _generator(n, program, nested, local) is not None
+                              for n in syntax.walk(tree)):
         return tree
     tree = syntax.copy(tree)
     nested = {s.name: s for s in syntax.walk(tree) if isinstance(s, gast.FunctionDef) and s.name in nested and s is not tree}
     namer = Namer.for_tree(tree)
     namer.taken |= set(program.globals) | set(program.bound)
     return _Rewriter(program, namer, nested, local).run(tree)
+
+
+@contextlib.contextmanager
+def kept_refusals(program):
+    """A refusal by a later stage of what a generator call left as a call causes (an
+    iteration over it, its pullback: at the call's line or the refusal's, or naming the
+    generator) raised as the reason the call could not be read as a list."""
+    try:
+        yield
+    except SrcGradError as exc:
+        text = str(exc.msg)
+        for refusal, name, call in program.kept_generators:
+            if (f"{exc.filename}:{exc.lineno}" in (call, f"{refusal.filename}:{refusal.lineno}")
+                    or f"`{name}`" in text or f"`{name}(" in text):
+                raise refusal from None
+        raise
 
 
 def _yields(definition):
@@ -97,7 +118,9 @@ def _generator(call, program, nested, local):
     if found is MISSING:
         return None
     function = found.__func__ if isinstance(found, types.MethodType) else found
-    return found if generator_lists.is_generator_function(function) else None
+    if not generator_lists.is_generator_function(function) or (function.__module__ or "").startswith("srcgrad"):
+        return None  # srcgrad's own generators (runtime/jacobian_blocks.py) run as they are
+    return found if in_user_code(function) else None  # the standard library's and installed packages' too
 
 
 class _Rewriter:
@@ -123,8 +146,16 @@ class _Rewriter:
                         f"star-unpacking); call it there")
             if isinstance(node, gast.Call):
                 found = _generator(node, self.program, self.nested, self.local)
-                if found is not None:
+                if found is None:
+                    continue
+                try:
                     self.rewrite(node, found)
+                except SrcGradError as refusal:
+                    if isinstance(found, str):
+                        raise  # a generator `def` in the function is refused (fence) either way
+                    # left a call, which Python runs lazily: right where no derivative flows through it
+                    function = found.__func__ if isinstance(found, types.MethodType) else found
+                    self.program.kept_generators.append((refusal, function.__name__, self.program.where(node)))
         tree.body = self.block(tree.body)
         return tree
 
@@ -141,8 +172,11 @@ class _Rewriter:
             return
         if isinstance(found, types.MethodType):
             listing = types.MethodType(listing, found.__self__)
-        name = self.namer.fresh(f"{function.__name__}_list")
-        self.program.bound[name] = self.program.held[name] = listing
+        name = next((n for n, v in self.program.held.items()
+                     if v is listing or isinstance(v, types.MethodType) and v == listing), None)
+        if name is None:  # one name for each listing (a method's: for each receiver)
+            name = self.namer.fresh(f"{function.__name__}_list")
+            self.program.bound[name] = self.program.held[name] = listing
         call.func = syntax.located(syntax.name(name), call.func)
 
     def consumer(self, node, call):
@@ -153,7 +187,7 @@ class _Rewriter:
             return parent
         if isinstance(parent, gast.comprehension) and field == "iter":
             owner = self.parents[id(parent)][0]
-            if isinstance(owner, gast.GeneratorExp) and parent is owner.generators[0]:
+            if isinstance(owner, gast.GeneratorExp):
                 self.consumer(owner, call)  # the generator expression itself read whole
             return owner
         if isinstance(parent, gast.Starred) and isinstance(self.parents.get(id(parent), (None,))[0],
@@ -262,6 +296,7 @@ class _Rewriter:
                 inner[:] = self.block(inner)
             if isinstance(s, gast.FunctionDef) and self.nested.get(s.name) is s:
                 s = syntax.located(generator_lists.listed(self.program, s)[0], s)
+                self.program.listed_defs |= {s.name}
             elif isinstance(s, gast.For) and isinstance(s.iter, gast.Call) and self.calls_listing(s.iter):
                 name = self.namer.fresh(f"{_callee_name(s.iter)}_items")
                 out.append(syntax.located(syntax.assign(name, s.iter), s))

@@ -338,8 +338,8 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
         _show(verbose, "jumps", tree)
         params = [a.id for a in tree.args.args]
         local_names = set(params) | {a.id for a in tree.args.kwonlyargs} | set(syntax.names_stored(tree))
-        tree = anf.run(tree, namer, local_names, shared, program.bound)
-        tree = closures.inline(tree, local_functions, namer, local_names)
+        tree = anf.run(tree, namer, local_names, shared, program.bound, program.listed_defs)
+        tree = closures.inline(tree, local_functions, namer, local_names, program.listed_defs)
         _show(verbose, "ANF", tree)
         if splicing is not None and splicing.allowed and callees.run(tree, program, namer, local_names, _transform_name(mode)):
             splicing.used = True
@@ -456,9 +456,11 @@ def _collector_paused():
 
 @contextlib.contextmanager
 def _user_errors(program, mode):
-    """A construct a stage cannot handle, reported at the user's line."""
+    """A construct a stage cannot handle, reported at the user's line (a refusal caused by
+    a generator call left as a call, as the reason it was: generator_calls.kept_refusals)."""
     try:
-        yield
+        with generator_calls.kept_refusals(program):
+            yield
     except NotImplementedError as exc:
         node = getattr(exc, "node", None)
         raise program.error(node, f"{exc} is not supported by {_transform_name(mode)} (in `{program.name}`)") from None
