@@ -53,15 +53,26 @@ _MUTATING = generator_lists.MUTATING
 def run(program):
     """`program.tree` with the calls described above rewritten (the same tree when there are none)."""
     tree = program.tree
-    stored_expressions = [s for s in syntax.walk(tree) if isinstance(s, gast.Assign)
-                          and isinstance(s.value, gast.GeneratorExp)]
-    nested = {s.name: s for s in syntax.walk(tree) if isinstance(s, gast.FunctionDef) and s is not tree
-              and _yields(s)}
-    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
+    stored_expressions, definitions, calls = [], [], []
+    local = {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    store = gast.Store
+    for node in syntax.walk(tree):  # one walk: this runs on every function
+        kind = type(node)
+        if kind is gast.Name:
+            if isinstance(node.ctx, store):
+                local.add(node.id)
+        elif kind is gast.Call:
+            calls.append(node)
+        elif kind is gast.Assign and type(node.value) is gast.GeneratorExp:
+            stored_expressions.append(node)
+        elif kind is gast.FunctionDef and node is not tree:
+            definitions.append(node)
     if stored_expressions:
         _refuse_read_twice(tree, program, stored_expressions)
-    if not nested and not any(isinstance(n, gast.Call) and _generator(n, program, nested, local) is not None
-                              for n in syntax.walk(tree)):
+    nested = {d.name: d for d in definitions if _yields(d)}
+    if not calls:
+        return tree
+    if not nested and not any(_generator(n, program, nested, local) is not None for n in calls):
         return tree
     tree = syntax.copy(tree)
     nested = {s.name: s for s in syntax.walk(tree) if isinstance(s, gast.FunctionDef) and s.name in nested and s is not tree}
