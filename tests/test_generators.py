@@ -4,6 +4,8 @@ a method) read whole where they are called: computed as the list of what they yi
 its analytic gradient, forward mode, vjp, jacobian, the Hessian and the second call;
 each refusal by its message."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -218,6 +220,42 @@ def nested_def_in_comprehensions_expected(x):
     return 8.0 * x + np.array([2.0, 4.0, 2.0])
 
 
+def weighted(v, *ws, scale=1.0):
+    for e, w in zip(v, ws):
+        yield scale * w * e
+
+
+def walk(v, depth):
+    if depth == 0:
+        yield v[0]
+        return
+    yield v[depth] * 2.0
+    yield from walk(v, depth - 1)
+
+
+def sorted_enumerated_zipped(x):
+    t = sum(sorted(squares(x), key=lambda q: -q)[:2]) + min(squares(x), default=0.0)
+    for k, q in enumerate(squares(x), start=1):
+        t += k * q
+    for a, b in zip(squares(x), squares(x[::-1])):
+        t += a * b
+    return t
+
+
+def sorted_enumerated_zipped_expected(x):
+    a, b, c = x
+    return 2 * x + np.array([2 * a + 4 * a * c * c, 4 * b + 4 * b ** 3, 6 * c + 4 * c * a * a])
+
+
+def varargs_and_recursion(x):
+    return sum(weighted(x, 1.0, 2.0, 3.0, scale=0.5)) + sum(walk(x, 2)) * x[0]
+
+
+def varargs_and_recursion_expected(x):
+    inner = x[0] + 2 * x[1] + 2 * x[2]
+    return np.array([0.5, 1.0, 1.5]) + np.array([inner + x[0], 2 * x[0], 2 * x[0]])
+
+
 PROGRAMS = [
     (energy, energy_expected), (total, total_expected), (yield_from, yield_from_expected),
     (stops_with_return, stops_with_return_expected), (bounded_while, bounded_while_expected),
@@ -226,6 +264,8 @@ PROGRAMS = [
     (method_and_generator_of_generator, method_and_generator_of_generator_expected),
     (through_a_pullback, through_a_pullback_expected),
     (nested_def_in_comprehensions, nested_def_in_comprehensions_expected),
+    (sorted_enumerated_zipped, sorted_enumerated_zipped_expected),
+    (varargs_and_recursion, varargs_and_recursion_expected),
 ]
 
 
@@ -238,8 +278,20 @@ def test_generator_read_whole(fn, expected):
 
 def test_the_derivative_reads_as_list_building_code():
     text = srcgrad.source(srcgrad.grad(energy))
-    assert "yielded.append(" in text or "append(" in text
-    assert "yield" not in text.replace("yielded", "")
+    made = re.search(r"\n    (\w+) = \[\]\n", text)
+    assert made and f"        {made.group(1)}.append(part)\n" in text  # `pairs_list_x.append(part)`
+    assert "yield " not in text and "pairs_list(" not in text  # spliced: no call of the listing left
+
+
+def test_a_listing_computes_the_list_the_generator_yields_at_the_users_lines():
+    from srcgrad.compiler import frontend, generator_lists
+
+    listed = generator_lists.listing(walk, frontend.load(walk))
+    assert listed(X, 2) == list(walk(X, 2)) and listed(X, 0) == [X[0]]
+    assert listed.__code__.co_filename == walk.__code__.co_filename
+    assert listed.__code__.co_firstlineno == walk.__code__.co_firstlineno and listed.__name__ == "walk"
+    assert generator_lists.generator_of(listed) == (walk, "yielded")
+    assert generator_lists.listing(walk, frontend.load(walk)) is listed  # made once
 
 
 def forever(v):

@@ -193,8 +193,10 @@ generator's program with the listed tree.
     """
     listed = generator_lists.generator_of(fn)
     if listed is not None and source is None:  # a generator's listing: its program, with the listed tree
-        program = load(listed[0])
-        return dataclasses.replace(program, fn=fn, tree=generator_lists.listed(program)[0])
+        program = dataclasses.replace(load(listed[0]), fn=fn)
+        program.tree = generator_lists.listed(program)[0]
+        program.tree = varargs.explicit(program)  # a variant of a listing taking `*args`: written out
+        return program
     method = getattr(fn, "__srcgrad_method__", None)
     if method is not None and source is None:
         program = _method_program(fn, *method)

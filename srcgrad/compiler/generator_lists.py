@@ -217,8 +217,9 @@ def _refusal(where, node, construct, why):
 def _compiled(tree, program, gen):
     """The code object of the listed `tree`, at the user's lines, with `gen`'s free variables."""
     free = gen.__code__.co_freevars
-    outer = syntax.function_def("_listing", [], [syntax.assign(name, syntax.const(None)) for name in free] + [tree]
-                                + [syntax.return_(syntax.name(tree.name))])
+    inner = syntax.copy(tree)
+    inner.name = next(n for n in (f"_listed_{k}" for k in range(100)) if n not in free)  # its own name stays a global
+    outer = syntax.function_def("_listing", [], [syntax.assign(name, syntax.const(None)) for name in free] + [inner])
     module = syntax.parse("")
     module.body = [outer]
     python = printing.to_python_ast(module)
@@ -226,7 +227,9 @@ def _compiled(tree, program, gen):
     ast.increment_lineno(python, program.first_line - 1)
     made = compile(python, program.filename, "exec", dont_inherit=True)
     outer_code = next(c for c in made.co_consts if isinstance(c, types.CodeType))
-    code = next(c for c in outer_code.co_consts if isinstance(c, types.CodeType) and c.co_name == tree.name)
+    code = next(c for c in outer_code.co_consts if isinstance(c, types.CodeType) and c.co_name == inner.name)
+    code = code.replace(co_name=gen.__code__.co_name, **({"co_qualname": gen.__code__.co_qualname}
+                                                         if hasattr(code, "co_qualname") else {}))
     if code.co_freevars != free:
         raise SrcGradError(f"the generator `{gen.__name__}` could not be listed: its free variables changed "
                            f"({code.co_freevars} for {free})")
