@@ -256,6 +256,24 @@ def varargs_and_recursion_expected(x):
     return np.array([0.5, 1.0, 1.5]) + np.array([inner + x[0], 2 * x[0], 2 * x[0]])
 
 
+def builds_its_own_list(x):
+    out = []
+    total = 0.0
+    for k, q in enumerate(squares(x)):
+        out.append(q * (k + 1))
+        total += q
+    acc = np.zeros(2)
+    for q in squares(x[:2]):
+        acc[0] += q
+        acc[1] = acc[0] * 0.5
+    return np.sum(np.array(out)) * total + np.sum(acc)
+
+
+def builds_its_own_list_expected(x):
+    w = np.arange(1, 4)
+    return 2 * x * w * np.sum(x * x) + np.sum(w * x * x) * 2 * x + np.r_[2 * x[:2] * 1.5, 0.0]
+
+
 PROGRAMS = [
     (energy, energy_expected), (total, total_expected), (yield_from, yield_from_expected),
     (stops_with_return, stops_with_return_expected), (bounded_while, bounded_while_expected),
@@ -266,6 +284,7 @@ PROGRAMS = [
     (nested_def_in_comprehensions, nested_def_in_comprehensions_expected),
     (sorted_enumerated_zipped, sorted_enumerated_zipped_expected),
     (varargs_and_recursion, varargs_and_recursion_expected),
+    (builds_its_own_list, builds_its_own_list_expected),
 ]
 
 
@@ -360,6 +379,44 @@ def rebinds_the_closure(x):
     return s
 
 
+def changes_an_alias(x):
+    v = x.copy()
+    w = v
+    s = 0.0
+    for q in squares(v):
+        w[2] = 0.0
+        s += q
+    return s
+
+
+def rows_of(vs):
+    for v in vs:
+        yield np.sum(v * v)
+
+
+def changes_what_a_list_holds(x):
+    v = x.copy()
+    rows = [v, x]
+    s = 0.0
+    for q in rows_of(rows):
+        v[0] = 0.0
+        s += q
+    return s
+
+
+def zero_last(a):
+    a[-1] = 0.0
+
+
+def calls_a_function_changing_it(x):
+    v = x.copy()
+    s = 0.0
+    for q in squares(v):
+        zero_last(v)
+        s += q
+    return s
+
+
 def advanced_with_next(x):
     it = squares(x)
     first = next(it)
@@ -442,6 +499,11 @@ REFUSED = [
     (returns_from_loop, r"read by a `for` loop with a `return`"),
     (changes_the_argument, r"read by a loop whose body changes `v` in place, which the generator reads"),
     (rebinds_the_closure, r"read by a loop whose body rebinds `scale`, which the generator reads"),
+    (changes_an_alias, r"read by a loop whose body changes `w` in place, which the generator may read \(it is not a list, "
+                       r"dict or array made in `changes_an_alias` that nothing else holds\)"),
+    (changes_what_a_list_holds, r"read by a loop whose body changes `v` in place, which the generator may read"),
+    (calls_a_function_changing_it, r"read by a loop whose body calls `zero_last`, which changes an argument in place "
+                                   r"\(given `v`\)"),
     (advanced_with_next, r"the generator call `squares\(x\)` \(in `advanced_with_next`\) is stored in `it`"),
     (sent_into, r"is used through `.send`: srcgrad computes a generator only as the list"),
     (given_to_a_function, r"is given to `first`, which may read it in part"),

@@ -47,7 +47,7 @@ _WHOLE = (builtins.list, builtins.tuple, builtins.set, builtins.frozenset, built
           builtins.min, builtins.max, builtins.dict, math.fsum, math.prod)
 _PASSED_ON = (builtins.zip, builtins.enumerate)  # read whole where they are read whole
 _ARRAYS = (np.array, np.asarray)
-_MUTATING = generator_lists.MUTATING
+MUTATING = generator_lists.MUTATING
 
 
 def run(program):
@@ -140,12 +140,14 @@ class _Rewriter:
         self.parents = {}
         listed = generator_lists.generator_of(program.fn)
         self.own_list = listed[1] if listed is not None else None  # a listing's list: its `extend` reads whole
+        self.effects = None
 
     def run(self, tree):
         for node in syntax.walk(tree):
             for field in syntax.child_fields(type(node)):
                 for child in _children(getattr(node, field, None)):
                     self.parents[id(child)] = (node, field)
+        self.effects = _Effects(self.program, tree, self.parents)
         for node in list(syntax.walk(tree)):
             if isinstance(node, gast.Name) and node.id in self.nested and isinstance(node.ctx, gast.Load):
                 parent, field = self.parents.get(id(node), (None, None))
@@ -267,7 +269,8 @@ class _Rewriter:
         else:
             return
         read = {n.id for a in call.args + [k.value for k in call.keywords] for n in syntax.walk(a) if isinstance(n, gast.Name)}
-        rebound = set()
+        if isinstance(found, types.MethodType) and isinstance(call.func, gast.Attribute):
+            read.add(generator_lists.root(call.func))  # its receiver
         if isinstance(found, str):  # a `def` in the function reads its variables
             definition = self.nested[found]
             own = {a.id for a in definition.args.args + definition.args.kwonlyargs} | set(syntax.names_stored(definition.body))
@@ -281,18 +284,14 @@ class _Rewriter:
                 changed = None
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and node.id in rebound:
                     changed = (node, f"rebinds `{node.id}`, which the generator reads")
-                targets = node.targets if isinstance(node, gast.Assign) else [node.target] if isinstance(node, gast.AugAssign) else []
-                for t in targets:
-                    root = generator_lists.root(t)
-                    if root in read and (not isinstance(t, gast.Name) or isinstance(node, gast.AugAssign)):
-                        changed = (node, f"changes `{root}` in place, which the generator reads")
-                if isinstance(node, gast.Call):
-                    root = generator_lists.root(node.func.value) if isinstance(node.func, gast.Attribute) else None
-                    if root in read and node.func.attr in _MUTATING:
-                        changed = (node, f"changes `{root}` in place (`.{node.func.attr}`), which the generator reads")
-                    out = next((k.value for k in node.keywords if k.arg == "out"), None)
-                    if out is not None and generator_lists.root(out) in read:
-                        changed = (node, f"writes into `{generator_lists.root(out)}` (`out=`), which the generator reads")
+                for root, how in _changed_in_place(node):
+                    if root in read:
+                        changed = (node, f"changes `{root}` in place{how}, which the generator reads")
+                    elif not self.effects.private(root):
+                        changed = (node, f"changes `{root}` in place{how}, which the generator may read (it is not a "
+                                   f"list, dict or array made in `{self.program.name}` that nothing else holds)")
+                if isinstance(node, gast.Call) and changed is None:
+                    changed = self.effects.changing_call(node, read)
                 if changed is not None:
                     raise self.refusal(call, f"read by a loop whose body {changed[1]} (line {self.program.line(changed[0])}): "
                                        f"Python would run each item of the generator after the body's change before it, "
@@ -352,3 +351,145 @@ def _refuse_read_twice(tree, program, assignments):
                 f"a generator uses it up, so a second pass finds it empty, while srcgrad computes it as a list. Make it "
                 f"a list, `{target.id} = [...]`, to read it twice, or write the expression out where it is read",
             )
+
+
+# methods that change no object (of arrays, lists, dicts): a call of one in a consuming loop is no change
+_PURE_METHODS = frozenset({"copy", "sum", "mean", "prod", "max", "min", "item", "tolist", "index", "count", "get", "keys",
+                           "values", "items", "dot", "astype", "reshape", "ravel", "flatten", "transpose", "conj",
+                           "std", "var", "any", "all", "argmax", "argmin", "cumsum", "round", "clip", "squeeze"})
+# what a variable may be read by without another name or object coming to hold it
+_REDUCERS = (builtins.len, builtins.sum, builtins.min, builtins.max, builtins.float, builtins.int, builtins.abs,
+             builtins.print, np.sum, np.mean, np.prod, np.max, np.min, np.linalg.norm, math.fsum)
+_FRESH = (builtins.list, builtins.dict, builtins.set, builtins.tuple, np.zeros, np.ones, np.empty, np.full,
+          np.zeros_like, np.ones_like, np.full_like, np.array, np.copy, np.arange, np.linspace, np.eye)
+
+
+def _changed_in_place(node):
+    """(name, how) for each variable `node` changes in place: an item or attribute store,
+    an augmented assignment, a mutating method, `out=`."""
+    targets = node.targets if isinstance(node, gast.Assign) else [node.target] if isinstance(node, gast.AugAssign) else []
+    for t in targets:
+        if isinstance(t, (gast.Subscript, gast.Attribute)) or isinstance(node, gast.AugAssign):
+            yield generator_lists.root(t), ""
+    if isinstance(node, gast.Call):
+        if isinstance(node.func, gast.Attribute) and node.func.attr in MUTATING:
+            yield generator_lists.root(node.func.value), f" (`.{node.func.attr}`)"
+        out = next((k.value for k in node.keywords if k.arg == "out"), None)
+        if out is not None:
+            yield generator_lists.root(out), " (`out=`)"
+
+
+class _Effects:
+    """What a consuming loop's body may change that a generator could read."""
+
+    def __init__(self, program, tree, parents):
+        self.program, self.parents, self.found = program, parents, {}
+        self.params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
+        self.names = [n for n in syntax.walk(tree) if isinstance(n, gast.Name)]
+
+    def private(self, name):
+        """Whether `name` is a variable of the function holding an object made in it
+        (a display, a copy, a new array), which no other name, object or call holds: every
+        assignment of it makes a new object, and it is read only for values, items and
+        methods that keep no reference to it (`len(v)`, `v[i] * 2`, `v.append(...)`)."""
+        if name not in self.found:
+            self.found[name] = name is not None and self._private(name)
+        return self.found[name]
+
+    def _private(self, name):
+        if name in self.params or name in self.program.cells or name in self.program.bound:
+            return False
+        uses = [n for n in self.names if n.id == name]
+        if not uses:
+            return False  # a global
+        for n in uses:
+            parent, field = self.parents.get(id(n), (None, None))
+            if isinstance(n.ctx, gast.Store):
+                if not (isinstance(parent, gast.Assign) and len(parent.targets) == 1 and self._fresh(parent.value)
+                        or isinstance(parent, gast.AugAssign)):
+                    return False
+            elif not self._keeps_no_reference(n, parent, field):
+                return False
+        return True
+
+    def _fresh(self, value):
+        if isinstance(value, (gast.Constant, gast.List, gast.Tuple, gast.Set, gast.Dict, gast.ListComp, gast.SetComp,
+                              gast.DictComp, gast.BinOp, gast.UnaryOp, gast.Compare)):
+            return True
+        if isinstance(value, gast.Call):
+            if isinstance(value.func, gast.Attribute) and value.func.attr == "copy":
+                return True
+            return any(self._means(value.func) is f for f in _FRESH)
+        return False
+
+    def _keeps_no_reference(self, node, parent, field):
+        if isinstance(parent, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Return)):
+            return True
+        if isinstance(parent, gast.AugAssign):
+            return True
+        if isinstance(parent, gast.Attribute):
+            outer, _ = self.parents.get(id(parent), (None, None))
+            return (parent.attr in MUTATING or parent.attr in _PURE_METHODS) and isinstance(outer, gast.Call) \
+                or parent.attr in ("shape", "size", "ndim", "dtype")
+        if isinstance(parent, gast.Subscript) and field == "value":
+            outer, outer_field = self.parents.get(id(parent), (None, None))
+            return not isinstance(parent.ctx, gast.Load) or isinstance(outer, (gast.BinOp, gast.UnaryOp, gast.Compare)) \
+                or isinstance(outer, gast.AugAssign) and outer_field == "value"
+        if isinstance(parent, gast.Call) and field == "args":
+            return any(self._means(parent.func) is f for f in _REDUCERS)
+        return False
+
+    def _means(self, func):
+        parts = dotted_parts(func)
+        if parts is None or (parts[0] in self.params or any(n.id == parts[0] and isinstance(n.ctx, gast.Store)
+                                                             for n in self.names)) and parts[0] not in self.program.bound:
+            return None
+        return lookup_path(parts, self.program)
+
+    def changing_call(self, call, read):
+        """(the call, why) where `call` may change something a generator reads: a function of
+        the user's changing an argument given a variable that is not private, or a method
+        other than a known pure one of such a variable; else None."""
+        func = call.func
+        if isinstance(func, gast.Attribute) and func.attr not in _PURE_METHODS:
+            root = generator_lists.root(func.value)
+            if root is not None and (root in read or not self.private(root)) and self._means(func) is not None \
+                    and _changes_arguments(self._means(func)):
+                return call, f"calls `{printing.unparse(func)}`, which changes `{root}` or what it holds"
+            if root is not None and self._means(func) is None and (root in read or not self.private(root)):
+                return call, f"calls `{printing.unparse(func)}`, which may change `{root}`"
+        meaning = self._means(func)
+        if meaning is None or not _changes_arguments(meaning):
+            return None
+        passed = [n.id for a in call.args + [k.value for k in call.keywords] for n in syntax.walk(a)
+                  if isinstance(n, gast.Name) and (n.id in read or not self.private(n.id))]
+        if passed:
+            return call, f"calls `{printing.unparse(func)}`, which changes an argument in place (given `{passed[0]}`)"
+        return None
+
+
+def _changes_arguments(fn, depth=0):
+    """Whether the user's function (or bound method) `fn` may change an argument (its
+    receiver) in place: an item, attribute or augmented store, a mutating method, `out=`,
+    on a parameter, or a call of another such function of the user's passing one (a
+    function whose source cannot be read: yes)."""
+    function = fn.__func__ if isinstance(fn, types.MethodType) else fn
+    if not isinstance(function, types.FunctionType) or not in_user_code(function) \
+            or (function.__module__ or "").startswith(("srcgrad", "numpy")):
+        return False
+    if depth > 4:
+        return True
+    try:
+        tree = frontend.load(function).tree
+    except (OSError, TypeError, SrcGradError):
+        return True
+    params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    for node in syntax.walk(tree):
+        if any(root in params for root, _ in _changed_in_place(node)):
+            return True
+        if isinstance(node, gast.Call) and any(isinstance(a, gast.Name) and a.id in params for a in node.args):
+            parts = dotted_parts(node.func)
+            inner = lookup_path(parts, frontend.load(function)) if parts is not None and parts[0] not in params else MISSING
+            if inner is not MISSING and inner is not function and _changes_arguments(inner, depth + 1):
+                return True
+    return False
