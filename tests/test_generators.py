@@ -417,6 +417,19 @@ def calls_a_function_changing_it(x):
     return s
 
 
+def bump():
+    global SCALE
+    SCALE = SCALE + 1.0
+
+
+def calls_a_function_rebinding_a_global(x):
+    s = 0.0
+    for q in chained(x[:2], x[1:]):
+        bump()
+        s += q
+    return s
+
+
 def advanced_with_next(x):
     it = squares(x)
     first = next(it)
@@ -504,6 +517,7 @@ REFUSED = [
     (changes_what_a_list_holds, r"read by a loop whose body changes `v` in place, which the generator may read"),
     (calls_a_function_changing_it, r"read by a loop whose body calls `zero_last`, which changes an argument in place "
                                    r"\(given `v`\)"),
+    (calls_a_function_rebinding_a_global, r"read by a loop whose body calls `bump`, which rebinds a variable outside it"),
     (advanced_with_next, r"the generator call `squares\(x\)` \(in `advanced_with_next`\) is stored in `it`"),
     (sent_into, r"is used through `.send`: srcgrad computes a generator only as the list"),
     (given_to_a_function, r"is given to `first`, which may read it in part"),

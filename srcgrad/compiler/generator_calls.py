@@ -21,9 +21,12 @@ lazily, and the refusal raised where a later stage refuses that call: `kept_refu
 so a generator no derivative flows through keeps working): any other use (stored in a variable, `next`,
 `send`, `any`/`all`, `in`, `np.array` of it, which NumPy makes an object array); a
 consuming `for` loop that may stop early (`break`, `return`); a consuming loop or
-comprehension that changes an argument of the call in place (an item or attribute
-store, an augmented assignment, a mutating method, `out=`), or that rebinds a variable
-the generator reads (a `def` in the function's closure; a `global`). A generator
+comprehension that changes in place (an item or attribute store, an augmented
+assignment, a mutating method, `out=`) anything but a variable holding a list, dict or
+array made in the function that nothing else holds (`_Effects.private`: never the call's
+arguments), that calls a function of the user's changing such an argument in place or
+rebinding a `global`, or that rebinds a variable the generator reads (a `def` in the
+function's closure; a `global`). A generator
 expression stored in a variable is refused where the variable is read twice, or once
 in a loop the assignment is not in (Python's second pass finds it empty). Returns a new
 tree; the parse stays as it was.
@@ -459,6 +462,8 @@ class _Effects:
             if root is not None and self._means(func) is None and (root in read or not self.private(root)):
                 return call, f"calls `{printing.unparse(func)}`, which may change `{root}`"
         meaning = self._means(func)
+        if meaning is not None and _rebinds_outside(meaning):
+            return call, f"calls `{printing.unparse(func)}`, which rebinds a variable outside it (`global`, `nonlocal`)"
         if meaning is None or not _changes_arguments(meaning):
             return None
         passed = [n.id for a in call.args + [k.value for k in call.keywords] for n in syntax.walk(a)
@@ -493,3 +498,16 @@ def _changes_arguments(fn, depth=0):
             if inner is not MISSING and inner is not function and _changes_arguments(inner, depth + 1):
                 return True
     return False
+
+
+def _rebinds_outside(fn):
+    """Whether the user's function `fn` has a `global` or `nonlocal` statement of its own."""
+    function = fn.__func__ if isinstance(fn, types.MethodType) else fn
+    if not isinstance(function, types.FunctionType) or not in_user_code(function) \
+            or (function.__module__ or "").startswith(("srcgrad", "numpy")):
+        return False
+    try:
+        tree = frontend.load(function).tree
+    except (OSError, TypeError, SrcGradError):
+        return True
+    return any(isinstance(n, (gast.Global, gast.Nonlocal)) for n in syntax.walk(tree))
