@@ -349,6 +349,17 @@ def breaks_out(x):
     return s
 
 
+def continues_then_breaks(x):
+    s = 0.0
+    for q in squares(x):
+        if q < 0.1:
+            continue
+        if q > 1.0:
+            break
+        s += q
+    return s
+
+
 def returns_from_loop(x):
     for q in squares(x):
         if q > 1.0:
@@ -509,6 +520,7 @@ REFUSED = [
     (reads_until_small, r"a `while` loop in the generator `until_small` is not supported"),
     (breaks_out, r"the generator call `squares\(x\)` \(in `breaks_out`\) is read by a `for` loop with a `break` \(line \d+\), "
                  r"which may stop before the generator ends"),
+    (continues_then_breaks, r"read by a `for` loop with a `break`"),
     (returns_from_loop, r"read by a `for` loop with a `return`"),
     (changes_the_argument, r"read by a loop whose body changes `v` in place, which the generator reads"),
     (rebinds_the_closure, r"read by a loop whose body rebinds `scale`, which the generator reads"),

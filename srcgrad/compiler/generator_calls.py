@@ -16,20 +16,20 @@ is itself read whole; an argument of `list`, `tuple`, `set`, `sorted`, `sum`, `m
 (`yield from g(v)`). A `for` loop's iterable becomes a name assigned just before it (where
 Python evaluates it), so the loop reads a list.
 
-Refused (at the call's line, saying why; as a call left as it is, which Python runs
-lazily, and the refusal raised where a later stage refuses that call: `kept_refusals`,
-so a generator no derivative flows through keeps working): any other use (stored in a variable, `next`,
-`send`, `any`/`all`, `in`, `np.array` of it, which NumPy makes an object array); a
+Refused (at the call's line, saying why), as a call left as it is, which Python runs
+lazily, the refusal raised where a later stage refuses that call (`kept_refusals`: a
+generator no derivative flows through keeps working): any other use (stored in a
+variable, `next`, `send`, `any`/`all`, `in`, `np.array` of it, which NumPy makes an
+object array); a
 consuming `for` loop that may stop early (`break`, `return`); a consuming loop or
 comprehension that changes in place (an item or attribute store, an augmented
 assignment, a mutating method, `out=`) anything but a variable holding a list, dict or
 array made in the function that nothing else holds (`_Effects.private`: never the call's
 arguments), that calls a function of the user's changing such an argument in place or
 rebinding a `global`, or that rebinds a variable the generator reads (a `def` in the
-function's closure; a `global`). A generator
-expression stored in a variable is refused where the variable is read twice, or once
-in a loop the assignment is not in (Python's second pass finds it empty). Returns a new
-tree; the parse stays as it was.
+function's closure; a `global`). A generator expression stored in a variable is refused
+where the variable is read twice, or once in a loop the assignment is not in (Python's
+second pass finds it empty). Returns a new tree; the parse stays as it was.
 """
 
 import builtins
@@ -219,7 +219,7 @@ class _Rewriter:
                 else lookup_path(parts, self.program)
             if any(meaning is f for f in _WHOLE):
                 return parent
-            if any(meaning is f for f in _PASSED_ON) and not any(k.arg == "strict" for k in parent.keywords):
+            if any(meaning is f for f in _PASSED_ON):
                 self.consumer(parent, call)
                 return parent
             if any(meaning is f for f in _ARRAYS):
@@ -258,8 +258,8 @@ class _Rewriter:
     def refuse_changes(self, call, consumer, found):
         """Refuse a consuming loop that may stop early, or that changes what the generator reads."""
         if isinstance(consumer, gast.For):
-            jump = next(iter(syntax.jumps_out(consumer.body, in_loop=False)), None)
-            if jump is not None and not isinstance(jump, gast.Continue):
+            jump = next((j for j in syntax.jumps_out(consumer.body, in_loop=False) if not isinstance(j, gast.Continue)), None)
+            if jump is not None:
                 word = "return" if isinstance(jump, gast.Return) else "break"
                 raise self.refusal(call, f"read by a `for` loop with a `{word}` (line {self.program.line(jump)}), "
                                    f"which may stop before the generator ends: Python then runs no more of it, while "
