@@ -15,7 +15,7 @@ attribute chain (`np.pi`) or a tuple/list of atoms. Statements are only:
   `atom.attr`, `atom[index of atoms]`, or a tuple/list/dict of atoms;
 - `name[index of atoms] = atom`; `expression-call` statements; `return atom`;
 - `if atom:`, `for name in simple:` (the iterable a call with atom arguments or an
-  atom), `while simple:` (re-evaluated test of atoms, or a variable recomputed at the
+  atom; not a call of a generator's listing, whose list gets a name), `while simple:` (re-evaluated test of atoms, or a variable recomputed at the
   end of the body), `break`, `pass`, `raise`, `assert`.
 Inside a compound statement an assignment's target does not appear on its right-hand
 side (`s = s + x` becomes `s_plus_x = s + x; s = s_plus_x`, and `r = r`, as in
@@ -35,7 +35,7 @@ statement is normalized in Python's order of evaluation (a dict display key by v
 import gast
 
 from .. import runtime
-from . import jumps, printing, syntax
+from . import generator_lists, jumps, printing, syntax
 from .naming import cond_hint as _cond_hint, content_name as _content_name, word as _word
 
 
@@ -47,6 +47,7 @@ class _ANF:
         self.namer = namer
         self.locals = local_names
         self.known = known  # parameters bound to a known value (`self`): their `.get` is their own
+        self.listings = frozenset()  # names bound to generators' listings (`run`)
         self.shared = shared or {}  # augmented assignments to check (fence.shared_augmented)
         self.depth = 0
         self.pending = ()  # walrus targets of the statement being normalized, not yet assigned
@@ -238,7 +239,7 @@ class _ANF:
         pre, iterable = self.simple(s.iter)
         if (not _is_atom(iterable) and not self._atom_call(iterable)) or (
             isinstance(iterable, gast.Attribute) and self._local_attribute(iterable)  # `for r in X.T`
-        ):
+        ) or self._listing_call(iterable):
             pre2, iterable = self.atom(iterable)
             pre += pre2
         body = self.nested(s.body)
@@ -543,6 +544,11 @@ class _ANF:
     def _atom_call(self, e):
         return isinstance(e, gast.Call) and all(_is_atom(a) for a in e.args)
 
+    def _listing_call(self, e):
+        """Whether `e` calls a generator's listing (generator_lists.py), whose list a loop
+        then reads by a name (a comprehension over `pairs(x)`)."""
+        return isinstance(e, gast.Call) and isinstance(e.func, gast.Name) and e.func.id in self.listings
+
 
 def _walrus_targets(stmt):
     """The names walruses assign in what `stmt` evaluates itself (a compound statement's
@@ -574,7 +580,7 @@ def _unsupported(node, what):
     return err
 
 
-def run(tree, namer, local_names, shared=None, known=()):
+def run(tree, namer, local_names, shared=None, known=(), listed_defs=()):
     """Put the FunctionDef `tree` in A-normal form (in place) and return it.
 
     `local_names` are the function's parameters and assigned names: attribute chains
@@ -582,6 +588,10 @@ def run(tree, namer, local_names, shared=None, known=()):
     known value (`Program.bound`), whose methods are their own (`self.get(k)`).
     """
     normalizer = _ANF(namer, set(local_names), shared, frozenset(known))
+    # calls of generators' listings (generator_lists.py) and of generator `def`s listed in place: their lists get names
+    normalizer.listings = frozenset(listed_defs) | frozenset(
+        name for name, value in (known.items() if isinstance(known, dict) else ())
+        if generator_lists.generator_of(getattr(value, "__func__", value)) is not None)
     normalizer.walrus = syntax.holds(tree, gast.NamedExpr)
     tree.body = normalizer.block(tree.body)
     return tree

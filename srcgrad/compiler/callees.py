@@ -47,7 +47,7 @@ import gast
 
 from .. import rules
 from ..errors import SrcGradError
-from . import aliases, anf, fence, folds, frontend, function_choices, idioms, jumps, key_lambdas, map_filter, record_methods, scope, stand_in, syntax, unroll, varargs
+from . import aliases, anf, fence, folds, frontend, function_choices, generator_calls, generator_lists, idioms, jumps, key_lambdas, map_filter, record_methods, scope, stand_in, syntax, unroll, varargs
 from .passed_callables import Passed
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function
@@ -86,6 +86,7 @@ class _Callee:
     bound: dict  # names its unrolled loops bound -> their objects
     through: dict  # see _Splicer.spellings
     shared: dict  # its in-place updates' run-time checks (fence.shared_augmented)
+    listed: str = None  # a generator's listing (generator_lists.py): the name of the list it returns
 
 
 class _Splicer:
@@ -181,6 +182,12 @@ class _Splicer:
         statements, unpacked = self.spliced_body(stmt, callee, values, parts, unpacking)
         return statements, fn, unpacked
 
+    @staticmethod
+    def names_of(tree, values):
+        """The names the callee `tree` uses and its arguments `values` read."""
+        return ({n.id for n in syntax.walk(tree) if isinstance(n, gast.Name)}
+                | {n.id for v in values.values() for n in syntax.walk(v) if isinstance(n, gast.Name)})
+
     def module_name(self, preferred, module):
         """The caller's own global name for `module` (`np` for another module's `onp`),
         else a name bound to it."""
@@ -216,7 +223,9 @@ class _Splicer:
         except SrcGradError:
             return None
         bound = {k: v for k, v in callee.bound.items() if k not in before}
-        return _Callee(tree, params, held, bound, through, shared)
+        method = getattr(fn, "__srcgrad_method__", None)  # a method's stand-in: of its function
+        listed = generator_lists.generator_of(method[0] if method is not None else fn)
+        return _Callee(tree, params, held, bound, through, shared, listed[1] if listed is not None else None)
 
     def checked(self, fn):
         """(`fn`'s program, checked and with its module aliases respelled, its run-time
@@ -243,6 +252,7 @@ class _Splicer:
                for s in callee.tree.body for n in syntax.walk(s)):
             return None
         try:
+            callee.tree = generator_calls.run(callee)
             callee.tree = key_lambdas.run(callee, self.transform)
             callee.tree = function_choices.run(callee)
             callee.tree = idioms.run(callee, self.transform)
@@ -306,8 +316,13 @@ class _Splicer:
             else:
                 renames[p] = self.namer.fresh(p)
                 prologue.append(syntax.assign(syntax.name(renames[p], store=True), syntax.copy(value)))
+        target = stmt.targets[0] if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) else None
         for name in sorted(stored - set(params)):
             renames[name] = self.namer.fresh(name)
+            if name == callee.listed and target is not None and target.id not in self.names_of(tree, values):
+                # the list a listing builds is built under the name its call assigns: no second
+                # name for it (which a loop would see changed in place while in use)
+                renames[name] = target.id
 
         tree.args.args, tree.args.kwonlyargs, tree.args.kw_defaults = [], [], []
         _respell(tree, substituted, renames)

@@ -104,20 +104,22 @@ def _as_function(s):
     return s if isinstance(s, gast.FunctionDef) else block_defs.as_function(s)
 
 
-def inline(tree, functions, namer, local_names):
-    """Replace each call of a nested function in the ANF `tree` by its normalized body."""
+def inline(tree, functions, namer, local_names, listed_defs=()):
+    """Replace each call of a nested function in the ANF `tree` by its normalized body. A
+    generator `def` listed in place (`listed_defs`, generator_calls.py) builds its list
+    under the name its call assigns (no second name for a list it appends to)."""
     if not functions:
         return tree
     bodies = {}
     for name, fn in functions.items():
         fn = jumps.run(syntax.copy(fn), namer)
         inner = set(local_names) | {a.id for a in fn.args.args + fn.args.kwonlyargs} | set(syntax.names_stored(fn))
-        bodies[name] = anf.run(fn, namer, inner)
-    tree.body = _block(tree.body, bodies, namer)
+        bodies[name] = anf.run(fn, namer, inner, listed_defs=listed_defs)
+    tree.body = _block(tree.body, bodies, namer, listed=frozenset(listed_defs))
     return tree
 
 
-def _block(stmts, bodies, namer, expanding=()):
+def _block(stmts, bodies, namer, expanding=(), listed=frozenset()):
     """`stmts` with every call of a nested function replaced by its body; a body that calls
     another nested function is expanded in turn (`expanding`: the calls being expanded)."""
     out = []
@@ -125,7 +127,7 @@ def _block(stmts, bodies, namer, expanding=()):
         for field in ("body", "orelse"):
             inner = getattr(s, field, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
-                setattr(s, field, _block(inner, bodies, namer, expanding))
+                setattr(s, field, _block(inner, bodies, namer, expanding, listed))
         call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
         if isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and call.func.id in bodies:
             name = call.func.id
@@ -134,14 +136,14 @@ def _block(stmts, bodies, namer, expanding=()):
                 err.node = s
                 raise err
             target = s.targets[0] if isinstance(s, gast.Assign) else None
-            expanded = [syntax.located(new, s) for new in _expand(bodies[name], call, target, namer)]
-            out += _block(expanded, bodies, namer, expanding + (name,))
+            expanded = [syntax.located(new, s) for new in _expand(bodies[name], call, target, namer, name in listed)]
+            out += _block(expanded, bodies, namer, expanding + (name,), listed)
         else:
             out.append(s)
     return out
 
 
-def _expand(fn, call, target, namer):
+def _expand(fn, call, target, namer, listed=False):
     positional = [a.id for a in fn.args.args]
     params = positional + [a.id for a in fn.args.kwonlyargs]  # keyword-only ones: by keyword, or their defaults
     if len(call.args) > len(positional):
@@ -152,12 +154,19 @@ def _expand(fn, call, target, namer):
     for k in call.keywords:
         if k.arg not in params:
             raise TypeError(f"{fn.name}() got an unexpected keyword argument {k.arg!r}")
+    returned = fn.body[-1].value if fn.body and isinstance(fn.body[-1], gast.Return) else None
+    built_as_target = (listed and isinstance(target, gast.Name) and isinstance(returned, gast.Name)
+                       and returned.id in stored and returned.id not in params
+                       and target.id not in {n.id for n in syntax.walk(fn) if isinstance(n, gast.Name)}
+                       and target.id not in {n.id for v in values.values() for n in syntax.walk(v) if isinstance(n, gast.Name)})
     # a parameter the body never rebinds, passed a name, is that name: the body's writes into
     # it (`o[k] = v`) are seen as writes into the caller's object, as where the call is spliced
     passed = {p: values[p].id for p in params
               if p not in stored and isinstance(values.get(p), gast.Name) and values[p].id not in stored}
     renames = {n: namer.fresh(n) for n in sorted((set(params) | stored) - set(passed))}
     renames.update(passed)
+    if built_as_target:  # the list a listed generator builds: under the call's target
+        renames[returned.id] = target.id
     defaults = dict(zip(positional[len(positional) - len(fn.args.defaults):], fn.args.defaults))
     defaults.update({a.id: d for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None})
     out = []

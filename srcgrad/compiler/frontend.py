@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..errors import NotDifferentiableError, SrcGradError
-from . import none_defaults, syntax, varargs
+from . import generator_lists, none_defaults, syntax, varargs
 from .naming import Namer
 from .stand_in import spelling, stand_in
 
@@ -56,6 +56,12 @@ class Program:
     # names standing for an element of a container of callables passed as an argument
     # (passed_containers.py): name -> (the parameter, the step reading it: an index, or a 1-tuple of a key)
     elements: dict = field(default_factory=dict)
+    # calls of generator functions left as calls (generator_calls.py): (why each could not be read
+    # as a list, the generator's name, "file:line" of the call); a later refusal they cause is
+    # reported as that one
+    kept_generators: list = field(default_factory=list)
+    # generator `def`s in the function listed in place (generator_calls.py): a loop over a call gives its list a name (anf.py)
+    listed_defs: frozenset = frozenset()
 
     @property
     def generated(self):
@@ -95,6 +101,7 @@ class Program:
                     for f in vars(klass).values()}
         spelled = [f"{name} = {spelling(obj)}" for name, obj in sorted({**self.bound, **self.records}.items())
                    if name in params or (name in self.held and name not in self.elements and not isinstance(obj, types.MethodType)
+                                         and generator_lists.generator_of(obj) is None  # `pairs_list`: says itself
                                          and spelling(obj) != name and id(obj) not in through)]  # not a helper by its own name (`added_at`)
         return varargs.described(self.fn) + (f" ({', '.join(spelled)})" if spelled else "")
 
@@ -173,7 +180,8 @@ def derivative_refusal(fn):
 def load(fn, source=None):
     """Recover `fn`'s source and parse it. `source` overrides recovery (for `exec`).
 A variant of a function taking `*args` or `**kwargs` (varargs.py) gives its tree
-written out for the variant's arity.
+written out for the variant's arity; a generator's listing (generator_lists.py) the
+generator's program with the listed tree.
 
     The parse is kept per function object (and `source` and code): a derivative and its
     specializations read one tree, which no pass changes (the pipeline copies it).
@@ -186,6 +194,12 @@ written out for the variant's arity.
     the function's file name unless that name is already there, so tracebacks of the
     function itself show its lines.
     """
+    listed = generator_lists.generator_of(fn)
+    if listed is not None and source is None:  # a generator's listing: its program, with the listed tree
+        program = dataclasses.replace(load(listed[0]), fn=fn)
+        program.tree = generator_lists.listed(program)[0]
+        program.tree = varargs.explicit(program)  # a variant of a listing taking `*args`: written out
+        return program
     method = getattr(fn, "__srcgrad_method__", None)
     if method is not None and source is None:
         program = _method_program(fn, *method)

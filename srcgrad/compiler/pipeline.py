@@ -1,6 +1,6 @@
 """The only module that knows the order of the stages.
 
-source -> parse (frontend) -> check (fence) -> `try` statements as branches (attempts) -> `with` blocks between markers (contexts) ->
+source -> parse (frontend) -> calls of generators as calls of their listings (generator_calls) -> check (fence) -> `try` statements as branches (attempts) -> `with` blocks between markers (contexts) ->
 nested functions out (closures) -> jumps ->
 ANF -> nested functions inlined (closures) -> calls of other user functions spliced
 (callees) -> versions -> resolve -> activity -> loops over
@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factories, factoring, fence, folds, forward, frontend, function_choices, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, matches, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, syntax, tuple_writes, unroll, versions
+from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, matches, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, syntax, tuple_writes, unroll, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -307,6 +307,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program = frontend.load(fn, source=source)
     for read in program.inherited:
         scope.note_inherited(*read)
+    program.tree = generator_calls.run(program)
     program.tree = matches.run(program, _transform_name(mode))
     program.tree = sorted_loops.run(program)
     program.tree = key_lambdas.run(program, _transform_name(mode))
@@ -340,8 +341,8 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
         _show(verbose, "jumps", tree)
         params = [a.id for a in tree.args.args]
         local_names = set(params) | {a.id for a in tree.args.kwonlyargs} | set(syntax.names_stored(tree))
-        tree = anf.run(tree, namer, local_names, shared, program.bound)
-        tree = closures.inline(tree, local_functions, namer, local_names)
+        tree = anf.run(tree, namer, local_names, shared, program.bound, program.listed_defs)
+        tree = closures.inline(tree, local_functions, namer, local_names, program.listed_defs)
         _show(verbose, "ANF", tree)
         if splicing is not None and splicing.allowed and callees.run(tree, program, namer, local_names, _transform_name(mode)):
             splicing.used = True
@@ -458,9 +459,11 @@ def _collector_paused():
 
 @contextlib.contextmanager
 def _user_errors(program, mode):
-    """A construct a stage cannot handle, reported at the user's line."""
+    """A construct a stage cannot handle, reported at the user's line (a refusal caused by
+    a generator call left as a call, as the reason it was: generator_calls.kept_refusals)."""
     try:
-        yield
+        with generator_calls.kept_refusals(program):
+            yield
     except NotImplementedError as exc:
         node = getattr(exc, "node", None)
         raise program.error(node, f"{exc} is not supported by {_transform_name(mode)} (in `{program.name}`)") from None
