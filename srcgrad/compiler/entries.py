@@ -1,0 +1,312 @@
+"""Containers passed whole (dicts, lists, tuples, namedtuples, dataclass instances) that
+the derivative only reads entries of: what code specialized to one call signature knows
+of them, and their gradients gathered entry by entry.
+
+A call's signature describes such an argument by a `TreeKind` (cache.py): its type, a
+dict's keys, and each entry's shape and dtype (or type). Where the code reads the
+container only as `w = p['W']` / `w = p.w` (and the backward pass only through
+`getitem_vjp(g, p, 'W')`, `field_grad(g, p, 'w')` and gradient helpers that read the
+shape of `p`), the entries are those of the argument: `Signature.entries` gives shapes.py
+and kinds.py their shapes and types. A container entry read into a local that is read
+the same way is such a container too (nested structures).
+
+The gradient of such a container parameter, where the backward pass builds it only by
+`getitem_vjp` / `field_grad` statements at its top level, is gathered one variable per
+entry and built once at the return (zeros for the entries never read):
+
+Before:                                                 After:
+    p_bar = getitem_vjp(b_bar, p, 'b')                      p_b_bar = b_bar
+    p_bar = add_grad(p_bar, getitem_vjp(w_bar, p, 'W'))     p_W_bar = w_bar
+    return unbroadcast(p_bar, p)                            return {'W': p_W_bar, 'b': p_b_bar}
+
+An entry's gradient is returned as it is where kinds.py proves it of the entry's shape
+and dtype, through `structure_like` otherwise, as `unbroadcast(p_bar, p)` made each.
+"""
+
+import dataclasses
+
+import gast
+import numpy as np
+
+from .. import runtime
+from ..rules import shapes as rules_shapes
+from . import syntax
+
+
+class ArrayKind(tuple):
+    """The dispatch key of an array whose dtype is not float64: (shape, dtype)."""
+
+    __slots__ = ()
+
+    def __new__(cls, shape, dtype):
+        return tuple.__new__(cls, (shape, dtype))
+
+
+class TreeKind(tuple):
+    """The dispatch key of a dict, list, tuple, namedtuple or dataclass instance:
+    (its type, a dict's keys in order (None for the others), the dispatch key of each
+    entry in order). cache.describe makes them."""
+
+    __slots__ = ()
+
+
+def entry_kinds(kind):
+    """For the TreeKind `kind`: each entry's key (a dict's key, a sequence's index, a
+    dataclass's field name; a namedtuple's index and field name) -> (shape or None,
+    type: a dtype for an array, the TreeKind of a described container)."""
+    container, keys, entries = kind
+    fields = runtime.records.record_fields(container) if keys is None else None
+    named = fields is not None and issubclass(container, tuple)
+    if keys is None:
+        keys = fields if fields is not None and not named else range(len(entries))
+    found = {key: (shape_of(entry), type_of(entry)) for key, entry in zip(keys, entries)}
+    if named:
+        found.update(zip(fields, [found[i] for i in range(len(entries))]))
+    return found
+
+
+def shape_of(key):
+    """The shape the dispatch key of one value tells: None where it tells none."""
+    if type(key) is tuple:
+        return key
+    if type(key) is ArrayKind:
+        return key[0]
+    if type(key) is TreeKind:
+        return None
+    return () if issubclass(key, (float, int, complex, np.number, np.bool_)) else None
+
+
+def type_of(key):
+    """What the dispatch key of one value tells it is: a dtype for an array, its
+    TreeKind for a described container, its type otherwise."""
+    if type(key) is tuple:
+        return _FLOAT64
+    if type(key) is ArrayKind:
+        return key[1]
+    return key
+
+
+_FLOAT64 = np.dtype(np.float64)
+
+
+def entry_read(node, entries):
+    """(shape or None, type) of the entry that `node` reads, `c[key]` or `c.key` with a
+    constant `key` of a container `c` in `entries` (see `Signature`); None otherwise."""
+    cls = type(node)
+    if cls is gast.Subscript:
+        key = node.slice.value if type(node.slice) is gast.Constant else _NO_KEY
+    elif cls is gast.Attribute:
+        key = node.attr
+    else:
+        return None
+    value = node.value
+    if type(value) is not gast.Name or value.id not in entries:
+        return None
+    try:
+        return entries[value.id].get(key)
+    except TypeError:  # an unhashable constant
+        return None
+
+
+_NO_KEY = object()
+
+
+def read_only(forward, backward, trees, namer):
+    """Signature.entries for the containers `trees` (parameter name -> TreeKind) that
+    `forward` and `backward` only read entries of, and the locals holding their
+    container entries that are read so too."""
+    helpers = {name for name, obj in namer.helpers.items() if obj in _READING}
+    uses, allowed, stores, entry_defs, attributes = {}, {}, {}, {}, {}
+    for stmt in forward + backward:
+        _count(stmt, helpers, uses, allowed, stores, entry_defs, attributes)
+    found = {}
+
+    def add(name, tree):
+        if type(tree) is not TreeKind or uses.get(name, 0) != allowed.get(name, 0):
+            return
+        if not attributes.get(name, set()) <= set(entry_kinds(tree)):  # `f = d.update`: a method, not a field
+            return
+        found[name] = entries = entry_kinds(tree)
+        for local, (container, key) in entry_defs.items():
+            if container == name and stores.get(local) == 1 and local not in found and key in entries:
+                add(local, entries[key][1])
+
+    for name, tree in trees.items():
+        if not stores.get(name):
+            add(name, tree)
+    return found
+
+
+def _count(stmt, helpers, uses, allowed, stores, entry_defs, attributes):
+    """Count in `uses` every name's occurrences under `stmt`, in `allowed` those that only
+    read entries or a shape (`x = c[k]`, `x = c.k`, an argument of a helper in
+    `helpers`), in `stores` its stores; `entry_defs`: x -> (c, k) for `x = c[k]` with a
+    constant k; `attributes`: c -> the names k of `x = c.k`, which must be fields."""
+    if type(stmt) is gast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is gast.Name:
+        value = stmt.value
+        if type(value) in (gast.Subscript, gast.Attribute) and type(value.value) is gast.Name:
+            container = value.value.id
+            allowed[container] = allowed.get(container, 0) + 1
+            if type(value) is gast.Attribute:
+                attributes.setdefault(container, set()).add(value.attr)
+            key = value.attr if type(value) is gast.Attribute else (
+                value.slice.value if type(value.slice) is gast.Constant else None)
+            if key is not None and not isinstance(key, (list, dict, set)):
+                entry_defs[stmt.targets[0].id] = (container, key)
+    for node in _walk(stmt):
+        cls = type(node)
+        if cls is gast.Name:
+            uses[node.id] = uses.get(node.id, 0) + 1
+            if not isinstance(node.ctx, gast.Load):
+                stores[node.id] = stores.get(node.id, 0) + 1
+                allowed[node.id] = allowed.get(node.id, 0) + 1  # counted as a store instead
+        elif cls is gast.Call and type(node.func) is gast.Name and node.func.id in helpers:
+            for arg in node.args:
+                if type(arg) is gast.Name:
+                    allowed[arg.id] = allowed.get(arg.id, 0) + 1
+
+
+def _walk(stmt):
+    """Every node under `stmt`, a statement or a pseudo statement (a dataclass: a tape
+    marker, an undo block) holding nodes."""
+    if isinstance(stmt, gast.AST):
+        yield from syntax.walk(stmt)
+        return
+    if dataclasses.is_dataclass(stmt):
+        for field in dataclasses.fields(stmt):
+            value = getattr(stmt, field.name)
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, gast.AST) or dataclasses.is_dataclass(item):
+                    yield from _walk(item)
+
+
+# the helpers that read no more of a container than its structure and shapes
+_READING = (rules_shapes._getitem_vjp, runtime.field_grad, runtime.zeros_like_grad, runtime.unbroadcast,
+            runtime.structure_like, runtime.item_grad)
+
+
+def gather(backward, targets, entries, none_init, namer):
+    """Rewrite in place the top-level statements of `backward` that build the gradient
+    of each container parameter of `targets` in `entries` (see the module docstring).
+    Returns param -> (entry key -> (the variable gathering its gradient, whether it
+    may hold None)), for the parameters whose gradient was gathered."""
+    bind = namer.helpers
+    getitem = {n for n, obj in bind.items() if obj is rules_shapes._getitem_vjp or obj is runtime.field_grad}
+    add = {n for n, obj in bind.items() if obj is runtime.add_grad}
+    gathered = {}
+    for param in targets:
+        if param not in entries:
+            continue
+        adjoint = namer.adjoint(param)
+        found = _statements(backward, adjoint, param, entries[param], getitem, add)
+        if found is None:
+            continue
+        per_key = gathered[param] = {}
+        kinds = entries[param]
+        for index, g, key, _ in found:
+            entry = _position(kinds, key)
+            variable, unset = per_key.get(entry, (None, False))
+            unset = unset or g.id in none_init  # may hold None (no gradient yet): add_grad adds it
+            if variable is None:
+                variable = namer.fresh(f"{param}_{_label(entry)}_bar")
+                total = syntax.name(g.id)
+            elif unset or type(kinds[key][1]) is TreeKind:
+                total = syntax.call(syntax.name(namer.helper("add_grad", runtime.add_grad)),
+                                    [syntax.name(variable), syntax.name(g.id)])
+            else:
+                total = syntax.add(syntax.name(variable), syntax.name(g.id))
+            per_key[entry] = (variable, unset)
+            backward[index] = syntax.located(syntax.assign(variable, total), backward[index])
+    return gathered
+
+
+def _position(kinds, key):
+    """The canonical key of an entry: a namedtuple's field read by name is its index."""
+    if isinstance(key, str) and 0 in kinds:
+        for k, v in kinds.items():
+            if type(k) is int and v is kinds[key]:
+                return k
+    return key
+
+
+def _label(key):
+    text = str(key)
+    return text if text.isidentifier() else "entry"
+
+
+def _statements(backward, adjoint, param, kinds, getitem, add):
+    """[(index in `backward`, g, key)] for the statements `adjoint = getitem_vjp(g, param, key)`
+    (the first only) and `adjoint = add_grad(adjoint, getitem_vjp(g, param, key))`, where
+    they are every occurrence of `adjoint` in `backward`; None otherwise."""
+    found, occurrences = [], 0
+    for index, stmt in enumerate(backward):
+        matched = _match(stmt, adjoint, param, kinds, getitem, add, first=not found)
+        if matched is not None:
+            found.append((index, *matched))
+            occurrences -= 1 if matched[2] else 0  # the add_grad form reads the adjoint once more
+        occurrences += sum(1 for n in _walk(stmt) if type(n) is gast.Name and n.id == adjoint)
+    return found if found and occurrences == len(found) else None
+
+
+def _match(stmt, adjoint, param, kinds, getitem, add, first):
+    """(g, key, accumulates) where `stmt` is one of `_statements`'s forms, else None."""
+    if type(stmt) is not gast.Assign or len(stmt.targets) != 1 or not syntax.is_name(stmt.targets[0], adjoint):
+        return None
+    value, accumulates = stmt.value, False
+    if _is_call(value, add) and len(value.args) == 2 and syntax.is_name(value.args[0], adjoint):
+        value, accumulates = value.args[1], True
+    elif not first:
+        return None
+    if not _is_call(value, getitem) or len(value.args) != 3 or value.keywords:
+        return None
+    g, container, key = value.args
+    if not syntax.is_name(container, param) or type(key) is not gast.Constant or type(g) is not gast.Name:
+        return None
+    try:
+        return (g, key.value, accumulates) if key.value in kinds else None
+    except TypeError:
+        return None
+
+
+def _is_call(node, names):
+    return type(node) is gast.Call and type(node.func) is gast.Name and node.func.id in names
+
+
+def structure(param, tree, per_key, same, namer):
+    """The gradient of the container parameter `param` (of TreeKind `tree`) built from
+    the variables `per_key` (`gather`'s): `same(variable, shape, kind)` tells where one
+    is the entry's gradient as it is; `unbroadcast` makes the others (`structure_like`
+    those that may hold None, or a container's)."""
+    container, keys, kinds_ = tree
+    kinds = entry_kinds(tree)
+    fields = runtime.records.record_fields(container) if keys is None else None
+    is_record = fields is not None and not issubclass(container, tuple)
+    order = keys if keys is not None else fields if is_record else range(len(kinds_))
+    values = []
+    for key in order:
+        read = syntax.attr(syntax.name(param), key) if is_record else syntax.subscript(syntax.name(param), syntax.const(key))
+        variable, unset = per_key.get(key, (None, True))
+        shape, kind = kinds[key]
+        if variable is None:
+            values.append(syntax.call(syntax.name(namer.helper("zeros_like_grad", runtime.zeros_like_grad)), [read]))
+        elif type(kind) is not TreeKind and same(variable, shape, kind):
+            values.append(syntax.name(variable))
+        else:
+            helper = ("structure_like", runtime.structure_like) if unset or type(kind) is TreeKind else (
+                "unbroadcast", runtime.unbroadcast)
+            values.append(syntax.call(syntax.name(namer.helper(*helper)), [syntax.name(variable), read]))
+    if container is dict:
+        return syntax.dict_([syntax.const(k) for k in order], values)
+    if container is list:
+        return syntax.list_(values)
+    if container is tuple:
+        return syntax.tuple_(values)
+    return syntax.call(syntax.name(namer.helper("record_like", runtime.record_like)),
+                       [syntax.name(param), syntax.list_(values)])
+
+
+def gatherable(tree):
+    """Whether the gradient of a container of TreeKind `tree` may be built as `structure`
+    builds it: a dict only where its keys are strings (which the code writes as they
+    are)."""
+    return tree[1] is None or all(type(k) is str for k in tree[1])
