@@ -160,6 +160,19 @@ def test_value_and_grad_and_vjp_of_a_dict():
     _same_structure(pullback(1.0)[0], g)
 
 
+def test_a_dict_and_an_array_differentiated_together():
+    p = params()
+    g = srcgrad.grad(mlp, wrt=(0, 1))
+    general = g(p=p, x=X, y=Y)
+    for _ in range(2):
+        gp, gx = g(p, X, Y)
+        _same_structure(gp, general[0])
+        np.testing.assert_array_equal(gx, general[1])
+    h = np.tanh(X @ p["W1"] + p["b1"])
+    d = 2 * (h @ p["W2"] + p["b2"] - Y) / Y.size
+    np.testing.assert_allclose(gx, (d @ p["W2"].T * (1 - h * h)) @ p["W1"].T, rtol=1e-12)
+
+
 def test_forward_mode_and_hessian_of_a_dict():
     p = params()
     tangent = {k: np.ones_like(v) for k, v in p.items()}

@@ -62,7 +62,8 @@ SPECIALIZATIONS = 8  # per derivative; further kinds of call run the general cod
 
 def describe(value, depth=0):
     """The dispatch key of `value`, not a NumPy array: a TreeKind for a container, its
-    type otherwise (see `signature_of`)."""
+    type otherwise (see `signature_of`). A loop, not a comprehension: this runs at every
+    call with a container argument (about 0.5 us for a dict of 4 arrays)."""
     kind = type(value)
     how = _CONTAINERS.get(kind)
     if how is None:
@@ -73,14 +74,20 @@ def describe(value, depth=0):
     values = value.values() if how is _DICT else field_values(value) if how is _RECORD else value
     if len(values) > _MAX_ENTRIES:
         return kind
-    deeper = depth + 1
-    return TreeKind((kind, tuple(value) if how is _DICT else None, tuple([
-        (v.shape if v.dtype is _FLOAT64 else ArrayKind(v.shape, v.dtype)) if type(v) is np.ndarray
-        else type(v) if type(v) in _LEAVES else describe(v, deeper)
-        for v in values
-    ])))
+    entries = []
+    add = entries.append
+    for v in values:
+        t = type(v)
+        if t is _ndarray:
+            add(v.shape if v.dtype is _FLOAT64 else ArrayKind(v.shape, v.dtype))
+        elif t in _LEAVES:
+            add(t)
+        else:
+            add(describe(v, depth + 1))
+    return TreeKind((kind, tuple(value) if how is _DICT else None, tuple(entries)))
 
 
+_ndarray = np.ndarray
 _DICT, _SEQUENCE, _RECORD, _LEAF = "dict", "sequence", "record", "leaf"
 _CONTAINERS = {}  # type -> which of these its values are
 _MAX_DEPTH = 4
