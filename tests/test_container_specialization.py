@@ -348,3 +348,30 @@ def test_a_container_copied_and_written_and_one_written_in_place():
     np.testing.assert_allclose(got["W"], 2.0 * np.outer(X.sum(0), np.ones(3)) + B[0], rtol=1e-12)
     with pytest.raises(srcgrad.NotDifferentiableError, match="changes the argument `p` in place"):
         srcgrad.grad(writes_into_the_argument)
+
+
+def deep(p, x):
+    return np.sum(x @ p["a"]["b"]["c"]["d"]["e"]) + np.sum(p["w"])
+
+
+def test_leaves_are_checked_once_per_signature_where_it_tells_them(monkeypatch):
+    import srcgrad.api as api
+
+    checked = []
+    real = api._check_leaves
+    monkeypatch.setattr(api, "_check_leaves", lambda *a, **k: checked.append(1) or real(*a, **k))
+    g = srcgrad.grad(mlp)
+    p = params()
+    for _ in range(3):
+        g(p, X, Y)
+    assert len(checked) == 1
+    # five levels deep: the signature stops at four, so its leaves are checked at every call
+    q = {"a": {"b": {"c": {"d": {"e": W}}}}, "w": B}
+    h = srcgrad.grad(deep)
+    for _ in range(3):
+        got = h(q, X)
+    assert len(checked) == 4
+    np.testing.assert_allclose(got["a"]["b"]["c"]["d"]["e"], np.outer(X.sum(0), np.ones(3)), rtol=1e-12)
+    bad = {"a": {"b": {"c": {"d": {"e": np.ones((4, 3), dtype=int)}}}}, "w": B}
+    with pytest.raises(TypeError, match=r"p\['a'\]\['b'\]\['c'\]\['d'\]\['e'\]"):
+        h(bad, X)

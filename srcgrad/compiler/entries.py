@@ -20,7 +20,9 @@ Before:                                                 After:
     return unbroadcast(p_bar, p)                            return {'W': p_W_bar, 'b': p_b_bar}
 
 An entry's gradient is returned as it is where kinds.py proves it of the entry's shape
-and dtype, through `structure_like` otherwise, as `unbroadcast(p_bar, p)` made each.
+and dtype, else through `unbroadcast` (`structure_like` where it may be None, or the
+entry is a container), as `unbroadcast(p_bar, p)` made each. (Copy propagation then
+folds `p_b_bar = b_bar` away.)
 """
 
 import dataclasses
@@ -114,7 +116,8 @@ _NO_KEY = object()
 def read_only(forward, backward, trees, namer):
     """Signature.entries for the containers `trees` (parameter name -> TreeKind) that
     `forward` and `backward` only read entries of, and the locals holding their
-    container entries that are read so too."""
+    container entries that are read so too; and how many times each name occurs there
+    (for `gather`)."""
     helpers = {name for name, obj in namer.helpers.items() if obj in _READING}
     uses, allowed, stores, entry_defs, attributes = {}, {}, {}, {}, {}
     for stmt in forward + backward:
@@ -134,14 +137,15 @@ def read_only(forward, backward, trees, namer):
     for name, tree in trees.items():
         if not stores.get(name):
             add(name, tree)
-    return found
+    return found, uses
 
 
 def _count(stmt, helpers, uses, allowed, stores, entry_defs, attributes):
     """Count in `uses` every name's occurrences under `stmt`, in `allowed` those that only
     read entries or a shape (`x = c[k]`, `x = c.k`, an argument of a helper in
-    `helpers`), in `stores` its stores; `entry_defs`: x -> (c, k) for `x = c[k]` with a
-    constant k; `attributes`: c -> the names k of `x = c.k`, which must be fields."""
+    `helpers`) and the stores, in `stores` the stores; `entry_defs`: x -> (c, k) for
+    `x = c[k]` with a constant k; `attributes`: c -> the names k of `x = c.k`, which
+    must be fields. One walk without generators: it runs over the whole derivative."""
     if type(stmt) is gast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is gast.Name:
         value = stmt.value
         if type(value) in (gast.Subscript, gast.Attribute) and type(value.value) is gast.Name:
@@ -153,31 +157,46 @@ def _count(stmt, helpers, uses, allowed, stores, entry_defs, attributes):
                 value.slice.value if type(value.slice) is gast.Constant else None)
             if key is not None and not isinstance(key, (list, dict, set)):
                 entry_defs[stmt.targets[0].id] = (container, key)
-    for node in _walk(stmt):
-        cls = type(node)
-        if cls is gast.Name:
-            uses[node.id] = uses.get(node.id, 0) + 1
-            if not isinstance(node.ctx, gast.Load):
-                stores[node.id] = stores.get(node.id, 0) + 1
-                allowed[node.id] = allowed.get(node.id, 0) + 1  # counted as a store instead
-        elif cls is gast.Call and type(node.func) is gast.Name and node.func.id in helpers:
-            for arg in node.args:
-                if type(arg) is gast.Name:
+    name_node, call_node, constant, load, ast_node = gast.Name, gast.Call, gast.Constant, gast.Load, gast.AST
+    stack = [stmt] if isinstance(stmt, ast_node) else _marker_nodes(stmt)
+    pop, push = stack.pop, stack.append
+    while stack:
+        n = pop()
+        cls = type(n)
+        if cls is name_node:
+            name = n.id
+            uses[name] = uses.get(name, 0) + 1
+            if type(n.ctx) is not load:
+                stores[name] = stores.get(name, 0) + 1
+                allowed[name] = allowed.get(name, 0) + 1
+            if n.annotation is not None:
+                push(n.annotation)
+            continue
+        if cls is call_node and type(n.func) is name_node and n.func.id in helpers:
+            for arg in n.args:
+                if type(arg) is name_node:
                     allowed[arg.id] = allowed.get(arg.id, 0) + 1
+        values = n.__dict__
+        for field in syntax.child_fields(cls):
+            value = values.get(field)
+            for v in value if type(value) is list else (value,):
+                if type(v) is not constant and isinstance(v, ast_node):
+                    push(v)
 
 
-def _walk(stmt):
-    """Every node under `stmt`, a statement or a pseudo statement (a dataclass: a tape
-    marker, an undo block) holding nodes."""
-    if isinstance(stmt, gast.AST):
-        yield from syntax.walk(stmt)
-        return
-    if dataclasses.is_dataclass(stmt):
-        for field in dataclasses.fields(stmt):
-            value = getattr(stmt, field.name)
+def _marker_nodes(marker):
+    """The nodes a pseudo statement (a dataclass: a tape marker, an undo block) holds,
+    those of the pseudo statements it holds included."""
+    found = []
+    if dataclasses.is_dataclass(marker):
+        for field in dataclasses.fields(marker):
+            value = getattr(marker, field.name)
             for item in value if isinstance(value, list) else [value]:
-                if isinstance(item, gast.AST) or dataclasses.is_dataclass(item):
-                    yield from _walk(item)
+                if isinstance(item, gast.AST):
+                    found.append(item)
+                elif dataclasses.is_dataclass(item):
+                    found += _marker_nodes(item)
+    return found
 
 
 # the helpers that read no more of a container than its structure and shapes
@@ -185,9 +204,10 @@ _READING = (rules_shapes._getitem_vjp, runtime.field_grad, runtime.zeros_like_gr
             runtime.structure_like, runtime.item_grad)
 
 
-def gather(backward, targets, entries, none_init, namer):
+def gather(backward, targets, entries, uses, none_init, namer):
     """Rewrite in place the top-level statements of `backward` that build the gradient
-    of each container parameter of `targets` in `entries` (see the module docstring).
+    of each container parameter of `targets` in `entries` (see the module docstring);
+    `uses`: how many times each name occurs in the derivative (`read_only`).
     Returns param -> (entry key -> (the variable gathering its gradient, whether it
     may hold None)), for the parameters whose gradient was gathered."""
     bind = namer.helpers
@@ -198,7 +218,7 @@ def gather(backward, targets, entries, none_init, namer):
         if param not in entries:
             continue
         adjoint = namer.adjoint(param)
-        found = _statements(backward, adjoint, param, entries[param], getitem, add)
+        found = _statements(backward, adjoint, param, entries[param], getitem, add, uses.get(adjoint, 0))
         if found is None:
             continue
         per_key = gathered[param] = {}
@@ -234,18 +254,20 @@ def _label(key):
     return text if text.isidentifier() else "entry"
 
 
-def _statements(backward, adjoint, param, kinds, getitem, add):
-    """[(index in `backward`, g, key)] for the statements `adjoint = getitem_vjp(g, param, key)`
-    (the first only) and `adjoint = add_grad(adjoint, getitem_vjp(g, param, key))`, where
-    they are every occurrence of `adjoint` in `backward`; None otherwise."""
-    found, occurrences = [], 0
+def _statements(backward, adjoint, param, kinds, getitem, add, occurrences):
+    """[(index in `backward`, g, key, accumulates)] for the statements
+    `adjoint = getitem_vjp(g, param, key)` (the first only) and
+    `adjoint = add_grad(adjoint, getitem_vjp(g, param, key))`, where they hold all the
+    `occurrences` of `adjoint`; None otherwise."""
+    found, held = [], 0
     for index, stmt in enumerate(backward):
+        if type(stmt) is not gast.Assign:
+            continue
         matched = _match(stmt, adjoint, param, kinds, getitem, add, first=not found)
         if matched is not None:
             found.append((index, *matched))
-            occurrences -= 1 if matched[2] else 0  # the add_grad form reads the adjoint once more
-        occurrences += sum(1 for n in _walk(stmt) if type(n) is gast.Name and n.id == adjoint)
-    return found if found and occurrences == len(found) else None
+            held += 2 if matched[2] else 1  # the add_grad form reads the adjoint too
+    return found if found and held == occurrences else None
 
 
 def _match(stmt, adjoint, param, kinds, getitem, add, first):
@@ -277,11 +299,11 @@ def structure(param, tree, per_key, same, namer):
     the variables `per_key` (`gather`'s): `same(variable, shape, kind)` tells where one
     is the entry's gradient as it is; `unbroadcast` makes the others (`structure_like`
     those that may hold None, or a container's)."""
-    container, keys, kinds_ = tree
+    container, keys, entry_keys = tree
     kinds = entry_kinds(tree)
     fields = runtime.records.record_fields(container) if keys is None else None
     is_record = fields is not None and not issubclass(container, tuple)
-    order = keys if keys is not None else fields if is_record else range(len(kinds_))
+    order = keys if keys is not None else fields if is_record else range(len(entry_keys))
     values = []
     for key in order:
         read = syntax.attr(syntax.name(param), key) if is_record else syntax.subscript(syntax.name(param), syntax.const(key))
