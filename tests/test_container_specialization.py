@@ -358,8 +358,8 @@ def test_leaves_are_checked_once_per_signature_where_it_tells_them(monkeypatch):
     import srcgrad.api as api
 
     checked = []
-    real = api._check_leaves
-    monkeypatch.setattr(api, "_check_leaves", lambda *a, **k: checked.append(1) or real(*a, **k))
+    real = api._check_differentiable
+    monkeypatch.setattr(api, "_check_differentiable", lambda *a, **k: checked.append(1) or real(*a, **k))
     g = srcgrad.grad(mlp)
     p = params()
     for _ in range(3):
