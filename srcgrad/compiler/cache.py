@@ -63,7 +63,7 @@ SPECIALIZATIONS = 8  # per derivative; further kinds of call run the general cod
 def describe(value, depth=0):
     """The dispatch key of `value`, not a NumPy array: a TreeKind for a container, its
     type otherwise (see `signature_of`). A loop, not a comprehension: this runs at every
-    call with a container argument (about 0.5 us for a dict of 4 arrays)."""
+    call with a container argument (about 0.6 us for a dict of 4 arrays)."""
     kind = type(value)
     how = _CONTAINERS.get(kind)
     if how is None:
@@ -220,8 +220,8 @@ def _dispatcher(arity, seen, slow, first, owner=None, owner_code=None):
     code = _DISPATCH_CODE.get(key)
     if code is None:
         code = _DISPATCH_CODE[key] = _dispatch_code(*key)
-    scope = {"ndarray": np.ndarray, "float64": _FLOAT64, "kind": ArrayKind, "leaves": _LEAVES, "describe": describe, "seen": seen, "slow": slow, "first": first,
-             "owner": owner, "owner_code": owner_code}
+    scope = {"ndarray": np.ndarray, "float64": _FLOAT64, "kind": ArrayKind, "leaves": _LEAVES, "describe": describe,
+             "seen": seen, "slow": slow, "first": first, "owner": owner, "owner_code": owner_code}
     exec(code, scope)  # noqa: S102 - fixed text, no user input
     return scope.pop("dispatch")  # its globals need not hold it: no reference cycle
 
@@ -252,7 +252,8 @@ def _dispatch_code(arity, owned=False):
 
 
 def _specialize(general, build, key, count):
-    if count >= SPECIALIZATIONS or all(s is None and type(k) is not TreeKind for s, k in zip(signature_shapes(key), key)):
+    if count >= SPECIALIZATIONS or all(
+            s is None and type(k) is not TreeKind for s, k in zip(signature_shapes(key), key)):
         return general()
     try:
         return build(key)

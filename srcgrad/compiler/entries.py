@@ -306,7 +306,8 @@ def structure(param, tree, per_key, same, namer):
     order = keys if keys is not None else fields if is_record else range(len(entry_keys))
     values = []
     for key in order:
-        read = syntax.attr(syntax.name(param), key) if is_record else syntax.subscript(syntax.name(param), syntax.const(key))
+        container_name = syntax.name(param)
+        read = syntax.attr(container_name, key) if is_record else syntax.subscript(container_name, syntax.const(key))
         variable, unset = per_key.get(key, (None, True))
         shape, kind = kinds[key]
         if variable is None:
