@@ -19,6 +19,11 @@ Before:                                                 After:
     p_bar = add_grad(p_bar, getitem_vjp(w_bar, p, 'W'))     p_W_bar = w_bar
     return unbroadcast(p_bar, p)                            return {'W': p_W_bar, 'b': p_b_bar}
 
+A container entry read into locals that are read only so (`q = p['l1']`, then
+`q['W']`) is gathered per entry of its own, `{'l1': {'W': ..., 'b': ...}}`, and the
+`p_bar = getitem_vjp(q_bar, p, 'l1')` statements go; where one of its reads is of
+another kind, its gradient is gathered whole (`add_grad`, `structure_like`).
+
 An entry's gradient is returned as it is where kinds.py proves it of the entry's shape
 and dtype, else through `unbroadcast` (`structure_like` where it may be None, or the
 entry is a container), as `unbroadcast(p_bar, p)` made each. (Copy propagation then
@@ -116,13 +121,12 @@ _NO_KEY = object()
 def read_only(forward, backward, trees, namer):
     """Signature.entries for the containers `trees` (parameter name -> TreeKind) that
     `forward` and `backward` only read entries of, and the locals holding their
-    container entries that are read so too; and how many times each name occurs there
-    (for `gather`)."""
+    container entries that are read so too; and `_Counts` for `gather`."""
     helpers = {name for name, obj in namer.helpers.items() if obj in _READING}
     uses, allowed, stores, entry_defs, attributes = {}, {}, {}, {}, {}
     for stmt in forward + backward:
         _count(stmt, helpers, uses, allowed, stores, entry_defs, attributes)
-    found = {}
+    found, within = {}, {}
 
     def add(name, tree):
         if type(tree) is not TreeKind or uses.get(name, 0) != allowed.get(name, 0):
@@ -132,12 +136,23 @@ def read_only(forward, backward, trees, namer):
         found[name] = entries = entry_kinds(tree)
         for local, (container, key) in entry_defs.items():
             if container == name and stores.get(local) == 1 and local not in found and key in entries:
+                within[local] = (container, key)
                 add(local, entries[key][1])
 
     for name, tree in trees.items():
         if not stores.get(name):
             add(name, tree)
-    return found, uses
+    return found, _Counts(uses, {local: held for local, held in within.items() if local in found})
+
+
+@dataclasses.dataclass(frozen=True)
+class _Counts:
+    """What `read_only` found for `gather`: how many times each name occurs in the
+    derivative (`uses`), and for each local container read only, the container and key
+    it was read from (`within`)."""
+
+    uses: dict
+    within: dict
 
 
 def _count(stmt, helpers, uses, allowed, stores, entry_defs, attributes):
@@ -204,40 +219,99 @@ _READING = (rules_shapes._getitem_vjp, runtime.field_grad, runtime.zeros_like_gr
             runtime.structure_like, runtime.item_grad)
 
 
-def gather(backward, targets, entries, uses, none_init, namer):
+def gather(backward, targets, entries, counts, none_init, namer):
     """Rewrite in place the top-level statements of `backward` that build the gradient
     of each container parameter of `targets` in `entries` (see the module docstring);
-    `uses`: how many times each name occurs in the derivative (`read_only`).
-    Returns param -> (entry key -> (the variable gathering its gradient, whether it
-    may hold None)), for the parameters whose gradient was gathered."""
+    `counts`: `read_only`'s. The gradient of a container entry read into a local
+    container (`q = p['l1']`, nested structures) is gathered per entry of that local
+    where all its reads are such locals', and `p_bar = getitem_vjp(q_bar, p, 'l1')` goes.
+    Returns param -> (path of keys -> (the variable gathering that entry's gradient,
+    whether it may hold None)) for the parameters whose gradient was gathered; a path
+    to a container entry gathered per entry has None."""
     bind = namer.helpers
-    getitem = {n for n, obj in bind.items() if obj is rules_shapes._getitem_vjp or obj is runtime.field_grad}
-    add = {n for n, obj in bind.items() if obj is runtime.add_grad}
+    forms = ({n for n, obj in bind.items() if obj is rules_shapes._getitem_vjp or obj is runtime.field_grad},
+             {n for n, obj in bind.items() if obj is runtime.add_grad})
     gathered = {}
     for param in targets:
-        if param not in entries:
+        plan = _plan(param, backward, entries, counts, forms, namer, outer=0)
+        if plan is None:
             continue
-        adjoint = namer.adjoint(param)
-        found = _statements(backward, adjoint, param, entries[param], getitem, add, uses.get(adjoint, 0))
-        if found is None:
-            continue
-        per_key = gathered[param] = {}
-        kinds = entries[param]
-        for index, g, key, _ in found:
-            entry = _position(kinds, key)
-            variable, unset = per_key.get(entry, (None, False))
-            unset = unset or g.id in none_init  # may hold None (no gradient yet): add_grad adds it
+        contributions = sorted(_contributions(plan, ()), key=lambda c: c[0])
+        flat = {path for _, path, _, flattened in contributions if flattened}
+        if any(path in flat for _, path, _, flattened in contributions if not flattened):
+            continue  # an entry read both through locals gathered per entry and otherwise
+        per_path = gathered[param] = {}
+        dropped = set()
+        for index, path, g, flattened in contributions:
+            if flattened:  # `p_bar = getitem_vjp(q_bar, p, 'l1')`: q_bar's entries are gathered
+                per_path.setdefault(path, (None, False))
+                dropped.add(index)
+                continue
+            variable, unset = per_path.get(path, (None, False))
+            unset = unset or g in none_init  # may hold None (no gradient yet): add_grad adds it
+            kind = _kind_at(entries[param], path)
             if variable is None:
-                variable = namer.fresh(f"{param}_{_label(entry)}_bar")
-                total = syntax.name(g.id)
-            elif unset or type(kinds[key][1]) is TreeKind:
+                variable = namer.fresh("_".join([param] + [_label(k) for k in path] + ["bar"]))
+                total = syntax.name(g)
+            elif unset or type(kind) is TreeKind:
                 total = syntax.call(syntax.name(namer.helper("add_grad", runtime.add_grad)),
-                                    [syntax.name(variable), syntax.name(g.id)])
+                                    [syntax.name(variable), syntax.name(g)])
             else:
-                total = syntax.add(syntax.name(variable), syntax.name(g.id))
-            per_key[entry] = (variable, unset)
+                total = syntax.add(syntax.name(variable), syntax.name(g))
+            per_path[path] = (variable, unset)
             backward[index] = syntax.located(syntax.assign(variable, total), backward[index])
+        backward[:] = [stmt for index, stmt in enumerate(backward) if index not in dropped]
     return gathered
+
+
+def _plan(container, backward, entries, counts, forms, namer, outer):
+    """The statements building the gradient of `container` (read only: in `entries`),
+    [(index, key, g, the plan of the local container whose adjoint g is, or None)];
+    None where they are not all of its adjoint's occurrences but `outer` (those where it
+    is the g of its container's statements)."""
+    adjoint = namer.adjoint(container)
+    kinds = entries[container]
+    found = _statements(backward, adjoint, container, kinds, forms, counts.uses.get(adjoint, 0) - outer)
+    if found is None:
+        return None
+    by_key = {}
+    for index, g, key, _ in found:
+        by_key.setdefault(_position(kinds, key), []).append((index, g))
+    plan = []
+    for key, reads in by_key.items():
+        inner = [_local_plan(g.id, container, key, kinds, backward, entries, counts, forms, namer) for _, g in reads]
+        flat = all(p is not None for p in inner)  # every read of the entry is a local's, gathered per entry
+        plan += [(index, key, g.id, p if flat else None) for (index, g), p in zip(reads, inner)]
+    return plan
+
+
+def _local_plan(g, container, key, kinds, backward, entries, counts, forms, namer):
+    """The plan of the local container whose adjoint is `g`, read as `container[key]`
+    (an entry that is itself a container), or None."""
+    local = namer.primal_of(g)
+    if local is None or type(kinds[key][1]) is not TreeKind or local not in entries:
+        return None
+    held = counts.within.get(local)
+    if held is None or held[0] != container or _position(kinds, held[1]) != key:
+        return None
+    return _plan(local, backward, entries, counts, forms, namer, outer=1)
+
+
+def _contributions(plan, path):
+    """(index, path, g, flattened) for each statement of `plan`, those of the plans of
+    locals within it included."""
+    for index, key, g, inner in plan:
+        yield index, path + (key,), g, inner is not None
+        if inner is not None:
+            yield from _contributions(inner, path + (key,))
+
+
+def _kind_at(kinds, path):
+    """The type (a TreeKind for a container) of the entry at `path` in the entries `kinds`."""
+    kind = kinds[path[0]][1]
+    for key in path[1:]:
+        kind = entry_kinds(kind)[key][1]
+    return kind
 
 
 def _position(kinds, key):
@@ -250,29 +324,31 @@ def _position(kinds, key):
 
 
 def _label(key):
+    """`key` as a part of a name: a string that is an identifier, an index."""
     text = str(key)
-    return text if text.isidentifier() else "entry"
+    return text if text.isidentifier() or type(key) is int and key >= 0 else "entry"
 
 
-def _statements(backward, adjoint, param, kinds, getitem, add, occurrences):
+def _statements(backward, adjoint, container, kinds, forms, occurrences):
     """[(index in `backward`, g, key, accumulates)] for the statements
-    `adjoint = getitem_vjp(g, param, key)` (the first only) and
-    `adjoint = add_grad(adjoint, getitem_vjp(g, param, key))`, where they hold all the
-    `occurrences` of `adjoint`; None otherwise."""
+    `adjoint = getitem_vjp(g, container, key)` (the first only) and
+    `adjoint = add_grad(adjoint, getitem_vjp(g, container, key))`, where they hold all
+    the `occurrences` of `adjoint`; None otherwise."""
     found, held = [], 0
     for index, stmt in enumerate(backward):
         if type(stmt) is not gast.Assign:
             continue
-        matched = _match(stmt, adjoint, param, kinds, getitem, add, first=not found)
+        matched = _match(stmt, adjoint, container, kinds, forms, first=not found)
         if matched is not None:
             found.append((index, *matched))
             held += 2 if matched[2] else 1  # the add_grad form reads the adjoint too
     return found if found and held == occurrences else None
 
 
-def _match(stmt, adjoint, param, kinds, getitem, add, first):
+def _match(stmt, adjoint, container, kinds, forms, first):
     """(g, key, accumulates) where `stmt` is one of `_statements`'s forms, else None."""
-    if type(stmt) is not gast.Assign or len(stmt.targets) != 1 or not syntax.is_name(stmt.targets[0], adjoint):
+    getitem, add = forms
+    if len(stmt.targets) != 1 or not syntax.is_name(stmt.targets[0], adjoint):
         return None
     value, accumulates = stmt.value, False
     if _is_call(value, add) and len(value.args) == 2 and syntax.is_name(value.args[0], adjoint):
@@ -281,8 +357,8 @@ def _match(stmt, adjoint, param, kinds, getitem, add, first):
         return None
     if not _is_call(value, getitem) or len(value.args) != 3 or value.keywords:
         return None
-    g, container, key = value.args
-    if not syntax.is_name(container, param) or type(key) is not gast.Constant or type(g) is not gast.Name:
+    g, read, key = value.args
+    if not syntax.is_name(read, container) or type(key) is not gast.Constant or type(g) is not gast.Name:
         return None
     try:
         return (g, key.value, accumulates) if key.value in kinds else None
@@ -294,11 +370,16 @@ def _is_call(node, names):
     return type(node) is gast.Call and type(node.func) is gast.Name and node.func.id in names
 
 
-def structure(param, tree, per_key, same, namer):
+def structure(param, tree, per_path, same, namer):
     """The gradient of the container parameter `param` (of TreeKind `tree`) built from
-    the variables `per_key` (`gather`'s): `same(variable, shape, kind)` tells where one
+    the variables `per_path` (`gather`'s): `same(variable, shape, kind)` tells where one
     is the entry's gradient as it is; `unbroadcast` makes the others (`structure_like`
     those that may hold None, or a container's)."""
+    return _built(syntax.name(param), tree, (), per_path, same, namer)
+
+
+def _built(value, tree, path, per_path, same, namer):
+    """The gradient of the container `value` (an expression) of TreeKind `tree` at `path`."""
     container, keys, entry_keys = tree
     kinds = entry_kinds(tree)
     fields = runtime.records.record_fields(container) if keys is None else None
@@ -306,11 +387,13 @@ def structure(param, tree, per_key, same, namer):
     order = keys if keys is not None else fields if is_record else range(len(entry_keys))
     values = []
     for key in order:
-        container_name = syntax.name(param)
-        read = syntax.attr(container_name, key) if is_record else syntax.subscript(container_name, syntax.const(key))
-        variable, unset = per_key.get(key, (None, True))
+        read = syntax.attr(syntax.copy(value), key) if is_record else syntax.subscript(syntax.copy(value), syntax.const(key))
+        at = path + (key,)
+        variable, unset = per_path.get(at, (None, True))
         shape, kind = kinds[key]
-        if variable is None:
+        if at in per_path and variable is None:  # gathered per entry of its own
+            values.append(_built(read, kind, at, per_path, same, namer))
+        elif variable is None:
             values.append(syntax.call(syntax.name(namer.helper("zeros_like_grad", runtime.zeros_like_grad)), [read]))
         elif type(kind) is not TreeKind and same(variable, shape, kind):
             values.append(syntax.name(variable))
@@ -324,12 +407,12 @@ def structure(param, tree, per_key, same, namer):
         return syntax.list_(values)
     if container is tuple:
         return syntax.tuple_(values)
-    return syntax.call(syntax.name(namer.helper("record_like", runtime.record_like)),
-                       [syntax.name(param), syntax.list_(values)])
+    return syntax.call(syntax.name(namer.helper("record_like", runtime.record_like)), [syntax.copy(value), syntax.list_(values)])
 
 
 def gatherable(tree):
     """Whether the gradient of a container of TreeKind `tree` may be built as `structure`
-    builds it: a dict only where its keys are strings (which the code writes as they
-    are)."""
-    return tree[1] is None or all(type(k) is str for k in tree[1])
+    builds it: dicts (this one, and those within) only where their keys are strings
+    (which the code writes as they are)."""
+    return (tree[1] is None or all(type(k) is str for k in tree[1])) and all(
+        gatherable(entry) for entry in tree[2] if type(entry) is TreeKind)

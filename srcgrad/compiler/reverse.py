@@ -402,11 +402,11 @@ def assemble(sw, shapes=None, split=False):
     targets = params if mode == "vjp" else [params[i] for i in positions]
     gathered = {}
     if shapes is not None and shapes.trees:
-        found, uses = entries.read_only(sw.forward, sw.backward, shapes.trees, namer)
+        found, counts = entries.read_only(sw.forward, sw.backward, shapes.trees, namer)
         shapes = replace(shapes, entries=found)
         if not split:
             containers = [p for p in targets if p in shapes.trees and entries.gatherable(shapes.trees[p])]
-            gathered = entries.gather(sw.backward, containers, found, uses, sw.none_init, namer)
+            gathered = entries.gather(sw.backward, containers, found, counts, sw.none_init, namer)
     forward, backward, prelude, restored, as_is = tape.run(sw.forward, sw.backward, sw.none_init, namer, shapes, split)
 
     value = out
