@@ -279,22 +279,27 @@ def _plan(container, backward, entries, counts, forms, namer, outer):
         by_key.setdefault(_position(kinds, key), []).append((index, g))
     plan = []
     for key, reads in by_key.items():
-        inner = [_local_plan(g.id, container, key, kinds, backward, entries, counts, forms, namer) for _, g in reads]
+        inner = [_local_plan(g.id, index, container, key, kinds, backward, entries, counts, forms, namer)
+                 for index, g in reads]
         flat = all(p is not None for p in inner)  # every read of the entry is a local's, gathered per entry
         plan += [(index, key, g.id, p if flat else None) for (index, g), p in zip(reads, inner)]
     return plan
 
 
-def _local_plan(g, container, key, kinds, backward, entries, counts, forms, namer):
+def _local_plan(g, at, container, key, kinds, backward, entries, counts, forms, namer):
     """The plan of the local container whose adjoint is `g`, read as `container[key]`
-    (an entry that is itself a container), or None."""
+    (an entry that is itself a container) by the statement at `at`, or None: also where
+    one of its statements comes after that one, which reads the sum so far."""
     local = namer.primal_of(g)
     if local is None or type(kinds[key][1]) is not TreeKind or local not in entries:
         return None
     held = counts.within.get(local)
     if held is None or held[0] != container or _position(kinds, held[1]) != key:
         return None
-    return _plan(local, backward, entries, counts, forms, namer, outer=1)
+    plan = _plan(local, backward, entries, counts, forms, namer, outer=1)
+    if plan is None or any(index > at for index, _, _, _ in _contributions(plan, ())):
+        return None
+    return plan
 
 
 def _contributions(plan, path):
