@@ -9,6 +9,7 @@ call is the median over rounds.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import statistics
 import time
@@ -174,6 +175,24 @@ def _shift(args, wrt, deltas, eps):
     return args
 
 
+def _entries_as_arguments(w, args):
+    """The workload `w` at `args` seen with each entry of a differentiated dict argument
+    an argument of its own (in the order of `to_numpy`'s gradients), for `fd_errors`."""
+    parts, wrt, flat = [], [], []
+    for i, a in enumerate(args):
+        keys = sorted(a) if i in w.wrt and isinstance(a, dict) else None
+        if i in w.wrt:
+            wrt += range(len(flat), len(flat) + (len(keys) if keys is not None else 1))
+        parts.append((len(flat), keys))
+        flat += [a[k] for k in keys] if keys is not None else [a]
+
+    def fn(*values):
+        rebuilt = [dict(zip(keys, values[at:at + len(keys)])) if keys is not None else values[at] for at, keys in parts]
+        return w.fn(*rebuilt)
+
+    return dataclasses.replace(w, fn=fn, wrt=tuple(wrt)), flat
+
+
 def fd_errors(w, args, seed, grads, rng, h=1e-5, per_arg=8):
     """Central finite differences against ``grads``: (directional error, worst element error).
 
@@ -182,6 +201,8 @@ def fd_errors(w, args, seed, grads, rng, h=1e-5, per_arg=8):
     test perturbs up to ``per_arg`` entries per argument (always including the
     largest-gradient entry); its error is relative to that gradient's largest entry.
     """
+    if any(isinstance(args[i], dict) for i in w.wrt):
+        w, args = _entries_as_arguments(w, args)
     L = objective(w, seed)
     dirs = [rng.standard_normal(np.shape(args[i])) for i in w.wrt]
     norm = np.sqrt(sum(np.sum(d * d) for d in dirs))

@@ -274,6 +274,12 @@ class Tangent(Impl):
 ALL = [Hand(), Srcgrad(), SrcgradNumba(), Autograd(), Torch(), Jax(), JaxJit(), Tangent()]
 
 
+def _flat(grads):
+    """The gradients with each dict's entries in its place, in the order of their keys (a
+    dict argument's gradient is a dict; JAX gives its entries in that order)."""
+    return [leaf for g in grads for leaf in ([g[k] for k in sorted(g)] if isinstance(g, dict) else [g])]
+
+
 def to_numpy(grads, n):
     """Normalize an implementation's result to a tuple of n NumPy arrays or floats."""
     if not isinstance(grads, (tuple, list)):
@@ -281,7 +287,7 @@ def to_numpy(grads, n):
     if len(grads) != n:
         raise ValueError(f"expected {n} gradients, got {len(grads)}")
     out = []
-    for g in grads:
+    for g in _flat(grads):
         if hasattr(g, "detach"):  # torch
             g = g.detach().numpy()
         out.append(g if isinstance(g, float) else np.asarray(g))

@@ -96,8 +96,9 @@ def _positions(fn, wrt):
 def _check_differentiable(fn, names, positions, args, kwargs):
     """Raise a TypeError for an integer or boolean argument in `positions`, or such a
     leaf of a list, tuple, namedtuple or dict there. True when one of them is such a
-    container: its leaves, not its type, decide, so a caller checking once per signature
-    checks again."""
+    container that a call's signature does not describe down to its leaves (cache.describe:
+    too deep or too long): its leaves, not its type, decide, so a caller checking once
+    per signature checks again."""
     containers = False
     for i in positions:
         if i < len(args):
@@ -107,7 +108,9 @@ def _check_differentiable(fn, names, positions, args, kwargs):
         else:
             continue
         if _is_container(value):
-            containers = True
+            # a container that the call's signature describes down to every leaf's type
+            # (cache.describe) is checked once per signature
+            containers = containers or not cache.complete(cache.describe(value))
             _check_leaves(fn, names[i], value, f"move it out of `{names[i]}` into an argument that is not differentiated")
         elif _is_integral(value):
             raise TypeError(

@@ -30,6 +30,7 @@ import gast
 import numpy as np
 
 from .. import runtime
+from .entries import entry_read
 from .syntax import rewrite
 
 FLOAT, INT, F64, F32, F16 = "float", "int", "float64", "float32", "float16"
@@ -111,9 +112,11 @@ def returned_as_is(solved, kinds, signature):
     the rewritten code (`shapes._Shapes`, its tape markers not yet lowered), `kinds()`
     the kinds of its definitions (`solver`)."""
 
-    def same(adjoint, param):
+    def same(adjoint, param, like=None):
+        """`like`: (shape, type) of the value in place of the parameter's (an entry of it:
+        entries.py)."""
         kind, shape = kinds().get(adjoint), solved.env.get(adjoint)
-        t, wanted = signature.types.get(param), signature.shapes.get(param)
+        wanted, t = like if like is not None else (signature.shapes.get(param), signature.types.get(param))
         if t is float:
             return kind == FLOAT
         wanted_kind = _param_kind(t, wanted)
@@ -285,6 +288,10 @@ class _Kinds:
         return self.kind(node.operand) if isinstance(node.op, (gast.USub, gast.UAdd)) else TOP
 
     def _Subscript(self, node):
+        if self.solved.entries:
+            entry = entry_read(node, self.solved.entries)
+            if entry is not None:
+                return _param_kind(entry[1], entry[0])
         index = node.slice
         integral = (isinstance(index, gast.Constant) and type(index.value) is int) or (
             isinstance(index, gast.Name) and index.id in self.solved.ints
@@ -294,7 +301,10 @@ class _Kinds:
         return strict(lambda v: v if v in _ARRAYS else TOP, self.kind(node.value))
 
     def _Attribute(self, node):
-        return self.kind(node.value) if node.attr == "T" else TOP
+        if node.attr == "T":
+            return self.kind(node.value)
+        entry = entry_read(node, self.solved.entries) if self.solved.entries else None
+        return TOP if entry is None else _param_kind(entry[1], entry[0])
 
     def _Call(self, node):
         func = node.func

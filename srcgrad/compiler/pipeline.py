@@ -480,7 +480,9 @@ def _shapes(signature, params, namer, output, mode, split_vjp=False):
     known = {n: t for n, t in zip(names, types) if n is not None}
     if split_vjp and output:  # the pullback's seed, of any kind (not its backward pass's assignments')
         known.setdefault(namer.adjoint(output), None)
-    return Signature(tuple(params), {n: s for n, s in zip(names, shapes) if n is not None and s is not None}, known)
+    trees = {n: s for n, s in zip(names, signature) if n is not None and type(s) is cache.TreeKind}
+    return Signature(tuple(params), {n: s for n, s in zip(names, shapes) if n is not None and s is not None}, known,
+                     trees)
 
 
 def _transform_name(mode):

@@ -26,13 +26,13 @@ the block's adjoint statements run under the same context manager.
 """
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import gast
 
 from .. import rules, runtime
 from . import calls as call_sites
-from . import call_effects, contexts, mutation, syntax
+from . import call_effects, contexts, entries, mutation, syntax
 from .contributions import Contributions
 from .markers import _Group, _Restore, _Save
 from .undo import Undo
@@ -398,6 +398,15 @@ def assemble(sw, shapes=None, split=False):
     params = [a.id for a in sw.args.args]
     out_name = out.id if isinstance(out, gast.Name) else None
     zeros = bind("zeros_like_grad", runtime.zeros_like_grad)
+    positions = wrt if isinstance(wrt, tuple) else (wrt,)
+    targets = params if mode == "vjp" else [params[i] for i in positions]
+    gathered = {}
+    if shapes is not None and shapes.trees:
+        found, counts = entries.read_only(sw.forward, sw.backward, shapes.trees, namer)
+        shapes = replace(shapes, entries=found)
+        if not split:
+            containers = [p for p in targets if p in shapes.trees and entries.gatherable(shapes.trees[p])]
+            gathered = entries.gather(sw.backward, containers, found, counts, sw.none_init, namer)
     forward, backward, prelude, restored, as_is = tape.run(sw.forward, sw.backward, sw.none_init, namer, shapes, split)
 
     value = out
@@ -409,8 +418,6 @@ def assemble(sw, shapes=None, split=False):
             kept = syntax.call(syntax.name(bind("snapshot", runtime.snapshot)), [kept])
         capture = [syntax.assign(value.id, kept)]
 
-    positions = wrt if isinstance(wrt, tuple) else (wrt,)
-    targets = params if mode == "vjp" else [params[i] for i in positions]
     grads, arguments = [], []
     # A gradient takes its parameter's kind from the argument. A parameter the forward pass
     # assigns (in a block) that the backward pass does not put back (it reads no saved
@@ -430,7 +437,9 @@ def assemble(sw, shapes=None, split=False):
 
     for p in targets:
         adjoint = namer.adjoint(p)
-        if adjoint in sw.defined and as_is is not None and as_is(adjoint, p):
+        if p in gathered:  # entry by entry (entries.py)
+            grads.append(entries.structure(p, shapes.trees[p], gathered[p], lambda a, s, t: as_is(a, None, (s, t)), namer))
+        elif adjoint in sw.defined and as_is is not None and as_is(adjoint, p):
             grads.append(syntax.name(adjoint))  # provably the gradient unbroadcast would return
         elif adjoint in sw.defined:
             grads.append(syntax.call(syntax.name(bind("unbroadcast", runtime.unbroadcast)), [syntax.name(adjoint), argument(p)]))

@@ -21,6 +21,7 @@ from .. import runtime
 from ..rules import operators
 from ..rules import shapes as rules_shapes
 from . import scope, syntax
+from .entries import entry_read
 from .kinds import AXIS_REDUCTIONS, BOTTOM, TOP, join, least_fixed_point, strict  # the same lattice, over shapes
 
 
@@ -48,12 +49,16 @@ class Signature:
 
     `shapes`: name -> shape (parameters and a vjp's seed), where known; `types`:
     parameter name -> dtype for an array, type otherwise, where known (None: of any
-    kind, as a split pullback's seed).
+    kind, as a split pullback's seed). `trees`: parameter name -> the TreeKind of a
+    container argument; `entries`: the name of a container that the code only reads
+    entries of -> its entries' key -> (shape or None, type) (entries.py).
     """
 
     params: tuple
     shapes: dict
     types: dict
+    trees: dict = dataclasses.field(default_factory=dict)
+    entries: dict = dataclasses.field(default_factory=dict)
 
 
 def _statements(stmts):
@@ -194,8 +199,9 @@ class _Resolver:
 
 
 class _Shapes:
-    def __init__(self, shapes, none_init, namer):
+    def __init__(self, shapes, none_init, namer, entries=None):
         self.namer = namer
+        self.entries = entries or {}
         self.given = dict(shapes)
         self.none_init = set(none_init)
         self.resolve = _Resolver(namer)
@@ -321,6 +327,10 @@ class _Shapes:
         return strict(_broadcast, self.shape(node.left), self.shape(node.comparators[0]))
 
     def _Subscript(self, node):
+        if self.entries:
+            entry = entry_read(node, self.entries)
+            if entry is not None:
+                return TOP if entry[0] is None else entry[0]
         value, index = self.shape(node.value), node.slice
         integral = (isinstance(index, gast.Constant) and type(index.value) is int) or (
             isinstance(index, gast.Name) and index.id in self.ints
@@ -344,7 +354,8 @@ class _Shapes:
     def _Attribute(self, node):
         if node.attr == "T":
             return strict(lambda v: tuple(reversed(v)), self.shape(node.value))
-        return TOP
+        entry = entry_read(node, self.entries) if self.entries else None
+        return TOP if entry is None or entry[0] is None else entry[0]
 
     def _Call(self, node):
         obj = self.resolve(node.func)

@@ -36,7 +36,7 @@ def drop_unbroadcasts(forward, backward, signature, none_init, namer):
     no `unbroadcast`.
     """
     unbroadcast = _helper_name(namer, runtime.unbroadcast)  # None: only np.size to fold
-    env = _Shapes(signature.shapes, none_init, namer).solve(forward, backward)
+    env = _Shapes(signature.shapes, none_init, namer, signature.entries).solve(forward, backward)
     calls = _Resolver(namer)
     products = _drop(_statements(backward), _Drop(unbroadcast, env, calls, namer), env.calls)
     unreduce = _helper_name(namer, runtime.unreduce)
