@@ -95,3 +95,23 @@ def test_zip_and_enumerate_read_whole_into_a_list_tuple_or_dict():
     x, w = 0.7, -0.3
     check(list_of_zip_and_enumerate, x, w, expected=(w * w + 2.0 * x * w + 2.0 * x, 2.0 * x * w + x * x + 2.0))
     check_hessian(dict_of_zip, (a, b), 1, [[8.0 * a]])
+
+
+def stacked_map(x):
+    return np.sum(np.stack(map(np.sin, x)))
+
+
+def array_of_listed_map(x):
+    return np.sum(np.array(list(map(np.sin, x))))
+
+
+def test_numpy_functions_do_not_read_a_map_through():
+    """`np.stack(map(...))` raises TypeError in NumPy and `np.array(map(...))` is a 0-d object
+    array holding the iterator: neither is read as the list of the mapped values (they were,
+    and got the gradient of a program that does not run)."""
+    x = np.array([0.3, 1.2, -0.7])
+    with pytest.raises(TypeError):
+        stacked_map(x)
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"no derivative rule for `map`.*np\.array\(list\(\.\.\.\)\)"):
+        srcgrad.grad(stacked_map)(x)
+    check(array_of_listed_map, x, expected=(np.cos(x),))

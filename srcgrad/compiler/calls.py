@@ -219,7 +219,7 @@ def missing_rule(program, stmt, call, register):
                   f"function on the arrays themselves, or {advice}")
     elif call.primal is builtins.map or call.primal is builtins.filter:
         advice = (f"srcgrad reads `{call.primal.__name__}(f, xs)` as a list comprehension where its iterator is read "
-                  f"once, whole, right there (`list({call.primal.__name__}(...))`, `sum(...)`, `np.array(...)`, the "
+                  f"once, whole, right there (`list({call.primal.__name__}(...))`, `sum(...)`, `np.array(list(...))`, the "
                   "iterable of a `for` loop), with `f` a lambda or a function's name: write it so, or write the "
                   "comprehension (`[f(v) for v in xs]`)")
     elif call.primal is builtins.zip or call.primal is builtins.enumerate:

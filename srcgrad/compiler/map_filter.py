@@ -9,8 +9,8 @@ Before:                                        After:
     ps = list(enumerate(xs))                       ps = list([(item, item_1) for item, item_1 in enumerate(xs)])
 
 A `map` or `filter` call is rewritten where its iterator is read once, whole, right
-there: as an argument of a builtin or NumPy function that reads an iterable through
-(`list`, `sum`, `sorted`, `np.array`, ...), as the iterable of a `for` loop or a
+there: as an argument of a builtin that reads an iterable through (`list`, `sum`,
+`sorted`, ...; not NumPy's, which take no iterator), as the iterable of a `for` loop or a
 comprehension, or unpacked (`a, b = map(float, xs)`). Elsewhere the iterator could be
 read in part or twice, and the call stays (no rule: refused where it is differentiated).
 The function is a `lambda` of plain parameters, one per iterable (its body becomes the
@@ -32,11 +32,11 @@ import numpy as np
 from . import syntax
 from .scope import dotted_parts, lookup_path
 
-# functions that read an iterable argument through, once, and keep no iterator
+# functions that read an iterable argument through, once, and keep no iterator (not NumPy's:
+# `np.array(map(...))` is a 0-d object array holding the iterator, and `np.stack` of one a TypeError)
 _READ_THROUGH = (
     builtins.list, builtins.tuple, builtins.sum, builtins.sorted, builtins.min, builtins.max, builtins.any,
-    builtins.all, builtins.enumerate, builtins.zip, math.fsum, math.prod, np.array, np.asarray, np.stack,
-    np.concatenate, np.hstack, np.vstack, np.column_stack,
+    builtins.all, builtins.enumerate, builtins.zip, math.fsum, math.prod,
 )
 
 
