@@ -260,3 +260,23 @@ def test_returns_from_two_loops():
     check_hessian(_returns_from_two_loops, (x,), 0)
     y = np.array([0.5, -1.0, 2.0])  # t < 0: falls through both loops
     check(_returns_from_two_loops, y, expected=(np.array([0.0, 0.1, 0.0]),))
+
+
+def _swap_then_try(x):
+    v = x * 1.0
+    v[0], v[1] = v[1], v[0]
+    t = 1.0
+    try:
+        for i in range(4):
+            t = x[i] * 2.0
+    except IndexError:
+        t = t * x[0]
+    return np.sum(v * v) * t
+
+
+def test_a_tuple_write_beside_a_try_block_with_handlers():
+    # was a TypeError (list + tuple) in respelling.respell_blocks, which walks a try
+    # statement's handlers (a list) beside a match statement's cases
+    x = np.array([0.5, -1.0, 2.0])
+    check(_swap_then_try, x, expected=(np.array([23.0, -4.0, 13.25]),))
+    check_hessian(_swap_then_try, (x,), 0)
