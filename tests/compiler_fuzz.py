@@ -3,7 +3,9 @@
     PYTHONPATH=. python tests/compiler_fuzz.py [count] [seed] [--verbose]
 
 Draws random NumPy programs from tests/fuzz_grammar.py (arguments `a`, `b` floats, `x`
-(3,), `M` (2, 3), `c` (3, 1); sometimes float32 arrays) and checks each one:
+(3,), `M` (2, 3), `c` (3, 1); sometimes float32 arrays; a program with statements over
+lists of functions also takes `fs`, `ft`, `fd`, the module's `FS`, `FT`, `FD`, passed
+after them and never differentiated) and checks each one:
 
 - `value_and_grad`: the value equals the function's, each gradient has its argument's
   type, shape and dtype and agrees with central differences in float64 (and with

@@ -214,7 +214,7 @@ class SessionStatements:
             emit(f"def {mk}(k, p=2.0):", more)
             if self.chance(0.5):
                 emit(f"def {g}(t):", more + 1)
-                emit(f"return np.tanh(t * k) + 0.1 * a * p", more + 2)
+                emit("return np.tanh(t * k) + 0.1 * a * p", more + 2)
                 emit(f"return {g}", more + 1)
             else:
                 emit("return lambda t: np.sin(t) * k + 0.1 * p", more + 1)
