@@ -219,6 +219,27 @@ def test_zip_with_a_computed_sequence_or_a_display_the_body_changes():
     check_all(zipped_with_a_display, (X, [np.sin, np.tanh]), expected)
 
 
+def zipped_with_methods_and_ranges(x, layers):
+    h = 0.3
+    m = np.outer(x, x)
+    for f, w in zip(layers, (m * 2.0).sum(axis=0)):
+        h = w * f(h)
+    for f, row in zip(layers, m.T):
+        h = h + np.sum(row * f(x))
+    for f, k in zip(layers, range(5)):
+        h = h + k * f(h)
+    return h
+
+
+def test_zip_with_an_arrays_method_its_transpose_or_a_range():
+    layers = [np.sin, np.tanh]
+    g = srcgrad.grad(zipped_with_methods_and_ranges)(X, layers)
+    np.testing.assert_allclose(g, numerical_grad(zipped_with_methods_and_ranges, (X, layers), 0), rtol=1e-6, atol=1e-8)
+    _, tangent = srcgrad.jvp(zipped_with_methods_and_ranges, (X, layers), (np.ones(3), None))
+    assert tangent == pytest.approx(np.sum(g), rel=1e-12)
+    check_hessian(zipped_with_methods_and_ranges, (X, layers), 0)
+
+
 def test_zip_stops_at_weights_shorter_than_the_functions():
     # was an IndexError from the generated code (`w_2 = weights[2]`): the unrolled copies
     # past the shorter argument's length do not run

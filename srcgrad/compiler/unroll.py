@@ -250,14 +250,21 @@ class _Unroll:
 
     def computed(self, arg):
         """Whether `arg` is a value zip may read whole before the loop: arithmetic, a slice,
-        or a call of a NumPy function (no iterator that a list would drain differently)."""
+        `.T`, a call of a NumPy function, of `list`, `tuple`, `range` or `sorted`, or of an
+        array's, list's or dict's method making a new value (`v.ravel()`, `d.values()`): no
+        iterator that a list would drain otherwise than zip does."""
         if isinstance(arg, (gast.BinOp, gast.UnaryOp)):
             return True
         if isinstance(arg, gast.Subscript):
             return isinstance(arg.slice, gast.Slice)
+        if isinstance(arg, gast.Attribute):
+            return arg.attr == "T"
         if isinstance(arg, gast.Call):
+            if isinstance(arg.func, gast.Attribute) and arg.func.attr in _NEW_VALUE_METHODS:
+                return dotted_parts(arg.func) is None or _lookup(arg.func, self.program) is MISSING
             meaning = _lookup(arg.func, self.program)
-            return getattr(meaning, "__module__", None) == "numpy" or isinstance(meaning, np.ufunc)
+            return (getattr(meaning, "__module__", None) == "numpy" or isinstance(meaning, np.ufunc)
+                    or any(meaning is f for f in (list, tuple, range, sorted)))
         return False
 
     def bound(self, preferred, obj):
@@ -333,6 +340,9 @@ def _meaning(element):
     return element.obj if type(element) is _Written else element
 
 
+_NEW_VALUE_METHODS = frozenset({"ravel", "flatten", "sum", "mean", "prod", "cumsum", "cumprod", "tolist", "copy",
+                                "reshape", "transpose", "squeeze", "clip", "round", "take", "repeat", "dot", "max",
+                                "min", "astype", "values", "keys", "items"})
 _CHANGING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "__setitem__", "__delitem__"})
 _WRAPPERS = {builtins.enumerate: "enumerate", builtins.reversed: "reversed"}
 
