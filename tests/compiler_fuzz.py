@@ -1,6 +1,8 @@
 """Differential fuzzer for the compiler, run on demand (not part of the suite).
 
-    PYTHONPATH=. python tests/compiler_fuzz.py [count] [seed] [--verbose]
+    PYTHONPATH=. python tests/compiler_fuzz.py [count] [seed] [--verbose] [--session]
+
+(`--session`: most statements from tests/fuzz_session.py.)
 
 Draws random NumPy programs from tests/fuzz_grammar.py (arguments `a`, `b` floats, `x`
 (3,), `M` (2, 3), `c` (3, 1); sometimes float32 arrays; a program with statements over
@@ -42,6 +44,7 @@ import warnings
 
 import numpy as np
 
+import fuzz_grammar
 import srcgrad
 from fuzz_grammar import Program
 from test_random_programs import _make as load  # a program made under its own file name, its text in linecache
@@ -386,6 +389,8 @@ def main():
     first = int(positional[1]) if len(positional) > 1 else 0
     counts = collections.Counter()
     found = {}
+    if "--session" in sys.argv:
+        fuzz_grammar.SESSION_WEIGHT = 25
     signal.signal(signal.SIGTERM, _stop)
     try:
         _loop(first, count, counts, found)

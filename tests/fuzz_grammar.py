@@ -25,6 +25,7 @@ from fuzz_loops import PRELUDE as LOOP_PRELUDE, LoopStatements
 from fuzz_risky import PRELUDE as RISKY_PRELUDE, RiskyStatements
 from fuzz_session import PRELUDE as SESSION_PRELUDE, SessionStatements
 
+SESSION_WEIGHT = 5  # fuzz_session statements among the choices (compiler_fuzz.py --session: 25)
 KINDS = ("s", "v", "w", "m", "c", "q")
 SHAPES = {"s": (), "v": (3,), "w": (2,), "m": (2, 3), "c": (3, 1), "q": (3, 3)}
 SQUASH = ("np.sin({})", "np.tanh({})", "0.5 * ({})", "np.cos({})")
@@ -304,7 +305,7 @@ class Program(RiskyStatements, LoopStatements, IterableStatements, SessionStatem
         depth = indent - 1
         choices = ["assign"] * 4 + ["augmented", "write", "write", "append", "dict", "tuple", "record", "risky", "risky",
                                   "looped", "looped", "swapped", "swapped", "block_def", "iterated", "iterated",
-                                  "iterated"] + ["session"] * 5
+                                  "iterated"] + ["session"] * SESSION_WEIGHT
         if top:
             choices += ["new"] * 5
         if depth < 2:

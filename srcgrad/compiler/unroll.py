@@ -249,21 +249,21 @@ class _Unroll:
         return syntax.name(name)
 
     def computed(self, arg):
-        """Whether `arg` is a value zip may read whole before the loop: arithmetic, a slice,
-        `.T`, a call of a NumPy function, of `list`, `tuple`, `range` or `sorted`, or of an
+        """Whether `arg` is a value zip may read whole before the loop: arithmetic, a slice
+        or an index of such a value, `.T`, a call of a NumPy function, of `list`, `tuple`, `range` or `sorted`, or of an
         array's, list's or dict's method making a new value (`v.ravel()`, `d.values()`): no
         iterator that a list would drain otherwise than zip does."""
         if isinstance(arg, (gast.BinOp, gast.UnaryOp)):
             return True
-        if isinstance(arg, gast.Subscript):
-            return isinstance(arg.slice, gast.Slice)
+        if isinstance(arg, gast.Subscript):  # a slice, or any index of a computed array (not a dict's key)
+            return isinstance(arg.slice, gast.Slice) or self.computed(arg.value)
         if isinstance(arg, gast.Attribute):
             return arg.attr == "T"
         if isinstance(arg, gast.Call):
-            if isinstance(arg.func, gast.Attribute) and arg.func.attr in _NEW_VALUE_METHODS:
-                return dotted_parts(arg.func) is None or _lookup(arg.func, self.program) is MISSING
             meaning = _lookup(arg.func, self.program)
-            return (getattr(meaning, "__module__", None) == "numpy" or isinstance(meaning, np.ufunc)
+            if isinstance(arg.func, gast.Attribute) and arg.func.attr in _NEW_VALUE_METHODS and meaning in (None, MISSING):
+                return True  # a method of a value of the function (`np.mean` is a NumPy function, below)
+            return ((getattr(meaning, "__module__", None) or "").split(".")[0] == "numpy" or isinstance(meaning, np.ufunc)
                     or any(meaning is f for f in (list, tuple, range, sorted)))
         return False
 
