@@ -228,6 +228,8 @@ def zipped_with_methods_and_ranges(x, layers):
         h = h + np.sum(row * f(x))
     for f, k in zip(layers, range(5)):
         h = h + k * f(h)
+    for f, w in zip(layers, m[:, 1]):
+        h = h + w * f(h)
     for f, w in zip(layers, np.mean(m, axis=1)):  # `np.mean` is a NumPy function, not a method
         h = h + w * f(h)
     for f, w in zip(layers, (np.eye(3) * h)[np.arange(3), [1, 2, 0]]):  # made with the h before the loop

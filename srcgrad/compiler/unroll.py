@@ -256,7 +256,8 @@ class _Unroll:
         if isinstance(arg, (gast.BinOp, gast.UnaryOp)):
             return True
         if isinstance(arg, gast.Subscript):  # a slice, or any index of a computed array (not a dict's key)
-            return isinstance(arg.slice, gast.Slice) or self.computed(arg.value)
+            sliced = [arg.slice] + (list(arg.slice.elts) if isinstance(arg.slice, gast.Tuple) else [])
+            return any(isinstance(k, gast.Slice) for k in sliced) or self.computed(arg.value)
         if isinstance(arg, gast.Attribute):
             return arg.attr == "T"
         if isinstance(arg, gast.Call):
