@@ -1,9 +1,13 @@
 """Differential fuzzer for the compiler, run on demand (not part of the suite).
 
-    PYTHONPATH=. python tests/compiler_fuzz.py [count] [seed] [--verbose]
+    PYTHONPATH=. python tests/compiler_fuzz.py [count] [seed] [--verbose] [--session]
+
+(`--session`: most statements from tests/fuzz_session.py.)
 
 Draws random NumPy programs from tests/fuzz_grammar.py (arguments `a`, `b` floats, `x`
-(3,), `M` (2, 3), `c` (3, 1); sometimes float32 arrays) and checks each one:
+(3,), `M` (2, 3), `c` (3, 1); sometimes float32 arrays; a program with statements over
+lists of functions also takes `fs`, `ft`, `fd`, the module's `FS`, `FT`, `FD`, passed
+after them and never differentiated) and checks each one:
 
 - `value_and_grad`: the value equals the function's, each gradient has its argument's
   type, shape and dtype and agrees with central differences in float64 (and with
@@ -40,6 +44,7 @@ import warnings
 
 import numpy as np
 
+import fuzz_grammar
 import srcgrad
 from fuzz_grammar import Program
 from test_random_programs import _make as load  # a program made under its own file name, its text in linecache
@@ -122,10 +127,15 @@ class Kinks:
         self._gap(np.array([float(v) for v in values]), None)
         return min(*values)
 
-    def bsorted(self, values, key=None):
+    def bsorted(self, values, key=None, reverse=False):
         values = list(values)
         self._gap(np.array([float(v if key is None else key(v)) for v in values]), None)
-        return sorted(values, key=key)
+        return sorted(values, key=key, reverse=reverse)
+
+    def round(self, v, decimals=0):
+        scaled = np.asarray(v, dtype=np.float64) * 10.0 ** decimals
+        self._note((scaled - np.floor(scaled) - 0.5) / 10.0 ** decimals)
+        return np.round(v, decimals)
 
 
 def make_args(seed, float32):
@@ -181,18 +191,26 @@ def same_type(got, arg, what):
         raise Disagreement(what + "-dtype", f"{got.dtype}{got.shape} for {arg.dtype}{arg.shape}")
 
 
+def passed(fn, prog):
+    """The values of the program's extra parameters (`prog.extras`: `fs` reads the module's
+    `FS`, a list of functions), never differentiated."""
+    return tuple(fn.__globals__[name.upper()] for name in getattr(prog, "extras", ()))
+
+
 def check_program(prog, seed, counts, hessians=False):
     """Runs every check on one program; raises Disagreement, returns a skip reason or None."""
     f = load(prog.text, "f")
     f_vec = load(prog.vector_text, "f_vec")
-    args = make_args(seed, prog.float32)
+    extras, vec_extras = passed(f, prog), passed(f_vec, prog)
+    args = make_args(seed, prog.float32) + extras
+    vargs = args[:5] + vec_extras
     loose = dict(rtol=2e-2, atol=2e-3) if prog.float32 else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             with np.errstate(all="raise"):
                 value = f(*args)
-                vec = f_vec(*args)
+                vec = f_vec(*vargs)
         except Exception as e:  # noqa: BLE001
             return "program raises " + type(e).__name__
     if not np.all(np.isfinite(value)) or not np.all(np.isfinite(vec)):
@@ -203,7 +221,7 @@ def check_program(prog, seed, counts, hessians=False):
         return "twin raises " + type(e).__name__
     if near:
         return "close to a kink"
-    before = [np.copy(a) for a in args]
+    before = [np.copy(a) for a in args[:5]]
     wrt = tuple(range(5))
 
     def unchanged(what):
@@ -231,11 +249,11 @@ def check_program(prog, seed, counts, hessians=False):
         if not np.array_equal(g, h):
             raise Disagreement("second-call", f"gradient of {name} differs on the second call")
     counts["checks"] += 1
-    by_keyword = vg(**dict(zip(ARG_NAMES, args)))[1]
+    by_keyword = vg(**dict(zip(ARG_NAMES + tuple(getattr(prog, "extras", ())), args)))[1]
     for name, g, h in zip(ARG_NAMES, grads, by_keyword):
         close(h, g, "keyword-call-" + name, **(dict(rtol=1e-5, atol=1e-6) if prog.float32 else dict(rtol=1e-9, atol=1e-12)))
     counts["checks"] += 1
-    other = make_args(seed + 1, prog.float32)
+    other = make_args(seed + 1, prog.float32) + extras
     if margin(prog.twin_text, to64(other)) > 1e-4:
         with np.errstate(all="ignore"):
             ok = np.all(np.isfinite(f(*other)))
@@ -245,24 +263,24 @@ def check_program(prog, seed, counts, hessians=False):
             counts["checks"] += 1
     rng = np.random.default_rng(seed)
     tangents = tuple(float(rng.normal()) if isinstance(a, float) else rng.normal(size=a.shape).astype(a.dtype)
-                     for a in args)
+                     for a in args[:5]) + (None,) * len(extras)
     out, out_dot = srcgrad.jvp(f, args, tangents)
     unchanged("jvp")
     close(out, value, "jvp-value", rtol=1e-6 if prog.float32 else 1e-10, atol=1e-6 if prog.float32 else 1e-12)
-    dot = sum(float(np.sum(np.asarray(g, dtype=np.float64) * t)) for g, t in zip(grads, tangents))
+    dot = sum(float(np.sum(np.asarray(g, dtype=np.float64) * t)) for g, t in zip(grads, tangents[:5]))
     close(out_dot, dot, "jvp-dot-product", rtol=1e-4 if prog.float32 else 1e-8, atol=1e-5 if prog.float32 else 1e-10)
     counts["checks"] += 1
-    vout, vdot = srcgrad.jvp(f_vec, args, tangents)
+    vout, vdot = srcgrad.jvp(f_vec, vargs, tangents)
     if np.asarray(vout).dtype != np.asarray(vec).dtype or np.shape(vout) != np.shape(vec):
         raise Disagreement("jvp-vector-type", f"{np.asarray(vout).dtype}{np.shape(vout)} for {vec.dtype}{vec.shape}")
     if np.shape(vdot) != np.shape(vec):
         raise Disagreement("jvp-tangent-shape", f"{np.shape(vdot)} for {vec.shape}")
     counts["checks"] += 1
     for mode in ("forward", "reverse"):
-        jac = srcgrad.jacobian(f_vec, wrt=(0, 2, 3), mode=mode)(*args)
+        jac = srcgrad.jacobian(f_vec, wrt=(0, 2, 3), mode=mode)(*vargs)
         unchanged("jacobian " + mode)
         for j, i in enumerate((0, 2, 3)):
-            close(jac[j], numeric_grad(f_vec, args, i), f"jacobian-{mode}-{ARG_NAMES[i]}", **loose)
+            close(jac[j], numeric_grad(f_vec, vargs, i), f"jacobian-{mode}-{ARG_NAMES[i]}", **loose)
         counts["checks"] += 1
     if prog.jaxable and jax is not None and not prog.float32:
         check_jax(prog, args, grads, counts)
@@ -357,7 +375,7 @@ def minimize(prog, seed, kind, hessians):
                 continue
             trial = type("P", (), {})()
             trial.text, trial.vector_text, trial.twin_text = "\n".join(a), "\n".join(b), "\n".join(c)
-            trial.float32, trial.jaxable = prog.float32, prog.jaxable
+            trial.float32, trial.jaxable, trial.extras = prog.float32, prog.jaxable, getattr(prog, "extras", ())
             got = run_one(trial, seed, collections.Counter(), hessians)
             if got and got[0] == kind:
                 texts, changed = [a, b, c], True
@@ -371,6 +389,8 @@ def main():
     first = int(positional[1]) if len(positional) > 1 else 0
     counts = collections.Counter()
     found = {}
+    if "--session" in sys.argv:
+        fuzz_grammar.SESSION_WEIGHT = 25
     signal.signal(signal.SIGTERM, _stop)
     try:
         _loop(first, count, counts, found)
@@ -389,6 +409,7 @@ def _loop(first, count, counts, found):
         prog.twin_text = Program(seed, twin=True).text
         counts["programs"] += 1
         counts["float32" if prog.float32 else "float64"] += 1
+        counts["with fuzz_session statements"] += bool(getattr(prog, "sessions", 0))
         hessians = seed % 4 == 0
         got = run_one(prog, seed, counts, hessians)
         if got:

@@ -10,7 +10,7 @@ assign (squashed by sin/tanh/0.5 so values stay bounded), write into arrays the 
 made (index, slice, mask, fancy index, `np.add.at`, `+=`), append to a list, write a dict,
 branch, loop (`for` over ranges, arrays, `enumerate`, `zip`; `while` on data with
 `break`/`continue`/`else`), and return early; tests/fuzz_risky.py, tests/fuzz_loops.py and
-tests/fuzz_iterables.py add statement groups.
+tests/fuzz_iterables.py and tests/fuzz_session.py add statement groups.
 
 `Program(seed, twin)` prints the same program for the same seed whatever `twin` is; the
 twin routes every comparison and every kink (maximum, abs, clip, sort, max, builtin
@@ -23,7 +23,9 @@ import numpy as np
 from fuzz_iterables import PRELUDE as ITERABLE_PRELUDE, IterableStatements
 from fuzz_loops import PRELUDE as LOOP_PRELUDE, LoopStatements
 from fuzz_risky import PRELUDE as RISKY_PRELUDE, RiskyStatements
+from fuzz_session import PRELUDE as SESSION_PRELUDE, SessionStatements
 
+SESSION_WEIGHT = 5  # fuzz_session statements among the choices (compiler_fuzz.py --session: 25)
 KINDS = ("s", "v", "w", "m", "c", "q")
 SHAPES = {"s": (), "v": (3,), "w": (2,), "m": (2, 3), "c": (3, 1), "q": (3, 3)}
 SQUASH = ("np.sin({})", "np.tanh({})", "0.5 * ({})", "np.cos({})")
@@ -72,7 +74,7 @@ P = namedtuple("P", "w b")
 '''
 
 
-class Program(RiskyStatements, LoopStatements, IterableStatements):
+class Program(RiskyStatements, LoopStatements, IterableStatements, SessionStatements):
     """Draws one program; `.text` (the module), `.vector_text` (the same function
     returning a (3,) vector), `.jaxable` (only jax.numpy functions, no writes and no
     control flow on data)."""
@@ -87,10 +89,13 @@ class Program(RiskyStatements, LoopStatements, IterableStatements):
         env = {k: [] for k in KINDS}
         env.update(s=["a", "b"], v=["x"], m=["M"], c=["c"])
         self.owned = set()
+        self.extras = ()  # parameters after `c`, not differentiated: compiler_fuzz.passed
         self.float32 = self.chance(0.15)
         self.straight = self.chance(0.3)  # no branches, loops or writes: also checked against JAX
         body = self.body(env)
-        self.text = PRELUDE + RISKY_PRELUDE + LOOP_PRELUDE + ITERABLE_PRELUDE + "def f(a, b, x, M, c):\n" + body
+        params = ", ".join(("a", "b", "x", "M", "c") + tuple(self.extras))
+        self.text = (PRELUDE + RISKY_PRELUDE + LOOP_PRELUDE + ITERABLE_PRELUDE + SESSION_PRELUDE + self.containers()
+                     + f"def f({params}):\n" + body)
         self.vector_text = self.text.replace("def f(", "def f_vec(")
         for n, ret_env in enumerate(self.returns):
             self.text = self.text.replace(f"__RET{n}__", self.result(ret_env, False))
@@ -300,7 +305,7 @@ class Program(RiskyStatements, LoopStatements, IterableStatements):
         depth = indent - 1
         choices = ["assign"] * 4 + ["augmented", "write", "write", "append", "dict", "tuple", "record", "risky", "risky",
                                   "looped", "looped", "swapped", "swapped", "block_def", "iterated", "iterated",
-                                  "iterated"]
+                                  "iterated"] + ["session"] * SESSION_WEIGHT
         if top:
             choices += ["new"] * 5
         if depth < 2:
@@ -354,7 +359,7 @@ class Program(RiskyStatements, LoopStatements, IterableStatements):
             self.risky(env, indent, loop_vars)
         elif kind == "looped":
             self.looped(env, indent, loop_vars)
-        elif kind in ("swapped", "block_def", "iterated"):
+        elif kind in ("swapped", "block_def", "iterated", "session"):
             getattr(self, kind)(env, indent, loop_vars)
         elif kind == "record":
             v = self.pick(env["v"])

@@ -189,6 +189,73 @@ def test_enumerate_zip_reversed_slices_indexes_len_and_comprehensions():
     np.testing.assert_allclose(g_w, [np.sum(3 * np.cos(2 * inner) * inner), np.sum(np.sin(2 * inner))], rtol=1e-14)
 
 
+def zipped_with_computed(x, layers):
+    h = np.sum(x) * 0.3
+    for f, w in zip(layers, np.cos(x) * 2.0):
+        h = w * f(h)
+    return h
+
+
+def zipped_with_a_display(x, layers):
+    a = x[0]
+    for f, t in zip(layers, [np.sin(x[1]), a]):  # the display is made once, before the loop: `a` is x[0]
+        a = np.tanh(a + t * f(a))
+    return a
+
+
+def test_zip_with_a_computed_sequence_or_a_display_the_body_changes():
+    # both were refused as "calls its loop variable": zip's argument is assigned to a name
+    # before the loop (as Python computes it) and read by index
+    w, h0 = 2.0 * np.cos(X), 0.3 * np.sum(X)
+    h1 = w[0] * np.sin(h0)
+    expected = w[1] * dtanh(h1) * (w[0] * np.cos(h0) * 0.3 - 2.0 * np.sin(X[0]) * np.sin(h0) * np.eye(3)[0])
+    expected[1] += np.tanh(h1) * -2.0 * np.sin(X[1])
+    check_all(zipped_with_computed, (X, [np.sin, np.tanh]), expected)
+    a0, t0 = X[0], np.sin(X[1])
+    a1 = np.tanh(a0 + t0 * np.sin(a0))
+    a2 = np.tanh(a1 + a0 * np.tanh(a1))
+    da1 = (1 - a1 ** 2) * ((1 + t0 * np.cos(a0)) * np.eye(3)[0] + np.sin(a0) * np.cos(X[1]) * np.eye(3)[1])
+    expected = (1 - a2 ** 2) * ((1 + a0 * dtanh(a1)) * da1 + np.tanh(a1) * np.eye(3)[0])
+    check_all(zipped_with_a_display, (X, [np.sin, np.tanh]), expected)
+
+
+def zipped_with_methods_and_ranges(x, layers):
+    h = 0.3
+    m = np.outer(x, x)
+    for f, w in zip(layers, (m * 2.0).sum(axis=0)):
+        h = w * f(h)
+    for f, row in zip(layers, m.T):
+        h = h + np.sum(row * f(x))
+    for f, k in zip(layers, range(5)):
+        h = h + k * f(h)
+    for f, w in zip(layers, m[:, 1]):
+        h = h + w * f(h)
+    for f, w in zip(layers, np.mean(m, axis=1)):  # `np.mean` is a NumPy function, not a method
+        h = h + w * f(h)
+    for f, w in zip(layers, (np.eye(3) * h)[np.arange(3), [1, 2, 0]]):  # made with the h before the loop
+        h = np.tanh(h + w * f(h))
+    return h
+
+
+def test_zip_with_an_arrays_method_its_transpose_or_a_range():
+    layers = [np.sin, np.tanh]
+    g = srcgrad.grad(zipped_with_methods_and_ranges)(X, layers)
+    np.testing.assert_allclose(g, numerical_grad(zipped_with_methods_and_ranges, (X, layers), 0), rtol=1e-6, atol=1e-8)
+    _, tangent = srcgrad.jvp(zipped_with_methods_and_ranges, (X, layers), (np.ones(3), None))
+    assert tangent == pytest.approx(np.sum(g), rel=1e-12)
+    check_hessian(zipped_with_methods_and_ranges, (X, layers), 0)
+
+
+def test_zip_stops_at_weights_shorter_than_the_functions():
+    # was an IndexError from the generated code (`w_2 = weights[2]`): the unrolled copies
+    # past the shorter argument's length do not run
+    gradient = check_all(zipped, (X, [np.sin, np.tanh, np.cos], [2.0, 3.0]), 3 * dtanh(2 * np.sin(X)) * 2 * np.cos(X))
+    np.testing.assert_allclose(gradient(X, [np.sin, np.tanh, np.cos], [2.0, 3.0, 4.0]),
+                               -4 * np.sin(3 * np.tanh(2 * np.sin(X))) * 3 * dtanh(2 * np.sin(X)) * 2 * np.cos(X),
+                               rtol=1e-13)
+    np.testing.assert_array_equal(gradient(X, [np.sin, np.tanh, np.cos], []), np.ones(3))  # no turn: h is x
+
+
 def mlp(x, weights, acts):
     h = x
     for W, act in zip(weights, acts):

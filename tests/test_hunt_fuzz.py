@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import srcgrad
+from conftest import numerical_grad
 from program_checks import check, check_hessian
 
 P = namedtuple("P", "w b")
@@ -260,3 +261,67 @@ def test_returns_from_two_loops():
     check_hessian(_returns_from_two_loops, (x,), 0)
     y = np.array([0.5, -1.0, 2.0])  # t < 0: falls through both loops
     check(_returns_from_two_loops, y, expected=(np.array([0.0, 0.1, 0.0]),))
+
+
+def _swap_then_try(x):
+    v = x * 1.0
+    v[0], v[1] = v[1], v[0]
+    t = 1.0
+    try:
+        for i in range(4):
+            t = x[i] * 2.0
+    except IndexError:
+        t = t * x[0]
+    return np.sum(v * v) * t
+
+
+def test_a_tuple_write_beside_a_try_block_with_handlers():
+    # was a TypeError (list + tuple) in respelling.respell_blocks, which walks a try
+    # statement's handlers (a list) beside a match statement's cases
+    x = np.array([0.5, -1.0, 2.0])
+    check(_swap_then_try, x, expected=(np.array([23.0, -4.0, 13.25]),))
+    check_hessian(_swap_then_try, (x,), 0)
+
+
+def _scatter_and_a_loop_over_functions(x, fs):
+    y = np.zeros(3)
+    h = x[1]
+    for i in range(len(fs)):
+        h = fs[i](h)
+    np.add.at(y, [0, 2, 0], np.array([np.sin(t) if t > 0.2 else t * x[0] for t in x]))
+    return h + np.sum(y * y)
+
+
+def _scatter_and_a_while_loop_in_a_try_block(x, c):
+    y = np.zeros(3)
+    t = 0.0
+    try:
+        k = 0
+        while k < 2:
+            t = t + x[k] * (1.0 / (c - k))
+            k = k + 1
+    except ZeroDivisionError:
+        t = t * 2.0
+    np.add.at(y, [0, 2, 0], x * 2.0)
+    return t + np.sum(y * y)
+
+
+def test_a_block_rewritten_for_a_scatter_keeps_its_loops_without_else():
+    # idioms.py gave every loop of a function it respelled (here for np.add.at) an
+    # `else: pass`: the loop over a list of functions was refused as unrolled with an
+    # `else:` block, the while loop as "a `while` loop with an `else` block inside a `try`"
+    x = np.array([0.5, -1.0, 2.0])
+    g = srcgrad.grad(_scatter_and_a_loop_over_functions)(x, [np.sin, np.cos])
+    y0 = np.sin(0.5) + np.sin(2.0)  # the entries for x[0] and x[2] (above 0.2)
+    y2 = -1.0 * 0.5  # x[1] * x[0]
+    expected = np.array([2 * y0 * np.cos(0.5) + 2 * y2 * -1.0, 2 * y2 * 0.5 - np.sin(np.sin(-1.0)) * np.cos(-1.0),
+                         2 * y0 * np.cos(2.0)])
+    np.testing.assert_allclose(g, expected, rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(_scatter_and_a_loop_over_functions, (x, [np.sin, np.cos]), 0),
+                               rtol=1e-6, atol=1e-7)
+    _, tangent = srcgrad.jvp(_scatter_and_a_loop_over_functions, (x, [np.sin, np.cos]), (np.ones(3), None))
+    assert tangent == pytest.approx(np.sum(g), rel=1e-12)
+    g = srcgrad.grad(_scatter_and_a_while_loop_in_a_try_block)(x, 1.0)  # raised in the second turn
+    np.testing.assert_allclose(g, [22.0, -8.0, 20.0], rtol=1e-14)
+    np.testing.assert_allclose(g, numerical_grad(_scatter_and_a_while_loop_in_a_try_block, (x, 1.0), 0), rtol=1e-6)
+    check(_scatter_and_a_while_loop_in_a_try_block, x, 3.5)

@@ -337,7 +337,7 @@ def _rewrite_block(node, kinds, scatters, holders=frozenset(), unseen=frozenset(
             if rewritten is None and found is not None and found[1] == "insert" and found[0] in unseen:
                 rewritten = _inserted(s.value, found[0])
             out += [s] if rewritten is None else [syntax.located(r, s) for r in rewritten]
-        block[:] = out or [syntax.located(syntax.pass_(), node)]
+        block[:] = out or ([syntax.located(syntax.pass_(), node)] if field == "body" else [])  # no `else: pass`
 
 
 def _deletes_names(stmt):

@@ -26,7 +26,7 @@ def respell_blocks(node, respell, into_defs=False):
                 out.append(s)
                 continue
             respell_blocks(s, respell, into_defs)
-            for inner in (getattr(s, "handlers", None) or ()) + tuple(getattr(s, "cases", None) or ()):
+            for inner in tuple(getattr(s, "handlers", None) or ()) + tuple(getattr(s, "cases", None) or ()):
                 respell_blocks(inner, respell, into_defs)
             spelled = respell(s)
             out += [s] if spelled is None else [syntax.located(r, s) for r in spelled]

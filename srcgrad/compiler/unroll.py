@@ -15,8 +15,13 @@ Before:                                   After (`self.layers` holds two objects
 elements are logged (`scope.note_sequence`), so a derivative built before
 `model.layers.append(...)` is built again at its next call. `enumerate(...)` (the index
 becomes a constant) and `reversed(...)` of such a list unroll the same way, and so does
-a tuple target over elements that are tuples (`for W, act in self.spec`). Loops whose
-body calls no loop variable are left as they are.
+a tuple target over elements that are tuples (`for W, act in self.spec`). In `zip(...)`
+with such a list, the other arguments are read by index: a variable the body does not
+assign as it is, a display the copies cannot read as written or a computed value
+(`2.0 * w`, `ws[1:]`, `np.cos(x)`) from a name assigned before the loop; where one's length
+is known only at run time, each copy runs under `if turns > k:` (`turns = min(len(w),
+...)`), so zip stops at the shorter. Loops whose body calls no loop variable are left as
+they are.
 
 Post-condition: no `for` loop whose body calls one of its targets runs over such a list;
 a loop variable read after the loop is assigned the last element there.
@@ -96,8 +101,10 @@ class _Unroll:
         if not called and not methods:
             return None
         known = []  # (namespace, dotted parts, the list) of each list read from a namespace
+        hoisted = []  # zip's arguments computed before the loop, as Python computes them
+        found_columns = ([], [])  # zip's columns as `zipped` read them, and the arguments they are read from
         if zipped:
-            found = self.zipped(inner, s.body, known)
+            found = self.zipped(inner, s.body, known, hoisted, found_columns)
         else:
             found = sequence_at(parts, self.program) if not written else self.display(inner, s.body)
         if written and found is not MISSING:
@@ -116,7 +123,8 @@ class _Unroll:
         order = list(range(len(sequence)))
         if "reversed" in wrappers:
             order.reverse()
-        out, last = [], {}
+        out, last = [syntax.located(h, s) for h in hoisted], {}
+        runtime = zipped and self.runtime_count(inner, found_columns, out, s)
         for position, k in enumerate(order):
             # a called loop variable is replaced by its element's name; the others are
             # assigned it, as the loop would (`W.dot(h)` stays a method of a local array)
@@ -133,10 +141,30 @@ class _Unroll:
             body = syntax.copy(s.body, lambda n, values=values: _replaced(n, values))
             if self.only is not None:  # the copies of a loop to unroll are unrolled too
                 self.only |= {id(c) for o, c in zip(_nodes(s.body), _nodes(body)) if isinstance(o, gast.For) and id(o) in self.only}
-            out += assigned + body
+            if runtime:  # the copy runs where every argument read by index has its element
+                kept = [syntax.located(syntax.assign(n, syntax.copy(v)), s) for n, v in sorted(values.items())
+                        if n in self.read_outside(s)]
+                test = syntax.compare(syntax.name(runtime), gast.Gt(), syntax.const(k))
+                out.append(syntax.located(syntax.if_(test, assigned + body + kept), s))
+            else:
+                out += assigned + body
         read_after = self.read_outside(s)
-        out += [syntax.located(syntax.assign(n, syntax.copy(v)), s) for n, v in sorted(last.items()) if n in read_after]
+        if not runtime:
+            out += [syntax.located(syntax.assign(n, syntax.copy(v)), s) for n, v in sorted(last.items()) if n in read_after]
         return out
+
+    def runtime_count(self, call, columns, out, s):
+        """Where zip's arguments `call.args` (with `columns`, as `zipped` read them) include
+        one read by index whose length is known only at run time, the name assigned (by a
+        statement added to `out`) how many turns zip makes: `min(len(w), ...)`; else None."""
+        sized = [arg for arg, column in zip(columns[1], columns[0]) if column is None]
+        if not sized:
+            return None
+        count = self.namer.fresh("turns")
+        lengths = [syntax.call(syntax.name("len"), [syntax.copy(arg)]) for arg in sized]
+        value = lengths[0] if len(lengths) == 1 else syntax.call(syntax.name("min"), lengths)
+        out.append(syntax.located(syntax.assign(count, value), s))
+        return count
 
     def parts(self, s, target, element, spelled):
         """{loop variable: its part of `element`} for one copy."""
@@ -169,16 +197,26 @@ class _Unroll:
             return MISSING
         return _Written(node)
 
-    def zipped(self, call, body, known):
+    def zipped(self, call, body, known, hoisted, read):
         """The elements of `zip(...)`, the call `call`, as tuples, where one of its
         arguments at least is a list known at build time (a display, or a list read from
         a module, a closure or an attribute: added to `known`): it gives the count, and
         each copy reads the others' elements by index (`weights[1]`, a variable `body`
-        does not assign, or a parameter); MISSING for anything else."""
-        columns = []
+        does not assign, or a parameter); MISSING for anything else. A display whose
+        elements the copies cannot read as written (`[np.sin(a), b]` with `b` assigned in
+        the body) and an arithmetic, a slice or a NumPy call (`x * 2.0`, `ws[1:]`,
+        `np.sin(x)`) are assigned to a name of their own before the loop (`hoisted`; the
+        latter through `list(...)`, as zip iterates it), and read by index from it."""
+        columns, args = [], []
         for arg in call.args:
             if isinstance(arg, (gast.Tuple, gast.List)):
                 column = self.display(arg, body)
+                if column is MISSING and not any(isinstance(e, gast.Starred) for e in arg.elts):
+                    column = len(arg.elts)  # read by index from the display assigned before the loop
+                    arg = self.hoist(arg, hoisted, listed=False)
+            elif self.computed(arg):
+                column = None
+                arg = self.hoist(arg, hoisted, listed=True)
             else:
                 parts = dotted_parts(arg)
                 found = MISSING if parts is None or (parts[0] in self.local and parts[0] not in self.program.bound) else (
@@ -193,13 +231,42 @@ class _Unroll:
             if column is MISSING:
                 return MISSING
             columns.append(column)
-        counts = [len(c) for c in columns if c is not None]
-        if not counts:
-            return MISSING
+            args.append(arg)
+        read[0][:], read[1][:] = columns, args
+        counts = [c if type(c) is int else len(c) for c in columns if c is not None]
+        if not counts or all(c is None or type(c) is int for c in columns):
+            return MISSING  # no list known at build time: the loop is left as it is
         return tuple(
-            tuple(_Written(syntax.subscript(syntax.copy(arg), syntax.const(k))) if column is None else column[k]
-                  for arg, column in zip(call.args, columns))
+            tuple(_Written(syntax.subscript(syntax.copy(arg), syntax.const(k))) if column is None or type(column) is int
+                  else column[k] for arg, column in zip(args, columns))
             for k in range(min(counts)))
+
+    def hoist(self, arg, hoisted, listed):
+        """A name assigned `arg` (`list(arg)` where `listed`) by a statement added to `hoisted`."""
+        name = self.namer.fresh("zipped")
+        value = syntax.call(syntax.name("list"), [syntax.copy(arg)]) if listed else syntax.copy(arg)
+        hoisted.append(syntax.assign(name, value))
+        return syntax.name(name)
+
+    def computed(self, arg):
+        """Whether `arg` is a value zip may read whole before the loop: arithmetic, a slice
+        or an index of such a value, `.T`, a call of a NumPy function, of `list`, `tuple`, `range` or `sorted`, or of an
+        array's, list's or dict's method making a new value (`v.ravel()`, `d.values()`): no
+        iterator that a list would drain otherwise than zip does."""
+        if isinstance(arg, (gast.BinOp, gast.UnaryOp)):
+            return True
+        if isinstance(arg, gast.Subscript):  # a slice, or any index of a computed array (not a dict's key)
+            sliced = [arg.slice] + (list(arg.slice.elts) if isinstance(arg.slice, gast.Tuple) else [])
+            return any(isinstance(k, gast.Slice) for k in sliced) or self.computed(arg.value)
+        if isinstance(arg, gast.Attribute):
+            return arg.attr == "T"
+        if isinstance(arg, gast.Call):
+            meaning = _lookup(arg.func, self.program)
+            if isinstance(arg.func, gast.Attribute) and arg.func.attr in _NEW_VALUE_METHODS and meaning in (None, MISSING):
+                return True  # a method of a value of the function (`np.mean` is a NumPy function, below)
+            return ((getattr(meaning, "__module__", None) or "").split(".")[0] == "numpy" or isinstance(meaning, np.ufunc)
+                    or any(meaning is f for f in (list, tuple, range, sorted)))
+        return False
 
     def bound(self, preferred, obj):
         """A node for `obj` in the unrolled code: a literal, or a name bound to it."""
@@ -274,6 +341,9 @@ def _meaning(element):
     return element.obj if type(element) is _Written else element
 
 
+_NEW_VALUE_METHODS = frozenset({"ravel", "flatten", "sum", "mean", "prod", "cumsum", "cumprod", "tolist", "copy",
+                                "reshape", "transpose", "squeeze", "clip", "round", "take", "repeat", "dot", "max",
+                                "min", "astype", "values", "keys", "items"})
 _CHANGING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "__setitem__", "__delitem__"})
 _WRAPPERS = {builtins.enumerate: "enumerate", builtins.reversed: "reversed"}
 
