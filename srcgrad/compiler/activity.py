@@ -160,8 +160,8 @@ def _flows(tree, calls):
     listed += [(k, pairs[item]) for k, item in firsts if item in pairs]
     read = [name for _, name in listed] + [name for _, names in looped for name in names]
     # names of dicts where every assignment makes one (`made`), else found to a fixed
-    # point (`d = items`, the dict a comprehension built)
-    dicts = made if all(made.get(name, False) for name in read) else _dict_names(tree, calls)
+    # point (`d = items`, the dict a comprehension built): a name assigned nowhere is none
+    dicts = _dict_names(tree, calls) if any(made.get(name) is False for name in read) else made
     for node, names in looped:  # the keys of a dict carry no derivative
         keys = any(dicts.get(name, False) for name in names)
         flows.append(([] if keys else diff_reads(node.iter, calls), node.target.id))
@@ -188,17 +188,33 @@ def _listed_name(value, calls):
 def _enumerate_items(tree, calls):
     """The names bound only as the target of `for name in enumerate(...)`: their entry 0
     is the count, an int, whatever the sequence holds."""
-    loops, others = set(), set()
-    for node in syntax.statements(tree):
+    return set(_bound_only_by_loops(tree, calls, lambda node, callee: True if callee.obj is enumerate else None))
+
+
+def _bound_only_by_loops(tree, calls, over):
+    """{name: over(loop, callee)} for the names bound only as the target of `for name in
+    call(...)` loops for which `over` gives the same value, not None. Most functions have
+    no such loop, and then the other statements are not walked."""
+    statements = list(syntax.statements(tree))
+    found, loops, others = {}, set(), set()
+    for node in statements:
+        if isinstance(node, gast.For) and isinstance(node.target, gast.Name) and isinstance(node.iter, gast.Call):
+            callee = calls.get(node.iter)
+            value = None if callee is None else over(node, callee)
+            if value is not None:
+                if found.get(node.target.id, value) != value:
+                    others.add(node.target.id)
+                found[node.target.id] = value
+                loops.add(id(node))
+    if not found:
+        return {}
+    for node in statements:
         if isinstance(node, gast.For):
-            callee = calls.get(node.iter) if isinstance(node.iter, gast.Call) else None
-            if isinstance(node.target, gast.Name) and callee is not None and callee.obj is enumerate:
-                loops.add(node.target.id)
-            else:
+            if id(node) not in loops:
                 others.update(syntax.names_stored(node.target))
         elif not hasattr(node, "body"):  # the statements of a block are visited themselves
             others.update(syntax.names_stored(node))
-    return loops - others
+    return {name: value for name, value in found.items() if name not in others}
 
 
 def _reads_count(value, counted):
@@ -216,20 +232,12 @@ def _reads_entry(value, position):
 def _items_pairs(tree, calls):
     """{item: d} for the names bound only as the target of `for item in d.items()` (`d` a
     name): where `d` is a dict, `item[0]` is one of its keys, which carry no derivative."""
-    pairs, others = {}, set()
-    for node in syntax.statements(tree):
-        if isinstance(node, gast.For):
-            callee = calls.get(node.iter) if isinstance(node.iter, gast.Call) else None
-            if (isinstance(node.target, gast.Name) and callee is not None and callee.kind == "method"
-                    and callee.path == "items" and not node.iter.args and callee.receiver):
-                if pairs.get(node.target.id, callee.receiver) != callee.receiver:
-                    others.add(node.target.id)
-                pairs[node.target.id] = callee.receiver
-            else:
-                others.update(syntax.names_stored(node.target))
-        elif not hasattr(node, "body"):
-            others.update(syntax.names_stored(node))
-    return {item: d for item, d in pairs.items() if item not in others}
+
+    def receiver(node, callee):
+        found = callee.kind == "method" and callee.path == "items" and not node.iter.args
+        return callee.receiver if found and callee.receiver else None
+
+    return _bound_only_by_loops(tree, calls, receiver)
 
 
 def _made_by_foreign_calls(tree, calls):

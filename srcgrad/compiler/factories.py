@@ -44,8 +44,9 @@ from .scope import MISSING, dotted_parts, lookup_path
 def run(program):
     """`program.tree` with the factories' results and partials described above made nested defs."""
     tree = program.tree
-    if not any(_made(s) for s in tree.body):
-        return tree
+    nested = {s.name for s in tree.body if type(s) is gast.FunctionDef}
+    if not any(_made(s) and _may_make(s.value, nested, program) for s in tree.body):
+        return tree  # most functions: no copy of the tree
     tree = syntax.copy(tree)
     namer = program.helper_namer()
     namer.taken |= set(syntax.names_stored(tree))
@@ -88,6 +89,13 @@ def run(program):
         return program.tree
     tree.body = [s for s in body if not (type(s) is gast.FunctionDef and s.name in calls)]
     return tree
+
+
+def _may_make(call, nested, program):
+    """Whether `call` (of a plain or dotted name) calls a nested `def` of the function's
+    top level or `functools.partial`: one this pass may rewrite."""
+    fn = dotted_parts(call.func)
+    return (len(fn) == 1 and fn[0] in nested) or lookup_path(fn, program) is functools.partial
 
 
 def _made(s):
