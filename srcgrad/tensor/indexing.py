@@ -254,6 +254,8 @@ class IndexingOps:
                 self._become(lambda source: _index_put(source, key, _fitted(value, source._data[key].shape, True)))
                 return
         data = value._data if isinstance(value, ShapeOps) else value
+        if type(data) is np.ndarray and data.ndim and data.size == 1:
+            data = data.reshape(())  # PyTorch drops leading size-1 dims; NumPy deprecates reading one as a scalar
         try:
             self._data[_index(index)] = data
         except ValueError:
