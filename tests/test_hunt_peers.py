@@ -11,7 +11,12 @@ differences and autograd's and JAX's own gradients. The tests below each once fa
   the widths (..., 100, 10) the gradient raised a broadcasting error; where the earlier
   shape broadcasts to the later one (a hidden width of 1), the gradient was silently
   wrong (8.908 for 1.782: summed over copies the zeros had spread it to). The same held
-  for a loop's element read after the loop (`for w in ws: ...; return ... w`).
+  for a loop's element read after the loop (`for w in ws: ...; return ... w`);
+- a helper reassigning its parameter through another helper (`v = shade(v, mask)`),
+  called in a loop, was spliced as `v = v * c` inside the loop, an assignment whose
+  target is on its own right-hand side, which reverse mode (and forward mode) cannot
+  read the old value of: both gave silently wrong derivatives (0.36 for 0.88; the fluid
+  simulation of autograd's wing example).
 """
 
 import sys
@@ -120,6 +125,72 @@ def test_loop_element_read_after_loop(sizes):
     np.testing.assert_allclose(g[1], 2 * ws[1] + 3.0, rtol=1e-12)
     for a, b in zip(g, _fd_list(last_element_again, ws)):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+# --- a helper reassigning its parameter through another helper, called in a loop ---------
+
+
+def shrink(v, c):
+    return v * c
+
+
+def settle(v, c):
+    v = shrink(v, c)
+    return v + 0.25
+
+
+START = np.array([1.0, 2.0])
+
+
+def relax(c):
+    v = START
+    for _ in range(2):
+        v = settle(v, c)
+    return np.sum(v**2)
+
+
+def test_helper_reassigning_its_parameter_in_a_loop():
+    c = np.array([0.5, 0.8])
+    v2 = START * c**2 + 0.25 * c + 0.25
+    dv2 = 2 * START * c + 0.25
+    expect = 2 * v2 * dv2
+    g = srcgrad.grad(relax)(c)
+    np.testing.assert_allclose(g, expect, rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(relax, (c,), 0), rtol=1e-7)
+    t = np.array([0.3, -1.1])
+    value, tangent = srcgrad.jvp(relax, (c,), (t,))
+    assert value == relax(c)
+    np.testing.assert_allclose(tangent, expect @ t, rtol=1e-12)
+    h = srcgrad.hessian(relax)(c)
+    np.testing.assert_allclose(h, np.diag(2 * dv2**2 + 4 * v2 * START), rtol=1e-10)
+
+
+def shade(f, mask):
+    return f * (1 - mask)
+
+
+def screen(a, b, mask):
+    a = shade(a, mask)
+    b = shade(b, mask)
+    return a, b
+
+
+def screened_flow(mask):
+    a, b = 0.3 * mask, 0.05 + mask
+    for _ in range(1):
+        a, b = screen(a, b, mask)
+    return np.sum(a * b)
+
+
+def test_helper_returning_two_reassigned_parameters_in_a_loop():
+    m = np.array([[0.1, 0.4], [0.25, 0.7]])
+    # a * b = 0.3 m (1 - m)^2 (0.05 + m)
+    expect = 0.3 * ((1 - m) ** 2 * (0.05 + m) - 2 * m * (1 - m) * (0.05 + m) + m * (1 - m) ** 2)
+    g = srcgrad.grad(screened_flow)(m)
+    np.testing.assert_allclose(g, expect, rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(screened_flow, (m,), 0), rtol=1e-7)
+    _, tangent = srcgrad.jvp(screened_flow, (m,), (np.ones_like(m),))
+    np.testing.assert_allclose(tangent, np.sum(expect), rtol=1e-12)
 
 
 if __name__ == "__main__":
