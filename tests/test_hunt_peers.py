@@ -16,7 +16,11 @@ differences and autograd's and JAX's own gradients. The tests below each once fa
   called in a loop, was spliced as `v = v * c` inside the loop, an assignment whose
   target is on its own right-hand side, which reverse mode (and forward mode) cannot
   read the old value of: both gave silently wrong derivatives (0.36 for 0.88; the fluid
-  simulation of autograd's wing example).
+  simulation of autograd's wing example);
+- a function called through its pullback (a closure, as in autograd's black-box
+  variational inference) that draws random numbers from a generator it does not make
+  was run twice, once for the value and once by its pullback, which drew other numbers:
+  the gradient belonged to another draw. It is refused, naming the draw's line.
 """
 
 import sys
@@ -191,6 +195,75 @@ def test_helper_returning_two_reassigned_parameters_in_a_loop():
     np.testing.assert_allclose(g, numerical_grad(screened_flow, (m,), 0), rtol=1e-7)
     _, tangent = srcgrad.jvp(screened_flow, (m,), (np.ones_like(m),))
     np.testing.assert_allclose(tangent, np.sum(expect), rtol=1e-12)
+
+
+# --- random draws in a function differentiated through its pullback ---------------------
+
+NOISE = np.random.RandomState(0)
+
+
+def make_noisy_objective(rs, n):
+    def noisy_objective(p):
+        eps = rs.randn(n)  # the line the refusal names
+        return np.sum((p + eps) ** 2)
+
+    return noisy_objective
+
+
+noisy_objective = make_noisy_objective(NOISE, 3)
+
+
+def seeded_estimate(p):
+    NOISE.seed(0)
+    return noisy_objective(p)
+
+
+def test_draw_in_a_pullback_is_refused():
+    p = np.array([0.1, 0.2, 0.3])
+    with pytest.raises(srcgrad.SrcGradError) as info:
+        srcgrad.grad(seeded_estimate)(p)
+    err = info.value
+    assert err.filename == __file__
+    assert "rs.randn(n)" in err.text and "draws random numbers" in err.msg and "argument" in err.msg
+
+
+def noisy_with_draws(p, eps):
+    return np.sum((p + eps) ** 2)
+
+
+def estimate_with_draws(p):
+    eps = NOISE.randn(3)
+    return noisy_with_draws(p, eps)
+
+
+def test_draw_passed_in_as_the_refusal_says():
+    p = np.array([0.1, 0.2, 0.3])
+    NOISE.seed(0)
+    eps = NOISE.randn(3)
+    NOISE.seed(0)
+    g = srcgrad.grad(estimate_with_draws)(p)
+    np.testing.assert_allclose(g, 2 * (p + eps), rtol=1e-12)
+
+
+def make_seeded_objective(n):
+    def seeded_objective(p):
+        rng = np.random.default_rng(5)  # made and seeded in the call: a second run draws the same
+        return np.sum((p + rng.normal(size=n)) ** 2)
+
+    return seeded_objective
+
+
+seeded_objective = make_seeded_objective(3)
+
+
+def through_seeded(p):
+    return seeded_objective(p)
+
+
+def test_generator_made_in_the_pullback_is_differentiated():
+    p = np.array([0.1, 0.2, 0.3])
+    eps = np.random.default_rng(5).normal(size=3)
+    np.testing.assert_allclose(srcgrad.grad(through_seeded)(p), 2 * (p + eps), rtol=1e-12)
 
 
 if __name__ == "__main__":

@@ -351,6 +351,8 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
         _show(verbose, "versions", tree)
         local_names |= stored
         calls = resolve.run(tree, program, local_names)
+        if mode == "pullback":
+            call_effects.refuse_redrawn(program, tree, calls)
         positions = wrt if isinstance(wrt, tuple) else (wrt,)
         names = [params[i] for i in positions]  # vjp: gradients of the others are zeros
         ret = tree.body[-1].value
