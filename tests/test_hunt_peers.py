@@ -20,7 +20,11 @@ differences and autograd's and JAX's own gradients. The tests below each once fa
 - a function called through its pullback (a closure, as in autograd's black-box
   variational inference) that draws random numbers from a generator it does not make
   was run twice, once for the value and once by its pullback, which drew other numbers:
-  the gradient belonged to another draw. It is refused, naming the draw's line.
+  the gradient belonged to another draw. It is refused, naming the draw's line;
+- `np.r_[x, c, x]` and `np.c_[...]` (autograd's tests of its index tricks) gave a zero
+  gradient: srcgrad reads what is inside brackets as an index, which carries no
+  derivative (0.0 for 5.0). They are refused where they hold a differentiated value,
+  saying to write np.concatenate or np.column_stack.
 """
 
 import sys
@@ -264,6 +268,38 @@ def test_generator_made_in_the_pullback_is_differentiated():
     p = np.array([0.1, 0.2, 0.3])
     eps = np.random.default_rng(5).normal(size=3)
     np.testing.assert_allclose(srcgrad.grad(through_seeded)(p), 2 * (p + eps), rtol=1e-12)
+
+
+# --- NumPy's concatenating index objects -----------------------------------------------
+
+
+def joined_by_r(x):
+    return np.sum(np.r_[x, 2.0 * x] ** 2)  # the line the refusal names
+
+
+def joined_by_c(x):
+    return np.sum(np.c_[x, x] ** 3)
+
+
+@pytest.mark.parametrize("fn, instead", [(joined_by_r, "np.concatenate"), (joined_by_c, "np.column_stack")])
+def test_index_tricks_holding_differentiated_values_are_refused(fn, instead):
+    x = np.array([0.5, -1.0])
+    for transform in (lambda v: srcgrad.grad(fn)(v), lambda v: srcgrad.jvp(fn, (v,), (np.ones(2),))):
+        with pytest.raises(srcgrad.NotDifferentiableError) as info:
+            transform(x)
+        assert info.value.filename == __file__ and instead in str(info.value)
+        assert info.value.lineno == fn.__code__.co_firstlineno + 1
+
+
+def joined_constants(x):
+    return np.sum(x * np.r_[1.0, 2.0, 3.0]) + np.sum(x[np.r_[0, 2]] ** 2)
+
+
+def test_index_tricks_of_constants_are_differentiated():
+    x = np.array([0.5, -1.0, 2.0])
+    expect = np.array([1.0 + 2 * 0.5, 2.0, 3.0 + 2 * 2.0])
+    np.testing.assert_allclose(srcgrad.grad(joined_constants)(x), expect, rtol=1e-12)
+    np.testing.assert_allclose(numerical_grad(joined_constants, (x,), 0), expect, rtol=1e-7)
 
 
 if __name__ == "__main__":

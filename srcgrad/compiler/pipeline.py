@@ -364,6 +364,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
             _show(verbose, "iteration", tree)
         activity.refuse_complex(program, tree, active, calls)
         activity.refuse_displays(program, tree, active, calls)
+        activity.refuse_index_tricks(program, tree, active)
         activity.refuse_text(program, tree, active)
         call_effects.refuse_kept_changes(program, tree, active, calls)
         argument_checks += activity.constant_operands(program, tree, params, active, calls)
