@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import rules
 from ..errors import NotDifferentiableError
-from . import syntax
+from . import scope, syntax
 from .calls import from_numpy
 
 _NONDIFF_BINOPS = (gast.FloorDiv, gast.BitAnd, gast.BitXor, gast.LShift, gast.RShift)  # `|` merges dicts
@@ -487,3 +487,29 @@ def _made_real(value, calls):
 
 _IMAGINARY = re.compile(r"[0-9.][jJ]\b")  # `1j`, `2.5j`, `1e3j` (and, harmlessly, names like `x1j`)
 _REAL_OF_COMPLEX = {abs, np.real, np.imag, np.abs, np.absolute, np.angle}
+
+
+_CONCATENATORS = (type(np.r_), type(np.c_))
+
+
+def refuse_index_tricks(program, tree, activity):
+    """Refuse `np.r_[...]` and `np.c_[...]` (NumPy's concatenating index objects) holding a
+    differentiated value: srcgrad reads an index as carrying no derivative, so the
+    concatenation's gradient would be zero, not refused."""
+    for node in syntax.statements(tree):
+        value = getattr(node, "value", None)
+        for sub in (n for n in gast.walk(value) if type(n) is gast.Subscript) if value is not None else ():
+            parts = scope.dotted_parts(sub.value)
+            if parts is None or parts[0] in activity.varied:
+                continue
+            maker = scope.lookup_path(parts, program)
+            if not isinstance(maker, _CONCATENATORS):
+                continue
+            if any(type(n) is gast.Name and n.id in activity.varied for n in gast.walk(sub.slice)):
+                spelled = ".".join(parts)
+                instead = "np.concatenate" if isinstance(maker, type(np.r_)) else "np.column_stack"
+                raise program.error(
+                    node, f"`{program.text(node).strip()}` concatenates differentiated values with `{spelled}[...]` (in "
+                    f"`{program.name}`), whose entries srcgrad reads as an index, which carries no derivative: "
+                    f"write `{instead}([...])` instead", NotDifferentiableError,
+                )

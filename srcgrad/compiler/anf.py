@@ -580,14 +580,17 @@ def _unsupported(node, what):
     return err
 
 
-def run(tree, namer, local_names, shared=None, known=(), listed_defs=()):
+def run(tree, namer, local_names, shared=None, known=(), listed_defs=(), nested=False):
     """Put the FunctionDef `tree` in A-normal form (in place) and return it.
 
     `local_names` are the function's parameters and assigned names: attribute chains
     rooted elsewhere (`np.pi`) count as atoms. `known` are the parameters bound to a
-    known value (`Program.bound`), whose methods are their own (`self.get(k)`).
+    known value (`Program.bound`), whose methods are their own (`self.get(k)`). With
+    `nested`, the body is normalized as the body of a compound statement (a callee's
+    statements spliced into one).
     """
     normalizer = _ANF(namer, set(local_names), shared, frozenset(known))
+    normalizer.depth = int(nested)
     # calls of generators' listings (generator_lists.py) and of generator `def`s listed in place: their lists get names
     normalizer.listings = frozenset(listed_defs) | frozenset(
         name for name, value in (known.items() if isinstance(known, dict) else ())

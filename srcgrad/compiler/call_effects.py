@@ -235,3 +235,38 @@ def casts_result(rule, args):
 
 
 _CASTS = {np.ndarray.astype, np.array, np.asarray, np.asanyarray}
+
+
+_GENERATOR_TYPES = (np.random.Generator, np.random.RandomState, random.Random)
+_STATE_METHODS = frozenset({"seed", "get_state", "set_state", "getstate", "setstate", "spawn"})
+
+
+def draws_anew(callee):
+    """Whether the call resolved to `callee` draws from a random state that outlives the
+    call: NumPy's global one (`np.random.normal`), Python's (`random.gauss`), or a
+    generator object that exists before the call (`rs.randn`, `rng.normal`); a second run
+    of it draws other numbers. A generator the function makes itself
+    (`np.random.default_rng(0)`) and seeding are no such draws."""
+    if callee is None or callee.kind != "function":
+        return False
+    fn = callee.obj
+    return (isinstance(getattr(fn, "__self__", None), _GENERATOR_TYPES)
+            and getattr(fn, "__name__", None) not in _STATE_METHODS)
+
+
+def refuse_redrawn(program, tree, calls):
+    """Refuse, in the pullback of a function another one calls (whose caller ran it once
+    already, and whose pullback runs it again), a draw from a random state that outlives
+    the call: the pullback would draw other numbers than the caller's run did, and give
+    the derivative at a draw that the value never saw."""
+    for node in syntax.statements(tree):
+        value = getattr(node, "value", None)
+        for call in (n for n in gast.walk(value) if type(n) is gast.Call) if value is not None else ():
+            if draws_anew(calls.get(call)):
+                raise program.error(
+                    node, f"`{_spelled(program, node)}` draws random numbers in `{program.name}`, which a "
+                    f"differentiated function calls through its pullback: the pullback runs `{program.name}` again, "
+                    "and would draw other numbers than the call did. Draw them in the calling function and pass "
+                    f"them to `{program.name}` as an argument, or make `{program.name}` a module-level function "
+                    "that reads no closure cell (srcgrad then differentiates its statements in the caller's)",
+                )

@@ -94,6 +94,7 @@ class _Splicer:
         self.program, self.namer, self.local_names, self.transform = program, namer, local_names, transform
         self.loads = loads  # {name: how often it is read} (at least)
         self.spliced = 0
+        self.depth = 0  # how many compound statements enclose the statements being spliced
         self.checked_callees = {}  # function -> (its checked program, its run-time checks), or None
 
     def block(self, stmts, expanding):
@@ -104,7 +105,9 @@ class _Splicer:
             for field in ("body", "orelse"):
                 inner = getattr(s, field, None)
                 if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                    self.depth += 1
                     setattr(s, field, self.block(inner, expanding))
+                    self.depth -= 1
             call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
             if not isinstance(call, gast.Call):
                 out.append(s)
@@ -341,7 +344,10 @@ class _Splicer:
             result = None if isinstance(ret.value, (gast.Name, gast.Constant)) else syntax.expr(ret.value)
         tree.body = body + ([syntax.located(result, ret)] if result is not None else [])
         locals_ = self.local_names | set(renames.values()) | set(syntax.names_stored(tree))
-        tree = anf.run(tree, self.namer, locals_, _respelled_checks(callee.shared, substituted, renames), self.program.bound)
+        # in a loop or branch, ANF keeps an assignment's target off its right-hand side
+        # (`u = step(u)` spliced as `u = u * c` would leave reverse mode no old value)
+        tree = anf.run(tree, self.namer, locals_, _respelled_checks(callee.shared, substituted, renames), self.program.bound,
+                       nested=self.depth > 0)
         out = [_relocated(s, stmt) for s in prologue + tree.body]
         self.local_names |= set(syntax.names_stored(out))
         for s in out:

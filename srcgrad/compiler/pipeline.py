@@ -351,6 +351,8 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
         _show(verbose, "versions", tree)
         local_names |= stored
         calls = resolve.run(tree, program, local_names)
+        if mode == "pullback":
+            call_effects.refuse_redrawn(program, tree, calls)
         positions = wrt if isinstance(wrt, tuple) else (wrt,)
         names = [params[i] for i in positions]  # vjp: gradients of the others are zeros
         ret = tree.body[-1].value
@@ -362,6 +364,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
             _show(verbose, "iteration", tree)
         activity.refuse_complex(program, tree, active, calls)
         activity.refuse_displays(program, tree, active, calls)
+        activity.refuse_index_tricks(program, tree, active)
         activity.refuse_text(program, tree, active)
         call_effects.refuse_kept_changes(program, tree, active, calls)
         argument_checks += activity.constant_operands(program, tree, params, active, calls)

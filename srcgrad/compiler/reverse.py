@@ -154,6 +154,17 @@ class _Reverse(Contributions, Undo):
         local = _iteration_locals(body, self.assign_count) - self.params  # see `loop`
         return frozenset(v for v in local if inside.get(v, 0) == self.read_counts.get(v, 0))
 
+    def loop_locals(self, body):
+        """Names a loop's body assigns once, at its top level, and nobody reads outside it.
+        A value read after the loop is none: its adjoint comes in from there, and the zero
+        that replaces it between backward iterations takes the shape of the previous
+        iteration's value, which only the save before the assignment brings back."""
+        inside = {}
+        for stmt in body:
+            syntax.load_counts(stmt, inside)
+        local = _iteration_locals(body, self.assign_count) - self.params
+        return frozenset(v for v in local if inside.get(v, 0) == self.read_counts.get(v, 0))
+
     def recorded_block(self, body, inner, outer):
         """A branch whose branch-local values are pushed at its end and popped at its backward start."""
         fwd, bwd = self.block(body, inner)
@@ -177,7 +188,7 @@ class _Reverse(Contributions, Undo):
 
     def loop(self, s, ctx, target):
         # a parameter is no iteration-local: its value from before the loop is read at the end
-        record = (_iteration_locals(s.body, self.assign_count) - self.params) | ({target} if target else set())
+        record = self.loop_locals(s.body) | ({target} if target else set())
         inner = _Context(ctx.depth + 1, frozenset(record), set(ctx.must_defined) | ({target} if target else set()))
         inner.recorded = [target] if target else []
         body_fwd, body_bwd = self.block(s.body, inner)

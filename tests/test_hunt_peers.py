@@ -1,0 +1,306 @@
+"""Programs shaped like the test and example programs of srcgrad's peers (Tangent's test
+functions, HIPS autograd's examples and tests, JAX's documentation), from a hunt that ran
+every transform on those programs, translated to plain NumPy, against central
+differences and autograd's and JAX's own gradients. The tests below each once failed:
+
+- a value assigned once in a loop's body and read after the loop, whose shape changes
+  from one iteration to the next (a network whose layers have different widths:
+  `for W, b in params: outputs = ...; inputs = np.tanh(outputs)`, then
+  `return outputs - logsumexp(outputs)`): between backward iterations its adjoint was
+  reset to zeros shaped like the later iteration's value, not the earlier one's. With
+  the widths (..., 100, 10) the gradient raised a broadcasting error; where the earlier
+  shape broadcasts to the later one (a hidden width of 1), the gradient was silently
+  wrong (8.908 for 1.782: summed over copies the zeros had spread it to). The same held
+  for a loop's element read after the loop (`for w in ws: ...; return ... w`);
+- a helper reassigning its parameter through another helper (`v = shade(v, mask)`),
+  called in a loop, was spliced as `v = v * c` inside the loop, an assignment whose
+  target is on its own right-hand side, which reverse mode (and forward mode) cannot
+  read the old value of: both gave silently wrong derivatives (0.36 for 0.88; the fluid
+  simulation of autograd's wing example);
+- a function called through its pullback (a closure, as in autograd's black-box
+  variational inference) that draws random numbers from a generator it does not make
+  was run twice, once for the value and once by its pullback, which drew other numbers:
+  the gradient belonged to another draw. It is refused, naming the draw's line;
+- `np.r_[x, c, x]` and `np.c_[...]` (autograd's tests of its index tricks) gave a zero
+  gradient: srcgrad reads what is inside brackets as an index, which carries no
+  derivative (0.0 for 5.0). They are refused where they hold a differentiated value,
+  saying to write np.concatenate or np.column_stack.
+"""
+
+import sys
+
+import numpy as np
+import pytest
+
+import srcgrad
+from conftest import numerical_grad
+
+
+def _fd_list(fn, arrays, *rest):
+    """Central differences of `fn(arrays, *rest)` in each array of the list `arrays`."""
+    grads = []
+    for a in arrays:
+        g = np.zeros_like(a)
+        for k in np.ndindex(a.shape):
+            keep = a[k]
+            a[k] = keep + 1e-6
+            up = fn(arrays, *rest)
+            a[k] = keep - 1e-6
+            down = fn(arrays, *rest)
+            a[k] = keep
+            g[k] = (up - down) / 2e-6
+        grads.append(g)
+    return grads
+
+
+# --- a loop-carried value read after the loop, its shape changing between iterations -----
+
+
+def widening_layers(weights, x):
+    h = x
+    for w in weights:
+        pre = h * w
+        h = np.tanh(pre)
+    return np.sum(pre)
+
+
+@pytest.mark.parametrize("widths", [(1, 5), (5, 1), (3, 3)])
+def test_value_read_after_loop_with_changing_shape(widths):
+    weights = [np.linspace(0.3, 0.9, n) for n in widths]
+    x = np.array([0.4])
+    copies = [w.copy() for w in weights]
+    g_w, g_x = srcgrad.grad(widening_layers, wrt=(0, 1))(weights, x)
+    (w0, w1), (n0, n1) = weights, widths
+    t = np.tanh(x * w0)
+    slope = x * (1.0 - t**2)
+    if n0 == n1:  # sum(tanh(x w0) * w1)
+        expect_w0, expect_w1 = slope * w1, t
+    elif n0 == 1:  # tanh(x w0) * sum(w1)
+        expect_w0, expect_w1 = slope * np.sum(w1), np.full(n1, t[0])
+    else:  # sum(tanh(x w0)) * w1
+        expect_w0, expect_w1 = slope * w1[0], np.array([np.sum(t)])
+    np.testing.assert_allclose(g_w[0], expect_w0, rtol=1e-12)
+    np.testing.assert_allclose(g_w[1], expect_w1, rtol=1e-12)
+    fd = _fd_list(widening_layers, weights, x)
+    for g, d, w in zip(g_w, fd, weights):
+        assert g.shape == w.shape and g.dtype == np.float64
+        np.testing.assert_allclose(g, d, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(g_x, numerical_grad(widening_layers, (weights, x), 1), rtol=1e-6)
+    assert all(np.array_equal(a, b) for a, b in zip(weights, copies))
+    # value_and_grad's value is the function's
+    value, _ = srcgrad.value_and_grad(widening_layers, wrt=(0, 1))(weights, x)
+    assert value == widening_layers(weights, x)
+
+
+def test_layers_of_different_widths_ending_in_log_softmax():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(4, 3))
+    params = [(rng.normal(size=(3, 6)), rng.normal(size=6)), (rng.normal(size=(6, 2)), rng.normal(size=2))]
+
+    def log_likelihood(params, x):
+        for W, b in params:
+            z = x @ W + b
+            x = np.tanh(z)
+        return np.sum(z - np.log(np.sum(np.exp(z), axis=1, keepdims=True)))
+
+    g = srcgrad.grad(log_likelihood)(params, x)
+    for (W, b), (gW, gb) in zip(params, g):
+        for a, ga in ((W, gW), (b, gb)):
+            fd = np.zeros_like(a)
+            for k in np.ndindex(a.shape):
+                keep = a[k]
+                a[k] = keep + 1e-6
+                up = log_likelihood(params, x)
+                a[k] = keep - 1e-6
+                down = log_likelihood(params, x)
+                a[k] = keep
+                fd[k] = (up - down) / 2e-6
+            np.testing.assert_allclose(ga, fd, rtol=1e-6, atol=1e-8)
+
+
+def last_element_again(ws):
+    total = 0.0
+    for w in ws:
+        total = total + np.sum(w**2)
+    return total + 3.0 * np.sum(w)
+
+
+@pytest.mark.parametrize("sizes", [(1, 4), (4, 1)])
+def test_loop_element_read_after_loop(sizes):
+    ws = [np.linspace(0.2, 0.8, n) for n in sizes]
+    g = srcgrad.grad(last_element_again)(ws)
+    np.testing.assert_allclose(g[0], 2 * ws[0], rtol=1e-12)
+    np.testing.assert_allclose(g[1], 2 * ws[1] + 3.0, rtol=1e-12)
+    for a, b in zip(g, _fd_list(last_element_again, ws)):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+# --- a helper reassigning its parameter through another helper, called in a loop ---------
+
+
+def shrink(v, c):
+    return v * c
+
+
+def settle(v, c):
+    v = shrink(v, c)
+    return v + 0.25
+
+
+START = np.array([1.0, 2.0])
+
+
+def relax(c):
+    v = START
+    for _ in range(2):
+        v = settle(v, c)
+    return np.sum(v**2)
+
+
+def test_helper_reassigning_its_parameter_in_a_loop():
+    c = np.array([0.5, 0.8])
+    v2 = START * c**2 + 0.25 * c + 0.25
+    dv2 = 2 * START * c + 0.25
+    expect = 2 * v2 * dv2
+    g = srcgrad.grad(relax)(c)
+    np.testing.assert_allclose(g, expect, rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(relax, (c,), 0), rtol=1e-7)
+    t = np.array([0.3, -1.1])
+    value, tangent = srcgrad.jvp(relax, (c,), (t,))
+    assert value == relax(c)
+    np.testing.assert_allclose(tangent, expect @ t, rtol=1e-12)
+    h = srcgrad.hessian(relax)(c)
+    np.testing.assert_allclose(h, np.diag(2 * dv2**2 + 4 * v2 * START), rtol=1e-10)
+
+
+def shade(f, mask):
+    return f * (1 - mask)
+
+
+def screen(a, b, mask):
+    a = shade(a, mask)
+    b = shade(b, mask)
+    return a, b
+
+
+def screened_flow(mask):
+    a, b = 0.3 * mask, 0.05 + mask
+    for _ in range(1):
+        a, b = screen(a, b, mask)
+    return np.sum(a * b)
+
+
+def test_helper_returning_two_reassigned_parameters_in_a_loop():
+    m = np.array([[0.1, 0.4], [0.25, 0.7]])
+    # a * b = 0.3 m (1 - m)^2 (0.05 + m)
+    expect = 0.3 * ((1 - m) ** 2 * (0.05 + m) - 2 * m * (1 - m) * (0.05 + m) + m * (1 - m) ** 2)
+    g = srcgrad.grad(screened_flow)(m)
+    np.testing.assert_allclose(g, expect, rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(screened_flow, (m,), 0), rtol=1e-7)
+    _, tangent = srcgrad.jvp(screened_flow, (m,), (np.ones_like(m),))
+    np.testing.assert_allclose(tangent, np.sum(expect), rtol=1e-12)
+
+
+# --- random draws in a function differentiated through its pullback ---------------------
+
+NOISE = np.random.RandomState(0)
+
+
+def make_noisy_objective(rs, n):
+    def noisy_objective(p):
+        eps = rs.randn(n)  # the line the refusal names
+        return np.sum((p + eps) ** 2)
+
+    return noisy_objective
+
+
+noisy_objective = make_noisy_objective(NOISE, 3)
+
+
+def seeded_estimate(p):
+    NOISE.seed(0)
+    return noisy_objective(p)
+
+
+def test_draw_in_a_pullback_is_refused():
+    p = np.array([0.1, 0.2, 0.3])
+    with pytest.raises(srcgrad.SrcGradError) as info:
+        srcgrad.grad(seeded_estimate)(p)
+    err = info.value
+    assert err.filename == __file__
+    assert "rs.randn(n)" in err.text and "draws random numbers" in err.msg and "argument" in err.msg
+
+
+def noisy_with_draws(p, eps):
+    return np.sum((p + eps) ** 2)
+
+
+def estimate_with_draws(p):
+    eps = NOISE.randn(3)
+    return noisy_with_draws(p, eps)
+
+
+def test_draw_passed_in_as_the_refusal_says():
+    p = np.array([0.1, 0.2, 0.3])
+    NOISE.seed(0)
+    eps = NOISE.randn(3)
+    NOISE.seed(0)
+    g = srcgrad.grad(estimate_with_draws)(p)
+    np.testing.assert_allclose(g, 2 * (p + eps), rtol=1e-12)
+
+
+def make_seeded_objective(n):
+    def seeded_objective(p):
+        rng = np.random.default_rng(5)  # made and seeded in the call: a second run draws the same
+        return np.sum((p + rng.normal(size=n)) ** 2)
+
+    return seeded_objective
+
+
+seeded_objective = make_seeded_objective(3)
+
+
+def through_seeded(p):
+    return seeded_objective(p)
+
+
+def test_generator_made_in_the_pullback_is_differentiated():
+    p = np.array([0.1, 0.2, 0.3])
+    eps = np.random.default_rng(5).normal(size=3)
+    np.testing.assert_allclose(srcgrad.grad(through_seeded)(p), 2 * (p + eps), rtol=1e-12)
+
+
+# --- NumPy's concatenating index objects -----------------------------------------------
+
+
+def joined_by_r(x):
+    return np.sum(np.r_[x, 2.0 * x] ** 2)  # the line the refusal names
+
+
+def joined_by_c(x):
+    return np.sum(np.c_[x, x] ** 3)
+
+
+@pytest.mark.parametrize("fn, instead", [(joined_by_r, "np.concatenate"), (joined_by_c, "np.column_stack")])
+def test_index_tricks_holding_differentiated_values_are_refused(fn, instead):
+    x = np.array([0.5, -1.0])
+    for transform in (lambda v: srcgrad.grad(fn)(v), lambda v: srcgrad.jvp(fn, (v,), (np.ones(2),))):
+        with pytest.raises(srcgrad.NotDifferentiableError) as info:
+            transform(x)
+        assert info.value.filename == __file__ and instead in str(info.value)
+        assert info.value.lineno == fn.__code__.co_firstlineno + 1
+
+
+def joined_constants(x):
+    return np.sum(x * np.r_[1.0, 2.0, 3.0]) + np.sum(x[np.r_[0, 2]] ** 2)
+
+
+def test_index_tricks_of_constants_are_differentiated():
+    x = np.array([0.5, -1.0, 2.0])
+    expect = np.array([1.0 + 2 * 0.5, 2.0, 3.0 + 2 * 2.0])
+    np.testing.assert_allclose(srcgrad.grad(joined_constants)(x), expect, rtol=1e-12)
+    np.testing.assert_allclose(numerical_grad(joined_constants, (x,), 0), expect, rtol=1e-7)
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-q"]))
