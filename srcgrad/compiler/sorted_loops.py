@@ -10,6 +10,10 @@ Before:                                              After:
                                                                a, b = (x_entries[i], w_entries[i])
                                                                t = t * a + b
 
+Elsewhere in a statement (`pairs = sorted(zip(keys, values))`, then `for k, v in pairs`),
+the list `sorted` makes is written as a comprehension over the same ordered positions:
+`pairs = [(keys_entries[position], values_entries[position]) for position in sorted(...)]`.
+
 key_lambdas.py then makes the `sorted(range(...), key=...)` an `order_by` over keys
 computed in the function: positions are integers and carry no derivative, and each
 entry read by index carries its own (the gradient follows the order). The order is
@@ -105,6 +109,7 @@ class _Rewriter:
                 s = self.loop(s, pre)
             if not isinstance(s, gast.While):
                 self.comprehensions(s, pre)
+                self.listings(s, pre)
             out += pre + [s]
         stmts[:] = out
 
@@ -146,6 +151,28 @@ class _Rewriter:
                 later.iter = _substituted(later.iter, parts)
                 later.ifs = [_substituted(c, parts) for c in later.ifs]
 
+    def listings(self, s, pre):
+        """Each other such call of the statement `s` (not of its blocks) that runs once where
+        `s` runs (`pairs = sorted(zip(keys, values))`, `list(reversed(sorted(...)))`): the
+        list it makes, written as a comprehension over the ordered positions."""
+        found, inside = {}, set()
+        for node, deferred in _expressions(s):  # outer nodes first
+            if deferred or not isinstance(node, gast.Call) or id(node) in inside:
+                continue
+            call = node
+            if (self.builtin(node.func, builtins.list) and len(node.args) == 1 and not node.keywords
+                    and isinstance(node.args[0], gast.Call) and self.builtin(node.args[0].func, builtins.reversed)):
+                call = node.args[0]  # list(reversed(sorted(...))): the list, in the reversed order
+            ordering = self.ordering(call)
+            if ordering is not None and (call is not node or not ordering[0]):
+                position = self.namer.fresh("position")
+                iterable, item = self.positions(call, position, pre, s)
+                listed = syntax.list_comprehension(item, syntax.name(position, store=True), iterable)
+                found[id(node)] = syntax.located(listed, node)
+                inside |= {id(n) for n in syntax.walk(node)}
+        if found:
+            _replace(s, found)
+
     def positions(self, iterable, position, pre, s, keep=()):
         """(`sorted(range(n), key=lambda position: ...)`, under `reversed` where it was, the
         entry at `position`) for the call `iterable`; the lists of its sequences go to
@@ -186,6 +213,25 @@ class _Rewriter:
         if backwards:
             ordered = syntax.call(syntax.copy(iterable.func), [ordered])
         return syntax.located(ordered, iterable), entry(position)
+
+
+def _replace(s, replacements):
+    """Replace, in the fields of the statement `s` outside its blocks, each node whose id
+    is a key of `replacements` by its value."""
+    def replaced(value):
+        if isinstance(value, list):
+            return [replaced(v) for v in value]
+        if not isinstance(value, gast.AST) or isinstance(value, gast.stmt):
+            return value
+        if id(value) in replacements:
+            return replacements[id(value)]
+        for field in value._fields:
+            setattr(value, field, replaced(getattr(value, field)))
+        return value
+
+    for field in s._fields:
+        if field not in ("body", "orelse", "finalbody", "handlers"):
+            setattr(s, field, replaced(getattr(s, field)))
 
 
 def _one_parameter(node):
