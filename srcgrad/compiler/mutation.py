@@ -179,15 +179,21 @@ def _may_view(value, base, calls, holds_entries=False):
     return any(syntax.is_name(a, base) for a in given)
 
 
-def _makes_new(value, assigns, reads, calls):
+def _makes_new(value, assigns, reads, calls, tree):
     """Whether an assignment of `value` gives its target an object nobody else holds: a new
-    one, or a temporary made new just for it (ANF's `t = y * x; y = t`)."""
+    one, or a temporary made new just for it (ANF's `t = y * x; y = t`), also one filled
+    by writes of its entries first (ANF's `items = {}`, `items[k] = v` in a loop, then
+    `params = items` for `params = {k: ... for k, v in params.items()}`)."""
     if holders.fresh_value(value, calls):
         return True
-    if isinstance(value, gast.Name) and reads.get(value.id) == 1:
-        defs = [a.value for a in assigns if a.targets[0].id == value.id]
-        return len(defs) == 1 and holders.fresh_value(defs[0], calls)
-    return False
+    if not isinstance(value, gast.Name) or value.id not in reads:
+        return False
+    defs = [a.value for a in assigns if a.targets[0].id == value.id]
+    if len(defs) != 1 or not holders.fresh_value(defs[0], calls):
+        return False
+    return reads[value.id] == 1 + sum(
+        1 for s in syntax.statements(tree) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)
+        and syntax.is_name(s.targets[0].value, value.id))
 
 
 class _Blocks:
@@ -354,7 +360,7 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
             f"one (`{base}_local = {base}.copy()`) and change that", NotDifferentiableError,
         )
     for a in assigns:
-        if (a.targets[0].id == base and not _makes_new(a.value, assigns, reads, calls)
+        if (a.targets[0].id == base and not _makes_new(a.value, assigns, reads, calls, tree)
                 and not blocks.changes_own(stmt, base, calls)):
             holder = _entry_of_a_dict(a.value, assigns, calls)
             if holder is not None:
@@ -428,6 +434,8 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
                          and (fresh is None or not defs or any(_between(d, fresh, s, blocks) for d in defs))]
         if changed_stmts and _copies_before_replacing(defs, changed, changed_stmts, assigns, calls):
             continue
+        if changed_stmts and _handed_over(defs, alias, changed, changed_stmts, tree, blocks):
+            continue
         alias_reads = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == alias and isinstance(n.ctx, gast.Load)]
         if not changed_stmts or (len(defs) == 1 and _used_before_change(defs[0], alias, alias_reads, changed_stmts, blocks)):
             continue
@@ -458,6 +466,41 @@ def _copies_before_replacing(defs, changed, changed_stmts, assigns, calls):
         return False
     bases = {id(s): b for s, b, _ in changed}
     return all(_holds_entries(bases[id(s)], assigns, calls) for s in changed_stmts)
+
+
+def _handed_over(defs, alias, changed, changed_stmts, tree, blocks):
+    """Whether the one definition `alias = other` hands `other`'s object over to `alias`
+    and every change in `changed_stmts` is a change of `alias` itself: no read of `other`
+    runs after it (each comes before it in its block, and, in a loop's body, after a fresh
+    `other = ...` there), so a later change through `alias` reaches no other reader. ANF
+    writes `params = {k: ... for k, v in params.items()}` so: the dict built under a
+    temporary, then `params = items`."""
+    if len(defs) != 1 or not isinstance(defs[0], gast.Assign) or not isinstance(defs[0].value, gast.Name):
+        return False
+    bases = {id(s): b for s, b, _ in changed}
+    if any(bases[id(s)] != alias for s in changed_stmts):
+        return False
+    other = defs[0].value.id
+    block, at = blocks.where[id(defs[0])]
+    reads = [s for s in syntax.statements(tree) if s is not tree and other in syntax.names_read(_head(s))]
+    where = [_position_in(block, s, blocks) for s in reads]
+    if any(k is None or k > at for k in where):
+        return False
+    reading = [k for k in where if k != at]
+    if block is tree.body or not reading:
+        return True
+    made = [k for k, s in enumerate(block) if isinstance(s, gast.Assign) and syntax.is_name(s.targets[0], other)]
+    return bool(made) and min(made) < min(reading)
+
+
+def _head(stmt):
+    """The expressions of `stmt` outside its blocks (a loop's target and iterable, an `if`'s test)."""
+    out = []
+    for f in stmt._fields:
+        value = getattr(stmt, f)
+        if f not in ("body", "orelse", "finalbody", "handlers"):
+            out += [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, gast.AST)]
+    return out
 
 
 def _entry_of_a_list(value, assigns, calls):
