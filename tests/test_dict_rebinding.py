@@ -1,4 +1,4 @@
-"""A dict rebuilt by a comprehension over itself (`params = {k: v * 2.0 for k, v in
+"""A dict (or list) rebuilt by a comprehension over itself (`params = {k: v * 2.0 for k, v in
 params.items()}`, `{k: params[k] ... for k in params}`), then written in place
 (`params[k] = ...`, in a loop or not): ANF builds the new dict under a temporary and
 hands it over (`params = items`), which mutation.py took for a second name of a dict
@@ -50,7 +50,17 @@ def the_old_dict_still_read(x):
     return np.sum(params["a"] + params["b"] + first["a"] * first["b"])  # 8 x ** 2 + 3 x ** 2
 
 
+def a_list_rebuilt_then_written(x):
+    xs = [x[0], x[1], x[2]]
+    xs = [v * 2.0 for v in xs]
+    for i in range(3):
+        xs[i] = xs[i] * x[i]
+    xs.append(x[0])
+    return sum(xs)  # 2 x ** 2 summed, + x[0]
+
+
 @pytest.mark.parametrize("fn, expected", [
+    (a_list_rebuilt_then_written, lambda x: 4.0 * x + [1.0, 0.0, 0.0]),
     (doubled_then_written_in_a_loop, lambda x: 16.0 * x),
     (by_key_then_written, lambda x: 24.0 * x * np.sin(x) + 12.0 * x ** 2 * np.cos(x)),
     (rebuilt_at_each_step, lambda x: 2.0 * x ** 3),

@@ -191,9 +191,20 @@ def _makes_new(value, assigns, reads, calls, tree):
     defs = [a.value for a in assigns if a.targets[0].id == value.id]
     if len(defs) != 1 or not holders.fresh_value(defs[0], calls):
         return False
-    return reads[value.id] == 1 + sum(
-        1 for s in syntax.statements(tree) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)
-        and syntax.is_name(s.targets[0].value, value.id))
+    return reads[value.id] == 1 + sum(1 for s in syntax.statements(tree) if _fills(s, value.id))
+
+
+def _fills(stmt, name):
+    """Whether `stmt` is `name[k] = v` or `name.append(v)` (reading `name` once, `v` and
+    `k` not reading it)."""
+    if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+        target = stmt.targets[0]
+        return syntax.is_name(target.value, name) and name not in syntax.names_read([target.slice, stmt.value])
+    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Attribute):
+        call = stmt.value
+        return (call.func.attr == "append" and syntax.is_name(call.func.value, name)
+                and name not in syntax.names_read(call.args + [k.value for k in call.keywords]))
+    return False
 
 
 class _Blocks:
