@@ -47,7 +47,7 @@ import gast
 
 from .. import rules
 from ..errors import SrcGradError
-from . import aliases, anf, fence, folds, frontend, function_choices, generator_calls, generator_lists, idioms, jumps, key_lambdas, map_filter, record_methods, scope, stand_in, syntax, transform_calls, unroll, varargs
+from . import aliases, anf, fence, folds, frontend, function_choices, generator_calls, generator_lists, idioms, jumps, key_lambdas, map_filter, module_tests, record_methods, scope, stand_in, syntax, transform_calls, unroll, varargs
 from .passed_callables import Passed
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function
@@ -252,6 +252,7 @@ class _Splicer:
                for s in callee.tree.body for n in syntax.walk(s)):
             return None
         try:
+            callee.tree = module_tests.run(callee)
             callee.tree = generator_calls.run(callee)
             callee.tree = key_lambdas.run(callee, self.transform)
             callee.tree = transform_calls.run(callee)
