@@ -32,13 +32,13 @@ import builtins
 import gast
 
 from . import syntax
+from .statement_parts import expressions, replace
 from .naming import Namer
 from .scope import dotted_parts, lookup_path
 
 _WRITTEN = ("list", "len", "min", "range")  # the builtins the rewritten code calls by name
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
-_DEFERRED = (gast.Lambda, gast.IfExp, gast.BoolOp) + _COMPREHENSIONS  # what may run an expression later, or not at all
 
 
 def run(program):
@@ -124,7 +124,7 @@ class _Rewriter:
     def comprehensions(self, s, pre):
         """Rewrite the comprehensions of the statement `s` (not those of its blocks) whose
         first iterable is such a call and that run once where the statement runs."""
-        for node, deferred in _expressions(s):
+        for node, deferred in expressions(s):
             if deferred or not isinstance(node, _COMPREHENSIONS):
                 continue
             gen = node.generators[0]
@@ -156,7 +156,7 @@ class _Rewriter:
         `s` runs (`pairs = sorted(zip(keys, values))`, `list(reversed(sorted(...)))`): the
         list it makes, written as a comprehension over the ordered positions."""
         found, inside = {}, set()
-        for node, deferred in _expressions(s):  # outer nodes first
+        for node, deferred in expressions(s):  # outer nodes first
             if deferred or not isinstance(node, gast.Call) or id(node) in inside:
                 continue
             call = node
@@ -171,7 +171,7 @@ class _Rewriter:
                 found[id(node)] = syntax.located(listed, node)
                 inside |= {id(n) for n in syntax.walk(node)}
         if found:
-            _replace(s, found)
+            replace(s, found)
 
     def positions(self, iterable, position, pre, s, keep=()):
         """(`sorted(range(n), key=lambda position: ...)`, under `reversed` where it was, the
@@ -215,45 +215,10 @@ class _Rewriter:
         return syntax.located(ordered, iterable), entry(position)
 
 
-def _replace(s, replacements):
-    """Replace, in the fields of the statement `s` outside its blocks, each node whose id
-    is a key of `replacements` by its value."""
-    def replaced(value):
-        if isinstance(value, list):
-            return [replaced(v) for v in value]
-        if not isinstance(value, gast.AST) or isinstance(value, gast.stmt):
-            return value
-        if id(value) in replacements:
-            return replacements[id(value)]
-        for field in value._fields:
-            setattr(value, field, replaced(getattr(value, field)))
-        return value
-
-    for field in s._fields:
-        if field not in ("body", "orelse", "finalbody", "handlers"):
-            setattr(s, field, replaced(getattr(s, field)))
-
-
 def _one_parameter(node):
     args = node.args if isinstance(node, gast.Lambda) else None
     return (args is not None and len(args.args) == 1 and not (args.posonlyargs or args.vararg or args.kwonlyargs
                                                               or args.kwarg or args.defaults))
-
-
-def _expressions(s):
-    """(node, whether it may run later or not at all) for the nodes of the statement `s`
-    outside its blocks and nested functions."""
-    todo = [(getattr(s, f), False) for f in s._fields if f not in ("body", "orelse", "finalbody", "handlers")]
-    while todo:
-        node, deferred = todo.pop()
-        if isinstance(node, list):
-            todo += [(n, deferred) for n in node]
-            continue
-        if not isinstance(node, gast.AST) or isinstance(node, gast.stmt):
-            continue
-        yield node, deferred
-        inner = deferred or isinstance(node, _DEFERRED)
-        todo += [(getattr(node, f), inner) for f in node._fields]
 
 
 def _target_names(target):
