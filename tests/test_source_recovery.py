@@ -54,13 +54,13 @@ def test_source_decorator_form():
 
 
 def test_errors_in_exec_source_point_at_its_lines():
-    text = ("def f(x):\n    y = x * 2.0\n    try:\n        while y < 0.0:\n            y = y + 1.0\n        else:\n"
-            "            y = y * 1.0\n    finally:\n        pass\n    return y\n")
+    text = ("def f(x):\n    y = [x * 2.0]\n    try:\n        y[0] = y[0] + 1.0\n    finally:\n"
+            "        pass\n    return y[0]\n")
     f = _exec(text, "<exec f>")["f"]
     with pytest.raises(srcgrad.SrcGradError) as info:
         srcgrad.grad(f, source=text)
     assert (info.value.filename, info.value.lineno) == ("<exec f>", 4)
-    assert info.value.text.strip() == "while y < 0.0:"
+    assert info.value.text.strip() == "y[0] = y[0] + 1.0"
 
 
 def test_linecache_cells_work_without_source():
