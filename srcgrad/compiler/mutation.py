@@ -24,7 +24,7 @@ instead. The pass returns `{base: names that may share its memory}`; it never ch
 import gast
 
 from ..errors import NotDifferentiableError
-from . import argument_writes, holders, printing, syntax
+from . import argument_writes, holders, printing, statement_blocks, syntax
 from .views import VIEW_METHODS
 
 CHANGING_METHODS = {"append"}  # the in-place methods reverse mode can undo (and `pop`: see `list_pops`)
@@ -207,62 +207,6 @@ def _fills(stmt, name):
     return False
 
 
-class _Blocks:
-    """Where each statement sits: (block, position, parent statement) at any depth."""
-
-    def __init__(self, tree):
-        self.where = {}
-        self.parent = {}
-        self._index(tree.body, None)
-
-    def _index(self, block, parent):
-        for k, s in enumerate(block):
-            self.where[id(s)] = (block, k)
-            self.parent[id(s)] = parent
-            for field in ("body", "orelse"):
-                inner = getattr(s, field, None)
-                if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
-                    self._index(inner, s)
-
-    def fresh_before(self, stmt, base, calls):
-        """The statement that last made `base` a new object before `stmt` runs (in `stmt`'s
-        block or an enclosing one), or None. A change after it cannot reach older aliases."""
-        while stmt is not None:
-            block, k = self.where[id(stmt)]
-            for earlier in reversed(block[:k]):
-                if base in syntax.names_stored(earlier):
-                    fresh = (isinstance(earlier, gast.Assign) and syntax.is_name(earlier.targets[0], base)
-                             and holders.fresh_value(earlier.value, calls))
-                    return earlier if fresh else None
-            stmt = self.parent[id(stmt)]
-        return None
-
-    def changes_own(self, stmt, base, calls):
-        """Whether the change `stmt` of `base` always changes an object `fresh_before` made
-        new for it: no loop around `stmt`, inside the block of that statement, assigns
-        `base` (the next pass would change what that assignment gave). Another assignment
-        of `base` elsewhere (`for row in rows:` after a loop built each `row = []`) then
-        never names the object the change reaches."""
-        fresh = self.fresh_before(stmt, base, calls)
-        if fresh is None:
-            return False
-        home = self.where[id(fresh)][0]
-        around = stmt
-        while self.where[id(around)][0] is not home:  # up to the statement of `home` holding `stmt`
-            around = self.parent[id(around)]
-            if isinstance(around, (gast.For, gast.While)) and base in syntax.names_stored(around):
-                return False
-        return True
-
-
-def _top(node_id, block):
-    """The statement of `block` that contains the node, or None."""
-    for s in block:
-        if any(id(n) == node_id for n in syntax.walk(s)):
-            return s
-    return None
-
-
 def _assigns(statements):
     return [n for n in statements if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
 
@@ -291,7 +235,7 @@ def run(tree, statements, program, params, activity, calls):
         bases[base] = frozenset(group)
     checked = [(stmt, base) for stmt, base in found if base in activity.varied]
     if checked:
-        reads, blocks = syntax.load_counts(tree), _Blocks(tree)
+        reads, blocks = syntax.load_counts(tree), statement_blocks.Blocks(tree)
         for stmt, base in checked:
             _check_base(stmt, base, bases[base], tree, program, params, assigns, calls, activity, found, reads, blocks)
     return bases
@@ -356,7 +300,7 @@ def _refuse_pops(statements, program, params, activity, calls):
 
 def _check_base(stmt, base, group, tree, program, params, assigns, calls, activity, found, reads, blocks):
     """Refuse the change `stmt` of `base` (aliases: `group`) where the gradient would be
-    wrong. `found`: all the changes; `reads`: the tree's load counts; `blocks`: its _Blocks."""
+    wrong. `found`: all the changes; `reads`: the tree's load counts; `blocks`: its statement_blocks.Blocks."""
     what = program.text(stmt).strip()
     if base in params:
         raise program.error(
@@ -442,13 +386,13 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
         # a change of an object made (fresh) after the alias was taken cannot reach the alias, and a
         # change of a list that only holds the object (an append to it) leaves the object alone
         changed_stmts = [s for s, b, fresh in changed if not (holds_only and b == alias)
-                         and (fresh is None or not defs or any(_between(d, fresh, s, blocks) for d in defs))]
+                         and (fresh is None or not defs or any(statement_blocks.between(d, fresh, s, blocks) for d in defs))]
         if changed_stmts and _copies_before_replacing(defs, changed, changed_stmts, assigns, calls):
             continue
-        if changed_stmts and _handed_over(defs, alias, changed, changed_stmts, tree, blocks):
+        if changed_stmts and statement_blocks.handed_over(defs, alias, changed, changed_stmts, tree, blocks):
             continue
         alias_reads = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == alias and isinstance(n.ctx, gast.Load)]
-        if not changed_stmts or (len(defs) == 1 and _used_before_change(defs[0], alias, alias_reads, changed_stmts, blocks)):
+        if not changed_stmts or (len(defs) == 1 and statement_blocks.used_before_change(defs[0], alias, alias_reads, changed_stmts, blocks)):
             continue
         if holds_only:
             shared = (f"line {program.line(defs[0])} (`{program.text(defs[0]).strip()}`) puts into `{alias}` an "
@@ -477,41 +421,6 @@ def _copies_before_replacing(defs, changed, changed_stmts, assigns, calls):
         return False
     bases = {id(s): b for s, b, _ in changed}
     return all(_holds_entries(bases[id(s)], assigns, calls) for s in changed_stmts)
-
-
-def _handed_over(defs, alias, changed, changed_stmts, tree, blocks):
-    """Whether the one definition `alias = other` hands `other`'s object over to `alias`
-    and every change in `changed_stmts` is a change of `alias` itself: no read of `other`
-    runs after it (each comes before it in its block, and, in a loop's body, after a fresh
-    `other = ...` there), so a later change through `alias` reaches no other reader. ANF
-    writes `params = {k: ... for k, v in params.items()}` so: the dict built under a
-    temporary, then `params = items`."""
-    if len(defs) != 1 or not isinstance(defs[0], gast.Assign) or not isinstance(defs[0].value, gast.Name):
-        return False
-    bases = {id(s): b for s, b, _ in changed}
-    if any(bases[id(s)] != alias for s in changed_stmts):
-        return False
-    other = defs[0].value.id
-    block, at = blocks.where[id(defs[0])]
-    reads = [s for s in syntax.statements(tree) if s is not tree and other in syntax.names_read(_head(s))]
-    where = [_position_in(block, s, blocks) for s in reads]
-    if any(k is None or k > at for k in where):
-        return False
-    reading = [k for k in where if k != at]
-    if block is tree.body or not reading:
-        return True
-    made = [k for k, s in enumerate(block) if isinstance(s, gast.Assign) and syntax.is_name(s.targets[0], other)]
-    return bool(made) and min(made) < min(reading)
-
-
-def _head(stmt):
-    """The expressions of `stmt` outside its blocks (a loop's target and iterable, an `if`'s test)."""
-    out = []
-    for f in stmt._fields:
-        value = getattr(stmt, f)
-        if f not in ("body", "orelse", "finalbody", "handlers"):
-            out += [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, gast.AST)]
-    return out
 
 
 def _entry_of_a_list(value, assigns, calls):
@@ -602,49 +511,3 @@ def _grown(group, assigns, calls, shares, appends=()):
                 group.add(holder)
                 grew = True
     return group
-
-
-def _between(definition, fresh, change, blocks):
-    """Whether `definition` may run after `fresh` and before `change`: only then can it
-    alias the object that `change` changes. Positions count in `fresh`'s block; a
-    definition outside that block cannot run while the block goes from `fresh` to
-    `change` (it aliases an object made before, or one changed already)."""
-    block, start = blocks.where[id(fresh)]
-    end = _position_in(block, change, blocks)
-    at = _position_in(block, definition, blocks)
-    return end is None or (at is not None and start <= at <= end)
-
-
-def _position_in(block, stmt, blocks):
-    """The position in `block` of the statement that is or contains `stmt`, or None."""
-    while stmt is not None:
-        where = blocks.where[id(stmt)]
-        if where[0] is block:
-            return where[1]
-        stmt = blocks.parent[id(stmt)]
-    return None
-
-
-def _used_before_change(definition, alias, reads, changed, blocks):
-    """Whether every read of the alias made by `definition` comes after it in the same block,
-    with no change of the group in between (the last reading statement may itself change it).
-    A definition in a branch of an `if` whose branches both assign the alias (`prev =
-    out[:, j - 1] if j > 0 else 0.0`) also covers the reads after the `if`, the branch then
-    changing nothing after it."""
-    changed_ids = {id(s) for s in changed}
-    anchor = definition
-    while True:
-        block, start = blocks.where[id(anchor)]
-        after = block[start + 1:]
-        tops = [(r, _top(id(r), after)) for r in reads]  # each read's statement in this block, or None
-        reads = [r for r, top in tops if top is None]  # those after the block: covered one level up
-        last = max((blocks.where[id(top)][1] for _, top in tops if top is not None), default=start)
-        for s in block[start + 1: (len(block) - 1 if reads else last) + 1]:
-            inside = {id(n) for n in syntax.walk(s)} & changed_ids
-            if inside and (reads or not (s is block[last] and id(s) in changed_ids)):
-                return False
-        if not reads:
-            return True
-        anchor = blocks.parent[id(anchor)]
-        if not (isinstance(anchor, gast.If) and all(alias in syntax.names_stored(b) for b in (anchor.body, anchor.orelse))):
-            return False
