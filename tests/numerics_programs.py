@@ -1139,7 +1139,7 @@ CORPUS = {
     "convolve_modes", "correlate_modes", "convolve_long_kernel", "diff_forms", "cum_forms", "interp_forms",
     "interp_at_knots", "trapezoid_2d", "moving_average", "lfilter_loop", "cumulative_zeros",
     "mask_read_write", "repeated_gather", "repeated_scatter_last_wins", "add_at_accumulates", "takes", "argsort_gather",
-    "where_forms", "strides_roll_flip", "pad_modes", "repeat_tile", "concat_split", "reshape_chain", "fancy_2d",
+    "where_forms", "choose_select", "strides_roll_flip", "pad_modes", "repeat_tile", "concat_split", "reshape_chain", "fancy_2d",
     "fancy_write_reversed", "augmented_fancy_repeat", "boolean_2d", "take_along_repeated",
     "sort_weighted", "median_forms", "percentile_methods", "quantile_axis", "std_var_forms", "average_weights", "cov_corr",
     "extrema_no_ties", "std_ddof_axis", "quantile_keepdims",

@@ -24,14 +24,14 @@ MODEL = textwrap.dedent(
 
 
     def bad(x):
+        y = np.zeros(2)
         try:
-            try:
-                x = x * 2.0
-            except KeyError:
-                pass
+            y[0] = x * 2.0
+        except KeyError:
+            pass
         finally:
             pass
-        return x
+        return y[0]
 
 
     scale = 3.0
@@ -120,8 +120,8 @@ def test_target_without_function_exits_2(model):
 def test_unsupported_construct_exits_1_with_file_and_line(model):
     result = show(f"{model}:bad")
     assert result.returncode == 1
-    assert f'File "{model}", line 13' in result.stderr
-    assert "a nested `try` inside a `try` block is not supported" in result.stderr
+    assert f'File "{model}", line 14' in result.stderr
+    assert "an assignment to an entry or an attribute inside a `try` block is not supported" in result.stderr
 
 
 def test_no_command_prints_usage():

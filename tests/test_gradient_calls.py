@@ -158,3 +158,94 @@ def test_a_value_and_grad_called_pulls_its_value_back_through_the_gradient():
     np.testing.assert_allclose(srcgrad.grad(value_only_loss)(x, k), 2 * force, rtol=1e-12)
     tangent = srcgrad.jvp(value_and_force_loss, (x, k), (np.ones(3), None))[1]
     assert tangent == pytest.approx(np.sum(dx), rel=1e-12)
+
+
+# --- a transform made inside the differentiated function (compiler/transform_calls.py)
+
+
+def maml(w, x):
+    g = srcgrad.grad(quartic)(w)  # w ** 3, made when `maml` is compiled
+    return quartic(w - 0.1 * g) + np.sum(x * g)
+
+
+def maml_value_and_grad(x, k):
+    e, f = srcgrad.value_and_grad(energy)(x, k)
+    return 3.0 * e + np.sum(f ** 2)
+
+
+def maml_other_parameter(x, k):
+    return srcgrad.grad(energy, wrt=1)(x, k) * np.sum(x)  # dE/dk = sum(x^4) / 4 + sum(cos x)
+
+
+def maml_named_inside(x):
+    step = srcgrad.grad(quartic)
+    return np.sum(step(x) ** 2)
+
+
+def test_a_gradient_made_inside_the_function_differentiates_as_one_made_outside():
+    """`srcgrad.grad(inner)(w, x)` in the differentiated function was refused ("cannot find
+    the function called"), where `dinner = srcgrad.grad(inner)` outside was followed."""
+    w, x = X, np.array([0.3, -0.2, 0.7])
+    u = w - 0.1 * w ** 3
+    # d/dw [sum(u^4) / 4 + x . w^3] = u^3 (1 - 0.3 w^2) + 3 x w^2
+    expected_w, expected_x = u ** 3 * (1 - 0.3 * w ** 2) + 3 * x * w ** 2, w ** 3
+    gw, gx = srcgrad.grad(maml, wrt=(0, 1))(w, x)
+    np.testing.assert_allclose(gw, expected_w, rtol=1e-13)
+    np.testing.assert_allclose(gx, expected_x, rtol=1e-13)
+    np.testing.assert_allclose(gw, numerical_grad(maml, (w, x), 0), rtol=1e-7)
+    value, again = srcgrad.value_and_grad(maml)(w, x)
+    assert value == pytest.approx(maml(w, x), rel=1e-15)
+    np.testing.assert_allclose(again, expected_w, rtol=1e-13)
+    out, pullback = srcgrad.vjp(maml, w, x)
+    np.testing.assert_allclose(pullback(1.0)[0], expected_w, rtol=1e-13)
+    t = np.array([1.0, -2.0, 0.5])
+    assert srcgrad.jvp(maml, (w, x), (t, None))[1] == pytest.approx(expected_w @ t, rel=1e-12)
+    np.testing.assert_allclose(srcgrad.jacobian(maml, mode="forward")(w, x), expected_w, rtol=1e-12)
+    assert np.array_equal(w, [0.5, -1.0, 2.0])
+    assert "g = grad_quartic(w)" in srcgrad.source(srcgrad.grad(maml))
+    np.testing.assert_allclose(srcgrad.grad(maml_named_inside)(X), 6 * X ** 5, rtol=1e-13)
+
+
+def test_value_and_grad_and_wrt_made_inside():
+    x, k = X, 1.5
+    force = k * (x ** 3 - np.sin(x))
+    dx, dk = srcgrad.grad(maml_value_and_grad, wrt=(0, 1))(x, k)
+    np.testing.assert_allclose(dx, 3 * force + 2 * force * k * (3 * x ** 2 - np.cos(x)), rtol=1e-12)
+    np.testing.assert_allclose(dx, srcgrad.grad(value_and_force_loss)(x, k), rtol=1e-15)
+    assert dk == pytest.approx(srcgrad.grad(value_and_force_loss, wrt=1)(x, k), rel=1e-15)
+    dk_dx = (x ** 3 - np.sin(x)) * np.sum(x) + (np.sum(x ** 4) / 4 + np.sum(np.cos(x)))
+    np.testing.assert_allclose(srcgrad.grad(maml_other_parameter)(x, k), dk_dx, rtol=1e-12)
+    np.testing.assert_allclose(srcgrad.grad(maml_other_parameter)(x, k), numerical_grad(maml_other_parameter, (x, k), 0),
+                               rtol=1e-7)
+
+
+def made_of_a_nested_function(w):
+    def inner(v):
+        return np.sum(v ** 4)
+
+    return srcgrad.grad(inner)(w)
+
+
+def made_of_a_lambda(w):
+    return np.sum(srcgrad.grad(lambda v: np.sum(v ** 4))(w))
+
+
+def made_with_a_variable_option(w, k):
+    return np.sum(srcgrad.grad(energy, wrt=k)(w, 2.0))
+
+
+@pytest.mark.parametrize("fn, message", [
+    (made_of_a_nested_function, r"`srcgrad.grad\(inner\)` in `made_of_a_nested_function` differentiates `inner`, a "
+     "function defined in `made_of_a_nested_function`: .* define `inner` at module level"),
+    (made_of_a_lambda, "differentiates a `lambda`: .* make it at module level"),
+    (made_with_a_variable_option, "its options .* must be constants"),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_transform_made_inside_of_what_the_compiler_cannot_find_is_refused_at_its_line(fn, message):
+    with pytest.raises(srcgrad.NotDifferentiableError, match=message) as info:
+        srcgrad.grad(fn)
+    assert info.value.filename == __file__ and "srcgrad.grad(" in info.value.text
+
+
+def test_a_hessian_through_a_gradient_made_inside_stays_refused_as_outside():
+    with pytest.raises(srcgrad.NotDifferentiableError, match="it is the rule srcgrad gives `quartic_grad`"):
+        srcgrad.hessian(maml)(X, X)

@@ -195,3 +195,46 @@ def test_a_differentiated_spacing_of_np_gradient_is_refused():
 def test_third_derivative_of_lgamma_is_polygamma_2():
     third = srcgrad.grad(srcgrad.grad(srcgrad.grad(math.lgamma)))
     assert third(1.0) == pytest.approx(-2 * 1.2020569031595942, rel=1e-13)  # -2 zeta(3)
+
+
+# --- np.block and np.polyfit (rules/structure.py, rules/series.py) ----------------------
+
+FIT_X = np.array([-1.0, -0.4, 0.3, 0.9, 1.6, 2.2])
+
+
+def fit_in_y(y):
+    p = np.polyfit(FIT_X, y, 2)
+    return np.sum(p ** 2) + p[0] * p[2]
+
+
+def fit_in_x(x):
+    p = np.polyfit(x, np.sin(FIT_X), 2, w=np.linspace(0.5, 1.5, 6))
+    return np.sum(p ** 2)
+
+
+def joined_blocks(a):
+    m = np.block([[np.diag(a[:2]), a[2:4, None]], [a[4:5][None, :] * np.ones((1, 2)), a[5:6, None] ** 2]])
+    return np.sum(np.linalg.inv(m + 3.0 * np.eye(3)))
+
+
+@pytest.mark.parametrize("fn", [fit_in_y, fit_in_x, joined_blocks], ids=lambda f: f.__name__)
+def test_block_and_polyfit_in_every_transform(fn):
+    from program_checks import check_every_transform
+
+    check_every_transform(fn, FIT_X + 0.1)
+
+
+def test_polyfit_in_y_is_the_least_squares_projection():
+    """p = (V^T V)^-1 V^T y: d sum(p * c) / dy = V (V^T V)^-1 c."""
+    c = np.array([1.0, -2.0, 0.5])
+    v = np.vander(FIT_X, 3)
+    g = srcgrad.grad(lambda y: np.sum(np.polyfit(FIT_X, y, 2) * c))(np.cos(FIT_X))
+    np.testing.assert_allclose(g, v @ np.linalg.solve(v.T @ v, c), rtol=1e-12)
+
+
+def test_polyfit_with_full_output_is_refused_saying_what_to_write():
+    def fitted(y):
+        return np.sum(np.polyfit(FIT_X, y, 2, full=True)[0])
+
+    with pytest.raises(srcgrad.NotDifferentiableError, match="call it without full= and cov="):
+        srcgrad.grad(fitted)(np.cos(FIT_X))

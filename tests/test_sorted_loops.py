@@ -83,6 +83,42 @@ def rebinding(x):
     return t
 
 
+def bound_to_a_name(x):
+    pairs = sorted(zip(x, W), key=lambda p: p[1])
+    t = 0.0
+    for a, b in pairs:
+        t = t * a + b
+    return t
+
+
+def bound_without_a_key(x):
+    keys = [3, 1, 2, 0]
+    pairs = sorted(zip(keys, x * x))
+    t = 0.0
+    for k, v in pairs:
+        t = t * 0.5 + k * v
+    return t + pairs[0][1] * len(pairs)
+
+
+def bound_then_read_whole(x):
+    scale = x[0] * 0.5
+    ranked = sorted(enumerate(x), key=lambda p: -abs(p[1] - scale), reverse=True)
+    firsts = [v for _, v in ranked[:2]]
+    t = 0.0
+    for k, v in list(reversed(sorted(zip(x, W)))):
+        t = t * 0.5 + k * v
+    return t + firsts[0] * firsts[1] ** 2 + ranked[-1][1]
+
+
+def bound_in_a_loop(x):
+    t = 0.0
+    for step in range(2):
+        pairs = sorted(zip(x * (step + 1.0), W), key=lambda p: p[0])
+        for a, b in pairs:
+            t = t * 0.5 + a * b
+    return t
+
+
 def _horner(values, weights):
     """t = t * v + w over the pairs in the order given: its value and gradient in the values."""
     t, ts = 0.0, []
@@ -97,7 +133,8 @@ def _horner(values, weights):
 
 
 @pytest.mark.parametrize("fn", [by_weight, by_tuples, by_value, by_value_reversed, backwards, by_distance,
-                                in_a_generator, in_a_list, rebinding], ids=lambda f: f.__name__)
+                                in_a_generator, in_a_list, rebinding, bound_to_a_name, bound_without_a_key,
+                                bound_then_read_whole, bound_in_a_loop], ids=lambda f: f.__name__)
 def test_every_transform(fn):
     check_every_transform(fn, X)
 
@@ -109,6 +146,25 @@ def test_the_gradient_follows_the_order():
     expected[order] = grads
     assert by_weight(X) == pytest.approx(value)
     check_every_transform(by_weight, X, expected)
+
+
+def test_a_sorted_list_bound_to_a_name_follows_the_order():
+    """`pairs = sorted(zip(...))` then `for a, b in pairs` was refused as a call of `zip`
+    with no rule; the list is now made as a comprehension over the ordered positions."""
+    order = sorted(range(4), key=lambda k: W[k])
+    value, grads = _horner([X[k] for k in order], [W[k] for k in order])
+    expected = np.zeros(4)
+    expected[order] = grads
+    assert bound_to_a_name(X) == pytest.approx(value, rel=1e-15)
+    check_every_transform(bound_to_a_name, X, expected)
+    # keys 3, 1, 2, 0 order the squares x3, x1, x2, x0: t = sum_j 0.5 ** (3 - j) * key_j * v_j
+    # (j in that order), then + x3 ** 2 * 4
+    weights = {3: 0.5 ** 3 * 0, 1: 0.5 ** 2 * 1, 2: 0.5 * 2, 0: 3.0}
+    expected = np.array([2 * X[k] * weights[k] for k in range(4)])
+    expected[3] += 8 * X[3]
+    check_every_transform(bound_without_a_key, X, expected)
+    text = srcgrad.source(srcgrad.grad(bound_without_a_key))
+    assert "order_by('sorted', range_t1, items)" in text and "pairs.append(part_1)" in text
 
 
 @pytest.mark.parametrize("fn, order", [(by_value, [1, 3, 0, 2]), (by_value_reversed, [1, 3, 0, 2])],

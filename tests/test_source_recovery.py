@@ -54,13 +54,13 @@ def test_source_decorator_form():
 
 
 def test_errors_in_exec_source_point_at_its_lines():
-    text = ("def f(x):\n    y = x * 2.0\n    try:\n        while y < 0.0:\n            y = y + 1.0\n        else:\n"
-            "            y = y * 1.0\n    finally:\n        pass\n    return y\n")
+    text = ("def f(x):\n    y = [x * 2.0]\n    try:\n        y[0] = y[0] + 1.0\n    finally:\n"
+            "        pass\n    return y[0]\n")
     f = _exec(text, "<exec f>")["f"]
     with pytest.raises(srcgrad.SrcGradError) as info:
         srcgrad.grad(f, source=text)
     assert (info.value.filename, info.value.lineno) == ("<exec f>", 4)
-    assert info.value.text.strip() == "while y < 0.0:"
+    assert info.value.text.strip() == "y[0] = y[0] + 1.0"
 
 
 def test_linecache_cells_work_without_source():
@@ -106,6 +106,42 @@ def test_lambdas_with_the_same_parameters_on_one_line_are_told_apart_by_their_co
     assert spread[1][1] == pytest.approx(-np.sin(0.5), rel=1e-15)
     alike = srcgrad.grad(lambda x: x * x), srcgrad.grad(lambda x: x * x)
     assert (alike[0](3.0), alike[1](3.0)) == (6.0, 6.0)
+
+
+def test_a_lambda_on_a_continuation_line_is_read_whole():
+    """Its text was read from its own line to the first line end outside the brackets
+    opened there: `np.sum(x ** 2)` alone, the `+ 3.0 * x[0]` after it lost, and the
+    gradient [2, 4, 6] where [5, 4, 6] is right, without a word."""
+    from program_checks import check_every_transform
+
+    x = np.array([1.0, 2.0, 3.0])
+    cut = srcgrad.grad(
+        lambda x: np.sum(x ** 2)
+        + 3.0 * x[0])
+    np.testing.assert_allclose(cut(x), [5.0, 4.0, 6.0], rtol=1e-15)
+    trailing = srcgrad.grad(
+        lambda x: np.sum(x ** 2) +
+        3.0 * x[0])
+    np.testing.assert_allclose(trailing(x), [5.0, 4.0, 6.0], rtol=1e-15)
+    assert "# lambda x: np.sum(x ** 2) +\n" in srcgrad.source(trailing)
+    spread = (
+        lambda x: np.sum(np.sin(x) * x)
+        + x[0] * x[1] ** 2)
+    check_every_transform(spread, x, expected=np.sin(x) + x * np.cos(x) + [x[1] ** 2, 2 * x[0] * x[1], 0.0])
+    parameters = srcgrad.grad(lambda w,
+                              v: np.sum(w * v * w), wrt=(0, 1))
+    gw, gv = parameters(x, x[::-1].copy())
+    np.testing.assert_allclose(gw, 2 * x * x[::-1], rtol=1e-15)
+    np.testing.assert_allclose(gv, x * x, rtol=1e-15)
+    out, out_dot = srcgrad.jvp(
+        lambda a: a ** 3
+        - a, (2.0,), (1.0,))
+    assert (out, out_dot) == (6.0, 11.0)
+
+
+def test_lambdas_nested_in_one_another_with_the_same_parameters_are_told_apart():
+    outer = lambda x: sum(map(lambda x: x * x * x, [x, 2.0 * x]))  # noqa: E731
+    assert srcgrad.grad(outer)(2.0) == 108.0  # 9 x ** 2
 
 
 def test_library_functions_with_rules_are_differentiated_themselves():

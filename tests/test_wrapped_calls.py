@@ -2,7 +2,7 @@
 user function is differentiated through that function with the partial's arguments
 held constant (stand_in.partial_function), in both modes and to second order, also when
 the partial itself is differentiated; other
-partials and `np.vectorize` objects are refused by the name the user wrote."""
+partials are refused by the name the user wrote."""
 
 import functools
 
@@ -99,8 +99,6 @@ def calls_partial_with_varargs(x):
 
 @pytest.mark.parametrize("transform", ["grad", "jvp"])
 @pytest.mark.parametrize("fn, named, advice", [
-    (calls_vectorized, "`vectorized` (a numpy.vectorize of `times_two`)",
-     "np.vectorize calls its function once per element, which srcgrad does not follow"),
     (calls_partial_of_numpy, "`summed` (a functools.partial of numpy.cumsum)",
      "call the function itself with the partial's arguments"),
     (calls_partial_with_varargs, "`varargs` (a functools.partial of `<lambda>`)",
@@ -117,6 +115,13 @@ def test_other_wrappers_are_refused_by_the_name_written_at_the_call(transform, f
     assert advice in message
     assert f"(in `{fn.__name__}`)" in message
     assert info.value.lineno == fn.__code__.co_firstlineno + 1
+
+
+def test_a_vectorize_object_is_differentiated_through_its_function():
+    """It was refused ("np.vectorize calls its function once per element"); it is written
+    as the loop over the elements it runs (test_vectorized_calls.py)."""
+    np.testing.assert_allclose(srcgrad.grad(calls_vectorized)(X), np.full_like(X, 2.0), rtol=1e-15)
+    assert srcgrad.jvp(calls_vectorized, (X,), (np.ones_like(X),))[1] == pytest.approx(2.0 * X.size, rel=1e-15)
 
 
 def test_a_partial_is_differentiated_directly_in_every_transform():

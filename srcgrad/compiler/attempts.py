@@ -31,14 +31,19 @@ ends in `if caught is not None: break` (a `while` loop becomes `while True:` tes
 `caught` and its condition first), so a statement that raises in the third turn leaves the
 values of two turns and the loop variable of the third, as Python does.
 
+A `try` statement in the block is lowered the same way, its units catching the outer
+block's exception types too: its handlers, `else` and `finally` blocks run as units of
+the outer block, and an exception none of its handlers takes is raised again there (a
+unit, so the outer handlers take it, or it leaves). A `while` loop's `else` block runs
+after the loop where a flag says its test ended it.
+
 An augmented assignment to a name stays as written (`y += v` changes an array in place,
 which the later checks refuse where another name shares it). `else` runs when nothing
 was caught, `finally` after the handlers either way (its
 `try` catching everything, re-raised after it when no handler took it), a bare `raise`
 in a handler re-raises `caught`. Refused: statements other than assignments to names,
 expressions, `raise`, `assert`, `pass`, `if`, `for`, `while` and, without `finally`,
-`return`, `break` and `continue` in the `try` block (a nested `try`, a `while` loop with
-an `else` block, `with`, `match`, `functools.reduce`), a jump in a `try` with `finally` and a `raise` in its handlers or `else` block (the
+`return`, `break` and `continue` in the `try` block (`with`, `match`, `functools.reduce`), a jump in a `try` with `finally` and a `raise` in its handlers or `else` block (the
 `finally` block would not run first), exception types named by local variables, and, in
 reverse mode, a statement that may raise after one that overwrote a name whose value was
 saved on the tape in the same branch, or after a branch or loop within the statement
@@ -77,10 +82,6 @@ class _Lowering:
     def block(self, stmts):
         out = []
         for s in stmts:
-            if type(s) is gast.Try:
-                nested = [t for t in syntax.statements(gast.Module(body=s.body, type_ignores=[])) if type(t) is gast.Try]
-                if nested:
-                    self.refuse(nested[0], "a nested `try`", "move it into a function the `try` block calls")
             for inner in syntax.blocks_in(s):
                 if type(s) is not gast.Try or inner is not s.body:
                     self.block(inner)
@@ -91,7 +92,11 @@ class _Lowering:
     def refuse(self, node, what, advice):
         raise self.program.error(node, f"{what} inside a `try` block is not supported by {self.where}; {advice}")
 
-    def try_(self, s):
+    def try_(self, s, outer=None):
+        """The statements that run the `try` statement `s`; under another `try` block
+        (`outer`: its (caught, caught types)), its block's units catch the outer types
+        too, and what follows them (handlers, `else`, `finally`, an exception no handler
+        took, raised again) are units of the outer block."""
         finally_ = bool(s.finalbody)
         if finally_:
             for jump in syntax.jumps_out(s.body + s.orelse + [x for h in s.handlers for x in h.body], False):
@@ -115,12 +120,11 @@ class _Lowering:
                         f"by {self.where}; name the exception class itself")
             types.append(handler.type)
         everything = finally_ or any(t is None for t in types)
-        caught_types = syntax.name("BaseException") if everything else _union(types)
+        caught_types = syntax.name("BaseException") if everything else _union(types + ([outer[1]] if outer else []))
         caught = self.namer.fresh("caught")
         out = [syntax.located(syntax.assign(caught, syntax.const(None)), s)]
         out += self.units(s.body, caught, caught_types)
-        out += self.dispatch(s, caught, finally_)
-        out += s.finalbody
+        after = self.dispatch(s, caught, finally_, nested=outer is not None) + s.finalbody
         if finally_:
             handled = _union(types) if types and None not in types else None
             test = syntax.compare(syntax.name(caught), gast.IsNot(), syntax.const(None))
@@ -130,8 +134,10 @@ class _Lowering:
             elif types:
                 test = None  # a bare `except:` took everything
             if test is not None:
-                out.append(syntax.located(syntax.if_(test, [syntax.raise_(syntax.name(caught))]), s))
-        return out
+                after.append(syntax.located(syntax.if_(test, [syntax.raise_(syntax.name(caught))]), s))
+        if outer is None:
+            return out + after
+        return out + self.units(after, *outer)  # run where the outer block caught nothing: as this unit is
 
     def units(self, stmts, caught, caught_types):
         """The statements that run the block `stmts` of (or under) a `try` block: each
@@ -158,6 +164,8 @@ class _Lowering:
             return self.loop(stmt, caught, caught_types)
         if isinstance(stmt, (gast.Break, gast.Continue)) or (isinstance(stmt, gast.Return) and stmt.value is None):
             return [stmt]
+        if type(stmt) is gast.Try:
+            return self.try_(stmt, (caught, caught_types))
         key = len(self.program.attempts)
         self.program.attempts[key] = caught_types
         flag = self.namer.fresh("attempt")
@@ -169,7 +177,7 @@ class _Lowering:
     def held(self, value, label, node, caught, caught_types):
         """(the statements computing `value` into a fresh name as a marked branch, the
         name): an `if`'s test or a loop's iterable, which may raise too."""
-        if isinstance(value, (gast.Name, gast.Constant)):
+        if isinstance(value, (gast.Name, gast.Constant)) or _caught_test(value):
             return [], value
         held = self.namer.fresh(label)
         compute = syntax.located(syntax.assign(held, value), node)
@@ -211,9 +219,6 @@ class _Lowering:
         `while test: A` -> `while True:` testing (a marked branch) at the top of each turn."""
         stop = syntax.located(syntax.if_(syntax.compare(syntax.name(caught), gast.IsNot(), syntax.const(None)),
                                          [syntax.break_()]), stmt)
-        if stmt.orelse and type(stmt) is gast.While:
-            self.refuse(stmt, "a `while` loop with an `else` block", "set a flag where the loop breaks and test it "
-                        "after the loop")
         body = self.units(stmt.body, caught, caught_types)
         if type(stmt) is gast.For:
             before, iterable = self.iterable(stmt.iter, stmt, caught, caught_types)
@@ -221,10 +226,18 @@ class _Lowering:
             new.orelse = self.units(stmt.orelse, caught, caught_types)
             return before + ([syntax.located(syntax.if_(_is_none(caught), [new]), stmt)] if before else [new])
         before, test = self.held(stmt.test, "condition", stmt, caught, caught_types)
-        ends = syntax.bool_op(gast.Or(), [syntax.compare(syntax.name(caught), gast.IsNot(), syntax.const(None)),
-                                          syntax.not_(test)])
-        head = [stop] + before + [syntax.located(syntax.if_(ends, [syntax.break_()]), stmt)]
-        return [syntax.located(syntax.while_(syntax.const(True), head + body), stmt)]
+        if not stmt.orelse:
+            ends = syntax.bool_op(gast.Or(), [syntax.compare(syntax.name(caught), gast.IsNot(), syntax.const(None)),
+                                              syntax.not_(test)])
+            head = [stop] + before + [syntax.located(syntax.if_(ends, [syntax.break_()]), stmt)]
+            return [syntax.located(syntax.while_(syntax.const(True), head + body), stmt)]
+        # `else`: run after the loop where its test ended it (not a `break`, nor an exception)
+        completed = self.namer.fresh("completed")
+        ended = syntax.if_(syntax.not_(test), [syntax.assign(completed, syntax.const(True)), syntax.break_()])
+        head = [stop] + before + ([syntax.copy(stop)] if before else []) + [syntax.located(ended, stmt)]
+        return [syntax.located(syntax.assign(completed, syntax.const(False)), stmt),
+                syntax.located(syntax.while_(syntax.const(True), head + body), stmt),
+                syntax.located(syntax.if_(syntax.name(completed), self.units(stmt.orelse, caught, caught_types)), stmt)]
 
     def attempted(self, stmt, flag):
         """(the branch's statements, what runs after it) for `stmt`: the user's target
@@ -274,8 +287,10 @@ class _Lowering:
         self.refuse(stmt, _construct(stmt, self.program.text(stmt)),
                     "move it out of the `try` block, or into a function the `try` block calls")
 
-    def dispatch(self, s, caught, finally_):
-        """The `else` block when nothing was caught, else the first handler whose types match."""
+    def dispatch(self, s, caught, finally_, nested=False):
+        """The `else` block when nothing was caught, else the first handler whose types
+        match; `nested` (under another `try` block), the exception raised again where none
+        does (the outer block's handlers take it; with `finally`, raised after it)."""
         branches = []
         for handler in s.handlers:
             body = list(handler.body)
@@ -287,12 +302,24 @@ class _Lowering:
         if not branches:
             return [syntax.located(syntax.if_(_is_none(caught), s.orelse), s)] if s.orelse else []
         chain = []
+        if nested and not finally_ and all(h.type is not None for h in s.handlers):
+            chain = [syntax.located(syntax.raise_(syntax.name(caught)), s)]
         for test, body in reversed(branches):
             if isinstance(test, gast.Constant):
                 chain = body
                 continue
             chain = [syntax.located(syntax.if_(test, body, chain), test)]
         return [syntax.located(syntax.if_(_is_none(caught), s.orelse or [syntax.pass_()], chain), s)]
+
+
+def _caught_test(node):
+    """Whether `node` is a test of what a `try` caught that cannot raise: `caught is None`,
+    `caught is not None`, `isinstance(caught, types)`."""
+    if isinstance(node, gast.Compare):
+        return (isinstance(node.left, gast.Name) and len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot))
+                and syntax.is_const(node.comparators[0]) and node.comparators[0].value is None)
+    return (isinstance(node, gast.Call) and syntax.is_name(node.func, "isinstance") and len(node.args) == 2
+            and isinstance(node.args[0], gast.Name) and not node.keywords)
 
 
 def _union(types):

@@ -47,7 +47,7 @@ import gast
 
 from .. import rules
 from ..errors import SrcGradError
-from . import aliases, anf, fence, folds, frontend, function_choices, generator_calls, generator_lists, idioms, jumps, key_lambdas, map_filter, record_methods, scope, stand_in, syntax, unroll, varargs
+from . import aliases, anf, fence, folds, frontend, function_choices, generator_calls, generator_lists, idioms, jumps, key_lambdas, map_filter, module_tests, record_methods, scope, stand_in, syntax, transform_calls, unroll, varargs, vectorized_calls
 from .passed_callables import Passed
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function
@@ -255,11 +255,14 @@ class _Splicer:
                for s in callee.tree.body for n in syntax.walk(s)):
             return None
         try:
+            callee.tree = module_tests.run(callee)
             callee.tree = generator_calls.run(callee)
             callee.tree = key_lambdas.run(callee, self.transform)
+            callee.tree = transform_calls.run(callee)
             callee.tree = function_choices.run(callee)
             callee.tree = idioms.run(callee, self.transform)
             callee.tree = map_filter.run(callee)
+            callee.tree = vectorized_calls.run(callee, self.transform)
             callee.tree = folds.run(callee)
             fence.check(callee, self.transform)
             callee.tree = aliases.run(callee)

@@ -26,7 +26,8 @@ _ADVICE = {
     gast.Global: ("`global`", "pass the value in as an argument and return the new value"),
     gast.Nonlocal: ("`nonlocal`", "pass the value in as an argument and return the new value"),
     gast.ClassDef: ("a class definition", "define the class outside the differentiated function"),
-    gast.Lambda: ("a `lambda` that is not assigned to a name (nor the function of `map` or `filter` read whole)",
+    gast.Lambda: ("a `lambda` that is not assigned to a name (nor the function of `map` or `filter` read whole, "
+                  "`np.vectorize` or `np.piecewise`)",
                   "write `name = lambda ...` or a `def` at the top of the function"),
     gast.Delete: ("`del` of an attribute", "leave the object as it is, or build a new one"),  # `del name`: idioms.py
     gast.SetComp: ("a set comprehension", "write it as a `for` loop"),

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..errors import NotDifferentiableError, SrcGradError
-from . import generator_lists, none_defaults, syntax, varargs
+from . import generator_lists, lambda_source, none_defaults, syntax, varargs
 from .naming import Namer
 from .stand_in import spelling, stand_in
 
@@ -482,82 +482,29 @@ LAMBDA_NAME = "lambda_fn"  # the name a lambda's derivative is built under (`lam
 
 
 def _load_lambda(fn, code, filename):
-    """A lambda's Program: its expression, found in its line(s) of source, as a `def`.
+    """A lambda's Program: its expression, cut out of its file (lambda_source.py), as a `def`.
 
-    The source of a lambda is the statement around it (`g = srcgrad.grad(lambda x: ...)`),
-    so the lambda is cut out of it: the longest text from a `lambda` keyword that parses
-    as a lambda with the same parameters; of several, the one whose body starts where the
-    code's instructions say (Python 3.11+). More than one such lambda on the line under
-    Python 3.10, or none, is a `SrcGradError` saying to use `def`.
+    None found, or several that Python 3.10 cannot tell apart, is a `SrcGradError` saying
+    to use `def`.
     """
-    line = linecache.getline(filename, code.co_firstlineno)
-
-    def refuse(why):
-        return SrcGradError(
+    try:
+        text, first_line, column = lambda_source.find(code, filename, fn.__globals__)
+    except lambda_source.Refused as why:
+        line = linecache.getline(filename, code.co_firstlineno)
+        raise SrcGradError(
             f"cannot differentiate this `lambda` ({why}); define the function with `def` and pass it",
             filename, code.co_firstlineno, None, line or None,
-        )
-
-    try:
-        lines, first_line = inspect.getsourcelines(fn)
-    except (OSError, TypeError):
-        raise refuse("its source cannot be read") from None
-    text = "".join(lines)[:2000]
-    params = list(code.co_varnames[: code.co_argcount])
-    found = []
-    start = text.find("lambda")
-    while start != -1:
-        node, end = _longest_lambda(text[start:])
-        if node is not None and [a.id for a in node.args.args] == params:
-            found.append((start, node, end))
-        start = text.find("lambda", start + 1)
-    if len(found) > 1:
-        found = [f for f in found if _starts_where_code_does(code, text, first_line, *f)] or found
-    if len(found) != 1:
-        raise refuse("several lambdas with these parameters on its line, which Python 3.10 records no columns to "
-                     "tell apart" if found else "its text was not found")
-    start, node, end = found[0]
-    row = text.count("\n", 0, start)
-    column = start - (text.rfind("\n", 0, start) + 1)
+        ) from None
+    node = syntax.parse("(" + text + "\n)", mode="eval").body
     body = syntax.located(syntax.return_(node.body), node.body)
     tree = syntax.located(syntax.function_def(LAMBDA_NAME, [], [body], defaults=node.args.defaults), node)
     tree.args = node.args
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
-    source_lines = [" " * column + t if k == 0 else t for k, t in enumerate(text[start:start + end].splitlines())]
+    source_lines = [" " * column + t if k == 0 else t for k, t in enumerate(text.splitlines())]
     return _as_compiled(Program(
-        fn=fn, tree=tree, filename=filename, first_line=first_line + row, indent=0,
+        fn=fn, tree=tree, filename=filename, first_line=first_line, indent=0,
         source_lines=source_lines, globals=fn.__globals__, cells=cells,
     ), code)
-
-
-def _starts_where_code_does(code, text, first_line, start, node, end):
-    """Whether the body of the lambda `node`, found at `start` in `text` (source lines from
-    `first_line`), begins where an instruction of `code` begins: Python 3.11+ records each
-    instruction's line and column (UTF-8 bytes), so of several lambdas with the same
-    parameters on one line only the one compiled into `code` matches. False on 3.10."""
-    positions = getattr(code, "co_positions", None)
-    if positions is None:
-        return False
-    snippet = ("(" + text[start:start + end] + "\n)").split("\n")  # what _longest_lambda parsed
-    body = node.body
-    head = snippet[body.lineno - 1].encode()[:body.col_offset].decode(errors="ignore")
-    offset = start + sum(len(t) + 1 for t in snippet[:body.lineno - 1]) + len(head) - 1  # less the "("
-    row_start = text.rfind("\n", 0, offset) + 1
-    where = (first_line + text.count("\n", 0, offset), len(text[row_start:offset].encode()))
-    return any((line, column) == where for line, _, column, _ in positions())
-
-
-def _longest_lambda(text):
-    """(the `gast.Lambda`, its length) of the longest prefix of `text` that parses as one,
-    or (None, 0)."""
-    for end in range(len(text), 6, -1):
-        try:
-            node = syntax.parse("(" + text[:end] + "\n)", mode="eval").body
-        except SyntaxError:
-            continue
-        if isinstance(node, gast.Lambda):
-            return node, end
-    return None, 0
 
 
 def _indent_of(text):

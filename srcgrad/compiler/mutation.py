@@ -24,7 +24,7 @@ instead. The pass returns `{base: names that may share its memory}`; it never ch
 import gast
 
 from ..errors import NotDifferentiableError
-from . import argument_writes, holders, printing, syntax
+from . import argument_writes, holders, printing, statement_blocks, syntax
 from .views import VIEW_METHODS
 
 CHANGING_METHODS = {"append"}  # the in-place methods reverse mode can undo (and `pop`: see `list_pops`)
@@ -179,71 +179,32 @@ def _may_view(value, base, calls, holds_entries=False):
     return any(syntax.is_name(a, base) for a in given)
 
 
-def _makes_new(value, assigns, reads, calls):
+def _makes_new(value, assigns, reads, calls, tree):
     """Whether an assignment of `value` gives its target an object nobody else holds: a new
-    one, or a temporary made new just for it (ANF's `t = y * x; y = t`)."""
+    one, or a temporary made new just for it (ANF's `t = y * x; y = t`), also one filled
+    by writes of its entries first (ANF's `items = {}`, `items[k] = v` in a loop, then
+    `params = items` for `params = {k: ... for k, v in params.items()}`)."""
     if holders.fresh_value(value, calls):
         return True
-    if isinstance(value, gast.Name) and reads.get(value.id) == 1:
-        defs = [a.value for a in assigns if a.targets[0].id == value.id]
-        return len(defs) == 1 and holders.fresh_value(defs[0], calls)
+    if not isinstance(value, gast.Name) or value.id not in reads:
+        return False
+    defs = [a.value for a in assigns if a.targets[0].id == value.id]
+    if len(defs) != 1 or not holders.fresh_value(defs[0], calls):
+        return False
+    return reads[value.id] == 1 + sum(1 for s in syntax.statements(tree) if _fills(s, value.id))
+
+
+def _fills(stmt, name):
+    """Whether `stmt` is `name[k] = v` or `name.append(v)` (reading `name` once, `v` and
+    `k` not reading it)."""
+    if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+        target = stmt.targets[0]
+        return syntax.is_name(target.value, name) and name not in syntax.names_read([target.slice, stmt.value])
+    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Attribute):
+        call = stmt.value
+        return (call.func.attr == "append" and syntax.is_name(call.func.value, name)
+                and name not in syntax.names_read(call.args + [k.value for k in call.keywords]))
     return False
-
-
-class _Blocks:
-    """Where each statement sits: (block, position, parent statement) at any depth."""
-
-    def __init__(self, tree):
-        self.where = {}
-        self.parent = {}
-        self._index(tree.body, None)
-
-    def _index(self, block, parent):
-        for k, s in enumerate(block):
-            self.where[id(s)] = (block, k)
-            self.parent[id(s)] = parent
-            for field in ("body", "orelse"):
-                inner = getattr(s, field, None)
-                if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
-                    self._index(inner, s)
-
-    def fresh_before(self, stmt, base, calls):
-        """The statement that last made `base` a new object before `stmt` runs (in `stmt`'s
-        block or an enclosing one), or None. A change after it cannot reach older aliases."""
-        while stmt is not None:
-            block, k = self.where[id(stmt)]
-            for earlier in reversed(block[:k]):
-                if base in syntax.names_stored(earlier):
-                    fresh = (isinstance(earlier, gast.Assign) and syntax.is_name(earlier.targets[0], base)
-                             and holders.fresh_value(earlier.value, calls))
-                    return earlier if fresh else None
-            stmt = self.parent[id(stmt)]
-        return None
-
-    def changes_own(self, stmt, base, calls):
-        """Whether the change `stmt` of `base` always changes an object `fresh_before` made
-        new for it: no loop around `stmt`, inside the block of that statement, assigns
-        `base` (the next pass would change what that assignment gave). Another assignment
-        of `base` elsewhere (`for row in rows:` after a loop built each `row = []`) then
-        never names the object the change reaches."""
-        fresh = self.fresh_before(stmt, base, calls)
-        if fresh is None:
-            return False
-        home = self.where[id(fresh)][0]
-        around = stmt
-        while self.where[id(around)][0] is not home:  # up to the statement of `home` holding `stmt`
-            around = self.parent[id(around)]
-            if isinstance(around, (gast.For, gast.While)) and base in syntax.names_stored(around):
-                return False
-        return True
-
-
-def _top(node_id, block):
-    """The statement of `block` that contains the node, or None."""
-    for s in block:
-        if any(id(n) == node_id for n in syntax.walk(s)):
-            return s
-    return None
 
 
 def _assigns(statements):
@@ -274,7 +235,7 @@ def run(tree, statements, program, params, activity, calls):
         bases[base] = frozenset(group)
     checked = [(stmt, base) for stmt, base in found if base in activity.varied]
     if checked:
-        reads, blocks = syntax.load_counts(tree), _Blocks(tree)
+        reads, blocks = syntax.load_counts(tree), statement_blocks.Blocks(tree)
         for stmt, base in checked:
             _check_base(stmt, base, bases[base], tree, program, params, assigns, calls, activity, found, reads, blocks)
     return bases
@@ -339,7 +300,7 @@ def _refuse_pops(statements, program, params, activity, calls):
 
 def _check_base(stmt, base, group, tree, program, params, assigns, calls, activity, found, reads, blocks):
     """Refuse the change `stmt` of `base` (aliases: `group`) where the gradient would be
-    wrong. `found`: all the changes; `reads`: the tree's load counts; `blocks`: its _Blocks."""
+    wrong. `found`: all the changes; `reads`: the tree's load counts; `blocks`: its statement_blocks.Blocks."""
     what = program.text(stmt).strip()
     if base in params:
         raise program.error(
@@ -354,7 +315,7 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
             f"one (`{base}_local = {base}.copy()`) and change that", NotDifferentiableError,
         )
     for a in assigns:
-        if (a.targets[0].id == base and not _makes_new(a.value, assigns, reads, calls)
+        if (a.targets[0].id == base and not _makes_new(a.value, assigns, reads, calls, tree)
                 and not blocks.changes_own(stmt, base, calls)):
             holder = _entry_of_a_dict(a.value, assigns, calls)
             if holder is not None:
@@ -425,11 +386,13 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
         # a change of an object made (fresh) after the alias was taken cannot reach the alias, and a
         # change of a list that only holds the object (an append to it) leaves the object alone
         changed_stmts = [s for s, b, fresh in changed if not (holds_only and b == alias)
-                         and (fresh is None or not defs or any(_between(d, fresh, s, blocks) for d in defs))]
+                         and (fresh is None or not defs or any(statement_blocks.between(d, fresh, s, blocks) for d in defs))]
         if changed_stmts and _copies_before_replacing(defs, changed, changed_stmts, assigns, calls):
             continue
+        if changed_stmts and statement_blocks.handed_over(defs, alias, changed, changed_stmts, tree, blocks):
+            continue
         alias_reads = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == alias and isinstance(n.ctx, gast.Load)]
-        if not changed_stmts or (len(defs) == 1 and _used_before_change(defs[0], alias, alias_reads, changed_stmts, blocks)):
+        if not changed_stmts or (len(defs) == 1 and statement_blocks.used_before_change(defs[0], alias, alias_reads, changed_stmts, blocks)):
             continue
         if holds_only:
             shared = (f"line {program.line(defs[0])} (`{program.text(defs[0]).strip()}`) puts into `{alias}` an "
@@ -548,49 +511,3 @@ def _grown(group, assigns, calls, shares, appends=()):
                 group.add(holder)
                 grew = True
     return group
-
-
-def _between(definition, fresh, change, blocks):
-    """Whether `definition` may run after `fresh` and before `change`: only then can it
-    alias the object that `change` changes. Positions count in `fresh`'s block; a
-    definition outside that block cannot run while the block goes from `fresh` to
-    `change` (it aliases an object made before, or one changed already)."""
-    block, start = blocks.where[id(fresh)]
-    end = _position_in(block, change, blocks)
-    at = _position_in(block, definition, blocks)
-    return end is None or (at is not None and start <= at <= end)
-
-
-def _position_in(block, stmt, blocks):
-    """The position in `block` of the statement that is or contains `stmt`, or None."""
-    while stmt is not None:
-        where = blocks.where[id(stmt)]
-        if where[0] is block:
-            return where[1]
-        stmt = blocks.parent[id(stmt)]
-    return None
-
-
-def _used_before_change(definition, alias, reads, changed, blocks):
-    """Whether every read of the alias made by `definition` comes after it in the same block,
-    with no change of the group in between (the last reading statement may itself change it).
-    A definition in a branch of an `if` whose branches both assign the alias (`prev =
-    out[:, j - 1] if j > 0 else 0.0`) also covers the reads after the `if`, the branch then
-    changing nothing after it."""
-    changed_ids = {id(s) for s in changed}
-    anchor = definition
-    while True:
-        block, start = blocks.where[id(anchor)]
-        after = block[start + 1:]
-        tops = [(r, _top(id(r), after)) for r in reads]  # each read's statement in this block, or None
-        reads = [r for r, top in tops if top is None]  # those after the block: covered one level up
-        last = max((blocks.where[id(top)][1] for _, top in tops if top is not None), default=start)
-        for s in block[start + 1: (len(block) - 1 if reads else last) + 1]:
-            inside = {id(n) for n in syntax.walk(s)} & changed_ids
-            if inside and (reads or not (s is block[last] and id(s) in changed_ids)):
-                return False
-        if not reads:
-            return True
-        anchor = blocks.parent[id(anchor)]
-        if not (isinstance(anchor, gast.If) and all(alias in syntax.names_stored(b) for b in (anchor.body, anchor.orelse))):
-            return False

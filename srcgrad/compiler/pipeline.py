@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, matches, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, syntax, tuple_writes, unroll, versions
+from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, matches, module_tests, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, syntax, transform_calls, tuple_writes, unroll, vectorized_calls, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -307,10 +307,12 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program = frontend.load(fn, source=source)
     for read in program.inherited:
         scope.note_inherited(*read)
+    program.tree = module_tests.run(program)
     program.tree = generator_calls.run(program)
     program.tree = matches.run(program, _transform_name(mode))
     program.tree = sorted_loops.run(program)
     program.tree = key_lambdas.run(program, _transform_name(mode))
+    program.tree = transform_calls.run(program)
     program.tree = function_choices.run(program)
     program.tree = factories.run(program)
     program.tree = block_defs.run(program)
@@ -318,6 +320,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program.tree = row_writes.run(program)
     program.tree = tuple_writes.run(program)
     program.tree = map_filter.run(program)
+    program.tree = vectorized_calls.run(program, _transform_name(mode))
     program.tree = folds.run(program)
     program.tree = passed_containers.run(program)
     program.tree = passed_callables.run(program)

@@ -10,6 +10,10 @@ Before:                                              After:
                                                                a, b = (x_entries[i], w_entries[i])
                                                                t = t * a + b
 
+Elsewhere in a statement (`pairs = sorted(zip(keys, values))`, then `for k, v in pairs`),
+the list `sorted` makes is written as a comprehension over the same ordered positions:
+`pairs = [(keys_entries[position], values_entries[position]) for position in sorted(...)]`.
+
 key_lambdas.py then makes the `sorted(range(...), key=...)` an `order_by` over keys
 computed in the function: positions are integers and carry no derivative, and each
 entry read by index carries its own (the gradient follows the order). The order is
@@ -28,13 +32,13 @@ import builtins
 import gast
 
 from . import syntax
+from .statement_parts import expressions, replace
 from .naming import Namer
 from .scope import dotted_parts, lookup_path
 
 _WRITTEN = ("list", "len", "min", "range")  # the builtins the rewritten code calls by name
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp)
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
-_DEFERRED = (gast.Lambda, gast.IfExp, gast.BoolOp) + _COMPREHENSIONS  # what may run an expression later, or not at all
 
 
 def run(program):
@@ -105,6 +109,7 @@ class _Rewriter:
                 s = self.loop(s, pre)
             if not isinstance(s, gast.While):
                 self.comprehensions(s, pre)
+                self.listings(s, pre)
             out += pre + [s]
         stmts[:] = out
 
@@ -119,7 +124,7 @@ class _Rewriter:
     def comprehensions(self, s, pre):
         """Rewrite the comprehensions of the statement `s` (not those of its blocks) whose
         first iterable is such a call and that run once where the statement runs."""
-        for node, deferred in _expressions(s):
+        for node, deferred in expressions(s):
             if deferred or not isinstance(node, _COMPREHENSIONS):
                 continue
             gen = node.generators[0]
@@ -145,6 +150,28 @@ class _Rewriter:
             for later in node.generators[1:]:
                 later.iter = _substituted(later.iter, parts)
                 later.ifs = [_substituted(c, parts) for c in later.ifs]
+
+    def listings(self, s, pre):
+        """Each other such call of the statement `s` (not of its blocks) that runs once where
+        `s` runs (`pairs = sorted(zip(keys, values))`, `list(reversed(sorted(...)))`): the
+        list it makes, written as a comprehension over the ordered positions."""
+        found, inside = {}, set()
+        for node, deferred in expressions(s):  # outer nodes first
+            if deferred or not isinstance(node, gast.Call) or id(node) in inside:
+                continue
+            call = node
+            if (self.builtin(node.func, builtins.list) and len(node.args) == 1 and not node.keywords
+                    and isinstance(node.args[0], gast.Call) and self.builtin(node.args[0].func, builtins.reversed)):
+                call = node.args[0]  # list(reversed(sorted(...))): the list, in the reversed order
+            ordering = self.ordering(call)
+            if ordering is not None and (call is not node or not ordering[0]):
+                position = self.namer.fresh("position")
+                iterable, item = self.positions(call, position, pre, s)
+                listed = syntax.list_comprehension(item, syntax.name(position, store=True), iterable)
+                found[id(node)] = syntax.located(listed, node)
+                inside |= {id(n) for n in syntax.walk(node)}
+        if found:
+            replace(s, found)
 
     def positions(self, iterable, position, pre, s, keep=()):
         """(`sorted(range(n), key=lambda position: ...)`, under `reversed` where it was, the
@@ -192,22 +219,6 @@ def _one_parameter(node):
     args = node.args if isinstance(node, gast.Lambda) else None
     return (args is not None and len(args.args) == 1 and not (args.posonlyargs or args.vararg or args.kwonlyargs
                                                               or args.kwarg or args.defaults))
-
-
-def _expressions(s):
-    """(node, whether it may run later or not at all) for the nodes of the statement `s`
-    outside its blocks and nested functions."""
-    todo = [(getattr(s, f), False) for f in s._fields if f not in ("body", "orelse", "finalbody", "handlers")]
-    while todo:
-        node, deferred = todo.pop()
-        if isinstance(node, list):
-            todo += [(n, deferred) for n in node]
-            continue
-        if not isinstance(node, gast.AST) or isinstance(node, gast.stmt):
-            continue
-        yield node, deferred
-        inner = deferred or isinstance(node, _DEFERRED)
-        todo += [(getattr(node, f), inner) for f in node._fields]
 
 
 def _target_names(target):

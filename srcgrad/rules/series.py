@@ -435,3 +435,70 @@ def interp_jvp_fp(t, ans, x, xp, fp, left=None, right=None, period=None):
 
 
 supports(np.interp, "period", (None,), _PERIOD)
+
+
+# --- least-squares polynomial fits ----------------------------------------------------
+# p = polyfit(x, y, deg, w=w) solves min |A p - b| with A = diag(w) V, V = vander(x, deg + 1)
+# and b = w * y: p = pinv(A) (w * y), linear in y. In x, with r = b - A p and
+# u = (A^T A)^-1 g, the cotangent g of p pulls back through dA = diag(w dx) V' (V' the
+# slopes of V's columns) as sum_j V'_ij (r u^T - A u p^T)_ij w_i (columns of a 2-D y add).
+# Exact where A has full column rank (the rank NumPy's default `rcond` keeps).
+
+
+def _fit_matrix(x, deg, w):
+    a = np.vander(np.asarray(x, dtype=np.float64), int(deg) + 1)
+    return a if w is None else a * np.asarray(w, dtype=np.float64)[:, None]
+
+
+def _fit_solver(x, deg, w):
+    """P with polyfit(x, y, deg, w=w) == P @ y (columns of a 2-D y alike)."""
+    solver = np.linalg.pinv(_fit_matrix(x, deg, w))
+    return solver if w is None else solver * np.asarray(w, dtype=np.float64)
+
+
+def _fit_vjp_x(g, p, x, y, deg, w):
+    a = _fit_matrix(x, deg, w)
+    weights = np.ones(len(a)) if w is None else np.asarray(w, dtype=np.float64)
+    b = (weights * np.asarray(y, dtype=np.float64).T).T
+    p, g = np.asarray(p, dtype=np.float64), np.asarray(g, dtype=np.float64)
+    p2, g2, b2 = (v.reshape(len(v), -1) for v in (p, g, b))
+    u = np.linalg.solve(a.T @ a, g2)
+    m = (b2 - a @ p2) @ u.T - (a @ u) @ p2.T
+    slopes = _vander_slopes(np.asarray(x, dtype=np.float64), int(deg) + 1, False)
+    return unbroadcast(weights * np.sum(slopes * m, axis=1), x)
+
+
+def _fit_jvp_x(t, p, x, y, deg, w):
+    a = _fit_matrix(x, deg, w)
+    weights = np.ones(len(a)) if w is None else np.asarray(w, dtype=np.float64)
+    b = (weights * np.asarray(y, dtype=np.float64).T).T
+    da = (weights * np.asarray(t, dtype=np.float64))[:, None] * _vander_slopes(np.asarray(x, dtype=np.float64),
+                                                                                 int(deg) + 1, False)
+    p = np.asarray(p, dtype=np.float64)
+    tangent = np.linalg.solve(a.T @ a, da.T @ (b - a @ p) - a.T @ (da @ p))
+    return tangent.astype(_float_dtype(p), copy=False)
+
+
+@defvjp(np.polyfit, "y")
+def polyfit_vjp_y(g, ans, x, y, deg, rcond=None, full=False, w=None, cov=False):
+    return unbroadcast(_fit_solver(x, deg, w).T @ g, y)
+
+
+@defvjp(np.polyfit, "x")
+def polyfit_vjp_x(g, ans, x, y, deg, rcond=None, full=False, w=None, cov=False):
+    return _fit_vjp_x(g, ans, x, y, deg, w)
+
+
+@defjvp(np.polyfit, "y")
+def polyfit_jvp_y(t, ans, x, y, deg, rcond=None, full=False, w=None, cov=False):
+    return (_fit_solver(x, deg, w) @ t).astype(ans.dtype, copy=False)
+
+
+@defjvp(np.polyfit, "x")
+def polyfit_jvp_x(t, ans, x, y, deg, rcond=None, full=False, w=None, cov=False):
+    return _fit_jvp_x(t, ans, x, y, deg, w).astype(ans.dtype, copy=False)
+
+
+_FIT_ONLY = "np.polyfit's rules give the coefficients alone: call it without full= and cov= (default False)"
+supports(np.polyfit, "full", (False,), _FIT_ONLY)
+supports(np.polyfit, "cov", (False,), _FIT_ONLY)

@@ -1,5 +1,5 @@
 """Joining and splitting several arrays: concatenate, stack, hstack, vstack, dstack,
-column_stack, append, insert, delete, split and its variants, atleast_1d/2d/3d,
+column_stack, block (nested lists), append, insert, delete, split and its variants, atleast_1d/2d/3d,
 broadcast_arrays, meshgrid, and `np.array` / `np.asarray` of a (nested) list of
 differentiable values.
 
@@ -201,6 +201,56 @@ def delete_vjp(g, ans, arr, obj, axis=None):
 @defjvp(np.delete, "arr")
 def delete_jvp(t, ans, arr, obj, axis=None):
     return np.delete(t, obj, axis)
+
+
+# NumPy promotes each leaf of np.block's nested lists to the result's rank, never
+# broadcasts it: each entry of a leaf lands at one place, which np.block of the leaves'
+# flat positions finds.
+
+
+def _block_positions(arrays, start):
+    """(`arrays` with each leaf replaced by the flat positions of its entries, counted
+    from `start`; the next start)."""
+    if isinstance(arrays, list):
+        out = []
+        for item in arrays:
+            positions, start = _block_positions(item, start)
+            out.append(positions)
+        return out, start
+    size = np.size(arrays)
+    return np.arange(start, start + size).reshape(np.shape(arrays)), start + size
+
+
+def _block_pieces(flat, arrays, start):
+    """(the gradients of `arrays`' leaves, cut from `flat` from `start`, nested as they are; the next start)."""
+    if isinstance(arrays, list):
+        out = []
+        for item in arrays:
+            grad, start = _block_pieces(flat, item, start)
+            out.append(grad)
+        return out, start
+    size = np.size(arrays)
+    return unbroadcast(flat[start:start + size].reshape(np.shape(arrays)), arrays), start + size
+
+
+def _block_tangents(t, arrays):
+    """The leaves' tangents nested as `arrays`, zeros for constants (None)."""
+    if isinstance(arrays, list):
+        return [_block_tangents(None if t is None else item, a) for item, a in zip(t or [None] * len(arrays), arrays)]
+    return zeros_like_grad(np.asarray(arrays)) if t is None else t
+
+
+@defvjp(np.block, "arrays")
+def block_vjp(g, ans, arrays):
+    positions, total = _block_positions(arrays, 0)
+    flat = np.zeros(total, dtype=np.result_type(g))
+    flat[np.ravel(np.block(positions))] = np.ravel(g)
+    return _block_pieces(flat, arrays, 0)[0]
+
+
+@defjvp(np.block, "arrays")
+def block_jvp(t, ans, arrays):
+    return np.block(_block_tangents(t, arrays))
 
 
 # --- splitting ----------------------------------------------------------------------
