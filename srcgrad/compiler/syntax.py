@@ -468,19 +468,23 @@ def statements(node):
         if isinstance(n, stmt):
             yield n
         inner = []
-        for field in lists.get(type(n)) or _block_fields(type(n)):  # statement lists, handlers, cases
-            value = getattr(n, field, None)
+        values = n.__dict__
+        for field in lists[type(n)]:  # statement lists, handlers, cases
+            value = values.get(field)
             if type(value) is list:
                 inner += [v for v in value if isinstance(v, ast_node) and not isinstance(v, expression)]
         stack.extend(reversed(inner))
 
 
-_BLOCK_FIELDS = {}  # node class -> its fields that may hold statements, handlers or cases ("" for none)
+class _BlockFields(dict):
+    """Node class -> its fields that may hold statements, handlers or cases ("" for none)."""
+
+    def __missing__(self, cls):
+        found = self[cls] = tuple(f for f in cls._fields if f in ("body", "orelse", "finalbody", "handlers", "cases")) or ("",)
+        return found
 
 
-def _block_fields(cls):
-    found = _BLOCK_FIELDS[cls] = tuple(f for f in cls._fields if f in ("body", "orelse", "finalbody", "handlers", "cases")) or ("",)
-    return found
+_BLOCK_FIELDS = _BlockFields()
 
 
 def load_counts(node, counts=None):
@@ -490,6 +494,37 @@ def load_counts(node, counts=None):
     for name in _loads(node):
         counts[name] = get(name, 0) + 1
     return counts
+
+
+def name_counts(node):
+    """({name: how many times it is loaded}, {name: how many times it is otherwise met: stored,
+    deleted, a parameter}) over every Name under `node`, itself included."""
+    loads, others = {}, {}
+    ast_node, name_node, constant, load, children = gast.AST, gast.Name, gast.Constant, gast.Load, _CHILDREN
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    while stack:  # names and constants (most nodes) are counted where they are met, not stacked
+        n = pop()
+        cls = type(n)
+        values = n.__dict__
+        if cls is name_node:
+            counts = loads if isinstance(values.get("ctx"), load) else others
+            counts[values["id"]] = counts.get(values["id"], 0) + 1
+            if values.get("annotation") is None:
+                continue
+        for field in children[cls]:
+            value = values.get(field)
+            for v in value if type(value) is list else (value,):
+                kind = type(v)
+                if kind is name_node:
+                    leaf = v.__dict__
+                    counts = loads if isinstance(leaf.get("ctx"), load) else others
+                    counts[leaf["id"]] = counts.get(leaf["id"], 0) + 1
+                    if leaf.get("annotation") is not None:
+                        push(leaf["annotation"])
+                elif kind is not constant and isinstance(v, ast_node):
+                    push(v)
+    return loads, others
 
 
 def add_loads(node, names):
@@ -600,9 +635,20 @@ def jumps_out(stmts, in_loop=False):
 def names_stored(node):
     """Names assigned anywhere in `node` (targets, for targets, augmented targets), each
     once, in no particular order."""
-    seen, name_node, store = {}, gast.Name, gast.Store
+    seen, name_node, store, ast_node, children = {}, gast.Name, gast.Store, gast.AST, _CHILDREN
     for root in node if isinstance(node, list) else [node]:
-        for n in nodes(root):
-            if type(n) is name_node and isinstance(n.ctx, store):
-                seen[n.id] = None
+        stack = [root]  # `nodes(root)`'s order, without its generator
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        while stack:
+            n = pop()
+            cls = type(n)
+            values = n.__dict__
+            if cls is name_node and isinstance(values.get("ctx"), store):
+                seen[values["id"]] = None
+            for field in children[cls]:
+                value = values.get(field)
+                if type(value) is list:
+                    extend([v for v in value if isinstance(v, ast_node)])
+                elif isinstance(value, ast_node):
+                    push(value)
     return list(seen)
