@@ -169,7 +169,12 @@ class _FastMeans:
 def _param_kind(t, shape):
     """The kind of a parameter of type (or array dtype) `t` and `shape`."""
     if isinstance(t, np.dtype):
-        return t.name if t.isnative and t.name in _ARRAYS and shape else TOP
+        if not shape:
+            return TOP
+        kind = _DTYPE_KINDS.get(t, _ABSENT)
+        if kind is _ABSENT:  # `dtype.name` makes a new string at each read
+            kind = _DTYPE_KINDS[t] = t.name if t.isnative and t.name in _ARRAYS else TOP
+        return kind
     if t is float:
         return FLOAT
     if t is int:
@@ -378,6 +383,7 @@ class _Kinds:
 
 
 _ABSENT = object()
+_DTYPE_KINDS = {}  # dtype -> the kind of an array of it (TOP: none)
 _NAME = gast.Name
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
 _RULES = {}  # node class -> the `_Kinds` method that gives its kind (None: unknown)

@@ -363,8 +363,13 @@ def located(new, old):
     """Give `new` (and its children without a location) the location of `old`."""
     if old is None or not hasattr(old, "lineno") or not isinstance(new, gast.AST):
         return new
-    have = type(old)._attributes
-    where = [(a, getattr(old, a)) for a in _LOCATION if a in have and hasattr(old, a)]
+    have, own = type(old)._attributes, old.__dict__
+    where = []  # (attribute, value) for each location attribute `old` has (its own, or its class's)
+    for a in _LOCATION:
+        if a in have:
+            value = own[a] if a in own else getattr(old, a, _ABSENT)
+            if value is not _ABSENT:
+                where.append((a, value))
     stack, ast_node, children, leaves = [new], gast.AST, _CHILDREN, _LEAF_CLASSES
     while stack:  # as gast.copy_location(n, old) on each node n without a line
         n = stack.pop()
@@ -386,6 +391,7 @@ def located(new, old):
     return new
 
 
+_ABSENT = object()
 _LEAF_CLASSES = frozenset({gast.Name, gast.Constant})  # located where met: all location attributes, no children
 
 
