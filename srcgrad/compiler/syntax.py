@@ -502,6 +502,34 @@ def load_counts(node, counts=None):
     return counts
 
 
+def name_nodes(node):
+    """Every Name node under `node`, itself included, in no particular order (one walk:
+    names and constants, most nodes, taken where they are met, without the stack)."""
+    out, ast_node, name_node, constant, children = [], gast.AST, gast.Name, gast.Constant, _CHILDREN
+    stack = [node]
+    pop, push, found = stack.pop, stack.append, out.append
+    while stack:
+        n = pop()
+        cls = type(n)
+        values = n.__dict__
+        if cls is name_node:
+            found(n)
+            if values.get("annotation") is None:
+                continue
+        for field in children[cls]:
+            value = values.get(field)
+            for v in value if type(value) is list else (value,):
+                kind = type(v)
+                if kind is name_node:
+                    found(v)
+                    annotation = v.__dict__.get("annotation")
+                    if annotation is not None:
+                        push(annotation)
+                elif kind is not constant and isinstance(v, ast_node):
+                    push(v)
+    return out
+
+
 def name_counts(node):
     """({name: how many times it is loaded}, {name: how many times it is otherwise met: stored,
     deleted, a parameter}) over every Name under `node`, itself included."""
