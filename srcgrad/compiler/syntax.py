@@ -641,6 +641,11 @@ def rewrite(node, rewrites):
     return node if fn is None else fn(node)
 
 
+# the statement classes `if`, `for` and `while` (gast's classes have no subclasses: `type(s) in
+# BRANCHES_AND_LOOPS` is `isinstance(s, (gast.If, gast.For, gast.While))`, without a walk of bases)
+BRANCHES_AND_LOOPS = frozenset({gast.If, gast.For, gast.While})
+
+
 def blocks_in(stmt):
     """The statement lists directly inside the statement `stmt`: its body, else and
     finally blocks and its handlers' bodies (a `def`'s body too)."""
