@@ -43,7 +43,7 @@ def _block(stmts, depth, lines):
             last_comment = text
             continue
         only_comments = False
-        if not isinstance(stmt, _COMPOUND):
+        if type(stmt) not in _COMPOUND:  # gast's classes have no subclasses: a set lookup, not isinstance
             append(pad + unparse(stmt))
         elif isinstance(stmt, gast.If):
             _if(stmt, depth, lines, "if")
@@ -79,7 +79,7 @@ def _block(stmts, depth, lines):
         append(pad + unparse(syntax.pass_()))
 
 
-_COMPOUND = (gast.If, gast.For, gast.While, gast.With, gast.Try, gast.FunctionDef)  # printed with their blocks
+_COMPOUND = frozenset({gast.If, gast.For, gast.While, gast.With, gast.Try, gast.FunctionDef})  # printed with their blocks
 
 
 def _if(stmt, depth, lines, keyword):

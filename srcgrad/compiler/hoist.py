@@ -197,7 +197,7 @@ class _Hoist:
             s = stmts[k]
             for field in ("body", "orelse"):
                 inner = getattr(s, field, None)
-                if isinstance(s, (gast.If, gast.For, gast.While)) and inner:
+                if type(s) in syntax.BRANCHES_AND_LOOPS and inner:
                     self.block(inner)
             before = self.loop(s) if isinstance(s, gast.For) else []
             stmts[k:k] = before

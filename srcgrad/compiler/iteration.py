@@ -69,10 +69,8 @@ class _Iteration:
             name: d for name, d in zip_defs.items()
             if d.value.args and all(isinstance(a, gast.Name) for a in d.value.args)
         }
-        self.stores, self.loads = collections.Counter(), collections.Counter()
-        for n in syntax.nodes(program_tree):
-            if type(n) is gast.Name:
-                (self.loads if isinstance(n.ctx, gast.Load) else self.stores)[n.id] += 1
+        loads, stores = syntax.name_counts(program_tree)
+        self.stores, self.loads = collections.Counter(stores), collections.Counter(loads)
         self.stored_at = collections.defaultdict(list)  # name -> the lines of the statements assigning it
         for st in syntax.statements(program_tree):
             targets = st.targets if isinstance(st, gast.Assign) else [st.target] if isinstance(st, gast.For) else []

@@ -169,7 +169,12 @@ class _FastMeans:
 def _param_kind(t, shape):
     """The kind of a parameter of type (or array dtype) `t` and `shape`."""
     if isinstance(t, np.dtype):
-        return t.name if t.isnative and t.name in _ARRAYS and shape else TOP
+        if not shape:
+            return TOP
+        kind = _DTYPE_KINDS.get(t, _ABSENT)
+        if kind is _ABSENT:  # `dtype.name` makes a new string at each read
+            kind = _DTYPE_KINDS[t] = t.name if t.isnative and t.name in _ARRAYS else TOP
+        return kind
     if t is float:
         return FLOAT
     if t is int:
@@ -252,20 +257,21 @@ class _Kinds:
         """The kind of the result of NumPy arithmetic (or a ufunc's loop dtype) on operands
         `nodes` of `kinds` (numbers, at least one a NumPy float): TOP where the running
         NumPy's promotion may give another dtype for some values of the operands."""
-        floats = [(n, k) for n, k in zip(nodes, kinds) if k in _ARRAYS]
-        arrays = [self._is_array(n) for n, _ in floats]
-        dtypes = {k for _, k in floats}
+        dtypes = {k for k in kinds if k in _ARRAYS}
         if len(dtypes) == 1:
-            dtype = dtypes.pop()
-        elif all(arrays):  # arrays of different dtypes: by dtype, in every NumPy version
+            (dtype,) = dtypes
+        elif all(self._is_array(n) for n, k in zip(nodes, kinds) if k in _ARRAYS):
+            # arrays of different dtypes: by dtype, in every NumPy version
             dtype = np.result_type(*(np.dtype(k) for k in dtypes)).name
         else:
             return TOP  # NumPy 1.x promotes a NumPy scalar with an array by its value
+        if dtype == F64 or _WEAK_PYTHON_NUMBERS:
+            return dtype
         pythons = [n for n, k in zip(nodes, kinds) if k in (FLOAT, INT)]
-        if not pythons or dtype == F64 or _WEAK_PYTHON_NUMBERS:
+        if not pythons:
             return dtype
         # NumPy 1.x: by the value of each Python number, and only when an array takes part
-        if not any(arrays):
+        if not any(self._is_array(n) for n, k in zip(nodes, kinds) if k in _ARRAYS):
             return TOP
         for n in pythons:
             if not (isinstance(n, gast.Constant) and type(n.value) in (int, float)):
@@ -377,6 +383,7 @@ class _Kinds:
 
 
 _ABSENT = object()
+_DTYPE_KINDS = {}  # dtype -> the kind of an array of it (TOP: none)
 _NAME = gast.Name
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
 _RULES = {}  # node class -> the `_Kinds` method that gives its kind (None: unknown)

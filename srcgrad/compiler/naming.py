@@ -42,19 +42,17 @@ class Namer:
 
     @classmethod
     def for_tree(cls, tree, scope=None):
-        taken, stored = set(), set()
-        for n in syntax.nodes(tree):
-            if isinstance(n, gast.Name):
-                taken.add(n.id)
-                if not isinstance(n.ctx, gast.Load):
-                    stored.add(n.id)
-            elif isinstance(n, (gast.FunctionDef, gast.ClassDef)):
+        loads, others = syntax.name_counts(tree)
+        taken, stored = set(loads) | set(others), set(others)
+        for n in syntax.statements(tree):  # definitions and imports are statements
+            if isinstance(n, (gast.FunctionDef, gast.ClassDef)):
                 taken.add(n.name)
                 if n is not tree:  # a nested `def` binds a local name
                     stored.add(n.name)
-            elif isinstance(n, gast.alias):  # `import numpy as np` inside the function: a local
-                taken.add(n.asname or n.name.split(".")[0])
-                stored.add(n.asname or n.name.split(".")[0])
+            elif isinstance(n, (gast.Import, gast.ImportFrom)):  # `import numpy as np` inside the function: a local
+                for alias in n.names:
+                    taken.add(alias.asname or alias.name.split(".")[0])
+                    stored.add(alias.asname or alias.name.split(".")[0])
         return cls(taken, stored, scope)
 
     def helper(self, preferred, obj):

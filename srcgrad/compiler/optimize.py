@@ -394,10 +394,22 @@ def _fold_tree(node, reads, bound, sites, order, statement):
         statement, first = node, len(order)
     for field in syntax.child_fields(cls):  # `ctx` and operators hold nothing to fold
         value = values.get(field)
-        items = value if type(value) is list else (value,)
-        for k, item in enumerate(items):
-            kind = type(item)
+        if type(value) is not list:
+            kind = type(value)
             if kind is name:  # a leaf, unless annotated
+                if isinstance(value.ctx, load):
+                    reads[value.id] = reads.get(value.id, 0) + 1
+                    if value.id in bound:
+                        sites.append(statement)
+                if value.annotation is None:
+                    continue
+            elif kind is constant or not isinstance(value, ast_node):
+                continue
+            values[field] = _fold_tree(value, reads, bound, sites, order, statement)
+            continue
+        for k, item in enumerate(value):  # as above, for each item of a list
+            kind = type(item)
+            if kind is name:
                 if isinstance(item.ctx, load):
                     reads[item.id] = reads.get(item.id, 0) + 1
                     if item.id in bound:
@@ -406,10 +418,7 @@ def _fold_tree(node, reads, bound, sites, order, statement):
                     continue
             elif kind is constant or not isinstance(item, ast_node):
                 continue
-            if items is value:
-                value[k] = _fold_tree(item, reads, bound, sites, order, statement)
-            else:
-                values[field] = _fold_tree(item, reads, bound, sites, order, statement)
+            value[k] = _fold_tree(item, reads, bound, sites, order, statement)
     if is_statement:
         order[id(node)] = (len(order), first)
         return node

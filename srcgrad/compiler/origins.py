@@ -100,10 +100,13 @@ def _statements(stmts, keep_comments):
         if isinstance(s, gast.Pass) or (not keep_comments and syntax.comment_text(s) is not None):
             continue  # emit adds and drops `pass` as blocks need it
         out.append(s)
-        for field in ("body", "orelse", "finalbody"):  # finalbody: a pullback's `try` (split.py)
-            if isinstance(s, (gast.If, gast.For, gast.While, gast.With, gast.FunctionDef, gast.Try)):
+        if type(s) in _BLOCKS:  # gast's classes have no subclasses: a set lookup, not isinstance
+            for field in ("body", "orelse", "finalbody"):  # finalbody: a pullback's `try` (split.py)
                 out += _statements(getattr(s, field, []), keep_comments)
     return out
+
+
+_BLOCKS = frozenset({gast.If, gast.For, gast.While, gast.With, gast.FunctionDef, gast.Try})  # statements holding blocks
 
 
 def _skipped(made, emitted):

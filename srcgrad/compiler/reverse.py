@@ -490,9 +490,10 @@ def _stored_in(stmts, zeros, scans):
     `scans` (id(node) -> its scan), as `_unassigned_zero_reads` reads them."""
     stored = set()
     for s in stmts:
-        if isinstance(s, (gast.If, gast.While)):
+        kind = type(s)  # gast's statement classes have no subclasses: a type test, cheaper than isinstance
+        if kind is gast.If or kind is gast.While:
             parts = [s.test]
-        elif isinstance(s, gast.For):
+        elif kind is gast.For:
             parts = [s.iter, s.target]
         else:
             parts = [s]
@@ -553,14 +554,15 @@ def _unassigned_zero_reads(stmts, known, zeros, scans):
         """`known` (a set this call may change) after `stmts`, or None where no path
         goes on past them."""
         for s in stmts:
-            if isinstance(s, gast.If):
+            kind = type(s)  # gast's statement classes have no subclasses: type tests, cheaper than isinstance
+            if kind is gast.If:
                 found.update(n for n in scan(s.test)[0] if n not in known)
                 then, orelse = block(s.body, set(known)), block(s.orelse, set(known))
                 known = then & orelse if then is not None and orelse is not None else then or orelse or known
-            elif isinstance(s, (gast.For, gast.While)):
-                found.update(n for n in scan(s.iter if isinstance(s, gast.For) else s.test)[0] if n not in known)
-                block(s.body, known | set(scan(s.target)[1]) if isinstance(s, gast.For) else set(known))
-            elif isinstance(s, (gast.Break, gast.Continue, gast.Return, gast.Raise)):
+            elif kind is gast.For or kind is gast.While:
+                found.update(n for n in scan(s.iter if kind is gast.For else s.test)[0] if n not in known)
+                block(s.body, known | set(scan(s.target)[1]) if kind is gast.For else set(known))
+            elif kind in _JUMPS:
                 found.update(n for n in scan(s)[0] if n not in known)
                 return None  # the path goes on elsewhere
             elif isinstance(s, gast.stmt):
@@ -572,6 +574,9 @@ def _unassigned_zero_reads(stmts, known, zeros, scans):
 
     block(stmts, set(known))
     return found
+
+
+_JUMPS = frozenset({gast.Break, gast.Continue, gast.Return, gast.Raise})  # no path goes on past them
 
 
 def _short(filename):

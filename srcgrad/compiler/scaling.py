@@ -66,7 +66,7 @@ def _fold_next_factor(stmts, scaled):
 
 def _block(stmts, namer, resolve):
     for k, stmt in enumerate(stmts):
-        if isinstance(stmt, (gast.If, gast.While, gast.For)):
+        if type(stmt) in syntax.BRANCHES_AND_LOOPS:
             _block(stmt.body, namer, resolve)
             _block(stmt.orelse, namer, resolve)
         if isinstance(stmt, gast.For):

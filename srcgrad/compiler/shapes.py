@@ -205,6 +205,7 @@ class _Shapes:
         self.given = dict(shapes)
         self.none_init = set(none_init)
         self.resolve = _Resolver(namer)
+        self.callees = {}  # name -> what a call of it calls (`_Call`)
         self.reads = None  # a list while `_fixed_point` evaluates a definition
 
     def solve(self, forward, backward):
@@ -358,7 +359,13 @@ class _Shapes:
         return TOP if entry is None or entry[0] is None else entry[0]
 
     def _Call(self, node):
-        obj = self.resolve(node.func)
+        func = node.func
+        if type(func) is gast.Name:  # most callees: helpers by name, resolved once per analysis
+            obj = self.callees.get(func.id, _ABSENT)
+            if obj is _ABSENT:
+                obj = self.callees[func.id] = self.resolve(func)
+        else:
+            obj = self.resolve(func)
         args = node.args
         if obj is None or any(isinstance(a, gast.Starred) for a in args):
             return TOP
@@ -504,7 +511,7 @@ def _literal_shape(node):
 def _broadcast(*shapes):
     """`np.broadcast_shapes(*shapes)` as a tuple, TOP where it raises."""
     first = shapes[0]
-    if all(s == first for s in shapes):  # most operations: no broadcasting
+    if shapes.count(first) == len(shapes):  # most operations: no broadcasting
         return first
     ndim = max(len(s) for s in shapes)
     if ndim > 32 or not all(type(d) is int and d >= 0 for s in shapes for d in s):

@@ -13,22 +13,27 @@ import gast
 from . import parsing
 
 
-def _make(cls, **fields):
-    node = cls.__new__(cls)  # gast's keyword constructor, without its per-call overhead
-    values = node.__dict__
-    defaults = _DEFAULTS.get(cls) or _defaults(cls)
-    for f, empty in defaults:
-        values[f] = fields[f] if f in fields else ([] if empty else None)
-    return node
+class _Makers(dict):
+    """Node class -> its constructor: keyword arguments for its fields (those not given are
+    None, or a new [] for the list fields of `_LISTS`), set in `__dict__` in field order,
+    without gast's per-call overhead. Compiled once per class."""
+
+    def __missing__(self, cls):
+        params, body = [], []
+        for f in cls._fields:
+            params.append(f"{f}={'_NO_LIST' if f in _LISTS else 'None'}")
+            body.append(f"    _values[{f!r}] = [] if {f} is _NO_LIST else {f}" if f in _LISTS else f"    _values[{f!r}] = {f}")
+        text = (f"def make({'*, ' + ', '.join(params) if params else ''}):\n    _node = _new(_cls)\n"
+                f"    _values = _node.__dict__\n" + "".join(line + "\n" for line in body) + "    return _node\n")
+        scope = {"_new": cls.__new__, "_cls": cls, "_NO_LIST": _NO_LIST}
+        exec(text, scope)  # noqa: S102 - text made of the class's field names only
+        found = self[cls] = scope["make"]
+        return found
 
 
 _LISTS = ("type_params", "decorator_list", "keywords", "type_ignores")
-_DEFAULTS = {}  # node class -> ((field, whether it defaults to []), ...)
-
-
-def _defaults(cls):
-    found = _DEFAULTS[cls] = tuple((f, f in _LISTS) for f in cls._fields)
-    return found
+_NO_LIST = object()  # a list field not given
+_MAKE = _Makers()
 
 
 def walk(node):
@@ -62,13 +67,13 @@ _LOAD, _STORE = gast.Load(), gast.Store()  # field-less: shared, as copies share
 
 
 def name(id, store=False):
-    return _make(gast.Name, id=id, ctx=_STORE if store else _LOAD)
+    return _MAKE[gast.Name](id=id, ctx=_STORE if store else _LOAD)
 
 
 def const(value):
     if isinstance(value, float) and value < 0 or isinstance(value, int) and not isinstance(value, bool) and value < 0:
-        return _make(gast.UnaryOp, op=gast.USub(), operand=_make(gast.Constant, value=-value, kind=None))
-    return _make(gast.Constant, value=value, kind=None)
+        return _MAKE[gast.UnaryOp](op=gast.USub(), operand=_MAKE[gast.Constant](value=-value, kind=None))
+    return _MAKE[gast.Constant](value=value, kind=None)
 
 
 def is_literal(value):
@@ -80,7 +85,7 @@ def is_literal(value):
 
 
 def attr(value, attr_name):
-    return _make(gast.Attribute, value=value, attr=attr_name, ctx=_LOAD)
+    return _MAKE[gast.Attribute](value=value, attr=attr_name, ctx=_LOAD)
 
 
 def dotted(path):
@@ -94,12 +99,12 @@ def dotted(path):
 
 def call(func, args=(), keywords=()):
     func = dotted(func) if isinstance(func, str) else func
-    kws = [_make(gast.keyword, arg=k, value=v) for k, v in keywords]
-    return _make(gast.Call, func=func, args=list(args), keywords=kws)
+    kws = [_MAKE[gast.keyword](arg=k, value=v) for k, v in keywords]
+    return _MAKE[gast.Call](func=func, args=list(args), keywords=kws)
 
 
 def binop(left, op, right):
-    return _make(gast.BinOp, left=left, op=op, right=right)
+    return _MAKE[gast.BinOp](left=left, op=op, right=right)
 
 
 def add(left, right):
@@ -111,67 +116,67 @@ def mul(left, right):
 
 
 def neg(operand):
-    return _make(gast.UnaryOp, op=gast.USub(), operand=operand)
+    return _MAKE[gast.UnaryOp](op=gast.USub(), operand=operand)
 
 
 def not_(operand):
-    return _make(gast.UnaryOp, op=gast.Not(), operand=operand)
+    return _MAKE[gast.UnaryOp](op=gast.Not(), operand=operand)
 
 
 def bool_op(op, values):
     """`a and b and ...` (`op` gast.And) or `a or b or ...` (gast.Or) of `values`."""
-    return values[0] if len(values) == 1 else _make(gast.BoolOp, op=op, values=list(values))
+    return values[0] if len(values) == 1 else _MAKE[gast.BoolOp](op=op, values=list(values))
 
 
 def compare(left, op, right):
-    return _make(gast.Compare, left=left, ops=[op], comparators=[right])
+    return _MAKE[gast.Compare](left=left, ops=[op], comparators=[right])
 
 
 def tuple_(elts, store=False):
-    return _make(gast.Tuple, elts=list(elts), ctx=_STORE if store else _LOAD)
+    return _MAKE[gast.Tuple](elts=list(elts), ctx=_STORE if store else _LOAD)
 
 
 def list_(elts):
-    return _make(gast.List, elts=list(elts), ctx=_LOAD)
+    return _MAKE[gast.List](elts=list(elts), ctx=_LOAD)
 
 
 def starred(value):
     """`*value`, in a call or a display."""
-    return _make(gast.Starred, value=value, ctx=_LOAD)
+    return _MAKE[gast.Starred](value=value, ctx=_LOAD)
 
 
 def set_(elts):
-    return _make(gast.Set, elts=list(elts))
+    return _MAKE[gast.Set](elts=list(elts))
 
 
 def dict_(keys, values):
     """`{k: v, ...}`; a None key is a `**` entry."""
-    return _make(gast.Dict, keys=list(keys), values=list(values))
+    return _MAKE[gast.Dict](keys=list(keys), values=list(values))
 
 
 def list_comprehension(elt, target, iterable, ifs=()):
     """`[elt for target in iterable if ...]`, one generator; `target` a store-context node."""
-    generator = _make(gast.comprehension, target=target, iter=iterable, ifs=list(ifs), is_async=0)
-    return _make(gast.ListComp, elt=elt, generators=[generator])
+    generator = _MAKE[gast.comprehension](target=target, iter=iterable, ifs=list(ifs), is_async=0)
+    return _MAKE[gast.ListComp](elt=elt, generators=[generator])
 
 
 def dict_comprehension(key, value, target, iterable):
     """`{key: value for target in iterable}`, one generator; `target` a store-context node."""
-    generator = _make(gast.comprehension, target=target, iter=iterable, ifs=[], is_async=0)
-    return _make(gast.DictComp, key=key, value=value, generators=[generator])
+    generator = _MAKE[gast.comprehension](target=target, iter=iterable, ifs=[], is_async=0)
+    return _MAKE[gast.DictComp](key=key, value=value, generators=[generator])
 
 
 def subscript(value, index, store=False):
-    return _make(gast.Subscript, value=value, slice=index, ctx=_STORE if store else _LOAD)
+    return _MAKE[gast.Subscript](value=value, slice=index, ctx=_STORE if store else _LOAD)
 
 
 def slice_(lower, upper, step):
-    return _make(gast.Slice, lower=lower, upper=upper, step=step)
+    return _MAKE[gast.Slice](lower=lower, upper=upper, step=step)
 
 
 def assign(target, value):
     target = name(target, store=True) if isinstance(target, str) else as_store(target)
-    return _make(gast.Assign, targets=[target], value=value, type_comment=None)
+    return _MAKE[gast.Assign](targets=[target], value=value, type_comment=None)
 
 
 def aug_add(target, value):
@@ -181,46 +186,46 @@ def aug_add(target, value):
 
 def aug_assign(target, op, value):
     """`target op= value` of the name `target`."""
-    return _make(gast.AugAssign, target=name(target, store=True), op=op, value=value)
+    return _MAKE[gast.AugAssign](target=name(target, store=True), op=op, value=value)
 
 
 def expr(value):
-    return _make(gast.Expr, value=value)
+    return _MAKE[gast.Expr](value=value)
 
 
 def return_(value):
-    return _make(gast.Return, value=value)
+    return _MAKE[gast.Return](value=value)
 
 
 def if_(test, body, orelse=()):
-    return _make(gast.If, test=test, body=list(body) or [pass_()], orelse=list(orelse))
+    return _MAKE[gast.If](test=test, body=list(body) or [pass_()], orelse=list(orelse))
 
 
 def for_(target, iter, body):
     target = name(target, store=True) if isinstance(target, str) else as_store(target)
-    return _make(gast.For, target=target, iter=iter, body=list(body) or [pass_()], orelse=[], type_comment=None)
+    return _MAKE[gast.For](target=target, iter=iter, body=list(body) or [pass_()], orelse=[], type_comment=None)
 
 
 def while_(test, body):
-    return _make(gast.While, test=test, body=list(body) or [pass_()], orelse=[])
+    return _MAKE[gast.While](test=test, body=list(body) or [pass_()], orelse=[])
 
 
 def try_finally(body, finalbody):
-    return _make(gast.Try, body=list(body), handlers=[], orelse=[], finalbody=list(finalbody))
+    return _MAKE[gast.Try](body=list(body), handlers=[], orelse=[], finalbody=list(finalbody))
 
 
 def try_except(body, types, as_name, handler):
     """`try: body` with one `except types as as_name: handler` (no `as` when `as_name` is None)."""
-    clause = _make(gast.ExceptHandler, type=types, name=name(as_name, store=True) if as_name else None, body=list(handler) or [pass_()])
-    return _make(gast.Try, body=list(body) or [pass_()], handlers=[clause], orelse=[], finalbody=[])
+    clause = _MAKE[gast.ExceptHandler](type=types, name=name(as_name, store=True) if as_name else None, body=list(handler) or [pass_()])
+    return _MAKE[gast.Try](body=list(body) or [pass_()], handlers=[clause], orelse=[], finalbody=[])
 
 
 def raise_(exc):
-    return _make(gast.Raise, exc=exc, cause=None)
+    return _MAKE[gast.Raise](exc=exc, cause=None)
 
 
 def with_(items, body):
-    return _make(gast.With, items=list(items), body=list(body))
+    return _MAKE[gast.With](items=list(items), body=list(body))
 
 
 def break_():
@@ -232,29 +237,28 @@ def pass_():
 
 
 def nonlocal_(names):
-    return _make(gast.Nonlocal, names=list(names))
+    return _MAKE[gast.Nonlocal](names=list(names))
 
 
 def lambda_(params, body):
     """`lambda p, q: body`."""
-    args = _make(gast.arguments, args=[_make(gast.Name, id=p, ctx=gast.Param()) for p in params], posonlyargs=[],
-                 vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-    return _make(gast.Lambda, args=args, body=body)
+    args = _MAKE[gast.arguments](args=[_MAKE[gast.Name](id=p, ctx=gast.Param()) for p in params], posonlyargs=[],
+                                 vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    return _MAKE[gast.Lambda](args=args, body=body)
 
 
 def function_def(fn_name, params, body, docstring=None, defaults=(), kwonly=(), kw_defaults=()):
-    args = _make(
-        gast.arguments,
-        args=[_make(gast.Name, id=p, ctx=gast.Param()) for p in params],
+    args = _MAKE[gast.arguments](
+        args=[_MAKE[gast.Name](id=p, ctx=gast.Param()) for p in params],
         posonlyargs=[],
         vararg=None,
-        kwonlyargs=[_make(gast.Name, id=p, ctx=gast.Param()) for p in kwonly],
+        kwonlyargs=[_MAKE[gast.Name](id=p, ctx=gast.Param()) for p in kwonly],
         kw_defaults=list(kw_defaults),
         kwarg=None,
         defaults=list(defaults),
     )
     stmts = ([expr(const(docstring))] if docstring else []) + list(body)
-    return _make(gast.FunctionDef, name=fn_name, args=args, body=stmts, decorator_list=[], returns=None)
+    return _MAKE[gast.FunctionDef](name=fn_name, args=args, body=stmts, decorator_list=[], returns=None)
 
 
 class Comment(str):
@@ -263,7 +267,7 @@ class Comment(str):
 
 def comment(text):
     """A statement that `emit` prints as a comment and every other pass ignores."""
-    return expr(_make(gast.Constant, value=Comment(text), kind=None))
+    return expr(_MAKE[gast.Constant](value=Comment(text), kind=None))
 
 
 def comment_text(stmt):
@@ -359,8 +363,13 @@ def located(new, old):
     """Give `new` (and its children without a location) the location of `old`."""
     if old is None or not hasattr(old, "lineno") or not isinstance(new, gast.AST):
         return new
-    have = type(old)._attributes
-    where = [(a, getattr(old, a)) for a in _LOCATION if a in have and hasattr(old, a)]
+    have, own = type(old)._attributes, old.__dict__
+    where = []  # (attribute, value) for each location attribute `old` has (its own, or its class's)
+    for a in _LOCATION:
+        if a in have:
+            value = own[a] if a in own else getattr(old, a, _ABSENT)
+            if value is not _ABSENT:
+                where.append((a, value))
     stack, ast_node, children, leaves = [new], gast.AST, _CHILDREN, _LEAF_CLASSES
     while stack:  # as gast.copy_location(n, old) on each node n without a line
         n = stack.pop()
@@ -370,7 +379,7 @@ def located(new, old):
             for a, value in where:
                 if a in wanted:
                     values[a] = value
-        for field in children.get(cls) or _child_fields(cls):
+        for field in children[cls]:
             value = values.get(field)
             for v in value if type(value) is list else (value,):
                 if type(v) in leaves and v.__dict__.get("annotation") is None:  # a name or constant: here
@@ -382,6 +391,7 @@ def located(new, old):
     return new
 
 
+_ABSENT = object()
 _LEAF_CLASSES = frozenset({gast.Name, gast.Constant})  # located where met: all location attributes, no children
 
 
@@ -422,7 +432,7 @@ def nodes(node):
         n = pop()
         yield n
         cls = type(n)
-        fields = children.get(cls) or _child_fields(cls)
+        fields = children[cls]
         values = n.__dict__
         for field in fields:
             value = values.get(field)
@@ -444,7 +454,7 @@ def holds(node, classes):
         if isinstance(n, classes):
             return True
         values = n.__dict__
-        for field in children.get(type(n)) or _child_fields(type(n)):
+        for field in children[type(n)]:
             value = values.get(field)
             for v in value if type(value) is list else (value,):
                 if type(v) in leaves:
@@ -464,19 +474,23 @@ def statements(node):
         if isinstance(n, stmt):
             yield n
         inner = []
-        for field in lists.get(type(n)) or _block_fields(type(n)):  # statement lists, handlers, cases
-            value = getattr(n, field, None)
+        values = n.__dict__
+        for field in lists[type(n)]:  # statement lists, handlers, cases
+            value = values.get(field)
             if type(value) is list:
                 inner += [v for v in value if isinstance(v, ast_node) and not isinstance(v, expression)]
         stack.extend(reversed(inner))
 
 
-_BLOCK_FIELDS = {}  # node class -> its fields that may hold statements, handlers or cases ("" for none)
+class _BlockFields(dict):
+    """Node class -> its fields that may hold statements, handlers or cases ("" for none)."""
+
+    def __missing__(self, cls):
+        found = self[cls] = tuple(f for f in cls._fields if f in ("body", "orelse", "finalbody", "handlers", "cases")) or ("",)
+        return found
 
 
-def _block_fields(cls):
-    found = _BLOCK_FIELDS[cls] = tuple(f for f in cls._fields if f in ("body", "orelse", "finalbody", "handlers", "cases")) or ("",)
-    return found
+_BLOCK_FIELDS = _BlockFields()
 
 
 def load_counts(node, counts=None):
@@ -486,6 +500,65 @@ def load_counts(node, counts=None):
     for name in _loads(node):
         counts[name] = get(name, 0) + 1
     return counts
+
+
+def name_nodes(node):
+    """Every Name node under `node`, itself included, in no particular order (one walk:
+    names and constants, most nodes, taken where they are met, without the stack)."""
+    out, ast_node, name_node, constant, children = [], gast.AST, gast.Name, gast.Constant, _CHILDREN
+    stack = [node]
+    pop, push, found = stack.pop, stack.append, out.append
+    while stack:
+        n = pop()
+        cls = type(n)
+        values = n.__dict__
+        if cls is name_node:
+            found(n)
+            if values.get("annotation") is None:
+                continue
+        for field in children[cls]:
+            value = values.get(field)
+            for v in value if type(value) is list else (value,):
+                kind = type(v)
+                if kind is name_node:
+                    found(v)
+                    annotation = v.__dict__.get("annotation")
+                    if annotation is not None:
+                        push(annotation)
+                elif kind is not constant and isinstance(v, ast_node):
+                    push(v)
+    return out
+
+
+def name_counts(node):
+    """({name: how many times it is loaded}, {name: how many times it is otherwise met: stored,
+    deleted, a parameter}) over every Name under `node`, itself included."""
+    loads, others = {}, {}
+    ast_node, name_node, constant, load, children = gast.AST, gast.Name, gast.Constant, gast.Load, _CHILDREN
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    while stack:  # names and constants (most nodes) are counted where they are met, not stacked
+        n = pop()
+        cls = type(n)
+        values = n.__dict__
+        if cls is name_node:
+            counts = loads if isinstance(values.get("ctx"), load) else others
+            counts[values["id"]] = counts.get(values["id"], 0) + 1
+            if values.get("annotation") is None:
+                continue
+        for field in children[cls]:
+            value = values.get(field)
+            for v in value if type(value) is list else (value,):
+                kind = type(v)
+                if kind is name_node:
+                    leaf = v.__dict__
+                    counts = loads if isinstance(leaf.get("ctx"), load) else others
+                    counts[leaf["id"]] = counts.get(leaf["id"], 0) + 1
+                    if leaf.get("annotation") is not None:
+                        push(leaf["annotation"])
+                elif kind is not constant and isinstance(v, ast_node):
+                    push(v)
+    return loads, others
 
 
 def add_loads(node, names):
@@ -510,7 +583,7 @@ def _loads(node):
                 found(values["id"])
             if values.get("annotation") is None:
                 continue
-        for field in children.get(cls) or _child_fields(cls):
+        for field in children[cls]:
             value = values.get(field)
             for v in value if type(value) is list else (value,):
                 kind = type(v)
@@ -527,17 +600,18 @@ def _loads(node):
 
 # fields that hold no nodes, or only the field-less `ctx` and operator ones
 _LEAF_FIELDS = _SCALAR_FIELDS | {"ctx", "op", "ops"}
-_CHILDREN = {}  # node class -> its other fields
+class _ChildFields(dict):
+    """Node class -> its fields that may hold nodes other than `ctx` and operators ("" for none)."""
+
+    def __missing__(self, cls):
+        found = self[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS) or ("",)
+        return found
 
 
-def _child_fields(cls):
-    found = _CHILDREN[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS) or ("",)
-    return found
-
-
-def child_fields(cls):
-    """The fields of the node class `cls` that may hold nodes other than `ctx` and operators."""
-    return _CHILDREN.get(cls) or _child_fields(cls)
+_CHILDREN = _ChildFields()
+# The fields of the node class `cls` that may hold nodes other than `ctx` and operators:
+# `child_fields(cls)`, a dict lookup (no Python call: the walks of every pass ask it per node).
+child_fields = _CHILDREN.__getitem__
 
 
 def rewrite(node, rewrites):
@@ -546,7 +620,7 @@ def rewrite(node, rewrites):
     field order, each node of those classes replaced by what its function returns for it
     after its children. Returns `node` or its replacement."""
     values = node.__dict__
-    for field in _CHILDREN.get(type(node)) or _child_fields(type(node)):
+    for field in _CHILDREN[type(node)]:
         value = values.get(field)
         if type(value) is list:
             for i, item in enumerate(value):
@@ -565,6 +639,11 @@ def rewrite(node, rewrites):
                 setattr(node, field, new)
     fn = rewrites.get(type(node))
     return node if fn is None else fn(node)
+
+
+# the statement classes `if`, `for` and `while` (gast's classes have no subclasses: `type(s) in
+# BRANCHES_AND_LOOPS` is `isinstance(s, (gast.If, gast.For, gast.While))`, without a walk of bases)
+BRANCHES_AND_LOOPS = frozenset({gast.If, gast.For, gast.While})
 
 
 def blocks_in(stmt):
@@ -595,9 +674,20 @@ def jumps_out(stmts, in_loop=False):
 def names_stored(node):
     """Names assigned anywhere in `node` (targets, for targets, augmented targets), each
     once, in no particular order."""
-    seen, name_node, store = {}, gast.Name, gast.Store
+    seen, name_node, store, ast_node, children = {}, gast.Name, gast.Store, gast.AST, _CHILDREN
     for root in node if isinstance(node, list) else [node]:
-        for n in nodes(root):
-            if type(n) is name_node and isinstance(n.ctx, store):
-                seen[n.id] = None
+        stack = [root]  # `nodes(root)`'s order, without its generator
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        while stack:
+            n = pop()
+            cls = type(n)
+            values = n.__dict__
+            if cls is name_node and isinstance(values.get("ctx"), store):
+                seen[values["id"]] = None
+            for field in children[cls]:
+                value = values.get(field)
+                if type(value) is list:
+                    extend([v for v in value if isinstance(v, ast_node)])
+                elif isinstance(value, ast_node):
+                    push(value)
     return list(seen)

@@ -147,7 +147,7 @@ def _without_idle_branches(stmts, kept, dropped):
     (ANF), so dropping it drops no effect."""
     out = []
     for s in stmts:
-        if isinstance(s, (gast.If, gast.For, gast.While)):
+        if type(s) in syntax.BRANCHES_AND_LOOPS:
             s.body = _without_idle_branches(s.body, kept, dropped)
             s.orelse = _without_idle_branches(s.orelse, kept, dropped)
             if isinstance(s, gast.If) and all(_idle(t, kept) for t in s.body + s.orelse):

@@ -325,7 +325,7 @@ def _marker_names(marker):
 
 
 def _stores(stmt):
-    return {n.id for n in syntax.nodes(stmt) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    return set(syntax.name_counts(stmt)[1])
 
 
 def _elementwise(node, scalars, resolve):

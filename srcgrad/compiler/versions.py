@@ -48,13 +48,12 @@ def run(tree, namer, restores=False):
 
 def _rename(node, env, stored):
     """Rename the names of `env` under `node`; add the names stored there (renamed) to `stored`."""
-    name_node, store = gast.Name, gast.Store
-    for n in syntax.nodes(node):
-        if type(n) is name_node:
-            if n.id in env:
-                n.id = env[n.id]
-            if isinstance(n.ctx, store):
-                stored.add(n.id)
+    store = gast.Store
+    for n in syntax.name_nodes(node):
+        if n.id in env:
+            n.id = env[n.id]
+        if isinstance(n.ctx, store):
+            stored.add(n.id)
 
 
 def _is_pop(value):
