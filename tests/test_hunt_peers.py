@@ -25,6 +25,13 @@ differences and autograd's and JAX's own gradients. The tests below each once fa
   gradient: srcgrad reads what is inside brackets as an index, which carries no
   derivative (0.0 for 5.0). They are refused where they hold a differentiated value,
   saying to write np.concatenate or np.column_stack.
+
+A second round ran HIPS autograd's systematic, linear-algebra, wrapper, SciPy and
+container tests and more of JAX's documentation:
+
+- the second derivative of `np.logaddexp(a, b)` (and logaddexp2) where `a == b` was 0,
+  not 1/4: the guard that keeps `inf - inf` out of its derivative masked every tie, so
+  the difference it guarded carried no derivative there;
 """
 
 import sys
@@ -304,3 +311,38 @@ def test_index_tricks_of_constants_are_differentiated():
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+# --- second derivatives of logaddexp where its two arguments are equal ------------------
+
+
+def smooth_max_pair(a, b):
+    return np.sum(np.logaddexp(a, b))
+
+
+def smooth_max_pair_base2(a, b):
+    return np.sum(np.logaddexp2(a, b))
+
+
+@pytest.mark.parametrize("fn, curvature", [
+    (smooth_max_pair, 0.25),  # d2/da2 log(e^a + e^b) = s (1 - s), s = 1/2 at a == b
+    (smooth_max_pair_base2, np.log(2.0) / 4.0),  # ln 2 s (1 - s) in base 2
+])
+def test_logaddexp_curvature_where_arguments_tie(fn, curvature):
+    a = np.array([0.6, -1.3, 2.0])
+    b = np.array([0.6, -1.3, 1.0])  # two ties, one apart
+    keep_a, keep_b = a.copy(), b.copy()
+    h = srcgrad.hessian(fn)(a, b)
+    grad_a = srcgrad.grad(fn)
+    fd = np.stack([numerical_grad(lambda v: grad_a(v, b)[k], (a,), 0) for k in range(3)])
+    np.testing.assert_allclose(h, fd, atol=1e-7)
+    scale = np.log(2.0) if fn is smooth_max_pair_base2 else 1.0
+    s = 1.0 / (1.0 + np.exp(-scale * (a - b)))
+    np.testing.assert_allclose(np.diag(h), [curvature, curvature, scale * s[2] * (1 - s[2])], rtol=1e-12)
+    np.testing.assert_allclose(h - np.diag(np.diag(h)), 0.0, atol=0)
+    # infinite ties still share the gradient without nan
+    ninf = np.array([-np.inf, 0.5])
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(srcgrad.grad(fn)(ninf, ninf.copy()), [0.5, 0.5])
+    np.testing.assert_array_equal(a, keep_a)
+    np.testing.assert_array_equal(b, keep_b)
