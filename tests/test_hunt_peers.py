@@ -33,6 +33,10 @@ container tests and more of JAX's documentation:
 - the second derivative of `np.logaddexp(a, b)` (and logaddexp2) where `a == b` was 0,
   not 1/4: the guard that keeps `inf - inf` out of its derivative masked every tie, so
   the difference it guarded carried no derivative there;
+- `zip(*unpack(p))`, `f(*g(x))` with `g` a function of the user's returning a tuple written
+  out (`return a, b`), were refused as unpacking a value of a length srcgrad cannot see:
+  the length is in the callee's returns, and the call is now bound to a name and its
+  entries passed one by one.
 """
 
 import sys
@@ -390,3 +394,55 @@ def test_logaddexp_curvature_where_arguments_tie(fn, curvature):
         np.testing.assert_array_equal(srcgrad.grad(fn)(ninf, ninf.copy()), [0.5, 0.5])
     np.testing.assert_array_equal(a, keep_a)
     np.testing.assert_array_equal(b, keep_b)
+
+
+# --- `*` of a call of the user's function that returns a tuple written out --------------
+
+
+def split_params(p):
+    scales = p[:3] * 2.0
+    if p[3] > 0:
+        return scales, np.sin(p[3:])
+    return scales, np.cos(p[3:])
+
+
+def paired_sum(p):
+    total = 0.0
+    for s, t in zip(*split_params(p)):
+        total = total + s * t
+    return total
+
+
+def multiplied(p):
+    return np.sum(np.multiply(*split_params(p)) ** 2)
+
+
+def test_star_of_a_call_returning_a_written_tuple_is_spelled_out():
+    for p in (np.array([0.3, -0.5, 1.2, 0.4, 0.9, -0.2]), np.array([0.3, -0.5, 1.2, -0.4, 0.9, -0.2])):
+        keep = p.copy()
+        wave, slope = (np.sin, np.cos) if p[3] > 0 else (np.cos, lambda v: -np.sin(v))
+        expect = np.concatenate([2.0 * wave(p[3:]), 2.0 * p[:3] * slope(p[3:])])
+        g = srcgrad.grad(paired_sum)(p)
+        np.testing.assert_allclose(g, expect, rtol=1e-12)
+        np.testing.assert_allclose(g, numerical_grad(paired_sum, (p,), 0), rtol=1e-7)
+        _, tangent = srcgrad.jvp(paired_sum, (p,), (np.ones(6),))
+        np.testing.assert_allclose(tangent, np.sum(expect), rtol=1e-12)
+        product = 2.0 * p[:3] * wave(p[3:])
+        expect = np.concatenate([2 * product * 2.0 * wave(p[3:]), 2 * product * 2.0 * p[:3] * slope(p[3:])])
+        np.testing.assert_allclose(srcgrad.grad(multiplied)(p), expect, rtol=1e-12)
+        np.testing.assert_array_equal(p, keep)
+
+
+def split_unevenly(p):
+    if p[0] > 0:
+        return p[:2], p[2:]
+    return (p,)
+
+
+def uneven(p):
+    return np.sum(np.multiply(*split_unevenly(p)))
+
+
+def test_star_of_a_call_returning_tuples_of_different_lengths_stays_refused():
+    with pytest.raises(srcgrad.SrcGradError, match="cannot see"):
+        srcgrad.grad(uneven)(np.array([0.5, 1.0, 2.0, 3.0]))
