@@ -36,7 +36,13 @@ container tests and more of JAX's documentation:
 - `zip(*unpack(p))`, `f(*g(x))` with `g` a function of the user's returning a tuple written
   out (`return a, b`), were refused as unpacking a value of a length srcgrad cannot see:
   the length is in the callee's returns, and the call is now bound to a name and its
-  entries passed one by one.
+  entries passed one by one;
+- a helper changing its parameter in place (`u -= 0.5 * np.roll(u, 1)`, autograd's fluid
+  simulation) was refused even where the caller passed a new value that nothing else
+  reads (`f(v * 2.0)`, or a name bound to one and read only by the call): the change is
+  seen by no one, and the spliced helper, which computes it as a new value, is exact.
+  Where the caller reads the value again, passes its own argument, or made the value
+  outside the loop holding the call, it stays refused.
 """
 
 import sys
@@ -446,3 +452,72 @@ def uneven(p):
 def test_star_of_a_call_returning_tuples_of_different_lengths_stays_refused():
     with pytest.raises(srcgrad.SrcGradError, match="cannot see"):
         srcgrad.grad(uneven)(np.array([0.5, 1.0, 2.0, 3.0]))
+
+
+# --- a helper changing its parameter in place, given a value no one else reads ----------
+
+
+def smooth_in_place(u):
+    u -= 0.5 * np.roll(u, 1)
+    return u
+
+
+def energy_of_temporary(v):
+    return np.sum(smooth_in_place(v * 2.0) ** 2)
+
+
+def energy_of_unread_name(v):
+    w = v * 2.0
+    out = smooth_in_place(w)
+    return np.sum(out ** 2)
+
+
+def energy_per_step(v):
+    total = 0.0
+    for k in range(3):
+        total = total + np.sum(smooth_in_place(v * (k + 1.0)) ** 2)
+    return total
+
+
+def _smoothing_matrix(n):
+    return np.eye(n) - 0.5 * np.roll(np.eye(n), 1, axis=0)  # S @ u == u - 0.5 * np.roll(u, 1)
+
+
+@pytest.mark.parametrize("fn, scale2", [(energy_of_temporary, 4.0), (energy_of_unread_name, 4.0),
+                                        (energy_per_step, 1.0 + 4.0 + 9.0)])
+def test_in_place_change_of_a_value_only_the_call_reads(fn, scale2):
+    v = np.array([0.3, -0.5, 1.2])
+    keep = v.copy()
+    s = _smoothing_matrix(3)
+    expect = 2.0 * scale2 * s.T @ s @ v  # sum over scales c of |S (c v)|^2
+    g = srcgrad.grad(fn)(v)
+    np.testing.assert_allclose(g, expect, rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(fn, (v,), 0), rtol=1e-7)
+    t = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(srcgrad.jvp(fn, (v,), (t,))[1], expect @ t, rtol=1e-12)
+    np.testing.assert_allclose(srcgrad.hessian(fn)(v), 2.0 * scale2 * s.T @ s, rtol=1e-12)
+    np.testing.assert_array_equal(v, keep)
+
+
+def energy_read_after(v):
+    w = v * 2.0
+    out = smooth_in_place(w)
+    return np.sum(out ** 2) + np.sum(w)  # reads w changed
+
+
+def energy_of_argument(v):
+    return np.sum(smooth_in_place(v) ** 2)  # changes the caller's v
+
+
+def energy_made_outside_loop(v):
+    w = v * 2.0
+    total = 0.0
+    for k in range(3):
+        total = total + np.sum(smooth_in_place(w))  # each step sees the last one's change
+    return total
+
+
+@pytest.mark.parametrize("fn", [energy_read_after, energy_of_argument, energy_made_outside_loop])
+def test_in_place_change_the_caller_can_see_stays_refused(fn):
+    with pytest.raises(srcgrad.NotDifferentiableError, match="changes the argument `u` in place"):
+        srcgrad.grad(fn)(np.array([0.3, -0.5, 1.2]))
