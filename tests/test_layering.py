@@ -16,7 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "srcgrad"
 
 # compiler modules in the order data flows through them (helpers first)
 STAGES = [
-    "parsing", "syntax", "printing", "templates", "naming", "inline", "stand_in", "varargs", "generator_lists", "none_defaults", "frontend", "matches", "scope", "generator_calls", "unroll", "passed_containers", "passed_callables", "record_methods", "views", "entry_aliases", "later_reads", "sharing", "sorted_loops", "key_lambdas", "function_choices", "factories", "block_defs", "scatters", "array_writes", "unpacking", "idioms", "index_tricks", "respelling", "row_writes", "tuple_writes", "map_filter", "folds", "fence", "attempts", "contexts", "aliases", "jumps",
+    "parsing", "syntax", "printing", "templates", "naming", "inline", "stand_in", "varargs", "generator_lists", "none_defaults", "frontend", "matches", "scope", "generator_calls", "unroll", "passed_containers", "passed_callables", "record_methods", "views", "entry_aliases", "later_reads", "sharing", "sorted_loops", "key_lambdas", "function_choices", "factories", "block_defs", "scatters", "array_writes", "respelling", "unpacking", "idioms", "index_tricks", "row_writes", "tuple_writes", "map_filter", "folds", "fence", "attempts", "contexts", "aliases", "jumps",
     "anf", "closures", "callees", "versions", "resolve", "record_calls", "calls", "bound_calls", "call_effects",
     "activity", "position_loops", "iteration", "argument_writes", "holders", "mutation", "contributions", "markers", "entries", "kinds", "shapes", "constants", "unbroadcasts", "adjoints", "tape",
     "undo", "reverse", "tape_tangents", "forward", "hoist", "optimize", "scaling", "factoring", "split", "emit", "origins", "standalone", "load",
