@@ -63,6 +63,7 @@ def run(tree, program, namer, local_names, transform):
     if not syntax.holds(tree, gast.Call):
         return False
     splicer = _Splicer(program, namer, set(local_names), transform, syntax.load_counts(tree))
+    splicer.temporaries = _unseen_temporaries(tree)
     tree.body = splicer.block(tree.body, (_identity(program.fn),))
     return splicer.spliced > 0
 
@@ -96,6 +97,8 @@ class _Splicer:
         self.spliced = 0
         self.depth = 0  # how many compound statements enclose the statements being spliced
         self.checked_callees = {}  # function -> (its checked program, its run-time checks), or None
+        self.temporaries = {}  # _unseen_temporaries of the caller
+        self.here = None  # the block holding the statement being spliced
 
     def block(self, stmts, expanding):
         out, k = [], 0
@@ -113,6 +116,7 @@ class _Splicer:
                 out.append(s)
                 continue
             unpacking = self.unpacking(s, itertools.islice(stmts, k, None))
+            self.here = stmts
             body = self.callee_body(s, call, expanding, unpacking)
             if body is None:
                 out.append(s)
@@ -123,6 +127,15 @@ class _Splicer:
                 statements, k = statements[:-1], k + 1
             out += self.block(statements, expanding + (_identity(fn),))
         return out
+
+    def unseen(self, value):
+        """Whether the argument `value` is a new value that only this call reads: a name
+        the caller binds once, in the block of the call, to arithmetic or a copy
+        (`_unseen_temporaries`; ANF's `v_times_2 = v * 2.0` for `f(v * 2.0)`), and reads
+        nowhere else. A change the callee makes to it in place is then seen by no one,
+        and its splice, which computes the change as a new value, is exact."""
+        return (isinstance(value, gast.Name) and self.temporaries.get(value.id) is self.here
+                and self.loads.get(value.id) == 1)
 
     def returns_back(self, stmt, statements, following):
         """Whether the spliced `statements` of `stmt`, `t = f(u)`, end in `t = u` (f returns
@@ -349,7 +362,9 @@ class _Splicer:
         locals_ = self.local_names | set(renames.values()) | set(syntax.names_stored(tree))
         # in a loop or branch, ANF keeps an assignment's target off its right-hand side
         # (`u = step(u)` spliced as `u = u * c` would leave reverse mode no old value)
-        tree = anf.run(tree, self.namer, locals_, _respelled_checks(callee.shared, substituted, renames), self.program.bound,
+        unseen = {p for p in params if self.unseen(values[p])}
+        checks = _respelled_checks(callee.shared, substituted, renames, unseen)
+        tree = anf.run(tree, self.namer, locals_, checks, self.program.bound,
                        nested=self.depth > 0)
         out = [_relocated(s, stmt) for s in prologue + tree.body]
         self.local_names |= set(syntax.names_stored(out))
@@ -488,14 +503,51 @@ def _respell(tree, substituted, renames):
                     item.id = renames[item.id]
 
 
-def _respelled_checks(shared, substituted, renames):
+def _unseen_temporaries(tree):
+    """{name: the block (statement list) binding it} for each name `tree` binds exactly
+    once, to a value no other name holds: arithmetic (`v * 2.0`, `-v`) or a copy
+    (`v.copy()`)."""
+    stores = {}
+    for node in syntax.nodes(tree):
+        if type(node) is gast.Name and not isinstance(node.ctx, gast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    found = {}
+
+    def visit(block):
+        for s in block:
+            if (type(s) is gast.Assign and len(s.targets) == 1 and type(s.targets[0]) is gast.Name
+                    and stores.get(s.targets[0].id) == 1 and _new_value(s.value)):
+                found[s.targets[0].id] = block
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(s, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                    visit(inner)
+            for handler in getattr(s, "handlers", None) or ():
+                visit(handler.body)
+
+    visit(tree.body)
+    return found
+
+
+def _new_value(value):
+    if type(value) in (gast.BinOp, gast.UnaryOp):
+        return True
+    return (type(value) is gast.Call and type(value.func) is gast.Attribute and value.func.attr == "copy"
+            and type(value.func.value) is gast.Name and not value.args and not value.keywords)
+
+
+def _respelled_checks(shared, substituted, renames, unseen=frozenset()):
     """fence.shared_augmented's run-time checks of the callee, its names respelled as
     `_respell` respells them (a check against a literal argument is dropped: it shares
-    no memory); keyed by the callee's own locations, which the tree keeps until ANF."""
+    no memory, and so is one against a parameter in `unseen`, given a new value that
+    nothing else reads); keyed by the callee's own locations, which the tree keeps until
+    ANF."""
     out = {}
     for key, checks in shared.items():
         kept = []
         for other, message in checks:
+            if other in unseen:
+                continue
             if other in substituted:
                 node = substituted[other]
                 if not isinstance(node, gast.Name):

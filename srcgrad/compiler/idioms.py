@@ -98,6 +98,8 @@ def run(program, transform="srcgrad.grad"):
             or writes or items):
         return tree
     tree = syntax.copy(tree)
+    if starred:
+        unpacking.hoist_returned_tuples(program, tree)
     if methods or deletes or scatters or holders or inserts or writes:
         _rewrite_block(tree, kinds, scatter_writes.Scatters(program) if scatters else None, holders, inserts or set(),
                        array_writes.ArrayWrites(program, local_names) if writes else None)

@@ -219,8 +219,9 @@ def _settles(node):
 def _settle(node, numpy_names):
     """Settle what the substituted constants decide, children first: `0 is None` -> False,
     `"C" != "A"` -> True, `a if False else b` -> b (so generated code has no dead tests on
-    literals), and the tie guard `np.where(a == b, 0.0, a - b)` (numpy under a name in
-    `numpy_names`) -> `a - b` where `a` or `b` is a finite number: no inf - inf to guard."""
+    literals), and the tie guard `np.where((a == b) & np.isinf(a), 0.0, a - b)` (numpy
+    under a name in `numpy_names`) -> `a - b` where `a` or `b` is a finite number: no
+    inf - inf to guard."""
     values = node.__dict__
     for field in syntax.child_fields(type(node)):
         value = values.get(field)
@@ -248,13 +249,16 @@ def _settle(node, numpy_names):
 
 
 def _unneeded_tie_guard(call, numpy_names):
-    """Whether `call` is `np.where(a == b, 0.0, a - b)` (or `b - a`) with `a` or `b` a
-    finite number literal: `a - b` is then never nan where `a == b`, but 0."""
+    """Whether `call` is `np.where((a == b) & np.isinf(a), 0.0, a - b)` (or `b - a`, or
+    the test `a == b` alone) with `a` or `b` a finite number literal: `a - b` is then
+    never nan where `a == b`, but 0."""
     func = call.func
     if not (type(func) is gast.Attribute and func.attr == "where" and type(func.value) is gast.Name
             and func.value.id in numpy_names and len(call.args) == 3 and not call.keywords):
         return False
     test, zero, difference = call.args
+    if type(test) is gast.BinOp and type(test.op) is gast.BitAnd:
+        test = test.left  # `(a == b) & np.isinf(a)`: the tie is the left operand
     if not (type(test) is gast.Compare and len(test.ops) == 1 and type(test.ops[0]) is gast.Eq
             and type(zero) is gast.Constant and zero.value == 0 and type(difference) is gast.BinOp
             and type(difference.op) is gast.Sub):

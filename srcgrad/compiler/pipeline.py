@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, iteration, jumps, key_lambdas, load, map_filter, matches, module_tests, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, syntax, transform_calls, tuple_writes, unroll, vectorized_calls, versions
+from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, jumps, key_lambdas, load, map_filter, matches, module_tests, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, syntax, transform_calls, tuple_writes, unroll, vectorized_calls, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -317,6 +317,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program.tree = factories.run(program)
     program.tree = block_defs.run(program)
     program.tree = idioms.run(program, _transform_name(mode))
+    program.tree = index_tricks.run(program)
     program.tree = row_writes.run(program)
     program.tree = tuple_writes.run(program)
     program.tree = map_filter.run(program)

@@ -9,6 +9,14 @@ Before (user code):                After:
     opts = {"k": k}                    opts = {"k": k}
     y = g(x, **opts)                   y = g(x, k=k)
 
+`*g(x)`, where `g` is a function of the user's every `return` of which writes a tuple of
+the same length n (`return a, b`), is spelled out too (`hoist_returned_tuples`): the call
+is bound to a fresh name before its statement and its entries read by index, where the
+statement evaluates it once and first:
+
+    us, vs = zip(*unpack(p))           unpack_p = unpack(p)
+                                       us, vs = zip(unpack_p[0], unpack_p[1])
+
 `*a` (and `*a[i:j]`, literal bounds) is spelled out where `a` is a display or a name bound
 once to one (a list only where it is read through `*a` and `a[i]` alone), `**d` where `d` is a dict display of string
 keys or a name bound once to one and read only through `**d`, `d[k]`, `d.get(...)` and
@@ -20,11 +28,14 @@ where the display carries the derivative); any other `**d` in a call stays, for 
 to refuse.
 """
 
+import inspect
 import re
 
 import gast
 
-from . import printing, syntax
+from . import frontend, printing, respelling, syntax
+from .naming import Namer
+from .scope import dotted_parts, lookup_path
 
 _UNPACKING = re.compile(r"(^|[(\[{,])\s*\*[^*\s=]")  # `*a` opening an entry (not `a * b`, `**k`, `*=`)
 _KEYWORD_UNPACKING = re.compile(r"(^|[(,])\s*\*\*")  # `**d` opening a call's argument
@@ -243,3 +254,85 @@ def _bindings_and_loose(tree, read):
     for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs:
         bindings[a.id] = bindings.get(a.id, 0) + 1
     return bindings, loose
+
+
+_ONCE = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return)  # statements whose value runs once
+_DEFERRED = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.IfExp, gast.BoolOp)
+
+
+def hoist_returned_tuples(program, tree):
+    """Spell out each `*g(...)` in a call of `tree` (in place) where `g` returns tuples of
+    one length (module doc). Only where the statement (an assignment, an expression, a
+    `return`, a `for`'s iterable) runs the call once and before any other call of it:
+    its other calls must be the calls holding it as an argument, or inside its own
+    arguments; none inside a lambda, comprehension, conditional or `and`/`or`. Returns
+    whether it spelled out any."""
+    stored = set(syntax.names_stored(tree)) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    namer = []
+
+    def respell(stmt):
+        root = stmt.iter if type(stmt) is gast.For else stmt.value if type(stmt) in _ONCE else None
+        if root is None:
+            return None
+        found = _lone_starred_call(root)
+        if found is None:
+            return None
+        holder, star = found
+        length = _returned_length(star.value, program, stored)
+        if length is None:
+            return None
+        if not namer:
+            namer.append(Namer.for_tree(tree, lambda name: lookup_path([name], program)))
+        name = namer[0].fresh(printing.unparse(star.value))
+        at = holder.args.index(star)
+        holder.args[at:at + 1] = [syntax.located(syntax.subscript(syntax.name(name), syntax.const(k)), star)
+                                  for k in range(length)]
+        return [syntax.assign(syntax.name(name, store=True), star.value), stmt]
+
+    spelled = []
+    respelling.respell_blocks(tree, lambda stmt: spelled.append(respell(stmt)) or spelled[-1])
+    return any(s is not None for s in spelled)
+
+
+def _lone_starred_call(root):
+    """(the call, its argument `*g(...)`) where `root` holds one such argument and runs no
+    call before it (`hoist_returned_tuples`), else None."""
+    stars = [(n, a) for n in syntax.nodes(root) if type(n) is gast.Call
+             for a in n.args if type(a) is gast.Starred and type(a.value) is gast.Call]
+    if len(stars) != 1 or any(isinstance(n, _DEFERRED) for n in syntax.nodes(root)):
+        return None
+    holder, star = stars[0]
+    inner = {id(n) for n in syntax.nodes(star.value)}
+    holding = {id(n) for n in syntax.nodes(root) if type(n) is gast.Call and any(
+        m is star for m in syntax.nodes(n))}
+    if any(type(n) is gast.Call and id(n) not in inner and id(n) not in holding for n in syntax.nodes(root)):
+        return None
+    if any(type(a) is gast.Starred for a in star.value.args) or any(k.arg is None for k in star.value.keywords):
+        return None
+    return holder, star
+
+
+def _returned_length(call, program, stored):
+    """n where `call` calls a function of the user's whose every `return` writes a tuple
+    display of n entries without `*`, else None."""
+    parts = dotted_parts(call.func)
+    if parts is None or parts[0] in stored:
+        return None
+    fn = lookup_path(parts, program)
+    if not inspect.isfunction(fn) or inspect.isgeneratorfunction(fn):
+        return None
+    try:
+        callee = frontend.load(fn).tree
+    except (OSError, TypeError, SyntaxError):
+        return None
+    returns, stack = [], list(callee.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)):
+            continue
+        if type(node) is gast.Return:
+            returns.append(node.value)
+        stack.extend(gast.iter_child_nodes(node))
+    lengths = {len(r.elts) if type(r) is gast.Tuple and not any(type(e) is gast.Starred for e in r.elts) else None
+               for r in returns}
+    return lengths.pop() if len(lengths) == 1 and None not in lengths else None

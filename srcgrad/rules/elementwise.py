@@ -287,25 +287,27 @@ def logaddexp_dx(ans, x, y):
     """sigmoid(x - y), written with tanh so that it needs neither `ans` nor an exp that
     could overflow: the loss need not be computed for its gradient. Equal arguments share
     it, 1/2 each, infinite ones too: logaddexp(-inf, -inf) (an unreachable state of a
-    dynamic program in log space) passes its zero cotangent on as zeros, not nan."""
-    return 0.5 * np.tanh(0.5 * np.where(x == y, 0.0, x - y)) + 0.5
+    dynamic program in log space) passes its zero cotangent on as zeros, not nan. Only
+    infinite ties are masked: at a finite tie `x - y` stays live, as the second
+    derivative (1/4 there) is read through it."""
+    return 0.5 * np.tanh(0.5 * np.where((x == y) & np.isinf(x), 0.0, x - y)) + 0.5
 
 
 @elementwise(np.logaddexp, "y")
 def logaddexp_dy(ans, x, y):
-    return 0.5 * np.tanh(0.5 * np.where(x == y, 0.0, y - x)) + 0.5
+    return 0.5 * np.tanh(0.5 * np.where((x == y) & np.isinf(x), 0.0, y - x)) + 0.5
 
 
 @elementwise(np.logaddexp2, "x")
 def logaddexp2_dx(ans, x, y):
     """2 ** x / (2 ** x + 2 ** y) = sigmoid(ln 2 (x - y)), 1/2 each where the arguments are
     equal (as logaddexp); 0.3465... is ln(2) / 2."""
-    return 0.5 * np.tanh(0.34657359027997264 * np.where(x == y, 0.0, x - y)) + 0.5
+    return 0.5 * np.tanh(0.34657359027997264 * np.where((x == y) & np.isinf(x), 0.0, x - y)) + 0.5
 
 
 @elementwise(np.logaddexp2, "y")
 def logaddexp2_dy(ans, x, y):
-    return 0.5 * np.tanh(0.34657359027997264 * np.where(x == y, 0.0, y - x)) + 0.5
+    return 0.5 * np.tanh(0.34657359027997264 * np.where((x == y) & np.isinf(x), 0.0, y - x)) + 0.5
 
 
 @elementwise(np.float_power, "x")
