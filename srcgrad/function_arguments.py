@@ -58,7 +58,7 @@ import weakref
 
 import gast
 
-from .compiler import frontend, none_defaults, syntax, varargs
+from .compiler import frontend, none_defaults, traversal, varargs
 from .compiler.bound_calls import bound_variant, is_followable
 from .compiler.passed_callables import Passed, passed
 from .compiler.passed_containers import Callables, callables_of
@@ -124,7 +124,7 @@ def _called_parameters(fn, seen):
     if not params:
         return ()
     called = set()
-    nodes = list(syntax.nodes(program.tree))
+    nodes = list(traversal.nodes(program.tree))
     called_names = {n.func.id for n in nodes if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)}
     for node in nodes:
         if isinstance(node, gast.For):  # `for layer in layers: h = layer(h)`: a container of callables
@@ -166,7 +166,7 @@ def _iterated(loop, params, body=None):
     a dict's `.items()` or `.values()`) where its body calls the loop variable taking their
     elements or a method of it: containers of callables (compiler.passed_containers)."""
     body = loop.body if body is None else body
-    called = {(dotted_parts(n.func) or [None])[0] for s in body for n in syntax.nodes(s) if isinstance(n, gast.Call)
+    called = {(dotted_parts(n.func) or [None])[0] for s in body for n in traversal.nodes(s) if isinstance(n, gast.Call)
               and (not isinstance(n.func, gast.Attribute) or is_method_name(n.func.attr))}  # not `W.dot(h)` of an array
     return _iterated_by(loop.iter, loop.target, params, called) if called else []
 
@@ -174,7 +174,7 @@ def _iterated(loop, params, body=None):
 def _iterated_by(node, target, params, called):
     """`_iterated` of the iterable `node` whose elements the loop target `target` takes."""
     if isinstance(node, gast.Name):
-        return [node.id] if node.id in params and called & set(syntax.names_stored(target)) else []
+        return [node.id] if node.id in params and called & set(traversal.names_stored(target)) else []
     if isinstance(node, gast.Subscript):
         return _iterated_by(node.value, target, params, called)
     if not isinstance(node, gast.Call) or node.keywords:

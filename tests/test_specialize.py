@@ -321,14 +321,14 @@ def test_a_narrowed_name_assigned_an_array_again_has_its_shape_again():
     analysis kept `a`'s scalar shape and found `v` a scalar)."""
     import gast
 
-    from srcgrad.compiler import syntax, unbroadcasts
+    from srcgrad.compiler import syntax, traversal, unbroadcasts
 
     class Shapes:  # the element-wise part of shapes._Shapes: names' shapes broadcast
         def __init__(self, env):
             self.env = env
 
         def shape(self, node):
-            found = [self.env.get(n.id) for n in syntax.walk(node) if isinstance(n, gast.Name)]
+            found = [self.env.get(n.id) for n in traversal.walk(node) if isinstance(n, gast.Name)]
             return np.broadcast_shapes(*found) if found else ()
 
     stmts = [syntax.parse(line).body[0] for line in ("a = s * 2.0", "a = a + g", "v = a * s")]

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import rules
 from ..errors import NotDifferentiableError
-from . import scope, syntax
+from . import scope, traversal
 from .calls import from_numpy
 
 _NONDIFF_BINOPS = (gast.FloorDiv, gast.BitAnd, gast.BitXor, gast.LShift, gast.RShift)  # `|` merges dicts
@@ -103,10 +103,10 @@ def refuse_text(program, tree, activity):
     key is formatted from look differentiated (`f"w{i}"`)."""
     if program.generated:
         return
-    for node in syntax.statements(tree):
+    for node in traversal.statements(tree):
         if type(node) is not gast.Assign or not (type(node.value) is gast.JoinedStr or _formats(node.value)):
             continue
-        if any(activity.is_active(n) for n in syntax.names_stored(node)):
+        if any(activity.is_active(n) for n in traversal.names_stored(node)):
             raise program.error(
                 node, f"`{program.text(node).strip()}` formats a differentiated value as text that the result is "
                 f"computed from (in `{program.name}`); text carries no derivative: compute with the number itself",
@@ -133,7 +133,7 @@ def _flows(tree, calls):
     firsts = []  # (flow, name): `k = name[0]`, a key where `name` is a pair of `for name in d.items()`
     foreign = _made_by_foreign_calls(tree, calls)
     counted = _enumerate_items(tree, calls)
-    for node in syntax.statements(tree):
+    for node in traversal.statements(tree):
         if isinstance(node, gast.Assign):
             target = node.targets[0]
             sources = diff_reads(node.value, calls, foreign)
@@ -195,7 +195,7 @@ def _bound_only_by_loops(tree, calls, over):
     """{name: over(loop, callee)} for the names bound only as the target of `for name in
     call(...)` loops for which `over` gives the same value, not None. Most functions have
     no such loop, and then the other statements are not walked."""
-    statements = list(syntax.statements(tree))
+    statements = list(traversal.statements(tree))
     found, loops, others = {}, set(), set()
     for node in statements:
         if isinstance(node, gast.For) and isinstance(node.target, gast.Name) and isinstance(node.iter, gast.Call):
@@ -211,9 +211,9 @@ def _bound_only_by_loops(tree, calls, over):
     for node in statements:
         if isinstance(node, gast.For):
             if id(node) not in loops:
-                others.update(syntax.names_stored(node.target))
+                others.update(traversal.names_stored(node.target))
         elif not hasattr(node, "body"):  # the statements of a block are visited themselves
-            others.update(syntax.names_stored(node))
+            others.update(traversal.names_stored(node))
     return {name: value for name, value in found.items() if name not in others}
 
 
@@ -244,12 +244,12 @@ def _made_by_foreign_calls(tree, calls):
     """The names assigned the result of a call of something with no rule that is not
     NumPy's (a user's class, another library's constructor): objects of unknown methods."""
     out = set()
-    for node in syntax.statements(tree):
+    for node in traversal.statements(tree):
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.Call):
             callee = calls.get(node.value)
             if (callee is not None and callee.kind == "function" and rules.lookup(callee.obj) is None
                     and not rules.is_nondifferentiable(callee.obj) and not from_numpy(callee.obj)):
-                out.update(syntax.names_stored(node))
+                out.update(traversal.names_stored(node))
     return out
 
 
@@ -302,7 +302,7 @@ def constant_operands(program, tree, params, activity, calls):
     found = {}
     if not candidates:
         return ()
-    for node in syntax.statements(tree):
+    for node in traversal.statements(tree):
         if type(node) is not gast.Assign or type(node.targets[0]) is not gast.Name:
             continue
         if not activity.is_active(node.targets[0].id):
@@ -378,7 +378,7 @@ def _dict_names(tree, calls):
     """{name: whether every assignment to it makes a dict}: a display, a `dict(...)` call,
     another name for one, its `.copy()`, or an entry of a list or tuple display of them
     (`ds = [{}]`, then `d = ds[0]`), found to a fixed point."""
-    assigns = [(node.targets[0].id, node.value) for node in syntax.statements(tree)
+    assigns = [(node.targets[0].id, node.value) for node in traversal.statements(tree)
                if isinstance(node, gast.Assign) and type(node.targets[0]) is gast.Name]
     dicts, holders, made = set(), set(), {}
     while True:
@@ -403,7 +403,7 @@ def refuse_displays(program, tree, activity, calls):
     # (in code srcgrad generated, keys were checked when it was made from the user's
     # code, and names a tape holds among differentiated values only look varied)
     dicts = {} if program.generated else _dict_names(tree, calls)
-    for node in syntax.statements(tree):
+    for node in traversal.statements(tree):
         if type(node) is not gast.Assign:
             continue
         value = node.value
@@ -419,7 +419,7 @@ def refuse_displays(program, tree, activity, calls):
                 NotDifferentiableError,
             )
         starred = type(value) in (gast.Tuple, gast.List) and any(type(e) is gast.Starred for e in value.elts)
-        if not (type(value) is gast.Set or starred) or not any(activity.is_active(n) for n in syntax.names_stored(node)):
+        if not (type(value) is gast.Set or starred) or not any(activity.is_active(n) for n in traversal.names_stored(node)):
             continue
         if type(value) is gast.Set:
             raise program.error(
@@ -444,15 +444,15 @@ def refuse_complex(program, tree, activity, calls):
         return  # every complex constant is an imaginary literal of the function's text
     made = {}  # name -> the statement whose complex constant it may carry
     flows = []
-    for node in syntax.statements(tree):
+    for node in traversal.statements(tree):
         if not isinstance(node, gast.Assign):
             continue
         value = node.value
-        if any(type(n) is gast.Constant and type(n.value) is complex for n in syntax.nodes(value)):
-            for target in syntax.names_stored(node):
+        if any(type(n) is gast.Constant and type(n.value) is complex for n in traversal.nodes(value)):
+            for target in traversal.names_stored(node):
                 made.setdefault(target, node)
         elif not _made_real(value, calls):
-            flows.append((diff_reads(value, calls), syntax.names_stored(node)))
+            flows.append((diff_reads(value, calls), traversal.names_stored(node)))
     if not made:
         return
     changed = True
@@ -496,7 +496,7 @@ def refuse_index_tricks(program, tree, activity):
     """Refuse `np.r_[...]` and `np.c_[...]` (NumPy's concatenating index objects) holding a
     differentiated value: srcgrad reads an index as carrying no derivative, so the
     concatenation's gradient would be zero, not refused."""
-    for node in syntax.statements(tree):
+    for node in traversal.statements(tree):
         value = getattr(node, "value", None)
         for sub in (n for n in gast.walk(value) if type(n) is gast.Subscript) if value is not None else ():
             parts = scope.dotted_parts(sub.value)

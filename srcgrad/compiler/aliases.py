@@ -24,7 +24,7 @@ import types
 
 import gast
 
-from . import printing, syntax
+from . import printing, syntax, traversal
 from .scope import MISSING, dotted_parts, lookup_path
 
 
@@ -32,12 +32,12 @@ def run(program):
     """`program.tree` with the reads of its module aliases respelled (the same tree when
     there are none); a `SrcGradError` for a module name the rewrite cannot stand for."""
     tree = program.tree
-    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
+    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(traversal.names_stored(tree))
     top = {id(s): k for k, s in enumerate(tree.body)}
     nested = _nested_functions(tree)
     found = {}  # name -> its assignment of a module, None when it does not qualify
     functions = {}  # name -> its assignment of a function that qualifies
-    for stmt in syntax.walk(tree):
+    for stmt in traversal.walk(tree):
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
             continue
         parts = dotted_parts(stmt.value)
@@ -90,7 +90,7 @@ def _bindings(tree, name):
     """How many times `name` is bound anywhere in `tree`: stores, deletions, parameters of
     nested functions, imports."""
     count = 0
-    for node in syntax.walk(tree):
+    for node in traversal.walk(tree):
         if isinstance(node, gast.Name) and node.id == name and not isinstance(node.ctx, gast.Load):
             count += 1
         elif isinstance(node, (gast.Import, gast.ImportFrom)):
@@ -100,7 +100,7 @@ def _bindings(tree, name):
 
 def _read_in(stmts, name):
     return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-               for s in stmts for n in syntax.walk(s))
+               for s in stmts for n in traversal.walk(s))
 
 
 def _refuse_unresolved(program, tree, local, found):
@@ -108,11 +108,11 @@ def _refuse_unresolved(program, tree, local, found):
     for name, stmt in found.items():
         if stmt is not None:
             continue
-        call = next((n for n in syntax.walk(tree) if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+        call = next((n for n in traversal.walk(tree) if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
                      and (dotted_parts(n.func) or [None])[0] == name), None)
         if call is None:
             continue  # attribute reads (`m.pi`) read the module at run time
-        made = next(s for s in syntax.walk(tree) if isinstance(s, gast.Assign) and syntax.is_name(s.targets[0], name)
+        made = next(s for s in traversal.walk(tree) if isinstance(s, gast.Assign) and syntax.is_name(s.targets[0], name)
                     and isinstance(lookup_path(dotted_parts(s.value) or [""], program), types.ModuleType))
         module = lookup_path(dotted_parts(made.value), program)
         own = ".".join(dotted_parts(made.value) + dotted_parts(call.func)[1:])

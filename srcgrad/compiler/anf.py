@@ -35,7 +35,7 @@ statement is normalized in Python's order of evaluation (a dict display key by v
 import gast
 
 from .. import runtime
-from . import generator_lists, jumps, printing, syntax
+from . import generator_lists, jumps, printing, syntax, traversal
 from .naming import cond_hint as _cond_hint, content_name as _content_name, word as _word
 
 
@@ -150,13 +150,13 @@ class _ANF:
             orelse = self.nested([syntax.located(syntax.assign(target.id, value.orelse), value)])
             return pre + [syntax.if_(test, body, orelse)]
         if (isinstance(target, gast.Name) and isinstance(value, (gast.ListComp, gast.GeneratorExp, gast.DictComp))
-                and target.id not in syntax.names_read(value)):
+                and target.id not in traversal.names_read(value)):
             return self.expr_ListComp(value, result=target.id)[0]  # build the list in place
         if isinstance(target, gast.Name):
             pre, simple = self.simple(value, hint=target.id)
             if self.depth and syntax.is_name(simple, target.id):
                 return pre  # `r = r` (also `r = r if c else y`'s first branch) changes nothing
-            if self.depth and target.id in syntax.names_read(simple) and not syntax.is_name(simple):
+            if self.depth and target.id in traversal.names_read(simple) and not syntax.is_name(simple):
                 temp = self.namer.fresh(_content_name(simple)) if _content_name(simple) else self.namer.temp()
                 return pre + [syntax.assign(temp, simple), syntax.assign(target.id, syntax.name(temp))]
             return pre + [syntax.assign(target.id, simple)]
@@ -186,7 +186,7 @@ class _ANF:
             for elt in value.elts:  # evaluate every element before assigning any target
                 p, a = self.atom(elt)
                 pre += p
-                if syntax.is_name(a) and a.id in syntax.names_stored(target):
+                if syntax.is_name(a) and a.id in traversal.names_stored(target):
                     temp = self.namer.fresh(a.id + "_old")
                     pre.append(syntax.assign(temp, a))
                     a = syntax.name(temp)
@@ -225,7 +225,7 @@ class _ANF:
     def stmt_If(self, s):
         pre, test = self.atom(s.test, hint=_cond_hint(s.test))
         body, orelse = self.nested(s.body), self.nested(s.orelse)
-        if isinstance(test, gast.Name) and test.id in syntax.names_stored(body + orelse):
+        if isinstance(test, gast.Name) and test.id in traversal.names_stored(body + orelse):
             # `if returned: ... else: <a loop that may set returned>` (jumps.py): the branch
             # tests a copy, so no branch reassigns its own test
             held = self.namer.fresh(f"{test.id}_before")
@@ -457,14 +457,14 @@ class _ANF:
         self.locals.add(result)
         renames = {}
         for gen in e.generators:
-            for n in syntax.walk(gen.target):
+            for n in traversal.walk(gen.target):
                 if isinstance(n, gast.Name):
                     renames[n.id] = self.namer.fresh(n.id)
         self.locals |= set(renames.values())
 
         def renamed(node):
             node = syntax.copy(node)
-            for n in syntax.walk(node):
+            for n in traversal.walk(node):
                 if isinstance(n, gast.Name) and n.id in renames:
                     n.id = renames[n.id]
             return node
@@ -539,7 +539,7 @@ class _ANF:
 
     def _local_attribute(self, e):
         """An attribute read on a local value (`M.T`): an operation, not an atom."""
-        return any(isinstance(n, gast.Attribute) and not self._is_global_chain(n) for n in syntax.walk(e))
+        return any(isinstance(n, gast.Attribute) and not self._is_global_chain(n) for n in traversal.walk(e))
 
     def _atom_call(self, e):
         return isinstance(e, gast.Call) and all(_is_atom(a) for a in e.args)
@@ -559,7 +559,7 @@ def _walrus_targets(stmt):
         roots = [stmt.iter]
     else:
         roots = [stmt]
-    return tuple(n.target.id for root in roots for n in syntax.walk(root) if isinstance(n, gast.NamedExpr))
+    return tuple(n.target.id for root in roots for n in traversal.walk(root) if isinstance(n, gast.NamedExpr))
 
 
 def _is_atom(e):
@@ -595,6 +595,6 @@ def run(tree, namer, local_names, shared=None, known=(), listed_defs=(), nested=
     normalizer.listings = frozenset(listed_defs) | frozenset(
         name for name, value in (known.items() if isinstance(known, dict) else ())
         if generator_lists.generator_of(getattr(value, "__func__", value)) is not None)
-    normalizer.walrus = syntax.holds(tree, gast.NamedExpr)
+    normalizer.walrus = traversal.holds(tree, gast.NamedExpr)
     tree.body = normalizer.block(tree.body)
     return tree

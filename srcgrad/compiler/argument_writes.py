@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import rules
 from ..errors import NotDifferentiableError
-from . import frontend, printing, syntax
+from . import frontend, printing, traversal
 from .call_effects import RECEIVER_CHANGING as _RECEIVER_CHANGING, WRITING_FUNCTIONS as _WRITING_FUNCTIONS
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function, method_function
@@ -61,7 +61,7 @@ def parameters(fn, _visiting=()):
     tree = program.tree
     walk = _Walk(program, _visiting + (fn,))
     roots = _own_roots(tree.args)
-    named = [n for n in syntax.walk(tree) if isinstance(n, gast.Name)]
+    named = [n for n in traversal.walk(tree) if isinstance(n, gast.Name)]
     free = {n.id for n in named if isinstance(n.ctx, gast.Load)} - {n.id for n in named if not isinstance(n.ctx, gast.Load)}
     roots.update({name: {STATE} for name in free if _is_state(first_meaning(name, program))})  # a method's `self`
     walk.block(tree.body, roots)
@@ -129,7 +129,7 @@ class _Walk:
             out = dict(roots)
             for case in s.cases:
                 inside = dict(roots)
-                for n in syntax.walk(case.pattern):  # a captured part of the subject
+                for n in traversal.walk(case.pattern):  # a captured part of the subject
                     if getattr(n, "name", None):
                         inside[n.name] = _reached(s.subject, roots)
                 out = _merged(out, self.block(case.body, inside))
@@ -198,7 +198,7 @@ class _Walk:
     def expression(self, node, s, roots):
         """Note the changes of the calls in `node` (of the statement `s`); its walrus
         targets are bound in `roots`, its comprehensions' targets for it alone."""
-        nodes = list(syntax.walk(node))
+        nodes = list(traversal.walk(node))
         for n in nodes:
             if isinstance(n, gast.NamedExpr):
                 self.bind(n.target, _reached(n.value, roots), roots)
@@ -385,7 +385,7 @@ def refuse(statements, program, varied, calls):
             continue
         if callee.obj is dataclasses.replace:
             continue  # a new record made from another (record_calls.replacement), which it leaves alone
-        if not varied.intersection(syntax.add_loads(value, set())):
+        if not varied.intersection(traversal.add_loads(value, set())):
             continue
         fn = callee.obj
         refused = frontend.derivative_refusal(fn)  # srcgrad's own transforms: no source to analyse

@@ -31,7 +31,7 @@ import gast
 import numpy as np
 
 from ..rules import patterns
-from . import syntax
+from . import syntax, traversal
 from .scope import MISSING, dotted_parts, lookup_path
 
 # array methods that take `out=` (their result is what they write)
@@ -123,7 +123,7 @@ def local_names(program):
     def names():
         if not found:
             args = program.tree.args
-            found.append(set(syntax.names_stored(program.tree)) | {a.id for a in args.posonlyargs + args.args + args.kwonlyargs})
+            found.append(set(traversal.names_stored(program.tree)) | {a.id for a in args.posonlyargs + args.args + args.kwonlyargs})
         return found[0]
 
     return names

@@ -53,7 +53,7 @@ are dropped by the handler (`tape[mark:] = []`), as the backward pass skips the 
 
 import gast
 
-from . import array_writes, syntax
+from . import array_writes, syntax, traversal
 from .naming import Namer
 
 BEGIN, CAUGHT = "__srcgrad_try__", "__srcgrad_caught__"
@@ -66,7 +66,7 @@ def lower(program, transform="srcgrad.grad"):
     types its `try` catches), or a `SrcGradError` at the first one that cannot be."""
     tree = program.tree
     if not any("try" in line for line in program.source_lines) or not any(
-            type(s) is gast.Try for s in syntax.statements(tree)):
+            type(s) is gast.Try for s in traversal.statements(tree)):
         return tree
     tree = syntax.copy(tree)
     _Lowering(program, f"{transform} (in `{tree.name}`)", Namer.for_tree(tree)).block(tree.body)
@@ -77,12 +77,12 @@ class _Lowering:
     def __init__(self, program, where, namer):
         self.program, self.where, self.namer = program, where, namer
         tree = program.tree
-        self.locals = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
+        self.locals = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(traversal.names_stored(tree))
 
     def block(self, stmts):
         out = []
         for s in stmts:
-            for inner in syntax.blocks_in(s):
+            for inner in traversal.blocks_in(s):
                 if type(s) is not gast.Try or inner is not s.body:
                     self.block(inner)
             out += self.try_(s) if type(s) is gast.Try else [s]
@@ -99,12 +99,12 @@ class _Lowering:
         took, raised again) are units of the outer block."""
         finally_ = bool(s.finalbody)
         if finally_:
-            for jump in syntax.jumps_out(s.body + s.orelse + [x for h in s.handlers for x in h.body], False):
+            for jump in traversal.jumps_out(s.body + s.orelse + [x for h in s.handlers for x in h.body], False):
                 word = type(jump).__name__.lower()
                 raise self.program.error(
                     jump, f"`{word}` in a `try` with `finally` is not supported by {self.where}; set a flag and "
                     f"`{word}` after the `try` statement")
-            raising = [r for r in syntax.statements(gast.Module(body=s.orelse + [x for h in s.handlers for x in h.body],
+            raising = [r for r in traversal.statements(gast.Module(body=s.orelse + [x for h in s.handlers for x in h.body],
                                                                 type_ignores=[])) if type(r) is gast.Raise]
             if raising:  # the `finally` block would not run before the exception leaves
                 raise self.program.error(
@@ -113,7 +113,7 @@ class _Lowering:
         types = []
         for handler in s.handlers:
             if handler.type is not None:
-                local = [n.id for n in syntax.walk(handler.type) if isinstance(n, gast.Name) and n.id in self.locals]
+                local = [n.id for n in traversal.walk(handler.type) if isinstance(n, gast.Name) and n.id in self.locals]
                 if local:
                     raise self.program.error(
                         handler.type, f"an exception type named by the local variable `{local[0]}` is not supported "
@@ -251,7 +251,7 @@ class _Lowering:
             return [stmt], []
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and _names_only(stmt.targets[0]):
             target = stmt.targets[0]
-            first = next(n.id for n in syntax.walk(target) if isinstance(n, gast.Name))
+            first = next(n.id for n in traversal.walk(target) if isinstance(n, gast.Name))
             held = self.namer.fresh(f"{first}_value")
             compute = syntax.located(syntax.assign(held, stmt.value), stmt)
             if isinstance(target, gast.Name):
@@ -259,7 +259,7 @@ class _Lowering:
             # unpacked into names of its own first: the user's names (whose old values the
             # tape may save in a loop) are assigned last, by statements that cannot raise
             parts = syntax.copy(target)
-            for n in syntax.walk(parts):
+            for n in traversal.walk(parts):
                 if isinstance(n, gast.Name):
                     n.id = self.namer.fresh(f"{n.id}_part")
             unpack = syntax.located(syntax.assign(parts, syntax.name(held)), stmt)
@@ -452,7 +452,7 @@ def _tangents_after(body, namer):
         if type(s) not in (gast.Assign, gast.AugAssign):
             return False
         targets = s.targets if type(s) is gast.Assign else [s.target]
-        stored = [n for t in targets for n in syntax.walk(t) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
+        stored = [n for t in targets for n in traversal.walk(t) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
         if not stored or any(not isinstance(t, gast.Name) for t in targets):
             return False
         if all(namer.is_tangent(n.id) for n in stored):
@@ -460,7 +460,7 @@ def _tangents_after(body, namer):
         return type(s) is gast.Assign and isinstance(s.value, (gast.Name, gast.Constant))
 
     def names(s, ctx):
-        return {n.id for n in syntax.walk(s) if isinstance(n, gast.Name) and (ctx is None or isinstance(n.ctx, ctx))}
+        return {n.id for n in traversal.walk(s) if isinstance(n, gast.Name) and (ctx is None or isinstance(n.ctx, ctx))}
 
     kinds = [moved(s) for s in body]
     if not any(kinds):
@@ -473,7 +473,7 @@ def _tangents_after(body, namer):
             if kept:
                 continue
             # a call may change what it is passed: every name it shows counts as stored
-            touched = names(later, None) if any(isinstance(n, gast.Call) for n in syntax.walk(later)) else names(later, gast.Store)
+            touched = names(later, None) if any(isinstance(n, gast.Call) for n in traversal.walk(later)) else names(later, gast.Store)
             if reads & touched or stores & names(later, None):
                 return body, []
     return [s for s, k in zip(body, kinds) if not k], [s for s, k in zip(body, kinds) if k]
@@ -510,7 +510,7 @@ def _check_saves(stmts, branch):
         if isinstance(s, (gast.If, gast.For, gast.While, gast.Try)):
             changed = changed or any(
                 isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "append"
-                and not (isinstance(n.func.value, gast.Name) and n.func.value.id in made) for n in syntax.walk(s))
+                and not (isinstance(n.func.value, gast.Name) and n.func.value.id in made) for n in traversal.walk(s))
             continue
         if type(s) is gast.Assign and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.List):
             made.add(s.targets[0].id)
@@ -521,7 +521,7 @@ def _check_saves(stmts, branch):
             pushed.update(n.id for n in call.args if isinstance(n, gast.Name))
         elif isinstance(s, (gast.Assign, gast.AugAssign)):
             targets = s.targets if isinstance(s, gast.Assign) else [s.target]
-            changed = changed or bool(set(syntax.names_stored(targets)) & pushed)
+            changed = changed or bool(set(traversal.names_stored(targets)) & pushed)
     if len(dropped) > 1:
         raise _saved_then_raises(branch)
     return next(iter(dropped), None)

@@ -34,7 +34,7 @@ a new tree where it moves anything, the same tree otherwise.
 
 import gast
 
-from . import syntax
+from . import syntax, traversal
 from .function_choices import chosen_call, read_other_than_called, store_counts
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
@@ -58,7 +58,7 @@ def run(program):
     counts, params = store_counts(tree), {a.id for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs}
     read = read_other_than_called(tree)
     namer = program.helper_namer()
-    namer.taken |= set(syntax.names_stored(tree)) | params
+    namer.taken |= set(traversal.names_stored(tree)) | params
     moved, chosen = [], {}
     for name, found in defs.items():
         if not any(id(d) in inner for _, d in found) or name in params or counts.get(name) != len(found):
@@ -68,7 +68,7 @@ def run(program):
             block.remove(d)
             moved.append(d)
             continue
-        if name in read or any(syntax.is_name(n.func, name) for _, d in found for n in syntax.walk(d)
+        if name in read or any(syntax.is_name(n.func, name) for _, d in found for n in traversal.walk(d)
                                if type(n) is gast.Call):
             continue
         flag, leaves = namer.fresh(f"{name}_chosen"), []
@@ -84,7 +84,7 @@ def run(program):
         if not block:
             block.append(syntax.pass_())
     tree.body = moved + [s for s in tree.body if s not in moved] or [syntax.pass_()]
-    return syntax.rewrite(tree, {gast.Call: lambda call: chosen_call(call, chosen)}) if chosen else tree
+    return traversal.rewrite(tree, {gast.Call: lambda call: chosen_call(call, chosen)}) if chosen else tree
 
 
 def as_function(stmt):

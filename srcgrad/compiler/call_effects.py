@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import NotDifferentiableError
 from ..rules.registry import bind_arguments
-from . import printing, syntax
+from . import printing, syntax, traversal
 from .calls import from_numpy
 
 # methods that change their receiver (a list, dict, set or NumPy array)
@@ -135,7 +135,7 @@ def refuse_out(program, stmt, callee, varied, rules):
     """Refuse `y = f(...)` where the call writes into an `out` array (`writes_out`) and
     reads a differentiated value, in either mode: its rule knows nothing of that write."""
     call = stmt.value
-    if callee is None or not varied.intersection(syntax.add_loads(call, set())):
+    if callee is None or not varied.intersection(traversal.add_loads(call, set())):
         return
     if overwrites_input(call, callee, rules):
         raise program.error(
@@ -164,7 +164,7 @@ def refuse_kept_changes(program, tree, activity, calls):
     calls.py, which says more about a method of a user's object.)"""
     if program.generated:
         return
-    for node in syntax.statements(tree):
+    for node in traversal.statements(tree):
         if type(node) is not gast.Assign:
             continue
         value = node.value
@@ -176,7 +176,7 @@ def refuse_kept_changes(program, tree, activity, calls):
                 f"`{value.value.id}.{value.attr}(...)` directly, as a statement of its own", NotDifferentiableError,
             )
         changed, what = _changed_by(value, calls.get(value)) if type(value) is gast.Call else (None, "")
-        if changed is None or changed not in activity.useful or any(map(activity.is_active, syntax.names_stored(node))):
+        if changed is None or changed not in activity.useful or any(map(activity.is_active, traversal.names_stored(node))):
             continue
         skip = changed if what == ".setdefault()" else None  # `d.setdefault(k, [])` of a dict of lists
         reads = [n.id for n in gast.walk(value) if type(n) is gast.Name and n.id != skip]
@@ -259,7 +259,7 @@ def refuse_redrawn(program, tree, calls):
     already, and whose pullback runs it again), a draw from a random state that outlives
     the call: the pullback would draw other numbers than the caller's run did, and give
     the derivative at a draw that the value never saw."""
-    for node in syntax.statements(tree):
+    for node in traversal.statements(tree):
         value = getattr(node, "value", None)
         for call in (n for n in gast.walk(value) if type(n) is gast.Call) if value is not None else ():
             if draws_anew(calls.get(call)):

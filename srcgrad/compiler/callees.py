@@ -47,7 +47,7 @@ import gast
 
 from .. import rules
 from ..errors import SrcGradError
-from . import aliases, anf, fence, folds, frontend, function_choices, generator_calls, generator_lists, idioms, jumps, key_lambdas, map_filter, module_tests, record_methods, scope, stand_in, syntax, transform_calls, unroll, varargs, vectorized_calls
+from . import aliases, anf, fence, folds, frontend, function_choices, generator_calls, generator_lists, idioms, jumps, key_lambdas, map_filter, module_tests, record_methods, scope, stand_in, syntax, transform_calls, traversal, unroll, varargs, vectorized_calls
 from .passed_callables import Passed
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function
@@ -60,9 +60,9 @@ def run(tree, program, namer, local_names, transform):
     """`tree` with each call described above replaced by the callee's statements (in
     place); returns whether any call was spliced. New bound names (receivers, unrolled
     loops' elements) go into `program.bound` and `namer.helpers`."""
-    if not syntax.holds(tree, gast.Call):
+    if not traversal.holds(tree, gast.Call):
         return False
-    splicer = _Splicer(program, namer, set(local_names), transform, syntax.load_counts(tree))
+    splicer = _Splicer(program, namer, set(local_names), transform, traversal.load_counts(tree))
     splicer.temporaries = _unseen_temporaries(tree)
     tree.body = splicer.block(tree.body, (_identity(program.fn),))
     return splicer.spliced > 0
@@ -189,7 +189,7 @@ class _Splicer:
         callee = self.prepared(fn)
         if callee is None or _hands_on_record(call, callee, self.program.records):
             return None
-        size = sum(1 for _ in syntax.statements(callee.tree))
+        size = sum(1 for _ in traversal.statements(callee.tree))
         if size > MAX_CALLEE_STATEMENTS or self.spliced + size > MAX_SPLICED_STATEMENTS:
             return None
         values = _arguments(callee.tree, callee.params, call)
@@ -201,8 +201,8 @@ class _Splicer:
     @staticmethod
     def names_of(tree, values):
         """The names the callee `tree` uses and its arguments `values` read."""
-        return ({n.id for n in syntax.walk(tree) if isinstance(n, gast.Name)}
-                | {n.id for v in values.values() for n in syntax.walk(v) if isinstance(n, gast.Name)})
+        return ({n.id for n in traversal.walk(tree) if isinstance(n, gast.Name)}
+                | {n.id for v in values.values() for n in traversal.walk(v) if isinstance(n, gast.Name)})
 
     def module_name(self, preferred, module):
         """The caller's own global name for `module` (`np` for another module's `onp`),
@@ -226,8 +226,8 @@ class _Splicer:
         held = callee.held
         tree = syntax.copy(callee.tree)
         params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
-        own = set(params) | set(syntax.names_stored(tree)) | set(held)
-        free = {n.id for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id not in own}
+        own = set(params) | set(traversal.names_stored(tree)) | set(held)
+        free = {n.id for n in traversal.walk(tree) if isinstance(n, gast.Name) and n.id not in own}
         through = self.spellings(callee, free)
         if through is None:
             return None
@@ -265,7 +265,7 @@ class _Splicer:
                 or not _keyword_defaults_as_written(args.kwonlyargs, args.kw_defaults, holder)):
             return None
         if any(isinstance(n, _KEPT_CALLS) or (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del))
-               for s in callee.tree.body for n in syntax.walk(s)):
+               for s in callee.tree.body for n in traversal.walk(s)):
             return None
         try:
             callee.tree = module_tests.run(callee)
@@ -320,7 +320,7 @@ class _Splicer:
             preferred = parts[-1] if obj is lookup_path(parts, self.program) else (parts[-2] if len(parts) > 1 else name)
             renames[name] = self.bind(preferred, obj)
         self.program.bound.update(callee.bound)
-        stored = set(syntax.names_stored(tree))
+        stored = set(traversal.names_stored(tree))
         prologue, substituted = [], {}
         for name, (module, meaning) in callee.through.items():  # `K` of another module: `helpers.K`
             if module is None:
@@ -359,7 +359,7 @@ class _Splicer:
         else:  # a call for its effects: a value that is only read is dropped
             result = None if isinstance(ret.value, (gast.Name, gast.Constant)) else syntax.expr(ret.value)
         tree.body = body + ([syntax.located(result, ret)] if result is not None else [])
-        locals_ = self.local_names | set(renames.values()) | set(syntax.names_stored(tree))
+        locals_ = self.local_names | set(renames.values()) | set(traversal.names_stored(tree))
         # in a loop or branch, ANF keeps an assignment's target off its right-hand side
         # (`u = step(u)` spliced as `u = u * c` would leave reverse mode no old value)
         unseen = {p for p in params if self.unseen(values[p])}
@@ -367,9 +367,9 @@ class _Splicer:
         tree = anf.run(tree, self.namer, locals_, checks, self.program.bound,
                        nested=self.depth > 0)
         out = [_relocated(s, stmt) for s in prologue + tree.body]
-        self.local_names |= set(syntax.names_stored(out))
+        self.local_names |= set(traversal.names_stored(out))
         for s in out:
-            syntax.load_counts(s, self.loads)
+            traversal.load_counts(s, self.loads)
         self.spliced += len(out)
         return out, unpacked
 
@@ -485,9 +485,9 @@ def _substitutable(value, local_names):
 def _respell(tree, substituted, renames):
     """Each name of `substituted` in `tree` replaced by a copy of its node, each of
     `renames` renamed (in place)."""
-    for node in list(syntax.nodes(tree)):
+    for node in list(traversal.nodes(tree)):
         values = node.__dict__
-        for field in syntax.child_fields(type(node)):
+        for field in traversal.child_fields(type(node)):
             value = values.get(field)
             items = value if type(value) is list else [value]
             for i, item in enumerate(items):
@@ -508,7 +508,7 @@ def _unseen_temporaries(tree):
     once, to a value no other name holds: arithmetic (`v * 2.0`, `-v`) or a copy
     (`v.copy()`)."""
     stores = {}
-    for node in syntax.nodes(tree):
+    for node in traversal.nodes(tree):
         if type(node) is gast.Name and not isinstance(node.ctx, gast.Load):
             stores[node.id] = stores.get(node.id, 0) + 1
     found = {}
@@ -561,7 +561,7 @@ def _respelled_checks(shared, substituted, renames, unseen=frozenset()):
 
 def _relocated(stmt, at):
     """`stmt` with every node located at the statement `at`."""
-    for node in syntax.nodes(stmt):
+    for node in traversal.nodes(stmt):
         for a in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
             if a in type(node)._attributes and hasattr(at, a):
                 setattr(node, a, getattr(at, a))

@@ -25,7 +25,7 @@ from ..rules.registry import has_custom_rule, limits
 from ..rules.record_replace import replace_fields
 from ..rules.structure import make_record
 from ..runtime.records import is_dataclass_kind, is_record_class, refusal as record_refusal
-from . import printing, record_calls, stand_in, syntax
+from . import printing, record_calls, stand_in, syntax, traversal
 from .passed_callables import Passed
 from .record_methods import is_method_name
 from .scope import MISSING, dotted_parts, lookup_path
@@ -75,7 +75,7 @@ def site(program, stmt, value, callee, register):
     if callee is None or callee.kind == "unresolved":
         called = callee.path.split(".")[0] if callee is not None else ""
         params = {a.id for a in program.tree.args.posonlyargs + program.tree.args.args + program.tree.args.kwonlyargs}
-        stored = set(syntax.names_stored(program.tree))
+        stored = set(traversal.names_stored(program.tree))
         if called in params and called in stored:
             raise program.error(
                 stmt, f"`{program.name}` calls its parameter `{called}`, which it also assigns: srcgrad follows "
@@ -204,8 +204,8 @@ def _loop_over(tree, name, line):
     """The innermost `for` loop of `tree` whose target binds `name` and whose lines hold
     `line`, or None."""
     found = None
-    for s in syntax.statements(tree):
-        if (isinstance(s, gast.For) and name in syntax.names_stored(s.target)
+    for s in traversal.statements(tree):
+        if (isinstance(s, gast.For) and name in traversal.names_stored(s.target)
                 and line is not None and s.lineno <= line <= (getattr(s, "end_lineno", None) or s.lineno)):
             found = s
     return found
@@ -427,7 +427,7 @@ def containers(tree):
     variable over one): their adjoints add entry by entry, and `+`/`*` on them join or
     repeat. Flow-insensitive: a name counts if any assignment may make it one."""
     stores = []  # (name, its value's depth given the depths so far)
-    for n in syntax.statements(tree):
+    for n in traversal.statements(tree):
         if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name):
             stores.append((n.targets[0].id, functools.partial(_depth, n.value)))
         elif isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript):
@@ -560,7 +560,7 @@ def active_names(node, activity):
         return [n for part in node.values() for n in active_names(part, activity)]
     if not isinstance(node, gast.AST):
         return []
-    return [n.id for n in syntax.walk(node) if isinstance(n, gast.Name) and activity.is_active(n.id)]
+    return [n.id for n in traversal.walk(node) if isinstance(n, gast.Name) and activity.is_active(n.id)]
 
 
 def _display(primal, path):

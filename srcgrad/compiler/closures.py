@@ -21,7 +21,7 @@ import textwrap
 
 import gast
 
-from . import anf, block_defs, jumps, syntax
+from . import anf, block_defs, jumps, syntax, traversal
 
 
 def extract(tree, program):
@@ -30,7 +30,7 @@ def extract(tree, program):
     found = [(s, _as_function(s)) for s in tree.body]
     if all(fn is None for _, fn in found):
         return functions  # nothing nested: nothing to take out or check
-    outer = {a.id for a in tree.args.args} | set(syntax.names_stored(tree))
+    outer = {a.id for a in tree.args.args} | set(traversal.names_stored(tree))
     outer |= {fn.name for _, fn in found if fn is not None}  # a sibling may read the variables itself
     for s, fn in found:
         if fn is None:
@@ -45,10 +45,10 @@ def extract(tree, program):
                                 f"of `{program.name}`; pass the value at the call")
         functions[fn.name] = fn
     tree.body = body
-    for node in syntax.walk(tree):
+    for node in traversal.walk(tree):
         if isinstance(node, gast.Name) and node.id in functions:
             parent_is_call = any(
-                isinstance(c, gast.Call) and c.func is node for c in syntax.walk(tree)
+                isinstance(c, gast.Call) and c.func is node for c in traversal.walk(tree)
             )
             if not parent_is_call or isinstance(node.ctx, gast.Store):
                 raise program.error(
@@ -59,7 +59,7 @@ def extract(tree, program):
                     "to another, define it at module level, or pass it or a partial of it to the differentiated function",
                 )
     for name, fn in list(functions.items()):
-        for node in syntax.walk(fn):
+        for node in traversal.walk(fn):
             if isinstance(node, gast.Call) and syntax.is_name(node.func, name):
                 read = _reads(fn, outer - {name})
                 if read:
@@ -75,8 +75,8 @@ def extract(tree, program):
 def _reads(fn, names):
     """The names of `names` the nested function reads (besides its own parameters and
     locals), sorted; empty where it reads none."""
-    own = {a.id for a in fn.args.args + fn.args.kwonlyargs} | set(syntax.names_stored(fn))
-    return sorted({n.id for n in syntax.walk(fn) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+    own = {a.id for a in fn.args.args + fn.args.kwonlyargs} | set(traversal.names_stored(fn))
+    return sorted({n.id for n in traversal.walk(fn) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
                    and n.id in names - own})
 
 
@@ -113,7 +113,7 @@ def inline(tree, functions, namer, local_names, listed_defs=()):
     bodies = {}
     for name, fn in functions.items():
         fn = jumps.run(syntax.copy(fn), namer)
-        inner = set(local_names) | {a.id for a in fn.args.args + fn.args.kwonlyargs} | set(syntax.names_stored(fn))
+        inner = set(local_names) | {a.id for a in fn.args.args + fn.args.kwonlyargs} | set(traversal.names_stored(fn))
         bodies[name] = anf.run(fn, namer, inner, listed_defs=listed_defs)
     tree.body = _block(tree.body, bodies, namer, listed=frozenset(listed_defs))
     return tree
@@ -148,7 +148,7 @@ def _expand(fn, call, target, namer, listed=False):
     params = positional + [a.id for a in fn.args.kwonlyargs]  # keyword-only ones: by keyword, or their defaults
     if len(call.args) > len(positional):
         raise TypeError(f"{fn.name}() takes {len(positional)} positional arguments but {len(call.args)} were given")
-    stored = set(syntax.names_stored(fn.body))
+    stored = set(traversal.names_stored(fn.body))
     values = dict(zip(positional, call.args))
     values.update({k.arg: k.value for k in call.keywords})
     for k in call.keywords:
@@ -157,8 +157,8 @@ def _expand(fn, call, target, namer, listed=False):
     returned = fn.body[-1].value if fn.body and isinstance(fn.body[-1], gast.Return) else None
     built_as_target = (listed and isinstance(target, gast.Name) and isinstance(returned, gast.Name)
                        and returned.id in stored and returned.id not in params
-                       and target.id not in {n.id for n in syntax.walk(fn) if isinstance(n, gast.Name)}
-                       and target.id not in {n.id for v in values.values() for n in syntax.walk(v) if isinstance(n, gast.Name)})
+                       and target.id not in {n.id for n in traversal.walk(fn) if isinstance(n, gast.Name)}
+                       and target.id not in {n.id for v in values.values() for n in traversal.walk(v) if isinstance(n, gast.Name)})
     # a parameter the body never rebinds, passed a name, is that name: the body's writes into
     # it (`o[k] = v`) are seen as writes into the caller's object, as where the call is spliced
     passed = {p: values[p].id for p in params
@@ -179,7 +179,7 @@ def _expand(fn, call, target, namer, listed=False):
         out.append(syntax.assign(renames[p], syntax.copy(value)))
     body = [syntax.copy(s) for s in fn.body]
     for s in body:
-        for n in syntax.walk(s):
+        for n in traversal.walk(s):
             if isinstance(n, gast.Name) and n.id in renames:
                 n.id = renames[n.id]
     *rest, ret = body

@@ -27,7 +27,7 @@ so each operation gives the same value of the same type.
 import gast
 import numpy as np
 
-from . import syntax
+from . import traversal
 from .kinds import _ARRAYS, _Kinds
 from .shapes import _statements
 
@@ -75,7 +75,7 @@ def bound_scalars(tree, namer):
         node = stack.pop()
         cls, values = type(node), node.__dict__
         operation = cls is binop and isinstance(node.op, _OPS)
-        for field in syntax.child_fields(cls):
+        for field in traversal.child_fields(cls):
             value = values.get(field)
             for child in value if type(value) is list else (value,):
                 kind = type(child)
@@ -98,7 +98,7 @@ def _operations(stmts):
     each depth first, the last child first (the order `found`, and so the helpers'
     names, follow)."""
     found, ast_node, binop, call, name_node, attribute = [], gast.AST, gast.BinOp, gast.Call, gast.Name, gast.Attribute
-    note, children, skipped = found.append, syntax.child_fields, _SKIPPED
+    note, children, skipped = found.append, traversal.child_fields, _SKIPPED
     for stmt in stmts:
         stack = [stmt.iter if isinstance(stmt, gast.For) else stmt]
         pop, push = stack.pop, stack.append

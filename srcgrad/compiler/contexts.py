@@ -29,7 +29,7 @@ import warnings
 import gast
 import numpy as np
 
-from . import printing, syntax
+from . import printing, syntax, traversal
 from .naming import Namer
 from .scope import MISSING, dotted_parts, lookup_path
 
@@ -52,7 +52,7 @@ def lower(program, transform="srcgrad.grad"):
     as it was, and `program.contexts` is set), or a `SrcGradError` at the first `with`
     that cannot be differentiated."""
     tree = program.tree
-    if not any(type(s) is gast.With for s in syntax.statements(tree)):
+    if not any(type(s) is gast.With for s in traversal.statements(tree)):
         return tree
     tree = syntax.copy(tree)
     _Lowering(program, f"{transform} (in `{tree.name}`)", Namer.for_tree(tree)).block(tree.body)
@@ -65,7 +65,7 @@ class _Lowering:
         self.program, self.where, self.namer = program, where, namer
         tree = program.tree
         params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
-        self.locals = (params | set(syntax.names_stored(tree))) - set(program.bound)
+        self.locals = (params | set(traversal.names_stored(tree))) - set(program.bound)
 
     def block(self, stmts):
         """`stmts` with its `with` blocks, and those under it, lowered (in place)."""
@@ -154,7 +154,7 @@ class _Lowering:
     def refuse_jumps(self, body, s):
         """Refuse a `return` (but a last one), `break` or `continue` that leaves the block."""
         last = body[-1] if body and isinstance(body[-1], gast.Return) else None
-        for jump in syntax.jumps_out(body, in_loop=False):
+        for jump in traversal.jumps_out(body, in_loop=False):
             if jump is last:
                 continue
             word = {gast.Return: "return", gast.Break: "break", gast.Continue: "continue"}[type(jump)]

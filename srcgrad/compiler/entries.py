@@ -37,7 +37,7 @@ import numpy as np
 
 from .. import runtime
 from ..rules import shapes as rules_shapes
-from . import syntax
+from . import syntax, traversal
 
 
 class ArrayKind(tuple):
@@ -192,7 +192,7 @@ def _count(stmt, helpers, uses, allowed, stores, entry_defs, attributes):
                 if type(arg) is name_node:
                     allowed[arg.id] = allowed.get(arg.id, 0) + 1
         values = n.__dict__
-        for field in syntax.child_fields(cls):
+        for field in traversal.child_fields(cls):
             value = values.get(field)
             for v in value if type(value) is list else (value,):
                 if type(v) is not constant and isinstance(v, ast_node):

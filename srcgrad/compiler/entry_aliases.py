@@ -15,7 +15,7 @@ relate to) a marked one; a mark may be more than needed, never less.
 
 import gast
 
-from . import syntax
+from . import traversal
 
 
 _CONTAINER_CALLS = {"list", "tuple", "dict", "set", "sorted", "reversed"}  # their entries: their arguments' (or theirs)
@@ -84,7 +84,7 @@ def repeats(value_node, value_of, holds_values, state):
         held = [state.closure(value_of(s)[1]) for s in (value_node.left, value_node.right)]
         return bool(held[0] & held[1])
     if kind in (gast.ListComp, gast.SetComp, gast.GeneratorExp, gast.DictComp):
-        bound = {n.id for g in value_node.generators for n in syntax.walk(g.target) if type(n) is gast.Name}
+        bound = {n.id for g in value_node.generators for n in traversal.walk(g.target) if type(n) is gast.Name}
         entry = value_node.value if kind is gast.DictComp else value_node.elt
         while type(entry) in (gast.Subscript, gast.Attribute):
             entry = entry.value

@@ -37,7 +37,7 @@ import types
 
 import gast
 
-from . import syntax
+from . import syntax, traversal
 from .scope import MISSING, dotted_parts, lookup_path
 
 
@@ -49,9 +49,9 @@ def run(program):
         return tree  # most functions: no copy of the tree
     tree = syntax.copy(tree)
     namer = program.helper_namer()
-    namer.taken |= set(syntax.names_stored(tree))
+    namer.taken |= set(traversal.names_stored(tree))
     counts = {}
-    for n in syntax.nodes(tree):
+    for n in traversal.nodes(tree):
         if type(n) is gast.Name and not isinstance(n.ctx, gast.Load):
             counts[n.id] = counts.get(n.id, 0) + 1
         elif type(n) is gast.FunctionDef and n is not tree:
@@ -82,7 +82,7 @@ def run(program):
             changed = True
     # a factory read otherwise keeps its calls as written (nothing else reads it: fence.py refuses it)
     for factory, rewritten in calls.items():
-        reads = [n for n in syntax.nodes(program.tree) if syntax.is_name(n, factory) and isinstance(n.ctx, gast.Load)]
+        reads = [n for n in traversal.nodes(program.tree) if syntax.is_name(n, factory) and isinstance(n.ctx, gast.Load)]
         if len(reads) != len(rewritten):
             return program.tree
     if not changed:
@@ -121,15 +121,15 @@ def _inner(factory):
     if not _plain(factory.args):
         return None
     inner, params = body[0], {a.id for a in factory.args.args}
-    for n in syntax.nodes(inner):
+    for n in traversal.nodes(inner):
         if type(n) in (gast.Global, gast.Nonlocal):
             return None
         if n is not inner and type(n) in (gast.FunctionDef, gast.Lambda) and params & _parameters(n.args):
             return None
         if type(n) in (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp) and params & set(
-                syntax.names_stored([g.target for g in n.generators])):
+                traversal.names_stored([g.target for g in n.generators])):
             return None
-    if params & (set(syntax.names_stored(inner.body)) | {inner.name}):
+    if params & (set(traversal.names_stored(inner.body)) | {inner.name}):
         return None
     return inner
 

@@ -24,7 +24,7 @@ import math
 import gast
 import numpy as np
 
-from . import syntax
+from . import syntax, traversal
 
 
 def run(tree, namer, types):
@@ -61,7 +61,7 @@ def _joined(first, second, bound, numeric):
     if head is None:
         return None
     v, c, a = head
-    if v in syntax.names_read(a):
+    if v in traversal.names_read(a):
         return None
     if not (isinstance(second, gast.Assign) and len(second.targets) == 1 and syntax.is_name(second.targets[0], v)):
         return None
@@ -75,7 +75,7 @@ def _joined(first, second, bound, numeric):
         if found is None:
             continue
         k, b = found
-        if v in syntax.names_read(b) or not (_not_bool(a, numeric) or _not_bool(b, numeric)):
+        if v in traversal.names_read(b) or not (_not_bool(a, numeric) or _not_bool(b, numeric)):
             return None  # two boolean arrays: a + b would be `or`, b - a an error
         if bound[c] == bound[k]:
             inner = syntax.binop(a, gast.Add(), b)

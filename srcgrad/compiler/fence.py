@@ -14,7 +14,7 @@ import importlib
 
 import gast
 
-from . import folds, printing, sharing, syntax
+from . import folds, printing, sharing, traversal
 
 _ADVICE = {
     gast.AsyncWith: ("`async with`", "differentiate a synchronous function"),
@@ -39,9 +39,9 @@ if hasattr(gast, "TryStar"):
 
 def _nested_owner(tree, statement):
     """The name of the function nested in `tree` whose body holds `statement`, else None."""
-    for node in syntax.nodes(tree):
+    for node in traversal.nodes(tree):
         if (isinstance(node, gast.FunctionDef) and node is not tree and node is not statement
-                and any(n is statement for n in syntax.nodes(node))):
+                and any(n is statement for n in traversal.nodes(node))):
             return node.name
     return None
 
@@ -139,12 +139,12 @@ def _check_walruses(program, tree, transform):
     evaluates it: one in a `lambda` (it binds in the lambda's own scope), an f-string, an
     `assert` or a `raise` (kept as written), or a second walrus assigning the same name
     in one statement (its value read later in the statement could be either)."""
-    if not syntax.holds(tree, gast.NamedExpr):
+    if not traversal.holds(tree, gast.NamedExpr):
         return
     where = f"{transform} (in `{tree.name}`)"
-    for stmt in syntax.walk(tree):
+    for stmt in traversal.walk(tree):
         if isinstance(stmt, gast.Lambda) or isinstance(stmt, (gast.JoinedStr, gast.Assert, gast.Raise)):
-            inner = next((n for n in syntax.walk(stmt) if isinstance(n, gast.NamedExpr)), None)
+            inner = next((n for n in traversal.walk(stmt) if isinstance(n, gast.NamedExpr)), None)
             if inner is not None:
                 construct, advice = _WALRUS_PLACES[type(stmt)]
                 raise program.error(inner, f"the walrus operator `:=` {construct} is not supported by {where}; {advice}")
@@ -152,7 +152,7 @@ def _check_walruses(program, tree, transform):
             continue
         roots = [stmt.test] if isinstance(stmt, (gast.If, gast.While)) else [stmt.iter] if isinstance(stmt, gast.For) else [stmt]
         seen = set()
-        for node in (n for root in roots for n in syntax.walk(root)):
+        for node in (n for root in roots for n in traversal.walk(root)):
             if isinstance(node, gast.NamedExpr):
                 if node.target.id in seen:
                     raise program.error(
@@ -171,12 +171,12 @@ def _check_loops_resizing_their_list(program, tree, transform):
     list had when it started, and srcgrad counts a loop's trips from that length."""
     if not any(f".{method}(" in line for line in program.source_lines for method in _RESIZING):
         return  # most functions: no walk
-    for loop in syntax.walk(tree):
+    for loop in traversal.walk(tree):
         if not isinstance(loop, gast.For):
             continue
         iterated = {n.id for n in ([loop.iter] + (list(loop.iter.args) if isinstance(loop.iter, gast.Call) else []))
                     if isinstance(n, gast.Name)}
-        for node in (n for s in loop.body for n in syntax.walk(s)):
+        for node in (n for s in loop.body for n in traversal.walk(s)):
             if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr in _RESIZING
                     and isinstance(node.func.value, gast.Name) and node.func.value.id in iterated):
                 name = node.func.value.id
@@ -202,9 +202,9 @@ def imports(program, transform="srcgrad.grad"):
     (`Program.bound`). An import that fails is an error at its line (Python refuses
     `import *` in a function before srcgrad sees it)."""
     found = {}
-    if not syntax.holds(program.tree, (gast.Import, gast.ImportFrom)):
+    if not traversal.holds(program.tree, (gast.Import, gast.ImportFrom)):
         return found
-    for node in syntax.walk(program.tree):
+    for node in traversal.walk(program.tree):
         if not isinstance(node, (gast.Import, gast.ImportFrom)):
             continue
         try:
@@ -254,14 +254,14 @@ def shared_augmented(program):
     run time that they do not. Every other augmented assignment that may change memory
     still in use is refused here (sharing.py)."""
     tree = program.tree
-    if not syntax.holds(tree, gast.AugAssign):
+    if not traversal.holds(tree, gast.AugAssign):
         return {}
     found, guards = _alias_checks(program, tree)
     for key, checks in sharing.check(program, tree, guards).items():
         found.setdefault(key, []).extend(checks)
-    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
+    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(traversal.names_stored(tree))
     for nested in tree.body:
-        if isinstance(nested, gast.FunctionDef) and syntax.holds(nested, gast.AugAssign):
+        if isinstance(nested, gast.FunctionDef) and traversal.holds(nested, gast.AugAssign):
             sharing.check(program, nested, {}, local)  # refuses or accepts: no check guards a nested def
     return found
 
@@ -280,8 +280,8 @@ def _alias_checks(program, tree):
                 pairs.append((node.targets[0].id, other, node))
     if not pairs:
         return found, guards
-    loops = [n for n in syntax.walk(tree) if isinstance(n, (gast.For, gast.While))]
-    for node in syntax.walk(tree):
+    loops = [n for n in traversal.walk(tree) if isinstance(n, (gast.For, gast.While))]
+    for node in traversal.walk(tree):
         if not (isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name)):
             continue
         name = node.target.id
@@ -289,9 +289,9 @@ def _alias_checks(program, tree):
             if name not in (a, b) or _position(made) > _position(node):
                 continue  # `made` after the change (a later `try` block's value too): no alias yet, and `other` unbound
             other = b if name == a else a
-            later = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == other
+            later = [n for n in traversal.walk(tree) if isinstance(n, gast.Name) and n.id == other
                      and isinstance(n.ctx, gast.Load) and n.lineno > node.lineno]
-            around = [n for loop in loops if node in list(syntax.walk(loop)) for n in syntax.walk(loop)
+            around = [n for loop in loops if node in list(traversal.walk(loop)) for n in traversal.walk(loop)
                       if isinstance(n, gast.Name) and n.id == other and isinstance(n.ctx, gast.Load)]
             if later or around:
                 message = (
@@ -313,7 +313,7 @@ def _position(node):
 
 
 def _assignments(tree):
-    """The `Assign` statements under `tree`, in `syntax.walk`'s (breadth-first) order:
+    """The `Assign` statements under `tree`, in `traversal.walk`'s (breadth-first) order:
     statements lie in statement lists only, so the walk goes through those alone."""
     found, todo = [], collections.deque([tree])
     pop, extend, assign, holders = todo.popleft, todo.extend, gast.Assign, _HOLDERS
@@ -356,7 +356,7 @@ def _def_error(program, tree, node, transform):
 def _checked_nodes(stmt):
     """The nodes of a top-level statement to check, in `gast.walk`'s order: those under
     `_checked_roots(stmt)`."""
-    return [n for root in _checked_roots(stmt) for n in syntax.walk(root)]
+    return [n for root in _checked_roots(stmt) for n in traversal.walk(root)]
 
 
 def _checked_roots(stmt):

@@ -31,7 +31,7 @@ import functools
 
 import gast
 
-from . import syntax
+from . import syntax, traversal
 from .naming import Namer
 from .scope import dotted_parts, lookup_path
 
@@ -45,11 +45,11 @@ def run(program):
     tree = program.tree
     if not any("reduce(" in line for line in program.source_lines):
         return tree
-    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
+    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(traversal.names_stored(tree))
     if local & {"list", "len", "TypeError"}:
         return tree  # the loop calls the builtins
     is_reduce = lambda call: _is_reduce(call, program, local)  # noqa: E731
-    if not any(type(n) is gast.Call and is_reduce(n) for n in syntax.nodes(tree)):
+    if not any(type(n) is gast.Call and is_reduce(n) for n in traversal.nodes(tree)):
         return tree
     tree = syntax.copy(tree)
     _Folding(is_reduce, Namer.for_tree(tree)).block(tree.body)
@@ -75,7 +75,7 @@ class _Folding:
     def block(self, stmts):
         out = []
         for s in stmts:
-            for inner in syntax.blocks_in(s):
+            for inner in traversal.blocks_in(s):
                 self.block(inner)
             if isinstance(s, (gast.FunctionDef, gast.ClassDef)):
                 out.append(s)
@@ -130,13 +130,13 @@ class _Folding:
                     or len(args.args) != 2):
                 return None
             if any(isinstance(n, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
-                                  gast.NamedExpr)) for n in syntax.nodes(function.body)):
+                                  gast.NamedExpr)) for n in traversal.nodes(function.body)):
                 name = self.namer.fresh("fold")
                 out.append(syntax.assign(name, function))
                 return syntax.call(syntax.name(name), [syntax.name(reduced), syntax.name(item)])
             first, second = (a.id for a in args.args)
             body = syntax.copy(function.body)
-            for n in syntax.nodes(body):
+            for n in traversal.nodes(body):
                 if type(n) is gast.Name and n.id in (first, second):
                     n.id = reduced if n.id == first else item
             return body

@@ -43,7 +43,7 @@ from .. import rules, runtime
 from ..runtime.containers import ABSENT
 from ..errors import NotDifferentiableError, SrcGradError
 from . import activity as activity_pass
-from . import bound_calls, call_effects, calls, inline, mutation, printing, syntax
+from . import bound_calls, call_effects, calls, inline, mutation, printing, syntax, traversal
 from . import calls as call_sites
 from . import tape_tangents
 
@@ -507,7 +507,7 @@ def run(tree, program, calls, namer, wrt, jvp_of):
     view = syntax.function_def(tree.name, params, view_body + [syntax.assign(output, syntax.copy(out))])
     active = activity_pass.run(view, varied, output, calls)
     if not program.generated:  # the same in-place changes as reverse mode: through no alias or view
-        mutation.run(tree, list(syntax.statements(tree)), program, set(params), active, calls)
+        mutation.run(tree, list(traversal.statements(tree)), program, set(params), active, calls)
 
     tangent_tapes = {}
     for tape in sorted(tapes):
@@ -557,11 +557,11 @@ def _float_arrays(tree, calls, params):
     floats), or arithmetic with a float literal (`a * 1.0`). A write into one needs no
     check that it rounds (`runtime.unless_integral`)."""
     verdict = {}
-    for s in syntax.statements(tree):
+    for s in traversal.statements(tree):
         if type(s) is not gast.Assign:
             continue
         for target in s.targets:
-            for name in syntax.names_stored(target):
+            for name in traversal.names_stored(target):
                 verdict[name] = verdict.get(name, True) and type(target) is gast.Name and _makes_floats(s.value, calls, params)
     return frozenset(name for name, surely in verdict.items() if surely)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..errors import NotDifferentiableError, SrcGradError
-from . import generator_lists, lambda_source, none_defaults, syntax, varargs
+from . import generator_lists, lambda_source, none_defaults, syntax, traversal, varargs
 from .naming import Namer
 from .stand_in import spelling, stand_in
 
@@ -254,7 +254,7 @@ def _unassigned(bound, tree):
     are then refused, calls.site)."""
     if not bound:
         return bound
-    stored = set(syntax.names_stored(tree))
+    stored = set(traversal.names_stored(tree))
     return {name: value for name, value in bound.items() if name not in stored}
 
 
@@ -269,14 +269,14 @@ def _method_program(fn, func, instance):
     if not args.args or getattr(args, "posonlyargs", None):
         return None
     receiver = args.args[0].id
-    if receiver in syntax.names_stored(program.tree):
+    if receiver in traversal.names_stored(program.tree):
         return None
     tree = syntax.copy(program.tree)
     del tree.args.args[0]
     held, inherited = {receiver: instance}, []
     owner = program.cells.get("__class__")  # the class whose body defines the method, where it uses super()
     if owner is not None:
-        tree = syntax.rewrite(tree, {gast.Attribute: lambda node: _super_method(node, owner, instance, held, inherited)})
+        tree = traversal.rewrite(tree, {gast.Attribute: lambda node: _super_method(node, owner, instance, held, inherited)})
     return dataclasses.replace(program, fn=fn, tree=tree, bound=dict(held), held=held, inherited=inherited)
 
 

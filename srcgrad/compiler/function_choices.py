@@ -23,7 +23,7 @@ import re
 
 import gast
 
-from . import syntax
+from . import syntax, traversal
 from .naming import Namer
 from .scope import dotted_parts
 
@@ -37,7 +37,7 @@ def run(program):
     made the choice between the calls."""
     if not any(_CHOICE_LINE.search(line) for line in program.source_lines):
         return program.tree  # no line assigns a conditional expression
-    stored = syntax.names_stored(program.tree)
+    stored = traversal.names_stored(program.tree)
     counts = store_counts(program.tree)
     choices = {}
     for stmt in program.tree.body:
@@ -63,7 +63,7 @@ def run(program):
         body.append(syntax.located(syntax.assign(flag, _numbered(stmt.value, leaves)), stmt))
         chosen[name] = (flag, leaves)
     tree.body = body
-    return syntax.rewrite(tree, {gast.Call: lambda call: chosen_call(call, chosen)})
+    return traversal.rewrite(tree, {gast.Call: lambda call: chosen_call(call, chosen)})
 
 
 def _numbered(choice, leaves):
@@ -80,7 +80,7 @@ def store_counts(tree):
     """{name: how many times it is bound} over `tree` (targets, loop targets, parameters and
     names of nested functions and lambdas, imports)."""
     counts = {}
-    for n in syntax.nodes(tree):
+    for n in traversal.nodes(tree):
         if type(n) is gast.Name and isinstance(n.ctx, (gast.Store, gast.Del, gast.Param)):
             counts[n.id] = counts.get(n.id, 0) + 1
         elif isinstance(n, (gast.FunctionDef, gast.ClassDef)) and n is not tree:
@@ -95,8 +95,8 @@ def _is_choice(node, stored, name):
     """Whether `node` chooses between dotted names (not `name`) by a test that reads only
     names outside `stored`, without calls."""
     if isinstance(node, gast.IfExp):
-        reads = [n.id for n in syntax.nodes(node.test) if type(n) is gast.Name]
-        return (all(isinstance(n, _TEST_NODES) for n in syntax.nodes(node.test))
+        reads = [n.id for n in traversal.nodes(node.test) if type(n) is gast.Name]
+        return (all(isinstance(n, _TEST_NODES) for n in traversal.nodes(node.test))
                 and not any(r in stored for r in reads)
                 and _is_choice(node.body, stored, name) and _is_choice(node.orelse, stored, name))
     parts = dotted_parts(node)
@@ -105,7 +105,7 @@ def _is_choice(node, stored, name):
 
 def read_other_than_called(tree):
     """The names that `tree` reads somewhere other than as the function of a call."""
-    nodes = list(syntax.nodes(tree))
+    nodes = list(traversal.nodes(tree))
     called = {id(n.func) for n in nodes if type(n) is gast.Call}
     return {n.id for n in nodes if type(n) is gast.Name and isinstance(n.ctx, gast.Load) and id(n) not in called}
 

@@ -41,7 +41,7 @@ import gast
 import numpy as np
 
 from ..errors import SrcGradError
-from . import frontend, generator_lists, printing, syntax
+from . import frontend, generator_lists, printing, syntax, traversal
 from .naming import Namer
 from .scope import MISSING, dotted_parts, lookup_path
 from .stand_in import in_user_code
@@ -59,7 +59,7 @@ def run(program):
     stored_expressions, definitions, calls = [], [], []
     local = {a.id for a in tree.args.args + tree.args.kwonlyargs}
     store = gast.Store
-    for node in syntax.walk(tree):  # one walk: this runs on every function
+    for node in traversal.walk(tree):  # one walk: this runs on every function
         kind = type(node)
         if kind is gast.Name:
             if isinstance(node.ctx, store):
@@ -78,7 +78,7 @@ def run(program):
     if not nested and not any(_generator(n, program, nested, local) is not None for n in calls):
         return tree
     tree = syntax.copy(tree)
-    nested = {s.name: s for s in syntax.walk(tree) if isinstance(s, gast.FunctionDef) and s.name in nested and s is not tree}
+    nested = {s.name: s for s in traversal.walk(tree) if isinstance(s, gast.FunctionDef) and s.name in nested and s is not tree}
     namer = Namer.for_tree(tree)
     namer.taken |= set(program.globals) | set(program.bound)
     return _Rewriter(program, namer, nested, local).run(tree)
@@ -108,7 +108,7 @@ def _yields(definition):
         if isinstance(node, (gast.Yield, gast.YieldFrom)):
             return True
         if not isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
-            todo += [v for f in syntax.child_fields(type(node)) for v in _children(getattr(node, f, None))]
+            todo += [v for f in traversal.child_fields(type(node)) for v in _children(getattr(node, f, None))]
     return False
 
 
@@ -146,12 +146,12 @@ class _Rewriter:
         self.effects = None
 
     def run(self, tree):
-        for node in syntax.walk(tree):
-            for field in syntax.child_fields(type(node)):
+        for node in traversal.walk(tree):
+            for field in traversal.child_fields(type(node)):
                 for child in _children(getattr(node, field, None)):
                     self.parents[id(child)] = (node, field)
         self.effects = _Effects(self.program, tree, self.parents)
-        for node in list(syntax.walk(tree)):
+        for node in list(traversal.walk(tree)):
             if isinstance(node, gast.Name) and node.id in self.nested and isinstance(node.ctx, gast.Load):
                 parent, field = self.parents.get(id(node), (None, None))
                 if not (isinstance(parent, gast.Call) and field == "func"):
@@ -258,7 +258,7 @@ class _Rewriter:
     def refuse_changes(self, call, consumer, found):
         """Refuse a consuming loop that may stop early, or that changes what the generator reads."""
         if isinstance(consumer, gast.For):
-            jump = next((j for j in syntax.jumps_out(consumer.body, in_loop=False) if not isinstance(j, gast.Continue)), None)
+            jump = next((j for j in traversal.jumps_out(consumer.body, in_loop=False) if not isinstance(j, gast.Continue)), None)
             if jump is not None:
                 word = "return" if isinstance(jump, gast.Return) else "break"
                 raise self.refusal(call, f"read by a `for` loop with a `{word}` (line {self.program.line(jump)}), "
@@ -271,19 +271,19 @@ class _Rewriter:
                                 getattr(consumer, "value", None)) if n is not None] + [i for g in consumer.generators for i in g.ifs]
         else:
             return
-        read = {n.id for a in call.args + [k.value for k in call.keywords] for n in syntax.walk(a) if isinstance(n, gast.Name)}
+        read = {n.id for a in call.args + [k.value for k in call.keywords] for n in traversal.walk(a) if isinstance(n, gast.Name)}
         if isinstance(found, types.MethodType) and isinstance(call.func, gast.Attribute):
             read.add(generator_lists.root(call.func))  # its receiver
         if isinstance(found, str):  # a `def` in the function reads its variables
             definition = self.nested[found]
-            own = {a.id for a in definition.args.args + definition.args.kwonlyargs} | set(syntax.names_stored(definition.body))
-            rebound = set(syntax.names_read(definition.body)) - own
+            own = {a.id for a in definition.args.args + definition.args.kwonlyargs} | set(traversal.names_stored(definition.body))
+            rebound = set(traversal.names_read(definition.body)) - own
         else:
             function = found.__func__ if isinstance(found, types.MethodType) else found
-            declared = {n for s in syntax.walk(self.program.tree) if isinstance(s, (gast.Global, gast.Nonlocal)) for n in s.names}
+            declared = {n for s in traversal.walk(self.program.tree) if isinstance(s, (gast.Global, gast.Nonlocal)) for n in s.names}
             rebound = declared & (set(function.__code__.co_names) | set(function.__code__.co_freevars))
         for stmt in body:
-            for node in syntax.walk(stmt):
+            for node in traversal.walk(stmt):
                 changed = None
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and node.id in rebound:
                     changed = (node, f"rebinds `{node.id}`, which the generator reads")
@@ -305,7 +305,7 @@ class _Rewriter:
         """`stmts` with generator `def`s listed and each `for` loop's generator call named before it."""
         out = []
         for s in stmts:
-            for inner in syntax.blocks_in(s):
+            for inner in traversal.blocks_in(s):
                 inner[:] = self.block(inner)
             if isinstance(s, gast.FunctionDef) and self.nested.get(s.name) is s:
                 s = syntax.located(generator_lists.listed(self.program, s)[0], s)
@@ -335,17 +335,17 @@ def _callee_name(call):
 def _refuse_read_twice(tree, program, assignments):
     """Refuse a generator expression stored in a variable that is read twice, or once in a
     loop the assignment is not in: Python's second pass over it finds it empty."""
-    loops = [s for s in syntax.walk(tree) if isinstance(s, (gast.For, gast.While))]
+    loops = [s for s in traversal.walk(tree) if isinstance(s, (gast.For, gast.While))]
     for assign in assignments:
         target = assign.targets[0]
         if not isinstance(target, gast.Name):
             continue
-        reads = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == target.id and isinstance(n.ctx, gast.Load)]
-        if sum(1 for s in syntax.walk(tree) if isinstance(s, gast.Assign) and any(
+        reads = [n for n in traversal.walk(tree) if isinstance(n, gast.Name) and n.id == target.id and isinstance(n.ctx, gast.Load)]
+        if sum(1 for s in traversal.walk(tree) if isinstance(s, gast.Assign) and any(
                 isinstance(t, gast.Name) and t.id == target.id for t in s.targets)) > 1:
             continue  # assigned again: which read reads which is left to the order of statements (fence, jumps)
-        inside = [loop for loop in loops if any(r is n for r in reads for n in syntax.walk(loop))
-                  and not any(assign is n for n in syntax.walk(loop))]
+        inside = [loop for loop in loops if any(r is n for r in reads for n in traversal.walk(loop))
+                  and not any(assign is n for n in traversal.walk(loop))]
         if len(reads) > 1 or inside:
             where = reads[1] if len(reads) > 1 else reads[0]
             raise program.error(
@@ -388,7 +388,7 @@ class _Effects:
     def __init__(self, program, tree, parents):
         self.program, self.parents, self.found = program, parents, {}
         self.params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
-        self.names = [n for n in syntax.walk(tree) if isinstance(n, gast.Name)]
+        self.names = [n for n in traversal.walk(tree) if isinstance(n, gast.Name)]
 
     def private(self, name):
         """Whether `name` is a variable of the function holding an object made in it
@@ -466,7 +466,7 @@ class _Effects:
             return call, f"calls `{printing.unparse(func)}`, which rebinds a variable outside it (`global`, `nonlocal`)"
         if meaning is None or not _changes_arguments(meaning):
             return None
-        passed = [n.id for a in call.args + [k.value for k in call.keywords] for n in syntax.walk(a)
+        passed = [n.id for a in call.args + [k.value for k in call.keywords] for n in traversal.walk(a)
                   if isinstance(n, gast.Name) and (n.id in read or not self.private(n.id))]
         if passed:
             return call, f"calls `{printing.unparse(func)}`, which changes an argument in place (given `{passed[0]}`)"
@@ -489,7 +489,7 @@ def _changes_arguments(fn, depth=0):
     except (OSError, TypeError, SrcGradError):
         return True
     params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
-    for node in syntax.walk(tree):
+    for node in traversal.walk(tree):
         if any(root in params for root, _ in _changed_in_place(node)):
             return True
         if isinstance(node, gast.Call) and any(isinstance(a, gast.Name) and a.id in params for a in node.args):
@@ -510,4 +510,4 @@ def _rebinds_outside(fn):
         tree = frontend.load(function).tree
     except (OSError, TypeError, SrcGradError):
         return True
-    return any(isinstance(n, (gast.Global, gast.Nonlocal)) for n in syntax.walk(tree))
+    return any(isinstance(n, (gast.Global, gast.Nonlocal)) for n in traversal.walk(tree))

@@ -35,7 +35,7 @@ import weakref
 import gast
 
 from ..errors import SrcGradError
-from . import printing, syntax
+from . import printing, syntax, traversal
 
 _LISTINGS = weakref.WeakKeyDictionary()  # generator -> (its code, its listing)
 
@@ -79,7 +79,7 @@ def listed(program, definition=None):
     as it was. Raises the refusals above at `program`'s lines."""
     tree = syntax.copy(definition or program.tree)
     program = _Where(program, tree.name)
-    taken = {n.id for n in syntax.walk(tree) if isinstance(n, gast.Name)} | {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    taken = {n.id for n in traversal.walk(tree) if isinstance(n, gast.Name)} | {a.id for a in tree.args.args + tree.args.kwonlyargs}
     list_name = next(n for n in ("yielded", *(f"yielded_{k}" for k in range(1, 100))) if n not in taken)
     _refuse_effects(tree, program)
     body = tree.body
@@ -122,7 +122,7 @@ def _block(stmts, list_name, program, guarded):
             _refuse_unbounded(s, program)
         _refuse_yield_values(s, program, own_blocks=True)
         inner = s if isinstance(s, (gast.Try, gast.With)) else None if guarded == "top" else guarded
-        for block in syntax.blocks_in(s):
+        for block in traversal.blocks_in(s):
             block[:] = _block(block, list_name, program, inner)
         out.append(s)
     return out
@@ -131,7 +131,7 @@ def _block(stmts, list_name, program, guarded):
 def _refuse_yield_values(stmt, program, own_blocks=False):
     """Refuse a `yield` used as a value in `stmt` (with `own_blocks`, in its own fields
     only: the statements of its blocks are rewritten one by one)."""
-    blocks = {id(b) for b in syntax.blocks_in(stmt)} if own_blocks else set()
+    blocks = {id(b) for b in traversal.blocks_in(stmt)} if own_blocks else set()
     todo = [stmt]
     while todo:
         node = todo.pop()
@@ -140,7 +140,7 @@ def _refuse_yield_values(stmt, program, own_blocks=False):
                            "so nothing is sent in; yield as a statement")
         if node is not stmt and isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
             continue
-        for field in syntax.child_fields(type(node)):
+        for field in traversal.child_fields(type(node)):
             value = getattr(node, field, None)
             if type(value) is list:
                 if id(value) not in blocks:
@@ -163,12 +163,12 @@ def _refuse_unbounded(loop, program):
         steps = [s for s in loop.body if isinstance(s, gast.AugAssign) and syntax.is_name(s.target, getattr(counter, "id", None))
                  and type(s.op) in (gast.Add, gast.Sub) and isinstance(s.value, gast.Constant)
                  and type(s.value.value) in (int, float) and s.value.value > 0]
-        stored = [n for s in loop.body for n in syntax.walk(s) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)]
+        stored = [n for s in loop.body for n in traversal.walk(s) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)]
         step_up = steps and (1 if isinstance(steps[0].op, gast.Add) else -1) == direction
         if not (isinstance(counter, gast.Name) and len(steps) == 1 and step_up
                 and sum(1 for n in stored if n.id == counter.id) == 1
-                and not {n.id for n in stored} & set(syntax.names_read(bound))
-                and not any(isinstance(n, gast.Continue) for s in loop.body for n in syntax.walk(s))):
+                and not {n.id for n in stored} & set(traversal.names_read(bound))
+                and not any(isinstance(n, gast.Continue) for s in loop.body for n in traversal.walk(s))):
             why = "a `while` loop"
     if why is not None:
         raise _refusal(program, loop, why, "it may go on past the items its consumer reads, which Python would not run; "
@@ -177,9 +177,9 @@ def _refuse_unbounded(loop, program):
 
 def _refuse_effects(tree, program):
     """Refuse a generator that changes what is outside it (see the module docstring)."""
-    made = {n.id for n in syntax.walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    made = {n.id for n in traversal.walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     made -= {a.id for a in tree.args.args + tree.args.kwonlyargs}
-    for node in syntax.walk(tree):
+    for node in traversal.walk(tree):
         if isinstance(node, (gast.Global, gast.Nonlocal)):
             raise _refusal(program, node, f"`{type(node).__name__.lower()}`",
                            "the generator would change a variable outside it before its consumer reads the items")

@@ -54,7 +54,7 @@ from ..rules import registry
 from ..rules.operators import _matmul_vjp_x, _matmul_vjp_y
 from ..rules.purity import is_pure_call
 from ..runtime import unbroadcast
-from . import syntax
+from . import syntax, traversal
 from .holders import joined
 from .shapes import _Resolver
 
@@ -197,7 +197,7 @@ class _Hoist:
             s = stmts[k]
             for field in ("body", "orelse"):
                 inner = getattr(s, field, None)
-                if type(s) in syntax.BRANCHES_AND_LOOPS and inner:
+                if type(s) in traversal.BRANCHES_AND_LOOPS and inner:
                     self.block(inner)
             before = self.loop(s) if isinstance(s, gast.For) else []
             stmts[k:k] = before
@@ -225,14 +225,14 @@ class _Hoist:
         if self.rows:
             before += self.row_products(loop, bounds, varying, stores)
             before += self.row_sums(loop, bounds, varying, stores)
-        read_before = {n.id for n in syntax.nodes(loop.iter) if isinstance(n, gast.Name)}  # read once, first
+        read_before = {n.id for n in traversal.nodes(loop.iter) if isinstance(n, gast.Name)}  # read once, first
         for s in list(loop.body):
             if self.invariant(s, varying, stores, read_before, local):
                 loop.body.remove(s)
                 moved.append(s)
                 varying.discard(s.targets[0].id)
             else:
-                read_before |= {n.id for n in syntax.nodes(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+                read_before |= {n.id for n in traversal.nodes(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
         if not loop.body:
             loop.body = [syntax.pass_()]
         if moved and bounds[2] is not None:
@@ -266,7 +266,7 @@ class _Hoist:
 
     def pure(self, stmts):
         for s in stmts:
-            for n in syntax.nodes(s):
+            for n in traversal.nodes(s):
                 if isinstance(n, gast.Call):
                     fn = self.resolve(n.func)
                     if any(isinstance(a, gast.Starred) for a in n.args):
@@ -333,7 +333,7 @@ class _Hoist:
                 continue
             name, value = s.targets[0].id, s.value
             for stored in list(sums):  # `a` must keep its value until the sum is used
-                if _stores_any(s, {n.id for n in syntax.nodes(sums[stored][0]) if isinstance(n, gast.Name)}):
+                if _stores_any(s, {n.id for n in traversal.nodes(sums[stored][0]) if isinstance(n, gast.Name)}):
                     del sums[stored]
             if stores.get(name) != 1:
                 continue
@@ -371,7 +371,7 @@ class _Hoist:
         name = s.targets[0].id
         if stores.get(name) != 1 or name in read_before or not local(name):
             return False
-        return not ({n.id for n in syntax.nodes(s.value) if isinstance(n, gast.Name)} & varying)
+        return not ({n.id for n in traversal.nodes(s.value) if isinstance(n, gast.Name)} & varying)
 
 
 # --- helpers -------------------------------------------------------------------------
@@ -399,7 +399,7 @@ def _jumps(stmts):
         if isinstance(s, (gast.Break, gast.Continue)):
             return True
         if isinstance(s, (gast.For, gast.While)):
-            stack += [n for n in syntax.nodes(s) if isinstance(n, (gast.Return, gast.Yield, gast.YieldFrom))]
+            stack += [n for n in traversal.nodes(s) if isinstance(n, (gast.Return, gast.Yield, gast.YieldFrom))]
             continue
         if isinstance(s, gast.If):
             stack += s.body + s.orelse
@@ -410,7 +410,7 @@ def _written_into(stmts):
     """The names written into (`z[i] = v`, `z.a = v`, `z[i] += v`) in the statements."""
     out = set()
     for root in stmts:
-        for n in syntax.nodes(root):
+        for n in traversal.nodes(root):
             if isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load):
                 base = n.value
                 while isinstance(base, (gast.Subscript, gast.Attribute)):
@@ -444,9 +444,9 @@ def _sharing(tree, names):
     """`names` with every local name of `tree` that may share memory with one of them, in
     either direction (`z = y` relates z and y, `for row in Y` row and Y), until nothing
     more joins."""
-    local = {n.id for n in syntax.nodes(tree) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    local = {n.id for n in traversal.nodes(tree) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
     edges = []
-    for s in syntax.nodes(tree):
+    for s in traversal.nodes(tree):
         if isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign)) and s.value is not None:
             targets = s.targets if isinstance(s, gast.Assign) else [s.target]
             stored, held = _may_hold_targets(targets), _may_hold(s.value)
@@ -462,7 +462,7 @@ def _may_hold_targets(targets):
     """The names stored by the assignment targets, or written into."""
     out = set()
     for t in targets:
-        out |= {n.id for n in syntax.nodes(t) if isinstance(n, gast.Name)}
+        out |= {n.id for n in traversal.nodes(t) if isinstance(n, gast.Name)}
     return out
 
 
@@ -476,7 +476,7 @@ def _store_counts(node_or_stmts):
     counts = {}
     nodes = node_or_stmts if isinstance(node_or_stmts, list) else [node_or_stmts]
     for root in nodes:
-        for n in syntax.nodes(root):
+        for n in traversal.nodes(root):
             name = None
             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
                 name = n.id
@@ -494,14 +494,14 @@ def _name_counts(node):
     """{name: how many times it occurs under `node`}, in no particular order."""
     counts, stack, name_node, constant, ast_node = {}, [node], gast.Name, gast.Constant, gast.AST
     get, pop, push = counts.get, stack.pop, stack.append
-    while stack:  # as `syntax.nodes`, names and constants (most nodes) read where they are met
+    while stack:  # as `traversal.nodes`, names and constants (most nodes) read where they are met
         n = pop()
         cls, values = type(n), n.__dict__
         if cls is name_node:
             counts[n.id] = get(n.id, 0) + 1
             if n.annotation is None:
                 continue
-        for field in syntax.child_fields(cls):
+        for field in traversal.child_fields(cls):
             value = values.get(field)
             for v in value if type(value) is list else (value,):
                 kind = type(v)

@@ -12,7 +12,7 @@ only finds the names. It never changes the tree.
 import gast
 import numpy as np
 
-from . import syntax
+from . import syntax, traversal
 from .calls import COPY_METHODS
 from .views import (CONTAINER_BUILTINS, COPYING_UNLESS_TOLD, ELEMENT_METHODS, FRESH_BUILTINS, MORE_VIEWS,
                     VIEW_ATTRIBUTES, VIEW_FUNCTIONS, VIEW_METHODS)
@@ -193,7 +193,7 @@ def sharing_both_ways(group, assigns, appends, stores, shares):
     For a change of an array that nothing differentiated flows into: its undo must be
     kept wherever the backward pass reads any name of that memory, also the one the
     changed name was taken from (`z = y; z[1] = v` after `c * y` saved y)."""
-    edges = [(a.targets[0].id, n) for a in assigns for n in syntax.names_read(a.value) if shares(a.value, n)]
+    edges = [(a.targets[0].id, n) for a in assigns for n in traversal.names_read(a.value) if shares(a.value, n)]
     edges += [(holder, item) for item, holder in appends]
     edges += [(holder, value.id) for holder, value in stores if isinstance(value, gast.Name)]
     return joined(group, edges)

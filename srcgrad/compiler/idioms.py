@@ -55,7 +55,7 @@ import re
 
 import gast
 
-from . import array_writes, scatters as scatter_writes, syntax, unpacking
+from . import array_writes, scatters as scatter_writes, syntax, traversal, unpacking
 from .scope import dotted_parts, lookup_path
 
 _DICT_METHODS = ("update", "setdefault")
@@ -70,28 +70,28 @@ def run(program, transform="srcgrad.grad"):
     unpacking in a call whose length cannot be seen."""
     tree = program.tree
     lines = program.source_lines
-    candidates = [s for s in syntax.statements(tree) if _method_statement(s) is not None] if any(
+    candidates = [s for s in traversal.statements(tree) if _method_statement(s) is not None] if any(
         _METHOD_CALL.search(line) for line in lines) else []
     kinds = _kinds(program, tree) if candidates else {}
     methods = any(_fits(kinds.get(_method_statement(s)[0]), _method_statement(s)[1]) for s in candidates)
     keywords = any("dict(" in line for line in lines) and any(
-        type(n) is gast.Call and syntax.is_name(n.func, "dict") and (n.keywords or _pairs_display(n)) for n in syntax.nodes(tree))
+        type(n) is gast.Call and syntax.is_name(n.func, "dict") and (n.keywords or _pairs_display(n)) for n in traversal.nodes(tree))
     unpacked = any(_DICT_UNPACKING.search(line) for line in lines) and any(
-        type(n) is gast.Dict and None in n.keys for n in syntax.nodes(tree))
+        type(n) is gast.Dict and None in n.keys for n in traversal.nodes(tree))
     starred, keyed = unpacking.mentioned(lines, tree)
-    zipped = any("zip(" in line for line in lines) and any(_unpacks_zip(s) for s in syntax.statements(tree))
+    zipped = any("zip(" in line for line in lines) and any(_unpacks_zip(s) for s in traversal.statements(tree))
     deletes = any("del " in line for line in lines) and any(
-        _deletes_names(s) or _deleted_entry(s) is not None for s in syntax.statements(tree))
+        _deletes_names(s) or _deleted_entry(s) is not None for s in traversal.statements(tree))
     if deletes and not kinds:
         kinds = _kinds(program, tree)
-    items = any(".items()" in line for line in lines) and any(_sorted_items(n) for n in syntax.nodes(tree))
+    items = any(".items()" in line for line in lines) and any(_sorted_items(n) for n in traversal.nodes(tree))
     if items and not kinds:
         kinds = _kinds(program, tree)
     items = items and lookup_path(["sorted"], program) is sorted and any(
-        kinds.get(_sorted_items(n)) == "dict" for n in syntax.nodes(tree))
-    scatters = scatter_writes.mentioned(lines) and any(scatter_writes.spelled(s, program) for s in syntax.statements(tree))
+        kinds.get(_sorted_items(n)) == "dict" for n in traversal.nodes(tree))
+    scatters = scatter_writes.mentioned(lines) and any(scatter_writes.spelled(s, program) for s in traversal.statements(tree))
     local_names = array_writes.local_names(program) if array_writes.mentioned(lines) else None
-    writes = local_names is not None and any(array_writes.found(s, program, local_names) for s in syntax.statements(tree))
+    writes = local_names is not None and any(array_writes.found(s, program, local_names) for s in traversal.statements(tree))
     holders = _contained_lists(program, tree) if any(".append(" in line for line in lines) else set()
     inserts = any(".insert(" in line for line in lines) and _unseen_lists(program, tree, kinds)
     if not (methods or keywords or unpacked or starred or keyed or zipped or deletes or scatters or holders or inserts
@@ -116,7 +116,7 @@ def run(program, transform="srcgrad.grad"):
     if items:
         before = rewrites.get(gast.Call, lambda call: call)
         rewrites[gast.Call] = lambda call: _listed_items(before(call), kinds)
-    syntax.rewrite(tree, rewrites)
+    traversal.rewrite(tree, rewrites)
     if starred:
         unpacking.refuse_unseen_lengths(program, tree, transform)
     return tree
@@ -246,15 +246,15 @@ def _kinds(program, tree):
     one (a dict, a list, or `.copy()` of something)."""
     found = {}
     params = {a.id for a in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs}
-    for node in syntax.walk(tree):
+    for node in traversal.walk(tree):
         if isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not tree:
-            for n in syntax.walk(node.args):
+            for n in traversal.walk(node.args):
                 if isinstance(n, gast.Name):
                     found[n.id] = None
         if type(node) is gast.Assign:
             kind = _made(node.value, program)
             for target in node.targets:
-                for n in syntax.walk(target):
+                for n in traversal.walk(target):
                     if type(n) is gast.Name and isinstance(n.ctx, gast.Store):
                         simple = target is n
                         found[n.id] = _join(found.get(n.id, kind), kind if simple else None)
@@ -263,7 +263,7 @@ def _kinds(program, tree):
             found[node.target.id] = _join(found.get(node.target.id, kind), kind)
         elif isinstance(node, (gast.For, gast.comprehension, gast.NamedExpr, gast.withitem)):
             target = node.optional_vars if type(node) is gast.withitem else node.target
-            for n in syntax.walk(target) if target is not None else ():
+            for n in traversal.walk(target) if target is not None else ():
                 if type(n) is gast.Name:
                     found[n.id] = None
         elif isinstance(node, (gast.Import, gast.ImportFrom)):
@@ -283,7 +283,7 @@ def _rebound_parameters(tree, params):
             name = stmt.targets[0].id
             if name in params and name not in seen:
                 found.add(name)
-        for n in syntax.walk(stmt):
+        for n in traversal.walk(stmt):
             if type(n) is gast.Expr and _method_statement(n) is not None:
                 seen.add(_method_statement(n)[0])
     return found
@@ -413,7 +413,7 @@ def _entry_append(stmt):
         name, key, through = receiver.func.value.id, receiver.args[0], True
     else:
         return None
-    if not all(isinstance(n, PLAIN + (gast.Tuple,)) for n in syntax.walk(key)) or any(type(n) is gast.NamedExpr for n in syntax.walk(call.args[0])):
+    if not all(isinstance(n, PLAIN + (gast.Tuple,)) for n in traversal.walk(key)) or any(type(n) is gast.NamedExpr for n in traversal.walk(call.args[0])):
         return None  # the key is read twice: names and arithmetic only
     return name, key, call.args[0], through
 
@@ -430,14 +430,14 @@ def _contained_lists(program, tree):
     + [v]`) because no other name can see a list they hold: every binding is a display of
     list displays, every entry stored is a list display, and every other read of an entry
     keeps no reference to it (`sum(d[k])`, `np.array(d[k])`, `d[k][i]`, `for v in d[k]`)."""
-    appends = [(s.value, entry) for s in syntax.statements(tree) for entry in [_entry_append(s)] if entry is not None]
+    appends = [(s.value, entry) for s in traversal.statements(tree) for entry in [_entry_append(s)] if entry is not None]
     names = {entry[0] for _, entry in appends}
     if not names:
         return set()
     parents = parents_of(tree)
     allowed = {id(_dict_read(call)) for call, _ in appends}
     lists = (gast.List, gast.ListComp)
-    for node in syntax.walk(tree):
+    for node in traversal.walk(tree):
         if type(node) is not gast.Name or node.id not in names:
             continue
         parent = parents.get(id(node))
@@ -467,7 +467,7 @@ def _dict_read(call):
 def parents_of(tree):
     """{id(node): the node holding it} for every node under `tree`."""
     parents = {}
-    for node in syntax.walk(tree):
+    for node in traversal.walk(tree):
         for child in gast.iter_child_nodes(node):
             parents[id(child)] = node
     return parents
@@ -484,7 +484,7 @@ def keeps_no_reference(entry, parents, program):
         return True  # `d[k] + [v]`, `len(...) == ...`: a new value
     if type(parent) is gast.Call and entry in parent.args:
         parts = dotted_parts(parent.func)
-        if parts is None or parts[0] in syntax.names_stored(program.tree):
+        if parts is None or parts[0] in traversal.names_stored(program.tree):
             return False
         meaning = lookup_path(parts, program)
         return meaning in _KEEP_NOTHING or getattr(meaning, "__module__", "") in ("numpy", "numpy.core.fromnumeric")
@@ -502,7 +502,7 @@ def _inserted(call, name):
     if call.keywords or len(call.args) != 2 or any(type(a) is gast.Starred for a in call.args):
         return None
     i, v = call.args
-    if not all(isinstance(n, PLAIN) for n in syntax.walk(i)):
+    if not all(isinstance(n, PLAIN) for n in traversal.walk(i)):
         return None  # `i` is read twice
     head = syntax.subscript(syntax.name(name), syntax.slice_(None, i, None))
     tail = syntax.subscript(syntax.name(name), syntax.slice_(syntax.copy(i), None, None))
@@ -519,8 +519,8 @@ def _unseen_lists(program, tree, kinds):
     if not names:
         return set()
     parents = parents_of(tree)
-    for node in syntax.walk(tree):
-        if type(node) is gast.For and any(type(n) is gast.Name and n.id in names for n in syntax.walk(node.iter)):
+    for node in traversal.walk(tree):
+        if type(node) is gast.For and any(type(n) is gast.Name and n.id in names for n in traversal.walk(node.iter)):
             names -= _inserted_into(node)  # iterating a list while inserting into it sees the inserts
         if type(node) is not gast.Name or node.id not in names or not isinstance(node.ctx, gast.Load):
             continue
@@ -535,6 +535,6 @@ def _unseen_lists(program, tree, kinds):
 
 def _inserted_into(node):
     """The names of the lists that `ws.insert(i, v)` statements under `node` insert into."""
-    found = (_method_statement(s) for s in syntax.statements(node))
+    found = (_method_statement(s) for s in traversal.statements(node))
     return {f[0] for f in found if f is not None and f[1] == "insert"}
 

@@ -22,7 +22,7 @@ rewrites anything, the same tree otherwise.
 import gast
 import numpy as np
 
-from . import syntax
+from . import syntax, traversal
 from .scope import dotted_parts, lookup_path
 
 _MAKERS = {type(np.r_): "r_", type(np.c_): "c_"}
@@ -32,12 +32,12 @@ def run(program):
     tree = program.tree
     if not any("r_[" in line or "c_[" in line for line in program.source_lines):
         return tree
-    stored = set(syntax.names_stored(tree)) | {a.id for a in tree.args.args}
-    found = [n for n in syntax.nodes(tree) if type(n) is gast.Subscript and _maker(n, program, stored) is not None]
+    stored = set(traversal.names_stored(tree)) | {a.id for a in tree.args.args}
+    found = [n for n in traversal.nodes(tree) if type(n) is gast.Subscript and _maker(n, program, stored) is not None]
     if not found:
         return tree
     tree = syntax.copy(tree)
-    syntax.rewrite(tree, {gast.Subscript: lambda sub: _respelled(sub, program, stored)})
+    traversal.rewrite(tree, {gast.Subscript: lambda sub: _respelled(sub, program, stored)})
     return tree
 
 

@@ -20,7 +20,7 @@ import textwrap
 import gast
 import numpy as np
 
-from . import printing, syntax, templates
+from . import printing, syntax, templates, traversal
 
 
 @functools.lru_cache(maxsize=None)
@@ -182,7 +182,7 @@ def _rule_reduces(fn):
         type(n) is gast.Call and type(n.func) is gast.Attribute and n.func.attr in _REDUCTIONS
         and type(n.func.value) is gast.Name and fn.__globals__.get(n.func.value.id) is np
         and any(k.arg in ("axis", "keepdims") for k in n.keywords)
-        for n in syntax.nodes(expr)
+        for n in traversal.nodes(expr)
     )
 
 
@@ -190,7 +190,7 @@ def _drop_default_keywords(expr, numpy_names):
     """Drop `axis=None` and `keepdims=False` from the calls of NumPy reductions in `expr`
     (through a name in `numpy_names`, bound to numpy): their defaults, so the same call
     (`np.sum(t)` for `np.sum(t, axis=None, keepdims=False)`), read and run faster."""
-    for n in syntax.nodes(expr):
+    for n in traversal.nodes(expr):
         if (type(n) is gast.Call and n.keywords and type(n.func) is gast.Attribute and n.func.attr in _REDUCTIONS
                 and type(n.func.value) is gast.Name and n.func.value.id in numpy_names):
             n.keywords = [k for k in n.keywords if not (
@@ -213,7 +213,7 @@ def _settles(node):
         return any(_settles(n) for n in node)
     if type(node) is gast.Name or type(node) is gast.Constant or not isinstance(node, gast.AST):
         return False
-    return any(isinstance(n, (gast.Compare, gast.IfExp)) for n in syntax.nodes(node))
+    return any(isinstance(n, (gast.Compare, gast.IfExp)) for n in traversal.nodes(node))
 
 
 def _settle(node, numpy_names):
@@ -223,7 +223,7 @@ def _settle(node, numpy_names):
     under a name in `numpy_names`) -> `a - b` where `a` or `b` is a finite number: no
     inf - inf to guard."""
     values = node.__dict__
-    for field in syntax.child_fields(type(node)):
+    for field in traversal.child_fields(type(node)):
         value = values.get(field)
         if type(value) is list:
             value[:] = [_settle(v, numpy_names) if isinstance(v, gast.AST) else v for v in value]

@@ -44,7 +44,7 @@ import numpy as np
 from .. import runtime
 from ..errors import NotDifferentiableError
 from ..rules import registry
-from . import call_effects, position_loops, printing, syntax
+from . import call_effects, position_loops, printing, syntax, traversal
 from .resolve import Callee
 
 _LEN = Callee("function", builtins.len, "len")
@@ -69,12 +69,12 @@ class _Iteration:
             name: d for name, d in zip_defs.items()
             if d.value.args and all(isinstance(a, gast.Name) for a in d.value.args)
         }
-        loads, stores = syntax.name_counts(program_tree)
+        loads, stores = traversal.name_counts(program_tree)
         self.stores, self.loads = collections.Counter(stores), collections.Counter(loads)
         self.stored_at = collections.defaultdict(list)  # name -> the lines of the statements assigning it
-        for st in syntax.statements(program_tree):
+        for st in traversal.statements(program_tree):
             targets = st.targets if isinstance(st, gast.Assign) else [st.target] if isinstance(st, gast.For) else []
-            for name in syntax.names_stored(targets):
+            for name in traversal.names_stored(targets):
                 self.stored_at[name].append(getattr(st, "lineno", None))
         self.enclosing = []  # the loops around the statement being rewritten, innermost last
         self.params = [a.id for a in program_tree.args.args]
@@ -83,10 +83,10 @@ class _Iteration:
 
     def _made_by(self, tree):
         """({name: its assignment} for names assigned from a call of `reversed` with one
-        argument, the same for `zip`); of several, the last in `syntax.walk`'s order.
+        argument, the same for `zip`); of several, the last in `traversal.walk`'s order.
 
         Assignments are statements, in statement lists only: the walk goes through
-        statements breadth-first, which keeps `syntax.walk`'s order among them."""
+        statements breadth-first, which keeps `traversal.walk`'s order among them."""
         reversed_, zip_ = builtins.reversed, builtins.zip
         made = {reversed_: {}, zip_: {}}
         displays = set()  # the ids of the `z = zip(...)` assignments given a list or tuple display
@@ -117,8 +117,8 @@ class _Iteration:
         """Each list or tuple display given to a `z = zip(...)` assignment of `displays`
         (ids) assigned to a name of its own just before it (`enumerate(zip(x, [a, b]))`,
         which ANF spells so, is then read by index as `zip(x, seq)` is)."""
-        for holder in syntax.statements(tree):
-            for stmts in syntax.blocks_in(holder):
+        for holder in traversal.statements(tree):
+            for stmts in traversal.blocks_in(holder):
                 if not any(id(st) in displays for st in stmts):
                     continue
                 out = []
@@ -204,7 +204,7 @@ class _Iteration:
                         f"`for ... in reversed({mapping}.{method}()):`",
                     )
                 definition.value = syntax.subscript(view, syntax.slice_(None, None, syntax.const(-1)))
-        stored = set(syntax.names_stored(s.body)) | {target}  # `for x in x:` rebinds its sequence too
+        stored = set(traversal.names_stored(s.body)) | {target}  # `for x in x:` rebinds its sequence too
 
         def started(seq):
             """`seq`, or where the body rebinds it, a name for the object it had when the loop started."""
@@ -286,7 +286,7 @@ class _Iteration:
         """Refuse the loop `s` over a view of the dict `mapping` where its body changes it:
         writes or deletes an entry, or calls what may change it (call_effects.changes_container:
         `d.pop(k)`, `d.update(...)`; `d.get(k)` reads)."""
-        for st in syntax.statements(gast.Module(body=list(s.body), type_ignores=[])):
+        for st in traversal.statements(gast.Module(body=list(s.body), type_ignores=[])):
             for n in _own_nodes(st):
                 writes = isinstance(n, gast.Subscript) and isinstance(n.ctx, (gast.Store, gast.Del)) and syntax.is_name(n.value, mapping)
                 if not writes and isinstance(n, gast.Call):
@@ -334,7 +334,7 @@ class _Iteration:
         """{name: its value} for the names assigned once by `name = value` (computed once)."""
         if self.values is None:
             self.values = {
-                st.targets[0].id: st.value for st in syntax.statements(self.tree)
+                st.targets[0].id: st.value for st in traversal.statements(self.tree)
                 if isinstance(st, gast.Assign) and type(st.targets[0]) is gast.Name
             }
         return self.values
@@ -351,7 +351,7 @@ class _Iteration:
         fix = f"iterate over `{printing.unparse(definition.value)}` in the `for` statement itself (in `{self.program.name}`)"
         around = self.enclosing[-1] if self.enclosing else None
         if self.stores[seq.id] > 1 or self.loads[seq.id] > 1 or (
-                around is not None and not any(d is definition for d in syntax.statements(around))):
+                around is not None and not any(d is definition for d in traversal.statements(around))):
             raise self.program.error(
                 s, f"{made}, is iterated again or used elsewhere, and an iterator runs out after one pass: "
                 f"srcgrad reads it by index, which would not; {fix}",
@@ -385,7 +385,7 @@ class _Iteration:
                 break
             unpacks[id(stmt)] = value.slice.value
         rest = body[len(unpacks):]
-        if any(syntax.is_name(n, target) for stmt in rest for n in syntax.walk(stmt)):
+        if any(syntax.is_name(n, target) for stmt in rest for n in traversal.walk(stmt)):
             named, parts = [], []
             for item in items:
                 if type(item) is not gast.Name:

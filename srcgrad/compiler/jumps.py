@@ -21,7 +21,7 @@ value and breaks; the code after the loop runs only when the flag is not set.
 
 import gast
 
-from . import syntax
+from . import syntax, traversal
 
 
 class _Jumps:
@@ -32,7 +32,7 @@ class _Jumps:
 
     def function(self, tree):
         body = self.block(tree.body, in_loop=False)
-        returns = [n for n in syntax.statements(gast.Module(body=body, type_ignores=[])) if isinstance(n, gast.Return)]
+        returns = [n for n in traversal.statements(gast.Module(body=body, type_ignores=[])) if isinstance(n, gast.Return)]
         if len(returns) == 1 and body and body[-1] is returns[0] and self.result is None:
             tree.body = body
             return tree
@@ -161,7 +161,7 @@ def _flag_breaks(stmts, flag):
 
 def _walk_same_function(stmts):
     for stmt in stmts:
-        yield from syntax.walk(stmt)
+        yield from traversal.walk(stmt)
 
 
 def _return_none_at_open_ends(stmts):

@@ -23,7 +23,7 @@ import builtins
 import gast
 
 from ..errors import NotDifferentiableError
-from . import printing, syntax
+from . import printing, syntax, traversal
 from .naming import Namer
 from .scope import dotted_parts, lookup_path
 
@@ -35,15 +35,15 @@ def run(program, transform="srcgrad.grad"):
     compiled lambda in `program.bound`."""
     if not any("key" in line or "sorted" in line for line in program.source_lines):
         return program.tree  # no `key=` in the function's text, nor one sorted_loops.py wrote
-    defs = {n.name for n in syntax.walk(program.tree) if isinstance(n, gast.FunctionDef) and n is not program.tree}
-    calls = [n for n in syntax.walk(program.tree) if isinstance(n, gast.Call) and _key(n, defs) is not None]
+    defs = {n.name for n in traversal.walk(program.tree) if isinstance(n, gast.FunctionDef) and n is not program.tree}
+    calls = [n for n in traversal.walk(program.tree) if isinstance(n, gast.Call) and _key(n, defs) is not None]
     if not calls:
         return program.tree
-    local = set(syntax.names_stored(program.tree)) | {a.id for a in program.tree.args.args + program.tree.args.kwonlyargs}
+    local = set(traversal.names_stored(program.tree)) | {a.id for a in program.tree.args.args + program.tree.args.kwonlyargs}
     tree = syntax.copy(program.tree)
     namer = Namer.for_tree(tree)
     namer.taken |= set(program.globals) | set(program.bound)
-    for call in (n for n in syntax.walk(tree) if isinstance(n, gast.Call)):
+    for call in (n for n in traversal.walk(tree) if isinstance(n, gast.Call)):
         keyword = _key(call, defs)
         if keyword is None:
             continue
@@ -73,7 +73,7 @@ def _over_range(call, program):
     parts = dotted_parts(made.func)
     if parts is None or lookup_path(parts, program) is not builtins.range or made.keywords:
         return False
-    inner = [n for a in made.args for n in syntax.walk(a) if isinstance(n, gast.Call)]
+    inner = [n for a in made.args for n in traversal.walk(a) if isinstance(n, gast.Call)]
     return all(dotted_parts(n.func) is not None and lookup_path(dotted_parts(n.func), program) in (builtins.len, builtins.min)
                for n in inner)
 
@@ -113,8 +113,8 @@ def _outside(node, local, program):
     """The variables of the function (or its closure) the lambda `node` reads, in order."""
     args = node.args
     own = {a.id for a in args.args + args.kwonlyargs} | {a.id for a in (args.vararg, args.kwarg) if a is not None}
-    inner = {n.id for n in syntax.walk(node.body) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
-    reads = [n.id for n in syntax.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    inner = {n.id for n in traversal.walk(node.body) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    reads = [n.id for n in traversal.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
     return [name for name in reads if name not in own | inner and (name in local or name in program.cells)]
 
 

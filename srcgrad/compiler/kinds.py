@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import runtime
 from .entries import entry_read
-from .syntax import rewrite
+from .traversal import rewrite
 
 FLOAT, INT, F64, F32, F16 = "float", "int", "float64", "float32", "float16"
 BOTTOM = "bottom"  # the lattice shared with shapes.py: no assignment seen yet

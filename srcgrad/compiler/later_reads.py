@@ -8,7 +8,7 @@ iteration), none in a nested function (which may be called at any time).
 
 import gast
 
-from . import syntax
+from . import traversal
 
 
 class Reads:
@@ -16,13 +16,13 @@ class Reads:
 
     def __init__(self, tree):
         self.reads = {}
-        nested = [n for s in tree.body if isinstance(s, gast.FunctionDef) for n in syntax.walk(s)]
+        nested = [n for s in tree.body if isinstance(s, gast.FunctionDef) for n in traversal.walk(s)]
         self.always = {}  # name -> a read in a nested function
         for n in nested:
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 self.always.setdefault(n.id, n)
         self.nested_ids = {id(n) for n in nested}
-        for n in syntax.walk(tree):
+        for n in traversal.walk(tree):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in self.nested_ids:
                 self.reads.setdefault(n.id, []).append(n)
         self.tree = tree
@@ -35,7 +35,7 @@ class Reads:
         for read in reads:
             if (read.lineno, read.col_offset) >= end:
                 return read
-        inside = {id(n) for loop in loops for n in syntax.walk(loop)}
+        inside = {id(n) for loop in loops for n in traversal.walk(loop)}
         for read in reads:
             if id(read) in inside:
                 return read

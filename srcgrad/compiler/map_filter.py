@@ -29,7 +29,7 @@ import math
 import gast
 import numpy as np
 
-from . import syntax
+from . import syntax, traversal
 from .scope import dotted_parts, lookup_path
 
 # functions that read an iterable argument through, once, and keep no iterator (not NumPy's:
@@ -45,21 +45,21 @@ def run(program):
     tree = program.tree
     if not any(word in line for line in program.source_lines for word in _WORDS):
         return tree  # most functions: no walk
-    if not any(_may_rewrite(n) for n in syntax.nodes(tree)):
+    if not any(_may_rewrite(n) for n in traversal.nodes(tree)):
         return tree
-    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
+    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(traversal.names_stored(tree))
     builtin = {name for name in _ITERATORS
                if name not in local and lookup_path([name], program) is getattr(builtins, name)}
     if not builtin:
         return tree
     tree = syntax.copy(tree)
-    taken = {n.id for n in syntax.nodes(tree) if isinstance(n, gast.Name)}
+    taken = {n.id for n in traversal.nodes(tree) if isinstance(n, gast.Name)}
     rewriter = _Rewriter(program, builtin, local, taken)
     if "map" in builtin or "filter" in builtin:
-        for n in list(syntax.nodes(tree)):
+        for n in list(traversal.nodes(tree)):
             rewriter.visit(n)
     if "zip" in builtin or "enumerate" in builtin:
-        tree = syntax.rewrite(tree, {gast.Call: rewriter.whole})
+        tree = traversal.rewrite(tree, {gast.Call: rewriter.whole})
     return tree
 
 

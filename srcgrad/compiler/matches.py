@@ -38,7 +38,7 @@ import gast
 
 from ..errors import SrcGradError
 from ..rules import patterns as pattern_tests
-from . import syntax
+from . import syntax, traversal
 from .naming import Namer
 
 _SELF_MATCHING = {"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str", "tuple"}
@@ -48,7 +48,7 @@ def run(program, transform):
     """`program.tree` with every `match` statement desugared (the same tree where it has
     none); the helpers the tests call bound in `program.bound` and `program.held`."""
     if not any("match" in line for line in program.source_lines) or not any(
-            type(n) is gast.Match for n in syntax.statements(program.tree)):
+            type(n) is gast.Match for n in traversal.statements(program.tree)):
         return program.tree
     tree = syntax.copy(program.tree)
     namer = Namer.for_tree(tree)
@@ -79,7 +79,7 @@ class _Desugar(gast.NodeTransformer):
         for case in node.cases:
             captured |= _captures(case.pattern)
             if case.guard is not None:
-                captured |= {n.target.id for n in syntax.nodes(case.guard) if isinstance(n, gast.NamedExpr)}
+                captured |= {n.target.id for n in traversal.nodes(case.guard) if isinstance(n, gast.NamedExpr)}
         prologue = []
         if isinstance(node.subject, gast.Name) and node.subject.id not in captured:
             subject = node.subject.id
@@ -102,7 +102,7 @@ class _Desugar(gast.NodeTransformer):
             ) from None
         at = case.pattern
         binds = [syntax.located(syntax.assign(syntax.name(n, store=True), value), at) for n, value in binds]
-        read = {n.id for t in tests for n in syntax.nodes(t) if isinstance(n, gast.Name)}
+        read = {n.id for t in tests for n in traversal.nodes(t) if isinstance(n, gast.Name)}
         bound_names = {s.targets[0].id for s in binds}
         if bound_names & read:
             raise self.program.error(
@@ -196,7 +196,7 @@ class _Desugar(gast.NodeTransformer):
 def _captures(pattern):
     """The names `pattern` binds."""
     found = set()
-    for n in syntax.nodes(pattern):
+    for n in traversal.nodes(pattern):
         if isinstance(n, (gast.MatchAs, gast.MatchStar)) and n.name:
             found.add(n.name)
         elif isinstance(n, gast.MatchMapping) and n.rest:

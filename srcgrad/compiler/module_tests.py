@@ -21,7 +21,7 @@ import types
 
 import gast
 
-from . import syntax
+from . import syntax, traversal
 from .scope import MISSING, dotted_parts, lookup_path
 
 
@@ -30,9 +30,9 @@ def run(program):
     if not any("hasattr" in line for line in program.source_lines):
         return program.tree
     tree = program.tree
-    local = set(syntax.names_stored(tree)) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    local = set(traversal.names_stored(tree)) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
     if not any(isinstance(n, (gast.If, gast.IfExp)) and _decided(n.test, local, program) is not None
-               for n in syntax.walk(tree)):
+               for n in traversal.walk(tree)):
         return tree
     tree = syntax.copy(tree)
 
@@ -40,7 +40,7 @@ def run(program):
         taken = _decided(node.test, local, program)
         return node if taken is None else (node.body if taken else node.orelse)
 
-    tree = syntax.rewrite(tree, {gast.IfExp: expression})
+    tree = traversal.rewrite(tree, {gast.IfExp: expression})
     _blocks(tree, local, program)
     return tree
 

@@ -24,7 +24,7 @@ instead. The pass returns `{base: names that may share its memory}`; it never ch
 import gast
 
 from ..errors import NotDifferentiableError
-from . import argument_writes, holders, printing, statement_blocks, syntax
+from . import argument_writes, holders, printing, statement_blocks, syntax, traversal
 from .views import VIEW_METHODS
 
 CHANGING_METHODS = {"append"}  # the in-place methods reverse mode can undo (and `pop`: see `list_pops`)
@@ -191,7 +191,7 @@ def _makes_new(value, assigns, reads, calls, tree):
     defs = [a.value for a in assigns if a.targets[0].id == value.id]
     if len(defs) != 1 or not holders.fresh_value(defs[0], calls):
         return False
-    return reads[value.id] == 1 + sum(1 for s in syntax.statements(tree) if _fills(s, value.id))
+    return reads[value.id] == 1 + sum(1 for s in traversal.statements(tree) if _fills(s, value.id))
 
 
 def _fills(stmt, name):
@@ -199,11 +199,11 @@ def _fills(stmt, name):
     `k` not reading it)."""
     if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
         target = stmt.targets[0]
-        return syntax.is_name(target.value, name) and name not in syntax.names_read([target.slice, stmt.value])
+        return syntax.is_name(target.value, name) and name not in traversal.names_read([target.slice, stmt.value])
     if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Attribute):
         call = stmt.value
         return (call.func.attr == "append" and syntax.is_name(call.func.value, name)
-                and name not in syntax.names_read(call.args + [k.value for k in call.keywords]))
+                and name not in traversal.names_read(call.args + [k.value for k in call.keywords]))
     return False
 
 
@@ -235,7 +235,7 @@ def run(tree, statements, program, params, activity, calls):
         bases[base] = frozenset(group)
     checked = [(stmt, base) for stmt, base in found if base in activity.varied]
     if checked:
-        reads, blocks = syntax.load_counts(tree), statement_blocks.Blocks(tree)
+        reads, blocks = traversal.load_counts(tree), statement_blocks.Blocks(tree)
         for stmt, base in checked:
             _check_base(stmt, base, bases[base], tree, program, params, assigns, calls, activity, found, reads, blocks)
     return bases
@@ -258,7 +258,7 @@ def _refuse_attribute_writes(statements, program, activity):
         holder = node.targets[0].value
         while isinstance(holder, gast.Subscript):
             holder = holder.value
-        if not isinstance(holder, gast.Attribute) or not activity.varied.intersection(syntax.add_loads(node, set())):
+        if not isinstance(holder, gast.Attribute) or not activity.varied.intersection(traversal.add_loads(node, set())):
             continue
         spelled, attribute = program.text(node).strip() or printing.unparse(node).strip(), printing.unparse(holder).strip()
         raise program.error(
@@ -365,7 +365,7 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
     changed = [(s, b, blocks.fresh_before(s, b, calls)) for s, b in found if b in group]
     listed = any(b == base and not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript))
                  for s, b in found)  # appended to or popped from: a list
-    statements = list(syntax.statements(tree))
+    statements = list(traversal.statements(tree))
     seen = _with_hidden_views(group, assigns, calls, base, _append_pairs(found, calls), statements, listed)
     for alias in sorted(seen - {base}):
         if not activity.is_active(alias):
@@ -378,11 +378,11 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
             defs += appended
         else:  # a hidden view (`_with_hidden_views`)
             defs = [a for a in assigns if a.targets[0].id == alias and any(_may_view(a.value, b, calls) for b in seen)]
-            defs = defs or [a for a in assigns if a.targets[0].id == alias and set(syntax.names_read(a.value)) & seen]
+            defs = defs or [a for a in assigns if a.targets[0].id == alias and set(traversal.names_read(a.value)) & seen]
             defs += [n for n in statements if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript)
-                     and syntax.is_name(n.targets[0].value, alias) and set(syntax.names_read(n.value)) & seen]
+                     and syntax.is_name(n.targets[0].value, alias) and set(traversal.names_read(n.value)) & seen]
             defs += [c for c, b in found if b == alias and isinstance(c, gast.Expr)
-                     and set(syntax.names_read(c.value)) - {alias} & seen]  # `alias.append(member)`
+                     and set(traversal.names_read(c.value)) - {alias} & seen]  # `alias.append(member)`
         # a change of an object made (fresh) after the alias was taken cannot reach the alias, and a
         # change of a list that only holds the object (an append to it) leaves the object alone
         changed_stmts = [s for s, b, fresh in changed if not (holds_only and b == alias)
@@ -391,7 +391,7 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
             continue
         if changed_stmts and statement_blocks.handed_over(defs, alias, changed, changed_stmts, tree, blocks):
             continue
-        alias_reads = [n for n in syntax.walk(tree) if isinstance(n, gast.Name) and n.id == alias and isinstance(n.ctx, gast.Load)]
+        alias_reads = [n for n in traversal.walk(tree) if isinstance(n, gast.Name) and n.id == alias and isinstance(n.ctx, gast.Load)]
         if not changed_stmts or (len(defs) == 1 and statement_blocks.used_before_change(defs[0], alias, alias_reads, changed_stmts, blocks)):
             continue
         if holds_only:

@@ -11,7 +11,7 @@ import re
 
 import gast
 
-from . import syntax
+from . import traversal
 
 _IDENT = re.compile(r"[^0-9a-zA-Z_]+")
 _CLEANED = {}  # base -> `_cleaned(base)`, kept (a pure function of its argument)
@@ -42,9 +42,9 @@ class Namer:
 
     @classmethod
     def for_tree(cls, tree, scope=None):
-        loads, others = syntax.name_counts(tree)
+        loads, others = traversal.name_counts(tree)
         taken, stored = set(loads) | set(others), set(others)
-        for n in syntax.statements(tree):  # definitions and imports are statements
+        for n in traversal.statements(tree):  # definitions and imports are statements
             if isinstance(n, (gast.FunctionDef, gast.ClassDef)):
                 taken.add(n.name)
                 if n is not tree:  # a nested `def` binds a local name

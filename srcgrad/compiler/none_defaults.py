@@ -26,7 +26,7 @@ stays as it was.
 import gast
 
 from ..errors import NotDifferentiableError
-from . import syntax
+from . import syntax, traversal
 
 
 class _GivenNone:
@@ -51,7 +51,7 @@ def idioms(tree):
     params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     found, seen = {}, set()
     stores, called = {}, set()
-    for n in syntax.nodes(tree):
+    for n in traversal.nodes(tree):
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Name):
             called.add(n.func.id)
         elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
@@ -64,7 +64,7 @@ def idioms(tree):
         if (shape is not None and shape[0] in params and shape[0] in called and shape[0] not in seen
                 and stores.get(shape[0]) == 1):
             found[shape[0]] = (k, shape[1], shape[2])
-        seen.update(n.id for n in syntax.nodes(stmt) if isinstance(n, gast.Name))
+        seen.update(n.id for n in traversal.nodes(stmt) if isinstance(n, gast.Name))
     return found
 
 
@@ -117,7 +117,7 @@ def run(program, bound):
     if not found:
         return program.tree, bound
     tree = syntax.copy(program.tree)
-    local = set(syntax.names_stored(tree)) | {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
+    local = set(traversal.names_stored(tree)) | {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
     spelled, dropped = {}, set()
     for param, (k, default, form) in found.items():
         stmt = tree.body[k]

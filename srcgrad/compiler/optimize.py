@@ -28,7 +28,7 @@ import gast
 import numpy as np
 
 from ..rules.purity import is_droppable_call
-from . import attempts, syntax
+from . import attempts, syntax, traversal
 from .shapes import _Resolver
 
 
@@ -58,7 +58,7 @@ def run(tree, namer):
 
 def _forget_reads(node, reads):
     """Take the reads under `node`, which leaves the code, off the counts `reads`."""
-    for name, count in syntax.load_counts(node).items():
+    for name, count in traversal.load_counts(node).items():
         reads[name] -= count
 
 
@@ -69,7 +69,7 @@ def _fold_bound_scalars(sites, order, namer, reads, bound, names):
     (those not in `order` have left the tree). True if anything changed. `reads` (the
     read counts) and `bound` follow; what `names` kept of a statement changed is dropped.
 
-    The statements go in the order of a walk of the whole tree (`syntax.nodes`: the
+    The statements go in the order of a walk of the whole tree (`traversal.nodes`: the
     reverse of `order`), each with all it holds, so that the new names are numbered as
     that walk would number them."""
     changed = False
@@ -81,11 +81,11 @@ def _fold_bound_scalars(sites, order, namer, reads, bound, names):
         if inside[0] <= place < inside[1]:
             continue  # folded with the statement holding it
         inside = (first, place)
-        for s in syntax.statements(stmt):
+        for s in traversal.statements(stmt):
             names.pop(id(s), None)
         for node in _nodes(stmt):
             values = node.__dict__
-            for field in syntax.child_fields(type(node)):
+            for field in traversal.child_fields(type(node)):
                 value = values.get(field)
                 if type(value) is gast.BinOp or type(value) is gast.UnaryOp:
                     new = _folded(value, bound, namer, reads)
@@ -276,7 +276,7 @@ def _names_in(node):
     read, stored, stack, name_node, constant, load, ast_node = [], set(), [node], gast.Name, gast.Constant, gast.Load, gast.AST
     while stack:  # names and constants are read where they are met, not stacked
         n = stack.pop()
-        for field in syntax.child_fields(type(n)):
+        for field in traversal.child_fields(type(n)):
             value = n.__dict__.get(field)
             for v in value if type(value) is list else (value,):
                 kind = type(v)
@@ -300,7 +300,7 @@ def _drop_dead(tree, reads, resolve, counts):
     has a read target or an impure value."""
     dropped = []
     tree.body = _kept(tree.body, reads, resolve, counts, dropped)
-    unread = any(not counts[name] for s in dropped for name in syntax.add_loads(_read_by(s), set()))
+    unread = any(not counts[name] for s in dropped for name in traversal.add_loads(_read_by(s), set()))
     return dropped, unread
 
 
@@ -392,7 +392,7 @@ def _fold_tree(node, reads, bound, sites, order, statement):
     is_statement = isinstance(node, gast.stmt)
     if is_statement:
         statement, first = node, len(order)
-    for field in syntax.child_fields(cls):  # `ctx` and operators hold nothing to fold
+    for field in traversal.child_fields(cls):  # `ctx` and operators hold nothing to fold
         value = values.get(field)
         if type(value) is not list:
             kind = type(value)
@@ -470,5 +470,5 @@ def _number(node):
 
 
 def _nodes(node):
-    """Every node under `node`, itself included, in no particular order (see `syntax.nodes`)."""
-    return syntax.nodes(node)
+    """Every node under `node`, itself included, in no particular order (see `traversal.nodes`)."""
+    return traversal.nodes(node)

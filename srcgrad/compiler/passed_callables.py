@@ -38,7 +38,7 @@ import weakref
 import gast
 
 from ..errors import NotDifferentiableError
-from . import syntax
+from . import syntax, traversal
 from .naming import Namer
 from .scope import first_meaning
 from .stand_in import is_instance, is_user_function, spelling
@@ -187,7 +187,7 @@ def _receivers_read(program, tree, shapes):
     its top level (`f_self = f.__self__`: the generated code of a derivative, differentiated
     again, reads it so) to the `receiver` of its `Passed` in `program.records`."""
     counts = {}
-    for n in (n for s in tree.body for n in syntax.nodes(s)):
+    for n in (n for s in tree.body for n in traversal.nodes(s)):
         if type(n) is gast.Name and not isinstance(n.ctx, gast.Load):
             counts[n.id] = counts.get(n.id, 0) + 1
     for s in tree.body:
@@ -212,7 +212,7 @@ def calls_rewritten(body, names, rewrite):
             own |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
             hidden = hidden | own
         elif isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
-            hidden = hidden | set(syntax.names_stored([g.target for g in node.generators]))
+            hidden = hidden | set(traversal.names_stored([g.target for g in node.generators]))
         for field, value in gast.iter_fields(node):
             if isinstance(value, list):
                 setattr(node, field, [visit(v, hidden) if isinstance(v, gast.AST) else v for v in value])

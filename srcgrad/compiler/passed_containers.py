@@ -40,7 +40,7 @@ import weakref
 import gast
 
 from ..errors import NotDifferentiableError
-from . import printing, syntax, unroll
+from . import printing, syntax, traversal, unroll
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function, spelling
 
@@ -134,7 +134,7 @@ def run(program):
     tree = syntax.copy(program.tree)
     for param, container in containers.items():
         if container.refused:
-            use = next((n for n in (n for s in tree.body for n in syntax.nodes(s)) if syntax.is_name(n, param)), tree)
+            use = next((n for n in (n for s in tree.body for n in traversal.nodes(s)) if syntax.is_name(n, param)), tree)
             raise program.error(use, f"`{program.name}` reads its parameter `{param}`, which holds "
                                 f"{container.refused}", NotDifferentiableError)
     namer = program.helper_namer()
@@ -161,7 +161,7 @@ def _element_reads(program, tree, containers):
     follows through the class; the ids of those statements, and of `m_self =
     layers[1].__self__` of a bound method's instance, whose methods are followed so too)."""
     counts = {}
-    for n in (n for s in tree.body for n in syntax.nodes(s)):
+    for n in (n for s in tree.body for n in traversal.nodes(s)):
         if type(n) is gast.Name and not isinstance(n.ctx, gast.Load):
             counts[n.id] = counts.get(n.id, 0) + 1
     names, kept, aliases = {}, set(), {}  # aliases: a name read an element into -> the element
@@ -236,7 +236,7 @@ class _Uses:
         elements (the tree changed in place), those unroll.run unrolls: {id: the
         iterable as written}."""
         found = {}  # id of a loop -> its iterable as written
-        for node in list(syntax.nodes(tree)):
+        for node in list(traversal.nodes(tree)):
             if isinstance(node, gast.For):
                 written = printing.unparse(node.iter).strip()
                 new = self.by_position(node)
@@ -252,7 +252,7 @@ class _Uses:
         loop then runs over, its target made `i, layers_i` and those reads that name
         (the loop changed in place); else None."""
         target, iterable, program = loop.target, loop.iter, self.program
-        if type(target) is not gast.Name or target.id in syntax.names_stored(loop.body):
+        if type(target) is not gast.Name or target.id in traversal.names_stored(loop.body):
             return None
         param, keyed = None, True  # keyed: a dict's keys, else a list's positions
         if type(iterable) is gast.Name:
@@ -268,13 +268,13 @@ class _Uses:
         container = self.containers.get(param)
         if container is None or (container.keys is not None) != keyed:
             return None
-        reads = [n for s in loop.body for n in syntax.nodes(s) if type(n) is gast.Subscript and isinstance(n.ctx, gast.Load)
+        reads = [n for s in loop.body for n in traversal.nodes(s) if type(n) is gast.Subscript and isinstance(n.ctx, gast.Load)
                  and syntax.is_name(n.value, param) and syntax.is_name(n.slice, target.id)]
         if not reads:
             return None
         element = self.namer.fresh(f"{param}_{target.id}")
         ids = {id(n) for n in reads}
-        loop.body = [syntax.rewrite(s, {gast.Subscript: lambda n: syntax.located(syntax.name(element), n)
+        loop.body = [traversal.rewrite(s, {gast.Subscript: lambda n: syntax.located(syntax.name(element), n)
                                         if id(n) in ids else n}) for s in loop.body]
         loop.target = syntax.located(syntax.tuple_([target, syntax.name(element, store=True)], store=True), target)
         keys = container.keys if container.keys is not None else range(len(container.elements))
@@ -369,12 +369,12 @@ class _Uses:
             return node
 
         rewrites = {gast.Subscript: subscript, gast.Call: call, gast.ListComp: self.comprehension}
-        tree.body = [s if id(s) in self.kept else syntax.rewrite(s, rewrites) for s in tree.body]
+        tree.body = [s if id(s) in self.kept else traversal.rewrite(s, rewrites) for s in tree.body]
         handed = set()  # `apply_all(layers, x)`: the callee's derivative is made for the container (bound_calls.py)
-        for node in (n for s in tree.body for n in syntax.nodes(s)):
+        for node in (n for s in tree.body for n in traversal.nodes(s)):
             if type(node) is gast.Call and is_user_function(_meaning(node.func, program)):
                 handed |= {id(a) for a in node.args + [k.value for k in node.keywords] if type(a) is gast.Name}
-        for node in (n for s in tree.body if id(s) not in self.kept for n in syntax.nodes(s)):
+        for node in (n for s in tree.body if id(s) not in self.kept for n in traversal.nodes(s)):
             if type(node) is gast.Name and node.id in containers and id(node) not in handed and id(node) not in runtime:
                 raise self.refuse(node, node.id, f"`{program.text(node)}` uses it otherwise")
         return tree

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, jumps, key_lambdas, load, map_filter, matches, module_tests, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, syntax, transform_calls, tuple_writes, unroll, vectorized_calls, versions
+from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, jumps, key_lambdas, load, map_filter, matches, module_tests, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, syntax, transform_calls, traversal, tuple_writes, unroll, vectorized_calls, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -344,7 +344,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
         tree = jumps.run(tree, namer)
         _show(verbose, "jumps", tree)
         params = [a.id for a in tree.args.args]
-        local_names = set(params) | {a.id for a in tree.args.kwonlyargs} | set(syntax.names_stored(tree))
+        local_names = set(params) | {a.id for a in tree.args.kwonlyargs} | set(traversal.names_stored(tree))
         tree = anf.run(tree, namer, local_names, shared, program.bound, program.listed_defs)
         tree = closures.inline(tree, local_functions, namer, local_names, program.listed_defs)
         _show(verbose, "ANF", tree)

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import runtime
 from ..rules import registry
-from . import call_effects, printing, syntax
+from . import call_effects, printing, syntax, traversal
 from .resolve import Callee
 
 _LEN = Callee("function", len, "len")
@@ -59,7 +59,7 @@ def rewritten(walker, s, pre):
             s, f"iterating over `{printing.unparse(it)}` is not supported (in `{walker.program.name}`); pass "
             f"the sequences by position{', without `repeat=`' if how == 'product' else ''}",
         )
-    stored = set(syntax.names_stored(s.body)) | {s.target.id}
+    stored = set(traversal.names_stored(s.body)) | {s.target.id}
     sequences = []
     for seq in walker.atoms(s, args, pre):
         _refuse_changed_pool(walker, s, seq.id, how)
@@ -111,7 +111,7 @@ def _refuse_changed_pool(walker, s, name, how):
     `name` in place: the iterator holds the entries `name` had when the loop started
     (numbers of a vector, rows of a matrix as views), the loop rewritten by index would
     read each one as it is when the body reaches it."""
-    for st in syntax.statements(gast.Module(body=list(s.body), type_ignores=[])):
+    for st in traversal.statements(gast.Module(body=list(s.body), type_ignores=[])):
         target = st.targets[0] if isinstance(st, gast.Assign) else None
         while how == "ndenumerate" and type(target) is gast.Subscript and type(target.value) is gast.Subscript:
             target = target.value  # `L[0][0] = ...` changes the list of lists `L`

@@ -20,7 +20,7 @@ import gast
 from ..errors import NotDifferentiableError
 from ..runtime.containers import not_a_field
 from ..runtime.records import Field, is_record_class, record_fields
-from . import syntax
+from . import syntax, traversal
 
 
 def fields_in_order(program, stmt, callee, args, keywords):
@@ -92,15 +92,15 @@ def field_reads(program, tree, params, activity, calls):
                for c in calls.values()):
         return ()  # no read of an attribute arrays do not have (a read on a record's read shows in `calls` too)
     values = {}
-    for s in syntax.statements(tree):
+    for s in traversal.statements(tree):
         if type(s) is gast.Assign and type(s.targets[0]) is gast.Name:
             values.setdefault(s.targets[0].id, []).append(s.value)
         elif type(s) is gast.For and type(s.target) is gast.Name and type(s.iter) is gast.Name:
             values.setdefault(s.target.id, []).append(s.iter)  # an entry of the iterable, read as `xs[...]`
         elif isinstance(s, (gast.Assign, gast.AugAssign, gast.For)):
-            for name in syntax.names_stored(s.targets if type(s) is gast.Assign else s.target):
+            for name in traversal.names_stored(s.targets if type(s) is gast.Assign else s.target):
                 values.setdefault(name, []).append(None)
-    nodes = list(syntax.nodes(tree))
+    nodes = list(traversal.nodes(tree))
     called = {id(n.func) for n in nodes if type(n) is gast.Call}
     checks, seen = [], set()
     for node in nodes:

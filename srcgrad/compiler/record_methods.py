@@ -46,7 +46,7 @@ import numpy as np
 from ..errors import NotDifferentiableError, SrcGradError
 from ..rules import methods, sampling
 from ..runtime.records import record_fields
-from . import frontend, scope, stand_in, syntax
+from . import frontend, scope, stand_in, syntax, traversal
 from .naming import Namer
 from .passed_callables import calls_rewritten
 
@@ -105,7 +105,7 @@ def calls_a_method(tree, names):
             (type(node.func) is gast.Name and node.func.id in names)
             or (type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
                 and node.func.value.id in names and is_method_name(node.func.attr)))
-        for node in syntax.walk(tree)
+        for node in traversal.walk(tree)
     )
 
 
@@ -221,7 +221,7 @@ def argument_checks(program):
         checks.append((positional.index(param) if param in positional else param, (), refused,
                        functools.partial(_not_followed_refusal, param=param, name=name, where=program.name), location))
 
-    for node in syntax.walk(program.tree):
+    for node in traversal.walk(program.tree):
         if (type(node) is gast.Call and type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
                 and node.func.value.id in params and node.func.attr in methods.METHODS):
             param, name = node.func.value.id, node.func.attr
@@ -312,9 +312,9 @@ def _check_no_writes(program, node, called, bound, owner, func):
     if not args:
         return
     receiver = args[0].id
-    for s in syntax.statements(method.tree):
+    for s in traversal.statements(method.tree):
         targets = s.targets if type(s) is gast.Assign else [s.target] if isinstance(s, (gast.AugAssign, gast.AnnAssign)) else []
-        written = [t for target in targets for t in syntax.walk(target)
+        written = [t for target in targets for t in traversal.walk(target)
                    if type(t) is gast.Attribute and type(t.value) is gast.Name and t.value.id == receiver]
         if not written and isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             call = s.value

@@ -26,7 +26,7 @@ import gast
 import numpy as np
 
 from ..rules import methods, registry, sampling
-from . import stand_in, syntax, varargs
+from . import stand_in, traversal, varargs
 from .scope import MISSING, dotted_parts, lookup_path
 
 
@@ -55,7 +55,7 @@ def run(tree, program, local_names):
     table = {}
     local_names = set(local_names)
     samplers = []  # calls of a sampler's name on a local, which may be a generator (`rng.normal(...)`)
-    for node in syntax.walk(tree):  # gast.walk's order, faster
+    for node in traversal.walk(tree):  # gast.walk's order, faster
         if isinstance(node, gast.Call):
             callee = table[node] = _resolve_call(node, program, local_names)
             if callee.kind == "method" and callee.obj is None and callee.path in sampling.SAMPLERS:
@@ -81,7 +81,7 @@ def _generators(tree, program):
     """{name: generator class} of the names `tree` assigns exactly once, by a plain
     `name = np.random.default_rng(...)` (or `Generator(...)`, `RandomState(...)`)."""
     stores, made = {}, {}
-    for node in syntax.walk(tree):
+    for node in traversal.walk(tree):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             stores[node.id] = stores.get(node.id, 0) + 1
         elif (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)

@@ -32,7 +32,7 @@ import gast
 
 from .. import rules, runtime
 from . import calls as call_sites
-from . import call_effects, contexts, entries, mutation, syntax
+from . import call_effects, contexts, entries, mutation, syntax, traversal
 from .contributions import Contributions
 from .markers import _Group, _Restore, _Save
 from .undo import Undo
@@ -131,7 +131,7 @@ class _Reverse(Contributions, Undo):
         return _Save(name, False, self.keys)
 
     def visit_If(self, s, ctx):
-        assert not (isinstance(s.test, gast.Name) and s.test.id in syntax.names_stored(s.body + s.orelse)), (
+        assert not (isinstance(s.test, gast.Name) and s.test.id in traversal.names_stored(s.body + s.orelse)), (
             "ANF post-condition: a branch never reassigns its own test"
         )
         before = set(ctx.must_defined)
@@ -150,7 +150,7 @@ class _Reverse(Contributions, Undo):
         """Names a branch assigns once, at its top level, and nobody reads outside it."""
         inside = {}
         for stmt in body:
-            syntax.load_counts(stmt, inside)
+            traversal.load_counts(stmt, inside)
         local = _iteration_locals(body, self.assign_count) - self.params  # see `loop`
         return frozenset(v for v in local if inside.get(v, 0) == self.read_counts.get(v, 0))
 
@@ -161,7 +161,7 @@ class _Reverse(Contributions, Undo):
         iteration's value, which only the save before the assignment brings back."""
         inside = {}
         for stmt in body:
-            syntax.load_counts(stmt, inside)
+            traversal.load_counts(stmt, inside)
         local = _iteration_locals(body, self.assign_count) - self.params
         return frozenset(v for v in local if inside.get(v, 0) == self.read_counts.get(v, 0))
 
@@ -279,14 +279,14 @@ def _iteration_locals(body, assign_count):
     result = set()
     for stmt in body:
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
-            seen_read.update(syntax.names_read(stmt.value))
+            seen_read.update(traversal.names_read(stmt.value))
             name = stmt.targets[0].id
             if name not in seen_read and assign_count.get(name, 0) == 1:
                 result.add(name)
             seen_read.add(name)
         else:
-            seen_read.update(syntax.names_read(stmt))
-            seen_read.update(syntax.names_stored(stmt))
+            seen_read.update(traversal.names_read(stmt))
+            seen_read.update(traversal.names_stored(stmt))
     return result
 
 
@@ -367,7 +367,7 @@ def sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
     out_name = out.id if isinstance(out, gast.Name) else None
     rev = _Reverse(program, activity, calls, namer, bind)
     rev.pullback_of = pullback_of
-    statements = list(syntax.statements(tree))
+    statements = list(traversal.statements(tree))
     rev.mutations = mutation.run(tree, statements, program, set(params), activity, calls)
     rev.dicts = mutation.dict_bases(statements, calls)
     rev.pops = mutation.list_pops(statements, calls)
@@ -375,7 +375,7 @@ def sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
     rev.params = set(params)
     rev.assign_count = count_assignments(statements)
     rev.assigned = set()
-    rev.read_counts = syntax.load_counts(tree)
+    rev.read_counts = traversal.load_counts(tree)
     rev.contexts = program.contexts
     forward, backward = rev.block(body, _Context(0, frozenset(), set(params)))
 
@@ -485,7 +485,7 @@ def assemble(sw, shapes=None, split=False):
 
 
 def _stored_in(stmts, zeros, scans):
-    """The names stored anywhere under the statements `stmts` (`syntax.names_stored`, as
+    """The names stored anywhere under the statements `stmts` (`traversal.names_stored`, as
     a set), each statement, `if`/`while` test and `for` header scanned by `_scan` into
     `scans` (id(node) -> its scan), as `_unassigned_zero_reads` reads them."""
     stored = set()
@@ -508,9 +508,9 @@ def _stored_in(stmts, zeros, scans):
 
 def _scan(node, zeros):
     """The names `zeros(name)` reads under `node`, and the names stored there: one walk
-    (as `syntax.nodes`, inlined: it runs over every node of the derivative; names
+    (as `traversal.nodes`, inlined: it runs over every node of the derivative; names
     and constants, most nodes, are read where they are met, without the stack)."""
-    call, name, constant, store, ast_node, child_fields = gast.Call, gast.Name, gast.Constant, gast.Store, gast.AST, syntax.child_fields
+    call, name, constant, store, ast_node, child_fields = gast.Call, gast.Name, gast.Constant, gast.Store, gast.AST, traversal.child_fields
     read, stored, stack = [], [], [node]
     pop, push, note = stack.pop, stack.append, stored.append
     while stack:

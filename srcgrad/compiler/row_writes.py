@@ -35,7 +35,7 @@ import builtins
 
 import gast
 
-from . import syntax
+from . import syntax, traversal
 from .idioms import PLAIN, keeps_no_reference, parents_of
 from .naming import Namer
 from .respelling import respell_blocks
@@ -47,7 +47,7 @@ def run(program):
     lists whose rows no other name sees spelled as a new row stored whole."""
     if not any("][" in line for line in program.source_lines):
         return program.tree
-    writes = [s for s in syntax.statements(program.tree) if _row_write(s) is not None]
+    writes = [s for s in traversal.statements(program.tree) if _row_write(s) is not None]
     if not writes:
         return program.tree
     if lookup_path(["list"], program) is not builtins.list:
@@ -76,9 +76,9 @@ def _row_write(stmt):
             and type(target.value.value) is gast.Name):
         return None
     i, j = target.value.slice, target.slice
-    if not all(isinstance(n, PLAIN) for index in (i, j) for n in syntax.walk(index)):
+    if not all(isinstance(n, PLAIN) for index in (i, j) for n in traversal.walk(index)):
         return None
-    if any(type(n) is gast.NamedExpr for n in syntax.walk(stmt)):
+    if any(type(n) is gast.NamedExpr for n in traversal.walk(stmt)):
         return None
     return target.value.value.id, i, j
 
@@ -109,9 +109,9 @@ def _rows_unseen(name, program):
     if name in params or name in program.cells:
         return False
     parents = parents_of(tree)
-    for node in syntax.walk(tree):
+    for node in traversal.walk(tree):
         if isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not tree and any(
-                type(n) is gast.Name and n.id == name for n in syntax.walk(node)):
+                type(n) is gast.Name and n.id == name for n in traversal.walk(node)):
             return False
         if isinstance(node, (gast.Global, gast.Nonlocal)) and name in node.names:
             return False
@@ -188,13 +188,13 @@ def _loop_reads_rows_at_once(found, holder, parents, program):
     loop, row = found
     if type(loop) is gast.For and _writes_rows(loop):
         return False
-    loops = [found[0] for found in (_loop_over(n, parents, program) for n in syntax.walk(program.tree)
+    loops = [found[0] for found in (_loop_over(n, parents, program) for n in traversal.walk(program.tree)
                                     if type(n) is gast.Name and n.id == holder and isinstance(n.ctx, gast.Load))
              if found is not None and found[1] == row]
-    targets = {id(n) for each in loops for n in syntax.walk(each.target)}
-    inside = {id(n) for each in loops for n in syntax.walk(
+    targets = {id(n) for each in loops for n in traversal.walk(each.target)}
+    inside = {id(n) for each in loops for n in traversal.walk(
         parents.get(id(each)) if type(each) is gast.comprehension else each)}
-    for n in syntax.walk(program.tree):
+    for n in traversal.walk(program.tree):
         if type(n) is not gast.Name or n.id != row:
             continue
         if isinstance(n.ctx, gast.Store):
@@ -207,12 +207,12 @@ def _loop_reads_rows_at_once(found, holder, parents, program):
 
 def _writes_rows(loop):
     """Whether a row write `R[i][j] = v` (into any name) is among the statements of `loop`."""
-    return any(_row_write(s) is not None for s in syntax.statements(loop))
+    return any(_row_write(s) is not None for s in traversal.statements(loop))
 
 
 def _means(func, program):
     parts = dotted_parts(func)
-    if parts is None or parts[0] in syntax.names_stored(program.tree):
+    if parts is None or parts[0] in traversal.names_stored(program.tree):
         return None
     return lookup_path(parts, program)
 

@@ -22,7 +22,7 @@ integer constant `n`, no `else`, and a body of comments and the one assignment
 import gast
 
 from .. import runtime
-from . import syntax
+from . import syntax, traversal
 from .shapes import _Resolver
 
 
@@ -54,7 +54,7 @@ def _fold_next_factor(stmts, scaled):
         if not any(syntax.is_name(x, a) and isinstance(y, gast.Constant) and type(y.value) is type(factor)
                    and y.value == factor for x, y in ((value.left, value.right), (value.right, value.left))):
             continue
-        if a in syntax.names_read(rest[1:]):
+        if a in traversal.names_read(rest[1:]):
             continue
         count = call.args[2]
         call.args[2] = (syntax.const(count.value + 1) if isinstance(count, gast.Constant)
@@ -66,7 +66,7 @@ def _fold_next_factor(stmts, scaled):
 
 def _block(stmts, namer, resolve):
     for k, stmt in enumerate(stmts):
-        if type(stmt) in syntax.BRANCHES_AND_LOOPS:
+        if type(stmt) in traversal.BRANCHES_AND_LOOPS:
             _block(stmt.body, namer, resolve)
             _block(stmt.orelse, namer, resolve)
         if isinstance(stmt, gast.For):

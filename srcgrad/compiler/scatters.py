@@ -24,7 +24,7 @@ import gast
 import numpy as np
 
 from ..rules import scatter
-from . import syntax
+from . import syntax, traversal
 from .scope import dotted_parts, lookup_path
 
 _AT = {np.add: scatter.added_at, np.subtract: scatter.subtracted_at,
@@ -42,7 +42,7 @@ def spelled(stmt, program):
     if (parts is None or any(type(a) is gast.Starred for a in call.args) or not call.args
             or type(call.args[0]) is not gast.Name or any(k.arg is None for k in call.keywords)):
         return None
-    stored = syntax.names_stored(program.tree)
+    stored = traversal.names_stored(program.tree)
     if parts[0] in stored or call.args[0].id not in stored:
         return None
     if parts[-1] == "at" and len(parts) >= 2 and len(call.args) == 3 and not call.keywords:

@@ -20,7 +20,7 @@ import numpy as np
 from .. import runtime
 from ..rules import operators
 from ..rules import shapes as rules_shapes
-from . import scope, syntax
+from . import scope, traversal
 from .entries import entry_read
 from .kinds import AXIS_REDUCTIONS, BOTTOM, TOP, join, least_fixed_point, strict  # the same lattice, over shapes
 
@@ -110,9 +110,9 @@ def _add_stores(node, names):
 
 def _scan(nodes, names):
     """Add to the set `names` the names stored anywhere under each of `nodes` (the
-    non-Load names of `syntax.walk`); returns the list of the calls under each."""
+    non-Load names of `traversal.walk`); returns the list of the calls under each."""
     found, ast_node, name_node, constant, call_node, load = [], gast.AST, gast.Name, gast.Constant, gast.Call, gast.Load
-    add, fields_of = names.add, syntax.child_fields
+    add, fields_of = names.add, traversal.child_fields
     for node in nodes:
         calls, stack = [], [node]
         pop, push = stack.pop, stack.append
@@ -266,7 +266,7 @@ class _Shapes:
                 if isinstance(target, name_node) and self._is_range(stmt.iter):
                     ints.add(target.id)
                 else:
-                    opaque.update(n.id for n in syntax.walk(target) if isinstance(n, name_node))
+                    opaque.update(n.id for n in traversal.walk(target) if isinstance(n, name_node))
             else:
                 places.append((stmt, None))
                 roots.append(stmt)

@@ -24,7 +24,7 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
-from . import entry_aliases, later_reads, printing, syntax, views
+from . import entry_aliases, later_reads, printing, syntax, traversal, views
 from .scope import MISSING, dotted_parts, lookup_path
 
 OUTSIDE = "<outside>"
@@ -104,14 +104,14 @@ class _Function:
         self.argument_checks = {}
         self.here = None  # (block, position) of the statement being read
         self.params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
-        self.local = set(self.params) | set(syntax.names_stored(tree.body))
+        self.local = set(self.params) | set(traversal.names_stored(tree.body))
         self.nested = {s.name: s for s in tree.body if isinstance(s, gast.FunctionDef)}
         self.local |= set(self.nested)
         self.loops = []  # the loops around the statement being read
         self.exits = []  # per loop: the states where it may be left
         self.later_reads = later_reads.Reads(tree)
         self.arrays = self.numpy_arrays()
-        self.walrus = syntax.holds(tree, gast.NamedExpr)
+        self.walrus = traversal.holds(tree, gast.NamedExpr)
 
     def statement(self):
         """The statement being read (the function when none is)."""
@@ -123,7 +123,7 @@ class _Function:
         if not self.walrus:
             return
         for root in roots:
-            for n in syntax.walk(root):
+            for n in traversal.walk(root):
                 if isinstance(n, gast.NamedExpr):
                     self.assign({n.target.id: self.value(n.value, state)}, state, self.statement())
 
@@ -134,8 +134,8 @@ class _Function:
         entries hold no other object. `z op= v` keeps such a name one: an array changes in
         place, a number becomes a new number or array."""
         bound = {}  # name -> number of bindings, of array makers
-        augmented = {id(n.target) for n in syntax.walk(self.tree) if isinstance(n, gast.AugAssign)}
-        for node in syntax.walk(self.tree):
+        augmented = {id(n.target) for n in traversal.walk(self.tree) if isinstance(n, gast.AugAssign)}
+        for node in traversal.walk(self.tree):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and id(node) not in augmented:
                 bound.setdefault(node.id, [0, 0])[0] += 1
             elif (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
@@ -324,8 +324,8 @@ class _Function:
         message) under the statement's position."""
         name = s.target.id
         if self.enclosing or name in self.arrays or any(
-                isinstance(n, (gast.For, gast.comprehension)) and name in syntax.names_stored(n.target)
-                for n in syntax.walk(self.tree)):
+                isinstance(n, (gast.For, gast.comprehension)) and name in traversal.names_stored(n.target)
+                for n in traversal.walk(self.tree)):
             return False
         self.argument_checks.setdefault((s.lineno, s.col_offset), []).append((None, refusal.msg))
         return True
@@ -353,7 +353,7 @@ class _Function:
         name, key = s.target.id, (s.lineno, s.col_offset)
         if self.enclosing:
             return False
-        stores = [t for t in syntax.statements(self.tree) if not isinstance(t, (gast.AugAssign, gast.FunctionDef))
+        stores = [t for t in traversal.statements(self.tree) if not isinstance(t, (gast.AugAssign, gast.FunctionDef))
                   and t is not self.tree]
         params = set(self.params) - {n for t in stores for n in _stored_here(t)}
         made_here = [t for t in stores if name in _stored_here(t)]
@@ -383,7 +383,7 @@ class _Function:
         block, k = self.here
         at = next((j for j in range(k) if block[j] is made), None)
         return at is not None and not any(
-            {name, other} & set(syntax.names_stored(t)) for t in block[at + 1:k])
+            {name, other} & set(traversal.names_stored(t)) for t in block[at + 1:k])
 
     def refusal(self, s, node, owner, state):
         """The error refusing `s`, which changes the memory of `node` in place (`owner`: the
@@ -477,9 +477,9 @@ class _Function:
             shares, contents = self.value(e.value, state)
             return shares | contents, contents
         if isinstance(e, (gast.ListComp, gast.GeneratorExp, gast.DictComp)):
-            bound = {n.id for g in e.generators for n in syntax.walk(g.target) if isinstance(n, gast.Name)}
+            bound = {n.id for g in e.generators for n in traversal.walk(g.target) if isinstance(n, gast.Name)}
             nodes = set()
-            for name in syntax.names_read(e):
+            for name in traversal.names_read(e):
                 if name not in bound:
                     shares, contents = self.value(syntax.name(name), state)
                     nodes |= shares | contents
@@ -594,7 +594,7 @@ def _lookup(parts, program):
 def _stored_here(stmt):
     """Names `stmt` itself stores (not the statements inside it)."""
     targets = stmt.targets if isinstance(stmt, gast.Assign) else [getattr(stmt, "target", None)]
-    return {n.id for t in targets if t is not None for n in syntax.walk(t)
+    return {n.id for t in targets if t is not None for n in traversal.walk(t)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 

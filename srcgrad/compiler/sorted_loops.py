@@ -31,7 +31,7 @@ import builtins
 
 import gast
 
-from . import syntax
+from . import syntax, traversal
 from .statement_parts import expressions, replace
 from .naming import Namer
 from .scope import dotted_parts, lookup_path
@@ -46,10 +46,10 @@ def run(program):
     if not any("sorted" in line for line in program.source_lines):
         return program.tree
     tree = program.tree
-    local = set(syntax.names_stored(tree)) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
-    defs = {n.name for n in syntax.walk(tree) if isinstance(n, gast.FunctionDef) and n is not tree}
+    local = set(traversal.names_stored(tree)) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    defs = {n.name for n in traversal.walk(tree) if isinstance(n, gast.FunctionDef) and n is not tree}
     rewriter = _Rewriter(program, local, defs, None)
-    if not any(rewriter.ordering(n) is not None for n in syntax.walk(tree) if isinstance(n, gast.Call)):
+    if not any(rewriter.ordering(n) is not None for n in traversal.walk(tree) if isinstance(n, gast.Call)):
         return tree
     tree = syntax.copy(tree)
     rewriter.namer = Namer.for_tree(tree)
@@ -83,7 +83,7 @@ class _Rewriter:
         if key is not None and not (_one_parameter(key) or isinstance(key, gast.Name) and key.id in self.defs):
             return None
         if isinstance(key, gast.Lambda) and any(isinstance(n, gast.Name) and n.id == key.args.args[0].id and not
-                                                isinstance(n.ctx, gast.Load) for n in syntax.walk(key.body)):
+                                                isinstance(n.ctx, gast.Load) for n in traversal.walk(key.body)):
             return None  # its parameter bound again inside it
         made = node.args[0]
         if not isinstance(made, gast.Call) or any(isinstance(a, gast.Starred) for a in made.args):
@@ -102,7 +102,7 @@ class _Rewriter:
             if isinstance(s, _SCOPES):
                 out.append(s)  # a scope of its own: its names are not the function's
                 continue
-            for inner in syntax.blocks_in(s):
+            for inner in traversal.blocks_in(s):
                 self.block(inner)
             pre = []
             if isinstance(s, gast.For) and self.ordering(s.iter) is not None:
@@ -130,8 +130,8 @@ class _Rewriter:
             gen = node.generators[0]
             if gen.is_async or self.ordering(gen.iter) is None:
                 continue
-            bound = {n.id for g in node.generators for n in syntax.walk(g.target) if isinstance(n, gast.Name)}
-            stored = [n.id for n in syntax.walk(node) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)]
+            bound = {n.id for g in node.generators for n in traversal.walk(g.target) if isinstance(n, gast.Name)}
+            stored = [n.id for n in traversal.walk(node) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)]
             names = _target_names(gen.target)
             if names is None or any(stored.count(n) > 1 for n in names):
                 continue  # rebound inside the comprehension: left as it was
@@ -169,7 +169,7 @@ class _Rewriter:
                 iterable, item = self.positions(call, position, pre, s)
                 listed = syntax.list_comprehension(item, syntax.name(position, store=True), iterable)
                 found[id(node)] = syntax.located(listed, node)
-                inside |= {id(n) for n in syntax.walk(node)}
+                inside |= {id(n) for n in traversal.walk(node)}
         if found:
             replace(s, found)
 
@@ -178,7 +178,7 @@ class _Rewriter:
         entry at `position`) for the call `iterable`; the lists of its sequences go to
         `pre`. (None, None) where a sequence reads a name in `keep`."""
         backwards, call, how, sequences, start = self.ordering(iterable)
-        if any(isinstance(n, gast.Name) and n.id in keep for a in sequences + [start] if a is not None for n in syntax.walk(a)):
+        if any(isinstance(n, gast.Name) and n.id in keep for a in sequences + [start] if a is not None for n in traversal.walk(a)):
             return None, None
         lists = []
         for a in sequences:

@@ -38,7 +38,7 @@ nothing its caller sees:
 import gast
 
 from ..undone import Undone
-from . import syntax
+from . import syntax, traversal
 
 
 def run(tree, namer):
@@ -51,8 +51,8 @@ def run(tree, namer):
     value, grads = ret.value.elts
     cut = next((k for k, s in enumerate(body) if syntax.comment_text(s) == "Backward pass"), len(body))
     forward, backward = body[:cut], body[cut:]
-    outer = set(params) | set(kwonly) | set(syntax.names_stored(forward))
-    changed = set(syntax.names_stored(backward)) & outer
+    outer = set(params) | set(kwonly) | set(traversal.names_stored(forward))
+    changed = set(traversal.names_stored(backward)) & outer
     inner = [syntax.copy(s) for s in backward + [syntax.return_(grads)]]  # the forward pass may share nodes with it
     popped = _tapes(inner) & outer
     renames = {name: namer.fresh(name) for name in sorted(changed | popped)}
@@ -100,7 +100,7 @@ def _tapes(stmts):
     """The names that `stmts` pop for a value (`h = tape.pop()`, `y[1] = tape.pop()`): the
     tapes. An undo's `ys.pop()`, a statement of its own, is not one."""
     found, undos = set(), set()
-    for n in (n for s in stmts for n in syntax.walk(s)):
+    for n in (n for s in stmts for n in traversal.walk(s)):
         if isinstance(n, gast.Expr):
             undos.add(id(n.value))
         elif (isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
@@ -117,7 +117,7 @@ def _makes_undone(stmt, namer):
 
 def _rename(stmts, renames):
     for stmt in stmts:
-        for n in syntax.walk(stmt):
+        for n in traversal.walk(stmt):
             if isinstance(n, gast.Name) and n.id in renames:
                 n.id = renames[n.id]
 
@@ -126,16 +126,16 @@ def _exposed(stmts, assigned, out):
     """Add to `out` the names `stmts` may read before assigning them (`assigned`: surely set)."""
     for s in stmts:
         if isinstance(s, gast.If):
-            out.update(n for n in syntax.names_read(s.test) if n not in assigned)
+            out.update(n for n in traversal.names_read(s.test) if n not in assigned)
             then, orelse = set(assigned), set(assigned)
             _exposed(s.body, then, out)
             _exposed(s.orelse, orelse, out)
             assigned |= then & orelse
         elif isinstance(s, (gast.For, gast.While)):
             head = s.iter if isinstance(s, gast.For) else s.test
-            out.update(n for n in syntax.names_read(head) if n not in assigned)
-            inner = set(assigned) | (set(syntax.names_stored(s.target)) if isinstance(s, gast.For) else set())
+            out.update(n for n in traversal.names_read(head) if n not in assigned)
+            inner = set(assigned) | (set(traversal.names_stored(s.target)) if isinstance(s, gast.For) else set())
             _exposed(s.body, inner, out)  # may run no iteration: nothing is surely set after it
         else:
-            out.update(n for n in syntax.names_read(s) if n not in assigned)
-            assigned.update(syntax.names_stored(s))
+            out.update(n for n in traversal.names_read(s) if n not in assigned)
+            assigned.update(traversal.names_stored(s))

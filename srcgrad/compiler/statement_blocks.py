@@ -8,7 +8,7 @@ definition `alias = other` hands `other`'s object over, nobody reading `other` a
 
 import gast
 
-from . import holders, syntax
+from . import holders, syntax, traversal
 
 
 class Blocks:
@@ -34,7 +34,7 @@ class Blocks:
         while stmt is not None:
             block, k = self.where[id(stmt)]
             for earlier in reversed(block[:k]):
-                if base in syntax.names_stored(earlier):
+                if base in traversal.names_stored(earlier):
                     fresh = (isinstance(earlier, gast.Assign) and syntax.is_name(earlier.targets[0], base)
                              and holders.fresh_value(earlier.value, calls))
                     return earlier if fresh else None
@@ -54,7 +54,7 @@ class Blocks:
         around = stmt
         while self.where[id(around)][0] is not home:  # up to the statement of `home` holding `stmt`
             around = self.parent[id(around)]
-            if isinstance(around, (gast.For, gast.While)) and base in syntax.names_stored(around):
+            if isinstance(around, (gast.For, gast.While)) and base in traversal.names_stored(around):
                 return False
         return True
 
@@ -62,7 +62,7 @@ class Blocks:
 def _top(node_id, block):
     """The statement of `block` that contains the node, or None."""
     for s in block:
-        if any(id(n) == node_id for n in syntax.walk(s)):
+        if any(id(n) == node_id for n in traversal.walk(s)):
             return s
     return None
 
@@ -103,13 +103,13 @@ def used_before_change(definition, alias, reads, changed, blocks):
         reads = [r for r, top in tops if top is None]  # those after the block: covered one level up
         last = max((blocks.where[id(top)][1] for _, top in tops if top is not None), default=start)
         for s in block[start + 1: (len(block) - 1 if reads else last) + 1]:
-            inside = {id(n) for n in syntax.walk(s)} & changed_ids
+            inside = {id(n) for n in traversal.walk(s)} & changed_ids
             if inside and (reads or not (s is block[last] and id(s) in changed_ids)):
                 return False
         if not reads:
             return True
         anchor = blocks.parent[id(anchor)]
-        if not (isinstance(anchor, gast.If) and all(alias in syntax.names_stored(b) for b in (anchor.body, anchor.orelse))):
+        if not (isinstance(anchor, gast.If) and all(alias in traversal.names_stored(b) for b in (anchor.body, anchor.orelse))):
             return False
 
 
@@ -127,7 +127,7 @@ def handed_over(defs, alias, changed, changed_stmts, tree, blocks):
         return False
     other = defs[0].value.id
     block, at = blocks.where[id(defs[0])]
-    reads = [s for s in syntax.statements(tree) if s is not tree and other in syntax.names_read(_head(s))]
+    reads = [s for s in traversal.statements(tree) if s is not tree and other in traversal.names_read(_head(s))]
     where = [position_in(block, s, blocks) for s in reads]
     if any(k is None or k > at for k in where):
         return False

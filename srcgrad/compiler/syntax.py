@@ -1,16 +1,15 @@
-"""The only module that constructs gast nodes; it also copies them and walks them.
+"""The only module that constructs gast nodes; it also copies them and moves locations.
 
 Every other pass builds trees through these functions, so a gast upgrade (new
 fields, renamed classes) touches this file alone (and printing.py, which prints
-nodes as source text, and parsing.py, which converts Python's parse as gast does). Constructors fill fields that a gast version has and the
-caller did not give with empty defaults.
+nodes as source text, parsing.py, which converts Python's parse as gast does, and
+traversal.py, which walks trees). Constructors fill fields that a gast version has
+and the caller did not give with empty defaults.
 """
-
-import collections
 
 import gast
 
-from . import parsing
+from . import parsing, traversal
 
 
 class _Makers(dict):
@@ -34,33 +33,6 @@ class _Makers(dict):
 _LISTS = ("type_params", "decorator_list", "keywords", "type_ignores")
 _NO_LIST = object()  # a list field not given
 _MAKE = _Makers()
-
-
-def walk(node):
-    """Every node under `node`, itself first, in `gast.walk`'s (breadth-first) order,
-    without its per-node generator overhead."""
-    todo, ast_node, walked = collections.deque([node]), gast.AST, _WALKED
-    pop, append, extend = todo.popleft, todo.append, todo.extend
-    while todo:
-        node = pop()
-        cls = type(node)
-        fields = walked.get(cls)
-        if fields is None:
-            fields = walked[cls] = tuple(f for f in cls._fields if f not in _SCALAR_FIELDS)
-        if fields:
-            values = node.__dict__
-            for field in fields:
-                value = values.get(field)
-                if type(value) is list:
-                    extend([v for v in value if isinstance(v, ast_node)])
-                elif isinstance(value, ast_node):
-                    append(value)
-        yield node
-
-
-# fields that never hold nodes (names, numbers, flags): `walk` skips them
-_SCALAR_FIELDS = frozenset({"id", "attr", "arg", "kind", "type_comment", "is_async", "level", "module", "simple", "conversion"})
-_WALKED = {}  # node class -> the fields `walk` looks into
 
 
 _LOAD, _STORE = gast.Load(), gast.Store()  # field-less: shared, as copies share them
@@ -280,7 +252,7 @@ def comment_text(stmt):
 
 def as_store(node):
     node = copy(node)
-    for n in walk(node):
+    for n in traversal.walk(node):
         if isinstance(n, (gast.Name, gast.Attribute, gast.Subscript, gast.Tuple, gast.List)):
             n.ctx = gast.Load()
     node.ctx = gast.Store()
@@ -370,7 +342,7 @@ def located(new, old):
             value = own[a] if a in own else getattr(old, a, _ABSENT)
             if value is not _ABSENT:
                 where.append((a, value))
-    stack, ast_node, children, leaves = [new], gast.AST, _CHILDREN, _LEAF_CLASSES
+    stack, ast_node, children, leaves = [new], gast.AST, traversal.CHILDREN, traversal.LEAF_CLASSES
     while stack:  # as gast.copy_location(n, old) on each node n without a line
         n = stack.pop()
         cls, values = type(n), n.__dict__
@@ -392,7 +364,6 @@ def located(new, old):
 
 
 _ABSENT = object()
-_LEAF_CLASSES = frozenset({gast.Name, gast.Constant})  # located where met: all location attributes, no children
 
 
 def parse(text, mode="exec"):
@@ -412,282 +383,3 @@ def is_const(node):
     )
 
 
-def names_read(node):
-    """Names loaded anywhere in `node` (a node or a list of nodes), in order, without duplicates."""
-    seen = {}
-    for root in node if isinstance(node, list) else [node]:
-        for n in walk(root):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                seen.setdefault(n.id, None)
-    return list(seen)
-
-
-def nodes(node):
-    """Every node under `node`, itself first, in no particular order, leaving out the
-    field-less `ctx` and operator nodes (a faster `walk`). A node's children are read
-    after it is yielded, so a caller may replace them first."""
-    stack, ast_node, children = [node], gast.AST, _CHILDREN
-    pop, push, extend = stack.pop, stack.append, stack.extend
-    while stack:
-        n = pop()
-        yield n
-        cls = type(n)
-        fields = children[cls]
-        values = n.__dict__
-        for field in fields:
-            value = values.get(field)
-            if type(value) is list:
-                extend([v for v in value if isinstance(v, ast_node)])
-            elif isinstance(value, ast_node):
-                push(value)
-
-
-def holds(node, classes):
-    """Whether a node of `classes` (no `ctx` or operator classes) is under `node`, itself
-    included: `any(isinstance(n, classes) for n in walk(node))` without the generator."""
-    stack, ast_node, children = [node], gast.AST, _CHILDREN
-    pop, push = stack.pop, stack.append
-    # names and constants (most nodes) are not stacked unless looked for
-    leaves = frozenset() if any(issubclass(c, classes) for c in _LEAF_CLASSES) else _LEAF_CLASSES
-    while stack:
-        n = pop()
-        if isinstance(n, classes):
-            return True
-        values = n.__dict__
-        for field in children[type(n)]:
-            value = values.get(field)
-            for v in value if type(value) is list else (value,):
-                if type(v) in leaves:
-                    if v.__dict__.get("annotation") is not None:
-                        push(v.__dict__["annotation"])
-                elif isinstance(v, ast_node):
-                    push(v)
-    return False
-
-
-def statements(node):
-    """Every statement under `node` (itself first when it is one), in source order:
-    statements live only in statement lists, so expressions are not looked into."""
-    stack, stmt, expression, ast_node, lists = [node], gast.stmt, gast.expr, gast.AST, _BLOCK_FIELDS
-    while stack:
-        n = stack.pop()
-        if isinstance(n, stmt):
-            yield n
-        inner = []
-        values = n.__dict__
-        for field in lists[type(n)]:  # statement lists, handlers, cases
-            value = values.get(field)
-            if type(value) is list:
-                inner += [v for v in value if isinstance(v, ast_node) and not isinstance(v, expression)]
-        stack.extend(reversed(inner))
-
-
-class _BlockFields(dict):
-    """Node class -> its fields that may hold statements, handlers or cases ("" for none)."""
-
-    def __missing__(self, cls):
-        found = self[cls] = tuple(f for f in cls._fields if f in ("body", "orelse", "finalbody", "handlers", "cases")) or ("",)
-        return found
-
-
-_BLOCK_FIELDS = _BlockFields()
-
-
-def load_counts(node, counts=None):
-    """{name: how many times it is loaded} over everything under `node`, added to `counts`."""
-    counts = {} if counts is None else counts
-    get = counts.get
-    for name in _loads(node):
-        counts[name] = get(name, 0) + 1
-    return counts
-
-
-def name_nodes(node):
-    """Every Name node under `node`, itself included, in no particular order (one walk:
-    names and constants, most nodes, taken where they are met, without the stack)."""
-    out, ast_node, name_node, constant, children = [], gast.AST, gast.Name, gast.Constant, _CHILDREN
-    stack = [node]
-    pop, push, found = stack.pop, stack.append, out.append
-    while stack:
-        n = pop()
-        cls = type(n)
-        values = n.__dict__
-        if cls is name_node:
-            found(n)
-            if values.get("annotation") is None:
-                continue
-        for field in children[cls]:
-            value = values.get(field)
-            for v in value if type(value) is list else (value,):
-                kind = type(v)
-                if kind is name_node:
-                    found(v)
-                    annotation = v.__dict__.get("annotation")
-                    if annotation is not None:
-                        push(annotation)
-                elif kind is not constant and isinstance(v, ast_node):
-                    push(v)
-    return out
-
-
-def name_counts(node):
-    """({name: how many times it is loaded}, {name: how many times it is otherwise met: stored,
-    deleted, a parameter}) over every Name under `node`, itself included."""
-    loads, others = {}, {}
-    ast_node, name_node, constant, load, children = gast.AST, gast.Name, gast.Constant, gast.Load, _CHILDREN
-    stack = [node]
-    pop, push = stack.pop, stack.append
-    while stack:  # names and constants (most nodes) are counted where they are met, not stacked
-        n = pop()
-        cls = type(n)
-        values = n.__dict__
-        if cls is name_node:
-            counts = loads if isinstance(values.get("ctx"), load) else others
-            counts[values["id"]] = counts.get(values["id"], 0) + 1
-            if values.get("annotation") is None:
-                continue
-        for field in children[cls]:
-            value = values.get(field)
-            for v in value if type(value) is list else (value,):
-                kind = type(v)
-                if kind is name_node:
-                    leaf = v.__dict__
-                    counts = loads if isinstance(leaf.get("ctx"), load) else others
-                    counts[leaf["id"]] = counts.get(leaf["id"], 0) + 1
-                    if leaf.get("annotation") is not None:
-                        push(leaf["annotation"])
-                elif kind is not constant and isinstance(v, ast_node):
-                    push(v)
-    return loads, others
-
-
-def add_loads(node, names):
-    """Add to the set `names` the names loaded anywhere in `node` (a node or a list of
-    nodes: one walk; `names_read` without the order, faster)."""
-    names.update(_loads(node))
-    return names
-
-
-def _loads(node):
-    """The names loaded under `node` (a node or a list of nodes), once per load, in no
-    particular order (every caller counts them or collects them in a set)."""
-    out, ast_node, name_node, constant, load, children = [], gast.AST, gast.Name, gast.Constant, gast.Load, _CHILDREN
-    stack = list(node) if type(node) is list else [node]
-    pop, push, found = stack.pop, stack.append, out.append
-    while stack:  # names and constants (most nodes) are read where they are met, not stacked
-        n = pop()
-        cls = type(n)
-        values = n.__dict__
-        if cls is name_node:
-            if isinstance(values.get("ctx"), load):
-                found(values["id"])
-            if values.get("annotation") is None:
-                continue
-        for field in children[cls]:
-            value = values.get(field)
-            for v in value if type(value) is list else (value,):
-                kind = type(v)
-                if kind is name_node:
-                    leaf = v.__dict__
-                    if isinstance(leaf.get("ctx"), load):
-                        found(leaf["id"])
-                    if leaf.get("annotation") is not None:
-                        push(leaf["annotation"])
-                elif kind is not constant and isinstance(v, ast_node):
-                    push(v)
-    return out
-
-
-# fields that hold no nodes, or only the field-less `ctx` and operator ones
-_LEAF_FIELDS = _SCALAR_FIELDS | {"ctx", "op", "ops"}
-class _ChildFields(dict):
-    """Node class -> its fields that may hold nodes other than `ctx` and operators ("" for none)."""
-
-    def __missing__(self, cls):
-        found = self[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS) or ("",)
-        return found
-
-
-_CHILDREN = _ChildFields()
-# The fields of the node class `cls` that may hold nodes other than `ctx` and operators:
-# `child_fields(cls)`, a dict lookup (no Python call: the walks of every pass ask it per node).
-child_fields = _CHILDREN.__getitem__
-
-
-def rewrite(node, rewrites):
-    """`node` rewritten in place as an `ast.NodeTransformer` with a `visit_<class>` for each
-    of `rewrites` (node class -> function; no names or constants) would: bottom-up, in
-    field order, each node of those classes replaced by what its function returns for it
-    after its children. Returns `node` or its replacement."""
-    values = node.__dict__
-    for field in _CHILDREN[type(node)]:
-        value = values.get(field)
-        if type(value) is list:
-            for i, item in enumerate(value):
-                cls = type(item)
-                if cls is gast.Constant or (cls is gast.Name and item.annotation is None) or not isinstance(item, gast.AST):
-                    continue  # a leaf: nothing to rewrite under it
-                new = rewrite(item, rewrites)
-                if new is not item:
-                    value[i] = new
-        elif isinstance(value, gast.AST):
-            cls = type(value)
-            if cls is gast.Constant or (cls is gast.Name and value.annotation is None):
-                continue
-            new = rewrite(value, rewrites)
-            if new is not value:
-                setattr(node, field, new)
-    fn = rewrites.get(type(node))
-    return node if fn is None else fn(node)
-
-
-# the statement classes `if`, `for` and `while` (gast's classes have no subclasses: `type(s) in
-# BRANCHES_AND_LOOPS` is `isinstance(s, (gast.If, gast.For, gast.While))`, without a walk of bases)
-BRANCHES_AND_LOOPS = frozenset({gast.If, gast.For, gast.While})
-
-
-def blocks_in(stmt):
-    """The statement lists directly inside the statement `stmt`: its body, else and
-    finally blocks and its handlers' bodies (a `def`'s body too)."""
-    for field in ("body", "orelse", "finalbody"):
-        inner = getattr(stmt, field, None)
-        if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
-            yield inner
-    for handler in getattr(stmt, "handlers", ()):
-        yield handler.body
-
-
-def jumps_out(stmts, in_loop=False):
-    """The `return`s under the statements `stmts` (not in nested functions), and the
-    `break`s and `continue`s of no loop under them (of none at all with `in_loop`)."""
-    for s in stmts:
-        if isinstance(s, gast.Return) or (not in_loop and isinstance(s, (gast.Break, gast.Continue))):
-            yield s
-        elif isinstance(s, gast.FunctionDef):
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(s, field, None)
-            if isinstance(inner, list):
-                yield from jumps_out(inner, in_loop or (isinstance(s, (gast.For, gast.While)) and field == "body"))
-
-
-def names_stored(node):
-    """Names assigned anywhere in `node` (targets, for targets, augmented targets), each
-    once, in no particular order."""
-    seen, name_node, store, ast_node, children = {}, gast.Name, gast.Store, gast.AST, _CHILDREN
-    for root in node if isinstance(node, list) else [node]:
-        stack = [root]  # `nodes(root)`'s order, without its generator
-        pop, push, extend = stack.pop, stack.append, stack.extend
-        while stack:
-            n = pop()
-            cls = type(n)
-            values = n.__dict__
-            if cls is name_node and isinstance(values.get("ctx"), store):
-                seen[values["id"]] = None
-            for field in children[cls]:
-                value = values.get(field)
-                if type(value) is list:
-                    extend([v for v in value if isinstance(v, ast_node)])
-                elif isinstance(value, ast_node):
-                    push(value)
-    return list(seen)

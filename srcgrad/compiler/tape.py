@@ -17,7 +17,7 @@ import dataclasses
 import gast
 
 from ..undone import Undone
-from . import syntax
+from . import syntax, traversal
 from .unbroadcasts import drop_unbroadcasts
 
 
@@ -43,7 +43,7 @@ def _loads(stmts, names, skip=None, markers=None):
     what `_markers(stmts, markers)` would."""
     roots = []
     _roots(stmts, roots, skip, markers)
-    return syntax.add_loads(roots, names)
+    return traversal.add_loads(roots, names)
 
 
 def _roots(stmts, roots, skip, markers):
@@ -147,7 +147,7 @@ def _without_idle_branches(stmts, kept, dropped):
     (ANF), so dropping it drops no effect."""
     out = []
     for s in stmts:
-        if type(s) in syntax.BRANCHES_AND_LOOPS:
+        if type(s) in traversal.BRANCHES_AND_LOOPS:
             s.body = _without_idle_branches(s.body, kept, dropped)
             s.orelse = _without_idle_branches(s.orelse, kept, dropped)
             if isinstance(s, gast.If) and all(_idle(t, kept) for t in s.body + s.orelse):
@@ -207,7 +207,7 @@ def _popped(stmt, tape):
             return syntax.call(syntax.attr(syntax.name(tape), "pop"))
         return value
 
-    for node in syntax.walk(stmt):
+    for node in traversal.walk(stmt):
         for field, value in gast.iter_fields(node):
             if isinstance(value, list):
                 setattr(node, field, [popped(v) for v in value])

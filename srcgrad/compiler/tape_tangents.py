@@ -15,7 +15,7 @@ each popped tangent is the one of its value.
 
 import gast
 
-from . import syntax
+from . import syntax, traversal
 
 
 def find(tree, calls):
@@ -27,7 +27,7 @@ def find(tree, calls):
     }
     uses = {}
     allowed = set()
-    for node in syntax.walk(tree):
+    for node in traversal.walk(tree):
         if isinstance(node, gast.Name) and node.id in candidates:
             uses[node.id] = uses.get(node.id, 0) + 1
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
@@ -42,7 +42,7 @@ def find(tree, calls):
                 if isinstance(node.value.args[0], gast.Name):
                     allowed.add(id(node.value.func.value))
     counted = {}
-    for node in syntax.walk(tree):
+    for node in traversal.walk(tree):
         if isinstance(node, gast.Name) and node.id in candidates and id(node) in allowed:
             counted[node.id] = counted.get(node.id, 0) + 1
     return {name for name in candidates if counted.get(name) == uses.get(name)}
@@ -52,7 +52,7 @@ def pushes_and_replays(tree, tapes, calls):
     """`({tape: the names pushed on it}, the tapes with a replay: a pop into a name never
     pushed on that tape)`, in one walk."""
     pushed, popped = {tape: set() for tape in tapes}, {tape: set() for tape in tapes}
-    for node in syntax.walk(tree):
+    for node in traversal.walk(tree):
         if isinstance(node, (gast.Expr, gast.Assign)) and isinstance(node.value, gast.Call):
             callee = calls.get(node.value)
             if callee is None or callee.kind != "method" or callee.receiver not in pushed:

@@ -22,7 +22,7 @@ import ast
 import gast
 
 from ..errors import NotDifferentiableError
-from . import printing, syntax
+from . import printing, syntax, traversal
 from .naming import Namer
 from .scope import MISSING, dotted_parts, lookup_path
 
@@ -34,19 +34,19 @@ def run(program):
     if not any(")(" in line or any(name in line for name in _TRANSFORMS) for line in program.source_lines):
         return program.tree  # neither a transform's name nor a call of a call's result
     tree = program.tree
-    local = set(syntax.names_stored(tree)) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
-    found = [n for n in syntax.walk(tree) if isinstance(n, gast.Call) and _transform(n, local, program)]
+    local = set(traversal.names_stored(tree)) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    found = [n for n in traversal.walk(tree) if isinstance(n, gast.Call) and _transform(n, local, program)]
     if not found:
         return tree
     tree = syntax.copy(tree)
     namer = Namer.for_tree(tree)
     namer.taken |= set(program.globals) | set(program.bound)
     replaced = {}
-    for call in [n for n in syntax.walk(tree) if isinstance(n, gast.Call)]:
+    for call in [n for n in traversal.walk(tree) if isinstance(n, gast.Call)]:
         transform = _transform(call, local, program)
         if transform is not None:
             replaced[id(call)] = syntax.located(syntax.name(_bound(call, transform, local, program, namer)), call)
-    return syntax.rewrite(tree, {gast.Call: lambda node: replaced.get(id(node), node)})
+    return traversal.rewrite(tree, {gast.Call: lambda node: replaced.get(id(node), node)})
 
 
 def _transform(call, local, program):
@@ -73,7 +73,7 @@ def _bound(call, transform, local, program, namer):
                             NotDifferentiableError)
     target = call.args[0]
     parts = dotted_parts(target)
-    nested = {n.name for n in syntax.walk(program.tree) if isinstance(n, gast.FunctionDef) and n is not program.tree}
+    nested = {n.name for n in traversal.walk(program.tree) if isinstance(n, gast.FunctionDef) and n is not program.tree}
     if parts is None or parts[0] in local or parts[0] in nested:
         if parts is not None and parts[0] in nested:
             what, advice = (f"`{parts[0]}`, a function defined in `{program.name}`",

@@ -36,7 +36,7 @@ import builtins
 import gast
 
 from .. import runtime
-from . import syntax
+from . import syntax, traversal
 from .naming import content_name
 from .respelling import respell_blocks
 from .scope import lookup_path
@@ -103,7 +103,7 @@ def _rewritable(stmt):
     pairs = _flat(stmt)
     if pairs is None:
         return False
-    if any(type(n) in (gast.NamedExpr, gast.Starred) for n in syntax.walk(stmt)):
+    if any(type(n) in (gast.NamedExpr, gast.Starred) for n in traversal.walk(stmt)):
         return False
     written = set()
     for target, value in pairs:
@@ -120,7 +120,7 @@ class _Rewriter:
     def __init__(self, program, tree):
         self.program = program
         self.namer = program.helper_namer()
-        self.namer.taken |= set(syntax.names_stored(tree)) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
+        self.namer.taken |= set(traversal.names_stored(tree)) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
         self.containers = _containers(tree, program)
         self.helpers = {}
 
@@ -172,8 +172,8 @@ class _Rewriter:
         """Whether `value` is read again at its write (module doc)."""
         return (type(value) is gast.Subscript and type(value.value) is gast.Name and value.value.id in written
                 and value.value.id not in self.containers and value.value.id not in rebound
-                and all(isinstance(n, _INDEX_NODES) for n in syntax.walk(value.slice))
-                and not set(syntax.names_read(value.slice)) & rebound)
+                and all(isinstance(n, _INDEX_NODES) for n in traversal.walk(value.slice))
+                and not set(traversal.names_read(value.slice)) & rebound)
 
     def fresh(self, value, fallback):
         return self.namer.fresh(content_name(value) or fallback)
@@ -205,7 +205,7 @@ def _bindings(stmt):
         return [(stmt.targets[0].id, stmt.value)]
     targets = list(getattr(stmt, "targets", None) or ()) + [getattr(stmt, "target", None)]
     targets += [item.optional_vars for item in getattr(stmt, "items", None) or ()]
-    return [(n.id, None) for t in targets if t is not None for n in syntax.walk(t)
+    return [(n.id, None) for t in targets if t is not None for n in traversal.walk(t)
             if type(n) is gast.Name and type(n.ctx) is gast.Store]
 
 

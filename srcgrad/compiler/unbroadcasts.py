@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import runtime
 from ..rules import operators
-from . import constants, kinds, syntax
+from . import constants, kinds, syntax, traversal
 from .kinds import BOTTOM, TOP
 from .shapes import _MATMUL_ADJOINTS, _matmul, _pseudo_stores, _Resolver, _Shapes, _statements
 
@@ -61,9 +61,9 @@ def _visit(stmts, visitor):
     for stmt in stmts:
         visitor.marked = False
         if isinstance(stmt, gast.For):
-            stmt.iter = syntax.rewrite(stmt.iter, rewrites)
+            stmt.iter = traversal.rewrite(stmt.iter, rewrites)
         else:
-            syntax.rewrite(stmt, rewrites)
+            traversal.rewrite(stmt, rewrites)
         if visitor.marked:
             marked.append(stmt)
     return marked
@@ -80,7 +80,7 @@ def _drop(stmts, drop, calls):
 
 
 def _holds_product(stmt):
-    return any(type(n) is gast.BinOp and _scales_a_product(n) for n in syntax.nodes(stmt))
+    return any(type(n) is gast.BinOp and _scales_a_product(n) for n in traversal.nodes(stmt))
 
 
 def _means(places, resolve):
@@ -300,7 +300,7 @@ def _facts(stmt):
     (None, every name it reads or stores, in pseudo statements too)."""
     if not isinstance(stmt, gast.AST):  # a tape marker
         return None, _marker_names(stmt)
-    reads = syntax.add_loads(stmt, set())
+    reads = traversal.add_loads(stmt, set())
     if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
         return stmt.targets[0].id, reads
     if isinstance(stmt, gast.Assign):
@@ -320,12 +320,12 @@ def _marker_names(marker):
             elif dataclasses.is_dataclass(node):
                 names |= _marker_names(node)
             elif isinstance(node, gast.AST):
-                names.update(n.id for n in syntax.walk(node) if isinstance(n, gast.Name))
+                names.update(n.id for n in traversal.walk(node) if isinstance(n, gast.Name))
     return names
 
 
 def _stores(stmt):
-    return set(syntax.name_counts(stmt)[1])
+    return set(traversal.name_counts(stmt)[1])
 
 
 def _elementwise(node, scalars, resolve):
@@ -341,4 +341,4 @@ def _elementwise(node, scalars, resolve):
         fn = resolve(node.func)
         if isinstance(fn, np.ufunc) and fn.nout == 1 and len(node.args) == fn.nin and fn.signature is None:
             return all(_elementwise(a, scalars, resolve) for a in node.args)
-    return not any(isinstance(n, gast.Name) and n.id in scalars for n in syntax.walk(node))
+    return not any(isinstance(n, gast.Name) and n.id in scalars for n in traversal.walk(node))

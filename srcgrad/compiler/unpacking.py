@@ -33,7 +33,7 @@ import re
 
 import gast
 
-from . import frontend, printing, respelling, syntax
+from . import frontend, printing, respelling, syntax, traversal
 from .naming import Namer
 from .scope import dotted_parts, lookup_path
 
@@ -45,14 +45,14 @@ def mentioned(lines, tree):
     """(whether `tree` holds a `*a` to read, whether it holds a `**d` in a call), looked
     for in the source `lines` first (cheap) then in the tree."""
     starred = any(_UNPACKING.search(line) for line in lines) and any(
-        type(n) is gast.Starred and isinstance(n.ctx, gast.Load) for n in syntax.nodes(tree))
+        type(n) is gast.Starred and isinstance(n.ctx, gast.Load) for n in traversal.nodes(tree))
     keyed = any(_KEYWORD_UNPACKING.search(line) for line in lines) and any(
-        type(n) is gast.keyword and n.arg is None for n in syntax.nodes(tree))
+        type(n) is gast.keyword and n.arg is None for n in traversal.nodes(tree))
     return starred, keyed
 
 
 def spell(tree, starred, keyed, rewrites):
-    """Add to `rewrites` (a `syntax.rewrite` table) the rewrites spelling out `*a` (where
+    """Add to `rewrites` (a `traversal.rewrite` table) the rewrites spelling out `*a` (where
     `starred`) and `**d` in calls (where `keyed`)."""
     if starred:
         lengths = _display_lengths(tree)
@@ -134,7 +134,7 @@ def _display_lengths(tree):
     call, a call it is handed to, another name bound to it) could change its length."""
     displays = {}
     read = set()  # ids of the Name nodes read through `*name` or `name[i]`
-    for node in syntax.walk(tree):
+    for node in traversal.walk(tree):
         if type(node) is gast.Starred or (type(node) is gast.Subscript and isinstance(node.ctx, gast.Load)):
             if type(node.value) is gast.Name:
                 read.add(id(node.value))
@@ -155,7 +155,7 @@ def _fixed_entries(tree):
     to a tuple or dict display (a dict: {key: entry}) of literals and parameters the
     function never assigns: such an entry is that literal or parameter, whenever it is read."""
     args = tree.args
-    stored = set(syntax.names_stored(tree.body))
+    stored = set(traversal.names_stored(tree.body))
     fixed = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs} - stored
     found = {}
 
@@ -179,7 +179,7 @@ def _display_keys(tree):
     `**name` in a call, `name[k]`, `name.get(...)` and `k in name` (nothing that could
     change its keys)."""
     displays, read = {}, set()
-    for node in syntax.walk(tree):
+    for node in traversal.walk(tree):
         if type(node) is gast.keyword and node.arg is None or type(node) is gast.Attribute and node.attr == "get" or (
                 type(node) is gast.Subscript and isinstance(node.ctx, gast.Load)):
             read.add(id(node.value))
@@ -227,7 +227,7 @@ def _spread_keywords(call, keys):
 def refuse_unseen_lengths(program, tree, transform):
     """A `*a` left in a call: srcgrad binds a call's arguments to its rule's parameters one
     by one, which it cannot do without a's length."""
-    for node in syntax.nodes(tree):
+    for node in traversal.nodes(tree):
         if type(node) is gast.Call:
             star = next((a for a in node.args if type(a) is gast.Starred), None)
             if star is not None:
@@ -243,7 +243,7 @@ def _bindings_and_loose(tree, read):
     other than through the Name nodes in `read` (ids), or written into by an entry
     (`ws[0] = v`, `del d[k]`))."""
     bindings, loose = {}, set()
-    for node in syntax.walk(tree):
+    for node in traversal.walk(tree):
         if type(node) is gast.Name:
             if isinstance(node.ctx, gast.Store):
                 bindings[node.id] = bindings.get(node.id, 0) + 1
@@ -267,7 +267,7 @@ def hoist_returned_tuples(program, tree):
     its other calls must be the calls holding it as an argument, or inside its own
     arguments; none inside a lambda, comprehension, conditional or `and`/`or`. Returns
     whether it spelled out any."""
-    stored = set(syntax.names_stored(tree)) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    stored = set(traversal.names_stored(tree)) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
     namer = []
 
     def respell(stmt):
@@ -297,15 +297,15 @@ def hoist_returned_tuples(program, tree):
 def _lone_starred_call(root):
     """(the call, its argument `*g(...)`) where `root` holds one such argument and runs no
     call before it (`hoist_returned_tuples`), else None."""
-    stars = [(n, a) for n in syntax.nodes(root) if type(n) is gast.Call
+    stars = [(n, a) for n in traversal.nodes(root) if type(n) is gast.Call
              for a in n.args if type(a) is gast.Starred and type(a.value) is gast.Call]
-    if len(stars) != 1 or any(isinstance(n, _DEFERRED) for n in syntax.nodes(root)):
+    if len(stars) != 1 or any(isinstance(n, _DEFERRED) for n in traversal.nodes(root)):
         return None
     holder, star = stars[0]
-    inner = {id(n) for n in syntax.nodes(star.value)}
-    holding = {id(n) for n in syntax.nodes(root) if type(n) is gast.Call and any(
-        m is star for m in syntax.nodes(n))}
-    if any(type(n) is gast.Call and id(n) not in inner and id(n) not in holding for n in syntax.nodes(root)):
+    inner = {id(n) for n in traversal.nodes(star.value)}
+    holding = {id(n) for n in traversal.nodes(root) if type(n) is gast.Call and any(
+        m is star for m in traversal.nodes(n))}
+    if any(type(n) is gast.Call and id(n) not in inner and id(n) not in holding for n in traversal.nodes(root)):
         return None
     if any(type(a) is gast.Starred for a in star.value.args) or any(k.arg is None for k in star.value.keywords):
         return None

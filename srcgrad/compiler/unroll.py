@@ -34,7 +34,7 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
-from . import printing, syntax
+from . import printing, syntax, traversal
 from .scope import MISSING, dotted_parts, lookup_path, note_sequence, sequence_at
 from .stand_in import is_instance
 
@@ -46,9 +46,9 @@ def run(tree, program, namer, only=None, spelled=None):
     (ids of `for` statements), those loops alone and their copies' loops
     (passed_containers.py unrolls the loops over a container passed as an argument so),
     `spelled` giving the iterable as the user wrote it, for the refusals."""
-    if not any(isinstance(s, gast.For) for s in syntax.statements(tree)):
+    if not any(isinstance(s, gast.For) for s in traversal.statements(tree)):
         return tree
-    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(syntax.names_stored(tree))
+    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(traversal.names_stored(tree))
     _Unroll(tree, program, namer, local, only, spelled or {}).block(tree.body)
     return tree
 
@@ -193,7 +193,7 @@ class _Unroll:
         if parts is not None and (parts[0] not in self.local or parts[0] in self.program.bound):
             found = lookup_path(parts, self.program)
             return MISSING if found is MISSING else _Written(node, found)
-        if not isinstance(node, gast.Name) or node.id in syntax.names_stored(body):
+        if not isinstance(node, gast.Name) or node.id in traversal.names_stored(body):
             return MISSING
         return _Written(node)
 
@@ -224,7 +224,7 @@ class _Unroll:
                 if found is not MISSING:
                     known.append((found[0], parts, found[1]))
                     column = found[1]
-                elif type(arg) is gast.Name and arg.id not in syntax.names_stored(body) and arg.id in self.local:
+                elif type(arg) is gast.Name and arg.id not in traversal.names_stored(body) and arg.id in self.local:
                     column = None  # read by index
                 else:
                     return MISSING
@@ -291,7 +291,7 @@ class _Unroll:
         if jump is not None:
             raise self.program.error(jump, why + f"so its body cannot `{type(jump).__name__.lower()}`; "
                                      "test inside the called function instead", NotDifferentiableError)
-        assigned = set(names) & set(syntax.names_stored(s.body))
+        assigned = set(names) & set(traversal.names_stored(s.body))
         if assigned:
             raise self.program.error(s, why + f"so the body cannot assign the loop variable `{min(assigned)}`",
                                      NotDifferentiableError)
@@ -305,7 +305,7 @@ class _Unroll:
     def check_unchanged(self, s, parts):
         """Refuse a function that changes the list it unrolls a loop over (`self.layers.append(...)`,
         `self.layers[0] = ...`): the unrolled copies hold the elements it had before the call."""
-        for n in syntax.nodes(self.tree):
+        for n in traversal.nodes(self.tree):
             changed = None
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in _CHANGING:
                 changed = n.func.value
@@ -321,8 +321,8 @@ class _Unroll:
 
     def read_outside(self, s):
         """The names loaded in the function outside the loop `s`."""
-        counts = syntax.load_counts(self.tree)
-        for name, n in syntax.load_counts(s).items():
+        counts = traversal.load_counts(self.tree)
+        for name, n in traversal.load_counts(s).items():
             counts[name] -= n
         return {name for name, n in counts.items() if n > 0}
 
@@ -367,7 +367,7 @@ def _calls(body, names):
     (`layer.step(h)`)."""
     called, methods = set(), set()
     for s in body:
-        for n in syntax.nodes(s):
+        for n in traversal.nodes(s):
             if isinstance(n, gast.Call):
                 parts = dotted_parts(n.func)
                 if parts is not None and parts[0] in names:
@@ -386,8 +386,8 @@ def _all_instances(sequence, target, names):
 
 
 def _nodes(stmts):
-    """Every node under the statements `stmts`, in `syntax.nodes`' order."""
-    return [n for s in stmts for n in syntax.nodes(s)]
+    """Every node under the statements `stmts`, in `traversal.nodes`' order."""
+    return [n for s in stmts for n in traversal.nodes(s)]
 
 
 def _jump(body):

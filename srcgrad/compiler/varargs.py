@@ -34,7 +34,7 @@ import weakref
 import gast
 
 from ..errors import SrcGradError
-from . import syntax
+from . import syntax, traversal
 from .stand_in import in_user_code, stand_in
 
 _STARS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
@@ -182,7 +182,7 @@ def explicit(program):
     star, stars = args.vararg, args.kwarg
     stored = _stored_in_scope(tree.body)
     for k in keywords:
-        free = next((n for n in syntax.walk(tree) if type(n) is gast.Name and n.id == k and k not in stored), None)
+        free = next((n for n in traversal.walk(tree) if type(n) is gast.Name and n.id == k and k not in stored), None)
         if free is not None:
             raise program.error(
                 free, f"`{tree.name}` reads `{k}`, a name from outside the function, and is called with the keyword "
@@ -228,7 +228,7 @@ def _popped(body, stars, keywords):
         key = pop.args[0].value if pop is not None else None
         if pop is None or (default is not None and not (type(default) is gast.Constant or (
                 type(default) is gast.Name and default.id != stars))) or (key not in left and default is None):
-            if any(type(n) is gast.Name and n.id == stars for n in syntax.walk(stmt)):
+            if any(type(n) is gast.Name and n.id == stars for n in traversal.walk(stmt)):
                 return out + body[k:], left  # reads `kwargs`: what follows sees it as it is then
             out.append(stmt)
             continue

@@ -40,7 +40,7 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
-from . import printing, syntax
+from . import printing, syntax, traversal
 from .statement_parts import expressions, replace
 from .naming import Namer
 from .scope import MISSING, dotted_parts, lookup_path
@@ -54,9 +54,9 @@ def run(program, transform="srcgrad.grad"):
             or any(type(v) is np.vectorize for v in program.globals.values())):
         return program.tree
     tree = program.tree
-    local = set(syntax.names_stored(tree)) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
+    local = set(traversal.names_stored(tree)) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
     rewriter = _Rewriter(program, local, transform)
-    if not any(isinstance(n, gast.Call) and rewriter.kind(n) for n in syntax.walk(tree)):
+    if not any(isinstance(n, gast.Call) and rewriter.kind(n) for n in traversal.walk(tree)):
         return tree
     tree = syntax.copy(tree)
     rewriter.namer = Namer.for_tree(tree)
@@ -68,7 +68,7 @@ def run(program, transform="srcgrad.grad"):
 class _Rewriter:
     def __init__(self, program, local, transform):
         self.program, self.local, self.transform, self.namer = program, local, transform, None
-        self.defs = {n.name for n in syntax.walk(program.tree) if isinstance(n, gast.FunctionDef) and n is not program.tree}
+        self.defs = {n.name for n in traversal.walk(program.tree) if isinstance(n, gast.FunctionDef) and n is not program.tree}
 
     def meaning(self, node):
         """What the expression `node` means where it is a name the function does not assign, else MISSING."""
@@ -95,7 +95,7 @@ class _Rewriter:
             if isinstance(s, _SCOPES):
                 out.append(s)
                 continue
-            for inner in syntax.blocks_in(s):
+            for inner in traversal.blocks_in(s):
                 self.block(inner)
             pre = []
             self.statement(s, pre)
@@ -122,7 +122,7 @@ class _Rewriter:
                             "statement of its own first")
             pre += made
             found[id(node)] = syntax.located(new, node)
-            inside |= {id(n) for n in syntax.walk(node)}
+            inside |= {id(n) for n in traversal.walk(node)}
         if found:
             replace(s, found)
 
@@ -291,7 +291,7 @@ class _Rewriter:
 
     def assigned_a_lambda(self, name):
         return any(isinstance(n, gast.Assign) and syntax.is_name(n.targets[0], name) and isinstance(n.value, gast.Lambda)
-                   for n in syntax.walk(self.program.tree))
+                   for n in traversal.walk(self.program.tree))
 
 
 def _spelled(node):

@@ -14,12 +14,12 @@ pops by name (tape_tangents.py).
 
 import gast
 
-from . import syntax
+from . import traversal
 
 
 def run(tree, namer, restores=False):
     """Rename top-level reassignments of the ANF FunctionDef `tree` (in place). Returns
-    `tree` and the names it stores anywhere (`syntax.names_stored(tree)` as a set, found
+    `tree` and the names it stores anywhere (`traversal.names_stored(tree)` as a set, found
     in the same walk)."""
     defined = {a.id for a in tree.args.args} | {a.id for a in tree.args.kwonlyargs}
     env, stored = {}, set()
@@ -37,7 +37,7 @@ def run(tree, namer, restores=False):
             else:
                 defined.add(target.id)
                 env[target.id] = target.id
-            stored.update(syntax.names_stored(stmt.targets))
+            stored.update(traversal.names_stored(stmt.targets))
             continue
         found = set()
         _rename(stmt, env, found)
@@ -49,7 +49,7 @@ def run(tree, namer, restores=False):
 def _rename(node, env, stored):
     """Rename the names of `env` under `node`; add the names stored there (renamed) to `stored`."""
     store = gast.Store
-    for n in syntax.name_nodes(node):
+    for n in traversal.name_nodes(node):
         if n.id in env:
             n.id = env[n.id]
         if isinstance(n.ctx, store):

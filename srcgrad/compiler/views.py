@@ -15,7 +15,7 @@ import gast
 import numpy as np
 
 from .. import runtime
-from . import frontend, syntax
+from . import frontend, syntax, traversal
 from .scope import dotted_parts
 
 # attributes that are a view of their array
@@ -77,18 +77,18 @@ def returns_fresh(tree):
     if tree is None:
         return False
     stores = {}
-    for s in syntax.statements(tree):
+    for s in traversal.statements(tree):
         if isinstance(s, gast.Assign):
             for t in s.targets:
-                for n in syntax.walk(t):
+                for n in traversal.walk(t):
                     if isinstance(n, gast.Name):
                         stores.setdefault(n.id, []).append(s.value if t is n else None)
         elif isinstance(s, (gast.For, gast.AugAssign)):
-            for n in syntax.walk(s.target):
+            for n in traversal.walk(s.target):
                 if isinstance(n, gast.Name):
                     stores.setdefault(n.id, []).append(None)
     params = {a.id for a in tree.args.args + tree.args.kwonlyargs}
-    returns = [s.value for s in syntax.statements(tree) if isinstance(s, gast.Return)]
+    returns = [s.value for s in traversal.statements(tree) if isinstance(s, gast.Return)]
     return bool(returns) and all(_fresh_expression(r, stores, params) for r in returns)
 
 
