@@ -204,7 +204,8 @@ def _trapezoid_jvp_x(t, y, x, axis):
 
 
 trapezoid = numpy2("trapezoid")
-_TRAPZ = None if trapezoid is not None else np.trapz  # NumPy 1.26: the same function, under its old name
+# the old name: NumPy 1.26's only one, a deprecated wrapper of trapezoid in NumPy 2.0 to 2.3, then gone
+_TRAPZ = np.__dict__.get("trapz")
 trapezoid = trapezoid or _TRAPZ
 
 
