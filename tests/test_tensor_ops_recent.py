@@ -242,3 +242,19 @@ def test_median_of_all_saves_its_result():
     v1 = torch.tensor([-1.78, -0.07, -0.4], requires_grad=True)
     (torch.median(v1) * 3).backward()
     assert v1.grad.tolist() == [0.0, 0.0, 3.0]
+
+
+def test_builtin_abs_and_bool_abs():
+    """Python's abs() of a tensor is its abs() (AbsBackward0, gradient sign(x)); PyTorch
+    refuses abs of a bool tensor, in every spelling (the shim computed it)."""
+    x = torch.tensor([-1.5, 2.0, -0.25], requires_grad=True)
+    y = abs(x)
+    assert repr(y) == "tensor([1.5000, 2.0000, 0.2500], grad_fn=<AbsBackward0>)"
+    (y * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert x.grad.tolist() == [-1.0, 2.0, -3.0]
+    w = torch.tensor([-1.0, 3.0], requires_grad=True) * 1
+    assert repr(w.abs_()) == "tensor([1., 3.], grad_fn=<AbsBackward0>)"
+    for spell in (abs, torch.abs, lambda b: b.abs(), lambda b: b.abs_()):
+        with pytest.raises(NotImplementedError, match="\"abs_cpu\" not implemented for 'Bool'"):
+            spell(torch.tensor([True, False]))
+    assert torch.tensor([-2, 3]).abs().tolist() == [2, 3]

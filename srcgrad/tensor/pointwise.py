@@ -427,6 +427,6 @@ class PointwiseOps:
     sqrt_ = _in_place("sqrt_", sqrt)
     tanh_ = _in_place("tanh_", tanh)
     sigmoid_ = _in_place("sigmoid_", sigmoid)
-    abs_ = _in_place("abs_", lambda t: ops.unary(np.absolute, t))
+    abs_ = _in_place("abs_", lambda t: t.abs())
     relu_ = _in_place("relu_", lambda t: ops.unary(activations.relu, t, "ReluBackward0"))
     pow_ = _in_place("pow_", lambda t, e: t ** e)

@@ -380,7 +380,12 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     # --- elementwise functions --------------------------------------------------------
 
     def abs(self):
+        """`|self|` (AbsBackward0); a bool tensor is refused, as in PyTorch."""
+        if self._data.dtype.kind == "b":
+            raise NotImplementedError('"abs_cpu" not implemented for \'Bool\'')
         return ops.unary(np.absolute, self)
+
+    __abs__ = abs
 
     def relu(self):
         return ops.unary(activations.relu, self, "ReluBackward0")
