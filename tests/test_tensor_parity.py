@@ -262,3 +262,28 @@ def test_against_pytorch():
         with pytest.raises(kind) as info:
             on_pytorch(real.ones(2, 3, requires_grad=True))
         assert str(info.value) == message
+
+
+def test_numpy_inside_no_grad_and_numpy_ufuncs_of_tensors():
+    """PyTorch refuses `numpy()` of a tensor that requires grad only while grad mode is on
+    (plotting inside `no_grad` works), and a NumPy ufunc of tensors gives a tensor that
+    records nothing, a bool result as uint8 (the shim gave arrays). Texts printed by
+    PyTorch 2.13."""
+    x = torch.tensor([1.5, -2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad"):
+        x.numpy()
+    with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad"):
+        np.exp(x)
+    with torch.no_grad():
+        a = x.numpy()
+        assert a.dtype == np.float32 and a.tolist() == [1.5, -2.0]
+        a[0] = 4.0  # shares memory
+        assert repr(np.exp(x)) == "tensor([54.5981,  0.1353])"
+    assert x.tolist() == [4.0, -2.0]
+    z = torch.tensor([1.5, -2.0])
+    assert repr(np.exp(z)) == "tensor([4.4817, 0.1353])"
+    assert repr(np.add(z, z)) == "tensor([ 3., -4.])"
+    assert repr(np.maximum(z, 0.0)) == "tensor([1.5000, 0.0000])"
+    assert repr(np.greater(z, 0)) == "tensor([1, 0], dtype=srcgrad.uint8)"
+    assert repr(np.exp(torch.tensor(1.0))) == "tensor(2.7183)"
+    assert np.exp(z).requires_grad is False and np.exp(z).grad_fn is None

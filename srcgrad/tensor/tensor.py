@@ -275,13 +275,21 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         return self
 
     def numpy(self, force=False):
-        if self._requires_grad and not force:
+        """The array the tensor holds (shared, not copied); refused for a tensor that
+        requires grad while grad mode is on, as in PyTorch (inside `no_grad` it is given)."""
+        if self._requires_grad and _mode.enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
         data = self.numpy()
         return data if dtype is None else data.astype(dtype, copy=False)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """A NumPy ufunc of tensors gives a tensor that records nothing (`np.exp(t)`), as in
+        PyTorch, which makes a bool result uint8; 0-d results stay tensors."""
+        array = np.asarray(array)
+        return Tensor._make(array.astype(np.uint8) if array.dtype.kind == "b" else array)
 
     def item(self):
         n = self._data.size
