@@ -287,3 +287,21 @@ def test_numpy_inside_no_grad_and_numpy_ufuncs_of_tensors():
     assert repr(np.greater(z, 0)) == "tensor([1, 0], dtype=srcgrad.uint8)"
     assert repr(np.exp(torch.tensor(1.0))) == "tensor(2.7183)"
     assert np.exp(z).requires_grad is False and np.exp(z).grad_fn is None
+
+
+def test_iteration_unbinds_and_reversed_flips():
+    """Iterating a tensor gives what `unbind()` gives (UnbindBackward0; SelectBackward0
+    before), so `list(x)`, `max(x)` and `sorted(x)` print as in PyTorch; `reversed(t)`
+    is `t.flip(0)`, a tensor. Texts printed by PyTorch 2.13."""
+    x = torch.tensor([[1.5, -2.0], [3.0, 4.0]], requires_grad=True)
+    rows = list(x)
+    assert [repr(r) for r in rows] == ["tensor([ 1.5000, -2.0000], grad_fn=<UnbindBackward0>)",
+                                       "tensor([3., 4.], grad_fn=<UnbindBackward0>)"]
+    assert repr(max(torch.tensor([1.5, -2.0, 3.25], requires_grad=True))) == "tensor(3.2500, grad_fn=<UnbindBackward0>)"
+    (rows[0] * 2 + rows[1]).sum().backward()
+    assert x.grad.tolist() == [[2.0, 2.0], [1.0, 1.0]]
+    assert repr(reversed(x)) == "tensor([[ 3.0000,  4.0000],\n        [ 1.5000, -2.0000]], grad_fn=<FlipBackward0>)"
+    assert repr(list(reversed(torch.tensor([1, 2])))) == "[tensor(2), tensor(1)]"
+    assert repr(reversed(torch.tensor(2.0))) == "tensor(2.)"
+    with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+        iter(torch.tensor(1.0))

@@ -355,9 +355,14 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         return self._data.shape[0]
 
     def __iter__(self):
+        """The slices along dim 0, as `unbind()` makes them (UnbindBackward0), as in PyTorch."""
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        return iter(self.unbind())
+
+    def __reversed__(self):
+        """`self.flip(0)` (a 0-d tensor itself), as in PyTorch: `reversed(t)` is a tensor."""
+        return self if self._data.ndim == 0 else self.flip(0)
 
     def __bool__(self):
         n = self._data.size
