@@ -1,0 +1,116 @@
+"""Library code as programs: NumPy's and SciPy's functions written in Python (np.gradient,
+np.linalg.norm, np.cov, scipy.spatial.distance's metrics, scipy's windows and
+integrators, ...), their source differentiated as a user's own, in both modes, against
+float64 central differences. The programs below are those functions cut down to the
+construct that once went wrong; each test says what it was.
+"""
+
+import numpy as np
+import pytest
+
+import srcgrad
+from conftest import numerical_grad
+from program_checks import check_hessian
+
+# --- a keyword-only parameter that a loop later rebinds ---------------------------------
+
+
+def rescaled(x, *rest, k=None):
+    """np.gradient's `def gradient(f, *varargs, axis=None, edge_order=1)` reads `axis`,
+    then loops `for axis, ax_dx in zip(axes, dx)`: the parameter is also a loop target."""
+    if k is None:
+        y = x * 2.0
+    else:
+        y = x * 3.0
+    for k, w in zip(range(2), [1.0, 2.0]):
+        y = y * w + x[k]
+    return np.sum(y * y)
+
+
+def centered_differences(f, *varargs, axis=None, edge_order=1):
+    """np.gradient's loop over the axes, kept whole: `axis` a keyword-only parameter the
+    loop rebinds, `slice1` a list of slices written in the loop and reset after each axis,
+    the result `outvals[0]` for one axis and a tuple for several."""
+    f = np.asanyarray(f)
+    N = f.ndim
+    if axis is None:
+        axes = tuple(range(N))
+    else:
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    outvals = []
+    slice1 = [slice(None)] * N
+    slice2 = [slice(None)] * N
+    slice3 = [slice(None)] * N
+    for axis, ax_dx in zip(axes, [0.5] * len(axes)):
+        out = np.empty_like(f)
+        slice1[axis] = slice(1, -1)
+        slice2[axis] = slice(None, -2)
+        slice3[axis] = slice(2, None)
+        out[tuple(slice1)] = (f[tuple(slice3)] - f[tuple(slice2)]) / (2.0 * ax_dx)
+        slice1[axis] = 0
+        slice2[axis] = 0
+        slice3[axis] = 1
+        out[tuple(slice1)] = (f[tuple(slice3)] - f[tuple(slice2)]) / ax_dx
+        slice1[axis] = -1
+        slice2[axis] = -2
+        slice3[axis] = -1
+        out[tuple(slice1)] = (f[tuple(slice3)] - f[tuple(slice2)]) / ax_dx
+        outvals.append(out)
+        slice1[axis] = slice(None)
+        slice2[axis] = slice(None)
+        slice3[axis] = slice(None)
+    if len(axes) == 1:
+        return np.sum(np.sin(outvals[0]) * f)
+    return np.sum(outvals[0] * outvals[1])
+
+
+def along_columns(a):
+    return centered_differences(a, axis=1)
+
+
+def along_rows(a):
+    return centered_differences(a, axis=0)
+
+
+X35 = np.array([[0.3, -1.2, 0.7, 1.1, -0.4],
+                [0.9, 0.2, -0.5, 0.8, 1.6],
+                [-0.7, 0.4, 1.3, -1.0, 0.1]])
+
+
+def test_keyword_only_parameter_rebound_by_a_loop_keeps_the_callers_value():
+    """The backward pass started the keyword-only `k` as None (as a local a loop may leave
+    unset), so `if k is None` took the other branch: grad(rescaled)(x, k=1) was
+    [208, 168, 128], the gradient of `y = x * 2.0`; it is [312, 288, 264]."""
+    x = np.array([1.0, 2.0, 3.0])
+    expected = np.array([312.0, 288.0, 264.0])
+    g = srcgrad.grad(rescaled)(x, k=1)
+    np.testing.assert_allclose(g, expected, rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(lambda v: rescaled(v, k=1), (x,), 0), rtol=1e-7)
+    value, g2 = srcgrad.value_and_grad(rescaled)(x, k=1)
+    assert value == rescaled(x, k=1) == 840.0
+    np.testing.assert_allclose(g2, expected, rtol=1e-12)
+    np.testing.assert_allclose(srcgrad.grad(rescaled)(x), numerical_grad(rescaled, (x,), 0), rtol=1e-7)
+
+
+@pytest.mark.parametrize("axis", [1, 0, None])
+def test_np_gradient_along_one_axis_of_a_matrix(axis):
+    """Was an IndexError inside the generated gradient (`axis` reset to None made the
+    axes (0, 1), and the gradient of `outvals[0]` was split into rows)."""
+    g = srcgrad.grad(centered_differences)(X35, axis=axis)
+    assert g.shape == X35.shape and g.dtype == np.float64
+    np.testing.assert_allclose(g, numerical_grad(lambda a: centered_differences(a, axis=axis), (X35,), 0),
+                               rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("fn", [along_columns, along_rows])
+def test_np_gradient_along_one_axis_called_from_another_function(fn):
+    g = srcgrad.grad(fn)(X35)
+    np.testing.assert_allclose(g, numerical_grad(fn, (X35,), 0), rtol=1e-7, atol=1e-9)
+    t = np.cos(np.arange(15.0)).reshape(3, 5)
+    value, dot = srcgrad.jvp(fn, (X35,), (t,))
+    assert value == fn(X35)
+    np.testing.assert_allclose(dot, np.sum(g * t), rtol=1e-10)
+
+
+def test_np_gradient_along_one_axis_hessian():
+    check_hessian(along_columns, (X35[:2, :4].copy(),), 0)
