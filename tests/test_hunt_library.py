@@ -114,3 +114,69 @@ def test_np_gradient_along_one_axis_called_from_another_function(fn):
 
 def test_np_gradient_along_one_axis_hessian():
     check_hessian(along_columns, (X35[:2, :4].copy(),), 0)
+
+
+# --- np.linalg.norm's keepdims shape and np.sinc's `where(x, x, eps)` -------------------
+
+BOTH_AXES = (0, 1)  # a default that is no literal: the call stays a call, with its own pullback
+
+
+def norm_keepdims(x, axis=BOTH_AXES, keepdims=True):
+    """np.linalg.norm's keepdims: the result reshaped to a shape written entry by entry."""
+    ret = np.sqrt(np.sum(x * x, axis=axis))
+    if keepdims:
+        ret_shape = list(x.shape)
+        ret_shape[axis[0]] = 1
+        ret_shape[axis[1]] = 1
+        ret = ret.reshape(ret_shape)
+    return ret
+
+
+def cubed_norm(x):
+    return np.sum(norm_keepdims(x) ** 3)
+
+
+def sinc(x):
+    """NumPy's np.sinc: the condition of `where` is the differentiated `x` itself."""
+    x = np.asanyarray(x)
+    x = np.pi * x
+    eps = np.finfo(x.dtype).eps if x.dtype.kind == "f" else 1e-20
+    y = np.where(x, x, eps)
+    return np.sin(y) / y
+
+
+def sinc_energy(x):
+    return np.sum(sinc(x) ** 2)
+
+
+X22 = np.array([[0.3, -1.2], [0.7, 1.1]])
+
+
+def test_hessian_through_a_shape_written_entry_by_entry():
+    """The Hessian was refused: in the gradient code the pullback puts `ret_shape`'s
+    entries back from its tape (`ret_shape[i] = tape.pop()`), so forward mode took the
+    shape as differentiated ("no forward derivative rule for `.reshape()` with respect to
+    its argument `shape`"). A shape is integers: np.reshape's `shape` is discrete."""
+    n = np.sqrt(np.sum(X22 ** 2))
+    x = X22.ravel()
+    expected = 3 * (n * np.eye(4) + np.outer(x, x) / n)
+    h = srcgrad.hessian(cubed_norm)(X22)
+    np.testing.assert_allclose(h.reshape(4, 4), expected, rtol=1e-12)
+    check_hessian(cubed_norm, (X22,), 0)
+
+
+def test_np_sinc_where_condition_is_the_differentiated_value():
+    """Was refused in both modes: "no derivative rule for `np.where` with respect to its
+    argument `condition`". A condition is read as booleans, piecewise constant: np.where's
+    `condition` is discrete, as np.extract's."""
+    x = np.array([0.3, -1.2, 0.7, 1.1, 2.5])
+    g = srcgrad.grad(sinc_energy)(x)
+    px = np.pi * x
+    dsinc = (px * np.cos(px) - np.sin(px)) / (px * x)
+    np.testing.assert_allclose(g, 2 * np.sinc(x) * dsinc, rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(sinc_energy, (x,), 0), rtol=1e-7)
+    t = np.cos(np.arange(5.0))
+    value, dot = srcgrad.jvp(sinc, (x,), (t,))
+    np.testing.assert_allclose(value, np.sinc(x), rtol=1e-15)
+    np.testing.assert_allclose(dot, dsinc * t, rtol=1e-12)
+    check_hessian(sinc_energy, (x,), 0)
