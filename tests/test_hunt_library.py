@@ -180,3 +180,62 @@ def test_np_sinc_where_condition_is_the_differentiated_value():
     np.testing.assert_allclose(value, np.sinc(x), rtol=1e-15)
     np.testing.assert_allclose(dot, dsinc * t, rtol=1e-12)
     check_hessian(sinc_energy, (x,), 0)
+
+
+# --- np.diff's `op = not_equal if a.dtype == np.bool else subtract` ----------------------
+
+
+def differences(a, n=1, axis=-1, prepend=None):
+    """np.diff: the function chosen by a test of `a`, which the function has assigned."""
+    a = np.asanyarray(a)
+    if prepend is not None:
+        a = np.concatenate([np.broadcast_to(prepend, a.shape[:-1] + (1,)), a], axis)
+    nd = a.ndim
+    slice1 = [slice(None)] * nd
+    slice2 = [slice(None)] * nd
+    slice1[axis] = slice(1, None)
+    slice2[axis] = slice(None, -1)
+    slice1 = tuple(slice1)
+    slice2 = tuple(slice2)
+    op = np.not_equal if a.dtype == np.bool_ else np.subtract
+    for _ in range(n):
+        a = op(a[slice1], a[slice2])
+    return a
+
+
+def trapezoid(y, x):
+    """np.trapezoid with sample points: d = diff(x)."""
+    d = differences(x)
+    return np.sum(d * (y[1:] + y[:-1]) / 2.0)
+
+
+def second_differences(a):
+    return np.sum(np.sin(differences(a, n=2, prepend=0.5)))
+
+
+def test_np_diff_function_chosen_by_a_test_of_an_assigned_variable():
+    """Was refused ("calls its local variable `op`"): the choice's test read `a`, which
+    the function assigns. The test is taken where the name is bound, so it is the choice
+    Python makes; np.diff, np.trapezoid with `x`, np.unwrap's first line all read so."""
+    x = np.array([0.1, 0.4, 0.8, 1.5, 1.7, 2.6])
+    y = np.array([0.3, -1.2, 0.7, 1.1, 2.5, -0.4])
+    gy, gx = srcgrad.grad(trapezoid, wrt=(0, 1))(y, x)
+    np.testing.assert_allclose(gy, numerical_grad(trapezoid, (y, x), 0), rtol=1e-7)
+    np.testing.assert_allclose(gx, numerical_grad(trapezoid, (y, x), 1), rtol=1e-7)
+    np.testing.assert_allclose(gy, srcgrad.grad(np.trapezoid)(y, x), rtol=1e-12)
+    g = srcgrad.grad(second_differences)(y)
+    np.testing.assert_allclose(g, numerical_grad(second_differences, (y,), 0), rtol=1e-7)
+    t = np.cos(np.arange(6.0))
+    value, dot = srcgrad.jvp(second_differences, (y,), (t,))
+    assert value == second_differences(y)
+    np.testing.assert_allclose(dot, np.sum(g * t), rtol=1e-12)
+    check_hessian(second_differences, (y,), 0)
+
+
+def test_a_choice_whose_test_calls_a_function_is_still_refused():
+    def pick(x):
+        op = np.sin if np.all(x > 0) else np.cos
+        return np.sum(op(x))
+
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"calls its local variable `op`.*whose test calls a function"):
+        srcgrad.grad(pick)(np.array([0.5, 1.0]))

@@ -121,8 +121,7 @@ def site(program, stmt, value, callee, register):
                 stmt, f"`{program.name}` calls its local variable `{called}`: {direct}, not one through a variable "
                 f"bound in a branch or a loop, more than once or to an expression's result (`{called} = fs[k]`, "
                 f"`{called} = functools.partial(g, ...)`), nor a choice `{called} = np.sin if k else np.cos` whose "
-                f"test reads a variable the function assigns or calls a function, or whose name is read other "
-                f"than by calls; call the function directly", NotDifferentiableError,
+                f"test calls a function, or whose name is read other than by calls; call the function directly", NotDifferentiableError,
             )
         if called and not re.search(rf"\b{re.escape(called)}\b", program.text(stmt)):  # an ANF temporary
             raise program.error(  # worded as a missing function: the build waits for the first call (api.py)
