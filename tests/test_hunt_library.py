@@ -5,6 +5,8 @@ float64 central differences. The programs below are those functions cut down to 
 construct that once went wrong; each test says what it was.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -239,3 +241,22 @@ def test_a_choice_whose_test_calls_a_function_is_still_refused():
 
     with pytest.raises(srcgrad.NotDifferentiableError, match=r"calls its local variable `op`.*whose test calls a function"):
         srcgrad.grad(pick)(np.array([0.5, 1.0]))
+
+
+def shifted_differences(a):
+    return np.sum(differences(a, prepend=-1.5) ** 2)
+
+
+def test_a_literal_argument_tested_with_is_not_none_compiles_without_warning():
+    """A spliced callee's parameter read by `prepend is not None` was replaced by the
+    literal argument: the generated code said `0.5 is not None`, and Python compiled it
+    with a SyntaxWarning (an error under -W error). Such a parameter is assigned."""
+    y = np.array([0.3, -1.2, 0.7, 1.1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = srcgrad.grad(shifted_differences)(y)
+        _, dot = srcgrad.jvp(shifted_differences, (y,), (np.ones(4),))
+    np.testing.assert_allclose(g, numerical_grad(shifted_differences, (y,), 0), rtol=1e-7)
+    np.testing.assert_allclose(dot, np.sum(g), rtol=1e-12)
+    text = srcgrad.source(srcgrad.grad(shifted_differences))
+    assert "prepend = -1.5" in text and "1.5 is not None" not in text
