@@ -260,3 +260,42 @@ def test_a_literal_argument_tested_with_is_not_none_compiles_without_warning():
     np.testing.assert_allclose(dot, np.sum(g), rtol=1e-12)
     text = srcgrad.source(srcgrad.grad(shifted_differences))
     assert "prepend = -1.5" in text and "1.5 is not None" not in text
+
+
+# --- numpy.polynomial's `c = np.moveaxis(c, iaxis, 0)` then `c *= scl` ---------------------
+
+
+def scaled_along(c, scl=2.0, axis=0):
+    """np.polynomial.polynomial.polyder's prologue: a fresh copy moved, scaled in place,
+    moved back."""
+    c = np.array(c, ndmin=1, copy=True)
+    iaxis = axis % c.ndim
+    c = np.moveaxis(c, iaxis, 0)
+    c *= scl
+    c = np.moveaxis(c, 0, iaxis)
+    return np.sum(np.sin(c))
+
+
+def test_a_view_made_by_moveaxis_shares_no_memory_with_the_axes():
+    """Was refused: "`c *= scl` changes `c` in place, and it may share memory with `iaxis`
+    (line: `c = np.moveaxis(c, iaxis, 0)`), which is read afterwards". np.moveaxis,
+    np.reshape, np.transpose, ... return a view of their first argument only."""
+    g = srcgrad.grad(scaled_along)(X22)
+    np.testing.assert_allclose(g, 2.0 * np.cos(2.0 * X22), rtol=1e-14)
+    t = np.array([[1.0, -0.5], [0.25, 2.0]])
+    _, dot = srcgrad.jvp(scaled_along, (X22,), (t,))
+    np.testing.assert_allclose(dot, np.sum(g * t), rtol=1e-14)
+    check_hessian(scaled_along, (X22,), 0)
+
+
+def scaled_twice(c, scl=2.0):
+    """The view `d` still reads the memory `c *= scl` changes: refused, as before."""
+    c = np.array(c, copy=True)
+    d = np.moveaxis(c, 0, 1)
+    c *= scl
+    return np.sum(d * c)
+
+
+def test_a_view_read_after_its_base_changes_is_still_refused():
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"`c \*= scl`.*may share memory with `d`"):
+        srcgrad.grad(scaled_twice)(X22.copy())
