@@ -385,3 +385,32 @@ def test_a_method_without_a_rule_on_values_without_gradients():
         g = srcgrad.grad(lambda a, w: np.sum(fn(a, w) ** 2), wrt=(0, 1))(a, w)
         for i in (0, 1):
             np.testing.assert_allclose(g[i], numerical_grad(lambda a, w: np.sum(fn(a, w) ** 2), (a, w), i), rtol=1e-7, atol=1e-9)
+
+
+# --- np.linalg.norm's `ret = add.reduce(absx, axis=axis); ret **= 1 / ord` ----------------
+
+
+def p_norm(x, ord=0.5, axis=0, keepdims=True):
+    """np.linalg.norm along an axis for an ord of no closed form: a ufunc method's result,
+    raised in place."""
+    absx = np.abs(x)
+    absx **= ord
+    ret = np.add.reduce(absx, axis=axis, keepdims=keepdims)
+    ret **= np.reciprocal(ord, dtype=ret.dtype)
+    return ret
+
+
+def test_a_ufunc_methods_result_is_a_new_array():
+    """Was refused: "`ret **= reciprocal(ord, ...)` changes `ret` in place, and it may share
+    memory with a value that `norm` does not make (`ret = add.reduce(absx, ...)`)". A
+    ufunc's reduce, accumulate, outer and reduceat make a new array (without `out=`)."""
+    x = np.array([[0.5, 1.2, 2.0, 0.7], [1.5, 0.3, 0.9, 1.1], [0.8, 1.7, 0.4, 1.3]])
+    seed = np.array([[0.5, -1.0, 2.0, 0.25]])
+    out, pullback = srcgrad.vjp(p_norm, x)
+    np.testing.assert_array_equal(out, np.linalg.norm(x, ord=0.5, axis=0, keepdims=True))
+    (g,) = pullback(seed)
+    np.testing.assert_allclose(g, numerical_grad(lambda v: np.sum(seed * p_norm(v)), (x,), 0), rtol=1e-7)
+    np.testing.assert_allclose(g, srcgrad.vjp(lambda v: np.linalg.norm(v, 0.5, 0, True), x)[1](seed)[0], rtol=1e-12)
+    t = np.cos(np.arange(12.0)).reshape(3, 4)
+    _, dot = srcgrad.jvp(p_norm, (x,), (t,))
+    np.testing.assert_allclose(np.sum(seed * dot), np.sum(g * t), rtol=1e-12)

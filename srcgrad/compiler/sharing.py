@@ -573,6 +573,8 @@ def _call_value(obj, e, args, everything):
     except TypeError:  # unhashable
         pass
     module = getattr(obj, "__module__", None) or ""
+    if isinstance(getattr(obj, "__self__", None), np.ufunc):  # `add.reduce(x, axis)`: a new array (an `out=` is read above)
+        return NOTHING, NOTHING
     if isinstance(obj, np.ufunc) or (module.startswith("numpy") and "stride_tricks" not in module) or (
             getattr(obj, "__self__", None) is math or module == "math"):
         return NOTHING, NOTHING
