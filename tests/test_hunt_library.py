@@ -414,3 +414,24 @@ def test_a_ufunc_methods_result_is_a_new_array():
     t = np.cos(np.arange(12.0)).reshape(3, 4)
     _, dot = srcgrad.jvp(p_norm, (x,), (t,))
     np.testing.assert_allclose(np.sum(seed * dot), np.sum(g * t), rtol=1e-12)
+
+
+def kron_outer(a, b):
+    """np.kron's product: `multiply(a, b, subok=..., order=...)` of broadcast views."""
+    result = np.multiply(a[:, None, :, None], b[None, :, None, :], subok=True, order="C", casting="same_kind")
+    return result.reshape(a.shape[0] * b.shape[0], a.shape[1] * b.shape[1])
+
+
+def test_a_ufuncs_subok_order_and_casting_keywords():
+    """Was refused: "cannot differentiate this call of `_nx.multiply`: got an unexpected
+    keyword argument 'subok'". They choose the result's class, layout and the casts
+    allowed, not its values."""
+    a, b = np.array([[0.3, -1.2, 0.7], [0.9, 0.2, -0.5]]), np.array([[1.5, -0.4], [0.6, 2.0]])
+    seed = np.sin(np.arange(24.0)).reshape(4, 6)
+    out, pullback = srcgrad.vjp(kron_outer, a, b)
+    np.testing.assert_array_equal(out, np.kron(a, b))
+    ga, gb = pullback(seed)
+    np.testing.assert_allclose(ga, numerical_grad(lambda u, v: np.sum(seed * kron_outer(u, v)), (a, b), 0), rtol=1e-7)
+    np.testing.assert_allclose(gb, numerical_grad(lambda u, v: np.sum(seed * kron_outer(u, v)), (a, b), 1), rtol=1e-7)
+    _, dot = srcgrad.jvp(kron_outer, (a, b), (np.ones_like(a), np.ones_like(b)))
+    np.testing.assert_allclose(np.sum(seed * dot), np.sum(ga) + np.sum(gb), rtol=1e-12)

@@ -278,14 +278,19 @@ def missing_rule(program, stmt, call, register):
     )
 
 
+_UFUNC_FORM = ("dtype", "subok", "order", "casting")
+
+
 def bind(program, stmt, rule, call):
     """{rule parameter: argument node} for the call (defaults and literals as constants).
     A ufunc's `dtype=` (`np.exp(x, dtype=np.float64)`) is left out: it names the precision
     the ufunc computes in, and the rules compute the derivative at the same values in the
-    precision of their operands."""
+    precision of their operands. So are `subok=`, `order=` and `casting=` (np.kron's
+    `multiply(a, b, subok=...)`): the class, the memory layout and the casts allowed,
+    not the values (the primal call itself raises for a cast refused)."""
     keywords = call.keywords
-    if isinstance(rule.primal, np.ufunc) and "dtype" in keywords and "dtype" not in rule.params:
-        keywords = {k: v for k, v in keywords.items() if k != "dtype"}
+    if isinstance(rule.primal, np.ufunc) and any(k in _UFUNC_FORM and k not in rule.params for k in keywords):
+        keywords = {k: v for k, v in keywords.items() if k not in _UFUNC_FORM or k in rule.params}
     try:
         bound = rule.bind(*call.args, **keywords)
     except TypeError as exc:
