@@ -158,7 +158,8 @@ def test_hessian_through_a_shape_written_entry_by_entry():
     """The Hessian was refused: in the gradient code the pullback puts `ret_shape`'s
     entries back from its tape (`ret_shape[i] = tape.pop()`), so forward mode took the
     shape as differentiated ("no forward derivative rule for `.reshape()` with respect to
-    its argument `shape`"). A shape is integers: np.reshape's `shape` is discrete."""
+    its argument `shape`"). A shape is integers: in derivatives of generated code
+    np.reshape's `shape` gets no derivative."""
     n = np.sqrt(np.sum(X22 ** 2))
     x = X22.ravel()
     expected = 3 * (n * np.eye(4) + np.outer(x, x) / n)
@@ -435,3 +436,26 @@ def test_a_ufuncs_subok_order_and_casting_keywords():
     np.testing.assert_allclose(gb, numerical_grad(lambda u, v: np.sum(seed * kron_outer(u, v)), (a, b), 1), rtol=1e-7)
     _, dot = srcgrad.jvp(kron_outer, (a, b), (np.ones_like(a), np.ones_like(b)))
     np.testing.assert_allclose(np.sum(seed * dot), np.sum(ga) + np.sum(gb), rtol=1e-12)
+
+
+SHAPE3 = (3,)  # a default that is no literal: the call keeps its own pullback
+
+
+def through_a_module(x, xp, shape=SHAPE3):
+    """SciPy's array-API style: NumPy passed in as `xp`. `xp.reshape(x, shape)` reads as
+    the method `.reshape` of `xp` with `x` as the shape; it must stay refused (a shape
+    argument skipped as an integer would make the gradient 0)."""
+    y = xp.reshape(x, shape)
+    return np.sum(y * y)
+
+
+def calls_through_a_module(x):
+    return through_a_module(x, np) * 2.0
+
+
+def test_a_module_passed_in_and_called_through_stays_refused():
+    x = np.array([[0.3, 0.7, 1.1]])
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"`\.reshape\(\)` with respect to its argument `shape`"):
+        srcgrad.grad(calls_through_a_module)(x)
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"`\.reshape\(\)` with respect to its argument `shape`"):
+        srcgrad.jvp(calls_through_a_module, (x,), (np.ones_like(x),))

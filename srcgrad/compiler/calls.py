@@ -280,6 +280,13 @@ def missing_rule(program, stmt, call, register):
 
 _UFUNC_FORM = ("dtype", "subok", "order", "casting")
 
+# Arguments that are integers, which gradient code may put back from its tape
+# (`ret_shape[i] = tape.pop()` after np.linalg.norm's `ret.reshape(ret_shape)`), where
+# activity takes them as differentiated: skipped in derivatives of generated code only.
+# (In a user's code `xp.reshape(x, shape)` with `xp` a module passed in reads as the method
+# `.reshape` of `xp`, with `x` as the shape: that stays refused.)
+TAPE_SHAPES = {(np.reshape, "shape")}
+
 
 def bind(program, stmt, rule, call):
     """{rule parameter: argument node} for the call (defaults and literals as constants).

@@ -18,7 +18,7 @@ import operator
 import numpy as np
 
 from ..runtime import COMPLEX_GRADIENT, field_grad, field_tangent, sequence_like, unbroadcast, zeros_like_grad
-from .registry import defjvp, defvjp, discrete, numpy2
+from .registry import defjvp, defvjp, numpy2
 
 # --- helpers ------------------------------------------------------------------------
 
@@ -80,9 +80,6 @@ def reshape_vjp(g, ans, x, shape, order="C", *, copy=None):
 def reshape_jvp(t, ans, x, shape, order="C", *, copy=None):
     return np.reshape(t, np.shape(ans), order=order if order != "A" else _reading_order(x))
 
-
-# a shape is integers: in gradient code it may come back from the tape (`ret_shape[i] = tape.pop()`)
-discrete(np.reshape, "shape")
 
 
 @defvjp(np.ravel, "x")
