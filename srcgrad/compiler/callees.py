@@ -330,7 +330,7 @@ class _Splicer:
                 substituted[name] = syntax.attr(syntax.name(self.module_name(holder, module)), name)
         for p in params:
             value = values[p]
-            if p not in stored and _substitutable(value, self.local_names):
+            if p not in stored and _substitutable(value, self.local_names) and not _literal_in_identity_test(tree, p, value):
                 substituted[p] = value
             else:
                 renames[p] = self.namer.fresh(p)
@@ -430,6 +430,17 @@ def _defaults_as_written(defaults, fn):
     if defaults:
         scope.note_attribute(fn, "__defaults__", fn.__defaults__)
     return True
+
+
+def _literal_in_identity_test(tree, name, value):
+    """Whether `name` is an operand of `is`/`is not` in `tree` and `value` a literal that
+    Python warns about there (`0.5 is not None`: SyntaxWarning): such a parameter is
+    assigned its argument, not replaced by it."""
+    literal = value.operand if isinstance(value, gast.UnaryOp) else value
+    if not (isinstance(literal, gast.Constant) and type(literal.value) in (int, float, complex, str, bytes)):
+        return False
+    return any(type(n) is gast.Compare and any(type(op) in (gast.Is, gast.IsNot) for op in n.ops)
+               and any(syntax.is_name(o, name) for o in [n.left, *n.comparators]) for n in traversal.nodes(tree))
 
 
 def _holds_literal(value, node):

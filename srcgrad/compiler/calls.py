@@ -121,8 +121,7 @@ def site(program, stmt, value, callee, register):
                 stmt, f"`{program.name}` calls its local variable `{called}`: {direct}, not one through a variable "
                 f"bound in a branch or a loop, more than once or to an expression's result (`{called} = fs[k]`, "
                 f"`{called} = functools.partial(g, ...)`), nor a choice `{called} = np.sin if k else np.cos` whose "
-                f"test reads a variable the function assigns or calls a function, or whose name is read other "
-                f"than by calls; call the function directly", NotDifferentiableError,
+                f"test calls a function, or whose name is read other than by calls; call the function directly", NotDifferentiableError,
             )
         if called and not re.search(rf"\b{re.escape(called)}\b", program.text(stmt)):  # an ANF temporary
             raise program.error(  # worded as a missing function: the build waits for the first call (api.py)
@@ -279,14 +278,26 @@ def missing_rule(program, stmt, call, register):
     )
 
 
+_UFUNC_FORM = ("dtype", "subok", "order", "casting")
+
+# Arguments that are integers, which gradient code may put back from its tape
+# (`ret_shape[i] = tape.pop()` after np.linalg.norm's `ret.reshape(ret_shape)`), where
+# activity takes them as differentiated: skipped in derivatives of generated code only.
+# (In a user's code `xp.reshape(x, shape)` with `xp` a module passed in reads as the method
+# `.reshape` of `xp`, with `x` as the shape: that stays refused.)
+TAPE_SHAPES = {(np.reshape, "shape")}
+
+
 def bind(program, stmt, rule, call):
     """{rule parameter: argument node} for the call (defaults and literals as constants).
     A ufunc's `dtype=` (`np.exp(x, dtype=np.float64)`) is left out: it names the precision
     the ufunc computes in, and the rules compute the derivative at the same values in the
-    precision of their operands."""
+    precision of their operands. So are `subok=`, `order=` and `casting=` (np.kron's
+    `multiply(a, b, subok=...)`): the class, the memory layout and the casts allowed,
+    not the values (the primal call itself raises for a cast refused)."""
     keywords = call.keywords
-    if isinstance(rule.primal, np.ufunc) and "dtype" in keywords and "dtype" not in rule.params:
-        keywords = {k: v for k, v in keywords.items() if k != "dtype"}
+    if isinstance(rule.primal, np.ufunc) and any(k in _UFUNC_FORM and k not in rule.params for k in keywords):
+        keywords = {k: v for k, v in keywords.items() if k not in _UFUNC_FORM or k in rule.params}
     try:
         bound = rule.bind(*call.args, **keywords)
     except TypeError as exc:

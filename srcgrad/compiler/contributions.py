@@ -111,7 +111,14 @@ class Contributions:
         return out
 
     def call(self, stmt, value, g, ans):
-        call = calls.site(self.program, stmt, value, self.calls.get(value), "srcgrad.defvjp")
+        callee = self.calls.get(value)
+        if callee is not None and callee.kind == "method" and callee.obj is None:
+            read = list(value.args) + [k.value for k in value.keywords]
+            if not self.activity.is_active(callee.receiver) and not calls.active_names(read, self.activity):
+                # a method with no rule on values without gradients (`a.dtype.type(n)`), its
+                # target differentiated by another assignment: nothing to pull back, as in forward mode
+                return []
+        call = calls.site(self.program, stmt, value, callee, "srcgrad.defvjp")
         rule = rules.lookup(call.primal)
         if rule is None:
             if rules.is_nondifferentiable(call.primal):
@@ -223,7 +230,7 @@ class Contributions:
             names = calls.active_names(node, self.activity)
             if not names:
                 continue
-            if param in rule.discrete:
+            if param in rule.discrete or (self.program.generated and (rule.primal, param) in calls.TAPE_SHAPES):
                 continue  # an index or a key: no derivative
             if arrays is None:
                 calls.check_supported(self.program, stmt, rule, args, label, "vjp")

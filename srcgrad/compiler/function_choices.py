@@ -12,8 +12,10 @@ stages resolve and differentiate calls written with the functions' own names, an
 branch taken is the one the function took. Only where that is the same program: the
 name is assigned once, on one line, by a statement of the function's body itself (not in a loop or a
 branch), is no parameter or name of a nested function or lambda, and is read only as the
-function of a call; the test reads names the function never assigns, constants,
-attributes of those names, comparisons and `and`/`or`/`not` (no call); each choice is a
+function of a call; the test reads names, constants, attributes of those names,
+comparisons and `and`/`or`/`not` (no call), and may read names the function assigns
+(NumPy's `op = not_equal if a.dtype == np.bool else subtract` after `a = ...`): it is
+taken where Python takes it; each choice is a
 dotted name (`np.tanh`, `relu`, `self.act`) or such a choice itself
 (`a if p else b if q else c`). Anything else is left as written, and the calls refuse
 it as before. Returns a new tree; the parse stays as it was.
@@ -92,12 +94,10 @@ def store_counts(tree):
 
 
 def _is_choice(node, stored, name):
-    """Whether `node` chooses between dotted names (not `name`) by a test that reads only
-    names outside `stored`, without calls."""
+    """Whether `node` chooses between dotted names (not `name`, roots outside `stored`)
+    by a test without calls."""
     if isinstance(node, gast.IfExp):
-        reads = [n.id for n in traversal.nodes(node.test) if type(n) is gast.Name]
         return (all(isinstance(n, _TEST_NODES) for n in traversal.nodes(node.test))
-                and not any(r in stored for r in reads)
                 and _is_choice(node.body, stored, name) and _is_choice(node.orelse, stored, name))
     parts = dotted_parts(node)
     return parts is not None and parts[0] != name and parts[0] not in stored

@@ -372,12 +372,14 @@ def sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
     rev.dicts = mutation.dict_bases(statements, calls)
     rev.pops = mutation.list_pops(statements, calls)
     rev.containers = call_sites.containers(tree)
-    rev.params = set(params)
+    # keyword-only parameters hold the caller's values too: a loop rebinding one saves and
+    # restores it, never starting it as None
+    rev.params = set(params) | {a.id for a in tree.args.kwonlyargs}
     rev.assign_count = count_assignments(statements)
     rev.assigned = set()
     rev.read_counts = traversal.load_counts(tree)
     rev.contexts = program.contexts
-    forward, backward = rev.block(body, _Context(0, frozenset(), set(params)))
+    forward, backward = rev.block(body, _Context(0, frozenset(), set(rev.params)))
 
     seed = namer.adjoint(out_name) if out_name else namer.fresh("out_bar")
     seed_stmts, defined = [], set()

@@ -559,6 +559,9 @@ class _Function:
 def _call_value(obj, e, args, everything):
     """The value of a call of the object `obj` (None: unknown) with `args` (their values)."""
     try:
+        if obj in views.FIRST_ARGUMENT_VIEWS and e.args and not isinstance(e.args[0], gast.Starred):
+            first, contents = args[0]
+            return first | contents, contents
         if obj in views.VIEW_FUNCTIONS or obj in views.MORE_VIEWS or (obj in views.COPYING_UNLESS_TOLD and not views.copies(e)):
             return everything, frozenset().union(*(c for _, c in args))
         if obj in views.CONTAINER_BUILTINS:
@@ -570,6 +573,8 @@ def _call_value(obj, e, args, everything):
     except TypeError:  # unhashable
         pass
     module = getattr(obj, "__module__", None) or ""
+    if isinstance(getattr(obj, "__self__", None), np.ufunc):  # `add.reduce(x, axis)`: a new array (an `out=` is read above)
+        return NOTHING, NOTHING
     if isinstance(obj, np.ufunc) or (module.startswith("numpy") and "stride_tricks" not in module) or (
             getattr(obj, "__self__", None) is math or module == "math"):
         return NOTHING, NOTHING

@@ -60,7 +60,8 @@ def spell(tree, starred, keyed, rewrites):
         rewrites[gast.Call] = lambda call: _spread_call(call, lengths)
     if keyed:
         keys, spread_args = _display_keys(tree), rewrites.get(gast.Call, lambda call: call)
-        rewrites[gast.Call] = lambda call: _spread_keywords(spread_args(call), keys)
+        optional = _optional_keys(tree, keys)
+        rewrites[gast.Call] = lambda call: _spread_optional(_spread_keywords(spread_args(call), keys), optional)
 
 
 def _spread(items, lengths):
@@ -192,6 +193,66 @@ def _display_keys(tree):
             displays[stmt.targets[0].id] = [k.value for k in stmt.value.keys]
     fixed = _fixed_entries(tree)
     return {name: fixed.get(name, keys) for name, keys in displays.items() if bindings.get(name) == 1 and name not in loose}
+
+
+_MAX_OPTIONAL_KEYS = 3  # a call becomes 2 ** keys calls, one per set of keys present
+
+
+def _optional_keys(tree, known):
+    """{name: its possible keys} for each dict, not in `known`, whose keys depend on the
+    branch taken, as NumPy's `kwargs = {}` / `if keepdims is not np._NoValue:
+    kwargs['keepdims'] = keepdims` / `a.mean(axis, **kwargs)`: every binding of the name
+    is a dict display of string keys, every write `name['key'] = v` with a string key,
+    and every other read a `**name` in a call; at most _MAX_OPTIONAL_KEYS keys in all."""
+    params = tree.args
+    keys, bad = {}, {a.id for a in params.posonlyargs + params.args + params.kwonlyargs} | set(known)
+    allowed = set()  # ids of the Name nodes used as said
+    for node in traversal.walk(tree):
+        if type(node) is gast.keyword and node.arg is None and type(node.value) is gast.Name:
+            allowed.add(id(node.value))
+        elif type(node) is gast.Assign and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            if type(target) is gast.Name and type(value) is gast.Dict and all(map(_string_key, value.keys)):
+                allowed.add(id(target))
+                keys.setdefault(target.id, set()).update(k.value for k in value.keys)
+            elif (type(target) is gast.Subscript and type(target.value) is gast.Name
+                  and _string_key(target.slice)):
+                allowed.add(id(target.value))
+                keys.setdefault(target.value.id, set()).add(target.slice.value)
+    for node in traversal.walk(tree):
+        if type(node) is gast.Name and id(node) not in allowed:
+            bad.add(node.id)
+    return {name: sorted(found) for name, found in keys.items()
+            if name not in bad and 0 < len(found) <= _MAX_OPTIONAL_KEYS}
+
+
+def _spread_optional(call, optional):
+    """`call` with its one `**d` of a dict `optional` knows spelled out as the call for
+    each set of keys `d` may hold, chosen by `'key' in d` when the call runs:
+    `f(x, **kw)` -> `f(x, keepdims=kw['keepdims']) if 'keepdims' in kw else f(x)`."""
+    starred = [k for k in call.keywords if k.arg is None]
+    if len(starred) != 1 or type(starred[0].value) is not gast.Name or starred[0].value.id not in optional:
+        return call
+    name, keys = starred[0].value.id, optional[starred[0].value.id]
+    named = [k for k in call.keywords if k.arg is not None]
+    if set(keys) & {k.arg for k in named}:
+        return call  # Python's TypeError (a keyword twice) comes from the call itself
+
+    def made(present):
+        out = syntax.copy(call)
+        out.keywords = [syntax.copy(k) for k in named] + [
+            syntax.located(gast.keyword(arg=k, value=syntax.subscript(syntax.name(name), syntax.const(k))), starred[0])
+            for k in present]
+        return out
+
+    def choose(remaining, present):
+        if not remaining:
+            return made(present)
+        key, rest = remaining[0], remaining[1:]
+        test = syntax.compare(syntax.const(key), gast.In(), syntax.name(name))
+        return syntax.located(gast.IfExp(test=test, body=choose(rest, present + [key]), orelse=choose(rest, present)), call)
+
+    return choose(keys, [])
 
 
 def _string_key(node):

@@ -28,6 +28,9 @@ VIEW_FUNCTIONS = {
     np.flip, np.fliplr, np.flipud, np.rot90, np.real, np.imag, np.ascontiguousarray, np.asfortranarray,
     np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,
 }
+# those of VIEW_FUNCTIONS whose result may share only their first argument's memory (the
+# others are shapes, axes, counts: `np.moveaxis(c, iaxis, 0)` is a view of c alone)
+FIRST_ARGUMENT_VIEWS = VIEW_FUNCTIONS - {np.atleast_1d, np.atleast_2d, np.atleast_3d}
 # methods returning an element (or a view of the elements) of their receiver
 ELEMENT_METHODS = {"get", "pop", "values", "items", "keys", "setdefault", "__getitem__"}
 # methods returning a new object (or None) of NumPy arrays and lists; any other method may

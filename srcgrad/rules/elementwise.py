@@ -417,6 +417,10 @@ def where_jvp_y(t, ans, condition, x=None, y=None):
     return np.where(condition, 0.0, t)
 
 
+# read as booleans (np.sinc's `where(x, x, eps)`): piecewise constant, as np.extract's condition
+discrete(np.where, "condition")
+
+
 def _select_masks(condlist):
     """For np.select: where each choice is taken (its condition holds and no earlier one
     does), and where the default is."""
