@@ -225,7 +225,8 @@ def test_np_diff_function_chosen_by_a_test_of_an_assigned_variable():
     gy, gx = srcgrad.grad(trapezoid, wrt=(0, 1))(y, x)
     np.testing.assert_allclose(gy, numerical_grad(trapezoid, (y, x), 0), rtol=1e-7)
     np.testing.assert_allclose(gx, numerical_grad(trapezoid, (y, x), 1), rtol=1e-7)
-    np.testing.assert_allclose(gy, srcgrad.grad(np.trapezoid)(y, x), rtol=1e-12)
+    library = np.trapezoid if hasattr(np, "trapezoid") else np.trapz  # NumPy 1.26 has only trapz
+    np.testing.assert_allclose(gy, srcgrad.grad(library)(y, x), rtol=1e-12)
     g = srcgrad.grad(second_differences)(y)
     np.testing.assert_allclose(g, numerical_grad(second_differences, (y,), 0), rtol=1e-7)
     t = np.cos(np.arange(6.0))

@@ -96,8 +96,9 @@ class _ThroughClass(str):
 def still_read(reads):
     """Whether every logged name still means the object it meant (a dict is a module's
     globals or an object's attributes, a list or tuple the elements it held
-    (`note_sequence`), a function an attribute of its own (`note_attribute`), anything
-    else a closure cell; a `_ThroughClass` name is looked up on its object again)."""
+    (`note_sequence`), a cell a closure's, anything else an object whose attribute was
+    read (a function's, a NumPy dispatcher's: `note_attribute`); a `_ThroughClass` name
+    is looked up on its object again)."""
     for namespace, name, value in reads:
         if type(name) is _ThroughClass:
             now = getattr(namespace, name, MISSING)
@@ -109,15 +110,14 @@ def still_read(reads):
         elif type(namespace) is list or type(namespace) is tuple:
             if len(namespace) != len(value) or any(now is not then for now, then in zip(namespace, value)):
                 return False
-        elif type(namespace) is types.FunctionType:
-            if getattr(namespace, name, MISSING) is not value:
-                return False
-        else:
+        elif type(namespace) is types.CellType:
             try:
                 if namespace.cell_contents is not value:
                     return False
             except ValueError:  # the cell was emptied
                 return False
+        elif getattr(namespace, name, MISSING) is not value:  # a function's attribute (a NumPy dispatcher's too)
+            return False
     return True
 
 
