@@ -285,7 +285,13 @@ _UFUNC_FORM = ("dtype", "subok", "order", "casting")
 # activity takes them as differentiated: skipped in derivatives of generated code only.
 # (In a user's code `xp.reshape(x, shape)` with `xp` a module passed in reads as the method
 # `.reshape` of `xp`, with `x` as the shape: that stays refused.)
-TAPE_SHAPES = {(np.reshape, "shape")}
+_TAPE_SHAPES = {(np.reshape, "shape")}
+
+
+def is_discrete(program, rule, param):
+    """Whether `rule`'s parameter `param` takes no derivative in `program`: an index or
+    a key (`rule.discrete`), or a shape the tape puts back in generated code."""
+    return param in rule.discrete or (program.generated and (rule.primal, param) in _TAPE_SHAPES)
 
 
 def bind(program, stmt, rule, call):

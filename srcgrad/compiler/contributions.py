@@ -230,7 +230,7 @@ class Contributions:
             names = calls.active_names(node, self.activity)
             if not names:
                 continue
-            if param in rule.discrete or (self.program.generated and (rule.primal, param) in calls.TAPE_SHAPES):
+            if calls.is_discrete(self.program, rule, param):
                 continue  # an index or a key: no derivative
             if arrays is None:
                 calls.check_supported(self.program, stmt, rule, args, label, "vjp")

@@ -306,7 +306,7 @@ class _Forward:
                                                     or (isinstance(node, gast.Name) and node.id in self.containers)):
                     terms.append(self.zero(node))  # `[a] + [0.0]` joins lists: zeros for the constant part
                 continue
-            if param in rule.discrete or (self.program.generated and (rule.primal, param) in calls.TAPE_SHAPES):
+            if calls.is_discrete(self.program, rule, param):
                 continue  # an index or a key: no derivative
             derivative = rule.jvps.get(param)
             if derivative is None:

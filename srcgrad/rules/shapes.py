@@ -81,7 +81,6 @@ def reshape_jvp(t, ans, x, shape, order="C", *, copy=None):
     return np.reshape(t, np.shape(ans), order=order if order != "A" else _reading_order(x))
 
 
-
 @defvjp(np.ravel, "x")
 @defvjp(np.ndarray.flatten, "x", name="Flatten")
 def ravel_vjp(g, ans, x, order="C"):
