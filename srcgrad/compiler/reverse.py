@@ -165,6 +165,10 @@ class _Reverse(Contributions, Undo):
         local = _iteration_locals(body, self.assign_count) - self.params
         return frozenset(v for v in local if inside.get(v, 0) == self.read_counts.get(v, 0))
 
+    def read_after(self, loop, target):
+        """Whether `target` is read outside the statement `loop` (its own loop target)."""
+        return traversal.load_counts(loop, {}).get(target, 0) < self.read_counts.get(target, 0)
+
     def recorded_block(self, body, inner, outer):
         """A branch whose branch-local values are pushed at its end and popped at its backward start."""
         fwd, bwd = self.block(body, inner)
@@ -194,9 +198,10 @@ class _Reverse(Contributions, Undo):
         body_fwd, body_bwd = self.block(s.body, inner)
         outer_save, outer_restore = [], []
         if target:
-            if target in ctx.must_defined or target in self.assigned:
+            if target in ctx.must_defined or target in self.assigned or (ctx.depth and self.read_after(s, target)):
                 # the loop overwrites a variable that may exist before it (assigned in an earlier
-                # loop's body, whose backward pass reads it): bring it back afterwards
+                # loop's body, whose backward pass reads it), or, in an enclosing loop, the value
+                # an earlier run left (read after this loop there): bring it back afterwards
                 if target not in ctx.must_defined:
                     self.none_init.add(target)
                 self.keys += 1
