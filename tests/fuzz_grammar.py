@@ -414,6 +414,10 @@ class Program(RiskyStatements, LoopStatements, IterableStatements, SessionStatem
         inner["s"] = inner["s"] + [t]
         if form == 2:
             self.emit(indent, f"for {t} in {self.expr('v', env, 1)}:")
+            self.block(inner, indent + 1, loop_vars, True)
+            if self.chance(0.5):  # three entries: the target keeps the last one after the loop
+                env["s"].append(t)
+            return
         elif form == 3:
             e = self.fresh("e")
             self.emit(indent, f"for {e}, {t} in enumerate({self.expr('w', env, 1)}):")
