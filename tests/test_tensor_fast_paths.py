@@ -161,6 +161,42 @@ def test_a_leaf_used_twice_gets_the_sum_first(count_fast):
     assert count_fast == [True] * 5  # the E7 pass raised inside
 
 
+@torch.compile
+def triple_sum(u, v, s):
+    return np.sum(u * v * s)
+
+
+def test_three_inputs_sum_a_repeated_leaf_first_and_feed_distinct_leaves_directly(count_fast):
+    # u at positions 0 and 2: its two gradients are added before .grad, as the general
+    # engine adds them; v, distinct, gets its own. Starting values where the order matters.
+    start, values, other = np.float32([3.0, 1.0, 0.3]), np.float32([0.1, 0.3, 1.1e-8]), np.float32([1.0, 1.0, 1.0])
+    d_u = (other * values).astype(np.float32)  # d/du of sum(u * v * u) per operand: v * u
+    assert ((start + d_u) + d_u != start + (d_u + d_u)).all()
+
+    def run(fast):
+        u = torch.tensor(values, requires_grad=True)
+        v = torch.tensor(other, requires_grad=True)
+        u.grad = torch.tensor(start)
+        for _ in range(2):
+            out = triple_sum(u, v, u)
+            out.backward() if fast else _general(out)
+        return u.grad.numpy(), v.grad.numpy()
+
+    (fast_u, fast_v), (slow_u, slow_v) = run(True), run(False)
+    np.testing.assert_array_equal(fast_u, slow_u)
+    np.testing.assert_array_equal(fast_v, slow_v)
+    np.testing.assert_array_equal(fast_u, start + (d_u + d_u) + (d_u + d_u))
+    np.testing.assert_array_equal(fast_v, 2 * values * values)
+    # three distinct leaves and an input that needs no grad
+    a, b, c = (torch.tensor(np.float32([1.0, 2.0]), requires_grad=True) for _ in range(3))
+    for _ in range(2):
+        triple_sum(a, b, c * 1.0).backward()  # c * 1.0: a non-leaf input, the general engine
+        triple_sum(a, b, torch.tensor([2.0, 3.0])).backward()
+    assert a.grad.tolist() == [2 * 1 * 1 + 2 * 1 * 2, 2 * 2 * 2 + 2 * 2 * 3]
+    assert b.grad.tolist() == a.grad.tolist() and c.grad.tolist() == [2.0, 8.0]
+    assert count_fast == [True, True, False, True, False, True]
+
+
 def test_second_backward_through_a_single_node(count_fast):
     x = torch.ones(2, 2, requires_grad=True)
     o = x.sum()  # SumBackward0 saves nothing: it can run again

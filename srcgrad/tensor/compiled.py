@@ -124,14 +124,19 @@ class CompiledNode(Node):
         # exact). A gradient of another dtype keeps the product, as `apply` computes it.
         kind = self.kind
         if kind.how != "grads":
-            return self.apply(np.ones(shape, dtype=dtype))
-        dtypes = kind.dtypes
-        out = [None] * len(dtypes)
-        for i, gi in zip(kind.positions, self.saved):
+            return enumerate(self.apply(np.ones(shape, dtype=dtype)))
+        dtypes, saved = kind.dtypes, self.saved
+        for i, gi in zip(kind.positions, saved):
+            if type(gi) is not _ndarray or gi.dtype is not dtypes[i]:
+                break
+        else:  # each an array of its input's dtype (the usual case): the pairs as saved
+            return zip(kind.positions, saved)
+        out = []
+        for i, gi in zip(kind.positions, saved):
             dt = dtypes[i]
             if type(gi) is not _ndarray or (gi.dtype is not dt and gi.dtype != dt):
                 gi = np.asarray(gi * np.ones(shape, dtype=dtype), dtype=dt)
-            out[i] = gi
+            out.append((i, gi))
         return out
 
     def _out(self, grads):

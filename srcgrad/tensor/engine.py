@@ -37,28 +37,33 @@ def run_single(node, shape, dtype, retain_graph):
     if node._hooks:
         return False
     edges = node.next_functions
-    leaves = []  # (AccumulateGrad or None) per input
+    leaves = []  # the AccumulateGrad of each input that requires grad
     for nxt, _ in edges:
-        if nxt is not None and (type(nxt) is not AccumulateGrad or nxt._hooks):
-            return False
-        leaves.append(nxt)
+        if nxt is not None:
+            if type(nxt) is not AccumulateGrad or nxt._hooks:
+                return False
+            leaves.append(nxt)
     if node.freed:
         raise RuntimeError(getattr(node, "refusal", FREED_MESSAGE))
     if node.versions:
         check_versions(node)
     token = quiet()
     try:
-        grads = node.apply_ones(shape, dtype)
+        pairs = node.apply_ones(shape, dtype)
         if not retain_graph:
             node.release()
         n = len(leaves)
-        if n == 1 or n == 2 and leaves[0] is not leaves[1]:  # distinct leaves: nothing to sum first
-            for nxt, g in zip(leaves, grads):
-                if nxt is not None and g is not None and nxt.variable._requires_grad:
-                    accumulate(nxt.variable, g)
+        if n < 2 or (leaves[0] is not leaves[1] if n == 2 else len(set(leaves)) == n):  # nothing to sum first
+            for i, g in pairs:
+                nxt = edges[i][0]
+                if g is not None and nxt is not None:
+                    variable = nxt.variable
+                    if variable._requires_grad:
+                        accumulate(variable, g)
             return True
         pending = {}
-        for nxt, g in zip(leaves, grads):
+        for i, g in pairs:
+            nxt = edges[i][0]
             if nxt is None or g is None:
                 continue
             pending[nxt] = pending[nxt] + g if nxt in pending else g

@@ -95,10 +95,12 @@ class Node:
         raise NotImplementedError
 
     def apply_ones(self, shape, dtype):
-        """`apply` for the implicit seed `ones(shape, dtype)` of `backward()`. A node may
-        return a saved gradient itself here (no product with the seed) when that gives the
-        same values and dtypes; the caller only reads the arrays (accumulate copies)."""
-        return self.apply(np.ones(shape, dtype=dtype))
+        """`apply` for the implicit seed `ones(shape, dtype)` of `backward()`, as (input
+        index, gradient or None) pairs in input order; an input left out gets none. A
+        node may give a saved gradient itself here (no product with the seed) when that
+        gives the same values and dtypes; the caller only reads the arrays (accumulate
+        copies)."""
+        return enumerate(self.apply(np.ones(shape, dtype=dtype)))
 
     def release(self):
         """Drop saved values after a pass run without `retain_graph`."""
