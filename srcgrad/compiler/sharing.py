@@ -562,7 +562,8 @@ def _call_value(obj, e, args, everything):
         if obj in views.FIRST_ARGUMENT_VIEWS and e.args and not isinstance(e.args[0], gast.Starred):
             first, contents = args[0]
             return first | contents, contents
-        if obj in views.VIEW_FUNCTIONS or obj in views.MORE_VIEWS or (obj in views.COPYING_UNLESS_TOLD and not views.copies(e)):
+        if obj in views.VIEW_FUNCTIONS or (obj in views.MORE_VIEWS and not views.new_result(obj, e)) or (
+                obj in views.COPYING_UNLESS_TOLD and not views.copies(e)):
             return everything, frozenset().union(*(c for _, c in args))
         if obj in views.CONTAINER_BUILTINS:
             return NOTHING, everything

@@ -1,0 +1,149 @@
+"""Programs that write arrays in place and alias them (views then writes, names bound to
+one array, functions changing their arguments, `out=`, repeated indices, overlapping
+slices, in-place Gauss elimination, Cholesky, LU and Thomas, time stepping), from a hunt
+that ran grad, jvp and hessian on them against float64 central differences. The tests
+below each once failed:
+
+- `np.rollaxis` returns a view of its argument, as `np.moveaxis` does, but the may-share
+  analysis took it for a function returning a new array: a write into the base read
+  through the view afterwards (or into the view, read through the base) was differentiated
+  as if the two were apart. So were `np.linalg.matrix_transpose` and `np.linalg.diagonal`
+  (NumPy 2), and the functions that return their argument itself for some values of
+  another: `np.diff(a, 0)`, `np.linalg.matrix_power(a, 1)` and `np.float64(a)` of a
+  float64 array. Each gave a silently wrong gradient (for `t = np.rollaxis(y, 1)`,
+  `y[0, 1] = 9 * x[1, 1]`, then `sum(t * W.T)`: d/dx[1, 1] was 0.0, not -7.2); they are
+  refused now, naming both lines, while `np.diff(a)`, `np.diff(a, 2)` and
+  `matrix_power(a, 3)` stay new arrays.
+"""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import srcgrad
+from conftest import numerical_grad
+
+W4 = np.array([0.3, -1.1, 2.0, 0.7])
+W34 = np.arange(12.0).reshape(3, 4) / 5 - 1
+W33 = np.arange(9.0).reshape(3, 3) / 4 - 1
+X34 = np.array([[0.5, -1.2, 0.3, 0.8],
+                [1.1, 0.4, -0.7, 0.2],
+                [-0.3, 0.9, 1.5, -0.6]])
+
+
+def _lines(f, marker):
+    lines, first = inspect.getsourcelines(f)
+    return [first + k for k, text in enumerate(lines) if text.rstrip().endswith(marker)]
+
+
+def _assert_refused_naming(f, x):
+    """Both transforms refuse `f`, naming the line marked `# shared` and the one marked `# write`."""
+    for transform in (lambda: srcgrad.grad(f)(x.copy()), lambda: srcgrad.jvp(f, (x.copy(),), (np.ones_like(x),))):
+        with pytest.raises(srcgrad.NotDifferentiableError) as info:
+            transform()
+        message = str(info.value)
+        for marker in ("# shared", "# write"):
+            assert any(f"line {n}" in message for n in _lines(f, marker)), message
+
+
+# --- NumPy functions that return a view of their argument (or the argument itself) -----
+
+
+def rollaxis_read_after_write(x):
+    y = x * 1.0
+    t = np.rollaxis(y, 1)  # shared
+    y[0, 1] = 9.0 * x[1, 1]  # write
+    return np.sum(t * W34.T)
+
+
+def rollaxis_written_through(x):
+    y = x * 1.0
+    t = np.rollaxis(y, 1)  # shared
+    t[0, 1] = 9.0 * x[1, 1]  # write
+    return np.sum(y * W34)
+
+
+def diff_of_order_zero(x):
+    y = x * 1.0
+    d = np.diff(y, 0)  # shared
+    y[0, 0] = 9.0 * x[1, 1]  # write
+    return np.sum(d * W34)
+
+
+def diff_of_order_zero_by_keyword(x):
+    y = x * 1.0
+    d = np.diff(y, n=0)  # shared
+    d[0, 0] = 9.0 * x[1, 1]  # write
+    return np.sum(y * W34)
+
+
+def first_power(x):
+    y = x[:, :3] * 1.0
+    p = np.linalg.matrix_power(y, 1)  # shared
+    y[0, 0] = 9.0 * x[1, 1]  # write
+    return np.sum(p * W33)
+
+
+def float64_of_an_array(x):
+    y = x * 1.0
+    r = np.float64(y)  # shared
+    y[0, 0] = 9.0 * x[1, 1]  # write
+    return np.sum(r * W34)
+
+
+VIEWS = [rollaxis_read_after_write, rollaxis_written_through, diff_of_order_zero, diff_of_order_zero_by_keyword,
+         first_power, float64_of_an_array]
+
+
+@pytest.mark.parametrize("f", VIEWS, ids=lambda f: f.__name__)
+def test_what_may_be_the_argument_itself_is_refused_naming_both_lines(f):
+    y = X34 * 1.0
+    _assert_refused_naming(f, X34)
+    assert np.array_equal(X34, y)  # and the argument is as it was
+
+
+def test_rollaxis_was_differentiated_as_a_new_array():
+    """What the gradient was, and what NumPy computes: the view sees the write."""
+    assert np.shares_memory(np.rollaxis(X34, 1), X34)
+    fd = numerical_grad(rollaxis_read_after_write, [X34], 0)
+    assert fd[1, 1] == pytest.approx(9.0 * W34.T[1, 0], abs=1e-6)  # -7.2, through the view
+    assert fd[0, 1] == pytest.approx(0.0, abs=1e-6)  # overwritten
+    assert np.allclose(np.delete(fd.ravel(), [1, 5]), np.delete(W34.ravel(), [1, 5]))
+
+
+@pytest.mark.skipif(not hasattr(np.linalg, "matrix_transpose"), reason="NumPy 2")
+def test_the_linalg_views_of_numpy_2_are_refused():
+    def transposed(x):
+        y = x * 1.0
+        t = np.linalg.matrix_transpose(y)  # shared
+        y[0, 1] = 9.0 * x[1, 1]  # write
+        return np.sum(t * W34.T)
+
+    def diagonal(x):
+        y = x[:, :3] * 1.0
+        d = np.linalg.diagonal(y)  # shared
+        y[1, 1] = 9.0 * x[0, 1]  # write
+        return np.sum(d * W4[:3])
+
+    _assert_refused_naming(transposed, X34)
+    _assert_refused_naming(diagonal, X34)
+
+
+def differences_then_write(x):
+    """np.diff of order 1 (the default) and 2, and a literal power, make new arrays: the
+    writes after them are differentiated, as before."""
+    y = x * 1.0
+    d1 = np.diff(y)
+    d2 = np.diff(y, 2, axis=1)
+    p = np.linalg.matrix_power(y[:, :3], 3)
+    y[0] = 0.0
+    d1[d1 < 0] *= 2.0
+    return np.sum(d1 ** 2) + np.sum(d2 * y[:, :2]) + np.sum(p * W33)
+
+
+def test_new_arrays_of_diff_and_matrix_power_are_still_differentiated():
+    g = srcgrad.grad(differences_then_write)(X34.copy())
+    np.testing.assert_allclose(g, numerical_grad(differences_then_write, [X34], 0), rtol=1e-6, atol=1e-8)
+    _, t = srcgrad.jvp(differences_then_write, (X34.copy(),), (W34,))
+    assert t == pytest.approx(np.sum(g * W34), rel=1e-10)
