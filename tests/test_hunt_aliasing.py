@@ -13,7 +13,10 @@ below each once failed:
   float64 array. Each gave a silently wrong gradient (for `t = np.rollaxis(y, 1)`,
   `y[0, 1] = 9 * x[1, 1]`, then `sum(t * W.T)`: d/dx[1, 1] was 0.0, not -7.2); they are
   refused now, naming both lines, while `np.diff(a)`, `np.diff(a, 2)` and
-  `matrix_power(a, 3)` stay new arrays.
+  `matrix_power(a, 3)` stay new arrays;
+- a value with leading axes of length 1 assigned into a slice with fewer axes
+  (`y[0:2] = x[None, :2]`, which NumPy allows) raised an IndexError in the gradient's
+  unbroadcast.
 """
 
 import inspect
@@ -147,3 +150,36 @@ def test_new_arrays_of_diff_and_matrix_power_are_still_differentiated():
     np.testing.assert_allclose(g, numerical_grad(differences_then_write, [X34], 0), rtol=1e-6, atol=1e-8)
     _, t = srcgrad.jvp(differences_then_write, (X34.copy(),), (W34,))
     assert t == pytest.approx(np.sum(g * W34), rel=1e-10)
+
+
+# --- a value with leading axes of length 1 assigned into fewer axes ---------------------
+
+
+def leading_unit_axes(x):
+    y = np.zeros(4)
+    y[0:2] = x[None, :2]
+    y[2:] = x[None, None, 2:] ** 2
+    return np.sum(y * W4)
+
+
+def leading_unit_axes_added(x):
+    Y = np.ones((3, 4))
+    Y[1] = Y[1] + x[None] * 2.0
+    Y[2:, 1:3] = x[None, None, 1:3]
+    return np.sum(Y * Y * W34)
+
+
+def test_a_value_with_leading_unit_axes_assigned_into_fewer():
+    x = np.array([0.5, -1.2, 0.3, 0.8])
+    g = srcgrad.grad(leading_unit_axes)(x)
+    np.testing.assert_allclose(g, [W4[0], W4[1], 2 * x[2] * W4[2], 2 * x[3] * W4[3]], rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(leading_unit_axes, [x], 0), rtol=1e-7)
+    assert g.shape == x.shape and g.dtype == x.dtype
+    g = srcgrad.grad(leading_unit_axes_added)(x)
+    row = 1.0 + 2.0 * x
+    want = 2 * row * 2.0 * W34[1]
+    want[1:3] += 2 * x[1:3] * W34[2, 1:3]
+    np.testing.assert_allclose(g, want, rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(leading_unit_axes_added, [x], 0), rtol=1e-7)
+    _, t = srcgrad.jvp(leading_unit_axes_added, (x,), (W4,))
+    assert t == pytest.approx(g @ W4, rel=1e-12)
