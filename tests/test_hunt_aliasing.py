@@ -16,7 +16,12 @@ below each once failed:
   `matrix_power(a, 3)` stay new arrays;
 - a value with leading axes of length 1 assigned into a slice with fewer axes
   (`y[0:2] = x[None, :2]`, which NumPy allows) raised an IndexError in the gradient's
-  unbroadcast.
+  unbroadcast;
+- the pullback of `srcgrad.vjp` read the caller's arrays when it was called: an argument
+  changed in place between `vjp` and the pullback (a hand-written backpropagation through
+  time that advances its state with `state[...] = new`), or the output changed in place
+  (`pred -= y`, the residual, then `pullback(pred)`), gave silently wrong gradients
+  (0.437 for 0.235; [0.484, -0.204] for [0.498, 0.465]).
 """
 
 import inspect
@@ -183,3 +188,79 @@ def test_a_value_with_leading_unit_axes_assigned_into_fewer():
     np.testing.assert_allclose(g, numerical_grad(leading_unit_axes_added, [x], 0), rtol=1e-7)
     _, t = srcgrad.jvp(leading_unit_axes_added, (x,), (W4,))
     assert t == pytest.approx(g @ W4, rel=1e-12)
+
+
+# --- the pullback of vjp and the caller's arrays changed in place -----------------------
+
+
+def cubic_step(s):
+    return s - 0.1 * s ** 3
+
+
+def test_a_state_advanced_in_place_between_vjp_and_its_pullback():
+    """Backpropagation through time by hand: each step's pullback kept, the state advanced
+    with `state[...] = new`. Each pullback is the Jacobian at the state it was given."""
+    s0 = np.array([0.3, -0.2, 1.1])
+    state, pullbacks = s0.copy(), []
+    for _ in range(5):
+        new, pullback = srcgrad.vjp(cubic_step, state)
+        pullbacks.append(pullback)
+        state[...] = new
+    g = np.ones(3)
+    for pullback in reversed(pullbacks):
+        (g,) = pullback(g)
+    want, s = np.ones(3), s0.copy()
+    states = []
+    for _ in range(5):
+        states.append(s)
+        s = s - 0.1 * s ** 3
+    for s in reversed(states):
+        want = want * (1.0 - 0.3 * s ** 2)
+    np.testing.assert_allclose(g, want, rtol=1e-12)
+
+    def five_steps(s):
+        for _ in range(5):
+            s = cubic_step(s)
+        return np.sum(s)
+
+    np.testing.assert_allclose(g, numerical_grad(five_steps, [s0], 0), rtol=1e-7)
+
+
+X32 = np.array([[1.0, 0.5], [0.2, -0.3], [0.7, 0.1]])
+Y3 = np.array([1.0, 2.0, 0.5])
+
+
+def exp_model(w):
+    return np.exp(X32 @ w)
+
+
+def test_an_output_changed_in_place_then_given_as_the_seed():
+    """`pred -= y` makes the residual in the output's memory, which exp's derivative reads."""
+    w = np.array([0.2, -0.1])
+    pred, pullback = srcgrad.vjp(exp_model, w)
+    pred -= Y3
+    (g,) = pullback(pred)
+    e = np.exp(X32 @ w)
+    np.testing.assert_allclose(g, X32.T @ (e * (e - Y3)), rtol=1e-12)
+    np.testing.assert_allclose(
+        g, numerical_grad(lambda v: 0.5 * np.sum((exp_model(v) - Y3) ** 2), [w], 0), rtol=1e-7)
+
+
+def test_an_argument_changed_after_vjp_leaves_the_pullback_as_it_was():
+    x = np.array([0.1, 0.5, 1.0])
+    out, pullback = srcgrad.vjp(lambda v: np.sum(np.sin(v) * v), x)
+    x *= 3.0
+    (g,) = pullback(1.0)
+    v = x / 3.0
+    np.testing.assert_allclose(g, np.cos(v) * v + np.sin(v), rtol=1e-12)
+    assert out == pytest.approx(np.sum(np.sin(v) * v), rel=1e-15)
+
+
+def test_arrays_in_a_list_argument_are_held_apart_too():
+    ws = [np.array([0.2, -0.4]), np.array([1.5])]
+    out, pullback = srcgrad.vjp(lambda p: np.sum(p[0] ** 2) * p[1][0], ws)
+    ws[0][:] = 10.0
+    ws[1][0] = -1.0
+    (g,) = pullback(1.0)
+    np.testing.assert_allclose(g[0], 2 * np.array([0.2, -0.4]) * 1.5, rtol=1e-12)
+    np.testing.assert_allclose(g[1], [0.2 ** 2 + 0.4 ** 2], rtol=1e-12)
