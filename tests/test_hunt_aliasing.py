@@ -264,3 +264,35 @@ def test_arrays_in_a_list_argument_are_held_apart_too():
     (g,) = pullback(1.0)
     np.testing.assert_allclose(g[0], 2 * np.array([0.2, -0.4]) * 1.5, rtol=1e-12)
     np.testing.assert_allclose(g[1], [0.2 ** 2 + 0.4 ** 2], rtol=1e-12)
+
+
+# --- the index of enumerate shares no memory -----------------------------------------------
+
+
+def rows_doubled_then_added(x):
+    A = np.outer(x, x)
+    for i, row in enumerate(A):
+        A[i] = 2.0 * row
+        # NumPy adds the row as the line above changed it (a view of A)
+        A[i] += row
+    return np.sum(A * A)
+
+
+def rows_scaled_by_position(x):
+    A = np.outer(x, x)
+    B = np.zeros((4, 4))
+    for i, row in enumerate(A):
+        B[i] += row * (i + 1.0)
+    return np.sum(B * np.arange(16.0).reshape(4, 4))
+
+
+def test_the_refusal_names_the_row_not_the_position_of_enumerate():
+    """It named `i` ("may share memory with `i`"), the position enumerate counts."""
+    x = np.array([0.5, -1.2, 0.3, 0.8])
+    for transform in (lambda: srcgrad.grad(rows_doubled_then_added)(x), lambda: srcgrad.jvp(rows_doubled_then_added, (x,), (x,))):
+        with pytest.raises(srcgrad.NotDifferentiableError, match=r"`A\[i\] \+= row`.* may share memory with `row`"):
+            transform()
+    g = srcgrad.grad(rows_scaled_by_position)(x)
+    weights = np.arange(16.0).reshape(4, 4) * np.arange(1.0, 5.0)[:, None]
+    np.testing.assert_allclose(g, (weights + weights.T) @ x, rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(rows_scaled_by_position, [x], 0), rtol=1e-7)
