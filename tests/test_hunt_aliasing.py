@@ -17,6 +17,10 @@ below each once failed:
 - a value with leading axes of length 1 assigned into a slice with fewer axes
   (`y[0:2] = x[None, :2]`, which NumPy allows) raised an IndexError in the gradient's
   unbroadcast;
+- `getattr(y, "__setitem__")(0, v)` (or another method that changes its receiver,
+  named by a string) wrote into `y` out of srcgrad's sight: the gradient was that of the
+  program without the write ([-2.4, -2.4, 0.6, 1.6] for [0.0, -4.8, 0.6, 1.6]). It is
+  refused, as `setter = y.__setitem__` was;
 - the pullback of `srcgrad.vjp` read the caller's arrays when it was called: an argument
   changed in place between `vjp` and the pullback (a hand-written backpropagation through
   time that advances its state with `state[...] = new`), or the output changed in place
@@ -296,3 +300,28 @@ def test_the_refusal_names_the_row_not_the_position_of_enumerate():
     weights = np.arange(16.0).reshape(4, 4) * np.arange(1.0, 5.0)[:, None]
     np.testing.assert_allclose(g, (weights + weights.T) @ x, rtol=1e-12)
     np.testing.assert_allclose(g, numerical_grad(rows_scaled_by_position, [x], 0), rtol=1e-7)
+
+
+# --- a method named by a string -----------------------------
+
+
+def set_through_getattr(x):
+    y = x.copy()
+    getattr(y, "__setitem__")(0, x[1])
+    return np.sum(y ** 2)
+
+
+def sort_through_getattr(x):
+    y = x * 2.0
+    getattr(y, "sort")()
+    return np.sum(y * W4)
+
+
+@pytest.mark.parametrize("f", [set_through_getattr, sort_through_getattr], ids=lambda f: f.__name__)
+def test_a_changing_method_named_by_a_string_is_refused(f):
+    x = np.array([0.5, -1.2, 0.3, 0.8])
+    line = inspect.getsourcelines(f)[1] + 2
+    for transform in (lambda: srcgrad.grad(f)(x), lambda: srcgrad.jvp(f, (x,), (x,))):
+        with pytest.raises(srcgrad.NotDifferentiableError, match=r"takes the method `\.(__setitem__|sort)` of `y`") as info:
+            transform()
+        assert info.value.lineno == line
