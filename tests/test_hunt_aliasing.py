@@ -21,6 +21,8 @@ below each once failed:
   named by a string) wrote into `y` out of srcgrad's sight: the gradient was that of the
   program without the write ([-2.4, -2.4, 0.6, 1.6] for [0.0, -4.8, 0.6, 1.6]). It is
   refused, as `setter = y.__setitem__` was;
+- `s[()] = v` into a 0-d array read afterwards as a number (`float(s)`) raised a TypeError
+  in the gradient (the number's gradient indexed with `()`);
 - the pullback of `srcgrad.vjp` read the caller's arrays when it was called: an argument
   changed in place between `vjp` and the pullback (a hand-written backpropagation through
   time that advances its state with `state[...] = new`), or the output changed in place
@@ -302,7 +304,7 @@ def test_the_refusal_names_the_row_not_the_position_of_enumerate():
     np.testing.assert_allclose(g, numerical_grad(rows_scaled_by_position, [x], 0), rtol=1e-7)
 
 
-# --- a method named by a string -----------------------------
+# --- a method named by a string; a 0-d array written whole -----------------------------
 
 
 def set_through_getattr(x):
@@ -325,3 +327,18 @@ def test_a_changing_method_named_by_a_string_is_refused(f):
         with pytest.raises(srcgrad.NotDifferentiableError, match=r"takes the method `\.(__setitem__|sort)` of `y`") as info:
             transform()
         assert info.value.lineno == line
+
+
+def zero_dimensional_written_whole(x):
+    s = np.zeros(())
+    s[()] = np.sum(x ** 2)
+    return float(s) * 2.0
+
+
+def test_a_zero_dimensional_array_written_whole_and_read_as_a_number():
+    x = np.array([0.5, -1.2, 0.3, 0.8])
+    g = srcgrad.grad(zero_dimensional_written_whole)(x)
+    np.testing.assert_allclose(g, 4.0 * x, rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(zero_dimensional_written_whole, [x], 0), rtol=1e-7)
+    _, t = srcgrad.jvp(zero_dimensional_written_whole, (x,), (W4,))
+    assert t == pytest.approx(4.0 * x @ W4, rel=1e-12)
