@@ -21,6 +21,11 @@ below each once failed:
   named by a string) wrote into `y` out of srcgrad's sight: the gradient was that of the
   program without the write ([-2.4, -2.4, 0.6, 1.6] for [0.0, -4.8, 0.6, 1.6]). It is
   refused, as `setter = y.__setitem__` was;
+- a call, as a statement of its own, of a callable srcgrad does not follow and given a
+  differentiated value was taken to change nothing: `op(y)` with `np.ndarray.sort` passed
+  to (or the default of) the parameter `op` sorted `y` unseen ([0.3, -1.1, 2.0, 0.7] for
+  [2.0, 0.3, -1.1, 0.7]), and so did `put(v)` after `put = functools.partial(np.copyto,
+  y)`. Both are refused with the reasons a call whose result is used gets;
 - `s[()] = v` into a 0-d array read afterwards as a number (`float(s)`) raised a TypeError
   in the gradient (the number's gradient indexed with `()`);
 - the pullback of `srcgrad.vjp` read the caller's arrays when it was called: an argument
@@ -30,6 +35,7 @@ below each once failed:
   (0.437 for 0.235; [0.484, -0.204] for [0.498, 0.465]).
 """
 
+import functools
 import inspect
 
 import numpy as np
@@ -302,6 +308,48 @@ def test_the_refusal_names_the_row_not_the_position_of_enumerate():
     weights = np.arange(16.0).reshape(4, 4) * np.arange(1.0, 5.0)[:, None]
     np.testing.assert_allclose(g, (weights + weights.T) @ x, rtol=1e-12)
     np.testing.assert_allclose(g, numerical_grad(rows_scaled_by_position, [x], 0), rtol=1e-7)
+
+
+# --- callables srcgrad does not follow, called as statements --------------------------
+
+
+def sorted_by_a_passed_method(x, op):
+    y = x.copy()
+    op(y)
+    return np.sum(y * W4)
+
+
+def sorted_by_a_default(x, op=np.ndarray.sort):
+    y = x.copy()
+    op(y)
+    return np.sum(y * W4)
+
+
+def copied_by_a_partial(x):
+    y = x.copy()
+    put = functools.partial(np.copyto, y)
+    put(x[::-1])
+    return np.sum(y * W4)
+
+
+def halve_first(a):
+    a[0] = a[0] * 0.5
+
+
+def test_a_callable_srcgrad_does_not_follow_is_refused_where_it_may_change_its_argument():
+    x = np.array([0.5, -1.2, 0.3, 0.8])
+    cases = [(sorted_by_a_passed_method, (x, np.ndarray.sort), "calls its parameter `op`, which holds no function"),
+             (sorted_by_a_default, (x,), "calls its parameter `op`, which holds no function"),
+             (copied_by_a_partial, (x,), "calls its local variable `put`")]
+    for f, args, message in cases:
+        with pytest.raises(srcgrad.NotDifferentiableError, match=message):
+            srcgrad.grad(f)(*args)
+        with pytest.raises(srcgrad.NotDifferentiableError, match=message):
+            srcgrad.jvp(f, args, (np.ones(4),) + (None,) * (len(args) - 1))
+    # a function of the user's passed so is followed: it halves y[0]
+    g = srcgrad.grad(sorted_by_a_passed_method)(x, halve_first)
+    np.testing.assert_allclose(g, [0.5 * W4[0], W4[1], W4[2], W4[3]], rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(lambda v: sorted_by_a_passed_method(v, halve_first), [x], 0), rtol=1e-7)
 
 
 # --- a method named by a string; a 0-d array written whole -----------------------------

@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import NotDifferentiableError
 from ..rules.registry import bind_arguments
 from . import printing, syntax, traversal
-from .calls import from_numpy
+from .calls import from_numpy, site
 
 # methods that change their receiver (a list, dict, set or NumPy array)
 RECEIVER_CHANGING = frozenset({
@@ -120,10 +120,17 @@ def overwrites_input(call, callee, rules):
     return flag is not None and not (isinstance(flag, gast.Constant) and flag.value is False)
 
 
-def refuse_in_place(program, stmt, callee, varied, rules):
+def refuse_in_place(program, stmt, callee, varied, rules, helpers=()):
     """Refuse the dropped-result call `stmt` where it may change a differentiated value in
-    place (`changes_in_place`), in either mode."""
-    if changes_in_place(stmt.value, callee, varied, rules):
+    place (`changes_in_place`), in either mode; and a call of a callable srcgrad does not
+    follow (a parameter holding `np.ndarray.sort`, a local `functools.partial(np.copyto, y)`)
+    given a differentiated value, with the reason `calls.site` gives: its code may change
+    the value unseen. `helpers`: the names of srcgrad's own helpers, called so too."""
+    call = stmt.value
+    if (callee is not None and callee.kind == "unresolved" and callee.path.split(".")[0] not in helpers
+            and varied.intersection(traversal.add_loads(call, set()))):
+        site(program, stmt, call, callee, None)  # raises
+    if changes_in_place(call, callee, varied, rules):
         raise program.error(
             stmt, f"`{_spelled(program, stmt)}` may change a differentiated value in place, which srcgrad cannot "
             f"differentiate (in `{program.name}`); build a new value instead (`y = y + ...`, `y[i] = ...`, a "
