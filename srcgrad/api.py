@@ -353,7 +353,9 @@ def vjp(fn, *args, verbose=False, source=None):
     """`out, pullback = vjp(fn, *args)`: `pullback(seed)` returns one gradient per argument.
 
     The pullback may be called any number of times, with the same result; it changes
-    neither `out` nor anything else the caller holds.
+    neither `out` nor anything else the caller holds, and it is the pullback at the
+    arguments as they were: the forward pass runs on copies of the arrays given (also in a
+    list, tuple or dict), and `out` is a copy, so the caller may change either in place.
 
     The seed has the output's shape, or one that broadcasts against it (taken as the seed
     of the output broadcast to their joint shape: `pullback(1.0)` is
@@ -383,7 +385,11 @@ def vjp(fn, *args, verbose=False, source=None):
         elif fn is given and not verbose and source is None:
             _note_plain_vjp(fn, args, positions, built)
     found = built.derivative
-    out, backward = found.function(*args)  # the forward pass runs once, here
+    # the pullback reads the forward pass's values when it is called, later: the forward pass
+    # runs on copies of the caller's arrays, and the caller gets a copy of the output, so
+    # that changing them in place (`state[...] = new`, `out -= y`) does not change them
+    out, backward = found.function(*map(held_apart, args))  # the forward pass runs once, here
+    out = held_apart(out)
     container = type(out) is not _ndarray and _is_container(out)  # its leaves may differ in shape: no np.shape
     shape = None if container else out.shape if type(out) is _ndarray else np.shape(out)
 
@@ -407,6 +413,19 @@ def vjp(fn, *args, verbose=False, source=None):
 
     pullback.__srcgrad_lazy__ = built
     return out, pullback
+
+
+def held_apart(value):
+    """`value` with its arrays copied: an array, or a list, tuple or dict holding arrays
+    (rebuilt, one level of such containers after another); anything else as it is."""
+    kind = type(value)
+    if kind is _ndarray:
+        return value.copy()
+    if kind in (list, tuple):
+        return kind(map(held_apart, value))
+    if kind is dict:
+        return {k: held_apart(v) for k, v in value.items()}
+    return value
 
 
 def _plain_vjp(fn, args):

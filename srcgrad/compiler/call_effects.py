@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import NotDifferentiableError
 from ..rules.registry import bind_arguments
 from . import printing, syntax, traversal
-from .calls import from_numpy
+from .calls import from_numpy, site
 
 # methods that change their receiver (a list, dict, set or NumPy array)
 RECEIVER_CHANGING = frozenset({
@@ -120,10 +120,17 @@ def overwrites_input(call, callee, rules):
     return flag is not None and not (isinstance(flag, gast.Constant) and flag.value is False)
 
 
-def refuse_in_place(program, stmt, callee, varied, rules):
+def refuse_in_place(program, stmt, callee, varied, rules, helpers=()):
     """Refuse the dropped-result call `stmt` where it may change a differentiated value in
-    place (`changes_in_place`), in either mode."""
-    if changes_in_place(stmt.value, callee, varied, rules):
+    place (`changes_in_place`), in either mode; and a call of a callable srcgrad does not
+    follow (a parameter holding `np.ndarray.sort`, a local `functools.partial(np.copyto, y)`)
+    given a differentiated value, with the reason `calls.site` gives: its code may change
+    the value unseen. `helpers`: the names of srcgrad's own helpers, called so too."""
+    call = stmt.value
+    if (callee is not None and callee.kind == "unresolved" and callee.path.split(".")[0] not in helpers
+            and varied.intersection(traversal.add_loads(call, set()))):
+        site(program, stmt, call, callee, None)  # raises
+    if changes_in_place(call, callee, varied, rules):
         raise program.error(
             stmt, f"`{_spelled(program, stmt)}` may change a differentiated value in place, which srcgrad cannot "
             f"differentiate (in `{program.name}`); build a new value instead (`y = y + ...`, `y[i] = ...`, a "
@@ -172,8 +179,15 @@ def refuse_kept_changes(program, tree, activity, calls):
                 and value.value.id in activity.useful):
             raise program.error(
                 node, f"`{_spelled(program, node)}` takes the method `.{value.attr}` of `{value.value.id}` as a value "
-                f"(in `{program.name}`), so srcgrad cannot see the changes its calls make to `{value.value.id}`: call "
-                f"`{value.value.id}.{value.attr}(...)` directly, as a statement of its own", NotDifferentiableError,
+                f"(in `{program.name}`), so srcgrad cannot see the changes its calls make to `{value.value.id}`: "
+                f"{_direct(value.value.id, value.attr)}", NotDifferentiableError,
+            )
+        named = _method_named(value, calls)
+        if named is not None and named[0] in activity.useful:
+            raise program.error(
+                node, f"`{_spelled(program, node)}` takes the method `.{named[1]}` of `{named[0]}` as a value (in "
+                f"`{program.name}`), so srcgrad cannot see the changes its calls make to `{named[0]}`: "
+                f"{_direct(*named)}", NotDifferentiableError,
             )
         changed, what = _changed_by(value, calls.get(value)) if type(value) is gast.Call else (None, "")
         if changed is None or changed not in activity.useful or any(map(activity.is_active, traversal.names_stored(node))):
@@ -187,6 +201,25 @@ def refuse_kept_changes(program, tree, activity, calls):
                 "own: write the call on a line of its own (a loop instead of a comprehension, `map` or a lambda)",
                 NotDifferentiableError,
             )
+
+
+def _direct(name, method):
+    """What to write instead of calling `name.method` through another name."""
+    if method == "__setitem__":
+        return f"write the entry directly (`{name}[i] = v`)"
+    return f"call `{name}.{method}(...)` directly, as a statement of its own"
+
+
+def _method_named(value, calls):
+    """(receiver, name) where `value` is `getattr(y, "sort")` of Python's getattr, a local
+    `y` and the name of a method that changes its receiver; None otherwise."""
+    if not (type(value) is gast.Call and len(value.args) >= 2 and type(value.args[0]) is gast.Name
+            and type(value.args[1]) is gast.Constant and value.args[1].value in RECEIVER_CHANGING):
+        return None
+    callee = calls.get(value)
+    if callee is None or callee.kind != "function" or callee.obj is not getattr:
+        return None
+    return value.args[0].id, value.args[1].value
 
 
 def _changed_by(call, callee):

@@ -168,7 +168,7 @@ class _Forward:
 
     def refuse_in_place(self, s, callee):
         """A dropped-result call that may change a value with a tangent: refused (see calls.py)."""
-        call_effects.refuse_in_place(self.program, s, callee, self.activity.varied, rules)
+        call_effects.refuse_in_place(self.program, s, callee, self.activity.varied, rules, self.namer.helpers)
         return [s]
 
     def visit_Assign(self, s, force=False):

@@ -12,7 +12,7 @@ only finds the names. It never changes the tree.
 import gast
 import numpy as np
 
-from . import syntax, traversal
+from . import syntax, traversal, views
 from .calls import COPY_METHODS
 from .views import (CONTAINER_BUILTINS, COPYING_UNLESS_TOLD, ELEMENT_METHODS, FRESH_BUILTINS, MORE_VIEWS,
                     VIEW_ATTRIBUTES, VIEW_FUNCTIONS, VIEW_METHODS)
@@ -74,7 +74,7 @@ def held(base, assigns, calls, appends, stores, entries_own):
         if within(obj, CONTAINER_BUILTINS):  # the entries it is given, wrapped once more by zip and enumerate
             wrapped = found | ({d + 1 for d in found if d < _DEEPEST} if obj in (zip, enumerate) else set())
             return {d for d in wrapped if d > 0} | ({1} if 0 in found and not entries_own else set())
-        if is_view_function(obj) or may_return_view(obj):  # a view, or a list of views (`np.split`)
+        if is_view_function(obj) or may_return_view(obj, value):  # a view, or a list of views (`np.split`)
             return {0, 1} if 0 in found else set()
         if fresh_value(value, calls):
             return set()
@@ -109,11 +109,11 @@ def within(obj, table):
         return False
 
 
-def may_return_view(obj):
-    """Whether `obj` is one of the NumPy functions that may return a view of an argument
-    besides VIEW_FUNCTIONS (MORE_VIEWS): the checks count its result as one."""
+def may_return_view(obj, call):
+    """Whether `call` of `obj`, one of the NumPy functions that may return a view of an
+    argument besides VIEW_FUNCTIONS (MORE_VIEWS), may: the checks count its result as one."""
     try:
-        return obj in MORE_VIEWS
+        return obj in MORE_VIEWS and not views.new_result(obj, call)
     except TypeError:
         return False
 
@@ -133,7 +133,7 @@ def fresh_value(value, calls):
             if isinstance(getattr(obj, "__self__", None), (np.ndarray, list, dict)):
                 # a method of an array or list read from a global or closure (`M.copy()`), resolved to its value
                 return fresh_method(getattr(obj, "__name__", None), value)
-            if is_view_function(obj) or (may_return_view(obj) and not new_here(obj, value)):
+            if is_view_function(obj) or (may_return_view(obj, value) and not new_here(obj, value)):
                 return False
             if within(obj, COPYING_UNLESS_TOLD) and not copies_by_keyword(value):
                 return False  # `np.array(x, copy=False)` (or None) returns `x` itself when it can

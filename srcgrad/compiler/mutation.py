@@ -165,7 +165,7 @@ def _may_view(value, base, calls, holds_entries=False):
         return False
     callee = calls.get(value)
     if callee is not None and callee.kind == "function" and (
-            callee.obj in (list, dict) or holders.may_return_view(callee.obj)):
+            callee.obj in (list, dict) or holders.may_return_view(callee.obj, value)):
         # a new list or dict holds the entries it is given (an array's rows are views of it); a function
         # of MORE_VIEWS (`np.broadcast_arrays`, `sliding_window_view`, `np.einsum('ii->i', a)`) may return views
         return any(syntax.is_name(a, base) for a in list(value.args) + [k.value for k in value.keywords])

@@ -89,7 +89,7 @@ class _Reverse(Contributions, Undo):
                 return self.visit_Assign(self.named_pop(s), ctx)
             if callee is not None and callee.kind == "method" and callee.path in mutation.CHANGING_METHODS:
                 return self.append(s, callee.receiver, s.value.args)
-            call_effects.refuse_in_place(self.program, s, callee, self.activity.varied, rules)
+            call_effects.refuse_in_place(self.program, s, callee, self.activity.varied, rules, self.namer.helpers)
         return [s], []
 
     def visit_Assign(self, s, ctx):

@@ -201,7 +201,10 @@ class _Function:
         while True:
             before = set(state.pairs)
             body = state.copy()
-            if element is not None:
+            if element is not None and self.counted(s):  # `for i, row in enumerate(A)`: i is a number
+                self.bind(s.target.elts[0], None, (NOTHING, NOTHING), body, s)
+                self.bind(s.target.elts[1], None, element, body, s)
+            elif element is not None:
                 self.bind(s.target, None, element, body, s)
             if isinstance(s, gast.While):  # its test runs again before each iteration
                 self.walruses([s.test], body)
@@ -212,6 +215,15 @@ class _Function:
         self.loops.pop()
         state.join(self.exits.pop())
         self.block(s.orelse, state)
+
+    def counted(self, s):
+        """Whether the loop `s` is `for i, item in enumerate(...)` of Python's enumerate."""
+        call, target = s.iter, s.target
+        if not (isinstance(call, gast.Call) and isinstance(target, (gast.Tuple, gast.List)) and len(target.elts) == 2
+                and not any(isinstance(t, gast.Starred) for t in target.elts)):
+            return False
+        chain = dotted_parts(call.func)
+        return chain is not None and chain[0] not in self.local | self.enclosing and _lookup(chain, self.program) is enumerate
 
     def bind(self, target, value_node, value, state, why):
         """Give `target` the abstract `value` (for the expression `value_node`, if known)."""
@@ -562,7 +574,8 @@ def _call_value(obj, e, args, everything):
         if obj in views.FIRST_ARGUMENT_VIEWS and e.args and not isinstance(e.args[0], gast.Starred):
             first, contents = args[0]
             return first | contents, contents
-        if obj in views.VIEW_FUNCTIONS or obj in views.MORE_VIEWS or (obj in views.COPYING_UNLESS_TOLD and not views.copies(e)):
+        if obj in views.VIEW_FUNCTIONS or (obj in views.MORE_VIEWS and not views.new_result(obj, e)) or (
+                obj in views.COPYING_UNLESS_TOLD and not views.copies(e)):
             return everything, frozenset().union(*(c for _, c in args))
         if obj in views.CONTAINER_BUILTINS:
             return NOTHING, everything

@@ -24,7 +24,7 @@ VIEW_ATTRIBUTES = {"T", "mT", "real", "imag", "flat"}
 VIEW_METHODS = {"reshape", "ravel", "transpose", "swapaxes", "squeeze", "view", "diagonal", "__getitem__"}
 VIEW_FUNCTIONS = {
     np.reshape, np.ravel, np.transpose, np.asarray, np.asanyarray, np.broadcast_to, np.squeeze,
-    np.expand_dims, np.moveaxis, np.swapaxes, np.diagonal, np.atleast_1d, np.atleast_2d, np.atleast_3d,
+    np.expand_dims, np.moveaxis, np.rollaxis, np.swapaxes, np.diagonal, np.atleast_1d, np.atleast_2d, np.atleast_3d,
     np.flip, np.fliplr, np.flipud, np.rot90, np.real, np.imag, np.ascontiguousarray, np.asfortranarray,
     np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit,
 }
@@ -41,11 +41,15 @@ FRESH_METHODS = {
     "sum", "take", "tolist", "tobytes", "trace", "var", "index", "count", "fill", "sort", "put", "partition",
     "resize", "setfield", "setflags", "reverse", "remove", "clear",
 }
-# NumPy functions that may return (a view of) an argument, besides VIEW_FUNCTIONS
+# NumPy functions that may return (a view of) an argument, besides VIEW_FUNCTIONS; the
+# last ones return their argument itself only for some values of another (`np.diff(a, 0)`,
+# `np.linalg.matrix_power(a, 1)`, `np.float64(a)` of a float64 array): `new_result`
 MORE_VIEWS = {getattr(np, f) for f in ("diag", "einsum", "asarray_chkfinite", "real_if_close", "trim_zeros",
                                        "broadcast_arrays", "unstack", "permute_dims", "matrix_transpose",
                                        "require", "asmatrix", "meshgrid", "ndarray") if hasattr(np, f)} | {
-    getattr(np.lib.stride_tricks, f) for f in ("sliding_window_view", "as_strided") if hasattr(np.lib.stride_tricks, f)}
+    getattr(np.lib.stride_tricks, f) for f in ("sliding_window_view", "as_strided") if hasattr(np.lib.stride_tricks, f)} | {
+    getattr(np.linalg, f) for f in ("diagonal", "matrix_transpose") if hasattr(np.linalg, f)} | {
+    np.diff, np.linalg.matrix_power, np.float16, np.float32, np.float64, np.longdouble, np.complex64, np.complex128}
 # methods that put their arguments into the receiver (a list, dict or set)
 STORING_METHODS = {"append", "extend", "insert", "update", "setdefault", "add"}
 FRESH_BUILTINS = {abs, float, int, bool, complex, len, range, round, pow, divmod, sum, str, repr, isinstance,
@@ -59,6 +63,26 @@ ARRAY_MAKERS = {getattr(np, f) for f in ("zeros", "ones", "empty", "full", "zero
 IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), np.generic)
 # NumPy functions returning their argument itself unless `copy=` is left alone or True
 COPYING_UNLESS_TOLD = (np.array, np.nan_to_num)
+
+
+def new_result(obj, call):
+    """Whether `call` of `obj`, one of MORE_VIEWS that returns its argument itself only for
+    some values of another, surely makes a new array: `np.diff` with its `n` left alone or
+    a positive integer literal, `np.linalg.matrix_power` with a literal power other than 1."""
+    if obj is np.diff:
+        n = _argument(call, 1, "n")
+        return n is None or (isinstance(n, gast.Constant) and type(n.value) is int and n.value >= 1)
+    if obj is np.linalg.matrix_power:
+        n = _argument(call, 1, "n")
+        return isinstance(n, gast.Constant) and type(n.value) is int and n.value != 1
+    return False
+
+
+def _argument(call, position, keyword):
+    """The expression `call` passes at `position` or as `keyword`, None where it passes none."""
+    if len(call.args) > position and not any(isinstance(a, gast.Starred) for a in call.args[:position + 1]):
+        return call.args[position]
+    return next((k.value for k in call.keywords if k.arg == keyword), None)
 
 
 def copies(call):
@@ -119,7 +143,8 @@ def _numeric_call(e):
         return False
     obj = getattr(math if chain[0] == "math" else np, chain[1], None)
     try:
-        return obj is not None and obj not in VIEW_FUNCTIONS and obj not in MORE_VIEWS and obj is not np.array
+        return obj is not None and obj not in VIEW_FUNCTIONS and (obj not in MORE_VIEWS or new_result(obj, e)) \
+            and obj is not np.array
     except TypeError:
         return False
 

@@ -163,6 +163,8 @@ def assigned_grad(g, index, v, y=None):
     """
     if type(y) is _ndarray and y.dtype.kind in "biu":
         return zeros_like_grad(v)
+    if type(g) is float and type(y) is _ndarray:  # of a 0-d array read as a number (`float(s)`)
+        g = np.asarray(g)
     if type(g) is not _ndarray or _is_basic_index(index):
         return unbroadcast(item_grad(g, index, v), v)
     part = g[index]

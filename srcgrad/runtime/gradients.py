@@ -100,6 +100,8 @@ def _reduce_to(g, shape, dtype):
         extra = g.ndim - len(shape)
         if extra > 0:
             g = g.sum(axis=tuple(range(extra)))
+        elif extra < 0:  # a value with leading axes of length 1 assigned into fewer (`y[0:2] = x[None, :2]`)
+            g = g.reshape((1,) * -extra + g.shape)
         axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
         if axes:
             g = g.sum(axis=axes, keepdims=True)
