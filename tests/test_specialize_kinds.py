@@ -158,7 +158,7 @@ def test_where_and_conditional_rules_keep_their_kinds(rng, dtype):
     x, y = (rng.standard_normal(5).astype(dtype) for _ in range(2))
     df = derive(relu_hypot, "grad", (0, 1)).function
     gx, gy = df(x, y)
-    assert "return (x_bar, y_bar)" in _special(df)
+    assert "return owned_gradients(x_bar, y_bar)" in _special(df)
     h = np.hypot(x, y)
     assert gx.dtype == gy.dtype == dtype
     np.testing.assert_allclose(gx, np.where(x > 0, h, 0.0) + np.where(x > 0, x, 0.0) * x / h, rtol=1e-5)

@@ -66,6 +66,63 @@ def _unbroadcast(g, x):
     return None
 
 
+@overload(runtime.owned_gradient)
+def _owned_gradient(g):
+    if isinstance(g, _SCALAR):
+        return lambda g: g
+    if isinstance(g, _nb.Array):
+        if g.mutable:
+            return lambda g: g
+        return lambda g: g.copy()
+    return None
+
+
+@numba.njit(cache=False)
+def _extent(a):
+    """(lowest, highest + 1) byte address of the array `a`'s elements."""
+    lo = hi = a.ctypes.data
+    for k in range(a.ndim):
+        step = (a.shape[k] - 1) * a.strides[k]
+        if step < 0:
+            lo += step
+        else:
+            hi += step
+    return lo, hi + a.itemsize
+
+
+@numba.njit(cache=False)
+def _overlaps(a, b):
+    if a.size == 0 or b.size == 0:
+        return False
+    a_lo, a_hi = _extent(a)
+    b_lo, b_hi = _extent(b)
+    return a_lo < b_hi and b_lo < a_hi
+
+
+@overload(runtime.owned_gradients)
+def _owned_gradients(*gs):
+    # numbers as they are; an array copied where read-only or where its memory may meet
+    # that of an array before it (as runtime.owned_gradients, by address ranges)
+    if not all(isinstance(t, _SCALAR) or isinstance(t, _nb.Array) for t in gs):
+        return None
+    names = [f"g{i}" for i in range(len(gs))]
+    lines = ["def impl(*gs):", f"    {', '.join(names)}, = gs"]
+    earlier = []
+    for i, t in enumerate(gs):
+        if not isinstance(t, _nb.Array):
+            continue
+        if not t.mutable:
+            lines.append(f"    g{i} = g{i}.copy()")
+        elif earlier:
+            shared = " or ".join(f"_overlaps(g{i}, g{j})" for j in earlier)
+            lines += [f"    if {shared}:", f"        g{i} = g{i}.copy()"]
+        earlier.append(i)
+    lines.append(f"    return ({', '.join(names)},)")
+    scope = {"_overlaps": _overlaps}
+    exec("\n".join(lines), scope)  # noqa: S102 - text made here from the argument count
+    return scope["impl"]
+
+
 @overload(runtime.zeros_like_grad)
 def _zeros_like_grad(x):
     if isinstance(x, _SCALAR):

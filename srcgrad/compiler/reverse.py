@@ -29,6 +29,7 @@ import os
 from dataclasses import dataclass, field, replace
 
 import gast
+import numpy as np
 
 from .. import rules, runtime
 from . import calls as call_sites
@@ -464,12 +465,13 @@ def assemble(sw, shapes=None, split=False):
         else:
             grads.append(syntax.call(syntax.name(zeros), [argument(p)]))
     prelude = arguments + prelude
+    one = mode not in ("vjp", "pullback") and len(grads) == 1 and not isinstance(wrt, tuple)
+    gradient = _owned(grads, targets, shapes, one, bind)
     if mode == "vjp":
-        result = syntax.tuple_([value, syntax.tuple_(grads)])
+        result = syntax.tuple_([value, gradient])
     elif mode == "pullback":
-        result = syntax.tuple_(grads)
+        result = gradient
     else:
-        gradient = grads[0] if len(grads) == 1 and not isinstance(wrt, tuple) else syntax.tuple_(grads)
         result = syntax.tuple_([value, gradient]) if mode == "value_and_grad" else gradient
 
     # a zero start reads its primal, which a branch or loop not taken may have left
@@ -489,6 +491,25 @@ def assemble(sw, shapes=None, split=False):
     kwonly = [a.id for a in sw.args.kwonlyargs]
     return syntax.function_def(fn_name, signature, body_out, docstring=doc, defaults=sw.args.defaults,
                                kwonly=kwonly, kw_defaults=sw.args.kw_defaults)
+
+
+def _owned(grads, targets, shapes, one, bind):
+    """The returned gradient (`one`) or tuple of gradients `grads` of the parameters
+    `targets`, passed through `owned_gradient(s)` where one may be an array: the caller
+    gets arrays it may change in place, none sharing memory with another (inside the
+    derivative one array may be two adjoints, or a read-only broadcast). Specialized code
+    that knows every one is a number returns them as they are."""
+    types = shapes.types if shapes is not None else {}
+    if all(_number_type(types.get(p)) for p in targets):
+        return grads[0] if one else syntax.tuple_(grads)
+    if one:
+        return syntax.call(syntax.name(bind("owned_gradient", runtime.owned_gradient)), grads)
+    return syntax.call(syntax.name(bind("owned_gradients", runtime.owned_gradients)), grads)
+
+
+def _number_type(kind):
+    """Whether `kind` (a Signature's type: a dtype for an array) is a number's type."""
+    return kind is float or kind is int or (isinstance(kind, type) and issubclass(kind, np.generic))
 
 
 def _stored_in(stmts, zeros, scans):

@@ -26,7 +26,7 @@ _NUMPY = {
 }
 _HELPERS = {
     runtime.unbroadcast, runtime.unreduce, runtime.zeros_like_grad, runtime.add_grad, runtime.mean_of,
-    runtime.item_grad, runtime.structure_like, runtime.broadcast_tangent,
+    runtime.item_grad, runtime.structure_like, runtime.broadcast_tangent, runtime.owned_gradient, runtime.owned_gradients,
     operators._matmul_vjp_x, operators._matmul_vjp_y,
 }
 _MATH = {v for v in vars(math).values() if callable(v)}

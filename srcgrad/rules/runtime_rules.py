@@ -19,8 +19,8 @@ import numpy as np
 
 from .. import runtime
 from ..runtime import (
-    add_grad, broadcast_tangent, jacobian_from_columns, snapshot, structure_like, unbroadcast, unless_integral, unreduce,
-    zeros_like_grad,
+    add_grad, broadcast_tangent, jacobian_from_columns, owned_gradient, owned_gradients, snapshot, structure_like,
+    unbroadcast, unless_integral, unreduce, zeros_like_grad,
 )
 from . import decompositions, linalg, reductions, series
 from .operators import _matmul_vjp_x, _matmul_vjp_y
@@ -39,6 +39,34 @@ nondifferentiable(runtime.index_tuples)  # the positions a loop over `itertools.
 def _zero(fn):
     fn.zero_tangent = True
     return fn
+
+
+# --- owned_gradient(value), owned_gradients(*values): the gradients as returned --------
+
+
+@defvjp(owned_gradient, "value", name="OwnedGradient")
+def owned_gradient_vjp(g, ans, value):
+    return g
+
+
+@defjvp(owned_gradient, "value")
+def owned_gradient_jvp(t, ans, value):
+    return owned_gradient(t)
+
+
+def _or_zeros(parts, values):
+    """Each of `parts` (cotangents or tangents), with zeros like its value where None."""
+    return tuple([zeros_like_grad(v) if part is None else part for part, v in zip(parts, values)])
+
+
+@defvjp(owned_gradients, "values", name="OwnedGradients")
+def owned_gradients_vjp(g, ans, *values):
+    return _or_zeros(g, values)
+
+
+@defjvp(owned_gradients, "values")
+def owned_gradients_jvp(t, ans, *values):
+    return owned_gradients(*_or_zeros(t, values))
 
 
 # --- unbroadcast(value, like): sum `value` down to the shape of `like` ------------------

@@ -11,6 +11,8 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `mean_of(a)`: `np.mean(a)`, bit for bit, without NumPy's Python-level wrapper for a
   float ndarray (specialized code, where the analysis proves `a` one).
 - `zeros_like_grad(x)`: a zero gradient for `x`.
+- `owned_gradient(g)`, `owned_gradients(*grads)`: the gradients a derivative returns,
+  each array writable and sharing memory with no other returned (copied where not).
 - `scaled(g, factor, count)`: `g` multiplied `count` times by the power of two `factor`
   (specialized code, in place of a backward loop that does only that).
 - `add_grad(a, b)`: add two gradient contributions, either of which may be None; lists,
@@ -71,7 +73,8 @@ from .containers import (
     values_grad, without_part,
 )
 from .gradients import (
-    COMPLEX_GRADIENT, SEED32, SEED64, broadcast_tangent, grad_seed, is_sequence, mean_of, scaled, sequence_like,
+    COMPLEX_GRADIENT, SEED32, SEED64, broadcast_tangent, grad_seed, is_sequence, mean_of, owned_gradient, owned_gradients,
+    scaled, sequence_like,
     structure_like, tangent_for_update, unbroadcast, unless_integral, unreduce, zeros_like_grad,
 )
 from .records import field_values, record_like
@@ -81,7 +84,8 @@ __all__ = [
     "COMPLEX_GRADIENT", "SEED32", "SEED64", "add_grad", "assigned_grad", "broadcast_tangent", "dict_entry",
     "dict_keys", "drop_last", "field_grad", "field_tangent", "field_values", "grad_seed", "has_key", "index_tuples",
     "is_sequence", "is_view_of", "item_grad",
-    "jacobian_from_columns", "jacobian_from_rows", "joined_part", "leaves", "mean_of", "order_by", "popped_grad",
+    "jacobian_from_columns", "jacobian_from_rows", "joined_part", "leaves", "mean_of", "order_by", "owned_gradient",
+    "owned_gradients", "popped_grad",
     "record_like", "refuse_changed_entry", "refuse_changed_item", "refuse_shared", "repeated_part", "repeats", "restore_entry", "same_length", "scaled",
     "sequence_like", "snapshot", "structure_like", "tangent_for_update", "unbroadcast", "unit_tangents", "unless_integral", "unreduce",
     "values_grad", "without_part", "zeros_like_grad",

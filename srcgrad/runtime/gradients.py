@@ -314,3 +314,63 @@ def tangent_for_update(t, x):
         return dict(t) if type(t) is dict else {k: zeros_like_grad(v) for k, v in x.items()}
     dtype = np.result_type(t)
     return np.array(np.broadcast_to(t, np.shape(x)), dtype=dtype if dtype.kind in "fc" else np.float64)
+
+
+def owned_gradient(value):
+    """`value` as a derivative returns it: an array the caller may change in place (a
+    read-only broadcast, as the gradient of `np.sum(x)` is made, is copied); in a list,
+    tuple or dict, each array so. Anything else as it is."""
+    kind = type(value)
+    if kind is _float or kind is _ndarray and value.base is None:  # owns its memory (the usual case): writable
+        return value
+    if kind is dict and _apart(value.values()):  # a dict of parameters, each gradient its own array
+        return value
+    return _owned(value, set())
+
+
+def owned_gradients(*values):
+    """The tuple of gradients a derivative returns, each as `owned_gradient` gives it and
+    sharing memory with no other: the gradients of `a` and `b` in `np.sin(a + b)` are one
+    array inside the derivative, and the caller's `g_a *= lr` would change `g_b` too."""
+    if len(values) == 2:  # the usual case: two arrays, each owning its memory, or numbers
+        a, b = values
+        ka, kb = type(a), type(b)
+        if ((ka is _float or ka is _ndarray and a.base is None) and (kb is _float or kb is _ndarray and b.base is None)
+                and a is not b):
+            return values
+    elif len(values) == 1:
+        return (owned_gradient(values[0]),)
+    elif _apart(values):
+        return values
+    seen = set()  # the ids of the arrays returned so far and of the arrays they view
+    return tuple([_owned(g, seen) for g in values])
+
+
+def _apart(arrays):
+    """Whether `arrays` are arrays that each own their memory, no one twice."""
+    for g in arrays:
+        if type(g) is not _ndarray or g.base is not None:
+            return False
+    return len(set(map(id, arrays))) == len(arrays)
+
+
+def _owned(g, seen):
+    kind = type(g)
+    if kind is _ndarray:
+        base = g.base
+        if id(g) in seen or (base is not None and (id(base) in seen or not g.flags.writeable)):
+            g = g.copy()
+            base = None
+        seen.add(id(g))
+        if base is not None:
+            seen.add(id(base))
+        return g
+    if kind is list or kind is tuple or kind is dict or (kind is not float and isinstance(g, tuple)):
+        items = list(g.values()) if kind is dict else list(g)
+        owned = [_owned(v, seen) for v in items]
+        if all(a is b for a, b in zip(owned, items)):
+            return g
+        if kind is dict:
+            return dict(zip(g.keys(), owned))
+        return sequence_like(g, owned)
+    return g

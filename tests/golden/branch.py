@@ -1,4 +1,4 @@
-from srcgrad.runtime import grad_seed, unbroadcast
+from srcgrad.runtime import grad_seed, owned_gradient, unbroadcast
 
 
 def branch_grad(a):
@@ -25,4 +25,4 @@ def branch_grad(a):
         # y = -a
         a_bar = -y_bar
         y = tape.pop()
-    return unbroadcast(a_bar, a)
+    return owned_gradient(unbroadcast(a_bar, a))

@@ -1,7 +1,7 @@
 import numpy as np
 
 from srcgrad.rules.shapes import _getitem_vjp as getitem_vjp
-from srcgrad.runtime import add_grad, grad_seed, unbroadcast, zeros_like_grad
+from srcgrad.runtime import add_grad, grad_seed, owned_gradient, unbroadcast, zeros_like_grad
 
 
 def break_continue_grad(x):
@@ -51,4 +51,4 @@ def break_continue_grad(x):
             sin_x_i_1_bar = unbroadcast(s_plus_sin_x_i_1_bar, sin_x_i_1)
             x_i_1_bar = sin_x_i_1_bar * np.cos(x_i_1)
             x_bar = add_grad(x_bar, getitem_vjp(x_i_1_bar, x, i))
-    return unbroadcast(x_bar, x)
+    return owned_gradient(unbroadcast(x_bar, x))

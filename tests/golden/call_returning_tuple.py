@@ -1,4 +1,4 @@
-from srcgrad.runtime import grad_seed, unbroadcast
+from srcgrad.runtime import grad_seed, owned_gradients, unbroadcast
 
 
 def call_returning_tuple_grad(a, b):
@@ -20,4 +20,4 @@ def call_returning_tuple_grad(a, b):
     b_bar = unbroadcast(p_bar * a, b)
     a_bar = a_bar + unbroadcast(s_bar, a)
     b_bar = b_bar + unbroadcast(s_bar, b)
-    return (unbroadcast(a_bar, a), unbroadcast(b_bar, b))
+    return owned_gradients(unbroadcast(a_bar, a), unbroadcast(b_bar, b))

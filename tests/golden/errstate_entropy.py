@@ -1,6 +1,6 @@
 import numpy as np
 
-from srcgrad.runtime import grad_seed, unbroadcast, unreduce
+from srcgrad.runtime import grad_seed, owned_gradient, unbroadcast, unreduce
 
 
 def errstate_entropy_grad(x):
@@ -34,4 +34,4 @@ def errstate_entropy_grad(x):
     exp_x_1_bar = unreduce(sum_exp_x_1_bar, exp_x_1, None, False)
     x_bar = exp_x_1_bar * exp_x_1
     x_bar = x_bar + exp_x_bar * exp_x
-    return unbroadcast(x_bar, x)
+    return owned_gradient(unbroadcast(x_bar, x))

@@ -1,7 +1,7 @@
 import numpy as np
 
 from srcgrad.rules.shapes import _getitem_vjp as getitem_vjp
-from srcgrad.runtime import add_grad, grad_seed, unbroadcast, zeros_like_grad
+from srcgrad.runtime import add_grad, grad_seed, owned_gradient, unbroadcast, zeros_like_grad
 
 
 def break_continue_grad_jvp(x, x_dot):
@@ -81,7 +81,9 @@ def break_continue_grad_jvp(x, x_dot):
             add_grad_x_bar_dot = add_grad(x_bar_dot, t1_dot)
             x_bar = add_grad_x_bar
             x_bar_dot = add_grad_x_bar_dot
-    # return unbroadcast(x_bar, x)
-    out = unbroadcast(x_bar, x)
-    out_dot = unbroadcast(x_bar_dot, x)
+    # return owned_gradient(unbroadcast(x_bar, x))
+    _t2 = unbroadcast(x_bar, x)
+    t2_dot = unbroadcast(x_bar_dot, x)
+    out = owned_gradient(_t2)
+    out_dot = owned_gradient(t2_dot)
     return (out, out_dot)

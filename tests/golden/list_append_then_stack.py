@@ -1,7 +1,9 @@
 import numpy as np
 
 from srcgrad.rules.structure import _unstack as unstack
-from srcgrad.runtime import drop_last, grad_seed, item_grad, unbroadcast, unreduce, zeros_like_grad
+from srcgrad.runtime import (
+    drop_last, grad_seed, item_grad, owned_gradient, unbroadcast, unreduce, zeros_like_grad,
+)
 
 
 def list_append_then_stack_grad(x):
@@ -40,4 +42,4 @@ def list_append_then_stack_grad(x):
         h_times_1_5_bar = unbroadcast(t1_bar, h_times_1_5)
         h_bar = unbroadcast(h_times_1_5_bar * 1.5, h)
     # h = x
-    return unbroadcast(h_bar, x)
+    return owned_gradient(unbroadcast(h_bar, x))

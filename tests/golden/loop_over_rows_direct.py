@@ -1,7 +1,9 @@
 import numpy as np
 
 from srcgrad.rules.shapes import _getitem_vjp as getitem_vjp
-from srcgrad.runtime import add_grad, grad_seed, unbroadcast, unreduce, zeros_like_grad
+from srcgrad.runtime import (
+    add_grad, grad_seed, owned_gradient, unbroadcast, unreduce, zeros_like_grad,
+)
 
 
 def loop_over_rows_direct_grad(M):
@@ -43,4 +45,4 @@ def loop_over_rows_direct_grad(M):
         row_bar = row_bar + sin_row_bar * np.cos(row)
         # for row in M:
         M_bar = add_grad(M_bar, getitem_vjp(row_bar, M, i))
-    return unbroadcast(M_bar, M)
+    return owned_gradient(unbroadcast(M_bar, M))

@@ -1,7 +1,7 @@
 import numpy as np
 
 from srcgrad.rules.operators import _matmul_vjp_x as matmul_vjp_x, _matmul_vjp_y as matmul_vjp_y
-from srcgrad.runtime import grad_seed, unbroadcast, unreduce, zeros_like_grad
+from srcgrad.runtime import grad_seed, owned_gradients, unbroadcast, unreduce, zeros_like_grad
 
 
 def rnn_grad(W, x):
@@ -41,4 +41,4 @@ def rnn_grad(W, x):
         x_bar = x_bar + unbroadcast(x_times_t_bar * t, x)
         W_bar = W_bar + matmul_vjp_x(W_at_h_bar, None, W, h)
         h_bar = matmul_vjp_y(W_at_h_bar, None, W, h)
-    return (unbroadcast(W_bar, W), unbroadcast(x_bar, x))
+    return owned_gradients(unbroadcast(W_bar, W), unbroadcast(x_bar, x))

@@ -1,6 +1,6 @@
 import numpy as np
 
-from srcgrad.runtime import grad_seed, unbroadcast, unreduce
+from srcgrad.runtime import grad_seed, owned_gradient, unbroadcast, unreduce
 
 
 def straight_line_grad(x):
@@ -16,4 +16,4 @@ def straight_line_grad(x):
     sin_x_bar = unbroadcast(sin_x_times_x_bar * x, sin_x)
     x_bar = unbroadcast(sin_x_times_x_bar * sin_x, x)
     x_bar = x_bar + sin_x_bar * np.cos(x)
-    return unbroadcast(x_bar, x)
+    return owned_gradient(unbroadcast(x_bar, x))

@@ -1,4 +1,4 @@
-from srcgrad.runtime import grad_seed, unbroadcast
+from srcgrad.runtime import grad_seed, owned_gradient, unbroadcast
 
 
 def while_loop_grad(a):
@@ -29,4 +29,4 @@ def while_loop_grad(a):
         y = tape.pop()
         y_bar = unbroadcast(y_bar * 1.7, y)
     # y = a
-    return unbroadcast(y_bar, a)
+    return owned_gradient(unbroadcast(y_bar, a))
