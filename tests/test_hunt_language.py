@@ -1,0 +1,178 @@
+"""Python's own semantics, from a hunt that ran grad, jvp and hessian over some 300 small
+functions exercising the language (closures, defaults, scopes, aliasing, laziness,
+unpacking, builtins, statements) against central differences. The tests below each once
+gave a silently wrong derivative:
+
+- `a = b = x * 2.0` binds one array to two names; `a += 1.0` then changes `b` too. The
+  may-share analysis related each target to the value but not the targets to each other,
+  so `a += ...` was compiled as a new `a` and `b` kept the old value: the gradient of
+  `sum(a * b)` was 8x + 2 (true 8x + 4), and with `a = b = []` or `a = b = np.zeros(3)`
+  the gradient through `b` was 0. Such a change is now refused (at run time for a value
+  that may be a float, which `+=` rebinds);
+- a generator expression stored in a variable runs when it is read, not where it is
+  written: `g = (v * k for v in x); k = 3.0; sum(g)` is 3 sum(x). srcgrad computed it
+  where it was written (gradient 2 for 3), and so it read `reversed(xs)` stored before a
+  change of `xs`. A change of what such a stored iterator reads, between it and its
+  read, is now refused at the changing line.
+"""
+
+import numpy as np
+import pytest
+
+import srcgrad
+from conftest import numerical_grad
+
+X = np.array([1.0, 2.0, 3.0])
+
+
+def _check(f, x, analytic):
+    """grad, jvp and the inputs after, against central differences and `analytic`."""
+    kept = x.copy()
+    g = srcgrad.grad(f)(x)
+    assert type(g) is np.ndarray and g.shape == x.shape and g.dtype == x.dtype
+    np.testing.assert_allclose(g, numerical_grad(f, (x,), 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(g, analytic, rtol=1e-12)
+    v = np.array([0.3, -1.1, 0.7])
+    _, out_dot = srcgrad.jvp(f, (x,), (v,))
+    np.testing.assert_allclose(out_dot, g @ v, rtol=1e-12)
+    np.testing.assert_array_equal(x, kept)
+
+
+# --- `a = b = value`: one object, two names --------------------------------------------
+
+
+def chained_arrays(x):
+    a = b = x * 2.0
+    a += 1.0
+    return np.sum(a * b)
+
+
+def chained_lists(x):
+    a = b = []
+    a.append(x[0])
+    a += [x[1]]
+    return sum(b) * x[2]
+
+
+def chained_zeros(x):
+    a = b = np.zeros(3)
+    a += x
+    return np.sum(b * x)
+
+
+@pytest.mark.parametrize("f, line", [(chained_arrays, "a += 1.0"), (chained_lists, "a += [x[1]]"),
+                                     (chained_zeros, "a += x")])
+def test_a_change_through_one_of_two_names_bound_at_once_is_refused(f, line):
+    # before: chained_arrays' gradient 8x + 2 = [10, 18, 26] (true 8x + 4 = [12, 20, 28]),
+    # chained_lists' [0, 0, 0] (true [3, 3, 3]), chained_zeros' [0, 0, 0] (true 2x)
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"may share memory with `b`") as info:
+        srcgrad.grad(f)(X.copy())
+    assert f"`{line}`" in str(info.value) and "test_hunt_language.py" in str(info.value)
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"may share memory with `b`"):
+        srcgrad.jvp(f, (X.copy(),), (np.ones(3),))
+
+
+def chained_floats(x):
+    a = b = x[0] * 2.0
+    a += 1.0  # a float: a new value, b stays
+    return a * b
+
+
+def chained_other_name_unread(x):
+    a = b = x * 2.0
+    a += 1.0
+    return np.sum(a * a)
+
+
+def test_two_names_bound_at_once_stay_exact_where_the_change_is_seen_by_no_one():
+    _check(chained_floats, X.copy(), np.array([8.0 * X[0] + 2.0, 0.0, 0.0]))  # (2x + 1) 2x
+    _check(chained_other_name_unread, X.copy(), 4.0 * (2.0 * X + 1.0))  # sum((2x + 1)^2)
+    h = srcgrad.hessian(chained_floats)(X.copy())
+    np.testing.assert_allclose(h, np.diag([8.0, 0.0, 0.0]))
+
+
+# --- lazy iterators stored in a variable ---------------------------------------------------
+
+
+def genexp_reads_a_later_value(x):
+    k = 2.0
+    g = (v * k for v in x)
+    k = 3.0
+    return sum(g)
+
+
+def genexp_filter_reads_a_later_bound(x):
+    lo = 100.0
+    g = (v for v in x if v > lo)
+    lo = 1.0
+    return sum(g)
+
+
+def genexp_over_a_list_appended_to(x):
+    xs = [x[0], x[1]]
+    g = (v * v for v in xs)
+    xs.append(x[2])
+    return sum(g)
+
+
+def genexp_calls_a_def_reading_a_later_value(x):
+    k = 2.0
+
+    def h(v):
+        return v * k
+    g = (h(v) for v in x)
+    k = 3.0
+    return sum(g)
+
+
+def reversed_list_changed(x):
+    xs = [x[0], x[1], x[2]]
+    r = reversed(xs)
+    xs[0] = x[1] * 10.0
+    return sum(v * (i + 1) for i, v in enumerate(r))
+
+
+@pytest.mark.parametrize("f, what, line", [
+    (genexp_reads_a_later_value, "binds `k` again", "k = 3.0"),  # before: gradient [2, 2, 2] (true [3, 3, 3])
+    (genexp_filter_reads_a_later_bound, "binds `lo` again", "lo = 1.0"),  # before: the output 0 (true x1 + x2)
+    (genexp_over_a_list_appended_to, "changes `xs` in place (`.append`)", "xs.append(x[2])"),  # before: [2, 4, 0] (true [2, 4, 6])
+    (genexp_calls_a_def_reading_a_later_value, "binds `k` again", "k = 3.0"),  # before: [2, 2, 2] (true [3, 3, 3])
+    (reversed_list_changed, "changes `xs` in place", "xs[0] = x[1] * 10.0"),  # before: [3, 2, 1] (true [0, 32, 1])
+])
+def test_a_stored_iterator_whose_reads_change_before_its_read_is_refused(f, what, line):
+    with pytest.raises(srcgrad.SrcGradError) as info:
+        srcgrad.grad(f)(X.copy())
+    assert what in str(info.value) and "before" in str(info.value)
+    assert info.value.filename.endswith("test_hunt_language.py")
+    assert info.value.text.strip() == line
+    with pytest.raises(srcgrad.SrcGradError):
+        srcgrad.jvp(f, (X.copy(),), (np.ones(3),))
+
+
+def genexp_then_unrelated_lines(x):
+    k = 2.0
+    g = (v * k for v in x)
+    m = np.sum(x) * 0.5
+    return sum(g) * m
+
+
+def genexp_first_iterable_rebound(x):
+    xs = [x[0], x[1]]
+    g = (v * v for v in xs)  # Python evaluates `xs` here
+    xs = [x[2]]
+    return sum(g) + xs[0]
+
+
+def reversed_read_before_the_change(x):
+    xs = [x[0], x[1], x[2]]
+    r = reversed(xs)
+    t = sum(v * (i + 1) for i, v in enumerate(r))
+    xs[0] = x[1] * 10.0
+    return t + xs[0]
+
+
+def test_stored_iterators_stay_exact_where_their_reads_do_not_change():
+    # 2 sum(x) * sum(x) / 2 = sum(x)^2
+    _check(genexp_then_unrelated_lines, X.copy(), 2.0 * np.sum(X) * np.ones(3))
+    _check(genexp_first_iterable_rebound, X.copy(), np.array([2.0 * X[0], 2.0 * X[1], 1.0]))
+    _check(reversed_read_before_the_change, X.copy(), np.array([3.0, 12.0, 1.0]))  # 3 x0 + 2 x1 + x2 + 10 x1
