@@ -111,6 +111,12 @@ class _ANF:
     def stmt_Assign(self, s):
         if len(s.targets) > 1:
             pre, value = self.atom(s.value)
+            if type(value) is not gast.Name and type(value) is not gast.Constant:
+                # a display (`a = b = [v]`) is an atom too: made once, one object under every name
+                temp = self.namer.fresh(_content_name(value) or "value")
+                self.locals.add(temp)
+                pre = pre + [syntax.located(syntax.assign(temp, value), s)]
+                value = syntax.name(temp)
             return pre + [st for t in s.targets for st in self.assign_to(t, value)]
         return self.assign_to(s.targets[0], s.value)
 
