@@ -15,7 +15,12 @@ gave a silently wrong derivative:
   written: `g = (v * k for v in x); k = 3.0; sum(g)` is 3 sum(x). srcgrad computed it
   where it was written (gradient 2 for 3), and so it read `reversed(xs)` stored before a
   change of `xs`. A change of what such a stored iterator reads, between it and its
-  read, is now refused at the changing line.
+  read, is now refused at the changing line;
+- a dict display whose keys are equal (`{"a": u, "b": v, "a": w}`, `{1: u, 1.0: v}`, or
+  `{i: u, 1: v}` where i is 1 when it runs) keeps the last value, but reverse mode gave
+  the key's gradient to every value of it (the gradient [2, 9, 6] for [0, 9, 6]). Equal
+  literal keys now keep only the last value (where the first key stood), and keys that
+  may be equal when it runs are written one after another as Python does.
 """
 
 import numpy as np
@@ -203,3 +208,55 @@ def test_stored_iterators_stay_exact_where_their_reads_do_not_change():
     _check(genexp_then_unrelated_lines, X.copy(), 2.0 * np.sum(X) * np.ones(3))
     _check(genexp_first_iterable_rebound, X.copy(), np.array([2.0 * X[0], 2.0 * X[1], 1.0]))
     _check(reversed_read_before_the_change, X.copy(), np.array([3.0, 12.0, 1.0]))  # 3 x0 + 2 x1 + x2 + 10 x1
+
+
+# --- dict displays whose keys are equal ----------------------------------------------------
+
+
+def display_repeats_a_literal_key(x):
+    d = {"a": x[0], "b": x[1], "a": x[2] * 3.0}
+    return d["a"] * d["b"]
+
+
+def display_keys_equal_as_numbers(x):
+    d = {1: x[0], 1.0: x[1] * 2.0, True: x[2] * 3.0}
+    return d[1] * 2.0
+
+
+def display_keys_equal_when_it_runs(x, k, j):
+    d = {k: x[0], "b": x[1], j: x[2] * 3.0}
+    return d["a"] * d["b"]
+
+
+def display_in_a_loop(x):
+    t = 0.0
+    for i in range(3):
+        d = {i: x[i], 1: x[2] * 2.0}  # i == 1: the second value replaces the first
+        t = t + d[i] * d[1]
+    return t
+
+
+def test_a_display_keeps_the_last_value_of_equal_keys():
+    # before: every value of a repeated key got the key's gradient: [2, 9, 6] (true [0, 9, 6]);
+    # [2, 4, 6] for the numbers (true [0, 0, 6]); in the loop [6, 12, 38] (true [6, 0, 38])
+    _check(display_repeats_a_literal_key, X.copy(), np.array([0.0, 3.0 * X[2], 3.0 * X[1]]))
+    _check(display_keys_equal_as_numbers, X.copy(), np.array([0.0, 0.0, 6.0]))
+    # i = 0: x0 * 2 x2; i = 1: (2 x2)^2, x1 replaced; i = 2: x2 * 2 x2
+    _check(display_in_a_loop, X.copy(), np.array([2.0 * X[2], 0.0, 2.0 * X[0] + 8.0 * X[2] + 4.0 * X[2]]))
+    h = srcgrad.hessian(display_repeats_a_literal_key)(X.copy())
+    np.testing.assert_allclose(h, [[0.0, 0.0, 0.0], [0.0, 0.0, 3.0], [0.0, 3.0, 0.0]])
+    assert display_repeats_a_literal_key(X) == 3.0 * X[2] * X[1]
+
+
+@pytest.mark.parametrize("k, j, analytic", [
+    ("a", "a", [0.0, 9.0, 6.0]),  # before [2, 9, 6]
+    ("a", "c", [2.0, 1.0, 0.0]),
+    ("b", "a", [0.0, 9.0, 6.0]),  # `b` given x0 first, then x1: before [9, 9, 6]
+])
+def test_a_display_whose_keys_are_equal_only_when_it_runs(k, j, analytic):
+    x = X.copy()
+    g = srcgrad.grad(display_keys_equal_when_it_runs)(x, k, j)
+    np.testing.assert_allclose(g, analytic, rtol=1e-12)
+    np.testing.assert_allclose(g, numerical_grad(display_keys_equal_when_it_runs, (x, k, j), 0), rtol=1e-6)
+    _, out_dot = srcgrad.jvp(display_keys_equal_when_it_runs, (x, k, j), (np.ones(3), None, None))
+    np.testing.assert_allclose(out_dot, np.sum(analytic), rtol=1e-12)

@@ -533,10 +533,35 @@ class _ANF:
                 pre += p + p2
                 keys.append(k)
                 values.append(v)
+        else:
+            pre, keys = self.atoms(e.keys)
+            pre2, values = self.entries(e.values)
+            pre = pre + pre2
+        return self.dict_display(e, pre, keys, values)
+
+    def dict_display(self, e, pre, keys, values):
+        """(statements, simple expression) for the display `e` whose keys and values the
+        statements `pre` computed as the atoms `keys` and `values`: Python keeps the last
+        value of equal keys, in the place of the first."""
+        if None in keys or len(keys) < 2:
             return pre, gast.Dict(keys=keys, values=values)
-        pre, keys = self.atoms(e.keys)
-        pre2, values = self.entries(e.values)
-        return pre + pre2, gast.Dict(keys=keys, values=values)
+        literal = [_literal(k) for k in keys]
+        if all(v is not _NOT_LITERAL for v in literal):  # the last of equal keys holds its value
+            last = {}
+            for k, v in enumerate(literal):
+                last[v] = k
+            first = {}
+            for k, v in enumerate(literal):
+                first.setdefault(v, k)
+            kept = sorted(first.values())  # each key where it first came, with its last value
+            return pre, gast.Dict(keys=[keys[k] for k in kept], values=[values[last[literal[k]]] for k in kept])
+        # keys that may be equal when it runs: the display as the writes it makes, in order
+        temp = self.namer.fresh("entries")
+        self.locals.add(temp)
+        writes = [syntax.located(syntax.assign(temp, syntax.dict_([], [])), e)]
+        for k, v in zip(keys, values):
+            writes += self.stmt(syntax.located(syntax.assign(syntax.subscript(syntax.name(temp), k), v), e))
+        return pre + writes, syntax.name(temp)
 
     def _is_global_chain(self, e):
         while isinstance(e, gast.Attribute):
@@ -566,6 +591,19 @@ def _walrus_targets(stmt):
     else:
         roots = [stmt]
     return tuple(n.target.id for root in roots for n in traversal.walk(root) if isinstance(n, gast.NamedExpr))
+
+
+_NOT_LITERAL = object()
+
+
+def _literal(e):
+    """The value of the literal `e` (a constant, a tuple of literals), or _NOT_LITERAL."""
+    if type(e) is gast.Constant:
+        return e.value
+    if type(e) is gast.Tuple:
+        parts = tuple(_literal(x) for x in e.elts)
+        return _NOT_LITERAL if _NOT_LITERAL in parts else parts
+    return _NOT_LITERAL
 
 
 def _is_atom(e):
