@@ -20,7 +20,9 @@ gave a silently wrong derivative:
   `{i: u, 1: v}` where i is 1 when it runs) keeps the last value, but reverse mode gave
   the key's gradient to every value of it (the gradient [2, 9, 6] for [0, 9, 6]). Equal
   literal keys now keep only the last value (where the first key stood), and keys that
-  may be equal when it runs are written one after another as Python does.
+  may be equal when it runs are written one after another as Python does;
+- `rows[0] = z = x * 2.0` puts the array z names into the list; `z += 1.0` changes
+  `rows[0]` too, which srcgrad read as a new z (gradient 4x for 4x + 1). Now refused.
 """
 
 import numpy as np
@@ -102,6 +104,20 @@ def chained_display_read(x):
 
 def test_a_display_bound_to_two_names_and_only_read_stays_exact():
     _check(chained_display_read, X.copy(), np.array([2.0 * X[1], 2.0 * X[0], 0.0]))
+
+
+def entry_and_name_bound_at_once(x):
+    rows = [None]
+    rows[0] = z = x * 2.0
+    z += 1.0  # rows[0] is z: it changes too
+    return np.sum(rows[0] * x)
+
+
+def test_a_change_through_a_name_bound_with_a_list_entry_is_refused():
+    # before: the gradient 4x (true 4x + 1, [5, 9, 13] at [1, 2, 3]), the value 28 (true 34)
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"may share memory with `rows`") as info:
+        srcgrad.grad(entry_and_name_bound_at_once)(X.copy())
+    assert "`z += 1.0" in str(info.value) and "`rows[0] = z = x * 2.0`" in str(info.value)
 
 
 def chained_floats(x):
@@ -260,3 +276,16 @@ def test_a_display_whose_keys_are_equal_only_when_it_runs(k, j, analytic):
     np.testing.assert_allclose(g, numerical_grad(display_keys_equal_when_it_runs, (x, k, j), 0), rtol=1e-6)
     _, out_dot = srcgrad.jvp(display_keys_equal_when_it_runs, (x, k, j), (np.ones(3), None, None))
     np.testing.assert_allclose(out_dot, np.sum(analytic), rtol=1e-12)
+
+
+def display_then_a_new_key(x):
+    k = "a"
+    d = {k: x[0], "a": x[1]}
+    d["b"] = x[2]
+    return d["a"] * d["b"]
+
+
+def test_a_display_written_entry_by_entry_takes_later_writes():
+    # the display built entry by entry under its own name: a later write of a new key is a
+    # write into a dict (with an entries' temporary the write crashed with KeyError: 'b')
+    _check(display_then_a_new_key, X.copy(), np.array([0.0, X[2], X[1]]))

@@ -158,6 +158,9 @@ class _ANF:
         if (isinstance(target, gast.Name) and isinstance(value, (gast.ListComp, gast.GeneratorExp, gast.DictComp))
                 and target.id not in traversal.names_read(value)):
             return self.expr_ListComp(value, result=target.id)[0]  # build the list in place
+        if isinstance(target, gast.Name) and type(value) is gast.Dict and target.id not in traversal.names_read(value):
+            pre, simple = self.dict_display(value, *self.dict_entries(value), result=target.id)
+            return pre if syntax.is_name(simple, target.id) else pre + [syntax.assign(target.id, simple)]
         if isinstance(target, gast.Name):
             pre, simple = self.simple(value, hint=target.id)
             if self.depth and syntax.is_name(simple, target.id):
@@ -525,6 +528,10 @@ class _ANF:
         return pre, out
 
     def expr_Dict(self, e):
+        return self.dict_display(e, *self.dict_entries(e))
+
+    def dict_entries(self, e):
+        """(statements, keys, values): atoms for the keys and values of the display `e`."""
         if self.pending:  # a walrus: Python evaluates each key, then its value
             pre, keys, values = [], [], []
             for key, value in zip(e.keys, e.values):
@@ -533,16 +540,17 @@ class _ANF:
                 pre += p + p2
                 keys.append(k)
                 values.append(v)
-        else:
-            pre, keys = self.atoms(e.keys)
-            pre2, values = self.entries(e.values)
-            pre = pre + pre2
-        return self.dict_display(e, pre, keys, values)
+            return pre, keys, values
+        pre, keys = self.atoms(e.keys)
+        pre2, values = self.entries(e.values)
+        return pre + pre2, keys, values
 
-    def dict_display(self, e, pre, keys, values):
+    def dict_display(self, e, pre, keys, values, result=None):
         """(statements, simple expression) for the display `e` whose keys and values the
         statements `pre` computed as the atoms `keys` and `values`: Python keeps the last
-        value of equal keys, in the place of the first."""
+        value of equal keys, in the place of the first. Written entry by entry, the dict
+        is built under the name `result` when given (`d = {k: u, j: v}`), as a
+        comprehension is."""
         if None in keys or len(keys) < 2:
             return pre, gast.Dict(keys=keys, values=values)
         literal = [_literal(k) for k in keys]
@@ -556,7 +564,7 @@ class _ANF:
             kept = sorted(first.values())  # each key where it first came, with its last value
             return pre, gast.Dict(keys=[keys[k] for k in kept], values=[values[last[literal[k]]] for k in kept])
         # keys that may be equal when it runs: the display as the writes it makes, in order
-        temp = self.namer.fresh("entries")
+        temp = result or self.namer.fresh("entries")
         self.locals.add(temp)
         writes = [syntax.located(syntax.assign(temp, syntax.dict_([], [])), e)]
         for k, v in zip(keys, values):

@@ -182,6 +182,10 @@ class _Function:
             for k, name in enumerate(names):  # `a = b = v`: one object under both names
                 state.relate(name, names[k + 1:], s)
                 state.relate(name + "[]", [n + "[]" for n in names[k + 1:]], s)
+            if names and len(s.targets) > 1:  # `l[0] = z = v`: l holds the object z names
+                for target in s.targets:
+                    if isinstance(target, gast.Subscript):
+                        self.store_into(target.value, set(names), state, s)
         elif isinstance(s, gast.AugAssign):
             self.augmented(s, state)
         elif isinstance(s, gast.Expr):
