@@ -219,11 +219,46 @@ def reversed_read_before_the_change(x):
     return t + xs[0]
 
 
+def genexp_then_a_match_capture(x):
+    k = 2.0
+    g = (v * k for v in x)
+    match [x[0]]:
+        case [k]:  # binds k = x[0]
+            pass
+    return sum(g)
+
+
+def test_a_match_capture_of_what_a_stored_iterator_reads_is_refused():
+    # the capture is a string in the tree, not a name: read as no change, the gradient
+    # would be [2, 2, 2] (true [x0 + sum(x), x0, x0] = [7, 1, 1])
+    with pytest.raises(srcgrad.SrcGradError, match=r"binds `k` again") as info:
+        srcgrad.grad(genexp_then_a_match_capture)(X.copy())
+    assert info.value.lineno == genexp_then_a_match_capture.__code__.co_firstlineno + 4
+
+
+def genexp_read_by_the_binding_of_a_name_it_reads(x):
+    k = 2.0
+    g = (v * k for v in x)
+    k = sum(g)  # sum(g) runs first: it reads k = 2
+    return k * x[0]
+
+
+def genexp_read_by_an_append_to_what_it_reads(x):
+    xs = [x[0], x[1]]
+    g = (v * v for v in xs)
+    xs.append(sum(g))  # sum(g) runs first: over [x0, x1]
+    return xs[0] * xs[2]
+
+
 def test_stored_iterators_stay_exact_where_their_reads_do_not_change():
     # 2 sum(x) * sum(x) / 2 = sum(x)^2
     _check(genexp_then_unrelated_lines, X.copy(), 2.0 * np.sum(X) * np.ones(3))
     _check(genexp_first_iterable_rebound, X.copy(), np.array([2.0 * X[0], 2.0 * X[1], 1.0]))
     _check(reversed_read_before_the_change, X.copy(), np.array([3.0, 12.0, 1.0]))  # 3 x0 + 2 x1 + x2 + 10 x1
+    s = np.sum(X)
+    _check(genexp_read_by_the_binding_of_a_name_it_reads, X.copy(), np.array([2.0 * X[0] + 2.0 * s, 2.0 * X[0], 2.0 * X[0]]))
+    # x0 (x0^2 + x1^2)
+    _check(genexp_read_by_an_append_to_what_it_reads, X.copy(), np.array([3.0 * X[0] ** 2 + X[1] ** 2, 2.0 * X[0] * X[1], 0.0]))
 
 
 # --- dict displays whose keys are equal ----------------------------------------------------

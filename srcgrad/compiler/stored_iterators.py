@@ -11,7 +11,9 @@ Python runs a generator expression when it is consumed, not where it is written:
 srcgrad computes a stored generator expression as a list where it is assigned, and reads
 `reversed(a)` and `enumerate(a)` (or `map`/`filter` of `a`) as the entries `a` had there.
 That is exact only where nothing the iterator reads changes between the assignment and
-the one read of its name. So, between them (in the order of the source), this refuses:
+the first read of its name. So, between them, this refuses (a change placed where it
+takes effect: `k = sum(g)` binds k after `sum(g)` ran, `xs.append(sum(g))` changes xs
+after; a `match` capture where it is written):
 
 - a new binding of a name the generator expression reads lazily (all but its first
   iterable, which Python evaluates where it is written);
@@ -55,8 +57,8 @@ def check(program):
             continue
         read = min(reads, key=_position)
         lazy, eager = _reads(assign.value, nested)
-        for node, changed, how in _changes(tree, program, nested):
-            if not _end(assign) < _position(node) < _position(read):
+        for when, node, changed, how in _changes(tree, program, nested):
+            if not _end(assign) < when < _position(read):
                 continue
             if changed in lazy or (how != "bound" and changed in eager):
                 kind = _lazy(assign.value, program, local)
@@ -108,30 +110,53 @@ def _under(node, root):
 
 
 def _changes(tree, program, nested):
-    """(node, name, how) for each binding (how "bound") or in-place change of a local name."""
+    """(when, node, name, how) for each binding (how "bound") or in-place change of a local
+    name: `when` is where in the source it takes effect, after what its statement, call or
+    walrus evaluates first (`k = sum(g)` binds k after `sum(g)` reads g)."""
+    placed = set()  # the name stores taking effect elsewhere than where they are written, and a comprehension's own
     for node in traversal.walk(tree):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            yield node, node.id, "bound"
-        elif isinstance(node, (gast.Assign, gast.AugAssign)):
+        if isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.For, gast.NamedExpr, gast.comprehension)):
+            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+            placed |= {id(n) for t in targets for n in traversal.walk(t) if isinstance(n, gast.Name)}
+    for node in traversal.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and id(node) not in placed:
+            yield _position(node), node, node.id, "bound"  # an `except ... as` name
+        elif type(node).__name__ in ("MatchAs", "MatchStar", "MatchMapping"):  # a `match` capture (a string)
+            captured = getattr(node, "rest", None) if type(node).__name__ == "MatchMapping" else node.name
+            if captured:
+                yield _position(node), node, captured, "bound"
+        elif isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
             targets = node.targets if isinstance(node, gast.Assign) else [node.target]
             for t in targets:
+                for n in traversal.walk(t):
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                        yield _end(node), n, n.id, "bound"
                 if isinstance(t, (gast.Subscript, gast.Attribute)) or isinstance(node, gast.AugAssign):
                     root = generator_lists.root(t)
                     if root is not None:
-                        yield node, root, ""
+                        yield _end(node), node, root, ""
+        elif isinstance(node, gast.NamedExpr):
+            yield _end(node), node, node.target.id, "bound"
+        elif isinstance(node, gast.For):
+            for n in traversal.walk(node.target):
+                if isinstance(n, gast.Name):
+                    yield _end(node.iter), n, n.id, "bound"
         elif isinstance(node, gast.Call):
             if isinstance(node.func, gast.Attribute) and node.func.attr in generator_lists.MUTATING:
                 root = generator_lists.root(node.func.value)
                 if root is not None:
-                    yield node, root, f" (`.{node.func.attr}`)"
+                    yield _end(node), node, root, f" (`.{node.func.attr}`)"
             for k in node.keywords:
                 if k.arg == "out":
                     for n in traversal.names_read(k.value):
-                        yield node, n, " (`out=`)"
+                        yield _end(node), node, n, " (`out=`)"
             if _users_function(node.func, program, nested):
                 for a in list(node.args) + [k.value for k in node.keywords]:
                     if isinstance(a, gast.Name):
-                        yield node, a.id, " (given to a function of yours, which may change it)"
+                        yield _end(node), node, a.id, " (given to a function of yours, which may change it)"
+        elif isinstance(node, (gast.Import, gast.ImportFrom, gast.FunctionDef, gast.ClassDef)) and node is not tree:
+            for name in ([node.name] if hasattr(node, "name") else [a.asname or a.name.split(".")[0] for a in node.names]):
+                yield _end(node), node, name, "bound"
 
 
 def _users_function(func, program, nested):
