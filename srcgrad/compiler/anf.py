@@ -35,7 +35,7 @@ statement is normalized in Python's order of evaluation (a dict display key by v
 import gast
 
 from .. import runtime
-from . import generator_lists, jumps, printing, syntax, traversal
+from . import display_keys, generator_lists, jumps, printing, syntax, traversal
 from .naming import cond_hint as _cond_hint, content_name as _content_name, word as _word
 
 
@@ -553,16 +553,9 @@ class _ANF:
         comprehension is."""
         if None in keys or len(keys) < 2:
             return pre, gast.Dict(keys=keys, values=values)
-        literal = [_literal(k) for k in keys]
-        if all(v is not _NOT_LITERAL for v in literal):  # the last of equal keys holds its value
-            last = {}
-            for k, v in enumerate(literal):
-                last[v] = k
-            first = {}
-            for k, v in enumerate(literal):
-                first.setdefault(v, k)
-            kept = sorted(first.values())  # each key where it first came, with its last value
-            return pre, gast.Dict(keys=[keys[k] for k in kept], values=[values[last[literal[k]]] for k in kept])
+        kept = display_keys.kept(keys)
+        if kept is not None:
+            return pre, gast.Dict(keys=[keys[k] for k, _ in kept], values=[values[v] for _, v in kept])
         # keys that may be equal when it runs: the display as the writes it makes, in order
         temp = result or self.namer.fresh("entries")
         self.locals.add(temp)
@@ -599,19 +592,6 @@ def _walrus_targets(stmt):
     else:
         roots = [stmt]
     return tuple(n.target.id for root in roots for n in traversal.walk(root) if isinstance(n, gast.NamedExpr))
-
-
-_NOT_LITERAL = object()
-
-
-def _literal(e):
-    """The value of the literal `e` (a constant, a tuple of literals), or _NOT_LITERAL."""
-    if type(e) is gast.Constant:
-        return e.value
-    if type(e) is gast.Tuple:
-        parts = tuple(_literal(x) for x in e.elts)
-        return _NOT_LITERAL if _NOT_LITERAL in parts else parts
-    return _NOT_LITERAL
 
 
 def _is_atom(e):
