@@ -183,7 +183,8 @@ def reversed_list_changed(x):
 @pytest.mark.parametrize("f, what, line", [
     (genexp_reads_a_later_value, "binds `k` again", "k = 3.0"),  # before: gradient [2, 2, 2] (true [3, 3, 3])
     (genexp_filter_reads_a_later_bound, "binds `lo` again", "lo = 1.0"),  # before: the output 0 (true x1 + x2)
-    (genexp_over_a_list_appended_to, "changes `xs` in place (`.append`)", "xs.append(x[2])"),  # before: [2, 4, 0] (true [2, 4, 6])
+    # before: [2, 4, 0] (true [2, 4, 6])
+    (genexp_over_a_list_appended_to, "changes `xs` in place (`.append`)", "xs.append(x[2])"),
     (genexp_calls_a_def_reading_a_later_value, "binds `k` again", "k = 3.0"),  # before: [2, 2, 2] (true [3, 3, 3])
     (reversed_list_changed, "changes `xs` in place", "xs[0] = x[1] * 10.0"),  # before: [3, 2, 1] (true [0, 32, 1])
 ])
@@ -256,9 +257,10 @@ def test_stored_iterators_stay_exact_where_their_reads_do_not_change():
     _check(genexp_first_iterable_rebound, X.copy(), np.array([2.0 * X[0], 2.0 * X[1], 1.0]))
     _check(reversed_read_before_the_change, X.copy(), np.array([3.0, 12.0, 1.0]))  # 3 x0 + 2 x1 + x2 + 10 x1
     s = np.sum(X)
-    _check(genexp_read_by_the_binding_of_a_name_it_reads, X.copy(), np.array([2.0 * X[0] + 2.0 * s, 2.0 * X[0], 2.0 * X[0]]))
-    # x0 (x0^2 + x1^2)
-    _check(genexp_read_by_an_append_to_what_it_reads, X.copy(), np.array([3.0 * X[0] ** 2 + X[1] ** 2, 2.0 * X[0] * X[1], 0.0]))
+    _check(genexp_read_by_the_binding_of_a_name_it_reads, X.copy(),
+           np.array([2.0 * X[0] + 2.0 * s, 2.0 * X[0], 2.0 * X[0]]))
+    _check(genexp_read_by_an_append_to_what_it_reads, X.copy(),  # x0 (x0^2 + x1^2)
+           np.array([3.0 * X[0] ** 2 + X[1] ** 2, 2.0 * X[0] * X[1], 0.0]))
 
 
 # --- dict displays whose keys are equal ----------------------------------------------------

@@ -35,6 +35,7 @@ from .scope import dotted_parts, lookup_path
 
 _LAZY_CALLS = {builtins.reversed: "reversed", builtins.enumerate: "enumerate", builtins.map: "map",
                builtins.filter: "filter", builtins.iter: "iter"}
+_LAZY_NAMES = frozenset(_LAZY_CALLS.values())  # what they are called unless the module rebinds a name
 
 
 def check(program):
@@ -62,7 +63,7 @@ def check(program):
                 continue
             if changed in lazy or (how != "bound" and changed in eager):
                 kind = _lazy(assign.value, program, local)
-                what = "changes `{}` in place{}".format(changed, how) if how != "bound" else f"binds `{changed}` again"
+                what = f"changes `{changed}` in place{how}" if how != "bound" else f"binds `{changed}` again"
                 raise program.error(
                     node, f"this line {what}, which the {kind} stored in `{name}` (line {program.line(assign)}) "
                     f"reads, before `{name}` is read (line {program.line(read)}; in `{program.name}`): Python runs "
@@ -76,7 +77,8 @@ def _lazy(value, program, local):
     "`reversed(...)`", ...), or None. `local`: the function's local names."""
     if isinstance(value, gast.GeneratorExp):
         return "generator expression"
-    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and value.func.id not in local:
+    if (isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and value.func.id in _LAZY_NAMES
+            and value.func.id not in local):
         obj = lookup_path([value.func.id], program)
         try:
             label = _LAZY_CALLS.get(obj)
@@ -113,9 +115,10 @@ def _changes(tree, program, nested):
     """(when, node, name, how) for each binding (how "bound") or in-place change of a local
     name: `when` is where in the source it takes effect, after what its statement, call or
     walrus evaluates first (`k = sum(g)` binds k after `sum(g)` reads g)."""
-    placed = set()  # the name stores taking effect elsewhere than where they are written, and a comprehension's own
+    placed = set()  # name stores taking effect elsewhere than where they are written; a comprehension's own
+    binders = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.For, gast.NamedExpr, gast.comprehension)
     for node in traversal.walk(tree):
-        if isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.For, gast.NamedExpr, gast.comprehension)):
+        if isinstance(node, binders):
             targets = node.targets if isinstance(node, gast.Assign) else [node.target]
             placed |= {id(n) for t in targets for n in traversal.walk(t) if isinstance(n, gast.Name)}
     for node in traversal.walk(tree):
@@ -155,7 +158,8 @@ def _changes(tree, program, nested):
                     if isinstance(a, gast.Name):
                         yield _end(node), node, a.id, " (given to a function of yours, which may change it)"
         elif isinstance(node, (gast.Import, gast.ImportFrom, gast.FunctionDef, gast.ClassDef)) and node is not tree:
-            for name in ([node.name] if hasattr(node, "name") else [a.asname or a.name.split(".")[0] for a in node.names]):
+            names = [node.name] if hasattr(node, "name") else [a.asname or a.name.split(".")[0] for a in node.names]
+            for name in names:
                 yield _end(node), node, name, "bound"
 
 
