@@ -35,7 +35,7 @@ statement is normalized in Python's order of evaluation (a dict display key by v
 import gast
 
 from .. import runtime
-from . import generator_lists, jumps, printing, syntax, traversal
+from . import display_keys, generator_lists, jumps, printing, syntax, traversal
 from .naming import cond_hint as _cond_hint, content_name as _content_name, word as _word
 
 
@@ -111,6 +111,12 @@ class _ANF:
     def stmt_Assign(self, s):
         if len(s.targets) > 1:
             pre, value = self.atom(s.value)
+            if type(value) is not gast.Name and type(value) is not gast.Constant:
+                # a display (`a = b = [v]`) is an atom too: made once, one object under every name
+                temp = self.namer.fresh(_content_name(value) or "value")
+                self.locals.add(temp)
+                pre = pre + [syntax.located(syntax.assign(temp, value), s)]
+                value = syntax.name(temp)
             return pre + [st for t in s.targets for st in self.assign_to(t, value)]
         return self.assign_to(s.targets[0], s.value)
 
@@ -152,6 +158,9 @@ class _ANF:
         if (isinstance(target, gast.Name) and isinstance(value, (gast.ListComp, gast.GeneratorExp, gast.DictComp))
                 and target.id not in traversal.names_read(value)):
             return self.expr_ListComp(value, result=target.id)[0]  # build the list in place
+        if isinstance(target, gast.Name) and type(value) is gast.Dict and target.id not in traversal.names_read(value):
+            pre, simple = self.dict_display(value, *self.dict_entries(value), result=target.id)
+            return pre if syntax.is_name(simple, target.id) else pre + [syntax.assign(target.id, simple)]
         if isinstance(target, gast.Name):
             pre, simple = self.simple(value, hint=target.id)
             if self.depth and syntax.is_name(simple, target.id):
@@ -519,6 +528,10 @@ class _ANF:
         return pre, out
 
     def expr_Dict(self, e):
+        return self.dict_display(e, *self.dict_entries(e))
+
+    def dict_entries(self, e):
+        """(statements, keys, values): atoms for the keys and values of the display `e`."""
         if self.pending:  # a walrus: Python evaluates each key, then its value
             pre, keys, values = [], [], []
             for key, value in zip(e.keys, e.values):
@@ -527,10 +540,29 @@ class _ANF:
                 pre += p + p2
                 keys.append(k)
                 values.append(v)
-            return pre, gast.Dict(keys=keys, values=values)
+            return pre, keys, values
         pre, keys = self.atoms(e.keys)
         pre2, values = self.entries(e.values)
-        return pre + pre2, gast.Dict(keys=keys, values=values)
+        return pre + pre2, keys, values
+
+    def dict_display(self, e, pre, keys, values, result=None):
+        """(statements, simple expression) for the display `e` whose keys and values the
+        statements `pre` computed as the atoms `keys` and `values`: Python keeps the last
+        value of equal keys, in the place of the first. Written entry by entry, the dict
+        is built under the name `result` when given (`d = {k: u, j: v}`), as a
+        comprehension is."""
+        if None in keys or len(keys) < 2:
+            return pre, gast.Dict(keys=keys, values=values)
+        kept = display_keys.kept(keys)
+        if kept is not None:
+            return pre, gast.Dict(keys=[keys[k] for k, _ in kept], values=[values[v] for _, v in kept])
+        # keys that may be equal when it runs: the display as the writes it makes, in order
+        temp = result or self.namer.fresh("entries")
+        self.locals.add(temp)
+        writes = [syntax.located(syntax.assign(temp, syntax.dict_([], [])), e)]
+        for k, v in zip(keys, values):
+            writes += self.stmt(syntax.located(syntax.assign(syntax.subscript(syntax.name(temp), k), v), e))
+        return pre + writes, syntax.name(temp)
 
     def _is_global_chain(self, e):
         while isinstance(e, gast.Attribute):

@@ -1,6 +1,6 @@
 """The only module that knows the order of the stages.
 
-source -> parse (frontend) -> calls of generators as calls of their listings (generator_calls) -> check (fence) -> `try` statements as branches (attempts) -> `with` blocks between markers (contexts) ->
+source -> parse (frontend) -> stored lazy iterators checked (stored_iterators) -> calls of generators as calls of their listings (generator_calls) -> check (fence) -> `try` statements as branches (attempts) -> `with` blocks between markers (contexts) ->
 nested functions out (closures) -> jumps ->
 ANF -> nested functions inlined (closures) -> calls of other user functions spliced
 (callees) -> versions -> resolve -> activity -> loops over
@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, jumps, key_lambdas, load, map_filter, matches, module_tests, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, syntax, transform_calls, traversal, tuple_writes, unroll, vectorized_calls, versions
+from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, jumps, key_lambdas, load, map_filter, matches, module_tests, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, stored_iterators, syntax, transform_calls, traversal, tuple_writes, unroll, vectorized_calls, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -308,6 +308,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     for read in program.inherited:
         scope.note_inherited(*read)
     program.tree = module_tests.run(program)
+    stored_iterators.check(program)
     program.tree = generator_calls.run(program)
     program.tree = matches.run(program, _transform_name(mode))
     program.tree = sorted_loops.run(program)

@@ -178,6 +178,14 @@ class _Function:
                 self.bind(target, s.value, value, state, s)
                 if repeats and isinstance(target, gast.Name):
                     entry_aliases.mark(state, target.id + "[]", s)
+            names = [t.id for t in s.targets if isinstance(t, gast.Name)] if isinstance(s, gast.Assign) else []
+            for k, name in enumerate(names):  # `a = b = v`: one object under both names
+                state.relate(name, names[k + 1:], s)
+                state.relate(name + "[]", [n + "[]" for n in names[k + 1:]], s)
+            if names and len(s.targets) > 1:  # `l[0] = z = v`: l holds the object z names
+                for target in s.targets:
+                    if isinstance(target, gast.Subscript):
+                        self.store_into(target.value, set(names), state, s)
         elif isinstance(s, gast.AugAssign):
             self.augmented(s, state)
         elif isinstance(s, gast.Expr):
