@@ -237,6 +237,11 @@ class _Reverse(Contributions, Undo):
         fwd_loop = syntax.located(fwd_loop, s)
         pops = [_Restore(m.name, m.key) for m in reversed(records)]
         bwd_body = pops + body_bwd
+        if target and self.activity.is_active(target):
+            # the header's assignment ends the target's adjoint: what the body added to it
+            # (`b = b + u` after a nested loop rebinds `u` to a differentiated value) belongs
+            # to this iteration's value and must not reach the previous iteration's
+            bwd_body.append(_Group(target, self.namer.adjoint(target), []))
         counter_save, counter_restore = [], []
         if ctx.depth:  # an enclosing loop reruns this one: keep each run's trip count
             self.keys += 1

@@ -1,0 +1,79 @@
+"""Small nested loops found by enumerating programs rather than sampling them.
+
+A `for` over a range (or another iterable with no gradient) rebinds its target at every
+iteration; where the target holds a differentiated value elsewhere (assigned before the
+loop, or rebound by a nested loop over differentiated values), the body's reads of it
+add to its adjoint. The backward pass of the loop kept that adjoint from one iteration
+to the previous one and past the loop, so the adjoint of a value the header had already
+replaced reached the assignment that made it: `u = b * 0.5` then `for u in range(2):
+b = b * a + u` gave d/db 0.74 (true a * a = 0.09) without a word. The header now ends
+the target's adjoint at every backward iteration, as any assignment does.
+"""
+
+import numpy as np
+
+import srcgrad
+from program_checks import check, check_hessian
+
+
+def target_assigned_before_a_range_loop(a, b):
+    u = b * 0.5
+    for u in range(2):
+        b = b * a + u
+    return b
+
+
+def test_a_range_loop_replaces_the_targets_earlier_value():
+    # b a^2 + 1: (2 a b, a^2); was (0.42, 0.74)
+    check(target_assigned_before_a_range_loop, 0.3, 0.7, expected=(0.42, 0.09))
+
+
+def target_read_after_the_range_loop(a, b):
+    u = b * 0.5
+    for u in range(2):
+        b = b * a + u
+    return b + u
+
+
+def test_the_target_read_after_the_loop_is_the_last_index():
+    # b a^2 + 2: (2 a b, a^2); was (0.42, 1.24)
+    check(target_read_after_the_range_loop, 0.3, 0.7, expected=(0.42, 0.09))
+
+
+def nested_loop_rebinds_the_outer_target(a, b):
+    for u in range(2):
+        b = b + u
+        for u in [a]:
+            b = b * u
+    return b
+
+
+def test_a_nested_loop_over_differentiated_values_rebinds_the_outer_target():
+    # ((b + 0) a + 1) a = b a^2 + a: (2 a b + 1, a^2); was (1.72, 0.09)
+    check(nested_loop_rebinds_the_outer_target, 0.3, 0.7, expected=(1.42, 0.09))
+    assert srcgrad.jvp(nested_loop_rebinds_the_outer_target, (0.3, 0.7), (1.0, 0.0))[1] == 1.42
+
+
+def outer_target_read_before_and_after(a, b):
+    for u1 in range(3):
+        t = b * u1
+        for u1 in [a, b, a * b]:
+            b = np.sin(b * u1) + 0.5 * b + 0.1 * a
+    b = b * t
+    return b * b + a
+
+
+def test_the_outer_targets_value_read_before_the_nested_loop():
+    # was (1.8392, 0.3986); differences give (1.8142, 0.3887)
+    g_a, g_b = check(outer_target_read_before_and_after, 0.3, 0.7)
+    assert abs(g_a - 1.8142312167) < 1e-8 and abs(g_b - 0.3886855801) < 1e-8
+
+
+def test_the_hessian_through_a_rebound_target():
+    square = lambda a, b: target_read_after_the_range_loop(a, b) ** 2  # noqa: E731
+    # f = b a^2 + 2; the Hessian of f^2 is 2 (grad f grad f^T + f H_f), H_f = [[2b, 2a], [2a, 0]]
+    check_hessian(square, (0.3, 0.7), wrt=1, expected=2.0 * 0.3 ** 4)
+    h = np.array(srcgrad.hessian(square, wrt=(0, 1))(0.3, 0.7), dtype=float)
+    f, fa, fb = 0.7 * 0.09 + 2.0, 0.42, 0.09
+    expected = 2.0 * np.array([[fa * fa + f * 1.4, fa * fb + f * 0.6], [fb * fa + f * 0.6, fb * fb]])
+    np.testing.assert_allclose(h, expected, rtol=1e-12)
