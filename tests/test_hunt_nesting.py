@@ -77,3 +77,48 @@ def test_the_hessian_through_a_rebound_target():
     f, fa, fb = 0.7 * 0.09 + 2.0, 0.42, 0.09
     expected = 2.0 * np.array([[fa * fa + f * 1.4, fa * fb + f * 0.6], [fb * fa + f * 0.6, fb * fb]])
     np.testing.assert_allclose(h, expected, rtol=1e-12)
+
+
+# A range loop's target that the body assigns again (`u = u * b`) was pushed once, at the
+# iteration's end, as an iteration-local value; the backward pass of `u = u * b` then read
+# the body's value u * b where the forward pass had read the header's index.
+
+
+def target_rebound_in_the_body(a, b):
+    for u in range(2):
+        u = u * b
+    return u + a
+
+
+def test_a_target_the_body_assigns_again():
+    # the last iteration: 1 * b; was (1.0, 0.7)
+    check(target_rebound_in_the_body, 0.3, 0.7, expected=(1.0, 1.0))
+
+
+def target_rebound_and_read_after(a, b):
+    for u in range(2):
+        b = b * a
+        u = u * b
+    return b + u
+
+
+def test_a_rebound_target_read_after_the_loop():
+    # b a^2 + b a^2: (4 a b, 2 a^2); was (0.44646, 0.09567)
+    check(target_rebound_and_read_after, 0.3, 0.7, expected=(0.84, 0.18))
+
+
+def rebound_inner_target_read_after_both(a, b):
+    for u1 in range(1):
+        for u2 in range(3):
+            b = np.sin(b * (0.5 + u2)) + 0.5 * b + 0.1 * a
+            u2 = u2 * b
+        b = b + 0.2 * u2
+    b = b + 0.2 * u1 + 0.1 * u2
+    return b * b + a
+
+
+def test_a_rebound_inner_target_read_after_both_loops():
+    # was (0.07413, -6.34193); differences give (-0.07939, -7.39353)
+    g_a, g_b = check(rebound_inner_target_read_after_both, 0.3, 0.7)
+    assert abs(g_a - -0.0793939223) < 1e-7 and abs(g_b - -7.3935264537) < 1e-7
+    check_hessian(rebound_inner_target_read_after_both, (0.3, 0.7), wrt=1)
