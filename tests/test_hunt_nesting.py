@@ -122,3 +122,49 @@ def test_a_rebound_inner_target_read_after_both_loops():
     g_a, g_b = check(rebound_inner_target_read_after_both, 0.3, 0.7)
     assert abs(g_a - -0.0793939223) < 1e-7 and abs(g_b - -7.3935264537) < 1e-7
     check_hessian(rebound_inner_target_read_after_both, (0.3, 0.7), wrt=1)
+
+
+# The code specialized to a call took a range loop's target, assigned an array before the
+# loop, for that array all along (the shape analysis dropped the loop's integer values),
+# so `x * r` after the loop, r a float there, was taken to have x's shape: the gradient of
+# x came back a NumPy scalar (the general code, and differences, give an array).
+
+
+def array_then_range_target(a, x):
+    s = a
+    r = x * a
+    for r in range(2):
+        r = r * s
+    return s + np.sum(r * x)
+
+
+def test_a_range_target_first_assigned_an_array():
+    x = np.array([0.2, -0.4, 0.5])
+    grad = srcgrad.grad(array_then_range_target, wrt=(0, 1))
+    for _ in range(2):  # the general code, then the code specialized to this call
+        g_a, g_x = grad(0.3, x)
+        assert type(g_x) is np.ndarray and g_x.shape == (3,) and g_x.dtype == np.float64
+        # s + a sum(x): (1 + sum(x), a) -- was (1.3, np.float64(0.3)) from the specialized code
+        np.testing.assert_allclose(g_x, [0.3, 0.3, 0.3], rtol=1e-15)
+        assert abs(g_a - 1.3) < 1e-15
+    check(array_then_range_target, 0.3, x, expected=(1.3, np.full(3, 0.3)))
+
+
+def array_then_range_target_nested(a, x):
+    s = a
+    r = x * a
+    for r in range(2):
+        s = np.tanh(s + np.sum(r * x))
+        r = r * s
+        for q in range(2):
+            s = np.sin(s + np.sum(r) * q)
+    return s + np.sum(r * x)
+
+
+def test_a_range_target_first_assigned_an_array_with_a_nested_loop():
+    x = np.array([0.2, -0.4, 0.5])
+    srcgrad.grad(array_then_range_target_nested, wrt=(0, 1))(0.3, x)  # the general code first
+    g_a, g_x = check(array_then_range_target_nested, 0.3, x)
+    # was (1.40186, [2.19259] * 3); differences give (0.77103, [1.44220] * 3)
+    assert abs(g_a - 0.7710279534) < 1e-8
+    np.testing.assert_allclose(g_x, np.full(3, 1.4421983), rtol=1e-7)
