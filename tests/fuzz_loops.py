@@ -3,8 +3,10 @@ containers: recurrences writing `out[i] = f(out[i - 1])` (into an array or a lis
 built in a loop and read back (by key, by `.values()`, by `.items()`), tuple-returning
 helpers unpacked in a loop, `for` over `zip`/`enumerate` of lists and arrays (with `start=`,
 nested tuple targets), comprehensions with conditions feeding `np.array`, `np.select` and
-`np.where` on data, reductions over axis tuples, matmul of vectors and matrices, and
-constants in the arguments' dtype (for float32 programs)."""
+`np.where` on data, reductions over axis tuples, matmul of vectors and matrices,
+constants in the arguments' dtype (for float32 programs), and range loops whose target
+also holds a differentiated value (assigned before, rebound in the body or by a nested
+loop, read after)."""
 
 PRELUDE = '''
 
@@ -95,6 +97,23 @@ class LoopStatements:
             z = self.fresh("z")
             emit(f"{z} = np.array([{Si()} if {self.gt(t, '0.1')} else {t} * {s} for {t} in {V()}])")
             emit(f"{s} = {s} + 0.5 * np.sum(np.sin({z}))")
+        elif form == 11:
+            # a range loop's target that also holds a differentiated value: assigned before
+            # the loop, rebound in the body, rebound by a nested loop over values, read after
+            trips = self.r(4)
+            before = trips == 0 or self.chance(0.5)
+            if before:
+                emit(f"{u} = {S()}")
+            emit(f"for {u} in range({trips}):")
+            emit(f"{s} = {self.squash(f'{s} * {u} + {S()}')}", 1)
+            rebind = self.r(3)
+            if rebind == 1:
+                emit(f"{u} = {u} * {s}", 1)
+            elif rebind == 2:
+                emit(f"for {u} in [a, {s}]:", 1)
+                emit(f"{s} = {self.squash(f'{s} * {u} + {S()}')}", 2)
+            if self.chance(0.7):  # defined: assigned before, or at least one trip
+                emit(f"{s} = {s} + 0.3 * {u}")
         elif form == 12 and owned_v:
             v = self.pick(owned_v)
             emit(f"for {u} in range(1, 3):")

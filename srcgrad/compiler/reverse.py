@@ -192,8 +192,12 @@ class _Reverse(Contributions, Undo):
         return self.loop(s, ctx, target=None)
 
     def loop(self, s, ctx, target):
-        # a parameter is no iteration-local: its value from before the loop is read at the end
-        record = self.loop_locals(s.body) | ({target} if target else set())
+        # a parameter is no iteration-local: its value from before the loop is read at the end.
+        # A target the body assigns again is no iteration-local either: the value pushed at
+        # the iteration's end is the body's, and the backward pass of the body's assignment
+        # needs the header's value, which the assignment's own save brings back
+        rebound = target is not None and target in traversal.names_stored(s.body)
+        record = self.loop_locals(s.body) | ({target} if target and not rebound else set())
         inner = _Context(ctx.depth + 1, frozenset(record), set(ctx.must_defined) | ({target} if target else set()))
         inner.recorded = [target] if target else []
         body_fwd, body_bwd = self.block(s.body, inner)
@@ -238,6 +242,11 @@ class _Reverse(Contributions, Undo):
         fwd_loop = syntax.located(fwd_loop, s)
         pops = [_Restore(m.name, m.key) for m in reversed(records)]
         bwd_body = pops + body_bwd
+        if target and self.activity.is_active(target):
+            # the header's assignment ends the target's adjoint: what the body added to it
+            # (`b = b + u` after a nested loop rebinds `u` to a differentiated value) belongs
+            # to this iteration's value and must not reach the previous iteration's
+            bwd_body.append(_Group(target, self.namer.adjoint(target), []))
         counter_save, counter_restore = [], []
         if ctx.depth:  # an enclosing loop reruns this one: keep each run's trip count
             self.keys += 1

@@ -280,6 +280,9 @@ class _Shapes:
         opaque |= _pseudo_stores(markers)
         defined = {d for d, _ in defs}
         self.ints = {n for n in ints if n not in defined}
+        # a range target also assigned elsewhere holds an integer there as well as those
+        # values, which no definition here says: unknown (`r = x * a`, `for r in range(2)`)
+        opaque |= ints & defined
         self.defs, self.assignments, self.opaque, self.calls = defs, assignments, opaque, calls
 
     def _fixed_point(self):
