@@ -29,11 +29,10 @@ import os
 from dataclasses import dataclass, field, replace
 
 import gast
-import numpy as np
 
 from .. import rules, runtime
 from . import calls as call_sites
-from . import call_effects, contexts, entries, mutation, syntax, traversal
+from . import call_effects, contexts, entries, mutation, syntax, traversal, views
 from .contributions import Contributions
 from .markers import _Group, _Restore, _Save
 from .undo import Undo
@@ -509,16 +508,11 @@ def _owned(grads, targets, shapes, one, bind):
     derivative one array may be two adjoints, or a read-only broadcast). Specialized code
     that knows every one is a number returns them as they are."""
     types = shapes.types if shapes is not None else {}
-    if all(_number_type(types.get(p)) for p in targets):
+    if all(isinstance(types.get(p), type) and issubclass(types[p], views.IMMUTABLE) for p in targets):
         return grads[0] if one else syntax.tuple_(grads)
     if one:
         return syntax.call(syntax.name(bind("owned_gradient", runtime.owned_gradient)), grads)
     return syntax.call(syntax.name(bind("owned_gradients", runtime.owned_gradients)), grads)
-
-
-def _number_type(kind):
-    """Whether `kind` (a Signature's type: a dtype for an array) is a number's type."""
-    return kind is float or kind is int or (isinstance(kind, type) and issubclass(kind, np.generic))
 
 
 def _stored_in(stmts, zeros, scans):

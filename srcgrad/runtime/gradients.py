@@ -365,7 +365,7 @@ def _owned(g, seen):
         if base is not None:
             seen.add(id(base))
         return g
-    if kind is list or kind is tuple or kind is dict or (kind is not float and isinstance(g, tuple)):
+    if kind is dict or is_sequence(kind):
         items = list(g.values()) if kind is dict else list(g)
         owned = [_owned(v, seen) for v in items]
         if all(a is b for a, b in zip(owned, items)):
