@@ -2,9 +2,13 @@
 names where a function was defined (`defined_at`).
 
 `SrcGradError` is a `SyntaxError`, so Python prints the user's file, line and a
-caret under the offending construct. `NotDifferentiableError` names a function
+caret under the offending construct; `raised_at` makes one for a check that runs with the
+derivative. `NotDifferentiableError` names a function
 that has no derivative rule and where it was called.
 """
+
+
+import linecache
 
 
 class SrcGradError(SyntaxError):
@@ -28,3 +32,15 @@ def defined_at(fn):
     """`file:line` of the `def` of `fn`, for messages; its repr for a function without code."""
     code = getattr(fn, "__code__", None)
     return f"{code.co_filename}:{code.co_firstlineno}" if code else repr(fn)
+
+
+def raised_at(message, filename=None, lineno=None, cls=None):
+    """`cls(message)` (NotDifferentiableError by default) located at line `lineno` of
+    `filename`, its text read back from the file, the caret at the line's first character:
+    what a check in generated code raises, as the same refusal at decoration would be."""
+    cls = cls or NotDifferentiableError
+    if filename is None or lineno is None:
+        return cls(message)
+    text = linecache.getline(filename, lineno) or None
+    col = len(text) - len(text.lstrip()) if text else 0
+    return cls(message, filename, lineno, col, text)

@@ -42,6 +42,12 @@ from .naming import cond_hint as _cond_hint, content_name as _content_name, word
 _CONTAINER_STORES = frozenset({"append", "extend", "insert"})  # list methods storing an argument
 
 
+def _located(refusal):
+    """The arguments of a run-time check that say what it raises: the message, and the
+    user's file and line (runtime.containers reads the line's text from the file)."""
+    return [syntax.const(refusal.msg), syntax.const(refusal.filename), syntax.const(refusal.lineno)]
+
+
 class _ANF:
     def __init__(self, namer, local_names, shared=None, known=()):
         self.namer = namer
@@ -127,24 +133,24 @@ class _ANF:
         if isinstance(s.target, gast.Name):
             read = syntax.name(s.target.id)
             checks = []
-            for other, message in self.shared.get((s.lineno, s.col_offset), ()):
+            for other, refusal in self.shared.get((s.lineno, s.col_offset), ()):
                 # other None: `z op= v` is exact where z is a number (sharing.py), checked when it runs
                 refuse = (("refuse_changed_entry", runtime.refuse_changed_entry) if other is None
                           else ("refuse_shared", runtime.refuse_shared))
                 shared = [] if other is None else [syntax.name(other)]
-                call = syntax.call(self.namer.helper(*refuse), [syntax.name(s.target.id), *shared, syntax.const(message)])
+                call = syntax.call(self.namer.helper(*refuse), [syntax.name(s.target.id), *shared, *_located(refusal)])
                 checks.append(syntax.expr(call))
             return checks + self.assign_to(s.target, syntax.binop(read, s.op, s.value))
         if isinstance(s.target, gast.Subscript):
             pre, container = self.atom(s.target.value)
             pre2, index = self.index(s.target.slice)
             current = syntax.subscript(container, index)
-            checks = [message for other, message in self.shared.get((s.lineno, s.col_offset), ()) if other is None]
+            checks = [refusal for other, refusal in self.shared.get((s.lineno, s.col_offset), ()) if other is None]
             if checks:  # `l[i] op= v` exact where l is an array or the entry a number (sharing.py): checked when it runs
                 pre2a, current = self.atom(current)
                 refuse = self.namer.helper("refuse_changed_item", runtime.refuse_changed_item)
                 pre2 = pre2 + pre2a + [syntax.expr(syntax.call(refuse, [syntax.copy(container), syntax.copy(current),
-                                                                        syntax.const(m)])) for m in checks]
+                                                                        *_located(r)])) for r in checks]
             pre3, value = self.atom(syntax.binop(current, s.op, s.value))
             return pre + pre2 + pre3 + [syntax.assign(syntax.subscript(container, syntax.copy(index)), value)]
         raise _unsupported(s, "augmented assignment to an attribute")

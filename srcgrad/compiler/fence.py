@@ -14,6 +14,7 @@ import importlib
 
 import gast
 
+from ..errors import NotDifferentiableError
 from . import folds, printing, sharing, traversal
 
 _ADVICE = {
@@ -249,7 +250,7 @@ def _shares_memory(value):
 def shared_augmented(program):
     """`b = a; b += 1` changes `a` too when they are arrays (not when they are floats);
     srcgrad computes `b = b + 1`. Returns {(line, column) of such an augmented assignment:
-    [(other name, message)]} for each name that may share memory with its target and is
+    [(other name, the located error a failed check raises)]} for each name that may share memory with its target and is
     read afterwards, and for each argument it may still be; the generated code checks at
     run time that they do not. Every other augmented assignment that may change memory
     still in use is refused here (sharing.py)."""
@@ -268,7 +269,7 @@ def shared_augmented(program):
 
 def _alias_checks(program, tree):
     """The run-time checks for `b op= ...` after `b = <view of a>` (or `a = <view of b>`)
-    when the other name is read afterwards: ({(line, column): [(other, message)]},
+    when the other name is read afterwards: ({(line, column): [(other, located error)]},
     {(line, column): [(other, the assignment)]} for the checks that guard the statement
     because its target is the view)."""
     found, guards = {}, {}
@@ -301,7 +302,8 @@ def _alias_checks(program, tree):
                     f"which srcgrad cannot differentiate. Write `{name} = {name} "
                     f"{printing.operator_text(node.op)} ...` for a new array, or copy first (`.copy()`)"
                 )
-                found.setdefault((node.lineno, node.col_offset), []).append((other, message))
+                found.setdefault((node.lineno, node.col_offset), []).append(
+                    (other, program.error(node, message, NotDifferentiableError)))
                 if name == a:  # `name = <view of other>`: the check guards the statement
                     guards.setdefault((node.lineno, node.col_offset), []).append((other, made))
     return found, guards

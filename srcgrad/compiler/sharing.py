@@ -43,7 +43,7 @@ def check(program, tree, guards, enclosing=()):
     neither name stored in between): it stops the run when z is an array sharing other's
     memory, so when it passes, z is not a shared array and `z = z op v` is exact.
     Returns more such checks, for `z op= v` where z is (a view of) an argument:
-    {(line, column): [(argument, message)]}. For a nested `def` (`enclosing`: the names
+    {(line, column): [(argument, the located error it raises)]}. For a nested `def` (`enclosing`: the names
     local to the function around it), which is inlined where it is called, arguments and
     the names around it are outside, and no check guards anything."""
     analysis = _Function(program, tree, guards, set(enclosing))
@@ -341,13 +341,13 @@ class _Function:
         otherwise (an array or list, changed in place). Not where every binding of z makes
         an array (`arrays`) nor where a `for` binds z (`for row in M: row *= 2`, the rows of
         an array), which stay refused here, nor in a nested def. If so, adds it: (None,
-        message) under the statement's position."""
+        refusal) under the statement's position."""
         name = s.target.id
         if self.enclosing or name in self.arrays or any(
                 isinstance(n, (gast.For, gast.comprehension)) and name in traversal.names_stored(n.target)
                 for n in traversal.walk(self.tree)):
             return False
-        self.argument_checks.setdefault((s.lineno, s.col_offset), []).append((None, refusal.msg))
+        self.argument_checks.setdefault((s.lineno, s.col_offset), []).append((None, refusal))
         return True
 
     def entry_checked(self, s, held, refusal):
@@ -355,10 +355,10 @@ class _Function:
         the list `l` holds: exact where the entry is a number (rebound, as `l[i] = l[i] op v`)
         or `l` an array (the change goes into l's own memory, as the assignment's does),
         refused where it runs otherwise (an array or list, changed in place). If so, adds it:
-        (None, message) under the statement's position."""
+        (None, the refusal) under the statement's position."""
         if self.enclosing or not isinstance(s.target.value, gast.Name) or held == s.target.value.id:
             return False  # in a nested def, `l[i][j] op= v`, or into an array
-        self.argument_checks.setdefault((s.lineno, s.col_offset), []).append((None, refusal.msg))
+        self.argument_checks.setdefault((s.lineno, s.col_offset), []).append((None, refusal))
         return True
 
     def guarded(self, s):
@@ -394,7 +394,7 @@ class _Function:
                    + f"); srcgrad differentiates in-place changes of arrays and lists made inside the function: "
                    f"copy it first (`{argument} = {argument}.copy()`) or build a new value "
                    f"(`{name} = {name} {printing.operator_text(s.op)} ...`)")
-        self.argument_checks.setdefault(key, []).append((argument, message))
+        self.argument_checks.setdefault(key, []).append((argument, program.error(s, message, NotDifferentiableError)))
         return True
 
     def still_made_by(self, made, name, other):

@@ -89,7 +89,8 @@ class Undo:
                    f"(in `{self.program.name}`); srcgrad differentiates slice assignments that keep a list's "
                    f"length: build a new list instead (`{base} = {base}[:i] + [...] + {base}[j:]`)")
         check = syntax.name(self.bind("same_length", runtime.same_length))
-        call = syntax.call(check, [syntax.name(base), _index_value(target.slice), syntax.copy(s.value), syntax.const(message)])
+        call = syntax.call(check, [syntax.name(base), _index_value(target.slice), syntax.copy(s.value), syntax.const(message),
+                                   syntax.const(self.program.filename), syntax.const(self.program.line(s))])
         return [syntax.located(syntax.expr(call), s)]
 
     def append(self, s, base, args):

@@ -26,12 +26,14 @@ Every name here can appear in printed derivatives, so the set stays small:
   from the gradient `g` of what is left of it (`rest`), or with `entry` from v's.
 - `without_part(g, index)`: a copy of the gradient `g` with the part `index` zero (the
   part an assignment `y[index] = v` overwrote).
-- `same_length(y, index, v, message)`: stop with `message` when `y[index] = v` would
-  change the length of the list `y`.
-- `refuse_shared(a, b, message)`: stop with `message` when arrays a and b share memory.
-- `refuse_changed_entry(entry, message)`: stop with `message` unless the list entry that
-  `l[i] op= v` changes is a number; `refuse_changed_item(l, entry, message)` also lets
-  it pass where `l` is an array.
+- `same_length(y, index, v, message, filename, lineno)`: stop with `message` when
+  `y[index] = v` would change the length of the list `y`. Each check stops with a
+  `NotDifferentiableError` located at the user's file and line, as at decoration.
+- `refuse_shared(a, b, message, filename, lineno)`: stop with `message` when arrays a
+  and b share memory.
+- `refuse_changed_entry(entry, message, filename, lineno)`: stop with `message` unless
+  the list entry that `l[i] op= v` changes is a number; `refuse_changed_item(l, entry,
+  message, filename, lineno)` also lets it pass where `l` is an array.
 - `has_key(d, key)`: `key in d` for the dict `d` of `d.get(key, default)`.
 - `dict_keys(d)`: the keys of the dict `d`, in order, that a loop over `d.items()` or
   `d.values()` iterates (a constant to every derivative, like the keys themselves).

@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-from ..errors import NotDifferentiableError
+from ..errors import raised_at
 from .gradients import is_sequence, sequence_like, unbroadcast, zeros_like_grad
 from .records import field_values, is_dataclass_kind, record_fields, record_like
 
@@ -211,28 +211,28 @@ def without_part(g, index):
     return out
 
 
-def refuse_changed_entry(entry, message):
+def refuse_changed_entry(entry, message, filename=None, lineno=None):
     """Stop with `message` unless `entry`, the entry of a list that `l[i] op= v` changes, is
     a number: NumPy changes an array entry (and Python a list entry) in place, along with
     every value sharing it; a number is only rebound, as `l[i] = l[i] op v`."""
     if not isinstance(entry, (numbers.Number, np.generic)):
-        raise NotDifferentiableError(message)
+        raise raised_at(message, filename, lineno)
 
 
-def refuse_changed_item(container, entry, message):
+def refuse_changed_item(container, entry, message, filename=None, lineno=None):
     """Stop with `message` unless `container[i] op= v` is `container[i] = container[i] op v`:
     where `container` is a NumPy array (the change goes into its own memory, as the
     assignment's does; not one of dtype object, whose entries are objects) or `entry`,
     what it holds at i, is a number."""
     if type(container) is not _ndarray or container.dtype.hasobject:
-        refuse_changed_entry(entry, message)
+        refuse_changed_entry(entry, message, filename, lineno)
 
 
-def same_length(y, index, v, message):
+def same_length(y, index, v, message, filename=None, lineno=None):
     """Stop with `message` when `y[index] = v` gives a slice of the list `y` another number
     of entries than it holds: reverse mode undoes the write in the same place."""
     if type(y) is list and type(index) is slice and _slice_length(index, len(y)) != len(v):
-        raise NotDifferentiableError(message)
+        raise raised_at(message, filename, lineno)
 
 
 def _slice_length(index, n):
@@ -261,13 +261,14 @@ def is_view_of(item, container):
     return isinstance(item, _ndarray) and isinstance(container, _ndarray) and np.may_share_memory(item, container)
 
 
-def refuse_shared(a, b, message):
-    """Raise `NotDifferentiableError(message)` if an augmented assignment to `a` would
+def refuse_shared(a, b, message, filename=None, lineno=None):
+    """Raise `NotDifferentiableError(message)`, located at line `lineno` of the user's
+    `filename` (as every check here), if an augmented assignment to `a` would
     change `b` too: `a` an array sharing memory with `b`, or a list that is `b` (`+=` and
     `*=` extend a list in place), or either of them held in the list, tuple or dict `b`
     (`r = rows[0]; r += ...`), at any depth."""
     if (type(a) is _ndarray or type(a) is list) and _holds(b, a):
-        raise NotDifferentiableError(message)
+        raise raised_at(message, filename, lineno)
 
 
 def has_key(d, key):
