@@ -62,6 +62,7 @@ class _Forward:
         self.replaying = replaying  # tapes whose tangent tapes move at every push and pop (tape_tangents.py)
         self.containers = containers  # names that may hold a list, tuple or dict (calls.containers)
         self.float_arrays = ()  # names that surely hold float arrays (`_float_arrays`)
+        self.element_checks = {}  # mutation.run's: checks after `v = y[i]`
 
     def active(self, name):
         return self.activity.is_active(name)
@@ -172,6 +173,16 @@ class _Forward:
         return [s]
 
     def visit_Assign(self, s, force=False):
+        checks = self.element_checks.get(id(s))
+        if checks:  # `v = y[i]`: mutation.py's check that v shares no memory with y, right after it
+            refuse = self.helper("refuse_shared", runtime.refuse_shared)
+            out = self.assign(s, force)
+            return out[:1] + [syntax.located(syntax.expr(syntax.call(syntax.copy(refuse), [
+                syntax.name(alias), syntax.name(y), syntax.const(error.msg), syntax.const(error.filename),
+                syntax.const(error.lineno)])), s) for alias, (y, error) in sorted(checks.items())] + out[1:]
+        return self.assign(s, force)
+
+    def assign(self, s, force=False):
         if isinstance(s.value, gast.Call):
             call_effects.refuse_out(self.program, s, self.calls.get(s.value), self.activity.varied, rules)
         target = s.targets[0]
@@ -506,8 +517,9 @@ def run(tree, program, calls, namer, wrt, jvp_of):
     output = namer.fresh("output")
     view = syntax.function_def(tree.name, params, view_body + [syntax.assign(output, syntax.copy(out))])
     active = activity_pass.run(view, varied, output, calls)
+    element_checks = {}
     if not program.generated:  # the same in-place changes as reverse mode: through no alias or view
-        mutation.run(tree, list(traversal.statements(tree)), program, set(params), active, calls)
+        mutation.run(tree, list(traversal.statements(tree)), program, set(params), active, calls, element_checks)
 
     tangent_tapes = {}
     for tape in sorted(tapes):
@@ -516,6 +528,7 @@ def run(tree, program, calls, namer, wrt, jvp_of):
     for p in varied:
         namer.tangent(p)  # the seeds get the plain names
     fw = _Forward(program, active, calls, namer, jvp_of, tangent_tapes, replaying, call_sites.containers(tree))
+    fw.element_checks = element_checks
     fw.float_arrays = _float_arrays(tree, calls, set(varied))
     prelude = [syntax.assign(namer.tangent(p), fw.zero(syntax.name(p))) for p in params
                if p not in varied and active.is_active(p)]

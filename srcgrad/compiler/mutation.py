@@ -211,9 +211,16 @@ def _assigns(statements):
     return [n for n in statements if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
 
 
-def run(tree, statements, program, params, activity, calls):
+def run(tree, statements, program, params, activity, calls, element_checks=None):
     """Check the changes of the ANF `tree` (`statements`: all of its statements, in order);
-    returns {base: frozenset of possible aliases}."""
+    returns {base: frozenset of possible aliases}.
+
+    With `element_checks` (a dict), an alias still in use at a change that every
+    assignment makes by reading an entry (`v = y[i]`) is not refused: a number read from
+    an array or list is a copy, which no change reaches. The dict gets
+    {id(that assignment): {alias: (y, the located error)}}: the generated code checks
+    right after it that the alias is no array or list sharing memory with `y`
+    (runtime.refuse_shared), and raises the error where it is (a row of a matrix)."""
     argument_writes.refuse(statements, program, activity.varied, calls)
     _refuse_attribute_writes(statements, program, activity)
     _refuse_pops(statements, program, params, activity, calls)
@@ -237,7 +244,8 @@ def run(tree, statements, program, params, activity, calls):
     if checked:
         reads, blocks = traversal.load_counts(tree), statement_blocks.Blocks(tree)
         for stmt, base in checked:
-            _check_base(stmt, base, bases[base], tree, program, params, assigns, calls, activity, found, reads, blocks)
+            _check_base(stmt, base, bases[base], tree, program, params, assigns, calls, activity, found, reads, blocks,
+                        element_checks)
     return bases
 
 
@@ -298,9 +306,11 @@ def _refuse_pops(statements, program, params, activity, calls):
         raise program.error(node, message, NotDifferentiableError)
 
 
-def _check_base(stmt, base, group, tree, program, params, assigns, calls, activity, found, reads, blocks):
+def _check_base(stmt, base, group, tree, program, params, assigns, calls, activity, found, reads, blocks,
+                element_checks=None):
     """Refuse the change `stmt` of `base` (aliases: `group`) where the gradient would be
-    wrong. `found`: all the changes; `reads`: the tree's load counts; `blocks`: its statement_blocks.Blocks."""
+    wrong, or leave it to a check when the derivative runs (`element_checks`: see `run`).
+    `found`: all the changes; `reads`: the tree's load counts; `blocks`: its statement_blocks.Blocks."""
     what = program.text(stmt).strip()
     if base in params:
         raise program.error(
@@ -394,6 +404,10 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
         alias_reads = [n for n in traversal.walk(tree) if isinstance(n, gast.Name) and n.id == alias and isinstance(n.ctx, gast.Load)]
         if not changed_stmts or (len(defs) == 1 and statement_blocks.used_before_change(defs[0], alias, alias_reads, changed_stmts, blocks)):
             continue
+        if element_checks is not None and defs and not holds_only and all(_reads_an_entry(d, alias) for d in defs):
+            for d in defs:
+                element_checks.setdefault(id(d), {})[alias] = (d.value.value.id, _entry_shared(program, d, alias, stmt))
+            continue
         if holds_only:
             shared = (f"line {program.line(defs[0])} (`{program.text(defs[0]).strip()}`) puts into `{alias}` an "
                       "object that")
@@ -408,6 +422,31 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
             "belongs to: copy it (`.copy()`), or index the original array directly "
             "(`Z[i, j] = ...` rather than `Z[i][j] = ...`)", NotDifferentiableError,
         )
+
+
+def _reads_an_entry(d, alias):
+    """Whether `d` is `alias = y[index]` of the name `y` with an index that may pick one
+    entry: no slice, `None` or `...` in it (those surely make a view of an array)."""
+    if not (isinstance(d, gast.Assign) and syntax.is_name(d.targets[0], alias) and isinstance(d.value, gast.Subscript)
+            and isinstance(d.value.value, gast.Name)):
+        return False
+    return not any(isinstance(n, gast.Slice) or (isinstance(n, gast.Constant) and (n.value is None or n.value is ...))
+                   for n in traversal.walk(d.value.slice))
+
+
+def _entry_shared(program, d, alias, stmt):
+    """The error of the check after `d` (`alias = y[index]`), raised where the entry read
+    shares memory with `y` (a row, a slice, an array a list holds), which the change
+    `stmt` then changes while `alias` is still in use."""
+    y = d.value.value.id
+    what = program.text(d).strip()
+    return program.error(
+        d, f"`{what}` ({program.filename}, line {program.line(d)}) makes `{alias}` a part of `{y}` that shares its "
+        f"memory (a row or a slice of an array, or an array or list that a list holds), which line "
+        f"{program.line(stmt)} (`{program.text(stmt).strip()}`) changes in place while `{alias}` is still in use "
+        f"(in `{program.name}`); srcgrad cannot tell which of them the gradient belongs to: copy it "
+        f"(`.copy()`), or index the original array directly (`{y}[i, j]`) where `{alias}` is read",
+        NotDifferentiableError)
 
 
 def _copies_before_replacing(defs, changed, changed_stmts, assigns, calls):

@@ -56,6 +56,7 @@ class _Reverse(Contributions, Undo):
         self.assign_count = {}
         self.none_init = set()
         self.structured = set()  # adjoints that may hold list/tuple/dict gradients: added by add_grad
+        self.element_checks = {}  # mutation.run's: checks after `v = y[i]`
         self.keys = 0
 
     # --- blocks and statements -----------------------------------------------------
@@ -103,7 +104,7 @@ class _Reverse(Contributions, Undo):
         if save and save.record:
             ctx.recorded.append(name)  # pushed at the end of the iteration (see loop)
             save = None
-        fwd = ([save] if save else []) + [s]
+        fwd = ([save] if save else []) + [s] + self.element_checks_after(s)
         bwd = []
         popped = self.pops.get(id(s))  # `v = ys.pop(i)`: (ys, i)
         if self.activity.is_active(name):
@@ -116,6 +117,14 @@ class _Reverse(Contributions, Undo):
             bwd.append(_Restore(name, save.key))
         ctx.must_defined.add(name)
         return fwd, bwd
+
+    def element_checks_after(self, s):
+        """The checks mutation.py asks for after `s` (`v = y[i]`): v shares no memory with y."""
+        checks = self.element_checks.get(id(s), {})
+        refuse = self.bind("refuse_shared", runtime.refuse_shared) if checks else None
+        return [syntax.located(syntax.expr(syntax.call(syntax.name(refuse), [
+            syntax.name(alias), syntax.name(y), syntax.const(error.msg), syntax.const(error.filename),
+            syntax.const(error.lineno)])), s) for alias, (y, error) in sorted(checks.items())]
 
     def save_for(self, name, ctx):
         """The save marker for an assignment to `name` in context `ctx`, or None."""
@@ -382,7 +391,7 @@ def sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
     rev = _Reverse(program, activity, calls, namer, bind)
     rev.pullback_of = pullback_of
     statements = list(traversal.statements(tree))
-    rev.mutations = mutation.run(tree, statements, program, set(params), activity, calls)
+    rev.mutations = mutation.run(tree, statements, program, set(params), activity, calls, rev.element_checks)
     rev.dicts = mutation.dict_bases(statements, calls)
     rev.pops = mutation.list_pops(statements, calls)
     rev.containers = call_sites.containers(tree)
