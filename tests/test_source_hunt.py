@@ -208,3 +208,22 @@ def test_printed_sources_are_the_same_in_every_process():
         outs.add(run.stdout)
     assert len(outs) == 1
     assert "derived_rules import" in outs.pop()
+
+
+# --- dead statements ------------------------------------------------------------------------
+
+
+def all_then_any(x):
+    if all(v > -10 for v in x) and any(v > 0.5 for v in x):
+        return np.sum(x ** 3)
+    return np.sum(x)
+
+
+def test_unused_trip_counts_and_zips_are_dropped(tmp_path):
+    """The loops over `x` of `all`/`any` have no backward pass: their trip counts
+    (`v_1_trips = len(x)`) were left in the printed source, read by nothing."""
+    df = srcgrad.grad(all_then_any)
+    text = srcgrad.source(df)
+    assert "_trips = len(x)" not in text and "zip(" not in text
+    np.testing.assert_allclose(_load(text, tmp_path)(X), 3.0 * X ** 2, rtol=1e-12)
+    np.testing.assert_allclose(df(X), 3.0 * X ** 2, rtol=1e-12)
