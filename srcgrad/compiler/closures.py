@@ -91,7 +91,9 @@ def _made(program, fn):
     factory = "\n" * offset + f"def __srcgrad_nested__():\n{body}    return {fn.name}\n"
     namespace = {}
     exec(compile(factory, program.filename, "exec"), program.globals, namespace)
-    return namespace["__srcgrad_nested__"]()
+    made = namespace["__srcgrad_nested__"]()
+    made.__srcgrad_text__ = textwrap.dedent(text) + "\n"  # its definition at module level (standalone.py)
+    return made
 
 
 def _is_outer_constant(node, outer):

@@ -136,4 +136,6 @@ def _compiled(program, node, local, transform):
             NotDifferentiableError,
         )
     text = printing.unparse(node).strip()
-    return eval(compile(text, program.filename or "<lambda>", "eval"), program.globals)  # noqa: S307 - the user's own text
+    made = eval(compile(text, program.filename or "<lambda>", "eval"), program.globals)  # noqa: S307 - the user's own text
+    made.__srcgrad_text__ = text  # the lambda as written, for the file `srcgrad.source` shows (standalone.py)
+    return made

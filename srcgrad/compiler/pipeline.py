@@ -80,8 +80,10 @@ def derive(fn, mode="grad", wrt=(0,), verbose=False, source=None):
     """
     key = (mode, wrt)
     found = cache.get(fn, key)
-    if found is not None and found.current(fn):
+    if found is not None and found.current(fn) and verbose != "stages":  # the stages are shown as they run
         scope.note_reads(found.reads)
+        if verbose:  # made before, without verbose: shown all the same
+            print(found.display())
         return found
     _BUILDING.add((fn, key))
     try:

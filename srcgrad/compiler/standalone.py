@@ -68,6 +68,7 @@ class _File:
         self.first = {}  # descriptor -> the first name the file gives it
         self.units = []  # [unit, def name, renames, aliases]
         self.placed = {}  # unit key -> entry of self.units
+        self.defined = {}  # id of a function the file defines from the user's text -> its Unit
         self._add_unit(root, root.name)
         k = 0
         while k < len(self.units):
@@ -163,6 +164,9 @@ class _File:
             return ("unit", found.key), found
         if isinstance(obj, types.ModuleType):
             return ("import", obj.__name__), None
+        defined = self._defined(obj, name)
+        if defined is not None:
+            return ("unit", defined.key), defined
         place = _locate(obj)
         if place is not None:
             module, path = place
@@ -175,6 +179,25 @@ class _File:
         if literal is not None:
             return literal, None
         return ("unknown", _short_repr(obj), id(obj)), None  # two layers print alike: not one object
+
+    def _defined(self, obj, name):
+        """The Unit defining `obj` in the file from the user's own text (its
+        `__srcgrad_text__`): a function defined in the user's function that reads nothing
+        of it (closures.py: `def stats(L): ...`, calling itself through its name), or the
+        `key=` lambda of a sort (key_lambdas.py: `key_lambda = lambda t: -t`); None for
+        other objects. Its names are those of the user's module."""
+        text = getattr(obj, "__srcgrad_text__", None) if isinstance(obj, types.FunctionType) else None
+        if not isinstance(text, str) or any(c.cell_contents is not obj for c in obj.__closure__ or ()):
+            return None
+        unit = self.defined.get(id(obj))
+        if unit is None:
+            if text.startswith("def "):
+                own, helpers = obj.__name__, {obj.__name__: obj}
+            else:
+                own, helpers, text = name, {}, f"{name} = {text}\n"
+            unit = Unit(("defined", len(self.defined)), text, own, helpers, obj.__globals__, owner=own)
+            self.defined[id(obj)] = unit
+        return unit
 
     def _user_global(self, unit, name, value):
         if isinstance(value, types.ModuleType):
@@ -393,10 +416,12 @@ def _free_names(text):
     found = set()
 
     def walk(table):
-        if table.get_type() != "module":
-            for symbol in table.get_symbols():
+        for symbol in table.get_symbols():
+            if table.get_type() != "module":
                 if symbol.is_global() and symbol.is_referenced():
                     found.add(symbol.get_name())
+            elif symbol.is_referenced() and not symbol.is_assigned() and not symbol.is_imported():
+                found.add(symbol.get_name())  # read at module level: a default (`scale=_SCALE`)
         for child in table.get_children():
             walk(child)
 

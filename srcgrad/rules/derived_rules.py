@@ -93,10 +93,24 @@ def _linear_rule(helper):
         return _call(helper, [values[0], *values[3:]])
 
     rule.__signature__ = _rule_signature(helper)
-    rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_{next(iter(inspect.signature(helper).parameters))}"
-    rule.__module__ = __name__
+    rule.__name__ = f"{helper.__name__.lstrip('_')}_jvp_{next(iter(inspect.signature(helper).parameters))}"
     rule.srcgrad_helper_rule = True
-    return _written(rule, helper, "linear")
+    return _published(_written(rule, helper, "linear"))
+
+
+def _published(rule):
+    """`rule`, also a global of this module under its name (with `_2`, `_3`, ... after a
+    name already taken), so that the source of a derivative calling it imports it
+    (`from srcgrad.rules.derived_rules import diag_vjp_jvp_g`) and runs on its own. Rules
+    are made in a fixed order (sorted helpers), so each gets the same name in every process."""
+    name, k = rule.__name__, 1
+    while name in globals():
+        k += 1
+        name = f"{rule.__name__}_{k}"
+    globals()[name] = rule
+    rule.__qualname__ = name
+    rule.__module__ = __name__
+    return rule
 
 
 def _call(fn, values):
@@ -124,10 +138,9 @@ def _source_rule(helper, position):
 
     rule.__signature__ = _rule_signature(helper)
     name = list(inspect.signature(helper).parameters)[position]
-    rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_{name}"
-    rule.__module__ = __name__
+    rule.__name__ = f"{helper.__name__.lstrip('_')}_jvp_{name}"
     rule.srcgrad_helper_rule = True
-    return _written(rule, helper, "source", position)
+    return _published(_written(rule, helper, "source", position))
 
 
 def helper_jvp(helper, position):
@@ -152,10 +165,9 @@ def _zero_rule(helper):
         return zeros_like_grad(bound.arguments[_LEADING[1]])
 
     rule.__signature__ = _rule_signature(helper)
-    rule.__name__ = rule.__qualname__ = f"{helper.__name__.lstrip('_')}_jvp_constant"
-    rule.__module__ = __name__
+    rule.__name__ = f"{helper.__name__.lstrip('_')}_jvp_constant"
     rule.srcgrad_helper_rule = True
-    return _zero(_written(rule, helper, "zero"))
+    return _zero(_published(_written(rule, helper, "zero")))
 
 
 def _register_helper_rules(piecewise_constant):

@@ -2,13 +2,14 @@
 
 `is_pure_call(fn, n_args, keywords)` is True for NumPy ufuncs called without an output
 argument, for the NumPy functions listed here called without `out`, for the `math`
-module's functions, and for the helpers of generated code that only compute (not
-`grad_seed`, whose check is its effect). A pure call may still raise on bad input.
+module's functions, for `len`, `range` and `zip`, and for the helpers of generated code
+that only compute (not `grad_seed`, whose check is its effect). A pure call may still raise on bad input.
 `is_droppable_call` says which unused calls the optimizer may drop: the pure ones
 except `math`'s, which raise on values outside their domain (`math.atanh(1.5)`, where
 NumPy's return nan), so that a derivative raises where its function raises.
 """
 
+import builtins
 import math
 
 import numpy as np
@@ -30,6 +31,9 @@ _HELPERS = {
     operators._matmul_vjp_x, operators._matmul_vjp_y,
 }
 _MATH = {v for v in vars(math).values() if callable(v)}
+# builtins that generated code calls for a loop's trip count and iterable (`i_trips = len(x)`,
+# `zip(A, b)`), left unused where the loop's backward pass reads nothing of them
+_BUILTINS = {builtins.len, builtins.range, builtins.zip}
 _OUT_POSITION = {np.sum: 3, np.mean: 3, np.prod: 3, np.max: 2, np.min: 2, np.amax: 2, np.amin: 2,
                  np.std: 3, np.var: 3, np.dot: 2, np.matmul: 2, np.clip: 3, np.cumsum: 3, np.cumprod: 3,
                  np.argmax: 2, np.argmin: 2, np.concatenate: 2, np.stack: 2, np.vdot: 2}
@@ -43,7 +47,7 @@ def is_pure_call(fn, n_args, keywords):
     if isinstance(fn, np.ufunc):
         return n_args <= fn.nin
     try:
-        known = fn in _NUMPY or fn in _HELPERS or fn in _MATH
+        known = fn in _NUMPY or fn in _HELPERS or fn in _MATH or fn in _BUILTINS
     except TypeError:  # unhashable
         return False
     return known and n_args <= _OUT_POSITION.get(fn, n_args)
