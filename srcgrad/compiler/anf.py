@@ -140,7 +140,10 @@ class _ANF:
                 shared = [] if other is None else [syntax.name(other)]
                 call = syntax.call(self.namer.helper(*refuse), [syntax.name(s.target.id), *shared, *_located(refusal)])
                 checks.append(syntax.expr(call))
-            return checks + self.assign_to(s.target, syntax.binop(read, s.op, s.value))
+            # an ndarray changed in place keeps its dtype and shape (runtime/writes.py)
+            written = syntax.call(self.namer.helper("in_place", runtime.in_place),
+                                  [syntax.binop(read, s.op, s.value), syntax.name(s.target.id)])
+            return checks + self.assign_to(s.target, written)
         if isinstance(s.target, gast.Subscript):
             pre, container = self.atom(s.target.value)
             pre2, index = self.index(s.target.slice)

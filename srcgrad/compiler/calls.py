@@ -24,6 +24,7 @@ from ..rules import methods
 from ..rules.registry import has_custom_rule, limits
 from ..rules.record_replace import replace_fields
 from ..rules.structure import make_record
+from .. import runtime
 from ..runtime.records import is_dataclass_kind, is_record_class, refusal as record_refusal
 from . import printing, record_calls, stand_in, syntax, traversal
 from .passed_callables import Passed
@@ -438,15 +439,19 @@ def from_numpy(obj):
             or (getattr(obj, "__module__", None) or "").startswith("numpy"))
 
 
-def containers(tree):
+def containers(tree, calls=None):
     """Names some assignment may make a list, tuple or dict (a display or `list(...)` and
     the like, a slice or an alias of one, an entry of a container of containers, a loop
     variable over one): their adjoints add entry by entry, and `+`/`*` on them join or
-    repeat. Flow-insensitive: a name counts if any assignment may make it one."""
+    repeat. Flow-insensitive: a name counts if any assignment may make it one. `calls`
+    (resolve.py's table) shows `l = in_place(l + [v], l)` (`l += [v]`) as `l = l + [v]`."""
     stores = []  # (name, its value's depth given the depths so far)
     for n in traversal.statements(tree):
         if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name):
-            stores.append((n.targets[0].id, functools.partial(_depth, n.value)))
+            value = n.value
+            if type(value) is gast.Call and calls and getattr(calls.get(value), "obj", None) is runtime.in_place:
+                value = value.args[0]
+            stores.append((n.targets[0].id, functools.partial(_depth, value)))
         elif isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript):
             target = n.targets[0]
             if isinstance(target.slice, gast.Slice) and isinstance(target.value, gast.Name):  # `L[1:3] = [a, b]`

@@ -527,7 +527,7 @@ def run(tree, program, calls, namer, wrt, jvp_of):
         tangent_tapes[tape] = namer.tangent(tape) if saves_active else None
     for p in varied:
         namer.tangent(p)  # the seeds get the plain names
-    fw = _Forward(program, active, calls, namer, jvp_of, tangent_tapes, replaying, call_sites.containers(tree))
+    fw = _Forward(program, active, calls, namer, jvp_of, tangent_tapes, replaying, call_sites.containers(tree, calls))
     fw.element_checks = element_checks
     fw.float_arrays = _float_arrays(tree, calls, set(varied))
     prelude = [syntax.assign(namer.tangent(p), fw.zero(syntax.name(p))) for p in params

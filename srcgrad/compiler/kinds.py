@@ -97,11 +97,17 @@ def solver(solved, signature):
     `mean_of(t)` that of `np.mean(t)`)."""
     found = []
 
-    def kinds():
+    def analysis():
         if not found:
-            found.append(_Kinds(solved, signature).solve())
+            solver = _Kinds(solved, signature)
+            solver.solve()
+            found.append(solver)
         return found[0]
 
+    def kinds():
+        return analysis().env
+
+    kinds.analysis = analysis
     return kinds
 
 
@@ -338,6 +344,8 @@ class _Kinds:
         kinds = [self.kind(a) for a in args]
         if obj in _LIKE_ARG and len(args) > _LIKE_ARG[obj]:  # a gradient shaped like an argument
             return strict(lambda k: k if k in _ARRAYS or k == FLOAT else TOP, kinds[_LIKE_ARG[obj]])
+        if obj is runtime.in_place and len(args) == 2:
+            return self._in_place(args, kinds)
         if obj is runtime.grad_seed and args and type(args[0]) is _NAME and self.solved.env.get(args[0].id) == ():
             return strict(lambda k: k if k == FLOAT or k in _SEEDS else TOP, kinds[0])  # what `fold_seeds` makes it
         owner, method = getattr(obj, "__self__", None), getattr(obj, "__name__", None)
@@ -380,6 +388,47 @@ class _Kinds:
         if obj in _CREATORS and len(args) == 1:
             return F64 if self.solved.shape(node) not in (TOP, BOTTOM, ()) else TOP
         return TOP
+
+    def _in_place(self, args, kinds):
+        """`in_place(v, t)`: v where t is no array, else an array of t's dtype and shape."""
+        if kinds[1] in (FLOAT, INT) or (kinds[1] in _ARRAYS and self.solved.shape(args[1]) == ()):
+            return kinds[0]  # a number or a NumPy scalar (shapes.py: of shape ()): rebound
+        if kinds[1] in _ARRAYS and self.solved.shape(args[1]) not in (TOP, BOTTOM):
+            return strict(lambda v, t: t if v in _NUMBERS else TOP, *kinds)
+        return strict(lambda v, t: TOP, *kinds)
+
+    def plain_in_place(self, node):
+        """Whether `in_place(v, t)` (the Call `node`) provably returns `v` itself."""
+        v, t = node.args
+        kt = self.env.get(t.id, TOP) if type(t) is _NAME else TOP
+        if kt in (FLOAT, INT) or (kt in _ARRAYS and self.solved.shape(t) == ()):
+            return True
+        shape = self.solved.shape(t)
+        return (kt in _ARRAYS and self.kind(v) == kt and isinstance(shape, tuple) and shape != ()
+                and self.solved.shape(v) == shape)
+
+
+def drop_in_place(stmts, kinds, namer):
+    """`x = in_place(v, t)` -> `x = v` in `stmts` (in place, loops and branches too) where
+    `kinds()` (`solver`) proves that `t` is no array, or an array of v's dtype and shape:
+    the common case (`s += x` on float64 arrays, floats) as fast as before."""
+    helper = _helper_name(namer, runtime.in_place)
+    if helper is None:
+        return
+    analysis = kinds.analysis()
+    for stmt in _assignments(stmts):
+        value = stmt.value
+        if (type(value) is gast.Call and type(value.func) is _NAME and value.func.id == helper
+                and len(value.args) == 2 and not value.keywords and analysis.plain_in_place(value)):
+            stmt.value = value.args[0]
+
+
+def _assignments(stmts):
+    for stmt in stmts:
+        if type(stmt) is gast.Assign:
+            yield stmt
+        for field in ("body", "orelse"):
+            yield from _assignments(getattr(stmt, field, ()))
 
 
 _ABSENT = object()

@@ -357,7 +357,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
         tree, stored = versions.run(tree, namer, restores=program.generated)
         _show(verbose, "versions", tree)
         local_names |= stored
-        calls = resolve.run(tree, program, local_names)
+        calls = resolve.run(tree, program, local_names, namer.helpers)
         if mode == "pullback":
             call_effects.refuse_redrawn(program, tree, calls)
         positions = wrt if isinstance(wrt, tuple) else (wrt,)

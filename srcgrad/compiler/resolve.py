@@ -50,14 +50,17 @@ class Callee:
     known: bool = True
 
 
-def run(tree, program, local_names):
-    """Resolve every call and local attribute read in `tree`."""
+def run(tree, program, local_names, helpers=None):
+    """Resolve every call and local attribute read in `tree`; a name found nowhere else is
+    looked up in `helpers` (the srcgrad helpers normalization put in: `runtime.in_place`)."""
     table = {}
     local_names = set(local_names)
     samplers = []  # calls of a sampler's name on a local, which may be a generator (`rng.normal(...)`)
     for node in traversal.walk(tree):  # gast.walk's order, faster
         if isinstance(node, gast.Call):
             callee = table[node] = _resolve_call(node, program, local_names)
+            if callee.kind == "unresolved" and helpers and type(node.func) is gast.Name and node.func.id in helpers:
+                callee = table[node] = Callee("function", helpers[node.func.id], node.func.id)
             if callee.kind == "method" and callee.obj is None and callee.path in sampling.SAMPLERS:
                 samplers.append(node)
         elif isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):

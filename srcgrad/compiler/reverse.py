@@ -394,7 +394,7 @@ def sweeps(tree, program, activity, calls, namer, wrt, mode, pullback_of=None):
     rev.mutations = mutation.run(tree, statements, program, set(params), activity, calls, rev.element_checks)
     rev.dicts = mutation.dict_bases(statements, calls)
     rev.pops = mutation.list_pops(statements, calls)
-    rev.containers = call_sites.containers(tree)
+    rev.containers = call_sites.containers(tree, calls)
     # keyword-only parameters hold the caller's values too: a loop rebinding one saves and
     # restores it, never starting it as None
     rev.params = set(params) | {a.id for a in tree.args.kwonlyargs}

@@ -37,6 +37,7 @@ _SHAPE_OF_ARG = {
     runtime.unbroadcast: 1,
     runtime.unreduce: 1,
     runtime.zeros_like_grad: 0,
+    runtime.in_place: 0,  # an array changed in place keeps its shape: the value's (else NumPy raises)
     rules_shapes._getitem_vjp: 1,  # zeros shaped like the array indexed, `g` added in
     operators._matmul_vjp_x: -2,
     operators._matmul_vjp_y: -1,

@@ -45,6 +45,7 @@ def drop_unbroadcasts(forward, backward, signature, none_init, namer):
         _narrow_unreduces(backward, env, unreduce, calls, returned)
         _visit(products, _Reassociate(env))
     found = kinds.solver(env.refresh(), signature)  # the definitions as rewritten above
+    kinds.drop_in_place(forward, found, namer)
     kinds.fold_seeds(forward, env, found, namer)
     kinds.fast_means(_means(env.calls, calls), env, found, namer)
     constants.run(forward, backward, env, found, signature, namer)

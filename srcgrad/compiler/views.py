@@ -54,7 +54,8 @@ MORE_VIEWS = {getattr(np, f) for f in ("diag", "einsum", "asarray_chkfinite", "r
 STORING_METHODS = {"append", "extend", "insert", "update", "setdefault", "add"}
 FRESH_BUILTINS = {abs, float, int, bool, complex, len, range, round, pow, divmod, sum, str, repr, isinstance,
                   hasattr, any, all, hash, id, format, ord, chr, print, callable,
-                  runtime.snapshot, runtime.is_view_of}  # the last two: written by tuple_writes.py
+                  runtime.snapshot, runtime.is_view_of,  # written by tuple_writes.py
+                  runtime.in_place}  # `y += v` (anf.py): `y + v`, new, or a copy of it
 CONTAINER_BUILTINS = {list, tuple, sorted, reversed, zip, enumerate, iter, dict, set, frozenset}
 # NumPy functions returning one new array (no list, no view): see sharing's _Function.numpy_arrays
 ARRAY_MAKERS = {getattr(np, f) for f in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",

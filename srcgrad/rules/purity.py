@@ -26,7 +26,7 @@ _NUMPY = {
     np.clip, np.cumsum, np.cumprod, np.diff, np.trace, np.diag, np.sort, np.argmax, np.argmin,
 }
 _HELPERS = {
-    runtime.unbroadcast, runtime.unreduce, runtime.zeros_like_grad, runtime.add_grad, runtime.mean_of,
+    runtime.unbroadcast, runtime.unreduce, runtime.zeros_like_grad, runtime.add_grad, runtime.mean_of, runtime.in_place,
     runtime.item_grad, runtime.structure_like, runtime.broadcast_tangent, runtime.owned_gradient, runtime.owned_gradients,
     operators._matmul_vjp_x, operators._matmul_vjp_y,
 }

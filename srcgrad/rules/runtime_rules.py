@@ -144,6 +144,29 @@ def unless_integral_jvp_like(t, ans, value, like):
     return zeros_like_grad(ans)
 
 
+# --- in_place(value, target): `target op= v` on an ndarray keeps target's dtype ---------
+
+
+@defvjp(runtime.in_place, "value", name="InPlace")
+def in_place_vjp_value(g, ans, value, target):
+    return g
+
+
+@defjvp(runtime.in_place, "value")
+def in_place_jvp_value(t, ans, value, target):
+    return _written_tangent(t, ans)
+
+
+discrete(runtime.in_place, "target")  # it lends only its dtype and shape
+
+
+def _written_tangent(t, ans):
+    """The tangent `t` of a value written into the array `ans` in place: of its dtype and shape."""
+    if type(ans) is np.ndarray and (type(t) is not np.ndarray or t.dtype != ans.dtype or t.shape != ans.shape):
+        return np.broadcast_to(t, ans.shape).astype(ans.dtype)
+    return t
+
+
 # --- add_grad(a, b) and snapshot(x): linear ------------------------------------------
 
 

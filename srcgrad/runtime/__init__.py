@@ -49,6 +49,8 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `snapshot(x)`: a copy of an array or list that later in-place changes cannot reach.
 - `broadcast_tangent(t, x)`: make the tangent `t` a tangent for `x` (x's shape and type).
 - `tangent_for_update(t, x)`: a writable tangent of its own for an `x[i] = v` update.
+- `in_place(value, target)`: what `target op= v` leaves in `target` (computed as
+  `target op v`): cast to its dtype where `target` is an ndarray (writes.py).
 - `unless_integral(v, like)`: `v`, or a zero of its structure where `like` holds integers
   or booleans (a result cast by `dtype=int`, an integer array written into): rounding has
   no derivative.
@@ -62,7 +64,8 @@ Every name here can appear in printed derivatives, so the set stays small:
   again, calls the first two).
 
 The helpers live by concept in `gradients.py` (gradient and tangent values),
-`containers.py` (the gradients of lists, tuples and dicts) and `jacobian_blocks.py`
+`containers.py` (the gradients of lists, tuples and dicts), `writes.py` (in-place
+changes of arrays) and `jacobian_blocks.py`
 (Jacobians of pytrees); generated code imports every one of them from here, the one
 name it prints (`from srcgrad.runtime import unbroadcast`), so each helper's
 `__module__` is this package.
@@ -80,11 +83,12 @@ from .gradients import (
     structure_like, tangent_for_update, unbroadcast, unless_integral, unreduce, zeros_like_grad,
 )
 from .records import field_values, record_like
+from .writes import in_place
 from .jacobian_blocks import jacobian_from_columns, jacobian_from_rows, leaves, unit_tangents
 
 __all__ = [
     "COMPLEX_GRADIENT", "SEED32", "SEED64", "add_grad", "assigned_grad", "broadcast_tangent", "dict_entry",
-    "dict_keys", "drop_last", "field_grad", "field_tangent", "field_values", "grad_seed", "has_key", "index_tuples",
+    "dict_keys", "drop_last", "field_grad", "field_tangent", "field_values", "grad_seed", "has_key", "in_place", "index_tuples",
     "is_sequence", "is_view_of", "item_grad",
     "jacobian_from_columns", "jacobian_from_rows", "joined_part", "leaves", "mean_of", "order_by", "owned_gradient",
     "owned_gradients", "popped_grad",
