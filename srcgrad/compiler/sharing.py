@@ -111,6 +111,7 @@ class _Function:
         self.exits = []  # per loop: the states where it may be left
         self.later_reads = later_reads.Reads(tree)
         self.arrays = self.numpy_arrays()
+        self.dicts = self.dict_names()
         self.walrus = traversal.holds(tree, gast.NamedExpr)
 
     def statement(self):
@@ -142,6 +143,34 @@ class _Function:
                   and (self.makes_array(node.value) or _numeric(node.value))):
                 bound.setdefault(node.targets[0].id, [0, 0])[1] += 1
         return {name for name, (stores, made) in bound.items() if stores == made and name not in self.params}
+
+    def dict_names(self):
+        """Local names every binding of which makes a dict (a display, a comprehension,
+        `dict(...)`), or merges into one (`d |= e`): iterating one yields its keys, which
+        are hashable and so never arrays that share memory with anything."""
+        bound = {}  # name -> [number of bindings, of dict makers]
+        merged = {id(n.target) for n in traversal.walk(self.tree)
+                  if isinstance(n, gast.AugAssign) and isinstance(n.op, gast.BitOr)}
+        for node in traversal.walk(self.tree):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and id(node) not in merged:
+                bound.setdefault(node.id, [0, 0])[0] += 1
+            elif (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
+                  and self.makes_dict(node.value)):
+                bound.setdefault(node.targets[0].id, [0, 0])[1] += 1
+        return {name for name, (stores, made) in bound.items() if stores == made and name not in self.params}
+
+    def makes_dict(self, value):
+        """Whether `value` is a dict display, a dict comprehension or a call of the builtin `dict`."""
+        if isinstance(value, (gast.Dict, gast.DictComp)):
+            return True
+        return (isinstance(value, gast.Call) and self.is_module_chain(value.func)
+                and _lookup(dotted_parts(value.func), self.program) is dict)
+
+    def iterates_keys(self, it):
+        """Whether the loop header `it` is a dict of `dicts` or its `.keys()`: the items are keys."""
+        if isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and it.func.attr == "keys" and not it.args:
+            it = it.func.value
+        return isinstance(it, gast.Name) and it.id in self.dicts
 
     def makes_array(self, value):
         """Whether `value` is a call of one of NumPy's array makers (`np.zeros(3)`)."""
@@ -202,7 +231,9 @@ class _Function:
         """Run the body until the state at its head stops growing; the state after the loop
         joins every state inside it (a `break` may leave from anywhere)."""
         element = self.value(s.iter, state) if isinstance(s, gast.For) else None
-        if element is not None:
+        if element is not None and self.iterates_keys(s.iter):  # `for k in params:` binds keys
+            element = (NOTHING, NOTHING)
+        elif element is not None:
             element = (element[0] | element[1], element[1])  # an item: an entry or a view of it
         self.loops.append(s)
         self.exits.append(state.copy())
@@ -210,6 +241,9 @@ class _Function:
             before = set(state.pairs)
             body = state.copy()
             if element is not None and self.counted(s):  # `for i, row in enumerate(A)`: i is a number
+                self.bind(s.target.elts[0], None, (NOTHING, NOTHING), body, s)
+                self.bind(s.target.elts[1], None, element, body, s)
+            elif element is not None and _items_of_dict(s.iter, s.target):  # the key is hashable, no array
                 self.bind(s.target.elts[0], None, (NOTHING, NOTHING), body, s)
                 self.bind(s.target.elts[1], None, element, body, s)
             elif element is not None:
@@ -481,7 +515,7 @@ class _Function:
         if isinstance(e, (gast.Constant, gast.JoinedStr, gast.Compare, gast.Lambda, gast.UnaryOp, gast.Slice)):
             return NOTHING, NOTHING
         if isinstance(e, gast.BinOp):
-            if not isinstance(e.op, (gast.Add, gast.Mult, gast.BitOr)):
+            if not isinstance(e.op, (gast.Add, gast.Mult, gast.BitOr)) or _float_scaling(e):
                 return NOTHING, NOTHING
             joined = entry_aliases.joins_displays(e)  # `a[:i] + [v] + a[i:]`: every operand is a list
             held = [self.value(o, state)[1] for o in (e.left, e.right) if joined or self.holds_values(o, state)]
@@ -498,6 +532,8 @@ class _Function:
             return shares | contents, contents
         if isinstance(e, (gast.ListComp, gast.GeneratorExp, gast.DictComp)):
             bound = {n.id for g in e.generators for n in traversal.walk(g.target) if isinstance(n, gast.Name)}
+            if not traversal.holds(e, gast.NamedExpr):
+                return self.comprehension(e, bound, state)
             nodes = set()
             for name in traversal.names_read(e):
                 if name not in bound:
@@ -517,6 +553,24 @@ class _Function:
         if isinstance(e, gast.Call):
             return self.call(e, state)
         return _UNKNOWN  # nothing else passes the fence
+
+    def comprehension(self, e, bound, state):
+        """The value of a comprehension: a new container holding what its element (a dict's
+        key and value) may share, read with each target bound to an item of its iterable,
+        as a loop binds it (`{k: np.zeros_like(v) for k, v in params.items()}` holds new arrays)."""
+        inner = state.copy()
+        for g in e.generators:
+            item = self.value(g.iter, inner)
+            item = (NOTHING, NOTHING) if self.iterates_keys(g.iter) else (item[0] | item[1], item[1])
+            if _items_of_dict(g.iter, g.target):  # `k, v in d.items()`: the key is hashable, no array
+                self.bind(g.target.elts[0], None, (NOTHING, NOTHING), inner, self.statement())
+                self.bind(g.target.elts[1], None, item, inner, self.statement())
+            else:
+                self.bind(g.target, None, item, inner, self.statement())
+        # a dict's keys are hashable, never arrays: what it holds is what its values share
+        parts = [self.value(e.value if isinstance(e, gast.DictComp) else e.elt, inner)]
+        held = inner.closure(frozenset().union(*(p[0] | p[1] for p in parts)))
+        return NOTHING, frozenset(held - bound - {b + "[]" for b in bound})
 
     def holds_values(self, e, state):
         """Whether `e` is a list or dict made here (a display, a comprehension, a local name
@@ -574,6 +628,23 @@ class _Function:
             if k.arg == name:
                 return self.value(k.value, state)
         return None
+
+
+def _float_scaling(e):
+    """Whether `e` is `a * b` with a float literal for a or b (`0.1 * g`): no list or tuple
+    repeats by a float, so the product is a new number or array."""
+    if not isinstance(e.op, gast.Mult):
+        return False
+    operands = [o.operand if isinstance(o, gast.UnaryOp) and isinstance(o.op, (gast.USub, gast.UAdd)) else o
+                for o in (e.left, e.right)]
+    return any(isinstance(o, gast.Constant) and type(o.value) is float for o in operands)
+
+
+def _items_of_dict(it, target):
+    """Whether `for k, v in it` reads `it` = `d.items()`, binding k to a key."""
+    return (isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and it.func.attr == "items"
+            and not it.args and isinstance(target, gast.Tuple) and len(target.elts) == 2
+            and not any(isinstance(t, gast.Starred) for t in target.elts))
 
 
 def _call_value(obj, e, args, everything):
