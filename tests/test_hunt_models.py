@@ -99,12 +99,14 @@ def test_as_strided_windows_of_an_image():
         for j in range(3):
             want[i:i + 2, j:j + 2] += 2 * out[i, j] * w
     np.testing.assert_allclose(gx, want, rtol=1e-12)
+    check_hessian(conv_strided, (x, w), 0)
     check_hessian(conv_strided, (x, w), 1)
 
 
 def test_as_strided_overlapping_frames_and_a_transposed_input():
     r = np.random.default_rng(1)
     check(framed, r.normal(size=10), r.normal(size=4))
+    check_hessian(framed, (r.normal(size=10), r.normal(size=4)), 0)
     x = r.normal(size=(3, 3))
     (g,) = check(strided_of_a_transpose, x)
     # the view's entry [a, b] is y[a, b] = x[b, a], weighted by c[a, b] = [[1, 2], [3, 4]]

@@ -24,7 +24,7 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
-from . import entry_aliases, later_reads, printing, syntax, traversal, views
+from . import dict_keys, entry_aliases, later_reads, printing, syntax, traversal, views
 from .scope import MISSING, dotted_parts, lookup_path
 
 OUTSIDE = "<outside>"
@@ -111,7 +111,7 @@ class _Function:
         self.exits = []  # per loop: the states where it may be left
         self.later_reads = later_reads.Reads(tree)
         self.arrays = self.numpy_arrays()
-        self.dicts = self.dict_names()
+        self.dicts = dict_keys.local_dicts(tree, self.params, self.makes_dict_call)
         self.walrus = traversal.holds(tree, gast.NamedExpr)
 
     def statement(self):
@@ -144,33 +144,10 @@ class _Function:
                 bound.setdefault(node.targets[0].id, [0, 0])[1] += 1
         return {name for name, (stores, made) in bound.items() if stores == made and name not in self.params}
 
-    def dict_names(self):
-        """Local names every binding of which makes a dict (a display, a comprehension,
-        `dict(...)`), or merges into one (`d |= e`): iterating one yields its keys, which
-        are hashable and so never arrays that share memory with anything."""
-        bound = {}  # name -> [number of bindings, of dict makers]
-        merged = {id(n.target) for n in traversal.walk(self.tree)
-                  if isinstance(n, gast.AugAssign) and isinstance(n.op, gast.BitOr)}
-        for node in traversal.walk(self.tree):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and id(node) not in merged:
-                bound.setdefault(node.id, [0, 0])[0] += 1
-            elif (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
-                  and self.makes_dict(node.value)):
-                bound.setdefault(node.targets[0].id, [0, 0])[1] += 1
-        return {name for name, (stores, made) in bound.items() if stores == made and name not in self.params}
-
-    def makes_dict(self, value):
-        """Whether `value` is a dict display, a dict comprehension or a call of the builtin `dict`."""
-        if isinstance(value, (gast.Dict, gast.DictComp)):
-            return True
+    def makes_dict_call(self, value):
+        """Whether `value` calls the builtin `dict`."""
         return (isinstance(value, gast.Call) and self.is_module_chain(value.func)
                 and _lookup(dotted_parts(value.func), self.program) is dict)
-
-    def iterates_keys(self, it):
-        """Whether the loop header `it` is a dict of `dicts` or its `.keys()`: the items are keys."""
-        if isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and it.func.attr == "keys" and not it.args:
-            it = it.func.value
-        return isinstance(it, gast.Name) and it.id in self.dicts
 
     def makes_array(self, value):
         """Whether `value` is a call of one of NumPy's array makers (`np.zeros(3)`)."""
@@ -231,7 +208,7 @@ class _Function:
         """Run the body until the state at its head stops growing; the state after the loop
         joins every state inside it (a `break` may leave from anywhere)."""
         element = self.value(s.iter, state) if isinstance(s, gast.For) else None
-        if element is not None and self.iterates_keys(s.iter):  # `for k in params:` binds keys
+        if element is not None and dict_keys.iterates_keys(self.dicts, s.iter):  # `for k in params:` binds keys
             element = (NOTHING, NOTHING)
         elif element is not None:
             element = (element[0] | element[1], element[1])  # an item: an entry or a view of it
@@ -243,7 +220,7 @@ class _Function:
             if element is not None and self.counted(s):  # `for i, row in enumerate(A)`: i is a number
                 self.bind(s.target.elts[0], None, (NOTHING, NOTHING), body, s)
                 self.bind(s.target.elts[1], None, element, body, s)
-            elif element is not None and _items_of_dict(s.iter, s.target):  # the key is hashable, no array
+            elif element is not None and dict_keys.items_of_dict(self.dicts, s.iter, s.target):  # the key is hashable, no array
                 self.bind(s.target.elts[0], None, (NOTHING, NOTHING), body, s)
                 self.bind(s.target.elts[1], None, element, body, s)
             elif element is not None:
@@ -561,8 +538,8 @@ class _Function:
         inner = state.copy()
         for g in e.generators:
             item = self.value(g.iter, inner)
-            item = (NOTHING, NOTHING) if self.iterates_keys(g.iter) else (item[0] | item[1], item[1])
-            if _items_of_dict(g.iter, g.target):  # `k, v in d.items()`: the key is hashable, no array
+            item = (NOTHING, NOTHING) if dict_keys.iterates_keys(self.dicts, g.iter) else (item[0] | item[1], item[1])
+            if dict_keys.items_of_dict(self.dicts, g.iter, g.target):  # `k, v in d.items()`: the key is hashable, no array
                 self.bind(g.target.elts[0], None, (NOTHING, NOTHING), inner, self.statement())
                 self.bind(g.target.elts[1], None, item, inner, self.statement())
             else:
@@ -638,13 +615,6 @@ def _float_scaling(e):
     operands = [o.operand if isinstance(o, gast.UnaryOp) and isinstance(o.op, (gast.USub, gast.UAdd)) else o
                 for o in (e.left, e.right)]
     return any(isinstance(o, gast.Constant) and type(o.value) is float for o in operands)
-
-
-def _items_of_dict(it, target):
-    """Whether `for k, v in it` reads `it` = `d.items()`, binding k to a key."""
-    return (isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and it.func.attr == "items"
-            and not it.args and isinstance(target, gast.Tuple) and len(target.elts) == 2
-            and not any(isinstance(t, gast.Starred) for t in target.elts))
 
 
 def _call_value(obj, e, args, everything):
