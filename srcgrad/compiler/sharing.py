@@ -451,6 +451,8 @@ class _Function:
                     f"srcgrad cannot differentiate. {advice}", NotDifferentiableError)
             name = other[:-2] if other.endswith("[]") else other
             read = None if name == owner else self.later_reads.after(name, s, self.loops)
+            if read is not None and self.held_entry(why, owner) is not None:  # `p = ps[k]`, then `p += ...`
+                return program.error(s, f"{head}, {self.held_entry(why, owner)}", NotDifferentiableError)
             if read is not None:
                 return program.error(
                     s, f"{head}, and it may share memory with `{name}` ({made}), which is read afterwards (line "
