@@ -1434,6 +1434,9 @@ SELECTIONS = [
     case(np.lib.stride_tricks.sliding_window_view, U((4, 5)), 2, axis=1),
     case(np.lib.stride_tricks.sliding_window_view, U((7,)), (2, 3), axis=(0, 0)),
     case(np.lib.stride_tricks.sliding_window_view, U((3, 4, 5)), (2, 2), axis=(2, 0)),
+    # byte strides inside the input for 4- and 8-byte entries alike; overlapping windows
+    case(np.lib.stride_tricks.as_strided, U((6,)), shape=(2, 2), strides=(8, 8)),
+    case(np.lib.stride_tricks.as_strided, U((4, 4)), shape=(2, 2, 2), strides=(32, 8, 8)),
 ]
 
 

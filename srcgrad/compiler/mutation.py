@@ -119,13 +119,19 @@ def dict_bases(statements, calls):
     if not found:
         return set()
     assigns = _assigns(statements)
-    out = set()
-    for _, base in found:
-        defs = [a.value for a in assigns if a.targets[0].id == base]
-        if defs and all(isinstance(v, gast.Dict) or (isinstance(v, gast.Call) and getattr(calls.get(v), "obj", None) is dict)
-                        for v in defs):
-            out.add(base)
-    return out
+    return {base for _, base in found if _made_as_dict(base, assigns, calls, set())}
+
+
+def _made_as_dict(name, assigns, calls, seen):
+    """Whether every assignment to `name` makes a dict: a display, `dict(...)`, or a name
+    so made (`xs, hs = {}, {}` is `_t1 = {}; hs = _t1` in ANF)."""
+    if name in seen:
+        return False
+    seen.add(name)
+    defs = [a.value for a in assigns if a.targets[0].id == name]
+    return bool(defs) and all(
+        isinstance(v, gast.Dict) or (isinstance(v, gast.Call) and getattr(calls.get(v), "obj", None) is dict)
+        or (isinstance(v, gast.Name) and _made_as_dict(v.id, assigns, calls, seen)) for v in defs)
 
 
 def _reads_base(value, base, calls, holds_entries=False):

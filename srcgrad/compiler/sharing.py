@@ -24,7 +24,7 @@ import gast
 import numpy as np
 
 from ..errors import NotDifferentiableError
-from . import entry_aliases, later_reads, printing, syntax, traversal, views
+from . import dict_keys, entry_aliases, later_reads, printing, syntax, traversal, views
 from .scope import MISSING, dotted_parts, lookup_path
 
 OUTSIDE = "<outside>"
@@ -111,6 +111,7 @@ class _Function:
         self.exits = []  # per loop: the states where it may be left
         self.later_reads = later_reads.Reads(tree)
         self.arrays = self.numpy_arrays()
+        self.dicts = dict_keys.local_dicts(tree, self.params, self.makes_dict_call)
         self.walrus = traversal.holds(tree, gast.NamedExpr)
 
     def statement(self):
@@ -142,6 +143,11 @@ class _Function:
                   and (self.makes_array(node.value) or _numeric(node.value))):
                 bound.setdefault(node.targets[0].id, [0, 0])[1] += 1
         return {name for name, (stores, made) in bound.items() if stores == made and name not in self.params}
+
+    def makes_dict_call(self, value):
+        """Whether `value` calls the builtin `dict`."""
+        return (isinstance(value, gast.Call) and self.is_module_chain(value.func)
+                and _lookup(dotted_parts(value.func), self.program) is dict)
 
     def makes_array(self, value):
         """Whether `value` is a call of one of NumPy's array makers (`np.zeros(3)`)."""
@@ -202,7 +208,9 @@ class _Function:
         """Run the body until the state at its head stops growing; the state after the loop
         joins every state inside it (a `break` may leave from anywhere)."""
         element = self.value(s.iter, state) if isinstance(s, gast.For) else None
-        if element is not None:
+        if element is not None and dict_keys.iterates_keys(self.dicts, s.iter):  # `for k in params:` binds keys
+            element = (NOTHING, NOTHING)
+        elif element is not None:
             element = (element[0] | element[1], element[1])  # an item: an entry or a view of it
         self.loops.append(s)
         self.exits.append(state.copy())
@@ -210,6 +218,9 @@ class _Function:
             before = set(state.pairs)
             body = state.copy()
             if element is not None and self.counted(s):  # `for i, row in enumerate(A)`: i is a number
+                self.bind(s.target.elts[0], None, (NOTHING, NOTHING), body, s)
+                self.bind(s.target.elts[1], None, element, body, s)
+            elif element is not None and dict_keys.items_of_dict(self.dicts, s.iter, s.target):  # the key is hashable, no array
                 self.bind(s.target.elts[0], None, (NOTHING, NOTHING), body, s)
                 self.bind(s.target.elts[1], None, element, body, s)
             elif element is not None:
@@ -440,6 +451,8 @@ class _Function:
                     f"srcgrad cannot differentiate. {advice}", NotDifferentiableError)
             name = other[:-2] if other.endswith("[]") else other
             read = None if name == owner else self.later_reads.after(name, s, self.loops)
+            if read is not None and self.held_entry(why, owner) is not None:  # `p = ps[k]`, then `p += ...`
+                return program.error(s, f"{head}, {self.held_entry(why, owner)}", NotDifferentiableError)
             if read is not None:
                 return program.error(
                     s, f"{head}, and it may share memory with `{name}` ({made}), which is read afterwards (line "
@@ -481,7 +494,7 @@ class _Function:
         if isinstance(e, (gast.Constant, gast.JoinedStr, gast.Compare, gast.Lambda, gast.UnaryOp, gast.Slice)):
             return NOTHING, NOTHING
         if isinstance(e, gast.BinOp):
-            if not isinstance(e.op, (gast.Add, gast.Mult, gast.BitOr)):
+            if not isinstance(e.op, (gast.Add, gast.Mult, gast.BitOr)) or _float_scaling(e):
                 return NOTHING, NOTHING
             joined = entry_aliases.joins_displays(e)  # `a[:i] + [v] + a[i:]`: every operand is a list
             held = [self.value(o, state)[1] for o in (e.left, e.right) if joined or self.holds_values(o, state)]
@@ -498,6 +511,8 @@ class _Function:
             return shares | contents, contents
         if isinstance(e, (gast.ListComp, gast.GeneratorExp, gast.DictComp)):
             bound = {n.id for g in e.generators for n in traversal.walk(g.target) if isinstance(n, gast.Name)}
+            if not traversal.holds(e, gast.NamedExpr):
+                return self.comprehension(e, bound, state)
             nodes = set()
             for name in traversal.names_read(e):
                 if name not in bound:
@@ -517,6 +532,24 @@ class _Function:
         if isinstance(e, gast.Call):
             return self.call(e, state)
         return _UNKNOWN  # nothing else passes the fence
+
+    def comprehension(self, e, bound, state):
+        """The value of a comprehension: a new container holding what its element (a dict's
+        key and value) may share, read with each target bound to an item of its iterable,
+        as a loop binds it (`{k: np.zeros_like(v) for k, v in params.items()}` holds new arrays)."""
+        inner = state.copy()
+        for g in e.generators:
+            item = self.value(g.iter, inner)
+            item = (NOTHING, NOTHING) if dict_keys.iterates_keys(self.dicts, g.iter) else (item[0] | item[1], item[1])
+            if dict_keys.items_of_dict(self.dicts, g.iter, g.target):  # `k, v in d.items()`: the key is hashable, no array
+                self.bind(g.target.elts[0], None, (NOTHING, NOTHING), inner, self.statement())
+                self.bind(g.target.elts[1], None, item, inner, self.statement())
+            else:
+                self.bind(g.target, None, item, inner, self.statement())
+        # a dict's keys are hashable, never arrays: what it holds is what its values share
+        parts = [self.value(e.value if isinstance(e, gast.DictComp) else e.elt, inner)]
+        held = inner.closure(frozenset().union(*(p[0] | p[1] for p in parts)))
+        return NOTHING, frozenset(held - bound - {b + "[]" for b in bound})
 
     def holds_values(self, e, state):
         """Whether `e` is a list or dict made here (a display, a comprehension, a local name
@@ -574,6 +607,16 @@ class _Function:
             if k.arg == name:
                 return self.value(k.value, state)
         return None
+
+
+def _float_scaling(e):
+    """Whether `e` is `a * b` with a float literal for a or b (`0.1 * g`): no list or tuple
+    repeats by a float, so the product is a new number or array."""
+    if not isinstance(e.op, gast.Mult):
+        return False
+    operands = [o.operand if isinstance(o, gast.UnaryOp) and isinstance(o.op, (gast.USub, gast.UAdd)) else o
+                for o in (e.left, e.right)]
+    return any(isinstance(o, gast.Constant) and type(o.value) is float for o in operands)
 
 
 def _call_value(obj, e, args, everything):

@@ -1,6 +1,7 @@
 """Functions whose result entries are entries of their input, picked or repeated: choose,
-compress, extract, resize, partition, and the read-only windows of
-np.lib.stride_tricks.sliding_window_view.
+compress, extract, resize, partition, the read-only windows of
+np.lib.stride_tricks.sliding_window_view and the views np.lib.stride_tricks.as_strided
+makes of its input's memory.
 
 Each reverse rule sends every result entry's gradient back to the entry it was read
 from, adding where an entry is read several times (resize's repeats, overlapping
@@ -196,3 +197,53 @@ def sliding_window_view_vjp(g, ans, x, window_shape, axis=None, *, subok=False, 
 @defjvp(np.lib.stride_tricks.sliding_window_view, "x")
 def sliding_window_view_jvp(t, ans, x, window_shape, axis=None, *, subok=False, writeable=False):
     return np.lib.stride_tricks.sliding_window_view(t, window_shape, axis)
+
+
+# --- as_strided ---------------------------------------------------------------------
+
+
+def _byte_offsets(shape, strides):
+    """The byte offset of each entry of an array laid out by `shape` and `strides`."""
+    offsets = np.zeros(shape, dtype=np.intp)
+    for ax, (n, step) in enumerate(zip(shape, strides)):
+        offsets = offsets + (np.arange(n, dtype=np.intp) * step).reshape((n,) + (1,) * (len(shape) - ax - 1))
+    return offsets
+
+
+def _strided_entries(x, shape, strides):
+    """For each entry of `as_strided(x, shape, strides)`, the position in `x.ravel()` of
+    the entry of x whose memory it reads. Raises where it reads memory no entry of x has
+    (outside x, or between its entries), or x's entries share memory (a broadcast view):
+    then the result is no function of x's entries."""
+    x = np.asarray(x)
+    shape = x.shape if shape is None else tuple(shape)
+    strides = x.strides if strides is None else tuple(strides)
+    own = _byte_offsets(x.shape, x.strides).ravel()
+    order = np.argsort(own, kind="stable")
+    ranked = own[order]
+    if ranked.size > 1 and np.any(ranked[1:] == ranked[:-1]):
+        raise ValueError("np.lib.stride_tricks.as_strided of an array whose entries share memory (a broadcast "
+                         "view) has no derivative: pass a copy (np.ascontiguousarray)")
+    read = _byte_offsets(shape, strides)
+    at = np.minimum(np.searchsorted(ranked, read), max(ranked.size - 1, 0))
+    if ranked.size == 0 or np.any(ranked[at] != read):
+        raise ValueError("np.lib.stride_tricks.as_strided reads memory outside the entries of its input "
+                         f"(shape {shape}, strides {strides} of an array of shape {x.shape}, strides {x.strides}): "
+                         "its derivative is defined only for views of the input's own entries")
+    return order[at]
+
+
+@defvjp(np.lib.stride_tricks.as_strided, "x", name="StridedView")
+def as_strided_vjp(g, ans, x, shape=None, strides=None, subok=False, writeable=True):
+    entries = _strided_entries(x, shape, strides)
+    out = np.zeros(np.size(x), dtype=np.result_type(g, x))
+    np.add.at(out, entries.ravel(), np.ravel(g))
+    return out.reshape(np.shape(x))
+
+
+@defjvp(np.lib.stride_tricks.as_strided, "x")
+def as_strided_jvp(t, ans, x, shape=None, strides=None, subok=False, writeable=True):
+    return np.ravel(t)[_strided_entries(x, shape, strides)]
+
+
+discrete(np.lib.stride_tricks.as_strided, "shape", "strides")
