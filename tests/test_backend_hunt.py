@@ -183,3 +183,18 @@ def test_checked_integers_spells_the_operations_of_the_lines_given():
     ]
     assert checked_integers(text, {8, 1}, {}) is None  # the def line is no statement to rewrite
     assert checked_integers(text.replace("m = int", "int_mul = int"), {2}, {}) is None  # a name of the helpers
+
+
+def test_compile_with_an_int_argument_past_int64():
+    """@srcgrad.compile(backend="numba"): the value and gradient at n = 3_000_000 were
+    3.42e18 and 8.55e18 each (int64 arithmetic), and n = 2 ** 63 + 1 raised OverflowError."""
+    compiled = srcgrad.compile(backend="numba")(scaled_by_a_cube)
+    x = np.array([0.3, -0.4, 0.5])
+    for n, scale in ((5, 125.0), (5, 125.0), (3_000_000, 2.7e19), (2 ** 63 + 1, float(2 ** 63 + 1) ** 3), (5, 125.0)):
+        w = srcgrad.tensor(x, requires_grad=True)
+        out = compiled(w, n)
+        out.backward()
+        np.testing.assert_allclose(out.item(), 0.4 * scale, rtol=1e-12)
+        assert w.grad.numpy().dtype == np.float64 and w.grad.shape == (3,)
+        np.testing.assert_allclose(w.grad.numpy(), np.full(3, scale), rtol=1e-12)
+    assert "numba" in compiled.__srcgrad_backend__.describe()
