@@ -21,7 +21,12 @@ signature (`compiler/cache.py`, `shapes.py`), and then compiles that code's sour
 
 A later call whose compiled result holds a nan or an infinity runs the Python derivative
 again, which raises where Python raises (`10.0 ** 400`), and so does one where a checked
-`math` function met a number outside its domain (numba_helpers.py).
+`math` function met a number outside its domain (numba_helpers.py), one where integer
+arithmetic would pass int64's range (numba_integers.py: Python's integers have no
+bounds), and one where the compiled code raised: the Python derivative's error is
+raised, or where it raises none, its result is returned (numba raises ZeroDivisionError
+on `np.float64(0.5) / 0.0`, where NumPy gives an infinity, and OverflowError on an
+argument of 2 ** 63).
 
 The text compiled is the generated one as numba spells it (numba_helpers.py: numba
 versions of the runtime and rule helpers it calls, `np.matmul` as `np_matmul`, and with
@@ -61,6 +66,7 @@ except ImportError as exc:  # not installed, or an installed numba that refuses 
     ) from exc
 
 from .numba_helpers import HELPERS, CompiledUnsupported, TapeFull, environment, numba_spelling  # noqa: E402
+from .numba_integers import HELPERS as INTEGER_HELPERS, checked_integers, integer_lines  # noqa: E402
 
 SIGNATURES = 8  # compiled signatures per derivative; further kinds of call run Python
 _TAPE_CAPACITY = 4096  # the first capacity of a tape, in pushes; doubled as needed
@@ -268,6 +274,7 @@ def compile_generated(generated, args, expected):
     if len(args) != generated.__code__.co_argcount:
         return Signature("python", reason="calls that leave parameters to their defaults are not compiled")
     env = environment(generated)
+    env.update(INTEGER_HELPERS)
     rewritten, why = array_tapes(text)
     if rewritten and any(type(a) is np.ndarray for a in args):
         rewritten, why = None, "an argument is an array"
@@ -281,10 +288,20 @@ def compile_generated(generated, args, expected):
         start = time.perf_counter()
         capacity = _TAPE_CAPACITY if source is rewritten else 0
         try:
-            function = _jit(source, generated.__name__, env)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", numba.NumbaWarning)
+                function = _jit(source, generated.__name__, env)
                 result, capacity = _call(function, args, capacity)
+                lines = integer_lines(function)
+                if lines:  # integer arithmetic that Python does without bounds: checked (numba_integers.py)
+                    source = checked_integers(source, lines, env)
+                    if source is None:
+                        raise _NoRewrite("integer arithmetic on a line that cannot be rewritten to check it")
+                    function = _jit(source, generated.__name__, env)
+                    result, capacity = _call(function, args, capacity)
+        except CompiledUnsupported as exc:
+            failures.append(f"{label}: {exc}")
+            continue
         except Exception as exc:  # noqa: BLE001 - numba's typing and lowering errors: run Python
             failures.append(f"{label}: {_first_line(exc)}")
             continue
@@ -293,7 +310,7 @@ def compile_generated(generated, args, expected):
             continue
         reason = "" if label in ("array tapes", "no tape") else label  # how tapes are kept, where it matters
         return Signature("numba", source, reason, time.perf_counter() - start, function, capacity,
-                         _restorer(result, expected), any(type(a) is not np.ndarray for a in args))
+                         _restorer(result, expected), _python_numbers(args, source))
     return Signature("python", text, "; ".join(failures))
 
 
@@ -336,8 +353,8 @@ def compiled_call(python, args, report):
             result = function(*args)
         except CompiledUnsupported:
             return python(*args)
-        except Exception as error:  # noqa: BLE001 - re-raised, located
-            _raise_located(python, args, error)
+        except Exception:  # noqa: BLE001 - Python's error, located, or its result
+            return _python_after(python, args)
         if not _finite(result, arrays):
             return python(*args)
         return result if restore is None else restore(result)
@@ -345,13 +362,24 @@ def compiled_call(python, args, report):
     return run
 
 
+def _python_numbers(args, source):
+    """Whether the compiled code may compute with Python numbers: some argument is one, or
+    the text makes one (`float(np.sum(x)) ** 200.0` raises OverflowError in Python, where
+    NumPy's and numba's float powers give an infinity)."""
+    return any(type(a) is not np.ndarray for a in args) or _MAKES_PYTHON_NUMBERS.search(source) is not None
+
+
+_MAKES_PYTHON_NUMBERS = re.compile(r"\b(?:float|int|round)\(|\.(?:item|tolist)\(|\bmath[._]")
+
+
 def _finite(result, arrays):
     """Whether every float in a compiled result is finite, looking into arrays only where
     `arrays` says. Where one is not, the call runs the Python derivative instead: numba's
     arithmetic of Python numbers gives nan or inf where Python's raises (`10.0 ** 400`)
     or makes a complex number (`(-8.0) ** 0.5`). Arithmetic of arrays and of their
-    entries follows NumPy's rules in both, so without a Python number among the
-    arguments only the floats of the result are looked at."""
+    entries follows NumPy's rules in both, so where no Python number is among the
+    arguments or made by the code (`_python_numbers`) only the floats of the result are
+    looked at."""
     t = type(result)
     if t is tuple:
         for r in result:
@@ -365,16 +393,17 @@ def _finite(result, arrays):
     return True
 
 
-def _raise_located(python, args, error):
-    """Raise the error that compiled code raised on `args` as the Python derivative
-    `python` raises it: with the note naming the user's line (numba's traceback names
-    only the generated code), not chained to `error`; `error` itself if Python does not raise."""
+def _python_after(python, args):
+    """What the Python derivative `python` gives on `args`, where the compiled code raised:
+    its error as it raises it (with the note naming the user's line, where numba's
+    traceback names only the generated code), not chained to the compiled code's; or its
+    result where it does not raise (numba raises ZeroDivisionError on `0.5 / np.float64(0.0)`,
+    which NumPy makes an infinity, and OverflowError on an int past int64's range)."""
     try:
-        python(*args)
+        return python(*args)
     except Exception as located:
         located.__suppress_context__ = True
         raise
-    raise error
 
 
 def _key(args):
@@ -474,8 +503,8 @@ def compiled(python):
                 result, sig.capacity = _call(sig.function, args, 2 * capacity)
             except CompiledUnsupported:
                 return python(*args)
-            except Exception as error:  # noqa: BLE001 - re-raised, located
-                _raise_located(python, args, error)
+            except Exception:  # noqa: BLE001 - Python's error, located, or its result
+                return _python_after(python, args)
             if not _finite(result, sig.arrays_checked):
                 return python(*args)
             return result if sig.restore is None else sig.restore(result)
