@@ -215,7 +215,7 @@ class Signature:
     function: object = None
     capacity: int = 0  # array tapes: the last parameter of the compiled function
     restore: object = None  # numba: what gives its result the Python derivative's types, if needed
-    arrays_checked: bool = False  # whether `_finite` looks into arrays (some argument is a Python number)
+    finite: object = None  # numba: whether a result is finite where it must be (`_finite_check`), or None
 
 
 class NumbaBackend:
@@ -310,7 +310,7 @@ def compile_generated(generated, args, expected):
             continue
         reason = "" if label in ("array tapes", "no tape") else label  # how tapes are kept, where it matters
         return Signature("numba", source, reason, time.perf_counter() - start, function, capacity,
-                         _restorer(result, expected), _python_numbers(args, source))
+                         _restorer(result, expected), _finite_check(result, _python_numbers(args, source)))
     return Signature("python", text, "; ".join(failures))
 
 
@@ -346,7 +346,7 @@ def compiled_call(python, args, report):
     sig = report.signatures[_key(args)] = compile_generated(python, args, expected)
     if sig.runs != "numba" or sig.capacity:
         return python
-    function, restore, arrays = sig.function, sig.restore, sig.arrays_checked
+    function, restore, finite = sig.function, sig.restore, sig.finite
 
     def run(*args):
         try:
@@ -355,7 +355,7 @@ def compiled_call(python, args, report):
             return python(*args)
         except Exception:  # noqa: BLE001 - Python's error, located, or its result
             return _python_after(python, args)
-        if not _finite(result, arrays):
+        if finite is not None and not finite(result):
             return python(*args)
         return result if restore is None else restore(result)
 
@@ -372,25 +372,36 @@ def _python_numbers(args, source):
 _MAKES_PYTHON_NUMBERS = re.compile(r"\b(?:float|int|round)\(|\.(?:item|tolist)\(|\bmath[._]")
 
 
-def _finite(result, arrays):
-    """Whether every float in a compiled result is finite, looking into arrays only where
-    `arrays` says. Where one is not, the call runs the Python derivative instead: numba's
+def _finite_check(sample, arrays):
+    """The check of every result of one compiled signature, whose types are those of
+    `sample`, its first (numba types a signature's result once): whether every float in
+    it is finite, looking into float arrays only where `arrays` says; None where there is
+    nothing to look at. One expression, built once, not a walk per call.
+
+    Where a float is not finite, the call runs the Python derivative instead: numba's
     arithmetic of Python numbers gives nan or inf where Python's raises (`10.0 ** 400`)
     or makes a complex number (`(-8.0) ** 0.5`). Arithmetic of arrays and of their
     entries follows NumPy's rules in both, so where no Python number is among the
     arguments or made by the code (`_python_numbers`) only the floats of the result are
     looked at."""
-    t = type(result)
-    if t is tuple:
-        for r in result:
-            if not _finite(r, arrays):
-                return False
-        return True
-    if t is np.ndarray:
-        return not arrays or result.dtype.kind != "f" or bool(np.isfinite(result).all())
-    if t is float or isinstance(result, np.floating):
-        return math.isfinite(result)
-    return True
+    tests = []
+
+    def walk(v, path):
+        t = type(v)
+        if t is tuple:
+            for i, item in enumerate(v):
+                walk(item, f"{path}[{i}]")
+        elif t is np.ndarray:
+            if arrays and v.dtype.kind == "f":
+                tests.append(f"isfinite({path}).all()")
+        elif t is float or isinstance(v, np.floating):
+            tests.append(f"finite_number({path})")
+
+    walk(sample, "result")
+    if not tests:
+        return None
+    scope = {"isfinite": np.isfinite, "finite_number": math.isfinite}
+    return eval(f"lambda result: bool({' and '.join(tests)})", scope)  # noqa: S307 - fixed text
 
 
 def _python_after(python, args):
@@ -505,7 +516,8 @@ def compiled(python):
                 return python(*args)
             except Exception:  # noqa: BLE001 - Python's error, located, or its result
                 return _python_after(python, args)
-            if not _finite(result, sig.arrays_checked):
+            finite = sig.finite
+            if finite is not None and not finite(result):
                 return python(*args)
             return result if sig.restore is None else sig.restore(result)
         return python(*args)
