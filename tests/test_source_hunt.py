@@ -14,8 +14,6 @@ the test corpora (grad, value_and_grad, vjp, jvp, jacobian, hessian, grad of gra
 """
 
 import ast
-import importlib.util
-import itertools
 import os
 import subprocess
 import sys
@@ -25,8 +23,8 @@ import numpy as np
 import pytest
 
 import srcgrad
+from test_standalone_source import _load as module_namespace
 
-_COUNTER = itertools.count()
 _SCALE = 1.5
 X = np.array([0.5, -1.2, 2.0])
 V = np.array([0.3, 0.7, -0.4])
@@ -34,14 +32,8 @@ V = np.array([0.3, 0.7, -0.4])
 
 def _load(text, tmp_path):
     """The function that `text`, imported as a new module from a file, defines first."""
-    name = f"srcgrad_source_hunt_{next(_COUNTER)}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     first = next(node.name for node in ast.parse(text).body if isinstance(node, ast.FunctionDef))
-    return getattr(module, first)
+    return module_namespace(text, tmp_path)[first]
 
 
 def _check_text(text):
