@@ -476,8 +476,9 @@ def jacobian(fn, wrt=0, mode=None):
 
     As `jax.jacobian`: the Jacobian has the structure of the output (an array, a float,
     or a list, tuple, namedtuple, dataclass instance or dict of them) whose every leaf has the structure of
-    the input, each leaf of shape `out_leaf.shape + x_leaf.shape` (a float when both are
-    Python floats) and of their result type, a Python float taking the other's dtype (a
+    the input, each leaf of shape `out_leaf.shape + x_leaf.shape` (a number of a number,
+    of the input's type as its gradient is: a Python float, an np.float64, an np.float32)
+    and of their result type, a Python float taking the other's dtype (a
     float32 function of a Python float has a float32 Jacobian). A tuple `wrt` counts as a tuple input: `J[i][j]` is the derivative of
     output `i` with respect to `wrt[j]` for a tuple output. `mode` "forward" pushes one
     tangent per input element, "reverse" pulls back one cotangent per output element;

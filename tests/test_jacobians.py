@@ -856,7 +856,7 @@ def test_jacobian_of_a_float32_function_of_a_python_float_is_float32(mode):
     assert jac.dtype == np.float32 and jac.shape == (3,)
     np.testing.assert_allclose(jac, x * np.cos(1.5 * x), rtol=1e-6)
     total = srcgrad.jacobian(_summed_sines, wrt=0, mode=mode)(1.5, x)
-    assert type(total) is np.ndarray and total.dtype == np.float32 and total.shape == ()
+    assert type(total) is np.float32  # a number of a number, keeping the output's dtype
     assert float(total) == pytest.approx(float(np.sum(x * np.cos(1.5 * x))), rel=1e-6)
     # with respect to the float32 array: float32 rows, whatever the Python float
     rows = srcgrad.jacobian(_scaled_sines, wrt=1, mode=mode)(1.5, x)
@@ -864,3 +864,30 @@ def test_jacobian_of_a_float32_function_of_a_python_float_is_float32(mode):
     np.testing.assert_allclose(rows, np.diag(1.5 * np.cos(1.5 * x)), rtol=1e-6)
     # a float64 function of Python floats stays float64, and floats stay floats
     assert type(srcgrad.jacobian(lambda a: a * a, mode=mode)(1.5)) is float
+
+
+def _cubed(x):
+    return x * x * x
+
+
+def _sine_times(x):
+    return np.sin(x) * x
+
+
+@pytest.mark.parametrize("kind", [float, np.float64, np.float32, lambda v: np.array(v), lambda v: np.array(v, np.float32)],
+                         ids=["float", "np.float64", "np.float32", "0-d float64", "0-d float32"])
+def test_the_jacobian_and_hessian_of_a_number_are_of_its_gradients_type(kind):
+    """Of a number, the Jacobian (either mode) and the Hessian are what its gradient is: a
+    Python float, an np.float64, an np.float32 (it was a Python float for np.float64 and a
+    0-d array for np.float32); of a 0-d array, a 0-d array of its dtype."""
+    x = kind(2.0)
+    want = type(srcgrad.grad(_cubed)(x))
+    assert want is (np.ndarray if type(x) is np.ndarray else type(x))
+    hessian = srcgrad.hessian(_cubed)(x)
+    assert type(hessian) is want and hessian == pytest.approx(12.0, rel=1e-6)
+    for mode in (None, "forward", "reverse"):
+        jac = srcgrad.jacobian(_sine_times, mode=mode)(x)
+        assert type(jac) is want, mode
+        assert jac == pytest.approx(np.sin(2.0) + 2.0 * np.cos(2.0), rel=1e-6)
+    if want is not float:
+        assert hessian.dtype == jac.dtype == np.asarray(x).dtype

@@ -86,10 +86,26 @@ def _block_dtype(o, leaf):
     return dtype if dtype.kind in "fc" else np.dtype(np.float64)
 
 
+def _scalar_block(block, o, leaf):
+    """The block of a number `o` (the output) and a number `leaf` (the input) as a number,
+    as the input's gradient is: a Python float where the input is one and the output a
+    float (np.float64 too), else a NumPy scalar of the block's dtype (np.float64 for an
+    np.float64 input, np.float32 for an np.float32 one or a float32 output). A block of an
+    array (0-d too) or with an array dimension stays an array."""
+    if type(o) is _ndarray or type(leaf) is _ndarray or block.ndim:
+        return block
+    if type(leaf) is _float and isinstance(o, _float):
+        return float(block)
+    if isinstance(o, (numbers.Number, np.generic)) and isinstance(leaf, (numbers.Number, np.generic)):
+        return block[()]
+    return block
+
+
 def jacobian_from_columns(columns, x, out):
     """The Jacobian of `out` with respect to `x` given `columns`, the tangents of `out`
     for `unit_tangents(x)` in order: `out`'s structure of `x`'s structure, each leaf of
-    shape `out_leaf.shape + x_leaf.shape` (a float where both leaves are floats)."""
+    shape `out_leaf.shape + x_leaf.shape` (a number where both leaves are numbers:
+    `_scalar_block`)."""
     column_leaves = [leaves(column) for column in columns]
     return _jacobian(x, out, lambda i, start, count: [c[i] for c in column_leaves[start:start + count]], True)
 
@@ -118,6 +134,6 @@ def _jacobian(x, out, parts, by_columns):
             else:
                 for index, r in zip(np.ndindex(np.shape(o)), parts(j, out_starts[i], np.size(o))):
                     block[index] = r
-            row.append(float(block) if isinstance(o, _float) and isinstance(leaf, _float) else block)
+            row.append(_scalar_block(block, o, leaf))
         blocks.append(_rebuilt(x, iter(row)))
     return _rebuilt(out, iter(blocks))
