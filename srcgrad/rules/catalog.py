@@ -117,6 +117,15 @@ def _module_of(rule):
     return next(iter({**rule.jvps, **rule.vjps}.values())).fn.__module__.rsplit(".", 1)[-1]  # forward-only rules too
 
 
+def _in_order(modules):
+    """The rule modules in the catalog's order, whatever order they registered in: the
+    built-in ones as they register at import, then the derived rules, then the optional
+    libraries' in `OPTIONAL`'s order (a program that imports scipy first, or derives a
+    rule before, gets the same document)."""
+    late = ["derived_rules", *OPTIONAL.values()]
+    return [m for m in modules if m not in late] + [m for m in late if m in modules]
+
+
 def _signature(rule):
     return str(rule.signature).replace("|", "\\|")
 
@@ -127,7 +136,7 @@ def markdown():
     load_optional(importable=True)
     out = [_INTRO]
     rules = all_rules()
-    modules = list(dict.fromkeys(_module_of(r) for r in rules))
+    modules = _in_order(dict.fromkeys(_module_of(r) for r in rules))
     reverse_params = sum(len(r.vjps) for r in rules)
     forward_params = sum(len(r.jvps) for r in rules)
     out.append(
