@@ -42,12 +42,6 @@ from .naming import cond_hint as _cond_hint, content_name as _content_name, word
 _CONTAINER_STORES = frozenset({"append", "extend", "insert"})  # list methods storing an argument
 
 
-def _located(refusal):
-    """The arguments of a run-time check that say what it raises: the message, and the
-    user's file and line (runtime.containers reads the line's text from the file)."""
-    return [syntax.const(refusal.msg), syntax.const(refusal.filename), syntax.const(refusal.lineno)]
-
-
 class _ANF:
     def __init__(self, namer, local_names, shared=None, known=()):
         self.namer = namer
@@ -138,7 +132,7 @@ class _ANF:
                 refuse = (("refuse_changed_entry", runtime.refuse_changed_entry) if other is None
                           else ("refuse_shared", runtime.refuse_shared))
                 shared = [] if other is None else [syntax.name(other)]
-                call = syntax.call(self.namer.helper(*refuse), [syntax.name(s.target.id), *shared, *_located(refusal)])
+                call = syntax.call(self.namer.helper(*refuse), [syntax.name(s.target.id), *shared, *syntax.refusal_arguments(refusal)])
                 checks.append(syntax.expr(call))
             # an ndarray changed in place keeps its dtype and shape (runtime/writes.py)
             written = syntax.call(self.namer.helper("in_place", runtime.in_place),
@@ -153,7 +147,7 @@ class _ANF:
                 pre2a, current = self.atom(current)
                 refuse = self.namer.helper("refuse_changed_item", runtime.refuse_changed_item)
                 pre2 = pre2 + pre2a + [syntax.expr(syntax.call(refuse, [syntax.copy(container), syntax.copy(current),
-                                                                        *_located(r)])) for r in checks]
+                                                                        *syntax.refusal_arguments(r)])) for r in checks]
             pre3, value = self.atom(syntax.binop(current, s.op, s.value))
             return pre + pre2 + pre3 + [syntax.assign(syntax.subscript(container, syntax.copy(index)), value)]
         raise _unsupported(s, "augmented assignment to an attribute")

@@ -175,11 +175,9 @@ class _Forward:
     def visit_Assign(self, s, force=False):
         checks = self.element_checks.get(id(s))
         if checks:  # `v = y[i]`: mutation.py's check that v shares no memory with y, right after it
-            refuse = self.helper("refuse_shared", runtime.refuse_shared)
             out = self.assign(s, force)
-            return out[:1] + [syntax.located(syntax.expr(syntax.call(syntax.copy(refuse), [
-                syntax.name(alias), syntax.name(y), syntax.const(error.msg), syntax.const(error.filename),
-                syntax.const(error.lineno)])), s) for alias, (y, error) in sorted(checks.items())] + out[1:]
+            refuse = self.helper("refuse_shared", runtime.refuse_shared)
+            return out[:1] + mutation.element_check_statements(checks, refuse, s) + out[1:]
         return self.assign(s, force)
 
     def assign(self, s, force=False):

@@ -430,6 +430,15 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
         )
 
 
+def element_check_statements(checks, refuse, at):
+    """The statements after `v = y[i]` (`at`) that `run` asks for in `checks` ({alias: (y,
+    error)}): `refuse(v, y, message, file, line)`, `refuse` the Name of
+    runtime.refuse_shared, in the order of the aliases' names."""
+    return [syntax.located(syntax.expr(syntax.call(syntax.copy(refuse), [
+        syntax.name(alias), syntax.name(y), *syntax.refusal_arguments(error)])), at)
+        for alias, (y, error) in sorted(checks.items())]
+
+
 def _reads_an_entry(d, alias):
     """Whether `d` is `alias = y[index]` of the name `y` with an index that may pick one
     entry: no slice, `None` or `...` in it (those surely make a view of an array)."""

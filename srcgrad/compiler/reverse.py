@@ -120,11 +120,10 @@ class _Reverse(Contributions, Undo):
 
     def element_checks_after(self, s):
         """The checks mutation.py asks for after `s` (`v = y[i]`): v shares no memory with y."""
-        checks = self.element_checks.get(id(s), {})
-        refuse = self.bind("refuse_shared", runtime.refuse_shared) if checks else None
-        return [syntax.located(syntax.expr(syntax.call(syntax.name(refuse), [
-            syntax.name(alias), syntax.name(y), syntax.const(error.msg), syntax.const(error.filename),
-            syntax.const(error.lineno)])), s) for alias, (y, error) in sorted(checks.items())]
+        checks = self.element_checks.get(id(s))
+        if not checks:
+            return []
+        return mutation.element_check_statements(checks, syntax.name(self.bind("refuse_shared", runtime.refuse_shared)), s)
 
     def save_for(self, name, ctx):
         """The save marker for an assignment to `name` in context `ctx`, or None."""

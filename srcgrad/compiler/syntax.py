@@ -383,3 +383,9 @@ def is_const(node):
     )
 
 
+
+
+def refusal_arguments(error):
+    """The constants a check in generated code passes so that it raises `error` where the
+    user wrote it (runtime.containers, errors.raised_at): its message, file and line."""
+    return [const(error.msg), const(error.filename), const(error.lineno)]

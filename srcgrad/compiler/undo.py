@@ -23,6 +23,7 @@ instance.
 import gast
 
 from .. import runtime
+from ..errors import NotDifferentiableError
 from . import syntax
 from .contributions import _index_value
 from .markers import _Group, _UndoRestore, _UndoSave
@@ -89,8 +90,9 @@ class Undo:
                    f"(in `{self.program.name}`); srcgrad differentiates slice assignments that keep a list's "
                    f"length: build a new list instead (`{base} = {base}[:i] + [...] + {base}[j:]`)")
         check = syntax.name(self.bind("same_length", runtime.same_length))
-        call = syntax.call(check, [syntax.name(base), _index_value(target.slice), syntax.copy(s.value), syntax.const(message),
-                                   syntax.const(self.program.filename), syntax.const(self.program.line(s))])
+        refusal = self.program.error(s, message, NotDifferentiableError)
+        call = syntax.call(check, [syntax.name(base), _index_value(target.slice), syntax.copy(s.value),
+                                   *syntax.refusal_arguments(refusal)])
         return [syntax.located(syntax.expr(call), s)]
 
     def append(self, s, base, args):
