@@ -19,7 +19,7 @@ STAGES = [
     "parsing", "traversal", "syntax", "printing", "statement_parts", "lambda_source", "templates", "naming", "inline", "stand_in", "varargs", "generator_lists", "none_defaults", "frontend", "matches", "scope", "module_tests", "stored_iterators", "generator_calls", "unroll", "passed_containers", "passed_callables", "record_methods", "views", "entry_aliases", "dict_keys", "later_reads", "sharing", "sorted_loops", "key_lambdas", "transform_calls", "function_choices", "factories", "block_defs", "scatters", "array_writes", "respelling", "unpacking", "idioms", "index_tricks", "row_writes", "tuple_writes", "map_filter", "vectorized_calls", "folds", "fence", "attempts", "contexts", "aliases", "jumps",
     "display_keys", "anf", "closures", "callees", "versions", "resolve", "record_calls", "calls", "bound_calls", "call_effects",
     "activity", "position_loops", "iteration", "argument_writes", "holders", "statement_blocks", "mutation", "contributions", "markers", "entries", "kinds", "shapes", "constants", "unbroadcasts", "adjoints", "tape",
-    "undo", "reverse", "tape_tangents", "forward", "hoist", "optimize", "scaling", "factoring", "split", "emit", "origins", "standalone", "load",
+    "undo", "reverse", "tape_tangents", "forward", "hoist", "optimize", "scaling", "factoring", "split", "emit", "origins", "wrapping", "standalone", "load",
     "linearize", "cache", "pipeline",
 ]
 

@@ -9,7 +9,8 @@ imported from the user's module when that can be done reliably (else a comment n
 them), constants that the optimizer folded (`SEED64_1 = np.float64(0.5)`, `SEED32_1 = np.float32(...)`), and then,
 after the derivative's `def`, the generated derivatives of the user functions it calls,
 recursively, each once, in the order first met. A name that two of these functions use
-for different things is renamed in the later one. Pure text: nothing here runs the code.
+for different things is renamed in the later one. Lines over 100 characters are broken
+(wrapping.py). Pure text: nothing here runs the code.
 
 A `Unit` is what one generated function needs for this: made by the pipeline next to the
 compiled function (its `__srcgrad_unit__`) and kept on the `Derivative`.
@@ -26,7 +27,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-_WIDTH = 100  # import lines longer than this are wrapped
+from . import wrapping
+
+_WIDTH = wrapping.WIDTH  # import lines longer than this are wrapped
 
 
 @dataclass(eq=False)
@@ -258,7 +261,7 @@ class _File:
         parts = ["\n".join(lines) + "\n"] if lines else []
         aliases = []
         for unit, name, renames, unit_aliases in self.units:
-            parts.append(_rename(unit.text, renames))
+            parts.append(wrapping.wrapped(_rename(unit.text, renames)))
             aliases += [f"{a} = {b}" for a, b in unit_aliases]
         if aliases:
             parts.append("\n".join(aliases) + "\n")
