@@ -191,6 +191,11 @@ class _Lowering:
         other computed into a name."""
         if _kept_iterable(node):
             return [], node
+        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "zip"
+                and any(k.arg == "strict" for k in node.keywords)):
+            # its `ValueError` comes from the `for` line when the loop ends, which no branch here catches
+            self.refuse(stmt, "a loop over `zip(..., strict=...)`", "check the lengths before the `try` statement "
+                        "(`if len(a) != len(b): raise ValueError(...)`) and loop over `zip(a, b)`")
         if _iterable_call(node):
             before, args = [], []
             for a in node.args:

@@ -35,6 +35,8 @@ Every name here can appear in printed derivatives, so the set stays small:
   the list entry that `l[i] op= v` changes is a number; `refuse_changed_item(l, entry,
   message, filename, lineno)` also lets it pass where `l` is an array.
 - `has_key(d, key)`: `key in d` for the dict `d` of `d.get(key, default)`.
+- `zip_strict(*lengths)`: the `ValueError` of `zip(..., strict=True)` where a loop over
+  sequences of `lengths` that differ runs to its end.
 - `dict_keys(d)`: the keys of the dict `d`, in order, that a loop over `d.items()` or
   `d.values()` iterates (a constant to every derivative, like the keys themselves).
 - `index_tuples(how, r, *sequences)`: the tuples of positions a loop over
@@ -75,7 +77,7 @@ from .containers import (
     add_grad, assigned_grad, dict_entry, dict_keys, drop_last, field_grad, field_tangent, has_key, index_tuples, is_view_of,
     item_grad, joined_part, order_by,
     popped_grad, refuse_changed_entry, refuse_changed_item, refuse_shared, repeated_part, repeats, restore_entry, same_length, snapshot,
-    values_grad, without_part,
+    values_grad, without_part, zip_strict,
 )
 from .gradients import (
     COMPLEX_GRADIENT, SEED32, SEED64, broadcast_tangent, grad_seed, is_sequence, mean_of, owned_gradient, owned_gradients,
@@ -94,7 +96,7 @@ __all__ = [
     "owned_gradients", "popped_grad",
     "record_like", "refuse_changed_entry", "refuse_changed_item", "refuse_shared", "repeated_part", "repeats", "restore_entry", "same_length", "scaled",
     "sequence_like", "snapshot", "structure_like", "tangent_for_update", "unbroadcast", "unit_tangents", "unless_integral", "unreduce",
-    "values_grad", "without_part", "zeros_like_grad",
+    "values_grad", "without_part", "zeros_like_grad", "zip_strict",
 ]
 
 for _name in __all__:

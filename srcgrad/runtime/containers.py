@@ -280,6 +280,23 @@ def has_key(d, key):
     return key in d
 
 
+def zip_strict(*lengths):
+    """Raise the `ValueError` that `zip(..., strict=True)` raises when a loop over sequences
+    of `lengths` runs to its end and they differ (CPython's message: the first argument
+    found exhausted, then the first found not); nothing where they agree. A loop over
+    such a zip read by index calls it where the loop ends without `break`."""
+    shortest = min(lengths)
+    first = lengths.index(shortest)
+    if first > 0:
+        k, how = first + 1, "shorter"
+    else:
+        longer = [k for k, n in enumerate(lengths) if n > shortest]
+        if not longer:
+            return
+        k, how = longer[0] + 1, "longer"
+    raise ValueError(f"zip() argument {k} is {how} than argument{' ' if k == 2 else 's 1-'}{1 if k == 2 else k - 1}")
+
+
 def dict_keys(d):
     """`list(d)`: the keys of the dict `d` in order, for a loop over `d.items()` or
     `d.values()` read by index. Registered non-differentiable: a key never carries a
