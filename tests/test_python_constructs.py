@@ -7,6 +7,8 @@ near forms that cannot be differentiated exactly are refused at their line."""
 
 import importlib.util
 import itertools
+import math
+import operator
 
 import numpy as np
 import pytest
@@ -145,3 +147,177 @@ def test_strict_zip_of_a_value_known_at_run_time_only_is_refused():
     with pytest.raises(srcgrad.SrcGradError, match=r"`zip\(x, w, strict=flag\)` is not supported") as e:
         srcgrad.grad(strict_of_a_parameter)(X, W)
     assert e.value.lineno == strict_of_a_parameter.__code__.co_firstlineno + 2
+
+
+# --- itertools.accumulate, chain, islice -----------------------------------------------
+
+
+def running_sums(x):
+    s = 0.0
+    for v in itertools.accumulate([x, x * x, 3.0]):
+        s = s + v * v
+    return s
+
+
+def running_products(xs):
+    s = 0.0
+    for v in itertools.accumulate(xs, operator.mul):
+        s = s + v
+    return s
+
+
+def running_blend(x):
+    s = 0.0
+    for k, v in enumerate(itertools.accumulate([x, x * x, 3.0], lambda a, b: a * 0.5 + np.sin(b), initial=1.0)):
+        s = s + v * (k + 1)
+    return s
+
+
+def running_maxima_listed(xs):
+    return sum(list(itertools.accumulate(xs))) + np.sum(np.array(list(itertools.accumulate(xs, func=np.maximum))))
+
+
+def running_sums_of_rows(X):
+    total = 0.0
+    for r in itertools.accumulate(X):
+        total = total + np.sum(r * r)
+    return total
+
+
+def chained(x, w):
+    s = 0.0
+    for v in itertools.chain(x, [w[0], 2.0 * w[1]]):
+        s = s + v * v * v
+    return s
+
+
+def chained_rows(X):
+    return sum(np.sum(r * r) for r in itertools.chain(X, X[:1]))
+
+
+def sliced(x):
+    return sum(v * v for v in itertools.islice(x, 1, None, 2)) + sum(list(itertools.islice(x, 2)))
+
+
+def sliced_by(x, n=2):
+    s = 0.0
+    for v in itertools.islice(x, n):
+        s = s + np.exp(v)
+    return s
+
+
+def _running_blend_gradient(x):
+    # v0 = 1, v1 = 0.5 + sin x, v2 = 0.5 v1 + sin(x^2), v3 = 0.5 v2 + sin 3; s = sum (k + 1) v_k
+    d1 = np.cos(x)
+    d2 = 0.5 * d1 + 2 * x * np.cos(x * x)
+    return 2 * d1 + 3 * d2 + 4 * 0.5 * d2
+
+
+def test_accumulate(tmp_path):
+    x = 1.5
+    # s = x^2 + (x + x^2)^2 + (x + x^2 + 3)^2
+    check(running_sums, x, expected=[2 * x + 2 * (x + x * x) * (1 + 2 * x) + 2 * (x + x * x + 3) * (1 + 2 * x)])
+    check_hessian(running_sums, (x,), 0, expected=2 + 2 * ((1 + 2 * x) ** 2 + 2 * (x + x * x))
+                  + 2 * ((1 + 2 * x) ** 2 + 2 * (x + x * x + 3)))
+    a, b, c = X  # a + ab + abc
+    check(running_products, X, expected=[np.array([1 + b + b * c, a + a * c, a * b])])
+    check_hessian(running_products, (X,), 0)
+    check(running_blend, x, expected=[_running_blend_gradient(x)])
+    check_hessian(running_blend, (x,), 0)
+    # sums: 3a + 2b + c; running maxima of (0.5, -1.25, 2.0): (a, a, c)
+    check(running_maxima_listed, X, expected=[np.array([5.0, 2.0, 2.0])])
+    M = np.array([[1.0, 2.0], [-0.5, 0.25], [3.0, -1.0]])
+    r0, r1, r2 = M[0], M[0] + M[1], M.sum(0)  # the running sums of the rows
+    check(running_sums_of_rows, M, expected=[2 * np.stack([r0 + r1 + r2, r1 + r2, r2])])
+    np.testing.assert_allclose(run_source(srcgrad.grad(running_blend), x, tmp_path=tmp_path), _running_blend_gradient(x))
+    np.testing.assert_allclose(run_source(srcgrad.grad(running_products), X, tmp_path=tmp_path), [1 + b + b * c, a + a * c, a * b])
+
+
+def test_accumulate_of_nothing():
+    assert srcgrad.grad(running_products)(np.zeros(0)).shape == (0,)
+    assert srcgrad.grad(lambda_free_initial_only)(2.0) == 2.0
+
+
+def lambda_free_initial_only(x):
+    return sum(itertools.accumulate([], initial=x * x)) / 2.0
+
+
+def test_chain_and_islice(tmp_path):
+    w = np.array([1.0, 3.0])
+    check(chained, X, w, expected=[3 * X * X, np.array([3.0, 2.0 * 3 * (2.0 * w[1]) ** 2])])
+    check_hessian(chained, (X, w), 0, expected=np.diag(6 * X))
+    M = np.array([[1.0, 2.0], [-0.5, 0.25]])
+    check(chained_rows, M, expected=[np.array([4 * M[0], 2 * M[1]])])
+    check(sliced, X, expected=[np.array([1.0, 1.0 + 2 * X[1], 0.0])])
+    check(sliced_by, X, expected=[np.array([np.exp(X[0]), np.exp(X[1]), 0.0])])
+    np.testing.assert_allclose(srcgrad.grad(sliced_by)(X, 0), np.zeros(3))
+    np.testing.assert_allclose(run_source(srcgrad.grad(sliced_by), X, 2, tmp_path=tmp_path), [np.exp(X[0]), np.exp(X[1]), 0.0])
+    np.testing.assert_allclose(run_source(srcgrad.grad(chained), X, w, tmp_path=tmp_path), 3 * X * X)
+
+
+@pytest.mark.parametrize("n, message", [
+    (-1, "Stop argument for islice() must be None or an integer: 0 <= x <= sys.maxsize."),
+    (1.5, "Stop argument for islice() must be None or an integer: 0 <= x <= sys.maxsize."),
+])
+def test_islice_bounds_refused_as_islice_refuses_them(n, message):
+    with pytest.raises(ValueError) as python:
+        sliced_by(X, n)
+    with pytest.raises(ValueError) as derivative:
+        srcgrad.grad(sliced_by)(X, n)
+    assert str(python.value) == str(derivative.value) == message
+
+
+def accumulated_next_floats(xs):
+    s = 0.0
+    for v in itertools.accumulate(xs, math.nextafter):
+        s = s + v
+    return s
+
+
+def accumulated_by_a_lambda_with_a_default(xs):
+    s = 0.0
+    for v in itertools.accumulate(xs, lambda a, b, c=1.0: a * b * c):
+        s = s + v
+    return s
+
+
+def counted_positions(xs):
+    s = 0.0
+    for k in itertools.islice(itertools.count(), 2):
+        s = s + xs[k] * xs[k]
+    return s
+
+
+def sliced_generator(xs):
+    s = 0.0
+    for v in itertools.islice((2.0 * v for v in xs), 2):
+        s = s + v
+    return s
+
+
+def chained_while_appending(xs):
+    s = 0.0
+    ys = [xs[0], xs[1]]
+    for v in itertools.chain(ys, xs):
+        s = s + v
+        if len(ys) < 4:
+            ys.append(v)
+    return s
+
+
+def test_iterators_it_does_not_read_as_lists():
+    # an iterator of constants that never ends still runs as Python runs it
+    check(counted_positions, X, expected=[np.array([2 * X[0], 2 * X[1], 0.0])])
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"no derivative rule for .*nextafter"):
+        srcgrad.grad(accumulated_next_floats)(X)
+    with pytest.raises(srcgrad.SrcGradError, match="lambda"):
+        srcgrad.grad(accumulated_by_a_lambda_with_a_default)(X)
+    # a generator expression is no list: the call stays, and is refused as an iterable carrying a derivative
+    with pytest.raises(srcgrad.SrcGradError, match="islice"):
+        srcgrad.grad(sliced_generator)(X)
+    # the body changes `ys`, which `chain` reads item by item: refused, not read as the list made first
+    assert chained_while_appending(X) == X[0] + X[1] + X[0] + X[1] + X.sum()
+    with pytest.raises(srcgrad.SrcGradError) as e:
+        srcgrad.grad(chained_while_appending)(X)
+    assert e.value.lineno in range(chained_while_appending.__code__.co_firstlineno,
+                                   chained_while_appending.__code__.co_firstlineno + 7)

@@ -37,6 +37,8 @@ Every name here can appear in printed derivatives, so the set stays small:
 - `has_key(d, key)`: `key in d` for the dict `d` of `d.get(key, default)`.
 - `zip_strict(*lengths)`: the `ValueError` of `zip(..., strict=True)` where a loop over
   sequences of `lengths` that differ runs to its end.
+- `islice_bounds(start, stop, step)`: the slice reading what `itertools.islice` with
+  these bounds yields of a sequence (its `ValueError` for bounds it refuses).
 - `dict_keys(d)`: the keys of the dict `d`, in order, that a loop over `d.items()` or
   `d.values()` iterates (a constant to every derivative, like the keys themselves).
 - `index_tuples(how, r, *sequences)`: the tuples of positions a loop over
@@ -75,7 +77,7 @@ name it prints (`from srcgrad.runtime import unbroadcast`), so each helper's
 
 from .containers import (
     add_grad, assigned_grad, dict_entry, dict_keys, drop_last, field_grad, field_tangent, has_key, index_tuples, is_view_of,
-    item_grad, joined_part, order_by,
+    islice_bounds, item_grad, joined_part, order_by,
     popped_grad, refuse_changed_entry, refuse_changed_item, refuse_shared, repeated_part, repeats, restore_entry, same_length, snapshot,
     values_grad, without_part, zip_strict,
 )
@@ -90,7 +92,7 @@ from .jacobian_blocks import jacobian_from_columns, jacobian_from_rows, leaves, 
 
 __all__ = [
     "COMPLEX_GRADIENT", "SEED32", "SEED64", "add_grad", "assigned_grad", "broadcast_tangent", "dict_entry",
-    "dict_keys", "drop_last", "field_grad", "field_tangent", "field_values", "grad_seed", "has_key", "in_place", "index_tuples",
+    "dict_keys", "drop_last", "field_grad", "field_tangent", "field_values", "grad_seed", "has_key", "in_place", "index_tuples", "islice_bounds",
     "is_sequence", "is_view_of", "item_grad",
     "jacobian_from_columns", "jacobian_from_rows", "joined_part", "leaves", "mean_of", "order_by", "owned_gradient",
     "owned_gradients", "popped_grad",

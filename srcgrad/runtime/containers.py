@@ -297,6 +297,13 @@ def zip_strict(*lengths):
     raise ValueError(f"zip() argument {k} is {how} than argument{' ' if k == 2 else 's 1-'}{1 if k == 2 else k - 1}")
 
 
+def islice_bounds(start, stop, step):
+    """The `slice` that reads what `itertools.islice(x, start, stop, step)` yields of a
+    list, tuple or array `x`; `islice`'s own `ValueError` for bounds it refuses."""
+    itertools.islice((), start, stop, step)  # checks the bounds as islice does
+    return slice(start, stop, step)
+
+
 def dict_keys(d):
     """`list(d)`: the keys of the dict `d` in order, for a loop over `d.items()` or
     `d.values()` read by index. Registered non-differentiable: a key never carries a
