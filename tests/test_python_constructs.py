@@ -321,3 +321,95 @@ def test_iterators_it_does_not_read_as_lists():
         srcgrad.grad(chained_while_appending)(X)
     assert e.value.lineno in range(chained_while_appending.__code__.co_firstlineno,
                                    chained_while_appending.__code__.co_firstlineno + 7)
+
+
+# --- params[k] += vel[k]: entries of dicts and lists the function made ------------------
+
+
+def momentum_step(w):
+    params = {"w": w.copy()}
+    vel = {"w": 0.1 * w}
+    for k in params:
+        params[k] += vel[k]
+    return np.sum(params["w"] ** 2)
+
+
+def momentum_descent(w, b):
+    params = {"w": w.copy(), "b": b.copy()}
+    vel = {k: np.zeros_like(v) for k, v in params.items()}
+    for step in range(3):
+        for k in params:
+            vel[k] = 0.9 * vel[k] + 0.1 * params[k]
+            params[k] += vel[k]
+    return np.sum(params["w"] ** 2) + np.sum(np.sin(params["b"]))
+
+
+def list_momentum(w):
+    params = [w.copy(), 2.0 * w]
+    vel = [0.1 * w, 0.2 * w]
+    for k in range(2):
+        params[k] += vel[k]
+    return np.sum(params[0] ** 2) + np.sum(np.exp(params[1]))
+
+
+def momentum_float32(w):
+    params = {"w": w.astype(np.float32)}
+    vel = {"w": 0.1 * w}
+    for k in params:
+        params[k] += vel[k]
+    return params["w"]
+
+
+def velocity_is_the_parameter(w):
+    params = {"w": w.copy()}
+    vel = {"w": params["w"]}
+    for k in params:
+        params[k] += vel[k]
+    return np.sum(params["w"] ** 2) + np.sum(vel["w"])
+
+
+def two_names_for_one_array(w):
+    a = w.copy()
+    params = {"w": a, "v": a}
+    vel = {"w": 0.1 * w, "v": 0.2 * w}
+    for k in params:
+        params[k] += vel[k]
+    return np.sum(params["w"] ** 2)
+
+
+def entries_of_the_argument(w):
+    params = {"w": w}
+    vel = {"w": 0.1 * w}
+    for k in params:
+        params[k] += vel[k]
+    return np.sum(params["w"] ** 2)
+
+
+def test_entry_updated_in_place(tmp_path):
+    check(momentum_step, X, expected=[2 * 1.1 ** 2 * X])
+    check_hessian(momentum_step, (X,), 0, expected=2 * 1.1 ** 2 * np.eye(3))
+    # each step: v <- 0.9 v + 0.1 p, p <- p + v; linear in the start: p = c * p0 with c from the recursion
+    c, v = 1.0, 0.0
+    for _ in range(3):
+        v = 0.9 * v + 0.1 * c
+        c = c + v
+    b = np.array([0.3, -0.7])
+    check(momentum_descent, X, b, expected=[2 * c * c * X, c * np.cos(c * b)])
+    check_hessian(momentum_descent, (X, b), 1, expected=np.diag(-c * c * np.sin(c * b)))
+    check(list_momentum, X, expected=[2 * 1.1 ** 2 * X + 2.2 * np.exp(2.2 * X)])
+    np.testing.assert_allclose(run_source(srcgrad.grad(momentum_step), X, tmp_path=tmp_path), 2 * 1.1 ** 2 * X)
+
+
+def test_entry_updated_in_place_keeps_its_dtype():
+    # NumPy writes the float64 sum into the float32 entry
+    out, out_dot = srcgrad.jvp(momentum_float32, (X,), (np.ones(3),))
+    assert out.dtype == np.float32 and momentum_float32(X).dtype == np.float32
+    np.testing.assert_allclose(out_dot, 1.1 * np.ones(3), rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn, line", [(velocity_is_the_parameter, 4), (two_names_for_one_array, 5),
+                                      (entries_of_the_argument, 4)])
+def test_entry_shared_with_another_value_is_refused(fn, line):
+    with pytest.raises(srcgrad.NotDifferentiableError, match=r"changes the value that `params` holds in place") as e:
+        srcgrad.grad(fn)(X)
+    assert e.value.filename == __file__ and e.value.lineno == fn.__code__.co_firstlineno + line

@@ -33,7 +33,9 @@ Every name here can appear in printed derivatives, so the set stays small:
   and b share memory.
 - `refuse_changed_entry(entry, message, filename, lineno)`: stop with `message` unless
   the list entry that `l[i] op= v` changes is a number; `refuse_changed_item(l, entry,
-  message, filename, lineno)` also lets it pass where `l` is an array.
+  message, filename, lineno)` also lets it pass where `l` is an array, and
+  `refuse_shared_entry(l, entry, others, message, filename, lineno)` where the entry is an
+  array, list or dict that none of `others` nor another entry of `l` shares.
 - `has_key(d, key)`: `key in d` for the dict `d` of `d.get(key, default)`.
 - `zip_strict(*lengths)`: the `ValueError` of `zip(..., strict=True)` where a loop over
   sequences of `lengths` that differ runs to its end.
@@ -78,7 +80,7 @@ name it prints (`from srcgrad.runtime import unbroadcast`), so each helper's
 from .containers import (
     add_grad, assigned_grad, dict_entry, dict_keys, drop_last, field_grad, field_tangent, has_key, index_tuples, is_view_of,
     islice_bounds, item_grad, joined_part, order_by,
-    popped_grad, refuse_changed_entry, refuse_changed_item, refuse_shared, repeated_part, repeats, restore_entry, same_length, snapshot,
+    popped_grad, refuse_changed_entry, refuse_changed_item, refuse_shared, refuse_shared_entry, repeated_part, repeats, restore_entry, same_length, snapshot,
     values_grad, without_part, zip_strict,
 )
 from .gradients import (
@@ -96,7 +98,7 @@ __all__ = [
     "is_sequence", "is_view_of", "item_grad",
     "jacobian_from_columns", "jacobian_from_rows", "joined_part", "leaves", "mean_of", "order_by", "owned_gradient",
     "owned_gradients", "popped_grad",
-    "record_like", "refuse_changed_entry", "refuse_changed_item", "refuse_shared", "repeated_part", "repeats", "restore_entry", "same_length", "scaled",
+    "record_like", "refuse_changed_entry", "refuse_changed_item", "refuse_shared", "refuse_shared_entry", "repeated_part", "repeats", "restore_entry", "same_length", "scaled",
     "sequence_like", "snapshot", "structure_like", "tangent_for_update", "unbroadcast", "unit_tangents", "unless_integral", "unreduce",
     "values_grad", "without_part", "zeros_like_grad", "zip_strict",
 ]

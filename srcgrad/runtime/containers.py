@@ -228,6 +228,23 @@ def refuse_changed_item(container, entry, message, filename=None, lineno=None):
         refuse_changed_entry(entry, message, filename, lineno)
 
 
+def refuse_shared_entry(container, entry, others, message, filename=None, lineno=None):
+    """Stop with `message` unless `container[i] op= v` is `container[i] = container[i] op v`:
+    where `refuse_changed_item` lets it pass, and where `entry`, what the list or dict
+    `container` holds at i, is an array, list or dict that no value of `others` (local
+    values, at any depth) and no other entry of `container` is or shares memory with: the
+    change in place reaches no value but through `container[i]`, which the assignment
+    rebinds."""
+    if (type(container) is _ndarray and not container.dtype.hasobject) or isinstance(entry, (numbers.Number, np.generic)):
+        return
+    kind = type(entry)
+    if kind not in (_ndarray, list, dict) or (kind is _ndarray and entry.dtype.hasobject):
+        raise raised_at(message, filename, lineno)
+    siblings = container.values() if type(container) is dict else container
+    if any(_holds(other, entry) for other in others) or sum(_holds(s, entry) for s in siblings) > 1:
+        raise raised_at(message, filename, lineno)
+
+
 def same_length(y, index, v, message, filename=None, lineno=None):
     """Stop with `message` when `y[index] = v` gives a slice of the list `y` another number
     of entries than it holds: reverse mode undoes the write in the same place."""
