@@ -6,6 +6,7 @@ were, a Hessian where one means something, and `srcgrad.source` run on its own; 
 near forms that cannot be differentiated exactly are refused at their line."""
 
 import importlib.util
+import collections
 import itertools
 import math
 import operator
@@ -413,3 +414,69 @@ def test_entry_shared_with_another_value_is_refused(fn, line):
     with pytest.raises(srcgrad.NotDifferentiableError, match=r"changes the value that `params` holds in place") as e:
         srcgrad.grad(fn)(X)
     assert e.value.filename == __file__ and e.value.lineno == fn.__code__.co_firstlineno + line
+
+
+# --- collections.defaultdict and OrderedDict as local accumulators ----------------------
+
+
+def squares_by_key(x):
+    d = collections.defaultdict(float)
+    for k, v in zip(["a", "b", "a"], x):
+        d[k] += v * v
+    return d["a"] + 2.0 * d["b"] + d["c"] * 5.0
+
+
+def products_by_key(x):
+    d = collections.defaultdict(lambda: 1.0)
+    for k, v in zip([0, 1, 0], x):
+        d[k] *= v
+    return d[0] * 3.0 + d[1] + d[2]
+
+
+def counted_keys(x):
+    d = collections.defaultdict(int)
+    for k, v in zip(["a", "b", "a"], x):
+        d[k] += 1
+    return x[0] * d["a"] + x[1] * len(d)
+
+
+def ordered_entries(x):
+    d = collections.OrderedDict()
+    d["b"] = x[0]
+    d["a"] = x[1] * x[2]
+    s = 0.0
+    for k, v in d.items():
+        s = s + v * v
+    return s + sum(d.values())
+
+
+def length_read_with_a_default(x):
+    d = collections.defaultdict(float)
+    d["a"] = 2.0 * x
+    y = len(d) + d["b"]  # Python reads len(d) before d["b"] stores its default: 1
+    return y * x + d["a"]
+
+
+def default_dict_returned(x):
+    d = collections.defaultdict(float)
+    d["a"] += x
+    return d
+
+
+def test_default_and_ordered_dicts(tmp_path):
+    a, b, c = X
+    check(squares_by_key, X, expected=[np.array([2 * a, 4 * b, 2 * c])])
+    check_hessian(squares_by_key, (X,), 0, expected=np.diag([2.0, 4.0, 2.0]))
+    check(products_by_key, X, expected=[np.array([3 * c, 1.0, 3 * a])])
+    check(counted_keys, X, expected=[np.array([2.0, 2.0, 0.0])])
+    check(ordered_entries, X, expected=[np.array([2 * a + 1, 2 * b * c * c + c, 2 * b * b * c + b])])
+    np.testing.assert_allclose(run_source(srcgrad.grad(squares_by_key), X, tmp_path=tmp_path), [2 * a, 4 * b, 2 * c])
+
+
+def test_default_dicts_it_cannot_make_plain_stay_refused():
+    # a read of d besides its keys in the statement reading a missing key: the default would go in too early
+    assert length_read_with_a_default(1.5) == 1.5 + 3.0
+    for fn in (length_read_with_a_default, default_dict_returned):
+        with pytest.raises(srcgrad.NotDifferentiableError, match="collections.defaultdict") as e:
+            srcgrad.grad(fn)(1.5)
+        assert e.value.filename == __file__
