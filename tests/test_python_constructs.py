@@ -10,6 +10,7 @@ import collections
 import itertools
 import math
 import operator
+import re
 
 import numpy as np
 import pytest
@@ -480,3 +481,70 @@ def test_default_dicts_it_cannot_make_plain_stay_refused():
         with pytest.raises(srcgrad.NotDifferentiableError, match="collections.defaultdict") as e:
             srcgrad.grad(fn)(1.5)
         assert e.value.filename == __file__
+
+
+# --- global and nonlocal declarations of names the function reads ----------------------
+
+SCALE = 2.0
+CALLS = 0
+
+
+def scaled_by_a_global(x):
+    global SCALE
+    return np.sum(np.sin(x) * SCALE)
+
+
+def _closure_reading(c):
+    def scaled(x):
+        nonlocal c
+        return np.sum(x * x) * c
+    return scaled
+
+
+def counted(x):
+    global CALLS
+    CALLS = CALLS + 1
+    return np.sum(x * x)
+
+
+def global_receives_a_derivative(x):
+    global SCALE
+    SCALE = np.sum(x)
+    return SCALE * 2.0
+
+
+def _closure_writing():
+    total = 0.0
+
+    def add(x):
+        nonlocal total
+        total = total + np.sum(x)
+        return total * 2.0
+    return add
+
+
+def test_declarations_of_names_only_read(tmp_path):
+    check(scaled_by_a_global, X, expected=[SCALE * np.cos(X)])
+    check_hessian(scaled_by_a_global, (X,), 0, expected=np.diag(-SCALE * np.sin(X)))
+    np.testing.assert_allclose(run_source(srcgrad.grad(scaled_by_a_global), X, tmp_path=tmp_path), SCALE * np.cos(X))
+    closure = _closure_reading(3.0)
+    check(closure, X, expected=[6.0 * X])
+    check_hessian(closure, (X,), 0, expected=6.0 * np.eye(3))
+
+
+@pytest.mark.parametrize("fn, line, written", [
+    (counted, 2, "CALLS = CALLS + 1"), (global_receives_a_derivative, 2, "SCALE = np.sum(x)"),
+])
+def test_a_global_assigned_is_refused_at_its_declaration(fn, line, written):
+    before = CALLS
+    with pytest.raises(srcgrad.SrcGradError, match=r"assigns `\w+`, a global \(line \d+: `" + re.escape(written)) as e:
+        srcgrad.grad(fn)(X)
+    assert e.value.filename == __file__ and e.value.lineno == fn.__code__.co_firstlineno + 1
+    assert CALLS == before and SCALE == 2.0
+
+
+def test_a_nonlocal_assigned_is_refused_at_its_declaration():
+    add = _closure_writing()
+    with pytest.raises(srcgrad.SrcGradError, match=r"`nonlocal total` .* assigns `total`, a variable of the function") as e:
+        srcgrad.grad(add)(X)
+    assert e.value.lineno == add.__code__.co_firstlineno + 1
