@@ -548,3 +548,57 @@ def test_a_nonlocal_assigned_is_refused_at_its_declaration():
     with pytest.raises(srcgrad.SrcGradError, match=r"`nonlocal total` .* assigns `total`, a variable of the function") as e:
         srcgrad.grad(add)(X)
     assert e.value.lineno == add.__code__.co_firstlineno + 1
+
+
+# --- np.put into an array the function made ---------------------------------------------
+
+
+def put_into_zeros(x):
+    y = np.zeros(3)
+    np.put(y, [0, 2], x[:2])
+    return np.sum(y * y)
+
+
+def put_repeated_and_negative(x):
+    y = np.ones((2, 3))
+    np.put(y, [-1, 0, 0, 4], x[:2] * 3.0)  # values repeated: 3a, 3b, 3a, 3b; place 0 keeps the last, 3a
+    return np.sum(np.sin(y))
+
+
+def put_wrapped(x):
+    y = np.ones(4)
+    np.put(y, [5, -6], x[0], mode="wrap")
+    return np.sum(y ** 3)
+
+
+def put_out_of_range(x):
+    y = np.zeros(3)
+    np.put(y, [7], x[0])
+    return np.sum(y)
+
+
+def put_into_the_argument(x):
+    np.put(x, [0], 1.0)
+    return np.sum(x)
+
+
+def test_np_put(tmp_path):
+    a, b, c = X
+    check(put_into_zeros, X, expected=[np.array([2 * a, 2 * b, 0.0])])
+    check_hessian(put_into_zeros, (X,), 0, expected=np.diag([2.0, 2.0, 0.0]))
+    # places 5 and 4 get 3a and 3b; place 0 gets 3a (written last)
+    check(put_repeated_and_negative, X, expected=[np.array([6 * np.cos(3 * a), 3 * np.cos(3 * b), 0.0])])
+    check_hessian(put_repeated_and_negative, (X,), 0)
+    check(put_wrapped, X, expected=[np.array([6 * a * a, 0.0, 0.0])])  # places 1 and 2 both get a
+    np.testing.assert_allclose(run_source(srcgrad.grad(put_into_zeros), X, tmp_path=tmp_path), [2 * a, 2 * b, 0.0])
+
+
+def test_np_put_refusals():
+    with pytest.raises(IndexError) as numpy_error:
+        put_out_of_range(X)
+    with pytest.raises(IndexError) as derivative_error:
+        srcgrad.grad(put_out_of_range)(X)
+    assert str(numpy_error.value) == str(derivative_error.value) == "index 7 is out of bounds for axis 0 with size 3"
+    with pytest.raises(srcgrad.NotDifferentiableError) as e:
+        srcgrad.grad(put_into_the_argument)(X.copy())
+    assert e.value.lineno == put_into_the_argument.__code__.co_firstlineno + 1
