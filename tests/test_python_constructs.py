@@ -602,3 +602,19 @@ def test_np_put_refusals():
     with pytest.raises(srcgrad.NotDifferentiableError) as e:
         srcgrad.grad(put_into_the_argument)(X.copy())
     assert e.value.lineno == put_into_the_argument.__code__.co_firstlineno + 1
+
+
+def accumulate_left_early(x):
+    s = 0.0
+    for v in itertools.accumulate([x, 0.0, 2.0], lambda a, b: a / b):
+        if v < 10.0:
+            break
+        s = s + v
+    return s + x
+
+
+def test_accumulate_in_a_loop_that_may_leave_early_stays_lazy():
+    # Python never divides by the 0.0: the loop leaves at the first item; the derivative must not either
+    assert accumulate_left_early(1.5) == 1.5
+    with pytest.raises(srcgrad.SrcGradError, match="accumulate"):
+        srcgrad.grad(accumulate_left_early)(1.5)

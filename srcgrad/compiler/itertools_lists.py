@@ -25,7 +25,9 @@ A call is rewritten where its iterator is read once, whole, right there: as the
 iterable of a `for` statement (also as an argument of its `enumerate` or `zip`), of a
 comprehension (`chain` and `islice` only), or as the one argument of `list`, `tuple`,
 `sum` or `sorted`; `accumulate` only where the statement evaluates it unconditionally
-(folds.py's `hoistable`), its loop put before the statement. The list holds the values
+(folds.py's `hoistable`) and, as a loop's iterable (not through `zip`, which may stop
+first), where the loop runs to its end (no `break`, `return` or `raise` in it: the list
+calls the function on every item), its loop put before the statement. The list holds the values
 the iterator yields, made by the same operations in the same order, so later stages
 differentiate it as the list written out. An iterable is read by `list(...)`, which
 reads it as the tool does where it is no iterator that something else reads too or
@@ -138,6 +140,8 @@ class _Lists:
             if self.changed_in(s.body + s.orelse, call):
                 continue
             if name == "accumulate":
+                if _leaves_early(s.body) or holder is not s and self.reads_through(s.iter.func, (builtins.zip,)):
+                    continue  # the list would call the function on items the iterator never reaches
                 made = self.accumulated(call, before)
                 if made is None:
                     continue
@@ -342,6 +346,20 @@ class _Lists:
         numpy = module == "numpy" or module.startswith("numpy.") or isinstance(found, np.ufunc)
         return (numpy and not any(k.arg == "out" for k in call.keywords) and parts[-1] not in _WRITING_NUMPY
                 and parts[-1] != "at")
+
+
+def _leaves_early(stmts):
+    """Whether the loop body `stmts` may leave its loop before the iterator runs out: a
+    `break` of its own, or a `return` or `raise` anywhere in it."""
+    for st in stmts:
+        if isinstance(st, (gast.Break, gast.Return, gast.Raise)):
+            return True
+        if isinstance(st, (gast.For, gast.While)):
+            if any(isinstance(n, (gast.Return, gast.Raise)) for n in traversal.walk(st)):
+                return True
+        elif any(_leaves_early(inner) for inner in traversal.blocks_in(st)):
+            return True
+    return False
 
 
 def _valid_bounds(start, stop, step):
