@@ -618,3 +618,56 @@ def test_accumulate_in_a_loop_that_may_leave_early_stays_lazy():
     assert accumulate_left_early(1.5) == 1.5
     with pytest.raises(srcgrad.SrcGradError, match="accumulate"):
         srcgrad.grad(accumulate_left_early)(1.5)
+
+
+# --- writes through .T of an array the function made -------------------------------------
+
+
+def write_through_transpose(x):
+    M = np.zeros((2, 3))
+    M.T[0] = x[:2]
+    return np.sum(M ** 2)
+
+
+def writes_through_transpose_slices(x):
+    M = np.ones((3, 2)) * x[2]
+    M.T[1, 1:] = x[:2] * 3.0
+    M.T[:, 0] = np.sin(x[:2])
+    return np.sum(np.sin(M) * np.arange(6.0).reshape(3, 2))
+
+
+def write_through_transpose_repeated(x):
+    M = np.ones((3, 3))
+    M.T[[0, 0]] = np.stack([x, 2.0 * x])  # row 0 of M.T gets 2x, written last
+    return np.sum(M ** 3)
+
+
+def write_through_transpose_of_the_argument(x):
+    x.T[0] = 1.0
+    return np.sum(x)
+
+
+def write_through_reshape(x):
+    M = np.zeros((2, 2))
+    M.reshape(4)[1] = x[0]
+    return np.sum(M * M)
+
+
+def test_writes_through_transpose(tmp_path):
+    a, b, c = X
+    check(write_through_transpose, X, expected=[np.array([2 * a, 2 * b, 0.0])])
+    check_hessian(write_through_transpose, (X,), 0, expected=np.diag([2.0, 2.0, 0.0]))
+    # M = [[sin a, sin b], [c, 3a], [c, 3b]] weighted by [[0, 1], [2, 3], [4, 5]]
+    check(writes_through_transpose_slices, X, expected=[np.array([
+        9 * np.cos(3 * a), np.cos(np.sin(b)) * np.cos(b) + 15 * np.cos(3 * b), 6 * np.cos(c)])])
+    check_hessian(writes_through_transpose_slices, (X,), 0)
+    check(write_through_transpose_repeated, X, expected=[3 * (2 * X) ** 2 * 2])
+    np.testing.assert_allclose(run_source(srcgrad.grad(write_through_transpose), X, tmp_path=tmp_path), [2 * a, 2 * b, 0.0])
+
+
+def test_writes_through_views_it_cannot_follow_stay_refused():
+    # an argument's `.T` writes into the caller's array; `.reshape(...)` is a view or a copy by the array's layout
+    for fn in (write_through_transpose_of_the_argument, write_through_reshape):
+        with pytest.raises(srcgrad.NotDifferentiableError) as e:
+            srcgrad.grad(fn)(X.copy())
+        assert e.value.lineno == fn.__code__.co_firstlineno + (1 if fn is write_through_transpose_of_the_argument else 2)

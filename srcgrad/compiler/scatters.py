@@ -9,6 +9,7 @@ Before (user code):                After:
     np.fill_diagonal(M, v)             M[...] = filled_diagonal(M, v, False)
     np.put_along_axis(y, idx, v, 1)    y[along_axis(y, idx, 1)] = v
     np.put(y, idx, v)                  y[put_index(y, idx, v, 'raise')] = resize(ravel(v), put_count(idx, v))
+    M.T[i] = v                         M[...] = written_transposed(M, i, v)
 
 Only a statement of its own, NumPy's function (not a name the function binds), with its
 arguments as written (no `*`), on a name `y` the function binds: a parameter, a global
@@ -38,6 +39,8 @@ def spelled(stmt, program):
     """(helper, arguments) that spell the statement `stmt` as `y[...] = helper(*arguments)`
     (for `along_axis`: y, indices, values, axis) when it is one of the scatters above on a
     name `y` the function binds, else None."""
+    if type(stmt) is gast.Assign:
+        return _transposed_write(stmt, program)
     if not (type(stmt) is gast.Expr and type(stmt.value) is gast.Call):
         return None
     call = stmt.value
@@ -79,6 +82,32 @@ def spelled(stmt, program):
     return None
 
 
+def _transposed_write(stmt, program):
+    """(written_transposed, [M, index, value]) where `stmt` is `M.T[index] = value` of a
+    name `M` the function binds and an index that calls nothing, else None."""
+    target = stmt.targets[0] if len(stmt.targets) == 1 else None
+    if not (type(target) is gast.Subscript and type(target.value) is gast.Attribute and target.value.attr == "T"
+            and type(target.value.value) is gast.Name and _without_calls(target.slice)):
+        return None
+    y = target.value.value
+    if y.id not in traversal.names_stored(program.tree):
+        return None
+    index = target.slice
+    if type(index) is gast.Slice or (type(index) is gast.Tuple and any(type(e) is gast.Slice for e in index.elts)):
+        index = _as_index(index)
+    return scatter.written_transposed, [syntax.name(y.id), index, stmt.value]
+
+
+def _as_index(index):
+    """The subscript `index` (a slice, or a tuple holding slices) as an expression."""
+    def part(e):
+        if type(e) is not gast.Slice:
+            return e
+        bounds = [syntax.const(None) if b is None else b for b in (e.lower, e.upper, e.step)]
+        return syntax.call("slice", bounds)
+    return syntax.tuple_([part(e) for e in index.elts]) if type(index) is gast.Tuple else part(index)
+
+
 def _without_calls(node):
     """Whether the expression `node` (None: absent) calls nothing: evaluating it twice is
     evaluating it once."""
@@ -89,7 +118,8 @@ def _without_calls(node):
 
 def mentioned(lines):
     """Whether the source `lines` may hold a scatter (a cheap test before parsing)."""
-    return any(".at(" in line or "fill_diagonal(" in line or "put_along_axis(" in line or "put(" in line for line in lines)
+    return any(".at(" in line or "fill_diagonal(" in line or "put_along_axis(" in line or "put(" in line
+               or ".T[" in line for line in lines)
 
 
 class Scatters:

@@ -22,7 +22,7 @@ adjoint, `filled_diagonal` into zeros).
 
 import numpy as np
 
-from ..runtime import unbroadcast, without_part, zeros_like_grad
+from ..runtime import assigned_grad, unbroadcast, without_part, zeros_like_grad
 from .registry import defjvp, defvjp, discrete, nondifferentiable
 
 
@@ -254,6 +254,41 @@ def along_axis(y, indices, axis):
     axis = axis + len(shape) if axis < 0 else axis
     return tuple(indices if dim == axis else np.arange(n).reshape([n if d == dim else 1 for d in range(len(shape))])
                  for dim, n in enumerate(shape))
+
+
+def written_transposed(y, index, v):
+    """A copy of the array `y` after `copy.T[index] = v` (`y` left as it was): the write
+    `M.T[i] = v` into an array the function makes is spelled `M[...] =
+    written_transposed(M, i, v)`. Its gradient in `y` is `g` with the part written zero,
+    in `v` the gradient of the written part (the value written last where an integer
+    array repeats a place, none into an integer array), both read through `.T`."""
+    y.T  # an AttributeError where `y` is no array, as the write raises
+    out = np.array(y, copy=True)
+    out.T[index] = v
+    return out
+
+
+@defvjp(written_transposed, "y", name="WrittenTransposed")
+def written_transposed_vjp_y(g, ans, y, index, v):
+    return without_part(g.T, index).T
+
+
+@defjvp(written_transposed, "y")
+def written_transposed_jvp_y(t, ans, y, index, v):
+    return written_transposed(t, index, 0.0)
+
+
+@defvjp(written_transposed, "v")
+def written_transposed_vjp_v(g, ans, y, index, v):
+    return assigned_grad(g.T, index, v, y.T)
+
+
+@defjvp(written_transposed, "v")
+def written_transposed_jvp_v(t, ans, y, index, v):
+    return written_transposed(zeros_like_grad(ans), index, t)
+
+
+discrete(written_transposed, "index")
 
 
 def put_index(y, ind, v, mode="raise"):
