@@ -20,7 +20,7 @@ import srcgrad.rules as rules
 from srcgrad import NotDifferentiableError
 from srcgrad.rules.gamma import polygamma
 from srcgrad.rules.scatter import (
-    added_at, diagonal_summed, filled_diagonal, index_put, maximized_at, minimized_at, subtracted_at,
+    added_at, diagonal_summed, filled_diagonal, index_put, maximized_at, minimized_at, subtracted_at, written_transposed,
 )
 from srcgrad.rules.record_replace import replace_fields
 from srcgrad.rules.structure import make_record
@@ -1445,7 +1445,7 @@ def test_selection(fn, args, kwargs):
     run(fn, *args, **kwargs)
 
 
-SCATTERS = [  # np.add.at, .subtract.at, .maximum.at, .minimum.at, np.fill_diagonal as pure functions
+SCATTERS = [  # np.add.at, .subtract.at, .maximum.at, .minimum.at, np.fill_diagonal, M.T[i] = v as pure functions
     case(added_at, U((4,)), np.array([0, 2, 2, 3, 2]), U((5,))),
     case(added_at, U((3, 2)), np.array([1, 1, 0]), U((2,))),
     case(added_at, U((3, 3)), (np.array([[0], [2]]), np.array([[0, 2, 2]])), U((2, 3))),
@@ -1461,6 +1461,10 @@ SCATTERS = [  # np.add.at, .subtract.at, .maximum.at, .minimum.at, np.fill_diago
     case(filled_diagonal, U((2, 2, 2)), U((3,))),
     case(diagonal_summed, U((4, 3)), np.zeros(2)),
     case(diagonal_summed, U((5, 2)), np.zeros((2, 1)), True),
+    # `M.T[i] = v` of an array the function makes (a repeated index: the value written last)
+    case(written_transposed, U((2, 3)), 0, U((2,))),
+    case(written_transposed, U((3, 2)), (1, slice(1, None)), U(())),
+    case(written_transposed, U((3, 3)), np.array([2, 0, 2]), U((3, 3))),
     # the shim's item assignment (distinct places: with a repeated index its reverse rule is PyTorch's convention)
     case(index_put, U((4,)), slice(1, 3), U((2,))),
     case(index_put, U((3, 2)), 1, U((2,))),

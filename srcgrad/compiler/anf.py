@@ -142,12 +142,26 @@ class _ANF:
             pre, container = self.atom(s.target.value)
             pre2, index = self.index(s.target.slice)
             current = syntax.subscript(container, index)
-            checks = [refusal for other, refusal in self.shared.get((s.lineno, s.col_offset), ()) if other is None]
+            found = self.shared.get((s.lineno, s.col_offset), ())
+            checks = [refusal for other, refusal in found if other is None]
             if checks:  # `l[i] op= v` exact where l is an array or the entry a number (sharing.py): checked when it runs
                 pre2a, current = self.atom(current)
                 refuse = self.namer.helper("refuse_changed_item", runtime.refuse_changed_item)
                 pre2 = pre2 + pre2a + [syntax.expr(syntax.call(refuse, [syntax.copy(container), syntax.copy(current),
                                                                         *syntax.refusal_arguments(r)])) for r in checks]
+            shared = list({other: (other, refusal) for other, refusal in reversed(found) if other is not None}.values())[::-1]
+            if shared:  # also exact where the entry shares memory with none of `other` nor another entry (sharing.py)
+                if not checks:
+                    pre2a, current = self.atom(current)
+                    pre2 = pre2 + pre2a
+                refuse = self.namer.helper("refuse_shared_entry", runtime.refuse_shared_entry)
+                pre2 = pre2 + [syntax.expr(syntax.call(refuse, [
+                    syntax.copy(container), syntax.copy(current), syntax.tuple_([syntax.name(n) for n in other]),
+                    *syntax.refusal_arguments(r)])) for other, r in shared]
+                # an ndarray changed in place keeps its dtype and shape (runtime/writes.py)
+                pre3, value = self.atom(syntax.call(self.namer.helper("in_place", runtime.in_place),
+                                                    [syntax.binop(current, s.op, s.value), syntax.copy(current)]))
+                return pre + pre2 + pre3 + [syntax.assign(syntax.subscript(container, syntax.copy(index)), value)]
             pre3, value = self.atom(syntax.binop(current, s.op, s.value))
             return pre + pre2 + pre3 + [syntax.assign(syntax.subscript(container, syntax.copy(index)), value)]
         raise _unsupported(s, "augmented assignment to an attribute")

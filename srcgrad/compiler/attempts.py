@@ -78,6 +78,9 @@ class _Lowering:
         self.program, self.where, self.namer = program, where, namer
         tree = program.tree
         self.locals = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(traversal.names_stored(tree))
+        # names bound to a `zip(..., strict=...)`, whose loop raises from its `for` line (see `iterable`)
+        self.strict_zips = {st.targets[0].id for st in traversal.statements(tree)
+                            if type(st) is gast.Assign and type(st.targets[0]) is gast.Name and _strict_zip(st.value)}
 
     def block(self, stmts):
         out = []
@@ -189,6 +192,10 @@ class _Lowering:
         with each argument that is not computed first (`enumerate(np.log(x))` ->
         `enumerate(held)`, which the loop passes read as they read `enumerate(x)`); any
         other computed into a name."""
+        if any(_strict_zip(n) or (isinstance(n, gast.Name) and n.id in self.strict_zips) for n in traversal.walk(node)):
+            # its `ValueError` comes from the `for` line when the loop ends, which no branch here catches
+            self.refuse(stmt, "a loop over `zip(..., strict=...)`", "check the lengths before the `try` statement "
+                        "(`if len(a) != len(b): raise ValueError(...)`) and loop over `zip(a, b)`")
         if _kept_iterable(node):
             return [], node
         if _iterable_call(node):
@@ -349,6 +356,12 @@ def _kept_iterable(node):
 def _iterable_call(node):
     return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in _ITERABLE_CALLS
             and not node.keywords and not any(isinstance(a, gast.Starred) for a in node.args))
+
+
+def _strict_zip(node):
+    """Whether `node` is a call `zip(..., strict=...)`."""
+    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "zip"
+            and any(k.arg == "strict" for k in node.keywords))
 
 
 def _is_none(name):

@@ -15,7 +15,7 @@ import importlib
 import gast
 
 from ..errors import NotDifferentiableError
-from . import folds, printing, sharing, traversal
+from . import declarations, folds, printing, sharing, traversal
 
 _ADVICE = {
     gast.AsyncWith: ("`async with`", "differentiate a synchronous function"),
@@ -108,6 +108,18 @@ def check(program, transform="srcgrad.grad"):
                     f"a comprehension or a keyword argument is not supported by {transform} "
                     f"(in `{tree.name}`); compute it in a statement of its own first (`folded = reduce(lambda ...)`)",
                 )
+            if cls in (gast.Global, gast.Nonlocal):
+                stored = declarations.assigned(tree)
+                name = next((n for n in node.names if n in stored), None)  # declarations.py dropped the others
+                if name is not None:
+                    word, where = "global" if cls is gast.Global else "nonlocal", stored[name]
+                    kind = "a global" if cls is gast.Global else f"a variable of the function around `{tree.name}`"
+                    raise program.error(
+                        node, f"`{word} {', '.join(node.names)}` is not supported by {transform} (in `{tree.name}`): "
+                        f"`{tree.name}` assigns `{name}`, {kind} (line {program.line(where)}: `{program.text(where)}`), "
+                        "and srcgrad differentiates a function that reads such names, not one that changes them; "
+                        "pass the value in as an argument and return the new value",
+                    )
             if cls is gast.FunctionDef:
                 raise _def_error(program, tree, node, transform)
             if cls in _ADVICE:

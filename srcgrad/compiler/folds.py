@@ -81,7 +81,7 @@ class _Folding:
                 out.append(s)
                 continue
             while True:
-                found = _hoistable(s, self.is_reduce)
+                found = hoistable(s, self.is_reduce)
                 if found is None:
                     break
                 holder, field, index, call, before = found
@@ -105,7 +105,7 @@ class _Folding:
         function, sequence = call.args[0], call.args[1]
         reduced, item = self.namer.fresh("reduced"), self.namer.fresh("item")
         out = []
-        step = self.step(function, reduced, item, out)
+        step = step_of(function, reduced, item, out, self.namer)
         if step is None:
             return None, None
         if len(call.args) == 3:
@@ -121,34 +121,37 @@ class _Folding:
         out.append(syntax.for_(syntax.name(item, store=True), items, [syntax.assign(reduced, step)]))
         return [syntax.located(s, call) for s in out], reduced
 
-    def step(self, function, reduced, item, out):
-        """The expression of one step, `function(reduced, item)`; a lambda with a scope of
-        its own is bound to a fresh name first (in `out`)."""
-        if type(function) is gast.Lambda:
-            args = function.args
-            if (args.vararg or args.kwarg or args.kwonlyargs or args.defaults or getattr(args, "posonlyargs", None)
-                    or len(args.args) != 2):
-                return None
-            if any(isinstance(n, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
-                                  gast.NamedExpr)) for n in traversal.nodes(function.body)):
-                name = self.namer.fresh("fold")
-                out.append(syntax.assign(name, function))
-                return syntax.call(syntax.name(name), [syntax.name(reduced), syntax.name(item)])
-            first, second = (a.id for a in args.args)
-            body = syntax.copy(function.body)
-            for n in traversal.nodes(body):
-                if type(n) is gast.Name and n.id in (first, second):
-                    n.id = reduced if n.id == first else item
-            return body
-        if dotted_parts(function) is None:
+
+def step_of(function, reduced, item, out, namer):
+    """The expression of one step, `function(reduced, item)` (names), or None where
+    `function` is not a lambda of two plain parameters or a (dotted) name; a lambda with a
+    scope of its own is bound to a fresh name from `namer` first (in `out`)."""
+    if type(function) is gast.Lambda:
+        args = function.args
+        if (args.vararg or args.kwarg or args.kwonlyargs or args.defaults or getattr(args, "posonlyargs", None)
+                or len(args.args) != 2):
             return None
-        return syntax.call(syntax.copy(function), [syntax.name(reduced), syntax.name(item)])
+        if any(isinstance(n, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
+                              gast.NamedExpr)) for n in traversal.nodes(function.body)):
+            name = namer.fresh("fold")
+            out.append(syntax.assign(name, function))
+            return syntax.call(syntax.name(name), [syntax.name(reduced), syntax.name(item)])
+        first, second = (a.id for a in args.args)
+        body = syntax.copy(function.body)
+        for n in traversal.nodes(body):
+            if type(n) is gast.Name and n.id in (first, second):
+                n.id = reduced if n.id == first else item
+        return body
+    if dotted_parts(function) is None:
+        return None
+    return syntax.call(syntax.copy(function), [syntax.name(reduced), syntax.name(item)])
 
 
-def _hoistable(stmt, is_reduce):
+def hoistable(stmt, is_reduce):
     """(node holding the call, its field, the index in that field's list or None, the
-    call, the slots evaluated before it that are not simple) for the first `reduce` call
-    of `stmt` in its evaluation order, else None. Binding those slots to names first, in
+    call, the slots evaluated before it that are not simple) for the first call of `stmt`
+    in its evaluation order that `is_reduce` accepts, else None (itertools_lists.py finds
+    `list(accumulate(...))` so). Binding those slots to names first, in
     order, keeps every value and every call where Python evaluates it."""
     if type(stmt) in (gast.Assign, gast.Return, gast.Expr, gast.AnnAssign) or (
             type(stmt) is gast.AugAssign and type(stmt.target) is gast.Name):

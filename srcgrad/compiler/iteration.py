@@ -52,6 +52,7 @@ _RANGE = Callee("function", builtins.range, "range")
 _MIN = Callee("function", builtins.min, "min")
 _LIST = Callee("function", builtins.list, "list")
 _DICT_KEYS = Callee("function", runtime.dict_keys, "dict_keys")
+_ZIP_STRICT = Callee("function", runtime.zip_strict, "zip_strict")
 # the nodes that statements lie under
 _HOLDERS = (gast.stmt, gast.excepthandler) + ((gast.match_case,) if hasattr(gast, "match_case") else ())
 
@@ -99,7 +100,8 @@ class _Iteration:
                 value = n.value
                 if isinstance(n.targets[0], name) and isinstance(value, call):
                     fn = getattr(self.calls.get(value), "obj", None)
-                    if (fn is zip_ or (fn is reversed_ and len(value.args) == 1)) and not value.keywords:
+                    if fn is zip_ and _zip_strict(value) is not None or (
+                            fn is reversed_ and len(value.args) == 1 and not value.keywords):
                         made[fn][n.targets[0].id] = n
                         if fn is zip_ and any(isinstance(a, (gast.List, gast.Tuple)) for a in value.args):
                             displays.add(id(n))
@@ -168,7 +170,10 @@ class _Iteration:
         by_positions = position_loops.rewritten(self, s, pre)
         if by_positions is not None:
             return by_positions
+        callee = self.calls.get(s.iter) if isinstance(s.iter, gast.Call) else None
+        direct = getattr(callee, "obj", None) is builtins.zip and _zip_strict(s.iter)
         sequences, kind, start = self.sequences(s, pre)
+        strict = self.strict_zip(s, sequences, direct)
         if kind == "sequence":
             self.note_argument(s, sequences[0].id)
         # a dict's `.keys()`/`.values()` view has no index: the loop reads the list of it
@@ -224,6 +229,10 @@ class _Iteration:
         index = self.namer.fresh("i" if target != "i" else "index")
         measured = [a for k, seq in enumerate(sequences) for a in zipped.get(k, [seq])]
         lengths = [self.call(len, _LEN, [syntax.copy(a)]) for a in measured]
+        after = []
+        if strict:  # `zip(..., strict=True)`: its lengths checked where the loop ends without `break`
+            after = self.strict_check(s, lengths, pre)
+            lengths = [syntax.name(n.id) for n in lengths]
         count = lengths[0] if len(lengths) == 1 else self.call(min, _MIN, lengths)
         if kind == "reversed":
             n = self.namer.fresh("n")
@@ -258,7 +267,41 @@ class _Iteration:
         else:
             body = head + [syntax.located(syntax.assign(target, items[0]), s)] + s.body
         loop = syntax.located(syntax.for_(index, self.call(range, _RANGE, args), body), s)
-        return [syntax.located(p, s) for p in pre] + [loop]
+        return [syntax.located(p, s) for p in pre] + [loop] + [syntax.located(a, s) for a in after]
+
+    def strict_zip(self, s, sequences, direct):
+        """Whether the loop `s` over `sequences` reads a `zip(..., strict=True)` (`direct`: its
+        header's own) whose lengths it checks; refused where a strict zip is one of several
+        sequences measured together (`zip(zip(a, b, strict=True), c)`)."""
+        made = [seq for seq in sequences if seq.id in self.zip_defs]
+        strict_made = [seq for seq in made if _zip_strict(self.zip_defs[seq.id].value)]
+        if (direct and made) or (strict_made and len(sequences) > 1):
+            raise self.program.error(
+                s, f"iterating over `{printing.unparse(s.iter)}`, a zip of a `zip(..., strict=True)`, is not supported "
+                f"(in `{self.program.name}`); check the lengths first and zip once",
+            )
+        return bool(direct or strict_made)
+
+    def strict_check(self, s, lengths, pre):
+        """The statements after the loop `s` over `zip(..., strict=True)` that raise its
+        `ValueError` where the loop ran to its end (no `break`: jumps.py made every `return`
+        in it one) over sequences whose `lengths` differ; each length is bound to a name in
+        `pre`, and `lengths`' calls are made those names."""
+        for k, length in enumerate(lengths):
+            named = self.namer.fresh("length")
+            pre.append(syntax.assign(named, length))
+            lengths[k] = syntax.name(named)
+        checked = syntax.call(self.namer.helper("zip_strict", runtime.zip_strict), [syntax.copy(n) for n in lengths])
+        self.calls[checked] = _ZIP_STRICT
+        check = syntax.expr(checked)
+        breaks = _own_breaks(s.body)
+        if not breaks:
+            return [check]
+        broke = self.namer.fresh("broke")
+        pre.append(syntax.assign(broke, syntax.const(False)))
+        for stmts in breaks:  # the `break` is the block's last statement (jumps.py)
+            stmts.insert(len(stmts) - 1, syntax.located(syntax.assign(broke, syntax.const(True)), stmts[-1]))
+        return [syntax.if_(syntax.not_(syntax.name(broke)), [check])]
 
     def dict_view(self, name):
         """(the dict, "keys" or "values") where the name `name`, assigned once, holds that
@@ -407,8 +450,13 @@ class _Iteration:
             return [it], "sequence", None
         callee = self.calls.get(it) if isinstance(it, gast.Call) else None
         fn = callee.obj if callee is not None and callee.kind == "function" else None
-        if fn is builtins.zip and it.args and not it.keywords:
+        if fn is builtins.zip and it.args and _zip_strict(it) is not None:
             return self.atoms(s, it.args, pre), "zip", None
+        if fn is builtins.zip and it.args:
+            raise self.program.error(
+                s, f"iterating over `{printing.unparse(it)}` is not supported (in `{self.program.name}`): srcgrad "
+                "differentiates a loop over `zip` whose only keyword is `strict=True` or `strict=False`, written so",
+            )
         if fn is builtins.enumerate and it.args:
             start = it.args[1] if len(it.args) > 1 else next((k.value for k in it.keywords if k.arg == "start"), None)
             return self.atoms(s, it.args[:1], pre), "enumerate", start
@@ -456,6 +504,28 @@ class _Iteration:
 
 
 _SEQUENCE_BUILTINS = (builtins.sorted, builtins.list, builtins.tuple)  # each returns a new list or tuple
+
+
+def _zip_strict(call):
+    """`strict` of the `zip` call `call`: False without it, the constant given, else None."""
+    if not call.keywords:
+        return False
+    strict = call.keywords[0].value
+    if len(call.keywords) == 1 and call.keywords[0].arg == "strict" and type(strict) is gast.Constant:
+        return bool(strict.value)
+    return None
+
+
+def _own_breaks(stmts):
+    """The lists holding a `break` of the loop whose body is `stmts` (not of a loop inside it)."""
+    found = []
+    for st in stmts:
+        if isinstance(st, gast.Break):
+            found.append(stmts)
+        elif not isinstance(st, (gast.For, gast.While)):
+            for inner in traversal.blocks_in(st):
+                found += _own_breaks(inner)
+    return found
 
 
 def _returns_a_sequence(callee):

@@ -16,8 +16,8 @@ read in part or twice, and the call stays (no rule: refused where it is differen
 The function is a `lambda` of plain parameters, one per iterable (its body becomes the
 element; its parameters the comprehension's targets, which are local to it as they were
 to the lambda), or a name (`f`, `np.exp`, a nested function), which means the same object
-at each element. `map` and `filter` must mean the builtins. `zip` (without `strict=`)
-and `enumerate` are rewritten only as the one argument of `list`, `tuple` or `dict`: a
+at each element. `map` and `filter` must mean the builtins. `zip` (`strict=` kept on
+the comprehension's `zip`) and `enumerate` are rewritten only as the one argument of `list`, `tuple` or `dict`: a
 `for` loop and a comprehension read them as they are. Returns a new tree; the parse
 stays as it was.
 """
@@ -139,7 +139,8 @@ class _Rewriter:
         if not (_may_rewrite(node) and node.func.id not in ("map", "filter") and not node.keywords):
             return node
         inner = node.args[0]
-        if not (inner.func.id in self.builtin and not inner.keywords and inner.args
+        strict = inner.func.id == "zip" and [k.arg for k in inner.keywords] == ["strict"]  # kept on the loop's zip
+        if not (inner.func.id in self.builtin and (strict or not inner.keywords) and inner.args
                 and not any(isinstance(a, gast.Starred) for a in inner.args)):
             return node
         collector = self.collector(node.func)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, constants, contexts, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, jumps, key_lambdas, load, map_filter, matches, module_tests, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, stored_iterators, syntax, transform_calls, traversal, tuple_writes, unroll, vectorized_calls, versions
+from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, collections_dicts, constants, contexts, declarations, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, itertools_lists, jumps, key_lambdas, load, map_filter, matches, module_tests, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, stored_iterators, syntax, transform_calls, traversal, tuple_writes, unroll, vectorized_calls, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -309,6 +309,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program = frontend.load(fn, source=source)
     for read in program.inherited:
         scope.note_inherited(*read)
+    program.tree = declarations.run(program)
     program.tree = module_tests.run(program)
     stored_iterators.check(program)
     program.tree = generator_calls.run(program)
@@ -319,6 +320,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program.tree = function_choices.run(program)
     program.tree = factories.run(program)
     program.tree = block_defs.run(program)
+    program.tree = collections_dicts.run(program)
     program.tree = idioms.run(program, _transform_name(mode))
     program.tree = index_tricks.run(program)
     program.tree = row_writes.run(program)
@@ -326,6 +328,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program.tree = map_filter.run(program)
     program.tree = vectorized_calls.run(program, _transform_name(mode))
     program.tree = folds.run(program)
+    program.tree = itertools_lists.run(program)
     program.tree = passed_containers.run(program)
     program.tree = passed_callables.run(program)
     record_checks = record_methods.argument_checks(program)

@@ -338,7 +338,7 @@ class _Function:
             if isinstance(base, gast.Name) and base.id in self.local:
                 held = base.id if base.id in self.arrays else base.id + "[]"  # its own memory, or what it holds at i
                 refusal = self.refusal(s, held, base.id, state)
-                if refusal is not None and not self.entry_checked(s, held, refusal):
+                if refusal is not None and not self.entry_checked(s, held, refusal, state):
                     raise refusal
             # the entry keeps its object (an array; a list or dict joined with v's entries by `+`, `*`, `|`) or
             # becomes a new number: never v itself
@@ -361,16 +361,41 @@ class _Function:
         self.argument_checks.setdefault((s.lineno, s.col_offset), []).append((None, refusal))
         return True
 
-    def entry_checked(self, s, held, refusal):
+    def entry_checked(self, s, held, refusal, state):
         """Whether a run-time check can guard `l[i] op= v` that may change in place an entry
-        the list `l` holds: exact where the entry is a number (rebound, as `l[i] = l[i] op v`)
-        or `l` an array (the change goes into l's own memory, as the assignment's does),
-        refused where it runs otherwise (an array or list, changed in place). If so, adds it:
-        (None, the refusal) under the statement's position."""
+        the list or dict `l` holds: exact where the entry is a number (rebound, as `l[i] =
+        l[i] op v`) or `l` an array (the change goes into l's own memory, as the assignment's
+        does); also, where the entry may share memory with no value the function does not
+        make and the local values it may share memory with are bound when it runs, where it
+        is an array, list or dict that shares memory with none of them nor with another
+        entry of `l` (no value sees the change but through `l[i]`, which the assignment
+        rebinds). Refused where it runs otherwise. If so, adds it under the statement's
+        position: (None, the refusal), or (the names of those local values, the refusal)
+        for the second kind."""
         if self.enclosing or not isinstance(s.target.value, gast.Name) or held == s.target.value.id:
             return False  # in a nested def, `l[i][j] op= v`, or into an array
-        self.argument_checks.setdefault((s.lineno, s.col_offset), []).append((None, refusal))
+        owner = s.target.value.id
+        neighbours = state.neighbours(held)
+        others = {n[:-2] if n.endswith("[]") else n for n in neighbours} - {owner}
+        checked = None
+        if OUTSIDE not in others and all(self.bound_at(name, s) for name in others):
+            checked = tuple(sorted(others))
+        self.argument_checks.setdefault((s.lineno, s.col_offset), []).append((checked, refusal))
         return True
+
+    def bound_at(self, name, s):
+        """Whether the local `name` is surely bound where the statement `s` runs: a parameter,
+        or a name a statement of the function's top level before the one holding `s`
+        assigns."""
+        if name in self.params:
+            return True
+        for top in self.tree.body:
+            if any(n is s for n in traversal.walk(top)):
+                return False
+            if isinstance(top, (gast.Assign, gast.AnnAssign)) and name in traversal.names_stored(
+                    top.targets if isinstance(top, gast.Assign) else [top.target]):
+                return True
+        return False
 
     def guarded(self, s):
         """Whether a run-time check of fence.py guards `z op= v` (see `check`)."""

@@ -28,9 +28,10 @@ from .registry import defjvp, defvjp, discrete, nondifferentiable
 from .shapes import _getitem_vjp
 
 nondifferentiable(runtime.grad_seed, runtime.zeros_like_grad)
-nondifferentiable(runtime.refuse_shared, runtime.refuse_changed_entry, runtime.refuse_changed_item, runtime.same_length)  # checks: the derivative of a gradient checks what it checks
+nondifferentiable(runtime.refuse_shared, runtime.refuse_shared_entry, runtime.refuse_changed_entry, runtime.refuse_changed_item, runtime.same_length)  # checks: the derivative of a gradient checks what it checks
 nondifferentiable(runtime.has_key)  # whether `d.get(key, default)` reads the entry: a branch's test
 nondifferentiable(runtime.is_view_of)  # whether a tuple assignment's value is a row: a branch's test
+nondifferentiable(runtime.zip_strict, runtime.islice_bounds)  # a check of lengths, a slice: no values
 nondifferentiable(runtime.dict_keys)  # the keys an `.items()` loop reads the entries at
 nondifferentiable(runtime.order_by)  # positions ordered by keys: integers
 nondifferentiable(runtime.index_tuples)  # the positions a loop over `itertools.combinations(...)` reads

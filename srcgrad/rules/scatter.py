@@ -22,7 +22,7 @@ adjoint, `filled_diagonal` into zeros).
 
 import numpy as np
 
-from ..runtime import unbroadcast, without_part, zeros_like_grad
+from ..runtime import assigned_grad, unbroadcast, without_part, zeros_like_grad
 from .registry import defjvp, defvjp, discrete, nondifferentiable
 
 
@@ -256,4 +256,71 @@ def along_axis(y, indices, axis):
                  for dim, n in enumerate(shape))
 
 
-nondifferentiable(along_axis)
+def written_transposed(y, index, v):
+    """A copy of the array `y` after `copy.T[index] = v` (`y` left as it was): the write
+    `M.T[i] = v` into an array the function makes is spelled `M[...] =
+    written_transposed(M, i, v)`. Its gradient in `y` is `g` with the part written zero,
+    in `v` the gradient of the written part (the value written last where an integer
+    array repeats a place, none into an integer array), both read through `.T`."""
+    y.T  # an AttributeError where `y` is no array, as the write raises
+    out = np.array(y, copy=True)
+    out.T[index] = v
+    return out
+
+
+@defvjp(written_transposed, "y", name="WrittenTransposed")
+def written_transposed_vjp_y(g, ans, y, index, v):
+    return without_part(g.T, index).T
+
+
+@defjvp(written_transposed, "y")
+def written_transposed_jvp_y(t, ans, y, index, v):
+    return written_transposed(t, index, 0.0)
+
+
+@defvjp(written_transposed, "v")
+def written_transposed_vjp_v(g, ans, y, index, v):
+    return assigned_grad(g.T, index, v, y.T)
+
+
+@defjvp(written_transposed, "v")
+def written_transposed_jvp_v(t, ans, y, index, v):
+    return written_transposed(zeros_like_grad(ans), index, t)
+
+
+discrete(written_transposed, "index")
+
+
+def put_index(y, ind, v, mode="raise"):
+    """The index through which `np.put(y, ind, v, mode)` writes: the flat indices `ind`
+    (wrapped or clipped by `mode`, else checked as NumPy checks them) unravelled into
+    `y`'s shape, in order; none where `v` is empty (NumPy then writes nothing). With
+    `y[put_index(y, ind, v, mode)] = np.resize(np.ravel(v), put_count(ind, v))` the
+    compiler differentiates the write as any write through integer arrays."""
+    size = np.size(y)
+    flat = np.asarray(ind).ravel()
+    if np.size(v) == 0:
+        flat = flat[:0]
+    if flat.size and flat.dtype.kind not in "iu":
+        raise TypeError(f"Cannot cast array data from {flat.dtype!r} to dtype('int64') according to the rule 'safe'")
+    flat = flat.astype(np.intp)
+    if mode == "wrap":
+        flat = flat % size
+    elif mode == "clip":
+        flat = np.clip(flat, 0, size - 1)
+    elif mode == "raise":
+        bad = (flat < -size) | (flat >= size)
+        if bad.any():
+            raise IndexError(f"index {flat[bad][0]} is out of bounds for axis 0 with size {size}")
+        flat = np.where(flat < 0, flat + size, flat)
+    else:
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    return np.unravel_index(flat, np.shape(y))
+
+
+def put_count(ind, v):
+    """How many values `np.put(y, ind, v)` writes: one per index, none where `v` is empty."""
+    return 0 if np.size(v) == 0 else int(np.size(ind))
+
+
+nondifferentiable(along_axis, put_index, put_count)

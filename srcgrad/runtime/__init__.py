@@ -33,8 +33,14 @@ Every name here can appear in printed derivatives, so the set stays small:
   and b share memory.
 - `refuse_changed_entry(entry, message, filename, lineno)`: stop with `message` unless
   the list entry that `l[i] op= v` changes is a number; `refuse_changed_item(l, entry,
-  message, filename, lineno)` also lets it pass where `l` is an array.
+  message, filename, lineno)` also lets it pass where `l` is an array, and
+  `refuse_shared_entry(l, entry, others, message, filename, lineno)` where the entry is an
+  array, list or dict that none of `others` nor another entry of `l` shares.
 - `has_key(d, key)`: `key in d` for the dict `d` of `d.get(key, default)`.
+- `zip_strict(*lengths)`: the `ValueError` of `zip(..., strict=True)` where a loop over
+  sequences of `lengths` that differ runs to its end.
+- `islice_bounds(start, stop, step)`: the slice reading what `itertools.islice` with
+  these bounds yields of a sequence (its `ValueError` for bounds it refuses).
 - `dict_keys(d)`: the keys of the dict `d`, in order, that a loop over `d.items()` or
   `d.values()` iterates (a constant to every derivative, like the keys themselves).
 - `index_tuples(how, r, *sequences)`: the tuples of positions a loop over
@@ -73,9 +79,9 @@ name it prints (`from srcgrad.runtime import unbroadcast`), so each helper's
 
 from .containers import (
     add_grad, assigned_grad, dict_entry, dict_keys, drop_last, field_grad, field_tangent, has_key, index_tuples, is_view_of,
-    item_grad, joined_part, order_by,
-    popped_grad, refuse_changed_entry, refuse_changed_item, refuse_shared, repeated_part, repeats, restore_entry, same_length, snapshot,
-    values_grad, without_part,
+    islice_bounds, item_grad, joined_part, order_by,
+    popped_grad, refuse_changed_entry, refuse_changed_item, refuse_shared, refuse_shared_entry, repeated_part, repeats, restore_entry, same_length, snapshot,
+    values_grad, without_part, zip_strict,
 )
 from .gradients import (
     COMPLEX_GRADIENT, SEED32, SEED64, broadcast_tangent, grad_seed, is_sequence, mean_of, owned_gradient, owned_gradients,
@@ -88,13 +94,13 @@ from .jacobian_blocks import jacobian_from_columns, jacobian_from_rows, leaves, 
 
 __all__ = [
     "COMPLEX_GRADIENT", "SEED32", "SEED64", "add_grad", "assigned_grad", "broadcast_tangent", "dict_entry",
-    "dict_keys", "drop_last", "field_grad", "field_tangent", "field_values", "grad_seed", "has_key", "in_place", "index_tuples",
+    "dict_keys", "drop_last", "field_grad", "field_tangent", "field_values", "grad_seed", "has_key", "in_place", "index_tuples", "islice_bounds",
     "is_sequence", "is_view_of", "item_grad",
     "jacobian_from_columns", "jacobian_from_rows", "joined_part", "leaves", "mean_of", "order_by", "owned_gradient",
     "owned_gradients", "popped_grad",
-    "record_like", "refuse_changed_entry", "refuse_changed_item", "refuse_shared", "repeated_part", "repeats", "restore_entry", "same_length", "scaled",
+    "record_like", "refuse_changed_entry", "refuse_changed_item", "refuse_shared", "refuse_shared_entry", "repeated_part", "repeats", "restore_entry", "same_length", "scaled",
     "sequence_like", "snapshot", "structure_like", "tangent_for_update", "unbroadcast", "unit_tangents", "unless_integral", "unreduce",
-    "values_grad", "without_part", "zeros_like_grad",
+    "values_grad", "without_part", "zeros_like_grad", "zip_strict",
 ]
 
 for _name in __all__:

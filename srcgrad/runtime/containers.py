@@ -228,6 +228,23 @@ def refuse_changed_item(container, entry, message, filename=None, lineno=None):
         refuse_changed_entry(entry, message, filename, lineno)
 
 
+def refuse_shared_entry(container, entry, others, message, filename=None, lineno=None):
+    """Stop with `message` unless `container[i] op= v` is `container[i] = container[i] op v`:
+    where `refuse_changed_item` lets it pass, and where `entry`, what the list or dict
+    `container` holds at i, is an array, list or dict that no value of `others` (local
+    values, at any depth) and no other entry of `container` is or shares memory with: the
+    change in place reaches no value but through `container[i]`, which the assignment
+    rebinds."""
+    if (type(container) is _ndarray and not container.dtype.hasobject) or isinstance(entry, (numbers.Number, np.generic)):
+        return
+    kind = type(entry)
+    if kind not in (_ndarray, list, dict) or (kind is _ndarray and entry.dtype.hasobject):
+        raise raised_at(message, filename, lineno)
+    siblings = container.values() if type(container) is dict else container
+    if any(_holds(other, entry) for other in others) or sum(_holds(s, entry) for s in siblings) > 1:
+        raise raised_at(message, filename, lineno)
+
+
 def same_length(y, index, v, message, filename=None, lineno=None):
     """Stop with `message` when `y[index] = v` gives a slice of the list `y` another number
     of entries than it holds: reverse mode undoes the write in the same place."""
@@ -278,6 +295,30 @@ def has_key(d, key):
     if not isinstance(d, dict):
         raise TypeError(f"srcgrad differentiates `.get(key, default)` of a dict only, not of a {type(d).__name__}")
     return key in d
+
+
+def zip_strict(*lengths):
+    """Raise the `ValueError` that `zip(..., strict=True)` raises when a loop over sequences
+    of `lengths` runs to its end and they differ (CPython's message: the first argument
+    found exhausted, then the first found not); nothing where they agree. A loop over
+    such a zip read by index calls it where the loop ends without `break`."""
+    shortest = min(lengths)
+    first = lengths.index(shortest)
+    if first > 0:
+        k, how = first + 1, "shorter"
+    else:
+        longer = [k for k, n in enumerate(lengths) if n > shortest]
+        if not longer:
+            return
+        k, how = longer[0] + 1, "longer"
+    raise ValueError(f"zip() argument {k} is {how} than argument{' ' if k == 2 else 's 1-'}{1 if k == 2 else k - 1}")
+
+
+def islice_bounds(start, stop, step):
+    """The `slice` that reads what `itertools.islice(x, start, stop, step)` yields of a
+    list, tuple or array `x`; `islice`'s own `ValueError` for bounds it refuses."""
+    itertools.islice((), start, stop, step)  # checks the bounds as islice does
+    return slice(start, stop, step)
 
 
 def dict_keys(d):

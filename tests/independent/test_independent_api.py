@@ -119,11 +119,20 @@ REFUSED = {
     # u_out_kw differentiates now (out= is a write of the whole array): below; u_max_default too
     "u_inplace_arg": srcgrad.NotDifferentiableError, "u_default_mutable": srcgrad.NotDifferentiableError,
     "u_matrix_row_alias": srcgrad.NotDifferentiableError, "u_ravel_alias": srcgrad.NotDifferentiableError,
-    "u_reshape_alias": srcgrad.NotDifferentiableError, "u_T_alias": srcgrad.NotDifferentiableError,
+    "u_reshape_alias": srcgrad.NotDifferentiableError,  # u_T_alias differentiates now (M[...] = written_transposed(...)): below
     "u_chained_index_write": srcgrad.NotDifferentiableError,
     # u_nested_list_write differentiates now (a new row stored whole: row_writes.py): below
     "u_array_in_list_mutated": srcgrad.NotDifferentiableError,
 }
+
+
+def test_a_write_through_the_transpose_differentiates():
+    # A = M with A[1, 0] = 0: sum(A * M) has gradient 2 M, but 0 at [1, 0]
+    M = np.array([[1.0, -2.0], [3.0, 0.5]])
+    expected = 2 * M
+    expected[1, 0] = 0.0
+    np.testing.assert_allclose(srcgrad.grad(U.u_T_alias)(M), expected, rtol=1e-12)
+    assert srcgrad.jvp(U.u_T_alias, (M,), (np.ones((2, 2)),))[1] == pytest.approx(np.sum(expected))
 
 
 def test_a_nested_list_write_differentiates():
