@@ -44,17 +44,23 @@ was caught, `finally` after the handlers either way (its
 in a handler re-raises `caught`. Refused: statements other than assignments to names,
 expressions, `raise`, `assert`, `pass`, `if`, `for`, `while` and, without `finally`,
 `return`, `break` and `continue` in the `try` block (`with`, `match`, `functools.reduce`), a jump in a `try` with `finally` and a `raise` in its handlers or `else` block (the
-`finally` block would not run first), exception types named by local variables, and, in
+`finally` block would not run first), exception types named by local variables, a loop
+in the `try` block over an iterator that computes its items as the loop takes them (a
+generator, `map`, `filter`, `iter`, `itertools`: what it raises would leave the `for`
+line, which no branch catches; the stages before leave such loops as they are), and, in
 reverse mode, a statement that may raise after one that overwrote a name whose value was
 saved on the tape in the same branch, or after a branch or loop within the statement
 (checked by `fold` on the generated code); values saved before a statement that raises
 are dropped by the handler (`tape[mark:] = []`), as the backward pass skips the branch.
 """
 
+import builtins
+
 import gast
 
-from . import array_writes, syntax, traversal
+from . import array_writes, generator_lists, printing, syntax, traversal
 from .naming import Namer
+from .scope import dotted_parts, lookup_path
 
 BEGIN, CAUGHT = "__srcgrad_try__", "__srcgrad_caught__"
 _UNDOABLE_METHODS = {"append"}  # in-place methods whose undo in the backward pass is exact when skipped
@@ -69,7 +75,9 @@ def lower(program, transform="srcgrad.grad"):
             type(s) is gast.Try for s in traversal.statements(tree)):
         return tree
     tree = syntax.copy(tree)
-    _Lowering(program, f"{transform} (in `{tree.name}`)", Namer.for_tree(tree)).block(tree.body)
+    lowering = _Lowering(program, f"{transform} (in `{tree.name}`)", Namer.for_tree(tree))
+    lowering.guarded = traversal.guarded_loops(tree.body)
+    lowering.block(tree.body)
     return tree
 
 
@@ -78,6 +86,7 @@ class _Lowering:
         self.program, self.where, self.namer = program, where, namer
         tree = program.tree
         self.locals = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(traversal.names_stored(tree))
+        self.guarded = set()  # the ids of the loops in a `try` body (traversal.guarded_loops)
         # names bound to a `zip(..., strict=...)`, whose loop raises from its `for` line (see `iterable`)
         self.strict_zips = {st.targets[0].id for st in traversal.statements(tree)
                             if type(st) is gast.Assign and type(st.targets[0]) is gast.Name and _strict_zip(st.value)}
@@ -196,6 +205,13 @@ class _Lowering:
             # its `ValueError` comes from the `for` line when the loop ends, which no branch here catches
             self.refuse(stmt, "a loop over `zip(..., strict=...)`", "check the lengths before the `try` statement "
                         "(`if len(a) != len(b): raise ValueError(...)`) and loop over `zip(a, b)`")
+        lazy = next((n for n in _iterated(node) if self.lazy(n)), None) if id(stmt) in self.guarded else None
+        if lazy is not None:
+            text = printing.unparse(lazy)
+            self.refuse(stmt, f"a loop over `{text}`, an iterator that computes each item as the loop takes it,",
+                        f"an exception it raises after some items would leave the `for` line, after the loop's "
+                        f"turns over them, where no branch catches it; make the list first in the `try` block, "
+                        f"`items = list({text})`, and loop over `items`")
         if _kept_iterable(node):
             return [], node
         if _iterable_call(node):
@@ -208,6 +224,20 @@ class _Lowering:
                 args.append(a)
             return before, syntax.located(syntax.call(syntax.copy(node.func), args), node)
         return self.held(node, "iterable", stmt, caught, caught_types)
+
+    def lazy(self, node):
+        """Whether `node` makes an iterator that computes its items one by one: a generator
+        expression, or a call of a generator function, `iter`, `map`, `filter` or one of
+        `itertools`."""
+        if isinstance(node, gast.GeneratorExp):
+            return True
+        parts = dotted_parts(node.func) if isinstance(node, gast.Call) else None
+        if parts is None or (parts[0] in self.locals and parts[0] not in self.program.bound):
+            return False
+        found = lookup_path(parts, self.program)
+        function = getattr(found, "__func__", found)
+        return (any(found is f for f in (builtins.iter, builtins.map, builtins.filter))
+                or getattr(found, "__module__", None) == "itertools" or generator_lists.is_generator_function(function))
 
     def branch(self, stmt, caught, caught_types):
         """`if test: A else: B` -> the test into a name (a marked branch: it may raise),
@@ -351,6 +381,14 @@ def _kept_iterable(node):
     if isinstance(node, gast.Attribute):
         return _kept_iterable(node.value)
     return _iterable_call(node) and all(_kept_iterable(a) for a in node.args)
+
+
+def _iterated(node):
+    """`node` and, through the `enumerate`, `zip` and `reversed` calls it is made of, what they iterate."""
+    yield node
+    if _iterable_call(node):
+        for a in node.args:
+            yield from _iterated(a)
 
 
 def _iterable_call(node):

@@ -21,7 +21,8 @@ lazily, the refusal raised where a later stage refuses that call (`kept_refusals
 generator no derivative flows through keeps working): any other use (stored in a
 variable, `next`, `send`, `any`/`all`, `in`, `np.array` of it, which NumPy makes an
 object array); a
-consuming `for` loop that may stop early (`break`, `return`); a consuming loop or
+consuming `for` loop that may stop early (`break`, `return`), or that is in the body of a
+`try` statement (the generator may raise after the loop used some of its items); a consuming loop or
 comprehension that changes in place (an item or attribute store, an augmented
 assignment, a mutating method, `out=`) anything but a variable holding a list, dict or
 array made in the function that nothing else holds (`_Effects.private`: never the call's
@@ -220,8 +221,7 @@ class _Rewriter:
             if any(meaning is f for f in _WHOLE):
                 return parent
             if any(meaning is f for f in _PASSED_ON):
-                self.consumer(parent, call)
-                return parent
+                return self.consumer(parent, call)  # the loop reading the zip or enumerate: its `break`, its `try`
             if any(meaning is f for f in _ARRAYS):
                 raise self.refusal(call, f"given to `{'.'.join(parts)}`, which makes an array holding the generator "
                                    f"object itself (a 0-d object array), not its items: write `{'.'.join(parts)}(list(...))`")
@@ -265,6 +265,13 @@ class _Rewriter:
                                    f"which may stop before the generator ends: Python then runs no more of it, while "
                                    f"srcgrad would have run it to its end; read it whole and stop on its list, "
                                    f"`for v in list({printing.unparse(call)}):`")
+            guard = self.guarding_try(consumer)
+            if guard is not None:
+                raise self.refusal(call, f"read by a `for` loop inside the `try` statement of line {self.program.line(guard)}: "
+                                   f"if the generator raises after yielding some items, Python has run the loop's body "
+                                   f"on them before the `except` or `finally` block runs, while srcgrad would have raised "
+                                   f"before the loop; make the list first, `items = list({printing.unparse(call)})`, "
+                                   f"or move the loop out of the `try` body")
             body = consumer.body
         elif isinstance(consumer, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
             body = [n for n in (getattr(consumer, "elt", None), getattr(consumer, "key", None),
@@ -300,6 +307,17 @@ class _Rewriter:
                                        f"Python would run each item of the generator after the body's change before it, "
                                        f"srcgrad all of them first; change a copy, or make the list first "
                                        f"(`items = list({printing.unparse(call)})`)")
+
+    def guarding_try(self, node):
+        """The innermost `try` statement (with handlers or a `finally` block) whose body holds
+        `node` in the function itself, or None."""
+        while True:
+            parent, field = self.parents.get(id(node), (None, None))
+            if parent is None or isinstance(parent, (gast.FunctionDef, gast.Lambda)):
+                return None
+            if isinstance(parent, gast.Try) and field == "body" and (parent.handlers or parent.finalbody):
+                return parent
+            node = parent
 
     def block(self, stmts):
         """`stmts` with generator `def`s listed and each `for` loop's generator call named before it."""
@@ -357,12 +375,14 @@ def _refuse_read_twice(tree, program, assignments):
 
 
 # methods that change no object (of arrays, lists, dicts): a call of one in a consuming loop is no change
+# (not `reshape`, `ravel`, `transpose`, `squeeze`: the view they may return holds the array)
 _PURE_METHODS = frozenset({"copy", "sum", "mean", "prod", "max", "min", "item", "tolist", "index", "count", "get", "keys",
-                           "values", "items", "dot", "astype", "reshape", "ravel", "flatten", "transpose", "conj",
-                           "std", "var", "any", "all", "argmax", "argmin", "cumsum", "round", "clip", "squeeze"})
+                           "values", "items", "dot", "astype", "flatten", "conj",
+                           "std", "var", "any", "all", "argmax", "argmin", "cumsum", "round", "clip"})
 # what a variable may be read by without another name or object coming to hold it
 _REDUCERS = (builtins.len, builtins.sum, builtins.min, builtins.max, builtins.float, builtins.int, builtins.abs,
-             builtins.print, np.sum, np.mean, np.prod, np.max, np.min, np.linalg.norm, math.fsum)
+             builtins.print, np.sum, np.mean, np.prod, np.max, np.min, np.linalg.norm, math.fsum,
+             np.array, np.stack, np.concatenate)  # copies
 _FRESH = (builtins.list, builtins.dict, builtins.set, builtins.tuple, np.zeros, np.ones, np.empty, np.full,
           np.zeros_like, np.ones_like, np.full_like, np.array, np.copy, np.arange, np.linspace, np.eye)
 

@@ -27,9 +27,10 @@ comprehension (`chain` and `islice` only), or as the one argument of `list`, `tu
 `sum` or `sorted`; `accumulate` only where the statement evaluates it unconditionally
 (folds.py's `hoistable`) and, as a loop's iterable (not through `zip`, which may stop
 first), where the loop runs to its end (no `break`, `return` or `raise` in it: the list
-calls the function on every item) and lies in no `try` block with handlers (an
-exception of the function would come before the loop's turns, not after them), its loop
-put before the statement. The list holds the values
+calls the function on every item), its loop put before the statement. No loop in the body
+of a `try` statement with handlers or a `finally` block is rewritten (an exception the
+iterator raises would come before the loop's turns, not after them; attempts.py refuses
+such a loop). The list holds the values
 the iterator yields, made by the same operations in the same order, so later stages
 differentiate it as the list written out. An iterable is read by `list(...)`, which
 reads it as the tool does where it is no iterator that something else reads too or
@@ -116,7 +117,7 @@ class _Lists:
         out = []
         for s in stmts:
             for inner in traversal.blocks_in(s):
-                self.block(inner, caught or (type(s) is gast.Try and s.handlers and inner is s.body))
+                self.block(inner, caught or traversal.guards(s, inner))
             if isinstance(s, (gast.FunctionDef, gast.ClassDef)):
                 out.append(s)
                 continue
@@ -132,7 +133,7 @@ class _Lists:
     def loop_header(self, s, caught=False):
         """The statements to put before the `for` statement `s`, its iterable (or the
         arguments of its `enumerate`/`zip`) rewritten where it is a call of the tools
-        (`caught`: `s` lies in the body of a `try` with handlers)."""
+        (`caught`: `s` lies in the body of a `try` with handlers or `finally`: none)."""
         slots = [(s, "iter", None)]
         if type(s.iter) is gast.Call and self.reads_through(s.iter.func, _WRAPPERS):
             slots = [(s.iter, "args", k) for k, a in enumerate(s.iter.args) if type(a) is not gast.Starred]
@@ -144,10 +145,11 @@ class _Lists:
                 continue
             if self.changed_in(s.body + s.orelse, call):
                 continue
+            if caught:  # the loop would take the items from a list made before it (attempts.py refuses the call)
+                continue
             if name == "accumulate":
-                if caught or _leaves_early(s.body) or holder is not s and self.reads_through(s.iter.func, (builtins.zip,)):
-                    # the list would call the function on items the iterator never reaches; or, where an
-                    # exception the function raises is caught, before the turns that ran ahead of it
+                if _leaves_early(s.body) or holder is not s and self.reads_through(s.iter.func, (builtins.zip,)):
+                    # the list would call the function on items the iterator never reaches
                     continue
                 made = self.accumulated(call, before)
                 if made is None:

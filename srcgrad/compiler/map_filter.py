@@ -54,7 +54,7 @@ def run(program):
         return tree
     tree = syntax.copy(tree)
     taken = {n.id for n in traversal.nodes(tree) if isinstance(n, gast.Name)}
-    rewriter = _Rewriter(program, builtin, local, taken)
+    rewriter = _Rewriter(program, builtin, local, taken, traversal.guarded_loops(tree.body))
     if "map" in builtin or "filter" in builtin:
         for n in list(traversal.nodes(tree)):
             rewriter.visit(n)
@@ -81,11 +81,16 @@ _WORDS = tuple(f"{name}(" for name in _ITERATORS)
 
 
 class _Rewriter:
-    def __init__(self, program, builtin, local, taken):
+    def __init__(self, program, builtin, local, taken, guarded):
         self.program, self.builtin, self.local, self.taken = program, builtin, local, taken
+        # `for` loops in a `try` body: a list made before the loop would raise before the
+        # loop used the items before the one raising (attempts.py refuses the call)
+        self.guarded = guarded
 
     def visit(self, node):
         """Rewrite the `map`/`filter` calls that `node` reads once, whole (changed in place)."""
+        if isinstance(node, gast.For) and id(node) in self.guarded:
+            return
         if isinstance(node, (gast.For, gast.comprehension)):
             node.iter = self.rewritten(node.iter)
         elif isinstance(node, gast.Assign) and isinstance(node.targets[0], (gast.Tuple, gast.List)):

@@ -292,6 +292,25 @@ def blocks_in(stmt):
         yield handler.body
 
 
+def guards(stmt, inner):
+    """Whether the statement list `inner` of `stmt` is the body of a `try` statement whose
+    handlers or `finally` block run when it raises."""
+    return type(stmt) is gast.Try and inner is stmt.body and bool(stmt.handlers or stmt.finalbody)
+
+
+def guarded_loops(stmts, guarded=False):
+    """The ids of the `for` statements under `stmts` (not in nested functions) that lie in
+    the body of a `try` statement with handlers or a `finally` block (`guards`)."""
+    found = set()
+    for s in stmts:
+        if guarded and type(s) is gast.For:
+            found.add(id(s))
+        if not isinstance(s, (gast.FunctionDef, gast.ClassDef)):
+            for inner in blocks_in(s):
+                found |= guarded_loops(inner, guarded or guards(s, inner))
+    return found
+
+
 def jumps_out(stmts, in_loop=False):
     """The `return`s under the statements `stmts` (not in nested functions), and the
     `break`s and `continue`s of no loop under them (of none at all with `in_loop`)."""
