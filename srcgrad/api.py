@@ -6,6 +6,8 @@ per function and (mode, wrt), at decoration time when the function's names resol
 and returns a thin function that checks argument types and calls it.
 """
 
+import collections.abc
+import decimal
 import functools
 import inspect
 import numbers
@@ -15,6 +17,7 @@ import weakref
 import numpy as np
 
 from .backends import with_backend
+from . import pullback_seeds
 from .compiler import cache, derive, varargs
 from .compiler.activity import undescribed
 from .compiler.stand_in import is_instance, method_function, of_user_class, partial_function, refusal as library_refusal, stand_in
@@ -72,6 +75,8 @@ def _positions(fn, wrt):
                 raise TypeError(
                     f"wrt={w!r} names no parameter of `{fn.__name__}` at {defined_at(fn)}; its parameters are "
                     f"{tuple(named)}" + ("" if arity is None else
+                                         "; srcgrad does not differentiate with respect to the keyword arguments "
+                                         f"that `**{w}` collects" if w in _star_names(fn, inspect.CO_VARKEYWORDS) else
                                          "; an argument that `*args` collects is given by its position in the call "
                                          "(wrt=1 is the second positional argument)")
                 )
@@ -91,6 +96,15 @@ def _positions(fn, wrt):
             raise TypeError(f"wrt must name at least one parameter (for `{fn.__name__}` at {defined_at(fn)})")
         return tuple(one(w) for w in wrt)
     return one(wrt)
+
+
+def _star_names(fn, flag):
+    """The name of `fn`'s `*args` (flag CO_VARARGS) or `**kwargs` (CO_VARKEYWORDS) parameter, as a tuple."""
+    code = getattr(varargs.original(fn), "__code__", None)
+    if code is None or not code.co_flags & flag:
+        return ()
+    at = code.co_argcount + code.co_kwonlyargcount + (1 if flag == inspect.CO_VARKEYWORDS and code.co_flags & inspect.CO_VARARGS else 0)
+    return (code.co_varnames[at],)
 
 
 def _check_differentiable(fn, names, positions, args, kwargs):
@@ -133,7 +147,57 @@ def _check_differentiable(fn, names, positions, args, kwargs):
             )
         else:
             refuse_undescribed(fn, names[i], value)
+            refuse_non_leaf(fn, names[i], value)
     return containers
+
+
+def refuse_non_leaf(fn, label, value):
+    """Raise a TypeError for a value passed to be differentiated that is not a number,
+    an array of numbers nor a pytree node (dict, list, tuple, namedtuple, dataclass
+    instance), where the derivative would otherwise fail inside its generated code or
+    return a gradient of another type: None, a string, a set (its entries have no order to
+    give gradients in: a list came back), an iterator (used up once read: an empty
+    gradient came back), a subclass of dict or list (OrderedDict: endless recursion), an
+    array of strings, objects or dates, a number that is not real (Decimal)."""
+    kind = type(value)
+    if kind is _ndarray or kind is float:  # the common cases
+        if kind is float or value.dtype.kind in "fc":
+            return
+    fix = "pass a float or an array of floats"
+    if value is None:
+        what, fix = "None, which has no gradient", fix + " (is an argument missing?)"
+    elif isinstance(value, (str, bytes)):
+        what = f"a {kind.__name__} ({value!r:.40}), which has no gradient"
+    elif isinstance(value, (set, frozenset)):
+        what, fix = f"a {kind.__name__}, whose entries have no order to give gradients in", (
+            f"pass a list (sorted({label})) or an array")
+    elif isinstance(value, (dict, list, tuple)) and not _is_container(value):
+        base = next(b for b in (dict, list, tuple) if isinstance(value, b)).__name__
+        what, fix = _a(f"{kind.__name__} (a subclass of {base}), which srcgrad does not take apart: it "
+                       "differentiates with respect to dicts, lists, tuples, namedtuples and dataclass instances"), (
+            f"pass a plain {base} ({base}({label}))")
+    elif isinstance(value, collections.abc.Iterator):
+        what, fix = _a(f"{kind.__name__}, which is used up once read"), f"pass a list (list({label})) or an array"
+    elif isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype.kind in "fc" or isinstance(value, (np.ma.MaskedArray, np.matrix)):
+            return
+        what, fix = f"an array of {value.dtype}, which has no gradient", f"pass an array of floats ({label}.astype(float))"
+    elif isinstance(value, numbers.Number) and not isinstance(value, numbers.Real):
+        what, fix = _a(f"{kind.__name__}, not a real number"), f"pass a float (float({label}))"
+    elif isinstance(value, (range, memoryview)):
+        what, fix = f"a {kind.__name__}, which has no gradient", f"pass an array of floats (np.array({label}, dtype=float))"
+    elif isinstance(value, numbers.Number) or hasattr(value, "__array__") or hasattr(value, "__array_ufunc__"):
+        return
+    else:
+        what = _a(f"{kind.__qualname__} object, which has no gradient")
+    raise TypeError(
+        f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{label}`: it is {what}; {fix}"
+    )
+
+
+def _a(noun):
+    """`noun` with its indefinite article."""
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
 
 
 def refuse_undescribed(fn, label, value):
@@ -371,10 +435,15 @@ def vjp(fn, *args, verbose=False, source=None):
         # (a variant of a function taking `*args` has its own signature: compiler/varargs.py)
         count = code.co_argcount if code is not None and not code.co_flags & _STARS else len(_params(fn))
         for i, a in enumerate(args):
-            if type(a) is not _ndarray and _is_container(a) and not _holds_functions(a):
+            if type(a) is _ndarray or type(a) is float:
+                continue
+            if _is_container(a) and not _holds_functions(a):
                 names = _params(fn)
                 _check_leaves(fn, names[i] if i < len(names) else f"args[{i}]", a,
                               "pass it as an argument of its own (its gradient is then None)")
+            elif isinstance(a, _VJP_REFUSED) and not _is_container(a):  # None, a string, an object: constants, their gradients None
+                names = _params(fn)
+                refuse_non_leaf(fn, names[i] if i < len(names) else f"args[{i}]", a)
         positions = vjp_positions(count, args)
         found = _built(fn, "split_vjp", positions) if not verbose and source is None else None
         if found is None:
@@ -392,6 +461,7 @@ def vjp(fn, *args, verbose=False, source=None):
     out = held_apart(out)
     container = type(out) is not _ndarray and _is_container(out)  # its leaves may differ in shape: no np.shape
     shape = None if container else out.shape if type(out) is _ndarray else np.shape(out)
+    numeric = container or isinstance(out, (_ndarray, np.generic, numbers.Number))  # else refused by the pullback
 
     # a Python number seeds a NumPy output in the output's dtype: weakly typed, 0.1 would
     # meet a float32 constant of a float64 program in float32 (NumPy's promotion)
@@ -401,15 +471,17 @@ def vjp(fn, *args, verbose=False, source=None):
 
     def pullback(seed):
         if container:
-            _check_seed(fn, out, seed)
-        elif (seed.shape if type(seed) is _ndarray else np.shape(seed)) != shape:
-            seed = _fitted_seed(fn, seed, shape)
+            pullback_seeds.check_structure(fn, out, seed)
+        elif type(seed) is _ndarray and seed.shape == shape and seed.dtype.kind == "f":
+            pass  # the common case
+        elif type(seed) is not float or shape or not numeric:
+            seed = pullback_seeds.fitted_seed(fn, out, seed, shape)
         if numpy_dtype is not None and type(seed) in (float, int):
             seed = numpy_dtype.type(seed)
         grads = backward(seed)
         if plain or (len(grads) == len(args) and type(grads) is tuple and not any(map(_no_gradient, args))):
             return grads
-        return tuple(None if _is_integral(a) or callable(a) or _holds_functions(a) else g for a, g in zip(args, grads))
+        return tuple(None if _no_gradient(a) else g for a, g in zip(args, grads))
 
     pullback.__srcgrad_lazy__ = built
     return out, pullback
@@ -494,51 +566,6 @@ class _Built:
         return self.derivative
 
 
-def _fitted_seed(fn, seed, shape):
-    """The seed of the shape `shape` (the output's) for a `seed` that broadcasts against
-    it: broadcast to it, and summed over the axes by which it is larger (the pullback of
-    the output broadcast to the seed's shape). Generated code and rules may take a seed
-    to have the output's shape (np.outer's rule does); a ValueError naming `fn` where the
-    shapes do not broadcast."""
-    given = np.shape(seed)
-    try:
-        joint = np.broadcast_shapes(given, shape)
-    except ValueError:
-        raise ValueError(
-            f"the seed of the pullback of `{fn.__name__}` ({defined_at(fn)}) has shape {given}, which does not "
-            f"broadcast against the output's shape {shape}"
-        ) from None
-    seed = np.broadcast_to(seed, joint)
-    extra = len(joint) - len(shape)
-    if extra:
-        seed = seed.sum(axis=tuple(range(extra)))
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and seed.shape[i] != 1)
-    return seed.sum(axis=stretched, keepdims=True) if stretched else seed
-
-
-def _check_seed(fn, out, seed):
-    """Refuse a seed for the list, tuple, dict or dataclass output `out` that is not one
-    like it (a float for a dict failed inside the generated code with an IndexError)."""
-    if is_dataclass_kind(type(out)):
-        if type(seed) is not type(out):
-            raise TypeError(
-                f"the seed of the pullback of `{fn.__name__}` ({defined_at(fn)}) must have the structure of its "
-                f"output, a {type(out).__name__}; got {type(seed).__name__}"
-            )
-        return
-    if type(out) is dict:
-        fits = type(seed) is dict and set(seed) <= set(out)
-    else:
-        fits = (isinstance(seed, (list, tuple)) or (isinstance(seed, np.ndarray) and seed.ndim > 0)) and len(seed) == len(out)
-    if not fits:
-        raise TypeError(
-            f"the seed of the pullback of `{fn.__name__}` ({defined_at(fn)}) must have the structure of its output, "
-            f"a {type(out).__name__} of {len(out)} entries"
-            + (f" (keys {', '.join(sorted(map(repr, out)))})" if type(out) is dict else "")
-            + f"; got {type(seed).__name__}" + (f" with keys {', '.join(sorted(map(repr, seed)))}" if type(seed) is dict else "")
-        )
-
-
 _RANGES = {}  # n -> tuple(range(n))
 _PLAIN_VJP = cache.kept_with_cache(weakref.WeakKeyDictionary())  # fn -> (its code, number of arguments, _Built): see _plain_vjp
 _function = types.FunctionType
@@ -546,9 +573,12 @@ _STARS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 _ndarray = np.ndarray
 
 
+_VJP_REFUSED = (set, frozenset, dict, list, tuple, collections.abc.Iterator, decimal.Decimal)  # see refuse_non_leaf
+
+
 def _no_gradient(value):
-    """Whether `vjp` leaves the argument `value` undifferentiated: an integer or boolean
-    (`_is_integral`), or a value of a type the rules do not describe (a masked array, a
+    """Whether `vjp` leaves the argument `value` undifferentiated (its gradient None):
+    None, a string, an integer or boolean (`_is_integral`), or a value of a type the rules do not describe (a masked array, a
     sparse matrix, a user's object: `activity.undescribed`), which the derivative then
     refuses where it computes with it. Fast for float arrays and floats."""
     kind = type(value)
@@ -556,6 +586,8 @@ def _no_gradient(value):
         return value.dtype.kind in "biu"
     if kind is float:
         return False
+    if value is None or kind is str or kind is bytes:
+        return True
     return _is_integral(value) or (not _is_container(value) and (undescribed(value) or callable(value))) or (
         _holds_functions(value))
 
