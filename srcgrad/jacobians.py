@@ -165,8 +165,9 @@ def _check_tangent(fn, name, primal, tangent, keys=()):
     if tangent is None and not _has_derivative(primal):
         return
     refuse_undescribed(fn, label, primal)
-    if _is_integral(primal):
-        kind = type(primal).__name__ if not isinstance(primal, np.ndarray) else f"an array of {primal.dtype}"
+    if _is_integral(primal) or not _has_derivative(primal):  # a tangent of None, a string, an object: refused, not ignored
+        kind = ("None" if primal is None else f"an array of {primal.dtype}" if isinstance(primal, np.ndarray)
+                else type(primal).__name__)
         raise TypeError(
             f"`{label}` of {where} is {kind}, which has no tangent; pass None as its tangent"
         )
@@ -233,6 +234,8 @@ def jvp(fn, primals, tangents, verbose=False):
         )
     if len(primals) > len(names):
         raise TypeError(f"`{fn.__name__}` ({defined_at(fn)}) takes {len(names)} positional arguments, not {len(primals)}")
+    if len(primals) < len(names):
+        call_arguments(fn, primals, {})  # one missing: Python's TypeError naming `fn`
     positions, given = [], []
     for i, (p, t) in enumerate(zip(primals, tangents)):
         if t is None:
@@ -500,7 +503,7 @@ def _jacobian(fn, wrt, mode):
 
     def jac(*args, **kwargs):
         keywords = {}
-        if kwargs or keywords_of or len(args) < len(names):  # bound, defaults filled: then by position
+        if kwargs or keywords_of or len(args) != len(names):  # bound, defaults filled: then by position
             args, keywords = call_arguments(fn, args, kwargs)
         _check_differentiable(named, names, wanted, args, {})
         x = tuple(args[p] for p in wanted) if isinstance(positions, tuple) else args[positions]
@@ -569,7 +572,7 @@ def nested_grad(fn, mode, wrt, verbose):
     @functools.wraps(fn)
     def derivative(*args, **kwargs):
         keywords = {}
-        if kwargs or keywords_of or len(args) < len(names):  # bound, defaults filled: then by position
+        if kwargs or keywords_of or len(args) != len(names):  # bound, defaults filled: then by position
             args, keywords = call_arguments(fn, args, kwargs)
         _check_differentiable(fn, names, wanted, args, {})
         out, columns = _forward_jacobian(fn, args, wanted, keywords)
