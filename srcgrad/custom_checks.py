@@ -47,7 +47,8 @@ class Check:
     For a reverse rule `like` is the parameter and `value` one gradient (or, with
     `index`, the tuple of all of them); for a forward rule `like` is `ans`, whose tangent
     for a list, tuple or dict of results is checked entry by entry (`_tangent_entries`).
-    None becomes zeros. Raises ValueError naming the function, the rule and what differs.
+    None becomes zeros. Raises ValueError naming the function, the rule and what differs
+    (TypeError where what it returned holds no numbers: a string).
     """
 
     def __init__(self, name, function, rule, kind, against, index, diff):
@@ -83,6 +84,12 @@ class Check:
             return self._tangent_entries(value, like, "")
         if value is None:
             return np.zeros(np.shape(like), dtype=np.result_type(like, 1.0))
+        if not _numeric(value):
+            what = f"for `{self.against}`" if self.kind == "vjp" else "as the tangent of `ans`"
+            raise TypeError(
+                f"custom {self.kind} rule `{self.rule_name}` of `{self.function}` returned {type(value).__name__} "
+                f"{value!r:.40} {what}; return numbers (an array shaped like `{self.against}`, or None for zeros)"
+            )
         if np.shape(value) != np.shape(like):
             if self.kind == "vjp":
                 what = f"a gradient of shape {np.shape(value)} for `{self.against}`, which has shape {np.shape(like)}"
@@ -140,6 +147,14 @@ class Check:
             f"custom vjp rule `{self.rule_name}` of `{self.function}` returned {got}, but `{self.function}` has "
             f"{count} differentiable parameter{'s' if count != 1 else ''} ({names}); return {shape}"
         )
+
+
+def _numeric(value):
+    """Whether a rule's result `value` (a gradient or tangent) holds numbers: a number, an
+    array of numbers, or a list, tuple or dict (of a parameter or output that is one)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.dtype.kind in "fciub"
+    return isinstance(value, (numbers.Number, list, tuple, dict))
 
 
 def _shape(value):

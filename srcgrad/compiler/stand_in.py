@@ -143,7 +143,7 @@ def _make(fn, rule):
         default = "" if p.default is p.empty else "=" + _literal_or_name(p.default, f"{p.name}_default", scope, taken)
         params.append(p.name + default)
     spelled = _callee(fn)
-    name = getattr(fn, "__name__", "function")
+    name = _identifier(getattr(fn, "__name__", "function"))
     text = f"def {name}({', '.join(params)}):\n    return {spelled}({', '.join(names)})\n"
     scope.update({"np": np, "math": math, "builtins": builtins, "__name__": getattr(fn, "__module__", None)})
     made = _define(text, name, f"<srcgrad stand-in for {spelled}>", scope)
@@ -181,7 +181,12 @@ def _callee(fn):
         return f"builtins.{fn.__name__}"  # `abs` itself would be the stand-in's own name
     if module == "numpy" or module.startswith("numpy.") or isinstance(fn, np.ufunc):
         return spelling(fn)
-    return getattr(fn, "__name__", "function")  # bound by that name in the stand-in's globals
+    return _identifier(getattr(fn, "__name__", "function"))  # bound by that name in the stand-in's globals
+
+
+def _identifier(name):
+    """`name`, or `function` for one that is no identifier (`<lambda>`, given rules by srcgrad.defvjp)."""
+    return name if name.isidentifier() else "function"
 
 
 def spelling(obj):
