@@ -342,6 +342,11 @@ def _load(fn, source):
             ) from None
         text = "".join(lines)
     else:
+        if not isinstance(source, str):
+            raise TypeError(
+                f"source= for `{fn.__name__}` must be the text of its `def` statement, a str, not "
+                f"{type(source).__name__}"
+            )
         text, first_line = source, 1
         linecache.cache.setdefault(filename, (len(text), None, text.splitlines(True), filename))
     try:

@@ -1,0 +1,250 @@
+"""Misuse of the public API: each wrong call is refused early by a TypeError or
+ValueError naming the user's function and what to do, never a bare error from inside
+the generated code, a wrong gradient or a mistake silently accepted."""
+
+import collections
+import decimal
+
+import numpy as np
+import pytest
+
+from conftest import numerical_grad
+
+import srcgrad
+
+
+def total(s):
+    return sum(s)
+
+
+def double(x):
+    return 2.0 * x
+
+
+def scaled(x, y):
+    return x * 2.0
+
+
+def pair_out(x):
+    return (x * 2.0, np.sum(x))
+
+
+def nested_out(x):
+    return ((x * 2.0, x), x * 3.0)
+
+
+def nothing(x):
+    x * 2.0
+
+
+# --- grad: arguments that have no gradient -------------------------------------------
+
+
+@pytest.mark.parametrize("value, what", [
+    ({1.0, 2.0}, "it is a set, whose entries have no order"),  # a list gradient came back
+    (frozenset({1.0, 2.0}), "it is a frozenset"),
+    ((v for v in [1.0, 2.0]), "it is a generator, which is used up once read"),  # [] came back
+    (collections.OrderedDict(a=1.0), "it is an OrderedDict (a subclass of dict)"),  # RecursionError
+    (None, "it is None, which has no gradient"),  # a TypeError from the generated code
+    ("abc", "it is a str ('abc')"),
+    (decimal.Decimal("0.5"), "it is a Decimal, not a real number"),
+    (np.array(["a", "b"]), "it is an array of <U1"),
+    (np.array([1.0, 2.0], dtype=object), "it is an array of object"),  # an object gradient came back
+    (range(3), "it is a range"),
+    (object(), "it is an object object"),
+])
+def test_an_argument_that_is_not_a_number_array_or_pytree_is_refused_by_grad(value, what):
+    with pytest.raises(TypeError, match="cannot differentiate `total`") as info:
+        srcgrad.grad(total)(value)
+    assert what in str(info.value)
+    assert "test_api_misuse.py" in str(info.value) and "with respect to `s`" in str(info.value)
+
+
+def test_jacobian_refuses_a_set_rather_than_failing_inside():
+    with pytest.raises(TypeError, match="with respect to `s`: it is a set"):
+        srcgrad.jacobian(total)({1.0, 2.0})
+
+
+def test_a_differentiated_parameter_given_none_names_the_parameter():
+    with pytest.raises(TypeError, match=r"with respect to `y`: it is None.*is an argument missing\?"):
+        srcgrad.grad(scaled, wrt=(0, 1))(1.0, None)
+
+
+def test_none_and_string_leaves_of_a_dict_still_get_zero_gradients():
+    g = srcgrad.grad(lambda p: p["a"] * 2.0)({"a": 1.0, "b": None, "c": "name"})
+    assert g == {"a": 2.0, "b": 0.0, "c": 0.0}
+
+
+# --- vjp: arguments ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [None, "name", object(), np.ma.array([1.0])])
+def test_vjp_gives_none_for_an_argument_that_has_no_gradient(value):
+    out, pullback = srcgrad.vjp(scaled, 1.5, value)
+    assert out == 3.0
+    gx, gy = pullback(1.0)
+    assert gx == 2.0 and gy is None  # 0.0 (or array([0.])) before
+
+
+@pytest.mark.parametrize("value, what", [
+    ({1.0, 2.0}, "it is a set"), ((v for v in [1.0]), "it is a generator"),
+    (collections.OrderedDict(a=1.0), "it is an OrderedDict"),
+])
+def test_vjp_refuses_a_set_an_iterator_and_a_dict_subclass(value, what):
+    with pytest.raises(TypeError, match="cannot differentiate `total`") as info:
+        srcgrad.vjp(total, value)
+    assert what in str(info.value)
+
+
+# --- vjp: seeds --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed, message", [
+    ("a", "must be a number or an array (of shape (3,)), not str"),
+    (None, "must be a number or an array (of shape (3,)), not NoneType"),
+    ([1.0, 1.0, 1.0], "not list (np.asarray it)"),
+    (object(), "not object"),
+    (np.ones(3) * 1j, "is complex, and srcgrad's rules are for real numbers"),  # named the argument before
+])
+def test_a_seed_that_is_not_a_real_number_or_array_is_refused(seed, message):
+    out, pullback = srcgrad.vjp(double, np.ones(3))
+    with pytest.raises(TypeError, match="the seed of the pullback of `double`") as info:
+        pullback(seed)
+    assert message in str(info.value)
+
+
+def test_a_leaf_seed_of_the_wrong_shape_names_the_leaf():
+    out, pullback = srcgrad.vjp(pair_out, np.ones(3))
+    with pytest.raises(ValueError, match=r"`pair_out`.*for the output\[0\] has shape \(4,\), which does not "
+                                         r"broadcast to that output's shape \(3,\)"):
+        pullback((np.ones(4), 1.0))
+    out, pullback = srcgrad.vjp(lambda x: {"a": x * 2.0}, np.ones(3))
+    with pytest.raises(ValueError, match=r"for the output\['a'\] has shape \(5,\)"):
+        pullback({"a": np.ones(5)})
+    gx, = pullback({"a": np.array([1.0, 2.0, 3.0])})
+    np.testing.assert_allclose(gx, [2.0, 4.0, 6.0])
+
+
+def test_a_nested_seed_must_have_the_nested_structure():
+    out, pullback = srcgrad.vjp(nested_out, 1.0)
+    with pytest.raises(TypeError, match=r"structure of its output\[0\], a tuple of 2 entries; got float"):
+        pullback((1.0, 1.0))
+    assert pullback(((1.0, 1.0), 1.0)) == (6.0,)
+
+
+def test_the_pullback_of_a_function_returning_none_is_refused():
+    out, pullback = srcgrad.vjp(nothing, np.ones(3))
+    assert out is None
+    with pytest.raises(TypeError, match=r"`nothing`.*the output is None \(is a `return` missing\?\)"):
+        pullback(1.0)  # zeros before
+
+
+# --- jvp ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("primal, kind", [(None, "None"), ("name", "str"), (object(), "object")])
+def test_a_tangent_of_an_argument_without_a_derivative_is_refused_not_ignored(primal, kind):
+    with pytest.raises(TypeError, match=f"`y` of `scaled` .* is {kind}, which has no tangent; pass None"):
+        srcgrad.jvp(scaled, (1.0, primal), (1.0, 1.0))
+    assert srcgrad.jvp(scaled, (1.0, primal), (1.0, None)) == (2.0, 2.0)
+
+
+def test_a_tangent_of_a_none_leaf_is_refused():
+    with pytest.raises(TypeError, match=r"`p\['b'\]` of `<lambda>` .* is None, which has no tangent"):
+        srcgrad.jvp(lambda p: p["a"] * 2.0, ({"a": 1.0, "b": None},), ({"a": 1.0, "b": 1.0},))
+
+
+def test_jvp_with_too_few_primals_names_the_function():
+    with pytest.raises(TypeError, match=r"^scaled\(\) missing a required argument: 'y'"):
+        srcgrad.jvp(scaled, (1.0,), (1.0,))
+
+
+# --- jacobian and hessian: arity ---------------------------------------------------------
+
+
+def cubes(x):
+    return np.sum(x ** 3)
+
+
+def test_hessian_and_jacobian_with_too_many_arguments_name_the_function():
+    x = np.array([1.0, 2.0])
+    with pytest.raises(TypeError, match=r"^cubes\(\) too many positional arguments"):
+        srcgrad.hessian(cubes)(x, x)  # `f1_grad_jvp() got multiple values for argument 'x_dot'` before
+    with pytest.raises(TypeError, match=r"^double\(\) too many positional arguments"):
+        srcgrad.jacobian(double)(x, x)
+    np.testing.assert_allclose(srcgrad.hessian(cubes)(x), np.diag(6 * x))
+
+
+# --- wrt naming **kwargs ---------------------------------------------------------------
+
+
+def keywords(x, **options):
+    return np.sum(x)
+
+
+def test_wrt_naming_a_double_star_parameter_says_keyword_arguments_are_not_differentiated():
+    with pytest.raises(TypeError, match=r"wrt='options' names no parameter of `keywords`.*keyword arguments that "
+                                        r"`\*\*options` collects"):
+        srcgrad.grad(keywords, wrt="options")(np.ones(2))
+
+
+# --- source= -------------------------------------------------------------------------
+
+
+def test_source_that_is_not_a_string_is_refused():
+    namespace = {}
+    exec("def cube(x):\n    return x * x * x\n", namespace)
+    with pytest.raises(TypeError, match="source= for `cube` must be the text of its `def` statement, a str, not int"):
+        srcgrad.grad(namespace["cube"], source=123)
+
+
+# --- custom rules ----------------------------------------------------------------------
+
+
+def test_a_custom_rule_returning_a_string_names_the_rule():
+    @srcgrad.custom_vjp
+    def square(x):
+        return x * x
+
+    square.defvjp(lambda g, ans, x: "2x")
+    with pytest.raises(TypeError, match=r"custom vjp rule `<lambda>` of `square` returned str '2x' for `x`; return "
+                                        r"numbers"):
+        srcgrad.grad(lambda x: square(x))(2.0)  # `could not convert string to float` before
+
+
+def test_rules_given_to_a_lambda_are_used():
+    triple = lambda x: x * 2.0  # noqa: E731 - a function without a `def` name
+    srcgrad.defvjp(triple, lambda g, ans, x: g * 3.0)  # a SyntaxError from its stand-in before
+    assert srcgrad.grad(lambda x: triple(x))(1.0) == 3.0
+
+
+# --- @srcgrad.compile -------------------------------------------------------------------
+
+
+def test_compile_refuses_a_function_returning_no_array():
+    @srcgrad.compile
+    def label(x):
+        return "s"
+
+    @srcgrad.compile
+    def forgot(x):
+        x * 2.0
+
+    t = srcgrad.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(TypeError, match=r"`label` \(.*test_api_misuse.py:\d+\) returned str 's': a function under "
+                                        r"@srcgrad.compile returns arrays or numbers"):
+        label(t)
+    with pytest.raises(TypeError, match=r"`forgot` .* returned None \(is a `return` missing\?\)"):
+        forgot(t)
+
+
+def test_compile_of_something_not_callable_is_refused():
+    with pytest.raises(TypeError, match="@srcgrad.compile decorates a function, not 3"):
+        srcgrad.compile(3)
+
+
+def test_valid_calls_next_to_the_refused_ones_agree_with_differences():
+    x = np.array([0.3, -1.2, 2.0])
+    g = srcgrad.grad(lambda p: np.sum(np.sin(p[0]) * p[1]))([x, 2.0 * x])
+    expected = numerical_grad(lambda a: np.sum(np.sin(a) * 2.0 * x), (x,), 0)
+    np.testing.assert_allclose(g[0], expected, rtol=1e-6)
