@@ -356,6 +356,9 @@ def vjp(fn, *args, verbose=False, source=None):
     plain = built is not None  # a plain function of float arrays: every gradient is returned as computed
     if not plain:
         fn = resolve(_function_of(fn), args)
+        refused = library_refusal(fn)
+        if refused is not None:
+            raise TypeError(refused)
         code = getattr(fn, "__code__", None)  # cheaper than inspect.signature, on every call
         # (a variant of a function taking `*args` has its own signature: compiler/varargs.py)
         count = code.co_argcount if code is not None and not code.co_flags & _STARS else len(_params(fn))

@@ -248,3 +248,29 @@ def test_valid_calls_next_to_the_refused_ones_agree_with_differences():
     g = srcgrad.grad(lambda p: np.sum(np.sin(p[0]) * p[1]))([x, 2.0 * x])
     expected = numerical_grad(lambda a: np.sum(np.sin(a) * 2.0 * x), (x,), 0)
     np.testing.assert_allclose(g[0], expected, rtol=1e-6)
+
+
+# --- functions that are not differentiated themselves ---------------------------------
+
+
+def bump(a):
+    return np.exp(-a * a)
+
+
+@pytest.mark.parametrize("transform", [
+    lambda f: srcgrad.grad(f)(0.5), lambda f: srcgrad.jacobian(f)(np.ones(2)),
+    lambda f: srcgrad.vjp(f, np.ones(2)), lambda f: srcgrad.jvp(f, (np.ones(2),), (np.ones(2),)),
+])
+def test_an_np_vectorize_object_is_refused_saying_what_to_differentiate(transform):
+    with pytest.raises(TypeError, match=r"not an np.vectorize object \(of `bump`\): differentiate the function it "
+                                        r"vectorizes"):
+        transform(np.vectorize(bump))  # `wrt=0 is out of range ... 0 positional parameters ()` before
+
+
+@pytest.mark.parametrize("transform", [
+    lambda f: srcgrad.grad(f)(2.0), lambda f: srcgrad.jvp(f, (2.0,), (1.0,)), lambda f: srcgrad.vjp(f, 2.0),
+])
+def test_stop_gradient_differentiated_itself_is_refused_plainly(transform):
+    with pytest.raises(TypeError, match=r"`srcgrad.stop_gradient` holds its argument constant"):
+        transform(srcgrad.stop_gradient)  # `no derivative rule for the method .detach()` before
+    assert srcgrad.grad(lambda x: x * srcgrad.stop_gradient(x))(3.0) == 3.0
