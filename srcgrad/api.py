@@ -348,8 +348,13 @@ def vjp(fn, *args, verbose=False, source=None):
 
     The seed has the output's shape, or one that broadcasts against it (taken as the seed
     of the output broadcast to their joint shape: `pullback(1.0)` is
-    `pullback(np.ones_like(out))`); integer and boolean arguments get None. A list, tuple
-    or dict argument with an integer or boolean leaf is a TypeError.
+    `pullback(np.ones_like(out))`; a list of numbers is the array it spells); for a list,
+    tuple, dict or dataclass output it has the output's structure, each leaf taken so
+    (None, or a key left out of a dict, seeding 0). Any other seed is a TypeError naming
+    the output leaf it is for (pullback_seeds.py). Integer, boolean and None arguments,
+    strings and objects the rules do not describe get None. A list, tuple or dict
+    argument with an integer or boolean leaf, and a set, an iterator or a subclass of dict
+    or list, are a TypeError.
     """
     given = fn
     built = _plain_vjp(fn, args) if not verbose and source is None else None
@@ -399,7 +404,7 @@ def vjp(fn, *args, verbose=False, source=None):
 
     def pullback(seed):
         if container:
-            pullback_seeds.check_structure(fn, out, seed)
+            seed = pullback_seeds.fitted_structure(fn, out, seed)
         elif type(seed) is _ndarray and seed.shape == shape and seed.dtype.kind == "f":
             pass  # the common case
         elif type(seed) is not float or shape or not numeric:

@@ -212,7 +212,7 @@ def jvp(fn, primals, tangents, verbose=False):
 
     `primals` and `tangents` are tuples of the same length; each tangent has its primal's
     structure and shape. None is the tangent of an argument that is not differentiated
-    (integer and boolean arguments take only None), and of a leaf of a list, tuple,
+    (integer, boolean and None arguments, strings and other objects take only None), and of a leaf of a list, tuple,
     namedtuple, dataclass instance or dict that has no derivative (an integer, a boolean, a string, None;
     pushed as zeros).
     `out_dot` has the structure and shape of `out`.
