@@ -100,3 +100,16 @@ def test_retain_grad_and_backward_inputs_of_a_tensor_that_does_not_require_grad(
     assert x.grad is None and other.grad is None
     (x * 3).sum().backward(inputs=[x])
     assert x.grad.tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: torch.nn.Linear(-1, 2), RuntimeError, "Trying to create tensor with negative dimension -1: [2, -1]"),
+    (lambda: torch.nn.Linear(2.5, 2), TypeError,
+     "empty(): argument 'size' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got float\""),
+    (lambda: torch.tensor([1.0], requires_grad="yes"), TypeError,
+     "tensor(): argument 'requires_grad' must be bool, not str"),  # accepted before
+])
+def test_linear_sizes_and_the_requires_grad_flag_of_tensor(call, error, message):
+    with pytest.raises(error) as info:
+        call()
+    assert str(info.value) == message

@@ -140,6 +140,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     With `dtype`, Python numbers convert straight to it (never through the inferred
     float32, which would round a float64's values). A Tensor `data` gives PyTorch's
     warning that `detach().clone()` is the way to copy one."""
+    if type(requires_grad) is not builtins.bool:
+        raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
@@ -173,7 +175,7 @@ def from_numpy(ndarray):
     return Tensor._make(ndarray)
 
 
-def _size(size, op):
+def size_argument(size, op):
     """The shape `size` given to the constructor `op` (`ones(2, 3)` or `ones((2, 3))`),
     refused with PyTorch's errors where it is not made of ints (a float was truncated:
     `ones(2.5)` made two elements) or holds a negative one."""
@@ -210,16 +212,16 @@ def _dtype(dtype, default=dtypes.DEFAULT_FLOAT):
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     """A leaf tensor of ones: `ones(2, 3)` or `ones((2, 3))`; float32 unless `dtype` says otherwise."""
-    return _leaf(np.ones(_size(size, "ones"), dtype=_dtype(dtype)), requires_grad)
+    return _leaf(np.ones(size_argument(size, "ones"), dtype=_dtype(dtype)), requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A leaf tensor of zeros: `zeros(2, 3)` or `zeros((2, 3))`; float32 unless `dtype` says otherwise."""
-    return _leaf(np.zeros(_size(size, "zeros"), dtype=_dtype(dtype)), requires_grad)
+    return _leaf(np.zeros(size_argument(size, "zeros"), dtype=_dtype(dtype)), requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
-    return _leaf(np.zeros(_size(size, "empty"), dtype=_dtype(dtype)), requires_grad)
+    return _leaf(np.zeros(size_argument(size, "empty"), dtype=_dtype(dtype)), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -227,20 +229,20 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
         dtype = _infer(fill_value).dtype
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
-    return _leaf(np.full(_size((size,), "full"), fill_value, dtype=_dtype(dtype)), requires_grad)
+    return _leaf(np.full(size_argument((size,), "full"), fill_value, dtype=_dtype(dtype)), requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
     """Independent standard normal samples (float32 unless `dtype` says otherwise)."""
     dt = _dtype(dtype)
-    data = _rng().standard_normal(_size(size, "randn"), dtype=dt if dt in (np.float32, np.float64) else np.float64)
+    data = _rng().standard_normal(size_argument(size, "randn"), dtype=dt if dt in (np.float32, np.float64) else np.float64)
     return _leaf(data.astype(dt, copy=False), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
     """Independent samples from [0, 1)."""
     dt = _dtype(dtype)
-    data = _rng().random(_size(size, "rand"), dtype=dt if dt in (np.float32, np.float64) else np.float64)
+    data = _rng().random(size_argument(size, "rand"), dtype=dt if dt in (np.float32, np.float64) else np.float64)
     return _leaf(data.astype(dt, copy=False), requires_grad)
 
 
@@ -252,7 +254,7 @@ def randint(low, high=None, size=(), dtype=None, device=None, requires_grad=Fals
         low, high = 0, low
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    return _leaf(_rng().integers(low, high, _size((size,), "randint")).astype(_dtype(dtype, dtypes.int64)), requires_grad)
+    return _leaf(_rng().integers(low, high, size_argument((size,), "randint")).astype(_dtype(dtype, dtypes.int64)), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
