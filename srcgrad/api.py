@@ -21,7 +21,7 @@ from . import pullback_seeds
 from .compiler import cache, derive, varargs
 from .compiler.activity import undescribed
 from .compiler.stand_in import is_instance, method_function, of_user_class, partial_function, refusal as library_refusal, stand_in
-from .argument_kinds import described_kind, is_container, refuse_non_leaf, refuse_undescribed
+from .argument_kinds import described_kind, is_container, is_tensor, refuse_non_leaf, refuse_undescribed
 from .errors import NotDifferentiableError, SrcGradError, defined_at
 from .function_arguments import per_call, resolve
 from .runtime import is_sequence
@@ -374,7 +374,7 @@ def vjp(fn, *args, verbose=False, source=None):
                 names = _params(fn)
                 _check_leaves(fn, names[i] if i < len(names) else f"args[{i}]", a,
                               "pass it as an argument of its own (its gradient is then None)")
-            elif isinstance(a, _VJP_REFUSED) and not _is_container(a):  # None, a string, an object: constants, their gradients None
+            elif (isinstance(a, _VJP_REFUSED) and not _is_container(a)) or is_tensor(a):  # None, a string, an object: constants, their gradients None
                 names = _params(fn)
                 refuse_non_leaf(fn, names[i] if i < len(names) else f"args[{i}]", a)
         positions = vjp_positions(count, args)

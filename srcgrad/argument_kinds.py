@@ -74,6 +74,10 @@ def refuse_non_leaf(fn, label, value):
         what, fix = _a(f"{cls.__name__}, not a real number"), f"pass a float (float({label}))"
     elif isinstance(value, (range, memoryview)):
         what, fix = f"a {cls.__name__}, which has no gradient", f"pass an array of floats (np.array({label}, dtype=float))"
+    elif is_tensor(value):
+        what, fix = "a srcgrad Tensor, which the transforms of NumPy code do not take", (
+            f"pass its array ({label}.detach().numpy()), or run Tensor code with backward() (@srcgrad.compile makes "
+            "a NumPy function one Tensor operation)")
     elif isinstance(value, numbers.Number) or hasattr(value, "__array__") or hasattr(value, "__array_ufunc__"):
         return
     else:
@@ -91,6 +95,14 @@ def _a(noun):
 def described_kind(value):
     """How a message names the kind of an argument: `array of int64`, `bool`, `int`."""
     return f"array of {value.dtype}" if isinstance(value, np.ndarray) else kind_name(value)
+
+
+def is_tensor(value):
+    """Whether `value` is a Tensor of the shim (imported here only when asked: the shim
+    imports the transforms)."""
+    from .tensor.tensor import Tensor
+
+    return isinstance(value, Tensor)
 
 
 def is_container(value):

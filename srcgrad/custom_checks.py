@@ -79,7 +79,9 @@ class Check:
 
     def __call__(self, value, like):
         if self.kind == "vjp":
-            value = self._pick(value)
+            value = self._pick(value, like)
+            if type(like) is dict and value is not None:
+                self._check_keys(value, like)
         elif isinstance(like, (list, tuple, dict)):
             return self._tangent_entries(value, like, "")
         if value is None:
@@ -127,8 +129,23 @@ class Check:
             "shaped like `ans`"
         )
 
-    def _pick(self, value):
+    def _check_keys(self, value, like):
+        """Refuse a gradient for the dict parameter `like` that is not a dict of its keys
+        (a key it has not was dropped, and the parameter's gradient taken as 0)."""
+        if type(value) is not dict or not set(value) <= set(like):
+            got = (f"a dict with keys {', '.join(sorted(map(repr, value)))}" if type(value) is dict
+                   else f"{type(value).__name__} {value!r:.40}")
+            raise ValueError(
+                f"custom vjp rule `{self.rule_name}` of `{self.function}` returned {got} for `{self.against}`, a "
+                f"dict with keys {', '.join(sorted(map(repr, like)))}; return a dict of its keys (one left out, or "
+                "None, is a zero gradient)"
+            )
+
+    def _pick(self, value, like=None):
         count = len(self.diff)
+        if count == 1 and self.index is None and type(value) is type(like) and type(like) in (list, tuple) and (
+                len(value) == len(like) != 1):
+            return value  # the gradient of a list or tuple parameter, entry by entry
         if isinstance(value, (tuple, list)) and (self.index is not None or len(value) == 1):
             if len(value) != count:
                 raise ValueError(self._count_message(f"{len(value)} values"))

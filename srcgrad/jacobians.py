@@ -19,6 +19,7 @@ from .api import (
     _check_differentiable, _children, _function_of, _is_container, _is_integral, _params, _path, _positions, check_arguments, grad,
     refuse_undescribed, vjp_positions,
 )
+from .argument_kinds import is_tensor, refuse_non_leaf
 from .compiler import cache, derive
 from .compiler.cache import general_code
 from .derivative_programs import call_arguments, jacobian_program, keyword_only, nested_program
@@ -165,6 +166,8 @@ def _check_tangent(fn, name, primal, tangent, keys=()):
     if tangent is None and not _has_derivative(primal):
         return
     refuse_undescribed(fn, label, primal)
+    if is_tensor(primal):
+        refuse_non_leaf(fn, label, primal)
     if _is_integral(primal) or not _has_derivative(primal):  # a tangent of None, a string, an object: refused, not ignored
         kind = ("None" if primal is None else f"an array of {primal.dtype}" if isinstance(primal, np.ndarray)
                 else type(primal).__name__)

@@ -285,3 +285,55 @@ def test_stop_gradient_differentiated_itself_is_refused_plainly(transform):
     with pytest.raises(TypeError, match=r"`srcgrad.stop_gradient` holds its argument constant"):
         transform(srcgrad.stop_gradient)  # `no derivative rule for the method .detach()` before
     assert srcgrad.grad(lambda x: x * srcgrad.stop_gradient(x))(3.0) == 3.0
+
+
+# --- custom rules for pytree parameters, custom functions of lambdas --------------------
+
+
+def first_key(p):
+    return p["a"] * 2.0 + p["b"]
+
+
+def pair_sum(p):
+    return p[0] * p[1]
+
+
+def test_a_custom_rule_returning_a_dict_of_other_keys_is_refused_not_taken_as_zero():
+    scaled = srcgrad.custom_vjp(first_key)
+    scaled.defvjp(lambda g, ans, p: {"z": g})
+    with pytest.raises(ValueError, match=r"custom vjp rule `<lambda>` of `first_key` returned a dict with keys 'z' "
+                                         r"for `p`, a dict with keys 'a', 'b'"):
+        srcgrad.grad(scaled)({"a": 1.0, "b": 1.0})  # {'a': 0.0, 'b': 0.0} before
+    scaled.defvjp(lambda g, ans, p: 3.0 * g)
+    with pytest.raises(ValueError, match=r"returned float 3.0 for `p`, a dict with keys 'a', 'b'"):
+        srcgrad.grad(scaled)({"a": 1.0, "b": 1.0})
+    scaled.defvjp(lambda g, ans, p: {"a": 2.0 * g})  # a key left out: its gradient 0
+    assert srcgrad.grad(scaled)({"a": 1.0, "b": 1.0}) == {"a": 2.0, "b": 0.0}
+
+
+def test_a_custom_rule_may_return_the_list_gradient_of_a_list_parameter():
+    product = srcgrad.custom_vjp(pair_sum)
+    product.defvjp(lambda g, ans, p: [g * p[1], g * p[0]])  # `returned 2 values` before
+    assert srcgrad.grad(product)([2.0, 5.0]) == [5.0, 2.0]
+    product.defvjp(lambda g, ans, p: [g, g, g])
+    with pytest.raises(ValueError, match="returned 3 values, but `pair_sum` has 1 differentiable parameter"):
+        srcgrad.grad(product)([2.0, 5.0])
+
+
+def test_a_custom_function_of_a_lambda_is_differentiated():
+    cube = srcgrad.custom_vjp(lambda x: x ** 3)  # `its text was not found` before: its wrapper taken for a lambda
+    cube.defvjp(lambda g, ans, x: g * 3.0 * x * x)
+    assert srcgrad.grad(cube)(2.0) == 12.0
+    assert srcgrad.grad(lambda x: cube(x) * 2.0)(2.0) == 24.0
+
+
+# --- Tensors passed to the transforms of NumPy code ------------------------------------
+
+
+@pytest.mark.parametrize("transform", [
+    lambda f, t: srcgrad.grad(f)(t), lambda f, t: srcgrad.vjp(f, t), lambda f, t: srcgrad.jvp(f, (t,), (t,)),
+])
+def test_a_tensor_argument_is_refused_saying_what_to_pass(transform):
+    t = srcgrad.tensor([1.0, 2.0])
+    with pytest.raises(TypeError, match=r"with respect to `x`: it is a srcgrad Tensor.*x.detach\(\).numpy\(\)"):
+        transform(lambda x: (x * x).sum(), t)  # vjp: AttributeError 'dtype' object has no attribute 'kind' before
