@@ -581,9 +581,10 @@ def nested_grad(fn, mode, wrt, verbose):
         out, columns = _forward_jacobian(fn, args, wanted, keywords)
         container = _is_container(out)
         if container or np.ndim(out) != 0:
+            what = (f"a {type(out).__name__} of {len(out)} values" if isinstance(out, (list, tuple, dict))
+                    else f"a {type(out).__name__}" if container else f"a value of shape {np.shape(out)}")
             raise TypeError(
-                f"grad({fn.__name__}) needs a scalar output, but `{fn.__name__}` returned a value of shape "
-                f"{type(out).__name__ if container else np.shape(out)}; use srcgrad.jacobian"
+                f"grad({fn.__name__}) needs a scalar output, but `{fn.__name__}` returned {what}; use srcgrad.jacobian"
             )
         result = jacobian_from_columns(columns, tuple(args[p] for p in wanted), out)
         grads = tuple(_kind_of(g, args[p]) for p, g in zip(wanted, result))

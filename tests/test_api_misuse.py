@@ -337,3 +337,12 @@ def test_a_tensor_argument_is_refused_saying_what_to_pass(transform):
     t = srcgrad.tensor([1.0, 2.0])
     with pytest.raises(TypeError, match=r"with respect to `x`: it is a srcgrad Tensor.*x.detach\(\).numpy\(\)"):
         transform(lambda x: (x * x).sum(), t)  # vjp: AttributeError 'dtype' object has no attribute 'kind' before
+
+
+def test_grad_of_a_function_returning_a_tuple_says_so():
+    with pytest.raises(TypeError, match=r"`pair_out` returned a tuple of 2 values; use srcgrad.vjp for non-scalar "
+                                        r"outputs, or, to keep other values it returns, differentiate a function that "
+                                        r"returns the scalar alone"):
+        srcgrad.grad(pair_out)(np.ones(3))  # `a value of shape (2,)` before
+    with pytest.raises(TypeError, match=r"`<lambda>_value_and_grad` returned a tuple of 2 values; use srcgrad.jacobian"):
+        srcgrad.grad(srcgrad.value_and_grad(lambda x: x ** 3))(2.0)  # `of shape tuple` before
