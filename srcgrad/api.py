@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from .backends import with_backend
-from . import pullback_seeds
+from . import given_source, pullback_seeds
 from .compiler import cache, derive, varargs
 from .compiler.activity import undescribed
 from .compiler.stand_in import is_instance, method_function, of_user_class, partial_function, refusal as library_refusal, stand_in
@@ -248,6 +248,8 @@ class _Lazy:
     def __init__(self, fn, mode, wrt, verbose, source=None):
         self.fn, self.mode, self.wrt, self.verbose, self.source = fn, mode, wrt, verbose, source
         self.derivative = None
+        if source is not None:
+            given_source.check(fn, source)
         try:
             self.derivative = derive(fn, mode, wrt, verbose=verbose, source=source)
         except SrcGradError as exc:

@@ -346,3 +346,16 @@ def test_grad_of_a_function_returning_a_tuple_says_so():
         srcgrad.grad(pair_out)(np.ones(3))  # `a value of shape (2,)` before
     with pytest.raises(TypeError, match=r"`<lambda>_value_and_grad` returned a tuple of 2 values; use srcgrad.jacobian"):
         srcgrad.grad(srcgrad.value_and_grad(lambda x: x ** 3))(2.0)  # `of shape tuple` before
+
+
+def test_source_text_of_another_function_is_refused_not_differentiated():
+    namespace = {}
+    text = "def cube(x):\n    return x * x * x\n"
+    exec(text, namespace)
+    cube = namespace["cube"]
+    for other in ("def cube(x):\n    return x * x\n", "def cube(x):\n    return x * x * 2.0\n"):
+        with pytest.raises(srcgrad.SrcGradError, match=r"the source given with source= for `cube` is not the text it "
+                                                        r"was made from"):
+            srcgrad.grad(cube, source=other)  # the gradient of the other text (4.0 at 2.0) before
+    assert srcgrad.grad(cube, source=text)(2.0) == 12.0
+    assert srcgrad.grad(cube, source="def cube(x):  # a comment, other spacing\n    return x*x*x\n")(2.0) == 12.0
