@@ -17,8 +17,8 @@ import weakref
 import numpy as np
 
 from .backends import with_backend
-from . import given_source, pullback_seeds
-from .compiler import cache, derive, varargs
+from . import pullback_seeds
+from .compiler import cache, derive, given_source, varargs
 from .compiler.activity import undescribed
 from .compiler.stand_in import is_instance, method_function, of_user_class, partial_function, refusal as library_refusal, stand_in
 from .argument_kinds import described_kind, is_container, is_tensor, refuse_non_leaf, refuse_undescribed

@@ -202,9 +202,16 @@ def test_wrt_naming_a_double_star_parameter_says_keyword_arguments_are_not_diffe
 # --- source= -------------------------------------------------------------------------
 
 
-def test_source_that_is_not_a_string_is_refused():
+def _exec(text, filename):
+    """The namespace `text` defines, compiled under a file name of its own (srcgrad keeps
+    a text given as `source=` in linecache under the function's file name)."""
     namespace = {}
-    exec("def cube(x):\n    return x * x * x\n", namespace)
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace
+
+
+def test_source_that_is_not_a_string_is_refused():
+    namespace = _exec("def cube(x):\n    return x * x * x\n", "<test_api_misuse 1>")
     with pytest.raises(TypeError, match="source= for `cube` must be the text of its `def` statement, a str, not int"):
         srcgrad.grad(namespace["cube"], source=123)
 
@@ -349,13 +356,21 @@ def test_grad_of_a_function_returning_a_tuple_says_so():
 
 
 def test_source_text_of_another_function_is_refused_not_differentiated():
-    namespace = {}
     text = "def cube(x):\n    return x * x * x\n"
-    exec(text, namespace)
-    cube = namespace["cube"]
+    cube = _exec(text, "<test_api_misuse 2>")["cube"]
     for other in ("def cube(x):\n    return x * x\n", "def cube(x):\n    return x * x * 2.0\n"):
         with pytest.raises(srcgrad.SrcGradError, match=r"the source given with source= for `cube` is not the text it "
                                                         r"was made from"):
             srcgrad.grad(cube, source=other)  # the gradient of the other text (4.0 at 2.0) before
     assert srcgrad.grad(cube, source=text)(2.0) == 12.0
     assert srcgrad.grad(cube, source="def cube(x):  # a comment, other spacing\n    return x*x*x\n")(2.0) == 12.0
+
+
+def test_a_function_made_by_exec_is_not_read_from_the_text_given_for_an_earlier_one():
+    first = _exec("def square(x):\n    return x * x * x\n", "<test_api_misuse 3>")["square"]
+    assert srcgrad.grad(first, source="def square(x):\n    return x * x * x\n")(2.0) == 12.0
+    second = _exec("def square(x):\n    return x * x\n", "<test_api_misuse 3>")["square"]
+    with pytest.raises(srcgrad.SrcGradError, match=r"cannot read the source of `square` \(<test_api_misuse 3>\): the "
+                                                    r"text kept for <test_api_misuse 3> defines another `square`"):
+        srcgrad.grad(second)  # differentiated from the first one's text before: 12.0, not 4.0, at 2.0
+    assert srcgrad.grad(second, source="def square(x):\n    return x * x\n")(2.0) == 4.0

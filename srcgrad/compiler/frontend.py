@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..errors import NotDifferentiableError, SrcGradError
-from . import generator_lists, lambda_source, none_defaults, syntax, traversal, varargs
+from . import generator_lists, given_source, lambda_source, none_defaults, syntax, traversal, varargs
 from .naming import Namer
 from .stand_in import spelling, stand_in
 
@@ -319,6 +319,14 @@ def _load(fn, source):
             code.co_firstlineno,
             None,
             linecache.getline(filename, code.co_firstlineno) or None,
+        )
+    if source is None and filename.startswith("<") and not given_source.matches(fn, "".join(linecache.getlines(filename))):
+        raise SrcGradError(  # the text kept for `<string>` is another function's, given with source= before
+            f"cannot read the source of `{fn.__name__}` ({filename}): the text kept for {filename} defines another "
+            f"`{code.co_name}`. srcgrad reads a function's source to differentiate it, and functions made by `exec` "
+            f"keep none; pass its text: srcgrad.grad({fn.__name__}, source=text)",
+            filename,
+            code.co_firstlineno,
         )
     if source is None:
         block = _def_block(fn, code)
