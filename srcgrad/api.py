@@ -6,6 +6,8 @@ per function and (mode, wrt), at decoration time when the function's names resol
 and returns a thin function that checks argument types and calls it.
 """
 
+import collections.abc
+import decimal
 import functools
 import inspect
 import numbers
@@ -15,13 +17,14 @@ import weakref
 import numpy as np
 
 from .backends import with_backend
-from .compiler import cache, derive, varargs
+from . import pullback_seeds
+from .compiler import cache, derive, given_source, varargs
 from .compiler.activity import undescribed
 from .compiler.stand_in import is_instance, method_function, of_user_class, partial_function, refusal as library_refusal, stand_in
+from .argument_kinds import described_kind, is_container, is_tensor, refuse_non_leaf, refuse_undescribed
 from .errors import NotDifferentiableError, SrcGradError, defined_at
 from .function_arguments import per_call, resolve
 from .runtime import is_sequence
-from .runtime.gradients import kind_name
 from .runtime.records import Field, field_values, is_dataclass_kind, record_fields
 
 
@@ -72,6 +75,8 @@ def _positions(fn, wrt):
                 raise TypeError(
                     f"wrt={w!r} names no parameter of `{fn.__name__}` at {defined_at(fn)}; its parameters are "
                     f"{tuple(named)}" + ("" if arity is None else
+                                         "; srcgrad does not differentiate with respect to the keyword arguments "
+                                         f"that `**{w}` collects" if w in _star_names(fn, inspect.CO_VARKEYWORDS) else
                                          "; an argument that `*args` collects is given by its position in the call "
                                          "(wrt=1 is the second positional argument)")
                 )
@@ -91,6 +96,15 @@ def _positions(fn, wrt):
             raise TypeError(f"wrt must name at least one parameter (for `{fn.__name__}` at {defined_at(fn)})")
         return tuple(one(w) for w in wrt)
     return one(wrt)
+
+
+def _star_names(fn, flag):
+    """The name of `fn`'s `*args` (flag CO_VARARGS) or `**kwargs` (CO_VARKEYWORDS) parameter, as a tuple."""
+    code = getattr(varargs.original(fn), "__code__", None)
+    if code is None or not code.co_flags & flag:
+        return ()
+    at = code.co_argcount + code.co_kwonlyargcount + (1 if flag == inspect.CO_VARKEYWORDS and code.co_flags & inspect.CO_VARARGS else 0)
+    return (code.co_varnames[at],)
 
 
 def _check_differentiable(fn, names, positions, args, kwargs):
@@ -115,7 +129,7 @@ def _check_differentiable(fn, names, positions, args, kwargs):
         elif _is_integral(value):
             raise TypeError(
                 f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{names[i]}`: it is "
-                f"{_kind(value)}, which has no gradient; pass a float (e.g. float({names[i]}) or "
+                f"{described_kind(value)}, which has no gradient; pass a float (e.g. float({names[i]}) or "
                 f"{names[i]}.astype(float))"
             )
         elif callable(value) and not isinstance(value, np.ndarray):
@@ -133,26 +147,8 @@ def _check_differentiable(fn, names, positions, args, kwargs):
             )
         else:
             refuse_undescribed(fn, names[i], value)
+            refuse_non_leaf(fn, names[i], value)
     return containers
-
-
-def refuse_undescribed(fn, label, value):
-    """Raise a TypeError for a value passed to be differentiated whose arithmetic the rules
-    do not describe, so that a derivative would be silently wrong: a masked array or a
-    np.matrix (masked entries, `*` as a matrix product), or a complex number or array
-    (the rules are for real numbers)."""
-    if isinstance(value, (np.ma.MaskedArray, np.matrix)):
-        raise TypeError(
-            f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{label}`: it is a "
-            f"{type(value).__name__}, whose operations srcgrad's rules do not describe; pass a plain array "
-            f"(np.asarray({label}), or {label}.filled(...) for a masked array)"
-        )
-    if isinstance(value, complex) or (isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind == "c"):
-        raise TypeError(
-            f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{label}`: it is "
-            f"{_kind(value)}, and srcgrad's rules are for real numbers; pass its real and imaginary parts "
-            f"({label}.real, {label}.imag) as real arguments and build the complex value inside"
-        )
 
 
 def check_arguments(derivative, names, args, kwargs=None):
@@ -204,9 +200,7 @@ def _entries(value, keys):
         return []
 
 
-def _is_container(value):
-    """Whether `value` is a pytree node: a dict, list, tuple, namedtuple or dataclass instance."""
-    return type(value) is dict or is_sequence(type(value)) or is_dataclass_kind(type(value))
+_is_container = is_container
 
 
 def _children(value):
@@ -240,17 +234,12 @@ def _check_leaves(fn, name, value, alternative, keys=()):
             example = f"{label}.astype(float)" if isinstance(item, np.ndarray) else f"float({label})"
             raise TypeError(
                 f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{label}`: it is "
-                f"{_kind(item)}, which has no gradient; pass floats (e.g. {example}), or {alternative}"
+                f"{described_kind(item)}, which has no gradient; pass floats (e.g. {example}), or {alternative}"
             )
 
 
 def _path(name, keys):
     return name + "".join(f".{k.name}" if type(k) is Field else f"[{k!r}]" for k in keys)
-
-
-def _kind(value):
-    """How a message names the kind of an argument: `array of int64`, `bool`, `int`."""
-    return f"array of {value.dtype}" if isinstance(value, np.ndarray) else kind_name(value)
 
 
 class _Lazy:
@@ -259,6 +248,8 @@ class _Lazy:
     def __init__(self, fn, mode, wrt, verbose, source=None):
         self.fn, self.mode, self.wrt, self.verbose, self.source = fn, mode, wrt, verbose, source
         self.derivative = None
+        if source is not None:
+            given_source.check(fn, source)
         try:
             self.derivative = derive(fn, mode, wrt, verbose=verbose, source=source)
         except SrcGradError as exc:
@@ -359,22 +350,35 @@ def vjp(fn, *args, verbose=False, source=None):
 
     The seed has the output's shape, or one that broadcasts against it (taken as the seed
     of the output broadcast to their joint shape: `pullback(1.0)` is
-    `pullback(np.ones_like(out))`); integer and boolean arguments get None. A list, tuple
-    or dict argument with an integer or boolean leaf is a TypeError.
+    `pullback(np.ones_like(out))`; a list of numbers is the array it spells); for a list,
+    tuple, dict or dataclass output it has the output's structure, each leaf taken so
+    (None, or a key left out of a dict, seeding 0). Any other seed is a TypeError naming
+    the output leaf it is for (pullback_seeds.py). Integer, boolean and None arguments,
+    strings and objects the rules do not describe get None. A list, tuple or dict
+    argument with an integer or boolean leaf, and a set, an iterator or a subclass of dict
+    or list, are a TypeError.
     """
     given = fn
     built = _plain_vjp(fn, args) if not verbose and source is None else None
     plain = built is not None  # a plain function of float arrays: every gradient is returned as computed
     if not plain:
         fn = resolve(_function_of(fn), args)
+        refused = library_refusal(fn)
+        if refused is not None:
+            raise TypeError(refused)
         code = getattr(fn, "__code__", None)  # cheaper than inspect.signature, on every call
         # (a variant of a function taking `*args` has its own signature: compiler/varargs.py)
         count = code.co_argcount if code is not None and not code.co_flags & _STARS else len(_params(fn))
         for i, a in enumerate(args):
-            if type(a) is not _ndarray and _is_container(a) and not _holds_functions(a):
+            if type(a) is _ndarray or type(a) is float:
+                continue
+            if _is_container(a) and not _holds_functions(a):
                 names = _params(fn)
                 _check_leaves(fn, names[i] if i < len(names) else f"args[{i}]", a,
                               "pass it as an argument of its own (its gradient is then None)")
+            elif (isinstance(a, _VJP_REFUSED) and not _is_container(a)) or is_tensor(a):  # None, a string, an object: constants, their gradients None
+                names = _params(fn)
+                refuse_non_leaf(fn, names[i] if i < len(names) else f"args[{i}]", a)
         positions = vjp_positions(count, args)
         found = _built(fn, "split_vjp", positions) if not verbose and source is None else None
         if found is None:
@@ -392,6 +396,7 @@ def vjp(fn, *args, verbose=False, source=None):
     out = held_apart(out)
     container = type(out) is not _ndarray and _is_container(out)  # its leaves may differ in shape: no np.shape
     shape = None if container else out.shape if type(out) is _ndarray else np.shape(out)
+    numeric = container or isinstance(out, (_ndarray, np.generic, numbers.Number))  # else refused by the pullback
 
     # a Python number seeds a NumPy output in the output's dtype: weakly typed, 0.1 would
     # meet a float32 constant of a float64 program in float32 (NumPy's promotion)
@@ -401,15 +406,17 @@ def vjp(fn, *args, verbose=False, source=None):
 
     def pullback(seed):
         if container:
-            _check_seed(fn, out, seed)
-        elif (seed.shape if type(seed) is _ndarray else np.shape(seed)) != shape:
-            seed = _fitted_seed(fn, seed, shape)
+            seed = pullback_seeds.fitted_structure(fn, out, seed)
+        elif type(seed) is _ndarray and seed.shape == shape and seed.dtype.kind == "f":
+            pass  # the common case
+        elif type(seed) is not float or shape or not numeric:
+            seed = pullback_seeds.fitted_seed(fn, out, seed, shape)
         if numpy_dtype is not None and type(seed) in (float, int):
             seed = numpy_dtype.type(seed)
         grads = backward(seed)
         if plain or (len(grads) == len(args) and type(grads) is tuple and not any(map(_no_gradient, args))):
             return grads
-        return tuple(None if _is_integral(a) or callable(a) or _holds_functions(a) else g for a, g in zip(args, grads))
+        return tuple(None if _no_gradient(a) else g for a, g in zip(args, grads))
 
     pullback.__srcgrad_lazy__ = built
     return out, pullback
@@ -494,51 +501,6 @@ class _Built:
         return self.derivative
 
 
-def _fitted_seed(fn, seed, shape):
-    """The seed of the shape `shape` (the output's) for a `seed` that broadcasts against
-    it: broadcast to it, and summed over the axes by which it is larger (the pullback of
-    the output broadcast to the seed's shape). Generated code and rules may take a seed
-    to have the output's shape (np.outer's rule does); a ValueError naming `fn` where the
-    shapes do not broadcast."""
-    given = np.shape(seed)
-    try:
-        joint = np.broadcast_shapes(given, shape)
-    except ValueError:
-        raise ValueError(
-            f"the seed of the pullback of `{fn.__name__}` ({defined_at(fn)}) has shape {given}, which does not "
-            f"broadcast against the output's shape {shape}"
-        ) from None
-    seed = np.broadcast_to(seed, joint)
-    extra = len(joint) - len(shape)
-    if extra:
-        seed = seed.sum(axis=tuple(range(extra)))
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and seed.shape[i] != 1)
-    return seed.sum(axis=stretched, keepdims=True) if stretched else seed
-
-
-def _check_seed(fn, out, seed):
-    """Refuse a seed for the list, tuple, dict or dataclass output `out` that is not one
-    like it (a float for a dict failed inside the generated code with an IndexError)."""
-    if is_dataclass_kind(type(out)):
-        if type(seed) is not type(out):
-            raise TypeError(
-                f"the seed of the pullback of `{fn.__name__}` ({defined_at(fn)}) must have the structure of its "
-                f"output, a {type(out).__name__}; got {type(seed).__name__}"
-            )
-        return
-    if type(out) is dict:
-        fits = type(seed) is dict and set(seed) <= set(out)
-    else:
-        fits = (isinstance(seed, (list, tuple)) or (isinstance(seed, np.ndarray) and seed.ndim > 0)) and len(seed) == len(out)
-    if not fits:
-        raise TypeError(
-            f"the seed of the pullback of `{fn.__name__}` ({defined_at(fn)}) must have the structure of its output, "
-            f"a {type(out).__name__} of {len(out)} entries"
-            + (f" (keys {', '.join(sorted(map(repr, out)))})" if type(out) is dict else "")
-            + f"; got {type(seed).__name__}" + (f" with keys {', '.join(sorted(map(repr, seed)))}" if type(seed) is dict else "")
-        )
-
-
 _RANGES = {}  # n -> tuple(range(n))
 _PLAIN_VJP = cache.kept_with_cache(weakref.WeakKeyDictionary())  # fn -> (its code, number of arguments, _Built): see _plain_vjp
 _function = types.FunctionType
@@ -546,9 +508,12 @@ _STARS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 _ndarray = np.ndarray
 
 
+_VJP_REFUSED = (set, frozenset, dict, list, tuple, collections.abc.Iterator, decimal.Decimal)  # see refuse_non_leaf
+
+
 def _no_gradient(value):
-    """Whether `vjp` leaves the argument `value` undifferentiated: an integer or boolean
-    (`_is_integral`), or a value of a type the rules do not describe (a masked array, a
+    """Whether `vjp` leaves the argument `value` undifferentiated (its gradient None):
+    None, a string, an integer or boolean (`_is_integral`), or a value of a type the rules do not describe (a masked array, a
     sparse matrix, a user's object: `activity.undescribed`), which the derivative then
     refuses where it computes with it. Fast for float arrays and floats."""
     kind = type(value)
@@ -556,6 +521,8 @@ def _no_gradient(value):
         return value.dtype.kind in "biu"
     if kind is float:
         return False
+    if value is None or kind is str or kind is bytes:
+        return True
     return _is_integral(value) or (not _is_container(value) and (undescribed(value) or callable(value))) or (
         _holds_functions(value))
 

@@ -47,7 +47,8 @@ class Check:
     For a reverse rule `like` is the parameter and `value` one gradient (or, with
     `index`, the tuple of all of them); for a forward rule `like` is `ans`, whose tangent
     for a list, tuple or dict of results is checked entry by entry (`_tangent_entries`).
-    None becomes zeros. Raises ValueError naming the function, the rule and what differs.
+    None becomes zeros. Raises ValueError naming the function, the rule and what differs
+    (TypeError where what it returned holds no numbers: a string).
     """
 
     def __init__(self, name, function, rule, kind, against, index, diff):
@@ -78,11 +79,19 @@ class Check:
 
     def __call__(self, value, like):
         if self.kind == "vjp":
-            value = self._pick(value)
+            value = self._pick(value, like)
+            if type(like) is dict and value is not None:
+                self._check_keys(value, like)
         elif isinstance(like, (list, tuple, dict)):
             return self._tangent_entries(value, like, "")
         if value is None:
             return np.zeros(np.shape(like), dtype=np.result_type(like, 1.0))
+        if not _numeric(value):
+            what = f"for `{self.against}`" if self.kind == "vjp" else "as the tangent of `ans`"
+            raise TypeError(
+                f"custom {self.kind} rule `{self.rule_name}` of `{self.function}` returned {type(value).__name__} "
+                f"{value!r:.40} {what}; return numbers (an array shaped like `{self.against}`, or None for zeros)"
+            )
         if np.shape(value) != np.shape(like):
             if self.kind == "vjp":
                 what = f"a gradient of shape {np.shape(value)} for `{self.against}`, which has shape {np.shape(like)}"
@@ -120,8 +129,23 @@ class Check:
             "shaped like `ans`"
         )
 
-    def _pick(self, value):
+    def _check_keys(self, value, like):
+        """Refuse a gradient for the dict parameter `like` that is not a dict of its keys
+        (a key it has not was dropped, and the parameter's gradient taken as 0)."""
+        if type(value) is not dict or not set(value) <= set(like):
+            got = (f"a dict with keys {', '.join(sorted(map(repr, value)))}" if type(value) is dict
+                   else f"{type(value).__name__} {value!r:.40}")
+            raise ValueError(
+                f"custom vjp rule `{self.rule_name}` of `{self.function}` returned {got} for `{self.against}`, a "
+                f"dict with keys {', '.join(sorted(map(repr, like)))}; return a dict of its keys (one left out, or "
+                "None, is a zero gradient)"
+            )
+
+    def _pick(self, value, like=None):
         count = len(self.diff)
+        if count == 1 and self.index is None and type(value) is type(like) and type(like) in (list, tuple) and (
+                len(value) == len(like) != 1):
+            return value  # the gradient of a list or tuple parameter, entry by entry
         if isinstance(value, (tuple, list)) and (self.index is not None or len(value) == 1):
             if len(value) != count:
                 raise ValueError(self._count_message(f"{len(value)} values"))
@@ -140,6 +164,14 @@ class Check:
             f"custom vjp rule `{self.rule_name}` of `{self.function}` returned {got}, but `{self.function}` has "
             f"{count} differentiable parameter{'s' if count != 1 else ''} ({names}); return {shape}"
         )
+
+
+def _numeric(value):
+    """Whether a rule's result `value` (a gradient or tangent) holds numbers: a number, an
+    array of numbers, or a list, tuple or dict (of a parameter or output that is one)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.dtype.kind in "fciub"
+    return isinstance(value, (numbers.Number, list, tuple, dict))
 
 
 def _shape(value):

@@ -19,6 +19,7 @@ from .api import (
     _check_differentiable, _children, _function_of, _is_container, _is_integral, _params, _path, _positions, check_arguments, grad,
     refuse_undescribed, vjp_positions,
 )
+from .argument_kinds import is_tensor, refuse_non_leaf
 from .compiler import cache, derive
 from .compiler.cache import general_code
 from .derivative_programs import call_arguments, jacobian_program, keyword_only, nested_program
@@ -165,8 +166,11 @@ def _check_tangent(fn, name, primal, tangent, keys=()):
     if tangent is None and not _has_derivative(primal):
         return
     refuse_undescribed(fn, label, primal)
-    if _is_integral(primal):
-        kind = type(primal).__name__ if not isinstance(primal, np.ndarray) else f"an array of {primal.dtype}"
+    if is_tensor(primal):
+        refuse_non_leaf(fn, label, primal)
+    if _is_integral(primal) or not _has_derivative(primal):  # a tangent of None, a string, an object: refused, not ignored
+        kind = ("None" if primal is None else f"an array of {primal.dtype}" if isinstance(primal, np.ndarray)
+                else type(primal).__name__)
         raise TypeError(
             f"`{label}` of {where} is {kind}, which has no tangent; pass None as its tangent"
         )
@@ -211,7 +215,7 @@ def jvp(fn, primals, tangents, verbose=False):
 
     `primals` and `tangents` are tuples of the same length; each tangent has its primal's
     structure and shape. None is the tangent of an argument that is not differentiated
-    (integer and boolean arguments take only None), and of a leaf of a list, tuple,
+    (integer, boolean and None arguments, strings and other objects take only None), and of a leaf of a list, tuple,
     namedtuple, dataclass instance or dict that has no derivative (an integer, a boolean, a string, None;
     pushed as zeros).
     `out_dot` has the structure and shape of `out`.
@@ -233,6 +237,8 @@ def jvp(fn, primals, tangents, verbose=False):
         )
     if len(primals) > len(names):
         raise TypeError(f"`{fn.__name__}` ({defined_at(fn)}) takes {len(names)} positional arguments, not {len(primals)}")
+    if len(primals) < len(names):
+        call_arguments(fn, primals, {})  # one missing: Python's TypeError naming `fn`
     positions, given = [], []
     for i, (p, t) in enumerate(zip(primals, tangents)):
         if t is None:
@@ -500,7 +506,7 @@ def _jacobian(fn, wrt, mode):
 
     def jac(*args, **kwargs):
         keywords = {}
-        if kwargs or keywords_of or len(args) < len(names):  # bound, defaults filled: then by position
+        if kwargs or keywords_of or len(args) != len(names):  # bound, defaults filled: then by position
             args, keywords = call_arguments(fn, args, kwargs)
         _check_differentiable(named, names, wanted, args, {})
         x = tuple(args[p] for p in wanted) if isinstance(positions, tuple) else args[positions]
@@ -569,15 +575,16 @@ def nested_grad(fn, mode, wrt, verbose):
     @functools.wraps(fn)
     def derivative(*args, **kwargs):
         keywords = {}
-        if kwargs or keywords_of or len(args) < len(names):  # bound, defaults filled: then by position
+        if kwargs or keywords_of or len(args) != len(names):  # bound, defaults filled: then by position
             args, keywords = call_arguments(fn, args, kwargs)
         _check_differentiable(fn, names, wanted, args, {})
         out, columns = _forward_jacobian(fn, args, wanted, keywords)
         container = _is_container(out)
         if container or np.ndim(out) != 0:
+            what = (f"a {type(out).__name__} of {len(out)} values" if isinstance(out, (list, tuple, dict))
+                    else f"a {type(out).__name__}" if container else f"a value of shape {np.shape(out)}")
             raise TypeError(
-                f"grad({fn.__name__}) needs a scalar output, but `{fn.__name__}` returned a value of shape "
-                f"{type(out).__name__ if container else np.shape(out)}; use srcgrad.jacobian"
+                f"grad({fn.__name__}) needs a scalar output, but `{fn.__name__}` returned {what}; use srcgrad.jacobian"
             )
         result = jacobian_from_columns(columns, tuple(args[p] for p in wanted), out)
         grads = tuple(_kind_of(g, args[p]) for p, g in zip(wanted, result))

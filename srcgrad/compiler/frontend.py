@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import gast
 
 from ..errors import NotDifferentiableError, SrcGradError
-from . import generator_lists, lambda_source, none_defaults, syntax, traversal, varargs
+from . import generator_lists, given_source, lambda_source, none_defaults, syntax, traversal, varargs
 from .naming import Namer
 from .stand_in import spelling, stand_in
 
@@ -310,7 +310,7 @@ def _load(fn, source):
     if code is None:
         raise TypeError(f"srcgrad can differentiate Python functions, not {type(fn).__name__} objects")
     filename = code.co_filename
-    if fn.__name__ == "<lambda>" and source is None:
+    if code.co_name == "<lambda>" and source is None:  # by its code: a custom_vjp of a lambda is a def named so
         return _load_lambda(fn, code, filename)
     if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
         raise SrcGradError(
@@ -319,6 +319,14 @@ def _load(fn, source):
             code.co_firstlineno,
             None,
             linecache.getline(filename, code.co_firstlineno) or None,
+        )
+    if source is None and filename.startswith("<") and not given_source.matches(fn, "".join(linecache.getlines(filename))):
+        raise SrcGradError(  # the text kept for `<string>` is another function's, given with source= before
+            f"cannot read the source of `{fn.__name__}` ({filename}): the text kept for {filename} defines another "
+            f"`{code.co_name}`. srcgrad reads a function's source to differentiate it, and functions made by `exec` "
+            f"keep none; pass its text: srcgrad.grad({fn.__name__}, source=text)",
+            filename,
+            code.co_firstlineno,
         )
     if source is None:
         block = _def_block(fn, code)
@@ -342,6 +350,11 @@ def _load(fn, source):
             ) from None
         text = "".join(lines)
     else:
+        if not isinstance(source, str):
+            raise TypeError(
+                f"source= for `{fn.__name__}` must be the text of its `def` statement, a str, not "
+                f"{type(source).__name__}"
+            )
         text, first_line = source, 1
         linecache.cache.setdefault(filename, (len(text), None, text.splitlines(True), filename))
     try:

@@ -103,9 +103,19 @@ def _user_module(name):
 
 
 def refusal(fn):
-    """Why the library function `fn` (NumPy, `math`, a builtin), or the `functools.partial`
-    `fn`, cannot be differentiated itself (None when it can, or is not one): no rule, no
-    gradient, `*args`, a partial of something else than a Python function."""
+    """Why the library function `fn` (NumPy, `math`, a builtin), the `functools.partial`
+    or the np.vectorize object `fn` cannot be differentiated itself (None when it can, or
+    is not one): no rule, no gradient, `*args`, a partial of something else than a Python
+    function, a vectorized function (differentiated where it is called)."""
+    if isinstance(fn, np.vectorize):
+        inner = getattr(fn.pyfunc, "__name__", "f")
+        spelled = inner if inner.isidentifier() else "f"
+        return (f"srcgrad differentiates a Python function, not an np.vectorize object (of `{inner}`): "
+                f"differentiate the function it vectorizes (one element), or a function that calls the "
+                f"np.vectorize object (`def g(x): return np.sum(np.vectorize({spelled})(x))`)")
+    if getattr(fn, "__module__", None) == "srcgrad" and callable(fn) and rules.is_nondifferentiable(fn):
+        return (f"`srcgrad.{fn.__name__}` holds its argument constant, so it has no gradient of its own to give; "
+                f"differentiate a function that calls it")
     if isinstance(fn, functools.partial) and partial_function(fn) is None:
         return (f"srcgrad differentiates a functools.partial only of a Python function without `*args` or "
                 f"`**kwargs` parameters, not one of `{spelling(fn.func)}`: differentiate a function that calls "
@@ -143,7 +153,7 @@ def _make(fn, rule):
         default = "" if p.default is p.empty else "=" + _literal_or_name(p.default, f"{p.name}_default", scope, taken)
         params.append(p.name + default)
     spelled = _callee(fn)
-    name = getattr(fn, "__name__", "function")
+    name = _identifier(getattr(fn, "__name__", "function"))
     text = f"def {name}({', '.join(params)}):\n    return {spelled}({', '.join(names)})\n"
     scope.update({"np": np, "math": math, "builtins": builtins, "__name__": getattr(fn, "__module__", None)})
     made = _define(text, name, f"<srcgrad stand-in for {spelled}>", scope)
@@ -181,7 +191,12 @@ def _callee(fn):
         return f"builtins.{fn.__name__}"  # `abs` itself would be the stand-in's own name
     if module == "numpy" or module.startswith("numpy.") or isinstance(fn, np.ufunc):
         return spelling(fn)
-    return getattr(fn, "__name__", "function")  # bound by that name in the stand-in's globals
+    return _identifier(getattr(fn, "__name__", "function"))  # bound by that name in the stand-in's globals
+
+
+def _identifier(name):
+    """`name`, or `function` for one that is no identifier (`<lambda>`, given rules by srcgrad.defvjp)."""
+    return name if name.isidentifier() else "function"
 
 
 def spelling(obj):

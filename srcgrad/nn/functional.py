@@ -313,6 +313,8 @@ def _warn_if_broadcast(input, target):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mean squared error: one node, MseLossBackward0."""
     _warn_if_broadcast(input, target)
+    if target.shape != input.shape:
+        ops.check_broadcast(input._data, target._data)
     if reduction == "mean":  # the common call: no keyword dict to build per call
         return ops.apply(activations.mse_loss, input, target, name="MseLossBackward0")
     _check_reduction(reduction)

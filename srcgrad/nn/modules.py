@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..tensor import dtypes
+from ..tensor import creation, dtypes
 from ..tensor.grad_mode import no_grad
 from ..tensor.versions import counter_of
 from ..tensor.tensor import Tensor
@@ -422,7 +422,8 @@ class Linear(Module):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
         np_dtype = (dtypes.DEFAULT_FLOAT if dtype is None else dtypes.as_dtype(dtype)).numpy
-        self.weight = Parameter(Tensor._make(np.empty((out_features, in_features), dtype=np_dtype)))
+        shape = creation.size_argument((out_features, in_features), "empty")  # PyTorch's errors for a float or negative size
+        self.weight = Parameter(Tensor._make(np.empty(shape, dtype=np_dtype)))
         if bias:
             self.bias = Parameter(Tensor._make(np.empty((out_features,), dtype=np_dtype)))
         else:

@@ -142,11 +142,17 @@ def grad_seed(out, name):
             f"grad({name}) needs a real floating-point scalar output, but `{name}` returned {what}, which has no "
             "gradient" + ("; srcgrad's rules are for real numbers" if _is_complex(out) else "")
         )
-    if np.ndim(out) != 0 or isinstance(out, (list, tuple, dict)) or is_dataclass_kind(type(out)):
-        shape = type(out).__name__ if isinstance(out, dict) or is_dataclass_kind(type(out)) else np.shape(out)
+    if isinstance(out, (list, tuple, dict)) or is_dataclass_kind(type(out)):
+        what = (f"a {type(out).__name__} of {len(out)} values" if isinstance(out, (list, tuple, dict))
+                else f"a {type(out).__name__}")
+        raise TypeError(
+            f"grad({name}) needs a scalar output, but `{name}` returned {what}; use srcgrad.vjp for non-scalar "
+            "outputs, or, to keep other values it returns, differentiate a function that returns the scalar alone"
+        )
+    if np.ndim(out) != 0:
         raise TypeError(
             f"grad({name}) needs a scalar output, but `{name}` returned a value of "
-            f"shape {shape}; use srcgrad.vjp for non-scalar outputs"
+            f"shape {np.shape(out)}; use srcgrad.vjp for non-scalar outputs"
         )
     if isinstance(out, (np.ndarray, np.generic)):
         return np.ones((), dtype=out.dtype)[()] if isinstance(out, np.generic) else np.ones((), dtype=out.dtype)

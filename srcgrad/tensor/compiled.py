@@ -48,6 +48,7 @@ values the call saw.
 
 import functools
 import inspect
+import numbers
 import types
 
 import numpy as np
@@ -274,13 +275,32 @@ def _count_outputs(fn, value):
     """None when `fn` returned one value (an array or number), the length of the tuple
     when it returned a tuple of them; a TypeError for any other container."""
     if not isinstance(value, (list, dict, tuple)):
+        _check_output(fn, value, "")
         return None
     if type(value) is tuple and not any(isinstance(v, (list, dict, tuple)) for v in value):
+        for i, v in enumerate(value):
+            _check_output(fn, v, f" at index {i} of the tuple")
         return len(value)
     what = "a tuple holding a container" if type(value) is tuple else f"a {type(value).__name__}"
     raise TypeError(
         f"`{fn.__name__}` ({_where(fn)}) returned {what}: a function under @srcgrad.compile returns one array "
         "(one Tensor) or a flat tuple of arrays (a tuple of Tensors); return a tuple, or np.stack the values"
+    )
+
+
+def _check_output(fn, value, where):
+    """Raise a TypeError naming `fn` where its output `value` is no array or number that a
+    Tensor can hold (None: a `return` missing; a string; an object)."""
+    if type(value) is _ndarray or type(value) is float:
+        if type(value) is float or value.dtype.kind in "biufc":
+            return
+    elif isinstance(value, (np.ndarray, np.generic, numbers.Number)) and np.asarray(value).dtype.kind in "biufc":
+        return
+    shown = "None (is a `return` missing?)" if value is None else (
+        f"an array of {value.dtype}" if isinstance(value, (np.ndarray, np.generic)) else f"{type(value).__name__} {value!r:.40}")
+    raise TypeError(
+        f"`{fn.__name__}` ({_where(fn)}) returned {shown}{where}: a function under @srcgrad.compile returns "
+        "arrays or numbers, which become Tensors"
     )
 
 
@@ -329,6 +349,8 @@ def compile(fn=None, *, backend=None):
     output by `numba.njit`; `.__srcgrad_backend__.describe()` tells what runs."""
     if fn is None:
         return lambda f: compile(f, backend=backend)
+    if not callable(fn):
+        raise TypeError(f"@srcgrad.compile decorates a function, not {fn!r:.60}")
     report = _backend_report(backend)
     # what runs and is differentiated: fn, or fn taking its keyword-only parameters by position
     fn = _method(fn)

@@ -7,6 +7,8 @@ ints int64, Python bools bool; NumPy arrays keep their dtype.
 """
 
 import builtins
+import numbers
+import operator
 import warnings
 
 import numpy as np
@@ -69,7 +71,11 @@ def _infer(data):
         return data._data.copy()
     if isinstance(data, (np.ndarray, np.generic)):
         return np.array(data)
-    arr = np.array(_unwrap(data))
+    try:
+        arr = np.array(_unwrap(data))
+    except ValueError:  # ragged nested lists
+        _refuse_data(data)
+        raise
     kind = arr.dtype.kind
     if kind == "f":
         return arr.astype(dtypes.DEFAULT_FLOAT.numpy)
@@ -79,7 +85,53 @@ def _infer(data):
         return arr.astype(np.int64)
     if kind == "b":
         return arr
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    _refuse_data(data)
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _refuse_data(data):
+    """Raise PyTorch's error for the number or nested list `data` that `tensor()` cannot
+    hold: a string leaf, a leaf of no numeric type, or lists of unequal lengths (the shape
+    is read along the first entries, each list then checked against it)."""
+    def check_leaves(x):
+        if isinstance(x, (list, tuple)):
+            for e in x:
+                check_leaves(e)
+        elif isinstance(x, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+        elif not isinstance(x, (numbers.Number, np.generic, np.ndarray, Tensor)):
+            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+
+    check_leaves(data)
+    shape, x = [], data
+    while isinstance(x, (list, tuple)):
+        shape.append(len(x))
+        if not x:
+            break
+        x = x[0]
+
+    def check_lengths(x, dim):
+        if dim == len(shape):
+            if isinstance(x, (list, tuple)):
+                raise TypeError(f"must be real number, not {type(x).__name__}")
+            return
+        if not isinstance(x, (list, tuple)):
+            raise TypeError("not a sequence")
+        if len(x) != shape[dim]:
+            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(x)})")
+        for e in x:
+            check_lengths(e, dim + 1)
+
+    if not any(isinstance(leaf, (np.ndarray, Tensor)) for leaf in _flat(data)):
+        check_lengths(data, 0)
+
+
+def _flat(x):
+    if isinstance(x, (list, tuple)):
+        for e in x:
+            yield from _flat(e)
+    else:
+        yield x
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
@@ -88,6 +140,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     With `dtype`, Python numbers convert straight to it (never through the inferred
     float32, which would round a float64's values). A Tensor `data` gives PyTorch's
     warning that `detach().clone()` is the way to copy one."""
+    if type(requires_grad) is not builtins.bool:
+        raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
@@ -121,10 +175,35 @@ def from_numpy(ndarray):
     return Tensor._make(ndarray)
 
 
-def _size(size):
+def size_argument(size, op):
+    """The shape `size` given to the constructor `op` (`ones(2, 3)` or `ones((2, 3))`),
+    refused with PyTorch's errors where it is not made of ints (a float was truncated:
+    `ones(2.5)` made two elements) or holds a negative one."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    return tuple(builtins.int(n) for n in size)
+    elif len(size) == 1 and (isinstance(size[0], builtins.bool) or not _is_index(size[0])):
+        raise TypeError(f"{op}(): argument 'size' (position 1) must be tuple of ints, not {type(size[0]).__name__}")
+    shape = []
+    for position, n in enumerate(size, 1):
+        if not _is_index(n):
+            raise TypeError(f"{op}(): argument 'size' failed to unpack the object at pos {position} with error "
+                            f"\"type must be tuple of ints,but got {type(n).__name__}\"")
+        shape.append(operator.index(n))
+    negative = [n for n in shape if n < 0]
+    if negative:
+        if op == "zeros":
+            raise RuntimeError("zeros: Dimension size must be non-negative.")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: {shape}")
+    return tuple(shape)
+
+
+def _is_index(n):
+    """Whether `n` is an int to PyTorch's size arguments: an int, a NumPy integer, a bool."""
+    try:
+        operator.index(n)
+    except TypeError:
+        return False
+    return True
 
 
 def _dtype(dtype, default=dtypes.DEFAULT_FLOAT):
@@ -133,35 +212,37 @@ def _dtype(dtype, default=dtypes.DEFAULT_FLOAT):
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     """A leaf tensor of ones: `ones(2, 3)` or `ones((2, 3))`; float32 unless `dtype` says otherwise."""
-    return _leaf(np.ones(_size(size), dtype=_dtype(dtype)), requires_grad)
+    return _leaf(np.ones(size_argument(size, "ones"), dtype=_dtype(dtype)), requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A leaf tensor of zeros: `zeros(2, 3)` or `zeros((2, 3))`; float32 unless `dtype` says otherwise."""
-    return _leaf(np.zeros(_size(size), dtype=_dtype(dtype)), requires_grad)
+    return _leaf(np.zeros(size_argument(size, "zeros"), dtype=_dtype(dtype)), requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
-    return _leaf(np.zeros(_size(size), dtype=_dtype(dtype)), requires_grad)
+    return _leaf(np.zeros(size_argument(size, "empty"), dtype=_dtype(dtype)), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = _infer(fill_value).dtype
-    return _leaf(np.full(_size((size,)), fill_value, dtype=_dtype(dtype)), requires_grad)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    return _leaf(np.full(size_argument((size,), "full"), fill_value, dtype=_dtype(dtype)), requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
     """Independent standard normal samples (float32 unless `dtype` says otherwise)."""
     dt = _dtype(dtype)
-    data = _rng().standard_normal(_size(size), dtype=dt if dt in (np.float32, np.float64) else np.float64)
+    data = _rng().standard_normal(size_argument(size, "randn"), dtype=dt if dt in (np.float32, np.float64) else np.float64)
     return _leaf(data.astype(dt, copy=False), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
     """Independent samples from [0, 1)."""
     dt = _dtype(dtype)
-    data = _rng().random(_size(size), dtype=dt if dt in (np.float32, np.float64) else np.float64)
+    data = _rng().random(size_argument(size, "rand"), dtype=dt if dt in (np.float32, np.float64) else np.float64)
     return _leaf(data.astype(dt, copy=False), requires_grad)
 
 
@@ -171,22 +252,35 @@ def randint(low, high=None, size=(), dtype=None, device=None, requires_grad=Fals
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
-    return _leaf(_rng().integers(low, high, _size((size,))).astype(_dtype(dtype, dtypes.int64)), requires_grad)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    return _leaf(_rng().integers(low, high, size_argument((size,), "randint")).astype(_dtype(dtype, dtypes.int64)), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     floats = any(isinstance(v, builtins.float) for v in (start, end, step))
     default = dtypes.DEFAULT_FLOAT if floats else dtypes.int64
     return _leaf(np.arange(start, end, step).astype(_dtype(dtype, default)), requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    if _is_index(steps) and operator.index(steps) < 0:
+        raise RuntimeError("number of steps must be non-negative")
     return _leaf(np.linspace(start, end, steps).astype(_dtype(dtype)), requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    if not _is_index(n) or isinstance(n, builtins.bool):
+        raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and _is_index(v) and operator.index(v) < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     return _leaf(np.eye(n, m, dtype=_dtype(dtype)), requires_grad)
 
 

@@ -25,12 +25,19 @@ __all__ = ["IndexingOps"]
 
 
 def _index(index):
-    """A NumPy index from a PyTorch one (tensors become arrays)."""
+    """A NumPy index from a PyTorch one (tensors become arrays); PyTorch's IndexError for
+    a tensor index that holds neither integers nor booleans."""
     if isinstance(index, ShapeOps):
-        return index._data
+        return _index_array(index._data)
     if isinstance(index, tuple):
-        return tuple(i._data if isinstance(i, ShapeOps) else i for i in index)
+        return tuple(_index_array(i._data) if isinstance(i, ShapeOps) else i for i in index)
     return index
+
+
+def _index_array(data):
+    if data.dtype.kind not in "biu":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return data
 
 
 def _fitted(value, target, advanced):

@@ -402,6 +402,12 @@ def refuse_bool_subtraction(x, y):
         )
 
 
+def check_broadcast(x, y):
+    """Raise PyTorch's RuntimeError where the shapes of `x` and `y` (arrays, Tensors'
+    arrays or numbers) do not broadcast (`where`, `masked_fill`, `mse_loss`)."""
+    _raise_broadcast_error(None, x, y)
+
+
 def _raise_broadcast_error(primitive, x, y):
     """Raise PyTorch's error when the elementwise `primitive`'s operands `x`, `y` (arrays
     or numbers) do not broadcast; return when they do (the ValueError has another cause)."""

@@ -293,6 +293,11 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         return tuple(ops.Tensor._make(i.astype(np.int64)) for i in np.nonzero(cond))
     a, b = ops.operand(input), ops.operand(other)
+    xa, xb = ops._data(a), ops._data(b)
+    if not np.shape(cond) == np.shape(xa) == np.shape(xb):  # PyTorch's error where they do not broadcast
+        ops.check_broadcast(cond, xa)
+        ops.check_broadcast(cond, xb)
+        ops.check_broadcast(xa, xb)
     dt = dtypes.result_type(ops._data(a), ops._data(b))
     return ops.apply(np.where, cond, a, b, name="WhereBackward0", dtype=dt, out_dtype=dt, edge_args=(1, 2))
 

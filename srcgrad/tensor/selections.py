@@ -28,10 +28,13 @@ def _axis(x, dim):
     return 0 if axis is None else axis
 
 
-def _indices(index):
+def _indices(index, op):
+    """The index array of `op` ("gather" or "index_select"): int32 or int64, else PyTorch's
+    RuntimeError (each op words it its own way)."""
     data = index._data if isinstance(index, ops.Tensor) else np.asarray(index)
-    if data.dtype.kind not in "iu":
-        raise RuntimeError(f"index_select(): Expected dtype int32/int64 for index but got: {dtypes.c_name(data.dtype)}")
+    if data.dtype not in (np.int32, np.int64):
+        kinds = "int32/int64" if op == "gather" else "int32 or int64"
+        raise RuntimeError(f"{op}(): Expected dtype {kinds} for index")
     return data
 
 
@@ -60,7 +63,7 @@ _SORT, _TOPK = named_pair("sort"), named_pair("topk")
 
 def gather(input, dim, index):
     """`out[i][j] = input[i][index[i][j]]` along `dim` (GatherBackward0)."""
-    idx = _indices(index)
+    idx = _indices(index, "gather")
     if idx.ndim != input._data.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     axis = _axis(input, dim)
@@ -73,7 +76,7 @@ def gather(input, dim, index):
 
 def index_select(input, dim, index):
     """The entries of `input` at the 1-D `index` along `dim` (IndexSelectBackward0)."""
-    idx = _indices(index)
+    idx = _indices(index, "index_select")
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     axis = _axis(input, dim)
@@ -97,6 +100,8 @@ def masked_fill(input, mask, value):
     if isinstance(value, ops.Tensor):
         value = value.item()
     fill = np.asarray(value, dtype=input._data.dtype)
+    if m.shape != input._data.shape:
+        ops.check_broadcast(m, input._data)
     return ops.apply(np.where, m, fill, input, name="MaskedFillBackward0", edge_args=(2,))
 
 

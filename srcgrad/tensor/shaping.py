@@ -82,6 +82,22 @@ def _shape_args(shape):
     return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else tuple(shape)
 
 
+def _permutation(ndim, dims):
+    """The axes of `permute(*dims)` of a tensor of `ndim` dimensions, non-negative;
+    PyTorch's errors for too few or too many, one out of range, or one repeated."""
+    if len(dims) != ndim:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
+            f"desired ordering of dimensions i.e. input.dim() = {ndim} is not equal to len(dims) = {len(dims)}"
+        )
+    axes = tuple(d + ndim if d < 0 else d for d in dims) if ndim else ()
+    for d in dims:
+        dim_axis(d, ndim)  # IndexError: Dimension out of range
+    if len(set(axes)) != len(axes):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return axes
+
+
 def _expanded_shape(tensor, sizes):
     """The shape `tensor.expand(*sizes)` has: sizes align at the right, -1 keeps a dim,
     a dim of size 1 takes any size; PyTorch's RuntimeErrors otherwise."""
@@ -255,7 +271,8 @@ class ShapeOps:
         return self
 
     def permute(self, *dims):
-        return ops.exact(np.transpose, self, "PermuteBackward0", (_shape_args(dims),), _transpose)
+        return ops.exact(np.transpose, self, "PermuteBackward0", (_permutation(self._data.ndim, _shape_args(dims)),),
+                         _transpose)
 
     def transpose(self, dim0, dim1):
         return ops.exact(np.transpose, self, "TransposeBackward0", (_swapped(self._data.ndim, dim0, dim1),), _transpose)

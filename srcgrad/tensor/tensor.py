@@ -13,6 +13,7 @@ InPlaceOps (inplace.py), PointwiseOps (pointwise.py), ProductOps (products.py),
 SelectionOps (selections.py).
 """
 
+import numbers
 import warnings
 
 import numpy as np
@@ -128,6 +129,9 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
     def requires_grad_(self, requires_grad=True):
         """Set the flag in place and return self (leaves only, floating dtypes only)."""
+        if type(requires_grad) is not bool:
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                            f"{type(requires_grad).__name__}")
         self._set_requires_grad(requires_grad, E5)
         return self
 
@@ -184,6 +188,8 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
     def retain_grad(self):
         """Make `backward` fill `.grad` on this non-leaf tensor too."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is not None:
             self._retains_grad = True
             self._grad_fn.retain(self)
@@ -207,6 +213,8 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
                 return
         if gradient is not None:
             if not isinstance(gradient, Tensor):
+                if not isinstance(gradient, (numbers.Number, np.ndarray, np.generic)):
+                    raise TypeError(f"gradients can be either Tensors or None, but got {type(gradient).__name__}")
                 gradient = ops.operand(gradient)
                 gradient = gradient if isinstance(gradient, Tensor) else Tensor._make(np.asarray(gradient))
             if gradient._data.shape != self._data.shape:
@@ -227,6 +235,8 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
             inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
             if not inputs:
                 raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+            if not all(t._requires_grad for t in inputs):  # its .grad would stay None, silently
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             got = run_backward([root], [g], retain, capture=[ops._edge(t) for t in inputs])
         finally:
             loud(token)
@@ -452,7 +462,11 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     def type(self, dtype=None):
         if dtype is None:
             return "srcgrad." + self.dtype.kind_name + "Tensor"
-        return self._convert(dtypes.as_dtype(dtype))
+        try:
+            converted = dtypes.as_dtype(dtype)
+        except (KeyError, TypeError):
+            raise ValueError(f"invalid type: {dtype!r}") from None
+        return self._convert(converted)
 
     def cpu(self):
         return self
