@@ -5,7 +5,6 @@ answer in reverse mode, forward mode against the gradient, the arguments left as
 were, a Hessian where one means something, and `srcgrad.source` run on its own; the
 near forms that cannot be differentiated exactly are refused at their line."""
 
-import importlib.util
 import collections
 import itertools
 import math
@@ -17,24 +16,18 @@ import pytest
 
 import srcgrad
 from program_checks import check, check_hessian
+from test_standalone_source import _defined as defined_name
+from test_standalone_source import _load as module_namespace
 
 X = np.array([0.5, -1.25, 2.0])
 W = np.array([1.5, 0.25, -0.75])
-_MODULES = itertools.count()
 
 
 def run_source(df, *args, tmp_path):
     """`srcgrad.source(df)` imported from a file as a module of its own, its derivative
     called with `args`."""
     text = srcgrad.source(df)
-    name = f"srcgrad_constructs_{next(_MODULES)}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    defined = text.split("\ndef ", 1)[1].split("(", 1)[0] if not text.startswith("def ") else text[4:].split("(", 1)[0]
-    return getattr(module, defined)(*args)
+    return module_namespace(text, tmp_path)[defined_name(text)](*args)
 
 
 # --- zip(..., strict=True) -------------------------------------------------------------

@@ -90,10 +90,10 @@ class _Folding:
                     break
                 for slot_holder, slot_field, slot_index in before:
                     value = self.namer.fresh("operand")
-                    out.append(syntax.located(syntax.assign(value, _slot(slot_holder, slot_field, slot_index)), s))
-                    _set_slot(slot_holder, slot_field, slot_index, syntax.name(value))
+                    out.append(syntax.located(syntax.assign(value, slot(slot_holder, slot_field, slot_index)), s))
+                    set_slot(slot_holder, slot_field, slot_index, syntax.name(value))
                 out += [syntax.located(x, s) for x in loop]
-                _set_slot(holder, field, index, syntax.name(result))
+                set_slot(holder, field, index, syntax.name(result))
             out.append(s)
         stmts[:] = out
 
@@ -200,12 +200,14 @@ def _first(holder, field, index, node, is_reduce, before):
     return None
 
 
-def _slot(holder, field, index):
+def slot(holder, field, index):
+    """What the field `field` of `holder` holds (its entry `index` where it is a list)."""
     value = getattr(holder, field)
     return value if index is None else value[index]
 
 
-def _set_slot(holder, field, index, value):
+def set_slot(holder, field, index, value):
+    """Put `value` where `slot(holder, field, index)` reads."""
     if index is None:
         setattr(holder, field, value)
     else:

@@ -139,7 +139,7 @@ class _Lists:
             slots = [(s.iter, "args", k) for k, a in enumerate(s.iter.args) if type(a) is not gast.Starred]
         before = []
         for holder, field, index in slots:
-            call = _slot(holder, field, index)
+            call = folds.slot(holder, field, index)
             name = self.tool(call)
             if name is None:
                 continue
@@ -154,9 +154,9 @@ class _Lists:
                 made = self.accumulated(call, before)
                 if made is None:
                     continue
-                _set_slot(holder, field, index, made)
+                folds.set_slot(holder, field, index, made)
             else:
-                _set_slot(holder, field, index, self.listed(name, call))
+                folds.set_slot(holder, field, index, self.listed(name, call))
         return [syntax.located(b, s) for b in before]
 
     def hoisted(self, s):
@@ -176,8 +176,8 @@ class _Lists:
                 continue
             for slot_holder, slot_field, slot_index in before:
                 value = self.namer.fresh("operand")
-                out.append(syntax.located(syntax.assign(value, _slot(slot_holder, slot_field, slot_index)), s))
-                _set_slot(slot_holder, slot_field, slot_index, syntax.name(value))
+                out.append(syntax.located(syntax.assign(value, folds.slot(slot_holder, slot_field, slot_index)), s))
+                folds.set_slot(slot_holder, slot_field, slot_index, syntax.name(value))
             out += [syntax.located(x, s) for x in loop]
             reader.args[0] = made
 
@@ -383,14 +383,3 @@ def _root(node):
         node = node.value
     return node.id if type(node) is gast.Name else None
 
-
-def _slot(holder, field, index):
-    value = getattr(holder, field)
-    return value if index is None else value[index]
-
-
-def _set_slot(holder, field, index, value):
-    if index is None:
-        setattr(holder, field, value)
-    else:
-        getattr(holder, field)[index] = value

@@ -63,23 +63,30 @@ def spelled(stmt, program):
         wrap = call.args[2:3] or wrap or [syntax.const(False)]
         return None if not val else (scatter.filled_diagonal, [call.args[0], val[0], wrap[0]])
     if parts[-1] == "put_along_axis" and lookup_path(parts, program) is np.put_along_axis:
-        named = dict(zip(("arr", "indices", "values", "axis"), call.args))
-        for k in call.keywords:
-            if k.arg in named or k.arg not in ("indices", "values", "axis"):
-                return None
-            named[k.arg] = k.value
-        return None if len(named) != 4 else (scatter.along_axis, [named[p] for p in ("arr", "indices", "values", "axis")])
+        named = _bound(call, ("arr", "indices", "values", "axis"))
+        return None if named is None or len(named) != 4 else (
+            scatter.along_axis, [named[p] for p in ("arr", "indices", "values", "axis")])
     if parts[-1] == "put" and lookup_path(parts, program) is np.put:
-        named = dict(zip(("a", "ind", "v", "mode"), call.args))
-        for k in call.keywords:
-            if k.arg in named or k.arg not in ("ind", "v", "mode"):
-                return None
-            named[k.arg] = k.value
+        named = _bound(call, ("a", "ind", "v", "mode"))
+        if named is None:
+            return None
         named.setdefault("mode", syntax.const("raise"))
         if any(not _without_calls(named.get(p)) for p in ("ind", "v", "mode")):
             return None  # read more than once by the write that spells it
         return None if len(named) != 4 else (scatter.put_index, [named[p] for p in ("a", "ind", "v", "mode")])
     return None
+
+
+def _bound(call, params):
+    """{parameter: argument} of `call` for a function of the parameters `params` (the
+    first positional, the others positional or by keyword); None for another keyword or
+    one given twice."""
+    named = dict(zip(params, call.args))
+    for k in call.keywords:
+        if k.arg in named or k.arg not in params[1:]:
+            return None
+        named[k.arg] = k.value
+    return named
 
 
 def _transposed_write(stmt, program):
