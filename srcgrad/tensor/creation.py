@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, ranges
 from .tensor import Tensor
 
 __all__ = [
@@ -179,11 +179,15 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         start, end = 0, start
     floats = any(isinstance(v, builtins.float) for v in (start, end, step))
     default = dtypes.DEFAULT_FLOAT if floats else dtypes.int64
-    return _leaf(np.arange(start, end, step).astype(_dtype(dtype, default)), requires_grad)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    return _leaf(ranges.arange_values(start, end, step, _dtype(dtype, default)), requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
-    return _leaf(np.linspace(start, end, steps).astype(_dtype(dtype)), requires_grad)
+    return _leaf(ranges.linspace_values(start, end, steps, _dtype(dtype)), requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from . import arithmetic, dtypes, hooks, ops, printing, products
+from . import arithmetic, devices, dtypes, hooks, ops, printing, products
 from ..rules import activations
 from .dtypes import Size
 from .engine import run_backward, run_single, warn_non_leaf_grad
@@ -333,7 +333,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
     @property
     def device(self):
-        return "cpu"
+        return devices.CPU
 
     @property
     def is_cuda(self):
@@ -416,11 +416,12 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     # --- dtype conversion and copies -------------------------------------------------
 
     def to(self, *args, dtype=None, **kwargs):
-        """`to(dtype)`, `to(other_tensor)`; device arguments ('cpu') are accepted and ignored."""
+        """`to(dtype)`, `to(other_tensor)`; device arguments ('cpu', `device("cpu")`) are accepted
+        and ignored."""
         for a in args:
             if isinstance(a, Tensor):
                 dtype = a.dtype
-            elif not isinstance(a, str):
+            elif not isinstance(a, (str, devices.device)):
                 dtype = a
         return self if dtype is None else self._convert(dtypes.as_dtype(dtype))
 

@@ -1,0 +1,168 @@
+"""Autograd tutorial programs ("A Gentle Introduction to torch.autograd", "The
+Fundamentals of Autograd", "Learning PyTorch with Examples", blog-style fits) run with
+`import srcgrad as torch` and print what PyTorch 2.13 prints.
+
+Each expected text below was printed by PyTorch 2.13 on CPU (object addresses
+normalized to 0x?, `torch.` read as `srcgrad.`); none of these tests needs PyTorch.
+"""
+
+import contextlib
+import hashlib
+import io
+import math
+import re
+import textwrap
+
+import numpy as np
+import pytest
+
+import srcgrad
+import srcgrad as torch
+
+
+def printed(source):
+    """What `source` prints with `torch` bound to srcgrad (addresses normalized)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(textwrap.dedent(source), {"torch": srcgrad, "np": np, "math": math})
+    return re.sub(r"0x[0-9a-fA-F]+", "0x?", out.getvalue())
+
+
+def expect(source, text):
+    assert printed(source) == textwrap.dedent(text).lstrip("\n")
+
+
+# --- torch.device and torch.cuda ("Learning PyTorch with Examples") ------------------
+
+
+def test_device_as_the_examples_use_it():
+    expect(
+        """
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        x = torch.ones(2, 2, device=device, dtype=torch.float)
+        print(x.device, device, repr(device), x.device == device, device == "cpu")
+        print(x.to(device) is x, x.to(device, torch.float64).dtype, x.to("cpu") is x)
+        print(repr(torch.device("cpu:0")), torch.device("cuda", 1), torch.device("cuda").type, torch.device("cpu").index)
+        print({torch.device("cpu"): 1}[x.device], torch.cuda.device_count())
+        for bad in ["gpu", "cpu:x"]:
+            try:
+                torch.device(bad)
+            except RuntimeError as e:
+                print(str(e)[-30:])
+        """,
+        """
+        cpu cpu device(type='cpu') True False
+        True srcgrad.float64 True
+        device(type='cpu', index=0) cuda:1 cuda None
+        1 0
+        at start of device string: gpu
+        Invalid device string: 'cpu:x'
+        """,
+    )
+
+
+# --- in-place functions ("The Fundamentals of Autograd": torch.sin_(a) on a leaf) ------
+
+
+def test_in_place_functions_refuse_a_leaf_and_record_a_node():
+    expect(
+        """
+        a = torch.linspace(0., 2. * math.pi, steps=5, requires_grad=True)
+        for f in [lambda: torch.sin_(a), lambda: a.log_(), lambda: torch.clamp_min_(a, 1.0)]:
+            try:
+                f()
+            except RuntimeError as e:
+                print(e)
+        b = torch.tensor([0.3, 2.0], requires_grad=True)
+        c = b * 1
+        c.log_()
+        print(c)
+        c.cos_().sum().backward()
+        print(b.grad)
+        d = torch.tensor([0.5, 1.0])
+        print(torch.sin_(d) is d, d)
+        print(d.floor_())
+        print(torch.exp_(d))
+        print(d.add_(1).reciprocal_())
+        print(d.clip_(0.4, 0.45))
+        try:
+            torch.tensor([1, 2]).sin_()
+        except RuntimeError as e:
+            print(e)
+        """,
+        """
+        a leaf Variable that requires grad is being used in an in-place operation.
+        a leaf Variable that requires grad is being used in an in-place operation.
+        a leaf Variable that requires grad is being used in an in-place operation.
+        tensor([-1.2040,  0.6931], grad_fn=<LogBackward0>)
+        tensor([ 3.1116, -0.3195])
+        True tensor([0.4794, 0.8415])
+        tensor([0., 0.])
+        tensor([1., 1.])
+        tensor([0.5000, 0.5000])
+        tensor([0.4500, 0.4500])
+        result type Float can't be cast to the desired output type Long
+        """,
+    )
+
+
+# --- linspace and arange: PyTorch's arithmetic, to the last bit -----------------------
+
+
+def test_linspace_values_are_pytorchs():
+    # the elements of PyTorch's linspace(0, 2 pi, 25) that NumPy's linspace rounds the other way
+    values = srcgrad.linspace(0.0, 2.0 * math.pi, steps=25).numpy()
+    assert values.dtype == np.float32
+    assert values[[7, 11, 14, 15, 21, 22]].tolist() == [
+        1.8325958251953125, 2.879793405532837, 3.665191650390625, 3.9269909858703613, 5.4977874755859375, 5.759586811065674,
+    ]
+    # "Learning PyTorch with Examples": x = torch.linspace(-math.pi, math.pi, 2000); NumPy rounds 604 of them differently
+    digests = {
+        srcgrad.float32: "015ad3d111e14c15eafafd6e8d75ba87f6e72d1bb1daea1f5dead5522269f8e5",
+        srcgrad.float64: "2d864e18202a3a059428d9b9408631e784d2e8e643917b82717b4cac9aaac698",
+    }
+    for dtype, digest in digests.items():
+        values = srcgrad.linspace(-math.pi, math.pi, 2000, dtype=dtype).numpy()
+        assert values[0] == np.float32(-math.pi) if dtype is srcgrad.float32 else values[0] == -math.pi
+        assert hashlib.sha256(values.tobytes()).hexdigest() == digest
+    expect(
+        """
+        print(torch.linspace(0, 10, 4, dtype=torch.int64), torch.linspace(3, 3, 1), torch.linspace(0, 1, 0))
+        try:
+            torch.linspace(0, 1, -1)
+        except RuntimeError as e:
+            print(e)
+        """,
+        """
+        tensor([ 0,  3,  6, 10]) tensor([3.]) tensor([])
+        number of steps must be non-negative
+        """,
+    )
+
+
+def test_arange_values_are_pytorchs():
+    assert srcgrad.arange(0, 1, 0.1).numpy().tolist() == [
+        0.0, 0.10000000149011612, 0.20000000298023224, 0.30000001192092896, 0.4000000059604645, 0.5,
+        0.6000000238418579, 0.699999988079071, 0.800000011920929, 0.8999999761581421,
+    ]
+    values = srcgrad.arange(-3.0, 3.0, 0.01).numpy()
+    assert values.shape == (600,) and values.dtype == np.float32
+    assert hashlib.sha256(values.tobytes()).hexdigest() == "e3f12fe8f6b24d021f4e7540135aac5a5c3a15b2a33fa347b004cbc06c4f1844"
+    values = srcgrad.arange(-3.0, 3.0, 0.01, dtype=srcgrad.float64).numpy()
+    assert hashlib.sha256(values.tobytes()).hexdigest() == "f90f8772a1de662eea91b4bd01b2606f5722afffc5f2a376dc53fb7139ddf29f"
+    expect(
+        """
+        for args in [(0, 1, 0), (0, 1, -0.5), (5, 1)]:
+            try:
+                torch.arange(*args)
+            except RuntimeError as e:
+                print(e)
+        print(torch.arange(5), torch.arange(1, 2.5, 0.5), torch.arange(3, 3))
+        """,
+        """
+        step must be nonzero
+        upper bound and lower bound inconsistent with step sign
+        upper bound and lower bound inconsistent with step sign
+        tensor([0, 1, 2, 3, 4]) tensor([1.0000, 1.5000, 2.0000]) tensor([], dtype=srcgrad.int64)
+        """,
+    )
