@@ -166,3 +166,51 @@ def test_arange_values_are_pytorchs():
         tensor([0, 1, 2, 3, 4]) tensor([1.0000, 1.5000, 2.0000]) tensor([], dtype=srcgrad.int64)
         """,
     )
+
+
+# --- tensor(data): NumPy scalars, tensors and ragged rows inside sequences --------------
+
+
+def test_tensor_infers_the_dtype_of_numpy_scalars_and_tensors_in_a_list():
+    # a NumPy polynomial fit's float64 coefficients gathered into a tensor stay float64
+    expect(
+        """
+        a, b = np.float64(0.0529), np.float64(-0.0138)
+        print(torch.tensor([a, b]), torch.tensor([[a], [1.0]]).dtype, torch.tensor([np.float32(1), np.float64(2)]).dtype)
+        print(torch.tensor([np.int32(3)]).dtype, torch.tensor([np.int32(3), 4]).dtype, torch.tensor([np.uint8(1), np.int8(2)]).dtype)
+        print(torch.tensor([np.float16(1.0), 1.0]).dtype, torch.tensor([1, np.float32(2.0)]).dtype, torch.tensor([np.int32(1), 2.5]).dtype)
+        print(torch.tensor([torch.tensor(1.5, dtype=torch.float64), 2.0]), torch.tensor([torch.tensor(1), 2]))
+        print(torch.tensor([torch.tensor([1.5]), torch.ones(1, 1)]), torch.tensor([[torch.tensor(1.)], [torch.tensor(2.)]]).shape)
+        print(torch.tensor([np.array([1., 2.]), np.array([3., 4.])]).dtype, torch.tensor([np.ones(2, dtype=np.float32), [3., 4.]]).dtype)
+        print(torch.tensor([np.complex128(1), 1.0]).dtype, torch.tensor([[], []]).shape, torch.tensor([np.complex128(1j), 1.0], dtype=torch.float64))
+        for data, kwargs in [([torch.ones(2), torch.ones(2)], {}), ([torch.ones(2)], {'dtype': torch.float64}),
+                             ([[1, 2], [3]], {}), ([[1., 2.], [3., 4., 5.]], {}), ([[[1], [2]], [[3], [4, 5]]], {}),
+                             ([[1, 2], 3], {}), ([1, [2, 3]], {}), ([1., [2., 3.]], {}), ([None], {}), ([None], {'dtype': torch.float64}),
+                             ([1j, 2.0], {'dtype': torch.float32}), ([np.array([1., 2.]), np.array([3., 4., 5.])], {})]:
+            try:
+                torch.tensor(data, **kwargs)
+            except Exception as e:
+                print(type(e).__name__ + ':', e)
+        """,
+        """
+        tensor([ 0.0529, -0.0138], dtype=srcgrad.float64) srcgrad.float64 srcgrad.float64
+        srcgrad.int32 srcgrad.int64 srcgrad.int16
+        srcgrad.float32 srcgrad.float32 srcgrad.float32
+        tensor([1.5000, 2.0000], dtype=srcgrad.float64) tensor([1, 2])
+        tensor([1.5000, 1.0000]) srcgrad.Size([2, 1])
+        srcgrad.float64 srcgrad.float32
+        srcgrad.complex128 srcgrad.Size([2, 0]) tensor([0., 1.], dtype=srcgrad.float64)
+        ValueError: only one element tensors can be converted to Python scalars
+        ValueError: only one element tensors can be converted to Python scalars
+        ValueError: expected sequence of length 2 at dim 1 (got 1)
+        ValueError: expected sequence of length 2 at dim 1 (got 3)
+        ValueError: expected sequence of length 1 at dim 2 (got 2)
+        TypeError: not a sequence
+        TypeError: 'list' object cannot be interpreted as an integer
+        TypeError: must be real number, not list
+        RuntimeError: Could not infer dtype of NoneType
+        TypeError: must be real number, not NoneType
+        TypeError: must be real number, not complex
+        ValueError: expected sequence of length 2 at dim 1 (got 3)
+        """,
+    )

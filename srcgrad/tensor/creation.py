@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from . import dtypes, ranges
+from . import dtypes, ranges, sequences
 from .tensor import Tensor
 
 __all__ = [
@@ -55,31 +55,18 @@ def _leaf(data, requires_grad):
     return Tensor._make(data, builtins.bool(requires_grad))
 
 
-def _unwrap(data):
-    if isinstance(data, Tensor):
-        return data._data
-    if isinstance(data, (list, tuple)):
-        return [_unwrap(d) for d in data]
-    return data
-
-
 def _infer(data):
-    """A NumPy copy of `data` with PyTorch's dtype inference."""
+    """A NumPy copy of `data` with PyTorch's dtype inference (sequences.py)."""
     if isinstance(data, Tensor):
         return data._data.copy()
     if isinstance(data, (np.ndarray, np.generic)):
         return np.array(data)
-    arr = np.array(_unwrap(data))
-    kind = arr.dtype.kind
-    if kind == "f":
-        return arr.astype(dtypes.DEFAULT_FLOAT.numpy)
-    if kind == "c":
-        return arr.astype(np.complex64)
-    if kind in "iu":
-        return arr.astype(np.int64)
-    if kind == "b":
-        return arr
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if isinstance(data, (list, tuple)):
+        return sequences.nested_array(data)
+    kind = type(data)
+    if kind is builtins.float or kind is builtins.int or kind is builtins.bool or kind is builtins.complex:
+        return sequences.nested_array([data]).reshape(())
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
@@ -100,7 +87,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     target = dtypes.as_dtype(dtype).numpy
     if isinstance(data, (Tensor, np.ndarray, np.generic)):
         return _leaf(_infer(data).astype(target), requires_grad)
-    return _leaf(np.array(_unwrap(data), dtype=target), requires_grad)
+    if isinstance(data, (list, tuple)):
+        return _leaf(sequences.nested_array(data, target), requires_grad)
+    return _leaf(sequences.nested_array([data], target).reshape(()), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
