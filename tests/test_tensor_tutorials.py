@@ -214,3 +214,125 @@ def test_tensor_infers_the_dtype_of_numpy_scalars_and_tensors_in_a_list():
         ValueError: expected sequence of length 2 at dim 1 (got 3)
         """,
     )
+
+
+# --- old tutorials: loss.data[0]; backward's gradient argument; type(t) ---------------
+
+
+def test_indexing_a_0_dim_tensor_says_use_item():
+    expect(
+        """
+        loss = (torch.tensor([1.0, 2.0], requires_grad=True) ** 2).sum()
+        t = torch.ones(2, 2)
+        for f in [lambda: loss.data[0], lambda: loss[-1], lambda: loss[0:1], lambda: loss[(0,)], lambda: loss[[0]],
+                  lambda: t[0, 0, 0], lambda: t[1, :, None, 0]]:
+            try:
+                f()
+            except IndexError as e:
+                print(e)
+        print(loss[None].shape, loss[...], loss.data.item())
+        """,
+        """
+        invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number
+        index -1 is out of bounds for dimension 0 with size 0
+        slice() cannot be applied to a 0-dim tensor.
+        too many indices for tensor of dimension 0
+        too many indices for tensor of dimension 0
+        too many indices for tensor of dimension 2
+        too many indices for tensor of dimension 2
+        srcgrad.Size([1]) tensor(5., grad_fn=<AliasBackward0>) 5.0
+        """,
+    )
+
+
+def test_backward_reads_its_gradient_argument_as_pytorch():
+    expect(
+        """
+        x = torch.ones(3, requires_grad=True)
+        y = (x * 2).sum()
+        v = x * 3
+        for out, g in [(y, 1.0), (y, [1.0]), (y, (torch.tensor(1.0),)), (y, [torch.tensor(2.0)]), (y, [None]), (y, []),
+                       (y, [torch.tensor(1.), torch.tensor(1.)]), (v, np.ones(3)), (v, [1., 2., 3.]), (v, (torch.ones(3),))]:
+            try:
+                out.backward(g, retain_graph=True)
+                print('ok', x.grad)
+            except Exception as e:
+                print(type(e).__name__ + ':', e)
+        for g in [1.0, [torch.tensor(3.0)]]:
+            try:
+                print(torch.autograd.grad(y, x, g, retain_graph=True))
+            except Exception as e:
+                print(type(e).__name__ + ':', e)
+        """,
+        """
+        TypeError: 'float' object is not iterable
+        TypeError: gradients can be either Tensors or None, but got float
+        ok tensor([2., 2., 2.])
+        ok tensor([6., 6., 6.])
+        ok tensor([8., 8., 8.])
+        RuntimeError: got 1 tensors and 0 gradients
+        ok tensor([10., 10., 10.])
+        TypeError: gradients can be either Tensors or None, but got float64
+        TypeError: gradients can be either Tensors or None, but got float
+        ok tensor([13., 13., 13.])
+        TypeError: 'float' object is not iterable
+        (tensor([6., 6., 6.]),)
+        """,
+    )
+
+
+def test_tensor_type_and_contiguity():
+    expect(
+        """
+        x = torch.ones(2, 3)
+        print(type(x), type(x.sum()), isinstance(x, torch.Tensor))
+        print(x.is_contiguous(), x.t().is_contiguous(), x.t().contiguous().is_contiguous(), x[:, 1].is_contiguous())
+        print(torch.ones(3, 1).expand(3, 2).is_contiguous(), torch.ones(1, 3).t().is_contiguous(), x.view(6).is_contiguous())
+        """,
+        """
+        <class 'srcgrad.Tensor'> <class 'srcgrad.Tensor'> True
+        True False True False
+        False True True
+        """,
+    )
+
+
+# --- torch.autograd.functional.vjp ("The Fundamentals of Autograd", high-level API) ----
+
+
+def test_functional_vjp():
+    expect(
+        """
+        F = torch.autograd.functional
+        def do_some_doubling(x):
+            y = x * 2
+            while y.data.norm() < 1000:
+                y = y * 2
+            return y
+        inputs = torch.tensor([0.5, -0.2, 1.3])
+        my_gradients = torch.tensor([0.1, 1.0, 0.0001])
+        print(F.vjp(do_some_doubling, inputs, v=my_gradients))
+        print(inputs, inputs.requires_grad, inputs.grad)
+        print(F.vjp(lambda a: (a ** 2).sum(), inputs))
+        print(F.vjp(lambda a, b: a * b.exp(), (inputs, torch.tensor([1.0, 2.0, 3.0])), torch.ones(3)))
+        print(F.vjp(lambda a, b: (a * 2, b.sum()), (inputs, torch.tensor([1.0, 2.0])), (torch.ones(3), torch.tensor(2.0))))
+        print(F.vjp(lambda a, b: a * 2, (inputs, torch.tensor([1.0, 2.0])), torch.ones(3)))
+        for f in [lambda: F.vjp(lambda a: a * 2, inputs), lambda: F.vjp(lambda a: a * 2, inputs, torch.ones(2)),
+                  lambda: F.vjp(lambda a: (a * 2, a.sum()), inputs, (torch.ones(3), torch.ones(2)))]:
+            try:
+                f()
+            except RuntimeError as e:
+                print(e)
+        """,
+        """
+        (tensor([ 512.0000, -204.8000, 1331.2000]), tensor([1.0240e+02, 1.0240e+03, 1.0240e-01]))
+        tensor([ 0.5000, -0.2000,  1.3000]) False None
+        (tensor(1.9800), tensor([ 1.0000, -0.4000,  2.6000]))
+        (tensor([ 1.3591, -1.4778, 26.1112]), (tensor([ 2.7183,  7.3891, 20.0855]), tensor([ 1.3591, -1.4778, 26.1112])))
+        ((tensor([ 1.0000, -0.4000,  2.6000]), tensor(3.)), (tensor([2., 2., 2.]), tensor([2., 2.])))
+        (tensor([ 1.0000, -0.4000,  2.6000]), (tensor([2., 2., 2.]), tensor([0., 0.])))
+        The vector v can only be None if the user-provided function returns a single Tensor with a single element.
+        v has invalid size: should be srcgrad.Size([3]) but got srcgrad.Size([2]).
+        Entry 1 in v has invalid size: should be srcgrad.Size([]) but got srcgrad.Size([2]).
+        """,
+    )

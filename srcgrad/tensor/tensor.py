@@ -72,6 +72,23 @@ def seed_of(out, gradient):
     return gradient._data.astype(out._data.dtype, copy=False)
 
 
+def given_gradients(gradients, count):
+    """The `gradient` argument of `backward` / `grad_outputs` of `autograd.grad` as a list
+    of `count` Tensors or Nones, read as PyTorch reads it: one Tensor, None, or a sequence
+    (a Python number is refused, as `tuple(1.0)` refuses it)."""
+    if gradients is None:
+        return [None] * count
+    if isinstance(gradients, Tensor):
+        return [gradients]
+    gradients = tuple(gradients)
+    for g in gradients[:count]:
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+    if len(gradients) < count:  # extra gradients are ignored
+        raise RuntimeError(f"got {count} tensors and {len(gradients)} gradients")
+    return list(gradients[:count])
+
+
 class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
@@ -206,9 +223,8 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
             if run_single(fn, data.shape, data.dtype, retain_graph):
                 return
         if gradient is not None:
-            if not isinstance(gradient, Tensor):
-                gradient = ops.operand(gradient)
-                gradient = gradient if isinstance(gradient, Tensor) else Tensor._make(np.asarray(gradient))
+            (gradient,) = given_gradients(gradient, 1)
+        if gradient is not None:
             if gradient._data.shape != self._data.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[0] has a shape of {gradient.shape} and "
@@ -330,6 +346,11 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
     def element_size(self):
         return self._data.itemsize
+
+    def is_contiguous(self, memory_format=None):
+        """Whether the elements lie in row-major order without gaps (a transpose or an
+        expansion does not), as NumPy's C-contiguity says."""
+        return self._data.flags.c_contiguous
 
     @property
     def device(self):
@@ -472,4 +493,5 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         return Tensor._make(self._data.copy())
 
 
+Tensor.__module__ = "srcgrad"  # `type(t)` prints <class 'srcgrad.Tensor'>, as PyTorch's <class 'torch.Tensor'>
 ops.Tensor = products.Tensor = arithmetic.Tensor = Tensor
