@@ -336,3 +336,50 @@ def test_functional_vjp():
         Entry 1 in v has invalid size: should be srcgrad.Size([]) but got srcgrad.Size([2]).
         """,
     )
+
+
+# --- the last bits of printed losses: PyTorch's sum order and its multiplied powers -------
+
+
+def test_sum_and_mean_add_in_pytorchs_order():
+    # "Learning PyTorch with Examples" prints loss.item() in full; NumPy's pairwise sum
+    # gave 6586.31884765625 here, PyTorch's cascade sum 6586.31982421875
+    x = srcgrad.linspace(-math.pi, math.pi, 2000)
+    assert (x ** 2).sum().item() == 6586.31982421875
+    assert x.exp().mean().item() == 3.680039167404175
+    v = srcgrad.arange(1, 101, dtype=srcgrad.float32) / 7
+    assert v.sum().item() == 721.4285888671875  # NumPy: 721.4285278320312
+    assert v.mean().item() == 7.214285850524902  # NumPy: 7.214285373687744
+    assert (v ** -2).sum().item() == 80.11420440673828 and (1 / v).sum().item() == 36.311641693115234
+    w = srcgrad.tensor([0.1, 0.2, 0.3, 0.4, 0.7])  # fewer elements than a vector holds
+    assert w.sum().item() == 1.6999999284744263 and w.mean().item() == 0.3399999737739563  # NumPy: 1.7000000476837158
+    assert srcgrad.tensor([0.1, 0.2, 0.3], dtype=srcgrad.float64).sum().item() == 0.6000000000000001
+    m = srcgrad.tensor(np.arange(12, dtype=np.float32).reshape(3, 4) / 3)
+    assert m.sum().item() == float(np.float32(22.0)) and m.sum().dtype == srcgrad.float32
+    assert repr(srcgrad.tensor([]).sum()) == "tensor(0.)" and repr(srcgrad.ones(2, 3).sum()) == "tensor(6.)"
+    assert math.isnan(srcgrad.tensor([]).mean().item())
+    # the gradients stay the registry's: d(sum)/dx = 1, d(mean)/dx = 1/n
+    t = srcgrad.tensor([0.5, 1.5, 2.5], requires_grad=True)
+    (t.sum() + t.mean()).backward()
+    assert t.grad.tolist() == [np.float32(1 + 1 / 3)] * 3
+
+
+def test_cube_is_multiplied_out_as_pytorch():
+    y = srcgrad.arange(1, 101, dtype=srcgrad.float32) / 7
+    cubes = y ** 3  # x * x * x, where NumPy's power rounds once: 0.18658895790576935, ...
+    assert cubes[[3, 10, 50, 97]].tolist() == [0.18658894300460815, 3.8804659843444824, 386.7375793457031, 2744.0]
+    assert (y ** 3).sum().item() == 74351.3125
+    x = srcgrad.tensor([1.5, -2.0, 0.25], requires_grad=True)
+    for p, values, grads in [(3, [3.375, -8.0, 0.015625], [6.75, 12.0, 0.1875]), (-2, [0.4444444477558136, 0.25, 16.0], None),
+                             (-1, [0.6666666865348816, -0.5, 4.0], None), (2, [2.25, 4.0, 0.0625], [3.0, -4.0, 0.5])]:
+        out = x ** p
+        assert out.tolist() == values and type(out.grad_fn).__name__ == "PowBackward0"
+        if grads is not None:
+            x.grad = None
+            out.sum().backward()
+            assert x.grad.tolist() == grads
+    o = (x ** 3).sum()
+    o.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        o.backward()
+    assert repr(srcgrad.tensor(2) ** 3) == "tensor(8)" and repr(srcgrad.tensor([0.0]) ** -2) == "tensor([inf])"
