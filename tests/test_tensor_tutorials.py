@@ -383,3 +383,80 @@ def test_cube_is_multiplied_out_as_pytorch():
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         o.backward()
     assert repr(srcgrad.tensor(2) ** 3) == "tensor(8)" and repr(srcgrad.tensor([0.0]) ** -2) == "tensor([inf])"
+
+
+# --- nn: replacing a layer keeps its place (fine-tuning in the Gentle Introduction) ------
+
+
+def test_replaced_layers_and_parameters_keep_their_place():
+    expect(
+        """
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = torch.nn.Linear(3, 4)
+                self.act = torch.nn.ReLU()
+                self.fc = torch.nn.Linear(4, 2)
+                self.w = torch.nn.Parameter(torch.ones(2))
+                self.v = torch.nn.Parameter(torch.zeros(1))
+        m = Net()
+        for param in m.parameters():
+            param.requires_grad = False
+        m.fc1 = torch.nn.Linear(3, 5)
+        m.w = torch.nn.Parameter(torch.ones(3))
+        m.register_buffer('b', torch.ones(1)); m.register_buffer('b', torch.zeros(1))
+        print(m)
+        print([n for n, p in m.named_parameters() if p.requires_grad], list(m.state_dict()))
+        s = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+        s[0] = torch.nn.Tanh()
+        s[-1] = torch.nn.Linear(4, 10)
+        print(s)
+        for bad in [lambda: s.__setitem__(3, torch.nn.ReLU()), lambda: s.__setitem__(0, 5)]:
+            try:
+                bad()
+            except Exception as e:
+                print(type(e).__name__ + ':', e)
+        """,
+        """
+        Net(
+          (fc1): Linear(in_features=3, out_features=5, bias=True)
+          (act): ReLU()
+          (fc): Linear(in_features=4, out_features=2, bias=True)
+        )
+        ['w', 'fc1.weight', 'fc1.bias'] ['w', 'v', 'b', 'fc1.weight', 'fc1.bias', 'fc.weight', 'fc.bias']
+        Sequential(
+          (0): Tanh()
+          (1): ReLU()
+          (2): Linear(in_features=4, out_features=10, bias=True)
+        )
+        IndexError: index 3 is out of range
+        TypeError: cannot assign 'int' as child module '0' (srcgrad.nn.Module or None expected)
+        """,
+    )
+
+
+def test_one_hot():
+    expect(
+        """
+        F = torch.nn.functional
+        print(F.one_hot(torch.tensor([0, 2, 1])), F.one_hot(torch.tensor([[0], [3]]), 5).shape, F.one_hot(torch.tensor(2), 4))
+        print(F.one_hot(torch.tensor([], dtype=torch.long), 3), F.one_hot(torch.tensor([1, 0]), 2).dtype)
+        for f in [lambda: F.one_hot(torch.tensor([0., 1.])), lambda: F.one_hot(torch.tensor([-1, 1])), lambda: F.one_hot(torch.tensor([3]), 2),
+                  lambda: F.one_hot(torch.tensor([], dtype=torch.long)), lambda: F.one_hot(torch.tensor([1], dtype=torch.int32), 3)]:
+            try:
+                f()
+            except RuntimeError as e:
+                print(e)
+        """,
+        """
+        tensor([[1, 0, 0],
+                [0, 0, 1],
+                [0, 1, 0]]) srcgrad.Size([2, 1, 5]) tensor([0, 0, 1, 0])
+        tensor([], size=(0, 3), dtype=srcgrad.int64) srcgrad.int64
+        one_hot is only applicable to index tensor of type LongTensor.
+        Class values must be non-negative.
+        Class values must be smaller than num_classes.
+        Can not infer total number of classes from empty tensor.
+        one_hot is only applicable to index tensor of type LongTensor.
+        """,
+    )
