@@ -38,7 +38,7 @@ from .tensor import (  # noqa: E402
     get_default_dtype, half, initial_seed, int8, int16, int32, int64, is_floating_point, is_grad_enabled,
     is_tensor, linspace, log, log1p, log_softmax, logsumexp, long, manual_seed, matmul, max, maximum, mean, min,
     minimum, mm, mul, mv, neg, no_grad, norm, numel, ones, ones_like, pow, prod, rand, rand_like, randint, randn,
-    randn_like, relu, reshape, seed, set_grad_enabled, short, sigmoid, sin, softmax, sqrt, squeeze, stack, std,
+    randn_like, relu, reshape, seed, set_grad_enabled, set_printoptions, short, sigmoid, sin, softmax, sqrt, squeeze, stack, std,
     sub, sum, t, tanh, tensor, transpose, uint8, unsqueeze, var, where, zeros, zeros_like,
     addmm, allclose, argsort, atan2, bmm, ceil, chunk, floor, gather, index_select, inference_mode, isclose, lerp,
     masked_fill, outer, round, sign, sort, split, topk, trace, tril, triu, trunc, unbind,

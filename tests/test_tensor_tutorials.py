@@ -460,3 +460,67 @@ def test_one_hot():
         one_hot is only applicable to index tensor of type LongTensor.
         """,
     )
+
+
+# --- torch.set_printoptions --------------------------------------------------------------
+
+
+def test_set_printoptions():
+    try:
+        expect(
+            """
+            ts = [torch.tensor([1.23456, 2.34567]), torch.tensor([1e-5, 1.0]), torch.zeros(2), torch.arange(2000.),
+                  torch.tensor([1.5, float('nan')], requires_grad=True) * 2, torch.arange(8.).reshape(2, 4) / 7]
+            for opts in [dict(precision=2), dict(sci_mode=False), dict(sci_mode=True), dict(profile="short"),
+                         dict(threshold=5, edgeitems=1, linewidth=40)]:
+                torch.set_printoptions(**opts)
+                print(opts)
+                for t in ts:
+                    print(t)
+            """,
+            """
+            {'precision': 2}
+            tensor([1.23, 2.35])
+            tensor([1.00e-05, 1.00e+00])
+            tensor([0., 0.])
+            tensor([0.00e+00, 1.00e+00, 2.00e+00,  ..., 2.00e+03, 2.00e+03, 2.00e+03])
+            tensor([3., nan], grad_fn=<MulBackward0>)
+            tensor([[0.00, 0.14, 0.29, 0.43],
+                    [0.57, 0.71, 0.86, 1.00]])
+            {'sci_mode': False}
+            tensor([1.23, 2.35])
+            tensor([0.00, 1.00])
+            tensor([0., 0.])
+            tensor([   0.,    1.,    2.,  ..., 1997., 1998., 1999.])
+            tensor([3., nan], grad_fn=<MulBackward0>)
+            tensor([[0.00, 0.14, 0.29, 0.43],
+                    [0.57, 0.71, 0.86, 1.00]])
+            {'sci_mode': True}
+            tensor([1.23e+00, 2.35e+00])
+            tensor([1.00e-05, 1.00e+00])
+            tensor([0., 0.])
+            tensor([0.00e+00, 1.00e+00, 2.00e+00,  ..., 2.00e+03, 2.00e+03, 2.00e+03])
+            tensor([3.00e+00,      nan], grad_fn=<MulBackward0>)
+            tensor([[0.00e+00, 1.43e-01, 2.86e-01, 4.29e-01],
+                    [5.71e-01, 7.14e-01, 8.57e-01, 1.00e+00]])
+            {'profile': 'short'}
+            tensor([1.23, 2.35])
+            tensor([1.00e-05, 1.00e+00])
+            tensor([0., 0.])
+            tensor([0.00e+00, 1.00e+00,  ..., 2.00e+03, 2.00e+03])
+            tensor([3., nan], grad_fn=<MulBackward0>)
+            tensor([[0.00, 0.14, 0.29, 0.43],
+                    [0.57, 0.71, 0.86, 1.00]])
+            {'threshold': 5, 'edgeitems': 1, 'linewidth': 40}
+            tensor([1.23, 2.35])
+            tensor([1.00e-05, 1.00e+00])
+            tensor([0., 0.])
+            tensor([   0.,  ..., 1999.])
+            tensor([3., nan],
+                   grad_fn=<MulBackward0>)
+            tensor([[0.00,  ..., 0.43],
+                    [0.57,  ..., 1.00]])
+            """,
+        )
+    finally:
+        srcgrad.set_printoptions(profile="default")

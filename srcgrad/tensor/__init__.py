@@ -35,6 +35,7 @@ from .functions import (
 )
 from .functions import IN_PLACE
 from . import functions as _functions
+from .printing import set_printoptions
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor
 
