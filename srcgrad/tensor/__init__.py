@@ -9,7 +9,8 @@ edges), `engine.py` (backward), `grad_mode.py` (no_grad and friends), `versions.
 (version counters), `errstate.py` (silenced floating-point warnings); the class's
 mixins `arithmetic.py` (operators), `reductions.py` (sum, mean, prod, std, var,
 logsumexp, cumsum, ...), `shaping.py` (views and indexing), `inplace.py` (in-place
-methods); `creation.py` (constructors), `functions.py` (module-level ops),
+methods); `creation.py` (constructors; `sequences.py` reads nested lists, `ranges.py` computes
+arange and linspace as PyTorch), `summation.py` (PyTorch's order of a sum), `functions.py` (module-level ops),
 `pointwise.py` (clamp, maximum, where, ...), `joins.py` (cat, stack), `printing.py`
 (PyTorch's repr), `dtypes.py` (dtypes, Size, promotion), `devices.py` (device), `compiled.py`
 (`@srcgrad.compile`, its unrolled call path in `compiled_calls.py`).

@@ -10,6 +10,7 @@ PyTorch); a tensor's `.device` is always `device("cpu")`.
 __all__ = ["device", "CPU"]
 
 _TYPES = ("cpu", "cuda", "mps", "meta", "xpu")
+builtin_type = type  # `device.__init__` names its argument `type`, as PyTorch does
 
 
 class device:
@@ -66,5 +67,4 @@ class device:
         return (device, (self.type, self.index))
 
 
-builtin_type = type
 CPU = device("cpu")
