@@ -30,15 +30,15 @@ __version__ = "0.1.0"
 # Tensor shim: PyTorch-style eager autograd (`import srcgrad as torch`), in srcgrad/tensor/
 # `float`, `int`, `bool`, `sum`, `max`, `min`, `abs`, `pow`, `all`, `any`, `round` and `compile` below shadow the builtins
 # in this module: code placed after this block must use `builtins.float` and so on.
-from . import autograd, nn, optim  # noqa: E402
+from . import autograd, cuda, nn, optim  # noqa: E402
 from .tensor import (  # noqa: E402
     Size, Tensor, abs, add, all, amax, amin, any, arange, argmax, argmin, as_tensor, cat, clamp, clamp_max,
     clamp_min, clip, clone, complex64, complex128, concat, concatenate, cos, cumprod, cumsum, div, dot, double,
-    dtype, empty, enable_grad, exp, expm1, eye, flatten, float16, float32, float64, from_numpy, full, full_like,
+    device, dtype, empty, enable_grad, exp, expm1, eye, flatten, float16, float32, float64, from_numpy, full, full_like,
     get_default_dtype, half, initial_seed, int8, int16, int32, int64, is_floating_point, is_grad_enabled,
     is_tensor, linspace, log, log1p, log_softmax, logsumexp, long, manual_seed, matmul, max, maximum, mean, min,
     minimum, mm, mul, mv, neg, no_grad, norm, numel, ones, ones_like, pow, prod, rand, rand_like, randint, randn,
-    randn_like, relu, reshape, seed, set_grad_enabled, short, sigmoid, sin, softmax, sqrt, squeeze, stack, std,
+    randn_like, relu, reshape, seed, set_grad_enabled, set_printoptions, short, sigmoid, sin, softmax, sqrt, squeeze, stack, std,
     sub, sum, t, tanh, tensor, transpose, uint8, unsqueeze, var, where, zeros, zeros_like,
     addmm, allclose, argsort, atan2, bmm, ceil, chunk, floor, gather, index_select, inference_mode, isclose, lerp,
     masked_fill, outer, round, sign, sort, split, topk, trace, tril, triu, trunc, unbind,
@@ -46,11 +46,14 @@ from .tensor import (  # noqa: E402
     frac, count_nonzero, unique, diagonal,
 )
 from .tensor.compiled import compile  # noqa: E402
+from .tensor import IN_PLACE as _IN_PLACE, functions as _functions  # noqa: E402
+
+globals().update({_name: getattr(_functions, _name) for _name in _IN_PLACE})  # srcgrad.sin_(t), ...
 from .tensor import bool_ as bool  # noqa: E402
 from .tensor import float32 as float  # noqa: E402
 from .tensor import int32 as int  # noqa: E402
 
 __all__ += [
     "Tensor", "tensor", "ones", "zeros", "randn", "from_numpy", "matmul", "no_grad",
-    "is_grad_enabled", "Size", "nn", "optim", "autograd", "float32", "float64", "double", "int64", "long",
+    "is_grad_enabled", "Size", "device", "nn", "optim", "autograd", "cuda", "float32", "float64", "double", "int64", "long",
 ]

@@ -138,7 +138,7 @@ def _check_differentiable(fn, names, positions, args, kwargs):
                 f"a function ({getattr(value, '__name__', type(value).__name__)}), which has no gradient; "
                 f"differentiate with respect to the values it is applied to"
             )
-        elif of_user_class(value) and record_fields(type(value)) is None:
+        elif of_user_class(value) and record_fields(type(value)) is None and not is_tensor(value):
             raise TypeError(
                 f"cannot differentiate `{fn.__name__}` ({defined_at(fn)}) with respect to `{names[i]}`: it is a "
                 f"{type(value).__qualname__}, an object of a class that is neither a dataclass nor a namedtuple, "

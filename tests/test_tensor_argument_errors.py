@@ -35,6 +35,8 @@ import srcgrad as torch
      "random_ expects 'from' to be less than 'to', but got from=5 >= to=2"),
     (lambda: torch.tensor([[1.0, 2.0], [1.0]]), ValueError, "expected sequence of length 2 at dim 1 (got 1)"),
     (lambda: torch.tensor([[1.0], ["a"]]), TypeError, "new(): invalid data type 'str'"),
+    (lambda: torch.tensor(["a"]), ValueError, "too many dimensions 'str'"),
+    (lambda: torch.tensor("a"), TypeError, "new(): invalid data type 'str'"),
     (lambda: torch.tensor(None), RuntimeError, "Could not infer dtype of NoneType"),
 ])
 def test_constructors_refuse_sizes_and_data_as_pytorch_does(call, error, message):

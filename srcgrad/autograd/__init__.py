@@ -17,7 +17,7 @@ from ..tensor.engine import FREED_MESSAGE, run_backward
 from ..tensor.grad_mode import _mode, no_grad
 from ..tensor.graph import Node, node_class
 from ..tensor.versions import check_versions, saved_versions
-from ..tensor.tensor import Tensor, seed_of
+from ..tensor.tensor import Tensor, given_gradients, seed_of
 
 __all__ = ["Function", "FunctionCtx", "grad", "backward", "Variable", "set_detect_anomaly"]
 
@@ -173,10 +173,7 @@ class Function:
 
 def _seed(outputs, grad_outputs):
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
-    if grad_outputs is None:
-        grad_outputs = [None] * len(outputs)
-    elif isinstance(grad_outputs, Tensor):
-        grad_outputs = [grad_outputs]
+    grad_outputs = given_gradients(grad_outputs, len(outputs))
     roots, seeds = [], []
     for out, g in zip(outputs, grad_outputs):
         seeds.append(seed_of(out, g))

@@ -1,7 +1,7 @@
-"""`srcgrad.autograd.functional.jacobian` and `srcgrad.autograd.gradcheck`, as in
+"""`srcgrad.autograd.functional.jacobian`, `vjp` and `srcgrad.autograd.gradcheck`, as in
 `torch.autograd`: the Jacobian of a function of Tensors, row by row through
-`autograd.grad` (one backward pass per output element), and a check of it against
-central finite differences.
+`autograd.grad` (one backward pass per output element), a vector-Jacobian product (one
+pass), and a check of the Jacobian against central finite differences.
 
 Invariant: neither changes its inputs or their `.grad`; the function runs on detached
 copies that require grad.
@@ -14,7 +14,7 @@ import numpy as np
 from ..tensor.grad_mode import no_grad
 from ..tensor.tensor import Tensor
 
-__all__ = ["jacobian", "gradcheck", "GradcheckError"]
+__all__ = ["jacobian", "vjp", "gradcheck", "GradcheckError"]
 
 
 class GradcheckError(RuntimeError):
@@ -55,6 +55,45 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         )
         blocks.append(per_input if several_in else per_input[0])
     return tuple(blocks) if several_out else blocks[0]
+
+
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    """`(func(*inputs), v^T J)`: the outputs, detached, and the vector-Jacobian product
+    with `v` (which may be left out for a one-element output), a tuple over the inputs
+    where `inputs` is a tuple. An input the outputs do not depend on gets zeros."""
+    from . import grad
+
+    if create_graph:
+        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by the Tensor shim")
+    several_in = not isinstance(inputs, Tensor)
+    xs = tuple(Tensor._make(t._data.copy(), True) for t in _as_tuple(inputs))
+    outputs = func(*xs)
+    outs = _as_tuple(outputs)
+    if v is None:
+        if len(outs) != 1 or outs[0]._data.size != 1:
+            raise RuntimeError(
+                "The vector v can only be None if the user-provided function returns a single Tensor with a single element."
+            )
+        vs = (Tensor._make(np.ones(outs[0]._data.shape, outs[0]._data.dtype)),)
+    else:
+        vs = _as_tuple(v)
+        if len(vs) != len(outs):
+            raise RuntimeError(
+                f"v is a tuple of invalid length: should be {len(outs)} but got {len(vs)}."
+            )
+        for i, (out, vec) in enumerate(zip(outs, vs)):
+            if vec._data.shape != out._data.shape:
+                entry = "" if isinstance(outputs, Tensor) else f"Entry {i} in "
+                raise RuntimeError(f"{entry}v has invalid size: should be {out.shape} but got {vec.shape}.")
+    tracked = [(out, vec) for out, vec in zip(outs, vs) if out._requires_grad]
+    found = [None] * len(xs)
+    if tracked:
+        found = grad([o for o, _ in tracked], xs, [g for _, g in tracked], allow_unused=True)
+    products = tuple(
+        g if g is not None else Tensor._make(np.zeros(x._data.shape, x._data.dtype)) for g, x in zip(found, xs)
+    )
+    detached = outputs.detach() if isinstance(outputs, Tensor) else tuple(o.detach() for o in outs)
+    return detached, (products if several_in else products[0])
 
 
 def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exception=True, **unused):

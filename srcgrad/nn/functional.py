@@ -25,7 +25,7 @@ __all__ = [
     "binary_cross_entropy_with_logits", "binary_cross_entropy", "mse_loss", "l1_loss",
     "cross_entropy", "nll_loss", "relu", "sigmoid", "tanh", "softplus", "logsigmoid",
     "softmax", "log_softmax", "linear", "gelu", "silu", "leaky_relu", "elu", "dropout", "normalize",
-    "smooth_l1_loss", "huber_loss", "kl_div", "hardtanh", "relu6",
+    "smooth_l1_loss", "huber_loss", "kl_div", "hardtanh", "relu6", "one_hot",
 ]
 
 
@@ -562,3 +562,20 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "batchmean":
         return loss.sum() / input.size(0) if input.dim() else loss.sum()
     return _reduce(loss, reduction)
+
+
+def one_hot(tensor, num_classes=-1):
+    """An int64 tensor of shape `tensor.shape + (num_classes,)` with a 1 at each class
+    index (never tracked); `num_classes=-1` takes the largest index plus one."""
+    x = tensor._data
+    if x.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if not x.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(x.max()) + 1
+    if x.size and x.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if x.size and x.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make((x[..., None] == np.arange(num_classes)).astype(np.int64))

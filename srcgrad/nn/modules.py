@@ -85,12 +85,12 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_parameters")  # a replaced parameter keeps its place
             params[name] = value
         elif isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_modules")  # a replaced module keeps its place
             modules[name] = value
         elif params is not None and name in params:
             if value is not None:
@@ -112,10 +112,12 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name):
+    def _forget(self, name, keep=None):
+        """Drop `name` from the instance and from every table but `keep`."""
         self.__dict__.pop(name, None)
         for table in ("_parameters", "_buffers", "_modules"):
-            self.__dict__[table].pop(name, None)
+            if table != keep:
+                self.__dict__[table].pop(name, None)
 
     def __getattr__(self, name):  # only where ordinary lookup failed
         tables = self.__dict__
@@ -136,11 +138,11 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
                             "(srcgrad.nn.Parameter or None required)")
-        self._forget(name)
+        self._forget(name, keep="_parameters")
         self._parameters[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
-        self._forget(name)
+        self._forget(name, keep="_buffers")
         self._buffers[name] = tensor
         if not persistent:
             self._non_persistent.add(name)
@@ -148,7 +150,7 @@ class Module:
     def add_module(self, name, module):
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
-        self._forget(name)
+        self._forget(name, keep="_modules")
         self._modules[name] = module
 
     register_module = add_module
@@ -357,6 +359,10 @@ class _Numbered(Module):
     def append(self, module):
         self.add_module(str(len(self)), module)
         return self
+
+    def __setitem__(self, index, module):
+        """Replace the module at `index` (keeping its name and place): `model[2] = nn.Linear(4, 10)`."""
+        setattr(self, list(self._modules)[_index(index, len(self))], module)
 
 
 class Sequential(_Numbered):

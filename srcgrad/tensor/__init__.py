@@ -9,9 +9,10 @@ edges), `engine.py` (backward), `grad_mode.py` (no_grad and friends), `versions.
 (version counters), `errstate.py` (silenced floating-point warnings); the class's
 mixins `arithmetic.py` (operators), `reductions.py` (sum, mean, prod, std, var,
 logsumexp, cumsum, ...), `shaping.py` (views and indexing), `inplace.py` (in-place
-methods); `creation.py` (constructors), `functions.py` (module-level ops),
+methods); `creation.py` (constructors; `sequences.py` reads nested lists, `ranges.py` computes
+arange and linspace as PyTorch), `summation.py` (PyTorch's order of a sum), `functions.py` (module-level ops),
 `pointwise.py` (clamp, maximum, where, ...), `joins.py` (cat, stack), `printing.py`
-(PyTorch's repr), `dtypes.py` (dtypes, Size, promotion), `compiled.py`
+(PyTorch's repr), `dtypes.py` (dtypes, Size, promotion), `devices.py` (device), `compiled.py`
 (`@srcgrad.compile`, its unrolled call path in `compiled_calls.py`).
 """
 
@@ -21,6 +22,7 @@ from .creation import (
     manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like, seed, tensor,
     zeros, zeros_like,
 )
+from .devices import device
 from .dtypes import Size, dtype, get_default_dtype
 from .functions import (
     abs, add, addmm, all, allclose, amax, amin, any, argmax, argmin, argsort, atan2, bmm, cat, ceil, chunk, clamp, clamp_max,
@@ -32,6 +34,9 @@ from .functions import (
     reciprocal, rsqrt, log2, log10, exp2, asin, acos, atan, arcsin, arccos, arctan, sinh, cosh, erf, erfc, square, isnan, isfinite, isinf, floor_divide, remainder, true_divide, median, std_mean, var_mean, select, narrow, roll, flip, view_as,
     frac, count_nonzero, unique, diagonal,
 )
+from .functions import IN_PLACE
+from . import functions as _functions
+from .printing import set_printoptions
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor
 
@@ -46,3 +51,5 @@ int16 = short = dtypes.int16
 int32 = dtypes.int32
 int64 = long = dtypes.int64
 bool_ = dtypes.bool_
+
+globals().update({_name: getattr(_functions, _name) for _name in IN_PLACE})  # sin_, exp_, ...

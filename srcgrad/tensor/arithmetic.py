@@ -94,6 +94,19 @@ def scaled_sum(a, b, alpha, primitive):
     return ops.composite(name, lambda x, y: primitive(x, _scaled(y, alpha, dtype)), a, b, _saves=False)
 
 
+# PyTorch's CPU pow multiplies out these exponents of a float tensor (`x ** 3` is x * x * x,
+# rounded twice; `x ** -1` is 1 / x), where NumPy's power rounds once: the last bit of a
+# cubic fit's values differed.
+_MULTIPLIED_POWERS = {
+    2: lambda x, _: x * x,
+    3: lambda x, _: x * x * x,
+    -1: lambda x, _: x.dtype.type(1) / x,
+    -2: lambda x, _: x.dtype.type(1) / (x * x),
+    0.5: lambda x, _: np.sqrt(x),
+    -0.5: lambda x, _: x.dtype.type(1) / np.sqrt(x),
+}
+
+
 class ArithmeticOps:
     """Arithmetic operators (each one registry rule) and comparisons (never tracked)."""
 
@@ -109,6 +122,10 @@ class ArithmeticOps:
     __rpow__ = _binary(operator.pow, "PowBackward2", reflected=True)
 
     def __pow__(self, other):
+        if type(other) in (int, float) and other in _MULTIPLIED_POWERS and self._data.dtype.kind == "f":
+            compute = _MULTIPLIED_POWERS[other]
+            return ops.binary_same(operator.pow, self, other, self._data, other, "PowBackward0", True,
+                                   self._requires_grad, compute=compute)
         name = "PowBackward1" if isinstance(other, Tensor) else "PowBackward0"
         return ops.binary(operator.pow, self, other, name)
 

@@ -7,13 +7,12 @@ ints int64, Python bools bool; NumPy arrays keep their dtype.
 """
 
 import builtins
-import numbers
 import operator
 import warnings
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, ranges, sequences
 from .tensor import Tensor
 
 __all__ = [
@@ -57,81 +56,20 @@ def _leaf(data, requires_grad):
     return Tensor._make(data, builtins.bool(requires_grad))
 
 
-def _unwrap(data):
-    if isinstance(data, Tensor):
-        return data._data
-    if isinstance(data, (list, tuple)):
-        return [_unwrap(d) for d in data]
-    return data
-
-
 def _infer(data):
-    """A NumPy copy of `data` with PyTorch's dtype inference."""
+    """A NumPy copy of `data` with PyTorch's dtype inference (sequences.py)."""
     if isinstance(data, Tensor):
         return data._data.copy()
     if isinstance(data, (np.ndarray, np.generic)):
         return np.array(data)
-    try:
-        arr = np.array(_unwrap(data))
-    except ValueError:  # ragged nested lists
-        _refuse_data(data)
-        raise
-    kind = arr.dtype.kind
-    if kind == "f":
-        return arr.astype(dtypes.DEFAULT_FLOAT.numpy)
-    if kind == "c":
-        return arr.astype(np.complex64)
-    if kind in "iu":
-        return arr.astype(np.int64)
-    if kind == "b":
-        return arr
-    _refuse_data(data)
+    if isinstance(data, (list, tuple)):
+        return sequences.nested_array(data)
+    kind = type(data)
+    if kind is builtins.float or kind is builtins.int or kind is builtins.bool or kind is builtins.complex:
+        return sequences.nested_array([data]).reshape(())
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{kind.__name__}'")
     raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
-
-
-def _refuse_data(data):
-    """Raise PyTorch's error for the number or nested list `data` that `tensor()` cannot
-    hold: a string leaf, a leaf of no numeric type, or lists of unequal lengths (the shape
-    is read along the first entries, each list then checked against it)."""
-    def check_leaves(x):
-        if isinstance(x, (list, tuple)):
-            for e in x:
-                check_leaves(e)
-        elif isinstance(x, (str, bytes)):
-            raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
-        elif not isinstance(x, (numbers.Number, np.generic, np.ndarray, Tensor)):
-            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
-
-    check_leaves(data)
-    shape, x = [], data
-    while isinstance(x, (list, tuple)):
-        shape.append(len(x))
-        if not x:
-            break
-        x = x[0]
-
-    def check_lengths(x, dim):
-        if dim == len(shape):
-            if isinstance(x, (list, tuple)):
-                raise TypeError(f"must be real number, not {type(x).__name__}")
-            return
-        if not isinstance(x, (list, tuple)):
-            raise TypeError("not a sequence")
-        if len(x) != shape[dim]:
-            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(x)})")
-        for e in x:
-            check_lengths(e, dim + 1)
-
-    if not any(isinstance(leaf, (np.ndarray, Tensor)) for leaf in _flat(data)):
-        check_lengths(data, 0)
-
-
-def _flat(x):
-    if isinstance(x, (list, tuple)):
-        for e in x:
-            yield from _flat(e)
-    else:
-        yield x
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
@@ -154,7 +92,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     target = dtypes.as_dtype(dtype).numpy
     if isinstance(data, (Tensor, np.ndarray, np.generic)):
         return _leaf(_infer(data).astype(target), requires_grad)
-    return _leaf(np.array(_unwrap(data), dtype=target), requires_grad)
+    if isinstance(data, (list, tuple)):
+        return _leaf(sequences.nested_array(data, target), requires_grad)
+    return _leaf(sequences.nested_array([data], target).reshape(()), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -266,13 +206,15 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     floats = any(isinstance(v, builtins.float) for v in (start, end, step))
     default = dtypes.DEFAULT_FLOAT if floats else dtypes.int64
-    return _leaf(np.arange(start, end, step).astype(_dtype(dtype, default)), requires_grad)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    return _leaf(ranges.arange_values(start, end, step, _dtype(dtype, default)), requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
-    if _is_index(steps) and operator.index(steps) < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    return _leaf(np.linspace(start, end, steps).astype(_dtype(dtype)), requires_grad)
+    return _leaf(ranges.linspace_values(start, end, steps, _dtype(dtype)), requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):

@@ -145,6 +145,11 @@ def _promote(a, b):
     return np.promote_types(a, b)
 
 
+def promote_types(a, b):
+    """PyTorch's `promote_types` of two NumPy dtypes (a float beats any integer or bool)."""
+    return _promote(a, b)
+
+
 def _combine(higher, lower):
     if higher is None:
         return lower

@@ -59,6 +59,16 @@ exp, log, sqrt, abs, sin, cos, tanh = map(_method, ("exp", "log", "sqrt", "abs",
 sigmoid, relu, softmax, log_softmax = map(_method, ("sigmoid", "relu", "softmax", "log_softmax"))
 sum, mean, norm = map(_method, ("sum", "mean", "norm"))
 
+# `torch.sin_(t)` and the other in-place functions: `t.sin_()` (which refuses a leaf that requires grad)
+IN_PLACE = (
+    "abs_", "acos_", "arccos_", "arcsin_", "arctan_", "asin_", "atan_", "ceil_", "clamp_", "clamp_max_", "clamp_min_",
+    "clip_", "cos_", "cosh_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "floor_", "frac_", "log10_", "log1p_", "log2_",
+    "log_", "neg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinh_", "sqrt_", "square_", "tanh_",
+    "trunc_",
+)
+globals().update({name: _method(name) for name in IN_PLACE})
+__all__ += IN_PLACE
+
 
 def _extremum_function(name):
     """`torch.max` or `torch.min`: the method, after PyTorch's TypeError for a number dim."""

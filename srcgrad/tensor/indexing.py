@@ -201,9 +201,27 @@ def _in_dimensions(error, index, ndim):
     not "axis", counted as PyTorch counts the dims of an advanced index)."""
     found = re.match(r"^(index -?\d+ is out of bounds for) axis (\d+)( with size \d+)$", str(error))
     if found is None:
+        if str(error).startswith("too many indices for array"):
+            return IndexError(_too_many(index, ndim))
         return IndexError(str(error))
     dim = _advanced_dim(_index(index), ndim, int(found.group(2)))
     return IndexError(f"{found.group(1)} dimension {dim}{found.group(3)}")
+
+
+E_ZERO_DIM = (
+    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
+    "to convert a 0-dim tensor to a number"
+)
+
+
+def _too_many(index, ndim):
+    """PyTorch's message for an index with more entries than the tensor has dimensions
+    (`loss.data[0]` of old tutorials meets the first)."""
+    if ndim == 0 and isinstance(index, (int, np.integer)) and not isinstance(index, (bool, np.bool_)):
+        return E_ZERO_DIM if index >= 0 else f"index {index} is out of bounds for dimension 0 with size 0"
+    if ndim == 0 and isinstance(index, slice):
+        return "slice() cannot be applied to a 0-dim tensor."
+    return f"too many indices for tensor of dimension {ndim}"
 
 
 class IndexingOps:
@@ -214,6 +232,7 @@ class IndexingOps:
     def __getitem__(self, index):
         # An index of integers alone gets a trailing `...`: NumPy then returns a 0-d view,
         # not a copied scalar, so an in-place write into `x[0]` reaches x (as in PyTorch).
+        asked = index
         try:
             if type(index) is int:  # the commonest index: x[i]
                 return ops.exact(operator.getitem, self, "SelectBackward0", ((index, Ellipsis),))
@@ -225,7 +244,7 @@ class IndexingOps:
                 index = index + (Ellipsis,)
             return ops.apply(operator.getitem, self, index, name=name, saves=advanced, edge_args=(0,))
         except IndexError as e:
-            raise _in_dimensions(e, index, self._data.ndim) from None
+            raise _in_dimensions(e, asked, self._data.ndim) from None
 
     def __setitem__(self, index, value):
         try:

@@ -423,10 +423,12 @@ def _raise_broadcast_error(primitive, x, y):
             ) from None
 
 
-def binary_same(primitive, a, b, x, y, name, saves, requires_grad):
+def binary_same(primitive, a, b, x, y, name, saves, requires_grad, compute=None):
     """`primitive(x, y)` for the arrays (or Python numbers) `x`, `y` of `a`, `b`, whose
     result dtype is the float dtype of the tensor operand(s): what `apply` does then.
-    `requires_grad`: whether a tensor operand requires grad (recorded if grad mode is on)."""
+    `requires_grad`: whether a tensor operand requires grad (recorded if grad mode is on).
+    `compute(x, y)`, when given, is the value PyTorch computes where it rounds otherwise
+    than `primitive` (`x ** 3` as x * x * x); the node still runs `primitive`'s rule."""
     if not dtypes.WEAK_NUMBERS:  # NumPy 1 widens a 0-d float32 array with a Python float
         if type(y) in _NUMBERS:
             y = dtypes.as_weak_number(y, x)
@@ -434,7 +436,7 @@ def binary_same(primitive, a, b, x, y, name, saves, requires_grad):
             x = dtypes.as_weak_number(x, y)
     token = quiet()
     try:
-        ans = primitive(x, y)
+        ans = (compute or primitive)(x, y)
     except ValueError:
         _raise_broadcast_error(primitive, x, y)
         raise

@@ -2,7 +2,7 @@
 forms, maximum, minimum, where, the floating functions (exp, log1p, reciprocal, rsqrt,
 log2, asin, erf, ...) that give an integer tensor the default float dtype, as PyTorch
 does, square, isnan and isfinite, the rounding divisions (floor_divide, remainder,
-div with rounding_mode) and the in-place forms exp_, abs_, pow_, relu_, tanh_,
+div with rounding_mode) and the in-place forms exp_, sin_, log_, floor_, abs_, pow_, relu_, tanh_,
 sqrt_, sigmoid_.
 
 Each is a `torch.X(input, ...)` function that `Tensor` also binds as a method. None
@@ -435,3 +435,14 @@ class PointwiseOps:
     abs_ = _in_place("abs_", lambda t: t.abs())
     relu_ = _in_place("relu_", lambda t: ops.unary(activations.relu, t, "ReluBackward0"))
     pow_ = _in_place("pow_", lambda t, e: t ** e)
+    sin_, cos_, log_, log1p_, expm1_ = (_in_place(n + "_", f) for n, f in zip(("sin", "cos", "log", "log1p", "expm1"), (sin, cos, log, log1p, expm1)))
+    log2_, log10_, exp2_ = _in_place("log2_", log2), _in_place("log10_", log10), _in_place("exp2_", exp2)
+    reciprocal_, rsqrt_, square_ = _in_place("reciprocal_", reciprocal), _in_place("rsqrt_", rsqrt), _in_place("square_", square)
+    asin_ = arcsin_ = _in_place("asin_", asin)
+    acos_ = arccos_ = _in_place("acos_", acos)
+    atan_ = arctan_ = _in_place("atan_", atan)
+    sinh_, cosh_, erf_, erfc_ = _in_place("sinh_", sinh), _in_place("cosh_", cosh), _in_place("erf_", erf), _in_place("erfc_", erfc)
+    sign_, floor_, ceil_, trunc_ = _in_place("sign_", sign), _in_place("floor_", floor), _in_place("ceil_", ceil), _in_place("trunc_", trunc)
+    round_ = _in_place("round_", round)
+    clamp_min_, clamp_max_ = _in_place("clamp_min_", clamp_min), _in_place("clamp_max_", clamp_max)
+    clip_ = clamp_

@@ -13,6 +13,28 @@ PRECISION = 4
 LINEWIDTH = 80
 THRESHOLD = 1000
 EDGEITEMS = 3
+SCI_MODE = None  # None: chosen per tensor; True or False: forced (set_printoptions)
+_PROFILES = {
+    "default": dict(precision=4, threshold=1000, edgeitems=3, linewidth=80),
+    "short": dict(precision=2, threshold=1000, edgeitems=2, linewidth=80),
+    "full": dict(precision=4, threshold=math.inf, edgeitems=3, linewidth=80),
+}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+    """PyTorch's print options: a profile ("default", "short", "full") first, then each
+    option given; `sci_mode` is set every call (None: chosen per tensor again)."""
+    global PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE
+    options = dict(_PROFILES[profile]) if profile is not None else {}
+    given = dict(precision=precision, threshold=threshold, edgeitems=edgeitems, linewidth=linewidth)
+    options.update({name: value for name, value in given.items() if value is not None})
+    PRECISION = options.get("precision", PRECISION)
+    THRESHOLD = options.get("threshold", THRESHOLD)
+    EDGEITEMS = options.get("edgeitems", EDGEITEMS)
+    LINEWIDTH = options.get("linewidth", LINEWIDTH)
+    SCI_MODE = sci_mode
+
+
 _PLAIN_DTYPES = ("float32", "int64", "bool", "complex64")
 
 
@@ -38,13 +60,13 @@ class _Formatter:
         low, high = float(absolute.min()), float(absolute.max())
         vals = finite.tolist()
         self.int_mode = all(v == math.ceil(v) for v in vals)
-        if self.int_mode:
-            self.sci_mode = high / low > 1000.0 or high > 1.0e8
-            if not self.sci_mode:
-                self.max_width = max(len(f"{v:.0f}") + 1 for v in vals)
-                return
-        else:
+        if SCI_MODE is None:
             self.sci_mode = high / low > 1000.0 or high > 1.0e8 or low < 1.0e-4
+        else:  # set_printoptions(sci_mode=...)
+            self.sci_mode = SCI_MODE
+        if self.int_mode and not self.sci_mode:
+            self.max_width = max(len(f"{v:.0f}") + 1 for v in vals)
+            return
         fmt = f"{{:.{PRECISION}e}}" if self.sci_mode else f"{{:.{PRECISION}f}}"
         self.max_width = max(len(fmt.format(v)) for v in vals)
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..rules import activations
 from ..runtime import mean_of
+from .summation import pytorch_sum
 from . import dtypes, ops, pointwise
 from .dtypes import dim_axis
 from .grad_mode import _mode
@@ -300,8 +301,18 @@ def count_nonzero(input, dim=None):
 
 
 def _sum_all(x):
-    """`np.sum(x)` for an ndarray: what NumPy's wrapper calls."""
-    return np.add.reduce(x, None)
+    """The sum of all elements, added in PyTorch's order (summation.py)."""
+    return pytorch_sum(x)
+
+
+def _mean_all(x):
+    """The mean of all elements as PyTorch's CPU mean computes it: that sum, divided by
+    the count in the tensor's dtype."""
+    if x.dtype.kind != "f" or x.dtype.itemsize not in (4, 8):
+        return mean_of(x)
+    if not x.size:  # nan, without NumPy's "Mean of empty slice" warning (PyTorch gives none)
+        return x.dtype.type(np.nan)
+    return pytorch_sum(x) / x.dtype.type(x.size)
 
 
 class ReductionOps:
@@ -350,7 +361,7 @@ class ReductionOps:
                 f"point or complex dtype. Got: {self.dtype.kind_name}"
             )
         if dim is None:
-            return ops.unary(np.mean, self, "MeanBackward0", False, compute=mean_of)
+            return ops.unary(np.mean, self, "MeanBackward0", False, compute=_mean_all)
         return ops.apply(np.mean, self, name="MeanBackward1", saves=False, axis=dim_axis(dim, self._data.ndim), keepdims=keepdim)
 
     def _extremum(self, fn, arg, name, dim, keepdim):

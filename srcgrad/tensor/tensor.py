@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from . import arithmetic, dtypes, hooks, ops, printing, products
+from . import arithmetic, devices, dtypes, hooks, ops, printing, products
 from ..rules import activations
 from .dtypes import Size
 from .engine import run_backward, run_single, warn_non_leaf_grad
@@ -71,6 +71,23 @@ def seed_of(out, gradient):
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
         return np.ones(out._data.shape, dtype=out._data.dtype)
     return gradient._data.astype(out._data.dtype, copy=False)
+
+
+def given_gradients(gradients, count):
+    """The `gradient` argument of `backward` / `grad_outputs` of `autograd.grad` as a list
+    of `count` Tensors or Nones, read as PyTorch reads it: one Tensor, None, or a sequence
+    (a Python number is refused, as `tuple(1.0)` refuses it)."""
+    if gradients is None:
+        return [None] * count
+    if isinstance(gradients, Tensor):
+        return [gradients]
+    gradients = tuple(gradients)
+    for g in gradients[:count]:
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+    if len(gradients) < count:  # extra gradients are ignored
+        raise RuntimeError(f"got {count} tensors and {len(gradients)} gradients")
+    return list(gradients[:count])
 
 
 class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
@@ -212,11 +229,8 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
             if run_single(fn, data.shape, data.dtype, retain_graph):
                 return
         if gradient is not None:
-            if not isinstance(gradient, Tensor):
-                if not isinstance(gradient, (numbers.Number, np.ndarray, np.generic)):
-                    raise TypeError(f"gradients can be either Tensors or None, but got {type(gradient).__name__}")
-                gradient = ops.operand(gradient)
-                gradient = gradient if isinstance(gradient, Tensor) else Tensor._make(np.asarray(gradient))
+            (gradient,) = given_gradients(gradient, 1)
+        if gradient is not None:
             if gradient._data.shape != self._data.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[0] has a shape of {gradient.shape} and "
@@ -341,9 +355,14 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     def element_size(self):
         return self._data.itemsize
 
+    def is_contiguous(self, memory_format=None):
+        """Whether the elements lie in row-major order without gaps (a transpose or an
+        expansion does not), as NumPy's C-contiguity says."""
+        return self._data.flags.c_contiguous
+
     @property
     def device(self):
-        return "cpu"
+        return devices.CPU
 
     @property
     def is_cuda(self):
@@ -426,11 +445,12 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     # --- dtype conversion and copies -------------------------------------------------
 
     def to(self, *args, dtype=None, **kwargs):
-        """`to(dtype)`, `to(other_tensor)`; device arguments ('cpu') are accepted and ignored."""
+        """`to(dtype)`, `to(other_tensor)`; device arguments ('cpu', `device("cpu")`) are accepted
+        and ignored."""
         for a in args:
             if isinstance(a, Tensor):
                 dtype = a.dtype
-            elif not isinstance(a, str):
+            elif not isinstance(a, (str, devices.device)):
                 dtype = a
         return self if dtype is None else self._convert(dtypes.as_dtype(dtype))
 
@@ -485,4 +505,5 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         return Tensor._make(self._data.copy())
 
 
+Tensor.__module__ = "srcgrad"  # `type(t)` prints <class 'srcgrad.Tensor'>, as PyTorch's <class 'torch.Tensor'>
 ops.Tensor = products.Tensor = arithmetic.Tensor = Tensor
