@@ -61,6 +61,18 @@ def _warn_scalar_of_tracked():
     )
 
 
+_DEEPCOPY_NON_LEAF = (
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  "
+    "If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, "
+    "see https://github.com/pytorch/pytorch/pull/103001"
+)
+
+
+def _rebuilt_leaf(data, requires_grad):
+    """What `pickle` makes of a pickled Tensor (`Tensor.__reduce_ex__`)."""
+    return Tensor._make(data, requires_grad)
+
+
 def seed_of(out, gradient):
     """The seed array of a backward pass from the tensor `out` given `gradient` (a Tensor;
     None: the implicit ones of a one-element output), with PyTorch's errors."""
@@ -123,6 +135,23 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         t._grad = t._grad_fn = t._accumulator = t._counter = None
         t._retains_grad = False
         return t
+
+    # --- copies ------------------------------------------------------------------------
+
+    def __reduce_ex__(self, protocol):
+        """Pickled as PyTorch pickles a tensor: its values (a view's own, not its base's), dtype
+        and `requires_grad`, as a leaf; neither `.grad` nor the graph."""
+        return _rebuilt_leaf, (np.array(self._data), self._requires_grad)
+
+    def __deepcopy__(self, memo):
+        """A new leaf of the same values, `requires_grad` and a copy of `.grad`, as PyTorch's
+        deepcopy; a tensor a graph made is refused, as PyTorch refuses it."""
+        if self._grad_fn is not None:
+            raise RuntimeError(_DEEPCOPY_NON_LEAF)
+        copied = memo[id(self)] = Tensor._make(np.array(self._data), self._requires_grad)
+        if self._grad is not None:
+            copied._grad = self._grad.__deepcopy__(memo)
+        return copied
 
     def _accumulate_grad(self):
         acc = self._accumulator
