@@ -37,6 +37,11 @@ else:  # 3.10 prints `(a, b) = ...` and `for (i, x) in ...`; print as 3.11+ does
         return _Unparser().visit(tree)
 
 
+def python_text(tree):
+    """Source text of a standard-library `ast` node, as Python 3.11's `ast.unparse` prints it."""
+    return _unparse(tree)
+
+
 def unparse(node):
     """Source text of one gast expression or statement, the same on every Python.
 

@@ -13,6 +13,8 @@ neither (comments, block headers, an operand too long on its own) stay as they a
 import ast
 import textwrap
 
+from . import printing
+
 WIDTH = 100
 _STEP = "    "
 
@@ -40,7 +42,7 @@ def _broken(line):
         module = ast.parse(stripped)
     except SyntaxError:  # a block header (`if ...:`), or a line of a statement already broken
         return [line]
-    if len(module.body) != 1 or ast.unparse(module) != stripped:
+    if len(module.body) != 1 or _unparse(module) != stripped:
         return [line]
     stmt = module.body[0]
     lines = _statement(stmt, indent)
@@ -66,7 +68,7 @@ def _header(stripped, indent):
     if args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg or not args.args:
         return None
     defaults = [None] * (len(args.args) - len(args.defaults)) + list(args.defaults)
-    items = [a.arg if d is None else f"{a.arg}={ast.unparse(d)}" for a, d in zip(args.args, defaults)]
+    items = [a.arg if d is None else f"{a.arg}={_unparse(d)}" for a, d in zip(args.args, defaults)]
     if f"def {node.name}({', '.join(items)}):" != stripped:
         return None
     inner = indent + _STEP
@@ -78,10 +80,8 @@ def _header(stripped, indent):
 def _statement(stmt, indent):
     """The lines of `stmt` broken at the brackets of its value; None where it has no value
     to break."""
-    if isinstance(stmt, ast.Assign):
-        head = "".join(ast.unparse(t) + " = " for t in stmt.targets)
-    elif isinstance(stmt, ast.AugAssign):
-        head = f"{ast.unparse(stmt.target)} {_OPERATORS[type(stmt.op)]}= "
+    if isinstance(stmt, (ast.Assign, ast.AugAssign)):  # the targets as the statement prints them (`a, b = `)
+        head = _unparse(type(stmt)(**{**vars(stmt), "value": ast.Name("_")}))[:-1]
     elif isinstance(stmt, ast.Return) and stmt.value is not None:
         head = "return "
     elif isinstance(stmt, ast.Expr):
@@ -95,7 +95,7 @@ def _expression(node, indent, prefix, suffix):
     """`node` printed after `prefix` and before `suffix` at `indent`: on one line if it
     fits, else its brackets opened with the items inside on one line if they fit, else
     one item per line (each broken in turn) with a trailing comma."""
-    one = indent + prefix + ast.unparse(node) + suffix
+    one = indent + prefix + _unparse(node) + suffix
     if len(one) <= WIDTH:
         return [one]
     if isinstance(node, (ast.BinOp, ast.BoolOp, ast.IfExp)):
@@ -105,7 +105,7 @@ def _expression(node, indent, prefix, suffix):
         return [one]
     head, opening, items, closing = parts
     inner = indent + _STEP
-    texts = [p + ast.unparse(v) for p, v in items]
+    texts = [p + _unparse(v) for p, v in items]
     single = isinstance(node, ast.Tuple) and len(items) == 1
     joined = ", ".join(texts) + ("," if single else "")
     lines = [indent + prefix + head + opening]
@@ -122,7 +122,7 @@ def _operations(node, indent, prefix, suffix):
     """A chain of operations in parentheses: on one line inside them if it fits, else each
     operand on a line of its own, after its operator (`+ b`, `and b`, `if c`, `else d`)."""
     inner = indent + _STEP
-    whole = inner + ast.unparse(node)
+    whole = inner + _unparse(node)
     lines = [indent + prefix + "("]
     if len(whole) <= WIDTH:
         lines.append(whole)
@@ -181,12 +181,12 @@ def _bracketed(node):
         items = [("", a) for a in node.args] + [(f"{k.arg}=" if k.arg else "**", k.value) for k in node.keywords]
         if not items:
             return None
-        return ast.unparse(node.func), "(", items, ")"
+        return _unparse(node.func), "(", items, ")"
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and node.elts:
         opening, closing = {ast.Tuple: "()", ast.List: "[]", ast.Set: "{}"}[type(node)]
         return "", opening, [("", e) for e in node.elts], closing
     if isinstance(node, ast.Dict) and node.keys and all(k is not None for k in node.keys):
-        return "", "{", [(ast.unparse(k) + ": ", v) for k, v in zip(node.keys, node.values)], "}"
+        return "", "{", [(_unparse(k) + ": ", v) for k, v in zip(node.keys, node.values)], "}"
     return None
 
 
@@ -196,6 +196,8 @@ _BINARY = {
     ast.Sub: 10, ast.Mult: 11, ast.MatMult: 11, ast.Div: 11, ast.FloorDiv: 11, ast.Mod: 11,
     ast.Pow: _POWER,
 }
+_unparse = printing.python_text  # as Python 3.11 prints, on 3.10 too (`a, b = ...`, not `(a, b) = ...`)
+
 _OPERATORS = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.MatMult: "@", ast.Div: "/", ast.Mod: "%",
     ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitXor: "^",
