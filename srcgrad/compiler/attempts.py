@@ -86,7 +86,7 @@ class _Lowering:
         self.program, self.where, self.namer = program, where, namer
         tree = program.tree
         self.locals = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(traversal.names_stored(tree))
-        self.guarded = set()  # the ids of the loops in a `try` body (traversal.guarded_loops)
+        self.guarded = {}  # the loops in a `try` body (traversal.guarded_loops)
         # names bound to a `zip(..., strict=...)`, whose loop raises from its `for` line (see `iterable`)
         self.strict_zips = {st.targets[0].id for st in traversal.statements(tree)
                             if type(st) is gast.Assign and type(st.targets[0]) is gast.Name and _strict_zip(st.value)}

@@ -152,6 +152,7 @@ class _Rewriter:
                 for child in _children(getattr(node, field, None)):
                     self.parents[id(child)] = (node, field)
         self.effects = _Effects(self.program, tree, self.parents)
+        self.guarded = traversal.guarded_loops(tree.body)  # loop -> the `try` whose body holds it
         for node in list(traversal.walk(tree)):
             if isinstance(node, gast.Name) and node.id in self.nested and isinstance(node.ctx, gast.Load):
                 parent, field = self.parents.get(id(node), (None, None))
@@ -265,7 +266,7 @@ class _Rewriter:
                                    f"which may stop before the generator ends: Python then runs no more of it, while "
                                    f"srcgrad would have run it to its end; read it whole and stop on its list, "
                                    f"`for v in list({printing.unparse(call)}):`")
-            guard = self.guarding_try(consumer)
+            guard = self.guarded.get(id(consumer))
             if guard is not None:
                 raise self.refusal(call, f"read by a `for` loop inside the `try` statement of line {self.program.line(guard)}: "
                                    f"if the generator raises after yielding some items, Python has run the loop's body "
@@ -307,17 +308,6 @@ class _Rewriter:
                                        f"Python would run each item of the generator after the body's change before it, "
                                        f"srcgrad all of them first; change a copy, or make the list first "
                                        f"(`items = list({printing.unparse(call)})`)")
-
-    def guarding_try(self, node):
-        """The innermost `try` statement (with handlers or a `finally` block) whose body holds
-        `node` in the function itself, or None."""
-        while True:
-            parent, field = self.parents.get(id(node), (None, None))
-            if parent is None or isinstance(parent, (gast.FunctionDef, gast.Lambda)):
-                return None
-            if isinstance(parent, gast.Try) and field == "body" and (parent.handlers or parent.finalbody):
-                return parent
-            node = parent
 
     def block(self, stmts):
         """`stmts` with generator `def`s listed and each `for` loop's generator call named before it."""

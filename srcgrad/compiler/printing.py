@@ -72,6 +72,12 @@ _BINOPS = {
 _UNARY = {gast.USub: "-", gast.UAdd: "+", gast.Invert: "~", gast.Not: "not "}
 
 
+# the binary operators by class name (ast's and gast's alike): (text, how tightly it binds)
+BINARY = {cls.__name__: (text.strip(), level) for cls, (text, level) in _BINOPS.items()}
+# how tightly the other operations bind, on `BINARY`'s scale
+CONDITIONAL, OR, AND, NOT, COMPARE, UNARY = _TEST, _OR, _AND, _NOT, _CMP, _FACTOR
+
+
 def operator_text(op):
     """The text of the binary operator node `op` (`gast.Add()` -> "+")."""
     return _BINOPS[type(op)][0].strip()

@@ -298,16 +298,17 @@ def guards(stmt, inner):
     return type(stmt) is gast.Try and inner is stmt.body and bool(stmt.handlers or stmt.finalbody)
 
 
-def guarded_loops(stmts, guarded=False):
-    """The ids of the `for` statements under `stmts` (not in nested functions) that lie in
-    the body of a `try` statement with handlers or a `finally` block (`guards`)."""
-    found = set()
+def guarded_loops(stmts, guard=None):
+    """{id of a `for` statement under `stmts` (not in nested functions) that lies in the
+    body of a `try` statement with handlers or a `finally` block (`guards`): the innermost
+    such `try`}."""
+    found = {}
     for s in stmts:
-        if guarded and type(s) is gast.For:
-            found.add(id(s))
+        if guard is not None and type(s) is gast.For:
+            found[id(s)] = guard
         if not isinstance(s, (gast.FunctionDef, gast.ClassDef)):
             for inner in blocks_in(s):
-                found |= guarded_loops(inner, guarded or guards(s, inner))
+                found.update(guarded_loops(inner, s if guards(s, inner) else guard))
     return found
 
 

@@ -144,10 +144,10 @@ def _operands(node):
     if isinstance(node, ast.BoolOp):
         word, level = ("and", _AND) if isinstance(node.op, ast.And) else ("or", _OR)
         return [("" if k == 0 else word, v, _loose(v, level + 1)) for k, v in enumerate(node.values)]
-    level = _BINARY[type(node.op)]
+    level = printing.BINARY[type(node.op).__name__][1]
     chain = []
-    while isinstance(node, ast.BinOp) and _BINARY[type(node.op)] == level and level != _POWER:
-        chain.append((_OPERATORS[type(node.op)], node.right, _loose(node.right, level + 1)))
+    while isinstance(node, ast.BinOp) and printing.BINARY[type(node.op).__name__][1] == level and level != _POWER:
+        chain.append((printing.BINARY[type(node.op).__name__][0], node.right, _loose(node.right, level + 1)))
         node = node.left
     if not chain:  # a power: right-associative, not flattened
         return [("", node.left, _loose(node.left, level + 1)), ("**", node.right, _loose(node.right, level))]
@@ -158,7 +158,7 @@ def _operands(node):
 def _loose(node, level, chained=False):
     """Whether `node` binds less tightly than `level` (needs parentheses there)."""
     if isinstance(node, ast.BinOp):
-        own = _BINARY[type(node.op)]
+        own = printing.BINARY[type(node.op).__name__][1]
     elif isinstance(node, ast.UnaryOp):
         own = _NOT if isinstance(node.op, ast.Not) else _UNARY
     elif isinstance(node, ast.BoolOp):
@@ -190,16 +190,7 @@ def _bracketed(node):
     return None
 
 
-_IF, _OR, _AND, _NOT, _COMPARE, _UNARY, _POWER = 1, 2, 3, 4, 5, 12, 13  # binding, loosest first
-_BINARY = {
-    ast.BitOr: 6, ast.BitXor: 7, ast.BitAnd: 8, ast.LShift: 9, ast.RShift: 9, ast.Add: 10,
-    ast.Sub: 10, ast.Mult: 11, ast.MatMult: 11, ast.Div: 11, ast.FloorDiv: 11, ast.Mod: 11,
-    ast.Pow: _POWER,
-}
+_IF, _OR, _AND, _NOT, _COMPARE, _UNARY = (printing.CONDITIONAL, printing.OR, printing.AND, printing.NOT,
+                                          printing.COMPARE, printing.UNARY)
+_POWER = printing.BINARY["Pow"][1]
 _unparse = printing.python_text  # as Python 3.11 prints, on 3.10 too (`a, b = ...`, not `(a, b) = ...`)
-
-_OPERATORS = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.MatMult: "@", ast.Div: "/", ast.Mod: "%",
-    ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitXor: "^",
-    ast.BitAnd: "&", ast.FloorDiv: "//",
-}
