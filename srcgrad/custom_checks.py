@@ -207,8 +207,7 @@ class CheckedRule:
         self.against = against
         self.spread = spread
         self.primal_signature = signature
-        params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in lead]
-        self.__signature__ = signature.replace(parameters=params + list(signature.parameters.values()))
+        self.__signature__ = with_lead(lead, signature)
         self.srcgrad_checked = (rule, check, against) if inlinable and spread is None else None
         self.srcgrad_called_rule = (check.function, getattr(rule, "__name__", repr(rule)), check.kind,
                                     spread is None)  # calls.py's refusal, and whether a `def` would be read
@@ -249,10 +248,7 @@ class TransposedJVP:
         self.param = param
         self.srcgrad_transposed = (function, param)  # which function's forward rule (compiler/calls.py words its refusal)
         self.primal_signature = signature
-        self.__signature__ = jvp.__signature__.replace(
-            parameters=[inspect.Parameter("g", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-            + list(jvp.__signature__.parameters.values())[1:]
-        )
+        self.__signature__ = with_lead(("g", "ans"), signature)
 
     def __call__(self, g, ans, *args, **kwargs):
         kwargs = _with_keyword_defaults(self.primal_signature, kwargs)
@@ -271,6 +267,23 @@ class TransposedJVP:
             unit[i] = 1.0
             flat[i] = _paired_sum(g, self.jvp(unit.reshape(grad.shape), ans, *args, **kwargs))
         return grad
+
+
+def with_lead(lead, signature):
+    """The signature `(g|t, ans, *params)` of a rule of a function of `signature`: the
+    lead names get underscores until no parameter has them (`def f(g, ans)` has the
+    rule `(g_, ans_, g, ans)`), and are positional-only where the first parameter is."""
+    taken = set(signature.parameters)
+    names = []
+    for name in lead:
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        names.append(name)
+    first = next(iter(signature.parameters.values()), None)
+    kind = inspect.Parameter.POSITIONAL_ONLY if first is not None and first.kind is first.POSITIONAL_ONLY \
+        else inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return signature.replace(parameters=[inspect.Parameter(n, kind) for n in names] + list(signature.parameters.values()))
 
 
 def _with_keyword_defaults(signature, kwargs):

@@ -604,3 +604,48 @@ def test_a_rule_defined_after_repeated_vjp_and_jvp_calls_reaches_the_next_ones()
     srcgrad.defjvp(_ruled_later, lambda t, ans, x: t * 7.0)
     np.testing.assert_allclose(srcgrad.vjp(_calls_ruled, x)[1](1.0)[0], [7.0, 7.0])
     assert srcgrad.jvp(_calls_ruled, (x,), (np.ones(2),))[1] == pytest.approx(14.0)
+
+
+def _product(g, ans):  # parameters named as the rules' own first two
+    return g * ans
+
+
+srcgrad.defvjp(_product, lambda gb, a, g, ans: gb * ans, lambda gb, a, g, ans: gb * g)
+srcgrad.defjvp(_product, lambda t, a, g, ans: t * ans, lambda t, a, g, ans: t * g)
+
+
+def test_rules_of_a_function_with_parameters_named_g_and_ans():
+    # defvjp raised a bare "ValueError: duplicate parameter name: 'g'" (the rule's
+    # signature put its own g and ans before the function's)
+    assert srcgrad.grad(lambda x: _product(x, 3.0))(2.0) == 3.0
+    assert srcgrad.grad(lambda x: _product(2.5, x))(2.0) == 2.5
+    assert srcgrad.jvp(lambda x: _product(x, x), (2.0,), (1.0,)) == (4.0, 4.0)
+
+
+def _positional_product(x, /, y):
+    return x * y
+
+
+srcgrad.defvjp(_positional_product, lambda g, a, x, y: g * y, lambda g, a, x, y: g * x)
+
+
+def test_rules_of_a_function_with_positional_only_parameters():
+    # "ValueError: wrong parameter order" at defvjp
+    assert srcgrad.grad(lambda x: _positional_product(x, 3.0))(2.0) == 3.0
+    assert srcgrad.grad(lambda y: _positional_product(4.0, y))(2.0) == 4.0
+
+
+def test_a_gradient_of_a_function_with_a_parameter_named_g_differentiated_again():
+    # srcgrad.grad(phi) called inside a differentiated function, phi's first parameter
+    # named g: the ValueError above, from the rules srcgrad gives the gradient
+    def phi(g, x):
+        return np.sum(np.tanh(x) * g)
+
+    def outer(x):
+        return np.sum(srcgrad.grad(phi, wrt=1)(np.ones(2), x) ** 2)
+
+    x = np.array([0.3, -0.5])
+    th = np.tanh(x)
+    expected = 2 * (1 - th**2) * (-2 * th * (1 - th**2))
+    np.testing.assert_allclose(srcgrad.grad(outer)(x), expected, rtol=1e-12)
+    np.testing.assert_allclose(srcgrad.grad(outer)(x), numerical_grad(outer, [x], 0), rtol=1e-6)
