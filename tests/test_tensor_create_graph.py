@@ -172,7 +172,14 @@ def test_nodes_without_a_registry_rule_refuse_before_anything_changes():
     with pytest.warns(UserWarning, match="reference cycle"), pytest.raises(NotImplementedError, match="CopySlices"):
         (y.sum() * y.sum()).backward(create_graph=True)
     assert x.grad is None
+    h = x.exp()
+    h.register_hook(lambda g: g * 2)
+    with pytest.raises(NotImplementedError, match="hooks"):
+        torch.autograd.grad(h.sum(), x, create_graph=True)
 
+
+def test_a_custom_function_records_its_backward():
+    # as in PyTorch: its backward is Tensor code, run with grad mode on
     class Square(torch.autograd.Function):
         @staticmethod
         def forward(ctx, a):
@@ -184,12 +191,11 @@ def test_nodes_without_a_registry_rule_refuse_before_anything_changes():
             (a,) = ctx.saved_tensors
             return 2 * a * g
 
-    with pytest.raises(NotImplementedError, match="SquareBackward"):
-        torch.autograd.grad(Square.apply(x).sum(), x, create_graph=True)
-    h = x.exp()
-    h.register_hook(lambda g: g * 2)
-    with pytest.raises(NotImplementedError, match="hooks"):
-        torch.autograd.grad(h.sum(), x, create_graph=True)
+    x = _t([1.0, -2.0])
+    (g,) = torch.autograd.grad((Square.apply(x) * x).sum(), x, create_graph=True)
+    assert g.tolist() == [3.0, 12.0]  # 3 x**2
+    (h,) = torch.autograd.grad(g.sum(), x)
+    assert h.tolist() == [6.0, -12.0]  # 6 x
 
 
 def test_against_pytorch_where_installed():

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..tensor import ops
 from ..tensor.engine import FREED_MESSAGE, run_backward
-from ..tensor.grad_mode import _mode, no_grad
+from ..tensor.grad_mode import _mode, enable_grad, no_grad
 from ..tensor.graph import Node, node_class
 from ..tensor.versions import check_versions, saved_versions
 from ..tensor.graph_backward import CYCLE_WARNING, run_graph_backward
@@ -114,6 +114,36 @@ class FunctionNode(Node):
                 continue
             gi = np.asarray(gi._data if isinstance(gi, Tensor) else gi, dtype=dt)
             out.append(gi if gi.shape == shape else self._sum_to(i, gi, shape))
+        return out
+
+    def graph_apply(self, g):
+        """`apply` in a pass with create_graph: the user's backward runs with grad mode on,
+        on the Tensor `g`, so its own ops record the gradients' graph (graph_backward.py)."""
+        with enable_grad():
+            grads = self.function.backward(self.ctx, g)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        if len(grads) != len(self.next_functions):
+            raise RuntimeError(
+                f"function {type(self).__name__} returned an incorrect number of gradients "
+                f"(expected {len(self.next_functions)}, got {len(grads)})"
+            )
+        out = []
+        for i, ((nxt, _), gi, dt, shape) in enumerate(zip(self.next_functions, grads, self.dtypes, self.shapes)):
+            if nxt is None or gi is None:
+                out.append(None)
+                continue
+            if not isinstance(gi, Tensor):
+                gi = Tensor._make(np.asarray(gi, dtype=dt))
+            if gi._data.shape != shape:
+                summed = self._sum_to(i, gi._data, shape)  # PyTorch's error where it does not broadcast
+                if gi._requires_grad:
+                    raise NotImplementedError(
+                        f"create_graph=True: {self.name()} returned a gradient of shape {list(gi.shape)} for an input "
+                        f"of shape {list(shape)}; the Tensor shim records no sum to the input's shape: return it summed"
+                    )
+                gi = Tensor._make(summed)
+            out.append(gi if gi._data.dtype == dt else gi.to(dt))
         return out
 
     def _sum_to(self, i, gi, shape):

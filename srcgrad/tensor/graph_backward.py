@@ -10,10 +10,11 @@ srcgrad's compiler from the op's call (`op_function`), and again from that gener
 code for the next order. No derivative is written here: the compiler derives each
 order from the registry's rules.
 
-A node whose backward is not one registered op (a compiled function, a custom
-Function, a write into a view, a node of several outputs) refuses the pass with a
-NotImplementedError naming it, as do hooks and retained gradients; nothing is
-accumulated before the refusal.
+A node with a `graph_apply(g)` of its own (a custom autograd.Function, whose backward is
+Tensor code, run with grad mode on) records its backward itself. A node whose backward
+is none of these (a compiled function, a write into a view, a node of several outputs)
+refuses the pass with a NotImplementedError naming it, as do hooks and retained
+gradients; nothing is accumulated before the refusal.
 """
 
 import itertools
@@ -302,6 +303,9 @@ def graph_apply(node, g, lift=_outer):
                 for k, v in enumerate(values)]
     if isinstance(node, (ZeroGradNode, ConstantGradNode)):
         return [None if v is None else Tensor._make(v) for v in node.apply(g._data)]
+    recorded = getattr(node, "graph_apply", None)  # a node that records its own backward (autograd.Function)
+    if recorded is not None:
+        return recorded(g)
     if isinstance(node, CompositeNode):
         wanted = [s for s in node.sinks if s is not None]
         got = iter(run_graph_backward([node.root], [g], retain_graph=True, capture=wanted, lift=_lifter(node, lift)))
@@ -337,7 +341,7 @@ def run_graph_backward(roots, grads, retain_graph=True, capture=None, lift=_oute
                 f"a graph (one is on {node.name()})"
             )
         if not isinstance(node, (AccumulateGrad, RuleNode, ArgEdgesNode, SourceNode, ZeroGradNode,
-                                 ConstantGradNode, CompositeNode)):
+                                 ConstantGradNode, CompositeNode)) and not hasattr(node, "graph_apply"):
             graph_apply(node, None)  # refuses, naming the node, before anything changes
     captured = {}
     with enable_grad():
