@@ -135,10 +135,11 @@ def test_autograd_grad_of_intermediate_and_backward_function():
     assert x.grad.tolist() == [2.0, 2.0]
 
 
-def test_create_graph_is_reported_as_unsupported():
+def test_create_graph_of_functional_jacobian_is_reported_as_unsupported():
+    # backward and autograd.grad record their graph (tests/test_tensor_create_graph.py)
     x = torch.ones(1, requires_grad=True)
     with pytest.raises(NotImplementedError):
-        (x * x).backward(create_graph=True)
+        torch.autograd.functional.jacobian(lambda t: t * t, x, create_graph=True)
 
 
 # --- nn.functional -----------------------------------------------------------------

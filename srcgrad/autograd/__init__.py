@@ -10,14 +10,17 @@ reading `ctx.saved_tensors` after that raises the same error as PyTorch, and so 
 reading them (or running backward) after one was changed in place.
 """
 
+import warnings
+
 import numpy as np
 
 from ..tensor import ops
 from ..tensor.engine import FREED_MESSAGE, run_backward
-from ..tensor.grad_mode import _mode, no_grad
+from ..tensor.grad_mode import _mode, enable_grad, no_grad
 from ..tensor.graph import Node, node_class
 from ..tensor.versions import check_versions, saved_versions
-from ..tensor.tensor import Tensor, given_gradients, seed_of
+from ..tensor.graph_backward import CYCLE_WARNING, run_graph_backward
+from ..tensor.tensor import Tensor, given_gradients, graph_seed, seed_of
 
 __all__ = ["Function", "FunctionCtx", "grad", "backward", "Variable", "set_detect_anomaly"]
 
@@ -113,6 +116,36 @@ class FunctionNode(Node):
             out.append(gi if gi.shape == shape else self._sum_to(i, gi, shape))
         return out
 
+    def graph_apply(self, g):
+        """`apply` in a pass with create_graph: the user's backward runs with grad mode on,
+        on the Tensor `g`, so its own ops record the gradients' graph (graph_backward.py)."""
+        with enable_grad():
+            grads = self.function.backward(self.ctx, g)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        if len(grads) != len(self.next_functions):
+            raise RuntimeError(
+                f"function {type(self).__name__} returned an incorrect number of gradients "
+                f"(expected {len(self.next_functions)}, got {len(grads)})"
+            )
+        out = []
+        for i, ((nxt, _), gi, dt, shape) in enumerate(zip(self.next_functions, grads, self.dtypes, self.shapes)):
+            if nxt is None or gi is None:
+                out.append(None)
+                continue
+            if not isinstance(gi, Tensor):
+                gi = Tensor._make(np.asarray(gi, dtype=dt))
+            if gi._data.shape != shape:
+                summed = self._sum_to(i, gi._data, shape)  # PyTorch's error where it does not broadcast
+                if gi._requires_grad:
+                    raise NotImplementedError(
+                        f"create_graph=True: {self.name()} returned a gradient of shape {list(gi.shape)} for an input "
+                        f"of shape {list(shape)}; the Tensor shim records no sum to the input's shape: return it summed"
+                    )
+                gi = Tensor._make(summed)
+            out.append(gi if gi._data.dtype == dt else gi.to(dt))
+        return out
+
     def _sum_to(self, i, gi, shape):
         """Input `i`'s gradient `gi` summed over the axes that broadcasting `shape` to
         gi's shape adds or stretches (PyTorch's sum_to); PyTorch's error when `shape`
@@ -171,27 +204,30 @@ class Function:
         return out
 
 
-def _seed(outputs, grad_outputs):
+def _seed(outputs, grad_outputs, create_graph=False):
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     grad_outputs = given_gradients(grad_outputs, len(outputs))
     roots, seeds = [], []
     for out, g in zip(outputs, grad_outputs):
-        seeds.append(seed_of(out, g))
+        seeds.append(graph_seed(out, g) if create_graph else seed_of(out, g))
         roots.append(ops._edge(out))
     return roots, seeds
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None):
     """Gradients of `outputs` with respect to `inputs`, returned (not accumulated)."""
-    if create_graph:
-        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by the Tensor shim")
     single = isinstance(inputs, Tensor)
     inputs = [inputs] if single else list(inputs)
-    roots, seeds = _seed(outputs, grad_outputs)
+    roots, seeds = _seed(outputs, grad_outputs, create_graph)
     if not all(t._requires_grad for t in inputs):
         raise RuntimeError("One of the differentiated Tensors does not require grad")
+    capture = [ops._edge(t) for t in inputs]
     with np.errstate(all="ignore"):
-        got = run_backward(roots, seeds, bool(retain_graph), capture=[ops._edge(t) for t in inputs])
+        if create_graph:
+            retain = True if retain_graph is None else bool(retain_graph)
+            got = run_graph_backward(roots, seeds, retain, capture=capture)
+        else:
+            got = run_backward(roots, seeds, bool(retain_graph), capture=capture)
     result = []
     for i, g in enumerate(got):
         if g is None and not allow_unused:
@@ -199,17 +235,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                 "Set allow_unused=True if this is the desired behavior."
             )
-        result.append(None if g is None else Tensor._make(np.array(g)))
+        result.append(None if g is None else g if create_graph else Tensor._make(np.array(g)))
     return tuple(result)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     """Accumulate the gradients of `tensors` into the leaves' `.grad`."""
-    if create_graph:
-        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by the Tensor shim")
-    roots, seeds = _seed(tensors, grad_tensors)
+    roots, seeds = _seed(tensors, grad_tensors, create_graph)
     with np.errstate(all="ignore"):
-        run_backward(roots, seeds, bool(retain_graph))
+        if create_graph:
+            warnings.warn(CYCLE_WARNING, UserWarning, stacklevel=2)
+            run_graph_backward(roots, seeds, True if retain_graph is None else bool(retain_graph))
+        else:
+            run_backward(roots, seeds, bool(retain_graph))
 
 
 def Variable(data, requires_grad=False):

@@ -14,7 +14,7 @@ import numpy as np
 from ..tensor.grad_mode import no_grad
 from ..tensor.tensor import Tensor
 
-__all__ = ["jacobian", "vjp", "gradcheck", "GradcheckError"]
+__all__ = ["jacobian", "hessian", "vjp", "gradcheck", "GradcheckError"]
 
 
 class GradcheckError(RuntimeError):
@@ -55,6 +55,40 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         )
         blocks.append(per_input if several_in else per_input[0])
     return tuple(blocks) if several_out else blocks[0]
+
+
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
+    """The second derivatives of `func(*inputs)`, a one-element Tensor: for one input a
+    Tensor of shape `input.shape + input.shape`; for a tuple of inputs, a tuple (over
+    the inputs) of tuples (over the inputs again) of blocks. Zeros where the gradient
+    does not depend on an input. The gradient is made with create_graph=True, then
+    differentiated one element at a time."""
+    from . import grad
+
+    if create_graph:
+        raise NotImplementedError("create_graph=True of hessian (third derivatives) is not supported by the Tensor shim")
+    several_in = not isinstance(inputs, Tensor)
+    xs = tuple(Tensor._make(t._data.copy(), True) for t in _as_tuple(inputs))
+    out = func(*xs)
+    if not isinstance(out, Tensor):
+        raise RuntimeError("The function given to hessian should return a single Tensor")
+    if out._data.size != 1:
+        raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
+    blocks = [[np.zeros(x._data.shape + y._data.shape, y._data.dtype) for y in xs] for x in xs]
+    if out._requires_grad:
+        firsts = grad(out.reshape(()), xs, create_graph=True, allow_unused=True)
+        for i, (x, first) in enumerate(zip(xs, firsts)):
+            if first is None or not first._requires_grad:
+                continue
+            flat = first.reshape(-1)
+            for e in range(flat._data.size):
+                seconds = grad(flat[e], xs, retain_graph=True, allow_unused=True)
+                for j, second in enumerate(seconds):
+                    if second is not None:
+                        blocks[i][j].reshape((flat._data.size,) + xs[j]._data.shape)[e] = second._data
+    if not several_in:
+        return Tensor._make(blocks[0][0])
+    return tuple(tuple(Tensor._make(b) for b in row) for row in blocks)
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):

@@ -95,6 +95,31 @@ def unbroadcast_jvp_like(t, ans, value, like):
     return zeros_like_grad(ans)
 
 
+# --- broadcast_tangent(t, x): `t` spread to the shape of `x` (what unbroadcast sums) --
+
+
+@defvjp(broadcast_tangent, "t", name="BroadcastTangent")
+def broadcast_tangent_vjp_t(g, ans, t, x):
+    return unbroadcast(g, t)
+
+
+@defjvp(broadcast_tangent, "t")
+def broadcast_tangent_jvp_t(t_dot, ans, t, x):
+    return broadcast_tangent(t_dot, x)
+
+
+@defvjp(broadcast_tangent, "x")
+@_zero
+def broadcast_tangent_vjp_x(g, ans, t, x):
+    return zeros_like_grad(x)
+
+
+@defjvp(broadcast_tangent, "x")
+@_zero
+def broadcast_tangent_jvp_x(t_dot, ans, t, x):
+    return zeros_like_grad(ans)
+
+
 # --- unreduce(value, like, axis, keepdims): spread `value` over the shape of `like` ------
 
 

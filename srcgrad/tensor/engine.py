@@ -14,7 +14,7 @@ from .errstate import loud, quiet
 from .graph import AccumulateGrad, accumulate, run_hooks
 from .versions import check_versions
 
-__all__ = ["FREED_MESSAGE", "run_backward", "run_single", "warn_non_leaf_grad"]
+__all__ = ["FREED_MESSAGE", "run_backward", "run_single", "warn_non_leaf_grad", "topological", "needed", "check_order"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -75,7 +75,7 @@ def run_single(node, shape, dtype, retain_graph):
     return True
 
 
-def _topological(roots):
+def topological(roots):
     """Nodes reachable from `roots`, every node before the nodes it feeds into.
 
     (Nodes hash by identity.) The order is the reverse of a depth-first postorder that
@@ -103,7 +103,7 @@ def _topological(roots):
     return order
 
 
-def _needed(order, targets):
+def needed(order, targets):
     """The nodes of `order` from which some node in `targets` can be reached."""
     need = set(targets)
     for node in reversed(order):
@@ -120,26 +120,12 @@ def run_backward(roots, grads, retain_graph=False, capture=None):
     accumulated, and the gradient reaching each captured node is returned (None
     for a node not reached).
     """
-    order = _topological(roots)
+    order = topological(roots)
     if capture is not None:
         wanted = set(capture)
-        need = _needed(order, wanted)
+        need = needed(order, wanted)
         order = [n for n in order if n in need]
-    raising = None  # a node whose backward raises: PyTorch runs it before it reads what later nodes saved
-    for node in order:
-        if node.freed:  # a views.BrokenView says why
-            raise RuntimeError(getattr(node, "refusal", FREED_MESSAGE))
-        if node.versions:
-            if raising is not None:
-                try:
-                    check_versions(node)
-                except RuntimeError:
-                    raising.apply(None)
-                    raise
-            else:
-                check_versions(node)
-        if node.raises and raising is None:
-            raising = node
+    check_order(order)
     pending = {}
     for root, g in zip(roots, grads):
         pending[root] = g if root not in pending else pending[root] + g
@@ -165,6 +151,28 @@ def run_backward(roots, grads, retain_graph=False, capture=None):
         if not retain_graph:
             node.release()
     return [captured.get(n) for n in capture]
+
+
+def check_order(order):
+    """Before a pass over `order` changes anything: E7 for a node whose saved values were
+    released, the version error for one whose saved values were changed in place. A
+    node whose backward raises anyway raises first where PyTorch runs it before it
+    reads what later nodes saved."""
+    raising = None
+    for node in order:
+        if node.freed:  # a views.BrokenView says why
+            raise RuntimeError(getattr(node, "refusal", FREED_MESSAGE))
+        if node.versions:
+            if raising is not None:
+                try:
+                    check_versions(node)
+                except RuntimeError:
+                    raising.apply(None)
+                    raise
+            else:
+                check_versions(node)
+        if node.raises and raising is None:
+            raising = node
 
 
 def _run(order, pending, retain_graph):

@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from . import arithmetic, devices, dtypes, hooks, ops, printing, products
+from . import arithmetic, devices, dtypes, graph_backward, hooks, ops, printing, products
 from ..rules import activations
 from .dtypes import Size
 from .engine import run_backward, run_single, warn_non_leaf_grad
@@ -83,6 +83,15 @@ def seed_of(out, gradient):
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
         return np.ones(out._data.shape, dtype=out._data.dtype)
     return gradient._data.astype(out._data.dtype, copy=False)
+
+
+def graph_seed(out, gradient):
+    """`seed_of` as a Tensor, for a pass with create_graph: a given gradient that requires
+    grad (of out's dtype) is the seed itself, so its own graph joins the new one."""
+    array = seed_of(out, gradient)
+    if gradient is not None and gradient._requires_grad and array is gradient._data:
+        return gradient
+    return Tensor._make(array)
 
 
 def given_gradients(gradients, count):
@@ -265,9 +274,11 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
                     f"Mismatch in shape: grad_output[0] has a shape of {gradient.shape} and "
                     f"output[0] has a shape of {self.shape}."
                 )
-        g = seed_of(self, gradient)
         if create_graph:
-            raise NotImplementedError("create_graph=True (higher-order gradients) is not supported by the Tensor shim")
+            seed = graph_seed(self, gradient)
+            self._graph_backward(fn if fn is not None else self._accumulate_grad(), seed, retain_graph, inputs)
+            return
+        g = seed_of(self, gradient)
         retain = bool(retain_graph)
         root = fn if fn is not None else self._accumulate_grad()
         token = quiet()
@@ -286,6 +297,24 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         for t, gi in zip(inputs, got):
             if gi is not None:
                 accumulate(t, gi)
+
+    def _graph_backward(self, root, seed, retain_graph, inputs):
+        """backward(create_graph=True): gradients that record their graph (graph_backward.py);
+        the graph is kept unless retain_graph is False, as PyTorch keeps it."""
+        retain = True if retain_graph is None else bool(retain_graph)
+        if inputs is None:
+            warnings.warn(graph_backward.CYCLE_WARNING, UserWarning, stacklevel=3)
+            graph_backward.run_graph_backward([root], [seed], retain)
+            return
+        inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        if not all(t._requires_grad for t in inputs):
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        got = graph_backward.run_graph_backward([root], [seed], retain, capture=[ops._edge(t) for t in inputs])
+        for t, gi in zip(inputs, got):
+            if gi is not None:
+                graph_backward.accumulate(t, gi)
 
     # --- data access ----------------------------------------------------------------
 
@@ -535,4 +564,4 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
 
 Tensor.__module__ = "srcgrad"  # `type(t)` prints <class 'srcgrad.Tensor'>, as PyTorch's <class 'torch.Tensor'>
-ops.Tensor = products.Tensor = arithmetic.Tensor = Tensor
+ops.Tensor = products.Tensor = arithmetic.Tensor = graph_backward.Tensor = Tensor

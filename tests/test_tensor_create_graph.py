@@ -1,0 +1,217 @@
+"""Higher-order gradients in the Tensor shim: backward and autograd.grad with
+create_graph=True give gradients that record their own graph (graph_backward.py), checked
+against closed forms, central differences in float64, and the values, node names and
+Nones PyTorch 2.13 gives for the same programs."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import srcgrad as torch
+
+_F64 = torch.float64
+
+
+def _t(values, requires_grad=True):
+    return torch.tensor(values, dtype=_F64, requires_grad=requires_grad)
+
+
+def test_third_derivative_of_a_cube():
+    x = torch.tensor(2.0, requires_grad=True)
+    (dy,) = torch.autograd.grad(x ** 3, x, create_graph=True)
+    assert repr(dy) == "tensor(12., grad_fn=<MulBackward0>)"
+    (d2y,) = torch.autograd.grad(dy, x, create_graph=True)
+    assert d2y.item() == 12.0
+    (d3y,) = torch.autograd.grad(d2y, x)
+    assert d3y.item() == 6.0 and d3y.grad_fn is None and d3y.dtype == torch.float32
+
+
+@pytest.mark.parametrize("name, first, second", [
+    ("sin", np.cos, lambda v: -np.sin(v)),
+    ("exp", np.exp, np.exp),
+    ("log", lambda v: 1 / v, lambda v: -1 / v**2),
+    ("sqrt", lambda v: 0.5 / np.sqrt(v), lambda v: -0.25 * v**-1.5),
+    ("tanh", lambda v: 1 - np.tanh(v) ** 2, lambda v: -2 * np.tanh(v) * (1 - np.tanh(v) ** 2)),
+    ("sigmoid", lambda v: np.exp(-v) / (1 + np.exp(-v)) ** 2,
+     lambda v: (np.exp(-2 * v) - np.exp(-v)) / (1 + np.exp(-v)) ** 3),
+    ("reciprocal", lambda v: -1 / v**2, lambda v: 2 / v**3),
+])
+def test_second_derivatives_of_elementwise_functions(name, first, second):
+    v = np.array([0.5, 1.5, 2.5])
+    x = _t(v)
+    (g,) = torch.autograd.grad(getattr(torch, name)(x).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), first(v), rtol=1e-12)
+    (h,) = torch.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(h.numpy(), second(v), rtol=1e-10)
+    assert h.dtype == _F64
+
+
+def test_hessian_vector_product_through_matmul():
+    A = torch.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=_F64)
+    w = _t([1.0, -1.0])
+    loss = (w @ A @ w) / 2 + (w ** 4).sum()
+    (g,) = torch.autograd.grad(loss, w, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), [5.0, -6.0])
+    v = torch.tensor([1.0, 0.5], dtype=_F64)
+    (hv,) = torch.autograd.grad(g @ v, w)
+    hessian = np.array([[2.0, 1.0], [1.0, 3.0]]) + np.diag(12 * np.array([1.0, -1.0]) ** 2)
+    np.testing.assert_allclose(hv.numpy(), hessian @ [1.0, 0.5])
+
+
+def _gradient_penalty(W1, b1, W2, X):
+    """The penalty on the input gradient's norm of a tanh network; its gradients."""
+    w1, c1, w2 = _t(W1), _t(b1), _t(W2)
+    x = _t(X)
+    out = torch.tanh(x @ w1.t() + c1) @ w2.t()
+    (gx,) = torch.autograd.grad(out.sum(), x, create_graph=True)
+    penalty = ((gx.norm(dim=1) - 1) ** 2).mean()
+    penalty.backward()
+    return penalty.item(), w1.grad.numpy(), c1.grad.numpy(), w2.grad.numpy()
+
+
+def test_gradient_penalty_against_central_differences():
+    rng = np.random.default_rng(0)
+    W1, b1, W2, X = rng.standard_normal((5, 3)), rng.standard_normal(5), rng.standard_normal((1, 5)), rng.standard_normal((4, 3))
+    value, gW1, gb1, gW2 = _gradient_penalty(W1, b1, W2, X)
+    for arrays, grad, at in ((W1, gW1, 0), (b1, gb1, 1), (W2, gW2, 2)):
+        numerical = np.zeros_like(arrays)
+        for i in np.ndindex(arrays.shape):
+            args = [W1, b1, W2, X]
+            up, down = arrays.copy(), arrays.copy()
+            up[i] += 1e-6
+            down[i] -= 1e-6
+            args[at] = up
+            f_up = _gradient_penalty(*args)[0]
+            args[at] = down
+            f_down = _gradient_penalty(*args)[0]
+            numerical[i] = (f_up - f_down) / 2e-6
+        np.testing.assert_allclose(grad, numerical, rtol=1e-6, atol=1e-8)
+    assert value > 0
+
+
+def _residual(weights, T):
+    """A PINN-style residual u'' + u of two nn.Linear layers; its gradients."""
+    lin, lin2 = torch.nn.Linear(1, 4).double(), torch.nn.Linear(4, 1).double()
+    with torch.no_grad():
+        for p, v in zip([lin.weight, lin.bias, lin2.weight, lin2.bias], weights):
+            p.copy_(torch.tensor(v, dtype=_F64))
+    t = _t(T)
+    u = lin2(torch.tanh(lin(t)))
+    (du,) = torch.autograd.grad(u, t, torch.ones_like(u), create_graph=True)
+    (d2u,) = torch.autograd.grad(du, t, torch.ones_like(du), create_graph=True)
+    res = ((d2u + u) ** 2).mean()
+    res.backward()
+    return res.item(), [p.grad.numpy() for p in (lin.weight, lin.bias, lin2.weight, lin2.bias)]
+
+
+def test_second_derivative_of_a_network_through_linear_layers_against_central_differences():
+    # nn.Linear records one composite node (AddmmBackward0): its inner graph is lifted
+    # into the new one, whose own backward then reaches the layers' parameters
+    rng = np.random.default_rng(1)
+    weights = [rng.standard_normal((4, 1)), rng.standard_normal(4), rng.standard_normal((1, 4)), rng.standard_normal(1)]
+    T = np.array([[0.1], [0.7], [1.3]])
+    value, grads = _residual(weights, T)
+    for k, w in enumerate(weights):
+        numerical = np.zeros_like(w)
+        for i in np.ndindex(w.shape):
+            up = [v.copy() for v in weights]
+            down = [v.copy() for v in weights]
+            up[k][i] += 1e-6
+            down[k][i] -= 1e-6
+            numerical[i] = (_residual(up, T)[0] - _residual(down, T)[0]) / 2e-6
+        np.testing.assert_allclose(grads[k], numerical, rtol=1e-6, atol=1e-8)
+    assert value > 0
+
+
+def test_gradients_that_do_not_depend_on_an_input_have_no_edge_to_it():
+    # as in PyTorch: x + y's gradient is the seed (a leaf); d(x * y)/dx = y has no edge to x
+    x, y = _t([1.0, 2.0]), _t([3.0, 4.0])
+    gx, gy = torch.autograd.grad((x + y).sum(), [x, y], create_graph=True)
+    assert not gx.requires_grad and not gy.requires_grad
+    gx, gy = torch.autograd.grad((x * y).sum(), [x, y], create_graph=True)
+    assert torch.autograd.grad(gx.sum(), [x, y], allow_unused=True)[0] is None
+    assert torch.autograd.grad(gx.sum(), [x, y], allow_unused=True)[1].tolist() == [1.0, 1.0]
+
+
+def test_backward_with_create_graph_leaves_a_grad_with_a_graph():
+    x = torch.tensor(1.5, requires_grad=True)
+    with pytest.warns(UserWarning, match="reference cycle between the parameter and its gradient"):
+        (x ** 4).backward(create_graph=True)
+    assert repr(x.grad) == "tensor(13.5000, grad_fn=<CopyBackwards>)"
+    g = x.grad
+    x.grad = None
+    g.backward()
+    assert x.grad.item() == 27.0  # 12 x**2
+
+
+def test_float32_gradients_keep_their_dtype():
+    x = torch.tensor([0.5, 1.0], requires_grad=True)
+    (g,) = torch.autograd.grad(torch.tanh(x).sum(), x, create_graph=True)
+    (h,) = torch.autograd.grad(g.sum(), x)
+    assert g.dtype == h.dtype == torch.float32
+    t = np.tanh(np.array([0.5, 1.0]))
+    np.testing.assert_allclose(h.numpy(), -2 * t * (1 - t**2), rtol=1e-6)
+
+
+def test_functional_hessian():
+    x = torch.tensor([1.0, 2.0])
+    assert torch.autograd.functional.hessian(lambda v: (v**3).sum(), x).tolist() == [[6.0, 0.0], [0.0, 12.0]]
+    a = torch.tensor([1.0, 2.0, 3.0])
+    (haa, hab), (hba, hbb) = torch.autograd.functional.hessian(lambda p, q: (p * q).sum(), (a, a))
+    assert haa.tolist() == hbb.tolist() == np.zeros((3, 3)).tolist()
+    assert hab.tolist() == hba.tolist() == np.eye(3).tolist()
+    with pytest.raises(RuntimeError, match="should contain a single element"):
+        torch.autograd.functional.hessian(lambda v: v**3, x)
+
+
+def test_nodes_without_a_registry_rule_refuse_before_anything_changes():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1.0
+    y[0] = 5.0  # CopySlices
+    with pytest.warns(UserWarning, match="reference cycle"), pytest.raises(NotImplementedError, match="CopySlices"):
+        (y.sum() * y.sum()).backward(create_graph=True)
+    assert x.grad is None
+    h = x.exp()
+    h.register_hook(lambda g: g * 2)
+    with pytest.raises(NotImplementedError, match="hooks"):
+        torch.autograd.grad(h.sum(), x, create_graph=True)
+
+
+def test_a_custom_function_records_its_backward():
+    # as in PyTorch: its backward is Tensor code, run with grad mode on
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return 2 * a * g
+
+    x = _t([1.0, -2.0])
+    (g,) = torch.autograd.grad((Square.apply(x) * x).sum(), x, create_graph=True)
+    assert g.tolist() == [3.0, 12.0]  # 3 x**2
+    (h,) = torch.autograd.grad(g.sum(), x)
+    assert h.tolist() == [6.0, -12.0]  # 6 x
+
+
+def test_against_pytorch_where_installed():
+    real = pytest.importorskip("torch")
+
+    def program(lib):
+        x = lib.tensor([[0.5, 1.5], [0.7, 0.2]], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor([[0.3, -0.4], [1.2, 0.6]], dtype=lib.float64, requires_grad=True)
+        rows = []
+        for y in (lib.sin(x) * w, x / w, w / x, x @ w, x.sum(0) * w[0], lib.softmax(x, 1) * w, x ** w, x.t() * w):
+            gx, gw = lib.autograd.grad(y.sum(), [x, w], create_graph=True, allow_unused=True)
+            names = [type(g.grad_fn).__name__ if g is not None and g.grad_fn is not None else None for g in (gx, gw)]
+            h = lib.autograd.grad((gx * gx).sum() + (gw * gw).sum(), [x, w], allow_unused=True)
+            rows.append((names, [None if v is None else np.round(v.detach().numpy(), 10).tolist() for v in h]))
+        return rows
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert program(torch) == program(real)
