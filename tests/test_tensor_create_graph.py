@@ -215,3 +215,16 @@ def test_against_pytorch_where_installed():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert program(torch) == program(real)
+
+
+def test_a_backward_the_compiler_cannot_differentiate_again_refuses_before_anything_changes():
+    # cat's backward calls a helper with no reverse rule of its own: the second pass
+    # refuses, naming the node, and leaves .grad as it was
+    x = _t([1.0, 2.0])
+    w = _t([3.0])
+    (g,) = torch.autograd.grad((torch.cat([x * x, w]) ** 2).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), [4.0, 32.0])  # 4 x**3
+    w.grad = torch.ones(1, dtype=_F64)
+    with pytest.raises(NotImplementedError, match="CatBackwardBackward0"):
+        (g.sum() + (w * w).sum()).backward()
+    assert x.grad is None and w.grad.tolist() == [1.0]

@@ -155,9 +155,9 @@ def run_backward(roots, grads, retain_graph=False, capture=None):
 
 def check_order(order):
     """Before a pass over `order` changes anything: E7 for a node whose saved values were
-    released, the version error for one whose saved values were changed in place. A
-    node whose backward raises anyway raises first where PyTorch runs it before it
-    reads what later nodes saved."""
+    released, the version error for one whose saved values were changed in place, and a
+    node's own refusal (`prepare`). A node whose backward raises anyway raises first
+    where PyTorch runs it before it reads what later nodes saved."""
     raising = None
     for node in order:
         if node.freed:  # a views.BrokenView says why
@@ -173,6 +173,8 @@ def check_order(order):
                 check_versions(node)
         if node.raises and raising is None:
             raising = node
+        if node.prepares:
+            node.prepare()
 
 
 def _run(order, pending, retain_graph):

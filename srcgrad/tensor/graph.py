@@ -76,6 +76,7 @@ class Node:
     freed = False
     versions = ()  # records of saved tensors (saved_version); a subclass that saves has a slot
     raises = False  # a node whose backward always raises (PyTorch reaches it before later nodes' saved tensors)
+    prepares = False  # a node with a `prepare()` that a pass calls before it changes anything (it may raise)
 
     def __init__(self, next_functions):
         self.next_functions = next_functions

@@ -24,6 +24,7 @@ import types
 
 import numpy as np
 
+from ..errors import SrcGradError
 from . import ops
 from .engine import check_order, needed, topological
 from .grad_mode import enable_grad
@@ -147,13 +148,20 @@ class SourceNode(Node):
         self.arrays = arrays
         self.dtypes = [np.asarray(a).dtype for a in arrays]
 
+    prepares = True  # engine.check_order derives its adjoints before a pass changes anything
+
+    def prepare(self):
+        for k, (nxt, _) in enumerate(self.next_functions):
+            if nxt is not None:
+                _adjoint_for(self, self.function, len(self.arrays), k)
+
     def apply(self, g):
         out = []
         for k, (nxt, _) in enumerate(self.next_functions):
             if nxt is None:
                 out.append(None)
                 continue
-            gk = adjoint(self.function, len(self.arrays), k)(g, *self.arrays)
+            gk = _adjoint_for(self, self.function, len(self.arrays), k)(g, *self.arrays)
             out.append(np.asarray(gk).astype(self.dtypes[k], copy=False))
         return out
 
@@ -232,13 +240,40 @@ def _gradient_node_name(name, k):
     return name[:-1] + "Backward0" if name.endswith("0") else name + "Backward0"
 
 
-def _tracked(value, g, function, arrays, edges, k, name, lift):
-    """The Tensor of the gradient `value` of input k: a SourceNode over (g, *arrays)."""
+def _adjoint_for(node, function, count, k):
+    """`adjoint(function, count, k)` for a gradient `node`'s backward makes; where the
+    compiler cannot derive it, a NotImplementedError naming the node."""
+    try:
+        return adjoint(function, count, k)
+    except SrcGradError as exc:
+        why = str(getattr(exc, "msg", exc)).split(";")[0]
+        raise NotImplementedError(
+            f"create_graph=True: the Tensor shim cannot record a graph through the backward of {node.name()}: "
+            f"srcgrad's compiler cannot differentiate that backward ({why})"
+        ) from None
+
+
+def prepare(node):
+    """Derive the adjoints that `graph_apply` will need for the rule node `node`, so that
+    a pass refuses (`_adjoint_for`) before it changes anything (a SourceNode's own
+    `prepare` derives those its backward needs: engine.check_order calls it)."""
+    if isinstance(node, ArgEdgesNode):
+        node = node.inner
+    if isinstance(node, RuleNode):
+        function, inputs, edges, _ = _inputs_of(node)
+        for k, e in enumerate(edges):
+            if e is not None:
+                _adjoint_for(node, function, len(inputs), k)
+
+
+def _tracked(value, g, function, arrays, edges, k, name, lift, node):
+    """The Tensor of the gradient `value` of input k that `node`'s backward makes: a
+    SourceNode (called `name`) over (g, *arrays)."""
     inner = [_edge_of(g)] + [lift(e) for e in edges]
     if all(e is None for e in inner):
         return Tensor._make(value)
     out = Tensor._make(value, True)
-    fn = adjoint(function, len(arrays), k)
+    fn = _adjoint_for(node, function, len(arrays), k)
     out._grad_fn = node_class(name, SourceNode)(tuple((e, 0) for e in inner), fn, (g._data, *arrays))
     return out
 
@@ -292,14 +327,14 @@ def graph_apply(node, g, lift=_outer):
         if isinstance(node, NumberOperandNode) and node.which is not None:
             values = [values[0] if i == node.which else None for i in range(len(at))]
         grads = [None if v is None else _tracked(v, g, function, inputs, _read_edges(node, edges, at, i), at[i],
-                                                 _gradient_node_name(name, i), lift)
+                                                 _gradient_node_name(name, i), lift, node)
                  for i, v in enumerate(values)]
         return [grads[node.which]] if isinstance(node, NumberOperandNode) and node.which is not None else grads
     if isinstance(node, SourceNode):
         values = node.apply(g._data)
         edges = [nxt for nxt, _ in node.next_functions]
         name = _gradient_node_name(type(node).__name__, 0)
-        return [None if v is None else _tracked(v, g, node.function, node.arrays, edges, k, name, lift)
+        return [None if v is None else _tracked(v, g, node.function, node.arrays, edges, k, name, lift, node)
                 for k, v in enumerate(values)]
     if isinstance(node, (ZeroGradNode, ConstantGradNode)):
         return [None if v is None else Tensor._make(v) for v in node.apply(g._data)]
@@ -343,6 +378,8 @@ def run_graph_backward(roots, grads, retain_graph=True, capture=None, lift=_oute
         if not isinstance(node, (AccumulateGrad, RuleNode, ArgEdgesNode, SourceNode, ZeroGradNode,
                                  ConstantGradNode, CompositeNode)) and not hasattr(node, "graph_apply"):
             graph_apply(node, None)  # refuses, naming the node, before anything changes
+        if isinstance(node, (RuleNode, ArgEdgesNode)):
+            prepare(node)
     captured = {}
     with enable_grad():
         pending = {}
