@@ -42,7 +42,7 @@ from .tensor import (  # noqa: E402
     sub, sum, t, tanh, tensor, transpose, uint8, unsqueeze, var, where, zeros, zeros_like,
     addmm, allclose, argsort, atan2, bmm, ceil, chunk, floor, gather, index_select, inference_mode, isclose, lerp,
     masked_fill, outer, round, sign, sort, split, topk, trace, tril, triu, trunc, unbind,
-    reciprocal, rsqrt, log2, log10, exp2, asin, acos, atan, arcsin, arccos, arctan, sinh, cosh, erf, erfc, square, isnan, isfinite, isinf, floor_divide, remainder, true_divide, median, std_mean, var_mean, select, narrow, roll, flip, view_as,
+    reciprocal, rsqrt, log2, log10, exp2, asin, acos, atan, arcsin, arccos, arctan, sinh, cosh, tan, asinh, acosh, atanh, arcsinh, arccosh, arctanh, erf, erfc, square, isnan, isfinite, isinf, floor_divide, remainder, true_divide, median, std_mean, var_mean, select, narrow, roll, flip, view_as,
     frac, count_nonzero, unique, diagonal,
 )
 from .tensor.compiled import compile  # noqa: E402

@@ -228,3 +228,47 @@ def test_a_backward_the_compiler_cannot_differentiate_again_refuses_before_anyth
     with pytest.raises(NotImplementedError, match="CatBackwardBackward0"):
         (g.sum() + (w * w).sum()).backward()
     assert x.grad is None and w.grad.tolist() == [1.0]
+
+
+_NAMED = {  # the node of the first gradient, as PyTorch 2.13 names it (None: a leaf)
+    "sin": "MulBackward0", "log": "DivBackward0", "tanh": "TanhBackwardBackward0", "sigmoid": "SigmoidBackwardBackward0",
+    "atan": "DivBackward0", "exp2": "MulBackward1", "tan": "MulBackward0", "atanh": "DivBackward0",
+    "relu": "ThresholdBackwardBackward0",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NAMED))
+def test_gradient_nodes_are_named_as_pytorch_names_them(name):
+    z = _t([0.3, 0.6])
+    (g,) = torch.autograd.grad(getattr(torch, name)(z).sum(), z, create_graph=True)
+    assert type(g.grad_fn).__name__ == _NAMED[name]
+
+
+def test_gradients_of_selections_have_no_edge_to_their_inputs():
+    # g * (x > y) is piecewise constant in x and y: PyTorch's gradient is a leaf
+    z = _t([[0.3, -0.6], [0.2, 0.1]])
+    for y in (z.amax(1), torch.maximum(z, z.detach() * 0.5), z.clamp(0.0, 0.25)):
+        (g,) = torch.autograd.grad((y * 1.5).sum(), z, create_graph=True)
+        assert g.grad_fn is None and not g.requires_grad
+
+
+def test_tan_and_inverse_hyperbolic_functions():
+    v = np.array([0.3, 0.6])
+    for name, first, second in (
+        ("tan", lambda a: 1 / np.cos(a) ** 2, lambda a: 2 * np.tan(a) / np.cos(a) ** 2),
+        ("asinh", lambda a: 1 / np.sqrt(a**2 + 1), lambda a: -a / (a**2 + 1) ** 1.5),
+        ("atanh", lambda a: 1 / (1 - a**2), lambda a: 2 * a / (1 - a**2) ** 2),
+    ):
+        x = _t(v)
+        y = getattr(torch, name)(x)
+        assert type(y.grad_fn).__name__ == name.capitalize() + "Backward0"
+        (g,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+        (h,) = torch.autograd.grad(g.sum(), x)
+        np.testing.assert_allclose(g.detach().numpy(), first(v), rtol=1e-12)
+        np.testing.assert_allclose(h.numpy(), second(v), rtol=1e-10)
+    x = _t([1.3, 2.6])
+    (g,) = torch.autograd.grad(torch.acosh(x).sum(), x)
+    np.testing.assert_allclose(g.numpy(), 1 / np.sqrt(np.array([1.3, 2.6]) ** 2 - 1), rtol=1e-12)
+    w = torch.tensor([0.3, 0.6])
+    w.tan_()
+    assert w.dtype == torch.float32 and np.allclose(w.numpy(), np.tan([0.3, 0.6]))

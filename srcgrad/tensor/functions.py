@@ -17,7 +17,7 @@ from .joins import cat, concat, concatenate, stack
 from .products import addmm, bmm, dot, matmul, mm, mv, outer, trace, tril, triu
 from .pointwise import (
     allclose, atan2, ceil, clamp, clamp_max, clamp_min, clip, expm1, floor, isclose, lerp, log1p, maximum, minimum, round,
-    sign, trunc, where, reciprocal, rsqrt, log2, log10, exp2, asin, acos, atan, arcsin, arccos, arctan, sinh, cosh, erf, erfc, square, isnan, isfinite, isinf, floor_divide, remainder, true_divide, frac,
+    sign, trunc, where, reciprocal, rsqrt, log2, log10, exp2, asin, acos, atan, arcsin, arccos, arctan, sinh, cosh, tan, asinh, acosh, atanh, arcsinh, arccosh, arctanh, erf, erfc, square, isnan, isfinite, isinf, floor_divide, remainder, true_divide, frac,
 )
 from .selections import argsort, chunk, gather, index_select, masked_fill, named_pair, sort, split, topk, unbind, unique
 from .reductions import (
@@ -35,7 +35,7 @@ __all__ = [
     "all", "any", "is_floating_point",
     "addmm", "bmm", "outer", "trace", "tril", "triu", "allclose", "atan2", "ceil", "floor", "isclose", "lerp", "round",
     "sign", "trunc", "argsort", "chunk", "gather", "index_select", "masked_fill", "sort", "split", "topk", "unbind",
-    "reciprocal", "rsqrt", "log2", "log10", "exp2", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "erf", "erfc", "square", "isnan", "isfinite", "isinf", "floor_divide", "remainder", "true_divide", "median", "std_mean", "var_mean", "select", "narrow", "roll", "flip", "view_as",
+    "reciprocal", "rsqrt", "log2", "log10", "exp2", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tan", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "erf", "erfc", "square", "isnan", "isfinite", "isinf", "floor_divide", "remainder", "true_divide", "median", "std_mean", "var_mean", "select", "narrow", "roll", "flip", "view_as",
     "frac", "count_nonzero", "unique", "diagonal",
 ]
 
@@ -61,9 +61,10 @@ sum, mean, norm = map(_method, ("sum", "mean", "norm"))
 
 # `torch.sin_(t)` and the other in-place functions: `t.sin_()` (which refuses a leaf that requires grad)
 IN_PLACE = (
-    "abs_", "acos_", "arccos_", "arcsin_", "arctan_", "asin_", "atan_", "ceil_", "clamp_", "clamp_max_", "clamp_min_",
+    "abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_", "asin_", "asinh_",
+    "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_",
     "clip_", "cos_", "cosh_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "floor_", "frac_", "log10_", "log1p_", "log2_",
-    "log_", "neg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinh_", "sqrt_", "square_", "tanh_",
+    "log_", "neg_", "reciprocal_", "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinh_", "sqrt_", "square_", "tan_", "tanh_",
     "trunc_",
 )
 globals().update({name: _method(name) for name in IN_PLACE})

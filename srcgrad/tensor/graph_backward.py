@@ -201,7 +201,7 @@ def _read_edges(node, edges, at, i):
     read (saving.py; none for a node that saves nothing): its gradient does not depend
     on them, so, as in PyTorch, it has no edge to them (`x + y`'s gradient is the
     incoming one; `x * y`'s for x reads y only)."""
-    if not node.saves:  # a node PyTorch keeps shapes for only: its backward reads no values
+    if not node.saves or type(node).__name__ in _SELECTIONS:  # its backward reads no values, or masks only
         return [None] * len(edges)
     if isinstance(node, JoinNode):
         return edges
@@ -217,6 +217,14 @@ def _read_edges(node, edges, at, i):
     return kept
 
 
+# Nodes whose backward reads the inputs' values through comparisons only (`g * (x > y)`):
+# piecewise constant in them, so their gradients get no edge to them (as in PyTorch)
+_SELECTIONS = frozenset((
+    "AmaxBackward0", "AminBackward0", "MaxBackward0", "MaxBackward1", "MinBackward0", "MinBackward1",
+    "MaximumBackward0", "MinimumBackward0", "ClampBackward1", "ClampMinBackward0", "ClampMaxBackward0",
+))
+
+
 # The node PyTorch gives the gradient an op's backward makes, where it is not `<op>Backward0`
 # (the op's node name -> one name per input, or one for all)
 _GRADIENT_NODES = {
@@ -228,6 +236,14 @@ _GRADIENT_NODES = {
     "SumBackward1": "ExpandBackward0", "MeanBackward1": "DivBackward1", "TBackward0": "TBackward0",
     "SoftmaxBackward0": "SoftmaxBackwardDataBackward0", "LogSoftmaxBackward0": "LogSoftmaxBackwardDataBackward0",
     "PowBackward1": ("WhereBackward0", "MulBackward0"),
+    "AsinBackward0": "MulBackward0", "AcosBackward0": "MulBackward0", "AtanBackward0": "DivBackward0",
+    "SinhBackward0": "MulBackward0", "CoshBackward0": "MulBackward0", "ErfBackward0": "MulBackward0",
+    "ErfcBackward0": "MulBackward0", "Expm1Backward0": "MulBackward0", "Log1PBackward0": "DivBackward0",
+    "Log2Backward0": "DivBackward0", "Log10Backward0": "DivBackward0", "Exp2Backward0": "MulBackward1",
+    "RsqrtBackward0": "MulBackward0", "TanBackward0": "MulBackward0", "AsinhBackward0": "MulBackward0",
+    "AcoshBackward0": "MulBackward0", "AtanhBackward0": "DivBackward0", "SiluBackward0": "MulBackward0",
+    "ProdBackward0": "MulBackward0", "VarBackward0": "MulBackward0", "LogsumexpBackward0": "MulBackward0",
+    "BinaryCrossEntropyWithLogitsBackward0": "DivBackward1", "Atan2Backward0": "MulBackward0",
 }
 
 

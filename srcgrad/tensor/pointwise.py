@@ -26,7 +26,7 @@ __all__ = [
     "exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "tanh", "sigmoid",
     "sign", "floor", "ceil", "trunc", "round", "atan2", "lerp", "isclose", "allclose", "PointwiseOps",
     "reciprocal", "rsqrt", "log2", "log10", "exp2", "asin", "acos", "atan", "sinh", "cosh", "erf", "erfc",
-    "arcsin", "arccos", "arctan", "square", "isnan", "isfinite", "isinf", "floor_divide", "remainder", "div",
+    "arcsin", "arccos", "arctan", "square", "tan", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "isnan", "isfinite", "isinf", "floor_divide", "remainder", "div",
     "true_divide",
 ]
 
@@ -69,6 +69,10 @@ acos = arccos = _floating("acos", np.arccos, "AcosBackward0")
 atan = arctan = _floating("atan", np.arctan, "AtanBackward0")
 sinh = _floating("sinh", np.sinh, "SinhBackward0")
 cosh = _floating("cosh", np.cosh, "CoshBackward0")
+tan = _floating("tan", np.tan, "TanBackward0")
+asinh = arcsinh = _floating("asinh", np.arcsinh, "AsinhBackward0")
+acosh = arccosh = _floating("acosh", np.arccosh, "AcoshBackward0")
+atanh = arctanh = _floating("atanh", np.arctanh, "AtanhBackward0")
 erf = _floating("erf", activations.erf, "ErfBackward0")
 erfc = _floating("erfc", activations.erfc, "ErfcBackward0")
 
@@ -421,6 +425,10 @@ class PointwiseOps:
     acos = arccos = acos
     atan = arctan = atan
     sinh, cosh, erf, erfc, square = sinh, cosh, erf, erfc, square
+    tan = tan
+    asinh = arcsinh = asinh
+    acosh = arccosh = acosh
+    atanh = arctanh = atanh
     frac = frac
     isnan, isfinite, isinf = isnan, isfinite, isinf
     floor_divide, remainder, true_divide = floor_divide, remainder, true_divide
@@ -442,6 +450,10 @@ class PointwiseOps:
     acos_ = arccos_ = _in_place("acos_", acos)
     atan_ = arctan_ = _in_place("atan_", atan)
     sinh_, cosh_, erf_, erfc_ = _in_place("sinh_", sinh), _in_place("cosh_", cosh), _in_place("erf_", erf), _in_place("erfc_", erfc)
+    tan_ = _in_place("tan_", tan)
+    asinh_ = arcsinh_ = _in_place("asinh_", asinh)
+    acosh_ = arccosh_ = _in_place("acosh_", acosh)
+    atanh_ = arctanh_ = _in_place("atanh_", atanh)
     sign_, floor_, ceil_, trunc_ = _in_place("sign_", sign), _in_place("floor_", floor), _in_place("ceil_", ceil), _in_place("trunc_", trunc)
     round_ = _in_place("round_", round)
     clamp_min_, clamp_max_ = _in_place("clamp_min_", clamp_min), _in_place("clamp_max_", clamp_max)
