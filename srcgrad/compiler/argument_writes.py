@@ -51,15 +51,43 @@ class Write:
 
 def parameters(fn, _visiting=()):
     """{parameter name, or STATE: its first Write} of the user function `fn`; {} where its
-    source cannot be read (a stand-in's own source is read then: a method's, a partial's)."""
+    source cannot be read (a stand-in's own source is read then: a method's, a partial's).
+
+    Within one outermost call, a function's answer is kept (`_MEMO`) unless its walk met
+    a recursion (then it depends on where the walk began): a function called along many
+    paths (the pullbacks a derivative of a derivative calls) is read once."""
     if fn in _visiting:
+        _CUTS[0] += 1
         return {}  # recursion: its own statements are read where the walk began
+    outermost = not _MEMO
+    if outermost:
+        _MEMO.append({})
+    try:
+        memo = _MEMO[0]
+        found = memo.get(id(fn))
+        if found is not None and found[0] is fn:
+            return found[1]
+        cuts = _CUTS[0]
+        written = _parameters(fn, _visiting)
+        if _CUTS[0] == cuts:
+            memo[id(fn)] = (fn, written)
+        return written
+    finally:
+        if outermost:
+            _MEMO.clear()
+
+
+_MEMO = []  # the answers of the outermost `parameters` call running: [{id(fn): (fn, answer)}]
+_CUTS = [0]  # how many times a walk met a recursion
+
+
+def _parameters(fn, visiting):
     try:
         program = frontend.load(fn)
     except Exception:  # noqa: BLE001 - no source: nothing known, as for any call srcgrad cannot read
         return {}
     tree = program.tree
-    walk = _Walk(program, _visiting + (fn,))
+    walk = _Walk(program, visiting + (fn,))
     roots = _own_roots(tree.args)
     named = [n for n in traversal.walk(tree) if isinstance(n, gast.Name)]
     free = {n.id for n in named if isinstance(n.ctx, gast.Load)} - {n.id for n in named if not isinstance(n.ctx, gast.Load)}
