@@ -513,3 +513,15 @@ def test_compiled_tuple_of_scalars_and_an_integer_output():
     with pytest.raises(TypeError, match=r"^`compiled_list` \(.*test_tensor_autograd.py:\d+\) returned a list: a "
                                         r"function under @srcgrad.compile returns one array"):
         compiled_list(p)
+
+
+def test_a_slice_stepping_backwards_is_refused_as_pytorch_refuses_it():
+    # NumPy reverses; PyTorch raises (x.flip(0) is its reversal)
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    for index, message in ((slice(None, None, -1), "step must be greater than zero"),
+                           ((0, slice(None, None, 0)), "slice step cannot be zero")):
+        with pytest.raises(ValueError, match=message):
+            x[index]
+        with pytest.raises(ValueError, match=message):
+            x[index] = 1.0
+    assert x[::2].tolist() == [[1.0, 2.0]]

@@ -127,6 +127,8 @@ class Contributions:
                 return self.user_call(stmt, call.primal, call.args, call.keywords, g, call.label)
             raise calls.missing_rule(self.program, stmt, call, "srcgrad.defvjp")
         bound = calls.bind(self.program, stmt, rule, call)
+        if _through_source(rule, bound, call.primal, self.activity):
+            return self.user_call(stmt, call.primal, call.args, call.keywords, g, call.label)
         calls.check_varargs(self.program, stmt, rule, call, bound, self.activity, rule.vjps, inline.inlinable)
         if call.primal in (getattr, operator.getitem) and isinstance(bound.get("x"), gast.Name):
             self.structured.add(self.namer.adjoint(bound["x"].id))  # `getattr(p, 'W')`: an entry's gradient
@@ -284,3 +286,14 @@ def _index_value(index):
     if isinstance(index, gast.Tuple):
         return syntax.tuple_([_index_value(e) for e in index.elts])
     return index
+
+
+def _through_source(rule, bound, fn, activity):
+    """Whether a call is differentiated through the called function's source rather than
+    its rule: a helper of the rules (its forward rules derived from its source,
+    `srcgrad_helper_rule`), with no reverse rule for an argument that carries a
+    derivative. Generated code differentiated in reverse mode calls such helpers (the
+    Tensor shim's gradients of gradients)."""
+    if not calls.is_user_function(fn) or not any(getattr(d.fn, "srcgrad_helper_rule", False) for d in rule.jvps.values()):
+        return False
+    return any(param not in rule.vjps and calls.active_names(node, activity) for param, node in bound.items())

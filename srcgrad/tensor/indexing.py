@@ -26,11 +26,18 @@ __all__ = ["IndexingOps"]
 
 def _index(index):
     """A NumPy index from a PyTorch one (tensors become arrays); PyTorch's IndexError for
-    a tensor index that holds neither integers nor booleans."""
+    a tensor index that holds neither integers nor booleans, and its ValueError for a
+    slice stepping backwards (NumPy would reverse)."""
     if isinstance(index, ShapeOps):
         return _index_array(index._data)
     if isinstance(index, tuple):
-        return tuple(_index_array(i._data) if isinstance(i, ShapeOps) else i for i in index)
+        return tuple(_index_array(i._data) if isinstance(i, ShapeOps) else _stepped(i) for i in index)
+    return _stepped(index)
+
+
+def _stepped(index):
+    if type(index) is slice and index.step is not None and operator.index(index.step) <= 0:
+        raise ValueError("slice step cannot be zero" if index.step == 0 else "step must be greater than zero")
     return index
 
 
