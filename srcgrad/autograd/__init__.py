@@ -99,14 +99,7 @@ class FunctionNode(Node):
 
     def apply(self, g):
         with no_grad():
-            grads = self.function.backward(self.ctx, Tensor._make(g))
-        if not isinstance(grads, tuple):
-            grads = (grads,)
-        if len(grads) != len(self.next_functions):
-            raise RuntimeError(
-                f"function {type(self).__name__} returned an incorrect number of gradients "
-                f"(expected {len(self.next_functions)}, got {len(grads)})"
-            )
+            grads = self._counted(self.function.backward(self.ctx, Tensor._make(g)))
         out = []
         for i, ((nxt, _), gi, dt, shape) in enumerate(zip(self.next_functions, grads, self.dtypes, self.shapes)):
             if nxt is None or gi is None:
@@ -120,14 +113,7 @@ class FunctionNode(Node):
         """`apply` in a pass with create_graph: the user's backward runs with grad mode on,
         on the Tensor `g`, so its own ops record the gradients' graph (graph_backward.py)."""
         with enable_grad():
-            grads = self.function.backward(self.ctx, g)
-        if not isinstance(grads, tuple):
-            grads = (grads,)
-        if len(grads) != len(self.next_functions):
-            raise RuntimeError(
-                f"function {type(self).__name__} returned an incorrect number of gradients "
-                f"(expected {len(self.next_functions)}, got {len(grads)})"
-            )
+            grads = self._counted(self.function.backward(self.ctx, g))
         out = []
         for i, ((nxt, _), gi, dt, shape) in enumerate(zip(self.next_functions, grads, self.dtypes, self.shapes)):
             if nxt is None or gi is None:
@@ -145,6 +131,18 @@ class FunctionNode(Node):
                 gi = Tensor._make(summed)
             out.append(gi if gi._data.dtype == dt else gi.to(dt))
         return out
+
+    def _counted(self, grads):
+        """What backward returned, as a tuple of one gradient per input (PyTorch's error
+        where the count differs)."""
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        if len(grads) != len(self.next_functions):
+            raise RuntimeError(
+                f"function {type(self).__name__} returned an incorrect number of gradients "
+                f"(expected {len(self.next_functions)}, got {len(grads)})"
+            )
+        return grads
 
     def _sum_to(self, i, gi, shape):
         """Input `i`'s gradient `gi` summed over the axes that broadcasting `shape` to

@@ -14,7 +14,7 @@ from .errstate import loud, quiet
 from .graph import AccumulateGrad, accumulate, run_hooks
 from .versions import check_versions
 
-__all__ = ["FREED_MESSAGE", "run_backward", "run_single", "warn_non_leaf_grad", "topological", "needed", "check_order"]
+__all__ = ["FREED_MESSAGE", "run_backward", "run_single", "warn_non_leaf_grad", "pass_order"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -120,12 +120,7 @@ def run_backward(roots, grads, retain_graph=False, capture=None):
     accumulated, and the gradient reaching each captured node is returned (None
     for a node not reached).
     """
-    order = topological(roots)
-    if capture is not None:
-        wanted = set(capture)
-        need = needed(order, wanted)
-        order = [n for n in order if n in need]
-    check_order(order)
+    order, wanted, need = pass_order(roots, capture)
     pending = {}
     for root, g in zip(roots, grads):
         pending[root] = g if root not in pending else pending[root] + g
@@ -151,6 +146,20 @@ def run_backward(roots, grads, retain_graph=False, capture=None):
         if not retain_graph:
             node.release()
     return [captured.get(n) for n in capture]
+
+
+def pass_order(roots, capture):
+    """(order, wanted, need) of a pass from `roots`: the nodes it runs, in order (with
+    `capture`, only those from which a captured node is reached: `need`, and `wanted`
+    the captured ones; else both None), after `check_order`."""
+    order = topological(roots)
+    wanted = need = None
+    if capture is not None:
+        wanted = set(capture)
+        need = needed(order, wanted)
+        order = [n for n in order if n in need]
+    check_order(order)
+    return order, wanted, need
 
 
 def check_order(order):

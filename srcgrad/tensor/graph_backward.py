@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import SrcGradError
 from . import ops
-from .engine import check_order, needed, topological
+from .engine import pass_order
 from .grad_mode import enable_grad
 from .graph import AccumulateGrad, Node, node_class
 from .joins import JoinNode
@@ -379,12 +379,7 @@ def run_graph_backward(roots, grads, retain_graph=True, capture=None, lift=_oute
     keeping their graph, as PyTorch's create_graph does). With `capture` (nodes), the
     gradient Tensor reaching each is returned (None where none does).
     """
-    order = topological(roots)
-    if capture is not None:
-        wanted = set(capture)
-        need = needed(order, wanted)
-        order = [n for n in order if n in need]
-    check_order(order)
+    order, wanted, need = pass_order(roots, capture)
     for node in order:
         if node._hooks:
             raise NotImplementedError(
