@@ -124,8 +124,13 @@ def _called_parameters(fn, seen):
     if not params:
         return ()
     called = set()
-    nodes = list(traversal.nodes(program.tree))
-    called_names = {n.func.id for n in nodes if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)}
+    # the nodes looked at below, in the walk's order, and the names called (one walk)
+    nodes, called_names, kinds = [], set(), _LOOKED_AT
+    for n in traversal.nodes(program.tree):
+        if type(n) in kinds:
+            nodes.append(n)
+            if type(n) is gast.Call and type(n.func) is gast.Name:
+                called_names.add(n.func.id)
     for node in nodes:
         if isinstance(node, gast.For):  # `for layer in layers: h = layer(h)`: a container of callables
             called.update(_iterated(node, params))
@@ -150,6 +155,9 @@ def _called_parameters(fn, seen):
         elif any(isinstance(a, gast.Name) and a.id in params for a in node.args + [k.value for k in node.keywords]):
             called.update(_handed(node, params, program, seen))
     return tuple(p for p in params if p in called)
+
+
+_LOOKED_AT = frozenset({gast.For, gast.ListComp, gast.GeneratorExp, gast.Assign, gast.Call})  # by _called_parameters
 
 
 # the words of a function's text that it may call (`p(`), call a method of (`p.`), pass

@@ -32,6 +32,9 @@ def run(program):
     """`program.tree` with the reads of its module aliases respelled (the same tree when
     there are none); a `SrcGradError` for a module name the rewrite cannot stand for."""
     tree = program.tree
+    if not any(type(s) is gast.Assign and len(s.targets) == 1 and type(s.targets[0]) is gast.Name
+               and dotted_parts(s.value) is not None for s in traversal.statements(tree)):
+        return tree  # no assignment of a name or dotted name: nothing below to find (a statement walk)
     local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(traversal.names_stored(tree))
     top = {id(s): k for k, s in enumerate(tree.body)}
     nested = _nested_functions(tree)

@@ -24,7 +24,7 @@ from . import syntax, traversal
 def run(program):
     """`program.tree` without the declarations of names it only reads."""
     tree = program.tree
-    if not any(isinstance(n, (gast.Global, gast.Nonlocal)) for n in traversal.walk(tree)):
+    if not any(isinstance(n, (gast.Global, gast.Nonlocal)) for n in traversal.statements(tree)):  # statements only
         return tree
     stored = assigned(tree)
     if any(isinstance(n, (gast.Global, gast.Nonlocal)) and set(n.names) & set(stored) for n in traversal.walk(tree)):

@@ -42,8 +42,9 @@ def check(program):
     """Raise a located `SrcGradError` for a stored lazy iterator whose reads change before
     it is read (see the module docstring)."""
     tree = program.tree
-    if not traversal.holds(tree, (gast.GeneratorExp, gast.Call)):
-        return
+    if not any(type(n) is gast.Assign and len(n.targets) == 1 and type(n.targets[0]) is gast.Name and _maybe_lazy(n.value)
+               for n in traversal.statements(tree)):
+        return  # (a statement walk: cheaper than the walk over every node below, which finds these same assignments)
     local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(traversal.names_stored(tree))
     stored = [n for n in traversal.walk(tree) if isinstance(n, gast.Assign) and len(n.targets) == 1
               and isinstance(n.targets[0], gast.Name) and _lazy(n.value, program, local) is not None]
@@ -70,6 +71,14 @@ def check(program):
                     f"the {kind} when it is read, so it sees the change, while srcgrad computes it where it is "
                     f"written. Write the {kind} out where it is read, or, to read the values it had where it is "
                     f"written, make it a list there (`{name} = [...]`, `{name} = list(...)`)")
+
+
+def _maybe_lazy(value):
+    """Whether `value` has the form `_lazy` looks into: a generator expression, or a
+    call of one of the names of `_LAZY_NAMES`."""
+    kind = type(value)
+    return kind is gast.GeneratorExp or (kind is gast.Call and type(value.func) is gast.Name
+                                         and value.func.id in _LAZY_NAMES)
 
 
 def _lazy(value, program, local):
