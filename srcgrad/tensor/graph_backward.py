@@ -14,7 +14,9 @@ A node with a `graph_apply(g)` of its own (a custom autograd.Function, whose bac
 Tensor code, run with grad mode on) records its backward itself. A node whose backward
 is none of these (a compiled function, a write into a view, a node of several outputs)
 refuses the pass with a NotImplementedError naming it, as do hooks and retained
-gradients; nothing is accumulated before the refusal.
+gradients and a backward the compiler cannot differentiate: each before the pass
+changes anything (`_check`; in a later pass through the gradients, a SourceNode's
+`prepare`).
 """
 
 import itertools
@@ -26,7 +28,7 @@ import numpy as np
 
 from ..errors import SrcGradError
 from . import ops
-from .engine import pass_order
+from .engine import pass_order, topological
 from .grad_mode import enable_grad
 from .graph import AccumulateGrad, Node, node_class
 from .joins import JoinNode
@@ -42,7 +44,7 @@ Tensor = None  # bound by srcgrad.tensor.tensor
 _MODULE = "srcgrad.tensor.graph_backward"
 _SERIAL = itertools.count()
 _NAMES = {}  # name -> a function or op the generated texts call by that name (unique names)
-_OPS = {}  # (primitive, arity, keywords, joined) -> the op's function of its inputs
+_OPS = {}  # op_function's (primitive, spelled, keywords, joined) -> the op's function of its inputs
 _ADJOINTS = {}  # (function, input) -> the function's vector-Jacobian product for that input
 
 
@@ -384,6 +386,29 @@ def graph_apply(node, g, lift=_outer):
     )
 
 
+def _check(order, seen):
+    """Refuse, before a pass changes anything, what it would refuse on its way: hooks, a
+    node it cannot record (`graph_apply`), a backward the compiler cannot differentiate
+    (`prepare`), in `order` and in the inner graphs of its composite nodes."""
+    for node in order:
+        if node in seen:
+            continue
+        seen.add(node)
+        if node._hooks:
+            raise NotImplementedError(
+                "create_graph=True: the Tensor shim does not run hooks or retain_grad in a pass that records "
+                f"a graph (one is on {node.name()})"
+            )
+        if isinstance(node, (RuleNode, ArgEdgesNode)):
+            prepare(node)
+        elif isinstance(node, CompositeNode):
+            if node.root is not None:
+                _check(topological([node.root]), seen)
+        elif not isinstance(node, (AccumulateGrad, SourceNode, ZeroGradNode, ConstantGradNode)) and \
+                not hasattr(node, "graph_apply"):
+            graph_apply(node, None)  # refuses, naming the node
+
+
 def run_graph_backward(roots, grads, retain_graph=True, capture=None, lift=_outer):
     """engine.run_backward with Tensor gradients `grads` that record their graph.
 
@@ -392,17 +417,7 @@ def run_graph_backward(roots, grads, retain_graph=True, capture=None, lift=_oute
     gradient Tensor reaching each is returned (None where none does).
     """
     order, wanted, need = pass_order(roots, capture)
-    for node in order:
-        if node._hooks:
-            raise NotImplementedError(
-                "create_graph=True: the Tensor shim does not run hooks or retain_grad in a pass that records "
-                f"a graph (one is on {node.name()})"
-            )
-        if not isinstance(node, (AccumulateGrad, RuleNode, ArgEdgesNode, SourceNode, ZeroGradNode,
-                                 ConstantGradNode, CompositeNode)) and not hasattr(node, "graph_apply"):
-            graph_apply(node, None)  # refuses, naming the node, before anything changes
-        if isinstance(node, (RuleNode, ArgEdgesNode)):
-            prepare(node)
+    _check(order, set())
     captured = {}
     with enable_grad():
         pending = {}
