@@ -218,14 +218,14 @@ def test_against_pytorch_where_installed():
 
 
 def test_a_backward_the_compiler_cannot_differentiate_again_refuses_before_anything_changes():
-    # index_select's backward writes into an array with np.add.at, which reverse mode
-    # refuses: the second pass refuses, naming the node, and leaves .grad as it was
-    x = _t([1.0, 2.0])
+    # trace's backward writes g into a view of zeros, which reverse mode refuses: the
+    # second pass refuses, naming the node, and leaves .grad as it was
+    x = _t([[1.0, 2.0], [3.0, 4.0]])
     w = _t([3.0])
-    (g,) = torch.autograd.grad((x.index_select(0, torch.tensor([1, 0, 1])) ** 2).sum() * w, x, create_graph=True)
-    np.testing.assert_allclose(g.detach().numpy(), [6.0, 24.0])  # w * [2 x0, 4 x1]
+    (g,) = torch.autograd.grad((x.trace() ** 2) * w.sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), [[30.0, 0.0], [0.0, 30.0]])  # 2 trace(x) w I
     w.grad = torch.ones(1, dtype=_F64)
-    with pytest.raises(NotImplementedError, match="IndexSelectBackwardBackward0"):
+    with pytest.raises(NotImplementedError, match="TraceBackwardBackward0"):
         (g.sum() + (w * w).sum()).backward()
     assert x.grad is None and w.grad.tolist() == [1.0]
 
@@ -286,6 +286,8 @@ def _gradient(f, a):
     ("repeat", lambda x: (x.repeat(2, 1) ** 3).sum()),
     ("std", lambda x: x.std(1).sum() * x.sum()),
     ("mse_loss", lambda x: torch.nn.functional.mse_loss(x * x, x.flip(0)) ** 2),
+    ("gather", lambda x: (x.gather(1, torch.tensor([[0, 2, 2], [1, 0, 1]])) ** 3).sum()),
+    ("index_select", lambda x: (x.index_select(1, torch.tensor([2, 0, 2])) ** 3).sum()),
     ("binary_cross_entropy", lambda x: torch.nn.functional.binary_cross_entropy(
         torch.sigmoid(x), torch.sigmoid(x.flip(0) * 0.5))),
 ])

@@ -22,7 +22,7 @@ from ..runtime import (
     add_grad, broadcast_tangent, jacobian_from_columns, owned_gradient, owned_gradients, snapshot, structure_like,
     unbroadcast, unless_integral, unreduce, zeros_like_grad,
 )
-from . import decompositions, linalg, reductions, series
+from . import decompositions, linalg, reductions, series, shapes
 from .operators import _matmul_vjp_x, _matmul_vjp_y
 from .registry import defjvp, defvjp, discrete, nondifferentiable
 from .shapes import _getitem_vjp
@@ -377,6 +377,61 @@ def jacobian_from_columns_jvp(t, ans, columns, x, out):
 @_zero
 def jacobian_from_columns_jvp_structure(t, ans, columns, x, out):
     return zeros_like_grad(ans)
+
+
+# --- the adjoints of np.take and np.take_along_axis: _take_vjp(g, x, indices, axis, mode),
+# _take_along_axis_vjp(g, x, indices, axis). Linear in g, whose transposes select; `x`
+# only lends a shape. Reverse mode over generated reverse code calls them (the Tensor
+# shim's gradients of gradients of index_select and gather).
+
+
+def _take_vjp_vjp_g(cotangent__, result__, g, x, indices, axis, mode):
+    return np.take(cotangent__, indices, axis=axis, mode=mode)
+
+
+def _take_vjp_jvp_g(tangent__, result__, g, x, indices, axis, mode):
+    return shapes._take_vjp(tangent__, x, indices, axis, mode)
+
+
+@_zero
+def _take_vjp_vjp_x(cotangent__, result__, g, x, indices, axis, mode):
+    return zeros_like_grad(x)
+
+
+@_zero
+def _take_vjp_jvp_x(tangent__, result__, g, x, indices, axis, mode):
+    return zeros_like_grad(result__)
+
+
+def _take_along_axis_vjp_vjp_g(cotangent__, result__, g, x, indices, axis):
+    return np.take_along_axis(cotangent__, indices, axis)
+
+
+def _take_along_axis_vjp_jvp_g(tangent__, result__, g, x, indices, axis):
+    return shapes._take_along_axis_vjp(tangent__, x, indices, axis)
+
+
+@_zero
+def _take_along_axis_vjp_vjp_x(cotangent__, result__, g, x, indices, axis):
+    return zeros_like_grad(x)
+
+
+@_zero
+def _take_along_axis_vjp_jvp_x(tangent__, result__, g, x, indices, axis):
+    return zeros_like_grad(result__)
+
+
+for _helper, (_vjp_g, _jvp_g, _vjp_x, _jvp_x) in (
+    (shapes._take_vjp, (_take_vjp_vjp_g, _take_vjp_jvp_g, _take_vjp_vjp_x, _take_vjp_jvp_x)),
+    (shapes._take_along_axis_vjp, (_take_along_axis_vjp_vjp_g, _take_along_axis_vjp_jvp_g, _take_along_axis_vjp_vjp_x,
+                                   _take_along_axis_vjp_jvp_x)),
+):
+    defvjp(_helper, "g")(_vjp_g)
+    defjvp(_helper, "g")(_jvp_g)
+    defvjp(_helper, "x")(_vjp_x)
+    defjvp(_helper, "x")(_jvp_x)
+discrete(shapes._take_vjp, "indices", "axis", "mode")
+discrete(shapes._take_along_axis_vjp, "indices", "axis")
 
 
 # --- cumprod's adjoint helper: _cumprod_vjp(g, ans, x, axis) ------------------------------
