@@ -109,15 +109,39 @@ def calls_a_method(tree, names):
     )
 
 
-def run(program):
-    """`program.tree` with each call of a method of a parameter bound to a `RecordOf`
-    rewritten into a call of the function its class defines (the module docstring), that
-    function bound to a helper name in `program.bound` and `program.held`; a method srcgrad
-    cannot follow so is refused at its line. Returns a new tree; the parse stays as it was."""
+def run(program, tree=None, helper=None):
+    """`program.tree` (or `tree`, a copy of it known_classes.run rewrote) with each call of
+    a method of a name bound to a `RecordOf` (`program.records`) rewritten into a call of
+    the function its class defines (the module docstring), that function bound to a
+    helper name in `program.bound` and `program.held` (`helper`, else `helper_namer`'s);
+    a method srcgrad cannot follow so is refused at its line. Returns a new tree; the
+    parse stays as it was."""
     records = program.records
     if not records:
-        return program.tree
-    tree = syntax.copy(program.tree)
+        return program.tree if tree is None else tree
+    if tree is None:
+        tree = syntax.copy(program.tree)
+    if helper is None:
+        helper = helper_namer(program, tree)
+
+    def rewrite(node):
+        if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
+            param, name = node.func.value.id, node.func.attr
+            if is_method_name(name):
+                return method_call(program, node, param, name, records[param], helper)
+            _check_not_shadowed(program, node, records[param].cls)
+        elif isinstance(node.func, gast.Name):  # `p(x)` of an object whose class defines `__call__`
+            return method_call(program, node, node.func.id, "__call__", records[node.func.id], helper)
+        return node
+
+    tree.body = calls_rewritten(tree.body, set(records), rewrite)
+    return tree
+
+
+def helper_namer(program, tree):
+    """`helper(func, owner)`: the name bound (in `program.bound` and `program.held`) to the
+    function `func` of the class `owner` that a rewritten call calls (`Params_apply`),
+    one per function, clashing with nothing `tree` or the function's scope names."""
     namer = Namer.for_tree(tree)
     namer.taken |= set(program.globals) | set(program.bound)
     helpers = {}
@@ -131,33 +155,24 @@ def run(program):
             helpers[func] = name
         return helpers[func]
 
-    def rewrite(node):
-        if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
-            param, name = node.func.value.id, node.func.attr
-            if is_method_name(name):
-                return _call(program, node, param, name, records[param], helper)
-            _check_not_shadowed(program, node, records[param].cls)
-        elif isinstance(node.func, gast.Name):  # `p(x)` of an object whose class defines `__call__`
-            return _call(program, node, node.func.id, "__call__", records[node.func.id], helper)
-        return node
-
-    tree.body = calls_rewritten(tree.body, set(records), rewrite)
-    return tree
+    return helper
 
 
-def _call(program, node, param, name, bound, helper):
+def method_call(program, node, param, name, bound, helper, receiver=None):
     """The call `node` of the method `name` of the object `param` bound to `bound`, a
     `RecordOf` (`__call__`: of the object itself), as a call of the function its class
-    defines."""
+    defines; `receiver`: the expression computing the object where it is not the name
+    `param` (which then only says it in messages)."""
+    receiver_node = syntax.name(param) if receiver is None else receiver
     cls = bound.cls
     if cls in sampling.GENERATOR_METHODS:  # `rng.normal(mu, s)`: `Generator.normal(rng, mu, s)`, whose rules
         func = sampling.GENERATOR_METHODS[cls].get(name)  # read the draw; other methods run as written
         if func is None:
             return node
-        made = syntax.call(syntax.name(helper(func, cls)), [syntax.name(param)] + list(node.args),
+        made = syntax.call(syntax.name(helper(func, cls)), [receiver_node] + list(node.args),
                            [(k.arg, k.value) for k in node.keywords])
         return syntax.located(made, node)
-    owner, found = _defined(cls, name)
+    owner, found = defined(cls, name)
     called = f"{param}()" if name == "__call__" else f"{param}.{name}()"
     kind = "a dataclass or namedtuple argument" if bound.record else "an object passed as an argument"
 
@@ -169,7 +184,7 @@ def _call(program, node, param, name, bound, helper):
             NotDifferentiableError,
         )
 
-    getter = _defined(cls, "__getattribute__")[0]
+    getter = defined(cls, "__getattribute__")[0]
     if getter not in (None, object, tuple):
         raise refuse(f"`{getter.__qualname__}` defines `__getattribute__`, which may answer `{param}.{name}` with "
                      "another function than the class's")
@@ -186,7 +201,7 @@ def _call(program, node, param, name, bound, helper):
     if isinstance(found, staticmethod) and isinstance(found.__func__, types.FunctionType):
         func, receiver = found.__func__, []
     elif isinstance(found, types.FunctionType) and owner not in (tuple, object):
-        func, receiver = found, [syntax.name(param)]
+        func, receiver = found, [receiver_node]
     else:
         kind = ("a property" if isinstance(found, property) else "a classmethod" if isinstance(found, classmethod)
                 else f"a method of `{owner.__name__}`" if owner in (tuple, object) else "not a Python function")
@@ -259,7 +274,7 @@ def _not_followed(value, name):
         return _own_method(value) is not None
     if record_fields(cls) is None:
         return False
-    owner, found = _defined(cls, name)
+    owner, found = defined(cls, name)
     return owner is not None and owner not in (tuple, object) and isinstance(
         found, (types.FunctionType, staticmethod, classmethod, property))
 
@@ -272,7 +287,7 @@ def _own_method(value):
         return None
     cls = type(value)
     fields = getattr(cls, "__dataclass_fields__", ())
-    return next((k for k in own if k not in fields and _is_method(*_defined(cls, k))), None)
+    return next((k for k in own if k not in fields and _is_method(*defined(cls, k))), None)
 
 
 def _is_method(owner, found):
@@ -337,13 +352,13 @@ def _check_not_shadowed(program, node, cls):
     """Refuse `p.mean()` where the record's class defines `mean` itself: srcgrad reads a
     call of that name as the method of arrays (or containers) it names."""
     param, name = node.func.value.id, node.func.attr
-    owner, found = _defined(cls, name)
+    owner, found = defined(cls, name)
     if owner is not None and owner not in (tuple, object) and name not in ("_replace", "_asdict", "_make") and (
             isinstance(found, (types.FunctionType, staticmethod, classmethod, property))):
         raise program.error(node, _shadowed(program.name, param, cls, name), NotDifferentiableError)
 
 
-def _defined(cls, name):
+def defined(cls, name):
     """(the class along `cls`'s MRO whose body defines `name`, what it binds there), or
     (None, None)."""
     for klass in cls.__mro__:
