@@ -401,9 +401,12 @@ def _hands_on_record(call, callee, records):
     """Whether `call` passes a parameter bound to a record's class (record_methods.py) to
     a callee that calls a method of one of its parameters: those calls are rewritten in
     the callee's own derivative, which the call then stays."""
-    if not any(isinstance(node, gast.Name) and node.id in records for node in call.args + [k.value for k in call.keywords]):
+    handed = [node.id for node in call.args + [k.value for k in call.keywords]
+              if isinstance(node, gast.Name) and node.id in records]
+    if not handed:
         return False
-    return record_methods.calls_a_method(callee.tree, set(callee.params))
+    classes = {getattr(records[name], "cls", None) for name in handed} - {None}
+    return record_methods.calls_a_method(callee.tree, set(callee.params), classes)
 
 
 def _spliceable(fn, expanding):

@@ -41,6 +41,7 @@ import numpy as np
 from ..errors import NotDifferentiableError, SrcGradError
 from ..runtime.records import Field, is_record_class
 from . import frontend, record_methods, scope, stand_in, syntax
+from .naming import Namer
 from .record_methods import RecordOf, defined, method_call
 
 _BINARY = {
@@ -333,10 +334,10 @@ def rewrite(program, tree, helper):
                 scope.note_class_attribute(cls, node.attr, defined(cls, node.attr)[1])
                 return syntax.located(syntax.call(syntax.name(helper(getter, cls)), [node.value]), node)
             return node
-        if (kind is gast.Call and type(node.func) is gast.Attribute and type(node.func.value) is not gast.Name
-                and record_methods.is_method_name(node.func.attr)):  # `_replace` and the like: read by other stages
+        if kind is gast.Call and type(node.func) is gast.Attribute and type(node.func.value) is not gast.Name:
             cls = classes.of(node.func.value)
-            if cls is not None:
+            if cls is not None and (record_methods.is_method_name(node.func.attr)
+                                    or record_methods.defines_method(cls, node.func.attr)):  # not `_replace`: read later
                 return method_call(program, node, text(node.func.value), node.func.attr,
                                    RecordOf(cls, is_record_class(cls)), helper, receiver=node.func.value)
         return node
@@ -360,7 +361,70 @@ def rewrite(program, tree, helper):
             return followed(node, left, cls, names[0], [right])
         return followed(node, right, cls, names[1], [left])
 
-    return [visit(stmt) for stmt in tree.body]
+    body = [visit(stmt) for stmt in tree.body]
+    return _named(program, tree, body, classes)
+
+
+_UNORDERED = (gast.BoolOp, gast.IfExp, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
+              gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await)
+
+
+def _named(program, tree, body, classes):
+    """`body` with each argument of a call that computes an object of a known class but
+    is not a name (`helper(V2(x, y))`, `V2_norm(V2___add__(u, v))`) computed first into
+    a name of its own, which joins `program.records`: the function called gets its
+    parameter bound to the class (bound_calls.py), so what it does with the object is
+    followed too. Only in a statement computing its parts once and in order (no `and`,
+    `if`-expression, lambda or comprehension), and not in a loop's or a branch's test."""
+    namer = Namer.for_tree(tree)
+    namer.taken |= set(program.globals) | set(program.bound)
+
+    def hoist(node, out):
+        if type(node) is gast.Call:
+            node.args = [arg(a, out) for a in node.args]
+            for k in node.keywords:
+                k.value = arg(k.value, out)
+        elif isinstance(node, gast.AST) and not isinstance(node, _UNORDERED):
+            for field, value in gast.iter_fields(node):
+                if isinstance(value, list):
+                    for v in value:
+                        if isinstance(v, gast.expr):
+                            hoist(v, out)
+                elif isinstance(value, gast.expr):
+                    hoist(value, out)
+        return node
+
+    def arg(node, out):
+        if type(node) is gast.Starred:
+            return node
+        hoist(node, out)
+        cls = classes.of(node)
+        if cls is None or type(node) is gast.Name:
+            return node
+        name = namer.fresh(cls.__name__.lower())
+        program.records[name] = RecordOf(cls, is_record_class(cls))
+        classes.names[name] = cls
+        out.append(syntax.located(syntax.assign(syntax.name(name, store=True), node), node))
+        return syntax.name(name)
+
+    def block(statements):
+        result = []
+        for stmt in statements:
+            for field in ("body", "orelse", "finalbody"):
+                if isinstance(getattr(stmt, field, None), list) and not isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+                    setattr(stmt, field, block(getattr(stmt, field)))
+            if hasattr(stmt, "handlers"):
+                for handler in stmt.handlers:
+                    handler.body = block(handler.body)
+            out = []
+            if isinstance(stmt, (gast.Assign, gast.Return, gast.Expr)) and stmt.value is not None and not any(
+                    isinstance(n, _UNORDERED) for n in gast.walk(stmt)):
+                hoist(stmt.value, out)
+            result.extend(out)
+            result.append(stmt)
+        return result
+
+    return block(body)
 
 
 def _returns_not_implemented(func):

@@ -97,14 +97,16 @@ def is_method_name(name):
     return name not in _NOT_METHODS
 
 
-def calls_a_method(tree, names):
-    """Whether the function `tree` calls a method (`is_method_name`) of one of `names`, or
-    one of them itself (a record's `__call__`)."""
+def calls_a_method(tree, names, classes=()):
+    """Whether the function `tree` calls a method (`is_method_name`, or one that one of
+    `classes` defines: `defines_method`) of one of `names`, or one of them itself (a
+    record's `__call__`)."""
     return any(
         type(node) is gast.Call and (
             (type(node.func) is gast.Name and node.func.id in names)
             or (type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
-                and node.func.value.id in names and is_method_name(node.func.attr)))
+                and node.func.value.id in names and (
+                    is_method_name(node.func.attr) or any(defines_method(c, node.func.attr) for c in classes))))
         for node in traversal.walk(tree)
     )
 
@@ -127,7 +129,7 @@ def run(program, tree=None, helper=None):
     def rewrite(node):
         if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
             param, name = node.func.value.id, node.func.attr
-            if is_method_name(name):
+            if is_method_name(name) or defines_method(records[param].cls, name):
                 return method_call(program, node, param, name, records[param], helper)
             _check_not_shadowed(program, node, records[param].cls)
         elif isinstance(node.func, gast.Name):  # `p(x)` of an object whose class defines `__call__`
@@ -238,7 +240,8 @@ def argument_checks(program):
 
     for node in traversal.walk(program.tree):
         if (type(node) is gast.Call and type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
-                and node.func.value.id in params and node.func.attr in methods.METHODS):
+                and node.func.value.id in params and node.func.attr in methods.METHODS
+                and node.func.value.id not in program.records):  # a bound one's class is known: followed by `run`
             param, name = node.func.value.id, node.func.attr
             if (param, name) not in seen:
                 seen.add((param, name))
@@ -346,6 +349,18 @@ def _check_no_writes(program, node, called, bound, owner, func):
                 f"a {cls.__qualname__}, and `{owner.__qualname__}.{func.__name__}` sets `{receiver}.{field}` "
                 f"({method.where(s)}): {advice}", NotDifferentiableError,
             )
+
+
+def defines_method(cls, name):
+    """Whether the class `cls` itself (not `tuple` or `object`) defines `name` as a plain
+    function or a staticmethod of one, the namedtuple API aside: where `cls` is known at
+    build time, `p.dot(q)` of such a class is its method, though arrays have one of
+    that name."""
+    owner, found = defined(cls, name)
+    if isinstance(found, staticmethod):
+        found = found.__func__
+    return (owner not in (None, tuple, object) and name not in ("_replace", "_asdict", "_make")
+            and isinstance(found, types.FunctionType))
 
 
 def _check_not_shadowed(program, node, cls):
