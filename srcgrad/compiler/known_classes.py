@@ -1,8 +1,11 @@
 """Objects whose class is known where they are used: a parameter bound to a `RecordOf`
-(record_methods.py), a local every assignment of which makes an object of one class
-(`u = V2(x, y)`, `w = u + v` where `V2.__add__` returns a `V2(...)`), or an expression
-computing one. What such an object does is the code its class defines, so it is
-followed as calls of the class's functions (record_methods.method_call):
+(record_methods.py; one the function assigns too, where every assignment makes an
+object of its class: `s = s.step(dt)`), a local every assignment of which makes an
+object of one class (`u = V2(x, y)`, `w = u + v` where `V2.__add__` returns a
+`V2(...)`, `p` of `for p in ps` over a list display of such objects read only by
+entry), or an expression computing one. What such an object does is the code its
+class defines, so it is followed as calls of the class's functions
+(record_methods.method_call):
 
     u = V2(x, 2.0 * x)         u is a V2 (a call of the class)
     w = u + u                  w = V2___add__(u, u)          (w is a V2: `__add__` returns `V2(...)`)
@@ -10,47 +13,53 @@ followed as calls of the class's functions (record_methods.method_call):
     r = 3.0 * w                r = V2___rmul__(w, 3.0)       (the left operand defines no `__mul__`)
     w += u                     w = V2___add__(w, u)          (no `__iadd__`)
     n = w.length               n = V2_length(w)              (a property: its getter)
-    m = (u + w).norm()         m = V2_norm(V2___add__(u, w))
+    m = (u + w).norm()         v2 = V2___add__(u, w)         (an object handed on is named first,
+                               m = V2_norm(v2)                so the function called knows its class)
 
 and the locals join `Program.records`, so record_methods.run rewrites their method
-calls and `u(x)` as it does a parameter's, and a function of the user's they are
-passed to (`helper(u)`) gets its parameter bound to their class (bound_calls.py).
+calls (also those named as an array's, `u.dot(v)`, which their class defines) and
+`u(x)` as it does a parameter's, and a function of the user's they are passed to
+(`helper(u)`) gets its parameter bound to their class (bound_calls.py).
 
 Without this, an operator on a record ran the rules of numbers on it: `(p + p).b` of a
-`__add__` returning `P(a + o.a, b * o.b)` had the gradient of `b + b`.
+`__add__` returning `P(a + o.a, b * o.b)` had the gradient of `b + b`
+(operand_checks.py refuses such an operator where the class is not known).
 
 Invariants: a local is known only where every binding of its name in the function is
-an assignment to it alone (`u = ...`, `u op= ...`) at the function's own level, never
-in a nested scope, each making an object of the same class; a class is known for a
-call of it only where calling it makes an instance of it (no `__new__` of its own but a
-namedtuple's, a plain `type` metaclass); a function's result class is known only where
-each of its `return`s returns such a call (or `type(self)(...)`, `cls(...)`). An
-operator is rewritten only where the class of the operand whose method Python calls is
-known and defines it with a plain `def`: a dunder that may return `NotImplemented`, an
-in-place one (`__iadd__`), and a subclass's reflected method Python would call first
-are refused at the operator's line. Comparisons are left as they are (their results
-have no derivative).
+an assignment to it alone (`u = ...`, `u op= ...`, a loop over a list of known objects)
+at the function's own level, never in a nested scope, each making an object of the
+same class; a class is known for a call of it only where calling it makes an instance
+of it (no `__new__` of its own but a namedtuple's, a plain `type` metaclass); a
+function's result class is known only where each of its `return`s returns such a call
+(or `type(self)(...)`, `cls(...)`). An operator is rewritten only where the class of
+the operand whose method Python calls is known and defines it with a plain `def`: a
+dunder that may return `NotImplemented`, an in-place one (`__iadd__`), and a
+subclass's reflected method Python would call first are refused at the operator's
+line. No call of a class's function is handed an object of a known class that is not
+a name (in a lambda, a comprehension, beside `and` or an `if`-expression: refused), and
+a class's function calling an array-named method of its class on an unbound first
+parameter is refused (record_methods.check_unbound_receiver). Comparisons are left as
+they are (their results have no derivative).
 """
 
 import ast
 import types
 
 import gast
-import numpy as np
 
 from ..errors import NotDifferentiableError, SrcGradError
-from ..runtime.records import Field, is_record_class
+from ..runtime.records import is_record_class
 from . import frontend, record_methods, scope, stand_in, syntax
 from .naming import Namer
 from .record_methods import RecordOf, defined, method_call
 
-_BINARY = {
+BINARY = {
     gast.Add: ("__add__", "__radd__", "__iadd__"), gast.Sub: ("__sub__", "__rsub__", "__isub__"),
     gast.Mult: ("__mul__", "__rmul__", "__imul__"), gast.Div: ("__truediv__", "__rtruediv__", "__itruediv__"),
     gast.FloorDiv: ("__floordiv__", "__rfloordiv__", "__ifloordiv__"), gast.Mod: ("__mod__", "__rmod__", "__imod__"),
     gast.Pow: ("__pow__", "__rpow__", "__ipow__"), gast.MatMult: ("__matmul__", "__rmatmul__", "__imatmul__"),
 }
-_UNARY = {gast.USub: "__neg__", gast.UAdd: "__pos__", gast.Invert: "__invert__"}
+UNARY = {gast.USub: "__neg__", gast.UAdd: "__pos__", gast.Invert: "__invert__"}
 
 
 def constructs(cls):
@@ -62,18 +71,20 @@ def constructs(cls):
     if not (is_record_class(cls) or stand_in._user_module(cls.__module__)):
         return False
     new = defined(cls, "__new__")[0]
-    return new in (None, object) or (new is tuple or (issubclass(cls, tuple) and hasattr(cls, "_fields")))
+    return new in (None, object) or "_fields" in vars(new)  # a namedtuple's class, whose `__new__` it generated
 
 
 class _Classes:
     """The class of each expression of `program`'s function that is known (module
     docstring), from its records and the locals found known."""
 
-    def __init__(self, program):
+    def __init__(self, program, lists=None):
         self.program = program
         self.names = {name: bound.cls for name, bound in program.records.items() if isinstance(bound, RecordOf)}
+        self.lists = {} if lists is None else lists  # a list only read by entry, each entry of one class -> it
         self._results = {}
         self.made = {}  # id of a call `rewrite` made -> the class of what it computes
+        self.hidden = frozenset()  # names a nested scope being read rebinds (`lambda p: p + 1.0`)
 
     def of(self, node):
         """The class of the object `node` computes, or None where it is not known."""
@@ -81,15 +92,15 @@ class _Classes:
         if id(node) in self.made:
             return self.made[id(node)]
         if kind is gast.Name:
-            return self.names.get(node.id)
+            return None if node.id in self.hidden else self.names.get(node.id)
         if kind is gast.Call:
             return self._of_call(node)
         if kind is gast.BinOp:
             found = self.operator(node.left, node.op, node.right)
             return None if found is None else self.result(found[1], found[0])
-        if kind is gast.UnaryOp and type(node.op) in _UNARY:
+        if kind is gast.UnaryOp and type(node.op) in UNARY:
             cls = self.of(node.operand)
-            func = _function(cls, _UNARY[type(node.op)]) if cls is not None else None
+            func = function_of(cls, UNARY[type(node.op)]) if cls is not None else None
             return None if func is None else self.result(func, cls)
         if kind is gast.Attribute and type(node.ctx) is gast.Load:
             cls = self.of(node.value)
@@ -98,13 +109,16 @@ class _Classes:
         if kind is gast.IfExp:
             body, orelse = self.of(node.body), self.of(node.orelse)
             return body if body is orelse else None
+        if (kind is gast.Subscript and type(node.value) is gast.Name and node.value.id in self.lists
+                and node.value.id not in self.hidden and type(node.slice) is not gast.Slice):
+            return self.lists[node.value.id]
         return None
 
     def _of_call(self, node):
         func = node.func
         if type(func) is gast.Name and func.id in self.names:  # `m(x)`: its class's `__call__`
             cls = self.names[func.id]
-            called = _function(cls, "__call__")
+            called = function_of(cls, "__call__")
             return None if called is None else self.result(called, cls)
         if type(func) is gast.Attribute:
             cls = self.of(func.value)
@@ -129,16 +143,16 @@ class _Classes:
     def operator(self, left, op, right):
         """(the class, its function) that Python calls for `left op right` where known and
         followed; None where neither operand's class defines the operator."""
-        names = _BINARY.get(type(op))
+        names = BINARY.get(type(op))
         if names is None:
             return None
         lcls, rcls = self.of(left), self.of(right)
         if lcls is not None:
-            func = _function(lcls, names[0])
+            func = function_of(lcls, names[0])
             if func is not None:
                 return lcls, func, False
         if rcls is not None:
-            func = _function(rcls, names[1])
+            func = function_of(rcls, names[1])
             if func is not None:
                 return rcls, func, True
         return None
@@ -169,7 +183,7 @@ def _result(func, receiver):
     args = method.tree.args.posonlyargs + method.tree.args.args
     first = args[0].id if args else None
     found = set()
-    for node in _own_nodes(method.tree.body):
+    for node in own_nodes(method.tree.body):
         if type(node) is not gast.Return:
             continue
         value = node.value
@@ -191,18 +205,17 @@ def _result(func, receiver):
     return kind
 
 
-def _own_nodes(body):
+def own_nodes(body):
     """The nodes of the statements `body`, not those of nested functions, classes or lambdas."""
     todo = list(body)
     while todo:
         node = todo.pop()
         yield node
-        for child in gast.iter_child_nodes(node):
-            if not isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)):
-                todo.append(child)
+        if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)):
+            todo.extend(gast.iter_child_nodes(node))
 
 
-def _function(cls, name):
+def function_of(cls, name):
     """The plain function `cls` defines as `name` (along its MRO, not `object`'s), or None."""
     owner, found = defined(cls, name)
     return found if isinstance(found, types.FunctionType) and owner not in (None, object, tuple) else None
@@ -221,33 +234,51 @@ def known_locals(program):
     tree = program.tree
     bindings, other = {}, set()
     own = set()
-    for node in _own_nodes(tree.body):
+    for node in own_nodes(tree.body):
         if type(node) is gast.Assign and len(node.targets) == 1 and type(node.targets[0]) is gast.Name:
             bindings.setdefault(node.targets[0].id, []).append(node)
             own.add(id(node.targets[0]))
+        elif type(node) is gast.For and type(node.target) is gast.Name and type(node.iter) is gast.Name:
+            bindings.setdefault(node.target.id, []).append(node)  # an entry of a list of known objects
+            own.add(id(node.target))
         elif type(node) is gast.AugAssign and type(node.target) is gast.Name:
             bindings.setdefault(node.target.id, []).append(node)
             own.add(id(node.target))
         elif isinstance(node, (gast.Global, gast.Nonlocal)):
             other.update(node.names)
     params = {a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
+    own.update(id(a) for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs)  # bound by the call
     for node in gast.walk(tree):
         if type(node) is gast.Name and type(node.ctx) is not gast.Load and id(node) not in own:
             other.add(node.id)
+    given = {name: bound.cls for name, bound in program.assigned_records.items() if isinstance(bound, RecordOf)}
     candidates = {name: nodes for name, nodes in bindings.items()
-                  if name not in other and name not in params and name not in program.records}
-    classes = _Classes(program)
+                  if name not in other and (name not in params or name in given) and name not in program.records}
+    lists = _entries_read(tree, {n: b for n, b in candidates.items() if n not in given},
+                          _srcgrad_helpers(program) if program.generated else frozenset())
+    classes = _Classes(program, {})
+    classes.names.update((name, cls) for name, cls in given.items() if name in candidates)  # the call's class
 
     def made(node):
+        if type(node) is gast.For:
+            return classes.lists.get(node.iter.id)
         if type(node) is gast.Assign:
             return classes.of(node.value)
         found = classes.operator(node.target, node.op, node.value)
         return None if found is None else classes.result(found[1], found[0])
 
+    def element(name):  # the class of each entry of the list display `name` is bound to, or None
+        kinds = {classes.of(e) for e in lists[name].elts}
+        return kinds.pop() if len(kinds) == 1 else None
+
     # optimistic: a name is taken as the class some binding makes, then dropped until each binding agrees
     changed = True
     while changed:
         changed = False
+        for name in lists:
+            if name not in classes.lists and element(name) is not None:
+                classes.lists[name] = element(name)
+                changed = True
         for name, nodes in candidates.items():
             if name in classes.names:
                 continue
@@ -258,27 +289,71 @@ def known_locals(program):
     changed = True
     while changed:
         changed = False
+        for name in list(classes.lists):
+            if element(name) is not classes.lists[name]:
+                del classes.lists[name]
+                classes._results.clear()
+                changed = True
         for name in list(classes.names):
-            if name in candidates and any(made(n) is not classes.names[name] for n in candidates[name]):
+            if name in candidates and (any(made(n) is not classes.names[name] for n in candidates[name])
+                                       or classes.names[name] is not given.get(name, classes.names[name])):
                 del classes.names[name]
                 classes._results.clear()
                 changed = True
-    return {name: cls for name, cls in classes.names.items() if name in candidates}
+    return {name: cls for name, cls in classes.names.items() if name in candidates}, dict(classes.lists)
 
 
-def rewrite(program, tree, helper):
+def _srcgrad_helpers(program):
+    """The names a derivative srcgrad generated reads srcgrad's own helpers by
+    (`getitem_vjp`, `zeros_like_grad`): they read a list's entries, and replace none."""
+    def value(cell):
+        try:
+            return cell.cell_contents
+        except ValueError:
+            return None
+
+    held = {**program.globals, **program.bound, **{name: value(cell) for name, cell in program.cells.items()}}
+    return frozenset(name for name, v in held.items() if (getattr(v, "__module__", None) or "").startswith("srcgrad."))
+
+
+def _entries_read(tree, candidates, helpers=frozenset()):
+    """{name: the list or tuple display it is bound to} of the names of `candidates`
+    bound once, to a display without `*`, and read only by entry: a loop over it, `xs[i]`
+    (not a slice), `len(xs)` (in a derivative srcgrad generated, also srcgrad's
+    `helpers`). Its entries are then the objects the display makes."""
+    displays = {name: nodes[0].value for name, nodes in candidates.items()
+                if len(nodes) == 1 and type(nodes[0]) is gast.Assign and type(nodes[0].value) in (gast.List, gast.Tuple)
+                and nodes[0].value.elts and not any(type(e) is gast.Starred for e in nodes[0].value.elts)}
+    if not displays:
+        return {}
+    for node in gast.walk(tree):
+        for field, value in gast.iter_fields(node):
+            for child in value if isinstance(value, list) else [value]:
+                if type(child) is not gast.Name or child.id not in displays or type(child.ctx) is not gast.Load:
+                    continue
+                by_entry = ((type(node) is gast.For and field == "iter")
+                            or (type(node) is gast.Subscript and field == "value" and type(node.ctx) is gast.Load
+                                and type(node.slice) is not gast.Slice)
+                            or (type(node) is gast.Call and field == "args" and type(node.func) is gast.Name
+                                and (node.func.id == "len" or node.func.id in helpers)))
+                if not by_entry:
+                    displays.pop(child.id)
+    return displays
+
+
+def rewrite(program, tree, helper, lists=None):
     """`tree` with each operator, property read and method call of an object whose class
     is known (`program.records`, which holds the known locals by now) made a call of the
     function its class defines (module docstring); `helper(func, owner)` names the
     function. Returns the statements rewritten."""
-    classes = _Classes(program)
+    classes = _Classes(program, lists)
     called = {id(n.func) for n in gast.walk(tree) if type(n) is gast.Call}  # `b.energy()`: record_methods refuses it
 
     def text(node):
         return ast.unparse(gast.gast_to_ast(node)) if hasattr(ast, "unparse") else "the object"
 
     def followed(node, receiver, cls, name, args):
-        func = _function(cls, name)
+        func = function_of(cls, name)
         if func is not None and _returns_not_implemented(func):
             raise program.error(
                 node, f"`{program.name}` computes `{text(node)}`, where `{text(receiver)}` holds a {cls.__qualname__} "
@@ -298,11 +373,20 @@ def rewrite(program, tree, helper):
         return made
 
     def _visit(node):
+        outer = classes.hidden
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            args = node.args
+            classes.hidden = outer | {a.id for a in args.posonlyargs + args.args + args.kwonlyargs} | {
+                a.id for a in (args.vararg, args.kwarg) if a is not None} | {
+                n.id for n in gast.walk(node) if type(n) is gast.Name and type(n.ctx) is not gast.Load}
+        elif isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            classes.hidden = outer | {n.id for g in node.generators for n in gast.walk(g.target) if type(n) is gast.Name}
         for field, value in gast.iter_fields(node):
             if isinstance(value, list):
                 setattr(node, field, [visit(v) if isinstance(v, gast.AST) else v for v in value])
             elif isinstance(value, gast.AST):
                 setattr(node, field, visit(value))
+        classes.hidden = outer
         kind = type(node)
         if isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
             return node
@@ -310,8 +394,8 @@ def rewrite(program, tree, helper):
             return _binary(node, node.left, node.op, node.right)
         if kind is gast.AugAssign and type(node.target) is gast.Name and node.target.id in classes.names:
             cls = classes.names[node.target.id]
-            in_place = _BINARY.get(type(node.op), (None, None, None))[2]
-            if in_place is not None and _function(cls, in_place) is not None:
+            in_place = BINARY.get(type(node.op), (None, None, None))[2]
+            if in_place is not None and function_of(cls, in_place) is not None:
                 raise program.error(
                     node, f"`{program.name}` computes `{text(node)}`, where `{node.target.id}` holds a {cls.__qualname__} "
                     f"whose class defines `{in_place}`, changing the object in place: srcgrad follows an object's "
@@ -322,10 +406,10 @@ def rewrite(program, tree, helper):
             if made is None:
                 return node
             return syntax.located(syntax.assign(syntax.name(node.target.id, store=True), made), node)
-        if kind is gast.UnaryOp and type(node.op) in _UNARY:
+        if kind is gast.UnaryOp and type(node.op) in UNARY:
             cls = classes.of(node.operand)
-            if cls is not None and _function(cls, _UNARY[type(node.op)]) is not None:
-                return followed(node, node.operand, cls, _UNARY[type(node.op)], [])
+            if cls is not None and function_of(cls, UNARY[type(node.op)]) is not None:
+                return followed(node, node.operand, cls, UNARY[type(node.op)], [])
             return node
         if kind is gast.Attribute and type(node.ctx) is gast.Load and id(node) not in called:
             cls = classes.of(node.value)
@@ -347,11 +431,11 @@ def rewrite(program, tree, helper):
         if found is None:
             return node if type(node) is gast.BinOp else None
         cls, func, reflected = found
-        names = _BINARY[type(op)]
+        names = BINARY[type(op)]
         if not reflected:
             other = classes.of(right)
-            if other is not None and other is not cls and issubclass(other, cls) and _function(other, names[1]) not in (
-                    None, _function(cls, names[1])):
+            if other is not None and other is not cls and issubclass(other, cls) and function_of(other, names[1]) not in (
+                    None, function_of(cls, names[1])):
                 raise program.error(
                     node, f"`{program.name}` computes `{text(node)}`, where the right operand holds a {other.__qualname__}, "
                     f"a subclass of {cls.__qualname__} with its own `{names[1]}`, which Python calls first: srcgrad does "
@@ -361,8 +445,29 @@ def rewrite(program, tree, helper):
             return followed(node, left, cls, names[0], [right])
         return followed(node, right, cls, names[1], [left])
 
-    body = [visit(stmt) for stmt in tree.body]
-    return _named(program, tree, body, classes)
+    body = _named(program, tree, [visit(stmt) for stmt in tree.body], classes)
+    _check_named(program, body, classes, set(helper.names.values()))
+    return body
+
+
+def _check_named(program, body, classes, helpers):
+    """Refuse a call of a class's function (`helpers`) handed an object of a known class
+    that `_named` could not compute into a name (in a lambda, a comprehension, a nested
+    `def`, beside an `and` or an `if`-expression): the function called would not know
+    its parameter's class, and would read its operators as numbers'."""
+    for stmt in body:
+        for node in gast.walk(stmt):
+            if type(node) is gast.Call and type(node.func) is gast.Name and node.func.id in helpers:
+                for arg in node.args + [k.value for k in node.keywords]:
+                    cls = classes.of(arg) if type(arg) is not gast.Name else None
+                    if cls is not None:
+                        raise program.error(
+                            arg if getattr(arg, "lineno", None) else node,
+                            f"`{program.name}` hands an object of {cls.__qualname__} computed in place to one of its "
+                            f"methods (or operators) where srcgrad cannot name it first (in a lambda, a comprehension, "
+                            f"a nested function, or beside `and`, `or` or an `if`-expression): assign it to a name "
+                            f"of its own in a statement before", NotDifferentiableError,
+                        )
 
 
 _UNORDERED = (gast.BoolOp, gast.IfExp, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
@@ -440,122 +545,18 @@ def run(program):
     """`program.tree` with the known locals joined to `program.records` and what objects
     of known classes do made calls of their classes' functions (`rewrite`), then each
     method call of a record rewritten by record_methods.run. Returns a new tree."""
-    if not program.generated:
-        for name, cls in known_locals(program).items():
-            program.records[name] = RecordOf(cls, is_record_class(cls))
+    record_methods.check_unbound_receiver(program)
+    names, lists = known_locals(program)
+    for name, cls in names.items():
+        program.records[name] = RecordOf(cls, is_record_class(cls))
     if not program.records and not _reads_classes(program):
         return record_methods.run(program)
     tree = syntax.copy(program.tree)
     helper = record_methods.helper_namer(program, tree)
-    tree.body = rewrite(program, tree, helper)
+    tree.body = rewrite(program, tree, helper, lists)
     return record_methods.run(program, tree, helper)
 
 
 def _reads_classes(program):
     """Whether the function may make an object of a class (a call of a name it reads from outside)."""
     return any(type(n) is gast.Call for n in gast.walk(program.tree))
-
-
-def operand_checks(program):
-    """The checks (api.check_arguments) refusing, when the derivative runs, an object
-    whose class defines an operator that the function applies to it where its class is
-    not known at build time: a parameter not bound to its class (`p + q` of parameters
-    whose methods the function never calls), an entry or a field of one (`for p in ps:
-    p * 2.0`, `b.v + b.w`). The rules of numbers would run on it, and the derivative
-    would be wrong. Computed on `program.tree` before `run`."""
-    tree = program.tree
-    positional = [a.id for a in tree.args.posonlyargs + tree.args.args]
-    params = positional + [a.id for a in tree.args.kwonlyargs]
-    if not params:
-        return ()
-    values = {}
-    for s in _own_nodes(tree.body):
-        if type(s) is gast.Assign and len(s.targets) == 1 and type(s.targets[0]) is gast.Name:
-            values.setdefault(s.targets[0].id, []).append(s.value)
-        elif type(s) is gast.For and type(s.target) is gast.Name and type(s.iter) is gast.Name:
-            values.setdefault(s.target.id, []).append(s.iter)
-        elif type(s) is gast.AugAssign and type(s.target) is gast.Name:
-            values.setdefault(s.target.id, []).append(None)
-        elif isinstance(s, (gast.For, gast.Assign)):
-            for t in (s.targets if type(s) is gast.Assign else [s.target]):
-                for n in gast.walk(t):
-                    if type(n) is gast.Name:
-                        values.setdefault(n.id, []).append(None)
-    checks, seen = [], set()
-    for node in gast.walk(tree):
-        if type(node) is gast.BinOp and type(node.op) in _BINARY:
-            operands, names = (node.left, node.right), _BINARY[type(node.op)][:2]
-        elif type(node) is gast.AugAssign and type(node.op) in _BINARY:
-            operands, names = (node.target, node.value), _BINARY[type(node.op)]
-        elif type(node) is gast.UnaryOp and type(node.op) in _UNARY:
-            operands, names = (node.operand,), (_UNARY[type(node.op)],)
-        else:
-            continue
-        for operand in operands:
-            found = _parameter_path(operand, params, values)
-            if found is None or (found[0] in program.records and not found[1]) or (found, names) in seen:
-                continue
-            seen.add((found, names))
-            error = program.error(node, "", NotDifferentiableError)
-            location = (error.filename, error.lineno, error.offset - 1, error.text)
-            param, keys = found
-            position = positional.index(param) if param in positional else param
-            checks.append((position, keys, _Defines(names), _OperandRefusal(program.name, program.text(node), names),
-                           location))
-    return tuple(checks)
-
-
-def _parameter_path(node, params, values):
-    """(parameter, keys) where the operand `node` is a parameter, a field or constant
-    entry of one, or a name bound once to such (`p = ps[0]`, `for p in ps`: key `...`);
-    else None."""
-    keys, visited = [], set()
-    while True:
-        if type(node) is gast.Attribute:
-            keys.append(Field(node.attr))
-            node = node.value
-        elif type(node) is gast.Subscript:
-            index = node.slice
-            constant = type(index) is gast.Constant and type(index.value) in (int, str)
-            keys.append(index.value if constant else ...)
-            node = node.value
-        elif type(node) is gast.Name:
-            if node.id in params and not values.get(node.id):
-                return node.id, tuple(reversed(keys))
-            bound = values.get(node.id, ())
-            if len(bound) != 1 or bound[0] is None or node.id in visited:
-                return None
-            visited.add(node.id)
-            if type(bound[0]) is gast.Name and bound[0].id not in values:  # the target of a loop over it
-                keys.append(...)
-            node = bound[0]
-        else:
-            return None
-
-
-class _Defines:
-    """Whether a value's class (an object of the user's own code, a dataclass or a
-    namedtuple) defines one of the operator methods `names`."""
-
-    def __init__(self, names):
-        self.names = names
-
-    def __call__(self, value):
-        cls = type(value)
-        if cls.__module__ == "builtins" or isinstance(value, np.ndarray) or isinstance(value, np.generic):
-            return False
-        return any(_function(cls, name) is not None for name in self.names)
-
-
-class _OperandRefusal:
-    def __init__(self, where, text, names):
-        self.where, self.text, self.names = where, text, names
-
-    def __call__(self, value):
-        cls = type(value)
-        name = next(n for n in self.names if _function(cls, n) is not None)
-        return (f"`{self.where}` computes `{self.text}` with a {cls.__qualname__}, whose class defines `{name}`, where "
-                f"srcgrad does not know the object's class when it builds the derivative (an argument whose methods "
-                f"the function never calls, or an entry or a field of one): srcgrad follows an operator of an object "
-                f"made in the function, or of an argument it calls a method of; call the method (`p.{name}(q)`), or "
-                f"make the object in the function")

@@ -31,8 +31,10 @@ function a derivative calls is logged per class and name (`scope.note_class_attr
 so rebinding the method on the class makes the derivative anew; the namedtuple API (`_replace`, `_asdict`,
 `_make`) is left to the stages that read it. Which names count as methods at all
 (`is_method_name`) leaves out those of arrays and of Python's containers, numbers and
-strings: `x.sum()` of an array parameter never makes a derivative per call, and a
-record's class defining a method of such a name is refused where it is called.
+strings: `x.sum()` of an array parameter never makes a derivative per call; a method
+of such a name that a record's class defines (`defines_method`) is followed where the
+record is bound to its class, and refused where it is not (`argument_checks`,
+`check_unbound_receiver`).
 """
 
 import functools
@@ -157,6 +159,7 @@ def helper_namer(program, tree):
             helpers[func] = name
         return helpers[func]
 
+    helper.names = helpers  # function -> the name bound to it
     return helper
 
 
@@ -361,6 +364,50 @@ def defines_method(cls, name):
         found = found.__func__
     return (owner not in (None, tuple, object) and name not in ("_replace", "_asdict", "_make")
             and isinstance(found, types.FunctionType))
+
+
+def owner_of(fn):
+    """The class whose body defines the function `fn` (by its `__qualname__`, from its
+    module's globals), or None."""
+    path = (getattr(fn, "__qualname__", "") or "").split(".")[:-1]
+    if not path or "<locals>" in path:
+        return None
+    value = getattr(fn, "__globals__", {}).get(path[0])
+    for part in path[1:]:
+        value = getattr(value, part, None)
+    return value if isinstance(value, type) and vars(value).get(fn.__name__) is not None else None
+
+
+def own_array_named_calls(fn, tree):
+    """The calls in `tree` (the function `fn`, a class's function) of a method named as
+    an array's (`self.dot(o)`) that the class defines, on its first parameter: read as
+    the array method where srcgrad does not know that parameter's class."""
+    owner = owner_of(fn)
+    args = tree.args.posonlyargs + tree.args.args
+    if owner is None or not args:
+        return []
+    first = args[0].id
+    return [node for node in traversal.walk(tree)
+            if type(node) is gast.Call and type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
+            and node.func.value.id == first and not is_method_name(node.func.attr)
+            and defines_method(owner, node.func.attr)]
+
+
+def check_unbound_receiver(program):
+    """Refuse a class's function calling a method of its class named as an array's on its
+    first parameter (`self.dot(o)`) where that parameter is not bound to its class: the
+    call would be read as the array method."""
+    found = own_array_named_calls(program.fn, program.tree)
+    if found and found[0].func.value.id not in program.records:
+        node = found[0]
+        receiver, name = node.func.value.id, node.func.attr
+        raise program.error(
+            node, f"`{program.name}` calls `{receiver}.{name}()`, which its class {owner_of(program.fn).__qualname__} "
+            f"defines, where srcgrad does not know the class of `{receiver}` (the object was handed to it as an entry "
+            f"or a field of another, or computed where srcgrad could not name it): srcgrad would read the call as the "
+            f"method of arrays of that name; rename the method, or hand the object over by a name bound to it",
+            NotDifferentiableError,
+        )
 
 
 def _check_not_shadowed(program, node, cls):
