@@ -176,7 +176,8 @@ def check_arguments(derivative, names, args, kwargs=None):
             value = kwargs[names[position]]
         else:
             continue
-        again = again or bool(keys) or getattr(refused, "srcgrad_per_value", False)
+        again = again or getattr(refused, "srcgrad_per_value", False) or bool(keys) and not (
+            getattr(refused, "srcgrad_by_type", False) and cache.types_in_key(value, keys))
         for v in _entries(value, keys):
             if refused(v):
                 raise NotDifferentiableError(message if isinstance(message, str) else message(v), *location)

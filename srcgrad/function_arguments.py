@@ -120,10 +120,11 @@ def _called_parameters(fn, seen):
     body = "\n".join(program.source_lines[program.tree.body[0].lineno - 1:])  # the header too, where on one line
     # called, a method of it called, an argument, or a choice (`act = f if smooth else relu`)
     used = {word for pattern in _USES for word in pattern.findall(body)}
-    params = [p for p in params if p in used]
+    operands = _object_operands(program.tree, params)
+    params = [p for p in params if p in used or p in operands]
     if not params:
         return ()
-    called = set()
+    called = set(operands)
     # the nodes looked at below, in the walk's order, and the names called (one walk)
     nodes, called_names, kinds = [], set(), _LOOKED_AT
     for n in traversal.nodes(program.tree):
@@ -158,6 +159,37 @@ def _called_parameters(fn, seen):
 
 
 _LOOKED_AT = frozenset({gast.For, gast.ListComp, gast.GeneratorExp, gast.Assign, gast.Call})  # by _called_parameters
+
+
+def _object_operands(tree, params):
+    """The names of `params` that are operands of an operator whose result the function
+    reads as an object (`(u + v).norm()`, `w = u * 2.0` then `w.x`: an attribute that
+    arrays and numbers lack, record_methods.is_method_name): bound where a record is
+    passed, so that the operator is its class's (compiler/known_classes.py)."""
+    operators = (gast.BinOp, gast.UnaryOp)
+    made = {}  # name -> the operator expressions assigned to it
+    read = []  # the objects whose attributes are read
+    for node in traversal.nodes(tree):
+        if type(node) is gast.Assign and len(node.targets) == 1 and type(node.targets[0]) is gast.Name and (
+                isinstance(node.value, operators)):
+            made.setdefault(node.targets[0].id, []).append(node.value)
+        elif type(node) is gast.Attribute and is_method_name(node.attr):
+            read.append(node.value)
+    found, todo = set(), []
+    for value in read:
+        todo.extend(made.get(value.id, ()) if type(value) is gast.Name else [value] if isinstance(value, operators) else ())
+    local = {n.id for n in traversal.nodes(tree) if type(n) is gast.Name and type(n.ctx) is gast.Store} - set(params)
+    while todo:  # the operands, through nested operators (`(u + v) * 2.0`)
+        op = todo.pop()
+        operands = (op.left, op.right) if type(op) is gast.BinOp else (op.operand,)
+        if any(type(o) is gast.Name and o.id in local for o in operands):
+            continue  # `(u * x).a` of a local object `u`: the parameter is its number
+        for operand in operands:
+            if type(operand) is gast.Name and operand.id in params:
+                found.add(operand.id)
+            elif isinstance(operand, operators):
+                todo.append(operand)
+    return found
 
 
 # the words of a function's text that it may call (`p(`), call a method of (`p.`), pass

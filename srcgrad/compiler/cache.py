@@ -19,7 +19,7 @@ import weakref
 import numpy as np
 
 from ..runtime import field_values, is_sequence
-from ..runtime.records import is_dataclass_kind
+from ..runtime.records import Field, is_dataclass_kind
 from .entries import ArrayKind, TreeKind
 
 _CACHE = weakref.WeakKeyDictionary()
@@ -58,6 +58,27 @@ _KEPT = []  # the mappings kept_with_cache registered
 
 
 SPECIALIZATIONS = 8  # per derivative; further kinds of call run the general code
+
+
+def types_in_key(value, keys):
+    """Whether the dispatch key of `value` (`describe`) holds the types of its entries at
+    `keys` (api.check_arguments: a check reading only those types is made once per key):
+    within the key's depth, each container on the way of at most its number of entries."""
+    if len(keys) >= _MAX_DEPTH:
+        return False
+    for key in keys:
+        kind = type(value)
+        if not (kind is dict or is_sequence(kind) or is_dataclass_kind(kind)):
+            return False
+        if len(value if kind is dict or is_sequence(kind) else field_values(value)) > _MAX_ENTRIES:
+            return False
+        if key is ...:
+            return all(types_in_key(v, keys[1:]) for v in value) if is_sequence(kind) else False
+        try:
+            value = getattr(value, key.name) if type(key) is Field else value[key]
+        except (LookupError, TypeError, AttributeError):
+            return True  # not there: nothing is read
+    return True
 
 
 def describe(value, depth=0):

@@ -401,9 +401,26 @@ def _hands_on_record(call, callee, records):
     """Whether `call` passes a parameter bound to a record's class (record_methods.py) to
     a callee that calls a method of one of its parameters: those calls are rewritten in
     the callee's own derivative, which the call then stays."""
-    if not any(isinstance(node, gast.Name) and node.id in records for node in call.args + [k.value for k in call.keywords]):
+    handed = [node.id for node in call.args + [k.value for k in call.keywords]
+              if isinstance(node, gast.Name) and node.id in records]
+    if not handed:
         return False
-    return record_methods.calls_a_method(callee.tree, set(callee.params))
+    classes = {getattr(records[name], "cls", None) for name in handed} - {None}
+    if record_methods.calls_a_method(callee.tree, set(callee.params), classes):
+        return True
+    params = {p for p, a in zip(callee.params, call.args) if _named_in(a, records)} | {
+        k.arg for k in call.keywords if _named_in(k.value, records)}  # the parameters the records go to
+    return any(  # `u + v`, `-u`: its class's operators
+        (type(node) is gast.BinOp and (_named_in(node.left, params) or _named_in(node.right, params)))
+        or (type(node) is gast.UnaryOp and _named_in(node.operand, params))
+        or (type(node) is gast.AugAssign and _named_in(node.target, params))
+        or (type(node) is gast.Attribute and _named_in(node.value, params)
+            and any(isinstance(record_methods.defined(c, node.attr)[1], property) for c in classes))
+        for node in traversal.walk(callee.tree))
+
+
+def _named_in(node, names):
+    return type(node) is gast.Name and node.id in names
 
 
 def _spliceable(fn, expanding):
@@ -415,7 +432,16 @@ def _spliceable(fn, expanding):
         return False
     if rules.lookup(fn) is not None or rules.is_nondifferentiable(fn) or getattr(fn, "__wrapped__", None) is not None:
         return False
+    if record_methods.owner_of(target) is not None and _own_array_named_calls(target):
+        return False  # `self.dot(o)` of its class: its own derivative knows `self`'s class, or refuses it
     return not target.__code__.co_flags & 0x2A0  # generator, coroutine, async generator
+
+
+def _own_array_named_calls(fn):
+    try:
+        return bool(record_methods.own_array_named_calls(fn, frontend.load(fn).tree))
+    except (SrcGradError, OSError, TypeError):
+        return False
 
 
 def _defaults_as_written(defaults, fn):

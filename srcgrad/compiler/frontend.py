@@ -53,6 +53,9 @@ class Program:
     # parameters the record each call passes them is of one class (record_methods.RecordOf):
     # their methods' calls are calls of the class's functions; a parameter the body assigns is left out
     records: dict = field(default_factory=dict)
+    # parameters bound to a record's class that the body assigns (`p = p.step(dt)`): known_classes.py
+    # binds one where every assignment makes an object of that class
+    assigned_records: dict = field(default_factory=dict)
     # names standing for an element of a container of callables passed as an argument
     # (passed_containers.py): name -> (the parameter, the step reading it: an index, or a 1-tuple of a key)
     elements: dict = field(default_factory=dict)
@@ -244,6 +247,7 @@ def _bind(program, bound):
     resolved for them first (none_defaults.py)."""
     program.tree, bound = none_defaults.run(program, bound)
     program.bound = _unassigned(bound, program.tree)
+    program.assigned_records = {k: v for k, v in bound.items() if k not in program.bound and getattr(v, "srcgrad_record", False)}
     return program
 
 

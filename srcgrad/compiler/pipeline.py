@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, collections_dicts, constants, contexts, declarations, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, itertools_lists, jumps, key_lambdas, load, map_filter, matches, module_tests, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, stored_iterators, syntax, transform_calls, traversal, tuple_writes, unroll, vectorized_calls, versions
+from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, collections_dicts, constants, contexts, declarations, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, itertools_lists, jumps, key_lambdas, known_classes, load, map_filter, matches, module_tests, operand_checks, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, stored_iterators, syntax, transform_calls, traversal, tuple_writes, unroll, vectorized_calls, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -331,8 +331,9 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program.tree = itertools_lists.run(program)
     program.tree = passed_containers.run(program)
     program.tree = passed_callables.run(program)
-    record_checks = record_methods.argument_checks(program)
-    program.tree = record_methods.run(program)
+    record_checks, written = record_methods.argument_checks(program), program.tree
+    program.tree = known_classes.run(program)
+    record_checks += operand_checks.run(program, written)
     fence.check(program, _transform_name(mode))
     program.bound.update(fence.imports(program, _transform_name(mode)))
     program.tree = attempts.lower(program, _transform_name(mode))

@@ -31,8 +31,10 @@ function a derivative calls is logged per class and name (`scope.note_class_attr
 so rebinding the method on the class makes the derivative anew; the namedtuple API (`_replace`, `_asdict`,
 `_make`) is left to the stages that read it. Which names count as methods at all
 (`is_method_name`) leaves out those of arrays and of Python's containers, numbers and
-strings: `x.sum()` of an array parameter never makes a derivative per call, and a
-record's class defining a method of such a name is refused where it is called.
+strings: `x.sum()` of an array parameter never makes a derivative per call; a method
+of such a name that a record's class defines (`defines_method`) is followed where the
+record is bound to its class, and refused where it is not (`argument_checks`,
+`check_unbound_receiver`).
 """
 
 import functools
@@ -97,27 +99,53 @@ def is_method_name(name):
     return name not in _NOT_METHODS
 
 
-def calls_a_method(tree, names):
-    """Whether the function `tree` calls a method (`is_method_name`) of one of `names`, or
-    one of them itself (a record's `__call__`)."""
+def calls_a_method(tree, names, classes=()):
+    """Whether the function `tree` calls a method (`is_method_name`, or one that one of
+    `classes` defines: `defines_method`) of one of `names`, or one of them itself (a
+    record's `__call__`)."""
     return any(
         type(node) is gast.Call and (
             (type(node.func) is gast.Name and node.func.id in names)
             or (type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
-                and node.func.value.id in names and is_method_name(node.func.attr)))
+                and node.func.value.id in names and (
+                    is_method_name(node.func.attr) or any(defines_method(c, node.func.attr) for c in classes))))
         for node in traversal.walk(tree)
     )
 
 
-def run(program):
-    """`program.tree` with each call of a method of a parameter bound to a `RecordOf`
-    rewritten into a call of the function its class defines (the module docstring), that
-    function bound to a helper name in `program.bound` and `program.held`; a method srcgrad
-    cannot follow so is refused at its line. Returns a new tree; the parse stays as it was."""
+def run(program, tree=None, helper=None):
+    """`program.tree` (or `tree`, a copy of it known_classes.run rewrote) with each call of
+    a method of a name bound to a `RecordOf` (`program.records`) rewritten into a call of
+    the function its class defines (the module docstring), that function bound to a
+    helper name in `program.bound` and `program.held` (`helper`, else `helper_namer`'s);
+    a method srcgrad cannot follow so is refused at its line. Returns a new tree; the
+    parse stays as it was."""
     records = program.records
     if not records:
-        return program.tree
-    tree = syntax.copy(program.tree)
+        return program.tree if tree is None else tree
+    if tree is None:
+        tree = syntax.copy(program.tree)
+    if helper is None:
+        helper = helper_namer(program, tree)
+
+    def rewrite(node):
+        if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
+            param, name = node.func.value.id, node.func.attr
+            if is_method_name(name) or defines_method(records[param].cls, name):
+                return method_call(program, node, param, name, records[param], helper)
+            _check_not_shadowed(program, node, records[param].cls)
+        elif isinstance(node.func, gast.Name):  # `p(x)` of an object whose class defines `__call__`
+            return method_call(program, node, node.func.id, "__call__", records[node.func.id], helper)
+        return node
+
+    tree.body = calls_rewritten(tree.body, set(records), rewrite)
+    return tree
+
+
+def helper_namer(program, tree):
+    """`helper(func, owner)`: the name bound (in `program.bound` and `program.held`) to the
+    function `func` of the class `owner` that a rewritten call calls (`Params_apply`),
+    one per function, clashing with nothing `tree` or the function's scope names."""
     namer = Namer.for_tree(tree)
     namer.taken |= set(program.globals) | set(program.bound)
     helpers = {}
@@ -131,33 +159,25 @@ def run(program):
             helpers[func] = name
         return helpers[func]
 
-    def rewrite(node):
-        if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
-            param, name = node.func.value.id, node.func.attr
-            if is_method_name(name):
-                return _call(program, node, param, name, records[param], helper)
-            _check_not_shadowed(program, node, records[param].cls)
-        elif isinstance(node.func, gast.Name):  # `p(x)` of an object whose class defines `__call__`
-            return _call(program, node, node.func.id, "__call__", records[node.func.id], helper)
-        return node
-
-    tree.body = calls_rewritten(tree.body, set(records), rewrite)
-    return tree
+    helper.names = helpers  # function -> the name bound to it
+    return helper
 
 
-def _call(program, node, param, name, bound, helper):
+def method_call(program, node, param, name, bound, helper, receiver=None):
     """The call `node` of the method `name` of the object `param` bound to `bound`, a
     `RecordOf` (`__call__`: of the object itself), as a call of the function its class
-    defines."""
+    defines; `receiver`: the expression computing the object where it is not the name
+    `param` (which then only says it in messages)."""
+    receiver_node = syntax.name(param) if receiver is None else receiver
     cls = bound.cls
     if cls in sampling.GENERATOR_METHODS:  # `rng.normal(mu, s)`: `Generator.normal(rng, mu, s)`, whose rules
         func = sampling.GENERATOR_METHODS[cls].get(name)  # read the draw; other methods run as written
         if func is None:
             return node
-        made = syntax.call(syntax.name(helper(func, cls)), [syntax.name(param)] + list(node.args),
+        made = syntax.call(syntax.name(helper(func, cls)), [receiver_node] + list(node.args),
                            [(k.arg, k.value) for k in node.keywords])
         return syntax.located(made, node)
-    owner, found = _defined(cls, name)
+    owner, found = defined(cls, name)
     called = f"{param}()" if name == "__call__" else f"{param}.{name}()"
     kind = "a dataclass or namedtuple argument" if bound.record else "an object passed as an argument"
 
@@ -169,7 +189,7 @@ def _call(program, node, param, name, bound, helper):
             NotDifferentiableError,
         )
 
-    getter = _defined(cls, "__getattribute__")[0]
+    getter = defined(cls, "__getattribute__")[0]
     if getter not in (None, object, tuple):
         raise refuse(f"`{getter.__qualname__}` defines `__getattribute__`, which may answer `{param}.{name}` with "
                      "another function than the class's")
@@ -186,7 +206,7 @@ def _call(program, node, param, name, bound, helper):
     if isinstance(found, staticmethod) and isinstance(found.__func__, types.FunctionType):
         func, receiver = found.__func__, []
     elif isinstance(found, types.FunctionType) and owner not in (tuple, object):
-        func, receiver = found, [syntax.name(param)]
+        func, receiver = found, [receiver_node]
     else:
         kind = ("a property" if isinstance(found, property) else "a classmethod" if isinstance(found, classmethod)
                 else f"a method of `{owner.__name__}`" if owner in (tuple, object) else "not a Python function")
@@ -223,7 +243,8 @@ def argument_checks(program):
 
     for node in traversal.walk(program.tree):
         if (type(node) is gast.Call and type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
-                and node.func.value.id in params and node.func.attr in methods.METHODS):
+                and node.func.value.id in params and node.func.attr in methods.METHODS
+                and node.func.value.id not in program.records):  # a bound one's class is known: followed by `run`
             param, name = node.func.value.id, node.func.attr
             if (param, name) not in seen:
                 seen.add((param, name))
@@ -259,7 +280,7 @@ def _not_followed(value, name):
         return _own_method(value) is not None
     if record_fields(cls) is None:
         return False
-    owner, found = _defined(cls, name)
+    owner, found = defined(cls, name)
     return owner is not None and owner not in (tuple, object) and isinstance(
         found, (types.FunctionType, staticmethod, classmethod, property))
 
@@ -272,7 +293,7 @@ def _own_method(value):
         return None
     cls = type(value)
     fields = getattr(cls, "__dataclass_fields__", ())
-    return next((k for k in own if k not in fields and _is_method(*_defined(cls, k))), None)
+    return next((k for k in own if k not in fields and _is_method(*defined(cls, k))), None)
 
 
 def _is_method(owner, found):
@@ -333,17 +354,73 @@ def _check_no_writes(program, node, called, bound, owner, func):
             )
 
 
+def defines_method(cls, name):
+    """Whether the class `cls` itself (not `tuple` or `object`) defines `name` as a plain
+    function or a staticmethod of one, the namedtuple API aside: where `cls` is known at
+    build time, `p.dot(q)` of such a class is its method, though arrays have one of
+    that name."""
+    owner, found = defined(cls, name)
+    if isinstance(found, staticmethod):
+        found = found.__func__
+    return (owner not in (None, tuple, object) and name not in ("_replace", "_asdict", "_make")
+            and isinstance(found, types.FunctionType))
+
+
+def owner_of(fn):
+    """The class whose body defines the function `fn` (by its `__qualname__`, from its
+    module's globals), or None."""
+    path = (getattr(fn, "__qualname__", "") or "").split(".")[:-1]
+    if not path or "<locals>" in path:
+        return None
+    value = getattr(fn, "__globals__", {}).get(path[0])
+    for part in path[1:]:
+        value = getattr(value, part, None)
+    return value if isinstance(value, type) and vars(value).get(fn.__name__) is not None else None
+
+
+def own_array_named_calls(fn, tree):
+    """The calls in `tree` (the function `fn`, a class's function) of a method named as
+    an array's (`self.dot(o)`) that the class defines, on its first parameter: read as
+    the array method where srcgrad does not know that parameter's class."""
+    owner = owner_of(fn)
+    args = tree.args.posonlyargs + tree.args.args
+    if owner is None or not args:
+        return []
+    first = args[0].id
+    return [node for node in traversal.walk(tree)
+            if type(node) is gast.Call and type(node.func) is gast.Attribute and type(node.func.value) is gast.Name
+            and node.func.value.id == first and not is_method_name(node.func.attr)
+            and defines_method(owner, node.func.attr)]
+
+
+def check_unbound_receiver(program):
+    """Refuse a class's function calling a method of its class named as an array's on its
+    first parameter (`self.dot(o)`) where that parameter is not bound to its class: the
+    call would be read as the array method."""
+    found = own_array_named_calls(program.fn, program.tree)
+    if found and found[0].func.value.id not in program.records:
+        node = found[0]
+        receiver, name = node.func.value.id, node.func.attr
+        raise program.error(
+            node, f"`{program.name}` calls `{receiver}.{name}()`, which its class {owner_of(program.fn).__qualname__} "
+            f"defines, where srcgrad does not know the class of `{receiver}` (the object was handed to it as an entry "
+            f"or a field of another, or computed where srcgrad could not name it): srcgrad would read the call as the "
+            f"method of arrays of that name; rename the method, or hand the object over by a name bound to it",
+            NotDifferentiableError,
+        )
+
+
 def _check_not_shadowed(program, node, cls):
     """Refuse `p.mean()` where the record's class defines `mean` itself: srcgrad reads a
     call of that name as the method of arrays (or containers) it names."""
     param, name = node.func.value.id, node.func.attr
-    owner, found = _defined(cls, name)
+    owner, found = defined(cls, name)
     if owner is not None and owner not in (tuple, object) and name not in ("_replace", "_asdict", "_make") and (
             isinstance(found, (types.FunctionType, staticmethod, classmethod, property))):
         raise program.error(node, _shadowed(program.name, param, cls, name), NotDifferentiableError)
 
 
-def _defined(cls, name):
+def defined(cls, name):
     """(the class along `cls`'s MRO whose body defines `name`, what it binds there), or
     (None, None)."""
     for klass in cls.__mro__:

@@ -236,6 +236,9 @@ class _File:
                 (exprs if kind == "expr" else consts).append((name, desc))
             elif kind in ("user", "cell", "unknown", "missing"):
                 comments.setdefault(desc[:2] if kind in ("user", "cell") else (kind,), []).append((name, desc))
+        for _, desc in exprs:  # `P_norm = geometry.P.norm` (a method record_methods calls) needs its module
+            if desc[1] != "numpy" and not any(d == ("import", desc[1]) for d in self.names.values()):
+                imports.add(f"import {desc[1]}")
         lines = sorted(imports, key=lambda line: (line.split()[1], line))
         library = sorted(m for m in froms if m not in user_modules)
         own = sorted(m for m in froms if m in user_modules)
