@@ -437,3 +437,69 @@ def test_a_function_of_yours_applying_operators_to_objects_handed_to_it():
         return _sum_b(ps[0], ps[1])
 
     _refused(entries, ([P(0.7, 2.0), P(1.0, 3.0)],), r"`entries` applies an operator to a P")
+
+
+def _doubled_b(u):
+    return (u + u).b
+
+
+def _through(u):
+    return _doubled_b(u)
+
+
+def _first_doubled(ps):
+    return _doubled_b(ps[0])
+
+
+def _sum_of_fields(b):
+    return (b.v + b.w).b
+
+
+@dataclass
+class Pair:
+    v: P
+    w: P
+
+
+def test_operators_two_calls_below_on_objects_of_an_unknown_class_are_refused():
+    """An operator applied two calls below, or inside a function handed a container of
+    objects: the rules of numbers ran on the objects (gradient 1.0 for 2x, P(0, 1) for
+    P(0, 2b)); refused now, when the derivative is built or when it runs."""
+    def entry_two_below(ps):
+        return _through(ps[0])
+
+    _refused(entry_two_below, ([P(0.7, 2.0)],), r"applies an operator to a P")
+
+    def list_two_below(ps):
+        return _first_doubled(ps)
+
+    _refused(list_two_below, ([P(0.7, 2.0)],), r"applies an operator to a P")
+
+    def made_list(x):
+        ps = [P(x, x), P(1.0, 2.0)]
+        return _first_doubled(ps)
+
+    _refused(made_list, (0.7,), r"hands `_first_doubled` a container holding P objects")
+
+    def made_display(x):
+        p = P(x, x)
+        return _first_doubled([p])
+
+    _refused(made_display, (0.7,), r"hands `_first_doubled` a container holding P objects")
+
+    def made_record(x):
+        return _sum_of_fields(Pair(P(x, x), P(1.0, 2.0)))
+
+    _refused(made_record, (0.7,), r"hands `_sum_of_fields` a container holding P objects")
+
+
+def test_objects_handed_themselves_two_calls_below_are_followed():
+    def direct(x):
+        return _through(P(x, x))
+
+    def entry(x):
+        ps = [P(x, x), P(1.0, 2.0)]
+        return _through(ps[0])
+
+    for f in (direct, entry):
+        assert srcgrad.grad(f)(0.7) == pytest.approx(1.4, rel=1e-14)  # (u + u).b = x * x

@@ -10,6 +10,7 @@ dispatch key holds (cache.types_in_key), so it runs once per kind of call; an ar
 number or a container is never refused.
 """
 
+import dataclasses
 import inspect
 import types
 
@@ -49,10 +50,13 @@ def run(program, tree):
                         values.setdefault(n.id, []).append(None)
     found = {}  # (parameter, keys) -> [the first operator's node, the operator methods of all]
     for node in gast.walk(tree):
-        for operand, names in _operands(node) + _handed_to_operators(program, node):
+        for operand, names, inner in _operands(node) + _handed_to_operators(program, node):
             path = _parameter_path(operand, params, values)
+            if path is not None:
+                path = (path[0], path[1] + inner)
             if path is not None and not (path[0] in program.records and not path[1]):
                 found.setdefault(path, [node, []])[1].extend(n for n in names if n not in found[path][1])
+    _refuse_handed_holders(program, tree, params, values)
     checks = []
     for (param, keys), (node, names) in found.items():
         error = program.error(node, "", NotDifferentiableError)
@@ -62,15 +66,177 @@ def run(program, tree):
     return tuple(checks)
 
 
+def _refuse_handed_holders(program, tree, params, values):
+    """Refuse, at build time, a call handing a container made in the function (a list or
+    tuple display, or a name bound to one) that holds objects of a class defining an
+    operator to a function of the user's that applies that operator to the container's
+    entries or fields (`fk(ps)` of `def fk(ps): return k(ps[0])`, `k` computing `u + u`):
+    inside the callee the entries' class is not known, and no check of the caller's
+    arguments sees them."""
+    for node in gast.walk(tree):
+        found = _callee_and_arguments(program, node)
+        if found is None:
+            continue
+        fn, bound = found
+        inner = _entry_operators(fn)
+        for name, arg in bound.arguments.items():
+            if name not in inner or not isinstance(arg, gast.AST) or _parameter_path(arg, params, values) is not None:
+                continue
+            cls = next((c for keys, names in inner[name].items()
+                        for c in [_held_class(arg, keys, values, program, names)] if c is not None), None)
+            if cls is not None:
+                raise program.error(
+                    node, f"`{program.name}` hands `{fn.__name__}` a container holding {cls.__qualname__} objects, and "
+                    f"`{fn.__name__}` applies an operator to its entries, whose class srcgrad does not know there (the "
+                    "rules of numbers would run on the objects): hand it the objects themselves (`f(ps[0])`), or "
+                    f"compute with their fields (in `{program.name}`)", NotDifferentiableError)
+
+
+def _entry_operators(fn):
+    """{parameter of the user's function `fn`: {keys: operator methods}} for the operators
+    `fn` applies to entries or fields of the parameter (the checks `run` makes of it with
+    keys)."""
+    if fn in _READING:  # recursion: its operators are read where the reading began
+        return {}
+    try:
+        callee = frontend.load(fn)
+    except (SrcGradError, OSError, TypeError, ValueError):
+        return {}
+    names = [a.id for a in callee.tree.args.posonlyargs + callee.tree.args.args]
+    found = {}
+    _READING.add(fn)
+    try:
+        checks = run(callee, callee.tree)
+    finally:
+        _READING.discard(fn)
+    for position, keys, defines, _, _ in checks:
+        if keys:
+            name = names[position] if isinstance(position, int) else position
+            found.setdefault(name, {}).setdefault(keys, set()).update(defines.names)
+    return found
+
+
+_READING = set()  # the functions `_entry_operators` is reading
+
+
+def _held_class(node, keys, values, program, names):
+    """A class defining one of the operator methods `names` whose object the expression
+    `node` may hold at `keys` (entries of displays, fields of a record made by its class,
+    through names bound once or more); None where none is seen. Where the path cannot be
+    followed, any such object within counts."""
+    for found in _at(node, tuple(keys), values, program, set()):
+        if found is None:  # any such object inside it (not the container itself, which keys go into)
+            return _any_class(node, values, program, names, set(), outermost=False)
+        if isinstance(found, type):  # a property's value, of a class its getter makes
+            if any(function_of(found, n) is not None for n in names):
+                return found
+            continue
+        cls = _class_made(found, values, program, names, set())
+        if cls is not None:
+            return cls
+    return None
+
+
+def _at(node, keys, values, program, visited):
+    """The expressions `node` holds at `keys` (None in the list where it cannot tell)."""
+    if not keys:
+        return [node]
+    if type(node) is gast.Name:
+        if node.id in visited or node.id not in values:
+            return [None]
+        visited = visited | {node.id}
+        return [e for value in values[node.id] for e in (_at(value, keys, values, program, visited) if value is not None
+                                                          else [None])]
+    key, rest = keys[0], keys[1:]
+    if type(node) in (gast.List, gast.Tuple) and not any(type(e) is gast.Starred for e in node.elts):
+        if type(key) is int and -len(node.elts) <= key < len(node.elts):
+            return _at(node.elts[key], rest, values, program, visited)
+        if key is ...:
+            return [e for element in node.elts for e in _at(element, rest, values, program, visited)]
+        return [None]
+    if type(node) is gast.Call and type(key) is Field:
+        parts = scope.dotted_parts(node.func)
+        cls = scope.lookup_path(parts, program) if parts is not None else None
+        order = [f.name for f in dataclasses.fields(cls)] if dataclasses.is_dataclass(cls) else list(getattr(cls, "_fields", ()))
+        if key.name in order:
+            at = order.index(key.name)
+            given = {k.arg: k.value for k in node.keywords if k.arg}
+            field = node.args[at] if at < len(node.args) else given.get(key.name)
+            if field is not None:
+                return _at(field, rest, values, program, visited)
+        elif isinstance(getattr(cls, key.name, None), property) and not rest:
+            return _made_by(getattr(cls, key.name).fget)  # the classes its getter makes
+    return [None]
+
+
+def _made_by(fn):
+    """The classes of the user's code that the function `fn` calls (the objects it may
+    return); [None] where its source cannot be read."""
+    if not stand_in.is_user_function(fn):
+        return [None]
+    try:
+        program = frontend.load(fn)
+    except (SrcGradError, OSError, TypeError, ValueError):
+        return [None]
+    made = []
+    for node in gast.walk(program.tree):
+        if type(node) is gast.Call:
+            parts = scope.dotted_parts(node.func)
+            cls = scope.lookup_path(parts, program) if parts is not None and parts[0] != "self" else None
+            if isinstance(cls, type) and cls.__module__ != "builtins":
+                made.append(cls)
+    return made
+
+
+def _class_made(node, values, program, names, visited):
+    """The class defining one of `names` that the expression `node` makes (a call of it,
+    or a name bound to one), else None."""
+    if type(node) is gast.Name:
+        if node.id in visited:
+            return None
+        for value in values.get(node.id, ()):
+            cls = value is not None and _class_made(value, values, program, names, visited | {node.id})
+            if cls:
+                return cls
+        return None
+    if type(node) is gast.Call:
+        parts = scope.dotted_parts(node.func)
+        cls = scope.lookup_path(parts, program) if parts is not None else None
+        if isinstance(cls, type) and any(function_of(cls, n) is not None for n in names):
+            return cls
+    return None
+
+
+def _any_class(node, values, program, names, visited, outermost=True):
+    """A class defining one of `names` of any object the expression `node` may hold (not
+    counting the object `node` makes itself unless `outermost`)."""
+    if type(node) in (gast.List, gast.Tuple):
+        return next((c for e in node.elts for c in [_any_class(e, values, program, names, visited)] if c), None)
+    if type(node) is gast.Name:
+        if node.id in visited:
+            return None
+        return next((c for v in values.get(node.id, ()) if v is not None
+                     for c in [_any_class(v, values, program, names, visited | {node.id}, outermost)] if c), None)
+    if type(node) is gast.Call:
+        made = _class_made(node, values, program, names, visited) if outermost else None
+        if made is not None:
+            return made
+        parts = scope.dotted_parts(node.func)
+        if isinstance(scope.lookup_path(parts, program) if parts is not None else None, type):
+            return next((c for a in node.args + [k.value for k in node.keywords]
+                         for c in [_any_class(a, values, program, names, visited)] if c), None)
+    return None
+
+
 def _operands(node):
-    """[(operand, the methods Python may call for it)] of the operator `node`; [] for
+    """[(operand, the methods Python may call for it, ())] of the operator `node`; [] for
     another node."""
     if type(node) is gast.BinOp and type(node.op) in BINARY:
-        return [(o, BINARY[type(node.op)][:2]) for o in (node.left, node.right)]
+        return [(o, BINARY[type(node.op)][:2], ()) for o in (node.left, node.right)]
     if type(node) is gast.AugAssign and type(node.op) in BINARY:
-        return [(o, BINARY[type(node.op)]) for o in (node.target, node.value)]
+        return [(o, BINARY[type(node.op)], ()) for o in (node.target, node.value)]
     if type(node) is gast.UnaryOp and type(node.op) in UNARY:
-        return [(node.operand, (UNARY[type(node.op)],))]
+        return [(node.operand, (UNARY[type(node.op)],), ())]
     return []
 
 
@@ -79,24 +245,58 @@ def _handed_to_operators(program, node):
     that applies operators to the parameters those arguments go to (`helper(ps[0], ps[1])`
     of `def helper(u, v): return (u + v).b`): spliced in, or with its parameters unbound,
     it would run the rules of numbers on an object whose class defines them."""
-    if type(node) is not gast.Call or any(type(a) is gast.Starred for a in node.args):
+    found = _callee_and_arguments(program, node)
+    if found is None:
         return []
+    fn, bound = found
+    applied = _operator_parameters(fn, ())
+    handed = [(arg, tuple(sorted(applied[name])), ()) for name, arg in bound.arguments.items()
+              if name in applied and isinstance(arg, gast.AST)]
+    for name, keys_names in _entry_operators(fn).items():  # `fk(ps)` applying operators to `ps[0]`
+        arg = bound.arguments.get(name)
+        if isinstance(arg, gast.AST):
+            handed += [(arg, tuple(sorted(names)), keys) for keys, names in keys_names.items()]
+    return handed
+
+
+def _callee_and_arguments(program, node):
+    """(the user's function called, its parameters bound to the argument nodes) of the call
+    `node` in `program`; None for another node or a call srcgrad cannot bind."""
+    if type(node) is not gast.Call or any(type(a) is gast.Starred for a in node.args):
+        return None
     parts = scope.dotted_parts(node.func)
     fn = scope.lookup_path(parts, program) if parts is not None and parts[0] not in program.records else None
     if not isinstance(fn, types.FunctionType) or not stand_in.is_user_function(fn):
-        return []
+        return None
     try:
-        callee = frontend.load(fn).tree
         bound = inspect.signature(fn).bind(*node.args, **{k.arg: k.value for k in node.keywords if k.arg})
+    except (TypeError, ValueError):
+        return None
+    return fn, bound
+
+
+def _operator_parameters(fn, visiting):
+    """{parameter of the user's function `fn`: the operator methods applied to it} where
+    `fn` applies an operator to the parameter, or hands it on (by name) to a function of
+    the user's that does, at any depth (`h(u)` calling `k(u)`, which computes `u + u`)."""
+    if fn in visiting:
+        return {}
+    try:
+        program = frontend.load(fn)
     except (SrcGradError, OSError, TypeError, ValueError):
-        return []
+        return {}
     applied = {}
-    for inner in gast.walk(callee):
-        for operand, names in _operands(inner):
+    for inner in gast.walk(program.tree):
+        for operand, names, _ in _operands(inner):
             if type(operand) is gast.Name:
                 applied.setdefault(operand.id, set()).update(names)
-    return [(arg, tuple(sorted(applied[name]))) for name, arg in bound.arguments.items()
-            if name in applied and isinstance(arg, gast.AST)]
+        found = _callee_and_arguments(program, inner)
+        if found is not None:
+            deeper = _operator_parameters(found[0], visiting + (fn,))
+            for name, arg in found[1].arguments.items():
+                if name in deeper and type(arg) is gast.Name:
+                    applied.setdefault(arg.id, set()).update(deeper[name])
+    return applied
 
 
 def _parameter_path(node, params, values):
