@@ -335,12 +335,19 @@ def _initial_share(ans, x, axis, keepdims, initial, where):
     return np.reshape(share, np.shape(ans)).astype(_float_dtype(x), copy=False)
 
 
+def _nan_extremum_share(ans, x, axis, keepdims, initial=None, where=True):
+    """_extremum_share of np.nanmax/nanmin, with 0 on the entries that are NaN: a slice of
+    NaNs alone (NaN, with a RuntimeWarning) takes nothing from its entries, which NumPy
+    leaves out as it leaves out a NaN beside numbers (0/0 before, as JAX gives 0)."""
+    share = _extremum_share(ans, x, axis, keepdims) if initial is None else _extremum_share(
+        ans, x, axis, keepdims, initial, where)
+    return np.where(np.isnan(x), 0.0, share).astype(share.dtype, copy=False)
+
+
 @defvjp(np.max, "x", name="Max")
 @defvjp(np.amax, "x", name="Max")
-@defvjp(np.nanmax, "x", name="Max")
 @defvjp(np.min, "x", name="Min")
 @defvjp(np.amin, "x", name="Min")
-@defvjp(np.nanmin, "x", name="Min")
 def extremum_vjp(g, ans, x, axis=None, out=None, keepdims=False, initial=None, where=True):
     """g shared among the entries equal to the extremum; the others get +0 (`+ 0.0`: g * 0 is
     -0 for a negative g), as PyTorch's gradient of max and min. One `return`, so that the
@@ -350,6 +357,12 @@ def extremum_vjp(g, ans, x, axis=None, out=None, keepdims=False, initial=None, w
         if initial is None
         else _extremum_share(ans, x, axis, keepdims, initial, where)
     ) + 0.0
+
+
+@defvjp(np.nanmax, "x", name="Max")
+@defvjp(np.nanmin, "x", name="Min")
+def nan_extremum_vjp(g, ans, x, axis=None, out=None, keepdims=False, initial=None, where=True):
+    return unreduce(g, x, axis, keepdims) * _nan_extremum_share(ans, x, axis, keepdims, initial, where) + 0.0
 
 
 @defvjp(np.max, "initial")
@@ -380,7 +393,9 @@ def extremum_jvp(t, ans, x, axis=None, out=None, keepdims=False, initial=None, w
 @defjvp(np.nanmax, "x")
 @defjvp(np.nanmin, "x")
 def nan_extremum_jvp(t, ans, x, axis=None, out=None, keepdims=False, initial=None, where=True):
-    return extremum_jvp(_valid_tangent(t, x), ans, x, axis, out, keepdims, initial, where)
+    return np.sum(
+        _valid_tangent(t, x) * _nan_extremum_share(ans, x, axis, keepdims, initial, where), axis=axis, keepdims=keepdims,
+    )
 
 
 @defjvp(np.max, "initial")
