@@ -11,8 +11,10 @@ against JAX and central differences. The first tests each once failed:
   -3.3e-9) and a second derivative of -9.87 there (for -pi**2 / 3 = -3.29).
 - `x ** 0.5` of a Python float 0.0 raised ZeroDivisionError in the derivative (Python's
   `0.0 ** -0.5`), where math.sqrt and math.pow give inf, as NumPy does for arrays.
-- np.nanmax/np.nanmin of a slice of NaNs alone gave NaN gradients and tangents to those
-  entries (0/0); the NaN-ignoring reductions leave NaN entries out, as JAX gives 0.
+- np.nanmax/np.nanmin/np.nanmean/np.nanvar/np.nanstd of a slice of NaNs alone gave NaN
+  gradients (and tangents) to those entries (0/0); the NaN-ignoring reductions leave NaN
+  entries out, as JAX gives 0 (np.nanmean's reverse rule gave NaN where its forward rule
+  gave 0).
 
 The conventions kept at points where the derivative does not exist are in the last tests.
 """
@@ -225,6 +227,29 @@ def test_a_slice_of_nans_alone_takes_no_gradient():
     # np.max of a slice holding a NaN is NaN, and so stays its gradient
     with np.errstate(invalid="ignore"):
         assert np.isnan(srcgrad.grad(lambda v: np.max(v))(np.array([1.0, np.nan]))).all()
+
+
+@pytest.mark.parametrize("reduction", [np.nanmean, np.nanvar, np.nanstd])
+def test_a_slice_of_nans_alone_takes_no_gradient_in_nan_statistics(reduction):
+    x = np.array([[np.nan, 1.0, 2.0], [np.nan, 2.0, 2.0], [np.nan, 4.0, 2.0]])  # column 0 NaNs alone
+    column = x[:, 1]
+    slope = {  # d/dx of the NaN-free column 1, analytic
+        np.nanmean: np.full(3, 1.0 / 3.0),
+        np.nanvar: 2.0 * (column - column.mean()) / 3.0,
+        np.nanstd: (column - column.mean()) / 3.0 / column.std(),
+    }[reduction]
+    seed = np.array([1.0, 2.0, 3.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # "Mean of empty slice", "Degrees of freedom <= 0"
+        out, pullback = srcgrad.vjp(lambda v: reduction(v, axis=0), x)
+        (g,) = pullback(seed)
+        _, tangent = srcgrad.jvp(lambda v: reduction(v, axis=0), (x,), (np.ones((3, 3)),))
+    assert np.isnan(out[0])
+    np.testing.assert_array_equal(g[:, 0], [0.0, 0.0, 0.0])  # was NaN
+    np.testing.assert_allclose(g[:, 1], 2.0 * slope, rtol=1e-14)
+    np.testing.assert_allclose(g[:, 2], 0.0 if reduction is not np.nanmean else 3.0 / 3.0, atol=1e-15)
+    assert tangent[0] == 0.0 and np.isfinite(tangent).all()  # was NaN for nanvar and nanstd
+    np.testing.assert_allclose(tangent[1], np.sum(slope), atol=1e-15)
 
 
 @needs_jax

@@ -212,9 +212,10 @@ def nansum_jvp_initial(t, ans, x, axis=None, dtype=None, out=None, keepdims=Fals
 
 
 def _nan_mean_share(x, axis, where):
-    """d nanmean / dx: 1 / (entries counted) on each entry counted, 0 elsewhere."""
+    """d nanmean / dx: 1 / (entries counted) on each entry counted, 0 elsewhere (also in a
+    slice of NaNs alone, whose mean is NaN)."""
     if where is True:
-        return _not_nan(x) / _valid_count(x, axis)
+        return _not_nan(x) / np.maximum(_valid_count(x, axis), 1.0)
     counted = _counted(x, where)
     return counted / np.maximum(np.sum(counted, axis=axis, keepdims=True, dtype=_float_dtype(x)), 1.0)
 
@@ -226,7 +227,7 @@ def nanmean_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, *, w
 
 @defjvp(np.nanmean, "x")
 def nanmean_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
-    return np.sum(_valid_tangent(t, x) / _valid_count(x, axis) if where is True
+    return np.sum(_valid_tangent(t, x) / np.maximum(_valid_count(x, axis), 1.0) if where is True
                   else _counted_tangent(t, x, where) * _nan_mean_share(x, axis, where), axis=axis, keepdims=keepdims)
 
 
