@@ -13,8 +13,10 @@ against JAX and central differences. The first tests each once failed:
   `0.0 ** -0.5`), where math.sqrt and math.pow give inf, as NumPy does for arrays.
 - np.nanmax/np.nanmin/np.nanmean/np.nanvar/np.nanstd of a slice of NaNs alone gave NaN
   gradients (and tangents) to those entries (0/0); the NaN-ignoring reductions leave NaN
-  entries out, as JAX gives 0 (np.nanmean's reverse rule gave NaN where its forward rule
-  gave 0).
+  entries out, as JAX's gradients give 0.
+- A call with more arguments than srcgrad's rule takes (`math.hypot(x, y, z)`) was refused
+  with Python's "too many positional arguments" alone; the refusal names the rule's
+  parameters.
 
 The conventions kept at points where the derivative does not exist are in the last tests.
 """
@@ -287,3 +289,20 @@ def test_conventions_at_kinks():
     with np.errstate(invalid="ignore"):  # -inf - -inf, guarded
         g = srcgrad.grad(lambda a, b: np.sum(np.logaddexp(a, b)), wrt=(0, 1))(np.array([-np.inf]), np.array([-np.inf]))
     assert [float(g[0][0]), float(g[1][0])] == [0.5, 0.5]
+
+
+# --- refusals name what the rule takes ----------------------------------------------------
+
+
+def hypot_of_three(x, y, z):
+    return math.hypot(x, y, z)
+
+
+def test_a_call_with_more_arguments_than_the_rule_names_the_rules_parameters():
+    # Python's math.hypot takes any number of coordinates; srcgrad's rule two
+    with pytest.raises(srcgrad.NotDifferentiableError) as info:
+        srcgrad.grad(hypot_of_three)(1.0, 2.0, 2.0)
+    message = str(info.value)
+    assert "cannot differentiate this call of `math.hypot`: too many positional arguments" in message
+    assert "srcgrad's rule for it takes `(x, y)` (in `hypot_of_three`)" in message
+    assert f"line {hypot_of_three.__code__.co_firstlineno + 1}" in message
