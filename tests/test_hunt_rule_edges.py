@@ -306,3 +306,26 @@ def test_a_call_with_more_arguments_than_the_rule_names_the_rules_parameters():
     assert "cannot differentiate this call of `math.hypot`: too many positional arguments" in message
     assert "srcgrad's rule for it takes `(x, y)` (in `hypot_of_three`)" in message
     assert f"line {hypot_of_three.__code__.co_firstlineno + 1}" in message
+
+
+# --- linearized forward mode keeps conditional rules conditional --------------------------
+
+
+def sine_of_power(x, y):
+    return np.sum(np.sin(x ** y))
+
+
+def test_a_forward_jacobian_of_a_power_with_an_array_exponent():
+    # linearized code (one push per column) computed the operands of the rule's test
+    # `... or not 0.0 < y < 1.0` eagerly: ValueError for an array y
+    x, y = np.array([0.5, 1.5, 2.0]), np.array([2.0, 0.5, 3.0])
+    jac = srcgrad.jacobian(sine_of_power, wrt=0, mode="forward")
+    grad = srcgrad.grad(sine_of_power, wrt=0)
+    exact = np.cos(x ** y) * y * x ** (y - 1.0)
+    for _ in range(3):  # the first call, and the specialized ones after it
+        np.testing.assert_allclose(jac(x, y), exact, rtol=1e-14)
+        np.testing.assert_allclose(grad(x, y), exact, rtol=1e-14)
+    np.testing.assert_allclose(exact, numerical_grad(sine_of_power, (x, y), 0), rtol=1e-8)
+    h = srcgrad.hessian(sine_of_power)(x, y)
+    second = -np.sin(x ** y) * (y * x ** (y - 1.0)) ** 2 + np.cos(x ** y) * y * (y - 1.0) * x ** (y - 2.0)
+    np.testing.assert_allclose(h, np.diag(second), rtol=1e-13, atol=1e-15)
