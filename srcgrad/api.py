@@ -428,7 +428,7 @@ def held_apart(value):
     (rebuilt, one level of such containers after another); anything else as it is."""
     kind = type(value)
     if kind is _ndarray:
-        return value.copy()
+        return value.copy(order="K")  # the layout kept: order="A" and "K" read it
     if kind in (list, tuple):
         return kind(map(held_apart, value))
     if kind is dict:

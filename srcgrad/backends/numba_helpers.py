@@ -23,7 +23,7 @@ from numba.core import types as _nb
 from numba.extending import overload
 
 from .. import runtime
-from ..rules.operators import _matmul_vjp_x, _matmul_vjp_y
+from ..rules.operators import _matmul_vjp_x, _matmul_vjp_y, _power_slope_at_zero
 
 
 class CompiledUnsupported(Exception):
@@ -190,6 +190,13 @@ _matmul_adjoint(
     lambda g, ans, x, y: g * x,
     lambda nx, ny: (lambda g, ans, x, y: x.T @ g) if nx == 2 else (lambda g, ans, x, y: np.outer(x, g)),
 )
+
+
+@overload(_power_slope_at_zero)
+def _power_slope(x, y):
+    # numba's float power gives inf for 0.0 ** -0.5, where Python's raises; 0.0 where the rule
+    # does not take it, as the Python version
+    return lambda x, y: y * x ** (y - 1.0) if x == 0.0 and 0.0 < y < 1.0 else 0.0
 
 
 @overload(runtime.mean_of)

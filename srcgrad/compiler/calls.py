@@ -309,7 +309,8 @@ def bind(program, stmt, rule, call):
         bound = rule.bind(*call.args, **keywords)
     except TypeError as exc:
         raise program.error(
-            stmt, f"cannot differentiate this call of {call.label}: {exc} (in `{program.name}`)", NotDifferentiableError,
+            stmt, f"cannot differentiate this call of {call.label}: {exc}; srcgrad's rule for it takes"
+            f" `{rule.signature}` (in `{program.name}`)", NotDifferentiableError,
         ) from None
     return {k: _node(v) for k, v in bound.items()}
 

@@ -15,6 +15,7 @@ import builtins
 import functools
 import inspect
 import math
+import operator
 import textwrap
 
 import gast
@@ -242,10 +243,41 @@ def _settle(node, numpy_names):
                 and type(node.left.value) is str and type(node.comparators[0].value) is str):
             same = node.left.value == node.comparators[0].value  # `"C" != "A"`: an order or a mode
             return syntax.const(same if isinstance(node.ops[0], gast.Eq) else not same)
+        if (len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot)) and type(node.left) is gast.Call
+                and type(node.left.func) is gast.Name and node.left.func.id == "type" and len(node.left.args) == 1
+                and not node.left.keywords and _is_number(node.left.args[0]) and type(node.comparators[0]) is gast.Name
+                and node.comparators[0].id in ("float", "int")):
+            same = type(_literal(node.left.args[0])).__name__ == node.comparators[0].id  # `type(0.5) is not float`
+            return syntax.const(same if isinstance(node.ops[0], gast.Is) else not same)
+        if all(_is_number(v) for v in [node.left, *node.comparators]) and all(type(op) in _ORDERINGS for op in node.ops):
+            values = [_literal(v) for v in [node.left, *node.comparators]]  # `0.0 < 2 < 1.0`: an exponent's range
+            return syntax.const(all(_ORDERINGS[type(op)](a, b) for op, a, b in zip(node.ops, values, values[1:])))
+    elif isinstance(node, gast.UnaryOp):
+        if type(node.op) is gast.Not and type(node.operand) is gast.Constant and type(node.operand.value) is bool:
+            return syntax.const(not node.operand.value)
     elif isinstance(node, gast.IfExp):
-        if isinstance(node.test, gast.Constant) and isinstance(node.test.value, bool):
-            return node.body if node.test.value else node.orelse
+        test = node.test
+        if type(test) is gast.BoolOp:  # a test `a or True` holds, `a and False` does not; `a or False` is `a`
+            deciding = type(test.op) is gast.Or
+            if any(type(v) is gast.Constant and v.value is deciding for v in test.values):
+                test = node.test = syntax.const(deciding)
+            else:
+                test.values[:] = [v for v in test.values if not (type(v) is gast.Constant and v.value is (not deciding))]
+                if len(test.values) <= 1:
+                    test = node.test = test.values[0] if test.values else syntax.const(not deciding)
+        if isinstance(test, gast.Constant) and isinstance(test.value, bool):
+            return node.body if test.value else node.orelse
     return node
+
+
+_ORDERINGS = {gast.Lt: operator.lt, gast.LtE: operator.le, gast.Gt: operator.gt, gast.GtE: operator.ge}
+
+
+def _is_number(node):
+    """Whether `node` is an int or float literal (`-1` a negated one), not a bool."""
+    if type(node) is gast.UnaryOp and type(node.op) is gast.USub:
+        node = node.operand
+    return type(node) is gast.Constant and type(node.value) in (int, float)
 
 
 def _unneeded_tie_guard(call, numpy_names):

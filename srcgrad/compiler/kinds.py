@@ -240,6 +240,11 @@ class _Kinds:
         t = type(node.value)
         return FLOAT if t is float else INT if t is int else TOP
 
+    def _Compare(self, node):
+        """A comparison of Python numbers is a bool, an int in arithmetic (`y - (y != 0)`)."""
+        kinds = [self.kind(v) for v in [node.left, *node.comparators]]
+        return strict(lambda *ks: INT if all(k in (FLOAT, INT) for k in ks) else TOP, *kinds)
+
     def _BinOp(self, node):
         a, b = self.kind(node.left), self.kind(node.right)
         op = node.op

@@ -105,17 +105,32 @@ class _Hoist(gast.NodeTransformer):
         self.tangent, self.taken, self.assigns = tangent, set(taken), []
 
     def visit(self, node):
+        if isinstance(node, (gast.IfExp, gast.BoolOp)):
+            # a branch of `a if c else b`, an operand of `a or b` after the first, runs only
+            # where taken (`x ** y`'s rule tests `0.0 < y < 1.0` only where y is a float): the
+            # whole expression is hoisted, or its test alone is visited
+            reads = _reads_node(node)
+            if reads and not reads & self.tangent:
+                return self._hoisted(node)
+            if isinstance(node, gast.IfExp):
+                node.test = self.visit(node.test)
+            else:
+                node.values[0] = self.visit(node.values[0])
+            return node
         if isinstance(node, (gast.Call, gast.BinOp, gast.UnaryOp)):
             reads = _reads_node(node)
             names = reads - {_root(node.func)} if isinstance(node, gast.Call) else reads
             if names and not reads & self.tangent:
-                k = len(self.assigns)
-                while f"_lin{k}" in self.taken:
-                    k += 1
-                self.taken.add(f"_lin{k}")
-                self.assigns.append(syntax.assign(f"_lin{k}", node))
-                return syntax.name(f"_lin{k}")
+                return self._hoisted(node)
         return self.generic_visit(node)
+
+    def _hoisted(self, node):
+        k = len(self.assigns)
+        while f"_lin{k}" in self.taken:
+            k += 1
+        self.taken.add(f"_lin{k}")
+        self.assigns.append(syntax.assign(f"_lin{k}", node))
+        return syntax.name(f"_lin{k}")
 
 
 def _root(func):

@@ -103,8 +103,22 @@ def div_jvp_y(t, ans, x, y):
 @elementwise(operator.pow, "x", name="Pow")
 @elementwise(np.power, "x", name="Pow")
 def pow_dx(ans, x, y):
-    """y * x**(y - 1), and 0 where y == 0 (not 0 * inf at x == 0): the exponent drops to 0 there."""
-    return y * x ** (y - (y != 0))
+    """y * x**(y - 1), and 0 where y == 0 (not 0 * inf at x == 0): the exponent drops to 0 there.
+    At a Python float x == 0.0 and 0 < y < 1 it is inf, as np.float64 computes it, where
+    Python's `0.0 ** (y - 1)` raises ZeroDivisionError (a literal y outside (0, 1) settles
+    the test away: `x ** 2` differentiates to `2 * x`)."""
+    return y * x ** (y - (y != 0)) if type(x) is not float or x or type(y) is not float or not 0.0 < y < 1.0 else _power_slope_at_zero(x, y)
+
+
+def _power_slope_at_zero(x, y):
+    """pow_dx at x == 0.0, a Python float, and 0 < y < 1: y * x**(y - 1) in np.float64, a
+    float (inf, as the derivatives of math.pow and math.sqrt at 0; its own derivative -inf).
+    Linearized code (compiler/linearize.py) computes both branches of a conditional rule,
+    so it is also called where pow_dx does not take it: 0.0 there, for any x and y."""
+    if type(x) is not float or x or type(y) is not float:
+        return 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(y * np.float64(x) ** (y - 1.0))
 
 
 @elementwise(operator.pow, "y")

@@ -212,9 +212,10 @@ def nansum_jvp_initial(t, ans, x, axis=None, dtype=None, out=None, keepdims=Fals
 
 
 def _nan_mean_share(x, axis, where):
-    """d nanmean / dx: 1 / (entries counted) on each entry counted, 0 elsewhere."""
+    """d nanmean / dx: 1 / (entries counted) on each entry counted, 0 elsewhere (also in a
+    slice of NaNs alone, whose mean is NaN)."""
     if where is True:
-        return _not_nan(x) / _valid_count(x, axis)
+        return _not_nan(x) / np.maximum(_valid_count(x, axis), 1.0)
     counted = _counted(x, where)
     return counted / np.maximum(np.sum(counted, axis=axis, keepdims=True, dtype=_float_dtype(x)), 1.0)
 
@@ -226,7 +227,7 @@ def nanmean_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, *, w
 
 @defjvp(np.nanmean, "x")
 def nanmean_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
-    return np.sum(_valid_tangent(t, x) / _valid_count(x, axis) if where is True
+    return np.sum(_valid_tangent(t, x) / np.maximum(_valid_count(x, axis), 1.0) if where is True
                   else _counted_tangent(t, x, where) * _nan_mean_share(x, axis, where), axis=axis, keepdims=keepdims)
 
 
@@ -335,12 +336,19 @@ def _initial_share(ans, x, axis, keepdims, initial, where):
     return np.reshape(share, np.shape(ans)).astype(_float_dtype(x), copy=False)
 
 
+def _nan_extremum_share(ans, x, axis, keepdims, initial=None, where=True):
+    """_extremum_share of np.nanmax/nanmin, with 0 on the entries that are NaN: a slice of
+    NaNs alone (NaN, with a RuntimeWarning) takes nothing from its entries, which NumPy
+    leaves out as it leaves out a NaN beside numbers (0/0 before, as JAX gives 0)."""
+    share = _extremum_share(ans, x, axis, keepdims) if initial is None else _extremum_share(
+        ans, x, axis, keepdims, initial, where)
+    return np.where(np.isnan(x), 0.0, share).astype(share.dtype, copy=False)
+
+
 @defvjp(np.max, "x", name="Max")
 @defvjp(np.amax, "x", name="Max")
-@defvjp(np.nanmax, "x", name="Max")
 @defvjp(np.min, "x", name="Min")
 @defvjp(np.amin, "x", name="Min")
-@defvjp(np.nanmin, "x", name="Min")
 def extremum_vjp(g, ans, x, axis=None, out=None, keepdims=False, initial=None, where=True):
     """g shared among the entries equal to the extremum; the others get +0 (`+ 0.0`: g * 0 is
     -0 for a negative g), as PyTorch's gradient of max and min. One `return`, so that the
@@ -350,6 +358,12 @@ def extremum_vjp(g, ans, x, axis=None, out=None, keepdims=False, initial=None, w
         if initial is None
         else _extremum_share(ans, x, axis, keepdims, initial, where)
     ) + 0.0
+
+
+@defvjp(np.nanmax, "x", name="Max")
+@defvjp(np.nanmin, "x", name="Min")
+def nan_extremum_vjp(g, ans, x, axis=None, out=None, keepdims=False, initial=None, where=True):
+    return unreduce(g, x, axis, keepdims) * _nan_extremum_share(ans, x, axis, keepdims, initial, where) + 0.0
 
 
 @defvjp(np.max, "initial")
@@ -380,7 +394,9 @@ def extremum_jvp(t, ans, x, axis=None, out=None, keepdims=False, initial=None, w
 @defjvp(np.nanmax, "x")
 @defjvp(np.nanmin, "x")
 def nan_extremum_jvp(t, ans, x, axis=None, out=None, keepdims=False, initial=None, where=True):
-    return extremum_jvp(_valid_tangent(t, x), ans, x, axis, out, keepdims, initial, where)
+    return np.sum(
+        _valid_tangent(t, x) * _nan_extremum_share(ans, x, axis, keepdims, initial, where), axis=axis, keepdims=keepdims,
+    )
 
 
 @defjvp(np.max, "initial")

@@ -8,7 +8,8 @@ dof = count(m) - ddof, var = sum(m (x - c)^2) / dof. Its derivative in x is
 2 m (x - c) / dof with c held fixed: a centre computed from x adds nothing, since
 sum(m (x - c)) = 0 then; a `mean=` given is differentiated by itself
 (-2 sum(m (x - c)) / dof, shaped like the `mean` passed). std = sqrt(var) gets a zero
-gradient where it is 0 (all entries equal); entries left out or NaN get zero.
+gradient where it is 0 (all entries equal); entries left out or NaN get zero, also in a
+slice of NaNs alone (whose nanvar and nanstd are NaN).
 """
 
 import numpy as np
@@ -27,6 +28,12 @@ def _over(g, ans):
     (or, for one entry, a constant) where 0 is the subgradient taken. A NumPy scalar
     for 0-d operands, as the division alone gives."""
     return np.where(ans == 0, 0.0, g / np.where(ans == 0, 1.0, ans))[()]
+
+
+def _nan_std(ans):
+    """nanstd's `ans` as the tangent's divisor: 0 (giving tangent 0) where it is NaN, a slice
+    of NaNs alone whose entries NumPy leaves out."""
+    return np.where(np.isnan(ans), 0.0, ans)
 
 
 def _dof(ans, x, ddof):
@@ -56,7 +63,9 @@ def _spread(ans, x, axis, ddof, where, mean, correction, skip_nan):
     count = np.sum(mask, axis=axis, keepdims=True, dtype=_float_dtype(x))
     if mean is None:
         mean = np.sum(np.where(mask, x, 0.0), axis=axis, keepdims=True) / np.maximum(count, 1.0)
-    return np.where(mask, x - mean, 0.0) / (count - ddof)
+    # a slice of NaNs alone (count 0) gives 0 on its entries, which NumPy leaves out; as many
+    # entries as ddof divide to inf or nan, as np.nanvar's own division does
+    return np.where(mask, x - mean, 0.0) / np.where(count == 0, 1.0, count - ddof)
 
 
 def _mean_grad(g, x, axis, keepdims, spread, mean):
@@ -156,7 +165,8 @@ def nanvar_jvp_mean(
 def nanstd_vjp(
     g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None
 ):
-    return unreduce(_over(g, ans), x, axis, keepdims) * _spread(ans, x, axis, ddof, where, mean, correction, True)
+    return np.where(np.isnan(x), 0.0, unreduce(_over(g, ans), x, axis, keepdims) * _spread(
+        ans, x, axis, ddof, where, mean, correction, True))
 
 
 @defvjp(np.nanstd, "mean")
@@ -171,7 +181,7 @@ def nanstd_jvp(
     t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None
 ):
     return _over(np.sum(_valid_tangent(t, x) * _spread(ans, x, axis, ddof, where, mean, correction, True), axis=axis,
-                        keepdims=keepdims), ans)
+                        keepdims=keepdims), _nan_std(ans))
 
 
 @defjvp(np.nanstd, "mean")

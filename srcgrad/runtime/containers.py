@@ -262,7 +262,7 @@ def snapshot(x):
     lists, tuples and dicts are rebuilt around copies of their entries."""
     kind = type(x)
     if kind is _ndarray:
-        return x.copy()
+        return x.copy(order="K")  # the layout kept: order="A" and "K" read it
     if is_sequence(kind):
         return sequence_like(x, [snapshot(item) for item in x])
     if kind is dict:
