@@ -546,6 +546,8 @@ def run(program):
     of known classes do made calls of their classes' functions (`rewrite`), then each
     method call of a record rewritten by record_methods.run. Returns a new tree."""
     record_methods.check_unbound_receiver(program)
+    if not program.records and not _may_make_objects(program.fn, program, set()):
+        return record_methods.run(program)
     names, lists = known_locals(program)
     for name, cls in names.items():
         program.records[name] = RecordOf(cls, is_record_class(cls))
@@ -555,6 +557,39 @@ def run(program):
     helper = record_methods.helper_namer(program, tree)
     tree.body = rewrite(program, tree, helper, lists)
     return record_methods.run(program, tree, helper)
+
+
+def _may_make_objects(fn, program, visited):
+    """Whether the function of `program` (or a function of the user's it calls, at any
+    depth) calls a class of the user's (or a method of one: a classmethod constructor),
+    so that a local may hold an object of a class srcgrad follows; False lets `run` skip
+    its analysis (numeric code calls NumPy and functions of numbers only)."""
+    visited.add(fn)
+    for node in gast.walk(program.tree):
+        if type(node) is not gast.Call:
+            continue
+        parts = scope.dotted_parts(node.func)
+        if parts is None:
+            return True  # a call of a computed value: it may be anything
+        value = scope.lookup_path(parts, program)
+        owner = getattr(value, "__self__", None)
+        if isinstance(value, type) or isinstance(owner, type):
+            if not _library(value if isinstance(value, type) else owner):
+                return True
+        elif isinstance(value, types.FunctionType) and stand_in.is_user_function(value) and value not in visited:
+            try:
+                callee = frontend.load(value)
+            except (SrcGradError, OSError, TypeError, ValueError):
+                continue
+            if _may_make_objects(value, callee, visited):
+                return True
+    return False
+
+
+def _library(cls):
+    """Whether `cls` is a class of Python's or NumPy's (whose objects srcgrad differentiates by rules)."""
+    module = getattr(cls, "__module__", "") or ""
+    return module in ("builtins", "collections", "numbers") or module.split(".")[0] == "numpy"
 
 
 def _reads_classes(program):

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import NotDifferentiableError, SrcGradError
 from ..runtime.records import Field
-from . import frontend, scope, stand_in
+from . import frontend, scope, stand_in, traversal
 from .known_classes import BINARY, UNARY, function_of, own_nodes
 
 
@@ -33,8 +33,18 @@ def run(program, tree):
     (whose bound names are left out)."""
     positional = [a.id for a in tree.args.posonlyargs + tree.args.args]
     params = positional + [a.id for a in tree.args.kwonlyargs]
-    if not params or program.generated:
+    if not params or program.generated or _made_by_srcgrad(program.fn):
         return ()
+    if _MEMO:
+        return _run(program, tree, positional, params)
+    _MEMO.append({})
+    try:
+        return _run(program, tree, positional, params)
+    finally:
+        _MEMO.clear()
+
+
+def _run(program, tree, positional, params):
     values = {}
     for s in own_nodes(tree.body):
         if type(s) is gast.Assign and len(s.targets) == 1 and type(s.targets[0]) is gast.Name:
@@ -45,11 +55,11 @@ def run(program, tree):
             values.setdefault(s.target.id, []).append(None)
         elif isinstance(s, (gast.For, gast.Assign)):
             for t in (s.targets if type(s) is gast.Assign else [s.target]):
-                for n in gast.walk(t):
+                for n in traversal.walk(t):
                     if type(n) is gast.Name:
                         values.setdefault(n.id, []).append(None)
     found = {}  # (parameter, keys) -> [the first operator's node, the operator methods of all]
-    for node in gast.walk(tree):
+    for node in traversal.walk(tree):
         for operand, names, inner in _operands(node) + _handed_to_operators(program, node):
             path = _parameter_path(operand, params, values)
             if path is not None:
@@ -73,7 +83,7 @@ def _refuse_handed_holders(program, tree, params, values):
     entries or fields (`fk(ps)` of `def fk(ps): return k(ps[0])`, `k` computing `u + u`):
     inside the callee the entries' class is not known, and no check of the caller's
     arguments sees them."""
-    for node in gast.walk(tree):
+    for node in traversal.walk(tree):
         found = _callee_and_arguments(program, node)
         if found is None:
             continue
@@ -97,7 +107,12 @@ def _entry_operators(fn):
     `fn` applies to entries or fields of the parameter (the checks `run` makes of it with
     keys)."""
     if fn in _READING:  # recursion: its operators are read where the reading began
+        _CUTS[0] += 1
         return {}
+    return _remembered("entries", fn, lambda: _read_entry_operators(fn))
+
+
+def _read_entry_operators(fn):
     try:
         callee = frontend.load(fn)
     except (SrcGradError, OSError, TypeError, ValueError):
@@ -179,7 +194,7 @@ def _made_by(fn):
     except (SrcGradError, OSError, TypeError, ValueError):
         return [None]
     made = []
-    for node in gast.walk(program.tree):
+    for node in traversal.walk(program.tree):
         if type(node) is gast.Call:
             parts = scope.dotted_parts(node.func)
             cls = scope.lookup_path(parts, program) if parts is not None and parts[0] != "self" else None
@@ -265,8 +280,18 @@ def _callee_and_arguments(program, node):
     if type(node) is not gast.Call or any(type(a) is gast.Starred for a in node.args):
         return None
     parts = scope.dotted_parts(node.func)
-    fn = scope.lookup_path(parts, program) if parts is not None and parts[0] not in program.records else None
-    if not isinstance(fn, types.FunctionType) or not stand_in.is_user_function(fn):
+    if parts is None or parts[0] in program.records:
+        return None
+    key = ("callee", id(program), tuple(parts))
+    found = _MEMO[0].get(key) if _MEMO else None
+    if found is None:
+        fn = scope.lookup_path(parts, program)
+        found = (program, fn if isinstance(fn, types.FunctionType) and stand_in.is_user_function(fn)
+                 and not _made_by_srcgrad(fn) else None)
+        if _MEMO:
+            _MEMO[0][key] = found
+    fn = found[1]
+    if fn is None:
         return None
     try:
         bound = inspect.signature(fn).bind(*node.args, **{k.arg: k.value for k in node.keywords if k.arg})
@@ -275,18 +300,49 @@ def _callee_and_arguments(program, node):
     return fn, bound
 
 
+def _made_by_srcgrad(fn):
+    """Whether `fn` is code srcgrad wrote (a derivative, a pullback, the Tensor shim's
+    functions of a gradient's graph): it makes no objects of the user's classes."""
+    return getattr(getattr(fn, "__code__", None), "co_filename", "").startswith("<srcgrad")
+
+
+def _remembered(kind, fn, compute):
+    """`compute()`, kept for `fn` while the outermost `run` lasts (`_MEMO`) unless it met a
+    recursion (then it depends on where the reading began): a function called along
+    many paths (the pullbacks of a derivative of a derivative) is read once."""
+    if not _MEMO:
+        return compute()
+    found = _MEMO[0].get((kind, id(fn)))
+    if found is not None and found[0] is fn:
+        return found[1]
+    cuts = _CUTS[0]
+    value = compute()
+    if _CUTS[0] == cuts:
+        _MEMO[0][(kind, id(fn))] = (fn, value)
+    return value
+
+
+_MEMO = []  # while `run` runs: [{(kind, id(fn)): (fn, what it found)}]
+_CUTS = [0]  # how many times a reading met a recursion
+
+
 def _operator_parameters(fn, visiting):
     """{parameter of the user's function `fn`: the operator methods applied to it} where
     `fn` applies an operator to the parameter, or hands it on (by name) to a function of
     the user's that does, at any depth (`h(u)` calling `k(u)`, which computes `u + u`)."""
     if fn in visiting:
+        _CUTS[0] += 1
         return {}
+    return _remembered("operators", fn, lambda: _read_operator_parameters(fn, visiting))
+
+
+def _read_operator_parameters(fn, visiting):
     try:
         program = frontend.load(fn)
     except (SrcGradError, OSError, TypeError, ValueError):
         return {}
     applied = {}
-    for inner in gast.walk(program.tree):
+    for inner in traversal.walk(program.tree):
         for operand, names, _ in _operands(inner):
             if type(operand) is gast.Name:
                 applied.setdefault(operand.id, set()).update(names)
