@@ -5,6 +5,15 @@ not bound to its class, or an entry or a field of one (`for p in ps: p * 2.0`,
 rules of numbers on the object: refused when the derivative runs (api.check_arguments),
 where the value's class defines the operator's method, at the operator's line.
 
+The operators of a function of the user's count where an argument goes to it, at any
+depth (`h(u)` calling `k(u)`, which computes `u + u`), and so do its operators on the
+entries and fields of its parameters (`fk(ps)` computing `ps[0] + ps[0]`). A container
+made in the function that holds objects of a class defining such an operator (`[P(x,
+x)]`, `Pair(P(...), P(...))`), handed to a function applying it to the entries, is
+refused when the derivative is built: no check of the arguments sees those objects.
+Code srcgrad wrote (derivatives, pullbacks, the Tensor shim's gradient functions) is
+not read: it makes no objects of the user's classes.
+
 Invariants: a check reads only the type of the value at its keys, which a call's
 dispatch key holds (cache.types_in_key), so it runs once per kind of call; an array, a
 number or a container is never refused.
