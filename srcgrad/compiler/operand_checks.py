@@ -179,8 +179,7 @@ def _at(node, keys, values, program, visited):
             return [e for element in node.elts for e in _at(element, rest, values, program, visited)]
         return [None]
     if type(node) is gast.Call and type(key) is Field:
-        parts = scope.dotted_parts(node.func)
-        cls = scope.lookup_path(parts, program) if parts is not None else None
+        cls = _called(node, program)
         order = [f.name for f in dataclasses.fields(cls)] if dataclasses.is_dataclass(cls) else list(getattr(cls, "_fields", ()))
         if key.name in order:
             at = order.index(key.name)
@@ -224,8 +223,7 @@ def _class_made(node, values, program, names, visited):
                 return cls
         return None
     if type(node) is gast.Call:
-        parts = scope.dotted_parts(node.func)
-        cls = scope.lookup_path(parts, program) if parts is not None else None
+        cls = _called(node, program)
         if isinstance(cls, type) and any(function_of(cls, n) is not None for n in names):
             return cls
     return None
@@ -245,8 +243,7 @@ def _any_class(node, values, program, names, visited, outermost=True):
         made = _class_made(node, values, program, names, visited) if outermost else None
         if made is not None:
             return made
-        parts = scope.dotted_parts(node.func)
-        if isinstance(scope.lookup_path(parts, program) if parts is not None else None, type):
+        if isinstance(_called(node, program), type):
             return next((c for a in node.args + [k.value for k in node.keywords]
                          for c in [_any_class(a, values, program, names, visited)] if c), None)
     return None
@@ -307,6 +304,13 @@ def _callee_and_arguments(program, node):
     except (TypeError, ValueError):
         return None
     return fn, bound
+
+
+def _called(node, program):
+    """What the call `node` names (a class, a function, ...), resolved in `program`; None
+    where its callee is no dotted name or not found."""
+    parts = scope.dotted_parts(node.func)
+    return scope.lookup_path(parts, program) if parts is not None else None
 
 
 def _made_by_srcgrad(fn):

@@ -219,16 +219,9 @@ def _read_edges(node, edges, at, i):
 
 def _reads(rule, i, count):
     """Which of `count` arguments the reverse rule of argument i reads (saving.py), or
-    None where it reads the result (so all of them); cached per rule."""
-    key = (id(rule), i, count)
-    found = _READS.get(key)
-    if found is None or found[0] is not rule:
-        live = tuple(j == i for j in range(count))
-        found = _READS[key] = (rule, None if reads_ans_of(rule, live) else saved_by(rule, live))
-    return found[1]
-
-
-_READS = {}  # (id(rule), argument, count) -> (rule, what `_reads` gives)
+    None where it reads the result (so all of them)."""
+    live = tuple(j == i for j in range(count))
+    return None if reads_ans_of(rule, live) else saved_by(rule, live)
 
 
 # Nodes whose backward reads the inputs' values through comparisons only (`g * (x > y)`):

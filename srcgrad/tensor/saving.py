@@ -37,13 +37,21 @@ _LIVE_READS = {}  # (id(rule), which inputs have an edge) -> (rule, whether thos
 
 
 def saved_by(rule, live):
-    params = rule.params
-    return tuple(
-        i >= len(params) or len(live) > len(params) or any(
-            _reads_argument(rule.vjps.get(params[j]), i, len(live)) for j, on in enumerate(live) if on
-        )
-        for i in range(len(live))
-    )
+    """Which arguments the vjps of the inputs with an edge (`live`) may read (cached)."""
+    key = (id(rule), live)
+    found = _SAVED_BY.get(key)
+    if found is None or found[0] is not rule:
+        params = rule.params
+        found = _SAVED_BY[key] = (rule, tuple(
+            i >= len(params) or len(live) > len(params) or any(
+                _reads_argument(rule.vjps.get(params[j]), i, len(live)) for j, on in enumerate(live) if on
+            )
+            for i in range(len(live))
+        ))
+    return found[1]
+
+
+_SAVED_BY = {}  # (id(rule), which inputs have an edge) -> (rule, which arguments their vjps read)
 
 
 def _reads_argument(derivative, i, count):
