@@ -9,7 +9,7 @@ the same array as another); adjoints that may be containers add with `add_grad`.
 target's adjoint has no value there (a zero contribution), and ends that adjoint's
 life (the assignment overwrote the value it belongs to). Where `if` branches or loop
 iterations disagree on which adjoints exist, the missing ones start at zero
-(`zeros_like_grad(primal)`; reverse.assemble sets a primal that some path leaves
+(`zeros_like_grad(primal)`; assembly.assemble sets a primal that some path leaves
 unassigned to None first, whose zero is 0.0).
 """
 

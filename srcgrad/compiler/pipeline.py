@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, attempts, block_defs, cache, call_effects, callees, closures, collections_dicts, constants, contexts, declarations, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, itertools_lists, jumps, key_lambdas, known_classes, load, map_filter, matches, module_tests, operand_checks, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, stored_iterators, syntax, transform_calls, traversal, tuple_writes, unroll, vectorized_calls, versions
+from . import activity, aliases, anf, assembly, attempts, block_defs, cache, call_effects, callees, closures, collections_dicts, constants, contexts, declarations, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, itertools_lists, jumps, key_lambdas, known_classes, load, map_filter, matches, module_tests, operand_checks, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, stored_iterators, syntax, transform_calls, traversal, tuple_writes, unroll, vectorized_calls, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -404,7 +404,7 @@ def _finish(prepared, verbose, signature=None):
             params = [a.id for a in sw.args.args]
             output = sw.out.id if isinstance(sw.out, gast.Name) else None
             shapes = _shapes(signature, params, namer, output, mode, prepared.split_vjp)
-            tree = reverse.assemble(sw, shapes, prepared.split_vjp)
+            tree = assembly.assemble(sw, shapes, prepared.split_vjp)
         _show(verbose, "forward" if mode == "jvp" else "reverse", tree)
         tree = optimize.run(tree, namer)
         if signature is not None and mode != "jvp":
