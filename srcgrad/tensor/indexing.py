@@ -18,6 +18,7 @@ from ..rules.scatter import index_put
 from . import ops
 from .grad_mode import _mode
 from .inplace import E11
+from .overlap import OVERLAP, dense
 from .shaping import ShapeOps, _expanded_shape
 from .versions import bump
 
@@ -107,21 +108,10 @@ def _advanced_dim(index, ndim, axis):
     return axis
 
 
-def _dense(array):
-    """Whether the elements of `array` fill a block of memory, each once (PyTorch's
-    is_non_overlapping_and_dense, which its overlap checks need)."""
-    expected = array.itemsize
-    for stride, n in sorted((abs(st), n) for n, st in zip(array.shape, array.strides) if n != 1):
-        if stride != expected:
-            return False
-        expected *= n
-    return True
-
-
 def _refuse_overlap(array, key, value):
     """PyTorch's error for `x[key] = value` (arrays, both dense) where `value` partly
-    overlaps the elements written: for an advanced index, any overlap of a value of one or
-    more dims (of more than one element, for one bool mask);
+    overlaps the elements written: for an advanced index, any overlap of the value (but
+    a one-element value through one bool mask);
     for a basic one, an overlap other than the same elements (a value that does not fit
     the part is left to the shape's error)."""
     if not np.may_share_memory(array, value):
@@ -129,7 +119,7 @@ def _refuse_overlap(array, key, value):
     if _index_name(key)[1]:
         mask = isinstance(key, np.ndarray) and key.dtype == np.bool_ or (
             isinstance(key, list) and key and all(isinstance(k, bool) for k in key))
-        if not np.ndim(value) or (mask and np.size(value) == 1) or not (_dense(array) and _dense(value)):
+        if (mask and np.size(value) == 1) or not (dense(array) and dense(value)):
             return  # masked_fill_ reads its one value first; PyTorch does not judge a sparse layout
     else:
         target = array[None if key is True else key]  # NumPy copies for True; PyTorch's is a view
@@ -147,16 +137,13 @@ def _refuse_overlap(array, key, value):
         if not fits or not np.may_share_memory(target, value):
             return
         spread = np.broadcast_to(value, target.shape)  # what is copied: the same elements is no overlap
-        if not single and not (_dense(target) and _dense(spread)):
+        if not single and not (dense(target) and dense(spread)):
             return  # an expanded value, or a strided part: PyTorch does not judge it
         if not single and target.__array_interface__["data"][0] == spread.__array_interface__["data"][0] and all(
             n == 1 or a == b for n, a, b in zip(target.shape, target.strides, spread.strides)
         ):
             return
-    raise RuntimeError(
-        "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
-        "location. Please clone() the tensor before performing the operation."
-    )
+    raise RuntimeError(OVERLAP)
 
 
 def _copy_to(target, value):

@@ -17,6 +17,7 @@ import numpy as np
 from . import dtypes, errstate, ops
 from ..rules.scatter import index_put
 from .grad_mode import _mode
+from .overlap import refuse_partial_overlap
 from .rule_nodes import RuleNode, keeps_result
 from .versions import bump, counter_of, rebased
 from .views import rebase, refresh_after_write, retarget_result, view_of, write_through
@@ -55,6 +56,8 @@ def _method(primitive, name, floating=False):
                 value = other._data
                 if value.dtype is not data.dtype or value.shape != data.shape:
                     return self._inplace(primitive, other, name, floating)
+                if value.base is not None or data.base is not None:
+                    refuse_partial_overlap(data, value)
             else:
                 return self._inplace(primitive, other, name, floating)
             token = quiet()
@@ -76,6 +79,16 @@ def _method(primitive, name, floating=False):
     return method
 
 
+def _refuse_expanded(data):
+    """PyTorch's error for arithmetic in place into an expanded tensor (a dim of stride 0:
+    several elements over one memory location)."""
+    if not data.flags.writeable and data.size > 1 and 0 in data.strides:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation."
+        )
+
+
 class InPlaceOps:
     """The in-place methods; `Tensor` inherits them."""
 
@@ -94,12 +107,14 @@ class InPlaceOps:
         if _mode.enabled and (self._requires_grad or (isinstance(other, ops.Tensor) and other._requires_grad)):
 
             def compute(source):
+                self._check_operand(other)
                 self._check_cast(other, floating)
                 # add and sub keep no tensor (a second backward runs), as out of place
                 keeps = primitive not in _KEEP_NOTHING if saves is None else saves
                 return ops.binary(primitive, source, other, name, keeps, floating)
 
             return self._become(compute)
+        self._check_operand(other)
         self._check_cast(other, floating)
         data = other._data if isinstance(other, ops.Tensor) else other
         token = errstate.quiet()
@@ -110,16 +125,31 @@ class InPlaceOps:
         bump(self)
         return self
 
-    def _store(self, values):
-        """Write `values` into self's elements. An expanded tensor (a dim of stride 0: several
-        elements over one memory location) refuses with PyTorch's error for arithmetic in
-        place, before anything is written."""
+    def _check_operand(self, other):
+        """PyTorch's errors for an in-place write into self from the tensor `other`, in its
+        order, before anything is written: self expanded (several elements over one memory
+        location), `other` partly overlapping self (overlap.py), shapes that do not
+        broadcast, a broadcast shape other than self's. A recorded write checks them after
+        the graph's errors (E11, a view of a leaf): in the function computing its node."""
+        if not isinstance(other, InPlaceOps):
+            return  # a number (`_store` refuses an expanded self), or not an operand: the op's own error
         data = self._data
-        if not data.flags.writeable and data.size > 1 and 0 in data.strides:
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-                "location. Please clone() the tensor before performing the operation."
-            )
+        _refuse_expanded(data)
+        value = other._data
+        refuse_partial_overlap(data, value)
+        if value.shape != data.shape:
+            ops.check_broadcast(data, value)
+            shape = np.broadcast_shapes(data.shape, value.shape)
+            if shape != data.shape:
+                raise RuntimeError(
+                    f"output with shape {list(data.shape)} doesn't match the broadcast shape {list(shape)}"
+                )
+
+    def _store(self, values):
+        """Write `values` into self's elements; an expanded tensor refuses
+        (`_refuse_expanded`) before anything is written."""
+        data = self._data
+        _refuse_expanded(data)
         data[...] = values
 
     def _refuse_if_recorded(self, src=None):
@@ -181,10 +211,12 @@ class InPlaceOps:
             from .arithmetic import scaled_sum
 
             def compute(source):
+                self._check_operand(other)
                 self._check_cast(other, False)
                 return scaled_sum(source, other, alpha, primitive)
 
             return self._become(compute)
+        self._check_operand(other)
         return self._inplace(primitive, other * alpha, name)
 
     mul_, div_ = __imul__, __itruediv__
@@ -267,22 +299,30 @@ class InPlaceOps:
     def copy_(self, src):
         """`src`'s values (broadcast to self's shape, cast to its dtype) written into self
         (CopyBackwards when recorded: self's old values get zero gradient, src the
-        gradient summed to its shape)."""
-        return self._overwrite(src, "CopyBackwards")
+        gradient summed to its shape). Refused where `src` partly overlaps self."""
+        return self._overwrite(src, "CopyBackwards", self._check_operand)
 
-    def _overwrite(self, src, name):
+    def _overwrite(self, src, name, check=None):
         """Write the tensor or number `src` into every element of self; recorded (the
         node `name`, index_put's rule over the whole tensor: it saves no tensor, as
         PyTorch's CopyBackwards and FillBackward3 save none) when grad mode is on and
-        either requires grad."""
+        either requires grad. `check(src)`, when given, raises the write's own errors (after
+        the graph's)."""
         tracked = self._requires_grad or (isinstance(src, ops.Tensor) and src._requires_grad)
         # PyTorch records fill_ with a tensor that requires grad into any dtype (an int
         # tensor then requires grad), a copy into a float tensor only
         if _mode.enabled and tracked and (self._data.dtype.kind in "fc" or name == "FillBackward3"):
-            return self._become(lambda source: ops.apply(index_put, source, Ellipsis, src, name=name, saves=False,
-                                                         out_dtype=source._data.dtype, edge_args=(0, 2)))
+            def compute(source):
+                if check is not None:
+                    check(src)
+                return ops.apply(index_put, source, Ellipsis, src, name=name, saves=False,
+                                 out_dtype=source._data.dtype, edge_args=(0, 2))
+
+            return self._become(compute)
         if _mode.enabled and self._requires_grad and self._grad_fn is None:
             raise RuntimeError(E11)
+        if check is not None:
+            check(src)
         self._store(src._data if isinstance(src, ops.Tensor) else src)
         bump(self)
         return self
