@@ -317,6 +317,11 @@ OVERLAP = (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory "
     "location. Please clone() the tensor before performing the operation."
 )
+EXPANDED = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+    "location. Please clone() the tensor before performing the operation."
+)
+SIZES = "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0"
 
 
 @pytest.mark.parametrize("code, message", [
@@ -339,8 +344,38 @@ OVERLAP = (
     ("u = v[:1]\nu[...] = u", None),
     ("u = v[0]\nu[None] = u", None),  # a 0-d value is filled in
     ("u = v[:1]\nu[None] = u[None]", None),
+    # in-place arithmetic and copy_: PyTorch 2.13's errors, checked case by case (a NumPy
+    # ValueError was raised, or NumPy's buffered answer given, before)
+    ("v[[0]] = v[1]", OVERLAP),  # a 0-d value through an advanced index
+    ("v[[0, 2]] = v[1]", OVERLAP),
+    ("u = torch.tensor(-1)\nw = u.reshape((1,))\nw[torch.tensor([0])] = u", OVERLAP),
+    ("v[1:3].copy_(v[2:4])", OVERLAP),
+    ("v[0:2].copy_(v[0:2])", None),  # the same elements
+    ("v[0:2].copy_(v[0])", OVERLAP),
+    ("m = v[:4].reshape(2, 2)\nm.copy_(m.t())", OVERLAP),
+    ("v[1:3].copy_(v[3:5])", None),
+    ("v[0:3].copy_(v[::2])", None),  # a strided operand: PyTorch does not judge it
+    ("v[1:3] += v[2:4]", OVERLAP),
+    ("v[1:3].add_(v[2:4])", OVERLAP),
+    ("v[1:3].sub_(v[2:4], alpha=2)", OVERLAP),
+    ("v[1:3] *= v[1:3]", None),
+    ("v += v", None),
+    ("v[0:3].add_(v[4:6])", SIZES),
+    ("v[0:3] /= v[4:6]", SIZES),
+    ("v[::2].copy_(v.reshape(3, 2).t())", "output with shape [3] doesn't match the broadcast shape [2, 3]"),
+    ("v[:3].add_(torch.ones(2, 3))", "output with shape [3] doesn't match the broadcast shape [2, 3]"),
+    ("v[1].copy_(v[0:1])", "output with shape [] doesn't match the broadcast shape [1]"),
+    ("v[2:3].expand(3).add_(v[:3])", EXPANDED),  # the written-to tensor's overlap first
+    ("w = torch.arange(6.0, requires_grad=True) * 1\nw[1:3] += w[2:4]", OVERLAP),
+    ("w = torch.arange(6.0, requires_grad=True) * 1\nw[:3].add_(w[3:5])", SIZES),
+    # the graph's errors before the write's own
+    ("w = torch.arange(6.0, requires_grad=True)\nw[1:3] += w[2:4]",
+     "a view of a leaf Variable that requires grad is being used in an in-place operation."),
+    ("w = torch.arange(6.0, requires_grad=True)\nw.add_(w[0])",
+     "a leaf Variable that requires grad is being used in an in-place operation."),
 ])
 def test_a_value_overlapping_the_elements_written(code, message):
+    """The write raises PyTorch's error before it changes anything."""
     ns = {"torch": torch, "v": torch.arange(6.0)}
     if message is None:
         exec(code, ns)
@@ -348,6 +383,7 @@ def test_a_value_overlapping_the_elements_written(code, message):
     with pytest.raises(RuntimeError) as info:
         exec(code, ns)
     assert str(info.value) == message
+    assert ns["v"].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
 
 
 def test_writes_into_an_expanded_tensor():
@@ -431,51 +467,3 @@ def test_copy_nodes_are_named_by_their_cpp_class():
                                            r"srcgrad::autograd::CopyBackwards, is at version"):
         w.backward()
 
-
-EXPANDED = (
-    "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-    "location. Please clone() the tensor before performing the operation."
-)
-SIZES = "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0"
-
-
-@pytest.mark.parametrize("code, message", [
-    ("v[[0]] = v[1]", OVERLAP),  # a 0-d value through an advanced index
-    ("v[[0, 2]] = v[1]", OVERLAP),
-    ("u = torch.tensor(-1)\nw = u.reshape((1,))\nw[torch.tensor([0])] = u", OVERLAP),
-    ("v[1:3].copy_(v[2:4])", OVERLAP),
-    ("v[0:2].copy_(v[0:2])", None),  # the same elements
-    ("v[0:2].copy_(v[0])", OVERLAP),
-    ("m = v[:4].reshape(2, 2)\nm.copy_(m.t())", OVERLAP),
-    ("v[1:3].copy_(v[3:5])", None),
-    ("v[0:3].copy_(v[::2])", None),  # a strided operand: PyTorch does not judge it
-    ("v[1:3] += v[2:4]", OVERLAP),
-    ("v[1:3].add_(v[2:4])", OVERLAP),
-    ("v[1:3].sub_(v[2:4], alpha=2)", OVERLAP),
-    ("v[1:3] *= v[1:3]", None),
-    ("v += v", None),
-    ("v[0:3].add_(v[4:6])", SIZES),
-    ("v[0:3] /= v[4:6]", SIZES),
-    ("v[::2].copy_(v.reshape(3, 2).t())", "output with shape [3] doesn't match the broadcast shape [2, 3]"),
-    ("v[:3].add_(torch.ones(2, 3))", "output with shape [3] doesn't match the broadcast shape [2, 3]"),
-    ("v[1].copy_(v[0:1])", "output with shape [] doesn't match the broadcast shape [1]"),
-    ("v[2:3].expand(3).add_(v[:3])", EXPANDED),  # the written-to tensor's overlap first
-    ("w = torch.arange(6.0, requires_grad=True) * 1\nw[1:3] += w[2:4]", OVERLAP),
-    ("w = torch.arange(6.0, requires_grad=True) * 1\nw[:3].add_(w[3:5])", SIZES),
-    # the graph's errors before the write's own
-    ("w = torch.arange(6.0, requires_grad=True)\nw[1:3] += w[2:4]",
-     "a view of a leaf Variable that requires grad is being used in an in-place operation."),
-    ("w = torch.arange(6.0, requires_grad=True)\nw.add_(w[0])",
-     "a leaf Variable that requires grad is being used in an in-place operation."),
-])
-def test_in_place_arithmetic_and_copy_from_an_overlapping_or_misshapen_operand(code, message):
-    """PyTorch 2.13's errors, checked case by case; the write changes nothing when it
-    raises (a NumPy ValueError was raised, or NumPy's buffered answer given, before)."""
-    ns = {"torch": torch, "v": torch.arange(6.0)}
-    if message is None:
-        exec(code, ns)
-        return
-    with pytest.raises(RuntimeError) as info:
-        exec(code, ns)
-    assert str(info.value) == message
-    assert ns["v"].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
