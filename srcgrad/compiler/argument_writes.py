@@ -31,6 +31,7 @@ from .call_effects import RECEIVER_CHANGING as _RECEIVER_CHANGING, WRITING_FUNCT
 from .scope import MISSING, dotted_parts, first_meaning, lookup_path
 from .stand_in import is_user_function, method_function
 from .views import VIEW_ATTRIBUTES, VIEW_FUNCTIONS, VIEW_METHODS
+from .walk_memo import WalkMemo
 
 _DESCRIPTORS = (types.MethodDescriptorType, types.WrapperDescriptorType)  # a class's method of a type in C
 
@@ -53,32 +54,17 @@ def parameters(fn, _visiting=()):
     """{parameter name, or STATE: its first Write} of the user function `fn`; {} where its
     source cannot be read (a stand-in's own source is read then: a method's, a partial's).
 
-    Within one outermost call, a function's answer is kept (`_MEMO`) unless its walk met
-    a recursion (then it depends on where the walk began): a function called along many
-    paths (the pullbacks a derivative of a derivative calls) is read once."""
+    Within one outermost call, a function's answer is kept (walk_memo.py): a function
+    called along many paths (the pullbacks a derivative of a derivative calls) is read
+    once."""
     if fn in _visiting:
-        _CUTS[0] += 1
+        _MEMO.cut()
         return {}  # recursion: its own statements are read where the walk began
-    outermost = not _MEMO
-    if outermost:
-        _MEMO.append({})
-    try:
-        memo = _MEMO[0]
-        found = memo.get(id(fn))
-        if found is not None and found[0] is fn:
-            return found[1]
-        cuts = _CUTS[0]
-        written = _parameters(fn, _visiting)
-        if _CUTS[0] == cuts:
-            memo[id(fn)] = (fn, written)
-        return written
-    finally:
-        if outermost:
-            _MEMO.clear()
+    with _MEMO:
+        return _MEMO.remembered(id(fn), fn, lambda: _parameters(fn, _visiting))
 
 
-_MEMO = []  # the answers of the outermost `parameters` call running: [{id(fn): (fn, answer)}]
-_CUTS = [0]  # how many times a walk met a recursion
+_MEMO = WalkMemo()
 
 
 def _parameters(fn, visiting):

@@ -30,6 +30,7 @@ from ..errors import NotDifferentiableError, SrcGradError
 from ..runtime.records import Field
 from . import frontend, scope, stand_in, traversal
 from .known_classes import BINARY, UNARY, function_of, own_nodes
+from .walk_memo import WalkMemo
 
 
 def run(program, tree):
@@ -44,13 +45,8 @@ def run(program, tree):
     params = positional + [a.id for a in tree.args.kwonlyargs]
     if not params or program.generated or _made_by_srcgrad(program.fn):
         return ()
-    if _MEMO:
+    with _MEMO:
         return _run(program, tree, positional, params)
-    _MEMO.append({})
-    try:
-        return _run(program, tree, positional, params)
-    finally:
-        _MEMO.clear()
 
 
 def _run(program, tree, positional, params):
@@ -116,9 +112,9 @@ def _entry_operators(fn):
     `fn` applies to entries or fields of the parameter (the checks `run` makes of it with
     keys)."""
     if fn in _READING:  # recursion: its operators are read where the reading began
-        _CUTS[0] += 1
+        _MEMO.cut()
         return {}
-    return _remembered("entries", fn, lambda: _read_entry_operators(fn))
+    return _MEMO.remembered(("entries", id(fn)), fn, lambda: _read_entry_operators(fn))
 
 
 def _read_entry_operators(fn):
@@ -289,13 +285,12 @@ def _callee_and_arguments(program, node):
     if parts is None or parts[0] in program.records:
         return None
     key = ("callee", id(program), tuple(parts))
-    found = _MEMO[0].get(key) if _MEMO else None
+    found = _MEMO.get(key)
     if found is None:
         fn = scope.lookup_path(parts, program)
         found = (program, fn if isinstance(fn, types.FunctionType) and stand_in.is_user_function(fn)
                  and not _made_by_srcgrad(fn) else None)
-        if _MEMO:
-            _MEMO[0][key] = found
+        _MEMO.put(key, found)
     fn = found[1]
     if fn is None:
         return None
@@ -319,24 +314,7 @@ def _made_by_srcgrad(fn):
     return getattr(getattr(fn, "__code__", None), "co_filename", "").startswith("<srcgrad")
 
 
-def _remembered(kind, fn, compute):
-    """`compute()`, kept for `fn` while the outermost `run` lasts (`_MEMO`) unless it met a
-    recursion (then it depends on where the reading began): a function called along
-    many paths (the pullbacks of a derivative of a derivative) is read once."""
-    if not _MEMO:
-        return compute()
-    found = _MEMO[0].get((kind, id(fn)))
-    if found is not None and found[0] is fn:
-        return found[1]
-    cuts = _CUTS[0]
-    value = compute()
-    if _CUTS[0] == cuts:
-        _MEMO[0][(kind, id(fn))] = (fn, value)
-    return value
-
-
-_MEMO = []  # while `run` runs: [{(kind, id(fn)): (fn, what it found)}]
-_CUTS = [0]  # how many times a reading met a recursion
+_MEMO = WalkMemo()  # while `run` runs, what it read of each function
 
 
 def _operator_parameters(fn, visiting):
@@ -344,9 +322,9 @@ def _operator_parameters(fn, visiting):
     `fn` applies an operator to the parameter, or hands it on (by name) to a function of
     the user's that does, at any depth (`h(u)` calling `k(u)`, which computes `u + u`)."""
     if fn in visiting:
-        _CUTS[0] += 1
+        _MEMO.cut()
         return {}
-    return _remembered("operators", fn, lambda: _read_operator_parameters(fn, visiting))
+    return _MEMO.remembered(("operators", id(fn)), fn, lambda: _read_operator_parameters(fn, visiting))
 
 
 def _read_operator_parameters(fn, visiting):
