@@ -299,11 +299,17 @@ def _plain_jvp(fn, primals, tangents):
             return None
         positions.append(i)
         given.append(t)
-    derivative = kept[2].get(tuple(positions))
-    if derivative is None or not derivative.current(fn):
+    entry = kept[2].get(tuple(positions))
+    if entry is None:
+        return None
+    derivative, checked = entry
+    if not derivative.current(fn):
         return None
     if derivative.argument_checks:
-        check_arguments(derivative, kept[1], primals)
+        types = tuple(map(type, primals))
+        if types != checked and not check_arguments(derivative, kept[1], primals) and all(
+                t in _TYPE_CHECKED for t in types):
+            entry[1] = types  # the checks read only these types: they pass again for them
     out, out_dot = derivative.function(*primals, *given)
     return _in_output_types(fn, out, out_dot)
 
@@ -324,7 +330,7 @@ def _note_plain_jvp(fn, names, positions, derivative):
             kept = _PLAIN_JVP[fn] = (code, tuple(names), {})
     except TypeError:  # not weakly referable
         return
-    kept[2][positions] = derivative
+    kept[2][positions] = [derivative, None]  # with the argument types its checks passed for (`_plain_jvp`)
 
 
 def _keyword_defaults(fn, function, primals, tangent_count):
@@ -376,7 +382,8 @@ _REAL_SCALARS = (np.float64, np.float32)  # a tangent of the output's own type: 
 
 
 _PARAMS = weakref.WeakKeyDictionary()  # function -> (its code, its positional parameter names)
-_PLAIN_JVP = cache.kept_with_cache(weakref.WeakKeyDictionary())  # function -> (its code, its parameter names, {positions: derivative})
+_PLAIN_JVP = cache.kept_with_cache(weakref.WeakKeyDictionary())  # function -> (its code, its parameter names, {positions: [derivative, types checked]})
+_TYPE_CHECKED = frozenset({np.ndarray, float, int, bool})  # argument checks of these read the type alone
 _function = types.FunctionType
 _MADE_BY_SRCGRAD = ("__srcgrad_per_call__", "__srcgrad_lazy__", "__srcgrad_program__")
 

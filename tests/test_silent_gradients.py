@@ -308,6 +308,19 @@ def test_an_argument_of_another_type_in_the_differentiated_computation_is_refuse
             transform()
 
 
+def test_jvp_of_a_function_called_before_with_plain_arrays_checks_the_next_arguments_again():
+    """jvp's path for a plain function keeps the argument types its checks passed for; a
+    value of another type, or a list (whose entries its type does not tell), is checked."""
+    x, m = np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0, 3.0])
+    masked = np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+    for _ in range(3):
+        assert srcgrad.jvp(masked_weights, (x, m), (np.ones(3), None)) == (10.0, 4.0)
+    for other in (masked, [masked], [m, masked]):
+        with pytest.raises(srcgrad.NotDifferentiableError, match="is of type"):
+            srcgrad.jvp(masked_weights, (x, other), (np.ones(3), None))
+    assert srcgrad.jvp(masked_weights, (x, m), (np.ones(3), None)) == (10.0, 4.0)
+
+
 def test_a_sparse_matrix_is_refused_with_what_to_pass():
     sparse = pytest.importorskip("scipy.sparse")
     A = sparse.csr_matrix(_M)
