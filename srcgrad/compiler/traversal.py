@@ -21,7 +21,7 @@ def walk(node):
         cls = type(node)
         fields = walked.get(cls)
         if fields is None:
-            fields = walked[cls] = tuple(f for f in cls._fields if f not in _SCALAR_FIELDS)
+            fields = walked[cls] = tuple(f for f in cls._fields if f not in SCALAR_FIELDS)
         if fields:
             values = node.__dict__
             for field in fields:
@@ -34,7 +34,7 @@ def walk(node):
 
 
 # fields that never hold nodes (names, numbers, flags): `walk` skips them
-_SCALAR_FIELDS = frozenset({"id", "attr", "arg", "kind", "type_comment", "is_async", "level", "module", "simple", "conversion"})
+SCALAR_FIELDS = frozenset({"id", "attr", "arg", "kind", "type_comment", "is_async", "level", "module", "simple", "conversion"})
 
 
 _WALKED = {}  # node class -> the fields `walk` looks into
@@ -99,14 +99,18 @@ def holds(node, classes):
 def statements(node):
     """Every statement under `node` (itself first when it is one), in source order:
     statements live only in statement lists, so expressions are not looked into."""
-    stack, stmt, expression, ast_node, lists = [node], gast.stmt, gast.expr, gast.AST, _BLOCK_FIELDS
+    stack, stmt, expression, ast_node, lists, none = [node], gast.stmt, gast.expr, gast.AST, _BLOCK_FIELDS, _NO_BLOCKS
+    pop = stack.pop
     while stack:
-        n = stack.pop()
+        n = pop()
         if isinstance(n, stmt):
             yield n
+        fields = lists[type(n)]
+        if fields is none:  # a simple statement (most of them): nothing inside
+            continue
         inner = []
         values = n.__dict__
-        for field in lists[type(n)]:  # statement lists, handlers, cases
+        for field in fields:  # statement lists, handlers, cases
             value = values.get(field)
             if type(value) is list:
                 inner += [v for v in value if isinstance(v, ast_node) and not isinstance(v, expression)]
@@ -117,8 +121,11 @@ class _BlockFields(dict):
     """Node class -> its fields that may hold statements, handlers or cases ("" for none)."""
 
     def __missing__(self, cls):
-        found = self[cls] = tuple(f for f in cls._fields if f in ("body", "orelse", "finalbody", "handlers", "cases")) or ("",)
+        found = self[cls] = tuple(f for f in cls._fields if f in ("body", "orelse", "finalbody", "handlers", "cases")) or _NO_BLOCKS
         return found
+
+
+_NO_BLOCKS = ("",)  # the block fields of a class without any (one tuple, told apart by identity)
 
 
 _BLOCK_FIELDS = _BlockFields()
@@ -230,7 +237,7 @@ def _loads(node):
 
 
 # fields that hold no nodes, or only the field-less `ctx` and operator ones
-_LEAF_FIELDS = _SCALAR_FIELDS | {"ctx", "op", "ops"}
+_LEAF_FIELDS = SCALAR_FIELDS | {"ctx", "op", "ops"}
 
 
 class _ChildFields(dict):
