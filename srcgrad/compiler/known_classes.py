@@ -582,7 +582,7 @@ def _may_make_objects(fn, program, visited):
     so that a local may hold an object of a class srcgrad follows; False lets `run` skip
     its analysis (numeric code calls NumPy and functions of numbers only)."""
     visited.add(fn)
-    for node in traversal.walk(program.tree):  # gast.walk's order
+    for node in traversal.inner_nodes(program.tree):  # gast.walk's order of the calls
         if type(node) is not gast.Call:
             continue
         parts = scope.dotted_parts(node.func)

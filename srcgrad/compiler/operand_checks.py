@@ -69,7 +69,7 @@ def _run(program, tree, positional, params):
                         values.setdefault(n.id, []).append(None)
     found = {}  # (parameter, keys) -> [the first operator's node, the operator methods of all]
     handed = []  # (call, (the user's function called, its bound arguments)), in the walk's order
-    for node in traversal.walk(tree):
+    for node in traversal.inner_nodes(tree):  # gast.walk's order of the operators and calls
         cls = type(node)
         if cls is gast.Call:
             callee = _callee_and_arguments(program, node)

@@ -33,6 +33,26 @@ def walk(node):
         yield node
 
 
+def inner_nodes(node):
+    """`walk(node)` without the names and constants that hold nothing (no annotation) and
+    the field-less `ctx` and operator nodes, for a pass that looks for none of them: the
+    other nodes in the same order (the nodes left out have no children)."""
+    todo, ast_node, children, name_node, constant = collections.deque([node]), gast.AST, CHILDREN, gast.Name, gast.Constant
+    pop, append = todo.popleft, todo.append
+    while todo:
+        node = pop()
+        values = node.__dict__
+        for field in children[type(node)]:
+            value = values.get(field)
+            for v in value if type(value) is list else (value,):
+                kind = type(v)
+                if kind is constant or (kind is name_node and v.__dict__.get("annotation") is None):
+                    continue
+                if isinstance(v, ast_node):
+                    append(v)
+        yield node
+
+
 # fields that never hold nodes (names, numbers, flags): `walk` skips them
 SCALAR_FIELDS = frozenset({"id", "attr", "arg", "kind", "type_comment", "is_async", "level", "module", "simple", "conversion"})
 
