@@ -127,7 +127,7 @@ def _called_parameters(fn, seen):
     called = set(operands)
     # the nodes looked at below, in the walk's order, and the names called (one walk)
     nodes, called_names, kinds = [], set(), _LOOKED_AT
-    for n in traversal.nodes(program.tree):
+    for n in traversal.branch_nodes(program.tree):  # `nodes`'s order; none of the kinds is a leaf
         if type(n) in kinds:
             nodes.append(n)
             if type(n) is gast.Call and type(n.func) is gast.Name:

@@ -93,6 +93,33 @@ def nodes(node):
                 push(value)
 
 
+def branch_nodes(node):
+    """`nodes(node)` without the names and constants that hold nothing (no annotation):
+    the other nodes in the same order (the nodes left out have no children), for a pass
+    that looks for neither."""
+    stack, ast_node, children, name_node, constant = [node], gast.AST, CHILDREN, gast.Name, gast.Constant
+    pop, push = stack.pop, stack.append
+    while stack:
+        n = pop()
+        yield n
+        values = n.__dict__
+        for field in children[type(n)]:
+            value = values.get(field)
+            if type(value) is list:
+                for v in value:
+                    kind = type(v)
+                    if kind is constant or (kind is name_node and v.__dict__.get("annotation") is None):
+                        continue
+                    if isinstance(v, ast_node):
+                        push(v)
+            else:
+                kind = type(value)
+                if kind is constant or (kind is name_node and value.__dict__.get("annotation") is None):
+                    continue
+                if isinstance(value, ast_node):
+                    push(value)
+
+
 def holds(node, classes):
     """Whether a node of `classes` (no `ctx` or operator classes) is under `node`, itself
     included: `any(isinstance(n, classes) for n in walk(node))` without the generator."""
