@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import NotDifferentiableError, SrcGradError
 from ..runtime.records import Field
 from . import frontend, scope, stand_in, traversal
-from .known_classes import BINARY, UNARY, function_of, own_nodes
+from .known_classes import BINARY, UNARY, function_of
 
 
 def run(program, tree):
@@ -55,7 +55,7 @@ def run(program, tree):
 
 def _run(program, tree, positional, params):
     values = {}
-    for s in own_nodes(tree.body):
+    for s in _own_statements(tree.body):
         if type(s) is gast.Assign and len(s.targets) == 1 and type(s.targets[0]) is gast.Name:
             values.setdefault(s.targets[0].id, []).append(s.value)
         elif type(s) is gast.For and type(s.target) is gast.Name and type(s.iter) is gast.Name:
@@ -256,6 +256,27 @@ def _any_class(node, values, program, names, visited, outermost=True):
             return next((c for a in node.args + [k.value for k in node.keywords]
                          for c in [_any_class(a, values, program, names, visited)] if c), None)
     return None
+
+
+def _own_statements(body):
+    """The statements of `known_classes.own_nodes(body)`, in its order, without walking
+    the expressions (which hold no statements)."""
+    todo, nested, blocks, expression, ast_node = list(body), _NESTED, traversal.block_fields, gast.expr, gast.AST
+    pop, extend = todo.pop, todo.extend
+    while todo:
+        node = pop()
+        if isinstance(node, gast.stmt):
+            yield node
+        if isinstance(node, nested):
+            continue
+        values = node.__dict__
+        for field in blocks(type(node)):
+            value = values.get(field)
+            if type(value) is list:
+                extend([v for v in value if isinstance(v, ast_node) and not isinstance(v, expression)])
+
+
+_NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)  # own_nodes does not enter them
 
 
 _OPERATORS = frozenset({gast.BinOp, gast.AugAssign, gast.UnaryOp})  # the nodes `_operands` reads

@@ -33,11 +33,12 @@ def walk(node):
         yield node
 
 
-def inner_nodes(node):
-    """`walk(node)` without the names and constants that hold nothing (no annotation) and
-    the field-less `ctx` and operator nodes, for a pass that looks for none of them: the
-    other nodes in the same order (the nodes left out have no children)."""
-    todo, ast_node, children, name_node, constant = collections.deque([node]), gast.AST, CHILDREN, gast.Name, gast.Constant
+def inner_nodes(node, names=False):
+    """`walk(node)` without the names (unless `names`) and constants that hold nothing (no
+    annotation) and the field-less `ctx` and operator nodes, for a pass that looks for
+    none of them: the other nodes in the same order (the nodes left out have no children)."""
+    todo, ast_node, children, constant = collections.deque([node]), gast.AST, CHILDREN, gast.Constant
+    name_node = None if names else gast.Name
     pop, append = todo.popleft, todo.append
     while todo:
         node = pop()
@@ -176,6 +177,7 @@ _NO_BLOCKS = ("",)  # the block fields of a class without any (one tuple, told a
 
 
 _BLOCK_FIELDS = _BlockFields()
+block_fields = _BLOCK_FIELDS.__getitem__  # node class -> its fields that may hold statements ("" for none)
 
 
 def load_counts(node, counts=None):
