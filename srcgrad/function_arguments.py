@@ -127,7 +127,7 @@ def _called_parameters(fn, seen):
     called = set(operands)
     # the nodes looked at below, in the walk's order, and the names called (one walk)
     nodes, called_names, kinds = [], set(), _LOOKED_AT
-    for n in traversal.nodes(program.tree):
+    for n in traversal.branch_nodes(program.tree):  # `nodes`'s order; none of the kinds is a leaf
         if type(n) in kinds:
             nodes.append(n)
             if type(n) is gast.Call and type(n.func) is gast.Name:
@@ -169,16 +169,23 @@ def _object_operands(tree, params):
     operators = (gast.BinOp, gast.UnaryOp)
     made = {}  # name -> the operator expressions assigned to it
     read = []  # the objects whose attributes are read
+    local = set()  # the names stored
     for node in traversal.nodes(tree):
-        if type(node) is gast.Assign and len(node.targets) == 1 and type(node.targets[0]) is gast.Name and (
+        cls = type(node)
+        if cls is gast.Name:
+            if type(node.ctx) is gast.Store:
+                local.add(node.id)
+        elif cls is gast.Assign and len(node.targets) == 1 and type(node.targets[0]) is gast.Name and (
                 isinstance(node.value, operators)):
             made.setdefault(node.targets[0].id, []).append(node.value)
-        elif type(node) is gast.Attribute and is_method_name(node.attr):
+        elif cls is gast.Attribute and is_method_name(node.attr):
             read.append(node.value)
+    if not read:
+        return set()
     found, todo = set(), []
     for value in read:
         todo.extend(made.get(value.id, ()) if type(value) is gast.Name else [value] if isinstance(value, operators) else ())
-    local = {n.id for n in traversal.nodes(tree) if type(n) is gast.Name and type(n.ctx) is gast.Store} - set(params)
+    local -= set(params)
     while todo:  # the operands, through nested operators (`(u + v) * 2.0`)
         op = todo.pop()
         operands = (op.left, op.right) if type(op) is gast.BinOp else (op.operand,)

@@ -498,7 +498,7 @@ def refuse_index_tricks(program, tree, activity):
     concatenation's gradient would be zero, not refused."""
     for node in traversal.statements(tree):
         value = getattr(node, "value", None)
-        for sub in (n for n in traversal.walk(value) if type(n) is gast.Subscript) if value is not None else ():  # gast.walk's order
+        for sub in (n for n in traversal.inner_nodes(value) if type(n) is gast.Subscript) if value is not None else ():  # gast.walk's order
             parts = scope.dotted_parts(sub.value)
             if parts is None or parts[0] in activity.varied:
                 continue

@@ -62,8 +62,9 @@ def run(tree, program, namer, local_names, transform):
     loops' elements) go into `program.bound` and `namer.helpers`."""
     if not traversal.holds(tree, gast.Call):
         return False
-    splicer = _Splicer(program, namer, set(local_names), transform, traversal.load_counts(tree))
-    splicer.temporaries = _unseen_temporaries(tree)
+    loads, others = traversal.name_counts(tree)  # one walk: the reads, and the stores for `_unseen_temporaries`
+    splicer = _Splicer(program, namer, set(local_names), transform, loads)
+    splicer.temporaries = _unseen_temporaries(tree, others)
     tree.body = splicer.block(tree.body, (_identity(program.fn),))
     return splicer.spliced > 0
 
@@ -540,14 +541,11 @@ def _respell(tree, substituted, renames):
                     item.id = renames[item.id]
 
 
-def _unseen_temporaries(tree):
+def _unseen_temporaries(tree, stores):
     """{name: the block (statement list) binding it} for each name `tree` binds exactly
     once, to a value no other name holds: arithmetic (`v * 2.0`, `-v`) or a copy
-    (`v.copy()`)."""
-    stores = {}
-    for node in traversal.nodes(tree):
-        if type(node) is gast.Name and not isinstance(node.ctx, gast.Load):
-            stores[node.id] = stores.get(node.id, 0) + 1
+    (`v.copy()`). `stores`: {name: how many times a Name under `tree` is met not read}
+    (traversal.name_counts)."""
     found = {}
 
     def visit(block):

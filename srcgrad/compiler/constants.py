@@ -44,10 +44,13 @@ def run(forward, backward, solved, kinds, signature, namer):
     typed = _Kinds(solved, signature)
     typed.env = kinds()
     found = []  # (node, field, index or None, dtype, value, Python value): decided on the code as it is
+    constant = gast.Constant
     for node in _operations(_statements(forward) + _statements(backward)):
-        if type(node) is gast.BinOp and isinstance(node.op, _OPS):
-            _decide(node, ("left", None), ("right", None), node.left, node.right, typed, solved, found)
-        elif type(node) is gast.Call and len(node.args) == 2 and not node.keywords:
+        if type(node) is gast.BinOp:
+            if isinstance(node.op, _OPS) and (type(node.left) is constant or type(node.right) is constant):
+                _decide(node, ("left", None), ("right", None), node.left, node.right, typed, solved, found)
+        elif len(node.args) == 2 and not node.keywords and (
+                type(node.args[0]) is constant or type(node.args[1]) is constant):  # `_decide` wants a constant
             ufunc = solved.resolve(node.func)
             if isinstance(ufunc, np.ufunc) and ufunc.nin == 2 and ufunc.nout == 1:
                 a, b = node.args

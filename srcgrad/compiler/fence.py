@@ -369,8 +369,9 @@ def _def_error(program, tree, node, transform):
 
 def _checked_nodes(stmt):
     """The nodes of a top-level statement to check, in `gast.walk`'s order: those under
-    `_checked_roots(stmt)`."""
-    return [n for root in _checked_roots(stmt) for n in traversal.walk(root)]
+    `_checked_roots(stmt)`, but the names and constants and the `ctx` and operator nodes,
+    which `check` looks for none of (traversal.inner_nodes)."""
+    return [n for root in _checked_roots(stmt) for n in traversal.inner_nodes(root)]
 
 
 def _checked_roots(stmt):

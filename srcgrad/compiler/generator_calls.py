@@ -60,7 +60,7 @@ def run(program):
     stored_expressions, definitions, calls = [], [], []
     local = {a.id for a in tree.args.args + tree.args.kwonlyargs}
     store = gast.Store
-    for node in traversal.walk(tree):  # one walk: this runs on every function
+    for node in traversal.inner_nodes(tree, names=True):  # one walk, gast.walk's order: this runs on every function
         kind = type(node)
         if kind is gast.Name:
             if isinstance(node.ctx, store):

@@ -214,7 +214,7 @@ def _settles(node):
         return any(_settles(n) for n in node)
     if type(node) is gast.Name or type(node) is gast.Constant or not isinstance(node, gast.AST):
         return False
-    return any(isinstance(n, (gast.Compare, gast.IfExp)) for n in traversal.nodes(node))
+    return traversal.holds(node, (gast.Compare, gast.IfExp))
 
 
 def _settle(node, numpy_names):

@@ -70,17 +70,34 @@ class _Iteration:
             name: d for name, d in zip_defs.items()
             if d.value.args and all(isinstance(a, gast.Name) for a in d.value.args)
         }
-        loads, stores = traversal.name_counts(program_tree)
-        self.stores, self.loads = collections.Counter(stores), collections.Counter(loads)
+        self.stores, self.loads = collections.Counter(), collections.Counter()
         self.stored_at = collections.defaultdict(list)  # name -> the lines of the statements assigning it
-        for st in traversal.statements(program_tree):
-            targets = st.targets if isinstance(st, gast.Assign) else [st.target] if isinstance(st, gast.For) else []
-            for name in traversal.names_stored(targets):
-                self.stored_at[name].append(getattr(st, "lineno", None))
+        if self._rewrites_some(program_tree):  # else `loop` reads none of them: nothing to count
+            loads, stores = traversal.name_counts(program_tree)
+            self.stores.update(stores)
+            self.loads.update(loads)
+            for st in traversal.statements(program_tree):
+                targets = st.targets if isinstance(st, gast.Assign) else [st.target] if isinstance(st, gast.For) else []
+                for name in traversal.names_stored(targets):
+                    self.stored_at[name].append(getattr(st, "lineno", None))
         self.enclosing = []  # the loops around the statement being rewritten, innermost last
         self.params = [a.id for a in program_tree.args.args]
         self.tree, self.values = program_tree, None  # values: see `single_values`
         self.argument_checks = []  # see `run`
+
+    def _rewrites_some(self, tree):
+        """Whether `loop` may rewrite a `for` statement of `tree` (one it does not give back
+        at once). Until it rewrites one, the tree is as it is now, so where this finds none,
+        none is rewritten."""
+        if self.program.generated:
+            return False
+        return any(type(s) is gast.For and (type(s.target) is not gast.Name or (
+            not self._counts(s) and self.activity.is_active(s.target.id))) for s in traversal.statements(tree))
+
+    def _counts(self, s):
+        """Whether the `for` statement `s` iterates over `range(...)`."""
+        callee = self.calls.get(s.iter) if isinstance(s.iter, gast.Call) else None
+        return callee is not None and callee.kind == "function" and callee.obj is builtins.range
 
     def _made_by(self, tree):
         """({name: its assignment} for names assigned from a call of `reversed` with one
@@ -156,12 +173,10 @@ class _Iteration:
 
     def loop(self, s):
         target = s.target.id
-        callee = self.calls.get(s.iter) if isinstance(s.iter, gast.Call) else None
-        counts = callee is not None and callee.kind == "function" and callee.obj is builtins.range
-        if counts or not self.activity.is_active(target):
+        if self._counts(s) or not self.activity.is_active(target):
             return s  # a `range` carries no derivative whatever the (flow-insensitive) activity says
         if self.program.generated:
-            return s  # see the module's docstring
+            return s  # see the module's docstring (`_rewrites_some` follows these three tests)
         pre = []
         if isinstance(s.iter, (gast.Tuple, gast.List)):  # `for v in (a, b)`: name the sequence
             seq = self.namer.fresh("sequence")

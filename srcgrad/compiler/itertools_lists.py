@@ -81,11 +81,17 @@ def run(program):
     tree = program.tree
     if not any(word in line for line in program.source_lines for word in ("chain", "islice", "accumulate")):
         return tree
-    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | set(traversal.names_stored(tree))
+    calls, stored = [], set()  # one walk: the calls, in `traversal.nodes`'s order, and `names_stored`
+    for n in traversal.nodes(tree):
+        if type(n) is gast.Call:
+            calls.append(n)
+        elif type(n) is gast.Name and isinstance(n.ctx, gast.Store):
+            stored.add(n.id)
+    local = {a.id for a in tree.args.args + tree.args.kwonlyargs} | stored
     if "list" in local:
         return tree  # the lists are made by the builtin
     tool = lambda call: _tool(call, program, local)  # noqa: E731
-    if not any(type(n) is gast.Call and tool(n) for n in traversal.nodes(tree)):
+    if not any(tool(n) for n in calls):
         return tree
     tree = syntax.copy(tree)
     _Lists(program, tool, local, Namer.for_tree(tree)).block(tree.body)

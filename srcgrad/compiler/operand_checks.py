@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import NotDifferentiableError, SrcGradError
 from ..runtime.records import Field
 from . import frontend, scope, stand_in, traversal
-from .known_classes import BINARY, UNARY, function_of, own_nodes
+from .known_classes import BINARY, UNARY, function_of
 from .walk_memo import WalkMemo
 
 
@@ -51,7 +51,7 @@ def run(program, tree):
 
 def _run(program, tree, positional, params):
     values = {}
-    for s in own_nodes(tree.body):
+    for s in _own_statements(tree.body):
         if type(s) is gast.Assign and len(s.targets) == 1 and type(s.targets[0]) is gast.Name:
             values.setdefault(s.targets[0].id, []).append(s.value)
         elif type(s) is gast.For and type(s.target) is gast.Name and type(s.iter) is gast.Name:
@@ -64,14 +64,26 @@ def _run(program, tree, positional, params):
                     if type(n) is gast.Name:
                         values.setdefault(n.id, []).append(None)
     found = {}  # (parameter, keys) -> [the first operator's node, the operator methods of all]
-    for node in traversal.walk(tree):
-        for operand, names, inner in _operands(node) + _handed_to_operators(program, node):
+    handed = []  # (call, (the user's function called, its bound arguments)), in the walk's order
+    for node in traversal.inner_nodes(tree):  # gast.walk's order of the operators and calls
+        cls = type(node)
+        if cls is gast.Call:
+            callee = _callee_and_arguments(program, node)
+            if callee is None:
+                continue
+            handed.append((node, callee))
+            operands = _handed_to_operators(callee)
+        elif cls in _OPERATORS:
+            operands = _operands(node)
+        else:
+            continue
+        for operand, names, inner in operands:
             path = _parameter_path(operand, params, values)
             if path is not None:
                 path = (path[0], path[1] + inner)
             if path is not None and not (path[0] in program.records and not path[1]):
                 found.setdefault(path, [node, []])[1].extend(n for n in names if n not in found[path][1])
-    _refuse_handed_holders(program, tree, params, values)
+    _refuse_handed_holders(program, handed, params, values)
     checks = []
     for (param, keys), (node, names) in found.items():
         error = program.error(node, "", NotDifferentiableError)
@@ -81,18 +93,15 @@ def _run(program, tree, positional, params):
     return tuple(checks)
 
 
-def _refuse_handed_holders(program, tree, params, values):
+def _refuse_handed_holders(program, handed, params, values):
     """Refuse, at build time, a call handing a container made in the function (a list or
     tuple display, or a name bound to one) that holds objects of a class defining an
     operator to a function of the user's that applies that operator to the container's
     entries or fields (`fk(ps)` of `def fk(ps): return k(ps[0])`, `k` computing `u + u`):
     inside the callee the entries' class is not known, and no check of the caller's
-    arguments sees them."""
-    for node in traversal.walk(tree):
-        found = _callee_and_arguments(program, node)
-        if found is None:
-            continue
-        fn, bound = found
+    arguments sees them. `handed`: (call, `_callee_and_arguments` of it) for each call of
+    a function of the user's, in the order of a walk of the function."""
+    for node, (fn, bound) in handed:
         inner = _entry_operators(fn)
         for name, arg in bound.arguments.items():
             if name not in inner or not isinstance(arg, gast.AST) or _parameter_path(arg, params, values) is not None:
@@ -245,6 +254,30 @@ def _any_class(node, values, program, names, visited, outermost=True):
     return None
 
 
+def _own_statements(body):
+    """The statements of `known_classes.own_nodes(body)`, in its order, without walking
+    the expressions (which hold no statements)."""
+    todo, nested, blocks, expression, ast_node = list(body), _NESTED, traversal.block_fields, gast.expr, gast.AST
+    pop, extend = todo.pop, todo.extend
+    while todo:
+        node = pop()
+        if isinstance(node, gast.stmt):
+            yield node
+        if isinstance(node, nested):
+            continue
+        values = node.__dict__
+        for field in blocks(type(node)):
+            value = values.get(field)
+            if type(value) is list:
+                extend([v for v in value if isinstance(v, ast_node) and not isinstance(v, expression)])
+
+
+_NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)  # own_nodes does not enter them
+
+
+_OPERATORS = frozenset({gast.BinOp, gast.AugAssign, gast.UnaryOp})  # the nodes `_operands` reads
+
+
 def _operands(node):
     """[(operand, the methods Python may call for it, ())] of the operator `node`; [] for
     another node."""
@@ -257,15 +290,13 @@ def _operands(node):
     return []
 
 
-def _handed_to_operators(program, node):
-    """[(argument, the operator methods)] of the call `node` of a function of the user's
+def _handed_to_operators(callee):
+    """[(argument, the operator methods)] of a call of a function of the user's (`callee`:
+    the function and its parameters bound to the argument nodes, `_callee_and_arguments`)
     that applies operators to the parameters those arguments go to (`helper(ps[0], ps[1])`
     of `def helper(u, v): return (u + v).b`): spliced in, or with its parameters unbound,
     it would run the rules of numbers on an object whose class defines them."""
-    found = _callee_and_arguments(program, node)
-    if found is None:
-        return []
-    fn, bound = found
+    fn, bound = callee
     applied = _operator_parameters(fn, ())
     handed = [(arg, tuple(sorted(applied[name])), ()) for name, arg in bound.arguments.items()
               if name in applied and isinstance(arg, gast.AST)]

@@ -388,7 +388,7 @@ def _fold_tree(node, reads, bound, sites, order, statement):
     the one around `node`), and gives each statement under `node` its place in `order`:
     id -> (its rank among them, children first, the rank of the first one it holds)."""
     values, cls = node.__dict__, type(node)
-    name, constant, load, ast_node = gast.Name, gast.Constant, gast.Load, gast.AST
+    name, constant, load, ast_node, attribute = gast.Name, gast.Constant, gast.Load, gast.AST, gast.Attribute
     is_statement = isinstance(node, gast.stmt)
     if is_statement:
         statement, first = node, len(order)
@@ -403,6 +403,13 @@ def _fold_tree(node, reads, bound, sites, order, statement):
                         sites.append(statement)
                 if value.annotation is None:
                     continue
+            elif kind is attribute and type(value.value) is name and value.value.annotation is None:
+                inner = value.value  # `np.sin`: nothing to fold, one name read (counted here, without a call)
+                if isinstance(inner.ctx, load):
+                    reads[inner.id] = reads.get(inner.id, 0) + 1
+                    if inner.id in bound:
+                        sites.append(statement)
+                continue
             elif kind is constant or not isinstance(value, ast_node):
                 continue
             values[field] = _fold_tree(value, reads, bound, sites, order, statement)

@@ -56,7 +56,7 @@ def run(tree, program, local_names, helpers=None):
     table = {}
     local_names = set(local_names)
     samplers = []  # calls of a sampler's name on a local, which may be a generator (`rng.normal(...)`)
-    for node in traversal.walk(tree):  # gast.walk's order, faster
+    for node in traversal.inner_nodes(tree):  # gast.walk's order (of calls and attributes), faster
         if isinstance(node, gast.Call):
             callee = table[node] = _resolve_call(node, program, local_names)
             if callee.kind == "unresolved" and helpers and type(node.func) is gast.Name and node.func.id in helpers:

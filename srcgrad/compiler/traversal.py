@@ -21,7 +21,7 @@ def walk(node):
         cls = type(node)
         fields = walked.get(cls)
         if fields is None:
-            fields = walked[cls] = tuple(f for f in cls._fields if f not in _SCALAR_FIELDS)
+            fields = walked[cls] = tuple(f for f in cls._fields if f not in SCALAR_FIELDS)
         if fields:
             values = node.__dict__
             for field in fields:
@@ -33,8 +33,29 @@ def walk(node):
         yield node
 
 
+def inner_nodes(node, names=False):
+    """`walk(node)` without the names (unless `names`) and constants that hold nothing (no
+    annotation) and the field-less `ctx` and operator nodes, for a pass that looks for
+    none of them: the other nodes in the same order (the nodes left out have no children)."""
+    todo, ast_node, children, constant = collections.deque([node]), gast.AST, CHILDREN, gast.Constant
+    name_node = None if names else gast.Name
+    pop, append = todo.popleft, todo.append
+    while todo:
+        node = pop()
+        values = node.__dict__
+        for field in children[type(node)]:
+            value = values.get(field)
+            for v in value if type(value) is list else (value,):
+                kind = type(v)
+                if kind is constant or (kind is name_node and v.__dict__.get("annotation") is None):
+                    continue
+                if isinstance(v, ast_node):
+                    append(v)
+        yield node
+
+
 # fields that never hold nodes (names, numbers, flags): `walk` skips them
-_SCALAR_FIELDS = frozenset({"id", "attr", "arg", "kind", "type_comment", "is_async", "level", "module", "simple", "conversion"})
+SCALAR_FIELDS = frozenset({"id", "attr", "arg", "kind", "type_comment", "is_async", "level", "module", "simple", "conversion"})
 
 
 _WALKED = {}  # node class -> the fields `walk` looks into
@@ -73,6 +94,33 @@ def nodes(node):
                 push(value)
 
 
+def branch_nodes(node):
+    """`nodes(node)` without the names and constants that hold nothing (no annotation):
+    the other nodes in the same order (the nodes left out have no children), for a pass
+    that looks for neither."""
+    stack, ast_node, children, name_node, constant = [node], gast.AST, CHILDREN, gast.Name, gast.Constant
+    pop, push = stack.pop, stack.append
+    while stack:
+        n = pop()
+        yield n
+        values = n.__dict__
+        for field in children[type(n)]:
+            value = values.get(field)
+            if type(value) is list:
+                for v in value:
+                    kind = type(v)
+                    if kind is constant or (kind is name_node and v.__dict__.get("annotation") is None):
+                        continue
+                    if isinstance(v, ast_node):
+                        push(v)
+            else:
+                kind = type(value)
+                if kind is constant or (kind is name_node and value.__dict__.get("annotation") is None):
+                    continue
+                if isinstance(value, ast_node):
+                    push(value)
+
+
 def holds(node, classes):
     """Whether a node of `classes` (no `ctx` or operator classes) is under `node`, itself
     included: `any(isinstance(n, classes) for n in walk(node))` without the generator."""
@@ -99,14 +147,18 @@ def holds(node, classes):
 def statements(node):
     """Every statement under `node` (itself first when it is one), in source order:
     statements live only in statement lists, so expressions are not looked into."""
-    stack, stmt, expression, ast_node, lists = [node], gast.stmt, gast.expr, gast.AST, _BLOCK_FIELDS
+    stack, stmt, expression, ast_node, lists, none = [node], gast.stmt, gast.expr, gast.AST, _BLOCK_FIELDS, _NO_BLOCKS
+    pop = stack.pop
     while stack:
-        n = stack.pop()
+        n = pop()
         if isinstance(n, stmt):
             yield n
+        fields = lists[type(n)]
+        if fields is none:  # a simple statement (most of them): nothing inside
+            continue
         inner = []
         values = n.__dict__
-        for field in lists[type(n)]:  # statement lists, handlers, cases
+        for field in fields:  # statement lists, handlers, cases
             value = values.get(field)
             if type(value) is list:
                 inner += [v for v in value if isinstance(v, ast_node) and not isinstance(v, expression)]
@@ -117,11 +169,15 @@ class _BlockFields(dict):
     """Node class -> its fields that may hold statements, handlers or cases ("" for none)."""
 
     def __missing__(self, cls):
-        found = self[cls] = tuple(f for f in cls._fields if f in ("body", "orelse", "finalbody", "handlers", "cases")) or ("",)
+        found = self[cls] = tuple(f for f in cls._fields if f in ("body", "orelse", "finalbody", "handlers", "cases")) or _NO_BLOCKS
         return found
 
 
+_NO_BLOCKS = ("",)  # the block fields of a class without any (one tuple, told apart by identity)
+
+
 _BLOCK_FIELDS = _BlockFields()
+block_fields = _BLOCK_FIELDS.__getitem__  # node class -> its fields that may hold statements ("" for none)
 
 
 def load_counts(node, counts=None):
@@ -230,7 +286,7 @@ def _loads(node):
 
 
 # fields that hold no nodes, or only the field-less `ctx` and operator ones
-_LEAF_FIELDS = _SCALAR_FIELDS | {"ctx", "op", "ops"}
+_LEAF_FIELDS = SCALAR_FIELDS | {"ctx", "op", "ops"}
 
 
 class _ChildFields(dict):

@@ -81,7 +81,7 @@ def _drop(stmts, drop, calls):
 
 
 def _holds_product(stmt):
-    return any(type(n) is gast.BinOp and _scales_a_product(n) for n in traversal.nodes(stmt))
+    return any(type(n) is gast.BinOp and _scales_a_product(n) for n in traversal.branch_nodes(stmt))
 
 
 def _means(places, resolve):
