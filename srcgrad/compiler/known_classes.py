@@ -50,6 +50,7 @@ import gast
 from ..errors import NotDifferentiableError, SrcGradError
 from ..runtime.records import is_record_class
 from . import frontend, record_methods, scope, stand_in, syntax, traversal
+from .traversal import own_nodes
 from .naming import Namer
 from .record_methods import RecordOf, defined, method_call
 
@@ -203,33 +204,6 @@ def _result(func, receiver):
             found.add(value if constructs(value) else None)
     kind = found.pop() if len(found) == 1 else None
     return kind
-
-
-def own_nodes(body):
-    """The nodes of the statements `body`, not those of nested functions, classes or lambdas
-    (the order of popping `gast.iter_child_nodes` from a stack, `ctx` and operator nodes
-    included, read field by field from each node's `__dict__`)."""
-    todo, ast_node, fields_of, nested = list(body), gast.AST, _FIELDS, _NESTED
-    pop, push, extend = todo.pop, todo.append, todo.extend
-    while todo:
-        node = pop()
-        yield node
-        if not isinstance(node, nested):
-            cls = type(node)
-            fields = fields_of.get(cls)
-            if fields is None:
-                fields = fields_of[cls] = tuple(f for f in cls._fields if f not in traversal.SCALAR_FIELDS)
-            values = node.__dict__
-            for field in fields:
-                value = values.get(field)
-                if type(value) is list:
-                    extend([v for v in value if isinstance(v, ast_node)])
-                elif isinstance(value, ast_node):
-                    push(value)
-
-
-_FIELDS = {}  # node class -> the fields `own_nodes` looks into
-_NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)  # their nodes are not the body's own
 
 
 def function_of(cls, name):

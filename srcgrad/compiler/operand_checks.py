@@ -255,7 +255,7 @@ def _any_class(node, values, program, names, visited, outermost=True):
 
 
 def _own_statements(body):
-    """The statements of `known_classes.own_nodes(body)`, in its order, without walking
+    """The statements of `traversal.own_nodes(body)`, in its order, without walking
     the expressions (which hold no statements)."""
     todo, nested, blocks, expression, ast_node = list(body), _NESTED, traversal.block_fields, gast.expr, gast.AST
     pop, extend = todo.pop, todo.extend
