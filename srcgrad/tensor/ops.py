@@ -167,10 +167,22 @@ def exact(primitive, a, name, consts=(), compute=None):
     ans = (compute or primitive)(x, *consts)
     if type(ans) is not _ndarray:
         ans = np.array(ans)
+    # `_tracked_one(ans, primitive, name, False, a, x, consts)` or `_leaf(ans)`, inlined
+    # (the view ops pass here): a node that saves nothing records no versions
+    out = _new(Tensor)
+    out._data = ans
+    out._retains_grad = False
+    out._grad = out._accumulator = out._counter = None
     if a._requires_grad and _mode.enabled:
-        out = _tracked_one(ans, primitive, name, False, a, x, consts)
+        fn = a._grad_fn
+        if fn is None:
+            fn = a._accumulate_grad()
+        kind = KINDS.get((primitive, name)) or kind_of(primitive, name)
+        out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), False, ())
+        out._requires_grad = True
     else:
-        out = _leaf(ans)
+        out._grad_fn = None
+        out._requires_grad = False
     if ans.base is not None and shares_elements(ans, x):  # a view: writing into either changes the other
         note_view(out, a, name)
     return out

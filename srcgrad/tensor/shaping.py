@@ -18,7 +18,7 @@ from .dtypes import dim_axis
 from .grad_mode import _mode
 from .versions import counter_of, rebased
 from .graph import reshaped
-from .views import E_VIEW_OF_LEAF, rebase, refresh_after_write, view_of
+from .views import E_VIEW_OF_LEAF, rebase, refresh_after_write, shares_elements, view_of
 from .inplace import E11
 
 __all__ = ["ShapeOps"]
@@ -39,9 +39,9 @@ def _swapped(ndim, dim0, dim1):
     return tuple(axes)
 
 
-def _transpose(x, axes):
-    """`np.transpose(x, axes)` for an ndarray: what NumPy's wrapper calls."""
-    return x.transpose(axes)
+# `_transpose(x, axes)`: `np.transpose(x, axes)` for an ndarray, what NumPy's wrapper
+# calls (the method itself: no Python frame)
+_transpose = np.ndarray.transpose
 
 
 def _diagonal(x, offset, axis1, axis2):
@@ -165,7 +165,7 @@ class ShapeOps:
             if list(shape).count(-1) > 1:
                 raise RuntimeError("only one dimension can be inferred") from None
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x.size}") from None
-        aliased = ans.size == 0 or np.may_share_memory(ans, x)
+        aliased = ans.size == 0 or shares_elements(ans, x)
         if not aliased and not copy_allowed:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans "

@@ -64,6 +64,11 @@ E_NO_GRAD_VIEW = (
 )
 
 
+_new = object.__new__
+# np.may_share_memory without its __array_function__ dispatch (NumPy >= 1.25 exposes it)
+_may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
+
+
 class ViewOf:
     """What a view knows of itself: `base` (a tensor that is no view), `op` (the op name
     of a function that returned several views, else None) and `output` (this view's
@@ -77,15 +82,23 @@ class ViewOf:
 
 class ViewFamily:
     """The live views of one base (weak references), kept in the version counter they
-    share with it (its item 1; see versions.py)."""
+    share with it (its item 1; see versions.py). References to dead views are dropped
+    when the list reaches `limit`, twice the live ones then (at least 64): `x[0]` taken
+    at every step of a loop keeps the list short."""
 
-    __slots__ = ("views",)
+    __slots__ = ("views", "limit")
 
     def __init__(self):
         self.views = []
+        self.limit = 64
 
-    def __bool__(self):
-        return True
+    def add(self, view):
+        """Note the tensor `view`."""
+        views = self.views
+        if len(views) >= self.limit:
+            views = self.views = [ref for ref in views if ref() is not None]
+            self.limit = max(64, 2 * len(views))
+        views.append(weakref.ref(view))
 
     def refresh(self):
         """Give every live view of a base that requires grad a new AsStridedBackward0 node
@@ -140,7 +153,7 @@ def _unrebuildable(made):
 def shares_elements(view, array):
     """Whether the array `view` may lie in `array`'s memory: an empty view counts when
     both are views of one array (NumPy then sees no overlap)."""
-    if np.may_share_memory(view, array):
+    if _may_share_memory(view, array):
         return True
     return view.size == 0 and _owner(view) is _owner(array)
 
@@ -163,18 +176,17 @@ def rebase(tensor, node):
 
 
 def view_of(tensor):
-    """The ViewOf record of `tensor`, None when it is no view."""
-    try:
-        return tensor._view
-    except AttributeError:
-        return None
+    """The ViewOf record of `tensor`, None when it is no view (its `_view` slot unset)."""
+    return getattr(tensor, "_view", None)
 
 
 def note_view(view, source, name):
     """Record the tensor `view` (made by the op whose node is called `name` from the tensor
     `source`, sharing its elements) as a view of `source`'s base when `name` is a view
     op's node; otherwise it only shares `source`'s version counter."""
-    counter = counter_of(source)
+    counter = source._counter  # counter_of(source), inlined: every view op passes here
+    if counter is None:
+        counter = source._counter = [0]
     view._counter = counter
     if name not in VIEW_NODES:
         return
@@ -183,9 +195,13 @@ def note_view(view, source, name):
     family = counter[1]
     if not family:
         family = counter[1] = ViewFamily()
-    made = view_of(source)
-    view._view = ViewOf(source if made is None else made.base, _SEVERAL.get(name), not _mode.enabled)
-    family.views.append(weakref.ref(view))
+    made = getattr(source, "_view", None)  # view_of(source)
+    record = view._view = _new(ViewOf)  # ViewOf(base, op, without_grad), inlined
+    record.base = source if made is None else made.base
+    record.op = _SEVERAL.get(name)
+    record.output = 0
+    record.without_grad = not _mode.enabled
+    family.add(view)
 
 
 def mark_output(view, index):
