@@ -10,6 +10,7 @@
 - `no_grad` keeps its stack of previous modes on the instance.
 """
 
+import itertools
 import operator
 import re
 import threading
@@ -560,3 +561,25 @@ def test_a_python_number_never_widens_a_0d_float_tensor():
     b.register_hook(lambda g: seen.append(g.dtype))
     ((b * 0.5 - 1.5) / 2.0).backward()
     assert seen == [torch.float32] and b.grad.dtype == a.grad.dtype == torch.float32 and a.grad.item() == 0.75
+
+
+def test_sum_of_fewer_than_four_elements_is_pytorchs_running_sum_from_plus_zero():
+    """pytorch_sum's short path (a running sum, then + 0) against `_row_sum`'s order of
+    additions, bit for bit: signed zeros, infinities, nan, overflow and rounding."""
+    specials = [0.0, -0.0, 1.0, -1.0, 1e-8, 3.0e38, -3.0e38, np.inf, -np.inf, np.nan, 1.0000001, 0.1, 1e-45]
+    rng = np.random.default_rng(3)
+    cases = [np.array(c) for n in (1, 2, 3) for c in itertools.product(specials, repeat=n)]
+    cases += [rng.standard_normal(n) * 10.0 ** rng.integers(-6, 6, n) for n in rng.integers(1, 4, 2000)]
+    checked = 0
+    with np.errstate(all="ignore"):
+        for values in cases:
+            for dtype in (np.float32, np.float64):
+                x = values.astype(dtype)
+                expected = x.dtype.type(summation._row_sum(x))
+                got = summation.pytorch_sum(x)
+                assert type(got) is dtype and (got.tobytes() == expected.tobytes() or np.isnan(got) and np.isnan(expected))
+                checked += 1
+    assert checked == 2 * len(cases)
+    assert summation.pytorch_sum(np.array([-0.0, -0.0], np.float32)).tobytes() == np.float32(0.0).tobytes()
+    assert summation.pytorch_sum(np.array([0.1, 0.2, 0.3], np.float32)) == (np.float32(0.1) + np.float32(0.2)) + np.float32(0.3)
+    assert torch.tensor([-0.0, -0.0, -0.0]).sum().item() == 0.0 and np.signbit(torch.tensor([-0.0]).sum()._data) == False  # noqa: E712
