@@ -155,9 +155,36 @@ def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
         ans = np.array(ans)
     elif name in CONTIGUOUS_RESULTS and not ans.flags.c_contiguous:
         ans = np.ascontiguousarray(ans)
-    if a._requires_grad and _mode.enabled:
-        return _tracked_one(ans, primitive, name, saves, a, x, consts)
-    return _leaf(ans)
+    if not (a._requires_grad and _mode.enabled):
+        return _leaf(ans)
+    # the node, with one edge as PyTorch's (the constants, a shape, axes, an index, are no inputs)
+    fn = a._grad_fn
+    if fn is None:
+        fn = a._accumulate_grad()
+    kind = KINDS.get((primitive, name)) or kind_of(primitive, name)
+    out = _new(Tensor)  # _output(ans, kind, ((fn, 0),), (x, *consts), ...), inlined from here
+    out._data = ans
+    out._requires_grad = True
+    out._retains_grad = False
+    out._grad = out._accumulator = None
+    if not saves:
+        out._counter = None
+        out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), False, ())
+        return out
+    if kind[4] if len(consts) < kind[6] else True:  # versions.saved_version, inlined
+        counter = a._counter
+        if counter is None:
+            counter = a._counter = [0]
+        versions = (counter, counter[0], 0)
+    else:
+        versions = ()
+    if kind[2] and kind[3]:  # the node keeps `ans`: its version too
+        counter = out._counter = [0]
+        versions += (counter, 0, -1)
+    else:
+        out._counter = None
+    out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), True, versions)
+    return out
 
 
 def exact(primitive, a, name, consts=(), compute=None):
@@ -167,8 +194,8 @@ def exact(primitive, a, name, consts=(), compute=None):
     ans = (compute or primitive)(x, *consts)
     if type(ans) is not _ndarray:
         ans = np.array(ans)
-    # `_tracked_one(ans, primitive, name, False, a, x, consts)` or `_leaf(ans)`, inlined
-    # (the view ops pass here): a node that saves nothing records no versions
+    # `unary`'s node or `_leaf(ans)`, inlined (the view ops pass here): a node that saves
+    # nothing records no versions
     out = _new(Tensor)
     out._data = ans
     out._retains_grad = False
@@ -186,24 +213,6 @@ def exact(primitive, a, name, consts=(), compute=None):
     if ans.base is not None and shares_elements(ans, x):  # a view: writing into either changes the other
         note_view(out, a, name)
     return out
-
-
-def _tracked_one(ans, primitive, name, saves, a, x, consts):
-    """`_tracked` for one tensor operand `a` (array `x`) followed by constants; the
-    node has one edge."""
-    fn = a._grad_fn
-    if fn is None:
-        fn = a._accumulate_grad()
-    kind = KINDS.get((primitive, name)) or kind_of(primitive, name)
-    if saves and (kind[4] if len(consts) < kind[6] else True):  # versions.saved_version, inlined
-        counter = a._counter
-        if counter is None:
-            counter = a._counter = [0]
-        versions = (counter, counter[0], 0)
-    else:
-        versions = ()
-    # One edge, as PyTorch has: the constants (a shape, axes, an index) are no inputs.
-    return _output(ans, kind, ((fn, 0),), (x, *consts), _NO_KWARGS, (x.dtype,), saves, versions)
 
 
 def _share_counter(view, args, name):

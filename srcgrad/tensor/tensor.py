@@ -488,7 +488,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     __abs__ = abs
 
     def relu(self):
-        return ops.unary(activations.relu, self, "ReluBackward0")
+        return ops.unary(activations.relu, self, "ReluBackward0", compute=activations.relu_of_array)
 
     def softmax(self, dim):
         from ..nn import functional
