@@ -32,7 +32,7 @@ from .graph import node_class
 from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, ZeroGradNode, keeps_result, kind_of, saved_inputs
 from .saving import reads_ans_of
 from .versions import saved_version, saved_versions
-from .views import VIEW_NODES, note_view, shares_elements
+from .views import VIEW_NODES, may_share_memory, note_view, shares_elements
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
@@ -210,7 +210,8 @@ def exact(primitive, a, name, consts=(), compute=None):
     else:
         out._grad_fn = None
         out._requires_grad = False
-    if ans.base is not None and shares_elements(ans, x):  # a view: writing into either changes the other
+    # a view (writing into either changes the other): shares_elements, its common case first
+    if ans.base is not None and (may_share_memory(ans, x) or shares_elements(ans, x)):
         note_view(out, a, name)
     return out
 

@@ -35,7 +35,7 @@ from .grad_mode import _mode
 from .versions import counter_of, rebased
 
 __all__ = [
-    "VIEW_NODES", "ViewOf", "ViewFamily", "note_view", "shares_elements", "view_of", "mark_output", "positions", "write_through",
+    "VIEW_NODES", "ViewOf", "ViewFamily", "note_view", "shares_elements", "may_share_memory", "view_of", "mark_output", "positions", "write_through",
     "refuse_detach", "refresh_after_write", "retarget_result", "rebase", "CopySlices", "AS_STRIDED", "BrokenView",
 ]
 
@@ -66,7 +66,7 @@ E_NO_GRAD_VIEW = (
 
 _new = object.__new__
 # np.may_share_memory without its __array_function__ dispatch (NumPy >= 1.25 exposes it)
-_may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
+may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
 
 
 class ViewOf:
@@ -92,13 +92,10 @@ class ViewFamily:
         self.views = []
         self.limit = 64
 
-    def add(self, view):
-        """Note the tensor `view`."""
-        views = self.views
-        if len(views) >= self.limit:
-            views = self.views = [ref for ref in views if ref() is not None]
-            self.limit = max(64, 2 * len(views))
-        views.append(weakref.ref(view))
+    def prune(self):
+        """Drop the references to dead views (`note_view` calls it at `limit`)."""
+        self.views = [ref for ref in self.views if ref() is not None]
+        self.limit = max(64, 2 * len(self.views))
 
     def refresh(self):
         """Give every live view of a base that requires grad a new AsStridedBackward0 node
@@ -153,7 +150,7 @@ def _unrebuildable(made):
 def shares_elements(view, array):
     """Whether the array `view` may lie in `array`'s memory: an empty view counts when
     both are views of one array (NumPy then sees no overlap)."""
-    if _may_share_memory(view, array):
+    if may_share_memory(view, array):
         return True
     return view.size == 0 and _owner(view) is _owner(array)
 
@@ -201,7 +198,9 @@ def note_view(view, source, name):
     record.op = _SEVERAL.get(name)
     record.output = 0
     record.without_grad = not _mode.enabled
-    family.add(view)
+    if len(family.views) >= family.limit:
+        family.prune()
+    family.views.append(weakref.ref(view))
 
 
 def mark_output(view, index):
