@@ -18,7 +18,7 @@ from .dtypes import dim_axis
 from .grad_mode import _mode
 from .versions import counter_of, rebased
 from .graph import reshaped
-from .views import E_VIEW_OF_LEAF, rebase, refresh_after_write, shares_elements, view_of
+from .views import E_VIEW_OF_LEAF, may_share_memory, rebase, refresh_after_write, view_of
 from .inplace import E11
 
 __all__ = ["ShapeOps"]
@@ -155,7 +155,9 @@ class ShapeOps:
     def view(self, *shape):
         """The elements in a new shape, as a view (ViewBackward0); PyTorch's error where
         the strides allow none."""
-        return self._reshaped(_shape_args(shape), False)
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):  # _shape_args, inlined
+            shape = tuple(shape[0])
+        return self._reshaped(shape, False)
 
     def _reshaped(self, shape, copy_allowed):
         x = self._data
@@ -165,7 +167,7 @@ class ShapeOps:
             if list(shape).count(-1) > 1:
                 raise RuntimeError("only one dimension can be inferred") from None
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x.size}") from None
-        aliased = ans.size == 0 or shares_elements(ans, x)
+        aliased = ans.size == 0 or may_share_memory(ans, x)  # shares_elements(ans, x)
         if not aliased and not copy_allowed:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans "
