@@ -79,6 +79,7 @@ def fast_call(arity, slow, kinds, cls, fn, called, saved_tensors, changed_output
         "            out._requires_grad = True",
         "            out._grad = out._accumulator = out._counter = None",
         "            out._retains_grad = False",
+        "            out._view = None",
         "            out._grad_fn = node",
         "            if kind.how == 'grads':",
         "                node.versions = ()",

@@ -158,14 +158,13 @@ def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
     if not (a._requires_grad and _mode.enabled):
         return _leaf(ans)
     # the node, with one edge as PyTorch's (the constants, a shape, axes, an index, are no inputs)
-    fn = a._grad_fn
-    if fn is None:
-        fn = a._accumulate_grad()
+    fn = a._grad_fn or a._accumulator or a._accumulate_grad()  # nodes are always true
     kind = KINDS.get((primitive, name)) or kind_of(primitive, name)
     out = _new(Tensor)  # _output(ans, kind, ((fn, 0),), (x, *consts), ...), inlined from here
     out._data = ans
     out._requires_grad = True
     out._retains_grad = False
+    out._view = None
     out._grad = out._accumulator = None
     if not saves:
         out._counter = None
@@ -199,11 +198,10 @@ def exact(primitive, a, name, consts=(), compute=None):
     out = _new(Tensor)
     out._data = ans
     out._retains_grad = False
+    out._view = None
     out._grad = out._accumulator = out._counter = None
     if a._requires_grad and _mode.enabled:
-        fn = a._grad_fn
-        if fn is None:
-            fn = a._accumulate_grad()
+        fn = a._grad_fn or a._accumulator or a._accumulate_grad()  # nodes are always true
         kind = KINDS.get((primitive, name)) or kind_of(primitive, name)
         out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), False, ())
         out._requires_grad = True
@@ -240,6 +238,7 @@ def _leaf(ans):
     out = _new(Tensor)
     out._data = ans
     out._requires_grad = out._retains_grad = False
+    out._view = None
     out._grad = out._grad_fn = out._accumulator = out._counter = None
     return out
 
@@ -288,6 +287,7 @@ def _output(ans, kind, edges, arrays, kwargs, in_dtypes, saves, versions):
     out._grad_fn = kind[1](edges, kind[0], arrays, kwargs, ans, in_dtypes, saves, versions)
     out._requires_grad = True
     out._retains_grad = False
+    out._view = None
     out._grad = out._accumulator = None
     return out
 
@@ -481,7 +481,7 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
         read_a, read_b = kind[5][2 * (a_tensor and a._requires_grad) + (b_tensor and b._requires_grad)]
     if a_tensor:
         dtype_a = x.dtype
-        edge_a = (fn if (fn := a._grad_fn) is not None else a._accumulate_grad(), 0) if a._requires_grad else _NO_EDGE
+        edge_a = (a._grad_fn or a._accumulator or a._accumulate_grad(), 0) if a._requires_grad else _NO_EDGE
         if saves and read_a:  # versions.saved_version, inlined
             counter = a._counter
             if counter is None:
@@ -491,7 +491,7 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
         dtype_a, edge_a = None, _NO_EDGE
     if b_tensor:
         dtype_b = y.dtype
-        edge_b = (fn if (fn := b._grad_fn) is not None else b._accumulate_grad(), 0) if b._requires_grad else _NO_EDGE
+        edge_b = (b._grad_fn or b._accumulator or b._accumulate_grad(), 0) if b._requires_grad else _NO_EDGE
         if saves and read_b:
             counter = b._counter
             if counter is None:

@@ -7,7 +7,7 @@ when the input is a view: views of views share the root base, PyTorch's `._base`
 view's `_view` slot then holds a `ViewOf` record (its base, which it keeps alive, and how
 it was made), and the version counter that the base and its views share holds, as its
 second item, the `ViewFamily` listing the live views (weakly). A tensor that is no view
-has its `_view` slot unset: `view_of(t)` is None.
+has its `_view` slot None (or unset): `view_of(t)` is None.
 
 Invariants (PyTorch's):
 - a recorded in-place write into a view (`write_through`) makes the base the output of a
@@ -173,7 +173,7 @@ def rebase(tensor, node):
 
 
 def view_of(tensor):
-    """The ViewOf record of `tensor`, None when it is no view (its `_view` slot unset)."""
+    """The ViewOf record of `tensor`, None when it is no view (its `_view` slot None or unset)."""
     return getattr(tensor, "_view", None)
 
 
