@@ -72,7 +72,8 @@ may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_
 class ViewOf:
     """What a view knows of itself: `base` (a tensor that is no view), `op` (the op name
     of a function that returned several views, else None) and `output` (this view's
-    number among them), `without_grad` (made with grad mode off)."""
+    number among them), `without_grad` (made with grad mode off). Views of one base made
+    by single-output ops in one grad mode may share one record (it is then never written)."""
 
     __slots__ = ("base", "op", "output", "without_grad")
 
@@ -86,11 +87,12 @@ class ViewFamily:
     when the list reaches `limit`, twice the live ones then (at least 64): `x[0]` taken
     at every step of a loop keeps the list short."""
 
-    __slots__ = ("views", "limit")
+    __slots__ = ("views", "limit", "last")
 
     def __init__(self):
         self.views = []
         self.limit = 64
+        self.last = None  # the ViewOf of the last view of a single-output op, which such views share
 
     def prune(self):
         """Drop the references to dead views (`note_view` calls it at `limit`)."""
@@ -193,11 +195,17 @@ def note_view(view, source, name):
     if not family:
         family = counter[1] = ViewFamily()
     made = getattr(source, "_view", None)  # view_of(source)
-    record = view._view = _new(ViewOf)  # ViewOf(base, op, without_grad), inlined
-    record.base = source if made is None else made.base
-    record.op = _SEVERAL.get(name)
-    record.output = 0
-    record.without_grad = not _mode.enabled
+    base = source if made is None else made.base
+    without_grad = not _mode.enabled
+    op = _SEVERAL.get(name)
+    record = family.last
+    if op is None and record is not None and record.base is base and record.without_grad is without_grad:
+        view._view = record  # the record of the family's last view, the same (op None: never written)
+    else:
+        record = view._view = _new(ViewOf)  # ViewOf(base, op, without_grad), inlined
+        record.base, record.op, record.output, record.without_grad = base, op, 0, without_grad
+        if op is None:
+            family.last = record
     if len(family.views) >= family.limit:
         family.prune()
     family.views.append(weakref.ref(view))
