@@ -186,9 +186,11 @@ def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
     return out
 
 
-def exact(primitive, a, name, consts=(), compute=None):
+def exact(primitive, a, name, consts=(), compute=None, view=False):
     """`unary` for an op that rounds nothing (it moves, selects or negates elements):
-    no floating-point warning to silence, and its node saves nothing."""
+    no floating-point warning to silence, and its node saves nothing. `view` True: the
+    result is a view of the input's array (NumPy's transpose and basic indexing always
+    give one), recorded as a view without comparing their memory."""
     x = a._data
     ans = (compute or primitive)(x, *consts)
     if type(ans) is not _ndarray:
@@ -209,7 +211,7 @@ def exact(primitive, a, name, consts=(), compute=None):
         out._grad_fn = None
         out._requires_grad = False
     # a view (writing into either changes the other): shares_elements, its common case first
-    if ans.base is not None and (may_share_memory(ans, x) or shares_elements(ans, x)):
+    if view or ans.base is not None and (may_share_memory(ans, x) or shares_elements(ans, x)):
         note_view(out, a, name)
     return out
 

@@ -176,7 +176,7 @@ class ShapeOps:
         if not aliased:  # PyTorch's copy: a contiguous clone (CloneBackward0), viewed (not a view)
             return ops.exact(np.reshape, self.contiguous(), "UnsafeViewBackward0", (shape,), _reshape)
         name = "ViewBackward0" if not copy_allowed or x.flags.c_contiguous else "ReshapeAliasBackward0"
-        return ops.exact(np.reshape, self, name, (shape,), lambda _x, _shape: ans)
+        return ops.exact(np.reshape, self, name, (shape,), lambda _x, _shape: ans, view=ans.size > 0)
 
     def flatten(self, start_dim=0, end_dim=-1):
         """The dims from `start_dim` to `end_dim` merged into one. Where that merges
@@ -274,10 +274,11 @@ class ShapeOps:
 
     def permute(self, *dims):
         return ops.exact(np.transpose, self, "PermuteBackward0", (_permutation(self._data.ndim, _shape_args(dims)),),
-                         _transpose)
+                         _transpose, view=True)
 
     def transpose(self, dim0, dim1):
-        return ops.exact(np.transpose, self, "TransposeBackward0", (_swapped(self._data.ndim, dim0, dim1),), _transpose)
+        return ops.exact(np.transpose, self, "TransposeBackward0", (_swapped(self._data.ndim, dim0, dim1),), _transpose,
+                         view=True)
 
     def t(self):
         """The transpose of a matrix; a 0-d or 1-D tensor's is a view of it (still a
@@ -285,7 +286,7 @@ class ShapeOps:
         ndim = self._data.ndim
         if ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
-        return ops.exact(np.transpose, self, "TBackward0", ((1, 0) if ndim == 2 else None,), _transpose)
+        return ops.exact(np.transpose, self, "TBackward0", ((1, 0) if ndim == 2 else None,), _transpose, view=True)
 
     @property
     def T(self):
@@ -296,7 +297,7 @@ class ShapeOps:
             _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
         elif ndim != 2:
             _warn_once(_T_DEPRECATED)
-        return ops.exact(np.transpose, self, "PermuteBackward0", (None,), _transpose)
+        return ops.exact(np.transpose, self, "PermuteBackward0", (None,), _transpose, view=True)
 
     def _matrix_transpose(self, what, deprecation):
         """The last two dims swapped (TransposeBackward0): `mT`, `mH` and `adjoint()` of
