@@ -10,6 +10,7 @@
 - `no_grad` keeps its stack of previous modes on the instance.
 """
 
+import itertools
 import operator
 import re
 import threading
@@ -560,3 +561,50 @@ def test_a_python_number_never_widens_a_0d_float_tensor():
     b.register_hook(lambda g: seen.append(g.dtype))
     ((b * 0.5 - 1.5) / 2.0).backward()
     assert seen == [torch.float32] and b.grad.dtype == a.grad.dtype == torch.float32 and a.grad.item() == 0.75
+
+
+def test_sum_of_fewer_than_four_elements_is_pytorchs_running_sum_from_plus_zero():
+    """pytorch_sum's short path (a running sum, then + 0) against `_row_sum`'s order of
+    additions, bit for bit: signed zeros, infinities, nan, overflow and rounding."""
+    specials = [0.0, -0.0, 1.0, -1.0, 1e-8, 3.0e38, -3.0e38, np.inf, -np.inf, np.nan, 1.0000001, 0.1, 1e-45]
+    rng = np.random.default_rng(3)
+    cases = [np.array(c) for n in (1, 2, 3) for c in itertools.product(specials, repeat=n)]
+    cases += [rng.standard_normal(n) * 10.0 ** rng.integers(-6, 6, n) for n in rng.integers(1, 4, 2000)]
+    checked = 0
+    with np.errstate(all="ignore"):
+        for values in cases:
+            for dtype in (np.float32, np.float64):
+                x = values.astype(dtype)
+                expected = x.dtype.type(summation._row_sum(x))
+                got = summation.pytorch_sum(x)
+                assert type(got) is dtype and (got.tobytes() == expected.tobytes() or np.isnan(got) and np.isnan(expected))
+                checked += 1
+    assert checked == 2 * len(cases)
+    assert summation.pytorch_sum(np.array([-0.0, -0.0], np.float32)).tobytes() == np.float32(0.0).tobytes()
+    assert summation.pytorch_sum(np.array([0.1, 0.2, 0.3], np.float32)) == (np.float32(0.1) + np.float32(0.2)) + np.float32(0.3)
+    assert torch.tensor([-0.0, -0.0, -0.0]).sum().item() == 0.0 and np.signbit(torch.tensor([-0.0]).sum()._data) == False  # noqa: E712
+
+
+def test_fast_forms_of_sigmoid_and_relu_give_the_primitives_results_bit_for_bit():
+    """activations.expit (negated, exponentiated, plus a 0-d one, inverted in one temporary)
+    and relu_of_array (a 0-d zero, np.where without its dispatch), which the Tensor shim
+    computes, against the plain formulas: values, signed zeros, nan, dtypes and shapes."""
+    rng = np.random.default_rng(11)
+    specials = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-45, -1e-45, 88.7, -88.7, 89.0, -104.0, 710.0, -745.0, 1e-310]
+    compared = 0
+    with np.errstate(all="ignore"):
+        for dtype in (np.float32, np.float64, np.float16):
+            arrays = [np.array(specials, dtype), (rng.standard_normal(2000) * 30).astype(dtype),
+                      (rng.standard_normal((20, 30)) * 5).astype(dtype)[:, ::2], np.array(-0.0, dtype)]
+            for x in arrays:
+                e = np.exp(-x)
+                expected = {activations.expit: 1.0 / (1.0 + e) if e.ndim == 0 else np.reciprocal(e + 1.0),
+                            activations.relu_of_array: np.where(x < 0, 0, x)}
+                for fast, want in expected.items():
+                    got = fast(x)
+                    assert np.asarray(got).dtype == np.asarray(want).dtype and np.shape(got) == np.shape(want)
+                    assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (fast.__name__, dtype, x.shape)
+                    compared += 1
+    assert compared == 24
+    assert np.signbit(activations.relu_of_array(np.array([-0.0], np.float32)))[0]  # -0.0 passes through
+    assert activations.relu_of_array(np.array([-3, 2])).tolist() == [0, 2]

@@ -467,3 +467,21 @@ def test_copy_nodes_are_named_by_their_cpp_class():
                                            r"srcgrad::autograd::CopyBackwards, is at version"):
         w.backward()
 
+
+def test_views_taken_in_a_loop_leave_a_short_list_and_live_views_are_still_refreshed():
+    """The list of a base's views drops references to dead views as it grows: a thousand
+    `y[0]` dropped at once leave fewer than 200 entries, and the views kept alive still get
+    their AsStridedBackward0 node after a write into the base (PyTorch's graph)."""
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    kept = [y[1:]]
+    for i in range(1000):
+        y[0].sum()
+        if i == 500:
+            kept.append(y[2])
+    family = y._counter[1]
+    assert len(family.views) < 200 and sum(ref() is not None for ref in family.views) == 2
+    y.mul_(3)
+    assert [type(v.grad_fn).__name__ for v in kept] == ["AsStridedBackward0", "AsStridedBackward0"]
+    (kept[0].sum() * 10 + kept[1] * 100).backward()
+    assert x.grad.tolist() == [0.0, 60.0, 660.0]

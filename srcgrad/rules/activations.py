@@ -37,10 +37,26 @@ def sigmoid(x):
         return expit(x)
 
 
+# 0-d read-only arrays of the float dtypes, for the Tensor shim's fast forms below: NumPy
+# converts a Python number operand to an array at every call
+_ONES = {np.dtype(t): np.ones((), t) for t in (np.float32, np.float64)}
+_ZEROS = {np.dtype(t): np.zeros((), t) for t in (np.float32, np.float64)}
+for _constant in (*_ONES.values(), *_ZEROS.values()):
+    _constant.flags.writeable = False
+_where = getattr(np.where, "_implementation", np.where)  # without its __array_function__ dispatch
+
+
 def expit(x):
     """`sigmoid` for callers that silence floating-point warnings themselves (the
     Tensor shim silences them around every op): 1 / (1 + exp(-x)), in place on the
-    temporary when it is an array (the same roundings)."""
+    temporary when it is an array (the same roundings; 1 as a 0-d array of a float32
+    or float64 array's dtype, the value NumPy casts `1.0` to)."""
+    one = _ONES.get(x.dtype) if type(x) is np.ndarray and x.ndim else None
+    if one is not None:
+        e = np.negative(x)
+        np.exp(e, out=e)
+        np.add(e, one, out=e)
+        return np.reciprocal(e, out=e)
     e = np.exp(-x)
     if type(e) is not np.ndarray:  # a scalar
         return 1.0 / (1.0 + e)
@@ -52,6 +68,16 @@ def relu(x):
     """max(x, 0), with zero gradient at 0; x itself where x is not below 0, so -0.0
     and nan pass through (as in PyTorch)."""
     return np.where(x < 0, 0, x)
+
+
+def relu_of_array(x):
+    """`relu(x)` for an ndarray `x` (the Tensor shim's), the same result bit for bit: for
+    float32 and float64, with a 0-d zero of x's dtype in place of the Python 0 (the value
+    and dtype NumPy converts it to) and np.where without its dispatch."""
+    zero = _ZEROS.get(x.dtype)
+    if zero is None:
+        return relu(x)
+    return _where(x < zero, zero, x)
 
 
 def atan2(x, y):

@@ -10,11 +10,16 @@ leaves accumulate into `.grad` through their AccumulateGrad (graph.py).
 
 import warnings
 
+import numpy as np
+
 from .errstate import loud, quiet
 from .graph import AccumulateGrad, accumulate, run_hooks
 from .versions import check_versions
 
 __all__ = ["FREED_MESSAGE", "run_backward", "run_single", "warn_non_leaf_grad", "pass_order", "topological"]
+
+_ndarray = np.ndarray
+_add = np.add
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -59,6 +64,15 @@ def run_single(node, shape, dtype, retain_graph):
                 if g is not None and nxt is not None:
                     variable = nxt.variable
                     if variable._requires_grad:
+                        current = variable._grad
+                        if current is not None and type(g) is _ndarray:  # accumulate's commonest case, inlined
+                            data = current._data
+                            if g.dtype is data.dtype and g.shape == data.shape:
+                                counter = current._counter
+                                if counter is not None:
+                                    counter[0] += 1
+                                _add(data, g, data)
+                                continue
                         accumulate(variable, g)
             return True
         pending = {}

@@ -229,7 +229,7 @@ class IndexingOps:
         asked = index
         try:
             if type(index) is int:  # the commonest index: x[i]
-                return ops.exact(operator.getitem, self, "SelectBackward0", ((index, Ellipsis),))
+                return ops.exact(operator.getitem, self, "SelectBackward0", ((index, Ellipsis),), view=True)
             index = _index(index)
             name, advanced = _index_name(index)
             if isinstance(index, (int, np.integer)):

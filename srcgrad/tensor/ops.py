@@ -32,7 +32,7 @@ from .graph import node_class
 from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, ZeroGradNode, keeps_result, kind_of, saved_inputs
 from .saving import reads_ans_of
 from .versions import saved_version, saved_versions
-from .views import VIEW_NODES, note_view, shares_elements
+from .views import VIEW_NODES, may_share_memory, note_view, shares_elements
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
@@ -155,43 +155,65 @@ def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
         ans = np.array(ans)
     elif name in CONTIGUOUS_RESULTS and not ans.flags.c_contiguous:
         ans = np.ascontiguousarray(ans)
-    if a._requires_grad and _mode.enabled:
-        return _tracked_one(ans, primitive, name, saves, a, x, consts)
-    return _leaf(ans)
-
-
-def exact(primitive, a, name, consts=(), compute=None):
-    """`unary` for an op that rounds nothing (it moves, selects or negates elements):
-    no floating-point warning to silence, and its node saves nothing."""
-    x = a._data
-    ans = (compute or primitive)(x, *consts)
-    if type(ans) is not _ndarray:
-        ans = np.array(ans)
-    if a._requires_grad and _mode.enabled:
-        out = _tracked_one(ans, primitive, name, False, a, x, consts)
-    else:
-        out = _leaf(ans)
-    if ans.base is not None and shares_elements(ans, x):  # a view: writing into either changes the other
-        note_view(out, a, name)
-    return out
-
-
-def _tracked_one(ans, primitive, name, saves, a, x, consts):
-    """`_tracked` for one tensor operand `a` (array `x`) followed by constants; the
-    node has one edge."""
-    fn = a._grad_fn
-    if fn is None:
-        fn = a._accumulate_grad()
+    if not (a._requires_grad and _mode.enabled):
+        return _leaf(ans)
+    # the node, with one edge as PyTorch's (the constants, a shape, axes, an index, are no inputs)
+    fn = a._grad_fn or a._accumulator or a._accumulate_grad()  # nodes are always true
     kind = KINDS.get((primitive, name)) or kind_of(primitive, name)
-    if saves and (kind[4] if len(consts) < kind[6] else True):  # versions.saved_version, inlined
+    out = _new(Tensor)  # _output(ans, kind, ((fn, 0),), (x, *consts), ...), inlined from here
+    out._data = ans
+    out._requires_grad = True
+    out._retains_grad = False
+    out._view = None
+    out._grad = out._accumulator = None
+    if not saves:
+        out._counter = None
+        out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), False, ())
+        return out
+    if kind[4] if len(consts) < kind[6] else True:  # versions.saved_version, inlined
         counter = a._counter
         if counter is None:
             counter = a._counter = [0]
         versions = (counter, counter[0], 0)
     else:
         versions = ()
-    # One edge, as PyTorch has: the constants (a shape, axes, an index) are no inputs.
-    return _output(ans, kind, ((fn, 0),), (x, *consts), _NO_KWARGS, (x.dtype,), saves, versions)
+    if kind[2] and kind[3]:  # the node keeps `ans`: its version too
+        counter = out._counter = [0]
+        versions += (counter, 0, -1)
+    else:
+        out._counter = None
+    out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), True, versions)
+    return out
+
+
+def exact(primitive, a, name, consts=(), compute=None, view=False):
+    """`unary` for an op that rounds nothing (it moves, selects or negates elements):
+    no floating-point warning to silence, and its node saves nothing. `view` True: the
+    result is a view of the input's array (NumPy's transpose and basic indexing always
+    give one), recorded as a view without comparing their memory."""
+    x = a._data
+    ans = (compute or primitive)(x, *consts)
+    if type(ans) is not _ndarray:
+        ans = np.array(ans)
+    # `unary`'s node or `_leaf(ans)`, inlined (the view ops pass here): a node that saves
+    # nothing records no versions
+    out = _new(Tensor)
+    out._data = ans
+    out._retains_grad = False
+    out._view = None
+    out._grad = out._accumulator = out._counter = None
+    if a._requires_grad and _mode.enabled:
+        fn = a._grad_fn or a._accumulator or a._accumulate_grad()  # nodes are always true
+        kind = KINDS.get((primitive, name)) or kind_of(primitive, name)
+        out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), False, ())
+        out._requires_grad = True
+    else:
+        out._grad_fn = None
+        out._requires_grad = False
+    # a view (writing into either changes the other): shares_elements, its common case first
+    if view or ans.base is not None and (may_share_memory(ans, x) or shares_elements(ans, x)):
+        note_view(out, a, name)
+    return out
 
 
 def _share_counter(view, args, name):
@@ -218,6 +240,7 @@ def _leaf(ans):
     out = _new(Tensor)
     out._data = ans
     out._requires_grad = out._retains_grad = False
+    out._view = None
     out._grad = out._grad_fn = out._accumulator = out._counter = None
     return out
 
@@ -266,6 +289,7 @@ def _output(ans, kind, edges, arrays, kwargs, in_dtypes, saves, versions):
     out._grad_fn = kind[1](edges, kind[0], arrays, kwargs, ans, in_dtypes, saves, versions)
     out._requires_grad = True
     out._retains_grad = False
+    out._view = None
     out._grad = out._accumulator = None
     return out
 
@@ -459,7 +483,7 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
         read_a, read_b = kind[5][2 * (a_tensor and a._requires_grad) + (b_tensor and b._requires_grad)]
     if a_tensor:
         dtype_a = x.dtype
-        edge_a = (fn if (fn := a._grad_fn) is not None else a._accumulate_grad(), 0) if a._requires_grad else _NO_EDGE
+        edge_a = (a._grad_fn or a._accumulator or a._accumulate_grad(), 0) if a._requires_grad else _NO_EDGE
         if saves and read_a:  # versions.saved_version, inlined
             counter = a._counter
             if counter is None:
@@ -469,7 +493,7 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
         dtype_a, edge_a = None, _NO_EDGE
     if b_tensor:
         dtype_b = y.dtype
-        edge_b = (fn if (fn := b._grad_fn) is not None else b._accumulate_grad(), 0) if b._requires_grad else _NO_EDGE
+        edge_b = (b._grad_fn or b._accumulator or b._accumulate_grad(), 0) if b._requires_grad else _NO_EDGE
         if saves and read_b:
             counter = b._counter
             if counter is None:

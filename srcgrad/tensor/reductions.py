@@ -300,11 +300,6 @@ def count_nonzero(input, dim=None):
     return ops.Tensor._make(np.array(np.count_nonzero(x, axis=axis), dtype=np.int64, order="C"))
 
 
-def _sum_all(x):
-    """The sum of all elements, added in PyTorch's order (summation.py)."""
-    return pytorch_sum(x)
-
-
 def _mean_all(x):
     """The mean of all elements as PyTorch's CPU mean computes it: that sum, divided by
     the count in the tensor's dtype."""
@@ -343,7 +338,7 @@ class ReductionOps:
             name = "SumBackward0" if dim is None else "SumBackward1"
             return reduce_in(np.sum, self, name, dim, keepdim, dtype)
         if dim is None:
-            return ops.unary(np.sum, self, "SumBackward0", False, compute=_sum_all)
+            return ops.unary(np.sum, self, "SumBackward0", False, compute=pytorch_sum)  # PyTorch's order of additions
         return ops.unary(np.sum, self, "SumBackward1", False, (dim_axis(dim, self._data.ndim), None, None, keepdim), np.add.reduce)
 
     def mean(self, dim=None, keepdim=False, *, dtype=None):

@@ -18,7 +18,7 @@ from .dtypes import dim_axis
 from .grad_mode import _mode
 from .versions import counter_of, rebased
 from .graph import reshaped
-from .views import E_VIEW_OF_LEAF, rebase, refresh_after_write, view_of
+from .views import E_VIEW_OF_LEAF, may_share_memory, rebase, refresh_after_write, view_of
 from .inplace import E11
 
 __all__ = ["ShapeOps"]
@@ -39,9 +39,9 @@ def _swapped(ndim, dim0, dim1):
     return tuple(axes)
 
 
-def _transpose(x, axes):
-    """`np.transpose(x, axes)` for an ndarray: what NumPy's wrapper calls."""
-    return x.transpose(axes)
+# `_transpose(x, axes)`: `np.transpose(x, axes)` for an ndarray, what NumPy's wrapper
+# calls (the method itself: no Python frame)
+_transpose = np.ndarray.transpose
 
 
 def _diagonal(x, offset, axis1, axis2):
@@ -155,7 +155,9 @@ class ShapeOps:
     def view(self, *shape):
         """The elements in a new shape, as a view (ViewBackward0); PyTorch's error where
         the strides allow none."""
-        return self._reshaped(_shape_args(shape), False)
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):  # _shape_args, inlined
+            shape = tuple(shape[0])
+        return self._reshaped(shape, False)
 
     def _reshaped(self, shape, copy_allowed):
         x = self._data
@@ -165,7 +167,7 @@ class ShapeOps:
             if list(shape).count(-1) > 1:
                 raise RuntimeError("only one dimension can be inferred") from None
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x.size}") from None
-        aliased = ans.size == 0 or np.may_share_memory(ans, x)
+        aliased = ans.size == 0 or may_share_memory(ans, x)  # shares_elements(ans, x)
         if not aliased and not copy_allowed:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans "
@@ -174,7 +176,7 @@ class ShapeOps:
         if not aliased:  # PyTorch's copy: a contiguous clone (CloneBackward0), viewed (not a view)
             return ops.exact(np.reshape, self.contiguous(), "UnsafeViewBackward0", (shape,), _reshape)
         name = "ViewBackward0" if not copy_allowed or x.flags.c_contiguous else "ReshapeAliasBackward0"
-        return ops.exact(np.reshape, self, name, (shape,), lambda _x, _shape: ans)
+        return ops.exact(np.reshape, self, name, (shape,), lambda _x, _shape: ans, view=ans.size > 0)
 
     def flatten(self, start_dim=0, end_dim=-1):
         """The dims from `start_dim` to `end_dim` merged into one. Where that merges
@@ -272,10 +274,11 @@ class ShapeOps:
 
     def permute(self, *dims):
         return ops.exact(np.transpose, self, "PermuteBackward0", (_permutation(self._data.ndim, _shape_args(dims)),),
-                         _transpose)
+                         _transpose, view=True)
 
     def transpose(self, dim0, dim1):
-        return ops.exact(np.transpose, self, "TransposeBackward0", (_swapped(self._data.ndim, dim0, dim1),), _transpose)
+        return ops.exact(np.transpose, self, "TransposeBackward0", (_swapped(self._data.ndim, dim0, dim1),), _transpose,
+                         view=True)
 
     def t(self):
         """The transpose of a matrix; a 0-d or 1-D tensor's is a view of it (still a
@@ -283,7 +286,7 @@ class ShapeOps:
         ndim = self._data.ndim
         if ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
-        return ops.exact(np.transpose, self, "TBackward0", ((1, 0) if ndim == 2 else None,), _transpose)
+        return ops.exact(np.transpose, self, "TBackward0", ((1, 0) if ndim == 2 else None,), _transpose, view=True)
 
     @property
     def T(self):
@@ -294,7 +297,7 @@ class ShapeOps:
             _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
         elif ndim != 2:
             _warn_once(_T_DEPRECATED)
-        return ops.exact(np.transpose, self, "PermuteBackward0", (None,), _transpose)
+        return ops.exact(np.transpose, self, "PermuteBackward0", (None,), _transpose, view=True)
 
     def _matrix_transpose(self, what, deprecation):
         """The last two dims swapped (TransposeBackward0): `mT`, `mH` and `adjoint()` of

@@ -66,6 +66,15 @@ def _row_sum(items):
     return partial[0]
 
 
+# `_row_sum` of fewer than `_ILP` elements adds them one by one from 0, then adds the three
+# other accumulators, zeros. NumPy's running sum (`np.add.accumulate`: x0, x0 + x1, ...
+# in the array's dtype) starts from x0 instead of 0 + x0, which differs only in the sign of
+# a zero while the sum is zero; adding +0 at the end, as `_row_sum` does, makes any zero
+# +0 and changes nothing else: the same value, bit for bit, without `_row_sum`'s loops.
+_accumulate = np.add.accumulate
+_ZEROS = {4: np.float32(0.0), 8: np.float64(0.0)}  # by itemsize: the +0 of the dtype
+
+
 def pytorch_sum(x):
     """The sum of all elements of the ndarray `x` as PyTorch computes it (NumPy's sum where
     PyTorch's order is not reproduced: other dtypes, non-contiguous or large arrays)."""
@@ -74,6 +83,8 @@ def pytorch_sum(x):
     flat = x.reshape(-1)
     width = _VECTOR_BYTES // x.dtype.itemsize
     if flat.size < width:
+        if 0 < flat.size < _ILP:  # `_row_sum`'s (((0 + x0) + x1) + x2) + 0 + 0 + 0, see _running_sum
+            return _accumulate(flat)[-1] + _ZEROS[x.dtype.itemsize]
         return x.dtype.type(_row_sum(flat))
     vectors = flat.size // width
     lanes = _row_sum(flat[: vectors * width].reshape(vectors, width))

@@ -81,7 +81,9 @@ def seed_of(out, gradient):
     if gradient is None:
         if out._data.size != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
-        return np.ones(out._data.shape, dtype=out._data.dtype)
+        seed = np.empty(out._data.shape, dtype=out._data.dtype)  # np.ones without its Python frame
+        seed.fill(1)
+        return seed
     return gradient._data.astype(out._data.dtype, copy=False)
 
 
@@ -117,7 +119,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     __slots__ = (
         "_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_retains_grad", "_counter", "_view",
         "__weakref__",
-    )  # `_view` is set on views only (views.py)
+    )  # `_view` is a view's ViewOf record, None (or unset) on other tensors (views.py)
     __array_priority__ = 1000
 
     def __init__(self, *args, dtype=None, requires_grad=False):
@@ -132,6 +134,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         self._requires_grad = False
         self._grad = self._grad_fn = self._accumulator = None
         self._retains_grad = False
+        self._view = None
         self._counter = None
         if requires_grad:
             self.requires_grad_(True)
@@ -143,6 +146,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         t._requires_grad = requires_grad
         t._grad = t._grad_fn = t._accumulator = t._counter = None
         t._retains_grad = False
+        t._view = None
         return t
 
     # --- copies ------------------------------------------------------------------------
@@ -488,7 +492,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     __abs__ = abs
 
     def relu(self):
-        return ops.unary(activations.relu, self, "ReluBackward0")
+        return ops.unary(activations.relu, self, "ReluBackward0", compute=activations.relu_of_array)
 
     def softmax(self, dim):
         from ..nn import functional

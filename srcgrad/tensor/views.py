@@ -7,7 +7,7 @@ when the input is a view: views of views share the root base, PyTorch's `._base`
 view's `_view` slot then holds a `ViewOf` record (its base, which it keeps alive, and how
 it was made), and the version counter that the base and its views share holds, as its
 second item, the `ViewFamily` listing the live views (weakly). A tensor that is no view
-has its `_view` slot unset: `view_of(t)` is None.
+has its `_view` slot None (or unset): `view_of(t)` is None.
 
 Invariants (PyTorch's):
 - a recorded in-place write into a view (`write_through`) makes the base the output of a
@@ -35,7 +35,7 @@ from .grad_mode import _mode
 from .versions import counter_of, rebased
 
 __all__ = [
-    "VIEW_NODES", "ViewOf", "ViewFamily", "note_view", "shares_elements", "view_of", "mark_output", "positions", "write_through",
+    "VIEW_NODES", "ViewOf", "ViewFamily", "note_view", "shares_elements", "may_share_memory", "view_of", "mark_output", "positions", "write_through",
     "refuse_detach", "refresh_after_write", "retarget_result", "rebase", "CopySlices", "AS_STRIDED", "BrokenView",
 ]
 
@@ -64,10 +64,16 @@ E_NO_GRAD_VIEW = (
 )
 
 
+_new = object.__new__
+# np.may_share_memory without its __array_function__ dispatch (NumPy >= 1.25 exposes it)
+may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
+
+
 class ViewOf:
     """What a view knows of itself: `base` (a tensor that is no view), `op` (the op name
     of a function that returned several views, else None) and `output` (this view's
-    number among them), `without_grad` (made with grad mode off)."""
+    number among them), `without_grad` (made with grad mode off). Views of one base made
+    by single-output ops in one grad mode may share one record (it is then never written)."""
 
     __slots__ = ("base", "op", "output", "without_grad")
 
@@ -77,15 +83,21 @@ class ViewOf:
 
 class ViewFamily:
     """The live views of one base (weak references), kept in the version counter they
-    share with it (its item 1; see versions.py)."""
+    share with it (its item 1; see versions.py). References to dead views are dropped
+    when the list reaches `limit`, twice the live ones then (at least 64): `x[0]` taken
+    at every step of a loop keeps the list short."""
 
-    __slots__ = ("views",)
+    __slots__ = ("views", "limit", "last")
 
     def __init__(self):
         self.views = []
+        self.limit = 64
+        self.last = None  # the ViewOf of the last view of a single-output op, which such views share
 
-    def __bool__(self):
-        return True
+    def prune(self):
+        """Drop the references to dead views (`note_view` calls it at `limit`)."""
+        self.views = [ref for ref in self.views if ref() is not None]
+        self.limit = max(64, 2 * len(self.views))
 
     def refresh(self):
         """Give every live view of a base that requires grad a new AsStridedBackward0 node
@@ -140,7 +152,7 @@ def _unrebuildable(made):
 def shares_elements(view, array):
     """Whether the array `view` may lie in `array`'s memory: an empty view counts when
     both are views of one array (NumPy then sees no overlap)."""
-    if np.may_share_memory(view, array):
+    if may_share_memory(view, array):
         return True
     return view.size == 0 and _owner(view) is _owner(array)
 
@@ -163,18 +175,17 @@ def rebase(tensor, node):
 
 
 def view_of(tensor):
-    """The ViewOf record of `tensor`, None when it is no view."""
-    try:
-        return tensor._view
-    except AttributeError:
-        return None
+    """The ViewOf record of `tensor`, None when it is no view (its `_view` slot None or unset)."""
+    return getattr(tensor, "_view", None)
 
 
 def note_view(view, source, name):
     """Record the tensor `view` (made by the op whose node is called `name` from the tensor
     `source`, sharing its elements) as a view of `source`'s base when `name` is a view
     op's node; otherwise it only shares `source`'s version counter."""
-    counter = counter_of(source)
+    counter = source._counter  # counter_of(source), inlined: every view op passes here
+    if counter is None:
+        counter = source._counter = [0]
     view._counter = counter
     if name not in VIEW_NODES:
         return
@@ -183,8 +194,20 @@ def note_view(view, source, name):
     family = counter[1]
     if not family:
         family = counter[1] = ViewFamily()
-    made = view_of(source)
-    view._view = ViewOf(source if made is None else made.base, _SEVERAL.get(name), not _mode.enabled)
+    made = getattr(source, "_view", None)  # view_of(source)
+    base = source if made is None else made.base
+    without_grad = not _mode.enabled
+    op = _SEVERAL.get(name)
+    record = family.last
+    if op is None and record is not None and record.base is base and record.without_grad is without_grad:
+        view._view = record  # the record of the family's last view, the same (op None: never written)
+    else:
+        record = view._view = _new(ViewOf)  # ViewOf(base, op, without_grad), inlined
+        record.base, record.op, record.output, record.without_grad = base, op, 0, without_grad
+        if op is None:
+            family.last = record
+    if len(family.views) >= family.limit:
+        family.prune()
     family.views.append(weakref.ref(view))
 
 
