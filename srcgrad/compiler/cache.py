@@ -254,19 +254,24 @@ def _dispatch_code(arity, owned=False):
     """The compiled module text that defines `dispatch` for `arity` positional arguments
     (`owned`: checking first that `owner.__code__` is `owner_code`)."""
     names = [f"a{i}" for i in range(arity)]
-    keys = "".join(
-        f"({a}.shape if {a}.dtype is float64 else kind({a}.shape, {a}.dtype)) if type({a}) is ndarray "
-        f"else type({a}) if type({a}) in leaves else describe({a}), "
-        for a in names
-    )
+
+    def keys(array_kind):
+        return "".join(
+            f"({a}.shape if {a}.dtype is float64 else {array_kind.format(a=a)}) if type({a}) is ndarray "
+            f"else type({a}) if type({a}) in leaves else describe({a}), "
+            for a in names
+        )
+
+    # an ArrayKind equals the plain tuple (shape, dtype) and hashes as it does: the lookup
+    # makes the tuple, cheaper; the key a specialization is built from is the ArrayKind
     text = (
         "def dispatch(*args, **kwargs):\n"
         f"    if kwargs or len(args) != {arity}{' or owner.__code__ is not owner_code' if owned else ''}:\n"
         "        return slow(args, kwargs)\n"
         f"    {', '.join(names)}, = args\n"
-        f"    fn = seen.get(({keys}))\n"
+        f"    fn = seen.get(({keys('({a}.shape, {a}.dtype)')}))\n"
         "    if fn is None:\n"
-        f"        fn = first(({keys}), args)\n"
+        f"        fn = first(({keys('kind({a}.shape, {a}.dtype)')}), args)\n"
         "    return fn(*args)\n"
     )
     return compile(text, "<srcgrad dispatch>", "exec")
