@@ -306,3 +306,75 @@ def test_second_derivatives_through_helpers_of_the_rules(name, f):
         down[i] -= 1e-6
         numerical[i] = np.sum((_gradient(f, up) - _gradient(f, down)) * weights) / 2e-6
     np.testing.assert_allclose(h.numpy(), numerical, rtol=1e-6, atol=1e-8)
+
+
+def test_a_custom_function_that_saves_its_output_is_differentiated_through_it():
+    # as in PyTorch, the saved output reads back as the node's output under create_graph:
+    # g * exp(x) is differentiated through exp(x) too (the second derivative was
+    # exp(x) * (1 + x) - the gradient's own dependence missed - instead of exp(x) * (2 + x))
+    class Exp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            r = a.exp()
+            ctx.save_for_backward(r)
+            return r
+
+        @staticmethod
+        def backward(ctx, g):
+            (r,) = ctx.saved_tensors
+            return g * r
+
+    v = np.array([0.3, -1.2, 0.8])
+    x = _t(v)
+    (g,) = torch.autograd.grad((Exp.apply(x) * x).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), np.exp(v) * (1 + v), rtol=1e-12)
+    (h,) = torch.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(h.numpy(), np.exp(v) * (2 + v), rtol=1e-12)
+    (g1,) = torch.autograd.grad(Exp.apply(x).sum(), x)  # without create_graph: the saved value
+    np.testing.assert_allclose(g1.numpy(), np.exp(v), rtol=1e-12)
+
+
+def test_a_gradient_of_another_dtype_that_requires_grad_joins_the_graph():
+    # grad_outputs of float32 for a float64 output: cast, and the cast recorded (the
+    # gradient with respect to it was None: "appears to not have been used")
+    x = _t([0.5, 2.0])
+    v = torch.tensor([1.0, 3.0], requires_grad=True)
+    (g,) = torch.autograd.grad(x ** 3, x, grad_outputs=v, create_graph=True)
+    assert g.dtype == _F64 and g.tolist() == [0.75, 36.0]  # 3 x**2 v
+    gx, gv = torch.autograd.grad(g.sum(), [x, v])
+    assert gx.tolist() == [3.0, 36.0] and gv.tolist() == [0.75, 12.0] and gv.dtype == torch.float32
+
+
+def test_materialize_grads_and_only_inputs():
+    x, w = _t([1.0, 2.0]), _t([3.0])
+    gx, gw = torch.autograd.grad((x ** 2).sum(), [x, w], create_graph=True, materialize_grads=True)
+    assert gx.tolist() == [2.0, 4.0] and gw.tolist() == [0.0] and gw.requires_grad
+    with pytest.raises(ValueError, match="allow_unused"):
+        torch.autograd.grad((x ** 2).sum(), [x, w], materialize_grads=True, allow_unused=False)
+    with pytest.warns(FutureWarning, match="only_inputs argument is deprecated"):
+        (g,) = torch.autograd.grad((x ** 2).sum(), x, only_inputs=False)
+    assert g.tolist() == [2.0, 4.0]
+    with pytest.raises(NotImplementedError, match="is_grads_batched"):
+        torch.autograd.grad((x ** 2).sum(), x, is_grads_batched=True)
+
+
+def test_functional_jacobian_hessian_and_vjp_with_create_graph():
+    v = np.array([0.4, -0.7])
+    x = _t(v)
+    hess = torch.autograd.functional.hessian(lambda a: (a ** 3).sum() * a[0], x, create_graph=True)
+    # f = a0 * (a0**3 + a1**3): H = [[12 a0**2, 3 a1**2], [3 a1**2, 6 a0 a1]]
+    a0, a1 = v
+    np.testing.assert_allclose(hess.detach().numpy(), [[12 * a0**2, 3 * a1**2], [3 * a1**2, 6 * a0 * a1]], rtol=1e-12)
+    (g,) = torch.autograd.grad(hess.sum(), x)
+    np.testing.assert_allclose(g.numpy(), [24 * a0 + 6 * a1, 12 * a1 + 6 * a0], rtol=1e-12)
+    y = _t([1.5, 0.5])
+    jx, jy = torch.autograd.functional.jacobian(lambda a, b: a * b.exp(), (x, y), create_graph=True)
+    np.testing.assert_allclose(jy.detach().numpy(), np.diag(v * np.exp([1.5, 0.5])), rtol=1e-12)
+    gx, gy = torch.autograd.grad((jx * jy).sum(), [x, y])  # sum of a exp(2 b)
+    np.testing.assert_allclose(gx.numpy(), np.exp([3.0, 1.0]), rtol=1e-12)
+    np.testing.assert_allclose(gy.numpy(), 2 * v * np.exp([3.0, 1.0]), rtol=1e-12)
+    out, product = torch.autograd.functional.vjp(lambda a: a.sin() * a, x, torch.ones(2, dtype=_F64), create_graph=True)
+    assert out.requires_grad and product.requires_grad
+    (g,) = torch.autograd.grad(product.sum(), x)
+    np.testing.assert_allclose(g.numpy(), 2 * np.cos(v) - v * np.sin(v), rtol=1e-12)
+    assert x.grad is None
