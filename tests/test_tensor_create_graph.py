@@ -172,10 +172,6 @@ def test_nodes_without_a_registry_rule_refuse_before_anything_changes():
     with pytest.warns(UserWarning, match="reference cycle"), pytest.raises(NotImplementedError, match="CopySlices"):
         (y.sum() * y.sum()).backward(create_graph=True)
     assert x.grad is None
-    h = x.exp()
-    h.register_hook(lambda g: g * 2)
-    with pytest.raises(NotImplementedError, match="hooks"):
-        torch.autograd.grad(h.sum(), x, create_graph=True)
 
 
 def test_a_custom_function_records_its_backward():
@@ -378,3 +374,63 @@ def test_functional_jacobian_hessian_and_vjp_with_create_graph():
     (g,) = torch.autograd.grad(product.sum(), x)
     np.testing.assert_allclose(g.numpy(), 2 * np.cos(v) - v * np.sin(v), rtol=1e-12)
     assert x.grad is None
+
+
+def test_a_gradient_that_reads_an_ops_result_reaches_the_ops_node():
+    # as PyTorch's: exp's gradient g * exp(x) reads the result h through h's node, so the
+    # gradient of a gradient with respect to h counts that path (it was 2h, the path
+    # through the result missed: d/dh of 2h * h is 4h)
+    v = np.array([0.5, 1.0])
+    x = _t(v)
+    h = x.exp()
+    (g,) = torch.autograd.grad((h * h).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), 2 * np.exp(2 * v), rtol=1e-12)
+    (gh,) = torch.autograd.grad(g.sum(), h, retain_graph=True)
+    np.testing.assert_allclose(gh.numpy(), 4 * np.exp(v), rtol=1e-12)
+    (gx,) = torch.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(gx.numpy(), 4 * np.exp(2 * v), rtol=1e-12)
+
+
+def test_fourth_derivative_of_tanh():
+    v = np.array([0.3, -0.8])
+    x = _t(v)
+    g = torch.tanh(x)
+    for _ in range(4):
+        (g,) = torch.autograd.grad(g.sum(), x, create_graph=True)
+    t = np.tanh(v)
+    np.testing.assert_allclose(g.detach().numpy(), 8 * t * (1 - t**2) * (2 - 3 * t**2), rtol=1e-10)
+
+
+def test_hooks_run_in_a_pass_that_records_a_graph():
+    # as in PyTorch: a hook gets the gradient with its graph, what it returns keeps its
+    # graph, and it runs again in the next pass through its tensor
+    x = _t([1.0, 2.0])
+    x.register_hook(lambda g: g * 2)
+    (g,) = torch.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    assert g.tolist() == [6.0, 24.0] and g.requires_grad  # 2 * 3 x**2
+    assert torch.autograd.grad(g.sum(), x)[0].tolist() == [24.0, 48.0]  # 2 * 12 x
+    # a hook on an intermediate: the second pass reaches it through exp's result too
+    v = np.array([0.5, 1.0])
+    x = _t(v)
+    h = x.exp()
+    h.register_hook(lambda grad: grad * x)
+    (g,) = torch.autograd.grad((h * x).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), np.exp(v) * (1 + v**2), rtol=1e-12)
+    (gg,) = torch.autograd.grad(g.sum(), x)
+    # the second pass: (1 + x**2) reaches h, hooked: * x; through exp: * e**x; and 2 x e**x directly
+    np.testing.assert_allclose(gg.numpy(), np.exp(v) * ((1 + v**2) * v + 2 * v), rtol=1e-12)
+
+
+def test_retain_grad_in_a_pass_that_records_a_graph():
+    x = _t([0.5, 1.0])
+    h = x.sin()
+    h.retain_grad()
+    with pytest.warns(UserWarning, match="reference cycle"):
+        (h ** 3).sum().backward(create_graph=True)
+    first = h.grad
+    assert type(first.grad_fn).__name__ == "CloneBackward0"
+    np.testing.assert_allclose(first.detach().numpy(), 3 * np.sin([0.5, 1.0]) ** 2, rtol=1e-12)
+    (h ** 3).sum().backward()
+    # as PyTorch's retain_grad, out of place: the gradient read before stays as it was
+    np.testing.assert_allclose(first.detach().numpy(), 3 * np.sin([0.5, 1.0]) ** 2, rtol=1e-12)
+    np.testing.assert_allclose(h.grad.detach().numpy(), 6 * np.sin([0.5, 1.0]) ** 2, rtol=1e-12)

@@ -27,14 +27,16 @@ import types
 import numpy as np
 
 from ..errors import SrcGradError
+from ..runtime import unbroadcast
 from . import ops
 from .engine import pass_order, topological
 from .grad_mode import enable_grad
 from .graph import AccumulateGrad, Node, node_class
+from .hooks import graph_hooked
 from .joins import JoinNode
 from .saving import reads_ans_of, saved_by
 from .rule_nodes import (
-    ArgEdgesNode, CompositeNode, ConstantGradNode, NumberOperandNode, RuleNode, ZeroGradNode,
+    ArgEdgesNode, CompositeNode, ConstantGradNode, DivisionNode, NumberOperandNode, RuleNode, ZeroGradNode,
 )
 
 __all__ = ["run_graph_backward", "SourceNode"]
@@ -43,7 +45,7 @@ Tensor = None  # bound by srcgrad.tensor.tensor
 
 _MODULE = "srcgrad.tensor.graph_backward"
 _SERIAL = itertools.count()
-_NAMES = {}  # name -> a function or op the generated texts call by that name (unique names)
+_NAMES = {"unbroadcast": unbroadcast}  # name -> a function or op the generated texts call by that name
 _OPS = {}  # op_function's (primitive, spelled, keywords, joined) -> the op's function of its inputs
 _ADJOINTS = {}  # (function, input) -> the function's vector-Jacobian product for that input
 
@@ -135,6 +137,45 @@ def adjoint(function, count, k):
     return found
 
 
+def vjp_function(rule, i, spelled, keywords):
+    """`V(g, a, x0, x1, ...)`: the reverse rule of the argument i of `rule`'s primitive
+    called as `op_function` spells it, with its result `a` a parameter of its own (None
+    where the rule's kind of reverse rule is none of the registry's two plain ones). A
+    gradient made by V depends on the op's result through `a`, as PyTorch's through
+    the result its node saved: the next order reaches the op's node there (its hooks,
+    a gradient with respect to its output) and the inputs through it."""
+    d = rule.vjps.get(rule.params[i]) if i < len(rule.params) else None
+    if d is None or d.kind not in ("vjp", "scale"):
+        return None
+    key = ("vjp", d.fn, d.kind, len(rule.vjps) == 1 and len(rule.params) == 1, i, spelled, keywords)
+    found = _OPS.get(key)
+    if found is None:
+        derivative = _unique("d")
+        _NAMES[derivative] = d.fn
+        inputs, args = [], []
+        for text in spelled:
+            if text is None:
+                text = f"x{len(inputs)}"
+                inputs.append(text)
+            args.append(text)
+        for name, text in keywords:
+            if text is None:
+                text = f"x{len(inputs)}"
+                inputs.append(text)
+            args.append(f"{name}={text}")
+        if d.kind == "vjp":
+            body = f"{derivative}(g, a, {', '.join(args)})"
+        elif len(rule.vjps) == 1 and len(rule.params) == 1:
+            body = f"g * {derivative}(a, {', '.join(args)})"
+        else:
+            body = f"unbroadcast(g * {derivative}(a, {', '.join(args)}), {args[i]})"
+        name = _unique("vjp")
+        found = _define(f"def {name}(g, a, {', '.join(inputs)}):\n    return {body}\n", name)
+        _NAMES[name] = found
+        _OPS[key] = found
+    return found
+
+
 class SourceNode(Node):
     """The node of a gradient computed by a pass with create_graph: `function(*arrays)`,
     a function written as Python, with one edge per input (None for inputs that need
@@ -168,10 +209,10 @@ class SourceNode(Node):
         return out
 
 
-def _inputs_of(node):
-    """(function, inputs, edges, at) of a rule node: its op's function (`op_function`),
-    the values of the arguments that are its inputs, each input's edge, and the input
-    each argument is (None for a constant spelled in the function)."""
+def _spelling(node):
+    """(args, kwargs, arg_edges, spelled, words, joined) of a rule node: its positional
+    arguments (a join's entries), keywords, each argument's edge, and the text of each
+    argument and keyword that `op_function` spells (None for an input)."""
     args, kwargs = list(node.args), node.kwargs or {}
     joined = isinstance(node, JoinNode)
     if joined:
@@ -184,6 +225,14 @@ def _inputs_of(node):
             arg_edges[i] = nxt
     spelled = tuple(None if e is not None else _literal(a) for a, e in zip(args, arg_edges))
     words = tuple((k, _literal(kwargs[k])) for k in sorted(kwargs))
+    return args, kwargs, arg_edges, spelled, words, joined
+
+
+def _inputs_of(node):
+    """(function, inputs, edges, at) of a rule node: its op's function (`op_function`),
+    the values of the arguments that are its inputs, each input's edge, and the input
+    each argument is (None for a constant spelled in the function)."""
+    args, kwargs, arg_edges, spelled, words, joined = _spelling(node)
     function = op_function(node.rule.primal, spelled, words, joined)
     inputs, edges, at = [], [], []
     for a, e, text in zip(args, arg_edges, spelled):
@@ -215,6 +264,51 @@ def _read_edges(node, edges, at, i):
         if k is not None and not read[j]:
             kept[k] = None
     return kept
+
+
+def _result_vjp(node, i):
+    """`vjp_function` of argument i of the rule node `node` where its reverse rule reads
+    the op's result and the compiler can differentiate it with respect to the incoming
+    gradient, the result and the arguments it reads; else None (the gradient is then
+    `adjoint` of the op's function, which computes the result again from the inputs)."""
+    if isinstance(node, (JoinNode, DivisionNode)) or node.ans is None or not node.saves or \
+            type(node).__name__ in _SELECTIONS:  # no edges to read values through (`_read_edges`)
+        return None
+    rule = node.rule
+    live = tuple(j == i for j in range(len(node.args)))
+    if not reads_ans_of(rule, live):
+        return None
+    _, _, _, spelled, words, _ = _spelling(node)
+    function = vjp_function(rule, i, spelled, words)
+    if function is None:
+        return None
+    read = saved_by(rule, live)
+    count = 2 + sum(text is None for text in spelled) + sum(text is None for _, text in words)
+    wanted = [0, 1] + [2 + k for k, j in enumerate(j for j, text in enumerate(spelled) if text is None) if read[j]]
+    try:
+        for m in wanted:
+            adjoint(function, count, m)
+    except SrcGradError:
+        return None
+    return function
+
+
+def _by_result(node, i, value, g, inputs, edges, at, name, lift):
+    """The Tensor of the gradient `value` of argument i that `node`'s backward makes, as
+    `V(g, result, *inputs)` (`_result_vjp`), with an edge to the node itself for the
+    result; None where `_result_vjp` is None."""
+    function = _result_vjp(node, i)
+    if function is None:
+        return None
+    read = saved_by(node.rule, tuple(j == i for j in range(len(node.args))))
+    kept = list(edges)
+    for j, k in enumerate(at):
+        if k is not None and not read[j]:
+            kept[k] = None
+    inner = [_edge_of(g), lift(node)] + [lift(e) for e in kept]
+    out = Tensor._make(value, True)
+    out._grad_fn = node_class(name, SourceNode)(tuple((e, 0) for e in inner), function, (g._data, node.ans, *inputs))
+    return out
 
 
 def _reads(rule, i, count):
@@ -283,9 +377,9 @@ def prepare(node):
     if isinstance(node, ArgEdgesNode):
         node = node.inner
     if isinstance(node, RuleNode):
-        function, inputs, edges, _ = _inputs_of(node)
-        for k, e in enumerate(edges):
-            if e is not None:
+        function, inputs, edges, at = _inputs_of(node)
+        for i, k in enumerate(at):
+            if k is not None and edges[k] is not None and _result_vjp(node, i) is None:
                 _adjoint_for(node, function, len(inputs), k)
 
 
@@ -349,9 +443,13 @@ def graph_apply(node, g, lift=_outer):
         name = type(node).__name__
         if isinstance(node, NumberOperandNode) and node.which is not None:
             values = [values[0] if i == node.which else None for i in range(len(at))]
-        grads = [None if v is None else _tracked(v, g, function, inputs, _read_edges(node, edges, at, i), at[i],
-                                                 _gradient_node_name(name, i), lift, node)
-                 for i, v in enumerate(values)]
+        grads = []
+        for i, v in enumerate(values):
+            gi = None if v is None else _by_result(node, i, v, g, inputs, edges, at, _gradient_node_name(name, i), lift)
+            if gi is None and v is not None:
+                gi = _tracked(v, g, function, inputs, _read_edges(node, edges, at, i), at[i],
+                              _gradient_node_name(name, i), lift, node)
+            grads.append(gi)
         return [grads[node.which]] if isinstance(node, NumberOperandNode) and node.which is not None else grads
     if isinstance(node, SourceNode):
         values = node.apply(g._data)
@@ -387,11 +485,6 @@ def _check(order, seen):
         if node in seen:
             continue
         seen.add(node)
-        if node._hooks:
-            raise NotImplementedError(
-                "create_graph=True: the Tensor shim does not run hooks or retain_grad in a pass that records "
-                f"a graph (one is on {node.name()})"
-            )
         if isinstance(node, (RuleNode, ArgEdgesNode)):
             prepare(node)
         elif isinstance(node, CompositeNode):
@@ -420,6 +513,8 @@ def run_graph_backward(roots, grads, retain_graph=True, capture=None, lift=_oute
             g = pending.pop(node, None)
             if g is None:
                 continue
+            if node._hooks:
+                g = graph_hooked(node, g)
             if capture is not None and node in wanted:
                 captured[node] = g
                 if not any(n is not None and n in need for n, _ in node.next_functions):
