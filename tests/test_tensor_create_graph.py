@@ -214,14 +214,14 @@ def test_against_pytorch_where_installed():
 
 
 def test_a_backward_the_compiler_cannot_differentiate_again_refuses_before_anything_changes():
-    # trace's backward writes g into a view of zeros, which reverse mode refuses: the
-    # second pass refuses, naming the node, and leaves .grad as it was
+    # cumprod's backward scans through a helper of variable arguments, which reverse
+    # mode refuses: the second pass refuses, naming the node, and leaves .grad as it was
     x = _t([[1.0, 2.0], [3.0, 4.0]])
     w = _t([3.0])
-    (g,) = torch.autograd.grad((x.trace() ** 2) * w.sum(), x, create_graph=True)
-    np.testing.assert_allclose(g.detach().numpy(), [[30.0, 0.0], [0.0, 30.0]])  # 2 trace(x) w I
+    (g,) = torch.autograd.grad(x.cumprod(1).sum() * w.sum(), x, create_graph=True)
+    assert g.tolist() == [[9.0, 3.0], [15.0, 9.0]]  # w (1 + b, a) per row (a, b)
     w.grad = torch.ones(1, dtype=_F64)
-    with pytest.raises(NotImplementedError, match="TraceBackwardBackward0"):
+    with pytest.raises(NotImplementedError, match="CumprodBackwardBackward0"):
         (g.sum() + (w * w).sum()).backward()
     assert x.grad is None and w.grad.tolist() == [1.0]
 
@@ -286,6 +286,9 @@ def _gradient(f, a):
     ("index_select", lambda x: (x.index_select(1, torch.tensor([2, 0, 2])) ** 3).sum()),
     ("binary_cross_entropy", lambda x: torch.nn.functional.binary_cross_entropy(
         torch.sigmoid(x), torch.sigmoid(x.flip(0) * 0.5))),
+    # their backward writes g on a diagonal of zeros (refused before the helper had rules)
+    ("trace", lambda x: x.trace() ** 3 * x.sum()),
+    ("diagonal", lambda x: (x.diagonal(1) ** 3).sum() * x.sum()),
 ])
 def test_second_derivatives_through_helpers_of_the_rules(name, f):
     # their backward calls helpers with forward rules only: reverse mode reads their source
