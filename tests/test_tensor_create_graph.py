@@ -437,3 +437,26 @@ def test_retain_grad_in_a_pass_that_records_a_graph():
     # as PyTorch's retain_grad, out of place: the gradient read before stays as it was
     np.testing.assert_allclose(first.detach().numpy(), 3 * np.sin([0.5, 1.0]) ** 2, rtol=1e-12)
     np.testing.assert_allclose(h.grad.detach().numpy(), 6 * np.sin([0.5, 1.0]) ** 2, rtol=1e-12)
+
+
+def test_functional_jvp_hvp_and_vhp():
+    # f(a, b) = sum(exp(a b)) + sum(a**3): H = [[b**2 e + 6a, (1 + a b) e], [(1 + a b) e, a**2 e]] per element
+    a, b = np.array([0.3, -0.5]), np.array([0.8, 0.4])
+    va, vb = np.array([1.0, 2.0]), np.array([-1.0, 0.5])
+    e = np.exp(a * b)
+    f = lambda p, q: (p * q).exp().sum() + (p ** 3).sum()  # noqa: E731
+    x, y = _t(a, False), _t(b, False)
+    v = (_t(va, False), _t(vb, False))
+    want = ((b**2 * e + 6 * a) * va + (1 + a * b) * e * vb, (1 + a * b) * e * va + a**2 * e * vb)
+    for product in (torch.autograd.functional.hvp, torch.autograd.functional.vhp):
+        out, (ha, hb) = product(f, (x, y), v)
+        assert not out.requires_grad and out.item() == pytest.approx(e.sum() + (a**3).sum(), rel=1e-12)
+        np.testing.assert_allclose(ha.numpy(), want[0], rtol=1e-12)
+        np.testing.assert_allclose(hb.numpy(), want[1], rtol=1e-12)
+    out, (ja, jb) = torch.autograd.functional.jvp(lambda p, q: (p * q.exp(), p.sum() * 0 + 1), (x, y), v)
+    np.testing.assert_allclose(ja.numpy(), np.exp(b) * va + a * np.exp(b) * vb, rtol=1e-12)
+    assert jb.tolist() == 0.0  # an output that depends on no input
+    x = _t(a)
+    out, jv = torch.autograd.functional.jvp(lambda p: p.sin() * p, x, _t(va, False), create_graph=True)
+    (g,) = torch.autograd.grad(jv.sum(), x)  # d/da of (cos a a + sin a) va
+    np.testing.assert_allclose(g.numpy(), (2 * np.cos(a) - a * np.sin(a)) * va, rtol=1e-12)

@@ -1,7 +1,8 @@
-"""`srcgrad.autograd.functional.jacobian`, `vjp` and `srcgrad.autograd.gradcheck`, as in
-`torch.autograd`: the Jacobian of a function of Tensors, row by row through
-`autograd.grad` (one backward pass per output element), a vector-Jacobian product (one
-pass), and a check of the Jacobian against central finite differences.
+"""`srcgrad.autograd.functional.jacobian`, `hessian`, `vjp`, `jvp`, `vhp`, `hvp` and
+`srcgrad.autograd.gradcheck`, as in `torch.autograd`: the Jacobian of a function of
+Tensors, row by row through `autograd.grad` (one backward pass per output element), a
+vector-Jacobian product (one pass), Jacobian- and Hessian-vector products by double
+backward passes, and a check of the Jacobian against central finite differences.
 
 Invariant: neither changes its inputs or their `.grad`; the function runs on detached
 copies that require grad, or, with create_graph, on views of the inputs that require
@@ -15,7 +16,7 @@ import numpy as np
 from ..tensor.grad_mode import no_grad
 from ..tensor.tensor import Tensor
 
-__all__ = ["jacobian", "hessian", "vjp", "gradcheck", "GradcheckError"]
+__all__ = ["jacobian", "hessian", "vjp", "jvp", "vhp", "hvp", "gradcheck", "GradcheckError"]
 
 
 class GradcheckError(RuntimeError):
@@ -147,6 +148,104 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         return outputs, (products if several_in else products[0])
     detached = outputs.detach() if isinstance(outputs, Tensor) else tuple(o.detach() for o in outs)
     return detached, (products if several_in else products[0])
+
+
+def _vectors(v, xs, several_in, what):
+    """The `v` of jvp, hvp or vhp as a tuple over `xs`, checked as PyTorch checks it: left
+    out only for one input of one element (then ones)."""
+    if v is None:
+        if len(xs) != 1 or xs[0]._data.size != 1:
+            raise RuntimeError("The vector v can only be None if the input to the user-provided function "
+                               "is a single Tensor with a single element.")
+        return (Tensor._make(np.ones(xs[0]._data.shape, xs[0]._data.dtype)),)
+    vs = _as_tuple(v)
+    if len(vs) != len(xs):
+        raise RuntimeError(f"v is a tuple of invalid length: should be {len(xs)} but got {len(vs)}.")
+    for i, (vec, x) in enumerate(zip(vs, xs)):
+        if vec._data.shape != x._data.shape:
+            entry = f"Entry {i} in " if several_in else ""
+            raise RuntimeError(f"{entry}v has invalid size: should be {x.shape} but got {vec.shape}.")
+    return vs
+
+
+def _filled(found, likes):
+    """`found` with zeros shaped like the matching `likes` where an entry is None."""
+    return tuple(g if g is not None else Tensor._make(np.zeros(x._data.shape, x._data.dtype))
+                 for g, x in zip(found, likes))
+
+
+def _products(outs, xs, vs, create_graph, wrt=None):
+    """The gradients of `outs` (weighted by `vs`) with respect to `wrt` (`xs` where None),
+    through the outputs that depend on the inputs; Nones where none does."""
+    from . import grad
+
+    pairs = [(o, vec) for o, vec in zip(outs, vs) if o is not None and o._requires_grad]
+    if not pairs:
+        return [None] * len(wrt if wrt is not None else xs)
+    return grad([o for o, _ in pairs], wrt if wrt is not None else xs, [vec for _, vec in pairs],
+                create_graph=create_graph, allow_unused=True)
+
+
+def _double_back(outs, xs, vs, create_graph):
+    """`J v` of `outs` with respect to `xs` by the double-backward trick: the gradient of
+    the vector-Jacobian product `u^T J` (a Tensor u of zeros that requires grad) with
+    respect to u, weighted by v."""
+    us = tuple(Tensor._make(np.zeros(o._data.shape, o._data.dtype), True) for o in outs)
+    back = _products(outs, xs, us, True)
+    return _products(back, us, vs, create_graph, wrt=us), us
+
+
+def _scalar_output(out, what):
+    if not isinstance(out, Tensor):
+        raise RuntimeError(f"The function given to {what} should return a single Tensor")
+    if out._data.size != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {what} should contain a single element")
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """`(func(*inputs), J v)`, as PyTorch's (by the double-backward trick): the outputs
+    detached unless create_graph, zeros for an output that does not depend on the inputs."""
+    several_in = not isinstance(inputs, Tensor)
+    xs = _inputs(inputs, create_graph)
+    vs = _vectors(v, xs, several_in, "jvp")
+    outputs = func(*xs)
+    outs = _as_tuple(outputs)
+    found, _ = _double_back(outs, xs, vs, create_graph)
+    products = _filled(found, outs)
+    if not create_graph:
+        outputs = outputs.detach() if isinstance(outputs, Tensor) else tuple(o.detach() for o in outs)
+    return outputs, (products[0] if isinstance(outputs, Tensor) else products)
+
+
+def vhp(func, inputs, v=None, create_graph=False, strict=False):
+    """`(func(*inputs), v^T H)` of a function of one element, as PyTorch's: the gradient
+    made with create_graph, then its vector-Jacobian product with v."""
+    from . import grad
+
+    several_in = not isinstance(inputs, Tensor)
+    xs = _inputs(inputs, create_graph)
+    vs = _vectors(v, xs, several_in, "vhp")
+    out = func(*xs)
+    _scalar_output(out, "vhp")
+    firsts = grad(out.reshape(()), xs, create_graph=True, allow_unused=True) if out._requires_grad else [None] * len(xs)
+    products = _filled(_products(firsts, xs, vs, create_graph), xs)
+    return (out if create_graph else out.detach()), (products if several_in else products[0])
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """`(func(*inputs), H v)` of a function of one element, as PyTorch's (by the
+    double-backward trick over the gradient)."""
+    from . import grad
+
+    several_in = not isinstance(inputs, Tensor)
+    xs = _inputs(inputs, create_graph)
+    vs = _vectors(v, xs, several_in, "hvp")
+    out = func(*xs)
+    _scalar_output(out, "hvp")
+    firsts = grad(out.reshape(()), xs, create_graph=True, allow_unused=True) if out._requires_grad else [None] * len(xs)
+    found, _ = _double_back(firsts, xs, vs, create_graph) if any(f is not None for f in firsts) else ([None] * len(xs), ())
+    products = _filled(found, xs)
+    return (out if create_graph else out.detach()), (products if several_in else products[0])
 
 
 def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exception=True, **unused):
