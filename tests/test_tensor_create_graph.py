@@ -165,13 +165,19 @@ def test_functional_hessian():
         torch.autograd.functional.hessian(lambda v: v**3, x)
 
 
+def _cube_sum(a):
+    return np.sum(a ** 3)
+
+
 def test_nodes_without_a_registry_rule_refuse_before_anything_changes():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
-    y = x * 1.0
-    y[0] = 5.0  # CopySlices
-    with pytest.warns(UserWarning, match="reference cycle"), pytest.raises(NotImplementedError, match="CopySlices"):
-        (y.sum() * y.sum()).backward(create_graph=True)
-    assert x.grad is None
+    w = torch.tensor([3.0], requires_grad=True)
+    w.grad = torch.ones(1)
+    y = torch.compile(_cube_sum)(x * 1.0) * w.sum()  # a node of @srcgrad.compile
+    with pytest.warns(UserWarning, match="reference cycle"), \
+            pytest.raises(NotImplementedError, match="_cube_sumBackward"):
+        (y + (w * w).sum()).backward(create_graph=True)
+    assert x.grad is None and w.grad.tolist() == [1.0]
 
 
 def test_a_custom_function_records_its_backward():
@@ -270,6 +276,25 @@ def test_tan_and_inverse_hyperbolic_functions():
     assert w.dtype == torch.float32 and np.allclose(w.numpy(), np.tan([0.3, 0.6]))
 
 
+def _written(x):
+    y = x * 1.5
+    y[1] = x[0] * x[1].exp()  # CopySlices over CopyBackwards
+    return (y ** 3).sum()
+
+
+def _multiplied_in_place(x):
+    y = x * 1.5
+    v = y[:, ::2]  # a view of the base before the write: AsStridedBackward0 after it
+    y[:, 1:].mul_(x[:, :2] ** 2)  # CopySlices over MulBackward0, which reads the view's old values
+    return (y ** 2).sum() + (v ** 3).sum()
+
+
+def _put_at_rows(x):
+    y = x * 1.5
+    y[torch.tensor([0, 1]), 1] = x[1, :2] ** 2  # IndexPutBackward0: an index of an array and a number
+    return (y ** 3).sum()
+
+
 def _gradient(f, a):
     x = _t(a)
     (g,) = torch.autograd.grad(f(x), x)
@@ -287,6 +312,10 @@ def _gradient(f, a):
     ("binary_cross_entropy", lambda x: torch.nn.functional.binary_cross_entropy(
         torch.sigmoid(x), torch.sigmoid(x.flip(0) * 0.5))),
     # their backward writes g on a diagonal of zeros (refused before the helper had rules)
+    # writes into views (refused before): the region's gradient through the write's node
+    ("setitem", _written),
+    ("mul_ into a slice", _multiplied_in_place),
+    ("index_put", _put_at_rows),  # crashed building the gradient's node (the index as an input)
     ("trace", lambda x: x.trace() ** 3 * x.sum()),
     ("diagonal", lambda x: (x.diagonal(1) ** 3).sum() * x.sum()),
 ])

@@ -16,8 +16,9 @@ gradient with respect to it), not only its inputs.
 
 A node with a `graph_apply(g)` of its own (a custom autograd.Function, whose backward is
 Tensor code, run with grad mode on) records its backward itself. Hooks get the gradient
-Tensor (hooks.graph_hooked). A node whose backward is none of these (a compiled
-function, a write into a view, a node of several outputs) refuses the pass with a
+Tensor (hooks.graph_hooked). A write into a view (CopySlices) runs its write's node on
+the written region by Tensor ops (`_copy_slices`). A node whose backward is none of
+these (a compiled function, a node of several outputs) refuses the pass with a
 NotImplementedError naming it, as does a backward the compiler cannot differentiate:
 each before the pass changes anything (`_check`; in a later pass through the
 gradients, a SourceNode's `prepare`).
@@ -39,6 +40,8 @@ from .graph import AccumulateGrad, Node, node_class
 from .hooks import graph_hooked
 from .joins import JoinNode
 from .saving import reads_ans_of, saved_by
+from .views import AsStridedGradient, CopySlices
+from ..rules.shapes import _take_vjp
 from .rule_nodes import (
     ArgEdgesNode, CompositeNode, ConstantGradNode, DivisionNode, NumberOperandNode, RuleNode, ZeroGradNode,
 )
@@ -193,7 +196,7 @@ class SourceNode(Node):
         super().__init__(next_functions)
         self.function = function
         self.arrays = arrays
-        self.dtypes = [np.asarray(a).dtype for a in arrays]
+        self.dtypes = [_dtype_of(a) for a in arrays]
 
     prepares = True  # engine.check_order derives its adjoints before a pass changes anything
 
@@ -230,6 +233,15 @@ def _spelling(node):
     spelled = tuple(None if e is not None else _literal(a) for a, e in zip(args, arg_edges))
     words = tuple((k, _literal(kwargs[k])) for k in sorted(kwargs))
     return args, kwargs, arg_edges, spelled, words, joined
+
+
+def _dtype_of(value):
+    """The dtype of an input of a SourceNode's function; None for one that is no array
+    (an index of arrays and numbers: an input that never has an edge)."""
+    try:
+        return np.asarray(value).dtype
+    except (ValueError, TypeError):
+        return None
 
 
 def _inputs_of(node):
@@ -463,6 +475,10 @@ def graph_apply(node, g, lift=_outer):
                 for k, v in enumerate(values)]
     if isinstance(node, (ZeroGradNode, ConstantGradNode)):
         return [None if v is None else Tensor._make(v) for v in node.apply(g._data)]
+    if isinstance(node, CopySlices):
+        return _copy_slices(node, g, lift)
+    if isinstance(node, AsStridedGradient):
+        return [_put(g, node.positions, node.shape, node.dtype).reshape(node.shape)]
     recorded = getattr(node, "graph_apply", None)  # a node that records its own backward (autograd.Function)
     if recorded is not None:
         return recorded(g)
@@ -481,6 +497,45 @@ def graph_apply(node, g, lift=_outer):
     )
 
 
+def _copy_slices(node, g, lift):
+    """`CopySlices.apply` for the Tensor `g`, by Tensor ops: the write's node `fn` gets
+    the written region of g (`np.take` at the node's positions), and the base's previous
+    node g with that region replaced by fn's gradient of the view's old values (put back
+    by `_take_vjp`, the transpose of the take). A gradient fn makes that reads the view's
+    old values reaches the base's previous node through a take from it."""
+    fn, at = node.fn, np.asarray(node.positions)
+    flat = g.reshape(-1)
+    region = ops.apply(np.take, flat, at, name="IndexBackward0", edge_args=(0,))
+    source = fn.next_functions[0][0]
+    previous = lift(node.next_functions[0][0])
+    old = None  # the view's old values, as a node that leads to the base's previous node
+    if previous is not None:
+        stand = Tensor._make(np.zeros(node.shape, node.dtype), True)
+        stand._grad_fn = previous
+        old = ops.apply(np.take, stand.reshape(-1), at, name="IndexBackward0", edge_args=(0,))._grad_fn
+
+    def fn_lift(edge):
+        return old if edge is source else lift(edge)
+
+    grads = graph_apply(fn, region, fn_lift)
+    if previous is None:
+        return [None, *grads[1:]]
+    keep = np.ones(flat._data.shape, node.dtype)
+    keep[at.reshape(-1)] = 0
+    rest = flat * Tensor._make(keep)
+    if grads[0] is not None:
+        rest = rest + _put(grads[0], at, node.shape, node.dtype)
+    return [rest.reshape(node.shape), *grads[1:]]
+
+
+def _put(g, at, shape, dtype):
+    """The Tensor `g` added into flat zeros of `shape`'s size at the flat positions `at`
+    (`_take_vjp`, the transpose of a take, recorded)."""
+    zeros = np.zeros(int(np.prod(shape)), dtype)
+    return ops.apply(_take_vjp, g.reshape(-1), zeros, np.asarray(at).reshape(-1), 0, "raise",
+                     name="AsStridedBackward0", edge_args=(0,))
+
+
 def _check(order, seen):
     """Refuse, before a pass changes anything, what it would refuse on its way: hooks, a
     node it cannot record (`graph_apply`), a backward the compiler cannot differentiate
@@ -494,7 +549,9 @@ def _check(order, seen):
         elif isinstance(node, CompositeNode):
             if node.root is not None:
                 _check(topological([node.root]), seen)
-        elif not isinstance(node, (AccumulateGrad, SourceNode, ZeroGradNode, ConstantGradNode)) and \
+        elif isinstance(node, CopySlices):
+            _check([node.fn], seen)
+        elif not isinstance(node, (AccumulateGrad, SourceNode, ZeroGradNode, ConstantGradNode, AsStridedGradient)) and \
                 not hasattr(node, "graph_apply"):
             graph_apply(node, None)  # refuses, naming the node
 
