@@ -38,6 +38,7 @@ from .engine import pass_order, topological
 from .grad_mode import enable_grad
 from .graph import AccumulateGrad, Node, node_class
 from .hooks import graph_hooked
+from .gradient_names import gradient_node_name
 from .joins import JoinNode
 from .saving import reads_ans_of, saved_by
 from .views import AsStridedGradient, CopySlices
@@ -342,37 +343,6 @@ _SELECTIONS = frozenset((
 ))
 
 
-# The node PyTorch gives the gradient an op's backward makes, where it is not `<op>Backward0`
-# (the op's node name -> one name per input, or one for all)
-_GRADIENT_NODES = {
-    "MulBackward0": "MulBackward0", "SinBackward0": "MulBackward0", "CosBackward0": "MulBackward0",
-    "ExpBackward0": "MulBackward0", "PowBackward0": "MulBackward0", "LinalgVectorNormBackward0": "MulBackward0",
-    "LogBackward0": "DivBackward0", "SqrtBackward0": "DivBackward0", "DivBackward0": ("DivBackward0", "MulBackward0"),
-    "AbsBackward0": "MulBackward0", "ReciprocalBackward0": "MulBackward0", "TanhBackward0": "TanhBackwardBackward0", "SigmoidBackward0": "SigmoidBackwardBackward0",
-    "ReluBackward0": "ThresholdBackwardBackward0", "MmBackward0": "MmBackward0", "SumBackward0": "ExpandBackward0",
-    "SumBackward1": "ExpandBackward0", "MeanBackward1": "DivBackward1", "TBackward0": "TBackward0",
-    "SoftmaxBackward0": "SoftmaxBackwardDataBackward0", "LogSoftmaxBackward0": "LogSoftmaxBackwardDataBackward0",
-    "PowBackward1": ("WhereBackward0", "MulBackward0"),
-    "AsinBackward0": "MulBackward0", "AcosBackward0": "MulBackward0", "AtanBackward0": "DivBackward0",
-    "SinhBackward0": "MulBackward0", "CoshBackward0": "MulBackward0", "ErfBackward0": "MulBackward0",
-    "ErfcBackward0": "MulBackward0", "Expm1Backward0": "MulBackward0", "Log1PBackward0": "DivBackward0",
-    "Log2Backward0": "DivBackward0", "Log10Backward0": "DivBackward0", "Exp2Backward0": "MulBackward1",
-    "RsqrtBackward0": "MulBackward0", "TanBackward0": "MulBackward0", "AsinhBackward0": "MulBackward0",
-    "AcoshBackward0": "MulBackward0", "AtanhBackward0": "DivBackward0", "SiluBackward0": "MulBackward0",
-    "ProdBackward0": "MulBackward0", "VarBackward0": "MulBackward0", "LogsumexpBackward0": "MulBackward0",
-    "BinaryCrossEntropyWithLogitsBackward0": "DivBackward1", "Atan2Backward0": "MulBackward0",
-}
-
-
-def _gradient_node_name(name, k):
-    """What the node of input k's gradient, made by the backward of the node `name`, is
-    called: PyTorch's name where `_GRADIENT_NODES` has it, else `<name less 0>Backward0`."""
-    known = _GRADIENT_NODES.get(name)
-    if known is not None:
-        return known if isinstance(known, str) else known[min(k, len(known) - 1)]
-    return name[:-1] + "Backward0" if name.endswith("0") else name + "Backward0"
-
-
 def _adjoint_for(node, function, count, k):
     """`adjoint(function, count, k)` for a gradient `node`'s backward makes; where the
     compiler cannot derive it, a NotImplementedError naming the node."""
@@ -461,16 +431,16 @@ def graph_apply(node, g, lift=_outer):
             values = [values[0] if i == node.which else None for i in range(len(at))]
         grads = []
         for i, v in enumerate(values):
-            gi = None if v is None else _by_result(node, i, v, g, inputs, edges, at, _gradient_node_name(name, i), lift)
+            gi = None if v is None else _by_result(node, i, v, g, inputs, edges, at, gradient_node_name(name, i), lift)
             if gi is None and v is not None:
                 gi = _tracked(v, g, function, inputs, _read_edges(node, edges, at, i), at[i],
-                              _gradient_node_name(name, i), lift, node)
+                              gradient_node_name(name, i), lift, node)
             grads.append(gi)
         return [grads[node.which]] if isinstance(node, NumberOperandNode) and node.which is not None else grads
     if isinstance(node, SourceNode):
         values = node.apply(g._data)
         edges = [nxt for nxt, _ in node.next_functions]
-        name = _gradient_node_name(type(node).__name__, 0)
+        name = gradient_node_name(type(node).__name__, 0)
         return [None if v is None else _tracked(v, g, node.function, node.arrays, edges, k, name, lift, node)
                 for k, v in enumerate(values)]
     if isinstance(node, (ZeroGradNode, ConstantGradNode)):
