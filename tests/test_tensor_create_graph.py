@@ -489,3 +489,16 @@ def test_functional_jvp_hvp_and_vhp():
     out, jv = torch.autograd.functional.jvp(lambda p: p.sin() * p, x, _t(va, False), create_graph=True)
     (g,) = torch.autograd.grad(jv.sum(), x)  # d/da of (cos a a + sin a) va
     np.testing.assert_allclose(g.numpy(), (2 * np.cos(a) - a * np.sin(a)) * va, rtol=1e-12)
+
+
+@pytest.mark.parametrize("f, name", [
+    (lambda a: (a.view(4) ** 3).sum(), "ViewBackward0"),
+    (lambda a: (a.permute(1, 0).contiguous().view(-1) ** 3).sum(), "PermuteBackward0"),
+    (lambda a: (a.cumsum(0) ** 3).sum(), "FlipBackward0"),
+    (lambda a: a.std(0, unbiased=False).sum(), "MulBackward0"),
+    (lambda a: (a.float() ** 3).sum(), "ToCopyBackward0"),
+])
+def test_gradient_nodes_of_views_casts_scans_and_deviations_are_named_as_pytorch_names_them(f, name):
+    z = _t([[0.3, 0.6], [0.2, 0.5]])
+    (g,) = torch.autograd.grad(f(z), z, create_graph=True)
+    assert type(g.grad_fn).__name__ == name

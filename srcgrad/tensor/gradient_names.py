@@ -24,6 +24,9 @@ _GRADIENT_NODES = {
     "AcoshBackward0": "MulBackward0", "AtanhBackward0": "DivBackward0", "SiluBackward0": "MulBackward0",
     "ProdBackward0": "MulBackward0", "VarBackward0": "MulBackward0", "LogsumexpBackward0": "MulBackward0",
     "BinaryCrossEntropyWithLogitsBackward0": "DivBackward1", "Atan2Backward0": "MulBackward0",
+    "ViewBackward0": "ViewBackward0", "PermuteBackward0": "PermuteBackward0", "ToCopyBackward0": "ToCopyBackward0",
+    "IndexBackward0": "IndexPutImplBackward0", "StdBackward0": "MulBackward0", "ProdBackward1": "MulBackward0",
+    "CumsumBackward0": "FlipBackward0",
 }
 
 
