@@ -135,11 +135,13 @@ def test_autograd_grad_of_intermediate_and_backward_function():
     assert x.grad.tolist() == [2.0, 2.0]
 
 
-def test_create_graph_of_functional_jacobian_is_reported_as_unsupported():
-    # backward and autograd.grad record their graph (tests/test_tensor_create_graph.py)
-    x = torch.ones(1, requires_grad=True)
-    with pytest.raises(NotImplementedError):
-        torch.autograd.functional.jacobian(lambda t: t * t, x, create_graph=True)
+def test_create_graph_of_functional_jacobian_records_its_graph():
+    # more in tests/test_tensor_create_graph.py
+    x = torch.tensor([1.5, -2.0], requires_grad=True)
+    jac = torch.autograd.functional.jacobian(lambda t: t * t * t, x, create_graph=True)
+    assert jac.tolist() == [[6.75, 0.0], [0.0, 12.0]] and jac.requires_grad  # diag(3 x**2)
+    (g,) = torch.autograd.grad(jac.sum(), x)
+    assert g.tolist() == [9.0, -12.0]  # 6 x
 
 
 # --- nn.functional -----------------------------------------------------------------

@@ -165,17 +165,19 @@ def test_functional_hessian():
         torch.autograd.functional.hessian(lambda v: v**3, x)
 
 
+def _cube_sum(a):
+    return np.sum(a ** 3)
+
+
 def test_nodes_without_a_registry_rule_refuse_before_anything_changes():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
-    y = x * 1.0
-    y[0] = 5.0  # CopySlices
-    with pytest.warns(UserWarning, match="reference cycle"), pytest.raises(NotImplementedError, match="CopySlices"):
-        (y.sum() * y.sum()).backward(create_graph=True)
-    assert x.grad is None
-    h = x.exp()
-    h.register_hook(lambda g: g * 2)
-    with pytest.raises(NotImplementedError, match="hooks"):
-        torch.autograd.grad(h.sum(), x, create_graph=True)
+    w = torch.tensor([3.0], requires_grad=True)
+    w.grad = torch.ones(1)
+    y = torch.compile(_cube_sum)(x * 1.0) * w.sum()  # a node of @srcgrad.compile
+    with pytest.warns(UserWarning, match="reference cycle"), \
+            pytest.raises(NotImplementedError, match="_cube_sumBackward"):
+        (y + (w * w).sum()).backward(create_graph=True)
+    assert x.grad is None and w.grad.tolist() == [1.0]
 
 
 def test_a_custom_function_records_its_backward():
@@ -218,14 +220,14 @@ def test_against_pytorch_where_installed():
 
 
 def test_a_backward_the_compiler_cannot_differentiate_again_refuses_before_anything_changes():
-    # trace's backward writes g into a view of zeros, which reverse mode refuses: the
-    # second pass refuses, naming the node, and leaves .grad as it was
+    # cumprod's backward scans through a helper of variable arguments, which reverse
+    # mode refuses: the second pass refuses, naming the node, and leaves .grad as it was
     x = _t([[1.0, 2.0], [3.0, 4.0]])
     w = _t([3.0])
-    (g,) = torch.autograd.grad((x.trace() ** 2) * w.sum(), x, create_graph=True)
-    np.testing.assert_allclose(g.detach().numpy(), [[30.0, 0.0], [0.0, 30.0]])  # 2 trace(x) w I
+    (g,) = torch.autograd.grad(x.cumprod(1).sum() * w.sum(), x, create_graph=True)
+    assert g.tolist() == [[9.0, 3.0], [15.0, 9.0]]  # w (1 + b, a) per row (a, b)
     w.grad = torch.ones(1, dtype=_F64)
-    with pytest.raises(NotImplementedError, match="TraceBackwardBackward0"):
+    with pytest.raises(NotImplementedError, match="CumprodBackwardBackward0"):
         (g.sum() + (w * w).sum()).backward()
     assert x.grad is None and w.grad.tolist() == [1.0]
 
@@ -274,6 +276,25 @@ def test_tan_and_inverse_hyperbolic_functions():
     assert w.dtype == torch.float32 and np.allclose(w.numpy(), np.tan([0.3, 0.6]))
 
 
+def _written(x):
+    y = x * 1.5
+    y[1] = x[0] * x[1].exp()  # CopySlices over CopyBackwards
+    return (y ** 3).sum()
+
+
+def _multiplied_in_place(x):
+    y = x * 1.5
+    v = y[:, ::2]  # a view of the base before the write: AsStridedBackward0 after it
+    y[:, 1:].mul_(x[:, :2] ** 2)  # CopySlices over MulBackward0, which reads the view's old values
+    return (y ** 2).sum() + (v ** 3).sum()
+
+
+def _put_at_rows(x):
+    y = x * 1.5
+    y[torch.tensor([0, 1]), 1] = x[1, :2] ** 2  # IndexPutBackward0: an index of an array and a number
+    return (y ** 3).sum()
+
+
 def _gradient(f, a):
     x = _t(a)
     (g,) = torch.autograd.grad(f(x), x)
@@ -290,6 +311,13 @@ def _gradient(f, a):
     ("index_select", lambda x: (x.index_select(1, torch.tensor([2, 0, 2])) ** 3).sum()),
     ("binary_cross_entropy", lambda x: torch.nn.functional.binary_cross_entropy(
         torch.sigmoid(x), torch.sigmoid(x.flip(0) * 0.5))),
+    # their backward writes g on a diagonal of zeros (refused before the helper had rules)
+    # writes into views (refused before): the region's gradient through the write's node
+    ("setitem", _written),
+    ("mul_ into a slice", _multiplied_in_place),
+    ("index_put", _put_at_rows),  # crashed building the gradient's node (the index as an input)
+    ("trace", lambda x: x.trace() ** 3 * x.sum()),
+    ("diagonal", lambda x: (x.diagonal(1) ** 3).sum() * x.sum()),
 ])
 def test_second_derivatives_through_helpers_of_the_rules(name, f):
     # their backward calls helpers with forward rules only: reverse mode reads their source
@@ -306,3 +334,171 @@ def test_second_derivatives_through_helpers_of_the_rules(name, f):
         down[i] -= 1e-6
         numerical[i] = np.sum((_gradient(f, up) - _gradient(f, down)) * weights) / 2e-6
     np.testing.assert_allclose(h.numpy(), numerical, rtol=1e-6, atol=1e-8)
+
+
+def test_a_custom_function_that_saves_its_output_is_differentiated_through_it():
+    # as in PyTorch, the saved output reads back as the node's output under create_graph:
+    # g * exp(x) is differentiated through exp(x) too (the second derivative was
+    # exp(x) * (1 + x) - the gradient's own dependence missed - instead of exp(x) * (2 + x))
+    class Exp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            r = a.exp()
+            ctx.save_for_backward(r)
+            return r
+
+        @staticmethod
+        def backward(ctx, g):
+            (r,) = ctx.saved_tensors
+            return g * r
+
+    v = np.array([0.3, -1.2, 0.8])
+    x = _t(v)
+    (g,) = torch.autograd.grad((Exp.apply(x) * x).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), np.exp(v) * (1 + v), rtol=1e-12)
+    (h,) = torch.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(h.numpy(), np.exp(v) * (2 + v), rtol=1e-12)
+    (g1,) = torch.autograd.grad(Exp.apply(x).sum(), x)  # without create_graph: the saved value
+    np.testing.assert_allclose(g1.numpy(), np.exp(v), rtol=1e-12)
+
+
+def test_a_gradient_of_another_dtype_that_requires_grad_joins_the_graph():
+    # grad_outputs of float32 for a float64 output: cast, and the cast recorded (the
+    # gradient with respect to it was None: "appears to not have been used")
+    x = _t([0.5, 2.0])
+    v = torch.tensor([1.0, 3.0], requires_grad=True)
+    (g,) = torch.autograd.grad(x ** 3, x, grad_outputs=v, create_graph=True)
+    assert g.dtype == _F64 and g.tolist() == [0.75, 36.0]  # 3 x**2 v
+    gx, gv = torch.autograd.grad(g.sum(), [x, v])
+    assert gx.tolist() == [3.0, 36.0] and gv.tolist() == [0.75, 12.0] and gv.dtype == torch.float32
+
+
+def test_materialize_grads_and_only_inputs():
+    x, w = _t([1.0, 2.0]), _t([3.0])
+    gx, gw = torch.autograd.grad((x ** 2).sum(), [x, w], create_graph=True, materialize_grads=True)
+    assert gx.tolist() == [2.0, 4.0] and gw.tolist() == [0.0] and gw.requires_grad
+    with pytest.raises(ValueError, match="allow_unused"):
+        torch.autograd.grad((x ** 2).sum(), [x, w], materialize_grads=True, allow_unused=False)
+    with pytest.warns(FutureWarning, match="only_inputs argument is deprecated"):
+        (g,) = torch.autograd.grad((x ** 2).sum(), x, only_inputs=False)
+    assert g.tolist() == [2.0, 4.0]
+    with pytest.raises(NotImplementedError, match="is_grads_batched"):
+        torch.autograd.grad((x ** 2).sum(), x, is_grads_batched=True)
+
+
+def test_functional_jacobian_hessian_and_vjp_with_create_graph():
+    v = np.array([0.4, -0.7])
+    x = _t(v)
+    hess = torch.autograd.functional.hessian(lambda a: (a ** 3).sum() * a[0], x, create_graph=True)
+    # f = a0 * (a0**3 + a1**3): H = [[12 a0**2, 3 a1**2], [3 a1**2, 6 a0 a1]]
+    a0, a1 = v
+    np.testing.assert_allclose(hess.detach().numpy(), [[12 * a0**2, 3 * a1**2], [3 * a1**2, 6 * a0 * a1]], rtol=1e-12)
+    (g,) = torch.autograd.grad(hess.sum(), x)
+    np.testing.assert_allclose(g.numpy(), [24 * a0 + 6 * a1, 12 * a1 + 6 * a0], rtol=1e-12)
+    y = _t([1.5, 0.5])
+    jx, jy = torch.autograd.functional.jacobian(lambda a, b: a * b.exp(), (x, y), create_graph=True)
+    np.testing.assert_allclose(jy.detach().numpy(), np.diag(v * np.exp([1.5, 0.5])), rtol=1e-12)
+    gx, gy = torch.autograd.grad((jx * jy).sum(), [x, y])  # sum of a exp(2 b)
+    np.testing.assert_allclose(gx.numpy(), np.exp([3.0, 1.0]), rtol=1e-12)
+    np.testing.assert_allclose(gy.numpy(), 2 * v * np.exp([3.0, 1.0]), rtol=1e-12)
+    out, product = torch.autograd.functional.vjp(lambda a: a.sin() * a, x, torch.ones(2, dtype=_F64), create_graph=True)
+    assert out.requires_grad and product.requires_grad
+    (g,) = torch.autograd.grad(product.sum(), x)
+    np.testing.assert_allclose(g.numpy(), 2 * np.cos(v) - v * np.sin(v), rtol=1e-12)
+    assert x.grad is None
+
+
+def test_a_gradient_that_reads_an_ops_result_reaches_the_ops_node():
+    # as PyTorch's: exp's gradient g * exp(x) reads the result h through h's node, so the
+    # gradient of a gradient with respect to h counts that path (it was 2h, the path
+    # through the result missed: d/dh of 2h * h is 4h)
+    v = np.array([0.5, 1.0])
+    x = _t(v)
+    h = x.exp()
+    (g,) = torch.autograd.grad((h * h).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), 2 * np.exp(2 * v), rtol=1e-12)
+    (gh,) = torch.autograd.grad(g.sum(), h, retain_graph=True)
+    np.testing.assert_allclose(gh.numpy(), 4 * np.exp(v), rtol=1e-12)
+    (gx,) = torch.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(gx.numpy(), 4 * np.exp(2 * v), rtol=1e-12)
+
+
+def test_fourth_derivative_of_tanh():
+    v = np.array([0.3, -0.8])
+    x = _t(v)
+    g = torch.tanh(x)
+    for _ in range(4):
+        (g,) = torch.autograd.grad(g.sum(), x, create_graph=True)
+    t = np.tanh(v)
+    np.testing.assert_allclose(g.detach().numpy(), 8 * t * (1 - t**2) * (2 - 3 * t**2), rtol=1e-10)
+
+
+def test_hooks_run_in_a_pass_that_records_a_graph():
+    # as in PyTorch: a hook gets the gradient with its graph, what it returns keeps its
+    # graph, and it runs again in the next pass through its tensor
+    x = _t([1.0, 2.0])
+    x.register_hook(lambda g: g * 2)
+    (g,) = torch.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    assert g.tolist() == [6.0, 24.0] and g.requires_grad  # 2 * 3 x**2
+    assert torch.autograd.grad(g.sum(), x)[0].tolist() == [24.0, 48.0]  # 2 * 12 x
+    # a hook on an intermediate: the second pass reaches it through exp's result too
+    v = np.array([0.5, 1.0])
+    x = _t(v)
+    h = x.exp()
+    h.register_hook(lambda grad: grad * x)
+    (g,) = torch.autograd.grad((h * x).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), np.exp(v) * (1 + v**2), rtol=1e-12)
+    (gg,) = torch.autograd.grad(g.sum(), x)
+    # the second pass: (1 + x**2) reaches h, hooked: * x; through exp: * e**x; and 2 x e**x directly
+    np.testing.assert_allclose(gg.numpy(), np.exp(v) * ((1 + v**2) * v + 2 * v), rtol=1e-12)
+
+
+def test_retain_grad_in_a_pass_that_records_a_graph():
+    x = _t([0.5, 1.0])
+    h = x.sin()
+    h.retain_grad()
+    with pytest.warns(UserWarning, match="reference cycle"):
+        (h ** 3).sum().backward(create_graph=True)
+    first = h.grad
+    assert type(first.grad_fn).__name__ == "CloneBackward0"
+    np.testing.assert_allclose(first.detach().numpy(), 3 * np.sin([0.5, 1.0]) ** 2, rtol=1e-12)
+    (h ** 3).sum().backward()
+    # as PyTorch's retain_grad, out of place: the gradient read before stays as it was
+    np.testing.assert_allclose(first.detach().numpy(), 3 * np.sin([0.5, 1.0]) ** 2, rtol=1e-12)
+    np.testing.assert_allclose(h.grad.detach().numpy(), 6 * np.sin([0.5, 1.0]) ** 2, rtol=1e-12)
+
+
+def test_functional_jvp_hvp_and_vhp():
+    # f(a, b) = sum(exp(a b)) + sum(a**3): H = [[b**2 e + 6a, (1 + a b) e], [(1 + a b) e, a**2 e]] per element
+    a, b = np.array([0.3, -0.5]), np.array([0.8, 0.4])
+    va, vb = np.array([1.0, 2.0]), np.array([-1.0, 0.5])
+    e = np.exp(a * b)
+    f = lambda p, q: (p * q).exp().sum() + (p ** 3).sum()  # noqa: E731
+    x, y = _t(a, False), _t(b, False)
+    v = (_t(va, False), _t(vb, False))
+    want = ((b**2 * e + 6 * a) * va + (1 + a * b) * e * vb, (1 + a * b) * e * va + a**2 * e * vb)
+    for product in (torch.autograd.functional.hvp, torch.autograd.functional.vhp):
+        out, (ha, hb) = product(f, (x, y), v)
+        assert not out.requires_grad and out.item() == pytest.approx(e.sum() + (a**3).sum(), rel=1e-12)
+        np.testing.assert_allclose(ha.numpy(), want[0], rtol=1e-12)
+        np.testing.assert_allclose(hb.numpy(), want[1], rtol=1e-12)
+    out, (ja, jb) = torch.autograd.functional.jvp(lambda p, q: (p * q.exp(), p.sum() * 0 + 1), (x, y), v)
+    np.testing.assert_allclose(ja.numpy(), np.exp(b) * va + a * np.exp(b) * vb, rtol=1e-12)
+    assert jb.tolist() == 0.0  # an output that depends on no input
+    x = _t(a)
+    out, jv = torch.autograd.functional.jvp(lambda p: p.sin() * p, x, _t(va, False), create_graph=True)
+    (g,) = torch.autograd.grad(jv.sum(), x)  # d/da of (cos a a + sin a) va
+    np.testing.assert_allclose(g.numpy(), (2 * np.cos(a) - a * np.sin(a)) * va, rtol=1e-12)
+
+
+@pytest.mark.parametrize("f, name", [
+    (lambda a: (a.view(4) ** 3).sum(), "ViewBackward0"),
+    (lambda a: (a.permute(1, 0).contiguous().view(-1) ** 3).sum(), "PermuteBackward0"),
+    (lambda a: (a.cumsum(0) ** 3).sum(), "FlipBackward0"),
+    (lambda a: a.std(0, unbiased=False).sum(), "MulBackward0"),
+    (lambda a: (a.float() ** 3).sum(), "ToCopyBackward0"),
+])
+def test_gradient_nodes_of_views_casts_scans_and_deviations_are_named_as_pytorch_names_them(f, name):
+    z = _t([[0.3, 0.6], [0.2, 0.5]])
+    (g,) = torch.autograd.grad(f(z), z, create_graph=True)
+    assert type(g.grad_fn).__name__ == name

@@ -48,6 +48,7 @@ class FunctionCtx:
         self._freed = False
         self.needs_input_grad = ()
         self.materialize_grads = True
+        self.saved_output = ()  # the positions in _saved of the output forward returned
 
     def save_for_backward(self, *tensors):
         self._saved = tensors
@@ -111,9 +112,18 @@ class FunctionNode(Node):
 
     def graph_apply(self, g):
         """`apply` in a pass with create_graph: the user's backward runs with grad mode on,
-        on the Tensor `g`, so its own ops record the gradients' graph (graph_backward.py)."""
-        with enable_grad():
-            grads = self._counted(self.function.backward(self.ctx, g))
+        on the Tensor `g`, so its own ops record the gradients' graph (graph_backward.py).
+        A saved output reads back as the node's output (as in PyTorch): a Tensor whose
+        node is this one, so a gradient that reads it is differentiated through it."""
+        ctx = self.ctx
+        saved = ctx._saved
+        if ctx.saved_output and not ctx._freed:
+            ctx._saved = tuple(self._as_output(t) if i in ctx.saved_output else t for i, t in enumerate(saved))
+        try:
+            with enable_grad():
+                grads = self._counted(self.function.backward(ctx, g))
+        finally:
+            ctx._saved = saved
         out = []
         for i, ((nxt, _), gi, dt, shape) in enumerate(zip(self.next_functions, grads, self.dtypes, self.shapes)):
             if nxt is None or gi is None:
@@ -130,6 +140,14 @@ class FunctionNode(Node):
                     )
                 gi = Tensor._make(summed)
             out.append(gi if gi._data.dtype == dt else gi.to(dt))
+        return out
+
+    def _as_output(self, saved):
+        """The saved output `saved` as the node's output: its array and version counter,
+        this node its grad_fn."""
+        out = Tensor._make(saved._data, True)
+        out._counter = saved._counter
+        out._grad_fn = self
         return out
 
     def _counted(self, grads):
@@ -191,6 +209,7 @@ class Function:
         in_shapes = [a._data.shape if isinstance(a, Tensor) else None for a in args]
         out = Tensor._make(result._data)
         out._counter = result._counter  # the same storage: forward may have saved it
+        ctx.saved_output = tuple(i for i, t in enumerate(ctx._saved) if t is result)
         if out._data.dtype.kind in "fc":
             node_type = node_class(cls.__name__ + "Backward", FunctionNode)
             out._grad_fn = node = node_type(edges, ctx, cls, in_dtypes, in_shapes)
@@ -212,8 +231,24 @@ def _seed(outputs, grad_outputs, create_graph=False):
     return roots, seeds
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None):
-    """Gradients of `outputs` with respect to `inputs`, returned (not accumulated)."""
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Gradients of `outputs` with respect to `inputs`, returned (not accumulated);
+    with `materialize_grads`, zeros (that require grad under create_graph) for an input
+    the outputs do not depend on. `only_inputs` is ignored (PyTorch's deprecation
+    warning where it is False); `is_grads_batched` (vmap over grad_outputs) is refused."""
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.",
+                      FutureWarning, stacklevel=2)
+    if is_grads_batched:
+        raise NotImplementedError("autograd.grad(is_grads_batched=True) (vmap over grad_outputs) is not supported "
+                                  "by the Tensor shim: call grad once per gradient")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
     single = isinstance(inputs, Tensor)
     inputs = [inputs] if single else list(inputs)
     roots, seeds = _seed(outputs, grad_outputs, create_graph)
@@ -233,7 +268,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                 "Set allow_unused=True if this is the desired behavior."
             )
-        result.append(None if g is None else g if create_graph else Tensor._make(np.array(g)))
+        if g is None and materialize_grads:
+            g = Tensor._make(np.zeros(inputs[i]._data.shape, inputs[i]._data.dtype), create_graph)
+        elif g is not None and not create_graph:
+            g = Tensor._make(np.array(g))
+        result.append(g)
     return tuple(result)
 
 

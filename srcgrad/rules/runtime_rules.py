@@ -421,10 +421,36 @@ def _take_along_axis_vjp_jvp_x(tangent__, result__, g, x, indices, axis):
     return zeros_like_grad(result__)
 
 
+# --- _diagonal_scatter(g, x, offset, axis1, axis2): g on a diagonal of zeros like x ----------
+# (the adjoint of np.diagonal and of trace; it writes into a view, which reverse mode
+# refuses to read, so the second derivatives of a trace or a diagonal need these)
+
+
+def _diagonal_scatter_vjp_g(cotangent__, result__, g, x, offset, axis1, axis2):
+    taken = np.diagonal(cotangent__, offset, axis1, axis2)
+    return taken if np.ndim(g) == np.ndim(taken) else np.sum(taken, axis=-1)  # a trace's g filled the diagonal
+
+
+def _diagonal_scatter_jvp_g(tangent__, result__, g, x, offset, axis1, axis2):
+    return shapes._diagonal_scatter(tangent__, x, offset, axis1, axis2)
+
+
+@_zero
+def _diagonal_scatter_vjp_x(cotangent__, result__, g, x, offset, axis1, axis2):
+    return zeros_like_grad(x)
+
+
+@_zero
+def _diagonal_scatter_jvp_x(tangent__, result__, g, x, offset, axis1, axis2):
+    return zeros_like_grad(result__)
+
+
 for _helper, (_vjp_g, _jvp_g, _vjp_x, _jvp_x) in (
     (shapes._take_vjp, (_take_vjp_vjp_g, _take_vjp_jvp_g, _take_vjp_vjp_x, _take_vjp_jvp_x)),
     (shapes._take_along_axis_vjp, (_take_along_axis_vjp_vjp_g, _take_along_axis_vjp_jvp_g, _take_along_axis_vjp_vjp_x,
                                    _take_along_axis_vjp_jvp_x)),
+    (shapes._diagonal_scatter, (_diagonal_scatter_vjp_g, _diagonal_scatter_jvp_g, _diagonal_scatter_vjp_x,
+                                _diagonal_scatter_jvp_x)),
 ):
     defvjp(_helper, "g")(_vjp_g)
     defjvp(_helper, "g")(_jvp_g)
@@ -432,6 +458,7 @@ for _helper, (_vjp_g, _jvp_g, _vjp_x, _jvp_x) in (
     defjvp(_helper, "x")(_jvp_x)
 discrete(shapes._take_vjp, "indices", "axis", "mode")
 discrete(shapes._take_along_axis_vjp, "indices", "axis")
+discrete(shapes._diagonal_scatter, "offset", "axis1", "axis2")
 
 
 # --- cumprod's adjoint helper: _cumprod_vjp(g, ans, x, axis) ------------------------------

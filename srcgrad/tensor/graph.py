@@ -134,7 +134,10 @@ def run_hooks(node, g):
     g = hooks.hooked(node._hooks, g)
     for t in node._hooks:
         if isinstance(t, hooks.tensor_class()):
-            accumulate(t, g)
+            if t._grad is None:
+                accumulate(t, g)
+            else:  # out of place, as PyTorch's retain_grad: an earlier `.grad` read stays as it was
+                t._grad = hooks.tensor_class()._make(t._grad._data + g)
     return g
 
 

@@ -5,7 +5,8 @@ returned. A node keeps them in `Node._hooks`, with the tensors that retain their
 AccumulateGrad, so they run before it accumulates, in `autograd.grad` too.
 
 Invariant: a hook never sees an array the graph keeps: it gets a copy, which it may
-write into (a write in place counts as returned).
+write into (a write in place counts as returned). In a pass that records a graph
+(create_graph) the copy is a Tensor at the gradient's place in that graph.
 """
 
 import functools
@@ -14,7 +15,7 @@ import numpy as np
 
 from .dtypes import legacy_type_name
 
-__all__ = ["RemovableHandle", "hooked"]
+__all__ = ["RemovableHandle", "hooked", "graph_hooked"]
 
 
 class RemovableHandle:
@@ -52,6 +53,12 @@ def _apply(hook, g, tensor):
     out = hook(given)
     if out is None:
         return given._data
+    return _checked(hook, out, g, tensor)._data
+
+
+def _checked(hook, out, g, tensor):
+    """The Tensor `out` that `hook` returned for the gradient `g` (an array), checked as
+    PyTorch checks it."""
     name = getattr(hook, "__name__", type(hook).__name__)
     if not isinstance(out, tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
@@ -63,7 +70,31 @@ def _apply(hook, g, tensor):
             f"hook '{name}' has changed the type of value (was {legacy_type_name(before)} got "
             f"{legacy_type_name(data.dtype)})"
         )
-    return data
+    return out
+
+
+def graph_hooked(node, g):
+    """`graph.run_hooks` in a pass that records a graph (graph_backward.py): the hooks
+    get the gradient Tensor `g`, in the same place of the graph (its grad_fn) with an
+    array of its own, and what they return keeps its graph; a tensor that retains its
+    grad gets a copy recorded as PyTorch records it (`CloneBackward0`), or the sum with
+    what it holds."""
+    tensor = tensor_class()
+    for hook in list(node._hooks):
+        if isinstance(hook, tensor):
+            continue
+        given = tensor._make(np.array(g._data, copy=True), g._requires_grad)
+        given._grad_fn = g._grad_fn
+        out = hook(given)
+        g = given if out is None else _checked(hook, out, g._data, tensor)
+    for t in node._hooks:
+        if isinstance(t, tensor):
+            current = t._grad
+            if current is not None:
+                t._grad = current + g
+            else:
+                t._grad = g.clone() if g._requires_grad else tensor._make(np.array(g._data, copy=True))
+    return g
 
 
 def register_hook(self, hook):

@@ -91,8 +91,8 @@ def graph_seed(out, gradient):
     """`seed_of` as a Tensor, for a pass with create_graph: a given gradient that requires
     grad (of out's dtype) is the seed itself, so its own graph joins the new one."""
     array = seed_of(out, gradient)
-    if gradient is not None and gradient._requires_grad and array is gradient._data:
-        return gradient
+    if gradient is not None and gradient._requires_grad:
+        return gradient if array is gradient._data else gradient.to(array.dtype)  # the cast recorded
     return Tensor._make(array)
 
 
