@@ -408,7 +408,7 @@ def own_nodes(body):
     """The nodes of the statements `body`, not those of nested functions, classes or lambdas
     (the order of popping `gast.iter_child_nodes` from a stack, `ctx` and operator nodes
     included, read field by field from each node's `__dict__`)."""
-    todo, ast_node, fields_of, nested = list(body), gast.AST, _OWN_FIELDS, _NESTED
+    todo, ast_node, fields_of, nested = list(body), gast.AST, _WALKED, _NESTED  # walk's table of fields
     pop, push, extend = todo.pop, todo.append, todo.extend
     while todo:
         node = pop()
@@ -427,5 +427,4 @@ def own_nodes(body):
                     push(value)
 
 
-_OWN_FIELDS = {}  # node class -> the fields `own_nodes` looks into
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)  # their nodes are not the body's own
