@@ -502,3 +502,36 @@ def test_gradient_nodes_of_views_casts_scans_and_deviations_are_named_as_pytorch
     z = _t([[0.3, 0.6], [0.2, 0.5]])
     (g,) = torch.autograd.grad(f(z), z, create_graph=True)
     assert type(g.grad_fn).__name__ == name
+
+
+def test_gradient_penalty_through_hardtanh_gives_zero_gradients_to_its_input():
+    """PyTorch's gradient of hardtanh (HardtanhBackwardBackward0) has an edge to the
+    input that carries zeros: a penalty on that gradient gives the input and the bias
+    before hardtanh zero gradients, not None (they were None)."""
+    x = _t([[-2.0, 0.3], [0.5, 1.5]])
+    w = _t([[1.0, -2.0], [0.5, 1.0]])
+    b = _t([0.25, -0.5])
+    y = torch.nn.functional.hardtanh(x @ w.T + b)
+    (gx,) = torch.autograd.grad((y * torch.tensor([1.0, 3.0], dtype=_F64)).sum(), x, create_graph=True)
+    assert gx.grad_fn.name() == "MmBackward0"
+    penalty = (gx ** 2).sum()
+    penalty.backward()
+    pre = x.detach().numpy() @ w.detach().numpy().T + b.detach().numpy()
+    mask = ((pre > -1) & (pre < 1)) * np.array([1.0, 3.0])
+    np.testing.assert_allclose(gx.detach().numpy(), mask @ w.detach().numpy())
+    assert x.grad is not None and b.grad is not None
+    assert np.array_equal(x.grad.numpy(), np.zeros((2, 2))) and np.array_equal(b.grad.numpy(), np.zeros(2))
+    np.testing.assert_allclose(w.grad.numpy(), 2 * mask.T @ (mask @ w.detach().numpy()))
+
+
+def test_hardtanh_gradient_node_has_an_edge_to_the_input():
+    x = _t([-2.0, -1.0, -0.5, 0.3, 1.0, 2.0])
+    (g,) = torch.autograd.grad(torch.nn.functional.hardtanh(x).sum(), x, create_graph=True)
+    assert g.grad_fn.name() == "HardtanhBackwardBackward0"
+    assert np.array_equal(g.detach().numpy(), [0.0, 0.0, 1.0, 1.0, 0.0, 0.0])
+    (h,) = torch.autograd.grad((g * g).sum(), x)
+    assert h.dtype == _F64 and np.array_equal(h.numpy(), np.zeros(6))
+    relu6 = torch.nn.ReLU6()(x * 4)
+    (g6,) = torch.autograd.grad(relu6.sum(), x, create_graph=True)
+    (h6,) = torch.autograd.grad(g6.sum(), x)
+    assert np.array_equal(g6.detach().numpy(), [0.0, 0.0, 0.0, 4.0, 4.0, 0.0]) and np.array_equal(h6.numpy(), np.zeros(6))

@@ -118,7 +118,8 @@ def _activation(primitive, input, name, inplace=False, **kwargs):
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """min_val where x <= min_val, max_val where x >= max_val, else x (nan passes):
-    HardtanhBackward0, whose gradient is g strictly between the bounds (and at nan), else 0."""
+    HardtanhBackward0, whose gradient is g strictly between the bounds (and at nan), else 0;
+    that gradient's node has an edge to x (a zero gradient), as PyTorch's."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     x = input._data
@@ -128,7 +129,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         raise NotImplementedError(f"\"hardtanh\" not implemented for '{input.dtype.kind_name}'")
     if inplace:
         return input._rewrite(lambda t: hardtanh(t, min_val, max_val))
-    return ops.composite("HardtanhBackward0", _hardtanh, input, min_val, max_val)
+    return ops.composite("HardtanhBackward0", _hardtanh, input, min_val, max_val, _compared=(0,))
 
 
 def _hardtanh(x, low, high):

@@ -44,7 +44,7 @@ from .saving import reads_ans_of, saved_by
 from .views import AsStridedGradient, CopySlices
 from ..rules.shapes import _take_vjp
 from .rule_nodes import (
-    ArgEdgesNode, CompositeNode, ConstantGradNode, DivisionNode, NumberOperandNode, RuleNode, ZeroGradNode,
+    ArgEdgesNode, ComparedGradNode, CompositeNode, ConstantGradNode, DivisionNode, NumberOperandNode, RuleNode, ZeroGradNode,
 )
 
 __all__ = ["run_graph_backward", "SourceNode"]
@@ -459,12 +459,31 @@ def graph_apply(node, g, lift=_outer):
         for sink, dt in zip(node.sinks, node.dtypes):
             gi = next(got) if sink is not None else None
             out.append(None if gi is None else gi if gi._data.dtype == dt else gi.to(dt))
+        if node.compared:
+            out = [None if gi is None else _comparing(node, gi, k, lift) for k, gi in enumerate(out)]
         return out
     raise NotImplementedError(
         f"create_graph=True: the Tensor shim cannot record a graph through the backward of {node.name()} "
         "(higher-order gradients go through ops of the derivative registry, composite ops and the "
         "gradients they make)"
     )
+
+
+def _comparing(node, gi, k, lift):
+    """The gradient `gi` of input k of the composite `node`, whose gradient reads the
+    inputs `node.compared` through comparisons only, on a node of its own named as
+    PyTorch names that gradient's (HardtanhBackwardBackward0): it passes the incoming
+    gradient on to gi's graph and a zero one to each compared input, so a later pass
+    reaches those inputs (a zero gradient where PyTorch gives one, not None)."""
+    compared = [j for j in node.compared if node.next_functions[j][0] is not None]
+    edges = [_edge_of(gi)] + [lift(node.next_functions[j][0]) for j in compared]
+    if all(e is None for e in edges):
+        return gi
+    shapes = [node.sinks[j].variable._data.shape for j in compared]
+    out = Tensor._make(gi._data, True)
+    out._grad_fn = node_class(gradient_node_name(type(node).__name__, k), ComparedGradNode)(
+        tuple((e, 0) for e in edges), shapes, [node.dtypes[j] for j in compared])
+    return out
 
 
 def _copy_slices(node, g, lift):
