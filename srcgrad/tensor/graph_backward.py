@@ -17,8 +17,9 @@ gradient with respect to it), not only its inputs.
 A node with a `graph_apply(g)` of its own (a custom autograd.Function, whose backward is
 Tensor code, run with grad mode on) records its backward itself. Hooks get the gradient
 Tensor (hooks.graph_hooked). A write into a view (CopySlices) runs its write's node on
-the written region by Tensor ops (`_copy_slices`). A node whose backward is none of
-these (a compiled function, a node of several outputs) refuses the pass with a
+the written region by Tensor ops (`_copy_slices`). A compiled function's node gets SourceNodes over its
+generated adjoint (compiled_graph.py). A node whose backward is none of
+these (a node of several outputs) refuses the pass with a
 NotImplementedError naming it, as does a backward the compiler cannot differentiate:
 each before the pass changes anything (`_check`; in a later pass through the
 gradients, a SourceNode's `prepare`).
@@ -449,6 +450,10 @@ def graph_apply(node, g, lift=_outer):
         return _copy_slices(node, g, lift)
     if isinstance(node, AsStridedGradient):
         return [_put(g, node.positions, node.shape, node.dtype).reshape(node.shape)]
+    if _is_compiled(node):
+        from .compiled_graph import graph_gradients  # noqa: PLC0415 - compiled.py imports the Tensor class
+
+        return graph_gradients(node, g, lift)
     recorded = getattr(node, "graph_apply", None)  # a node that records its own backward (autograd.Function)
     if recorded is not None:
         return recorded(g)
@@ -484,6 +489,13 @@ def _comparing(node, gi, k, lift):
     out._grad_fn = node_class(gradient_node_name(type(node).__name__, k), ComparedGradNode)(
         tuple((e, 0) for e in edges), shapes, [node.dtypes[j] for j in compared])
     return out
+
+
+def _is_compiled(node):
+    """Whether `node` is the node of a `@srcgrad.compile` call (compiled_graph.py)."""
+    from .compiled import CompiledNode  # noqa: PLC0415 - compiled.py imports the Tensor class
+
+    return isinstance(node, CompiledNode)
 
 
 def _copy_slices(node, g, lift):
@@ -540,6 +552,10 @@ def _check(order, seen):
                 _check(topological([node.root]), seen)
         elif isinstance(node, CopySlices):
             _check([node.fn], seen)
+        elif _is_compiled(node):
+            from .compiled_graph import prepare as prepare_compiled  # noqa: PLC0415
+
+            prepare_compiled(node)
         elif not isinstance(node, (AccumulateGrad, SourceNode, ZeroGradNode, ConstantGradNode, AsStridedGradient)) and \
                 not hasattr(node, "graph_apply"):
             graph_apply(node, None)  # refuses, naming the node
