@@ -535,3 +535,19 @@ def test_hardtanh_gradient_node_has_an_edge_to_the_input():
     (g6,) = torch.autograd.grad(relu6.sum(), x, create_graph=True)
     (h6,) = torch.autograd.grad(g6.sum(), x)
     assert np.array_equal(g6.detach().numpy(), [0.0, 0.0, 0.0, 4.0, 4.0, 0.0]) and np.array_equal(h6.numpy(), np.zeros(6))
+
+
+def test_a_write_into_a_value_a_recorded_gradient_reads_is_refused():
+    """A gradient recorded with create_graph reads the values its op saved: a later
+    in-place write into one makes the next pass raise PyTorch's version error (it used
+    the written values: -4 sin(4 x) where the answer is -4 sin(2 x))."""
+    x = _t([0.3, -1.2, 2.0])
+    y = x * 2
+    (g,) = torch.autograd.grad(y.sin().sum(), x, create_graph=True)
+    (h,) = torch.autograd.grad(g.sum(), x, retain_graph=True)
+    np.testing.assert_allclose(h.numpy(), -4 * np.sin(2 * np.array([0.3, -1.2, 2.0])), rtol=1e-15)
+    with torch.no_grad():
+        y.mul_(2)
+    with pytest.raises(RuntimeError, match=r"\[srcgrad.DoubleTensor \[3\]\], which is output 0 of Mul, is at version 1; "
+                                           "expected version 0 instead"):
+        torch.autograd.grad(g.sum(), x)

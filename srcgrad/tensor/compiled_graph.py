@@ -77,6 +77,7 @@ def graph_gradients(node, g, lift):
     SourceNode over (g, *inputs) leading back to every input that requires grad."""
     values = node.apply(g._data)
     function, inputs, edges, at = _call(node)
-    name = type(node).__name__
-    return [None if v is None else _tracked(v, g, function, inputs, edges, at[i], gradient_node_name(name, i), lift, node)
+    name, arguments = type(node).__name__, _Arguments(node)
+    return [None if v is None else
+            _tracked(v, g, function, inputs, edges, at[i], gradient_node_name(name, i), lift, node, arguments)
             for i, v in enumerate(values)]

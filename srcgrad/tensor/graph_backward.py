@@ -189,16 +189,22 @@ class SourceNode(Node):
     """The node of a gradient computed by a pass with create_graph: `function(*arrays)`,
     a function written as Python, with one edge per input (None for inputs that need
     no gradient). Its backward computes each edged input's gradient with `adjoint`.
-    It keeps its arrays (a gradient of the pass's values, not of tensors the user can
-    change in place), so it can run any number of times."""
+    It keeps its arrays, so it can run any number of times; those of tensors the node
+    that made it saved (`saved_from`, whose version records it keeps) refuse a later
+    pass, with PyTorch's error, once written in place."""
 
-    __slots__ = ("function", "arrays", "dtypes")
+    __slots__ = ("function", "arrays", "dtypes", "versions", "saved_from")
 
-    def __init__(self, next_functions, function, arrays):
+    def __init__(self, next_functions, function, arrays, saved_from=None):
         super().__init__(next_functions)
         self.function = function
         self.arrays = arrays
         self.dtypes = [_dtype_of(a) for a in arrays]
+        self.saved_from = saved_from
+        self.versions = getattr(saved_from, "versions", ())
+
+    def describe_saved(self, which):
+        return self.saved_from.describe_saved(which)
 
     prepares = True  # engine.check_order derives its adjoints before a pass changes anything
 
@@ -325,7 +331,8 @@ def _by_result(node, i, value, g, inputs, edges, at, name, lift):
             kept[k] = None
     inner = [_edge_of(g), lift(node)] + [lift(e) for e in kept]
     out = Tensor._make(value, True)
-    out._grad_fn = node_class(name, SourceNode)(tuple((e, 0) for e in inner), function, (g._data, node.ans, *inputs))
+    out._grad_fn = node_class(name, SourceNode)(tuple((e, 0) for e in inner), function, (g._data, node.ans, *inputs),
+                                                 node)
     return out
 
 
@@ -370,15 +377,17 @@ def prepare(node):
                 _adjoint_for(node, function, len(inputs), k)
 
 
-def _tracked(value, g, function, arrays, edges, k, name, lift, node):
+def _tracked(value, g, function, arrays, edges, k, name, lift, node, saved_from=None):
     """The Tensor of the gradient `value` of input k that `node`'s backward makes: a
-    SourceNode (called `name`) over (g, *arrays)."""
+    SourceNode (called `name`) over (g, *arrays), keeping the version records of
+    `saved_from` (`node` where not given)."""
     inner = [_edge_of(g)] + [lift(e) for e in edges]
     if all(e is None for e in inner):
         return Tensor._make(value)
     out = Tensor._make(value, True)
     fn = _adjoint_for(node, function, len(arrays), k)
-    out._grad_fn = node_class(name, SourceNode)(tuple((e, 0) for e in inner), fn, (g._data, *arrays))
+    out._grad_fn = node_class(name, SourceNode)(tuple((e, 0) for e in inner), fn, (g._data, *arrays),
+                                                 node if saved_from is None else saved_from)
     return out
 
 
