@@ -18,7 +18,8 @@ refused with a NotImplementedError naming it, before the pass changes anything.
 
 from .gradient_names import gradient_node_name
 from .graph import describe
-from .graph_backward import _adjoint_for, _literal, _tracked, op_function
+from .generated_functions import _literal, op_function
+from .graph_backward import _adjoint_for, _tracked
 from .versions import check_versions
 
 __all__ = ["prepare", "graph_gradients"]
