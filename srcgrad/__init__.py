@@ -43,7 +43,7 @@ from .tensor import (  # noqa: E402
     addmm, allclose, argsort, atan2, bmm, ceil, chunk, floor, gather, index_select, inference_mode, isclose, lerp,
     masked_fill, outer, round, sign, sort, split, topk, trace, tril, triu, trunc, unbind,
     reciprocal, rsqrt, log2, log10, exp2, asin, acos, atan, arcsin, arccos, arctan, sinh, cosh, tan, asinh, acosh, atanh, arcsinh, arccosh, arctanh, erf, erfc, square, isnan, isfinite, isinf, floor_divide, remainder, true_divide, median, std_mean, var_mean, select, narrow, roll, flip, view_as,
-    frac, count_nonzero, unique, diagonal,
+    frac, count_nonzero, unique, diagonal, diag,
 )
 from .tensor.compiled import compile  # noqa: E402
 from .tensor import IN_PLACE as _IN_PLACE, functions as _functions  # noqa: E402

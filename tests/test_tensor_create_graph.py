@@ -165,17 +165,17 @@ def test_functional_hessian():
         torch.autograd.functional.hessian(lambda v: v**3, x)
 
 
-def _cube_sum(a):
-    return np.sum(a ** 3)
+def _cube_and_square(a):
+    return np.sum(a ** 3), np.sum(a ** 2)
 
 
 def test_nodes_without_a_registry_rule_refuse_before_anything_changes():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     w = torch.tensor([3.0], requires_grad=True)
     w.grad = torch.ones(1)
-    y = torch.compile(_cube_sum)(x * 1.0) * w.sum()  # a node of @srcgrad.compile
+    y = torch.compile(_cube_and_square)(x * 1.0)[0] * w.sum()  # a node of several outputs
     with pytest.warns(UserWarning, match="reference cycle"), \
-            pytest.raises(NotImplementedError, match="_cube_sumBackward"):
+            pytest.raises(NotImplementedError, match="_cube_and_squareBackward"):
         (y + (w * w).sum()).backward(create_graph=True)
     assert x.grad is None and w.grad.tolist() == [1.0]
 
@@ -502,3 +502,52 @@ def test_gradient_nodes_of_views_casts_scans_and_deviations_are_named_as_pytorch
     z = _t([[0.3, 0.6], [0.2, 0.5]])
     (g,) = torch.autograd.grad(f(z), z, create_graph=True)
     assert type(g.grad_fn).__name__ == name
+
+
+def test_gradient_penalty_through_hardtanh_gives_zero_gradients_to_its_input():
+    """PyTorch's gradient of hardtanh (HardtanhBackwardBackward0) has an edge to the
+    input that carries zeros: a penalty on that gradient gives the input and the bias
+    before hardtanh zero gradients, not None (they were None)."""
+    x = _t([[-2.0, 0.3], [0.5, 1.5]])
+    w = _t([[1.0, -2.0], [0.5, 1.0]])
+    b = _t([0.25, -0.5])
+    y = torch.nn.functional.hardtanh(x @ w.T + b)
+    (gx,) = torch.autograd.grad((y * torch.tensor([1.0, 3.0], dtype=_F64)).sum(), x, create_graph=True)
+    assert gx.grad_fn.name() == "MmBackward0"
+    penalty = (gx ** 2).sum()
+    penalty.backward()
+    pre = x.detach().numpy() @ w.detach().numpy().T + b.detach().numpy()
+    mask = ((pre > -1) & (pre < 1)) * np.array([1.0, 3.0])
+    np.testing.assert_allclose(gx.detach().numpy(), mask @ w.detach().numpy())
+    assert x.grad is not None and b.grad is not None
+    assert np.array_equal(x.grad.numpy(), np.zeros((2, 2))) and np.array_equal(b.grad.numpy(), np.zeros(2))
+    np.testing.assert_allclose(w.grad.numpy(), 2 * mask.T @ (mask @ w.detach().numpy()))
+
+
+def test_hardtanh_gradient_node_has_an_edge_to_the_input():
+    x = _t([-2.0, -1.0, -0.5, 0.3, 1.0, 2.0])
+    (g,) = torch.autograd.grad(torch.nn.functional.hardtanh(x).sum(), x, create_graph=True)
+    assert g.grad_fn.name() == "HardtanhBackwardBackward0"
+    assert np.array_equal(g.detach().numpy(), [0.0, 0.0, 1.0, 1.0, 0.0, 0.0])
+    (h,) = torch.autograd.grad((g * g).sum(), x)
+    assert h.dtype == _F64 and np.array_equal(h.numpy(), np.zeros(6))
+    relu6 = torch.nn.ReLU6()(x * 4)
+    (g6,) = torch.autograd.grad(relu6.sum(), x, create_graph=True)
+    (h6,) = torch.autograd.grad(g6.sum(), x)
+    assert np.array_equal(g6.detach().numpy(), [0.0, 0.0, 0.0, 4.0, 4.0, 0.0]) and np.array_equal(h6.numpy(), np.zeros(6))
+
+
+def test_a_write_into_a_value_a_recorded_gradient_reads_is_refused():
+    """A gradient recorded with create_graph reads the values its op saved: a later
+    in-place write into one makes the next pass raise PyTorch's version error (it used
+    the written values: -4 sin(4 x) where the answer is -4 sin(2 x))."""
+    x = _t([0.3, -1.2, 2.0])
+    y = x * 2
+    (g,) = torch.autograd.grad(y.sin().sum(), x, create_graph=True)
+    (h,) = torch.autograd.grad(g.sum(), x, retain_graph=True)
+    np.testing.assert_allclose(h.numpy(), -4 * np.sin(2 * np.array([0.3, -1.2, 2.0])), rtol=1e-15)
+    with torch.no_grad():
+        y.mul_(2)
+    with pytest.raises(RuntimeError, match=r"\[srcgrad.DoubleTensor \[3\]\], which is output 0 of Mul, is at version 1; "
+                                           "expected version 0 instead"):
+        torch.autograd.grad(g.sum(), x)

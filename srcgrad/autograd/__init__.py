@@ -293,7 +293,7 @@ def Variable(data, requires_grad=False):
 
 
 
-from . import functional  # noqa: E402  (it uses grad above)
+from . import function, functional  # noqa: E402  (they use Function and grad above)
 from .functional import GradcheckError, gradcheck  # noqa: E402,F401
 
-__all__ += ["functional", "gradcheck", "GradcheckError"]
+__all__ += ["function", "functional", "gradcheck", "GradcheckError"]

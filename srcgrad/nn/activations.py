@@ -6,7 +6,7 @@ from . import functional as F
 from .modules import Module
 
 __all__ = ["ReLU", "ReLU6", "Hardtanh", "Tanh", "Sigmoid", "LogSigmoid", "Softplus", "GELU", "SiLU", "LeakyReLU", "ELU", "Dropout", "Softmax",
-           "LogSoftmax"]
+           "LogSoftmax", "CELU", "SELU", "Mish", "Softsign", "Tanhshrink"]
 
 
 class ReLU(Module):
@@ -116,6 +116,52 @@ class ELU(Module):
 
     def extra_repr(self):
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class CELU(Module):
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class SELU(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Mish(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.mish(input, self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Softsign(Module):
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    def forward(self, input):
+        return F.tanhshrink(input)
 
 
 class Dropout(Module):

@@ -26,6 +26,7 @@ __all__ = [
     "cross_entropy", "nll_loss", "relu", "sigmoid", "tanh", "softplus", "logsigmoid",
     "softmax", "log_softmax", "linear", "gelu", "silu", "leaky_relu", "elu", "dropout", "normalize",
     "smooth_l1_loss", "huber_loss", "kl_div", "hardtanh", "relu6", "one_hot",
+    "celu", "selu", "mish", "softsign", "tanhshrink",
 ]
 
 
@@ -118,7 +119,8 @@ def _activation(primitive, input, name, inplace=False, **kwargs):
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """min_val where x <= min_val, max_val where x >= max_val, else x (nan passes):
-    HardtanhBackward0, whose gradient is g strictly between the bounds (and at nan), else 0."""
+    HardtanhBackward0, whose gradient is g strictly between the bounds (and at nan), else 0;
+    that gradient's node has an edge to x (a zero gradient), as PyTorch's."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     x = input._data
@@ -128,7 +130,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         raise NotImplementedError(f"\"hardtanh\" not implemented for '{input.dtype.kind_name}'")
     if inplace:
         return input._rewrite(lambda t: hardtanh(t, min_val, max_val))
-    return ops.composite("HardtanhBackward0", _hardtanh, input, min_val, max_val)
+    return ops.composite("HardtanhBackward0", _hardtanh, input, min_val, max_val, _compared=(0,))
 
 
 def _hardtanh(x, low, high):
@@ -162,6 +164,63 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 def elu(input, alpha=1.0, inplace=False):
     """x, or alpha * (exp(x) - 1) where x <= 0 (EluBackward0)."""
     return _activation(activations.elu, input, "EluBackward0", inplace, alpha=alpha)
+
+
+def _celu(x, alpha):
+    return where(x._data > 0, x, ops.apply(activations.elu, x / alpha, alpha=alpha))
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """x where x > 0, else alpha * (exp(x / alpha) - 1) (CeluBackward0); elu for alpha 1."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    if input._data.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"elu\" not implemented for '{input.dtype.kind_name}'")
+    if inplace:
+        return input._rewrite(lambda t: celu(t, alpha))
+    if alpha == 1:
+        return ops.apply(activations.elu, input, name="CeluBackward0")
+    return ops.composite("CeluBackward0", _celu, input, alpha)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _selu(x):
+    return ops.apply(activations.elu, x, alpha=_SELU_ALPHA) * _SELU_SCALE
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with PyTorch's two constants (EluBackward0, as PyTorch's)."""
+    if input._data.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"elu\" not implemented for '{input.dtype.kind_name}'")
+    if inplace:
+        return input._rewrite(selu)
+    return ops.composite("EluBackward0", _selu, input)
+
+
+def _mish(x):
+    return x * ops.apply(activations.softplus, x).tanh()
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x)) (MishBackward0)."""
+    if input._data.dtype.kind not in "fc":
+        raise NotImplementedError(f"\"mish\" not implemented for '{input.dtype.kind_name}'")
+    if inplace:
+        return input._rewrite(mish)
+    return ops.composite("MishBackward0", _mish, input)
+
+
+def softsign(input):
+    """x / (1 + |x|), as PyTorch writes it (DivBackward0)."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    """x - tanh(x), as PyTorch writes it (SubBackward0)."""
+    return input - input.tanh()
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -32,7 +32,7 @@ from .functions import (
     sign, sin, softmax, sort, split, sqrt, squeeze, stack, std, sub, sum, t, tanh, topk, trace, transpose, tril, triu,
     trunc, unbind, unsqueeze, var, where,
     reciprocal, rsqrt, log2, log10, exp2, asin, acos, atan, arcsin, arccos, arctan, sinh, cosh, tan, asinh, acosh, atanh, arcsinh, arccosh, arctanh, erf, erfc, square, isnan, isfinite, isinf, floor_divide, remainder, true_divide, median, std_mean, var_mean, select, narrow, roll, flip, view_as,
-    frac, count_nonzero, unique, diagonal,
+    frac, count_nonzero, unique, diagonal, diag,
 )
 from .functions import IN_PLACE
 from . import functions as _functions

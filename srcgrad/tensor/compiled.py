@@ -30,6 +30,9 @@ code replaced, makes the next call of the kind a first call again). A call with 
 `backward()` on the node alone (inputs that are leaves) goes through the engine's
 single-node path, which takes the saved gradients without a product by the seed 1.
 A function the compiler cannot derive still runs; its node raises at backward.
+A pass with create_graph records each argument's gradient as the generated
+vector-Jacobian product, differentiated again at the next order (compiled_graph.py):
+for it the node keeps its arguments' arrays and their versions at the call.
 Arguments passed by keyword are bound to their positions as Python binds them, with
 the defaults of the parameters left out, so kinds of call and derivatives see
 positional arguments only. Keyword-only parameters are taken by position after the
@@ -58,7 +61,7 @@ from .compiled_calls import arity, fast_call
 from .errstate import loud, quiet
 from .grad_mode import _mode
 from .graph import Node, OutputGradients, OutputNode, node_class
-from .versions import saved_versions
+from .versions import counter_of, saved_versions
 from .tensor import Tensor
 
 __all__ = ["compile"]
@@ -97,15 +100,17 @@ class _Kind:
 class CompiledNode(Node):
     """The node of one call of a compiled function: `saved` is what `kind.how` says."""
 
-    __slots__ = ("kind", "saved", "freed", "versions")
+    __slots__ = ("kind", "saved", "freed", "versions", "arrays", "arg_versions")
     keeps_output = True  # may read its outputs back (inplace.py refuses writes into them)
 
-    def __init__(self, next_functions, kind, saved, versions):
+    def __init__(self, next_functions, kind, saved, versions, arrays, arg_versions):
         super().__init__(next_functions)
         self.kind = kind
         self.saved = saved
         self.freed = False
         self.versions = versions
+        self.arrays = arrays  # the arguments' arrays, and the versions of its Tensor
+        self.arg_versions = arg_versions  # arguments then: for create_graph (compiled_graph.py)
 
     def apply(self, g):
         kind, saved = self.kind, self.saved
@@ -151,13 +156,24 @@ class CompiledNode(Node):
         return out
 
     def release(self):
-        self.saved = None
+        self.saved = self.arrays = None
         self.freed = True
 
 
 def _saved_tensors(args):
     """The version records of the Tensor arguments a node keeps (versions.saved_versions)."""
     return saved_versions([a for a in args if isinstance(a, Tensor)])
+
+
+def _argument_versions(args):
+    """The version records a node keeps of its Tensor arguments for a pass with
+    create_graph (compiled_graph.py): counter, count, and the argument's position."""
+    versions = ()
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            counter = a._counter or counter_of(a)
+            versions += (counter, counter[0], i)
+    return versions
 
 
 def _method(fn):
@@ -396,6 +412,8 @@ def compile(fn=None, *, backend=None):
         node.saved = saved
         node.freed = False
         node.versions = () if kind.how == "grads" else _saved_tensors(args)
+        node.arrays = tuple(arrays)
+        node.arg_versions = _argument_versions(args)
         if kind.outputs is not None:
             if type(value) is not tuple or len(value) != kind.outputs:
                 raise _changed_outputs(fn, kind.outputs, value)
@@ -454,7 +472,7 @@ def compile(fn=None, *, backend=None):
         return _lazy(value, kind, args, arrays, edges)
 
     def _lazy(value, kind, args, arrays, edges):
-        node = cls(tuple(edges), kind, arrays, _saved_tensors(args))
+        node = cls(tuple(edges), kind, arrays, _saved_tensors(args), tuple(arrays), _argument_versions(args))
         if kind.outputs is not None:
             return _outputs(value, node)
         out = Tensor._make(np.asarray(value), True)
@@ -511,7 +529,7 @@ def compile(fn=None, *, backend=None):
         return [derive(called, mode, positions) for mode, positions in wanted]
 
     run = fast_call(arity(called) if called is fn else positional, slow, kinds, cls, fn, called,
-                    _saved_tensors, _changed_outputs)
+                    _saved_tensors, _changed_outputs, counter_of)
     functools.update_wrapper(run, fn)
     run.__wrapped__ = run.__srcgrad_compiled__ = fn  # srcgrad differentiates fn for run
     run.__srcgrad_derivatives__ = made  # what srcgrad.source shows

@@ -30,7 +30,7 @@ def arity(fn):
 _MAX_UNROLLED = 16
 
 
-def fast_call(arity, slow, kinds, cls, fn, called, saved_tensors, changed_outputs):
+def fast_call(arity, slow, kinds, cls, fn, called, saved_tensors, changed_outputs, counter_of):
     """The compiled function: for `arity` Tensor arguments given by position in grad
     mode, of a kind with one output whose generated code is known, it does what `slow`
     and `tracked` do (same kind key, same node) with the loop over the arguments
@@ -43,6 +43,7 @@ def fast_call(arity, slow, kinds, cls, fn, called, saved_tensors, changed_output
     d = [f"d{i}" for i in range(arity)]
     r = [f"r{i}" for i in range(arity)]
     e = [f"e{i}" for i in range(arity)]
+    c = [f"c{i}" for i in range(arity)]
     lines = [
         "def run(*args, **kwargs):",
         f"    if kwargs or len(args) != {arity} or not mode.enabled:",
@@ -59,6 +60,7 @@ def fast_call(arity, slow, kinds, cls, fn, called, saved_tensors, changed_output
             f" if {ri} else NO_EDGE"
             for ai, ri, ei in zip(a, r, e)
         ),
+        *(f"            {ci} = {ai}._counter or counter_of({ai})" for ai, ci in zip(a, c)),
         "            token = quiet()",
         "            try:",
         f"                value, saved = kind.generated({', '.join(d)})",
@@ -74,6 +76,8 @@ def fast_call(arity, slow, kinds, cls, fn, called, saved_tensors, changed_output
         "            node.kind = kind",
         "            node.saved = saved",
         "            node.freed = False",
+        f"            node.arrays = ({''.join(di + ', ' for di in d)})",
+        f"            node.arg_versions = ({''.join(f'{ci}, {ci}[0], {i}, ' for i, ci in enumerate(c))})",
         "            out = new(Tensor)  # Tensor._make(value, True), inlined",
         "            out._data = value",
         "            out._requires_grad = True",
@@ -92,7 +96,7 @@ def fast_call(arity, slow, kinds, cls, fn, called, saved_tensors, changed_output
         "mode": _mode, "slow": slow, "kinds": kinds, "cls": cls, "Tensor": Tensor, "NO_EDGE": _NO_EDGE,
         "quiet": quiet, "loud": loud, "ndarray": _ndarray, "asarray": np.asarray, "new": _new,
         "versions": saved_tensors, "changed": changed_outputs, "fn": fn, "called": called,
-        "output_versions": saved_versions,
+        "output_versions": saved_versions, "counter_of": counter_of,
     }
     exec(builtins.compile("\n".join(lines) + "\n", "<srcgrad compiled call>", "exec"), scope)  # noqa: S102 - fixed text
     return scope["run"]

@@ -36,7 +36,7 @@ __all__ = [
     "addmm", "bmm", "outer", "trace", "tril", "triu", "allclose", "atan2", "ceil", "floor", "isclose", "lerp", "round",
     "sign", "trunc", "argsort", "chunk", "gather", "index_select", "masked_fill", "sort", "split", "topk", "unbind",
     "reciprocal", "rsqrt", "log2", "log10", "exp2", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tan", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "erf", "erfc", "square", "isnan", "isfinite", "isinf", "floor_divide", "remainder", "true_divide", "median", "std_mean", "var_mean", "select", "narrow", "roll", "flip", "view_as",
-    "frac", "count_nonzero", "unique", "diagonal",
+    "frac", "count_nonzero", "unique", "diagonal", "diag",
 ]
 
 
@@ -94,7 +94,7 @@ add, sub, mul, div, neg = map(_method, ("add", "sub", "mul", "div", "neg"))
 argmax, argmin, clone, reshape, transpose = map(_method, ("argmax", "argmin", "clone", "reshape", "transpose"))
 t, squeeze, unsqueeze, flatten, numel = map(_method, ("t", "squeeze", "unsqueeze", "flatten", "numel"))
 select, narrow, roll, flip, view_as = map(_method, ("select", "narrow", "roll", "flip", "view_as"))
-diagonal = _method("diagonal")
+diagonal, diag = _method("diagonal"), _method("diag")
 
 
 def is_tensor(obj):

@@ -26,7 +26,8 @@ _GRADIENT_NODES = {
     "BinaryCrossEntropyWithLogitsBackward0": "DivBackward1", "Atan2Backward0": "MulBackward0",
     "ViewBackward0": "ViewBackward0", "PermuteBackward0": "PermuteBackward0", "ToCopyBackward0": "ToCopyBackward0",
     "IndexBackward0": "IndexPutImplBackward0", "StdBackward0": "MulBackward0", "ProdBackward1": "MulBackward0",
-    "CumsumBackward0": "FlipBackward0",
+    "CumsumBackward0": "FlipBackward0", "DiagEmbedBackward0": "DiagonalBackward0",
+    "DiagonalBackward0_copy": "DiagonalBackwardBackward0",
 }
 
 

@@ -225,6 +225,25 @@ class InPlaceOps:
         """`self = -self` in place (NegBackward0)."""
         return self._rewrite(lambda source: -source)
 
+    def masked_fill_(self, mask, value):
+        """`value` written where the bool `mask`, which broadcasts to self's shape, is True
+        (MaskedFillBackward0, as `masked_fill`: the filled entries get no gradient)."""
+        from .selections import masked_fill  # noqa: PLC0415 - selections imports the Tensor ops
+
+        m = mask._data if isinstance(mask, ops.Tensor) else np.asarray(mask)
+        shape = self._data.shape
+        if m.dtype == np.bool_ and m.shape != shape:
+            for i in range(1, min(m.ndim, len(shape)) + 1):
+                if m.shape[-i] not in (1, shape[-i]):
+                    raise RuntimeError(
+                        f"The size of tensor a ({shape[-i]}) must match the size of tensor b ({m.shape[-i]}) at "
+                        f"non-singleton dimension {len(shape) - i}")
+            if m.ndim > len(shape):
+                wide = np.broadcast_shapes(m.shape, shape)
+                raise RuntimeError(f"output with shape [{', '.join(map(str, shape))}] doesn't match the broadcast "
+                                   f"shape [{', '.join(map(str, wide))}]")
+        return self._rewrite(lambda source: masked_fill(source, m, value))
+
     def _rewrite(self, compute, *others):
         """Write `compute(self)`, an out-of-place op, into self (`clamp_`). Tracked as
         `_inplace` is when grad mode is on and self or a Tensor among `others` (the op's

@@ -294,7 +294,7 @@ def _output(ans, kind, edges, arrays, kwargs, in_dtypes, saves, versions):
     return out
 
 
-def composite(name, fn, *args, _saves=True, _edges=None, _saves_result=False, **kwargs):
+def composite(name, fn, *args, _saves=True, _edges=None, _saves_result=False, _compared=(), **kwargs):
     """Run Tensor code `fn(*args)`; when tracked, record it as one node called `name`
     (`_saves` False: `fn`'s graph keeps no tensor, so the node records no versions and
     can run backward again, as PyTorch's nodes that save nothing can; a tuple: the
@@ -305,7 +305,10 @@ def composite(name, fn, *args, _saves=True, _edges=None, _saves_result=False, **
     differentiable inputs). The output has an array of its own where the inner graph
     reads its result back, so an in-place write into it changes no gradient; with
     `_saves_result` (PyTorch's node saves its result) such a write makes backward raise
-    PyTorch's version error."""
+    PyTorch's version error. `_compared`: the positions (among the edges) of the
+    arguments the gradient reads through comparisons only (hardtanh's x against its
+    bounds): PyTorch's node of such a gradient has an edge to them that carries zeros
+    (graph_backward.py)."""
     if not _mode.enabled or not any(isinstance(a, Tensor) and a._requires_grad for a in args):
         return fn(*args, **kwargs)
     # the inner graph keeps their arrays
@@ -328,7 +331,8 @@ def composite(name, fn, *args, _saves=True, _edges=None, _saves_result=False, **
     in_dtypes = [args[i]._data.dtype if isinstance(args[i], Tensor) else None for i in at]
     root = result._grad_fn
     out = Tensor._make(result._data.copy() if _saves is not False and keeps_result(root) else result._data)
-    out._grad_fn = node = node_class(name, CompositeNode)(edges, root, sinks, in_dtypes, versions, _saves is not False)
+    out._grad_fn = node = node_class(name, CompositeNode)(edges, root, sinks, in_dtypes, versions, _saves is not False,
+                                                           _compared)
     out._requires_grad = True
     if _saves_result:
         node.result = out._data

@@ -23,7 +23,7 @@ from .saving import reads_ans_of, rule_reads_ans, saved_by
 
 __all__ = [
     "rule_of", "kind_of", "KINDS", "RuleNode", "DivisionNode", "ArgEdgesNode", "NumberOperandNode", "ZeroGradNode", "ConstantGradNode", "NoDerivativeNode", "RefusedNode", "UndifferentiatedNode",
-    "CompositeNode",
+    "CompositeNode", "ComparedGradNode",
     "keeps_result", "saved_inputs",
 ]
 
@@ -288,6 +288,26 @@ class ConstantGradNode(Node):
         return [None if f is None else np.zeros(s, d) for (f, _), s, d in zip(self.next_functions, self.shapes, self.dtypes)]
 
 
+class ComparedGradNode(Node):
+    """The node of a gradient made by a composite op whose gradient reads some inputs
+    through comparisons only (`ops.composite`'s `_compared`: hardtanh's mask), as
+    PyTorch's HardtanhBackwardBackward0: the incoming gradient goes on to the first edge
+    (the gradient's own graph), and each other edge (a compared input) gets a zero
+    gradient of its shape and dtype, with no graph. It saves nothing."""
+
+    __slots__ = ("shapes", "dtypes")
+
+    def __init__(self, next_functions, shapes, in_dtypes):
+        super().__init__(next_functions)
+        self.shapes, self.dtypes = shapes, in_dtypes
+
+    def apply(self, g):
+        return [g] + [np.zeros(s, d) for s, d in zip(self.shapes, self.dtypes)]
+
+    def graph_apply(self, g):
+        return [g] + [g._make(np.zeros(s, d)) for s, d in zip(self.shapes, self.dtypes)]
+
+
 class NoDerivativeNode(Node):
     """PyTorch's `NotImplemented` node: the result of an op without a derivative formula
     (`x // y`, `2 % x`) requires grad, and backward through it raises."""
@@ -339,10 +359,11 @@ class CompositeNode(Node):
     `versions` records its tensor arguments (which: the array and its producer), and
     its output (which: -1; `result`, its array) where PyTorch's node saves that."""
 
-    __slots__ = ("root", "sinks", "dtypes", "freed", "versions", "saves", "result")
+    __slots__ = ("root", "sinks", "dtypes", "freed", "versions", "saves", "result", "compared")
 
-    def __init__(self, next_functions, root, sinks, in_dtypes, versions, saves=True):
+    def __init__(self, next_functions, root, sinks, in_dtypes, versions, saves=True, compared=()):
         super().__init__(next_functions)
+        self.compared = compared  # the edges its gradient reads through comparisons only (ops.composite)
         self.root = root
         self.sinks = sinks
         self.dtypes = in_dtypes

@@ -345,6 +345,19 @@ class ShapeOps:
             raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
         return ops.exact(np.diagonal, self, "DiagonalBackward0", (offset, dim1 % ndim, dim2 % ndim), _diagonal)
 
+    def diag(self, diagonal=0):
+        """A 1-D tensor as the diagonal `diagonal` of a square matrix of zeros
+        (DiagEmbedBackward0), or a matrix's diagonal `diagonal` as a new 1-D tensor (a copy:
+        DiagonalBackward0_copy), as PyTorch names them."""
+        ndim = self._data.ndim
+        if ndim not in (1, 2):
+            raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
+        if ndim == 1:
+            return ops.apply(np.diag, self, name="DiagEmbedBackward0", k=diagonal)
+        out = ops.apply(np.diag, self, name="DiagonalBackward0_copy", k=diagonal)
+        out._data = out._data.copy()  # np.diag reads a matrix's diagonal as a read-only view
+        return out
+
     def expand(self, *sizes):
         """A read-only view of the tensor repeated along its size-1 dims and new leading
         dims (ExpandBackward0, which sums the gradient back)."""
