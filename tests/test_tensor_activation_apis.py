@@ -171,3 +171,39 @@ def test_against_pytorch(name):
     assert mine[0] == theirs[0]
     for a, b in zip(mine[1], theirs[1]):
         np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-300)
+
+
+def test_masked_fill_with_a_value_tensor_that_requires_grad_gives_it_the_filled_entries_gradient():
+    """PyTorch's MaskedFillBackward1: the value gets the sum of the gradient where the mask
+    is True (it was read as a number, and got no gradient); a value of another dtype keeps
+    its own for its gradient; a value of one or more dims is refused."""
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    v = torch.tensor(5.0, requires_grad=True)
+    mask = torch.tensor([True, False, True])
+    y = x.masked_fill(mask, v)
+    assert y.grad_fn.name() == "MaskedFillBackward1" and y.tolist() == [5.0, 2.0, 5.0]
+    (y * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert x.grad.tolist() == [0.0, 2.0, 0.0] and v.grad.item() == 4.0
+    wide = torch.tensor(5.0, dtype=torch.float64, requires_grad=True)
+    y = torch.tensor([1.0, 2.0, 3.0], requires_grad=True).masked_fill(mask, wide)
+    assert y.dtype == torch.float32
+    y.sum().backward()
+    assert wide.grad.dtype == torch.float64 and wide.grad.item() == 2.0
+    z = x * 1
+    z.masked_fill_(mask, v)
+    z.sum().backward()
+    assert z.grad_fn.name() == "MaskedFillBackward1" and v.grad.item() == 6.0
+    with pytest.raises(RuntimeError, match=r"^masked_fill_ only supports a 0-dimensional value tensor, but got "
+                                           r"tensor with 1 dimension\(s\).$"):
+        x.masked_fill(mask, torch.tensor([1.0, 2.0, 3.0], requires_grad=True))
+
+
+@pytest.mark.parametrize("alpha", [1.0, 1.5])
+def test_elu_second_derivative_at_zero_takes_the_branch_of_its_first(alpha):
+    """elu's derivative is alpha * exp(x) for x <= 0 (PyTorch's convention at 0); its own
+    derivative there is alpha too. The rule's exp(minimum(x, 0)) split the tie: alpha / 2."""
+    x = torch.tensor([-1.0, 0.0, 0.5], dtype=torch.float64, requires_grad=True)
+    g, = torch.autograd.grad(torch.nn.functional.elu(x, alpha=alpha).sum(), x, create_graph=True)
+    h, = torch.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(g.tolist(), [alpha * np.exp(-1.0), alpha, 1.0], rtol=1e-15)
+    np.testing.assert_allclose(h.tolist(), [alpha * np.exp(-1.0), alpha, 0.0], rtol=1e-15)

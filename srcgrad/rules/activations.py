@@ -437,7 +437,7 @@ def leaky_relu_d(ans, x, negative_slope=0.01):
 
 @elementwise(elu, name="Elu")
 def elu_d(ans, x, alpha=1.0):
-    return np.where(x <= 0, alpha * np.exp(np.minimum(x, 0)), 1.0)
+    return np.where(x <= 0, alpha * np.exp(np.where(x <= 0, x, 0.0)), 1.0)  # at 0, the branch x <= 0 (its derivative too)
 
 
 @elementwise(erf, name="Erf")

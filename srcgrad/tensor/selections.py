@@ -16,6 +16,7 @@ import numpy as np
 from . import dtypes, ops
 from .views import mark_output
 from .dtypes import dim_axis
+from .grad_mode import _mode
 from .graph import node_class
 from .rule_nodes import UndifferentiatedNode
 
@@ -93,11 +94,22 @@ def index_select(input, dim, index):
 
 def masked_fill(input, mask, value):
     """`input` with `value` where the bool `mask` is True (MaskedFillBackward0); the
-    filled entries get no gradient."""
+    filled entries get no gradient, but a 0-d value tensor that requires grad gets their
+    sum (MaskedFillBackward1)."""
     m = mask._data if isinstance(mask, ops.Tensor) else np.asarray(mask)
     if m.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {dtypes.c_name(m.dtype)}")
     if isinstance(value, ops.Tensor):
+        if value._data.ndim:
+            raise RuntimeError(
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value._data.ndim} dimension(s)."
+            )
+        if value._requires_grad and _mode.enabled:  # the value gets the gradient of the filled entries
+            if m.shape != input._data.shape:
+                ops.check_broadcast(m, input._data)
+            return ops.apply(np.where, m, value, input, name="MaskedFillBackward1", out_dtype=input._data.dtype,
+                             edge_args=(1, 2))
         value = value.item()
     fill = np.asarray(value, dtype=input._data.dtype)
     if m.shape != input._data.shape:
