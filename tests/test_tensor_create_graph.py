@@ -502,3 +502,23 @@ def test_gradient_nodes_of_views_casts_scans_and_deviations_are_named_as_pytorch
     z = _t([[0.3, 0.6], [0.2, 0.5]])
     (g,) = torch.autograd.grad(f(z), z, create_graph=True)
     assert type(g.grad_fn).__name__ == name
+
+
+def test_third_and_fourth_derivatives_through_tanh_squared():
+    """The backward of `tanh(x) ** 2`'s gradient fills missing cotangents in a comprehension
+    (`_or_zeros`), whose generated pullback is differentiated again at the third order.
+    Values as PyTorch 2.13 gives them (float64), and the closed form of d3/dx3 tanh^2."""
+    x = _t([0.3, -0.7])
+    v = torch.tensor([1.0, 0.5], dtype=_F64)
+    _, hv = torch.autograd.functional.hvp(lambda x: (torch.tanh(x) ** 2).sum(), x, v, create_graph=True)
+    (third_v,) = torch.autograd.grad(hv.sum(), x)
+    assert np.allclose(third_v.numpy(), [-3.72248582, 1.38749171], rtol=1e-8)
+    (g,) = torch.autograd.grad((torch.tanh(x) ** 2).sum(), x, create_graph=True)
+    (g2,) = torch.autograd.grad(g.sum(), x, create_graph=True)
+    (g3,) = torch.autograd.grad(g2.sum(), x, create_graph=True)
+    (g4,) = torch.autograd.grad(g3.sum(), x)
+    t = np.tanh(np.array([0.3, -0.7]))
+    s = 1 - t ** 2  # d/dx tanh^2 = 2 t s; d2 = 2 s^2 - 4 t^2 s; d3 = -16 t s^2 + 8 t^3 s
+    assert np.allclose(g3.detach().numpy(), -16 * t * s ** 2 + 8 * t ** 3 * s, rtol=1e-12)
+    assert np.allclose(g4.numpy(), [-6.11370393, 7.50352909], rtol=1e-8)
+    assert g4.dtype == _F64 and g4.shape == (2,)
