@@ -220,16 +220,57 @@ def test_against_pytorch_where_installed():
 
 
 def test_a_backward_the_compiler_cannot_differentiate_again_refuses_before_anything_changes():
-    # cumprod's backward scans through a helper of variable arguments, which reverse
-    # mode refuses: the second pass refuses, naming the node, and leaves .grad as it was
+    # the backward of cumprod's second gradient runs the reverse rules of cumprod's adjoint
+    # helper, whose sources pass `*arrays`, which reverse mode refuses: the third pass
+    # refuses, naming the node, and leaves .grad as it was
     x = _t([[1.0, 2.0], [3.0, 4.0]])
     w = _t([3.0])
     (g,) = torch.autograd.grad(x.cumprod(1).sum() * w.sum(), x, create_graph=True)
     assert g.tolist() == [[9.0, 3.0], [15.0, 9.0]]  # w (1 + b, a) per row (a, b)
+    (h,) = torch.autograd.grad((g * g).sum(), x, create_graph=True)
+    assert h.tolist() == [[18.0, 54.0], [54.0, 90.0]]  # 2 w^2 (a, 1 + b) per row
     w.grad = torch.ones(1, dtype=_F64)
-    with pytest.raises(NotImplementedError, match="CumprodBackwardBackward0"):
-        (g.sum() + (w * w).sum()).backward()
+    with pytest.raises(NotImplementedError, match="CumprodBackwardBackwardBackward0"):
+        (h.sum() + (w * w).sum()).backward()
     assert x.grad is None and w.grad.tolist() == [1.0]
+
+
+# (x, second derivative along linspace(-1, 1, 6) of sum(cumprod(x) ** 2), gradient of the
+# squared gradient of sum(cumprod(m, 1) * sin(m)), m = x as 2 x 3), as PyTorch 2.13 gives them
+_CUMPROD_SECOND = [
+    ([0.5, 0.0, 2.0, -1.5, 0.7, 1.3], [-2.0, -7.75887, 0.0, 0.0, 0.0, 0.0],
+     [6.090314923943, 5.158323618789, 0.070019315124, -20.882421702668, 18.313839904851, 12.688915988878]),
+    ([0.5, 0.0, 2.0, 0.0, 0.7, 1.3], [-2.0, -1.5, 0.0, 0.0, 0.0, 0.0],
+     [6.090314923943, 5.158323618789, 0.070019315124, 5.311161319184, 6.458990540992, 2.437596428451]),
+    ([0.0, 0.8, 2.0, -1.5, 0.7, 0.0], [-25.5648, 0.0, 0.0, 0.0, 0.0, 0.0],
+     [8.115043022563, 12.551197477254, 0.249955509772, -2.406045111785, 4.186422661521, 0.0]),
+]
+
+
+@pytest.mark.parametrize("values, along, squared", _CUMPROD_SECOND)
+def test_second_derivatives_through_cumprod_with_zeros(values, along, squared):
+    """create_graph through cumprod's backward, where x holds zeros: the gradient's own
+    backward runs the written reverse rules of cumprod's adjoint helper (no division by x)."""
+    x = _t(values)
+    v = torch.tensor(np.linspace(-1.0, 1.0, 6), dtype=_F64)
+    (g,) = torch.autograd.grad((torch.cumprod(x, 0) ** 2).sum(), x, create_graph=True)
+    (h,) = torch.autograd.grad((g * v).sum(), x, create_graph=True)
+    assert h.grad_fn is not None and h.dtype == _F64 and h.shape == (6,)
+    np.testing.assert_allclose(h.detach().numpy(), along, rtol=1e-10, atol=1e-12)
+    m = x.reshape(2, 3)
+    (g2,) = torch.autograd.grad((m.cumprod(1) * m.sin()).sum(), x, create_graph=True)
+    (h2,) = torch.autograd.grad((g2 * g2).sum(), x)
+    np.testing.assert_allclose(h2.numpy(), squared, rtol=1e-10, atol=1e-12)
+
+    def gradient(xs):
+        xt = _t(xs)
+        (gt,) = torch.autograd.grad((torch.cumprod(xt, 0) ** 2).sum(), xt)
+        return gt.numpy()
+
+    eps = 1e-6
+    numeric = sum(vk * (gradient(np.add(values, eps * e)) - gradient(np.subtract(values, eps * e))) / (2 * eps)
+                  for vk, e in zip(np.linspace(-1.0, 1.0, 6), np.eye(6)))
+    np.testing.assert_allclose(h.detach().numpy(), numeric, rtol=1e-6, atol=1e-6)
 
 
 _NAMED = {  # the node of the first gradient, as PyTorch 2.13 names it (None: a leaf)
