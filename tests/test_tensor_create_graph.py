@@ -220,19 +220,35 @@ def test_against_pytorch_where_installed():
 
 
 def test_a_backward_the_compiler_cannot_differentiate_again_refuses_before_anything_changes():
+    # the fifth pass through tanh(x) ** 2 differentiates the pullback of a pullback of a
+    # comprehension (Mul's backward fills missing cotangents), whose list the pass before
+    # changes in place, which reverse mode refuses: the pass refuses, naming the node, and
+    # leaves .grad as it was
+    x = _t([0.3, -0.7])
+    w = _t([3.0])
+    g = (torch.tanh(x) ** 2).sum() * w.sum()
+    for _ in range(4):
+        (g,) = torch.autograd.grad(g.sum(), x, create_graph=True)
+    w.grad = torch.ones(1, dtype=_F64)
+    with pytest.raises(NotImplementedError, match="MulBackward0"):
+        (g.sum() + (w * w).sum()).backward()
+    assert x.grad is None and w.grad.tolist() == [1.0]
+
+
+def test_third_and_fourth_passes_through_cumprod():
     # the backward of cumprod's second gradient runs the reverse rules of cumprod's adjoint
-    # helper, whose sources pass `*arrays`, which reverse mode refuses: the third pass
-    # refuses, naming the node, and leaves .grad as it was
+    # helper, differentiated again by reverse mode: values as PyTorch 2.13 gives them
     x = _t([[1.0, 2.0], [3.0, 4.0]])
     w = _t([3.0])
     (g,) = torch.autograd.grad(x.cumprod(1).sum() * w.sum(), x, create_graph=True)
     assert g.tolist() == [[9.0, 3.0], [15.0, 9.0]]  # w (1 + b, a) per row (a, b)
     (h,) = torch.autograd.grad((g * g).sum(), x, create_graph=True)
     assert h.tolist() == [[18.0, 54.0], [54.0, 90.0]]  # 2 w^2 (a, 1 + b) per row
-    w.grad = torch.ones(1, dtype=_F64)
-    with pytest.raises(NotImplementedError, match="CumprodBackwardBackwardBackward0"):
-        (h.sum() + (w * w).sum()).backward()
-    assert x.grad is None and w.grad.tolist() == [1.0]
+    (k,) = torch.autograd.grad((h * h).sum(), x, create_graph=True)
+    np.testing.assert_allclose(k.detach().numpy(), [[648.0, 1944.0], [1944.0, 3240.0]], rtol=1e-13)  # 8 w^4 (a, 1 + b)
+    (k.sum() + (w * w).sum()).backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full((2, 2), 648.0), rtol=1e-13)
+    np.testing.assert_allclose(w.grad.numpy(), [10374.0], rtol=1e-13)  # 4 sum(k) / w + 2 w
 
 
 # (x, second derivative along linspace(-1, 1, 6) of sum(cumprod(x) ** 2), gradient of the

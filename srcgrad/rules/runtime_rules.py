@@ -473,7 +473,8 @@ def _cumprod_vjp_jvp_g(tangent__, result__, g, ans, x, axis):
 
 
 def _cumprod_vjp_vjp_g(cotangent__, result__, g, ans, x, axis):
-    cm, am, xm = reductions._scan_layout(axis, cotangent__, ans, x)
+    last = reductions._scan_last
+    cm, am, xm = last(cotangent__, axis), last(ans, axis), last(x, axis)
     before, first, skipped = reductions._cumprod_pieces(xm)
     over_x = np.cumsum(np.where(before, cm / np.where(before, xm, 1.0), 0.0), axis=-1)
     out = am * over_x + skipped * np.cumsum(np.where(first, cm, 0.0), axis=-1)
@@ -481,14 +482,16 @@ def _cumprod_vjp_vjp_g(cotangent__, result__, g, ans, x, axis):
 
 
 def _cumprod_vjp_vjp_ans(cotangent__, result__, g, ans, x, axis):
-    cm, gm, xm = reductions._scan_layout(axis, cotangent__, g, x)
+    last = reductions._scan_last
+    cm, gm, xm = last(cotangent__, axis), last(g, axis), last(x, axis)
     before = reductions._cumprod_pieces(xm)[0]
     out = gm * np.cumsum(np.where(before, cm / np.where(before, xm, 1.0), 0.0), axis=-1)
     return reductions._unscan_layout(out, ans, axis)
 
 
 def _cumprod_vjp_vjp_x(cotangent__, result__, g, ans, x, axis):
-    cm, gm, am, xm = reductions._scan_layout(axis, cotangent__, g, ans, x)
+    last = reductions._scan_last
+    cm, gm, am, xm = last(cotangent__, axis), last(g, axis), last(ans, axis), last(x, axis)
     before, first, skipped = reductions._cumprod_pieces(xm)
     divisor = np.where(before, xm, 1.0)
     d_part = np.where(before, -reductions._reverse_cumsum(gm * am, -1) / divisor**2 * cm, 0.0)
