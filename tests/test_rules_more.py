@@ -307,6 +307,41 @@ def test_cumprod_hessian_along_an_axis_with_zeros():
     assert np.count_nonzero(h) == sum(np.count_nonzero(h[r, :, r, :]) for r in range(3))
 
 
+@pytest.mark.parametrize("v", [[1.0, 0.0, -2.0, 2.0, 0.0, 3.0], [2.0, 0.0, 0.0, 1.5, -1.0, 2.0], [0.0, 0.5, -2.0, 2.0, 0.7, 3.0],
+                               [0.5, -1.5, 2.0, 0.8, 1.2, -0.7]])
+def test_reverse_mode_through_cumprods_reverse_rule_with_zeros(v):
+    """Reverse mode over cumprod's reverse rule, as the Tensor shim's create_graph passes
+    run it: its adjoint helper has written reverse rules (its source passes `*arrays`),
+    exact where v holds zeros (no division by v)."""
+    from srcgrad.rules.reductions import cumprod_vjp
+
+    v = np.array(v)
+    w = np.arange(1.0, 7.0)
+    u = np.linspace(-1.0, 1.0, 6)
+
+    def along_u(v, w):
+        return np.sum(cumprod_vjp(w, np.cumprod(v), v) * u)
+
+    v0 = v.copy()
+    got_v, got_w = srcgrad.grad(along_u, wrt=(0, 1))(v, w)
+    assert np.array_equal(v, v0) and got_v.shape == (6,) and got_v.dtype == np.float64
+    np.testing.assert_allclose(got_v, _cumprod_hessian(v, w) @ u, rtol=0, atol=1e-12)
+    jacobian = np.array([[np.prod([v[m] for m in range(i + 1) if m != k]) if k <= i else 0.0 for k in range(6)]
+                         for i in range(6)])
+    np.testing.assert_allclose(got_w, jacobian @ u, rtol=0, atol=1e-12)  # linear in w: J u
+    eps = 1e-6
+    numeric = np.array([(along_u(v + eps * e, w) - along_u(v - eps * e, w)) / (2 * eps) for e in np.eye(6)])
+    np.testing.assert_allclose(got_v, numeric, rtol=1e-6, atol=1e-6)
+
+    def along_rows(x):  # along an axis, x of two rows
+        return np.sum(cumprod_vjp(w.reshape(2, 3), np.cumprod(x, axis=1), x, axis=1) * u.reshape(2, 3))
+
+    rows = srcgrad.grad(along_rows)(v.reshape(2, 3))
+    for r in range(2):
+        np.testing.assert_allclose(rows[r], _cumprod_hessian(v[3 * r:3 * r + 3], w[3 * r:3 * r + 3]) @ u[3 * r:3 * r + 3],
+                                   rtol=0, atol=1e-12)
+
+
 def test_sinc_second_and_third_derivatives_at_zero():
     # Regression: sinc's derivative is written with a special case at 0 (value 0) that
     # forward mode differentiated as a constant: the Hessian of np.sinc at 0 was 0, not

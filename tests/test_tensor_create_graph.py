@@ -220,16 +220,73 @@ def test_against_pytorch_where_installed():
 
 
 def test_a_backward_the_compiler_cannot_differentiate_again_refuses_before_anything_changes():
-    # cumprod's backward scans through a helper of variable arguments, which reverse
-    # mode refuses: the second pass refuses, naming the node, and leaves .grad as it was
+    # the fifth pass through tanh(x) ** 2 differentiates the pullback of a pullback of a
+    # comprehension (Mul's backward fills missing cotangents), whose list the pass before
+    # changes in place, which reverse mode refuses: the pass refuses, naming the node, and
+    # leaves .grad as it was
+    x = _t([0.3, -0.7])
+    w = _t([3.0])
+    g = (torch.tanh(x) ** 2).sum() * w.sum()
+    for _ in range(4):
+        (g,) = torch.autograd.grad(g.sum(), x, create_graph=True)
+    w.grad = torch.ones(1, dtype=_F64)
+    with pytest.raises(NotImplementedError, match="MulBackward0"):
+        (g.sum() + (w * w).sum()).backward()
+    assert x.grad is None and w.grad.tolist() == [1.0]
+
+
+def test_third_and_fourth_passes_through_cumprod():
+    # the backward of cumprod's second gradient runs the reverse rules of cumprod's adjoint
+    # helper, differentiated again by reverse mode: values as PyTorch 2.13 gives them
     x = _t([[1.0, 2.0], [3.0, 4.0]])
     w = _t([3.0])
     (g,) = torch.autograd.grad(x.cumprod(1).sum() * w.sum(), x, create_graph=True)
     assert g.tolist() == [[9.0, 3.0], [15.0, 9.0]]  # w (1 + b, a) per row (a, b)
-    w.grad = torch.ones(1, dtype=_F64)
-    with pytest.raises(NotImplementedError, match="CumprodBackwardBackward0"):
-        (g.sum() + (w * w).sum()).backward()
-    assert x.grad is None and w.grad.tolist() == [1.0]
+    (h,) = torch.autograd.grad((g * g).sum(), x, create_graph=True)
+    assert h.tolist() == [[18.0, 54.0], [54.0, 90.0]]  # 2 w^2 (a, 1 + b) per row
+    (k,) = torch.autograd.grad((h * h).sum(), x, create_graph=True)
+    np.testing.assert_allclose(k.detach().numpy(), [[648.0, 1944.0], [1944.0, 3240.0]], rtol=1e-13)  # 8 w^4 (a, 1 + b)
+    (k.sum() + (w * w).sum()).backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full((2, 2), 648.0), rtol=1e-13)
+    np.testing.assert_allclose(w.grad.numpy(), [10374.0], rtol=1e-13)  # 4 sum(k) / w + 2 w
+
+
+# (x, second derivative along linspace(-1, 1, 6) of sum(cumprod(x) ** 2), gradient of the
+# squared gradient of sum(cumprod(m, 1) * sin(m)), m = x as 2 x 3), as PyTorch 2.13 gives them
+_CUMPROD_SECOND = [
+    ([0.5, 0.0, 2.0, -1.5, 0.7, 1.3], [-2.0, -7.75887, 0.0, 0.0, 0.0, 0.0],
+     [6.090314923943, 5.158323618789, 0.070019315124, -20.882421702668, 18.313839904851, 12.688915988878]),
+    ([0.5, 0.0, 2.0, 0.0, 0.7, 1.3], [-2.0, -1.5, 0.0, 0.0, 0.0, 0.0],
+     [6.090314923943, 5.158323618789, 0.070019315124, 5.311161319184, 6.458990540992, 2.437596428451]),
+    ([0.0, 0.8, 2.0, -1.5, 0.7, 0.0], [-25.5648, 0.0, 0.0, 0.0, 0.0, 0.0],
+     [8.115043022563, 12.551197477254, 0.249955509772, -2.406045111785, 4.186422661521, 0.0]),
+]
+
+
+@pytest.mark.parametrize("values, along, squared", _CUMPROD_SECOND)
+def test_second_derivatives_through_cumprod_with_zeros(values, along, squared):
+    """create_graph through cumprod's backward, where x holds zeros: the gradient's own
+    backward runs the written reverse rules of cumprod's adjoint helper (no division by x)."""
+    x = _t(values)
+    v = torch.tensor(np.linspace(-1.0, 1.0, 6), dtype=_F64)
+    (g,) = torch.autograd.grad((torch.cumprod(x, 0) ** 2).sum(), x, create_graph=True)
+    (h,) = torch.autograd.grad((g * v).sum(), x, create_graph=True)
+    assert h.grad_fn is not None and h.dtype == _F64 and h.shape == (6,)
+    np.testing.assert_allclose(h.detach().numpy(), along, rtol=1e-10, atol=1e-12)
+    m = x.reshape(2, 3)
+    (g2,) = torch.autograd.grad((m.cumprod(1) * m.sin()).sum(), x, create_graph=True)
+    (h2,) = torch.autograd.grad((g2 * g2).sum(), x)
+    np.testing.assert_allclose(h2.numpy(), squared, rtol=1e-10, atol=1e-12)
+
+    def gradient(xs):
+        xt = _t(xs)
+        (gt,) = torch.autograd.grad((torch.cumprod(xt, 0) ** 2).sum(), xt)
+        return gt.numpy()
+
+    eps = 1e-6
+    numeric = sum(vk * (gradient(np.add(values, eps * e)) - gradient(np.subtract(values, eps * e))) / (2 * eps)
+                  for vk, e in zip(np.linspace(-1.0, 1.0, 6), np.eye(6)))
+    np.testing.assert_allclose(h.detach().numpy(), numeric, rtol=1e-6, atol=1e-6)
 
 
 _NAMED = {  # the node of the first gradient, as PyTorch 2.13 names it (None: a leaf)
@@ -551,3 +608,23 @@ def test_a_write_into_a_value_a_recorded_gradient_reads_is_refused():
     with pytest.raises(RuntimeError, match=r"\[srcgrad.DoubleTensor \[3\]\], which is output 0 of Mul, is at version 1; "
                                            "expected version 0 instead"):
         torch.autograd.grad(g.sum(), x)
+
+
+def test_third_and_fourth_derivatives_through_tanh_squared():
+    """The backward of `tanh(x) ** 2`'s gradient fills missing cotangents in a comprehension
+    (`_or_zeros`), whose generated pullback is differentiated again at the third order.
+    Values as PyTorch 2.13 gives them (float64), and the closed form of d3/dx3 tanh^2."""
+    x = _t([0.3, -0.7])
+    v = torch.tensor([1.0, 0.5], dtype=_F64)
+    _, hv = torch.autograd.functional.hvp(lambda x: (torch.tanh(x) ** 2).sum(), x, v, create_graph=True)
+    (third_v,) = torch.autograd.grad(hv.sum(), x)
+    assert np.allclose(third_v.numpy(), [-3.72248582, 1.38749171], rtol=1e-8)
+    (g,) = torch.autograd.grad((torch.tanh(x) ** 2).sum(), x, create_graph=True)
+    (g2,) = torch.autograd.grad(g.sum(), x, create_graph=True)
+    (g3,) = torch.autograd.grad(g2.sum(), x, create_graph=True)
+    (g4,) = torch.autograd.grad(g3.sum(), x)
+    t = np.tanh(np.array([0.3, -0.7]))
+    s = 1 - t ** 2  # d/dx tanh^2 = 2 t s; d2 = 2 s^2 - 4 t^2 s; d3 = -16 t s^2 + 8 t^3 s
+    assert np.allclose(g3.detach().numpy(), -16 * t * s ** 2 + 8 * t ** 3 * s, rtol=1e-12)
+    assert np.allclose(g4.numpy(), [-6.11370393, 7.50352909], rtol=1e-8)
+    assert g4.dtype == _F64 and g4.shape == (2,)

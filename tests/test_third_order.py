@@ -203,3 +203,45 @@ def test_fourth_derivative_through_derived_rules():
 def test_next_of_a_generator_in_first_derivatives():
     """`next(<generator>)` reads its first entry (the generator is lowered to a list)."""
     assert np.isclose(srcgrad.grad(next_of_generator)(X), 4 * X ** 3)
+
+
+# --- generated gradient code, imported as a module, differentiated as a user's function -----
+
+
+def _filled(parts, values):
+    return tuple([np.zeros_like(v) if part is None else part for part, v in zip(parts, values)])
+
+
+def uses_filled(a, b):
+    t = _filled((a * b, None), (a, b))
+    return np.sum(t[0] ** 2) + np.sum(t[1])
+
+
+def test_gradient_of_printed_gradient_code_with_a_list_built_in_a_loop(tmp_path):
+    """The printed gradient of a comprehension filling Nones builds `items` by appends in
+    its forward loop and pops it in its backward loop, reads positions back from its tape
+    (`i = tape.pop()`, an index) and takes list gradients apart (`item_grad`, `drop_last`).
+    Differentiated again as plain code: `item_grad(items_bar, -1, choice)` shares no memory
+    with `choice` or `items`, an index has no derivative, and the list gradients of
+    `items_bar` add entry by entry."""
+    import importlib.util
+
+    path = tmp_path / "printed_gradient_of_filled.py"
+    path.write_text(srcgrad.source(srcgrad.grad(uses_filled)))
+    spec = importlib.util.spec_from_file_location("printed_gradient_of_filled", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    a, b = np.array([0.3, -0.7]), np.array([1.2, 0.4])
+    assert np.allclose(module.uses_filled_grad(a, b), 2 * a * b * b)  # d/da sum((a b)^2)
+
+    def squared_gradient(a, b):
+        return np.sum(module.uses_filled_grad(a, b) ** 2)
+
+    a0 = a.copy()
+    got = srcgrad.grad(squared_gradient)(a, b)
+    assert np.array_equal(a, a0)
+    assert got.shape == (2,) and got.dtype == np.float64
+    assert np.allclose(got, 8 * a * b ** 4, rtol=1e-12)  # sum(4 a^2 b^4) by a
+    numeric = np.array([(squared_gradient(a + EPS * e, b) - squared_gradient(a - EPS * e, b)) / (2 * EPS)
+                        for e in np.eye(2)])
+    assert np.allclose(got, numeric, rtol=1e-7)

@@ -245,7 +245,8 @@ class Contributions:
                     f"in `{self.program.name}`); register one with srcgrad.defvjp", NotDifferentiableError,
                 )
             self.check_receiver(stmt, node, label)
-            if isinstance(node, gast.Name) and (node.id in self.containers or calls.takes_sequence(rule, param)):
+            if isinstance(node, gast.Name) and (node.id in self.containers or calls.takes_sequence(rule, param)
+                                                or getattr(rule.vjps[param].fn, "container_gradient", False)):
                 self.structured.add(self.namer.adjoint(node.id))  # one gradient per entry: never `+`
             value = self.vjp_expression(rule, param, g, ans, arrays)
             if not isinstance(node, gast.Name):  # `np.stack([a, b])`: one gradient per entry

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import syntax, traversal, views
 from .calls import COPY_METHODS
-from .views import (CONTAINER_BUILTINS, COPYING_UNLESS_TOLD, ELEMENT_METHODS, FRESH_BUILTINS, MORE_VIEWS,
+from .views import (CARRIERS, CONTAINER_BUILTINS, COPYING_UNLESS_TOLD, ELEMENT_METHODS, FRESH_BUILTINS, MORE_VIEWS,
                     VIEW_ATTRIBUTES, VIEW_FUNCTIONS, VIEW_METHODS)
 
 
@@ -67,10 +67,12 @@ def held(base, assigns, calls, appends, stores, entries_own):
                 return set()
             found = receiver | {d for a in given for d in of(a)}
             return found | {d - 1 for d in found if d > 0}
+        obj = getattr(callee, "obj", None)
+        if within(obj, CARRIERS) and value.args and not isinstance(value.args[0], gast.Starred):
+            given = value.args[:1]
         found = {d for a in given for d in of(a)}
         if not found:
             return set()
-        obj = getattr(callee, "obj", None)
         if within(obj, CONTAINER_BUILTINS):  # the entries it is given, wrapped once more by zip and enumerate
             wrapped = found | ({d + 1 for d in found if d < _DEEPEST} if obj in (zip, enumerate) else set())
             return {d for d in wrapped if d > 0} | ({1} if 0 in found and not entries_own else set())

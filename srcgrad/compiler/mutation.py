@@ -25,7 +25,7 @@ import gast
 
 from ..errors import NotDifferentiableError
 from . import argument_writes, holders, printing, statement_blocks, syntax, traversal
-from .views import VIEW_METHODS
+from .views import CARRIERS, VIEW_METHODS
 
 CHANGING_METHODS = {"append"}  # the in-place methods reverse mode can undo (and `pop`: see `list_pops`)
 
@@ -180,6 +180,8 @@ def _may_view(value, base, calls, holds_entries=False):
     if callee is not None and callee.kind == "method" and callee.path == "pop":
         return False  # an entry the container gives up (of a list, dict or set), not a view of it
     given = list(value.args) + [k.value for k in value.keywords]
+    if callee is not None and holders.within(callee.obj, CARRIERS) and given[:1] and not isinstance(given[0], gast.Starred):
+        return syntax.is_name(given[0], base)  # srcgrad's adjoint helpers: only the cotangent they carry
     if isinstance(value.func, gast.Attribute):
         given.append(value.func.value)
     return any(syntax.is_name(a, base) for a in given)

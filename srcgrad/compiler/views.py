@@ -15,6 +15,8 @@ import gast
 import numpy as np
 
 from .. import runtime
+from ..rules.shapes import _getitem_vjp
+from ..rules.structure import _sequence_grad
 from . import frontend, syntax, traversal
 from .scope import dotted_parts
 
@@ -56,6 +58,12 @@ FRESH_BUILTINS = {abs, float, int, bool, complex, len, range, round, pow, divmod
                   hasattr, any, all, hash, id, format, ord, chr, print, callable,
                   runtime.snapshot, runtime.is_view_of,  # written by tuple_writes.py
                   runtime.in_place}  # `y += v` (anf.py): `y + v`, new, or a copy of it
+# srcgrad's adjoint helpers that generated code calls: the result holds (parts of) the
+# cotangent or tangent they carry, the first argument, and nothing of the others (which
+# lend a shape, a kind or an index): `item_grad(items_bar, -1, choice)` shares no memory
+# with `choice`
+CARRIERS = {runtime.item_grad, runtime.unbroadcast, runtime.unreduce, runtime.broadcast_tangent,
+            runtime.unless_integral, _sequence_grad, _getitem_vjp}
 CONTAINER_BUILTINS = {list, tuple, sorted, reversed, zip, enumerate, iter, dict, set, frozenset}
 # NumPy functions returning one new array (no list, no view): see sharing's _Function.numpy_arrays
 ARRAY_MAKERS = {getattr(np, f) for f in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",

@@ -120,6 +120,30 @@ def drop_last_jvp(t, ans, g):
     return drop_last(t)
 
 
+# `_drop_last_transpose(cotangent, g)`, drop_last's adjoint: linear in `cotangent`; `g`
+# lends its kind (None: a zero gradient)
+@defvjp(_drop_last_transpose, "cotangent", name="DropLastTranspose")
+def _drop_last_transpose_vjp(c, ans, cotangent, g):
+    return None if g is None else drop_last(c)
+
+
+@defjvp(_drop_last_transpose, "cotangent")
+def _drop_last_transpose_jvp(t, ans, cotangent, g):
+    return _drop_last_transpose(t, g)
+
+
+@defvjp(_drop_last_transpose, "g")
+@_zero
+def _drop_last_transpose_vjp_g(c, ans, cotangent, g):
+    return zeros_like_grad(g)
+
+
+@defjvp(_drop_last_transpose, "g")
+@_zero
+def _drop_last_transpose_jvp_g(t, ans, cotangent, g):
+    return zeros_like_grad(ans)
+
+
 @defvjp(popped_grad, "g", name="PoppedGrad")
 def popped_grad_vjp(cotangent, ans, g, at, rest, entry=False):
     if cotangent is None:
@@ -211,6 +235,13 @@ def without_part_vjp(cotangent, ans, g, index):
 @defjvp(without_part, "g")
 def without_part_jvp(t, ans, g, index):
     return without_part(t, index)
+
+
+# the cotangent of a container gradient `g` is one too (a list, tuple or dict, or None):
+# the compiler adds such cotangents with `add_grad`, entry by entry, never with `+`
+for _rule in (item_grad_vjp, values_grad_vjp, assigned_grad_vjp, drop_last_vjp, popped_grad_vjp, without_part_vjp,
+              _drop_last_transpose_vjp):
+    _rule.container_gradient = True
 
 
 # where in the container: a key read back from the tape may look differentiated

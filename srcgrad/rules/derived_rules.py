@@ -28,7 +28,7 @@ import inspect
 from ..runtime import joined_part, repeated_part, zeros_like_grad
 from . import activations, copies, elementwise, methods, record_replace, reductions, scalars, selections, series, shapes, statistics, structure, ufunc_methods, variances, fills
 from .registry import defjvp, is_nondifferentiable, lookup, nondifferentiable
-from .container_rules import _drop_last_transpose, _item_transpose, _leaf_transpose
+from .container_rules import _item_transpose, _leaf_transpose
 from .runtime_rules import _zero
 from .written_rules import written as _written
 
@@ -207,7 +207,7 @@ _PIECEWISE_CONSTANT = {
     scalars._unsorted: ("iterable", "order"), scalars._each_times: ("iterable",), scalars._sorted_tangent: ("iterable", "order"),
     scalars.sorted_vjp: ("ans", "iterable", "key", "reverse"), scalars.sorted_jvp: ("ans", "iterable", "key", "reverse"), copies.pad_vjp: ("ans", "x", *_PAD_VALUES),
     copies.pad_jvp: ("ans", "x", *_PAD_VALUES),  # linear in x: its padding values add, never scale
-    _leaf_transpose: ("g",), _item_transpose: ("g",), _drop_last_transpose: ("g",),
+    _leaf_transpose: ("g",), _item_transpose: ("g",),
     reductions._masked_mean_vjp: ("x",), reductions._running_extremum_vjp: ("ans", "x"),
     reductions._running_extremum_jvp: ("ans",), structure._gather_back: ("ids", "x"), copies._pad_jvp: ("x", "kwargs"),
     statistics._quantile_vjp_x: ("ans", "x"), statistics._quantile_jvp_x: ("ans", "x"),  # weights from ranks and q

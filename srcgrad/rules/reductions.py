@@ -497,6 +497,13 @@ def nancumsum_jvp(t, ans, x, axis=None, dtype=None, out=None):
     return np.cumsum(_valid_tangent(t, x), axis=axis)
 
 
+def _scan_last(a, axis):
+    """`a` with the scanned axis last (flattened first when axis is None)."""
+    if axis is None:
+        return np.reshape(a, -1)
+    return np.moveaxis(np.asarray(a), axis, -1)
+
+
 def _scan_layout(axis, *arrays):
     """Each array with the scanned axis last (flattened first when axis is None)."""
     if axis is None:

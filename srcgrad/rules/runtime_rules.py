@@ -462,6 +462,46 @@ discrete(shapes._diagonal_scatter, "offset", "axis1", "axis2")
 
 
 # --- cumprod's adjoint helper: _cumprod_vjp(g, ans, x, axis) ------------------------------
+# Along each scan (axis last), with the masks of _cumprod_pieces and S = reverse cumsum:
+#   R = before * S(g * ans) / x + first * S(g * skipped)
+# (ans taken as given: the rules of `ans` and `x` are those of this formula, exact where x
+# holds zeros). The reverse rules transpose the forward ones, term by term.
+
+
+def _cumprod_vjp_jvp_g(tangent__, result__, g, ans, x, axis):
+    return reductions._cumprod_vjp(tangent__, ans, x, axis)
+
+
+def _cumprod_vjp_vjp_g(cotangent__, result__, g, ans, x, axis):
+    last = reductions._scan_last
+    cm, am, xm = last(cotangent__, axis), last(ans, axis), last(x, axis)
+    before, first, skipped = reductions._cumprod_pieces(xm)
+    over_x = np.cumsum(np.where(before, cm / np.where(before, xm, 1.0), 0.0), axis=-1)
+    out = am * over_x + skipped * np.cumsum(np.where(first, cm, 0.0), axis=-1)
+    return reductions._unscan_layout(out, g, axis)
+
+
+def _cumprod_vjp_vjp_ans(cotangent__, result__, g, ans, x, axis):
+    last = reductions._scan_last
+    cm, gm, xm = last(cotangent__, axis), last(g, axis), last(x, axis)
+    before = reductions._cumprod_pieces(xm)[0]
+    out = gm * np.cumsum(np.where(before, cm / np.where(before, xm, 1.0), 0.0), axis=-1)
+    return reductions._unscan_layout(out, ans, axis)
+
+
+def _cumprod_vjp_vjp_x(cotangent__, result__, g, ans, x, axis):
+    last = reductions._scan_last
+    cm, gm, am, xm = last(cotangent__, axis), last(g, axis), last(ans, axis), last(x, axis)
+    before, first, skipped = reductions._cumprod_pieces(xm)
+    divisor = np.where(before, xm, 1.0)
+    d_part = np.where(before, -reductions._reverse_cumsum(gm * am, -1) / divisor**2 * cm, 0.0)
+    base = np.where(first, 1.0, xm)
+    c_zero = np.sum(np.where(first, cm, 0.0), axis=-1, keepdims=True)  # the cotangent at the first zero
+    d_skipped = np.where(first, 0.0, reductions._cumprod_vjp(np.where(before, 0.0, gm * c_zero), skipped, base, -1))
+    after = ~(before | first)
+    moved = np.sum(np.where(after, cm * reductions._cumprod_vjp(gm, skipped, base, -1), 0.0), axis=-1, keepdims=True)
+    out = d_part + d_skipped + np.where(first, moved, 0.0)
+    return reductions._unscan_layout(out, x, axis)
 
 
 def _cumprod_vjp_jvp_ans(tangent__, result__, g, ans, x, axis):
@@ -485,8 +525,13 @@ def _cumprod_vjp_jvp_x(tangent__, result__, g, ans, x, axis):
     return reductions._unscan_layout(out, x, axis)
 
 
+defvjp(reductions._cumprod_vjp, "g", name="CumprodVjp")(_cumprod_vjp_vjp_g)
+defjvp(reductions._cumprod_vjp, "g")(_cumprod_vjp_jvp_g)
+defvjp(reductions._cumprod_vjp, "ans")(_cumprod_vjp_vjp_ans)
 defjvp(reductions._cumprod_vjp, "ans")(_cumprod_vjp_jvp_ans)
+defvjp(reductions._cumprod_vjp, "x")(_cumprod_vjp_vjp_x)
 defjvp(reductions._cumprod_vjp, "x")(_cumprod_vjp_jvp_x)
+discrete(reductions._cumprod_vjp, "axis")
 
 
 # --- the singular values' and svd's adjoint helpers, and the cofactor matrix (det) --------

@@ -18,7 +18,7 @@ import operator
 import numpy as np
 
 from ..runtime import COMPLEX_GRADIENT, field_grad, field_tangent, sequence_like, unbroadcast, zeros_like_grad
-from .registry import defjvp, defvjp, numpy2
+from .registry import defjvp, defvjp, discrete, numpy2
 
 # --- helpers ------------------------------------------------------------------------
 
@@ -423,6 +423,11 @@ take_vjp.reads_only_the_shape_of = take_along_axis_vjp.reads_only_the_shape_of =
 @defjvp(operator.getitem, "x")
 def getitem_jvp(t, ans, x, index):
     return t[index]
+
+
+# an index or a key has no derivative: an integer, a slice or a mask (NumPy refuses float
+# indices); generated code reads a loop's position back from its tape (`i = tape.pop()`)
+discrete(operator.getitem, "index")
 
 
 @defvjp(getattr, "x", name="Field")
