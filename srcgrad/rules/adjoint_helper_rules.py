@@ -11,7 +11,7 @@ runtime's own helpers (`unbroadcast`, `unreduce`, ...) are in `runtime_rules.py`
 
 import numpy as np
 
-from ..runtime import zeros_like_grad
+from ..runtime import unbroadcast, zeros_like_grad
 from . import decompositions, linalg, reductions, series, shapes
 from .operators import _matmul_vjp_x, _matmul_vjp_y
 from .registry import defjvp, defvjp, discrete
