@@ -598,8 +598,9 @@ def test_fast_forms_of_sigmoid_and_relu_give_the_primitives_results_bit_for_bit(
                       (rng.standard_normal((20, 30)) * 5).astype(dtype)[:, ::2], np.array(-0.0, dtype)]
             for x in arrays:
                 e = np.exp(-x)
-                expected = {activations.expit: 1.0 / (1.0 + e) if e.ndim == 0 else np.reciprocal(e + 1.0),
-                            activations.relu_of_array: np.where(x < 0, 0, x)}
+                one, zero = dtype(1), dtype(0)  # of x's dtype: NumPy 1 widens a 0-d array with a Python number
+                expected = {activations.expit: one / (one + e) if e.ndim == 0 else np.reciprocal(e + one),
+                            activations.relu_of_array: np.where(x < 0, zero, x)}
                 for fast, want in expected.items():
                     got = fast(x)
                     assert np.asarray(got).dtype == np.asarray(want).dtype and np.shape(got) == np.shape(want)

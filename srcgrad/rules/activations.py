@@ -39,8 +39,8 @@ def sigmoid(x):
 
 # 0-d read-only arrays of the float dtypes, for the Tensor shim's fast forms below: NumPy
 # converts a Python number operand to an array at every call
-_ONES = {np.dtype(t): np.ones((), t) for t in (np.float32, np.float64)}
-_ZEROS = {np.dtype(t): np.zeros((), t) for t in (np.float32, np.float64)}
+_ONES = {np.dtype(t): np.ones((), t) for t in (np.float16, np.float32, np.float64)}
+_ZEROS = {np.dtype(t): np.zeros((), t) for t in (np.float16, np.float32, np.float64)}
 for _constant in (*_ONES.values(), *_ZEROS.values()):
     _constant.flags.writeable = False
 _where = getattr(np.where, "_implementation", np.where)  # without its __array_function__ dispatch
@@ -58,8 +58,9 @@ def expit(x):
         np.add(e, one, out=e)
         return np.reciprocal(e, out=e)
     e = np.exp(-x)
-    if type(e) is not np.ndarray:  # a scalar
-        return 1.0 / (1.0 + e)
+    if type(e) is not np.ndarray:  # a scalar (of a 0-d array too): 1 of its type, which NumPy 1 would widen
+        one = type(e)(1.0)
+        return one / (one + e)
     e += 1.0
     return np.reciprocal(e, out=e)
 
@@ -72,7 +73,7 @@ def relu(x):
 
 def relu_of_array(x):
     """`relu(x)` for an ndarray `x` (the Tensor shim's), the same result bit for bit: for
-    float32 and float64, with a 0-d zero of x's dtype in place of the Python 0 (the value
+    float16, float32 and float64, with a 0-d zero of x's dtype in place of the Python 0 (the value
     and dtype NumPy converts it to) and np.where without its dispatch."""
     zero = _ZEROS.get(x.dtype)
     if zero is None:
