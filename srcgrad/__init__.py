@@ -30,7 +30,7 @@ __version__ = "0.1.0"
 # Tensor shim: PyTorch-style eager autograd (`import srcgrad as torch`), in srcgrad/tensor/
 # `float`, `int`, `bool`, `sum`, `max`, `min`, `abs`, `pow`, `all`, `any`, `round` and `compile` below shadow the builtins
 # in this module: code placed after this block must use `builtins.float` and so on.
-from . import autograd, cuda, nn, optim  # noqa: E402
+from . import autograd, cuda, nn, optim, utils  # noqa: E402
 from .tensor import (  # noqa: E402
     Size, Tensor, abs, add, all, amax, amin, any, arange, argmax, argmin, as_tensor, cat, clamp, clamp_max,
     clamp_min, clip, clone, complex64, complex128, concat, concatenate, cos, cumprod, cumsum, div, dot, double,
