@@ -52,6 +52,21 @@ class Parameter(Tensor):
 
     __str__ = __repr__
 
+    def __reduce_ex__(self, protocol):
+        """Pickled as a Parameter (its values and `requires_grad`), as PyTorch pickles one."""
+        return _rebuilt_parameter, (np.array(self._data), self._requires_grad)
+
+    def __deepcopy__(self, memo):
+        """A new Parameter of the same values and `requires_grad`, without `.grad`, as
+        PyTorch's (`copy.deepcopy(model)` keeps its parameters Parameters)."""
+        copied = memo[id(self)] = Parameter(Tensor._make(np.array(self._data)), self._requires_grad)
+        return copied
+
+
+def _rebuilt_parameter(data, requires_grad):
+    """What `pickle` makes of a pickled Parameter."""
+    return Parameter(Tensor._make(data), requires_grad)
+
 
 class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What `load_state_dict` returns; it prints as PyTorch's does when both are empty."""
