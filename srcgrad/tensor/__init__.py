@@ -23,7 +23,8 @@ from .creation import (
     zeros, zeros_like,
 )
 from .devices import device
-from .dtypes import Size, dtype, get_default_dtype
+from .draws import bernoulli, multinomial, normal, poisson, randperm
+from .dtypes import Size, dtype, get_default_dtype, set_default_dtype
 from .functions import (
     abs, add, addmm, all, allclose, amax, amin, any, argmax, argmin, argsort, atan2, bmm, cat, ceil, chunk, clamp, clamp_max,
     clamp_min, clip, clone, concat, concatenate, cos, cumprod, cumsum, div, dot, exp, expm1, flatten, floor, gather,

@@ -146,8 +146,11 @@ def _is_index(n):
     return True
 
 
-def _dtype(dtype, default=dtypes.DEFAULT_FLOAT):
-    return (default if dtype is None else dtypes.as_dtype(dtype)).numpy
+def _dtype(dtype, default=None):
+    """The NumPy dtype of `dtype`; where it is None, of `default` (None: the default float)."""
+    if dtype is None:
+        return (dtypes.DEFAULT_FLOAT if default is None else default).numpy
+    return dtypes.as_dtype(dtype).numpy
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):

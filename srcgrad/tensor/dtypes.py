@@ -8,7 +8,8 @@ import builtins
 
 import numpy as np
 
-__all__ = ["dtype", "Size", "dim_axis", "as_dtype", "of", "result_type", "DEFAULT_FLOAT", "get_default_dtype", "c_name"]
+__all__ = ["dtype", "Size", "dim_axis", "as_dtype", "of", "result_type", "DEFAULT_FLOAT", "get_default_dtype",
+           "set_default_dtype", "default_complex", "c_name"]
 
 
 class dtype:
@@ -59,8 +60,27 @@ _ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, in
 
 
 def get_default_dtype():
-    """The dtype of floating tensors made from Python floats: float32."""
+    """The dtype of floating tensors made from Python floats: float32 unless
+    `set_default_dtype` said otherwise."""
     return DEFAULT_FLOAT
+
+
+def set_default_dtype(d):
+    """Make the floating dtype `d` (float16, float32 or float64) the default: of Python
+    floats in tensors and arithmetic, of creation functions and parameters, and the dtype
+    a repr does not print (with its complex counterpart for complex numbers)."""
+    global DEFAULT_FLOAT
+    if not isinstance(d, dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
+    if d.numpy.kind != "f":
+        raise TypeError("only floating-point types are supported as the default type")
+    DEFAULT_FLOAT = d
+
+
+def default_complex():
+    """The dtype of tensors made from Python complex numbers: complex128 where the default
+    float is float64, else complex64."""
+    return complex128 if DEFAULT_FLOAT is float64 else complex64
 
 
 _BY_NUMPY = {d.numpy: d for d in _ALL}
@@ -171,7 +191,7 @@ def _python_dtype(x):
     if isinstance(x, (builtins.float, np.floating)):
         return DEFAULT_FLOAT.numpy
     if isinstance(x, (builtins.complex, np.complexfloating)):
-        return complex64.numpy
+        return default_complex().numpy
     raise TypeError(f"unsupported operand type: {type(x).__name__}")
 
 

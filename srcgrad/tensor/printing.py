@@ -9,6 +9,8 @@ import math
 
 import numpy as np
 
+from . import dtypes
+
 PRECISION = 4
 LINEWIDTH = 80
 THRESHOLD = 1000
@@ -35,7 +37,11 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     SCI_MODE = sci_mode
 
 
-_PLAIN_DTYPES = ("float32", "int64", "bool", "complex64")
+def _plain(dtype_name):
+    """Whether a repr leaves out `dtype=` for `dtype_name` (`srcgrad.float64`): the default
+    float, its complex counterpart, int64 and bool."""
+    name = dtype_name.split(".")[-1]
+    return name in ("int64", "bool", dtypes.DEFAULT_FLOAT.name, dtypes.default_complex().name)
 
 
 class _Formatter:
@@ -169,11 +175,11 @@ def tensor_repr(t, dtype_name):
     indent = len(prefix)
     values = t._data
     suffixes = []
-    plain = dtype_name.split(".")[-1] in _PLAIN_DTYPES
+    plain = _plain(dtype_name)
     if values.size == 0:
         if values.ndim != 1:
             suffixes.append("size=" + str(tuple(values.shape)))
-        if dtype_name != "srcgrad.float32":
+        if dtype_name != "srcgrad." + dtypes.DEFAULT_FLOAT.name:
             suffixes.append("dtype=" + dtype_name)
         body = "[]"
     else:

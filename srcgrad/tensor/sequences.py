@@ -3,8 +3,8 @@
 The shape comes from the first element along each dimension, and every other element
 must agree (`expected sequence of length 2 at dim 1 (got 3)`). The dtype promotes the
 dtypes of the scalars, as `torch.promote_types` does: a Python bool is bool, an int
-int64, a float the default float (float32), a complex complex64, a NumPy scalar or array
-its own dtype (`[np.float64(0.5), 1.0]` is float64) and a Tensor its dtype. A Tensor
+int64, a float the default float (float32), a complex its complex counterpart
+(complex64), a NumPy scalar or array its own dtype (`[np.float64(0.5), 1.0]` is float64) and a Tensor its dtype. A Tensor
 inside a sequence counts as one scalar and must hold exactly one element.
 
 Invariant: `nested_array(data)` returns a new NumPy array, never a view of `data`.
@@ -22,7 +22,6 @@ __all__ = ["nested_array"]
 _SCALAR_DTYPES = {
     builtins.bool: np.dtype(np.bool_),
     builtins.int: np.dtype(np.int64),
-    builtins.complex: np.dtype(np.complex64),
 }
 _PYTHON_NUMBERS = {builtins.bool, builtins.int, builtins.float, builtins.complex}
 ONE_ELEMENT = "only one element tensors can be converted to Python scalars"
@@ -51,6 +50,8 @@ def _scalar_dtype(x):
         raise TypeError(f"new(): invalid data type '{kind.__name__}'")
     if kind is builtins.float:
         return dtypes.DEFAULT_FLOAT.numpy
+    if kind is builtins.complex:
+        return dtypes.default_complex().numpy
     if kind in _SCALAR_DTYPES:
         return _SCALAR_DTYPES[kind]
     if isinstance(x, (np.generic, np.ndarray)):
@@ -60,7 +61,7 @@ def _scalar_dtype(x):
             raise ValueError(ONE_ELEMENT)
         return x._data.dtype
     for base, found in ((builtins.bool, np.dtype(np.bool_)), (builtins.int, np.dtype(np.int64)),
-                        (builtins.float, dtypes.DEFAULT_FLOAT.numpy), (builtins.complex, np.dtype(np.complex64))):
+                        (builtins.float, dtypes.DEFAULT_FLOAT.numpy), (builtins.complex, dtypes.default_complex().numpy)):
         if isinstance(x, base):
             return found
     raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")

@@ -26,6 +26,7 @@ from .errstate import loud, quiet
 from .grad_mode import _mode
 from .graph import AccumulateGrad, OutputNode, accumulate
 from .arithmetic import ArithmeticOps
+from .draws import DrawMethods
 from .inplace import InPlaceOps
 from .pointwise import PointwiseOps
 from .products import ProductOps
@@ -113,7 +114,8 @@ def given_gradients(gradients, count):
     return list(gradients[:count])
 
 
-class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
+class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps,
+             DrawMethods):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
