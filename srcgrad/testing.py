@@ -1,4 +1,5 @@
-"""Checking derivatives: `check_grad(f, *args, wrt=...)`.
+"""Checking derivatives: `check_grad(f, *args, wrt=...)`; and, for the Tensor shim,
+`assert_close` as `torch.testing.assert_close` (tensor/closeness.py).
 
 Two independent checks, both in float64:
 
@@ -20,7 +21,9 @@ import numbers
 
 import numpy as np
 
-__all__ = ["check_grad"]
+from .tensor.closeness import assert_close
+
+__all__ = ["check_grad", "assert_close"]
 
 
 def check_grad(f, *args, wrt=0, rtol=1e-5, atol=1e-6, eps=1e-6, seed=0):

@@ -294,6 +294,6 @@ def Variable(data, requires_grad=False):
 
 
 from . import function, functional  # noqa: E402  (they use Function and grad above)
-from .functional import GradcheckError, gradcheck  # noqa: E402,F401
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
 
-__all__ += ["function", "functional", "gradcheck", "GradcheckError"]
+__all__ += ["function", "functional", "gradcheck", "gradgradcheck", "GradcheckError"]

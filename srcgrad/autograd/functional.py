@@ -1,26 +1,18 @@
-"""`srcgrad.autograd.functional.jacobian`, `hessian`, `vjp`, `jvp`, `vhp`, `hvp` and
-`srcgrad.autograd.gradcheck`, as in `torch.autograd`: the Jacobian of a function of
-Tensors, row by row through `autograd.grad` (one backward pass per output element), a
-vector-Jacobian product (one pass), Jacobian- and Hessian-vector products by double
-backward passes, and a check of the Jacobian against central finite differences.
+"""`srcgrad.autograd.functional.jacobian`, `hessian`, `vjp`, `jvp`, `vhp` and `hvp`, as in
+`torch.autograd.functional`: the Jacobian of a function of Tensors, row by row through
+`autograd.grad` (one backward pass per output element), a vector-Jacobian product (one
+pass), Jacobian- and Hessian-vector products by double backward passes.
 
 Invariant: neither changes its inputs or their `.grad`; the function runs on detached
 copies that require grad, or, with create_graph, on views of the inputs that require
 grad, so that the results record their graph back to them (as PyTorch's).
 """
 
-import warnings
-
 import numpy as np
 
-from ..tensor.grad_mode import no_grad
 from ..tensor.tensor import Tensor
 
-__all__ = ["jacobian", "hessian", "vjp", "jvp", "vhp", "hvp", "gradcheck", "GradcheckError"]
-
-
-class GradcheckError(RuntimeError):
-    """What `gradcheck` raises where the Jacobians disagree."""
+__all__ = ["jacobian", "hessian", "vjp", "jvp", "vhp", "hvp"]
 
 
 def _as_tuple(value):
@@ -246,48 +238,3 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     found, _ = _double_back(firsts, xs, vs, create_graph) if any(f is not None for f in firsts) else ([None] * len(xs), ())
     products = _filled(found, xs)
     return (out if create_graph else out.detach()), (products if several_in else products[0])
-
-
-def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exception=True, **unused):
-    """Whether the Jacobian the graph gives for each input that requires grad matches
-    central finite differences of step `eps` within `atol` + `rtol`; with
-    `raise_exception` a mismatch raises GradcheckError showing both (as PyTorch lays
-    them out: one row per input element, one column per output element)."""
-    xs = _as_tuple(inputs)
-    if any(x._requires_grad and x._data.dtype != np.float64 for x in xs):
-        warnings.warn("Input #0 requires gradient and is not a double precision floating point or complex. This check "
-                      "will likely fail if all the inputs are not of double precision floating point or complex. ",
-                      UserWarning, stacklevel=2)
-    analytic = jacobian(func, xs)  # a tuple over the inputs; over the outputs first where func returns several
-    outputs = _as_tuple(func(*xs))
-    for j, out in enumerate(outputs):
-        per_input = analytic[j] if len(outputs) > 1 else analytic
-        for k, x in enumerate(xs):
-            if not x._requires_grad:
-                continue
-            a = per_input[k]._data.reshape(out._data.size, x._data.size).T
-            n = _numerical(func, xs, k, j, eps).T
-            if not np.allclose(a, n, atol=atol, rtol=rtol):
-                if not raise_exception:
-                    return False
-                raise GradcheckError(f"Jacobian mismatch for output {j} with respect to input {k},\n"
-                                     f"numerical:{Tensor._make(n.astype(a.dtype))!r}\nanalytical:{Tensor._make(a)!r}\n")
-    return True
-
-
-def _numerical(func, xs, k, j, eps):
-    """d output j / d input k by central differences: (output size, input size)."""
-    base = xs[k]._data
-    columns = []
-    with no_grad():
-        for i in range(base.size):
-            values = []
-            for step in (eps, -eps):
-                moved = base.copy()
-                moved.reshape(-1)[i] += step
-                args = list(xs)
-                args[k] = Tensor._make(moved)
-                values.append(_as_tuple(func(*args))[j]._data.astype(np.float64).reshape(-1))
-            columns.append((values[0] - values[1]) / (2 * eps))
-    size = _as_tuple(func(*xs))[j]._data.size
-    return np.stack(columns, axis=1) if columns else np.zeros((size, 0))
