@@ -48,7 +48,8 @@ from .tensor import (  # noqa: E402
 from .tensor.compiled import compile  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import testing  # noqa: E402  (check_grad; assert_close as torch.testing's)
-from .tensor import bernoulli, multinomial, normal, poisson, randperm, set_default_dtype  # noqa: E402
+from . import distributions  # noqa: E402
+from .tensor import bernoulli, finfo, iinfo, multinomial, normal, poisson, randperm, set_default_dtype  # noqa: E402
 from .tensor import IN_PLACE as _IN_PLACE, functions as _functions  # noqa: E402
 
 globals().update({_name: getattr(_functions, _name) for _name in _IN_PLACE})  # srcgrad.sin_(t), ...

@@ -24,7 +24,7 @@ from .creation import (
 )
 from .devices import device
 from .draws import bernoulli, multinomial, normal, poisson, randperm
-from .dtypes import Size, dtype, get_default_dtype, set_default_dtype
+from .dtypes import Size, dtype, finfo, get_default_dtype, iinfo, set_default_dtype
 from .functions import (
     abs, add, addmm, all, allclose, amax, amin, any, argmax, argmin, argsort, atan2, bmm, cat, ceil, chunk, clamp, clamp_max,
     clamp_min, clip, clone, concat, concatenate, cos, cumprod, cumsum, div, dot, exp, expm1, flatten, floor, gather,

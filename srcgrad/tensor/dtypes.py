@@ -9,7 +9,7 @@ import builtins
 import numpy as np
 
 __all__ = ["dtype", "Size", "dim_axis", "as_dtype", "of", "result_type", "DEFAULT_FLOAT", "get_default_dtype",
-           "set_default_dtype", "default_complex", "c_name"]
+           "set_default_dtype", "default_complex", "c_name", "finfo", "iinfo"]
 
 
 class dtype:
@@ -127,6 +127,18 @@ class Size(tuple):
     def __getitem__(self, index):
         out = tuple.__getitem__(self, index)
         return Size(out) if isinstance(index, slice) else out
+
+    def __add__(self, other):
+        """A Size, as PyTorch's `Size + tuple` (and `tuple + Size`, `Size * n`)."""
+        return Size(tuple.__add__(self, other)) if isinstance(other, tuple) else NotImplemented
+
+    def __radd__(self, other):
+        return Size(tuple.__add__(other, self)) if isinstance(other, tuple) else NotImplemented
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
 
 
 def dim_axis(dim, ndim):
@@ -253,3 +265,37 @@ _C_NAMES = {
 def c_name(dtype):
     """The C++ name of the NumPy `dtype` that PyTorch's messages show (`float`, `long int`, ...)."""
     return _C_NAMES.get(dtype.name, dtype.name)
+
+
+class finfo:
+    """The limits of a floating dtype (the default float without one), as `torch.finfo`:
+    `bits`, `eps`, `max`, `min`, `tiny` (= `smallest_normal`), `resolution`, `dtype`."""
+
+    def __init__(self, type=None):
+        found = DEFAULT_FLOAT if type is None else type
+        if not isinstance(found, dtype) or found.numpy.kind not in "fc":
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
+        info = np.finfo(found.numpy)
+        self.bits, self.dtype = info.bits, np.dtype(info.dtype).name
+        self.eps, self.max, self.min = builtins.float(info.eps), builtins.float(info.max), builtins.float(info.min)
+        self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
+        self.resolution = 10.0 ** -info.precision
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """The limits of an integer dtype, as `torch.iinfo`: `bits`, `max`, `min`, `dtype`."""
+
+    def __init__(self, type):
+        if not isinstance(type, dtype) or type.numpy.kind not in "iub":
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
+        info = np.iinfo(type.numpy) if type.numpy.kind != "b" else None
+        self.bits = 8 if info is None else info.bits
+        self.max, self.min = (1, 0) if info is None else (builtins.int(info.max), builtins.int(info.min))
+        self.dtype = type.name
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
