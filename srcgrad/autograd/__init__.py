@@ -74,16 +74,19 @@ class FunctionCtx:
 
 
 class FunctionNode(Node):
-    """The node of one `Function.apply` call."""
+    """The node of one `Function.apply` call: an edge per Tensor argument, as PyTorch's
+    (`positions`: their places among the `arg_count` arguments, for which backward
+    returns one gradient each)."""
 
-    __slots__ = ("ctx", "function", "dtypes", "shapes")
+    __slots__ = ("ctx", "function", "dtypes", "shapes", "positions", "arg_count")
 
-    def __init__(self, next_functions, ctx, function, in_dtypes, in_shapes):
+    def __init__(self, next_functions, ctx, function, in_dtypes, in_shapes, positions, arg_count):
         super().__init__(next_functions)
         self.ctx = ctx
         self.function = function
         self.dtypes = in_dtypes
         self.shapes = in_shapes
+        self.positions, self.arg_count = positions, arg_count
 
     def __repr__(self):
         return "<srcgrad.autograd.function.%s object at %#x>" % (type(self).__name__, id(self))
@@ -102,7 +105,7 @@ class FunctionNode(Node):
         with no_grad():
             grads = self._counted(self.function.backward(self.ctx, Tensor._make(g)))
         out = []
-        for i, ((nxt, _), gi, dt, shape) in enumerate(zip(self.next_functions, grads, self.dtypes, self.shapes)):
+        for i, (nxt, _), gi, dt, shape in zip(self.positions, self.next_functions, grads, self.dtypes, self.shapes):
             if nxt is None or gi is None:
                 out.append(None)
                 continue
@@ -125,7 +128,7 @@ class FunctionNode(Node):
         finally:
             ctx._saved = saved
         out = []
-        for i, ((nxt, _), gi, dt, shape) in enumerate(zip(self.next_functions, grads, self.dtypes, self.shapes)):
+        for i, (nxt, _), gi, dt, shape in zip(self.positions, self.next_functions, grads, self.dtypes, self.shapes):
             if nxt is None or gi is None:
                 out.append(None)
                 continue
@@ -151,16 +154,21 @@ class FunctionNode(Node):
         return out
 
     def _counted(self, grads):
-        """What backward returned, as a tuple of one gradient per input (PyTorch's error
-        where the count differs)."""
+        """What backward returned (one gradient per argument), as the gradients of the
+        Tensor arguments, one per edge (PyTorch's errors where the count differs, or an
+        argument that is no Tensor gets a gradient)."""
         if not isinstance(grads, tuple):
             grads = (grads,)
-        if len(grads) != len(self.next_functions):
+        if len(grads) != self.arg_count:
             raise RuntimeError(
                 f"function {type(self).__name__} returned an incorrect number of gradients "
-                f"(expected {len(self.next_functions)}, got {len(grads)})"
+                f"(expected {self.arg_count}, got {len(grads)})"
             )
-        return grads
+        for i, g in enumerate(grads):
+            if g is not None and i not in self.positions:
+                raise RuntimeError(f"function {type(self).__name__} returned a gradient different than None at position "
+                                   f"{i + 1}, but the corresponding forward input was not a Variable")
+        return tuple(grads[i] for i in self.positions)
 
     def _sum_to(self, i, gi, shape):
         """Input `i`'s gradient `gi` summed over the axes that broadcasting `shape` to
@@ -204,15 +212,17 @@ class Function:
             return result
         if not isinstance(result, Tensor):
             raise NotImplementedError("srcgrad's autograd.Function supports forward returning one Tensor")
-        edges = tuple((ops._edge(a), 0) if isinstance(a, Tensor) and a._requires_grad else (None, 0) for a in args)
-        in_dtypes = [a._data.dtype if isinstance(a, Tensor) else None for a in args]
-        in_shapes = [a._data.shape if isinstance(a, Tensor) else None for a in args]
+        positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+        tensors = [args[i] for i in positions]
+        edges = tuple((ops._edge(a), 0) if a._requires_grad else (None, 0) for a in tensors)
+        in_dtypes = [a._data.dtype for a in tensors]
+        in_shapes = [a._data.shape for a in tensors]
         out = Tensor._make(result._data)
         out._counter = result._counter  # the same storage: forward may have saved it
         ctx.saved_output = tuple(i for i, t in enumerate(ctx._saved) if t is result)
         if out._data.dtype.kind in "fc":
             node_type = node_class(cls.__name__ + "Backward", FunctionNode)
-            out._grad_fn = node = node_type(edges, ctx, cls, in_dtypes, in_shapes)
+            out._grad_fn = node = node_type(edges, ctx, cls, in_dtypes, in_shapes, positions, len(args))
             out._requires_grad = True
             # a saved output is named as the node's output in a version error, as in PyTorch
             ctx.versions = tuple([

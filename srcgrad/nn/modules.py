@@ -5,7 +5,8 @@ activations.py, the losses in losses.py).
 A Module keeps its Parameters, buffers and sub-modules in the order they were
 assigned (`_parameters`, `_buffers`, `_modules`); `parameters()`, `named_parameters()`,
 `state_dict()` and the repr follow that order, sub-modules after a module's own
-parameters, as in PyTorch. Calling a module runs its `forward`. Layers, activations
+parameters, as in PyTorch. Calling a module runs its `forward` (and its hooks:
+module_hooks.py). Layers, activations
 and losses are Tensor code over `srcgrad.nn.functional`, so their graphs are built
 from the same derivative rules as everything else. Random initial values come from
 srcgrad's generator (`srcgrad.manual_seed`), not PyTorch's stream: the same shapes,
@@ -23,6 +24,7 @@ from ..tensor.grad_mode import no_grad
 from ..tensor.versions import counter_of
 from ..tensor.tensor import Tensor
 from . import functional as F
+from .module_hooks import ModuleHooks
 
 __all__ = ["Parameter", "Module", "Sequential", "ModuleList", "Linear", "Flatten", "Identity"]
 
@@ -81,11 +83,12 @@ class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys", ["missing_key
     __str__ = __repr__
 
 
-class Module:
+class Module(ModuleHooks):
     """Base class of every layer and model: subclass it, assign Parameters and modules
     in `__init__` (after `super().__init__()`), and write `forward`."""
 
     def __init__(self):
+        self._init_hooks()
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_parameters", {})
         object.__setattr__(self, "_buffers", {})
@@ -173,6 +176,8 @@ class Module:
     # --- calling -----------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
+        if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks:
+            return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
     def forward(self, *args, **kwargs):
@@ -262,6 +267,34 @@ class Module:
                 else:
                     param.grad.zero_()
 
+    def get_submodule(self, target):
+        """The sub-module at the dotted path `target` ('' is the module itself)."""
+        module = self
+        for name in target.split(".") if target else ():
+            if name not in module._modules:
+                if hasattr(module, name):
+                    raise AttributeError(f"`{name}` is not an nn.Module")
+                raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+            module = module._modules[name]
+        return module
+
+    def _get_leaf(self, target, table, kind):
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        if name not in getattr(module, table):
+            raise AttributeError(f"`{name}` is not {kind}")
+        return getattr(module, table)[name]
+
+    def get_parameter(self, target):
+        """The Parameter at the dotted path `target` (`'0.weight'`)."""
+        return self._get_leaf(target, "_parameters", "an nn.Parameter")
+
+    def get_buffer(self, target):
+        """The buffer at the dotted path `target` (`'1.running_mean'`)."""
+        return self._get_leaf(target, "_buffers", "a buffer")
+
     # --- dtypes ------------------------------------------------------------------------
 
     def to(self, *args, **kwargs):
@@ -277,6 +310,18 @@ class Module:
 
     def double(self):
         return self.to(dtypes.as_dtype("float64"))
+
+    def half(self):
+        return self.to(dtypes.as_dtype("float16"))
+
+    def type(self, dst_type):
+        return self.to(dst_type)
+
+    def cpu(self):
+        return self
+
+    def cuda(self, device=None):
+        raise AssertionError("Torch not compiled with CUDA enabled")
 
     def float(self):
         return self.to(dtypes.as_dtype("float32"))
