@@ -28,6 +28,8 @@ from .graph import AccumulateGrad, OutputNode, accumulate
 from .arithmetic import ArithmeticOps
 from .inplace import InPlaceOps
 from .pointwise import PointwiseOps
+from .pointwise_more import PointwiseMoreOps
+from .linalg_functions import LinalgOps
 from .products import ProductOps
 from .reductions import ReductionOps
 from .selections import SelectionOps
@@ -113,7 +115,8 @@ def given_gradients(gradients, count):
     return list(gradients[:count])
 
 
-class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps):
+class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, PointwiseMoreOps, LinalgOps, ProductOps,
+             SelectionOps):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
