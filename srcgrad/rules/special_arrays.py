@@ -200,7 +200,7 @@ def xlogy(x, y):
 
 @elementwise(xlogy, "x", name="Xlogy")
 def xlogy_dx(ans, x, y):
-    return xlogy(x != 0, y)
+    return xlogy(np.sign(np.abs(x)), y)  # log(y) where x is not 0 (1 or 0 of x's dtype)
 
 
 @elementwise(xlogy, "y")
