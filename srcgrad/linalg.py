@@ -6,10 +6,10 @@ import numpy as np
 
 from .tensor.functions import vector_norm
 from .tensor.tensor import Tensor
-from .tensor.linalg_functions import det, inverse as inv, linalg_cholesky as cholesky, linalg_cross as cross
+from .tensor.linalg_functions import LinAlgError, det, inverse as inv, linalg_cholesky as cholesky, linalg_cross as cross
 from .tensor.linalg_functions import linalg_slogdet as slogdet
 
-__all__ = ["det", "inv", "inv_ex", "slogdet", "cholesky", "cholesky_ex", "cross", "vector_norm"]
+__all__ = ["LinAlgError", "det", "inv", "inv_ex", "slogdet", "cholesky", "cholesky_ex", "cross", "vector_norm"]
 
 
 class _WithInfo(tuple):

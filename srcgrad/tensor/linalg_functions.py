@@ -20,7 +20,7 @@ from .dtypes import dim_axis
 from .pointwise import where
 
 __all__ = [
-    "det", "inverse", "inv", "logdet", "slogdet", "linalg_slogdet", "cholesky", "linalg_cholesky", "cross",
+    "LinAlgError", "det", "inverse", "inv", "logdet", "slogdet", "linalg_slogdet", "cholesky", "linalg_cholesky", "cross",
     "linalg_cross", "einsum", "kron", "inner", "dist", "cdist", "baddbmm", "LinalgOps",
 ]
 
@@ -41,6 +41,13 @@ class _SignAndLog(tuple):
 
 _SLOGDET = type("slogdet", (_SignAndLog,), {"__module__": "srcgrad.return_types"})
 _LINALG_SLOGDET = type("linalg_slogdet", (_SignAndLog,), {"__module__": "srcgrad.return_types"})
+
+
+class _LinAlgError(RuntimeError):
+    """PyTorch's error for a matrix an algorithm cannot factor (torch.linalg.LinAlgError)."""
+
+
+LinAlgError = _LinAlgError
 
 
 def _is_tensor(x):
@@ -90,7 +97,7 @@ def inverse(A):
             k = _first_zero_pivot(a)
             if k:
                 batch = f"(Batch element {i}): " if A._data.ndim > 2 else ""
-                raise RuntimeError(
+                raise LinAlgError(
                     f"linalg.inv: {batch}The diagonal element {k} is zero, the inversion could not be completed "
                     "because the input matrix is singular."
                 ) from None
@@ -135,11 +142,11 @@ def _not_positive_definite(name, A):
                 np.linalg.cholesky(a[:k, :k])
             except np.linalg.LinAlgError:
                 batch = f"(Batch element {i}): " if A._data.ndim > 2 else ""
-                return RuntimeError(
+                return LinAlgError(
                     f"{name}: {batch}The factorization could not be completed because the input is not "
                     f"positive-definite (the leading minor of order {k} is not positive-definite)."
                 )
-    return RuntimeError(f"{name}: the input is not positive-definite.")
+    return LinAlgError(f"{name}: the input is not positive-definite.")
 
 
 def _upper_factor(A):
@@ -215,6 +222,7 @@ def einsum(equation, *operands):
     for t in operands:
         if not _is_tensor(t):
             raise TypeError(f"einsum(): argument 'tensors' must be tuple of Tensors, not {type(t).__name__}")
+    _check_einsum(equation, operands)
     dt = dtypes.result_type(*(t._data for t in operands))
     operands = tuple(t if t._data.dtype == dt else t.to(dt) for t in operands)
     name = _einsum_name(equation, len(operands))
@@ -223,6 +231,35 @@ def einsum(equation, *operands):
     if len(operands) == 2:
         return ops.apply(einsums.contraction, equation, *operands, name=name, edge_args=(1, 2))
     return ops.composite(name, _pairwise_einsum, equation, *operands, _edges=tuple(range(1, len(operands) + 1)))
+
+
+def _check_einsum(equation, operands):
+    """PyTorch's errors for an equation that does not fit the operands."""
+    inputs, arrow, output = equation.replace(" ", "").partition("->")
+    terms = inputs.split(",")
+    if len(terms) > len(operands):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    for i, (term, t) in enumerate(zip(terms, operands)):
+        if "..." not in term and len(term) != t._data.ndim:
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({len(term)}) does not match the number of "
+                f"dimensions ({t._data.ndim}) for operand {i} and no ellipsis was given"
+            )
+    for c in output.replace("...", ""):
+        if c not in inputs:
+            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input operand")
+    labels, _ = _einsum_labels(equation, [t._data.ndim for t in operands])
+    seen = {}
+    for i, (term, t) in enumerate(zip(labels, operands)):
+        for c, size in zip(term, t._data.shape):
+            if c in seen and size != seen[c] and 1 not in (size, seen[c]):
+                raise RuntimeError(
+                    f"einsum(): subscript {c} has size {size} for operand {i} which does not broadcast with "
+                    f"previously seen size {seen[c]}"
+                )
+            seen[c] = max(size, seen.get(c, 1))
 
 
 def _pairwise_einsum(equation, *operands):

@@ -5,7 +5,7 @@ cummax, cummin, kthvalue and mode find their indices with NumPy (no gradient), t
 take the values at them by indexing (`operator.getitem`) recorded under PyTorch's node name,
 so the whole gradient goes to the chosen entries, as PyTorch's. logcumsumexp is one
 node (LogcumsumexpBackward0) over Tensor code: for each position, the logsumexp of the
-entries up to it (the others masked to -inf), exact where log(cumsum(exp)) would
+entries up to it (the others masked to the lowest number), exact where log(cumsum(exp)) would
 underflow. nansum is `np.nansum` (NansumBackward0: no gradient where the entry is nan).
 None holds calculus.
 """
@@ -89,7 +89,9 @@ def _logcumsumexp(x, axis):
     n = moved.shape[-1]
     upto = np.tril(np.ones((n, n), dtype=bool))  # row i: the entries j <= i
     rows = moved.unsqueeze(-2).expand(*moved.shape[:-1], n, n)
-    masked = where(ops.Tensor._make(upto), rows, -np.inf)
+    # the entries after each position masked to the dtype's lowest number, whose exp is 0 as
+    # that of -inf, but whose products with zero derivatives stay 0 (-inf gives nan at second order)
+    masked = where(ops.Tensor._make(upto), rows, float(np.finfo(x._data.dtype).min))
     return masked.logsumexp(-1).movedim(-1, axis)
 
 

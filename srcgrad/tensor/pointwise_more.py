@@ -97,7 +97,10 @@ def xlogy(input, other):
     if not _is_tensor(input) and not _is_tensor(other):
         raise TypeError(
             "xlogy() received an invalid combination of arguments - got "
-            f"({type(input).__name__}, {type(other).__name__})"
+            f"({type(input).__name__}, {type(other).__name__}), but expected one of:\n"
+            " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+            " * (Number self, Tensor other, *, Tensor out = None)\n"
+            " * (Tensor input, Number other, *, Tensor out = None)\n"
         )
     name = "XlogyBackward0" if _is_tensor(input) and _is_tensor(other) else (
         "XlogyBackward1" if _is_tensor(other) else "XlogyBackward2")
@@ -139,7 +142,7 @@ def _addc(name, node, primitive):
         _require_tensors(name, False, input=input, tensor1=tensor1, tensor2=tensor2)
         if primitive is operator.truediv and all(t._data.dtype.kind in "iub" for t in (tensor1, tensor2)):
             raise RuntimeError(
-                "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform "
+                "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
                 "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
                 "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
                 "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the "
@@ -183,6 +186,8 @@ def sinc(input):
 def logit(input, eps=None):
     """log(z / (1 - z)), z = input clamped to [eps, 1 - eps] when eps is given
     (LogitBackward0; the gradient is 0 outside that range, nan outside [0, 1] without eps)."""
+    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))):
+        raise TypeError(f"logit(): argument 'eps' (position 2) must be float, not {type(eps).__name__}")
     return ops.unary(special_arrays.logit, _as_floating(input), "LogitBackward0", consts=(eps,))
 
 

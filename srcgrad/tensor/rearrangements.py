@@ -28,11 +28,8 @@ def rot90(input, k=1, dims=(0, 1)):
     if n < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
     a, b = dims
-    if a == b or (a - b) % n == 0:
+    if a == b or dim_axis(a, n) % n == dim_axis(b, n) % n:  # IndexError for a dim out of range
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {a} and dim1 = {b}")
-    for label, d in (("dim0", a), ("dim1", b)):
-        if not -n <= d < n:
-            raise RuntimeError(f"Rotation {label} out of range, {label} = {d}")
     return ops.apply(np.rot90, input, k % 4, (a % n, b % n), name="Rot90Backward0")
 
 
@@ -129,7 +126,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             return input.index_select(axis, ops.Tensor._make(index))
         repeats = int(counts[0])
     if repeats < 0:
-        raise RuntimeError("repeats can not be negative")
+        raise RuntimeError("Repeats must be non-negative")
     return ops.apply(np.repeat, input, int(repeats), name="ViewBackward0", axis=axis)
 
 

@@ -73,7 +73,7 @@ def _scatter_places(name, input, dim, index, src):
     """The index tuple of the places `index` names along `dim` (the other dims: each
     entry's own position), after PyTorch's checks; the index into src too."""
     idx = index._data if _is_tensor(index) else np.asarray(index)
-    if idx.dtype != np.int64:
+    if idx.dtype not in (np.int32, np.int64):
         raise RuntimeError(f"{name}(): Expected dtype int64 for index")
     shape = input._data.shape
     n = len(shape)
