@@ -193,9 +193,12 @@ def _logit_slope(x, eps):
 
 
 def xlogy(x, y):
-    """x * log(y), and 0 where x is 0 unless y is nan (PyTorch's xlogy)."""
+    """x * log(y), and 0 where x is 0 unless y is nan (PyTorch's xlogy), in the floating
+    dtype of x and y (a Python number is weak: float32 x with y = 2.5 stays float32)."""
+    dtype = np.result_type(x, y)
+    dtype = dtype if dtype.kind in "fc" else np.dtype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where((x == 0) & ~np.isnan(y), 0.0 * x, x * np.log(y))
+        return np.where((x == 0) & ~np.isnan(y), 0.0 * x, x * np.log(y)).astype(dtype, copy=False)
 
 
 @elementwise(xlogy, "x", name="Xlogy")
