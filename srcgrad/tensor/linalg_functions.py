@@ -215,8 +215,9 @@ def linalg_cross(input, other, *, dim=-1):
 
 def einsum(equation, *operands):
     """np.einsum over tensors, one node (PyTorch's name for it: `_einsum_name`).
-    Operands may be given as one list; more than two are contracted pairwise, left to
-    right, each intermediate keeping the labels still needed."""
+    Operands may be given as one list; a label repeated in one operand takes its
+    diagonal first; more than two operands are contracted pairwise, left to right, each
+    intermediate keeping the labels still needed."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     for t in operands:
@@ -226,6 +227,10 @@ def einsum(equation, *operands):
     dt = dtypes.result_type(*(t._data for t in operands))
     operands = tuple(t if t._data.dtype == dt else t.to(dt) for t in operands)
     name = _einsum_name(equation, len(operands))
+    labels, output = _einsum_labels(equation, [t._data.ndim for t in operands])
+    if any(len(set(term)) != len(term) for term in labels):  # a diagonal: taken first, as its own view
+        operands, labels = zip(*(_diagonals(t, term) for t, term in zip(operands, labels)))
+        equation = ",".join(labels) + "->" + output
     if len(operands) == 1:
         return ops.apply(einsums.reduction, equation, operands[0], name=name, edge_args=(1,))
     if len(operands) == 2:
@@ -260,6 +265,18 @@ def _check_einsum(equation, operands):
                     f"previously seen size {seen[c]}"
                 )
             seen[c] = max(size, seen.get(c, 1))
+
+
+def _diagonals(t, term):
+    """The operand `t` with labels `term` reduced to one dim per label: a label repeated
+    takes the diagonal of its two dims (moved last, as `diagonal` puts it)."""
+    while len(set(term)) != len(term):
+        c = next(c for c in term if term.count(c) > 1)
+        first = term.index(c)
+        second = term.index(c, first + 1)
+        t = t.diagonal(0, first, second)
+        term = term[:first] + term[first + 1:second] + term[second + 1:] + c
+    return t, term
 
 
 def _pairwise_einsum(equation, *operands):
