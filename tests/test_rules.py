@@ -18,7 +18,9 @@ from rule_checks import Call, Uniform as U, check_dtypes, check_rule, materializ
 
 import srcgrad.rules as rules
 from srcgrad import NotDifferentiableError
+from srcgrad.rules import einsums, special_arrays
 from srcgrad.rules.gamma import polygamma
+from srcgrad.rules.inverses import log_abs_det
 from srcgrad.rules.scatter import (
     added_at, diagonal_summed, filled_diagonal, index_put, maximized_at, minimized_at, subtracted_at, written_transposed,
 )
@@ -876,6 +878,8 @@ LINALG = [
     case(np.linalg.det, np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, -1.0, 2.0]])),
     case(np.linalg.slogdet, well_conditioned(3, 3)),
     case(np.linalg.slogdet, well_conditioned(2, 3, 3) * np.array([1.0, -1.0])[:, None, None]),
+    case(log_abs_det, well_conditioned(3, 3)),
+    case(log_abs_det, well_conditioned(2, 3, 3) * np.array([1.0, -1.0])[:, None, None]),
     case(np.linalg.solve, well_conditioned(3, 3), U((3,))),
     case(np.linalg.solve, well_conditioned(3, 3), U((3, 2))),
     since("2.0.0", case(np.linalg.solve, well_conditioned(2, 3, 3), U((3,)))),
@@ -1486,6 +1490,40 @@ def test_overlapping_windows_add_their_gradients():
     assert grad.tolist() == [1, 2, 3, 2, 1]
 
 
+# --- the Tensor shim's special functions without SciPy, and its einsums -----------------
+
+SPECIAL_ARRAYS = [
+    case(special_arrays.lgamma, U((2, 3), 0.3, 4.0)),
+    case(special_arrays.lgamma, U((3,), -2.9, -2.1)),
+    case(special_arrays.digamma, U((2, 3), 0.3, 4.0)),
+    case(special_arrays.polygamma, 1, U((3,), 0.3, 4.0)),
+    case(special_arrays.polygamma, 3, U((3,), -1.9, -1.1)),
+    case(special_arrays.erfinv, U((2, 3), -0.95, 0.95)),
+    case(special_arrays.logit, U((2, 3), 0.05, 0.95)),
+    case(special_arrays.logit, U((4,), 0.3, 0.7), 0.2),
+    case(special_arrays.xlogy, U((2, 3)), U((2, 3), 0.2, 3.0)),
+    case(special_arrays.xlogy, U((3,)), U((2, 1), 0.2, 3.0)),
+    case(einsums.reduction, "ij->ji", U((2, 3))),
+    case(einsums.reduction, "ij->", U((2, 3))),
+    case(einsums.reduction, "...j->...", U((2, 2, 3))),
+    case(einsums.contraction, "ij,jk->ik", U((2, 3)), U((3, 4))),
+    case(einsums.contraction, "bij,bjk", U((2, 2, 3)), U((2, 3, 2))),
+    case(einsums.contraction, "i,j->ij", U((2,)), U((3,))),
+    case(einsums.contraction, "ij,k->k", U((2, 3)), U((4,))),
+    case(einsums.contraction, "...ij,jk->...ik", U((1, 2, 3)), U((3, 2))),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", SPECIAL_ARRAYS)
+def test_special_arrays_and_einsums(fn, args, kwargs):
+    run(fn, *args, **kwargs)
+
+
+def test_einsum_of_a_diagonal_has_no_rule():
+    with pytest.raises(NotImplementedError, match="repeats a label"):
+        rules.lookup(einsums.reduction).vjp("x", np.ones(3), np.ones(3), "ii->i", np.eye(3))
+
+
 # --- rules from other modules (activations, methods) ----------------------------------
 
 OTHERS = [case(np.ndarray.copy, U((2, 3))), case(np.ndarray.astype, U((2, 3)), np.float64), case(np.ndarray.view, U((2, 3))),
@@ -1524,12 +1562,13 @@ TABLES = [
                                case(field_values, _DataPair(U((3,)), U((2, 2)))),
                                case(record_like, _DataPair(U((3,)), U((2, 2))), (U((3,)), U((2, 2)))), case(dict, {"a": U((3,)), "b": U((2,))}),
                                case(operator.or_, {"a": U((3,)), "b": U((2,))}, {"b": U((2,)), "c": U(())})],
-    STRUCTURE, SELECTIONS, SCATTERS, OTHERS,
+    STRUCTURE, SELECTIONS, SCATTERS, OTHERS, SPECIAL_ARRAYS,
     KEYWORD_REDUCTIONS, RUNNING_EXTREMA, UFUNC_METHODS, STATISTIC_KEYWORDS, FILLS, CONDITION_DEFAULTS, HERMITIAN, CUMULATIVE, SPACINGS, SELECT, PADS, INSERT_DELETE, LSTSQ,
 ]
 OWN_MODULES = (
     "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "record_replace", "reductions",
     "scalars", "scatter", "selections", "series", "shapes", "spacings", "statistics", "structure", "ufunc_methods", "variances", "fills",
+    "einsums", "special_arrays",
 )
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}
 

@@ -1,4 +1,5 @@
-"""numpy.linalg's inverses and what is built on them: inv pinv det slogdet solve lstsq
+"""numpy.linalg's inverses and what is built on them: inv pinv det slogdet (and its
+log_abs_det) solve lstsq
 tensorsolve matrix_power (factorizations in `decompositions.py`; products, and the conventions
 these rules follow, in `linalg.py`).
 
@@ -65,6 +66,22 @@ def slogdet_vjp(g, ans, x):
 @defjvp(np.linalg.slogdet, "x")
 def slogdet_jvp(t, ans, x):
     return _slogdet_jvp(t, ans, x)
+
+
+def log_abs_det(x):
+    """log |det x| of a (stack of) square matrices: `np.linalg.slogdet(x)[1]` as one
+    array (the Tensor shim's slogdet and logdet), -inf for a singular matrix."""
+    return np.linalg.slogdet(x)[1]
+
+
+@defvjp(log_abs_det, "x", name="LinalgSlogdet")
+def log_abs_det_vjp(g, ans, x):
+    return np.expand_dims(g, (-2, -1)) * _T(np.linalg.inv(x))
+
+
+@defjvp(log_abs_det, "x")
+def log_abs_det_jvp(t, ans, x):
+    return np.sum(_T(np.linalg.inv(x)) * t, axis=(-2, -1))
 
 
 def _solve_like(a, rhs, b):

@@ -11,7 +11,10 @@ mixins `arithmetic.py` (operators), `reductions.py` (sum, mean, prod, std, var,
 logsumexp, cumsum, ...), `shaping.py` (views and indexing), `inplace.py` (in-place
 methods); `creation.py` (constructors; `sequences.py` reads nested lists, `ranges.py` computes
 arange and linspace as PyTorch), `summation.py` (PyTorch's order of a sum), `functions.py` (module-level ops),
-`pointwise.py` (clamp, maximum, where, ...), `joins.py` (cat, stack), `printing.py`
+`pointwise.py` (clamp, maximum, where, ...), `pointwise_more.py` (logaddexp, xlogy, lgamma, erfinv, ...),
+`linalg_functions.py` (det, inverse, slogdet, cholesky, einsum, cdist, ...), `rearrangements.py` (rot90, tile, movedim,
+repeat_interleave, ...), `scatters.py` (scatter, scatter_add, take_along_dim, masked_select), `order_statistics.py`
+(cummax, logcumsumexp, kthvalue, mode, nansum), `joins.py` (cat, stack), `printing.py`
 (PyTorch's repr), `dtypes.py` (dtypes, Size, promotion), `devices.py` (device), `compiled.py`
 (`@srcgrad.compile`, its unrolled call path in `compiled_calls.py`).
 """
@@ -54,3 +57,4 @@ int64 = long = dtypes.int64
 bool_ = dtypes.bool_
 
 globals().update({_name: getattr(_functions, _name) for _name in IN_PLACE})  # sin_, exp_, ...
+globals().update({_name: getattr(_functions, _name) for _name in _functions.MORE_FUNCTIONS})  # logaddexp, det, ...

@@ -24,6 +24,14 @@ from .reductions import (
     all, amax, amin, any, count_nonzero, cumprod, cumsum, logsumexp, median, prod, std, std_mean, var, var_mean,
 )
 from .tensor import Tensor
+from .pointwise_more import (
+    addcdiv, addcmul, copysign, digamma, erfinv, float_power, fmod, heaviside, hypot, lgamma, logaddexp, logaddexp2,
+    logit, nan_to_num, polygamma, sinc, xlogy,
+)
+from .linalg_functions import baddbmm, cdist, cholesky, cross, det, dist, einsum, inner, inverse, kron, logdet, slogdet
+from .rearrangements import movedim, moveaxis, permute, repeat_interleave, rot90, tile, unflatten
+from .scatters import masked_select, scatter, scatter_add, take_along_dim
+from .order_statistics import cummax, cummin, kthvalue, logcumsumexp, mode, nansum
 
 __all__ = [
     "matmul", "mm", "mv", "dot", "exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid",
@@ -38,6 +46,17 @@ __all__ = [
     "reciprocal", "rsqrt", "log2", "log10", "exp2", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tan", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "erf", "erfc", "square", "isnan", "isfinite", "isinf", "floor_divide", "remainder", "true_divide", "median", "std_mean", "var_mean", "select", "narrow", "roll", "flip", "view_as",
     "frac", "count_nonzero", "unique", "diagonal", "diag",
 ]
+
+# the functions of pointwise_more, linalg_functions, rearrangements, scatters and order_statistics
+MORE_FUNCTIONS = (
+    "addcdiv", "addcmul", "copysign", "digamma", "erfinv", "float_power", "fmod", "heaviside", "hypot", "lgamma",
+    "logaddexp", "logaddexp2", "logit", "nan_to_num", "polygamma", "sinc", "xlogy",
+    "baddbmm", "cdist", "cholesky", "cross", "det", "dist", "einsum", "inner", "inverse", "kron", "logdet", "slogdet",
+    "movedim", "moveaxis", "permute", "repeat_interleave", "rot90", "tile", "unflatten",
+    "masked_select", "scatter", "scatter_add", "take_along_dim",
+    "cummax", "cummin", "kthvalue", "logcumsumexp", "mode", "nansum",
+)
+__all__ += MORE_FUNCTIONS
 
 
 def _tensor(x):

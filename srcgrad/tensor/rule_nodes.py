@@ -210,7 +210,10 @@ class PowerNode(NumberOperandNode):
         return grads
 
 
-_NUMBER_OPERAND = dict.fromkeys(("RsubBackward1", "PowBackward2"), NumberOperandNode)
+_NUMBER_OPERAND = dict.fromkeys(
+    ("RsubBackward1", "PowBackward2", "XlogyBackward1", "XlogyBackward2", "FmodBackward0", "CopysignBackward1"),
+    NumberOperandNode,
+)
 _NODE_CLASSES = {
     **_NUMBER_OPERAND, "PowBackward0": PowerNode, "PowBackward1": PowerNode, "DivBackward0": DivisionNode,
     "DivBackward2": DivisionNode,

@@ -9,8 +9,10 @@ only on leaves (and on non-leaves that called `retain_grad`).
 This module owns the autograd attributes, backward, data access and conversions; the
 class's methods of ops come from its mixins: ArithmeticOps (arithmetic.py),
 ReductionOps (reductions.py), ShapeOps (shaping.py), IndexingOps (indexing.py),
-InPlaceOps (inplace.py), PointwiseOps (pointwise.py), ProductOps (products.py),
-SelectionOps (selections.py).
+InPlaceOps (inplace.py), PointwiseOps (pointwise.py), PointwiseMoreOps
+(pointwise_more.py), LinalgOps (linalg_functions.py), RearrangementOps
+(rearrangements.py), ScatterOps (scatters.py), OrderStatisticOps (order_statistics.py),
+ProductOps (products.py), SelectionOps (selections.py).
 """
 
 import numbers
@@ -29,6 +31,11 @@ from .arithmetic import ArithmeticOps
 from .draws import DrawMethods
 from .inplace import InPlaceOps
 from .pointwise import PointwiseOps
+from .pointwise_more import PointwiseMoreOps
+from .linalg_functions import LinalgOps
+from .order_statistics import OrderStatisticOps
+from .rearrangements import RearrangementOps
+from .scatters import ScatterOps
 from .products import ProductOps
 from .reductions import ReductionOps
 from .selections import SelectionOps
@@ -114,8 +121,8 @@ def given_gradients(gradients, count):
     return list(gradients[:count])
 
 
-class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, ProductOps, SelectionOps,
-             DrawMethods):
+class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, PointwiseMoreOps, LinalgOps,
+             RearrangementOps, ScatterOps, OrderStatisticOps, ProductOps, SelectionOps, DrawMethods):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (

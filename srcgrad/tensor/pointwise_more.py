@@ -1,0 +1,246 @@
+"""More elementwise tensor functions: the two-operand logaddexp, logaddexp2, hypot,
+xlogy, fmod, copysign, heaviside, float_power, addcmul and addcdiv, and the one-operand
+nan_to_num, sinc, logit, lgamma, digamma, polygamma and erfinv, with their in-place forms.
+
+Each is a `torch.X(input, ...)` function that `Tensor` also binds as a method. None
+holds calculus: each op is one registry primitive (`np.logaddexp`, `np.fmod`,
+`special_arrays.erfinv`, ...) recorded through `ops` under PyTorch's node name, or
+(addcmul, addcdiv) Tensor code recorded as one node.
+"""
+
+import operator
+
+import numpy as np
+
+from ..rules import special_arrays
+from . import dtypes, ops
+from .graph import node_class
+from .rule_nodes import NoDerivativeNode
+
+__all__ = [
+    "logaddexp", "logaddexp2", "hypot", "xlogy", "fmod", "copysign", "heaviside", "float_power", "addcmul", "addcdiv",
+    "nan_to_num", "sinc", "logit", "lgamma", "digamma", "polygamma", "erfinv", "PointwiseMoreOps",
+]
+
+
+def _is_tensor(x):
+    return isinstance(x, ops.Tensor)
+
+
+def _require_tensors(name, method, **operands):
+    """PyTorch's TypeError for an operand that is no Tensor; positions count from 1, or
+    from 0 after self for the method."""
+    for position, (label, value) in enumerate(operands.items(), start=1 - method):
+        if not _is_tensor(value):
+            raise TypeError(f"{name}(): argument '{label}' (position {position}) must be Tensor, not {type(value).__name__}")
+
+
+def _floating_pair(name, primitive, node):
+    """`name(input, other)` of two tensors, computed in their promoted dtype, which must
+    be floating (PyTorch has no integer kernel)."""
+
+    def function(input, other):
+        _require_tensors(name, False, input=input, other=other)
+        promoted = dtypes.result_type(input._data, other._data)
+        if promoted.kind not in "fc":
+            kind = input.dtype.kind_name if input._data.dtype == promoted else other.dtype.kind_name
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{kind}\'')
+        return ops.binary(primitive, input, other, node)
+
+    def method(self, other):
+        _require_tensors(name, True, other=other)
+        return function(self, other)
+
+    function.__name__ = method.__name__ = name
+    function.__doc__ = method.__doc__ = f"np.{primitive.__name__} of each pair of elements (broadcast), {node}."
+    return function, method
+
+
+logaddexp, _logaddexp_method = _floating_pair("logaddexp", np.logaddexp, "LogaddexpBackward0")
+logaddexp2, _logaddexp2_method = _floating_pair("logaddexp2", np.logaddexp2, "Logaddexp2Backward0")
+hypot, _hypot_method = _floating_pair("hypot", np.hypot, "HypotBackward0")
+
+
+def _number_or_tensor(name, primitive, nodes, floating):
+    """`name(input, other)` where other may be a Python number: `nodes[0]` names the node
+    of two tensors, `nodes[1]` that of a number `other` (PyTorch's Scalar overload, an
+    edge for the tensor only)."""
+
+    def function(input, other):
+        _require_tensors(name, False, input=input)
+        node = nodes[0] if _is_tensor(other) else nodes[1]
+        return ops.binary(primitive, input, other, node, floating=floating)
+
+    function.__name__ = name
+    function.__doc__ = f"np.{primitive.__name__} of each pair of elements (broadcast): {nodes[0]}, {nodes[1]} for a number."
+    return function
+
+
+copysign = _number_or_tensor("copysign", np.copysign, ("CopysignBackward0", "CopysignBackward1"), True)
+_fmod = _number_or_tensor("fmod", np.fmod, ("FmodBackward1", "FmodBackward0"), False)
+
+
+def fmod(input, other):
+    """`input` modulo `other` with the sign of `input` (C's fmod): FmodBackward1 for two
+    tensors, FmodBackward0 for a number other; the gradient of input is 1, of other
+    -trunc(input / other). Integer division by zero raises, as in PyTorch."""
+    _require_tensors("fmod", False, input=input)
+    y = ops._data(ops.operand(other))
+    if dtypes.result_type(input._data, y).kind in "iub" and np.any(np.asarray(y) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    return _fmod(input, other)
+
+
+def xlogy(input, other):
+    """input * log(other), 0 where input is 0 (unless other is nan): XlogyBackward0 for
+    two tensors, XlogyBackward1 for a number input, XlogyBackward2 for a number other."""
+    if not _is_tensor(input) and not _is_tensor(other):
+        raise TypeError(
+            "xlogy() received an invalid combination of arguments - got "
+            f"({type(input).__name__}, {type(other).__name__}), but expected one of:\n"
+            " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+            " * (Number self, Tensor other, *, Tensor out = None)\n"
+            " * (Tensor input, Number other, *, Tensor out = None)\n"
+        )
+    name = "XlogyBackward0" if _is_tensor(input) and _is_tensor(other) else (
+        "XlogyBackward1" if _is_tensor(other) else "XlogyBackward2")
+    return ops.binary(special_arrays.xlogy, input, other, name, floating=True)
+
+
+def heaviside(input, values):
+    """0 where input < 0, 1 where input > 0, `values` where input is 0. Both tensors of
+    one dtype; PyTorch has no derivative (`NotImplemented` node, whose backward raises)."""
+    _require_tensors("heaviside", False, input=input, values=values)
+    if input._data.dtype != values._data.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    ops.check_broadcast(input._data, values._data)
+    ans = np.heaviside(input._data, values._data).astype(input._data.dtype, copy=False)
+    return ops.without_derivative(ans, (input, values), node_class("NotImplemented", NoDerivativeNode), "heaviside")
+
+
+def float_power(input, exponent):
+    """`input ** exponent` computed in float64 (complex128 for complex operands), as
+    PyTorch's float_power: PowBackward0 for a number exponent, PowBackward1 for two
+    tensors, PowBackward2 for a number base."""
+    if not _is_tensor(input) and not _is_tensor(exponent):
+        raise TypeError("float_power() received an invalid combination of arguments")
+    complex_ = any(_is_tensor(t) and t._data.dtype.kind == "c" or isinstance(t, complex) for t in (input, exponent))
+    wide = dtypes.complex128 if complex_ else dtypes.float64
+    base = input.to(wide) if _is_tensor(input) else input
+    power = exponent.to(wide) if _is_tensor(exponent) else exponent
+    if not _is_tensor(base):
+        return power.__rpow__(base)
+    return base ** power
+
+
+def _addc(name, node, primitive):
+    def combine(input, tensor1, tensor2, value):
+        product = primitive(tensor1, tensor2)
+        return input + (product if value == 1 else product * value)
+
+    def function(input, tensor1, tensor2, *, value=1):
+        _require_tensors(name, False, input=input, tensor1=tensor1, tensor2=tensor2)
+        if primitive is operator.truediv and all(t._data.dtype.kind in "iub" for t in (tensor1, tensor2)):
+            raise RuntimeError(
+                "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
+                "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+                "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the "
+                "latter implementation: (input + value * tensor1 / tensor2), for all dtypes."
+            )
+        return ops.composite(node, combine, input, tensor1, tensor2, value)
+
+    function.__name__ = name
+    function.__doc__ = f"input + value * (tensor1 {'*' if primitive is operator.mul else '/'} tensor2), one {node}."
+    return function
+
+
+addcmul = _addc("addcmul", "AddcmulBackward0", operator.mul)
+addcdiv = _addc("addcdiv", "AddcdivBackward0", operator.truediv)
+
+
+# --- one operand ---------------------------------------------------------------------------
+
+
+def _as_floating(input):
+    """An integer or bool tensor read as the default float dtype (it cannot require grad)."""
+    if input._data.dtype.kind not in "fc":
+        return ops.Tensor._make(input._data.astype(dtypes.DEFAULT_FLOAT.numpy))
+    return input
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """nan, inf and -inf replaced by `nan`, `posinf` and `neginf` (by default the dtype's
+    largest and smallest finite values) (NanToNumBackward0: the gradient passes where
+    the element was finite)."""
+    if input._data.dtype.kind not in "fc":
+        return ops.Tensor._make(input._data.copy())
+    return ops.apply(np.nan_to_num, input, name="NanToNumBackward0", nan=nan, posinf=posinf, neginf=neginf)
+
+
+def sinc(input):
+    """sin(pi x) / (pi x), 1 at 0 (SincBackward0)."""
+    return ops.unary(np.sinc, _as_floating(input), "SincBackward0")
+
+
+def logit(input, eps=None):
+    """log(z / (1 - z)), z = input clamped to [eps, 1 - eps] when eps is given
+    (LogitBackward0; the gradient is 0 outside that range, nan outside [0, 1] without eps)."""
+    if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))):
+        raise TypeError(f"logit(): argument 'eps' (position 2) must be float, not {type(eps).__name__}")
+    return ops.unary(special_arrays.logit, _as_floating(input), "LogitBackward0", consts=(eps,))
+
+
+def _special(name, primitive, node):
+    def function(input):
+        return ops.unary(primitive, _as_floating(input), node)
+
+    function.__name__ = name
+    function.__doc__ = f"{name} of each element ({node}); an integer tensor is read as float32."
+    return function
+
+
+lgamma = _special("lgamma", special_arrays.lgamma, "LgammaBackward0")
+digamma = _special("digamma", special_arrays.digamma, "DigammaBackward0")
+erfinv = _special("erfinv", special_arrays.erfinv, "ErfinvBackward0")
+
+
+def polygamma(n, input):
+    """The n-th derivative of digamma at each element (PolygammaBackward0)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return ops.apply(special_arrays.polygamma, int(n), _as_floating(input), name="PolygammaBackward0", edge_args=(1,))
+
+
+def _polygamma_method(self, n):
+    return polygamma(n, self)
+
+
+def _in_place(name, function):
+    def method(self, *args, **kwargs):
+        return self._rewrite(lambda t: function(t, *args, **kwargs), *args)
+
+    method.__name__ = name
+    method.__doc__ = f"`{function.__name__}` in place; returns self."
+    return method
+
+
+class PointwiseMoreOps:
+    """The Tensor methods of this module."""
+
+    __slots__ = ()
+    logaddexp, logaddexp2, hypot = _logaddexp_method, _logaddexp2_method, _hypot_method
+    xlogy, fmod, copysign, heaviside, float_power = xlogy, fmod, copysign, heaviside, float_power
+    addcmul, addcdiv = addcmul, addcdiv
+    nan_to_num, sinc, logit, lgamma, digamma, erfinv = nan_to_num, sinc, logit, lgamma, digamma, erfinv
+    polygamma = _polygamma_method
+    hypot_, xlogy_, fmod_, copysign_ = (_in_place(n + "_", f) for n, f in
+                                        (("hypot", hypot), ("xlogy", xlogy), ("fmod", fmod), ("copysign", copysign)))
+    addcmul_, addcdiv_, nan_to_num_ = _in_place("addcmul_", addcmul), _in_place("addcdiv_", addcdiv), _in_place(
+        "nan_to_num_", nan_to_num)
+    sinc_, logit_, lgamma_, digamma_, erfinv_ = (_in_place(n + "_", f) for n, f in (
+        ("sinc", sinc), ("logit", logit), ("lgamma", lgamma), ("digamma", digamma), ("erfinv", erfinv)))
+    polygamma_ = _in_place("polygamma_", _polygamma_method)
+    float_power_ = _in_place("float_power_", float_power)
