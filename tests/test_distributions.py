@@ -36,6 +36,7 @@ def test_normal_densities_and_gradients():
     assert np.allclose(n.entropy().numpy(), 0.5 + 0.5 * np.log(2 * np.pi) + np.log(scale), rtol=1e-14)
     erf = np.vectorize(math.erf)
     assert np.allclose(n.cdf(torch.tensor(v)).numpy(), 0.5 * (1 + erf((v - loc) / scale / np.sqrt(2))), rtol=1e-14)
+    assert np.allclose(n.icdf(n.cdf(torch.tensor(v))).numpy(), v, rtol=1e-12)
 
     def objective(s):
         return (Normal(torch.tensor(loc), s).log_prob(torch.tensor(v)).sum() + Normal(torch.tensor(loc), s).entropy().sum()

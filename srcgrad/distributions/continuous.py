@@ -4,17 +4,11 @@ parameters."""
 
 import math
 
-from ..tensor import Size, empty, erf, exp, log, log1p, no_grad, normal, rand, zeros_like
+from ..tensor import Size, empty, erf, erfinv, exp, log, log1p, no_grad, normal, rand, zeros_like
 from . import constraints
 from .distribution import Distribution, broadcast_all
 
 __all__ = ["Normal", "Uniform", "Exponential"]
-
-
-def _erfinv(x):
-    from ..tensor import erfinv
-
-    return erfinv(x)
 
 
 class Normal(Distribution):
@@ -66,7 +60,7 @@ class Normal(Distribution):
         return 0.5 * (1 + erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
     def icdf(self, value):
-        return self.loc + self.scale * _erfinv(2 * value - 1) * math.sqrt(2)
+        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + log(self.scale)
