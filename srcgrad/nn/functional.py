@@ -1,4 +1,6 @@
-"""Losses and activations as in `torch.nn.functional`, written as plain Tensor code.
+"""Losses and activations as in `torch.nn.functional`, written as plain Tensor code
+(the other functions, by concept: functional_pieces.py, functional_layers.py,
+functional_normalization.py, functional_convolution.py; all importable from here).
 
 Each function that PyTorch runs as one kernel is recorded as one node with
 PyTorch's name: a registry primitive (`srcgrad.rules.activations`) where there is
@@ -638,3 +640,15 @@ def one_hot(tensor, num_classes=-1):
     if x.size and x.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     return Tensor._make((x[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+# --- the rest of torch.nn.functional, by concept ---------------------------------------
+
+from . import functional_convolution, functional_layers, functional_normalization, functional_pieces  # noqa: E402
+from .functional_convolution import *  # noqa: E402,F401,F403
+from .functional_layers import *  # noqa: E402,F401,F403
+from .functional_normalization import *  # noqa: E402,F401,F403
+from .functional_pieces import *  # noqa: E402,F401,F403
+
+__all__ += [*functional_pieces.__all__, *functional_layers.__all__, *functional_normalization.__all__,
+            *functional_convolution.__all__]
