@@ -1,12 +1,24 @@
 """`srcgrad.nn`: PyTorch's `torch.nn` for the Tensor shim: the modules (`modules.py`,
-`activations.py`, `losses.py`) and the functional interface (`functional.py`)."""
+`containers.py`, `activations.py`, `losses.py`, `normalization.py`, `convolution.py`,
+`embedding.py`, `distance.py`) and the functional interface (`functional.py`)."""
 
 from . import functional  # noqa: F401
 from .activations import *  # noqa: F401,F403
 from .activations import __all__ as _activations
+from .containers import *  # noqa: F401,F403
+from .containers import __all__ as _containers
+from .convolution import *  # noqa: F401,F403
+from .convolution import __all__ as _convolution
+from .distance import *  # noqa: F401,F403
+from .distance import __all__ as _distance
+from .embedding import *  # noqa: F401,F403
+from .embedding import __all__ as _embedding
 from .losses import *  # noqa: F401,F403
 from .losses import __all__ as _losses
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules
+from .normalization import *  # noqa: F401,F403
+from .normalization import __all__ as _normalization
 
-__all__ = ["functional", *_modules, *_activations, *_losses]
+__all__ = ["functional", *_modules, *_containers, *_activations, *_losses, *_normalization, *_convolution, *_embedding,
+           *_distance]
