@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from ..tensor import ops
-from ..tensor.pointwise import where
+from ..tensor.functions import where
 from ..tensor.tensor import Tensor
 
 __all__ = ["conv1d", "conv2d", "max_pool2d", "avg_pool2d", "pad"]

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..tensor import ops
-from ..tensor.pointwise import where
+from ..tensor.functions import where
 from ..tensor.tensor import Tensor
 
 __all__ = ["embedding", "bilinear", "cosine_similarity", "pairwise_distance"]

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..tensor import ops
 from ..tensor.dtypes import dim_axis
-from ..tensor.pointwise import where
+from ..tensor.functions import where
 from ..tensor.tensor import Tensor
 
 __all__ = ["hardswish", "hardsigmoid", "threshold", "softshrink", "hardshrink", "prelu", "glu", "softmin"]
