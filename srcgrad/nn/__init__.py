@@ -1,6 +1,6 @@
 """`srcgrad.nn`: PyTorch's `torch.nn` for the Tensor shim: the modules (`modules.py`,
 `containers.py`, `activations.py`, `losses.py`, `normalization.py`, `convolution.py`,
-`embedding.py`, `distance.py`) and the functional interface (`functional.py`)."""
+`embedding.py`, `distance.py`, `recurrent.py`) and the functional interface (`functional.py`)."""
 
 from . import functional  # noqa: F401
 from .activations import *  # noqa: F401,F403
@@ -19,6 +19,8 @@ from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules
 from .normalization import *  # noqa: F401,F403
 from .normalization import __all__ as _normalization
+from .recurrent import *  # noqa: F401,F403
+from .recurrent import __all__ as _recurrent
 
 __all__ = ["functional", *_modules, *_containers, *_activations, *_losses, *_normalization, *_convolution, *_embedding,
-           *_distance]
+           *_distance, *_recurrent]
