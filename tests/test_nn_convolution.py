@@ -75,6 +75,13 @@ def test_conv_errors():
         F.conv2d(torch.ones(1, 3, 2, 2), torch.ones(4, 3, 3, 3))
     with raises(RuntimeError, "Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: [5]"):
         F.conv1d(torch.ones(5), torch.ones(4, 3, 3))
+    with raises(RuntimeError, "expected scalar type Float but found Double"):
+        F.conv2d(torch.ones(1, 3, 5, 5), torch.ones(4, 3, 3, 3, dtype=torch.float64))
+    with raises(RuntimeError, "Input type (float) and bias type (double) should be the same"):
+        F.conv2d(torch.ones(1, 3, 5, 5), torch.ones(4, 3, 3, 3), torch.ones(4, dtype=torch.float64))
+    with raises(RuntimeError, "expected stride to be a single integer value or a list of 1 values to match the "
+                              "convolution dimensions, but got stride=[1, 1]"):
+        F.conv2d(torch.ones(1, 3, 5, 5), torch.ones(4, 3, 3))
     with raises(ValueError, "padding='same' is not supported for strided convolutions"):
         F.conv1d(torch.ones(1, 3, 5), torch.ones(4, 3, 3), stride=2, padding="same")
 

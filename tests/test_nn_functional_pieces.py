@@ -76,6 +76,8 @@ def test_prelu_one_weight_or_one_per_channel():
     with raises(RuntimeError, "Mismatch of parameter numbers and input channel size. Found parameter numbers = 2 "
                               "and channel size = 3."):
         F.prelu(xt, torch.ones(2, dtype=torch.float64))
+    with raises(RuntimeError, "prelu: Type promoting not supported. Got Double and Float"):
+        F.prelu(xt, torch.ones(1))
 
 
 def test_glu_halves_along_dim():

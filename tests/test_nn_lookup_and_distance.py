@@ -64,6 +64,8 @@ def test_bilinear_function_and_module():
     np.testing.assert_allclose(y.numpy(), np.einsum("...i,kij,...j->...k", x1, w, x2) + b, rtol=1e-13)
     check_against_differences(F.bilinear, [x1[0], x2[0], w, b])
     check_second_against_differences(lambda *t: F.bilinear(*t) ** 2, [x1[0, :2], x2[0, :2], w[:2], b[:2]])
+    with raises(RuntimeError, "All tensors must have the same dtype, got input1: float, input2: float, weight: double"):
+        F.bilinear(torch.ones(2, 3), torch.ones(2, 2), torch.tensor(w))
     torch.manual_seed(0)
     m = nn.Bilinear(4, 2, 50)
     assert repr(m) == "Bilinear(in1_features=4, in2_features=2, out_features=50, bias=True)"

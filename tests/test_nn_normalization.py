@@ -130,6 +130,10 @@ def test_group_norm_function_and_module():
     with raises(RuntimeError, "Expected number of channels in input to be divisible by num_groups, but got input of "
                               "shape [2, 6, 5] and num_groups=4"):
         F.group_norm(torch.tensor(x), 4)
+    with raises(RuntimeError, "mixed dtype (CPU): expect parameter to have scalar type of Float"):
+        F.group_norm(torch.ones(2, 6, 2), 3, torch.ones(6, dtype=torch.float64))
+    with raises(RuntimeError, "mixed dtype (CPU): all inputs must share same datatype."):
+        F.layer_norm(torch.tensor(x), [5], torch.ones(5))
     m = nn.GroupNorm(3, 6)
     assert repr(m) == "GroupNorm(3, 6, eps=1e-05, affine=True, bias=True)" and m.weight.tolist() == [1.0] * 6
     with raises(ValueError, "num_channels (6) must be divisible by num_groups (4)"):

@@ -32,6 +32,11 @@ def _tuple(value, n, name="argument"):
     return value
 
 
+def _c_name(t):
+    """The C type name PyTorch's messages give a dtype: float, double, ..."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half"}.get(t._data.dtype.name, t._data.dtype.name)
+
+
 def _window_index(sizes, kernel, stride, low, dilation, outs):
     """For spatial sizes `sizes`: the clipped input position of each (output..., kernel...)
     entry along each dim, broadcast to (O1.., K1..), and where it lies inside the input."""
@@ -56,7 +61,7 @@ def _windows(x, index):
 
 
 def _convolution(x, weight, bias, index, inside, groups, dims):
-    n, channels = x._data.shape[:2]
+    n = x._data.shape[0]
     out_channels, per_group = weight._data.shape[:2]
     patches = _windows(x, index)
     if not inside.all():
@@ -71,6 +76,23 @@ def _convolution(x, weight, bias, index, inside, groups, dims):
     return y if bias is None else y + bias.reshape((-1,) + (1,) * dims)
 
 
+def _padding_amounts(padding, stride, dilation, kernel):
+    """The zeros before and after each spatial dim: `padding` on both sides, none for
+    'valid', and for 'same' dilation * (k - 1) split with the odd one after."""
+    dims = len(kernel)
+    if not isinstance(padding, str):
+        amounts = _tuple(padding, dims, "padding")
+        return amounts, amounts
+    if padding == "valid":
+        return (0,) * dims, (0,) * dims
+    if padding != "same":
+        raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+    if any(s != 1 for s in stride):
+        raise ValueError("padding='same' is not supported for strided convolutions")
+    total = [dilation[d] * (kernel[d] - 1) for d in range(dims)]
+    return tuple(t // 2 for t in total), tuple(t - t // 2 for t in total)
+
+
 def _conv(input, weight, bias, stride, padding, dilation, groups, dims):
     name = f"conv{dims}d"
     if input.dim() not in (dims + 1, dims + 2):
@@ -78,25 +100,18 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, dims):
                            f"of size: {list(input._data.shape)}")
     batched = input.dim() == dims + 2
     x = input if batched else input.unsqueeze(0)
-    if weight.dim() != dims + 2:
-        raise RuntimeError(f"weight should have at least three dimensions") if weight.dim() < 3 else RuntimeError(
-            f"Expected {dims + 2}-dimensional input for {dims + 2}-dimensional weight {list(weight._data.shape)}, "
-            f"but got {input.dim()}-dimensional input of size {list(input._data.shape)} instead")
     stride, dilation = _tuple(stride, dims, "stride"), _tuple(dilation, dims, "dilation")
+    if weight.dim() < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    if weight.dim() != dims + 2:  # PyTorch checks the stride against the weight's dims first
+        raise RuntimeError(f"expected stride to be a single integer value or a list of {weight.dim() - 2} values to "
+                           f"match the convolution dimensions, but got stride={list(stride)}")
+    if bias is not None and bias._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Input type ({_c_name(input)}) and bias type ({_c_name(bias)}) should be the same")
+    if weight._data.dtype != input._data.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.kind_name} but found {weight.dtype.kind_name}")
     kernel = weight._data.shape[2:]
-    if isinstance(padding, str):
-        if padding == "valid":
-            low = high = (0,) * dims
-        elif padding == "same":
-            if any(s != 1 for s in stride):
-                raise ValueError("padding='same' is not supported for strided convolutions")
-            total = [dilation[d] * (kernel[d] - 1) for d in range(dims)]
-            low = tuple(t // 2 for t in total)
-            high = tuple(t - t // 2 for t in total)
-        else:
-            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
-    else:
-        low = high = _tuple(padding, dims, "padding")
+    low, high = _padding_amounts(padding, stride, dilation, kernel)
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(p < 0 for p in low):
@@ -157,7 +172,7 @@ def _pool_sizes(sizes, kernel, stride, padding, dilation, ceil_mode):
     return outs
 
 
-def _pool_arguments(input, kernel_size, stride, padding, dilation, ceil_mode, name):
+def _pool_arguments(input, kernel_size, stride, padding, dilation, ceil_mode):
     if input.dim() not in (3, 4) or 0 in input._data.shape[-3:]:
         raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input")
     kernel = _tuple(kernel_size, 2, "kernel_size")
@@ -192,10 +207,9 @@ def _gather_flat(x, flat):
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """The largest entry of each window (the first where there are ties), padding read as
-    -inf (MaxPool2DWithIndicesBackward0); `return_indices` adds its flat index h * W + w."""
-    kernel, stride, padding, dilation, outs = _pool_arguments(input, kernel_size, stride, padding, dilation, ceil_mode,
-                                                              "max_pool2d")
+    """The largest entry of each window (the first where there are ties; a nan if any),
+    padding read as -inf (MaxPool2DWithIndicesBackward0); `return_indices` adds its flat index h * W + w."""
+    kernel, stride, padding, dilation, outs = _pool_arguments(input, kernel_size, stride, padding, dilation, ceil_mode)
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
     h, w = x._data.shape[2:]
@@ -204,8 +218,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     values = values.reshape(values.shape[:4] + (-1,))
     flat_window = (index[0] * w + index[1]) + np.zeros(inside.shape, dtype=np.int64)
     flat_window = flat_window.reshape(outs[0], outs[1], -1)
-    nan_first = np.where(np.isnan(values), np.inf, values)
-    best = np.argmax(nan_first, axis=-1)
+    nan = np.isnan(values)  # PyTorch's kernel takes a nan over anything, the last one of several
+    last_nan = values.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+    best = np.where(nan.any(-1), last_nan, np.argmax(values, axis=-1))
     flat = np.take_along_axis(np.broadcast_to(flat_window, values.shape), best[..., None], -1)[..., 0]
     flat = flat.astype(np.int64)
     out = ops.composite("MaxPool2DWithIndicesBackward0", _batched, _gather_flat, input, flat, _edges=(1,))
@@ -225,7 +240,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     number of its entries inside the input, or `divisor_override`."""
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    kernel, stride, padding, _, outs = _pool_arguments(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")
+    kernel, stride, padding, _, outs = _pool_arguments(input, kernel_size, stride, padding, 1, ceil_mode)
     sizes = input._data.shape[-2:]
     index, inside = _window_index(sizes, kernel, stride, padding, (1, 1), outs)
     if divisor_override is not None:

@@ -58,6 +58,11 @@ def bilinear(input1, input2, weight, bias=None):
     if input2._data.shape[-1] != in2:
         raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2._data.shape[-1]} but "
                            f"expected {in2}")
+    if len({input1._data.dtype, input2._data.dtype, weight._data.dtype}) > 1:
+        names = {"float32": "float", "float64": "double"}
+        shown = [names.get(t._data.dtype.name, t._data.dtype.name) for t in (input1, input2, weight)]
+        raise RuntimeError(f"All tensors must have the same dtype, got input1: {shown[0]}, input2: {shown[1]}, "
+                           f"weight: {shown[2]}")
     batch = input1._data.shape[:-1]
     rows = math.prod(batch)
     left = input1.reshape(rows, in1) @ weight.permute(1, 0, 2).reshape(in1, out * in2)

@@ -9,11 +9,22 @@ momentum * batch statistic."""
 
 import math
 
+import numpy as np
+
 from ..tensor import ops
 from ..tensor.grad_mode import no_grad
 from ..tensor.tensor import Tensor
 
 __all__ = ["layer_norm", "batch_norm", "group_norm"]
+
+
+def _check_parameter_dtypes(input, *parameters):
+    """PyTorch's CPU kernels refuse parameters of another dtype than the input's (only a
+    reduced-precision input may have float32 parameters, and the shim has none)."""
+    if any(t is not None and t._data.dtype != input._data.dtype for t in parameters):
+        if input._data.dtype == np.float32:
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
 def _affine(y, weight, bias, shape):
@@ -48,6 +59,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         if t is not None and tuple(t._data.shape) != normalized_shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(t._data.shape)} and normalized_shape = {list(normalized_shape)}")
+    _check_parameter_dtypes(input, weight, bias)
     shape = input._data.shape
     if len(shape) < count or tuple(shape[len(shape) - count:]) != normalized_shape:
         expected = "[*, " + ", ".join(str(n) for n in normalized_shape) + "]"
@@ -79,6 +91,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
         if t is not None and t._data.size != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {t._data.size}")
+    _check_parameter_dtypes(input, weight, bias, running_mean, running_var)
     if training:
         per_channel = math.prod(shape) // channels if channels else 0
         if per_channel <= 1:
@@ -127,4 +140,5 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         if t is not None and (t.dim() != 1 or t._data.size != channels):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, but "
                                f"got {name} of shape {list(t._data.shape)} and input of shape {list(shape)}")
+    _check_parameter_dtypes(input, weight, bias)
     return ops.composite("NativeGroupNormBackward0", _group_norm, input, weight, bias, num_groups, eps)

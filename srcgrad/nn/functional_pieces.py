@@ -102,6 +102,9 @@ def prelu(input, weight):
         raise TypeError(f"prelu(): argument 'weight' (position 2) must be Tensor, not {type(weight).__name__}")
     if weight.dim() > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    if weight._data.dtype != input._data.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype.kind_name} and "
+                           f"{weight.dtype.kind_name}")
     count = weight._data.size
     if count != 1:
         if input.dim() == 0:
