@@ -102,6 +102,17 @@ def test_splits_share_the_gradient_out_to_their_pieces():
         x.split([1, 1], 1)
 
 
+def test_a_negative_dim_splits_along_that_dim_from_the_end():
+    """split, chunk and unbind with dim=-1 of a 2-D tensor: the pieces of the last dim
+    (they were taken along dim 0: chunk(3, -1) gave [[0, 1, 2]], [[3, 4, 5]], an empty
+    piece, and unbind(-1) raised IndexError)."""
+    x = torch.arange(6.0).reshape(2, 3)
+    assert [p.tolist() for p in x.chunk(3, -1)] == [[[0.0], [3.0]], [[1.0], [4.0]], [[2.0], [5.0]]]
+    assert [p.tolist() for p in torch.split(x, [1, 2], -1)] == [[[0.0], [3.0]], [[1.0, 2.0], [4.0, 5.0]]]
+    assert [p.tolist() for p in x.unbind(-1)] == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
+    assert [p.shape for p in x.split(2, -2)] == [(2, 3)]
+
+
 def test_closeness_inference_mode_and_bare_decorators():
     a = torch.tensor([1.0, float("nan")])
     assert torch.isclose(a, a).tolist() == [True, False] and torch.isclose(a, a, equal_nan=True).tolist() == [True, True]

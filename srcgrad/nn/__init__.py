@@ -1,13 +1,27 @@
 """`srcgrad.nn`: PyTorch's `torch.nn` for the Tensor shim: the modules (`modules.py`,
-`activations.py`, `losses.py`), the functional interface (`functional.py`), `init` and
-`utils` (gradient clipping, parameters as a vector)."""
+`containers.py`, `activations.py`, `losses.py`, `normalization.py`, `convolution.py`,
+`embedding.py`, `distance.py`, `recurrent.py`), the functional interface (`functional.py`),
+`init` and `utils` (gradient clipping, parameters as a vector)."""
 
 from . import functional, init, utils  # noqa: F401
 from .activations import *  # noqa: F401,F403
 from .activations import __all__ as _activations
+from .containers import *  # noqa: F401,F403
+from .containers import __all__ as _containers
+from .convolution import *  # noqa: F401,F403
+from .convolution import __all__ as _convolution
+from .distance import *  # noqa: F401,F403
+from .distance import __all__ as _distance
+from .embedding import *  # noqa: F401,F403
+from .embedding import __all__ as _embedding
 from .losses import *  # noqa: F401,F403
 from .losses import __all__ as _losses
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules
+from .normalization import *  # noqa: F401,F403
+from .normalization import __all__ as _normalization
+from .recurrent import *  # noqa: F401,F403
+from .recurrent import __all__ as _recurrent
 
-__all__ = ["functional", "init", "utils", *_modules, *_activations, *_losses]
+__all__ = ["functional", "init", "utils", *_modules, *_containers, *_activations, *_losses, *_normalization,
+           *_convolution, *_embedding, *_distance, *_recurrent]

@@ -1,12 +1,18 @@
-"""`srcgrad.nn`'s activation modules and Dropout, as in `torch.nn`: each calls its
-function of `srcgrad.nn.functional` (the same rules as everything else) and prints its
-arguments as PyTorch's repr does."""
+"""`srcgrad.nn`'s activation modules (PReLU with its weight) and Dropout, as in
+`torch.nn`: each calls its function of `srcgrad.nn.functional` (the same rules as
+everything else) and prints its arguments as PyTorch's repr does."""
 
+import numpy as np
+
+from ..tensor import dtypes
+from ..tensor.grad_mode import no_grad
+from ..tensor.tensor import Tensor
 from . import functional as F
-from .modules import Module
+from .modules import Module, Parameter
 
 __all__ = ["ReLU", "ReLU6", "Hardtanh", "Tanh", "Sigmoid", "LogSigmoid", "Softplus", "GELU", "SiLU", "LeakyReLU", "ELU", "Dropout", "Softmax",
-           "LogSoftmax", "CELU", "SELU", "Mish", "Softsign", "Tanhshrink"]
+           "LogSoftmax", "CELU", "SELU", "Mish", "Softsign", "Tanhshrink", "Softmin", "Hardswish", "Hardsigmoid",
+           "Threshold", "Softshrink", "Hardshrink", "GLU", "PReLU"]
 
 
 class ReLU(Module):
@@ -196,3 +202,85 @@ class Softmax(Module):
 class LogSoftmax(Softmax):
     def forward(self, input):
         return F.log_softmax(input, self.dim)
+
+
+class Softmin(Softmax):
+    def forward(self, input):
+        return F.softmin(input, self.dim)
+
+
+class Hardswish(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardswish(input, self.inplace)
+
+
+class Hardsigmoid(Hardswish):
+    def forward(self, input):
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Threshold(Module):
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
+
+
+class Softshrink(Module):
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Hardshrink(Softshrink):
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+
+class GLU(Module):
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """x where x > 0, else weight * x; `num_parameters` weights (1, or one per channel),
+    each `init`."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        np_dtype = (dtypes.DEFAULT_FLOAT if dtype is None else dtypes.as_dtype(dtype)).numpy
+        self.weight = Parameter(Tensor._make(np.empty((num_parameters,), dtype=np_dtype)))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        with no_grad():
+            self.weight.fill_(self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"

@@ -1,6 +1,7 @@
 """`srcgrad.nn` modules, as in `torch.nn`: Module and Parameter, the containers
-Sequential and ModuleList, Linear, Flatten, Identity (the activations are in
-activations.py, the losses in losses.py).
+Sequential and ModuleList, Linear, Bilinear, Flatten, Unflatten, Identity (the
+activations are in activations.py, the losses in losses.py, ModuleDict and
+ParameterList in containers.py, the other layers in a file per kind).
 
 A Module keeps its Parameters, buffers and sub-modules in the order they were
 assigned (`_parameters`, `_buffers`, `_modules`); `parameters()`, `named_parameters()`,
@@ -26,7 +27,8 @@ from ..tensor.tensor import Tensor
 from . import functional as F
 from .module_hooks import ModuleHooks
 
-__all__ = ["Parameter", "Module", "Sequential", "ModuleList", "Linear", "Flatten", "Identity"]
+__all__ = ["Parameter", "Module", "Sequential", "ModuleList", "Linear", "Bilinear", "Flatten", "Unflatten",
+           "Identity"]
 
 
 class Parameter(Tensor):
@@ -528,3 +530,50 @@ class Identity(Module):
 
     def forward(self, input):
         return input
+
+
+class Unflatten(Module):
+    """Splits dim `dim` into `unflattened_size` (one entry may be -1)."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input):
+        shape = input._data.shape
+        axis = self.dim % len(shape) if shape else 0
+        return input.reshape(*shape[:axis], *self.unflattened_size, *shape[axis + 1:])
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Bilinear(Module):
+    """`y = x1 @ weight[k] @ x2 + bias[k]`; weight (out_features, in1_features,
+    in2_features) and bias uniform in +-1/sqrt(in1_features), as PyTorch's."""
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        np_dtype = (dtypes.DEFAULT_FLOAT if dtype is None else dtypes.as_dtype(dtype)).numpy
+        shape = creation.size_argument((out_features, in1_features, in2_features), "empty")
+        self.weight = Parameter(Tensor._make(np.empty(shape, dtype=np_dtype)))
+        if bias:
+            self.bias = Parameter(Tensor._make(np.empty((out_features,), dtype=np_dtype)))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1.0 / math.sqrt(self.in1_features) if self.in1_features > 0 else 0.0
+        with no_grad():
+            self.weight.uniform_(-bound, bound)
+            if self.bias is not None:
+                self.bias.uniform_(-bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

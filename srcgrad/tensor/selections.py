@@ -25,8 +25,9 @@ __all__ = ["SelectionOps", "gather", "index_select", "masked_fill", "sort", "arg
 
 
 def _axis(x, dim):
+    """NumPy's non-negative axis for `dim` (a negative one counted from the end)."""
     axis = dim_axis(dim, x._data.ndim)
-    return 0 if axis is None else axis
+    return 0 if axis is None else axis % x._data.ndim
 
 
 def _indices(index, op):

@@ -1,0 +1,149 @@
+"""`srcgrad.nn`'s convolution and pooling layers, as in `torch.nn`: Conv1d, Conv2d,
+MaxPool2d, AvgPool2d. A convolution's weight (out_channels, in_channels / groups,
+*kernel_size) and bias (out_channels) start uniform in +-1/sqrt(fan_in), fan_in =
+in_channels / groups * prod(kernel_size), the bound PyTorch's
+kaiming_uniform_(a=sqrt(5)) gives; padding_mode other than 'zeros' pads with `F.pad`
+first."""
+
+import math
+
+import numpy as np
+
+from ..tensor import creation, dtypes
+from ..tensor.grad_mode import no_grad
+from ..tensor.tensor import Tensor
+from . import functional as F
+from .modules import Module, Parameter
+
+__all__ = ["Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d"]
+
+
+def _ntuple(value, n):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+
+
+class _ConvNd(Module):
+    _dims = 0
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        n = self._dims
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"padding_mode must be one of {{'circular', 'reflect', 'replicate', 'zeros'}}, but got "
+                             f"padding_mode='{padding_mode}'")
+        kernel_size, stride, dilation = _ntuple(kernel_size, n), _ntuple(stride, n), _ntuple(dilation, n)
+        if isinstance(padding, str):
+            if padding not in ("valid", "same"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        else:
+            padding = _ntuple(padding, n)
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
+        self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
+        self.output_padding, self.transposed, self.padding_mode = (0,) * n, False, padding_mode
+        np_dtype = (dtypes.DEFAULT_FLOAT if dtype is None else dtypes.as_dtype(dtype)).numpy
+        shape = creation.size_argument((out_channels, in_channels // groups, *kernel_size), "empty")
+        self.weight = Parameter(Tensor._make(np.empty(shape, dtype=np_dtype)))
+        if bias:
+            self.bias = Parameter(Tensor._make(np.empty((out_channels,), dtype=np_dtype)))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        fan_in = self.in_channels // self.groups * math.prod(self.kernel_size)
+        bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+        with no_grad():
+            self.weight.uniform_(-bound, bound)
+            if self.bias is not None:
+                self.bias.uniform_(-bound, bound)
+
+    def _reversed_padding(self):
+        """F.pad's amounts for `padding` (last dim first), as 'same' splits them."""
+        amounts = []
+        for d in reversed(range(self._dims)):
+            if self.padding == "valid":
+                low = high = 0
+            elif self.padding == "same":
+                total = self.dilation[d] * (self.kernel_size[d] - 1)
+                low, high = total // 2, total - total // 2
+            else:
+                low = high = self.padding[d]
+            amounts += [low, high]
+        return tuple(amounts)
+
+    def forward(self, input):
+        conv = F.conv1d if self._dims == 1 else F.conv2d
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding(), mode=self.padding_mode)
+            return conv(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def extra_repr(self):
+        n = self._dims
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0,) * n:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * n:
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+
+class Conv1d(_ConvNd):
+    """Over (N, C_in, L) or (C_in, L)."""
+
+    _dims = 1
+
+
+class Conv2d(_ConvNd):
+    """Over (N, C_in, H, W) or (C_in, H, W)."""
+
+    _dims = 2
+
+
+class MaxPool2d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool2d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input):
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
