@@ -21,6 +21,7 @@ a tensor with a counter is refused when it is made (inplace.py).
 
 import numbers
 import operator
+from weakref import ref as _weakref
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from .graph import node_class
 from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, ZeroGradNode, keeps_result, kind_of, saved_inputs
 from .saving import reads_ans_of
 from .versions import saved_version, saved_versions
-from .views import VIEW_NODES, may_share_memory, note_view, shares_elements
+from .views import SEVERAL_VIEWS as _SEVERAL_VIEWS, VIEW_NODES, may_share_memory, note_view, shares_elements
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
@@ -213,6 +214,46 @@ def exact(primitive, a, name, consts=(), compute=None, view=False):
     # a view (writing into either changes the other): shares_elements, its common case first
     if view or ans.base is not None and (may_share_memory(ans, x) or shares_elements(ans, x)):
         note_view(out, a, name)
+    return out
+
+
+def view_op(primitive, a, name, consts, ans):
+    """`exact(primitive, a, name, consts, view=True)` for a view op whose result `ans`, an
+    ndarray over elements of `a`'s array, the caller has computed: the Tensor, its node
+    and its view record (views.note_view, its common case inlined: the base's family
+    already has a record for views like this one). Every view op's fast path ends here."""
+    x = a._data
+    out = _new(Tensor)
+    out._data = ans
+    out._retains_grad = False
+    out._grad = out._accumulator = None
+    enabled = _mode.enabled
+    if a._requires_grad and enabled:
+        fn = a._grad_fn or a._accumulator or a._accumulate_grad()  # nodes are always true
+        kind = KINDS.get((primitive, name)) or kind_of(primitive, name)
+        out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), False, ())
+        out._requires_grad = True
+    else:
+        out._grad_fn = None
+        out._requires_grad = False
+    counter = a._counter
+    if counter is not None and len(counter) > 1 and counter[1] and name not in _SEVERAL_VIEWS:
+        family = counter[1]
+        record = family.last
+        made = getattr(a, "_view", None)  # views.view_of(a)
+        if record is not None and record.base is (a if made is None else made.base) \
+                and record.without_grad is not enabled:
+            out._counter = counter
+            out._view = record
+            refs = family.views
+            if len(refs) >= family.limit:
+                family.prune()
+                refs = family.views
+            refs.append(_weakref(out))
+            return out
+    out._view = None
+    out._counter = None
+    note_view(out, a, name)
     return out
 
 

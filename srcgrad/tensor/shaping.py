@@ -167,7 +167,8 @@ class ShapeOps:
             if list(shape).count(-1) > 1:
                 raise RuntimeError("only one dimension can be inferred") from None
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x.size}") from None
-        aliased = ans.size == 0 or may_share_memory(ans, x)  # shares_elements(ans, x)
+        owner = ans.base  # a view of x's memory has x or x's base as its base: no need to compare memory
+        aliased = owner is not None and (owner is x or owner is x.base) or ans.size == 0 or may_share_memory(ans, x)
         if not aliased and not copy_allowed:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans "
@@ -176,7 +177,9 @@ class ShapeOps:
         if not aliased:  # PyTorch's copy: a contiguous clone (CloneBackward0), viewed (not a view)
             return ops.exact(np.reshape, self.contiguous(), "UnsafeViewBackward0", (shape,), _reshape)
         name = "ViewBackward0" if not copy_allowed or x.flags.c_contiguous else "ReshapeAliasBackward0"
-        return ops.exact(np.reshape, self, name, (shape,), lambda _x, _shape: ans, view=ans.size > 0)
+        if ans.size:
+            return ops.view_op(np.reshape, self, name, (shape,), ans)
+        return ops.exact(np.reshape, self, name, (shape,), lambda _x, _shape: ans)
 
     def flatten(self, start_dim=0, end_dim=-1):
         """The dims from `start_dim` to `end_dim` merged into one. Where that merges
@@ -214,7 +217,11 @@ class ShapeOps:
         shape = self._data.shape
         dim_axis(dim, len(shape) + 1)
         dim = dim if dim >= 0 else dim + len(shape) + 1
-        return ops.exact(np.reshape, self, "UnsqueezeBackward0", (shape[:dim] + (1,) + shape[dim:],), _reshape)
+        new = shape[:dim] + (1,) + shape[dim:]
+        ans = self._data.reshape(new)  # a size-1 dim inserted: always a view
+        if ans.size:
+            return ops.view_op(np.reshape, self, "UnsqueezeBackward0", (new,), ans)
+        return ops.exact(np.reshape, self, "UnsqueezeBackward0", (new,), _reshape)
 
     def unsqueeze_(self, dim):
         """`unsqueeze(dim)` in place (UnsqueezeBackward1; see `_restrided`)."""
@@ -273,12 +280,13 @@ class ShapeOps:
         return self
 
     def permute(self, *dims):
-        return ops.exact(np.transpose, self, "PermuteBackward0", (_permutation(self._data.ndim, _shape_args(dims)),),
-                         _transpose, view=True)
+        axes = _permutation(self._data.ndim, _shape_args(dims))
+        return ops.view_op(np.transpose, self, "PermuteBackward0", (axes,), self._data.transpose(axes))
 
     def transpose(self, dim0, dim1):
-        return ops.exact(np.transpose, self, "TransposeBackward0", (_swapped(self._data.ndim, dim0, dim1),), _transpose,
-                         view=True)
+        x = self._data
+        axes = _swapped(x.ndim, dim0, dim1)
+        return ops.view_op(np.transpose, self, "TransposeBackward0", (axes,), x.transpose(axes))
 
     def t(self):
         """The transpose of a matrix; a 0-d or 1-D tensor's is a view of it (still a
@@ -286,7 +294,8 @@ class ShapeOps:
         ndim = self._data.ndim
         if ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
-        return ops.exact(np.transpose, self, "TBackward0", ((1, 0) if ndim == 2 else None,), _transpose, view=True)
+        axes = (1, 0) if ndim == 2 else None
+        return ops.view_op(np.transpose, self, "TBackward0", (axes,), self._data.transpose(axes))
 
     @property
     def T(self):
@@ -297,7 +306,7 @@ class ShapeOps:
             _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
         elif ndim != 2:
             _warn_once(_T_DEPRECATED)
-        return ops.exact(np.transpose, self, "PermuteBackward0", (None,), _transpose, view=True)
+        return ops.view_op(np.transpose, self, "PermuteBackward0", (None,), self._data.transpose(None))
 
     def _matrix_transpose(self, what, deprecation):
         """The last two dims swapped (TransposeBackward0): `mT`, `mH` and `adjoint()` of
