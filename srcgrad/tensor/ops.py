@@ -33,7 +33,7 @@ from .graph import node_class
 from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, ZeroGradNode, keeps_result, kind_of, saved_inputs
 from .saving import reads_ans_of
 from .versions import saved_version, saved_versions
-from .views import SEVERAL_VIEWS as _SEVERAL_VIEWS, VIEW_NODES, may_share_memory, note_view, shares_elements
+from .views import VIEW_NODES, may_share_memory, note_view, shares_elements
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
@@ -218,10 +218,11 @@ def exact(primitive, a, name, consts=(), compute=None, view=False):
 
 
 def view_op(primitive, a, name, consts, ans):
-    """`exact(primitive, a, name, consts, view=True)` for a view op whose result `ans`, an
-    ndarray over elements of `a`'s array, the caller has computed: the Tensor, its node
-    and its view record (views.note_view, its common case inlined: the base's family
-    already has a record for views like this one). Every view op's fast path ends here."""
+    """`exact(primitive, a, name, consts, view=True)` for a single-output view op whose
+    result `ans`, an ndarray over elements of `a`'s array, the caller has computed: the
+    Tensor, its node and its view record (views.note_view, its common case inlined: the
+    base's family already has a record for views like this one). Every view op's fast
+    path ends here; each node name comes with one primitive (`_VIEW_KINDS`)."""
     x = a._data
     out = _new(Tensor)
     out._data = ans
@@ -230,14 +231,27 @@ def view_op(primitive, a, name, consts, ans):
     enabled = _mode.enabled
     if a._requires_grad and enabled:
         fn = a._grad_fn or a._accumulator or a._accumulate_grad()  # nodes are always true
-        kind = KINDS.get((primitive, name)) or kind_of(primitive, name)
-        out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), False, ())
+        kind = _VIEW_KINDS.get(name)
+        if kind is None or kind[7] is not primitive:
+            kind = _VIEW_KINDS[name] = (*kind_of(primitive, name), primitive)
+        # kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), False, ()), without the
+        # call of RuleNode.__init__ (a view op's class is a RuleNode's, _NODE_CLASSES names none)
+        node = out._grad_fn = _new(kind[1])
+        node.next_functions = ((fn, 0),)
+        node._hooks = None
+        node.rule = kind[0]
+        node.args = (x, *consts)
+        node.kwargs = _NO_KWARGS
+        node.ans = ans
+        node.dtypes = (x.dtype,)
+        node.saves = node.freed = False
+        node.versions = ()
         out._requires_grad = True
     else:
         out._grad_fn = None
         out._requires_grad = False
     counter = a._counter
-    if counter is not None and len(counter) > 1 and counter[1] and name not in _SEVERAL_VIEWS:
+    if counter is not None and len(counter) > 1 and counter[1]:
         family = counter[1]
         record = family.last
         made = getattr(a, "_view", None)  # views.view_of(a)
@@ -255,6 +269,9 @@ def view_op(primitive, a, name, consts, ans):
     out._counter = None
     note_view(out, a, name)
     return out
+
+
+_VIEW_KINDS = {}  # node name -> (*kind_of(primitive, name), primitive), for view_op
 
 
 def _share_counter(view, args, name):

@@ -33,7 +33,8 @@ def _swapped(ndim, dim0, dim1):
     """The axes of a tensor of `ndim` dimensions with dims `dim0` and `dim1` swapped
     (PyTorch's dims: negative ones count from the end; IndexError out of range)."""
     axes = list(range(ndim))
-    dim0, dim1 = dim_axis(dim0, ndim), dim_axis(dim1, ndim)
+    if not (type(dim0) is int and type(dim1) is int and -ndim <= dim0 < ndim and -ndim <= dim1 < ndim):
+        dim0, dim1 = dim_axis(dim0, ndim), dim_axis(dim1, ndim)  # its errors; a 0-d tensor's dims
     if ndim:
         axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
     return tuple(axes)
@@ -134,7 +135,7 @@ def _expand_view(x, shape):
     dims of size 1 added): PyTorch's expand then writes through to x."""
     if x.size and math.prod(shape) == x.size:
         view = x.reshape(shape)
-        if np.may_share_memory(view, x):
+        if may_share_memory(view, x):
             return view
     return np.broadcast_to(x, shape)
 
@@ -157,6 +158,15 @@ class ShapeOps:
         the strides allow none."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):  # _shape_args, inlined
             shape = tuple(shape[0])
+        x = self._data
+        try:  # _reshaped's common case first: a view whose base is x's (NumPy copied nothing)
+            ans = x.reshape(shape)
+        except ValueError:
+            ans = None
+        if ans is not None and ans.size:
+            owner = ans.base
+            if owner is not None and (owner is x or owner is x.base):
+                return ops.view_op(np.reshape, self, "ViewBackward0", (shape,), ans)
         return self._reshaped(shape, False)
 
     def _reshaped(self, shape, copy_allowed):
@@ -214,11 +224,14 @@ class ShapeOps:
     def unsqueeze(self, dim):
         """A size-1 dim inserted at `dim`, which lies in [-n - 1, n] (PyTorch's IndexError
         outside)."""
-        shape = self._data.shape
-        dim_axis(dim, len(shape) + 1)
-        dim = dim if dim >= 0 else dim + len(shape) + 1
+        x = self._data
+        shape = x.shape
+        n = len(shape) + 1
+        if not (type(dim) is int and -n <= dim < n):
+            dim_axis(dim, n)  # its IndexError
+        dim = dim if dim >= 0 else dim + n
         new = shape[:dim] + (1,) + shape[dim:]
-        ans = self._data.reshape(new)  # a size-1 dim inserted: always a view
+        ans = x.reshape(new)  # a size-1 dim inserted: always a view
         if ans.size:
             return ops.view_op(np.reshape, self, "UnsqueezeBackward0", (new,), ans)
         return ops.exact(np.reshape, self, "UnsqueezeBackward0", (new,), _reshape)
@@ -371,7 +384,10 @@ class ShapeOps:
         """A read-only view of the tensor repeated along its size-1 dims and new leading
         dims (ExpandBackward0, which sums the gradient back)."""
         shape = _expanded_shape(self, _shape_args(sizes))
-        return ops.exact(np.broadcast_to, self, "ExpandBackward0", (shape,), _expand_view)
+        ans = _expand_view(self._data, shape)
+        if ans.size:  # a view of self's elements
+            return ops.view_op(np.broadcast_to, self, "ExpandBackward0", (shape,), ans)
+        return ops.exact(np.broadcast_to, self, "ExpandBackward0", (shape,), lambda _x, _shape: ans)
 
     def expand_as(self, other):
         return self.expand(other._data.shape)

@@ -35,7 +35,7 @@ from .grad_mode import _mode
 from .versions import counter_of, rebased
 
 __all__ = [
-    "VIEW_NODES", "SEVERAL_VIEWS", "ViewOf", "ViewFamily", "note_view", "shares_elements", "may_share_memory", "view_of", "mark_output", "positions", "write_through",
+    "VIEW_NODES", "ViewOf", "ViewFamily", "note_view", "shares_elements", "may_share_memory", "view_of", "mark_output", "positions", "write_through",
     "refuse_detach", "refresh_after_write", "retarget_result", "rebase", "CopySlices", "AS_STRIDED", "BrokenView",
 ]
 
@@ -47,7 +47,7 @@ VIEW_NODES = frozenset((
     "SplitWithSizesBackward0", "UnbindBackward0",
 ))
 # view ops that return several views, and the op name their in-place error gives
-SEVERAL_VIEWS = _SEVERAL = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes", "UnbindBackward0": "Unbind"}
+_SEVERAL = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes", "UnbindBackward0": "Unbind"}
 
 E_VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 E_DETACH_VIEW = (
