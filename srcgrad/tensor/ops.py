@@ -254,7 +254,10 @@ def view_op(primitive, a, name, consts, ans):
     if counter is not None and len(counter) > 1 and counter[1]:
         family = counter[1]
         record = family.last
-        made = getattr(a, "_view", None)  # views.view_of(a)
+        try:
+            made = a._view
+        except AttributeError:  # views.view_of(a): a tensor made without the slot set
+            made = None
         if record is not None and record.base is (a if made is None else made.base) \
                 and record.without_grad is not enabled:
             out._counter = counter

@@ -104,6 +104,8 @@ def _expanded_shape(tensor, sizes):
     a dim of size 1 takes any size; PyTorch's RuntimeErrors otherwise."""
     shape = tensor._data.shape
     lead = len(sizes) - len(shape)
+    if lead >= 0 and sizes[lead:] == shape and (not lead or min(sizes[:lead]) >= 0):
+        return tuple(sizes)  # new leading dims only, of sizes >= 0: what the checks below return
     if lead < 0:
         raise RuntimeError(
             f"expand({tensor.type()}{{{list(shape)}}}, size={list(sizes)}): the number of sizes provided "
@@ -133,10 +135,18 @@ def _expanded_shape(tensor, sizes):
 def _expand_view(x, shape):
     """`np.broadcast_to(x, shape)`, but a writable view when no element repeats (only
     dims of size 1 added): PyTorch's expand then writes through to x."""
-    if x.size and math.prod(shape) == x.size:
+    size = math.prod(shape)
+    if x.size and size == x.size:
         view = x.reshape(shape)
         if may_share_memory(view, x):
             return view
+    if size and x.flags.c_contiguous:  # broadcast_to's array (strides, read-only), made without its nditer
+        strides = x.strides
+        if 1 in x.shape:
+            strides = tuple(0 if n == 1 else stride for n, stride in zip(x.shape, strides))
+        view = np.ndarray(shape, x.dtype, x, 0, (0,) * (len(shape) - x.ndim) + strides)
+        view.flags.writeable = False
+        return view
     return np.broadcast_to(x, shape)
 
 
@@ -151,7 +161,18 @@ class ShapeOps:
         """The elements in a new shape: a view where one is possible (ViewBackward0 of a
         contiguous tensor, ReshapeAliasBackward0 of another), else a contiguous copy
         reshaped (UnsafeViewBackward0 over CloneBackward0), as PyTorch's reshape."""
-        return self._reshaped(_shape_args(shape), True)
+        shape = _shape_args(shape)
+        x = self._data
+        try:  # _reshaped's common case first, as in view()
+            ans = x.reshape(shape)
+        except ValueError:
+            ans = None
+        if ans is not None and ans.size:
+            owner = ans.base
+            if owner is not None and (owner is x or owner is x.base):
+                name = "ViewBackward0" if x.flags.c_contiguous else "ReshapeAliasBackward0"
+                return ops.view_op(np.reshape, self, name, (shape,), ans)
+        return self._reshaped(shape, True)
 
     def view(self, *shape):
         """The elements in a new shape, as a view (ViewBackward0); PyTorch's error where
