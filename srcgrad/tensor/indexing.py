@@ -202,6 +202,8 @@ def _in_dimensions(error, index, ndim):
     return IndexError(f"{found.group(1)} dimension {dim}{found.group(3)}")
 
 
+_ALL = slice(None)
+
 E_ZERO_DIM = (
     "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
     "to convert a 0-dim tensor to a number"
@@ -229,7 +231,11 @@ class IndexingOps:
         asked = index
         try:
             if type(index) is int:  # the commonest index: x[i]
-                return ops.exact(operator.getitem, self, "SelectBackward0", ((index, Ellipsis),), view=True)
+                key = (index, Ellipsis)
+                return ops.view_op(operator.getitem, self, "SelectBackward0", (key,), self._data[key])
+            if type(index) is slice and index.step is None:  # x[i:j]: basic indexing, always a view
+                return ops.view_op(operator.getitem, self, "AliasBackward0" if index == _ALL else "SliceBackward0",
+                                   (index,), self._data[index])
             index = _index(index)
             name, advanced = _index_name(index)
             if isinstance(index, (int, np.integer)):

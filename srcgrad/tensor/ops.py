@@ -21,6 +21,7 @@ a tensor with a counter is refused when it is made (inplace.py).
 
 import numbers
 import operator
+from weakref import ref as _weakref
 
 import numpy as np
 
@@ -214,6 +215,66 @@ def exact(primitive, a, name, consts=(), compute=None, view=False):
     if view or ans.base is not None and (may_share_memory(ans, x) or shares_elements(ans, x)):
         note_view(out, a, name)
     return out
+
+
+def view_op(primitive, a, name, consts, ans):
+    """`exact(primitive, a, name, consts, view=True)` for a single-output view op whose
+    result `ans`, an ndarray over elements of `a`'s array, the caller has computed: the
+    Tensor, its node and its view record (views.note_view, its common case inlined: the
+    base's family already has a record for views like this one). Every view op's fast
+    path ends here; each node name comes with one primitive (`_VIEW_KINDS`)."""
+    x = a._data
+    out = _new(Tensor)
+    out._data = ans
+    out._retains_grad = False
+    out._grad = out._accumulator = None
+    enabled = _mode.enabled
+    if a._requires_grad and enabled:
+        fn = a._grad_fn or a._accumulator or a._accumulate_grad()  # nodes are always true
+        kind = _VIEW_KINDS.get(name)
+        if kind is None or kind[7] is not primitive:
+            kind = _VIEW_KINDS[name] = (*kind_of(primitive, name), primitive)
+        # kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), False, ()), without the
+        # call of RuleNode.__init__ (a view op's class is a RuleNode's, _NODE_CLASSES names none)
+        node = out._grad_fn = _new(kind[1])
+        node.next_functions = ((fn, 0),)
+        node._hooks = None
+        node.rule = kind[0]
+        node.args = (x, *consts)
+        node.kwargs = _NO_KWARGS
+        node.ans = ans
+        node.dtypes = (x.dtype,)
+        node.saves = node.freed = False
+        node.versions = ()
+        out._requires_grad = True
+    else:
+        out._grad_fn = None
+        out._requires_grad = False
+    counter = a._counter
+    if counter is not None and len(counter) > 1 and counter[1]:
+        family = counter[1]
+        record = family.last
+        try:
+            made = a._view
+        except AttributeError:  # views.view_of(a): a tensor made without the slot set
+            made = None
+        if record is not None and record.base is (a if made is None else made.base) \
+                and record.without_grad is not enabled:
+            out._counter = counter
+            out._view = record
+            refs = family.views
+            if len(refs) >= family.limit:
+                family.prune()
+                refs = family.views
+            refs.append(_weakref(out))
+            return out
+    out._view = None
+    out._counter = None
+    note_view(out, a, name)
+    return out
+
+
+_VIEW_KINDS = {}  # node name -> (*kind_of(primitive, name), primitive), for view_op
 
 
 def _share_counter(view, args, name):

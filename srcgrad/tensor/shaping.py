@@ -33,7 +33,8 @@ def _swapped(ndim, dim0, dim1):
     """The axes of a tensor of `ndim` dimensions with dims `dim0` and `dim1` swapped
     (PyTorch's dims: negative ones count from the end; IndexError out of range)."""
     axes = list(range(ndim))
-    dim0, dim1 = dim_axis(dim0, ndim), dim_axis(dim1, ndim)
+    if not (type(dim0) is int and type(dim1) is int and -ndim <= dim0 < ndim and -ndim <= dim1 < ndim):
+        dim0, dim1 = dim_axis(dim0, ndim), dim_axis(dim1, ndim)  # its errors; a 0-d tensor's dims
     if ndim:
         axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
     return tuple(axes)
@@ -103,6 +104,8 @@ def _expanded_shape(tensor, sizes):
     a dim of size 1 takes any size; PyTorch's RuntimeErrors otherwise."""
     shape = tensor._data.shape
     lead = len(sizes) - len(shape)
+    if lead >= 0 and sizes[lead:] == shape and (not lead or min(sizes[:lead]) >= 0):
+        return tuple(sizes)  # new leading dims only, of sizes >= 0: what the checks below return
     if lead < 0:
         raise RuntimeError(
             f"expand({tensor.type()}{{{list(shape)}}}, size={list(sizes)}): the number of sizes provided "
@@ -132,10 +135,18 @@ def _expanded_shape(tensor, sizes):
 def _expand_view(x, shape):
     """`np.broadcast_to(x, shape)`, but a writable view when no element repeats (only
     dims of size 1 added): PyTorch's expand then writes through to x."""
-    if x.size and math.prod(shape) == x.size:
+    size = math.prod(shape)
+    if x.size and size == x.size:
         view = x.reshape(shape)
-        if np.may_share_memory(view, x):
+        if may_share_memory(view, x):
             return view
+    if size and x.flags.c_contiguous:  # broadcast_to's array (strides, read-only), made without its nditer
+        strides = x.strides
+        if 1 in x.shape:
+            strides = tuple(0 if n == 1 else stride for n, stride in zip(x.shape, strides))
+        view = np.ndarray(shape, x.dtype, x, 0, (0,) * (len(shape) - x.ndim) + strides)
+        view.flags.writeable = False
+        return view
     return np.broadcast_to(x, shape)
 
 
@@ -150,13 +161,33 @@ class ShapeOps:
         """The elements in a new shape: a view where one is possible (ViewBackward0 of a
         contiguous tensor, ReshapeAliasBackward0 of another), else a contiguous copy
         reshaped (UnsafeViewBackward0 over CloneBackward0), as PyTorch's reshape."""
-        return self._reshaped(_shape_args(shape), True)
+        shape = _shape_args(shape)
+        x = self._data
+        try:  # _reshaped's common case first, as in view()
+            ans = x.reshape(shape)
+        except ValueError:
+            ans = None
+        if ans is not None and ans.size:
+            owner = ans.base
+            if owner is not None and (owner is x or owner is x.base):
+                name = "ViewBackward0" if x.flags.c_contiguous else "ReshapeAliasBackward0"
+                return ops.view_op(np.reshape, self, name, (shape,), ans)
+        return self._reshaped(shape, True)
 
     def view(self, *shape):
         """The elements in a new shape, as a view (ViewBackward0); PyTorch's error where
         the strides allow none."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):  # _shape_args, inlined
             shape = tuple(shape[0])
+        x = self._data
+        try:  # _reshaped's common case first: a view whose base is x's (NumPy copied nothing)
+            ans = x.reshape(shape)
+        except ValueError:
+            ans = None
+        if ans is not None and ans.size:
+            owner = ans.base
+            if owner is not None and (owner is x or owner is x.base):
+                return ops.view_op(np.reshape, self, "ViewBackward0", (shape,), ans)
         return self._reshaped(shape, False)
 
     def _reshaped(self, shape, copy_allowed):
@@ -167,7 +198,8 @@ class ShapeOps:
             if list(shape).count(-1) > 1:
                 raise RuntimeError("only one dimension can be inferred") from None
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x.size}") from None
-        aliased = ans.size == 0 or may_share_memory(ans, x)  # shares_elements(ans, x)
+        owner = ans.base  # a view of x's memory has x or x's base as its base: no need to compare memory
+        aliased = owner is not None and (owner is x or owner is x.base) or ans.size == 0 or may_share_memory(ans, x)
         if not aliased and not copy_allowed:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans "
@@ -176,7 +208,9 @@ class ShapeOps:
         if not aliased:  # PyTorch's copy: a contiguous clone (CloneBackward0), viewed (not a view)
             return ops.exact(np.reshape, self.contiguous(), "UnsafeViewBackward0", (shape,), _reshape)
         name = "ViewBackward0" if not copy_allowed or x.flags.c_contiguous else "ReshapeAliasBackward0"
-        return ops.exact(np.reshape, self, name, (shape,), lambda _x, _shape: ans, view=ans.size > 0)
+        if ans.size:
+            return ops.view_op(np.reshape, self, name, (shape,), ans)
+        return ops.exact(np.reshape, self, name, (shape,), lambda _x, _shape: ans)
 
     def flatten(self, start_dim=0, end_dim=-1):
         """The dims from `start_dim` to `end_dim` merged into one. Where that merges
@@ -211,10 +245,17 @@ class ShapeOps:
     def unsqueeze(self, dim):
         """A size-1 dim inserted at `dim`, which lies in [-n - 1, n] (PyTorch's IndexError
         outside)."""
-        shape = self._data.shape
-        dim_axis(dim, len(shape) + 1)
-        dim = dim if dim >= 0 else dim + len(shape) + 1
-        return ops.exact(np.reshape, self, "UnsqueezeBackward0", (shape[:dim] + (1,) + shape[dim:],), _reshape)
+        x = self._data
+        shape = x.shape
+        n = len(shape) + 1
+        if not (type(dim) is int and -n <= dim < n):
+            dim_axis(dim, n)  # its IndexError
+        dim = dim if dim >= 0 else dim + n
+        new = shape[:dim] + (1,) + shape[dim:]
+        ans = x.reshape(new)  # a size-1 dim inserted: always a view
+        if ans.size:
+            return ops.view_op(np.reshape, self, "UnsqueezeBackward0", (new,), ans)
+        return ops.exact(np.reshape, self, "UnsqueezeBackward0", (new,), _reshape)
 
     def unsqueeze_(self, dim):
         """`unsqueeze(dim)` in place (UnsqueezeBackward1; see `_restrided`)."""
@@ -273,12 +314,13 @@ class ShapeOps:
         return self
 
     def permute(self, *dims):
-        return ops.exact(np.transpose, self, "PermuteBackward0", (_permutation(self._data.ndim, _shape_args(dims)),),
-                         _transpose, view=True)
+        axes = _permutation(self._data.ndim, _shape_args(dims))
+        return ops.view_op(np.transpose, self, "PermuteBackward0", (axes,), self._data.transpose(axes))
 
     def transpose(self, dim0, dim1):
-        return ops.exact(np.transpose, self, "TransposeBackward0", (_swapped(self._data.ndim, dim0, dim1),), _transpose,
-                         view=True)
+        x = self._data
+        axes = _swapped(x.ndim, dim0, dim1)
+        return ops.view_op(np.transpose, self, "TransposeBackward0", (axes,), x.transpose(axes))
 
     def t(self):
         """The transpose of a matrix; a 0-d or 1-D tensor's is a view of it (still a
@@ -286,7 +328,8 @@ class ShapeOps:
         ndim = self._data.ndim
         if ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
-        return ops.exact(np.transpose, self, "TBackward0", ((1, 0) if ndim == 2 else None,), _transpose, view=True)
+        axes = (1, 0) if ndim == 2 else None
+        return ops.view_op(np.transpose, self, "TBackward0", (axes,), self._data.transpose(axes))
 
     @property
     def T(self):
@@ -297,7 +340,7 @@ class ShapeOps:
             _warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
         elif ndim != 2:
             _warn_once(_T_DEPRECATED)
-        return ops.exact(np.transpose, self, "PermuteBackward0", (None,), _transpose, view=True)
+        return ops.view_op(np.transpose, self, "PermuteBackward0", (None,), self._data.transpose(None))
 
     def _matrix_transpose(self, what, deprecation):
         """The last two dims swapped (TransposeBackward0): `mT`, `mH` and `adjoint()` of
@@ -362,7 +405,10 @@ class ShapeOps:
         """A read-only view of the tensor repeated along its size-1 dims and new leading
         dims (ExpandBackward0, which sums the gradient back)."""
         shape = _expanded_shape(self, _shape_args(sizes))
-        return ops.exact(np.broadcast_to, self, "ExpandBackward0", (shape,), _expand_view)
+        ans = _expand_view(self._data, shape)
+        if ans.size:  # a view of self's elements
+            return ops.view_op(np.broadcast_to, self, "ExpandBackward0", (shape,), ans)
+        return ops.exact(np.broadcast_to, self, "ExpandBackward0", (shape,), lambda _x, _shape: ans)
 
     def expand_as(self, other):
         return self.expand(other._data.shape)
