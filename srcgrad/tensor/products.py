@@ -32,7 +32,10 @@ def matmul(a, b):
             try:
                 out = binary_same(operator.matmul, a, b, x, y, name, True, a._requires_grad or b._requires_grad)
             except ValueError:
-                _raise_matmul_mismatch(x.shape, y.shape, a._requires_grad)
+                try:
+                    _raise_matmul_mismatch(x.shape, y.shape, a._requires_grad)
+                except RuntimeError as mismatch:
+                    raise mismatch from None  # PyTorch's error alone, without NumPy's in the traceback
                 raise
             if x.ndim == 2 and y.ndim == 2 and x.shape[1] == 1 and x.shape[0] > 1 and y.shape[1] > 1:
                 # PyTorch's mm over one column (of more than one row and column: else a
