@@ -225,6 +225,31 @@ def test_data_property_shares_storage_and_has_a_setter():
     assert x.item() == 5.0 and x.requires_grad
 
 
+@pytest.mark.parametrize("value, error, message", [  # PyTorch 2.13's errors
+    (3, TypeError, "Variable data has to be a tensor, but got int"),
+    ([1.0], TypeError, "Variable data has to be a tensor, but got list"),
+    (None, TypeError, "Variable data has to be a tensor, but got NoneType"),
+    (torch.ones(3, dtype=torch.int64), RuntimeError,
+     "data set to a tensor that requires gradients must be floating point or complex dtype"),
+])
+def test_data_setter_refuses_what_pytorch_refuses(value, error, message):
+    x = torch.ones(2, requires_grad=True)
+    with raises(error, message):
+        x.data = value
+    assert x.tolist() == [1.0, 1.0] and x.dtype == torch.float32
+
+
+@pytest.mark.parametrize("move", [
+    lambda t: t.to("cuda"), lambda t: t.to("cuda:0"), lambda t: t.to(torch.device("cuda")), lambda t: t.to(device="cuda"),
+    lambda t: t.cuda(), lambda t: torch.nn.Linear(2, 2).to("cuda"),
+])
+def test_moving_to_cuda_raises_the_cpu_builds_error(move):
+    x = torch.ones(2, requires_grad=True)
+    with raises(AssertionError, "Torch not compiled with CUDA enabled"):
+        move(x)
+    assert x.to("cpu") is x and x.to(torch.device("cpu"), torch.float64).dtype == torch.float64
+
+
 def test_detach_numpy_item():
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     d = x.detach()

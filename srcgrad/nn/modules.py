@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ..tensor import creation, dtypes
+from ..tensor import creation, devices, dtypes
 from ..tensor.grad_mode import no_grad
 from ..tensor.versions import counter_of
 from ..tensor.tensor import Tensor
@@ -300,12 +300,17 @@ class Module(ModuleHooks):
     # --- dtypes ------------------------------------------------------------------------
 
     def to(self, *args, **kwargs):
-        """`to(dtype)` converts floating parameters and buffers (and gradients); a device
-        is accepted and ignored (everything runs on the CPU)."""
+        """`to(dtype)` converts floating parameters and buffers (and gradients); the CPU
+        device is accepted and changes nothing, another raises the error of PyTorch's
+        CPU build (everything runs on the CPU)."""
         dtype = kwargs.get("dtype")
         for a in args:
             if isinstance(a, dtypes.dtype):
                 dtype = a
+            elif isinstance(a, (str, devices.device)):
+                devices.moved_to(a)
+        if kwargs.get("device") is not None:
+            devices.moved_to(kwargs["device"])
         if dtype is not None:
             self._convert(dtypes.as_dtype(dtype).numpy)
         return self

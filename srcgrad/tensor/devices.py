@@ -7,7 +7,7 @@ compares equal to another device of the same type and index, never to a string (
 PyTorch); a tensor's `.device` is always `device("cpu")`.
 """
 
-__all__ = ["device", "CPU"]
+__all__ = ["device", "CPU", "moved_to"]
 
 _TYPES = ("cpu", "cuda", "mps", "meta", "xpu")
 builtin_type = type  # `device.__init__` names its argument `type`, as PyTorch does
@@ -68,3 +68,22 @@ class device:
 
 
 CPU = device("cpu")
+
+
+# what a CPU-only PyTorch build raises when a tensor is moved to another device ('meta' it
+# supports: srcgrad does not)
+_UNAVAILABLE = {
+    "cuda": (AssertionError, "Torch not compiled with CUDA enabled"),
+    "xpu": (AssertionError, "Torch not compiled with XPU enabled"),
+    "mps": (RuntimeError, "PyTorch is not linked with support for mps devices"),
+    "meta": (NotImplementedError, "srcgrad tensors live on the CPU: the 'meta' device is not supported"),
+}
+
+
+def moved_to(target):
+    """Check that a tensor may move to `target` (a device or its string): only the CPU
+    is there; PyTorch's CPU build's errors for the others."""
+    dev = target if isinstance(target, device) else device(target)
+    if dev.type != "cpu":
+        error, message = _UNAVAILABLE[dev.type]
+        raise error(message)

@@ -339,7 +339,11 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
     @data.setter
     def data(self, other):
-        self._data = other._data if isinstance(other, Tensor) else np.asarray(other)
+        if not isinstance(other, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(other).__name__}")
+        if self._requires_grad and other._data.dtype.kind not in "fc":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
+        self._data = other._data
 
     def detach(self):
         """A leaf that shares storage and version counter with self."""
@@ -516,13 +520,17 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     # --- dtype conversion and copies -------------------------------------------------
 
     def to(self, *args, dtype=None, **kwargs):
-        """`to(dtype)`, `to(other_tensor)`; device arguments ('cpu', `device("cpu")`) are accepted
-        and ignored."""
+        """`to(dtype)`, `to(other_tensor)`; the CPU device ('cpu', `device("cpu")`) is accepted
+        and changes nothing, another raises the error of PyTorch's CPU build."""
         for a in args:
             if isinstance(a, Tensor):
                 dtype = a.dtype
-            elif not isinstance(a, (str, devices.device)):
+            elif isinstance(a, (str, devices.device)):
+                devices.moved_to(a)
+            else:
                 dtype = a
+        if kwargs.get("device") is not None:
+            devices.moved_to(kwargs["device"])
         return self if dtype is None else self._convert(dtypes.as_dtype(dtype))
 
     def _convert(self, target):
@@ -531,6 +539,10 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         if target.is_floating_point:
             return ops.apply(np.positive, self, dtype=target.numpy, name="ToCopyBackward0", saves=False)
         return Tensor._make(self._data.astype(target.numpy))
+
+    def cuda(self, device=None, non_blocking=False):
+        """PyTorch's CPU build's error: srcgrad has no CUDA device."""
+        devices.moved_to("cuda")
 
     def float(self):
         return self._convert(dtypes.float32)
