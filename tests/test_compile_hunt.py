@@ -391,12 +391,24 @@ def test_a_tensor_that_requires_grad_met_inside_is_refused_naming_the_users_def(
     """A returned Tensor gave `Can't call numpy() ...`; a method's error named the
     stand-in (`<srcgrad method ...>:1`), not the user's `def`."""
     m = _Scaled()
-    for method in (m.forward, m.summed, m):
-        compiled = torch.compile(method)
-        for grad in (True, False):
-            with pytest.raises(RuntimeError, match=r"test_compile_hunt.py:\d+\) under @srcgrad.compile computed with a "
-                                                   r"Tensor that requires grad and is not one of its arguments"):
-                compiled(torch.tensor([1.0, 2.0, 3.0], requires_grad=grad))
+    compiled = torch.compile(m.summed)  # NumPy code: srcgrad's compile, which sees the Parameter
+    for grad in (True, False):
+        with pytest.raises(RuntimeError, match=r"test_compile_hunt.py:\d+\) under @srcgrad.compile computed with a "
+                                               r"Tensor that requires grad and is not one of its arguments"):
+            compiled(torch.tensor([1.0, 2.0, 3.0], requires_grad=grad))
+
+
+def test_a_module_or_method_of_tensor_code_runs_as_written_as_under_torch_compile():
+    """`torch.compile(model)` of PyTorch code: the forward reads no NumPy, so it runs
+    eagerly and its Parameters get their gradients, as under PyTorch."""
+    m = _Scaled()
+    assert torch.compile(m) is m
+    for compiled in (torch.compile(m), torch.compile(m.forward), torch.compile(m, mode="max-autotune", fullgraph=True)):
+        m.zero_grad()
+        y = compiled(torch.tensor([1.0, 2.0, 3.0]))
+        assert type(y.grad_fn).__name__ == "MulBackward0"
+        y.sum().backward()
+        assert m.w.grad.tolist() == [1.0, 2.0, 3.0]
 
 
 _OUTSIDE = torch.tensor([1.0, 2.0, 3.0])

@@ -58,6 +58,7 @@ import numpy as np
 
 from ..errors import defined_at
 from .compiled_calls import arity, fast_call
+from .compile_front import TORCH_BACKENDS, eager, is_tensor_code, is_tensor_module
 from .errstate import loud, quiet
 from .grad_mode import _mode
 from .graph import Node, OutputGradients, OutputNode, node_class
@@ -356,17 +357,27 @@ def _outputs(values, node):
     return tuple(out)
 
 
-def compile(fn=None, *, backend=None):
+def compile(fn=None, *, backend=None, fullgraph=False, dynamic=None, mode=None, options=None, disable=False):
     """Make the NumPy function `fn` a Tensor operation with a generated derivative.
 
     Call it with Tensors (or arrays and numbers), by position or by keyword: every
     Tensor argument that requires grad gets its gradient. `backend="numba"` (as in
     `srcgrad.grad`) compiles the generated code of each kind of call with a scalar
-    output by `numba.njit`; `.__srcgrad_backend__.describe()` tells what runs."""
+    output by `numba.njit`; `.__srcgrad_backend__.describe()` tells what runs.
+
+    What PyTorch's `torch.compile` is given, a Module whose forward reads no NumPy or
+    a function written with the Tensor shim and no NumPy, runs as written (compile_front.py); PyTorch's keywords
+    and backend names are accepted for it, and `disable=True` returns `fn` itself."""
+    if backend in TORCH_BACKENDS:
+        backend = None
     if fn is None:
-        return lambda f: compile(f, backend=backend)
+        return lambda f: compile(f, backend=backend, disable=disable)
+    if disable:
+        return fn
     if not callable(fn):
         raise TypeError(f"@srcgrad.compile decorates a function, not {fn!r:.60}")
+    if is_tensor_module(fn) or is_tensor_code(fn):
+        return eager(fn)
     report = _backend_report(backend)
     # what runs and is differentiated: fn, or fn taking its keyword-only parameters by position
     fn = _method(fn)
