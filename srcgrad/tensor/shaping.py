@@ -150,6 +150,21 @@ def _expand_view(x, shape):
     return np.broadcast_to(x, shape)
 
 
+def _aliasing_reshape(x, shape):
+    """`x.reshape(shape)` where it is a non-empty view of x's memory (its base is x or
+    x's base: NumPy copied nothing), else None (a copy, an empty result, or a shape
+    NumPy refuses: `_reshaped` sorts those out, with PyTorch's errors)."""
+    try:
+        ans = x.reshape(shape)
+    except ValueError:
+        return None
+    if ans.size:
+        owner = ans.base
+        if owner is not None and (owner is x or owner is x.base):
+            return ans
+    return None
+
+
 class ShapeOps:
     """The shape and indexing methods of `Tensor` (which defines `_data`,
     `_requires_grad` and `_grad_fn`)."""
@@ -162,16 +177,10 @@ class ShapeOps:
         contiguous tensor, ReshapeAliasBackward0 of another), else a contiguous copy
         reshaped (UnsafeViewBackward0 over CloneBackward0), as PyTorch's reshape."""
         shape = _shape_args(shape)
-        x = self._data
-        try:  # _reshaped's common case first, as in view()
-            ans = x.reshape(shape)
-        except ValueError:
-            ans = None
-        if ans is not None and ans.size:
-            owner = ans.base
-            if owner is not None and (owner is x or owner is x.base):
-                name = "ViewBackward0" if x.flags.c_contiguous else "ReshapeAliasBackward0"
-                return ops.view_op(np.reshape, self, name, (shape,), ans)
+        ans = _aliasing_reshape(self._data, shape)
+        if ans is not None:  # _reshaped's common case first, as in view()
+            name = "ViewBackward0" if self._data.flags.c_contiguous else "ReshapeAliasBackward0"
+            return ops.view_op(np.reshape, self, name, (shape,), ans)
         return self._reshaped(shape, True)
 
     def view(self, *shape):
@@ -179,15 +188,9 @@ class ShapeOps:
         the strides allow none."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):  # _shape_args, inlined
             shape = tuple(shape[0])
-        x = self._data
-        try:  # _reshaped's common case first: a view whose base is x's (NumPy copied nothing)
-            ans = x.reshape(shape)
-        except ValueError:
-            ans = None
-        if ans is not None and ans.size:
-            owner = ans.base
-            if owner is not None and (owner is x or owner is x.base):
-                return ops.view_op(np.reshape, self, "ViewBackward0", (shape,), ans)
+        ans = _aliasing_reshape(self._data, shape)
+        if ans is not None:  # _reshaped's common case first
+            return ops.view_op(np.reshape, self, "ViewBackward0", (shape,), ans)
         return self._reshaped(shape, False)
 
     def _reshaped(self, shape, copy_allowed):
