@@ -198,7 +198,7 @@ def true_divide(input, other):
 # --- in place ------------------------------------------------------------------------------
 
 
-def _in_place(name, function):
+def in_place_method(name, function):
     def method(self, *args, **kwargs):
         return self._rewrite(lambda t: function(t, *args, **kwargs), *args)
 
@@ -435,26 +435,26 @@ class PointwiseOps:
     div = divide = _div_method
     __floordiv__, __rfloordiv__ = floor_divide, _rfloordiv
     __mod__, __rmod__ = remainder, _rmod
-    exp_ = _in_place("exp_", exp)
-    frac_ = _in_place("frac_", frac)
-    sqrt_ = _in_place("sqrt_", sqrt)
-    tanh_ = _in_place("tanh_", tanh)
-    sigmoid_ = _in_place("sigmoid_", sigmoid)
-    abs_ = _in_place("abs_", lambda t: t.abs())
-    relu_ = _in_place("relu_", lambda t: ops.unary(activations.relu, t, "ReluBackward0"))
-    pow_ = _in_place("pow_", lambda t, e: t ** e)
-    sin_, cos_, log_, log1p_, expm1_ = (_in_place(n + "_", f) for n, f in zip(("sin", "cos", "log", "log1p", "expm1"), (sin, cos, log, log1p, expm1)))
-    log2_, log10_, exp2_ = _in_place("log2_", log2), _in_place("log10_", log10), _in_place("exp2_", exp2)
-    reciprocal_, rsqrt_, square_ = _in_place("reciprocal_", reciprocal), _in_place("rsqrt_", rsqrt), _in_place("square_", square)
-    asin_ = arcsin_ = _in_place("asin_", asin)
-    acos_ = arccos_ = _in_place("acos_", acos)
-    atan_ = arctan_ = _in_place("atan_", atan)
-    sinh_, cosh_, erf_, erfc_ = _in_place("sinh_", sinh), _in_place("cosh_", cosh), _in_place("erf_", erf), _in_place("erfc_", erfc)
-    tan_ = _in_place("tan_", tan)
-    asinh_ = arcsinh_ = _in_place("asinh_", asinh)
-    acosh_ = arccosh_ = _in_place("acosh_", acosh)
-    atanh_ = arctanh_ = _in_place("atanh_", atanh)
-    sign_, floor_, ceil_, trunc_ = _in_place("sign_", sign), _in_place("floor_", floor), _in_place("ceil_", ceil), _in_place("trunc_", trunc)
-    round_ = _in_place("round_", round)
-    clamp_min_, clamp_max_ = _in_place("clamp_min_", clamp_min), _in_place("clamp_max_", clamp_max)
+    exp_ = in_place_method("exp_", exp)
+    frac_ = in_place_method("frac_", frac)
+    sqrt_ = in_place_method("sqrt_", sqrt)
+    tanh_ = in_place_method("tanh_", tanh)
+    sigmoid_ = in_place_method("sigmoid_", sigmoid)
+    abs_ = in_place_method("abs_", lambda t: t.abs())
+    relu_ = in_place_method("relu_", lambda t: ops.unary(activations.relu, t, "ReluBackward0"))
+    pow_ = in_place_method("pow_", lambda t, e: t ** e)
+    sin_, cos_, log_, log1p_, expm1_ = (in_place_method(n + "_", f) for n, f in zip(("sin", "cos", "log", "log1p", "expm1"), (sin, cos, log, log1p, expm1)))
+    log2_, log10_, exp2_ = in_place_method("log2_", log2), in_place_method("log10_", log10), in_place_method("exp2_", exp2)
+    reciprocal_, rsqrt_, square_ = in_place_method("reciprocal_", reciprocal), in_place_method("rsqrt_", rsqrt), in_place_method("square_", square)
+    asin_ = arcsin_ = in_place_method("asin_", asin)
+    acos_ = arccos_ = in_place_method("acos_", acos)
+    atan_ = arctan_ = in_place_method("atan_", atan)
+    sinh_, cosh_, erf_, erfc_ = in_place_method("sinh_", sinh), in_place_method("cosh_", cosh), in_place_method("erf_", erf), in_place_method("erfc_", erfc)
+    tan_ = in_place_method("tan_", tan)
+    asinh_ = arcsinh_ = in_place_method("asinh_", asinh)
+    acosh_ = arccosh_ = in_place_method("acosh_", acosh)
+    atanh_ = arctanh_ = in_place_method("atanh_", atanh)
+    sign_, floor_, ceil_, trunc_ = in_place_method("sign_", sign), in_place_method("floor_", floor), in_place_method("ceil_", ceil), in_place_method("trunc_", trunc)
+    round_ = in_place_method("round_", round)
+    clamp_min_, clamp_max_ = in_place_method("clamp_min_", clamp_min), in_place_method("clamp_max_", clamp_max)
     clip_ = clamp_

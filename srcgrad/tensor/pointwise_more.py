@@ -15,6 +15,7 @@ import numpy as np
 from ..rules import special_arrays
 from . import dtypes, ops
 from .graph import node_class
+from .pointwise import in_place_method
 from .rule_nodes import NoDerivativeNode
 
 __all__ = [
@@ -218,15 +219,6 @@ def _polygamma_method(self, n):
     return polygamma(n, self)
 
 
-def _in_place(name, function):
-    def method(self, *args, **kwargs):
-        return self._rewrite(lambda t: function(t, *args, **kwargs), *args)
-
-    method.__name__ = name
-    method.__doc__ = f"`{function.__name__}` in place; returns self."
-    return method
-
-
 class PointwiseMoreOps:
     """The Tensor methods of this module."""
 
@@ -236,11 +228,11 @@ class PointwiseMoreOps:
     addcmul, addcdiv = addcmul, addcdiv
     nan_to_num, sinc, logit, lgamma, digamma, erfinv = nan_to_num, sinc, logit, lgamma, digamma, erfinv
     polygamma = _polygamma_method
-    hypot_, xlogy_, fmod_, copysign_ = (_in_place(n + "_", f) for n, f in
+    hypot_, xlogy_, fmod_, copysign_ = (in_place_method(n + "_", f) for n, f in
                                         (("hypot", hypot), ("xlogy", xlogy), ("fmod", fmod), ("copysign", copysign)))
-    addcmul_, addcdiv_, nan_to_num_ = _in_place("addcmul_", addcmul), _in_place("addcdiv_", addcdiv), _in_place(
+    addcmul_, addcdiv_, nan_to_num_ = in_place_method("addcmul_", addcmul), in_place_method("addcdiv_", addcdiv), in_place_method(
         "nan_to_num_", nan_to_num)
-    sinc_, logit_, lgamma_, digamma_, erfinv_ = (_in_place(n + "_", f) for n, f in (
+    sinc_, logit_, lgamma_, digamma_, erfinv_ = (in_place_method(n + "_", f) for n, f in (
         ("sinc", sinc), ("logit", logit), ("lgamma", lgamma), ("digamma", digamma), ("erfinv", erfinv)))
-    polygamma_ = _in_place("polygamma_", _polygamma_method)
-    float_power_ = _in_place("float_power_", float_power)
+    polygamma_ = in_place_method("polygamma_", _polygamma_method)
+    float_power_ = in_place_method("float_power_", float_power)
