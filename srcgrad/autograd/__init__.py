@@ -17,7 +17,7 @@ import numpy as np
 from ..tensor import ops
 from ..tensor.engine import FREED_MESSAGE, run_backward
 from ..tensor.grad_mode import _mode, enable_grad, no_grad
-from ..tensor.graph import Node, node_class
+from ..tensor.graph import Node, OutputNode, node_class
 from ..tensor.versions import check_versions, saved_versions
 from ..tensor.graph_backward import CYCLE_WARNING, run_graph_backward
 from ..tensor.tensor import Tensor, given_gradients, graph_seed, seed_of
@@ -48,7 +48,8 @@ class FunctionCtx:
         self._freed = False
         self.needs_input_grad = ()
         self.materialize_grads = True
-        self.saved_output = ()  # the positions in _saved of the output forward returned
+        self.saved_output = {}  # position in _saved -> index of the output forward returned there
+        self.non_differentiable = ()  # outputs marked by mark_non_differentiable
 
     def save_for_backward(self, *tensors):
         self._saved = tensors
@@ -64,7 +65,7 @@ class FunctionCtx:
     describe_saved = Node.describe_saved  # its records are made by saved_versions
 
     def mark_non_differentiable(self, *tensors):
-        pass
+        self.non_differentiable = tensors
 
     def mark_dirty(self, *tensors):
         pass
@@ -78,15 +79,35 @@ class FunctionNode(Node):
     (`positions`: their places among the `arg_count` arguments, for which backward
     returns one gradient each)."""
 
-    __slots__ = ("ctx", "function", "dtypes", "shapes", "positions", "arg_count")
+    __slots__ = ("ctx", "function", "dtypes", "shapes", "positions", "arg_count", "outputs", "output_tensors")
 
-    def __init__(self, next_functions, ctx, function, in_dtypes, in_shapes, positions, arg_count):
+    def __init__(self, next_functions, ctx, function, in_dtypes, in_shapes, positions, arg_count, outputs=None):
         super().__init__(next_functions)
         self.ctx = ctx
         self.function = function
         self.dtypes = in_dtypes
         self.shapes = in_shapes
         self.positions, self.arg_count = positions, arg_count
+        # forward returned a tuple: (shape, dtype) of each Tensor output (None for another
+        # value); its gradients reach the node as an OutputGradients, one entry per output
+        self.outputs = outputs
+        self.output_tensors = ()  # the tuple's Tensors, for saved outputs under create_graph
+
+    def _grad_outputs(self, g):
+        """What backward is called with: the gradient of each output as a Tensor (an
+        array made one); for a tuple, zeros where an output got none (None where the ctx
+        does not materialize gradients, or for an output that is no Tensor)."""
+        if self.outputs is None:
+            return (g if isinstance(g, Tensor) else Tensor._make(g),)
+        out = []
+        for gi, meta in zip(g, self.outputs):
+            if gi is None:
+                if meta is None or not self.ctx.materialize_grads:
+                    out.append(None)
+                    continue
+                gi = np.zeros(*meta)
+            out.append(gi if isinstance(gi, Tensor) else Tensor._make(gi))
+        return tuple(out)
 
     def __repr__(self):
         return "<srcgrad.autograd.function.%s object at %#x>" % (type(self).__name__, id(self))
@@ -103,7 +124,7 @@ class FunctionNode(Node):
 
     def apply(self, g):
         with no_grad():
-            grads = self._counted(self.function.backward(self.ctx, Tensor._make(g)))
+            grads = self._counted(self.function.backward(self.ctx, *self._grad_outputs(g)))
         out = []
         for i, (nxt, _), gi, dt, shape in zip(self.positions, self.next_functions, grads, self.dtypes, self.shapes):
             if nxt is None or gi is None:
@@ -121,10 +142,11 @@ class FunctionNode(Node):
         ctx = self.ctx
         saved = ctx._saved
         if ctx.saved_output and not ctx._freed:
-            ctx._saved = tuple(self._as_output(t) if i in ctx.saved_output else t for i, t in enumerate(saved))
+            ctx._saved = tuple(self._as_output(t, ctx.saved_output[i]) if i in ctx.saved_output else t
+                               for i, t in enumerate(saved))
         try:
             with enable_grad():
-                grads = self._counted(self.function.backward(ctx, g))
+                grads = self._counted(self.function.backward(ctx, *self._grad_outputs(g)))
         finally:
             ctx._saved = saved
         out = []
@@ -145,9 +167,11 @@ class FunctionNode(Node):
             out.append(gi if gi._data.dtype == dt else gi.to(dt))
         return out
 
-    def _as_output(self, saved):
-        """The saved output `saved` as the node's output: its array and version counter,
-        this node its grad_fn."""
+    def _as_output(self, saved, index):
+        """The saved output `saved` (output `index` of a tuple; None: the one output) as
+        the node's output: its array and version counter, this node its grad_fn."""
+        if index is not None:
+            return self.output_tensors[index]
         out = Tensor._make(saved._data, True)
         out._counter = saved._counter
         out._grad_fn = self
@@ -190,12 +214,19 @@ class FunctionNode(Node):
 
 
 class Function:
-    """Subclass with static `forward(ctx, *args)` and `backward(ctx, *grad_outputs)`;
-    call `YourFunction.apply(*args)`. One Tensor output is supported."""
+    """Subclass with static `forward(ctx, *args)` and `backward(ctx, *grad_outputs)`, or
+    `forward(*args)` with `setup_context(ctx, inputs, output)` (PyTorch's two styles);
+    call `YourFunction.apply(*args)`. forward returns a Tensor or a tuple (of Tensors
+    and other values); backward gets one gradient per output and returns one per
+    argument."""
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx, *grad_outputs):
@@ -207,28 +238,63 @@ class Function:
         tracked = _mode.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         with no_grad():
-            result = cls.forward(ctx, *args, **kwargs)
+            if cls.setup_context is not Function.setup_context:  # forward without ctx
+                result = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, result)
+            else:
+                result = cls.forward(ctx, *args, **kwargs)
         if not tracked:
             return result
-        if not isinstance(result, Tensor):
-            raise NotImplementedError("srcgrad's autograd.Function supports forward returning one Tensor")
+        if not isinstance(result, (Tensor, tuple)):
+            raise TypeError(f"{cls.__name__}.forward returned {type(result).__name__}: a custom Function's forward "
+                            "returns a Tensor or a tuple")
         positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         tensors = [args[i] for i in positions]
         edges = tuple((ops._edge(a), 0) if a._requires_grad else (None, 0) for a in tensors)
         in_dtypes = [a._data.dtype for a in tensors]
         in_shapes = [a._data.shape for a in tensors]
-        out = Tensor._make(result._data)
-        out._counter = result._counter  # the same storage: forward may have saved it
-        ctx.saved_output = tuple(i for i, t in enumerate(ctx._saved) if t is result)
-        if out._data.dtype.kind in "fc":
-            node_type = node_class(cls.__name__ + "Backward", FunctionNode)
-            out._grad_fn = node = node_type(edges, ctx, cls, in_dtypes, in_shapes, positions, len(args))
-            out._requires_grad = True
-            # a saved output is named as the node's output in a version error, as in PyTorch
-            ctx.versions = tuple([
-                (item[0], node) if i % 3 == 2 and item[0] is out._data else item for i, item in enumerate(ctx.versions)
-            ])
-        return out
+        node_type = node_class(cls.__name__ + "Backward", FunctionNode)
+        if isinstance(result, Tensor):
+            ctx.saved_output = {i: None for i, t in enumerate(ctx._saved) if t is result}
+            out = _output_of(result)
+            if out._data.dtype.kind in "fc" and not any(result is t for t in ctx.non_differentiable):
+                out._grad_fn = node = node_type(edges, ctx, cls, in_dtypes, in_shapes, positions, len(args))
+                out._requires_grad = True
+                _name_saved_outputs(ctx, node, (out,))
+            return out
+        metas = tuple((r._data.shape, r._data.dtype) if isinstance(r, Tensor) else None for r in result)
+        node = node_type(edges, ctx, cls, in_dtypes, in_shapes, positions, len(args), metas)
+        outs = []
+        for i, r in enumerate(result):
+            if not isinstance(r, Tensor):
+                outs.append(r)
+                continue
+            out = _output_of(r)
+            if out._data.dtype.kind in "fc" and not any(r is t for t in ctx.non_differentiable):
+                out._grad_fn = OutputNode(node, i, len(result))
+                out._requires_grad = True
+            outs.append(out)
+        node.output_tensors = tuple(outs)
+        ctx.saved_output = {i: k for i, t in enumerate(ctx._saved) for k, r in enumerate(result) if t is r}
+        _name_saved_outputs(ctx, node, [o for o in outs if isinstance(o, Tensor)])
+        return tuple(outs)
+
+
+def _output_of(result):
+    """A Tensor over forward's output `result`: its array and version counter (forward
+    may have saved it)."""
+    out = Tensor._make(result._data)
+    out._counter = result._counter
+    return out
+
+
+def _name_saved_outputs(ctx, node, outs):
+    """A saved output is named as the node's output in a version error, as in PyTorch."""
+    arrays = [o._data for o in outs]
+    ctx.versions = tuple([
+        (item[0], node) if i % 3 == 2 and any(item[0] is a for a in arrays) else item
+        for i, item in enumerate(ctx.versions)
+    ])
 
 
 def _seed(outputs, grad_outputs, create_graph=False):

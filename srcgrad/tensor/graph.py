@@ -190,6 +190,8 @@ class OutputNode(Node):
         parts[self.index] = g
         return [OutputGradients(parts)]
 
+    graph_apply = apply  # with create_graph: the Tensor g passed on the same way (a node that cannot take it refuses)
+
     def name(self):
         return self.node.name()
 
