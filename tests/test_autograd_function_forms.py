@@ -153,3 +153,50 @@ def test_wrong_count_of_gradients_is_pytorchs_error():
     with pytest.raises(RuntimeError, match=r"function BadBackward returned an incorrect number of gradients "
                                            r"\(expected 1, got 2\)"):
         (u + v).sum().backward()
+
+
+def test_post_accumulate_grad_hooks_step_an_optimizer_in_backward():
+    """PyTorch's optimizer-in-backward pattern: each parameter's hook steps its own
+    optimizer and zeroes its gradient; the losses are PyTorch 2.13's."""
+    rs = np.random.RandomState(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2)).double()
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(torch.tensor(rs.standard_normal(tuple(p.shape))))
+    optimizers = {p: torch.optim.Adam([p], lr=0.05) for p in model.parameters()}
+    calls = []
+
+    def hook(p):
+        calls.append(tuple(p.shape))
+        optimizers[p].step()
+        optimizers[p].zero_grad()
+
+    handles = [p.register_post_accumulate_grad_hook(hook) for p in model.parameters()]
+    x, y = torch.tensor(rs.standard_normal((5, 3))), torch.tensor(rs.standard_normal((5, 2)))
+    losses = []
+    for _ in range(3):
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        losses.append(loss.item())
+        assert all(p.grad is None for p in model.parameters())
+    np.testing.assert_allclose(losses, [6.743056260287, 5.794344608769, 4.934354663086], rtol=1e-12)
+    assert sorted(calls) == sorted([(2,), (2, 4), (4,), (4, 3)] * 3)
+    for handle in handles:
+        handle.remove()
+    ((model(x) - y) ** 2).mean().backward()
+    assert len(calls) == 12 and model[0].bias.grad is not None
+
+
+def test_post_accumulate_grad_hooks_under_create_graph_and_their_errors():
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    w.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.clone()))
+    (w ** 3).sum().backward(create_graph=True)
+    assert seen[0].tolist() == [3.0, 12.0] and w.grad.requires_grad
+    (g,) = torch.autograd.grad((w * 2).sum(), w)  # autograd.grad accumulates nothing: no hook
+    assert g.tolist() == [2.0, 2.0] and len(seen) == 1
+    assert type((w * 2).grad_fn.next_functions[0][0]).__name__ == "AccumulateGrad"
+    with pytest.raises(RuntimeError, match="post accumulate grad hooks cannot be registered on non-leaf tensors"):
+        (w * 2).register_post_accumulate_grad_hook(print)
+    with pytest.raises(RuntimeError, match="cannot register a hook on a tensor that doesn't require gradient"):
+        torch.ones(2).register_post_accumulate_grad_hook(print)

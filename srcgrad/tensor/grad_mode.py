@@ -103,6 +103,9 @@ class set_grad_enabled(_ModeContext):
         self._previous = (_mode.enabled, None)
         _mode.enabled = self._target
 
+    def __repr__(self):
+        return f"srcgrad.autograd.grad_mode.set_grad_enabled(mode={self._target})"
+
     def __enter__(self):
         return self
 

@@ -142,13 +142,15 @@ def run_hooks(node, g):
 
 
 class AccumulateGrad(Node):
-    """The sink of a leaf that requires grad: adds gradients into `variable.grad`."""
+    """The sink of a leaf that requires grad: adds gradients into `variable.grad`.
+    `post_hooks`: the leaf's post-accumulate-grad hooks (see PostHookedAccumulateGrad)."""
 
-    __slots__ = ("variable",)
+    __slots__ = ("variable", "post_hooks")
 
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
+        self.post_hooks = None
 
     def name(self):
         return "srcgrad::autograd::AccumulateGrad"  # PyTorch's: its C++ class
@@ -156,7 +158,35 @@ class AccumulateGrad(Node):
     def apply(self, g):
         if self.variable._requires_grad:  # not if requires_grad was switched off since
             accumulate(self.variable, g)
+            if self.post_hooks:
+                self._run_post_hooks()
         return ()
+
+    def _run_post_hooks(self):
+        for hook in list(self.post_hooks):
+            hook(self.variable)
+
+
+class PostHookedAccumulateGrad(AccumulateGrad):
+    """The AccumulateGrad of a leaf with post-accumulate-grad hooks
+    (`Tensor.register_post_accumulate_grad_hook`), which run with the leaf after each
+    accumulation. The engines take a node whose type is AccumulateGrad itself on their
+    fast paths; this one they call through `apply` (or `graph_apply`, in a pass with
+    create_graph), which runs the hooks. It prints as an AccumulateGrad."""
+
+    __slots__ = ()
+
+    def graph_apply(self, g):
+        from .graph_backward import accumulate as accumulate_graph  # noqa: PLC0415 (it imports this module)
+
+        if self.variable._requires_grad:
+            accumulate_graph(self.variable, g)
+            if self.post_hooks:
+                self._run_post_hooks()
+        return []
+
+
+PostHookedAccumulateGrad.__name__ = PostHookedAccumulateGrad.__qualname__ = "AccumulateGrad"
 
 
 class OutputGradients(tuple):

@@ -15,19 +15,21 @@ import numpy as np
 
 from .dtypes import legacy_type_name
 
-__all__ = ["RemovableHandle", "hooked", "graph_hooked"]
+__all__ = ["RemovableHandle", "hooked", "graph_hooked", "register_post_accumulate_grad_hook"]
 
 
 class RemovableHandle:
-    """What `register_hook` returns: `remove()` takes the hook off (again: nothing)."""
+    """What `register_hook` returns: `remove()` takes the hook off (again: nothing).
+    `table`: the node's list that holds it (`_hooks`, or an AccumulateGrad's `post_hooks`)."""
 
-    def __init__(self, node, hook):
-        self._node, self._hook = node, hook
+    def __init__(self, node, hook, table="_hooks"):
+        self._node, self._hook, self._table = node, hook, table
 
     def remove(self):
         node, hook = self._node, self._hook
-        if node is not None and node._hooks:
-            node._hooks[:] = [h for h in node._hooks if h is not hook]
+        hooks = getattr(node, self._table, None) if node is not None else None
+        if hooks:
+            hooks[:] = [h for h in hooks if h is not hook]
         self._node = self._hook = None
 
     def __enter__(self):
@@ -105,6 +107,25 @@ def register_hook(self, hook):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     node = self._grad_fn if self._grad_fn is not None else self._accumulate_grad()
     return node.add_hook(hook)
+
+
+def register_post_accumulate_grad_hook(self, hook):
+    """`Tensor.register_post_accumulate_grad_hook`: call `hook(tensor)` after each
+    accumulation of a gradient into this leaf's `.grad` (an optimizer step in backward,
+    as PyTorch's tutorial does it). Returns a handle whose `remove()` takes it off."""
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self._grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    from .graph import AccumulateGrad, PostHookedAccumulateGrad  # noqa: PLC0415 (graph.py imports this module)
+
+    node = self._accumulate_grad()
+    if type(node) is AccumulateGrad:
+        node.__class__ = PostHookedAccumulateGrad  # off the engines' fast paths, which would skip the hooks
+    if node.post_hooks is None:
+        node.post_hooks = []
+    node.post_hooks.append(hook)
+    return RemovableHandle(node, hook, "post_hooks")
 
 
 @functools.lru_cache(maxsize=None)

@@ -263,6 +263,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
             self._grad_fn.retain(self)
 
     register_hook = hooks.register_hook
+    register_post_accumulate_grad_hook = hooks.register_post_accumulate_grad_hook
 
     @property
     def retains_grad(self):
