@@ -19,6 +19,7 @@ from .tensor.functions import (
     digamma, erf, erfc, erfinv, exp2, expm1, lgamma, log1p, log_softmax, logit, logsumexp, polygamma, sigmoid, sinc,
     softmax, xlogy,
 )
+from .tensor.grad_mode import is_grad_enabled
 from .tensor.graph import node_class
 from .tensor.rule_nodes import UndifferentiatedNode
 from .tensor.tensor import Tensor
@@ -127,7 +128,7 @@ def _xlog1py(input, other, node):
 def _zeta(input, other, node):
     """zeta(x, q): differentiable in q; a result whose x requires grad has PyTorch's node
     that raises at backward (the derivative in x is not implemented)."""
-    if isinstance(input, Tensor) and input._requires_grad and ops._mode.enabled:
+    if isinstance(input, Tensor) and input._requires_grad and is_grad_enabled():
         with_grad = ops.binary(special_arrays.zeta, input.detach(), other, None, floating=True)
         return ops.without_derivative(with_grad._data, (input, other), node_class(node, UndifferentiatedNode), "zeta")
     return ops.binary(special_arrays.zeta, input, other, node, floating=True)
