@@ -57,11 +57,12 @@ globals().update({_name: getattr(_functions, _name) for _name in _functions.MORE
 from . import linalg  # noqa: E402
 from . import func  # noqa: E402  (torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functional_call)
 from .func import vmap  # noqa: E402
+from . import special  # noqa: E402
 from .tensor import bool_ as bool  # noqa: E402
 from .tensor import float32 as float  # noqa: E402
 from .tensor import int32 as int  # noqa: E402
 
 __all__ += [
     "Tensor", "tensor", "ones", "zeros", "randn", "from_numpy", "matmul", "no_grad",
-    "is_grad_enabled", "Size", "device", "nn", "optim", "autograd", "cuda", "linalg", "func", "vmap", "float32", "float64", "double", "int64", "long",
+    "is_grad_enabled", "Size", "device", "nn", "optim", "autograd", "cuda", "linalg", "func", "vmap", "special", "float32", "float64", "double", "int64", "long",
 ]

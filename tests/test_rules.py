@@ -18,7 +18,7 @@ from rule_checks import Call, Uniform as U, check_dtypes, check_rule, materializ
 
 import srcgrad.rules as rules
 from srcgrad import NotDifferentiableError
-from srcgrad.rules import einsums, special_arrays
+from srcgrad.rules import bessel_arrays, einsums, normal_arrays, special_arrays
 from srcgrad.rules.gamma import polygamma
 from srcgrad.rules.inverses import log_abs_det
 from srcgrad.rules.scatter import (
@@ -1490,7 +1490,7 @@ def test_overlapping_windows_add_their_gradients():
     assert grad.tolist() == [1, 2, 3, 2, 1]
 
 
-# --- the Tensor shim's special functions without SciPy, and its einsums -----------------
+# --- the Tensor shim's special functions without SciPy (special, Bessel and normal), and its einsums ---
 
 SPECIAL_ARRAYS = [
     case(special_arrays.lgamma, U((2, 3), 0.3, 4.0)),
@@ -1503,6 +1503,21 @@ SPECIAL_ARRAYS = [
     case(special_arrays.logit, U((4,), 0.3, 0.7), 0.2),
     case(special_arrays.xlogy, U((2, 3)), U((2, 3), 0.2, 3.0)),
     case(special_arrays.xlogy, U((3,)), U((2, 1), 0.2, 3.0)),
+    case(special_arrays.xlog1py, U((2, 3)), U((2, 3), 0.2, 3.0)),
+    case(special_arrays.xlog1py, U((3,)), U((2, 1), 0.1, 2.0)),
+    case(special_arrays.entr, U((2, 3), 0.1, 3.0)),
+    case(special_arrays.mvlgamma, U((2, 3), 2.0, 5.0), 3),
+    case(special_arrays.zeta, 2.5, U((3,), 0.3, 4.0)),
+    case(special_arrays.zeta, U((2, 1), 2.0, 4.0), U((3,), 0.3, 4.0)),
+    case(bessel_arrays.i0, U((2, 3), -9.0, 9.0)),
+    case(bessel_arrays.i0e, U((3,), 0.3, 11.0)),
+    case(bessel_arrays.i1, U((2, 3), -9.0, 9.0)),
+    case(bessel_arrays.i1e, U((3,), -11.0, -0.3)),
+    case(bessel_arrays.bessel_j0, U((2, 3), -9.0, 9.0)),
+    case(bessel_arrays.bessel_j1, U((3,), 0.3, 9.0)),
+    case(normal_arrays.erfcx, U((2, 3), -3.0, 5.0)),
+    case(normal_arrays.log_ndtr, U((3,), -30.0, 5.0)),
+    case(normal_arrays.ndtri, U((2, 3), 0.02, 0.98)),
     case(einsums.reduction, "ij->ji", U((2, 3))),
     case(einsums.reduction, "ij->", U((2, 3))),
     case(einsums.reduction, "...j->...", U((2, 2, 3))),
@@ -1568,7 +1583,7 @@ TABLES = [
 OWN_MODULES = (
     "copies", "decompositions", "elementwise", "gamma", "inverses", "linalg", "norms", "operators", "record_replace", "reductions",
     "scalars", "scatter", "selections", "series", "shapes", "spacings", "statistics", "structure", "ufunc_methods", "variances", "fills",
-    "einsums", "special_arrays",
+    "einsums", "special_arrays", "bessel_arrays", "normal_arrays",
 )
 MY_MODULES = {f"srcgrad.rules.{m}" for m in OWN_MODULES}
 

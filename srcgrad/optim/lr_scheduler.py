@@ -1,5 +1,9 @@
-"""Learning-rate schedulers as in `torch.optim.lr_scheduler`: `LambdaLR`, `StepLR`,
-`MultiStepLR`, `ExponentialLR`, `CosineAnnealingLR` and `LinearLR`.
+"""Learning-rate schedulers as in `torch.optim.lr_scheduler`: the base `LRScheduler` and
+the schedules of one formula, `LambdaLR`, `MultiplicativeLR`, `StepLR`, `MultiStepLR`,
+`ConstantLR`, `LinearLR`, `ExponentialLR`, `PolynomialLR` and `CosineAnnealingLR`. The
+cyclic ones (`CyclicLR`, `OneCycleLR`, `CosineAnnealingWarmRestarts`) are in
+`cyclic_schedules.py`, `ReduceLROnPlateau` in `plateau.py`, `SequentialLR` and
+`ChainedScheduler` in `scheduler_composition.py`; all are importable from here.
 
 A scheduler writes each parameter group's "lr" at construction (epoch 0) and at each
 `step()`. `step()` computes the new rates the way PyTorch does, from the current rates
@@ -21,7 +25,9 @@ from weakref import ref
 from .optimizer import Optimizer
 
 __all__ = [
-    "LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LinearLR",
+    "LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
+    "ExponentialLR", "PolynomialLR", "CosineAnnealingLR", "CyclicLR", "OneCycleLR", "CosineAnnealingWarmRestarts",
+    "ReduceLROnPlateau", "SequentialLR", "ChainedScheduler",
 ]
 
 EPOCH_DEPRECATION_WARNING = (
@@ -101,6 +107,11 @@ class LRScheduler:
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         _track_optimizer_steps(optimizer)
+        self._initial_step()
+
+    def _initial_step(self):
+        """The constructor's step (to epoch 0, or last_epoch + 1 when resuming); SequentialLR
+        calls it again on the scheduler it starts with."""
         self._step_count = 0
         self._is_initial = True
         try:
@@ -140,6 +151,11 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        """Advance `last_epoch` (or set it to `epoch`, with the closed form where there is
+        one) and write the rates, without `step()`'s warnings or count."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -191,6 +207,33 @@ class LambdaLR(LRScheduler):
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
 
 
+class MultiplicativeLR(LRScheduler):
+    """The current rate times lr_lambda(epoch) at every step after the first (one function
+    for all groups or one per group); `state_dict()` saves functions as LambdaLR does."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
+        if not isinstance(lr_lambda, (list, tuple)):
+            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        else:
+            if len(lr_lambda) != len(optimizer.param_groups):
+                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, last_epoch)
+
+    state_dict = LambdaLR.state_dict
+    load_state_dict = LambdaLR.load_state_dict
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        if self._is_initial:
+            return _current_lrs(self.optimizer)
+        return [group["lr"] * fn(self.last_epoch) for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
+
+
 class StepLR(LRScheduler):
     """lr = base_lr * gamma ** (epoch // step_size): the current rate times gamma at every
     nonzero multiple of step_size."""
@@ -230,6 +273,32 @@ class MultiStepLR(LRScheduler):
         return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch) for base_lr in self.base_lrs]
 
 
+class ConstantLR(LRScheduler):
+    """base_lr * factor until epoch total_iters, base_lr from then on (the current rate
+    times factor at epoch 0 and divided by it at total_iters)."""
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+        if self.last_epoch != self.total_iters:
+            return _current_lrs(self.optimizer)
+        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [
+            base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+            for base_lr in self.base_lrs
+        ]
+
+
 class ExponentialLR(LRScheduler):
     """The current rate times gamma at every step: lr = base_lr * gamma ** epoch."""
 
@@ -245,6 +314,31 @@ class ExponentialLR(LRScheduler):
 
     def _get_closed_form_lr(self):
         return [base_lr * self.gamma**self.last_epoch for base_lr in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """lr = base_lr * (1 - min(epoch, total_iters) / total_iters) ** power, step by step
+    from the current rate; 0 from total_iters on."""
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_if_called_outside_step()
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _current_lrs(self.optimizer)
+        decay_factor = (
+            (1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)
+        ) ** self.power
+        return [group["lr"] * decay_factor for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [
+            base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+            for base_lr in self.base_lrs
+        ]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -319,3 +413,9 @@ class LinearLR(LRScheduler):
                        * min(self.total_iters, self.last_epoch) / self.total_iters)
             for base_lr in self.base_lrs
         ]
+
+
+# The schedulers of their own modules build on LRScheduler above.
+from .cyclic_schedules import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR  # noqa: E402
+from .plateau import ReduceLROnPlateau  # noqa: E402
+from .scheduler_composition import ChainedScheduler, SequentialLR  # noqa: E402

@@ -220,6 +220,13 @@ def step_counter():
     return Tensor._make(np.array(0.0, dtype=np.float32))
 
 
+def scalar_state(value):
+    """A 0-d state tensor holding `value` ("mu_product", "eta", "mu") in PyTorch's scalar
+    dtype: float64 where the default dtype is float64, float32 otherwise."""
+    dtype = np.float64 if dtypes.get_default_dtype() is dtypes.float64 else np.float32
+    return Tensor._make(np.array(value, dtype=dtype))
+
+
 def multiply_add(a, b, c):
     """a * b + c rounded once to c's dtype, as PyTorch's fused CPU kernels (`add` with
     `alpha`, `addcmul`, `lerp`) compute it; Python numbers are first rounded to that dtype,

@@ -1,6 +1,7 @@
 """Special functions of arrays computed with NumPy and `math` alone (PyTorch's lgamma,
-digamma, polygamma, erfinv, logit and xlogy; SciPy's are in `special.py`, loaded only
-when SciPy is).
+digamma, polygamma, mvlgamma, erfinv, logit, xlogy, xlog1py, entr and zeta; SciPy's are
+in `special.py`, loaded only when SciPy is; Bessel functions in `bessel_arrays.py`, the
+normal distribution's in `normal_arrays.py`).
 
 Each primitive takes arrays (or numbers) and returns an array of the input's float
 dtype (an integer input gives float64), computed in float64. Every derivative is an
@@ -10,7 +11,8 @@ d erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x) ** 2).
 
 Values where PyTorch defines them: lgamma is inf at the poles (0, -1, -2, ...),
 digamma is -inf at 0 (inf at -0) and nan at the negative integers; erfinv is +-inf at +-1 and nan
-outside [-1, 1]; xlogy(0, y) is 0 unless y is nan.
+outside [-1, 1]; xlogy(0, y) and xlog1py(0, y) are 0 unless y is nan; entr is -inf below 0;
+zeta(x, q) is inf at x = 1, nan below, and has a derivative in q only (as PyTorch's).
 """
 
 import math
@@ -20,7 +22,7 @@ import numpy as np
 from .gamma import polygamma as _polygamma_of_float
 from .registry import defjvp, defvjp, discrete, elementwise
 
-__all__ = ["lgamma", "digamma", "polygamma", "erfinv", "logit", "xlogy"]
+__all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "erfinv", "logit", "xlogy", "xlog1py", "entr", "zeta"]
 
 _SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -203,9 +205,160 @@ def xlogy(x, y):
 
 @elementwise(xlogy, "x", name="Xlogy")
 def xlogy_dx(ans, x, y):
-    return xlogy(np.sign(np.abs(x)), y)  # log(y) where x is not 0 (1 or 0 of x's dtype)
+    # log(y), and 0 where x is 0 and y <= 0 (PyTorch's mask; log(y) is finite elsewhere)
+    return np.log(np.where((x == 0) & (y <= 0), 1.0, y))
 
 
 @elementwise(xlogy, "y")
 def xlogy_dy(ans, x, y):
     return x / y
+
+
+# --- xlog1py and entr ---------------------------------------------------------------------------
+
+
+def xlog1py(x, y):
+    """x * log1p(y), and 0 where x is 0 unless y is nan (PyTorch's xlog1py), in the
+    floating dtype of x and y."""
+    dtype = np.result_type(x, y)
+    dtype = dtype if dtype.kind in "fc" else np.dtype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((x == 0) & ~np.isnan(y), 0.0 * x, x * np.log1p(y)).astype(dtype, copy=False)
+
+
+@elementwise(xlog1py, "x", name="Xlog1py")
+def xlog1py_dx(ans, x, y):
+    # log1p(y), and 0 where x is 0 and y <= -1 (PyTorch's mask)
+    return np.log1p(np.where((x == 0) & (y <= -1), 0.0, y))
+
+
+@elementwise(xlog1py, "y")
+def xlog1py_dy(ans, x, y):
+    return x / (y + 1.0)
+
+
+def entr(x):
+    """-x log(x) of each element: 0 at 0, -inf below 0, nan at nan."""
+    v = np.asarray(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(v > 0, -v * np.log(np.where(v > 0, v, 1.0)), np.where(v == 0, 0.0, -np.inf))
+    out = np.where(np.isnan(v), v, out)
+    return out.astype(_float_dtype(x), copy=False)
+
+
+@elementwise(entr, name="Entr")
+def entr_d(ans, x):
+    return -(1.0 + np.log(x))
+
+
+# --- mvlgamma -------------------------------------------------------------------------------------
+
+
+def _mvlgamma_shifts(p):
+    """PyTorch's arange(-p / 2 + 1 / 2, 1 / 2, 1 / 2): -(p - 1) / 2, ..., -1 / 2, 0."""
+    return [0.5 * (j - (p - 1)) for j in range(p)]
+
+
+def mvlgamma(x, p):
+    """The multivariate log-gamma function of dimension p at each element:
+    p (p - 1) / 4 log(pi) + sum of lgamma(x - j / 2), j = 0 .. p - 1 (summed from
+    j = p - 1 down, as PyTorch's)."""
+    total = None
+    for shift in _mvlgamma_shifts(p):
+        term = lgamma(np.asarray(x) + shift)
+        total = term if total is None else total + term
+    return (total + p * (p - 1) * math.log(math.pi) / 4).astype(_float_dtype(x), copy=False)
+
+
+@defvjp(mvlgamma, "x", name="Mvlgamma")
+def mvlgamma_vjp(g, ans, x, p):
+    return g * _mvlgamma_slope(x, p)
+
+
+@defjvp(mvlgamma, "x")
+def mvlgamma_jvp(t, ans, x, p):
+    return t * _mvlgamma_slope(x, p)
+
+
+def _mvlgamma_slope(x, p):
+    total = None
+    for shift in _mvlgamma_shifts(p):
+        term = digamma(x + shift)
+        total = term if total is None else total + term
+    return total
+
+
+discrete(mvlgamma, "p")
+
+
+# --- zeta -----------------------------------------------------------------------------------------
+
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+           1.8152105401943546773e17, -7.1661652561756670113e18)
+_MACHEP = 1.11022302462515654042e-16
+
+
+def _zeta_of_floats(x, q):
+    """The Hurwitz zeta function sum over k >= 0 of (k + q)**-x, by Cephes' Euler-Maclaurin
+    summation (as PyTorch's)."""
+    if x == 1.0:
+        return math.inf
+    if x < 1.0:
+        return math.nan
+    if q <= 0.0:
+        if q == math.floor(q):
+            return math.inf
+        if x != math.floor(x):
+            return math.nan
+    s = q**-x
+    a, b, i = q, 0.0, 0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = a**-x
+        s += b
+        if -_MACHEP * s < b < _MACHEP * s:
+            return s
+    w = a
+    s += b * w / (x - 1.0)
+    s -= 0.5 * b
+    a, k = 1.0, 0.0
+    for coefficient in _ZETA_A:
+        a *= x + k
+        b /= w
+        t = a * b / coefficient
+        s = s + t
+        if abs(t / s) < _MACHEP:
+            return s
+        k += 1.0
+        a *= x + k
+        b /= w
+        k += 1.0
+    return s
+
+
+def _zeta_or_nan(x, q):
+    if math.isnan(x) or math.isnan(q):
+        return math.nan
+    try:
+        return _zeta_of_floats(x, q)
+    except (OverflowError, ZeroDivisionError):
+        return math.inf
+
+
+_ZETA = np.frompyfunc(_zeta_or_nan, 2, 1)
+
+
+def zeta(x, q):
+    """The Hurwitz zeta function zeta(x, q) of each pair of elements (broadcast), in
+    their floating dtype."""
+    dtype = np.result_type(x, q)
+    dtype = dtype if dtype.kind == "f" else np.dtype(np.float64)
+    out = _ZETA(np.asarray(x, dtype=np.float64), np.asarray(q, dtype=np.float64))
+    return np.asarray(out, dtype=np.float64).astype(dtype, copy=False)
+
+
+@elementwise(zeta, "q", name="Zeta")
+def zeta_dq(ans, x, q):
+    return -x * zeta(x + 1.0, q)

@@ -58,7 +58,8 @@ _SCALAR_WARNING_SHOWN = False
 
 
 def _warn_scalar_of_tracked():
-    """PyTorch's warning, once per process, at `float(t)` of a tensor that requires grad."""
+    """PyTorch's warning, once per process, at `float(t)` of a tensor that requires grad
+    (with grad mode on, as PyTorch checks)."""
     global _SCALAR_WARNING_SHOWN
     _SCALAR_WARNING_SHOWN = True
     warnings.warn(
@@ -483,7 +484,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         return kind(self._data.reshape(-1)[0])
 
     def __float__(self):
-        if self._requires_grad and not _SCALAR_WARNING_SHOWN:
+        if self._requires_grad and _mode.enabled and not _SCALAR_WARNING_SHOWN:
             _warn_scalar_of_tracked()
         return self._python_scalar(float)
 
