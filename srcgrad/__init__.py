@@ -55,11 +55,14 @@ from .tensor import IN_PLACE as _IN_PLACE, functions as _functions  # noqa: E402
 globals().update({_name: getattr(_functions, _name) for _name in _IN_PLACE})  # srcgrad.sin_(t), ...
 globals().update({_name: getattr(_functions, _name) for _name in _functions.MORE_FUNCTIONS})  # srcgrad.logaddexp, ...
 from . import linalg  # noqa: E402
+from .tensor.decompositions import qr_old as qr, svd_old as svd  # noqa: E402
+from .tensor.matrix_functions import matrix_exp, matrix_power  # noqa: E402
+from .tensor.solves import cholesky_inverse, cholesky_solve, pinverse, triangular_solve  # noqa: E402
 from .tensor import bool_ as bool  # noqa: E402
 from .tensor import float32 as float  # noqa: E402
 from .tensor import int32 as int  # noqa: E402
 
 __all__ += [
     "Tensor", "tensor", "ones", "zeros", "randn", "from_numpy", "matmul", "no_grad",
-    "is_grad_enabled", "Size", "device", "nn", "optim", "autograd", "cuda", "linalg", "float32", "float64", "double", "int64", "long",
+    "is_grad_enabled", "Size", "device", "nn", "optim", "autograd", "cuda", "linalg", "qr", "svd", "matrix_exp", "matrix_power", "cholesky_inverse", "cholesky_solve", "pinverse", "triangular_solve", "float32", "float64", "double", "int64", "long",
 ]
