@@ -58,11 +58,14 @@ from . import linalg  # noqa: E402
 from . import func  # noqa: E402  (torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functional_call)
 from .func import vmap  # noqa: E402
 from . import special  # noqa: E402
+from .tensor.decompositions import qr_old as qr, svd_old as svd  # noqa: E402
+from .tensor.matrix_functions import matrix_exp, matrix_power  # noqa: E402
+from .tensor.solves import cholesky_inverse, cholesky_solve, pinverse, triangular_solve  # noqa: E402
 from .tensor import bool_ as bool  # noqa: E402
 from .tensor import float32 as float  # noqa: E402
 from .tensor import int32 as int  # noqa: E402
 
 __all__ += [
     "Tensor", "tensor", "ones", "zeros", "randn", "from_numpy", "matmul", "no_grad",
-    "is_grad_enabled", "Size", "device", "nn", "optim", "autograd", "cuda", "linalg", "func", "vmap", "special", "float32", "float64", "double", "int64", "long",
+    "is_grad_enabled", "Size", "device", "nn", "optim", "autograd", "cuda", "linalg", "func", "vmap", "special", "qr", "svd", "matrix_exp", "matrix_power", "cholesky_inverse", "cholesky_solve", "pinverse", "triangular_solve", "float32", "float64", "double", "int64", "long",
 ]

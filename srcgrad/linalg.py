@@ -43,3 +43,15 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     """`(L, info)`: `cholesky(A, upper=upper)` and zeros."""
     return _CHOLESKY_EX(cholesky(A, upper=upper), _info(A))
 
+
+
+from .tensor.decompositions import eigh, eigvalsh, qr, svd, svdvals  # noqa: E402
+from .tensor.matrix_functions import (  # noqa: E402
+    cond, diagonal, matrix_exp, matrix_norm, matrix_power, multi_dot, norm, vecdot,
+)
+from .tensor.solves import lstsq, matrix_rank, pinv, solve, solve_ex, solve_triangular  # noqa: E402
+
+__all__ += [
+    "eigh", "eigvalsh", "qr", "svd", "svdvals", "cond", "diagonal", "matrix_exp", "matrix_norm", "matrix_power",
+    "multi_dot", "norm", "vecdot", "lstsq", "matrix_rank", "pinv", "solve", "solve_ex", "solve_triangular",
+]

@@ -20,6 +20,7 @@ import srcgrad.rules as rules
 from srcgrad import NotDifferentiableError
 from srcgrad.rules import bessel_arrays, einsums, normal_arrays, special_arrays
 from srcgrad.rules.gamma import polygamma
+from srcgrad.rules.decompositions import symmetric_eigh, symmetric_eigvalsh
 from srcgrad.rules.inverses import log_abs_det
 from srcgrad.rules.scatter import (
     added_at, diagonal_summed, filled_diagonal, index_put, maximized_at, minimized_at, subtracted_at, written_transposed,
@@ -983,6 +984,48 @@ def test_linalg(fn, args, kwargs):
     run(fn, *args, rtol=1e-5, atol=1e-6, **kwargs)
 
 
+SYMMETRIC = [  # differentiated over symmetric matrices: checked along symmetric perturbations only
+    case(symmetric_eigh, spd(3)),
+    case(symmetric_eigh, spd(3, (2,)), "U"),
+    case(symmetric_eigvalsh, spd(4) - 2.0 * np.eye(4)),
+    case(symmetric_eigvalsh, spd(3, (2,)), UPLO="U"),
+]
+
+
+def _flat_outputs(out):
+    return np.concatenate([np.ravel(o) for o in out]) if isinstance(out, tuple) else np.ravel(out)
+
+
+@pytest.mark.parametrize("fn,args,kwargs", SYMMETRIC)
+def test_symmetric_factorizations(fn, args, kwargs):
+    """Both rules against central differences along symmetric perturbations (of which
+    the result is a function); the reverse rule's gradient is symmetric and the
+    adjoint of the forward rule. Eigenvectors enter through v * v (sign-free)."""
+    rng = np.random.default_rng(3)
+    x = args[0]
+    rule = rules.lookup(fn)
+
+    def value(a):
+        out = fn(a, *args[1:], **kwargs)
+        return (out[0], out[1] * out[1]) if isinstance(out, tuple) else out
+
+    ans = fn(x, *args[1:], **kwargs)
+    for _ in range(3):
+        e = rng.normal(size=x.shape)
+        e = e + np.swapaxes(e, -1, -2)
+        eps = 1e-6
+        fd = (_flat_outputs(value(x + eps * e)) - _flat_outputs(value(x - eps * e))) / (2 * eps)
+        t = rule.jvp("x", e, ans, x, *args[1:], **kwargs)
+        t = (t[0], 2 * ans[1] * t[1]) if isinstance(t, tuple) else t
+        np.testing.assert_allclose(_flat_outputs(t), fd, rtol=1e-5, atol=1e-6)
+        g = (rng.normal(size=ans[0].shape), rng.normal(size=ans[1].shape)) if isinstance(ans, tuple) else rng.normal(size=ans.shape)
+        grad = rule.vjp("x", g, ans, x, *args[1:], **kwargs)
+        np.testing.assert_allclose(grad, np.swapaxes(grad, -1, -2), atol=1e-12)
+        t_full = rule.jvp("x", e, ans, x, *args[1:], **kwargs)
+        pairing = sum(np.sum(a * b) for a, b in zip(g, t_full)) if isinstance(g, tuple) else np.sum(g * t_full)
+        np.testing.assert_allclose(np.sum(grad * e), pairing, rtol=1e-9)
+
+
 def test_factorizations_read_one_triangle():
     """Perturbing the unread triangle changes nothing, so its gradient is zero."""
     a = spd(3)
@@ -1553,6 +1596,7 @@ def test_method_rules(fn, args, kwargs):
 # --- the registry as a whole ----------------------------------------------------------
 
 TABLES = [
+    SYMMETRIC,
     [case(f, U(s, lo, hi)) for f, lo, hi in UNARY for s in SHAPES],
     [case(f, U(xs, *xd), U(ys, *yd)) for f, xd, yd in BINARY for xs, ys in PAIRS],
     [case(np.where, np.array(True), U(()), U(())), case(np.ldexp, U((2,)), 1)],

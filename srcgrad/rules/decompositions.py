@@ -1,5 +1,6 @@
 """numpy.linalg's factorizations: cholesky eigh eigvalsh qr svd svdvals, and the
-cofactor matrix (through the SVD) that det's rules use. Inverses, determinants and
+cofactor matrix (through the SVD) that det's rules use; `symmetric_eigh` and
+`symmetric_eigvalsh`, eigh differentiated over symmetric matrices (the Tensor shim's). Inverses, determinants and
 solves built on them are in `inverses.py`, norms in `norms.py`; products, and the
 conventions these rules follow, in `linalg.py`.
 
@@ -384,3 +385,45 @@ def svdvals_vjp(g, ans, x):
 @defjvp(numpy2("linalg.svdvals"), "x")
 def svdvals_jvp(t, ans, x):
     return _singular_values_jvp(t, x)
+
+
+# --- eigh over symmetric matrices (the Tensor shim's linalg.eigh) -------------------
+
+
+def _symmetric_part(x):
+    return 0.5 * (x + _T(x))
+
+
+def symmetric_eigh(x, UPLO="L"):
+    """`np.linalg.eigh(x, UPLO)` as a tuple, differentiated as a function of symmetric
+    matrices (PyTorch's convention): its gradient is the symmetric matrix G with
+    <G, dx> the change along any symmetric dx, where np.linalg.eigh's rule puts the
+    same first-order change on the triangle it reads. A tangent counts by its symmetric
+    part."""
+    w, v = np.linalg.eigh(x, UPLO)
+    return w, v
+
+
+def symmetric_eigvalsh(x, UPLO="L"):
+    """`np.linalg.eigvalsh(x, UPLO)`, differentiated as `symmetric_eigh`."""
+    return np.linalg.eigvalsh(x, UPLO)
+
+
+@defvjp(symmetric_eigh, "x", name="LinalgEigh")
+def symmetric_eigh_vjp(g, ans, x, UPLO="L"):
+    return _symmetric_part(_eigh_vjp(g, ans, UPLO))
+
+
+@defjvp(symmetric_eigh, "x")
+def symmetric_eigh_jvp(t, ans, x, UPLO="L"):
+    return _eigh_jvp(_symmetric_part(t), ans, UPLO)
+
+
+@defvjp(symmetric_eigvalsh, "x", name="LinalgEigh")
+def symmetric_eigvalsh_vjp(g, ans, x, UPLO="L"):
+    return _symmetric_part(_eigh_vjp((g, None), np.linalg.eigh(x, UPLO), UPLO))
+
+
+@defjvp(symmetric_eigvalsh, "x")
+def symmetric_eigvalsh_jvp(t, ans, x, UPLO="L"):
+    return _eigh_jvp(_symmetric_part(t), np.linalg.eigh(x, UPLO), UPLO)[0]

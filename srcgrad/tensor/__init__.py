@@ -12,7 +12,9 @@ logsumexp, cumsum, ...), `shaping.py` (views and indexing), `inplace.py` (in-pla
 methods); `creation.py` (constructors; `sequences.py` reads nested lists, `ranges.py` computes
 arange and linspace as PyTorch), `summation.py` (PyTorch's order of a sum), `functions.py` (module-level ops),
 `pointwise.py` (clamp, maximum, where, ...), `pointwise_more.py` (logaddexp, xlogy, lgamma, erfinv, ...),
-`linalg_functions.py` (det, inverse, slogdet, cholesky, einsum, cdist, ...), `rearrangements.py` (rot90, tile, movedim,
+`linalg_functions.py` (det, inverse, slogdet, cholesky, einsum, cdist, ...), `decompositions.py` (qr, eigh, svd: one
+node of several outputs), `solves.py` (solve, lstsq, pinv, ...), `matrix_functions.py` (matrix norms, powers, exp,
+multi_dot), `rearrangements.py` (rot90, tile, movedim,
 repeat_interleave, ...), `scatters.py` (scatter, scatter_add, take_along_dim, masked_select), `order_statistics.py`
 (cummax, logcumsumexp, kthvalue, mode, nansum), `joins.py` (cat, stack), `printing.py`
 (PyTorch's repr), `dtypes.py` (dtypes, Size, promotion), `devices.py` (device), `compiled.py`

@@ -32,6 +32,7 @@ from .linalg_functions import baddbmm, cdist, cholesky, cross, det, dist, einsum
 from .rearrangements import movedim, moveaxis, permute, repeat_interleave, rot90, tile, unflatten
 from .scatters import masked_select, scatter, scatter_add, take_along_dim
 from .order_statistics import cummax, cummin, kthvalue, logcumsumexp, mode, nansum
+from .method_aliases import argwhere, nonzero
 
 __all__ = [
     "matmul", "mm", "mv", "dot", "exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid",
@@ -55,6 +56,8 @@ MORE_FUNCTIONS = (
     "movedim", "moveaxis", "permute", "repeat_interleave", "rot90", "tile", "unflatten",
     "masked_select", "scatter", "scatter_add", "take_along_dim",
     "cummax", "cummin", "kthvalue", "logcumsumexp", "mode", "nansum",
+    "index_add", "index_copy", "index_fill", "index_put", "masked_scatter", "scatter_reduce", "swapaxes", "swapdims",
+    "absolute", "negative", "msort", "nonzero", "argwhere",
 )
 __all__ += MORE_FUNCTIONS
 
@@ -77,6 +80,9 @@ def _method(name):
 exp, log, sqrt, abs, sin, cos, tanh = map(_method, ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh"))
 sigmoid, relu, softmax, log_softmax = map(_method, ("sigmoid", "relu", "softmax", "log_softmax"))
 sum, mean, norm = map(_method, ("sum", "mean", "norm"))
+index_add, index_copy, index_fill, index_put, masked_scatter, scatter_reduce = map(
+    _method, ("index_add", "index_copy", "index_fill", "index_put", "masked_scatter", "scatter_reduce"))
+swapaxes, swapdims, absolute, negative, msort = map(_method, ("swapaxes", "swapdims", "absolute", "negative", "msort"))
 
 # `torch.sin_(t)` and the other in-place functions: `t.sin_()` (which refuses a leaf that requires grad)
 IN_PLACE = (

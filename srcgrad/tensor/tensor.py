@@ -33,6 +33,10 @@ from .inplace import InPlaceOps
 from .pointwise import PointwiseOps
 from .pointwise_more import PointwiseMoreOps
 from .linalg_functions import LinalgOps
+from .matrix_methods import MatrixMethods
+from .indexed_writes import IndexedWriteOps
+from .memory_facts import MemoryFacts
+from .method_aliases import MethodAliases
 from .order_statistics import OrderStatisticOps
 from .rearrangements import RearrangementOps
 from .scatters import ScatterOps
@@ -123,7 +127,8 @@ def given_gradients(gradients, count):
 
 
 class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, PointwiseMoreOps, LinalgOps,
-             RearrangementOps, ScatterOps, OrderStatisticOps, ProductOps, SelectionOps, DrawMethods):
+             RearrangementOps, ScatterOps, OrderStatisticOps, ProductOps, SelectionOps, DrawMethods, MatrixMethods,
+             IndexedWriteOps, MemoryFacts, MethodAliases):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
