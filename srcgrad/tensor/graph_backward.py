@@ -31,7 +31,7 @@ from ..errors import SrcGradError
 from . import ops
 from .engine import pass_order, topological
 from .grad_mode import enable_grad
-from .graph import AccumulateGrad, Node, node_class
+from .graph import AccumulateGrad, Node, OutputNode, node_class
 from .hooks import graph_hooked
 from .generated_functions import _literal, adjoint, op_function, vjp_function
 from .gradient_names import gradient_node_name
@@ -338,7 +338,11 @@ def graph_apply(node, g, lift=_outer):
         if node.compared:
             out = [None if gi is None else _comparing(node, gi, k, lift) for k, gi in enumerate(out)]
         return out
-    raise NotImplementedError(
+    raise _cannot_record(node)
+
+
+def _cannot_record(node):
+    return NotImplementedError(
         f"create_graph=True: the Tensor shim cannot record a graph through the backward of {node.name()} "
         "(higher-order gradients go through ops of the derivative registry, composite ops and the "
         "gradients they make)"
@@ -427,6 +431,11 @@ def _check(order, seen):
             from .compiled_graph import prepare as prepare_compiled  # noqa: PLC0415
 
             prepare_compiled(node)
+        elif isinstance(node, OutputNode):
+            # an output of a node of several outputs passes Tensor gradients on to a node
+            # that records its own backward (autograd.Function); a compiled node refuses itself
+            if not hasattr(node.node, "graph_apply") and not _is_compiled(node.node):
+                raise _cannot_record(node)
         elif not isinstance(node, (AccumulateGrad, SourceNode, ZeroGradNode, ConstantGradNode, AsStridedGradient)) and \
                 not hasattr(node, "graph_apply"):
             graph_apply(node, None)  # refuses, naming the node
