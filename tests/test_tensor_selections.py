@@ -81,6 +81,7 @@ def test_rounding_has_zero_gradient_and_pytorchs_node(name):
     (out * 3).sum().backward()
     assert x.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]
     assert type(x.round(decimals=1).grad_fn).__name__ == "RoundBackward1" and x.round().tolist() == [[2.0, -2.0], [0.0, 2.0]]
+    assert [type(r.grad_fn).__name__ for r in (x.round(), torch.round(x, decimals=0))] == ["RoundBackward0", "RoundBackward1"]
     with torch.no_grad():
         assert not getattr(x, name)().requires_grad
 

@@ -337,10 +337,10 @@ def sign(input):
     return out
 
 
-def round(input, *, decimals=0):  # noqa: A001 - PyTorch's name
+def round(input, *, decimals=None):  # noqa: A001 - PyTorch's name
     """Each element rounded half to even to `decimals` places; gradient zero
-    (RoundBackward0, RoundBackward1 with decimals)."""
-    if decimals:
+    (RoundBackward0, RoundBackward1 where decimals is given, 0 too, as PyTorch's)."""
+    if decimals is not None:
         return ops.piecewise_constant(np.round, input, "RoundBackward1", decimals)
     return ops.piecewise_constant(np.round, input, "RoundBackward0")
 
