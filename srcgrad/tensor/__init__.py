@@ -10,7 +10,8 @@ edges), `engine.py` (backward), `grad_mode.py` (no_grad and friends), `versions.
 mixins `arithmetic.py` (operators), `reductions.py` (sum, mean, prod, std, var,
 logsumexp, cumsum, ...), `shaping.py` (views and indexing), `inplace.py` (in-place
 methods); `creation.py` (constructors; `sequences.py` reads nested lists, `ranges.py` computes
-arange and linspace as PyTorch), `summation.py` (PyTorch's order of a sum), `functions.py` (module-level ops),
+arange and linspace as PyTorch), `summation.py` (PyTorch's order of a sum), `functions.py` (module-level ops), `combining.py` (hstack, meshgrid, broadcast_to, ...), `splitting.py`
+(tensor_split, hsplit, ...), `matrix_makers.py` (block_diag, diag_embed, vander, tril_indices, ...),
 `pointwise.py` (clamp, maximum, where, ...), `pointwise_more.py` (logaddexp, xlogy, lgamma, erfinv, ...),
 `linalg_functions.py` (det, inverse, slogdet, cholesky, einsum, cdist, ...), `rearrangements.py` (rot90, tile, movedim,
 repeat_interleave, ...), `scatters.py` (scatter, scatter_add, take_along_dim, masked_select), `order_statistics.py`

@@ -29,7 +29,13 @@ from .pointwise_more import (
     logit, nan_to_num, polygamma, sinc, xlogy,
 )
 from .linalg_functions import baddbmm, cdist, cholesky, cross, det, dist, einsum, inner, inverse, kron, logdet, slogdet
-from .rearrangements import movedim, moveaxis, permute, repeat_interleave, rot90, tile, unflatten
+from .rearrangements import fliplr, flipud, movedim, moveaxis, permute, repeat_interleave, rot90, tile, unflatten
+from .combining import (
+    atleast_1d, atleast_2d, atleast_3d, broadcast_shapes, broadcast_tensors, broadcast_to, cartesian_prod, column_stack,
+    combinations, dstack, hstack, meshgrid, row_stack, vstack,
+)
+from .splitting import dsplit, hsplit, tensor_split, vsplit
+from .matrix_makers import block_diag, diag_embed, diagflat, tril_indices, triu_indices, vander
 from .scatters import masked_select, scatter, scatter_add, take_along_dim
 from .order_statistics import cummax, cummin, kthvalue, logcumsumexp, mode, nansum
 
@@ -47,12 +53,17 @@ __all__ = [
     "frac", "count_nonzero", "unique", "diagonal", "diag",
 ]
 
-# the functions of pointwise_more, linalg_functions, rearrangements, scatters and order_statistics
+# the functions of pointwise_more, linalg_functions, rearrangements, scatters, order_statistics, combining,
+# splitting and matrix_makers
 MORE_FUNCTIONS = (
     "addcdiv", "addcmul", "copysign", "digamma", "erfinv", "float_power", "fmod", "heaviside", "hypot", "lgamma",
     "logaddexp", "logaddexp2", "logit", "nan_to_num", "polygamma", "sinc", "xlogy",
     "baddbmm", "cdist", "cholesky", "cross", "det", "dist", "einsum", "inner", "inverse", "kron", "logdet", "slogdet",
-    "movedim", "moveaxis", "permute", "repeat_interleave", "rot90", "tile", "unflatten",
+    "movedim", "moveaxis", "permute", "repeat_interleave", "rot90", "tile", "unflatten", "fliplr", "flipud",
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cartesian_prod",
+    "column_stack", "combinations", "dstack", "hstack", "meshgrid", "row_stack", "vstack",
+    "dsplit", "hsplit", "tensor_split", "vsplit",
+    "block_diag", "diag_embed", "diagflat", "tril_indices", "triu_indices", "vander",
     "masked_select", "scatter", "scatter_add", "take_along_dim",
     "cummax", "cummin", "kthvalue", "logcumsumexp", "mode", "nansum",
 )

@@ -12,6 +12,7 @@ ReductionOps (reductions.py), ShapeOps (shaping.py), IndexingOps (indexing.py),
 InPlaceOps (inplace.py), PointwiseOps (pointwise.py), PointwiseMoreOps
 (pointwise_more.py), LinalgOps (linalg_functions.py), RearrangementOps
 (rearrangements.py), ScatterOps (scatters.py), OrderStatisticOps (order_statistics.py),
+CombiningOps (combining.py), SplittingOps (splitting.py), MatrixMakerOps (matrix_makers.py),
 ProductOps (products.py), SelectionOps (selections.py).
 """
 
@@ -35,6 +36,9 @@ from .pointwise_more import PointwiseMoreOps
 from .linalg_functions import LinalgOps
 from .order_statistics import OrderStatisticOps
 from .rearrangements import RearrangementOps
+from .combining import CombiningOps
+from .splitting import SplittingOps
+from .matrix_makers import MatrixMakerOps
 from .scatters import ScatterOps
 from .products import ProductOps
 from .reductions import ReductionOps
@@ -122,7 +126,8 @@ def given_gradients(gradients, count):
 
 
 class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, PointwiseMoreOps, LinalgOps,
-             RearrangementOps, ScatterOps, OrderStatisticOps, ProductOps, SelectionOps, DrawMethods):
+             RearrangementOps, ScatterOps, OrderStatisticOps, CombiningOps, SplittingOps, MatrixMakerOps, ProductOps,
+             SelectionOps, DrawMethods):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
