@@ -36,7 +36,10 @@ from .combining import (
 )
 from .splitting import dsplit, hsplit, tensor_split, vsplit
 from .matrix_makers import block_diag, diag_embed, diagflat, tril_indices, triu_indices, vander
-from .scatters import masked_select, scatter, scatter_add, take_along_dim
+from .scatters import masked_select, scatter, scatter_add, take, take_along_dim
+from .contractions import addbmm, addmv, chain_matmul, tensordot, vdot
+from .differences import cumulative_trapezoid, diff, trapezoid, trapz
+from .statistics import corrcoef, cov
 from .order_statistics import cummax, cummin, kthvalue, logcumsumexp, mode, nansum
 
 __all__ = [
@@ -54,7 +57,7 @@ __all__ = [
 ]
 
 # the functions of pointwise_more, linalg_functions, rearrangements, scatters, order_statistics, combining,
-# splitting and matrix_makers
+# splitting, matrix_makers, contractions, differences and statistics
 MORE_FUNCTIONS = (
     "addcdiv", "addcmul", "copysign", "digamma", "erfinv", "float_power", "fmod", "heaviside", "hypot", "lgamma",
     "logaddexp", "logaddexp2", "logit", "nan_to_num", "polygamma", "sinc", "xlogy",
@@ -64,7 +67,9 @@ MORE_FUNCTIONS = (
     "column_stack", "combinations", "dstack", "hstack", "meshgrid", "row_stack", "vstack",
     "dsplit", "hsplit", "tensor_split", "vsplit",
     "block_diag", "diag_embed", "diagflat", "tril_indices", "triu_indices", "vander",
-    "masked_select", "scatter", "scatter_add", "take_along_dim",
+    "masked_select", "scatter", "scatter_add", "take", "take_along_dim",
+    "addbmm", "addmv", "chain_matmul", "tensordot", "vdot", "cumulative_trapezoid", "diff", "trapezoid", "trapz",
+    "corrcoef", "cov",
     "cummax", "cummin", "kthvalue", "logcumsumexp", "mode", "nansum",
 )
 __all__ += MORE_FUNCTIONS

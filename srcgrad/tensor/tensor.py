@@ -13,6 +13,7 @@ InPlaceOps (inplace.py), PointwiseOps (pointwise.py), PointwiseMoreOps
 (pointwise_more.py), LinalgOps (linalg_functions.py), RearrangementOps
 (rearrangements.py), ScatterOps (scatters.py), OrderStatisticOps (order_statistics.py),
 CombiningOps (combining.py), SplittingOps (splitting.py), MatrixMakerOps (matrix_makers.py),
+ContractionOps (contractions.py), DifferenceOps (differences.py), StatisticOps (statistics.py),
 ProductOps (products.py), SelectionOps (selections.py).
 """
 
@@ -39,6 +40,9 @@ from .rearrangements import RearrangementOps
 from .combining import CombiningOps
 from .splitting import SplittingOps
 from .matrix_makers import MatrixMakerOps
+from .contractions import ContractionOps
+from .differences import DifferenceOps
+from .statistics import StatisticOps
 from .scatters import ScatterOps
 from .products import ProductOps
 from .reductions import ReductionOps
@@ -126,8 +130,8 @@ def given_gradients(gradients, count):
 
 
 class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, PointwiseMoreOps, LinalgOps,
-             RearrangementOps, ScatterOps, OrderStatisticOps, CombiningOps, SplittingOps, MatrixMakerOps, ProductOps,
-             SelectionOps, DrawMethods):
+             RearrangementOps, ScatterOps, OrderStatisticOps, CombiningOps, SplittingOps, MatrixMakerOps, ContractionOps,
+             DifferenceOps, StatisticOps, ProductOps, SelectionOps, DrawMethods):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
