@@ -1,12 +1,13 @@
 """Special functions of arrays computed with NumPy and `math` alone (PyTorch's lgamma,
-digamma, polygamma, erfinv, logit and xlogy; SciPy's are in `special.py`, loaded only
+digamma, polygamma, erfinv, logit, xlogy, and the modified Bessel functions i0 and i1; SciPy's are in `special.py`, loaded only
 when SciPy is).
 
 Each primitive takes arrays (or numbers) and returns an array of the input's float
 dtype (an integer input gives float64), computed in float64. Every derivative is an
 expression of primitives that have rules themselves, so derivatives of every order
 exist: d lgamma = digamma = polygamma(0, .), d polygamma(n, .) = polygamma(n + 1, .),
-d erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x) ** 2).
+d erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x) ** 2), d i0 = i1, d i1(x) = i0(x) - i1(x) / x
+(1/2 at 0).
 
 Values where PyTorch defines them: lgamma is inf at the poles (0, -1, -2, ...),
 digamma is -inf at 0 (inf at -0) and nan at the negative integers; erfinv is +-inf at +-1 and nan
@@ -20,7 +21,7 @@ import numpy as np
 from .gamma import polygamma as _polygamma_of_float
 from .registry import defjvp, defvjp, discrete, elementwise
 
-__all__ = ["lgamma", "digamma", "polygamma", "erfinv", "logit", "xlogy"]
+__all__ = ["lgamma", "digamma", "polygamma", "erfinv", "logit", "xlogy", "i0", "i1"]
 
 _SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -159,6 +160,75 @@ def erfinv(x):
 @elementwise(erfinv, name="Erfinv")
 def erfinv_d(ans, x):
     return _SQRT_PI_OVER_2 * np.exp(ans * ans)
+
+
+# --- modified Bessel functions of the first kind, orders 0 and 1 ------------------------------
+
+_SERIES_LIMIT = 15.0  # below: the power series (positive terms, 60 of them); above: the integral
+_ANGLES = np.linspace(0.0, np.pi, 257)  # half of 512 equally spaced angles around the circle
+_ANGLE_WEIGHTS = np.r_[0.5, np.ones(255), 0.5] / 256.0
+
+
+def _bessel_series(v, order):
+    """sum_k (v/2)^(2k + order) / (k! (k + order)!) for an array v with |v| <= 15."""
+    q = (v / 2.0) ** 2
+    term = (v / 2.0) ** order
+    total = term.copy()
+    for k in range(1, 60):
+        term = term * q / (k * (k + order))
+        total = total + term
+    return total
+
+
+def _bessel_integral(v, order):
+    """(1/pi) * integral over [0, pi] of exp(v cos t) cos(order t) dt by the trapezoid rule
+    on 512 angles (exact to rounding for |v| up to about 800: the integrand is periodic).
+    Computed for |v| as exp(|v|) times the integral of exp(-2 |v| sin(t/2)^2) cos(order t),
+    whose exponent is exact where the terms count; beyond exp's range through a logarithm,
+    so the result overflows only where the function does. Order 1 is odd in v."""
+    out = np.empty(v.shape)
+    drops = 2.0 * np.sin(_ANGLES / 2.0) ** 2  # 1 - cos t, without the cancellation
+    for start in range(0, v.size, 4096):
+        size = np.abs(v[start:start + 4096])
+        s = (np.exp(-np.multiply.outer(size, drops)) * np.cos(order * _ANGLES)) @ _ANGLE_WEIGHTS
+        direct = s * np.exp(np.minimum(size, 700.0))
+        out[start:start + 4096] = np.where(size <= 700.0, direct, np.exp(size + np.log(s)))
+    return out if order == 0 else np.sign(v) * out
+
+
+def _bessel(x, order):
+    v = np.asarray(x, dtype=np.float64)
+    flat = v.ravel()
+    out = np.full(flat.shape, np.nan)
+    small = np.abs(flat) <= _SERIES_LIMIT
+    infinite = np.isinf(flat)
+    large = ~small & ~infinite & ~np.isnan(flat)
+    with np.errstate(all="ignore"):
+        out[small] = _bessel_series(flat[small], order)
+        out[large] = _bessel_integral(flat[large], order)
+    out[infinite] = np.inf if order == 0 else flat[infinite]
+    return out.reshape(v.shape).astype(_float_dtype(x), copy=False)
+
+
+def i0(x):
+    """The modified Bessel function of the first kind of order 0 at each element."""
+    return _bessel(x, 0)
+
+
+def i1(x):
+    """The modified Bessel function of the first kind of order 1 at each element (odd)."""
+    return _bessel(x, 1)
+
+
+@elementwise(i0, name="I0")
+def i0_d(ans, x):
+    return i1(x)
+
+
+@elementwise(i1, name="I1")
+def i1_d(ans, x):
+    nonzero = np.where(x == 0, 1.0, x)  # 1/x is read away from 0 only: no 0 * inf at higher orders
+    return np.where(x == 0, 0.5, i0(x) - i1(nonzero) / nonzero)
 
 
 # --- logit and xlogy ----------------------------------------------------------------------------

@@ -26,7 +26,14 @@ from .reductions import (
 from .tensor import Tensor
 from .pointwise_more import (
     addcdiv, addcmul, copysign, digamma, erfinv, float_power, fmod, heaviside, hypot, lgamma, logaddexp, logaddexp2,
-    logit, nan_to_num, polygamma, sinc, xlogy,
+    logit, nan_to_num, polygamma, sinc, xlogy, i0, sgn, fix, nextafter, deg2rad, rad2deg,
+)
+from .logical import (
+    logical_and, logical_or, logical_xor, logical_not, eq, ne, lt, le, gt, ge, greater, less, greater_equal, less_equal,
+    not_equal, equal, is_nonzero, signbit, isposinf, isneginf,
+)
+from .complex_parts import (
+    real, imag, conj, conj_physical, resolve_conj, resolve_neg, angle, is_complex, is_conj, is_neg, isreal,
 )
 from .linalg_functions import baddbmm, cdist, cholesky, cross, det, dist, einsum, inner, inverse, kron, logdet, slogdet
 from .rearrangements import fliplr, flipud, movedim, moveaxis, permute, repeat_interleave, rot90, tile, unflatten
@@ -57,10 +64,15 @@ __all__ = [
 ]
 
 # the functions of pointwise_more, linalg_functions, rearrangements, scatters, order_statistics, combining,
-# splitting, matrix_makers, contractions, differences and statistics
+# splitting, matrix_makers, contractions, differences, statistics, logical and complex_parts
 MORE_FUNCTIONS = (
     "addcdiv", "addcmul", "copysign", "digamma", "erfinv", "float_power", "fmod", "heaviside", "hypot", "lgamma",
     "logaddexp", "logaddexp2", "logit", "nan_to_num", "polygamma", "sinc", "xlogy",
+    "i0", "sgn", "fix", "nextafter", "deg2rad", "rad2deg",
+    "logical_and", "logical_or", "logical_xor", "logical_not", "eq", "ne", "lt", "le", "gt", "ge", "greater", "less",
+    "greater_equal", "less_equal", "not_equal", "equal", "is_nonzero", "signbit", "isposinf", "isneginf",
+    "real", "imag", "conj", "conj_physical", "resolve_conj", "resolve_neg", "angle", "is_complex", "is_conj", "is_neg",
+    "isreal",
     "baddbmm", "cdist", "cholesky", "cross", "det", "dist", "einsum", "inner", "inverse", "kron", "logdet", "slogdet",
     "movedim", "moveaxis", "permute", "repeat_interleave", "rot90", "tile", "unflatten", "fliplr", "flipud",
     "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cartesian_prod",

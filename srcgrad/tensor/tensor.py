@@ -14,6 +14,7 @@ InPlaceOps (inplace.py), PointwiseOps (pointwise.py), PointwiseMoreOps
 (rearrangements.py), ScatterOps (scatters.py), OrderStatisticOps (order_statistics.py),
 CombiningOps (combining.py), SplittingOps (splitting.py), MatrixMakerOps (matrix_makers.py),
 ContractionOps (contractions.py), DifferenceOps (differences.py), StatisticOps (statistics.py),
+LogicalOps (logical.py), ComplexPartOps (complex_parts.py),
 ProductOps (products.py), SelectionOps (selections.py).
 """
 
@@ -43,6 +44,8 @@ from .matrix_makers import MatrixMakerOps
 from .contractions import ContractionOps
 from .differences import DifferenceOps
 from .statistics import StatisticOps
+from .logical import LogicalOps
+from .complex_parts import ComplexPartOps
 from .scatters import ScatterOps
 from .products import ProductOps
 from .reductions import ReductionOps
@@ -131,7 +134,7 @@ def given_gradients(gradients, count):
 
 class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, PointwiseMoreOps, LinalgOps,
              RearrangementOps, ScatterOps, OrderStatisticOps, CombiningOps, SplittingOps, MatrixMakerOps, ContractionOps,
-             DifferenceOps, StatisticOps, ProductOps, SelectionOps, DrawMethods):
+             DifferenceOps, StatisticOps, LogicalOps, ComplexPartOps, ProductOps, SelectionOps, DrawMethods):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
