@@ -13,7 +13,8 @@ methods); `creation.py` (constructors; `sequences.py` reads nested lists, `range
 arange and linspace as PyTorch), `summation.py` (PyTorch's order of a sum), `functions.py` (module-level ops), `combining.py` (hstack, meshgrid, broadcast_to, ...), `splitting.py`
 (tensor_split, hsplit, ...), `matrix_makers.py` (block_diag, diag_embed, vander, tril_indices, ...),
 `contractions.py` (tensordot, vdot, addmv, addbmm, chain_matmul), `differences.py` (diff, trapezoid, ...),
-`statistics.py` (cov, corrcoef), `logical.py` (logical_and, eq, signbit, ...), `complex_parts.py`
+`statistics.py` (cov, corrcoef, nanmean, quantile, aminmax, renorm, ...), `binning.py` (bucketize,
+searchsorted, histc, bincount, isin, unique_consecutive, ...), `logical.py` (logical_and, eq, signbit, ...), `complex_parts.py`
 (real, conj, angle, ... of real tensors),
 `pointwise.py` (clamp, maximum, where, ...), `pointwise_more.py` (logaddexp, xlogy, lgamma, erfinv, ...),
 `linalg_functions.py` (det, inverse, slogdet, cholesky, einsum, cdist, ...), `rearrangements.py` (rot90, tile, movedim,

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from . import ops
+from .dtypes import dim_axis
 from .products import matmul
 
 __all__ = ["tensordot", "vdot", "addmv", "addbmm", "chain_matmul", "ContractionOps"]
@@ -41,8 +42,6 @@ def tensordot(a, b, dims=2):
         raise RuntimeError("both inputs should have same dtype")
     sa, sb = a._data.shape, b._data.shape
     na, nb = len(sa), len(sb)
-    from .dtypes import dim_axis
-
     axes_a = [dim_axis(d, na) % max(na, 1) for d in dims_a]
     axes_b = [dim_axis(d, nb) % max(nb, 1) for d in dims_b]
     for da, db, ia, ib in zip(dims_a, dims_b, axes_a, axes_b):
@@ -110,8 +109,6 @@ def _addbmm(input, batch1, batch2, beta, alpha):
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """`beta * input + alpha * sum_b(batch1[b] @ batch2[b])`, one node (AddbmmBackward0)."""
-    from .dtypes import dim_axis
-
     for t in (batch1, batch2):
         if t._data.ndim != 3:
             dim_axis(2, t._data.ndim)  # PyTorch's IndexError for fewer dims

@@ -46,7 +46,8 @@ from .matrix_makers import block_diag, diag_embed, diagflat, tril_indices, triu_
 from .scatters import masked_select, scatter, scatter_add, take, take_along_dim
 from .contractions import addbmm, addmv, chain_matmul, tensordot, vdot
 from .differences import cumulative_trapezoid, diff, trapezoid, trapz
-from .statistics import corrcoef, cov
+from .statistics import aminmax, corrcoef, cov, nanmean, nanmedian, nanquantile, quantile, renorm
+from .binning import bincount, bucketize, histc, histogram, isin, searchsorted, unique_consecutive
 from .order_statistics import cummax, cummin, kthvalue, logcumsumexp, mode, nansum
 
 __all__ = [
@@ -64,7 +65,7 @@ __all__ = [
 ]
 
 # the functions of pointwise_more, linalg_functions, rearrangements, scatters, order_statistics, combining,
-# splitting, matrix_makers, contractions, differences, statistics, logical and complex_parts
+# splitting, matrix_makers, contractions, differences, statistics, binning, logical and complex_parts
 MORE_FUNCTIONS = (
     "addcdiv", "addcmul", "copysign", "digamma", "erfinv", "float_power", "fmod", "heaviside", "hypot", "lgamma",
     "logaddexp", "logaddexp2", "logit", "nan_to_num", "polygamma", "sinc", "xlogy",
@@ -81,7 +82,8 @@ MORE_FUNCTIONS = (
     "block_diag", "diag_embed", "diagflat", "tril_indices", "triu_indices", "vander",
     "masked_select", "scatter", "scatter_add", "take", "take_along_dim",
     "addbmm", "addmv", "chain_matmul", "tensordot", "vdot", "cumulative_trapezoid", "diff", "trapezoid", "trapz",
-    "corrcoef", "cov",
+    "corrcoef", "cov", "aminmax", "nanmean", "nanmedian", "nanquantile", "quantile", "renorm",
+    "bincount", "bucketize", "histc", "histogram", "isin", "searchsorted", "unique_consecutive",
     "cummax", "cummin", "kthvalue", "logcumsumexp", "mode", "nansum",
 )
 __all__ += MORE_FUNCTIONS

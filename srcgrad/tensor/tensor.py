@@ -14,7 +14,7 @@ InPlaceOps (inplace.py), PointwiseOps (pointwise.py), PointwiseMoreOps
 (rearrangements.py), ScatterOps (scatters.py), OrderStatisticOps (order_statistics.py),
 CombiningOps (combining.py), SplittingOps (splitting.py), MatrixMakerOps (matrix_makers.py),
 ContractionOps (contractions.py), DifferenceOps (differences.py), StatisticOps (statistics.py),
-LogicalOps (logical.py), ComplexPartOps (complex_parts.py),
+LogicalOps (logical.py), ComplexPartOps (complex_parts.py), BinningOps (binning.py),
 ProductOps (products.py), SelectionOps (selections.py).
 """
 
@@ -46,6 +46,7 @@ from .differences import DifferenceOps
 from .statistics import StatisticOps
 from .logical import LogicalOps
 from .complex_parts import ComplexPartOps
+from .binning import BinningOps
 from .scatters import ScatterOps
 from .products import ProductOps
 from .reductions import ReductionOps
@@ -134,7 +135,8 @@ def given_gradients(gradients, count):
 
 class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, PointwiseMoreOps, LinalgOps,
              RearrangementOps, ScatterOps, OrderStatisticOps, CombiningOps, SplittingOps, MatrixMakerOps, ContractionOps,
-             DifferenceOps, StatisticOps, LogicalOps, ComplexPartOps, ProductOps, SelectionOps, DrawMethods):
+             DifferenceOps, StatisticOps, LogicalOps, ComplexPartOps, BinningOps, ProductOps, SelectionOps,
+             DrawMethods):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
