@@ -211,3 +211,21 @@ ERRORS = [
 def test_bad_input_raises_pytorchs_error(expr, kind, message):
     with pytest.raises(kind, match=re.escape(message)):
         _call(expr, [])
+
+
+def test_in_place_forms_match_the_functions_and_record_their_nodes():
+    a, m, v = U(2), U(2, 3), U(3)
+    x = torch.tensor(a, requires_grad=True)
+    y = x * 1
+    assert y.addmv_(torch.tensor(m), torch.tensor(v), beta=0.5, alpha=2) is y
+    np.testing.assert_allclose(y.detach().numpy(), 0.5 * a + 2 * m @ v, rtol=1e-14)
+    assert type(y.grad_fn).__name__ == "AddmvBackward0"
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.5, 0.5])
+    b1, b2 = U(3, 2, 4), U(3, 4, 2)
+    z = torch.zeros(2, 2, dtype=torch.float64)
+    z.addbmm_(torch.tensor(b1), torch.tensor(b2))
+    np.testing.assert_allclose(z.numpy(), (b1 @ b2).sum(0), rtol=1e-14)
+    r = torch.tensor([[3.0, 4.0], [0.3, 0.4]])
+    r.renorm_(2, 0, 1.0)
+    np.testing.assert_allclose(r.numpy(), [[0.6, 0.8], [0.3, 0.4]], rtol=1e-6)

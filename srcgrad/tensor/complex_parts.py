@@ -89,5 +89,11 @@ class ComplexPartOps:
     __slots__ = ()
     conj, conj_physical, resolve_conj, resolve_neg, angle = conj, conj_physical, resolve_conj, resolve_neg, angle
     is_complex, is_conj, is_neg, isreal = is_complex, is_conj, is_neg, isreal
+
+    def conj_physical_(self):
+        """The conjugate in place: a real tensor is its own; returns self."""
+        if _is_complex_dtype(self):
+            self._data[...] = np.conj(self._data)
+        return self
     real = property(real, doc="The real part: a real tensor itself.")
     imag = property(imag, doc="The imaginary part; a real tensor has none (PyTorch's RuntimeError).")

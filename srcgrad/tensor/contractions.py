@@ -167,3 +167,11 @@ class ContractionOps:
 
     __slots__ = ()
     vdot, addmv, addbmm = vdot, addmv, addbmm
+
+    def addmv_(self, mat, vec, *, beta=1, alpha=1):
+        """`addmv` written into self; returns self."""
+        return self._rewrite(lambda t: addmv(t, mat, vec, beta=beta, alpha=alpha), mat, vec)
+
+    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        """`addbmm` written into self; returns self."""
+        return self._rewrite(lambda t: addbmm(t, batch1, batch2, beta=beta, alpha=alpha), batch1, batch2)

@@ -296,3 +296,7 @@ class StatisticOps:
     __slots__ = ()
     cov, corrcoef, nanmean, nanmedian, quantile, nanquantile = cov, corrcoef, nanmean, nanmedian, quantile, nanquantile
     aminmax, renorm = aminmax, renorm
+
+    def renorm_(self, p, dim, maxnorm):
+        """`renorm` written into self; returns self."""
+        return self._rewrite(lambda t: renorm(t, p, dim, maxnorm))
