@@ -238,7 +238,7 @@ def _angle_unit(name, primitive, node, factor):
         return ops.unary(primitive, x, node, compute=lambda v: v * scale)
 
     function.__name__ = name
-    function.__doc__ = f"Each element times {name[:3]} per {name[4:]} ({node}); an integer tensor is read as float32."
+    function.__doc__ = f"Each angle converted: times {factor!r} ({node}); an integer tensor is read as float32."
     return function
 
 
