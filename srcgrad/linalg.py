@@ -1,4 +1,4 @@
-"""`torch.linalg` of the Tensor shim: det, inv, slogdet, cholesky, cross and the norms,
+"""`torch.linalg` of the Tensor shim: det, inv, slogdet, cholesky, cross, vander and the norms,
 PyTorch's linalg forms of the functions in tensor/linalg_functions.py (inv_ex and
 cholesky_ex also return PyTorch's `info`, zero: a failure raises instead)."""
 
@@ -8,8 +8,9 @@ from .tensor.functions import vector_norm
 from .tensor.tensor import Tensor
 from .tensor.linalg_functions import LinAlgError, det, inverse as inv, linalg_cholesky as cholesky, linalg_cross as cross
 from .tensor.linalg_functions import linalg_slogdet as slogdet
+from .tensor.matrix_makers import linalg_vander as vander
 
-__all__ = ["LinAlgError", "det", "inv", "inv_ex", "slogdet", "cholesky", "cholesky_ex", "cross", "vector_norm"]
+__all__ = ["LinAlgError", "det", "inv", "inv_ex", "slogdet", "cholesky", "cholesky_ex", "cross", "vector_norm", "vander"]
 
 
 class _WithInfo(tuple):

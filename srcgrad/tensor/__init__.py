@@ -10,7 +10,12 @@ edges), `engine.py` (backward), `grad_mode.py` (no_grad and friends), `versions.
 mixins `arithmetic.py` (operators), `reductions.py` (sum, mean, prod, std, var,
 logsumexp, cumsum, ...), `shaping.py` (views and indexing), `inplace.py` (in-place
 methods); `creation.py` (constructors; `sequences.py` reads nested lists, `ranges.py` computes
-arange and linspace as PyTorch), `summation.py` (PyTorch's order of a sum), `functions.py` (module-level ops),
+arange and linspace as PyTorch), `summation.py` (PyTorch's order of a sum), `functions.py` (module-level ops), `combining.py` (hstack, meshgrid, broadcast_to, ...), `splitting.py`
+(tensor_split, hsplit, ...), `matrix_makers.py` (block_diag, diag_embed, vander, tril_indices, ...),
+`contractions.py` (tensordot, vdot, addmv, addbmm, chain_matmul), `differences.py` (diff, trapezoid, ...),
+`statistics.py` (cov, corrcoef, nanmean, quantile, aminmax, renorm, ...), `binning.py` (bucketize,
+searchsorted, histc, bincount, isin, unique_consecutive, ...), `logical.py` (logical_and, eq, signbit, ...), `complex_parts.py`
+(real, conj, angle, ... of real tensors),
 `pointwise.py` (clamp, maximum, where, ...), `pointwise_more.py` (logaddexp, xlogy, lgamma, erfinv, ...),
 `linalg_functions.py` (det, inverse, slogdet, cholesky, einsum, cdist, ...), `decompositions.py` (qr, eigh, svd: one
 node of several outputs), `solves.py` (solve, lstsq, pinv, ...), `matrix_functions.py` (matrix norms, powers, exp,

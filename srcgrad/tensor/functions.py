@@ -26,11 +26,28 @@ from .reductions import (
 from .tensor import Tensor
 from .pointwise_more import (
     addcdiv, addcmul, copysign, digamma, erfinv, float_power, fmod, heaviside, hypot, lgamma, logaddexp, logaddexp2,
-    logit, nan_to_num, polygamma, sinc, xlogy,
+    logit, nan_to_num, polygamma, sinc, xlogy, i0, sgn, fix, nextafter, deg2rad, rad2deg,
+)
+from .logical import (
+    logical_and, logical_or, logical_xor, logical_not, eq, ne, lt, le, gt, ge, greater, less, greater_equal, less_equal,
+    not_equal, equal, is_nonzero, signbit, isposinf, isneginf,
+)
+from .complex_parts import (
+    real, imag, conj, conj_physical, resolve_conj, resolve_neg, angle, is_complex, is_conj, is_neg, isreal,
 )
 from .linalg_functions import baddbmm, cdist, cholesky, cross, det, dist, einsum, inner, inverse, kron, logdet, slogdet
-from .rearrangements import movedim, moveaxis, permute, repeat_interleave, rot90, tile, unflatten
-from .scatters import masked_select, scatter, scatter_add, take_along_dim
+from .rearrangements import fliplr, flipud, movedim, moveaxis, permute, repeat_interleave, rot90, tile, unflatten
+from .combining import (
+    atleast_1d, atleast_2d, atleast_3d, broadcast_shapes, broadcast_tensors, broadcast_to, cartesian_prod, column_stack,
+    combinations, dstack, hstack, meshgrid, row_stack, vstack,
+)
+from .splitting import dsplit, hsplit, tensor_split, vsplit
+from .matrix_makers import block_diag, diag_embed, diagflat, tril_indices, triu_indices, vander
+from .scatters import masked_select, scatter, scatter_add, take, take_along_dim
+from .contractions import addbmm, addmv, chain_matmul, tensordot, vdot
+from .differences import cumulative_trapezoid, diff, trapezoid, trapz
+from .statistics import aminmax, corrcoef, cov, nanmean, nanmedian, nanquantile, quantile, renorm
+from .binning import bincount, bucketize, histc, histogram, isin, searchsorted, unique_consecutive
 from .order_statistics import cummax, cummin, kthvalue, logcumsumexp, mode, nansum
 from .method_aliases import argwhere, nonzero
 
@@ -48,13 +65,26 @@ __all__ = [
     "frac", "count_nonzero", "unique", "diagonal", "diag",
 ]
 
-# the functions of pointwise_more, linalg_functions, rearrangements, scatters and order_statistics
+# the functions of pointwise_more, linalg_functions, rearrangements, scatters, order_statistics, combining,
+# splitting, matrix_makers, contractions, differences, statistics, binning, logical and complex_parts
 MORE_FUNCTIONS = (
     "addcdiv", "addcmul", "copysign", "digamma", "erfinv", "float_power", "fmod", "heaviside", "hypot", "lgamma",
     "logaddexp", "logaddexp2", "logit", "nan_to_num", "polygamma", "sinc", "xlogy",
+    "i0", "sgn", "fix", "nextafter", "deg2rad", "rad2deg",
+    "logical_and", "logical_or", "logical_xor", "logical_not", "eq", "ne", "lt", "le", "gt", "ge", "greater", "less",
+    "greater_equal", "less_equal", "not_equal", "equal", "is_nonzero", "signbit", "isposinf", "isneginf",
+    "real", "imag", "conj", "conj_physical", "resolve_conj", "resolve_neg", "angle", "is_complex", "is_conj", "is_neg",
+    "isreal",
     "baddbmm", "cdist", "cholesky", "cross", "det", "dist", "einsum", "inner", "inverse", "kron", "logdet", "slogdet",
-    "movedim", "moveaxis", "permute", "repeat_interleave", "rot90", "tile", "unflatten",
-    "masked_select", "scatter", "scatter_add", "take_along_dim",
+    "movedim", "moveaxis", "permute", "repeat_interleave", "rot90", "tile", "unflatten", "fliplr", "flipud",
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors", "broadcast_to", "cartesian_prod",
+    "column_stack", "combinations", "dstack", "hstack", "meshgrid", "row_stack", "vstack",
+    "dsplit", "hsplit", "tensor_split", "vsplit",
+    "block_diag", "diag_embed", "diagflat", "tril_indices", "triu_indices", "vander",
+    "masked_select", "scatter", "scatter_add", "take", "take_along_dim",
+    "addbmm", "addmv", "chain_matmul", "tensordot", "vdot", "cumulative_trapezoid", "diff", "trapezoid", "trapz",
+    "corrcoef", "cov", "aminmax", "nanmean", "nanmedian", "nanquantile", "quantile", "renorm",
+    "bincount", "bucketize", "histc", "histogram", "isin", "searchsorted", "unique_consecutive",
     "cummax", "cummin", "kthvalue", "logcumsumexp", "mode", "nansum",
     "index_add", "index_copy", "index_fill", "index_put", "masked_scatter", "scatter_reduce", "swapaxes", "swapdims",
     "absolute", "negative", "msort", "nonzero", "argwhere",

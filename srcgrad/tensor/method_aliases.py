@@ -34,12 +34,7 @@ class MethodAliases:
     def swapaxes(self, axis0, axis1):
         return self.transpose(axis0, axis1)
 
-    swapdims = swapaxes
-
-    def swapaxes_(self, axis0, axis1):
-        return self.transpose_(axis0, axis1)
-
-    swapdims_ = swapaxes_
+    swapdims = swapaxes  # swapaxes_ and swapdims_ are shaping.py's (transpose_)
 
     def absolute(self):
         return self.abs()

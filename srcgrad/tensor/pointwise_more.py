@@ -1,6 +1,7 @@
 """More elementwise tensor functions: the two-operand logaddexp, logaddexp2, hypot,
-xlogy, fmod, copysign, heaviside, float_power, addcmul and addcdiv, and the one-operand
-nan_to_num, sinc, logit, lgamma, digamma, polygamma and erfinv, with their in-place forms.
+xlogy, fmod, copysign, heaviside, nextafter, float_power, addcmul and addcdiv, and the
+one-operand nan_to_num, sinc, logit, lgamma, digamma, polygamma, erfinv, i0, sgn, fix,
+deg2rad and rad2deg, with their in-place forms.
 
 Each is a `torch.X(input, ...)` function that `Tensor` also binds as a method. None
 holds calculus: each op is one registry primitive (`np.logaddexp`, `np.fmod`,
@@ -8,19 +9,21 @@ holds calculus: each op is one registry primitive (`np.logaddexp`, `np.fmod`,
 (addcmul, addcdiv) Tensor code recorded as one node.
 """
 
+import math
 import operator
 
 import numpy as np
 
-from ..rules import special_arrays
+from ..rules import bessel_arrays, special_arrays
 from . import dtypes, ops
 from .graph import node_class
 from .pointwise import in_place_method
-from .rule_nodes import NoDerivativeNode
+from .rule_nodes import ConstantGradNode, NoDerivativeNode
 
 __all__ = [
     "logaddexp", "logaddexp2", "hypot", "xlogy", "fmod", "copysign", "heaviside", "float_power", "addcmul", "addcdiv",
-    "nan_to_num", "sinc", "logit", "lgamma", "digamma", "polygamma", "erfinv", "PointwiseMoreOps",
+    "nan_to_num", "sinc", "logit", "lgamma", "digamma", "polygamma", "erfinv", "i0", "sgn", "fix", "nextafter",
+    "deg2rad", "rad2deg", "PointwiseMoreOps",
 ]
 
 
@@ -119,6 +122,28 @@ def heaviside(input, values):
     return ops.without_derivative(ans, (input, values), node_class("NotImplemented", NoDerivativeNode), "heaviside")
 
 
+def nextafter(input, other):
+    """The next floating-point value after each element of `input` towards `other`, in the
+    operands' promoted (floating) dtype (NextafterBackward0). As PyTorch's, the gradient
+    is input's own (the step is read as a constant), and zero for `other`."""
+    _require_tensors("nextafter", False, input=input, other=other)
+    promoted = dtypes.result_type(input._data, other._data)
+    if promoted.kind != "f":
+        kind = input.dtype.kind_name if input._data.dtype == promoted else other.dtype.kind_name
+        raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{kind}\'')
+    ops.check_broadcast(input._data, other._data)
+    shape = np.broadcast_shapes(input._data.shape, other._data.shape)
+    if input._data.dtype != promoted:
+        input = input.to(dtypes.as_dtype(promoted))
+    if input._data.shape != shape:
+        input = input.expand(shape)
+    target = other._data.astype(promoted, copy=False)
+    if input._requires_grad:  # the identity's node and gradient, the value nextafter's
+        return ops.unary(np.positive, input, "NextafterBackward0", compute=lambda v: np.nextafter(v, target))
+    ans = np.nextafter(input._data, target)
+    return ops.without_derivative(ans, (input, other), node_class("NextafterBackward0", ConstantGradNode))
+
+
 def float_power(input, exponent):
     """`input ** exponent` computed in float64 (complex128 for complex operands), as
     PyTorch's float_power: PowBackward0 for a number exponent, PowBackward1 for two
@@ -204,6 +229,38 @@ def _special(name, primitive, node):
 lgamma = _special("lgamma", special_arrays.lgamma, "LgammaBackward0")
 digamma = _special("digamma", special_arrays.digamma, "DigammaBackward0")
 erfinv = _special("erfinv", special_arrays.erfinv, "ErfinvBackward0")
+i0 = _special("i0", bessel_arrays.i0, "I0Backward0")
+
+
+def _angle_unit(name, primitive, node, factor):
+    def function(input):
+        x = _as_floating(input)
+        scale = x._data.dtype.type(factor)  # PyTorch multiplies by the factor rounded to the dtype
+        return ops.unary(primitive, x, node, compute=lambda v: v * scale)
+
+    function.__name__ = name
+    function.__doc__ = f"Each angle converted: times {factor!r} ({node}); an integer tensor is read as float32."
+    return function
+
+
+deg2rad = _angle_unit("deg2rad", np.deg2rad, "Deg2RadBackward0", math.pi / 180.0)
+rad2deg = _angle_unit("rad2deg", np.rad2deg, "Rad2DegBackward0", 180.0 / math.pi)
+
+
+def sgn(input):
+    """The sign of each element of a real tensor: -1, 0 or 1, 0 for nan; zero gradient
+    (SgnBackward0). Integers keep their dtype."""
+    if input._data.dtype == np.bool_:
+        return ops.Tensor._make(input._data.copy())
+    out = ops.piecewise_constant(np.sign, input, "SgnBackward0")
+    if out._data.dtype.kind == "f":
+        out._data[np.isnan(out._data)] = 0
+    return out
+
+
+def fix(input):
+    """`trunc` under its other name (TruncBackward0)."""
+    return input.trunc()
 
 
 def polygamma(n, input):
@@ -235,4 +292,7 @@ class PointwiseMoreOps:
     sinc_, logit_, lgamma_, digamma_, erfinv_ = (in_place_method(n + "_", f) for n, f in (
         ("sinc", sinc), ("logit", logit), ("lgamma", lgamma), ("digamma", digamma), ("erfinv", erfinv)))
     polygamma_ = in_place_method("polygamma_", _polygamma_method)
+    i0, sgn, fix, nextafter, deg2rad, rad2deg = i0, sgn, fix, nextafter, deg2rad, rad2deg
+    i0_, sgn_, fix_, nextafter_, deg2rad_, rad2deg_ = (in_place_method(n + "_", f) for n, f in (
+        ("i0", i0), ("sgn", sgn), ("fix", fix), ("nextafter", nextafter), ("deg2rad", deg2rad), ("rad2deg", rad2deg)))
     float_power_ = in_place_method("float_power_", float_power)

@@ -1,5 +1,5 @@
-"""Rearrangements of a tensor's elements: rot90, tile, movedim (moveaxis), the function
-form of permute, unflatten and repeat_interleave.
+"""Rearrangements of a tensor's elements: rot90, fliplr, flipud, tile, movedim (moveaxis),
+the function form of permute, unflatten and repeat_interleave.
 
 Each checks its arguments with PyTorch's error texts, then runs one registry primitive
 (`np.rot90`, `np.repeat`) or an existing view or copy (permute, view, repeat,
@@ -11,7 +11,7 @@ import numpy as np
 from . import ops
 from .dtypes import dim_axis
 
-__all__ = ["rot90", "tile", "movedim", "moveaxis", "permute", "unflatten", "repeat_interleave", "RearrangementOps"]
+__all__ = ["rot90", "fliplr", "flipud", "tile", "movedim", "moveaxis", "permute", "unflatten", "repeat_interleave", "RearrangementOps"]
 
 
 def _dims(dims):
@@ -31,6 +31,20 @@ def rot90(input, k=1, dims=(0, 1)):
     if a == b or dim_axis(a, n) % n == dim_axis(b, n) % n:  # IndexError for a dim out of range
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {a} and dim1 = {b}")
     return ops.apply(np.rot90, input, k % 4, (a % n, b % n), name="Rot90Backward0")
+
+
+def fliplr(input):
+    """The entries in reverse order along dim 1 (FlipBackward0); at least 2-d."""
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return input.flip(1)
+
+
+def flipud(input):
+    """The entries in reverse order along dim 0 (FlipBackward0); at least 1-d."""
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return input.flip(0)
 
 
 def tile(input, dims):
@@ -135,4 +149,5 @@ class RearrangementOps:
 
     __slots__ = ()
     rot90, tile, movedim, moveaxis, unflatten = rot90, tile, movedim, moveaxis, unflatten
+    fliplr, flipud = fliplr, flipud
     repeat_interleave = repeat_interleave

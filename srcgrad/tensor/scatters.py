@@ -1,7 +1,8 @@
-"""Reads and writes at index tensors: take_along_dim, masked_select, scatter and
+"""Reads and writes at index tensors: take, take_along_dim, masked_select, scatter and
 scatter_add (with their in-place forms scatter_ and scatter_add_).
 
-Each is one registry primitive recorded under PyTorch's node name: `np.take_along_axis`
+Each is one registry primitive recorded under PyTorch's node name: `np.take` (TakeBackward0),
+`np.take_along_axis`
 (GatherBackward0), `operator.getitem` with a bool mask (MaskedSelectBackward0), and
 the pure scatters of rules/scatter.py, `index_put` (ScatterBackward0/1: the written
 places of input get no gradient, src the gradient of the places it was written to) and
@@ -19,11 +20,24 @@ from .dtypes import dim_axis
 from .graph import node_class
 from .rule_nodes import NoDerivativeNode
 
-__all__ = ["take_along_dim", "masked_select", "scatter", "scatter_add", "ScatterOps"]
+__all__ = ["take", "take_along_dim", "masked_select", "scatter", "scatter_add", "ScatterOps"]
 
 
 def _is_tensor(x):
     return isinstance(x, ops.Tensor)
+
+
+def take(input, index):
+    """The entries of the flattened `input` at the int64 `index` (negative ones count from
+    the end), in index's shape (TakeBackward0)."""
+    idx = index._data
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype.kind_name}")
+    size = input._data.size
+    bad = idx[(idx < -size) | (idx >= size)]
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {bad.flat[0]} on a tensor of {size} elements.")
+    return ops.apply(np.take, input, np.where(idx < 0, idx + size, idx), name="TakeBackward0", edge_args=(0,))
 
 
 def take_along_dim(input, indices, dim=None):
@@ -159,7 +173,7 @@ class ScatterOps:
     """The Tensor methods of this module."""
 
     __slots__ = ()
-    take_along_dim, masked_select, scatter, scatter_add = take_along_dim, masked_select, scatter, scatter_add
+    take, take_along_dim, masked_select, scatter, scatter_add = take, take_along_dim, masked_select, scatter, scatter_add
 
     def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
         """`scatter` in place; returns self."""

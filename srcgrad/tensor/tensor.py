@@ -12,6 +12,9 @@ ReductionOps (reductions.py), ShapeOps (shaping.py), IndexingOps (indexing.py),
 InPlaceOps (inplace.py), PointwiseOps (pointwise.py), PointwiseMoreOps
 (pointwise_more.py), LinalgOps (linalg_functions.py), RearrangementOps
 (rearrangements.py), ScatterOps (scatters.py), OrderStatisticOps (order_statistics.py),
+CombiningOps (combining.py), SplittingOps (splitting.py), MatrixMakerOps (matrix_makers.py),
+ContractionOps (contractions.py), DifferenceOps (differences.py), StatisticOps (statistics.py),
+LogicalOps (logical.py), ComplexPartOps (complex_parts.py), BinningOps (binning.py),
 ProductOps (products.py), SelectionOps (selections.py).
 """
 
@@ -39,6 +42,15 @@ from .memory_facts import MemoryFacts
 from .method_aliases import MethodAliases
 from .order_statistics import OrderStatisticOps
 from .rearrangements import RearrangementOps
+from .combining import CombiningOps
+from .splitting import SplittingOps
+from .matrix_makers import MatrixMakerOps
+from .contractions import ContractionOps
+from .differences import DifferenceOps
+from .statistics import StatisticOps
+from .logical import LogicalOps
+from .complex_parts import ComplexPartOps
+from .binning import BinningOps
 from .scatters import ScatterOps
 from .products import ProductOps
 from .reductions import ReductionOps
@@ -127,8 +139,9 @@ def given_gradients(gradients, count):
 
 
 class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, PointwiseMoreOps, LinalgOps,
-             RearrangementOps, ScatterOps, OrderStatisticOps, ProductOps, SelectionOps, DrawMethods, MatrixMethods,
-             IndexedWriteOps, MemoryFacts, MethodAliases):
+             RearrangementOps, ScatterOps, OrderStatisticOps, CombiningOps, SplittingOps, MatrixMakerOps, ContractionOps,
+             DifferenceOps, StatisticOps, LogicalOps, ComplexPartOps, BinningOps, ProductOps, SelectionOps,
+             DrawMethods, MatrixMethods, IndexedWriteOps, MemoryFacts, MethodAliases):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
