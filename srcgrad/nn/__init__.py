@@ -1,6 +1,6 @@
 """`srcgrad.nn`: PyTorch's `torch.nn` for the Tensor shim: the modules (`modules.py`,
 `containers.py`, `activations.py`, `losses.py`, `normalization.py`, `convolution.py`,
-`embedding.py`, `distance.py`, `recurrent.py`), the functional interface (`functional.py`),
+`embedding.py`, `distance.py`, `recurrent.py`, `pooling.py`), the functional interface (`functional.py`),
 `init` and `utils` (gradient clipping, parameters as a vector)."""
 
 from . import functional, init, utils  # noqa: F401
@@ -20,8 +20,10 @@ from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules
 from .normalization import *  # noqa: F401,F403
 from .normalization import __all__ as _normalization
+from .pooling import *  # noqa: F401,F403
+from .pooling import __all__ as _pooling
 from .recurrent import *  # noqa: F401,F403
 from .recurrent import __all__ as _recurrent
 
 __all__ = ["functional", "init", "utils", *_modules, *_containers, *_activations, *_losses, *_normalization,
-           *_convolution, *_embedding, *_distance, *_recurrent]
+           *_convolution, *_embedding, *_distance, *_recurrent, *_pooling]
