@@ -1,10 +1,12 @@
 """`srcgrad.nn`: PyTorch's `torch.nn` for the Tensor shim: the modules (`modules.py`,
 `containers.py`, `activations.py`, `losses.py`, `normalization.py`, `convolution.py`,
-`embedding.py`, `distance.py`, `recurrent.py`, `pooling.py`), the functional interface (`functional.py`),
+`embedding.py`, `distance.py`, `recurrent.py`, `pooling.py`, `attention.py`, `transformer.py`), the functional interface (`functional.py`),
 `init` and `utils` (gradient clipping, parameters as a vector)."""
 
 from . import functional, init, utils  # noqa: F401
 from .activations import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
+from .attention import __all__ as _attention
 from .activations import __all__ as _activations
 from .containers import *  # noqa: F401,F403
 from .containers import __all__ as _containers
@@ -24,6 +26,9 @@ from .pooling import *  # noqa: F401,F403
 from .pooling import __all__ as _pooling
 from .recurrent import *  # noqa: F401,F403
 from .recurrent import __all__ as _recurrent
+from .transformer import *  # noqa: F401,F403
+from .transformer import __all__ as _transformer
 
 __all__ = ["functional", "init", "utils", *_modules, *_containers, *_activations, *_losses, *_normalization,
-           *_convolution, *_embedding, *_distance, *_recurrent, *_pooling]
+           *_convolution, *_embedding, *_distance, *_recurrent, *_pooling, *_attention,
+           *_transformer]
