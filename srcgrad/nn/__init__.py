@@ -1,6 +1,6 @@
 """`srcgrad.nn`: PyTorch's `torch.nn` for the Tensor shim: the modules (`modules.py`,
 `containers.py`, `activations.py`, `losses.py`, `normalization.py`, `convolution.py`,
-`embedding.py`, `distance.py`, `recurrent.py`, `pooling.py`, `attention.py`, `transformer.py`), the functional interface (`functional.py`),
+`embedding.py`, `distance.py`, `recurrent.py`, `pooling.py`, `attention.py`, `transformer.py`, `upsampling.py`), the functional interface (`functional.py`),
 `init` and `utils` (gradient clipping, parameters as a vector)."""
 
 from . import functional, init, utils  # noqa: F401
@@ -28,7 +28,9 @@ from .recurrent import *  # noqa: F401,F403
 from .recurrent import __all__ as _recurrent
 from .transformer import *  # noqa: F401,F403
 from .transformer import __all__ as _transformer
+from .upsampling import *  # noqa: F401,F403
+from .upsampling import __all__ as _upsampling
 
 __all__ = ["functional", "init", "utils", *_modules, *_containers, *_activations, *_losses, *_normalization,
            *_convolution, *_embedding, *_distance, *_recurrent, *_pooling, *_attention,
-           *_transformer]
+           *_transformer, *_upsampling]
