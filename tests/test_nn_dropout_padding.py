@@ -68,7 +68,7 @@ def test_alpha_dropout_keeps_mean_and_variance():
     z = F.feature_alpha_dropout(torch.randn(2000, 100, 3, dtype=torch.float64), 0.3, True).numpy()
     assert abs(z.mean()) < 0.01 and abs(z.std() - 1) < 0.01
     a = 1 / np.sqrt((1.7580993408473766 ** 2 * 0.3 + 1) * 0.7)
-    dropped = np.isclose(z, 1.7580993408473766 * a * (0.3 - 1), rtol=0, atol=1e-13)  # SELU's saturation, mapped; whole channels
+    dropped = np.isclose(z, 1.7580993408473766 * a * (0.3 - 1), rtol=0, atol=1e-13)  # whole channels
     assert np.all(dropped == dropped[..., :1])
     assert F.alpha_dropout(torch.ones(3), 0.5) is not None and nn.AlphaDropout(0.2).eval()(torch.ones(3)).tolist() == [
         1.0, 1.0, 1.0]

@@ -1,7 +1,8 @@
 """`srcgrad.nn`: PyTorch's `torch.nn` for the Tensor shim: the modules (`modules.py`,
 `containers.py`, `activations.py`, `losses.py`, `normalization.py`, `convolution.py`,
-`embedding.py`, `distance.py`, `recurrent.py`, `pooling.py`, `attention.py`, `transformer.py`, `upsampling.py`, `dropout.py`, `padding.py`), the functional interface (`functional.py`),
-`init` and `utils` (gradient clipping, parameters as a vector)."""
+`pooling.py`, `upsampling.py`, `padding.py`, `dropout.py`, `embedding.py`, `distance.py`,
+`recurrent.py`, `attention.py`, `transformer.py`), the functional interface
+(`functional.py`), `init` and `utils` (gradient clipping, parameters as a vector)."""
 
 from . import functional, init, utils  # noqa: F401
 from .activations import *  # noqa: F401,F403

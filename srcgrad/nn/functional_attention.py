@@ -151,9 +151,10 @@ def _check_batched(query, key, value, key_padding_mask, attn_mask, num_heads):
             if attn_mask.dim() not in (2, 3):
                 raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
                                      f"found {attn_mask.dim()}-D tensor instead")
-            if attn_mask.dim() == 3 and attn_mask._data.shape != (num_heads, query._data.shape[0], key._data.shape[0]):
-                raise AssertionError(f"Expected `attn_mask` shape to be {(num_heads, query._data.shape[0], key._data.shape[0])} "
-                                     f"but got {tuple(attn_mask._data.shape)}")
+            expected = (num_heads, query._data.shape[0], key._data.shape[0])
+            if attn_mask.dim() == 3 and attn_mask._data.shape != expected:
+                raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                     f"{tuple(attn_mask._data.shape)}")
         return False
     raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {q}-D query tensor")
 

@@ -1,7 +1,9 @@
 """`srcgrad.nn`'s normalization layers, as in `torch.nn`: LayerNorm, BatchNorm1d,
-BatchNorm2d, GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm and LocalResponseNorm. Their weights start at 1 and biases at 0 (PyTorch's
-reset_parameters); a BatchNorm keeps the buffers running_mean (0), running_var (1) and
-num_batches_tracked (int64 0), updated in training mode by `F.batch_norm`."""
+BatchNorm2d, GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm and LocalResponseNorm.
+Their weights start at 1 and biases at 0 (PyTorch's reset_parameters); a BatchNorm (and
+an InstanceNorm with track_running_stats) keeps the buffers running_mean (0),
+running_var (1) and num_batches_tracked (int64 0), updated in training mode by
+`F.batch_norm` (`F.instance_norm`)."""
 
 import warnings
 
