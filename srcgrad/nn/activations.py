@@ -12,7 +12,7 @@ from .modules import Module, Parameter
 
 __all__ = ["ReLU", "ReLU6", "Hardtanh", "Tanh", "Sigmoid", "LogSigmoid", "Softplus", "GELU", "SiLU", "LeakyReLU", "ELU", "Dropout", "Softmax",
            "LogSoftmax", "CELU", "SELU", "Mish", "Softsign", "Tanhshrink", "Softmin", "Hardswish", "Hardsigmoid",
-           "Threshold", "Softshrink", "Hardshrink", "GLU", "PReLU"]
+           "Threshold", "Softshrink", "Hardshrink", "GLU", "PReLU", "RReLU", "Softmax2d"]
 
 
 class ReLU(Module):
@@ -284,3 +284,27 @@ class PReLU(Module):
 
     def extra_repr(self):
         return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    """F.rrelu: random negative slopes in [lower, upper] in training mode, their mean in
+    eval mode."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
+class Softmax2d(Module):
+    """softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W)."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3)

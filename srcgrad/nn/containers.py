@@ -1,14 +1,17 @@
-"""`srcgrad.nn`'s ModuleDict and ParameterList, as in `torch.nn`: a dict of modules
-registered under their keys, and a list of parameters registered as "0", "1", ...
-(a plain Tensor added to a ParameterList becomes a Parameter sharing its memory)."""
+"""`srcgrad.nn`'s ModuleDict, ParameterList and ParameterDict, as in `torch.nn`: a dict
+of modules registered under their keys, a list of parameters registered as "0", "1",
+..., and a dict of parameters registered under their keys (a plain Tensor added to a
+ParameterList or ParameterDict becomes a Parameter sharing its memory)."""
 
+import collections
 import collections.abc
 import operator
 
+from ..tensor import dtypes
 from ..tensor.tensor import Tensor
 from .modules import Module, Parameter
 
-__all__ = ["ModuleDict", "ParameterList"]
+__all__ = ["ModuleDict", "ParameterList", "ParameterDict"]
 
 
 class ModuleDict(Module):
@@ -130,4 +133,91 @@ class ParameterList(Module):
                 lines.append(f"  ({k}): {kind} containing: [{p.dtype} of size {size}]")
             else:
                 lines.append(f"  ({k}): Object of type: {type(p).__name__}")
+        return "\n".join(lines)
+
+
+class ParameterDict(Module):
+    """Parameters (or other values) by string key, in insertion order; a Tensor assigned
+    becomes a Parameter. Built or updated from a plain dict, its items go in sorted by key
+    (an OrderedDict or ParameterDict keeps its order), as in PyTorch."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        object.__setattr__(self, "_keys", {})
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def __setitem__(self, key, value):
+        self._keys[key] = None
+        if isinstance(value, Tensor) and not isinstance(value, Parameter):
+            value = Parameter(value)
+        setattr(self, key, value)
+
+    def __delitem__(self, key):
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self):
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __contains__(self, key):
+        return key in self._keys
+
+    def keys(self):
+        return self._keys.keys()
+
+    def items(self):
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self):
+        return (self[k] for k in self._keys)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def clear(self):
+        for key in list(self._keys):
+            del self[key]
+
+    def update(self, parameters):
+        if isinstance(parameters, (collections.OrderedDict, ParameterDict)):
+            pairs = list(parameters.items())
+        elif isinstance(parameters, collections.abc.Mapping):
+            pairs = sorted(parameters.items())
+        elif isinstance(parameters, collections.abc.Iterable) and not isinstance(parameters, Tensor):
+            pairs = []
+            for j, pair in enumerate(parameters):
+                if not isinstance(pair, collections.abc.Iterable):
+                    raise TypeError(f"ParameterDict update sequence element #{j} should be Iterable; is "
+                                    f"{type(pair).__name__}")
+                pair = tuple(pair)
+                if len(pair) != 2:
+                    raise ValueError(f"ParameterDict update sequence element #{j} has length {len(pair)}; 2 is required")
+                pairs.append(pair)
+        else:
+            raise TypeError(f"ParametersDict.update should be called with an iterable of key/value pairs, but got "
+                            f"{type(parameters).__name__}")
+        for key, value in pairs:
+            self[key] = value
+
+    def extra_repr(self):
+        lines = []
+        for key, p in self.items():
+            if isinstance(p, Tensor):
+                kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+                size = "x".join(str(n) for n in p.shape)
+                lines.append(f"  ({key}): {kind} containing: [{dtypes.legacy_type_name(p._data.dtype)} of size {size}]")
+            else:
+                lines.append(f"  ({key}): Object of type: {type(p).__name__}")
         return "\n".join(lines)

@@ -282,12 +282,24 @@ def one_hot(tensor, num_classes=-1):
 
 from . import (  # noqa: E402
     functional_convolution, functional_layers, functional_losses, functional_normalization, functional_pieces,
+    functional_pooling, functional_attention, functional_upsampling,
+    functional_folding, functional_margin_losses,
+    functional_dropout,
 )
 from .functional_convolution import *  # noqa: E402,F401,F403
 from .functional_layers import *  # noqa: E402,F401,F403
 from .functional_losses import *  # noqa: E402,F401,F403
 from .functional_normalization import *  # noqa: E402,F401,F403
 from .functional_pieces import *  # noqa: E402,F401,F403
+from .functional_pooling import *  # noqa: E402,F401,F403
+from .functional_attention import *  # noqa: E402,F401,F403
+from .functional_upsampling import *  # noqa: E402,F401,F403
+from .functional_folding import *  # noqa: E402,F401,F403
+from .functional_margin_losses import *  # noqa: E402,F401,F403
+from .functional_dropout import *  # noqa: E402,F401,F403
 
 __all__ += [*functional_losses.__all__, *functional_pieces.__all__, *functional_layers.__all__,
-            *functional_normalization.__all__, *functional_convolution.__all__]
+            *functional_normalization.__all__, *functional_convolution.__all__,
+            *functional_pooling.__all__, *functional_attention.__all__,
+            *functional_upsampling.__all__, *functional_folding.__all__,
+            *functional_margin_losses.__all__, *functional_dropout.__all__]

@@ -3,6 +3,7 @@ runs as one kernel is one node with PyTorch's name (a registry primitive of
 `srcgrad.rules.activations`, or `ops.composite`); `reduction` is 'mean' (default),
 'sum' or 'none'."""
 
+import math
 import warnings
 
 import numpy as np
@@ -17,7 +18,7 @@ from ..tensor.tensor import Tensor
 
 __all__ = [
     "binary_cross_entropy_with_logits", "binary_cross_entropy", "mse_loss", "l1_loss", "cross_entropy", "nll_loss",
-    "smooth_l1_loss", "huber_loss", "kl_div",
+    "smooth_l1_loss", "huber_loss", "kl_div", "poisson_nll_loss", "gaussian_nll_loss",
 ]
 
 
@@ -384,4 +385,52 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         loss = target * where(target == 0, 1.0, target).log() - target * input
     if reduction == "batchmean":
         return loss.sum() / input.size(0) if input.dim() else loss.sum()
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """exp(input) - target input (log_input), else input - target log(input + eps); `full`
+    adds Stirling's term target log(target) - target + log(2 pi target) / 2 where target > 1."""
+    from .functional_margin_losses import _legacy_reduction
+
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        t = target._data
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stirling = t * np.log(t) - t + 0.5 * np.log(2 * np.pi * t)
+        loss = loss + Tensor._make(np.where(t <= 1, 0.0, stirling).astype(t.dtype))
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """(log(max(var, eps)) + (input - target)^2 / max(var, eps)) / 2 (+ log(2 pi) / 2 for
+    `full`); the clamp is not differentiated (the gradient passes to var as if
+    unclamped), as PyTorch's. A var one dim short of the input, or with one dim of size 1
+    where the input's differs, is broadcast."""
+    from ..tensor.creation import ones_like
+    from ..tensor.grad_mode import no_grad
+
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * ones_like(input)
+    elif (var._data < 0).any():
+        raise ValueError("var has negative entry/entries")
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)
+        elif not (input.dim() == var.dim() and
+                  sum(b for a, b in zip(input._data.shape, var._data.shape) if a != b) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction)

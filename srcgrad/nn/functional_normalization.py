@@ -2,6 +2,8 @@
 Tensor code over mean, biased variance and rsqrt, recorded as one node with PyTorch's
 name (NativeLayerNormBackward0, NativeBatchNormBackward0, NativeGroupNormBackward0);
 their gradients, first and higher, come from the rules of those operations.
+instance_norm is batch_norm of the input viewed as (1, N C, ...), as PyTorch runs it;
+rms_norm and local_response_norm are PyTorch's compositions of elementwise operations.
 
 batch_norm in training mode updates the running statistics in place (not recorded),
 with the unbiased variance, as PyTorch does: running = (1 - momentum) * running +
@@ -13,9 +15,10 @@ import numpy as np
 
 from ..tensor import ops
 from ..tensor.grad_mode import no_grad
+from ..tensor.dtypes import Size
 from ..tensor.tensor import Tensor
 
-__all__ = ["layer_norm", "batch_norm", "group_norm"]
+__all__ = ["layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm", "local_response_norm"]
 
 
 def _check_parameter_dtypes(input, *parameters):
@@ -142,3 +145,67 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                                f"got {name} of shape {list(t._data.shape)} and input of shape {list(shape)}")
     _check_parameter_dtypes(input, weight, bias)
     return ops.composite("NativeGroupNormBackward0", _group_norm, input, weight, bias, num_groups, eps)
+
+
+def _check_spatial_size(shape):
+    if math.prod(shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {Size(shape)}")
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Each sample's channel normalized over its spatial dims (with `use_input_stats`; else
+    by the running statistics), then weight and bias per channel; the running statistics,
+    given, move toward the batch's mean over the samples."""
+    shape = input._data.shape
+    if use_input_stats:
+        _check_spatial_size(shape)
+    n, c = shape[:2]
+    folded = input.reshape(1, n * c, *shape[2:])
+    repeated = [None if t is None else t.repeat(n) for t in (running_mean, running_var, weight, bias)]
+    out = batch_norm(folded, *repeated[:2], *repeated[2:], use_input_stats, momentum, eps)
+    with no_grad():
+        for running, updated in zip((running_mean, running_var), repeated[:2]):
+            if running is not None and use_input_stats:
+                running.copy_(updated.reshape(n, c).mean(0))
+    return out.reshape(shape)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x / sqrt(mean(x^2 over the last len(normalized_shape) dims) + eps) * weight; eps
+    defaults to the machine epsilon of the input's dtype."""
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    count = len(normalized_shape)
+    shape = input._data.shape
+    if count == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
+    if weight is not None and tuple(weight._data.shape) != normalized_shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight._data.shape)} and normalized_shape = {list(normalized_shape)}")
+    if len(shape) < count or tuple(shape[len(shape) - count:]) != normalized_shape:
+        expected = "[*" + ", ".join(str(n) for n in normalized_shape) + "]"  # PyTorch's spelling
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape {expected}, "
+                           f"but got input of size{list(shape)}")
+    if eps is None:
+        eps = float(np.finfo(input._data.dtype).eps)
+    axes = tuple(range(input.dim() - count, input.dim()))
+    y = input * (input.pow(2).mean(axes, keepdim=True) + eps).rsqrt()
+    return y if weight is None else y * weight
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """x / (k + alpha * mean of x^2 over `size` neighbouring channels)^beta, the window
+    over channels c - size // 2 .. c + (size - 1) // 2 (zeros beyond the ends)."""
+    from .functional_convolution import avg_pool2d, pad
+
+    dims = input.dim()
+    if dims < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality{' ' * 26}input (got {dims} dimensions)")  # as PyTorch's
+    if input._data.size == 0:
+        return input
+    shape = input._data.shape
+    squares = (input * input).reshape(shape[0], 1, shape[1], -1)
+    squares = pad(squares, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(squares, (size, 1), stride=1).squeeze(1).reshape(shape)
+    return input / (div * alpha + k).pow(beta)

@@ -1,7 +1,11 @@
 """`srcgrad.nn`'s normalization layers, as in `torch.nn`: LayerNorm, BatchNorm1d,
-BatchNorm2d and GroupNorm. Their weights start at 1 and biases at 0 (PyTorch's
-reset_parameters); a BatchNorm keeps the buffers running_mean (0), running_var (1) and
-num_batches_tracked (int64 0), updated in training mode by `F.batch_norm`."""
+BatchNorm2d, GroupNorm, InstanceNorm1d, InstanceNorm2d, RMSNorm and LocalResponseNorm.
+Their weights start at 1 and biases at 0 (PyTorch's reset_parameters); a BatchNorm (and
+an InstanceNorm with track_running_stats) keeps the buffers running_mean (0),
+running_var (1) and num_batches_tracked (int64 0), updated in training mode by
+`F.batch_norm` (`F.instance_norm`)."""
+
+import warnings
 
 import numpy as np
 
@@ -11,7 +15,8 @@ from ..tensor.tensor import Tensor
 from . import functional as F
 from .modules import Module, Parameter
 
-__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "GroupNorm"]
+__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "RMSNorm",
+           "LocalResponseNorm"]
 
 
 def _vector(shape, dtype, value):
@@ -138,3 +143,86 @@ class BatchNorm2d(_BatchNorm):
     """Over (N, C, H, W), per channel C."""
 
     _dims = (4,)
+
+
+class _InstanceNorm(_BatchNorm):
+    """Per sample and channel over the spatial dims (F.instance_norm); affine and
+    track_running_stats off by default. An input without the batch dim is run as a batch
+    of one."""
+
+    _unbatched = 0
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def forward(self, input):
+        if input.dim() not in self._dims:
+            shown = " or ".join(f"{d}D" for d in self._dims)
+            raise ValueError(f"expected {shown} input (got {input.dim()}D input)")
+        feature_dim = input.dim() - self._unbatched
+        size = input._data.shape[feature_dim]
+        if size != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
+                                 f"({self.num_features}), but got: {size}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                          "warning by not passing in num_features, which is not used because affine=False",
+                          stacklevel=2)
+        if input.dim() == self._unbatched:
+            return self._normalized(input.unsqueeze(0)).squeeze(0)
+        return self._normalized(input)
+
+    def _normalized(self, input):
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats,
+                               self.momentum if self.momentum is not None else 0.0, self.eps)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Over (N, C, L) or (C, L)."""
+
+    _dims, _unbatched = (2, 3), 2
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Over (N, C, H, W) or (C, H, W)."""
+
+    _dims, _unbatched = (3, 4), 3
+
+
+class RMSNorm(Module):
+    """x / sqrt(mean(x^2) + eps) over the last dims `normalized_shape`, times weight (ones);
+    eps None: the dtype's machine epsilon."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(_vector(shape, dtype, 1.0))
+        else:
+            self.register_parameter("weight", None)
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            with no_grad():
+                self.weight.fill_(1.0)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class LocalResponseNorm(Module):
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
