@@ -2,7 +2,8 @@
 BatchNorm2d, MaxPool2d, GELU, LayerNorm, label-smoothed cross_entropy, DataLoader,
 AdamW, StepLR, gradient clipping, save/load) and a sequence model (Embedding with a
 padding row, a two-layer bidirectional LSTM, a GRU, GroupNorm, a Normal distribution's
-log_prob and KL, RMSprop with momentum). The expected numbers are PyTorch 2.13's for
+log_prob and KL, RMSprop with momentum) and a small causal transformer (NAdam,
+OneCycleLR). The expected numbers are PyTorch 2.13's for
 the same weights (float64), printed by the same code under `import torch`."""
 
 import io
@@ -128,4 +129,50 @@ def test_sequence_model_training_run_matches_pytorch():
     (g,) = torch.autograd.grad(f(x), x, create_graph=True)
     (g2,) = torch.autograd.grad(g.sum(), x)
     np.testing.assert_allclose(g2.numpy(), [-0.180369791, 0.3078366248, 0.7749352676, -0.5522958685, -0.1019877645],
+                               atol=1e-10)
+
+
+class _TinyLanguageModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(12, 8)
+        layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True, norm_first=True)
+        self.enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+        self.pool = nn.AdaptiveAvgPool1d(1)
+        self.out = nn.Linear(8, 12)
+
+    def forward(self, tokens):
+        n = tokens.shape[1]
+        causal = torch.triu(torch.full((n, n), float("-inf"), dtype=torch.float64), diagonal=1)
+        h = self.enc(self.emb(tokens), mask=causal, is_causal=True)
+        return self.out(h), self.pool(h.transpose(1, 2)).squeeze(-1)
+
+
+def test_transformer_training_run_matches_pytorch():
+    """A causal two-layer pre-norm transformer encoder, NAdam and OneCycleLR; then the
+    gradient through interpolate and max_pool1d."""
+    rs = np.random.RandomState(2)
+    model = _seeded(_TinyLanguageModel().double(), rs, 0.3)
+    tokens = torch.tensor(rs.randint(0, 12, (4, 6)))
+    opt = torch.optim.NAdam(model.parameters(), lr=0.01)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.02, total_steps=5)
+    losses, rates = [], []
+    for _ in range(5):
+        opt.zero_grad()
+        logits, pooled = model(tokens[:, :-1])
+        loss = F.cross_entropy(logits.reshape(-1, 12), tokens[:, 1:].reshape(-1)) + 0.01 * pooled.pow(2).sum()
+        loss.backward()
+        opt.step()
+        sched.step()
+        losses.append(loss.item())
+        rates.append(sched.get_last_lr()[0])
+    np.testing.assert_allclose(losses, [3.074241792216, 3.040145884583, 2.630939509244, 2.528243477886,
+                                        2.497732787380], rtol=1e-11)
+    np.testing.assert_allclose(rates, [0.0190096926, 0.0122252404, 0.0037651669, 0.0000000800, 0.0037651669],
+                               atol=1e-10)
+    x = torch.tensor(rs.standard_normal((2, 3, 5)), requires_grad=True)
+    y = F.max_pool1d(F.interpolate(x, scale_factor=2, mode="linear", align_corners=False), 3, stride=2, padding=1)
+    (g,) = torch.autograd.grad(y.pow(2).sum(), x)
+    np.testing.assert_allclose(g.numpy().ravel()[:8], [0.023044058, -1.2503292788, -1.949548836, -2.2387013031,
+                                                       -0.5738683017, -0.2977359221, 1.5562401106, 0.7812383617],
                                atol=1e-10)
