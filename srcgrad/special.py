@@ -20,6 +20,7 @@ from .tensor.functions import (
     softmax, xlogy,
 )
 from .tensor.grad_mode import is_grad_enabled
+from .tensor.pointwise_more import as_floating, floating_unary
 from .tensor.graph import node_class
 from .tensor.rule_nodes import UndifferentiatedNode
 from .tensor.tensor import Tensor
@@ -37,37 +38,19 @@ psi = digamma
 _M_SQRT1_2 = 0.707106781186547524400844362104849039
 
 
-def _floating(input):
-    """`input` (a Tensor), an integer or bool one read as the default float dtype."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if input._data.dtype.kind not in "fc":
-        return Tensor._make(input._data.astype(dtypes.DEFAULT_FLOAT.numpy))
-    return input
-
-
-def _unary(name, primitive, node):
-    def function(input):
-        return ops.unary(primitive, _floating(input), node)
-
-    function.__name__ = name
-    function.__doc__ = f"{name} of each element ({node})."
-    return function
-
-
-erfcx = _unary("erfcx", normal_arrays.erfcx, "SpecialErfcxBackward0")
-log_ndtr = _unary("log_ndtr", normal_arrays.log_ndtr, "SpecialLogNdtrBackward0")
-ndtri = _unary("ndtri", normal_arrays.ndtri, "SpecialNdtriBackward0")
-i0 = _unary("i0", bessel_arrays.i0, "I0Backward0")
-i0e = _unary("i0e", bessel_arrays.i0e, "SpecialI0EBackward0")
-i1 = _unary("i1", bessel_arrays.i1, "SpecialI1Backward0")
-i1e = _unary("i1e", bessel_arrays.i1e, "SpecialI1EBackward0")
-entr = _unary("entr", special_arrays.entr, "SpecialEntrBackward0")
+erfcx = floating_unary("erfcx", normal_arrays.erfcx, "SpecialErfcxBackward0")
+log_ndtr = floating_unary("log_ndtr", normal_arrays.log_ndtr, "SpecialLogNdtrBackward0")
+ndtri = floating_unary("ndtri", normal_arrays.ndtri, "SpecialNdtriBackward0")
+i0 = floating_unary("i0", bessel_arrays.i0, "I0Backward0")
+i0e = floating_unary("i0e", bessel_arrays.i0e, "SpecialI0EBackward0")
+i1 = floating_unary("i1", bessel_arrays.i1, "SpecialI1Backward0")
+i1e = floating_unary("i1e", bessel_arrays.i1e, "SpecialI1EBackward0")
+entr = floating_unary("entr", special_arrays.entr, "SpecialEntrBackward0")
 
 
 def _no_derivative(name, primitive):
     def function(input):
-        return Tensor._make(np.asarray(primitive(_floating(input)._data)))
+        return Tensor._make(np.asarray(primitive(as_floating(input)._data)))
 
     function.__name__ = name
     function.__doc__ = f"{name} of each element; no derivative (as PyTorch's), so the result never requires grad."
@@ -81,7 +64,7 @@ bessel_j1 = _no_derivative("bessel_j1", bessel_arrays.bessel_j1)
 def ndtr(input):
     """The standard normal distribution function, PyTorch's (1 + erf(x / sqrt 2)) * 0.5,
     recorded as one node (MulBackward1, as PyTorch's last operation)."""
-    return ops.composite("MulBackward1", lambda x: (1 + erf(x * _M_SQRT1_2)) * 0.5, _floating(input))
+    return ops.composite("MulBackward1", lambda x: (1 + erf(x * _M_SQRT1_2)) * 0.5, as_floating(input))
 
 
 def round(input, *, decimals=0):  # noqa: A001 - PyTorch's name
@@ -97,7 +80,7 @@ def multigammaln(input, p):
     """The multivariate log-gamma function of dimension p (MvlgammaBackward0)."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    return ops.apply(special_arrays.mvlgamma, _floating(input), int(p), name="MvlgammaBackward0", edge_args=(0,))
+    return ops.apply(special_arrays.mvlgamma, as_floating(input), int(p), name="MvlgammaBackward0", edge_args=(0,))
 
 
 def _pair(name, op, primitive, node):

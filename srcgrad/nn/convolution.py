@@ -1,5 +1,5 @@
-"""`srcgrad.nn`'s convolution and pooling layers, as in `torch.nn`: Conv1d, Conv2d,
-ConvTranspose1d, ConvTranspose2d, MaxPool2d, AvgPool2d, Unfold and Fold. A
+"""`srcgrad.nn`'s convolution layers, as in `torch.nn`: Conv1d, Conv2d, ConvTranspose1d,
+ConvTranspose2d, Unfold and Fold (the pools are pooling.py's). A
 convolution's weight (out_channels, in_channels / groups, *kernel_size), a transposed
 one's (in_channels, out_channels / groups, *kernel_size), and bias (out_channels) start
 uniform in +-1/sqrt(fan_in), fan_in = weight.shape[1] * prod(kernel_size), the bound PyTorch's
@@ -16,7 +16,7 @@ from ..tensor.tensor import Tensor
 from . import functional as F
 from .modules import Module, Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool2d", "AvgPool2d", "Unfold", "Fold"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Unfold", "Fold"]
 
 
 def _ntuple(value, n):
@@ -195,37 +195,3 @@ class Fold(Module):
     def extra_repr(self):
         return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, dilation={self.dilation}, "
                 f"padding={self.padding}, stride={self.stride}")
-
-
-class MaxPool2d(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.dilation = padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
-
-    def forward(self, input):
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
-
-    def extra_repr(self):
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
-
-
-class AvgPool2d(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-                 divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
-
-    def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
-
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"

@@ -188,8 +188,11 @@ addcdiv = _addc("addcdiv", "AddcdivBackward0", operator.truediv)
 # --- one operand ---------------------------------------------------------------------------
 
 
-def _as_floating(input):
-    """An integer or bool tensor read as the default float dtype (it cannot require grad)."""
+def as_floating(input):
+    """`input` (a Tensor; PyTorch's TypeError for another value), an integer or bool one
+    read as the default float dtype (it cannot require grad)."""
+    if not isinstance(input, ops.Tensor):
+        raise TypeError(f"argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if input._data.dtype.kind not in "fc":
         return ops.Tensor._make(input._data.astype(dtypes.DEFAULT_FLOAT.numpy))
     return input
@@ -206,7 +209,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 def sinc(input):
     """sin(pi x) / (pi x), 1 at 0 (SincBackward0)."""
-    return ops.unary(np.sinc, _as_floating(input), "SincBackward0")
+    return ops.unary(np.sinc, as_floating(input), "SincBackward0")
 
 
 def logit(input, eps=None):
@@ -214,27 +217,30 @@ def logit(input, eps=None):
     (LogitBackward0; the gradient is 0 outside that range, nan outside [0, 1] without eps)."""
     if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))):
         raise TypeError(f"logit(): argument 'eps' (position 2) must be float, not {type(eps).__name__}")
-    return ops.unary(special_arrays.logit, _as_floating(input), "LogitBackward0", consts=(eps,))
+    return ops.unary(special_arrays.logit, as_floating(input), "LogitBackward0", consts=(eps,))
 
 
-def _special(name, primitive, node):
+def floating_unary(name, primitive, node):
+    """The function `name(input)`: the elementwise `primitive` of `input` read as floating
+    (`as_floating`), recorded as `node`."""
+
     def function(input):
-        return ops.unary(primitive, _as_floating(input), node)
+        return ops.unary(primitive, as_floating(input), node)
 
     function.__name__ = name
     function.__doc__ = f"{name} of each element ({node}); an integer tensor is read as float32."
     return function
 
 
-lgamma = _special("lgamma", special_arrays.lgamma, "LgammaBackward0")
-digamma = _special("digamma", special_arrays.digamma, "DigammaBackward0")
-erfinv = _special("erfinv", special_arrays.erfinv, "ErfinvBackward0")
-i0 = _special("i0", bessel_arrays.i0, "I0Backward0")
+lgamma = floating_unary("lgamma", special_arrays.lgamma, "LgammaBackward0")
+digamma = floating_unary("digamma", special_arrays.digamma, "DigammaBackward0")
+erfinv = floating_unary("erfinv", special_arrays.erfinv, "ErfinvBackward0")
+i0 = floating_unary("i0", bessel_arrays.i0, "I0Backward0")
 
 
 def _angle_unit(name, primitive, node, factor):
     def function(input):
-        x = _as_floating(input)
+        x = as_floating(input)
         scale = x._data.dtype.type(factor)  # PyTorch multiplies by the factor rounded to the dtype
         return ops.unary(primitive, x, node, compute=lambda v: v * scale)
 
@@ -269,7 +275,7 @@ def polygamma(n, input):
         raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
-    return ops.apply(special_arrays.polygamma, int(n), _as_floating(input), name="PolygammaBackward0", edge_args=(1,))
+    return ops.apply(special_arrays.polygamma, int(n), as_floating(input), name="PolygammaBackward0", edge_args=(1,))
 
 
 def _polygamma_method(self, n):
