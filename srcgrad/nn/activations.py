@@ -1,4 +1,4 @@
-"""`srcgrad.nn`'s activation modules (PReLU with its weight) and Dropout, as in
+"""`srcgrad.nn`'s activation modules (PReLU with its weight), as in
 `torch.nn`: each calls its function of `srcgrad.nn.functional` (the same rules as
 everything else) and prints its arguments as PyTorch's repr does."""
 
@@ -10,7 +10,7 @@ from ..tensor.tensor import Tensor
 from . import functional as F
 from .modules import Module, Parameter
 
-__all__ = ["ReLU", "ReLU6", "Hardtanh", "Tanh", "Sigmoid", "LogSigmoid", "Softplus", "GELU", "SiLU", "LeakyReLU", "ELU", "Dropout", "Softmax",
+__all__ = ["ReLU", "ReLU6", "Hardtanh", "Tanh", "Sigmoid", "LogSigmoid", "Softplus", "GELU", "SiLU", "LeakyReLU", "ELU", "Softmax",
            "LogSoftmax", "CELU", "SELU", "Mish", "Softsign", "Tanhshrink", "Softmin", "Hardswish", "Hardsigmoid",
            "Threshold", "Softshrink", "Hardshrink", "GLU", "PReLU", "RReLU", "Softmax2d"]
 
@@ -168,23 +168,6 @@ class Softsign(Module):
 class Tanhshrink(Module):
     def forward(self, input):
         return F.tanhshrink(input)
-
-
-class Dropout(Module):
-    """Zeroes each element with probability p in training mode (scaling the rest by
-    1 / (1 - p)); the identity in eval mode."""
-
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p, self.inplace = p, inplace
-
-    def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Softmax(Module):

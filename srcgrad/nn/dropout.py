@@ -1,11 +1,12 @@
-"""`srcgrad.nn`'s dropout layers beyond Dropout (activations.py), as in `torch.nn`:
-Dropout1d, Dropout2d, Dropout3d, AlphaDropout and FeatureAlphaDropout, each its
-functional form in training mode and the identity in eval mode."""
+"""`srcgrad.nn`'s dropout layers, as in `torch.nn`: Dropout, Dropout1d, Dropout2d,
+Dropout3d, AlphaDropout and FeatureAlphaDropout, each its functional form in training
+mode and the identity in eval mode (Dropout zeroes each element with probability p and
+scales the rest by 1 / (1 - p))."""
 
 from . import functional as F
 from .modules import Module
 
-__all__ = ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -22,6 +23,10 @@ class _DropoutNd(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    _function = staticmethod(F.dropout)
 
 
 class Dropout1d(_DropoutNd):

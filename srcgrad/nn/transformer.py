@@ -16,7 +16,8 @@ import numpy as np
 
 from ..tensor.tensor import Tensor
 from . import functional as F
-from .activations import GELU, Dropout, ReLU
+from .activations import GELU, ReLU
+from .dropout import Dropout
 from .attention import MultiheadAttention
 from .modules import Linear, Module, ModuleList
 from .normalization import LayerNorm

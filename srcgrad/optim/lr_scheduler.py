@@ -172,6 +172,16 @@ class LRScheduler:
         self._last_lr = _current_lrs(self.optimizer)
 
 
+def _per_group(optimizer, lr_lambda):
+    """One function per parameter group: `lr_lambda` for each, or the list given (PyTorch's
+    error where its length is not the number of groups)."""
+    if not isinstance(lr_lambda, (list, tuple)):
+        return [lr_lambda] * len(optimizer.param_groups)
+    if len(lr_lambda) != len(optimizer.param_groups):
+        raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+    return list(lr_lambda)
+
+
 class LambdaLR(LRScheduler):
     """lr = base_lr * lr_lambda(epoch), one function for all groups or one per group.
     `state_dict()` saves a function's attributes only for callable objects (lambdas and
@@ -179,12 +189,7 @@ class LambdaLR(LRScheduler):
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
-        if not isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
+        self.lr_lambdas = _per_group(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self):
@@ -213,12 +218,7 @@ class MultiplicativeLR(LRScheduler):
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
-        if not isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
+        self.lr_lambdas = _per_group(optimizer, lr_lambda)
         for fn in self.lr_lambdas:
             if not callable(fn):
                 raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
