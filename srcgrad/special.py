@@ -14,7 +14,7 @@ tensors are read as the default float dtype.
 import numpy as np
 
 from .rules import bessel_arrays, normal_arrays, special_arrays
-from .tensor import dtypes, ops
+from .tensor import ops
 from .tensor.functions import (
     digamma, erf, erfc, erfinv, exp2, expm1, lgamma, log1p, log_softmax, logit, logsumexp, polygamma, sigmoid, sinc,
     softmax, xlogy,

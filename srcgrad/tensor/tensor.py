@@ -18,7 +18,6 @@ LogicalOps (logical.py), ComplexPartOps (complex_parts.py), BinningOps (binning.
 ProductOps (products.py), SelectionOps (selections.py).
 """
 
-import numbers
 import warnings
 
 import numpy as np
@@ -33,6 +32,7 @@ from .graph import AccumulateGrad, OutputNode, accumulate
 from .arithmetic import ArithmeticOps
 from .draws import DrawMethods
 from .inplace import InPlaceOps
+from .conversions import ConversionOps
 from .pointwise import PointwiseOps
 from .pointwise_more import PointwiseMoreOps
 from .linalg_functions import LinalgOps
@@ -141,7 +141,7 @@ def given_gradients(gradients, count):
 class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, PointwiseMoreOps, LinalgOps,
              RearrangementOps, ScatterOps, OrderStatisticOps, CombiningOps, SplittingOps, MatrixMakerOps, ContractionOps,
              DifferenceOps, StatisticOps, LogicalOps, ComplexPartOps, BinningOps, ProductOps, SelectionOps,
-             DrawMethods, MatrixMethods, IndexedWriteOps, MemoryFacts, MethodAliases):
+             DrawMethods, MatrixMethods, IndexedWriteOps, MemoryFacts, MethodAliases, ConversionOps):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
@@ -537,62 +537,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
         return functional.log_softmax(self, dim)
 
-    # --- dtype conversion and copies -------------------------------------------------
-
-    def to(self, *args, dtype=None, **kwargs):
-        """`to(dtype)`, `to(other_tensor)`; the CPU device ('cpu', `device("cpu")`) is accepted
-        and changes nothing, another raises the error of PyTorch's CPU build."""
-        for a in args:
-            if isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, (str, devices.device)):
-                devices.moved_to(a)
-            else:
-                dtype = a
-        if kwargs.get("device") is not None:
-            devices.moved_to(kwargs["device"])
-        return self if dtype is None else self._convert(dtypes.as_dtype(dtype))
-
-    def _convert(self, target):
-        if target.numpy == self._data.dtype:
-            return self
-        if target.is_floating_point:
-            return ops.apply(np.positive, self, dtype=target.numpy, name="ToCopyBackward0", saves=False)
-        return Tensor._make(self._data.astype(target.numpy))
-
-    def cuda(self, device=None, non_blocking=False):
-        """PyTorch's CPU build's error: srcgrad has no CUDA device."""
-        devices.moved_to("cuda")
-
-    def float(self):
-        return self._convert(dtypes.float32)
-
-    def double(self):
-        return self._convert(dtypes.float64)
-
-    def half(self):
-        return self._convert(dtypes.float16)
-
-    def long(self):
-        return self._convert(dtypes.int64)
-
-    def int(self):
-        return self._convert(dtypes.int32)
-
-    def bool(self):
-        return self._convert(dtypes.bool_)
-
-    def type(self, dtype=None):
-        if dtype is None:
-            return "srcgrad." + self.dtype.kind_name + "Tensor"
-        try:
-            converted = dtypes.as_dtype(dtype)
-        except (KeyError, TypeError):
-            raise ValueError(f"invalid type: {dtype!r}") from None
-        return self._convert(converted)
-
-    def cpu(self):
-        return self
+    # --- copies (conversions.py has dtype and device conversions) ----------------------
 
     def contiguous(self, memory_format=None):
         """Self when its elements lie in row-major order, else a copy that does (CloneBackward0)."""
