@@ -82,6 +82,9 @@ def test_rounding_has_zero_gradient_and_pytorchs_node(name):
     assert x.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]
     assert type(x.round(decimals=1).grad_fn).__name__ == "RoundBackward1" and x.round().tolist() == [[2.0, -2.0], [0.0, 2.0]]
     assert [type(r.grad_fn).__name__ for r in (x.round(), torch.round(x, decimals=0))] == ["RoundBackward0", "RoundBackward1"]
+    ints = torch.tensor([3, -2])  # an integer is its own rounding, in its dtype (NumPy 1's floor gives floats)
+    assert getattr(ints, name)().tolist() == ([1, -1] if name == "sign" else [3, -2])
+    assert getattr(ints, name)().dtype == torch.int64
     with torch.no_grad():
         assert not getattr(x, name)().requires_grad
 

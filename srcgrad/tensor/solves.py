@@ -49,11 +49,21 @@ def _singular(name, A):
     return LinAlgError(f"{name}: {batch}The solver failed because the input matrix is singular.")
 
 
+def _solved(A, B):
+    """`np.linalg.solve(A, B)` recorded, B a (batch of) matrices: a B with one dim fewer
+    than A is first broadcast to A's batch (NumPy 1 reads such a B as a batch of vectors,
+    NumPy 2 as a matrix)."""
+    if B._data.ndim == A._data.ndim - 1:
+        batch = np.broadcast_shapes(A._data.shape[:-2], B._data.shape[:-2])
+        B = B.expand(batch + B._data.shape[-2:])
+    return ops.apply(np.linalg.solve, A, B, name="LinalgSolveExBackward0")
+
+
 def _solve_matrix(A, B, left):
     """X with A X = B (left) or X A = B, B a (batch of) matrices."""
     if left:
-        return ops.apply(np.linalg.solve, A, B, name="LinalgSolveExBackward0")
-    return ops.apply(np.linalg.solve, A.mT, B.mT, name="LinalgSolveExBackward0").mT
+        return _solved(A, B)
+    return _solved(A.mT, B.mT).mT
 
 
 def _solve(A, B, left):
@@ -165,7 +175,7 @@ def cholesky_solve(B, L, upper=False):
         raise RuntimeError(f"u should have at least 2 dimensions, but has {L._data.ndim} dimensions instead")
     return ops.composite(
         "CholeskySolveBackward0",
-        lambda b, l: ops.apply(np.linalg.solve, _cholesky_product(l, upper), b, name="LinalgSolveExBackward0"), B, L,
+        lambda b, l: _solved(_cholesky_product(l, upper), b), B, L,
     )
 
 
