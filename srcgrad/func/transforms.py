@@ -23,7 +23,7 @@ import numpy as np
 from ..tensor.grad_mode import _mode, enable_grad
 from ..tensor.graph import AccumulateGrad
 from ..tensor.tensor import Tensor
-from .trees import LEAF, flatten, unflatten
+from .trees import flatten, unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
 
@@ -318,7 +318,7 @@ def _jacobian(func, argnums, has_aux, api):
         _float_outputs(out_leaves, "vjp(f, ...)")
         inputs = [v for wrapped, _ in parts for v in wrapped]
         blocks = [_per_argument(parts, _jacobian_blocks(level, o, inputs), single) for o in out_leaves]
-        jac = unflatten(out_spec, blocks) if out_spec is not LEAF else blocks[0]
+        jac = unflatten(out_spec, blocks)
         return level.settle((jac, aux)) if has_aux else level.settle(jac)
 
     return wrapper
@@ -341,7 +341,7 @@ def _jacobian_blocks(level, output, inputs):
         if any(g._requires_grad for g in column):
             from ..tensor.joins import stack  # noqa: PLC0415
 
-            blocks.append(stack(column).reshape(full) if column else Tensor._make(np.zeros(full, x._data.dtype)))
+            blocks.append(stack(column).reshape(full))  # a Tensor requires grad: the column is not empty
         else:
             data = np.stack([g._data for g in column]) if column else np.zeros((0,) + x._data.shape, x._data.dtype)
             blocks.append(Tensor._make(data.reshape(full)))

@@ -129,7 +129,7 @@ class _randomness:
 
 def _stacked(results, out_dims, name):
     """The calls' results, each output stacked along its out_dim."""
-    first, spec = flatten(results[0])
+    spec = flatten(results[0])[1]
     if not (out_dims is None or isinstance(out_dims, (int, tuple, list))):
         raise ValueError(f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an int, None or a python "
                          "collection of ints representing where in the outputs the vmapped dimension should appear.")

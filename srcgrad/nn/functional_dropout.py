@@ -53,6 +53,15 @@ def _dropout(input, p, training, inplace, feature, alpha):
     return input * scale + shift
 
 
+def _channels_dropped(input, p, training, inplace, batched):
+    """Whole channels (dim 1) dropped; an unbatched input gets a batch dim of 1 for it."""
+    if batched:
+        return _dropout(input, p, training, inplace, True, False)
+    if inplace:
+        return _dropout(input.unsqueeze_(0), p, training, True, True, False).squeeze_(0)
+    return _dropout(input.unsqueeze(0), p, training, False, True, False).squeeze(0)
+
+
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zeroes whole channels of (N, C, L) or (C, L), scaling the rest by 1 / (1 - p)."""
     _check_p(p)
@@ -61,11 +70,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {dims}D input. Note that dropout1d "
                            "exists to provide channel-wise dropout on inputs with 1 spatial dimension, a channel "
                            "dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
-    if dims == 3:
-        return _dropout(input, p, training, inplace, True, False)
-    if inplace:
-        return _dropout(input.unsqueeze_(0), p, training, True, True, False).squeeze_(0)
-    return _dropout(input.unsqueeze(0), p, training, False, True, False).squeeze(0)
+    return _channels_dropped(input, p, training, inplace, batched=dims == 3)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
@@ -98,11 +103,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
                       "instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 spatial "
                       "dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
                       stacklevel=2)
-    if dims == 5:
-        return _dropout(input, p, training, inplace, True, False)
-    if inplace:
-        return _dropout(input.unsqueeze_(0), p, training, True, True, False).squeeze_(0)
-    return _dropout(input.unsqueeze(0), p, training, False, True, False).squeeze(0)
+    return _channels_dropped(input, p, training, inplace, batched=dims == 5)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):

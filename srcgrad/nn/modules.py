@@ -486,6 +486,28 @@ def _index(index, length):
 # --- layers ----------------------------------------------------------------------------------
 
 
+def _weight_and_bias(module, shape, bias, dtype):
+    """A weight of `shape` and a bias of shape[0] (or None) as Parameters of `module`,
+    then its reset_parameters(); PyTorch's errors for a float or negative size."""
+    np_dtype = (dtypes.DEFAULT_FLOAT if dtype is None else dtypes.as_dtype(dtype)).numpy
+    shape = creation.size_argument(shape, "empty")
+    module.weight = Parameter(Tensor._make(np.empty(shape, dtype=np_dtype)))
+    if bias:
+        module.bias = Parameter(Tensor._make(np.empty((shape[0],), dtype=np_dtype)))
+    else:
+        module.register_parameter("bias", None)
+    module.reset_parameters()
+
+
+def _uniform_weight_and_bias(module, fan_in):
+    """Weight and bias drawn uniformly from +-1/sqrt(fan_in) (0 for no inputs), PyTorch's defaults."""
+    bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+    with no_grad():
+        module.weight.uniform_(-bound, bound)
+        if module.bias is not None:
+            module.bias.uniform_(-bound, bound)
+
+
 class Linear(Module):
     """`y = x @ weight.T + bias`; weight (out_features, in_features) and bias drawn
     uniformly from (-1/sqrt(in_features), 1/sqrt(in_features)), as PyTorch's defaults
@@ -494,21 +516,10 @@ class Linear(Module):
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
-        np_dtype = (dtypes.DEFAULT_FLOAT if dtype is None else dtypes.as_dtype(dtype)).numpy
-        shape = creation.size_argument((out_features, in_features), "empty")  # PyTorch's errors for a float or negative size
-        self.weight = Parameter(Tensor._make(np.empty(shape, dtype=np_dtype)))
-        if bias:
-            self.bias = Parameter(Tensor._make(np.empty((out_features,), dtype=np_dtype)))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _weight_and_bias(self, (out_features, in_features), bias, dtype)
 
     def reset_parameters(self):
-        bound = 1.0 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0
-        with no_grad():
-            self.weight.uniform_(-bound, bound)
-            if self.bias is not None:
-                self.bias.uniform_(-bound, bound)
+        _uniform_weight_and_bias(self, self.in_features)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
@@ -560,21 +571,10 @@ class Bilinear(Module):
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
-        np_dtype = (dtypes.DEFAULT_FLOAT if dtype is None else dtypes.as_dtype(dtype)).numpy
-        shape = creation.size_argument((out_features, in1_features, in2_features), "empty")
-        self.weight = Parameter(Tensor._make(np.empty(shape, dtype=np_dtype)))
-        if bias:
-            self.bias = Parameter(Tensor._make(np.empty((out_features,), dtype=np_dtype)))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _weight_and_bias(self, (out_features, in1_features, in2_features), bias, dtype)
 
     def reset_parameters(self):
-        bound = 1.0 / math.sqrt(self.in1_features) if self.in1_features > 0 else 0.0
-        with no_grad():
-            self.weight.uniform_(-bound, bound)
-            if self.bias is not None:
-                self.bias.uniform_(-bound, bound)
+        _uniform_weight_and_bias(self, self.in1_features)
 
     def forward(self, input1, input2):
         return F.bilinear(input1, input2, self.weight, self.bias)

@@ -6,18 +6,17 @@ derivative (compiled.py). PyTorch code calls `torch.compile(model)` and
 `F.relu(...)`), with PyTorch's keywords (`mode`, `fullgraph`, `dynamic`, `options`,
 `disable`, `backend="inductor"`). Such code is not NumPy code: a Module whose forward
 reads no NumPy, or a function that reads the Tensor shim (the `srcgrad` module under any name, `srcgrad.nn`, its
-functions or classes, a Tensor) and no NumPy, runs as written, eagerly, its graph
-recorded op by op, which is what `torch.compile` promises (the same results).
+functions or classes, a Tensor) and no NumPy, comes back itself and runs as written,
+eagerly, its graph recorded op by op: what `torch.compile` promises (the same results).
 
 Invariant: a function that reads NumPy keeps srcgrad's meaning of `compile`, whatever
 else it reads; only the shim without NumPy makes a function Tensor code.
 """
 
-import functools
 import inspect
 import types
 
-__all__ = ["TORCH_BACKENDS", "is_tensor_module", "is_tensor_code", "eager"]
+__all__ = ["TORCH_BACKENDS", "is_tensor_module", "is_tensor_code"]
 
 # PyTorch's backend names: its default compilers, which the shim's eager run stands for
 TORCH_BACKENDS = frozenset({"inductor", "eager", "aot_eager", "cudagraphs", "aot_ts_nvfuser", "nvprims_nvfuser"})
@@ -97,17 +96,3 @@ def is_tensor_module(value):
     if (getattr(forward, "__module__", None) or "").startswith("srcgrad.nn"):
         return True
     return not any(_is_numpy(v) for v in _read_values(forward))
-
-
-def eager(fn):
-    """`fn` as `torch.compile` returns it for the shim: a Module itself, a function
-    wrapped (the same calls, the same results, its graph recorded op by op)."""
-    if is_module(fn):
-        return fn
-
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        return fn(*args, **kwargs)
-
-    run.__srcgrad_eager__ = True
-    return run

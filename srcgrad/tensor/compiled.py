@@ -58,7 +58,7 @@ import numpy as np
 
 from ..errors import defined_at
 from .compiled_calls import arity, fast_call
-from .compile_front import TORCH_BACKENDS, eager, is_tensor_code, is_tensor_module
+from .compile_front import TORCH_BACKENDS, is_tensor_code, is_tensor_module
 from .errstate import loud, quiet
 from .grad_mode import _mode
 from .graph import Node, OutputGradients, OutputNode, node_class
@@ -377,7 +377,7 @@ def compile(fn=None, *, backend=None, fullgraph=False, dynamic=None, mode=None, 
     if not callable(fn):
         raise TypeError(f"@srcgrad.compile decorates a function, not {fn!r:.60}")
     if is_tensor_module(fn) or is_tensor_code(fn):
-        return eager(fn)
+        return fn  # PyTorch code: it runs as written (compile_front.py)
     report = _backend_report(backend)
     # what runs and is differentiated: fn, or fn taking its keyword-only parameters by position
     fn = _method(fn)
