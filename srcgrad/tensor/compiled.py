@@ -61,7 +61,7 @@ from .compiled_calls import arity, fast_call
 from .compile_front import TORCH_BACKENDS, is_tensor_code, is_tensor_module
 from .errstate import loud, quiet
 from .grad_mode import _mode
-from .graph import Node, OutputGradients, OutputNode, node_class
+from .graph import Node, OutputGradients, OutputNode, next_creation_order, node_class
 from .versions import counter_of, saved_versions
 from .tensor import Tensor
 
@@ -419,6 +419,7 @@ def compile(fn=None, *, backend=None, fullgraph=False, dynamic=None, mode=None, 
         node = _new(cls)
         node.next_functions = tuple(edges)
         node._hooks = None
+        node.creation_order = next_creation_order()
         node.kind = kind
         node.saved = saved
         node.freed = False

@@ -11,6 +11,7 @@ import numpy as np
 
 from .errstate import loud, quiet
 from .grad_mode import _mode
+from .graph import next_creation_order
 from .tensor import Tensor
 from .versions import saved_versions
 
@@ -73,6 +74,7 @@ def fast_call(arity, slow, kinds, cls, fn, called, saved_tensors, changed_output
         "            node = new(cls)",
         f"            node.next_functions = ({', '.join(e)},)",
         "            node._hooks = None",
+        "            node.creation_order = next_creation_order()",
         "            node.kind = kind",
         "            node.saved = saved",
         "            node.freed = False",
@@ -96,7 +98,7 @@ def fast_call(arity, slow, kinds, cls, fn, called, saved_tensors, changed_output
         "mode": _mode, "slow": slow, "kinds": kinds, "cls": cls, "Tensor": Tensor, "NO_EDGE": _NO_EDGE,
         "quiet": quiet, "loud": loud, "ndarray": _ndarray, "asarray": np.asarray, "new": _new,
         "versions": saved_tensors, "changed": changed_outputs, "fn": fn, "called": called,
-        "output_versions": saved_versions, "counter_of": counter_of,
+        "output_versions": saved_versions, "counter_of": counter_of, "next_creation_order": next_creation_order,
     }
     exec(builtins.compile("\n".join(lines) + "\n", "<srcgrad compiled call>", "exec"), scope)  # noqa: S102 - fixed text
     return scope["run"]

@@ -4,8 +4,9 @@ The engine holds no calculus: a node's `apply(g)` returns one gradient (a NumPy 
 or None) per input. A pass checks every node it will run for released saved values
 (error E7, `FREED_MESSAGE`) and for saved values changed in place since they were
 saved (versions.py) before it changes anything, so a failed pass leaves every `.grad`
-as it was. Gradients reaching a node by several paths are added before it runs;
-leaves accumulate into `.grad` through their AccumulateGrad (graph.py).
+as it was. It runs the nodes in PyTorch's order (`run_order`), so hooks run and
+gradients reaching a node by several paths are added (before it runs) in PyTorch's
+order; leaves accumulate into `.grad` through their AccumulateGrad (graph.py).
 """
 
 import warnings
@@ -16,7 +17,7 @@ from .errstate import loud, quiet
 from .graph import AccumulateGrad, accumulate, run_hooks
 from .versions import check_versions
 
-__all__ = ["FREED_MESSAGE", "run_backward", "run_single", "warn_non_leaf_grad", "pass_order", "topological"]
+__all__ = ["FREED_MESSAGE", "run_backward", "run_single", "warn_non_leaf_grad", "pass_order", "run_order", "topological"]
 
 _ndarray = np.ndarray
 _add = np.add
@@ -117,6 +118,106 @@ def topological(roots):
     return order
 
 
+def run_order(roots):
+    """Nodes reachable from `roots`, in the order PyTorch's engine runs them.
+
+    PyTorch counts the edges into each node (an edge named twice counts twice; with several
+    roots, each naming counts too), starts from the root, and after running a node takes
+    each of its edges in turn, pushing the node it reaches into the ready queue once all
+    its edges are taken. The queue hands out the node made last first (the highest
+    `creation_order`; an AccumulateGrad's is the highest of all), and it is a binary heap
+    (libstdc++'s `std::priority_queue`, ported by `_push` and `_pop`), so that ready
+    AccumulateGrads, which tie, come out in the order its heap gives them too. Every node
+    before the nodes it feeds into.
+    """
+    dependencies = {}
+    count = dependencies.get
+    stack = []
+    for root in roots:
+        if root not in dependencies:
+            dependencies[root] = 0
+            stack.append(root)
+    push = stack.append
+    while stack:
+        for nxt, _ in stack.pop().next_functions:
+            if nxt is not None:
+                n = count(nxt)
+                if n is None:
+                    dependencies[nxt] = 1
+                    push(nxt)
+                else:
+                    dependencies[nxt] = n + 1
+    ready = []
+    if len(roots) == 1:
+        ready.append(roots[0])
+    else:  # PyTorch's GraphRoot, which passes each root its gradient in turn
+        for root in roots:
+            dependencies[root] += 1
+        for root in roots:
+            dependencies[root] -= 1
+            if not dependencies[root]:
+                _push(ready, root)
+    order = []
+    ran = order.append
+    while ready:
+        node = ready.pop() if len(ready) == 1 else _pop(ready)
+        ran(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                left = dependencies[nxt] - 1
+                dependencies[nxt] = left
+                if not left:
+                    if ready:
+                        _push(ready, nxt)
+                    else:
+                        ready.append(nxt)
+    return order
+
+
+def _push(heap, node):
+    """std::push_heap of `node` onto `heap` (a max-heap by `creation_order`)."""
+    heap.append(node)
+    key = node.creation_order
+    hole = len(heap) - 1
+    while hole > 0:
+        parent = (hole - 1) // 2
+        if not heap[parent].creation_order < key:
+            break
+        heap[hole] = heap[parent]
+        hole = parent
+    heap[hole] = node
+
+
+def _pop(heap):
+    """The top of `heap`, removed as std::pop_heap then pop_back remove it (libstdc++'s
+    `__adjust_heap`: the hole goes down to a leaf, then the last element goes up)."""
+    top = heap[0]
+    value = heap.pop()
+    n = len(heap)
+    if not n:
+        return top
+    hole = child = 0
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if heap[child].creation_order < heap[child - 1].creation_order:
+            child -= 1
+        heap[hole] = heap[child]
+        hole = child
+    if not n & 1 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        heap[hole] = heap[child - 1]
+        hole = child - 1
+    key = value.creation_order
+    while hole > 0:
+        parent = (hole - 1) // 2
+        if not heap[parent].creation_order < key:
+            break
+        heap[hole] = heap[parent]
+        hole = parent
+    heap[hole] = value
+    return top
+
+
 def needed(order, targets):
     """The nodes of `order` from which some node in `targets` can be reached."""
     need = set(targets)
@@ -166,7 +267,7 @@ def pass_order(roots, capture):
     """(order, wanted, need) of a pass from `roots`: the nodes it runs, in order (with
     `capture`, only those from which a captured node is reached: `need`, and `wanted`
     the captured ones; else both None), after `check_order`."""
-    order = topological(roots)
+    order = run_order(roots)
     wanted = need = None
     if capture is not None:
         wanted = set(capture)

@@ -10,6 +10,7 @@ therefore never changes an existing graph. Node classes carry PyTorch's names
 grad mode is grad_mode.py's and version counters are versions.py's.
 """
 
+import itertools
 import re
 import weakref
 
@@ -69,10 +70,18 @@ def which_output(producer):
 _CPP_NAMES = {"CopySlices": "srcgrad::autograd::CopySlices", "CopyBackwards": "srcgrad::autograd::CopyBackwards"}
 
 
-class Node:
-    """Base of every graph node. Subclasses are named like PyTorch's (`MulBackward0`)."""
+next_creation_order = itertools.count().__next__  # PyTorch's sequence numbers: one per node made
+LAST_CREATION_ORDER = 2**64 - 1  # an AccumulateGrad's (PyTorch's UINT64_MAX): it runs as soon as it is ready
 
-    __slots__ = ("next_functions", "_hooks", "__weakref__")
+
+class Node:
+    """Base of every graph node. Subclasses are named like PyTorch's (`MulBackward0`).
+
+    `creation_order` is PyTorch's sequence number: nodes are numbered as they are made, and
+    of the nodes ready to run, a backward pass runs the one made last (engine.run_order);
+    every place that makes a node sets it."""
+
+    __slots__ = ("next_functions", "_hooks", "creation_order", "__weakref__")
     freed = False
     versions = ()  # records of saved tensors (saved_version); a subclass that saves has a slot
     raises = False  # a node whose backward always raises (PyTorch reaches it before later nodes' saved tensors)
@@ -81,10 +90,15 @@ class Node:
     def __init__(self, next_functions):
         self.next_functions = next_functions
         self._hooks = None
+        self.creation_order = next_creation_order()
 
     def name(self):
         name = type(self).__name__
         return _CPP_NAMES.get(name, name)
+
+    def _sequence_nr(self):
+        """PyTorch's `Node._sequence_nr()`: the order it was made in (see `creation_order`)."""
+        return self.creation_order
 
     def __repr__(self):
         return "<%s object at %#x>" % (type(self).__name__, id(self))
@@ -149,6 +163,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         super().__init__(())
+        self.creation_order = LAST_CREATION_ORDER
         self.variable = variable
         self.post_hooks = None
 

@@ -29,7 +29,7 @@ from ..rules import is_nondifferentiable
 from . import dtypes
 from .errstate import loud, quiet
 from .grad_mode import _mode
-from .graph import node_class
+from .graph import next_creation_order, node_class
 from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, ZeroGradNode, keeps_result, kind_of, saved_inputs
 from .saving import reads_ans_of
 from .versions import saved_version, saved_versions
@@ -239,6 +239,7 @@ def view_op(primitive, a, name, consts, ans):
         node = out._grad_fn = _new(kind[1])
         node.next_functions = ((fn, 0),)
         node._hooks = None
+        node.creation_order = next_creation_order()
         node.rule = kind[0]
         node.args = (x, *consts)
         node.kwargs = _NO_KWARGS

@@ -18,7 +18,7 @@ from ..rules import lookup
 from ..runtime import unbroadcast
 from .engine import run_backward
 from .errstate import loud, quiet
-from .graph import Node, describe, node_class
+from .graph import Node, describe, next_creation_order, node_class
 from .saving import reads_ans_of, rule_reads_ans, saved_by
 
 __all__ = [
@@ -100,6 +100,7 @@ class RuleNode(Node):
     def __init__(self, next_functions, rule, args, kwargs, ans, in_dtypes, saves, versions):
         self.next_functions = next_functions  # Node.__init__, inlined: one node per op
         self._hooks = None
+        self.creation_order = next_creation_order()
         self.rule = rule
         self.args = args
         self.kwargs = kwargs
