@@ -57,6 +57,7 @@ globals().update({_name: getattr(_functions, _name) for _name in _functions.MORE
 from . import linalg  # noqa: E402
 from . import func  # noqa: E402  (torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functional_call)
 from .func import vmap  # noqa: E402
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402
 from . import special  # noqa: E402
 from .tensor.decompositions import qr_old as qr, svd_old as svd  # noqa: E402
 from .tensor.matrix_functions import matrix_exp, matrix_power  # noqa: E402

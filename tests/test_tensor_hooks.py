@@ -116,3 +116,91 @@ def test_what_a_hook_may_not_do():
         with raises(exc, message):
             (w * 2).sum().backward()
         assert w.grad is None
+
+
+def test_node_pre_and_post_hooks_see_and_replace_what_pytorch_gives_them():
+    a = torch.tensor([1.0, 2.0], requires_grad=True, dtype=torch.float64)
+    b = a * 3
+    seen = []
+    handle = b.grad_fn.register_prehook(lambda go: (go[0] * 10,))
+    b.grad_fn.register_hook(lambda gi, go: seen.append((gi, go)))
+    b.exp().sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), 30 * np.exp([3.0, 6.0]), rtol=1e-15)
+    (grad_inputs, grad_outputs), = seen
+    np.testing.assert_allclose(grad_inputs[0].numpy(), 30 * np.exp([3.0, 6.0]), rtol=1e-15)
+    np.testing.assert_allclose(grad_outputs[0].numpy(), 10 * np.exp([3.0, 6.0]), rtol=1e-15)  # after the pre-hook
+    handle.remove()
+    a.grad = None
+    c = a * 3
+    c.grad_fn.register_hook(lambda gi, go: (gi[0] * 0.5,) + gi[1:])
+    c.exp().sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), 1.5 * np.exp([3.0, 6.0]), rtol=1e-15)
+
+
+def test_node_hooks_run_after_tensor_hooks_and_retained_grads():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 3
+    order = []
+    b.register_hook(lambda g: order.append("tensor"))
+    b.retain_grad()
+    b.grad_fn.register_prehook(lambda go: order.append("node pre"))
+    b.grad_fn.register_hook(lambda gi, go: order.append("node post"))
+    b.register_hook(lambda g: order.append("tensor 2"))
+    b.sum().backward()
+    assert order == ["tensor", "tensor 2", "node pre", "node post"]
+
+
+def test_node_hooks_of_an_accumulate_grad_a_factorization_and_a_pass_that_records_a_graph():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    leaf = (a * 1).grad_fn.next_functions[0][0]
+    pre = leaf.register_prehook(lambda go: seen.append(("pre", len(go))))
+    post = leaf.register_hook(lambda gi, go: seen.append(("post", gi, len(go))))
+    (a * 2).sum().backward()
+    assert seen == [("pre", 1), ("post", (), 1)]
+    pre.remove()
+    post.remove()
+    m = torch.tensor([[1.0, 2.0], [0.5, -1.0], [3.0, 1.0]], requires_grad=True)
+    q, r = torch.linalg.qr(m)
+    shapes = []
+    q.grad_fn.register_prehook(lambda go: shapes.append([None if g is None else tuple(g.shape) for g in go]))
+    q.sum().backward()
+    assert shapes == [[(3, 2), None]]
+    x = torch.tensor([1.0, 2.0], requires_grad=True, dtype=torch.float64)
+    y = x * x
+    y.grad_fn.register_prehook(lambda go: (go[0] * 2,))
+    (g,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    np.testing.assert_array_equal(g.detach().numpy(), [4.0, 8.0])
+    (gg,) = torch.autograd.grad(g.sum(), x)
+    np.testing.assert_array_equal(gg.numpy(), [4.0, 4.0])
+    z = x * 3
+    z.grad_fn.register_prehook(lambda go: (None,))  # no gradient flows on
+    (w,) = torch.autograd.grad(z.sum() + x.sum(), x)
+    np.testing.assert_array_equal(w.numpy(), [1.0, 1.0])
+
+
+def test_node_metadata_is_a_dict_of_its_own():
+    a = torch.tensor([1.0], requires_grad=True)
+    b, c = a * 2, a * 3
+    assert b.grad_fn.metadata == {}
+    b.grad_fn.metadata["step"] = 1
+    assert b.grad_fn.metadata == {"step": 1} and c.grad_fn.metadata == {}
+
+
+@pytest.mark.parametrize("register, hook, error, message", [
+    ("post", lambda gi, go: (gi[0], gi[0], gi[0]), RuntimeError,
+     "hook '<lambda>' has returned an incorrect number of values (got 3, but expected 2)"),
+    ("pre", lambda go: (go[0], go[0]), RuntimeError, "hook '<lambda>' has returned an incorrect number of values (got 2, but expected 1)"),
+    ("pre", lambda go: go[0], TypeError, "expected tuple, but hook returned 'Tensor'"),
+    ("pre", lambda go: [go[0]], TypeError, "expected tuple, but hook returned 'list'"),
+    ("post", lambda gi, go: 5, TypeError, "expected tuple, but hook returned 'int'"),
+    ("pre", lambda go: (go[0][:1],), RuntimeError, "hook '<lambda>' has changed the size of value"),
+    ("pre", lambda go: (5,), TypeError, "expected Variable, but hook returned 'int'"),
+])
+def test_node_hook_errors_are_pytorchs(register, hook, error, message):
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 3
+    (b.grad_fn.register_prehook if register == "pre" else b.grad_fn.register_hook)(hook)
+    with raises(error, message):
+        b.exp().sum().backward()
+    assert a.grad is None

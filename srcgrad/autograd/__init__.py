@@ -21,22 +21,9 @@ from ..tensor.graph import Node, OutputNode, node_class
 from ..tensor.versions import check_versions, saved_versions
 from ..tensor.graph_backward import CYCLE_WARNING, run_graph_backward
 from ..tensor.tensor import Tensor, given_gradients, graph_seed, seed_of
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 
-__all__ = ["Function", "FunctionCtx", "grad", "backward", "Variable", "set_detect_anomaly"]
-
-
-class set_detect_anomaly:
-    """Accepted and ignored (function or context manager): the error a version check
-    raises, whose hint names it, already names the node and the tensor."""
-
-    def __init__(self, mode, check_nan=True):
-        self.mode = bool(mode)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
+__all__ = ["Function", "FunctionCtx", "grad", "backward", "Variable", "detect_anomaly", "set_detect_anomaly"]
 
 
 class FunctionCtx:

@@ -14,10 +14,12 @@ import warnings
 import numpy as np
 
 from .errstate import loud, quiet
+from .grad_mode import anomaly
 from .graph import AccumulateGrad, accumulate, run_hooks
+from .hooks import node_posthooked
 from .versions import check_versions
 
-__all__ = ["FREED_MESSAGE", "run_backward", "run_single", "warn_non_leaf_grad", "pass_order", "run_order", "topological"]
+__all__ = ["FREED_MESSAGE", "run_backward", "run_single", "warn_non_leaf_grad", "pass_order", "run_order", "topological", "check_nan"]
 
 _ndarray = np.ndarray
 _add = np.add
@@ -40,7 +42,7 @@ def run_single(node, shape, dtype, retain_graph):
     topological sort: the E7 check, the node's gradients, its release, then one
     accumulation per leaf (gradients of a leaf used twice summed first, in input order).
     """
-    if node._hooks:
+    if node._hooks or anomaly.enabled:
         return False
     edges = node.next_functions
     leaves = []  # the AccumulateGrad of each input that requires grad
@@ -249,11 +251,17 @@ def run_backward(roots, grads, retain_graph=False, capture=None):
             continue
         if node._hooks:
             g = run_hooks(node, g)
+            if g is None:
+                continue
         if node in wanted:
             captured[node] = g
             if not any(n is not None and n in need for n, _ in node.next_functions):
                 continue
         grads_in = node.apply(g)
+        if node._hooks:
+            grads_in = node_posthooked(node, grads_in, g)
+        if anomaly.enabled and anomaly.check_nan:
+            check_nan(node, grads_in)
         for (nxt, _), gi in zip(node.next_functions, grads_in):
             if nxt is None or gi is None or nxt not in need:
                 continue
@@ -311,11 +319,19 @@ def _run(order, pending, retain_graph):
             continue
         if node._hooks:
             g = run_hooks(node, g)
+            if g is None:
+                continue
         if type(node) is AccumulateGrad:
             if node.variable._requires_grad:  # not if requires_grad was switched off since
                 accumulate(node.variable, g)
+            if node._hooks:
+                node_posthooked(node, (), g)
             continue
         grads_in = node.apply(g)
+        if node._hooks:
+            grads_in = node_posthooked(node, grads_in, g)
+        if anomaly.enabled and anomaly.check_nan:
+            check_nan(node, grads_in)
         for (nxt, _), gi in zip(node.next_functions, grads_in):
             if nxt is None or gi is None:
                 continue
@@ -325,6 +341,16 @@ def _run(order, pending, retain_graph):
                 pending[nxt] = gi
         if not retain_graph:
             node.release()
+
+
+def check_nan(node, grads_in):
+    """Anomaly detection's check (grad_mode.anomaly): PyTorch's RuntimeError where a
+    gradient `node` gives its inputs holds a nan."""
+    for i, gi in enumerate(grads_in):
+        if gi is not None:
+            data = getattr(gi, "_data", gi)  # a Tensor in a pass that records a graph
+            if np.isnan(data).any():
+                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 
 def warn_non_leaf_grad():

@@ -4,6 +4,9 @@
 `inference_mode` and `set_grad_enabled` set it and restore the previous mode on exit
 (exceptions included), nest, and work as decorators. Only recording depends on it:
 leaves keep their `requires_grad` flags inside `no_grad`.
+
+`anomaly` is anomaly detection's mode (autograd/anomaly_mode.py), global as PyTorch's:
+with `enabled` and `check_nan`, a backward pass raises where a node gives a nan gradient.
 """
 
 import functools
@@ -17,6 +20,14 @@ class _GradMode(threading.local):
 
 
 _mode = _GradMode()
+
+
+class _AnomalyMode:
+    enabled = False
+    check_nan = True
+
+
+anomaly = _AnomalyMode()
 
 
 def is_grad_enabled():

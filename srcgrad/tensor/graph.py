@@ -66,6 +66,8 @@ def which_output(producer):
     return ""
 
 
+_METADATA = weakref.WeakKeyDictionary()  # node -> its `metadata` dict, for the few nodes asked
+
 # nodes PyTorch names (`name()`, version errors) by their C++ class (torch::...)
 _CPP_NAMES = {"CopySlices": "srcgrad::autograd::CopySlices", "CopyBackwards": "srcgrad::autograd::CopyBackwards"}
 
@@ -140,11 +142,31 @@ class Node:
         self._hooks.append(hook)
         return hooks.RemovableHandle(self, hook)
 
+    def register_prehook(self, hook):
+        """PyTorch's `Node.register_prehook`: `hook(grad_outputs)` before the node runs
+        (after the tensor hooks); a tuple it returns replaces the gradients. The handle
+        that removes it."""
+        return self.add_hook(hooks.NodeHook(hook, pre=True))
+
+    def register_hook(self, hook):
+        """PyTorch's `Node.register_hook`: `hook(grad_inputs, grad_outputs)` after the node
+        runs; a tuple it returns replaces the gradients of its inputs. The handle that
+        removes it."""
+        return self.add_hook(hooks.NodeHook(hook, pre=False))
+
+    @property
+    def metadata(self):
+        """PyTorch's `Node.metadata`: a dict of the node's own, empty at first."""
+        found = _METADATA.get(self)
+        if found is None:
+            found = _METADATA[self] = {}
+        return found
+
 
 def run_hooks(node, g):
-    """The gradient `g` reaching `node` after its hooks (hooks.py), then stored into the
-    tensors that retain their grad, which see the hooked gradient whenever they asked
-    for it, as in PyTorch."""
+    """The gradient `g` reaching `node` after its tensor hooks (hooks.py), then stored into
+    the tensors that retain their grad, which see the hooked gradient whenever they asked
+    for it, as in PyTorch; then after the node's pre-hooks (None where they leave it none)."""
     g = hooks.hooked(node._hooks, g)
     for t in node._hooks:
         if isinstance(t, hooks.tensor_class()):
@@ -152,7 +174,7 @@ def run_hooks(node, g):
                 accumulate(t, g)
             else:  # out of place, as PyTorch's retain_grad: an earlier `.grad` read stays as it was
                 t._grad = hooks.tensor_class()._make(t._grad._data + g)
-    return g
+    return hooks.node_prehooked(node, g)
 
 
 class AccumulateGrad(Node):

@@ -29,10 +29,10 @@ import numpy as np
 
 from ..errors import SrcGradError
 from . import ops
-from .engine import pass_order, topological
-from .grad_mode import enable_grad
+from .engine import check_nan, pass_order, topological
+from .grad_mode import anomaly, enable_grad
 from .graph import AccumulateGrad, Node, OutputNode, node_class
-from .hooks import graph_hooked
+from .hooks import graph_hooked, node_posthooked
 from .generated_functions import _literal, adjoint, op_function, vjp_function
 from .gradient_names import gradient_node_name
 from .joins import JoinNode
@@ -461,6 +461,8 @@ def run_graph_backward(roots, grads, retain_graph=True, capture=None, lift=_oute
                 continue
             if node._hooks:
                 g = graph_hooked(node, g)
+                if g is None:
+                    continue
             if capture is not None and node in wanted:
                 captured[node] = g
                 if not any(n is not None and n in need for n, _ in node.next_functions):
@@ -468,8 +470,15 @@ def run_graph_backward(roots, grads, retain_graph=True, capture=None, lift=_oute
             if type(node) is AccumulateGrad:
                 if capture is None and node.variable._requires_grad:
                     accumulate(node.variable, g)
+                if node._hooks:
+                    node_posthooked(node, (), g, graph=True)
                 continue
-            for (nxt, _), gi in zip(node.next_functions, graph_apply(node, g, lift)):
+            grads_in = graph_apply(node, g, lift)
+            if node._hooks:
+                grads_in = node_posthooked(node, grads_in, g, graph=True)
+            if anomaly.enabled and anomaly.check_nan:
+                check_nan(node, grads_in)
+            for (nxt, _), gi in zip(node.next_functions, grads_in):
                 if nxt is None or gi is None or (capture is not None and nxt not in need):
                     continue
                 pending[nxt] = gi if nxt not in pending else pending[nxt] + gi

@@ -7,6 +7,13 @@ AccumulateGrad, so they run before it accumulates, in `autograd.grad` too.
 Invariant: a hook never sees an array the graph keeps: it gets a copy, which it may
 write into (a write in place counts as returned). In a pass that records a graph
 (create_graph) the copy is a Tensor at the gradient's place in that graph.
+
+Hooks on a node itself (`Node.register_prehook`, `Node.register_hook`) are `NodeHook`s
+in the same `_hooks` list, so that every fast path leaves such a node to the general
+pass, but they run apart, as PyTorch runs them: a pre-hook after the tensor hooks and
+retained grads, on the tuple of the node's output gradients; a post-hook after the node,
+on (the gradients it gives each input, its output gradients). Either may return new
+ones (a tuple of the same length), or None.
 """
 
 import functools
@@ -15,7 +22,8 @@ import numpy as np
 
 from .dtypes import legacy_type_name
 
-__all__ = ["RemovableHandle", "hooked", "graph_hooked", "register_post_accumulate_grad_hook"]
+__all__ = ["NodeHook", "RemovableHandle", "hooked", "graph_hooked", "node_prehooked", "node_posthooked",
+           "register_post_accumulate_grad_hook"]
 
 
 class RemovableHandle:
@@ -39,14 +47,82 @@ class RemovableHandle:
         self.remove()
 
 
+class NodeHook:
+    """A hook on a node itself, kept in the node's `_hooks` (see the module doc)."""
+
+    __slots__ = ("fn", "pre")
+
+    def __init__(self, fn, pre):
+        self.fn, self.pre = fn, pre
+
+
 def hooked(hooks, g):
-    """The gradient array `g` after the callable hooks among `hooks` (the tensors there
-    retain their grad: not hooks)."""
+    """The gradient array `g` after the tensor hooks among `hooks` (the tensors there
+    retain their grad; node hooks run apart)."""
     tensor = tensor_class()
     for hook in list(hooks):
-        if not isinstance(hook, tensor):
+        if not isinstance(hook, (tensor, NodeHook)):
             g = _apply(hook, g, tensor)
     return g
+
+
+def node_prehooked(node, g, graph=False):
+    """`g`, the gradient reaching `node` (an OutputGradients for a node of several
+    outputs), after the node's pre-hooks; None where they leave it no gradient.
+    `graph`: a pass that records a graph, whose gradients are Tensors already."""
+    for hook in list(node._hooks):
+        if type(hook) is NodeHook and hook.pre:
+            several = isinstance(g, output_gradients())
+            given = _given(tuple(g) if several else (g,), graph)
+            out = hook.fn(given)
+            if out is not None:
+                got = _taken(hook.fn, out, given, graph)
+                g = output_gradients()(got) if several else got[0]
+            if g is None:
+                break
+    return g
+
+
+def node_posthooked(node, grads_in, g, graph=False):
+    """The gradients `grads_in` that `node` gives its inputs (for the gradient `g` that
+    reached it) after its post-hooks."""
+    for hook in list(node._hooks):
+        if type(hook) is NodeHook and not hook.pre:
+            outputs = _given(tuple(g) if isinstance(g, output_gradients()) else (g,), graph)
+            given = _given(tuple(grads_in), graph)
+            out = hook.fn(given, outputs)
+            if out is not None:
+                grads_in = list(_taken(hook.fn, out, given, graph))
+    return grads_in
+
+
+def _given(values, graph):
+    """What a node hook gets: Tensors (copies of the arrays of a pass that records none)
+    and None."""
+    if graph:
+        return values
+    tensor = tensor_class()
+    return tuple(None if v is None else tensor._make(np.array(v, copy=True)) for v in values)
+
+
+def _taken(hook, out, given, graph):
+    """The gradients (arrays, or Tensors in a pass that records a graph) of what a node
+    `hook` returned for `given`, checked as PyTorch checks them."""
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if type(out) is not tuple:
+        raise TypeError(f"expected tuple, but hook returned '{type(out).__name__}'")
+    if len(out) != len(given):
+        raise RuntimeError(
+            f"hook '{name}' has returned an incorrect number of values (got {len(out)}, but expected {len(given)})")
+    tensor = tensor_class()
+    taken = []
+    for value, before in zip(out, given):
+        if value is not None and not isinstance(value, tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(value).__name__}'")
+        if value is not None and before is not None:
+            value = _checked(hook, value, before._data, tensor)
+        taken.append(value if graph or value is None else value._data)
+    return tuple(taken)
 
 
 def _apply(hook, g, tensor):
@@ -83,7 +159,7 @@ def graph_hooked(node, g):
     what it holds."""
     tensor = tensor_class()
     for hook in list(node._hooks):
-        if isinstance(hook, tensor):
+        if isinstance(hook, (tensor, NodeHook)):
             continue
         given = tensor._make(np.array(g._data, copy=True), g._requires_grad)
         given._grad_fn = g._grad_fn
@@ -96,7 +172,7 @@ def graph_hooked(node, g):
                 t._grad = current + g
             else:
                 t._grad = g.clone() if g._requires_grad else tensor._make(np.array(g._data, copy=True))
-    return g
+    return node_prehooked(node, g, graph=True)
 
 
 def register_hook(self, hook):
@@ -134,3 +210,11 @@ def tensor_class():
     from .tensor import Tensor
 
     return Tensor
+
+
+@functools.lru_cache(maxsize=None)
+def output_gradients():
+    """graph.OutputGradients (graph.py imports this module)."""
+    from .graph import OutputGradients
+
+    return OutputGradients
