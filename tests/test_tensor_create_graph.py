@@ -439,8 +439,8 @@ def test_materialize_grads_and_only_inputs():
     with pytest.warns(FutureWarning, match="only_inputs argument is deprecated"):
         (g,) = torch.autograd.grad((x ** 2).sum(), x, only_inputs=False)
     assert g.tolist() == [2.0, 4.0]
-    with pytest.raises(NotImplementedError, match="is_grads_batched"):
-        torch.autograd.grad((x ** 2).sum(), x, is_grads_batched=True)
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        torch.autograd.grad((x ** 2).sum(), x, is_grads_batched=True)  # batched grad_outputs are needed
 
 
 def test_functional_jacobian_hessian_and_vjp_with_create_graph():

@@ -17,9 +17,12 @@ import numpy as np
 from ..tensor import ops
 from ..tensor.engine import FREED_MESSAGE, run_backward
 from ..tensor.grad_mode import _mode, enable_grad, no_grad
-from ..tensor.graph import Node, OutputNode, node_class
+from ..tensor.creation import zeros_like
+from ..tensor.graph import Node, OutputNode, accumulate, node_class
 from ..tensor.versions import check_versions, saved_versions
 from ..tensor.graph_backward import CYCLE_WARNING, run_graph_backward
+from ..tensor.graph_backward import accumulate as accumulate_graph
+from ..tensor.joins import stack
 from ..tensor.tensor import Tensor, given_gradients, graph_seed, seed_of
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 
@@ -299,14 +302,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Gradients of `outputs` with respect to `inputs`, returned (not accumulated);
     with `materialize_grads`, zeros (that require grad under create_graph) for an input
     the outputs do not depend on. `only_inputs` is ignored (PyTorch's deprecation
-    warning where it is False); `is_grads_batched` (vmap over grad_outputs) is refused."""
+    warning where it is False). With `is_grads_batched`, the first dim of each of
+    `grad_outputs` is a batch: one pass per entry, the gradients stacked."""
     if not only_inputs:
         warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
                       "gradient for other parts of the graph, please use torch.autograd.backward.",
                       FutureWarning, stacklevel=2)
     if is_grads_batched:
-        raise NotImplementedError("autograd.grad(is_grads_batched=True) (vmap over grad_outputs) is not supported "
-                                  "by the Tensor shim: call grad once per gradient")
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads)
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
@@ -339,15 +342,64 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
-    """Accumulate the gradients of `tensors` into the leaves' `.grad`."""
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    """`grad(..., is_grads_batched=True)`: one pass per entry of the batch dim of
+    `grad_outputs`, each input's gradients stacked (an input that gets none: None, or with
+    `materialize_grads` one zero gradient of its shape, unbatched, as PyTorch gives it)."""
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    if grad_outputs is None:
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    grad_outputs = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is not None and tuple(g.shape[1:]) != tuple(out.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of corresponding "
+                f"output, but a mismatch was detected: grad_output[{i}] has a shape of {g.shape[2:]} and output[{i}] "
+                f"has a shape of {out.shape}. If you only want some tensors in `grad_output` to be considered "
+                "batched, consider using vmap.")
+    size = next(g.shape[0] for g in grad_outputs if g is not None)
+    single = isinstance(inputs, Tensor)
+    per_entry = [
+        grad(outputs, inputs, [None if g is None else g[b] for g in grad_outputs],
+             retain_graph=True if b < size - 1 else retain_graph, create_graph=create_graph,
+             allow_unused=allow_unused or materialize_grads)
+        for b in range(size)
+    ]
+    stacked = []
+    for i, found in enumerate(zip(*per_entry)):
+        if all(g is None for g in found):
+            given = inputs if single else list(inputs)[i]
+            stacked.append(Tensor._make(np.zeros(given._data.shape, given._data.dtype), create_graph)
+                           if materialize_grads else None)
+        else:
+            like = next(g for g in found if g is not None)
+            stacked.append(stack([g if g is not None else zeros_like(like) for g in found]))
+    return tuple(stacked)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate the gradients of `tensors` into the leaves' `.grad` (with `inputs`,
+    into those tensors' `.grad` only)."""
     roots, seeds = _seed(tensors, grad_tensors, create_graph)
+    if inputs is not None:
+        inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        if not all(t._requires_grad for t in inputs):  # its .grad would stay None, silently
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    capture = None if inputs is None else [ops._edge(t) for t in inputs]
     with np.errstate(all="ignore"):
         if create_graph:
             warnings.warn(CYCLE_WARNING, UserWarning, stacklevel=2)
-            run_graph_backward(roots, seeds, True if retain_graph is None else bool(retain_graph))
+            got = run_graph_backward(roots, seeds, True if retain_graph is None else bool(retain_graph), capture=capture)
+            into = accumulate_graph
         else:
-            run_backward(roots, seeds, bool(retain_graph))
+            got = run_backward(roots, seeds, bool(retain_graph), capture=capture)
+            into = accumulate
+    for t, g in zip(inputs or (), got or ()):
+        if g is not None:
+            into(t, g)
 
 
 def Variable(data, requires_grad=False):
