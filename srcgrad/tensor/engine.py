@@ -9,6 +9,7 @@ gradients reaching a node by several paths are added (before it runs) in PyTorch
 order; leaves accumulate into `.grad` through their AccumulateGrad (graph.py).
 """
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -19,7 +20,7 @@ from .graph import AccumulateGrad, accumulate, run_hooks
 from .hooks import node_posthooked
 from .versions import check_versions
 
-__all__ = ["FREED_MESSAGE", "run_backward", "run_single", "warn_non_leaf_grad", "pass_order", "run_order", "topological", "check_nan"]
+__all__ = ["FREED_MESSAGE", "run_backward", "run_single", "warn_non_leaf_grad", "pass_order", "run_order", "topological", "check_nan", "passes", "capturing"]
 
 _ndarray = np.ndarray
 _add = np.add
@@ -31,6 +32,30 @@ FREED_MESSAGE = (
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward."
 )
+
+
+class _Passes:
+    """`capturing`: how many passes that capture gradients instead of accumulating them
+    (autograd.grad, backward(inputs=...)) are running; a reentrant checkpoint, which
+    runs a pass of its own that accumulates, refuses to run inside one, as PyTorch's."""
+
+    capturing = 0
+
+
+passes = _Passes()
+
+
+@contextlib.contextmanager
+def capturing(active):
+    """A block counted in `passes.capturing` where `active` (a pass that captures)."""
+    if not active:
+        yield
+        return
+    passes.capturing += 1
+    try:
+        yield
+    finally:
+        passes.capturing -= 1
 
 
 def run_single(node, shape, dtype, retain_graph):
@@ -244,6 +269,12 @@ def run_backward(roots, grads, retain_graph=False, capture=None):
     if capture is None:
         _run(order, pending, retain_graph)
         return None
+    with capturing(True):
+        return _run_capturing(order, pending, retain_graph, capture, wanted, need)
+
+
+def _run_capturing(order, pending, retain_graph, capture, wanted, need):
+    """The pass of `run_backward` with `capture`: the captured gradients."""
     captured = {}
     for node in order:
         g = pending.pop(node, None)

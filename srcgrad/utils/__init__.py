@@ -1,5 +1,6 @@
-"""`srcgrad.utils`, as `torch.utils`: only its `data` module (datasets and batching)."""
+"""`srcgrad.utils`, as `torch.utils`: `data` (datasets and batching) and `checkpoint`
+(activation checkpointing)."""
 
-from . import data  # noqa: F401
+from . import checkpoint, data  # noqa: F401
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
