@@ -58,6 +58,13 @@ from . import linalg  # noqa: E402
 from . import func  # noqa: E402  (torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functional_call)
 from .func import vmap  # noqa: E402
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402
+from . import amp, backends, jit  # noqa: E402  (torch.amp, torch.backends' switches, torch.jit)
+from .amp import autocast, is_autocast_enabled  # noqa: E402
+from .tensor.settings import (  # noqa: E402
+    are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision, set_num_interop_threads,
+    set_num_threads, use_deterministic_algorithms,
+)
 from . import special  # noqa: E402
 from .tensor.decompositions import qr_old as qr, svd_old as svd  # noqa: E402
 from .tensor.matrix_functions import matrix_exp, matrix_power  # noqa: E402

@@ -3,7 +3,12 @@
 `grad(f, backend=None)` (the default) runs the generated Python source as it is.
 `backend="numba"` compiles it with `numba.njit` (see `numba_backend.py`); numba is an
 optional dependency: `pip install "srcgrad[numba]"`.
+
+For the Tensor shim, `cudnn`, `cuda`, `mps`, `mkldnn`, `openmp` and `mkl` stand for the
+switches of PyTorch's `torch.backends` (libraries.py).
 """
+
+from .libraries import cuda, cudnn, mkl, mkldnn, mps, openmp  # noqa: F401
 
 BACKENDS = (None, "python", "numba")
 
