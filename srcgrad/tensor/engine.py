@@ -204,8 +204,13 @@ def run_order(roots):
 def _push(heap, node):
     """std::push_heap of `node` onto `heap` (a max-heap by `creation_order`)."""
     heap.append(node)
+    _sift_up(heap, len(heap) - 1, node)
+
+
+def _sift_up(heap, hole, node):
+    """libstdc++'s `__push_heap`: `node` into the empty place `hole` of `heap`, or above
+    it, past the parents made before it."""
     key = node.creation_order
-    hole = len(heap) - 1
     while hole > 0:
         parent = (hole - 1) // 2
         if not heap[parent].creation_order < key:
@@ -234,14 +239,7 @@ def _pop(heap):
         child = 2 * (child + 1)
         heap[hole] = heap[child - 1]
         hole = child - 1
-    key = value.creation_order
-    while hole > 0:
-        parent = (hole - 1) // 2
-        if not heap[parent].creation_order < key:
-            break
-        heap[hole] = heap[parent]
-        hole = parent
-    heap[hole] = value
+    _sift_up(heap, hole, value)
     return top
 
 
