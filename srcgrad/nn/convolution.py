@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ..tensor import creation, dtypes
+from ..tensor import creation, devices, dtypes
 from ..tensor.grad_mode import no_grad
 from ..tensor.tensor import Tensor
 from . import functional as F
@@ -29,6 +29,7 @@ class _ConvNd(Module):
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None, output_padding=0):
+        devices.allocated_on(device, "empty")
         super().__init__()
         n = self._dims
         if groups <= 0:

@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ..tensor import devices
 from ..tensor.tensor import Tensor
 from . import functional as F
 from .activations import GELU, ReLU
@@ -71,6 +72,7 @@ class TransformerEncoderLayer(_Layer):
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        devices.allocated_on(device, "empty")
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
                                             dtype=dtype)
@@ -100,6 +102,7 @@ class TransformerDecoderLayer(_Layer):
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        devices.allocated_on(device, "empty")
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
                                             dtype=dtype)
