@@ -45,6 +45,7 @@ CREATIONS = {
     "Tensor.new_full": lambda d: T.new_full((2,), 1.0, device=d),
     "Tensor.new_empty": lambda d: T.new_empty(2, device=d),
     "Tensor.cuda": None,  # always refused: tests/test_tensor_spec.py
+    "nn.Module.cuda": None,
     "nn.Linear": lambda d: nn.Linear(2, 2, device=d),
     "nn.Bilinear": lambda d: nn.Bilinear(2, 2, 2, device=d),
     "nn.Conv1d": lambda d: nn.Conv1d(1, 1, 2, device=d),
@@ -68,6 +69,9 @@ CREATIONS = {
     "nn.MultiheadAttention": lambda d: nn.MultiheadAttention(4, 2, device=d),
     "nn.TransformerEncoderLayer": lambda d: nn.TransformerEncoderLayer(4, 2, 8, device=d),
     "nn.TransformerDecoderLayer": lambda d: nn.TransformerDecoderLayer(4, 2, 8, device=d),
+    "nn.Transformer": lambda d: nn.Transformer(4, 2, 1, 1, 8, batch_first=True, device=d),
+    "nn.Transformer.generate_square_subsequent_mask": lambda d: nn.Transformer.generate_square_subsequent_mask(
+        2, device=d),
     "nn.PReLU": lambda d: nn.PReLU(device=d),
 }
 
@@ -88,6 +92,8 @@ def _walked():
                 continue
             f = getattr(space, name)
             if isinstance(f, type) and issubclass(f, nn.Module):
+                methods = [(m, getattr(f, m)) for m in vars(f) if not m.startswith("_") and callable(getattr(f, m))]
+                names.update(f"{prefix}{name}.{m}" for m, method in methods if _takes_device(method))
                 f = f.__init__
             elif isinstance(f, type) or not callable(f):
                 continue
@@ -165,7 +171,7 @@ def test_malformed_devices_give_pytorchs_errors(name, make):
     op = name.split(".")[-1]
     with pytest.raises(TypeError, match=r"argument 'device' must be torch.device, not float"):
         make(1.5)
-    if not op[0].isupper():
+    if not name.startswith("nn."):
         with pytest.raises(TypeError, match=f"^{op}\\(\\)"):
             make(1.5)
 
