@@ -15,8 +15,8 @@ from ..tensor.tensor import Tensor
 from . import functional as F
 from .modules import Module, Parameter
 
-__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "RMSNorm",
-           "LocalResponseNorm"]
+__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
+           "InstanceNorm3d", "RMSNorm", "LocalResponseNorm"]
 
 
 def _vector(shape, dtype, value):
@@ -148,6 +148,12 @@ class BatchNorm2d(_BatchNorm):
     _dims = (4,)
 
 
+class BatchNorm3d(_BatchNorm):
+    """Over (N, C, D, H, W), per channel C."""
+
+    _dims = (5,)
+
+
 class _InstanceNorm(_BatchNorm):
     """Per sample and channel over the spatial dims (F.instance_norm); affine and
     track_running_stats off by default. An input without the batch dim is run as a batch
@@ -192,6 +198,12 @@ class InstanceNorm2d(_InstanceNorm):
     """Over (N, C, H, W) or (C, H, W)."""
 
     _dims, _unbatched = (3, 4), 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Over (N, C, D, H, W) or (C, D, H, W)."""
+
+    _dims, _unbatched = (4, 5), 4
 
 
 class RMSNorm(Module):
