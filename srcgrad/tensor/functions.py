@@ -50,6 +50,7 @@ from .statistics import aminmax, corrcoef, cov, nanmean, nanmedian, nanquantile,
 from .binning import bincount, bucketize, histc, histogram, isin, searchsorted, unique_consecutive
 from .order_statistics import cummax, cummin, kthvalue, logcumsumexp, mode, nansum
 from .method_aliases import argwhere, nonzero
+from .strided import as_strided
 
 __all__ = [
     "matmul", "mm", "mv", "dot", "exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid",
@@ -87,7 +88,7 @@ MORE_FUNCTIONS = (
     "bincount", "bucketize", "histc", "histogram", "isin", "searchsorted", "unique_consecutive",
     "cummax", "cummin", "kthvalue", "logcumsumexp", "mode", "nansum",
     "index_add", "index_copy", "index_fill", "index_put", "masked_scatter", "scatter_reduce", "swapaxes", "swapdims",
-    "absolute", "negative", "msort", "nonzero", "argwhere",
+    "absolute", "negative", "msort", "nonzero", "argwhere", "as_strided",
 )
 __all__ += MORE_FUNCTIONS
 

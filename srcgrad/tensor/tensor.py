@@ -57,6 +57,7 @@ from .reductions import ReductionOps
 from .selections import SelectionOps
 from .indexing import IndexingOps
 from .shaping import ShapeOps
+from .strided import StridedOps
 from .versions import counter_of
 from .views import BrokenView, refuse_detach, view_of
 
@@ -141,7 +142,7 @@ def given_gradients(gradients, count):
 class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, PointwiseMoreOps, LinalgOps,
              RearrangementOps, ScatterOps, OrderStatisticOps, CombiningOps, SplittingOps, MatrixMakerOps, ContractionOps,
              DifferenceOps, StatisticOps, LogicalOps, ComplexPartOps, BinningOps, ProductOps, SelectionOps,
-             DrawMethods, MatrixMethods, IndexedWriteOps, MemoryFacts, MethodAliases, ConversionOps):
+             DrawMethods, MatrixMethods, IndexedWriteOps, MemoryFacts, MethodAliases, ConversionOps, StridedOps):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
