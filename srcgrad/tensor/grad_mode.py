@@ -2,18 +2,21 @@
 
 `_mode.enabled` is thread-local and True by default; `no_grad`, `enable_grad`,
 `inference_mode` and `set_grad_enabled` set it and restore the previous mode on exit
-(exceptions included), nest, and work as decorators. Only recording depends on it:
+(exceptions included), nest, and work as decorators. `_mode.inference` is True inside
+`inference_mode()`: tensors made then are inference tensors. Only recording depends on it:
 leaves keep their `requires_grad` flags inside `no_grad`.
 """
 
 import functools
 import threading
 
-__all__ = ["is_grad_enabled", "set_grad_enabled", "no_grad", "enable_grad", "inference_mode"]
+__all__ = ["is_grad_enabled", "set_grad_enabled", "no_grad", "enable_grad", "inference_mode",
+           "is_inference_mode_enabled"]
 
 
 class _GradMode(threading.local):
     enabled = True
+    inference = False  # inside inference_mode(True): the tensors made are inference tensors
 
 
 _mode = _GradMode()
@@ -22,6 +25,11 @@ _mode = _GradMode()
 def is_grad_enabled():
     """True unless inside `no_grad()` (or `set_grad_enabled(False)`)."""
     return _mode.enabled
+
+
+def is_inference_mode_enabled():
+    """True inside `inference_mode()` (not inside a nested `inference_mode(False)`)."""
+    return _mode.inference
 
 
 _new_object = object.__new__
@@ -78,11 +86,22 @@ class enable_grad(_ModeContext):
 
 
 class inference_mode(_ModeContext):
-    """PyTorch's inference mode, which here is `no_grad` (no graph is recorded);
-    `inference_mode(False)` turns recording on, as PyTorch's does."""
+    """PyTorch's inference mode, which here is `no_grad` (no graph is recorded) whose
+    tensors are inference tensors (`Tensor.is_inference()`); `inference_mode(False)`
+    turns recording on, as PyTorch's does."""
 
     def __init__(self, mode=True):
         self._target = not mode
+
+    def __enter__(self):
+        mode = _mode
+        self._previous = ((mode.enabled, mode.inference), self._previous)
+        mode.enabled, mode.inference = self._target, not self._target
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        (_mode.enabled, _mode.inference), self._previous = self._previous
+        return False
 
     def __call__(self, fn):
         target = self._target

@@ -211,6 +211,8 @@ def exact(primitive, a, name, consts=(), compute=None, view=False):
     else:
         out._grad_fn = None
         out._requires_grad = False
+        if _mode.inference:
+            out._inference = True
     # a view (writing into either changes the other): shares_elements, its common case first
     if view or ans.base is not None and (may_share_memory(ans, x) or shares_elements(ans, x)):
         note_view(out, a, name)
@@ -250,6 +252,8 @@ def view_op(primitive, a, name, consts, ans):
     else:
         out._grad_fn = None
         out._requires_grad = False
+        if _mode.inference:
+            out._inference = True
     counter = a._counter
     if counter is not None and len(counter) > 1 and counter[1]:
         family = counter[1]
@@ -303,6 +307,8 @@ def _leaf(ans):
     out._requires_grad = out._retains_grad = False
     out._view = None
     out._grad = out._grad_fn = out._accumulator = out._counter = None
+    if _mode.inference:
+        out._inference = True
     return out
 
 

@@ -146,7 +146,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
-        "_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_retains_grad", "_counter", "_view",
+        "_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_retains_grad", "_counter", "_view", "_inference",
         "__weakref__",
     )  # `_view` is a view's ViewOf record, None (or unset) on other tensors (views.py)
     __array_priority__ = 1000
@@ -176,7 +176,14 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         t._grad = t._grad_fn = t._accumulator = t._counter = None
         t._retains_grad = False
         t._view = None
+        if _mode.inference:
+            t._inference = True
         return t
+
+    def is_inference(self):
+        """Whether the tensor was made inside `inference_mode()` (PyTorch's inference
+        tensor; a view made later of one is not marked)."""
+        return getattr(self, "_inference", False)
 
     # --- copies ------------------------------------------------------------------------
 
