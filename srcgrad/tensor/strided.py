@@ -52,6 +52,8 @@ def _positions(start, shape, steps):
 
 def _strided(x, own, read, storage):
     """Tensor code for the values at storage positions `read`, x's entries lying at `own`."""
+    if storage.dtype.kind not in "fc":  # no gradient: the values alone
+        return ops.Tensor._make(storage[read])
     flat, own = x.reshape(-1), own.reshape(-1)
     counts = np.bincount(own, minlength=storage.size)
     covered = counts[read] > 0
