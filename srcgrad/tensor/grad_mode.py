@@ -20,6 +20,10 @@ class _GradMode(threading.local):
 
 
 _mode = _GradMode()
+# how many inference_mode() blocks are open, in any thread: the hot paths that mark
+# inference tensors test this first, a plain read, before the thread-local `_mode.inference`
+OPEN_INFERENCE_BLOCKS = [0]
+_blocks_lock = threading.Lock()
 
 
 def is_grad_enabled():
@@ -97,10 +101,14 @@ class inference_mode(_ModeContext):
         mode = _mode
         self._previous = ((mode.enabled, mode.inference), self._previous)
         mode.enabled, mode.inference = self._target, not self._target
+        with _blocks_lock:
+            OPEN_INFERENCE_BLOCKS[0] += 1
         return self
 
     def __exit__(self, exc_type, exc, tb):
         (_mode.enabled, _mode.inference), self._previous = self._previous
+        with _blocks_lock:
+            OPEN_INFERENCE_BLOCKS[0] -= 1
         return False
 
     def __call__(self, fn):

@@ -28,7 +28,7 @@ import numpy as np
 from ..rules import is_nondifferentiable
 from . import dtypes
 from .errstate import loud, quiet
-from .grad_mode import _mode
+from .grad_mode import OPEN_INFERENCE_BLOCKS, _mode
 from .graph import node_class
 from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, ZeroGradNode, keeps_result, kind_of, saved_inputs
 from .saving import reads_ans_of
@@ -211,7 +211,7 @@ def exact(primitive, a, name, consts=(), compute=None, view=False):
     else:
         out._grad_fn = None
         out._requires_grad = False
-        if _mode.inference:
+        if OPEN_INFERENCE_BLOCKS[0] and _mode.inference:
             out._inference = True
     # a view (writing into either changes the other): shares_elements, its common case first
     if view or ans.base is not None and (may_share_memory(ans, x) or shares_elements(ans, x)):
@@ -252,7 +252,7 @@ def view_op(primitive, a, name, consts, ans):
     else:
         out._grad_fn = None
         out._requires_grad = False
-        if _mode.inference:
+        if OPEN_INFERENCE_BLOCKS[0] and _mode.inference:
             out._inference = True
     counter = a._counter
     if counter is not None and len(counter) > 1 and counter[1]:
@@ -307,7 +307,7 @@ def _leaf(ans):
     out._requires_grad = out._retains_grad = False
     out._view = None
     out._grad = out._grad_fn = out._accumulator = out._counter = None
-    if _mode.inference:
+    if OPEN_INFERENCE_BLOCKS[0] and _mode.inference:
         out._inference = True
     return out
 

@@ -27,7 +27,7 @@ from ..rules import activations
 from .dtypes import Size
 from .engine import run_backward, run_single, warn_non_leaf_grad
 from .errstate import loud, quiet
-from .grad_mode import _mode
+from .grad_mode import OPEN_INFERENCE_BLOCKS, _mode
 from .graph import AccumulateGrad, OutputNode, accumulate
 from .arithmetic import ArithmeticOps
 from .draws import DrawMethods
@@ -176,7 +176,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         t._grad = t._grad_fn = t._accumulator = t._counter = None
         t._retains_grad = False
         t._view = None
-        if _mode.inference:
+        if OPEN_INFERENCE_BLOCKS[0] and _mode.inference:
             t._inference = True
         return t
 
