@@ -4,7 +4,10 @@ CPU; the class exists so that tutorial code (`device = torch.device("cpu")`,
 
 Invariants: `device("cpu")` prints `device(type='cpu')` and `str()` gives `cpu`; it
 compares equal to another device of the same type and index, never to a string (as
-PyTorch); a tensor's `.device` is always `device("cpu")`.
+PyTorch); a tensor's `.device` is always `device("cpu")`. Every `device=` argument goes
+through `moved_to` (a copy: `to`, `tensor`, `as_tensor`, `new_tensor`) or `allocated_on`
+(a factory: `zeros`, `arange`, `*_like`, modules' parameters), which pass the CPU and raise
+for another device what PyTorch's CPU-only build raises.
 """
 
 import re
