@@ -92,9 +92,9 @@ def _scatter_places(name, input, dim, index, src):
     shape = input._data.shape
     n = len(shape)
     axis = (dim_axis(dim, n) or 0) % max(n, 1)  # a 0-d tensor's dim is its one element
-    if max(idx.ndim, 1) != max(n, 1) and idx.size:  # a 0-d tensor counts as 1-d
+    if idx.ndim != n and idx.size:  # (PyTorch also takes a 0-d tensor with a 1-d one)
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    if _is_tensor(src) and max(src._data.ndim, 1) != max(idx.ndim, 1) and idx.size:
+    if _is_tensor(src) and src._data.ndim != idx.ndim and idx.size:
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     for d in range(idx.ndim):
         too_big_self = d != axis and n and idx.shape[d] > shape[d]
