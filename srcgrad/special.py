@@ -20,7 +20,7 @@ from .tensor.functions import (
     softmax, xlogy,
 )
 from .tensor.grad_mode import is_grad_enabled
-from .tensor.pointwise_more import as_floating, floating_unary
+from .tensor.pointwise_more import as_floating, floating_unary, multivariate_log_gamma
 from .tensor.graph import node_class
 from .tensor.rule_nodes import UndifferentiatedNode
 from .tensor.tensor import Tensor
@@ -77,10 +77,8 @@ def round(input, *, decimals=0):  # noqa: A001 - PyTorch's name
 
 
 def multigammaln(input, p):
-    """The multivariate log-gamma function of dimension p (MvlgammaBackward0)."""
-    if p < 1:
-        raise RuntimeError("p has to be greater than or equal to 1")
-    return ops.apply(special_arrays.mvlgamma, as_floating(input), int(p), name="MvlgammaBackward0", edge_args=(0,))
+    """The multivariate log-gamma function of dimension p (MvlgammaBackward0; torch.mvlgamma)."""
+    return multivariate_log_gamma(input, p, "special_multigammaln")
 
 
 def _pair(name, op, primitive, node):

@@ -186,6 +186,12 @@ def _gradients(lib, module, arrays, call):
      lambda m, a, c: m(a, mask=c), [RNG.standard_normal((3, 5, 8)), np.triu(np.ones((5, 5), bool), 1)]),
     (lambda lib: lib.nn.TransformerDecoderLayer(8, 2, 16, dtype=lib.float64),
      lambda m, a, b: m(a, b), [RNG.standard_normal((4, 3, 8)), RNG.standard_normal((5, 3, 8))]),
+    (lambda lib: lib.nn.Transformer(8, 2, 2, 2, 16, activation="gelu", dtype=lib.float64),
+     lambda m, a, b, p: m(a, b, tgt_mask=m.generate_square_subsequent_mask(4, dtype=a.dtype), tgt_is_causal=True,
+                          src_key_padding_mask=p, memory_key_padding_mask=p),
+     [RNG.standard_normal((5, 3, 8)), RNG.standard_normal((4, 3, 8)), np.arange(5) >= np.array([[5], [3], [4]])]),
+    (lambda lib: lib.nn.Transformer(8, 2, 1, 2, 16, norm_first=True, batch_first=True, dtype=lib.float64),
+     lambda m, a, b: m(a, b), [RNG.standard_normal((3, 5, 8)), RNG.standard_normal((3, 4, 8))]),
 ])
 def test_against_pytorch(make, call, arrays):
     real = pytest.importorskip("torch")
@@ -196,3 +202,49 @@ def test_against_pytorch(make, call, arrays):
         module.train(False)
     for a, b in zip(_gradients(torch, mine, arrays, call), _gradients(real, theirs, arrays, call)):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-11)
+
+
+def _numpy_layer_norm(x, weight, bias, eps=1e-5):
+    mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * weight + bias
+
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
+def test_transformer_structure_mask_and_errors():
+    torch.manual_seed(4)
+    model = nn.Transformer(8, 2, 2, 3, 16, dropout=0.0, dtype=torch.float64)
+    assert [n for n, _ in model.named_children()] == ["encoder", "decoder"]
+    assert len(model.encoder.layers) == 2 and len(model.decoder.layers) == 3
+    assert isinstance(model.encoder.norm, nn.LayerNorm) and isinstance(model.decoder.norm, nn.LayerNorm)
+    assert (model.d_model, model.nhead, model.batch_first) == (8, 2, False)
+    assert len(model.state_dict()) == 2 * 12 + 2 + 3 * 18 + 2
+    # xavier_uniform_ for every matrix: bound sqrt(6 / (fan_in + fan_out))
+    w = model.encoder.layers[0].linear1.weight.detach().numpy()
+    assert w.shape == (16, 8) and np.abs(w).max() <= math.sqrt(6 / 24) and np.abs(w).max() > 0.5 * math.sqrt(6 / 24)
+    assert np.all(model.encoder.layers[0].linear1.bias.detach().numpy() ** 2 < 1 / 8)  # Linear's own init
+    mask = nn.Transformer.generate_square_subsequent_mask(3)
+    assert mask.dtype == torch.float32
+    np.testing.assert_array_equal(mask.numpy(), [[0, -np.inf, -np.inf], [0, 0, -np.inf], [0, 0, 0]])
+    assert nn.Transformer.generate_square_subsequent_mask(2, dtype=torch.float64).dtype == torch.float64
+    src, tgt = torch.randn(5, 2, 8, dtype=torch.float64), torch.randn(4, 2, 8, dtype=torch.float64)
+    out = model(src, tgt, tgt_mask=model.generate_square_subsequent_mask(4, dtype=torch.float64))
+    assert out.shape == (4, 2, 8) and out.dtype == torch.float64
+    # the decoder's last norm: each output vector has mean 0 and variance ~1 (weight 1, bias 0)
+    np.testing.assert_allclose(out.detach().numpy(), _numpy_layer_norm(out.detach().numpy(), 1.0, 0.0), atol=1e-4)
+    # causal: the first target position's output ignores later target positions
+    changed = tgt.clone()
+    changed[2:] = 7.0
+    later = model(src, changed, tgt_mask=model.generate_square_subsequent_mask(4, dtype=torch.float64))
+    np.testing.assert_allclose(later[:2].detach().numpy(), out[:2].detach().numpy(), rtol=1e-12)
+    assert not np.allclose(later[2:].detach().numpy(), out[2:].detach().numpy())
+    assert model(src[:, 0], tgt[:, 0]).shape == (4, 8)  # unbatched
+    with raises(RuntimeError, "the batch number of src and tgt must be equal"):
+        model(src, tgt[:, :1])
+    with raises(RuntimeError, "the feature number of src and tgt must be equal to d_model"):
+        model(src, torch.randn(4, 2, 6, dtype=torch.float64))
+    custom = nn.Transformer(8, 2, custom_encoder=nn.Identity(), num_decoder_layers=1, dim_feedforward=16)
+    assert isinstance(custom.encoder, nn.Identity)
+    small = nn.Transformer(4, 2, 1, 1, 6, dropout=0.0, dtype=torch.float64)
+    a, b = RNG.standard_normal((3, 1, 4)), RNG.standard_normal((2, 1, 4))
+    check_against_differences(lambda x, y: small(x, y), [a, b])
+    check_second_against_differences(lambda x, y: small(x, y), [a, b])

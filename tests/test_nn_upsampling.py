@@ -82,6 +82,66 @@ def test_nearest_modes_and_area():
     check_against_differences(lambda a: F.interpolate(a, size=(7, 3)), [x[:1, :1]])
 
 
+def _cubic(t, a=-0.75):
+    """Keys' cubic convolution kernel at distance |t|."""
+    t = abs(t)
+    if t <= 1:
+        return (a + 2) * t ** 3 - (a + 3) * t ** 2 + 1
+    return a * t ** 3 - 5 * a * t ** 2 + 8 * a * t - 4 * a if t < 2 else 0.0
+
+
+def _bicubic_loop(x, outs, align_corners):
+    """Each output pixel as a sum over its 4 x 4 neighbours, read at the nearest edge past one."""
+    h, w = x.shape[-2:]
+    y = np.zeros(x.shape[:-2] + tuple(outs))
+    for i, j in np.ndindex(*outs):
+        sources = []
+        for index, size, out in ((i, h, outs[0]), (j, w, outs[1])):
+            if align_corners:
+                sources.append(index * (size - 1) / (out - 1) if out > 1 else 0.0)
+            else:
+                sources.append((index + 0.5) * size / out - 0.5)
+        (sh, sw), total = sources, 0.0
+        for p in range(math.floor(sh) - 1, math.floor(sh) + 3):
+            for q in range(math.floor(sw) - 1, math.floor(sw) + 3):
+                total = total + _cubic(sh - p) * _cubic(sw - q) * x[..., min(max(p, 0), h - 1), min(max(q, 0), w - 1)]
+        y[..., i, j] = total
+    return y
+
+
+@pytest.mark.parametrize("outs", [(7, 9), (3, 2), (1, 1), (5, 4)])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_bicubic_against_loops_and_differences(outs, align_corners):
+    x = RNG.standard_normal((2, 3, 5, 4))
+    y = F.interpolate(torch.tensor(x, requires_grad=True), size=outs, mode="bicubic", align_corners=align_corners)
+    assert y.grad_fn.name() == "UpsampleBicubic2DBackward0" and y.shape == (2, 3) + outs and y.dtype == torch.float64
+    np.testing.assert_allclose(y.detach().numpy(), _bicubic_loop(x, outs, align_corners), rtol=1e-12, atol=1e-12)
+    check_against_differences(lambda a: F.interpolate(a, size=outs, mode="bicubic", align_corners=align_corners),
+                              [RNG.standard_normal((1, 2, 3, 4))])
+
+
+def test_bicubic_values_of_pytorch_identity_and_constants():
+    x = torch.tensor([[[[0.0, 1.0, 4.0], [2.0, -1.0, 3.0]]]], dtype=torch.float64)
+    np.testing.assert_allclose(F.interpolate(x, size=(3, 4), mode="bicubic").flatten().numpy(), [  # PyTorch 2.13's
+        -0.27031114366319403, 0.36808437771267355, 2.371395534939236, 4.295906914605036, 1.07177734375,
+        -0.024169921874999972, 1.1513671875000002, 3.751220703125, 2.4138658311631955, -0.41642422146267377,
+        -0.0686611599392366, 3.2065344916449656], rtol=1e-13)
+    np.testing.assert_allclose(
+        nn.Upsample(size=(3, 4), mode="bicubic", align_corners=True)(x).flatten().numpy(),
+        [0.0, 0.35185185185185164, 2.0555555555555562, 4.0, 1.0, -0.0740740740740744, 0.9907407407407414, 3.5, 2.0,
+         -0.5000000000000004, -0.07407407407407363, 3.0], rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(F.interpolate(x, size=(2, 3), mode="bicubic").numpy(), x.numpy(), atol=1e-15)
+    np.testing.assert_allclose(F.interpolate(torch.full((1, 1, 3, 2), 2.5), scale_factor=2.5, mode="bicubic").numpy(),
+                               np.full((1, 1, 7, 5), 2.5, np.float32), rtol=1e-6)
+    assert repr(nn.Upsample(scale_factor=2, mode="bicubic")) == "Upsample(scale_factor=2.0, mode='bicubic')"
+    with raises(NotImplementedError, "\"compute_indices_weights_cubic\" not implemented for 'Long'"):
+        F.interpolate(torch.ones(1, 1, 2, 2, dtype=torch.int64), size=3, mode="bicubic")
+    with raises(NotImplementedError, "Input Error: Only 3D, 4D and 5D input Tensors supported (got 3D) for the modes: "
+                                     "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+                                     "nearest-exact (got bicubic)"):
+        F.interpolate(torch.ones(1, 2, 3), size=4, mode="bicubic")
+
+
 def test_interpolate_errors():
     with raises(ValueError, "only one of size or scale_factor should be defined"):
         F.interpolate(torch.ones(1, 2, 3), size=4, scale_factor=2)
@@ -133,7 +193,9 @@ def _pytorch_run(lib, x):
     outs = [nnf.interpolate(xt, scale_factor=(1.5, 0.7), mode="bilinear"),
             nnf.interpolate(xt, size=(7, 3), mode="bilinear", align_corners=True),
             nnf.interpolate(xt[0], scale_factor=2.5, mode="linear"), nnf.interpolate(xt, scale_factor=1.7),
-            nnf.interpolate(xt, size=(3, 8), mode="nearest-exact"), nnf.pixel_unshuffle(xt[:, :, :4, :4], 2)]
+            nnf.interpolate(xt, size=(3, 8), mode="nearest-exact"), nnf.pixel_unshuffle(xt[:, :, :4, :4], 2),
+            nnf.interpolate(xt, scale_factor=(1.7, 0.6), mode="bicubic"),
+            nnf.interpolate(xt, size=(8, 11), mode="bicubic", align_corners=True)]
     names, arrays = [], []
     for y in outs:
         arrays += [y.detach().numpy(), lib.autograd.grad((y * y).sum(), xt)[0].numpy()]

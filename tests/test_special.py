@@ -6,6 +6,7 @@ bessel_j1, erfcx, log_ndtr, ndtri, entr, xlog1py, mvlgamma, zeta) in compiled co
 dtypes, node names and derivatives against torch.special in float64 and float32."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -304,3 +305,24 @@ def test_against_pytorch(name, dtype):
     # PyTorch's trigamma (in multigammaln's second derivative) is accurate to about 5e-10 only
     tol2 = 1e-8 if name == "multigammaln" and dtype == "float64" else 100 * tol
     np.testing.assert_allclose(got[4], expected[4], rtol=tol2, atol=tol2)
+
+
+def test_mvlgamma_is_multigammaln_at_top_level_and_as_methods():
+    x = torch.tensor([2.5, 3.0, 4.25], dtype=torch.float64, requires_grad=True)
+    y = torch.mvlgamma(x, 3)
+    assert y.grad_fn.name() == "MvlgammaBackward0"
+    # log Gamma_p(a) = p (p - 1) / 4 log(pi) + sum_{j < p} lgamma(a - j / 2)
+    want = [3 * 2 / 4 * math.log(math.pi) + sum(math.lgamma(a - j / 2) for j in range(3)) for a in (2.5, 3.0, 4.25)]
+    np.testing.assert_allclose(y.detach().numpy(), want, rtol=1e-14)
+    np.testing.assert_allclose(x.mvlgamma(3).detach().numpy(), want, rtol=1e-14)
+    t = torch.tensor([2.5, 3.0, 4.25], dtype=torch.float64)
+    assert t.mvlgamma_(3) is t
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-14)
+    for call, message in ((lambda: torch.mvlgamma(x, 2.0), "mvlgamma(): argument 'p' (position 2) must be int, not float"),
+                          (lambda: x.mvlgamma(True), "mvlgamma(): argument 'p' (position 1) must be int, not bool"),
+                          (lambda: S.multigammaln(x, 2.0),
+                           "special_multigammaln(): argument 'p' (position 2) must be int, not float")):
+        with pytest.raises(TypeError, match="^" + re.escape(message) + "$"):
+            call()
+    with pytest.raises(RuntimeError, match="^p has to be greater than or equal to 1$"):
+        x.mvlgamma(0)

@@ -63,7 +63,7 @@ def _scatter_reduce(x, dim, index, src, reduce, include_self):
         groups.setdefault(tuple(place), []).append(src[k])
     for place, values in groups.items():
         values = ([x[place]] if include_self else []) + values
-        out[place] = {"sum": np.sum, "mean": np.mean, "amax": np.max, "amin": np.min}[reduce](values)
+        out[place] = {"sum": np.sum, "mean": np.mean, "amax": np.max, "amin": np.min, "prod": np.prod}[reduce](values)
     return out
 
 
@@ -97,8 +97,10 @@ CASES = [
 ] + [
     (f"scatter_reduce {r} {inc}", lambda x, s, r=r, inc=inc: x.scatter_reduce(1, T(IDX), s, r, include_self=inc),
      (X, SRC), _scatter_reduce(X, 1, IDX, SRC, r, inc), "ScatterReduceBackward0")
-    for r in ("sum", "mean", "amax", "amin") for inc in (True, False)
+    for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)
 ] + [
+    ("scatter_reduce_ prod", lambda x, s: (x * 1).scatter_reduce_(0, T(IDX[:2] % 3), s, "prod"),
+     (X, SRC[:2].copy()), _scatter_reduce(X, 0, IDX[:2] % 3, SRC[:2], "prod", True), "ScatterReduceBackward0"),
     ("scatter_reduce_ mean", lambda x, s: (x * 1).scatter_reduce_(0, T(IDX[:2] % 3), s, "mean", include_self=False),
      (X, SRC[:2].copy()), _scatter_reduce(X, 0, IDX[:2] % 3, SRC[:2], "mean", False), "ScatterReduceBackward0"),
     ("unfold", lambda x: x.unfold(1, 2, 1), (X,), np.stack([X[:, k:k + 2] for k in range(3)], axis=1), "UnfoldBackward0"),
@@ -186,6 +188,38 @@ def test_in_place_forms_keep_versions_views_and_leaf_rule():
     assert z.tolist() == [0.0, 1.0, 0.0]
 
 
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_prod_gradients_where_factors_are_zero(include_self):
+    """Each factor's gradient is the product of the others (exact where some are 0); the
+    second derivatives against differences of the gradient, two zeros at one place too
+    (where PyTorch refuses the double backward)."""
+    from tensor_checks import check_second_against_differences
+
+    x = np.array([0.0, 2.0, 3.0, -1.5])
+    src = np.array([2.0, 0.0, 5.0, 0.0, 4.0, 0.5])
+    index = np.array([0, 1, 0, 1, 3, 3])
+    xt, st = torch.tensor(x, requires_grad=True), torch.tensor(src, requires_grad=True)
+    out = xt.scatter_reduce(0, T(index), st, "prod", include_self=include_self)
+    own = x if include_self else np.ones(4)
+    np.testing.assert_array_equal(out.detach().numpy(), [own[0] * 2 * 5, 0.0, 3.0, own[3] * 4 * 0.5])
+    out.sum().backward()
+    grad_x = [2 * 5, 0 * 0, 1.0, 4 * 0.5] if include_self else [0.0, 0.0, 1.0, 0.0]
+    np.testing.assert_array_equal(xt.grad.numpy(), grad_x)
+    np.testing.assert_array_equal(st.grad.numpy(), [own[0] * 5, own[1] * 0, own[0] * 2, own[1] * 0, own[3] * 0.5,
+                                                    own[3] * 4])
+    check_second_against_differences(
+        lambda a, b: a.scatter_reduce(0, T(index), b, "prod", include_self=include_self), [x, src])
+    one_zero = np.array([2.0, 0.0, 5.0, 3.0, 4.0, 0.5])
+    check_second_against_differences(
+        lambda a, b: a.scatter_reduce(0, T(index), b, "prod", include_self=include_self), [x + 1, one_zero])
+
+
+def test_scatters_of_zero_dim_tensors():
+    assert torch.tensor(2.0).scatter_reduce(0, T(np.array(0)), torch.tensor(3.0), "prod").item() == 6.0
+    assert torch.tensor(2.0).scatter_add(0, T(np.array(0)), torch.tensor(3.0)).item() == 5.0
+    assert torch.tensor([2, 3]).scatter_reduce(0, T(np.array([1, 1])), torch.tensor([4, 5]), "prod").tolist() == [2, 60]
+
+
 def test_type_as():
     x = torch.tensor(X, requires_grad=True)
     out = x.type_as(torch.ones(1))
@@ -250,8 +284,9 @@ def test_apply_map_and_resize():
     (lambda: T(X).masked_scatter(T(MASK), T(np.ones(2))), RuntimeError, "Number of elements of source < number of ones in mask"),
     (lambda: T(X).sum_to_size(2, 4), RuntimeError, "size {[2, 4]} is not expandable to size {[3, 4]}."),
     (lambda: T(X).unfold(1, 9, 1), RuntimeError, "maximum size for tensor at dimension 1 is 4 but size is 9"),
-    (lambda: T(X).scatter_reduce(1, T(IDX), T(SRC), "prod"), NotImplementedError,
-     "scatter_reduce(reduce='prod') is not supported by the Tensor shim"),
+    (lambda: T(X).scatter_reduce(1, T(-IDX), T(SRC), "prod"), RuntimeError,
+     "index -1 is out of bounds for dimension 1 with size 4"),  # PyTorch's scatters take no negative index
+    (lambda: T(X).scatter(1, T(-IDX), T(SRC)), RuntimeError, "index -1 is out of bounds for dimension 1 with size 4"),
 ])
 def test_errors(call, error, message):
     with pytest.raises(error) as info:

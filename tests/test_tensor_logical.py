@@ -193,3 +193,41 @@ def test_errors_are_pytorchs(expr, kind, message):
     real_torch = pytest.importorskip("torch")
     with pytest.raises(kind, match=re.escape(message)):
         eval(expr, {"T": real_torch})
+
+
+# --- in-place logical methods ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,numpy_op", [("logical_and_", np.logical_and), ("logical_or_", np.logical_or),
+                                           ("logical_xor_", np.logical_xor)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool, torch.uint8])
+def test_logical_in_place_writes_bools_in_self_dtype(name, numpy_op, dtype):
+    a, b = np.array([1, 0, 2, 0, 3]), np.array([True, True, False, False, True])
+    t = torch.tensor(a, dtype=dtype)
+    out = getattr(t, name)(torch.tensor(b))
+    assert out is t and t.dtype == dtype
+    np.testing.assert_array_equal(t.numpy(), numpy_op(a, b).astype(t.numpy().dtype))
+    s = torch.tensor([2.0, 0.0, math.nan])
+    s.logical_and_(torch.tensor(1.0))  # nan is nonzero
+    assert s.tolist() == [1.0, 0.0, 1.0]
+
+
+def test_logical_not_in_place_keeps_grad_fn_views_and_errors():
+    x = torch.tensor([1.0, 0.0], requires_grad=True)
+    x.logical_not_()  # allowed on a leaf, as in PyTorch: the write has no derivative
+    assert x.tolist() == [0.0, 1.0] and x.is_leaf and x.requires_grad
+    z = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = z * z
+    y.logical_not_()
+    assert y.tolist() == [0.0, 0.0] and type(y.grad_fn).__name__ == "MulBackward0"
+    base = torch.zeros(3)
+    base[1:].logical_not_()
+    assert base.tolist() == [0.0, 1.0, 1.0]
+    e = torch.exp(torch.tensor([1.0], requires_grad=True))
+    e.logical_not_()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        e.sum().backward()
+    with pytest.raises(TypeError, match=re.escape("logical_and_(): argument 'other' (position 1) must be Tensor, not float")):
+        torch.ones(3).logical_and_(1.0)
+    with pytest.raises(RuntimeError, match=re.escape("output with shape [3] doesn't match the broadcast shape [2, 3]")):
+        torch.ones(3).logical_or_(torch.ones(2, 3))

@@ -4,7 +4,7 @@ everything else) and prints its arguments as PyTorch's repr does."""
 
 import numpy as np
 
-from ..tensor import dtypes
+from ..tensor import devices, dtypes
 from ..tensor.grad_mode import no_grad
 from ..tensor.tensor import Tensor
 from . import functional as F
@@ -252,6 +252,7 @@ class PReLU(Module):
     each `init`."""
 
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        devices.allocated_on(device, "empty")
         super().__init__()
         self.num_parameters, self.init = num_parameters, init
         np_dtype = (dtypes.DEFAULT_FLOAT if dtype is None else dtypes.as_dtype(dtype)).numpy

@@ -8,7 +8,7 @@ The forward is F.multi_head_attention_forward (functional_attention.py)."""
 
 import numpy as np
 
-from ..tensor import dtypes
+from ..tensor import devices, dtypes
 from ..tensor.tensor import Tensor
 from . import functional as F
 from . import init
@@ -29,6 +29,7 @@ def _empty(shape, dtype):
 class MultiheadAttention(Module):
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
                  kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
+        devices.allocated_on(device, "empty")
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
                              f"num_heads={num_heads} instead")

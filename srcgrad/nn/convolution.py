@@ -1,5 +1,5 @@
-"""`srcgrad.nn`'s convolution layers, as in `torch.nn`: Conv1d, Conv2d, ConvTranspose1d,
-ConvTranspose2d, Unfold and Fold (the pools are pooling.py's). A
+"""`srcgrad.nn`'s convolution layers, as in `torch.nn`: Conv1d, Conv2d, Conv3d,
+ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, Unfold and Fold (the pools are pooling.py's). A
 convolution's weight (out_channels, in_channels / groups, *kernel_size), a transposed
 one's (in_channels, out_channels / groups, *kernel_size), and bias (out_channels) start
 uniform in +-1/sqrt(fan_in), fan_in = weight.shape[1] * prod(kernel_size), the bound PyTorch's
@@ -10,13 +10,13 @@ import math
 
 import numpy as np
 
-from ..tensor import creation, dtypes
+from ..tensor import creation, devices, dtypes
 from ..tensor.grad_mode import no_grad
 from ..tensor.tensor import Tensor
 from . import functional as F
 from .modules import Module, Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Unfold", "Fold"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Unfold", "Fold"]
 
 
 def _ntuple(value, n):
@@ -29,6 +29,7 @@ class _ConvNd(Module):
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None, output_padding=0):
+        devices.allocated_on(device, "empty")
         super().__init__()
         n = self._dims
         if groups <= 0:
@@ -91,7 +92,7 @@ class _ConvNd(Module):
         return tuple(amounts)
 
     def forward(self, input):
-        conv = F.conv1d if self._dims == 1 else F.conv2d
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self._dims - 1]
         if self.padding_mode != "zeros":
             padded = F.pad(input, self._reversed_padding(), mode=self.padding_mode)
             return conv(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
@@ -127,6 +128,12 @@ class Conv2d(_ConvNd):
     _dims = 2
 
 
+class Conv3d(_ConvNd):
+    """Over (N, C_in, D, H, W) or (C_in, D, H, W)."""
+
+    _dims = 3
+
+
 class _ConvTransposeNd(_ConvNd):
     """The adjoint of the convolution of the same arguments; weight (in_channels,
     out_channels / groups, *kernel_size). forward's `output_size` picks output_padding."""
@@ -153,7 +160,7 @@ class _ConvTransposeNd(_ConvNd):
         return tuple(output_size[d] - smallest[d] for d in range(n))
 
     def forward(self, input, output_size=None):
-        conv = F.conv_transpose1d if self._dims == 1 else F.conv_transpose2d
+        conv = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self._dims - 1]
         return conv(input, self.weight, self.bias, self.stride, self.padding, self._output_padding(input, output_size),
                     self.groups, self.dilation)
 
@@ -168,6 +175,12 @@ class ConvTranspose2d(_ConvTransposeNd):
     """Over (N, C_in, H, W) or (C_in, H, W)."""
 
     _dims = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Over (N, C_in, D, H, W) or (C_in, D, H, W)."""
+
+    _dims = 3
 
 
 class Unfold(Module):

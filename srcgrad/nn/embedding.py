@@ -4,7 +4,7 @@ one counted from the end) zero and left without gradient."""
 
 import numpy as np
 
-from ..tensor import creation, dtypes
+from ..tensor import creation, devices, dtypes
 from ..tensor.grad_mode import no_grad
 from ..tensor.tensor import Tensor
 from . import functional as F
@@ -16,6 +16,7 @@ __all__ = ["Embedding"]
 class Embedding(Module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
+        devices.allocated_on(device, "empty")
         super().__init__()
         if max_norm is not None or scale_grad_by_freq or sparse:
             raise NotImplementedError("Embedding with max_norm, scale_grad_by_freq or sparse is not supported by the shim")

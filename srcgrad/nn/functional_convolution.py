@@ -1,5 +1,6 @@
-"""Convolution, pooling and padding of `torch.nn.functional`: conv1d, conv2d,
-max_pool2d, avg_pool2d and pad, as Tensor code over indexing and matmul, recorded as one
+"""Convolution, pooling and padding of `torch.nn.functional`: conv1d, conv2d, conv3d,
+max_pool2d, max_pool3d, avg_pool2d, avg_pool3d and pad (the N-d code serves every
+dimension), as Tensor code over indexing and matmul, recorded as one
 node with PyTorch's name (ConvolutionBackward0, MaxPool2DWithIndicesBackward0,
 AvgPool2DBackward0, ConstantPadNdBackward0, ...), so their gradients, first and higher,
 come from the rules of indexing (a scatter-add), products and sums.
@@ -17,7 +18,7 @@ from ..tensor import ops
 from ..tensor.functions import where
 from ..tensor.tensor import Tensor
 
-__all__ = ["conv1d", "conv2d", "max_pool2d", "avg_pool2d", "pad"]
+__all__ = ["conv1d", "conv2d", "conv3d", "max_pool2d", "max_pool3d", "avg_pool2d", "avg_pool3d", "pad"]
 
 
 def _tuple(value, n, name="argument"):
@@ -155,14 +156,23 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D cross-correlation of (N, C_in, D, H, W) (or (C_in, D, H, W)) with weight
+    (C_out, C_in / groups, kd, kh, kw)."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
 # --- pooling -------------------------------------------------------------------------------
+
+_COUNT_WORDS = {2: "two", 3: "three"}
+_STRIDE_LABELS = {2: ("dH", "dW"), 3: ("dT", "dH", "dW")}
 
 
 def _pool_sizes(sizes, kernel, stride, padding, dilation, ceil_mode):
     """PyTorch's output sizes: floor (or ceil) of (size + 2 pad - span) / stride + 1, the
     last window dropped where it would start in the right padding."""
     outs = []
-    for d in range(2):
+    for d in range(len(kernel)):
         span = dilation[d] * (kernel[d] - 1) + 1
         room = sizes[d] + 2 * padding[d] - span
         out = (-(-room // stride[d]) if ceil_mode else room // stride[d]) + 1
@@ -172,65 +182,150 @@ def _pool_sizes(sizes, kernel, stride, padding, dilation, ceil_mode):
     return outs
 
 
-def _pool_arguments(input, kernel_size, stride, padding, dilation, ceil_mode):
-    if input.dim() not in (3, 4) or 0 in input._data.shape[-3:]:
-        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input")
-    kernel = _tuple(kernel_size, 2, "kernel_size")
-    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _tuple(stride, 2)
-    padding, dilation = _tuple(padding, 2), _tuple(dilation, 2)
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("stride should be greater than zero, but got strideH: "
-                           f"{stride[0]} strideW: {stride[1]}")
-    for d in range(2):
+def _pool_tuple(value, dims, op, name):
+    """A pool's `name` argument as `dims` ints, PyTorch's error where it has another length."""
+    if isinstance(value, int):
+        return (value,) * dims
+    value = tuple(value)
+    if len(value) == 1:
+        return value * dims
+    if len(value) != dims:
+        if op == "avg_pool3d":
+            must = "must be"  # PyTorch's wording for this one pool
+        else:
+            must = "must be either" if name == "dilation" else "must either be"
+        omitted = " omitted," if name == "stride" else ""
+        raise RuntimeError(f"{op}: {name} {must}{omitted} a single int, or a tuple of {_COUNT_WORDS[dims]} ints")
+    return value
+
+
+def _pool_arguments(input, kernel_size, stride, padding, dilation, ceil_mode, dims, op):
+    """The kernel, stride, padding, dilation and output sizes of the `dims`-D pool `op`
+    over `input`, refused with PyTorch's errors."""
+    if input.dim() not in (dims + 1, dims + 2) or 0 in input._data.shape[-dims - 1:]:
+        raise RuntimeError(f"non-empty {dims + 1}D or {dims + 2}D (batch mode) tensor expected for input")
+    kernel = _pool_tuple(kernel_size, dims, op, "kernel_size")
+    if stride is None or (not isinstance(stride, int) and len(stride) == 0):
+        stride = kernel
+    else:
+        stride = _pool_tuple(stride, dims, op, "stride")
+    padding = _pool_tuple(padding, dims, op, "padding")
+    dilation = _pool_tuple(dilation, dims, op, "dilation")
+    if 0 in stride:
+        raise RuntimeError("stride should not be zero")
+    if any(s < 0 for s in stride):
+        shown = " ".join(f"{label}: {s}" for label, s in zip(_STRIDE_LABELS[dims], stride))
+        raise RuntimeError(f"stride should be greater than zero, but got {shown}")
+    for d in range(dims):
         if padding[d] > (dilation[d] * (kernel[d] - 1) + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={padding[d]}, "
                                f"kernel_size={kernel[d]} and dilation={dilation[d]}")
-    sizes = input._data.shape[-2:]
+    sizes = input._data.shape[-dims:]
     outs = _pool_sizes(sizes, kernel, stride, padding, dilation, ceil_mode)
     if min(outs) <= 0:
-        raise RuntimeError(f"Given input size: ({'x'.join(str(s) for s in input._data.shape[-3:])}). Calculated output "
-                           f"size: ({input._data.shape[-3]}x{outs[0]}x{outs[1]}). Output size is too small")
+        if op == "avg_pool3d":
+            raise RuntimeError(f"input image (T: {sizes[0]} H: {sizes[1]} W: {sizes[2]}) smaller than kernel size "
+                               f"(kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
+        shown = "x".join(str(s) for s in input._data.shape[-dims - 1:])
+        raise RuntimeError(f"Given input size: ({shown}). Calculated output size: "
+                           f"({'x'.join(str(s) for s in (input._data.shape[-dims - 1], *outs))}). Output size is too small")
     return kernel, stride, padding, dilation, outs
 
 
 def _batched(pool, input, *args):
-    """`pool` of a 4-D input, or of a 3-D one as a batch of one (the same node)."""
-    if input.dim() == 4:
+    """`pool` of a batched input (N, C, spatial...), or of an unbatched one as a batch of
+    one (the same node); the last argument of `pool` is its spatial dims' count."""
+    if input.dim() == args[-1] + 2:
         return pool(input, *args)
     return pool(input.unsqueeze(0), *args).squeeze(0)
 
 
-def _gather_flat(x, flat):
-    n, c, h, w = x._data.shape
-    picked = x.reshape(n, c, h * w).gather(2, Tensor._make(flat.reshape(n, c, -1)))
+def _gather_flat(x, flat, dims):
+    """The entries of (N, C, spatial...) `x` at the flat spatial positions `flat` (N, C, ...)."""
+    n, c = x._data.shape[:2]
+    picked = x.reshape(n, c, -1).gather(2, Tensor._make(flat.reshape(n, c, -1)))
     return picked.reshape(flat.shape)
 
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """The largest entry of each window (the first where there are ties; a nan if any),
-    padding read as -inf (MaxPool2DWithIndicesBackward0); `return_indices` adds its flat index h * W + w."""
-    kernel, stride, padding, dilation, outs = _pool_arguments(input, kernel_size, stride, padding, dilation, ceil_mode)
-    batched = input.dim() == 4
-    x = input if batched else input.unsqueeze(0)
-    h, w = x._data.shape[2:]
-    index, inside = _window_index((h, w), kernel, stride, padding, dilation, outs)
+def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, dims):
+    op = f"max_pool{dims}d"
+    kernel, stride, padding, dilation, outs = _pool_arguments(input, kernel_size, stride, padding, dilation, ceil_mode,
+                                                              dims, op)
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError(f"\"{op}\" not implemented for 'Bool'")
+    batched = input.dim() == dims + 2
+    x = _unbatched_as_batch(input, dims)
+    sizes = x._data.shape[2:]
+    index, inside = _window_index(sizes, kernel, stride, padding, dilation, outs)
     values = np.where(inside, x._data[(slice(None), slice(None), *index)], -np.inf)
-    values = values.reshape(values.shape[:4] + (-1,))
-    flat_window = (index[0] * w + index[1]) + np.zeros(inside.shape, dtype=np.int64)
-    flat_window = flat_window.reshape(outs[0], outs[1], -1)
+    values = values.reshape(values.shape[:2 + dims] + (-1,))
+    flat_window = np.ravel_multi_index(tuple(index), sizes) + np.zeros(inside.shape, dtype=np.int64)
+    flat_window = flat_window.reshape(*outs, -1)
     nan = np.isnan(values)  # PyTorch's kernel takes a nan over anything, the last one of several
     last_nan = values.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
     best = np.where(nan.any(-1), last_nan, np.argmax(values, axis=-1))
     flat = np.take_along_axis(np.broadcast_to(flat_window, values.shape), best[..., None], -1)[..., 0]
     flat = flat.astype(np.int64)
-    out = ops.composite("MaxPool2DWithIndicesBackward0", _batched, _gather_flat, input, flat, _edges=(1,))
+    out = ops.composite(f"MaxPool{dims}DWithIndicesBackward0", _batched, _gather_flat, input, flat, dims, _edges=(1,))
     indices = Tensor._make(flat if batched else flat[0])
     return (out, indices) if return_indices else out
 
 
-def _average(x, index, inside, divisor):
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The largest entry of each window (the first where there are ties; a nan if any),
+    padding read as -inf (MaxPool2DWithIndicesBackward0); `return_indices` adds its flat index h * W + w."""
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """max_pool2d over (N, C, D, H, W) or (C, D, H, W) (MaxPool3DWithIndicesBackward0);
+    the flat index is (d * H + h) * W + w."""
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3)
+
+
+def _average(x, index, inside, divisor, dims):
     patches = _windows(x, index) * Tensor._make(inside.astype(x._data.dtype))
-    return patches.sum((-2, -1)) / Tensor._make(divisor.astype(x._data.dtype))
+    return patches.sum(tuple(range(-dims, 0))) / Tensor._make(divisor.astype(x._data.dtype))
+
+
+def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, dims):
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    kernel, stride, padding, _, outs = _pool_arguments(input, kernel_size, stride, padding, 1, ceil_mode, dims,
+                                                       f"avg_pool{dims}d")
+    _check_average_dtype(input, dims)
+    sizes = input._data.shape[-dims:]
+    index, inside = _window_index(sizes, kernel, stride, padding, (1,) * dims, outs)
+    if divisor_override is not None:
+        divisor = np.full(outs, divisor_override)
+    elif count_include_pad:  # the window clipped to the padded input
+        divisor = np.ones((1,) * dims, dtype=np.int64)
+        for d in range(dims):
+            start = stride[d] * np.arange(outs[d]) - padding[d]
+            span = np.minimum(start + kernel[d], sizes[d] + padding[d]) - start
+            divisor = divisor * span.reshape([-1 if e == d else 1 for e in range(dims)])
+    else:
+        divisor = inside.sum(tuple(range(-dims, 0)))
+    if input._data.dtype == np.int64:  # PyTorch's integer average: the sum divided, truncated toward zero
+        total = (_windows(_unbatched_as_batch(input, dims), index) * Tensor._make(inside.astype(np.int64)))
+        total = total._data.sum(tuple(range(-dims, 0)))
+        average = np.sign(total) * (np.abs(total) // divisor.astype(np.int64))
+        return Tensor._make(average if input.dim() == dims + 2 else average[0])
+    return ops.composite(f"AvgPool{dims}DBackward0", _batched, _average, input, index, inside, divisor, dims,
+                         _edges=(1,))
+
+
+def _unbatched_as_batch(input, dims):
+    return input if input.dim() == dims + 2 else input.unsqueeze(0)
+
+
+def _check_average_dtype(input, dims):
+    """PyTorch averages floating inputs (not float16 in 3-D) and int64 ones."""
+    dtype = input._data.dtype
+    if dtype == np.int64 or (dtype.kind in "fc" and not (dims == 3 and dtype == np.float16)):
+        return
+    kernel = "avg_pool2d" if dims == 2 else "avg_pool3d_out_frame"
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype.kind_name}'")
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
@@ -238,22 +333,13 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """The mean of each window (AvgPool2DBackward0): the sum over its entries inside the
     input, divided by the window's size within the padded input (count_include_pad), the
     number of its entries inside the input, or `divisor_override`."""
-    if divisor_override is not None and divisor_override == 0:
-        raise RuntimeError("divisor must be not zero")
-    kernel, stride, padding, _, outs = _pool_arguments(input, kernel_size, stride, padding, 1, ceil_mode)
-    sizes = input._data.shape[-2:]
-    index, inside = _window_index(sizes, kernel, stride, padding, (1, 1), outs)
-    if divisor_override is not None:
-        divisor = np.full(outs, divisor_override)
-    elif count_include_pad:  # the window clipped to the padded input
-        spans = []
-        for d in range(2):
-            start = stride[d] * np.arange(outs[d]) - padding[d]
-            spans.append(np.minimum(start + kernel[d], sizes[d] + padding[d]) - start)
-        divisor = spans[0][:, None] * spans[1][None, :]
-    else:
-        divisor = inside.sum((-2, -1))
-    return ops.composite("AvgPool2DBackward0", _batched, _average, input, index, inside, divisor, _edges=(1,))
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """avg_pool2d over (N, C, D, H, W) or (C, D, H, W) (AvgPool3DBackward0)."""
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
 
 
 # --- padding -------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from ..tensor import ops
 from ..tensor.tensor import Tensor
 from .functional_convolution import _c_name, _tuple, _window_index, _windows
 
-__all__ = ["unfold", "fold", "conv_transpose1d", "conv_transpose2d"]
+__all__ = ["unfold", "fold", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
 
 def _pair(value, name):
@@ -178,7 +178,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if any(output_padding[d] >= stride[d] and output_padding[d] >= dilation[d] for d in range(dims)):
-        labels = ("height", "width") if dims == 2 else ("width",)
+        labels = ("depth", "height", "width")[-dims:]
         shown = " ".join(f"output_padding_{a}: {v}" for a, v in zip(labels, output_padding))
         shown += " " + " ".join(f"stride_{a}: {v}" for a, v in zip(labels, stride))
         shown += " " + " ".join(f"dilation_{a}: {v}" for a, v in zip(labels, dilation))
@@ -220,3 +220,8 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """The adjoint of conv2d: (N, C_in, H, W) with weight (C_in, C_out / groups, kh, kw)."""
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """The adjoint of conv3d: (N, C_in, D, H, W) with weight (C_in, C_out / groups, kd, kh, kw)."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)

@@ -6,7 +6,7 @@ or AvgPool2DBackward0, SqueezeBackward1), and the adaptive pools.
 An adaptive pool's output entry i along a dim of input size L reads the window
 [floor(i L / out), ceil((i + 1) L / out)), as PyTorch's kernels do. Its average is
 `A_h @ x @ A_w^T` with A's rows the windows' averaging weights
-(AdaptiveAvgPool2DBackward0); its maximum picks each window's largest entry (the first
+(AdaptiveAvgPool2DBackward0; in 3-D the depth dim's A too, AdaptiveAvgPool3DBackward0); its maximum picks each window's largest entry (the first
 of ties, a nan if any) by a gather (AdaptiveMaxPool2DBackward0), so the gradients, first
 and higher, come from the rules of matmul and indexing."""
 
@@ -16,8 +16,8 @@ from ..tensor import ops
 from ..tensor.tensor import Tensor
 from .functional_convolution import _batched, _gather_flat, avg_pool2d, max_pool2d
 
-__all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
-           "adaptive_max_pool2d"]
+__all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d"]
 
 
 def _single(value, name):
@@ -109,6 +109,8 @@ def _output_size(output_size, sizes, name):
     if len(output_size) != dims:
         if dims == 1:
             raise RuntimeError(f"{name}() argument 'output_size' should contain one int (got {len(output_size)})")
+        if dims == 3:
+            raise RuntimeError(f"{name}: output_size must be 3")
         raise RuntimeError(f"{name}(): internal error: output_size.size() must be 2")
     return tuple(sizes[d] if s is None else int(s) for d, s in enumerate(output_size))
 
@@ -119,33 +121,42 @@ def _check_adaptive_input(input, dims, name):
             raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
                                f"'self' (while checking arguments for {name})")
         colon = ":" if "max" in name else ""
-        raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got{colon} {list(input._data.shape)}")
+        raise RuntimeError(f"{name}(): Expected {dims + 1}D or {dims + 2}D tensor, but got{colon} "
+                           f"{list(input._data.shape)}")
     shape = input._data.shape
-    for d in range(input.dim() - 2, input.dim()):
+    kernel = f"adaptive_{'avg' if 'avg' in name else 'max'}_pool{max(dims, 2)}d"  # 1-D runs as 2-D
+    for d in range(1 if dims == 3 else input.dim() - 2, input.dim()):  # PyTorch's checks
         if shape[d] == 0:
-            raise RuntimeError(f"{'adaptive_avg_pool2d' if 'avg' in name else name}(): Expected input to have "
+            raise RuntimeError(f"{kernel if 'avg' in name else name}(): Expected input to have "
                                f"non-zero size for non-batch dimensions, but input has sizes {list(shape)} with "
                                f"dimension {d} being empty")
     if input._data.dtype.kind not in "fc":
-        kernel = "adaptive_avg_pool2d" if "avg" in name else "adaptive_max_pool2d"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype.kind_name}'")
+        raise NotImplementedError(f"\"{kernel}{'_cpu' if dims == 3 else ''}\" not implemented for "
+                                  f"'{input.dtype.kind_name}'")
 
 
-def _adaptive_average(x, rows, columns):
-    return Tensor._make(rows) @ x @ Tensor._make(columns.T)
+def _adaptive_average(x, *averaging):
+    """x's last len(averaging) dims each multiplied by its averaging matrix (out, size):
+    A_h @ x @ A_w^T in 2-D, the depth dim of 3-D moved last and back."""
+    dims = len(averaging)
+    y = Tensor._make(averaging[-2]) @ x @ Tensor._make(averaging[-1].T)
+    if dims == 3:
+        y = (y.movedim(-3, -1) @ Tensor._make(averaging[0].T)).movedim(-1, -3)
+    return y
 
 
 def _adaptive_avg_pool(x, outs):
-    """The adaptive average of the last two dims of a 3-D or 4-D x."""
+    """The adaptive average of the last len(outs) (2 or 3) dims of x."""
+    dims = len(outs)
     if any(s < 0 for s in outs):
-        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
-                           f"received {{{', '.join(str(s) for s in outs)}}}")
-    if outs == (1, 1):
-        return x.mean((-2, -1), keepdim=True)  # PyTorch's shortcut (MeanBackward1)
-    h, w = x._data.shape[-2:]
+        shown = ", ".join(str(s) for s in outs[:2]) + "".join(f",{s}" for s in outs[2:])  # PyTorch's spacing
+        raise RuntimeError(f"adaptive_avg_pool{dims}d: elements of output_size must be greater than or equal to 0 but "
+                           f"received {{{shown}}}")
+    if outs == (1,) * dims:
+        return x.mean(tuple(range(-dims, 0)), keepdim=True)  # PyTorch's shortcut (MeanBackward1)
     dtype = x._data.dtype
-    return ops.composite("AdaptiveAvgPool2DBackward0", _adaptive_average, x, _averaging(h, outs[0], dtype),
-                         _averaging(w, outs[1], dtype))
+    averaging = [_averaging(size, out, dtype) for size, out in zip(x._data.shape[-dims:], outs)]
+    return ops.composite(f"AdaptiveAvgPool{dims}DBackward0", _adaptive_average, x, *averaging)
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -156,8 +167,8 @@ def adaptive_avg_pool1d(input, output_size):
 
 
 def _check_default_sizes(input, output_size):
-    """PyTorch's Python wrapper of the 2-D adaptive pools, which reads an output_size
-    sequence against the input's last dims."""
+    """PyTorch's Python wrapper of the 2-D and 3-D adaptive pools, which reads an
+    output_size sequence against the input's last dims."""
     if not isinstance(output_size, int) and output_size is not None and input.dim() <= len(tuple(output_size)):
         raise ValueError(f"Input dimension should be at least {len(tuple(output_size)) + 1}")
 
@@ -168,6 +179,14 @@ def adaptive_avg_pool2d(input, output_size):
     _check_default_sizes(input, output_size)
     _check_adaptive_input(input, 2, "adaptive_avg_pool2d")
     return _adaptive_avg_pool(input, _output_size(output_size, input._data.shape[-2:], "adaptive_avg_pool2d"))
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """adaptive_avg_pool2d over the last three dims (N, C, D, H, W) or (C, D, H, W)
+    (AdaptiveAvgPool3DBackward0)."""
+    _check_default_sizes(input, output_size)
+    _check_adaptive_input(input, 3, "adaptive_avg_pool3d")
+    return _adaptive_avg_pool(input, _output_size(output_size, input._data.shape[-3:], "adaptive_avg_pool3d"))
 
 
 def _adaptive_argmax(values, outs):
@@ -196,7 +215,7 @@ def _adaptive_max_pool(input, outs, return_indices, name):
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
     flat = _adaptive_argmax(x._data, outs)
-    out = ops.composite("AdaptiveMaxPool2DBackward0", _batched, _gather_flat, input, flat, _edges=(1,))
+    out = ops.composite("AdaptiveMaxPool2DBackward0", _batched, _gather_flat, input, flat, 2, _edges=(1,))
     indices = Tensor._make(flat if batched else flat[0])
     return (out, indices) if return_indices else out
 

@@ -1,5 +1,5 @@
 """Resampling of `torch.nn.functional`: interpolate (nearest, nearest-exact, linear,
-bilinear, area), upsample, upsample_nearest, upsample_bilinear, pixel_shuffle and
+bilinear, bicubic, area), upsample, upsample_nearest, upsample_bilinear, pixel_shuffle and
 pixel_unshuffle, as Tensor code recorded as one node with PyTorch's name
 (UpsampleNearest2DBackward0, UpsampleBilinear2DBackward0, PixelShuffleBackward0, ...).
 
@@ -8,7 +8,9 @@ not recomputed) an output index reads the input at index / s, else at index * in
 nearest takes floor of that (computed in float32, as PyTorch's kernel does; capped at
 in - 1), nearest-exact floor((index + 0.5) * scale); linear modes read
 (index + 0.5) * scale - 0.5 clamped at 0 (align_corners=False) or index * (in - 1) /
-(out - 1) (align_corners=True) and mix its two neighbours. Each spatial dim is a gather
+(out - 1) (align_corners=True) and mix its two neighbours; bicubic reads the same
+positions, unclamped, and mixes four with PyTorch's cubic convolution weights (A = -0.75),
+a neighbour past an edge reading the edge. Each spatial dim is a gather
 (nearest) or a matrix of mixing weights applied by matmul (linear), so the gradients,
 first and higher, come from those ops' rules."""
 
@@ -22,12 +24,14 @@ from ..tensor.tensor import Tensor
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle"]
 
 _NAMES = {"nearest": "UpsampleNearest{}DBackward0", "nearest-exact": "UpsampleNearestExact{}DBackward0",
-          "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0"}
+          "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
+          "bicubic": "UpsampleBicubic2DBackward0"}
 
 _INTEGER_KERNELS = {  # the kernel PyTorch's NotImplementedError names for an integer input
     ("nearest", 3): "compute_indices_weights_nearest", ("nearest-exact", 3): "compute_indices_weights_nearest",
     ("nearest", 4): "upsample_nearest2d_channels_last", ("nearest-exact", 4): "upsample_nearest2d_channels_last",
-    ("linear", 3): "compute_indices_weights_linear", ("bilinear", 4): "upsample_bilinear2d_channels_last"}
+    ("linear", 3): "compute_indices_weights_linear", ("bilinear", 4): "upsample_bilinear2d_channels_last",
+    ("bicubic", 4): "compute_indices_weights_cubic"}
 
 
 def _scale(size, out, scale_factor):
@@ -59,6 +63,37 @@ def _linear_weights(size, out, scale_factor, align_corners, dtype):
     matrix = np.zeros((out, size))
     np.add.at(matrix, (np.arange(out), low), 1.0 - weight)
     np.add.at(matrix, (np.arange(out), high), weight)
+    return matrix.astype(dtype)
+
+
+_CUBIC_A = -0.75  # PyTorch's (and OpenCV's) bicubic kernel parameter
+
+
+def _cubic_taps(t):
+    """The weights of the four neighbours floor(x) - 1 .. floor(x) + 2 of a source x whose
+    fraction is t (PyTorch's get_cubic_upsample_coefficients)."""
+    a = _CUBIC_A
+
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _cubic_weights(size, out, scale_factor, align_corners, dtype):
+    """(out, size): row i mixes the four neighbours of output i's source position (not
+    clamped at 0, unlike linear), a neighbour outside the input read at the nearest edge."""
+    if align_corners:
+        source = ((size - 1) / (out - 1) if out > 1 else 0.0) * np.arange(out)
+    else:
+        source = _scale(size, out, scale_factor) * (np.arange(out) + 0.5) - 0.5
+    low = np.floor(source).astype(np.int64)
+    matrix = np.zeros((out, size))
+    for k, weight in enumerate(_cubic_taps(source - low)):
+        np.add.at(matrix, (np.arange(out), np.clip(low - 1 + k, 0, size - 1)), weight)
     return matrix.astype(dtype)
 
 
@@ -133,14 +168,15 @@ def _interpolated(x, mode, outs, scales, align_corners):
         exact = mode == "nearest-exact"
         sources = [_nearest_source(n, o, s, exact) for n, o, s in zip(spatial, outs, scales)]
         return _gathered(x, sources)
-    matrices = [_linear_weights(n, o, s, align_corners, x._data.dtype) for n, o, s in zip(spatial, outs, scales)]
+    weights = _cubic_weights if mode == "bicubic" else _linear_weights
+    matrices = [weights(n, o, s, align_corners, x._data.dtype) for n, o, s in zip(spatial, outs, scales)]
     return _mixed(x, matrices)
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resamples the spatial dims (all but the first two) of a 3-D (nearest, linear, area)
-    or 4-D (nearest, bilinear, area) input to `size` or by `scale_factor`."""
+    or 4-D (nearest, bilinear, bicubic, area) input to `size` or by `scale_factor`."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
@@ -156,7 +192,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         from .functional_pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
 
         return adaptive_avg_pool1d(input, outs) if dims == 3 else adaptive_avg_pool2d(input, outs)
-    supported = {"nearest": (3, 4), "nearest-exact": (3, 4), "linear": (3,), "bilinear": (4,)}
+    supported = {"nearest": (3, 4), "nearest-exact": (3, 4), "linear": (3,), "bilinear": (4,), "bicubic": (4,)}
     if mode in supported and dims in supported[mode] and not antialias:
         if input._data.dtype.kind not in "fc":
             kernel = _INTEGER_KERNELS[(mode, dims)]
@@ -167,7 +203,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode in wanted and dims in (3, 4, 5) and dims != wanted[mode]:
         raise NotImplementedError(f"Got {dims}D input, but {mode} mode needs {wanted[mode]}D input")
     if mode in ("nearest", "nearest-exact", "linear", "bilinear", "trilinear", "bicubic", "area", "lanczos") and \
-            dims in (3, 4, 5):
+            dims in (3, 4, 5) and not (mode == "bicubic" and dims != 4):  # PyTorch has bicubic for 4-D only
         raise NotImplementedError(f"interpolate: mode '{mode}' for a {dims}-D input"
                                   f"{' with antialias' if antialias else ''} is not supported by srcgrad")
     raise NotImplementedError(

@@ -514,6 +514,7 @@ class Linear(Module):
     give them."""
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        devices.allocated_on(device, "empty")
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
         _weight_and_bias(self, (out_features, in_features), bias, dtype)
@@ -569,6 +570,7 @@ class Bilinear(Module):
     in2_features) and bias uniform in +-1/sqrt(in1_features), as PyTorch's."""
 
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        devices.allocated_on(device, "empty")
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         _weight_and_bias(self, (out_features, in1_features, in2_features), bias, dtype)

@@ -9,14 +9,14 @@ import warnings
 
 import numpy as np
 
-from ..tensor import dtypes
+from ..tensor import devices, dtypes
 from ..tensor.grad_mode import no_grad
 from ..tensor.tensor import Tensor
 from . import functional as F
 from .modules import Module, Parameter
 
-__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "RMSNorm",
-           "LocalResponseNorm"]
+__all__ = ["LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
+           "InstanceNorm3d", "RMSNorm", "LocalResponseNorm"]
 
 
 def _vector(shape, dtype, value):
@@ -47,6 +47,7 @@ def _reset_affine(module):
 
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
+        devices.allocated_on(device, "empty")
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
@@ -65,6 +66,7 @@ class LayerNorm(Module):
 
 class GroupNorm(Module):
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None, *, bias=True):
+        devices.allocated_on(device, "empty")
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
@@ -90,6 +92,7 @@ class _BatchNorm(Module):
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None, *, bias=True):
+        devices.allocated_on(device, "empty")
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
@@ -145,6 +148,12 @@ class BatchNorm2d(_BatchNorm):
     _dims = (4,)
 
 
+class BatchNorm3d(_BatchNorm):
+    """Over (N, C, D, H, W), per channel C."""
+
+    _dims = (5,)
+
+
 class _InstanceNorm(_BatchNorm):
     """Per sample and channel over the spatial dims (F.instance_norm); affine and
     track_running_stats off by default. An input without the batch dim is run as a batch
@@ -191,11 +200,18 @@ class InstanceNorm2d(_InstanceNorm):
     _dims, _unbatched = (3, 4), 3
 
 
+class InstanceNorm3d(_InstanceNorm):
+    """Over (N, C, D, H, W) or (C, D, H, W)."""
+
+    _dims, _unbatched = (4, 5), 4
+
+
 class RMSNorm(Module):
     """x / sqrt(mean(x^2) + eps) over the last dims `normalized_shape`, times weight (ones);
     eps None: the dtype's machine epsilon."""
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        devices.allocated_on(device, "empty")
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..tensor import dtypes
+from ..tensor import devices, dtypes
 from ..tensor.grad_mode import no_grad
 from ..tensor.joins import cat, stack
 from ..tensor.tensor import Tensor
@@ -66,6 +66,7 @@ class _Cell(Module):
     _mode = ""
 
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        devices.allocated_on(device, "empty")
         super().__init__()
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         gates = _GATES[self._mode] * hidden_size
@@ -155,6 +156,7 @@ class _RNNBase(Module):
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, device=None, dtype=None):
+        devices.allocated_on(device, "empty")
         super().__init__()
         if not 0 <= dropout <= 1 or isinstance(dropout, bool):
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an element "

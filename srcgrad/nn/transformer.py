@@ -1,5 +1,6 @@
 """`srcgrad.nn`'s transformer layers, as in `torch.nn`: TransformerEncoderLayer,
-TransformerEncoder, TransformerDecoderLayer and TransformerDecoder, with PyTorch's
+TransformerEncoder, TransformerDecoderLayer, TransformerDecoder and the encoder-decoder
+Transformer built of them, with PyTorch's
 sub-modules under PyTorch's names (self_attn, multihead_attn, linear1, dropout, linear2,
 norm1..3, dropout1..3), so a PyTorch state_dict loads. Post-norm by default
 (x = norm(x + block(x))), pre-norm for norm_first (x = x + block(norm(x))).
@@ -14,15 +15,19 @@ import warnings
 
 import numpy as np
 
+from ..tensor import creation, devices
+from ..tensor.products import triu
 from ..tensor.tensor import Tensor
 from . import functional as F
+from . import init
 from .activations import GELU, ReLU
 from .dropout import Dropout
 from .attention import MultiheadAttention
 from .modules import Linear, Module, ModuleList
 from .normalization import LayerNorm
 
-__all__ = ["TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder"]
+__all__ = ["TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder",
+           "Transformer"]
 
 
 def _activation(activation):
@@ -71,6 +76,7 @@ class TransformerEncoderLayer(_Layer):
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        devices.allocated_on(device, "empty")
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
                                             dtype=dtype)
@@ -100,6 +106,7 @@ class TransformerDecoderLayer(_Layer):
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        devices.allocated_on(device, "empty")
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
                                             dtype=dtype)
@@ -190,3 +197,55 @@ class TransformerDecoder(Module):
                            tgt_is_causal=bool(tgt_is_causal) and tgt_mask is not None,
                            memory_is_causal=memory_is_causal)
         return output if self.norm is None else self.norm(output)
+
+
+class Transformer(Module):
+    """An encoder (`num_encoder_layers` TransformerEncoderLayers, then LayerNorm) over `src`
+    and a decoder (`num_decoder_layers` TransformerDecoderLayers, then LayerNorm) over
+    `tgt` attending to the encoder's output, as PyTorch's: its sub-module names (encoder,
+    decoder, their layers and norm), and its initialization (xavier_uniform_ for every
+    parameter of two or more dims). `custom_encoder`/`custom_decoder` replace the two halves."""
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
+                 dropout=0.1, activation=F.relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        devices.allocated_on(device, "empty")
+        super().__init__()
+        layer_arguments = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                           norm_first, bias)
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            self.encoder = TransformerEncoder(TransformerEncoderLayer(*layer_arguments, dtype=dtype),
+                                              num_encoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            self.decoder = TransformerDecoder(TransformerDecoderLayer(*layer_arguments, dtype=dtype),
+                                              num_decoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+        for p in self.parameters():
+            if p.dim() > 1:
+                init.xavier_uniform_(p)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
+                tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
+        batch_dim = 0 if self.batch_first else 1
+        if src.dim() == 3 and src.size(batch_dim) != tgt.size(batch_dim):
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.size(-1) != self.d_model or tgt.size(-1) != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+                            memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        """The sz x sz causal mask: -inf above the diagonal (a position may not attend to
+        later ones), 0 elsewhere; float32 unless `dtype` says otherwise."""
+        return triu(creation.full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)

@@ -25,7 +25,7 @@ class ConversionOps:
         for a in args:
             if isinstance(a, ops.Tensor):
                 dtype = a.dtype
-            elif isinstance(a, (str, devices.device)):
+            elif isinstance(a, (str, devices.device)) or (isinstance(a, int) and not isinstance(a, bool)):
                 devices.moved_to(a)
             else:
                 dtype = a

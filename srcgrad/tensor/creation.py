@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from . import dtypes, ranges, sequences
+from . import devices, dtypes, ranges, sequences
 from .tensor import Tensor
 
 __all__ = [
@@ -80,6 +80,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     warning that `detach().clone()` is the way to copy one."""
     if type(requires_grad) is not builtins.bool:
         raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
+    if device is not None:
+        devices.moved_to(device, "tensor")
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
@@ -100,6 +102,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
 def as_tensor(data, dtype=None, device=None):
     """Like `tensor`, but shares memory with a NumPy array of the requested dtype; a Tensor
     comes back as it is, or converted to `dtype` as `data.to(dtype)` does (tracked)."""
+    if device is not None:
+        devices.moved_to(device, "as_tensor")
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or dtypes.as_dtype(dtype).numpy == data.dtype):
@@ -155,19 +159,23 @@ def _dtype(dtype, default=None):
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     """A leaf tensor of ones: `ones(2, 3)` or `ones((2, 3))`; float32 unless `dtype` says otherwise."""
+    devices.allocated_on(device, "ones")
     return _leaf(np.ones(size_argument(size, "ones"), dtype=_dtype(dtype)), requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A leaf tensor of zeros: `zeros(2, 3)` or `zeros((2, 3))`; float32 unless `dtype` says otherwise."""
+    devices.allocated_on(device, "zeros")
     return _leaf(np.zeros(size_argument(size, "zeros"), dtype=_dtype(dtype)), requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
+    devices.allocated_on(device, "empty")
     return _leaf(np.zeros(size_argument(size, "empty"), dtype=_dtype(dtype)), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    devices.allocated_on(device, "full")
     if dtype is None:
         dtype = _infer(fill_value).dtype
     if not isinstance(size, (tuple, list)):
@@ -177,6 +185,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
     """Independent standard normal samples (float32 unless `dtype` says otherwise)."""
+    devices.allocated_on(device, "randn")
     dt = _dtype(dtype)
     data = _rng().standard_normal(size_argument(size, "randn"), dtype=dt if dt in (np.float32, np.float64) else np.float64)
     return _leaf(data.astype(dt, copy=False), requires_grad)
@@ -184,6 +193,7 @@ def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
     """Independent samples from [0, 1)."""
+    devices.allocated_on(device, "rand")
     dt = _dtype(dtype)
     data = _rng().random(size_argument(size, "rand"), dtype=dt if dt in (np.float32, np.float64) else np.float64)
     return _leaf(data.astype(dt, copy=False), requires_grad)
@@ -191,6 +201,7 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
 
 def randint(low, high=None, size=(), dtype=None, device=None, requires_grad=False):
     """Integers drawn from [low, high): `randint(low, high, size)` or `randint(high, size)`."""
+    devices.allocated_on(device, "randint")
     if isinstance(high, (tuple, list)):  # randint(high, size)
         low, high, size = 0, low, high
     if high is None:
@@ -201,6 +212,7 @@ def randint(low, high=None, size=(), dtype=None, device=None, requires_grad=Fals
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    devices.allocated_on(device, "arange")
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -217,10 +229,12 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    devices.allocated_on(device, "linspace")
     return _leaf(ranges.linspace_values(start, end, steps, _dtype(dtype)), requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    devices.allocated_on(device, "eye")
     if not _is_index(n) or isinstance(n, builtins.bool):
         raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     for name, v in (("n", n), ("m", m)):
@@ -234,25 +248,30 @@ def _like(t, dtype):
 
 
 def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    devices.allocated_on(device, "zeros_like", "empty_strided")
     shape, dt = _like(t, dtype)
     return _leaf(np.zeros(shape, dtype=dt), requires_grad)
 
 
 def ones_like(t, dtype=None, device=None, requires_grad=False):
+    devices.allocated_on(device, "ones_like", "empty_strided")
     shape, dt = _like(t, dtype)
     return _leaf(np.ones(shape, dtype=dt), requires_grad)
 
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    devices.allocated_on(device, "full_like", "empty_strided")
     shape, dt = _like(t, dtype)
     return _leaf(np.full(shape, fill_value, dtype=dt), requires_grad)
 
 
 def randn_like(t, dtype=None, device=None, requires_grad=False):
+    devices.allocated_on(device, "randn_like", "empty_strided")
     shape, dt = _like(t, dtype)
     return randn(shape, dtype=dtypes.of(dt), requires_grad=requires_grad)
 
 
 def rand_like(t, dtype=None, device=None, requires_grad=False):
+    devices.allocated_on(device, "rand_like", "empty_strided")
     shape, dt = _like(t, dtype)
     return rand(shape, dtype=dtypes.of(dt), requires_grad=requires_grad)

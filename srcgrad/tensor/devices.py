@@ -4,17 +4,38 @@ CPU; the class exists so that tutorial code (`device = torch.device("cpu")`,
 
 Invariants: `device("cpu")` prints `device(type='cpu')` and `str()` gives `cpu`; it
 compares equal to another device of the same type and index, never to a string (as
-PyTorch); a tensor's `.device` is always `device("cpu")`.
+PyTorch); a tensor's `.device` is always `device("cpu")`. Every `device=` argument goes
+through `moved_to` (a copy: `to`, `tensor`, `as_tensor`, `new_tensor`) or `allocated_on`
+(a factory: `zeros`, `arange`, `*_like`, modules' parameters), which pass the CPU and raise
+for another device what PyTorch's CPU-only build raises.
 """
 
-__all__ = ["device", "CPU", "moved_to"]
+import re
 
-_TYPES = ("cpu", "cuda", "mps", "meta", "xpu")
+__all__ = ["device", "CPU", "moved_to", "allocated_on"]
+
+# the device types PyTorch's `device()` parses (c10/core/DeviceType.cpp), with the name of
+# the dispatch backend its "Could not run ..." errors give
+_BACKENDS = {
+    "cpu": "CPU", "cuda": "CUDA", "ipu": "IPU", "xpu": "XPU", "mkldnn": "MKLDNN", "opengl": "OpenGL",
+    "opencl": "OpenCL", "ideep": "IDEEP", "hip": "HIP", "ve": "VE", "fpga": "FPGA", "maia": "MAIA",
+    "xla": "XLA", "lazy": "Lazy", "vulkan": "Vulkan", "mps": "MPS", "meta": "Meta", "hpu": "HPU",
+    "mtia": "MTIA", "privateuseone": "PrivateUse1",
+}
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?")
 builtin_type = type  # `device.__init__` names its argument `type`, as PyTorch does
+_NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class device:
-    """A device type with an optional index: `device("cpu")`, `device("cuda", 0)`, `device("cpu:0")`."""
+    """A device type with an optional index: `device("cpu")`, `device("cuda", 0)`, `device("cpu:0")`.
+
+    Strings are parsed as PyTorch parses them: `type` or `type:index`, the index a
+    non-negative integer without leading zeros or sign."""
 
     __slots__ = ("type", "index")
 
@@ -23,24 +44,32 @@ class device:
             if index is not None:
                 raise TypeError("device(): argument 'type' must be str, not srcgrad.device")
             type, index = type.type, type.index
-        elif isinstance(type, int) and not isinstance(type, bool):
-            raise RuntimeError("srcgrad has only the CPU device: a device given by index alone names an accelerator")
+        elif _is_int(type):
+            raise RuntimeError(_NO_ACCELERATOR)
         elif not isinstance(type, str):
             raise TypeError(f"device(): argument 'type' must be str, not {builtin_type(type).__name__}")
         else:
-            name, _, number = type.partition(":")
-            if number and not number.isdigit():
+            if not type:
+                raise RuntimeError("Device string must not be empty")
+            parsed = _DEVICE_STRING.fullmatch(type)
+            if parsed is None:
                 raise RuntimeError(f"Invalid device string: '{type}'")
-            if name not in _TYPES:
+            name, number = parsed.groups()
+            if name not in _BACKENDS:
                 raise RuntimeError(
                     "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, "
                     f"lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: {type}"
                 )
-            if number:
+            if number is not None:
                 if index is not None:
                     raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type}")
                 index = int(number)
             type = name
+        if index is not None:
+            if not _is_int(index):
+                raise TypeError(f"device(): argument 'index' (position 2) must be int, not {builtin_type(index).__name__}")
+            if index < 0:
+                raise RuntimeError("Device index must not be negative")
         object.__setattr__(self, "type", type)
         object.__setattr__(self, "index", index)
 
@@ -69,21 +98,56 @@ class device:
 
 CPU = device("cpu")
 
-
-# what a CPU-only PyTorch build raises when a tensor is moved to another device ('meta' it
-# supports: srcgrad does not)
-_UNAVAILABLE = {
-    "cuda": (AssertionError, "Torch not compiled with CUDA enabled"),
-    "xpu": (AssertionError, "Torch not compiled with XPU enabled"),
-    "mps": (RuntimeError, "PyTorch is not linked with support for mps devices"),
-    "meta": (NotImplementedError, "srcgrad tensors live on the CPU: the 'meta' device is not supported"),
+# what a CPU-only PyTorch build raises for a device it was not compiled with, whether a
+# tensor moves there or is made there
+_NOT_COMPILED = {
+    "cuda": "Torch not compiled with CUDA enabled",
+    "xpu": "Torch not compiled with XPU enabled",
 }
+# PyTorch supports the 'meta' device (shapes without data); srcgrad does not
+_NO_META = "srcgrad tensors live on the CPU: the 'meta' device is not supported"
 
 
-def moved_to(target):
-    """Check that a tensor may move to `target` (a device or its string): only the CPU
-    is there; PyTorch's CPU build's errors for the others."""
-    dev = target if isinstance(target, device) else device(target)
+def _parsed(target, op):
+    """`target` (a device, its string, or an accelerator's index) as a device; another kind
+    of value raises the TypeError PyTorch's argument parser gives for `op`."""
+    if isinstance(target, device):
+        return target
+    if isinstance(target, str) or _is_int(target):
+        return device(target)
+    raise TypeError(f"{op}(): argument 'device' must be torch.device, not {builtin_type(target).__name__}")
+
+
+def _refuse_accelerator(dev):
+    if dev.type in _NOT_COMPILED:
+        raise AssertionError(_NOT_COMPILED[dev.type])
+    if dev.type == "meta":
+        raise NotImplementedError(_NO_META)
+
+
+def moved_to(target, op="to"):
+    """Check that a tensor may be copied to `target` (a device or its string; `to`,
+    `tensor(..., device=)`, `as_tensor`, `new_tensor`): only the CPU is there; PyTorch's
+    CPU build's errors for the others."""
+    dev = _parsed(target, op)
+    if dev.type == "lazy":  # a copy to the lazy device allocates there first
+        allocated_on(dev, op)
     if dev.type != "cpu":
-        error, message = _UNAVAILABLE[dev.type]
-        raise error(message)
+        _refuse_accelerator(dev)
+        raise RuntimeError(f"PyTorch is not linked with support for {dev.type} devices")
+
+
+def allocated_on(target, op, kernel="empty.memory_format"):
+    """Check the `device=` of the factory `op` (`zeros`, `arange`, `zeros_like`, ...): None
+    and the CPU pass; another device raises what PyTorch's CPU build raises when its
+    `kernel` has to allocate there (its message's list of backends left out)."""
+    if target is None:
+        return
+    dev = _parsed(target, op)
+    if dev.type != "cpu":
+        _refuse_accelerator(dev)
+        raise NotImplementedError(
+            f"Could not run 'aten::{kernel}' with arguments from the '{_BACKENDS[dev.type]}' backend. This could "
+            "be because the operator doesn't exist for this backend, or was omitted during the selective/custom "
+            "build process (if using custom build)."
+        )

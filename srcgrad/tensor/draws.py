@@ -12,7 +12,7 @@ import builtins
 
 import numpy as np
 
-from . import dtypes, ops
+from . import devices, dtypes, ops
 from .grad_mode import _mode
 from .graph import node_class
 from .rule_nodes import ConstantGradNode, NoDerivativeNode
@@ -63,6 +63,7 @@ def _recorded(data, inputs, name):
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, **unused):
     """A random permutation of 0 .. n-1 (int64 unless `dtype` says otherwise)."""
+    devices.allocated_on(device, "randperm")
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     return _leaf(_rng().permutation(int(n)).astype(_creation()._dtype(dtype, dtypes.int64)), requires_grad)
@@ -77,6 +78,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, de
     """Normal draws of mean `mean` and standard deviation `std`: either may be a Tensor (the
     result has their broadcast shape and the dtype of `mean`, else of `std`), or both
     numbers with `size`."""
+    devices.allocated_on(device, "normal")
     if not _is_tensor(mean) and not _is_tensor(std):
         if size is None:
             raise TypeError("normal() received an invalid combination of arguments - got (float, float), but "

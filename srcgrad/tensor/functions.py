@@ -26,7 +26,7 @@ from .reductions import (
 from .tensor import Tensor
 from .pointwise_more import (
     addcdiv, addcmul, copysign, digamma, erfinv, float_power, fmod, heaviside, hypot, lgamma, logaddexp, logaddexp2,
-    logit, nan_to_num, polygamma, sinc, xlogy, i0, sgn, fix, nextafter, deg2rad, rad2deg,
+    logit, nan_to_num, polygamma, sinc, xlogy, i0, sgn, fix, nextafter, deg2rad, rad2deg, mvlgamma,
 )
 from .logical import (
     logical_and, logical_or, logical_xor, logical_not, eq, ne, lt, le, gt, ge, greater, less, greater_equal, less_equal,
@@ -50,6 +50,8 @@ from .statistics import aminmax, corrcoef, cov, nanmean, nanmedian, nanquantile,
 from .binning import bincount, bucketize, histc, histogram, isin, searchsorted, unique_consecutive
 from .order_statistics import cummax, cummin, kthvalue, logcumsumexp, mode, nansum
 from .method_aliases import argwhere, nonzero
+from .grad_mode import is_inference_mode_enabled
+from .strided import as_strided
 
 __all__ = [
     "matmul", "mm", "mv", "dot", "exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid",
@@ -70,7 +72,7 @@ __all__ = [
 MORE_FUNCTIONS = (
     "addcdiv", "addcmul", "copysign", "digamma", "erfinv", "float_power", "fmod", "heaviside", "hypot", "lgamma",
     "logaddexp", "logaddexp2", "logit", "nan_to_num", "polygamma", "sinc", "xlogy",
-    "i0", "sgn", "fix", "nextafter", "deg2rad", "rad2deg",
+    "i0", "sgn", "fix", "nextafter", "deg2rad", "rad2deg", "mvlgamma", "is_inference_mode_enabled", "is_inference",
     "logical_and", "logical_or", "logical_xor", "logical_not", "eq", "ne", "lt", "le", "gt", "ge", "greater", "less",
     "greater_equal", "less_equal", "not_equal", "equal", "is_nonzero", "signbit", "isposinf", "isneginf",
     "real", "imag", "conj", "conj_physical", "resolve_conj", "resolve_neg", "angle", "is_complex", "is_conj", "is_neg",
@@ -87,7 +89,7 @@ MORE_FUNCTIONS = (
     "bincount", "bucketize", "histc", "histogram", "isin", "searchsorted", "unique_consecutive",
     "cummax", "cummin", "kthvalue", "logcumsumexp", "mode", "nansum",
     "index_add", "index_copy", "index_fill", "index_put", "masked_scatter", "scatter_reduce", "swapaxes", "swapdims",
-    "absolute", "negative", "msort", "nonzero", "argwhere",
+    "absolute", "negative", "msort", "nonzero", "argwhere", "as_strided",
 )
 __all__ += MORE_FUNCTIONS
 
@@ -113,6 +115,7 @@ sum, mean, norm = map(_method, ("sum", "mean", "norm"))
 index_add, index_copy, index_fill, index_put, masked_scatter, scatter_reduce = map(
     _method, ("index_add", "index_copy", "index_fill", "index_put", "masked_scatter", "scatter_reduce"))
 swapaxes, swapdims, absolute, negative, msort = map(_method, ("swapaxes", "swapdims", "absolute", "negative", "msort"))
+is_inference = _method("is_inference")
 
 # `torch.sin_(t)` and the other in-place functions: `t.sin_()` (which refuses a leaf that requires grad)
 IN_PLACE = (

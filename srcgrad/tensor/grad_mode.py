@@ -2,7 +2,8 @@
 
 `_mode.enabled` is thread-local and True by default; `no_grad`, `enable_grad`,
 `inference_mode` and `set_grad_enabled` set it and restore the previous mode on exit
-(exceptions included), nest, and work as decorators. Only recording depends on it:
+(exceptions included), nest, and work as decorators. `_mode.inference` is True inside
+`inference_mode()`: tensors made then are inference tensors. Only recording depends on it:
 leaves keep their `requires_grad` flags inside `no_grad`.
 
 `anomaly` is anomaly detection's mode (autograd/anomaly_mode.py), global as PyTorch's:
@@ -12,14 +13,20 @@ with `enabled` and `check_nan`, a backward pass raises where a node gives a nan 
 import functools
 import threading
 
-__all__ = ["is_grad_enabled", "set_grad_enabled", "no_grad", "enable_grad", "inference_mode"]
+__all__ = ["is_grad_enabled", "set_grad_enabled", "no_grad", "enable_grad", "inference_mode",
+           "is_inference_mode_enabled"]
 
 
 class _GradMode(threading.local):
     enabled = True
+    inference = False  # inside inference_mode(True): the tensors made are inference tensors
 
 
 _mode = _GradMode()
+# how many inference_mode() blocks are open, in any thread: the hot paths that mark
+# inference tensors test this first, a plain read, before the thread-local `_mode.inference`
+OPEN_INFERENCE_BLOCKS = [0]
+_blocks_lock = threading.Lock()
 
 
 class _AnomalyMode:
@@ -33,6 +40,11 @@ anomaly = _AnomalyMode()
 def is_grad_enabled():
     """True unless inside `no_grad()` (or `set_grad_enabled(False)`)."""
     return _mode.enabled
+
+
+def is_inference_mode_enabled():
+    """True inside `inference_mode()` (not inside a nested `inference_mode(False)`)."""
+    return _mode.inference
 
 
 _new_object = object.__new__
@@ -89,11 +101,26 @@ class enable_grad(_ModeContext):
 
 
 class inference_mode(_ModeContext):
-    """PyTorch's inference mode, which here is `no_grad` (no graph is recorded);
-    `inference_mode(False)` turns recording on, as PyTorch's does."""
+    """PyTorch's inference mode, which here is `no_grad` (no graph is recorded) whose
+    tensors are inference tensors (`Tensor.is_inference()`); `inference_mode(False)`
+    turns recording on, as PyTorch's does."""
 
     def __init__(self, mode=True):
         self._target = not mode
+
+    def __enter__(self):
+        mode = _mode
+        self._previous = ((mode.enabled, mode.inference), self._previous)
+        mode.enabled, mode.inference = self._target, not self._target
+        with _blocks_lock:
+            OPEN_INFERENCE_BLOCKS[0] += 1
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        (_mode.enabled, _mode.inference), self._previous = self._previous
+        with _blocks_lock:
+            OPEN_INFERENCE_BLOCKS[0] -= 1
+        return False
 
     def __call__(self, fn):
         target = self._target

@@ -6,12 +6,15 @@ Each is the registry's pure scatter of rules/scatter.py at the positions the op 
 `index_put` (a write: the written places of self get no gradient, the values that of
 their places), `added_at` (an accumulation: self gets the whole gradient),
 `maximized_at` / `minimized_at` (amax / amin: the gradient split evenly among the
-entries equal to the result, as PyTorch's), `filled_diagonal`; recorded as one node of
+entries equal to the result, as PyTorch's), `filled_diagonal`, and for scatter_reduce's
+'prod' a gather of each place's factors, `prod` and a write; recorded as one node of
 PyTorch's name (IndexAddBackward0, ...). The `_` forms write the out-of-place result
 into self through `InPlaceOps._rewrite`, so they keep the version counters, the views
 and PyTorch's error for a leaf that requires grad. Index checks come first, with
 PyTorch's texts. None holds calculus.
 """
+
+import math
 
 import numpy as np
 
@@ -19,6 +22,7 @@ from ..rules.scatter import added_at, filled_diagonal, maximized_at, minimized_a
 from ..rules.scatter import index_put as written_at
 from . import ops
 from .dtypes import dim_axis
+from .joins import cat
 from .scatters import _scatter_places
 
 __all__ = ["IndexedWriteOps"]
@@ -211,18 +215,52 @@ def put(self, index, source, accumulate=False):
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 
 
+def _product_rows(shape, places, include_self):
+    """For scatter_reduce's 'prod': the places of self written (one per distinct target)
+    and, for each, the positions in cat(self.flatten(), values.flatten(), [1]) of the
+    factors of its product: self's own value (with include_self), then the values sent
+    there in order, padded with the trailing 1."""
+    targets = np.ravel_multi_index(np.broadcast_arrays(*places), shape).reshape(-1) if places else np.zeros(1, int)
+    distinct, row_of, counts = np.unique(targets, return_inverse=True, return_counts=True)
+    width = (counts.max() if counts.size else 0) + int(include_self)
+    one = math.prod(shape) + targets.size
+    rows = np.full((distinct.size, width), one, dtype=np.int64)
+    order = np.argsort(row_of, kind="stable")
+    column = np.arange(targets.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    rows[row_of[order], column + int(include_self)] = math.prod(shape) + order
+    if include_self:
+        rows[:, 0] = distinct
+    written = np.unravel_index(distinct, shape) if shape else ()
+    return written, rows
+
+
+def _products_at(x, values, places, include_self):
+    """x with the product of the values sent to each place (times x's own value with
+    include_self) written there: a gather of the factors, `prod` along each row and a
+    write, so that the gradients, first and higher, are those of prod (exact where a
+    factor is 0) and of indexing."""
+    written, rows = _product_rows(x._data.shape, places, include_self)
+    one = ops.Tensor._make(np.ones(1, dtype=x._data.dtype))
+    factors = cat([x.reshape(-1), values.reshape(-1), one])[ops.Tensor._make(rows)]
+    products = factors.prod(-1) if x._data.ndim else factors.prod()
+    return ops.apply(written_at, x, written, products, name="ScatterReduceBackward0", edge_args=(0, 2))
+
+
 def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     """self with src's entries combined into the places `index` names along dim by
-    `reduce` ('sum', 'mean', 'amax', 'amin'; self's values take part with
-    include_self) (ScatterReduceBackward0). 'prod' is refused: the registry has no
-    product at places."""
+    `reduce` ('sum', 'prod', 'mean', 'amax', 'amin'; self's values take part with
+    include_self) (ScatterReduceBackward0)."""
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    if reduce == "prod":
-        raise NotImplementedError("scatter_reduce(reduce='prod') is not supported by the Tensor shim")
     if src._data.dtype != self._data.dtype:
         raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
     places, into_src = _scatter_places("scatter_reduce", self, dim, index, src)
+    if reduce == "prod" and not all(np.size(p) for p in places):
+        reduce = "sum"  # nothing is sent anywhere: every reduction leaves self as it is
+    if reduce == "prod":
+        return ops.composite("ScatterReduceBackward0",
+                             lambda x, s: _products_at(x, s[into_src] if into_src else s, places, include_self),
+                             self, src)
     dt = self._data.dtype
     floating = dt.kind in "fc"
     identity = {"sum": 0, "mean": 0, "amax": -np.inf if floating else np.iinfo(dt).min,

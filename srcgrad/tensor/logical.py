@@ -3,12 +3,17 @@ logical_xor, logical_not; eq, ne, lt, le, gt, ge (and greater, less, greater_equ
 less_equal, not_equal); equal, is_nonzero, signbit, isposinf, isneginf.
 
 Every result is a bool tensor (or a Python bool) that is never tracked, as in PyTorch:
-none has a gradient. A nonzero number (nan included) reads as True.
+none has a gradient. A nonzero number (nan included) reads as True. The in-place forms
+(logical_and_, logical_or_, logical_xor_, logical_not_) write the result, in self's
+dtype, into self's elements and count the write in its version, as PyTorch's: self's
+grad_fn and requires_grad stay as they were (the write has no derivative).
 """
 
 import numpy as np
 
 from . import ops
+from .inplace import _refuse_expanded
+from .versions import bump
 
 __all__ = [
     "logical_and", "logical_or", "logical_xor", "logical_not", "eq", "ne", "lt", "le", "gt", "ge", "greater", "less",
@@ -46,6 +51,27 @@ logical_xor, _logical_xor_method = _logical_pair("logical_xor", np.logical_xor)
 def logical_not(input):
     """True where the element is zero, a bool tensor."""
     return _bools(np.logical_not(input._data))
+
+
+def _logical_in_place(name, function):
+    """The method `name` (`logical_and_`, ...): `function`'s bools written into self."""
+
+    def method(self, *other):
+        for value in other:
+            if not isinstance(value, ops.Tensor):
+                raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(value).__name__}")
+        result = function(self, *other)._data
+        if result.shape != self._data.shape:
+            raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                               f"{list(result.shape)}")
+        _refuse_expanded(self._data)
+        self._data[...] = result
+        bump(self)
+        return self
+
+    method.__name__ = name
+    method.__doc__ = f"`{function.__name__}` written into self, in self's dtype; returns self."
+    return method
 
 
 def _comparison(name, method):
@@ -97,6 +123,9 @@ class LogicalOps:
     __slots__ = ()
     logical_and, logical_or, logical_xor = _logical_and_method, _logical_or_method, _logical_xor_method
     logical_not, is_nonzero, signbit, isposinf, isneginf = logical_not, is_nonzero, signbit, isposinf, isneginf
+    logical_and_, logical_or_, logical_xor_, logical_not_ = (_logical_in_place(n + "_", f) for n, f in (
+        ("logical_and", logical_and), ("logical_or", logical_or), ("logical_xor", logical_xor),
+        ("logical_not", logical_not)))
 
     def greater(self, other):
         return self.gt(other)

@@ -28,7 +28,7 @@ import numpy as np
 from ..rules import is_nondifferentiable
 from . import dtypes
 from .errstate import loud, quiet
-from .grad_mode import _mode
+from .grad_mode import OPEN_INFERENCE_BLOCKS, _mode
 from .graph import next_creation_order, node_class
 from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, ZeroGradNode, keeps_result, kind_of, saved_inputs
 from .saving import reads_ans_of
@@ -211,6 +211,8 @@ def exact(primitive, a, name, consts=(), compute=None, view=False):
     else:
         out._grad_fn = None
         out._requires_grad = False
+        if OPEN_INFERENCE_BLOCKS[0] and _mode.inference:
+            out._inference = True
     # a view (writing into either changes the other): shares_elements, its common case first
     if view or ans.base is not None and (may_share_memory(ans, x) or shares_elements(ans, x)):
         note_view(out, a, name)
@@ -251,6 +253,8 @@ def view_op(primitive, a, name, consts, ans):
     else:
         out._grad_fn = None
         out._requires_grad = False
+        if OPEN_INFERENCE_BLOCKS[0] and _mode.inference:
+            out._inference = True
     counter = a._counter
     if counter is not None and len(counter) > 1 and counter[1]:
         family = counter[1]
@@ -304,6 +308,8 @@ def _leaf(ans):
     out._requires_grad = out._retains_grad = False
     out._view = None
     out._grad = out._grad_fn = out._accumulator = out._counter = None
+    if OPEN_INFERENCE_BLOCKS[0] and _mode.inference:
+        out._inference = True
     return out
 
 

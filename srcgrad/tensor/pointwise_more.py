@@ -1,7 +1,7 @@
 """More elementwise tensor functions: the two-operand logaddexp, logaddexp2, hypot,
 xlogy, fmod, copysign, heaviside, nextafter, float_power, addcmul and addcdiv, and the
-one-operand nan_to_num, sinc, logit, lgamma, digamma, polygamma, erfinv, i0, sgn, fix,
-deg2rad and rad2deg, with their in-place forms.
+one-operand nan_to_num, sinc, logit, lgamma, digamma, polygamma, mvlgamma, erfinv, i0,
+sgn, fix, deg2rad and rad2deg, with their in-place forms.
 
 Each is a `torch.X(input, ...)` function that `Tensor` also binds as a method. None
 holds calculus: each op is one registry primitive (`np.logaddexp`, `np.fmod`,
@@ -23,7 +23,7 @@ from .rule_nodes import ConstantGradNode, NoDerivativeNode
 __all__ = [
     "logaddexp", "logaddexp2", "hypot", "xlogy", "fmod", "copysign", "heaviside", "float_power", "addcmul", "addcdiv",
     "nan_to_num", "sinc", "logit", "lgamma", "digamma", "polygamma", "erfinv", "i0", "sgn", "fix", "nextafter",
-    "deg2rad", "rad2deg", "PointwiseMoreOps",
+    "deg2rad", "rad2deg", "mvlgamma", "PointwiseMoreOps",
 ]
 
 
@@ -282,6 +282,25 @@ def _polygamma_method(self, n):
     return polygamma(n, self)
 
 
+def multivariate_log_gamma(input, p, op="mvlgamma", position=2):
+    """The multivariate log-gamma function of dimension p (MvlgammaBackward0), under the
+    name `op` PyTorch's errors give (mvlgamma, special_multigammaln)."""
+    if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
+        raise TypeError(f"{op}(): argument 'p' (position {position}) must be int, not {type(p).__name__}")
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    return ops.apply(special_arrays.mvlgamma, as_floating(input), int(p), name="MvlgammaBackward0", edge_args=(0,))
+
+
+def mvlgamma(input, p):
+    """torch.mvlgamma: special.multigammaln's other name."""
+    return multivariate_log_gamma(input, p)
+
+
+def _mvlgamma_method(self, p):
+    return multivariate_log_gamma(self, p, position=1)
+
+
 class PointwiseMoreOps:
     """The Tensor methods of this module."""
 
@@ -298,6 +317,7 @@ class PointwiseMoreOps:
     sinc_, logit_, lgamma_, digamma_, erfinv_ = (in_place_method(n + "_", f) for n, f in (
         ("sinc", sinc), ("logit", logit), ("lgamma", lgamma), ("digamma", digamma), ("erfinv", erfinv)))
     polygamma_ = in_place_method("polygamma_", _polygamma_method)
+    mvlgamma, mvlgamma_ = _mvlgamma_method, in_place_method("mvlgamma_", _mvlgamma_method)
     i0, sgn, fix, nextafter, deg2rad, rad2deg = i0, sgn, fix, nextafter, deg2rad, rad2deg
     i0_, sgn_, fix_, nextafter_, deg2rad_, rad2deg_ = (in_place_method(n + "_", f) for n, f in (
         ("i0", i0), ("sgn", sgn), ("fix", fix), ("nextafter", nextafter), ("deg2rad", deg2rad), ("rad2deg", rad2deg)))

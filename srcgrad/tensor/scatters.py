@@ -53,7 +53,7 @@ def take_along_dim(input, indices, dim=None):
         if idx.ndim != n:
             raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
                                f"but got {n} dimensions for input, and {idx.ndim} dimensions for indices")
-        axis = dim_axis(dim, n) % max(n, 1)
+        axis = (dim_axis(dim, n) or 0) % max(n, 1)  # a 0-d tensor's dim is its one element
     size = input._data.shape[axis] if input._data.ndim else 1
     bad = idx[(idx < -size) | (idx >= size)]
     if bad.size:
@@ -91,8 +91,8 @@ def _scatter_places(name, input, dim, index, src):
         raise RuntimeError(f"{name}(): Expected dtype int64 for index")
     shape = input._data.shape
     n = len(shape)
-    axis = dim_axis(dim, n) % max(n, 1)
-    if idx.ndim != max(n, 1) and idx.size:
+    axis = (dim_axis(dim, n) or 0) % max(n, 1)  # a 0-d tensor's dim is its one element
+    if idx.ndim != n and idx.size:  # (PyTorch also takes a 0-d tensor with a 1-d one)
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     if _is_tensor(src) and src._data.ndim != idx.ndim and idx.size:
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
@@ -106,13 +106,13 @@ def _scatter_places(name, input, dim, index, src):
                 f"{axis}{src_text}"
             )
     size = shape[axis] if n else 1
-    bad = idx[(idx < -size) | (idx >= size)]
+    bad = idx[(idx < 0) | (idx >= size)]  # PyTorch's scatters take no negative index
     if bad.size:
         raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {axis} with size {size}")
     grid = list(np.indices(idx.shape, sparse=True)) if idx.ndim else []
     into_src = tuple(grid)
     if n:
-        grid[axis] = np.where(idx < 0, idx + size, idx)
+        grid[axis] = idx
         return tuple(grid), into_src
     return (), ()
 

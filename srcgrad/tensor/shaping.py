@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from . import ops
+from . import devices, ops
 from .dtypes import dim_axis
 from .grad_mode import _mode
 from .versions import counter_of, rebased
@@ -494,18 +494,24 @@ class ShapeOps:
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         """A new leaf holding a copy of `data`, of self's dtype unless `dtype` is given."""
+        if device is not None:
+            devices.moved_to(device, "new_tensor")
         if isinstance(data, ShapeOps):
             data = data._data
         return self._new(data, dtype, requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        devices.allocated_on(device, "new_zeros")
         return self._new(np.zeros(_shape_args(size)), dtype, requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        devices.allocated_on(device, "new_ones")
         return self._new(np.ones(_shape_args(size)), dtype, requires_grad)
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+        devices.allocated_on(device, "new_full")
         return self._new(np.full(tuple(size), fill_value), dtype, requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        devices.allocated_on(device, "new_empty")
         return self._new(np.zeros(_shape_args(size)), dtype, requires_grad)

@@ -27,7 +27,7 @@ from ..rules import activations
 from .dtypes import Size
 from .engine import run_backward, run_single, warn_non_leaf_grad
 from .errstate import loud, quiet
-from .grad_mode import _mode
+from .grad_mode import OPEN_INFERENCE_BLOCKS, _mode
 from .graph import AccumulateGrad, OutputNode, accumulate
 from .arithmetic import ArithmeticOps
 from .draws import DrawMethods
@@ -57,6 +57,7 @@ from .reductions import ReductionOps
 from .selections import SelectionOps
 from .indexing import IndexingOps
 from .shaping import ShapeOps
+from .strided import StridedOps
 from .versions import counter_of
 from .views import BrokenView, refuse_detach, view_of
 
@@ -141,11 +142,11 @@ def given_gradients(gradients, count):
 class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, PointwiseMoreOps, LinalgOps,
              RearrangementOps, ScatterOps, OrderStatisticOps, CombiningOps, SplittingOps, MatrixMakerOps, ContractionOps,
              DifferenceOps, StatisticOps, LogicalOps, ComplexPartOps, BinningOps, ProductOps, SelectionOps,
-             DrawMethods, MatrixMethods, IndexedWriteOps, MemoryFacts, MethodAliases, ConversionOps):
+             DrawMethods, MatrixMethods, IndexedWriteOps, MemoryFacts, MethodAliases, ConversionOps, StridedOps):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
-        "_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_retains_grad", "_counter", "_view",
+        "_data", "_requires_grad", "_grad", "_grad_fn", "_accumulator", "_retains_grad", "_counter", "_view", "_inference",
         "__weakref__",
     )  # `_view` is a view's ViewOf record, None (or unset) on other tensors (views.py)
     __array_priority__ = 1000
@@ -175,7 +176,14 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         t._grad = t._grad_fn = t._accumulator = t._counter = None
         t._retains_grad = False
         t._view = None
+        if OPEN_INFERENCE_BLOCKS[0] and _mode.inference:
+            t._inference = True
         return t
+
+    def is_inference(self):
+        """Whether the tensor was made inside `inference_mode()` (PyTorch's inference
+        tensor; a view made later of one is not marked)."""
+        return getattr(self, "_inference", False)
 
     # --- copies ------------------------------------------------------------------------
 

@@ -44,7 +44,7 @@ VIEW_NODES = frozenset((
     "SelectBackward0", "SliceBackward0", "AliasBackward0", "ViewBackward0", "UnsqueezeBackward0",
     "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2", "PermuteBackward0", "TransposeBackward0",
     "TBackward0", "DiagonalBackward0", "ExpandBackward0", "ReshapeAliasBackward0", "SplitBackward0",
-    "SplitWithSizesBackward0", "UnbindBackward0",
+    "SplitWithSizesBackward0", "UnbindBackward0", "AsStridedBackward0",
 ))
 # view ops that return several views, and the op name their in-place error gives
 _SEVERAL = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes", "UnbindBackward0": "Unbind"}
