@@ -20,6 +20,7 @@ from ..tensor.grad_mode import _mode, enable_grad, no_grad
 from ..tensor.graph import Node, OutputNode, node_class
 from ..tensor.versions import check_versions, saved_versions
 from ..tensor.graph_backward import CYCLE_WARNING, run_graph_backward
+from ..tensor.tangents import TANGENTS, any_dual, refuse_forward_over_reverse
 from ..tensor.tensor import Tensor, given_gradients, graph_seed, seed_of
 
 __all__ = ["Function", "FunctionCtx", "grad", "backward", "Variable", "set_detect_anomaly"]
@@ -234,6 +235,11 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        if TANGENTS and any_dual(args):
+            raise NotImplementedError(
+                "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
+                if getattr(cls, "jvp", None) is None else
+                f"{cls.__name__}.jvp: the shim's forward AD does not call a custom Function's jvp")
         ctx = FunctionCtx()
         tracked = _mode.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
@@ -331,6 +337,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if not all(t._requires_grad for t in inputs):
         raise RuntimeError("One of the differentiated Tensors does not require grad")
     capture = [ops._edge(t) for t in inputs]
+    refuse_forward_over_reverse(roots)
     with np.errstate(all="ignore"):
         if create_graph:
             retain = True if retain_graph is None else bool(retain_graph)
@@ -355,6 +362,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     """Accumulate the gradients of `tensors` into the leaves' `.grad`."""
     roots, seeds = _seed(tensors, grad_tensors, create_graph)
+    if create_graph:
+        refuse_forward_over_reverse(roots)
     with np.errstate(all="ignore"):
         if create_graph:
             warnings.warn(CYCLE_WARNING, UserWarning, stacklevel=2)
@@ -369,7 +378,7 @@ def Variable(data, requires_grad=False):
 
 
 
-from . import function, functional  # noqa: E402  (they use Function and grad above)
+from . import forward_ad, function, functional  # noqa: E402  (they use Function and grad above)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
 
-__all__ += ["function", "functional", "gradcheck", "gradgradcheck", "GradcheckError"]
+__all__ += ["forward_ad", "function", "functional", "gradcheck", "gradgradcheck", "GradcheckError"]
