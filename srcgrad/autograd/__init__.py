@@ -20,6 +20,7 @@ from ..tensor.grad_mode import _mode, enable_grad, no_grad
 from ..tensor.graph import Node, OutputNode, node_class
 from ..tensor.versions import check_versions, saved_versions
 from ..tensor.graph_backward import CYCLE_WARNING, run_graph_backward
+from ..tensor.saved_hooks import HOOKS, pack_tensor, unpack_tensor
 from ..tensor.tangents import TANGENTS, any_dual, refuse_forward_over_reverse
 from ..tensor.tensor import Tensor, given_gradients, graph_seed, seed_of
 
@@ -55,12 +56,16 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         self._saved = tensors
         self.versions = saved_versions([t for t in tensors if isinstance(t, Tensor)])
+        # with saved-tensor hooks entered: packed now, unpacked at each read of saved_tensors
+        self._packed = [pack_tensor(t) if isinstance(t, Tensor) else None for t in tensors] if HOOKS else None
 
     @property
     def saved_tensors(self):
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         check_versions(self)
+        if getattr(self, "_packed", None):
+            return tuple(t if p is None else unpack_tensor(*p) for t, p in zip(self._saved, self._packed))
         return self._saved
 
     describe_saved = Node.describe_saved  # its records are made by saved_versions
@@ -378,7 +383,7 @@ def Variable(data, requires_grad=False):
 
 
 
-from . import forward_ad, function, functional  # noqa: E402  (they use Function and grad above)
+from . import forward_ad, function, functional, graph  # noqa: E402  (they use Function and grad above)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
 
-__all__ += ["forward_ad", "function", "functional", "gradcheck", "gradgradcheck", "GradcheckError"]
+__all__ += ["forward_ad", "graph", "function", "functional", "gradcheck", "gradgradcheck", "GradcheckError"]

@@ -14,6 +14,7 @@ import numpy as np
 
 from .errstate import loud, quiet
 from .graph import AccumulateGrad, accumulate, run_hooks
+from .saved_hooks import PACKED, unpack_saved
 from .versions import check_versions
 
 __all__ = ["FREED_MESSAGE", "run_backward", "run_single", "warn_non_leaf_grad", "pass_order", "topological"]
@@ -54,6 +55,8 @@ def run_single(node, shape, dtype, retain_graph):
         check_versions(node)
     token = quiet()
     try:
+        if PACKED:
+            unpack_saved(node)
         pairs = node.apply_ones(shape, dtype)
         if not retain_graph:
             node.release()
@@ -152,6 +155,8 @@ def run_backward(roots, grads, retain_graph=False, capture=None):
             captured[node] = g
             if not any(n is not None and n in need for n, _ in node.next_functions):
                 continue
+        if PACKED:
+            unpack_saved(node)
         grads_in = node.apply(g)
         for (nxt, _), gi in zip(node.next_functions, grads_in):
             if nxt is None or gi is None or nxt not in need:
@@ -214,6 +219,8 @@ def _run(order, pending, retain_graph):
             if node.variable._requires_grad:  # not if requires_grad was switched off since
                 accumulate(node.variable, g)
             continue
+        if PACKED:
+            unpack_saved(node)
         grads_in = node.apply(g)
         for (nxt, _), gi in zip(node.next_functions, grads_in):
             if nxt is None or gi is None:

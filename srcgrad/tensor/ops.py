@@ -32,6 +32,7 @@ from .grad_mode import _mode
 from .graph import node_class
 from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, NoDerivativeNode, ZeroGradNode, keeps_result, kind_of, saved_inputs
 from .operand_checks import _raise_broadcast_error, check_broadcast, refuse_bool_subtraction  # noqa: F401 (ops.*)
+from .saved_hooks import HOOKS, pack_saved, stand_in_for
 from .saving import reads_ans_of
 from .tangents import DUAL_NODES, TANGENTS, any_dual, push_zero, pushed, refused, set_tangent, tangent_of
 from .versions import saved_version, saved_versions
@@ -198,6 +199,8 @@ def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
     else:
         out._counter = None
     out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), True, versions)
+    if HOOKS:
+        pack_saved(out._grad_fn, (a, *consts), out)
     if TANGENTS:
         pushed(out, primitive, name, (a, *consts), (x, *consts))
     return out
@@ -354,6 +357,8 @@ def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
             versions = versions[3:] + versions[:3]
     out = _output(ans, KINDS.get((primitive, name)) or kind_of(primitive, name), tuple(edges), arrays, kwargs,
                   in_dtypes, saves, versions)
+    if HOOKS and saves:
+        pack_saved(out._grad_fn, args, out)
     if ans.base is not None:  # a view: writing into either changes the other
         _share_counter(out, args, name)
     return out
@@ -402,6 +407,8 @@ def composite(name, fn, *args, _saves=True, _edges=None, _saves_result=False, _c
         if isinstance(a, Tensor):
             t = Tensor._make(a._data, a._requires_grad)
             t._counter = a._counter  # what the inner graph saves is counted there too
+            if HOOKS:  # a pack hook is given the caller's tensor, not this copy
+                stand_in_for(t, a)
             if TANGENTS:
                 set_tangent(t, tangent_of(a))
             a = t
@@ -568,7 +575,10 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
                 versions = (counter, counter[0], 1) + versions
     else:
         dtype_b, edge_b = None, _NO_EDGE
-    return _output(ans, kind, (edge_a, edge_b), (x, y), _NO_KWARGS, (dtype_a, dtype_b), saves, versions)
+    out = _output(ans, kind, (edge_a, edge_b), (x, y), _NO_KWARGS, (dtype_a, dtype_b), saves, versions)
+    if HOOKS and saves:
+        pack_saved(out._grad_fn, (a, b), out)
+    return out
 
 
 _FIRST_OPERAND_FIRST = frozenset(("MvBackward0", "DotBackward0"))
