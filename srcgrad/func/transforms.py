@@ -20,6 +20,7 @@ per output element (`jacfwd`, as `jacrev`).
 """
 
 import functools
+import weakref
 
 import numpy as np
 
@@ -39,6 +40,9 @@ def _grad_api():
     from ..autograd import grad as autograd_grad  # noqa: PLC0415  (autograd imports the tensor package)
 
     return autograd_grad
+
+
+_COTANGENT_LEAVES = weakref.WeakSet()  # every level's `leaf_like` leaves
 
 
 class _Level:
@@ -66,6 +70,7 @@ class _Level:
         product differentiates with respect to)."""
         leaf = Tensor._make(np.zeros(value._data.shape, value._data.dtype), True)
         self.fresh.append(leaf)
+        _COTANGENT_LEAVES.add(leaf)
         return leaf
 
     def derivatives(self, outputs, cotangents, inputs):
@@ -103,7 +108,9 @@ class _Level:
                 continue
             seen.add(id(node))
             if isinstance(node, AccumulateGrad):
-                if id(node.variable) not in fresh:
+                # a product's graph reaches the cotangent leaf it was taken with (`_pushed`),
+                # of no consequence to any level: not outside
+                if id(node.variable) not in fresh and node.variable not in _COTANGENT_LEAVES:
                     return True
                 continue
             todo.extend(nxt for nxt, _ in node.next_functions if nxt is not None)
