@@ -49,6 +49,7 @@ CASES = {
     "mse_loss": lambda a, b: F.mse_loss(a, b),
     "cross_entropy": lambda a, b: F.cross_entropy(a * b, torch.tensor(IDX)),
     "clone_contiguous": lambda a, b: a.T.contiguous().clone() * b.T,
+    "masked_fill_tensor_value": lambda a, b: a.masked_fill(a > 1.2, b[0, 0]),
 }
 
 
