@@ -2,6 +2,7 @@
 registry's forward rules, checked against central differences and the reverse-mode
 Jacobian in float64; dtypes; PyTorch's errors; the refusals."""
 
+import re
 import types
 
 import numpy as np
@@ -195,16 +196,52 @@ def test_custom_function_refused():
     assert Double.apply(torch.ones(2)).tolist() == [2.0, 2.0]
 
 
-def test_in_place_writes_of_dual_tensors_refused_and_restored_after():
+X2 = np.array([[0.5, -1.5, 2.0], [1.0, 0.25, -0.75]])
+T2 = np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]])
+
+
+# tangents as PyTorch 2.13 gives them (and as the out-of-place ops give them)
+@pytest.mark.parametrize("write, expected", [
+    (lambda d: (d * 1).relu_(), np.where(X2 > 0, T2, 0)),
+    (lambda d: (d * 2).add_(d, alpha=3), 5 * T2),
+    (lambda d: torch.ones(2, 3, dtype=torch.float64).sub_(d), -T2),
+    (lambda d: (d * 1).clamp_(-1, 1), np.where(np.abs(X2) <= 1, T2, 0)),
+    (lambda d: (d * 1).zero_(), np.zeros((2, 3))),
+    (lambda d: (d * 1).fill_(2.0), np.zeros((2, 3))),
+    (lambda d: torch.zeros(2, 3, dtype=torch.float64).copy_(d.sin()), np.cos(X2) * T2),
+    (lambda d: torch.zeros(2, 3, dtype=torch.float64).copy_(d[0]), np.broadcast_to(T2[0], (2, 3))),
+    (lambda d: (lambda e: (e.__setitem__(0, d[1]), e)[1])(torch.zeros(2, 3, dtype=torch.float64)),
+     np.array([T2[1], [0.0, 0.0, 0.0]])),
+    (lambda d: (lambda e: (e.__setitem__(d > 0, 0.0), e)[1])(d * 2), np.where(X2 > 0, 0, 2 * T2)),
+    (lambda d: (lambda e: (e.__iadd__(d), e)[1])(d + 1), 2 * T2),
+    (lambda d: (d * 1).t_(), T2.T),
+    (lambda d: (d * 1).pow_(2), 2 * X2 * T2),
+    (lambda d: (lambda e: e.mul_(e))(d * 1), 2 * X2 * T2),  # PyTorch reads the written self: [[0.75, 1.5, 18], ...]
+    (lambda d: torch.nn.Sequential(torch.nn.Identity(), torch.nn.ReLU(inplace=True))(d * 1), np.where(X2 > 0, T2, 0)),
+])
+def test_in_place_writes(write, expected):
     with fwAD.dual_level():
-        d = fwAD.make_dual(torch.ones(2), torch.ones(2))
-        plain = torch.ones(2)
-        for write in (lambda: d.clone().mul_(2), lambda: plain.add_(d), lambda: plain.__setitem__(0, d[1]),
-                      lambda: plain.__iadd__(d)):
-            with pytest.raises(NotImplementedError, match="an in-place operation"):
+        d = fwAD.make_dual(torch.tensor(X2), torch.tensor(T2))
+        out = write(d)
+        tangent = fwAD.unpack_dual(out).tangent
+        assert tangent.dtype == out.dtype
+        np.testing.assert_allclose(tangent.numpy(), expected, rtol=1e-15)
+
+
+def test_in_place_writes_refused_and_guards_removed_after():
+    with fwAD.dual_level():
+        d = fwAD.make_dual(torch.tensor(X2), torch.tensor(T2))
+        e = d * 1
+        for write, why in ((lambda: d.mul_(2), "that is a view or has views"),  # a dual of make_dual is a view
+                           (lambda: e[0].mul_(2), "that is a view or has views"),
+                           (lambda: (e.view(6), e.mul_(2)), "that is a view or has views"),
+                           (lambda: (d * 1).apply_(lambda v: v), "(no out-of-place counterpart)")):
+            with pytest.raises(NotImplementedError, match=re.escape(why)):
                 write()
-        assert plain.mul_(3).tolist() == [3.0, 3.0]  # no tangent involved: written
-        assert plain.tolist() == [3.0, 3.0]
+        plain = torch.ones(2)
+        assert plain.mul_(3).tolist() == [3.0, 3.0] and fwAD.unpack_dual(plain).tangent is None
+        with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+            torch.zeros(2, 3, dtype=torch.int64).add_(e)
     y = torch.ones(2)
     y.mul_(2)
     assert y.tolist() == [2.0, 2.0] and "guarded" not in type(y).mul_.__qualname__

@@ -78,6 +78,12 @@ def test_jacfwd_closed_form(paths):
     assert paths == ["forward"] and jac.dtype == torch.float64
 
 
+def test_in_place_write_runs_forward_mode(paths):
+    _, product = func.jvp(lambda z: z.clone().mul_(2).sin(), (torch.tensor(X),), (torch.tensor(V),))
+    np.testing.assert_allclose(product.numpy(), 2 * np.cos(2 * X) * V, rtol=1e-15)
+    assert paths == ["forward"]
+
+
 def test_output_independent_of_input_gets_zeros(paths):
     _, product = func.jvp(lambda z: torch.ones(2, dtype=torch.float64), (torch.tensor(X),), (torch.tensor(V),))
     assert product.tolist() == [0.0, 0.0] and paths == ["forward"]
@@ -91,8 +97,10 @@ def test_reverse_passes_where_forward_mode_cannot(paths, case):
         got, expected = func.hessian(cube)(x).numpy(), np.diag(6 * X)
     elif case == "jvp_of_grad":
         got, expected = func.jvp(func.grad(cube), (x,), (v,))[1].numpy(), 6 * X * V
-    elif case == "in_place":
-        got, expected = func.jvp(lambda z: z.clone().mul_(2).sin(), (x,), (v,))[1].numpy(), 2 * np.cos(2 * X) * V
+    elif case == "in_place":  # into a view: refused in forward mode
+        scale = np.array([2.0, 1.0, 1.0])
+        got = func.jvp(lambda z: (lambda e: (e[:1].mul_(2), e.sin())[1])(z * 1), (x,), (v,))[1].numpy()
+        expected = np.cos(scale * X) * scale * V
     elif case == "grad_of_jvp":  # the product must record a graph to x
         got, expected = func.grad(lambda z: func.jvp(cube, (z,), (v,))[1])(x).numpy(), 6 * X * V
     else:

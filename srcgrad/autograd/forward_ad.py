@@ -6,9 +6,10 @@ rule's forward rule (tensor/tangents.py), and `unpack_dual(t)` reads them back.
 As in PyTorch: one level at a time (a nested one is refused), numbered 0; leaving it drops
 every tangent; an op without a forward derivative raises NotImplementedError naming it.
 Unlike PyTorch: a tangent is a plain array, so it records no graph of its own
-(reverse-over-forward is not available), in-place operations on dual tensors are refused,
-and so is `autograd.grad` (or backward with create_graph) through ops of dual tensors,
-whose gradient PyTorch gives a tangent (forward-over-reverse).
+(reverse-over-forward is not available); in-place writes of dual tensors into views, or
+into tensors that have views, are refused (tensor/dual_writes.py), and so is
+`autograd.grad` (or backward with create_graph) through ops of dual tensors, whose
+gradient PyTorch gives a tangent (forward-over-reverse).
 """
 
 from collections import namedtuple

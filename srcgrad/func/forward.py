@@ -4,7 +4,7 @@ rule's forward rule, one pass per tangent.
 
 `Unavailable` means forward mode cannot give the answer, and transforms.py takes the
 reverse passes instead (running the function again): an op of the function has no
-forward rule or is refused on dual tensors (an in-place write, a custom Function, a
+forward rule or is refused on dual tensors (an in-place write into a view, a custom Function, a
 gradient taken inside the function: `jvp(grad(f))`, `hessian`), a dual level is already
 entered (PyTorch nests none), or, with grad mode on, an input requires grad or an output
 does through a tensor the function closes over (the product must then record a graph,
