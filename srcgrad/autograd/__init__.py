@@ -23,6 +23,8 @@ from ..tensor.versions import check_versions, saved_versions
 from ..tensor.graph_backward import CYCLE_WARNING, run_graph_backward
 from ..tensor.graph_backward import accumulate as accumulate_graph
 from ..tensor.joins import stack
+from ..tensor.saved_hooks import HOOKS, pack_tensor, unpack_tensor
+from ..tensor.tangents import TANGENTS, any_dual, refuse_forward_over_reverse
 from ..tensor.tensor import Tensor, given_gradients, graph_seed, seed_of
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 
@@ -44,12 +46,16 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         self._saved = tensors
         self.versions = saved_versions([t for t in tensors if isinstance(t, Tensor)])
+        # with saved-tensor hooks entered: packed now, unpacked at each read of saved_tensors
+        self._packed = [pack_tensor(t) if isinstance(t, Tensor) else None for t in tensors] if HOOKS else None
 
     @property
     def saved_tensors(self):
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         check_versions(self)
+        if getattr(self, "_packed", None):
+            return tuple(t if p is None else unpack_tensor(*p) for t, p in zip(self._saved, self._packed))
         return self._saved
 
     describe_saved = Node.describe_saved  # its records are made by saved_versions
@@ -224,6 +230,11 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        if TANGENTS and any_dual(args):
+            raise NotImplementedError(
+                "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
+                if getattr(cls, "jvp", None) is None else
+                f"{cls.__name__}.jvp: the shim's forward AD does not call a custom Function's jvp")
         ctx = FunctionCtx()
         tracked = _mode.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
@@ -321,6 +332,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if not all(t._requires_grad for t in inputs):
         raise RuntimeError("One of the differentiated Tensors does not require grad")
     capture = [ops._edge(t) for t in inputs]
+    refuse_forward_over_reverse(roots)
     with np.errstate(all="ignore"):
         if create_graph:
             retain = True if retain_graph is None else bool(retain_graph)
@@ -389,6 +401,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if not all(t._requires_grad for t in inputs):  # its .grad would stay None, silently
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     capture = None if inputs is None else [ops._edge(t) for t in inputs]
+    if create_graph:
+        refuse_forward_over_reverse(roots)
     with np.errstate(all="ignore"):
         if create_graph:
             warnings.warn(CYCLE_WARNING, UserWarning, stacklevel=2)
@@ -408,7 +422,7 @@ def Variable(data, requires_grad=False):
 
 
 
-from . import function, functional  # noqa: E402  (they use Function and grad above)
+from . import forward_ad, function, functional, graph  # noqa: E402  (they use Function and grad above)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
 
-__all__ += ["function", "functional", "gradcheck", "gradgradcheck", "GradcheckError"]
+__all__ += ["forward_ad", "graph", "function", "functional", "gradcheck", "gradgradcheck", "GradcheckError"]

@@ -10,6 +10,7 @@ grad, so that the results record their graph back to them (as PyTorch's).
 
 import numpy as np
 
+from ..tensor.tangents import refuse_dual
 from ..tensor.tensor import Tensor
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "vhp", "hvp"]
@@ -23,6 +24,7 @@ def _inputs(inputs, create_graph):
     """What `func` is called with: with create_graph an input that requires grad is taken
     through a view (so the result's graph reaches it, as PyTorch's `view_as`); any other
     a copy that requires grad."""
+    refuse_dual("torch.autograd.functional", *_as_tuple(inputs))  # a copy would drop a tangent
     return tuple(t.view_as(t) if create_graph and t._requires_grad else Tensor._make(t._data.copy(), True)
                  for t in _as_tuple(inputs))
 

@@ -12,28 +12,37 @@ the derivatives with create_graph where grad mode is on at the call.
 Invariant: a result comes back with a graph only if grad mode was on at the call and
 its graph reaches a leaf the level did not make (a tensor of the caller's that requires
 grad, or an outer level's input); otherwise it is detached, as PyTorch's results are.
-Forward mode is a double backward pass (the graph has no forward derivatives), so
-`jvp` and `jacfwd` give what reverse passes give, also at kinks.
+`jvp` and `jacfwd` run the function on dual tensors (forward.py: the registry's forward
+rules, one pass per tangent); where forward mode cannot give the answer (forward.py's
+`Unavailable`) they run it again and take two reverse passes (`jvp`: the pullback of a
+zero cotangent u, then the derivative of <pullback, tangents> with respect to u) or one
+per output element (`jacfwd`, as `jacrev`).
 """
 
 import functools
+import weakref
 
 import numpy as np
 
 from ..tensor.grad_mode import _mode, enable_grad
 from ..tensor.graph import AccumulateGrad
 from ..tensor.tensor import Tensor
+from . import forward
+from ..tensor.tangents import refuse_dual
 from .trees import flatten, unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
 
-E_FLOAT_ONLY = "only Tensors of floating point dtype can require gradients"
+E_FLOAT_ONLY = forward.E_FLOAT_ONLY
 
 
 def _grad_api():
     from ..autograd import grad as autograd_grad  # noqa: PLC0415  (autograd imports the tensor package)
 
     return autograd_grad
+
+
+_COTANGENT_LEAVES = weakref.WeakSet()  # every level's `leaf_like` leaves
 
 
 class _Level:
@@ -45,11 +54,10 @@ class _Level:
         self.fresh = []
 
     def wrap(self, value):
-        """The Tensor the function sees in place of the input `value`."""
-        if not isinstance(value, Tensor):
-            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(value)}")
-        if value._data.dtype.kind not in "fc":
-            raise RuntimeError(E_FLOAT_ONLY)
+        """The Tensor the function sees in place of the input `value` (refused for a dual
+        tensor: a fresh leaf would drop its tangent)."""
+        forward.input_tensor(value)
+        refuse_dual("a reverse-mode transform (grad, vjp, jacrev)", value)
         if self.enabled and value._requires_grad:
             with enable_grad():
                 return value.view_as(value)
@@ -62,6 +70,7 @@ class _Level:
         product differentiates with respect to)."""
         leaf = Tensor._make(np.zeros(value._data.shape, value._data.dtype), True)
         self.fresh.append(leaf)
+        _COTANGENT_LEAVES.add(leaf)
         return leaf
 
     def derivatives(self, outputs, cotangents, inputs):
@@ -99,7 +108,9 @@ class _Level:
                 continue
             seen.add(id(node))
             if isinstance(node, AccumulateGrad):
-                if id(node.variable) not in fresh:
+                # a product's graph reaches the cotangent leaf it was taken with (`_pushed`),
+                # of no consequence to any level: not outside
+                if id(node.variable) not in fresh and node.variable not in _COTANGENT_LEAVES:
                     return True
                 continue
             todo.extend(nxt for nxt, _ in node.next_functions if nxt is not None)
@@ -275,9 +286,22 @@ def _tangent_checks(primals, tangents):
 
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """(func(*primals), the Jacobian-vector product with `tangents`[, aux]), the
-    product shaped as the output. Computed by two reverse passes: the pullback of a
-    zero cotangent u, then the derivative of <pullback, tangents> with respect to u."""
+    product shaped as the output: one forward pass, else two reverse passes (module
+    docstring)."""
     t_leaves = _tangent_checks(primals, tangents)
+    try:
+        result, products = forward.products(func, primals, t_leaves, has_aux)
+    except forward.Unavailable:
+        return _reverse_jvp(func, primals, t_leaves, has_aux)
+    output, aux = _split_aux(result, has_aux, "jvp(f, primals, tangents)")
+    out_leaves, out_spec = _outputs(output, "jvp(f, primals, tangents)")
+    level = _Level()
+    result = (level.settle(output), unflatten(out_spec, products))
+    return result + (level.settle(aux),) if has_aux else result
+
+
+def _reverse_jvp(func, primals, t_leaves, has_aux):
+    """`jvp` by two reverse passes."""
     level = _Level()
     call_args, parts = _wrap_args(level, primals, range(len(primals)))
     with enable_grad():
@@ -356,8 +380,26 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
-    """The Jacobian as `jacrev` gives it (the shim computes it by reverse passes)."""
-    return _jacobian(func, argnums, has_aux, "jacfwd")
+    """The Jacobian as `jacrev` gives it, by one forward pass per input element, else
+    by reverse passes (module docstring)."""
+    reverse = _jacobian(func, argnums, has_aux, "jacfwd")
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        positions, single = _argnums(argnums, args)
+        try:
+            first, blocks = forward.jacobian_columns(func, args, kwargs, positions, has_aux)
+        except forward.Unavailable:
+            return reverse(*args, **kwargs)
+        output, aux = _split_aux(first, has_aux, "jacfwd(f)(*args)")
+        out_leaves, out_spec = _outputs(output, "vjp(f, *primals)")
+        _float_outputs(out_leaves, "vjp(f, ...)")
+        parts = [flatten(args[i]) for i in positions]
+        jac = unflatten(out_spec, [_per_argument(parts, [Tensor._make(b) for b in block], single) for block in blocks])
+        level = _Level()
+        return level.settle((jac, aux)) if has_aux else level.settle(jac)
+
+    return wrapper
 
 
 def hessian(func, argnums=0):

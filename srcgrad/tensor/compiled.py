@@ -56,6 +56,7 @@ import types
 
 import numpy as np
 
+from .tangents import TANGENTS, refuse_dual
 from ..errors import defined_at
 from .compiled_calls import arity, fast_call
 from .compile_front import TORCH_BACKENDS, is_tensor_code, is_tensor_module
@@ -495,6 +496,8 @@ def compile(fn=None, *, backend=None, fullgraph=False, dynamic=None, mode=None, 
         """A call: any arguments, any grad mode."""
         if kwargs or len(args) > positional:
             args = _bind(fn, signature, args, kwargs)
+        if TANGENTS:  # no forward rule of the generated code: refused (forward AD, tangents.py)
+            refuse_dual(f"the compiled function {getattr(fn, '__name__', 'fn')}", *args)
         if not _mode.enabled:
             value = _primal(fn, called, [a._data if isinstance(a, Tensor) else a for a in args])
             return _untracked(value, _count_outputs(fn, value))

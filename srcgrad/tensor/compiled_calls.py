@@ -2,7 +2,8 @@
 position with only Tensor arguments, in grad mode, of a kind of call whose generated
 code is known and current, it records the one node without the general path's loop over
 the arguments; it makes exactly the node the general path makes (same kind key, edges,
-saved values and version records), and hands every other call to the general path.
+saved values and version records), and hands every other call to the general path (also every call while a tensor has a
+forward-AD tangent, which the general path refuses).
 """
 
 import builtins
@@ -12,6 +13,7 @@ import numpy as np
 from .errstate import loud, quiet
 from .grad_mode import _mode
 from .graph import next_creation_order
+from .tangents import TANGENTS
 from .tensor import Tensor
 from .versions import saved_versions
 
@@ -47,7 +49,7 @@ def fast_call(arity, slow, kinds, cls, fn, called, saved_tensors, changed_output
     c = [f"c{i}" for i in range(arity)]
     lines = [
         "def run(*args, **kwargs):",
-        f"    if kwargs or len(args) != {arity} or not mode.enabled:",
+        f"    if kwargs or len(args) != {arity} or not mode.enabled or TANGENTS:",
         "        return slow(args, kwargs)",
         f"    {', '.join(a)}, = args",
         f"    if {' and '.join(f'type({x}) is Tensor' for x in a)}:",
@@ -99,6 +101,7 @@ def fast_call(arity, slow, kinds, cls, fn, called, saved_tensors, changed_output
         "quiet": quiet, "loud": loud, "ndarray": _ndarray, "asarray": np.asarray, "new": _new,
         "versions": saved_tensors, "changed": changed_outputs, "fn": fn, "called": called,
         "output_versions": saved_versions, "counter_of": counter_of, "next_creation_order": next_creation_order,
+        "TANGENTS": TANGENTS,
     }
     exec(builtins.compile("\n".join(lines) + "\n", "<srcgrad compiled call>", "exec"), scope)  # noqa: S102 - fixed text
     return scope["run"]

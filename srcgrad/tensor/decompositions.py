@@ -12,6 +12,7 @@ raise PyTorch's version error. Results are PyTorch's named tuples
 
 import numpy as np
 
+from .tangents import op_name, refuse_dual
 from ..rules.decompositions import symmetric_eigh, symmetric_eigvalsh
 from . import ops
 from .errstate import loud, quiet
@@ -84,6 +85,7 @@ def factor(primitive, A, name, _node=FactorNode, _recorded=None, **kwargs):
     tracked, each floating output reaches one FactorNode called `name` (`_node`: a
     subclass; `_recorded`: the outputs and keywords the node's rule sees, when they are
     not these)."""
+    refuse_dual(op_name(name), A)  # a rule of several outputs: no tangents pushed (forward AD)
     token = quiet()
     try:
         ans = tuple(np.asarray(a) for a in primitive(A._data, **kwargs))

@@ -13,6 +13,7 @@ import builtins
 import numpy as np
 
 from . import devices, dtypes, ops
+from .tangents import TANGENTS, push_zero
 from .grad_mode import _mode
 from .graph import node_class
 from .rule_nodes import ConstantGradNode, NoDerivativeNode
@@ -50,6 +51,8 @@ def _recorded(data, inputs, name):
     """A Tensor over `data`, recorded as node `name` with zero gradients where one of the
     Tensor `inputs` requires grad (grad mode on)."""
     out = _leaf(data, False)
+    if TANGENTS:  # forward AD: a zero tangent, as the zero gradients
+        push_zero(out, [t for t in inputs if _is_tensor(t)])
     needing = [t for t in inputs if _is_tensor(t) and t._requires_grad]
     if not (needing and _mode.enabled):
         return out

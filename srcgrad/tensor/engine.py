@@ -18,6 +18,7 @@ from .errstate import loud, quiet
 from .grad_mode import anomaly
 from .graph import AccumulateGrad, accumulate, run_hooks
 from .hooks import node_posthooked
+from .saved_hooks import PACKED, unpack_saved
 from .versions import check_versions
 
 __all__ = ["FREED_MESSAGE", "run_backward", "run_single", "warn_non_leaf_grad", "pass_order", "run_order", "topological", "check_nan", "passes", "capturing"]
@@ -82,6 +83,8 @@ def run_single(node, shape, dtype, retain_graph):
         check_versions(node)
     token = quiet()
     try:
+        if PACKED:
+            unpack_saved(node)
         pairs = node.apply_ones(shape, dtype)
         if not retain_graph:
             node.release()
@@ -286,6 +289,8 @@ def _run_capturing(order, pending, retain_graph, capture, wanted, need):
             captured[node] = g
             if not any(n is not None and n in need for n, _ in node.next_functions):
                 continue
+        if PACKED:
+            unpack_saved(node)
         grads_in = node.apply(g)
         if node._hooks:
             grads_in = node_posthooked(node, grads_in, g)
@@ -356,6 +361,8 @@ def _run(order, pending, retain_graph):
             if node._hooks:
                 node_posthooked(node, (), g)
             continue
+        if PACKED:
+            unpack_saved(node)
         grads_in = node.apply(g)
         if node._hooks:
             grads_in = node_posthooked(node, grads_in, g)

@@ -36,6 +36,7 @@ from .hooks import graph_hooked, node_posthooked
 from .generated_functions import _literal, adjoint, op_function, vjp_function
 from .gradient_names import gradient_node_name
 from .joins import JoinNode
+from .saved_hooks import PACKED, unpack_saved
 from .saving import reads_ans_of, saved_by
 from .views import AsStridedGradient, CopySlices
 from ..rules.shapes import _take_vjp
@@ -292,6 +293,8 @@ def graph_apply(node, g, lift=_outer):
     """`node.apply` for the Tensor `g`: one Tensor (or None) per edge of the node, with
     a graph; `lift` names, in the new graph, a node the gradient flows into (the node
     itself, but inside a composite's inner graph: `_lifter`)."""
+    if PACKED:
+        unpack_saved(node)
     if isinstance(node, ArgEdgesNode):
         grads = graph_apply(node.inner, g, lift)
         return [grads[i] for i in node.at]

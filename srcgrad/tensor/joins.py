@@ -15,6 +15,7 @@ from .dtypes import dim_axis
 from .grad_mode import _mode
 from .graph import node_class
 from .rule_nodes import RuleNode, rule_of
+from .tangents import DUAL_NODES, TANGENTS, any_dual, set_tangent, tangent_of
 
 __all__ = ["cat", "concat", "concatenate", "stack"]
 
@@ -52,13 +53,27 @@ def _join(primitive, name, tensors, axis):
     arrays = [t._data if t._data.dtype == dt else t._data.astype(dt) for t in tensors]
     ans = primitive(arrays, axis=axis)
     if not (_mode.enabled and any(t._requires_grad for t in tensors)):
-        return ops.Tensor._make(ans)
-    rule, cls = rule_of(primitive), node_class(name, JoinNode)
-    edges = tuple((ops._edge(t), 0) if t._requires_grad else (None, 0) for t in tensors)
-    in_dtypes = [t._data.dtype for t in tensors]
-    out = ops.Tensor._make(ans, True)
-    out._grad_fn = cls(edges, rule, tuple(arrays), {"axis": axis}, ans, in_dtypes, False, ())
+        out = ops.Tensor._make(ans)
+    else:
+        rule, cls = rule_of(primitive), node_class(name, JoinNode)
+        edges = tuple((ops._edge(t), 0) if t._requires_grad else (None, 0) for t in tensors)
+        in_dtypes = [t._data.dtype for t in tensors]
+        out = ops.Tensor._make(ans, True)
+        out._grad_fn = cls(edges, rule, tuple(arrays), {"axis": axis}, ans, in_dtypes, False, ())
+    if TANGENTS and any_dual(tensors):
+        _push_joined(out, primitive, tensors, arrays, axis)
     return out
+
+
+def _push_joined(out, primitive, tensors, arrays, axis):
+    """Forward AD: the joined tangents (the rule's forward rule takes one tangent per
+    array, None for an array without one)."""
+    tangents = [tangent_of(t) for t in tensors]
+    tangents = [None if t is None else t.astype(a.dtype, copy=False) for t, a in zip(tangents, arrays)]
+    if out._data.dtype.kind in "fc":
+        set_tangent(out, np.asarray(rule_of(primitive).jvp(0, tangents, out._data, arrays, axis=axis)))
+        if out._grad_fn is not None:
+            DUAL_NODES.add(out._grad_fn)
 
 
 def cat(tensors, dim=0):

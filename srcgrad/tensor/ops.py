@@ -30,8 +30,11 @@ from . import dtypes
 from .errstate import loud, quiet
 from .grad_mode import OPEN_INFERENCE_BLOCKS, _mode
 from .graph import next_creation_order, node_class
-from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, ZeroGradNode, keeps_result, kind_of, saved_inputs
+from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, NoDerivativeNode, ZeroGradNode, keeps_result, kind_of, saved_inputs
+from .operand_checks import _raise_broadcast_error, check_broadcast, refuse_bool_subtraction  # noqa: F401 (ops.*)
+from .saved_hooks import HOOKS, pack_saved, stand_in_for
 from .saving import reads_ans_of
+from .tangents import DUAL_NODES, TANGENTS, any_dual, push_zero, pushed, refused, set_tangent, tangent_of
 from .versions import saved_version, saved_versions
 from .views import VIEW_NODES, may_share_memory, note_view, shares_elements
 
@@ -58,10 +61,12 @@ def piecewise_constant(primitive, input, name, *consts, **kwargs):
         raise TypeError(f"{primitive!r} has a derivative rule: record it with ops.apply")
     x = input._data
     ans = np.asarray(primitive(x, *consts, **kwargs))
-    if not (input._requires_grad and _mode.enabled):
-        return _leaf(ans)
-    edge = (input._grad_fn or input._accumulate_grad(), 0)
     out = _leaf(ans)
+    if TANGENTS:
+        push_zero(out, (input,))
+    if not (input._requires_grad and _mode.enabled):
+        return out
+    edge = (input._grad_fn or input._accumulate_grad(), 0)
     out._grad_fn = node_class(name, ZeroGradNode)((edge,), x.shape, x.dtype)
     out._requires_grad = True
     return out
@@ -74,6 +79,10 @@ def without_derivative(ans, args, node, *extra):
     with grad mode on."""
     out = _leaf(np.asarray(ans))
     tensors = [a for a in args if isinstance(a, Tensor)]
+    if TANGENTS and any_dual(tensors):
+        if extra:  # PyTorch's NotImplemented formula (aten::op), or a derivative it leaves out
+            raise refused(f"aten::{extra[0]}" if issubclass(node, NoDerivativeNode) else extra[0])
+        push_zero(out, tensors)
     if not (_mode.enabled and any(t._requires_grad for t in tensors)):
         return out
     edges = tuple((_edge(t), 0) if t._requires_grad else _NO_EDGE for t in tensors)
@@ -132,10 +141,12 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, e
         out = _tracked(ans, primitive, name, saves, args, tuple(arrays), kwargs)
         if edge_args is not None:
             out._grad_fn = ArgEdgesNode.around(out._grad_fn, edge_args)
-        return out
-    out = _leaf(ans)
-    if ans.base is not None:  # a view: writing into either changes the other
-        _share_counter(out, args, name)
+    else:
+        out = _leaf(ans)
+        if ans.base is not None:  # a view: writing into either changes the other
+            _share_counter(out, args, name)
+    if TANGENTS:
+        pushed(out, primitive, name, args, arrays, kwargs)
     return out
 
 
@@ -157,6 +168,8 @@ def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
     elif name in CONTIGUOUS_RESULTS and not ans.flags.c_contiguous:
         ans = np.ascontiguousarray(ans)
     if not (a._requires_grad and _mode.enabled):
+        if TANGENTS:
+            return pushed(_leaf(ans), primitive, name, (a, *consts), (x, *consts))
         return _leaf(ans)
     # the node, with one edge as PyTorch's (the constants, a shape, axes, an index, are no inputs)
     fn = a._grad_fn or a._accumulator or a._accumulate_grad()  # nodes are always true
@@ -170,6 +183,8 @@ def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
     if not saves:
         out._counter = None
         out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), False, ())
+        if TANGENTS:
+            pushed(out, primitive, name, (a, *consts), (x, *consts))
         return out
     if kind[4] if len(consts) < kind[6] else True:  # versions.saved_version, inlined
         counter = a._counter
@@ -184,6 +199,10 @@ def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
     else:
         out._counter = None
     out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), True, versions)
+    if HOOKS:
+        pack_saved(out._grad_fn, (a, *consts), out)
+    if TANGENTS:
+        pushed(out, primitive, name, (a, *consts), (x, *consts))
     return out
 
 
@@ -216,6 +235,8 @@ def exact(primitive, a, name, consts=(), compute=None, view=False):
     # a view (writing into either changes the other): shares_elements, its common case first
     if view or ans.base is not None and (may_share_memory(ans, x) or shares_elements(ans, x)):
         note_view(out, a, name)
+    if TANGENTS:
+        pushed(out, primitive, name, (a, *consts), (x, *consts))
     return out
 
 
@@ -272,10 +293,14 @@ def view_op(primitive, a, name, consts, ans):
                 family.prune()
                 refs = family.views
             refs.append(_weakref(out))
+            if TANGENTS:
+                pushed(out, primitive, name, (a, *consts), (x, *consts))
             return out
     out._view = None
     out._counter = None
     note_view(out, a, name)
+    if TANGENTS:
+        pushed(out, primitive, name, (a, *consts), (x, *consts))
     return out
 
 
@@ -339,6 +364,8 @@ def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
             versions = versions[3:] + versions[:3]
     out = _output(ans, KINDS.get((primitive, name)) or kind_of(primitive, name), tuple(edges), arrays, kwargs,
                   in_dtypes, saves, versions)
+    if HOOKS and saves:
+        pack_saved(out._grad_fn, args, out)
     if ans.base is not None:  # a view: writing into either changes the other
         _share_counter(out, args, name)
     return out
@@ -387,11 +414,18 @@ def composite(name, fn, *args, _saves=True, _edges=None, _saves_result=False, _c
         if isinstance(a, Tensor):
             t = Tensor._make(a._data, a._requires_grad)
             t._counter = a._counter  # what the inner graph saves is counted there too
+            if HOOKS:  # a pack hook is given the caller's tensor, not this copy
+                stand_in_for(t, a)
+            if TANGENTS:
+                set_tangent(t, tangent_of(a))
             a = t
         inner.append(a)
     result = fn(*inner, **kwargs)
     if result._grad_fn is None:  # the output does not depend on any input needing grad
-        return Tensor._make(result._data)
+        plain = Tensor._make(result._data)
+        if TANGENTS:
+            set_tangent(plain, tangent_of(result))
+        return plain
     at = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor)) if _edges is None else tuple(_edges)
     edges = tuple((_edge(args[i]), 0) if isinstance(args[i], Tensor) and args[i]._requires_grad else _NO_EDGE
                   for i in at)
@@ -405,6 +439,9 @@ def composite(name, fn, *args, _saves=True, _edges=None, _saves_result=False, _c
     if _saves_result:
         node.result = out._data
         node.versions += saved_version(out, -1)
+    if TANGENTS and tangent_of(result) is not None:
+        set_tangent(out, tangent_of(result))
+        DUAL_NODES.add(node)
     return out
 
 
@@ -482,43 +519,6 @@ def _integer_power(x, b, dt):
     return _leaf(np.asarray(np.where(e >= 0, positive, negative), dtype=dt))
 
 
-def refuse_bool_subtraction(x, y):
-    """PyTorch's RuntimeError for `x - y` where either side is a bool tensor (a Python
-    bool on the other side counts as one); NumPy would compute some of these."""
-    bool_x, bool_y = np.result_type(x).kind == "b", np.result_type(y).kind == "b"
-    if bool_x and bool_y:
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-            "`logical_xor()` operator instead."
-        )
-    if bool_x or bool_y:
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
-            "invert a mask, use the `~` or `logical_not()` operator instead."
-        )
-
-
-def check_broadcast(x, y):
-    """Raise PyTorch's RuntimeError where the shapes of `x` and `y` (arrays, Tensors'
-    arrays or numbers) do not broadcast (`where`, `masked_fill`, `mse_loss`)."""
-    _raise_broadcast_error(None, x, y)
-
-
-def _raise_broadcast_error(primitive, x, y):
-    """Raise PyTorch's error when the elementwise `primitive`'s operands `x`, `y` (arrays
-    or numbers) do not broadcast; return when they do (the ValueError has another cause)."""
-    if primitive is operator.matmul:
-        return
-    a, b = np.shape(x), np.shape(y)
-    n = max(len(a), len(b))
-    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
-    for i in reversed(range(n)):  # PyTorch names the last dim that differs
-        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
-            raise RuntimeError(
-                f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton dimension {i}"
-            ) from None
-
-
 def binary_same(primitive, a, b, x, y, name, saves, requires_grad, compute=None):
     """`primitive(x, y)` for the arrays (or Python numbers) `x`, `y` of `a`, `b`, whose
     result dtype is the float dtype of the tensor operand(s): what `apply` does then.
@@ -541,8 +541,12 @@ def binary_same(primitive, a, b, x, y, name, saves, requires_grad, compute=None)
     if type(ans) is not _ndarray:
         ans = np.array(ans)
     if requires_grad and _mode.enabled:
-        return _tracked_pair(ans, primitive, name, saves, a, b, x, y)
-    return _leaf(ans)
+        out = _tracked_pair(ans, primitive, name, saves, a, b, x, y)
+    else:
+        out = _leaf(ans)
+    if TANGENTS:
+        pushed(out, primitive, name, (a, b), (x, y))
+    return out
 
 
 def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
@@ -578,7 +582,10 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
                 versions = (counter, counter[0], 1) + versions
     else:
         dtype_b, edge_b = None, _NO_EDGE
-    return _output(ans, kind, (edge_a, edge_b), (x, y), _NO_KWARGS, (dtype_a, dtype_b), saves, versions)
+    out = _output(ans, kind, (edge_a, edge_b), (x, y), _NO_KWARGS, (dtype_a, dtype_b), saves, versions)
+    if HOOKS and saves:
+        pack_saved(out._grad_fn, (a, b), out)
+    return out
 
 
 _FIRST_OPERAND_FIRST = frozenset(("MvBackward0", "DotBackward0"))

@@ -19,6 +19,7 @@ from ..runtime import unbroadcast
 from .engine import run_backward
 from .errstate import loud, quiet
 from .graph import Node, describe, next_creation_order, node_class
+from .saved_hooks import PACKED, drop_packed
 from .saving import reads_ans_of, rule_reads_ans, saved_by
 
 __all__ = [
@@ -142,6 +143,8 @@ class RuleNode(Node):
         if self.saves:
             self.args = self.kwargs = self.ans = None
             self.freed = True
+            if PACKED:
+                drop_packed(self)
 
 
 class NumberOperandNode(RuleNode):

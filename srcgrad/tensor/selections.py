@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from . import dtypes, ops
+from .tangents import tangent_of
 from .views import mark_output
 from .dtypes import dim_axis
 from .grad_mode import _mode
@@ -106,7 +107,8 @@ def masked_fill(input, mask, value):
                 "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value._data.ndim} dimension(s)."
             )
-        if value._requires_grad and _mode.enabled:  # the value gets the gradient of the filled entries
+        if value._requires_grad and _mode.enabled or tangent_of(value) is not None:  # the value gets the
+            # gradient of the filled entries (and gives them its forward-AD tangent)
             if m.shape != input._data.shape:
                 ops.check_broadcast(m, input._data)
             return ops.apply(np.where, m, value, input, name="MaskedFillBackward1", out_dtype=input._data.dtype,

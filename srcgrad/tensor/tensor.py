@@ -29,6 +29,7 @@ from .engine import run_backward, run_single, warn_non_leaf_grad
 from .errstate import loud, quiet
 from .grad_mode import OPEN_INFERENCE_BLOCKS, _mode
 from .graph import AccumulateGrad, OutputNode, accumulate
+from .tangents import TANGENTS, refuse_forward_over_reverse
 from .arithmetic import ArithmeticOps
 from .draws import DrawMethods
 from .inplace import InPlaceOps
@@ -316,6 +317,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
                     f"output[0] has a shape of {self.shape}."
                 )
         if create_graph:
+            refuse_forward_over_reverse([fn])
             seed = graph_seed(self, gradient)
             self._graph_backward(fn if fn is not None else self._accumulate_grad(), seed, retain_graph, inputs)
             return
@@ -551,12 +553,12 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         """Self when its elements lie in row-major order, else a copy that does (CloneBackward0)."""
         if self._data.flags.c_contiguous:
             return self
-        if _mode.enabled and self._requires_grad:
+        if _mode.enabled and self._requires_grad or TANGENTS:
             return ops.apply(np.ascontiguousarray, self, name="CloneBackward0", saves=False)
         return Tensor._make(np.ascontiguousarray(self._data))
 
     def clone(self):
-        if _mode.enabled and self._requires_grad:
+        if _mode.enabled and self._requires_grad or TANGENTS:
             return ops.apply(np.positive, self, name="CloneBackward0", saves=False)
         return Tensor._make(self._data.copy())
 
