@@ -10,6 +10,7 @@ order; leaves accumulate into `.grad` through their AccumulateGrad (graph.py).
 """
 
 import contextlib
+import itertools
 import warnings
 
 import numpy as np
@@ -21,7 +22,7 @@ from .hooks import node_posthooked
 from .saved_hooks import PACKED, unpack_saved
 from .versions import check_versions
 
-__all__ = ["FREED_MESSAGE", "run_backward", "run_single", "warn_non_leaf_grad", "pass_order", "run_order", "topological", "check_nan", "passes", "capturing"]
+__all__ = ["FREED_MESSAGE", "run_backward", "run_single", "warn_non_leaf_grad", "pass_order", "run_order", "topological", "check_nan", "passes", "running"]
 
 _ndarray = np.ndarray
 _add = np.add
@@ -36,27 +37,34 @@ FREED_MESSAGE = (
 
 
 class _Passes:
-    """`capturing`: how many passes that capture gradients instead of accumulating them
-    (autograd.grad, backward(inputs=...)) are running; a reentrant checkpoint, which
-    runs a pass of its own that accumulates, refuses to run inside one, as PyTorch's."""
+    """The backward passes now running, innermost last (a reentrant checkpoint and a
+    graph-recording node run passes inside a pass): `running`, for each, its serial
+    number (unique among all passes) and the list of the nodes it will run (what `autograd.graph.register_multi_grad_hook` asks, as
+    PyTorch's `_will_engine_execute_node`); `capturing`, how many of them capture
+    gradients instead of accumulating them (autograd.grad, backward(inputs=...)); a reentrant
+    checkpoint, which runs a pass of its own that accumulates, refuses to run inside
+    one, as PyTorch's. A pass of one node over leaves (`run_single`) is not counted: it
+    runs only where no hook is registered."""
 
     capturing = 0
+    running = []
+    serials = itertools.count()
 
 
 passes = _Passes()
 
 
 @contextlib.contextmanager
-def capturing(active):
-    """A block counted in `passes.capturing` where `active` (a pass that captures)."""
-    if not active:
-        yield
-        return
-    passes.capturing += 1
+def running(order, capture):
+    """A block in which the pass over the nodes `order` runs (counted in `passes`);
+    `capture`: whether it captures."""
+    passes.running.append((next(passes.serials), order))
+    passes.capturing += capture
     try:
         yield
     finally:
-        passes.capturing -= 1
+        passes.capturing -= capture
+        passes.running.pop()
 
 
 def run_single(node, shape, dtype, retain_graph):
@@ -267,10 +275,10 @@ def run_backward(roots, grads, retain_graph=False, capture=None):
     pending = {}
     for root, g in zip(roots, grads):
         pending[root] = g if root not in pending else pending[root] + g
-    if capture is None:
-        _run(order, pending, retain_graph)
-        return None
-    with capturing(True):
+    with running(order, capture is not None):
+        if capture is None:
+            _run(order, pending, retain_graph)
+            return None
         return _run_capturing(order, pending, retain_graph, capture, wanted, need)
 
 

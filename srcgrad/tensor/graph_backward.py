@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import SrcGradError
 from . import ops
-from .engine import capturing, check_nan, pass_order, topological
+from .engine import check_nan, pass_order, running, topological
 from .grad_mode import anomaly, enable_grad
 from .graph import AccumulateGrad, Node, OutputNode, node_class
 from .hooks import graph_hooked, node_posthooked
@@ -454,7 +454,7 @@ def run_graph_backward(roots, grads, retain_graph=True, capture=None, lift=_oute
     order, wanted, need = pass_order(roots, capture)
     _check(order, set())
     captured = {}
-    with enable_grad(), capturing(capture is not None):
+    with enable_grad(), running(order, capture is not None):
         pending = {}
         for root, g in zip(roots, grads):
             pending[root] = g if root not in pending else pending[root] + g
