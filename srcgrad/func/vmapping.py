@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 
-from ..tensor import creation
+from ..tensor import generators
 from ..tensor.grad_mode import no_grad
 from ..tensor.joins import stack
 from ..tensor.tensor import Tensor
@@ -106,12 +106,12 @@ class _randomness:
 
     def __init__(self, mode):
         self.mode = mode
-        self.generator = creation._Random.generator
+        self.generator = generators.default_generator._numpy
         self.state = None
 
     def __enter__(self):
         if self.mode == "error":
-            creation._Random.generator = _NoDraws()
+            generators.default_generator._numpy = _NoDraws()
             return lambda: None
         if self.mode == "same":
             self.state = self.generator.bit_generator.state
@@ -122,8 +122,8 @@ class _randomness:
         self.generator.bit_generator.state = self.state
 
     def __exit__(self, *exc):
-        if self.mode == "error" and isinstance(creation._Random.generator, _NoDraws):
-            creation._Random.generator = self.generator
+        if self.mode == "error" and isinstance(generators.default_generator._numpy, _NoDraws):
+            generators.default_generator._numpy = self.generator
         return False
 
 

@@ -33,6 +33,7 @@ from .creation import (
     zeros, zeros_like,
 )
 from .devices import device
+from .generators import Generator, default_generator, get_rng_state, set_rng_state
 from .draws import bernoulli, multinomial, normal, poisson, randperm
 from .dtypes import Size, dtype, finfo, get_default_dtype, iinfo, set_default_dtype
 from .functions import (

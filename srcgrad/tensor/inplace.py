@@ -345,19 +345,3 @@ class InPlaceOps:
         self._store(src._data if isinstance(src, ops.Tensor) else src)
         bump(self)
         return self
-
-    def normal_(self, mean=0.0, std=1.0):
-        from .creation import _rng
-
-        self._refuse_if_recorded()
-        self._store(_rng().normal(mean, std, self._data.shape))
-        bump(self)
-        return self
-
-    def uniform_(self, a=0.0, b=1.0):
-        from .creation import _rng
-
-        self._refuse_if_recorded()
-        self._store(_rng().uniform(a, b, self._data.shape))
-        bump(self)
-        return self
