@@ -75,7 +75,7 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Normal(mean, std) draws redrawn until they lie in [a, b]."""
-    rng = stream(generator, "uniform_")
+    rng = stream(generator, "normal_")
     values = rng.normal(mean, std, tensor.shape)
     outside = (values < a) | (values > b)
     while outside.any():

@@ -178,7 +178,8 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
 
 def randint(low, high=None, size=(), *, generator=None, dtype=None, device=None, requires_grad=False):
     """Integers drawn from [low, high): `randint(low, high, size)` or `randint(high, size)`."""
-    rng = stream(generator, "randint", [v for v in (low, high, size) if v is not None])
+    given = [low] if high is None else [low, high] if isinstance(high, (tuple, list)) else [low, high, size]
+    rng = stream(generator, "randint", given)
     devices.allocated_on(device, "randint")
     if isinstance(high, (tuple, list)):  # randint(high, size)
         low, high, size = 0, low, high

@@ -181,6 +181,11 @@ def _cpp_name(dt):
     return _CPP_NAMES.get(dt.name, dtypes.of(dt).kind_name)
 
 
+def _positive(value, op, name):
+    if value <= 0:
+        raise RuntimeError(f"{op} expects {name} > 0.0, but found {name}={_number(value)}")
+
+
 def _integers_below(dt):
     """The exclusive upper end of `random_()`'s range for dtype `dt`: every integer the
     dtype holds exactly from 0 (floats: up to 2**mantissa inclusive)."""
@@ -232,6 +237,11 @@ class DrawMethods:
         if self._data.dtype.kind != "f":
             raise NotImplementedError(f'"{kernel}" not implemented for \'{dtypes.of(self._data.dtype).kind_name}\'')
 
+    def _continuous_distribution(self, distribution, type_name):
+        if self._data.dtype.kind != "f":
+            raise RuntimeError(f"{distribution} distribution is a continuous probability distribution. dtype must be a "
+                               f"floating point but you specified {type_name}")
+
     def _shape_of_parts(self):
         """The shape to draw: complex tensors take their real and imaginary parts apart."""
         return self._data.shape + ((2,) if self._data.dtype.kind == "c" else ())
@@ -277,11 +287,8 @@ class DrawMethods:
 
     def exponential_(self, lambd=1.0, *, generator=None):
         rng = stream(generator, "exponential_")
-        if lambd <= 0:
-            raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_number(lambd)}")
-        if self._data.dtype.kind not in "fc":
-            raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
-                               f"floating point but you specified {dtypes.of(self._data.dtype).kind_name}")
+        _positive(lambd, "exponential_", "lambda")
+        self._continuous_distribution("Exponential", dtypes.of(self._data.dtype).kind_name)
         return self._fill_drawn(rng.exponential(1.0 / lambd, self._data.shape))
 
     def random_(self, from_=None, to=None, *, generator=None):
@@ -303,23 +310,21 @@ class DrawMethods:
     def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         """Cauchy draws: median + sigma * tan(pi * (U - 1/2))."""
         rng = stream(generator, "cauchy_")
-        if sigma <= 0:
-            raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_number(sigma)}")
-        if self._data.dtype.kind != "f":
-            raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
-                               f"point but you specified {_cpp_name(self._data.dtype)}")
+        _positive(sigma, "cauchy_", "sigma")
+        self._continuous_distribution("Cauchy", _cpp_name(self._data.dtype))
         return self._fill_drawn(median + sigma * rng.standard_cauchy(self._data.shape))
 
     def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         """exp of Normal(mean, std) draws."""
         rng = stream(generator, "log_normal_")
-        if std <= 0:
-            raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_number(std)}")
+        _positive(std, "log_normal_", "std")
         self._real_floating("log_normal_cpu")
         return self._fill_drawn(rng.lognormal(mean, std, self._data.shape))
 
-    def geometric_(self, p, *, generator=None):
+    def geometric_(self, p=None, *, generator=None):
         """The number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
+        if p is None:
+            raise TypeError('geometric_() missing 1 required positional arguments: "p"')
         rng = stream(generator, "geometric_")
         if not 0 < p < 1:
             raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_number(p)}")

@@ -65,9 +65,10 @@ class Generator:
     `Generator(device='cpu')`; another device is refused as PyTorch's CPU build refuses it."""
 
     __slots__ = ("_numpy", "_seed", "_device")
+    __module__ = "srcgrad"  # repr `<srcgrad.Generator object at 0x...>`, as PyTorch's `<torch._C.Generator ...>`
 
-    def __init__(self, device="cpu"):
-        place = devices._parsed(device, "Generator")
+    def __init__(self, *args, **kwargs):
+        place = devices._parsed(_device_argument(args, kwargs), "Generator")
         if place.type != "cpu":
             raise RuntimeError(_NO_GENERATOR.get(place.type, f"{place.type.upper()} device type not an accelerator."))
         self._device = devices.CPU
@@ -113,6 +114,21 @@ class Generator:
 
     def __reduce__(self):
         return (_rebuilt, (self.get_state(),))
+
+
+def _device_argument(args, kwargs):
+    """The `device` of `Generator(*args, **kwargs)`, with PyTorch's argument errors."""
+    if len(args) > 1:
+        raise TypeError(f"Generator() takes from 0 to 1 positional arguments but {len(args)} were given")
+    for name in kwargs:
+        if name != "device" or args:
+            raise TypeError(f"Generator() got an unexpected keyword argument '{name}'" if name != "device"
+                            else "Generator() got multiple values for argument 'device'")
+    device = args[0] if args else kwargs.get("device", "cpu")
+    if not isinstance(device, (str, int, devices.device)) or isinstance(device, builtins.bool):
+        where = " (position 1)" if args else ""
+        raise TypeError(f"Generator(): argument 'device'{where} must be torch.device, not {type(device).__name__}")
+    return device
 
 
 def _rebuilt(state):
