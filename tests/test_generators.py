@@ -14,6 +14,7 @@ DRAWS = {
     "randn": lambda g: torch.randn(4, generator=g, dtype=torch.float64),
     "randint": lambda g: torch.randint(3, 9, (5,), generator=g),
     "randperm": lambda g: torch.randperm(7, generator=g),
+    "randint_like": lambda g: torch.randint_like(torch.ones(6, dtype=torch.int32), 2, 9, generator=g),
     "rand_like": lambda g: torch.rand_like(torch.ones(3), generator=g),
     "randn_like": lambda g: torch.randn_like(torch.ones(3), generator=g),
     "normal": lambda g: torch.normal(torch.zeros(3), torch.ones(3), generator=g),
@@ -147,6 +148,8 @@ def test_value_ranges():
     assert set(torch.empty(3000).geometric_(0.9, generator=g).tolist()) <= {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}
     assert torch.empty(1000).geometric_(0.5, generator=g).min().item() == 1.0
     assert torch.empty(1000).log_normal_(generator=g).min().item() > 0
+    drawn = torch.randint_like(torch.ones(500, dtype=torch.int32), -2, 3, generator=g)
+    assert set(drawn.tolist()) == {-2, -1, 0, 1, 2} and drawn.dtype == torch.int32
     drawn = torch.empty(4000, dtype=torch.int8).random_(generator=g)
     assert drawn.min().item() >= 0 and drawn.max().item() == 127
     drawn = torch.empty(4000, dtype=torch.float16).random_(generator=g)

@@ -29,7 +29,7 @@ repeat_interleave, ...), `scatters.py` (scatter, scatter_add, take_along_dim, ma
 from . import dtypes
 from .creation import (
     arange, as_tensor, empty, eye, from_numpy, full, full_like, initial_seed, linspace,
-    manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like, seed, tensor,
+    manual_seed, ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, seed, tensor,
     zeros, zeros_like,
 )
 from .devices import device

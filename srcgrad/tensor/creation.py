@@ -13,13 +13,13 @@ import warnings
 import numpy as np
 
 from . import devices, dtypes, ranges, sequences
-from .generators import initial_seed, manual_seed, seed, stream
+from .generators import initial_seed, invalid_combination, manual_seed, seed, stream
 from .tensor import Tensor
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "ones", "zeros", "empty", "full", "randn", "rand",
     "randint", "arange", "linspace", "eye", "zeros_like", "ones_like", "full_like",
-    "randn_like", "rand_like", "manual_seed", "seed", "initial_seed",
+    "randn_like", "rand_like", "randint_like", "manual_seed", "seed", "initial_seed",
 ]
 
 E6 = "Only Tensors of floating point and complex dtype can require gradients"
@@ -256,3 +256,20 @@ def rand_like(t, dtype=None, device=None, requires_grad=False, *, generator=None
     devices.allocated_on(device, "rand_like", "empty_strided")
     shape, dt = _like(t, dtype)
     return rand(shape, dtype=dtypes.of(dt), requires_grad=requires_grad, generator=generator)
+
+
+def randint_like(t, low=None, high=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Integers drawn from [low, high) (`randint_like(t, high)`: [0, high)) in the shape and
+    dtype of `t` (`random_`'s bounds and errors for that dtype)."""
+    given = [t] + [b for b in (low, high) if b is not None]
+    if high is None:
+        low, high = 0, low
+    elif low is None:
+        low = 0
+    if high is None or any(isinstance(b, builtins.bool) or not (_is_index(b) or isinstance(b, Tensor)) for b in (low, high)):
+        raise invalid_combination("randint_like", ["Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in given])
+    stream(generator, "randint_like", given)
+    devices.allocated_on(device, "randint_like", "empty_strided")
+    shape, dt = _like(t, dtype)
+    drawn = Tensor._make(np.zeros(shape, dtype=dt)).random_(builtins.int(low), builtins.int(high), generator=generator)
+    return _leaf(drawn._data, requires_grad)

@@ -21,7 +21,7 @@ import numpy as np
 from . import devices
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-           "set_rng_state", "stream"]
+           "set_rng_state", "stream", "invalid_combination"]
 
 _FRESH_SEED = 67280421310721  # PyTorch's default_rng_seed_val
 _SEEDS = 2**64  # seeds are kept as PyTorch keeps them: modulo 2**64
@@ -204,6 +204,9 @@ _OVERLOADS = {
     "randperm": _with_and_without("(int n, ", _SIZE_FACTORY),
     "rand_like": _with_and_without("(Tensor input, ", _LIKE_FACTORY),
     "randn_like": _with_and_without("(Tensor input, ", _LIKE_FACTORY),
+    "randint_like": (_with_and_without("(Tensor input, int low, int high, ", _LIKE_FACTORY)
+                     + _with_and_without("(Tensor input, Tensor high, ", _LIKE_FACTORY)
+                     + _with_and_without("(Tensor input, int high, ", _LIKE_FACTORY)),
     "normal": [
         "(Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)",
         "(Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)",
@@ -245,11 +248,18 @@ def stream(generator=None, op=None, positional=()):
     given = _type_name(generator)
     if op not in _OVERLOADS or (op == "random_" and len(positional) == 2):
         raise TypeError(f"{op}(): argument 'generator' must be torch.Generator, not {given}")
-    got = [_type_name(v) for v in positional]
-    described = ", ".join(got + [f"generator={given}"]) if got else f"generator={given}, "
+    raise invalid_combination(op, [_type_name(v) for v in positional], [f"generator={given}"])
+
+
+def invalid_combination(op, positional, keywords=()):
+    """PyTorch's TypeError for a call of `op` that matches none of its overloads (listed
+    in _OVERLOADS), given the type names of the `positional` arguments and the
+    `name=type` of the `keywords`."""
+    got = list(positional) + list(keywords)
+    described = ", ".join(got) if positional else "".join(f"{k}, " for k in keywords)
     lines = [f" * {line}\n" for line in _OVERLOADS[op]]
     if op == "random_" and len(positional) == 1:  # PyTorch's parser blames the keyword on its first overload
         lines[0] += "      didn't match because some of the keywords were incorrect: generator\n"
     name = op.split(".")[-1]
-    raise TypeError(f"{name}() received an invalid combination of arguments - got ({described}), but expected one of:\n"
-                    + "".join(lines))
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({described}), but expected one of:\n"
+                     + "".join(lines))
