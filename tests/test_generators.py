@@ -252,3 +252,29 @@ def test_generator_pickles_with_its_state():
     torch.rand(2, generator=g)
     copy = pickle.loads(pickle.dumps(g))
     assert copy.initial_seed() == 3 and torch.equal(torch.rand(3, generator=copy), torch.rand(3, generator=g))
+
+
+@pytest.mark.parametrize("draw, node", [
+    (lambda y: y.uniform_(), "UniformBackward0"), (lambda y: y.normal_(), "NormalBackward0"),
+    (lambda y: y.cauchy_(), "CauchyBackward0"), (lambda y: y.log_normal_(), "LogNormalBackward0"),
+    (lambda y: y.geometric_(0.5), "GeometricBackward0"), (lambda y: y.exponential_(), "ExponentialBackward0"),
+    (lambda y: y.random_(), "RandomBackward2"), (lambda y: y.random_(5), "RandomBackward1"),
+    (lambda y: y.random_(1, 5), "RandomBackward0"), (lambda y: y.bernoulli_(0.3), "BernoulliBackward2"),
+    (lambda y: y.bernoulli_(torch.full((3,), 0.3)), "BernoulliBackward1"),
+])
+def test_a_draw_into_a_tensor_of_a_graph_is_recorded_with_zero_gradient(draw, node):
+    x = torch.arange(3.0, requires_grad=True)
+    y = x * 2
+    g = torch.Generator().manual_seed(0)
+    draw(y)
+    assert y.grad_fn.name() == node and y.requires_grad
+    (y * torch.arange(1.0, 4.0)).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    z = x * 2
+    z[1:].normal_(generator=g)  # into a view: the base is rebased on CopySlices, the other entry keeps its gradient
+    assert z.grad_fn.name() == "srcgrad::autograd::CopySlices"
+    x.grad = None
+    z.sum().backward()
+    assert x.grad.tolist() == [2.0, 0.0, 0.0]
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+        torch.zeros(2, requires_grad=True).cauchy_()

@@ -175,6 +175,10 @@ CASES = {
     "random_ int8 bounds": lambda m: m.zeros(2, dtype=m.int8).random_(0, 1000),
     "random_ uint8 from": lambda m: m.zeros(2, dtype=m.uint8).random_(-1, 5),
     "random_ rng dtype": lambda m: m.zeros(2, dtype=m.int16).random_(generator=_gen(m)),
+    "bernoulli_ p of another shape": lambda m: m.zeros(2).bernoulli_(m.full((3,), 0.3)),
+    "bernoulli_ p of more dims": lambda m: m.zeros(2).bernoulli_(m.full((2, 3), 0.3)),
+    "bernoulli_ p broadcast": lambda m: m.zeros(2, 3).bernoulli_(m.full((3,), 0.3)),
+    "bernoulli_ p mismatch": lambda m: m.zeros(2, 3).bernoulli_(m.ones(2)),
     "multinomial n>cats": lambda m: m.multinomial(m.ones(2), 3, generator=_gen(m)),
     "WeightedRandomSampler": lambda m: list(_data(m).WeightedRandomSampler([0.0, 1.0], 5, generator=_gen(m))),
 }
@@ -192,6 +196,31 @@ for _name, _args in _INPLACE:
     for _dt in _DTYPES:
         CASES[f"{_name}{_args} {_dt}"] = (lambda name, args, dt: lambda m: getattr(
             m.zeros(2, 3, dtype=getattr(m, dt)), name)(*args, generator=_gen(m)))(_name, _args, _dt)
+
+_RECORDED = {
+    "uniform_": lambda y, m: y.uniform_(), "normal_": lambda y, m: y.normal_(), "cauchy_": lambda y, m: y.cauchy_(),
+    "log_normal_": lambda y, m: y.log_normal_(), "geometric_": lambda y, m: y.geometric_(0.5),
+    "exponential_": lambda y, m: y.exponential_(), "random_()": lambda y, m: y.random_(),
+    "random_(5)": lambda y, m: y.random_(5), "random_(1, 5)": lambda y, m: y.random_(1, 5),
+    "bernoulli_(0.3)": lambda y, m: y.bernoulli_(0.3), "bernoulli_(t)": lambda y, m: y.bernoulli_(m.full((3,), 0.3)),
+    "bernoulli_(t grad)": lambda y, m: y.bernoulli_(m.full((3,), 0.3, requires_grad=True)),
+}
+
+
+def _recorded_draw(m, draw, view):
+    """The node an in-place draw into a tensor of a graph records, and the gradient of the
+    values it replaced."""
+    x = m.arange(3.0, requires_grad=True)
+    y = x * 2
+    _RECORDED[draw](y[1:] if view else y, m)
+    names = (y.grad_fn.name().split("::")[-1], y.requires_grad)
+    y.sum().backward()
+    return names + (x.grad.tolist(),)
+
+
+for _draw in _RECORDED:
+    CASES[f"recorded {_draw}"] = (lambda draw: lambda m: _recorded_draw(m, draw, False))(_draw)
+    CASES[f"recorded {_draw} into a view"] = (lambda draw: lambda m: _recorded_draw(m, draw, True))(_draw)
 
 _SAMPLERS = {
     "RandomSampler": dict(), "RandomSampler num_samples": dict(num_samples=4),
@@ -263,7 +292,7 @@ def _outcome(m, case):
     try:
         value = CASES[case](m)
     except Exception as e:  # noqa: BLE001 (the error is the outcome compared)
-        return ("error", type(e).__name__, str(e))
+        return ("error", type(e).__name__, str(e).replace("srcgrad.", "torch."))  # type names say srcgrad.
     if isinstance(value, m.Tensor):
         return ("tensor", tuple(value.shape), str(value.dtype).split(".")[-1], value.requires_grad)
     if isinstance(value, m.Generator):

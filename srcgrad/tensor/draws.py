@@ -21,6 +21,7 @@ from .tangents import TANGENTS, push_zero
 from .grad_mode import _mode
 from .graph import node_class
 from .rule_nodes import ConstantGradNode, NoDerivativeNode
+from .shaping import _expanded_shape
 from .versions import bump
 
 __all__ = ["randperm", "normal", "bernoulli", "multinomial", "poisson", "DrawMethods"]
@@ -211,8 +212,8 @@ def _check_random_bounds(dt, from_, to):
 
 class DrawMethods:
     """The Tensor methods that draw: `bernoulli`, `multinomial` and the in-place draws
-    (each of those fills the tensor, refused where the tensor is part of a graph), all
-    with `generator=`."""
+    (each of those fills the tensor; in a graph, as a node that gives the old values zero
+    gradient), all with `generator=`."""
 
     __slots__ = ()
 
@@ -223,8 +224,14 @@ class DrawMethods:
     def multinomial(self, num_samples, replacement=False, *, generator=None):
         return multinomial(self, num_samples, replacement, generator=generator)
 
-    def _fill_drawn(self, values):
-        self._refuse_if_recorded()
+    def _fill_drawn(self, values, name, probabilities=None):
+        """The tensor filled with `values`; where it requires grad (grad mode on), recorded
+        as PyTorch records the draw: node `name`, which gives its old values (and a
+        Tensor `probabilities`) zero gradient."""
+        if self._requires_grad and _mode.enabled:
+            values = np.asarray(values).astype(self._data.dtype)
+            inputs = [] if probabilities is None else [probabilities]
+            return self._become(lambda source: _recorded(values, [source, *inputs], name))
         self._store(values)
         bump(self)
         return self
@@ -246,10 +253,10 @@ class DrawMethods:
         """The shape to draw: complex tensors take their real and imaginary parts apart."""
         return self._data.shape + ((2,) if self._data.dtype.kind == "c" else ())
 
-    def _fill_parts(self, values):
+    def _fill_parts(self, values, name):
         if self._data.dtype.kind == "c":
             values = values[..., 0] + 1j * values[..., 1]
-        return self._fill_drawn(values)
+        return self._fill_drawn(values, name)
 
     def uniform_(self, from_=0.0, to=1.0, *, generator=None):
         """Uniform draws from [from_, to) (a complex tensor: its real and imaginary parts each)."""
@@ -258,7 +265,7 @@ class DrawMethods:
         if from_ > to:
             raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_number(from_)} > "
                                f"to={_number(to)}")
-        return self._fill_parts(rng.uniform(from_, to, self._shape_of_parts()))
+        return self._fill_parts(rng.uniform(from_, to, self._shape_of_parts()), "UniformBackward0")
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         """Normal draws (a complex tensor: real and imaginary parts each of std / sqrt(2), as PyTorch)."""
@@ -268,7 +275,7 @@ class DrawMethods:
         self._continuous("normal_kernel_cpu")
         if self._data.dtype.kind == "c":
             std = std / np.sqrt(2.0)
-        return self._fill_parts(rng.normal(mean, std, self._shape_of_parts()))
+        return self._fill_parts(rng.normal(mean, std, self._shape_of_parts()), "NormalBackward0")
 
     def bernoulli_(self, p=_HALF, *, generator=None):
         rng = stream(generator, "bernoulli_", () if p is _HALF else (p,))
@@ -276,20 +283,22 @@ class DrawMethods:
             if self._data.dtype.kind == "c":
                 raise NotImplementedError(f'"bernoulli_tensor_cpu_self_" not implemented for '
                                           f"'{dtypes.of(self._data.dtype).kind_name}'")
-            probs = np.broadcast_to(p._data, self._data.shape)
+            probs = np.broadcast_to(p._data, _expanded_shape(p, self._data.shape))
         else:
             _probabilities(p, "bernoulli_")
             if self._data.dtype.kind == "c":
                 raise NotImplementedError(f'"bernoulli_scalar_cpu_" not implemented for '
                                           f"'{dtypes.of(self._data.dtype).kind_name}'")
             probs = p
-        return self._fill_drawn(rng.random(self._data.shape) < probs)
+        if _is_tensor(p):
+            return self._fill_drawn(rng.random(self._data.shape) < probs, "BernoulliBackward1", p)
+        return self._fill_drawn(rng.random(self._data.shape) < probs, "BernoulliBackward2")
 
     def exponential_(self, lambd=1.0, *, generator=None):
         rng = stream(generator, "exponential_")
         _positive(lambd, "exponential_", "lambda")
         self._continuous_distribution("Exponential", dtypes.of(self._data.dtype).kind_name)
-        return self._fill_drawn(rng.exponential(1.0 / lambd, self._data.shape))
+        return self._fill_drawn(rng.exponential(1.0 / lambd, self._data.shape), "ExponentialBackward0")
 
     def random_(self, from_=None, to=None, *, generator=None):
         """Integers in [from_, to) (`random_(to)`: [0, to); `random_()`: every integer from 0
@@ -305,21 +314,22 @@ class DrawMethods:
             if to is None:
                 from_, to = 0, from_
             _check_random_bounds(dt, from_, to)
-        return self._fill_drawn(rng.integers(builtins.int(from_), builtins.int(to), self._data.shape))
+        return self._fill_drawn(rng.integers(builtins.int(from_), builtins.int(to), self._data.shape),
+                                f"RandomBackward{2 - len(given)}")
 
     def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         """Cauchy draws: median + sigma * tan(pi * (U - 1/2))."""
         rng = stream(generator, "cauchy_")
         _positive(sigma, "cauchy_", "sigma")
         self._continuous_distribution("Cauchy", _cpp_name(self._data.dtype))
-        return self._fill_drawn(median + sigma * rng.standard_cauchy(self._data.shape))
+        return self._fill_drawn(median + sigma * rng.standard_cauchy(self._data.shape), "CauchyBackward0")
 
     def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         """exp of Normal(mean, std) draws."""
         rng = stream(generator, "log_normal_")
         _positive(std, "log_normal_", "std")
         self._real_floating("log_normal_cpu")
-        return self._fill_drawn(rng.lognormal(mean, std, self._data.shape))
+        return self._fill_drawn(rng.lognormal(mean, std, self._data.shape), "LogNormalBackward0")
 
     def geometric_(self, p=None, *, generator=None):
         """The number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
@@ -330,4 +340,4 @@ class DrawMethods:
             raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_number(p)}")
         if self._data.dtype.kind not in "fiu":
             raise NotImplementedError(f"\"geometric_cpu\" not implemented for '{dtypes.of(self._data.dtype).kind_name}'")
-        return self._fill_drawn(rng.geometric(p, self._data.shape))
+        return self._fill_drawn(rng.geometric(p, self._data.shape), "GeometricBackward0")

@@ -152,19 +152,6 @@ class InPlaceOps:
         _refuse_expanded(data)
         data[...] = values
 
-    def _refuse_if_recorded(self, src=None):
-        """An overwrite the shim does not record (`copy_`, `normal_`, ...), with grad mode
-        on: E11 on a leaf that requires grad; refused on a tensor in a graph (its gradient
-        would still flow to the values it replaced) or from a `src` that requires grad
-        (none would flow to it)."""
-        if _mode.enabled and (self._requires_grad or (isinstance(src, ops.Tensor) and src._requires_grad)):
-            if self._requires_grad and self._grad_fn is None:
-                raise RuntimeError(E11)
-            raise NotImplementedError(
-                "an overwrite (copy_, normal_, uniform_) of or from a tensor that is part of a graph is "
-                "not supported by the shim"
-            )
-
     def _refuse_if_kept(self):
         """Raise before a recorded in-place write that would change the output of a node
         that reads it back without a version record of it (a compiled node): it would
