@@ -1,6 +1,8 @@
 """Random draws and generators against PyTorch: for each case, the same outcome, shape,
 dtype and error (type and text). The numbers are srcgrad's own stream and not compared."""
 
+import warnings
+
 import pytest
 
 import srcgrad
@@ -179,6 +181,13 @@ CASES = {
     "bernoulli_ p of more dims": lambda m: m.zeros(2).bernoulli_(m.full((2, 3), 0.3)),
     "bernoulli_ p broadcast": lambda m: m.zeros(2, 3).bernoulli_(m.full((3,), 0.3)),
     "bernoulli_ p mismatch": lambda m: m.zeros(2, 3).bernoulli_(m.ones(2)),
+    "random_ float32 far": lambda m: m.zeros(2).random_(-(2**60), 2**60),
+    "random_ float16 far": lambda m: m.zeros(2, dtype=m.float16).random_(0, 2**20),
+    "random_ float16 from": lambda m: m.zeros(2, dtype=m.float16).random_(-(2**20), 5),
+    "init.sparse_": lambda m: (m.nn.init.sparse_(m.zeros(4, 3), 0.5, generator=_gen(m)) == 0).sum(0),
+    "init.sparse_ 1-d": lambda m: m.nn.init.sparse_(m.zeros(3), 0.5),
+    "init.sparse_ all": lambda m: (m.nn.init.sparse_(m.zeros(4, 3), 1.5) == 0).sum(0).tolist(),
+    "init.sparse_ bad": lambda m: m.nn.init.sparse_(m.zeros(4, 3), 0.5, generator=3),
     "multinomial n>cats": lambda m: m.multinomial(m.ones(2), 3, generator=_gen(m)),
     "WeightedRandomSampler": lambda m: list(_data(m).WeightedRandomSampler([0.0, 1.0], 5, generator=_gen(m))),
 }
@@ -289,6 +298,13 @@ def _summary(length, indices):
 
 
 def _outcome(m, case):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        outcome = _result(m, case)
+    return outcome + tuple(str(w.message).split(" (Triggered internally")[0] for w in caught)
+
+
+def _result(m, case):
     try:
         value = CASES[case](m)
     except Exception as e:  # noqa: BLE001 (the error is the outcome compared)

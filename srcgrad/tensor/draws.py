@@ -12,6 +12,7 @@ integer result requires none.
 """
 
 import builtins
+import warnings
 
 import numpy as np
 
@@ -28,7 +29,8 @@ __all__ = ["randperm", "normal", "bernoulli", "multinomial", "poisson", "DrawMet
 
 # the C++ type names PyTorch's cauchy_ and random_ bounds messages give
 _CPP_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+              "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+              "float16": "c10::Half", "float32": "float", "float64": "double"}
 _HALF = 0.5  # bernoulli_'s default p (told apart from a p given, for PyTorch's argument errors)
 
 
@@ -197,17 +199,32 @@ def _integers_below(dt):
     return builtins.int(np.iinfo(dt).max) + 1
 
 
+def _representable(dt):
+    """The lowest and highest value of dtype `dt` (exact Python numbers)."""
+    if dt == np.bool_:
+        return 0, 1
+    if dt.kind == "f":
+        return builtins.float(np.finfo(dt).min), builtins.float(np.finfo(dt).max)
+    return builtins.int(np.iinfo(dt).min), builtins.int(np.iinfo(dt).max)
+
+
 def _check_random_bounds(dt, from_, to):
     if dt.kind == "c":
         raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     if from_ >= to:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
-    if dt.kind in "biu":
-        low, high = (0, 1) if dt == np.bool_ else (np.iinfo(dt).min, np.iinfo(dt).max)
-        if not low <= from_ <= high:
-            raise RuntimeError(f"from is out of bounds for {_cpp_name(dt)}")
-        if not low <= to - 1 <= high:
-            raise RuntimeError(f"to - 1 is out of bounds for {_cpp_name(dt)}")
+    low, high = _representable(dt)
+    for name, bound in (("from", from_), ("to - 1", to - 1)):
+        if not low <= bound <= high:
+            raise RuntimeError(f"{name} is out of bounds for {_cpp_name(dt)}")
+    if dt.kind == "f":  # beyond 2**digits a float no longer holds every integer
+        digits = np.finfo(dt).nmant + 1
+        for name, bound in (("from", from_), ("to - 1", to - 1)):
+            if abs(bound) > 2**digits:
+                warnings.warn(f"{name} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
+                              f"{_cpp_name(dt)} can support discrete uniform distribution only within this range. This "
+                              "warning will become an error in version 1.7 release, please fix the code in advance",
+                              UserWarning, stacklevel=4)
 
 
 class DrawMethods:
