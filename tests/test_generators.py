@@ -278,3 +278,18 @@ def test_a_draw_into_a_tensor_of_a_graph_is_recorded_with_zero_gradient(draw, no
     assert x.grad.tolist() == [2.0, 0.0, 0.0]
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
         torch.zeros(2, requires_grad=True).cauchy_()
+
+
+def test_vmap_randomness_covers_every_generator():
+    g = torch.Generator().manual_seed(2)
+    with pytest.raises(RuntimeError, match="called random operation while in randomness error mode"):
+        torch.vmap(lambda x: x + torch.randn(2, generator=g))(torch.zeros(3, 2))
+    state, default_state = g.get_state(), torch.get_rng_state()
+    same = torch.vmap(lambda x: x + torch.randn(2, generator=g) * torch.rand(2), randomness="same")(torch.zeros(3, 2))
+    g.set_state(state)
+    torch.set_rng_state(default_state)
+    first = torch.randn(2, generator=g) * torch.rand(2)  # each call drew these, from both generators
+    assert all(torch.equal(row, first) for row in same)
+    different = torch.vmap(lambda x: x + torch.randn(2, generator=g), randomness="different")(torch.zeros(3, 2))
+    assert not torch.equal(different[0], different[1])
+    assert torch.rand(2, generator=g).shape == (2,)  # nothing is left watching after the vmap

@@ -188,6 +188,11 @@ CASES = {
     "init.sparse_ 1-d": lambda m: m.nn.init.sparse_(m.zeros(3), 0.5),
     "init.sparse_ all": lambda m: (m.nn.init.sparse_(m.zeros(4, 3), 1.5) == 0).sum(0).tolist(),
     "init.sparse_ bad": lambda m: m.nn.init.sparse_(m.zeros(4, 3), 0.5, generator=3),
+    "vmap error Generator": lambda m: m.func.vmap(lambda x: x + m.rand(3, generator=_gen(m)))(m.zeros(2, 3)),
+    "vmap same Generator": lambda m: (lambda g: (lambda r: m.equal(r[0], r[1]))(m.func.vmap(
+        lambda x: x + m.rand(3, generator=g), randomness="same")(m.zeros(2, 3))))(_gen(m)),
+    "vmap different Generator": lambda m: (lambda g: (lambda r: m.equal(r[0], r[1]))(m.func.vmap(
+        lambda x: x + m.rand(3, generator=g), randomness="different")(m.zeros(2, 3))))(_gen(m)),
     "multinomial n>cats": lambda m: m.multinomial(m.ones(2), 3, generator=_gen(m)),
     "WeightedRandomSampler": lambda m: list(_data(m).WeightedRandomSampler([0.0, 1.0], 5, generator=_gen(m))),
 }

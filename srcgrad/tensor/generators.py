@@ -14,6 +14,7 @@ numbers through `stream(generator, op)`.
 """
 
 import builtins
+import contextlib
 import operator
 
 import numpy as np
@@ -21,7 +22,9 @@ import numpy as np
 from . import devices
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-           "set_rng_state", "stream", "invalid_combination"]
+           "set_rng_state", "stream", "invalid_combination", "watching"]
+
+_WATCHERS = []  # told of every Generator a draw is about to take numbers from (vmap's randomness)
 
 _FRESH_SEED = 67280421310721  # PyTorch's default_rng_seed_val
 _SEEDS = 2**64  # seeds are kept as PyTorch keeps them: modulo 2**64
@@ -241,14 +244,26 @@ def stream(generator=None, op=None, positional=()):
     default generator's where it is None. Anything else is refused with PyTorch's
     TypeError for `op`; for an op with several overloads that error lists them, and
     `positional` (the arguments given before `generator=`) is what it says was got."""
-    if generator is None:
-        return default_generator._numpy
-    if isinstance(generator, Generator):
+    if generator is None or isinstance(generator, Generator):
+        generator = default_generator if generator is None else generator
+        for watcher in _WATCHERS:
+            watcher(generator)
         return generator._numpy
     given = _type_name(generator)
     if op not in _OVERLOADS or (op == "random_" and len(positional) == 2):
         raise TypeError(f"{op}(): argument 'generator' must be torch.Generator, not {given}")
     raise invalid_combination(op, [_type_name(v) for v in positional], [f"generator={given}"])
+
+
+@contextlib.contextmanager
+def watching(watcher):
+    """A block in which `watcher(generator)` runs before every draw, told of the Generator
+    the draw takes its numbers from (it may raise to refuse the draw)."""
+    _WATCHERS.append(watcher)
+    try:
+        yield
+    finally:
+        _WATCHERS.remove(watcher)
 
 
 def invalid_combination(op, positional, keywords=()):
