@@ -13,13 +13,13 @@ import warnings
 import numpy as np
 
 from . import devices, dtypes, ranges, sequences
-from .generators import initial_seed, invalid_combination, manual_seed, seed, stream
+from .generators import invalid_combination, stream
 from .tensor import Tensor
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "ones", "zeros", "empty", "full", "randn", "rand",
     "randint", "arange", "linspace", "eye", "zeros_like", "ones_like", "full_like",
-    "randn_like", "rand_like", "randint_like", "manual_seed", "seed", "initial_seed",
+    "randn_like", "rand_like", "randint_like",
 ]
 
 E6 = "Only Tensors of floating point and complex dtype can require gradients"
