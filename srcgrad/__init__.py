@@ -50,6 +50,8 @@ from .serialization import load, save  # noqa: E402
 from . import testing  # noqa: E402  (check_grad; assert_close as torch.testing's)
 from . import distributions  # noqa: E402
 from .tensor import bernoulli, finfo, iinfo, multinomial, normal, poisson, randperm, set_default_dtype  # noqa: E402
+from .tensor import Generator, default_generator, get_rng_state, randint_like, set_rng_state  # noqa: E402
+from . import random  # noqa: E402  (torch.random: seeds, states, fork_rng)
 from .tensor import IN_PLACE as _IN_PLACE, functions as _functions  # noqa: E402
 
 globals().update({_name: getattr(_functions, _name) for _name in _IN_PLACE})  # srcgrad.sin_(t), ...

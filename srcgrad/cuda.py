@@ -5,7 +5,10 @@ the CPU only, so tutorial code that picks its device with
 import types
 import warnings
 
-__all__ = ["is_available", "device_count", "amp"]
+__all__ = ["is_available", "device_count", "amp", "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed",
+           "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all"]
+
+_NO_CUDA = "Torch not compiled with CUDA enabled"
 
 
 def is_available():
@@ -16,6 +19,45 @@ def is_available():
 def device_count():
     """Always 0."""
     return 0
+
+
+def manual_seed(seed):
+    """Seed the GPU generators: with none, nothing to do (PyTorch's CPU build defers the call,
+    which never runs); `seed` is still read as an int."""
+    int(seed)
+
+
+def manual_seed_all(seed):
+    int(seed)
+
+
+def seed():
+    """Nothing to seed (see `manual_seed`)."""
+
+
+def seed_all():
+    """Nothing to seed (see `manual_seed`)."""
+
+
+def initial_seed():
+    raise AssertionError(_NO_CUDA)
+
+
+def get_rng_state(device="cuda"):
+    raise AssertionError(_NO_CUDA)
+
+
+def set_rng_state(new_state, device="cuda"):
+    """Deferred and never run, as on PyTorch's CPU build."""
+
+
+def get_rng_state_all():
+    """The states of no GPU: []."""
+    return []
+
+
+def set_rng_state_all(new_states):
+    """Nothing to set (no GPU)."""
 
 
 def _deprecated_grad_scaler(init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,

@@ -39,6 +39,7 @@ CREATIONS = {
     "full_like": lambda d: torch.full_like(T, 2.0, device=d),
     "rand_like": lambda d: torch.rand_like(T, device=d),
     "randn_like": lambda d: torch.randn_like(T, device=d),
+    "randint_like": lambda d: torch.randint_like(T, 3, device=d),
     "Tensor.new_tensor": lambda d: T.new_tensor([1.0], device=d),
     "Tensor.new_zeros": lambda d: T.new_zeros(2, device=d),
     "Tensor.new_ones": lambda d: T.new_ones(2, device=d),

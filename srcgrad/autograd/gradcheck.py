@@ -74,12 +74,12 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rto
     grad, made with create_graph, so its Jacobian holds `func`'s second derivatives.
     Without `grad_outputs`, random ones (uniform in [-9, 9], as PyTorch's
     `make_tensor`) that require grad, drawn from srcgrad's generator."""
-    from ..tensor.creation import _rng
+    from ..tensor.generators import stream
 
     xs = _as_tuple(inputs)
     if grad_outputs is None:
         outputs = _as_tuple(func(*xs))
-        grad_outputs = tuple(Tensor._make(_rng().uniform(-9.0, 9.0, o._data.shape).astype(o._data.dtype), True)
+        grad_outputs = tuple(Tensor._make(stream().uniform(-9.0, 9.0, o._data.shape).astype(o._data.dtype), True)
                              for o in outputs)
     else:
         grad_outputs = _as_tuple(grad_outputs)

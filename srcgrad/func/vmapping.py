@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 
-from ..tensor import creation
+from ..tensor import generators
 from ..tensor.grad_mode import no_grad
 from ..tensor.joins import stack
 from ..tensor.tensor import Tensor
@@ -23,13 +23,6 @@ __all__ = ["vmap"]
 
 E_RANDOM = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or "
             "'different' randomness flags on vmap or perform the randomness operation out of vmap")
-
-
-class _NoDraws:
-    """The generator in place during a vmap with randomness='error': any use raises."""
-
-    def __getattr__(self, name):
-        raise RuntimeError(E_RANDOM)
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
@@ -101,30 +94,32 @@ def _mapped_inputs(args, in_dims, where):
 
 
 class _randomness:
-    """The generator for the calls of one vmap: `with _randomness(mode) as before_each`,
-    `before_each()` before each call."""
+    """The draws of the calls of one vmap, from any Generator: refused ('error'), the same
+    for every call ('same': each Generator a call draws from is put back before the next
+    call to the state it had before the first draw) or left to run on ('different').
+    `with _randomness(mode) as before_each`, `before_each()` before each call."""
 
     def __init__(self, mode):
         self.mode = mode
-        self.generator = creation._Random.generator
-        self.state = None
+        self.states = {}
+        self.watch = generators.watching(self._drawing)
+
+    def _drawing(self, generator):
+        if self.mode == "error":
+            raise RuntimeError(E_RANDOM)
+        if self.mode == "same" and id(generator) not in self.states:
+            self.states[id(generator)] = (generator, generator.get_state())
 
     def __enter__(self):
-        if self.mode == "error":
-            creation._Random.generator = _NoDraws()
-            return lambda: None
-        if self.mode == "same":
-            self.state = self.generator.bit_generator.state
-            return self._rewind
-        return lambda: None
+        self.watch.__enter__()
+        return self._rewind
 
     def _rewind(self):
-        self.generator.bit_generator.state = self.state
+        for generator, state in self.states.values():
+            generator.set_state(state)
 
     def __exit__(self, *exc):
-        if self.mode == "error" and isinstance(creation._Random.generator, _NoDraws):
-            creation._Random.generator = self.generator
-        return False
+        return self.watch.__exit__(*exc)
 
 
 def _stacked(results, out_dims, name):

@@ -214,13 +214,13 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
-    from ..tensor.creation import _rng
+    from ..tensor.generators import stream
 
     dtype = input._data.dtype
     if p == 1.0:
         mask = np.zeros(input._data.shape, dtype)
     else:
-        keep = _rng().random(input._data.shape) < 1.0 - p
+        keep = stream().random(input._data.shape) < 1.0 - p
         mask = keep.astype(dtype) * np.asarray(1.0 / (1.0 - p), dtype)
     mask = Tensor._make(np.asarray(mask, dtype))
     if inplace:

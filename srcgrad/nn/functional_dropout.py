@@ -26,11 +26,11 @@ def _check_p(p):
 
 def _keep_mask(input, p, feature):
     """1 where kept (probability 1 - p), per element or per (sample, channel) for `feature`."""
-    from ..tensor.creation import _rng
+    from ..tensor.generators import stream
 
     shape = input._data.shape
     noise_shape = shape[:2] + (1,) * (len(shape) - 2) if feature else shape
-    return (_rng().random(noise_shape) < 1.0 - p).astype(input._data.dtype)
+    return (stream().random(noise_shape) < 1.0 - p).astype(input._data.dtype)
 
 
 def _dropout(input, p, training, inplace, feature, alpha):
@@ -132,9 +132,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         raise NotImplementedError(f"\"rrelu_with_noise_out_cpu\" not implemented for '{input.dtype.kind_name}'")
     dtype = input._data.dtype
     if training:
-        from ..tensor.creation import _rng
+        from ..tensor.generators import stream
 
-        slopes = (lower + (upper - lower) * _rng().random(input._data.shape)).astype(dtype)
+        slopes = (lower + (upper - lower) * stream().random(input._data.shape)).astype(dtype)
     else:
         slopes = np.full(input._data.shape, (lower + upper) / 2, dtype=dtype)
     if inplace:

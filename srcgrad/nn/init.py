@@ -1,18 +1,20 @@
 """`srcgrad.nn.init`, as `torch.nn.init`: fill a tensor in place with a distribution
 scaled to its fans (Xavier/Glorot, Kaiming/He), a constant, the identity or an
 orthogonal matrix, without recording anything in the graph. Each returns the tensor.
-Draws come from srcgrad's own generator (seeded by `srcgrad.manual_seed`)."""
+Draws come from the `generator=` given, or else srcgrad's default generator (seeded by
+`srcgrad.manual_seed`): srcgrad's own streams, not PyTorch's numbers."""
 
 import math
 import warnings
 
 import numpy as np
 
-from ..tensor import creation, no_grad
+from ..tensor import creation, no_grad, randperm
+from ..tensor.generators import stream
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
-    "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
+    "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_",
 ]
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
@@ -63,17 +65,17 @@ def _fill(tensor, values):
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     with no_grad():
-        return tensor.uniform_(a, b)
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     with no_grad():
-        return tensor.normal_(mean, std)
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Normal(mean, std) draws redrawn until they lie in [a, b]."""
-    rng = creation._rng()
+    rng = stream(generator, "normal_")
     values = rng.normal(mean, std, tensor.shape)
     outside = (values < a) | (values > b)
     while outside.any():
@@ -106,12 +108,12 @@ def eye_(tensor):
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
 def _kaiming_std(tensor, a, mode, nonlinearity):
@@ -124,12 +126,12 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     std = _kaiming_std(tensor, a, mode, nonlinearity)
-    return tensor if std is None else uniform_(tensor, -math.sqrt(3.0) * std, math.sqrt(3.0) * std)
+    return tensor if std is None else uniform_(tensor, -math.sqrt(3.0) * std, math.sqrt(3.0) * std, generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     std = _kaiming_std(tensor, a, mode, nonlinearity)
-    return tensor if std is None else normal_(tensor, 0.0, std)
+    return tensor if std is None else normal_(tensor, 0.0, std, generator)
 
 
 def orthogonal_(tensor, gain=1, generator=None):
@@ -139,9 +141,10 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
+    rng = stream(generator, "normal_")
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    flat = creation._rng().normal(0.0, 1.0, (rows, cols))
+    flat = rng.normal(0.0, 1.0, (rows, cols))
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -149,3 +152,17 @@ def orthogonal_(tensor, gain=1, generator=None):
     if rows < cols:
         q = q.T
     return _fill(tensor, gain * q.reshape(tensor.shape))
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Normal(0, std) draws from `generator`, then ceil(sparsity * rows) entries of each
+    column set to zero, at rows drawn from the default generator (as PyTorch draws them)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for column in range(cols):
+            tensor[randperm(rows)[:zeros], column] = 0
+    return tensor

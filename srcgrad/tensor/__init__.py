@@ -10,7 +10,8 @@ edges), `engine.py` (backward), `grad_mode.py` (no_grad and friends), `versions.
 mixins `arithmetic.py` (operators), `reductions.py` (sum, mean, prod, std, var,
 logsumexp, cumsum, ...), `shaping.py` (views and indexing), `inplace.py` (in-place
 methods); `creation.py` (constructors; `sequences.py` reads nested lists, `ranges.py` computes
-arange and linspace as PyTorch), `summation.py` (PyTorch's order of a sum), `functions.py` (module-level ops), `combining.py` (hstack, meshgrid, broadcast_to, ...), `splitting.py`
+arange and linspace as PyTorch), `generators.py` (Generator, the default generator, seeds and
+states: every random draw takes its numbers there), `draws.py` (randperm, normal, bernoulli, the in-place draws), `summation.py` (PyTorch's order of a sum), `functions.py` (module-level ops), `combining.py` (hstack, meshgrid, broadcast_to, ...), `splitting.py`
 (tensor_split, hsplit, ...), `matrix_makers.py` (block_diag, diag_embed, vander, tril_indices, ...),
 `contractions.py` (tensordot, vdot, addmv, addbmm, chain_matmul), `differences.py` (diff, trapezoid, ...),
 `statistics.py` (cov, corrcoef, nanmean, quantile, aminmax, renorm, ...), `binning.py` (bucketize,
@@ -28,11 +29,14 @@ repeat_interleave, ...), `scatters.py` (scatter, scatter_add, take_along_dim, ma
 
 from . import dtypes
 from .creation import (
-    arange, as_tensor, empty, eye, from_numpy, full, full_like, initial_seed, linspace,
-    manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like, seed, tensor,
+    arange, as_tensor, empty, eye, from_numpy, full, full_like, linspace,
+    ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, tensor,
     zeros, zeros_like,
 )
 from .devices import device
+from .generators import (
+    Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
+)
 from .draws import bernoulli, multinomial, normal, poisson, randperm
 from .dtypes import Size, dtype, finfo, get_default_dtype, iinfo, set_default_dtype
 from .functions import (

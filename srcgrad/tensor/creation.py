@@ -1,5 +1,5 @@
-"""Tensor constructors: `tensor`, `ones`, `zeros`, `randn`, `from_numpy`, ... and the
-random generator behind `randn` (`manual_seed` makes it reproducible).
+"""Tensor constructors: `tensor`, `ones`, `zeros`, `randn`, `from_numpy`, ...; the random
+ones draw from a Generator (generators.py; `manual_seed` makes them reproducible).
 
 Invariants: every constructor returns a leaf; `tensor()` always copies and
 `from_numpy()` never does; float data without a dtype becomes float32, Python
@@ -13,41 +13,16 @@ import warnings
 import numpy as np
 
 from . import devices, dtypes, ranges, sequences
+from .generators import invalid_combination, stream
 from .tensor import Tensor
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "ones", "zeros", "empty", "full", "randn", "rand",
     "randint", "arange", "linspace", "eye", "zeros_like", "ones_like", "full_like",
-    "randn_like", "rand_like", "manual_seed", "seed", "initial_seed",
+    "randn_like", "rand_like", "randint_like",
 ]
 
 E6 = "Only Tensors of floating point and complex dtype can require gradients"
-
-
-class _Random:
-    generator = np.random.default_rng()
-    seed = None
-
-
-def _rng():
-    return _Random.generator
-
-
-def manual_seed(seed):
-    """Seed the generator behind randn/rand/randint (srcgrad's own stream, not PyTorch's)."""
-    _Random.seed = builtins.int(seed)
-    _Random.generator = np.random.default_rng(_Random.seed)
-    return _Random.generator
-
-
-def seed():
-    _Random.seed = builtins.int(np.random.SeedSequence().entropy % (2**63))
-    _Random.generator = np.random.default_rng(_Random.seed)
-    return _Random.seed
-
-
-def initial_seed():
-    return _Random.seed
 
 
 def _leaf(data, requires_grad):
@@ -185,22 +160,26 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
     """Independent standard normal samples (float32 unless `dtype` says otherwise)."""
+    rng = stream(generator, "randn", size)
     devices.allocated_on(device, "randn")
     dt = _dtype(dtype)
-    data = _rng().standard_normal(size_argument(size, "randn"), dtype=dt if dt in (np.float32, np.float64) else np.float64)
+    data = rng.standard_normal(size_argument(size, "randn"), dtype=dt if dt in (np.float32, np.float64) else np.float64)
     return _leaf(data.astype(dt, copy=False), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
     """Independent samples from [0, 1)."""
+    rng = stream(generator, "rand", size)
     devices.allocated_on(device, "rand")
     dt = _dtype(dtype)
-    data = _rng().random(size_argument(size, "rand"), dtype=dt if dt in (np.float32, np.float64) else np.float64)
+    data = rng.random(size_argument(size, "rand"), dtype=dt if dt in (np.float32, np.float64) else np.float64)
     return _leaf(data.astype(dt, copy=False), requires_grad)
 
 
-def randint(low, high=None, size=(), dtype=None, device=None, requires_grad=False):
+def randint(low, high=None, size=(), *, generator=None, dtype=None, device=None, requires_grad=False):
     """Integers drawn from [low, high): `randint(low, high, size)` or `randint(high, size)`."""
+    given = [low] if high is None else [low, high] if isinstance(high, (tuple, list)) else [low, high, size]
+    rng = stream(generator, "randint", given)
     devices.allocated_on(device, "randint")
     if isinstance(high, (tuple, list)):  # randint(high, size)
         low, high, size = 0, low, high
@@ -208,7 +187,7 @@ def randint(low, high=None, size=(), dtype=None, device=None, requires_grad=Fals
         low, high = 0, low
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    return _leaf(_rng().integers(low, high, size_argument((size,), "randint")).astype(_dtype(dtype, dtypes.int64)), requires_grad)
+    return _leaf(rng.integers(low, high, size_argument((size,), "randint")).astype(_dtype(dtype, dtypes.int64)), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
@@ -265,13 +244,32 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     return _leaf(np.full(shape, fill_value, dtype=dt), requires_grad)
 
 
-def randn_like(t, dtype=None, device=None, requires_grad=False):
+def randn_like(t, dtype=None, device=None, requires_grad=False, *, generator=None):
+    stream(generator, "randn_like", (t,))
     devices.allocated_on(device, "randn_like", "empty_strided")
     shape, dt = _like(t, dtype)
-    return randn(shape, dtype=dtypes.of(dt), requires_grad=requires_grad)
+    return randn(shape, dtype=dtypes.of(dt), requires_grad=requires_grad, generator=generator)
 
 
-def rand_like(t, dtype=None, device=None, requires_grad=False):
+def rand_like(t, dtype=None, device=None, requires_grad=False, *, generator=None):
+    stream(generator, "rand_like", (t,))
     devices.allocated_on(device, "rand_like", "empty_strided")
     shape, dt = _like(t, dtype)
-    return rand(shape, dtype=dtypes.of(dt), requires_grad=requires_grad)
+    return rand(shape, dtype=dtypes.of(dt), requires_grad=requires_grad, generator=generator)
+
+
+def randint_like(t, low=None, high=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """Integers drawn from [low, high) (`randint_like(t, high)`: [0, high)) in the shape and
+    dtype of `t` (`random_`'s bounds and errors for that dtype)."""
+    given = [t] + [b for b in (low, high) if b is not None]
+    if high is None:
+        low, high = 0, low
+    elif low is None:
+        low = 0
+    if high is None or any(isinstance(b, builtins.bool) or not (_is_index(b) or isinstance(b, Tensor)) for b in (low, high)):
+        raise invalid_combination("randint_like", ["Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in given])
+    stream(generator, "randint_like", given)
+    devices.allocated_on(device, "randint_like", "empty_strided")
+    shape, dt = _like(t, dtype)
+    drawn = Tensor._make(np.zeros(shape, dtype=dt)).random_(builtins.int(low), builtins.int(high), generator=generator)
+    return _leaf(drawn._data, requires_grad)

@@ -152,19 +152,6 @@ class InPlaceOps:
         _refuse_expanded(data)
         data[...] = values
 
-    def _refuse_if_recorded(self, src=None):
-        """An overwrite the shim does not record (`copy_`, `normal_`, ...), with grad mode
-        on: E11 on a leaf that requires grad; refused on a tensor in a graph (its gradient
-        would still flow to the values it replaced) or from a `src` that requires grad
-        (none would flow to it)."""
-        if _mode.enabled and (self._requires_grad or (isinstance(src, ops.Tensor) and src._requires_grad)):
-            if self._requires_grad and self._grad_fn is None:
-                raise RuntimeError(E11)
-            raise NotImplementedError(
-                "an overwrite (copy_, normal_, uniform_) of or from a tensor that is part of a graph is "
-                "not supported by the shim"
-            )
-
     def _refuse_if_kept(self):
         """Raise before a recorded in-place write that would change the output of a node
         that reads it back without a version record of it (a compiled node): it would
@@ -343,21 +330,5 @@ class InPlaceOps:
         if check is not None:
             check(src)
         self._store(src._data if isinstance(src, ops.Tensor) else src)
-        bump(self)
-        return self
-
-    def normal_(self, mean=0.0, std=1.0):
-        from .creation import _rng
-
-        self._refuse_if_recorded()
-        self._store(_rng().normal(mean, std, self._data.shape))
-        bump(self)
-        return self
-
-    def uniform_(self, a=0.0, b=1.0):
-        from .creation import _rng
-
-        self._refuse_if_recorded()
-        self._store(_rng().uniform(a, b, self._data.shape))
         bump(self)
         return self

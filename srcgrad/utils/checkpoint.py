@@ -16,7 +16,7 @@ values and gradients as PyTorch's non-reentrant checkpoint, without its memory s
 import warnings
 
 from ..autograd import Function, backward
-from ..tensor import creation
+from ..tensor.generators import get_rng_state, set_rng_state
 from ..tensor.engine import passes
 from ..tensor.grad_mode import enable_grad, no_grad
 from ..tensor.tensor import Tensor
@@ -85,7 +85,7 @@ class CheckpointFunction(Function):
         if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
             warnings.warn(_NO_INPUT_GRAD, stacklevel=4)
         ctx.run_function = run_function
-        ctx.rng_state = _random_state() if preserve_rng_state else None
+        ctx.rng_state = get_rng_state() if preserve_rng_state else None
         ctx.arguments = [None if isinstance(a, Tensor) else a for a in args]
         ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
         with no_grad():
@@ -103,14 +103,14 @@ class CheckpointFunction(Function):
                 a = t.detach().requires_grad_(t.requires_grad)
             inputs.append(a)
         if ctx.rng_state is not None:
-            now = _random_state()
-            _set_random_state(ctx.rng_state)
+            now = get_rng_state()
+            set_rng_state(ctx.rng_state)
         try:
             with enable_grad():
                 outputs = ctx.run_function(*inputs)
         finally:
             if ctx.rng_state is not None:
-                _set_random_state(now)
+                set_rng_state(now)
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
         pairs = [(o, g) for o, g in zip(outputs, grads) if isinstance(o, Tensor) and o.requires_grad and g is not None]
         if not pairs:
@@ -118,11 +118,3 @@ class CheckpointFunction(Function):
         backward([o for o, _ in pairs], [g for _, g in pairs])
         return (None, None) + tuple(a.grad if isinstance(a, Tensor) else None for a in inputs)
 
-
-def _random_state():
-    """The state of the generator behind the shim's random draws (dropout's masks)."""
-    return creation._rng().bit_generator.state
-
-
-def _set_random_state(state):
-    creation._rng().bit_generator.state = state

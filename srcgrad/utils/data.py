@@ -2,8 +2,10 @@
 `random_split`, `DataLoader` and its `default_collate`.
 
 A DataLoader iterates in the main process (`num_workers` other than 0 is refused by
-name). Shuffling and random splits draw from srcgrad's own generator (the one
-`srcgrad.manual_seed` seeds), so the order is reproducible but is not PyTorch's order.
+name) and reads a map-style dataset through PyTorch's samplers (samplers.py): a
+RandomSampler when `shuffle`, a SequentialSampler otherwise, grouped by a BatchSampler.
+Shuffling and random splits draw from their `generator=` or the default generator (the
+one `srcgrad.manual_seed` seeds), so the order is reproducible but is not PyTorch's order.
 """
 
 import builtins
@@ -13,9 +15,15 @@ import numbers
 
 import numpy as np
 
-from ..tensor import Tensor, creation, dtypes, stack, tensor
+from ..tensor import Tensor, dtypes, stack, tensor
+from ..tensor.draws import randperm
+from ..tensor.generators import default_generator
+from .samplers import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
+                       WeightedRandomSampler)
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subset", "random_split", "DataLoader", "default_collate"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subset", "random_split", "DataLoader",
+           "default_collate", "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+           "WeightedRandomSampler", "BatchSampler"]
 
 
 class Dataset:
@@ -105,20 +113,16 @@ def _lengths(total, lengths):
     return [builtins.int(n) for n in lengths]
 
 
-def random_split(dataset, lengths, generator=None):
-    """`dataset` split into non-overlapping Subsets of the given lengths (or fractions)."""
+def random_split(dataset, lengths, generator=default_generator):
+    """`dataset` split into non-overlapping Subsets of the given lengths (or fractions), in
+    the order of one permutation drawn from `generator`."""
     counts = _lengths(len(dataset), lengths)
-    order = _permutation(len(dataset), generator).tolist()
+    order = randperm(builtins.sum(counts), generator=generator).tolist()
     subsets, start = [], 0
     for n in counts:
         subsets.append(Subset(dataset, order[start:start + n]))
         start += n
     return subsets
-
-
-def _permutation(n, generator):
-    rng = generator if isinstance(generator, np.random.Generator) else creation._rng()
-    return rng.permutation(n)
 
 
 def default_collate(batch):
@@ -173,8 +177,14 @@ class DataLoader:
             raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last")
         if isinstance(dataset, IterableDataset) and (shuffle or sampler is not None):
             raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle={shuffle}")
+        if sampler is None and not isinstance(dataset, IterableDataset):
+            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        if batch_sampler is not None:
+            batch_size, drop_last = None, False
+        elif batch_size is not None and sampler is not None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.dataset = dataset
-        self.batch_size = None if batch_sampler is not None else batch_size
+        self.batch_size = batch_size
         self.shuffle = builtins.bool(shuffle)
         self.sampler = sampler
         self.batch_sampler = batch_sampler
@@ -184,28 +194,12 @@ class DataLoader:
         self.collate_fn = collate_fn if collate_fn is not None else (
             default_collate if batch_size is not None or batch_sampler is not None else (lambda sample: sample))
 
-    def _indices(self):
-        if self.sampler is not None:
-            return list(self.sampler)
-        if self.shuffle:
-            return _permutation(len(self.dataset), self.generator).tolist()
-        return list(range(len(self.dataset)))
-
-    def _batches(self):
-        if self.batch_sampler is not None:
-            return list(self.batch_sampler)
-        order, size = self._indices(), self.batch_size
-        batches = [order[i:i + size] for i in range(0, len(order), size)]
-        if self.drop_last and batches and len(batches[-1]) < size:
-            batches.pop()
-        return batches
-
     def __iter__(self):
         if isinstance(self.dataset, IterableDataset):
             return self._iterate_stream()
-        if self.batch_size is None and self.batch_sampler is None:
-            return (self.collate_fn(self.dataset[i]) for i in self._indices())
-        return (self.collate_fn([self.dataset[i] for i in batch]) for batch in self._batches())
+        if self.batch_sampler is None:
+            return (self.collate_fn(self.dataset[i]) for i in self.sampler)
+        return (self.collate_fn([self.dataset[i] for i in batch]) for batch in self.batch_sampler)
 
     def _iterate_stream(self):
         if self.batch_size is None:
@@ -226,7 +220,7 @@ class DataLoader:
         elif self.batch_sampler is not None:
             return len(self.batch_sampler)
         else:
-            n = len(self.sampler) if self.sampler is not None else len(self.dataset)
+            return len(self.sampler)
         if self.batch_size is None:
             return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
