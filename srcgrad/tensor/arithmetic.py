@@ -13,10 +13,14 @@ import operator
 import numpy as np
 
 from . import dtypes, ops, products
+from .tangents import TANGENTS
 
 __all__ = ["ArithmeticOps"]
 
 Tensor = None  # bound by srcgrad.tensor.tensor
+
+# the operators whose untracked calls take a Python float as dtypes.float_operand's 0-d array
+_FLOAT_OPERAND_OPS = (operator.add, operator.sub, operator.mul, operator.truediv)
 
 
 def _binary(primitive, name, saves=True, floating=False, reflected=False):
@@ -27,6 +31,7 @@ def _binary(primitive, name, saves=True, floating=False, reflected=False):
     `ops.binary_same`.
     """
     general, same = ops.binary, ops.binary_same
+    float_operand = dtypes.float_operand if primitive in _FLOAT_OPERAND_OPS else None
 
     def method(self, other):
         data = self._data
@@ -40,6 +45,8 @@ def _binary(primitive, name, saves=True, floating=False, reflected=False):
                 value = other
                 fast = kind is float or kind is int
                 other_grad = False
+                if kind is float and float_operand and not self._requires_grad and not TANGENTS:
+                    value = float_operand(value, data.dtype)  # untracked: no node keeps the number
             if fast:
                 tracked = self._requires_grad or other_grad
                 if reflected:

@@ -86,7 +86,7 @@ class _Kind:
     (None for one output, else the length of the tuple the function returns).
     """
 
-    __slots__ = ("fn", "how", "generated", "derivative", "positions", "dtypes", "scalar", "outputs")
+    __slots__ = ("fn", "how", "generated", "derivative", "positions", "dtypes", "grad_dtypes", "scalar", "outputs")
 
     def __init__(self, fn, how, positions, in_dtypes, scalar=None, outputs=None):
         self.fn = fn
@@ -95,6 +95,7 @@ class _Kind:
         self.derivative = None  # the compiler.pipeline.Derivative `generated` comes from
         self.positions = positions
         self.dtypes = in_dtypes
+        self.grad_dtypes = tuple([in_dtypes[i] for i in positions])  # the dtype of each gradient, in order
         self.scalar = scalar
         self.outputs = outputs
 
@@ -133,12 +134,15 @@ class CompiledNode(Node):
         kind = self.kind
         if kind.how != "grads":
             return enumerate(self.apply(np.ones(shape, dtype=dtype)))
-        dtypes, saved = kind.dtypes, self.saved
-        for i, gi in zip(kind.positions, saved):
-            if type(gi) is not _ndarray or gi.dtype is not dtypes[i]:
+        saved, expected = self.saved, kind.grad_dtypes
+        k = 0
+        for gi in saved:
+            if type(gi) is not _ndarray or gi.dtype is not expected[k]:
                 break
+            k += 1
         else:  # each an array of its input's dtype (the usual case): the pairs as saved
             return zip(kind.positions, saved)
+        dtypes = kind.dtypes
         out = []
         for i, gi in zip(kind.positions, saved):
             dt = dtypes[i]

@@ -239,6 +239,27 @@ def as_weak_number(value, array):
     return array.dtype.type(value)
 
 
+_FLOAT_OPERANDS = {}  # (Python float, NumPy float dtype) -> its read-only 0-d array
+
+
+def float_operand(value, np_dtype):
+    """The Python float `value` as the 0-d array of the float dtype `np_dtype` that NEP 50
+    makes of it against an array of that dtype: `+`, `-`, `*` and `/` give the same values
+    and dtype with it, bit for bit, and NumPy takes the array faster than it converts the
+    number. Cached (at most 256 at a time); zeros (0.0 == -0.0 for the cache) and nan
+    (never equal to itself) come back as they are, as does everything under NumPy 1."""
+    found = _FLOAT_OPERANDS.get((value, np_dtype))
+    if found is None:
+        if not value or value != value or not WEAK_NUMBERS:
+            return value
+        if len(_FLOAT_OPERANDS) >= 256:
+            _FLOAT_OPERANDS.clear()
+        found = np.array(value, np_dtype)
+        found.flags.writeable = False
+        _FLOAT_OPERANDS[value, np_dtype] = found
+    return found
+
+
 def result_type(*operands):
     """The NumPy dtype PyTorch gives a binary op over `operands`.
 
