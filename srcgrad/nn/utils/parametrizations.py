@@ -158,7 +158,7 @@ def _is_orthogonal(q):
 
 def _make_orthogonal(a):
     """The Q of a's QR factorization whose R has a positive diagonal."""
-    packed, tau = _geqrf(a.numpy())
+    packed, tau = _geqrf(a.detach().numpy())
     q = _householder_product(Tensor._make(packed), Tensor._make(tau))
     return q * Tensor._make(packed).diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
 
@@ -224,7 +224,7 @@ class _Orthogonal(Module):
             if self.orthogonal_map in (_OrthMaps.cayley, _OrthMaps.matrix_exp):
                 raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
                                           "parametrizations when use_trivialization=False.")
-            packed, tau = _geqrf(Q.numpy())
+            packed, tau = _geqrf(Q.detach().numpy())
             rows = np.arange(k)
             signs = np.sign(packed[..., rows, rows])
             packed[..., rows, rows] = np.where(tau == 0.0, -signs, signs)
