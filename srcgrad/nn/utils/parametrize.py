@@ -193,16 +193,21 @@ def _inject_property(module, tensor_name):
     setattr(module.__class__, tensor_name, property(get_parametrized, set_original))
 
 
+def _compare_dtype_and_shape(expected, got, message):
+    """ValueError(message(what, expected's, got's)) at the first of dtype, shape that differs."""
+    for what in ("dtype", "shape"):
+        if getattr(expected, what) != getattr(got, what):
+            raise ValueError(message(what, getattr(expected, what), getattr(got, what)))
+
+
 def _check_stacked(parametrization, current, tensor_name):
     """PyTorch's checks of a parametrization added on top of others (safe mode)."""
     out = parametrization(current)
     if not isinstance(out, Tensor):
         raise ValueError(f"A parametrization must return a tensor. Got {type(out).__name__}.")
-    for what, mine, theirs in (("dtype", current.dtype, out.dtype), ("shape", current.shape, out.shape)):
-        if mine != theirs:
-            raise ValueError(f"Registering a parametrization may not change the {what} of the tensor, unless the "
-                             f"`unsafe` flag is enabled.\nmodule.{tensor_name}.{what}: {mine}\n"
-                             f"parametrization(module.{tensor_name}).{what}: {theirs}")
+    _compare_dtype_and_shape(current, out, lambda what, mine, theirs: (
+        f"Registering a parametrization may not change the {what} of the tensor, unless the `unsafe` flag is "
+        f"enabled.\nmodule.{tensor_name}.{what}: {mine}\nparametrization(module.{tensor_name}).{what}: {theirs}"))
     if hasattr(parametrization, "right_inverse"):
         try:
             back = parametrization.right_inverse(out)
@@ -210,11 +215,9 @@ def _check_stacked(parametrization, current, tensor_name):
             return
         if not isinstance(back, Tensor):
             raise ValueError(f"parametrization.right_inverse must return a tensor. Got: {type(back).__name__}")
-        for what, mine, theirs in (("dtype", current.dtype, back.dtype), ("shape", current.shape, back.shape)):
-            if mine != theirs:
-                raise ValueError(f"The tensor returned by parametrization.right_inverse must have the same {what} as "
-                                 f"module.{tensor_name}, unless the `unsafe` flag is enabled.\n"
-                                 f"module.{tensor_name}.{what}: {mine}\nreturned {what}: {theirs}")
+        _compare_dtype_and_shape(current, back, lambda what, mine, theirs: (
+            f"The tensor returned by parametrization.right_inverse must have the same {what} as module.{tensor_name}, "
+            f"unless the `unsafe` flag is enabled.\nmodule.{tensor_name}.{what}: {mine}\nreturned {what}: {theirs}"))
 
 
 def register_parametrization(module, tensor_name, parametrization, *, unsafe=False):

@@ -59,36 +59,23 @@ class PackedSequence(collections.namedtuple("PackedSequence_", ["data", "batch_s
     def cuda(self, *args, **kwargs):
         return self.to("cuda")
 
-    def double(self):
-        return self.to(dtype=dtypes.as_dtype("float64"))
-
-    def float(self):
-        return self.to(dtype=dtypes.as_dtype("float32"))
-
-    def half(self):
-        return self.to(dtype=dtypes.as_dtype("float16"))
-
-    def long(self):
-        return self.to(dtype=dtypes.as_dtype("int64"))
-
-    def int(self):
-        return self.to(dtype=dtypes.as_dtype("int32"))
-
-    def short(self):
-        return self.to(dtype=dtypes.as_dtype("int16"))
-
-    def char(self):
-        return self.to(dtype=dtypes.as_dtype("int8"))
-
-    def byte(self):
-        return self.to(dtype=dtypes.as_dtype("uint8"))
-
     @property
     def is_cuda(self):
         return False
 
     def is_pinned(self):
         return False
+
+
+def _converter(dtype_name):
+    def convert(self):
+        return self.to(dtype=dtypes.as_dtype(dtype_name))
+    return convert
+
+
+for _method, _dtype in (("double", "float64"), ("float", "float32"), ("half", "float16"), ("long", "int64"),
+                        ("int", "int32"), ("short", "int16"), ("char", "int8"), ("byte", "uint8")):
+    setattr(PackedSequence, _method, _converter(_dtype))
 
 
 def invert_permutation(permutation):

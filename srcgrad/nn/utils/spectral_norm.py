@@ -10,6 +10,7 @@ from ...tensor.grad_mode import no_grad
 from .. import functional as F
 from ..convolution import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules import Parameter
+from .weight_norm import remove_hook_form
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook", "spectral_norm",
            "remove_spectral_norm"]
@@ -135,13 +136,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 def remove_spectral_norm(module, name="weight"):
     """Make `module.<name>` a plain parameter again (its current value)."""
-    for key, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[key]
-            break
-    else:
-        raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    remove_hook_form(module, SpectralNorm, name, "spectral_norm")
     for table, kind in (("_state_dict_hooks", SpectralNormStateDictHook),
                         ("_load_state_dict_pre_hooks", SpectralNormLoadStateDictPreHook)):
         hooks = getattr(module, table)

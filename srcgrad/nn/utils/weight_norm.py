@@ -82,11 +82,18 @@ def weight_norm(module, name="weight", dim=0):
     return module
 
 
-def remove_weight_norm(module, name="weight"):
-    """Make `module.<name>` a plain parameter again (its current value)."""
+def remove_hook_form(module, kind, name, label):
+    """Undo the `kind` (WeightNorm or SpectralNorm) pre-hook of `module.<name>`: its
+    `remove(module)`, then out of the module's table; PyTorch's error where none is."""
     for key, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, kind) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+            return
+    raise ValueError(f"{label} of '{name}' not found in {module}")
+
+
+def remove_weight_norm(module, name="weight"):
+    """Make `module.<name>` a plain parameter again (its current value)."""
+    remove_hook_form(module, WeightNorm, name, "weight_norm")
+    return module
