@@ -137,6 +137,8 @@ def test_errors():
                             "`unsafe` flag is enabled.\nmodule.weight.shape: srcgrad.Size([3, 3])\n"
                             "parametrization(module.weight).shape: srcgrad.Size([2, 3])"):
         parametrize.register_parametrization(stacked, "weight", Shrink())
+    with pytest.raises(KeyError, match=re.escape("attribute 'weight' already exists")):
+        stacked.weight = nn.Parameter(torch.ones(3, 3))  # the property is not shadowed
     with raises(ValueError, f"Module {m} does not have a parametrization on weight"):
         parametrize.remove_parametrizations(m, "weight")
     with raises(ValueError, "ParametrizationList requires one or more modules."):

@@ -74,6 +74,13 @@ def _rebuilt_parameter(data, requires_grad):
     return Parameter(Tensor._make(data), requires_grad)
 
 
+def _refuse_attribute(module, name):
+    """PyTorch's KeyError for a new parameter named as an attribute the module has
+    (a parametrized tensor's property, a method)."""
+    if name not in module._parameters and hasattr(module, name):
+        raise KeyError(f"attribute '{name}' already exists")
+
+
 class Module(ModuleHooks, ModuleState):
     """Base class of every layer and model: subclass it, assign Parameters and modules
     in `__init__` (after `super().__init__()`), and write `forward`."""
@@ -96,6 +103,7 @@ class Module(ModuleHooks, ModuleState):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
             self._forget(name, keep="_parameters")  # a replaced parameter keeps its place
+            _refuse_attribute(self, name)
             params[name] = value
         elif isinstance(value, Module):
             if modules is None:
@@ -148,6 +156,7 @@ class Module(ModuleHooks, ModuleState):
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
                             "(srcgrad.nn.Parameter or None required)")
+        _refuse_attribute(self, name)
         self._forget(name, keep="_parameters")
         self._parameters[name] = param
 
