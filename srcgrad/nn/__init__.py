@@ -2,7 +2,8 @@
 `containers.py`, `activations.py`, `losses.py`, `normalization.py`, `convolution.py`,
 `pooling.py`, `upsampling.py`, `padding.py`, `dropout.py`, `embedding.py`, `distance.py`,
 `recurrent.py`, `attention.py`, `transformer.py`), the functional interface
-(`functional.py`), `init` and `utils` (gradient clipping, parameters as a vector)."""
+(`functional.py`), `init` and `utils` (gradient clipping, parameters as a vector,
+packed sequences, parametrizations)."""
 
 from . import functional, init, utils  # noqa: F401
 from .activations import *  # noqa: F401,F403

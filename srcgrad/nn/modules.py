@@ -7,7 +7,8 @@ A Module keeps its Parameters, buffers and sub-modules in the order they were
 assigned (`_parameters`, `_buffers`, `_modules`); `parameters()`, `named_parameters()`,
 `state_dict()` and the repr follow that order, sub-modules after a module's own
 parameters, as in PyTorch. Calling a module runs its `forward` (and its hooks:
-module_hooks.py). Layers, activations
+module_hooks.py; its state_dict and
+load_state_dict: module_state.py). Layers, activations
 and losses are Tensor code over `srcgrad.nn.functional`, so their graphs are built
 from the same derivative rules as everything else. Random initial values come from
 srcgrad's generator (`srcgrad.manual_seed`), not PyTorch's stream: the same shapes,
@@ -26,6 +27,7 @@ from ..tensor.versions import counter_of
 from ..tensor.tensor import Tensor
 from . import functional as F
 from .module_hooks import ModuleHooks
+from .module_state import ModuleState
 
 __all__ = ["Parameter", "Module", "Sequential", "ModuleList", "Linear", "Bilinear", "Flatten", "Unflatten",
            "Identity"]
@@ -72,25 +74,20 @@ def _rebuilt_parameter(data, requires_grad):
     return Parameter(Tensor._make(data), requires_grad)
 
 
-class _IncompatibleKeys(collections.namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What `load_state_dict` returns; it prints as PyTorch's does when both are empty."""
-
-    __slots__ = ()
-
-    def __repr__(self):
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return f"_IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
-
-    __str__ = __repr__
+def _refuse_attribute(module, name):
+    """PyTorch's KeyError for a new parameter named as an attribute the module has
+    (a parametrized tensor's property, a method)."""
+    if name not in module._parameters and hasattr(module, name):
+        raise KeyError(f"attribute '{name}' already exists")
 
 
-class Module(ModuleHooks):
+class Module(ModuleHooks, ModuleState):
     """Base class of every layer and model: subclass it, assign Parameters and modules
     in `__init__` (after `super().__init__()`), and write `forward`."""
 
     def __init__(self):
         self._init_hooks()
+        self._init_state_hooks()
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_parameters", {})
         object.__setattr__(self, "_buffers", {})
@@ -106,6 +103,7 @@ class Module(ModuleHooks):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
             self._forget(name, keep="_parameters")  # a replaced parameter keeps its place
+            _refuse_attribute(self, name)
             params[name] = value
         elif isinstance(value, Module):
             if modules is None:
@@ -158,6 +156,7 @@ class Module(ModuleHooks):
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
                             "(srcgrad.nn.Parameter or None required)")
+        _refuse_attribute(self, name)
         self._forget(name, keep="_parameters")
         self._parameters[name] = param
 
@@ -339,54 +338,6 @@ class Module(ModuleHooks):
                 tensor._data = tensor._data.astype(np_dtype)
                 if tensor._grad is not None:
                     tensor._grad._data = tensor._grad._data.astype(np_dtype)
-
-    # --- state ---------------------------------------------------------------------------
-
-    def state_dict(self, destination=None, prefix="", keep_vars=False):
-        """Parameters and persistent buffers by dotted name, in registration order; the
-        tensors share memory with the module's (detached unless `keep_vars`)."""
-        out = collections.OrderedDict() if destination is None else destination
-        for owner_name, owner in self.named_modules(prefix=prefix.rstrip(".")):
-            dotted = f"{owner_name}." if owner_name else ""
-            for name, value in owner._parameters.items():
-                if value is not None:
-                    out[dotted + name] = value if keep_vars else value.detach()
-            for name, value in owner._buffers.items():
-                if value is not None and name not in owner._non_persistent:
-                    out[dotted + name] = value if keep_vars else value.detach()
-        return out
-
-    def load_state_dict(self, state_dict, strict=True):
-        """Copy `state_dict`'s values into the parameters and buffers of the same names
-        (in place, not recorded); PyTorch's error for missing or unexpected keys when
-        `strict`, else they are listed in the result."""
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        for key, target in own.items():
-            if key not in state_dict:
-                continue
-            value = state_dict[key]
-            data = value._data if isinstance(value, Tensor) else np.asarray(value)
-            if data.shape != target._data.shape:
-                errors.append(
-                    f"size mismatch for {key}: copying a param with shape srcgrad.Size({list(data.shape)}) from "
-                    f"checkpoint, the shape in current model is srcgrad.Size({list(target._data.shape)})."
-                )
-        if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
-        if errors:
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
-        with no_grad():
-            for key, target in own.items():
-                if key in state_dict:
-                    value = state_dict[key]
-                    target.copy_(value if isinstance(value, Tensor) else Tensor._make(np.asarray(value)))
-        return _IncompatibleKeys(missing, unexpected)
 
     # --- printing ------------------------------------------------------------------------
 

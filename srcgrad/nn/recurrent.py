@@ -5,7 +5,13 @@ for the GRU, whose n reads r * (W_hn h + b_hn)), written step by step over
 `F.linear`, sigmoid and tanh, so every derivative comes from those ops' rules; every
 weight and bias starts uniform in +-1/sqrt(hidden_size), PyTorch's reset_parameters.
 The parameters are named weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}
-(with `_reverse` for the second direction), in PyTorch's order."""
+(with `_reverse` for the second direction), in PyTorch's order.
+
+A PackedSequence input runs as PyTorch's packed layers do: each step on the rows of
+the sequences that have an entry there, a sequence's state leaving the batch at its
+last step (the forward direction) or joining at it from the initial state (the
+reverse direction), so h_n (and c_n) are taken at each sequence's own length; the
+output is a PackedSequence of the same batch_sizes and permutation."""
 
 import math
 
@@ -17,6 +23,7 @@ from ..tensor.joins import cat, stack
 from ..tensor.tensor import Tensor
 from . import functional as F
 from .modules import Module, Parameter
+from .utils.rnn import PackedSequence
 
 __all__ = ["RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU"]
 
@@ -57,6 +64,24 @@ def _reset_uniform(module):
 
 def _zeros(shape, like):
     return Tensor._make(np.zeros(shape, dtype=like._data.dtype))
+
+
+def _rows(state, start, stop):
+    """Rows start:stop of a state (a Tensor, or the LSTM's (h, c))."""
+    return tuple(s[start:stop] for s in state) if isinstance(state, tuple) else state[start:stop]
+
+
+def _count(state):
+    return (state[0] if isinstance(state, tuple) else state)._data.shape[0]
+
+
+def _joined(states):
+    """The states' rows one after another (the state itself where there is one)."""
+    if len(states) == 1:
+        return states[0]
+    if isinstance(states[0], tuple):
+        return tuple(cat(parts, 0) for parts in zip(*states))
+    return cat(states, 0)
 
 
 # --- cells -----------------------------------------------------------------------------------
@@ -218,6 +243,57 @@ class _RNNBase(Module):
                 layer_input = F.dropout(layer_input, self.dropout, True)
         return layer_input, finals
 
+    def _run_packed(self, data, batch_sizes, hx):
+        """data (total entries, features) in packed order; hx per layer and direction
+        (batch_sizes[0] rows). The packed outputs and the final states, as `_run`'s."""
+        directions = 2 if self.bidirectional else 1
+        sizes = [int(n) for n in batch_sizes]
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).tolist()
+        finals, layer_input = [], data
+        for layer in range(self.num_layers):
+            outputs = []
+            for d, suffix in enumerate(("", "_reverse")[:directions]):
+                weights, initial = self._weights(layer, suffix), hx[layer * directions + d]
+                seq, left = [None] * len(sizes), []
+                state = initial if d == 0 else _rows(initial, 0, sizes[-1])
+                for t in (range(len(sizes)) if d == 0 else reversed(range(len(sizes)))):
+                    have, n = _count(state), sizes[t]
+                    if n < have:  # sequences ending at step t - 1 leave with their final state
+                        left.append(_rows(state, n, have))
+                        state = _rows(state, 0, n)
+                    elif n > have:  # (reverse) sequences ending at step t start from their initial state
+                        state = _joined([state, _rows(initial, have, n)])
+                    state = self._step(layer_input[offsets[t]:offsets[t + 1]], state, weights)
+                    seq[t] = state[0] if self._mode == "LSTM" else state
+                outputs.append(cat(seq, 0))
+                finals.append(_joined([state] + left[::-1]))
+            layer_input = outputs[0] if directions == 1 else cat(outputs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        return layer_input, finals
+
+    def _forward_packed(self, packed, hx):
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        if data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+        if data._data.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                               f"{data._data.shape[-1]}")
+        batch = int(batch_sizes._data[0])
+        template = Tensor._make(np.empty((1, batch), dtype=data._data.dtype))
+        permuted = (lambda h: h) if sorted_indices is None else (lambda h: h.index_select(1, sorted_indices))
+        restored = (lambda h: h) if unsorted_indices is None else (lambda h: h.index_select(1, unsorted_indices))
+        if self._mode == "LSTM":
+            h0 = self._initial(template, None if hx is None else permuted(hx[0]), True)
+            c0 = self._initial(template, None if hx is None else permuted(hx[1]), True)
+            output, finals = self._run_packed(data, batch_sizes._data, [(h0[k], c0[k]) for k in range(len(h0))])
+            state = (restored(stack([h for h, _ in finals])), restored(stack([c for _, c in finals])))
+        else:
+            h0 = self._initial(template, None if hx is None else permuted(hx), True)
+            output, finals = self._run_packed(data, batch_sizes._data, [h0[k] for k in range(len(h0))])
+            state = restored(stack(finals))
+        return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), state
+
     def _initial(self, x, hx, batched):
         count = self.num_layers * (2 if self.bidirectional else 1)
         shape = (count, x._data.shape[1], self.hidden_size)
@@ -229,6 +305,8 @@ class _RNNBase(Module):
         return hx
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         if input.dim() not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D instead")
         if input._data.shape[-1] != self.input_size:
