@@ -1,10 +1,13 @@
 """Source text -> a gast tree, as `gast.parse` makes it, converted from Python's `ast`
-about two and a half times faster.
+about four times faster.
 
 gast converts Python's `ast` tree through an `ast.NodeTransformer` whose generic visit
 calls each gast class's keyword constructor, and looks the visitor method up by name at
-every node. This converter fills each new node's `__dict__` directly and looks a class's
-visitor up once. The nodes gast converts specially (a parameter becomes a `Name`, a
+every node. This converter looks a class's visitor up once and makes most nodes gast's
+in place: the ast tree is not kept, and where the gast class of the same name has the
+same fields and location attributes (all but a few), the node's class is replaced and
+its fields converted, so nothing is allocated for it; the others get a new node whose
+`__dict__` is filled directly. The nodes gast converts specially (a parameter becomes a `Name`, a
 `def` gains fields) go through gast's own visitor methods, whose children come back
 here; `Name` and parameters, the most frequent of them, are converted here as gast does.
 
@@ -71,16 +74,35 @@ class _Converter(Ast3ToGAst):
 
     def generic_visit(self, node):
         """The gast node of the same class name, with the fields `node` has, each
-        converted, and its location (gast's `generic_visit`)."""
+        converted, and its location (gast's `generic_visit`): `node` itself, its class
+        replaced and its fields converted in place (the ast tree is not kept), where the
+        gast class names the same fields and location attributes (nearly all)."""
         cls = type(node)
         target = _TARGETS.get(cls, _UNKNOWN)
         if target is _UNKNOWN:
             target = _TARGETS[cls] = getattr(gast, cls.__name__, None)
+            _RETYPED[cls] = target is not None and target._fields == cls._fields and target._attributes == cls._attributes
         if target is None:
             return None  # not part of gast's tree (gast leaves it out)
         shared = _SHARED.get(target)
         if shared is not None:
             return shared
+        if not _RETYPED[cls]:
+            return self.copied(node, target)
+        values, ast_node, visit, shared = node.__dict__, ast.AST, self.visit, _SHARED_FOR
+        for field in cls._fields:
+            value = values.get(field)
+            if type(value) is list:
+                values[field] = [visit(v) if isinstance(v, ast_node) else self._visit(v) for v in value]
+            elif isinstance(value, ast_node):
+                values[field] = shared.get(type(value)) or visit(value)
+        node.__class__ = target
+        return node
+
+    def copied(self, node, target):
+        """A new gast node of the class `target`, with the fields `node` has, each
+        converted, and its location (gast's `generic_visit`)."""
+        cls = type(node)
         new = target.__new__(target)
         values, old, ast_node, visit, shared = new.__dict__, node.__dict__, ast.AST, self.visit, _SHARED_FOR
         for field in cls._fields:
@@ -130,6 +152,7 @@ def _visitor(cls):
 
 _VISITORS = {}  # ast class -> its conversion
 _TARGETS = {}  # ast class -> the gast class of its name, None where gast has none
+_RETYPED = {}  # ast class -> whether its nodes become their gast class in place (same fields and attributes)
 _UNKNOWN = object()
 _PARAM = gast.Param()
 # one instance of each gast class without fields and location (`ctx`, operators)
