@@ -15,7 +15,7 @@ gradient PyTorch gives a tangent (forward-over-reverse).
 from collections import namedtuple
 
 from ..tensor import dual_writes
-from ..tensor.tangents import DUAL_NODES, LEVEL, TANGENTS, set_tangent, tangent_of
+from ..tensor.tangents import DUAL_NODES, LEVEL, TANGENTS, set_tangent, size_mismatch, tangent_of
 from ..tensor.tensor import Tensor
 
 __all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor"]
@@ -86,11 +86,7 @@ def make_dual(tensor, tangent, *, level=None):
             "Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() first."
         )
     if tangent._data.shape != tensor._data.shape:
-        raise RuntimeError(
-            "Trying to set a forward gradient that has a different size than that of the original Tensor, this is "
-            f"not supported. Tensor is of size {list(tensor._data.shape)} while the given forward gradient is of "
-            f"size {list(tangent._data.shape)}."
-        )
+        raise RuntimeError(size_mismatch(tensor._data.shape, tangent._data.shape))
     if tangent_of(tensor) is not None:
         raise RuntimeError(
             f"Making a dual Tensor based on a Tensor that already has a forward gradient at the same level {LEVEL[0]} "
