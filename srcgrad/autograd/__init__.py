@@ -27,7 +27,7 @@ from ..tensor.joins import stack
 from ..tensor.saved_hooks import HOOKS, pack_tensor, unpack_tensor
 from ..tensor.tangents import TANGENTS, any_dual, refuse_forward_over_reverse
 from ..tensor.tensor import Tensor, given_gradients, graph_seed, seed_of
-from . import function_forward
+from . import function_forward, function_transforms
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 
 __all__ = ["Function", "FunctionCtx", "grad", "backward", "Variable", "detect_anomaly", "set_detect_anomaly"]
@@ -224,7 +224,8 @@ class Function:
     `forward(*args)` with `setup_context(ctx, inputs, output)` (PyTorch's two styles);
     call `YourFunction.apply(*args)`. forward returns a Tensor or a tuple (of Tensors
     and other values); backward gets one gradient per output and returns one per
-    argument."""
+    argument. A static `jvp(ctx, *tangents)` serves forward AD (function_forward.py);
+    under the `func` transforms, PyTorch's checks (function_transforms.py)."""
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -238,10 +239,22 @@ class Function:
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError(function_forward.E_NO_JVP)
+
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override the vmap staticmethod "
+                                  "or set generate_vmap_rule=True.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
+        function_transforms.check(cls)
         dual = bool(TANGENTS) and any_dual(args)
-        if dual and getattr(cls, "jvp", None) is None:
+        if dual and cls.jvp is Function.jvp:
             raise NotImplementedError(function_forward.E_NO_JVP)
         ctx = FunctionCtx()
         tracked = _mode.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in args)
