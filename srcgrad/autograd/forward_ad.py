@@ -12,7 +12,10 @@ into tensors that have views, are refused (tensor/dual_writes.py), and so is
 gradient PyTorch gives a tangent (forward-over-reverse).
 """
 
+import weakref
 from collections import namedtuple
+
+import numpy as np
 
 from ..tensor import dual_writes
 from ..tensor.tangents import DUAL_NODES, LEVEL, TANGENTS, set_tangent, size_mismatch, tangent_of
@@ -20,6 +23,7 @@ from ..tensor.tensor import Tensor
 
 __all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor"]
 
+_TANGENT_TENSORS = {}  # id(tangent array) -> weak reference to the Tensor unpack_dual hands out for it
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 UnpackedDualTensor.__doc__ = "What `unpack_dual` returns: the primal (a view) and its tangent (None: none)."
 
@@ -46,6 +50,7 @@ def exit_dual_level(*, level=None):
         raise RuntimeError("Dual level must be a positive number.")
     LEVEL[0] = None
     TANGENTS.clear()
+    _TANGENT_TENSORS.clear()
     DUAL_NODES.clear()
     dual_writes.uninstall(Tensor)
 
@@ -93,7 +98,13 @@ def make_dual(tensor, tangent, *, level=None):
             "is not supported."
         )
     dual = tensor.view_as(tensor)
-    set_tangent(dual, tangent._data)
+    if tangent._data.strides == tensor._data.strides:
+        set_tangent(dual, tangent._data)
+        _TANGENT_TENSORS[id(tangent._data)] = weakref.ref(tangent)
+    else:  # PyTorch copies a tangent of another layout into the primal's
+        copied = np.empty_like(tensor._data, dtype=tangent._data.dtype)
+        copied[...] = tangent._data
+        set_tangent(dual, copied)
     return dual
 
 
@@ -108,4 +119,15 @@ def unpack_dual(tensor, *, level=None):
         return UnpackedDualTensor(tensor, None)
     primal = tensor.view_as(tensor)
     set_tangent(primal, None)
-    return UnpackedDualTensor(primal, Tensor._make(tangent))
+    return UnpackedDualTensor(primal, _tangent_tensor(tangent))
+
+
+def _tangent_tensor(tangent):
+    """The Tensor over the tangent array `tangent`: the one given to make_dual (PyTorch
+    hands the same tangent back), else one made once for it."""
+    ref = _TANGENT_TENSORS.get(id(tangent))
+    found = ref() if ref is not None else None
+    if found is None or found._data is not tangent:
+        found = Tensor._make(tangent)
+        _TANGENT_TENSORS[id(tangent)] = weakref.ref(found)
+    return found
