@@ -184,11 +184,13 @@ class FunctionNode(Node):
         return out
 
     def _counted(self, grads):
-        """What backward returned (one gradient per argument), as the gradients of the
-        Tensor arguments, one per edge (PyTorch's errors where the count differs, or an
-        argument that is no Tensor gets a gradient)."""
+        """What backward returned (one gradient per argument; extra trailing Nones are
+        dropped), as the gradients of the Tensor arguments, one per edge (PyTorch's
+        errors where the count differs, or an argument that is no Tensor gets one)."""
         if not isinstance(grads, tuple):
             grads = (grads,)
+        if len(grads) > self.arg_count and all(g is None for g in grads[self.arg_count:]):
+            grads = grads[:self.arg_count]  # PyTorch drops trailing Nones past the arguments
         if len(grads) != self.arg_count:
             raise RuntimeError(
                 f"function {type(self).__name__} returned an incorrect number of gradients "
