@@ -29,7 +29,7 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
     them out: one row per input element, one column per output element). With
     `check_forward_ad`, so must the Jacobian forward AD gives (one dual pass per input
     element); `check_backward_ad=False` skips the graph's."""
-    xs = _as_tuple(inputs)
+    func, xs = _tensors_only(func, _as_tuple(inputs))
     if any(x._requires_grad and x._data.dtype != np.float64 for x in xs):
         warnings.warn("Input #0 requires gradient and is not a double precision floating point or complex. This check "
                       "will likely fail if all the inputs are not of double precision floating point or complex. ",
@@ -57,6 +57,22 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
                                          f"numerical:{Tensor._make(n.astype(a.dtype))!r}\n"
                                          f"analytical:{Tensor._make(a)!r}\n")
     return True
+
+
+def _tensors_only(func, xs):
+    """(`func` as a function of the Tensors of `xs` only, the other arguments fixed, those
+    Tensors): the checks vary the Tensor inputs (PyTorch passes the others through)."""
+    if all(isinstance(x, Tensor) for x in xs):
+        return func, xs
+    positions = [i for i, x in enumerate(xs) if isinstance(x, Tensor)]
+
+    def on_tensors(*tensors):
+        args = list(xs)
+        for i, t in zip(positions, tensors):
+            args[i] = t
+        return func(*args)
+
+    return on_tensors, tuple(xs[i] for i in positions)
 
 
 def _forward_jacobian(func, xs, k, j):
@@ -106,7 +122,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rto
     `make_tensor`) that require grad, drawn from srcgrad's generator."""
     from ..tensor.generators import stream
 
-    xs = _as_tuple(inputs)
+    func, xs = _tensors_only(func, _as_tuple(inputs))
     if grad_outputs is None:
         outputs = _as_tuple(func(*xs))
         grad_outputs = tuple(Tensor._make(stream().uniform(-9.0, 9.0, o._data.shape).astype(o._data.dtype), True)
