@@ -1,7 +1,9 @@
 """`srcgrad.autograd.forward_ad`, as `torch.autograd.forward_ad`: forward-mode AD in the
 Tensor shim. Inside `dual_level()`, `make_dual(primal, tangent)` gives a view of `primal`
 that carries `tangent`; each op of the shim then pushes tangents through its registry
-rule's forward rule (tensor/tangents.py), and `unpack_dual(t)` reads them back.
+rule's forward rule (tensor/tangents.py), a custom Function through its `jvp`
+(function_forward.py), and `unpack_dual(t)` reads them back (the tangent Tensor given
+to make_dual itself, as PyTorch's).
 
 As in PyTorch: one level at a time (a nested one is refused), numbered 0; leaving it drops
 every tangent; an op without a forward derivative raises NotImplementedError naming it.
