@@ -10,6 +10,7 @@ reading `ctx.saved_tensors` after that raises the same error as PyTorch, and so 
 reading them (or running backward) after one was changed in place.
 """
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -26,6 +27,7 @@ from ..tensor.joins import stack
 from ..tensor.saved_hooks import HOOKS, pack_tensor, unpack_tensor
 from ..tensor.tangents import TANGENTS, any_dual, refuse_forward_over_reverse
 from ..tensor.tensor import Tensor, given_gradients, graph_seed, seed_of
+from . import function_forward, function_transforms
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 
 __all__ = ["Function", "FunctionCtx", "grad", "backward", "Variable", "detect_anomaly", "set_detect_anomaly"]
@@ -42,6 +44,9 @@ class FunctionCtx:
         self.materialize_grads = True
         self.saved_output = {}  # position in _saved -> index of the output forward returned there
         self.non_differentiable = ()  # outputs marked by mark_non_differentiable
+        self.dirty = ()  # inputs marked by mark_dirty (forward wrote them in place)
+        self._saved_forward = ()  # what save_for_forward kept: saved_tensors inside jvp
+        self._in_jvp = False
 
     def save_for_backward(self, *tensors):
         self._saved = tensors
@@ -49,8 +54,13 @@ class FunctionCtx:
         # with saved-tensor hooks entered: packed now, unpacked at each read of saved_tensors
         self._packed = [pack_tensor(t) if isinstance(t, Tensor) else None for t in tensors] if HOOKS else None
 
+    def save_for_forward(self, *tensors):
+        self._saved_forward = tensors
+
     @property
     def saved_tensors(self):
+        if self._in_jvp:
+            return self._saved_forward
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         check_versions(self)
@@ -64,7 +74,7 @@ class FunctionCtx:
         self.non_differentiable = tensors
 
     def mark_dirty(self, *tensors):
-        pass
+        self.dirty = tensors
 
     def set_materialize_grads(self, value):
         self.materialize_grads = bool(value)
@@ -174,11 +184,13 @@ class FunctionNode(Node):
         return out
 
     def _counted(self, grads):
-        """What backward returned (one gradient per argument), as the gradients of the
-        Tensor arguments, one per edge (PyTorch's errors where the count differs, or an
-        argument that is no Tensor gets a gradient)."""
+        """What backward returned (one gradient per argument; extra trailing Nones are
+        dropped), as the gradients of the Tensor arguments, one per edge (PyTorch's
+        errors where the count differs, or an argument that is no Tensor gets one)."""
         if not isinstance(grads, tuple):
             grads = (grads,)
+        if len(grads) > self.arg_count and all(g is None for g in grads[self.arg_count:]):
+            grads = grads[:self.arg_count]  # PyTorch drops trailing Nones past the arguments
         if len(grads) != self.arg_count:
             raise RuntimeError(
                 f"function {type(self).__name__} returned an incorrect number of gradients "
@@ -214,7 +226,8 @@ class Function:
     `forward(*args)` with `setup_context(ctx, inputs, output)` (PyTorch's two styles);
     call `YourFunction.apply(*args)`. forward returns a Tensor or a tuple (of Tensors
     and other values); backward gets one gradient per output and returns one per
-    argument."""
+    argument. A static `jvp(ctx, *tangents)` serves forward AD (function_forward.py);
+    under the `func` transforms, PyTorch's checks (function_transforms.py)."""
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -228,57 +241,89 @@ class Function:
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("You must implement the backward function for custom autograd.Function.")
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError(function_forward.E_NO_JVP)
+
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override the vmap staticmethod "
+                                  "or set generate_vmap_rule=True.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
-        if TANGENTS and any_dual(args):
-            raise NotImplementedError(
-                "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
-                if getattr(cls, "jvp", None) is None else
-                f"{cls.__name__}.jvp: the shim's forward AD does not call a custom Function's jvp")
+        function_transforms.check(cls)
+        dual = bool(TANGENTS) and any_dual(args)
+        if dual and cls.jvp is Function.jvp:
+            raise NotImplementedError(function_forward.E_NO_JVP)
         ctx = FunctionCtx()
         tracked = _mode.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-        with no_grad():
+        with no_grad(), (function_forward.forward_ad_off() if dual else contextlib.nullcontext()):
             if cls.setup_context is not Function.setup_context:  # forward without ctx
                 result = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, result)
             else:
                 result = cls.forward(ctx, *args, **kwargs)
-        if not tracked:
-            return result
-        if not isinstance(result, (Tensor, tuple)):
-            raise TypeError(f"{cls.__name__}.forward returned {type(result).__name__}: a custom Function's forward "
-                            "returns a Tensor or a tuple")
-        positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
-        tensors = [args[i] for i in positions]
-        edges = tuple((ops._edge(a), 0) if a._requires_grad else (None, 0) for a in tensors)
-        in_dtypes = [a._data.dtype for a in tensors]
-        in_shapes = [a._data.shape for a in tensors]
-        node_type = node_class(cls.__name__ + "Backward", FunctionNode)
-        if isinstance(result, Tensor):
-            ctx.saved_output = {i: None for i, t in enumerate(ctx._saved) if t is result}
-            out = _output_of(result)
-            if out._data.dtype.kind in "fc" and not any(result is t for t in ctx.non_differentiable):
-                out._grad_fn = node = node_type(edges, ctx, cls, in_dtypes, in_shapes, positions, len(args))
-                out._requires_grad = True
-                _name_saved_outputs(ctx, node, (out,))
-            return out
-        metas = tuple((r._data.shape, r._data.dtype) if isinstance(r, Tensor) else None for r in result)
-        node = node_type(edges, ctx, cls, in_dtypes, in_shapes, positions, len(args), metas)
-        outs = []
-        for i, r in enumerate(result):
-            if not isinstance(r, Tensor):
-                outs.append(r)
-                continue
-            out = _output_of(r)
-            if out._data.dtype.kind in "fc" and not any(r is t for t in ctx.non_differentiable):
-                out._grad_fn = OutputNode(node, i, len(result))
-                out._requires_grad = True
-            outs.append(out)
-        node.output_tensors = tuple(outs)
-        ctx.saved_output = {i: k for i, t in enumerate(ctx._saved) for k, r in enumerate(result) if t is r}
-        _name_saved_outputs(ctx, node, [o for o in outs if isinstance(o, Tensor)])
-        return tuple(outs)
+        outputs = _recorded(cls, ctx, args, result) if tracked else result
+        if dual:
+            return _with_tangents(cls, ctx, args, result, outputs, tracked)
+        return outputs
+
+
+def _recorded(cls, ctx, args, result):
+    """apply's outputs where grad mode is on and an argument requires grad: a Tensor over
+    each of forward's output Tensors, recording one node of the Function."""
+    if not isinstance(result, (Tensor, tuple)):
+        raise TypeError(f"{cls.__name__}.forward returned {type(result).__name__}: a custom Function's forward "
+                        "returns a Tensor or a tuple")
+    positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+    tensors = [args[i] for i in positions]
+    edges = tuple((ops._edge(a), 0) if a._requires_grad else (None, 0) for a in tensors)
+    in_dtypes = [a._data.dtype for a in tensors]
+    in_shapes = [a._data.shape for a in tensors]
+    node_type = node_class(cls.__name__ + "Backward", FunctionNode)
+    if isinstance(result, Tensor):
+        ctx.saved_output = {i: None for i, t in enumerate(ctx._saved) if t is result}
+        out = _output_of(result)
+        if out._data.dtype.kind in "fc" and not any(result is t for t in ctx.non_differentiable):
+            out._grad_fn = node = node_type(edges, ctx, cls, in_dtypes, in_shapes, positions, len(args))
+            out._requires_grad = True
+            _name_saved_outputs(ctx, node, (out,))
+        return out
+    metas = tuple((r._data.shape, r._data.dtype) if isinstance(r, Tensor) else None for r in result)
+    node = node_type(edges, ctx, cls, in_dtypes, in_shapes, positions, len(args), metas)
+    outs = []
+    for i, r in enumerate(result):
+        if not isinstance(r, Tensor):
+            outs.append(r)
+            continue
+        out = _output_of(r)
+        if out._data.dtype.kind in "fc" and not any(r is t for t in ctx.non_differentiable):
+            out._grad_fn = OutputNode(node, i, len(result))
+            out._requires_grad = True
+        outs.append(out)
+    node.output_tensors = tuple(outs)
+    ctx.saved_output = {i: k for i, t in enumerate(ctx._saved) for k, r in enumerate(result) if t is r}
+    _name_saved_outputs(ctx, node, [o for o in outs if isinstance(o, Tensor)])
+    return tuple(outs)
+
+
+def _with_tangents(cls, ctx, args, result, outputs, tracked):
+    """apply's outputs where an argument has a tangent: where no graph was recorded, a new
+    Tensor over each output array of forward (an input marked dirty: that input); their
+    tangents given by the Function's jvp."""
+    single = not isinstance(result, tuple)
+    results = (result,) if single else result
+    if not tracked:
+        outputs = tuple(r if not isinstance(r, Tensor) or any(r is d for d in ctx.dirty) else _output_of(r)
+                        for r in results)
+    elif single:
+        outputs = (outputs,)
+    function_forward.run_jvp(cls, ctx, args, function_forward.input_tangents(args), results, outputs)
+    return outputs[0] if single else outputs
 
 
 def _output_of(result):

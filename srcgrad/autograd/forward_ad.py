@@ -1,7 +1,9 @@
 """`srcgrad.autograd.forward_ad`, as `torch.autograd.forward_ad`: forward-mode AD in the
 Tensor shim. Inside `dual_level()`, `make_dual(primal, tangent)` gives a view of `primal`
 that carries `tangent`; each op of the shim then pushes tangents through its registry
-rule's forward rule (tensor/tangents.py), and `unpack_dual(t)` reads them back.
+rule's forward rule (tensor/tangents.py), a custom Function through its `jvp`
+(function_forward.py), and `unpack_dual(t)` reads them back (the tangent Tensor given
+to make_dual itself, as PyTorch's).
 
 As in PyTorch: one level at a time (a nested one is refused), numbered 0; leaving it drops
 every tangent; an op without a forward derivative raises NotImplementedError naming it.
@@ -12,14 +14,18 @@ into tensors that have views, are refused (tensor/dual_writes.py), and so is
 gradient PyTorch gives a tangent (forward-over-reverse).
 """
 
+import weakref
 from collections import namedtuple
 
+import numpy as np
+
 from ..tensor import dual_writes
-from ..tensor.tangents import DUAL_NODES, LEVEL, TANGENTS, set_tangent, tangent_of
+from ..tensor.tangents import DUAL_NODES, LEVEL, TANGENTS, set_tangent, size_mismatch, tangent_of
 from ..tensor.tensor import Tensor
 
 __all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor"]
 
+_TANGENT_TENSORS = {}  # id(tangent array) -> weak reference to the Tensor unpack_dual hands out for it
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 UnpackedDualTensor.__doc__ = "What `unpack_dual` returns: the primal (a view) and its tangent (None: none)."
 
@@ -46,6 +52,7 @@ def exit_dual_level(*, level=None):
         raise RuntimeError("Dual level must be a positive number.")
     LEVEL[0] = None
     TANGENTS.clear()
+    _TANGENT_TENSORS.clear()
     DUAL_NODES.clear()
     dual_writes.uninstall(Tensor)
 
@@ -86,18 +93,20 @@ def make_dual(tensor, tangent, *, level=None):
             "Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() first."
         )
     if tangent._data.shape != tensor._data.shape:
-        raise RuntimeError(
-            "Trying to set a forward gradient that has a different size than that of the original Tensor, this is "
-            f"not supported. Tensor is of size {list(tensor._data.shape)} while the given forward gradient is of "
-            f"size {list(tangent._data.shape)}."
-        )
+        raise RuntimeError(size_mismatch(tensor._data.shape, tangent._data.shape))
     if tangent_of(tensor) is not None:
         raise RuntimeError(
             f"Making a dual Tensor based on a Tensor that already has a forward gradient at the same level {LEVEL[0]} "
             "is not supported."
         )
     dual = tensor.view_as(tensor)
-    set_tangent(dual, tangent._data)
+    if tangent._data.strides == tensor._data.strides:
+        set_tangent(dual, tangent._data)
+        _TANGENT_TENSORS[id(tangent._data)] = weakref.ref(tangent)
+    else:  # PyTorch copies a tangent of another layout into the primal's
+        copied = np.empty_like(tensor._data, dtype=tangent._data.dtype)
+        copied[...] = tangent._data
+        set_tangent(dual, copied)
     return dual
 
 
@@ -112,4 +121,15 @@ def unpack_dual(tensor, *, level=None):
         return UnpackedDualTensor(tensor, None)
     primal = tensor.view_as(tensor)
     set_tangent(primal, None)
-    return UnpackedDualTensor(primal, Tensor._make(tangent))
+    return UnpackedDualTensor(primal, _tangent_tensor(tangent))
+
+
+def _tangent_tensor(tangent):
+    """The Tensor over the tangent array `tangent`: the one given to make_dual (PyTorch
+    hands the same tangent back), else one made once for it."""
+    ref = _TANGENT_TENSORS.get(id(tangent))
+    found = ref() if ref is not None else None
+    if found is None or found._data is not tangent:
+        found = Tensor._make(tangent)
+        _TANGENT_TENSORS[id(tangent)] = weakref.ref(found)
+    return found

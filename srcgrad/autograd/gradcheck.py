@@ -21,17 +21,21 @@ class GradcheckError(RuntimeError):
     """What `gradcheck` raises where the Jacobians disagree."""
 
 
-def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exception=True, **unused):
+def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exception=True, check_backward_ad=True,
+              check_forward_ad=False, **unused):
     """Whether the Jacobian the graph gives for each input that requires grad matches
     central finite differences of step `eps` within `atol` + `rtol`; with
     `raise_exception` a mismatch raises GradcheckError showing both (as PyTorch lays
-    them out: one row per input element, one column per output element)."""
-    xs = _as_tuple(inputs)
+    them out: one row per input element, one column per output element). With
+    `check_forward_ad`, so must the Jacobian forward AD gives (one dual pass per input
+    element); `check_backward_ad=False` skips the graph's."""
+    func, xs = _tensors_only(func, _as_tuple(inputs))
     if any(x._requires_grad and x._data.dtype != np.float64 for x in xs):
         warnings.warn("Input #0 requires gradient and is not a double precision floating point or complex. This check "
                       "will likely fail if all the inputs are not of double precision floating point or complex. ",
                       UserWarning, stacklevel=2)
-    analytic = jacobian(func, xs)  # a tuple over the inputs; over the outputs first where func returns several
+    # a tuple over the inputs; over the outputs first where func returns several
+    analytic = jacobian(func, xs) if check_backward_ad else None
     given = func(*xs)
     outputs = _as_tuple(given)
     for j, out in enumerate(outputs):
@@ -39,14 +43,56 @@ def gradcheck(func, inputs, *, eps=1e-06, atol=1e-05, rtol=0.001, raise_exceptio
         for k, x in enumerate(xs):
             if not x._requires_grad:
                 continue
-            a = per_input[k]._data.reshape(out._data.size, x._data.size).T
             n = _numerical(func, xs, k, j, eps).T
-            if not np.allclose(a, n, atol=atol, rtol=rtol):
-                if not raise_exception:
-                    return False
-                raise GradcheckError(f"Jacobian mismatch for output {j} with respect to input {k},\n"
-                                     f"numerical:{Tensor._make(n.astype(a.dtype))!r}\nanalytical:{Tensor._make(a)!r}\n")
+            found = []
+            if check_backward_ad:
+                found.append(("Jacobian", (per_input[k]._data.reshape(out._data.size, x._data.size).T)))
+            if check_forward_ad:
+                found.append(("Jacobian computed with forward mode", _forward_jacobian(func, xs, k, j).T))
+            for what, a in found:
+                if not np.allclose(a, n, atol=atol, rtol=rtol):
+                    if not raise_exception:
+                        return False
+                    raise GradcheckError(f"{what} mismatch for output {j} with respect to input {k},\n"
+                                         f"numerical:{Tensor._make(n.astype(a.dtype))!r}\n"
+                                         f"analytical:{Tensor._make(a)!r}\n")
     return True
+
+
+def _tensors_only(func, xs):
+    """(`func` as a function of the Tensors of `xs` only, the other arguments fixed, those
+    Tensors): the checks vary the Tensor inputs (PyTorch passes the others through)."""
+    if all(isinstance(x, Tensor) for x in xs):
+        return func, xs
+    positions = [i for i, x in enumerate(xs) if isinstance(x, Tensor)]
+
+    def on_tensors(*tensors):
+        args = list(xs)
+        for i, t in zip(positions, tensors):
+            args[i] = t
+        return func(*args)
+
+    return on_tensors, tuple(xs[i] for i in positions)
+
+
+def _forward_jacobian(func, xs, k, j):
+    """d output j / d input k by forward AD, one one-hot tangent per input element:
+    (output size, input size)."""
+    from . import forward_ad
+
+    base = xs[k]._data
+    columns = []
+    with no_grad():
+        for i in range(base.size):
+            tangent = np.zeros(base.shape, base.dtype)
+            tangent.reshape(-1)[i] = 1
+            with forward_ad.dual_level():
+                args = list(xs)
+                args[k] = forward_ad.make_dual(Tensor._make(base), Tensor._make(tangent))
+                out = _as_tuple(func(*args))[j]
+                t = forward_ad.unpack_dual(out).tangent
+                columns.append(np.zeros(out._data.size) if t is None else t._data.astype(np.float64).reshape(-1))
+    return np.stack(columns, axis=1)
 
 
 def _numerical(func, xs, k, j, eps):
@@ -76,7 +122,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-06, atol=1e-05, rto
     `make_tensor`) that require grad, drawn from srcgrad's generator."""
     from ..tensor.generators import stream
 
-    xs = _as_tuple(inputs)
+    func, xs = _tensors_only(func, _as_tuple(inputs))
     if grad_outputs is None:
         outputs = _as_tuple(func(*xs))
         grad_outputs = tuple(Tensor._make(stream().uniform(-9.0, 9.0, o._data.shape).astype(o._data.dtype), True)

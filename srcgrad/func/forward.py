@@ -4,7 +4,7 @@ rule's forward rule, one pass per tangent.
 
 `Unavailable` means forward mode cannot give the answer, and transforms.py takes the
 reverse passes instead (running the function again): an op of the function has no
-forward rule or is refused on dual tensors (an in-place write into a view, a custom Function, a
+forward rule or is refused on dual tensors (an in-place write into a view, a
 gradient taken inside the function: `jvp(grad(f))`, `hessian`), a dual level is already
 entered (PyTorch nests none), or, with grad mode on, an input requires grad or an output
 does through a tensor the function closes over (the product must then record a graph,
@@ -14,6 +14,8 @@ which a tangent does not: `grad` of a `jvp`, `jacrev(jacfwd(f))`).
 import numpy as np
 
 from ..autograd import forward_ad
+from ..autograd.function_forward import E_NO_JVP
+from ..autograd.function_transforms import running
 from ..tensor.grad_mode import _mode
 from ..tensor.tangents import LEVEL, tangent_of
 from ..tensor.tensor import Tensor
@@ -37,10 +39,12 @@ def input_tensor(value):
     return value
 
 
-def dual_runs(func, args, kwargs, positions, tangent_sets, read):
+def dual_runs(func, args, kwargs, positions, tangent_sets, read, transform):
     """[read(func(*args, **kwargs)) for each tangent set], each call with the leaves of the
     arguments at `positions` made dual (fresh leaves over their arrays) with the set's
-    tangents (arrays, in leaf order), all inside one dual level; `read` runs inside it."""
+    tangents (arrays, in leaf order), all inside one dual level; `read` runs inside it.
+    `transform`: the name of the transform running (`jvp`, `jacfwd`). A custom Function
+    without jvp is refused with PyTorch's error, not taken by the reverse passes."""
     if LEVEL[0] is not None:
         raise Unavailable("a dual level is entered")
     found = []
@@ -58,8 +62,11 @@ def dual_runs(func, args, kwargs, positions, tangent_sets, read):
                     duals.append(forward_ad.make_dual(Tensor._make(v._data), Tensor._make(t.astype(v._data.dtype))))
                 call_args[i] = unflatten(spec, duals)
             try:
-                found.append(read(func(*call_args, **kwargs)))
+                with running(transform):
+                    found.append(read(func(*call_args, **kwargs)))
             except NotImplementedError as refused:
+                if str(refused) == E_NO_JVP:
+                    raise
                 raise Unavailable(str(refused)) from refused
     return found
 
@@ -96,7 +103,7 @@ def products(func, primals, t_leaves, has_aux):
         output, aux = _split(result, has_aux)
         return result, _tangents_of(flatten(output)[0])
 
-    result, tangents = dual_runs(func, primals, {}, range(len(primals)), [[t._data for t in t_leaves]], read)[0]
+    result, tangents = dual_runs(func, primals, {}, range(len(primals)), [[t._data for t in t_leaves]], read, "jvp")[0]
     return result, [None if t is None else Tensor._make(t) for t in tangents]
 
 
@@ -120,7 +127,7 @@ def jacobian_columns(func, args, kwargs, positions, has_aux):
         output, _ = _split(result, has_aux)
         return result, _tangents_of(flatten(output)[0])
 
-    runs = dual_runs(func, args, kwargs, positions, sets, read)
+    runs = dual_runs(func, args, kwargs, positions, sets, read, "jacfwd")
     first = runs[0][0]
     blocks = []
     for k, o in enumerate(flatten(_split(first, has_aux)[0])[0]):

@@ -24,6 +24,7 @@ import weakref
 
 import numpy as np
 
+from ..autograd.function_transforms import running
 from ..tensor.grad_mode import _mode, enable_grad
 from ..tensor.graph import AccumulateGrad
 from ..tensor.tensor import Tensor
@@ -180,7 +181,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         positions, single = _argnums(argnums, args)
         level = _Level()
         call_args, parts = _wrap_args(level, args, positions)
-        with enable_grad():
+        with enable_grad(), running("grad"):
             output, aux = _split_aux(func(*call_args, **kwargs), has_aux, api)
         if not isinstance(output, Tensor):
             raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got {type(output)}")
@@ -232,7 +233,7 @@ def vjp(func, *primals, has_aux=False):
     may be called again."""
     level = _Level()
     call_args, parts = _wrap_args(level, primals, range(len(primals)))
-    with enable_grad():
+    with enable_grad(), running("vjp"):
         output, aux = _split_aux(func(*call_args), has_aux, "vjp(f, *primals)")
     out_leaves, out_spec = _outputs(output, "vjp(f, *primals)")
     _float_outputs(out_leaves, "vjp(f, ...)")
@@ -304,7 +305,7 @@ def _reverse_jvp(func, primals, t_leaves, has_aux):
     """`jvp` by two reverse passes."""
     level = _Level()
     call_args, parts = _wrap_args(level, primals, range(len(primals)))
-    with enable_grad():
+    with enable_grad(), running("jvp"):
         output, aux = _split_aux(func(*call_args), has_aux, "jvp(f, primals, tangents)")
     out_leaves, _ = _outputs(output, "jvp(f, primals, tangents)")
     inputs = [v for wrapped, _ in parts for v in wrapped]
@@ -336,7 +337,7 @@ def _jacobian(func, argnums, has_aux, api):
         positions, single = _argnums(argnums, args)
         level = _Level()
         call_args, parts = _wrap_args(level, args, positions)
-        with enable_grad():
+        with enable_grad(), running(api):
             output, aux = _split_aux(func(*call_args, **kwargs), has_aux, f"{api}(f)(*args)")
         out_leaves, out_spec = _outputs(output, "vjp(f, *primals)")
         _float_outputs(out_leaves, "vjp(f, ...)")

@@ -7,16 +7,20 @@ Invariant: the result equals PyTorch's for functions whose slices are independen
 function that reads a slice's value (`.item()`, Python branches on it) runs anyway,
 where PyTorch's batched tensors refuse it. `randomness` 'error' refuses a random draw
 inside the function, 'same' gives every index the same draws, 'different' its own.
+`vmap(SomeFunction.apply)` of a custom Function with its own `vmap` staticmethod calls
+that rule once (function_vmap.py).
 """
 
 import functools
 
 import numpy as np
 
+from ..autograd.function_transforms import running
 from ..tensor import generators
 from ..tensor.grad_mode import no_grad
 from ..tensor.joins import stack
 from ..tensor.tensor import Tensor
+from . import function_vmap
 from .trees import flatten, leaves_under, unflatten
 
 __all__ = ["vmap"]
@@ -44,10 +48,13 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                              "trying to vmap over a function with no inputs. The latter is unsupported.")
         leaves, dims, size = _mapped_inputs(args, in_dims, where)
         spec = flatten(args)[1]
+        own_rule = function_vmap.own_rule(func, args, kwargs)
+        if own_rule is not None and size:
+            return function_vmap.call_rule(own_rule, args, dims, size, randomness, out_dims, name)
         if size == 0:
             return _empty_result(func, args, kwargs, leaves, dims, spec, out_dims, name)
         results = []
-        with _randomness(randomness) as before_each:
+        with _randomness(randomness) as before_each, running("vmap"):
             for index in range(size):
                 before_each()
                 sliced = [v.select(d, index) if d is not None else v for v, d in zip(leaves, dims)]
@@ -164,7 +171,7 @@ def _empty_result(func, args, kwargs, leaves, dims, spec, out_dims, name):
     output is then empty along its out_dim."""
     probes = [Tensor._make(np.zeros(np.delete(v._data.shape, d), v._data.dtype)) if d is not None else v
               for v, d in zip(leaves, dims)]
-    with no_grad():
+    with no_grad(), running("vmap"):
         probe = func(*unflatten(spec, probes), **kwargs)
     _stacked([probe], out_dims, name)  # its errors
     values, out_spec = flatten(probe)

@@ -45,6 +45,9 @@ def linear(input, weight, bias=None):
     if not (isinstance(input, Tensor) and isinstance(weight, Tensor)):
         return ops.composite("AddmmBackward0", _linear, input, weight, bias)
     dims = input.dim()
+    if dims == 0 or weight.dim() == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {dims}D and "
+                           f"{weight.dim()}D")
     transposed = weight.t()
     if bias is not None and dims == 2:
         return addmm(bias, input, transposed)

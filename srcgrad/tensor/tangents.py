@@ -22,7 +22,7 @@ import numpy as np
 from ..rules import is_nondifferentiable, lookup
 
 __all__ = ["TANGENTS", "LEVEL", "tangent_of", "set_tangent", "push", "push_zero", "refused", "refuse_dual",
-           "pushed", "op_name", "any_dual", "DUAL_NODES", "refuse_forward_over_reverse"]
+           "pushed", "op_name", "any_dual", "DUAL_NODES", "refuse_forward_over_reverse", "size_mismatch"]
 
 TANGENTS = {}  # id(tensor) -> (weak reference to it, its tangent array); empty outside a level
 LEVEL = [None]  # the dual level now entered (PyTorch's numbering: 0), or None
@@ -52,6 +52,13 @@ def set_tangent(tensor, tangent):
         TANGENTS.pop(key, None)
         return
     TANGENTS[key] = (weakref.ref(tensor, _forget(key)), tangent)
+
+
+def size_mismatch(shape, tangent_shape):
+    """PyTorch's message for a tangent whose shape is not its tensor's."""
+    return ("Trying to set a forward gradient that has a different size than that of the original Tensor, this is not "
+            f"supported. Tensor is of size {list(shape)} while the given forward gradient is of size "
+            f"{list(tangent_shape)}.")
 
 
 def any_dual(values):
