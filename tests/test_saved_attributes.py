@@ -90,6 +90,19 @@ def test_identity_and_copies():
     assert x.reshape(1, 3).sum(-1).grad_fn._saved_dim == (2**64 - 1,)
 
 
+def test_saved_output_shares_versions():
+    """A write into the saved output (as into the output) makes backward refuse, as in PyTorch."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    e = x.exp()
+    saved = e.grad_fn._saved_result
+    with torch.no_grad():
+        saved.mul_(2)
+    with pytest.raises(RuntimeError, match=r"^one of the variables needed for gradient computation has been modified by an "
+                                           r"inplace operation: \[srcgrad.FloatTensor \[2\]\], which is output 0 of Exp, is at "
+                                           "version 1; expected version 0 instead."):
+        e.sum().backward()
+
+
 def test_errors():
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x.pow(2)

@@ -47,11 +47,6 @@ def released(args, kwargs):
     return args, kwargs
 
 
-def _kept(node):
-    """The node's arguments (a released node's: `released`)."""
-    return node.args
-
-
 def _int64(value):
     """An int as PyTorch reads an int64 it saved back (negative ones as unsigned)."""
     return value % 2**64 if value is not None and value < 0 else value
@@ -71,6 +66,7 @@ def _tensor_class():
 
 
 def _packed_entry(node, which):
+    """What a pack hook left for the tensor `node` saved as `which` (saved_hooks.PACKED), or None."""
     for entry in PACKED.get(node, ()):
         if entry[0] == which:
             return entry
@@ -89,25 +85,27 @@ def saved_tensor(node, which):
     if entry is not None:  # under pack hooks: what the unpack hook gives back
         return unpack_tensor(entry[1], entry[3])
     Tensor = _tensor_class()
-    if which == -1:  # a new tensor over the output's values, its grad_fn the node
+    counter = _counter_of(node, which)
+    if which == -1:  # a new tensor over the output's values and version counter, its grad_fn the node
         out = Tensor._make(node.ans, True)
-        out._grad_fn = node
+        out._grad_fn, out._counter = node, counter
         return out
     edges = node.next_functions
     producer = edges[0 if len(edges) == 1 and len(node.args) > 1 else which][0]
-    counter = _counter_of(node, which)
     if isinstance(producer, AccumulateGrad) and producer.variable._counter is counter:
         return producer.variable  # the input itself, as PyTorch's saved input
     array = node.args[which]
-    if array.dtype != node.dtypes[which]:
-        array = array.astype(node.dtypes[which])
-    out = Tensor._make(array, producer is not None)
+    out = Tensor._make(array if array.dtype == node.dtypes[which] else array.astype(node.dtypes[which]),
+                       producer is not None)
+    if out._data is array:  # an alias of the input's values: its writes are the input's
+        out._counter = counter
     if producer is not None and not isinstance(producer, AccumulateGrad):
         out._grad_fn = producer
     return out
 
 
 def _counter_of(node, which):
+    """The version counter `node` recorded for the tensor it saved as `which`."""
     versions = node.versions
     for i in range(2, len(versions), 3):
         if versions[i] == which:
@@ -147,15 +145,15 @@ def _after_release(read):
 
 
 def _sizes(at):
-    return _after_release(lambda node: tuple(_kept(node)[at].shape))
+    return _after_release(lambda node: tuple(node.args[at].shape))
 
 
 def _numel(at):
-    return _after_release(lambda node: int(_kept(node)[at].size))
+    return _after_release(lambda node: int(node.args[at].size))
 
 
 def _arg(at, convert=None):
-    return _after_release(lambda node: _kept(node)[at] if convert is None else convert(_kept(node)[at]))
+    return _after_release(lambda node: node.args[at] if convert is None else convert(node.args[at]))
 
 
 def _kwarg(name, default=None, convert=None):
