@@ -113,6 +113,25 @@ def _counter_of(node, which):
     return None
 
 
+def _composite_tensor(k):
+    """The `k`-th tensor a composite node (rule_nodes.CompositeNode) saved, in the order of
+    the op's tensor arguments: the input itself where it is a leaf, else a tensor over its
+    values and node."""
+    def read(node):
+        if node.freed:
+            raise RuntimeError(FREED_MESSAGE)
+        check_versions(node)
+        counter, _, (array, producer) = node.versions[3 * k:3 * k + 3]
+        if producer is None:  # a leaf: the input itself where it is one of the node's edges
+            for edge, _ in node.next_functions:
+                if isinstance(edge, AccumulateGrad) and edge.variable._data is array:
+                    return edge.variable
+        out = _tensor_class()._make(array, producer is not None)
+        out._counter, out._grad_fn = counter, producer
+        return out
+    return read
+
+
 def _constant_tensor(node, at):
     """An argument PyTorch saves as a tensor but the node keeps for no gradient (a
     condition, a mask, indices): a tensor over it that requires no grad."""
@@ -245,6 +264,13 @@ ANSWERS = {
     ("TopkBackward0", "TakeAlongAxis"): {"_saved_self_sym_sizes": _sizes(0),
                                          "_saved_indices": lambda node: _constant_tensor(node, 1)},
     ("TraceBackward0", "Trace"): {"_saved_self_sym_sizes": _sizes(0)},
+    # composite nodes: the tensors they save at positions every call has (the op's first
+    # tensor arguments; a later one may be absent, so it is not answered)
+    ("NllLossBackward0", "CompositeNode"): {"_saved_self": _composite_tensor(0), "_saved_target": _composite_tensor(1)},
+    ("ConvolutionBackward0", "CompositeNode"): {"_saved_input": _composite_tensor(0),
+                                                "_saved_weight": _composite_tensor(1)},
+    ("NativeLayerNormBackward0", "CompositeNode"): {"_saved_input": _composite_tensor(0)},
+    ("EmbeddingBackward0", "CompositeNode"): {"_saved_indices": _composite_tensor(0)},
 }
 
 # the nodes whose release keeps their numbers and shapes (`released`): those answering one
@@ -257,9 +283,8 @@ _TENSOR_SOURCES = {_SELF: 0, _OTHER: 1, _RESULT: -1}  # the getters whose SavedT
 def _answers(node):
     inner = _inner(node)
     rule = getattr(inner, "rule", None)
-    if rule is None:
-        return None
-    return ANSWERS.get((type(node).__name__, rule.name))
+    kind = rule.name if rule is not None else type(inner).__mro__[1].__name__  # a composite node's base
+    return ANSWERS.get((type(node).__name__, kind))
 
 
 def saved_attribute(node, name):
