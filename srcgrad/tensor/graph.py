@@ -105,6 +105,8 @@ class Node:
     def __repr__(self):
         return "<%s object at %#x>" % (type(self).__name__, id(self))
 
+    __str__ = __repr__
+
     def __getattr__(self, name):
         """PyTorch's saved-value attributes (`_saved_self`, `_raw_saved_result`, ...), read
         when asked (saved_attributes.py); any other missing name is an AttributeError."""
@@ -118,8 +120,6 @@ class Node:
         from .saved_attributes import saved_names  # noqa: PLC0415 - as in __getattr__
 
         return sorted({*object.__dir__(self), *saved_names(self)})
-
-    __str__ = __repr__
 
     def apply(self, g):
         """One gradient per input (an array, or None for inputs that need none)."""
