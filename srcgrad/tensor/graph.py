@@ -107,6 +107,20 @@ class Node:
 
     __str__ = __repr__
 
+    def __getattr__(self, name):
+        """PyTorch's saved-value attributes (`_saved_self`, `_raw_saved_result`, ...), read
+        when asked (saved_attributes.py); any other missing name is an AttributeError."""
+        if name.startswith(("_saved_", "_raw_saved_")):
+            from .saved_attributes import saved_attribute  # noqa: PLC0415 - it imports the engine, which imports this
+
+            return saved_attribute(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        from .saved_attributes import saved_names  # noqa: PLC0415 - as in __getattr__
+
+        return sorted({*object.__dir__(self), *saved_names(self)})
+
     def apply(self, g):
         """One gradient per input (an array, or None for inputs that need none)."""
         raise NotImplementedError

@@ -19,6 +19,7 @@ from ..runtime import unbroadcast
 from .engine import run_backward
 from .errstate import loud, quiet
 from .graph import Node, describe, next_creation_order, node_class
+from .saved_attributes import KEEPS_NUMBERS, released
 from .saved_hooks import PACKED, drop_packed
 from .saving import reads_ans_of, rule_reads_ans, saved_by
 
@@ -141,7 +142,11 @@ class RuleNode(Node):
 
     def release(self):
         if self.saves:
-            self.args = self.kwargs = self.ans = None
+            if type(self).__name__ in KEEPS_NUMBERS:  # the numbers and shapes PyTorch's node keeps
+                self.args, self.kwargs = released(self.args, self.kwargs)
+            else:
+                self.args = self.kwargs = None
+            self.ans = None
             self.freed = True
             if PACKED:
                 drop_packed(self)
