@@ -269,3 +269,14 @@ def test_copies_of_uninitialized_modules():
     assert repr(m) == "LazyLinear(in_features=0, out_features=3, bias=True)"
     p = pickle.loads(pickle.dumps(m.weight))
     assert repr(p) == "<UninitializedParameter>" and p.requires_grad
+
+
+def test_a_copied_or_pickled_lazy_module_keeps_its_own_hooks():
+    m = nn.LazyConv2d(3, 2)
+    for copied in (copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
+        copied(torch.ones(1, 5, 4, 4))
+        copied(torch.ones(1, 5, 4, 4))  # the first call removed the copy's own hook
+        assert repr(copied) == "Conv2d(5, 3, kernel_size=(2, 2), stride=(1, 1))"
+    assert repr(m) == "LazyConv2d(0, 3, kernel_size=(2, 2), stride=(1, 1))" and len(m._forward_pre_hooks) == 1
+    m(torch.ones(1, 2, 3, 3))
+    assert repr(m) == "Conv2d(2, 3, kernel_size=(2, 2), stride=(1, 1))"

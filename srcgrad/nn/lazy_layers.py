@@ -102,30 +102,6 @@ class _LazyConvTranspose(_LazyConvNd):
         self._lazy_tensors(out_channels, bias, device, dtype)
 
 
-class LazyConv1d(_LazyConv, Conv1d):
-    cls_to_become = Conv1d
-
-
-class LazyConv2d(_LazyConv, Conv2d):
-    cls_to_become = Conv2d
-
-
-class LazyConv3d(_LazyConv, Conv3d):
-    cls_to_become = Conv3d
-
-
-class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
-    cls_to_become = ConvTranspose1d
-
-
-class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
-    cls_to_become = ConvTranspose2d
-
-
-class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
-    cls_to_become = ConvTranspose3d
-
-
 class _LazyNorm(LazyModuleMixin):
     """num_features from dim 1 of the first input."""
 
@@ -156,25 +132,17 @@ class _LazyNorm(LazyModuleMixin):
             self.reset_parameters()
 
 
-class LazyBatchNorm1d(_LazyNorm, BatchNorm1d):
-    cls_to_become = BatchNorm1d
+def _lazy(lazy_base, eager):
+    """The lazy form of `eager` (Lazy + its name), which becomes `eager` on its first call."""
+    name = "Lazy" + eager.__name__
+    return type(name, (lazy_base, eager), {"cls_to_become": eager, "__module__": __name__, "__qualname__": name,
+                                          "__doc__": f"{eager.__name__} whose input size comes from its first input."})
 
 
-class LazyBatchNorm2d(_LazyNorm, BatchNorm2d):
-    cls_to_become = BatchNorm2d
-
-
-class LazyBatchNorm3d(_LazyNorm, BatchNorm3d):
-    cls_to_become = BatchNorm3d
-
-
-class LazyInstanceNorm1d(_LazyNorm, InstanceNorm1d):
-    cls_to_become = InstanceNorm1d
-
-
-class LazyInstanceNorm2d(_LazyNorm, InstanceNorm2d):
-    cls_to_become = InstanceNorm2d
-
-
-class LazyInstanceNorm3d(_LazyNorm, InstanceNorm3d):
-    cls_to_become = InstanceNorm3d
+LazyConv1d, LazyConv2d, LazyConv3d = (_lazy(_LazyConv, eager) for eager in (Conv1d, Conv2d, Conv3d))
+LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
+    _lazy(_LazyConvTranspose, eager) for eager in (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d))
+LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (
+    _lazy(_LazyNorm, eager) for eager in (BatchNorm1d, BatchNorm2d, BatchNorm3d))
+LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d = (
+    _lazy(_LazyNorm, eager) for eager in (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d))
