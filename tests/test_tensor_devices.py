@@ -78,7 +78,23 @@ CREATIONS = {
     "nn.Transformer.generate_square_subsequent_mask": lambda d: nn.Transformer.generate_square_subsequent_mask(
         2, device=d),
     "nn.PReLU": lambda d: nn.PReLU(device=d),
+    "nn.LazyLinear": lambda d: nn.LazyLinear(2, device=d),
+    "nn.LazyConv1d": lambda d: nn.LazyConv1d(1, 2, device=d),
+    "nn.LazyConv2d": lambda d: nn.LazyConv2d(1, 2, device=d),
+    "nn.LazyConv3d": lambda d: nn.LazyConv3d(1, 2, device=d),
+    "nn.LazyConvTranspose1d": lambda d: nn.LazyConvTranspose1d(1, 2, device=d),
+    "nn.LazyConvTranspose2d": lambda d: nn.LazyConvTranspose2d(1, 2, device=d),
+    "nn.LazyConvTranspose3d": lambda d: nn.LazyConvTranspose3d(1, 2, device=d),
+    "nn.LazyBatchNorm1d": lambda d: nn.LazyBatchNorm1d(device=d),
+    "nn.LazyBatchNorm2d": lambda d: nn.LazyBatchNorm2d(device=d),
+    "nn.LazyBatchNorm3d": lambda d: nn.LazyBatchNorm3d(device=d),
+    "nn.LazyInstanceNorm1d": lambda d: nn.LazyInstanceNorm1d(device=d),
+    "nn.LazyInstanceNorm2d": lambda d: nn.LazyInstanceNorm2d(device=d),
+    "nn.LazyInstanceNorm3d": lambda d: nn.LazyInstanceNorm3d(device=d),
 }
+# a lazy module's `cls_to_become` is its eager class, checked under that class's name
+CREATIONS.update({f"{name}.cls_to_become": None for name in list(CREATIONS)
+                  if name.startswith("nn.Lazy")})
 
 
 def _takes_device(f):

@@ -144,6 +144,7 @@ class ModuleState:
                               error_msgs):
         """Copy this module's own entries of `state_dict` (keys `prefix + name`) into its
         parameters and persistent buffers, in place; list what is missing or unexpected."""
+        from .parameter import is_lazy  # noqa: PLC0415 (parameter imports modules, which imports this module)
         for hook in self._load_state_dict_pre_hooks.values():
             hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         persistent = ((k, v) for k, v in self._buffers.items() if k not in self._non_persistent)
@@ -161,7 +162,9 @@ class ModuleState:
                 error_msgs.append(f'While copying the parameter named "{key}", expected srcgrad.Tensor or Tensor-like '
                                   f"object from checkpoint but received {type(value)}")
                 continue
-            if param.dim() == 0 and value.dim() == 1 and value.shape[0] == 1:
+            if is_lazy(param):  # both uninitialized (the load hook materialized it for an initialized value)
+                continue
+            if param.dim() == 0 and len(value.shape) == 1 and value.shape[0] == 1:
                 value = value[0]
             if value.shape != param.shape:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "

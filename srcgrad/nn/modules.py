@@ -29,6 +29,8 @@ from . import functional as F
 from .module_hooks import ModuleHooks
 from .module_state import ModuleState
 
+_STORAGE = Tensor._data  # the slot that holds every tensor's array
+
 __all__ = ["Parameter", "Module", "Sequential", "ModuleList", "Linear", "Bilinear", "Flatten", "Unflatten",
            "Identity"]
 
@@ -334,8 +336,9 @@ class Module(ModuleHooks, ModuleState):
 
     def _convert(self, np_dtype):
         for tensor in itertools.chain(self.parameters(), self.buffers()):
-            if tensor._data.dtype.kind == "f" and tensor._data.dtype != np_dtype:
-                tensor._data = tensor._data.astype(np_dtype)
+            data = _STORAGE.__get__(tensor)  # the slot itself: an uninitialized parameter refuses `_data`
+            if data.dtype.kind == "f" and data.dtype != np_dtype:
+                _STORAGE.__set__(tensor, data.astype(np_dtype))
                 if tensor._grad is not None:
                     tensor._grad._data = tensor._grad._data.astype(np_dtype)
 
