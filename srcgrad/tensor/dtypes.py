@@ -5,6 +5,7 @@ identical objects (`float is float32`); the default floating dtype is float32.
 """
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -154,6 +155,21 @@ def dim_axis(dim, ndim):
     if not ndim or not dims:
         return None
     return dims if isinstance(dim, (list, tuple)) else dim
+
+
+def one_dim(dim, ndim, op):
+    """The axis (an int in [0, ndim)) of the single `dim` that the method `op` (`size`,
+    `stride`) of a tensor of `ndim` dimensions was given, with PyTorch's errors: a
+    TypeError for what is not an int (a bool included), an IndexError for a dim out of
+    range or any dim of a 0-d tensor."""
+    if isinstance(dim, bool) or not hasattr(type(dim), "__index__"):
+        raise TypeError(f"{op}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+    dim = operator.index(dim)
+    if not ndim:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    return dim % ndim
 
 
 # --- promotion ------------------------------------------------------------------------

@@ -38,9 +38,9 @@ class MemoryFacts:
         steps = tuple(s // data.itemsize for s in data.strides)
         if dim is None:
             return steps
-        from .dtypes import dim_axis
+        from .dtypes import one_dim
 
-        return steps[dim_axis(dim, data.ndim)]
+        return steps[one_dim(dim, data.ndim, "stride")]
 
     def storage_offset(self):
         """The position, in elements, of the first element in the shared memory."""

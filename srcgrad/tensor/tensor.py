@@ -24,7 +24,7 @@ import numpy as np
 
 from . import arithmetic, devices, dtypes, graph_backward, hooks, ops, printing, products
 from ..rules import activations
-from .dtypes import Size
+from .dtypes import Size, one_dim
 from .engine import run_backward, run_single, warn_non_leaf_grad
 from .errstate import loud, quiet
 from .grad_mode import OPEN_INFERENCE_BLOCKS, _mode
@@ -434,7 +434,8 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         return Size(self._data.shape)
 
     def size(self, dim=None):
-        return Size(self._data.shape) if dim is None else self._data.shape[dim]
+        shape = self._data.shape
+        return Size(shape) if dim is None else shape[one_dim(dim, len(shape), "size")]
 
     def dim(self):
         return self._data.ndim
