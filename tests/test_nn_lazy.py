@@ -208,9 +208,9 @@ def test_module_dtype_conversion_before_the_first_call():
 
 def test_state_dict_of_uninitialized_modules():
     m = nn.Sequential(nn.LazyLinear(3), nn.ReLU(), nn.LazyLinear(2))
-    assert repr(m.state_dict()) == ("OrderedDict([('0.weight', <UninitializedParameter>), ('0.bias', "
-                                    "<UninitializedParameter>), ('2.weight', <UninitializedParameter>), ('2.bias', "
-                                    "<UninitializedParameter>)])")
+    state = m.state_dict()
+    assert list(state) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    assert all(repr(v) == "<UninitializedParameter>" for v in state.values())  # the OrderedDict's repr is Python's
     with raises(RuntimeError, SHAPE_REFUSED):
         nn.Linear(3, 2).load_state_dict(nn.LazyLinear(2).state_dict())
     lazy = nn.LazyLinear(3)

@@ -142,11 +142,17 @@ def _constant_tensor(node, at):
 
 def _number_or_tensor(at):
     """A Python-number operand PyTorch wraps into a 0-d tensor (float64 or int64); a
-    tensor operand as `saved_tensor`."""
+    tensor operand as `saved_tensor`. Under NumPy 1 a number meeting a 0-d float tensor
+    is kept as the tensor's scalar type (dtypes.as_weak_number), which no longer tells
+    an int from a float: that operand is not answered (AttributeError)."""
+    name = ("_saved_self", "_saved_other")[at]
+
     def read(node):
         if node.freed:
             raise RuntimeError(FREED_MESSAGE)
         value = node.args[at]
+        if isinstance(value, np.generic):
+            raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return _tensor_class()._make(np.asarray(value, np.float64 if isinstance(value, float) else np.int64))
         return saved_tensor(node, at)
