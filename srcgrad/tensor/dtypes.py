@@ -167,9 +167,7 @@ def one_dim(dim, ndim, op):
     dim = operator.index(dim)
     if not ndim:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    if not -ndim <= dim < ndim:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
-    return dim % ndim
+    return dim_axis(dim, ndim) % ndim
 
 
 # --- promotion ------------------------------------------------------------------------
