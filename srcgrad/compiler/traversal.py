@@ -123,7 +123,11 @@ def branch_nodes(node):
 
 def holds(node, classes):
     """Whether a node of `classes` (no `ctx` or operator classes) is under `node`, itself
-    included: `any(isinstance(n, classes) for n in walk(node))` without the generator."""
+    included: `any(isinstance(n, classes) for n in walk(node))` without the generator.
+    Statement classes are looked for among the statements alone (`statements`): no
+    expression holds a statement."""
+    if _STATEMENT_CLASSES[classes]:
+        return any(isinstance(s, classes) for s in statements(node))
     stack, ast_node, children = [node], gast.AST, CHILDREN
     pop, push = stack.pop, stack.append
     # names and constants (most nodes) are not stacked unless looked for
@@ -163,6 +167,17 @@ def statements(node):
             if type(value) is list:
                 inner += [v for v in value if isinstance(v, ast_node) and not isinstance(v, expression)]
         stack.extend(reversed(inner))
+
+
+class _StatementClasses(dict):
+    """A class or tuple of classes -> whether each is a statement class."""
+
+    def __missing__(self, classes):
+        found = self[classes] = all(issubclass(c, gast.stmt) for c in (classes if type(classes) is tuple else (classes,)))
+        return found
+
+
+_STATEMENT_CLASSES = _StatementClasses()
 
 
 class _BlockFields(dict):
