@@ -402,8 +402,9 @@ def names_stored(node):
     once, in no particular order."""
     seen, name_node, store, ast_node, children = {}, gast.Name, gast.Store, gast.AST, CHILDREN
     for root in node if isinstance(node, list) else [node]:
-        stack = [root]  # `nodes(root)`'s order, without its generator
-        pop, push, extend = stack.pop, stack.append, stack.extend
+        stack = [root]  # `nodes(root)`'s order, without its generator and the nodes that
+        # can hold no store: constants, and read names without an annotation (most nodes)
+        pop, push = stack.pop, stack.append
         while stack:
             n = pop()
             cls = type(n)
@@ -412,11 +413,18 @@ def names_stored(node):
                 seen[values["id"]] = None
             for field in children[cls]:
                 value = values.get(field)
-                if type(value) is list:
-                    extend([v for v in value if isinstance(v, ast_node)])
-                elif isinstance(value, ast_node):
-                    push(value)
+                for v in value if type(value) is list else (value,):
+                    kind = type(v)
+                    if kind is name_node:
+                        leaf = v.__dict__
+                        if isinstance(leaf.get("ctx"), store) or leaf.get("annotation") is not None:
+                            push(v)
+                    elif kind is not _CONSTANT and isinstance(v, ast_node):
+                        push(v)
     return list(seen)
+
+
+_CONSTANT = gast.Constant
 
 
 def own_nodes(body):

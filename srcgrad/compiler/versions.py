@@ -37,7 +37,11 @@ def run(tree, namer, restores=False):
             else:
                 defined.add(target.id)
                 env[target.id] = target.id
-            stored.update(traversal.names_stored(stmt.targets))
+            if len(stmt.targets) == 1 and target.annotation is None:  # most: a name, nothing under it
+                if isinstance(target.ctx, gast.Store):
+                    stored.add(target.id)
+            else:
+                stored.update(traversal.names_stored(stmt.targets))
             continue
         found = set()
         _rename(stmt, env, found)
