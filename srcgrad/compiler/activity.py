@@ -279,9 +279,9 @@ def run(tree, wrt, output, calls):
                 changed = True
     useful = {output} if output else set()
     changed = True
-    while changed:
+    while changed:  # last flow first: a straight run of statements settles in one pass and a check
         changed = False
-        for sources, target in flows:
+        for sources, target in reversed(flows):
             if target in useful:
                 for s in sources:
                     if s not in useful:
