@@ -55,15 +55,24 @@ class _ANF(Displays):
         self.depth = 0
         self.pending = ()  # walrus targets of the statement being normalized, not yet assigned
         self.walrus = False  # whether the function has a walrus at all (else pending stays empty)
+        # simple statements made here, each located whole: `syntax.located` need not walk them again
+        self.located = set()
 
     # --- statements ------------------------------------------------------------
 
     def block(self, stmts):
-        out = []
+        out, done = [], self.located
         for stmt in stmts:
             for new in self.stmt(stmt):
-                out.append(syntax.located(new, stmt))
+                out.append(syntax.located(new, stmt, done))
+                self._located_whole(new, stmt)
         return out
+
+    def _located_whole(self, new, old):
+        """Note the statement `new`, just located at `old`, as located whole, where it
+        is: `old` has a line, and `new` is no block (which may yet gain statements)."""
+        if getattr(old, "lineno", None) is not None and traversal.block_fields(type(new)) == ("",):
+            self.located.add(new)
 
     def nested(self, stmts):
         self.depth += 1
@@ -308,7 +317,9 @@ class _ANF(Displays):
         base = hint or _content_name(simple)
         temp = self.namer.fresh(base) if base else self.namer.temp()
         self.locals.add(temp)  # `temp.T` reads an attribute of a local value, not of a global
-        return pre + [syntax.located(syntax.assign(temp, simple), e)], syntax.name(temp)
+        made = syntax.located(syntax.assign(temp, simple), e, self.located)
+        self._located_whole(made, e)
+        return pre + [made], syntax.name(temp)
 
     def atoms(self, exprs):
         pre, out = [], []

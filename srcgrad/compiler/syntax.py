@@ -331,9 +331,10 @@ _LEAVES = {cls: ({*cls._fields}, {*cls._fields, *_LOCATION}) for cls in (gast.Na
 _CONSTANT_LEAF = {gast.Constant: _LEAVES[gast.Constant]}  # with a `name` function, names go to it
 
 
-def located(new, old):
-    """Give `new` (and its children without a location) the location of `old`."""
-    if old is None or not hasattr(old, "lineno") or not isinstance(new, gast.AST):
+def located(new, old, done=frozenset()):
+    """Give `new` (and its children without a location) the location of `old`. `done`:
+    nodes known to be located whole, themselves and all they hold (not walked again)."""
+    if old is None or not hasattr(old, "lineno") or not isinstance(new, gast.AST) or new in done:
         return new
     have, own = type(old)._attributes, old.__dict__
     where = []  # (attribute, value) for each location attribute `old` has (its own, or its class's)
@@ -358,7 +359,7 @@ def located(new, old):
                     leaf = v.__dict__
                     if leaf.get("lineno") is None:
                         leaf.update(where)
-                elif isinstance(v, ast_node):
+                elif isinstance(v, ast_node) and v not in done:
                     stack.append(v)
     return new
 
