@@ -223,12 +223,14 @@ def _settle(node, numpy_names):
     literals), and the tie guard `np.where((a == b) & np.isinf(a), 0.0, a - b)` (numpy
     under a name in `numpy_names`) -> `a - b` where `a` or `b` is a finite number: no
     inf - inf to guard."""
-    values = node.__dict__
-    for field in traversal.child_fields(type(node)):
+    values, name, constant = node.__dict__, gast.Name, gast.Constant
+    for field in traversal.child_fields(type(node)):  # names and constants (most nodes) settle nothing
         value = values.get(field)
-        if type(value) is list:
-            value[:] = [_settle(v, numpy_names) if isinstance(v, gast.AST) else v for v in value]
-        elif isinstance(value, gast.AST):
+        kind = type(value)
+        if kind is list:
+            value[:] = [v if type(v) is constant or (type(v) is name and v.annotation is None) or not isinstance(v, gast.AST)
+                        else _settle(v, numpy_names) for v in value]
+        elif kind is not constant and not (kind is name and value.annotation is None) and isinstance(value, gast.AST):
             values[field] = _settle(value, numpy_names)
     if type(node) is gast.Call and _unneeded_tie_guard(node, numpy_names):
         return node.args[2]
