@@ -327,6 +327,17 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
             f"first (`{base} = {base}.copy()`) or build a new value", NotDifferentiableError,
         )
     if not any(a.targets[0].id == base for a in assigns):
+        loop = next((n for n in traversal.walk(tree) if isinstance(n, gast.For)
+                     and base in {t.id for t in traversal.walk(n.target) if isinstance(t, gast.Name)}), None)
+        if loop is not None:
+            iterated = printing.unparse(loop.iter).strip()
+            raise program.error(
+                stmt, f"`{what}` changes in place `{base}`, the loop variable of `for ... in {iterated}` (line "
+                f"{program.line(loop)}), an entry of what the loop reads (in `{program.name}`); srcgrad differentiates "
+                f"in-place changes of arrays, lists and dicts the function makes and names itself: store a new entry "
+                f"instead, looping over the positions (`for i in range(len(...))`, then `xs[i] = xs[i] + [v]` or "
+                f"`ds[i] = {{**ds[i], 'k': v}}`)", NotDifferentiableError,
+            )
         raise program.error(
             stmt, f"`{what}` changes `{base}`, which `{program.name}` does not make, in place; srcgrad "
             f"differentiates in-place changes of arrays and lists made inside the function: make a new "
