@@ -65,6 +65,26 @@ def default_overridden_at_a_call(x):
     return g(x[1]) + g(x[2], w=x[1])
 
 
+def default_of_a_factory_s_def(x):
+    def make(k):
+        def g(v, s=k * 2.0):
+            return v * s
+        return g
+    f = make(x[0])
+    return f(x).sum()
+
+
+def helper_with_a_default(x, k):
+    def g(v, k=k):
+        return v * k
+    k = k + 1.0
+    return g(x).sum() * k
+
+
+def calls_a_helper_with_a_default(x):
+    return helper_with_a_default(x, x[0]) + helper_with_a_default(x * 2.0, 3.0)
+
+
 X = np.array([0.5, 1.5, -2.0])
 
 
@@ -76,6 +96,8 @@ X = np.array([0.5, 1.5, -2.0])
     (default_in_a_branch, (X,), ([4.0, 2.0, 2.0],)),
     (default_rebound_inside_the_body, (X,), ([-0.5, 1.5, 1.5],)),
     (default_overridden_at_a_call, (X,), None),
+    (default_of_a_factory_s_def, (X,), ([2.0 * X.sum() + 2.0 * X[0], 2.0 * X[0], 2.0 * X[0]],)),
+    (calls_a_helper_with_a_default, (X,), None),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_default_evaluated_at_the_def(fn, args, expected):
     grads = check(fn, *args)
