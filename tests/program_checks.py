@@ -98,12 +98,13 @@ def _differentiated(arg):
     return isinstance(arg, float) or (isinstance(arg, np.ndarray) and arg.dtype.kind == "f")
 
 
-def check_program(fn, args, hessian=True, float32=True):
+def check_program(fn, args, hessian=True, float32=True, forward=True):
     """A program with arguments of any kind, differentiated with respect to its float and
     float-array ones (an int, a bool or an int array is passed along): each gradient typed
     like its argument and against central differences, the same from the second call,
     `value_and_grad`, `vjp`'s pullback and jvp (the dot-product test) agreeing with it, the
-    arguments unchanged; where asked, the Hessian block of the first one against
+    arguments unchanged (jvp only where `forward`: custom rules without a forward one);
+    where asked, the Hessian block of the first one against
     differences of the gradient, and float32 arrays given float32 gradients close to the
     float64 ones. Returns the gradients."""
     before = copy.deepcopy(args)
@@ -123,11 +124,12 @@ def check_program(fn, args, hessian=True, float32=True):
     for i, g, g2 in zip(wrt, grads, same):
         np.testing.assert_array_equal(g2, g)
         np.testing.assert_allclose(pulled[i], g, rtol=1e-10, atol=1e-12)
-    rng = np.random.default_rng(0)
-    tangents = tuple(_tangent(a, rng) if _differentiated(a) else None for a in args)
-    out, out_dot = srcgrad.jvp(fn, args, tangents)
-    np.testing.assert_allclose(out, value, rtol=1e-12)
-    np.testing.assert_allclose(out_dot, sum(_dot(g, tangents[i]) for i, g in zip(wrt, grads)), rtol=1e-8, atol=1e-10)
+    if forward:
+        rng = np.random.default_rng(0)
+        tangents = tuple(_tangent(a, rng) if _differentiated(a) else None for a in args)
+        out, out_dot = srcgrad.jvp(fn, args, tangents)
+        np.testing.assert_allclose(out, value, rtol=1e-12)
+        np.testing.assert_allclose(out_dot, sum(_dot(g, tangents[i]) for i, g in zip(wrt, grads)), rtol=1e-8, atol=1e-10)
     for a, b in zip(args, before):
         np.testing.assert_array_equal(a, b)
     if hessian:
