@@ -14,6 +14,8 @@ first argument, float32 arrays keeping float32 gradients).
 
 - `f(**opts)` of `opts = dict(scale=2.0, shift=x[1])` was refused: the call `dict(...)`
   is read as the display it makes before `**opts` is spelled out.
+- `f = np.vectorize(lambda t: ...)`, then `f(x)`, was refused as a lambda not assigned to
+  a name: a name bound once to an `np.vectorize` and only called is the call of it.
 - `L['out'] = h` in `for L in layers` was refused as a change of a value the function
   does not make; it is refused naming the loop and the rewrite that works.
 """
@@ -334,6 +336,21 @@ def lambda_reads_late(x):
     return f(x[2])
 
 
+def vectorized_lambda_by_name(x):
+    f = np.vectorize(lambda t: t * t if t > 0 else -t)
+    k = x[1]
+    g = np.vectorize(lambda t: t * k)
+    k = x[2]  # read when g is called, as Python's closure reads it
+    return f(x).sum() + f(x * 2.0).sum() + g(x).sum()
+
+
+def vectorized_def_by_name(x):
+    def v(t, s):
+        return np.sin(t) * s if t > 0 else t * s
+    g = np.vectorize(v)
+    return g(x, x[0]).sum()
+
+
 def power_sum(x, p):
     return (np.abs(x) ** p).sum()
 
@@ -543,6 +560,8 @@ PROGRAMS = [
     (closure_reads_late, (V,), {}),
     (lambda_reads_late, (V,), {}),
     (partial_and_lambda, (V,), {}),
+    (vectorized_lambda_by_name, (np.array([0.5, -1.5, 2.0]),), {}),
+    (vectorized_def_by_name, (np.array([0.5, -1.5, 2.0]),), {}),
     (partial_of_a_positional, (V,), {}),
     (dataclass_called, (V,), {}),
     (property_and_static_method, (V,), {}),
