@@ -85,7 +85,41 @@ def calls_a_helper_with_a_default(x):
     return helper_with_a_default(x, x[0]) + helper_with_a_default(x * 2.0, 3.0)
 
 
+def default_of_a_def_in_a_while_loop(x):
+    s = x[0]
+    while s < 5.0:
+        def step(v, c=s):
+            return v * 1.5 + c * 0.1
+        s = step(s)
+    return s * x[1]
+
+
+def defaults_of_nested_functions_calling_each_other(x):
+    k = x[0]
+    def inner(v, m=k):
+        return v * m
+    def outer(v, m=k * 2.0):
+        return inner(v) + inner(v, m=m)
+    k = 10.0
+    return outer(x[1]) + outer(x[2], m=x[3])
+
+
+def lambda_defaults_in_branches(x):
+    if x[0] > 0:
+        g = lambda v, c=x[1]: v + c
+    else:
+        g = lambda v, c=x[2]: v * c
+    return g(x[3]) ** 2
+
+
+def array_default(x):
+    def g(v, w=x[:2] * 3.0):
+        return (v * w).sum()
+    return g(x[2]) + g(x[3])
+
+
 X = np.array([0.5, 1.5, -2.0])
+X4 = np.array([0.7, 1.3, -0.4, 2.1])
 
 
 @pytest.mark.parametrize("fn, args, expected", [
@@ -98,6 +132,11 @@ X = np.array([0.5, 1.5, -2.0])
     (default_overridden_at_a_call, (X,), None),
     (default_of_a_factory_s_def, (X,), ([2.0 * X.sum() + 2.0 * X[0], 2.0 * X[0], 2.0 * X[0]],)),
     (calls_a_helper_with_a_default, (X,), None),
+    (default_of_a_def_in_a_while_loop, (X4,), None),
+    (defaults_of_nested_functions_calling_each_other, (X4,), ([X4[1] * 3.0 + X4[2], X4[0] * 3.0, X4[0] + X4[3], X4[2]], )),
+    (lambda_defaults_in_branches, (X4,), ([0.0, 2.0 * (X4[3] + X4[1]), 0.0, 2.0 * (X4[3] + X4[1])],)),
+    (lambda_defaults_in_branches, (-X4,), None),
+    (array_default, (X4,), None),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_default_evaluated_at_the_def(fn, args, expected):
     grads = check(fn, *args)
