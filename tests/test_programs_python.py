@@ -16,6 +16,9 @@ first argument, float32 arrays keeping float32 gradients).
   is read as the display it makes before `**opts` is spelled out.
 - `f = np.vectorize(lambda t: ...)`, then `f(x)`, was refused as a lambda not assigned to
   a name: a name bound once to an `np.vectorize` and only called is the call of it.
+- `b = a[:]` (or `a[1:]`) of a list, then `b[0] = v` or `b.append(v)`, was refused as a
+  change of a value the list `a` holds: a slice of a list is a new list (a write into
+  one of its entries, shared with `a`, stays refused).
 - `L['out'] = h` in `for L in layers` was refused as a change of a value the function
   does not make; it is refused naming the loop and the rewrite that works.
 """
@@ -294,6 +297,16 @@ def layers_as_a_list_of_dicts(x):
     return layers[0]["out"] * layers[1]["out"]
 
 
+def list_slices_are_new_lists(x):
+    a = [x[0], x[1], x[3]]
+    b = a[:]
+    b[0] = x[2] ** 2
+    c = a[1:]
+    c.append(x[2] * 3.0)
+    c[0] = c[0] * 2.0
+    return a[0] + b[0] * a[1] + sum(c) * a[2]
+
+
 def tuple_state(x):
     state = (x[0], x[1])
     for _ in range(3):
@@ -555,6 +568,7 @@ PROGRAMS = [
     (list_grown_in_a_loop, (V,), {}),
     (helpers_changing_a_dict_and_a_list, (V,), {}),
     (layers_as_a_list_of_dicts, (np.array([0.5, 0.2, -1.0, 0.3]),), {}),
+    (list_slices_are_new_lists, (V,), {}),
     (tuple_state, (V,), {}),
     (list_entries_augmented, (V,), {}),
     (closure_over_the_loop_variable, (V,), {}),
@@ -625,6 +639,13 @@ def loop_variable_appended_to(x):
     return rows[0][2] + rows[1][2] ** 2
 
 
+def entry_of_a_list_slice_written(x):
+    rows = [[x[0], x[1]], [x[2], x[3]]]
+    c = rows[:]
+    c[0][0] = 5.0  # the row is shared with `rows`
+    return rows[0][0] * x[1]
+
+
 def shallow_copy(x):
     rows = [x[:2] * 1.0, x[2:] * 1.0]
     c = copy.copy(rows)
@@ -646,6 +667,8 @@ REFUSED = [
     (loop_variable_appended_to, srcgrad.NotDifferentiableError, 3,
      "`r.append(r[0] * r[1])` changes in place `r`, the loop variable of `for ... in rows` (line {}), an entry of "
      "what the loop reads (in `loop_variable_appended_to`)", ""),
+    (entry_of_a_list_slice_written, srcgrad.NotDifferentiableError, 3,
+     "`c[0][0] = 5.0` changes an array in place that may share memory with another value", ""),
     (shallow_copy, srcgrad.NotDifferentiableError, 2,
      "`copy.copy` of a differentiated value is not supported by srcgrad", ""),
 ]
