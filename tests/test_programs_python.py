@@ -641,8 +641,8 @@ def loop_variable_appended_to(x):
 
 def entry_of_a_list_slice_written(x):
     rows = [[x[0], x[1]], [x[2], x[3]]]
-    c = rows[:]
-    c[0][0] = 5.0  # the row is shared with `rows`
+    c = rows[:]  # a new list holding the rows of `rows`
+    c[0][0] = 5.0
     return rows[0][0] * x[1]
 
 
