@@ -689,3 +689,27 @@ def test_a_second_derivative_through_a_gradient_call_is_refused():
     with pytest.raises(srcgrad.NotDifferentiableError, match="differentiate a function that calls a gradient once "
                        r"\(grad, jvp, vjp, jacobian\), not twice \(hessian, grad of its gradient\)"):
         srcgrad.hessian(one_inner_gradient_step)(V, V[::-1].copy())
+
+
+def scaled_norm(x, *, w):
+    return (x * w).sum() ** 2
+
+
+def scaled_by_keywords(x, **options):
+    return x * options["a"] ** 2
+
+
+def test_wrt_naming_a_keyword_only_parameter_or_a_collected_keyword():
+    line = scaled_norm.__code__.co_firstlineno
+    with pytest.raises(TypeError) as caught:
+        srcgrad.grad(scaled_norm, wrt="w")(np.ones(2), w=np.array([1.0, 2.0]))
+    assert str(caught.value) == (
+        f"wrt='w' names no parameter of `scaled_norm` at {__file__}:{line}; its parameters are ('x',); `w` is "
+        "keyword-only, and srcgrad differentiates with respect to positional parameters: give `w` a position "
+        "(`def scaled_norm(..., w, ...)`), or differentiate a function that passes it on "
+        "(`lambda ..., w: scaled_norm(..., w=w)`)")
+    with pytest.raises(TypeError, match=r"wrt='a' names no parameter of `scaled_by_keywords` at .*; its parameters "
+                       r"are \('x',\); srcgrad does not differentiate with respect to the keyword arguments that "
+                       r"`\*\*options` collects$"):
+        srcgrad.grad(scaled_by_keywords, wrt="a")(2.0, a=3.0)
+    np.testing.assert_allclose(srcgrad.grad(scaled_norm)(np.ones(2), w=np.array([1.0, 2.0])), [6.0, 12.0])
