@@ -19,6 +19,8 @@ first argument, float32 arrays keeping float32 gradients).
 - `b = a[:]` (or `a[1:]`) of a list, then `b[0] = v` or `b.append(v)`, was refused as a
   change of a value the list `a` holds: a slice of a list is a new list (a write into
   one of its entries, shared with `a`, stays refused).
+- `math.modf` and `np.modf` had no derivative rule (the fractional part's derivative is 1,
+  the integral part's 0).
 - `L['out'] = h` in `for L in layers` was refused as a change of a value the function
   does not make; it is refused naming the loop and the rewrite that works.
 """
@@ -462,6 +464,15 @@ def math_reductions(x):
     return math.fsum(x) + math.prod(x[:2]) + math.hypot(x[0], x[1]) + math.dist(x[:2], x[2:])
 
 
+def math_module_zoo(a, b):
+    frac, whole = math.modf(a * 3.0)
+    return (math.fmod(a * 5, 1.3) + math.copysign(a, b) * b + math.atan2(a, b) + math.erf(a) + math.gamma(b + 2.0)
+            + math.lgamma(a + 3.0) + math.pow(a, 3) + pow(b, 2) + frac * b + whole * a + math.floor(a * 3) * a
+            + divmod(b * 7, 2.0)[1] + abs(b) + math.tanh(a) * math.cosh(b) + math.degrees(a) + math.radians(b)
+            + math.expm1(a) + math.log(b + 2, 3) + math.log2(a + 1) + math.log10(b + 2) + math.asinh(a)
+            + math.erfc(b) + np.modf(np.array([a, b]) * 2.5)[0].sum())
+
+
 def selections_by_key(x):
     s = sorted(x, key=lambda v: -v)
     return max(x, key=abs) + min(range(4), key=lambda i: x[i]) * x[0] + s[0] * 2.0 + s[-1]
@@ -584,6 +595,7 @@ PROGRAMS = [
     (global_constants, (V,), {}),
     (math_and_numpy, (0.3, 1.1), {}),
     (math_reductions, (V,), dict(float32=False)),
+    (math_module_zoo, (0.37, 0.81), {}),
     (selections_by_key, (V,), {}),
     (custom_rule_with_a_default, (V, 1.5), dict(hessian=False, forward=False)),
     (custom_rules_in_a_comprehension, (V,), dict(hessian=False, forward=False)),
