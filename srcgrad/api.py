@@ -72,14 +72,7 @@ def _positions(fn, wrt):
             raise TypeError(f"wrt must be a parameter index or name, not {w!r} (for `{fn.__name__}` at {defined_at(fn)})")
         if isinstance(w, str):
             if w not in named:
-                raise TypeError(
-                    f"wrt={w!r} names no parameter of `{fn.__name__}` at {defined_at(fn)}; its parameters are "
-                    f"{tuple(named)}" + ("" if arity is None else
-                                         "; srcgrad does not differentiate with respect to the keyword arguments "
-                                         f"that `**{w}` collects" if w in _star_names(fn, inspect.CO_VARKEYWORDS) else
-                                         "; an argument that `*args` collects is given by its position in the call "
-                                         "(wrt=1 is the second positional argument)")
-                )
+                raise TypeError(_no_parameter(fn, w, named, arity))
             return params.index(w)
         index = w + len(params) if w < 0 else w
         if not 0 <= index < len(params):
@@ -96,6 +89,25 @@ def _positions(fn, wrt):
             raise TypeError(f"wrt must name at least one parameter (for `{fn.__name__}` at {defined_at(fn)})")
         return tuple(one(w) for w in wrt)
     return one(wrt)
+
+
+def _no_parameter(fn, w, named, arity):
+    """What `wrt=w` naming none of the positional parameters `named` of `fn` is told: that
+    `w` is keyword-only, or a keyword that `**kwargs` collects, where it is one."""
+    text = f"wrt={w!r} names no parameter of `{fn.__name__}` at {defined_at(fn)}; its parameters are {tuple(named)}"
+    code = getattr(varargs.original(fn), "__code__", None)
+    keyword_only = () if code is None else code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
+    keywords = _star_names(fn, inspect.CO_VARKEYWORDS)
+    if w in keyword_only:
+        return (f"{text}; `{w}` is keyword-only, and srcgrad differentiates with respect to positional parameters: "
+                f"give `{w}` a position (`def {fn.__name__}(..., {w}, ...)`), or differentiate a function that "
+                f"passes it on (`lambda ..., {w}: {fn.__name__}(..., {w}={w})`)")
+    if w in keywords or (arity is not None and keywords and w in inspect.signature(stand_in(fn)).parameters):
+        return (f"{text}; srcgrad does not differentiate with respect to the keyword arguments that "
+                f"`**{keywords[0]}` collects")
+    if arity is not None:
+        return f"{text}; an argument that `*args` collects is given by its position in the call (wrt=1 is the second positional argument)"
+    return text
 
 
 def _star_names(fn, flag):

@@ -364,11 +364,13 @@ def _in_output_dtypes(out, out_dot):
     """`out_dot` with each float leaf in the dtype of its output leaf, as JAX gives it: a
     float32 tangent meeting only constants of float64 (`np.ones(3) + 0 * x`,
     `np.where(m, x, zeros)`) would otherwise stay float32 while its output is float64;
-    a NumPy scalar tangent of a Python float output is a float."""
+    a NumPy scalar tangent of a Python float output is a float; the plain tuple tangent of
+    a namedtuple output (`np.linalg.eigh`'s forward rule's) is of its class."""
     if type(out) is dict and type(out_dot) is dict:
         return {k: _in_output_dtypes(out[k], t) if k in out else t for k, t in out_dot.items()}
     if is_sequence(type(out)) and is_sequence(type(out_dot)) and len(out) == len(out_dot):
-        return sequence_like(out_dot, [_in_output_dtypes(o, t) for o, t in zip(out, out_dot)])
+        kind = out if type(out_dot) is tuple and isinstance(out, tuple) else out_dot  # a namedtuple's: its class
+        return sequence_like(kind, [_in_output_dtypes(o, t) for o, t in zip(out, out_dot)])
     if isinstance(out, (_ndarray, np.floating)) and isinstance(out_dot, (_ndarray, np.floating)):
         if out.dtype.kind == "f" and out_dot.dtype.kind == "f" and out.dtype != out_dot.dtype:
             return out_dot.astype(out.dtype)

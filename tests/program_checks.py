@@ -92,3 +92,51 @@ def check_every_transform(fn, x, expected=None):
     check_hessian(fn, (x,), 0)
     np.testing.assert_array_equal(x, before)
     return g
+
+
+def _differentiated(arg):
+    return isinstance(arg, float) or (isinstance(arg, np.ndarray) and arg.dtype.kind == "f")
+
+
+def check_program(fn, args, hessian=True, float32=True, forward=True):
+    """A program with arguments of any kind, differentiated with respect to its float and
+    float-array ones (an int, a bool or an int array is passed along): each gradient typed
+    like its argument and against central differences, the same from the second call,
+    `value_and_grad`, `vjp`'s pullback and jvp (the dot-product test) agreeing with it, the
+    arguments unchanged (jvp only where `forward`: custom rules without a forward one);
+    where asked, the Hessian block of the first one against
+    differences of the gradient, and float32 arrays given float32 gradients close to the
+    float64 ones. Returns the gradients."""
+    before = copy.deepcopy(args)
+    wrt = tuple(i for i, a in enumerate(args) if _differentiated(a))
+    gradient = srcgrad.grad(fn, wrt=wrt)
+    grads = gradient(*args)
+    for i, g in zip(wrt, grads):
+        assert type(g) is type(args[i]) and np.shape(g) == np.shape(args[i]), (i, type(g), np.shape(g))
+        assert np.asarray(g).dtype == np.float64
+        np.testing.assert_allclose(g, numerical_grad(fn, args, i), rtol=1e-5, atol=1e-6)
+    for again, g in zip(gradient(*args), grads):
+        np.testing.assert_array_equal(again, g)
+    value, same = srcgrad.value_and_grad(fn, wrt=wrt)(*args)
+    np.testing.assert_allclose(value, fn(*copy.deepcopy(args)), rtol=1e-12)
+    out, pullback = srcgrad.vjp(fn, *args)
+    pulled = pullback(1.0)
+    for i, g, g2 in zip(wrt, grads, same):
+        np.testing.assert_array_equal(g2, g)
+        np.testing.assert_allclose(pulled[i], g, rtol=1e-10, atol=1e-12)
+    if forward:
+        rng = np.random.default_rng(0)
+        tangents = tuple(_tangent(a, rng) if _differentiated(a) else None for a in args)
+        out, out_dot = srcgrad.jvp(fn, args, tangents)
+        np.testing.assert_allclose(out, value, rtol=1e-12)
+        np.testing.assert_allclose(out_dot, sum(_dot(g, tangents[i]) for i, g in zip(wrt, grads)), rtol=1e-8, atol=1e-10)
+    for a, b in zip(args, before):
+        np.testing.assert_array_equal(a, b)
+    if hessian:
+        check_hessian(fn, args, wrt[0])
+    if float32 and any(isinstance(args[i], np.ndarray) for i in wrt):
+        narrowed = [a.astype(np.float32) if i in wrt and isinstance(a, np.ndarray) else a for i, a in enumerate(args)]
+        for i, g32, g in zip(wrt, srcgrad.grad(fn, wrt=wrt)(*narrowed), grads):
+            assert type(g32) is type(g) and np.asarray(g32).dtype == np.asarray(narrowed[i]).dtype, (i, type(g32))
+            np.testing.assert_allclose(g32, g, rtol=2e-3, atol=2e-3)
+    return grads

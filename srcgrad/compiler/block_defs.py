@@ -43,10 +43,10 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
 def run(program):
     """`program.tree` with the defs inside its blocks moved to its top (module doc)."""
     tree = program.tree
-    if not any(type(s) is gast.FunctionDef or as_function(s) is not None for block in _inner_blocks(tree) for s in block):
+    if not any(type(s) is gast.FunctionDef or as_function(s) is not None for block in inner_blocks(tree) for s in block):
         return tree
     tree = syntax.copy(tree)
-    blocks = _inner_blocks(tree)
+    blocks = inner_blocks(tree)
     for block in blocks:  # `f = lambda v: ...` in a block: the def it means
         block[:] = [as_function(s) or s for s in block]
     defs = {}  # name -> [(block, def)], in the order of the source
@@ -99,7 +99,7 @@ def as_function(stmt):
     return None
 
 
-def _inner_blocks(function):
+def inner_blocks(function):
     """The statement lists inside the function (its body itself excluded), outside nested
     functions and classes."""
     return [block for s in function.body for block in _blocks_of(s)]

@@ -10,7 +10,8 @@ The inlined body reads the enclosing function's variables at the call, as Python
 closures do. A nested function must be defined at the top level of the function body
 (block_defs.py has moved there those of its blocks), only ever be called (not stored,
 passed or returned), and have plain parameters (keyword-only ones too, no `*args`,
-`**kwargs`) whose defaults read no variable of the enclosing function; a nested function
+`**kwargs`) whose defaults read no variable of the enclosing function but the names
+def_defaults.py assigned them where the `def` stood; a nested function
 may call another one. A nested function that calls itself and reads nothing of the
 enclosing function (neither its variables nor its other nested functions, which a real
 function could not see) becomes a real function (`program.nested`), differentiated through its
@@ -40,7 +41,8 @@ def extract(tree, program):
         if args.vararg or args.kwarg or getattr(args, "posonlyargs", None) or fn.decorator_list:
             raise program.error(s, f"the nested function `{fn.name}` needs plain parameters and no decorators "
                                 f"to be differentiated (in `{program.name}`); define it at module level")
-        if any(d is not None and not _is_outer_constant(d, outer) for d in args.defaults + args.kw_defaults):
+        if any(d is not None and not _is_outer_constant(d, outer - program.default_names)
+               for d in args.defaults + args.kw_defaults):
             raise program.error(s, f"the nested function `{fn.name}` has a default value that reads a variable "
                                 f"of `{program.name}`; pass the value at the call")
         functions[fn.name] = fn

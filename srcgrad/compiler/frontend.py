@@ -65,6 +65,8 @@ class Program:
     kept_generators: list = field(default_factory=list)
     # generator `def`s in the function listed in place (generator_calls.py): a loop over a call gives its list a name (anf.py)
     listed_defs: frozenset = frozenset()
+    # names holding the defaults of nested functions, assigned where their `def` runs (def_defaults.py)
+    default_names: frozenset = frozenset()
 
     @property
     def generated(self):

@@ -106,6 +106,8 @@ def run(program, transform="srcgrad.grad"):
     rewrites = {}
     if unpacked:
         rewrites[gast.Dict] = _merges
+    if keyed and keywords and lookup_path(["dict"], program) is dict:
+        traversal.rewrite(tree, {gast.Call: _dict_display})  # `opts = dict(k=v)` a display `f(**opts)` spells out
     if starred or keyed:
         unpacking.spell(tree, starred, keyed, rewrites)
     if zipped and lookup_path(["zip"], program) is zip and lookup_path(["tuple"], program) is tuple:

@@ -327,6 +327,17 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
             f"first (`{base} = {base}.copy()`) or build a new value", NotDifferentiableError,
         )
     if not any(a.targets[0].id == base for a in assigns):
+        loop = next((n for n in traversal.walk(tree) if isinstance(n, gast.For)
+                     and base in {t.id for t in traversal.walk(n.target) if isinstance(t, gast.Name)}), None)
+        if loop is not None:
+            iterated = printing.unparse(loop.iter).strip()
+            raise program.error(
+                stmt, f"`{what}` changes in place `{base}`, the loop variable of `for ... in {iterated}` (line "
+                f"{program.line(loop)}), an entry of what the loop reads (in `{program.name}`); srcgrad differentiates "
+                f"in-place changes of arrays, lists and dicts the function makes and names itself: store a new entry "
+                f"instead, looping over the positions (`for i in range(len(...))`, then `xs[i] = xs[i] + [v]` or "
+                f"`ds[i] = {{**ds[i], 'k': v}}`)", NotDifferentiableError,
+            )
         raise program.error(
             stmt, f"`{what}` changes `{base}`, which `{program.name}` does not make, in place; srcgrad "
             f"differentiates in-place changes of arrays and lists made inside the function: make a new "
@@ -334,7 +345,7 @@ def _check_base(stmt, base, group, tree, program, params, assigns, calls, activi
         )
     for a in assigns:
         if (a.targets[0].id == base and not _makes_new(a.value, assigns, reads, calls, tree)
-                and not blocks.changes_own(stmt, base, calls)):
+                and not blocks.changes_own(stmt, base, calls) and not _slice_of_a_list(a.value, assigns, calls)):
             holder = _entry_of_a_dict(a.value, assigns, calls)
             if holder is not None:
                 key = a.value.slice if isinstance(a.value, gast.Subscript) else a.value.args[0]
@@ -487,6 +498,15 @@ def _entry_of_a_list(value, assigns, calls):
         if defs and all(_a_new_list(v, assigns, calls) for v in defs):
             return value.value.id
     return None
+
+
+def _slice_of_a_list(value, assigns, calls):
+    """Whether `value` is a slice (`rows[:]`, `rows[1:]`) of a name every assignment makes a
+    list: a new list (its entries shared, which a write of one of its own entries leaves
+    alone; a write into an entry reads it first, `t = b[0]`, an entry of a list that is no
+    new one, and stays refused)."""
+    return (isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Slice)
+            and _entry_of_a_list(value, assigns, calls) is not None)
 
 
 def _a_new_list(value, assigns, calls):

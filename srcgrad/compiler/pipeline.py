@@ -1,6 +1,6 @@
 """The only module that knows the order of the stages.
 
-source -> parse (frontend) -> stored lazy iterators checked (stored_iterators) -> calls of generators as calls of their listings (generator_calls) -> check (fence) -> `try` statements as branches (attempts) -> `with` blocks between markers (contexts) ->
+source -> parse (frontend) -> stored lazy iterators checked (stored_iterators) -> calls of generators as calls of their listings (generator_calls) -> nested functions' defaults evaluated at their defs (def_defaults) -> check (fence) -> `try` statements as branches (attempts) -> `with` blocks between markers (contexts) ->
 nested functions out (closures) -> jumps ->
 ANF -> nested functions inlined (closures) -> calls of other user functions spliced
 (callees) -> versions -> resolve -> activity -> loops over
@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, assembly, attempts, block_defs, cache, call_effects, callees, closures, collections_dicts, constants, contexts, declarations, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, itertools_lists, jumps, key_lambdas, known_classes, load, map_filter, matches, module_tests, operand_checks, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, stored_iterators, syntax, transform_calls, traversal, tuple_writes, unroll, vectorized_calls, versions
+from . import activity, aliases, anf, assembly, attempts, block_defs, cache, call_effects, callees, closures, collections_dicts, constants, contexts, declarations, def_defaults, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, itertools_lists, jumps, key_lambdas, known_classes, load, map_filter, matches, module_tests, operand_checks, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, stored_iterators, syntax, transform_calls, traversal, tuple_writes, unroll, vectorized_calls, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -319,6 +319,7 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program.tree = transform_calls.run(program)
     program.tree = function_choices.run(program)
     program.tree = factories.run(program)
+    program.tree = def_defaults.run(program)
     program.tree = block_defs.run(program)
     program.tree = collections_dicts.run(program)
     program.tree = idioms.run(program, _transform_name(mode))

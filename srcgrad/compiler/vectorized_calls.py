@@ -31,6 +31,8 @@ before the call is computed before these statements too, so a call that needs th
 inside a lambda, a comprehension, a conditional expression, `and`/`or` or a `while`
 test is refused, as are `np.vectorize` with `excluded=` or `signature=` and
 `np.piecewise` whose conditions or functions are not written as a list in the call.
+`f = np.vectorize(...)` at the top of the function, `f` bound there only and only called,
+is the call of the `np.vectorize` itself at each call of `f` (`_named_vectorizes`).
 Returns a new tree; the parse stays as it was.
 """
 
@@ -42,6 +44,7 @@ import numpy as np
 from ..errors import NotDifferentiableError
 from . import printing, syntax, traversal
 from .statement_parts import expressions, replace
+from .function_choices import store_counts
 from .naming import Namer
 from .scope import MISSING, dotted_parts, lookup_path
 
@@ -56,6 +59,9 @@ def run(program, transform="srcgrad.grad"):
     tree = program.tree
     local = set(traversal.names_stored(tree)) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
     rewriter = _Rewriter(program, local, transform)
+    if _named_vectorizes(tree, rewriter.meaning):
+        tree = syntax.copy(tree)
+        _call_in_place(tree, _named_vectorizes(tree, rewriter.meaning))
     if not any(isinstance(n, gast.Call) and rewriter.kind(n) for n in traversal.walk(tree)):
         return tree
     tree = syntax.copy(tree)
@@ -63,6 +69,43 @@ def run(program, transform="srcgrad.grad"):
     rewriter.namer.taken |= set(program.globals) | set(program.bound)
     rewriter.block(tree.body)
     return tree
+
+
+def _named_vectorizes(tree, meaning):
+    """{name: its statement} for each `name = np.vectorize(f, ...)` at the top of the
+    function's body where `name` is bound there only and read only as the function of
+    calls, and `f` is a lambda without defaults or a name bound once (a `def`, a parameter
+    never assigned): each call `name(...)` means `np.vectorize(f, ...)(...)` there."""
+    counts = store_counts(tree)
+    found = {}
+    for s in tree.body:
+        if (type(s) is gast.Assign and len(s.targets) == 1 and type(s.targets[0]) is gast.Name
+                and type(s.value) is gast.Call and meaning(s.value.func) is np.vectorize
+                and counts.get(s.targets[0].id) == 1 and s.value.args):
+            first, rest = s.value.args[0], s.value.args[1:] + [k.value for k in s.value.keywords]
+            if type(first) is gast.Lambda:
+                if first.args.defaults or any(d is not None for d in first.args.kw_defaults):
+                    continue
+            elif not (type(first) is gast.Name and counts.get(first.id, 0) <= 1):
+                continue
+            if any(type(n) is gast.Name and counts.get(n.id, 0) > 1 for r in rest for n in traversal.walk(r)):
+                continue
+            found[s.targets[0].id] = s
+    if found:
+        called = {id(n.func) for n in traversal.walk(tree) if isinstance(n, gast.Call)}
+        for n in traversal.walk(tree):
+            if type(n) is gast.Name and n.id in found and isinstance(n.ctx, gast.Load) and id(n) not in called:
+                found.pop(n.id)  # read as a value: left as written
+    return found
+
+
+def _call_in_place(tree, found):
+    """`tree` without the statements of `found` (`_named_vectorizes`), each call of their
+    names calling the `np.vectorize(...)` itself."""
+    tree.body = [s for s in tree.body if all(s is not made for made in found.values())]
+    for n in traversal.walk(tree):
+        if isinstance(n, gast.Call) and type(n.func) is gast.Name and n.func.id in found:
+            n.func = syntax.located(syntax.copy(found[n.func.id].value), n.func)
 
 
 class _Rewriter:

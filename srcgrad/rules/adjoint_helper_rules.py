@@ -325,7 +325,7 @@ def _singular_values_vjp_jvp_x(tangent__, result__, g, x, hermitian=False):
 
 
 def _svd_vjp_jvp_ans(tangent__, result__, g, ans, x, full_matrices, compute_uv, hermitian):
-    if not compute_uv or (g[0] is None and g[2] is None):  # only s is used: its gradient reads no output
+    if not compute_uv or decompositions.singular_values_only(g):  # only s is used: its gradient reads no output
         return zeros_like_grad(result__)
     raise NotImplementedError(_SVD_SECOND)
 
@@ -333,7 +333,7 @@ def _svd_vjp_jvp_ans(tangent__, result__, g, ans, x, full_matrices, compute_uv, 
 def _svd_vjp_jvp_x(tangent__, result__, g, ans, x, full_matrices, compute_uv, hermitian):
     if not compute_uv:
         return _singular_values_vjp_tangent(g, x, tangent__, hermitian)
-    if g[0] is None and g[2] is None:
+    if decompositions.singular_values_only(g):
         return _singular_values_vjp_tangent(g[1], x, tangent__, hermitian)
     raise NotImplementedError(_SVD_SECOND)
 

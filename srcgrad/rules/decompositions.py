@@ -298,6 +298,12 @@ def _svd_thin(ans, x, full_matrices):
     return ((u[..., :, :n], s, vh), 0) if m > n else ((u, s, vh[..., :m, :]), 2)
 
 
+def singular_values_only(g):
+    """Whether the cotangent (g_u, g_s, g_vh) of svd's output has none for the singular
+    vectors: None, or zeros (those `svd(a).S` leaves in the fields it does not read)."""
+    return all(part is None or not np.any(part) for part in (g[0], g[2]))
+
+
 def _svd_vjp(g, ans, x, full_matrices, compute_uv, hermitian):
     if not compute_uv:
         return _singular_values_vjp(g, x, hermitian)

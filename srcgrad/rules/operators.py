@@ -4,10 +4,12 @@ NumPy's spellings (`np.add`, `np.multiply`, `np.remainder`, `np.matmul`, ...) sh
 these rules. Every binary reverse rule unbroadcasts to its parameter. `matmul` handles
 1-D operands and broadcast batch dimensions; np.matvec and np.vecmat (NumPy 2.2) are its
 matrix-vector forms. Floor division has a zero derivative and
-is declared in `nondiff.py`; `divmod` (and np.divmod) pairs it with the remainder.
+is declared in `nondiff.py`; `divmod` (and np.divmod) pairs it with the remainder, and
+`math.modf` (and np.modf) the fractional part with the integral one.
 """
 
 import builtins
+import math
 import operator
 
 import numpy as np
@@ -195,6 +197,22 @@ def divmod_jvp_x(t, ans, x, y):
 @defjvp(np.divmod, "y")
 def divmod_jvp_y(t, ans, x, y):
     return _divmod_tangent(ans, -t * np.floor_divide(x, y))
+
+
+# math.modf and np.modf: the pair (fractional part, integral part). The integral part is
+# piecewise constant (zero derivative); the fractional part's derivative is 1.
+
+
+@defvjp(math.modf, "x", name="Modf")
+@defvjp(np.modf, "x", name="Modf")
+def modf_vjp(g, ans, x):
+    return zeros_like_grad(x) if g[0] is None else unbroadcast(g[0], x)
+
+
+@defjvp(math.modf, "x")
+@defjvp(np.modf, "x")
+def modf_jvp(t, ans, x):
+    return t, zeros_like_grad(ans[1])
 
 
 @defvjp(operator.neg, "x", name="Neg")

@@ -81,10 +81,13 @@ def field_tangent(t, x, name):
     """The tangent of the attribute `name` of `x`, whose tangent is `t`: its field of that
     name. A TypeError where `x` is a record and `name` none of its fields (a property, a
     class attribute): read off the tangent, it would be computed from the tangent's fields
-    as from values, wrongly."""
+    as from values, wrongly. A namedtuple's tangent may be a plain tuple (the forward rule
+    of `np.linalg.eigh`, `svd`, `qr`, `slogdet`): its entry at the field's position."""
     fields = record_fields(type(x))
     if fields is not None and name not in fields:
         raise TypeError(not_a_field(type(x), name))
+    if fields is not None and type(t) is tuple and isinstance(x, tuple):
+        return t[fields.index(name)]
     return getattr(t, name)
 
 

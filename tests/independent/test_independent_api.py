@@ -106,7 +106,7 @@ REFUSED = {
     "u_eval": srcgrad.SrcGradError, "u_attr": srcgrad.SrcGradError,  # u_del differentiates now: below
     "u_nonlocal": srcgrad.SrcGradError,  # u_try differentiates now: below; u_map / u_filter differentiate now: below
     # u_reduce (functools.reduce) and u_sorted (a lambda key) differentiate now: below
-    "u_vectorize": srcgrad.SrcGradError,
+    # u_vectorize (`f = np.vectorize(lambda ...)`, then `f(x)`) differentiates now: below
     "u_lambda_call_immediately": srcgrad.SrcGradError,  # u_walrus differentiates now: below
     # u_match differentiates now (an if/elif chain): below; u_starcall and u_kwcall too
     # u_while_else / u_for_else, u_set and u_list_sort differentiate now: below
@@ -160,6 +160,10 @@ def test_lambda_key_and_default_differentiate():
     assert srcgrad.grad(U.u_min_key, wrt=1)(0.7, 1.3) == 0.0
     np.testing.assert_array_equal(srcgrad.grad(U.u_max_default)(x4.copy()), np.ones(4))  # the default is a constant
     np.testing.assert_array_equal(srcgrad.grad(U.u_sorted)(x4.copy()), [0.0, 0.0, 2.0, 0.0])  # the largest, twice
+
+
+def test_a_named_np_vectorize_differentiates():
+    np.testing.assert_allclose(srcgrad.grad(U.u_vectorize)(x4.copy()), 2.0 * x4, rtol=1e-12)
 
 
 def test_functools_reduce_differentiates():
