@@ -263,7 +263,8 @@ def jvp(fn, primals, tangents, verbose=False):
     if len(primals) == len(names) and code is not None and not code.co_kwonlyargcount:
         if fn is given_fn and not verbose and type(primals) is tuple and type(tangents) is tuple:
             _note_plain_jvp(fn, names, tuple(positions), derivative)
-        out, out_dot = function(*primals, *given)  # every parameter given: the tangents follow by position
+        specialized = derivative.specialized or function  # code for this kind of call (compiler/accumulate.py)
+        out, out_dot = specialized(*primals, *given)  # every parameter given: the tangents follow by position
     else:
         out, out_dot = _push(derivative, tuple(primals), given, _keyword_defaults(fn, function, primals, len(given)))
     return _in_output_types(fn, out, out_dot)
@@ -310,7 +311,7 @@ def _plain_jvp(fn, primals, tangents):
         if types != checked and not check_arguments(derivative, kept[1], primals) and all(
                 t in _TYPE_CHECKED for t in types):
             entry[1] = types  # the checks read only these types: they pass again for them
-    out, out_dot = derivative.function(*primals, *given)
+    out, out_dot = (derivative.specialized or derivative.function)(*primals, *given)
     return _in_output_types(fn, out, out_dot)
 
 

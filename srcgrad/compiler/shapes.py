@@ -420,7 +420,18 @@ class _Shapes:
             if keywords:
                 return TOP
             return strict(lambda *_: (), *[self.shape(a) for a in args])
-        return TOP
+        return self._each(obj, args, keywords)
+
+    def _each(self, obj, args, keywords):
+        """`matmul_each(a, b, n)` and `add_each(a, c, n)` (hoist.py) for n > 0 rows of `a`."""
+        from . import hoist  # it imports this module
+
+        if obj not in (hoist.matmul_each, hoist.add_each) or len(args) != 3 or keywords:
+            return TOP
+        n = _int_constant(args[2])
+        each = _matmul if obj is hoist.matmul_each else _broadcast
+        return strict(lambda a, b: (min(n, a[0]),) + each(a[1:], b) if a and n and 0 < n and a[0] > 0
+                      and each(a[1:], b) is not TOP else TOP, self.shape(args[0]), self.shape(args[1]))
 
 
 _RULES = {}  # node class -> the `_Shapes` method that gives its shape (None: unknown)
