@@ -7,10 +7,14 @@ less over memory. Each value is the very same, bit for bit: NumPy computes `a +=
 `a + b` when `a` has the result's shape and dtype.
 
 Before (float64 arrays, shapes known):      After:
-    h_at_W_dot = h_dot @ W + h @ W_dot          t1_plus_b_dot = h_dot @ W
-    t1_plus_b_dot = h_at_W_dot + x_dot[t]       t1_plus_b_dot += h @ W_dot
-    h = np.tanh(t1_plus_b)                      t1_plus_b_dot += x_dot[t]
-                                                h = np.tanh(t1_plus_b, out=t1_plus_b)
+    h_at_W = h @ W                              t1_plus_b = h @ W
+    h_at_W_dot = h_dot @ W + h @ W_dot          h_dot = h_dot @ W
+    _t1 = h_at_W + x_t_at_U                     h_dot += h @ W_dot
+    t1_plus_b = _t1 + b                         t1_plus_b += x_t_at_U
+    t1_plus_b_dot = h_at_W_dot + x_dot[t]       t1_plus_b += b
+    h = np.tanh(t1_plus_b)                      h_dot += x_dot[t]
+    h_dot = t1_plus_b_dot * (1.0 - h * h)       h = np.tanh(t1_plus_b, out=t1_plus_b)
+                                                h_dot *= 1.0 - h * h
 
 A value is reused only where nothing else can see it: the left operand of the operator
 is an expression (`h_dot @ W`), or a name assigned once, to an arithmetic result or a
@@ -37,7 +41,6 @@ def run(tree, signature, namer):
     proof = _Proof(solved, found)
     counts = _Counts(tree, solved.resolve)
     _blocks(tree.body, proof, counts)
-
 
 
 class _Proof:

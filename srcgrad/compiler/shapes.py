@@ -430,8 +430,12 @@ class _Shapes:
             return TOP
         n = _int_constant(args[2])
         each = _matmul if obj is hoist.matmul_each else _broadcast
-        return strict(lambda a, b: (min(n, a[0]),) + each(a[1:], b) if a and n and 0 < n and a[0] > 0
-                      and each(a[1:], b) is not TOP else TOP, self.shape(args[0]), self.shape(args[1]))
+
+        def stacked(a, b):
+            row = each(a[1:], b) if a else TOP
+            return TOP if row is TOP or n is None or n <= 0 or a[0] == 0 else (min(n, a[0]),) + row
+
+        return strict(stacked, self.shape(args[0]), self.shape(args[1]))
 
 
 _RULES = {}  # node class -> the `_Shapes` method that gives its shape (None: unknown)
