@@ -31,11 +31,15 @@ from .kinds import _ARRAYS
 from .shapes import _Shapes
 
 _IN_PLACE_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global, gast.Nonlocal)
 _COMMUTATIVE = (gast.Add, gast.Mult)  # bit for bit: IEEE sums and products do not depend on the order
 
 
 def run(tree, signature, namer):
-    """Rewrite the jvp FunctionDef `tree` in place for the call `signature`."""
+    """Rewrite the jvp FunctionDef `tree` in place for the call `signature` (not where a
+    nested function or a scope declaration could read a local otherwise than by its name)."""
+    if any(type(node) in _SCOPES for node in traversal.walk(tree) if node is not tree):
+        return
     solved = _Shapes(signature.shapes, (), namer).solve(tree.body, [])
     found = kinds_module.solver(solved, signature).analysis()
     proof = _Proof(solved, found)
