@@ -64,3 +64,23 @@ def test_mixed_dtypes_keep_the_wider_result():
     special, general = _both(mixed, primals, tangents)
     assert special == general
     assert type(special[1]) is np.float64
+
+
+def running_sum(W, x):
+    s = np.zeros((2, 3))
+    for t in range(3):
+        s = x[t] @ W + s  # `s` is read on the right: not summed into before it is read
+        s = np.tanh(s) * 0.5 + s * s
+    return np.sum(s)
+
+
+def test_a_sum_reading_its_target_keeps_the_values():
+    rng = np.random.default_rng(3)
+    primals = (rng.standard_normal((4, 3)), rng.standard_normal((3, 2, 4)))
+    tangents = (rng.standard_normal((4, 3)), rng.standard_normal((3, 2, 4)))
+    special, general = _both(running_sum, primals, tangents)
+    assert special == general
+    eps = 1e-6
+    plus = running_sum(*(p + eps * t for p, t in zip(primals, tangents)))
+    minus = running_sum(*(p - eps * t for p, t in zip(primals, tangents)))
+    assert np.isclose(special[1], (plus - minus) / (2 * eps), rtol=1e-6)
