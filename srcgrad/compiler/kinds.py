@@ -188,12 +188,6 @@ def _param_kind(t, shape):
     return _SCALAR_KINDS.get(t, TOP) if isinstance(t, type) else TOP
 
 
-def _is_each(obj):
-    from . import hoist  # it imports shapes.py, which imports this module
-
-    return obj is hoist.matmul_each or obj is hoist.add_each
-
-
 def _helper_name(namer, obj):
     for name, bound in namer.helpers.items():
         if bound is obj:
@@ -355,7 +349,7 @@ class _Kinds:
         kinds = [self.kind(a) for a in args]
         if obj in _LIKE_ARG and len(args) > _LIKE_ARG[obj]:  # a gradient shaped like an argument
             return strict(lambda k: k if k in _ARRAYS or k == FLOAT else TOP, kinds[_LIKE_ARG[obj]])
-        if _is_each(obj) and len(args) == 3:  # hoist.py's `a[t] @ b`, `a[t] + c` for each t
+        if getattr(obj, "each_row", None) in ("@", "+") and len(args) == 3:  # hoist.py's `a[t] @ b`, `a[t] + c`
             return strict(lambda a, b: a if a == b and a in _ARRAYS else TOP, kinds[0], kinds[1])
         if obj is runtime.in_place and len(args) == 2:
             return self._in_place(args, kinds)

@@ -423,13 +423,13 @@ class _Shapes:
         return self._each(obj, args, keywords)
 
     def _each(self, obj, args, keywords):
-        """`matmul_each(a, b, n)` and `add_each(a, c, n)` (hoist.py) for n > 0 rows of `a`."""
-        from . import hoist  # it imports this module
-
-        if obj not in (hoist.matmul_each, hoist.add_each) or len(args) != 3 or keywords:
+        """`matmul_each(a, b, n)` and `add_each(a, c, n)` (hoist.py: their `each_row`) for
+        n > 0 rows of `a`."""
+        row = getattr(obj, "each_row", None)
+        if row not in ("@", "+") or len(args) != 3 or keywords:
             return TOP
         n = _int_constant(args[2])
-        each = _matmul if obj is hoist.matmul_each else _broadcast
+        each = _matmul if row == "@" else _broadcast
 
         def stacked(a, b):
             row = each(a[1:], b) if a else TOP
