@@ -263,7 +263,8 @@ def jvp(fn, primals, tangents, verbose=False):
     if len(primals) == len(names) and code is not None and not code.co_kwonlyargcount:
         if fn is given_fn and not verbose and type(primals) is tuple and type(tangents) is tuple:
             _note_plain_jvp(fn, names, tuple(positions), derivative)
-        out, out_dot = function(*primals, *given)  # every parameter given: the tangents follow by position
+        specialized = derivative.specialized or function  # code for this kind of call (compiler/accumulate.py)
+        out, out_dot = specialized(*primals, *given)  # every parameter given: the tangents follow by position
     else:
         out, out_dot = _push(derivative, tuple(primals), given, _keyword_defaults(fn, function, primals, len(given)))
     return _in_output_types(fn, out, out_dot)
@@ -290,15 +291,15 @@ def _plain_jvp(fn, primals, tangents):
     kept = _PLAIN_JVP.get(fn)
     if kept is None or kept[0] is not fn.__code__ or len(primals) != len(kept[1]) or len(tangents) != len(primals):
         return None
-    positions, given = [], []
-    for i, (p, t) in enumerate(zip(primals, tangents)):
-        if t is None:
-            continue
-        if not (type(p) is _ndarray and type(t) is _ndarray and p.shape == t.shape
-                and p.dtype.kind == "f" and t.dtype.kind == "f"):
-            return None
-        positions.append(i)
-        given.append(t)
+    positions, given, i = [], [], 0
+    for p, t in zip(primals, tangents):
+        if t is not None:
+            if (type(p) is not _ndarray or type(t) is not _ndarray or p.shape != t.shape
+                    or p.dtype not in _FLOAT_DTYPES or t.dtype not in _FLOAT_DTYPES):
+                return None
+            positions.append(i)
+            given.append(t)
+        i += 1
     entry = kept[2].get(tuple(positions))
     if entry is None:
         return None
@@ -310,7 +311,7 @@ def _plain_jvp(fn, primals, tangents):
         if types != checked and not check_arguments(derivative, kept[1], primals) and all(
                 t in _TYPE_CHECKED for t in types):
             entry[1] = types  # the checks read only these types: they pass again for them
-    out, out_dot = derivative.function(*primals, *given)
+    out, out_dot = (derivative.specialized or derivative.function)(*primals, *given)
     return _in_output_types(fn, out, out_dot)
 
 
@@ -385,6 +386,7 @@ _REAL_SCALARS = (np.float64, np.float32)  # a tangent of the output's own type: 
 
 _PARAMS = weakref.WeakKeyDictionary()  # function -> (its code, its positional parameter names)
 _PLAIN_JVP = cache.kept_with_cache(weakref.WeakKeyDictionary())  # function -> (its code, its parameter names, {positions: [derivative, types checked]})
+_FLOAT_DTYPES = frozenset(np.dtype(c) for c in "efdg")  # the dtypes of kind 'f' (a set test: faster than `.kind`)
 _TYPE_CHECKED = frozenset({np.ndarray, float, int, bool})  # argument checks of these read the type alone
 _function = types.FunctionType
 _MADE_BY_SRCGRAD = ("__srcgrad_per_call__", "__srcgrad_lazy__", "__srcgrad_program__")

@@ -19,7 +19,7 @@ STAGES = [
     "parsing", "traversal", "walk_memo", "syntax", "printing", "statement_parts", "lambda_source", "given_source", "templates", "naming", "inline", "stand_in", "varargs", "generator_lists", "none_defaults", "frontend", "matches", "scope", "declarations", "module_tests", "stored_iterators", "generator_calls", "unroll", "passed_containers", "passed_callables", "record_methods", "known_classes", "operand_checks", "views", "entry_aliases", "dict_keys", "later_reads", "share_verdicts", "sharing", "sorted_loops", "key_lambdas", "transform_calls", "function_choices", "factories", "block_defs", "def_defaults", "scatters", "array_writes", "respelling", "unpacking", "collections_dicts", "idioms", "index_tricks", "row_writes", "tuple_writes", "map_filter", "vectorized_calls", "folds", "itertools_lists", "fence", "attempts", "contexts", "aliases", "jumps",
     "display_keys", "anf_displays", "anf", "closures", "callees", "versions", "resolve", "record_calls", "calls", "bound_calls", "call_effects",
     "activity", "position_loops", "iteration", "argument_writes", "holders", "statement_blocks", "mutation", "contributions", "markers", "entries", "kinds", "shapes", "constants", "unbroadcasts", "adjoints", "tape",
-    "undo", "reverse", "assembly", "tape_tangents", "forward", "hoist", "optimize", "scaling", "factoring", "split", "emit", "origins", "wrapping", "standalone", "load",
+    "undo", "reverse", "assembly", "tape_tangents", "forward", "hoist", "optimize", "scaling", "accumulate", "factoring", "split", "emit", "origins", "wrapping", "standalone", "load",
     "linearize", "cache", "pipeline",
 ]
 

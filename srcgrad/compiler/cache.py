@@ -68,6 +68,8 @@ def types_in_key(value, keys):
         return False
     for key in keys:
         kind = type(value)
+        if key is ... and not is_sequence(kind):
+            return True  # no entries read (api._entries): an array `x` of `x[t]`, its type in the key
         if not (kind is dict or is_sequence(kind) or is_dataclass_kind(kind)):
             return False
         if len(value if kind is dict or is_sequence(kind) else field_values(value)) > _MAX_ENTRIES:

@@ -75,6 +75,7 @@ def matmul_each(a, b, n):
 
 
 matmul_each.one_result = True  # calls.several_results: its tangents add with `+`
+matmul_each.each_row = "@"  # `a[t] @ b` for each t: what shapes.py and kinds.py read of it
 
 
 def add_each(a, c, n):
@@ -91,6 +92,7 @@ def add_each(a, c, n):
 
 
 add_each.one_result = True
+add_each.each_row = "+"  # `a[t] + c` for each t
 
 
 def add_each_jvp_a(t, ans, a, c, n):

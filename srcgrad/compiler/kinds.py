@@ -349,6 +349,8 @@ class _Kinds:
         kinds = [self.kind(a) for a in args]
         if obj in _LIKE_ARG and len(args) > _LIKE_ARG[obj]:  # a gradient shaped like an argument
             return strict(lambda k: k if k in _ARRAYS or k == FLOAT else TOP, kinds[_LIKE_ARG[obj]])
+        if getattr(obj, "each_row", None) in ("@", "+") and len(args) == 3:  # hoist.py's `a[t] @ b`, `a[t] + c`
+            return strict(lambda a, b: a if a == b and a in _ARRAYS else TOP, kinds[0], kinds[1])
         if obj is runtime.in_place and len(args) == 2:
             return self._in_place(args, kinds)
         if obj is runtime.grad_seed and args and type(args[0]) is _NAME and self.solved.env.get(args[0].id) == ():

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import activity, aliases, anf, assembly, attempts, block_defs, cache, call_effects, callees, closures, collections_dicts, constants, contexts, declarations, def_defaults, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, itertools_lists, jumps, key_lambdas, known_classes, load, map_filter, matches, module_tests, operand_checks, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, stored_iterators, syntax, transform_calls, traversal, tuple_writes, unroll, vectorized_calls, versions
+from . import accumulate, activity, aliases, anf, assembly, attempts, block_defs, cache, call_effects, callees, closures, collections_dicts, constants, contexts, declarations, def_defaults, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, itertools_lists, jumps, key_lambdas, known_classes, load, map_filter, matches, module_tests, operand_checks, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, stored_iterators, syntax, transform_calls, traversal, tuple_writes, unroll, vectorized_calls, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -36,10 +36,13 @@ class Derivative:
     `function` dispatches and the general code is built when first needed (a call no
     specialization serves, or its text asked for)."""
 
-    __slots__ = ("function", "_general", "reads", "code", "argument_checks")
+    __slots__ = ("function", "_general", "reads", "code", "argument_checks", "specialized")
 
-    def __init__(self, function, general, reads=(), code=None, argument_checks=()):
+    def __init__(self, function, general, reads=(), code=None, argument_checks=(), specialized=None):
         self.function = function
+        # a jvp's: the dispatcher to code specialized per kind of call (accumulate.py), for
+        # calls passing every parameter by position (srcgrad.jvp); `function` is the general code
+        self.specialized = specialized
         self.argument_checks = argument_checks  # what only the arguments show: see api.check_arguments
         self.code = code  # the code object of the function it was made from
         self._general = general  # () -> the general code's function
@@ -176,14 +179,15 @@ def _derive(fn, mode, wrt, verbose, source, key):
     with scope.reads_logged() as log:
         _note_defaults(fn)
         prepared = splicing.attempt(lambda: _prepare(fn, mode, wrt, verbose, source, splicing))
-        if mode not in _SPECIALIZED:
+        if mode not in _SPECIALIZED or not _positional_only(prepared):
             function = splicing.attempt(
                 lambda: _finish(prepared, verbose),
                 lambda: _finish(_prepare(fn, mode, wrt, verbose, source, splicing), verbose))
             return cache.put(fn, key, Derivative(function, lambda: function, _distinct(log), getattr(fn, "__code__", None),
                                                  prepared.argument_checks))
     reads = _distinct(log)
-    arity = len(prepared.sweeps.args.args) + (1 if mode == "vjp" else 0)  # vjp: the seed first; no *args
+    params = prepared.tree.args if mode == "jvp" else prepared.sweeps.args
+    arity = len(params.args) + (1 if mode == "vjp" else 0)  # vjp: the seed first; no *args
     name = f"{prepared.program.name}_{mode}"
     alive = _weak(fn)  # the derivative must not keep its function alive (cache.py)
     take = _sweeps_for_each_build(prepared, lambda: _prepare(alive(), mode, wrt, False, source, splicing))
@@ -199,6 +203,9 @@ def _derive(fn, mode, wrt, verbose, source, key):
     if verbose:
         general()  # printed now
     function = cache.specializing(general, build, name, arity)
+    if mode == "jvp":  # the general code for every other caller (nested forward mode, linearize, jacobians)
+        return cache.put(fn, key, Derivative(general(), general, reads, getattr(fn, "__code__", None),
+                                             prepared.argument_checks, specialized=function))
     return cache.put(fn, key, Derivative(function, general, reads, getattr(fn, "__code__", None),
                                          prepared.argument_checks))
 
@@ -281,7 +288,16 @@ def _once(build):
     return get
 
 
-_SPECIALIZED = ("grad", "value_and_grad", "vjp", "split_vjp")  # called by users, once per kind of call
+_SPECIALIZED = ("grad", "value_and_grad", "vjp", "split_vjp", "jvp")  # called by users, once per kind of call
+
+
+def _positional_only(prepared):
+    """Whether the derivative takes positional parameters only, without defaults (a jvp
+    taking keywords or defaults is not specialized: the dispatcher passes positions)."""
+    if prepared.tree is None:
+        return True
+    args = prepared.tree.args
+    return not (args.kwonlyargs or args.vararg or args.kwarg or args.defaults or args.posonlyargs)
 
 
 @dataclass
@@ -400,6 +416,7 @@ def _finish(prepared, verbose, signature=None):
     with _user_errors(program, mode):
         if sw is None:
             tree, namer = prepared.tree, prepared.namer
+            shapes = _shapes(signature, [a.id for a in tree.args.args], namer, None, mode)
         else:
             namer = sw.namer
             params = [a.id for a in sw.args.args]
@@ -412,6 +429,8 @@ def _finish(prepared, verbose, signature=None):
             tree = scaling.run(tree, namer)
             tree = factoring.run(tree, namer, shapes.types)
             constants.bound_scalars(tree, namer)
+        if signature is not None and mode == "jvp" and not (program.attempts or program.contexts):
+            accumulate.run(tree, shapes, namer)
         if prepared.split_vjp:
             tree = split.run(tree, namer)
         _show(verbose, "optimize", tree)

@@ -420,7 +420,22 @@ class _Shapes:
             if keywords:
                 return TOP
             return strict(lambda *_: (), *[self.shape(a) for a in args])
-        return TOP
+        return self._each(obj, args, keywords)
+
+    def _each(self, obj, args, keywords):
+        """`matmul_each(a, b, n)` and `add_each(a, c, n)` (hoist.py: their `each_row`) for
+        n > 0 rows of `a`."""
+        row = getattr(obj, "each_row", None)
+        if row not in ("@", "+") or len(args) != 3 or keywords:
+            return TOP
+        n = _int_constant(args[2])
+        each = _matmul if row == "@" else _broadcast
+
+        def stacked(a, b):
+            row = each(a[1:], b) if a else TOP
+            return TOP if row is TOP or n is None or n <= 0 or a[0] == 0 else (min(n, a[0]),) + row
+
+        return strict(stacked, self.shape(args[0]), self.shape(args[1]))
 
 
 _RULES = {}  # node class -> the `_Shapes` method that gives its shape (None: unknown)
