@@ -245,12 +245,32 @@ def legacy_widened(ans, arrays):
     return widest if widest is not None and ans.dtype.itemsize > widest.itemsize else None
 
 
-def as_weak_number(value, array):
-    """`value` as NEP 50 uses a Python number against `array` under NumPy 1 too: a number
-    meeting a 0-d float array becomes the array's scalar type; anything else is kept."""
-    if WEAK_NUMBERS or array.ndim or array.dtype.kind != "f" or type(value) not in (builtins.int, builtins.float):
+def as_weak_number(value, array, compute=None):
+    """`value` as NEP 50 uses a Python number against `array` (computed in the dtype
+    `compute`, by default the array's), under NumPy 1 too: a Python int, float or complex
+    no higher in category than that dtype becomes its scalar type wherever NumPy 1's
+    value-based casting would widen the result (any number meeting a 0-d array; a number
+    the dtype cannot hold, as 1e39 or 2 ** 31 for float32, 70000.0 for float16), so that
+    the op rounds, overflows to inf and keeps the dtype as PyTorch's. An int out of an
+    integer dtype's range is kept (NumPy 1 widens, and the cast back wraps as PyTorch
+    does). Anything else, and everything under NumPy 2, comes back as it is: a node then
+    keeps the Python number its saved attributes answer."""
+    if WEAK_NUMBERS:
         return value
-    return array.dtype.type(value)
+    np_dtype = array.dtype if compute is None else compute
+    if type(value) not in _WEAK_OPERANDS.get(np_dtype.kind, ()):
+        return value
+    if array.ndim and np.result_type(np_dtype, value) == np_dtype:
+        return value
+    if np_dtype.kind in "iu":
+        info = np.iinfo(np_dtype)
+        if not info.min <= value <= info.max:
+            return value
+    return np_dtype.type(value)
+
+
+_WEAK_OPERANDS = {"i": (builtins.int,), "u": (builtins.int,), "f": (builtins.int, builtins.float),
+                  "c": (builtins.int, builtins.float, builtins.complex)}  # by the kind of the dtype they meet
 
 
 _FLOAT_OPERANDS = {}  # (Python float, NumPy float dtype) -> its read-only 0-d array

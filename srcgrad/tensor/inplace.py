@@ -51,7 +51,7 @@ def _method(primitive, name, floating=False):
         if data.dtype.kind == "f" and not (self._requires_grad and _mode.enabled):
             kind = type(other)
             if kind is float or kind is int:
-                value = other
+                value = other if dtypes.WEAK_NUMBERS else dtypes.as_weak_number(other, data)
             elif isinstance(other, InPlaceOps) and not (other._requires_grad and _mode.enabled):
                 value = other._data
                 if value.dtype is not data.dtype or value.shape != data.shape:
@@ -116,7 +116,7 @@ class InPlaceOps:
             return self._become(compute)
         self._check_operand(other)
         self._check_cast(other, floating)
-        data = other._data if isinstance(other, ops.Tensor) else other
+        data = other._data if isinstance(other, ops.Tensor) else dtypes.as_weak_number(other, self._data)
         token = errstate.quiet()
         try:
             self._store(primitive(self._data, data))

@@ -124,6 +124,8 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, e
                 needs = True
         else:
             arrays.append(a)
+    if dtype is not None and not dtypes.WEAK_NUMBERS:  # NumPy 1: numbers meet the compute dtype as in NEP 50
+        arrays = _weak_numbers(args, arrays, dtype)
     token = quiet()
     try:
         ans = primitive(*arrays, **kwargs) if kwargs else primitive(*arrays)
@@ -148,6 +150,16 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, e
     if TANGENTS:
         pushed(out, primitive, name, args, arrays, kwargs)
     return out
+
+
+def _weak_numbers(args, arrays, dtype):
+    """`arrays` (the operands of `args` computed in `dtype`) with each Python number as
+    dtypes.as_weak_number makes it against the tensor operands (the one of most dimensions)."""
+    tensors = [x for a, x in zip(args, arrays) if isinstance(a, Tensor)]
+    if not tensors:
+        return arrays
+    like = max(tensors, key=np.ndim)
+    return [x if isinstance(a, Tensor) else dtypes.as_weak_number(x, like, dtype) for a, x in zip(args, arrays)]
 
 
 def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
@@ -597,4 +609,10 @@ def compare(primitive, a, b):
     a, b = operand(a), operand(b)
     if a is NotImplemented or b is NotImplemented:
         return NotImplemented
-    return Tensor._make(np.asarray(primitive(_data(a), _data(b))))
+    x, y = _data(a), _data(b)
+    if not dtypes.WEAK_NUMBERS:  # NumPy 1: a number meets the tensor's dtype as in NEP 50 (`&`, `|` keep it)
+        if isinstance(a, Tensor) and not isinstance(b, Tensor):
+            y = dtypes.as_weak_number(y, x)
+        elif isinstance(b, Tensor) and not isinstance(a, Tensor):
+            x = dtypes.as_weak_number(x, y)
+    return Tensor._make(np.asarray(primitive(x, y)))
