@@ -266,7 +266,8 @@ def as_weak_number(value, array, compute=None):
         info = np.iinfo(np_dtype)
         if not info.min <= value <= info.max:
             return value
-    return np_dtype.type(value)
+    with np.errstate(over="ignore"):  # 1e39 as float32 is inf, as in PyTorch: no warning
+        return np_dtype.type(value)
 
 
 _WEAK_OPERANDS = {"i": (builtins.int,), "u": (builtins.int,), "f": (builtins.int, builtins.float),
@@ -288,7 +289,8 @@ def float_operand(value, np_dtype):
             return value
         if len(_FLOAT_OPERANDS) >= 256:
             _FLOAT_OPERANDS.clear()
-        found = np.array(value, np_dtype)
+        with np.errstate(over="ignore"):  # 1e39 as float32 is inf, as in PyTorch: no warning
+            found = np.array(value, np_dtype)
         found.flags.writeable = False
         _FLOAT_OPERANDS[value, np_dtype] = found
     return found

@@ -114,7 +114,8 @@ def _operands(input, other):
     dt = dtypes.result_type(x, y)
     if dt.kind in "iub" and np.any(np.asarray(y) == 0):
         raise RuntimeError("ZeroDivisionError")
-    return a, b, np.asarray(x, dtype=dt), np.asarray(y, dtype=dt), dt
+    with np.errstate(over="ignore"):  # a number the dtype cannot hold is inf in it, as in PyTorch
+        return a, b, np.asarray(x, dtype=dt), np.asarray(y, dtype=dt), dt
 
 
 def _divided(input, other, compute):
