@@ -59,6 +59,17 @@ CASES = {
     "copysign(float32, -1e39)": (lambda m: m.copysign(T(m, F, "float32"), -1e39), "float32",
                                  [-1.5, -0.10000000149011612, -3.0]),
     "xlogy(1e39, bool)": (lambda m: m.xlogy(1e39, m.tensor([True, False])), "float32", [NAN, -INF]),
+    # a NumPy scalar reads as PyTorch reads it: np.bool_, np.float16/32 and np.complex64 (its real part) as a float
+    "int64 + np.bool_(True)": (lambda m: T(m, I, "int64") + np.bool_(True), "float32", [-2.0, 6.0, 8.0]),
+    "np.bool_(True) * bool": (lambda m: np.bool_(True) * m.tensor([True, False]), "float32", [1.0, 0.0]),
+    "uint8 + np.complex64(1+2j)": (lambda m: T(m, [3, 250], "uint8") + np.complex64(1 + 2j), "float32", [4.0, 251.0]),
+    "complex64 * np.complex64(1+2j)": (lambda m: T(m, C, "complex64") * np.complex64(1 + 2j), "complex64", C),
+    "int8 * np.complex128(1+2j)": (lambda m: T(m, [1, -2], "int8") * np.complex128(1 + 2j), "complex64",
+                                   [1 + 2j, -2 - 4j]),
+    "float16 + np.float32(2.5)": (lambda m: T(m, F, "float16") + np.float32(2.5), "float16", [1.0, 2.599609375, 5.5]),
+    "0-d int8 + np.int64(-2)": (lambda m: T(m, 3, "int8") + np.int64(-2), "int8", 1),
+    "where(c, int32, np.bool_(True))": (
+        lambda m: m.where(m.tensor([True, False]), T(m, [5, 6], "int32"), np.bool_(True)), "float32", [5.0, 1.0]),
 }
 
 IN_PLACE = {

@@ -209,14 +209,30 @@ def _combine(higher, lower):
     return _promote(higher, lower)
 
 
+def python_number(x):
+    """The Python number PyTorch reads the NumPy scalar `x` as, where a number is an
+    operand: np.float64 and np.complex128 are Python float and complex already; an
+    integer reads as int; any other (np.float32, np.float16, np.bool_, and np.complex64,
+    whose imaginary part PyTorch drops) reads as float."""
+    if isinstance(x, (builtins.float, builtins.complex)):
+        return x.item()
+    if isinstance(x, np.integer):
+        return builtins.int(x)
+    if isinstance(x, np.complexfloating):
+        return builtins.float(x.real)
+    return builtins.float(x)
+
+
 def _python_dtype(x):
-    if isinstance(x, (builtins.bool, np.bool_)):
+    if isinstance(x, np.generic):
+        x = python_number(x)
+    if isinstance(x, builtins.bool):
         return np.dtype(np.bool_)
-    if isinstance(x, (builtins.int, np.integer)):
+    if isinstance(x, builtins.int):
         return np.dtype(np.int64)
-    if isinstance(x, (builtins.float, np.floating)):
+    if isinstance(x, builtins.float):
         return DEFAULT_FLOAT.numpy
-    if isinstance(x, (builtins.complex, np.complexfloating)):
+    if isinstance(x, builtins.complex):
         return default_complex().numpy
     raise TypeError(f"unsupported operand type: {type(x).__name__}")
 

@@ -461,12 +461,12 @@ def composite(name, fn, *args, _saves=True, _edges=None, _saves_result=False, _c
 
 
 def operand(x):
-    """A Tensor or Python number for a binary op: NumPy scalars become Python numbers,
-    arrays and lists become constant tensors."""
+    """A Tensor or Python number for a binary op: NumPy scalars become the Python numbers
+    PyTorch reads them as (dtypes.python_number), arrays and lists become constant tensors."""
     if isinstance(x, Tensor):
         return x
     if isinstance(x, np.generic):
-        return x.item()
+        return dtypes.python_number(x)
     if isinstance(x, numbers.Number):
         return x
     if isinstance(x, (np.ndarray, list, tuple)):
