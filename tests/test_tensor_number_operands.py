@@ -70,6 +70,14 @@ CASES = {
     "0-d int8 + np.int64(-2)": (lambda m: T(m, 3, "int8") + np.int64(-2), "int8", 1),
     "where(c, int32, np.bool_(True))": (
         lambda m: m.where(m.tensor([True, False]), T(m, [5, 6], "int32"), np.bool_(True)), "float32", [5.0, 1.0]),
+    # a number first in torch.add, sub, mul, div is PyTorch's wrapped number too
+    "mul(2.5, uint8)": (lambda m: m.mul(2.5, T(m, [3, 250], "uint8")), "float32", [7.5, 625.0]),
+    "div(2.5, int32)": (lambda m: m.div(2.5, T(m, [2, -4], "int32")), "float32", [1.25, -0.625]),
+    "add(1e39, int16)": (lambda m: m.add(1e39, T(m, [2, -4], "int16")), "float32", [INF, INF]),
+    "sub(2.5, int64, alpha=2)": (lambda m: m.sub(2.5, T(m, [1, 2], "int64"), alpha=2), "float32", [0.5, -1.5]),
+    "add(300, int8)": (lambda m: m.add(300, T(m, [1], "int8")), "int8", [45]),
+    "add(2.5, 0-d float16)": (lambda m: m.add(2.5, T(m, 2.0, "float16")), "float16", 4.5),
+    "mul(2.5, 3)": (lambda m: m.mul(2.5, 3), "float32", 7.5),
 }
 
 IN_PLACE = {
@@ -141,6 +149,7 @@ def test_compiled_gradients_keep_the_input_dtype(dtype, shape):
     np.testing.assert_allclose(g, slope, rtol=1e-3 if dtype == np.float16 else 1e-6)
 
 
+@pytest.mark.filterwarnings("ignore:Casting complex values to real")  # PyTorch's reading of np.complex64
 @pytest.mark.parametrize("case", list(CASES) + list(IN_PLACE))
 def test_the_expectations_are_pytorchs(case):
     real = pytest.importorskip("torch")
