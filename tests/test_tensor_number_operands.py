@@ -1,5 +1,6 @@
 """A Python number meets a tensor as PyTorch's wrapped number, under NumPy 1 as under NumPy 2
-(NEP 50): the tensor's dtype is kept, a number the dtype cannot hold overflows to inf in it
+(NEP 50): the tensor's dtype is kept, an int out of an integer dtype's range wraps into it,
+a number a float dtype cannot hold overflows to inf in it
 (float32 + 1e39, float16 + 70000.0), an integer tensor divided by 1e39 gives float32 zeros,
 and a 0-d tensor keeps its dtype. NumPy 1's value-based casting would widen each of these
 (to float64, float32, int64) or compute them in float64 (dtypes.as_weak_number converts the
@@ -78,6 +79,37 @@ CASES = {
     "add(300, int8)": (lambda m: m.add(300, T(m, [1], "int8")), "int8", [45]),
     "add(2.5, 0-d float16)": (lambda m: m.add(2.5, T(m, 2.0, "float16")), "float16", 4.5),
     "mul(2.5, 3)": (lambda m: m.mul(2.5, 3), "float32", 7.5),
+    # an int out of an integer dtype's range wraps into it, as PyTorch casts it
+    "int8 + 300": (lambda m: T(m, [3, -5, 100], "int8") + 300, "int8", [47, 39, -112]),
+    "uint8 - 2": (lambda m: T(m, [3, 5], "uint8") - 2, "uint8", [1, 3]),
+    "int8 // 300": (lambda m: T(m, [3, -5, 100], "int8") // 300, "int8", [0, -1, 2]),
+    "int8 % 300": (lambda m: T(m, [3, -5, 100], "int8") % 300, "int8", [3, 39, 12]),
+    "int8 < 300": (lambda m: T(m, [3, -5, 100], "int8") < 300, "bool", [True, True, False]),
+    "int64 + 2 ** 63": (lambda m: T(m, [1, 2], "int64") + 2 ** 63, "int64",
+                        [-9223372036854775807, -9223372036854775806]),
+    "300 ** int8": (lambda m: 300 ** T(m, [2], "int8"), "int8", [-112]),
+    # the bitwise operators promote as PyTorch (the 0-d tier), a number wrapped
+    "int8 & 300": (lambda m: T(m, [3, -5, 100], "int8") & 300, "int8", [0, 40, 36]),
+    "int64 ^ True": (lambda m: T(m, [1, 2], "int64") ^ True, "int64", [0, 3]),
+    "True | int16": (lambda m: True | T(m, [1, 2], "int16"), "int16", [1, 3]),
+    "uint8 & 0-d int64": (lambda m: T(m, [3, 5, 250], "uint8") & m.tensor(2), "uint8", [2, 0, 2]),
+    "int8 | 0-d int32": (lambda m: T(m, [-3, 5], "int8") | T(m, 2, "int32"), "int8", [-1, 7]),
+}
+
+ERRORS = {
+    "int8 + 2 ** 64": (lambda m: T(m, [1], "int8") + 2 ** 64, OverflowError, "int too big to convert"),
+    "int8 ** 200": (lambda m: T(m, [2], "int8") ** 200, RuntimeError,
+                    "value cannot be converted to type int8_t without overflow"),
+    "int16 ** 2 ** 63": (lambda m: T(m, [1], "int16") ** 2 ** 63, RuntimeError,
+                         "value cannot be converted to type int64_t without overflow"),
+    "uint8 ** -2": (lambda m: T(m, [3], "uint8") ** -2, RuntimeError,
+                    "Integers to negative integer powers are not allowed."),
+    "float32 & 1": (lambda m: T(m, [1.0], "float32") & 1, NotImplementedError,
+                    "\"bitwise_and_cpu\" not implemented for 'Float'"),
+    "int64 ^ 1.5": (lambda m: T(m, [1], "int64") ^ 1.5, NotImplementedError,
+                    "\"bitwise_xor_cpu\" not implemented for 'Float'"),
+    "1 | complex64": (lambda m: 1 | T(m, [1j], "complex64"), NotImplementedError,
+                      "\"bitwise_or_cpu\" not implemented for 'ComplexFloat'"),
 }
 
 IN_PLACE = {
@@ -88,6 +120,7 @@ IN_PLACE = {
                           [complex(INF, INF), complex(-INF, NAN), complex(NAN, INF)]),
     "complex64.div_(1e39)": ("complex64", C, lambda t: t.div_(1e39), [0j, complex(-0.0, 0.0), 0j]),
     "float32.mul_(1e39)": ("float32", F, lambda t: t.mul_(1e39), [-INF, INF, INF]),
+    "uint8 += 300": ("uint8", [3, 5, 250], lambda t: t.__iadd__(300), [47, 49, 38]),
 }
 
 
@@ -107,6 +140,14 @@ def _same(got, dtype, want):
 def test_a_number_keeps_the_tensor_dtype_as_pytorch(case):
     compute, dtype, want = CASES[case]
     _same(compute(torch), dtype, want)
+
+
+@pytest.mark.parametrize("case", list(ERRORS))
+def test_an_operand_pytorch_cannot_take_raises_its_error(case):
+    compute, error, message = ERRORS[case]
+    with pytest.raises(error) as raised:
+        compute(torch)
+    assert str(raised.value) == message
 
 
 @pytest.mark.parametrize("case", list(IN_PLACE))
@@ -161,3 +202,12 @@ def test_the_expectations_are_pytorchs(case):
         got = write(T(real, values, dtype))
     assert str(got.dtype) == f"torch.{dtype}"
     np.testing.assert_array_equal(got.numpy(), np.array(want, dtype=got.numpy().dtype))
+
+
+@pytest.mark.parametrize("case", list(ERRORS))
+def test_the_errors_are_pytorchs(case):
+    real = pytest.importorskip("torch")
+    compute, error, message = ERRORS[case]
+    with pytest.raises(error) as raised:
+        compute(real)
+    assert str(raised.value) == message

@@ -290,6 +290,30 @@ _WEAK_OPERANDS = {"i": (builtins.int,), "u": (builtins.int,), "f": (builtins.int
                   "c": (builtins.int, builtins.float, builtins.complex)}  # by the kind of the dtype they meet
 
 
+def integer_operand(value, np_dtype, wraps=True):
+    """The Python number `value` as PyTorch casts it to the integer dtype `np_dtype` it is
+    computed in: an int out of the dtype's range wraps into it (as C casts an int64 or
+    uint64: int8 + 300 adds 44, uint8 - 2 adds 254), where NumPy 2 raises and NumPy 1
+    widens; an int of more than 64 bits raises PyTorch's OverflowError. `wraps` False (an
+    exponent): a positive one out of range raises PyTorch's RuntimeError instead. Anything else
+    comes back as it is."""
+    if type(value) is not builtins.int or np_dtype.kind not in "iu":
+        return value
+    info = np.iinfo(np_dtype)
+    if info.min <= value <= info.max or value < 0 and not wraps:  # a negative exponent has its own error
+        return value
+    if not wraps and -2 ** 63 <= value < 2 ** 64:
+        c_type = _C_INTEGERS[np_dtype.name] if -2 ** 63 <= value < 2 ** 63 else "int64_t"
+        raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+    if not -2 ** 63 <= value < 2 ** 64:
+        raise OverflowError("int too big to convert")
+    span = 1 << info.bits
+    return (value - info.min) % span + info.min
+
+
+_C_INTEGERS = {"int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t"}
+
+
 _FLOAT_OPERANDS = {}  # (Python float, NumPy float dtype) -> its read-only 0-d array
 
 

@@ -116,10 +116,12 @@ class InPlaceOps:
             return self._become(compute)
         self._check_operand(other)
         self._check_cast(other, floating)
-        data = other._data if isinstance(other, ops.Tensor) else dtypes.as_weak_number(other, self._data)
+        mine = self._data  # a number as PyTorch's wrapped number: an int wraps into an integer dtype
+        data = other._data if isinstance(other, ops.Tensor) else dtypes.as_weak_number(
+            dtypes.integer_operand(other, mine.dtype), mine)
         token = errstate.quiet()
         try:
-            self._store(primitive(self._data, data))
+            self._store(primitive(mine, data))
         finally:
             errstate.loud(token)
         bump(self)

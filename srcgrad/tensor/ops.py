@@ -505,6 +505,8 @@ def binary(primitive, a, b, name=None, saves=True, floating=False):
     dt = dtypes.result_type(_data(a), _data(b))
     if floating and dt.kind not in "fc":
         dt = dtypes.DEFAULT_FLOAT.numpy
+    elif dt.kind in "iu":  # an int exponent out of range is refused, as in PyTorch
+        a, b = dtypes.integer_operand(a, dt), dtypes.integer_operand(b, dt, wraps=primitive is not operator.pow)
     if primitive is operator.pow and dt.kind in "iu" and np.any(_data(b) < 0):
         return _integer_power(_data(a), b, dt)
     try:
@@ -610,9 +612,10 @@ def compare(primitive, a, b):
     if a is NotImplemented or b is NotImplemented:
         return NotImplemented
     x, y = _data(a), _data(b)
-    if not dtypes.WEAK_NUMBERS:  # NumPy 1: a number meets the tensor's dtype as in NEP 50 (`&`, `|` keep it)
-        if isinstance(a, Tensor) and not isinstance(b, Tensor):
-            y = dtypes.as_weak_number(y, x)
-        elif isinstance(b, Tensor) and not isinstance(a, Tensor):
-            x = dtypes.as_weak_number(x, y)
+    # a number meets the tensor's dtype as PyTorch's wrapped number: an int wrapped into an
+    # integer dtype; under NumPy 1 converted where its value-based casting would widen
+    if isinstance(a, Tensor) and not isinstance(b, Tensor):
+        y = dtypes.as_weak_number(dtypes.integer_operand(y, x.dtype), x)
+    elif isinstance(b, Tensor) and not isinstance(a, Tensor):
+        x = dtypes.as_weak_number(dtypes.integer_operand(x, y.dtype), y)
     return Tensor._make(np.asarray(primitive(x, y)))
