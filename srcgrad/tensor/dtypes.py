@@ -297,21 +297,27 @@ def integer_operand(value, np_dtype, wraps=True):
     widens; an int of more than 64 bits raises PyTorch's OverflowError. `wraps` False (an
     exponent): a positive one out of range raises PyTorch's RuntimeError instead. Anything else
     comes back as it is."""
-    if type(value) is not builtins.int or np_dtype.kind not in "iu":
+    if type(value) is not builtins.int:
         return value
-    info = np.iinfo(np_dtype)
-    if info.min <= value <= info.max or value < 0 and not wraps:  # a negative exponent has its own error
+    found = _INTEGER_RANGES.get(np_dtype)
+    if found is None:
         return value
-    if not wraps and -2 ** 63 <= value < 2 ** 64:
-        c_type = _C_INTEGERS[np_dtype.name] if -2 ** 63 <= value < 2 ** 63 else "int64_t"
-        raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+    low, high, c_type = found
+    if low <= value <= high or value < 0 and not wraps:  # a negative exponent has its own error
+        return value
     if not -2 ** 63 <= value < 2 ** 64:
         raise OverflowError("int too big to convert")
-    span = 1 << info.bits
-    return (value - info.min) % span + info.min
+    if not wraps:
+        c_type = c_type if value < 2 ** 63 else "int64_t"
+        raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+    return (value - low) % (high - low + 1) + low
 
 
-_C_INTEGERS = {"int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t"}
+_INTEGER_RANGES = {  # NumPy dtype -> (min, max, the C type PyTorch's messages name)
+    np.dtype(name): (builtins.int(np.iinfo(name).min), builtins.int(np.iinfo(name).max), c_type)
+    for name, c_type in (("int8", "int8_t"), ("int16", "int16_t"), ("int32", "int"), ("int64", "int64_t"),
+                         ("uint8", "uint8_t"))
+}
 
 
 _FLOAT_OPERANDS = {}  # (Python float, NumPy float dtype) -> its read-only 0-d array
