@@ -181,8 +181,6 @@ class ArithmeticOps:
     __ge__ = ge = _comparison(np.greater_equal)
     __eq__ = eq = _comparison(np.equal)
     __ne__ = ne = _comparison(np.not_equal)
-    __and__ = _comparison(np.bitwise_and)
-    __or__ = _comparison(np.bitwise_or)
 
     def __invert__(self):
         return Tensor._make(np.invert(self._data))

@@ -209,14 +209,30 @@ def _combine(higher, lower):
     return _promote(higher, lower)
 
 
+def python_number(x):
+    """The Python number PyTorch reads the NumPy scalar `x` as, where a number is an
+    operand: np.float64 and np.complex128 are Python float and complex already; an
+    integer reads as int; any other (np.float32, np.float16, np.bool_, and np.complex64,
+    whose imaginary part PyTorch drops) reads as float."""
+    if isinstance(x, (builtins.float, builtins.complex)):
+        return x.item()
+    if isinstance(x, np.integer):
+        return builtins.int(x)
+    if isinstance(x, np.complexfloating):
+        return builtins.float(x.real)
+    return builtins.float(x)
+
+
 def _python_dtype(x):
-    if isinstance(x, (builtins.bool, np.bool_)):
+    if isinstance(x, np.generic):
+        x = python_number(x)
+    if isinstance(x, builtins.bool):
         return np.dtype(np.bool_)
-    if isinstance(x, (builtins.int, np.integer)):
+    if isinstance(x, builtins.int):
         return np.dtype(np.int64)
-    if isinstance(x, (builtins.float, np.floating)):
+    if isinstance(x, builtins.float):
         return DEFAULT_FLOAT.numpy
-    if isinstance(x, (builtins.complex, np.complexfloating)):
+    if isinstance(x, builtins.complex):
         return default_complex().numpy
     raise TypeError(f"unsupported operand type: {type(x).__name__}")
 
@@ -245,12 +261,63 @@ def legacy_widened(ans, arrays):
     return widest if widest is not None and ans.dtype.itemsize > widest.itemsize else None
 
 
-def as_weak_number(value, array):
-    """`value` as NEP 50 uses a Python number against `array` under NumPy 1 too: a number
-    meeting a 0-d float array becomes the array's scalar type; anything else is kept."""
-    if WEAK_NUMBERS or array.ndim or array.dtype.kind != "f" or type(value) not in (builtins.int, builtins.float):
+def as_weak_number(value, array, compute=None):
+    """`value` as NEP 50 uses a Python number against `array` (computed in the dtype
+    `compute`, by default the array's), under NumPy 1 too: a Python int, float or complex
+    no higher in category than that dtype becomes its scalar type wherever NumPy 1's
+    value-based casting would widen the result (any number meeting a 0-d array; a number
+    the dtype cannot hold, as 1e39 or 2 ** 31 for float32, 70000.0 for float16), so that
+    the op rounds, overflows to inf and keeps the dtype as PyTorch's. An int out of an
+    integer dtype's range is kept (NumPy 1 widens, and the cast back wraps as PyTorch
+    does). Anything else, and everything under NumPy 2, comes back as it is: a node then
+    keeps the Python number its saved attributes answer."""
+    if WEAK_NUMBERS:
         return value
-    return array.dtype.type(value)
+    np_dtype = array.dtype if compute is None else compute
+    if type(value) not in _WEAK_OPERANDS.get(np_dtype.kind, ()):
+        return value
+    if array.ndim and np.result_type(np_dtype, value) == np_dtype:
+        return value
+    if np_dtype.kind in "iu":
+        info = np.iinfo(np_dtype)
+        if not info.min <= value <= info.max:
+            return value
+    with np.errstate(over="ignore"):  # 1e39 as float32 is inf, as in PyTorch: no warning
+        return np_dtype.type(value)
+
+
+_WEAK_OPERANDS = {"i": (builtins.int,), "u": (builtins.int,), "f": (builtins.int, builtins.float),
+                  "c": (builtins.int, builtins.float, builtins.complex)}  # by the kind of the dtype they meet
+
+
+def integer_operand(value, np_dtype, wraps=True):
+    """The Python number `value` as PyTorch casts it to the integer dtype `np_dtype` it is
+    computed in: an int out of the dtype's range wraps into it (as C casts an int64 or
+    uint64: int8 + 300 adds 44, uint8 - 2 adds 254), where NumPy 2 raises and NumPy 1
+    widens; an int of more than 64 bits raises PyTorch's OverflowError. `wraps` False (an
+    exponent): a positive one out of range raises PyTorch's RuntimeError instead. Anything else
+    comes back as it is."""
+    if type(value) is not builtins.int:
+        return value
+    found = _INTEGER_RANGES.get(np_dtype)
+    if found is None:
+        return value
+    low, high, c_type = found
+    if low <= value <= high or value < 0 and not wraps:  # a negative exponent has its own error
+        return value
+    if not -2 ** 63 <= value < 2 ** 64:
+        raise OverflowError("int too big to convert")
+    if not wraps:
+        c_type = c_type if value < 2 ** 63 else "int64_t"
+        raise RuntimeError(f"value cannot be converted to type {c_type} without overflow")
+    return (value - low) % (high - low + 1) + low
+
+
+_INTEGER_RANGES = {  # NumPy dtype -> (min, max, the C type PyTorch's messages name)
+    np.dtype(name): (builtins.int(np.iinfo(name).min), builtins.int(np.iinfo(name).max), c_type)
+    for name, c_type in (("int8", "int8_t"), ("int16", "int16_t"), ("int32", "int"), ("int64", "int64_t"),
+                         ("uint8", "uint8_t"))
+}
 
 
 _FLOAT_OPERANDS = {}  # (Python float, NumPy float dtype) -> its read-only 0-d array
@@ -268,7 +335,8 @@ def float_operand(value, np_dtype):
             return value
         if len(_FLOAT_OPERANDS) >= 256:
             _FLOAT_OPERANDS.clear()
-        found = np.array(value, np_dtype)
+        with np.errstate(over="ignore"):  # 1e39 as float32 is inf, as in PyTorch: no warning
+            found = np.array(value, np_dtype)
         found.flags.writeable = False
         _FLOAT_OPERANDS[value, np_dtype] = found
     return found

@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from ..rules import lookup
-from . import ops
+from . import creation, dtypes, ops
 from .dtypes import dim_axis
 from .joins import cat, concat, concatenate, stack
 from .products import addmm, bmm, dot, matmul, mm, mv, outer, trace, tril, triu
@@ -148,7 +148,34 @@ def _extremum_function(name):
 
 
 max, min = _extremum_function("max"), _extremum_function("min")
-add, sub, mul, div, neg = map(_method, ("add", "sub", "mul", "div", "neg"))
+
+
+def _number_first(name):
+    """`torch.add` (`sub`, `mul`, `div`): `input.add(other, ...)`, where a number `input` is
+    PyTorch's wrapped number: a 0-d tensor of the dtype the op gives it with a tensor
+    `other` (`torch.mul(2.5, int_tensor)` is float32, `torch.add(3, int8_tensor)` int8,
+    an integer out of the dtype's range wrapped into it), or of `tensor(input)`'s dtype
+    against a number (`torch.mul(2.5, 3)` is float32)."""
+    method = _method(name)
+
+    def call(input, other, *args, **kwargs):
+        number = ops.operand(input)
+        if isinstance(number, numbers.Number):
+            if isinstance(other, Tensor):
+                with np.errstate(over="ignore"):  # 1e39 is inf in float32, as in PyTorch
+                    value = np.array(number).astype(dtypes.result_type(other._data, number))
+                input = Tensor._make(value)
+            else:
+                input = creation.tensor(number)
+        return method(input, other, *args, **kwargs)
+
+    call.__name__ = name
+    call.__doc__ = method.__doc__
+    return call
+
+
+add, sub, mul, div = map(_number_first, ("add", "sub", "mul", "div"))
+neg = _method("neg")
 argmax, argmin, clone, reshape, transpose = map(_method, ("argmax", "argmin", "clone", "reshape", "transpose"))
 t, squeeze, unsqueeze, flatten, numel = map(_method, ("t", "squeeze", "unsqueeze", "flatten", "numel"))
 select, narrow, roll, flip, view_as = map(_method, ("select", "narrow", "roll", "flip", "view_as"))

@@ -51,7 +51,7 @@ def _method(primitive, name, floating=False):
         if data.dtype.kind == "f" and not (self._requires_grad and _mode.enabled):
             kind = type(other)
             if kind is float or kind is int:
-                value = other
+                value = other if dtypes.WEAK_NUMBERS else dtypes.as_weak_number(other, data)
             elif isinstance(other, InPlaceOps) and not (other._requires_grad and _mode.enabled):
                 value = other._data
                 if value.dtype is not data.dtype or value.shape != data.shape:
@@ -116,10 +116,12 @@ class InPlaceOps:
             return self._become(compute)
         self._check_operand(other)
         self._check_cast(other, floating)
-        data = other._data if isinstance(other, ops.Tensor) else other
+        mine = self._data  # a number as PyTorch's wrapped number: an int wraps into an integer dtype
+        data = other._data if isinstance(other, ops.Tensor) else dtypes.as_weak_number(
+            dtypes.integer_operand(other, mine.dtype), mine)
         token = errstate.quiet()
         try:
-            self._store(primitive(self._data, data))
+            self._store(primitive(mine, data))
         finally:
             errstate.loud(token)
         bump(self)

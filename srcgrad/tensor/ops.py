@@ -124,6 +124,8 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, e
                 needs = True
         else:
             arrays.append(a)
+    if dtype is not None and not dtypes.WEAK_NUMBERS:  # NumPy 1: numbers meet the compute dtype as in NEP 50
+        arrays = _weak_numbers(args, arrays, dtype)
     token = quiet()
     try:
         ans = primitive(*arrays, **kwargs) if kwargs else primitive(*arrays)
@@ -148,6 +150,16 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, e
     if TANGENTS:
         pushed(out, primitive, name, args, arrays, kwargs)
     return out
+
+
+def _weak_numbers(args, arrays, dtype):
+    """`arrays` (the operands of `args` computed in `dtype`) with each Python number as
+    dtypes.as_weak_number makes it against the tensor operands (the one of most dimensions)."""
+    tensors = [x for a, x in zip(args, arrays) if isinstance(a, Tensor)]
+    if not tensors:
+        return arrays
+    like = max(tensors, key=np.ndim)
+    return [x if isinstance(a, Tensor) else dtypes.as_weak_number(x, like, dtype) for a, x in zip(args, arrays)]
 
 
 def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
@@ -449,12 +461,12 @@ def composite(name, fn, *args, _saves=True, _edges=None, _saves_result=False, _c
 
 
 def operand(x):
-    """A Tensor or Python number for a binary op: NumPy scalars become Python numbers,
-    arrays and lists become constant tensors."""
+    """A Tensor or Python number for a binary op: NumPy scalars become the Python numbers
+    PyTorch reads them as (dtypes.python_number), arrays and lists become constant tensors."""
     if isinstance(x, Tensor):
         return x
     if isinstance(x, np.generic):
-        return x.item()
+        return dtypes.python_number(x)
     if isinstance(x, numbers.Number):
         return x
     if isinstance(x, (np.ndarray, list, tuple)):
@@ -493,6 +505,8 @@ def binary(primitive, a, b, name=None, saves=True, floating=False):
     dt = dtypes.result_type(_data(a), _data(b))
     if floating and dt.kind not in "fc":
         dt = dtypes.DEFAULT_FLOAT.numpy
+    elif dt.kind in "iu":  # an int exponent out of range is refused, as in PyTorch
+        a, b = dtypes.integer_operand(a, dt), dtypes.integer_operand(b, dt, wraps=primitive is not operator.pow)
     if primitive is operator.pow and dt.kind in "iu" and np.any(_data(b) < 0):
         return _integer_power(_data(a), b, dt)
     try:
@@ -597,4 +611,11 @@ def compare(primitive, a, b):
     a, b = operand(a), operand(b)
     if a is NotImplemented or b is NotImplemented:
         return NotImplemented
-    return Tensor._make(np.asarray(primitive(_data(a), _data(b))))
+    x, y = _data(a), _data(b)
+    # a number meets the tensor's dtype as PyTorch's wrapped number: an int wrapped into an
+    # integer dtype; under NumPy 1 converted where its value-based casting would widen
+    if isinstance(a, Tensor) and not isinstance(b, Tensor):
+        y = dtypes.as_weak_number(dtypes.integer_operand(y, x.dtype), x)
+    elif isinstance(b, Tensor) and not isinstance(a, Tensor):
+        x = dtypes.as_weak_number(dtypes.integer_operand(x, y.dtype), y)
+    return Tensor._make(np.asarray(primitive(x, y)))

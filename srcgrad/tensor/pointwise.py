@@ -112,9 +112,11 @@ def _operands(input, other):
         raise TypeError(f"unsupported operand types: {type(input).__name__} and {type(other).__name__}")
     x, y = ops._data(a), ops._data(b)
     dt = dtypes.result_type(x, y)
+    x, y = dtypes.integer_operand(x, dt), dtypes.integer_operand(y, dt)
     if dt.kind in "iub" and np.any(np.asarray(y) == 0):
         raise RuntimeError("ZeroDivisionError")
-    return a, b, np.asarray(x, dtype=dt), np.asarray(y, dtype=dt), dt
+    with np.errstate(over="ignore"):  # a number the dtype cannot hold is inf in it, as in PyTorch
+        return a, b, np.asarray(x, dtype=dt), np.asarray(y, dtype=dt), dt
 
 
 def _divided(input, other, compute):
