@@ -28,28 +28,28 @@ PyTorch's errors first), and `is_meta_array` also knows a plain view of one (wha
 
 import numpy as np
 
-__all__ = ["MetaArray", "meta_array", "is_meta_array", "as_meta", "broadcast_shape", "check_devices"]
+__all__ = ["META_BUFFER", "MetaArray", "meta_array", "is_meta_array", "as_meta", "broadcast_shape", "check_devices"]
 
 NO_DATA = "Cannot copy out of meta tensor; no data!"
-_BUFFER = np.zeros(16, dtype=np.uint8)
-_BUFFER.flags.writeable = False
+META_BUFFER = np.zeros(16, dtype=np.uint8)
+META_BUFFER.flags.writeable = False
 
 
 def meta_array(shape, dtype):
     """A meta array of `shape` and `dtype` (a NumPy dtype)."""
     shape = tuple(int(n) for n in shape)
-    return np.ndarray.__new__(MetaArray, shape, dtype=dtype, buffer=_BUFFER, strides=(0,) * len(shape))
+    return np.ndarray.__new__(MetaArray, shape, dtype=dtype, buffer=META_BUFFER, strides=(0,) * len(shape))
 
 
 def is_meta_array(array):
     """Whether `array` holds no data: a meta array or a plain view of one."""
-    return type(array) is MetaArray or (isinstance(array, np.ndarray) and array.base is _BUFFER)
+    return type(array) is MetaArray or (isinstance(array, np.ndarray) and array.base is META_BUFFER)
 
 
 def as_meta(array):
     """`array` (an ndarray or a NumPy scalar) as a meta array of its shape and dtype; a
     view of a meta array stays that view."""
-    if isinstance(array, np.ndarray) and array.base is _BUFFER:
+    if isinstance(array, np.ndarray) and array.base is META_BUFFER:
         return array if type(array) is MetaArray else array.view(MetaArray)
     return meta_array(np.shape(array), np.asarray(array).dtype)
 

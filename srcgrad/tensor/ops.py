@@ -608,4 +608,7 @@ def compare(primitive, a, b):
     a, b = operand(a), operand(b)
     if a is NotImplemented or b is NotImplemented:
         return NotImplemented
-    return Tensor._make(np.asarray(primitive(_data(a), _data(b))))
+    x, y = _data(a), _data(b)
+    if type(x) is MetaArray or type(y) is MetaArray:
+        check_devices([t for t in (a, b) if isinstance(t, Tensor)])
+    return Tensor._make(np.asanyarray(primitive(x, y)))

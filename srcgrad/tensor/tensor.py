@@ -28,7 +28,7 @@ from .dtypes import Size, one_dim
 from .engine import run_backward, run_single, warn_non_leaf_grad
 from .errstate import loud, quiet
 from .grad_mode import OPEN_INFERENCE_BLOCKS, _mode
-from .meta_arrays import MetaArray
+from .meta_arrays import META_BUFFER, MetaArray, as_meta
 from .graph import AccumulateGrad, OutputNode, accumulate
 from .tangents import TANGENTS, refuse_forward_over_reverse
 from .arithmetic import ArithmeticOps
@@ -177,7 +177,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     @classmethod
     def _make(cls, data, requires_grad=False):
         t = object.__new__(cls)
-        t._data = data
+        t._data = as_meta(data) if data.base is META_BUFFER and type(data) is not MetaArray else data
         t._requires_grad = requires_grad
         t._grad = t._grad_fn = t._accumulator = t._counter = None
         t._retains_grad = False
