@@ -21,8 +21,9 @@ How a result's shape and dtype are found, cheapest first:
   meta array of its shape and dtype.
 
 Invariants: a meta array is never written (writes into one are dropped, as PyTorch's
-meta kernels drop them), its values are never read by the shim (`meta.py` raises
-PyTorch's errors first), and `is_meta_array` also knows a plain view of one (what
+meta kernels drop them), its values are never read by the shim (`meta.py` and the
+array's `item`, `tolist`, `float`, `int` raise PyTorch's errors; the shim's own checks of
+values see False), and `is_meta_array` also knows a plain view of one (what
 `np.asarray` makes of it).
 """
 
@@ -185,7 +186,13 @@ class MetaArray(np.ndarray):
     def item(self, *args):
         raise RuntimeError("Tensor.item() cannot be called on meta tensors")
 
-    __bool__ = __float__ = __int__ = __index__ = item
+    __float__ = __int__ = __index__ = item
+
+    def __bool__(self):
+        """False: the shim's checks of values (`if outside.any(): raise ...`) find nothing to
+        refuse in a meta array, as PyTorch's meta kernels check no values. A meta tensor's
+        own `bool()` raises (Tensor.__bool__ calls item())."""
+        return False
 
     def tolist(self):
         raise NotImplementedError(NO_DATA)

@@ -515,7 +515,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
             raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
         if n > 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self._data.reshape(-1)[0])
+        return bool(self._data.reshape(-1)[0].item())  # a meta tensor's item() raises PyTorch's error
 
     def _python_scalar(self, kind):
         if self._data.size != 1:
