@@ -113,11 +113,13 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, e
     argument at those positions (PyTorch gives an index or a condition no edge).
     """
     track = _mode.enabled
-    needs = False
+    needs = meta = False
     arrays = []
     for a in args:
         if isinstance(a, Tensor):
             data = a._data
+            if type(data) is MetaArray:
+                meta = True
             if dtype is not None and data.dtype != dtype:
                 data = data.astype(dtype)
             arrays.append(data)
@@ -132,7 +134,7 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, e
         loud(token)
     if type(ans) is not _ndarray:  # a number, or a meta array (meta_arrays.py) kept as it is
         ans = np.asanyarray(ans)
-    if any(type(a) is MetaArray for a in arrays):  # no values, whatever the primitive gave
+    if meta:  # no values, whatever the primitive gave (meta_arrays.py)
         check_devices([a for a in args if isinstance(a, Tensor)])
         ans = as_meta(ans)
     if out_dtype is None and not dtypes.WEAK_NUMBERS:
@@ -147,7 +149,7 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, e
             out._grad_fn = ArgEdgesNode.around(out._grad_fn, edge_args)
     else:
         out = _leaf(ans)
-        if ans.base is not None:  # a view: writing into either changes the other
+        if ans.base is not None and not meta:  # a view: writing into either changes the other
             _share_counter(out, args, name)
     if TANGENTS:
         pushed(out, primitive, name, args, arrays, kwargs)
