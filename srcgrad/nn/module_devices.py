@@ -29,8 +29,8 @@ class ModuleDevices:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        if "__init__" in cls.__dict__:
-            cls.__init__ = _built_on_device(cls.__dict__["__init__"])
+        if not hasattr(cls.__init__, "_builds_on_device"):  # its own, or one of a base that is no Module
+            cls.__init__ = _built_on_device(cls.__init__)
 
     def to(self, *args, **kwargs):
         """`to(dtype)` converts floating parameters and buffers (and gradients); the CPU
@@ -80,6 +80,11 @@ def _built_on_device(init):
         on_meta = devices.allocated_on(device, "empty") if device is not None else \
             devices.get_default_device().type == "meta"
         if on_meta:
+            if any(hasattr(t, "cls_to_become") for t in itertools.chain(self.parameters(), self.buffers())):
+                raise NotImplementedError(
+                    f"{type(self).__name__}: srcgrad's lazy modules are not supported on the meta device; build the "
+                    "module with its sizes given (nn.Linear for nn.LazyLinear) there")
             self._replace_arrays(lambda data: meta_array(data.shape, data.dtype))
 
+    built._builds_on_device = True
     return built

@@ -14,7 +14,7 @@ import numpy as np
 from . import ops
 from .meta_arrays import NO_DATA, MetaArray, as_meta, is_meta_array, meta_array
 
-__all__ = ["is_meta", "meta_leaf", "moved_to_meta", "refuse_copy_out", "refuse_numpy"]
+__all__ = ["is_meta", "meta_leaf", "placed", "moved_to_meta", "refuse_copy_out", "refuse_numpy"]
 
 _NO_NUMPY = "can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."
 
@@ -31,6 +31,12 @@ def meta_leaf(shape, dtype, requires_grad=False):
     if requires_grad:
         out.requires_grad_(True)
     return out
+
+
+def placed(t):
+    """A new leaf `t`, made on the CPU by a factory, as the meta tensor of its shape,
+    dtype and `requires_grad` (factories whose values decide nothing of the shape)."""
+    return ops.Tensor._make(meta_array(t._data.shape, t._data.dtype), t._requires_grad)
 
 
 def moved_to_meta(t):

@@ -474,11 +474,11 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
     @property
     def device(self):
-        return devices.META if type(self._data) is MetaArray else devices.CPU
+        return devices.META if self.is_meta else devices.CPU
 
     @property
     def is_meta(self):
-        return type(self._data) is MetaArray
+        return type(_STORAGE.__get__(self)) is MetaArray  # the slot: an uninitialized parameter refuses `_data`
 
     @property
     def is_cuda(self):
@@ -576,3 +576,6 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
 Tensor.__module__ = "srcgrad"  # `type(t)` prints <class 'srcgrad.Tensor'>, as PyTorch's <class 'torch.Tensor'>
 ops.Tensor = products.Tensor = arithmetic.Tensor = graph_backward.Tensor = Tensor
+
+
+_STORAGE = Tensor._data  # the slot that holds the array, read past a subclass's `_data`
