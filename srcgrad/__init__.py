@@ -50,6 +50,7 @@ from .serialization import load, save  # noqa: E402
 from . import testing  # noqa: E402  (check_grad; assert_close as torch.testing's)
 from . import distributions  # noqa: E402
 from .tensor import bernoulli, finfo, iinfo, multinomial, normal, poisson, randperm, set_default_dtype  # noqa: E402
+from .tensor import get_default_device, set_default_device  # noqa: E402
 from .tensor import Generator, default_generator, get_rng_state, randint_like, set_rng_state  # noqa: E402
 from . import random  # noqa: E402  (torch.random: seeds, states, fork_rng)
 from .tensor import IN_PLACE as _IN_PLACE, functions as _functions  # noqa: E402
@@ -77,5 +78,5 @@ from .tensor import int32 as int  # noqa: E402
 
 __all__ += [
     "Tensor", "tensor", "ones", "zeros", "randn", "from_numpy", "matmul", "no_grad",
-    "is_grad_enabled", "Size", "device", "nn", "optim", "autograd", "cuda", "linalg", "func", "vmap", "special", "qr", "svd", "matrix_exp", "matrix_power", "cholesky_inverse", "cholesky_solve", "pinverse", "triangular_solve", "float32", "float64", "double", "int64", "long",
+    "is_grad_enabled", "Size", "device", "get_default_device", "set_default_device", "nn", "optim", "autograd", "cuda", "linalg", "func", "vmap", "special", "qr", "svd", "matrix_exp", "matrix_power", "cholesky_inverse", "cholesky_solve", "pinverse", "triangular_solve", "float32", "float64", "double", "int64", "long",
 ]

@@ -56,6 +56,8 @@ def test_vmap_over_the_stacked_state_gives_each_models_outputs():
     models = _models()
     params, buffers = stack_module_state(models)
     base = copy.deepcopy(models[0])
+    base = base.to("meta")  # the tutorial's line: the base holds shapes only, the stacked state is used
+    assert base.fc1.weight.is_meta and base.norm.running_mean.is_meta
     x = torch.tensor(np.random.default_rng(1).standard_normal((5, 3)))
 
     def fmodel(params, buffers, x):

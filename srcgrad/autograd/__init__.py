@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from ..tensor.meta_arrays import MetaArray, as_meta
 from ..tensor import ops
 from ..tensor.engine import FREED_MESSAGE, run_backward
 from ..tensor.grad_mode import _mode, enable_grad, no_grad
@@ -394,7 +395,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if g is None and materialize_grads:
             g = Tensor._make(np.zeros(inputs[i]._data.shape, inputs[i]._data.dtype), create_graph)
         elif g is not None and not create_graph:
-            g = Tensor._make(np.array(g))
+            g = Tensor._make(as_meta(g) if type(inputs[i]._data) is MetaArray else np.array(g))
         result.append(g)
     return tuple(result)
 

@@ -26,6 +26,7 @@ from ..tensor.grad_mode import no_grad
 from ..tensor.versions import counter_of
 from ..tensor.tensor import Tensor
 from . import functional as F
+from .module_devices import ModuleDevices
 from .module_hooks import ModuleHooks
 from .module_state import ModuleState
 
@@ -83,7 +84,7 @@ def _refuse_attribute(module, name):
         raise KeyError(f"attribute '{name}' already exists")
 
 
-class Module(ModuleHooks, ModuleState):
+class Module(ModuleHooks, ModuleState, ModuleDevices):
     """Base class of every layer and model: subclass it, assign Parameters and modules
     in `__init__` (after `super().__init__()`), and write `forward`."""
 
@@ -299,22 +300,6 @@ class Module(ModuleHooks, ModuleState):
         return self._get_leaf(target, "_buffers", "a buffer")
 
     # --- dtypes ------------------------------------------------------------------------
-
-    def to(self, *args, **kwargs):
-        """`to(dtype)` converts floating parameters and buffers (and gradients); the CPU
-        device is accepted and changes nothing, another raises the error of PyTorch's
-        CPU build (everything runs on the CPU)."""
-        dtype = kwargs.get("dtype")
-        for a in args:
-            if isinstance(a, dtypes.dtype):
-                dtype = a
-            elif isinstance(a, (str, devices.device)):
-                devices.moved_to(a)
-        if kwargs.get("device") is not None:
-            devices.moved_to(kwargs["device"])
-        if dtype is not None:
-            self._convert(dtypes.as_dtype(dtype).numpy)
-        return self
 
     def double(self):
         return self.to(dtypes.as_dtype("float64"))

@@ -58,7 +58,7 @@ def expit(x):
         np.add(e, one, out=e)
         return np.reciprocal(e, out=e)
     e = np.exp(-x)
-    if type(e) is not np.ndarray:  # a scalar (of a 0-d array too): 1 of its type, which NumPy 1 would widen
+    if not isinstance(e, np.ndarray):  # a scalar (of a 0-d array too): 1 of its type, which NumPy 1 would widen
         one = type(e)(1.0)
         return one / (one + e)
     e += 1.0

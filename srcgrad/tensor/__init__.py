@@ -33,7 +33,7 @@ from .creation import (
     ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, tensor,
     zeros, zeros_like,
 )
-from .devices import device
+from .devices import device, get_default_device, set_default_device
 from .generators import (
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )

@@ -3,13 +3,13 @@
 
 Invariants: a conversion to the tensor's own dtype returns the tensor itself; one to a
 floating dtype is recorded (ToCopyBackward0, its gradient cast back), one to another
-dtype is a new leaf; the only device is the CPU (another raises the error of PyTorch's
-CPU build, devices.moved_to).
+dtype is a new leaf; the devices are the CPU and the meta device (meta.py; another
+raises the error of PyTorch's CPU build, devices.moved_to).
 """
 
 import numpy as np
 
-from . import devices, dtypes, ops
+from . import devices, dtypes, meta, ops
 
 __all__ = ["ConversionOps"]
 
@@ -20,18 +20,23 @@ class ConversionOps:
     __slots__ = ()
 
     def to(self, *args, dtype=None, **kwargs):
-        """`to(dtype)`, `to(other_tensor)`; the CPU device ('cpu', `device("cpu")`) is accepted
-        and changes nothing, another raises the error of PyTorch's CPU build."""
+        """`to(dtype)`, `to(other_tensor)`, `to(device)`: the CPU ('cpu', `device("cpu")`) and
+        the meta device (meta.py) are there, another raises the error of PyTorch's CPU build."""
+        target = None
         for a in args:
             if isinstance(a, ops.Tensor):
-                dtype = a.dtype
+                dtype, target = a.dtype, a.device
             elif isinstance(a, (str, devices.device)) or (isinstance(a, int) and not isinstance(a, bool)):
-                devices.moved_to(a)
+                target = a
             else:
                 dtype = a
         if kwargs.get("device") is not None:
-            devices.moved_to(kwargs["device"])
-        return self if dtype is None else self._convert(dtypes.as_dtype(dtype))
+            target = kwargs["device"]
+        to_meta = target is not None and devices.moved_to(target)
+        if target is not None and not to_meta:
+            meta.refuse_copy_out(self)
+        out = self if dtype is None else self._convert(dtypes.as_dtype(dtype))
+        return meta.moved_to_meta(out) if to_meta else out
 
     def _convert(self, target):
         if target.numpy == self._data.dtype:
@@ -72,4 +77,5 @@ class ConversionOps:
         return self._convert(converted)
 
     def cpu(self):
+        meta.refuse_copy_out(self)
         return self

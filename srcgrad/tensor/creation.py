@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from . import devices, dtypes, ranges, sequences
+from .meta_arrays import is_meta_array, meta_array
 from .generators import invalid_combination, stream
 from .tensor import Tensor
 
@@ -25,10 +26,19 @@ __all__ = [
 E6 = "Only Tensors of floating point and complex dtype can require gradients"
 
 
-def _leaf(data, requires_grad):
+def _leaf(data, requires_grad, on_meta=False):
+    """A new leaf over the array `data`; `on_meta`: a meta tensor of its shape and dtype."""
     if requires_grad and data.dtype.kind not in "fc":
         raise RuntimeError(E6)
-    return Tensor._make(data, builtins.bool(requires_grad))
+    return Tensor._make(meta_array(data.shape, data.dtype) if on_meta else data, builtins.bool(requires_grad))
+
+
+def _allocated(shape, dtype, requires_grad, on_meta, fill):
+    """A new leaf of `shape` and `dtype` made by `fill(shape, dtype)`, or, `on_meta`, a meta
+    tensor made without allocating."""
+    if on_meta:
+        return _leaf(meta_array(shape, dtype), requires_grad)
+    return _leaf(fill(shape, dtype), requires_grad)
 
 
 def _infer(data):
@@ -55,8 +65,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     warning that `detach().clone()` is the way to copy one."""
     if type(requires_grad) is not builtins.bool:
         raise TypeError(f"tensor(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
-    if device is not None:
-        devices.moved_to(device, "tensor")
+    on_meta = devices.allocated_on(None, "tensor") if device is None else devices.moved_to(device, "tensor")
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
@@ -65,20 +74,20 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
             stacklevel=2,
         )
     if dtype is None:
-        return _leaf(_infer(data), requires_grad)
+        return _leaf(_infer(data), requires_grad, on_meta)
     target = dtypes.as_dtype(dtype).numpy
     if isinstance(data, (Tensor, np.ndarray, np.generic)):
-        return _leaf(_infer(data).astype(target), requires_grad)
+        return _leaf(_infer(data).astype(target), requires_grad, on_meta)
     if isinstance(data, (list, tuple)):
-        return _leaf(sequences.nested_array(data, target), requires_grad)
-    return _leaf(sequences.nested_array([data], target).reshape(()), requires_grad)
+        return _leaf(sequences.nested_array(data, target), requires_grad, on_meta)
+    return _leaf(sequences.nested_array([data], target).reshape(()), requires_grad, on_meta)
 
 
 def as_tensor(data, dtype=None, device=None):
     """Like `tensor`, but shares memory with a NumPy array of the requested dtype; a Tensor
     comes back as it is, or converted to `dtype` as `data.to(dtype)` does (tracked)."""
-    if device is not None:
-        devices.moved_to(device, "as_tensor")
+    if device is not None and devices.moved_to(device, "as_tensor"):
+        return tensor(data, dtype=dtype, device=device)
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or dtypes.as_dtype(dtype).numpy == data.dtype):
@@ -134,64 +143,66 @@ def _dtype(dtype, default=None):
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
     """A leaf tensor of ones: `ones(2, 3)` or `ones((2, 3))`; float32 unless `dtype` says otherwise."""
-    devices.allocated_on(device, "ones")
-    return _leaf(np.ones(size_argument(size, "ones"), dtype=_dtype(dtype)), requires_grad)
+    on_meta = devices.allocated_on(device, "ones")
+    return _allocated(size_argument(size, "ones"), _dtype(dtype), requires_grad, on_meta, np.ones)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A leaf tensor of zeros: `zeros(2, 3)` or `zeros((2, 3))`; float32 unless `dtype` says otherwise."""
-    devices.allocated_on(device, "zeros")
-    return _leaf(np.zeros(size_argument(size, "zeros"), dtype=_dtype(dtype)), requires_grad)
+    on_meta = devices.allocated_on(device, "zeros")
+    return _allocated(size_argument(size, "zeros"), _dtype(dtype), requires_grad, on_meta, np.zeros)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
-    devices.allocated_on(device, "empty")
-    return _leaf(np.zeros(size_argument(size, "empty"), dtype=_dtype(dtype)), requires_grad)
+    on_meta = devices.allocated_on(device, "empty")
+    return _allocated(size_argument(size, "empty"), _dtype(dtype), requires_grad, on_meta, np.zeros)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
-    devices.allocated_on(device, "full")
+    on_meta = devices.allocated_on(device, "full")
     if dtype is None:
         dtype = _infer(fill_value).dtype
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
-    return _leaf(np.full(size_argument((size,), "full"), fill_value, dtype=_dtype(dtype)), requires_grad)
+    return _allocated(size_argument((size,), "full"), _dtype(dtype), requires_grad, on_meta,
+                      lambda shape, dt: np.full(shape, fill_value, dtype=dt))
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
     """Independent standard normal samples (float32 unless `dtype` says otherwise)."""
     rng = stream(generator, "randn", size)
-    devices.allocated_on(device, "randn")
+    on_meta = devices.allocated_on(device, "randn")
     dt = _dtype(dtype)
-    data = rng.standard_normal(size_argument(size, "randn"), dtype=dt if dt in (np.float32, np.float64) else np.float64)
-    return _leaf(data.astype(dt, copy=False), requires_grad)
+    return _allocated(size_argument(size, "randn"), dt, requires_grad, on_meta, lambda shape, dt: rng.standard_normal(
+        shape, dtype=dt if dt in (np.float32, np.float64) else np.float64).astype(dt, copy=False))
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
     """Independent samples from [0, 1)."""
     rng = stream(generator, "rand", size)
-    devices.allocated_on(device, "rand")
+    on_meta = devices.allocated_on(device, "rand")
     dt = _dtype(dtype)
-    data = rng.random(size_argument(size, "rand"), dtype=dt if dt in (np.float32, np.float64) else np.float64)
-    return _leaf(data.astype(dt, copy=False), requires_grad)
+    return _allocated(size_argument(size, "rand"), dt, requires_grad, on_meta, lambda shape, dt: rng.random(
+        shape, dtype=dt if dt in (np.float32, np.float64) else np.float64).astype(dt, copy=False))
 
 
 def randint(low, high=None, size=(), *, generator=None, dtype=None, device=None, requires_grad=False):
     """Integers drawn from [low, high): `randint(low, high, size)` or `randint(high, size)`."""
     given = [low] if high is None else [low, high] if isinstance(high, (tuple, list)) else [low, high, size]
     rng = stream(generator, "randint", given)
-    devices.allocated_on(device, "randint")
+    on_meta = devices.allocated_on(device, "randint")
     if isinstance(high, (tuple, list)):  # randint(high, size)
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    return _leaf(rng.integers(low, high, size_argument((size,), "randint")).astype(_dtype(dtype, dtypes.int64)), requires_grad)
+    return _allocated(size_argument((size,), "randint"), _dtype(dtype, dtypes.int64), requires_grad, on_meta,
+                      lambda shape, dt: rng.integers(low, high, shape).astype(dt))
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
-    devices.allocated_on(device, "arange")
+    on_meta = devices.allocated_on(device, "arange")
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -204,58 +215,58 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         raise RuntimeError("step must be nonzero")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    return _leaf(ranges.arange_values(start, end, step, _dtype(dtype, default)), requires_grad)
+    return _leaf(ranges.arange_values(start, end, step, _dtype(dtype, default)), requires_grad, on_meta)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
-    devices.allocated_on(device, "linspace")
-    return _leaf(ranges.linspace_values(start, end, steps, _dtype(dtype)), requires_grad)
+    on_meta = devices.allocated_on(device, "linspace")
+    return _leaf(ranges.linspace_values(start, end, steps, _dtype(dtype)), requires_grad, on_meta)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
-    devices.allocated_on(device, "eye")
+    on_meta = devices.allocated_on(device, "eye")
     if not _is_index(n) or isinstance(n, builtins.bool):
         raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     for name, v in (("n", n), ("m", m)):
         if v is not None and _is_index(v) and operator.index(v) < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
-    return _leaf(np.eye(n, m, dtype=_dtype(dtype)), requires_grad)
+    return _leaf(np.eye(n, m, dtype=_dtype(dtype)), requires_grad, on_meta)
 
 
-def _like(t, dtype):
-    return t._data.shape, (t._data.dtype if dtype is None else dtypes.as_dtype(dtype).numpy)
+def _like(t, dtype, device, op):
+    """The shape, NumPy dtype and whether on the meta device of `op(t, dtype=, device=)`
+    (`zeros_like`): `t`'s unless given."""
+    on_meta = is_meta_array(t._data) if device is None else devices.allocated_on(device, op, "empty_strided")
+    return t._data.shape, (t._data.dtype if dtype is None else dtypes.as_dtype(dtype).numpy), on_meta
 
 
 def zeros_like(t, dtype=None, device=None, requires_grad=False):
-    devices.allocated_on(device, "zeros_like", "empty_strided")
-    shape, dt = _like(t, dtype)
-    return _leaf(np.zeros(shape, dtype=dt), requires_grad)
+    shape, dt, on_meta = _like(t, dtype, device, "zeros_like")
+    return _allocated(shape, dt, requires_grad, on_meta, np.zeros)
 
 
 def ones_like(t, dtype=None, device=None, requires_grad=False):
-    devices.allocated_on(device, "ones_like", "empty_strided")
-    shape, dt = _like(t, dtype)
-    return _leaf(np.ones(shape, dtype=dt), requires_grad)
+    shape, dt, on_meta = _like(t, dtype, device, "ones_like")
+    return _allocated(shape, dt, requires_grad, on_meta, np.ones)
 
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
-    devices.allocated_on(device, "full_like", "empty_strided")
-    shape, dt = _like(t, dtype)
-    return _leaf(np.full(shape, fill_value, dtype=dt), requires_grad)
+    shape, dt, on_meta = _like(t, dtype, device, "full_like")
+    return _allocated(shape, dt, requires_grad, on_meta, lambda shape, dt: np.full(shape, fill_value, dtype=dt))
 
 
 def randn_like(t, dtype=None, device=None, requires_grad=False, *, generator=None):
     stream(generator, "randn_like", (t,))
-    devices.allocated_on(device, "randn_like", "empty_strided")
-    shape, dt = _like(t, dtype)
-    return randn(shape, dtype=dtypes.of(dt), requires_grad=requires_grad, generator=generator)
+    shape, dt, on_meta = _like(t, dtype, device, "randn_like")
+    return randn(shape, dtype=dtypes.of(dt), device="meta" if on_meta else "cpu", requires_grad=requires_grad,
+                generator=generator)
 
 
 def rand_like(t, dtype=None, device=None, requires_grad=False, *, generator=None):
     stream(generator, "rand_like", (t,))
-    devices.allocated_on(device, "rand_like", "empty_strided")
-    shape, dt = _like(t, dtype)
-    return rand(shape, dtype=dtypes.of(dt), requires_grad=requires_grad, generator=generator)
+    shape, dt, on_meta = _like(t, dtype, device, "rand_like")
+    return rand(shape, dtype=dtypes.of(dt), device="meta" if on_meta else "cpu", requires_grad=requires_grad,
+                generator=generator)
 
 
 def randint_like(t, low=None, high=None, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -269,7 +280,6 @@ def randint_like(t, low=None, high=None, *, generator=None, dtype=None, device=N
     if high is None or any(isinstance(b, builtins.bool) or not (_is_index(b) or isinstance(b, Tensor)) for b in (low, high)):
         raise invalid_combination("randint_like", ["Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in given])
     stream(generator, "randint_like", given)
-    devices.allocated_on(device, "randint_like", "empty_strided")
-    shape, dt = _like(t, dtype)
+    shape, dt, on_meta = _like(t, dtype, device, "randint_like")
     drawn = Tensor._make(np.zeros(shape, dtype=dt)).random_(builtins.int(low), builtins.int(high), generator=generator)
-    return _leaf(drawn._data, requires_grad)
+    return _leaf(drawn._data, requires_grad, on_meta)

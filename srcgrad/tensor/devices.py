@@ -1,18 +1,20 @@
-"""`device`: where a tensor lives, as `torch.device`. Every srcgrad tensor lives on the
-CPU; the class exists so that tutorial code (`device = torch.device("cpu")`,
-`x.to(device)`, `torch.ones(2, device=device)`) runs and prints as in PyTorch.
+"""`device`: where a tensor lives, as `torch.device`. A srcgrad tensor lives on the CPU
+or, holding no data, on the 'meta' device (meta.py); the class exists so that tutorial
+code (`device = torch.device("cpu")`, `x.to(device)`, `torch.ones(2, device=device)`,
+`with torch.device("meta"):`) runs and prints as in PyTorch.
 
 Invariants: `device("cpu")` prints `device(type='cpu')` and `str()` gives `cpu`; it
 compares equal to another device of the same type and index, never to a string (as
-PyTorch); a tensor's `.device` is always `device("cpu")`. Every `device=` argument goes
-through `moved_to` (a copy: `to`, `tensor`, `as_tensor`, `new_tensor`) or `allocated_on`
-(a factory: `zeros`, `arange`, `*_like`, modules' parameters), which pass the CPU and raise
-for another device what PyTorch's CPU-only build raises.
+PyTorch). Every `device=` argument goes through `moved_to` (a copy: `to`, `tensor`,
+`as_tensor`, `new_tensor`) or `allocated_on` (a factory: `zeros`, `arange`, `*_like`,
+modules' parameters), which pass the CPU, answer True for the meta device and raise for
+another device what PyTorch's CPU-only build raises. A factory given no device uses the
+default one (`set_default_device`, `with device(...)`).
 """
 
 import re
 
-__all__ = ["device", "CPU", "moved_to", "allocated_on"]
+__all__ = ["device", "CPU", "META", "moved_to", "allocated_on", "set_default_device", "get_default_device"]
 
 # the device types PyTorch's `device()` parses (c10/core/DeviceType.cpp), with the name of
 # the dispatch backend its "Could not run ..." errors give
@@ -95,8 +97,31 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    def __enter__(self):
+        """`with device("meta"):` factories called without `device=` make their tensors
+        there (PyTorch's default-device context); the previous default comes back on exit."""
+        _DEFAULTS.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _DEFAULTS.pop()
+
 
 CPU = device("cpu")
+META = device("meta")
+_DEFAULTS = [None]  # the default device, innermost last; None: the CPU, set by nobody
+
+
+def set_default_device(target):
+    """`torch.set_default_device`: the device factories use when not given one (None: the CPU)."""
+    _DEFAULTS[0] = None if target is None else _parsed(target, "set_default_device")
+    del _DEFAULTS[1:]
+
+
+def get_default_device():
+    """`torch.get_default_device()`: `device(type='cpu')` unless a context or
+    `set_default_device` chose another."""
+    return _DEFAULTS[-1] or CPU
 
 # what a CPU-only PyTorch build raises for a device it was not compiled with, whether a
 # tensor moves there or is made there
@@ -104,8 +129,6 @@ _NOT_COMPILED = {
     "cuda": "Torch not compiled with CUDA enabled",
     "xpu": "Torch not compiled with XPU enabled",
 }
-# PyTorch supports the 'meta' device (shapes without data); srcgrad does not
-_NO_META = "srcgrad tensors live on the CPU: the 'meta' device is not supported"
 
 
 def _parsed(target, op):
@@ -121,17 +144,17 @@ def _parsed(target, op):
 def _refuse_accelerator(dev):
     if dev.type in _NOT_COMPILED:
         raise AssertionError(_NOT_COMPILED[dev.type])
-    if dev.type == "meta":
-        raise NotImplementedError(_NO_META)
 
 
 def moved_to(target, op="to"):
     """Check that a tensor may be copied to `target` (a device or its string; `to`,
-    `tensor(..., device=)`, `as_tensor`, `new_tensor`): only the CPU is there; PyTorch's
-    CPU build's errors for the others."""
+    `tensor(..., device=)`, `as_tensor`, `new_tensor`): only the CPU and the meta device
+    are there; PyTorch's CPU build's errors for the others. True for the meta device."""
     dev = _parsed(target, op)
     if dev.type == "lazy":  # a copy to the lazy device allocates there first
         allocated_on(dev, op)
+    if dev.type == "meta":
+        return True
     if dev.type != "cpu":
         _refuse_accelerator(dev)
         raise RuntimeError(f"PyTorch is not linked with support for {dev.type} devices")
@@ -139,11 +162,14 @@ def moved_to(target, op="to"):
 
 def allocated_on(target, op, kernel="empty.memory_format"):
     """Check the `device=` of the factory `op` (`zeros`, `arange`, `zeros_like`, ...): None
-    and the CPU pass; another device raises what PyTorch's CPU build raises when its
-    `kernel` has to allocate there (its message's list of backends left out)."""
-    if target is None:
-        return
-    dev = _parsed(target, op)
+    (the default device) and the CPU pass; another device raises what PyTorch's CPU build
+    raises when its `kernel` has to allocate there (its message's list of backends left
+    out). True where the tensor is to be made on the meta device (meta.py)."""
+    dev = _DEFAULTS[-1] if target is None else _parsed(target, op)
+    if dev is None:
+        return False
+    if dev.type == "meta":
+        return True
     if dev.type != "cpu":
         _refuse_accelerator(dev)
         raise NotImplementedError(
@@ -151,3 +177,4 @@ def allocated_on(target, op, kernel="empty.memory_format"):
             "be because the operator doesn't exist for this backend, or was omitted during the selective/custom "
             "build process (if using custom build)."
         )
+    return False

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from . import devices, dtypes, ops
+from . import devices, dtypes, meta, ops
 from .generators import stream
 from .tangents import TANGENTS, push_zero
 from .grad_mode import _mode
@@ -75,7 +75,8 @@ def _recorded(data, inputs, name):
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, **unused):
     """A random permutation of 0 .. n-1 (int64 unless `dtype` says otherwise)."""
     rng = stream(generator, "randperm", (n,))
-    devices.allocated_on(device, "randperm")
+    if devices.allocated_on(device, "randperm"):
+        return meta.placed(randperm(n, generator=generator, dtype=dtype, device="cpu", requires_grad=requires_grad))
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     return _leaf(rng.permutation(int(n)).astype(_creation()._dtype(dtype, dtypes.int64)), requires_grad)
@@ -91,7 +92,9 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, de
     result has their broadcast shape and the dtype of `mean`, else of `std`), or both
     numbers with `size`."""
     rng = stream(generator, "normal", (mean, std) + (() if size is None else (size,)))
-    devices.allocated_on(device, "normal")
+    if devices.allocated_on(device, "normal"):
+        return meta.placed(normal(mean, std, size, generator=generator, out=out, dtype=dtype, device="cpu",
+                                  requires_grad=requires_grad))
     if not _is_tensor(mean) and not _is_tensor(std):
         if size is None:
             raise TypeError("normal() received an invalid combination of arguments - got (float, float), but "

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import hooks
 from .dtypes import legacy_type_name
+from .meta_arrays import MetaArray, as_meta
 
 __all__ = [
     "Node", "AccumulateGrad", "OutputNode", "OutputGradients", "node_class", "accumulate", "run_hooks", "describe",
@@ -289,8 +290,11 @@ def accumulate(tensor, g):
     for another input too, or an input of the graph itself.
     """
     current = tensor._grad
+    if type(tensor._data) is MetaArray:  # a meta leaf's gradient has no values either
+        g = as_meta(g)
     if current is None:
-        tensor._grad = hooks.tensor_class()._make(np.array(g, dtype=tensor._data.dtype, copy=True))  # a Parameter's too
+        copied = g.astype(tensor._data.dtype) if type(g) is MetaArray else np.array(g, dtype=tensor._data.dtype, copy=True)
+        tensor._grad = hooks.tensor_class()._make(copied)  # a Parameter's too
         return
     data = current._data
     counter = current._counter  # an in-place write, if nothing else: bump(current), inlined

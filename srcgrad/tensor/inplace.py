@@ -17,6 +17,7 @@ import numpy as np
 from . import dtypes, errstate, ops
 from ..rules.scatter import index_put
 from .grad_mode import _mode
+from .meta_arrays import NO_DATA, MetaArray
 from .overlap import refuse_partial_overlap
 from .rule_nodes import RuleNode, keeps_result
 from .versions import bump, counter_of, rebased
@@ -81,8 +82,8 @@ def _method(primitive, name, floating=False):
 
 def _refuse_expanded(data):
     """PyTorch's error for arithmetic in place into an expanded tensor (a dim of stride 0:
-    several elements over one memory location)."""
-    if not data.flags.writeable and data.size > 1 and 0 in data.strides:
+    several elements over one memory location); a meta tensor's writes change nothing."""
+    if not data.flags.writeable and data.size > 1 and 0 in data.strides and type(data) is not MetaArray:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single memory "
             "location. Please clone() the tensor before performing the operation."
@@ -307,7 +308,10 @@ class InPlaceOps:
     def copy_(self, src):
         """`src`'s values (broadcast to self's shape, cast to its dtype) written into self
         (CopyBackwards when recorded: self's old values get zero gradient, src the
-        gradient summed to its shape). Refused where `src` partly overlaps self."""
+        gradient summed to its shape). Refused where `src` partly overlaps self, or is a meta
+        tensor (no values) and self is not."""
+        if isinstance(src, ops.Tensor) and type(src._data) is MetaArray and type(self._data) is not MetaArray:
+            raise NotImplementedError(NO_DATA)
         return self._overwrite(src, "CopyBackwards", self._check_operand)
 
     def _overwrite(self, src, name, check=None):

@@ -9,7 +9,7 @@ repeated column, then a flip), so its nodes are those ops'. None holds calculus.
 
 import numpy as np
 
-from . import devices, dtypes, ops
+from . import devices, dtypes, meta, ops
 from .dtypes import dim_axis
 from .joins import cat
 
@@ -122,13 +122,15 @@ def _triangle_indices(name, take, row, col, offset, dtype):
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The (row, column) indices of the entries on and below diagonal `offset` of a
     row x col matrix, row by row, as a 2 x N tensor (int64 by default)."""
-    devices.allocated_on(device, "tril_indices", "tril_indices")
+    if devices.allocated_on(device, "tril_indices", "tril_indices"):
+        return meta.placed(tril_indices(row, col, offset, dtype=dtype, device="cpu"))
     return _triangle_indices("tril_indices", np.tril_indices, row, col, offset, dtypes.int64 if dtype is None else dtype)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The indices of the entries on and above diagonal `offset`, as tril_indices."""
-    devices.allocated_on(device, "triu_indices", "triu_indices")
+    if devices.allocated_on(device, "triu_indices", "triu_indices"):
+        return meta.placed(triu_indices(row, col, offset, dtype=dtype, device="cpu"))
     return _triangle_indices("triu_indices", np.triu_indices, row, col, offset, dtypes.int64 if dtype is None else dtype)
 
 

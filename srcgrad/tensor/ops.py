@@ -29,6 +29,7 @@ from ..rules import is_nondifferentiable
 from . import dtypes
 from .errstate import loud, quiet
 from .grad_mode import OPEN_INFERENCE_BLOCKS, _mode
+from .meta_arrays import MetaArray, as_meta, check_devices
 from .graph import next_creation_order, node_class
 from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, NoDerivativeNode, ZeroGradNode, keeps_result, kind_of, saved_inputs
 from .operand_checks import _raise_broadcast_error, check_broadcast, refuse_bool_subtraction  # noqa: F401 (ops.*)
@@ -60,7 +61,7 @@ def piecewise_constant(primitive, input, name, *consts, **kwargs):
     if not is_nondifferentiable(primitive):
         raise TypeError(f"{primitive!r} has a derivative rule: record it with ops.apply")
     x = input._data
-    ans = np.asarray(primitive(x, *consts, **kwargs))
+    ans = np.asanyarray(primitive(x, *consts, **kwargs))
     out = _leaf(ans)
     if TANGENTS:
         push_zero(out, (input,))
@@ -77,7 +78,7 @@ def without_derivative(ans, args, node, *extra):
     whose gradient is zero (`node` ConstantGradNode) or undefined (NoDerivativeNode,
     `extra` the op's name): tracked as that node when some Tensor argument requires grad
     with grad mode on."""
-    out = _leaf(np.asarray(ans))
+    out = _leaf(np.asanyarray(ans))
     tensors = [a for a in args if isinstance(a, Tensor)]
     if TANGENTS and any_dual(tensors):
         if extra:  # PyTorch's NotImplemented formula (aten::op), or a derivative it leaves out
@@ -112,11 +113,13 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, e
     argument at those positions (PyTorch gives an index or a condition no edge).
     """
     track = _mode.enabled
-    needs = False
+    needs = meta = False
     arrays = []
     for a in args:
         if isinstance(a, Tensor):
             data = a._data
+            if type(data) is MetaArray:
+                meta = True
             if dtype is not None and data.dtype != dtype:
                 data = data.astype(dtype)
             arrays.append(data)
@@ -131,13 +134,16 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, e
         ans = primitive(*arrays, **kwargs) if kwargs else primitive(*arrays)
     finally:
         loud(token)
-    if type(ans) is not _ndarray:
-        ans = np.asarray(ans)
+    if type(ans) is not _ndarray:  # a number, or a meta array (meta_arrays.py) kept as it is
+        ans = np.asanyarray(ans)
+    if meta:  # no values, whatever the primitive gave (meta_arrays.py)
+        check_devices([a for a in args if isinstance(a, Tensor)])
+        ans = as_meta(ans)
     if out_dtype is None and not dtypes.WEAK_NUMBERS:
         out_dtype = dtypes.legacy_widened(ans, [a for a in arrays if type(a) is _ndarray])
     if out_dtype is not None and ans.dtype != out_dtype:
         ans = ans.astype(out_dtype)
-    if name in CONTIGUOUS_RESULTS and not ans.flags.c_contiguous:
+    if name in CONTIGUOUS_RESULTS and not ans.flags.c_contiguous and type(ans) is not MetaArray:
         ans = np.ascontiguousarray(ans)
     if needs:
         out = _tracked(ans, primitive, name, saves, args, tuple(arrays), kwargs)
@@ -145,7 +151,7 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, e
             out._grad_fn = ArgEdgesNode.around(out._grad_fn, edge_args)
     else:
         out = _leaf(ans)
-        if ans.base is not None:  # a view: writing into either changes the other
+        if ans.base is not None and not meta:  # a view: writing into either changes the other
             _share_counter(out, args, name)
     if TANGENTS:
         pushed(out, primitive, name, args, arrays, kwargs)
@@ -175,8 +181,10 @@ def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
         ans = (compute or primitive)(x, *consts)
     finally:
         loud(token)
-    if type(ans) is not _ndarray:
-        ans = np.array(ans)
+    if type(x) is MetaArray:  # no values, whatever the compute gave (meta_arrays.py)
+        ans = as_meta(ans)
+    elif type(ans) is not _ndarray:
+        ans = np.asanyarray(ans)
     elif name in CONTIGUOUS_RESULTS and not ans.flags.c_contiguous:
         ans = np.ascontiguousarray(ans)
     if not (a._requires_grad and _mode.enabled):
@@ -225,8 +233,10 @@ def exact(primitive, a, name, consts=(), compute=None, view=False):
     give one), recorded as a view without comparing their memory."""
     x = a._data
     ans = (compute or primitive)(x, *consts)
-    if type(ans) is not _ndarray:
-        ans = np.array(ans)
+    if type(x) is MetaArray:
+        ans = as_meta(ans)
+    elif type(ans) is not _ndarray:
+        ans = np.asanyarray(ans)
     # `unary`'s node or `_leaf(ans)`, inlined (the view ops pass here): a node that saves
     # nothing records no versions
     out = _new(Tensor)
@@ -552,8 +562,11 @@ def binary_same(primitive, a, b, x, y, name, saves, requires_grad, compute=None)
         raise
     finally:
         loud(token)
-    if type(ans) is not _ndarray:
-        ans = np.array(ans)
+    if type(x) is MetaArray or type(y) is MetaArray:
+        check_devices([t for t in (a, b) if isinstance(t, Tensor)])
+        ans = as_meta(ans)
+    elif type(ans) is not _ndarray:
+        ans = np.asanyarray(ans)
     if requires_grad and _mode.enabled:
         out = _tracked_pair(ans, primitive, name, saves, a, b, x, y)
     else:
@@ -618,4 +631,6 @@ def compare(primitive, a, b):
         y = dtypes.as_weak_number(dtypes.integer_operand(y, x.dtype), x)
     elif isinstance(b, Tensor) and not isinstance(a, Tensor):
         x = dtypes.as_weak_number(dtypes.integer_operand(x, y.dtype), y)
-    return Tensor._make(np.asarray(primitive(x, y)))
+    if type(x) is MetaArray or type(y) is MetaArray:
+        check_devices([t for t in (a, b) if isinstance(t, Tensor)])
+    return Tensor._make(np.asanyarray(primitive(x, y)))

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from . import dtypes
+from .meta_arrays import is_meta_array
 
 PRECISION = 4
 LINEWIDTH = 80
@@ -176,7 +177,13 @@ def tensor_repr(t, dtype_name):
     values = t._data
     suffixes = []
     plain = _plain(dtype_name)
-    if values.size == 0:
+    if is_meta_array(values):  # no values: PyTorch prints where they would be and their shape
+        suffixes.append("device='meta'")
+        suffixes.append("size=" + str(tuple(values.shape)))
+        if dtype_name != "srcgrad." + dtypes.DEFAULT_FLOAT.name:
+            suffixes.append("dtype=" + dtype_name)
+        body = "..."
+    elif values.size == 0:
         if values.ndim != 1:
             suffixes.append("size=" + str(tuple(values.shape)))
         if dtype_name != "srcgrad." + dtypes.DEFAULT_FLOAT.name:

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from . import devices, ops
+from .meta_arrays import MetaArray
 from .dtypes import dim_axis
 from .grad_mode import _mode
 from .versions import counter_of, rebased
@@ -487,31 +488,29 @@ class ShapeOps:
         axes = tuple(dim_axis(d, self._data.ndim) or 0 for d in dims) if self._data.ndim else ()
         return ops.apply(np.flip, self, name="FlipBackward0", saves=False, axis=axes)
 
-    def _new(self, data, dtype, requires_grad):
+    def _new(self, data, dtype, requires_grad, device, op, moved=devices.allocated_on):
+        """A new leaf over a copy of `data`, of self's dtype and device unless given (`moved`
+        checks a given device for `op`)."""
         from .creation import tensor
 
-        return tensor(data, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
+        on_meta = type(self._data) is MetaArray if device is None else moved(device, op)
+        return tensor(data, dtype=self.dtype if dtype is None else dtype, device="meta" if on_meta else "cpu",
+                      requires_grad=requires_grad)
 
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         """A new leaf holding a copy of `data`, of self's dtype unless `dtype` is given."""
-        if device is not None:
-            devices.moved_to(device, "new_tensor")
         if isinstance(data, ShapeOps):
             data = data._data
-        return self._new(data, dtype, requires_grad)
+        return self._new(data, dtype, requires_grad, device, "new_tensor", devices.moved_to)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        devices.allocated_on(device, "new_zeros")
-        return self._new(np.zeros(_shape_args(size)), dtype, requires_grad)
+        return self._new(np.zeros(_shape_args(size)), dtype, requires_grad, device, "new_zeros")
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-        devices.allocated_on(device, "new_ones")
-        return self._new(np.ones(_shape_args(size)), dtype, requires_grad)
+        return self._new(np.ones(_shape_args(size)), dtype, requires_grad, device, "new_ones")
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
-        devices.allocated_on(device, "new_full")
-        return self._new(np.full(tuple(size), fill_value), dtype, requires_grad)
+        return self._new(np.full(tuple(size), fill_value), dtype, requires_grad, device, "new_full")
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-        devices.allocated_on(device, "new_empty")
-        return self._new(np.zeros(_shape_args(size)), dtype, requires_grad)
+        return self._new(np.zeros(_shape_args(size)), dtype, requires_grad, device, "new_empty")

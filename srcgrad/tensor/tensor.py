@@ -22,12 +22,13 @@ import warnings
 
 import numpy as np
 
-from . import arithmetic, devices, dtypes, graph_backward, hooks, ops, printing, products
+from . import arithmetic, devices, dtypes, graph_backward, hooks, meta, ops, printing, products
 from ..rules import activations
 from .dtypes import Size, one_dim
 from .engine import run_backward, run_single, warn_non_leaf_grad
 from .errstate import loud, quiet
 from .grad_mode import OPEN_INFERENCE_BLOCKS, _mode
+from .meta_arrays import META_BUFFER, MetaArray, as_meta
 from .graph import AccumulateGrad, OutputNode, accumulate
 from .tangents import TANGENTS, refuse_forward_over_reverse
 from .arithmetic import ArithmeticOps
@@ -108,9 +109,13 @@ def seed_of(out, gradient):
     if gradient is None:
         if out._data.size != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        if type(out._data) is MetaArray:
+            return out._data.copy()
         seed = np.empty(out._data.shape, dtype=out._data.dtype)  # np.ones without its Python frame
         seed.fill(1)
         return seed
+    if type(gradient._data) is not type(out._data):
+        raise RuntimeError(f"invalid gradient at index 0 - expected device {out.device} but got {gradient.device}")
     return gradient._data.astype(out._data.dtype, copy=False)
 
 
@@ -172,7 +177,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     @classmethod
     def _make(cls, data, requires_grad=False):
         t = object.__new__(cls)
-        t._data = data
+        t._data = as_meta(data) if data.base is META_BUFFER and type(data) is not MetaArray else data
         t._requires_grad = requires_grad
         t._grad = t._grad_fn = t._accumulator = t._counter = None
         t._retains_grad = False
@@ -198,7 +203,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         deepcopy; a tensor a graph made is refused, as PyTorch refuses it."""
         if self._grad_fn is not None:
             raise RuntimeError(_DEEPCOPY_NON_LEAF)
-        copied = memo[id(self)] = Tensor._make(np.array(self._data), self._requires_grad)
+        copied = memo[id(self)] = Tensor._make(self._data.copy(order="K"), self._requires_grad)
         if self._grad is not None:
             copied._grad = self._grad.__deepcopy__(memo)
         return copied
@@ -306,7 +311,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
             data = self._data
             if data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if run_single(fn, data.shape, data.dtype, retain_graph):
+            if type(data) is not MetaArray and run_single(fn, data.shape, data.dtype, retain_graph):
                 return
         if gradient is not None:
             (gradient,) = given_gradients(gradient, 1)
@@ -408,6 +413,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         requires grad while grad mode is on, as in PyTorch (inside `no_grad` it is given)."""
         if self._requires_grad and _mode.enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        meta.refuse_numpy(self)
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -468,7 +474,11 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
     @property
     def device(self):
-        return devices.CPU
+        return devices.META if self.is_meta else devices.CPU
+
+    @property
+    def is_meta(self):
+        return type(_STORAGE.__get__(self)) is MetaArray  # the slot: an uninitialized parameter refuses `_data`
 
     @property
     def is_cuda(self):
@@ -480,7 +490,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     __str__ = __repr__
 
     def __format__(self, spec):
-        if self._data.ndim == 0:
+        if self._data.ndim == 0 and type(self._data) is not MetaArray:
             return format(self.item(), spec)
         return object.__format__(self, spec)
 
@@ -505,7 +515,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
             raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
         if n > 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self._data.reshape(-1)[0])
+        return bool(self._data.reshape(-1)[0].item())  # a meta tensor's item() raises PyTorch's error
 
     def _python_scalar(self, kind):
         if self._data.size != 1:
@@ -566,3 +576,6 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
 Tensor.__module__ = "srcgrad"  # `type(t)` prints <class 'srcgrad.Tensor'>, as PyTorch's <class 'torch.Tensor'>
 ops.Tensor = products.Tensor = arithmetic.Tensor = graph_backward.Tensor = Tensor
+
+
+_STORAGE = Tensor._data  # the slot that holds the array, read past a subclass's `_data`
