@@ -56,6 +56,9 @@ from .tensor import IN_PLACE as _IN_PLACE, functions as _functions  # noqa: E402
 
 globals().update({_name: getattr(_functions, _name) for _name in _IN_PLACE})  # srcgrad.sin_(t), ...
 globals().update({_name: getattr(_functions, _name) for _name in _functions.MORE_FUNCTIONS})  # srcgrad.logaddexp, ...
+from .tensor import function_aliases as _function_aliases  # noqa: E402
+globals().update({_name: getattr(_function_aliases, _name) for _name in _function_aliases.__all__})  # divide, rsub, ...
+from .tensor.tensor_facts import layout, positive, ravel, strided  # noqa: E402
 from . import linalg  # noqa: E402
 from . import func  # noqa: E402  (torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functional_call)
 from .func import vmap  # noqa: E402
