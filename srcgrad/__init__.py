@@ -59,6 +59,8 @@ globals().update({_name: getattr(_functions, _name) for _name in _functions.MORE
 from .tensor import function_aliases as _function_aliases  # noqa: E402
 globals().update({_name: getattr(_function_aliases, _name) for _name in _function_aliases.__all__})  # divide, rsub, ...
 from .tensor.tensor_facts import layout, positive, ravel, strided  # noqa: E402
+from .nn import top_level as _top_level  # noqa: E402
+globals().update({_name: getattr(_top_level, _name) for _name in _top_level.__all__})  # conv2d, dropout, ...
 from . import linalg  # noqa: E402
 from . import func  # noqa: E402  (torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, functional_call)
 from .func import vmap  # noqa: E402
