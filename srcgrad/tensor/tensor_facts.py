@@ -1,17 +1,14 @@
 """What PyTorch's Tensor answers about where and how it is stored, for the shim's CPU,
 dense, strided tensors: `is_cpu`, `is_sparse`, `is_quantized`, `is_meta`, `is_pinned()`,
 `get_device()`, `layout` (`strided`), `name`, `share_memory_()`,
-`pin_memory()` (PyTorch's error without an accelerator); and small conversions and
-forms under PyTorch's names: `byte`, `char`, `short`, `cfloat`, `cdouble`, `bfloat16`
-(refused: no such dtype), `ravel`, `positive`, `is_signed`, `new_empty_strided`,
+`pin_memory()` (PyTorch's error without an accelerator); and small forms under
+PyTorch's names: `ravel`, `positive`, `is_signed`, `new_empty_strided`,
 `split_with_sizes`.
 
-Invariants: the answers are constants of the shim's one kind of tensor; the
-conversions are `to(dtype)` (ToCopyBackward0).
+Invariants: the answers are constants of the shim's one kind of tensor.
 """
 
-from . import dtypes, function_aliases
-from .grad_mode import _mode
+from . import function_aliases
 
 __all__ = ["TensorFacts", "layout", "strided", "positive", "ravel"]
 
@@ -76,34 +73,6 @@ class TensorFacts:
 
     def is_signed(self):
         return self.dtype.is_signed
-
-    def byte(self):
-        return self._convert(dtypes.uint8)
-
-    def char(self):
-        return self._convert(dtypes.int8)
-
-    def short(self):
-        return self._convert(dtypes.int16)
-
-    def cfloat(self):
-        return self._to_complex(dtypes.complex64, "cfloat")
-
-    def cdouble(self):
-        return self._to_complex(dtypes.complex128, "cdouble")
-
-    def _to_complex(self, target, name):
-        """Self cast to a complex dtype; refused where a real tensor that requires grad
-        would lose its graph (the shim records no real-to-complex cast)."""
-        if self._requires_grad and _mode.enabled and self._data.dtype.kind != "c":
-            raise RuntimeError(
-                f"{name}() of a real tensor that requires grad is not supported by the shim: the cast to a "
-                f"complex dtype is not recorded; call it on a detached tensor (x.detach().{name}())"
-            )
-        return self._convert(target)
-
-    def bfloat16(self):
-        raise TypeError("bfloat16 is not supported by the shim (NumPy has no bfloat16 dtype): use half() or float()")
 
     def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
         """`empty_strided(size, stride)` in self's dtype unless `dtype` says otherwise."""
