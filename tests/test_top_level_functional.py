@@ -110,3 +110,24 @@ def test_against_pytorch():
         ours = getattr(torch, name)(*(torch.tensor(v) for v in arrays), *args)
         theirs = getattr(real, name)(*(real.tensor(v) for v in arrays), *args)
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_pdist():
+    x = torch.tensor([[0.0, 1, 2], [3, 1, 0], [1, 1, 1], [0, 0, 0.5]], requires_grad=True)
+    y = torch.pdist(x)
+    assert node(y) == "PdistBackward0"
+    np.testing.assert_allclose(y.detach().numpy(), [3.6055512, 1.4142135, 1.8027756, 2.236068, 3.2015622, 1.5], rtol=1e-6)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy()[0], [-1.5391572, 0.5547002, 2.0938573], rtol=1e-6)
+    assert torch.pdist(x, 1).tolist() == [5.0, 2.0, 2.5, 3.0, 4.5, 2.5]
+    assert torch.pdist(torch.ones(1, 3)).shape == (0,)
+    for bad, message in [(torch.ones(3), "pdist only supports 2D tensors, got: 1D"),
+                         (torch.ones(3, 2, dtype=torch.int64), "pdist only supports floating-point dtypes")]:
+        with pytest.raises(RuntimeError) as e:
+            torch.pdist(bad)
+        assert str(e.value) == message
+    with pytest.raises(RuntimeError) as e:
+        torch.pdist(x, -1)
+    assert str(e.value) == "pdist only supports non-negative p values"
+    with pytest.raises(NotImplementedError, match="pdist with p=0.5 is not supported by the shim"):
+        torch.pdist(x, 0.5)

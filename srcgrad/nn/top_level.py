@@ -21,7 +21,7 @@ __all__ = [
     "dropout", "dropout_", "alpha_dropout", "alpha_dropout_", "feature_dropout", "feature_dropout_",
     "feature_alpha_dropout", "feature_alpha_dropout_", "layer_norm", "group_norm", "batch_norm", "instance_norm",
     "embedding", "bilinear", "pixel_shuffle", "pixel_unshuffle", "cosine_similarity", "pairwise_distance",
-    "kl_div", "binary_cross_entropy_with_logits", "selu", "selu_", "celu", "celu_", "threshold", "threshold_",
+    "pdist", "kl_div", "binary_cross_entropy_with_logits", "selu", "selu_", "celu", "celu_", "threshold", "threshold_",
     "prelu", "rrelu", "rrelu_", "hardshrink", "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d",
     "adaptive_avg_pool1d", "adaptive_max_pool1d", "constant_pad_nd", "margin_ranking_loss", "hinge_embedding_loss",
     "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss",
@@ -188,6 +188,30 @@ def adaptive_max_pool1d(input, output_size):
 
 def constant_pad_nd(input, pad, value=0):
     return F.pad(input, pad, value=value)
+
+
+# --- distances ------------------------------------------------------------------------------
+
+
+def pdist(input, p=2):
+    """The p-norm distances between the rows of the 2-D `input`, pair (i, j) for i < j in
+    row-major order (PdistBackward0); p below 1 is refused. At a tie of p=inf the gradient is shared among the
+    tied elements (linalg.vector_norm's), where PyTorch's gives each the full sign."""
+    from ..linalg import vector_norm
+    from ..tensor import ops
+    from ..tensor.matrix_makers import triu_indices
+
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    if p < 1:
+        raise NotImplementedError(f"pdist with p={p!r} is not supported by the shim: its norms are for p >= 1 or inf")
+    n = input.shape[0]
+    rows, cols = triu_indices(n, n, 1)
+    return ops.composite("PdistBackward0", lambda x: vector_norm(x[rows] - x[cols], p, dim=1), input)
 
 
 # --- losses -------------------------------------------------------------------------------
