@@ -131,3 +131,19 @@ def test_pdist():
     assert str(e.value) == "pdist only supports non-negative p values"
     with pytest.raises(NotImplementedError, match="pdist with p=0.5 is not supported by the shim"):
         torch.pdist(x, 0.5)
+
+
+def test_in_place_activations_record_pytorchs_in_place_nodes():
+    cases = [(torch.selu_, (), "EluBackward1"), (torch.celu_, (2.0,), "CeluBackward1"),
+             (torch.celu_, (), "CeluBackward1"), (torch.threshold_, (0.1, 20.0), "ThresholdBackward1"),
+             (torch.rrelu_, (), "RreluWithNoiseBackward1"),
+             (lambda y: F.leaky_relu(y, 0.2, inplace=True), (), "LeakyReluBackward1"),
+             (lambda y: F.elu(y, inplace=True), (), "EluBackward1"), (lambda y: F.silu(y, inplace=True), (), "SiluBackward0")]
+    for fn, args, name in cases:
+        leaf = torch.tensor(X, requires_grad=True)
+        y = leaf * 1
+        assert fn(y, *args) is y and node(y) == name
+        y.sum().backward()
+        assert leaf.grad.shape == (2, 3)
+    out = F.threshold(x(), 0.1, 20.0)
+    assert node(out) == "ThresholdBackward0"
