@@ -147,3 +147,15 @@ def test_in_place_activations_record_pytorchs_in_place_nodes():
         assert leaf.grad.shape == (2, 3)
     out = F.threshold(x(), 0.1, 20.0)
     assert node(out) == "ThresholdBackward0"
+
+
+def test_in_place_activations_give_dual_tensors_the_tangent_of_the_op():
+    fwd = torch.autograd.forward_ad
+    cases = [(lambda y: torch.selu_(y), [1.0507010, 1.0507010, 1.0507010]),
+             (lambda y: F.threshold(y, 1.5, 0.0, inplace=True), [0.0, 1.0, 1.0]),
+             (lambda y: torch.celu_(y - 2, 2.0), [np.exp(-0.5), 1.0, 1.0])]
+    for fn, want in cases:
+        with fwd.dual_level():
+            y = fwd.make_dual(torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 1.0, 1.0])) * 1
+            out = fn(y)
+            np.testing.assert_allclose(fwd.unpack_dual(out).tangent.numpy(), want, rtol=1e-6)
