@@ -94,12 +94,20 @@ def logsigmoid(input):
     return ops.apply(activations.logsigmoid, input, name="LogSigmoidBackward0")
 
 
-def _activation(primitive, input, name, inplace=False, **kwargs):
-    """One node `name` over `primitive`; `inplace` writes the result into `input`."""
+def _in_place_name(name):
+    """PyTorch's node of an activation's in-place form where it has its own overload
+    (`elu_`: EluBackward1; leaky_relu_, celu_, selu_, threshold_, rrelu_ likewise)."""
+    return name[:-1] + "1"
+
+
+def _activation(primitive, input, name, inplace=False, *, own_in_place=False, **kwargs):
+    """One node `name` over `primitive`; `inplace` writes the result into `input`, as the
+    node `_in_place_name(name)` with `own_in_place`."""
     if input._data.dtype.kind not in "fc":
         raise NotImplementedError(f"\"{name[:-9]}\" not implemented for '{input.dtype.kind_name}'")
     if inplace:
-        return input._rewrite(lambda t: ops.apply(primitive, t, name=name, **kwargs))
+        written = _in_place_name(name) if own_in_place else name
+        return input._rewrite(lambda t: ops.apply(primitive, t, name=written, **kwargs))
     return ops.apply(primitive, input, name=name, **kwargs)
 
 
@@ -143,13 +151,14 @@ def silu(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    """x, or negative_slope * x where x <= 0 (LeakyReluBackward0)."""
-    return _activation(activations.leaky_relu, input, "LeakyReluBackward0", inplace, negative_slope=negative_slope)
+    """x, or negative_slope * x where x <= 0 (LeakyReluBackward0; in place LeakyReluBackward1)."""
+    return _activation(activations.leaky_relu, input, "LeakyReluBackward0", inplace, own_in_place=True,
+                       negative_slope=negative_slope)
 
 
 def elu(input, alpha=1.0, inplace=False):
-    """x, or alpha * (exp(x) - 1) where x <= 0 (EluBackward0)."""
-    return _activation(activations.elu, input, "EluBackward0", inplace, alpha=alpha)
+    """x, or alpha * (exp(x) - 1) where x <= 0 (EluBackward0; in place EluBackward1)."""
+    return _activation(activations.elu, input, "EluBackward0", inplace, own_in_place=True, alpha=alpha)
 
 
 def _celu(x, alpha):
@@ -157,16 +166,21 @@ def _celu(x, alpha):
 
 
 def celu(input, alpha=1.0, inplace=False):
-    """x where x > 0, else alpha * (exp(x / alpha) - 1) (CeluBackward0); elu for alpha 1."""
+    """x where x > 0, else alpha * (exp(x / alpha) - 1) (CeluBackward0; in place
+    CeluBackward1); elu for alpha 1."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     if input._data.dtype.kind not in "fc":
         raise NotImplementedError(f"\"elu\" not implemented for '{input.dtype.kind_name}'")
     if inplace:
-        return input._rewrite(lambda t: celu(t, alpha))
+        return input._rewrite(lambda t: _celu_node(t, alpha, "CeluBackward1"))
+    return _celu_node(input, alpha, "CeluBackward0")
+
+
+def _celu_node(input, alpha, name):
     if alpha == 1:
-        return ops.apply(activations.elu, input, name="CeluBackward0")
-    return ops.composite("CeluBackward0", _celu, input, alpha)
+        return ops.apply(activations.elu, input, name=name)
+    return ops.composite(name, _celu, input, alpha)
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -178,11 +192,12 @@ def _selu(x):
 
 
 def selu(input, inplace=False):
-    """scale * elu(x, alpha) with PyTorch's two constants (EluBackward0, as PyTorch's)."""
+    """scale * elu(x, alpha) with PyTorch's two constants (EluBackward0, as PyTorch's; in
+    place EluBackward1)."""
     if input._data.dtype.kind not in "fc":
         raise NotImplementedError(f"\"elu\" not implemented for '{input.dtype.kind_name}'")
     if inplace:
-        return input._rewrite(selu)
+        return input._rewrite(lambda t: ops.composite("EluBackward1", _selu, t))
     return ops.composite("EluBackward0", _selu, input)
 
 

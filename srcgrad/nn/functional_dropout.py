@@ -138,5 +138,5 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     else:
         slopes = np.full(input._data.shape, (lower + upper) / 2, dtype=dtype)
     if inplace:
-        return input._rewrite(lambda t: ops.composite("RreluWithNoiseBackward0", _rrelu, t, slopes))
+        return input._rewrite(lambda t: ops.composite("RreluWithNoiseBackward1", _rrelu, t, slopes))
     return ops.composite("RreluWithNoiseBackward0", _rrelu, input, slopes)

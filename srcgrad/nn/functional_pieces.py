@@ -57,8 +57,9 @@ def _threshold(x, threshold, value):
 
 
 def threshold(input, threshold, value, inplace=False):
-    """x where x > threshold, else `value` (ThresholdBackward0)."""
-    return _recorded("ThresholdBackward0", _threshold, input, inplace, threshold, value)
+    """x where x > threshold, else `value` (ThresholdBackward0; in place ThresholdBackward1)."""
+    return _recorded("ThresholdBackward1" if inplace else "ThresholdBackward0", _threshold, input, inplace, threshold,
+                     value)
 
 
 def _softshrink(x, lambd):

@@ -1,5 +1,7 @@
 """A Tensor's dtype and device conversions, as PyTorch's: `to`, `float`, `double`, `half`,
-`long`, `int`, `bool`, `type`, `cpu` and `cuda`.
+`long`, `int`, `bool`, `byte`, `char`, `short`, `cfloat`, `cdouble` (refused on a real
+tensor that requires grad: no real-to-complex cast is recorded), `bfloat16` (refused: no
+such dtype), `type`, `cpu` and `cuda`.
 
 Invariants: a conversion to the tensor's own dtype returns the tensor itself; one to a
 floating dtype is recorded (ToCopyBackward0, its gradient cast back), one to another
@@ -10,6 +12,7 @@ raises the error of PyTorch's CPU build, devices.moved_to).
 import numpy as np
 
 from . import devices, dtypes, meta, ops
+from .grad_mode import _mode
 
 __all__ = ["ConversionOps"]
 
@@ -66,6 +69,34 @@ class ConversionOps:
 
     def bool(self):
         return self._convert(dtypes.bool_)
+
+    def byte(self):
+        return self._convert(dtypes.uint8)
+
+    def char(self):
+        return self._convert(dtypes.int8)
+
+    def short(self):
+        return self._convert(dtypes.int16)
+
+    def cfloat(self):
+        return self._to_complex(dtypes.complex64, "cfloat")
+
+    def cdouble(self):
+        return self._to_complex(dtypes.complex128, "cdouble")
+
+    def _to_complex(self, target, name):
+        """Self cast to a complex dtype; refused where a real tensor that requires grad
+        would lose its graph (the shim records no real-to-complex cast)."""
+        if self._requires_grad and _mode.enabled and self._data.dtype.kind != "c":
+            raise RuntimeError(
+                f"{name}() of a real tensor that requires grad is not supported by the shim: the cast to a "
+                f"complex dtype is not recorded; call it on a detached tensor (x.detach().{name}())"
+            )
+        return self._convert(target)
+
+    def bfloat16(self):
+        raise TypeError("bfloat16 is not supported by the shim (NumPy has no bfloat16 dtype): use half() or float()")
 
     def type(self, dtype=None):
         if dtype is None:

@@ -32,6 +32,11 @@ class dtype:
         return self.numpy.kind == "c"
 
     @property
+    def is_signed(self):
+        """Whether it holds negative numbers (every dtype but uint8 and bool)."""
+        return self.numpy.kind not in "ub"
+
+    @property
     def itemsize(self):
         return self.numpy.itemsize
 

@@ -81,11 +81,31 @@ def _written(self, name, method, pure, args, kwargs):
         with no_grad():
             tangent = tangent_of(getattr(self, pure)(*args, **kwargs))
     out = method(self, *args, **kwargs)
+    _give_tangent(self, tangent)
+    return out
+
+
+def _give_tangent(self, tangent):
+    """Set the tangent of the written `self`: `tangent` broadcast and cast to its dtype
+    (zeros for none; none for a dtype that is not floating)."""
     data = self._data
     if tangent is None or data.dtype.kind not in "fc":
         set_tangent(self, np.zeros(data.shape, data.dtype) if data.dtype.kind in "fc" else None)
     else:
         set_tangent(self, np.array(np.broadcast_to(tangent, data.shape), dtype=data.dtype))
+
+
+def rewritten(self, compute, write):
+    """The write of `compute(self)` (an out-of-place op) into self where self or an
+    operand is dual, done by `write()`: self gets the tangent of `compute(self)`. Reached
+    by writes that are not Tensor methods (nn.functional's `inplace=True`, `torch.selu_`),
+    which the method guards do not see."""
+    if _has_views(self):
+        raise _refused("the in-place write", "that is a view or has views")
+    with no_grad():
+        tangent = tangent_of(compute(self))
+    out = write()
+    _give_tangent(self, tangent)
     return out
 
 

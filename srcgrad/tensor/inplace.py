@@ -20,6 +20,8 @@ from .grad_mode import _mode
 from .meta_arrays import NO_DATA, MetaArray
 from .overlap import refuse_partial_overlap
 from .rule_nodes import RuleNode, keeps_result
+from .dual_writes import rewritten
+from .tangents import TANGENTS, any_dual
 from .versions import bump, counter_of, rebased
 from .views import rebase, refresh_after_write, retarget_result, view_of, write_through
 
@@ -237,7 +239,13 @@ class InPlaceOps:
     def _rewrite(self, compute, *others):
         """Write `compute(self)`, an out-of-place op, into self (`clamp_`). Tracked as
         `_inplace` is when grad mode is on and self or a Tensor among `others` (the op's
-        other operands) requires grad: self becomes the output of the op's node."""
+        other operands) requires grad: self becomes the output of the op's node. Where
+        self or an operand is dual, self gets the tangent of `compute(self)`."""
+        if TANGENTS and (any_dual((self,)) or any_dual(others)):
+            return rewritten(self, compute, lambda: self._rewrite_values(compute, others))
+        return self._rewrite_values(compute, others)
+
+    def _rewrite_values(self, compute, others):
         def checked(source):
             out = compute(source)
             self._check_result(out._data.dtype)

@@ -42,6 +42,8 @@ from .matrix_methods import MatrixMethods
 from .indexed_writes import IndexedWriteOps
 from .memory_facts import MemoryFacts
 from .method_aliases import MethodAliases
+from .inplace_aliases import InPlaceAliases
+from .tensor_facts import TensorFacts
 from .order_statistics import OrderStatisticOps
 from .rearrangements import RearrangementOps
 from .combining import CombiningOps
@@ -148,7 +150,8 @@ def given_gradients(gradients, count):
 class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, PointwiseMoreOps, LinalgOps,
              RearrangementOps, ScatterOps, OrderStatisticOps, CombiningOps, SplittingOps, MatrixMakerOps, ContractionOps,
              DifferenceOps, StatisticOps, LogicalOps, ComplexPartOps, BinningOps, ProductOps, SelectionOps,
-             DrawMethods, MatrixMethods, IndexedWriteOps, MemoryFacts, MethodAliases, ConversionOps, StridedOps):
+             DrawMethods, MatrixMethods, IndexedWriteOps, MemoryFacts, MethodAliases, ConversionOps, StridedOps,
+             InPlaceAliases, TensorFacts):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
