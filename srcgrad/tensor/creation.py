@@ -28,8 +28,10 @@ E6 = "Only Tensors of floating point and complex dtype can require gradients"
 
 def _leaf(data, requires_grad, on_meta=False):
     """A new leaf over the array `data`; `on_meta`: a meta tensor of its shape and dtype."""
-    if requires_grad and data.dtype.kind not in "fc":
-        raise RuntimeError(E6)
+    if requires_grad:
+        if data.dtype.kind not in "fc":
+            raise RuntimeError(E6)
+        dtypes.refuse_complex_autograd(data.dtype)
     return Tensor._make(meta_array(data.shape, data.dtype) if on_meta else data, builtins.bool(requires_grad))
 
 
