@@ -44,7 +44,7 @@ class ConversionOps:
     def _convert(self, target):
         if target.numpy == self._data.dtype:
             return self
-        if target.is_floating_point:
+        if target.numpy.kind in "fc":  # a float or complex result carries the gradient
             return ops.apply(np.positive, self, dtype=target.numpy, name="ToCopyBackward0", saves=False)
         return ops.Tensor._make(self._data.astype(target.numpy))
 

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from . import devices, dtypes, ranges, sequences
+from . import devices, dtypes, fill_values, ranges, sequences
 from .meta_arrays import is_meta_array, meta_array
 from .generators import invalid_combination, stream
 from .tensor import Tensor
@@ -28,8 +28,10 @@ E6 = "Only Tensors of floating point and complex dtype can require gradients"
 
 def _leaf(data, requires_grad, on_meta=False):
     """A new leaf over the array `data`; `on_meta`: a meta tensor of its shape and dtype."""
-    if requires_grad and data.dtype.kind not in "fc":
-        raise RuntimeError(E6)
+    if requires_grad:
+        if data.dtype.kind not in "fc":
+            raise RuntimeError(E6)
+        dtypes.refuse_complex_autograd(data.dtype)
     return Tensor._make(meta_array(data.shape, data.dtype) if on_meta else data, builtins.bool(requires_grad))
 
 
@@ -159,13 +161,16 @@ def empty(*size, dtype=None, device=None, requires_grad=False):
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    """A leaf of `size` holding the number `fill_value` (fill_values.py reads it), of its
+    dtype unless `dtype` is given: bool, int64, the default float or complex."""
     on_meta = devices.allocated_on(device, "full")
-    if dtype is None:
-        dtype = _infer(fill_value).dtype
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
-    return _allocated(size_argument((size,), "full"), _dtype(dtype), requires_grad, on_meta,
-                      lambda shape, dt: np.full(shape, fill_value, dtype=dt))
+    number = fill_values.number_argument(fill_value, "full", Tensor)
+    dt = _infer(type(number)()).dtype if dtype is None else _dtype(dtype)  # of a number of its type (2**63 is int64's)
+    value = fill_values.checked_number(number, dt)
+    return _allocated(size_argument((size,), "full"), dt, requires_grad, on_meta,
+                      lambda shape, dt: np.full(shape, value, dtype=dt))
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
@@ -252,7 +257,8 @@ def ones_like(t, dtype=None, device=None, requires_grad=False):
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     shape, dt, on_meta = _like(t, dtype, device, "full_like")
-    return _allocated(shape, dt, requires_grad, on_meta, lambda shape, dt: np.full(shape, fill_value, dtype=dt))
+    value = fill_values.checked_number(fill_values.number_argument(fill_value, "full_like", Tensor), dt)
+    return _allocated(shape, dt, requires_grad, on_meta, lambda shape, dt: np.full(shape, value, dtype=dt))
 
 
 def randn_like(t, dtype=None, device=None, requires_grad=False, *, generator=None):

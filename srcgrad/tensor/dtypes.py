@@ -65,6 +65,19 @@ DEFAULT_FLOAT = float32
 _ALL = (float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, int64, bool_)
 
 
+E_COMPLEX_AUTOGRAD = (
+    "srcgrad's Tensor shim does not differentiate complex tensors: a complex tensor cannot require grad, and no "
+    "op that is recorded may give one. Keep real and imaginary parts as real tensors that require grad, or "
+    "compute the complex values under torch.no_grad()")
+
+
+def refuse_complex_autograd(np_dtype):
+    """Raise E_COMPLEX_AUTOGRAD where `np_dtype` is complex: a gradient the shim would give
+    through it is not PyTorch's (complex autograd is not implemented), so none is given."""
+    if np_dtype.kind == "c":
+        raise RuntimeError(E_COMPLEX_AUTOGRAD)
+
+
 def get_default_dtype():
     """The dtype of floating tensors made from Python floats: float32 unless
     `set_default_dtype` said otherwise."""

@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-from . import dtypes, errstate, ops
+from . import dtypes, errstate, fill_values, ops
 from ..rules.scatter import index_put
 from .grad_mode import _mode
 from .meta_arrays import NO_DATA, MetaArray
@@ -234,7 +234,7 @@ class InPlaceOps:
                 wide = np.broadcast_shapes(m.shape, shape)
                 raise RuntimeError(f"output with shape [{', '.join(map(str, shape))}] doesn't match the broadcast "
                                    f"shape [{', '.join(map(str, wide))}]")
-        return self._rewrite(lambda source: masked_fill(source, m, value))
+        return self._rewrite(lambda source: masked_fill(source, m, value, "masked_fill_"), value)  # a value tensor may require grad
 
     def _rewrite(self, compute, *others):
         """Write `compute(self)`, an out-of-place op, into self (`clamp_`). Tracked as
@@ -302,6 +302,10 @@ class InPlaceOps:
                     f"{value._data.ndim} dimensions."
                 )
             return self._overwrite(value, "FillBackward3")
+        number = fill_values.read_number(value, ops.Tensor)
+        if number is None:
+            fill_values.refuse_fill_value(value, "fill_", ())
+        value = fill_values.checked_number(number, self._data.dtype)
         if _mode.enabled and self._requires_grad:
             def filled(source):
                 out = ops.piecewise_constant(np.zeros_like, source, "FillBackward2")

@@ -146,6 +146,8 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, e
     if name in CONTIGUOUS_RESULTS and not ans.flags.c_contiguous and type(ans) is not MetaArray:
         ans = np.ascontiguousarray(ans)
     if needs:
+        if ans.dtype.kind == "c":
+            dtypes.refuse_complex_autograd(ans.dtype)
         out = _tracked(ans, primitive, name, saves, args, tuple(arrays), kwargs)
         if edge_args is not None:
             out._grad_fn = ArgEdgesNode.around(out._grad_fn, edge_args)

@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from . import dtypes, ops
+from . import dtypes, fill_values, ops
 from .tangents import tangent_of
 from .views import mark_output
 from .dtypes import dim_axis
@@ -94,7 +94,7 @@ def index_select(input, dim, index):
     return ops.apply(np.take, input, idx.reshape(-1), name="IndexSelectBackward0", axis=axis, edge_args=(0,))
 
 
-def masked_fill(input, mask, value):
+def masked_fill(input, mask, value, function="masked_fill"):
     """`input` with `value` where the bool `mask` is True (MaskedFillBackward0); the
     filled entries get no gradient, but a 0-d value tensor that requires grad gets their
     sum (MaskedFillBackward1)."""
@@ -111,10 +111,15 @@ def masked_fill(input, mask, value):
             # gradient of the filled entries (and gives them its forward-AD tangent)
             if m.shape != input._data.shape:
                 ops.check_broadcast(m, input._data)
+            if function == "masked_fill" and input._data.dtype.kind not in "fc":  # a new integer result
+                raise RuntimeError(f"Autograd not support dtype: {dtypes.of(input._data.dtype).kind_name}")
             return ops.apply(np.where, m, value, input, name="MaskedFillBackward1", out_dtype=input._data.dtype,
                              edge_args=(1, 2))
         value = value.item()
-    fill = np.asarray(value, dtype=input._data.dtype)
+    number = fill_values.read_number(value, ops.Tensor)
+    if number is None:
+        fill_values.refuse_fill_value(value, function, ("mask",))
+    fill = np.asarray(fill_values.checked_number(number, input._data.dtype), dtype=input._data.dtype)
     if m.shape != input._data.shape:
         ops.check_broadcast(m, input._data)
     return ops.apply(np.where, m, fill, input, name="MaskedFillBackward0", edge_args=(2,))

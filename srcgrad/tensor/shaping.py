@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from . import devices, ops
+from . import devices, dtypes, fill_values, ops
 from .meta_arrays import MetaArray
 from .dtypes import dim_axis
 from .grad_mode import _mode
@@ -510,7 +510,11 @@ class ShapeOps:
         return self._new(np.ones(_shape_args(size)), dtype, requires_grad, device, "new_ones")
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
-        return self._new(np.full(tuple(size), fill_value), dtype, requires_grad, device, "new_full")
+        """A new leaf of `size` holding the number `fill_value`, of self's dtype unless given."""
+        number = fill_values.number_argument(fill_value, "new_full", ops.Tensor)
+        target = self.dtype if dtype is None else dtype
+        value = fill_values.checked_number(number, dtypes.as_dtype(target).numpy)
+        return self._new(np.full(tuple(size), value), target, requires_grad, device, "new_full")
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
         return self._new(np.zeros(_shape_args(size)), dtype, requires_grad, device, "new_empty")

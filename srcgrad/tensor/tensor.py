@@ -247,6 +247,8 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
             return
         if flag and self._data.dtype.kind not in "fc":
             raise RuntimeError(dtype_message)
+        if flag:
+            dtypes.refuse_complex_autograd(self._data.dtype)
         self._requires_grad = flag
 
     @property
