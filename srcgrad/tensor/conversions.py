@@ -1,10 +1,10 @@
 """A Tensor's dtype and device conversions, as PyTorch's: `to`, `float`, `double`, `half`,
-`long`, `int`, `bool`, `byte`, `char`, `short`, `cfloat`, `cdouble` (refused on a real
-tensor that requires grad: no real-to-complex cast is recorded), `bfloat16` (refused: no
+`long`, `int`, `bool`, `byte`, `char`, `short`, `cfloat`, `cdouble`, `bfloat16` (refused: no
 such dtype), `type`, `cpu` and `cuda`.
 
 Invariants: a conversion to the tensor's own dtype returns the tensor itself; one to a
-floating dtype is recorded (ToCopyBackward0, its gradient cast back), one to another
+floating dtype is recorded (ToCopyBackward0, its gradient cast back; a complex one of a
+tracked tensor is refused: the shim has no complex autograd, dtypes.refuse_complex_autograd), one to another
 dtype is a new leaf; the devices are the CPU and the meta device (meta.py; another
 raises the error of PyTorch's CPU build, devices.moved_to).
 """
@@ -12,7 +12,6 @@ raises the error of PyTorch's CPU build, devices.moved_to).
 import numpy as np
 
 from . import devices, dtypes, meta, ops
-from .grad_mode import _mode
 
 __all__ = ["ConversionOps"]
 
@@ -80,20 +79,10 @@ class ConversionOps:
         return self._convert(dtypes.int16)
 
     def cfloat(self):
-        return self._to_complex(dtypes.complex64, "cfloat")
+        return self._convert(dtypes.complex64)
 
     def cdouble(self):
-        return self._to_complex(dtypes.complex128, "cdouble")
-
-    def _to_complex(self, target, name):
-        """Self cast to a complex dtype; refused where a real tensor that requires grad
-        would lose its graph (the shim records no real-to-complex cast)."""
-        if self._requires_grad and _mode.enabled and self._data.dtype.kind != "c":
-            raise RuntimeError(
-                f"{name}() of a real tensor that requires grad is not supported by the shim: the cast to a "
-                f"complex dtype is not recorded; call it on a detached tensor (x.detach().{name}())"
-            )
-        return self._convert(target)
+        return self._convert(dtypes.complex128)
 
     def bfloat16(self):
         raise TypeError("bfloat16 is not supported by the shim (NumPy has no bfloat16 dtype): use half() or float()")
