@@ -84,3 +84,26 @@ def arange_values(start, end, step, dtype):
     offsets = (k % width).astype(np.float64)
     values[:blocked] = _fused_multiply_add(offsets, np.full(blocked, step), base).astype(dtype)
     return values
+
+
+def logspace_values(start, end, steps, base, dtype):
+    """`steps` powers of `base` from base ** start to base ** end in NumPy dtype `dtype`,
+    as PyTorch's logspace: exponent `start + step * i` for `i < steps // 2` and
+    `end - step * (steps - 1 - i)` after, in the dtype (float64 for an integer one),
+    then `base ** exponent`."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = np.dtype(dtype)
+    compute = dtype if dtype.kind == "f" else np.dtype(np.float64)
+    if dtype.kind not in "fiu" or steps == 0:
+        return np.logspace(start, end, steps, base=base).astype(dtype)
+    first, last = compute.type(start), compute.type(end)
+    if dtype.kind != "f":
+        first, last = compute.type(int(start)), compute.type(int(end))
+    if steps == 1:
+        return np.power(compute.type(base), np.array([first], dtype=compute)).astype(dtype)
+    step = compute.type(last - first) / compute.type(steps - 1)
+    i = np.arange(steps).astype(compute)
+    exponent = np.where(i < steps // 2, first + step * i, last - step * (compute.type(steps - 1) - i))
+    with np.errstate(over="ignore", invalid="ignore"):  # out of an integer dtype's range, as PyTorch: no warning
+        return np.power(compute.type(base), exponent.astype(compute)).astype(dtype)

@@ -36,6 +36,8 @@ from .inplace import InPlaceOps
 from .conversions import ConversionOps
 from .pointwise import PointwiseOps
 from .pointwise_more import PointwiseMoreOps
+from .bitwise import BitwiseOps
+from .float_parts import FloatPartOps
 from .linalg_functions import LinalgOps
 from .matrix_methods import MatrixMethods
 from .indexed_writes import IndexedWriteOps
@@ -143,7 +145,8 @@ def given_gradients(gradients, count):
 class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, PointwiseOps, PointwiseMoreOps, LinalgOps,
              RearrangementOps, ScatterOps, OrderStatisticOps, CombiningOps, SplittingOps, MatrixMakerOps, ContractionOps,
              DifferenceOps, StatisticOps, LogicalOps, ComplexPartOps, BinningOps, ProductOps, SelectionOps,
-             DrawMethods, MatrixMethods, IndexedWriteOps, MemoryFacts, MethodAliases, ConversionOps, StridedOps):
+             DrawMethods, MatrixMethods, IndexedWriteOps, MemoryFacts, MethodAliases, ConversionOps, StridedOps,
+             BitwiseOps, FloatPartOps):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
