@@ -85,3 +85,4 @@ from .tensor.bitwise import (  # noqa: E402
 from .tensor.float_parts import fmax, fmin, frexp, gcd, lcm, ldexp, positive  # noqa: E402
 from .tensor.creation import logspace  # noqa: E402
 from .tensor.functions import ravel  # noqa: E402
+from .tensor.view_scatters import as_strided_scatter, diagonal_scatter, select_scatter, slice_scatter  # noqa: E402
