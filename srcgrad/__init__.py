@@ -86,3 +86,4 @@ from .tensor.float_parts import fmax, fmin, frexp, gcd, lcm, ldexp, positive  # 
 from .tensor.creation import logspace  # noqa: E402
 from .tensor.functions import ravel  # noqa: E402
 from .tensor.view_scatters import as_strided_scatter, diagonal_scatter, select_scatter, slice_scatter  # noqa: E402
+from .tensor.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window  # noqa: E402
