@@ -2,6 +2,7 @@
 functions' results, which solve their systems, with PyTorch's node names."""
 
 import numpy as np
+import pytest
 
 import srcgrad as torch
 
@@ -22,9 +23,11 @@ def test_cholesky_solve_and_inverse_methods():
 
 
 def test_triangular_solve_method():
-    solution, coefficient = torch.tensor(B).triangular_solve(torch.tensor(L), upper=False)
+    with pytest.warns(UserWarning, match="^torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular"):
+        solution, coefficient = torch.tensor(B).triangular_solve(torch.tensor(L), upper=False)
     np.testing.assert_allclose(L @ solution.numpy(), B, atol=1e-12)
     np.testing.assert_array_equal(coefficient.numpy(), L)
-    solution, _ = torch.tensor(B).triangular_solve(torch.tensor(L), upper=False, transpose=True, unitriangular=True)
+    with pytest.warns(UserWarning):
+        solution, _ = torch.tensor(B).triangular_solve(torch.tensor(L), upper=False, transpose=True, unitriangular=True)
     unit = np.tril(L, -1) + np.eye(4)
     np.testing.assert_allclose(unit.T @ solution.numpy(), B, atol=1e-12)
