@@ -47,24 +47,21 @@ def _x_wins(x, y, order):
     return np.asarray(wins).astype(np.result_type(x, y, np.float32), copy=False)
 
 
-@elementwise(fmax, "x", name="Fmax")
-def fmax_dx(ans, x, y):
-    return _x_wins(x, y, np.greater_equal)
+def _register_nan_ignoring(primal, order, name):
+    """The rules of fmax (order np.greater_equal) or fmin (np.less_equal): x's share
+    is `_x_wins`, y's the rest."""
+
+    @elementwise(primal, "x", name=name)
+    def x_share(ans, x, y):
+        return _x_wins(x, y, order)
+
+    @elementwise(primal, "y")
+    def y_share(ans, x, y):
+        return 1.0 - _x_wins(x, y, order)
 
 
-@elementwise(fmax, "y")
-def fmax_dy(ans, x, y):
-    return 1.0 - _x_wins(x, y, np.greater_equal)
-
-
-@elementwise(fmin, "x", name="Fmin")
-def fmin_dx(ans, x, y):
-    return _x_wins(x, y, np.less_equal)
-
-
-@elementwise(fmin, "y")
-def fmin_dy(ans, x, y):
-    return 1.0 - _x_wins(x, y, np.less_equal)
+_register_nan_ignoring(fmax, np.greater_equal, "Fmax")
+_register_nan_ignoring(fmin, np.less_equal, "Fmin")
 
 
 @elementwise(ldexp, "x", name="Ldexp")
