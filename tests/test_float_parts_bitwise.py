@@ -89,6 +89,8 @@ def test_ldexp_values_dtypes_and_gradients():
         torch.ldexp(torch.tensor([1.0]), 2)
     t = torch.tensor([1.0, 2.0])
     assert t.ldexp_(torch.tensor([1, 2])) is t and t.tolist() == [2.0, 8.0]
+    with pytest.raises(RuntimeError, match="^ldexp can't be cast to the desired output type Long$"):
+        torch.tensor([1, 2]).ldexp_(torch.tensor([1, 2]))
 
 
 def test_frexp_named_pair_values_and_mantissa_gradient():

@@ -93,11 +93,24 @@ def positive(input):
     return input
 
 
+_ldexp_written = in_place_method("ldexp_", _ldexp_method)
+
+
+def _ldexp_in_place(self, other):
+    """ldexp into self, which must be floating (PyTorch's own message otherwise)."""
+    if self._data.dtype.kind not in "fc":
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {self.dtype.kind_name}")
+    return _ldexp_written(self, other)
+
+
+_ldexp_in_place.__name__ = "ldexp_"
+
+
 class FloatPartOps:
     """The Tensor methods of this module."""
 
     __slots__ = ()
     fmax, fmin, ldexp, gcd, lcm = _fmax_method, _fmin_method, _ldexp_method, _gcd_method, _lcm_method
     frexp, positive = frexp, positive
-    ldexp_, gcd_, lcm_ = (in_place_method(n + "_", f) for n, f in (
-        ("ldexp", _ldexp_method), ("gcd", _gcd_method), ("lcm", _lcm_method)))
+    ldexp_ = _ldexp_in_place
+    gcd_, lcm_ = in_place_method("gcd_", _gcd_method), in_place_method("lcm_", _lcm_method)
