@@ -233,3 +233,15 @@ def test_against_torch_integer_bitwise():
             mine = getattr(torch, name)(torch.tensor(x), torch.tensor(shifts))
             assert str(mine.dtype) == str(expected.dtype).replace("torch", "srcgrad")
             np.testing.assert_array_equal(mine.numpy(), expected.numpy())
+
+
+def test_forward_tangents_follow_pytorch_ties():
+    fw = torch.autograd.forward_ad
+    with fw.dual_level():
+        x = fw.make_dual(torch.tensor([1.0, nan, 2.0]), torch.tensor([1.0, 1.0, 1.0]))
+        y = fw.make_dual(torch.tensor([1.0, nan, 3.0]), torch.tensor([5.0, 5.0, 5.0]))
+        assert fw.unpack_dual(torch.fmin(x, y)).tangent.tolist() == [1.0, 1.0, 1.0]
+        assert fw.unpack_dual(torch.fmax(x, y)).tangent.tolist() == [5.0, 1.0, 5.0]  # PyTorch's: a tie to y
+        e = fw.make_dual(torch.tensor([1.0, -2.0, 0.5]), torch.tensor([1.0, 1.0, 1.0]))
+        tangent = fw.unpack_dual(torch.ldexp(torch.tensor([3.0, 3.0, 3.0]), e)).tangent
+        np.testing.assert_allclose(tangent.numpy(), 3.0 * 2.0 ** np.array([1.0, -2.0, 0.5]) * math.log(2.0), rtol=1e-6)

@@ -2,7 +2,8 @@
 
 `fmax`/`fmin` are NumPy's NaN-ignoring maximum and minimum, but differentiated as
 PyTorch does: a tie sends the whole gradient to `x` (np.fmax's own rule in
-`elementwise.py` splits it), and a NaN operand loses (both NaN: `x` wins).
+`elementwise.py` splits it), and a NaN operand loses (both NaN: `x` wins); only
+fmax's forward rule sends a tie's tangent to `y`, as PyTorch's does.
 `ldexp(x, e)` is x * 2 ** e in the operands' dtype (e need not be an integer).
 `frexp_mantissa(x)` is np.frexp's mantissa, whose derivative is 2 ** -exponent
 (1 at 0, infinities and NaN, where the exponent is 0), written as mantissa / x so
@@ -13,7 +14,7 @@ import math
 
 import numpy as np
 
-from .registry import elementwise
+from .registry import defjvp, elementwise
 
 __all__ = ["fmax", "fmin", "ldexp", "frexp_mantissa"]
 
@@ -62,6 +63,17 @@ def _register_nan_ignoring(primal, order, name):
 
 _register_nan_ignoring(fmax, np.greater_equal, "Fmax")
 _register_nan_ignoring(fmin, np.less_equal, "Fmin")
+
+
+# PyTorch's forward rule of fmax gives a tie to y (its reverse rule to x): the same here
+@defjvp(fmax, "x")
+def fmax_jvp_x(t, ans, x, y):
+    return t * _x_wins(x, y, np.greater)
+
+
+@defjvp(fmax, "y")
+def fmax_jvp_y(t, ans, x, y):
+    return t * (1.0 - _x_wins(x, y, np.greater))
 
 
 @elementwise(ldexp, "x", name="Ldexp")
