@@ -85,3 +85,11 @@ __all__ += [
     "Tensor", "tensor", "ones", "zeros", "randn", "from_numpy", "matmul", "no_grad",
     "is_grad_enabled", "Size", "device", "get_default_device", "set_default_device", "nn", "optim", "autograd", "cuda", "linalg", "func", "vmap", "special", "qr", "svd", "matrix_exp", "matrix_power", "cholesky_inverse", "cholesky_solve", "pinverse", "triangular_solve", "float32", "float64", "double", "int64", "long",
 ]
+from .tensor.bitwise import (  # noqa: E402
+    bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
+)
+from .tensor.float_parts import fmax, fmin, frexp, gcd, lcm, ldexp, positive  # noqa: E402
+from .tensor.creation import logspace  # noqa: E402
+from .tensor.functions import ravel  # noqa: E402
+from .tensor.view_scatters import as_strided_scatter, diagonal_scatter, select_scatter, slice_scatter  # noqa: E402
+from .tensor.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window  # noqa: E402

@@ -181,10 +181,7 @@ class ArithmeticOps:
     __ge__ = ge = _comparison(np.greater_equal)
     __eq__ = eq = _comparison(np.equal)
     __ne__ = ne = _comparison(np.not_equal)
-
-    def __invert__(self):
-        return Tensor._make(np.invert(self._data))
-
+    # & | ^ ~ << >> are bitwise.py's
 
     def equal(self, other):
         return self._data.shape == other._data.shape and bool(np.all(self._data == other._data))

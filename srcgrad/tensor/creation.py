@@ -19,7 +19,7 @@ from .tensor import Tensor
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "ones", "zeros", "empty", "full", "randn", "rand",
-    "randint", "arange", "linspace", "eye", "zeros_like", "ones_like", "full_like",
+    "randint", "arange", "linspace", "logspace", "eye", "zeros_like", "ones_like", "full_like",
     "randn_like", "rand_like", "randint_like",
 ]
 
@@ -226,6 +226,11 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     on_meta = devices.allocated_on(device, "linspace")
     return _leaf(ranges.linspace_values(start, end, steps, _dtype(dtype)), requires_grad, on_meta)
+
+
+def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
+    devices.allocated_on(device, "logspace")
+    return _leaf(ranges.logspace_values(start, end, steps, base, _dtype(dtype)), requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):

@@ -299,3 +299,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False):
         kwargs = {} if dim is None else {"axis": dim if isinstance(dim, int) else tuple(dim), "keepdims": keepdim}
         return ops.apply(np.linalg.norm, x, name="LinalgVectorNormBackward0", **kwargs)
     return ops.composite("LinalgVectorNormBackward0", _two_norm, x, dim, keepdim, _saves_result=True)
+
+
+ravel = _method("ravel")
+__all__ += ["ravel"]

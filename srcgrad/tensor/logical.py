@@ -118,31 +118,6 @@ def isneginf(input):
     return _bools(np.isneginf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool))
 
 
-def _bitwise(name, primitive, reflected=False):
-    """The operator `name` (`&`, `|`, `^`): `primitive` of each pair of elements in PyTorch's
-    promoted dtype (a number as its wrapped number: an int wraps into an integer dtype), which
-    must be bool or integer (PyTorch's NotImplementedError otherwise)."""
-
-    def method(self, other):
-        a, b = (other, self) if reflected else (self, other)
-        a, b = ops.operand(a), ops.operand(b)
-        if a is NotImplemented or b is NotImplemented:
-            return NotImplemented
-        x, y = ops._data(a), ops._data(b)
-        dt = dtypes.result_type(x, y)
-        if dt.kind not in "biu":
-            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{dtypes.of(dt).kind_name}\'')
-        x, y = (np.asarray(dtypes.integer_operand(v, dt), dtype=dt) for v in (x, y))
-        ops.check_broadcast(x, y)
-        return ops.Tensor._make(np.asarray(primitive(x, y)))
-
-    method.__name__ = f"__{'r' if reflected else ''}{name[8:]}__"
-    return method
-
-
-_BITWISE = (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or), ("bitwise_xor", np.bitwise_xor))
-
-
 class LogicalOps:
     """The Tensor methods of this module (eq, ne, lt, le, gt, ge and equal are ArithmeticOps')."""
 
@@ -152,8 +127,6 @@ class LogicalOps:
     logical_and_, logical_or_, logical_xor_, logical_not_ = (_logical_in_place(n + "_", f) for n, f in (
         ("logical_and", logical_and), ("logical_or", logical_or), ("logical_xor", logical_xor),
         ("logical_not", logical_not)))
-    __and__, __or__, __xor__ = (_bitwise(n, f) for n, f in _BITWISE)
-    __rand__, __ror__, __rxor__ = (_bitwise(n, f, reflected=True) for n, f in _BITWISE)
 
     def greater(self, other):
         return self.gt(other)

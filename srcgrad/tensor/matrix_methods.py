@@ -1,6 +1,6 @@
 """The Tensor methods of the matrix functions and factorizations in decompositions.py,
 solves.py and matrix_functions.py (`x.svd()`, `x.qr()`, `x.pinverse()`,
-`x.matrix_power(n)`, `x.matrix_exp()`). Those modules build on the Tensor class, so
+`x.matrix_power(n)`, `x.matrix_exp()`, `x.cholesky_solve(L)`, `x.triangular_solve(A)`, ...). Those modules build on the Tensor class, so
 each method imports its function when first called."""
 
 __all__ = ["MatrixMethods"]
@@ -40,3 +40,21 @@ class MatrixMethods:
         from .matrix_functions import matrix_exp
 
         return matrix_exp(self)
+
+    def cholesky_solve(self, input2, upper=False):
+        """`torch.cholesky_solve(self, input2, upper)`: A^-1 self for A = L L^H, L = input2."""
+        from .solves import cholesky_solve
+
+        return cholesky_solve(self, input2, upper)
+
+    def cholesky_inverse(self, upper=False):
+        """`torch.cholesky_inverse(self, upper)`: (L L^H)^-1 for the factor L = self."""
+        from .solves import cholesky_inverse
+
+        return cholesky_inverse(self, upper)
+
+    def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+        """`torch.triangular_solve(self, A, ...)`: (solution, cloned_coefficient)."""
+        from .solves import triangular_solve
+
+        return triangular_solve(self, A, upper, transpose, unitriangular)

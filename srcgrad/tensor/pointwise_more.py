@@ -31,10 +31,10 @@ def _is_tensor(x):
     return isinstance(x, ops.Tensor)
 
 
-def _require_tensors(name, method, **operands):
-    """PyTorch's TypeError for an operand that is no Tensor; positions count from 1, or
-    from 0 after self for the method."""
-    for position, (label, value) in enumerate(operands.items(), start=1 - method):
+def _require_tensors(name, **operands):
+    """PyTorch's TypeError for an operand that is no Tensor; positions count from 1, from
+    input for the function and from the first operand after self for the method."""
+    for position, (label, value) in enumerate(operands.items(), start=1):
         if not _is_tensor(value):
             raise TypeError(f"{name}(): argument '{label}' (position {position}) must be Tensor, not {type(value).__name__}")
 
@@ -44,7 +44,7 @@ def _floating_pair(name, primitive, node):
     be floating (PyTorch has no integer kernel)."""
 
     def function(input, other):
-        _require_tensors(name, False, input=input, other=other)
+        _require_tensors(name, input=input, other=other)
         promoted = dtypes.result_type(input._data, other._data)
         if promoted.kind not in "fc":
             kind = input.dtype.kind_name if input._data.dtype == promoted else other.dtype.kind_name
@@ -52,7 +52,7 @@ def _floating_pair(name, primitive, node):
         return ops.binary(primitive, input, other, node)
 
     def method(self, other):
-        _require_tensors(name, True, other=other)
+        _require_tensors(name, other=other)
         return function(self, other)
 
     function.__name__ = method.__name__ = name
@@ -71,7 +71,7 @@ def _number_or_tensor(name, primitive, nodes, floating):
     edge for the tensor only)."""
 
     def function(input, other):
-        _require_tensors(name, False, input=input)
+        _require_tensors(name, input=input)
         node = nodes[0] if _is_tensor(other) else nodes[1]
         return ops.binary(primitive, input, other, node, floating=floating)
 
@@ -88,7 +88,7 @@ def fmod(input, other):
     """`input` modulo `other` with the sign of `input` (C's fmod): FmodBackward1 for two
     tensors, FmodBackward0 for a number other; the gradient of input is 1, of other
     -trunc(input / other). Integer division by zero raises, as in PyTorch."""
-    _require_tensors("fmod", False, input=input)
+    _require_tensors("fmod", input=input)
     y = ops._data(ops.operand(other))
     if dtypes.result_type(input._data, y).kind in "iub" and np.any(np.asarray(y) == 0):
         raise RuntimeError("ZeroDivisionError")
@@ -114,7 +114,7 @@ def xlogy(input, other):
 def heaviside(input, values):
     """0 where input < 0, 1 where input > 0, `values` where input is 0. Both tensors of
     one dtype; PyTorch has no derivative (`NotImplemented` node, whose backward raises)."""
-    _require_tensors("heaviside", False, input=input, values=values)
+    _require_tensors("heaviside", input=input, values=values)
     if input._data.dtype != values._data.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     ops.check_broadcast(input._data, values._data)
@@ -126,7 +126,7 @@ def nextafter(input, other):
     """The next floating-point value after each element of `input` towards `other`, in the
     operands' promoted (floating) dtype (NextafterBackward0). As PyTorch's, the gradient
     is input's own (the step is read as a constant), and zero for `other`."""
-    _require_tensors("nextafter", False, input=input, other=other)
+    _require_tensors("nextafter", input=input, other=other)
     promoted = dtypes.result_type(input._data, other._data)
     if promoted.kind != "f":
         kind = input.dtype.kind_name if input._data.dtype == promoted else other.dtype.kind_name
@@ -165,7 +165,7 @@ def _addc(name, node, primitive):
         return input + (product if value == 1 else product * value)
 
     def function(input, tensor1, tensor2, *, value=1):
-        _require_tensors(name, False, input=input, tensor1=tensor1, tensor2=tensor2)
+        _require_tensors(name, input=input, tensor1=tensor1, tensor2=tensor2)
         if primitive is operator.truediv and all(t._data.dtype.kind in "iub" for t in (tensor1, tensor2)):
             raise RuntimeError(
                 "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "

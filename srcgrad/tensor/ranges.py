@@ -84,3 +84,38 @@ def arange_values(start, end, step, dtype):
     offsets = (k % width).astype(np.float64)
     values[:blocked] = _fused_multiply_add(offsets, np.full(blocked, step), base).astype(dtype)
     return values
+
+
+def logspace_values(start, end, steps, base, dtype):
+    """`steps` powers of `base` from base ** start to base ** end in NumPy dtype `dtype`,
+    as PyTorch's logspace: start, end and `end - start` in the (floating) dtype; then
+    in float64 `step = (end - start) / (steps - 1)`, the exponent `start + step * i`
+    for `i < steps // 2` and `end - step * (steps - 1 - i)` after, and C's pow
+    `base ** exponent`, rounded to the dtype (an integer dtype truncates start, end)."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "fiu" or steps == 0:
+        return np.logspace(start, end, steps, base=base).astype(dtype)
+    if dtype.kind == "f":  # start, end and their difference rounded to the dtype
+        first, last = dtype.type(start), dtype.type(end)
+        step = float(dtype.type(last - first)) / max(steps - 1, 1)
+        first, last = float(first), float(last)
+    else:
+        first, last = float(int(start)), float(int(end))
+        step = (last - first) / max(steps - 1, 1)
+    if steps == 1:  # PyTorch's fill with base ** start, start not rounded
+        first = float(start)
+    i = np.arange(steps, dtype=np.float64)
+    exponent = np.where((i < steps // 2) | (steps == 1), first + step * i, last - step * (steps - 1 - i))
+    with np.errstate(over="ignore", invalid="ignore"):  # out of an integer dtype's range, as PyTorch: no warning
+        powers = np.array([_pow_or_inf(float(base), e) for e in exponent.tolist()], dtype=np.float64)
+        return powers.astype(dtype)
+
+
+def _pow_or_inf(base, exponent):
+    """C's pow (NumPy's vectorized power can differ by one ulp): inf where it overflows."""
+    try:
+        return math.pow(base, exponent)
+    except OverflowError:
+        return math.inf

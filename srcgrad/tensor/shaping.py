@@ -216,6 +216,11 @@ class ShapeOps:
             return ops.view_op(np.reshape, self, name, (shape,), ans)
         return ops.exact(np.reshape, self, name, (shape,), lambda _x, _shape: ans)
 
+    def ravel(self):
+        """The elements as one dim: `contiguous().view(-1)`, PyTorch's ravel (ViewBackward0,
+        over CloneBackward0 for a tensor that is not contiguous)."""
+        return self.contiguous().view(-1)
+
     def flatten(self, start_dim=0, end_dim=-1):
         """The dims from `start_dim` to `end_dim` merged into one. Where that merges
         nothing (one dim; a 1-D tensor) the tensor is returned as it is, as PyTorch's

@@ -37,6 +37,9 @@ from .inplace import InPlaceOps
 from .conversions import ConversionOps
 from .pointwise import PointwiseOps
 from .pointwise_more import PointwiseMoreOps
+from .bitwise import BitwiseOps
+from .float_parts import FloatPartOps
+from .view_scatters import ViewScatterOps
 from .linalg_functions import LinalgOps
 from .matrix_methods import MatrixMethods
 from .indexed_writes import IndexedWriteOps
@@ -151,7 +154,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
              RearrangementOps, ScatterOps, OrderStatisticOps, CombiningOps, SplittingOps, MatrixMakerOps, ContractionOps,
              DifferenceOps, StatisticOps, LogicalOps, ComplexPartOps, BinningOps, ProductOps, SelectionOps,
              DrawMethods, MatrixMethods, IndexedWriteOps, MemoryFacts, MethodAliases, ConversionOps, StridedOps,
-             InPlaceAliases, TensorFacts):
+             InPlaceAliases, TensorFacts, BitwiseOps, FloatPartOps, ViewScatterOps):
     """A tensor. `Tensor(data)` makes a float32 copy; `Tensor(2, 3)` an uninitialized one."""
 
     __slots__ = (
