@@ -33,6 +33,10 @@ CREATIONS = {
     "bartlett_window": lambda d: torch.bartlett_window(4, device=d),
     "kaiser_window": lambda d: torch.kaiser_window(4, device=d),
     "eye": lambda d: torch.eye(2, device=d),
+    "empty_like": lambda d: torch.empty_like(torch.zeros(2), device=d),
+    "empty_strided": lambda d: torch.empty_strided((2, 3), (1, 2), device=d),
+    "scalar_tensor": lambda d: torch.scalar_tensor(1.5, device=d),
+    "Tensor.new_empty_strided": lambda d: torch.zeros(1).new_empty_strided((2, 3), (3, 1), device=d),
     "rand": lambda d: torch.rand(2, device=d),
     "randn": lambda d: torch.randn(2, device=d),
     "randint": lambda d: torch.randint(3, (2,), device=d),
@@ -98,6 +102,10 @@ CREATIONS = {
     "nn.LazyInstanceNorm2d": lambda d: nn.LazyInstanceNorm2d(device=d),
     "nn.LazyInstanceNorm3d": lambda d: nn.LazyInstanceNorm3d(device=d),
 }
+# pinned memory is an accelerator's: asked of the CPU, PyTorch's CPU build says none is there
+CREATIONS.update({"Tensor.is_pinned": None, "Tensor.pin_memory": None})
+# asarray refuses as tensor() does for some backends and as a factory for others: not checked here
+CREATIONS["asarray"] = None
 # a lazy module's `cls_to_become` is its eager class, checked under that class's name
 CREATIONS.update({f"{name}.cls_to_become": None for name in list(CREATIONS)
                   if name.startswith("nn.Lazy")})
@@ -152,7 +160,7 @@ _ALLOCATES = "Could not run 'aten::{}' with arguments from the '{}' backend. Thi
 
 
 def _kernel(name):
-    if name.endswith("_like"):
+    if name.endswith("_like") or name.endswith("empty_strided"):
         return "empty_strided"
     if name in ("tril_indices", "triu_indices"):
         return name

@@ -229,8 +229,8 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
 
 
 def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
-    devices.allocated_on(device, "logspace")
-    return _leaf(ranges.logspace_values(start, end, steps, base, _dtype(dtype)), requires_grad)
+    on_meta = devices.allocated_on(device, "logspace")
+    return _leaf(ranges.logspace_values(start, end, steps, base, _dtype(dtype)), requires_grad, on_meta)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):

@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from ..rules.scatter import index_put
-from . import creation, dtypes, ops
+from . import creation, devices, dtypes, ops
 from .pointwise import _div_method, atan2, div
 from .strided import as_strided
 
@@ -77,30 +77,35 @@ def fill(input, value):
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """An uninitialised tensor like `input` (zeros here)."""
-    return creation.zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+    shape, dt, on_meta = creation._like(input, dtype, device, "empty_like")
+    return creation._allocated(shape, dt, requires_grad, on_meta, np.zeros)
 
 
 def _storage_length(size, stride):
     return 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
 
 
-def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, op="empty_strided"):
     """An uninitialised tensor (zeros here) of shape `size` laid out with strides `stride`
-    (in elements) over a storage just long enough for them."""
+    (in elements) over a storage just long enough for them (`op` names the caller in errors)."""
+    on_meta = devices.allocated_on(device, op, "empty_strided")
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):
         raise RuntimeError(
             f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})"
         )
-    storage = creation.zeros(_storage_length(size, stride), dtype=dtype, device=device)
+    if on_meta:  # shapes without data: no layout to make
+        return creation._allocated(size, creation._dtype(dtype), requires_grad, True, None)
+    storage = creation.zeros(_storage_length(size, stride), dtype=dtype)
     out = as_strided(storage, size, stride)._data
     return creation.from_numpy(out).requires_grad_(requires_grad)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
     """A 0-d tensor of the number `s`, in the default float dtype unless `dtype` says otherwise."""
-    return creation.tensor(s, dtype=dtypes.get_default_dtype() if dtype is None else dtype, device=device,
-                           requires_grad=requires_grad)
+    on_meta = devices.allocated_on(device, "scalar_tensor")
+    return creation.tensor(s, dtype=dtypes.get_default_dtype() if dtype is None else dtype,
+                           device="meta" if on_meta else "cpu", requires_grad=requires_grad)
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):

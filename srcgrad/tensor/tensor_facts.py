@@ -76,5 +76,7 @@ class TensorFacts:
 
     def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
         """`empty_strided(size, stride)` in self's dtype unless `dtype` says otherwise."""
+        if device is None and self.is_meta:
+            device = "meta"
         return function_aliases.empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
-                                              device=device, requires_grad=requires_grad)
+                                              device=device, requires_grad=requires_grad, op="new_empty_strided")

@@ -21,8 +21,9 @@ _CPP_TYPES = {"int64": "long int", "int32": "int", "int16": "short int", "int8":
 
 
 def _checked(name, window_length, dtype, device):
-    """The NumPy dtype of the window after PyTorch's checks of its arguments."""
-    devices.allocated_on(device, name)
+    """(the NumPy dtype of the window, whether it is made on the meta device) after PyTorch's
+    checks of its arguments."""
+    on_meta = devices.allocated_on(device, name)
     if isinstance(window_length, bool) or not hasattr(window_length, "__index__"):
         raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not {type(window_length).__name__}")
     if window_length < 0:
@@ -33,18 +34,18 @@ def _checked(name, window_length, dtype, device):
             f"{name} expects floating point dtypes, got: TensorOptions(dtype={_CPP_TYPES.get(dt.name, dt.name)}, "
             "device=cpu, layout=Strided (default), requires_grad=false (default), pinned_memory=false, "
             "memory_format=(nullopt))")
-    return dt
+    return dt, on_meta
 
 
 def _window(name, window_length, periodic, dtype, device, requires_grad, symmetric):
     """`symmetric(n, dt)`, the symmetric window of length n >= 2 in NumPy dtype dt,
     made periodic and checked as PyTorch's."""
-    dt = _checked(name, window_length, dtype, device)
+    dt, on_meta = _checked(name, window_length, dtype, device)
     if window_length <= 1:
-        return _leaf(np.ones(window_length, dtype=dt), requires_grad)
+        return _leaf(np.ones(window_length, dtype=dt), requires_grad, on_meta)
     n = window_length + 1 if periodic else window_length
     values = symmetric(n, dt)
-    return _leaf(np.ascontiguousarray(values[:window_length]), requires_grad)
+    return _leaf(np.ascontiguousarray(values[:window_length]), requires_grad, on_meta)
 
 
 def _scaled_positions(n, dt, factor):
@@ -64,7 +65,7 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
 def hann_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False):
     """0.5 - 0.5 cos(2 pi k / (N - 1)): the Hamming window with alpha = beta = 0.5."""
     _checked("hann_window", window_length, dtype, device)
-    return hamming_window(window_length, periodic, 0.5, 0.5, dtype=dtype, requires_grad=requires_grad)
+    return hamming_window(window_length, periodic, 0.5, 0.5, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def blackman_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False):
