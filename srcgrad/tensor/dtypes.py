@@ -317,7 +317,7 @@ def integer_operand(value, np_dtype, wraps=True):
     comes back as it is."""
     if type(value) is not builtins.int:
         return value
-    found = _INTEGER_RANGES.get(np_dtype)
+    found = INTEGER_RANGES.get(np_dtype)
     if found is None:
         return value
     low, high, c_type = found
@@ -331,7 +331,7 @@ def integer_operand(value, np_dtype, wraps=True):
     return (value - low) % (high - low + 1) + low
 
 
-_INTEGER_RANGES = {  # NumPy dtype -> (min, max, the C type PyTorch's messages name)
+INTEGER_RANGES = {  # NumPy dtype -> (min, max, the C type PyTorch's messages name)
     np.dtype(name): (builtins.int(np.iinfo(name).min), builtins.int(np.iinfo(name).max), c_type)
     for name, c_type in (("int8", "int8_t"), ("int16", "int16_t"), ("int32", "int"), ("int64", "int64_t"),
                          ("uint8", "uint8_t"))

@@ -18,8 +18,7 @@ from . import dtypes
 __all__ = ["read_number", "number_argument", "checked_number", "refuse_fill_value"]
 
 _PYTHON_NUMBERS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
-_CHECKED_NAMES = {  # the C type names PyTorch's checked conversion gives
-    "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t",
+_CHECKED_FLOAT_NAMES = {  # the C type names PyTorch's checked conversion gives (integers': dtypes.INTEGER_RANGES)
     "float16": "c10::Half", "float32": "float", "float64": "double",
     "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
 }
@@ -79,7 +78,9 @@ def refuse_fill_value(value, function, leading):
 
 
 def _overflow(np_dtype):
-    return RuntimeError(f"value cannot be converted to type {_CHECKED_NAMES[np_dtype.name]} without overflow")
+    found = dtypes.INTEGER_RANGES.get(np_dtype)
+    c_type = found[2] if found is not None else _CHECKED_FLOAT_NAMES[np_dtype.name]
+    return RuntimeError(f"value cannot be converted to type {c_type} without overflow")
 
 
 def _fits_float(x, np_dtype):
@@ -115,8 +116,9 @@ def checked_number(value, np_dtype):
         return value
     if isinstance(value, builtins.float) and not (math.isfinite(value) and (kind == "i" or value > -1.0)):
         raise _overflow(np_dtype)  # a negative float does not wrap into an unsigned dtype (its cast fails)
-    info = np.iinfo(np_dtype)
-    low = -builtins.int(info.max) if kind == "u" else builtins.int(info.min)  # unsigned: negatives wrap
-    if not low <= value <= builtins.int(info.max):
+    low, high, _ = dtypes.INTEGER_RANGES[np_dtype]
+    if kind == "u":
+        low = -high  # unsigned: negatives wrap
+    if not low <= value <= high:
         raise _overflow(np_dtype)
-    return builtins.int(value) % (builtins.int(info.max) + 1) if kind == "u" else builtins.int(value)
+    return builtins.int(value) % (high + 1) if kind == "u" else builtins.int(value)

@@ -85,9 +85,14 @@ def _storage_length(size, stride):
     return 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
 
 
-def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, op="empty_strided"):
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
     """An uninitialised tensor (zeros here) of shape `size` laid out with strides `stride`
-    (in elements) over a storage just long enough for them (`op` names the caller in errors)."""
+    (in elements) over a storage just long enough for them."""
+    return strided_zeros(size, stride, dtype, device, requires_grad, "empty_strided")
+
+
+def strided_zeros(size, stride, dtype, device, requires_grad, op):
+    """`empty_strided`'s tensor for the function `op` (named in device errors)."""
     on_meta = devices.allocated_on(device, op, "empty_strided")
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):

@@ -78,5 +78,5 @@ class TensorFacts:
         """`empty_strided(size, stride)` in self's dtype unless `dtype` says otherwise."""
         if device is None and self.is_meta:
             device = "meta"
-        return function_aliases.empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
-                                              device=device, requires_grad=requires_grad, op="new_empty_strided")
+        return function_aliases.strided_zeros(size, stride, self.dtype if dtype is None else dtype, device,
+                                              requires_grad, "new_empty_strided")
