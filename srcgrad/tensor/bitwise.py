@@ -11,7 +11,7 @@ integer tensor requires grad).
 
 import numpy as np
 
-from . import dtypes, ops
+from . import binary_ops, dtypes, ops
 from .pointwise import in_place_method
 
 __all__ = [
@@ -43,10 +43,10 @@ def _binary(name, kernel, compute, bools=True):
     """`name(input, other)`: one operand may be a Python number."""
 
     def function(input, other):
-        a, b = ops.operand(input), ops.operand(other)
+        a, b = binary_ops.operand(input), binary_ops.operand(other)
         if a is NotImplemented or b is NotImplemented:
             return NotImplemented
-        x, y = ops._data(a), ops._data(b)
+        x, y = binary_ops.value_of(a), binary_ops.value_of(b)
         dt = dtypes.result_type(x, y)
         _integral(kernel, dt)
         if dt.kind == "b" and not bools:

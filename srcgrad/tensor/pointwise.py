@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 from ..rules import activations
-from . import dtypes, ops
+from . import binary_ops, dtypes, ops
 from .dtypes import c_name
 from .errstate import loud, quiet
 from .graph import node_class
@@ -88,7 +88,7 @@ def frac(input):
 
 def square(input):
     """`input ** 2` (PowBackward0, as PyTorch records it); an integer tensor stays integer."""
-    return ops.binary(operator.pow, input, 2, "PowBackward0")
+    return binary_ops.binary(operator.pow, input, 2, "PowBackward0")
 
 
 def _test(name, primitive):
@@ -107,10 +107,10 @@ isnan, isfinite, isinf = _test("isnan", np.isnan), _test("isfinite", np.isfinite
 
 
 def _operands(input, other):
-    a, b = ops.operand(input), ops.operand(other)
+    a, b = binary_ops.operand(input), binary_ops.operand(other)
     if a is NotImplemented or b is NotImplemented:
         raise TypeError(f"unsupported operand types: {type(input).__name__} and {type(other).__name__}")
-    x, y = ops._data(a), ops._data(b)
+    x, y = binary_ops.value_of(a), binary_ops.value_of(b)
     dt = dtypes.result_type(x, y)
     x, y = dtypes.integer_operand(x, dt), dtypes.integer_operand(y, dt)
     if dt.kind in "iub" and np.any(np.asarray(y) == 0):
@@ -158,7 +158,7 @@ def remainder(input, other):
     name = "RemainderBackward1" if _is_tensor(other) else "RemainderBackward0"
     # input's gradient is g itself: the node saves something only for other's gradient,
     # and otherwise can run backward again, as PyTorch's
-    return ops.binary(operator.mod, input, other, name, saves=_is_tensor(other) and other._requires_grad)
+    return binary_ops.binary(operator.mod, input, other, name, saves=_is_tensor(other) and other._requires_grad)
 
 
 def _rmod(input, other):
@@ -177,7 +177,7 @@ def div(input, other, *, rounding_mode=None):
     infinity) the quotient is rounded, keeps an integer dtype, and has zero gradient
     (DivBackward2, as is PyTorch's node for any rounding_mode given, None too)."""
     if rounding_mode is None:
-        return ops.binary(operator.truediv, input, other, "DivBackward2", floating=True)
+        return binary_ops.binary(operator.truediv, input, other, "DivBackward2", floating=True)
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
@@ -194,7 +194,7 @@ def _div_method(input, other, *, rounding_mode=_NO_BOUND):
 
 def true_divide(input, other):
     """`input / other` (DivBackward0)."""
-    return ops.binary(operator.truediv, input, other, "DivBackward0", floating=True)
+    return binary_ops.binary(operator.truediv, input, other, "DivBackward0", floating=True)
 
 
 # --- in place ------------------------------------------------------------------------------
@@ -272,7 +272,7 @@ def _binary_tensors(name, primitive, node):
     def function(input, other):
         if not _is_tensor(other):
             raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
-        return ops.binary(primitive, input, other, node)
+        return binary_ops.binary(primitive, input, other, node)
 
     function.__name__ = name
     return function
@@ -298,13 +298,13 @@ def where(condition, input=None, other=None):
         cond = np.asarray(condition)
     if input is None and other is None:
         return tuple(ops.Tensor._make(i.astype(np.int64)) for i in np.nonzero(cond))
-    a, b = ops.operand(input), ops.operand(other)
-    xa, xb = ops._data(a), ops._data(b)
+    a, b = binary_ops.operand(input), binary_ops.operand(other)
+    xa, xb = binary_ops.value_of(a), binary_ops.value_of(b)
     if not np.shape(cond) == np.shape(xa) == np.shape(xb):  # PyTorch's error where they do not broadcast
         ops.check_broadcast(cond, xa)
         ops.check_broadcast(cond, xb)
         ops.check_broadcast(xa, xb)
-    dt = dtypes.result_type(ops._data(a), ops._data(b))
+    dt = dtypes.result_type(binary_ops.value_of(a), binary_ops.value_of(b))
     return ops.apply(np.where, cond, a, b, name="WhereBackward0", dtype=dt, out_dtype=dt, edge_args=(1, 2))
 
 
@@ -334,7 +334,7 @@ def sign(input):
     """-1, 0 or 1 by the sign of each element, and 0 for nan (PyTorch's (0 < x) - (x < 0),
     where NumPy gives nan); its gradient is zero (SignBackward0). A bool stays itself."""
     if input._data.dtype == np.bool_:
-        return ops._leaf(input._data.copy())
+        return ops.leaf(input._data.copy())
     out = ops.piecewise_constant(np.sign, input, "SignBackward0")
     if out._data.dtype.kind == "f":
         out._data[np.isnan(out._data)] = 0
@@ -360,7 +360,7 @@ def _atan2(name, method):
                 raise TypeError(
                     f"{name}(): argument '{label}' (position {position}) must be Tensor, not {type(value).__name__}"
                 )
-        return ops.binary(activations.atan2, input, other, "Atan2Backward0", floating=True)
+        return binary_ops.binary(activations.atan2, input, other, "Atan2Backward0", floating=True)
 
     atan2.__name__ = name
     return atan2
@@ -377,8 +377,8 @@ def _lerp(start, end, weight):
         return start + weight * (end - start)
     # a number weight: the node keeps only the number (LerpBackward0 saves no tensor)
     if 0.5 <= weight <= 2:
-        return end - ops.binary(operator.mul, end - start, 1 - weight, "MulBackward0", saves=False)
-    return start + ops.binary(operator.mul, end - start, weight, "MulBackward0", saves=False)
+        return end - binary_ops.binary(operator.mul, end - start, 1 - weight, "MulBackward0", saves=False)
+    return start + binary_ops.binary(operator.mul, end - start, weight, "MulBackward0", saves=False)
 
 
 def lerp(input, end, weight):

@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 from ..rules import bessel_arrays, special_arrays
-from . import dtypes, ops
+from . import binary_ops, dtypes, ops
 from .graph import node_class
 from .pointwise import in_place_method
 from .rule_nodes import ConstantGradNode, NoDerivativeNode
@@ -49,7 +49,7 @@ def _floating_pair(name, primitive, node):
         if promoted.kind not in "fc":
             kind = input.dtype.kind_name if input._data.dtype == promoted else other.dtype.kind_name
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{kind}\'')
-        return ops.binary(primitive, input, other, node)
+        return binary_ops.binary(primitive, input, other, node)
 
     def method(self, other):
         _require_tensors(name, other=other)
@@ -73,7 +73,7 @@ def _number_or_tensor(name, primitive, nodes, floating):
     def function(input, other):
         _require_tensors(name, input=input)
         node = nodes[0] if _is_tensor(other) else nodes[1]
-        return ops.binary(primitive, input, other, node, floating=floating)
+        return binary_ops.binary(primitive, input, other, node, floating=floating)
 
     function.__name__ = name
     function.__doc__ = f"np.{primitive.__name__} of each pair of elements (broadcast): {nodes[0]}, {nodes[1]} for a number."
@@ -89,7 +89,7 @@ def fmod(input, other):
     tensors, FmodBackward0 for a number other; the gradient of input is 1, of other
     -trunc(input / other). Integer division by zero raises, as in PyTorch."""
     _require_tensors("fmod", input=input)
-    y = ops._data(ops.operand(other))
+    y = binary_ops.value_of(binary_ops.operand(other))
     if dtypes.result_type(input._data, y).kind in "iub" and np.any(np.asarray(y) == 0):
         raise RuntimeError("ZeroDivisionError")
     return _fmod(input, other)
@@ -108,7 +108,7 @@ def xlogy(input, other):
         )
     name = "XlogyBackward0" if _is_tensor(input) and _is_tensor(other) else (
         "XlogyBackward1" if _is_tensor(other) else "XlogyBackward2")
-    return ops.binary(special_arrays.xlogy, input, other, name, floating=True)
+    return binary_ops.binary(special_arrays.xlogy, input, other, name, floating=True)
 
 
 def heaviside(input, values):

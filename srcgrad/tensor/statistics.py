@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from . import ops
+from . import binary_ops, ops
 from .dtypes import dim_axis
 
 __all__ = ["cov", "corrcoef", "nanmean", "nanmedian", "quantile", "nanquantile", "aminmax", "renorm", "StatisticOps"]
@@ -64,7 +64,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         norm = total - correction * (w * aweights).sum() / total
     else:
         norm = total - correction
-    if np.asarray(ops._data(norm)) <= 0:
+    if np.asarray(binary_ops.value_of(norm)) <= 0:
         warnings.warn(
             "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of observations.",
             UserWarning, stacklevel=2,

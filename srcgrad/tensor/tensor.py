@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 
-from . import arithmetic, devices, dtypes, graph_backward, hooks, meta, ops, printing, products
+from . import arithmetic, binary_ops, devices, dtypes, graph_backward, hooks, meta, ops, printing, products
 from ..rules import activations
 from .dtypes import Size, one_dim
 from .engine import run_backward, run_single, warn_non_leaf_grad
@@ -583,7 +583,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
 
 Tensor.__module__ = "srcgrad"  # `type(t)` prints <class 'srcgrad.Tensor'>, as PyTorch's <class 'torch.Tensor'>
-ops.Tensor = products.Tensor = arithmetic.Tensor = graph_backward.Tensor = Tensor
+ops.Tensor = binary_ops.Tensor = products.Tensor = arithmetic.Tensor = graph_backward.Tensor = Tensor
 
 
 _STORAGE = Tensor._data  # the slot that holds the array, read past a subclass's `_data`
