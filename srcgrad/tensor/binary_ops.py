@@ -34,6 +34,15 @@ Tensor = None  # bound by srcgrad.tensor.tensor
 _ndarray = np.ndarray
 
 
+_CONSTANTS = (np.ndarray, list, tuple)  # what `operand` makes a constant tensor of
+
+
+def is_operand(x):
+    """Whether a binary op takes `x` (`operand(x)` is no NotImplemented), without
+    converting it."""
+    return isinstance(x, (Tensor, np.generic, numbers.Number, *_CONSTANTS))
+
+
 def operand(x):
     """A Tensor or Python number for a binary op: NumPy scalars become the Python numbers
     PyTorch reads them as (dtypes.python_number), arrays and lists become constant tensors."""
@@ -43,7 +52,7 @@ def operand(x):
         return dtypes.python_number(x)
     if isinstance(x, numbers.Number):
         return x
-    if isinstance(x, (np.ndarray, list, tuple)):
+    if isinstance(x, _CONSTANTS):
         from .creation import tensor
 
         return tensor(x)
@@ -83,6 +92,8 @@ def binary(primitive, a, b, name=None, saves=True, floating=False):
         a, b = dtypes.integer_operand(a, dt), dtypes.integer_operand(b, dt, wraps=primitive is not operator.pow)
     if primitive is operator.pow and dt.kind in "iu" and np.any(value_of(b) < 0):
         return _integer_power(value_of(a), b, dt)
+    if primitive is operator.pow and dt.kind == "b" and isinstance(b, Tensor):  # a bool number exponent is computed
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     try:
         return apply(primitive, a, b, name=name, saves=saves, dtype=dt, out_dtype=dt)
     except ValueError:

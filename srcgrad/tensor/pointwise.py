@@ -2,7 +2,7 @@
 forms, maximum, minimum, where, the floating functions (exp, log1p, reciprocal, rsqrt,
 log2, asin, erf, ...) that give an integer tensor the default float dtype, as PyTorch
 does, square, isnan and isfinite, the rounding divisions (floor_divide, remainder,
-div with rounding_mode) and the in-place forms exp_, sin_, log_, floor_, abs_, pow_, relu_, tanh_,
+div with rounding_mode) and the in-place forms exp_, sin_, log_, floor_, abs_, relu_, tanh_,
 sqrt_, sigmoid_.
 
 Each is a `torch.X(input, ...)` function that `Tensor` also binds as a method. None
@@ -106,12 +106,16 @@ isnan, isfinite, isinf = _test("isnan", np.isnan), _test("isfinite", np.isfinite
 # --- rounding divisions --------------------------------------------------------------------
 
 
-def _operands(input, other):
+def _operands(input, other, kernel):
+    """The operands of a rounding division and their promoted dtype, with PyTorch's errors:
+    a bool dtype (its CPU kernel `kernel` has none), an integer division by zero."""
     a, b = binary_ops.operand(input), binary_ops.operand(other)
     if a is NotImplemented or b is NotImplemented:
         raise TypeError(f"unsupported operand types: {type(input).__name__} and {type(other).__name__}")
     x, y = binary_ops.value_of(a), binary_ops.value_of(b)
     dt = dtypes.result_type(x, y)
+    if dt.kind == "b":
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for 'Bool'")
     x, y = dtypes.integer_operand(x, dt), dtypes.integer_operand(y, dt)
     if dt.kind in "iub" and np.any(np.asarray(y) == 0):
         raise RuntimeError("ZeroDivisionError")
@@ -119,8 +123,8 @@ def _operands(input, other):
         return a, b, np.asarray(x, dtype=dt), np.asarray(y, dtype=dt), dt
 
 
-def _divided(input, other, compute):
-    a, b, x, y, dt = _operands(input, other)
+def _divided(input, other, compute, kernel):
+    a, b, x, y, dt = _operands(input, other, kernel)
     try:
         shape = np.broadcast_shapes(x.shape, y.shape)
     except ValueError:
@@ -138,12 +142,23 @@ def floor_divide(input, other):
     """`input // other`, rounded toward minus infinity (Python's rule). PyTorch has no
     derivative for it: tracked, the result's node is `NotImplemented`, whose backward
     raises."""
-    a, b, ans = _divided(input, other, np.floor_divide)
-    return ops.without_derivative(ans, (a, b), node_class("NotImplemented", NoDerivativeNode), "floor_divide")
+    return floor_divided(input, other, "floor_divide")
+
+
+def floor_divided(input, other, op):
+    """`floor_divide(input, other)` whose node's backward names the op `op` (PyTorch's
+    `floor_divide_` for the in-place form)."""
+    a, b, ans = _divided(input, other, np.floor_divide, "div_floor")
+    return ops.without_derivative(ans, (a, b), node_class("NotImplemented", NoDerivativeNode), op)
+
+
+def _floordiv(input, other):
+    """`input // other`: NotImplemented for an operand no binary op takes (Python's TypeError)."""
+    return floor_divide(input, other) if binary_ops.is_operand(other) else NotImplemented
 
 
 def _rfloordiv(input, other):
-    return floor_divide(other, input)
+    return floor_divide(other, input) if binary_ops.is_operand(other) else NotImplemented
 
 
 def remainder(input, other):
@@ -152,17 +167,22 @@ def remainder(input, other):
     of `other` -floor(input / other). A number divided by a tensor has no derivative in
     PyTorch (`NotImplemented` node)."""
     if not _is_tensor(input):
-        a, b, ans = _divided(input, other, np.remainder)
+        a, b, ans = _divided(input, other, np.remainder, "remainder")
         return ops.without_derivative(ans, (a, b), node_class("NotImplemented", NoDerivativeNode), "remainder")
-    _operands(input, other)  # the integer division by zero
+    _operands(input, other, "remainder")  # a bool dtype, the integer division by zero
     name = "RemainderBackward1" if _is_tensor(other) else "RemainderBackward0"
     # input's gradient is g itself: the node saves something only for other's gradient,
     # and otherwise can run backward again, as PyTorch's
     return binary_ops.binary(operator.mod, input, other, name, saves=_is_tensor(other) and other._requires_grad)
 
 
+def _mod(input, other):
+    """`input % other`: NotImplemented for an operand no binary op takes (Python's TypeError)."""
+    return remainder(input, other) if binary_ops.is_operand(other) else NotImplemented
+
+
 def _rmod(input, other):
-    return remainder(other, input)
+    return remainder(other, input) if binary_ops.is_operand(other) else NotImplemented
 
 
 def _truncated(x, y):
@@ -182,7 +202,8 @@ def div(input, other, *, rounding_mode=None):
         raise RuntimeError(
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
         )
-    a, b, ans = _divided(input, other, np.floor_divide if rounding_mode == "floor" else _truncated)
+    a, b, ans = _divided(input, other, np.floor_divide if rounding_mode == "floor" else _truncated,
+                         "div_" + rounding_mode)
     return ops.without_derivative(ans, (a, b), node_class("DivBackward2", ConstantGradNode))
 
 
@@ -437,8 +458,8 @@ class PointwiseOps:
     isnan, isfinite, isinf = isnan, isfinite, isinf
     floor_divide, remainder, true_divide = floor_divide, remainder, true_divide
     div = divide = _div_method
-    __floordiv__, __rfloordiv__ = floor_divide, _rfloordiv
-    __mod__, __rmod__ = remainder, _rmod
+    __floordiv__, __rfloordiv__ = _floordiv, _rfloordiv
+    __mod__, __rmod__ = _mod, _rmod
     exp_ = in_place_method("exp_", exp)
     frac_ = in_place_method("frac_", frac)
     sqrt_ = in_place_method("sqrt_", sqrt)
@@ -446,7 +467,6 @@ class PointwiseOps:
     sigmoid_ = in_place_method("sigmoid_", sigmoid)
     abs_ = in_place_method("abs_", lambda t: t.abs())
     relu_ = in_place_method("relu_", lambda t: ops.unary(activations.relu, t, "ReluBackward0"))
-    pow_ = in_place_method("pow_", lambda t, e: t ** e)
     sin_, cos_, log_, log1p_, expm1_ = (in_place_method(n + "_", f) for n, f in zip(("sin", "cos", "log", "log1p", "expm1"), (sin, cos, log, log1p, expm1)))
     log2_, log10_, exp2_ = in_place_method("log2_", log2), in_place_method("log10_", log10), in_place_method("exp2_", exp2)
     reciprocal_, rsqrt_, square_ = in_place_method("reciprocal_", reciprocal), in_place_method("rsqrt_", rsqrt), in_place_method("square_", square)

@@ -90,7 +90,10 @@ def fmod(input, other):
     -trunc(input / other). Integer division by zero raises, as in PyTorch."""
     _require_tensors("fmod", input=input)
     y = binary_ops.value_of(binary_ops.operand(other))
-    if dtypes.result_type(input._data, y).kind in "iub" and np.any(np.asarray(y) == 0):
+    kind = dtypes.result_type(input._data, y).kind
+    if kind == "b":
+        raise NotImplementedError("\"fmod_cpu\" not implemented for 'Bool'")
+    if kind in "iu" and np.any(np.asarray(y) == 0):
         raise RuntimeError("ZeroDivisionError")
     return _fmod(input, other)
 
@@ -115,11 +118,19 @@ def heaviside(input, values):
     """0 where input < 0, 1 where input > 0, `values` where input is 0. Both tensors of
     one dtype; PyTorch has no derivative (`NotImplemented` node, whose backward raises)."""
     _require_tensors("heaviside", input=input, values=values)
+    return stepped(input, values, "heaviside")
+
+
+def stepped(input, values, op):
+    """`heaviside(input, values)` of two tensors, whose node's backward names the op `op`
+    (PyTorch's `heaviside_` for the in-place form); complex tensors are refused."""
+    if input._data.dtype.kind == "c" or values._data.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input._data.dtype != values._data.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     ops.check_broadcast(input._data, values._data)
     ans = np.heaviside(input._data, values._data).astype(input._data.dtype, copy=False)
-    return ops.without_derivative(ans, (input, values), node_class("NotImplemented", NoDerivativeNode), "heaviside")
+    return ops.without_derivative(ans, (input, values), node_class("NotImplemented", NoDerivativeNode), op)
 
 
 def nextafter(input, other):
