@@ -20,6 +20,7 @@ import operator
 import numpy as np
 
 from . import dtypes
+from .complex_refusals import refuse_complex
 from .errstate import loud, quiet
 from .grad_mode import _mode
 from .meta_arrays import MetaArray, as_meta, check_devices
@@ -193,11 +194,16 @@ def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
 _FIRST_OPERAND_FIRST = frozenset(("MvBackward0", "DotBackward0"))
 
 
+_ORDERINGS = {np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equal: "ge"}  # none for complex
+
+
 def compare(primitive, a, b):
     """An elementwise comparison: a bool tensor, never tracked."""
     a, b = operand(a), operand(b)
     if a is NotImplemented or b is NotImplemented:
         return NotImplemented
+    if primitive in _ORDERINGS:
+        refuse_complex(_ORDERINGS[primitive], a, b)
     x, y = value_of(a), value_of(b)
     # a number meets the tensor's dtype as PyTorch's wrapped number: an int wrapped into an
     # integer dtype; under NumPy 1 converted where its value-based casting would widen

@@ -9,6 +9,7 @@ import functools
 
 import numpy as np
 
+from .complex_refusals import refuse_complex
 from ..rules import float_parts
 from . import binary_ops, dtypes, ops
 from .bitwise import _integral
@@ -42,11 +43,13 @@ def _tensor_pair(name, compute):
 
 def _fmax(input, other):
     """The larger of each pair (broadcast), NaN only where both are: FmaxBackward0 (a tie's gradient goes to input)."""
+    refuse_complex("fmax", input, other)
     return binary_ops.binary(float_parts.fmax, input, other, "FmaxBackward0")
 
 
 def _fmin(input, other):
     """The smaller of each pair (broadcast), NaN only where both are: FminBackward0 (a tie's gradient goes to input)."""
+    refuse_complex("fmin", input, other)
     return binary_ops.binary(float_parts.fmin, input, other, "FminBackward0")
 
 

@@ -14,6 +14,7 @@ import operator
 
 import numpy as np
 
+from .complex_refusals import refuse_complex
 from ..rules import activations
 from . import binary_ops, dtypes, ops
 from .dtypes import c_name
@@ -36,11 +37,14 @@ _NO_BOUND = "torch.clamp: At least one of 'min' or 'max' must not be None"
 # --- floating functions ------------------------------------------------------------------
 
 
-def _floating(name, primitive, node=None, compute=None):
+def _floating(name, primitive, node=None, compute=None, real=False):
     """`torch.<name>(input)` for a function whose result is floating: an integer or bool
-    tensor is read as the default float dtype first (it cannot require grad)."""
+    tensor is read as the default float dtype first (it cannot require grad); `real`: a
+    complex one is refused (complex_refusals.py)."""
 
     def function(input):
+        if real:
+            refuse_complex(name, input)
         if input._data.dtype.kind not in "fc":
             input = ops.Tensor._make(input._data.astype(dtypes.DEFAULT_FLOAT.numpy))
         return ops.unary(primitive, input, node, compute=compute)
@@ -73,15 +77,15 @@ tan = _floating("tan", np.tan, "TanBackward0")
 asinh = arcsinh = _floating("asinh", np.arcsinh, "AsinhBackward0")
 acosh = arccosh = _floating("acosh", np.arccosh, "AcoshBackward0")
 atanh = arctanh = _floating("atanh", np.arctanh, "AtanhBackward0")
-erf = _floating("erf", activations.erf, "ErfBackward0")
-erfc = _floating("erfc", activations.erfc, "ErfcBackward0")
+erf = _floating("erf", activations.erf, "ErfBackward0", real=True)
+erfc = _floating("erfc", activations.erfc, "ErfcBackward0", real=True)
 
 
 def frac(input):
     """The fractional part `input - trunc(input)` of each element, with its sign
     (FracBackward0, which passes the gradient through); floating tensors only, as in
     PyTorch."""
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind != "f":
         raise NotImplementedError(f'"frac_cpu" not implemented for \'{input.dtype.kind_name}\'')
     return ops.unary(activations.frac, input, "FracBackward0", False)
 
@@ -114,8 +118,8 @@ def _operands(input, other, kernel):
         raise TypeError(f"unsupported operand types: {type(input).__name__} and {type(other).__name__}")
     x, y = binary_ops.value_of(a), binary_ops.value_of(b)
     dt = dtypes.result_type(x, y)
-    if dt.kind == "b":
-        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for 'Bool'")
+    if dt.kind in "bc":
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{dtypes.of(dt).kind_name}'")
     x, y = dtypes.integer_operand(x, dt), dtypes.integer_operand(y, dt)
     if dt.kind in "iub" and np.any(np.asarray(y) == 0):
         raise RuntimeError("ZeroDivisionError")
@@ -243,6 +247,9 @@ def _clamp(input, lo, hi, name):
     The gradient passes to `input` where it lies within the bounds, ends included (where
     min > max every entry is max; the gradient there follows np.clip's rule)."""
     x = input._data
+    refuse_complex("clamp", input)
+    refuse_complex("clamp_min_bound", lo)
+    refuse_complex("clamp_max_bound", hi)
     bounds = [b._data if _is_tensor(b) else b for b in (lo, hi) if b is not None]
     dt = dtypes.result_type(x, *bounds)
     if dt == x.dtype and not any(_is_tensor(b) for b in (lo, hi)):  # the common case: number bounds
@@ -293,6 +300,7 @@ def _binary_tensors(name, primitive, node):
     def function(input, other):
         if not _is_tensor(other):
             raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+        refuse_complex(name, input, other)
         return binary_ops.binary(primitive, input, other, node)
 
     function.__name__ = name
@@ -338,6 +346,7 @@ def where_method(input, condition, other):
 
 def _rounding(primitive, name):
     def method(input):
+        refuse_complex(primitive.__name__, input)
         if input._data.dtype.kind in "iu":  # an integer is its own floor, ceil and trunc, in its dtype (NumPy 1 gives floats)
             return ops.Tensor._make(input._data.copy())
         return ops.piecewise_constant(primitive, input, name)
@@ -356,6 +365,7 @@ def sign(input):
     where NumPy gives nan); its gradient is zero (SignBackward0). A bool stays itself."""
     if input._data.dtype == np.bool_:
         return ops.leaf(input._data.copy())
+    refuse_complex("sign", input)
     out = ops.piecewise_constant(np.sign, input, "SignBackward0")
     if out._data.dtype.kind == "f":
         out._data[np.isnan(out._data)] = 0
@@ -365,6 +375,7 @@ def sign(input):
 def round(input, *, decimals=None):  # noqa: A001 - PyTorch's name
     """Each element rounded half to even to `decimals` places; gradient zero
     (RoundBackward0, RoundBackward1 where decimals is given, 0 too, as PyTorch's)."""
+    refuse_complex("round", input)
     if decimals is not None:
         return ops.piecewise_constant(np.round, input, "RoundBackward1", decimals)
     return ops.piecewise_constant(np.round, input, "RoundBackward0")
@@ -381,6 +392,7 @@ def _atan2(name, method):
                 raise TypeError(
                     f"{name}(): argument '{label}' (position {position}) must be Tensor, not {type(value).__name__}"
                 )
+        refuse_complex("atan2", input, other)
         return binary_ops.binary(activations.atan2, input, other, "Atan2Backward0", floating=True)
 
     atan2.__name__ = name
