@@ -182,6 +182,15 @@ def test_remainder_in_place_nodes_and_gradients():
     assert type(z.grad_fn).__name__ == "RemainderBackward0" and z.tolist() == [1.5, 0.5]
 
 
+def test_remainder_zero_has_the_sign_of_the_dividend_as_pytorchs():
+    t = torch.tensor([-2.0, 2.0, -0.0, 0.0, 1.5])
+    t %= -1
+    assert np.signbit(t.numpy()).tolist() == [True, False, True, False, True] and t.tolist()[4] == -0.5
+    assert np.signbit(torch.remainder(-2.0, torch.tensor([2.0, -2.0])).numpy()).tolist() == [True, True]
+    assert np.signbit((torch.tensor([-2.0, 2.0]) % torch.tensor([[1.0], [-1.0]])).numpy()).tolist() == [
+        [True, False], [True, False]]
+
+
 def test_floor_division_in_place_has_pytorchs_node_without_derivative():
     x = torch.tensor([1.5, -2.0, 3.0], requires_grad=True)
     y = x * 1
@@ -289,9 +298,9 @@ def test_augmented_assignments_agree_with_pytorch():
                         got.append((type(e).__name__, str(e)))
                 total += 1
                 mine, theirs = got
-                if len(mine) == 3 and len(theirs) == 3:
-                    # the sign of a zero remainder aside (NumPy's follows the divisor, PyTorch's the dividend)
-                    agree += mine[:2] == theirs[:2] and np.array_equal(mine[2], theirs[2], equal_nan=True)
+                if len(mine) == 3 and len(theirs) == 3:  # values and the signs of zeros
+                    agree += mine[:2] == theirs[:2] and np.array_equal(mine[2], theirs[2], equal_nan=True) and (
+                        np.array_equal(np.signbit(mine[2]), np.signbit(theirs[2])))
                 else:
                     agree += mine == theirs
     assert agree == total == 192

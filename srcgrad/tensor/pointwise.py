@@ -169,15 +169,28 @@ def remainder(input, other):
     """`input % other` with the sign of `other` (Python's rule): RemainderBackward1 for
     two tensors, RemainderBackward0 for a number divisor. The gradient of `input` is 1,
     of `other` -floor(input / other). A number divided by a tensor has no derivative in
-    PyTorch (`NotImplemented` node)."""
+    PyTorch (`NotImplemented` node). A zero has the sign of `input`, as PyTorch's (C's
+    fmod then the divisor added), where NumPy gives it the divisor's."""
     if not _is_tensor(input):
         a, b, ans = _divided(input, other, np.remainder, "remainder")
+        _signed_zeros(ans, binary_ops.value_of(a))
         return ops.without_derivative(ans, (a, b), node_class("NotImplemented", NoDerivativeNode), "remainder")
     _operands(input, other, "remainder")  # a bool dtype, the integer division by zero
     name = "RemainderBackward1" if _is_tensor(other) else "RemainderBackward0"
     # input's gradient is g itself: the node saves something only for other's gradient,
     # and otherwise can run backward again, as PyTorch's
-    return binary_ops.binary(operator.mod, input, other, name, saves=_is_tensor(other) and other._requires_grad)
+    out = binary_ops.binary(operator.mod, input, other, name, saves=_is_tensor(other) and other._requires_grad)
+    _signed_zeros(out._data, input._data)
+    return out
+
+
+def _signed_zeros(ans, dividend):
+    """Give the zeros of the floating remainder `ans` (written in place) the sign of their
+    `dividend` (an array or number broadcast to ans's shape)."""
+    if ans.dtype.kind == "f" and type(ans) is np.ndarray:
+        zeros = ans == 0
+        if zeros.any():
+            ans[zeros] = np.copysign(0, np.broadcast_to(dividend, ans.shape))[zeros].astype(ans.dtype)
 
 
 def _mod(input, other):
