@@ -304,3 +304,30 @@ def test_augmented_assignments_agree_with_pytorch():
                 else:
                     agree += mine == theirs
     assert agree == total == 192
+
+
+def test_augmented_assignment_of_a_dual_tensor_pushes_the_tangent_as_pytorch():
+    fa = torch.autograd.forward_ad
+    with fa.dual_level():
+        x = fa.make_dual(torch.tensor([1.5, 2.5], dtype=torch.float64), torch.tensor([1.0, -1.0], dtype=torch.float64))
+        e = fa.make_dual(torch.tensor([2.0, 3.0], dtype=torch.float64), torch.tensor([0.5, 0.5], dtype=torch.float64))
+        y = x * 1
+        y **= e
+        primal, tangent = fa.unpack_dual(y)
+        assert primal.tolist() == [2.25, 15.625]
+        # e x^(e-1) dx + x^e log(x) de
+        expected = [2 * 1.5 + 2.25 * np.log(1.5) * 0.5, -3 * 2.5 ** 2 + 15.625 * np.log(2.5) * 0.5]
+        assert np.allclose(tangent.numpy(), expected, rtol=1e-12)
+        z = x * 1
+        z %= 2
+        assert fa.unpack_dual(z).tangent.tolist() == [1.0, -1.0]
+        w = x * 1
+        with pytest.raises(NotImplementedError) as err:
+            w //= 2
+        assert str(err.value) == "Trying to use forward AD with aten::floor_divide_ that does not support it."
+
+
+def test_relu_in_place_of_a_complex_tensor_is_refused_as_pytorch():
+    with pytest.raises(NotImplementedError) as e:
+        torch.tensor([1 + 1j]).relu_()
+    assert str(e.value) == "clamp is not supported for complex types"

@@ -491,7 +491,7 @@ class PointwiseOps:
     tanh_ = in_place_method("tanh_", tanh)
     sigmoid_ = in_place_method("sigmoid_", sigmoid)
     abs_ = in_place_method("abs_", lambda t: t.abs())
-    relu_ = in_place_method("relu_", lambda t: ops.unary(activations.relu, t, "ReluBackward0"))
+    relu_ = in_place_method("relu_", lambda t: t.relu())
     sin_, cos_, log_, log1p_, expm1_ = (in_place_method(n + "_", f) for n, f in zip(("sin", "cos", "log", "log1p", "expm1"), (sin, cos, log, log1p, expm1)))
     log2_, log10_, exp2_ = in_place_method("log2_", log2), in_place_method("log10_", log10), in_place_method("exp2_", exp2)
     reciprocal_, rsqrt_, square_ = in_place_method("reciprocal_", reciprocal), in_place_method("rsqrt_", rsqrt), in_place_method("square_", square)
