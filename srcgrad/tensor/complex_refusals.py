@@ -62,6 +62,9 @@ REFUSALS = {
 }
 
 
+_VALUES = (np.ndarray, np.generic, int, float, complex)  # what promotes; other operands (None) do not
+
+
 def refuse_complex(op, *operands):
     """Raise PyTorch's error for `op` (a key of REFUSALS) where one of `operands` (Tensors,
     arrays or numbers; others are ignored) is complex."""
@@ -70,6 +73,6 @@ def refuse_complex(op, *operands):
         dtype = getattr(value, "dtype", None)
         if dtype.kind == "c" if dtype is not None else isinstance(value, complex):
             values = [getattr(y, "_data", y) for y in operands]
-            dt = dtypes.result_type(*[v for v in values if isinstance(v, (np.ndarray, np.generic, int, float, complex))])
+            dt = dtypes.result_type(*[v for v in values if isinstance(v, _VALUES)])
             kind, message = REFUSALS[op]
             raise kind(message.replace("{kind}", dtypes.of(dt).kind_name))

@@ -108,15 +108,15 @@ def _heaviside_in_place(input, values):
     return stepped(input, values, "heaviside_")
 
 
-def _augmented(method):
-    """The operator `self op= other` of the in-place method `method`: NotImplemented for
+def _augmented(name, method):
+    """The operator `name` (`self op= other`) of the in-place method `method`: NotImplemented for
     an operand no binary op takes, so that Python raises its TypeError (`unsupported
     operand type(s) for //=`), as for PyTorch's tensors."""
 
     def operator_method(self, other):
         return method(self, other) if binary_ops.is_operand(other) else NotImplemented
 
-    operator_method.__name__ = f"__i{method.__name__}__"
+    operator_method.__name__ = name
     operator_method.__doc__ = f"`self.{method.__name__}(other)`, the augmented assignment; returns self."
     return operator_method
 
@@ -147,9 +147,12 @@ class InPlaceAliases:
     bitwise_left_shift_, bitwise_right_shift_ = (_binary_in_place(n + "_", f, cast_first=True) for n, f in (
         ("bitwise_left_shift", bitwise_left_shift), ("bitwise_right_shift", bitwise_right_shift)))
     # Python's `t //= x` and kin: in place, as PyTorch's (without them Python rebinds t to `t // x`)
-    __ifloordiv__, __imod__, __ipow__ = _augmented(floor_divide_), _augmented(remainder_), _augmented(pow_)
-    __iand__, __ior__, __ixor__ = _augmented(bitwise_and_), _augmented(bitwise_or_), _augmented(bitwise_xor_)
-    __ilshift__, __irshift__ = _augmented(bitwise_left_shift_), _augmented(bitwise_right_shift_)
+    __ifloordiv__ = _augmented("__ifloordiv__", floor_divide_)
+    __imod__, __ipow__ = _augmented("__imod__", remainder_), _augmented("__ipow__", pow_)
+    __iand__, __ior__ = _augmented("__iand__", bitwise_and_), _augmented("__ior__", bitwise_or_)
+    __ixor__ = _augmented("__ixor__", bitwise_xor_)
+    __ilshift__ = _augmented("__ilshift__", bitwise_left_shift_)
+    __irshift__ = _augmented("__irshift__", bitwise_right_shift_)
     true_divide_ = _binary_in_place("true_divide_", true_divide)
     divide_ = _binary_in_place("divide_", _div_method)
     subtract_ = _binary_in_place("subtract_", _subtract)
