@@ -14,7 +14,7 @@ tensors are read as the default float dtype.
 import numpy as np
 
 from .rules import bessel_arrays, normal_arrays, special_arrays
-from .tensor import ops
+from .tensor import binary_ops, ops
 from .tensor.functions import (
     digamma, erf, erfc, erfinv, exp2, expm1, lgamma, log1p, log_softmax, logit, logsumexp, polygamma, sigmoid, sinc,
     softmax, xlogy,
@@ -103,16 +103,16 @@ def _pair(name, op, primitive, node):
 
 
 def _xlog1py(input, other, node):
-    return ops.binary(special_arrays.xlog1py, input, other, node, floating=True)
+    return binary_ops.binary(special_arrays.xlog1py, input, other, node, floating=True)
 
 
 def _zeta(input, other, node):
     """zeta(x, q): differentiable in q; a result whose x requires grad has PyTorch's node
     that raises at backward (the derivative in x is not implemented)."""
     if isinstance(input, Tensor) and input._requires_grad and is_grad_enabled():
-        with_grad = ops.binary(special_arrays.zeta, input.detach(), other, None, floating=True)
+        with_grad = binary_ops.binary(special_arrays.zeta, input.detach(), other, None, floating=True)
         return ops.without_derivative(with_grad._data, (input, other), node_class(node, UndifferentiatedNode), "zeta")
-    return ops.binary(special_arrays.zeta, input, other, node, floating=True)
+    return binary_ops.binary(special_arrays.zeta, input, other, node, floating=True)
 
 
 xlog1py = _pair("xlog1py", "special_xlog1py", _xlog1py, "SpecialXlog1PyBackward")

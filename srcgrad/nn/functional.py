@@ -16,6 +16,7 @@ import numpy as np
 
 from ..rules import activations
 from ..tensor import ops
+from ..tensor.complex_refusals import refuse_complex
 from ..tensor.dtypes import dim_axis
 from ..tensor.functions import where
 from ..tensor.products import addmm
@@ -85,6 +86,7 @@ def _softplus(x, beta, threshold):
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (as in
     PyTorch: there the gradient is exactly 1)."""
+    refuse_complex("softplus", input)
     if beta == 1 and not (input._data > threshold).any():
         return ops.apply(activations.softplus, input, name="SoftplusBackward0")
     return ops.composite("SoftplusBackward0", _softplus, input, beta, threshold)
@@ -117,6 +119,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     that gradient's node has an edge to x (a zero gradient), as PyTorch's."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    refuse_complex("clamp", input)
     x = input._data
     if x.dtype.kind in "iu":  # never tracked; the bounds truncated to integers
         return Tensor._make(np.clip(x, int(min_val), int(max_val)).astype(x.dtype))
@@ -254,12 +257,13 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 def _softmax_dim(input, dim, op):
     """The dim `op` (softmax or log_softmax) runs over; a non-floating input raises
-    PyTorch's NotImplementedError, which names the kernel (`lastdim` for the last dim)."""
+    PyTorch's NotImplementedError, which names the kernel (`lastdim` for the last dim);
+    complex tensors too."""
     if dim is not None:
         dim_axis(dim, input.dim())  # PyTorch's range check
     else:
         dim = 0 if input.dim() in (0, 1, 3) else 1
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind != "f":
         shape = input._data.shape
         last = "_lastdim" if not shape or dim % len(shape) == len(shape) - 1 else ""
         raise NotImplementedError(f'"{op}{last}_kernel_impl" not implemented for \'{input.dtype.kind_name}\'')

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..rules import activations
 from ..tensor import dtypes, ops
+from ..tensor.complex_refusals import refuse_complex
 from ..tensor.functions import where
 from ..tensor.grad_mode import is_grad_enabled
 from ..tensor.graph import node_class
@@ -136,6 +137,7 @@ def _warn_if_broadcast(input, target):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mean squared error: one node, MseLossBackward0."""
+    refuse_complex("mse_loss", input, target)
     _warn_if_broadcast(input, target)
     if target.shape != input.shape:
         ops.check_broadcast(input._data, target._data)

@@ -4,12 +4,13 @@
 PyTorch 2.13 prints (object addresses and random draws aside).
 
 Layout: `tensor.py` (the class, no calculus), `ops.py` (the one doorway to the
-rule registry), `rule_nodes.py` (the nodes it records), `graph.py` (nodes and
-edges), `engine.py` (backward), `grad_mode.py` (no_grad and friends), `versions.py`
-(version counters), `errstate.py` (silenced floating-point warnings); the class's
-mixins `arithmetic.py` (operators), `reductions.py` (sum, mean, prod, std, var,
-logsumexp, cumsum, ...), `shaping.py` (views and indexing), `inplace.py` (in-place
-methods); `creation.py` (constructors; `sequences.py` reads nested lists, `ranges.py` computes
+rule registry), `binary_ops.py` (operands and type promotion of binary ops),
+`complex_refusals.py` (PyTorch's errors for ops without complex kernels),
+`rule_nodes.py` (the nodes it records), `graph.py` (nodes and edges), `engine.py` (backward),
+`grad_mode.py` (no_grad and friends), `versions.py` (version counters), `errstate.py`
+(silenced floating-point warnings); the class's mixins `arithmetic.py` (operators),
+`reductions.py` (sum, mean, prod, std, var, logsumexp, cumsum, ...), `shaping.py` (views and
+indexing), `inplace.py` (in-place methods); `creation.py` (constructors; `sequences.py` reads nested lists, `ranges.py` computes
 arange and linspace as PyTorch), `generators.py` (Generator, the default generator, seeds and
 states: every random draw takes its numbers there), `draws.py` (randperm, normal, bernoulli, the in-place draws), `summation.py` (PyTorch's order of a sum), `functions.py` (module-level ops), `combining.py` (hstack, meshgrid, broadcast_to, ...), `splitting.py`
 (tensor_split, hsplit, ...), `matrix_makers.py` (block_diag, diag_embed, vander, tril_indices, ...),

@@ -2,7 +2,7 @@
 
 Each arithmetic operator is one registry rule recorded as one node with PyTorch's name
 (`2 / x` is PyTorch's reciprocal times 2, two nodes), with
-PyTorch's type promotion (ops.binary). Comparisons give bool tensors and are never
+PyTorch's type promotion (binary_ops.binary). Comparisons give bool tensors and are never
 tracked; since `==` gives a tensor, tensors hash by identity.
 
 `Tensor` is bound by `tensor.py` when it is imported (the class needs this module).
@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from . import dtypes, ops, products
+from . import binary_ops, dtypes, ops, products
 from .tangents import TANGENTS
 
 __all__ = ["ArithmeticOps"]
@@ -26,11 +26,11 @@ _FLOAT_OPERAND_OPS = (operator.add, operator.sub, operator.mul, operator.truediv
 def _binary(primitive, name, saves=True, floating=False, reflected=False):
     """A Tensor method for a binary operator: one rule, one node called `name`.
 
-    It does what `ops.binary` does; the commonest case (a float tensor with a Python
+    It does what `binary_ops.binary` does; the commonest case (a float tensor with a Python
     number or a tensor of its own dtype, computed in that dtype) goes straight to
-    `ops.binary_same`.
+    `binary_ops.binary_same`.
     """
-    general, same = ops.binary, ops.binary_same
+    general, same = binary_ops.binary, binary_ops.binary_same
     float_operand = dtypes.float_operand if primitive in _FLOAT_OPERAND_OPS else None
 
     def method(self, other):
@@ -61,7 +61,7 @@ def _binary(primitive, name, saves=True, floating=False, reflected=False):
 
 def _comparison(primitive):
     """A Tensor method for an elementwise comparison: a bool tensor, never tracked."""
-    return lambda self, other: ops.compare(primitive, self, other)
+    return lambda self, other: binary_ops.compare(primitive, self, other)
 
 
 def _scaled(other, alpha, dtype):
@@ -71,7 +71,7 @@ def _scaled(other, alpha, dtype):
     if isinstance(other, Tensor):
         if other._data.dtype != dtype:
             other = other._convert(dtypes.as_dtype(dtype))
-        return ops.binary(operator.mul, other, alpha, "MulBackward0", saves=False)
+        return binary_ops.binary(operator.mul, other, alpha, "MulBackward0", saves=False)
     return other * alpha
 
 
@@ -131,10 +131,10 @@ class ArithmeticOps:
     def __pow__(self, other):
         if type(other) in (int, float) and other in _MULTIPLIED_POWERS and self._data.dtype.kind == "f":
             compute = _MULTIPLIED_POWERS[other]
-            return ops.binary_same(operator.pow, self, other, self._data, other, "PowBackward0", True,
+            return binary_ops.binary_same(operator.pow, self, other, self._data, other, "PowBackward0", True,
                                    self._requires_grad, compute=compute)
         name = "PowBackward1" if isinstance(other, Tensor) else "PowBackward0"
-        return ops.binary(operator.pow, self, other, name)
+        return binary_ops.binary(operator.pow, self, other, name)
 
     __matmul__ = products.matmul
 

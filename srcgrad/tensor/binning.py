@@ -10,6 +10,7 @@ its backward raises PyTorch's error. Checks and messages are PyTorch's.
 
 import numpy as np
 
+from .complex_refusals import refuse_complex
 from . import ops
 from .dtypes import dim_axis
 from .graph import node_class
@@ -36,6 +37,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
     first boundary >= x (right: > x); int64 (int32 with out_int32)."""
     if boundaries._data.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})")
+    refuse_complex("searchsorted", input, boundaries)
     out = np.searchsorted(boundaries._data, _array(input), side="right" if right else "left")
     return _untracked(np.asarray(out, np.int32 if out_int32 else np.int64))
 
@@ -52,6 +54,7 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
                 "torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True"
             )
         right = side == "right"
+    refuse_complex("searchsorted", sorted_sequence, values)
     seq, vals = sorted_sequence._data, _array(values)
     if sorter is not None:
         seq = np.take_along_axis(seq, sorter._data, -1)
@@ -77,6 +80,8 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002 - PyTorch's names
     when both are 0; widened by 1 each way where it is one value); elements outside are
     left out, max falls in the last bin. Of input's float dtype, never tracked."""
     x = input._data
+    if float(min) == float(max):  # PyTorch finds the range with aminmax first
+        refuse_complex("aminmax", input)
     if x.dtype.kind != "f":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{input.dtype.kind_name}'")
     if bins <= 0:

@@ -1,6 +1,7 @@
 """Bitwise functions of integer and bool tensors: bitwise_and, bitwise_or, bitwise_xor,
 bitwise_not, bitwise_left_shift and bitwise_right_shift (also the operators & | ^ ~
-<< >>), with their methods and in-place forms.
+<< >>), with their methods; `bitwise_not_` (the binary ops in place, `&=` and kin, are
+inplace_aliases.py's).
 
 Operands promote as PyTorch's (a Python int keeps the tensor's dtype); a floating
 result dtype is refused with PyTorch's NotImplementedError. Shifts follow PyTorch's
@@ -11,7 +12,7 @@ integer tensor requires grad).
 
 import numpy as np
 
-from . import dtypes, ops
+from . import binary_ops, dtypes, ops
 from .pointwise import in_place_method
 
 __all__ = [
@@ -43,10 +44,10 @@ def _binary(name, kernel, compute, bools=True):
     """`name(input, other)`: one operand may be a Python number."""
 
     def function(input, other):
-        a, b = ops.operand(input), ops.operand(other)
+        a, b = binary_ops.operand(input), binary_ops.operand(other)
         if a is NotImplemented or b is NotImplemented:
             return NotImplemented
-        x, y = ops._data(a), ops._data(b)
+        x, y = binary_ops.value_of(a), binary_ops.value_of(b)
         dt = dtypes.result_type(x, y)
         _integral(kernel, dt)
         if dt.kind == "b" and not bools:
@@ -94,10 +95,4 @@ class BitwiseOps:
     __lshift__, __rshift__ = bitwise_left_shift, bitwise_right_shift
     __rand__, __ror__, __rxor__ = _reflected(bitwise_and), _reflected(bitwise_or), _reflected(bitwise_xor)
     __rlshift__, __rrshift__ = _reflected(bitwise_left_shift), _reflected(bitwise_right_shift)
-    bitwise_and_, bitwise_or_, bitwise_xor_, bitwise_not_ = (in_place_method(n + "_", f) for n, f in (
-        ("bitwise_and", bitwise_and), ("bitwise_or", bitwise_or), ("bitwise_xor", bitwise_xor),
-        ("bitwise_not", bitwise_not)))
-    bitwise_left_shift_, bitwise_right_shift_ = (in_place_method(n + "_", f) for n, f in (
-        ("bitwise_left_shift", bitwise_left_shift), ("bitwise_right_shift", bitwise_right_shift)))
-    __iand__, __ior__, __ixor__ = bitwise_and_, bitwise_or_, bitwise_xor_
-    __ilshift__, __irshift__ = bitwise_left_shift_, bitwise_right_shift_
+    bitwise_not_ = in_place_method("bitwise_not_", bitwise_not)  # the binary ones in place: inplace_aliases.py

@@ -54,12 +54,15 @@ conj_physical = resolve_conj = resolve_neg = conj
 
 def angle(input):
     """The argument of each element: pi for a negative real, 0 for zero or positive, nan
-    for nan; integers give float32. Zero gradient (AngleBackward0)."""
+    for nan; integers give float32; a complex tensor its real dtype. Zero gradient (AngleBackward0)."""
     x = input._data
     if x.dtype.kind not in "fc":
         x = x.astype(dtypes.DEFAULT_FLOAT.numpy)
-    ans = np.angle(x) if x.dtype.kind == "c" else np.where(x < 0, x.dtype.type(math.pi), np.where(np.isnan(x), x, 0))
-    return ops.without_derivative(ans.astype(x.dtype, copy=False), (input,), node_class("AngleBackward0", ConstantGradNode))
+    if x.dtype.kind == "c":  # the real dtype of its precision, rounded once from double (as PyTorch's)
+        ans = np.angle(x.astype(np.complex128)).astype(x.real.dtype)
+    else:
+        ans = np.where(x < 0, x.dtype.type(math.pi), np.where(np.isnan(x), x, 0)).astype(x.dtype, copy=False)
+    return ops.without_derivative(ans, (input,), node_class("AngleBackward0", ConstantGradNode))
 
 
 def is_complex(input):

@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-from . import ops
+from . import binary_ops, ops
 from .dtypes import dim_axis
 from .joins import cat
 
@@ -106,12 +106,12 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
         spacings = _sample_spacings(y, x, axis, "trapezoid")
         length = y._data.shape[axis]
         pairs = y.narrow(axis, 1, length - 1) + y.narrow(axis, 0, length - 1)
-        return ops.binary(operator.truediv, (spacings * pairs).sum(axis), 2.0, "DivBackward1", floating=True)
+        return binary_ops.binary(operator.truediv, (spacings * pairs).sum(axis), 2.0, "DivBackward1", floating=True)
     dx = 1 if dx is None else dx
     if isinstance(dx, (bool, complex)) or not isinstance(dx, numbers.Real):
         raise RuntimeError("trapezoid: Currently, we only support dx as a real number.")
-    ends = ops.binary(operator.mul, y.select(axis, 0) + y.select(axis, -1), 0.5, "MulBackward1", floating=True)
-    return ops.binary(operator.mul, y.sum(axis) - ends, float(dx), "MulBackward1", floating=True)
+    ends = binary_ops.binary(operator.mul, y.select(axis, 0) + y.select(axis, -1), 0.5, "MulBackward1", floating=True)
+    return binary_ops.binary(operator.mul, y.sum(axis) - ends, float(dx), "MulBackward1", floating=True)
 
 
 trapz = trapezoid
@@ -128,9 +128,9 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     pairs = y.narrow(axis, 1, length - 1) + y.narrow(axis, 0, length - 1)
     if x is not None:
         spacings = _sample_spacings(y, x, axis, "cumulative_trapezoid")
-        return ops.binary(operator.truediv, (spacings * pairs).cumsum(axis), 2.0, "DivBackward1", floating=True)
+        return binary_ops.binary(operator.truediv, (spacings * pairs).cumsum(axis), 2.0, "DivBackward1", floating=True)
     dx = 1 if dx is None else dx
-    return ops.binary(operator.mul, pairs, dx / 2.0, "MulBackward1", floating=True).cumsum(axis)
+    return binary_ops.binary(operator.mul, pairs, dx / 2.0, "MulBackward1", floating=True).cumsum(axis)
 
 
 class DifferenceOps:

@@ -12,11 +12,12 @@ matches its primal.
 """
 
 import functools
+import re
 
 import numpy as np
 
 from .grad_mode import no_grad
-from .tangents import TANGENTS, any_dual, set_tangent, tangent_of
+from .tangents import TANGENTS, any_dual, refused, set_tangent, tangent_of
 
 __all__ = ["install", "uninstall"]
 
@@ -79,10 +80,21 @@ def _written(self, name, method, pure, args, kwargs):
         raise _refused(name, "(no out-of-place counterpart)")
     else:
         with no_grad():
-            tangent = tangent_of(getattr(self, pure)(*args, **kwargs))
+            try:
+                tangent = tangent_of(getattr(self, pure)(*args, **kwargs))
+            except NotImplementedError as e:  # PyTorch's names the in-place op: aten::floor_divide_
+                raise _in_place_refusal(e) from None
     out = method(self, *args, **kwargs)
     _give_tangent(self, tangent)
     return out
+
+
+def _in_place_refusal(error):
+    """`error`, tangents.refused's for an op without a forward derivative, naming its
+    in-place form (aten::floor_divide_); any other error as it is."""
+    text = str(error)
+    refused_op = re.match(r"Trying to use forward AD with aten::(\w+) that does not support it\.$", text)
+    return refused(f"aten::{refused_op.group(1)}_") if refused_op else error
 
 
 def _give_tangent(self, tangent):

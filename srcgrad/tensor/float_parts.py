@@ -9,8 +9,9 @@ import functools
 
 import numpy as np
 
+from .complex_refusals import refuse_complex
 from ..rules import float_parts
-from . import dtypes, ops
+from . import binary_ops, dtypes, ops
 from .bitwise import _integral
 from .pointwise import in_place_method
 from .pointwise_more import _require_tensors
@@ -42,17 +43,19 @@ def _tensor_pair(name, compute):
 
 def _fmax(input, other):
     """The larger of each pair (broadcast), NaN only where both are: FmaxBackward0 (a tie's gradient goes to input)."""
-    return ops.binary(float_parts.fmax, input, other, "FmaxBackward0")
+    refuse_complex("fmax", input, other)
+    return binary_ops.binary(float_parts.fmax, input, other, "FmaxBackward0")
 
 
 def _fmin(input, other):
     """The smaller of each pair (broadcast), NaN only where both are: FminBackward0 (a tie's gradient goes to input)."""
-    return ops.binary(float_parts.fmin, input, other, "FminBackward0")
+    refuse_complex("fmin", input, other)
+    return binary_ops.binary(float_parts.fmin, input, other, "FminBackward0")
 
 
 def _ldexp(input, other):
     """input * 2 ** other in the promoted floating dtype (LdexpBackward0)."""
-    return ops.binary(float_parts.ldexp, input, other, "LdexpBackward0", floating=True)
+    return binary_ops.binary(float_parts.ldexp, input, other, "LdexpBackward0", floating=True)
 
 
 def _integer_pair(name, primitive):

@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from ..rules.scatter import index_put
-from . import creation, devices, dtypes, ops
+from . import binary_ops, creation, devices, dtypes, ops
 from .pointwise import _div_method, atan2, div
 from .strided import as_strided
 
@@ -35,7 +35,7 @@ def divide(input, other, *, rounding_mode=None):
 
 def multiply(input, other):
     """`input * other` (MulBackward0)."""
-    return ops.operand(input) * other
+    return binary_ops.operand(input) * other
 
 
 def subtract(input, other, *, alpha=1):

@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from ..rules import lookup
-from . import creation, dtypes, ops
+from . import binary_ops, creation, dtypes, ops
 from .dtypes import dim_axis
 from .joins import cat, concat, concatenate, stack
 from .products import addmm, bmm, dot, matmul, mm, mv, outer, trace, tril, triu
@@ -95,7 +95,7 @@ __all__ += MORE_FUNCTIONS
 
 
 def _tensor(x):
-    x = ops.operand(x)
+    x = binary_ops.operand(x)
     return x if isinstance(x, Tensor) else Tensor._make(np.asarray(x))
 
 
@@ -159,7 +159,7 @@ def _number_first(name):
     method = _method(name)
 
     def call(input, other, *args, **kwargs):
-        number = ops.operand(input)
+        number = binary_ops.operand(input)
         if isinstance(number, numbers.Number):
             if isinstance(other, Tensor):
                 with np.errstate(over="ignore"):  # 1e39 is inf in float32, as in PyTorch

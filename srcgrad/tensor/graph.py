@@ -70,7 +70,8 @@ def which_output(producer):
 _METADATA = weakref.WeakKeyDictionary()  # node -> its `metadata` dict, for the few nodes asked
 
 # nodes PyTorch names (`name()`, version errors) by their C++ class (torch::...)
-_CPP_NAMES = {"CopySlices": "srcgrad::autograd::CopySlices", "CopyBackwards": "srcgrad::autograd::CopyBackwards"}
+_CPP_NAMES = {"CopySlices": "srcgrad::autograd::CopySlices", "CopyBackwards": "srcgrad::autograd::CopyBackwards",
+              "NotImplemented": "srcgrad::autograd::NotImplemented"}
 
 
 next_creation_order = itertools.count().__next__  # PyTorch's sequence numbers: one per node made

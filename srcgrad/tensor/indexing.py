@@ -15,7 +15,7 @@ import re
 import numpy as np
 
 from ..rules.scatter import index_put
-from . import ops
+from . import binary_ops, ops
 from .grad_mode import _mode
 from .inplace import E11
 from .overlap import OVERLAP, dense
@@ -258,7 +258,7 @@ class IndexingOps:
         so that self becomes the output of a CopySlices node, or into self itself when
         the index takes all of it; an advanced index into a float tensor is one
         IndexPutBackward0 node."""
-        value = ops.operand(value)
+        value = binary_ops.operand(value)
         if _mode.enabled and self._requires_grad and self._grad_fn is None:  # PyTorch's order of checks
             key = _index(index)
             name, advanced = _index_name(key)

@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-from . import dtypes, errstate, fill_values, ops
+from . import binary_ops, dtypes, errstate, fill_values, ops
 from ..rules.scatter import index_put
 from .grad_mode import _mode
 from .meta_arrays import NO_DATA, MetaArray
@@ -100,13 +100,13 @@ class InPlaceOps:
     def _inplace(self, primitive, other, name, floating=False, saves=None):
         """`self op= other` in place. Tracked when grad mode is on and either side
         requires grad; then self becomes the output of a node named `name`."""
-        other = ops.operand(other)
+        other = binary_ops.operand(other)
         if other is NotImplemented:
             return NotImplemented
         if _mode.enabled and self._requires_grad and self._grad_fn is None:
             raise RuntimeError(E11)  # before the operands are checked, as PyTorch
         if primitive is operator.sub:
-            ops.refuse_bool_subtraction(self._data, ops._data(other))
+            ops.refuse_bool_subtraction(self._data, binary_ops.value_of(other))
         if _mode.enabled and (self._requires_grad or (isinstance(other, ops.Tensor) and other._requires_grad)):
 
             def compute(source):
@@ -114,7 +114,7 @@ class InPlaceOps:
                 self._check_cast(other, floating)
                 # add and sub keep no tensor (a second backward runs), as out of place
                 keeps = primitive not in _KEEP_NOTHING if saves is None else saves
-                return ops.binary(primitive, source, other, name, keeps, floating)
+                return binary_ops.binary(primitive, source, other, name, keeps, floating)
 
             return self._become(compute)
         self._check_operand(other)

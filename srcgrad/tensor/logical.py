@@ -12,6 +12,7 @@ grad_fn and requires_grad stay as they were (the write has no derivative).
 
 import numpy as np
 
+from .complex_refusals import refuse_complex
 from . import dtypes, ops
 from .inplace import _refuse_expanded
 from .versions import bump
@@ -103,17 +104,20 @@ def is_nonzero(input):
 
 def signbit(input):
     """True where the element's sign bit is set (-0.0 and -nan included)."""
+    refuse_complex("signbit", input)
     return _bools(np.signbit(input._data))
 
 
 def isposinf(input):
     """True where the element is +inf."""
+    refuse_complex("isposinf", input)
     x = input._data
     return _bools(np.isposinf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool))
 
 
 def isneginf(input):
     """True where the element is -inf."""
+    refuse_complex("isneginf", input)
     x = input._data
     return _bools(np.isneginf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool))
 

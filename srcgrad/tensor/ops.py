@@ -5,8 +5,9 @@ when the op is tracked, records a `RuleNode` (rule_nodes.py) whose backward call
 primitive's registered `rule.vjp`. `composite(name, fn, *args)` runs Tensor code built from such
 primitives and records it as ONE node named `name` (how `binary_cross_entropy_with_logits`
 prints as a single PyTorch node); its backward runs the inner graph. `unary`, `exact`
-and `binary_same` do what `apply` does for the commonest shapes of call, with less
-overhead.
+and `view_op` do what `apply` does for the commonest shapes of call, with less
+overhead; binary_ops.py converts the operands of binary ops and promotes their dtypes,
+and records them here (`apply`, `node_output`).
 
 Invariants: an op is tracked iff grad mode is on and some Tensor argument requires
 grad; a tracked result has `requires_grad` True and a `grad_fn`; an untracked result
@@ -19,8 +20,6 @@ a tensor with a counter is refused when it is made (inplace.py).
 `Tensor` is bound by `tensor.py` when it is imported (the class needs this module).
 """
 
-import numbers
-import operator
 from weakref import ref as _weakref
 
 import numpy as np
@@ -41,7 +40,7 @@ from .views import VIEW_NODES, may_share_memory, note_view, shares_elements
 
 Tensor = None  # bound by srcgrad.tensor.tensor
 
-_NO_EDGE = (None, 0)
+NO_EDGE = (None, 0)
 
 # Primitives whose result PyTorch allocates contiguous whatever the input's strides
 # (reductions, scans, softmax): NumPy keeps the input's order, so that `.view` of the sum
@@ -62,7 +61,7 @@ def piecewise_constant(primitive, input, name, *consts, **kwargs):
         raise TypeError(f"{primitive!r} has a derivative rule: record it with ops.apply")
     x = input._data
     ans = np.asanyarray(primitive(x, *consts, **kwargs))
-    out = _leaf(ans)
+    out = leaf(ans)
     if TANGENTS:
         push_zero(out, (input,))
     if not (input._requires_grad and _mode.enabled):
@@ -78,7 +77,7 @@ def without_derivative(ans, args, node, *extra):
     whose gradient is zero (`node` ConstantGradNode) or undefined (NoDerivativeNode,
     `extra` the op's name): tracked as that node when some Tensor argument requires grad
     with grad mode on."""
-    out = _leaf(np.asanyarray(ans))
+    out = leaf(np.asanyarray(ans))
     tensors = [a for a in args if isinstance(a, Tensor)]
     if TANGENTS and any_dual(tensors):
         if extra:  # PyTorch's NotImplemented formula (aten::op), or a derivative it leaves out
@@ -86,7 +85,7 @@ def without_derivative(ans, args, node, *extra):
         push_zero(out, tensors)
     if not (_mode.enabled and any(t._requires_grad for t in tensors)):
         return out
-    edges = tuple((_edge(t), 0) if t._requires_grad else _NO_EDGE for t in tensors)
+    edges = tuple((_edge(t), 0) if t._requires_grad else NO_EDGE for t in tensors)
     if extra:
         out._grad_fn = node(edges, *extra)
     else:  # each of two operands saved for the other's gradient, as PyTorch's DivBackward2: other first
@@ -152,7 +151,7 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, e
         if edge_args is not None:
             out._grad_fn = ArgEdgesNode.around(out._grad_fn, edge_args)
     else:
-        out = _leaf(ans)
+        out = leaf(ans)
         if ans.base is not None and not meta:  # a view: writing into either changes the other
             _share_counter(out, args, name)
     if TANGENTS:
@@ -191,12 +190,12 @@ def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
         ans = np.ascontiguousarray(ans)
     if not (a._requires_grad and _mode.enabled):
         if TANGENTS:
-            return pushed(_leaf(ans), primitive, name, (a, *consts), (x, *consts))
-        return _leaf(ans)
+            return pushed(leaf(ans), primitive, name, (a, *consts), (x, *consts))
+        return leaf(ans)
     # the node, with one edge as PyTorch's (the constants, a shape, axes, an index, are no inputs)
     fn = a._grad_fn or a._accumulator or a._accumulate_grad()  # nodes are always true
     kind = KINDS.get((primitive, name)) or kind_of(primitive, name)
-    out = _new(Tensor)  # _output(ans, kind, ((fn, 0),), (x, *consts), ...), inlined from here
+    out = _new(Tensor)  # node_output(ans, kind, ((fn, 0),), (x, *consts), ...), inlined from here
     out._data = ans
     out._requires_grad = True
     out._retains_grad = False
@@ -204,7 +203,7 @@ def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
     out._grad = out._accumulator = None
     if not saves:
         out._counter = None
-        out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), False, ())
+        out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), NO_KWARGS, ans, (x.dtype,), False, ())
         if TANGENTS:
             pushed(out, primitive, name, (a, *consts), (x, *consts))
         return out
@@ -220,7 +219,7 @@ def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
         versions += (counter, 0, -1)
     else:
         out._counter = None
-    out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), True, versions)
+    out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), NO_KWARGS, ans, (x.dtype,), True, versions)
     if HOOKS:
         pack_saved(out._grad_fn, (a, *consts), out)
     if TANGENTS:
@@ -239,7 +238,7 @@ def exact(primitive, a, name, consts=(), compute=None, view=False):
         ans = as_meta(ans)
     elif type(ans) is not _ndarray:
         ans = np.asanyarray(ans)
-    # `unary`'s node or `_leaf(ans)`, inlined (the view ops pass here): a node that saves
+    # `unary`'s node or `leaf(ans)`, inlined (the view ops pass here): a node that saves
     # nothing records no versions
     out = _new(Tensor)
     out._data = ans
@@ -249,7 +248,7 @@ def exact(primitive, a, name, consts=(), compute=None, view=False):
     if a._requires_grad and _mode.enabled:
         fn = a._grad_fn or a._accumulator or a._accumulate_grad()  # nodes are always true
         kind = KINDS.get((primitive, name)) or kind_of(primitive, name)
-        out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), False, ())
+        out._grad_fn = kind[1](((fn, 0),), kind[0], (x, *consts), NO_KWARGS, ans, (x.dtype,), False, ())
         out._requires_grad = True
     else:
         out._grad_fn = None
@@ -281,7 +280,7 @@ def view_op(primitive, a, name, consts, ans):
         kind = _VIEW_KINDS.get(name)
         if kind is None or kind[7] is not primitive:
             kind = _VIEW_KINDS[name] = (*kind_of(primitive, name), primitive)
-        # kind[1](((fn, 0),), kind[0], (x, *consts), _NO_KWARGS, ans, (x.dtype,), False, ()), without the
+        # kind[1](((fn, 0),), kind[0], (x, *consts), NO_KWARGS, ans, (x.dtype,), False, ()), without the
         # call of RuleNode.__init__ (a view op's class is a RuleNode's, _NODE_CLASSES names none)
         node = out._grad_fn = _new(kind[1])
         node.next_functions = ((fn, 0),)
@@ -289,7 +288,7 @@ def view_op(primitive, a, name, consts, ans):
         node.creation_order = next_creation_order()
         node.rule = kind[0]
         node.args = (x, *consts)
-        node.kwargs = _NO_KWARGS
+        node.kwargs = NO_KWARGS
         node.ans = ans
         node.dtypes = (x.dtype,)
         node.saves = node.freed = False
@@ -346,11 +345,11 @@ def _share_counter(view, args, name):
             return
 
 
-_NO_KWARGS = {}  # shared by nodes recorded without keyword arguments; never written
+NO_KWARGS = {}  # shared by nodes recorded without keyword arguments; never written
 _new = object.__new__
 
 
-def _leaf(ans):
+def leaf(ans):
     """A new untracked Tensor over the array `ans` (`Tensor._make(ans)`, inlined)."""
     out = _new(Tensor)
     out._data = ans
@@ -360,6 +359,10 @@ def _leaf(ans):
     if OPEN_INFERENCE_BLOCKS[0] and _mode.inference:
         out._inference = True
     return out
+
+
+# nodes whose saved operands PyTorch checks other first (mm's mat2 before self)
+_SECOND_OPERAND_FIRST = frozenset(("BmmBackward0", "MmBackward0", "UnsafeViewBackward0"))
 
 
 def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
@@ -376,7 +379,7 @@ def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
                 continue
         else:
             in_dtypes.append(None)
-        edges.append(_NO_EDGE)
+        edges.append(NO_EDGE)
         live.append(False)
     versions = ()
     if saves:
@@ -386,7 +389,7 @@ def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
                 versions += saved_version(a, i)
         if name in _SECOND_OPERAND_FIRST and len(versions) == 6:  # as in _tracked_pair
             versions = versions[3:] + versions[:3]
-    out = _output(ans, KINDS.get((primitive, name)) or kind_of(primitive, name), tuple(edges), arrays, kwargs,
+    out = node_output(ans, KINDS.get((primitive, name)) or kind_of(primitive, name), tuple(edges), arrays, kwargs,
                   in_dtypes, saves, versions)
     if HOOKS and saves:
         pack_saved(out._grad_fn, args, out)
@@ -395,7 +398,7 @@ def _tracked(ans, primitive, name, saves, args, arrays, kwargs):
     return out
 
 
-def _output(ans, kind, edges, arrays, kwargs, in_dtypes, saves, versions):
+def node_output(ans, kind, edges, arrays, kwargs, in_dtypes, saves, versions):
     """A new Tensor over `ans`, the output of a new node of the op `kind` (a _Kind; see
     RuleNode for the rest); when the node keeps `ans` too, its version as well."""
     out = _new(Tensor)
@@ -451,7 +454,7 @@ def composite(name, fn, *args, _saves=True, _edges=None, _saves_result=False, _c
             set_tangent(plain, tangent_of(result))
         return plain
     at = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor)) if _edges is None else tuple(_edges)
-    edges = tuple((_edge(args[i]), 0) if isinstance(args[i], Tensor) and args[i]._requires_grad else _NO_EDGE
+    edges = tuple((_edge(args[i]), 0) if isinstance(args[i], Tensor) and args[i]._requires_grad else NO_EDGE
                   for i in at)
     sinks = [_edge(inner[i]) if isinstance(inner[i], Tensor) and inner[i]._requires_grad else None for i in at]
     in_dtypes = [args[i]._data.dtype if isinstance(args[i], Tensor) else None for i in at]
@@ -467,172 +470,3 @@ def composite(name, fn, *args, _saves=True, _edges=None, _saves_result=False, _c
         set_tangent(out, tangent_of(result))
         DUAL_NODES.add(node)
     return out
-
-
-# --- operands and promotion ------------------------------------------------------------
-
-
-def operand(x):
-    """A Tensor or Python number for a binary op: NumPy scalars become the Python numbers
-    PyTorch reads them as (dtypes.python_number), arrays and lists become constant tensors."""
-    if isinstance(x, Tensor):
-        return x
-    if isinstance(x, np.generic):
-        return dtypes.python_number(x)
-    if isinstance(x, numbers.Number):
-        return x
-    if isinstance(x, (np.ndarray, list, tuple)):
-        from .creation import tensor
-
-        return tensor(x)
-    return NotImplemented
-
-
-def _data(x):
-    return x._data if isinstance(x, Tensor) else x
-
-
-def binary(primitive, a, b, name=None, saves=True, floating=False):
-    """A tracked binary op with PyTorch's promotion; `floating` maps integral results to
-    the default float dtype (true division)."""
-    # The common cases first: a float tensor with a tensor of its own dtype, or with a
-    # Python number (neither widens it); NumPy then computes in that dtype already.
-    if isinstance(a, Tensor):
-        da = a._data
-        if isinstance(b, Tensor):
-            db = b._data
-            if da.dtype is db.dtype and da.dtype.kind == "f":
-                return binary_same(primitive, a, b, da, db, name, saves, a._requires_grad or b._requires_grad)
-        elif type(b) in _NUMBERS and da.dtype.kind == "f":
-            return binary_same(primitive, a, b, da, b, name, saves, a._requires_grad)
-    elif isinstance(b, Tensor) and type(a) in _NUMBERS:
-        db = b._data
-        if db.dtype.kind == "f":
-            return binary_same(primitive, a, b, a, db, name, saves, b._requires_grad)
-    a, b = operand(a), operand(b)
-    if a is NotImplemented or b is NotImplemented:
-        return NotImplemented
-    if primitive is operator.sub:
-        refuse_bool_subtraction(_data(a), _data(b))
-    dt = dtypes.result_type(_data(a), _data(b))
-    if floating and dt.kind not in "fc":
-        dt = dtypes.DEFAULT_FLOAT.numpy
-    elif dt.kind in "iu":  # an int exponent out of range is refused, as in PyTorch
-        a, b = dtypes.integer_operand(a, dt), dtypes.integer_operand(b, dt, wraps=primitive is not operator.pow)
-    if primitive is operator.pow and dt.kind in "iu" and np.any(_data(b) < 0):
-        return _integer_power(_data(a), b, dt)
-    try:
-        return apply(primitive, a, b, name=name, saves=saves, dtype=dt, out_dtype=dt)
-    except ValueError:
-        _raise_broadcast_error(primitive, _data(a), _data(b))
-        raise
-
-
-_NUMBERS = (float, int)
-
-
-def _integer_power(x, b, dt):
-    """An integer `x ** b` with negative exponents (never tracked), as PyTorch does it: a
-    Python number exponent is refused; a tensor one gives 1 ** e = 1, (-1) ** e = +-1
-    and 0 for any other base (the truncated reciprocal)."""
-    if not isinstance(b, Tensor):
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-    x, e = np.broadcast_arrays(np.asarray(x, dtype=dt), b._data.astype(dt))
-    with np.errstate(all="ignore"):
-        positive = np.power(x, np.abs(e))
-    odd = np.where(e % 2 == 0, 1, -1)
-    negative = np.where(x == 1, 1, np.where(x == -1, odd, 0))
-    return _leaf(np.asarray(np.where(e >= 0, positive, negative), dtype=dt))
-
-
-def binary_same(primitive, a, b, x, y, name, saves, requires_grad, compute=None):
-    """`primitive(x, y)` for the arrays (or Python numbers) `x`, `y` of `a`, `b`, whose
-    result dtype is the float dtype of the tensor operand(s): what `apply` does then.
-    `requires_grad`: whether a tensor operand requires grad (recorded if grad mode is on).
-    `compute(x, y)`, when given, is the value PyTorch computes where it rounds otherwise
-    than `primitive` (`x ** 3` as x * x * x); the node still runs `primitive`'s rule."""
-    if not dtypes.WEAK_NUMBERS:  # NumPy 1 widens a 0-d float32 array with a Python float
-        if type(y) in _NUMBERS:
-            y = dtypes.as_weak_number(y, x)
-        elif type(x) in _NUMBERS:
-            x = dtypes.as_weak_number(x, y)
-    token = quiet()
-    try:
-        ans = (compute or primitive)(x, y)
-    except ValueError:
-        _raise_broadcast_error(primitive, x, y)
-        raise
-    finally:
-        loud(token)
-    if type(x) is MetaArray or type(y) is MetaArray:
-        check_devices([t for t in (a, b) if isinstance(t, Tensor)])
-        ans = as_meta(ans)
-    elif type(ans) is not _ndarray:
-        ans = np.asanyarray(ans)
-    if requires_grad and _mode.enabled:
-        out = _tracked_pair(ans, primitive, name, saves, a, b, x, y)
-    else:
-        out = _leaf(ans)
-    if TANGENTS:
-        pushed(out, primitive, name, (a, b), (x, y))
-    return out
-
-
-def _tracked_pair(ans, primitive, name, saves, a, b, x, y):
-    """`_tracked` for the operands `a`, `b` (arrays or numbers `x`, `y`); one of them is
-    a Tensor."""
-    versions = ()
-    a_tensor, b_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
-    kind = KINDS.get((primitive, name)) or kind_of(primitive, name)
-    if saves:
-        read_a, read_b = kind[5][2 * (a_tensor and a._requires_grad) + (b_tensor and b._requires_grad)]
-    if a_tensor:
-        dtype_a = x.dtype
-        edge_a = (a._grad_fn or a._accumulator or a._accumulate_grad(), 0) if a._requires_grad else _NO_EDGE
-        if saves and read_a:  # versions.saved_version, inlined
-            counter = a._counter
-            if counter is None:
-                counter = a._counter = [0]
-            versions = (counter, counter[0], 0)
-    else:
-        dtype_a, edge_a = None, _NO_EDGE
-    if b_tensor:
-        dtype_b = y.dtype
-        edge_b = (b._grad_fn or b._accumulator or b._accumulate_grad(), 0) if b._requires_grad else _NO_EDGE
-        if saves and read_b:
-            counter = b._counter
-            if counter is None:
-                counter = b._counter = [0]
-            # PyTorch checks saved operands in the order of their names: mm's mat2 before
-            # self, mul's other before self; mv's self before vec, dot's before tensor
-            if name in _FIRST_OPERAND_FIRST:
-                versions += (counter, counter[0], 1)
-            else:
-                versions = (counter, counter[0], 1) + versions
-    else:
-        dtype_b, edge_b = None, _NO_EDGE
-    out = _output(ans, kind, (edge_a, edge_b), (x, y), _NO_KWARGS, (dtype_a, dtype_b), saves, versions)
-    if HOOKS and saves:
-        pack_saved(out._grad_fn, (a, b), out)
-    return out
-
-
-_FIRST_OPERAND_FIRST = frozenset(("MvBackward0", "DotBackward0"))
-_SECOND_OPERAND_FIRST = frozenset(("BmmBackward0", "MmBackward0", "UnsafeViewBackward0"))
-
-
-def compare(primitive, a, b):
-    """An elementwise comparison: a bool tensor, never tracked."""
-    a, b = operand(a), operand(b)
-    if a is NotImplemented or b is NotImplemented:
-        return NotImplemented
-    x, y = _data(a), _data(b)
-    # a number meets the tensor's dtype as PyTorch's wrapped number: an int wrapped into an
-    # integer dtype; under NumPy 1 converted where its value-based casting would widen
-    if isinstance(a, Tensor) and not isinstance(b, Tensor):
-        y = dtypes.as_weak_number(dtypes.integer_operand(y, x.dtype), x)
-    elif isinstance(b, Tensor) and not isinstance(a, Tensor):
-        x = dtypes.as_weak_number(dtypes.integer_operand(x, y.dtype), y)
-    if type(x) is MetaArray or type(y) is MetaArray:
-        check_devices([t for t in (a, b) if isinstance(t, Tensor)])
-    return Tensor._make(np.asanyarray(primitive(x, y)))

@@ -14,6 +14,7 @@ import operator
 
 import numpy as np
 
+from .complex_refusals import refuse_complex
 from . import dtypes, ops
 from .dtypes import dim_axis
 from .selections import named_pair
@@ -64,6 +65,7 @@ def _running(name, better):
     node = name.capitalize() + "Backward0"
 
     def function(input, dim):
+        refuse_complex(name, input)
         axis = _axis(input, dim)
         if axis is None:
             return pair(*_values_at(input, None, None, node))
@@ -114,6 +116,7 @@ def _line_order(x, axis):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """`(values, indices)` of the k-th smallest entry along `dim` (KthvalueBackward0);
     among equal entries the first is chosen."""
+    refuse_complex("kthvalue", input)
     axis = _axis(input, dim)
     size = input._data.shape[axis] if axis is not None else 1
     if not 1 <= k <= size:
@@ -135,6 +138,7 @@ def _mode_index(line):
 
 def mode(input, dim=-1, keepdim=False):
     """`(values, indices)` of the most frequent entry along `dim` (ModeBackward0)."""
+    refuse_complex("mode", input)
     axis = _axis(input, dim)
     if axis is None:
         return _PAIRS["mode"](*_values_at(input, None, None, "ModeBackward0"))
@@ -149,6 +153,7 @@ def mode(input, dim=-1, keepdim=False):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """The sum skipping nan, of all entries or along `dim` (NansumBackward0); an integer
     or bool tensor gives int64, as sum."""
+    refuse_complex("nansum", input)
     axis = None if dim is None else dim_axis(dim, input._data.ndim)
     if dtype is not None:
         input = input.to(dtype)

@@ -2,7 +2,7 @@
 forms, maximum, minimum, where, the floating functions (exp, log1p, reciprocal, rsqrt,
 log2, asin, erf, ...) that give an integer tensor the default float dtype, as PyTorch
 does, square, isnan and isfinite, the rounding divisions (floor_divide, remainder,
-div with rounding_mode) and the in-place forms exp_, sin_, log_, floor_, abs_, pow_, relu_, tanh_,
+div with rounding_mode) and the in-place forms exp_, sin_, log_, floor_, abs_, relu_, tanh_,
 sqrt_, sigmoid_.
 
 Each is a `torch.X(input, ...)` function that `Tensor` also binds as a method. None
@@ -14,8 +14,9 @@ import operator
 
 import numpy as np
 
+from .complex_refusals import refuse_complex
 from ..rules import activations
-from . import dtypes, ops
+from . import binary_ops, dtypes, ops
 from .dtypes import c_name
 from .errstate import loud, quiet
 from .graph import node_class
@@ -36,11 +37,14 @@ _NO_BOUND = "torch.clamp: At least one of 'min' or 'max' must not be None"
 # --- floating functions ------------------------------------------------------------------
 
 
-def _floating(name, primitive, node=None, compute=None):
+def _floating(name, primitive, node=None, compute=None, real=False):
     """`torch.<name>(input)` for a function whose result is floating: an integer or bool
-    tensor is read as the default float dtype first (it cannot require grad)."""
+    tensor is read as the default float dtype first (it cannot require grad); `real`: a
+    complex one is refused (complex_refusals.py)."""
 
     def function(input):
+        if real:
+            refuse_complex(name, input)
         if input._data.dtype.kind not in "fc":
             input = ops.Tensor._make(input._data.astype(dtypes.DEFAULT_FLOAT.numpy))
         return ops.unary(primitive, input, node, compute=compute)
@@ -73,22 +77,22 @@ tan = _floating("tan", np.tan, "TanBackward0")
 asinh = arcsinh = _floating("asinh", np.arcsinh, "AsinhBackward0")
 acosh = arccosh = _floating("acosh", np.arccosh, "AcoshBackward0")
 atanh = arctanh = _floating("atanh", np.arctanh, "AtanhBackward0")
-erf = _floating("erf", activations.erf, "ErfBackward0")
-erfc = _floating("erfc", activations.erfc, "ErfcBackward0")
+erf = _floating("erf", activations.erf, "ErfBackward0", real=True)
+erfc = _floating("erfc", activations.erfc, "ErfcBackward0", real=True)
 
 
 def frac(input):
     """The fractional part `input - trunc(input)` of each element, with its sign
     (FracBackward0, which passes the gradient through); floating tensors only, as in
     PyTorch."""
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind != "f":
         raise NotImplementedError(f'"frac_cpu" not implemented for \'{input.dtype.kind_name}\'')
     return ops.unary(activations.frac, input, "FracBackward0", False)
 
 
 def square(input):
     """`input ** 2` (PowBackward0, as PyTorch records it); an integer tensor stays integer."""
-    return ops.binary(operator.pow, input, 2, "PowBackward0")
+    return binary_ops.binary(operator.pow, input, 2, "PowBackward0")
 
 
 def _test(name, primitive):
@@ -106,12 +110,16 @@ isnan, isfinite, isinf = _test("isnan", np.isnan), _test("isfinite", np.isfinite
 # --- rounding divisions --------------------------------------------------------------------
 
 
-def _operands(input, other):
-    a, b = ops.operand(input), ops.operand(other)
+def _operands(input, other, kernel):
+    """The operands of a rounding division and their promoted dtype, with PyTorch's errors:
+    a bool dtype (its CPU kernel `kernel` has none), an integer division by zero."""
+    a, b = binary_ops.operand(input), binary_ops.operand(other)
     if a is NotImplemented or b is NotImplemented:
         raise TypeError(f"unsupported operand types: {type(input).__name__} and {type(other).__name__}")
-    x, y = ops._data(a), ops._data(b)
+    x, y = binary_ops.value_of(a), binary_ops.value_of(b)
     dt = dtypes.result_type(x, y)
+    if dt.kind in "bc":
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{dtypes.of(dt).kind_name}'")
     x, y = dtypes.integer_operand(x, dt), dtypes.integer_operand(y, dt)
     if dt.kind in "iub" and np.any(np.asarray(y) == 0):
         raise RuntimeError("ZeroDivisionError")
@@ -119,8 +127,8 @@ def _operands(input, other):
         return a, b, np.asarray(x, dtype=dt), np.asarray(y, dtype=dt), dt
 
 
-def _divided(input, other, compute):
-    a, b, x, y, dt = _operands(input, other)
+def _divided(input, other, compute, kernel):
+    a, b, x, y, dt = _operands(input, other, kernel)
     try:
         shape = np.broadcast_shapes(x.shape, y.shape)
     except ValueError:
@@ -138,31 +146,60 @@ def floor_divide(input, other):
     """`input // other`, rounded toward minus infinity (Python's rule). PyTorch has no
     derivative for it: tracked, the result's node is `NotImplemented`, whose backward
     raises."""
-    a, b, ans = _divided(input, other, np.floor_divide)
-    return ops.without_derivative(ans, (a, b), node_class("NotImplemented", NoDerivativeNode), "floor_divide")
+    return floor_divided(input, other, "floor_divide")
+
+
+def floor_divided(input, other, op):
+    """`floor_divide(input, other)` whose node's backward names the op `op` (PyTorch's
+    `floor_divide_` for the in-place form)."""
+    a, b, ans = _divided(input, other, np.floor_divide, "div_floor")
+    return ops.without_derivative(ans, (a, b), node_class("NotImplemented", NoDerivativeNode), op)
+
+
+def _floordiv(input, other):
+    """`input // other`: NotImplemented for an operand no binary op takes (Python's TypeError)."""
+    return floor_divide(input, other) if binary_ops.is_operand(other) else NotImplemented
 
 
 def _rfloordiv(input, other):
-    return floor_divide(other, input)
+    return floor_divide(other, input) if binary_ops.is_operand(other) else NotImplemented
 
 
 def remainder(input, other):
     """`input % other` with the sign of `other` (Python's rule): RemainderBackward1 for
     two tensors, RemainderBackward0 for a number divisor. The gradient of `input` is 1,
     of `other` -floor(input / other). A number divided by a tensor has no derivative in
-    PyTorch (`NotImplemented` node)."""
+    PyTorch (`NotImplemented` node). A zero has the sign of `input`, as PyTorch's (C's
+    fmod then the divisor added), where NumPy gives it the divisor's."""
     if not _is_tensor(input):
-        a, b, ans = _divided(input, other, np.remainder)
+        a, b, ans = _divided(input, other, np.remainder, "remainder")
+        _signed_zeros(ans, binary_ops.value_of(a))
         return ops.without_derivative(ans, (a, b), node_class("NotImplemented", NoDerivativeNode), "remainder")
-    _operands(input, other)  # the integer division by zero
+    _operands(input, other, "remainder")  # a bool dtype, the integer division by zero
     name = "RemainderBackward1" if _is_tensor(other) else "RemainderBackward0"
     # input's gradient is g itself: the node saves something only for other's gradient,
     # and otherwise can run backward again, as PyTorch's
-    return ops.binary(operator.mod, input, other, name, saves=_is_tensor(other) and other._requires_grad)
+    out = binary_ops.binary(operator.mod, input, other, name, saves=_is_tensor(other) and other._requires_grad)
+    _signed_zeros(out._data, input._data)
+    return out
+
+
+def _signed_zeros(ans, dividend):
+    """Give the zeros of the floating remainder `ans` (written in place) the sign of their
+    `dividend` (an array or number broadcast to ans's shape)."""
+    if ans.dtype.kind == "f" and type(ans) is np.ndarray:
+        zeros = ans == 0
+        if zeros.any():
+            ans[zeros] = np.copysign(0, np.broadcast_to(dividend, ans.shape))[zeros].astype(ans.dtype)
+
+
+def _mod(input, other):
+    """`input % other`: NotImplemented for an operand no binary op takes (Python's TypeError)."""
+    return remainder(input, other) if binary_ops.is_operand(other) else NotImplemented
 
 
 def _rmod(input, other):
-    return remainder(other, input)
+    return remainder(other, input) if binary_ops.is_operand(other) else NotImplemented
 
 
 def _truncated(x, y):
@@ -177,12 +214,13 @@ def div(input, other, *, rounding_mode=None):
     infinity) the quotient is rounded, keeps an integer dtype, and has zero gradient
     (DivBackward2, as is PyTorch's node for any rounding_mode given, None too)."""
     if rounding_mode is None:
-        return ops.binary(operator.truediv, input, other, "DivBackward2", floating=True)
+        return binary_ops.binary(operator.truediv, input, other, "DivBackward2", floating=True)
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError(
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
         )
-    a, b, ans = _divided(input, other, np.floor_divide if rounding_mode == "floor" else _truncated)
+    a, b, ans = _divided(input, other, np.floor_divide if rounding_mode == "floor" else _truncated,
+                         "div_" + rounding_mode)
     return ops.without_derivative(ans, (a, b), node_class("DivBackward2", ConstantGradNode))
 
 
@@ -194,7 +232,7 @@ def _div_method(input, other, *, rounding_mode=_NO_BOUND):
 
 def true_divide(input, other):
     """`input / other` (DivBackward0)."""
-    return ops.binary(operator.truediv, input, other, "DivBackward0", floating=True)
+    return binary_ops.binary(operator.truediv, input, other, "DivBackward0", floating=True)
 
 
 # --- in place ------------------------------------------------------------------------------
@@ -222,6 +260,9 @@ def _clamp(input, lo, hi, name):
     The gradient passes to `input` where it lies within the bounds, ends included (where
     min > max every entry is max; the gradient there follows np.clip's rule)."""
     x = input._data
+    refuse_complex("clamp", input)
+    refuse_complex("clamp_min_bound", lo)
+    refuse_complex("clamp_max_bound", hi)
     bounds = [b._data if _is_tensor(b) else b for b in (lo, hi) if b is not None]
     dt = dtypes.result_type(x, *bounds)
     if dt == x.dtype and not any(_is_tensor(b) for b in (lo, hi)):  # the common case: number bounds
@@ -272,7 +313,8 @@ def _binary_tensors(name, primitive, node):
     def function(input, other):
         if not _is_tensor(other):
             raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
-        return ops.binary(primitive, input, other, node)
+        refuse_complex(name, input, other)
+        return binary_ops.binary(primitive, input, other, node)
 
     function.__name__ = name
     return function
@@ -298,13 +340,13 @@ def where(condition, input=None, other=None):
         cond = np.asarray(condition)
     if input is None and other is None:
         return tuple(ops.Tensor._make(i.astype(np.int64)) for i in np.nonzero(cond))
-    a, b = ops.operand(input), ops.operand(other)
-    xa, xb = ops._data(a), ops._data(b)
+    a, b = binary_ops.operand(input), binary_ops.operand(other)
+    xa, xb = binary_ops.value_of(a), binary_ops.value_of(b)
     if not np.shape(cond) == np.shape(xa) == np.shape(xb):  # PyTorch's error where they do not broadcast
         ops.check_broadcast(cond, xa)
         ops.check_broadcast(cond, xb)
         ops.check_broadcast(xa, xb)
-    dt = dtypes.result_type(ops._data(a), ops._data(b))
+    dt = dtypes.result_type(binary_ops.value_of(a), binary_ops.value_of(b))
     return ops.apply(np.where, cond, a, b, name="WhereBackward0", dtype=dt, out_dtype=dt, edge_args=(1, 2))
 
 
@@ -317,6 +359,7 @@ def where_method(input, condition, other):
 
 def _rounding(primitive, name):
     def method(input):
+        refuse_complex(primitive.__name__, input)
         if input._data.dtype.kind in "iu":  # an integer is its own floor, ceil and trunc, in its dtype (NumPy 1 gives floats)
             return ops.Tensor._make(input._data.copy())
         return ops.piecewise_constant(primitive, input, name)
@@ -334,7 +377,8 @@ def sign(input):
     """-1, 0 or 1 by the sign of each element, and 0 for nan (PyTorch's (0 < x) - (x < 0),
     where NumPy gives nan); its gradient is zero (SignBackward0). A bool stays itself."""
     if input._data.dtype == np.bool_:
-        return ops._leaf(input._data.copy())
+        return ops.leaf(input._data.copy())
+    refuse_complex("sign", input)
     out = ops.piecewise_constant(np.sign, input, "SignBackward0")
     if out._data.dtype.kind == "f":
         out._data[np.isnan(out._data)] = 0
@@ -344,6 +388,7 @@ def sign(input):
 def round(input, *, decimals=None):  # noqa: A001 - PyTorch's name
     """Each element rounded half to even to `decimals` places; gradient zero
     (RoundBackward0, RoundBackward1 where decimals is given, 0 too, as PyTorch's)."""
+    refuse_complex("round", input)
     if decimals is not None:
         return ops.piecewise_constant(np.round, input, "RoundBackward1", decimals)
     return ops.piecewise_constant(np.round, input, "RoundBackward0")
@@ -360,7 +405,8 @@ def _atan2(name, method):
                 raise TypeError(
                     f"{name}(): argument '{label}' (position {position}) must be Tensor, not {type(value).__name__}"
                 )
-        return ops.binary(activations.atan2, input, other, "Atan2Backward0", floating=True)
+        refuse_complex("atan2", input, other)
+        return binary_ops.binary(activations.atan2, input, other, "Atan2Backward0", floating=True)
 
     atan2.__name__ = name
     return atan2
@@ -377,8 +423,8 @@ def _lerp(start, end, weight):
         return start + weight * (end - start)
     # a number weight: the node keeps only the number (LerpBackward0 saves no tensor)
     if 0.5 <= weight <= 2:
-        return end - ops.binary(operator.mul, end - start, 1 - weight, "MulBackward0", saves=False)
-    return start + ops.binary(operator.mul, end - start, weight, "MulBackward0", saves=False)
+        return end - binary_ops.binary(operator.mul, end - start, 1 - weight, "MulBackward0", saves=False)
+    return start + binary_ops.binary(operator.mul, end - start, weight, "MulBackward0", saves=False)
 
 
 def lerp(input, end, weight):
@@ -437,16 +483,15 @@ class PointwiseOps:
     isnan, isfinite, isinf = isnan, isfinite, isinf
     floor_divide, remainder, true_divide = floor_divide, remainder, true_divide
     div = divide = _div_method
-    __floordiv__, __rfloordiv__ = floor_divide, _rfloordiv
-    __mod__, __rmod__ = remainder, _rmod
+    __floordiv__, __rfloordiv__ = _floordiv, _rfloordiv
+    __mod__, __rmod__ = _mod, _rmod
     exp_ = in_place_method("exp_", exp)
     frac_ = in_place_method("frac_", frac)
     sqrt_ = in_place_method("sqrt_", sqrt)
     tanh_ = in_place_method("tanh_", tanh)
     sigmoid_ = in_place_method("sigmoid_", sigmoid)
     abs_ = in_place_method("abs_", lambda t: t.abs())
-    relu_ = in_place_method("relu_", lambda t: ops.unary(activations.relu, t, "ReluBackward0"))
-    pow_ = in_place_method("pow_", lambda t, e: t ** e)
+    relu_ = in_place_method("relu_", lambda t: t.relu())
     sin_, cos_, log_, log1p_, expm1_ = (in_place_method(n + "_", f) for n, f in zip(("sin", "cos", "log", "log1p", "expm1"), (sin, cos, log, log1p, expm1)))
     log2_, log10_, exp2_ = in_place_method("log2_", log2), in_place_method("log10_", log10), in_place_method("exp2_", exp2)
     reciprocal_, rsqrt_, square_ = in_place_method("reciprocal_", reciprocal), in_place_method("rsqrt_", rsqrt), in_place_method("square_", square)

@@ -14,8 +14,9 @@ import operator
 
 import numpy as np
 
+from .complex_refusals import refuse_complex
 from ..rules import bessel_arrays, special_arrays
-from . import dtypes, ops
+from . import binary_ops, dtypes, ops
 from .graph import node_class
 from .pointwise import in_place_method
 from .rule_nodes import ConstantGradNode, NoDerivativeNode
@@ -39,17 +40,21 @@ def _require_tensors(name, **operands):
             raise TypeError(f"{name}(): argument '{label}' (position {position}) must be Tensor, not {type(value).__name__}")
 
 
-def _floating_pair(name, primitive, node):
-    """`name(input, other)` of two tensors, computed in their promoted dtype, which must
-    be floating (PyTorch has no integer kernel)."""
+def _floating_pair(name, primitive, node, kinds="fc"):
+    """`name(input, other)` of two tensors, computed in their promoted dtype, whose kind
+    must be among `kinds` (PyTorch has no integer kernel, hypot none for complex)."""
 
     def function(input, other):
         _require_tensors(name, input=input, other=other)
         promoted = dtypes.result_type(input._data, other._data)
-        if promoted.kind not in "fc":
+        if promoted.kind == "c" and primitive is np.logaddexp:
+            raise NotImplementedError(
+                "logaddexp of complex tensors is not supported by srcgrad's Tensor shim: compute it as "
+                "(input.exp() + other.exp()).log(), or on real tensors")
+        if promoted.kind not in kinds:
             kind = input.dtype.kind_name if input._data.dtype == promoted else other.dtype.kind_name
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{kind}\'')
-        return ops.binary(primitive, input, other, node)
+        return binary_ops.binary(primitive, input, other, node)
 
     def method(self, other):
         _require_tensors(name, other=other)
@@ -61,8 +66,18 @@ def _floating_pair(name, primitive, node):
 
 
 logaddexp, _logaddexp_method = _floating_pair("logaddexp", np.logaddexp, "LogaddexpBackward0")
-logaddexp2, _logaddexp2_method = _floating_pair("logaddexp2", np.logaddexp2, "Logaddexp2Backward0")
-hypot, _hypot_method = _floating_pair("hypot", np.hypot, "HypotBackward0")
+logaddexp2, _logaddexp2_method = _floating_pair("logaddexp2", np.logaddexp2, "Logaddexp2Backward0", "f")
+hypot, _hypot_method = _floating_pair("hypot", np.hypot, "HypotBackward0", "f")
+
+
+def _require_tensor_or_number(name, input, other):
+    """PyTorch's TypeError for `name(input, other)` whose overloads take (Tensor, Tensor) and
+    (Tensor, Number) only."""
+    if not _is_tensor(input) or not (_is_tensor(other) or binary_ops.is_operand(other)):
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got ({type(input).__name__}, "
+            f"{type(other).__name__}), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n"
+            " * (Tensor input, Number other, *, Tensor out = None)\n")
 
 
 def _number_or_tensor(name, primitive, nodes, floating):
@@ -71,9 +86,10 @@ def _number_or_tensor(name, primitive, nodes, floating):
     edge for the tensor only)."""
 
     def function(input, other):
-        _require_tensors(name, input=input)
+        _require_tensor_or_number(name, input, other)
+        refuse_complex(name, input, other)
         node = nodes[0] if _is_tensor(other) else nodes[1]
-        return ops.binary(primitive, input, other, node, floating=floating)
+        return binary_ops.binary(primitive, input, other, node, floating=floating)
 
     function.__name__ = name
     function.__doc__ = f"np.{primitive.__name__} of each pair of elements (broadcast): {nodes[0]}, {nodes[1]} for a number."
@@ -88,9 +104,12 @@ def fmod(input, other):
     """`input` modulo `other` with the sign of `input` (C's fmod): FmodBackward1 for two
     tensors, FmodBackward0 for a number other; the gradient of input is 1, of other
     -trunc(input / other). Integer division by zero raises, as in PyTorch."""
-    _require_tensors("fmod", input=input)
-    y = ops._data(ops.operand(other))
-    if dtypes.result_type(input._data, y).kind in "iub" and np.any(np.asarray(y) == 0):
+    _require_tensor_or_number("fmod", input, other)
+    y = binary_ops.value_of(binary_ops.operand(other))
+    kind = dtypes.result_type(input._data, y).kind
+    if kind == "b":
+        raise NotImplementedError("\"fmod_cpu\" not implemented for 'Bool'")
+    if kind in "iu" and np.any(np.asarray(y) == 0):
         raise RuntimeError("ZeroDivisionError")
     return _fmod(input, other)
 
@@ -106,20 +125,29 @@ def xlogy(input, other):
             " * (Number self, Tensor other, *, Tensor out = None)\n"
             " * (Tensor input, Number other, *, Tensor out = None)\n"
         )
+    refuse_complex("xlogy", input, other)
     name = "XlogyBackward0" if _is_tensor(input) and _is_tensor(other) else (
         "XlogyBackward1" if _is_tensor(other) else "XlogyBackward2")
-    return ops.binary(special_arrays.xlogy, input, other, name, floating=True)
+    return binary_ops.binary(special_arrays.xlogy, input, other, name, floating=True)
 
 
 def heaviside(input, values):
     """0 where input < 0, 1 where input > 0, `values` where input is 0. Both tensors of
     one dtype; PyTorch has no derivative (`NotImplemented` node, whose backward raises)."""
     _require_tensors("heaviside", input=input, values=values)
+    return stepped(input, values, "heaviside")
+
+
+def stepped(input, values, op):
+    """`heaviside(input, values)` of two tensors, whose node's backward names the op `op`
+    (PyTorch's `heaviside_` for the in-place form); complex tensors are refused."""
+    if input._data.dtype.kind == "c" or values._data.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input._data.dtype != values._data.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     ops.check_broadcast(input._data, values._data)
     ans = np.heaviside(input._data, values._data).astype(input._data.dtype, copy=False)
-    return ops.without_derivative(ans, (input, values), node_class("NotImplemented", NoDerivativeNode), "heaviside")
+    return ops.without_derivative(ans, (input, values), node_class("NotImplemented", NoDerivativeNode), op)
 
 
 def nextafter(input, other):
@@ -217,6 +245,7 @@ def logit(input, eps=None):
     (LogitBackward0; the gradient is 0 outside that range, nan outside [0, 1] without eps)."""
     if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))):
         raise TypeError(f"logit(): argument 'eps' (position 2) must be float, not {type(eps).__name__}")
+    refuse_complex("logit", input)
     return ops.unary(special_arrays.logit, as_floating(input), "LogitBackward0", consts=(eps,))
 
 
@@ -225,6 +254,7 @@ def floating_unary(name, primitive, node):
     (`as_floating`), recorded as `node`."""
 
     def function(input):
+        refuse_complex(name, input)
         return ops.unary(primitive, as_floating(input), node)
 
     function.__name__ = name
@@ -240,6 +270,7 @@ i0 = floating_unary("i0", bessel_arrays.i0, "I0Backward0")
 
 def _angle_unit(name, primitive, node, factor):
     def function(input):
+        refuse_complex(name, input)
         x = as_floating(input)
         scale = x._data.dtype.type(factor)  # PyTorch multiplies by the factor rounded to the dtype
         return ops.unary(primitive, x, node, compute=lambda v: v * scale)
@@ -275,6 +306,7 @@ def polygamma(n, input):
         raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+    refuse_complex(("digamma", "trigamma")[n] if n < 2 else "polygamma", input)
     return ops.apply(special_arrays.polygamma, int(n), as_floating(input), name="PolygammaBackward0", edge_args=(1,))
 
 
@@ -289,6 +321,7 @@ def multivariate_log_gamma(input, p, op="mvlgamma", position=2):
         raise TypeError(f"{op}(): argument 'p' (position {position}) must be int, not {type(p).__name__}")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
+    refuse_complex("mvlgamma", input)
     return ops.apply(special_arrays.mvlgamma, as_floating(input), int(p), name="MvlgammaBackward0", edge_args=(0,))
 
 

@@ -13,7 +13,8 @@ import operator
 import numpy as np
 
 from .dtypes import c_name
-from .ops import apply, binary_same, composite, operand
+from .binary_ops import binary_same, operand
+from .ops import apply, composite
 
 __all__ = ["matmul", "mm", "mv", "dot", "outer", "bmm", "addmm", "trace", "triu", "tril", "ProductOps"]
 

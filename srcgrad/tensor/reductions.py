@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from .complex_refusals import refuse_complex
 from ..rules import activations
 from ..runtime import mean_of
 from .summation import pytorch_sum
@@ -153,6 +154,7 @@ def median(input, dim=None, keepdim=False):
     `dim`, a `(values, indices)` pair (MedianBackward1, the gradient to the index)."""
     from .selections import named_pair
 
+    refuse_complex("median", input)
     x = input._data
     if dim is None:
         flat = np.sort(x.reshape(-1), kind="stable")
@@ -231,6 +233,7 @@ def _extreme(primitive, op, input, dim, keepdim):
     """amax or amin (`op`) over `dim` (an int or a tuple; () means every dim): one
     node, the gradient shared equally between tied extrema. An empty tensor needs a
     dim, and a reduced dim of size 0 is PyTorch's IndexError."""
+    refuse_complex(op, input)
     shape = input._data.shape
     axis = dim_axis(dim, len(shape))
     if input._data.size == 0:
@@ -324,10 +327,12 @@ class ReductionOps:
     count_nonzero = count_nonzero
 
     def argmax(self, dim=None, keepdim=False):
+        refuse_complex("argmax", self)
         axis = None if dim is None else dim_axis(dim, self._data.ndim)
         return ops.Tensor._make(np.asarray(np.argmax(self._data, axis=axis, keepdims=keepdim), dtype=np.int64))
 
     def argmin(self, dim=None, keepdim=False):
+        refuse_complex("argmin", self)
         axis = None if dim is None else dim_axis(dim, self._data.ndim)
         return ops.Tensor._make(np.asarray(np.argmin(self._data, axis=axis, keepdims=keepdim), dtype=np.int64))
 
@@ -370,6 +375,7 @@ class ReductionOps:
             )
         if isinstance(dim, ops.Tensor):  # max(other): the elementwise maximum
             return (pointwise.maximum if fn is np.max else pointwise.minimum)(self, dim)
+        refuse_complex(name.lower() + ("_all" if dim is None else "_dim"), self)
         if dim is None:  # tied entries share the gradient, as in PyTorch
             out = ops.apply(fn, self, name=name + "Backward1")
             if out._grad_fn is not None and out._data.dtype.kind == "f" and np.isnan(out._data):

@@ -13,6 +13,7 @@ import operator
 
 import numpy as np
 
+from .complex_refusals import refuse_complex
 from . import dtypes, fill_values, ops
 from .tangents import tangent_of
 from .views import mark_output
@@ -143,6 +144,7 @@ def _scalar_taken(input, name):
 
 def sort(input, dim=-1, descending=False, stable=False):
     """`(values, indices)` sorted along `dim` (SortBackward0); ties keep their order."""
+    refuse_complex("sort", input)
     x = input._data
     if x.ndim == 0:
         return _SORT(*_scalar_taken(input, "SortBackward0"))
@@ -153,6 +155,7 @@ def sort(input, dim=-1, descending=False, stable=False):
 
 def argsort(input, dim=-1, descending=False, stable=False):
     """The indices that sort `input` along `dim` (int64, no graph); ties keep their order."""
+    refuse_complex("sort", input)
     x = input._data
     if x.ndim == 0:
         return ops.Tensor._make(np.zeros((), np.int64))
@@ -170,6 +173,7 @@ def _order(x, axis, descending):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """`(values, indices)` of the `k` largest (smallest) entries along `dim`
     (TopkBackward0), largest first (smallest first)."""
+    refuse_complex("topk", input)
     x = input._data
     axis = _axis(input, dim)
     n = x.shape[axis] if x.ndim else 1
@@ -246,6 +250,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     went (int64, `input`'s shape, or `(input.size(dim),)`); with `return_counts`, how
     often each occurs. The values of a tensor that requires grad require grad through
     Unique2Backward0 (UniqueDimBackward0), whose backward raises, as in PyTorch."""
+    refuse_complex("unique", input)
     x = input._data
     if dim is None:
         values, inverse, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False)

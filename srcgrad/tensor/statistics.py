@@ -16,7 +16,8 @@ import warnings
 
 import numpy as np
 
-from . import ops
+from .complex_refusals import refuse_complex
+from . import binary_ops, ops
 from .dtypes import dim_axis
 
 __all__ = ["cov", "corrcoef", "nanmean", "nanmedian", "quantile", "nanquantile", "aminmax", "renorm", "StatisticOps"]
@@ -64,14 +65,14 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         norm = total - correction * (w * aweights).sum() / total
     else:
         norm = total - correction
-    if np.asarray(ops._data(norm)) <= 0:
+    if np.asarray(binary_ops.value_of(norm)) <= 0:
         warnings.warn(
             "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of observations.",
             UserWarning, stacklevel=2,
         )
         norm = norm * 0
     centred = x - mean.unsqueeze(1)
-    product = centred.mm((centred if w is None else centred * w).t())
+    product = centred.mm((centred if w is None else centred * w).t().conj())  # conj: complex variables
     return (product / norm).squeeze()
 
 
@@ -89,6 +90,9 @@ def corrcoef(input):
     deviations = c.diagonal().sqrt()
     c = c / deviations.view(-1, 1)
     c = c / deviations.view(1, -1)
+    if c._data.dtype.kind == "c":  # real and imaginary parts clipped, as PyTorch's (never tracked)
+        data = c._data
+        return ops.Tensor._make((np.clip(data.real, -1, 1) + 1j * np.clip(data.imag, -1, 1)).astype(data.dtype))
     return c.clip(-1, 1)
 
 
@@ -114,6 +118,7 @@ def nanmedian(input, dim=None, keepdim=False):
     from .reductions import _median_all, _nan_held
     from .selections import named_pair
 
+    refuse_complex("median", input)
     x = input._data
     if dim is None:
         flat = x.reshape(-1)
@@ -186,26 +191,26 @@ def _quantile(lines, q, interpolation, ignore_nan):
 
 
 def _quantile_function(name, ignore_nan):
-    def function(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    def function(input, q, dim=None, keepdim=False, *, interpolation="linear"):  # PyTorch's errors say quantile()
         x = input._data
         if x.size == 0:
-            raise RuntimeError(f"{name}() input tensor must be non-empty")
+            raise RuntimeError("quantile() input tensor must be non-empty")
         if isinstance(q, ops.Tensor):
             if q._data.ndim > 1:
-                raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+                raise RuntimeError("quantile() q must be a scalar or 1D tensor")
             if q._data.dtype != x.dtype:
-                raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+                raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
             qs, scalar = q._data.reshape(-1).astype(np.float64), q._data.ndim == 0
         else:
             qs, scalar = np.array([float(q)]), True
         if x.dtype.kind != "f":
-            raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+            raise RuntimeError("quantile() input tensor must be either float or double dtype")
         for v in qs:
             if not 0 <= v <= 1:
-                raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {v:g}")
+                raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {v:g}")
         if interpolation not in _INTERPOLATIONS:
             raise RuntimeError(
-                f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, but got "
+                f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, but got "
                 f"{interpolation}"
             )
         axis = None if dim is None else (dim_axis(dim, x.ndim) % x.ndim if x.ndim else 0)
@@ -251,6 +256,7 @@ class _MinMax(tuple):
 def aminmax(input, *, dim=None, keepdim=False):
     """`(min, max)` of all entries or along `dim` (AminmaxBackward0 each; ties share the
     gradient, as amin's and amax's)."""
+    refuse_complex("aminmax", input)
     x = input._data
     axis = None if dim is None else dim_axis(dim, x.ndim)
     if x.size == 0 or (axis is not None and x.ndim and x.shape[axis] == 0):

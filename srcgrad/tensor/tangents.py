@@ -2,7 +2,7 @@
 
 A dual tensor is a Tensor with an entry in `TANGENTS` (keyed by its id, holding a weak
 reference to it and its tangent, an ndarray of its shape). There is at most one dual
-level, as in PyTorch; leaving it empties `TANGENTS`. The doorway (ops.py) calls `push`
+level, as in PyTorch; leaving it empties `TANGENTS`. The doorway (ops.py, binary_ops.py) calls `push`
 after each op when `TANGENTS` is not empty: the result's tangent is the sum, over the
 arguments with a tangent, of the registry rule's forward rule (`Rule.jvp`) for that
 argument, so the Tensor classes hold no calculus. An op whose forward derivative the shim

@@ -22,9 +22,10 @@ import warnings
 
 import numpy as np
 
-from . import arithmetic, devices, dtypes, graph_backward, hooks, meta, ops, printing, products
+from . import arithmetic, binary_ops, devices, dtypes, graph_backward, hooks, meta, ops, printing, products
 from ..rules import activations
 from .dtypes import Size, one_dim
+from .complex_refusals import refuse_complex
 from .engine import run_backward, run_single, warn_non_leaf_grad
 from .errstate import loud, quiet
 from .grad_mode import OPEN_INFERENCE_BLOCKS, _mode
@@ -554,6 +555,8 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     __abs__ = abs
 
     def relu(self):
+        if self._data.dtype.kind == "c":
+            refuse_complex("clamp", self)
         return ops.unary(activations.relu, self, "ReluBackward0", compute=activations.relu_of_array)
 
     def softmax(self, dim):
@@ -583,7 +586,7 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
 
 Tensor.__module__ = "srcgrad"  # `type(t)` prints <class 'srcgrad.Tensor'>, as PyTorch's <class 'torch.Tensor'>
-ops.Tensor = products.Tensor = arithmetic.Tensor = graph_backward.Tensor = Tensor
+ops.Tensor = binary_ops.Tensor = products.Tensor = arithmetic.Tensor = graph_backward.Tensor = Tensor
 
 
 _STORAGE = Tensor._data  # the slot that holds the array, read past a subclass's `_data`
