@@ -61,9 +61,10 @@ def _params(fn):
     return [p.name for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
-def _positions(fn, wrt):
-    """Normalize `wrt` (index, name, or a tuple of them) to an int or a tuple of ints."""
-    params = _params(fn)
+def _positions(fn, wrt, params=None):
+    """Normalize `wrt` (index, name, or a tuple of them) to an int or a tuple of ints.
+    `params`: `_params(fn)`, where the caller has it."""
+    params = _params(fn) if params is None else params
     arity = varargs.arity(fn)  # a variant of a function taking `*args`: its parameters are the call's arguments
     named = params if arity is None else params[:fn.__code__.co_argcount]
 
@@ -288,8 +289,8 @@ def _transform(fn, mode, wrt, verbose, source=None):
         from .jacobians import nested_grad
 
         return nested_grad(fn, mode, wrt, verbose)  # grad(grad(f)): forward over the generated code
-    positions = _positions(fn, wrt)
     names = _params(fn)
+    positions = _positions(fn, wrt, names)
     lazy = _Lazy(fn, mode, positions, verbose, source)
     checked = positions if isinstance(positions, tuple) else (positions,)
     if mode == "vjp":

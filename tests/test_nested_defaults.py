@@ -166,3 +166,27 @@ def test_a_mutable_default_is_one_object_not_a_new_one_per_call():
     assert shared_mutable_default(2.0) == 6.0
     with pytest.raises(srcgrad.NotDifferentiableError, match=r"`acc.append\(v\)` changes an array in place"):
         srcgrad.grad(shared_mutable_default)(2.0)
+
+
+def nested_def_without_evaluated_default(x):
+    def g(v, w=2.0):  # a constant default: nothing to evaluate at the def
+        return v * w
+    return g(x).sum()
+
+
+def test_the_tree_is_copied_only_where_a_default_moves():
+    from srcgrad.compiler import def_defaults, frontend
+
+    for fn in (small_function, nested_def_without_evaluated_default):
+        program = frontend.load(fn)
+        assert def_defaults.run(program) is program.tree  # nothing moved: the same tree, no copy
+    program = frontend.load(scaled_sum)
+    moved = def_defaults.run(program)
+    assert moved is not program.tree
+    assert [type(s).__name__ for s in moved.body] == ["Assign", "FunctionDef", "Return"]
+    assert moved.body[0].targets[0].id == "g_k_default" and program.default_names == {"g_k_default"}
+
+
+def small_function(x, y):
+    z = x * y
+    return (z * z).sum()

@@ -30,7 +30,10 @@ def run(program):
     """`program.tree` with its nested functions' defaults evaluated at their defs (module doc)."""
     tree = program.tree
     blocks = [tree.body] + block_defs.inner_blocks(tree)
-    if not any(_held(s, _outer(tree)) for block in blocks for s in block):
+    if not any(_defines(s) for block in blocks for s in block):
+        return tree
+    outer = _outer(tree)
+    if not any(_held(s, outer)[0] is not None for block in blocks for s in block):
         return tree
     tree = syntax.copy(tree)
     outer = _outer(tree)
@@ -63,6 +66,11 @@ def _outer(tree):
     params = {a.id for a in args.args + args.kwonlyargs + list(getattr(args, "posonlyargs", None) or ())}
     params |= {a.id for a in (args.vararg, args.kwarg) if a is not None}
     return params | set(traversal.names_stored(tree))
+
+
+def _defines(stmt):
+    """Whether `stmt` is a `def` or `name = lambda ...` (what `_held` may answer for)."""
+    return type(stmt) is gast.FunctionDef or (type(stmt) is gast.Assign and type(stmt.value) is gast.Lambda)
 
 
 def _held(stmt, outer):

@@ -301,12 +301,13 @@ def _facts(stmt):
     (None, every name it reads or stores, in pseudo statements too)."""
     if not isinstance(stmt, gast.AST):  # a tape marker
         return None, _marker_names(stmt)
-    reads = traversal.add_loads(stmt, set())
-    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
-        return stmt.targets[0].id, reads
-    if isinstance(stmt, gast.Assign):
+    if type(stmt) is gast.Assign:  # gast's statement classes have no subclasses
+        reads = traversal.add_loads(stmt, set())
+        if len(stmt.targets) == 1 and type(stmt.targets[0]) is gast.Name:
+            return stmt.targets[0].id, reads
         return None, reads
-    return None, reads | _stores(stmt) | _pseudo_stores([stmt])
+    loads, others = traversal.name_counts(stmt)  # the reads and the stores in one walk
+    return None, {*loads, *others} | _pseudo_stores([stmt])
 
 
 def _marker_names(marker):
@@ -323,10 +324,6 @@ def _marker_names(marker):
             elif isinstance(node, gast.AST):
                 names.update(n.id for n in traversal.walk(node) if isinstance(n, gast.Name))
     return names
-
-
-def _stores(stmt):
-    return set(traversal.name_counts(stmt)[1])
 
 
 def _elementwise(node, scalars, resolve):
