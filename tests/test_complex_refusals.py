@@ -32,8 +32,8 @@ REFUSED = [  # label, call, (exception type, message)
     ("fix", lambda: torch.fix(c64()), (NotImplementedError, "trunc is not supported for complex inputs")),
     ("round", lambda: torch.round(c64()), _kernel("round_vml_cpu")),
     ("frac", lambda: torch.frac(c128()), _kernel("frac_cpu", "ComplexDouble")),
-    ("sign", lambda: torch.sign(c64()), (NotImplementedError, "Unlike NumPy, srcgrad.sign is not intended to support "
-                                                               "complex numbers. Please use srcgrad.sgn instead.")),
+    ("sign", lambda: torch.sign(c64()), (NotImplementedError, "Unlike NumPy, torch.sign is not intended to support "
+                                                               "complex numbers. Please use torch.sgn instead.")),
     ("clamp", lambda: torch.clamp(c64(), -1, 1), (NotImplementedError, "clamp is not supported for complex types")),
     ("clamp_", lambda: c64().clamp_(max=1), (NotImplementedError, "clamp is not supported for complex types")),
     ("clamp real by complex", lambda: torch.clamp(f32(), min=c64()), _kernel("maximum_cpu")),

@@ -43,8 +43,8 @@ REFUSALS = {
     **_message(RuntimeError, "{} does not support complex inputs.", ("isposinf", "isneginf")),
     "max_dim": (RuntimeError, "max(): does not support complex input"),
     "min_dim": (RuntimeError, "min(): does not support complex input"),
-    "sign": (NotImplementedError, "Unlike NumPy, srcgrad.sign is not intended to support complex numbers. Please use "
-                                  "srcgrad.sgn instead."),
+    "sign": (NotImplementedError, "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                                  "torch.sgn instead."),
     "clamp": (NotImplementedError, "clamp is not supported for complex types"),
     "clamp_min_bound": _kernel("maximum_cpu"),  # a real tensor clamped by a complex tensor bound
     "clamp_max_bound": _kernel("minimum_cpu"),
