@@ -11,10 +11,13 @@ value_and_grad, vjp, jvp, the arguments unchanged, the Hessian block, float32).
 
 - `np.frexp` and `math.frexp` had no derivative rule (the mantissa's derivative is
   2 ** -exponent, the exponent's 0).
+- A call of a function decorated with `functools.lru_cache` or `functools.cache` was
+  refused as having no rule: it is a call of the function the cache wraps.
 - `sum(reversed(x))` (and `list(reversed(x))`) was refused with advice to register a
   rule; the refusal now says how srcgrad reads `reversed` and what to write instead.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -302,6 +305,22 @@ def mantissas(x, a):
     return (m * x).sum() + (e * x).sum() + ma * a + ea
 
 
+@functools.lru_cache(maxsize=None)
+def disc_area(r):
+    return math.pi * r * r
+
+
+@functools.cache
+def power_of(a, n=2):
+    return a ** n
+
+
+def memoized_helpers(a, b):
+    def local(v):
+        return disc_area(v) * 2.0
+    return disc_area(a) + disc_area(a * 2.0) + power_of(b, n=3) * power_of(a) + local(b)
+
+
 PROGRAMS = [
     (while_with_break_and_continue, (V,), {}),
     (while_else_after_a_break, (V,), {}),
@@ -332,6 +351,7 @@ PROGRAMS = [
     (reductions_over_axis_tuples, (rng.normal(size=(2, 3, 4)),), {}),
     (math_module, (0.37, 1.3), {}),
     (mantissas, (np.array([3.3, -0.7, 5.0]), 0.9), {}),
+    (memoized_helpers, (0.7, 1.3), {}),
 ]
 
 
@@ -348,6 +368,13 @@ def test_exact_gradients():
     np.testing.assert_allclose(srcgrad.grad(mantissas)(x, 0.9), m + x * 3.0 * 2.0 ** -e + e, rtol=1e-12)
     ma, ea = math.frexp(6.3)
     assert srcgrad.grad(mantissas, wrt=1)(x, 0.9) == pytest.approx(ma + 6.3 * 2.0 ** -ea, rel=1e-12)
+
+
+def test_memoized_helpers_are_their_functions():
+    # d/da: pi * 2a + pi * 8a + b ** 3 * 2a; d/db: 3 b ** 2 * a ** 2 + 4 pi b
+    a, b = 0.7, 1.3
+    got = srcgrad.grad(memoized_helpers, wrt=(0, 1))(a, b)
+    np.testing.assert_allclose(got, (10 * math.pi * a + 2 * a * b ** 3, 3 * b ** 2 * a ** 2 + 4 * math.pi * b), rtol=1e-12)
 
 
 def reversed_read_whole(x):
