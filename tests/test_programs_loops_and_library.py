@@ -13,6 +13,10 @@ value_and_grad, vjp, jvp, the arguments unchanged, the Hessian block, float32).
   2 ** -exponent, the exponent's 0).
 - A call of a function decorated with `functools.lru_cache` or `functools.cache` was
   refused as having no rule: it is a call of the function the cache wraps.
+- `y = np.arange(4.0)`, then `y[2] = x[2]`, was refused as a call of np.arange without a
+  derivative rule (in both modes), though np.arange read only constants: a call of a
+  function without a rule on values without derivatives has nothing to pull back or
+  push forward (calls.of_constants).
 - `sum(reversed(x))` (and `list(reversed(x))`) was refused with advice to register a
   rule; the refusal now says how srcgrad reads `reversed` and what to write instead.
 """
@@ -203,6 +207,21 @@ def branchy_sigmoid(x):
     return (out * x).sum()
 
 
+def writes_into_an_arange(x):
+    y = np.arange(4.0)
+    y[2] = x[2] * 3.0
+    y[0] += x[1] ** 2
+    for i in range(2):
+        y[i + 1] = y[i + 1] + y[i] * x[i]
+    return (y * x).sum()
+
+
+def writes_into_an_integer_arange(x):
+    y = np.arange(4)
+    y[2] = x[2] * 3.0  # truncated to an integer: no derivative
+    return (y * x).sum()
+
+
 # --- exceptions --------------------------------------------------------------------------
 
 
@@ -341,6 +360,8 @@ PROGRAMS = [
     (column_writes_in_a_loop, (A,), {}),
     (mask_writes_in_a_loop, (V,), {}),
     (branchy_sigmoid, (V * 3,), {}),
+    (writes_into_an_arange, (V[:4],), {}),
+    (writes_into_an_integer_arange, (np.array([0.33, 1.77, -2.41, 0.93]),), dict(float32=False)),
     (caught_in_a_loop, (V,), {}),
     (nested_try_in_a_loop, (V,), {}),
     (gram_schmidt, (rng.normal(size=(4, 3)),), {}),
@@ -368,6 +389,14 @@ def test_exact_gradients():
     np.testing.assert_allclose(srcgrad.grad(mantissas)(x, 0.9), m + x * 3.0 * 2.0 ** -e + e, rtol=1e-12)
     ma, ea = math.frexp(6.3)
     assert srcgrad.grad(mantissas, wrt=1)(x, 0.9) == pytest.approx(ma + 6.3 * 2.0 ** -ea, rel=1e-12)
+
+
+def test_writes_into_an_arange():
+    x = np.array([0.33, 1.77, -2.41, 0.93])
+    # y = (x1^2, 1 + x1^2 x0, 3 x2, 3): the int arange keeps y[2] = int(3 x2) = -7
+    np.testing.assert_allclose(srcgrad.grad(writes_into_an_integer_arange)(x), [0.0, 1.0, -7.0, 3.0], rtol=0)
+    _, tangent = srcgrad.jvp(writes_into_an_integer_arange, (x,), (np.ones(4),))
+    assert tangent == -3.0
 
 
 def test_memoized_helpers_are_their_functions():

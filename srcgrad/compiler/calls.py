@@ -572,6 +572,15 @@ def several_results(primal):
     return (getattr(primal, "__module__", None) or "").startswith("srcgrad.") or has_custom_rule(primal)
 
 
+def of_constants(call, activity):
+    """Whether `call` calls a function that is not the user's (whose body may read
+    differentiated values through its closure) on arguments without derivatives:
+    `y = np.arange(4.0)`, differentiated only by a later write into `y`, has nothing to
+    pull back or push forward, rule or none."""
+    return (call.callee.kind == "function" and not is_user_function(call.primal)
+            and not active_names(list(call.args) + list(call.keywords.values()), activity))
+
+
 def active_names(node, activity):
     """The active names an argument node reads (a `*args` parameter binds a tuple of nodes,
     a `**kwargs` one a dict)."""
