@@ -14,6 +14,9 @@ to check), and float32 arrays keeping float32 gradients.
   forward mode read the field off the rule's plain-tuple tangent (an AttributeError in
   jvp and hessian); jvp of a function returning the namedtuple gives its tangent in
   the namedtuple's class.
+- np.einsum's sublist form (`np.einsum(a, [0, 1], b, [1, 2], [0, 2])`) was refused as a
+  derivative with respect to the argument `subscripts`: written-out sublists are spelled
+  as the subscripts string NumPy reads them as (compiler/einsum_sublists.py).
 - The Hessian of `np.linalg.svd(a).S` was refused as a second derivative through the
   singular vectors: reading the field leaves zeros, not None, in the cotangent of U and Vh.
 """
@@ -63,6 +66,15 @@ def einsum_repeated_subscripts(t):
 
 def einsum_optimized_contraction(t, x):
     return np.einsum("ijk,k->ij", t, x, optimize=True).sum() ** 2
+
+
+def einsum_sublists(a, b):
+    return (np.einsum(a, [0, 1], b, [1, 2], [0, 2]) ** 2).sum() + np.einsum(a, (27, 1), b, (1, 0)).sum()
+
+
+def einsum_sublists_with_ellipsis(t):
+    products = np.einsum(t, [Ellipsis, 0, 1], t, [..., 1, 2], [..., 0, 2], optimize=True)
+    return (products ** 2).sum() + np.einsum(t, [0, 1, 1]).prod()
 
 
 # --- indexing, masks, where ------------------------------------------------------------
@@ -315,6 +327,8 @@ PROGRAMS = [
     (einsum_chain_of_three, (M,), {}),
     (einsum_repeated_subscripts, (T233,), {}),
     (einsum_optimized_contraction, (rng.normal(size=(2, 3, 4)), V), {}),
+    (einsum_sublists, (A34, rng.normal(size=(4, 3))), {}),
+    (einsum_sublists_with_ellipsis, (T233,), {}),
     (gather_with_repeated_indices, (V,), {}),
     (gather_pairs_with_repeats, (M,), {}),
     (open_mesh_and_broadcast_fancy, (M,), {}),
@@ -401,3 +415,26 @@ def test_tangent_of_a_decomposition_keeps_its_class():
     assert type(out_dot) is type(out) and type(out).__name__ == "EighResult"
     jac = srcgrad.jacobian(lambda a: eigh_of_gram(a).eigenvalues)(M)
     np.testing.assert_allclose(out_dot.eigenvalues, jac.reshape(3, 9) @ np.ones(9), rtol=1e-10)
+
+
+def test_einsum_sublists_are_the_subscripts_string():
+    b = rng.normal(size=(4, 3))
+
+    def spelled(a, b):
+        return (np.einsum("ij,jk->ik", a, b) ** 2).sum() + np.einsum("bB,BA", a, b).sum()
+
+    for got, want in zip(srcgrad.grad(einsum_sublists, wrt=(0, 1))(A34, b), srcgrad.grad(spelled, wrt=(0, 1))(A34, b)):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    # the implicit output orders labels as NumPy does: 'A' (0) before 'b' (27)
+    np.testing.assert_allclose(srcgrad.grad(einsum_sublists, wrt=1)(A34, b)[0, 0], 2 * (A34 @ b)[:, 0] @ A34[:, 0] + A34[:, 0].sum(),
+                               rtol=1e-12)
+
+
+def test_einsum_sublists_not_written_out_are_refused():
+    labels = [0, 1]
+
+    def named_sublist(a):
+        return np.einsum(a, labels, a, [1, 2], [0, 2]).sum()
+
+    with pytest.raises(srcgrad.NotDifferentiableError, match="no derivative rule for `np.einsum` with respect to its argument `subscripts`"):
+        srcgrad.grad(named_sublist)(M)

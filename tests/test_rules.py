@@ -96,7 +96,7 @@ UNARY = [  # (function, low, high): the domain to sample
     (np.positive, -2, 2), (np.reciprocal, 0.3, 3), (np.deg2rad, -90, 90), (np.radians, -90, 90),
     (np.rad2deg, -2, 2), (np.degrees, -2, 2), (np.sinc, -2, 2), (np.conjugate, -2, 2),
     (np.real, -2, 2), (np.real_if_close, -2, 2), (np.nan_to_num, -2, 2), (operator.neg, -2, 2), (operator.pos, -2, 2),
-    (np.modf, 0.2, 0.8),
+    (np.modf, 0.2, 0.8), (np.frexp, 0.3, 5.0), (np.frexp, -5.0, -0.3),
 ]
 SHAPES = [(), (3,), (2, 3)]
 
@@ -253,7 +253,7 @@ SCALARS = [  # (function, *arguments)
     (math.copysign, 0.7, -2.0), (math.fmod, -3.7, 1.5), (math.remainder, 3.7, 1.5), (math.erf, 0.7),
     (math.erfc, 0.7), (math.degrees, 0.7), (math.radians, 70.0), (builtins.abs, -0.7), (builtins.float, 0.7),
     (builtins.abs, np.array([-0.7, 0.5])), (builtins.pow, 1.7, 0.6), (builtins.pow, np.array([0.7, 1.5]), 3),
-    (builtins.divmod, 3.7, 1.5), (builtins.divmod, -3.7, 1.3), (math.modf, 3.7), (math.modf, -2.3), (math.lgamma, 1.7), (math.lgamma, 0.3), (math.lgamma, -2.3), (math.gamma, 4.5), (math.gamma, -2.3),
+    (builtins.divmod, 3.7, 1.5), (builtins.divmod, -3.7, 1.3), (math.modf, 3.7), (math.modf, -2.3), (math.frexp, 3.7), (math.frexp, -0.3), (math.lgamma, 1.7), (math.lgamma, 0.3), (math.lgamma, -2.3), (math.gamma, 4.5), (math.gamma, -2.3),
     (polygamma, 0, 1.3), (polygamma, 1, -1.3), (polygamma, 3, 0.4), (math.ldexp, 0.7, 3), (math.ldexp, -1.3, -2),
     *([(math.cbrt, 1.7), (math.cbrt, -0.6), (math.exp2, 0.7)] if hasattr(math, "cbrt") else []),  # Python 3.11
 ]

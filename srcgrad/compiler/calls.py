@@ -225,6 +225,9 @@ def missing_rule(program, stmt, call, register):
     elif call.primal is builtins.zip or call.primal is builtins.enumerate:
         advice = (f"srcgrad reads `{call.primal.__name__}(...)` as the iterable of a `for` loop or a comprehension, "
                   "or read whole right there by `list`, `tuple` or `dict`: write it so")
+    elif call.primal is builtins.reversed:
+        advice = ("srcgrad reads `reversed(...)` as the iterable of a `for` loop or a comprehension: write it so "
+                  "(`sum(v for v in reversed(xs))`), or reverse by slicing (`xs[::-1]`, `list(xs)[::-1]`)")
     elif call.primal is functools.reduce:
         advice = ("srcgrad writes `functools.reduce(f, items[, initial])` out as its loop where `f` is a lambda of two "
                   "parameters or a (dotted) name, given by position, and nothing before the call in its statement calls "
@@ -567,6 +570,15 @@ def several_results(primal):
     if getattr(primal, "one_result", False):
         return False
     return (getattr(primal, "__module__", None) or "").startswith("srcgrad.") or has_custom_rule(primal)
+
+
+def of_constants(call, activity):
+    """Whether `call` calls a function that is not the user's (whose body may read
+    differentiated values through its closure) on arguments without derivatives:
+    `y = np.arange(4.0)`, differentiated only by a later write into `y`, has nothing to
+    pull back or push forward, rule or none."""
+    return (call.callee.kind == "function" and not is_user_function(call.primal)
+            and not active_names(list(call.args) + list(call.keywords.values()), activity))
 
 
 def active_names(node, activity):

@@ -125,6 +125,8 @@ class Contributions:
                 return []
             if call.callee.kind == "function" and calls.is_user_function(call.primal):
                 return self.user_call(stmt, call.primal, call.args, call.keywords, g, call.label)
+            if calls.of_constants(call, self.activity):
+                return []
             raise calls.missing_rule(self.program, stmt, call, "srcgrad.defvjp")
         bound = calls.bind(self.program, stmt, rule, call)
         if _through_source(rule, bound, call.primal, self.activity):

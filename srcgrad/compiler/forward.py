@@ -293,7 +293,7 @@ class _Forward:
         call = calls.site(self.program, stmt, value, callee, "srcgrad.defjvp")
         rule = rules.lookup(call.primal)
         if rule is None:
-            if rules.is_nondifferentiable(call.primal):
+            if rules.is_nondifferentiable(call.primal) or calls.of_constants(call, self.activity):
                 return None
             raise calls.missing_rule(self.program, stmt, call, "srcgrad.defjvp")
         bound = calls.bind(self.program, stmt, rule, call)

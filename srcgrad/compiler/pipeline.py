@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import gast
 
 from ..errors import SrcGradError
-from . import accumulate, activity, aliases, anf, assembly, attempts, block_defs, cache, call_effects, callees, closures, collections_dicts, constants, contexts, declarations, def_defaults, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, itertools_lists, jumps, key_lambdas, known_classes, load, map_filter, matches, module_tests, operand_checks, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, stored_iterators, syntax, transform_calls, traversal, tuple_writes, unroll, vectorized_calls, versions
+from . import accumulate, activity, aliases, anf, assembly, attempts, block_defs, cache, cached_calls, call_effects, callees, closures, collections_dicts, constants, contexts, declarations, def_defaults, einsum_sublists, emit, factories, factoring, fence, folds, forward, frontend, function_choices, generator_calls, hoist, idioms, index_tricks, iteration, itertools_lists, jumps, key_lambdas, known_classes, load, map_filter, matches, module_tests, operand_checks, optimize, origins, passed_callables, passed_containers, printing, record_calls, record_methods, resolve, reverse, row_writes, scaling, scope, sorted_loops, split, stand_in, standalone, stored_iterators, syntax, transform_calls, traversal, tuple_writes, unroll, vectorized_calls, versions
 from .naming import Namer
 from .shapes import Signature
 
@@ -340,6 +340,8 @@ def _prepare(fn, mode, wrt, verbose, source, splicing=None):
     program.tree = collections_dicts.run(program)
     program.tree = idioms.run(program, _transform_name(mode))
     program.tree = index_tricks.run(program)
+    program.tree = einsum_sublists.run(program)
+    program.tree = cached_calls.run(program)
     program.tree = row_writes.run(program)
     program.tree = tuple_writes.run(program)
     program.tree = map_filter.run(program)

@@ -7,14 +7,17 @@ fmax's forward rule sends a tie's tangent to `y`, as PyTorch's does.
 `ldexp(x, e)` is x * 2 ** e in the operands' dtype (e need not be an integer).
 `frexp_mantissa(x)` is np.frexp's mantissa, whose derivative is 2 ** -exponent
 (1 at 0, infinities and NaN, where the exponent is 0), written as mantissa / x so
-that every order of derivative exists (the next one is 0).
+that every order of derivative exists (the next one is 0). `np.frexp` and `math.frexp`
+themselves (the pair of mantissa and integer exponent, read by the compiler) share that
+derivative for the mantissa; the exponent is piecewise constant.
 """
 
 import math
 
 import numpy as np
 
-from .registry import defjvp, elementwise
+from ..runtime import unbroadcast, zeros_like_grad
+from .registry import defjvp, defvjp, elementwise
 
 __all__ = ["fmax", "fmin", "ldexp", "frexp_mantissa"]
 
@@ -90,3 +93,23 @@ def ldexp_de(ans, x, e):
 def frexp_mantissa_dx(ans, x):
     scaled = np.isfinite(x) & (x != 0)
     return np.where(scaled, ans / np.where(scaled, x, 1.0), 1.0)
+
+
+@defvjp(np.frexp, "x", name="Frexp")
+def frexp_vjp(g, ans, x):
+    return zeros_like_grad(x) if g[0] is None else unbroadcast(g[0] * frexp_mantissa_dx(ans[0], x), x)
+
+
+@defjvp(np.frexp, "x")
+def frexp_jvp(t, ans, x):
+    return t * frexp_mantissa_dx(ans[0], x), zeros_like_grad(ans[1])
+
+
+@defvjp(math.frexp, "x", name="Frexp")
+def math_frexp_vjp(g, ans, x):
+    return 0.0 if g[0] is None else float(g[0] * frexp_mantissa_dx(ans[0], x))
+
+
+@defjvp(math.frexp, "x")
+def math_frexp_jvp(t, ans, x):
+    return float(t * frexp_mantissa_dx(ans[0], x)), 0.0
