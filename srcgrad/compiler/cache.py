@@ -177,7 +177,9 @@ def specializing(general, build, name, arity):
     than the signature tells: the leaves of a dict argument). Given `owner=(fn, other)`,
     every call made after `fn.__code__` was replaced goes to `other` instead (which
     builds the derivative of the new code).
-    `dispatch.__srcgrad_general__()` is the general code (see `general_code`).
+    `dispatch.__srcgrad_general__()` is the general code (see `general_code`);
+    `dispatch.__srcgrad_seen__` maps each signature its calls were checked for to the code
+    they run (jvp_repeats.py calls that code directly).
     """
     table = {}
 
@@ -225,7 +227,7 @@ def _guarded(general, table, specialization, check, name, arity, owner=None):
     dispatch = _dispatcher(arity, seen, slow, first, fn, code)
     dispatch.__name__ = dispatch.__qualname__ = name
     dispatch.__srcgrad_specializations__ = table
-    dispatch.__srcgrad_seen__ = seen  # signature -> the code its calls run, once checked (jvp_repeats.py)
+    dispatch.__srcgrad_seen__ = seen
     dispatch.__srcgrad_general__ = general
     dispatch.__srcgrad_guarded__ = functools.partial(_guarded, general, table, specialization, name=name, arity=arity)
     return dispatch
