@@ -84,3 +84,45 @@ def test_a_sum_reading_its_target_keeps_the_values():
     plus = running_sum(*(p + eps * t for p, t in zip(primals, tangents)))
     minus = running_sum(*(p - eps * t for p, t in zip(primals, tangents)))
     assert np.isclose(special[1], (plus - minus) / (2 * eps), rtol=1e-6)
+
+
+def squared_error(W, b, x, y):
+    out = np.tanh(x @ W + b)
+    return np.mean((out - y) ** 2)  # `- y`: a constant operand, its tangent passed on
+
+
+def test_a_tangent_of_its_outputs_shape_is_passed_on_and_means_run_fast():
+    """`broadcast_tangent(t, x)` of arrays of one shape and dtype is `t`; then each
+    `np.mean` of a float array is `mean_of`: the same values, bit for bit."""
+    rng = np.random.default_rng(4)
+    primals = (rng.standard_normal((3, 2)), rng.standard_normal(2), rng.standard_normal((4, 3)),
+               rng.standard_normal((4, 2)))
+    tangents = (rng.standard_normal((3, 2)), rng.standard_normal(2), None, None)
+    special, general = _both(squared_error, primals, tangents)
+    assert special == general
+    eps = 1e-6
+    plus = squared_error(*(p + eps * t if t is not None else p for p, t in zip(primals, tangents)))
+    minus = squared_error(*(p - eps * t if t is not None else p for p, t in zip(primals, tangents)))
+    assert np.isclose(special[1], (plus - minus) / (2 * eps), rtol=1e-6)
+    table = _jvp_derivative(squared_error, (0, 1)).specialized.__srcgrad_specializations__
+    (code,) = [f.__srcgrad_source__ for f in table.values()]
+    assert "broadcast_tangent(" not in code and "np.mean(_" not in code and "np.mean(t" not in code
+    assert "    out_minus_y_dot = out_dot\n" in code
+    assert code.count("mean_of(") == 2
+    assert "broadcast_tangent(" in _jvp_derivative(squared_error, (0, 1)).source  # the general code keeps it
+
+
+def spread(a, C):
+    return np.mean(np.sin(a + C))  # a (3,) broadcast to C's (2, 3): its tangent spread
+
+
+def test_a_tangent_smaller_than_its_output_is_still_spread():
+    rng = np.random.default_rng(5)
+    primals = (rng.standard_normal(3), rng.standard_normal((2, 3)))
+    tangents = (rng.standard_normal(3), None)
+    special, general = _both(spread, primals, tangents)
+    assert special == general
+    assert special[1] == np.mean(np.cos(primals[0] + primals[1]) * tangents[0])
+    table = _jvp_derivative(spread, (0,)).specialized.__srcgrad_specializations__
+    (code,) = [f.__srcgrad_source__ for f in table.values()]
+    assert "broadcast_tangent(" in code
