@@ -55,7 +55,7 @@ def kept_jvp(fn, primals, tangents):
     entry = kept[2].get(tuple(positions))
     if entry is None:
         return None
-    derivative, checked, repeat = entry
+    derivative, checked, _ = entry
     if not derivative.current(fn):
         return None
     types_passed = True  # whether the argument checks passed for the arguments' types alone
@@ -79,13 +79,13 @@ def _keep_signature(fn, entry, count, positions, derivative, arguments):
     dispatcher ran for it, for the `repeat` of `entry` (made now if it has none), and make
     that `repeat` the one tried first."""
     signature = cache.signature_of(arguments)
-    code = derivative.specialized.__srcgrad_seen__.get(signature)
-    if code is None:
+    run = derivative.specialized.__srcgrad_seen__.get(signature)
+    if run is None:
         return
     if entry[2] is None:
         entry[2] = _repeat(fn, count, positions, derivative)
     repeat = entry[2]
-    repeat.__srcgrad_kept__[signature] = code
+    repeat.__srcgrad_kept__[signature] = run
     LAST_REPEAT[:] = [repeat]
 
 

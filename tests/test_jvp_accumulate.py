@@ -31,18 +31,25 @@ def _both(fn, primals, tangents):
     return (out, out_dot), general
 
 
+def _specialized_code(fn, primals, tangents):
+    """The text of the code specialized to this call, after checking that its values are
+    the general code's, bit for bit, and its tangent a central difference's."""
+    special, general = _both(fn, primals, tangents)
+    assert special == general
+    eps = 1e-6
+    plus = fn(*(p + eps * t if t is not None else p for p, t in zip(primals, tangents)))
+    minus = fn(*(p - eps * t if t is not None else p for p, t in zip(primals, tangents)))
+    assert np.isclose(special[1], (plus - minus) / (2 * eps), rtol=1e-6)
+    positions = tuple(i for i, t in enumerate(tangents) if t is not None)
+    (code,) = [f.__srcgrad_source__ for f in _jvp_derivative(fn, positions).specialized.__srcgrad_specializations__.values()]
+    return code
+
+
 def test_rnn_in_place_gives_the_general_codes_values():
     rng = np.random.default_rng(0)
     primals = (rng.standard_normal((3, 3)), rng.standard_normal(3), rng.standard_normal((4, 2, 3)))
     tangents = (rng.standard_normal((3, 3)), rng.standard_normal(3), None)
-    special, general = _both(rnn, primals, tangents)
-    assert special == general
-    eps = 1e-6
-    plus = rnn(*(p + eps * t if t is not None else p for p, t in zip(primals, tangents)))
-    minus = rnn(*(p - eps * t if t is not None else p for p, t in zip(primals, tangents)))
-    assert np.isclose(special[1], (plus - minus) / (2 * eps), rtol=1e-6)
-    table = _jvp_derivative(rnn, (0, 1)).specialized.__srcgrad_specializations__
-    (code,) = [f.__srcgrad_source__ for f in table.values()]
+    code = _specialized_code(rnn, primals, tangents)
     assert "        h_at_W_plus_x_t = h @ W\n" in code
     assert "        h_at_W_plus_x_t += x_t\n" in code
     assert "        h = np.tanh(_t1, out=_t1)\n" in code
@@ -98,14 +105,7 @@ def test_a_tangent_of_its_outputs_shape_is_passed_on_and_means_run_fast():
     primals = (rng.standard_normal((3, 2)), rng.standard_normal(2), rng.standard_normal((4, 3)),
                rng.standard_normal((4, 2)))
     tangents = (rng.standard_normal((3, 2)), rng.standard_normal(2), None, None)
-    special, general = _both(squared_error, primals, tangents)
-    assert special == general
-    eps = 1e-6
-    plus = squared_error(*(p + eps * t if t is not None else p for p, t in zip(primals, tangents)))
-    minus = squared_error(*(p - eps * t if t is not None else p for p, t in zip(primals, tangents)))
-    assert np.isclose(special[1], (plus - minus) / (2 * eps), rtol=1e-6)
-    table = _jvp_derivative(squared_error, (0, 1)).specialized.__srcgrad_specializations__
-    (code,) = [f.__srcgrad_source__ for f in table.values()]
+    code = _specialized_code(squared_error, primals, tangents)
     assert "broadcast_tangent(" not in code and "np.mean(_" not in code and "np.mean(t" not in code
     assert "    out_minus_y_dot = out_dot\n" in code
     assert code.count("mean_of(") == 2
@@ -120,9 +120,4 @@ def test_a_tangent_smaller_than_its_output_is_still_spread():
     rng = np.random.default_rng(5)
     primals = (rng.standard_normal(3), rng.standard_normal((2, 3)))
     tangents = (rng.standard_normal(3), None)
-    special, general = _both(spread, primals, tangents)
-    assert special == general
-    assert special[1] == np.mean(np.cos(primals[0] + primals[1]) * tangents[0])
-    table = _jvp_derivative(spread, (0,)).specialized.__srcgrad_specializations__
-    (code,) = [f.__srcgrad_source__ for f in table.values()]
-    assert "broadcast_tangent(" in code
+    assert "broadcast_tangent(" in _specialized_code(spread, primals, tangents)
