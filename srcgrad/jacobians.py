@@ -20,17 +20,19 @@ from .api import (
     refuse_undescribed, vjp_positions,
 )
 from .argument_kinds import is_tensor, refuse_non_leaf
-from .compiler import cache, derive
+from .compiler import derive
 from .compiler.cache import general_code
 from .derivative_programs import call_arguments, jacobian_program, keyword_only, nested_program
 from .errors import SrcGradError, defined_at
-from .function_arguments import called_parameters, per_call, resolve
+from .function_arguments import per_call, resolve
+from .jvp_repeats import LAST_REPEAT, kept_jvp, note_plain_jvp
 from .random_passes import SameDraws
 from .runtime import (
     is_sequence, sequence_like, jacobian_from_columns, jacobian_from_rows, leaves, structure_like, unit_tangents,
     zeros_like_grad,
 )
 from .runtime.records import field_values, is_dataclass_kind, record_like
+from .tangent_outputs import in_output_types, refuse_complex_tangent
 
 
 class _Built:
@@ -221,7 +223,11 @@ def jvp(fn, primals, tangents, verbose=False):
     `out_dot` has the structure and shape of `out`.
     """
     if not verbose and type(fn) is _function and type(primals) is tuple and type(tangents) is tuple:
-        pushed = _plain_jvp(fn, primals, tangents)
+        for repeat in LAST_REPEAT:  # none, or the code of the last kind of call kept (jvp_repeats.py)
+            pushed = repeat(fn, primals, tangents)
+            if pushed is not None:
+                return pushed
+        pushed = kept_jvp(fn, primals, tangents)
         if pushed is not None:
             return pushed
     given_fn = fn
@@ -262,76 +268,12 @@ def jvp(fn, primals, tangents, verbose=False):
     code = getattr(function, "__code__", None)
     if len(primals) == len(names) and code is not None and not code.co_kwonlyargcount:
         if fn is given_fn and not verbose and type(primals) is tuple and type(tangents) is tuple:
-            _note_plain_jvp(fn, names, tuple(positions), derivative)
+            note_plain_jvp(fn, names, tuple(positions), derivative)
         specialized = derivative.specialized or function  # code for this kind of call (compiler/accumulate.py)
         out, out_dot = specialized(*primals, *given)  # every parameter given: the tangents follow by position
     else:
         out, out_dot = _push(derivative, tuple(primals), given, _keyword_defaults(fn, function, primals, len(given)))
-    return _in_output_types(fn, out, out_dot)
-
-
-def _in_output_types(fn, out, out_dot):
-    """`(out, out_dot)` with a float tangent array in its output's float dtype; a complex
-    tangent of a real output refused; a tangent of another type in the output's."""
-    if type(out_dot) is _ndarray and out_dot.dtype.kind == "f":
-        if type(out) is _ndarray and out.dtype != out_dot.dtype and out.dtype.kind == "f":
-            out_dot = out_dot.astype(out.dtype)
-    elif type(out_dot) is not float and not (type(out_dot) is type(out) and type(out) in _REAL_SCALARS):
-        _refuse_complex_tangent(fn, out, out_dot)
-        out_dot = _in_output_dtypes(out, out_dot)
-    return out, out_dot
-
-
-def _plain_jvp(fn, primals, tangents):
-    """`jvp(fn, primals, tangents)` without the work of finding the derivative, where an
-    earlier call of the plain function `fn` with every parameter given found it
-    (`_note_plain_jvp`) and each tangent is None or a float array of its float array
-    primal's shape; None otherwise, or where the derivative is no longer current (the
-    full path then builds it again)."""
-    kept = _PLAIN_JVP.get(fn)
-    if kept is None or kept[0] is not fn.__code__ or len(primals) != len(kept[1]) or len(tangents) != len(primals):
-        return None
-    positions, given, i = [], [], 0
-    for p, t in zip(primals, tangents):
-        if t is not None:
-            if (type(p) is not _ndarray or type(t) is not _ndarray or p.shape != t.shape
-                    or p.dtype not in _FLOAT_DTYPES or t.dtype not in _FLOAT_DTYPES):
-                return None
-            positions.append(i)
-            given.append(t)
-        i += 1
-    entry = kept[2].get(tuple(positions))
-    if entry is None:
-        return None
-    derivative, checked = entry
-    if not derivative.current(fn):
-        return None
-    if derivative.argument_checks:
-        types = tuple(map(type, primals))
-        if types != checked and not check_arguments(derivative, kept[1], primals) and all(
-                t in _TYPE_CHECKED for t in types):
-            entry[1] = types  # the checks read only these types: they pass again for them
-    out, out_dot = (derivative.specialized or derivative.function)(*primals, *given)
-    return _in_output_types(fn, out, out_dot)
-
-
-def _note_plain_jvp(fn, names, positions, derivative):
-    """Keep `derivative` (of the tangents at `positions`) for `_plain_jvp` where `fn` is a
-    plain Python function of the user's (not a derivative: `_jvp_derivative`) that
-    `resolve` leaves as it is whatever its arguments (it calls no parameter, takes no
-    `*args`), called with all its positional parameters."""
-    if type(fn) is not _function or any(getattr(fn, a, None) is not None for a in _MADE_BY_SRCGRAD) or called_parameters(fn):
-        return
-    code = fn.__code__
-    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_kwonlyargcount:
-        return
-    try:
-        kept = _PLAIN_JVP.get(fn)
-        if kept is None or kept[0] is not code:
-            kept = _PLAIN_JVP[fn] = (code, tuple(names), {})
-    except TypeError:  # not weakly referable
-        return
-    kept[2][positions] = [derivative, None]  # with the argument types its checks passed for (`_plain_jvp`)
+    return in_output_types(fn, out, out_dot)
 
 
 def _keyword_defaults(fn, function, primals, tangent_count):
@@ -348,48 +290,11 @@ def _keyword_defaults(fn, function, primals, tangent_count):
     return {n: keywords[n] for n in needed if n in keywords}
 
 
-def _refuse_complex_tangent(fn, out, out_dot):
-    """Raise a TypeError where a tangent is complex and its output real: a complex value
-    was computed on the differentiated path, where the rules (for real numbers) do not
-    give the real output's tangent."""
-    for value, tangent in zip(leaves(out), leaves(out_dot)):
-        if np.iscomplexobj(tangent) and not np.iscomplexobj(value):
-            raise TypeError(
-                f"a complex tangent reached a real output of `{fn.__name__}` ({defined_at(fn)}): a complex value "
-                "was computed on the differentiated path, and srcgrad's derivative rules are for real numbers; keep "
-                "the computation real (e.g. x.real, np.abs of real parts) or differentiate it by hand"
-            )
-
-
-def _in_output_dtypes(out, out_dot):
-    """`out_dot` with each float leaf in the dtype of its output leaf, as JAX gives it: a
-    float32 tangent meeting only constants of float64 (`np.ones(3) + 0 * x`,
-    `np.where(m, x, zeros)`) would otherwise stay float32 while its output is float64;
-    a NumPy scalar tangent of a Python float output is a float; the plain tuple tangent of
-    a namedtuple output (`np.linalg.eigh`'s forward rule's) is of its class."""
-    if type(out) is dict and type(out_dot) is dict:
-        return {k: _in_output_dtypes(out[k], t) if k in out else t for k, t in out_dot.items()}
-    if is_sequence(type(out)) and is_sequence(type(out_dot)) and len(out) == len(out_dot):
-        kind = out if type(out_dot) is tuple and isinstance(out, tuple) else out_dot  # a namedtuple's: its class
-        return sequence_like(kind, [_in_output_dtypes(o, t) for o, t in zip(out, out_dot)])
-    if isinstance(out, (_ndarray, np.floating)) and isinstance(out_dot, (_ndarray, np.floating)):
-        if out.dtype.kind == "f" and out_dot.dtype.kind == "f" and out.dtype != out_dot.dtype:
-            return out_dot.astype(out.dtype)
-    if type(out) is float and isinstance(out_dot, np.floating):
-        return float(out_dot)  # `math.sin(x[0])` of a float32 `x`: its tangent met only Python floats
-    return out_dot
-
-
 _ndarray = np.ndarray
-_REAL_SCALARS = (np.float64, np.float32)  # a tangent of the output's own type: real, in its dtype
 
 
 _PARAMS = weakref.WeakKeyDictionary()  # function -> (its code, its positional parameter names)
-_PLAIN_JVP = cache.kept_with_cache(weakref.WeakKeyDictionary())  # function -> (its code, its parameter names, {positions: [derivative, types checked]})
-_FLOAT_DTYPES = frozenset(np.dtype(c) for c in "efdg")  # the dtypes of kind 'f' (a set test: faster than `.kind`)
-_TYPE_CHECKED = frozenset({np.ndarray, float, int, bool})  # argument checks of these read the type alone
 _function = types.FunctionType
-_MADE_BY_SRCGRAD = ("__srcgrad_per_call__", "__srcgrad_lazy__", "__srcgrad_program__")
 
 
 def _jvp_params(fn):
@@ -451,7 +356,7 @@ def _forward_jacobian(fn, args, positions, keywords):
         out = fn(*args, **keywords)
     _check_output(fn, out)
     for column in columns:
-        _refuse_complex_tangent(fn, out, column)
+        refuse_complex_tangent(fn, out, column)
     return out, columns
 
 

@@ -31,18 +31,25 @@ def _both(fn, primals, tangents):
     return (out, out_dot), general
 
 
+def _specialized_code(fn, primals, tangents):
+    """The text of the code specialized to this call, after checking that its values are
+    the general code's, bit for bit, and its tangent a central difference's."""
+    special, general = _both(fn, primals, tangents)
+    assert special == general
+    eps = 1e-6
+    plus = fn(*(p + eps * t if t is not None else p for p, t in zip(primals, tangents)))
+    minus = fn(*(p - eps * t if t is not None else p for p, t in zip(primals, tangents)))
+    assert np.isclose(special[1], (plus - minus) / (2 * eps), rtol=1e-6)
+    positions = tuple(i for i, t in enumerate(tangents) if t is not None)
+    (code,) = [f.__srcgrad_source__ for f in _jvp_derivative(fn, positions).specialized.__srcgrad_specializations__.values()]
+    return code
+
+
 def test_rnn_in_place_gives_the_general_codes_values():
     rng = np.random.default_rng(0)
     primals = (rng.standard_normal((3, 3)), rng.standard_normal(3), rng.standard_normal((4, 2, 3)))
     tangents = (rng.standard_normal((3, 3)), rng.standard_normal(3), None)
-    special, general = _both(rnn, primals, tangents)
-    assert special == general
-    eps = 1e-6
-    plus = rnn(*(p + eps * t if t is not None else p for p, t in zip(primals, tangents)))
-    minus = rnn(*(p - eps * t if t is not None else p for p, t in zip(primals, tangents)))
-    assert np.isclose(special[1], (plus - minus) / (2 * eps), rtol=1e-6)
-    table = _jvp_derivative(rnn, (0, 1)).specialized.__srcgrad_specializations__
-    (code,) = [f.__srcgrad_source__ for f in table.values()]
+    code = _specialized_code(rnn, primals, tangents)
     assert "        h_at_W_plus_x_t = h @ W\n" in code
     assert "        h_at_W_plus_x_t += x_t\n" in code
     assert "        h = np.tanh(_t1, out=_t1)\n" in code
@@ -84,3 +91,33 @@ def test_a_sum_reading_its_target_keeps_the_values():
     plus = running_sum(*(p + eps * t for p, t in zip(primals, tangents)))
     minus = running_sum(*(p - eps * t for p, t in zip(primals, tangents)))
     assert np.isclose(special[1], (plus - minus) / (2 * eps), rtol=1e-6)
+
+
+def squared_error(W, b, x, y):
+    out = np.tanh(x @ W + b)
+    return np.mean((out - y) ** 2)  # `- y`: a constant operand, its tangent passed on
+
+
+def test_a_tangent_of_its_outputs_shape_is_passed_on_and_means_run_fast():
+    """`broadcast_tangent(t, x)` of arrays of one shape and dtype is `t`; then each
+    `np.mean` of a float array is `mean_of`: the same values, bit for bit."""
+    rng = np.random.default_rng(4)
+    primals = (rng.standard_normal((3, 2)), rng.standard_normal(2), rng.standard_normal((4, 3)),
+               rng.standard_normal((4, 2)))
+    tangents = (rng.standard_normal((3, 2)), rng.standard_normal(2), None, None)
+    code = _specialized_code(squared_error, primals, tangents)
+    assert "broadcast_tangent(" not in code and "np.mean(_" not in code and "np.mean(t" not in code
+    assert "    out_minus_y_dot = out_dot\n" in code
+    assert code.count("mean_of(") == 2
+    assert "broadcast_tangent(" in _jvp_derivative(squared_error, (0, 1)).source  # the general code keeps it
+
+
+def spread(a, C):
+    return np.mean(np.sin(a + C))  # a (3,) broadcast to C's (2, 3): its tangent spread
+
+
+def test_a_tangent_smaller_than_its_output_is_still_spread():
+    rng = np.random.default_rng(5)
+    primals = (rng.standard_normal(3), rng.standard_normal((2, 3)))
+    tangents = (rng.standard_normal(3), None)
+    assert "broadcast_tangent(" in _specialized_code(spread, primals, tangents)

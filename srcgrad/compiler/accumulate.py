@@ -25,10 +25,12 @@ then takes the result's name where that name is neither read nor assigned in bet
 import gast
 import numpy as np
 
+from .. import runtime
 from . import kinds as kinds_module
 from . import syntax, traversal
 from .kinds import _ARRAYS
 from .shapes import _Shapes
+from .unbroadcasts import mean_places
 
 _IN_PLACE_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global, gast.Nonlocal)
@@ -40,11 +42,41 @@ def run(tree, signature, namer):
     nested function or a scope declaration could read a local otherwise than by its name)."""
     if any(type(node) in _SCOPES for node in traversal.walk(tree) if node is not tree):
         return
-    solved = _Shapes(signature.shapes, (), namer).solve(tree.body, [])
-    found = kinds_module.solver(solved, signature).analysis()
-    proof = _Proof(solved, found)
+    solved, kinds = _analyses(tree, signature, namer)
+    if _drop_broadcasts(tree, _Proof(solved, kinds.analysis()), namer):
+        solved, kinds = _analyses(tree, signature, namer)  # the kinds of the tangents passed on as they are
+    # `np.mean(t)` of a float array: `mean_of(t)`, the same value without NumPy's Python-level overhead
+    kinds_module.fast_means(mean_places(solved.calls, solved.resolve), solved, kinds, namer)
+    proof = _Proof(solved, kinds.analysis())
     counts = _Counts(tree, solved.resolve)
     _blocks(tree.body, proof, counts)
+
+
+def _analyses(tree, signature, namer):
+    """The shapes of the jvp `tree`'s values for the call `signature`, and their kinds
+    (`kinds.solver`)."""
+    solved = _Shapes(signature.shapes, (), namer).solve(tree.body, [])
+    return solved, kinds_module.solver(solved, signature)
+
+
+def _drop_broadcasts(tree, proof, namer):
+    """`broadcast_tangent(t, x)` -> `t` where `t` and `x` are arrays of the same shape and
+    dtype (it returns `t` itself then). Returns whether one was dropped."""
+    helper = kinds_module._helper_name(namer, runtime.broadcast_tangent)
+    if helper is None:
+        return False
+    dropped = []
+
+    def drop(call):
+        if (type(call.func) is gast.Name and call.func.id == helper and len(call.args) == 2 and not call.keywords
+                and proof.same(*call.args)):
+            dropped.append(call)
+            return call.args[0]
+        return call
+
+    for stmt in tree.body:
+        traversal.rewrite(stmt, {gast.Call: drop})
+    return bool(dropped)
 
 
 class _Proof:

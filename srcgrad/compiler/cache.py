@@ -177,7 +177,9 @@ def specializing(general, build, name, arity):
     than the signature tells: the leaves of a dict argument). Given `owner=(fn, other)`,
     every call made after `fn.__code__` was replaced goes to `other` instead (which
     builds the derivative of the new code).
-    `dispatch.__srcgrad_general__()` is the general code (see `general_code`).
+    `dispatch.__srcgrad_general__()` is the general code (see `general_code`);
+    `dispatch.__srcgrad_seen__` maps each signature its calls were checked for to the code
+    they run (jvp_repeats.py calls that code directly).
     """
     table = {}
 
@@ -225,6 +227,7 @@ def _guarded(general, table, specialization, check, name, arity, owner=None):
     dispatch = _dispatcher(arity, seen, slow, first, fn, code)
     dispatch.__name__ = dispatch.__qualname__ = name
     dispatch.__srcgrad_specializations__ = table
+    dispatch.__srcgrad_seen__ = seen
     dispatch.__srcgrad_general__ = general
     dispatch.__srcgrad_guarded__ = functools.partial(_guarded, general, table, specialization, name=name, arity=arity)
     return dispatch
@@ -243,12 +246,12 @@ def _dispatcher(arity, seen, slow, first, owner=None, owner_code=None):
     code = _DISPATCH_CODE.get(key)
     if code is None:
         code = _DISPATCH_CODE[key] = _dispatch_code(*key)
-    scope = {"ndarray": np.ndarray, "float64": _FLOAT64, "kind": ArrayKind, "leaves": _LEAVES, "describe": describe,
-             "seen": seen, "slow": slow, "first": first, "owner": owner, "owner_code": owner_code}
+    scope = {**KEY_SCOPE, "seen": seen, "slow": slow, "first": first, "owner": owner, "owner_code": owner_code}
     exec(code, scope)  # noqa: S102 - fixed text, no user input
     return scope.pop("dispatch")  # its globals need not hold it: no reference cycle
 
 
+KEY_SCOPE = {"ndarray": np.ndarray, "float64": _FLOAT64, "kind": ArrayKind, "leaves": _LEAVES, "describe": describe}
 _DISPATCH_CODE = {}  # (arity, owned) -> the compiled module text defining `dispatch` (it depends on nothing else)
 
 
@@ -256,27 +259,33 @@ def _dispatch_code(arity, owned=False):
     """The compiled module text that defines `dispatch` for `arity` positional arguments
     (`owned`: checking first that `owner.__code__` is `owner_code`)."""
     names = [f"a{i}" for i in range(arity)]
-
-    def keys(array_kind):
-        return "".join(
-            f"({a}.shape if {a}.dtype is float64 else {array_kind.format(a=a)}) if type({a}) is ndarray "
-            f"else type({a}) if type({a}) in leaves else describe({a}), "
-            for a in names
-        )
-
-    # an ArrayKind equals the plain tuple (shape, dtype) and hashes as it does: the lookup
-    # makes the tuple, cheaper; the key a specialization is built from is the ArrayKind
     text = (
         "def dispatch(*args, **kwargs):\n"
-        f"    if kwargs or len(args) != {arity}{' or owner.__code__ is not owner_code' if owned else ''}:\n"
+        f"    if kwargs{' or owner.__code__ is not owner_code' if owned else ''}:\n"
         "        return slow(args, kwargs)\n"
-        f"    {', '.join(names)}, = args\n"
-        f"    fn = seen.get(({keys('({a}.shape, {a}.dtype)')}))\n"
+        "    try:\n"
+        f"        {', '.join(names)}, = args\n"
+        "    except ValueError:  # another number of arguments\n"
+        "        return slow(args, kwargs)\n"
+        f"    fn = seen.get({key_text(names)})\n"
         "    if fn is None:\n"
-        f"        fn = first(({keys('kind({a}.shape, {a}.dtype)')}), args)\n"
+        f"        fn = first({key_text(names, '(kind({a}.shape, {a}.dtype))')}, args)\n"
         "    return fn(*args)\n"
     )
     return compile(text, "<srcgrad dispatch>", "exec")
+
+
+def key_text(names, array_kind="({a}.shape, {a}.dtype)"):
+    """The text of an expression making the dispatch key (`signature_of`) of the values
+    named `names`, for code compiled with `KEY_SCOPE`'s names in its globals. By default
+    a plain tuple stands for an ArrayKind: it equals the ArrayKind and hashes as it does,
+    and is cheaper to make (a lookup's key); the key a specialization is built from is
+    the ArrayKind (`array_kind` then spells it)."""
+    return "(" + "".join(
+        f"({a}.shape if {a}.dtype is float64 else {array_kind.format(a=a)}) if type({a}) is ndarray "
+        f"else type({a}) if type({a}) in leaves else describe({a}), "
+        for a in names
+    ) + ")"
 
 
 def _specialize(general, build, key, count):

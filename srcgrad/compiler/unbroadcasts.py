@@ -47,7 +47,7 @@ def drop_unbroadcasts(forward, backward, signature, none_init, namer):
     found = kinds.solver(env.refresh(), signature)  # the definitions as rewritten above
     kinds.drop_in_place(forward, found, namer)
     kinds.fold_seeds(forward, env, found, namer)
-    kinds.fast_means(_means(env.calls, calls), env, found, namer)
+    kinds.fast_means(mean_places(env.calls, calls), env, found, namer)
     constants.run(forward, backward, env, found, signature, namer)
     return kinds.returned_as_is(env, found, signature)
 
@@ -84,7 +84,7 @@ def _holds_product(stmt):
     return any(type(n) is gast.BinOp and _scales_a_product(n) for n in traversal.branch_nodes(stmt))
 
 
-def _means(places, resolve):
+def mean_places(places, resolve):
     """The places (statement, None) or (statement, header field) of `places` (place ->
     the calls under it) that hold an `np.mean(...)` call."""
     found, callees = [], {}
