@@ -97,3 +97,29 @@ def test_zero_trips_give_zero_gradients_for_the_hoisted_operands():
 def test_hessian_through_a_hoisted_statement():
     check_hessian(lambda x: powered(A, x, 3), (X,), 0)
     check_hessian(lambda a: with_a_list(a, X), (A[0],), 0, expected=np.diag(-2.0 * np.sin(A[0]) * np.sum(X)))
+
+
+def rows_of(x, b, W):
+    s = 0.0
+    for t in range(3):
+        s = s + np.sum(np.tanh(x[t] + b)) + np.sum(np.tanh(x[t] @ W))
+    return s
+
+
+def test_rows_read_from_a_dict_keyed_by_the_counter_in_forward_mode():
+    """The batched rows of forward mode (`matmul_each`, `add_each`) are read one by one from
+    a dict keyed by the loop counter, as the loop reads them (a slice of the dict raised)."""
+    b, W = np.array([0.1, 0.2]), np.full((2, 2), 0.1)
+    x = np.arange(6.0).reshape(3, 2) / 7
+    rows = {t: x[t] for t in range(3)}
+    tangents = (np.ones(2), np.ones((2, 2)))
+    value, tangent = srcgrad.jvp(rows_of, (rows, b, W), (None,) + tangents)
+    want_value, want_tangent = srcgrad.jvp(rows_of, (x, b, W), (None,) + tangents)
+    assert value == want_value and tangent == pytest.approx(want_tangent, rel=1e-14)
+    g_b, g_w = srcgrad.grad(rows_of, wrt=(1, 2))(x, b, W)
+    assert want_tangent == pytest.approx(np.sum(g_b) + np.sum(g_w), rel=1e-12)
+    step = 1e-6
+    central = (rows_of(x, b + step, W + step) - rows_of(x, b - step, W - step)) / (2 * step)
+    assert tangent == pytest.approx(central, rel=1e-7)
+    full = srcgrad.jvp(rows_of, (rows, b, W), ({t: np.ones(2) for t in range(3)},) + tangents)
+    assert full == pytest.approx(srcgrad.jvp(rows_of, (x, b, W), (np.ones((3, 2)),) + tangents), rel=1e-14)

@@ -59,6 +59,14 @@ from .holders import joined
 from .shapes import _Resolver
 
 
+def _rows(a, n):
+    """`a[t]` for t in range(n): a slice of an array, list or tuple, read one by one from
+    another container (a dict keyed by t), as the loop read them."""
+    if isinstance(a, (np.ndarray, list, tuple)):
+        return a[: max(n, 0)]
+    return [a[t] for t in range(n)]
+
+
 def matmul_each(a, b, n):
     """`a[t] @ b` for t in range(n), as one array indexed by t (generated code's helper).
 
@@ -66,7 +74,7 @@ def matmul_each(a, b, n):
     by one with the same kernel it uses for a single pair. A stack of vectors (`a` 2-D)
     would use another kernel than one vector does, so it is multiplied row by row.
     """
-    rows = a[: max(n, 0)]
+    rows = _rows(a, n)
     if (type(rows) is np.ndarray and type(b) is np.ndarray and rows.ndim >= 3 and b.ndim == 2
             and rows.shape[-1] == b.shape[0]):
         return rows @ b
@@ -84,7 +92,7 @@ def add_each(a, c, n):
     One broadcast sum where `c` has fewer dimensions than the stack of rows, so that it
     meets every row alike (the same values as row by row); otherwise row by row.
     """
-    rows = a[: max(n, 0)]
+    rows = _rows(a, n)
     if type(rows) is np.ndarray and np.ndim(c) < rows.ndim:
         return rows + c
     sums = [r + c for r in rows]
@@ -105,7 +113,7 @@ def add_each_jvp_c(t, ans, a, c, n):
 
 def add_each_vjp_a(g, ans, a, c, n):
     out = np.zeros(np.shape(a), dtype=np.result_type(g, a, np.float32))
-    rows = a[: max(n, 0)]
+    rows = _rows(a, n)
     if type(rows) is np.ndarray and np.ndim(c) < rows.ndim:
         out[: len(rows)] = unbroadcast(g, rows)
     else:
