@@ -92,20 +92,22 @@ def test_bad_input_after_a_kept_kind_of_call_fails_as_on_a_first_call(primals, t
 
 
 def test_an_argument_check_reading_entries_runs_at_every_repeat_call():
-    """The derivative's argument checks (a dict `x` of `x[t]`, a masked array entering the
-    computation) fail after a kind of call was kept as at a first call; a list `x` (its
-    entries read) runs as an array does."""
+    """The derivative's argument checks (a masked array entering the computation) fail after
+    a kind of call was kept as at a first call; a list `x` and a dict `x` keyed by t (their
+    entries read) run as an array does."""
     cache.clear()
     W = np.ones((2, 2)) * 0.1
     x = np.ones((3, 2))
     want = _warm(indexed, (x, W), (np.ones((3, 2)), None))
     assert srcgrad.jvp(indexed, (list(x), W), (None, np.ones((2, 2))))[1] == pytest.approx(
         srcgrad.jvp(indexed, (x, W), (None, np.ones((2, 2))))[1])
+    rows = {0: x[0], 1: x[1], 2: x[2]}  # a dict keyed by t: another kind of call, read row by row
     cache.clear()
-    first = _error(indexed, ({0: x[0], 1: x[1], 2: x[2]}, W), (None, np.ones((2, 2))))
+    first = srcgrad.jvp(indexed, (rows, W), (None, np.ones((2, 2))))
     cache.clear()
     _warm(indexed, (x, W), (None, np.ones((2, 2))))
-    assert _error(indexed, ({0: x[0], 1: x[1], 2: x[2]}, W), (None, np.ones((2, 2)))) == first
+    assert srcgrad.jvp(indexed, (rows, W), (None, np.ones((2, 2)))) == first == pytest.approx(
+        srcgrad.jvp(indexed, (x, W), (None, np.ones((2, 2)))))
     masked = np.ma.masked_array(W)
     cache.clear()
     first = _error(indexed, (x, masked), (np.ones((3, 2)), None))
