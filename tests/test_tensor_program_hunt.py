@@ -40,3 +40,19 @@ def test_narrow_negative_dim():
     assert type(out.grad_fn).__name__ == "SliceBackward0"
     (out * torch.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
     assert a.grad.tolist() == [[0.0, 1.0, 2.0], [0.0, 3.0, 4.0]]
+
+
+# --- x[()] of a 0-d tensor is a view: a write through it reaches x -------------------
+
+
+def test_empty_tuple_index_of_0d_is_a_view():
+    t = torch.tensor(2.0, requires_grad=True)
+    s = t * 1
+    u = s[()]
+    assert u._is_view() and type(u.grad_fn).__name__ == "AliasBackward0"
+    u.mul_(3)
+    assert s.item() == 6.0 and type(s.grad_fn).__name__ == "CopySlices"
+    assert type(u.grad_fn).__name__ == "AsStridedBackward0"
+    s.backward()
+    assert t.grad.item() == 3.0
+    assert s._version == 1 and u._version == 1
