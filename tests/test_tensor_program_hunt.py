@@ -56,3 +56,35 @@ def test_empty_tuple_index_of_0d_is_a_view():
     s.backward()
     assert t.grad.item() == 3.0
     assert s._version == 1 and u._version == 1
+
+
+# --- _version counts every in-place write, as PyTorch's ------------------------------
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_version_counts_writes_into_untracked_tensors(requires_grad):
+    c = (torch.ones(2, 3, requires_grad=requires_grad) * 1).clone()
+    versions = []
+    c[0] = 5.0
+    versions.append(c._version)
+    c.mul_(2)
+    versions.append(c._version)
+    c[:, 1] += 1  # a write into the view, then `c[:, 1] = view`: two
+    versions.append(c._version)
+    row = c[0]
+    row.add_(1)
+    versions.append((c._version, row._version))
+    c.zero_()
+    versions.append(c._version)
+    assert versions == [1, 2, 4, (5, 5), 6]
+
+
+def test_version_of_a_plain_tensor_and_of_an_accumulated_grad():
+    x = torch.ones(3)
+    x[0] = 2
+    x.add_(1)
+    assert x._version == 2
+    w = torch.ones(2, requires_grad=True)
+    (w * 2).sum().backward()
+    (w * 2).sum().backward()
+    assert w.grad._version == 1 and w.grad.tolist() == [4.0, 4.0]
