@@ -88,3 +88,62 @@ def test_version_of_a_plain_tensor_and_of_an_accumulated_grad():
     (w * 2).sum().backward()
     (w * 2).sum().backward()
     assert w.grad._version == 1 and w.grad.tolist() == [4.0, 4.0]
+
+
+# --- among ties, sort, topk, kthvalue and mode pick PyTorch's CPU entries -------------
+# (the gradient goes to the index picked, so a stable order gives wrong gradients)
+
+
+def test_topk_ties_pick_and_gradient():
+    a = torch.tensor([[1.0, 1.0, 1.0, 1.0], [1.4, 1.0, 1.0, 1.0]], requires_grad=True)
+    top = a.topk(2, -1)
+    assert top.indices.tolist() == [[2, 3], [0, 2]]
+    (top.values * torch.tensor([[1.0, 10.0]])).sum().backward()
+    assert a.grad.tolist() == [[0.0, 0.0, 1.0, 10.0], [1.0, 0.0, 10.0, 0.0]]
+    assert a.topk(3, -1, largest=False, sorted=False).indices.tolist() == [[2, 3, 0], [2, 3, 1]]
+    assert torch.tensor([1.0, 1.0, 1.0, 1.414]).topk(1, largest=False).indices.tolist() == [1]
+
+
+def test_topk_ties_partial_sort_path():
+    y = torch.tensor((np.arange(130) % 4 == 1).astype(np.float32))  # k * 64 <= n
+    assert y.topk(2).indices.tolist() == [5, 1]
+    assert y.topk(2, largest=False).indices.tolist() == [2, 0]
+
+
+def test_kthvalue_ties_pick():
+    assert torch.tensor([1.4, 1.0, 1.0, 1.0]).kthvalue(2).indices.item() == 3
+    assert torch.tensor([1.0, 1.0, 1.0, 1.414]).kthvalue(2).indices.item() == 0
+
+
+def test_sort_ties_beyond_sixteen_entries():
+    z = torch.tensor((np.arange(20) % 2).astype(np.float32), requires_grad=True)
+    assert z.sort().indices.tolist() == [0, 2, 18, 4, 6, 16, 8, 10, 14, 12, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1]
+    assert z.sort(descending=True).indices.tolist() == [1, 19, 17, 15, 13, 11, 9, 7, 5, 3, 8, 6, 10, 12, 4, 14, 16, 2,
+                                                        18, 0]
+    assert z.argsort().tolist() == z.sort().indices.tolist()
+    assert z.sort(stable=True).indices.tolist() == list(range(0, 20, 2)) + list(range(1, 20, 2))
+    (z.sort().values * torch.arange(20.0)).sum().backward()
+    assert z.grad.tolist() == [0.0, 19.0, 1.0, 18.0, 3.0, 17.0, 4.0, 16.0, 6.0, 15.0, 7.0, 14.0, 9.0, 13.0, 8.0, 12.0,
+                               5.0, 11.0, 2.0, 10.0]
+
+
+def test_mode_ties_beyond_sixteen_entries():
+    w = torch.tensor((np.arange(20) % 3 == 0).astype(np.float32))
+    assert w.mode().values.item() == 0.0 and w.mode().indices.item() == 1
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda x: x.topk(1), RuntimeError, "topk does not support bool dtypes on CPU"),
+    (lambda x: x.kthvalue(1), NotImplementedError, "\"kthvalue_cpu\" not implemented for 'Bool'"),
+    (lambda x: x.median(), NotImplementedError, "\"median_cpu\" not implemented for 'Bool'"),
+    (lambda x: x.median(0), NotImplementedError, "\"median_out\" not implemented for 'Bool'"),
+    (lambda x: x.nanmedian(0), NotImplementedError, "\"median_out\" not implemented for 'Bool'"),
+])
+def test_bool_selections_refused(call, error, message):
+    with pytest.raises(error) as info:
+        call(torch.tensor([True, False, True]))
+    assert str(info.value) == message
+
+
+def test_bool_sort_descending():
+    assert torch.tensor([True, False, True]).sort(descending=True).indices.tolist() == [0, 2, 1]

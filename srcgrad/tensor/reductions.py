@@ -147,6 +147,12 @@ def _median_all(x, value):
     return ops.apply(np.amax, masked, name="AmaxBackward0")
 
 
+def refuse_bool_median(x, dim):
+    """PyTorch's error for the median (or nanmedian) of a bool array `x`."""
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f"\"{'median_cpu' if dim is None else 'median_out'}\" not implemented for 'Bool'")
+
+
 def median(input, dim=None, keepdim=False):
     """The lower of the two middle values (not their mean, as PyTorch): over all elements
     (MedianBackward0, its gradient shared between the entries equal to it) or along
@@ -154,6 +160,7 @@ def median(input, dim=None, keepdim=False):
     from .selections import named_pair
 
     x = input._data
+    refuse_bool_median(x, dim)
     if dim is None:
         flat = np.sort(x.reshape(-1), kind="stable")
         if flat.size == 0:
