@@ -203,12 +203,16 @@ def logsumexp(input, dim, keepdim=False):
 
 def cumsum(input, dim, *, dtype=None):
     """Running sums along `dim`. CumsumBackward0, which saves nothing (it can run
-    backward twice); integer and bool tensors give int64."""
+    backward twice); integer and bool tensors give int64. As PyTorch's, the sums start
+    from +0, so a run of -0 entries sums to +0 (NumPy's keeps -0)."""
     input = _cast(input, dtype)
     axis = dim_axis(dim, input._data.ndim)
     if axis is None:  # a 0-d tensor: its own running sum (np.cumsum would give shape (1,))
         return ops.apply(np.positive, input, name="CumsumBackward0", saves=False)
-    return ops.apply(np.cumsum, input, name="CumsumBackward0", saves=False, axis=axis)
+    out = ops.apply(np.cumsum, input, name="CumsumBackward0", saves=False, axis=axis)
+    if type(out._data) is np.ndarray and out._data.dtype.kind in "fc":
+        out._data += 0.0  # -0 + +0 is +0; nothing else changes
+    return out
 
 
 def cumprod(input, dim, *, dtype=None):
