@@ -5,6 +5,8 @@ gradients or version counts differed from PyTorch's; the expected numbers were
 printed by PyTorch once and are written in, so the file needs no PyTorch.
 """
 
+import math
+
 import numpy as np
 import pytest
 
@@ -147,3 +149,29 @@ def test_bool_selections_refused(call, error, message):
 
 def test_bool_sort_descending():
     assert torch.tensor([True, False, True]).sort(descending=True).indices.tolist() == [0, 2, 1]
+
+
+# --- cumsum starts from +0: a run of -0 entries sums to +0 ----------------------------
+
+
+def test_cumsum_of_negative_zeros_is_positive_zero():
+    z = torch.tensor([-0.0, -0.0])
+    assert [math.copysign(1.0, v) for v in z.cumsum(0).tolist()] == [1.0, 1.0]
+    assert math.copysign(1.0, torch.tensor(-0.0).cumsum(0).item()) == -1.0  # 0-d: a copy, as PyTorch
+    a = torch.tensor([[-1.0, 0.5, 1.0], [-1.0, 0.5, -0.5], [0.5, -0.5, 0.0]], dtype=torch.float64)
+    out = torch.cumsum(a * torch.tensor([-0.0, 1.0, -0.0], dtype=torch.float64), 0).reciprocal()
+    assert out.tolist() == [[math.inf, 2.0, math.inf], [math.inf, 1.0, math.inf], [math.inf, 2.0, math.inf]]
+
+
+# --- addcmul / addcdiv compute in the common dtype, value times tensor1 first ---------
+
+
+def test_addc_mixed_dtypes_compute_in_the_common_dtype():
+    base = torch.tensor([1.3304226398468018], dtype=torch.float64, requires_grad=True)
+    a = torch.tensor([0.7996804714202881], requires_grad=True)
+    out = base.addcdiv(a, a.abs() + 1, value=2)
+    assert out.dtype == torch.float64 and type(out.grad_fn).__name__ == "AddcdivBackward0"
+    assert out.item() == 2.219114253852247  # 2.2191142439842224 when a / (|a| + 1) is rounded to float32
+    assert base.addcmul(a, a, value=0.3).item() == 1.522269296758094
+    out.backward()
+    assert base.grad.tolist() == [1.0] and a.grad.dtype == torch.float32

@@ -161,8 +161,10 @@ def float_power(input, exponent):
 
 def _addc(name, node, primitive):
     def combine(input, tensor1, tensor2, value):
-        product = primitive(tensor1, tensor2)
-        return input + (product if value == 1 else product * value)
+        # as PyTorch's kernel: every operand in the common dtype, then input + value * t1 op t2
+        common = dtypes.of(dtypes.result_type(input._data, tensor1._data, tensor2._data))
+        tensor1, tensor2 = tensor1.to(common), tensor2.to(common)
+        return input + primitive(tensor1 if value == 1 else tensor1 * value, tensor2)
 
     def function(input, tensor1, tensor2, *, value=1):
         _require_tensors(name, input=input, tensor1=tensor1, tensor2=tensor2)
