@@ -175,3 +175,17 @@ def test_addc_mixed_dtypes_compute_in_the_common_dtype():
     assert base.addcmul(a, a, value=0.3).item() == 1.522269296758094
     out.backward()
     assert base.grad.tolist() == [1.0] and a.grad.dtype == torch.float32
+
+
+# --- hypot's gradient is x / hypot, nan at the origin, as PyTorch's ---------------------
+
+
+def test_hypot_gradient_at_the_origin_is_nan():
+    a = torch.tensor([0.0, 0.0, 1.0, 3.0], requires_grad=True)
+    b = torch.tensor([0.0, 1.0, 0.0, 4.0], requires_grad=True)
+    out = torch.hypot(a, b)
+    assert out.tolist() == [0.0, 1.0, 1.0, 5.0] and type(out.grad_fn).__name__ == "HypotBackward0"
+    out.sum().backward()
+    assert math.isnan(a.grad[0].item()) and math.isnan(b.grad[0].item())
+    np.testing.assert_allclose(a.grad.numpy()[1:], [0.0, 1.0, 0.6], rtol=1e-7)
+    np.testing.assert_allclose(b.grad.numpy()[1:], [1.0, 0.0, 0.8], rtol=1e-7)

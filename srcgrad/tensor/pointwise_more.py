@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-from ..rules import bessel_arrays, special_arrays
+from ..rules import activations, bessel_arrays, special_arrays
 from . import dtypes, ops
 from .graph import node_class
 from .pointwise import in_place_method
@@ -62,7 +62,7 @@ def _floating_pair(name, primitive, node):
 
 logaddexp, _logaddexp_method = _floating_pair("logaddexp", np.logaddexp, "LogaddexpBackward0")
 logaddexp2, _logaddexp2_method = _floating_pair("logaddexp2", np.logaddexp2, "Logaddexp2Backward0")
-hypot, _hypot_method = _floating_pair("hypot", np.hypot, "HypotBackward0")
+hypot, _hypot_method = _floating_pair("hypot", activations.hypot, "HypotBackward0")  # nan gradient at the origin
 
 
 def _number_or_tensor(name, primitive, nodes, floating):
