@@ -189,3 +189,22 @@ def test_hypot_gradient_at_the_origin_is_nan():
     assert math.isnan(a.grad[0].item()) and math.isnan(b.grad[0].item())
     np.testing.assert_allclose(a.grad.numpy()[1:], [0.0, 1.0, 0.6], rtol=1e-7)
     np.testing.assert_allclose(b.grad.numpy()[1:], [1.0, 0.0, 0.8], rtol=1e-7)
+
+
+# --- a float64 weight keeps binary_cross_entropy's loss in the loss's dtype -----------
+
+
+def test_bce_weights_of_another_dtype_keep_the_loss_dtype():
+    F = torch.nn.functional
+    p = torch.tensor([0.3, 0.6], requires_grad=True)
+    t = torch.tensor([0.0, 1.0])
+    w = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    loss = F.binary_cross_entropy(p, t, weight=w, reduction="none")
+    assert loss.dtype == torch.float32
+    np.testing.assert_allclose(loss.tolist(), [0.3566749691963196, 1.0216511487960815], rtol=1e-6)
+    for kwargs, expected in (({"weight": w}, 0.8646655082702637), ({"pos_weight": w}, 0.8646655082702637)):
+        out = F.binary_cross_entropy_with_logits(p, t, **kwargs)
+        assert out.dtype == torch.float32
+        np.testing.assert_allclose(out.item(), expected, rtol=1e-6)
+    F.binary_cross_entropy(p, t, weight=w, reduction="sum").backward()
+    assert p.grad.dtype == torch.float32
