@@ -208,3 +208,16 @@ def test_bce_weights_of_another_dtype_keep_the_loss_dtype():
         np.testing.assert_allclose(out.item(), expected, rtol=1e-6)
     F.binary_cross_entropy(p, t, weight=w, reduction="sum").backward()
     assert p.grad.dtype == torch.float32
+
+
+def test_vector_times_matrix_is_at_version_one():
+    """PyTorch computes 1-D @ 2-D as `a.unsqueeze(0).mm(b).squeeze_(0)`: version 1."""
+    x = torch.ones(3, requires_grad=True)
+    w = torch.ones(3, 2, requires_grad=True)
+    assert [(torch.ones(s1) @ torch.ones(s2))._version for s1, s2 in
+            [((3,), (3,)), ((3,), (3, 2)), ((2, 3), (3,)), ((2, 3), (3, 2)), ((4, 2, 3), (3,))]] == [0, 1, 0, 0, 0]
+    out = x @ w
+    assert out._version == 1
+    out.mul_(2)
+    out.sum().backward()
+    assert out._version == 2 and x.grad.tolist() == [4.0, 4.0, 4.0]
