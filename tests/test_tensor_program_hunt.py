@@ -221,3 +221,26 @@ def test_vector_times_matrix_is_at_version_one():
     out.mul_(2)
     out.sum().backward()
     assert out._version == 2 and x.grad.tolist() == [4.0, 4.0, 4.0]
+
+
+# --- create_graph through an in-place op on a view that reads its own result ----------
+# (the second derivative lost the term through the result: None, or a crash / half of it)
+
+
+@pytest.mark.parametrize("write, times_a, grad, second", [
+    (lambda v: v[-1:].exp_(), False, [1.0, 7.389056205749512], [0.0, 109.19630432128906]),
+    (lambda v: v[:].exp_(), False, [0.3678794503211975, 7.389056205749512], [0.2706705927848816, 109.19630432128906]),
+    (lambda v: v[:1].tanh_(), False, [0.41997429728507996, 1.0], [0.5373150706291199, 0.0]),
+    (lambda v: v[-1:].relu_(), True, [-2.0, 4.0], [-8.0, 16.0]),
+    (lambda v: v[-1:].exp_(), True, [-2.0, 22.16716766357422], [-8.0, 1310.3555908203125]),
+    (lambda v: v[:1].tanh_(), True, [-1.1815685033798218, 4.0], [-0.4732149839401245, 16.0]),
+])
+def test_double_backward_through_an_in_place_write_into_a_view(write, times_a, grad, second):
+    a = torch.tensor([-1.0, 2.0], requires_grad=True)
+    v = a * 1
+    write(v)
+    out = (v * a).sum() if times_a else v.sum()
+    (g,) = torch.autograd.grad(out, (a,), create_graph=True)
+    np.testing.assert_allclose(g.tolist(), grad, rtol=2e-6)
+    (g * g).sum().backward()
+    np.testing.assert_allclose(a.grad.tolist(), second, rtol=2e-6)
