@@ -244,3 +244,16 @@ def test_double_backward_through_an_in_place_write_into_a_view(write, times_a, g
     np.testing.assert_allclose(g.tolist(), grad, rtol=2e-6)
     (g * g).sum().backward()
     np.testing.assert_allclose(a.grad.tolist(), second, rtol=2e-6)
+
+
+def test_mse_loss_of_empty_tensors_differentiates():
+    """mean over no entries: nan, and an empty (or zero) gradient, not ZeroDivisionError."""
+    F = torch.nn.functional
+    a = torch.tensor([[-0.5], [-1.0], [0.0]], requires_grad=True)
+    loss = F.mse_loss(a.diff(), a)  # (3, 0) against (3, 1): broadcast to (3, 0)
+    assert math.isnan(loss.item())
+    loss.backward()
+    assert a.grad.tolist() == [[0.0], [0.0], [0.0]]
+    b = torch.zeros(0, requires_grad=True)
+    F.mse_loss(b, b.detach()).backward()
+    assert b.grad.shape == (0,)

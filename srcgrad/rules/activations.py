@@ -247,7 +247,9 @@ def _reduce(v, reduction):
 
 
 def _count(z, reduction):
-    return np.size(z) if reduction == "mean" else 1
+    """The number a "mean" loss divides by; 1 for an empty z (its gradient is empty: no
+    ZeroDivisionError from `2.0 / 0`)."""
+    return max(np.size(z), 1) if reduction == "mean" else 1
 
 
 @elementwise(sigmoid, name="Sigmoid")
