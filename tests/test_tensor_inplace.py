@@ -228,15 +228,15 @@ def test_versions_count_writes_into_shared_storage_only():
     w = _x()
     assert w._version == 0
     with torch.no_grad():
-        w += 1.0  # nothing counts yet: no node saved w, no view shares it
-    assert w._version == 0
+        w += 1.0  # counted although no node saved w and no view shares it, as in PyTorch
+    assert w._version == 1
     y = w * w
     with torch.no_grad():
         w.mul_(2.0)
         w.detach().sub_(1.0)
         w.data.add_(1.0)  # `.data` is not counted, as in PyTorch
-    assert w._version == 2
-    assert w.detach()._version == 2 and w.data._version == 0
+    assert w._version == 3
+    assert w.detach()._version == 3 and w.data._version == 0
     np.testing.assert_allclose(y.detach().numpy(), (X + 1.0) ** 2)
 
 

@@ -56,16 +56,25 @@ def _target_dtype(z, y):
     return None
 
 
+def _written_into(value, like):
+    """`value` in `like`'s dtype: what PyTorch's in-place `like.op_(...)` stores (computed
+    in the promoted dtype, rounded to the dtype of the tensor written into)."""
+    return value if value._data.dtype == like._data.dtype else value.to(like.dtype)
+
+
 def _weighted_bce_with_logits(z, y, weight, pos_weight, reduction):
+    """PyTorch's formula and its in-place steps: the loss is written into `1 - target`, so
+    it keeps the target's dtype whatever the weights' dtypes."""
     if pos_weight is None:
         loss = ops.apply(activations.binary_cross_entropy_with_logits, z, y, reduction="none")
-    else:  # PyTorch's formula: (1 - y) * z - (1 + (pos_weight - 1) * y) * logsigmoid(z)
-        loss = (1 - y) * z - ops.apply(activations.logsigmoid, z) * ((pos_weight - 1) * y + 1)
-    if weight is not None:
-        loss = loss * weight
+    else:  # (1 - y) * z - (1 + (pos_weight - 1) * y) * logsigmoid(z)
+        log_sigmoid = ops.apply(activations.logsigmoid, z)
+        loss = (1 - y) * z - _written_into(log_sigmoid * ((pos_weight - 1) * y + 1), log_sigmoid)
     dtype = _target_dtype(z, y)
     if dtype is not None and loss._data.dtype != dtype:
         loss = loss.to(dtypes.of(dtype))
+    if weight is not None:
+        loss = _written_into(loss * weight, loss)
     return _reduce(loss, reduction)
 
 
@@ -97,8 +106,9 @@ def binary_cross_entropy_with_logits(
 
 
 def _weighted_bce(p, y, weight, reduction):
-    loss = ops.apply(activations.binary_cross_entropy, p, y, reduction="none") * weight
-    return _reduce(loss, reduction)
+    """The loss times `weight`, kept in the loss's dtype (PyTorch's `loss.mul_(weight)`)."""
+    loss = ops.apply(activations.binary_cross_entropy, p, y, reduction="none")
+    return _reduce(_written_into(loss * weight, loss), reduction)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):

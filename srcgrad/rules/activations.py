@@ -1,6 +1,7 @@
 """Activation functions that are not NumPy functions: sigmoid, relu, softplus,
 logsigmoid, gelu, silu, leaky_relu, elu, softmax, log_softmax, their normalizer logsumexp,
-the error function erf and erfc, rsqrt, the fractional part frac, and five losses, the logistic loss
+atan2 and hypot differentiated as PyTorch does, the error function erf and erfc, rsqrt,
+the fractional part frac, and five losses, the logistic loss
 `binary_cross_entropy_with_logits`, its form on probabilities `binary_cross_entropy`,
 the squared error `mse_loss` and the robust `smooth_l1_loss` and `huber_loss`.
 Each primitive is a plain function of arrays (float32 stays float32) that cannot
@@ -16,7 +17,7 @@ from .registry import defjvp, defvjp, elementwise
 
 __all__ = [
     "sigmoid", "relu", "softplus", "logsigmoid", "softmax", "log_softmax", "logsumexp", "binary_cross_entropy_with_logits",
-    "binary_cross_entropy", "mse_loss", "atan2", "gelu", "silu", "leaky_relu", "elu", "erf", "erfc", "rsqrt",
+    "binary_cross_entropy", "mse_loss", "atan2", "hypot", "gelu", "silu", "leaky_relu", "elu", "erf", "erfc", "rsqrt",
     "smooth_l1_loss", "huber_loss", "frac",
 ]
 
@@ -86,6 +87,12 @@ def atan2(x, y):
     x * x + y * y is 0 (at the origin, or where the squares underflow), not nan as
     `np.arctan2`'s rule (and JAX) give."""
     return np.arctan2(x, y)
+
+
+def hypot(x, y):
+    """`np.hypot(x, y)` as PyTorch differentiates it: x / hypot and y / hypot, nan at the
+    origin (0 / 0), where `np.hypot`'s rule gives 0 (a norm's choice)."""
+    return np.hypot(x, y)
 
 
 def _reciprocal_or_zero(d):
@@ -240,7 +247,9 @@ def _reduce(v, reduction):
 
 
 def _count(z, reduction):
-    return np.size(z) if reduction == "mean" else 1
+    """The number a "mean" loss divides by; 1 for an empty z (its gradient is empty: no
+    ZeroDivisionError from `2.0 / 0`)."""
+    return max(np.size(z), 1) if reduction == "mean" else 1
 
 
 @elementwise(sigmoid, name="Sigmoid")
@@ -280,6 +289,16 @@ def atan2_dx(ans, x, y):
 @elementwise(atan2, "y")
 def atan2_dy(ans, x, y):
     return -x * _reciprocal_or_zero(x * x + y * y)
+
+
+@elementwise(hypot, "x", name="Hypot")
+def torch_hypot_dx(ans, x, y):
+    return x / ans
+
+
+@elementwise(hypot, "y")
+def torch_hypot_dy(ans, x, y):
+    return y / ans
 
 
 @elementwise(softplus, name="Softplus")

@@ -107,8 +107,10 @@ def run_single(node, shape, dtype, retain_graph):
                         if current is not None and type(g) is _ndarray:  # accumulate's commonest case, inlined
                             data = current._data
                             if g.dtype is data.dtype and g.shape == data.shape:
-                                counter = current._counter
-                                if counter is not None:
+                                counter = current._counter  # bump(current), inlined
+                                if counter is None:
+                                    current._counter = [1]
+                                else:
                                     counter[0] += 1
                                 _add(data, g, data)
                                 continue

@@ -299,7 +299,9 @@ def accumulate(tensor, g):
         return
     data = current._data
     counter = current._counter  # an in-place write, if nothing else: bump(current), inlined
-    if counter is not None:
+    if counter is None:
+        current._counter = [1]
+    else:
         counter[0] += 1
     if type(g) is _ndarray and g.dtype is data.dtype and g.shape == data.shape:
         _add(data, g, data)

@@ -381,7 +381,9 @@ def _copy_slices(node, g, lift):
     the written region of g (`np.take` at the node's positions), and the base's previous
     node g with that region replaced by fn's gradient of the view's old values (put back
     by `_take_vjp`, the transpose of the take). A gradient fn makes that reads the view's
-    old values reaches the base's previous node through a take from it."""
+    old values reaches the base's previous node through a take from it; one that reads
+    fn's result (exp_, tanh_, relu_ of a view) reaches this node through a take from the
+    written base, as the result is that region of it."""
     fn, at = node.fn, np.asarray(node.positions)
     flat = g.reshape(-1)
     region = ops.apply(np.take, flat, at, name="IndexBackward0", edge_args=(0,))
@@ -392,9 +394,15 @@ def _copy_slices(node, g, lift):
         stand = Tensor._make(np.zeros(node.shape, node.dtype), True)
         stand._grad_fn = previous
         old = ops.apply(np.take, stand.reshape(-1), at, name="IndexBackward0", edge_args=(0,))._grad_fn
+    written = lift(node)
+    new = None  # fn's result, as a node that leads to this one
+    if written is not None:
+        stand = Tensor._make(np.zeros(node.shape, node.dtype), True)
+        stand._grad_fn = written
+        new = ops.apply(np.take, stand.reshape(-1), at, name="IndexBackward0", edge_args=(0,))._grad_fn
 
     def fn_lift(edge):
-        return old if edge is source else lift(edge)
+        return old if edge is source else new if edge is fn else lift(edge)
 
     grads = graph_apply(fn, region, fn_lift)
     if previous is None:

@@ -240,7 +240,7 @@ class IndexingOps:
             name, advanced = _index_name(index)
             if isinstance(index, (int, np.integer)):
                 index = (index, Ellipsis)
-            elif isinstance(index, tuple) and index and all(isinstance(i, (int, np.integer)) for i in index):
+            elif isinstance(index, tuple) and all(isinstance(i, (int, np.integer)) for i in index):
                 index = index + (Ellipsis,)
             return ops.apply(operator.getitem, self, index, name=name, saves=advanced, edge_args=(0,))
         except IndexError as e:

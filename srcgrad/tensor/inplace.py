@@ -70,8 +70,10 @@ def _method(primitive, name, floating=False):
                 return self._inplace(primitive, other, name, floating)
             finally:
                 loud(token)
-            counter = self._counter
-            if counter is not None:
+            counter = self._counter  # bump(self), inlined
+            if counter is None:
+                self._counter = [1]
+            else:
                 counter[0] += 1
                 if len(counter) > 1 and counter[1]:  # views of the written elements
                     counter[1].refresh()

@@ -18,6 +18,7 @@ from .complex_refusals import refuse_complex
 from . import dtypes, ops
 from .dtypes import dim_axis
 from .selections import named_pair
+from .tie_orders import kthvalue_index, mode_index
 
 __all__ = ["cummax", "cummin", "logcumsumexp", "kthvalue", "mode", "nansum", "OrderStatisticOps"]
 
@@ -115,25 +116,18 @@ def _line_order(x, axis):
 
 def kthvalue(input, k, dim=-1, keepdim=False):
     """`(values, indices)` of the k-th smallest entry along `dim` (KthvalueBackward0);
-    among equal entries the first is chosen."""
+    among equal entries the one PyTorch's CPU quickselect picks (tie_orders.py)."""
     refuse_complex("kthvalue", input)
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     axis = _axis(input, dim)
     size = input._data.shape[axis] if axis is not None else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim if axis is None else axis}")
     if axis is None:
         return _PAIRS["kthvalue"](*_values_at(input, None, None, "KthvalueBackward0"))
-    at = np.take(_line_order(input._data, axis), [k - 1], axis=axis)
+    at = kthvalue_index(input._data, axis, k, _line_order(input._data, axis))
     return _PAIRS["kthvalue"](*_values_at(input, at, axis, "KthvalueBackward0", keepdim))
-
-
-def _mode_index(line):
-    """The index of the mode of a 1-D array: the most frequent value, the smallest of
-    equally frequent ones, at its last occurrence (PyTorch's CPU choice)."""
-    values, counts = np.unique(line, return_counts=True)
-    value = values[np.argmax(counts)]
-    hits = np.flatnonzero((line == value) | (np.isnan(line) & np.isnan(value)))
-    return hits[-1]
 
 
 def mode(input, dim=-1, keepdim=False):
@@ -146,7 +140,7 @@ def mode(input, dim=-1, keepdim=False):
     if moved.shape[-1] == 0:
         raise IndexError(f"mode(): Expected reduction dim {axis} to have non-zero size.")
     lines = moved.reshape(-1, moved.shape[-1])
-    at = np.array([_mode_index(line) for line in lines], np.int64).reshape(moved.shape[:-1] + (1,))
+    at = np.array([mode_index(line) for line in lines], np.int64).reshape(moved.shape[:-1] + (1,))
     return _PAIRS["mode"](*_values_at(input, np.moveaxis(at, -1, axis), axis, "ModeBackward0", keepdim))
 
 

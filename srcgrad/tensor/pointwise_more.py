@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 from .complex_refusals import refuse_complex
-from ..rules import bessel_arrays, special_arrays
+from ..rules import activations, bessel_arrays, special_arrays
 from . import binary_ops, dtypes, ops
 from .graph import node_class
 from .pointwise import in_place_method
@@ -67,7 +67,7 @@ def _floating_pair(name, primitive, node, kinds="fc"):
 
 logaddexp, _logaddexp_method = _floating_pair("logaddexp", np.logaddexp, "LogaddexpBackward0")
 logaddexp2, _logaddexp2_method = _floating_pair("logaddexp2", np.logaddexp2, "Logaddexp2Backward0", "f")
-hypot, _hypot_method = _floating_pair("hypot", np.hypot, "HypotBackward0", "f")
+hypot, _hypot_method = _floating_pair("hypot", activations.hypot, "HypotBackward0", "f")  # nan gradient at the origin
 
 
 def _require_tensor_or_number(name, input, other):
@@ -189,8 +189,10 @@ def float_power(input, exponent):
 
 def _addc(name, node, primitive):
     def combine(input, tensor1, tensor2, value):
-        product = primitive(tensor1, tensor2)
-        return input + (product if value == 1 else product * value)
+        # as PyTorch's kernel: every operand in the common dtype, then input + value * t1 op t2
+        common = dtypes.of(dtypes.result_type(input._data, tensor1._data, tensor2._data))
+        tensor1, tensor2 = tensor1.to(common), tensor2.to(common)
+        return input + primitive(tensor1 if value == 1 else tensor1 * value, tensor2)
 
     def function(input, tensor1, tensor2, *, value=1):
         _require_tensors(name, input=input, tensor1=tensor1, tensor2=tensor2)

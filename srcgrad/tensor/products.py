@@ -15,6 +15,7 @@ import numpy as np
 from .dtypes import c_name
 from .binary_ops import binary_same, operand
 from .ops import apply, composite
+from .versions import bump
 
 __all__ = ["matmul", "mm", "mv", "dot", "outer", "bmm", "addmm", "trace", "triu", "tril", "ProductOps"]
 
@@ -24,7 +25,8 @@ Tensor = None  # bound by srcgrad.tensor.tensor
 def matmul(a, b):
     """`a @ b` with PyTorch's node names: Dot (1-D·1-D), Mv, Mm; 1-D @ 2-D is one node named
     as PyTorch's last, SqueezeBackward4 (PyTorch records `a.unsqueeze(0).mm(b).squeeze_(0)`,
-    three nodes; three here would triple the cost of the tutorial's `x @ w`). Operands
+    three nodes; three here would triple the cost of the tutorial's `x @ w`; its squeeze_
+    leaves `_version` at 1). Operands
     whose shapes do not fit raise PyTorch's RuntimeError (`_matmul_mismatch`)."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):  # the common case, checked once
         x, y = a._data, b._data
@@ -43,6 +45,8 @@ def matmul(a, b):
                 # matrix-vector product) is the outer product: the sign of a zero product
                 # is kept (NumPy's sum from +0 drops it); the values are the same
                 np.multiply(x, y, out=out._data)
+            elif x.ndim == 1 and y.ndim == 2:
+                bump(out)  # PyTorch's in-place squeeze_(0): the product is at version 1
             return out
     a, b = operand(a), operand(b)
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):

@@ -148,6 +148,12 @@ def _median_all(x, value):
     return ops.apply(np.amax, masked, name="AmaxBackward0")
 
 
+def refuse_bool_median(x, dim):
+    """PyTorch's error for the median (or nanmedian) of a bool array `x`."""
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f"\"{'median_cpu' if dim is None else 'median_out'}\" not implemented for 'Bool'")
+
+
 def median(input, dim=None, keepdim=False):
     """The lower of the two middle values (not their mean, as PyTorch): over all elements
     (MedianBackward0, its gradient shared between the entries equal to it) or along
@@ -156,6 +162,7 @@ def median(input, dim=None, keepdim=False):
 
     refuse_complex("median", input)
     x = input._data
+    refuse_bool_median(x, dim)
     if dim is None:
         flat = np.sort(x.reshape(-1), kind="stable")
         if flat.size == 0:
@@ -198,12 +205,16 @@ def logsumexp(input, dim, keepdim=False):
 
 def cumsum(input, dim, *, dtype=None):
     """Running sums along `dim`. CumsumBackward0, which saves nothing (it can run
-    backward twice); integer and bool tensors give int64."""
+    backward twice); integer and bool tensors give int64. As PyTorch's, the sums start
+    from +0, so a run of -0 entries sums to +0 (NumPy's keeps -0)."""
     input = _cast(input, dtype)
     axis = dim_axis(dim, input._data.ndim)
     if axis is None:  # a 0-d tensor: its own running sum (np.cumsum would give shape (1,))
         return ops.apply(np.positive, input, name="CumsumBackward0", saves=False)
-    return ops.apply(np.cumsum, input, name="CumsumBackward0", saves=False, axis=axis)
+    out = ops.apply(np.cumsum, input, name="CumsumBackward0", saves=False, axis=axis)
+    if type(out._data) is np.ndarray and out._data.dtype.kind in "fc":
+        out._data += 0.0  # -0 + +0 is +0; nothing else changes
+    return out
 
 
 def cumprod(input, dim, *, dtype=None):

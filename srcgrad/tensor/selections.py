@@ -5,8 +5,8 @@ Each is one registry primitive recorded under PyTorch's node name: `np.take_alon
 (gather, sort, topk: GatherBackward0, SortBackward0, TopkBackward0), `np.take`
 (IndexSelectBackward0), `np.where` (MaskedFillBackward0) and `operator.getitem` (the
 pieces of split, chunk and unbind); unique has no derivative in PyTorch
-(Unique2Backward0, UniqueDimBackward0: backward raises). Indices are int64 tensors; a sort is stable, so
-ties keep their order (PyTorch's CPU sort does the same for the sizes tested).
+(Unique2Backward0, UniqueDimBackward0: backward raises). Indices are int64 tensors; among ties, sort
+(unless stable), topk and kthvalue pick what PyTorch's CPU algorithms pick (tie_orders.py).
 """
 
 import operator
@@ -21,6 +21,7 @@ from .dtypes import dim_axis
 from .grad_mode import _mode
 from .graph import node_class
 from .rule_nodes import UndifferentiatedNode
+from .tie_orders import sort_order, topk_order
 
 __all__ = ["SelectionOps", "gather", "index_select", "masked_fill", "sort", "argsort", "topk", "split", "chunk", "unbind",
            "named_pair", "unique"]
@@ -143,23 +144,28 @@ def _scalar_taken(input, name):
 
 
 def sort(input, dim=-1, descending=False, stable=False):
-    """`(values, indices)` sorted along `dim` (SortBackward0); ties keep their order."""
+    """`(values, indices)` sorted along `dim` (SortBackward0); ties keep their order when
+    `stable`, else take PyTorch's CPU order (tie_orders.py), which the gradient follows."""
     refuse_complex("sort", input)
     x = input._data
     if x.ndim == 0:
         return _SORT(*_scalar_taken(input, "SortBackward0"))
     axis = _axis(input, dim)
     order = _order(x, axis, descending)
+    if not stable:
+        order = sort_order(x, axis, descending, order)
     return _SORT(*_taken(input, order, axis, "SortBackward0"))
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
-    """The indices that sort `input` along `dim` (int64, no graph); ties keep their order."""
+    """The indices that sort `input` along `dim` (int64, no graph); ties as in `sort`."""
     refuse_complex("sort", input)
     x = input._data
     if x.ndim == 0:
         return ops.Tensor._make(np.zeros((), np.int64))
-    return ops.Tensor._make(_order(x, _axis(input, dim), descending).astype(np.int64))
+    axis = _axis(input, dim)
+    order = _order(x, axis, descending)
+    return ops.Tensor._make((order if stable else sort_order(x, axis, descending, order)).astype(np.int64))
 
 
 def _order(x, axis, descending):
@@ -167,22 +173,26 @@ def _order(x, axis, descending):
     descending), as in PyTorch."""
     if descending and x.dtype.kind == "f" and np.isnan(x).any():
         return np.lexsort((-x, ~np.isnan(x)), axis=axis)
-    return np.argsort(-x if descending else x, axis=axis, kind="stable")
+    if descending:
+        x = ~x if x.dtype == np.bool_ else -x
+    return np.argsort(x, axis=axis, kind="stable")
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """`(values, indices)` of the `k` largest (smallest) entries along `dim`
-    (TopkBackward0), largest first (smallest first)."""
+    (TopkBackward0), largest first (smallest first); among ties, the entries PyTorch's
+    CPU topk picks (tie_orders.py), which get the gradient."""
     refuse_complex("topk", input)
     x = input._data
+    if x.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     axis = _axis(input, dim)
     n = x.shape[axis] if x.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
     if x.ndim == 0 and k == 1:
         return _TOPK(*_scalar_taken(input, "TopkBackward0"))
-    order = _order(x, axis, largest) if x.ndim else np.zeros((), np.int64)
-    order = np.take(order, np.arange(k), axis=axis) if x.ndim else order
+    order = topk_order(x, axis, k, largest, sorted, _order(x, axis, largest)) if x.ndim else np.zeros((), np.int64)
     return _TOPK(*_taken(input, order, axis, "TopkBackward0"))
 
 

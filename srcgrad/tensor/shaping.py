@@ -449,7 +449,7 @@ class ShapeOps:
         shape = self._data.shape
         if not shape:
             raise IndexError("select() cannot be applied to a 0-dim tensor.")
-        axis = dim_axis(dim, len(shape))
+        axis = dim_axis(dim, len(shape)) % len(shape)
         n = shape[axis]
         if not -n <= index < n:
             raise IndexError(f"select(): index {index} out of range for tensor of size {list(shape)} at dimension {dim}")
@@ -460,7 +460,7 @@ class ShapeOps:
         shape = self._data.shape
         if not shape:
             raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-        axis = dim_axis(dim, len(shape))
+        axis = dim_axis(dim, len(shape)) % len(shape)
         n = shape[axis]
         if start < -n or start > n:
             raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")

@@ -115,11 +115,12 @@ def nanmedian(input, dim=None, keepdim=False):
     """The lower middle of the entries that are not nan (nan where all are): over all
     entries (NanmedianBackward0, the gradient shared between the entries equal to it) or
     along `dim`, a `(values, indices)` pair (NanmedianBackward1, the gradient to the index)."""
-    from .reductions import _median_all, _nan_held
+    from .reductions import _median_all, _nan_held, refuse_bool_median
     from .selections import named_pair
 
     refuse_complex("median", input)
     x = input._data
+    refuse_bool_median(x, dim)
     if dim is None:
         flat = x.reshape(-1)
         valid = np.sort(flat[~np.isnan(flat)] if x.dtype.kind == "f" else flat, kind="stable")

@@ -397,8 +397,8 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
     @property
     def _version(self):
-        """How many in-place writes this tensor's storage has had since something
-        needed to count them (PyTorch's `_version`)."""
+        """How many in-place writes this tensor's storage has had (PyTorch's `_version`;
+        views and `detach()`ed aliases share the count)."""
         counter = self._counter
         return 0 if counter is None else counter[0]
 

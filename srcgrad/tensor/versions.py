@@ -4,7 +4,7 @@ As in PyTorch, a tensor's `_counter` is None until something needs it, then a li
 shared with its views and `detach()`ed aliases (not with `.data`): `[0]` the count of
 in-place writes into the storage, `[1]` (when present) the ViewFamily of the views that
 share it (views.py; False for none), `[2]` (when present) the node of the last recorded
-in-place write. Every in-place write into a tensor that has one adds 1 (`bump`), and
+in-place write. Every in-place write adds 1 (`bump`, which makes the counter if there is none yet), and
 gives the views new nodes (`ViewFamily.refresh`). A node that keeps a tensor's array
 records `counter, count, which` in its `versions` when it is made (`saved_version`; a
 flat tuple, three items per saved tensor, which is the cheapest to build); backward
@@ -53,13 +53,15 @@ def saved_versions(tensors):
 
 
 def bump(tensor):
-    """Count an in-place write into `tensor` (nothing to count before a counter exists:
-    no node has saved it then)."""
+    """Count an in-place write into `tensor`: every write counts, as PyTorch's `_version`
+    reads (a tensor with no counter yet, so no views and nothing saved, gets one)."""
     counter = tensor._counter
-    if counter is not None:
-        counter[0] += 1
-        if len(counter) > 1 and counter[1]:
-            counter[1].refresh()
+    if counter is None:
+        tensor._counter = [1]
+        return
+    counter[0] += 1
+    if len(counter) > 1 and counter[1]:
+        counter[1].refresh()
 
 
 def _as_regenerated(text, counter):
