@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import srcgrad as torch
+from srcgrad.tensor import tie_orders
 
 M = [[1.0, 2.0, 5.0], [3.0, 4.0, 6.0]]
 
@@ -132,6 +133,24 @@ def test_sort_ties_beyond_sixteen_entries():
 def test_mode_ties_beyond_sixteen_entries():
     w = torch.tensor((np.arange(20) % 3 == 0).astype(np.float32))
     assert w.mode().values.item() == 0.0 and w.mode().indices.item() == 1
+
+
+def test_ties_beyond_the_replayed_entries_keep_the_stable_order():
+    """Beyond tie_orders.REPLAYED entries (a Python replay per entry) the stable order
+    decides among ties, and mode takes the last occurrence: still a sort, a top-k and a
+    mode, with the gradient on one of the equal entries."""
+    n = tie_orders.REPLAYED + 4
+    data = (np.arange(n) % 3 == 0).astype(np.float32)
+    z = torch.tensor(data, requires_grad=True)
+    stable = np.argsort(data, kind="stable")
+    assert z.sort().indices.tolist() == stable.tolist() == z.argsort().tolist()
+    assert z.topk(3, largest=False).indices.tolist() == stable[:3].tolist()
+    assert z.kthvalue(5).indices.item() == stable[4]
+    assert z.mode().indices.item() == np.flatnonzero(data == 0)[-1]
+    (z.sort().values * torch.arange(float(n))).sum().backward()
+    np.testing.assert_array_equal(z.grad.numpy()[stable], np.arange(n, dtype=np.float32))
+    small = torch.tensor(data[:20])
+    assert small.sort().indices.tolist() != np.argsort(data[:20], kind="stable").tolist()  # replayed: libstdc++'s
 
 
 @pytest.mark.parametrize("call, error, message", [

@@ -18,7 +18,7 @@ from .complex_refusals import refuse_complex
 from . import dtypes, ops
 from .dtypes import dim_axis
 from .selections import named_pair
-from .tie_orders import kthvalue_index, mode_index
+from .tie_orders import kthvalue_index, mode_indices
 
 __all__ = ["cummax", "cummin", "logcumsumexp", "kthvalue", "mode", "nansum", "OrderStatisticOps"]
 
@@ -140,7 +140,7 @@ def mode(input, dim=-1, keepdim=False):
     if moved.shape[-1] == 0:
         raise IndexError(f"mode(): Expected reduction dim {axis} to have non-zero size.")
     lines = moved.reshape(-1, moved.shape[-1])
-    at = np.array([mode_index(line) for line in lines], np.int64).reshape(moved.shape[:-1] + (1,))
+    at = np.array(mode_indices(lines), np.int64).reshape(moved.shape[:-1] + (1,))
     return _PAIRS["mode"](*_values_at(input, np.moveaxis(at, -1, axis), axis, "ModeBackward0", keepdim))
 
 

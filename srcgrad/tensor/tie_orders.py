@@ -8,14 +8,19 @@ insertion sort, so stable, up to 16 entries); `topk` runs `std::nth_element` (th
 runs the quickselect of SortingUtils.h (Sedgewick's). All compare values only, NaN
 above every number (`mode`: plain `<`). The functions below replay those algorithms
 step by step on a line; a line without ties has one answer, so only lines with ties
-(or an unsorted topk) are replayed.
+(or an unsorted topk) are replayed, up to REPLAYED entries per call.
 """
 
 import numpy as np
 
-__all__ = ["sort_order", "topk_order", "kthvalue_index", "mode_index"]
+__all__ = ["sort_order", "topk_order", "kthvalue_index", "mode_index", "mode_indices", "REPLAYED"]
 
 _SMALL_SORT = 16  # libstdc++'s _S_threshold
+
+# The replay runs in Python, about 3 us per entry: a call replays at most this many
+# entries, and larger ones keep the stable order (the gradient then goes to another of the
+# equal entries than PyTorch's), so sorting a million tied entries costs what NumPy's does.
+REPLAYED = 4096
 
 
 def _nan_above(x, y):
@@ -204,7 +209,9 @@ def _topk_line(line, k, largest, ordered):
 
 def _replayed(x, axis, order, replay, line_order):
     """`order` (indices along `axis`) with each line where `replay` (keepdims) holds set to
-    `line_order(line)`."""
+    `line_order(line)`; `order` itself where those lines hold more than REPLAYED entries."""
+    if np.count_nonzero(replay) * x.shape[axis] > REPLAYED:
+        return order
     lines = np.moveaxis(x, axis, -1)
     out = np.moveaxis(order, axis, -1).copy()
     for at in np.argwhere(np.moveaxis(replay, axis, -1)[..., 0]):
@@ -229,6 +236,21 @@ def sort_order(x, axis, descending, stable_order):
         return stable_order
     before = _nan_above if descending else _nan_below
     return _replayed(x, axis, stable_order, ties, lambda line: _sorted_line(line, before))
+
+
+def mode_indices(lines):
+    """The index PyTorch's CPU `mode` gives for each row of the 2-D array `lines` (see
+    `mode_index`); beyond REPLAYED entries, the last occurrence of the smallest of the most
+    frequent values."""
+    if lines.size <= REPLAYED:
+        return [mode_index(line) for line in lines]
+    return [_last_of_mode(line) for line in lines]
+
+
+def _last_of_mode(line):
+    values, counts = np.unique(line, return_counts=True)
+    value = values[np.argmax(counts)]
+    return np.flatnonzero((line == value) | (np.isnan(line) & np.isnan(value)))[-1]
 
 
 def mode_index(line):
