@@ -29,6 +29,8 @@ values see False), and `is_meta_array` also knows a plain view of one (what
 
 import numpy as np
 
+from .meta_layouts import laid_out_as, probe
+
 __all__ = ["META_BUFFER", "MetaArray", "meta_array", "is_meta_array", "as_meta", "broadcast_shape", "check_devices"]
 
 NO_DATA = "Cannot copy out of meta tensor; no data!"
@@ -44,13 +46,22 @@ def meta_array(shape, dtype):
 
 def is_meta_array(array):
     """Whether `array` holds no data: a meta array or a plain view of one."""
-    return type(array) is MetaArray or (isinstance(array, np.ndarray) and array.base is META_BUFFER)
+    return type(array) is MetaArray or (isinstance(array, np.ndarray) and _on_buffer(array))
+
+
+def _on_buffer(array):
+    """Whether `array` views META_BUFFER (through views of views too)."""
+    while isinstance(array, np.ndarray):
+        if array is META_BUFFER:
+            return True
+        array = array.base
+    return False
 
 
 def as_meta(array):
     """`array` (an ndarray or a NumPy scalar) as a meta array of its shape and dtype; a
-    view of a meta array stays that view."""
-    if isinstance(array, np.ndarray) and array.base is META_BUFFER:
+    view of a meta array stays that view (a meta array keeps its layout)."""
+    if isinstance(array, np.ndarray) and _on_buffer(array):
         return array if type(array) is MetaArray else array.view(MetaArray)
     return meta_array(np.shape(array), np.asarray(array).dtype)
 
@@ -162,12 +173,55 @@ class MetaArray(np.ndarray):
         if func in _BUILT_ON_UFUNCS:  # NumPy's Python code over ufunc reductions: free on meta arrays
             return _metas(super().__array_function__(func, types, args, kwargs))
         with np.errstate(all="ignore"):
-            return _metas(func(*_plain(args), **_plain_kwargs(kwargs)))
+            out = _metas(func(*_plain(args), **_plain_kwargs(kwargs)))
+        if func in _VIEWS:  # the layout of the same view of the probes
+            laid_out_as(out, func(*_probes(args), **{k: _probes(v) for k, v in kwargs.items()}))
+        elif func in _RESHAPES and isinstance(out, np.ndarray):
+            laid_out_as(out, _reshaped(probe(args[0]) if type(args[0]) is MetaArray else args[0], out.shape,
+                                       kwargs.get("order", "C")))
+        return out
 
     def __getitem__(self, index):
-        if any(np.asarray(i).dtype == bool and np.ndim(i) for i in (index if isinstance(index, tuple) else (index,))):
+        items = index if isinstance(index, tuple) else (index,)
+        if any(np.asarray(i).dtype == bool and np.ndim(i) for i in items):
             raise NotImplementedError(_NO_NONZERO)  # a mask's count of True elements is data
-        return _metas(np.ndarray.__getitem__(self, _plain(index)))
+        out = _metas(np.ndarray.__getitem__(self, _plain(index)))
+        if all(i is None or i is Ellipsis or isinstance(i, (slice, int, np.integer)) for i in items):
+            # basic indexing, a view: its layout (an index of every dim taken as a 0-d view)
+            laid_out_as(out, probe(self)[items if Ellipsis in items else items + (Ellipsis,)])
+        return out
+
+    def _view(self, method, *args, **kwargs):
+        """NumPy's view method `method` of this array, laid out as the same view of its probe."""
+        return laid_out_as(getattr(np.ndarray, method)(self, *args, **kwargs),
+                           getattr(np.ndarray, method)(probe(self), *args, **kwargs))
+
+    def transpose(self, *axes):
+        return self._view("transpose", *axes)
+
+    def swapaxes(self, axis1, axis2):
+        return self._view("swapaxes", axis1, axis2)
+
+    def squeeze(self, axis=None):
+        return self._view("squeeze", axis)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return self._view("diagonal", offset, axis1, axis2)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    @property
+    def mT(self):
+        return self.swapaxes(-1, -2)
+
+    def reshape(self, *shape, order="C"):
+        out = np.ndarray.reshape(self, *shape, order=order)
+        return laid_out_as(out, _reshaped(probe(self), out.shape, order))
+
+    def ravel(self, order="C"):
+        return self.reshape(-1, order=order)
 
     def __setitem__(self, index, value):
         np.ndarray.__getitem__(self, _plain(index))  # the index's errors; the write is dropped
@@ -232,6 +286,33 @@ _NO_NONZERO = (
     "to True.")
 _BUILT_ON_UFUNCS = frozenset({np.sum, np.mean, np.prod, np.amax, np.amin, np.max, np.min, np.any, np.all, np.std,
                               np.var, np.cumsum, np.cumprod})
+
+
+# NumPy functions whose result views their operand whatever its strides
+_VIEWS = frozenset({np.transpose, np.swapaxes, np.moveaxis, np.rollaxis, np.broadcast_to, np.broadcast_arrays,
+                    np.expand_dims, np.squeeze, np.diagonal, np.split, np.array_split, np.atleast_1d, np.atleast_2d,
+                    np.atleast_3d})
+_RESHAPES = frozenset({np.reshape, np.ravel})
+
+
+def _probes(value):
+    """`value` with its meta arrays (in tuples and lists too) as their probes."""
+    if type(value) is MetaArray:
+        return probe(value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_probes(v) for v in value)
+    return value
+
+
+def _reshaped(probed, shape, order):
+    """The probe `probed` reshaped to `shape` where that is a view, else None (the result
+    is a new contiguous array)."""
+    if not isinstance(probed, np.ndarray) or order not in ("C", "A"):
+        return None
+    try:
+        return np.reshape(probed, shape, copy=False)
+    except ValueError:
+        return None
 
 
 def _plain_kwargs(kwargs):

@@ -48,7 +48,10 @@ _transpose = np.ndarray.transpose
 
 def _diagonal(x, offset, axis1, axis2):
     """`np.diagonal(x, offset, axis1, axis2)` as a view that can be written through when
-    `x` can (NumPy's is read-only; PyTorch's diagonal is a view like any other)."""
+    `x` can (NumPy's is read-only; PyTorch's diagonal is a view like any other); a meta
+    array's is NumPy's, laid out from its layout (meta_layouts.py)."""
+    if type(x) is MetaArray:
+        return np.diagonal(x, offset, axis1, axis2)
     a1, a2 = axis1 % x.ndim, axis2 % x.ndim
     index = [slice(None)] * x.ndim
     if offset >= 0:

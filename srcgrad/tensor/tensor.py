@@ -29,6 +29,7 @@ from .engine import run_backward, run_single, warn_non_leaf_grad
 from .errstate import loud, quiet
 from .grad_mode import OPEN_INFERENCE_BLOCKS, _mode
 from .meta_arrays import META_BUFFER, MetaArray, as_meta
+from .meta_layouts import probe
 from .graph import AccumulateGrad, OutputNode, accumulate
 from .tangents import TANGENTS, refuse_forward_over_reverse
 from .arithmetic import ArithmeticOps
@@ -477,8 +478,10 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
     def is_contiguous(self, memory_format=None):
         """Whether the elements lie in row-major order without gaps (a transpose or an
-        expansion does not), as NumPy's C-contiguity says."""
-        return self._data.flags.c_contiguous
+        expansion does not), as NumPy's C-contiguity says (of a meta array's layout on
+        the meta device)."""
+        data = self._data
+        return (probe(data) if type(data) is MetaArray else data).flags.c_contiguous
 
     @property
     def device(self):
