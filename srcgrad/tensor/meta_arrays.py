@@ -258,14 +258,14 @@ class MetaArray(np.ndarray):
         return meta_array(self.shape, self.dtype)
 
 
-def check_devices(tensors):
+def check_devices(tensors, cpu_scalars=True):
     """PyTorch's error where one op gets tensors on the meta device and on the CPU: the
     device of the first tensor is the expected one; a 0-d CPU tensor goes with either (a
-    CPU scalar)."""
+    CPU scalar) unless not `cpu_scalars` (cat and stack take none)."""
     expected = None
     for t in tensors:
         meta = type(t._data) is MetaArray
-        if not meta and t._data.ndim == 0:
+        if cpu_scalars and not meta and t._data.ndim == 0:
             continue
         if expected is None:
             expected = meta

@@ -18,6 +18,7 @@ from ..rules import activations
 from . import dtypes, ops
 from .dtypes import c_name
 from .errstate import loud, quiet
+from .meta_arrays import MetaArray, check_devices
 from .graph import node_class
 from .rule_nodes import ConstantGradNode, NoDerivativeNode
 
@@ -300,6 +301,8 @@ def where(condition, input=None, other=None):
         return tuple(ops.Tensor._make(i.astype(np.int64)) for i in np.nonzero(cond))
     a, b = ops.operand(input), ops.operand(other)
     xa, xb = ops._data(a), ops._data(b)
+    if any(type(x) is MetaArray for x in (cond, xa, xb)):  # the condition's device counts too
+        check_devices([t for t in (condition, a, b) if _is_tensor(t)])
     if not np.shape(cond) == np.shape(xa) == np.shape(xb):  # PyTorch's error where they do not broadcast
         ops.check_broadcast(cond, xa)
         ops.check_broadcast(cond, xb)
