@@ -572,9 +572,12 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     # --- copies (conversions.py has dtype and device conversions) ----------------------
 
     def contiguous(self, memory_format=None):
-        """Self when its elements lie in row-major order, else a copy that does (CloneBackward0)."""
-        if self._data.flags.c_contiguous:
+        """Self when its elements lie in row-major order, else a copy that does (CloneBackward0;
+        on the meta device a meta clone, laid out contiguously, made without allocating)."""
+        if self.is_contiguous():
             return self
+        if type(self._data) is MetaArray:
+            return self.clone()
         if _mode.enabled and self._requires_grad or TANGENTS:
             return ops.apply(np.ascontiguousarray, self, name="CloneBackward0", saves=False)
         return Tensor._make(np.ascontiguousarray(self._data))
