@@ -57,6 +57,10 @@ LAYOUTS = {
     "exp_of_expand": (lambda T: M(T, 3, 1).expand(3, 4).exp(), ((3, 4), (4, 1), True, 0)),
     "zeros": (lambda T: T.zeros(2, 3, device="meta"), ((2, 3), (3, 1), True, 0)),
     "empty_strided": (lambda T: T.empty_strided((2, 3), (1, 2), device="meta"), ((2, 3), (1, 2), False, 0)),
+    "as_strided": (lambda T: M(T, 12).as_strided((3, 2), (1, 3), 2), ((3, 2), (1, 3), False, 2)),
+    "as_strided_unchecked": (lambda T: M(T, 12).as_strided((3, 5), (1, 3)), ((3, 5), (1, 3), False, 0)),
+    "as_strided_own_offset": (lambda T: M(T, 12)[3:].as_strided((2,), (1,)), ((2,), (1,), True, 3)),
+    "as_strided_of_view": (lambda T: M(T, 3, 4).t().as_strided((2, 2), (1, 1), 1), ((2, 2), (1, 1), False, 1)),
     "huge_contiguous": (lambda T: M(T, 10**6, 10**6).t().contiguous(), ((10**6, 10**6), (10**6, 1), True, 0)),
     "huge": (lambda T: M(T, 10**6, 10**6).t()[2:, 5], ((999998,), (1,), True, 5000002)),
 }
@@ -74,6 +78,14 @@ def test_meta_layouts_are_pytorchs(name):
     dim = len(expected[1]) - 1
     if dim >= 0:
         assert t.stride(dim) == expected[1][dim] and t.stride(-1) == expected[1][-1]
+
+
+def test_as_strided_of_a_meta_tensor_that_requires_grad_is_refused():
+    t = M(srcgrad, 3, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="as_strided of a meta tensor that requires grad is not supported"):
+        t.as_strided((2,), (1,))
+    view = t.detach().as_strided((2,), (1,), 1)
+    assert view.is_meta and view._base is not None and view.storage_offset() == 1
 
 
 def test_meta_views_keep_no_memory():
