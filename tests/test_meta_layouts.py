@@ -61,6 +61,23 @@ LAYOUTS = {
     "as_strided_unchecked": (lambda T: M(T, 12).as_strided((3, 5), (1, 3)), ((3, 5), (1, 3), False, 0)),
     "as_strided_own_offset": (lambda T: M(T, 12)[3:].as_strided((2,), (1,)), ((2,), (1,), True, 3)),
     "as_strided_of_view": (lambda T: M(T, 3, 4).t().as_strided((2, 2), (1, 1), 1), ((2, 2), (1, 1), False, 1)),
+    "elementwise_of_t": (lambda T: M(T, 3, 4).t() + 1, ((4, 3), (1, 4), False, 0)),
+    "elementwise_first_operand_decides": (lambda T: M(T, 3, 4).t() + M(T, 4, 3), ((4, 3), (1, 4), False, 0)),
+    "elementwise_contiguous_first": (lambda T: M(T, 4, 3) + M(T, 3, 4).t(), ((4, 3), (3, 1), True, 0)),
+    "elementwise_broadcast_first": (lambda T: M(T, 3) + M(T, 3, 4).t(), ((4, 3), (1, 4), False, 0)),
+    "elementwise_permuted": (lambda T: M(T, 2, 3, 4).permute(2, 0, 1).sigmoid(), ((4, 2, 3), (1, 12, 4), False, 0)),
+    "elementwise_size_one": (lambda T: M(T, 1, 4).t() + 1, ((4, 1), (1, 1), True, 0)),
+    "elementwise_not_dense": (lambda T: M(T, 3, 4)[:, :2].exp(), ((3, 2), (2, 1), True, 0)),
+    "true_divide_of_int": (lambda T: M(T, 3, 4, dtype=T.int64).t() / 2, ((4, 3), (1, 4), False, 0)),
+    "to_float64": (lambda T: M(T, 3, 4).t().to(T.float64), ((4, 3), (1, 4), False, 0)),
+    "comparison": (lambda T: M(T, 3, 4).t() > 0, ((4, 3), (1, 4), False, 0)),
+    "where": (lambda T: T.where(M(T, 3, 4, dtype=T.bool).t(), M(T, 4, 3), 1.0), ((4, 3), (1, 4), False, 0)),
+    "clamp": (lambda T: M(T, 3, 4).t().clamp(0, 1), ((4, 3), (1, 4), False, 0)),
+    "gelu": (lambda T: T.nn.functional.gelu(M(T, 3, 4).t()), ((4, 3), (1, 4), False, 0)),
+    "clone": (lambda T: M(T, 3, 4).t().clone(), ((4, 3), (1, 4), False, 0)),
+    "dropout": (lambda T: T.nn.functional.dropout(M(T, 3, 4).t(), 0.5), ((4, 3), (1, 4), False, 0)),
+    "contiguous_with_grad": (lambda T: M(T, 3, 4, requires_grad=True).t().contiguous(), ((4, 3), (3, 1), True, 0)),
+    "cumsum": (lambda T: M(T, 3, 4).t().cumsum(0), ((4, 3), (3, 1), True, 0)),
     "huge_contiguous": (lambda T: M(T, 10**6, 10**6).t().contiguous(), ((10**6, 10**6), (10**6, 1), True, 0)),
     "huge": (lambda T: M(T, 10**6, 10**6).t()[2:, 5], ((999998,), (1,), True, 5000002)),
 }
@@ -209,3 +226,14 @@ def test_against_pytorch():
         with pytest.raises(error) as raised:
             action(torch)
         assert str(raised.value) == message.format("torch"), name
+
+
+def test_dropout_of_a_meta_tensor_draws_nothing():
+    x = M(srcgrad, 3, 4, requires_grad=True)
+    srcgrad.manual_seed(0)
+    y = srcgrad.nn.functional.dropout(x, 0.5)
+    after = srcgrad.rand(2).tolist()
+    srcgrad.manual_seed(0)
+    assert srcgrad.rand(2).tolist() == after
+    assert y.is_meta and type(y.grad_fn).__name__ == "MulBackward0" and tuple(y.shape) == (3, 4)
+    assert srcgrad.nn.functional.dropout(M(srcgrad, 2), 1.0).is_meta

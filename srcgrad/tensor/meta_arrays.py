@@ -29,7 +29,7 @@ values see False), and `is_meta_array` also knows a plain view of one (what
 
 import numpy as np
 
-from .meta_layouts import laid_out_as, probe
+from .meta_layouts import dense_like, laid_out_as, probe
 
 __all__ = ["META_BUFFER", "MetaArray", "meta_array", "is_meta_array", "as_meta", "broadcast_shape", "check_devices"]
 
@@ -146,8 +146,8 @@ class MetaArray(np.ndarray):
             with np.errstate(all="ignore"):
                 small = ufunc(*(_stand_in(x) for x in inputs), **kwargs)
             if isinstance(small, tuple):
-                return tuple(meta_array(shape, s.dtype) for s in small)
-            return meta_array(shape, np.result_type(small))
+                return tuple(dense_like(meta_array(shape, s.dtype), inputs) for s in small)
+            return dense_like(meta_array(shape, np.result_type(small)), inputs)
         if method == "__call__" and ufunc is np.matmul and len(inputs) == 2 and not kwargs:
             a, b = (np.asarray(x) if not isinstance(x, np.ndarray) else x for x in inputs)
             return meta_array(_matmul_shape(a, b), np.result_type(np.matmul(_stand_in(a)[..., :1, :1] if a.ndim > 1
@@ -174,7 +174,9 @@ class MetaArray(np.ndarray):
             return _metas(super().__array_function__(func, types, args, kwargs))
         with np.errstate(all="ignore"):
             out = _metas(func(*_plain(args), **_plain_kwargs(kwargs)))
-        if func in _VIEWS:  # the layout of the same view of the probes
+        if func in _ELEMENTWISE:
+            out = dense_like(out, args)
+        elif func in _VIEWS:  # the layout of the same view of the probes
             laid_out_as(out, func(*_probes(args), **{k: _probes(v) for k, v in kwargs.items()}))
         elif func in _RESHAPES and isinstance(out, np.ndarray):
             laid_out_as(out, _reshaped(probe(args[0]) if type(args[0]) is MetaArray else args[0], out.shape,
@@ -227,12 +229,13 @@ class MetaArray(np.ndarray):
         np.ndarray.__getitem__(self, _plain(index))  # the index's errors; the write is dropped
 
     def copy(self, order="C"):
-        return meta_array(self.shape, self.dtype)
+        """A new meta array laid out as PyTorch's clone (preserve_format) lays it out."""
+        return dense_like(meta_array(self.shape, self.dtype), (self,))
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         if not copy and np.dtype(dtype) == self.dtype:
             return self
-        return meta_array(self.shape, np.dtype(dtype))
+        return dense_like(meta_array(self.shape, np.dtype(dtype)), (self,))
 
     def fill(self, value):
         return None
@@ -293,6 +296,8 @@ _VIEWS = frozenset({np.transpose, np.swapaxes, np.moveaxis, np.rollaxis, np.broa
                     np.expand_dims, np.squeeze, np.diagonal, np.split, np.array_split, np.atleast_1d, np.atleast_2d,
                     np.atleast_3d})
 _RESHAPES = frozenset({np.reshape, np.ravel})
+# NumPy functions that work elementwise (their results are laid out as ufuncs' are)
+_ELEMENTWISE = frozenset({np.where, np.clip})
 
 
 def _probes(value):

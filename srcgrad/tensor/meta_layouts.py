@@ -15,7 +15,7 @@ recorded is the contiguous one.
 
 import numpy as np
 
-__all__ = ["layout", "set_layout", "probe", "laid_out_as", "contiguous_strides"]
+__all__ = ["layout", "set_layout", "probe", "laid_out_as", "contiguous_strides", "dense_like"]
 
 _ANCHOR = np.zeros(1, dtype=np.uint8)
 _ANCHOR.flags.writeable = False
@@ -68,3 +68,28 @@ def laid_out_as(meta, probed):
     if isinstance(probed, np.ndarray) and isinstance(meta, np.ndarray) and probed.shape == meta.shape:
         set_layout(meta, probed.strides, probed.__array_interface__["data"][0] - _ANCHOR_ADDRESS)
     return meta
+
+
+def _dense(shape, steps):
+    """Whether strides `steps` (in elements) lay `shape` out without gaps or overlaps, in
+    some order of the dims (PyTorch's is_non_overlapping_and_dense)."""
+    expected = 1
+    for n, step in sorted(((n, s) for n, s in zip(shape, steps) if n != 1), key=lambda d: d[1]):
+        if step != expected:
+            return False
+        expected *= n
+    return True
+
+
+def dense_like(result, operands):
+    """The elementwise result `result` (a fresh meta array) laid out as the first of its
+    array operands of its shape when that one is laid out densely (a transpose stays
+    transposed, as PyTorch's TensorIterator keeps it) and no dim has size 1; else left
+    contiguous."""
+    first = next((x for x in operands if isinstance(x, np.ndarray) and x.shape == result.shape and x.ndim), None)
+    if first is None or getattr(first, "_layout", None) is None or 1 in result.shape:  # (PyTorch's: contiguous)
+        return result
+    steps = tuple(s // first.itemsize for s in layout(first)[0])
+    if not _dense(result.shape, steps):
+        return result
+    return set_layout(result, tuple(s * result.itemsize for s in steps), 0)

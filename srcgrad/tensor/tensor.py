@@ -29,7 +29,7 @@ from .engine import run_backward, run_single, warn_non_leaf_grad
 from .errstate import loud, quiet
 from .grad_mode import OPEN_INFERENCE_BLOCKS, _mode
 from .meta_arrays import META_BUFFER, MetaArray, as_meta
-from .meta_layouts import probe
+from .meta_layouts import contiguous_strides, probe, set_layout
 from .graph import AccumulateGrad, OutputNode, accumulate
 from .tangents import TANGENTS, refuse_forward_over_reverse
 from .arithmetic import ArithmeticOps
@@ -576,8 +576,10 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
         on the meta device a meta clone, laid out contiguously, made without allocating)."""
         if self.is_contiguous():
             return self
-        if type(self._data) is MetaArray:
-            return self.clone()
+        if type(self._data) is MetaArray:  # the clone (a new array) laid out contiguously
+            out = self.clone()
+            set_layout(out._data, contiguous_strides(self._data.shape, self._data.itemsize), 0)
+            return out
         if _mode.enabled and self._requires_grad or TANGENTS:
             return ops.apply(np.ascontiguousarray, self, name="CloneBackward0", saves=False)
         return Tensor._make(np.ascontiguousarray(self._data))
