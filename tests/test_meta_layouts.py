@@ -78,6 +78,11 @@ LAYOUTS = {
     "dropout": (lambda T: T.nn.functional.dropout(M(T, 3, 4).t(), 0.5), ((4, 3), (1, 4), False, 0)),
     "contiguous_with_grad": (lambda T: M(T, 3, 4, requires_grad=True).t().contiguous(), ((4, 3), (3, 1), True, 0)),
     "cumsum": (lambda T: M(T, 3, 4).t().cumsum(0), ((4, 3), (3, 1), True, 0)),
+    "zeros_like": (lambda T: T.zeros_like(M(T, 3, 4).t()), ((4, 3), (1, 4), False, 0)),
+    "empty_like": (lambda T: T.empty_like(M(T, 3, 4).t()), ((4, 3), (1, 4), False, 0)),
+    "full_like_float64": (lambda T: T.full_like(M(T, 3, 4).t(), 2.0, dtype=T.float64), ((4, 3), (1, 4), False, 0)),
+    "rand_like": (lambda T: T.rand_like(M(T, 3, 4).t()), ((4, 3), (1, 4), False, 0)),
+    "randn_like_expanded": (lambda T: T.randn_like(M(T, 3, 1).expand(3, 4)), ((3, 4), (4, 1), True, 0)),
     "huge_contiguous": (lambda T: M(T, 10**6, 10**6).t().contiguous(), ((10**6, 10**6), (10**6, 1), True, 0)),
     "huge": (lambda T: M(T, 10**6, 10**6).t()[2:, 5], ((999998,), (1,), True, 5000002)),
 }

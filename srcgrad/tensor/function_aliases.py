@@ -79,7 +79,7 @@ def fill(input, value):
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """An uninitialised tensor like `input` (zeros here)."""
     shape, dt, on_meta = creation._like(input, dtype, device, "empty_like")
-    return creation._allocated(shape, dt, requires_grad, on_meta, np.zeros)
+    return creation._laid_out_like(creation._allocated(shape, dt, requires_grad, on_meta, np.zeros), input)
 
 
 def _storage_length(size, stride):
