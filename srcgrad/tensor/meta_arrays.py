@@ -296,8 +296,9 @@ _VIEWS = frozenset({np.transpose, np.swapaxes, np.moveaxis, np.rollaxis, np.broa
                     np.expand_dims, np.squeeze, np.diagonal, np.split, np.array_split, np.atleast_1d, np.atleast_2d,
                     np.atleast_3d})
 _RESHAPES = frozenset({np.reshape, np.ravel})
-# NumPy functions that work elementwise (their results are laid out as ufuncs' are)
-_ELEMENTWISE = frozenset({np.where, np.clip})
+# NumPy functions whose results PyTorch lays out as elementwise results (flip and sort
+# keep a transposed input's layout)
+_ELEMENTWISE = frozenset({np.where, np.clip, np.flip, np.sort, np.argsort})
 
 
 def _probes(value):
