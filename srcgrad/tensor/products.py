@@ -92,12 +92,7 @@ def _raise_matmul_mismatch(a, b, left_requires_grad):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{b[-2]} and {a[1]}x{a[0]})")
         return
     if len(a) == 1 and len(b) == 1:
-        if a[0] != b[0]:
-            raise RuntimeError(
-                f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the same number "
-                f"of elements, but got {a[0]} and {b[0]} elements respectively"
-            )
-        return
+        return _check_vector_lengths(a, b, "the same")
     if len(b) >= 3:
         batch_a, batch_b = a[:-2], b[:-2]
         width = max(len(batch_a), len(batch_b))
@@ -124,6 +119,14 @@ def _raise_matmul_mismatch(a, b, left_requires_grad):
     raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a[-1]} and {b[0]}x{b[1]})")
 
 
+def _check_vector_lengths(a, b, same):
+    """PyTorch's error for the dot product of vectors of the shapes `a` and `b` that differ
+    in length (`same`: its words for "the same")."""
+    if a[0] != b[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have {same} "
+                           f"number of elements, but got {a[0]} and {b[0]} elements respectively")
+
+
 def _raise_meta_matmul_mismatch(a, b, left_requires_grad):
     """`_raise_matmul_mismatch` for meta operands: PyTorch's meta kernels report the same
     products with their own messages (mm's "same reduction dim", mv's "size mismatch"
@@ -133,11 +136,7 @@ def _raise_meta_matmul_mismatch(a, b, left_requires_grad):
     elif len(b) >= 3:
         return _raise_matmul_mismatch(a, b, left_requires_grad)
     elif len(a) == 1 and len(b) == 1:
-        if a[0] != b[0]:
-            raise RuntimeError(
-                f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have thesame number "
-                f"of elements, but got {a[0]} and {b[0]} elements respectively")
-        return
+        return _check_vector_lengths(a, b, "thesame")  # (the meta kernel's words)
     else:
         a = (math.prod(a[:-1]), a[-1])
     if a[-1] == b[0]:
