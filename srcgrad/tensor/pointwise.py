@@ -399,6 +399,8 @@ def lerp(input, end, weight):
         raise RuntimeError(
             f"expected dtype {c_name(input._data.dtype)} for `end` but got dtype {c_name(end._data.dtype)}"
         )
+    if input.is_meta or end.is_meta or _is_tensor(weight) and weight.is_meta:  # PyTorch's order of operands
+        check_devices([t for t in (input, end, weight) if _is_tensor(t)])
     if _is_tensor(weight):
         return ops.composite("LerpBackward1", _lerp, input, end, weight)
     return ops.composite("LerpBackward0", _lerp, input, end, weight, _saves=False)
