@@ -85,6 +85,8 @@ LAYOUTS = {
     "randn_like_expanded": (lambda T: T.randn_like(M(T, 3, 1).expand(3, 4)), ((3, 4), (4, 1), True, 0)),
     "flip": (lambda T: M(T, 3, 4).t().flip(0), ((4, 3), (1, 4), False, 0)),
     "argsort": (lambda T: M(T, 3, 4).t().argsort(0), ((4, 3), (1, 4), False, 0)),
+    "softmax": (lambda T: M(T, 3, 4).t().softmax(1), ((4, 3), (3, 1), True, 0)),
+    "log_softmax": (lambda T: M(T, 3, 4).t().log_softmax(1), ((4, 3), (3, 1), True, 0)),
     "huge_contiguous": (lambda T: M(T, 10**6, 10**6).t().contiguous(), ((10**6, 10**6), (10**6, 1), True, 0)),
     "huge": (lambda T: M(T, 10**6, 10**6).t()[2:, 5], ((999998,), (1,), True, 5000002)),
 }
