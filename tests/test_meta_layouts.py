@@ -87,6 +87,7 @@ LAYOUTS = {
     "argsort": (lambda T: M(T, 3, 4).t().argsort(0), ((4, 3), (1, 4), False, 0)),
     "softmax": (lambda T: M(T, 3, 4).t().softmax(1), ((4, 3), (3, 1), True, 0)),
     "log_softmax": (lambda T: M(T, 3, 4).t().log_softmax(1), ((4, 3), (3, 1), True, 0)),
+    "deepcopy": (lambda T: __import__("copy").deepcopy(M(T, 3, 4).t()), ((4, 3), (1, 4), False, 0)),
     "huge_contiguous": (lambda T: M(T, 10**6, 10**6).t().contiguous(), ((10**6, 10**6), (10**6, 1), True, 0)),
     "huge": (lambda T: M(T, 10**6, 10**6).t()[2:, 5], ((999998,), (1,), True, 5000002)),
 }

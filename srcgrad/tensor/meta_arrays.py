@@ -218,8 +218,8 @@ class MetaArray(np.ndarray):
     def mT(self):
         return self.swapaxes(-1, -2)
 
-    def reshape(self, *shape, order="C"):
-        out = np.ndarray.reshape(self, *shape, order=order)
+    def reshape(self, *shape, order="C", copy=None):
+        out = np.ndarray.reshape(self, *shape, order=order)  # (a view of no data: `copy` changes nothing)
         return laid_out_as(out, _reshaped(probe(self), out.shape, order))
 
     def ravel(self, order="C"):
@@ -258,7 +258,7 @@ class MetaArray(np.ndarray):
         return (meta_array, (self.shape, self.dtype))
 
     def __deepcopy__(self, memo):
-        return meta_array(self.shape, self.dtype)
+        return self.copy()
 
 
 def check_devices(tensors, cpu_scalars=True):
