@@ -88,6 +88,13 @@ LAYOUTS = {
     "softmax": (lambda T: M(T, 3, 4).t().softmax(1), ((4, 3), (3, 1), True, 0)),
     "log_softmax": (lambda T: M(T, 3, 4).t().log_softmax(1), ((4, 3), (3, 1), True, 0)),
     "deepcopy": (lambda T: __import__("copy").deepcopy(M(T, 3, 4).t()), ((4, 3), (1, 4), False, 0)),
+    "unsqueeze_last": (lambda T: M(T, 3, 4).t().unsqueeze(-1), ((4, 3, 1), (1, 4, 1), False, 0)),
+    "index_none": (lambda T: M(T, 3, 4)[None, :, None], ((1, 3, 1, 4), (12, 4, 4, 1), True, 0)),
+    "index_none_last": (lambda T: M(T, 3, 4)[..., None], ((3, 4, 1), (4, 1, 1), True, 0)),
+    "index_none_numbers": (lambda T: M(T, 2, 3, 4)[None, 1, ..., None, 2], ((1, 3, 1), (24, 4, 4), False, 14)),
+    "index_nones": (lambda T: M(T, 3, 4)[None, None], ((1, 1, 3, 4), (12, 12, 4, 1), True, 0)),
+    "t_": (lambda T: M(T, 3, 4).t_(), ((4, 3), (1, 4), False, 0)),
+    "transpose_": (lambda T: M(T, 2, 3, 4).transpose_(0, 2), ((4, 3, 2), (1, 4, 12), False, 0)),
     "huge_contiguous": (lambda T: M(T, 10**6, 10**6).t().contiguous(), ((10**6, 10**6), (10**6, 1), True, 0)),
     "huge": (lambda T: M(T, 10**6, 10**6).t()[2:, 5], ((999998,), (1,), True, 5000002)),
 }
@@ -201,6 +208,9 @@ ERRORS = {
     "addmm_vector": (lambda T: T.addmm(M(T, 2, 4), M(T, 3), M(T, 3, 4)), RuntimeError, "a must be 2D"),
     "linear": (lambda T: T.nn.functional.linear(M(T, 2, 3), M(T, 4, 5)), RuntimeError,
                "a and b must have same reduction dim, but got [2, 3] X [5, 4]."),
+    "view_of_t": (lambda T: M(T, 3, 4).t().view(-1), RuntimeError,
+                  "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
+                  "two contiguous subspaces). Use .reshape(...) instead."),
     "bmm_batches": (lambda T: T.bmm(M(T, 2, 2, 3), M(T, 3, 3, 5)), RuntimeError,
                     "Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [3, 3]."),
     "bmm_batch_of_one": (lambda T: T.bmm(M(T, 2, 2, 3), M(T, 1, 3, 5)), RuntimeError,
@@ -242,6 +252,18 @@ def test_against_pytorch():
         with pytest.raises(error) as raised:
             action(torch)
         assert str(raised.value) == message.format("torch"), name
+
+
+@pytest.mark.parametrize("make, names", [
+    (lambda T: M(T, 3, 4, requires_grad=True).reshape(12), ("ViewBackward0", "AccumulateGrad")),
+    (lambda T: M(T, 3, 4, requires_grad=True).t().reshape(12), ("UnsafeViewBackward0", "CloneBackward0")),
+    (lambda T: M(T, 3, 4, requires_grad=True)[:, :2].reshape(6), ("UnsafeViewBackward0", "CloneBackward0")),
+    (lambda T: M(T, 3, 4, requires_grad=True)[1:].reshape(8), ("ViewBackward0", "SliceBackward0")),
+    (lambda T: M(T, 3, 4, requires_grad=True).t().reshape(4, 3), ("ViewBackward0", "TBackward0")),
+])
+def test_meta_reshapes_copy_where_the_layout_needs_it(make, names):
+    t = make(srcgrad)
+    assert (type(t.grad_fn).__name__, type(t.grad_fn.next_functions[0][0]).__name__) == names
 
 
 def test_dropout_of_a_meta_tensor_draws_nothing():

@@ -29,9 +29,10 @@ values see False), and `is_meta_array` also knows a plain view of one (what
 
 import numpy as np
 
-from .meta_layouts import dense_like, laid_out_as, probe
+from .meta_layouts import dense_like, laid_out_as, layout, probe, set_layout
 
-__all__ = ["META_BUFFER", "MetaArray", "meta_array", "is_meta_array", "as_meta", "broadcast_shape", "check_devices"]
+__all__ = ["META_BUFFER", "MetaArray", "meta_array", "is_meta_array", "as_meta", "broadcast_shape", "check_devices",
+           "reshapes_as_view"]
 
 NO_DATA = "Cannot copy out of meta tensor; no data!"
 META_BUFFER = np.zeros(16, dtype=np.uint8)
@@ -191,6 +192,8 @@ class MetaArray(np.ndarray):
         if all(i is None or i is Ellipsis or isinstance(i, (slice, int, np.integer)) for i in items):
             # basic indexing, a view: its layout (an index of every dim taken as a 0-d view)
             laid_out_as(out, probe(self)[items if Ellipsis in items else items + (Ellipsis,)])
+            if None in items:  # PyTorch's new dims are unsqueezed ones
+                _unsqueeze_new_dims(out, self, items)
         return out
 
     def _view(self, method, *args, **kwargs):
@@ -261,6 +264,12 @@ class MetaArray(np.ndarray):
         return self.copy()
 
 
+def reshapes_as_view(array, shape):
+    """Whether the meta array `array` reshaped to `shape` is a view in its layout (where
+    PyTorch's reshape copies nothing and its view() is allowed)."""
+    return _reshaped(probe(array), shape, "C") is not None
+
+
 def check_devices(tensors, cpu_scalars=True):
     """PyTorch's error where one op gets tensors on the meta device and on the CPU: the
     device of the first tensor is the expected one; a 0-d CPU tensor goes with either (a
@@ -299,6 +308,25 @@ _RESHAPES = frozenset({np.reshape, np.ravel})
 # NumPy functions whose results PyTorch lays out as elementwise results (flip and sort
 # keep a transposed input's layout)
 _ELEMENTWISE = frozenset({np.where, np.clip, np.flip, np.sort, np.argsort})
+
+
+def _unsqueeze_new_dims(out, array, items):
+    """Set the strides of the dims of `out` (= `array[items]`, a basic index) that its
+    Nones make as PyTorch, which unsqueezes before the index's next dim: the extent of
+    that dim of `array` (the item size where no dim follows)."""
+    spread = array.ndim - sum(1 for i in items if i is not None and i is not Ellipsis)  # the dims `...` stands for
+    in_strides, (strides, offset) = layout(array)[0], layout(out)
+    strides = list(strides)
+    at_in = at_out = 0
+    for i in items:
+        if i is None:
+            strides[at_out] = (array.shape[at_in] * in_strides[at_in]) if at_in < array.ndim else array.itemsize
+            at_out += 1
+        elif i is Ellipsis:
+            at_in, at_out = at_in + spread, at_out + spread
+        else:  # a slice keeps its dim, a number drops it
+            at_in, at_out = at_in + 1, at_out + isinstance(i, slice)
+    set_layout(out, strides, offset)
 
 
 def _probes(value):

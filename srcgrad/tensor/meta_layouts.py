@@ -15,7 +15,7 @@ recorded is the contiguous one.
 
 import numpy as np
 
-__all__ = ["layout", "set_layout", "probe", "laid_out_as", "contiguous_strides", "dense_like"]
+__all__ = ["layout", "set_layout", "probe", "laid_out_as", "contiguous_strides", "dense_like", "unsqueezed"]
 
 _ANCHOR = np.zeros(1, dtype=np.uint8)
 _ANCHOR.flags.writeable = False
@@ -93,3 +93,13 @@ def dense_like(result, operands):
     if not _dense(result.shape, steps):
         return result
     return set_layout(result, tuple(s * result.itemsize for s in steps), 0)
+
+
+def unsqueezed(array, dims):
+    """The meta array `array` with the strides of its new size-1 dims `dims` set as
+    PyTorch's unsqueeze sets them: the extent of the next dim (1 for a last dim)."""
+    strides, offset = layout(array)
+    strides = list(strides)
+    for dim in sorted(dims, reverse=True):
+        strides[dim] = array.itemsize if dim == array.ndim - 1 else array.shape[dim + 1] * strides[dim + 1]
+    return set_layout(array, strides, offset)
