@@ -18,6 +18,7 @@ from ..rules import activations
 from ..tensor import ops
 from ..tensor.complex_refusals import refuse_complex
 from ..tensor.dtypes import dim_axis
+from ..tensor.meta_arrays import meta_array
 from ..tensor.functions import where
 from ..tensor.products import addmm
 from ..tensor.tensor import Tensor
@@ -229,8 +230,8 @@ def tanhshrink(input):
 
 def dropout(input, p=0.5, training=True, inplace=False):
     """Each element zeroed with probability `p` and the rest scaled by 1 / (1 - p), the
-    mask drawn from srcgrad's generator (MulBackward0); the input itself when not
-    training or p is 0."""
+    mask drawn from srcgrad's generator (MulBackward0; a meta mask, drawing nothing, for
+    a meta input); the input itself when not training or p is 0."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
@@ -238,12 +239,14 @@ def dropout(input, p=0.5, training=True, inplace=False):
     from ..tensor.generators import stream
 
     dtype = input._data.dtype
-    if p == 1.0:
+    if input.is_meta:  # no values to draw: a meta mask, the generator left as it is
+        mask = meta_array(input._data.shape, dtype)
+    elif p == 1.0:
         mask = np.zeros(input._data.shape, dtype)
     else:
         keep = stream().random(input._data.shape) < 1.0 - p
         mask = keep.astype(dtype) * np.asarray(1.0 / (1.0 - p), dtype)
-    mask = Tensor._make(np.asarray(mask, dtype))
+    mask = Tensor._make(mask if input.is_meta else np.asarray(mask, dtype))
     if inplace:
         return input.mul_(mask)
     return input * mask

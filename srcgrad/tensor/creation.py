@@ -13,7 +13,8 @@ import warnings
 import numpy as np
 
 from . import devices, dtypes, fill_values, ranges, sequences
-from .meta_arrays import is_meta_array, meta_array
+from .meta_arrays import MetaArray, is_meta_array, meta_array
+from .meta_layouts import dense_like
 from .generators import invalid_combination, stream
 from .tensor import Tensor
 
@@ -250,34 +251,45 @@ def _like(t, dtype, device, op):
     return t._data.shape, (t._data.dtype if dtype is None else dtypes.as_dtype(dtype).numpy), on_meta
 
 
+def _laid_out_like(out, t):
+    """`out`, a new `*_like(t)` tensor, laid out as `t` where both are meta (PyTorch's
+    preserve_format: a dense layout kept, meta_layouts.dense_like)."""
+    if type(out._data) is MetaArray and type(t._data) is MetaArray:
+        dense_like(out._data, (t._data,))
+    return out
+
+
 def zeros_like(t, dtype=None, device=None, requires_grad=False):
     shape, dt, on_meta = _like(t, dtype, device, "zeros_like")
-    return _allocated(shape, dt, requires_grad, on_meta, np.zeros)
+    return _laid_out_like(_allocated(shape, dt, requires_grad, on_meta, np.zeros), t)
 
 
 def ones_like(t, dtype=None, device=None, requires_grad=False):
     shape, dt, on_meta = _like(t, dtype, device, "ones_like")
-    return _allocated(shape, dt, requires_grad, on_meta, np.ones)
+    return _laid_out_like(_allocated(shape, dt, requires_grad, on_meta, np.ones), t)
 
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     shape, dt, on_meta = _like(t, dtype, device, "full_like")
     value = fill_values.checked_number(fill_values.number_argument(fill_value, "full_like", Tensor), dt)
-    return _allocated(shape, dt, requires_grad, on_meta, lambda shape, dt: np.full(shape, value, dtype=dt))
+    return _laid_out_like(_allocated(shape, dt, requires_grad, on_meta, lambda shape, dt: np.full(shape, value, dtype=dt)),
+                          t)
 
 
 def randn_like(t, dtype=None, device=None, requires_grad=False, *, generator=None):
     stream(generator, "randn_like", (t,))
     shape, dt, on_meta = _like(t, dtype, device, "randn_like")
-    return randn(shape, dtype=dtypes.of(dt), device="meta" if on_meta else "cpu", requires_grad=requires_grad,
-                generator=generator)
+    made = randn(shape, dtype=dtypes.of(dt), device="meta" if on_meta else "cpu", requires_grad=requires_grad,
+                 generator=generator)
+    return _laid_out_like(made, t)
 
 
 def rand_like(t, dtype=None, device=None, requires_grad=False, *, generator=None):
     stream(generator, "rand_like", (t,))
     shape, dt, on_meta = _like(t, dtype, device, "rand_like")
-    return rand(shape, dtype=dtypes.of(dt), device="meta" if on_meta else "cpu", requires_grad=requires_grad,
+    made = rand(shape, dtype=dtypes.of(dt), device="meta" if on_meta else "cpu", requires_grad=requires_grad,
                 generator=generator)
+    return _laid_out_like(made, t)
 
 
 def randint_like(t, low=None, high=None, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -293,4 +305,4 @@ def randint_like(t, low=None, high=None, *, generator=None, dtype=None, device=N
     stream(generator, "randint_like", given)
     shape, dt, on_meta = _like(t, dtype, device, "randint_like")
     drawn = Tensor._make(np.zeros(shape, dtype=dt)).random_(builtins.int(low), builtins.int(high), generator=generator)
-    return _leaf(drawn._data, requires_grad, on_meta)
+    return _laid_out_like(_leaf(drawn._data, requires_grad, on_meta), t)

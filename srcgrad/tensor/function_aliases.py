@@ -14,6 +14,7 @@ import numpy as np
 
 from ..rules.scatter import index_put
 from . import binary_ops, creation, devices, dtypes, ops
+from .meta_layouts import set_layout
 from .pointwise import _div_method, atan2, div
 from .strided import as_strided
 
@@ -78,7 +79,7 @@ def fill(input, value):
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """An uninitialised tensor like `input` (zeros here)."""
     shape, dt, on_meta = creation._like(input, dtype, device, "empty_like")
-    return creation._allocated(shape, dt, requires_grad, on_meta, np.zeros)
+    return creation._laid_out_like(creation._allocated(shape, dt, requires_grad, on_meta, np.zeros), input)
 
 
 def _storage_length(size, stride):
@@ -99,8 +100,10 @@ def strided_zeros(size, stride, dtype, device, requires_grad, op):
         raise RuntimeError(
             f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})"
         )
-    if on_meta:  # shapes without data: no layout to make
-        return creation._allocated(size, creation._dtype(dtype), requires_grad, True, None)
+    if on_meta:  # shapes without data: the layout recorded beside the meta array
+        out = creation._allocated(size, creation._dtype(dtype), requires_grad, True, None)
+        set_layout(out._data, tuple(int(s) * out._data.itemsize for s in stride), 0)
+        return out
     storage = creation.zeros(_storage_length(size, stride), dtype=dtype)
     out = as_strided(storage, size, stride)._data
     return creation.from_numpy(out).requires_grad_(requires_grad)

@@ -11,9 +11,10 @@ promote as in PyTorch.
 import numpy as np
 
 from . import dtypes, ops
-from .dtypes import dim_axis
+from .dtypes import Size, dim_axis
 from .grad_mode import _mode
 from .graph import node_class
+from .meta_arrays import MetaArray, check_devices
 from .rule_nodes import RuleNode, rule_of
 from .tangents import DUAL_NODES, TANGENTS, any_dual, set_tangent, tangent_of
 
@@ -82,6 +83,8 @@ def cat(tensors, dim=0):
     tensors = _tensors("cat", tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    if any(type(t._data) is MetaArray for t in tensors):
+        return _meta_cat(tensors, dim)
     for i, t in enumerate(tensors):
         if t._data.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -104,6 +107,29 @@ def cat(tensors, dim=0):
 concat = concatenate = cat
 
 
+def _meta_cat(tensors, dim):
+    """`cat` with a meta tensor among `tensors`: PyTorch's meta kernel's checks, in its
+    order (devices first, 0-d tensors, numbers of dims, then sizes, each tensor numbered
+    among those not skipped), and its messages, which differ from the CPU kernel's."""
+    check_devices(tensors, cpu_scalars=False)
+    joined = [t for t in tensors if t._data.shape != (0,)] or tensors
+    first = joined[0]._data
+    if first.ndim == 0 and all(t._data.ndim == 0 for t in tensors):
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    zero_dim_first = [(i, t) for i, t in enumerate(tensors) if t._data.ndim == 0] if first.ndim else []
+    for i, t in zero_dim_first + [(i, t) for i, t in enumerate(tensors) if t._data.shape != (0,)]:
+        if t._data.ndim != first.ndim:
+            raise RuntimeError(f"Number of dimensions of tensors must match.  Expected {first.ndim}-D tensors, but got "
+                               f"{t._data.ndim}-D for tensor number {i} in the list")
+    axis = dim_axis(dim, first.ndim) % first.ndim
+    for i, t in enumerate(joined):
+        for d, (want, got) in enumerate(zip(first.shape, t._data.shape)):
+            if d != axis and want != got:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {axis}. Expected {want} in "
+                                   f"dimension {d} but got {got} for tensor number {i} in the list")
+    return _join(np.concatenate, "CatBackward0", joined, axis)
+
+
 def stack(tensors, dim=0):
     """The tensors, all of one shape, joined along a new dim `dim` (StackBackward0)."""
     tensors = _tensors("stack", tensors)
@@ -111,7 +137,12 @@ def stack(tensors, dim=0):
         raise RuntimeError("stack expects a non-empty TensorList")
     first = tensors[0]._data
     axis = dim_axis(dim, first.ndim + 1) % (first.ndim + 1)
+    meta = any(type(t._data) is MetaArray for t in tensors)
+    if meta:
+        check_devices(tensors, cpu_scalars=False)
     for i, t in enumerate(tensors):
+        if t._data.shape != first.shape and meta:  # the meta kernel's message, cut short as PyTorch's
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {Size(first.shape)!r} at entry 0 ")
         if t._data.shape != first.shape:
             raise RuntimeError(
                 f"stack expects each tensor to be equal size, but got {list(first.shape)} at entry 0 and "

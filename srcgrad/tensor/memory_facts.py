@@ -11,6 +11,8 @@ in PyTorch).
 import numpy as np
 
 from .grad_mode import _mode
+from .meta_arrays import MetaArray
+from .meta_layouts import layout
 from .versions import bump
 
 __all__ = ["MemoryFacts"]
@@ -35,7 +37,8 @@ class MemoryFacts:
     def stride(self, dim=None):
         """The step in elements between neighbours along each dim (one dim's, given)."""
         data = self._data
-        steps = tuple(s // data.itemsize for s in data.strides)
+        strides = layout(data)[0] if type(data) is MetaArray else data.strides
+        steps = tuple(s // data.itemsize for s in strides)
         if dim is None:
             return steps
         from .dtypes import one_dim
@@ -45,6 +48,8 @@ class MemoryFacts:
     def storage_offset(self):
         """The position, in elements, of the first element in the shared memory."""
         data = self._data
+        if type(data) is MetaArray:
+            return layout(data)[1] // data.itemsize
         return (_address(data) - _address(_root(data))) // data.itemsize
 
     def data_ptr(self):

@@ -29,7 +29,10 @@ values see False), and `is_meta_array` also knows a plain view of one (what
 
 import numpy as np
 
-__all__ = ["META_BUFFER", "MetaArray", "meta_array", "is_meta_array", "as_meta", "broadcast_shape", "check_devices"]
+from .meta_layouts import dense_like, laid_out_as, layout, probe, set_layout
+
+__all__ = ["META_BUFFER", "MetaArray", "meta_array", "is_meta_array", "as_meta", "broadcast_shape", "check_devices",
+           "reshapes_as_view"]
 
 NO_DATA = "Cannot copy out of meta tensor; no data!"
 META_BUFFER = np.zeros(16, dtype=np.uint8)
@@ -44,13 +47,22 @@ def meta_array(shape, dtype):
 
 def is_meta_array(array):
     """Whether `array` holds no data: a meta array or a plain view of one."""
-    return type(array) is MetaArray or (isinstance(array, np.ndarray) and array.base is META_BUFFER)
+    return type(array) is MetaArray or (isinstance(array, np.ndarray) and _on_buffer(array))
+
+
+def _on_buffer(array):
+    """Whether `array` views META_BUFFER (through views of views too)."""
+    while isinstance(array, np.ndarray):
+        if array is META_BUFFER:
+            return True
+        array = array.base
+    return False
 
 
 def as_meta(array):
     """`array` (an ndarray or a NumPy scalar) as a meta array of its shape and dtype; a
-    view of a meta array stays that view."""
-    if isinstance(array, np.ndarray) and array.base is META_BUFFER:
+    view of a meta array stays that view (a meta array keeps its layout)."""
+    if isinstance(array, np.ndarray) and _on_buffer(array):
         return array if type(array) is MetaArray else array.view(MetaArray)
     return meta_array(np.shape(array), np.asarray(array).dtype)
 
@@ -135,8 +147,8 @@ class MetaArray(np.ndarray):
             with np.errstate(all="ignore"):
                 small = ufunc(*(_stand_in(x) for x in inputs), **kwargs)
             if isinstance(small, tuple):
-                return tuple(meta_array(shape, s.dtype) for s in small)
-            return meta_array(shape, np.result_type(small))
+                return tuple(dense_like(meta_array(shape, s.dtype), inputs) for s in small)
+            return dense_like(meta_array(shape, np.result_type(small)), inputs)
         if method == "__call__" and ufunc is np.matmul and len(inputs) == 2 and not kwargs:
             a, b = (np.asarray(x) if not isinstance(x, np.ndarray) else x for x in inputs)
             return meta_array(_matmul_shape(a, b), np.result_type(np.matmul(_stand_in(a)[..., :1, :1] if a.ndim > 1
@@ -162,23 +174,71 @@ class MetaArray(np.ndarray):
         if func in _BUILT_ON_UFUNCS:  # NumPy's Python code over ufunc reductions: free on meta arrays
             return _metas(super().__array_function__(func, types, args, kwargs))
         with np.errstate(all="ignore"):
-            return _metas(func(*_plain(args), **_plain_kwargs(kwargs)))
+            out = _metas(func(*_plain(args), **_plain_kwargs(kwargs)))
+        if func in _ELEMENTWISE:
+            out = dense_like(out, args)
+        elif func in _VIEWS:  # the layout of the same view of the probes
+            laid_out_as(out, func(*_probes(args), **{k: _probes(v) for k, v in kwargs.items()}))
+        elif func in _RESHAPES and isinstance(out, np.ndarray):
+            laid_out_as(out, _reshaped(probe(args[0]) if type(args[0]) is MetaArray else args[0], out.shape,
+                                       kwargs.get("order", "C")))
+        return out
 
     def __getitem__(self, index):
-        if any(np.asarray(i).dtype == bool and np.ndim(i) for i in (index if isinstance(index, tuple) else (index,))):
+        items = index if isinstance(index, tuple) else (index,)
+        if any(np.asarray(i).dtype == bool and np.ndim(i) for i in items):
             raise NotImplementedError(_NO_NONZERO)  # a mask's count of True elements is data
-        return _metas(np.ndarray.__getitem__(self, _plain(index)))
+        out = _metas(np.ndarray.__getitem__(self, _plain(index)))
+        if all(i is None or i is Ellipsis or isinstance(i, (slice, int, np.integer)) for i in items):
+            # basic indexing, a view: its layout (an index of every dim taken as a 0-d view)
+            laid_out_as(out, probe(self)[items if Ellipsis in items else items + (Ellipsis,)])
+            if None in items:  # PyTorch's new dims are unsqueezed ones
+                _unsqueeze_new_dims(out, self, items)
+        return out
+
+    def _view(self, method, *args, **kwargs):
+        """NumPy's view method `method` of this array, laid out as the same view of its probe."""
+        return laid_out_as(getattr(np.ndarray, method)(self, *args, **kwargs),
+                           getattr(np.ndarray, method)(probe(self), *args, **kwargs))
+
+    def transpose(self, *axes):
+        return self._view("transpose", *axes)
+
+    def swapaxes(self, axis1, axis2):
+        return self._view("swapaxes", axis1, axis2)
+
+    def squeeze(self, axis=None):
+        return self._view("squeeze", axis)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return self._view("diagonal", offset, axis1, axis2)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    @property
+    def mT(self):
+        return self.swapaxes(-1, -2)
+
+    def reshape(self, *shape, order="C", copy=None):
+        out = np.ndarray.reshape(self, *shape, order=order)  # (a view of no data: `copy` changes nothing)
+        return laid_out_as(out, _reshaped(probe(self), out.shape, order))
+
+    def ravel(self, order="C"):
+        return self.reshape(-1, order=order)
 
     def __setitem__(self, index, value):
         np.ndarray.__getitem__(self, _plain(index))  # the index's errors; the write is dropped
 
     def copy(self, order="C"):
-        return meta_array(self.shape, self.dtype)
+        """A new meta array laid out as PyTorch's clone (preserve_format) lays it out."""
+        return dense_like(meta_array(self.shape, self.dtype), (self,))
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         if not copy and np.dtype(dtype) == self.dtype:
             return self
-        return meta_array(self.shape, np.dtype(dtype))
+        return dense_like(meta_array(self.shape, np.dtype(dtype)), (self,))
 
     def fill(self, value):
         return None
@@ -201,17 +261,23 @@ class MetaArray(np.ndarray):
         return (meta_array, (self.shape, self.dtype))
 
     def __deepcopy__(self, memo):
-        return meta_array(self.shape, self.dtype)
+        return self.copy()
 
 
-def check_devices(tensors):
+def reshapes_as_view(array, shape):
+    """Whether the meta array `array` reshaped to `shape` is a view in its layout (where
+    PyTorch's reshape copies nothing and its view() is allowed)."""
+    return _reshaped(probe(array), shape, "C") is not None
+
+
+def check_devices(tensors, cpu_scalars=True):
     """PyTorch's error where one op gets tensors on the meta device and on the CPU: the
     device of the first tensor is the expected one; a 0-d CPU tensor goes with either (a
-    CPU scalar)."""
+    CPU scalar) unless not `cpu_scalars` (cat and stack take none)."""
     expected = None
     for t in tensors:
         meta = type(t._data) is MetaArray
-        if not meta and t._data.ndim == 0:
+        if cpu_scalars and not meta and t._data.ndim == 0:
             continue
         if expected is None:
             expected = meta
@@ -232,6 +298,55 @@ _NO_NONZERO = (
     "to True.")
 _BUILT_ON_UFUNCS = frozenset({np.sum, np.mean, np.prod, np.amax, np.amin, np.max, np.min, np.any, np.all, np.std,
                               np.var, np.cumsum, np.cumprod})
+
+
+# NumPy functions whose result views their operand whatever its strides
+_VIEWS = frozenset({np.transpose, np.swapaxes, np.moveaxis, np.rollaxis, np.broadcast_to, np.broadcast_arrays,
+                    np.expand_dims, np.squeeze, np.diagonal, np.split, np.array_split, np.atleast_1d, np.atleast_2d,
+                    np.atleast_3d})
+_RESHAPES = frozenset({np.reshape, np.ravel})
+# NumPy functions whose results PyTorch lays out as elementwise results (flip and sort
+# keep a transposed input's layout)
+_ELEMENTWISE = frozenset({np.where, np.clip, np.flip, np.sort, np.argsort})
+
+
+def _unsqueeze_new_dims(out, array, items):
+    """Set the strides of the dims of `out` (= `array[items]`, a basic index) that its
+    Nones make as PyTorch, which unsqueezes before the index's next dim: the extent of
+    that dim of `array` (the item size where no dim follows)."""
+    spread = array.ndim - sum(1 for i in items if i is not None and i is not Ellipsis)  # the dims `...` stands for
+    in_strides, (strides, offset) = layout(array)[0], layout(out)
+    strides = list(strides)
+    at_in = at_out = 0
+    for i in items:
+        if i is None:
+            strides[at_out] = (array.shape[at_in] * in_strides[at_in]) if at_in < array.ndim else array.itemsize
+            at_out += 1
+        elif i is Ellipsis:
+            at_in, at_out = at_in + spread, at_out + spread
+        else:  # a slice keeps its dim, a number drops it
+            at_in, at_out = at_in + 1, at_out + isinstance(i, slice)
+    set_layout(out, strides, offset)
+
+
+def _probes(value):
+    """`value` with its meta arrays (in tuples and lists too) as their probes."""
+    if type(value) is MetaArray:
+        return probe(value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_probes(v) for v in value)
+    return value
+
+
+def _reshaped(probed, shape, order):
+    """The probe `probed` reshaped to `shape` where that is a view, else None (the result
+    is a new contiguous array)."""
+    if not isinstance(probed, np.ndarray) or order not in ("C", "A"):
+        return None
+    try:
+        return np.reshape(probed, shape, copy=False)
+    except ValueError:
+        return None
 
 
 def _plain_kwargs(kwargs):

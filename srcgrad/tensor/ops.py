@@ -28,7 +28,7 @@ from ..rules import is_nondifferentiable
 from . import dtypes
 from .errstate import loud, quiet
 from .grad_mode import OPEN_INFERENCE_BLOCKS, _mode
-from .meta_arrays import MetaArray, as_meta, check_devices
+from .meta_arrays import MetaArray, as_meta, check_devices, meta_array
 from .graph import next_creation_order, node_class
 from .rule_nodes import KINDS, ArgEdgesNode, CompositeNode, NoDerivativeNode, ZeroGradNode, keeps_result, kind_of, saved_inputs
 from .operand_checks import _raise_broadcast_error, check_broadcast, refuse_bool_subtraction  # noqa: F401 (ops.*)
@@ -142,7 +142,9 @@ def apply(primitive, *args, name=None, saves=True, dtype=None, out_dtype=None, e
         out_dtype = dtypes.legacy_widened(ans, [a for a in arrays if type(a) is _ndarray])
     if out_dtype is not None and ans.dtype != out_dtype:
         ans = ans.astype(out_dtype)
-    if name in CONTIGUOUS_RESULTS and not ans.flags.c_contiguous and type(ans) is not MetaArray:
+    if name in CONTIGUOUS_RESULTS and type(ans) is MetaArray:
+        ans = meta_array(ans.shape, ans.dtype)  # laid out contiguously (meta_layouts.py)
+    elif name in CONTIGUOUS_RESULTS and not ans.flags.c_contiguous:
         ans = np.ascontiguousarray(ans)
     if needs:
         if ans.dtype.kind == "c":
@@ -183,7 +185,7 @@ def unary(primitive, a, name=None, saves=True, consts=(), compute=None):
     finally:
         loud(token)
     if type(x) is MetaArray:  # no values, whatever the compute gave (meta_arrays.py)
-        ans = as_meta(ans)
+        ans = meta_array(ans.shape, ans.dtype) if name in CONTIGUOUS_RESULTS else as_meta(ans)
     elif type(ans) is not _ndarray:
         ans = np.asanyarray(ans)
     elif name in CONTIGUOUS_RESULTS and not ans.flags.c_contiguous:

@@ -19,6 +19,7 @@ from ..rules import activations
 from . import binary_ops, dtypes, ops
 from .dtypes import c_name
 from .errstate import loud, quiet
+from .meta_arrays import MetaArray, check_devices
 from .graph import node_class
 from .rule_nodes import ConstantGradNode, NoDerivativeNode
 
@@ -342,6 +343,8 @@ def where(condition, input=None, other=None):
         return tuple(ops.Tensor._make(i.astype(np.int64)) for i in np.nonzero(cond))
     a, b = binary_ops.operand(input), binary_ops.operand(other)
     xa, xb = binary_ops.value_of(a), binary_ops.value_of(b)
+    if any(type(x) is MetaArray for x in (cond, xa, xb)):  # the condition's device counts too
+        check_devices([t for t in (condition, a, b) if _is_tensor(t)])
     if not np.shape(cond) == np.shape(xa) == np.shape(xb):  # PyTorch's error where they do not broadcast
         ops.check_broadcast(cond, xa)
         ops.check_broadcast(cond, xb)
@@ -442,6 +445,8 @@ def lerp(input, end, weight):
         raise RuntimeError(
             f"expected dtype {c_name(input._data.dtype)} for `end` but got dtype {c_name(end._data.dtype)}"
         )
+    if input.is_meta or end.is_meta or _is_tensor(weight) and weight.is_meta:  # PyTorch's order of operands
+        check_devices([t for t in (input, end, weight) if _is_tensor(t)])
     if _is_tensor(weight):
         return ops.composite("LerpBackward1", _lerp, input, end, weight)
     return ops.composite("LerpBackward0", _lerp, input, end, weight, _saves=False)

@@ -12,8 +12,9 @@ import operator
 
 import numpy as np
 
-from .dtypes import c_name
 from .binary_ops import binary_same, operand
+from .dtypes import c_name
+from .meta_arrays import MetaArray
 from .ops import apply, composite
 from .versions import bump
 
@@ -36,7 +37,7 @@ def matmul(a, b):
                 out = binary_same(operator.matmul, a, b, x, y, name, True, a._requires_grad or b._requires_grad)
             except ValueError:
                 try:
-                    _raise_matmul_mismatch(x.shape, y.shape, a._requires_grad)
+                    _raise_mismatch(x, y, a._requires_grad)
                 except RuntimeError as mismatch:
                     raise mismatch from None  # PyTorch's error alone, without NumPy's in the traceback
                 raise
@@ -58,7 +59,7 @@ def matmul(a, b):
         )
     if a._data.dtype != b._data.dtype:
         _raise_dtype_mismatch(a, b)
-    _raise_matmul_mismatch(a._data.shape, b._data.shape, a._requires_grad)
+    _raise_mismatch(a._data, b._data, a._requires_grad)
     return apply(operator.matmul, a, b, name=_MATMUL_NAMES.get((na, nb), "UnsafeViewBackward0"), out_dtype=a._data.dtype)
 
 
@@ -96,12 +97,7 @@ def _raise_matmul_mismatch(a, b, left_requires_grad):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{b[-2]} and {a[1]}x{a[0]})")
         return
     if len(a) == 1 and len(b) == 1:
-        if a[0] != b[0]:
-            raise RuntimeError(
-                f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have the same number "
-                f"of elements, but got {a[0]} and {b[0]} elements respectively"
-            )
-        return
+        return _check_vector_lengths(a, b, "the same")
     if len(b) >= 3:
         batch_a, batch_b = a[:-2], b[:-2]
         width = max(len(batch_a), len(batch_b))
@@ -128,6 +124,40 @@ def _raise_matmul_mismatch(a, b, left_requires_grad):
     raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a[-1]} and {b[0]}x{b[1]})")
 
 
+def _check_vector_lengths(a, b, same):
+    """PyTorch's error for the dot product of vectors of the shapes `a` and `b` that differ
+    in length (`same`: its words for "the same")."""
+    if a[0] != b[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a[0]}] and src [{b[0]}] to have {same} "
+                           f"number of elements, but got {a[0]} and {b[0]} elements respectively")
+
+
+def _raise_meta_matmul_mismatch(a, b, left_requires_grad):
+    """`_raise_matmul_mismatch` for meta operands: PyTorch's meta kernels report the same
+    products with their own messages (mm's "same reduction dim", mv's "size mismatch"
+    without the bias, dot's "thesame"); batched products fail as on the CPU."""
+    if len(a) <= 2 and len(b) >= 3 and left_requires_grad:  # computed as (b^T @ a^T)^T
+        a, b = (math.prod(b[:-2]) * b[-1], b[-2]), a[::-1]
+    elif len(b) >= 3:
+        return _raise_matmul_mismatch(a, b, left_requires_grad)
+    elif len(a) == 1 and len(b) == 1:
+        return _check_vector_lengths(a, b, "thesame")  # (the meta kernel's words)
+    else:
+        a = (math.prod(a[:-1]), a[-1])
+    if a[-1] == b[0]:
+        return
+    if len(b) == 1:
+        raise RuntimeError(f"size mismatch, got input ({a[0]}x{a[1]}), vec ({b[0]})")
+    raise RuntimeError(f"a and b must have same reduction dim, but got [{a[0]}, {a[1]}] X [{b[0]}, {b[1]}].")
+
+
+def _raise_mismatch(x, y, left_requires_grad):
+    """The mismatch error of `x @ y` (arrays) for their device."""
+    if type(x) is MetaArray or type(y) is MetaArray:
+        _raise_meta_matmul_mismatch(x.shape, y.shape, left_requires_grad)
+    _raise_matmul_mismatch(x.shape, y.shape, left_requires_grad)
+
+
 _MATMUL_NAMES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0", (1, 2): "SqueezeBackward4"}
 
 
@@ -140,13 +170,31 @@ def _tensors(op, input, other, name):
             )
 
 
+def _on_meta(*tensors):
+    return any(type(t._data) is MetaArray for t in tensors if isinstance(t, Tensor))
+
+
+def _dtype_names(a, b):
+    """The names of the dtypes of `a` and `b` in a dtype error: the C type's ("Float"), or
+    on the meta device the dtype's repr, as PyTorch's meta kernels write them."""
+    if _on_meta(a, b):
+        return repr(a.dtype), repr(b.dtype)
+    return a.dtype.kind_name, b.dtype.kind_name
+
+
+def _refuse_non_matrices(a, b, a_message, b_message):
+    """An mm-like op's error for an operand that is no matrix: `a_message` or
+    `b_message`, or on the meta device PyTorch's meta kernel's ("a must be 2D")."""
+    meta = _on_meta(a, b)
+    for t, label, message in ((a, "a", a_message), (b, "b", b_message)):
+        if t._data.ndim != 2:
+            raise RuntimeError(f"{label} must be 2D" if meta else message)
+
+
 def mm(input, mat2):
     """The product of two matrices (2-D tensors)."""
     _tensors("mm", input, mat2, "mat2")
-    if input._data.ndim != 2:
-        raise RuntimeError("self must be a matrix")
-    if mat2._data.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
+    _refuse_non_matrices(input, mat2, "self must be a matrix", "mat2 must be a matrix")
     return matmul(input, mat2)
 
 
@@ -154,6 +202,8 @@ def mv(input, vec):
     """The product of a matrix (2-D) and a vector (1-D)."""
     _tensors("mv", input, vec, "vec")
     a, b = input._data.ndim, vec._data.ndim
+    if (a != 2 or b != 1) and _on_meta(input, vec):
+        raise RuntimeError(f"matrix @ vector expected, got {a}, {b}")
     if a != 2 or b != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a}, {b}")
     if input._data.dtype != vec._data.dtype:
@@ -171,10 +221,8 @@ def dot(input, tensor):
     if a != 1 or b != 1:
         raise RuntimeError(f"1D tensors expected, but got {a}D and {b}D tensors")
     if input._data.dtype != tensor._data.dtype:
-        raise RuntimeError(
-            "dot : expected both vectors to have same dtype, but found "
-            f"{input.dtype.kind_name} and {tensor.dtype.kind_name}"
-        )
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found {} and {}".format(
+            *_dtype_names(input, tensor)))
     return matmul(input, tensor)  # vectors of different lengths: matmul's error, as PyTorch's dot
 
 
@@ -194,7 +242,12 @@ def bmm(input, mat2):
     for name, t in (("batch1", input), ("batch2", mat2)):
         if t._data.ndim != 3:
             raise RuntimeError(f"{name} must be a 3D tensor")
-    _raise_matmul_mismatch(input._data.shape, mat2._data.shape, input._requires_grad)
+    if input._data.dtype != mat2._data.dtype:
+        raise RuntimeError("expected scalar type {} but found {}".format(*_dtype_names(input, mat2)))
+    (batch, _, inner), (batch2, rows2, _) = input._data.shape, mat2._data.shape
+    if (batch2, rows2) != (batch, inner):  # no broadcasting of the batch dim
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {inner}] but got: "
+                           f"[{batch2}, {rows2}].")
     return apply(operator.matmul, input, mat2, name="BmmBackward0", out_dtype=input._data.dtype)
 
 
@@ -206,9 +259,7 @@ def _addmm(input, mat1, mat2, beta, alpha):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """`beta * input + alpha * (mat1 @ mat2)`, one node (AddmmBackward0)."""
-    for t in (mat1, mat2):
-        if t._data.ndim != 2:
-            raise RuntimeError(f"mat1 must be a matrix, got {t._data.ndim}-D tensor")
+    _refuse_non_matrices(mat1, mat2, *(f"mat1 must be a matrix, got {t._data.ndim}-D tensor" for t in (mat1, mat2)))
     for label, t in (("mat1", mat1), ("self", input)):  # PyTorch's order of checks
         if isinstance(t, Tensor) and t._data.dtype != mat2._data.dtype:
             raise RuntimeError(

@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 
 from . import devices, dtypes, fill_values, ops
-from .meta_arrays import MetaArray
+from .meta_arrays import MetaArray, reshapes_as_view
+from .meta_layouts import unsqueezed
 from .dtypes import dim_axis
 from .grad_mode import _mode
 from .versions import counter_of, rebased
@@ -41,14 +42,23 @@ def _swapped(ndim, dim0, dim1):
     return tuple(axes)
 
 
-# `_transpose(x, axes)`: `np.transpose(x, axes)` for an ndarray, what NumPy's wrapper
-# calls (the method itself: no Python frame)
-_transpose = np.ndarray.transpose
+def _view_name(x):
+    """The node of a reshape of `x` that is a view: ViewBackward0 where `x` is contiguous
+    or meta (PyTorch's meta reshape is a view()), else ReshapeAliasBackward0."""
+    return "ViewBackward0" if x.flags.c_contiguous or type(x) is MetaArray else "ReshapeAliasBackward0"
+
+
+def _transpose(x, axes):
+    """`x.transpose(axes)` (a meta array's own method keeps its layout)."""
+    return x.transpose(axes)
 
 
 def _diagonal(x, offset, axis1, axis2):
     """`np.diagonal(x, offset, axis1, axis2)` as a view that can be written through when
-    `x` can (NumPy's is read-only; PyTorch's diagonal is a view like any other)."""
+    `x` can (NumPy's is read-only; PyTorch's diagonal is a view like any other); a meta
+    array's is NumPy's, laid out from its layout (meta_layouts.py)."""
+    if type(x) is MetaArray:
+        return np.diagonal(x, offset, axis1, axis2)
     a1, a2 = axis1 % x.ndim, axis2 % x.ndim
     index = [slice(None)] * x.ndim
     if offset >= 0:
@@ -159,6 +169,8 @@ def _aliasing_reshape(x, shape):
         ans = x.reshape(shape)
     except ValueError:
         return None
+    if type(x) is MetaArray and not reshapes_as_view(x, ans.shape):  # by its layout, not its zero strides
+        return None
     if ans.size:
         owner = ans.base
         if owner is not None and (owner is x or owner is x.base):
@@ -180,7 +192,7 @@ class ShapeOps:
         shape = _shape_args(shape)
         ans = _aliasing_reshape(self._data, shape)
         if ans is not None:  # _reshaped's common case first, as in view()
-            name = "ViewBackward0" if self._data.flags.c_contiguous else "ReshapeAliasBackward0"
+            name = _view_name(self._data)
             return ops.view_op(np.reshape, self, name, (shape,), ans)
         return self._reshaped(shape, True)
 
@@ -203,7 +215,10 @@ class ShapeOps:
                 raise RuntimeError("only one dimension can be inferred") from None
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {x.size}") from None
         owner = ans.base  # a view of x's memory has x or x's base as its base: no need to compare memory
-        aliased = owner is not None and (owner is x or owner is x.base) or ans.size == 0 or may_share_memory(ans, x)
+        if type(x) is MetaArray:  # its layout decides, not its zero strides
+            aliased = ans.size == 0 or reshapes_as_view(x, ans.shape)
+        else:
+            aliased = owner is not None and (owner is x or owner is x.base) or ans.size == 0 or may_share_memory(ans, x)
         if not aliased and not copy_allowed:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans "
@@ -211,7 +226,7 @@ class ShapeOps:
             )
         if not aliased:  # PyTorch's copy: a contiguous clone (CloneBackward0), viewed (not a view)
             return ops.exact(np.reshape, self.contiguous(), "UnsafeViewBackward0", (shape,), _reshape)
-        name = "ViewBackward0" if not copy_allowed or x.flags.c_contiguous else "ReshapeAliasBackward0"
+        name = "ViewBackward0" if not copy_allowed else _view_name(x)
         if ans.size:
             return ops.view_op(np.reshape, self, name, (shape,), ans)
         return ops.exact(np.reshape, self, name, (shape,), lambda _x, _shape: ans)
@@ -262,6 +277,8 @@ class ShapeOps:
         dim = dim if dim >= 0 else dim + n
         new = shape[:dim] + (1,) + shape[dim:]
         ans = x.reshape(new)  # a size-1 dim inserted: always a view
+        if type(ans) is MetaArray:
+            unsqueezed(ans, (dim,))
         if ans.size:
             return ops.view_op(np.reshape, self, "UnsqueezeBackward0", (new,), ans)
         return ops.exact(np.reshape, self, "UnsqueezeBackward0", (new,), _reshape)

@@ -19,6 +19,9 @@ from . import ops
 from .pointwise import where
 from .memory_facts import _address, _root
 from .views import note_view, view_of
+from .grad_mode import _mode
+from .meta_arrays import MetaArray, meta_array
+from .meta_layouts import layout, set_layout
 
 __all__ = ["as_strided", "StridedOps"]
 
@@ -81,6 +84,8 @@ def as_strided(input, size, stride, storage_offset=None):
     if any(n < 0 for n in size):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     data = input._data
+    if type(data) is MetaArray:
+        return _meta_strided(input, size, stride, storage_offset)
     storage, own_start, shared = _storage(data)
     offset = own_start if storage_offset is None else operator.index(storage_offset)
     if offset < 0:
@@ -103,6 +108,23 @@ def as_strided(input, size, stride, storage_offset=None):
         view.flags.writeable = data.flags.writeable
         out._data = view
         note_view(out, input, "AsStridedBackward0")
+    return out
+
+
+def _meta_strided(input, size, stride, storage_offset):
+    """`as_strided` of a meta tensor: a meta view laid out by `size`, `stride` and the
+    offset (input's own by default), unchecked against the storage, as PyTorch's meta
+    kernel does."""
+    if input._requires_grad and _mode.enabled:
+        raise NotImplementedError("as_strided of a meta tensor that requires grad is not supported by the shim: "
+                                  "call it on input.detach(), or on a CPU tensor")
+    data = input._data
+    offset = layout(data)[1] // data.itemsize if storage_offset is None else operator.index(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    out = ops.Tensor._make(set_layout(meta_array(size, data.dtype), [s * data.itemsize for s in stride],
+                                      offset * data.itemsize))
+    note_view(out, input, "AsStridedBackward0")
     return out
 
 

@@ -30,6 +30,7 @@ from .engine import run_backward, run_single, warn_non_leaf_grad
 from .errstate import loud, quiet
 from .grad_mode import OPEN_INFERENCE_BLOCKS, _mode
 from .meta_arrays import META_BUFFER, MetaArray, as_meta
+from .meta_layouts import contiguous_strides, probe, set_layout
 from .graph import AccumulateGrad, OutputNode, accumulate
 from .tangents import TANGENTS, refuse_forward_over_reverse
 from .arithmetic import ArithmeticOps
@@ -478,8 +479,10 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
 
     def is_contiguous(self, memory_format=None):
         """Whether the elements lie in row-major order without gaps (a transpose or an
-        expansion does not), as NumPy's C-contiguity says."""
-        return self._data.flags.c_contiguous
+        expansion does not), as NumPy's C-contiguity says (of a meta array's layout on
+        the meta device)."""
+        data = self._data
+        return (probe(data) if type(data) is MetaArray else data).flags.c_contiguous
 
     @property
     def device(self):
@@ -572,9 +575,14 @@ class Tensor(ArithmeticOps, ReductionOps, ShapeOps, IndexingOps, InPlaceOps, Poi
     # --- copies (conversions.py has dtype and device conversions) ----------------------
 
     def contiguous(self, memory_format=None):
-        """Self when its elements lie in row-major order, else a copy that does (CloneBackward0)."""
-        if self._data.flags.c_contiguous:
+        """Self when its elements lie in row-major order, else a copy that does (CloneBackward0;
+        on the meta device a meta clone, laid out contiguously, made without allocating)."""
+        if self.is_contiguous():
             return self
+        if type(self._data) is MetaArray:  # the clone (a new array) laid out contiguously
+            out = self.clone()
+            set_layout(out._data, contiguous_strides(self._data.shape, self._data.itemsize), 0)
+            return out
         if _mode.enabled and self._requires_grad or TANGENTS:
             return ops.apply(np.ascontiguousarray, self, name="CloneBackward0", saves=False)
         return Tensor._make(np.ascontiguousarray(self._data))
