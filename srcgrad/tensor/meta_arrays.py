@@ -340,13 +340,36 @@ def _probes(value):
 
 def _reshaped(probed, shape, order):
     """The probe `probed` reshaped to `shape` where that is a view, else None (the result
-    is a new contiguous array)."""
+    is a new contiguous array). Computed, not asked of NumPy: its reshape of a probe may
+    copy (read) it, and its no-copy reshape lays size-1 dims out otherwise than PyTorch."""
     if not isinstance(probed, np.ndarray) or order not in ("C", "A"):
         return None
-    try:
-        return np.reshape(probed, shape, copy=False)
-    except ValueError:
+    strides = _view_strides(probed.shape, probed.strides, tuple(shape))
+    return None if strides is None else np.lib.stride_tricks.as_strided(probed, shape, strides)
+
+
+def _view_strides(old_shape, old_strides, shape):
+    """The strides of `shape` viewing an array of `old_shape` and `old_strides` without a
+    copy (PyTorch's computeStride; NumPy's no-copy reshape strides size-1 dims otherwise
+    and refuses some views PyTorch takes), or None where no view has that shape. Arrays with no element, and 0-d ones, are left to None:
+    their reshape is laid out contiguously."""
+    if not old_shape or 0 in old_shape:
         return None
+    strides = [0] * len(shape)
+    view_d = len(shape) - 1
+    chunk_stride, numel, view_numel = old_strides[-1], 1, 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        numel *= old_shape[d]
+        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != numel * chunk_stride):
+            while view_d >= 0 and (view_numel < numel or shape[view_d] == 1):
+                strides[view_d] = view_numel * chunk_stride
+                view_numel *= shape[view_d]
+                view_d -= 1
+            if view_numel != numel:
+                return None
+            if d > 0:
+                chunk_stride, numel, view_numel = old_strides[d - 1], 1, 1
+    return strides if view_d == -1 else None
 
 
 def _plain_kwargs(kwargs):
