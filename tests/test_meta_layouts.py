@@ -122,6 +122,24 @@ def test_as_strided_of_a_meta_tensor_that_requires_grad_is_refused():
     assert view.is_meta and view._base is not None and view.storage_offset() == 1
 
 
+# PyTorch 2.13's view() strides of a permuted tensor viewed with size-1 dims, where
+# NumPy's no-copy reshape strides the size-1 dims otherwise
+VIEWS_WITH_SIZE_ONE_DIMS = [
+    ((2, 1), (1, 0), (1, 2), (2, 1)),
+    ((1, 4), (1, 0), (2, 1, 1, 2, 1), (2, 2, 2, 1, 4)),
+    ((1, 1, 3, 1), (3, 2, 0, 1), (3, 1, 1), (1, 3, 3)),
+    ((2, 4, 1), (0, 2, 1), (2, 1, 4), (4, 4, 1)),
+    ((1, 4), (1, 0), (2, 2, 1), (2, 1, 4)),
+    ((2, 4, 1), (1, 0, 2), (1, 4, 2, 1), (4, 1, 4, 1)),
+]
+
+
+@pytest.mark.parametrize("size, order, shape, strides", VIEWS_WITH_SIZE_ONE_DIMS)
+def test_meta_view_strides_are_pytorchs_computed_strides(size, order, shape, strides):
+    view = srcgrad.empty(size, device="meta").permute(order).view(shape)
+    assert view.shape == shape and view.stride() == strides and view.is_meta
+
+
 def test_meta_views_keep_no_memory():
     t = M(srcgrad, 10**6, 10**6).t()[:, 3:].unsqueeze(0)
     assert t.nbytes == 4 * 10**6 * (10**6 - 3) and t._data.strides == (0, 0, 0) and t.stride() == (10**6, 1, 10**6) and t.storage_offset() == 3 * 10**6
